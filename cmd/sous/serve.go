@@ -29,6 +29,7 @@ import (
 	"github.com/sous-app/sous/internal/realtime"
 	"github.com/sous-app/sous/internal/records"
 	"github.com/sous-app/sous/internal/tasks"
+	"github.com/sous-app/sous/internal/trayline"
 	"github.com/sous-app/sous/internal/webhooks"
 )
 
@@ -126,6 +127,7 @@ func serve(ctx context.Context, args []string) error {
 			tasks.MissedTask(pool, clock.Real{}),
 			records.LapseTask(pool, clock.Real{}),
 			tasks.PlanTask(pool, clock.Real{}),
+			trayline.LateTask(pool, clock.Real{}),
 		).Run(dispatchCtx)
 	}()
 

@@ -2482,6 +2482,30 @@ func (e Theme) Valid() bool {
 	}
 }
 
+// Defines values for TrayCheck.
+const (
+	TrayCheckConflict    TrayCheck = "conflict"
+	TrayCheckOk          TrayCheck = "ok"
+	TrayCheckRefused     TrayCheck = "refused"
+	TrayCheckSubstituted TrayCheck = "substituted"
+)
+
+// Valid indicates whether the value is a known member of the TrayCheck enum.
+func (e TrayCheck) Valid() bool {
+	switch e {
+	case TrayCheckConflict:
+		return true
+	case TrayCheckOk:
+		return true
+	case TrayCheckRefused:
+		return true
+	case TrayCheckSubstituted:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for TrayDeliveredEventEvent.
 const (
 	TrayDeliveredEventEventTrayDelivered TrayDeliveredEventEvent = "tray.delivered"
@@ -2491,6 +2515,54 @@ const (
 func (e TrayDeliveredEventEvent) Valid() bool {
 	switch e {
 	case TrayDeliveredEventEventTrayDelivered:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TrayStatus.
+const (
+	TrayStatusAssembled TrayStatus = "assembled"
+	TrayStatusCancelled TrayStatus = "cancelled"
+	TrayStatusChecked   TrayStatus = "checked"
+	TrayStatusDelivered TrayStatus = "delivered"
+	TrayStatusQueued    TrayStatus = "queued"
+)
+
+// Valid indicates whether the value is a known member of the TrayStatus enum.
+func (e TrayStatus) Valid() bool {
+	switch e {
+	case TrayStatusAssembled:
+		return true
+	case TrayStatusCancelled:
+		return true
+	case TrayStatusChecked:
+		return true
+	case TrayStatusDelivered:
+		return true
+	case TrayStatusQueued:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TrayStatusRequestStatus.
+const (
+	TrayStatusRequestStatusAssembled TrayStatusRequestStatus = "assembled"
+	TrayStatusRequestStatusChecked   TrayStatusRequestStatus = "checked"
+	TrayStatusRequestStatusDelivered TrayStatusRequestStatus = "delivered"
+)
+
+// Valid indicates whether the value is a known member of the TrayStatusRequestStatus enum.
+func (e TrayStatusRequestStatus) Valid() bool {
+	switch e {
+	case TrayStatusRequestStatusAssembled:
+		return true
+	case TrayStatusRequestStatusChecked:
+		return true
+	case TrayStatusRequestStatusDelivered:
 		return true
 	default:
 		return false
@@ -2676,22 +2748,22 @@ func (e WasteReason) Valid() bool {
 
 // Defines values for WebhookDeliveryAttemptState.
 const (
-	Delivered WebhookDeliveryAttemptState = "delivered"
-	Failed    WebhookDeliveryAttemptState = "failed"
-	Queued    WebhookDeliveryAttemptState = "queued"
-	Sending   WebhookDeliveryAttemptState = "sending"
+	WebhookDeliveryAttemptStateDelivered WebhookDeliveryAttemptState = "delivered"
+	WebhookDeliveryAttemptStateFailed    WebhookDeliveryAttemptState = "failed"
+	WebhookDeliveryAttemptStateQueued    WebhookDeliveryAttemptState = "queued"
+	WebhookDeliveryAttemptStateSending   WebhookDeliveryAttemptState = "sending"
 )
 
 // Valid indicates whether the value is a known member of the WebhookDeliveryAttemptState enum.
 func (e WebhookDeliveryAttemptState) Valid() bool {
 	switch e {
-	case Delivered:
+	case WebhookDeliveryAttemptStateDelivered:
 		return true
-	case Failed:
+	case WebhookDeliveryAttemptStateFailed:
 		return true
-	case Queued:
+	case WebhookDeliveryAttemptStateQueued:
 		return true
-	case Sending:
+	case WebhookDeliveryAttemptStateSending:
 		return true
 	default:
 		return false
@@ -2936,7 +3008,8 @@ type Alert struct {
 	// minutes; subject a device) and `nutrition_risk` (a patient in house on only NPO or clear
 	// liquids for 72 hours; subject a patient), `task_missed` (a required task still open its grace
 	// after its due time; subject a task) and `temperature_excursion` (a task completed with a
-	// reading outside its range; subject a task), `certification_lapse` (a staff certification 30
+	// reading outside its range; subject a task), `tray_late` (a tray-line ticket not delivered 45 minutes after
+	// its meal's start; subject a tray ticket), `certification_lapse` (a staff certification 30
 	// days before it expires, `info`, and again when it expires, `warning`, or `critical` when it
 	// was the site's only valid food manager certification; subject a certification); later kinds
 	// such as `lot_expiring` arrive with their capabilities.
@@ -4543,8 +4616,11 @@ type DeviceState struct {
 	ServerTime time.Time `json:"serverTime"`
 	Site       StateSite `json:"site"`
 
-	// Trays Tray-line screens only: the tray queue (filtered by `config.units`). Empty until the
-	// clinical tray line arrives.
+	// Trays Tray-line screens only: the tray queue (filtered by `config.units`) of the site's day part
+	// in progress, else the next to begin, by unit, room and bed, cancelled tickets left out:
+	// `ticketId`, `status`, `unit`, `room`, `bed`, `diets` (`code`, `name`), `allergens`,
+	// `texture` (IDDSI level, when limited), `items` (`recipeId`, `name`, `check`, `reasons`)
+	// and `conflict`. No patient names or MRNs. Every ticket change hints the screen.
 	Trays *[]map[string]interface{} `json:"trays,omitempty"`
 }
 
@@ -4582,6 +4658,51 @@ type DietCode struct {
 
 	// Text Example: Consistent Carbohydrate 1800 kcal
 	Text string `json:"text"`
+}
+
+// DietLimits Limits per meal (the sum over a ticket's items), for the nutrients recipes state.
+type DietLimits struct {
+	// CarbohydrateChoices A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	CarbohydrateChoices *PositiveQuantityInput `json:"carbohydrateChoices,omitempty"`
+
+	// FluidMl A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	FluidMl *PositiveQuantityInput `json:"fluidMl,omitempty"`
+
+	// SodiumMg A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	SodiumMg *PositiveQuantityInput `json:"sodiumMg,omitempty"`
+}
+
+// DietLimitsOut defines model for DietLimitsOut.
+type DietLimitsOut struct {
+	// CarbohydrateChoices An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	CarbohydrateChoices *Quantity `json:"carbohydrateChoices,omitempty"`
+
+	// FluidMl An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	FluidMl *Quantity `json:"fluidMl,omitempty"`
+
+	// SodiumMg An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	SodiumMg *Quantity `json:"sodiumMg,omitempty"`
 }
 
 // DietOrder One ODS segment with the order it belongs to.
@@ -4623,6 +4744,50 @@ type DietOrderSource string
 
 // DietOrderType ODS-1 (`diet`, `supplement`, `preference`; `unknown` when not sent).
 type DietOrderType string
+
+// DietRules defines model for DietRules.
+type DietRules struct {
+	AllowedCategories *[]string             `json:"allowedCategories"`
+	AllowedRecipeIds  *[]openapi_types.UUID `json:"allowedRecipeIds"`
+	DefaultRecipeIds  []openapi_types.UUID  `json:"defaultRecipeIds"`
+
+	// Diet A diet of the Sous vocabulary. Texture and drink thickness use IDDSI levels
+	// (`iddsi_food_3` liquidised … `iddsi_food_7` regular, `iddsi_food_7ec` easy to chew;
+	// `iddsi_drink_0` thin … `iddsi_drink_4` extremely thick).
+	//
+	//
+	// Example: consistent_carbohydrate
+	Diet               Diet                `json:"diet"`
+	IddsiLevel         *int                `json:"iddsiLevel,omitempty"`
+	Limits             DietLimitsOut       `json:"limits"`
+	Npo                bool                `json:"npo"`
+	SubstituteRecipeId *openapi_types.UUID `json:"substituteRecipeId,omitempty"`
+	UpdatedAt          *time.Time          `json:"updatedAt,omitempty"`
+}
+
+// DietRulesRequest The rules of one diet. Every field is optional; an absent list allows everything.
+type DietRulesRequest struct {
+	// AllowedCategories Recipe categories allowed (case-insensitive); with `allowedRecipeIds`, a recipe matching either is allowed. Absent, every category is.
+	AllowedCategories *[]string `json:"allowedCategories,omitempty"`
+
+	// AllowedRecipeIds Recipes allowed by name whatever their category.
+	AllowedRecipeIds *[]openapi_types.UUID `json:"allowedRecipeIds,omitempty"`
+
+	// DefaultRecipeIds What a patient on this diet gets when nothing is selected (only the items on the day part's effective menu, or every one when the menu has none of them).
+	DefaultRecipeIds *[]openapi_types.UUID `json:"defaultRecipeIds,omitempty"`
+
+	// IddsiLevel Texture: the highest IDDSI level the patient may be served; a recipe above it, or with no assessed level, conflicts.
+	IddsiLevel *int `json:"iddsiLevel,omitempty"`
+
+	// Limits Limits per meal (the sum over a ticket's items), for the nutrients recipes state.
+	Limits *DietLimits `json:"limits,omitempty"`
+
+	// Npo Nothing by mouth; a patient on this diet gets no tray.
+	Npo *bool `json:"npo,omitempty"`
+
+	// SubstituteRecipeId What replaces a conflicting item on generation.
+	SubstituteRecipeId *openapi_types.UUID `json:"substituteRecipeId,omitempty"`
+}
 
 // DueAt A moment written as the spec fixes it: date, space, time, UTC offset, in the site's time
 // zone (`2026-03-02 14:00:00-06:00`). Requests accept that form or RFC 3339.
@@ -5079,6 +5244,26 @@ type GenerateRunsResult struct {
 	Runs      []ProductionRun `json:"runs"`
 	Unchanged int             `json:"unchanged"`
 	Updated   int             `json:"updated"`
+}
+
+// GenerateTraysRequest defines model for GenerateTraysRequest.
+type GenerateTraysRequest struct {
+	Date    openapi_types.Date `json:"date"`
+	DayPart string             `json:"dayPart"`
+	SiteId  openapi_types.UUID `json:"siteId"`
+}
+
+// GenerateTraysResult defines model for GenerateTraysResult.
+type GenerateTraysResult struct {
+	Cancelled  int `json:"cancelled"`
+	Created    int `json:"created"`
+	SkippedNpo int `json:"skippedNpo"`
+
+	// Untouched Tickets already past queued.
+	Untouched int `json:"untouched"`
+
+	// Updated Queued tickets rebuilt from the census (and revived cancelled ones).
+	Updated int `json:"updated"`
 }
 
 // Guide defines model for Guide.
@@ -6238,6 +6423,51 @@ type MovementReason string
 //
 // Example: walk-in-cooler-pantry-9
 type NewPassword = string
+
+// Nutrition Nutrients per portion, as stated.
+type Nutrition struct {
+	// CarbohydrateChoices An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	CarbohydrateChoices *Quantity `json:"carbohydrateChoices,omitempty"`
+
+	// FluidMl An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	FluidMl *Quantity `json:"fluidMl,omitempty"`
+
+	// SodiumMg An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	SodiumMg *Quantity `json:"sodiumMg,omitempty"`
+}
+
+// NutritionInput Nutrients per portion the tray line's diet limits read; each is optional (a limit ignores a nutrient the recipe does not state).
+type NutritionInput struct {
+	// CarbohydrateChoices A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	CarbohydrateChoices *PositiveQuantityInput `json:"carbohydrateChoices,omitempty"`
+
+	// FluidMl A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	FluidMl *PositiveQuantityInput `json:"fluidMl,omitempty"`
+
+	// SodiumMg A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	SodiumMg *PositiveQuantityInput `json:"sodiumMg,omitempty"`
+}
 
 // OperationsReport What happened at the report's sites in the period, as generated.
 type OperationsReport struct {
@@ -7495,7 +7725,10 @@ type Recipe struct {
 	// holding cold.
 	CriticalLimits CriticalLimits     `json:"criticalLimits"`
 	Id             openapi_types.UUID `json:"id"`
-	Ingredients    []RecipeIngredient `json:"ingredients"`
+
+	// IddsiLevel The IDDSI level of the dish as served, when assessed.
+	IddsiLevel  *int               `json:"iddsiLevel,omitempty"`
+	Ingredients []RecipeIngredient `json:"ingredients"`
 
 	// MaxBatch An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
 	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
@@ -7516,6 +7749,9 @@ type Recipe struct {
 	// Example: 12.5
 	MinBatch *Quantity `json:"minBatch,omitempty"`
 	Name     string    `json:"name"`
+
+	// Nutrition Nutrients per portion, as stated.
+	Nutrition *Nutrition `json:"nutrition,omitempty"`
 
 	// Portion A quantity with its unit.
 	Portion          Amount         `json:"portion"`
@@ -7605,8 +7841,11 @@ type RecipeRequest struct {
 	// `temperature_excursion` alert: below `cookMinTempF` while in progress, below `holdHotMinTempF`
 	// while holding hot (a hot hold is a recipe with a hot limit), above `holdColdMaxTempF` while
 	// holding cold.
-	CriticalLimits *CriticalLimits         `json:"criticalLimits,omitempty"`
-	Ingredients    []RecipeIngredientInput `json:"ingredients"`
+	CriticalLimits *CriticalLimits `json:"criticalLimits,omitempty"`
+
+	// IddsiLevel The IDDSI level of the dish as served (0 thin … 7 regular), checked against texture-modified diets on the tray line. Absent means not assessed, which no texture rule accepts.
+	IddsiLevel  *int                    `json:"iddsiLevel,omitempty"`
+	Ingredients []RecipeIngredientInput `json:"ingredients"`
 
 	// MaxBatch The largest batch the equipment holds, in the yield unit; a larger need is split into equal batches.
 	MaxBatch   *PositiveQuantityInput `json:"maxBatch,omitempty"`
@@ -7615,6 +7854,9 @@ type RecipeRequest struct {
 	// MinBatch The smallest batch worth making, in the yield unit; a smaller need is raised to it.
 	MinBatch *PositiveQuantityInput `json:"minBatch,omitempty"`
 	Name     string                 `json:"name"`
+
+	// Nutrition Nutrients per portion the tray line's diet limits read; each is optional (a limit ignores a nutrient the recipe does not state).
+	Nutrition *NutritionInput `json:"nutrition,omitempty"`
 
 	// Portion A positive quantity with a standard unit (a recipe's yield, portion or needed amount).
 	Portion        AmountInput `json:"portion"`
@@ -9358,8 +9600,13 @@ type Theme string
 // Example: America/Chicago
 type Timezone = string
 
+// TrayCheck `ok`; `conflict` (kept on the ticket, marked, after a diet or allergen change); `substituted` (this item replaced a conflicting one); `refused` (a conflicting item with no substitute, left off).
+type TrayCheck string
+
 // TrayDeliveredData `tray.delivered`: a tray-line ticket was marked delivered.
 type TrayDeliveredData struct {
+	Date      openapi_types.Date `json:"date"`
+	DayPart   string             `json:"dayPart"`
 	PatientId openapi_types.UUID `json:"patientId"`
 	SiteId    openapi_types.UUID `json:"siteId"`
 	TicketId  openapi_types.UUID `json:"ticketId"`
@@ -9391,6 +9638,41 @@ type TrayDeliveredEvent struct {
 // TrayDeliveredEventEvent defines model for TrayDeliveredEvent.Event.
 type TrayDeliveredEventEvent string
 
+// TrayDiet defines model for TrayDiet.
+type TrayDiet struct {
+	// Code A diet of the Sous vocabulary. Texture and drink thickness use IDDSI levels
+	// (`iddsi_food_3` liquidised … `iddsi_food_7` regular, `iddsi_food_7ec` easy to chew;
+	// `iddsi_drink_0` thin … `iddsi_drink_4` extremely thick).
+	//
+	//
+	// Example: consistent_carbohydrate
+	Code Diet   `json:"code"`
+	Name string `json:"name"`
+}
+
+// TrayHistoryEntry defines model for TrayHistoryEntry.
+type TrayHistoryEntry struct {
+	At time.Time           `json:"at"`
+	By *openapi_types.UUID `json:"by,omitempty"`
+
+	// Status queued → assembled → checked (by another person than the assembler) → delivered; `cancelled` when the patient left before assembly.
+	Status TrayStatus `json:"status"`
+}
+
+// TrayItem defines model for TrayItem.
+type TrayItem struct {
+	// Check `ok`; `conflict` (kept on the ticket, marked, after a diet or allergen change); `substituted` (this item replaced a conflicting one); `refused` (a conflicting item with no substitute, left off).
+	Check TrayCheck `json:"check"`
+	Name  string    `json:"name"`
+
+	// Reasons Why the item conflicts (of this item, or of the one it replaced).
+	Reasons  []string           `json:"reasons"`
+	RecipeId openapi_types.UUID `json:"recipeId"`
+
+	// Replaces The conflicting recipe this item replaced.
+	Replaces *openapi_types.UUID `json:"replaces,omitempty"`
+}
+
 // TrayLineConfig `config` of `tray_line` devices.
 type TrayLineConfig struct {
 	// Orientation How the screen is mounted. Default `landscape` (`portrait` for kiosks).
@@ -9412,6 +9694,57 @@ type TrayLineConfig struct {
 	//
 	// Example: ["4 West","ICU"]
 	Units []string `json:"units"`
+}
+
+// TraySelectionsRequest defines model for TraySelectionsRequest.
+type TraySelectionsRequest struct {
+	Notes     *string              `json:"notes,omitempty"`
+	RecipeIds []openapi_types.UUID `json:"recipeIds"`
+}
+
+// TrayStatus queued → assembled → checked (by another person than the assembler) → delivered; `cancelled` when the patient left before assembly.
+type TrayStatus string
+
+// TrayStatusRequest defines model for TrayStatusRequest.
+type TrayStatusRequest struct {
+	Status TrayStatusRequestStatus `json:"status"`
+}
+
+// TrayStatusRequestStatus defines model for TrayStatusRequest.Status.
+type TrayStatusRequestStatus string
+
+// TrayTicket defines model for TrayTicket.
+type TrayTicket struct {
+	Allergens []Allergen `json:"allergens"`
+	Bed       string     `json:"bed"`
+
+	// Conflict An item conflicts with the patient's current diets or allergens.
+	Conflict  bool               `json:"conflict"`
+	CreatedAt time.Time          `json:"createdAt"`
+	Date      openapi_types.Date `json:"date"`
+	DayPart   string             `json:"dayPart"`
+	Diets     []TrayDiet         `json:"diets"`
+	History   []TrayHistoryEntry `json:"history"`
+	Id        openapi_types.UUID `json:"id"`
+	Items     []TrayItem         `json:"items"`
+
+	// Mrn Only with `viewClinical`.
+	Mrn       *string            `json:"mrn,omitempty"`
+	Notes     string             `json:"notes"`
+	PatientId openapi_types.UUID `json:"patientId"`
+
+	// PatientName Only with `viewClinical`.
+	PatientName *string            `json:"patientName,omitempty"`
+	Room        string             `json:"room"`
+	SiteId      openapi_types.UUID `json:"siteId"`
+
+	// Status queued → assembled → checked (by another person than the assembler) → delivered; `cancelled` when the patient left before assembly.
+	Status TrayStatus `json:"status"`
+
+	// Texture The IDDSI level the patient's diets allow, when any limits it.
+	Texture   *int      `json:"texture,omitempty"`
+	Unit      string    `json:"unit"`
+	UpdatedAt time.Time `json:"updatedAt"`
 }
 
 // TxnKind The kind of a ledger row; the adjustment reasons, `waste` (a waste log) and `count_variance` (a closed count).
@@ -12184,6 +12517,52 @@ type ReassignTaskParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// ListTrayTicketsParams defines parameters for ListTrayTickets.
+type ListTrayTicketsParams struct {
+	// SiteId The site.
+	SiteId openapi_types.UUID `form:"siteId" json:"siteId"`
+
+	// Date The meal's local date.
+	Date openapi_types.Date `form:"date" json:"date"`
+
+	// DayPart The meal's day part.
+	DayPart string `form:"dayPart" json:"dayPart"`
+
+	// Status Only tickets in this status.
+	Status *TrayStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// Unit Only this nursing unit.
+	Unit *string `form:"unit,omitempty" json:"unit,omitempty"`
+}
+
+// GenerateTrayTicketsParams defines parameters for GenerateTrayTickets.
+type GenerateTrayTicketsParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// SetTrayStatusParams defines parameters for SetTrayStatus.
+type SetTrayStatusParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListVendorsParams defines parameters for ListVendors.
 type ListVendorsParams struct {
 	// Active Only active (true) or inactive (false) vendors.
@@ -12521,6 +12900,9 @@ type CreateCertificationJSONRequestBody = CertificationRequest
 // UpdateCertificationJSONRequestBody defines body for UpdateCertification for application/json ContentType.
 type UpdateCertificationJSONRequestBody = CertificationRequest
 
+// SetDietRulesJSONRequestBody defines body for SetDietRules for application/json ContentType.
+type SetDietRulesJSONRequestBody = DietRulesRequest
+
 // MapUnmappedCodeJSONRequestBody defines body for MapUnmappedCode for application/json ContentType.
 type MapUnmappedCodeJSONRequestBody = MapCodeRequest
 
@@ -12718,6 +13100,15 @@ type AddTaskPhotoMultipartRequestBody = UploadTaskPhotoRequest
 
 // ReassignTaskJSONRequestBody defines body for ReassignTask for application/json ContentType.
 type ReassignTaskJSONRequestBody = ReassignTaskRequest
+
+// GenerateTrayTicketsJSONRequestBody defines body for GenerateTrayTickets for application/json ContentType.
+type GenerateTrayTicketsJSONRequestBody = GenerateTraysRequest
+
+// SetTraySelectionsJSONRequestBody defines body for SetTraySelections for application/json ContentType.
+type SetTraySelectionsJSONRequestBody = TraySelectionsRequest
+
+// SetTrayStatusJSONRequestBody defines body for SetTrayStatus for application/json ContentType.
+type SetTrayStatusJSONRequestBody = TrayStatusRequest
 
 // CreateVendorJSONRequestBody defines body for CreateVendor for application/json ContentType.
 type CreateVendorJSONRequestBody = VendorInput
@@ -13668,6 +14059,12 @@ type ServerInterface interface {
 	// UpdateCertification Replace a certification
 	// (PUT /orgs/{orgId}/certifications/{id})
 	UpdateCertification(ctx echo.Context, orgId OrgId, id Id) error
+	// GetDietRules Read a diet's tray-line rules
+	// (GET /orgs/{orgId}/clinical/diets/{code}/rules)
+	GetDietRules(ctx echo.Context, orgId OrgId, code Diet) error
+	// SetDietRules Set a diet's tray-line rules
+	// (PUT /orgs/{orgId}/clinical/diets/{code}/rules)
+	SetDietRules(ctx echo.Context, orgId OrgId, code Diet) error
 	// ListUnmappedCodes List unmapped allergen and diet codes
 	// (GET /orgs/{orgId}/clinical/unmapped-codes)
 	ListUnmappedCodes(ctx echo.Context, orgId OrgId, params ListUnmappedCodesParams) error
@@ -14154,6 +14551,18 @@ type ServerInterface interface {
 	// ReassignTask Reassign a task
 	// (POST /orgs/{orgId}/tasks/{id}/reassign)
 	ReassignTask(ctx echo.Context, orgId OrgId, id Id, params ReassignTaskParams) error
+	// ListTrayTickets List tray tickets
+	// (GET /orgs/{orgId}/tray-tickets)
+	ListTrayTickets(ctx echo.Context, orgId OrgId, params ListTrayTicketsParams) error
+	// GenerateTrayTickets Generate the tray tickets of a meal
+	// (POST /orgs/{orgId}/tray-tickets/generate)
+	GenerateTrayTickets(ctx echo.Context, orgId OrgId, params GenerateTrayTicketsParams) error
+	// SetTraySelections Set a ticket's selections
+	// (PUT /orgs/{orgId}/tray-tickets/{id}/selections)
+	SetTraySelections(ctx echo.Context, orgId OrgId, id Id) error
+	// SetTrayStatus Move a ticket to a status
+	// (POST /orgs/{orgId}/tray-tickets/{id}/status)
+	SetTrayStatus(ctx echo.Context, orgId OrgId, id Id, params SetTrayStatusParams) error
 	// ListVendors List vendors
 	// (GET /orgs/{orgId}/vendors)
 	ListVendors(ctx echo.Context, orgId OrgId, params ListVendorsParams) error
@@ -15882,6 +16291,54 @@ func (w *ServerInterfaceWrapper) UpdateCertification(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.UpdateCertification(ctx, orgId, id)
+	return err
+}
+
+// GetDietRules converts echo context to params.
+func (w *ServerInterfaceWrapper) GetDietRules(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "code" -------------
+	var code Diet
+
+	err = runtime.BindStyledParameterWithOptions("simple", "code", ctx.Param("code"), &code, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter code: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetDietRules(ctx, orgId, code)
+	return err
+}
+
+// SetDietRules converts echo context to params.
+func (w *ServerInterfaceWrapper) SetDietRules(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "code" -------------
+	var code Diet
+
+	err = runtime.BindStyledParameterWithOptions("simple", "code", ctx.Param("code"), &code, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter code: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SetDietRules(ctx, orgId, code)
 	return err
 }
 
@@ -21343,6 +21800,163 @@ func (w *ServerInterfaceWrapper) ReassignTask(ctx echo.Context) error {
 	return err
 }
 
+// ListTrayTickets converts echo context to params.
+func (w *ServerInterfaceWrapper) ListTrayTickets(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListTrayTicketsParams
+	// ------------- Required query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// ------------- Required query parameter "date" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "date", ctx.QueryParams(), &params.Date, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter date: %s", err))
+	}
+
+	// ------------- Required query parameter "dayPart" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "dayPart", ctx.QueryParams(), &params.DayPart, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dayPart: %s", err))
+	}
+
+	// ------------- Optional query parameter "status" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "status", ctx.QueryParams(), &params.Status, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter status: %s", err))
+	}
+
+	// ------------- Optional query parameter "unit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "unit", ctx.QueryParams(), &params.Unit, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter unit: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListTrayTickets(ctx, orgId, params)
+	return err
+}
+
+// GenerateTrayTickets converts echo context to params.
+func (w *ServerInterfaceWrapper) GenerateTrayTickets(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GenerateTrayTicketsParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GenerateTrayTickets(ctx, orgId, params)
+	return err
+}
+
+// SetTraySelections converts echo context to params.
+func (w *ServerInterfaceWrapper) SetTraySelections(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SetTraySelections(ctx, orgId, id)
+	return err
+}
+
+// SetTrayStatus converts echo context to params.
+func (w *ServerInterfaceWrapper) SetTrayStatus(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SetTrayStatusParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SetTrayStatus(ctx, orgId, id, params)
+	return err
+}
+
 // ListVendors converts echo context to params.
 func (w *ServerInterfaceWrapper) ListVendors(ctx echo.Context) error {
 	var err error
@@ -22520,6 +23134,12 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/orgs/:orgId/patients/:patientId", wrapper.GetPatient, options.OperationMiddlewares["getPatient"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/clinical/unmapped-codes", wrapper.ListUnmappedCodes, options.OperationMiddlewares["listUnmappedCodes"]...)
 	router.PUT(options.BaseURL+"/orgs/:orgId/clinical/unmapped-codes/:code", wrapper.MapUnmappedCode, options.OperationMiddlewares["mapUnmappedCode"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/clinical/diets/:code/rules", wrapper.GetDietRules, options.OperationMiddlewares["getDietRules"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/clinical/diets/:code/rules", wrapper.SetDietRules, options.OperationMiddlewares["setDietRules"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/tray-tickets", wrapper.ListTrayTickets, options.OperationMiddlewares["listTrayTickets"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/tray-tickets/generate", wrapper.GenerateTrayTickets, options.OperationMiddlewares["generateTrayTickets"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/tray-tickets/:id/selections", wrapper.SetTraySelections, options.OperationMiddlewares["setTraySelections"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/tray-tickets/:id/status", wrapper.SetTrayStatus, options.OperationMiddlewares["setTrayStatus"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/alerts", wrapper.ListAlerts, options.OperationMiddlewares["listAlerts"]...)
 	router.POST(options.BaseURL+"/orgs/:orgId/alerts/:id/resolve", wrapper.ResolveAlert, options.OperationMiddlewares["resolveAlert"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/signoffs", wrapper.ListSignoffs, options.OperationMiddlewares["listSignoffs"]...)
@@ -29993,6 +30613,305 @@ func (response UpdateCertification415JSONResponse) VisitUpdateCertificationRespo
 type UpdateCertification503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response UpdateCertification503JSONResponse) VisitUpdateCertificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDietRulesRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Code  Diet  `json:"code"`
+}
+
+type GetDietRulesResponseObject interface {
+	VisitGetDietRulesResponse(w http.ResponseWriter) error
+}
+
+type GetDietRules200JSONResponse DietRules
+
+func (response GetDietRules200JSONResponse) VisitGetDietRulesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDietRules400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetDietRules400JSONResponse) VisitGetDietRulesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDietRules401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetDietRules401JSONResponse) VisitGetDietRulesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDietRules402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response GetDietRules402JSONResponse) VisitGetDietRulesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDietRules403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetDietRules403JSONResponse) VisitGetDietRulesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDietRules404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetDietRules404JSONResponse) VisitGetDietRulesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDietRules406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetDietRules406JSONResponse) VisitGetDietRulesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDietRules503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetDietRules503JSONResponse) VisitGetDietRulesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetDietRulesRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Code  Diet  `json:"code"`
+	Body  *SetDietRulesJSONRequestBody
+}
+
+type SetDietRulesResponseObject interface {
+	VisitSetDietRulesResponse(w http.ResponseWriter) error
+}
+
+type SetDietRules200JSONResponse DietRules
+
+func (response SetDietRules200JSONResponse) VisitSetDietRulesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetDietRules400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SetDietRules400JSONResponse) VisitSetDietRulesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetDietRules401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SetDietRules401JSONResponse) VisitSetDietRulesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetDietRules402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response SetDietRules402JSONResponse) VisitSetDietRulesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetDietRules403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response SetDietRules403JSONResponse) VisitSetDietRulesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetDietRules404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SetDietRules404JSONResponse) VisitSetDietRulesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetDietRules406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response SetDietRules406JSONResponse) VisitSetDietRulesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetDietRules409JSONResponse struct{ ConflictJSONResponse }
+
+func (response SetDietRules409JSONResponse) VisitSetDietRulesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetDietRules413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response SetDietRules413JSONResponse) VisitSetDietRulesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetDietRules415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SetDietRules415JSONResponse) VisitSetDietRulesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetDietRules503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SetDietRules503JSONResponse) VisitSetDietRulesResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -52995,6 +53914,682 @@ func (response ReassignTask503JSONResponse) VisitReassignTaskResponse(w http.Res
 	return err
 }
 
+type ListTrayTicketsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListTrayTicketsParams
+}
+
+type ListTrayTicketsResponseObject interface {
+	VisitListTrayTicketsResponse(w http.ResponseWriter) error
+}
+
+type ListTrayTickets200JSONResponse []TrayTicket
+
+func (response ListTrayTickets200JSONResponse) VisitListTrayTicketsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTrayTickets400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListTrayTickets400JSONResponse) VisitListTrayTicketsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTrayTickets401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListTrayTickets401JSONResponse) VisitListTrayTicketsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTrayTickets402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response ListTrayTickets402JSONResponse) VisitListTrayTicketsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTrayTickets403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListTrayTickets403JSONResponse) VisitListTrayTicketsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTrayTickets404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListTrayTickets404JSONResponse) VisitListTrayTicketsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTrayTickets406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListTrayTickets406JSONResponse) VisitListTrayTicketsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTrayTickets503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListTrayTickets503JSONResponse) VisitListTrayTicketsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateTrayTicketsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params GenerateTrayTicketsParams
+	Body   *GenerateTrayTicketsJSONRequestBody
+}
+
+type GenerateTrayTicketsResponseObject interface {
+	VisitGenerateTrayTicketsResponse(w http.ResponseWriter) error
+}
+
+type GenerateTrayTickets200JSONResponse GenerateTraysResult
+
+func (response GenerateTrayTickets200JSONResponse) VisitGenerateTrayTicketsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateTrayTickets400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GenerateTrayTickets400JSONResponse) VisitGenerateTrayTicketsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateTrayTickets401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GenerateTrayTickets401JSONResponse) VisitGenerateTrayTicketsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateTrayTickets402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response GenerateTrayTickets402JSONResponse) VisitGenerateTrayTicketsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateTrayTickets403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GenerateTrayTickets403JSONResponse) VisitGenerateTrayTicketsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateTrayTickets404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GenerateTrayTickets404JSONResponse) VisitGenerateTrayTicketsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateTrayTickets406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GenerateTrayTickets406JSONResponse) VisitGenerateTrayTicketsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateTrayTickets409JSONResponse struct{ ConflictJSONResponse }
+
+func (response GenerateTrayTickets409JSONResponse) VisitGenerateTrayTicketsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateTrayTickets413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response GenerateTrayTickets413JSONResponse) VisitGenerateTrayTicketsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateTrayTickets415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response GenerateTrayTickets415JSONResponse) VisitGenerateTrayTicketsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateTrayTickets422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response GenerateTrayTickets422JSONResponse) VisitGenerateTrayTicketsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateTrayTickets503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GenerateTrayTickets503JSONResponse) VisitGenerateTrayTicketsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTraySelectionsRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *SetTraySelectionsJSONRequestBody
+}
+
+type SetTraySelectionsResponseObject interface {
+	VisitSetTraySelectionsResponse(w http.ResponseWriter) error
+}
+
+type SetTraySelections200JSONResponse TrayTicket
+
+func (response SetTraySelections200JSONResponse) VisitSetTraySelectionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTraySelections400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SetTraySelections400JSONResponse) VisitSetTraySelectionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTraySelections401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SetTraySelections401JSONResponse) VisitSetTraySelectionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTraySelections402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response SetTraySelections402JSONResponse) VisitSetTraySelectionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTraySelections403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response SetTraySelections403JSONResponse) VisitSetTraySelectionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTraySelections404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SetTraySelections404JSONResponse) VisitSetTraySelectionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTraySelections406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response SetTraySelections406JSONResponse) VisitSetTraySelectionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTraySelections409JSONResponse struct{ ConflictJSONResponse }
+
+func (response SetTraySelections409JSONResponse) VisitSetTraySelectionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTraySelections413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response SetTraySelections413JSONResponse) VisitSetTraySelectionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTraySelections415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SetTraySelections415JSONResponse) VisitSetTraySelectionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTraySelections503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SetTraySelections503JSONResponse) VisitSetTraySelectionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTrayStatusRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params SetTrayStatusParams
+	Body   *SetTrayStatusJSONRequestBody
+}
+
+type SetTrayStatusResponseObject interface {
+	VisitSetTrayStatusResponse(w http.ResponseWriter) error
+}
+
+type SetTrayStatus200JSONResponse TrayTicket
+
+func (response SetTrayStatus200JSONResponse) VisitSetTrayStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTrayStatus400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SetTrayStatus400JSONResponse) VisitSetTrayStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTrayStatus401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SetTrayStatus401JSONResponse) VisitSetTrayStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTrayStatus402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response SetTrayStatus402JSONResponse) VisitSetTrayStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTrayStatus403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response SetTrayStatus403JSONResponse) VisitSetTrayStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTrayStatus404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SetTrayStatus404JSONResponse) VisitSetTrayStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTrayStatus406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response SetTrayStatus406JSONResponse) VisitSetTrayStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTrayStatus409JSONResponse struct{ ConflictJSONResponse }
+
+func (response SetTrayStatus409JSONResponse) VisitSetTrayStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTrayStatus413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response SetTrayStatus413JSONResponse) VisitSetTrayStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTrayStatus415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SetTrayStatus415JSONResponse) VisitSetTrayStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTrayStatus422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response SetTrayStatus422JSONResponse) VisitSetTrayStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetTrayStatus503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SetTrayStatus503JSONResponse) VisitSetTrayStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListVendorsRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Params ListVendorsParams
@@ -57985,6 +59580,12 @@ type StrictServerInterface interface {
 	// UpdateCertification Replace a certification
 	// (PUT /orgs/{orgId}/certifications/{id})
 	UpdateCertification(ctx context.Context, request UpdateCertificationRequestObject) (UpdateCertificationResponseObject, error)
+	// GetDietRules Read a diet's tray-line rules
+	// (GET /orgs/{orgId}/clinical/diets/{code}/rules)
+	GetDietRules(ctx context.Context, request GetDietRulesRequestObject) (GetDietRulesResponseObject, error)
+	// SetDietRules Set a diet's tray-line rules
+	// (PUT /orgs/{orgId}/clinical/diets/{code}/rules)
+	SetDietRules(ctx context.Context, request SetDietRulesRequestObject) (SetDietRulesResponseObject, error)
 	// ListUnmappedCodes List unmapped allergen and diet codes
 	// (GET /orgs/{orgId}/clinical/unmapped-codes)
 	ListUnmappedCodes(ctx context.Context, request ListUnmappedCodesRequestObject) (ListUnmappedCodesResponseObject, error)
@@ -58471,6 +60072,18 @@ type StrictServerInterface interface {
 	// ReassignTask Reassign a task
 	// (POST /orgs/{orgId}/tasks/{id}/reassign)
 	ReassignTask(ctx context.Context, request ReassignTaskRequestObject) (ReassignTaskResponseObject, error)
+	// ListTrayTickets List tray tickets
+	// (GET /orgs/{orgId}/tray-tickets)
+	ListTrayTickets(ctx context.Context, request ListTrayTicketsRequestObject) (ListTrayTicketsResponseObject, error)
+	// GenerateTrayTickets Generate the tray tickets of a meal
+	// (POST /orgs/{orgId}/tray-tickets/generate)
+	GenerateTrayTickets(ctx context.Context, request GenerateTrayTicketsRequestObject) (GenerateTrayTicketsResponseObject, error)
+	// SetTraySelections Set a ticket's selections
+	// (PUT /orgs/{orgId}/tray-tickets/{id}/selections)
+	SetTraySelections(ctx context.Context, request SetTraySelectionsRequestObject) (SetTraySelectionsResponseObject, error)
+	// SetTrayStatus Move a ticket to a status
+	// (POST /orgs/{orgId}/tray-tickets/{id}/status)
+	SetTrayStatus(ctx context.Context, request SetTrayStatusRequestObject) (SetTrayStatusResponseObject, error)
 	// ListVendors List vendors
 	// (GET /orgs/{orgId}/vendors)
 	ListVendors(ctx context.Context, request ListVendorsRequestObject) (ListVendorsResponseObject, error)
@@ -60421,6 +62034,81 @@ func (sh *strictHandler) UpdateCertification(ctx echo.Context, orgId OrgId, id I
 		return err
 	} else if validResponse, ok := response.(UpdateCertificationResponseObject); ok {
 		return validResponse.VisitUpdateCertificationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetDietRules operation middleware
+func (sh *strictHandler) GetDietRules(ctx echo.Context, orgId OrgId, code Diet) error {
+	var request GetDietRulesRequestObject
+
+	request.OrgId = orgId
+	request.Code = code
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetDietRules(ctx.Request().Context(), request.(GetDietRulesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetDietRules")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetDietRulesResponseObject); ok {
+		return validResponse.VisitGetDietRulesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SetDietRules operation middleware
+func (sh *strictHandler) SetDietRules(ctx echo.Context, orgId OrgId, code Diet) error {
+	var request SetDietRulesRequestObject
+
+	request.OrgId = orgId
+	request.Code = code
+
+	var body SetDietRulesJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SetDietRules(ctx.Request().Context(), request.(SetDietRulesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetDietRules")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SetDietRulesResponseObject); ok {
+		return validResponse.VisitSetDietRulesResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -66154,6 +67842,180 @@ func (sh *strictHandler) ReassignTask(ctx echo.Context, orgId OrgId, id Id, para
 	return nil
 }
 
+// ListTrayTickets operation middleware
+func (sh *strictHandler) ListTrayTickets(ctx echo.Context, orgId OrgId, params ListTrayTicketsParams) error {
+	var request ListTrayTicketsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListTrayTickets(ctx.Request().Context(), request.(ListTrayTicketsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListTrayTickets")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListTrayTicketsResponseObject); ok {
+		return validResponse.VisitListTrayTicketsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GenerateTrayTickets operation middleware
+func (sh *strictHandler) GenerateTrayTickets(ctx echo.Context, orgId OrgId, params GenerateTrayTicketsParams) error {
+	var request GenerateTrayTicketsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body GenerateTrayTicketsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GenerateTrayTickets(ctx.Request().Context(), request.(GenerateTrayTicketsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GenerateTrayTickets")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GenerateTrayTicketsResponseObject); ok {
+		return validResponse.VisitGenerateTrayTicketsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SetTraySelections operation middleware
+func (sh *strictHandler) SetTraySelections(ctx echo.Context, orgId OrgId, id Id) error {
+	var request SetTraySelectionsRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body SetTraySelectionsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SetTraySelections(ctx.Request().Context(), request.(SetTraySelectionsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetTraySelections")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SetTraySelectionsResponseObject); ok {
+		return validResponse.VisitSetTraySelectionsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SetTrayStatus operation middleware
+func (sh *strictHandler) SetTrayStatus(ctx echo.Context, orgId OrgId, id Id, params SetTrayStatusParams) error {
+	var request SetTrayStatusRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	var body SetTrayStatusJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SetTrayStatus(ctx.Request().Context(), request.(SetTrayStatusRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetTrayStatus")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SetTrayStatusResponseObject); ok {
+		return validResponse.VisitSetTrayStatusResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListVendors operation middleware
 func (sh *strictHandler) ListVendors(ctx echo.Context, orgId OrgId, params ListVendorsParams) error {
 	var request ListVendorsRequestObject
@@ -67350,2004 +69212,2063 @@ func (sh *strictHandler) SubmitPublicSurvey(ctx echo.Context, token CapabilityTo
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P3rciO3liAKvwqCMxElzSRZSYqSSqro6JYl1S7ZullSuXxhSQQzQRJWEsgCkGLRVu3on9/vb95hIs6/",
-	"8wznvEk/yQksAHljkkpSsveebndEb5eYSCSwsNbCuq/fGwGfxJwRpmRj//cG+YIncUTg3wcREUr/4wFH",
-	"CdH/oGFjv+G39zrDLdxt+r7vN3f1/7zR/+On/0faDa9xT5keLQmTXNzx4TCijDS8xoRIiUeksd+4hkdo",
-	"hBWZ4hnqNT7i6L5JGYoFHxDZa6AxlohxhQaEMDQmWIRoKPgEScoCgtrdfb/T8Bo8JoyEB6qx3+j4nZ2m",
-	"v9X0Ozcdf7/d2ff9nxteQxDJowczhiVRlP3yzcz9IskDEVTNGvuNKRaMslHDa0iqyEm9TWOsxyusEtnY",
-	"hzXpv5PBryRQK8Au0LBTs1gDKCQPNCCNr1+/euYwZO40fvnrOP5Rx/Hpq9c4JEwmcB4ymUyw0Au9YATF",
-	"WFHCFKIMjXkiNYizA8PhhCo1D5x2d7+zbYGDo4iIEWGysf9LIyaYJUo2PrnfqSZNPdOCUQFWZMRhNUPO",
-	"w4bXCHioF7+709nb7vj+G33mOI4NrBsPPMCDJNLr16eAA0W5mfSA4Xg8i/AXKhte4z19IPCB3LnAP0ke",
-	"zGZi/ctMKjLRSHV4owFIvugdX8I6G1+94vqLyw5FMsot299pvykv7QrLcWktEx4SgVVhNYyrOxzHEQ3w",
-	"ICL5VV39eH5xdZZfGKMBjSLKGl8/eY0B0chx0PAaIVbkYvgNFWrc2G+09974Tb/bbGs0DylRFyIkwhyI",
-	"Xm/2r8Z+4/Dw/YUdBosOOJNUKsLUXYDFgI9nISz40+LzWALX48uTw6OT4xxwD9P50WFuftR+4/voPsAR",
-	"wN0urvO384P84iI+vZM8pMnkxdbTQSOBJ8jOqsH6JCi80jrq0uhuw2tQJpVIMhw55yjgLCBM6alDJKeE",
-	"GBLh+tAqaXBL8yhNg3GEAyLgdM+TyYCIjCsJzQMuiaA8hO980/Aapw2vcQQIyRMRaPjiUBl4CZUxOcdG",
-	"KFHrwYOwgCdMEXGyAuMfRngEXzHkemcob7YCfAdtgO97YGf7SiTEa0wE0wTh+52t7vaOPgCGJyAjDPGE",
-	"Rhp1ji6OG15jRB+IHvrtwbn+c0LDMNJQ+P7Dyfl546vXEJxrBOoCUUnypbHfeLcGq08Y1Qfa/aj/HWu6",
-	"XXLChoNrWB5GXJIrIpNIFXn5AQr0oxAByNGUqjHijKAHLChmQY6va6JKGLxuXpn7rr/v+5a7mxFAWunG",
-	"tgc7QXM3fEOae0O/3TQQfbOHB4Hh3/rI5yb13+jN2EkFwdVD/NKQVT5cDzuGvsYOLUwY7jfAknwwZxEN",
-	"suU39htbDa9BvsQksH+2ti12jvTfQxxJ4jWoIpN6x47Nh3mANc3Xe2dg31F6uCHKzwlmytwhGgHdn99g",
-	"jeuwZotZAc4u80MjLjd3Otv6F4sR+42m39oG0s6WBaRXa2GfHA01zjhT4yZhFvk8NDWS2HMkIIN4muAs",
-	"yE/NkfnZBn4obe2rI5LrMSHLyYMPkRqT3Doz2viLJP4iiX9ukiigeYVIr5UHJIEG8sJ8htkGbBke27//",
-	"k2Cp2U2GpubvFEvNn/9HIamZIUNS/fc/J4qC3mqkFYMHZS7MyBTJZCADQWO9dCOoUCWRJIEgykNyzKcM",
-	"8ZLIorWph1SaW4SHexkekgcDu18aOCJCtewrsLkR48NhKyQBDUmoITLENEoEOTRyke+tZKmIsFRHJKIP",
-	"RMwy6tK/XluwOFlcb7Cx35iOJQnufvy89bB389tVl53Gb4KPYXv4Xu6MvsVbs2PiJ9/RC7V9v/v9pPPl",
-	"B43diYga+42xUrHcf/16zPm9bI217C0eKJk276kKxoTJlrWHvZY8kYZTmH2fsAeqAFmqToSmT7PzUPye",
-	"FG/Gp4EeCBISpiiOAPICgEsmmOrFSzz5tyVLNlcLFUQWv7BX+MIqZhDY1WqsSHAQ9ieY4RERKSXUIy9N",
-	"C5+8hgHcvv783V7wfWfw4+7ku7grb9oPP79hV1vTn3bIe//X0238LuyMPtCLz7s/3sNZHRmMvDYIWjoo",
-	"hnAcC/5AQiSIhmD+bCwuz4kt2/tdBzk7pC40iH1FUs7OudJQueQKS0mTCeqgkdZWh1RMSGhQhpF4LHjE",
-	"R7NW3thg1I2SqeHq+PzgNK/OC8JwVFQfzR+x++Saav7pxSF8yer4V/o7qDOaoHMM//muqNjWW8cz1Pwl",
-	"6vzW/rYzqVWo842Lq6Pm3l673ahQ6vOaPEyf1+VLGmVKSQXtPndiJ6vsrt7YcK9RqYEbtDKHor9vMCmc",
-	"yXiMRxQjfWqJIG9RHBEsiUM5lJ4GiuiEKo1w1ox5soKFYO1LztGhMdAusJBu77cdpNNB9TmR4QZwp1Ai",
-	"yyw7NE9IiOCW8xBG+gYjodb4PVD7PyckgRXmjLlKkUms8iJgmAjg+mfpJUWE4Kn1CGbXnLt0Y9ondYG9",
-	"VR9ThlsgG+m1V6hgXWeQ10ehUSfdpczdtGCuze+1PEt73/dbW21gijkAvPH9dgqAhqITwhOF8FARgd7I",
-	"RgaOskCxEjA6KwCjsxQY7RIwDArkgOE/CQmNoS2/MweJ3QWI8Kydt1fYeXvpzv3SzlN6yG2+43dBDj0C",
-	"J8gplXMGgSmOogHHIkSYhQijCWEJgh+KahOWmcqkGdBIT8SFZjdWoGpEmIUywDEY7cd86pxfRlrVv7zH",
-	"LOTDYfabeRdunZGgkb51JE6MfV2NCUjoIRb3mjfXkLzqcuLtzLWW7v9uwMdWjr0mhM1BvL2/5XDNqg7v",
-	"uUJaE8tgCCyY6iOwGzR/VS25605vVYtptZU0gwL4CypPK8SzSyzSB8XDi7lQAlOVnl3q6cmO71LQgKS/",
-	"uPOJ6GisnjigzooHtJMdkEbIOwfd/OmYXdizOOWDwayIvO4krEEmOwqriLwc4M3ugNCOH5xPPiOymyk3",
-	"V5T0EI9CIhUaUiFV6V5ajNYhVhjUP01Qdde8zH38Am7ar4v5YZ1DJr7v60PmYlTzm37buCDnOWG7s7/l",
-	"t7bzkHIye1FOWVW6C7dWlqnCTqZb132l/Rzgz0sldcH/ZmXwawQ/YSMi1UE4oWpeNQsnVMpUf0593/Zq",
-	"AeEWJHO0IclooikCSRJj4+sbzLQWDqatzbxWl8U6nF2/f7z9e6/XS3y/s/N4fHly+Pj+4Oqbi6sfTo4/",
-	"3rZbndabrt9qt7tb236r3Wpvtdq3J9cXj9cXH67N/2jM8bf8jv9my293mv6O7z8+Hhzd3B747duDo5u7",
-	"A7/9eHb9N9jx4+Vjp7Xdaj8+Ph6cPp4fPz5+OD85vDg6Rh9u3jXf9NjxD+eP+oX8rHrCx2+vz05u3t+a",
-	"//324v15bkhn2/d77PLk6LH9+JhqAre3t+/PDs3OKjfSapuHJ9cXt2dXf293tprd7aaWlW9vb6+vD26v",
-	"rx8fjy6Ob789OD++BUfd7e3t7enjY3vvje93253Hd4+Pj+3OFjo7ODlH1ze3t9fHBzc3p8e3Hw9u9960",
-	"/e7th+uDx8eNjr+zub293fTbsJmzx8cfNDhgoT12+UP7sf148tj9eNttd24P9Lpvb2/1pLfdx2Pzje7t",
-	"wc3N8fnR7cHpyaH+7ez46FE/qnx8cp77wuOi/yuD8OBUL+Tdwe07zkNkbqzZ7fvTXb/d2X1MQyduTQDD",
-	"7fXhzeP1D7fX4FC1w9485gIm/g7hEmbezuPRwe2RSEbz8/o7bT2niz24NWEJj2cXj1dYjnvs4uj68ejx",
-	"m7+f/v3o8fDw/cXtkz7+W+eH/3vnb+cHtwUffPrssdo33lvdUvk1JeNqF+oAq2CM+BANeSKQJT+ZJ8lY",
-	"8IBIqW/XLoQBJZEyto2QKLBzGVulYcA2fAas00wJHsFSHZE11vSQz2vSwFpSi6sTwFbUiL96DZ6ogINU",
-	"AXEosHJrJ7CcAm6ibKsV2+qkK9ze3tbbBJuFIFgCTEIqgzEWI4KGXKCE3TM+Zejs6hxlwwsrkffUWnUK",
-	"K9l6eiWF79rniIbIPTbBYGpMNS9mIWUjZMNvwBKqWfcQBzSiaoamWCIcCYLDGcpwoLDQMDHvkqeAlq7p",
-	"7Pp9s4M0DsDHNVxwoIiQCAuC4EZho+JHBPnVuDXSb+jLCdBaX4tczE7A8pXH61My4Ux66J7EEOcV84SF",
-	"0kMDnozGSt8+akxQgCWBPSfSXEn6R4KD8WIzfC4o6vdGQJUwbirOFKZMk40L9NpvDAUheidzXpsskCoW",
-	"PEzA7vhi+o7x3ThBGcAAco04JQ8kMnQbY63ud31AFiCkS05BwGhvr85gPml9gUTDUzokR3imFdG215D3",
-	"SWO/cXl11Dw9Pmu2YeKEUcs5hjhQYHPwW53tbL0Ae4056fPOm9ZubgB4ivQXn9aMyghSIadT+LkgmC8+",
-	"7FGUKMKKhz0dExBR05+WH3coZmjEeShf9sA7GXwOoqgZJyLmkqBhxBNROvv5s9ra2XaH9e70qnlw2dz2",
-	"q48KfrffGeBRzWPwVqSgvwhmdYKpdRBanj/las6yGnGIDYlg55pXqilHzs1apA7ryzjtdP2tZru9m/mv",
-	"Lljuux2/NvAJAH9dz7QBzTp+6pxreqvb2gY0XXWeTnGejg8HkftluwvBIoIEhD5U2svXNwyl5AHnegZe",
-	"oEM4nvLpBs7ToE8PGX8RXHqCNK3IgxRHaixIGhpdkP/KccAGCc4ujmpGzxp30hArcDtTUW1y8/ey4HNr",
-	"yQA/zRIjXTcz0pltVUHYL4xYxTHKgyARgjCwgrW7qXgpD4ZDG2exBdKWAeINh7/re+bOeEiHGvoFaOl7",
-	"64wYD1jxKDWONGXA9flp0FBFcdlbvdgVjRl+whX9K6dsOUN1lwzD6G98Qn57Ie9xIsvKwFN+IgMguSKE",
-	"fvkvAyLgCYQl33AswmvjMiiCKjOeIqxQ29/vblteoeiEeGhA1JQQhgaC4PshlgpYRpSwknBsrf4mQSCz",
-	"Q4fGS5EBCVzrkJthFJc/yUr9XBP0IoPzV68xTt0bevP6WWFDvzcITAcRzdlMDoLgq9aPNQeDlbJLwUeC",
-	"SFmIKoTpv4LtTs85EJiFRisJjEnwv73b3jv2v9Eii6D2eP9b+11nb2tXT+u8Fylao+8sWuunRpwy4AbZ",
-	"kIgHIm7ohJQY6c5+dzt3Va2QnQPXlQu/wpS572s+SCfkN86AXiZE0AC/PhzTAI+4yac6M8aIG2GVyKLw",
-	"7kwVLrBVwbCiuFKpqa/iiqQsJF8a++0q/b5KXxd4+qTpstpA2c5sk1vOJtlxNsmesBbE9PvGgnh7dvX4",
-	"eHVxfHt1cvj+4OqoJ5y9bvv4drvt336zqh1iibiSu24F+ZwQaQwt3WE76OA94g92w61gG78hO8N22AnA",
-	"8wAmhoPMwmDTULJn76y1QeNoCqE1BKIKQ8kKNqlVfLQWJfxKo1SFMWmNMI31sai+mTtFqZJRGlDKWZbz",
-	"5uQMt5wt+D8HslhXxzmZHqUXVKXP3EOCjLSAK6wAzbhCM6KQ9T3mJbH/ig70got2qbv8j3fSZjagC3Nx",
-	"FlxXXIwwo78ZmydnEPt5KThSguIof44rX7cvB/W8VaLq9oaQOYhsHRKsEkFM4G9M7+7JDGxTZAAxs5C+",
-	"QRkNYGtgvLiLqDSJdhBMJo0T9cFIUp3tr/pqhgi8WHBNLhosxyzMR6l2m367sC0YRNnIICvc35f2uBfF",
-	"oJjzf5uF3iIq01joaIbGJnU1F/GZCpB/0dc/aTiKPaQbGxAseSLvQvJw99P91sP5m8/Lg79//PzzdHfQ",
-	"yHCnmiObjeUQyTignUSINHYgxRFV8zzZ/Lcq3sclllrt/AYPIoLaHY2TGJnETGSM+9bXPWuhw4hgZlQC",
-	"4/ceRfyBSJCv9BszFEdYkRYIuyqyFlrQYhCoTtll5BzfX/8Kufonx3HATpDp5hHTFBZwAieghBKYySER",
-	"JRHh/9Q6Ay9UXyBN4f/meSn8V8d/K0bVj/QOXixD/srMh47mEsJzX6obHP+mfnD81k17d397b0lwvF5n",
-	"c3t7Z+cZ0fFbN+03C6LjF2x1Led9+pKsXWEjhxtOac0JiqukKk34A5nYvKhqnRA/uY6DxZpjITU+S3Av",
-	"6J9FDoDLR7CTHUG27bnPtdvd7HPb+c9tH8NxWeZzGGGpsftk8Wiv8UAlVSkqZdE4MNGfVY1gIti1Q9KY",
-	"hlt3E/H8GgXbL1OjAKBUeRXkKROuAqOaVicw2bQlNMVUUTYCuQBXG+9z6UzWhJolL2U/ZKlJ9re/ko7+",
-	"Sjr6z5p0FBvS+oNzjq4DzK5phYfE+GuQDDADFYAqghQeIazQFsKtSSvnMCkHDDnfdHoHjIiCj2gBeEAi",
-	"jWgxYWC4lub3CVFjrsH0NxBAYgzC0GsuRvJ1HXPBaz1PnaEQUpxbWkgiosgNHuUWd0UUFcQEiil4ki7v",
-	"6Pj0+OZ4rRUqXGtkaO4hfQUCO/l9LZ8DHM5RhR8KHlgfh7+17/vrOSjywAoIfdD8PeTB/aqB1l5D4ZFx",
-	"3Te673/cu/y5AwKolnnUyzha1rSPAtS/giXpQyEXG8dxS2v2Wep1gNnrdPFAVUTKiszroSByjKR9WCCa",
-	"gEjpzAZk9u148LeAXtBv3/18fHXz/fWJPJmo+OfDk52TX8P7s7+d+T/9+m108fH4y8+/nv96fjOip4ff",
-	"+uTHA/3Odz+0v6fD71tk9m1E3h/Qi1+Pty5uvm+f//r99tnRgTyZROPw8GTn7CbYPj/60Dk/OpieHU4p",
-	"/vH8t5NfOQ06e+1gdiJP2Hn7J6o/efDl4ubbyVnn2D+9+YGeT87Ueef77s/X/vbPvx58Ob05+Q3m+W20",
-	"/dPHb3/9+fDbvVbQidhg8s4Pf/w2ygJlTlhjf8/3tYIFsHA7Fgqy4/1J53w3+Fb8NH0zuGnfX3blabg3",
-	"fI93kmO+PfqZdtj3X3Z/mDaMRxi8jLWd1zSsH/swMQ72MY1lhd/808oozsXofJkt0/rI+ZSVPOSfvn6q",
-	"cKqDedGKXFUF/mxoazlp/Je/xKy/xKy/xKw/X8z6BOQ6L2OBTAVQ0oJQSIY4iRQK8QzFWBSj0GpYJ23s",
-	"haFNG33hF6Iv0miWXASGv2MiMFYM2HDDO35BgggpYxnC6vE7erqv9els3YAJA+GKKGeQC8tRUOvAshZg",
-	"/vCNekvXv714/bC9Wriwwh4G2YTXqoW+EXREw1cS3Qg8Q6cmAXPZboAyFA/uD8JfE6kmc1ZlfYIBlibO",
-	"xQbpOq87okxxhFHEC54OvCTQtN6+An8djqK+ZFqPiVWuJ2wsWy9+GB1yqQ6GCq6NnZ2Wv91p727ttbf8",
-	"bv0qC+FaccbWhQHgjtXzSmLVjYXm7D1modvv9i6EEOeDindtULEN6skWt/IFYO/Y31dCCnvP4gxdv+bD",
-	"kc2/9ZFVnla+xNfW7t4bk8gDBODC7efTeCAoPStd6KEBifhUXxHF3A2DKpXfhTcusXDWyFUxQY8/L6UI",
-	"rIcM5h07lyvfHXAewa0RcSVXDrVfEcPmYt/BeJwmOJQfv0TKQxFD8kjQ6ezuZUzw5guTc9EaVMqE2KIk",
-	"GGX4XsjaeRa/yZX7ezF+01mf38CG/yHcplvmNs2tPK9xC/vjOU3nRTlNsw2cBpBM4BE55UFlXbhpmRzX",
-	"r8VHVzgze+zpVyf4yw2ZxO/ArwTODub+3trK5I055vGHuLpLIJsvzCRmSCouiM37L8Pulz8QeJ1crgio",
-	"zhnkjN6eQa4QPHPk1vxHlWT5L4ouQGK5Spdz6l7+WQV12bjAf+pSl5WVtTpQjyRf/7Ljd59RwTIPxAr7",
-	"1pjgSI1nBXiaGmh6q0aXfwb5/WcG7irEuT0Hj/8xv+Ot+jvu1N2xKdSW37Ff3i8RsdtZK+CT1y7a027T",
-	"UGIcR7NrohRlo7JdIDO3FKwsruDuuwiP7OW57fu5AuT6wSURNhq27QO63uByjC04yjhDuHSnIqxAlJ9o",
-	"ff8+1fdzZfpB7P1u9/uzzo8/fNN40ai03ZyDq8gNUWcddRc8NFm5Y/P3jZFayOeExiC01PafpJu2IK1M",
-	"bzMeSH3TMpR+w7ro5hJ1c+6kxWWsUzPtKrlSC11f6wNxtTduci6qNTxU3l+oZlBNM4obItWBqZk4R8ZE",
-	"Kld705THsLYngXAQkFiVghqXVV5MTXO5sovtdmdB3UXL0Fp6BauWXeyukNLTXVp2cbtW2UVfU+wHNkmz",
-	"sCvu7CwFG7tooAr3VM1c6z8jkdpK0KmTymZo1kqKTn0LCVs3DVoj5gc5nwWdSCLQdMwRnzIJMk8hm0Oz",
-	"RhO5YR4Cz+RDhBlX46JO95/ec+otyHdeYQWdwgoKFu73XMZU4QidJ0pQK9I/P9d5gb/X02zUBIFX5jMP",
-	"cHDf5MMmNHRbNTVgPot5QZrAbmYo+senCdTNsf5TkwheIENgcfT/XNb1PzgrejfLGvnzsqI/YqnIKS9J",
-	"3Nf0i/MOyZjbqshZHlu5ok61pNPe2e/88U1N2s8p+bJ2MxLrnT/jUTjzgF24xHHbfSRn9dyZ71bSLnpd",
-	"AMaaDiEFlsbEcEjbKTNh2XfXcKLV5Zehvw21IczB5uuWWdWt/Wa3m0eZCrFkqh+hiBf1h7/w5b8uvniF",
-	"4/+sFh9/p53ZSP7A4897Umyjmdzhul/mj+6UDJVzHUpF8ARNSRQhrExftOIRtguej+pD5A9E5O6G4lE2",
-	"NJO+Jww9kIgn6v/9vxrpwf6B/vYTFzCV5I4rf6Tddsf4WMcEh7ZkTt79EZKctRbMQh+uTlNMN4eKBDEe",
-	"nBZ4IY1UvN94/dD+I6KTARLBmEygtvOQiwn46xJBm4IMCegeuRhVJaBg5FevcYUVOaW2VHFxXx/HWGkJ",
-	"LdIoYTf3OeEKo42T45t3SGvLOKaon87R39xHfdG3Ki8UMJBIaJWBQdFMFqK+gsc9JknAWShRwhSNcnNT",
-	"/Qb4GUIPkdaohfq9hqsh0Gu8Ff/Seav+ZWvH9/stqOyawXbBuAJolkDgkkc0mFWfL4+J0b9fySdg0DTT",
-	"9D0UCjxUTUrUsGmHNbWWBuFqTYtZm/s9pvcew0uvJNLijYf6n0tA3OACWROq9EAElnTEmpShiAf3clOL",
-	"zXxqkyf7U/P2lLKQT3uMMmShXQnRz/+y9XZaA6LZuCcg+vHjx4NEjbUKFVitowjRC5YBVCKl8UzhewK6",
-	"AAQ576P+NwQLIpAgOJr8Sw9yonuNvmd0kz5YP/6l16DsAUc0vINM+F6jj6ZjwixIBZGEKSjUZtPk7WgP",
-	"maiAEHH9gQd+T0K0cfXuEO3sbvubZSBUrsRDC5awFDZfIWgAT4iyXOUQx3gA5TlsTHMV8gXpILsVrZqj",
-	"OBlENNDS/j3a6G7lqsJuttDHMdc6EhrzKJSIKjTBM6SVPA0Z/cpbhFmP2XI2HhJc64dQrcOAQytZFkjm",
-	"m5jJKRESdf1uGUCf3/ystk6n/uDH+zbb+ynuyO2Hq93k227wbmd89IYc+JPzNr/sfL6GWACoUoVVTmtx",
-	"LcQ0uucTlTNATvCXU8JGagyWoypGdpgIyUUFrsX4c0JQAI9dJV+C+qeU3feRIUPH3WJBHihPJIrxqMS3",
-	"yexbiH4/+fVkevbrT+rs6EydHX374ezofufs6GDn7OgbfMJ8t7/PCQHfqqvAaha32o6gUcJ7WGA1XoB5",
-	"z3IMnAb8DHioGUkfnvaLu5jrQ6CnMjDIFvulaYOLm8asuOxc5ld9ElYv1l2HrySiYXFVNQyOw2rEoeHS",
-	"1WX3YELDyuvvJCSTmCvCgtl3pIL3n+F7IvOsGEk8JEhxJIgSM7RxrQSN9aYkmWgxKNDUd03Aq58wqlEP",
-	"JAu0gdGHDydH6KG7iWIiNFdWhIWaZYNk9BbCdPScaWivxBOC7snMZMS7H9xCNkxykYc0SDwEGOfB6W/2",
-	"mJ6DMtTpojFPhNTMj3GFRMIQHmHK9mE+MIfqk4k5kwRtGAukh/pO2OnbCc2tHEd4RkIzObxvqaefQlE1",
-	"r+yofaQPo99CN/mNWMNSSIcgk6h0M5a79Fi300F9mp3K3T2Z3QmSSBL236LpmEaksHTzOpVIKhpFeoNa",
-	"1PBQ19/rsbmJKLtLJOmjDQNpOeZCRbPNFvqOzEwxbah9HWuWkDeQbuhfEkmEpxkjHF8Q2aoFoSDSWKVM",
-	"Xpq5lgkLY06ZMqYrMKM6jp1dfZst9M5e6mhAhhySx0iPpSP0fiTa6Pq+3lFb/09H/8+W/p+uY1v5pW7C",
-	"94zxxVxREm1sf/kCv2vw7pl9amzQe/WQ5CnmwdcAP8osfnvoB22yR5pvws6g2R3u4uYe3t5tbgWdoU92",
-	"Bu2w21nET3I01tREtogLbm9DGIb7u11FrwtE1Us80qD/rci0t/1qbgwSWGEZ1qtrXpngL3SSTMCJCysy",
-	"f2Xr0ZQ7IsIW1QwprmQdGvHpBI80c9C4v5HePUkccRwCKmEwrmp2PbET9TdXZY6kXc0c78nsmdzxwti8",
-	"KwXiHM4BS8/vTxLxSqKcUX/lPfkL9mSs8M/b1XWA2Y3LHqzam8KjVxLFgoL0GPCQtNApUWnBfUFwCAaN",
-	"JmWSMEkVfSDRzAPSu/DQCfzjVN/Jvofa8Fe71WMHbIbMOozMq/ek+TK4pzemY6xAZqMK2MkEuG7K9jW9",
-	"m0x4A1evcCv0WNdv526OADOUKn7wO/Soc/J1mbxz/twq8cwCq6aAttN9mo6v6YhBAa5F8s0pnxIBrQbG",
-	"5At6f3Zw2Lx+f9DZ3nFMT+Bpyv71HeVpInNNRgEGuTifV65tcKvHfiCCDmdaJuYa2tC94AsOFBrMFMnS",
-	"BDzHkWMsJFwpAZ/EGE4P/NJMKswUJDKXwbk13AnaxB/s4e2wG+ySN8MObg/8YC98Q3aHO3h70A22wg5p",
-	"D328N3gT7IY7ZHvYxVuDTtAOffK0ZCYd/JYeSow10uqZbn/xm3u4Ofz0+07363+vJgtrSKmiCEnVeoIb",
-	"mFwqUMpabZ5HyB9sfd+qFRsieSWN63Phwp8wts0v3NYUfs7Cv0I/GBC5QAf8BodXBpFdfxKbz5JrMvL6",
-	"V2lMT+ke0lgM0D5h0F3a2dH0ELFF8CmJQq3BTEyp16xZ1CTRtKPVbpgDwQgn0UCEu2tyadeHsm/ZRqL7",
-	"5qV9tHwu59w2PLfr+1/zAPvvggwb+43/9lpTGGeEKfnaPJWvf0i/eAxrAfBVaRepIDjBkT4Bo8PqVcrc",
-	"slvonGvJeASNWqaCKkVYqwGd8tkwosF6ZxC4lzOQHTCEAyjh41gSlQ4qtj8M+QIVBcvA2asNnFogcWuT",
-	"GWs00QgKQYAG7N51v7TS1coAiCPM7lKSyKCgFzKEGvkR1lzYuFpNyiba6FjFAgdjeMsWZYSQET3uLpXU",
-	"CgDqpKUWXbeYeuC6jPBiLLrEFHj7lCdRiEYcDciM2xu2uPgAx1rYIQR1PBQLjjrbHiJMERELKglKGCyb",
-	"hJsA2ndcDGgYGuPOyoAdpm/ngUql1RoRIyQ0UgIOJ5QhwSMtnKExHY1dSmUOdFsvg1uZaPdKmk9ucIGy",
-	"uAkjunCOIj5NVaNUqwGw/A28tWtARCbigczuwB0RlqFiHuqvp88LAGj7LwOAiLL7V/OfAzDEWDMiZX4D",
-	"YY9OiNHLFJgTGEcTE/sPSi+AI6ckPYsTVWu8eb6UMoaMLZU0tEydHhC9/rSP1VtU0Jv/KM4FbCmV86zd",
-	"CBlKMLgejDEbEdCgNhYp+Zug1mZbNVZhkKX7pQ33F+5YS3ZzZqIrMEe8yPEYy0YZi8vnoe8q6La1yH5S",
-	"PolO52VOYh5Q+f5mS5cEWH3ODzMIFac/4oy81aSghXc7WB1AeCQeROuxBsbVHc6myKB6zhXKHuwbrM+s",
-	"LM62PfeVMoLvvBBYzT5T8zM4bzRfYCna5x1OYBpAWoyUaOPb64tzYKkTLlXBlmRQ9Zyrdzxh4doAHMLb",
-	"Gewu8oYwxhVyA4qg6b6U1GLJPeTE2CxBStKUPiARZyN9r7jAxIIVAnDoEs8ijsMbzk+xGK2HRbGZ405x",
-	"fhfBLPOCsEZac8HZAcVbZutlRTj4GvkSpHe9pL8RV/fC7HpCmLpKVZIXlOB+4okAASg7EcqCKAkJyhXL",
-	"ziS33I8lqe1l5LQK41P16sBKbJZlTW0wzoiemdgJALwOMPvAcKLGXNDf1oRgAhM4r2cehjlvKBh1MyjL",
-	"wJQjX7v4VRaUXoZ3uza89e4XwvucW43OmY7Aog8YGWAhqHWPlCxOG339Q8uus+8h8zdss7+JJDeGbhzH",
-	"SL8oiZW0QVtXY8GT0Ti1pZu+WzKZkPRTb5E5xPRKn46J5QiABDC7wiOrY1neeG2sJ98kclb/hE2hd6yw",
-	"CfDBD5hG7oYq5QbZQXpLehED4pBML8ugXNjkDCSncvaOe/kuyX2iqEil81OJcqOWS2Xb/pY+VFncem7h",
-	"nKMJZjMttsopFyEKxiS4lwgrxE3USHmpdq67gZ6suETreKAS6YdmKhCo7OTSLVYfq41KqFrwC/DPhfsS",
-	"xLmJEGeurSsse0ONyQwGhCSiAwLhGjMUcKmi2eZ+j/U1BEBa7OeB0G+hC6PjLDiifdSvOt++1hd6rG87",
-	"oNxZd3x/E/y5WaBzJqmA3dggFbj1NyQhqG/xOoecfS0O5E0dIYhbBvamKoBeLoPKUlrmcOE4lKH+lR7V",
-	"hPx2GxGSi4PKPZwX6q7ngnrcFTbBM0MPSlAC1ric7XiZi+VrRrcl4vuvRL4WQz4YBJlfe8AZI8YioE87",
-	"0rJhmFhXg348mZQK+5tllzCvtOLcrNDsMLeH9CvGJSvxA2WjtznlDE5ci6l4Bhx5jB8IGhDCkO3y00JX",
-	"JCY2tbGkk1qmXuE5/AMYxeKjQRsYLIj8AfwtEJiGhTL/tLigtVUWDmYgY+S28kr2WEhwCNH4mgdpXQlg",
-	"5TKZoIfK5j7KMZVKJlG0WRrohm97rEzMC0k4/4Uyq4GAKYsjeRTqsdzp5k5VL8HoyAanFAn3XXzRstP2",
-	"7C2uT5yykVHGq0+9WjvHQ7IeL1IcIO7cOQA1ykarsiCISLwiARfhB6ZPf20tVU8sGI7uDKllJHdiHxTc",
-	"93NI/wIWrANTyEGfh96PMR+CDmztiQUOGKINqjL5OiSQkAdVtKjSN0uQTCDQrsfkGMdkM0PYGAtFcZS2",
-	"qHlrERW2F/GRtebgBMymISlREKLOAHPD+RlmM6t+ybXgrm/zO2uazTM6Jyi4YMuciLLn+46s5kwsey9x",
-	"DnpNViUpxXRawpGaTa58aZfIJB/jW7VQO/Z1NjAfF9vMAmNrvWyH6yn+AbLCP0aNW1PzWogZZ6anv+dC",
-	"VvPxmLn0xNJBf/z4sVmOvF12ZOVAXQtAa/1cm8ElhRnyVjhwphO4Wt+f7roEw/00bhGNMZjHJRlNrINK",
-	"wF0JN8TZ9fs/ytAJH6cSkh2a1n04SJSNn2WWnYH0rfXVAcmZiBsANJnEMReKhBARZLLM14JdOtEd2P3u",
-	"AMszIOa+lDMM7hsV+ikDZnv75Q1TryTqWytvU2+774INOSNFU6Z1f2z0y8vsa12nx+YsmpXOWn0hpLsA",
-	"tDfW1BP2QE3SZc6bjsMQsmxxdCn0zAr6/7hWermffrdByPlDaVD2cLcXfN8Z/Lg7+S7uypv2w89v2NXW",
-	"9Kcd8t7/9XQbvws7ow/04vPuj/emqFAhpvepKJgshuAX+/lP6TA++JUEwIitUZwFpCpHg6c1BdIkClNV",
-	"Sgt2bxFLosiyWDdOMw39s6Fv2xKqAAqsCnEMIVakaQv2lzaR9oH+fW7KuZGuSUkG3zM8w+jQZnCWhz9Q",
-	"PL/ffkTZfd8wDBOB6WUx3XKMNX804e19qfBw2N+3Mo6m51kaPAXRIExfI7809HBDJ8NhDv52IV7jS1OP",
-	"bD5gAfFa0NopPZEfKD417xd+uzaTlc8YIACl9Mz2qk9bC+YRCUfQgSfral46omwYpJgtOK7ahzL3wCSl",
-	"VzxI0qibpyN08ptPI2csFOADXnkjlSCBbO55AYJPiGEPWKWtJiCuDmRYrLmFifm4YMSkhCPj9mEQ4avF",
-	"D5rWP5AJfA9tYJebhLKyDVYPotkEqTgMf1l/xCaYJbWkK41pKY2csvUReizNy5Z2Tv2+h4ZUEIn6hfh8",
-	"q5tR8w1pNCjwM0v3RGab6LEgIlho9iqI5NEDCb+Z9YH+N1EubhDZpxJRZRSqImLROkfr0tArU8b0ai03",
-	"MvtBNzzEM9SXhEku7vhwqJXivtaubVdC8wSNsCJTPEOSRvr2H3KB2n6PTShLFJFv0zPCNhTDONX7zNVS",
-	"uBNU3tt5TVM5ypApbsBte8zzywsNDYBVj0X0c0JDY2rb7ZhY+fxn7DSbHuorLO/vJlTf+PAFh9pIP7DO",
-	"Y8AFfSojgQPSY0ZmByUpIRAGkJ9cv2h3oMgErr1EkDvyJUiEpPpW3DCDIPIwIir1tvZAAQUbQqIk1dqY",
-	"kkhoBX3uAx7qB/p0h/bCvYtwLA3wgeWhwlO05fdYiGdpPDpVVu6UHupTNuR9g4cQJZ4iaDZkigWjbNQH",
-	"c0g/0OcS4ChFZU0AMk8YcChGxB1yHqYNZAqrym+q8GDzLYqwhrFGR9ljMgnGCEvUj7i6g0XptSAsBH3I",
-	"aqZTkaVUaQ2rFL1ZRNMq5E9D6PKX2XURh3tpCaNY8AGRvYYVbpWxi4wJFqG5uyTVLKbd3c9X8My+Zujp",
-	"YIU72TGA51wMGRNZFmAJRWXcUESVFTgy1qbRIG9ishwX6M/cyVRJEg31jVxmOk+uMeupuFyWhQvk2g3+",
-	"miUN12B0ripPnS+YoV+h3D9cXtUMMuWMUP9kwBP1FvVpCIJzSFInWpg6woxybJoqHlyeaNq1sWiacZX5",
-	"qpcxLvO8xB89yxrMwwJfW8KMIIR/ratCWV0oIxVbcOVJkdhoPjSskApKQ2mYpYLbyymHHhnFZkeTnmyO",
-	"wAqUUyCBhWLJobmrj7CqklaL9/k+wrnEVxxZJDCfnwcvPD158evYpA/bw1h02l4FVhWZ6oJ7xatAtwKO",
-	"FQOxK7/eeILUi5t8l9+NvaFy11B2BxW/bEdUfuuJSPgcAQecBUQwafmehmw+OKE51ZezqZS0BocrIblD",
-	"iCWY/hSeHj84a0QUXQwhPnwZW/togjlc7U0oAVhE0tAi/pPMMU8oX9OKdb+nalgxNfXTU7Bwqanw/fld",
-	"f6r08riSfGDt4cOyvN1KoXWdwza3QI1aDS+HNw6xoMVrHbzKXxK5iTWB5rhNcTr7sHquj1zcQ7+e9Swe",
-	"aQ3ERcie1cq0UWkAr1cyo4KUZtOrrArN51YfC8rrXNzpBi/dC1/Tal9zAYW2MitSHPUaV0SrFvuo10BD",
-	"bmsjDGaFTdg7ofVMw00eitXkZ4qSza/4wIi8rnyhA/I1TyTKmlsZY8eHa/Tu6ABN8K9cIEYZQRv9CY2A",
-	"vZIRMLohleO+12P9QCRS4YBgdifHJIrMA9RXgpA7liip/7A9r4FZjglWwPL5zHB+iSekv+m5ANz0/I8/",
-	"vP7wXY8NeSIU0XqrMTRhhcausJ2t34YiKkE9nUxAxA+w0ITnYuq5JC3U17L7l9ReiAEcPTZIwMlEQxta",
-	"ZOu+QbSp1aqVwDMrtlsi0rDQf4405ekNA4HOw0FjowODvnFt52+vAUCAsvvgZwYQNLzGKEoUUOBEzwXN",
-	"1AMSmXTSKIkpPOJRlMgAXERJFI9t66CACwb/CThLjMAh8HRABLys+AQrzVACqgSIIfd0ShteY4AZZlg/",
-	"GPOAaxDpdXJxDx05yBCeQNUcaHYej/HdCBqWjUiElVmQBChwHt6FM9M+U5EvRcaS7byCtxiEvIQKGtVm",
-	"RxNtpc+CKjLR96DClNlMBPu+p08WEiX4EFEFKqExoUD2MeNTljfEuTn00gUh0KvARCUUFp4btmDls6qK",
-	"IwQdnLZTxwKWSMJ/tSorkam3WSWCpZVFf4dySjUUAUvtX7NeDEJgYFxZb/mM+dsm86FIRgCKByo400uE",
-	"I51QGRThMLfloDKN9eC03dxCFPxEQ0pEuuEN61wjk1jNSmm5+Rb38zpvWtN0OQDO3LivhX74OfF/rjV+",
-	"CtgFqkMGQVlxL6fd9Cc8hIgtgFsUPgG3enrdGVbBOKfX2XKsBb3fdOqfW7rtwpoNtF38n7pPUiyxZ2un",
-	"Sj9e0GsyCOf0mQxrK++jianB/oSoUL6qXJUvY0WhSqKE2bZ7BZLJyoMth+z3blzan2T5eCitVoZV+jE7",
-	"x+L9nrA4WX3TMTfJ3aXdYxP0g0UIQDDmwMDUAZlREoUeirkAQwc3IRUkRBjWsbk+xC7tYhzkzJZqgu/a",
-	"Lnh9MMbUljkoOyJMY4A5tUxD1EYtCPJgC4q0MvQfcB4RDIwyVyqvromrpu0hwlJ9kG7qUoo5lgrJBHro",
-	"DpNICxiei3MzJmer1dEhYpCZn0hzSTzP1ZJxhOOYBgjCgYY4IIiwEQh2seDhZrXYTIb0S3EOyRN5d7/7",
-	"/aTz5UnWQnPuFztXAUSeO838kVQig5R0xMgChyRIaFjew/XPhZfFd6VZ2VxY2oIAfr2kp72S8/C7iAkz",
-	"oWj8vhJe9hM1jSjrerZgYcvAtB7zsRbWjb5ZV9+6cdym0EY/219/862pYhDNEGfFMii/F+BQrzPq1zLw",
-	"/0BQzoMtCak6ZkosYDeLijCmprWT0CksU0EVcVXvDE5fU0VKtqDsQdVebKO032tZP5/kAs5S58QXaEnt",
-	"NXBM70zBltQ4au/7T0tYyTwMbO0VPcAFpB5cnqB7MjNUZ2ZPCw06B47xX9lkiZUNU9YKRasVYPzybJ3G",
-	"RUbQ8bdafqvd3mrt1vNtgLnEIOjTXoY65kBANKR4EoxJmLMGYlZhELRYOR3TYGw8YDah2tbWMlH/MLck",
-	"Nux1ZUTL2l9UViYK5xJsbYCNl/prBMRDW3byPNMlDV3cg6EmzxFybp05syaNG/lTqsKqb7Rkfqg18tWM",
-	"XgWVbpnEdAUS3UE6/KtWzVUw/n4NARdeJHkdJw1a9DKF9kV0TGuUhEjMJ2c6LI5O6+OXyLWKBG2v4Eq1",
-	"LaKM1N+OPkRo+luxnQmeHRrwvAh0TJHj36skBZEqqnUPdR1NR2AqSXjDzygDBK4mTq0x2Ej7iE9dBxmj",
-	"X9gAWAQoZexvWCIzr2nSUC1jmwlqXt/5Gs2/L3r8AzHemkqktlWc6zhYAxyRd+klWxeSK7pwiwtd1Qxw",
-	"lbCcEUCRuIjdT9stkoFhJ3L+wI9xMEYyGTQNVKGSp5KIT6Fqr+lSBzCC450aBzKVUMvRRDqBda3V8OqT",
-	"27WZuGqp9XVxkPKqwgM+On+/SCA911T/TksEgSF3MEMbepsG/hAbA+mGKBYkjonWoKPERoqMSTREER2S",
-	"zYXK1/LbxyBjjgYKGF7G59w9ZJlfalkpK8oZZy9fDkW8riB8xyUdPhWQJG/D8fIWzxw/nOP1lbeka/JR",
-	"lqID635bdszvyZdDHnFhPTYm3azuK6UjcO977tsLV/shdnfQKrf6n7KhuQWnV9eKq5WXiQjG2FYRqeeL",
-	"zZjfnHPzHRjWyUQaj810zCNHfKnhCksUu4+ijeNL9BopQSfGXrXpQQ6JxmnjBZ2TdJ69xpu0zl66JPCW",
-	"M2KuMvhsSGUc4QX2exiW35Iph6iVf8/lEzNJBxExVjkr30JO2RBPaDTz0Bbk2EDQAlMopCNq9J1MlWi3",
-	"ttF9pfvWtVOoceMsjKpdKIB8/hNgXcANtEFCgJUVfUyxqpWkBI0/P2n0SXtb/gkmX2u+WsCJc/zX4dKn",
-	"BXTr7sDVSPflRNuFOLKWXLnKua0rca0u96wiTDwsFifL13l2jVtseEiv7nm8KN7DxUu3GjdkhbHYZrig",
-	"OJFjI4lBo7xAgBsckhttmoUNbUwjIQlL84eohHK/T5s6AxxXm7n6UFG4D0YDq6iP6ANhRR52wxkdjZUp",
-	"jaIWRKO4Xm11TTM2lcllNi1elwlYcKWPsxyl4hrh+eu4em2ThVWV8x9aq1Dyk9QB34Z+oMs3OQUDCSTF",
-	"21hMAqJgtnsv85WZHgomMH1cKjuxOd8hBjIEXsNKXlu4v665vwXK2mI2Z/CvtFPzUv48rXYSYBEaFcUk",
-	"ZWkM1Ji0DxGsHupritT/tSSp/wkiBkSm2LumD7HkI0FC6ILZRxvpa45+9b9BHPFQ33Ly/qaH+kC3ENZn",
-	"hWKYNxOLbcGKOarOM8gle10VpYJaKOV8waUP2wCkqi+/eIfEuSVVB1EV17SYwyzqtDgf9bv8epSGnyyI",
-	"/LUsahGXrhv1VhKWNTZKCAaDxMlsy0ab7uvT6tueqDNTyaAP4Oq/RY4F2KFp0XY3vMfMeMvA9RsOvewr",
-	"DhH7LXSAoDZvrtMqLCnXasWvytDJXQ7LWf5KUW3LmO53ZGYWafhaVd8Bx+n/GJ6cp94/jjz/OPLLncR2",
-	"jZNIiXMJweWmbNeZ8tnkuIgKFwgEjqr2EYYyh64BmAZ2y9ERRMSbdggktMhlShpdXlzfINMp7XeoGvbV",
-	"XIf9Ta/HTNYIuiezVkpf+wjn7yhPE7j9m0LhUrCslFOBUJBElGEx67GsyxL0xEjLEmjxLZvJ+LQTFqKN",
-	"rt/dLAUhplkGsJXUslQMYMtGzZ3SIVZE//sQUlvn7TYDGkWUjQ5sWe063iuoWs9m9cauHodRP/2XPlN1",
-	"jse2YvCTX0rAgrTCNpaESTjweWn9dLMOr3wWeejll1BNNvljXi94ex4VcjaMjo9O8T1B12MuCDoSHrLd",
-	"cNHJKdrxd6A7aJkprYJK2bcONYX0Et/v7KALoehv6CMJw+oL6MkvpNiUoxY8w/8WjAlratnxt1yD8fRk",
-	"08r2+WYyXe+5GekrXp8pfmaz/c822mp30Pb2NvLb0CAnN2fXX9WJujDOxOFTmt1REhgAzWoaB9bhASyU",
-	"q4wfaXQ/dFGI876j53KK1VxDQq20+HoOo8KJZK6jlTmT13ggLKnD9qp4WHrwOZeG5WvpxtPjK5yL+27O",
-	"97E6e4PNr8fdVkLZ5+FfSq7tbr75UxsEyFz/J9+rQNV5DqKZx3/8+/8yrHBqWCE0lYltvMOKbOXJ6JMN",
-	"W1tg05WngT5FyvUHfGvsD3RC0G+cQak7knucdhGCwiHylcnFpmpWK4/nTyaflBYycOtrDnrRX+IHGs1B",
-	"eMtfmcuuTzRP0kKW+1U2LDH9/VnfVWqxZVyoCdoHswiHihDgItXHSKW1gUDPT1crIveiq/bSYxuSKJf7",
-	"ZCxObyEBQxIF5dBNng/T09kyA32TvI9ZQKKIhP2ilGsXC8ZWbipkZQuxIhNMAxq8naMoAmdT1Ki2UgHC",
-	"k/T9ioffu1VVPDvML7Tyebb2qsfZdnJne8IeOA3IJaaL8oADO7JFzdC7GFPIB0buCbJPwKo2weKehEgP",
-	"mg8XB7JdxBHS6QxxgynSTqwFRlmLqu0bdb1AXOHINs6ujDSz34dx4KgL9OCCoaD7prPt+95Thn+39fwS",
-	"CwtYRoG5U/qHZMEuwpaqZNhKfPmzkmKrkbWVhyWQ2IHlME/hPHCJO8ePDNbb5pmuclWODmC0i40ckADb",
-	"qt+OxTyfIFIWOeQCbdhq4a6YvRm3WYtOYKIXopKsiNdLkolbYW0iKRzsP5RM5lFsKaEUkexPJ5USjhti",
-	"IUwm8l2ER/NH3kT9hJmUujsX6mNcHvbHkBJlSIWHBOEphgo/RtQBCxlUy7ejm3qQzHrObrZ6rIn6xm5p",
-	"55/BbLmEY5vL5JLJ3PC+eZfFvL+fOi4HMzThiRrbZxyWd8dFSER/PyuylPWZ1M8RPDevTAS7S5gGcmir",
-	"t51dnbsC/qaX7+XJUSFl0TP9UEyxYXgTnV0VJZE5EILXNwdBlyyXAkHLcjHX/5vfg5YZswUWRZXyfPM2",
-	"u3wVjArlew192lRTumC1AnHrhsxLmZCw5pwuSWEpoeb3/Z1+QetDiStXt0JY/Qo1eMo1/kM8c33PbUEp",
-	"reTsoz6oMZAcn1aB2rBNsbd8BBWuNAGnoDbZNX0oYhL20YZJ3XMFvDbzecowdcMek5FazWuVqRprqPy1",
-	"k2fM0AVhulUGgbQGX/refC0Re4Q5jMlj5HoGgTlUKWVA340xCyP4Kvxpq4Dl4iAbXmOMgyBueA3wlFXC",
-	"uvCdNWti5Glv/gowrAqwziayo4izERG2htlGERlTtXs+cvWfgUbLPqTVjQ9ZEMSYRyERaMrFvbS1vKl6",
-	"a2vfmBBliYBOTF0wyC+pJWYlT7Z5hSpkplQvVYbOQaCS0uVz6sXWEeoW1awsE0klbVSiPpTNv7Q9SNY0",
-	"hpl2nW6SogFkaqrMNQPOIyKaMWZKzJp7ZQ9hp/ukpYmRaf4Ty/DqPDd0zn5SWm1x4koYRZhObP/NQx6S",
-	"NaG0sJ83iFAmRMuiA/TKbKFDLImHZIwDYjy4IZZjYlrE0BGDEvkb/d37z81JNzb9E3a/+/6se1lu0m5+",
-	"LRv3VqsjA+uvBA8PyXeV9b36qegIuowp+pBGjkPkDFHm2cXRdXMLxDIPySSOIzJx1r84a9sEcmT+rsux",
-	"X5B/CqLRQokIznBYIQstPyKwfChouLKhBJ1MSOihJIZarViSTdM9QJEvKispKAmwGqhtwbhp1l44mvOL",
-	"y4ur79ZmoA72lWEC5xzFXNyjJhIkoiPKE5mDZqNm2mS+ykP1+Rub1A2W9+uRhos6Lpqe/erQUOYa45da",
-	"uleETaS1254C401uaHUgPZdqgXYMP0PBXhMrLovh3VSRiYcwswHPIQnoBEeuz/4GBtTRg3dQNEBYofab",
-	"vT2jW/eYpuheY6u909ruNfrmV/hUNNg0jc4m/AEiFx6IwCOwGtyTWGk+0u6kH4sjzUHmusDraRtevgt7",
-	"819/8Zt7n35ve+03Xzd6vVb6Z+fr5r/+92pikuoHLKir/132k0CLWbA/13Xw5V5ZTS4dCj6pJZqsGCSd",
-	"2+GiYGluMv1X2Wf+ldX2uYJmongtgID1ZSVA3Jg3yiwjlUPgLOD7c8Cp2LpXRpQKNMhio+1qPy2g08JZ",
-	"VSXoJzhaJa7cvJFSfwpMytROt1HldbNrX+UjKyRv6KELUx+hULm4+cJOwgWWPEECQmPrWBOYyaHmJ/Aa",
-	"EnwqUWBAXkjYq1lEdY4gVswR0AtbKccVMucWbDTU/Ngm90E/lIRJLYlLktXcT6TlmnBzjwkXBFLWzIPn",
-	"gSA33Spbyr22Cs65o5QnbKWvudcukrXyYyr8KYpMXsnsIqwM79UPltyp2c3WdDdbwKVCtjixhPIE2W2Y",
-	"Xbobxfu1JAZ3fL8yhCF3fdXdv3tnlSOaYqlW+gi8sPIXTvnI0sS6uFs2zRjelOM8afKKI/Mc9RZRsYRh",
-	"GW90fLVRJBQHpdyplLGlyJErCKYAuPJRlVhkykKKwHvqbrlJL8yq22Ulul2P3NfGv/ovlKv7PgPo1eBM",
-	"mDqMuCRXRCZRVVyYC4FZLpQkTF2PCYFJhxEejQjktFWwlfd8alqpgSQBarR9obUUyD/gKCFLWBV0rYQI",
-	"9ChC7iWJYi5VqSBXTVgHLshpfgGlPS6ErJN+KipuQ5tGc8m7sHlFJqZLSWQLoe2bjNWIK7TRj7g6Cfub",
-	"HnLFsowTJeLKM5Hk4IXpMcue3RwQxeE+BN1t9HTQcNLlvupza6GDtHcctA8xk+hhuQ7OPTbg/D6XL6xQ",
-	"P3DCYR9t9MmXmECoia0L62BnjwHkHaqkOay3uf4RUO21xzQ2sCSKqlIaTG/WVavYeQ27wKfPwXNegtxV",
-	"hotQeZslH32DJelnO9isTNir1Oq2C1rd3iKlzsGyGt2XHUSNjbz8ci1FLCJOiwdUIv6gpQVuY+vLbdpN",
-	"lnAugaS00TwCITUWRI55FC4pR5Urb7KCfO/Ip/bwBRrnkx6udRJ58yj4x+RT2ybAS9mtPVEYGDqpsEpS",
-	"BISr5MALoFPB/ecX4Xjaf/z//v/Ikco/APEXiWk5BHLoUZV4XDhKL+NxOfLPOFhBHnuouI4W30Tmcq40",
-	"DT2vBYyZwVR4WRn5g7zdZUF9GDkm0IlqSgRxnPpt7p6ChAOhB7h0HeAYrgLOhE8IU3VrwqwV2m5fWRMG",
-	"dYuUrmguc9JHhU6coeazFJTK1AjO1LhJWGhOykPW89R4Kd/+01KoDQRe2vvFhurmAZFHxgX+6+ycvYxw",
-	"chTgDmkxES5q62CmqNHUoTr2Vc99YYZnAr0NP4U1m7q8a/oFVq1Iu1LSYe3sFdgH7G5dz9/TrAbGgES4",
-	"YZr5Q1zRJrQkZSYe2t4vw0QlJc/0UhZRIrlSj0LF4c50g2QqmbvCkSCim+XJ1exhE/zlxAx2Z+H+XEzO",
-	"aycfrOY3r0uNi9HhCGoqrIsPbEifNI2aLxzC2LSUdh2foHkxjaaYo6H3TglLez2unq67KPDiwCBORQJ2",
-	"Gt5kOqpHEdSB1aNl6i2lwhUaHdMYsguoIk0Z8JiEm28RBNZMqSSo63dR/1p/SRMG5Lv2V83sxnjlcAuL",
-	"La6pkYHBYhw5ZiNsuqSuhyc4CamtgVPRVVc/lFCygwhpwsGGVEzemo4WinwxeuGKFLUmIcZEUP4kZmYA",
-	"uTTjU0xaURrIWMv2E6yl+gTdR70UxukWFh/nCZOxqcm0ZuhWuvtF0UKmV6teEcoG2yQJ922ouclGEDm0",
-	"wRlxoUtASZs18ydgMi4+1ItcionQc5rgpfRlJHgENZzHdDQmror6emFNpl12mEQkfGcQ/uU9oWQC5Q7W",
-	"uS5y7+YkucKSl6HNA2GKi5lG0TUZwYIeBvmWUlrEr66sWruisF5gqZ7wmmavXCOZFS+WdfkPFqfkgUT1",
-	"1ZRL+0YFO5mrjjom0fCUDskRnkm7OJNzubWzXcjBbFfZEeR9Mn90Hxj9nBAn0xUvygBL0qQMqgXqg49m",
-	"ZU6+83S0nFby60NDb9+dXgaNjl+PneZawqQos5QgntUIPxAEgvDxCqd9mL4zp0wCqD4nxO5Z01E+03/p",
-	"fQaDcs3Il9bo5RFJ5bjcrVdq+kEn1LB8RqZ5achwVGl4qnxrGiRBDPgAgssmBDMJDggYsK6o3pkjgCr4",
-	"lJNVbIEDAMPig78Qo5fSA99jMeACsk2+M+nF8plt8p5Q/y55RIM11djcYS/lojDslEpVqLHznE2ZSZbs",
-	"ylZcfUaTRpt0tCgg3ZkS0+QkzzqZIsj0zqubZV99Z6fpbzX9bkVk+pOWrdVMVgUwnFKW0Wl9QdNbHMX4",
-	"kqkmD4SFfK0uMOmbORFmidEI8OOKxFysqb2UG4mk3U9kZW5EPQ3CLCinPWjdsNBtzTRJwUFQSnl/Wne9",
-	"ch3zTdNqqkjfQ4IMoR44/GZn7a8eqG/Wme7S6pDLAP85oaajzXrQHwo+OS04kioyJErGn3nbj+IBdPcn",
-	"EjrB15LkVyO93EbXJzxoYHbByj1XLAPZWoeBOGLO5nvHBbpJiAzxDMKb2OeEKCgHP3fzvDDNK/5CJzni",
-	"xOiNLqnYdFZZI/GkEOd5mvc3FRZbg8MkbL0yicdZNynIlHMdMmyT+LROp1FLXelwbz7jd+V2IqUaSWv3",
-	"6ljYL+/ZDfdWq7a8VqOKFdW6Z7cALLc8SLe4GLWu6Yjx4XBNsYYSBeJA3YrqtVMYYqxq1w4qNylIX/UK",
-	"C1wGA7WmkdoivFxudRgIgu+HWCrk7+z7/n/8+/9q+/tbvoeihAVj1G7bH7v7W77JYKKMEYHaO/tb+kHH",
-	"3/f92q1BjiwRFp0LnVreQUyZUxVWt4oqOiG/2fJpS/NI3LgFinI6z5ITM6zcMdF/hMGojpOhtEznbZjg",
-	"LzdkEr9bIeHmHbxH2VrvVTeas8aVXLRwHaPKn+lwekL8u8FrasoRHpCKyuCXgppoP9ueHI/eIlEQd9Mu",
-	"8fb+tBLFnZMo+volmQb/9V1XtD7awCzXiF/hkblxoZZXHt3y/fptf79SePZH47BHJlUUdV7OLfUR0oAx",
-	"K+wTpPyqbSLqYjff5nQBAwCTVm2AqCGAqJIkGqblmAcE8QlV5bjPhaLd0iZ45ukriWi4n6Fybkkb7hBt",
-	"7uGcHDjkoscqdrlh0cBU1oJuwRKVwjete8400cdIBpilpZ8hIDM/UMuXdhEZMpQxa8OWzc1+euvwMbcG",
-	"qmSPwU5dxB10i7RgtziFANM3W+ig6hBL33VIqTGXKkirM8AemMBUk/o9IJGtKo6lOezYko2NtFQ2d8RI",
-	"zdK0oyQhwmJBD8QFx31To9bxDR7dZIPn7DrZo2VMZN18TJxrn7u0lV2hf+zXkohekpQrhaEwIQdPCoZH",
-	"MOir1xgJHJAzaH28WC5BW75l7GmhxDdP1kmsc+VpeLp7LqLsnoRHPHiG67JT4WqIBeWihuiv13LpxhaQ",
-	"YxFU4KAXtd6Dl+XlmJt8wcVDrgPMlo/QN3T1iFU0XoPfeFQdY6DpOa/hbnCh/2bcOBxtkpdl0JZzQXe3",
-	"MVVvXb9zoxfmN9avx7LJJL7CbFQrqdgMfClzbipFmNkc+SxmAR9tSst6bOBPiFmev/MiME0IPmUIT/Hs",
-	"bY5x5ywZ+jLA94QhytC743cXppYT2jDFLkI9izTFUOq5nyvUt3Y1x3oB5RxL/mSOHpzclRm6Gu2s3bkq",
-	"swrnDThpVPF8ALHdyRL0MxXX1gyXeKiOAIeqbyASgFwJeWcPxNN3vusw3v+l1/gfvcanfq7XAUxXkDd/",
-	"aUDxl5aNrQS7OFgMWiEJaGiCImvppXafsDLIjytFvy2zX1a7HxMR1fzoBxHNl4URUcNzAFxyPFzcP8vz",
-	"s+Jln0pkNTG57mWY7iN/I74Iw82v2HvSmxaaWNcXqbFWMzT7vqodChSCSqII3ZOZ6/0FXbyp7eskiIw5",
-	"k+RtruYuuicklgijMZbjol4meSLv7ne/n3S+/DDYu/ntqstO4zfBx7A9fC93Rt/irdkx8ZPv6IXa/vHz",
-	"z9O1Og6W73hBJhRKp6ix1UvuyQxiAu1+AuIh2AsOm2534GYxCgvYuimD3h5EoP6XJo5p857M+q1qXCND",
-	"+qUalqY5vSmtFYwx1OcV0kGWMhRRqSSSHGFYpBY3BibJfMSoNKpgJThXavVg2u8DvNL15qPElyBmFnJR",
-	"v1xm7p35SpnQL2xhPV37HtJSslYOSSCgrk+GiVofX4x96JqA5mftBj0GcxIou8ptKVKbdGE1yuyj8rV5",
-	"3i+XO6Hs4W4v+L4z+HF38l3clTfth5/fsKut6U875L3/6+k2fhd2Rh/oxefdH++fDgkDAFQU5syAbhn0",
-	"dTIo8MlFlrp5gXmd0ozppbn2xVVWSYaYRokgaT365YpU3ZQSLJUrxPqcFCA9T5bakOp823t7RY3v6Wwv",
-	"g6SLSsmNGGWjKkQus9QWOgZxI63FalNYe6z/palxnQakqecDG6atNRrxKRFQB2hMvqD3ZweHzev3B53t",
-	"HaflCDw1RV3vycypLvqzPWZA8UqiwUwRaew6poeqeeKh/nQsSXDXR4ZlIMqCKAlJuNlC+gsCs5BP0ICq",
-	"uQJB5sUfP289PMH03d1QKY6KUsOUsVKx3H/9WiOebI3TQJ6m7RMgXQuV15pR1uOQBYEnPUvPUdccvhUQ",
-	"p4TiNViqCyWruLZiwYdESpCgUBaphsYkCl2RexPV5WpISz4hKIgog7ojWvSUkIhhN4kEGWERRkTKHuND",
-	"iLrdR30R9vUTKhXR+k5IiaKKYuahfqhEH34gigZIkWDMaGAeBeGkjwJTdNG+hcUM2XKWXo/1gzEZ5ofo",
-	"vz3Uh9qWffT+4PDwspk9hXK9Eg+JmqGI4LBY/hYSC0IlNEjDif7fMRmmhTILGUeikkscFhuIr+Ygvkmb",
-	"Qr6SyLUiRxFMpcn2//m/34H1UOvzd8GYBPd9W4SbJ0rSEBznE4jJlgj3WD9XT+yOfAkS0z/SVJDch7Ds",
-	"KeoHnN+fWWdGX59wBEGeseAjQaT03Lgxj8L3XKVDe8yM1b9rVjPmCm1g+I/+yTR6s12+TKA1PIPtbHoI",
-	"D/gDMbMe8ig8s24Yu4Iec9MGPAore/bllr2qD6b80XXez4FitderirUdZb76lcLzn7QAnvIARzfU3JPz",
-	"PkbweZYbVz3ts1B2rTW/vCCjAWaBvh+VXOsIVNrnucQta8qHW+E4FvwBlGdBfjVJw5+e4R4vbS79ZPWW",
-	"9GVaoW3ZBslPtRK0TYNXTMVaUzCrq8+tnN8FFxkh7GCB7GKa/76SSA9EOFFjfSMFev1wxRCpPOefm4Bp",
-	"3XaGpkPEyAPUrjTdVdeT0Grmn1WESVTbs29EQixfzfU2NsV1MZT3hXrspp8xdZmLCI8wZdIoknGE2Svp",
-	"Xg1wvFltFzdLeI54+mR94twWrAOMsnJHJFP4dYZiLJREIfSHVPmTlcq28XzaNviCnQeLWXApKaUnl4Nf",
-	"AUtN29yV6nMbjD+AzqJz5H5fWXoWCqzou5uY9lHG1FcQbxWW93cTKiVZ0GfbtMEs4G7JRZ0TCRCIEMjM",
-	"hzbChKB2d9/3NysDqWxTgzwrpWzIoYqSsBW1nMxSlJSy57WKt6Zfyja0GMKHKTdcwkfMOScmltezvhY5",
-	"xrEeExONw5yhvv5+3zZLzThWf3M/tdKayL0eA9sOZaF8hSyL81D/o+MNZk3GkguVW1KuIVvoQIvJKhGM",
-	"hLYSkW1ZrFWjWBDTnSoNQxjSKCIhosyIQJyROm1DiisBY8iy8WeEJd+sMP5G4NkpZaTm8O8ol/c1x14T",
-	"Jrn4G1ZkCg3I4Z1PpeM2jomV2q+bisg5NIDTKfAkc/77Cw6ynx7i3YCPIeSkx3I/Dvm476F+CZT23Qlh",
-	"yR2M02OK4LNDlMCzO33HQPf1HMjs83v9i367AkJ2iIQndyPzqO/0+gy9eGyA9dYFfJhnxjFls5kd5rXQ",
-	"CcSNAI8gYeE20oAyfYbZPeNT1mMwj6dvM8FtbxFI9HF1xhIoLiwwGxV6cSOGJ3D3QR8AvcyNvjmlVi/x",
-	"/a0AfoR/kv5mq8cOkAal6RCtj8yG/PWNr3RAXGxtrmFAeg+VbAW/N+SYT4FDpzhjo0WhTsRI0Eir6BIn",
-	"ikB1iAUs6LvF3Dx3V1LptGfjqpG2VIFmQjYf1m7dhDNNxyauxFyVziaz32M99ggHgB718Txmbz0Wh6LH",
-	"HntsNpuF/9cvlzH5EQ1wcN/kw6ZpOWONGhnX0h+Zo4nHfJ1SfRML6dnWBB4aYxby4dCsAZWoBD2ioeBM",
-	"ZV98jZyZqShk1f0w2rA9ETTg0m/z4RANZg6hN+1acqSIHnPYpL81R7yPtqE1lN9PMQkas7PETpgRLnpE",
-	"Yy5jqnCE9K9mNzIQhDA9fZnuzex6JPqckITYCQ2l6+Mk0dAZ4BD8qmcpsAa7QD6ZcGalLbDxmZlKDAE9",
-	"IvtPJEiEZ0B5OXHADJdog3G76k39wUqGs+TDOXNKAdNAUsghAtzv7jBM1U0DSJDUuLwHWSC/g7JYUZx8",
-	"TmQx5HmtsCKLWo8Y7qcJMSaBdYps9A3JambLxUj/x2bW9LXEB3+DB0Art/ovLRwC184QU/9scLIPpiiD",
-	"kv1NKOCIoymeQVl7fdmbougxnkUchwiHOM6iD4HR9liGpRLhSHIg8ZnB5b43h2vSIKXs2/oTRlSxLzlR",
-	"xoTDmWgwA4cqIwu27LEMvYuYMJSmR+Eo15QkC3EBQepvx+Wm8xYumx6acKlMtyy4fViPMTIlUhnHlYew",
-	"MkM6vqcFtEyMsiKcuysyRg4dJTQvT7NNXQEOs7t6Mds52b3Cu7CKsh5W415Fk6VUeVqQU9ip0+0mTO0L",
-	"T2QtuGowYMyy2Llgna9knuGm3NViaHomVqnTt6dnqqPkT+e9owCQQ/QB7aM+lLHV9GGMhEBYZgr9z6Hg",
-	"E/1fxg3NYecfS89wmfQ3d1eXT1HTTi1A6UsByoOLUa3xF8J6Zx3MqmKb525OzubvXbmfRxCoBa7pC5AH",
-	"XMyamcSCxLGp5af1B2OzhRoX1n5qil2ak7AH1NcXZmROiZnWt6lwTMLN7Gh6rO+yVornlKYuebm8Jc/m",
-	"LBXP0RQHM1yUAVc1orNe3xHBobk6i6bkjS4aQ3iMylvEoagBiuiQmKXLMReKiM0WOja0zgy59xgwvJfE",
-	"lozhL7CMwHOtakY8uEcbH24ON3MdVUAum2Lj+n9ri8w+gBvEOlj6xzd41F9E+zft7X2/u+9v/1y7hhZk",
-	"ldbB12s90JRVn1XxgLnLRd/z+2XRZWNII+U25PANCjr00/MxnZjh4kmdRzAFTK+l1gfygqc2Z5gFhmcI",
-	"2XNZt5aT5s43NfbkKNhzF2GOW1baJGiVP/bA9m40d+M1TyR64AEeJBEWsxa6IV9A/AKjmaDsHqkxDe6Z",
-	"pmMtHZ8cHV2foAhqhfTYRp+GoaR30NRtq48i+jmhIZUkRP/x7/8b5Z/ugr9Nf8Ur/k6CPiJYzjQTD8Zk",
-	"+rbH7HP4/p3fR1D3KjehedDtI/JFCTIhIEHQ4H6z6D8znSDtV6FUH8HizqxRo24SRdlfAWdSCyBM3QVY",
-	"DPh4FgpzHAEWIcUBTMWgxHrEp3eShzSZ2D9irrCU5u9RlCjC7oaCEPt0iJX7FzWt98Z0NL6LBVcE6isO",
-	"o4SGd4JognFnzEiiBJSHD6Bb/4goKCBq/sCmYV4Ey7nncgzTRjhQXBL37RBTMXN/sES5f6pkQO6GhITG",
-	"DsYFju6ynlEa4XOHWvyzW/xzu/jnTvHP3dKfJEh/sEdb+rtd+rtT+nur9He3KIMvPsJ5aZwS5fogVfew",
-	"ynX8P3x/USnfULJCqAhQY9XVD91Hv3kySO/MjatdU/MMq2CcNdeXM6nIpFQO8vLk8Ojk+KY6TrvcDusw",
-	"hS86zMEXtd/4Pro33Qdq9ECzU6crypXsNCBdxMwgRrFC/GcEXRxdI0lGkDWTFpM1Mc1U5Up+tRpVbeVW",
-	"O0XAm4qTTPFh/kZOWC6pHL74CpmDB24s62dwLsAiGlbVpsSDKO/rkXjigLIB/zaJOJ7pbyWQaRzpGYMZ",
-	"hkKwIZGbEDQIzeRGmLK3PSbpiDVB7oZeaJpxU1Uzg4cyqYS5yGQBu35pnHMt9wWEKQHeNTklFhtS0Dzd",
-	"NkfvbkmpULjvbMhzaINJwKpvZFjrUsmwp4UOjm7cGIhSAukpZ4jpMdN0D5K8mAWvGpNZOjhXhN8oVhYP",
-	"Iqy0eqm1rCLslopS5qyAFM7TRp8lgrg6bHbACgurcacn0cXV2e2F30av0cXZ0e2Fv9Wq5YQzRh9TNKQC",
-	"wc8IjmSO4HAcR9QWSrg4um52Np3+m9ZYKsWRf9PwGqcNr3G02mEb9K1qmxiqfibwat4geEi0SI5Z/kDB",
-	"phISYVsoXp0ZyBQaJIbQpgU4z6dF0QfPcXEqm8xWOsKj62YbbZgGj1pbSa9nUHjSHoT9t1rNAbt336lQ",
-	"Cs670NLY9crOX/KFRoZ2jqf7qmdU7VnW6Rhfibbn8CY9rzyVVrJ6l9NWFlxNPXA0FVQpwiDL0BnLhvQL",
-	"kYiqfaiKZHt+ekBuHvpwc4g0u9JkOm/n6DHwEm/0Mw3HeB73fb8JWflaabAhH9JGzxp2oU9cK4ZX7w7R",
-	"1tbWXjkAcOGMxSCXrl8oY9/rhb93vzb1fzruP7+gm0/mX/vmPxvuv71eq9cL/+fmv27+68bPj7/8z2Zx",
-	"3GZlw4fj4ZBAaN+ZNTysVNigZsmPlJBr3Wx6JSdaHFhgHvkDqnEsYB8fxwQMla77pIQKPlDAx94YLNHK",
-	"9SyIiGmVoiHwynTHEDQ0uTSMG7s8hWC5IRcByVMkvK1Jwb4DkemFwgbZQqeE3C9oq6pnQfp5ug40xFGk",
-	"v9l6uk1OuShISqDmxKqI89jV9SsRJ0NQxA7hMBREyreutn+I5gsHFA0LmOF/WxLFmr8YXZ28fBTUdlXr",
-	"0mNmalCLioDx0HgbVwk+GphAmgoNQAZjLEbPC3KpGdo04Q/AuqtTusTM3rthKtFYMYM4WHiIR2Fq0K4t",
-	"cp7Z71YRpi2ochhhWbGsyx/azQ7aOEGU2YEeOkZkAgVSg5mHLhBPVProP/79f29W5pYIbvqSLkzVqyAM",
-	"6yVzqXip/Q6iuMAvywKCsgOs/PADlVQtkrL07tp71rwsbXJcjcszP2kJgl4eO0volWUNcugMOoComwwp",
-	"Kok1LYJcQQdZceyXaKQxpAxH9Lc/hRKyYs4v1gbjBQtyCyixV/9NU5Jv7VLec0LxokYV6QlV3jEvGdm2",
-	"pDp4TtcvnmIKtyIqrRLlloH0nZvhCCtcoR9kxcFb6cf6EEMyVzx8iiVKx5jIQrNQaIfFqlyK2dvy9e/5",
-	"ouVfKwqolYuar1YWp/B2TZhAslL9NDab4uSSPypy2UIL5HroXjwbl3KVx9eq03laMTHTeGY1FXllXmVM",
-	"nk0ygtwgPkTVmNEqQvIyZQ0r1pOs2Uq6xrDS3rNm0ctx4CplTSWJ12pUqcqcIwBawP+h4L8RlsrCDHFW",
-	"2ZSreNWYxmKXpj8cFCR+6iYYYhoVhK58ilzKONKcumWDivy0bPwzrfefdWsNKQspG8mnFlI3a3sFMIm0",
-	"8+fyTNSs8QKMX6/y/4Ke2eWLIL/fXHhzYRavAPlsz+mOclD9VMMjqq+4d7ljKKK3e2IDNQIuhNF+kcLy",
-	"Hlg848r0u9ZavUF3kBur+5rGGIKeK88bmqu/W4ISC+FVvBRdMp39VkoSXpmcSrsvr6CSI7i0/D811d5G",
-	"Jq5Y++RJGpjge1KLWCY8NLXdaudcVJlCbd7iS9anfRHZq7JCnoWO23u6gVKNkhVkLIc5z6tpXRGdagrD",
-	"bUxxdH9H2Z1JEPCgGc9voLs+EOZphW18N8HBmDICGuOSdj07T+eORWvUBXbNYvSK05wTtGEEQftCM+0H",
-	"1q9XP8chcbnYxmIkfnLkui3BUhR/8gt/eDHHYyGq2jeZHrpGYrPFafTALIe80sn3pIiq53C+PVL95QM0",
-	"TiaYNQXBITjXrK2lhU6URFMuIGBogmcoGGM2Im/RBKtgDIqCXkMppuYi37Yk7cS1uIui81jPg+P9zc0l",
-	"MoPAa+dpLcX4soZcoCCi0OwfrNYQGisJsQ03w6I9rut3n7QbGugUVmW8AYtPsXrpB3rNg4h4yNJ0Blk9",
-	"XZoWYRPMW+jQbmQgMDNwVWMqPZtpp8EMa+u3euycTI0D09WVxGGoRdgsU8B8Q455EoV6wBizMMoqGuZg",
-	"2uqxHmui/gOOaAjHdWeu4z7a6Pr+5j4y2dLAE2G10ObYjn2L+iFR+se+rbtEcDA2ga4tdM6h+zeIIda1",
-	"0YKPJez/Y+/tlhvHsXTRV0F49o6Uoymn7LTzz9HR2/lXmV3547ZdXdPTrmNCJCRhTAEqgrRSVScj5urE",
-	"ud77Yt5gv8i8yTzJCawFgCAFSqTs7DkXuyLKaUskfhcWFhbW+r5atiFUdbj/knyWXmI8OLa04QIoCi4I",
-	"lqSSoVVT0Fv2EhAYMG9nSOJFRsWNnU8o9sj0oMnonFFBMprc4k3LhGFotu5DqpVebD6JsdyJzMc8TZmA",
-	"Mp+YMh1XneW78rL6uSKFlCSTSzfVrgtYppDFDfLT6TKP3Uijq7rqJmBJ6tI9ei8qMOLY7xWWmkgxyXhS",
-	"QKEvGoXajECC/cG+43q2E7PIZaJX/jhjuogjO36glbgiS5ZlcDukpam05DLCzLQH2wKYoIlek1h0Tgt2",
-	"A0npODNHunFnBMIs4GN7u3pKclbkK4IUyfGF/mMIPPAxUSyRGHKoJxtjuW8KKW8ymk+hwYdPGg2GbwAr",
-	"SNRnwaLFYGFzVsxkeqMnhWaZXBrxOTGlLWgxw5lQkbkq0c+7WaqmFEu14zd6agqIzxB7xqIOQSUKw0It",
-	"J6JtGSQ+pJxCuIKyM6PKhT7jsvQGvrzRX0KPT7weP1Ikfi1FwUQxvIIHOEoRLiS/+3r5qFM3dWuL1Fxy",
-	"3pSC3lGemR6dOOmv5lmXj9lGRMhl5/kDslZBsxtUbLrsEcjEuJzWEIAyOZ0yQP0pDe4Tczui7vA/D43N",
-	"NvyQxvXGj0u1qlotJZlTsSL65KG3NMy6UhDgm5cCkFyM4rV1DyDgQT+QsoyP9eCxbAVM4tlqvz58+pjV",
-	"ufdzmuEyujHKNahwE9DgeoABNoqmhBr1TQugdBpQ4koyshURRVf7kcWm1R2uZp0rAjsENgJfUPUl9OSw",
-	"3ohHygqtSeTQowHKTb+BSHsA8NEQ00UuC5nIDMb/MCInsJrOBLb/jgFKBtxe5FSoCcvhQidt6BGnB9WC",
-	"0VusJaUFHVPVLpv2Ad3dUuR6U8LNuMIE0/VyPWiyLDpPmiyLRM51vSYwwaszkUIYIkYTtO9agTuqiVdK",
-	"5HzOi4KL6UtP/8JWLnP4R/d2Ru8YGTMmyJymIFXUoQ1DYyF+mwoSf0jZfCELJpLV8Ee2iqsRg9hnlOaE",
-	"KvaSnHz96tIC9STqh27Zoti3CxJ29hu64De3uiSzLYP+qlDSYBvIpZjq4byTt3oM8+CW9EjVC8bY4BtI",
-	"wa+VbpL3MDe/Kr6WOgpLrBSYOq6/Shm4WV4S/RGGcNWrW6/HcVCaetzSifSeNsVytYVUKgZcy1MpKhvD",
-	"rwOKuDGgou11zKgi5qGXhH01c40KbJIzNbN4BAatTNtFj81XcWNaPHY7V+HPkAeKF9Qyd4oNXzSkRDeZ",
-	"TG69TdepQSOWEPTGhTKGClemPOMK5aq6+saSTIR5bZ3Um2p6EJiBerdhecJSiuwwETjugFgFB75W9E3O",
-	"StUY/3oNWmhoplfPyo2/NpUVoWSRs4SWqBYLZcGxEKOJTOicZyvEEWxvDYzUDQDOOovrDEwLZO22cFw2",
-	"hsC1RFsSVYlcqMLp0Aqx7mbdRvwsyYKBA8yH05tBxBC3Ujdwg4rWSG1U99dq8aXY2qFe4XZiBs9ISldq",
-	"/yWh6haEhQIVIYb5NYqEcZlzBafEmtXslawnByL4PJO2FmxRmW0AJ54OuYClaRWLGc8bxM2q2bx2Bdsh",
-	"p5a3NsBAbSRLZgx2whmf1ptslu0SNuNpTkWBukmWyawqWE92RCieBhB2qcZo7XZdxQt2A4CUN+xrApjT",
-	"oepg22KKjNlKijTEjj2gPg+2aYeZ34yq4kYuRWNYal3JGDWNrNGMWlxlKggUgATdHoEvuiaQwhdPHU41",
-	"1U9fbj82aD2AsK2XnndSqnDPzIFsAGkcLhQXIc1MRWYHgQPDDQ5Q/ZxnEFxwlxianQPPFwgJqt8gA3u+",
-	"e0n8Em0tS7wZDFTzInCcNKtPb+EAMmiijbWgmYKI8pAe3emF51xMb/RJ/SZ8FjSP4GG+2hU9RWmFWytB",
-	"sy/RaVhrZHgrMA0ysDv9oasy8sPFbUu7ErqgY57xAlKKbg0QmrWEK+WTS33YTGtmgmn8vl0JgDp1Y1Ra",
-	"bYgxmQfjbk03Z6C2rWRYRVgvyiA014pyb/i7gQWoQtWICFV2b5c3eoO8sdHRtYPl+4/P8HCJyEJzbZG5",
-	"MGrQV/qsZQ34OV3Zs+HNLHtmi6ydrasS4b6GLGiuGLiKPl2+H05ycEpYfxxq2srm05aatw26QtftQrCf",
-	"lAWJpCTlEwiTLVxjB3iqjfC4C7Aq6Wo/XCUXN6Vi1abnCqn2vPUm6HNVwbOMjJkWFeNs0HsrGuCQapit",
-	"7HaiysmEJ5yJ4gbA3V1tn2VBmJDldGZQ303KrPO12OihU+AA0W8aWHAT+RhVju+Bfi+TxT4EuusHbKYl",
-	"cYeLDb4sbSGCfNijmyEXcBQgIsUzOMmkmGphdoXC+7+WskAFoJdRTWzhq9oeZnbzSCvUjIvakoqIkvqM",
-	"bA7kY9byuJrR3Ep6IkWR06S44fN5WTkt6g2ARWOKeunR3NiXMaECa/WdSVzcSa1ag30zXwKhDuXQsDvJ",
-	"U9hX9TJY0BXEmUCvvGOSO9zQxcIKiirzO7a6STJpFoGbC/wG8m7hS2MjI+KH/ggOm3yOSSHgEYHwVjw3",
-	"w0GpVoW1N/C7mpbRos3FNGPDUrmKQT3OPKUDJ7pKW5tiZ1TdWIeGqmsuLGdGKxxZZSZaEVhvgAhaG/2X",
-	"JJGLFUyUMyu9+Nw1Ty8E4NUcsnuQjFF5UvGeBz2gCDR9Y/351t8IhXjOw71oz/f4wXVvw10HwBRNr5sp",
-	"vvKiQcEh31cVh++7AeCm2fcreY+NSwVoV03Py160t+YIaVRrfRkmDKfpfNiL9hquAWhH7TjtfeKfg72P",
-	"7d+1s6X3vU9v7ohszenOe6x2QoLAg/UT057hMcejC768duiof1xrT9jOhwRe3yI3zN/Oqja3uQ3j16DA",
-	"obWKl7ZNa3LPgi7UbbK9aC9oqxmIuXX7So+ubyEhD+lt7YOGUeJ9Ytkf9BQ1TASQW3+Hh4TO0C4d+AL3",
-	"UgySaGx5e9Ge3mGAZcPfKHDpNZQ3zk1N6UJujKceq7+buqz6pqaO6omotYFci0238W7rWYw1axMC2iIf",
-	"IgXNH+rsZRe+BrfSLs9sgDea1yJuxO7F+5jbh2nxUL5BsUi5bsqcC2pCgud0sdDttagrjuSjjclKP2Rw",
-	"29+aSDytJHWnD+xo6y2sHaMEH/6Az55Tvl4Ozq3dZLeV9Bf99Jl52JYVjC3sHrNoi1kAm/3BohxnXM3a",
-	"i0DW+3P7mH0dI0i3v27YupuvN2lWWvnw4TFErnUvFzldHRjJaX/3KqerN/Yh++qSZrfFLNcG5YEqxxip",
-	"vgH2zz58aZ91Bcn89gbzK3OmZHa3oZiKYwUfxDK+uRv+FYalmfjPb11RCTdIyTZUwFZR3fZiUBq2vdQ6",
-	"ANtRERsTuO2V9TW87Y2gfG4FVQyI5dZBaBWmbW+2LmLAcYRfr4IZmGfCopmbrG1a0ExOS0YGgIZXc1a4",
-	"QxG+MmEMAAHhZjL2qDpt8leLRmvTmQGFE15Ea8s7WuNoWtM96/qkbaVHraHZXjZXo7rA9sdTSDptByk0",
-	"saF6E8Q9Le0QY6zrbQvj2gg9b+4ZKHiLEfG2F+XZ2heyLL5MHMNdgJXUQ7nTp0YLlx87ZryYDOiWRmND",
-	"W4CXlWEZDAdBBdgCp7uEceFrGwJ/vA6st2ZCZzkTM9aWwWVnBJkGyADsoFPymmWKQ5CTuGM5uA4UeU3+",
-	"49/Ji8cn5A/kyVE4h8ymitkl+G4v2nsdzIQBkNDtcc74mMvK8rqzPhSNVz0BCQ3buw0j84ZNc8YUqZ6J",
-	"CBVoJIL/eE4zw1xSDzU7PtyrJRkP/3R9nf5+GB3bDOLfD6Mn3/b/FEwXfsdZlrpgvMY86u/CUygnE3MJ",
-	"g3Cq4JdMJWC9gu+MC3MHrA1bd5G5oDmdswI8+Fp11jtic0C74U1bJFaK4Vj1e5PteRXQt83IzybQ+kEi",
-	"qR1idZDOaIfsuG4vFGxuaNdaldzWcOdFLueLoiVo2iHPBVSPum3T2s04/YGJ+YohSevGJAgAOgJ88SGN",
-	"0aNqvglG3m7HY6DqtmJE2toqEyxWKjLQKjmC8JbIwJhHJKEiYVlmNPWWykNh3c10CmbxoeysuaH3xMex",
-	"nJnhrfVqGz/PO5kziyrZI7QbwihacmB2WAqdUQbSiqxk53zSXkAFdnzawAr+ywL/zQjZAYnslNgO9onz",
-	"r3WynyBYNMZt42iJXTGPCXEd+xsh7s2oqnhTh3bLW6iEu5F4/3UBN2IYRKROiWBTCrrBwxUP5xDtIuAN",
-	"zJAtkfzrYv0dZnEDTe/3ntKKIfZkNLrHOtwCirG2noLiVWYTnmUfuWBb+ACCo53p97rpjHvyJzc6ayr2",
-	"it3QO712uOKYSLjLMtK1BVaRaaLBjJrLO0aEXAJWDwTK69ceKaIt7VNCx0hKgdEV5it9hCoo2pq2J50B",
-	"LtbmbptshdD3f2ACol7BVfOR76poxlTxrQ12dbyCp79FLrt4V6jmPqg5i4wXr1Z/ZSINZcjoUVTEADyR",
-	"8YrcwYMRZgvr+SADbfzsg7kPmRb6IxwME8eIEPkHBPqppzTN6QQw3RlZlHkyo8pijS1YbmogjENk1JLW",
-	"81lqlpZnTWOedWDAnm8fsDaNUeVhR2Ymf9kgKhelUDsyifXcO0KY6QLvFBTzuJE8wPRTiJvGD+aYGI4r",
-	"r7asGhtSIK3NLqOj76ahtw+xzZHus+Hb646QOZuzOXC2hb8sRXdbssLevihFyJgshQnGDFdmjLgOacaV",
-	"R86+4xde9cl0IDioJQ8Bpuqz+0OhyHSFQmIpp/dHSnkIuBVHk/59jHssPsJB9jrug6x0t+phBj/MtVVV",
-	"rYpWwXe68TBkv0LYQB3CM0hojAn9KnzhiV+CFk9pQUlutv0JzywAZ9ddHPp2IZcVxEFzqnK5DDTjjakX",
-	"4dCRANhmH4mUjDMqbsHMUIQqnhpHvu3yk1CXa4t28+iUAkICugy4t9Y3Pdg0pnWno63Lv2qHm9lq6lpF",
-	"6UJPR1OCOq7htoXTvgo2NGMnU8vorQaYKc1vU7kUjVzyw9FoFM7H9lRRvaQPc4h1LBeZpKmNJ8T8BXip",
-	"JtkdEsQrg3SjKgsTJWIs2lSPFiC6yNxxkuRmYzdJilXU8q4NPAydxtx090pHb944+NqwXRzk8guGGfkO",
-	"/94rIHg50NAy68JfsHmbP5OLOyYKmRubF66d5BKugEzVBqB6O/s7Fy13S7lcPlJIYWDiqw3gKWhUX7lx",
-	"89hhXaEdhVSPrIaziwq2ow+zR1WIdOTn2coNAKS32BGAHCnM56/7/Rc5Txi53qPj5HrP5mtSQegcckgU",
-	"JBkocnh0cDIKnltuy7rBf37xZvjx7afh4eFJEPsPThUfNsynOXfAZBrpiogRLt0PJ10d5jRwLN/DNlej",
-	"HxJ4Q2WzmwYMkAqfhIEeMI6t8exh3+Vriwl2hH19LbMw5kIiM1nmenbjf7q4+OGHV68aOAr/dPju6MWT",
-	"Z/Ubrn/6+2j44mz4jg4nv/z+9FvwYut99uyshRYHbqO1fDVQNVOeviSxxWmMyeBsdLgfAckVpGfm5sMj",
-	"/aGRBvjg+X50LeIK0xE+fKKfSjkrbsyROSYDi9ItcwvTjWxZ+iT85c1lg+TCtgTv/m0TamquqtOANdvK",
-	"Glf3XkmBgXqbP1sfpfcfn5G7I0jOKhQR6Pt0CaqDtxfP9l9aYH5FzG0g7ISvL8jg4zuwsV5f6F/yKhQb",
-	"6INM2KnajyDQbc4LliuI0abGtQDOITMvjxSkARxCgfq3IxymLT7S99mzD2LKVKs9rNeIapEOSMy65QDj",
-	"by/xXY7DoGBfC5uLiho4V4VuWkSYuGOZXDA3Mvu1vXbrocNlBAQmRC4xbdFLtjCBgzOgtMT9XQqGEdeC",
-	"MFHkwP8VG3sPIWvmXPC5FrHD3lY9lqiNeoezbnYhdNoYN4OFHulk3r/Pnn3CwtoM/IayqcZosyHrF5zI",
-	"PA0gpToNsaWBRpV8M0GnMvuQ3utaSqTs6/oIj4ZjqlhKFhJdsXY4rYIya9EmmthRXp/DeS7a4le67Pbv",
-	"s2feRm9wbDs6EXO6DO+pthO0YmlwhqpIGHkxguxKTPxGaDQCTF7ABwbPnxUxGeR0CQlDyGMsC7ylmTGa",
-	"QdgBNpBLsX9goT9coFcOYgAQAGxhaC0CwHvWrgl8ZdvR3e9hJqtFXhTqzTO9EyU0vF1plfeEDFALzxng",
-	"3xOeRoRlimGytuB3LFc0Izx1jAw1yoAD8jMvZtciNhW+ownkryEHbOyEOvbSW27Zyg5cWmL7DJV3Ewz/",
-	"7fmH12Eu71pl4a4dRw7XAXvKVbgLtSrfn128+nLx1w9vf76n09uSNPS5jvXkwK7l4FSuj4CvPxzZgl2V",
-	"uHi2abLwZoYoRB0WNhbwBh/fVSWEmS38VQ5EM5BAryf1RUTYwfSAxGdvrv6vs9FhXJthHoD5qM+2eW17",
-	"3FpzQM2wtIypd5as92RIYmMcxgajgglVKpNflJIB5H57CZrIuae1S5XaieZD/BJBW1QhJSIGOawgSVLp",
-	"AKQOUO/ERGkluJytyIBWIOaYbS6uBXEIV58uPkdESP2v3hjOP7wZPokQAsul7dSmw2YQ27Ucv4TUbXzA",
-	"USAge5Ax52glzGQAqxOTBCdGnvHD433dLsfNBCUYMSc8xWcOR/vN5FOwvWXu7CyHvuDnSpzqou2I2UOX",
-	"wUHAlFUzQ7Yj64AxA0rGOYJRGHgYaqLWTEIi5KzyQumqxrIU6X5UL8Y2doAxbLAdQnSQ1Oaq2VWqtENd",
-	"6z7AYXmF6MLxhfYpR6w5b+i4xTERqpybDEdq45Sq6dVlz4FtuYQdoXGMwNbDoRNGWq8LKwSgzXAgG0cG",
-	"91bIsq5pkVCAdfNspS3SeJ4jYTFSF+PWA+vHhKbHeIFYgRW7STXkTbS4FhmzOP/V+tuPyCIrFYmdrQKl",
-	"Rx5DlvnGkHYAH3hEYseggMBJlzhAkbfh6UbaEaosbzBSYjN/QULje1qW6/vk4QgvUTmQUdFEa4GMpQbL",
-	"mSUzyVRda366/GE0GoXUphYO1/FuPkC0KKvCD0ejoyfHJ0+fhZ72JzUc8djTqHQ2WdWAum70tCLZ2LRS",
-	"IDvba0sO1xDdLAMOC2TJ1AKGQIMNSxzQFoX0+DVJwfK59fZ1PvvoVlywSegkuKS5CIMe/5VmJTOIjyF1",
-	"J4jJhDSMSf/5b/97/9SChuHZ1izPPmfTUGjE+zJNM/YgAbK7BE09FOuE8wTcy5CEgMwWR73+UoGtjopB",
-	"kTFL9D7pIl9nMJTxfj/X/MZz8pYYQux11fBt0aM42ZVTrYc7kiqAr9lqZZ6Z51ywTmoJwzYyJ8JD4Dzh",
-	"Mu8QQHVF1e25ffahbzCwye0DuJtDlwYA7zfuLP5kbb1keoCIxfZF1bxr+x5ww63hIngl3rxLbOY5ZC2n",
-	"GTTu4W5NW42vL/8Kty01r/+YC5qvOiQctNxzopMSbKpdBMPLjQj6bwv2tXgJ5pIjj8qJYncspxkZm+2K",
-	"XHp+XOvEjcjHd/rh1xcf352STx8/nl+LSU7n2hIfrwqmInzf+TwVGbx7f/n4lf7/6vLxu6tLPC1Q8tPV",
-	"u+FzeGmIQzqn+S2hObsWhcwgnic9IGeApmWbCfSLitDC3FvGny7fx9at2skDXElV+OaUDGZSLXhBs33L",
-	"H4DHPG+nV+bap/9Fj5PNTSkmFX9DwDmJccadl3xV1hm8GTIqHoQVwxWC1Ma98zB2sA62cen0YvLoFjpq",
-	"kn8Cg4hMKQHaMJqDq5FWtCoe3UoFlUrHsgRUfDzPKkAoncuchVP++iUHyfwn1WbVdyBc+HqZyDyUwcn4",
-	"dAbZXZJrPbGQSvFxxsignpq234l31u0N25OPKsqUeoOUbid5TGyTyX/8uzb8I5LrEzxLyYxmkyG7Y4BG",
-	"CsdFbGinBt6DfUUr1DJj6Tu88ewm36rbqDOaC5buNubK48wJZ65myHVpHzQsrCuyZLl3Jq/Slkx8Q8o6",
-	"H3eqAbtkzjS5R5ZNN7Z0r1ZHmW77+zBEOQ+d7+O1bo1ep6YK15d9QwI9VjZVcdHYraU6BKAAehogzNyD",
-	"mq/J8eNvCJ6q7RO/uLZ59WQfwSTHBkVIa85jzXYNWqRrPEC+72ImC/lpp0DVLVHTVgsYIMUqEAP/CsYZ",
-	"eqnY77ZualX+8TfD1d9hNBqiqsd68xTukFrm58eaNAH3ZDNoxMD22lcwTGcO2GV1BfVI2TDUWL8Tk+WM",
-	"FuzOIKjDaIe33LRkb+gqGFK6Ugb9twjksdrNP/WB1KF5XJG0hN0S+kaeWUobnNknT0+2zbMR8Xp7fhL8",
-	"15KBxW7u4a222MqY48XT/P1s+C90+Nto+OLmYPjLH/7bJo6nbopWS8CP+g2U+Z6C2W6GvJM5iWHiYkPg",
-	"PLCiqXufs/1TQnFmgS5iCWaAQVFC8g6LgFgb//o6C8ZFzLno2Y0qcboZhrXl4LKEbb+2FA5DJIe6G3rD",
-	"ntHckShg3wcj4xWFP9NTOAaaEQPgc1gF+OX+hpEYbY1Cvq0nKrcS/gRkIxjhQoVbMBaY6yWJtTq+wTU8",
-	"iFE3x/uRE4WB+SUiI23txVaAYgjM8jSkftRXmHEEoQY2dIkLEut5jg8OdBnvoA49dPje1yI+bQxd7abF",
-	"tdLbUH2kDKNyQ9GnNVMSgcd2dBRVp8bmpQymrdrErFu2AsYcQ1yRs0VGEw8h9JEii5zdcVlCelZkpEfI",
-	"wrDE3DK20E/zXO1gAFZnVH9PDMUXt8RpXTVVvQSfRkbgea0XoEMpWq5TfsdEk0bsaNRhu7MDulmoq3v5",
-	"BiGtlomYaLWF4guxLs5gOiUeDn19Q0voQu8dhNrd66AhaYY4cC/Spv8vHU4A69Z3P9Hql0zfMAeaEw1K",
-	"xoaVf+eg8nbO+7WjgRdW7uxosLJvFrmcGmgRN31blvKV2Yv/kVyM7bTXVCmPp3V9g1Osp4+502nuIdmn",
-	"/S7UzjO7nDPs5OwYYL0bBV9jEtz2/nwU2t+X7viPr0D4XIF5HfJOn8l5MoMdszqTw+ao+m3pDzX39UuG",
-	"Deu7MceWXNw2IjxxJsXCHi7W70fuWPi8Rs2d7vZOFWx+5h7+Bpm+7CcDL7UR+K6gIqV5Cs9+Q6y3qcxX",
-	"jRvrfEWmUqZqL/pHplRaUfXCqbJsuCjzhVSMTDJZ5kGyYpp/ZHcsU0FHJ8ngOwgFRl+6o4EwiMfaEFNy",
-	"bpOUFAPbQlcJHzwCssL9zpbDuWlO0GM0Y9nkI5+4Q1uVxKfPVS0boy/+zQySdx8vhmfnQ8g32bqvloIX",
-	"LQaKi2mHZyyWIM/JhCaFzJVlSgKWJP1Md0uqYHMrbt9T52KiihNob03Yjvui0pwLf/FFdpH209cWavmB",
-	"YLgqBOmuqu61eyc01gha5jegFcYMAaTVWcBMvARHNcQ/IwcXLxw5zEETteC+CgHgq+3tzbrMAnHMciYN",
-	"M02NsaZTDlsus603/Rf6mYfJ1A4Jr50DaEojo9qDEK9Goi6T1UxtlsnOZ7QGthDiWcQQghUTKqRYzfU5",
-	"K+PiVlnaT8DOX8DRLOELbiShiV5kaPL9LD+38Z80vRrbNeEGGQWeK8OyNGOmreb0eDw6bhXTDpctpn/d",
-	"1+SFfSWA6FKzO1oq9y4bxDRjP6kwg23FZwCTgfwIem4AORV5sgbHoxe4aIOQnWu3wra+FsmSPAkhMdCM",
-	"ioS9toPkBpqL4ulxMAdkl1vWu+4heT2p4TfbktBr6y90UEIdDVF4+SMXLKSeMVU2NLkpV4uMrkwybaR3",
-	"34YrtcaQVYus/PD5r0NElTl8cfTuydlx2IDi97pm1+/3mXDLGNIdogRfCA0boBc/8CUczJN3AycLmvXp",
-	"353k6X0CF0L7hO1nJftOZBzPvrtAQ8Gstdyfpai+Sr0JqW8uRi68Dm1QBdZRap0SKYPkMLxmo1k9Zrv6",
-	"st71aO/rUBcwvKM5pBDpkrwK3rj3vA/fYflVUz6a1PTGwQuStN08VvgVz58fHZ1EXSa2tjJ9K9y0KyJP",
-	"Rv/dgXUb0oetRqxfalRr5obh3s0ZsIOS8xbYeuy8zZVF+qGB3+39/oFIlYxvcM77i9MTN8OgYaDKtcDW",
-	"Jc58313csIov+Frts3Oso/bZX6FC3cDaybyfteVCuoH6G8PcjDAhE9YtW2HWMQx0xgU4YTEW7JEisS0g",
-	"9sO9B+/enF0LwQWLyNufyESWecFM3DhgMZjQMsK+FjlV+8jjlNOV41yGxIKELxjJZZYNy4VCil9tYFyL",
-	"jIppSafsAOg0bRcyNikIRA8ZTmAgmCMDiPzmBSTSW27e/Uaa3u97C0ZFqdfp3iRn6HFRSLFQkfYsZwxE",
-	"Swsc5egGaeKxL2b0Zkq3ZpvZcTvPmQJcePCoCCroTm8yhKTp+17CMpavdnpzxpNbJnZ7VSbSun57v8yL",
-	"fPuGGnxTJlKUxW6v5rv1NC9VQRNGxY0++mcTrma7lMOm011e27W6iZTpTbraaX6mLKMF32m0pllZ7CZR",
-	"t3zJd3lPC+HXnV4sF7v1cc6z253ek1lWqmQnwZ+rnaRnrmU3T3d51enSHV6V+U4DZLX1Dm/KnRSgKnK6",
-	"HLN8N/Wpymwx4+butu/LhZxTxPHs/WbO2M2uU2N2v74vhnKjnIO2p7UCbmBnnVgPsoowLH9mQUCcxxgd",
-	"EhjhAoysB+SMKHMhgYXJybWw9NKG1ntOV2Ts+acHMaPJLCa0IKODoxOTb2wjBRYFoIhk49gkkmFZpvrJ",
-	"tYBcNFM0wMEaEg9iqGZ04wZxKn/TVtQfyeER+Y9/x4qy8X4ofxL94ztDVK/feSRUsfrt/3HP22TjEDct",
-	"C5nRf/75x/bZDlPbTOutfJu+uTwLO67vmk8enZwcvgj7XMJgE7dF40Lqy4/nwRRJ1Rg7xaeh575ux024",
-	"BcyDW562jdfl+onylq26+zD0kG/zCEOBofp/5FLdvpZiwqc9V2mcwFuxXnfxrS4mNkTaat1Jy9OMXfE5",
-	"k2VxyRIpQkmC5ouKetyQq3soQ1ANyVlR5gIujvTigywZopKcMXFA3pjowhejmr/qxagWalj3Cgfvg2XO",
-	"majuXTZDVleP6pmYse171BU8tO6RWRsnW169RaG5/EjHLNsxZsqep6tz7yKd7EV7vy2yYIRHT/j9poLP",
-	"S+HjMZNBnJfiQxoDZgC1h8JBbNHy44gscrYAPS3kcj+Cs6PbCTLo+Ya7gfb7gBD6U2dsf8AT3iVrDxu2",
-	"Gff/cGuEUJ80Af4bq4Vb7B19PfSiqfCv469He9EePdbnGBaO0iu8gB4nKjlb7IHSvBmvvAvPQAGt4OLY",
-	"Aa/8TTFLH2VCM71OQl7tTH9JljTLhkkmk1sgd45I/P79y0+fYjI4Oh7OZJnvO9wu3YhHCjmgf5OiQcl0",
-	"ePhyNKqD7w3+Pjr85e+j4Ytf/u+jv4+GT37Zf/n30fAEPwqGDn+UU74jrYC7XfWAKQT9HzOaj2V+x9ly",
-	"eMuLZMaEOrBP1CP8To47xeQsDTxYVc2SZrdDLoaJlBnLhwsqinw1fNHEjj067mdE2ItJV2l4hot2jreq",
-	"iR+PjkdPhoeHzzZcNn8R7VKS0oLVgeFFmWVo+pFMFm4zgrJWBwH0/IfKwK/AVbcjpBre+iBC3RBI8Bcs",
-	"9+jt3QtgHnMxJUJbzDRnzp3WPQzloyw+mvLC9ybdKDwaDDm9UcX6MBH1jl/amJpkZspwA/py1sDFckPh",
-	"iPSqmWsRejeya8JvX31gJpVqGpoorVV9WwhUPsrCYGX3sgH08oJIbAUAI2Rgrh8XzMDOajnWg76vj3Mw",
-	"sIvC4OBAWDCfEMGW5lQYu1mIr8XAntvwq1pATkymrNDGY0pX5A8EviMZn5j8PrceTpF6UC97u1EsqCr0",
-	"MbIiPyJf4BQ4l3fGq65PSPgiV4VeaJksQoe7zarMz1rZrr036LmrGdMteKRMTyJQayHNV9/0LF/I0ag3",
-	"X0grYeYnukCsl13iRX7gd4zELpIqBhV9y0VafWjQlFLOitr3+oMY7hAQcC3jqjCIVQZBppixawEyiCBm",
-	"eldlKRSHsOE2bXliSBzNjksGsZDFjYEIGwN2SQgIyb+16aRirXtlS74cqJVfS2a+1/vPN8TA7V7VG86K",
-	"narpcuOn5xuv+5rn0bZruE+ATBSKy/p5Jonh8EV0AiRxf0ni6koqRnyoccmzYqgXrZ4URQaXn798evuG",
-	"vL5CKKOIzAWbS8ETuIO6FgX7qhd87Ic7xHqtmEqIYpUfJz7/6Yo8lvlUPf5d5tMP6bfH9sbssYVWGkI9",
-	"j3/X/3yL6ykyVXPhTFfVWL9XrD22tuY/OQQnI2EdWMF/8nCfgFq6LqY5M5BIVzKA9y+GABhmQcSUgYtA",
-	"2ebAiuShkSnMmLZ44XCxyJUdzhBi6xpNWtWYdTn5BUagSGZtXJaQRgWTnRLgsjWJ2rr7L0mMv8SkkIQW",
-	"pIJTa2BZnZLYTmgcoQ9wIvNrgRqCDBRDt0R91gkTKSara5FqKAhTzLgsHKiyLsGreLy6FgL5kweUpHk5",
-	"1UPLxB3PpdCbDM3MqCOpLHbT01oKlBYaeTW1dS2M3sJ2CXaDt6S4aBQTKcvtdSpkEporVgvVaFD+Bp9/",
-	"PGtkfWH39ypoMUyr9joOH9ga64Lu3lgXcpZyGjoGiKKV2fydLAUInKVYtvwAjxRCtpCB1utwA61Ha0q5",
-	"UAWkxdrLbyYK5xWuMZvzOZ2yxwu438ff/3XBqj+WbLxwf0z5pN5N/+WHCH3XfbI+3kAEqyXmMF3XT0bE",
-	"C6f1uAfgKm96gE3bepwJJuF+pnObNzc3MM0JVYUigxjoQH5kqxiRcLgg8Q9vr8jjsaR5imQhj82MPv79",
-	"lq2+xZ0ibNWMHp08DVC0ySXLE6oYmbGv5PL92fDo5KkD5dYCUO/9i8nzp+no+eHz58fJs/TpyQt6NGGU",
-	"jpKTE5qODk/ok/HkeHI4PhqPxs+PjpL08CR9mhyejEeT0YgCn1p/1B3UnTACiqiZXHpDN5AiQ6sYXZqK",
-	"JFSQMYMBJVzvU9UZVVwLfMt0cDmTWT1qL4LyBZHClScnHg8KTIo2iYzBkzJI67oW0IzxyqQ0oFvW508B",
-	"BdAbXqXyQ/kD82ptXo6fHx0+6Zh56+sDU4OTD2+deCe4zShvn5gNmFwLtv9ekfN9fDvbo+z/VXLRT5kE",
-	"EmQEJT/IOfvtAcPbGyHgYI2jgU2zDHNi7oP9Bx7IfBd3bGmBQ4ygdIydd+PcLkVqxhdbJamRWpTLCYPA",
-	"apoR70k8q0z1uQ2SilyYlraKFXh3cjaleZoxBYtct96iTucpHonARFN8KoZyMqmPdjX3eafBBts3gMeg",
-	"MPFJG+EpyZlBd1zQYqa3g7rh/J//9r/j/U76XubTz2tC+t4tFPKjWSj/WHE9xWvgJVfMQKbZScdsL61R",
-	"lzlkf8mKk9Jkf+l/hiqRC1aNk3pA8EucoGrotshzWIhFuRu5ZK+UpFWSsZ8Zu21hWP8uTOe6a20s560Z",
-	"xPKO5TlPWb9qvpi37g/1lBfGzbMVpvJh0ZjsBmpbUJuzioK9Gp4+CW56iF5pW+j+99BzJsobsKs2XEZ7",
-	"CJ7NMNklXTmDjCtHHlu/qzTBJt7VkXsOYn0rCy3L5FKZY4VMbqvbaf19A4nhZNTBfNr9Ulp3qhY+3ED1",
-	"MQ2LdcVxJ45hXeJ5rof4QYq7x615BejrtanZ5e736Foe39AC/F278J3vzGlvCeHPWf5aL6WdY3+ATq49",
-	"sWRzIvzu3PbVPARY7l2nNg35blek/RV/fXo7UKLXVGPrvbTbU3YWmHvLhH+ttkUM7hv6AA+3wgEuGbsN",
-	"b+f6m5SuOvA6BwXKq7eHdP2fxbx9Ru2UhWA42K1LP9I7f0QOtZFfWQF1uI2jbUE2ngw0HM2XX4j5Utfx",
-	"SQq9uRaSPCOXpf69VtGzzfU0xAn6V9Ud3VNhObPuO/HbP5Q9u7aotkTX6JJ2U8R1Q76HOOzW1YD2bsHP",
-	"2g2q5vvY5m0hUJ1s7OB8mdvnByH3oz3ObWMWjrLdSuMS5BKZU3MZYm/TD8JneTkPw8+aII8tUGaFAeGA",
-	"lEgTlQFlYnf8xm8a64sN1L+qkMkt9EK9NMx9iyImg5Rl/I4BFuHCKPsIotCBAJXEujWvpcIUzTjCEvDi",
-	"ht6xnE7ZfkRiuWCCi+mNybSNyQDrm8DFh8MoBl6c3EDIByu8Fo0afaLXG1nqJgs2BdZT9N1X33IRk4Et",
-	"c5+MWbFkuuKlvBZVsJF3SIpIzJUqdXMLessEYjMqdkpcFRGJLZio1MUzhIhQfCoa101mSGGy7AseQ+wN",
-	"r/0lS+Co07Vr478+fPU7mqrgNfH6zJbnXpRcfdYPj/QOdXTylCQzmtOkYLkCZjJYbYbJMi8zpg7Iazmf",
-	"S0ySHOeMAi+0DYVTwNSlj4oZV8U+0gPkbFIqS7F+PBo1qQc7hekdnTytq7ujQB+/AEwjgnroXbCFGXZG",
-	"FwsmgIvKUOrohx8pA3Nkg2VYzmUKd05TJgzBwXocjP51YgjW1NuvCw6NWav4de05ktGFgntluALVf3n4",
-	"lU8MjaacRF5LHsHFbM29tqEpHdV+LfRm64beKWTCb4VNle4T66Y6E1rpR1vM92ZMT2Noospj7grxvEUG",
-	"NaAanJAmbe7RFYBbYG6M/vNw47pTNIQPIQg42eJvXLNGmhfQ2ykkNtIvBKqsoCK7Td6ix1DcA8qfPxQ+",
-	"fPMM7fc3APtuRKoOsh6CY7ej2kXE1hDN2w4Kley4l5zERE1h3GSa6d3mnTfxjVgF8w0ZyAmgoGrZcUQs",
-	"DWBtk+6eQuBuYXWqwWVpE1QPUnzd42bG7kMvco0eEuqwn+/PKbYTlYd+tQoQ6geNUo1N1CqrDvHZDbNr",
-	"bq3yLqKpbJZoy0y23kjcmzcKSu7SRCBwC7gHgNctLVlz4x+viGGhDbjgpQiEAbzRsq1L4XMWZvVOSxbW",
-	"nzYlJVAgosmNmbYQ5lwv5hbGcB4mnf8En2M0csERXRmWYbgYwAPp4NoCaxTGwbTetcCUEZyTCkr77dek",
-	"zFU4C8AH+L5h9sGY0IzlhSISzbfafIU7s6SqaIkwgq9IJqfTVktQWp4BrMKeVCA/IZdpmRi7WKhH10KW",
-	"xaIsCM34LTO5ORJi3Uw2AxJgRhjOB2Fu2njWDdBNOSCfyyzDS1YuTEOQmuVamAxCbDGG+CI5sLbGVUHu",
-	"aM71YaAKPTcAb6pcLLKVNuo5wGsvbclogzdVSgOwbFUdEltWdSan9av3F2Efni1m0/b9s+6dqfFbtAfD",
-	"FMAkOoK0sq2+4PVwTAVnLGhxrfQuqmOtn4fHQXirljY/Pzreoc3rTY2qOVlvdUA/WmpItde28upma2O/",
-	"j9pON3ZdhYbuS56y/CMPkfSNqeJq+7Wfef8VPL1jbGGOTpbtLsqOCUu98OxcF9oQ7SDE+H4EbosyT2ZU",
-	"Majrnuib/RyFi4wXr1Z/ZSLF5P7AxWpLUHOc5nRSxGTAUg6R7fuGh8WMx6mhkmZprBVYzmg61ArRD2GF",
-	"IvbcEIZTPGWnua+j14WYCZKsTFlKYPYfoTqvR/k9P+mkjB46mgHEG/oZmUXVnJetkHdN8WmLd/CFdeNy",
-	"f2UXd8VvkGNcFEuo0gWNZTGru6vwkXU3Tm39BFIEDa4GBGmtooq2HmH/ILcKmHn1OLksWUOI4UA3XpJY",
-	"MJYCZfmC5gQG8uW10L//5//7P8lAivd67/4DkQJaBJ/CpKBDjKX7p8T2z7yO0dr2s8pIeKSIrsy6FK8F",
-	"dEAX6Oj2F7n8V1TEp0QPFZaV0XwK5OgxNieOSLygeQwfQLPiUxLb9LbYjMm1GGDfSCkgmk6vOJbuw8vJ",
-	"rYrJH0nCeDawL5LHRH+xb12edyBGBlyt4Wa9htxL/bg1m0wUyVzecTEdmuMlSbRpMmiUBpQkPIFkNQOK",
-	"AEMxo/p46BzFZMUK47PV8nvlZFe3HLpA/uPfSa1docylBizhg6W6omYIuRcZ+HxhzdjgfcjXGpcrhTE5",
-	"uj9kAKvSg4rwhshj9xnLcjor9ltIJbsn3OpH16MPP7K5DAcc1se89lZnlYcC2Oe6HyW83xuwBHrFFNDk",
-	"9tIEcXtJ8t3QXJNbCwe0hkrT6W3Vr6W9OrZb3rKnzfq8aND2O+Hq14crG7dlOLuVXHvh+Oikm7zhCtrR",
-	"1WJebl1RHQuwa2wHGFuXlO3WqrveMyvJLZDIbJxW+pvzWEvcrvXMG6Vaky1HQB1w1S0VT/StHDenbE1n",
-	"VFpyo9nwxdhxa4cF6Z8jOlnba2ZxDxhl/7UOccm2xrUKW/t6WU6nTNmNqMWgQWIYJL3jhbaAkWobsvHI",
-	"QOZEGydwRcoLs2UKth/5uS1oA6GRoVylnewhY4GwlPyRbDd+Tq+FsTH+SKzN5Eo4NZu0MTPMg2hkWD3i",
-	"jI1FziYsz1nq74Kh7fz/7Hi77nh/8TaHdeEDW65FLCJCSZ2ruJFp//zg2UnX/e8ymD11NTNNUPw38J9a",
-	"bbOt7t67dvdN2idj6ATcfo/AxvXRCBnMC60IaHJbyzaxLdrOCuGWZj/7ABTQudY//7+0K1oJNT35xQxn",
-	"wFA0OtKdevQZpC5SYfOkaR4E5Dekw0wcfcW7XZ109BlASKMli5khNuxpdgTieltMCGc5tNsMlYBY+6I2",
-	"+54Z0jAp0HRoNxb+Uhkj1nbw5H9N9XbYQn/IZRnISqu2u56+Om9zDt0b3XNb8A3TtqXu5cRaQfFPh+Ed",
-	"cpf81bqd6rFl5UzN4Gh6Dk6L/mQMbZZlze/kT1GHiQ5FUgSjeswCsw4gAG/IGU27Ey/1cIFi93aWMZTe",
-	"bUamc/ZBxJ+tMjxm04CvPe9gWLyCh/7BzHUdcx4XGd16ZXSeBeh5fOYzHAVT2La06S/13KR1QA7kZs6Z",
-	"Nr8VATYKllY5UXFGRaoSugCK4oXMi5zywiL5SHWramAM7mkTsq0frrtH/SfWxuec6g6/gRyx9elP3ecb",
-	"sXPwKeDv0L9dSYOVH2LB0w88Ul5Cb5WZnxmEKXDaI/UxOv4Uy+9YDjTDilC99c32D8glEynhxbWgiswY",
-	"1aeL+OsQaxgWug0x4mNSReI/wQd/jJGLnZGf2fhSJresaIYRKlmqm5Td3fzt9snd5+e/Xv12cSw+Lp4n",
-	"P6eHk/fq6fTP9MnqLRuVP/Ivxck///ovy2fjDgwk1bjYUQoKj54OLqYW0CYMltXAi+VfvXBLOJwBmXO2",
-	"mNExq6D7Milvh3CtrMBmGEXkS0QOI/JBnxY/6gEFRioIR70Wa+MO84OD3xyzZz/+5dPxeR0c8u9Hwxdn",
-	"w/d//vHT5/Phv/zy+9Nv/60nE94VE2TORVkwS4U356Iw1vsOlx91mLqW1evIJftlX2rZduagRV1TM1lm",
-	"KRkzDIXGfHCqN2IMBbYEIdKAFdLC8LgCyAwYTe6YXaOFrItFh0NDa1JNH8u8tZB7x94E7MTw3ADmUnek",
-	"J/PCZTmf03wVwHpiAhBogyzpn9mSqYJMeK66c3G+tQWGLMB5Li4huz1EDs7TJzfz3IAQnX94M3xCOGjI",
-	"CWc50UWl5NPFKcEnoVXmYfh97ZUaRzgWrkfavbwdlLZqbuQPVBiGqjHU6/ZWOudFcb/Latqet/sWDmSO",
-	"HAdRCqFFj5QHzjWnC1LIyOnEnC0YLbqT1vuAdM3ZdbX0hLdbhQozKSUeDklIeerR+zJ5xfNiFhCpv/3t",
-	"b38bfvo0fPMmhvBw+0FMHuPvcXWkNKhXU3rHLEIDLci8TGYNV8mL56Ph6Hh4eBSK+/G0/2j44pffj78N",
-	"hvjbkffb/p/2/xTcC1LOip4e1zf2ldAgOgTAkKwAAgjk8ZV5DlBXHmrbfeXEogmuAd3YZbTj9cAko9Me",
-	"oDvAW/Uuo8Fgjc6XlO9lGSTFNCsatjGIBeRK2yHTWmChd9E4zxukboej0dGT45OnzzZZ/Bv1O8uVFHBA",
-	"9FKiqgqOQUzXz2hIg9OAm/nwZvjcIoORwbuIfAID6aeInEXk8z4sIUDOrK+Idw8EyttozV8Ph0+Mw15O",
-	"SEJzRgaizCG/Q7+yf2pgPGEJ6+HnggA0Yb15xz9/f1QMPbHurOTrJBzqSobCmWbe1lBfIQ3KaKdf7cqu",
-	"aQy7OLahbFiqy230hd+HV7XjopuzYibTjqydn/Dh7TyjgYSICcuBt2a3y0Z/yFyjPVrLqvxth+Z6V7zw",
-	"n4QCChPgFAL7uJpB5qL+CZhD9bOuebwDC2Gtxtf4Wv0zU2XjQai/9tlZsvbRF2xZ1bHd8oh7M2pWqcaj",
-	"6r9tScf/FcJWzdhfuaKEQagoOT46Pmrk641GfR2Im4UyKHzVNrKmFZDJqEFG+uVtqINTfscaO9yfzz4H",
-	"H53zNM0aA/GXnz58/rxV85r22NpcUcF+Gd9Xo0cMond73GpnVLzDl4JBzXzOC9XmO2oBpQW6EvOEZaBa",
-	"gCvKuLARYKwUUDpaFNVd2sn2m6qgA6YlSpt3QKXIqLjixszMOc3eijTotHA+5PNcEnhSC7dC7NqUpejQ",
-	"8pEpkSVrQrMMqHwmOWM23K5cTHOaQoBg/QZokVEBEfyKAXg8FURCWLbMfd4gXf3uZOzwejAL9SovGVnO",
-	"eMbW2LEJV0T/LFQ1Ah3I0GEOvCrroxxVQuvkrU3g3+Y5BhR3cxHg4+ueAVNhyy2dHn7zBCTe6ibhkYkr",
-	"SK7R2kxP+dcZLVVTfo003sBrwZBiHiIqv2oM9SPlzi7QoKJx6jfMrotcwocFyxc5r9HNt+kY0/eWk76n",
-	"DgKEInZYphbxGtoGGNHx16H+Y2geAV+sdLnWNa82XfAbIOuK9pZsPJMS7vss1KMNJ77JuEJR8CyA6pl1",
-	"Z7ddxZ6BsWGUvAhj+Ha9PJnxJOTsSG6FXAL0QPoap6g9yBPOoGDcEv+92tn0jkGiBRlIQX54e6WPBBA8",
-	"C/W3xHXuAkCI1f0Va2uR/XKccTWDO0RsFAcUg8SSxphYfAGw2e7pg07RBbwri5MDp9zIZQKP2ZiughdZ",
-	"OHew92ko2jN9b/UumO8jIrO0vxcR5cpOw7YrPhwj6F0N07I+mV6b+4ASYlPOKsFsQ1ipJLfPOKIEP3xO",
-	"/10lwlssA9eC6iUvrb/Rr84jFLCHenV1Wx6s365AqqaPVU2TRNsShaygG5czuVXXdPeJ1ntuUKNDaedo",
-	"5e/W3Bm9Y0TI4uGb1Ys9rmtev/ONuFfqsrRXDUeXxMG7TRq5uUlABqpUBcu1Bp64qJABOurGMl1B9JDf",
-	"nn1LL7mL3u6yolCg29fPua3wDS1o6H4Enjpw7YpfEmr2P9dxbRDXGn6PBbhxxG2FJkhWyKXbBGuG3pNe",
-	"sGyBceswXm/vel2J/YzW1BvEYArdiaVmArZvUPU5+xbtMdsWd/HUmLXtticWEWErAgZoFAwqwM4QEG05",
-	"IevSclCNnGfdNGJdZLoK43j1t6R6yZpr5n0ux6psyc6WhcFlAIJud223aSXcT5gjHOGqNi+70DdI/OFo",
-	"XwCmD7s51uxUB8xbVCkF+1pE5BPNb1O5FAdrTqlRF9i8alAD6FHJjIqpRR/gyt92a7SSHo5fy5KBzmwd",
-	"qMst2bRotruxPyWUxNX6qVQeJJRh41Uoo3bTWtdNwlDRIBfAd44du9ctjbp3enQXYHFbzVZ3uRlGYznt",
-	"tgh26lMNYnJLF20Fm3qwW9MDQJaHDwlk2RskJhwbE3CPCCmGFuqPsK80KRqpCRGhBZlLVZCn7ptFRpMm",
-	"Yc/R8TqHvX8B/4df/gQX7n8YXF8f4G8t1+7nLr34ohR9FSktkhlrAfPaYUl3BoXdhBXNvi4yyreGfV6U",
-	"4q158lu0ZxhhL7m5oXhQFWSxdHdNxOxm21Vvr5lJP1vfJE0ZxJRBMnaM3mgE/X2kyIqzLMXr5YOHxsHG",
-	"r//afi7vdxJzcVR2/3HginCjfDOTSXADUlVk7o4m1EXpG07wW0+h6cLDi/y7D31Tb1ZTG4p4fY4880zZ",
-	"OLB1Kl+rAaplVx+VXs4mbTskZ0nCFrvemE5zFnBLfypVQcaMaNv51Oe3g+edt+HXUiIFOsvnKuxVDVBV",
-	"zemK/o9kxsRQr/LfNlFUNfnIt1r163Hvn+iKktczvPvrg+PcEAxjceCAtU/GK5sAsPUuIuVqkdEVgWB5",
-	"wDsFUzAhCzplhk0kFL5KEwvgWHXyn96dvHg7evWwmQA5t+a4V9Hhu6MXT57tdRwtW0ZkW90+cH8pqzzd",
-	"eocNc+A6qcliPedoK+TOBnTBqv1BdJ2EZuwT/RpWxYUhldy83WAPgXAuTElXIBedQwh0T7SP22WZ34Wo",
-	"Fc+Igm+0YGFSs1pIkepFDBRTvDggb4wIprSgEMZ4SoQkPA2Q33RKbPGXgLZnMqlsqPpuh/Rfy76JZQ1h",
-	"avFfdgQMiPaKGRW3f5PlJ0QcD4tYy0VJ89hpkmL8mwezj1TdXK/RG8awEPgp9OunRCoSlmX3c5VAA+5X",
-	"wg6WLTqpwhDJD4Uo0w9grDbWbSBjQhbdRMvBGXxo3S9SliOMTeH+XFJFwHXAUkhd2SkbEfDK7+x8tARk",
-	"ZFQViJqD0If4CjhuDQvVbrLgJcC29dx75KG73o+boYuH0BcK30M4vn8A/zaoNFXOLZjDfwVY2mbwlw52",
-	"tpe7Wpncbt179jQsqhZMtbo81ddVO7yaPz+1BeGpu6imPrdqXwub9g/CwrqTPGHnWxAN6hgGuKbdUob8",
-	"KQQ1SflkwnKzsKo1x1JTApx7TZ340X6dd/fJi9FO+Ag9sEXWsULq/XX4ZFWae0RmNJsM2Z3WaXhmSZpE",
-	"1p3Xh4+k0QcEpBW76gGwqrZMf30SbRSMQbPoj/VkJee8bzsNvkQ1AucXb4Yf334aHh6e7O2AC9Vdt/jY",
-	"DB5swjrikmoHU9iAmtAck9DC7KQ4duEY6yQuHfnBmlzCDXnBg39qkBK4MlvyJphBQehYMVHsd5G1zWxk",
-	"m3FAzgShCHjvo/mZfRHa+UiZryJDf25f4OKOiULmq1Zkh07gC1a2cEK2zveFoYtZ2yt4qz0ELzxShKeY",
-	"wxijh+mAp0Bgqg94hrknl0tFBoY9WbeDxBYs6waDAC2zUDcC5UXzgNEP0Otrj7PbZSGT26uvHSO46g0z",
-	"VW0d++par3kR5ywCTLAtOM2y1Y1d3t5KdyaCbyDU4x/9stZGtB0U6kw0rjiqFGlFqLnwIAO8U6Tkz5df",
-	"PpuYiogoqc/uKZ9ycFxnUhX7B+SDuBY5egZV60UJGcxlzggVaslyRY5Ho/1TWzVniiRS3LG8AOO/kDZd",
-	"+5G6Fi7LGnLeSbnQu+yLZrr74dHBST3ZfYh3Lb8fRocn39yFy++H0YtvLZcu2y6KRM/LofU+E0HnFjt0",
-	"wlmW7h+EerHpCmnY+Q7J93b10Pi3rOUaHvvxSJFbBqAQlIAIAh38qZ6hX0tmeY4QoT6/Y43MvImU6c2v",
-	"Jc0saFDVMzr87Rf9YzR8cfPL76PoyYswOoHnkgvEXc0kpC/ICaHmD2I9H2QAVFgno4ikXBVcJMX+KaTp",
-	"UfBum61HYgTwatEgPO9J0OeztsLD9oq21WIN+A89h6pcwuEUQYhl+qcmQ/P2FnX3Pa6PayEXOKY5LbiY",
-	"PlIEnieD1CCknOyfmu/ceCM8RZ180098Oupiu/9XOD1teReOm2gdV8928hF4PcusUAckhjRJhbAwRvio",
-	"SMmKqcdCeuMy0IcllONTEq+Yih/HQsb7p9cinjMqgJCvrmOOjE4xyMlagHM+Lg0fHVQMRzCcFkhS3Yd2",
-	"mEmhIr0Wn88vT0ksFqaJn88vyUAPiQSUkhf/+W//63AE8B6KpKzIaVLIXJHRf/7b/3oKF5RQrOPOM3pt",
-	"/5TEBfsK6NFgurGvRdXXiAgPsyGCiwdIQYgh0yLG7iRlrmRurj7jj1zcxgY+Zj8EFok1h6JsL51GUpj7",
-	"YR81d0nYqjChCM5eu7Zs98l7suNPzD2LaruT0BLSyKk+OOqE0ygWwZwwO9Phdi2oUvyurdVOfFqujxOZ",
-	"swbo79Y4NXzJL9trReQ3OLR6N9y+gJhuiODu4lALFrrdMw9P1V1CnYiNvo/6cwtok/q7MnUHohb06QaK",
-	"IBx4REHHxGC14ZySw4OD2G4pcX2bQAXkPTs6ODgcad2nAOzoBlVnDAdDOSGx2fHjUxLPy6zg7gHdDD1S",
-	"+im7pdce16MeE3otjFmrtzBjrB1Fo9HIA2lCRXwjZEwoMftig9oTermHyyjaqzVWb3Je0/YiO+FYZoPK",
-	"0xbUISXan4wL+57/4WdojP8JQka9tg3xv/qk2xj85gqb63/0N6Y+S0iY/ktpLhzWb4kXBRXb0cjOqid3",
-	"vakBrlKPZHFd10CYclcM4e9xdwPD1HZno5go7hVLzPI7nrDXgObxatGmbzvdJ0BDq3uEgn69oEV7oRB6",
-	"EVaocBXQqborfHTHOwCa8fQnUWCYx9ZAtNZEgUugHNY64PAUiDPANMIYE7QXlhZtZE5vmT4QC7asUv20",
-	"sXIneYrX3RkXt3CA6xGDDXJmJbWWjNEkdVmb8NpErS2J2iDZOXMz5OQv8ldtnzigSri3XT/sxC3rire8",
-	"sn6onXdAPh61x7ntzMX4Fb8PHYs2XY85z4nhK6n8sSSXJWSWB68GKmJpdBUCSo82PutezOdPRl1v1WqV",
-	"d0JKaZoJSIvrBaHVvdeNGLNz311tx682WBtF6EcjEC7fVwIcxJghQ0wl/NAkUUDm8ARygu1Q1XdUU0Cn",
-	"/dRrwzt8rfbZq6oRtc8vXYtqH1/Y5tULZmsPvnEN90dit4i6xoKrxuFVTrliKVEzmRck5+OIAGVt2t9b",
-	"cO9F2wwVspTszkk2QFfesT3ZRr4HsuEXg2W/hmV2GL2oefaO2zx7vn4Iur75wkQaphHeK+BnirCvXBWn",
-	"5JYtCqAL53dM7BQUsFHLrC/gtmtWc1+C8OdcgD5RB+TM6RC4pXd3JFwRyJ9nqRv/U9i7kMASj7xOHdUT",
-	"5Y7DtyhrcDabb1bCiqa/dmlVKLsuoaZBWXV8VO/ltpujPnbnjgal7eN6skflWDwM2ZzrNmPDIMInCILE",
-	"aYECsrOGp0eVY5SXwZE+NP2RHI3If6+7ro9QEGrCsW3g6nZnk7r3K8lpsd6kweHo6IT8kRyODo5Omq3Q",
-	"3/VuhbVuK3XzZPTfiREQolhS5gwdr9o+OiVjmgEja1oy8gzp/E2irn4GpCGQMTbaatauL3kIpUjpqgqE",
-	"JgkVZMycx9ph0UK1lq1Nm9HkNynYqTYu6IrQLGc0XSHrrXcf0UhfGR09HY6eDI9GzcCrvU4pomA3PKT5",
-	"2rrmuyXOqRnVim8Qa9s33j8lsR0242lMpABXUkT4fF4a3kqZkzhlie5HGusB1G9fCxz+BTWRckyk9lI0",
-	"rloeg4hsnhMAr1ckRszjNK47GdxNIQ6KbTAMGLbJwSU37wPxja42EA7hG1Od99ElluN9clY1wn+1ao/3",
-	"6VvbNDtVV+6IWJ+q13K+KA0cTYVr/dIwJ3PBzBbFFWna2WZva7OxrwUa2TXNhazJPId4toHdLKut79TS",
-	"8gFD02j/1DXKV4/qWsRNwY6bWvKUFPSrrjCuBN49ZLYzjKUji6xUfkXXAms6xWHYeIo4IHHhcSfqnf4r",
-	"TYpsVXX6D80O/OFaFPRrZO4QcAVW78f1NVm1WRcWrbcmTMtYFdoNHy/gxPBHeL2kF0+fdjwX2YEIUM91",
-	"P1wV9Gvg/WfPD591ez3cgKdHz447ldD0jde6FBwrr8mNMMba5ISU6wWjSvGpuKLqtqtd1bTz55D/GgIO",
-	"Kai6NQTsZBBjJmoMCpca61QKlDla2Kfs5/rJUyfhhuG+iSXhR/w+HHLNt+BAQZzGrlFVevV3tRglUnRv",
-	"jkpShQRuVft0MzRJj2anUJxMbk2D+yiLCzbpHEu4U3DYVTMU1A8UixohpaolorRL9GiPo4uZtCqUz5ua",
-	"X9plpBGWtcthBUKBLvWZPrCP6u+8CHZkZTCEHRCERXDnmMlyOjP7Ds0ZkWWhCoognwP0PpIYg47iulVt",
-	"2rR+bO13mllbM40oiW2p61hby0hzvKvqk5boI9dvaTdfsDP3+Ldoj+bJDMK0gqf5hBZsKlugOxKfCjUQ",
-	"wCJVYWUdU3+dbMMgPwpRMauImD9TNPEtTJNClgsTcjQngyXj05mxugzFxX6QdS50Pa4KbbRlrAhcC77T",
-	"Q2xCMg3VRgax0hRaqM0pLada8DKuMM6LxKXQX7IUZABjAdCJQRX5jeXy4VD0cl7whGYfHTDqRpD2+tN9",
-	"IuanOUu5nd6uy4Iv2Af3ZpClgn59RYtk1iceek5Xr6UoTNJ9m9frkSJyKcicroYJPo3ZQNrOZinu4vqQ",
-	"o8rx0PjEHkHEG4LFLorZgxA1zLno3cFWDBGT2b+1PQBK7L1QYynuYl7OWDb5yCfsvSzzDRdy7bntbNEz",
-	"tbS2YDqL2E/eW8FSdwZb3IzFhSRSAx/JTgoWWShdWkMJo+oWI/D2w+E5oA27zukG4jCnnf3bN6fQbT2V",
-	"FK0pj/oyt9NYW3B1lPzEo1JeE7WGYm1OcZ8ruuZGtSH8qMs6Pc+ZYsKSiG1gdjG25p1M6LjMaL6q1EbK",
-	"ckgDQvviJYmNktEHzgnoEMuO7PTJtbDPEF5EhOl9JS7FrZBLUXtLm7UFLQBKUB9fzTP6PGHgfu3bk5wx",
-	"42dpGTRP/fazInrkFll91UpsKnNPzT5SRL9wECzJhGMEcpl3IYrvAShS5Hz+N71APMd514q6Q2yEE/2b",
-	"OBe/dJjNboez9fBObWu+xBglP3uDDGKc8Bgcr1oSwSHlGGBNGLsyp9pqOq/FILYj3XjZuBFB7zxSBNHk",
-	"64dd54lZyoNrETdnISYDpBWVIlvtG18XYSkfZwy9oLqApcGbsUkN6UvjVzbeNXztWpj3jKYyRhnE9ovU",
-	"T5tVpNQWnRq6Askfydtz8pgMdAPJY3I4Gu3fk+zbinrz9nJn0d9Au/Yd10FrrTsviu6rYVdHjtNDy5nM",
-	"GEnZhAuOMcvItXz+01UoTGbdM+MfiHrCg93bcH8AizxwWg0ArdWt9I5keGGxCCJqZjSfMlUQAPfBBf5r",
-	"yRew+81klip3F1RBRp0Siu/lRDB95lJELTJeYJIN+7WkGTFgQQfrZ4beVn01PsejzTb+ww+Pmmt7xI3P",
-	"UubFTEsnmAHBgcE3qpExsROFBEgcb8PumfnR6/hRETauHSbcNebzZ0+3EsZ454y+AHxrp5AGrGZfxMFe",
-	"prrpf3jH90z1davcX9ntys8ibVa4n338brs4GuCVV6v7wWB2x0qvzjB20DaiVMKo7GDnOoyt74GfdSHl",
-	"nCAxXE+eoVYKo08Xn4nPZdefvygwdJOcqdluLtwcX3Y0zF40eHHzz78+uRvNjz4/S/6c/235fHx1eHt+",
-	"rD6mLybv6dPyrTyZ/gs/En/5+uyvy0Yg1+FRP4SxWjPC8jHlqtjVUe2kZCO9CzwUFIQzQckPcs5+6wuk",
-	"Fu3JfPo5eMB6DetBAR+PT4oDZ1Sf6AM8YSyPiDZ6yZPRMKWrOmHONnyzvhsFVWop862a8jNbnttHWzSl",
-	"XYyuyPDcLswVQpPDWhQdbNgvjhbGFPRd6fZuGzGiFSlNEENywXK+nTANG36Oz2J60qKGWKl4gbQALsi0",
-	"B7rPDmx92AAPmsbEx5nu1L0/dp7a5/bcjUIPS/+jTGgGgStgQiZZqfgdIpJCFEIzgGXdvp/kyPK5NTC/",
-	"kB0eazIf5cBLWchN/d7CVJDDUw2mArhh1sd0nGyCD4Ev0gGXkkH8w9sr8ljmU/X4d5lPP6TfHuOD6vHv",
-	"+MuH9BtemDU1Pn7ZDQfqXoIYsIahbxPbS2yL4Zxw8BRQ9HDJU/vADoGta/uL6fSaaHeYvP8S2oSQAIVo",
-	"E5oi9I+iTVgT3QMcOeeGCeRlLRa5vLsnmt6DgPr13x30av9YC3nYunYmZTbh923qd0kI82apFcqPsZSl",
-	"OyIQdsYBrOGYGHz5EI0YPmUZt30gPGSw8TDzBoUcLuR+7favJ/r+d0DK80b8wXHyeorlw6JEN9ZFoz2e",
-	"HDkgu7WEsjUh6Ipc5+mT+mrbDl7nzcc7fDHMVdaGSjSpXtoVmcgT2o5wRHlduXaUt+8MReQ3agMQUVPl",
-	"rDPqUMXW0eKy8UbN+oqqXpB0XcMlut8D7HKzZd/p2/qyI5heaJocBtw6KnutOc3BjaqJ6TCtu8QcfofB",
-	"fvhbjdbh2zIotSC7ENHf2vf90XhDG9iuqmLNbPYXd6OxW7reDW3M6vAa8JgTQV8c2xHHvDLWROZCZgHf",
-	"ywUVtyxFvwq5LkejJ4zQdM6F/WNOBZ1W33GhFiwppPvgjrMly09JrAo6mUCUugNrouDToRmnkKhUvQv8",
-	"p4uy8KmQoAlAQzHnCNMPFYMf2by3F+1hdfVeV08GO93KKpPLjG1oOMJMCTrHJODYNSPu32yoY5fml0Vw",
-	"j8Cg4pbgxu/m8eG9YppM49tCmlo964J9Lb4kGI4UpELXZod+iAwsVMiE37F9IquX3IWScY1Yr0inhr8p",
-	"2VkwyC/Py+zepFgKEA7C54nvbKIaVyR2w2tJZOXJDtD6JPSKcvImvmfEL+Q2sO1oJeY5t52lJTubFCz/",
-	"xEVZtMlMQdWtXuZpyTD8OpNi6sKxmSc/FRzOaL8Oj3Z8vDVdcZrThLU25I0p+Mmogbs2er615C4Z31dU",
-	"3dpk74xr5f5GJvciLAvB33GZd7A+dFvO7bNb8e3Mt+p8JtEL2f7IZULF5ieu2HzRghdB8ykrrui0ayAJ",
-	"my8uqJhuFcor96BPB3EfthksZMMS25Hux20eYdFEvh8IrTLJKzlWZ2JJhISl1ML1c69Nog2T8bB9/+h5",
-	"peN0+FqizsW71+Tk5PiE5MzpAf0whsdeXPz08S25o1nJIriZkmVB3lxdXp1dXO1HhH1dUMi9q+0716JK",
-	"KgUfTWx1bvySxO8u3v7lj2/OPnz82+mrv73/8tPFH59Gh6Po8Dg6fH766m+fPnz+6ertH0fxAfE0MaE5",
-	"uxZLmmXDJJPJLXj91UuIQYO0rFTCFBUIjIBXZWqhuz+cyHxJ8xQSjmd0sWBCaVNnXiYzktGC5dfCAFhi",
-	"0f9azhcsJYPR0csnI0ILMnry8slo/7SqzJZSLCEDSNc10U0b0+TWr+ZaSJGwyMCq5qqAZh+QM4jfoxlP",
-	"cah9JFZ3/beguYIcqZxRJUUTWLbjMAYANh5qGw94RaCPmbu3wc54Bkq1wxQS8r8LJzb7B72Tu9t2eFyC",
-	"QQVSisqZ30t1yK5s8vCsBZJZ/7YfvyFtbyi6AwMYeFWGd84SmevVadOo9GJ8XMiIaO3+LiKLXI5ZZCMq",
-	"VURMtE6kVxL7z3/7337IezWKHe3mvOzqkrRogu6SyboIdTtvkhlLbiv/oWktHhlh04z2llTBdzMqUjmZ",
-	"bL8DQddVaVyWiEII4w1TtEl0dotajKuexBDYpQh89C5G8K45XeGZi5IYZiXej0jsuuresVMVRySGTsfX",
-	"wnxlPRMxGRhtnJfikUKKRmIrmeqNjZIYlUp8SmI9rAbuFIYzJgW9ZQaj8FrAF3OWcvojW8WhqFn75YOy",
-	"W27IzpTjIJ/r94i81WMU2m2D5tK7LqYSy2lR5uydj9C5Pa6tuUD6rYutqwG+bRP6iiC1h7y/l0tPBF0o",
-	"N7Ip0STIuQ8Bkn/ZwZ+6mVhW3rWiwE5kzhKqul6G28fPPRm+N9uqLcwgaGMNoAss44RNiYsghzLnkBmL",
-	"3QLGF1PAOctf6w8PdiWRbRbUK1kDYlSv5CcvlrYFy/sd7JB9Cr9PhpUbiCpU02+Fz0lal79An1pWyGe5",
-	"rBC56yJdmT7dvS/6jNH5IKHPmlvvabxW2PJbuuK5b3eEr6IFa4MJs8zRxjSEvNu8FOqR2dxoXrvJRRWx",
-	"jgI0erLdUAzd1weCUVrACSA0pcAHkluSyDlTraxr97Gmm3e3OzdxKpGYdqBPQPAx3DTu92d1adL/br7f",
-	"bRGjNhikRUaFYCn5z//nf5JFzhYL8zsXN4tcTnOmFPxt+LXh9xTgouwZbi7vmAJDRt3yBYEY8QieIVyR",
-	"CRcmINLsk6ZC2GqgOnBQu8r2HJW37rAULBjPdJlQcZYUwazSM0FcAKAftKlbuGC5HntivlEJdh49MRFB",
-	"5KtCwishqtuiNY/VVflIkdj98SGN6ytmyopLHl4eGR2zBjXxlwWrDvFB7xgrZrIW+/jD26u9aO/8yyX8",
-	"8xP8PLt6/X4v2nvz9uPbq7fhkEhazLb3Sz+lBylDQFID1QKkKz9dfIyqVM4FzemcAVMAXhQRLurjgFFy",
-	"o8MXR5Mn9Hg4Go1Gw2f6x3P9Y1T9d/gYwAk6PErp1pVkJtCOtRs/MwChpaMl7W2e4+7YzbLAx9dDzJTx",
-	"FW686E+ouHBh6uto9zQUiv2LaafVAq+lsHbsGgmvkfg1JTagJDYf3tgP9bFjanloeEHGK8LTfUwFdC/q",
-	"wwgv1LUAtRdhbuPY5kBWbpbD0QhDLuSEYKAkvPCnChnlj3GYwWHDDVPPAOEtIRa683YMred6PfD8Z5rd",
-	"DrkgiW5GHvbIyOS2X2zHR3bHsm7RHcazYqJ/3X0JVtomwhd+6kMYpb8UtCxmTBQ8gXBWLSokoXnOAdIw",
-	"B0wYxadiyAXwOwGxx2IBOIM5U+WcEV68NI6yYvZIXYu4oNPXMrWHWQiKjSPCkpnEy03FRBGadHiyPu5d",
-	"lEVwR8cm1Av78dlfPh39819fbVUZ9u3INKl9gJXMypYgy6SFhsg5h3CLeqTgJpjQLIOFIvByyO5OXBjc",
-	"HjkhpWKTMhNMqQPyAywralJyE7qgY54hVdaYzbjQ+9tUkQGYmehoMkdekskpuJjQpipFofZJRkWKU9JN",
-	"fKutOHBRmbSpop9NhjF2RO8lt0IurfcRu0xyPp0VRMjl+l4MO2Jnlawbqfddqxlb8gKtBWeq54rQwtvW",
-	"PC+qFueCz5mJk15almKjMPFuwiJptQQMVgKk6rqny5A3dX3IaAwKqzMzQteSU0QDFnr9w4MHXeId3WLd",
-	"bl1Xa3HzEQofc5dk3aMA8XkIAPRi2Kv0Vz1xzc1PESxnzFJIi7c4kwWd7oTf3I7eYIIA9AMRMZ4EHHU3",
-	"2m0bDTnae8gMk258MVd0eoW3lCHCGOOk9XelDRH8Szb+KW8YuLOiWKiXjx/TxeJAyVIdmK8e683n8c5K",
-	"2lVWWXpGjiqNFDm13KbSfYXRIn+dIPmyN+ETePO6BTQ8AG776TNbj9VQxRVvEzkorFZL/P79y0+fGgeT",
-	"0ZOXo3Xg9KNfAC/95d9HwxP89b/tdUrT/ES5sOluQUXA50z3sJHTN2c5T+jj1zOe0KnsFlRiJM+V6A+6",
-	"PzrBaWZJmfNi5W6gGhv3d4hcWrSAuWVcq6cP59adYGgyDYAhwNU0nS9PDkYHh4dPDp51We7WBm5cgmiD",
-	"7oaLGMCLlUNYgktFC+qFFh1mC54S+8rNhPKMpfrNZS7F1D1CBrS4FsZShKwpc5VrcJ3cc4Z5kYop2z8l",
-	"cSaTW11eISWZU7EiugIA1MZv0L6xKVjoiKVFNXKnJLZF32CpaXxKYpPHepOzUrGblBUsKbDZiRTaak2v",
-	"hXmGFPKW4QAsANEIQvCmlLtjjjWASc7u5C2zw8HSG1kWWBsmxa6hNZtRAx3pjx/K6K0Jt6w3H2K5Q603",
-	"pWC18JSttQH07CoNYpqeTY3YhyDfQPweKfKTYvkQnjQ8e0YkgfrGBb6dHB55DFlAgtAgLP0kf+NZRh+f",
-	"HIzIgJ/T9JS8Pv+JfLkkh89ujknGbxn5RBP9wT/v75YiSYvqYMQXe34nw6tfKJn/QAu2BDCLCZ/2vUNM",
-	"4C1ILYgVFHczxfJikrI7IBgdaFMwyRkT7al/omD5Hc0uWSJFKOfmvVwSOSmMlWmqMKl4yDCEtatH4MTi",
-	"YqoOiA2jeVoHb3/qo+8/eVqDvT882YptGm5xeHyVajkQJUwpl+DedFL8+ecrMnibvrk8M8Z3fMvTeD8i",
-	"GJ9xeALEkwVTB+SSCThHxmdlMZO5Sdh+SV4xmttY4cSrDmOF4yBUFkKlqw8hMijspQGLh4OvhSvWCsO8",
-	"WRvlF6NRmLO+ntzfwJNa0F9LZjv6ZASUARFB/jh9Vjogb7+ictB7enz+5fKKPNbn9sem4HDX9DrYGmSv",
-	"ApPtz1Sj8f6AmRrCQlC81grbpph8nzSErF/CVSaLNvd+Jgs8CjO9kcGfsCNz5fDnwJSaMThmrMfJdMmU",
-	"WK/W3ce6ukcAa2roJOCIvm9ONDlDnzv44bgwcWF4ikdkLkEyNgFoVKDf3j9YZ4puqtcac3Rn4uj7Z29k",
-	"/k2GG6NtkqR2uwvrl5NZE911BOINQYGd4YgvWQGpGx+5KvCKZreOqbXMDgNvvT3SwLza0jp3dXTfdm2M",
-	"vXT3U30aN6M5+8jF7fr+UoS16yVgjEqRsFM85+t9c0bVTK8abbEcEF0oEP2B0ZfLAvBAeIFLbJGzOy5L",
-	"BWGHVYTgsVYKutiGxfPr838pnnxcjsb/fHsoXvxtcaRO7i6elX8+Tt49nb15zs5G88+H8vzo18snwbWV",
-	"Z23Jt+OMJ8ApSAqpd/40IvHvSza+KfPs22OA8Xv86+PfYRy+xWQAjCRqPyKx+ZJ7XxrwdAQijB8jF7v3",
-	"PX6gGp1rP7qb2u/V+4YYlHCWL1qhaJwsDI8eUBp2mZQlGwNxNRnEv19++eny5ue3r25+uvhoZ4ULtXBj",
-	"qy1pnswszQvcitwdhp7cPyU540qVWjgrsTx4mJFLz2r0rGtbw86H4pbUmjAwTUuUH7bwA+Ywtd6/Kip4",
-	"wX+Dq0b7pIXpMF5wavAt9bo5IG+4WmR0RVJaUJj/iAhJeKrgX8NMAVg5at1qb4+p8HzEHAFCzJ2z3tIT",
-	"A92bGrRZrf/SMmPpfkuW0PaYCg6o/JuYqhOZ5wxuic42jF/1lOPewADVQSwXTMQRiVMpmP53zpViqf7N",
-	"Jf/F4M2MhX5i/2ATqnr4Hq87OkE7Y7eqxGPLhsfsNbAjuXatc6F7a6PWhYJ7Tr9eWhbz7V2p4EA7IJfZ",
-	"YKZN22i1Rkzwk8+q3oE1uLqmahGl9YyKJgjepknucgtbdUGbVu4Stqt4yLJIZMgTCp4hLbITyjP9r5DF",
-	"DYxNGoPolsISndeSKvVreh0iZFb1EuQaB6jRO0hqMxrOyqDxW3iiaHtjBqATCbzN9umSz7MpLD8Ev/G5",
-	"LVGym5VXza3HJ83mwDr6udNG4RrReNGFRrkodRR7b0VW682tJk/kPUW6aQsCOykYcWQJaCg6Y4xPUjHc",
-	"pdc3m1Oz2YRCboEysA+5wDin21cWwBYlr+BRrY+hha0zCtkKm79Fguxeyb1Klf3SgbupDBh6L9WwxxHP",
-	"vNwKuVNqMyDMHEF52meSFnQ17wUtjEJ3jq8Fl2THVQc99JZcjWWsL6kYylpNfnxpacqGG0Kn39awZmq0",
-	"Y9WoRvWV4A2gJ0jti9WO27rvEYKS+8xcFWS3cX1hhZ/wYSMgO6dL+62shanxzd0GHsWQTxU5Ke+vnmjt",
-	"pLBdfr2TxffRVOvsvC20u29F2ktbfRcVOC2ZQqdSuKU9HVTVnLdpsBCvbxgSuuzGMewpkhon7wa23I23",
-	"v4GjCC0YOGHMYejD2eez6k48gps/NZNL/QhAUdYdE1svkY3K6dZdw0m6xsC79WR2x0TZzWjtDuDcW/n6",
-	"gl+7IsfW1eTR57hZU9K9KXrNEFspaHD2elpkiy4LI1M1WO0fnpG+Hyd7zy01ROLedx/emRy91trg4POp",
-	"kJNJEKeGAYwx3NsvaMERai3lrMDIxFMS6z/Aox1bbhHDNaisPwQvjy3eUMC3whKe3g+AzxQRRlbv9LZe",
-	"B5+7njpdn7dmFLkH/bc63ll1DDCZ5+ElIWSby8rORf4I0vXDPEJmurvmpD80WKMRyn5Ajet12Zc6Ye5v",
-	"RLCpxgOHvD6fvkx42tTCLXrNaAIoVqIbeSuhIZQblu0bfKcF3FjhQwemZMA21i3lBaeCWNAuInOSs3+F",
-	"SBNkJsIG4kpHJXBAfp5JYsqJroWhczQRQ+jWFmBy5syl2/CpGMrJJIiUbJqmHv/OASQ5SBiNY+Bfc3lA",
-	"Y7bJQXdMY7WFAl4AEiv11Fmna92+CwN62XsZBe4bnP7tSNi75kuxLakLc12Mq9wzO/bbZe+/BJs5IP4h",
-	"aObGAvhHITM3192BN2rroHwLJkwCXIt0V8Zu9eh6jpyJkL83T0lKV+faotwY0mzZ4xGNHmHPIIjQLCVy",
-	"Rhb6L8wxZQJodMZsInOG4UvwbF4KRRZUFWTOU8Gns6I7Vhq2MnQG4v1I93aLYt0YRm2f6xjA6kZ8G0XL",
-	"JSzPj1wV7ZNjYkD0semUsPmiWJE5o0IZZi4L/46mWkV6UTtU/X2vU/7dL9FOyF4nIWKgy4JOJug9uCfB",
-	"yMPR0DRTWGQF1IjMpXAui8h4RRYz4OLL9TpYsFxJ0QyHpCtKXqNg3QeaC9oWlI2CipTmqUXwDWEDfWXI",
-	"caWgzUgn+JLMqVIknsYRiW/hp/xN/8zG8Sm5k1k5ZySewy0K/CjUAv4Z63+vRZyU8Pcku8H3FoX++Sv8",
-	"nNIsJoOfLklSqkLOab7aPzU8zjGjyQzvGX9jIj4guuHKElxj24Dw847lkIuIzZ8AaoA6JTTJpTKciJwh",
-	"waHLW6PmuYp+MWVJRnOm6lG6WpPe6h/yN336HevJgTQCLcFqoX+O4Z+k1D+hj3oDBdBe/WMKNze6K5C/",
-	"/Bteu29DT4Yj+880uzXtNXn/O8TbdDW8wznmLXJUMKtdg3KU0hUqd0rmTJRkLGmegotGYTogsPFzSDwd",
-	"r4gJmj0wWi42l+H2QS6uhUs99xIXHtkELK0ovXcAgLOQZMymXByQz7V8LNBuMwrpWCldXQvdTjPnm8Mc",
-	"2HYPwkeXWxDcPbJSgBSEEbt6FB4Ol8BSImho+7xBDHKQx8dEO2/cU+FtExn9sOm2WHR7lu17WWBs45Jm",
-	"GQhUr2wQe5mKTW8dnk9MlGGZBkE226JNXHByPqjE3BCphkJE3IrZnP3rrS4goTy3SAiBDYcBEnBwRegt",
-	"Xp+9uCCxXVlbcBHXe80mExME4vff1AVBLRb/phoLg4DDAAqHJKskY/svicdgey1iPSug2t2SjxfOORWT",
-	"AaxXqxe04gDXlQLErYoGGnGvHO9kfC3WX3SU1vYI6Xq7CbNty/V3Q9Ds1NZma9NlOkzyl3wagNjvciHi",
-	"rkICyyRILtYp3Aqrbm1u+PjwDzGl63JZd/87pusHzhoLj4NMbs/Sfy3VPzR6fQ2zoQVwhkLL5r2cABD6",
-	"vn3rKS7YZHucfISIEO1h8tzGx5PPsjCpHJlEvfTgNA4BjLhNr32Sd0AHf4FP94plx2crYv51IkH9sbb7",
-	"waKJ9dMxGeQsYXxh2LHlggkupsTccpt95LQK6ucKQV5TawTROwZywIXWwglz4K8YB+oWxOHzFy+i9QuF",
-	"TYjO/YLzHU2FGekta+cfEqrfWKrrxLMbIXzvaTZHmyL8q5bNHyjJdH0x1lTBBuqbXC7VgyNmfRUt1oRP",
-	"tLPMeVEwAX4hEG+8FtKqQ/9VAPsyQhMrpgU90zoF32MYcJ/LJSypTBb7nd1C/Zhz3HxCJmErcw4Uqs3i",
-	"jCfFQ6EDWdCYrb25nMm8oFMWop79ZZ2b/Xj0wtD7QYLQ3Oi9l8AjUU4mPOFMFDfwbewAX2Lz92A5o3hv",
-	"l9EEGbKXM5azSCuxazGTS0Rt5orQO8rhQLV/SpCyIjFDpPQ8J5lULMXDvn6bfEjZfCELJpLV8Ee20pJR",
-	"KrZPUkmEBFQYO9SIjhPGpxLDGajTCeCEm62Hus3SJdUDTJXWW1GV1AwSZpHNbJJHzlRxLRAWM2H8zmRB",
-	"a0UL+xzmIXp6WVf6SOmB5WI6tFo6karwj69BaKO7qd5EtlLVu43mW7Q3ZplcntM8PBymLXZUvPrJgGZZ",
-	"BXmxj/7XTC4tYhfJ9Ci3Hxk+dKfmaI2a6Z2mh49vKK/ouUd8lEEX8WLLgLrxaQA2TIhiRQgkxUunG2Iy",
-	"3e+H0eHJN5dR9/th9OJbS1bdLgxWOQONei55OKb8Xg3qsR10saJqrkkMrSlZiynlEiP/49+JWS8RyWUJ",
-	"GPczmk2G7I4JC0aXMFGnJu0YTuEsHie+3mZQs4JqMhkyikAmI7e2a737/9j71+y2kWxdFO1KXK57h8la",
-	"IEVSL0saa9yllO200w+pJDmzqhYrhSARJKMERjARQVHMtM9Yv3YDzj5t2L93G3ZTqiVnxJwReBEQQUqy",
-	"nVn6UZUWCQKBeMz3/D7caLnFSp3pUmXzThaSMQclxWnYmLshVWRs9D8C01q+MVJi0nGA6C3JuFe1gmb0",
-	"4LJJ5TTRWkR0X7rb+AwhJpJgpVPNFmoYtE0la239M1fJ4E+m8Q5mtdjAWm5mF2kTsEXOAaYsYkQwiBQh",
-	"xgUWG5hXDw4BkwP7bqQAk4IINsdfv6SDMblmbOpwzox+tSVFsT4GXDogkECrM/0k7O/jxptelOAMyqgs",
-	"GAjdYPOxJBMaYNgZb7oRPtQ6Fr8VI8AptJad8PC8ipVIf25j5MRND8na0ynFayqCSjNURPm4npJ1oYUV",
-	"PhheiH4YIL6TUI5Sn8uI+GAJX93QiFMxYDk8Jihxv29pFfh/FZbsAi/cUHu7WMha27Oqync3X6Hzj4hg",
-	"I4SlhfJgcHVCRo1JnpnY5t729gbmQewT5tn3iyWn02vL1kE8WTm7IHPOs3s63nbxilpKkzJ5nMcS/BYY",
-	"++4BwTqht5eOyyHPEzWKGFPkFR1HTIyZce4oFKVNaEjw4dljtdOpaqvvZCzjbpllPOHi2x3cRuC1a5j6",
-	"j8EJaM9VPK+p9U+h3VbnACzaVBkC1AXYn3Y6hhFjvzIkIYBzqMd5lszyqbuYTafh4oJp7Vqyc6C2Nyw6",
-	"xxhwql0lH6/JUqsTGzQG+HJggbERMwe8BVF229tIRzYLB4UTCABCpnRwrY56YiKjNGjFQYsch3O6UMS1",
-	"sR4haIyc6TQym2eMLLS7zF1BaJF6B1i4ANm5kafB6izjCMI23cts2r2yTesU4quQjkoUxD//+385PDYc",
-	"D7w0zAQAx5m5yHaF7AKJy1ox8exI7lgwLF9xMfthSEfGrAWrHkeIdzFfJuNMrximc/pSXscwQP/87//1",
-	"cHOaO3ZFr1U07YWnaTZF9C9zu4XdzNXQWY9J5ECojebGhjTIZYShnDdnUzJhStERUxWZ1zE4dz/pk7pL",
-	"lde9Vx3aUjI/Qk8Czx8QRmT1ARX0P8dxgrd5bRO8DmklPUtlpW0FjAEwxzmtAKwfRM9ZeMPIWKop1zQk",
-	"7oFY1y1nYYAofUaLTaTbtzqiC9j9rSViu9UkiMsa6lhQ8r2csF/XrYsD8NeSIHGqrhFDtrig4GL25cxo",
-	"ZouzxURguZYR9scoBKLZLViYN5B9kNcsILNprp6vOBO/mqVKTvkgOwNnER9AMkRGpNPFGs7srTobFQl6",
-	"8S7BhyaboXjrRzdIIJYLOoVSMXWf7pzHMzJLmZzh3C6BW9zt9eEvipnc1VQKxe7o47wHLnPFhhhYnlQz",
-	"5piK67/K2fvkfD+OvSZywdFkalONLvEmWR5YfvrWsuXgpd+IG65LnJtY2K6cZhtrvM9GXnNXVkB5SZE0",
-	"rN4nAAr5UZX2JD426lUacSyLGVZtJ2kLI4kQVcnreHlxlcxLetnKN0ipWbJR09jqk5UHV1na8enn3jXs",
-	"TcyL+8vjZR18hv1AZMJoSIaMBX0KtIZr6uP7Sd01GJjv6pNKaLlgkiHnKUaKaJniB6AiYyM05zxwP9go",
-	"wvtgMjxZk0vzJVnI2f+H/FXOotiTG7NwSswH1lprLZkK7YrWQaEkz4/pru2rZqEucHs33wYJjNVKFZyT",
-	"cubAAfiwcshq2JjUqlXAN86qp2T45e9exq52aiQsFQQx1NwW1EBebhfwiMSlEVIwUpdYMwZNUL473H4j",
-	"8dw7bSLRswy5QO7zJJhBh2bI5mlOC+caxuxX2Q3h1W6b5h7NGxqB6Wtuln6zF/bG6c9O8U7pj07sA5N5",
-	"iddhXXpnfNvyX/32eanSxU5Qf0HckpFrtjgijA7GrgDKffNMETMFpK4YI77bb5eLaRa/zq1zHp3Fjq5o",
-	"Q1zSUXmmtiLpyeNZyAUkcwU0IxVsj81pR4CI414/vlyfuSRNP1JQqGaRVIH6htSNL8huNVAXkD+fE7N6",
-	"jcMMwuqAiq3fzOef/aqwqGsxmvBUVjz10qnpS9cnWI6TmPTk7qbBy4SEJx+hyTIAmecfkudpXH85JCeR",
-	"HFwPZRQ8w6Kq7S6h4XRM+0yTesBH3Ba4DihEEXoiZBp+66qo3njknUdO4aKPDY/MBP9lxlz/VloPq5hn",
-	"bM76sEo9UbIK1mWXAml7yBtNeMCE5kNuZK2jdKLYeCqkNmI3YnAJDQ97ImJKhje2EMyynyaUGFyPbRZY",
-	"jfnU6ZRMv2QuCppa6lzc7rj5+oe37z+cNS9/bP7t7789/1wYBs1u4BLWNuCbApoqDQzORMsW8c3GgNb+",
-	"st5OUvfdPgKYDrNkPGi0esKPmZJsu8USJ6C575SzAdw44VWCs7JUqY6FDP0FMMG5B9aVptC1TKi2nBqa",
-	"NTwiIwzD0FGyBW2HsEZmWob5L0XYLVcacAcS5qaEtOmZIj6cCcvkLqeoP8IFmYZ0gJV71Jam50g6oEQm",
-	"fq1azM0VT0BWnaavLFhCdV1cFqHH5vW1JIFMxmLegNrutrhEkd2YbTxgyHUC3eAQmAqkYC1y6egVe0KP",
-	"eaQZE2TIWWipe8HsnbKB0XZUXZNIzrHAHNIaeM0cN5KFBMON32eKB641MqeYFRCPrJS/x+46qHcwuxPR",
-	"0QJO3wSqjLsLgGeBKV15RIYBUzbJkKn3XV2SvMRCZ3F37xW2cjfZEFZmk877LMzRaiAaYKyuSmvtttaq",
-	"H7x01332aqOIDth7ZN8oZikx3hWhQ80i4sN4fPCugMnW7ME+Q/JmRBFuFcIjjWZm+5XrahYQvOQZASRT",
-	"ReoAKAIMhwAgknTlVXI4vjd3sz0vG6IHVKqOoeo6Lo8phJA+cZvMTqEtcFqarFSgByfkhRwUnit4M+Vm",
-	"zVZMmHm634nCM1qCTALfxSKMR+Tj+bt7L5GZuzNz58LhRFxGFWp54Cbu2ozJlX+R98ZtQWPA7F1jDPhm",
-	"7FcW/ZrQkEW6eEXsXRUOtzA65y65sJzA5Vdcssm0hLr/wSuBqLpOSoHwN48axIYHpvAEHdXjqt+gYeTw",
-	"g8+pGK1+t/jCNEpyosjfyRGZZz2hFFHqmqUMDl7ZgbSBxE3t0lR8JbMR8lsntwtyZ71QsaZqhLLYcPFo",
-	"vUSHp2gRk4lMrXxO3mcVaVYjptSJlW2r3RB1/UIONiQWCWJ5twniSLe9qsUXb1827nwVycCcSYvDk+ya",
-	"q1COIBpnVJugODeYccZrpxEzq6rokMGuSKgLbBAHLxuEUuG/CspRlp9XaIfGsmgJB0AzEfsY7n34hI7Y",
-	"1hSeif/+x5Qlf8xZfxr/MeLDQsStDeydIQ9Z5WzJBLd8RSCtX1lxoq4ws5Hk5vsLzdBOViy6YQGpx5Y5",
-	"uoMAfQROYi4fvHXTWYPkHtXi6kuHnS1Ur1WuPVgpttwcepmNYOfLZWZWH+OzlPpdtghnEZAHOsODcNUi",
-	"x8QNAz/Tlg4atetdKhcRpHoCugS5Xtj6EUzfOwl7SPxQzn3CxVB6xDevOZtYj3bMR2OfzGkkoJvNd4D7",
-	"PnH/yvqEoZzXcLfNJjWvZn6ehunPHMb4qsIzeBFr4bLtBnMxoBOGnZD1lAM35DfGiecjLlTjkPgTKmYA",
-	"poMccLCBGh7xIznTXDC/J+q+E+Q+MoriN+ai8SwIQuaT/CX4ubmCzgKurywq/tKFPWG/MZda3kNYneVb",
-	"wsc5NxvHboQhDslMKzzZKKf0gwF5Nrl7drKTHxfPdklM3sbikcoP3ejjtIOiNA9D/NtPqz8/59U4R8bx",
-	"ofREPckz8AGJZkKwyENiqCOXAkAMC7uhYdGAP7/PSKxNSR2pVo4Ijc+DYD0B1W2RMeN9o2D9RivNwHJI",
-	"qFths1tmwO+OXj92VyR9JvYy8CxYwDUL4OYBs9w0QmoS3/go/RCXJEYYEBi9kYdBROeC9Be27RPgxbIr",
-	"btMOAeKb4VuZU+TuXCFJYZf1MrYSCwNiyszmZKY0GXN9mGZzh5pGTUek7psb+3GsyWgcwvUR8bndsxCN",
-	"gTpyrllPmKu8mN6da8XC4Zq04hDagZhUw2y3RU84UBlzy6IQXaxnlBmefQdFNVcQ0YRvBlRUgTLaGLRj",
-	"dbWwzhkOFQNoKxLoeV7xQr2TtvzXoGy9tOSdU20mzLGleoSLQThT/AZpuIOl4u2Mdv/N2JKvXMn2hAvz",
-	"7+1tpIy4aynwZ3e7KskzbYH5Wr/Ia3jzcw+fWzaNzslZNZGp18c+kdor18ZgXv95a9cS36Re2DWUuA1i",
-	"fnFSaC/a+xRjs9pFooKwWzrQd5bRw0ByhfO9XhCXzeO/tyvWyoazO9vfUvP3qjCjknxfvK8g5l2hL+A+",
-	"fQCXYzYpDDaFchYBC9kkzhMgU3FCHuwHNLrOcCKZD8AXHY1zGtl+s/z8UnCfY0E2wPdJ1Tfs7awsQ7mM",
-	"6MKiy5YCI+uILlqBuwiUqfmoieAUfHDNbCAOFXB85TLu16MBZeMoNkEpiX9ZiF9duKvTU/ZV8HyXF60I",
-	"zje7bF8KzTe3WVpuxt5xwe5PI27ufmX2XcwgvrzJZGQWL66BvGsiT1OXmg03lvMXnOkTWRhhj0+9UV7Z",
-	"1HbGDU8XGjrhcudywkW2WVAVlyVaxM6ILpSDmVMxzjXClJJ655///T932+mUNKODsUcCrjQXA91wGLcA",
-	"P2kxbs1vUxLtv/7u59Btd8hPDHry3px8zKDYZurZV0qabMnanQEmnIf8erjZ9DIrXHhCb+NWpuUte80t",
-	"Ikqq//oohxlmW1GVR3xoUPVJnSatqg10VHItqnkYl0ZaLdhGpRR3IoSxdESFGrLoimf+kjPtiJySWNeV",
-	"BcOqeTUYCdwrPYKsuintkU1aWovdhHkkbVFgJOek7iez4rvpuAolQN/C8/2GR1zDES+Q+RUN7NhYTjo8",
-	"Elyo6kZx0Xb4CP3wLDDb7/Fw6qrRucYtsaW2ezEk8TFRtrMYDqytzUp3G/sNrDOAr5eQfEndH1AFOJN9",
-	"Cov3b522cWQBCvI496sBFeDnWjxhLbMoQalOubaxSSBf735r9kJf6jEKpXzlhxnEMt/6CtHxUUzodMoC",
-	"V5mTy7o7VMsSfAI6nZoBIgiSuxjqd5w4nI95aN4Mn2KmEcIB9k8NkEtja3lWysc5oM3ifHtQxu0kA0bq",
-	"OuKTCQs8MptOWUTMhEH9B/rY7DaFiWEbcgAoQ1hW3BSq5OmLk9entRK+hwqzhWwPZlTVgeY5KyxJhTqF",
-	"C8bEccHe/hBXGuMU2Hm35S1ULFzzmwXgCiyo32alClVy0WajJbno9Mg3eya+0f3vsGF1hRxgQGVQZNXY",
-	"4mWFYWY3w9rtR3cqWiXEjWCAqGPAxi3KFb8RzbGcJbaKgkcsnMiAZwg5L769KgtTulG5UKWSE2YcpAmF",
-	"Vtwj4rvvIS45BzDi+lQqxfvGjoqPdEZLu7vW3HwX+uJqoawiSWVIT0+O3xWqNXZbAgwORxm6lI1xIHS4",
-	"wIMcx7bcwUudaBnwoVmdAY36crwIokJ+tWI2LFcwaQYUv0R2b2TPaWbrp7Kyibx1kqRgHxRqNuhfQnDr",
-	"qonN7Ly9wvKtqQUHopGDmgmOCO3DZ7bC65qxqS2wgDBFi8R+RMSg0A3DhPOxDAEwx3w3i2wFoLScPvZm",
-	"0FqONwvQTlaNFjkxTzb72Dcz7MclnAppR+IHQvkk08ouavpBtuREsDmYpc9UfH/UmxPAUI7npOPdG6k8",
-	"BoJ9CBzyl7dTmcEgX6sNM+3gJ/esxKVRhc+nZPu9EcbNldHCWIOb7cIU9J1ZOXMwmGe3lZNrMsSWBdhf",
-	"h1jlhbfHTZXACXBFBiGjEQsgK3U9M8aZGrNw+I4P2Qu6UGjZGVOFQwIEDCuACacRoD/CHzQB9z4iPoJB",
-	"+PF+Ilr2hFEPWBeZmHLO1EMYKInVlNaUG1Nl0WIsNBSp77QPGiUAURY4pdBnVrDVzeMLi4IyJtydhL2a",
-	"TWIUc0B8pIp93ACXZ0A1G8lokfNjO2u0Za/Z8BUvVuVOnzP7iwqEMJn9YgeH4A3be7t2cPh3p1DPXhcg",
-	"/X/E0vOCcm5SN1ZpkwvFhOJm4W2x2nqxxzjcUY2NWrOJW701ilVs/1a83qktU66j3kP5wkPrqFYViR6X",
-	"3VefmZP4N0umN0zyLzNmZ8ucQDM/cjX637kMWawsUFDfo6KoXWFc5TIbKNfecYSvrroqq2YaclpBSYNw",
-	"VfyzM4n7fwln/YaJQEZv4vBBPrKPyWCUmgQvRpnrMg2Qd3W6Cr5q3UftnUajL25yVdju1Ske8DUqEz2Q",
-	"3qzd7u6RE8uXvAGRVMlMXnD9CNarY/9QRfYpCTlW+a+azjQb3brEcMlx7XQLyP43U3obkcCVTXwWrGpz",
-	"280l2yvbb6ROM7nKAtvtqCeKbC6weRotcpy0/SgNuFJJd8/Dm1MPhCe3qmQ4Tu3moN7W+d1G+6pYxcNb",
-	"l+t0m3rbfNs4Z1DaU5vpFsoLP1XluJat8iszBDKlM8WUS7FxpkgdUnQ2UgOOO5QTYfgSwGOlTtKviPXa",
-	"OIKNQiKmZhMUKpNMVMG+7/Iuwoctjw5SnralUEsHBA8hSqg/CBfE/69e7U+92t99rASCPBPcLpda+lMm",
-	"n1Qhcfoy5nPPSqw7QRCKjSBb3FrhoR+jsEwuhZIGUF6+clthaC4Hcmxkta0L02MqiD/kIXPNhWBz+bCu",
-	"fCRkYULdXF+ULDj78L1Hfjh7+b1HfmL9M7M23795RaAoGWK7NvS0S97z74hFw4dPnncOumTKb1moiBTQ",
-	"fRewnqhvb3ud/X1vr91233KIpjc8S1uaVANDoHoxxX9MaaSfKeKfYA1tE9rI0wSDFz9+b+RoxIYzZdxb",
-	"9EkxSkjwrazHGRs/fS4omPJrkQJD4ZodK7KTqbGco7dr5qVFfoo5Y5JPE6b2xP95pjyzsXsC60Gg8zdF",
-	"GFq3zbAk5BOuMYOg5MQxjkIBHtTVAQvmEMWGyr9kpeoFWP+/l27NuLg9tT2LN9DKua38YIVIwyXQQ/cC",
-	"cNuY9j1uTi4WZ9FiGQVtpliUwkOpnAF5Hz+rKA9yN6RbhTYaNxVW56XfrGg1fqQhD+ClHoiJJWCa8jV8",
-	"U7B53c1WtJXYWxeUnpg3AR+pCLEXstAfZmYislP76l2z2z7Y7lSCHb8L+FcKTQcrQ0w4whN78eMiVTAa",
-	"GJPZRXvid+4WRXcmXIAHHQOGJpeXQH8u32N5476KmBpDCdhZJIPZoPB9AGfVjbKiomfXAR6W/OGBm71c",
-	"liTwufrPoRtQSoSsXPeHhH3LbsVk32RGnlu8/Oqkp2wjSN/sLtwQjTNdtSho4cw+HHF08rAXVFByPuNF",
-	"8JYrbwek0tn7/XuH7Ha6ZHd3l7Q77fZy3cGKm34unV+M86wJ21NJUuWD0WtIrnziNRNdslksIcHnzeIo",
-	"K1IHHwEKCzCo06hU3rapZMzLr5yTaxzkPtNzxgQOEPAwRJCUG9bb5YPtepno9yog4yXpuGw54gw+U8Te",
-	"yaJPc4FgynePZiN05Wridm0I2JQwXn7LOUpeNHdtSBLRuHCTVDaBUiI8cdH2KzllG4j4+wqiqpTxP8YR",
-	"3UenDchBW6TKDNgEqhKHVAwWHul0drHW8AEBOdeoeJvSwfWFbR6tShJifuPydUtVYctPAHRLi0GwPLUJ",
-	"TXLmdjvd3WpGjU17pbAdz18037183+x0dh8E0z/OA2xQmA6XxD9PkWmYUecb2OOlSM1wZn7Sc3kPuwIS",
-	"GhvpPndAVuqUTTZ/Flm7ymEoScxAaj+TdUlLQ8XCUCFE/ZwuKiGxVz0jpYmk9IGpQr6bOTIF+CPua/MG",
-	"REvSny2ShH9dzUYji+iIRLyg6EKutDIeMeG60SLHNlQkhZuZnoCfT0EpZmaPq+SRh2SCTKaA4RgPBCLo",
-	"KhVMfQY8AbnK0bLtkpUBeRIxjlBcCBo5uI5VdkZFl8iLuzV0Yco8YyxghakFcDNTY3dRnRLFBhJKptkk",
-	"18t48fZjmoci1zeflU/3AT3PSZOV8qNIJPxEw2s9juRsNC4AT/iqbDmpoeXLl0pihqsBaeGyd1xhRlyz",
-	"6RpObTKcC80KI0MP6Yjaij/3Ym6064j71IgRO3Rd5OUxG1yX6e110CmE1PkE0U67kC3AvORblq/o2Wvf",
-	"UZW5+qZx42X6sO0VNlAepBood8q6DRc4Pfk5yVNn21eptDLlrS6WPIMScz+ErzskPiyNT+q+XaNDSBD5",
-	"DY/4C6auhDTfLZiCT8xMmb/hvw2vJ3wB/qsPLG2ppKi5CCbLX2ZyOkpnTyFx8H/+9ytzd4DrML+0O8LP",
-	"YSHACGswa1dCJtWrwoVYsjBEcLvCmt28PEi1yRVByRgX48o9PMaVueuumwH13FOUren/3U/Q5aMLNisS",
-	"QO6KLRAvkYbXmKbaVCxWJ6a/IwnsRr3i+JxbMOsNUZZSMMylYMtw8BKg5Uxph/numSKMRiFnDrN8k7mz",
-	"AnpVleAaOM3pSZoV0eQlr775YDfEElwH2U3TaE0bxP5kw0aLpF8hBosSV9NIjiKmVJrroLixoPioQWwm",
-	"mcBnCnaOsqw8CzJnEUvhl8ygxMS8xH3O4VKBaQV2iNXT426y4fSmZqHiDkj94kO1/rygln/O8l1SreJx",
-	"V4QzsdzRSG+l9E7MzsJq+ov82mwio96up2ZSZoXDGy0sYkScURLIwQyaZus+oFgi+ijAWPoNrFXBfuMx",
-	"tvmsvezXbFFanWy8J1uhnFqlfC3ykm5Mo04fN/9Gm7+2mwdXrebf//3/WxyHkpOpXup5Xq1ysxiaULtV",
-	"5srmu3bYohY/2Esv5Kpd4jZUCZpDeprizQegDrBwQU7WGHkyp4rEl7plBvy232Q0ehN83kr9phnNhNr6",
-	"LZqJN2YDLNeswDcPLerXFQ15XouZeFN08u0Iqk75V0GDKF37IlCIwtX/UtgQxVuvZWcTu4jujxERNyRd",
-	"9eXYFlMlnw3NZw47oqDy8n7oEcchi8ohHMBVwSYggGxTKdwF8MGIFPnxe8SHV85/Z96jUo7ODOs1FYEc",
-	"DssGNoWMEpS+jO2Vcf5N4Qt+maHaZ90FgZEaqzE7IoxTxsPGcirF4nFviIphf34nMMYo4iGwc9GZZg+C",
-	"jNEtaO1ZB0JkKYxAY86iZHPmtkR1WI2fqNLsnSzgkbyAJjFztOeC0DldkLqPEUZ7/hICcD+F328RNWIY",
-	"DggN+PpWvAkg+oBN7z0hZ3rqiHdT6w+0nJlnghi3j4zYgE+ZsdfMIyMja4TjQYhm4pnqCQfuAdKtASCB",
-	"5gtin2fUHvJaQhMc8G1wV/kqpO3XiOLSbnwMfNcTyVt5jlgDwiNQaRmPgQyk0q4YfMqFYAHBgZMbFgG9",
-	"BhfmnacySnWM9kRMAw+vEBRJso1b49aP3NqfbGjWr52ZXJmzwUlJc5hlVnYjKzTFYV+Mve8K/NG3Nwdi",
-	"TrHqQgBi6UMPZ1OeIBdRXXlh1SaodH7X/eY7qtbKC1sW/5WmjtLsHC9FmmN7xEug8WCS7Xmqp46YPVvP",
-	"EN+ykVoZWLhWlWmMzdiiJFtGRmHNcUqoLG3P+KnrRxzWwEgDuVoWX8hLYicx65A7A25fndrMjftRJMzW",
-	"yGiC2CzJ8AFiUaJKQJrWpzaX2ji059BeQ28YYJCaq47ywj4tlXsAGFQoeUlO8Ma1P0YfiFHEAgDkGgNu",
-	"IdxlwZZY4Pe2tyvUJ9yJop+SRqnSABQKXuzOpA5I6jjb6c8d1lRjbHwcrbDIrEFa2mczSnaDlZoO5/EZ",
-	"jxFRp5KHSAOK3KVm0PKGRckJAlwsPjG+RyQtOAeUnU24ME+GwepZJPC3yxjwqWcsB/BzDljh2XDuCxqG",
-	"zqs5BExiOtDkh4vTD4lNc80WllaR28KpFvmRRXy46An/tqlYZFyPpuIjYfMmlvfeGK0Rnds+Cgt+M6WR",
-	"si1pk8I+sUKwXxsKBLOGWICPwCPnr07I9vb2gRnex8sTHLPr+5jwMOQ2Lz01+0aB+fsRkv5IFQVlAgEa",
-	"acYR9BvmUGAKAJuFPDIf88GYTOiC0CgCVG403HAmMsnsbru712xvN9vdy/bBYbt92G7/rQzVZ7lEqjC4",
-	"8SbA0HrERrOQRuT47A0JWEyRq9AUo2TI5mRIB1phD5ca06nxV6dMBND1kswe4GxB7B7+fqaIeTLCgtIi",
-	"NsSUz728lVjcOuURGiqJiC82fpXaHXCdT8aMLs0aUqvYY1eeRS959jNFeOClO4xz29r1H+NIwXBNT8eQ",
-	"IUzFcgQIN4DfODT6Vo4EVwwQafE+YcRoAM7bgAFod99Yargc2JlmkdNZmt2n7sM//bz8XAUSwtrt9l6V",
-	"6hwYe0VafHyTbEfIBhVdLpKCj/bMCS4NqywJqGOtmQ1ELvOmpZfQKG0csDmhghE168fXtwrECNzXGf0l",
-	"8iTCNBmGA5nQ1oDB9sNfZmyGKYfNcgOBxcR5fxd1FmhxHCvRUl4DHHVKcrmuy7hup+SxqToe5vpi8i+9",
-	"yDxtSHlotP0QuxzNPgSAH8GsnYfta75HfPPGRurhNn4O4Cy2STIiSKAbsIDsttu+szylIGo2MEejkulZ",
-	"ScKQuj/H3dPSTGlsxTT/SnWUNtaULXD3NysFjOVmMIPA8SQ9qdrIPGOHhZktCTTrsFF50KhUWFfRacRt",
-	"uWYGsIh8zMc7+YdkTrk2OhkduYCrKdWDMYuOgO0BKCEOM+eFKzIDoD4IUlgkP6BMiXpCaZlGu9NJ2YY5",
-	"ZkaWRgELGkfETyMw4+3tnsLrWUC6t7dHPeHjXvUPAToPu0vlTA/khLXIi6SbGBqGGW5KHXEXRHC2Gb4v",
-	"kkxYuokETNir4UNK8pjFqG2XqUE/U+T15eUZwWuPiLWiZyIyyhbQ581E8QkLzODtOUGwN/e+NsuDh333",
-	"4GC9o18qnN+kxTTuhtQ+8jLCMpUATAkwJ1XukOhJI3MR7Le13FAVD6imoRzNLCGzNRXs2VY+UVYEORPN",
-	"PkGRwZhOjQjC+zg6UHgMBtf8Py01aC89tAVXQc+qNivUxxFALJYJHS2yu+ZPFmsHgNp/mUnNrpBQwFJa",
-	"2G+4uJF8wK6mFOZ9KkM+WLSms37I1Rguncvo+gqtRmSfRYmUxbT2lkRWxIy/lrmTMbXlcNgK2IAHLJfl",
-	"SSVBzEuM6IhNmNCtIRc05L/myTdWSkg7+Rcp2XZXu0BR3z/q0yB7UAEMoITkcIOAXdLbn4pn518uP3H3",
-	"6dVfAgSlPJxFZRT1r1Db2pOmiOIOlyykSjtdOZyFqY4gANkz+qWNhCL2oqyKa68q661MFa50YpTdYTPB",
-	"eONBOmsC0fIDZsVaSvbHhK6bWVGA2FgiflPy1p1yGJ0dVCyDM7rFjDQnlAMeIEc0iOGesCn457aqWZW8",
-	"lHtOzpbvtnfuI8VjHIdllnEQgq07Wsy3lATJXcFqR7Ive2pS/RO5fZBZgNwmX8UVZk/NJVO6LHOfNucO",
-	"0XcEOezYnY2xEScZvSLT3wNKY1D6XCvn1PFQo5uZFVPpH26SVM/9fsVLf53ceW7SC1PmqWn/Ypny9FK3",
-	"UjNVStOfMqyYCKaSCw2wkz4cB598PH9nA9FjxJwFnQoILqAsB4QGQWScc4Wbqm7Lg3uCjigXhGprJyRe",
-	"T8OLQU8BLgEDG1Oq1FxGgKM9jOgI9Ck5ZwGP2EArB1TTE0hOF9udmx/gTB3szvOVCVfXoJha5AlGGgEy",
-	"f46qfTwzRzjikOHFwq0cwbkuRtj/SUbX0FJahFXOolIHCin8LKuxnDLBAoi1e4QPjS2/UYIAKQlKdZR9",
-	"mjOxzJrFvGObq6H79zwuWyyONatitqOiIq9KjhyvaZYhWclwZob8oWpO7UGrVx+IaTh+txTdsCMBfhzA",
-	"hDiNkV7VhBo419tYyAycmXkvPlhlPS7ZEsz4UBTqpKWlTsmJ1YSX5eLg3B6yMvW+7PGAD59i0jOX2IB7",
-	"5tQWluTJ6LqJfdNbv83dGEpq8nKnqyC4kxkDsC4WPjW+buu31D3tMx+04C95o/Utk/SPS3bjnTvDreTX",
-	"sVkK91Oh5VLgQ38pA6ZgM7cyc7iCgvSf/+P/Jn6qet5+Et+M1ClJpIAxKFhMm5swisqo6CYJZ2drmYYz",
-	"W7Gfij1k+DjLT/llRAEUuTpCZa48dkmpZOfnPOYGlk4AtPLIJlWagVa0KlR88YKKs1lRCtg8kQ1mRpxe",
-	"AKUemkNT/pYtjmd6XBgGy2KuQTbvmi2MLUmDJhipaiCn7Ii4EFPGHXr9bp8cv7gkXIyMY+SsYrQ2uXkE",
-	"5tdc3+Rh7bZJp7yJldcuYAEjBKRxRiMWubHiX6+c1Pnhp8uat1QfD0axZcB+pmCUyljc18wIT3MrGdnX",
-	"OyTfwR0Bt3Z7cHxy8vLi4ury9O3LD/AJ9Ofd0JAHpLNLJsi62+qJ0742xrnx84AVOWIjrjSLPBLKkfki",
-	"IhED2Ax8b+QzrB3aF0he1BjdaIfd8AG7NGMsWRcypbD/8Mpn9oU8KJ8UiCBPNVzExYjUfeRgtiW3W+Zz",
-	"1AYlS4AXNuGmReuQGuCfZ4VJ+5IRukzmL+ZXnmNRIz+x/oUEDkOrz6BodWuu/v/wq//ABXnx8sc3Jy9z",
-	"C9ITc2Cn7kdyrlikHJi+YtrmblWLHOOqh3JkFHZAB8bET21CGE4yASXvbQ4QF0PpeOkt6o5FbDKX/adx",
-	"htLQV3i/CznDk6Nm06lEqN9c8aa5IpoJTJ0HFAS4c7U84y5OuaYhsgHJ4ZBDIh1Cua78djILNW8C+CHG",
-	"H2SkDo2DF7EBVRovylZFKc9VVYbSXYCgREBmitCRyG43YELNFBli2vj1u32vJ5BfGULeaWBeOVKeq+7G",
-	"7LLiI+NHuXA5+Ls00sKsTU/0xL/9GzmRUD3IpVA90STHYWgePUZPNWIhBRglW/8DzAkfz9+5UgcLI46T",
-	"52/ddHyANuC3DvQ3jFM9hNT9kYSSsNbWYBKA++o34n5/qtFbP9zagh8aR/3weft529y1ZYYGpSZYfwro",
-	"0XTCwhOqWIu8CfCjjx/fvFAtcsknTGk6meKnucoPuBfiHkKignBF/N96mLXo1Q5Jr4a73vIu4Ybv1TzS",
-	"sxL+RAYMLoTLuNB4yWf/CDjBaBAo4ltAPx/f/L9+AwBdz5E5ff67EWk77a69esiwHgbXfiboTI/NqpiN",
-	"FiB19U67Yy82f+KUHIMSnEUQH6aaBBIKcDVht1xpSHMkOXtCLfB6WrN4KcCFHbjnOdUMwTuVS8btdA9s",
-	"vQzxz5mOFs1jKE2w55zUbfCzATf4CUL4eJw0hS0DSUB6Qzl4bMZ6GVIeyhsjqsGSMe5JA4lCbAQvHtdu",
-	"exsebiYy+3RLRBgwH0tyzKOuUs/xDx3RETgMFm7cg4wfFLxHOly04L42RXg1E9dCzoWPTOWOtMbluc1d",
-	"Qqm0zVIM5GTCtYYe74hNmauic5UCdtBxOth/E7DJVGomBovmW7bwW3Yful+MLeEvDQDrqt7ZJdBIa5un",
-	"PLLXJjEDprm10fKo4Rs2427PZcJSB/tit73tzntG8fbESzoYpyYdjhcUFvi3zSmLJhz0t92XyQfmCRAi",
-	"s0VEyTcJUFhPRDKEtQ85VAs6Mg33tGeOBx0LM8i5DJkiERXXPbMIzh5ghAYTLtwfEyroKPmOCzVlAy3N",
-	"LtR0OGy4L244m7OoRU7d4xQZwWnqL8g0dCC7UJdm/my6I3hEKH7vonsQxMcvU4el66rejOByv4VJPiYJ",
-	"MCkUg/VZCRhu3eIcK7/RIrmVUBRK6bBujmvWBGvPJ2M5J2o2MGcx9RiuiEbX/9AcQbhvnCm3EiItCRB7",
-	"nRzDf5tudHhDohhD7YInxoZE7ZZzt1MxeC++zGEsXsyfz1Ty3DqUCsSQzpYyMX11w9w4JYeA+ZoPzSZz",
-	"+RYr0MyoEJBnjCD1ODA3iGeQleVgHDaJL6NRfhIKAY2RaBvQ7svmZMS0Gdr2Ec4BDWLGZ7c+9gdN86VF",
-	"lQD1Yzwrqz8nnstTA5lWvPVxsefjBQ5bSGFlF0jE7FCTaTXKvcmFLWgDTd/kAuxuz4W1nd2vPJjixCg0",
-	"1iqk9xtOMLjMeU8Y5wOOn81h9GE7QMnCRXxH80oWkd1ZudkIjEvRe+QsMron6ImXQrNoGnHF3H7HHAwu",
-	"ikhVytD4iQRu7jsLJJ1WeaaMLXJoxv/JqaJP2GhCPvXEp2azCf8zX/sDC8GtAYL7E/HpdBpyrCPe+oeS",
-	"wid44VIh4qdUBRzUFuWvS5WzfiKhnLNoYJTemN2S1++PT5oXr4+7u3su7RjReSzw+zJYeMatM0ZaDIWU",
-	"fUXFBhHT5qE9EVfkWpuFB2iXwODwnzD9+E9qPzK6sVf77JM6RlGIn4vFAGkWD3zCVU/opJrJs6WucNgU",
-	"lL/qcazl7qoyBXoHKCyduvpYuLnVBFgRlCnkgKqpP9mB2Z31p7i8w82dewzu2qYtLo5PAAppV1OcVBR7",
-	"uZJiz5kzAymUpmZb8AnDouaIKykO8ZibJeZYCoHmpzHEAj4cIgCmRX0XAZgzSC52zRZOyNiVw2hBTA9A",
-	"lbk3+otUE4jYAq2UPx8rNrhyJrQzrgO0qtxamZv3mdJNNhzKSGfg6437CfIuAkEnJKEzLSdU8wEaPUa6",
-	"xeGqMZ1OmYDRgBzltvgFydAsISbA0if735o8kLZqknTqDYyXOA2O5qYR6EdQiNW9vUW8OpC1CUl+UWaM",
-	"kDg3Zs63xYzvszibZ+tmZYiOyVIGzyXv4qyduWcqcYcegBE/riQBQ+Wq6Pj52Sy37+EnGMDzXQeEeUJZ",
-	"+ZZlzE7nw/3yig1QMEURbXtSAFpgKymQ8a0+RB7NuGokvWc4A+e8qCj9iPhU+6SwwB1dNzA3HQ4t6qc7",
-	"pD2ODksuFRSU01w+947KXLh5aXG1fc/Ymu7LgJuTLcPAiFIos8DAxnbbOPIKWhrt7kQ73JwTDhXYqQIj",
-	"VObxFlfWkI4rRFAw6qR82ynMCzOnIRegMsk04gIsPDrCD80r+r/NWf9qFoWft4zTtvWbpiPjPRpX0Tgu",
-	"uOstSh4dRFKpjL43ywjJ0ek0SVpbomCQYAXTlXtQEYWdiqvismaDsd0TTP0WucDwgZxpz9KuLHlnxitN",
-	"NJeZkVhG94TvhmE8UTM4P1UcOx8z642CpQM1HHSEhp5qQL+ptq9ubgscM8BNAaVrOPQmF0akmd/BnHD0",
-	"filJmOQw2BTyARPYlGdDQ2eRnEacaeR7gDqaOPeeDiZtaRZN0mnBOKgECKXQSlc7rHVa7VYbquqnTNAp",
-	"rx3Wtlvt1jbSw44h4LvVmrMwbIKHufWP+bVq/cO2BI1YSUUzKJ2fWJ+8ZQtywbStYoA+GzMBmbCqahGI",
-	"DFqWYdeRY4TYNQ/QOTmLHbVDYM0mdRSftssgXuA3Qe2w9j3TP8yvbUAc0aLMMLvttovEuQxQzpbK1CT9",
-	"VjPDhfwQDUe1w9rL4MXFMSQOb+Cv7u5u5wDgq8xD94P2YKffZQe0M9we7D43X+hF7bB2+vbMrJSCCDwf",
-	"1bzarZn4zi9/Pf7r29uTaPjjxdX+5eKnP78+He2PBzdndMrfh9H8DaVng9cfzyVyKaANtCrP9MNPby8w",
-	"8Li8KEbFK6Yho7PT3im7VTxnWx+kfiVniCiz096r9INjiOpDgjudP6gd/tffvZqaTSZm4x7WzlD5wYaA",
-	"I3qDFlFmX9S8mqYjBaUeDBNbae++dljDTWCmNOVs1g5rwtGSbdGZHm9BWB0KO6TSRdkZPYuEkVA27m8O",
-	"5zySxvqZUCheDoyjBZ/ElTI2yBQLhp12p9UTr4yqso0H9qjHoQ9bXR/fchBCqPTNmUPESbIEJMTmfBuU",
-	"h7Bs6utDW9YT1yZCYMf8hgUeKIREukV8NNbxsFOBs+4B1gFmw1Mtcgry7c1ZbNsQahmiW+TYVXdimBVU",
-	"baYO3j2nJ7gi1qABoTilEQ1DFpLRDM0dG3dntwNmbbUhUlIJML0QLtBIfAzFKrMoOGM98eYM29VCI21h",
-	"HtCS3G4nk07tZJH6TveA9NlCiqDRIj8lRPwRlNQp1+nUEzBe8PKNmywW8duA+cc1ocbAg6CvsVm9dOU/",
-	"T0J+uQm10aq4K0VGUCBwC1AWI2IpBpBPCTsHUPlR7bSbO0VW1a8vEd/BAQA+WzphGmDgSvLeySVbqbgf",
-	"5DP+jnlDpvR3MlisJ0vjpMdKBiE357VDqPluctEcSBmyqDmlwkzrQa2yOIT3dindz9nEp+NV3VhFYL0l",
-	"s7KoeCDu0q0Le93nymNPfrGc/UEDh0NXmE1amdudU83e8Ul5m7a9diu58LOX/Kp5BiX9lX9sL4cB7uDM",
-	"3a0fvqNBvBjmJ53VP/kIOQUZQVn/hnrI/Opg9a9S2/1EimHIsYBkp7O9+rdndAHcXVK+o9EIn9nZrfJ6",
-	"NsXHkJLucjHFH3e7aw34LVucM+P04o8rvO2llO+pWNj1AEtxt13hTS8wevTdTC3u1PBmjxo5BgIx0Xnx",
-	"6U50uztC91HvEtHty/T7jby2brIlcgXIFkix2zyzGRvqVJt3VmpmSzkT1e1s955wcKHd9k6hRwD3mFOF",
-	"6f/YKxjQMDSCXtEhw1qQKaPa3C9t98Stt3YQStOFrSPAZiqAkMTme1J3ui+xDholCsKGolJvbSM+idtR",
-	"pj3M/H5N9WGHDX5C7bAW6au//LJ90550P+wPfoj+On/ev+xcn+2od8HB8DXdm72Uu6O/8a748+3+j/Pq",
-	"+uIcH7OWxtgpgFaKHVBrbG8gG5/E3Coxt464+pikV1dLLdzsDyaesF+w1FeGgiOUkliqP4si4xYkIY2l",
-	"42xM02wIpMQNfs9q97ZwZpYc8k7zBhgkq9s29vJCNzX3Yl/YUrjXpoq30fJ7VNpQioXDldspsY/L9N0J",
-	"ZLhRstvNlLh/itlopGBzIgWQaKN6xO0nZ1ppCt3DOWUhh5hlgQ2LwWznN+NlS95z/ump8FsbPWAXW+8J",
-	"mvOaY6fZ+kBFbjP01oJz38D8TVJ0kS25mC87ff2ZWpDY4YsdvQpnLS5D4xHkI60DV3QETyApcZbYPF9P",
-	"g9q1OFvtXXk1weap63REF82QC9akuhnQuWjudKur1OwU/PF8Mfdmrk7naOk41J7co39h9yjWCScuQZlX",
-	"Dc/Uel5RJS1hRfcdSkKKmFy+1CuqKy5GIcjgRk7kG/Vhx+iy0oLNeyJzA4jZ4YMCz3osAanbTFcDK52N",
-	"9gliNyzOz7TIGY4Ky256wnlF7obuJ9jpGCqZ02SrHTkPm9R7gutU5VzivA3klJvxRhIRVvFFI7OTSMB0",
-	"kpd9SG/L+iBO5Dx5Xb9f3XCcPiVHd540ruJ9/RTUe9JaX8bbfXlrq2ZobjciTFJq8z6kP+zaXe7QTVAT",
-	"arRMga8Rexk/QapFRiOLF50rOoQjhcWlcTKsJwY0DM0tFdYKYrqJbLebAV1AxZ+OOA1bBPhslS2tYmRA",
-	"FWtyoZhAmFIowH6XVMdu2yYeV7I7ZVHKTzF/jeUsOsKJhuKk9PWkvtNue8Ad2BNxMTx6FeQ4V1BOVro2",
-	"TlFGMyFS2ayeiP2wMVVjVpzUWj+5dG7X8yO6ub+HHJMtpjgWlHwvJ+xXxPZDaKfa6/in5K396QOnpdyM",
-	"raXxOr8HjQdVPzahiSUxcZGWPXlcufaepfTVO4uPu0pXxdel9dwX1o5GyIXxeJNI3zcX7n3y1e6dykJ1",
-	"ZPSL3doPqQ3dQ5sJvFdpqHjJb4RyeFccEMqRZ3R2XFZ4mBRD1H3zzysu/IaXL0/pifjbKwtDaJFuaWkc",
-	"TxOa/IVGRMODApS4EFHKnoAiCltBagaBFSpmDLkfmy/dR1c2kmIuo4m3l7FQeiIxpNEBrPv2givwz67Q",
-	"P4N3gapuG1W07mbDw0/kTLvJYcGVnGm/0RNOYmVVtO/sFhxZXF+TqHnzOzRYRgCfA2UfPIFl5wIDqDqi",
-	"QtFMhbgtNdfGt2+Rt2yqyQE6yS1yRs38oOqHbg3XQjaLlIz8IzRsBLs1CzRi2F5gnuswit9xcZ00vfkR",
-	"C/+jVzPX92p+42EDnu+40hd2Q750yFvrWQROSK+88ATe35oMm9f5/RcicuehrXcttDUU963ALm6328Ou",
-	"uXYK99lutVudznZr33FbQuGfOV9YCBgdj2BgtffyVx6GdGu31SZ1fkaDI3Jy9pGcXpDO/tUOCfk1I+/p",
-	"wHzwlwZMSdFIdw473XVG2qkyUisJ7jfgv6ctikowhJm9s4xBWORimz1vod4tSXjapODiugCuAltgZ1GI",
-	"TXdHJHMmYps6YlDnNpERS90+eaU8rsK37zM/VnpruUjtQUKZ2NYPRMNb9jxv/XbNFp/vVJPY3yKHRmPz",
-	"id0e0Njr2siw6x2qC41ygBa6rPMI4TukOP4YhX5PpG83oAo49aGkFr5ImgLhtuk7pRuVofXEvghSI5k7",
-	"IKCvVYSOsQg7MI3DOhizACTwSMqA1P0T80nzRAodyfCQTCN+QzXzyITeNumI/cd2Z3d7r20cSj6ZzGDp",
-	"oVPqzbD5QQrWfE/1YOzb2k/z+v7LSzry44FuQ0d1Vin4OHWA4IL/jJOC2IExQc2TdcChHTeNDeGX1Wt/",
-	"ZxYazMZlfbG8wHbAMIEDOV2kFhd7vrIQ2b3awfD5XtB+3nn+fGewH+ztHtDukFHaHuzu0qDd2aXb/eHO",
-	"sNPv9tv9593uIOjsBnuDzm6/PWy3aft5r1aGfZGZ1IxwyDL9L/OUV9BbMKtbf8pCZdbT8w1bvZF5boyq",
-	"1OcCuwSWxFSR1wZ3zEnPzE4rEKOVtl52Lar85E4Z69XM4pcwStlZuXh93Ozu7nkEwIyDR9kNd2uB7aKy",
-	"IDz8BdsVQlVoY7fIBwm9krml+D289JdTfV+geeHBIq6/LcPz/NffP2cczGOnWDDuClovpT8tNkqB/sRv",
-	"yjToupY3yF+MwiXKd262n/kTn7UVQ+0Xql8AhkDsCuysioCPciznCM8gBSMIL4XFG/4LuOuFuanfOEyf",
-	"DKeeegKJQmcxRO5yIzz0NxunqB9R4bhSuBEzWgZ0gQwwzDlE2OnfE9A8+yvUwGCAyrXqYyNDpJPOjdhy",
-	"MFYyqS8RWnqWHBQbxhNmS0FiSk0LOeF86YAu4BnQvCZm5lL4b/paHdEFknQQaXxHV4hh59UVesowBOYV",
-	"THsOIWqPwCbWa8xqfmI7OJNWQVCnh7aLxGKP9IR1w3NNDtvtHbyrsHKKpDQyV0RpCBlgdc8NMHcme4Ld",
-	"mgPWEz4Gqy85Ej0C+IcLBNgqOBqGjoMR2nytd48ohpR02+0WOcak75DpwRhwndCSomQYwYaAxtGYHKgU",
-	"NKrACU7snczqG+83xqVatm0A2KYgnd0TgIITB9iLLKDUQVjPBELqQrO982rlCBfLQsbC2vAwjDVNTkHs",
-	"BjudnXaX9gc7/S7d3+sf7HcOgoNOp93ZH+wedL+SDbQqzG0ODViPKwPd792VOMlIQI1nc+VvY6pj+9vK",
-	"sfL0spYVPJovN7W8hGyCh+Afxq2mUxa5bYCZMygdNxvE1kXwCSsxytzdNrLALvDk26fJKLM5PZI+80YQ",
-	"AEjARptwQ9MLD8mY2uyalW4JTYGTYSIvMMtssvUX6TGm/TKlVOozJ7UbyTo8whz/gYMc6xluqZCCldz3",
-	"NdoSUwtxF+/IktMwRFyoxNRKwN2pWKQqjdLxahlgLgPQqSbQ/t8irgfWks5kMBgBHrKeyjEbSaMIhTRy",
-	"I7aY8FdY8oVN7Un1GNpF2MMCraxt16xy5LIMSX2YMYJtChtS5XbEDhgs7rfd6Qn/zEJWwjXmXA+N0e87",
-	"0kD4GFopbY/9XppT3PHmwP3D6Zj2mSY77XarJ9x9sW8ULcKQIvYXiNYBnZJ6BrMyvl/aOD0kw4gx0vXI",
-	"NJKku+v1zEa0cEJkJiz8UmMZosuhcx3a219h7D+xUGHYStOF7TJKjToJ0thXj8n8cMARm4bUjJhru8ho",
-	"eiM4FVAhTxWgRmPxXdAT5srYglIE0LjBbEpVQXTaZBBSPsH6B9t+mymF8NI8MNgwdZTMMdUxZl+ugvvO",
-	"qoQjEtEEyaowxHRihmVn50QG7OuWYpsBHNb23/75/c7ZGpXUuXd41Ho53Cgr7aIzvKy6PYQ/QKuozCAq",
-	"B6n18sLm910qVyExjjMVj9WGPtbeaxbZ98r8eSWkvgIxGZOeHdaK5WgM3w9n5nCnvVN5oV/CjUtW2CmI",
-	"uwV/66k28NupkqhaU2g2UqJ/4hzDAIXuautoddkEFzcc67HVFoKIl9tIP0gulqETE2MoudczRSIZMs9i",
-	"XEL8IjafFEY54pxXT2S6khzSV3xHhmq0vtPeRjLHOYIHHgtioVo92OFeHC8AilI4BT2RL4XfOcoARlho",
-	"x+T7gwo5fLTfMnXo1tTWi0KNiefpTTw/X1VjaluBzsXN1cHgz93+X/Ynb6c76rJz87fn4nx7/tc99rr9",
-	"j3e79FXQHX3kp7/s/+W6umbNv+ujatYv3U+JFRzxjhdsnm4t/bLNSRXEzSsZ9XkQMPEFI/3/AoV0D5P4",
-	"x2mDRHhaMCQoTbCvNkj0W/ix1chiMUkopNGNI+eR/kwEIRSUWni+QA5mEyY0APL+cHH6YSMMsdMpE8dT",
-	"/oOCd7wflJijAdgMjC0jB4ppSTJkUjGBR6FAgPc6e0O2W+14pr4JULDLMYdJeabiMbrxkbpZxsZDIIK5",
-	"rbagk/Dhttp9dthfzUjW2mFu7E877AF32F+P3797mB0WjVSF5hZRYpMmLSrGcL6zTWUzYAgcwWk0+qo2",
-	"nSjvtqgeEnFv8qidFDIarTTYzGxWt9fw6sKzk94T9+6PWGpTQMhVHnx+akr/I9pnSadCehulZBqIpg3M",
-	"sxRS7506s6Auw8OiDET/Cqkgdc2NRAMJ5jmKCmU5EiZcF+BX+UY+nEYjn9SRHwNr7aeNFrngmiGl2GHm",
-	"6c05D9iRc3VSTBY9kaKyiBgNAJ5XStsMbpOktnLFRvTpdIpFLGXFJ/YlsXfAvGWZxgehe08P8ivKo6cq",
-	"r+KDd2720drHzu7q5OSlyTicxZU7lGbx167sOjUnF9T1dFYIGISlNxAfoBOoYcZDO5ChnEWqRc5CKiyB",
-	"lU2c9xcJb5hnke8A4xpuc3z2ZvkUIwcOnmOwa8xJX3GAHV9MCReNIzgpOm8fAR7fHbkNzRSYB7huMMAm",
-	"iH97dbC/3dlDllu7/v/WfrW/t/fSrEy5XQMUP909ckI1iykdq8V33Js8amTqi8oVS/P7NeXLtxqN+hrG",
-	"y8OIQdyn6wvCWDDUiuVd3gbZooHeGof7mKncUBIWemfH5owwBRRlN13He6cQP4bGxIrPFOFCs2hIjcUg",
-	"RlzEZIOWRwoJEA974vjF5c/HQII34doj+GcXmwCHxhDCT57bE0HqAZvIUUSnYz5QHpkJrrciKSdbfRZ4",
-	"BHzDEWfK6wkgdwQ+BizCwBttk4CrwdjsCo9Mw5myJJDAKk0UsG0ocvrigigGPP/QKHj84jJ5WRn1BBfk",
-	"9Pz9z6ftDtkip+9f/Hza3m6R43edZAhkQqcgjnU0GxgjLrDfAYapCOAhyBdh58aMpCdu5ID2ZyGNFo5O",
-	"wvHdTaiRlKhnriHSqIg/ExM6nbLAh8qRiBmZCqmU43YXuAKp+edzwKeDyKTjoKyf/dhpdon/xjf6iZi/",
-	"dnYb6GMjPSUUg0HNqILiGVgjlSGypBp+uG37ZSiZ00hwMTq0BGssgFadMb2BYowIyLd40FSaLiyvGlAf",
-	"mYuQ3wCaYt1cJ12iIJ0R+9v6/UTRGwasVdAUJAUjfRq4n/YEjjyUyqpuyDRZJiNm7grK0fyMCR0toLIt",
-	"YmoWauVjNbbZE16SpHN8gn5P1H07Ht8jvrrmsAAe8YMZ6hBm/ojYP7DHtuEoAe3YPDIfUw3Dg3fB23rm",
-	"Na+hANhWYtvLzWHgYSE3uTnobq78RjLUiM6JZre6RY7ju3DVExwydkOOBgp0/jIEM0xpP1J/f/G6ud3w",
-	"4i+HdMBDrhf4zU7D1i9DZR/hQU/A55124zD1aYYGBYqUp7CTBMyqkkTPZSwxgOTNyAmFrV1SjxHhoydA",
-	"tnTSb4J0GfguegFYVC4x7raJjIhdFlukztUS/AntidSCZbjx7InDbrOcJEPaHeivDgCqOMSd/Iqz0HLO",
-	"2POjtIzsce0bpWckFBepEqtDgvNGOgcHHvx7G4YBs2w+hI3qYV/0+/MPpH725kVzu0H2djw8dyAAPWIk",
-	"IFb4s4Ds7eDPiLl4lwzphIcLj4z4jUVynvAgCNGWVT3Rbbfh+swM42EOpRixyJKvcZXa0u6KiFGFDJOu",
-	"qQEoUUmdIzUYHkIdzQSQnsbV7HIWBijP4EeOPAKESuModV5h9tyqUkVmamYjeydJ/vkQhBxyaaNTygub",
-	"7SwXto9yMQvQBo5sMOECGS5jmM5MEhrG1Mzc2TwyzZvjv7GFfHY8/hERsieSbDnAA0D5fupHxwk1LLAJ",
-	"W9vVbyUUiy6NTm0jpSX7yfZl7rR3iA8+Q1LtB5X3IGXj6kdXezilkWLAbWW2HPQFpCRowoXRbZHvgJnJ",
-	"UV/OQLX5F6cfL65ev9u/+u70xV+v3r15/+bSJ/Ud8v67FMPpEdnpbDuKCc/2gMgwYTjrtL12ux0L/SPS",
-	"t4pODgntmwF3Ul/DjgBTYs6YJmoqdTw6OTQCPTcp6R1kxD3AM2gOEtfRKAXIVbKwXRFHtslZStRH5hZz",
-	"yrWRCXgak5aPmEd3uSTvT386VgXyAyQH16T+8ny/0frTn8h7HukxOUEyM4+cj+lUmfWSETkBQt2Q0SFM",
-	"vTHLcN2NiEemWKWBnNI/sWSIxmg9JGa3Jw7NONxv3nT/nUX7frLdkxlFsWX2iJHl796dQY8IVHhCt3D7",
-	"tt0H0dG+7QzMX8bRDI03icWZQWzbxbAKbtsCGXhPxEamQ6ZCq/6ucdZBVoAAgd07lNGkkWcVgeUGXvyT",
-	"t1hX6dQdzovZEj9cnH6Ate7jpKICcuad1XEwKyfnIEreX7y2ZZaormyngOXEU3MwuKya3Noh//wf/w+c",
-	"n92tvQaK8QPiH5+8/Rkb6ZHHEVrpfz4+eZsQs9mhPlPAjAv0ZcaJN0YKMGe+vzjGYb2/OG4aIXHsk7rd",
-	"yVaExfrLS67cJv4L9/FhAgwZU535DY/4xy99UrcqMlX/gPIcoCf943NgtEOJDy923Ozi5otHntL3xBkB",
-	"aGIZtXv8Ei3vczOpL8/P3aRbDf7y/Lz53NXb4JMtNVqqtshz9pHlZc/YRLEooBPYebbHS0aTowRYxUlK",
-	"7GN3LJ31nXbHQ17anc62Z4Sc+b+DBhIKFObFfaRlPg60WQioEMdIK6xGQfDT6oAGRohcNPewJ/xByAUf",
-	"0NAndcukStJEqgXxmjfw7Nfh/r3zUl4xeo52lpU1XzIiAt0vz/HzvDzfx9NUd6rK1SWXnufGEaFIfQY/",
-	"RM53BJ9BsRGLDGhsGwkwnowqx9lImjRWo3hQ6rqxQPwkzVj4iOKO8NmMB7WSJqwNwmMKk8V31NvGYaM3",
-	"dltBGWvl8FG8IZKwl1crm/5sl7yRRu3++4vXn37+v3o9DLx9enn25uTT6+Pz707Pf3zz8qdPRrnj/3Xb",
-	"3b32drvbfr7d7nQ/fbJO+8/HLy6vjtudT+8vvjez3vl09qnb2m11etHZmxefOp8+ddrt7vbO7t7+zz//",
-	"/Pr9yc/vzz99enH68ucfjj+87EVnP3Y+dT69+bTz0887ne7Px73IjKQz6EW1qnPwOtx/Ge0/TsAPrJCK",
-	"a3cOjuMai/c63F/6ZbW1y61askr59XOr1tnZbne2/92s0KdPRi3B0p28Nf9uLi/d+4vjT8fH8ZpuuBgF",
-	"jc+x7LZpo9gkzXnB1vM+dOVJqOrQVU9p+lgLJSCP9pw+U868gJ7bcpFkBMu9YqprV5pzdA6u6JRfXbNF",
-	"qsQ85zYs1ZZ37l9b/kGmFCuplzodDWtcVPF/esL5XfUlz6fh4k/2rWNwUjft3UqRXGMxnLuzfZ/Q9Nqr",
-	"VdQKkHWuHqsFIB+rcNRJWP3yTMHMxgrTXgDwAcNYp6qnDoGlH1sjOH7Nr9saYPYhf8sWcfuk91utz2jE",
-	"ouKGStQYLvp+/OISTKWAM91EF9aZa6mcgjM0C/IKsTULeYVpSEXTWqi1w+R3SzkH80dJ0iF+/p0IGLEi",
-	"sC5V4DAIcEDGI7Nx3TReY1nUNEHCcFHPQ7gSBY/zvamg4UJpIhhDInMdwcfxWGw8NPFnsKnB3RMYO69T",
-	"yIOe1TgKoKogoIwElTEYVRqbsCdKwQlJRWzCFjkmyToELvGrGDP+owgXFoMQjv6zJIReWC1yPAt43onJ",
-	"eylkAyflHQeL9H2yD+/Eajg1w06ySC5Sa16h9RVNfu/ucVpvmRd6v9lxOyuqZGz297nhpXAhukWwEJWH",
-	"Z89IdkjOoy8Zkv3NOkbfqf3J5wqwlF8Wv9JiYCRCaQUEBlx4GVEe5kz5SvCMycY/B0mwHkJjfGAfC6Mx",
-	"/YBvBcDgC1uAv6NyKSP/jaLPBLyq6fVYwG+i1zctnlq2BwDyqdQSOIav85DMcgqICkyl8gdg6/YXxEdL",
-	"2/diJMlrLoKcWjReYawXSV4troQLJvWMzr2z1hIT1eZhpaoQX7KSFrQIWaD5uQXMIHU7BcQ3E+PnlIv5",
-	"rEzpwVRVFuIwzgv8TZl+iTXzM2UH++2paDuJLgUI+yMzSMWEktGVHA5DLljJcADrt0Qh7+0UjuXb03rJ",
-	"8btT59kduoG2g1+up+KSbfMoCi65/bei3v7QasoIODvnKb1kP6hQzvuoegfaOMzbyPCGbVwI51XIrdxR",
-	"LneC1UdUoF6DkZG6khMGzXGMhtq5r7bowcrXBBaRBJEE3LIEH+8cXgqhZ+w9Y/I388ClMhZE+7HJfK4t",
-	"sQ13bft0wnpCDhAla8AS3B+BjW4uvBQxjLsgpcCRpUBK/RCa6EdUszldGAUaBbZ6xzxf8RAKxsxvGzAf",
-	"jicPXmFZ0aI2ZbY82Cd1LtSUDbRM2hsK6XZgxVE4PUgD1/2lcDUhvEbywF1fTDBjvvSI3frBU9XwveOZ",
-	"X79zye7q+MBXkbfZ81M9jJcSn3MZXWNk8WtJ0FMrJ8xIbJmOrTX2NZvAG84idsVujf3OpfCtQISG0Cln",
-	"KM6M6zidWFR57c7IM9UT4EnUEZ/emH3qEHjGWuTUCLQpi/DSQ0IVgn0hnWYebS01PJDnXUBJywm0KYuM",
-	"VfsGxRiXQqWFmkdoyCkY/sOhF4u4kvZUkAA/yej6NAq+Nq+Ym9w31Rg22D72hkgMgtfGfDSurSf64hd/",
-	"rIaPWHRXfCfaqXk1VL7HunYoZmHo1Sy93nGOlKTTPmy3LX3KsvQO5ZxFZETVNdMkZNrYAtGEUB5ZRrCN",
-	"prsa+Umw2y5YGphHGc7MID9IzdzrWaetsuNny7+T+bE+auzHut78czalPDokPyGRHEEiOWMA7ez/n//9",
-	"qubVbHdM+cxW3k7JESrRpqmT7YwsM9yEM5dbbxj0bHfdtPDTJnvaZJBFmoX6sfrZrWJPlPnX6HH/I9qF",
-	"v/N2+FPwSZdNq2UbMxYHRYAfS1ZNdVMTy/FXZYvjov5sWYRH6EDzmxjGW16zIBtOPrLdS+aX5iaWQK5K",
-	"420+E2rrdVRpJvTx+nQhjgxlAqp2fy43mDLXPF2iPNoHifKoSJsWGN0UUqU/qkKRudOx97Mh1pdTPlju",
-	"EQTmiAaoBzbkt2bnyJm6ut7/86R7uwlhGs5blSDlJe4R9YXd5af8V1lg0RaRZUKLTl6sapHNpbzc4a09",
-	"OFxAoc+aAgsnw1kYogADfF7bNSWkZkdkCTIcslWIG94i5rxDaNsYnU34iouegJFjQC8CMmE2RTzNcOGw",
-	"zqFG8sXlcjUNF47mMtUL9XsTh9b/xYP9DSA03SnJ1oRqwrd6LLQmuPJhJf41W2SF9I/9g8tfz3fEu+nz",
-	"wU9BZ/ha7Y1+oNuLl6w9e8tP9e5ffvnbvLIaEOAJ1C60hD4PqMBaECHnR46yxWJfh3jAWuQ8Piyw+bzl",
-	"E3J2elHURTsO91PnIz4erVJltN7KBk4TlWqeNJD3I3sCTo5+BTfgD6bvnlC47oPClZS6P7KGL/U88ASA",
-	"Bg8ZErcVHk5oJlMuB4dqfKfdwX6z+ZhFIHpuJMaI44p588tcLu73pm7hrRJ1m9M+lQ6Z7Ut9EjTfQGGZ",
-	"WcwvevS8R00bLR/sWcB1M5SjFTGFeWROzIQC/00GlyuuwMrGGrJlavOxJHWEDo9hByLHDNTASnVMh8en",
-	"qQEopQh/EDElZxE4BGOLyQChFytJlmvUEDlvo7Lx1ZT2dxWEpwUL1LgjVsqARhG3uCqQQkMQB65ZT2g5",
-	"A07mumtPwTYgQPy13aNLIsquR305xsO1ciiFOAkpfoN48pVH5qw/lvJaecieMaHTKRcjhawC+FLFws+4",
-	"V6kCenhBHncNu8LBo/jzNIaCxuIj81YOSRFWzYIkcs1KAzpmut/JUaXSQPfovi3Cy2+8FN1LQTnebn9v",
-	"0NwPnrPmwbDdaWI/5vMD2h+UlYDTgZbRg9TjZSbTnCk3EaSORTFuWnKVjeimmM1XPkSEzipjU1x3hEa1",
-	"R4QONbM9CMs8gLG/1Llsp9IrRcMzp7l4+gKqWdPce+057LNh7AbdMbjnKwen5UZD+6ZKHONgJsxTZrvA",
-	"7oUIYVD9GEDJ5yGyT8QTdSwo+V5O2K9GjdECl3l3PZeZQRvIFO6z3Wq3Op3t1n6CvgjCYWfYGXTpAWv3",
-	"94PtwS59zvaGnaA7qK2fC9PGY9DVf7FJfNWIsZdGJaxXCGr39KNVgqbu/1QK+iU7FsD+IiEottiyhFaE",
-	"VW0Kj1kSOrCQolvItKfWAWl2v7UsfcozatgIiBY5wU9In4VSjByKH8KMZFkOYwum3AYxv50A4lAdgIiA",
-	"p54AdkxMtD1peKQ/0xjLWrY4bDkTepxw/YP2O+SwpUssGwffaidn7RDtV9AjfR6GXIyOgyBiStUOa51u",
-	"m7yj14xcjI00eRF55GTMB3QkyZt3ZK+914FSDDmZUgEhDSOCLHztaaT5r+QnFgRGylTKsQFNFvhZC/qf",
-	"gzETTWlu0nJjrKpgBu12orze0wUlJ1j5Nx1LYT779w7Z7nTJ7u4uaXd2uuVFDsnoNlAK2R2wnmKwh+yx",
-	"FMOTQviSKby86Ex3rzmQ528D9rsY7DYIFKGOnbVOyZRFSgrExrCHH2lZ+8bztLK60SKneff2cCkCZ9zk",
-	"khBcYXjQnSmf1PGDO+Uwhlhz5/Br5soeVcKuFp9riMTqeZ3M7D5mzu5JPd2hnjZbrlLmVfj2kdNveWv0",
-	"qRrvKZ12/3RaXttWU7ZZ7VI1fVa8gx+/RWRWWG1jydp1fH6Bhl5Dxq4uJ1xD+n+KnG2IT2y5OkJGI6RE",
-	"fwCli+j+S0r3SWc+iM5sP+nMb1xnPimw3wtV7sOymXwVxYO+1l1JXgjMLZB0AvMlgG9/RxkEIIZkMLTw",
-	"KatxvB4vioYv8nsIouHiv1lDqlURoyJQqe/3mp2dy/ZO8v3IiJETOTND7Oy0q0vVTiJVjUD953//TxTy",
-	"cxTygEw3dSnGTXqQcsPevuxuJ8OOm5K4MFpvUUVqe7UbJmZmwEaNAXPWGb3hITgcmwfpYIOtmby5eQrR",
-	"/eFCdOzmHhG6h0nblMXhvoPoGhU4RqwhsbrGwxdAOhusyGjFOFEOPwrgHn171Pwj4jvCagbQqT2hmI7L",
-	"g7FeGMv4MAUDvDBUCAnsG6qIzfoBgnR4Dr9mjG59Ab62dP6mJO4d4nRdAxkW71HL9p+U69dTrhvthjJv",
-	"CWTYlwowolB/ii8+xRcfMr7Ibh7MyytpDC7cwGW+3qlwp+peXtf3TOd18f1CUE8y+w8ms58k6EPJlO+Z",
-	"3lCgPI7r8YAZCHiXJAGR8kYmdEEm8oZlvBGP+OBlAHuoeXTIwC2RUU/4AyoGLAxZkHdakA4LXJYYssH1",
-	"OcLtED+KkuRH1nnCRmNAy7d1DYjNpxmpA/DVI6RCEnH65Jl8+57Jk5Z70nJPfsK/chrnC9r3XNxIPriD",
-	"L+aNvSBPBePS+eHCcr6i3lsjx4PF0uoZcWP4irXS7i0rdYNBAxC8LdDs28GvB8U+aHdLmoPgxuv3fn2D",
-	"Rd00NObTCeYJ2yV6Z+eys3vY2XZ652YNXdZZI4m/nbQYBWwqFfQ8hFwwXGU6MbrMDrXb3d/d7+Yl9Av8",
-	"mUe22/+/FEIzWHdES01DmDQxM5vfHJwPPzbNwF5tH+802ycwginludffvezsJZrGfJ8bxBR7pO8YZuG0",
-	"xvfd/tsas7RT82oTpsfSXD+gUVBhzBEbMkCfrh3WfuSKOjrfne5OF2bEbejKpyLW0ubRZrebyc299I3k",
-	"QYIyuEH6zZ749RJv6cP+lHr7w6TeeCL9v8HkGw9DtexgYqu2E0DAMO9byea7FyJ9+K250Kkrdw0cJ/+I",
-	"0J7wh1zQsOhHWfFGJlzMFHbW27vEM0fG9IaRPmOCmEPbIqeCkZDfsJ6oC6mJOa6N+AmOrs0IZIB4dg86",
-	"inN+UNVvYe/di3uEEsUGUgT21qn7UbiZuQLeJn7UfMxDbI7PDRnAizQPQ0CTtQ3yCNYfsqGG9gAzEzHU",
-	"9E774DHSjk4Ofc3E45JiXFNkr0GYDC/7qLX6GavjTh35L2l6IChvytBoZ2yMe+lrh/C7Wl+vuWHKPGZ7",
-	"lj04w18qp+dk3lNW7ymr95BZPR5rgi/o96/O7MWa1PGEO2kBOs6K2wfL/CXq8J7l50/O55Pz+YWcz4dV",
-	"Zk8B4EdLc64lYb9qorOi4N5KDujXYQdCml1FqNMKyM+jdEy55nY1OY4vCY0Oj4yLh2hpVlanPK220RY9",
-	"Edm7W8fsCB7DA+OrmSMYq6a0i0Z+smGV+LaR8TWZIr+ySFqSc+cB9oRvbuiizHaOW/aCK/xuyKM4KP2b",
-	"1RGeu4n5ZyIiPvstciIF8rHpnkhUZcQIaCzAwWWEmn2p+YR5RMGgFmRAhUXLlzcsmtIF0XLE9JhFD+N2",
-	"4lK531joxa/qdhYqlIfVAFVFcwqJ8ss4pk8WyZNF8nuxSByfPXMS/MnTfvK0fz+eNiq+xET5Cg72lhrT",
-	"6KuR4L7nxgRJWT7PFJnO+iEfkJCLa4/4v81Z/2oWhXagW3zrNy2vmQB7hkIjN9DWAvdiJDXVmMTvCbjs",
-	"EIVDxG64nCm4acom24mZc8lx1m5LNfWYxwYPWQF3Ye74KEH2+4QlYLqMZujvv512390e/Hm+8zLau1x0",
-	"PvLt0+nusXr+Ytj+ftz94Xrn3a97fxk8/zCpebVZFNYOa2Otp+pwa4tOpy0lZ8r1sseLttZdKysJmElI",
-	"cZaoCbPeiIgMr5emhXhyZ/8Q7LewBb6NWOWWkSBfS5L+KHmg8q4t5irH1PipSXDUiDICtLZzrljjCEKn",
-	"IBmVllMFpG9cjFydsGDzTD7TXA3pUeMW9hEo/WEEo3mHb04uPmXtvl7WDg7UKrciN//dNYFMVjgaaavg",
-	"SWH8ARSGETJfTV/AUSivaP0zfL26nhXLsavWs2LdiuqJLG1BEYTJF65txfetXtnqGmjwhdaua+2U1LU6",
-	"Sf27r2vFciQKIZ47KaDTPQRWh5yxaACP2W4/ou7qZlRVrpwsolyxwFjokSYR73tkGprRJ/puKGUARUBU",
-	"aGSI7uy0IbQ14FPQMfjamt7C0beIsGkFsvN8u91ue7WZ4Pos4rFm397ZbS+zLFxMaXQNTuacC+NFUKWT",
-	"4fTZDYvoiN1zSAedwhHtFQ3o3AhvAsJYJQOJmDBKOzeMu0YxpKHKDaNbPIzObrtgHKfDYVMxqqQgAVcD",
-	"6LdJzJLkk/SA1puVZrddOB74GMpqmdB3bWyFquBkTKMR+25qf5oyL5QLudyeU41XdNrdXa+mWTQxFxjz",
-	"yBXnKTaYRVagBlSzoziLE8wY2ScBXaR4OFLN/PBOCoV9UuCYWDKZYbo5N5Nuhjrrp6dkdx8/1vTW7ZHn",
-	"cI/0Rfu75rPP1fqHaMiDj0IDHp27ptuGzqIIdV5ngwpmkOvr1S8nIv2pevkPU738i9Pv317t8ouIDrWK",
-	"i3ot+ZQ1rC4T9l1z95mxppC3CZ0rUleMER+2+SUcb79xaFxoht6T6onIrAYLyJiGw6a5raOAGAA0kTvY",
-	"HrHHnwzg/HtE01siMU1shSPcGGuaHC0wH7CeiH8BJdDmaytgjGXoRDCOCv6piGAjGtOiT+gCapg1vUaJ",
-	"5cYEnBVz0u6J+k673XiM0mIUEF8zw/sgVs8jWDI5hfjYVsqKxz2ECZI3OR7VvljxPinbodg2eGRboEzf",
-	"Vo5WwMF5zFqAJxfiyYX413Mh8E4rHYbAGA1PHsNKj2EtaVYWeXVgJcZIg4n/UrUdaLU+VXY8VXY8ZA/F",
-	"L9bk/WJR5tX9E+j6xN0T1tUJrA9jvAgjH+1lU6o0XOYnIsAHuUbqllsYBBhiJzxDHlLyqxSsgTy6xGe3",
-	"U2Op+A/WkuHciPtl+J5MnieT5ylq+hQ1/VZtoKe086O13ayhlL95dEGHo5CKFpoDCf+KWBzH5IB5jgr+",
-	"ZcAzcOZQLjSnCvR+T9SBPn5gbhgADIFV4A0yodfmGUSwOfHtpvc9EjE9i4R5BgAZgtWOueQbKE+KC43q",
-	"UKEpw8DW5RWUZDYOsfQyqe7U0owLg6Dmwfa5yOKfRaDgtgY0LmpJAbVbClws6CS+Vdo+mcyUJkpTpPpX",
-	"dMIeA/AwMVmeApdPgcunwOWDgU0+WfFPVvyTFV/Zin8KZVYx47tPZvwTfOoDwqd+nSDgFurGr92JD95F",
-	"wsSa2Oz1/oIAZ6VHuLBM6o3DxKkhfYao5uk6dQ+RyhG63F2QRkL3cq3zcKsr99Cy5nlbrO71RLZ3HopQ",
-	"bSLCuEKpyKi5BRfg3IBI4XrheiPc047SKHleTzivKuVUYfN9AhcAmY9AgptloeVyTs5QRrGrUsZysYnD",
-	"ggf22ynV2ICPtnoHmabDIb7wlzJOf6vRgq6RbpYcFi2EAm7XG06hdI0Oh+Ytn2zcJxv3ycYtsXGdvHwy",
-	"c79MtDqrn57s3afk+T1hESzJZqI8v7jlbA21b810ju3HQou0rKM3EynvCUdh+sAgwi9wbI9gPz6FB59M",
-	"pyfT6cuEB62AeTKdvozpFAv0J9Ppj9JonrNinCXxxU2YbwTgyZUn3A3v9EsM7+TZJqXoOi4AJr6Raz6p",
-	"pyJ/E3nDFDIdxsSJUHxgqRMbd8NEkTKUqJ4oholKlRqkqiPsGn8x1KhvxKhymFG/PP+b3n43b/f/ct0R",
-	"B3+ddtXuzfn+7Iedwau98Yvn7Lg9+dCRZ91fLrarQkb9srXOTZ8Qo57k8saIUV8gKcOEmpXDflwCfqXm",
-	"gM7EBRnLmWKkToMJ10bQGKlg5IqxHcEMChoe6S8AxsMjxgj0SCSB6zUgfRYckvfnH7yeEHTCPCzRlkPS",
-	"55Eee8T1P3jE3B9ezML90jBk0YgJLBnDvzhTHgk4Mx5mYKQhoB8PQzpSRM0GY0IVmYkJnU5ZQAYyYFg2",
-	"Hs9J4CBKAIxEIpJHDEFyRASdYAGa+bsn5EwrHjB3jblDujbsgaBKTkIu+ICGBYKXnIVUkCGjehaxQ+IP",
-	"kkvPIgmXvRSaRdOIK1Zano7LXRnWxBbMuy2wJq4JMowW4ZpYltI1YU3KRilmkTJrZfYbqZ/92Gluk6nk",
-	"QpvNNaAR8wi7pQMdLoitIGxk32Tnp5JxmjtmRjmht++YGOmx8Tja3z74CvwiOeRFj3RXbtnN8fnz2qgK",
-	"Z7g/LqwkWwtewXaeq9mjQSxktu+3grXQrRQ/dfjakPD7tmugK0zchZYRC9D7+CgiRoOHLaE+ZzRI7ae0",
-	"4rTCsqR62oldUJvTkIqmlbO1w+SnDwz/UKCKI82H9hyXq+TvFpiXX3hESSliNC5Sp8bnUJrsttuNFnnF",
-	"Q/O8Q+KjsPU94s8Ui/Bf11wEfiFOV0/kgboS3aju6o+iYmHvBtK1AFsr+4JrKqFvVPfgG5cOb7e/N2ju",
-	"B89Z82DY7jS72zu7e/vPD2h/EJSpHFijhxqeWefs0IZSBlfWuCgZAgQEK7N0p1f1rfnl5wfACysJgXfa",
-	"Kbp1qE5RpyK+ZKe5Rlg72G+ba5WascDdYzu+Ryp0nZqsGHby1ftmt7vdabbbB883I13HYCa8A9rrJUG/",
-	"9BvbrVF5e5nrP+CSHgtKvpcT9mttA9CkzBJX0e7GbYiYmoVPzOwPjmCUF6Kxist+8dVhjI5j0ZgdM9K4",
-	"mGciG6tVQNDjAoSodDBgShEtCdcNRDyasojLgA9INBOCRYAkrHqCEj9z66uQThXzCQ1ZpInNS8KTttuZ",
-	"ML8fyw500jD4JgUx/qoUAwZUqz1RH8LpJD7csWWFkt84snBHUPvGFfEHEdfojIH9ybFXyT3+mdWhELQn",
-	"RqYQK1N6IvMCpfE4OZmGnIoBK3AMywCNMof2q1bJlQrqryJ815OinzfSg4+Jg/OkGh9NNW601qsU4ONC",
-	"g2Sk/hMyyMMUN/1BipQGORVQ2VTIa501wsnL2/EunI8V2q+icwmBzeyr3i979CRif18i9kniPTAKwaaC",
-	"45uGIuCa1CmJmGBzGhqz3aIEJM7AIZQngrGP9JPBjFnnwLW0mF+Yo2I5SERPAK0JeB7W8bBBbRli58wg",
-	"lIqpxsPY9rZlf0naPYxpfvBkmn9hvXHwe9Qb4Mc+KY1/zZ7Xr967auX517FvbTJoy1UWNKGyoNTGPbaF",
-	"C6R+/K7T3G4gFjZnmtRPX1yYD+D3JGIDxm9YgOVioD2iERX8V3iFZ4oMGUsV2/fEjRzQ/iyk0YIEHGsw",
-	"IjaQI8EV8zANZO4pdLggijHhGFugPmEs52RiLGoumljR4TKkPTGgUbSA8FeL+Hji/wNf1SchV7ZkTgKQ",
-	"TxgxGiwIfu3Fl9Mw9Elf6nG6KKInKldFXHDNsMLikNAKRDIuP2XnEiZp6c2IHPZEqsCDwIvaTlx30fFw",
-	"yKBD18GS67FU7lnmMUfElwNkqh4w5Tvk857QfILDEQR3QJ+VLqNHFBe4gWXAnimYQCgDVJnrm3NexF/2",
-	"6HUi77jSH+3+PoHtXSVV52p0iIxwRWCbY+FNJgFlPn+QxJMMmM03LSXAfHc+fQwyB2xIZ6FueMbqws9l",
-	"RHyzU7ODc78ryx2iCkwP0d46+1smZhMjiVIfxf+gIaShfx+VI0663Vk4kt0sG9SPpG+wXvVIvL8epXAk",
-	"vvtT1ci3nheLS/1iORSr2oGVYb+rYpBiQ2PrN/Ofz/epmV82iM0tCVWg3llgNIoejI2qjfhkYos8B1Sx",
-	"JheKCcU1v2HhonFEpth91mQCbjEYUwC4iFRPuApMfwuVpJoaFxy1TSJt35++OHl96mTtlOpxImrNLWt5",
-	"D62kFK/bbnu1CRdxad6yeC2PDmAf49xYDVRk1Fi8e2KXvsgomzAqlGfBDJsgUSHY0BO2Nt/xqyzbJGCD",
-	"2AaAOhonWLpEmNCRuQ1CAjaOSEg1i8iEKWVMqp6I6eVx9YzEwv0f427M6aJF3lvTQksgkZlM9QLWGazF",
-	"bP+muc+cqp6IGEAd48LD2xn7cmxu46Ig19xsEdEix/g7wRgaoZDB7RszCGyhBdMeURLiJNxYHUMKTNqh",
-	"HNDQ2msxWSsM32ZoR7IZ8hsWv4AiZmIX1taTsanHeqI/46FuckHSNrFkKmsUQ62TnQycVGXZ+WP70BLp",
-	"YO2ykj3BNbyYiq1QNeZTNKGTS0vjOg9ooqUt4iUL8WiVkTxiWpGd9naRrfeeTjPK9z7wj5xplK9SKCNK",
-	"hL4a0Kgvx4sgolDHHsr51ZBqI3jjpkOmq/v37+nUjPKxQjgKxQrYaatsnvf/L3v/tuQ2rqWLwq+C0PpX",
-	"WIpmylIefFDGjPhdLtvTXa6qbKdr1lo9VW1CJCShkwJUBJhpVYUj1tWO3rd9M19gx4rYd+sZer7JfJId",
-	"GAMgQaWUSSqlVNrFi4pyUjyAIDDGN07f8ABLnfEXF610TuAudLzndsHes6/iKwMZXzBN1/d0bq1EEOB5",
-	"FYTVTRVBTVke1YM1Mp2scoOAdbzW6/ES2nupKWO6aBkbwkUsfqHDkjMC1R6Ul1fqG2uteLTHd9khdnUO",
-	"K7553QIKnIuHl8IKsQuZYowiXjlMc0p1a/hmgz0T+hyvebD2rhkizMLt5RLeuRvYvMXldS3eYnM1TSm/",
-	"ipRO74t6Et0olmSx/0TOH+dQeOcPE+wApWVq1qTLTQIITS18zs2TmTRAAa2SKUsuGQZWrTIYiranFwKA",
-	"7LZlyzgzyqnTJe+QNT5lRDFtJf3ZTx+I1UJYSg76IzwFQWYgvnkVVBXkkqbg5F9RvIDynX2H1kxI2lyo",
-	"OYu0vD270jJl7C+rMp+2JZKIZ4MjF3xzX+ZtDAvqVoUz6vXNcnPcflLo6QEzxr95VECuaHJxwEXtyGH1",
-	"8F0xtbtKoFyS8jWEfA2YX7poJcyHXbTr1MBiezSxzi+G3/chlKFrmuqywK+ilsrCtHpI1VumN6YKeuon",
-	"N5Cxo0ibitjm7SOQDdCdh7RkUjEyNkvnTuD/DdNO5m8NY+5Z+jRCYauFp7U3zF6T5W7ah49h0+yLmOcl",
-	"5Ms5xMiwQw7gOUKtF+Gjw3QhSVg8YSlJ5RWZM/QjkCuI2uPXiPl4zFKVJ1YMxUjKi0GOCsmfHBYl//iP",
-	"/4SnmhOIo0AjtOS6MJKFR1OSsnlCF673+kxeMoC52XwowNsPtbhwqO1+VISONUuB7Cdl5ILNNQJeecnS",
-	"q5RrzUQHeHyM/Uj+/rccWaO8ExLebii4Igkba5IJdGTHpD1KqLggHH3ev7FUAq03+2QkEdekB8cgKtHp",
-	"klc0muJEOQILI0rZpznkPgwFdZAP2INgGoBsI58yaJtEk4y5GiuKjHokkkpjJIQrMk7oxAzO2ZdDkd+A",
-	"K3hpSBJZFVixgSVzy+JZepoyNZVJrEg7fPPqw1A8xq11oJjWXEwM/u/3yH+Ha/5/Jz2SiYQpF0OJOxCt",
-	"8BwdZhh8NstAGAxy0wHyPX2SpRLhef4O2JFKZkmMfeqVltEFrITY5nf4Hi9sXG++gjF5uFDZeMwjzoT+",
-	"CBeGa/NDz+EdK9V9mXfbomFydy0HI3oP+XbVdJ1/QU2NV750tXPd//iwSoEY35mHjUIsUHIdOzQ2Ouv6",
-	"km4FLZamMm0NWm+9H4n7Eb2HEAwZmE3Wwh/ME3M1O2gddk9aAXjUqhmcFLuI5ZZvlWtGcA1wvQxayajG",
-	"yjs3Q3Y2wyt42xVr7wepCRMym0ytlBjLlNBCa6wUCNaHElrxAF3uqJB6ylIS2Sd2yQ82MHtFFbE6pPtQ",
-	"Gg0D8q6Ninypt4kR8dgy1f6+j1qDc5YbJXJsVDA42OHdA0iqJBdswWIyWlxX8vBvKFEA3VzqoXHBFoRD",
-	"aB5yX+NTEjqAMiAiS5KQpAwJB0HFv7BAiOupzIwtZ+5scxoBsuCqsWkNMBSq0V2WjwcUnAEdUuPd7Nko",
-	"PvFmXfIvOUAgXBAqFsjClN82kuKSpVqdDkXhKIRib5shCbd7pK4p5xvZnzdx3J1bCw78iXcJdBdUyPch",
-	"ljwu3sNCSkVUMUTxFQWV//I7jZ8/EPN2yUfQKPc/WourcyekcAHs0IMVMzOSm0kUlwwce4nRA0iFOKfY",
-	"aSk1FlwVosKhcPdAsezy2m+NiJ/aMrZPGkKKjxT56f07MIWslVYKmJN2WIoWrjVTvsXRhEgOKW7ii33H",
-	"lbanVwqkl17UxtT3HEp/eJFrbxHeKHNx4s0n2CRojVfXC1jbke0sSdu7fxOzvq+YdZzvXydV3ZF1iL7Y",
-	"8fcStX7PJlxp4IUlKkoZ5rlMqGZXdFFwECG/EI7d+c+sLF4wPSAzLsyp5hBkjsqYDUU7PPvx/ANZqQXQ",
-	"BjHnh1jtxYR1+kmMa+N5XWgIOOaT0Dw1mrLoAlxvE8qF0pafj7QVYyTEmfvOHOmcEmmpd8ecJbFC3xPK",
-	"f1uJAlDakf7Zaig1BPpvy7u0IpsZzEvHcUtXaJ9HKHch0TlnvR2KEFJTzb0hxBJ2iZt4W9AkwHrAZK7R",
-	"gswTKk7z6eRqC+oEo8ZWMu03Im8+qPmX0o7E8a+tScqTxMgmmmnWMojdpr5e0SQZSZrGH0fSy3v/szO3",
-	"8t93HXDHqdtpxB0X/a3K6Qd25TRM5XfIL1jTvcL8GpBM4K7ecczdFwKNxdE0GdswmogSlFC7fLenZdfZ",
-	"Lnn4PWYJ02yVOkXvkq/B3mplWxGUenm5lhS5hx18YD+z0bmMLphWNiSPRcHoBCbHx73+qVGS4G8SE/Bx",
-	"grfKacTiwSSi8y2ojW/hTXO1sSTgKm2Ol1YANht9W0sfP8oOFn6wPrHELecfK6AfCN56rP93X4ZvmF63",
-	"Bnu7UbJnoAh3omcbL9vWc0q2vxH2EBZ56RXcob/LYODAWiMYz+KTDLeFtXqQ6aiETcNOyVy7YGyuhoI7",
-	"NWQpmczdBKQyOMOPmxMSKCZJ2ZjpCB3DRvewooHS9/ISG37g7SGRwxlMVUSD35Xpmll0d0Hhz0drO1bK",
-	"VF79mYpYjscqL6/1LBf2aS6BqWDKwDJJ+GQK29VaKq8+zaVnpVSWJCu+7G5CEfsUiJYbqRGMX0clHq7Z",
-	"+0bkjyPqfFs3w/Ir9PIQc74rN7fCrx2agyEZsUjOmIJocef0ZjE5FFZOdsnLhNHUNkLC02wyGkaQ4YGu",
-	"ntoe3IZPxzwVz3+JzVsbfP4QQAl8l3wpPMIF9wWBk5Wu4rNMTRkW+QO7gsERhM/ohJH2aEFmRpqQC7bo",
-	"QAoOwW64ZpdJ4XZZgAmhEaTiQGIgBS4tSHMYyxSsZULnc0ZTBbwYuCm57xN+5CBJJjRPSGTmmsXXUM1Q",
-	"rIc1fjfITFwIeSVICC/wHVuE6OTFTI78FeHfkFY0FAB29JSWRxWUoQ1IVw/bQKpp/jDXKzi0/uH3OFtb",
-	"hUJGJHyQD8Djq9knbfS92Smkf4icoopdspSROaMi07Zoe4GCVBCAStjGbpJgg1CZ2ixi6JsNjYe5hrBm",
-	"zh4HvKJFJNKu0xp+Xqr0V4u0nIs3T/gwW6sBXI33dUMVB4gGlz5BExDE7X1Bvjnl6b5KL94znaVQ7Pvk",
-	"IGdzgqBnkDcvSUm/R2ZcZGjzxqBwgoJHyCqnKKF8llM/YrzUvSdER7vkey50nnBvFWjJxfxIFZ2PM2E+",
-	"M4ylS14UNroFvo6L0sZuwTWQO6RRnzr2ZqDTMFjZjJDFp+ijBj16gdkFYihKHu0u+XnKRB61BHVnH2Rd",
-	"EVgHMJFkxBYSOSEh1Jmn+pCIzoeiPU4ZI4cBmaeSHJ4EGBwGmh+SCRsm7QSY5lIo3UObzZMzBuE9P2J2",
-	"z1C0sdCN8hlGkq3XvLO14OoZvrllCNp2aUF/o4Tzp9/9y/fHZwWj8opu+X0shK6sZ/zXvIGfJ/D6LrtO",
-	"QOklS+2qo2RK1fSrDTRWENAuxwiToJp20TvSVN9fz025LyWVskt5wfanpszTlzSFbZdvhDkkN1pQ74nR",
-	"fnBLSJLqoYDIJYhbLzQZECksSDdqikfU6KA5EzFwTXgfwCiWmKuIpjGwF0nwWLtkTXPPhSKpDfBCoXKO",
-	"Wn0feGBJF4EZz6oaVJNwPs0V2Smy1FWMmpKfxA1KbPtuHPxQ2zTU7sNKuY8slMY6+eLFL+6l+3AJMzGh",
-	"E6whXptk/gOyrAGzWiUeNZAN3p3J1VQmyQIEDLql8pTyuzT9feWN/c5dYWkWcw0VhS8lVZom5LWUMTmn",
-	"Y6YX5N27l62gSg+OMRc0MdvDnCSyJKncfeMYum9grVENYp247xPr/EufRDKdyxQiCuaVjGyEFpeQfp7K",
-	"WT72Pjb20NJ7m6N+Czw2xn5248cEwWqj6VFqRpO387AMb7d289igc2zx9Zu2sXvN14Zl5m93T1wV6/kB",
-	"tI19k8psrixfcj4uIse+/ALyAGrbwubFf3Div0uO/VfBYi5e+G0cdrbZXtVb2fv0QFeRiFsVO7UFTc1k",
-	"5GJed9lD9WEqkq9ARVT92L5i2GP7VE8gNjnbTe9UJ9yhEcCSxqysMDduLnVtMd5UUFqcHID7wNeBBR1a",
-	"LqDwJBQId+mzWlJ7d2uWtwsZ7LVi/dB7Xpz05cL731uWXOkMOZFag9aTo+6ReXHKE6MQ+/6Qkf6nfAxB",
-	"idkPCVs1mSelyYy5MKu8X56IStPX7+OblseZWv4fGPAGbQc1m0Fk/AePljRZYBt9BYsFIJRRUa/94c+p",
-	"MqJh0DPzq2ni/fj5btowX3IrVeLS4tuBSmyU1Fbb3d5B1j8sCr9lBfLYLdR9Oepfp4z9ds3VlHvhfZ3V",
-	"Rve6FCxnh8klVkBYohg57j3Hktqr1FiBmPmNcvKUjHnKlG/wdfNdSn73zcDPYZe8KBSjP64SH9xQ2HPy",
-	"EDWkT4GTHFv2lF4gMFev5KrZxMZ8bYe3bSuz0deNvm70daOvm2BPTaDgBPKeLMNfMz6fWTG90iT8BpuR",
-	"gUYxcq1LXvNEs5SMFjkXxGmtbro8vWPgJx9zzWY5+6T2+eXOIaoKGrCacuuxpy2fK+LiIxcfIykT6Onu",
-	"M8mhe29GL8yrfCeTOb1oBa2ZjFnSGrTOnh70nvV7By8/FDPzM3ZyIPntFEs5NWd/d3ZweNjvHZ9s0r1/",
-	"FwGkfBU18aN9xo+Yt5udsCuO7T1q9ILMOYugmCEflU/ycx5RQcy4IadGT5kAKQl9N0NN0wnTHxZzNiiu",
-	"DgNif9h65Gi9YLzHwNE6wbJvMVIdfrlp3GWcqJHm24j1FDJ8n6EeN4om0NMEegatF3FcW6ndHb/f3ubm",
-	"uh67U7jGe8O7eX8aSXifkrCRTtv08D8M8Ho3CpX3fnlUPvhHyvJA5vQlHIvWbKMA8AlAeVQir1iMxn2R",
-	"4UkiKE91FCbbQblIlVCWPA1I3VH1bSOaG9H8RfDI753BxQrQewR9lzcm7K9ghccrHD1vQpUmRz0S04UK",
-	"iEziPL8faClCqsMAXRkhj8MO9hcZCvaJRhpduGQk4wWh5IqNplJekJglHKOsY6MnIpqmnKlB0Wbkn89/",
-	"/CEo/jT37ZKf8eqhyC83CkWTmVTa1kACKQYzP9rWZ1wpqCuCCzhTpM2BE4PE8koEUDOB9xoKDIt1SMpo",
-	"bLXbpdctLZ8JKcBdM09lxODuU5YyrJNSFxxShqWCU2wt8FBMKTDsw2sY1RbCLYFx2dzWHLdUGPBI0oYm",
-	"ccXgcP6gpwhhNE04S4HVvINTBgTnStNUq6HIGx7jrVyrty752fZgcQ9furLolGy/MF5/weYG+Id6MWcq",
-	"tJWlzjUPvqvYzVM7krMZPVDMIAlt+5zBE+DWwJFemlKuhwK5gGwxWZnx39IHQRHdMvv/KdQbTorOMvBV",
-	"XIA/JnKMTWTGjGGtuJBXAxCdM/MZzdMxMdtOhmIAV6BNh/nIuOJCu2C7mikd5guP2zbQ0DPP2zn524k4",
-	"/z3hSrN4ten0Ck4PSVteCQtkoJKtM8D/K7OapYh4woo+onCuAUrZKN/FKh9al5wlVJC8QNu9gXnKWSrh",
-	"Ga/yWu+1XRFwZLcFTIzk4HFp5brWCKVp8XCeL0tOry3BfLHWibywXq/3ZE3kBW5Yt6fCiqhQSSAqRmA3",
-	"rFjw/rj/2gK2lK5FRQAqJkKOx92YRTxmsZHx7NM8gTLyMU0UW/0S8LBW/YiFGbNTXTP66S1e1O8FrRkX",
-	"7q/lYEbQUnoB025mqlW9x8TdqyILPXVjVaRdmxs0jYAr6/WMwDGVtd7OGkjgwx5S/4jDSswrzq4AU+IP",
-	"EofSa1FTu1C+Rvt0PHjnhPEaUz+Xup8O5gkVB1aKGxvIXXgN88l0snkU6xpUHMuURVTdgBZfuzOgy60Z",
-	"SkCQkVDERqqTOcUsuAR6XriQf0BCg2kgmCVD0jY2XAIXqk5AwpguzmiqwxqNsQkwm8I0DPKxrM4AyMdc",
-	"LwNgz619ljMYoW0wVzBp5aEVBueaAUDq2MrHm5tVefxPc4RjNz//2Zrna3m3pxffxa2w8gCSTETTNc+2",
-	"S6s0gBn99I6JiZ62Bse9LSdfKPuGxT4qJIcBTPlP5hWgobDNsruENdk/7K3NXvQTE2HqvF+P4Bi+qjch",
-	"lVwYY8gltCr0r7+3jOmL6X8tSGx0VHpV7hX1+phesR0HipcO98sGGt/t/KpJG97HadwrW9WXY08GO3V4",
-	"Yfvb7T1rA7qlau/7g02DTuu//w31G/wfhQ9pwwaFxqWpR7jJdWdAcCMHtlk8biS0QI2tPBS4mRT6J8y5",
-	"KY+xAemMieyRKi6aA40KGHUei2Y+CHNLNqGaXzL7UEsxQ457PWMfuzMtOdmUFuxkYG+x2NF+Yr4b0XzG",
-	"yG/S68d+Ux55lnBB01UNwSuq5p/miqW5ct5zxyRP+lYUrXsUl5WdyW5yd8q56TbNel3nqbpG092u6T7X",
-	"/r636bNGnX05XWcfQE7KOdOE5ounksYuK4XKsYlJxuMbOta+MT+TWEYZUgO1p/LKGCKxJJRoqi46ARkt",
-	"CPAUVyMbwgeadwMHsaMWQiLk/DfLsQZ66y6552/w9e6czD0Cjdb6b+QlRC1JIicwrFTa5uUREzqFjtPJ",
-	"uEtejOQlI8d98l//5/UA2vuTeSrjLNKWzi1JyIxy83gqIlDNKwVx/8Nh/djt6GkraAHVd04msUHNjKOe",
-	"ti+s2QwmN0uZefl1YtQf8AZJ3vC5qtoKuFoaybplQ2HitoyTOfbAA0jtnpSkkQHP39P0AiOJSJ84g5bX",
-	"2dwoBBbjQaQchg0RgGwpRNJQtK2DTIVA6l+IHdIWUrDOrULNWBUKD7j+22vTZz5QBYGgivnhuBv2Cct3",
-	"L/Z2LacqIzmY7F1mkDcqZAMVUuvr3agodpxUjkKyyShvMsoL6iBceFU0qaceaiL32/mBcPXfIXXcqaG7",
-	"5SY24m/P4q+RSlvliqm+uR98EjkukNuAriMFh9wza6k7xIunoM/dNuPUUzarRCFcExpjUnkhkxpku31k",
-	"24j2RrR/eS1F955Yjs2Nd437plkcJze4bM+nfKyJPSsgAungIYQK2XMBkXAqTRLI/4behXf1s/7ZDqom",
-	"w4cb5tfJ9PFkcLQuhnZ4hxhaL35uXlhqM968nCaWMiUTqi4gkToVp+TZExC+U5rwUQYhwNoETlRdVJaM",
-	"437rlw1cvrhyqvp88/XSiLytOn2n+f51MssdeQBuX+VJtEfQlYapUyhyIRQolvKWxhiTIu1QySyN2MBe",
-	"FAbEHnkbY90FHsfu80MRQo1kGBAHjDoBoUrxiWAx5lVmjFAEy/aJii7qYtmAuMZ4K7Mx0Gtgt8NemeQ9",
-	"7jk7C3A8UywtS4+T0ZPo4Gn8jB08H/f6B4dHxydPnj57TkcRrOo4Y0sykfT7CIAOek8GvZ55zZTLlGuz",
-	"EKd8MvV6nr5cwoGEjmSGE3hlZR6KO3jbagJ290KzMq7DD70PypI/oFqq91FuVj47diRbudt4khtP8qD1",
-	"nkUyjQm1S6+Set7EpijYCg8caecN9aruDCicuV6HcWpNBbXGkZQyCn1RZ0RLGZgf5yw1KH0oStz1emut",
-	"p97mt83H3no4/H5xv1cYMKtIUpERNaeRfdYLWsoniC3S6aKUax7RBDVI0LpgC1vAz8VH82WLqn7PZwE8",
-	"Cp9etwat434LitPMv4+OQD3L2Vxfq9qH9vIpGbFEXpHj/n/9n9etoHXF+GSqW4Ojz4E/EltYF2fsW7pQ",
-	"rcGRG1ZCRyxRxYjMS360VLP5c19BQN58FsoFSwlclDhYZuv63JMPP5d8M0lMpjKJwcwLVk+THRwOSFHB",
-	"i+GoSLqpOYd/Dk68cZ1TwTX/DTKEBfi3UJwXg+mvnAZ8UiRnrvdS/jk+af+9fwTWDjlSLL2k+KmLW/f8",
-	"94SRWNXyy264F6/vn4aEca/mWiEnifYk2oZU9VZMHxjB7CTHNqvc1mf9Fz29YB0OSJgLAbDZzL4LSRsr",
-	"xd1GDDsBCT3xVZzAxevwsTnvNWTzDEVotlVobUVX4467KCTtmI1plmjSRzL50G3WkIwTOumSt5rNyAVb",
-	"oKLLBP81Yy5j3037NvkgV2yzfdqBjUZqNNLdNVJl2+v66v8i+Dwb9NbslftEb5tvp72Srq6yMBsfR+Pj",
-	"8BvtrUC1W+yoABC2kufjdm7WHP2R7yu4OnJ/iZbyLol4K/HhA2EMbNRgowa/DjXY6KMt99S7i1i/b1/F",
-	"FrMqCx3x1vdqWwKAGY0ZpEpiRNj9rKdsQa5YyvCEK66n2+TiXaNBGgdBI+2/egdBg4yavdIgowYZ/XEJ",
-	"r/duYq/PKfgBs5TN2owzs/8tvfWcTlwZdwjQL7ShmixVMg2DMmNxxzU7VAOf+BDbf5p/+e1/w6LiZSju",
-	"oQ2ihwK/pEaIq7kA/UQNiIiZseprxIR569p148HGrPVF1jleuJ6qkJWG6FiRvabQ9abUNRi+/gr+kqo7",
-	"sdWIfW8/8SXshtYWUtkt7xj8exW68GAFgIjnMLwlhS8kZBV+uJIkE6CuyJziV0h5xFpFh1+rNedTqeX3",
-	"RVFOhe9x2Gv9UjzaqnbU6YPj4gdPE4MKHrReJ1KmJE4pF4pECaOiCxNXqctyftI3i6p5sJVaYZcWke2p",
-	"UXR0viHZyB/bMhapCE+PlltnV+8YbSDXd7W/fS3sZ5HwMuBzSaDV3rBvzz93faDlnCGcGqfyNybqThm+",
-	"PE6ZTH+qlRftI87WEy9j9o0xCeQlS2mSdCu143bK8jX0YveXxXGxLOyeaB11n7Uaw6IxLNYZFnWTsPOe",
-	"6r6Od5jybQ3LuEKX+PVmz8lWstrqZrPthn7+IfHO/5FS6O6QObfjyqeSvVYw4trmNG7jkDbXqnAhm+UU",
-	"yTln8cA2WslPZLE5M5ZESD0UWNBPuO6USkJHC0JtX5lcxZF23jBejr3DqUyYEehTPpm6ji40iphSREts",
-	"AGNGjPl1VFneXGhXYlSwh8eRQZeLSV4hRdq5ggtW8OQOxW9SsMDvbVLc7RGQ93IZd3aTn7fXvLyNgUdF",
-	"wFC3Gqe2zK/solqe9l0mhBWWz7IxgHC8BP3toTsD+70jUByRhaD4R4478U+HOvGvWpjTXtJAzgZybhdy",
-	"5qtwv5CzvtvqgaTgNZl3Tead2Y52G5UDA1uMB9xabViBvs5DwEjxql2bBRUQEHwgX51StbUgWDkYyTQ1",
-	"114y4AVQjwiKkM52svDunH3XeFsbb2vjbW28rQ30baDvl+Vt3T70bcDoztJu9+zfrJhTeytMfOzWvpmj",
-	"HWf3rq5XNgJGLSUXDLC4GORQDGXMhNFUKACqKArI3/8Gf41TSx7VNkKU9ANi5CjpORz7eCicGOvY3syo",
-	"leiEEToxGEpjhbRNFgzJhF8yhcdCI+tDWzoN/laxINhTnTgBNxQwwBm9YGaA9nTobc0ubY91GEuXvDJv",
-	"ZS+HiwqOLYuV8Cnw9vYIoUMBBFwe0RVpI/MWCWkWc/3Rnnqdkiu/a1xUWZsHP1IktGopDIbCFW0/7XTJ",
-	"TwIRNIv9+Vcw7C457j2HrvQkl5nXYb9lHvFyc0LSzrFGQGjCKWS2jMfBDe5h+4BtO4gb26KxLRrborEt",
-	"GtuisS0a26KxLfbm6H4AVeJ2bW5o2VzHeRt7qx+XcNkeqgxf2N7AowUC8wu2IO0ZSycMtY6xPxJuZIeA",
-	"5v6glrAdskFnypwcc0p47Bo4DIXP4NeBdse2lfEsU5qMuQYDxsJxI7BIO0ToF0JLtVxyF6xN2RxyQAra",
-	"pjJr02v8+5MOO13ivm5sdApq8lL+dsrGmWJ5C4r2ce95Z1dg/tx38b/Pv/VdCHX/sFB8NSLaQMLn32GX",
-	"JX+NyfTHyndZD9Sb1JcGoz9MjM7Fx3kqJylTqkHpTXnpwygvRZJqqz33AcnVlKZ7Cwu8VSqzYYF5Nkp4",
-	"RBIuLkj45tUHgiODAT/+XcsLJj6HA/SNW9EUk5SZT9Ml5j7gRJ9QLkgqNYUOxcAlYq7E6+Ypu+QyU/gQ",
-	"peVckSuZXsCVGhze28l5Pjcjf0gebZiE1qD1L7Pnl6Pz/m/0zevFv573e6NDnYx4//Jfea/3/aL/7+b4",
-	"//z5h96//o9//s2IsjRpDVpTredq8Pgxnc+7Smaqa2/sf6BaN64sAGEe33FxcXDYSMCv3k8BX3spRGh3",
-	"+H0k1l0yoWW6OMgLoNbm1ZU5+0lENU3kxJgpSsvowsXSAjJaQDWI7bCOiXWZ4FoFZE5TkrBLloB7YSho",
-	"krB0woTy6/B/DUnb3MBA0fPvfuoEJIyoZhOZLsKAhBTy88IuOYPW7WtL/YeivVTrf0MOn/mXJ9vIOdcQ",
-	"2JyzQenFD654zFb1KxiKZRY/romWkrShn6GdLK4IiI/YTFLROr5TzJU/Ra5Z5lDgbaVIFuuoAux3fAuf",
-	"sQpbAAY+r6ZSMeLNtsPkCuvfDX4l7YgqdsCFYmYg/JIli065HH6cyCxdU+/+a6lKbUY/vWNioqetQb/X",
-	"q8weAIN1RfluNZA2+0QjHZBbxxenCzKRMlZrxujuuIWh4vIkbWOpdcykcuEOga3QwZc5JSOpp1jVR0dq",
-	"mWAA7bxVQ8Wbrar8GxkbjooHyBSgsAqptEbXSE53xeOlJf358wblmt4dqlRsviBzOmE5uXxTtvl1lG3a",
-	"VYAf1dOpxsRJFg+538GLOFYQv9DQ+4Z4qmQA/vURVdBnQJP21dTm0CQsnoD/IhNaES46ARwGDWyUEldD",
-	"MZLZZIrdcw2aIVz4ynpMIy1T5Z6YP6Skv+cMG+0E2KWXJHzMykod+V3AIdIlL0jMogRUH4wXdVtx70eK",
-	"jOmMJwvS5toooUuWaoW1pWP+icVDgcPqBISSOENZY18e4Qa1AyfaTAWHvn9kLlElmJ/z0Ru7hwqSiQsh",
-	"rwS8xlDIlFDQgI5xEWbGRjWOez3U5OaE1cEEBGHnsKhWmEu3QQq61Ex7KMrUQhOmFTnuHa2vNfWl3V7b",
-	"ATpQB5dxndpYMeIK8JpSkWlzcJwy2O9mGfwkOPSQG7WCQh8PWtjpmRUK8B2b5YxI72AtwgvOadoatIB1",
-	"J2UyjVl6JjnkUPRP6jfl+yVowbJ+x8fWv3nYD1rqImsNWmfvvz149+r7gz7cGPYVjABXn3lE9/DE4/uh",
-	"0RQ0bf774bPu0xMffChWh9ZwxffeVZ3rdcVdT28vqe0a2nq13WsE4c6L3komUVP4dgdPY4U3OaOLRNL4",
-	"g5TvaDphXxs/vY89qkAPX4lUp8tbsWJvIqMHOGEVsIUTO7WNQY05I9azjW+2eslNRi+U1ZUV3jbNk4cg",
-	"5RqZs714A403245fMJu4Tb0BDE6upjJhpK2YgL1HkyQgFPeitwlttkynSz5M2VAUxkVEhcHSlv8FUuTd",
-	"I8gUMmRkdEGmXMHkYrINec9m8hKCDEvQP5ZMlQhl7IUD33zhilywuXZ5/flYHhDudgzpy2LoC4TNJytg",
-	"82Hv64LNKz7XrnKDGoXSgNj9h9lxwd8rDrUZK+sDSW+Lc4hgHLJhKHwhFgckZZfygsVEyJSwT3OzGwMi",
-	"kOkZ+J275IO8YJazTEAFWsIVFmq9WBLkN1EzE2+sBSGYVGxd72icj58US1VI2jSecZFrmKFYF5PJp2NX",
-	"vaN7z/0iIBYzoTlNbOIcm1GeQP7T7P8/pelIpgbOHFxwHU2ZyAPaEHYwc63Kd39eunvFlv4Rpt1d8pqF",
-	"UqmEOI1V3rnigTfZiKnxMk+eqsbUOGdYkOgtjEZibtkVv2KOPVlk7ca1wgg2330xKaINr6zwtKMllzTh",
-	"MaSvPyUxXWCOfMp05sp3IeMEAXIb2/SkRkZdMDa3wocOxZSqaadLYI0CPhYEtqrL43Eo3tzw+pQBOEce",
-	"xRldgI97xAgdyUuGqT+4+9JHisgrcYoltTxWmJg/cuLQmv8+ICZtKuIAXg95I3GO46GwtwwInUkkXHTm",
-	"+YBQIUGKw3NsShc57h2TEIC3Gd/YrEBbYyxkPqJgKGaMCvN6RSg8MFgbCwpwUpwz33nlc7xePOv5neV1",
-	"7lJ1UmOf/vOyIG+lcauWML9BlFZD8Rt4ou207doN7b7ObWAaxxX7WqDmO5WvXQ2q8zOCgmgKBMDuPdRO",
-	"fDbe6cY7XVMTw8JmgIylYNvSvzcZA7lDOmaOjOOm3fTIqdHVqaqo/rKEKdBU4EJyLMBWM3BNrmSWxEMx",
-	"oxeMGMGyGBAhRzJeWBtjWbNrSSgqVdCkVsXJK0HaRh9Zfoxbur+4W0tseHKThWFuewwvIAUztwEl6id6",
-	"gSIszjBakCZKkpTRaGrOybWuAmfbpcRpElZd43vlWvOajVWYWHmVnNHk5h7tw95x5846FYZU1qlLGqCS",
-	"YHhpNUQj5LbnDjcfprwB9ozDN2X8sbVGm+bxr4X/ZymbByRT7GC0MDslT2nBB8K2TDORw2iAtOYYi/jc",
-	"7O55yubg8RbyqgO+dkrOvn1tzvnXs3fk7dsBes8hc2Uo8tNpnpRjnnydxJwgh3nuKybtPF+TCzKSSUyk",
-	"ME8KCCXDlrEQ7AnDFkm4sMzqUMIbwV0emSs5oM3rWx53NPsOUWZI2lALu9q37hKC1iWovHN1YftD1nmH",
-	"pXk8thwmtnJMZuYGh0ErzarSoPT6mxVm8d/Mdjn81PdKq1qDVqbYx9GiepUATufWPNhmRvzJav33s29f",
-	"H/S7R+Qf/+t/r25TNeKCQmbqtcRYKHt7PE8oL3+B1r/9jxf/9vrHw15w2Pu3F70fgqNecNT7t9ffvpzy",
-	"yKj8udRkztm/vT7/t//xrzenSa6C5Lg7G79NA4hrqMOzlAtN8qpVpwatZb1CDZaFYmVEnEi93i/+nkWM",
-	"X7KYmLOgOAAoGZRGkLYgbfjBAEmZ5QcTqnSnVGchxcEUiBsApVoLskvemYtt0WwO82jKSMLGmpg7ZiJh",
-	"SpGQiyjJYvZqNteLPxkxEnZJaP3D37AxEDWAO8vcXiscibnbCH4kFKp3SZsS8/QE/7JaMpH6EXYo7BSt",
-	"FG9w14M/i6c2B+S2eg+yebnHSv+9mbO6fRfh8z285oswQpc7V2NotNdfMzRzs60MbeUigvHG15pDutBE",
-	"f21rRX+drh5cbBuY3ja4F8bWyvdcvmekIGZ/lcbliAlWTZO3m77Akg0nsm50tsE+2aA8453U9Yoy3N5q",
-	"ajK+9EBQgqK1fvrVdoI+11Qz0BvVKX7M5gYFsZjwmVFK5SB1kKtp1MmjhWZqlfoaCl9/IYGrWaOw4h8p",
-	"8tP7d4QrZwWWtBtph6U1vdZd8y0z3+O6w6ZkulGBLwLMH2KSV36AWQslgkMxkjSNFVFTeUW4Jm3XLrkT",
-	"GKPWXoB5ZuWgkjuRiCxJLFUUDGVNwlXClfabKOPhR3aq10XbAVXWNi730DDXnvoBRQy81OM50FpWiPGP",
-	"ecKsajF2IxeTLl6L/CO3Yw1mFLqa0sOTJ61B6/n42ZO496z/7Nlx9DR+cvKcHo4Zpb3o5ITGvf4JPRqN",
-	"j8f90eGoN3p2eBjF/ZP4SdQ/GfXGBhw8a21q/h4/O+wfbRDXx69cS2vA3m7UxtegNmZ2jxeeSvP3Oj+l",
-	"lXz3lTFwroHrOxelY5kSKzPbEVUaohIg/M0yGeBZaMFwrUh4wRahEctMxEMRzrJE8zlN9WODXA9iqmlY",
-	"JOriE6xegBaJoZEM4YCc/fAmIP989upNQH5mozMjmt+8fR0QqslMKj0UJ+R7/g0GUcw4jH6B8Dz2iERa",
-	"7cQoH9Bap4SKBSJfZkAuOf/LG2JBbYyVelSQiKbpYihwNiBW4iLzvS45l5jwm08MlpzD7TGNS2LdIgzH",
-	"vdAjNRShdf0fGFkZuiRiRdqhL2NlpJk+UDpldAaM5kIKVpzsgDsXQ2FuzKMsoakxmmEYVpsC2TqYCI+U",
-	"uVaagzbrGZOkZWqviPmMCZU3zoQ8ZkWF0aKaJMx86T6Z808swZgRTjx51n9+aKwHShSPWf5ByNFR0H/6",
-	"NHjS6+FFoO5pkgxF++mTZ72//+346LCHGdlQhGikvyq+exs/PHp1FV0ooGY3X/UqlWJizOyEphOWwmd1",
-	"X2YojvtHgBg+5Aso19L5AwrtT3zlny/AU6ekqXbmr4pSxoQaCrMsRozYhd8lP1tExLW/gNW1HJRHChNQ",
-	"7I2MAC9yQ+6KcUqwo+xvGAqEdCqPuC2VobRXpbRgrgwmwJxCvM4hvxwdrcIrP8GjNkMstdzhK6TIskec",
-	"J9fBRM2k7+oJ2Plr77IvZwOwcoBV9ctYWLXaqa40NkowE7njzBZQ6I9/v2CLJqnl7r0G/5jufJQyOdxY",
-	"DRdHMl5gLVdr0HryfWszCLnaj2DX7w35LlAZ5cq0YFuRc6vvQJlO6SUjgK2U/cN2JzR/RwmDSHEb0EXK",
-	"iJYJEhClbMx0NO3sVE3iO623zwEx2uQU1PKlnFBYLZ4GXaUev4VHOPXY5Iw8BPsLv8ktu+rejLDb/TWw",
-	"ehAgrdilmOCyzt8H3LQGAmJ3elfQPOVzZ3L5iDXnO7stpDUUUIJS5KkB+xbyga1CnJBOQqPpjQB4bUhr",
-	"rZsM3/3OoQFvEm+MDrgHbhAgwEurFnDYAd1z8P/Lc6G47397utf9ed9hBI9/z4Cl+0bV+UrEpS005fMu",
-	"+QEzO43NmYJqLYoEzA5LqbhQRV7nzBYi2OozCExTpYdCXgmWQu2ZO0bwEMqBKGIKPOPFfiTWzMWnxq7y",
-	"+cUtJcWp1f+gQ3NZcC1HdFC8hhz7+Z5w4VB4ijUAAWJedl2OKJQw3z2l0wzc7stGNd97is628j9Le+TB",
-	"p35a8v61tAfe9p+kVOh1mdwuW/wW8WDdWlQ4iYDND+HfCh1xnmywTsIRIzGbSciwtgmW6yXIUJRFSPkG",
-	"Zpyrc2JAvAyuMRYswwwzEfAKdjbwsdflS0CUJCqLpgbWlWJ2kcyS2NbXXvGYCSxNu73I1mWS15dsfuo7",
-	"qS3ZXH6+LS0jMtOKx/bjq6FY5by7szTE+mpPGm6z3useq7j899gpI4KVN9UgY42SrfyClcDQdiawC65J",
-	"Dv2j0SC8LMv8Rwq0Q1BYWf7+21U51IyJ7GZ67WgRJQbWiqxUVaAsS1eSGHnHvFwTpWlqM05Oi/DNGGm0",
-	"N+XzWp/Ej9ajeYtaOZH7TIb8ZQsSy362YjmhrSkySEW7pElWnaDBfOGfGbtQUGlQjVGB9fqlSoWYLs5o",
-	"Cow/mYim5mPIFKrMzlj6Ul4yZNI5hqYzPGIvoR/NoH/4/MTMRsTnFaMJETwYr7CdX5ay9KFzDbtoDfr4",
-	"j5guWoM+dPHC88/nkNQJ723W0yVLUx4z9yK6lNP5dJPXfNLa+kt9/mXDdjupVj+K0tdf3xanWBaff9nI",
-	"MyKy6n4RWKuN1tuyHwUl4e3VAjvyoqyljPYUCYBrgXpkYDn0Rwti9mpO/2hODsjb8x+J3cK2A9fC5hcU",
-	"jkkb4+8E2MGd2mI3TGIErgq7Q0GJRGaPYrJfGk2htAHPD3zm5fw5wDkBAxuxhYSsyFxahh4J89pONVkC",
-	"1Ui3EcA5/UbaPm/FI+WbHJ11FWyw7fbKDLGkQfalFWqJ/e2I0hrGgMh2ykNhdtZqSOAhggYQ1AQE96pz",
-	"P9daTTdp1p0nRIisIfloaho3paD2wEAlsFJWpvWs28dsPGbYnGadnfszsFigAgZqLIUpkbZk0AMeHSSD",
-	"NT88UsQJCuxW7eGWPGkV4A4XZCxTx72VUM2UHorQyYkQnH90rO09zM07XfKDXLraQYFQySyN2AAySkNX",
-	"B2Z7w2zdvn7D9Cs3gauBxorUrJ0Y2GWFeacSvxcrqkCvDzoX0kdrhmaL9ioMrGp5X+GkcCuuPCSnS1eP",
-	"BjXuml5Rx71deCJKm6sMPfKfroOQJSMb1OMXBh3MO72tgYxqowjY5K1By6ESO44aIKG8b9egheWv1Ojz",
-	"7cUzlUwweLc0y/s00NcoyVubM4AuyvnkUH+j6e5aY+fqcDdayCqfLXhOGyupcZt+CSZcI4q322lj37J3",
-	"i100zJtASdgYSLKkcK00jHDOdyZRmi5skZaf1IHpEBv4LNfmGljR3PgPH47/sNGMjWZsNGPjdPyaWobc",
-	"k8fQGEOPzRPV49/N/z5vzORZTeVX8k9Zlb/eTYWSxVw+p3q6RS9V5b5eykV20XGK2aRFLHVMuO4ES87S",
-	"R2obOOQc7cNvi1fdCIjci1yu0RvKvVOj+BvF3yj+RvH/4RT/j3mEzWkVOb4HGAANBw+A8Wu9U9Scg6xg",
-	"y83AXkOya578uiFFaELFgJylEk59JTRL5ylXjLSPe4ckHDOqsxR6R8Ys/QjjCIkUZJwy1umSSu5X4HuB",
-	"oCRX2gMX11Ns4W3fwYTU5h41V3W3yiX68OjTRlRxBdArXcfo0f/QP/EYPVI5uxYCqyiPzbkJF2zV9GM/",
-	"zYCMqYgWAen3TwiyiFe/PZKrApmSA4uWV7XK5bFT5z8sNfg0I/4gNU2sxn520usFLcFYbLBM6+jELDzx",
-	"ZyrMX8ClKgUsO/NYWHXRxTmylPftn7bJKLTcxCPmGxziEnVt93/NqNBcL9wzAD8p8JrBg6EN/5pWoK6D",
-	"qfn3S6m0Hfrx4UkvaF0yEcv0bY0OdPaK6pMZHeZX2el8nTI1NVNpRAO0UjWrF4QALjiRJYkB7Gk0pYrB",
-	"BNqGdRso/XnC9TeLv8AAcsNBUw09YOOUjs260tJfyM/gyPJnXgkT/B2xAeteLpPqMe/JQnD/Efj3Divp",
-	"/hkT+r0zLP4gydLeQvDAhN055lPdHBiYJ1QcWDUMzUdzPbzzmK2HTx5PmADe9+13G3kpZ/NMM8vdpiUZ",
-	"ZQuvDR8a8qFRZGG3G2oZDgoqwHBO05CAVnSJ2Rj/hvYi5rShoEV7fYdDPG63eSr/nUWaxcQJcNK2NNcB",
-	"yb9rQP7JgB78lP/4j/8kdD5P5SWLh8KT86pDuAIW2SvzTIPXGHDOmwGYq/KHnbqncaZICgyE2dy8O8ZX",
-	"QMVYj8xQ2F7m85SNWZqymKCkxnd0PDiRVBo7qIAXB3qPH9BLlhpxBBZsl7wF54kjaaPQeGXVLVNm+8oG",
-	"kDPmGA+Rxw7nfSxTFlGly5MPl8OY3e8EO3FD7OjahySZYoq04VKb61bOYCB//xtxdzLP+DRPZGwmnaI3",
-	"KM0EsQtTpkC0GORNaFREk3xCeEqiLE2Z0OSSpcBfGBCVjQ7c2VC1nPLZUCw4S2KVv3QAnWVc/3XVgW+q",
-	"bDkv/nvpy4Yjqach0VA3jal4QEHoPqdZDOZx+RTBXTB8lh8zT1RYRpCTJT4/wrabbZYooEPsnBIhYRKA",
-	"8ZBrzcTWQf3NDearQfs3VngUqnSfdQRlEL0KIW8FwCzjlcr+iWuztUu+wMaiaCyKxqK4i0VRdVt7dsRq",
-	"3yMMy4OLO66u8NHd/ddYfGX2QlObUdEkcsoNWVfcUq9qGPlgZEPr6EYr59b81GLIRZYqaLSc98YJMDxV",
-	"4a5mlmGc6wfmdH3DtA/K7uKebLBEgyUaLPFAsISPIhq9/jASgzdReHvxBG7aj3hZkz5mnwwIuZH4J2+n",
-	"YbWoIi/P/0LaIfRQjdRlGJCfPrw+eBaQl+/fve4MrKcqIOoiC4h3vwC9Zvi/j0ZWQWdhHjGkcTCHAxLL",
-	"JKGpwo4R5pEfYZuStvsBCG2tN0xPmcDGgQ9Lab+Caa2ht91kltvR2pk0E+nPI05jMYswh0ExV8N0KK4J",
-	"4MBTG8FwrQIetoLDwGiq4Piwe9ILnp10ez1zw/rdbl+e/6URbfsXbbgW/4jCDQTW49/N/yxt733mbgIR",
-	"JxesuzobE0d1p3LmX8wE62i6otkT09azzQV7pLzISe4o7wRgGvlhhZxzxoZo/N9ccTSdsaHg4pIJLdMF",
-	"/NbB5kMMOfU1tgREnXGaD8IcTRlIqpi0rSIw44C4SIDngPQCyT8USrr+O1bSwo/A2GNhJBp5cF8aH0iR",
-	"LAbkuPf8QfrXMXE5VwjvuLhbfmrZ7vFsh+NeqyaxZmlQu0owbYzPxvhsjM/G+Gycyl9sCu6rmC+hSFDa",
-	"D8kx/Njtu993XZi7Mk8mtCImRJeygmTlsrcZqA0srsrJgZYsbHBbY4JJ22ILvAITTdQjzBZRpyRmCYfa",
-	"Gils2gaazbMis8F8phwfIRxz39w87sK1OIyRlBckBxcTJFT3WAefnxLqedVd20ot8dqgID98YMjr3POf",
-	"n+Py2GdqQ64Z7FqpLtSvv8guwZrMVUiD3Brk9mCQW2nBPSkW3AosV2UAR62tIz63r7eH+UrvhrsioiJi",
-	"SeKj2SiRqvT36jK9/nExaVZ9lGu5jqvvpehop1s1gqGIS8kjduZV+OH71d20qzdovW3nDQI3Scoixi9Z",
-	"fGbP6q3ZbZtsDSgvlJq5F84l8tsagtQNsFgXnoAwN8KDGxQBlu0blY1mXGv/QRUXOy7JE7sk60qdGjW0",
-	"ufL80WneG2wj513KuaPLOQON1dSk4txDKg6WFj6wPByVTSZMQTb9jXFDW/WHfABrU/m5MihepjYpHzPB",
-	"U2aNJcmFJm0M9PEUsvSvpkwMBdox/llckV5n4D3iT8RWCZB2Pr8DkkitCPs0N5uEjNhYQofamC5Iwsaa",
-	"yEx3yD8NRV5K0M4lG8gCaNFPk2RBnGS1EiHIG9vLTCtNRczFpFOqRCB+IcJQeHSjkMS/YJqMs2TMjV7v",
-	"knOcZhZbU/BPJGI8abevVSp0yGM4peN89FiNsKZ2oEvepDKbm5fPo6jtgrchLz1YU8yQUKUDW7bhZDUx",
-	"8r5zavsOigz6ZkHJQLFUSERnzGZYYZ9+0SWhu0NILhibo72Mx6ozBwZ+ycgNNavn3rL9Gqhri/JanDFj",
-	"ABevuK7MNtev99anBn6+AYTWhR74BvjZSqLor78/GEPuXwqj7PBZ9+lJDfvusGTdXUec+ba3tp0VgmdG",
-	"Bpp7b2oDbopQr6O8TQ3HG0zAehjP3+lrMF5ppzRcEtvFK6okaWvnGeyyXnJONYeTf7f/entDNvELYk+C",
-	"CrOpzAD+G10d2IaZScLSCWcqyGvXYs60yyt2+cZMgOHLUjLlSst0MRTQvBFeXpUoI2yVXp64PJOXzMB6",
-	"BV177XCQ+gIrL20fSYrtKXHa4qKTHHZo83rHrNarLxMueESTVd1pzhIqSO61DaPi1Os+3pVtKN8wfYYD",
-	"vztrr52BW1s0ugdWp5wprlgpMOyDG7vvbkKmwsSda5my+D2LZBr/JFJG451QwM7zJekElFvZa8ST2yOr",
-	"jKnI/22riVBrV6KxrOK6AHXUX52LlAvDu6UjXRe3MuERZ+vtxDN7AlSTe02HUXRCAS+dcTEhXpsv7DWZ",
-	"C7f2unbDrmOvYsxWA2PqqOY6Yb6gpUliU6Gw7vgm24MK1ze4s9rWcG/UujOTDI0uhLxKWDxh8UtUL63B",
-	"mCaKrXLuHoLbuOdxsOElf8GXqsHDFnttCmq08w1aMLGtQctg4yuqpmZVrHf69YuhuolHAh0IqbX+G/Fu",
-	"Yz7Iz1RNwZzHxXLYI4pFUsRg6lSYD1iLi7c1pmCejRKupitu640994TmZ7d8afPaaHW3srrFu7YGfbO9",
-	"a7+sc1mY3xKzMcZSxt3Wenf/1mfg2te7ZQZexLEik0ReMtd9uzQNh5aFrh7jC+yyRdUWkylTWaIboL9l",
-	"2pR5IepykO8OPYA+k7jc87ZIdsWRBdMDQmODAbCcF044+/H8A/nH//rfj50sQm8frmjCddeRuKmQsNlc",
-	"GwwvU89niCkXHDxn+OCySgvI1ZRHU0tIkbfa985YS38qZ/OEUxGxKgSo2FnL7o+9JjpsR4FUBvD+i++S",
-	"jmHLatkGMx++Zq7uhHHC+WZhvNPKeSeHmtaEtWJu3v4vh9++km6DcycWK+irZeFbOUpWXns3Rch8DYV6",
-	"wCmptk0gdJmBmNbnaiy8jvu+NMLj1hElBdvYjnnDdK5A7uj4XyUs0a5sTJjGhPl6TJjt6sZGYW2PzETX",
-	"lPt7bfl0szJ57InTfeW4f1ipe1RJ9+RaTIqInXrnXU8sN5dB5GMovNvNmNCdLjnuPXfCwugrd1uuSL5P",
-	"N9ZxL4qnbdNY2payvCatDu8iBDPFlgKyJ6Mn0cHT+Bk7eD7u9Q8Oj45Pnjx99pyOorgs2uoJthflb9jI",
-	"uR0D8/1ja++Lr5IBW5G51aXiDBMR1mDu19LlJfGinY4F4W0v+oDUtivdOB2ipzbfyErBiAqiGBsgdSjK",
-	"G1vDU3h54CLHabsetDsJV4Q/zOlTegkZYttxEOVBiuXNqu6M9usLJojQXIt2XDtwkzS0IawXgpI3csZ+",
-	"M28hAcRzoeYs0jKtLQFB/TFI4Vs5FnTa2Cd/wwR5q2XV566fEEyoqZ2KzbVr8PK90azf2R4Y5l7bkuOq",
-	"EeT3BVh/hg2vSjJiuw6LvSLYwk7eD3x9QQS7so7/HKYaESzYJ21zVztF/s33NL2I5ZUgxspFJm9iv5XR",
-	"H5DyiyahQaLfotOGpsyychvlETGSCc2TmzDrXR39f8mV7R45m+v6AU7tzKFlrciI6SvGBNFUXYCBfbMB",
-	"XlOi2SnaKVHzF+QJsWU/18t4Kvo8jjab/iYo0AQFHorh4oWAaxkr2wkM5Jrw8e/2X58f2x26D6IqpwtR",
-	"A5byyg5XpowVU7Y+YWxGP/FZNmsN+iCGgtaMC3sgT9zgQrMJSy2b1Uqd/X3OZoBfa53FNOYpUyREydjN",
-	"xR353cnKwJ3+OeySF0NRnJK/vrH0nMAbOJVtRDPX6LkKiEz9424JySSGyAwVaAguDTAgXBXkVHfV/Wf4",
-	"/B0o/60He5qEtSba00R7GuP56/aCWoFM6L1BCVtGekNmtT2DtFOZMEWkwGBLImU6IHLOBHQslvIiIDFX",
-	"007es4unNmyiAiLhflDwalt6r05Vq5Uh7cZet4Fo/tbbL8y8t2LIv/6+jj/n0JN8FRkyIJ/fvsqP3hfd",
-	"oKwSHZVl9XmTi3SzrF38flXzdr3v3cjILafuFnuwkFPu2INI3sXBFLVup+gYIlQpPhFY5mFAecpseGYK",
-	"EPyRIu1ha7bAs4ctcwOI+TiZtAaAfzCn38Axtrq63Dnh7Lrep/9tG2KgBrDBN96lO+2Bi8lfak/WbWJu",
-	"5+4vu78b/1fj/yolxebSq4oq8MRlfbia58TuOPaTrVAq75kRAcoG/XFApxDlgcB8RIWQLppD2se9Xl1d",
-	"sY7121MPX7F0731V0r0qCN6+Dmjk8oNgO0ZpsQ/x+Nga33sTk/OERkty8pGy8Fp1yStA05nSZGTmxxZf",
-	"X0t4Kl0MEtbI1CF2mLiyZBF3E6/nLHcmfG/n7A4idveb3w6yEauNWP2jitVzpjGnUSaxuifpmve3P0iz",
-	"Gzym7zOhiEfKp/wsT8WYOiVjnhj56WqBw4CEBuCZ/2NQwf2LSxFWp7DrknMjH+E9BsAQv57L7ix/GzPe",
-	"ei7UfbpNg+s+HmOpJsRMoD/t5UHmMuxozVDM5asHYn+pQaSH37A8gHlChYAI0cqJcITy1cTV+0xYCvpb",
-	"x2H9AcVApjLvt7BuJLiPSvH3d0xM9BQi8Ft2ZcMVbkMVGxwCWxm66C9pkqHLe0R1NDWX9NcG/nrPPWJq",
-	"8+mWPn5MF2c0Bb66TERTmJt5QrlAgnodTT3Wvf5x97gVlB8rL2GP9A97gVkkLKJVqZTHGFuUqQ25tI6f",
-	"eX+fsfSlube5Ezw1pVyx+IP8notvsD2XDYKriCbsNYXU4EGr3z1sBa0FZ0lsXsEjcu8fFuR8F7Bma0XC",
-	"lwf667V5SVnE5xVVeAT3xCtsnvHLKY8umCBzqcmcs/xnP3RfO41ZZmlkbj6x7adjG6nFzeGt/iJ8m29N",
-	"PHTORcTWL6piQtfG+IvTP/9Spg6rFt/wZXNlcpKsiW9sP76RfwmYXw9dXNj0+AcQ40gzkRP4Ge03YyIb",
-	"kNBt35BAGUrotm9YpCWHZi2HTmvi5iNtlHZA7ItNz2dcq06A+Uh40iO1nDmlyJybXbQ2MSlLuKDpYhU1",
-	"YDXUYmMkpb2xz0BJNeXiCdHD3kYicxNO/SVhV5P85H22s4CM0/Yrlb2n6xtV36j6yqqexh+nMtqvnq/B",
-	"EFrW7mu1+a7DeGVztgnmNV0lNoz8CULjg6mMzKKthJDKiGBTB8xjh/A3dnCvxVSvPs0TGVvPDRuPGfYx",
-	"NsCK/P1vxKmCPCckpgvo6EC40BKQ4oA4kQqZJZAxZ696hKmtBeIKiEyHApWNuX1+pcFCcPgUMuYMzjOH",
-	"LE4z8Mk9OCAeaCvu/Miht2AZpgXOOTAUeftAvKZL8lWjBy5XnWuCIlDB2xGleZIQK1ADm+6uZWZUp7mz",
-	"Wa5mzCqAYaZsBqVZ9gK4x1BgLw+YVOgJcUkF1rVhaMC8bkTTlAMfniKhVd7h7iDmG7uibnOOPQyUCbsM",
-	"kc0vO4vhuikxE7GrgIP1pTp7vQQNf/ZKI3Mm9CXHUB6uANSGiy1uDXqB9Ss1jqMGTX55jiNzgV34sJbt",
-	"Ja1BrwbYLG9flSUruVRu2GQNImwQYQ2WLFxtWGRHF49UdbfZlkCh17Nm+7jQFeb7HbhIO4TKvTAgIXb3",
-	"+VGEdgI0K5ppiUnKYmi7gdS9XqjqkVp2NNpfh8LcY4AgM83EIwffHAZ09YYg2GOXMGGQU1tlowM8q6B/",
-	"DIhO+YyAyFeEFu0I404AfAQsHgoDjwweg24lRR8wMqKKESPDAkCj0FrHndslLzAA5/p+mZeAEkcEefBO",
-	"mWJESGwQFvgtoYcCWClTCJbajtCnxFmucMifLntp0Snah4II6JhlLwlJO2dReaw0HY9rJWRbRxh/AGnZ",
-	"qxCJQe7O3H9bIxujrmrUsu5TDqsDzPIc75Rx2fbP83rbrmh/e3u7202nPW/KVzytYg7NuF9qkGt24k9e",
-	"z638xt9QxWz7sKp3PmzVb4FbQordE++IHYA9WvQFgx60Vjgur2LsTdsqbC6z10tnrGjK/Muues3WX+k3",
-	"9qPNmy9X3AyetFnjGcQycU8B7dhP6DebbJyEDSSsCQkBMi0hJqjFQnjo4R6ARVUbvZXV/MZo8UZq7R/R",
-	"57b9/Ks3TC+HMe+eP9NE1BofyNfmA9lFUK3RXtvugFcyXfeYIrMxs+AKpfA4oml8Y9MFa4G73BnfOM9j",
-	"LYVZzrW14j0/QB4FypB3yCgMEJYBYZ9olHcHHYpIyouDccqZiJMFibmaJ3RxSnwTnypLuSCvBFEs0ksD",
-	"uHJ0s+ZpoGpPidJsbixxaD/KjMEepVzziCY2bISGeabYwWixEzUIovmlmeo7q0D3wco6EOaTmN9KqjB/",
-	"ZfxjPqUfJzRpDVrjlDHQWYIK6v3NYF3ZvyKWMHhCJi6EvDJrPkJp7J0zlZFMUIW6Q1ynIDPd3zKSItP+",
-	"gdS/Q5opTSNGxUc1ZUkyBkov9yubTIo/yj+NpYw/xgvvyROWUM29e0+STMNozQRTDi66C37FizPM0D95",
-	"f2Zz//oZTy7KV89kkmQq8l5vprwRzsy7mA/kDswZFZn2Tp/L9KL4SzGFas79LRfeHzqlVyOWpv6xLJlP",
-	"kQXYHdJyRrX0/k4Z+1h+6NWUQY53/iKfg2owxp4++KubSjsn7pa/mO+He+kdbCVczfLiey4+sNn8tbnx",
-	"E2MkT2US/1lq//jRiRlHNfxVeAWoOnPevNag9RQs8OV3eWLugeLD/EVAD1c3/2nPK+ZxAERP+WRa2PEx",
-	"jwAO/Fp+qk757H8amHXG0gi2dOtZr4ywgusQ8rj7rDTi4+4zkhRD+AtLZKb//v8WT78sjvy6fJt6gMuD",
-	"fwn4L2Z08RK/u/nsZv8Vy/qXSoBvHSS9BySYZqIWn/YKkLyFPEQfN6ZsPre4kc1hJ51fMaujLtmEAViB",
-	"KO9rmcTOF23lLKga963NOd/QC2bUXP/JCfmv//O6CxHxbPQetSPsj3U7pdc9erJiq9jDxdo7etIjdbfL",
-	"YbFWv8m0Zml5YdhneHvgl1VrewsreeUHdRP/vZk8SkaJFDFJZfbJzOjPU64u3LQrLaMLmNR8S5QY3X5Z",
-	"QvaKfbPwZdeTzVB9AQ/WIHpfvTfAfsvAHjFtMcVfC7Rnlzd2d/iQw3k4kSidMjoLgJnT9de/h5q8V5d3",
-	"7qUAVxRvW0bGeLxcXgXyoaKMBz0BF3zHhbkkUyDe6M0uJdjz81SOwOd/YOSQzvHQs1Z1L8tz0IP11Jqt",
-	"ozEP/BhNWXSxWX2O+zpVS3PcVDcSaqvFOdTfpurhS6e1FTzzORNQxRwWKxPSCSTWBFtoyaBQeD6VWkJN",
-	"T3hFlWYhvn+XvCDmaiNTspSVCoKKmh1rkgwF2PfA3pg/1175kX2KMlDsIaEJSzVpgxsihD+61nEcdk4J",
-	"HWuWQgU2F5PAfzomvcJ7sBhzSJUeCjMWfSUPlKYTRiIpgcg1zRJG2v0jAG7kH//Xf5KnPfineSwX5JBM",
-	"ofZIwG/Hff+3YzIDUtiO7akwSsHJgu8FwIXO2FDgewg6M89DPEMnrELyQCll4A6FSigu9pk/sF7krhSL",
-	"NaL38G47TQ2FBb5Gg5XdOn88/fW59qe6UUs1SqqJ7tayFCKZWlsBF1AlNbzF6O3jKRWxHI/31QjonGnl",
-	"RQCs0wPVUaHX7SCtrj51OsiyGl3RJBlJmsaKqKm8IlzvSjX9GcfxcIpordvuQ0oX5JikjMaLkuuIfZrL",
-	"6trIvt5OlVETam9C7bsPtcO6b8LsDYz4Q8CIM6qUBRFaEkoKEqL7xRJuu+0HSrjqSGPm2vAI/JuLj/NU",
-	"TlKmFPxtLW74dywFG5CxTK9oGhOsspzRBVEXfI7x/VNjFtPoIj8B0vKhu4K8ZLb809ymlJLv6BnlJfNx",
-	"jGUns55RFxygM0Z0SoWiUQ5+plxYYGQrHFSUMibUKTwLeESkATwFdNJTJlOG6QeZ2qF9fr6UfnfuyLf2",
-	"B4NyOe996+qw55zp/DUa7NNgn68wzdDfFw0GajDQ14eBvgdVW8ZAmdopBLJJEAcydcUjq1tA2fMInhcQ",
-	"wa6KSCh5fZ3M9JKJWKb4bwsZuuSMTphtaB9C+CEExR1GWapkGpJ2+I6Li5BggUpn0xBrziQNz8DkRyVn",
-	"jotVMeYyJeHAI/tWRIpksSYs65cf1e82hffv7pACtXgkTvytD3XfZwuPtbMHULBEfboFmtPSxPuEp7cg",
-	"M8i4qwLHX8LSa22jF9eKSsJEqpqVhTFL+CVLyzVyx9Wr+aKjUkZg+XO9YzMpVEDGVESLgPT7JySSGXhs",
-	"q94ehiIuJY/YWcoj9hJTC2wtY80qQjPOD1LTxN7l2UmvZ/ZWdHHOf4Mqwhb+aUsdI6qYPQJseubf3iCO",
-	"D096AE4Yv2TxmT2rZxbbRWak2PtvD969+v6g3z+B3CXYAdWHHB1ichb4K/GFYekbAWFugYfc44uv7tU9",
-	"FadtXLqYlywuly8ur6gTu6L0tQm+oVjxJG9LasVDpYnptzZp4eZv7Sp5FC/InE4g3X5eVkfL5Y9cXFxX",
-	"YeEw6/WOoixN4B/slKQs+dOwJdgnPWyF5GoKiawsZRC5nskU7MbipZaF4ecG222XaLX8UauWAd4z12rO",
-	"/1AeLgI23DVQ1YGd5qwPBYgSsGVQfhLwXdnSEbjFIzUU9jfMZMAG2rDejSgjbVy4pNcJCIi9mOTJsvkt",
-	"oaCSR4xkImFKkbAQkCHhaigm/JKJLnkhiC1d8K8Oro+PYpsNezggVBAuKLKhlU5Nh4KbF9AyXdibydQO",
-	"/R//9/9Deh5pA2LAmGnKE0Vy6gfH/LCO3us8m8+TxQ2t9exE3pyVUZI7eyV0WKfrC/3tq7pNFVZdVVNb",
-	"9tejli3N/067/jWArAFkuwdkN3JJ3Af02siWuplbAqZx1+yzZd9DQyzR+Ms27jtZwmJVkaOPKTb1mN1O",
-	"H7GEE3PifVAJARblXlFFnJjKGWUdCZ8V7gjrVHWfWEVQ9IbpZUR0x75hjdpt1O4f1g+yVWVs1XCjFLfN",
-	"V7GRvnhgdW0rFNFjlL37yl55kaNHku9Iq/ba1rLP1VyHjFgkZ0yRMFcYYZe8EAuC/gaz0Zmfj+KKN1al",
-	"xm7HPQDj2IF7YGvatCSlTgpl2ejXRr9uW7/mC6/Rr43RucrofAD2HyzR/dt/j0H+7k/r+soWeoFwmiQL",
-	"z6IsLE+Q2FAZqqmAFNJCDYMSCQfOCY91lVwR9mnOIs3iPWtnM7yHrJyXTd1C5J2UlXWjnO9fOfe/MuUM",
-	"q6zRzI1mfqCa2azP60FyNZWpvn/1bHfjvhT0e3y8srHwcszfauQ2rabFT31d60pI2RBj9FdcsY6fcmD7",
-	"KYRwj7kOScJio3lTeaWc1nXxGdLG4f39bzBOovhvzPV/GIrlBhCdgKAeU2a0Ws4Vyeb2fpq0qcCkANcL",
-	"IlRTlozf8TH7li4UZn2636gYCvZpztMFgeybCYP8CnMfgCxCEvz51PwzTKQOB/CkTCQS5guoqToWT2CL",
-	"Mhj0TF5yMTmglyxFtgml3VvnswqqY1BOk2hfc7t3MD0IcidsF1z4HO4GJJ9/yKwoXWsRk55SUXx47I1m",
-	"0BVWwcDfOH9csO5QvMdPpgiNomyWJdAEJL/cXBjma+Sje5uQZELzhLBLli5wCXAvssAFGRu9AzQcwi4L",
-	"c9mpRX/nZn+GBP6tCNek7VBhZw187BJc3TleNK+JNB8ynVDBf3MVzvKSpQd2IRItE5Ya8ETa/R757/Bj",
-	"aXJgLXZKALNoEDIULk+EvJTCdSFO3YzJMcwtThRNGVEs5TQxgj4gSpq1ZWcGm9YVI7u0zYtDTzoefMcW",
-	"dsFBldMFW+Bc5EdGMl7kI4U2fzxVZjwqSzRSn6wa/KnldrX5NeYuATk+PNwRfrZS6OFkvxQrLq+YKSCr",
-	"+dfbGmg02aAZRyI1jjg2CuXdQe8IMDYIG6ZK4Puwh/7dNZDz6HkPPLRVOzxc/xK7qtmCbMyK83iy3Gfj",
-	"Dx/NMx/2gRo0h/szaLwv+KF/NOi7j7xdE8c9cctGTnnIGxg5+pPtJ+kK+26/kPWvkQqVh0EvJy+l0i/G",
-	"GuoK+yeH3SfPT56cHPafHj3vH9VYyE826OVzgeRHVn9uLkyrTuNTo5vEn6mI3QufPC21ECqOpIyCPPMG",
-	"t2mlYT05aJO9nTj8CFvioxvFZ7+xEf77JUD/VZ8OqmLdwnz6rI6mWFIR9uFryg3xZx8kIjsb13kqiQ//",
-	"DRrRrClRbFKuarI9Gan8AHzuqBT2HerOvee5jgoHRXoXWB/jVP5m6aq5RmQCvRqksF6uvbrVz2HcX5Jf",
-	"vQlxNyHuJoWscaT/IRzpKJ7vV92mrmPCDezoS84914JotIAyt4A4p5zrgxS4iq8UPJF58x3QVpFUWnWH",
-	"wtIIDEj4a0ja5kadgIQR1Wwi00UYkJCm0RQ8lvfGJeC/6MEVj9mpJRdQa9gFUkZB0WspSTtvzZQyoqY0",
-	"ZbGZInTPmtM7q+kGXM+KKjwD7hHYZdlMGnG9abAeX7NPQJGb69cWkrisqs7/tVTxOqOf3jEx0dPWoG+E",
-	"XQ0WAvfRSNsomgMuFBNGbl+yZNEpj4YJjZ14Vg3I3WcL43Jrh7R1mrEOUGBhGWMb3I8dN5WnZCT1FD3+",
-	"dKQsw3A+YOurXDVa94hVdcMjKRNGxQNkL0Bep2LTF9KnqLi2Py/1CmhaaDUttNa00Mq3gtsv+U72drwR",
-	"/BZOPekf9+wBaRalLnZaBQaxuzba4jW4sYr2fSiTd94766Ry76y6PbG20RHrkyU9ax2a8dzSIWuWc6S1",
-	"jq5PRUEwZjnNlojSjnreK08gIoPnvSzWUf/kOGjl0eY/y8xozqeHa8nFdtR4KhNmKbP4LTJh1FwmXs+o",
-	"lyglob3SbQxmXj+mw4pUcxv1PoElU4+xw9MfDVPHl87UkebwdIN2KxY1HxicjAHOa3aJTCfbJ+54EQN/",
-	"qe3Z2rY7hfQ7XfK2kOiwoso0Fl7GTmEKGJlAIRMGazQ1mxnYfclSrQLgwvA7sxYn4614SmB3PlJkTGc8",
-	"WWDWyBLjhv+8oHga1SSWTBEhtXuk+RVuaGTTUFipaO4V8/GYgSUGD+JMIfcrcZKY0JG8ZMTJcZ+jw8sy",
-	"Gpubn+aZwbwIH6zxSr7MEi5ousIveat5dQt7G6QHHfeO1tF7WOm018yGVVDnrgjlrqhjG/Bi72BiBxBi",
-	"/1ihIids5eQSPme7olXxTMUVLMBwvGmy3FiIjYXYWIiNhfiwLcR+RcVTV/XckJ9itcMOOYUs4G64hJrE",
-	"lk25hFJnP9xu25ZNndZqO3ZdeO1m5qAPpZ6d5WBawSF0PZzW1tOUsQPMI0llkhxAWUYqs8mUeCZpJxiK",
-	"GV0cWIVMEuim6mJx0DkjNyjhLytHv5gw2humc0twK6GRBu82eLfBuw3ebfDu1x0R2TbebVDolsm7agC0",
-	"+w4+VE8qzlbWCc8TGjFVbtgeszEXkPFIrqYyYbDZZvQCuMQFu3Ko8JSkmVABiaCJbAHlaAItVcmMxoxc",
-	"MDbH8lWHJfWULcicCwH8Hh5ExEhDpphNI7JHqYbGcTGb66mXqFyKFsypng5FO/T0QrffdXI1HJBhK8MC",
-	"U8WS8YCcoZSDbnZOUsMf9odhqwMBkjyDx44logKCIFMqJoy0j3vPOxvEI65Bx59AqnjosQkDNGGArz8M",
-	"sF2zyAgKY6J6EqqxlBpLqbGUGkupsZQaS+m6pbRSYTTG05fiwt+OiYfQ20vTKpk4nXvyyj+2CmhfxaXf",
-	"soRpY0zl88CVNX6wFnQAlaRUECFJIoWxZkaM0DhGN/qMiUwZe6jXIaNMg2GYm3PgVQc7EGpKX+S31Vc8",
-	"gidNaTpLmFLbsKXw9ltNytoJaF0yLRuo2kDVmlAVnUkNUm2QaoNUv1akek1LNPi0STGpDG4tFrrvHJPH",
-	"rgZ7bbLJK0ikcBEBW+2At1jq9L6H7I+bKqT/4t7szrjQn6MyMnS/lEtfK2lrOOWbRSXih1VKs9AUhcQz",
-	"CrDCw5fvVL5L/w51X3bOz+0kVagCK89iIzK3WotFi0jhZbEbvtjQaDVJ9vh3+68qCXSEApXtFbWUx7RI",
-	"pGt7GXHBKlKKPMNunMqZrdxy2XiQY9d5GCIxz3azu7N1D9EdXWzrxlxuzOUmstPYy4293NR8rI7slJRF",
-	"AwG3mhInBfONt68gQy74fb0JQURmYFKJkqlv6ZjmVE+LTXLpYSE/9aVEJcUFn2UzuIW1Y7jQbAKEeqvQ",
-	"qJEt6y3pHzxjmbTndMLi9RRlAVmiKCMvbi59V8wmB5o/iR1LQSmgsL1Am0bARJmfIBiLS8USN0BWKhZ2",
-	"DGupyXAGqlCTQd6geeQjVab8qkjUuIpiy5I9+t9wLNMZII0s43FrJR3Yg+LbQgdCcWrEUs3H9mT16tOc",
-	"w8DhLP+nanoiftpb2cTg+KDnkX0DjrXRuw1ItTPFlhgtT0ZPooOn8TN28Hzc6x8cHh2fPHn67DkdRbE9",
-	"/wf8gC8EJW/kjP0Gs8iFmrNIO9eLbdVSwJknR90jgISI/mLYqGPKE/tPnmvS/JSbGqWOOXQtUVZkuGdX",
-	"nNk+cKgujw37fJg5pTzZYC41m82NRWDn53sp9DRZEPOFiKJjplHPz6lS5qV7n2Fbitf5q4A7CpFujo7t",
-	"i1Z8saNea+PpSOVsrnMnogX7RoTREVD4gsgDiLLJ3FB1UfUd+vb8c0fvamYJpk6h7fLXHAp/T7kg31ml",
-	"WHdU5o7mObBgYylYa3D0rBe0YmP+HvcP0b5rDZ4bYIvfrH+M36w1eP4ZP7gRq1nKXn0yugBX/1HQuqJK",
-	"gw09Wry3zPd//b2VSLtgczZ8ecnSeSrjDD7XEsf88yfHRpLhVYfeVWoueUInbOn8/rOnx+ad8IKj8o+H",
-	"z46eGchx3doy8uRD71mxt6pZSzEYKFYK5epF4cbiEqDpOJUzfw/Dl5XekSPLkuvRmG7yFWv7P43qq+rx",
-	"RLHQEF59HYRXDvQ4RO2O3FeX+LW5Qm+YMHuIKUIFKfaTHTLaAwAX26H1PJq/DPbE/RICEaqN+dgCE8SP",
-	"Q5FfYo+EgQcjTwFXQn8yppRBqh7ExIZeIW7pcEBAXhIjLANipGMwFCgbQTsY0XhKPLFIWC4XT4kHEVwj",
-	"CwN2I5kydQrXEqfWTwlIUGTBgnZvlzTl0GfsCraPa7Z2SsqgCzvMQUex79hcE6rIxE5sTNr/fP7jD52A",
-	"pExgczKqCB2Ks29fk9GChG9efSDOMEA39Tweh13y2gAwEuIv3Xk2Sriaspj8jkfexgH6ggOCX+JzuDbh",
-	"ykAbeI0qKVeOBmuOvRb3R4P1AIR8VTeGP2e74k5aOrNB/Q3qb1B/g/ob1P8QFYLD+nWw/da5jApI0bjM",
-	"qyaaeQCmnHP2ZeeOOZgP3v15uYv2eltkGT7WaAGCa89g6AOHodd6vc+gyxybBUUfX/T6QnPphGBL5tBs",
-	"8LDbDbUMjUmhM5qQTNEJI38CGM/FBHsokX8qmvn+01DolAo1Zinw6P7jP/6TFAdkpuFIlEiVXx5YsA+c",
-	"vaX7cuUPDltKEWvsCEZTprRrqo22E445wECf/4z8iLsB8a9nxqgZE/OmpE2HomDhlYJ1gpX9+OAuRnHC",
-	"yKViZMT0FUPLn+graVuHPSKaz4zlo6dMpgwAwFC4eYS+2PDvvK/0aOG/tFFdpNAiWBsCitoFNFOspkcz",
-	"C5kBhsJG8lwCDvn734iKaMI6zuT6U8GDjAcSOZmYp3svgS/QLYyyP7ll8I//+E9oGu1eCD4q3KdL/gUD",
-	"lZw5cub8SX5DcmPROf5mRqMpcfFNM9TighubgpspCsiUJuMDBo2+IaZrBwuqMR8x/gWLsRh1fnAoYOzw",
-	"t9+PPeHiAmgPCHalVANvXoLlJYEH4AO5BZNPreoOxc+2gTqsDW8pOgIJcAB4veQ27iC3unPcGwZNL//i",
-	"pMM1U3O78Z71MbwK8Z9iKIWJsOaBAEMqPc7smsqPe7bmcVre6WF3b7WHUu2lWTjVm7cFpeuWra9nHw4P",
-	"PetrCdcdlrrq4XaCNI5W0PI2V2vwpNfr5Q9qDVrPuk9PNmhva863VhY27TPPh1324ZN4G4MKrdTD9xeE",
-	"8ziYfq8VuK600EDPji7Natzz0NzTEyDmPpDXsyRTWoMTmItc8b0VthtffuRHSHbzMmFKnWntXWB5GKjv",
-	"FHrryPuzmPbcJoG+gIUsaw2O8x/fyUn1Fz1q/fK5mL5ai63fKl+3ItXlSbHYapuacnmTQo8/dEtcX4zr",
-	"PszaKSymrXpOTUmqrrVAwKvY2AWbFKBsiTG05F8uHO2AgQHybrNL36Zxg7XQ/kb60R+FW2JByRe+ceoI",
-	"JChbu+WOCqtxoTYu1MaF2rhQGxfq1+BCbQDM9lyEup53cDeZCpsXepUj6LdUdoFzoxSRJ2ffviaxjLIZ",
-	"E/ruQOUsHtfDKnbMhe3f1lNWGlRnddrqyJX2XkvjaTbOfWycF7mvTJnP9UXunbwt/vrc9PfeSUtl3cR2",
-	"3s6TggISYpf8+2u0Tavlvrs890fEf2kiRbJYl7DuzU3NrPXSM7pbzUhf2cnbeyFwc5uBwGdY+2yEbNVV",
-	"cv4EC/YeaHY8nc9TeXmzSRIZu9sAZXOSyJJkbU1g/7jsjXQR2IqgZ2Rg1DhLxrz8tGq4rTfulxyeI6rY",
-	"T56LLr/xN1Qx68KreufDDdyhft2X96d9unNjWidiZI6a7ykYi1nsWcVHB72jopLwtUzJh4ypmC4gKCN+",
-	"zZgm85TNzZZD3wf7MY2N8Wum4Zf6Fo1y1olbG1CYOppxvfqL990X17Lu94ZyuNVldcUC3CiBON9+dbvn",
-	"lsVQk1H85WcUl7RSJTfhPWcWvxCEC81SQRNic0DJWKZEaRldAM2gvGRIjCAFM4choOryWTyPqJaup21A",
-	"uBiKME7pWId+ZNToM0hhxjwCWoRvDVhY12nX3JlrPwo8FFQssEktSxQrMdSbO12lgCZsI9vrWAXxA7Mu",
-	"jpC0rXNHpo+VpuPxtdio9yEfqTWRUpddWuz+fablbqoBCxV2R5WzTd1SP95TXxnUziLOv/MuU4l9iGTR",
-	"TwOI/pCACKTpMhrCL7Jd7JOvms8bGBzr/Bkwel+M7jytstC8TW5lQ+K3eZ9IX51XAnBlcFEjGXN5xd4c",
-	"ts3PLhpFgrQNyNWUIhFWLmMNSoN0OZdh5mQTkUY4KdyejgCL12AArIWQwOvqz+fdYsSN+6DRlg/dfbBF",
-	"FVpSno0223q/udqC/uFGB2x/A9wD++pvYNYsJC6ilgrtcMIBoSTfkyVFNmKRnDGVnxqHlqMR0p3phHKh",
-	"tJ/mPk/lv7PI3AbcFV3yQiwIuCCQt9HPi3at61Zpt4oZ0lV03Asc+tbdAI2ibBRloygbRXk/Zt8DoFHH",
-	"dbmZZq6SaltBgaJMfCj6E0cD6hPMtcDTojIlbiOv1qi5eA83VpIVneanhIpiMFIwyyBSVrI1Xesw+i9b",
-	"p5ZOenKNQL7Rsl+zls1XQqNmGzX7kNQsStb9OjofW3GyL0X7vbx0jKvGihxA/Ju5oHVAKAldAd5Hmekw",
-	"bxNg63vzYHhgKWEdzdRQ4N8y06SNJScxSaStX07YWNsqcf8JXISOqEvRGbPno66MmdJc2GdRDcXUeFYk",
-	"lYbeBoQLULpwPwoJ8F3yI7wqTcicpQcQif+1KLdu21prc/yRsmXWMRvTLNGDoQBvMocifKUplE10umRJ",
-	"ABRAI1cNYWBQSTinqeY0SRYfi19IJjRPkElsKGA8HGvWuwRy5HwE0ZYpyW9SuLQ7pcdzz9k9QHBzxRUz",
-	"kGYowvflM4XU+e3DLjmHTAc1hdxQ7X9XHxiBkx1+MyfSiaUfm8HasYkGp5BiQ/SUCn+6/PSEe8pFeI2T",
-	"8VCSEQokYf71tgZSKGl+8HpV01/XJ8CL0n++K/irinWOXNW3/QYP3xfjIaUP/cO61St1caNDbg12vAE7",
-	"5pO2f+yoP4m8nl+mle7NzKTT0k2PP/SPitHSy8lLqfSLsWbmjv3jp91nh096z548P3lycnhYfXVETzZY",
-	"HbbSytfvZgVvkjglKxe7PzXyWvyZiti9da+8UA9yngFXnLY0wNqLCRRaXdFl00PTckLrKuaB1R/Or5Q7",
-	"OD486Rmk9iCXzrMtLB0uNlg5h3ddOW6leKtn/eLh4otcO7B0ftnEdrUwYGbU+hozdlycMljGV4SaWSZc",
-	"r+RyukqNKG6M3ya1qI7FbZfknk1uBBIPxbWNoylc24U5mQOenfut6xlY5zCuB+uRblKF/8gWQ75pGm9z",
-	"o3AfkrcZpeaeVZ+WB3O5L833rVFvKkAXsu/mLCsd33tos3qB0bOUtkvm5r+UjVmasphcMhHLdDAUueua",
-	"cEVGMptMjV5LzT98Us3lK21RFhe2QcScRheKpGaVMqMgQT9yrYZinvKIoQ/Y5g87eFzCzilSYbKYjKSe",
-	"kiu6UF3yAkd2BdynUOY1pYoIWQwHeptpfsk6/sBKNV65tj8tryXs+7vk4gU/NE1SRuOFedhQLGU/B/8f",
-	"e++63EaypAm+Sgxm1gT0JiHwpgtkbdMqqVRHfXThEVldffrgmDKQGQDiIBGBiogkhCqT2fzaB9j9MW+w",
-	"v/cZdt6kn2TM3SPyAgIkQBIkpcKfKjGRl7i6f+7h/nmNPpN9IGcuvMYjfOia2mrUWEUAnumTqjaw9w8s",
-	"pvX2IKHSEmSB3KQbIY1UZPJcmLrOPNrAbD+s4Yb6TiMWyIgNuErmEdvfP6ZAwg1ej01R51om4gSWvDdH",
-	"PbbZEFVAO8+0KygFnx13OjC1yfhU/iY81oA/f64AC7piPUXjtNIIsIk9NeW5SE/8XQCN7DhvdBsnn17v",
-	"vfvx/d7+/jHWBoWN9Hb9JicHBGoQvFCHcbO8kxadFXQpfL6c9cpif7sB+NtOVtTiYF+S8XRcFFHFgVqb",
-	"tTIci3w7Hv4dMr8hMl9PMH0PMZnXwe8LyutqNF9gB7L8F3TzDut/q1j/LDdqAZ1J5fTiBG83pFPnjoTX",
-	"KrYkfwPrz5GcIGLah0pkc6YHRHkAiG2tor2aiIWENPZm1XdDszcmMvIP3mcd3lugBUL0H1jSl+rF/bOD",
-	"zsaH03h6UjKicmvlUAmCuHojzNJHgsU0F3gK816qHBk0O1FjaHgiiguHnfKYqGS1/JzpIanVsUhf62Rt",
-	"tdJ/ChtjaqQ2pARHcjhaQizv/7YnI+10wXkarp4mXC3eeSYm03DNcTMU7oyvyY7aEU89S+snroY4mhP+",
-	"5U2j2zgCHT2RCv59eIjnx9Lhinynh2zGs/GeVCzROhOmWheQlLYvgX/hV+srEA50btgIa/xHyHjzMUly",
-	"Y4RKEKxUVBoLGGoPOcQbUe23Z6t+O2SBcnzZb/udS36rfw92hMmx428+/fiXf3798u27v7744a9/+vjz",
-	"p39+Eu13ov2jaP/Zix/++v7th5/PfvznzvUQsXG2DnJWavnq9rkOwxGJmbVrpBZSaafLb5deqNQTBZdh",
-	"uHT/xELMCNiQWExnJJJxJq3rIiII+5TBrijwHy49irvUxVZmEz4WlpADsgpjvVI8ke6G/sc+HpEYcmXC",
-	"TK6UMP5RrKuDhUn1wIsOUjDh8Ue28j3bUz4cEkQKOzgiERMxDY2Z4tEvPkUlTct2zkbciVAXSeUIFZDT",
-	"C3WdfcE4U2LWU+VHkZKLp4Jxh2/3REnQVgyHzAWLF1RMXBxIV9vcZkjidM4zmfaUH9PSWVZELk65scIg",
-	"3yG3Wr3wIw7twAkihtWTj6dn7DGNGF62jGOjVjnAzuDWy/xfRY8v5U3yMuU+wxTrwGOHFL5HpHBfmnh9",
-	"W5o2wlZJpXYAe7dtdgD7rgD2hjv/Chi9beIsDyB3pFm7gqRVHqwCnq1haVRw4cauusupryr7oKS9QqRe",
-	"gfA3qgpQ9POGwVg7FbtTsTsV+62q2J3eu+V6NZuoj3vl1Yoa03xpWY1pxhPvTgrLhL111vuWlHZsLhzV",
-	"lMas1UFVJTHrZJYxp1mi6ZRJqAijnkC8tXqKG8GMmGAoGFcpm2ZcKfj3kEtVJhwrMSudZqgGXpTOrer3",
-	"QrxTXwxzFfVUqpWIGBXcikh1cvo404bcUP05M7naU3qGLqGxmLo2e491lMsZrLB8E+u3tMyIAaAO1jzq",
-	"dFpddLuRt4tpJTb0Gl1Uyj/j5q/q5Z13Z6dD/0jenR303G2bHfTcQc8/kMvlJm6TW/J8jGA73rnn47GH",
-	"YPfGhYNnplqJCpp8VILcGWviAe3yw0mEqUrPWhHLVYqgrnpEqgeUPqBnijJtYWukOfKTV6GrESxXfDBA",
-	"Ztc2+0WbsUVOHq6YVPXDW+a0vjHE/JQrvzs/6Nn9x9uXg1GTRqzzvIuUHIXM9GV2F5SxF/0fqZo+KIhx",
-	"I7qeiubO8WQ0EcrhDisy02rFpH34crj0w/zSiOY69KgtPnoKVpW7ouPiXKY0PvTMRdiwSXzzaoiBhYq9",
-	"/n+oeOO66fyNUrDRpU04CGytiHQAPRtwBCDq8Sv1lxqUKUMKobNTSt2/dYS0vtrO1Qc9+0RFzFfo7oqM",
-	"I7vcC8ydMv+jn598ylXFd+IDfbYHJWzC1ePfHR++0qn4ekmNWKuzc1C1bGqkwmhmPmRYyZhPp+idsiz+",
-	"fSb6n3OTLb43boWKbLTtyZ/UU6jhvjh6j49IznTCM6xvT3FeciJaRcQX0dORTy3hWUbBSToTjGeZntFB",
-	"zi/SjXTuGGcY4MSswBEiUo4Q5bRf4WdLuGKYS4gbMg7NjhgNUkxFV0VP9XU6j1h/7gSiC/xHQag3Gwl0",
-	"cmmDvj2KIhsy8UVaZyNmNQujBd+zwncpt8L0VMi2BKUMIgg6bITNJ6JoYpu9xJ9FCjfAY2w20kXuYog2",
-	"JybAntJmyJX8jWruDYWDTh+9gGakGifS3095lRSTnmp8l1RJlqcidMHHYUXEX8fVHMAeoivsIGZQ4jvh",
-	"WewujMGMW2aEA7W1QenfnlqS6YhrD7XaTYASPoHbYMUuDfc9hk+dhv2yntCHR7Ch+WUp6WH1w04Iaz8s",
-	"7WI5+zW+VVUAzb2oDr6pGhy4KBjHraFIHlXEJFzd+KAAruY4KkI5WEUi3bMFmNreMQLMxhnJnGV1OmDT",
-	"68FgdU7KaykcMwI6t1DBu5ad0p/7qtEROeKRJtNJoRyJljAcaRANVggwvoocFZISt1T5+1UmlUx4tsTc",
-	"YicZV2wgEHp1WZyUt54Yjbf9qJwwUyOtWCoz3knrTsOwrZMT40evVl5b1JNipgKz62+n4rZvXLXa9pUl",
-	"x7GF95moc0kj/UK6fjsx7XRZO/2bN2/qg6pe7pVPuZEvV0DhxroCWivVwj+7aSHpYtK2UUO6+v6HUkv6",
-	"YC0uMTAmPwXr+2Gfva8xcKdOG5F+Eok26c/KCJ5uIcckBW2EONZL36CTgxhfoZeDQkA1PM242vMaoNEt",
-	"H72jVBSinfFuzQFYPYV8I8Pdd9OTmQAYpiUOSpYzI4bSOmFEirdJJwG+nwEs97eNhZiSGUPELNyCeYJY",
-	"fgba2H8PdHT5oaVQu6kNk6Cmc2dlKnxt7bom9wjetioG0BGW3aD3+tN93zaKPPDqDgB/SXWywm+6VV1O",
-	"EYVBrN1ntgfMhE/rX9/x5TkDPgkFZi3MJY52OrfTER9KzsAKyI14waaZ4FaAYTCQZsKm2nFrZT6hBOI2",
-	"dj3owvU9spuUqPaDvK1MAnwiwKirdOAJ3Veos68bQqtVNpj/vl/sW46NDhr/HmKjvzP99odgC30AKrwg",
-	"XKuoHVBvQaGvp8/rauE6Gn2lFbxOpWPc2exlUGiowcnkXUNJVnXkPZiuPwlX6robGhwFLcxVwva1SGQq",
-	"0lsXtkHI7iTfN47sfc3bGrZ/0ND+ukVxa2LmcSoSaT0euBfyR9yXeOxSgy0oSASaKGBDxL7V7ZT2cczE",
-	"OVgPzZQ73i1+fpvGUU/FBYqMIxZXMC38SV4h/MF3PW61GTYDvk6F+fCTJo1ZszR0eqqwdFosMSIVykme",
-	"MU258SRi7UhO63nvRmeii4hY5w5MIDwjQQEM1tBR5zDqKehMCOfQMyVMRbaHsGXfc3Yja6VwxmPvyl4s",
-	"iPWeuoZcp6l8EGZMsairvGHeTjkprI4DNgy2iEjJaFFiOjI608N5e33TotbxbYWxPgx1Fxbht6f21l89",
-	"iU5hnQwKTRg1hDFYoKMQEwuKoiI2TFoVGmypzCiiRfBApHvUOVx7fn7ElqwMmMww+8BpzTI9Q5bXBdmU",
-	"IYPtMgmwM3UeXqxEqPiL3rd/iMRdD6FsxVhxl3DIEQ1yeTwfLI8okMpdch7HLhzH3ehwnQ7KHDIC3cLR",
-	"+jpHG3DXtc413Nr8UTQwdyt+vzUqKOtnvTgxx7/vnwQqTW2w1pucjYm8PWKcjbSdSscz+Pe5ULlolQnd",
-	"b19+eImhQuw3rcSLShARMY2nfN5TU258IU1oWu5EyqRi0iEbUq7GSs9U+ZJaDUb2nnTEci7Hnkq4Utox",
-	"il9dtS89IaXEyOcmTyc+zoe2JlxnOLbdmnDYm8lUvCjjdZazSfoAn8PLHOjufrmS/Hnuey4VKzn5Ybxh",
-	"uGHqJ8LIhD9+NZIJH+rNnddObNVzvV7s0IZxQ3T7Sim2df+02xF33Fbg6R8ThBWEHz6E6ip9UpGCF3WK",
-	"NsNVaOrx7+SbuNz3S9S7H9dx89bCQY9uBqPQaevEXcUn3raM2QGlS72ea67s+2IhOKVIrpVMBJSYRmYt",
-	"UVaXIEcbwEaMoFGTinpbRzn6yF+QUm2X1qZwZkVWfrFLruu74vMTaCsOoMAsHEwMLePF+kbw8YBbF3I0",
-	"G91G50n3sIND6R85qj2S5SoZVW7f34efy9sPOvB4cXsqlcKsk+L+p/X7Owe11ys5HFVbc4A/b5BRUg7d",
-	"Vt1ndy17fKbsfcigB5vFeg8Y4nZEJa3RW4IBq7wqTifjS9T/3giJUISv//S//icLwJc1J9wJI3kGa6Bk",
-	"R6HirK3IZ3iEQld9bgXLlSwSVfBe7Swb6SylQlIRw4KzaEMmMFqBvda/Y4I8KHv8XBg+BJPTunAHgZS3",
-	"yKXbn/cUuXzivsj07ISbf4btHFdCxIh1lxI1tO9l5VWsybOs6KptYREveBe5idDwZZk4FxmFZa5XmoCq",
-	"EqC7aVXEd09tFvK9FE0td0nhTG9azADXxwMNkA7Ts2Hz+p1VcdGVutG31ERYZhs2j69sni/Uc/Om0eKv",
-	"rGdWLme/CcJQVAijiz547p4lLQzbbVlMcl/rTHD1YAPJYaG/gyFYw+Faufc6btfi8c0iyrGJNE1bCyt/",
-	"SOHk33/tAJpRrRjon6qGpwo7d+Y5Xg4LHvP0H7m9fn3qlQ7pXwzqRG8sTbiah5LuWOUMZJB3V0uFd2GZ",
-	"akri6zKsdzcF24qARBxq2GOZuRjBCl6LI48YqhhiFXhoER8c3N3nGVeJsFFPhaL9IC3dTNB2qabVIjyI",
-	"mLQ2937xRBsjfL4h+wsVR5OeUYNyTfFMe8KznqKNhSlSMAjQ6KKtLNHqXKANGSfcijhiseDJCP6vf4v/",
-	"83/8v60IFpAJPvcKxkKssFcv86nEkCNpRyjYxmY6z1LmiCmuIvADHmr6w1wQ7ilgtUe2RVqjpxj7TWCQ",
-	"Rln9O5bK5oOBTKRQ7jOuoLjMCKa6pgV4RLwVtkbRJJ8Py5jy5T8p85Z527ZSDbSN/VM08KEUqdLQSuyR",
-	"rQBSAJn9ORPcZBLeIr5MpZlHWFCU6SyFa35RvcC7oQUhfoZuxvbSbg3lFos7OH4049ax5psf33xstdmP",
-	"8BCNmWVN/4q+GGgj4N1Op3we8LFfTL9pJVq4SBRG8mDH0i6dTQr/vqABBq5eLfUjCHF480Sfiwki5wmf",
-	"09S6kZiw5oxb5/9NkJMqTODlvUwPbdyiIWVxWPOfpYoXRtb33ZbjCsvOz84jW3lW5y72uzlkTzPK6ca1",
-	"7bQeo4WA0bCYyY2vA4DuIUkY+MRoW9lr2MqiokacCsdlZuOoWDJ+gXQZL0+gcGM1fV+KDQZzikVx4Wfb",
-	"ihiHRhbbw6+9mdFqiDsX46Wow9xqaDvcg8lYbsQVexI2NiOaysgvDT0IbI3wfvy0NiH/u9wS5W1FbngY",
-	"BL9UprDGNBV0w+UKz6Mg0wpezdWcxqCfu/ImbGddtG1aRveiRfESVcMKm+IOT8DKspjrl7EkhJ1tVK2x",
-	"759xlXiddwdHncO9/f2nCI5hh9a5yw46oJEr5TIP0E3HsRcNPzsLpTLpr0KbNbr7z54//7pxHcv1nUkw",
-	"gzSZ23WEld+Z+EeuhtiV+79ep0f+yaWeMl7cUUQoegxi9KxUMzsfWnmGt3FA20VAUIlse1v5kYUf60Fq",
-	"z6NG4Z8qcXS3cdA+3qhu7fU3fF7U2d1wAYZjzJXRcx+0Y0IRQQlqdWL/CAqcNZfBKU8aHNNfLSqq7nVG",
-	"4r9Y1k6f8YV1/Ac9TkVzw49yAZDWsbauVe6UTCf3RV0erEbCpk4t0fW0oMUiKIz+AkajtpcO59Y7S7mL",
-	"CGAF0yaUJ4sWPTmFo7O4oUQzgMFy48mzeOK0abM3MnNo+8x7iiBJHcVHbCxVWnAKsWYMoDsmshsrz0XE",
-	"YqdjJr74v1ur/aT0hfUdpWyrftIzmL7NC78+WC6Jh+mH/Aa8uAgG0BKQFld7vZlopa1oBzIarqs0zr6o",
-	"P8P9l7aDI5an3YsNgl1Xb1CF4rFTZZde0j7Yq8tHKOVO7MG7NxsmMnCvbNmzK1vm9LXa9UCdymdeFVyN",
-	"d/HO6zqUz76ozdzJFbi78yZ/D95k9CZ5DxFM7QNzKAM2KcImLwdH/u7S6xOcMctC/NFPGWrEP7ItDPlH",
-	"7zHoeR/731ObHc/eHERAB94Vvd0US5T+rgcHKDz3c9OZXLRAIRV00E1kzW2taPzqY0NfLOHSQ8NbEcb1",
-	"OVlDJtcfuJ5orr5j3WyLygjuhORtH7nVRcs9SsmrEjYWmsqaqZnTkU/kCZUjNjBC/Ab/6HPTKk/OojKR",
-	"I9AV9lSFfZkZroYYtgJ7sEj5xRJC1TiYNXJ/13ca+6SChS1xn+5jzzpekF5P+JczMZlWea3D34eHl5Bl",
-	"b8k7u3TAtpuQsTA5G8rIzdxkC09eKgm3nbWxiE92GRy73Nlrp20sCO5t+hqXrdpLszkW2rbtzI6leR0X",
-	"NMDtQruHJLV2EuS2M0eusbkefDHLarilAyGCGSIvquEB1vE5ugAB01G48xXgrc4zyV6yVKClhRkCxXsp",
-	"Jhpfir4D2LgjCaM8xzgCiqZRGmtJUjjwjYGgz75YIga2gOM66+I4tgG549IebPsEfSfjdijpYSWm3BnQ",
-	"wdv3rHBOquFmNCD4KAuPdslPzVmic+UwRO2RZefcSK4S5LIZZHw43KjCBruCaGCynOkgHHmC9EaeLq0j",
-	"ZiU0g0LgsIkUOeobxfpzRry1F0EV9vM0jNDN5U39fVeKm/rtG0ibxQeXJ9X633fC5pYB1cL2uBaa8ut6",
-	"DxZy8PMuy0K/gZ9sGYI6Fc6uu5u7TJ8Lw+Lw05uMD0+ESYRycThc6Gs97qki/hN298WHfJC5VBR+wZp9",
-	"7UatjSER25ybpKeWkZOswlYXpcE1odWFzje6B8edTtRYMpSNbuO4caOdf+uoaSfFdqm5WytMew3heTn8",
-	"WUHWkZtzMV+Nek7p93ow2QYpqXThEfPfCQGx9YJnKJiYVsKyptKUM7PN4KxVzGp+LDbVJXcb/YEtSjJt",
-	"ha1UZ11WivXgrPN80yrwKcY+eRv2xJe1mAiesYEQaZ9jKC0KDTrn/NvvjbGYI8OkTj//mvNMOlh8U6Mn",
-	"U2jNn/QMIwpBC8I9/31JgVSb8Ey8518a3ePiDBPmRg1xVOkDRiR6MhEY+FR7eybHIpsjlJ3rHFZicSvT",
-	"uQmkZPUP+yKs/mNqaitfGvBznRtKjKcTLtx3P1SoKt55DorXRC7x90qTfhnJZERDlsoUmwQtZH1h3WVt",
-	"sFINM/E5GWmZiEprqCsYVVp842XIxhCZFZe91IkvrrbeXgGYaXT3D65VQr1eE3bE1fivOn8vrOVDgXqI",
-	"qzH0+L+wv8LIBx/RSGTT6lS0VxVer65YzEzY8EQcN/CGma+06XdhSt/FCXwhwUtlSVfu/eCdTnDw7B2b",
-	"1EW/aCFJWXMM6jFX8tdcvPAH654+VCtGUqG8PWJBZuItPaUVI4lpMXWT6gaG43kG6gLz0+TE12mFnboH",
-	"smlCu/cqlY6kidScQJsYNLoLdZcqCp81jzqHBQn4MlV/iV2D711i2KwmS6R9f5+n/YsKeadBvzcNep/q",
-	"cgNbEXbCtsI4li30HfLc7ZtNkGfn4QPPzTbbSocM/rrt2CJSlruIoh0n7G0EFwUcdTV6rmG1Dc7aKsv1",
-	"0lAi2jw3ZnkNHbqJu2Wn83Y67/v3ttyu0tupotsSzj8Jt5lkfvABadT0R9azGwdnRdVHEV10UKCkL0Rh",
-	"m31UiWC8p8JQUn1lu+BVCZUe6EyledR53uqyRE/nlZYwqawTPMWSz5SaQI/1FD13K56KcHZaKKSdo2Gn",
-	"PP5QjoYd6Nrtmx3o2oGuXazsrcfK3qXd/liqc+nKPOf7KLT7XipnWSbV2IIwLLFcl8UYrhczrrSaT3SO",
-	"XLAW6ay0EsjgakQipyj1mwRBxYTLjPhBjRgIIxBbGsHGYurwFGuRICDyVJp2pGcqVM2F9rSoGCDIub3c",
-	"0jWf56CV6Cmb9/1kvGCxZ/Z76WImlC+5SZ1qHnWOiI0FKT954vAcEI/Zyh6mLC76YuNbP1B7W5no+zxb",
-	"K4apKkef1zR/OQzYOK/cP2k9YUf7xI3o5xVWz6cPbL/TOTg8On7y1EMumLCfrSiwy3pyuTJC2ztz+dvv",
-	"DVygAQitMRzrAqGDEgitNVYXRipqOD0WsCX/9OvhL5Nn/2H2z74c//n8+Un/4MP8ybvk6CfbeZM+/Vd+",
-	"+LN49lHuf5od/wXwVW6yRrcxcm5qu48f8+m0bXVu277TXuA83uil1w4YKWdxbQ4F2KQvmODJiOEAMGkL",
-	"WZCIndN/5/R/6E5/XPSC0RPpBdrCLeIHI2yeudUhpyfCFB6ciMLkScEHzYmk5vHfBkZPIuZ0K2bNVAx4",
-	"nrku41mGHh7MbgFlT9ZNBNaKIhWfSuuM7OeBGdnHzaBW/HByStSGH05OmU20EawJJolGssKJVLllqXAG",
-	"WQwt0kxPNYCRVlSGtoJFEgyDeuBsVESyQtMwBK0exVqADQXvCDFq8ELbuqXTkE9++K+gDTqtDPeDJIer",
-	"NnAderijddr2PdDDwT/r7gtaiwBHwCiurn+4dx8P5Q8a3f2ocYj/PWp0j6LGcaP75Gu03PcBu6nRbRy1",
-	"D46v8oRcdHZUmtO52JwONocatd9pdA+wbR1sWwfb1sG27UeNJ/jfp/jfZ3jn80b3sGhz1Z3iG/ysvY+l",
-	"3qaW5E7YyfjwlFsrz2HED6lPmvbGMSwJbUSje9j5en3PzIIjphyF51GDBBa0qXTBQJO88wWmg/wxle5V",
-	"fThru2ZWemIqkxJt4pZB2YSrDAW0u+DwODzbP+gehk2H3hrvttD5FFdLps9FNm/jsr/SqbOxh5Kk3Qog",
-	"53XRLvr3Gz8lo8kO0/nwz8kuR0h2xI24X99K7aAOGRChTSmb5JmThWcjYvHvM9H/nJssdOHx72gQfY1f",
-	"sIRnGVXfY3zIpeopox33lC9YvXRqxLnUOblyqiwwFFWciFabVWxsKnQjoCfOG2G34vQ4hb7dZhDxTVT3",
-	"AzKo1xa1MH4oNC+xl1/gmlpqLe/k4A1t2Ps3J0FqFJ7oRzaIC5j4LdqV9N71CRvg/ijUZSpSGS9yUxUJ",
-	"jPjEQm5DT4WqHvijr7vMHfOpizdPRDzjt8GyEAbn0qxk/NQ1yEfP+HBdZxm0Y1e0/NK8pamRClNueD3T",
-	"N+Hq/jOXCBBwaBxLdCp8ORHHzVC4CEwebD4Du098IVcB3P+XT3S7HrB4Jvo/myzuqWYVMCRcPf4d7vka",
-	"t9rsDF9oqYRZN5Tpa8b0obdpDGqjUtZMpr5KCZtKkYie0gMmfs3llOpbmGU0p9SzPrGdxBnvi4wOUkKq",
-	"VDavbGjuua6aMR0kx3i6U4yDtExpuCsxIhXKSZ51AYLq7NzDHiVEagNHy0hOi4JlVbm0CsLA1tzk0Aa2",
-	"5L3Wy4LRvMh8dYALGqbwjIRFMUebkpWe8eFWCUodH64jLzegbqC7V0nFLR8TgBTZnRHszghuITGgop+u",
-	"Vk+l9NoIxxVJAanIhBPL8Zzjw0eWpK91emor4rYJzbHeiAQbstVmr3Tqy6PScb3BAbq5wH2NTSSBuyB0",
-	"1lrMr7xQ2m3M2yOcctIIQim3sUTv2P3juB1fYsnAr8yijEDgkubipYvRh6IIB0350NeNXY8sJRTg6vZU",
-	"ADcRiyn+Df7FLRYUhuusia1j/lJKETfcBVsplUZQfIqBnzibaisRbbmRmPfUSGdpl/UakznDF/UarYjF",
-	"4Sb68FgqagAWCovpMA26+Qarfj3Gf5/pmDWLAmCsD+vOYn1SPyBRqGYaBmigDRZE/fTmFTs8PHzeWo+5",
-	"RlPJDCGNvcyY42ruX7aiVAfO28b1OXCQHmCxL1wEOMDSU8nWG+ljJpc2guIq14dNdnxKj1zemvqSlAFq",
-	"L1+JDBbiinE97j9J9p6mz8Te80Fnf4/CXZ495/0kXdGlcoPc2the6E1o/qaLob+qflm56W6t0asLmFVK",
-	"QnzO9PBWSplxO760lhm1ydfnlpZpI4dyYfyMzp1Uq0qrkQTabKnSI5e3Kc3FxXP0iQY7aMVJ+gELp9V7",
-	"nSfdTmdFg72QXLvFr0E0rt3Y6sn6Fa09OOweP+8eP7+qtWf6Om19eBxcQQLAdd+7j74WdqI11q4ut9ua",
-	"2/Zr1ODO8WQEI43mwNsUlMbfowZ0B1BnWkmJCJd+mF+aJbF/dlCJe6jNOj2F6rI+m/tHC2tPnMuUggLp",
-	"maHhiXgvVe7wxLyzbtRhZwDSybNqX5QRGQfs70P8M6nGIn2tExqFdcbwKWUqSG2oMPZIDkdL8jH83/Zk",
-	"pJ0uvheungJsXLjzTEymRTbHpnkFJCGqsocurfmS5Omy5AR0qqDHdr23iKeXlJlxS5wzMDufuBriEp/w",
-	"L9XaNZ7vHO6SDkXBOz1ks7rvpzK91wnPBOG6GZtXgZ12p/nffMlBD56DKUd/338BLTbhKucZto81vcXS",
-	"9VfjVrswPrwtYqcieWTJFGnGKyVs3GLa9FSwVF4Up+Gw+nyp7eKVZCj8ppVos7gqtGLvcvZO8zM+RAOO",
-	"syQ3RijXU44PAykx+te1gT8D6+YLFhebvnhXVQLGdIwbdB+b5NaxvihIhXsKbVCeJMKWuRn+QxVAXmnC",
-	"C0Zing1zmQpbvDKEQlJBih95MsL0jNzyjEnLODvqdJjiE0waHgk2kCK7xLdjx0ucO1EoagGz6SvStFf6",
-	"1+34Xh3sVcBxLWixjpqvq/UnnUJVT7iEhnKF6PgWNPNEpDKfXK2br6dyg1Z6LTD10lc4n/Ql0+ckEjc7",
-	"erDjbbJq7bDkwqK7BpZcWKC3jCM3W611ILmALglJ+ovXhpKkcGpIkgZzFU6kXyuYzl+4pY1CYG3VYZcd",
-	"b/20y453x123dNz1nRxbOdLYVyHICkLY4MSqWG6XxR8hSCzKpU5BRFjWxAuwz37+9M6SL90Kc457b9KK",
-	"8N4aJnrEcJdSjop0tqeCwvA0Ktd2U/8knMc1N4tavEsFto5eeN74JlwmNL0IJNfUeP2nFXDz6oKZzTI9",
-	"RJT5gJwxuOqJtp7Wkw8EkRM+FI//MRXwqRX0HvvPu8dP/SwMZCb82iL/Qvsf0yHmduDSWK+/zzGJ9TfR",
-	"6O4/O+x0jkLk7OPzfdrhV7+js++3/zrD+5i6/3itpn3d+a4epu/q9kDQDpzcLjPamjr+YWV7lOjhcVBI",
-	"95buwc0YcAWLYWvGTBsWw7CJNCb0EqdaibgEMUGpUSikHRN+WeaF6qnYJly90qmII29XUDxo4Y9ihTsK",
-	"D+vKoEg2G2krfJBpCPz0Thq6+IIINepfR5EYHFfcsUxwS/z0KIYZ4QmRUvA3a558PD1j1ekgad3Cl2PP",
-	"eqru/yocbKV4iNvsF2iFtAwXnBrCKM6MVsNKTkvhq5KONcW5MPOemhrdz8QkZLtg/EKcCsdlZmOfUqw0",
-	"JdxJG9yACPZe1rS+9oWWq94762SWsbC+yhH09fvjYiJ17j4O8KEuAx0RRxTiDgvCMl7r62fxJckNbKqY",
-	"8UwYx5ozTDkcwAixGK+1vTKnGBQ70jMbOFLIddlTPi8ShG7W19ykFsO1sK3QW85oEdISk5bxLNMzkXZh",
-	"+GCguQF4HANCiUtYHMPtn8P6pQbKECUm0mLNhrq2KXKqGJZwlYgsE2llwp6zOPFWUfwCo4vdTIfxLPKi",
-	"cdrgLTOplkSLENoWf6buYvyKnYrEafPYOj4YbOiI9JN5765IpR36DLQ2bMjtWDiWjEQyFikdktCub3Qb",
-	"f376lzcH75//+8nLRlQFmPCSXElAe28aUQML3oFWftY+3iC+tjoe2+Siu0/33CIafubRcM2SWTeS5S5s",
-	"nd8bpUAp3VyISmHMlywLPny7Ngr8emEZDfjICDUSuJhwAUWXLq3dwfV9gX+Qtn9g8B+hutmZAH94/6SX",
-	"3N56IThWyM+rbZk6priGy/JxqpO74O67kgrag52ar5OOeisHy3g5HBjXbIRwQkyvoZrXrBmewGFVmvn4",
-	"Zov5Y/AIgu9w3s2rhBZVuL7hSfJFsHZKrtXXMNY3gFrphkpkI3EFjftegdMuRm4XI7fzM/6xq0DfO0fv",
-	"O6nGXh+lOsknC0R72zmSfByOXO7HpfiSnGyW8eB1q3oNY6SQmXLjHg+0meyl3HHvXgRdjodCIdAN7mLx",
-	"QGYijoKDoaeE58PllqHriJ6hSDnv0cMjoVaXnXz4KWL/evLjTxH7RfRPmDbsp7dv2ADWVUgTEKw/d8JG",
-	"jA+NEFINfQwb/JKKJEMiC9j6EePMCJ7CNPtEKnTbTLR17Nn+8wM2lV9Ehr4uztAfB+Dg8DDaf/o0etLp",
-	"QLd4lkU9FZ46Zu/lD6x5tH/IeF+fi1bhobrUM9VmL/0LDjrhVJnA5LY9UC/TFFYlqYSteqCWLJMFcAHr",
-	"on4WuLb8/HmKubqhJ1stmLg787z8zHMTnUfrboXiw6/eWZhR6OTvfip2cUe7NPvrYQTSl0FbLkcHfZ3O",
-	"9zBltdFtPHnf2IJT4MJ6viQX/5OY6POKhkdVyivngZ4bBbVY86jzHA9K6OymW4ABZh2fLyO2vV2dFbL1",
-	"S7W1y9m/v11+W/n+sAAv3zPX2B/R6lA+/NAjS2CRNaWzLM5NVuR5wIdbVEPMq3xPOkFFxOxNQ/RWrN1F",
-	"hwwBjH+qgZBGs0DWoQOt5QnAfak4pmteyG5apnDxjQsK9xVA/z3YLEZnS9KupkaecyciNuFf9vhQ/PPh",
-	"/vHhk06nEzE5meS4xOJ6juk6j+xSs+4m6MZbJ+vuuvsMu4ku28Uy3TSpHlE0pjRPuRuVXqKAxJfV/Fo3",
-	"wf7SCCEjyIt6b+Y8fr102BO1gmdaaMa5FQZJPGYjTV77EQfJXMsAq+jnVmBn6KnFbLDKXaxZZQi51E+/",
-	"0mLuqarJfFN3/ic/Dfcee3Etj/l6Jla1j7tjgd2xwO5YYHcssLNevqfYgyDht5sddS5Uqs1G1Mz+Edaf",
-	"U0KTJyhjMU+cPBdxm52gk399irP1aZjZKSAO7FO31q69mUzFi0DguoIyzAieMumY05o1Qzcon6sSabCc",
-	"Iezf/ECtwxFGA8GaIEcRREkVLqEMboUxrCFbkrpLGazw4WWGUx9EEFcPlngnwXIpH3KYlUa38ebd3kHn",
-	"+SFIV98n32t4J0/wnb6CXiPliv/LwAg7yqQSgR6/HJTXXHH2KZe/NTBxScG1/3OfHe8fsOPjY9bZ73Rg",
-	"M67ACvvHm9bg6yTQ7Ezw9ExOxGs+p1I0E6k+mlSYV1TS8OAYrN3Qxjeh+ezE6DTHmCENd9Pjf2tMNBWv",
-	"zWE74y8/+u7jH3bpACytVlvt0jUIXGh5b0bhUlnEOxKXb53E5byQb0HNTHOTjLiF4V7DXeAl7h7I2LCr",
-	"F1SQNsMtsLykqWXcN7+LeS9e6kTMS5WI4WZiYg/2VsRgD2PxsYhNpJKTfOJvwFQK/FfK5xbMVdjHRQoC",
-	"6He2hqF6mk+n2XyJpXq59lrFZuK35r3ymdy/HL9/wbs2tqcJe6um+ZYoSHZa9V606mbzv8q6I0m15cNv",
-	"L813LBvfVrX5h0TJcR7Uzlp4oKr5Gss1/yrbs+DmuO8Yd2rPI0v8ZJY1ed9igRJfcSRcd3wsfJkhX83W",
-	"tkqwoDTAWP8yNuL2TiHDzyjFCsiw0/gPU+N3dhr/j6fxd3r4W9HDt6NKSRbfuSp9LCfQpT2MZb+3o2hW",
-	"VItGlUpmNYXXc8tenf5b96r48oHMloeXUy5ZT9ENzopsAO+MnfjiHif2PG6zVzrLJwp91L5cO0iSiCXc",
-	"ij2prFBWgtzM5sRIoBhXc2pkl8V2nMdRT8WVLsURi6c8GcesCf9jVv4mWv7a51xJhzcYmQi4A0vGJ+MX",
-	"LD46aB/DT/9tPzo4PGofdzxZRE9V6pjF0olJHLEJd0h54TTjikl1LpTTZs7gZ+gKhtMTzNCGnf75Z9a8",
-	"2KFWm/0i3Ujnrqe48u9mCQ4Ijh3RviomJlM3Z4nIMgyX1zNia/BNGBmdD0cVXEStCL6Qkc5SDMCXzkJL",
-	"2uwvuXZI1wEYKWKJnkw40aCh4O4bwakqxa9wo4Vv/nz2Zu8ZRjn59THhZoyPvPr07g0+11NCpZQwwFGQ",
-	"+KJAL5l1Jk9cbnjGhDHasCZnQe367gaSD/gWLpZqwOOr03+LmD4Xhh2z9z8guy78cdCJOp1OTxk9s60a",
-	"KQi0a2bwIMEzfbTZR8B6M2kFEzwZhUGMC1aNJmdKzGCAYLF4hUPlYHoKJlB8kdbRMHEaO5bKwUAYiw8o",
-	"CknDiiu58pMTs6bSNB2YHoFHDDEOQuwp6zwvnegphZgBP2AEt1rB+suysLGCOCOy4HOeyRR64UccUInA",
-	"7YEkK4YrC3gDK+G9RSkTKH0tLEocYywgHELpipHaNu6l1pAe/gkF38NIeUCJ107s+fpggrqCnSgjO6ge",
-	"O0i3erygHedRRUxFIHaiQihFKJEiWCo901Mnn17vvfvx/d7+/nHUa7wTE61sxAZcJfOI7e8fM0SZvUa0",
-	"H4FciXqN/wbyq9NrRHQzvORyr/ytQ1+/lbDYPS5x2+h28KVYPxz5+JyYrBljkO4TI7JAzKlzl2jK2PBf",
-	"iWBAG91GZaQaUYME4Nv1P5Mc0PrRM4sNL/Yxtr3YyPQXCYVGt7P2CsG1QcuEquYvQ55IdFRIpVSmOwC6",
-	"cwRtgF5pfQFQqGC3SzDslXkPN8e14SBzaaTCn/SsilasyDK7gKFsFzRxxAoER+oGBCVDSckCcosAbiGs",
-	"+X5jGd7icG6qJu8liqDm4rjaEVFfGKv03AYeiwO4d0MtA8voFFP5GuHPn4nrCHQrXDFiIEwlXA+XoPd/",
-	"HB0cd5Yroyu9FoW+Wtsdc+14AVhC14kZoN24Cxz4HgIHeOk3l16iPMgIgps6NNLUstEyHXPBVKfUIlQy",
-	"oFsqBDn4J2b4gPGWaHUuDNZRR4Otz62gW5pgb+pgW7ZeMI7WfuXThR2+cL7A4kKseIpIlmSCGzrhGGRl",
-	"TRlowiPLaqcVOIGsGXLekY0zvA51I9zQutO4BxQx9xv7UNU+66uWB6EuNj3BgEZvMW5hp8e3q8c3n+3L",
-	"zyxInN1RqELobQD6Oz29s1bXz3ZM0wKJ4Krd5mnLjGdj7yDfM7m6orrIS2ZyVbJye219kyTjX8rvf8rV",
-	"zSuCUIuo7gNR9xQ5QE5MQYN2G5kcjpxFGOUphU+M7ovAFp0I5YxgdiSyQaP6HIyVVDV21w2qXqRP9hvX",
-	"yERy3Cxja9kvRau/ZRNG3iI1yeb9iXTeXejElEaORvHPlPKFw9jwVUPKgk/j6lCCotCTqUPfhU4ZXUbQ",
-	"NODKMq0aF1XwwnequUeVr61bnWRcn6KiPb+sznBao0lf3Kqew8qpdfxlyBV1mhkBoqX2AcyWQOs0DPmS",
-	"OT0o5jTctMmsVvby2zWXZKf+2IeFtEiY+kySNlpPHS/s5xUqmVzeOy/ubdelqEwlSOqK4qj88vArVSxV",
-	"So9rmuEeAuxeetu0P2cgKtlYzCM6lfBm6FhSRQD6mUo2NBfqhZJ8qRnERIHTU+jzASzCZGqXUc+22UtW",
-	"CAbUxFiZVNjiiLJ51Hm+xKadCjPQZvKW+GykVrbKbhMxnkkOreaDQXQptWx1dxezcROD9O7V9bUkWejr",
-	"VtPTd9BlI+gi1eep0UMjrN2Bl3sBL77yZxWq0KUdEPmDGOj3Hpf4SSTapDXcE+To2tjnonZcO+V8OVCh",
-	"HXFf4Yqn+HVykptcdf0ZahFPhuCk8OPjYIk0IoYbACtUA6soCEUxegILoecq3E9vacYodtt0rjUWczrX",
-	"iltt9oYqM1UGqF1Cl99Nrt6mEavJiYiRgvkat3uKOkFFmTAIS67IObglaIOfu+CLuAVP/Q4R7JwZO2fG",
-	"zpmxwxBXs9zcv+ud9MBNHCm3AyZWh4ZhvGRaLubF4jIophyqcO91QII6ciYkPMuE8WR3ljULQj0fr9BT",
-	"9cAsKzCdUFvRigqOnOs6+99JW9WwtnHjYKpVTOadTfO4SHR4ijNN8qLMKrsoQILmW5PjjHNYKDuNdCca",
-	"aelZdHVRXCNCrLJs1wkR2ymFrUVozeoC5F6925ckjA0XpHSXAo+93WS925iylxgt8QjDk0N6NmWXNUF2",
-	"L8h3PegpkOWVLre80PceaD0IXmbpghc6lBNOY5DjPtW71a6UKaMUqgkfCwvPXfxyxKjmri9zjEyrqDDK",
-	"W1ZFU2HtOckVZpRdyXlKIVPVPXefMVM7rfDta4Xr+fy3WJ1lB1x2S3Rz4HKNVXwVPNlqOFxVK+/oe3ZE",
-	"sBVGnllNu68J4xbBxLUs68sD3D6qGrICpCSV9GnCtxHk1rilJNKd7tjpjnvWHTthvrXgre8gcCsEbeXq",
-	"3kqCnjpuQGJgqJR3gdZOih1WzHS+RBjYu8QdgVILc/ASPZUijZjVLONOGCZS6SxLNVPa9XwqvP9CrlJh",
-	"2IzPt3ZKCf3ZxiHlNU3jzY7/1hZBS7q5TWOsPGXdxUPtFO8uHupO7cJKzskOTvyxbUMU+9eFQTc6drVO",
-	"7GV6uPrQ9Re4hcEtEVNiJqxjA2msq/rxARZgKE2oDsrPheFDgBDWhcIiFDyOznTpxCTqKSKyIge+nAjW",
-	"jAdGT2ImVZLlVp6LiMVOx0x88X8jPWv92JYtPbUV0tie0iqbb5P5Y8Uxr3XiHYzoOiVG3EjSifQji2O8",
-	"aY08VK7Lao14Bb1JTbxodQtD/ugGTeOd/RVN85m7t9E0wLTW+TN+adkUaUWxwp3J1SPLdO6muduw6cnK",
-	"pmPs3i20HKY6MCRK6xnd6q20Uy0zPhSrWoKPNNbXgNaJT/TMpY3ijmnD+ADwPrYNdma9ZZUs507V87Kk",
-	"lbCflw8X2Ox78O7NxqwvBtqIK1v27MqWYTHNzdv1oFh18IlZIW9WLIFw8+NSMn39eo0wAHp4M5qYWaE8",
-	"diQx30cIQpjPCjyxlHR976EHFA9vmXU6GSPz6UwxPuPEDTsbzdvsF+L95CzGnsQsE+lQGKTWQwCTLkMw",
-	"PYXBCFNAHdohb7zCAuxdvBUkSgq/IC3rmx/ffCTRLr5MMeg8084SZmq12Y/+IjUy4Yr1RU9ha9I2e0/C",
-	"jWPMt1ZshISiJS8Mi6Wy+WAgEymU+4wviSOkMwXTaCVL5+ry7leHIvh9f5/OlvW5Pgh1BOtrvWf6+IwP",
-	"IH+vs3QesT5PxmXkIPKD/Jpz5ahO5xM0iFGZ1hT1pl6RnAhIAEivb8zW52Vb3qGabllbtSxolvUUynJr",
-	"vBA1WzfIgwm0M8UXTPENDuZ0isj+gnBqeLbXRrfxtvIjCz+SB+8VPn7UeQ4X4Af4YqGHuo2D9vFGjD/X",
-	"lwJ+R2b9DVbyKTQ5eCN+xN4uWdMftGNCoe+dZP8AhC+b6HMxgRFprhDtaLfSXy1UMKEySeK/2GYfSOzD",
-	"lkFV4IRq/5FJZKi4r3ViHZBSV43X8Jysc6geRNkNfAt4lF7o4lsyGu5ZsO9k7S1WGU7Rf+jH9v7g+bWP",
-	"T0V/pPV4oxLGNu8Xd9iI6SytuCeLAhSeHtzDOWlYxq1jqcjkuTDzFz2lxDl6O+A3KxIjnF0VzUt7Vc+U",
-	"MK02O8m4YgOBhzBdFocuxKx5YjRu5R+VE2ZqpBWtdk9dwRTML/dtDoUDI+CwjeTtSzyPYQRvLB5q43ql",
-	"jDit3X0d3wI1vPqedVMNai29Y4FysJZyBeX+KeDyP4qbgCa0PjvVA42wUlfFuQWxNM242vMbrNEtn7ub",
-	"mrR+QfYFksP+6ezs5JQJlU61VA72Jhn+4hzeWxqLjmd6mAuqb6OxSAeBuL/1Gv/Ua/w9bvfUWaVkB0u4",
-	"MdLXrrNyiIecJIYiplUiXvgQDRJTmSRXwWuSX/AgnpzjRyg9QokvjprVZi9VTdIQ0aznhT3o1GcIKXRY",
-	"X8y1SukcBNr586d3lDKfW8HikXNTSycoeFFpx2hAMKJkauQ5dyJimdZTMqIN9FSYc5EynqZGWEtHPynj",
-	"NtQu0Rl0DS5aJl2XcTaCBgqVwmBIxTjzBVAkzsXbk/Oj8LZQ9WegzaSnYqmE+8ydVrGvNGNZMz7YP+w8",
-	"7Tw5OjyMIxZ3vjwdtPdj9CGGdoL0neb9TCbFewNPgIfUPcUtG+jcsFQkcsIz3ySLlYCgSU9YJp0wPINW",
-	"/iNPhyJlfTqmqDfYMZDzqaV4F95TyDOA3/ODEcHSqbdHWKZVNmdNnw7vyQG480koQaHhIVmfpzBxPVWt",
-	"fEPLsEpuAKMb5yaLvzV9550g1IB79U3R9gepxjNhXLtSgkQOlR4M2rBcUpGCsMtN1ug2cA91Hz/GwWuP",
-	"uOlrA2Bsb0xGiA3F7R5bnduNPUM0KFt1DBXVXK6ABq/8fV837EO6FBJcDQGi8jyaJCizIz1TdF4EsnTb",
-	"ziS/I+7BlfSdoZHruqD8DHxGkfLZCI4Fekov1KI+TDjoxHNRVYqr4MuCs2rtNb3SJ7Ro0tTo4Be187ft",
-	"0tlAuKTc8T63NZCJRknAmDBs4SaYQMAgfcARONmAOOhMPd0DhVnSvBSLJDz8Oa98olwjtfdLyyp3vWBG",
-	"ODMHsWIcvru6KI47hzjJyr7hMkPMutjunz+9e2QJ3SQ6z1LmG59pDTo9ny5priXQfUlrw4q98u0vGLQe",
-	"kcOytt/Okq60AoHN8qYwpWesydnrD6dsQMMV4U2cnsIif6mm4nM9hRX2Wl0Ww6DEWJ5vybjEbfYRTflV",
-	"E9jtqXjZ9APKMSz2voLPuRorPVNY5bFKM1GgEGoeLTlAdO2e+oQrg0InYvxj7yX8EYMu0iq1BGQq6qdy",
-	"0xLrgx5iuXIy80AZlQSb8Dmtd2ekSOsn4BOp5CSfYLkyb0BL5cRQ4GxdYPwg+wbLSFYMG49ptm6wrXQC",
-	"FT7VVGTCiWVnvRN9HmymipSkMqDOFmiYjaR12sxrBlMQs0XUOhtIJe3oRU/9moscZIgSFASfGj2d+mKV",
-	"3xA+fo3jVuLjBby3lgp/5UX2Dsbcv3cXVjvjtaX+YP0p62eucJeMLu7tV57Q13nnA9UJJqHEBhhLis6V",
-	"KUf+32ZMBUm6DCPT45YvkmrziSjkgBQgfX8kVw2Kbp0kuWGzEdY6rcsQaendKUoAUEn+LSKlTBiqDEQW",
-	"Rk8FHeWZiMH8VmJGTe+LeWAjzAQ6idB0gq9U2ZHRBm99a0KGCmNXhcwNa/NQasG6GKT2+W2xE1/wh2/k",
-	"Dt/k2Ox6Fu/O530jK/Meq9LvLKKdRbSziB6WRUTQowAXd464LjeIHpdg5tJT8mqbH1lyaxmRAHwq31DP",
-	"5umWECvyZRzwGAcL3MOz8NQjupzbCCsoZjrUdXBOTKZYw3YcYm2ZdLiGF46qAFCNxdTBAuqpww5L+fxb",
-	"Pmwvu3bdCrw3zwCor4pLsUmludc/p/cvmb+kaV/3qL6CxHeY5aHUfF0QFRekxLduZF4hUJ2w98ZV77eR",
-	"RbrBIM7a0KLY27pNUMss/r06SW/Tr3ELZBVlDtZcXw6PuKKemo24w2ABkORVuxnFJFzwhi8FFpCx6w+j",
-	"/XlxET3lhfsj21MeCnQLPl142M5VMjJa6ZzS5B2yKHJL6qE44icNQuilKEz7rKc8EGi12Ts5FniQH9SJ",
-	"dIy4XSyLM25dKXfiiK6cojby+ZweMb3SuXJx1FPkCWR8OsW6uZI44Qu/YCatA1OdlFR5HbrkZJYxzg46",
-	"HTYSxnfY976nZPGyvk7n35ryOhOF8rpflv+q7lrjKBnaXWicTa3qCypruYoKKy84kf2U7/TVH5kWXYBU",
-	"ZCCXCyFxH4aANuM9JNJdjf0/VAA9a075UKSr894jtpD3HtL0u4EYF26BBTaFpUZ/EvyPV6fh91QlD1/7",
-	"JG15gzKpiLW1GX+krm+YU/9A0+mLUd28heLpihZWZuoWmgnLjXibvbKT3iSst1dPMWVi6YgRN8/agjrM",
-	"Men0B5htTYRCmTCuZNBJMm2r/DdrEBRe1DqZngnDhtyOhWMZqO4ZNxPGpWGSSAEqU7v+GlmPbOe4g9Q/",
-	"UhtKbRzJwNOosxwa+QHzIj29z/VZn/wLAmGTXzhOOlxHr7UuRsBpoxpb4rIPi2xTJvtd7vp3EJReirSK",
-	"/i721kOgzi+byMCeY1MpEsxbKVqJthO66koVgrquFWGWt4pfsLCbA9W9BeUcT0Qq80m8LX4+H3tabLD7",
-	"DMm9KxF7UWyulGebxvCGcdwq+d9Olz0YXbYxTLpfErvSGNklze/464ibkfGK/lpTw96Eum5xDV6agV00",
-	"7EZU5hXtdsPqljvR+/2K3p0wvGVu8E2lygNLbF8QVI/D6r2fYyeyEth//l//N4srtMn+ik8/TGPWJM9h",
-	"fQd7ChJ6x+MLz/dUnHCViCwTadxmL9WcEVcJhq9SGWPkE9cDBu3NMpExCuQeGD3BkzD0MuG/ZlLZNvuE",
-	"LZJqyAbSCNtTMQzoZxLmobns91nYnWUx5YhVJN7XrVk+Z4Yri2UyHob1syhzGz+RQDRimvHER8cEARoG",
-	"8BpisOz3tmIvL9WUNWl+WCrG71Z3Lp3HrdCwLyyNa+nXw51+3Rkb2zE23lMuxJaNDTviRjyWj393eizU",
-	"10sD7qQ61zIRjFs8Nk4y4jgTgtgM+oarNAqXQwiGi1gmlbARm9JpLsVP9HkGKrTdU6+lnWZ8jnGbjLis",
-	"Xyrm4zAjZjRoSgzuPddYchNbWkRwYGoUnwh21Dlqs3flOd3+QYcIGCxSWvpmvT3BvyZS5U4wnhhtbWAg",
-	"yKQaLznCo19j1lSaJUakQjnJMyojQm3xcRI/f3oH2p/CRqa8LzPp5q1l0Qk/CXcKA5++pSHdWJO+Kt5/",
-	"Bi248ZnP7w0/Ia8ozb8TNXA6KW0hwVc0/uub4+c/dn4oD7/+VOT0M08sRhUWpF/C/3X/zcHzw6ewJ2j4",
-	"fY2D93zO2SviIcM14q/Dpf/8H//PR+Pkb2wmUqTFMAIkAsWl4s1U86Uiip/s7R+eHVSUo7Q2XxTWR2f7",
-	"x12U1/9R1sRKxVRb6RpRA9conX1NdK6cH4eDg6fHTw+iCzFN+FjEDjv/R8GIopUzPAGN4XiGE0LEGY1u",
-	"4+2Hf9sD1fXm8OXRXudV5xDnW6YLHwkbZHUzJsKNNBb54Cb1L6l38/hs/0nt6CjoObgVJAi0rvbW9QkA",
-	"ayt2hfbyMmLBM/eJO0HHmFe45sobv0blU3snOpPJfO2H/e3XP1u6G+V2sIZyO9P6PVdz3zp7Y/Uikpzw",
-	"19/+voRYDbVBGiaxonBIBi7TNvTDBQ2jtKprGGWnayqZoLd8VRbWFyOpitahlO5STScQQxEoDhExm2gD",
-	"//M6L2IDibQ6NlRO7inaCyVBWqKNEZiTxTg91WYfNJOpjZjSIfRDTLjM7EqlZMS5HlNdfVQFixoJFuVe",
-	"CB+pKaL1NY1Z+Y7lHrywU8NI3tiRB0NcQ76NqBHGl+r0F0P5MnEF46RCQ0U6mfDMp70VDMRnM81yhaia",
-	"TbHm0IAZrwpDiZ4fMVQRmsmlEoZlvI9GN05pGvhnRPjiK52lbKSzFE+W/x41JvzLKSwLz2U8FcZrsieH",
-	"7UMalDyDvwdcZnhKTTcftp+VL6YO+oN36GrRIbD8ClVSL1SkKn5AH16HMtjaS2odUVGCvsj0jB3t////",
-	"3xv0glwYQP9BeNln3/Crx7RshH9kk0GGsQzG0YVBhp1Y6HWpWEkxWugekFCZoOmCccp4+YhWbpTN2UDr",
-	"lFk+EG7e2FgjFet8SybVH04dnAY9sCCLb64Rrohsw7weFPMoTuthWH+ZPD/vn+7/xn96M/+P0/1O/8Bl",
-	"fbl//h+y03k/3/8HXP/rLx86//Hv//pbCNeacjeqlsMYi4ulzWppVPzLO6GGbtTo7nc6UWMiVfH3xaiy",
-	"v5cK7te1tNuvuXYrDSh3kfpzhU2Fms+S6rNRT50LlYuIDTFLLAHgWFhdCPjg/8JMbMTOeSZT6ahYAIW6",
-	"scstsJ7y2i4Kum4tW4w1Y9DUn5V2nwewM+LWonlGTHg9tYl5xppHB899uGc11a51t3bbX2AeH4DVRtx/",
-	"WCnZa5s7Mtu85XQSVOphx1tnP6p0wTY7OusclbbZNuw9XPeYEdHo7h91qtZcfQv+YLi0IqUsXmZkP2Ko",
-	"jNLSJARFVC+DsH/UQbn3hRKSSWJU7aijZ4cdkBW5ku4E9K2/fnh03LkYeHo65WacIZG5VLASOVZe9p/v",
-	"C6rIsWETnu8vbcGTZQ34BLuRod6x5YeNUGC3Lny2+lUPP2oW5PLP7h93lnz342CwZ6kWWiotSqmKJV5e",
-	"qTbg8l7vHXSWfh8vIzYhtfdqxM1Q/DD1P1WQiRWKlNoXwOl4x37n4BhgigG81wAL3691htrSM3aA5H0R",
-	"vFgszQV7ikmeZekmn2faRsfyRPwG6q/beDkRRib88auRTPhQB4vcZ4ngdxZs/lofwgDDCHewEGV1PI6f",
-	"0mXHv4QF8AzfUb3p6fEzsvpRFfysnMwq0P4AFhqqk0a38Y6PBYqJE34uM9qS58KQot/fEKaRyFyB0FAv",
-	"7pwG37LT4FevEm/NZVAgqsek5fAoeelhL6ygAJE8Ga4rwBYeuQLcAvwQMT40Qviyr3AVNzprxni9y0DI",
-	"xBETmQUU02l1iWuYXtUXYEPZmr8vqmQfxuGiSOPIp6FwJwAstvENn6l5Io3pmNezGce/4/Nv04g+BP8o",
-	"t+xXTETxyNFTeoX3RCwVCWg7BGWhFFOllFJPNWP6NAAxPNBuvQC78AOzcpJnjiuBOY00bhEdTudJIkRq",
-	"a4DtoIMUwWLBnU7w7aECNto8t4rZojs95sZlGXQfuqIw5WrO/wVw254G6BR4dEuEVyK1tYX0CQ4+jddW",
-	"T7oriPX3Bl/ioz/wqG5ZX3bododud+h2XXQbtMQO4d4/wg1zsYO6dxP88a0RSD8kYE/zsB1oTyO3JxWg",
-	"ivlqTB/KnHI2EdbyoUAyLhA6p4BXneCTF0xp2FcgWZkSIhVpm7302Pegc0AeVf8lJm1PWaeNP9mYySxj",
-	"yAkM91MJC8RXNdB7vCR2ZKRzU6LanqpTflXriqyBbluryz6c0lC99SN1r9UfPPDkiv/LJYUcGlHDT1aj",
-	"2/hFMJMr5mYiOxdspO1UOp6x8AxNAhLEZUiJwlIx0SGawhk+Rw92uwR2LxVnP+mJ+A3GywxXQj2npzJp",
-	"dBugMzGgVhu2f0CcIRucLdVGfyNEfLBh2df1IhvT53hwgQwzFwIRO883DkRc7GAi5HLKkE/+m9+4ztqp",
-	"oG9JBb3SyvHEMd9Npg2zPKsxdd1IC5lzMV/rxI5ufWQZHoBHDLuNZaQwjBHsUamGUaGdqMcpVqVa+2At",
-	"OG7Iy9HEkqn0Yc/SJBVLDR+4VsW3c/SCcUaR4v5mzFrAGt7cOiad7Sn4Hb1dciIidrTfYc2Ybv5Mj646",
-	"llszaLKnHsaxHLkvTrFnDyGa8pb9FNoKWyaGFWsQOzcWc2/Zf/4159CLanjHn/QMK+bCMMI9/33p8TfP",
-	"xHv+pdE9Ls64YXjVEN1d9AEjEj2ZCJUuvh3UdzZHuoe5zmERFbcygEpe49c/HMxt+pia2sqXBvxcg1DA",
-	"uJVQnfFvjR+M4OMB+RPe5SoZNaLGa6mUMCADyqCakUxGbCJ4xlKZYpMQYPSFdZe1AbZJJj4nIwpvLFpD",
-	"XXG1wJ2Xak61iEVmxWUvdeKLuyJKxo24Gv9V5+8L5HQGV6Dh/4X9FQYwbPmRyKbVEW1XchZOuMOtiv0e",
-	"CJH2eTLe1Pvnt89KPm74dWe5rsO3vUbLfvLxMA9J6/oEZ696QLJvQ98+tnnfr5jLbT86i+j7L/ngFYxu",
-	"QyJr6/wxj5eGXc/VHDZj8Uth5EU9JXgyYki0DbaGdLa4C3T8fCqorgJXQxExEgaW8UkgAdahCi/s7LKa",
-	"VtTpdHoqGXE8/TEUQOoVPRuLuX1BKYIzSedKi0UKQb0WrR0LAAqMBNJebinmtaeIc7I+KFTMMqh0fzz0",
-	"OfQ3Jlbq1gWkUMKI/U6h/3tq9THPQ8iaOMVlc7ua/o5Pc2jU6SGvVrxw1fkU9XSmz0WGUrZUg92g56K6",
-	"mgd1Xarl7vMNivnj8J0Wy2grRz20zS+kzR2e7R90D8Ppxk3U34bdvdzG1Sb95m3cb8Avu4lm3FnQN4nh",
-	"xd23IO9vQZ3XP/l7oy+4EeZl7kbQgnAutTy898ToNA8pCfUqsXwq21bnZVHY8/3GxVO2lyzTCc8YfYI1",
-	"46FGL2P7cTJJsY5s3Kq9uvv4MT4x0tZ1n3WedfC9fy+G4SL0GErrSOlEWKd6T6rIaywjBkbYUcgowZ9F",
-	"uicVy60wFVelFV6qXjwmrMT32sgnoqC1GN4qDZtmXFXeps3QLnnVKWrpZnCoRoWP1UYMz7dsq+C3lgY9",
-	"AOw3QA8U2D9nU26cbdfZP5d96D0mwtiIGZ0JS7wDxNpMTpBSvdsXTKpz6bgv5Vm8mnJp7BUDwl6evEW0",
-	"hN4UO7dOTBhWsaAJsaxZVHehBrxgf3r3lEk1FNa1Kt/jU7kHL1ryQTyMy1PpWKaHyDqHoBFBT/UNcMuy",
-	"Ua+VEteDhYLpyEJXK3ZKVQbDVC8W7KNZr7DuYuGAohUFf+7yfvii7GXdLqeXl3XtMsS9Qjni/obVe/Lx",
-	"9IzxkrR8KKCZZX11r57Iz6XTOaPv9zExAN/gaactS0Z8irzrfX0uCLrVO7Dnay1e7MaJgQlOGexH1vzL",
-	"J5boFFauVuSxr9Bb+Jh1bfhQsMDa5auLm4I/gzObcKXoldXVnfBlG/LHcuJGnI6RWA2yRpekX1Ve76Xm",
-	"xQ/8wrOsr7lJbcQmQuUs/OEMn+9lEuB8YgTu4LHUdkwjboWySEPgxIzPbZcZlEzCn1/1VKLVQA5zf3TF",
-	"04lUmGSNlg/ue06RIHuwOFIcV1yFivEc/ucAuhW126VheqZCGlsz/rKXClA3e3iByPixnD3dS/wl0NCR",
-	"4FjTPkMBM8KhRFrHX0T/VCdj4WoLgt66bCW8nfChsCyfgj4XKcoAGivWTLjFkp3cjxU0eizmrZqISSVf",
-	"sU+m3juSCGVzywbUaxAd5wfs5euzcMboCVqKwypYmmbAE8GEGkolbBcHGoW7jXrKGa7sAGVj4PBH4Spt",
-	"gsEMsDizTJhhOPBKpXCBcHjCp1Pasniiea4T3s8zjlVreipX9PsezBszGKUQlnpYCHvwOukkV6Sp9GAA",
-	"EqnykdrQJ5lUmEm2RAoHQ4tnDLlILNi2RHLd5MzKjDJVqmsyYjwM7CPLVO6MpFQhacfwG4wTGpWc/q5k",
-	"yDHxJckNGfWcZdqB5MipKCu6wltdrFwgUqxMEPUUFTjXyutdJx7ZYAewWbHDfL0HPRXwYqV0rpJihbO4",
-	"Vrrel5+ojRB1fcn4fBKJnPp4TeYDREAT5v09Qz9FLBUGN1p9xhNtnX3BknmSCdz//iWwWnpKnwtjZCrs",
-	"C1juApa5fcGmBUwCcGPZUCgYONgTsDwx8mYw8KmrKFP+1/8snveapqf63CUjlpCw8bmvyEIUBb2B25er",
-	"VA8G+FUxjQDJ7PVJLYWOUEpgfS35sV8yVK98xKuXksXXfGwrbGY9meaO1Ij4whPcl3CDDzcoinJ4OQvN",
-	"oXMGalaIpCGaYczBJesN7kQeo1YUcpipkyGzvr4dfEOXKnkAzajeMfouvAUXu+2WLqeoindYE30hUdVz",
-	"ow1T2rUin4NosVxYOCGyHpbTtPKqR4UGoYxvqLWcMP2ydfoL6DAedsYjizhPgqxJ0d/VFxZWG0u0Hks1",
-	"7LJkJJIxbDV0aZUbNNNDG7EkE1yhUgWNUypifApmFkBFmmNZeU4Ik9a8z/ekXohzmQqVCJQkCVcRm460",
-	"0yAce6ryUZAFSjvRarOXpRMPxAdVJwXsCsgDPhNCsUnI4Fdh11t4ZQyPfKZfYhJnV0qO2vjC8yukQG5o",
-	"bRfDxppcsU9vXrHj46NjrH8a0JH/VoG7W4QwJnwssFO+vBwMIVZpNTBGFYVmdO4w0nMJaNJESWVDvwaZ",
-	"1oY1YQiweVqPI1BDI/9R+l7CFYa8WDJcmNMv6PsjnaXCUCaiG4lJFdeETy1pxk+5TAVLdZITsUvzPTfj",
-	"FAQ1zrtEhV5rAS5tpyvvH8I7lpo3IzlwbJSnaQaCd6RtkabvZ5/eWXmXv3kFCJAK5BBg7oQ7DuC/iVnd",
-	"VSMpV9IhijIsE+ciszVBaFtRwJ89VQGgONtOJ2OWiXQojO8+AqG9UbDtJhrw6R6nEFhSDBEoP98C1Hzz",
-	"CJBdDsp2JIQXPDNuHW3JBTEwnWbzJb39N6FSbWzFosSORgQK9nDImZxMtcHO5iYZcZRVBd4nowAPtnEj",
-	"+jUQ9RTxdtt8OKyeg9NV3BC1Jvp3L5ey6O6SwnPPIYQJZlJQsayJx97WA1cUkHbkN7ycTHL0SrV8OT6Q",
-	"lmOlZzgLZKJ7mTHQJhERgndbt/OmvhHLAGmZ/hyy1lHgF8RKRDpRO42YsKYvtURry6/UQJYQkSQtuCkq",
-	"FBS4mFtRUAIl2UVgrPA52L6AFVqwQg35UEyKcs89NTQ6n9baCHcPjBC/CWofMvQPpOKZ/A0rvpdjUXls",
-	"maVU2mEBGoYKQtU6Gk1CX1KxQJoYsYLAUBtWUCdWwXtJaLVCyqRVkQty04u6iIUIB2gLWlNBOZWrH0FU",
-	"aHTVuubZ2I2MzoejpRIIl2UijJMD7+a2rIlMBbCpM2Ei4i2gEjimBPsR+9PLV69OWoWnyGPqgnok41Nb",
-	"XYX1j1wG0K1fBvgyTr4YH3oyG+lMFAGRAC0BUwgjdYrVTP/19OMHbNHJ6zdVPUPvW2U6FVuuYDgKnRpT",
-	"1W8c2KFCXGYtucrqvh/H0eX2Za9wZwTKwwDGV58FvlRl7dVgnODki7R7iVGhmB4MyLhGowUvoYSFtZJp",
-	"2Eb1qaU5QQyywpTBLYonXa+rDpeao8V7EaiOrQyJYdqw+J/idk/VvUdYIQPXTqhgdLGo2gvQysu9LVhc",
-	"9FwYOZhLfzwJE4GDsez8DMeOYktTrBG/8fEZPvUn9Autc3R2GloTHrnR2dlFqsuj/W6n0z44RrZL7niN",
-	"SfPqkMqk87yxjL/lc7GQkAUGRhjzNWbcgMjZmJDyq0/1CVNQLPr1uDNFp9N5QjGva36zs7/+0djLC4ti",
-	"naPAf//3lZUeyyBsXNNSsWehDvKLSoScpbqCYJzIoQI1Svwsy95cMux6M7aJZlWwnhY/04KX8sWSh232",
-	"FstAgilRVFC+7ABlca4WaqEFl+atV0QrUka9CfsZqdtWC0gWHigIGmccLD4zRhogmX7DIit0zbPOnXD5",
-	"/UounwO8nuTaR4IbHJR1HzlsLCb2HWAmWyGcli+89YXUwdaE1KtVy2Anq0hWrZq6O5dZ9TT3S6VWNWEf",
-	"jKhSjuFLIjbDSM6+SEg0lTn334FAw1zBl77vO5EWRJqnP1jvgYO1BdrCqlxfpO1vXaQtWQg7obYg1C5M",
-	"312JtdK/0i48JpeaqotumUfBXEdMVvW6fKsCrOzbm9Cb71d8FX1dVySJqrG3dPWsLXv2O1uTPT+umsOd",
-	"5CHJs2Lm7krsoE963i5cb5fBKLo3OMxRzCx4yaHfs8IJ/g2LHurqSejddyt2qJ/ripyjKmXFYUX8XFhF",
-	"68Oew62JnpNlc7gTOyR2lszYXYkcQinriZxw5hBOGioIp4hU+YbFDHXn+xcz1M91xQwnfvSyfMwNvOAX",
-	"Ftv6kunp1iTTp2XTvpNMJJmWzNhdSSbYq3owaKcikenlgqkMh+TTqdHnoULDP0RCHqYiI4liJCmq8hsW",
-	"VX5sXtPQfLeSCqbeL6YwsfCrFM7XQlz/tM/H8K37CNaBoEFe95H+RpIRBGtFMi4u9vUF47OtCcbTJYts",
-	"JxdJLl6cr7sSi87webtI/LhMKpZ5Bk4mY+Gqx4PFC75hIQj9K1r+/RqF1xFc6+OzPnJJwPJY9wtPq3Jr",
-	"YTWuL7aOtya2zi4ui53UIql1YbbuSmhVAu7aBRa7THYNKfav8hx61P2EsZkwogR137AMq3TwNHTn+zU8",
-	"c7WukEmvUf23MpbrfiapyrLli3R9kfZ8ayLtl5WrZCfZSLKtmrs7E3B0R9sJewm/zSkKHpXNWX/OYszD",
-	"XSim7z9ElfThZXEE8gwlmCeAKV4YsdmIO3EuTKUUwUBmThgcv4QrGL9+8VQfheO1pGVTFvMx4S4ZUc5V",
-	"/E9I9Ha/EpRecCas+24FZ3WC1q3Qvl8TbdXluf5J5PaiIH5ZnLWdIPOCrD5Tdya/tBl/xkSOdlEY/7J4",
-	"hzIlsEwBQfsyPP0tY7JQqf+T78v3G+cQZnFdvPTkOrAsDOe6HzmuSa4lC3N9SHa0PQG2fJHsxJgXY0un",
-	"7W6k2dev/zsAAP//",
+	"7P3rcuO4liAKvwpCMxFpz1BOSr6lndHR7bKdO13lW9nOyroobUEkJKFMAUoAtFJVzh398/v9zTtMxPl3",
+	"nuGcN+knOYEFgAQpSqZkV+093dURvSstgiCwsNbCuq/fGxEfjTkjTMnG/u8N8gWPxgmBfx8kRCj9jwec",
+	"pET/g8aN/UbY2mv3N/FWMwzDsLmr/+eN/p8w+z/SagSNe8r0aEmY5OKO9/sJZaQRNEZESjwgjf3GNTxC",
+	"A6zIBE9Rp/ERJ/dNytBY8B6RnQYaYokYV6hHCENDgkWM+oKPkKQsIqi1tR+2G0GDjwkj8YFq7DfaYXun",
+	"GW42w/ZNO9xvtffD8OdG0BBE8uTBjGFpkuS/fDN1v0jyQARV08Z+Y4IFo2zQCBqSKnJSb9MY6/EKq1Q2",
+	"9mFN+u+09yuJ1BKwizTs1HSsARSTBxqRxtevXwNzGNI7jV/+Oo5/1HF8+ho0DgmTKZyHTEcjLPRCLxhB",
+	"Y6woYQpRhoY8lRrE+YHheESVmgVOa2u/vW2Bg5OEiAFhsrH/S2NMMEuVbHxyv1NNmnqmOaMirMiAw2r6",
+	"nMeNoBHxWC9+d6e9t90Owzf6zPF4bGDdeOAR7qWJXr8+BRwpys2kBwyPh9MEf6GyETTe0wcCH/DOBf5J",
+	"fDCbifUvU6nISCPV4Y0GIPmid3wJ62x8DYrrLy47FunAW3a403pTXtoVlsPSWkY8JgKrwmoYV3d4PE5o",
+	"hHsJ8Vd19eP5xdWZvzBGI5oklDW+fgoaPaKR46ARNGKsyEX/GyrUsLHfaO29CZvhVrOl0TymRF2ImAhz",
+	"IHq9+b8a+43Dw/cXdhgsOuJMUqkIU3cRFj0+nMaw4E/zz2MBXI8vTw6PTo494B5m86NDb37UehOG6D7C",
+	"CcDdLq79t/MDf3EJn9xJHtN09GLraaOBwCNkZ9VgfRIUQWkddWl0txE0KJNKpDmOnHMUcRYRpvTUMZIT",
+	"QgyJcH1olTS4qXmUpsFxgiMi4HTP01GPiJwrCc0DLomgPIbvfNMIGqeNoHEECMlTEWn44lgZeAmVMznH",
+	"RihRq8GDsIinTBFxsgTj7yd4AF8x5HpnKG+6BHx7LYDve2Bn+0qkJGiMBNMEEYbtza3tHX0ADI9ARujj",
+	"EU006hxdHDeCxoA+ED3024Nz/eeIxnGiofD9h5Pz88bXoCE41wi0BUQlyZfGfuPdCqw+ZVQf6NZH/e+x",
+	"ptsFJ2w4uIblYcIluSIyTVSRlx+gSD+KEYAcTagaIs4IesCCYhZ5fF0TVcrgdfPKzHfD/TC03N2MANLK",
+	"Nrbd24mau/Eb0tzrh62mgeibPdyLDP/WRz4zafhGb8ZOKgiuHhKWhizz4XrY0Q81dmhhwnC/HpbkgzmL",
+	"pJcvv7Hf2GwEDfJlTCL758a2xc6B/ruPE0mCBlVkVO/Ysfkwj7Cm+Xrv9Ow7Sg83RPk5xUyZO0QjoPvz",
+	"G6xxHdZsMSvC+WV+aMTl5k57W/9iMWK/0Qw3toG082UB6dVa2CdHQ40zztSwSZhFvgBNjCT2HAnIIJ4m",
+	"OAvyU3NkYb6BH0pb++qI5HpIyGLy4H2khsRbZ04bf5HEXyTxz00SBTSvEOm18oAk0IAvzOeYbcCW47H9",
+	"+z8Jlprd5Ghq/s6w1Pz5fxSSmhlyJNV//3OiKOitRloxeFDmwoxMkEx7MhJ0rJduBBWqJJIkEkQFSA75",
+	"hCFeElm0NvWQSXPz8HAvx0PyYGD3SwMnRKgN+wpsbsB4v78Rk4jGJNYQ6WOapIIcGrkoDJayVCRYqiOS",
+	"0Acipjl16V+vLVicLK432NhvTIaSRHc/ft582Lv57WqLnY7fRB/jVv+93Bl8izenxyRMv6MXavt+9/tR",
+	"+8sPGrtTkTT2G0OlxnL/9esh5/dyY6hlb/FAyaR5T1U0JExuWHvYa8lTaTiF2fcJe6AKkKXqRGj2ND8P",
+	"xe9J8WZ8GuiRIDFhiuIEIC8AuGSEqV68xKN/W7Bkc7VQQWTxC3uFLyxjBoFdLceKBAdhf4QZHhCRUUI9",
+	"8tK08CloGMDt68/f7UXft3s/7o6+G2/Jm9bDz2/Y1ebkpx3yPvz1dBu/i9uDD/Ti8+6P93BWRwYjrw2C",
+	"lg6KITweC/5AYiSIhqB/NhaXZ8SW7f0tBzk7pC40iH1FUs7OudJQueQKS0nTEWqjgdZW+1SMSGxQhpHx",
+	"UPCED6YbvrHBqBslU8PV8fnBqa/OC8JwUlQfzR9j98kV1fzTi0P4ktXxr/R3UHswQucY/vNdUbGtt45n",
+	"qPkL1PnN/W1nUqtQ5xsXV0fNvb1Wq1Gh1PuaPEzv6/IljTKjpIJ2753YyTK7qzc23mtUauAGrcyh6O8b",
+	"TIqncjzEA4qRPrVUkLdonBAsiUM5lJ0GSuiIKo1w1ox5soSFYOVLztGhMdDOsZBu77ccpLNB9TmR4QZw",
+	"p1Aiyyw7Nk9IjOCWCxBG+gYjsdb4A1D7P6ckhRV6xlylyGisfBEwTgVw/bPskiJC8Mx6BLNrzl26Me2T",
+	"usDerI8p/U2QjfTaK1SwLWeQ10ehUSfbpfRuWjDX+nstz9LaD8ONzRYwRQ8Ab8KwlQGgoeiI8FQh3FdE",
+	"oDeykYOjLFAsBYz2EsBoLwRGqwQMgwIeMMInIaExdCNsz0Bidw4iPGvnrSV23lq487C084wevM23wy2Q",
+	"Q4/ACXJK5YxBYIKTpMexiBFmMcJoRFiK4Iei2oRlrjJpBjTQE3Gh2Y0VqBoJZrGM8BiM9kM+cc4vI63q",
+	"X95jFvN+P//NvAu3zkDQRN86EqfGvq6GBCT0GIt7zZtrSF51OfF27lrL9n/X40Mrx14TwmYg3trfdLhm",
+	"VYf3XCGtieUwBBZM9RHYDZq/qpa85U5vWYtptZU0hwL4CypPK8bTSyyyB8XDG3OhBKYqO7vM05Mf36Wg",
+	"Ecl+ceeT0MFQPXFA7SUPaCc/II2Qdw66/umYXdizOOW93rSIvO4krEEmPwqriLwc4M3ugNCOH5xPPiey",
+	"mwk3V5QMEE9iIhXqUyFV6V6aj9YxVhjUP01Qdde8yH38Am7ar/P5YZ1DJmEY6kPmYlDzm2HLuCBnOWGr",
+	"vb8Zbmz7kHIye1FOWVa6izeXlqnidq5b132l9Rzgz0oldcH/ZmnwawQ/YQMi1UE8ompWNYtHVMpMf858",
+	"3/ZqAeEWJHO0JslgpCkCSTLGxtfXm2otHExb675Wl8c6nF2/f7z9e6fTScOwvfN4fHly+Pj+4Oqbi6sf",
+	"To4/3rY22htvtsKNVmtrczvcaG20NjdatyfXF4/XFx+uzf9ozAk3w3b4ZjNstZvhThg+Ph4c3dwehK3b",
+	"g6Obu4Ow9Xh2/TfY8ePlY3tje6P1+Ph4cPp4fvz4+OH85PDi6Bh9uHnXfNNhxz+cP+oX/Fn1hI/fXp+d",
+	"3Ly/Nf/77cX7c29IezsMO+zy5Oix9fiYaQK3t7fvzw7Nzio3stEyD0+uL27Prv7eam82t7abWla+vb29",
+	"vj64vb5+fDy6OL799uD8+BYcdbe3t7enj4+tvTdhuNVqP757fHxstTfR2cHJObq+ub29Pj64uTk9vv14",
+	"cLv3phVu3X64Pnh8XGuHO+vb29vNsAWbOXt8/EGDAxbaYZc/tB5bjyePWx9vt1rt2wO97tvbWz3p7dbj",
+	"sfnG1u3Bzc3x+dHtwenJof7t7PjoUT+qfHxy7n3hcd7/lUF4cKoX8u7g9h3nMTI31vT2/elu2GrvPmah",
+	"E7cmgOH2+vDm8fqH22twqNphbx69gIm/Q7iEmbf9eHRweyTSwey84U5Lz+liD25NWMLj2cXjFZbDDrs4",
+	"un48evzm76d/P3o8PHx/cfukj//W+eH/3v7b+cFtwQefPXus9o13lrdUfs3IuNqF2sMqGiLeR32eCmTJ",
+	"T/okORY8IlLq23ULwoDSRBnbRkwU2LmMrdIwYBs+A9ZppgRPYKmOyBoreshnNWlgLZnF1QlgS2rEX4MG",
+	"T1XEQaqAOBRYubUTWE4BN1G+1YpttbMVbm9v622CzUIQLAEmMZXREIsBQX0uUMruGZ8wdHZ1jvLhhZXI",
+	"e2qtOoWVbD69ksJ37XNEY+Qem2AwNaSaF7OYsgGy4TdgCdWsu48jmlA1RRMsEU4EwfEU5ThQWGicmnfJ",
+	"U0DL1nR2/b7ZRhoH4OMaLjhSREiEBUFwo7BB8SOC/GrcGtk39OUEaK2vRS6mJ2D58vH6lIw4kwG6J2OI",
+	"8xrzlMUyQD2eDoZK3z5qSFCEJYE9p9JcSfpHgqPhfDO8FxT1eyOiShg3FWcKU6bJxgV67Tf6ghC9kxmv",
+	"TR5INRY8TsHu+GL6jvHdOEEZwAByjTglDyQxdDvGWt3fCgFZgJAuOQUBo7W9PIP5pPUFkvRPaZ8c4alW",
+	"RFtBQ96njf3G5dVR8/T4rNmCiVNGLefo40iBzSHcaG/n6wXYa8zJnrffbOx6A8BTpL/4tGZURpAKOZ3C",
+	"zwXBfP5hD5JUEVY87MmQgIia/bT4uGMxRQPOY/myB97O4XOQJM1xKsZcEtRPeCpKZz97Vps72+6w3p1e",
+	"NQ8um9th9VHB7/Y7PTyoeQzBkhT0F8EsTzC1DkLL86dczVhWEw6xIQnsXPNKNeHIuVmL1GF9GaftrXCz",
+	"2Wrt5v6rC+Z9tx3WBj4B4K/qmTagWcVP7bmmN7c2tgFNl52nXZynHcJBeL9sb0GwiCARoQ+V9vLVDUMZ",
+	"ecC5noEX6BCOp3y6kfM06NNDxl8El54gTSvyIMWRGgqShUYX5L9yHLBBgrOLo5rRs8ad1McK3M5UVJvc",
+	"wr08+NxaMsBPs8BIt5Ub6cy2qiAcFkYs4xjlUZQKQRhYwVpbmXgpD/p9G2exCdKWAeINh7/re+bOeEz7",
+	"GvoFaOl764wYD1jxKDWONGXE9flp0FBFcdlbPd8VjRl+whX9K6dsMUN1lwzD6G98RH57Ie9xKsvKwFN+",
+	"IgMguSSEfvkvAyLgCYSl33As4mvjMiiCKjeeIqxQK9zf2ra8QtERCVCPqAkhDPUEwfd9LBWwjCRlJeHY",
+	"Wv1NgkBuh46NlyIHErjWITfDKC5/kpX6uSboeQbnr0FjmLk39Ob1s8KGfm8QmA4imvOZHATBV60faw4G",
+	"K2WXgg8EkbIQVQjTfwXbnZ6zJzCLjVYSGZPgf3u3vXccfqNFFkHt8f631rv23uauntZ5LzK0Rt9ZtNZP",
+	"jThlwA2yIREPRNzQESkx0p39rW3vqloiOweuKxd+hSlz39d8kI7Ib5wBvYyIoBF+fTikER5wk091ZowR",
+	"N8IqkUXh3ZkqXGCrgmFFcaVSU1/GFUlZTL409ltV+n2Vvi7w5EnTZbWBspXbJjedTbLtbJIdYS2I2feN",
+	"BfH27Orx8eri+Pbq5PD9wdVRRzh73fbx7XYrvP1mWTvEAnHFu24F+ZwSaQwtW/1W1MZ7JOztxpvRNn5D",
+	"dvqtuB2B5wFMDAe5hcGmoeTP3llrg8bRDEIrCEQVhpIlbFLL+GgtSoSVRqkKY9IKYRqrY1F9M3eGUiWj",
+	"NKCUsyz75uQct5wt+D8HslhXxzmZHGUXVKXPPECCDLSAK6wAzbhCU6KQ9T36kth/RQd6wUW70F3+xztp",
+	"cxvQhbk4C64rLgaY0d+MzZMziP28FBwpQXHin+PS1+3LQd23SlTd3hAyB5GtfYJVKogJ/B3Tu3syBdsU",
+	"6UHMLKRvUEYj2BoYL+4SKk2iHQSTSeNEfTCSVHv7q76aIQJvLLgmFw2WYxb7UapbzbBV2BYMomxgkBXu",
+	"70t73PNiUMz5v81DbxGVWSx0MkVDk7rqRXxmAuRf9PVPGo5iD+nGBgRLnsq7mDzc/XS/+XD+5vPi4O8f",
+	"P/882e01ctyp5shmYx4iGQe0kwiRxg6kOKJqlieb/1bF+7jEUqud3+BeQlCrrXESI5OYiYxx3/q6pxvo",
+	"MCGYGZXA+L0HCX8gEuQr/cYUjROsyAYIuyqxFlrQYhCoTvll5BzfX/8Kufonx3HATpDpZhHTFBZwAieg",
+	"hBKYyT4RJRHh/9Q6Ay9UXyBL4f/meSn8V8d/K0bVD/QOXixD/srMh45mEsK9L9UNjn9TPzh+86a1u7+9",
+	"tyA4Xq+zub29s/OM6PjNm9abOdHxc7a6kvM+e0nWrrDh4YZTWj1BcZlUpRF/ICObF1WtE+In13EwX3Ms",
+	"pMbnCe4F/bPIAXD5CHbyI8i3PfO5Vmsr/9y2/7ntYzguy3wOEyw1dp/MHx00HqikKkOlPBoHJvqzqhGM",
+	"BLt2SDqm8ebdSDy/RsH2y9QoAChVXgU+ZcJVYFTT6gQmm7aEJpgqygYgF+Bq472XzmRNqHnyUv5Dnppk",
+	"f/sr6eivpKP/rElHY0Naf3DO0XWE2TWt8JAYfw2SEWagAlBFkMIDhBXaRHhjtOE5TMoBQ843nd0BA6Lg",
+	"I1oA7pFEI9qYMDBcS/P7iKgh12D6GwggYwzC0GsuBvJ1HXPBaz1PnaEQUuwtLSYJUeQGD7zFXRFFBTGB",
+	"YgqeZMs7Oj49vjleaYUK1xoZm3tIX4HATn5fyecAh3NU4YeCB9bHEW7uh+FqDgofWBGhD5q/xzy6XzbQ",
+	"OmgoPDCu+8bW+x/3Ln9ugwCqZR71Mo6WFe2jAPWvYEn6UMjFxuPxhtbs89TrCLPX2eKBqoiUFZnXfUHk",
+	"EEn7sEA0EZHSmQ3I9Nth728RvaDfvvv5+Orm++sTeTJS458PT3ZOfo3vz/52Fv7067fJxcfjLz//ev7r",
+	"+c2Anh5+G5IfD/Q73/3Q+p72v98g028T8v6AXvx6vHlx833r/Nfvt8+ODuTJKBnGhyc7ZzfR9vnRh/b5",
+	"0cHk7HBC8Y/nv538ymnU3mtF0xN5ws5bP1H9yYMvFzffjs7ax+HpzQ/0fHSmztvfb/18HW7//OvBl9Ob",
+	"k99gnt8G2z99/PbXnw+/3duI2gnrjd6F8Y/fJnmgzAlr7O+FoVawABZux0JBdnw4ap/vRt+KnyZvejet",
+	"+8steRrv9d/jnfSYbw9+pm32/ZfdHyYN4xEGL2Nt5zWN68c+jIyDfUjHssJv/mlpFOdicL7Ilml95HzC",
+	"Sh7yT18/VTjVwbxoRa6qAn82tLWcNP7LX2LWX2LWX2LWny9mfQJynZWxQKYCKGlBKCZ9nCYKxXiKxlgU",
+	"o9BqWCdt7IWhTRt9ERaiL7JoFi8CI9wxERhLBmy44e2wIEHElLEcYfX4HT3d1/p0tmrAhIFwRZQzyIXl",
+	"KKhVYFkLMH/4RoOF69+ev37YXi1cWGIPvXzCa7WBvhF0QONXEt0IPEWnJgFz0W6AMhSP7g/iX1OpRjNW",
+	"ZX2CEZYmzsUG6TqvO6JMcYRRwgueDrwg0LTevqJwFY6ivuRaj4lVridsLFovfhgccqkO+gqujZ2djXC7",
+	"3drd3Gtthlv1qyzEK8UZWxcGgHusnlcSq24sNGfvMYvdfrd3IYTYDyretUHFNqgnX9zSF4C9Y39fCins",
+	"PYtzdP3qhyObf+sjqzwtv8TX5u7eG5PIAwTgwu1n03ggKD0vXRigHkn4RF8RxdwNgyqV34U3LrFw1shl",
+	"MUGPPy+lCKyGDOYdO5cr3x1xnsCtkXAllw61XxLDZmLfwXicJTiUH79EykMRQ3wkaLd393ImePOFyZlo",
+	"DSplSmxREoxyfC9k7TyL33jl/l6M37RX5zew4X8It9kqc5vmps9r3ML+eE7TflFO02wBpwEkE3hATnlU",
+	"WRduUibH1Wvx0SXOzB579tUR/nJDRuN34FcCZwdzf29u5vLGDPP4Q1zdJZDNFmYSUyQVF8Tm/Zdh98sf",
+	"CLy2lysCqnMOOaO355ArBM8cuTX/USVZ/ouiC5CYV+lyRt3zn1VQl40L/KcudVlZWasN9Uj8+pftcOsZ",
+	"FSx9IFbYt4YEJ2o4LcDT1EDTWzW6/DPI7z8zcJchzu0ZePyP2R1v1t9xu+6OTaE2f8dheb9EjN3ONiI+",
+	"eu2iPe02DSWOx8n0mihF2aBsF8jNLQUriyu4+y7BA3t5boehV4BcP7gkwkbDtkJA1xtcjrEFRxlnCJfu",
+	"VIQViPIjre/fZ/q+V6YfxN7vdr8/a//4wzeNF41K2/UcXEVuiNqrqLvgocnLHZu/b4zUQj6ndAxCS23/",
+	"SbZpC9LK9DbjgdQ3LUPZN6yLbiZR13MnzS9jnZlpl8mVmuv6Wh2Iy71x47moVvBQBX+hmkE1zShuiFQH",
+	"pmbiDBkTqVztTVMew9qeBMJRRMaqFNS4qPJiZprzyi62Wu05dRctQ9vQK1i27OLWEik9WwvLLm7XKrsY",
+	"aor9wEZZFnbFnZ2nYGMXDVThnqqZa/1nJFJbCTpzUtkMzVpJ0ZlvIWWrpkFrxPwgZ7OgU0kEmgw54hMm",
+	"QeYpZHNo1mgiN8xD4Jm8jzDjaljU6f7Te06DOfnOS6ygXVhBwcL9nssxVThB56kS1Ir0z891nuPvDTQb",
+	"NUHglfnMPRzdN3m/CQ3dlk0NmM1inpMmsJsbiv7xaQJ1c6z/1CSCF8gQmB/9P5N1/Q/Oit7Ns0b+vKzo",
+	"j1gqcspLEvc1/eK8Q3LMbVXkPI+tXFGnWtJp7ey3//imJq3nlHxZuRmJ9c6f8SSeBsAuXOK47T7iWT13",
+	"ZruVtIpeF4CxpkNIgaVjYjik7ZSZsvy7KzjR6vLLONyG2hDmYP26ZVZ1a73Z3fJRpkIsmehHKOFF/eEv",
+	"fPmviy9B4fg/q/nH327lNpI/8Ph9T4ptNOMdrvtl9uhOSV8516FUBI/QhCQJwsr0RSseYavg+ag+RP5A",
+	"hHc3FI+yoZn0PWHogSQ8Vf/v/9XIDvYP9LefuICp1Dsu/0i3Wm3jYx0SHNuSOb77IyaetRbMQh+uTjNM",
+	"N4eKBDEenA3wQhqpeL/x+qH1R0QnAySiIRlBbec+FyPw16WCNgXpE9A9vBhVJaBg5NegcYUVOaW2VHFx",
+	"Xx+HWGkJLdEoYTf3OeUKo7WT45t3SGvLeExRN5uju76PuqJrVV4oYCCR0CoDg6KZLEZdBY87TJKIs1ii",
+	"lCmaeHNT/Qb4GeIAkY3BBup2Gq6GQKfxVvxL+636l82dMOxuQGXXHLZzxhVAswAClzyh0bT6fPmYGP37",
+	"lXwCBk0zTTdAscB91aRE9Zt2WFNraRCu1rSYtb7fYXrvY3jplURavAlQ93MJiGtcIGtClQGIwJIOWJMy",
+	"lPDoXq5rsZlPbPJkd2LenlAW80mHUYYstCsh+vlfNt9OakA0H/cERD9+/HiQqqFWoSKrdRQhesFygEqk",
+	"NJ4pfE9AF4Ag533U/YZgQQQSBCejf+lATnSn0Q2MbtIF68e/dBqUPeCExneQCd9pdNFkSJgFqSCSMAWF",
+	"2myavB0dIBMVECOuP/DA70mM1q7eHaKd3e1wvQyEypUEaM4SFsLmKwQN4BFRlqsc4jHuQXkOG9NchXxR",
+	"NshuRavmaJz2Ehppaf8erW1telVh1zfQxyHXOhIa8iSWiCo0wlOklTwNGf3KW4RZh9lyNgESXOuHUK3D",
+	"gEMrWRZI5puYyQkREm2FW2UAfX7zs9o8nYS9H+9bbO+ncVtuP1ztpt9uRe92hkdvyEE4Om/xy/bna4gF",
+	"gCpVWHlai2shptHdT1TOATnCX04JG6ghWI6qGNlhKiQXFbg2xp9TgiJ47Cr5EtQ9pey+iwwZOu42FuSB",
+	"8lSiMR6U+DaZfgvR7ye/nkzOfv1JnR2dqbOjbz+cHd3vnB0d7JwdfYNPWOj29zkl4Ft1FVjN4pbbETRK",
+	"eA8LrMYLMO9ZjoGzgJ8ejzUj6cLTbnEXM30I9FQGBvlivzRtcHHTmBUXncvsqk/i6sW66/CVRDQurqqG",
+	"wbFfjTg0Xri6/B5MaVx5/Z3EZDTmirBo+h2p4P1n+J5InxUjifsEKY4EUWKK1q6VoGO9KUlGWgyKNPVd",
+	"E/Dqp4xq1APJAq1h9OHDyRF62FpHYyI0V1aExZplg2T0FsJ09JxZaK/EI4LuydRkxLsf3ELWTHJRgDRI",
+	"AgQYF8Dpr3eYnoMy1N5CQ54KqZkf4wqJlCE8wJTtw3xgDtUnM+ZMErRmLJAB6jphp2snNLfyOMFTEpvJ",
+	"4X1LPd0Miqp5ZUftI30Y3Q1042/EGpZi2geZRGWbsdylw7babdSl+anc3ZPpnSCpJHH3LZoMaUIKSzev",
+	"U4mkokmiN6hFjQBthXsdNjMRZXepJF20ZiAth1yoZLq+gb4jU1NMG2pfjzVL8A2ka/qXVBIRaMYIxxcl",
+	"tmpBLIg0VimTl2auZcLiMadMGdMVmFEdx86vvvUN9M5e6qhH+hySx0iHZSP0fiRa2wpDvaOW/p+2/p9N",
+	"/T9bjm35S12H7xnji7miJFrb/vIFftfg3TP71Nig9xogyTPMg68BfpRZ/HY/jFpkjzTfxO1ec6u/i5t7",
+	"eHu3uRm1+yHZ6bXirfY8fuLRWFMT2TwuuL0NYRju71YVvc4RVS/xQIP+tyLT3g6ruTFIYIVlWK+ueWWE",
+	"v9BROgInLqzI/JWvR1PugAhbVDOmuJJ1aMSnIzzQzEHj/lp296TjhOMYUAmDcVWz65GdqLu+LHMkrWrm",
+	"eE+mz+SOF8bmXSkQezgHLN3fnyTilUSeUX/pPYVz9mSs8M/b1XWE2Y3LHqzam8KDVxKNBQXpMeIx2UCn",
+	"RGUF9wXBMRg0mpRJwiRV9IEk0wBI7yJAJ/CPU30nhwFqwV+tjQ47YFNk1mFkXr0nzZfBPb02GWIFMhtV",
+	"wE5GwHUztq/p3WTCG7gGhVuhw7bClndzRJihTPGD36FHnZOvy+Tt+XOrxDMLrJoC2s7W03R8TQcMCnDN",
+	"k29O+YQIaDUwJF/Q+7ODw+b1+4P29o5jegJPMvav76hAE5lrMgow8OJ8Xrm2wRsd9gMRtD/VMjHX0Ibu",
+	"BV9wpFBvqkieJhA4jjzGQsKVEvHRGMPpgV+aSYWZgkTmMjg3+ztRi4S9Pbwdb0W75E2/jVu9MNqL35Dd",
+	"/g7e7m1Fm3GbtPoh3uu9iXbjHbLd38KbvXbUikPytGQmHfwWHsoYa6TVM93+Ejb3cLP/6fedra//vZos",
+	"rCGliiIkVasJbmByqUApa7V5HiF/sPV9q1ZsiOSVNK7PuQt/wtg2u3BbU/g5C/8K/WBA5AId8BscXxlE",
+	"dv1JbD6L12Tk9a/SmJ6yPWSxGKB9wqC7rLOj6SFii+BTksRagxmZUq95s6hRqmlHq90wB4IRTqKBCHfX",
+	"5NKuD+Xfso1E981L+2jxXM65bXjuVhh+9QH23wXpN/Yb/+21pjDOCFPytXkqX/+QffEY1gLgq9IuMkFw",
+	"hBN9AkaH1auU3rI30DnXkvEAGrVMBFWKsI0GdMpn/YRGq51B5F7OQXbAEI6ghI9jSVQ6qNj+MOQLVBQs",
+	"A2evNnBqgcStTeas0UQjKAQBGrB71/3SSldLA2CcYHaXkUQOBb2QPtTIT7DmwsbValI20VrbKhY4GsJb",
+	"tigjhIzocXeZpFYAUDsrtei6xdQD12WC52PRJabA2yc8TWI04KhHptzesMXFR3ishR1CUDtAY8FReztA",
+	"hCkixoJKglIGyybxOoD2HRc9GsfGuLM0YPvZ2z5QqbRaI2KExEZKwPGIMiR4ooUzNKSDoUup9EC3+TK4",
+	"lYt2r6T55BoXKI+bMKIL5yjhk0w1yrQaAMvfwFu7AkRkKh7I9A7cEXEZKuah/nr2vACAVvgyAEgou381",
+	"+zkAwxhrRqTMbyDs0RExepkCcwLjaGRi/0HpBXB4StKzOFG1xuvzpYwx5GyppKHl6nSP6PVnfazeooLe",
+	"/EdxLmBLmZxn7UbIUILB9WiI2YCABrU2T8lfB7U236qxCoMs3S1tuDt3x1qymzETXYE54kWOx1g2ylhc",
+	"Pg99V0G3rXn2k/JJtNsvcxKzgPL7my1cEmD1OT/MIVSc/ogz8laTghbe7WB1AOGRuJesxhoYV3c4nyKH",
+	"6jlXKH+wb7A+t7I42/bMV8oIvvNCYDX7zMzP4LzRfIFlaO87nMA0gLQYKdHat9cX58BSR1yqgi3JoOo5",
+	"V+94yuKVAdiHt3PYXfiGMMYVcgOKoNl6KanFknvMibFZgpSkKb1HEs4G+l5xgYkFKwTg0CWeJhzHN5yf",
+	"YjFYDYvGZo47xfldArPMCsIaac0FZwcUb5nNlxXh4GvkS5Td9ZL+RlzdC7PrEWHqKlNJXlCC+4mnAgSg",
+	"/EQoi5I0Jsgrlp1Lbt6PJantZeS0CuNT9erASmyWZU1tMM6InrnYCQC8jjD7wHCqhlzQ31aEYAoTOK+n",
+	"D0PPGwpG3RzKMjLlyFcufpUHpZfh3aoNb737ufA+51ajc6YjsOgDRkZYCGrdIyWL01pX/7Bh19kNkPkb",
+	"ttldR5IbQzcej5F+URIraYO2roaCp4NhZks3fbdkOiLZp94ic4jZlT4ZEssRAAlgdoUHVseyvPHaWE++",
+	"SeW0/gmbQu9YYRPggx8wTdwNVcoNsoP0lvQiesQhmV6WQbm4yRlITuXsHffyXep9oqhIZfNTibxRi6Wy",
+	"7XBTH6osbt1bOOdohNlUi61ywkWMoiGJ7iXCCnETNVJeqp3rrqcnKy7ROh6oRPqhmQoEKju5dIvVx2qj",
+	"EqoW/AL8c+6+BHFuIsSZa+sKy15TQzKFATFJaI9AuMYURVyqZLq+32FdDQGQFrs+ELob6MLoOHOOaB91",
+	"q863q/WFDuvaDih31h3fXQd/bh7onEsqYDc2SAVu/TVJCOpavPaQs6vFAd/UEYO4ZWBvqgLo5TKoLKVl",
+	"DheOQxnqXulRTchvtxEhXhyU93BWqLueCepxV9gITw09KEEJWOM82/EiF8vXnG5LxPdfiXwthnwwCDK7",
+	"9ogzRoxFQJ92omXDOLWuBv14NCoV9jfLLmFeacXerNDs0NtD9hXjkpX4gbLBW085gxPXYiqeAkce4geC",
+	"eoQwZLv8bKArMiY2tbGkk1qmXuE5/AMYxfyjQWsYLIj8AfwtEJiGhTL/tLigtVUW96YgY3hbeSU7LCY4",
+	"hmh8zYO0rgSwcplM0ENlfR95TKWSSRRtlga68dsOKxPzXBL2v1BmNRAwZXHER6EO807XO1W9BKMjG5xS",
+	"JN538UWLTjuwt7g+ccoGRhmvPvVq7Rz3yWq8SHGAuHPnANQoGyzLgiAi8YpEXMQfmD79lbVUPbFgOLkz",
+	"pJaT3Il9UHDfzyD9C1iwDkwhB30eej/GfAg6sLUnFjhgjNaoyuXrmEBCHlTRokrfLFE6gkC7DpNDPCbr",
+	"OcKOsVAUJ1mLmrcWUWF7CR9Yaw5OwWwakxIFIeoMMDecn2E2teqXXAnu+ja/s6ZZn9E5QcEFW3oiyl4Y",
+	"OrKaMbHsvcQ56DVZlaQU02kJR2o2ufSlXSITP8a3aqF27Ot8oB8X28wDY2u9bIfrKf4BssI/Ro1bUfOa",
+	"ixlnpqd/4EJW/XhMLz2xdNAfP35sliNvFx1ZOVDXAtBaP1dmcGlhBt8KB850Alfr+9Ndl2C4n8UtoiEG",
+	"87gkg5F1UAm4K+GGOLt+/0cZOuHjVEKyQ9O6D3upsvGzzLIzkL61vtojnom4AUCT6XjMhSIxRASZLPOV",
+	"YJdNdAd2vzvA8hyI3pc8w+C+UaGfMmC2tl/eMPVKoq618jb1trsu2JAzUjRlWvfHWre8zK7WdTpsxqJZ",
+	"6azVF0K2C0B7Y009YQ/UJF163nQcx5Bli5NLoWdW0P/HtdLzfvrdBiH7h9Kg7OFuL/q+3ftxd/TdeEve",
+	"tB5+fsOuNic/7ZD34a+n2/hd3B58oBefd3+8N0WFCjG9T0XB5DEEv9jPf8qG8d6vJAJGbI3iLCJVORo8",
+	"qymQJVGYqlJasHuLWJoklsW6cZpp6J8NfduWUAVQYFWIY4ixIk1bsL+0iawP9O8zU86MdE1Kcvie4SlG",
+	"hzaDszz8geLZ/XYTyu67hmGYCMwgj+mWQ6z5owlv70qF+/3uvpVxND1Ps+ApiAZh+hr5paGHGzrp9z34",
+	"24UEjS9NPbL5gAXEa0Frp+xEfqD41Lxf+O3aTFY+Y4AAlNIz26s+bS2YJyQeQAeevKt56YjyYZBiNue4",
+	"ah/KzAOTlF7xIM2ibp6O0PE3n0XOWCjAB4LyRipBAtncswIEHxHDHrDKWk1AXB3IsFhzCxPzccGISQlH",
+	"xu3DIMJXix80q38gU/geWsMuNwnlZRusHkTzCTJxGP6y/oh1MEtqSVca01IWOWXrI3RYlpct7Zz6/QD1",
+	"qSASdQvx+VY3o+Yb0mhQ4GeW7onMN9FhUUKw0OxVEMmTBxJ/M+0C/a8jL24Q2acSUWUUqiJi0TpH69LQ",
+	"K1PG9GotNzL7QTc8xlPUlYRJLu54v6+V4q7Wrm1XQvMEDbAiEzxFkib69u9zgVphh40oSxWRb7MzwjYU",
+	"wzjVu8zVUrgTVN7beU1TOcqQKW7AbXvM88sLDQ2AVYcl9HNKY2Nq222bWHn/M3aa9QB1FZb3dyOqb3z4",
+	"gkNtpB9Y5zHggj6VgcAR6TAjs4OSlBIIA/An1y/aHSgygmsvFeSOfIlSIam+FdfMIIg8TIjKvK0dUEDB",
+	"hpAqSbU2piQSWkGf+YBeusDTuwQrA3L9VxOsEopG90RZpc6WaEFb28jC26gcHabnHhGcvJJGHit8QuCp",
+	"nUd/KdJ41LdX+12Cx9J8E5grKjxFm2GHxXiaRb5TZSVcGaAuZX3eNRgP8egZKeRDJlgwygZdMLx0I40B",
+	"EU4yotGkJn0ShOM3wnSf8zhrVVNYlb+3woP1t0hDUCCN+LLDZBoNEZaom3B1B4vSa0FYCPqQV2enIk/e",
+	"0rpcKU60SBBVZJYF6/nX5nWRWjpZsaSx4D0iOw0rRitjgRkSLGJzS0qqmVlra9+vFZp/zVDuwRK3v2M1",
+	"z7mCcna1KJQTyte4oYgqK9rkTFSjgW/MsrwdKN3c/lRJkvT13V9mb0+uMe/euFhqhqvq2g3+mqcn12Cp",
+	"rv5PnS+YoV+hsQBck9WsOOPBUGmlx1P1FnVpDCJ6TDJ3XZy53Iwabto3HlyeaNq1UW+aRZY5eJCzSPO8",
+	"xIkDy4TMwwIHXcD2IFlgpUtJWa0rJxVb2uVJ4dvoWDSukD9KQ2mcJ53ba9BDj5xi86PJTtYjsALlFEhg",
+	"rgB0aKSCI6yq5OKi5LCPsJdiixOLBObzs+CFpycvfvGbRGV7GPNOO6jAqiJTnXOvBBXoVsCxYsh35dcb",
+	"T5B6cZPv/N3YG8q7hvI7qPhlO6LyW0/E3HsEHHEWEcGk5Xsasn4YRHOixQBTk2kFDldCcocQCzD9KTw9",
+	"fnB2jyS56EMk+iK29tGEjbgqn1BssIiksUX8J5mjTyhfs9p4v2cKXzEJ9tNTsHBJsPD92V1/qvQnueJ/",
+	"YFfi/bJkv5FB69rDNrdAjVqNwMMbh1jQTLYOXvmXhDexJlCP2xSnsw+r5/rIxT10BlrNtpJVW5yH7HlV",
+	"Thv/BvDSEqejgoxms6usCs1nVj8WlNe5uLMNXroXvmZ1xWZCF20NWKQ46jSuiFZi9lGngfrcVmHoTQub",
+	"sHfCxjNNRD4Uq8nPlD+bXfGBEXldoUQH5GueSpS30TJmlQ/X6N3RARrhX7lATOsJa90RTYC9kgEwuj6V",
+	"w27QYd1IpFLhiGB2J4ckScwDrXEQcsdSJfUftrs2MMshwQpYPp8azi/xiHTXAxfqm53/8YfXH77rsD5P",
+	"hSJaQzYmLazQ0JXQs5XiUEIlKMKjEYj4ERaa8Fz0PpdkA3W17P4ls0xiAEeH9VJwZ9HYBjHZCnMQ12r1",
+	"d63gWLHdEpGGhf5zoClPbxgIdBYOGhsdGPSNa3uMBw0AAhT4B482gKARNAZJqoACR3ouaNsekcQkribp",
+	"mMIjniSpjMAZlSbjoW1SFHHB4D8RZ6kROASe9IiAlxUfYaUZSkSVADHknk5oI2j0MMMM6wdDHnENIr1O",
+	"Lu6h9wfpwxOozwNt1cdDfDeA1mgDkmBlFiQBCpzHd/HUNOpU5EuRseQ7r+AtBiEvoVZHtYHTxHXps6CK",
+	"jPQ9qDBlNufBvh/ok4WUDN5HVIFKaIw1kOfM+IT5Jj83h166IAS6Ipj4h8LCvWFzVj6tqm1C0MFpK3Nh",
+	"YIkk/FershKZyp5VIlhWw/R3KNxUQxGw1P417/ogBAbGlXexz5m/bWcfi3QAoHiggjO9RDjSEZVREQ4z",
+	"W44qE2YPTlvNTUTBI9WnRGQbXrNuPDIaq2kpAdhvpj+r82bVUxcD4MyN+1rovO+J/zNN+DPAzlEdcgjK",
+	"ins569s/4jHEhgHckvgJuNXT686wioaeXmcLvxb0/sObSq3H9nvNB14CxT2p9WRYYs/WTpV9vKDX5BD2",
+	"9Jkcayvvo5Gp9v6EqFC+qlw9MWNFoUqilNkGfwWSyQuRLYbs925c1gll8Xgo4laGVfYxO8f8/Z6wcbr8",
+	"psfcpJGXdo9NeBEWMQDBGB4jU3FkSkkSB2jMBRg6uAneIDHCsI711SF2aRfjIGe2VBN813bBq4NxTG1B",
+	"hbLLw7QgmFHLNERtfIQgD7Z0yUaO/j3OE4KBUXpF+eqauGraHhIs1Qfppi4ls2OpkEyhW28/TbSAEbiI",
+	"OmNstVod7SMGNQBSaS6J5zl1co5wPKYRgsCjPo4IImwAgt1Y8Hi9WmwmffqlOIfkqby73/1+1P7yJGuh",
+	"nqPHzlUAUeBO0z+SSmSQkg4YmeP6BAkNy3u4/rkI8kiyLP+bC0tbkCqgl/S0/3MWfhdjwkzQG7+vhJf9",
+	"RE0jyqo+NFjYIjCtxnyshXWta9bVtQ4jtym01s33111/a+olJFPEWbHgyu8FONTrwfq1DPw/EJSzYEtj",
+	"qo6ZEnPYzbxyj5lp7SR2CstEUEVcfT2D09dUkZItKH9QtRfbku33WtbPJ7mAs9Q58QWaXwcNPKZ3pjRM",
+	"Zhy19/2nBaxkFga2yose4EJfDy5P0D2ZGqozs2clDZ0Dx3jKbFrG0oYpa4Wi1Qowfnm2TsdFRtAONzfC",
+	"jVZrc2O3nm8DzCUGQZ/2MtQxBwKiIcXTaEhizxqIWYVB0GLlZEijofGA2dRtW8XL5BfA3JLYANulES1v",
+	"tFFZAymeSeW1oTxB5q8REHlt2cnzTJc0dhEWhpoCR8jeOj2zJh03/FOqwqpvtGR+qDXy5YxeBZVukcR0",
+	"BRLdQTb8q1bNVTT8fgUBF14kvo6ThUcGuUL7IjqmNUpCzOeTMx0WR2eV+EvkWkWCtitxpdqWUEbqb0cf",
+	"IrQXrtjOCE8PDXheBDqmnPLvVZKCyBTVuoe6iqYjMJUkvuFnlAECVxOn1hhsTH/CJ65XjdEvbKgtApQy",
+	"9jcskZnXtIOolrHNBDWvb78a9O/zHv9AjLemEqltveg6DtYIJ+RddsnWheSSLtziQpc1A1ylzDMCKDIu",
+	"YvfTdou0Z9iJnD3wYxwNkUx7TQNVqBmqJOITqA9s+uEBjOB4J8aBTCVUjTQxVWBd22gE9cnt2kxctdT6",
+	"ujhIeVXhAR+dv1+kkAhs6oxnxYjAkNubojW9TQN/iMKBxEY0FmQ8JlqDTlIbKTIkSR8ltE/W5ypfi28f",
+	"g4weDRQwvIzP3j1kmV9mWSkryjlnL18ORbyuIHzHJR0+FZDEt+EEvsXT44czvL7ylnTtRMpSdGTdb4uO",
+	"+T35csgTLqzHxiS21X2ldATu/cB9e+5qP4zdHbTMrf6nbGhmwdnVteRq5WUqoiG29Urq+WJz5jfj3HwH",
+	"hnUyksZjMxnyxBFfZrjCEo3dR9Ha8SV6jZSgI2OvWg8gW0XjtPGCzkg6z17jTVbRL1sSeMsZMVcZfDam",
+	"cpzgOfZ7GOZvyRRe1Mp/4DKXmaS9hBirnJVvIXutj0c0mQZoE7J5IGiBKRTTATX6Tq5KtDa20X2l+9Y1",
+	"bqhx48yN350rgHz+E2BdwA20RmKAlRV9TFmspaQEjT8/afTJumj+CSZfa76aw4k9/utw6dMcunV34HKk",
+	"+3Ki7VwcWUmuXObcVpW4lpd7lhEmHuaLk+XrPL/GLTY8ZFf3LF4U7+HipVuNG7LCWGxzadA4lUMjiUFL",
+	"vkiAGxzSKG1Chw1tzCIhCcsylaiEwsJPmzojPK42c3WhdnEXjAZWUR/QB8KKPOyGMzoYKlOERc2JRnFd",
+	"4eqaZmzSlMuhmr8uE7Dgiizn2VDFNcLz1+PqtY3m1m/2P7RSSeYnqQO+DZ1HF29yAgYSSL+3sZgERMF8",
+	"90HuKzPdGkwI/LBU4GJ9thcN5CK8hpW8tnB/XXN/c5S1+WzO4F9pp+Yl/zytdhJhERsVxaR/aQzUmLQP",
+	"EawB6mqK1P+1JKn/CSIGRKbYu6YLseQDQWLot9lFa9lrjn71v0EcCVDXcvLueoC6QLcQ1meFYpg3F4tt",
+	"aYwZqvYZ5IK9LotSUS2Ucr7g0odtAFLVl1+8F+PMkqqDqIprms9h5vV0nI36XXw9SsNP5kT+WhY1j0vX",
+	"jXorCcsaGyUEg0GKZr5lo0139Wl1bffVqamZ0AVwdd8ixwLs0Kw8vBveYWa8ZeD6DYde9hWHiN0NdICg",
+	"CrDX0xWW5DV1CatygbzLYTHLXyqqbRHT/Y5MzSINX6vqcOA4/R/Dk33q/ePI848jP+8ktmucREacCwjO",
+	"m7JVZ8pnk+M8KpwjEDiq2kcYCiq6VmMa2BuOjiAi3jReILFFLlM86fLi+gaZnmy/Q32yr+Y67K4HHWay",
+	"RtA9mW5k9LWPsH9HBZrA7d8USqSCZaWcCoSiNKEMi2mH5f2coPtGVgBBi2/5TMannbIYrW2FW+ulIMQs",
+	"ywC2klmWigFs+aiZUzrEiuh/H0IS7azdpkeThLLBgS3gXcd7BfXx2bTe2OXjMOonGtNnqs7joa1N/OSX",
+	"UrAgLbGNBWESDnxBVqndrCMon4UPPX8J1WTjH/NqwduzqODZMNohOsX3BF0PuSDoSATI9t1FJ6doJ9yB",
+	"PqRlprQMKuXfOtQU0knDsL2DLoSiv6GPJI6rL6Anv5Bhk0cteIr/LRoS1tSy429eK/PsZLMa+n7bmq3g",
+	"ubnvS16fGX7ms/3PFtpstdH29jYKW9CKx5tzK1zWiTo3zsThU5bdURIYAM1qGgdW4QEslsuMH2h0P3RR",
+	"iLO+o+dyiuVcQ0Ittfh6DqPCieSuo6U5U9B4ICytw/aqeFh28J5Lw/K1bOPZ8RXOxX3X830sz95g86tx",
+	"t6VQ9nn4l5Fra8tvM9UCAdLrNBUGFag6y0E08/iPf/9fhhVODCuE9jVjG++wJFt5MvpkzVYxWHeFcKAj",
+	"knKdCN8a+wMdEfQbZ1BUj3iPs35FUKJEvjK52FRNa+Xx/Mnkk9FCDm59zUHX+0v8QJMZCG+GS3PZ1Ynm",
+	"SVrIc7/KhiWmvz/tupowtmAMNUH7YBbhUHsCXKT6GKm0NhDoLuqqUngvuroyHbYmiXK5T8bi9BYSMCRR",
+	"UHjd5PkwPZ0taNA1yfuYRSRJSNwtSrl2sWBs5aYWV74QKzLBNKDB2zmKInA+RY26LhUgPMner3j4vVtV",
+	"xbNDf6GVz/O1Vz3Ot+Od7Ql74DQil5jOywOO7MgNaobejTGFfGDkniD7BKxqIyzuSYz0oNlwcSDbeRwh",
+	"m84QN5gi7cRaYJS1qNq+UdcLxBVObIvuykgz+30YB466SA8uGAq23rS3wzB4yvDvtu4vsbCARRTondI/",
+	"JAt2HrZUJcNW4suflRRbjawbPiyBxA4sh3kK54FL3Dl+ZLDetul0NbI8OoDRLjayRyJs64s7FvN8gshY",
+	"ZJ8LtGbrkruy+Wbcei06gYleiErycmEvSSZuhbWJpHCw/1AymUWxhYRSRLI/nVRKOG6IhTCZyncJHswe",
+	"eRN1U2ZS6u5cqI9xedgfY0qUIRUeE4QnGGoJGVEHLGRQl9+ObupBMu9uu77RYU3UNXZLO/8UZvMSjm0u",
+	"k0smc8O75l025t39zHHZm6IRT9XQPuOwvDsuYiK6+3k5p7yjpX6O4Ll5ZSTYXco0kGNbJ+7s6ty1CjBd",
+	"gy9Pjgopi4HpvGLKGsOb6OyqKInMgBC8vh4EXbJcBgQty425/l9/D1pmzBdYFFXK883a7PwqGBXK9wr6",
+	"tKmmdMFqBeLWDZmXMiVxzTldksJCQvX3/Z1+QetDqSuMt0RY/RI1eMrdBGI8dR3WbUEpreTsoy6oMZAc",
+	"n1WBWrPttzdDBBWuNAFnoDbZNV0oYhJ30ZpJ3XOlwtb9PGWYumGPyUit5rXKVI0VVP7ayTNm6Jww3SqD",
+	"QFbtL3tvtpaIPUIPY3yMXM0gMIMqpQzouyFmcQJfhT9tFTAvDrIRNIY4isaNoAGeskpYF76zYk0Mn/Zm",
+	"rwDDqgDrbCI7SjgbEGFrmK0VkTFTu2cjV/8ZaLTsQ1re+JAHQQx5EhOBJlzcS1s1nKq3tvaNCVGWCOjE",
+	"1AWD/JJaYlb6ZENZqEJmigJTZegcBCopXT6nXmwdoW5edcwykVTSRiXqQ4H+S9vtZEVjmGkM6iYpGkAm",
+	"pspcM+I8IaI5xkyJaXOv7CFsbz1paWJk4n9iEV6de0Nn7Cel1RYnroRRgunIdvo85DFZEUpzO4eDCGVC",
+	"tCw6QFfODXSIJQmQHOOIGA9ujOWQmGY0dMCgGP9ad/f+c3O0NTadGna/+/5s67LcDt78WjbuLVdHBtZf",
+	"CR4ek+8q63t1M9ERdBlT9CGLHIfIGaLMs4uj6+YmiGUBkul4nJCRs/6N8wZRIEf6d53HfkH+KYhGcyUi",
+	"OMN+hSy0+IjA8qGgtcuaEnQ0InGA0jFUhcWSrJs+BYp8UXlJQUmA1UBtC8ZNW/jC0ZxfXF5cfbcyA3Ww",
+	"rwwTOOdozMU9aiJBEjqgPJUeNBs10yb9Kg/V529sUjdY3q9GGi7quGh6DqtDQ5lrwV9qHl8RNpHVbnsK",
+	"jDfe0OpAei7VHO0YfobSwCZWXBbDu6kiowBhZgOeYxLREU5cR/81DKijB++gpIewQq03e3tGt+4wTdGd",
+	"xmZrZ2O70+iaX+FTSW/dtFQb8QeIXHggAg/AanBPxkrzkVY7+9g40Rxkpt+8nrYR+P3em//6S9jc+/R7",
+	"K2i9+brW6Wxkf7a/rv/rf68mJql+wIK6SuNlPwk0swX7c10Hn/fKcnJpX/BRLdFkySBpb4fzgqW5yfRf",
+	"Zp/+K8vtcwnNRPFaAAHry1KAuDFvlFlGJofAWcD3Z4BTsfWgjCgVaJDHRtvVfppDp4WzqkrQT3GyTFy5",
+	"eSOj/gyYlKmdrUaV182ufZmPLJG8oYfOTX2Ekuji5gs7iedY8gSJCB1bx5rATPY1P4HXkOATiSID8kLC",
+	"Xs0iqjMEsWSOgF7YUjmukDk3Z6Ox5sc2uQ86r6RMaklckry6fyot14Sbe0i4IJCyZh48DwTedMtsyXtt",
+	"GZxzRylP2FJfc69dpCvlx1T4UxQZvZL5RVgZ3qsfLLhT85ut6W62iEuFbHFiCeUJ8tswv3TXivdrSQxu",
+	"h2FlCIN3fdXdv3tnmSOaYKmW+gi8sPQXTvnA0sSquFs2zRje5HGeLHnFkblHvUVULGFYzhsdX20UCcVB",
+	"yTuVMrYUOXIFwRQAVz6qEovMWEgReE/dLTfZhVl1uyxFt6uR+8r4V/+FcnXfZwC9GpwpU4cJl+SKyDSp",
+	"igtzITCLhZKUqeshITBpP8GDAYGctgq28p5PTNM2kCRAjbYvbCwE8g84SckCVgX9MSECPUmQe0miMZeq",
+	"VJCrJqwjF+Q0u4DSHudC1kk/FRW3oSGkueRd2LwiI9MPJbGF0PZNxmrCFVrrJlydxN31ALliWcaJknAV",
+	"mEhy8MJ0mGXPbg6I4nAfgj46ejpoIuFyX/W5baCDrEsdNCoxk+hhXq/oDutxfu/lCyvUjZxw2EVrXfJl",
+	"TCDUxNaFdbCzxwDyDlXSHNZbr38EVHvtMI0NLE2SqpQG0wV22Sp2QcMu8OlzCJyXwLvKcBEqb/Pko2+w",
+	"JN18B+uVCXuVWt12Qavbm6fUOVhWo/uig6ixkZdfrqWIecRp8YBKxB+0tMBtbH25IbzJEvYSSEob9REI",
+	"qaEgcsiTeEE5Kq+8yRLyvSOf2sPnaJxPerhWSeT1UfCPyae27YYXslt7ojAwdlJhlaQICFfJgedAp4L7",
+	"zy7C8bT/+P/9/5EjlX8A4s8T0zwEcuhRlXhcOMog53Ee+eccrCCPPVRcR/NvInM5V5qGntcCxsxgKrws",
+	"jfyRb3eZUx9GDgn0vJoQQRynfuvdU5BwIPQAl64DHMNVwBnxEWGqbk2YlULb7SsrwqBukdIlzWVO+qjQ",
+	"iXPUfJaCUpkawZkaNgmLzUkFyHqeGi/l239aCrWBwAt7v9hQXR8QPjLO8V/n5xzkhONRgDuk+UQ4r62D",
+	"maJGU4fq2Fc994UZngv0NvwU1mzq8q7oF1i2Iu1SSYe1s1dgH7C7VT1/T7MaGAMS4RoXWlSBuKJ1aH7K",
+	"TDy0vV/6qUpLnumFLKJEcqVuiIrDnekGyUwyd4UjQUQ3y5PL2cNG+MuJGezOwv05n5xXTj5Yzm9elxrn",
+	"o8MR1FRYFR9Ynz5pGjVfOISxWSntOj5B82IWTTFDQ++dEpZ1lVw+XXde4MWBQZyKBOwsvMn0bk8SqAOr",
+	"R8vMW0qFKzQ6pGPILqCKNGXExyRef4sgsGZCJUFb4RbqXusvacKAfNfuspndGC8dbmGxxTU1MjCYjyPH",
+	"bIBNP9bV8ASnMbU1cCr69+qHEkp2ECFNOFifitFb09FCkS9GL1ySolYkxDERlD+JmTlALs34DJOWlAZy",
+	"1rL9BGupPkH30SCDcbaF+cd5wuTY1GRaMXQr2/28aCHTFVavCOWDbZKE+zbU3GQDiBxa44y40CWgpPWa",
+	"+RMwGRcf6kUujYnQc5rgpexlJHgCNZyHdDAkror6amFNpjF3nCYkfmcQ/uU9oWQE5Q5WuS68dz1JrrDk",
+	"RWjzQJjiYqpRdEVGMKeHgd9SSov41ZVVa1cU1gss1RNe0ezlNZJZ8mJZlf9gcUoeSFJfTbm0b1Swk5nq",
+	"qEOS9E9pnxzhqbSLMzmXmzvbhRzMVpUdQd6ns0f3gdHPKXEyXfGijLAkTcqgWqA++GRa5uQ7T0fLaSW/",
+	"PjT09t3p5dBoh/XYqdcSJkOZhQTxrJb7kSAQhI+XOO3D7J0ZZRJA9Tklds+ajvxM/4X3GQzy2p4vrNHL",
+	"E5LJcd6tV2r6QUfUsHxGJr40ZDiqNDxVvjUNkiAGvAfBZSOCmQQHBAxYVVRvzxBAFXzKySq2wAGAYf7B",
+	"X4jBS+mB77HocQHZJt+Z9GL5zDZ5T6h/lzyh0YpqrHfYC7koDDulUhVq7DxnU2aSBbuyFVef0aTRJh3N",
+	"C0h3psQsOSmwTqYEMr19dbPsq2/vNMPNZrhVEZn+pGVrOZNVAQynlOV0Wl/QDOZHMb5kqskDYTFfqQtM",
+	"9qYnwiwwGgF+XJExFytqL+VGIln3E1mZG1FPgzAL8rQHrRsWuq2ZJik4ikop70/rrleuN79pWk0V6QZI",
+	"kD7UA4ff7Kzd5QP1zTqzXVodchHgP6fUdLRZDfp9wUenBUdSRYZEyfgza/tRPLpHER8RCZ3ga0nyy5Ge",
+	"t9HVCQ8amF2wcs8Vy0A2V2Egjpjz+d5xgW5SImM8hfAm9jklCsrBz9w8L0zzir/QSQ44MXqjSyo2nVVW",
+	"SDwpxHme+v6mwmJrcJiUrVYm8TjvJgWZcq5Dhm0Sn9XpNGqpKx0ezGb8Lt1OpFQjaeVeHXP75T274d5y",
+	"1ZZXalSxpFr37BaA5ZYH2Rbno9Y1HTDe768o1lCiQByoW1G9dgrDGKvatYPKTQqyV4PCAhfBQK1opLYI",
+	"LxdbHXqC4Ps+lgqFO/th+B///r9a4f5mGKAkZdEQtVr2x639zdBkMFHGiECtnf1N/aAd7odh7dYgR5YI",
+	"i86Fdi3vIKbMqQrLW0UVHZHfbPm0hXkkbtwcRTmbZ8GJGVbumOg/wmBUx8lQWqbzNozwlxsyGr9bIuHm",
+	"HbxH2UrvVTeas8YVL1q4jlHlz3Q4PSH+3eAVNeUE90hFZfBLQU20n21PjgdvkSiIu1mXeHt/WonizkkU",
+	"Xf2SzIL/uq4rWhetYeY14ld4YG5cqOXlo5vfr9/29yuFZ380DntkUkVR++XcUh8hDRizwj5Byq/aJqIu",
+	"dvOtpwsYAJi0agNEDQFElSRJPyvH3COIj6gqx33OFe0WNsEzT19JROP9HJW9Ja25Q7S5hzNyYJ+LDqvY",
+	"5ZpFA1NZC7oFS1QK37TuOdNEHyMZYZaVfoaATH+gli/tInJkKGPWmi2bm//01uGjtwaqZIfBTl3EHXSL",
+	"tGC3OIUA09c30EHVIZa+65BSYy5VkFZngN0zgakm9btHEltVHEtz2GNLNjbSUtncESM1S9OOksQIizk9",
+	"EOcc902NWsc3eHCTD56x6+SPFjGRVfMxsdc+d2Eru0L/2K8lEb0kKVcKQ3FKDp4UDI9g0NegMRA4ImfQ",
+	"+ni+XII2Q8vYs0KJb56sk1jnytPwdPdcQtk9iY949AzXZbvC1TAWlIsaor9ey6UbW0COeVCBg57Xeg9e",
+	"lpdDbvIF5w+5jjBbPELf0NUjltF4DX7jQXWMgaZnX8Nd40L/zbhxONokL8ugLeeC7m5Dqt66fudGL/Q3",
+	"1q3HsslofIXZoFZSsRn4UubcTIowsznymc8CPtqUltXYwJ8Qszx75yVgmhB8whCe4Olbj3F7lgx9GeB7",
+	"whBl6N3xuwtTywmtmWIXsZ5FmmIo9dzPFepbq5pjvYByjiV/MkcPTu7KDF2OdlbuXJVbhX0DThZVPBtA",
+	"bHeyAP1MxbUVwyUeqiPAoeobiAQgV0Le2QMJ9J3vOox3f+k0/ken8anr9TqA6Qry5i8NKP6yYWMrwS4O",
+	"FoONmEQ0NkGRtfRSu09YGeTHlaLfFtkvq92PqUhqfvSDSGbLwoikETgALjgeLu6f5flZ8rLPJLKamFz3",
+	"Msz24d+IL8Jw/RUHT3rTYhPr+iI11mqGZt9XtUOBQlBpkqB7MnW9v6CLN7V9nQSRY84keevV3EX3hIwl",
+	"wmiI5bCol0meyrv73e9H7S8/9PZufrvaYqfjN9HHuNV/L3cG3+LN6TEJ0+/ohdr+8fPPk5U6DpbveEFG",
+	"FEqnqKHVS+7JFGIC7X4iEiDYC46bbnfgZjEKC9i6KYPeHkSg7pcmHtPmPZl2N6pxjfTpl2pYmub0prRW",
+	"NMRQn1dIB1nKUEKlkkhyhGGRWtzomSTzAaPSqIKV4Fyq1YNpvw/wytbrR4kvQMw85KJ+uUzvndlKmdAv",
+	"bG49Xfse0lKyVg5JJKCuT46JWh+fj33omoDmZ+0GHQZzEii7ym0pUpt0YTXK/KPytXneLZc7oezhbi/6",
+	"vt37cXf03XhL3rQefn7DrjYnP+2Q9+Gvp9v4XdwefKAXn3d/vH86JAwAUFGYMwe6ZdDXaa/AJ+dZ6mYF",
+	"5lVKM2aX5soXV1kl6WOapIJk9egXK1J1U0qwVK4Q63NSgPQ8eWpDpvNt7+0VNb6ns70Mks4rJTdglA2q",
+	"ELnMUjfQMYgbWS1Wm8LaYd0vTY3rNCJNPR/YMG2t0YRPiIA6QEPyBb0/OzhsXr8/aG/vOC1H4Ikp6npP",
+	"pk510Z/tMAOKVxL1popIY9cxPVTNkwB1J0NJorsuMiwDURYlaUzi9Q2kvyAwi/kI9aiaKRBkXvzx8+bD",
+	"E0zf3Q2V4qgoNUwZKjWW+69fa8STG8MskKdp+wRI10LltWaU9ThkQeDJzjJw1DWDbwXEKaF4DZbqQskq",
+	"rq2x4H0iJUhQKI9UQ0OSxK7IvYnqcjWkJR8RFCWUQd0RLXpKSMSwm0SCDLCIEyJlh/E+RN3uo66Iu/oJ",
+	"lYpofSemRFFFMQtQN1aiCz8QRSOkSDRkNDKPonjURZEpumjfwmKKbDnLoMO60ZD0/SH67wB1obZlF70/",
+	"ODy8bOZPoVyvxH2ipighOC6Wv4XEglgJDdJ4pP93SPpZocxCxpGo5BKHxQbiyzmIb7KmkK8kcq3IUQJT",
+	"abL9f/7vd2A91Pr8XTQk0X3XFuHmqZI0Bsf5CGKyJcId1vXqid2RL1Fq+keaCpL7EJY9Qd2I8/sz68zo",
+	"6hNOIMhzLPhAECkDN27Ik/g9V9nQDjNj9e+a1Qy5QmsY/qN/Mo3ebJcvE2gNz2A76wHCPf5AzKyHPInP",
+	"rBvGrqDD3LQRT+LKnn3espf1wZQ/usr7HiiWe72qWNtR7qtfKjz/SQvgKY9wckPNPTnrYwSfZ7lx1dM+",
+	"C2XXWvPLczIaYBbo+1HJtY5ApX2eS9yyJj/cCo/Hgj+A8izIryZp+NMz3OOlzWWfrN6SvkwrtC3bIPmp",
+	"VoK2afCSqVgrCmZ19bml87vgIiOEHcyRXUzz31cS6YEIp2qob6RIrx+uGCJV4PxzIzCt287QtI8YeYDa",
+	"laa76moSWs38s4owiWp79o1IieWrXm9jU1wXQ3lfqMdu+hlTl7mI8ABTJo0iOU4weyXdqxEer1fbxc0S",
+	"niOePlmf2NuCdYBRVu6IZAq/TtEYCyVRDP0hlX+yUtk2nk/bBl+w82AxCy4jpezkPPgVsNS0zV2qPrfB",
+	"+APoLDpD7veVpWehwIq+u4lpH2VMfQXxVmF5fzeiUpI5fbZNG8wC7pZc1J5IgECEQGY+tBanBLW29sNw",
+	"vTKQyjY18FkpZX0OVZSErajlZJaipJQ/r1W8NftSvqH5ED7MuOECPmLOOTWxvIH1tcghHusxY6JxmDPU",
+	"1d/v2mapOcfqru9nVloTuddhYNuhLJavkGVxAep+dLzBrMlYcqFyS8Y15AY60GKySgUjsa1EZFsWa9Vo",
+	"LIjpTpWFIfRpkpAYUWZEIM5InbYhxZWAMWTR+DPC0m+WGH8j8PSUMlJz+HeUy/uaY68Jk1z8DSsygQbk",
+	"8M6n0nEbx8RS7ddNRWQPDeB0CjzJnP/+nIPsZod41+NDCDnpMO/HPh92A9QtgdK+OyIsvYNxekwRfHaI",
+	"Enh6p+8Y6L7ugcw+v9e/6LcrIGSHSHhyNzCPuk6vz9GLjw2w3rqAD/PMOKZsNrPDvA10AnEjwCNIXLiN",
+	"NKBMn2F2z/iEdRjME+jbTHDbWwQSfVydsRSKCwvMBoVe3IjhEdx90AdAL3Ota05po5OG4WYEP8I/SXd9",
+	"o8MOkAal6RCtj8yG/HWNr7RHXGyt1zAgu4dKtoLfG3LIJ8ChM5yx0aJQJ2IgaKJVdIlTRaA6xBwW9N18",
+	"bu7dlVQ67dm4aqQtVaCZkM2HtVs34UyToYkrMVels8nsd1iHPcIBoEd9PI/5W4/Foeixwx6bzWbh//XL",
+	"ZUx+RD0c3Td5v2lazlijRs619EdmaOLRr1Oqb2IhA9uaIEBDzGLe75s1oBKVoEfUF5yp/IuvkTMzFYWs",
+	"uh9Ga7YnggZc9m3e76Pe1CH0ul2LR4ro0cMm/a0Z4n20Da2h/H6GSdCYnaV2wpxw0SMacjmmCidI/2p2",
+	"IyNBCNPTl+nezK5Hos8pSYmd0FC6Pk6S9J0BDsGvepYCa7AL5KMRZ1baAhufmanEENAjsv9EgiR4CpTn",
+	"iQNmuERrjNtVr+sPVjKcBR/2zCkFTANJwUMEuN/dYZiqmwaQIKlxeQ+ygL+DslhRnHxGZDHkea2wIvNa",
+	"jxjupwlxTCLrFFnrGpLVzJaLgf6PzazpaokP/gYPgFZu9V9aOASunSOm/tngZBdMUQYlu+tQwBEnEzyF",
+	"svb6sjdF0cd4mnAcIxzjcR59CIy2w3IslQgnkgOJTw0ud4MZXJMGKWXX1p8woop9yYkyJhzORIMZOFQZ",
+	"WbBlj2XoXYwJQ1l6FE68piR5iAsIUn87Ljedt3BZD9CIS2W6ZcHtwzqMkQmRyjiuAoSVGdIOAy2g5WKU",
+	"FeHcXZEzcugooXl5lm3qCnCY3dWL2fZk9wrvwjLKelyNexVNljLlaU5OYbtOt5s4sy88kbXgqsGAMcti",
+	"55x1vpI+w824q8XQ7EysUqdvz8BUR/FP572jAJBD9AHtoy6UsdX0YYyEQFhmCv3PvuAj/V/GDc1h5x/L",
+	"znCR9DdzV5dPUdNOLUDpSwHKg4tBrfEXwnpnHcyqYptnbk7OZu9due8jCNQC1/QFyAMuZs1MxoKMx6aW",
+	"n9YfjM0WalxY+6kpdmlOwh5QV1+YiTklZlrfZsIxidfzo+mwrstaKZ5TlroUeHlLgc1ZKp6jKQ5muCgD",
+	"rmpEZ72+I4Jjc3UWTclrW2gI4THKt4hDUQOU0D4xS5dDLhQR6xvo2NA6M+TeYcDwXhJbcoY/xzICz7Wq",
+	"mfDoHq19uDlc9zqqgFw2wcb1/9YWmX0AN4h1sHSPb/CgO4/2b1rb++HWfrj9c+0aWpBVWgdfr/VAU1Z9",
+	"WsUDZi4Xfc/vl0WXtT5NlNuQwzco6NBdnyOQd1jBy0ASW0aXkS/gRu+RAWWBnk/PEyDB+QgkvJ5G96wN",
+	"MlI0uidKooT0wRGy32Fd85vB2hwBHXbqmfR/ewQGxJTom0OrHjFgN8Mjou+nrBmQBFJQ5At4QNHaydHR",
+	"9QlKyANJLLMDrwaJ9UuAcXo6n3RgSi0rgNcGaAlLTUDrHQbZCxpkCY1UdwOdc2TTpmzMGBfo7OpcOoXO",
+	"bA5F0AcLDSlTVoaBA3o5tJ+xbMONYThh4NKW7VXkEUhmLfNYYOAkCe+6qTTq0CqH9oFtfmnQ6JqnEj3w",
+	"CPfSBIvpBrox52KsjoKye6SGNLpnmhFq9cI7Ldlha10ax5LeQVe8zS5K6OeUxlSSGP3Hv/9v5D/dBYel",
+	"/kpQ/J1EXUSwnGo0jYZk8rbD7HP4/l3YRVA4zJvQPNjqIvJFCTIiIILR6H696IA0rTTtV6HWIcHizqxR",
+	"036aJPlfEWdSS3BM3UVY9PhwGgtzHBEWMcURTMWgRn3CJ3eSxzQd2T/GXGEpzd+DJFWE3fUFIfZpHyv3",
+	"L2p6Fw7pYHg3FlwRKFDZT1Ia3wmiOY47Y0ZSJaC+vv7yAxkQBRVYzR/YdBxMYDn3XA5h2gRHikvivh1j",
+	"KqbuD5Yq90+V9shdn5DYGBK5wMld3nRLI7x3qMU/t4p/bhf/3Cn+uVv6k0TZD/ZoS3+3Sn+3S39vlv7e",
+	"Kiox849wVp2hRLlGUtVNwPJpDw/fX1QKiJrV1Y61AWqskp2gfes3T0Y5nrlxtYuSnmEVDV1R0qAhp1KR",
+	"Uame5uXJ4dHJ8U11oHu5n9hhBl906MEXtd6EIbo37RtqNJGzU2cr8mqeGpDOY2YrxQGYl6BPyIjgxITI",
+	"yHRkioFjewG8klAEX64HmS2TpUpQ6DFi7h7P0VJ2OOawOBxyGpHVc7+BE5wlK79vuNLZYMUJvi6E/EW6",
+	"dK2m5UHjVw2vCQ3/lboAyN+Zt2cIKa7Q1hlBF0fXSJIBJLlltZ9NCgJVXoW+ClzhMVmOZwCXquAbGfeZ",
+	"FaBT5tWAgC++QobNwN0v6ydcz+FZNK4qJYt7ie+alXjkgLIG/zZ5c4FpRyeQ6fMaGPs2hrrNMZHrEOML",
+	"vR8HmLK3HSbpgDVBTYbWhVpMoKpmwh1lUgkjNskCL/ulcc61mhYRpgQ4w+WEWN6TgebpLld6dwsq+4J0",
+	"ZTMUYhv7BU44o3JaD2iOPRvo4OjGjYGgQlB2PLtph5kemZCTySx41ZBMs8FezwxjB7F4kGBFpEKclZMV",
+	"F2o+5qyAFM6zvrwlgrg6bLaBa8Jq3OlJdHF1dnsRttBrdHF2dHsRbm7U8pkbG62p8VOB4GcEJ9IjODwe",
+	"J9TWNbk4um621525KiuJVkr7+KYRNE4bQeNoucM26FvV5TRW3Vw/1bxB8JhoDRoz/0DBBBoTYTueXp0Z",
+	"yBT6mcbQVQk4z6d5wULPiUhQNve0dIRH180WWjP9WLWWlwmDYJ/IWoZ232q9D9xUXWfxUHDehQ7krrW9",
+	"L1IW+o7aOSq2WBVwAEMCyzod4yvR9gzeZOflU+k8weIqTYhcNkk2SfiExIem9iEtcfXZOJjqk8mwy053",
+	"ZdXcJbNKn5rd+m1WnL3q6ql7dYC4bipt5mDx4q6TTKZ7arZcBtEbHs/JVJVpTyqqUkWulqmC89zIGIvy",
+	"RuOcRY2K8822XnE6C/F0tXpJEA6rX9f3ARRnoESVvdood2pj5ipLJlQqBMuXXrenagdHBUmUi6xBCGuU",
+	"DUH2pdkKHetvbYpHGXTdII+FhYbMlA0QoeCdodmEG+igZ+I/iA3EN0VKES3KP0uWmChVta9DxlUQyPfd",
+	"m5r6BpMhVhBvZ0IH3HJXLeRZWcm2ig1UeNpxZjLjNr0BTEYDomTG9QHoIKolpsDjGrgsXctj6WqNeH5e",
+	"0u8TCMgHj6/J2ISj0eiY3Z/gnxtiaYzpRngZra9ez7RKevVZUolMjPnLmGShsrVUvs3LBBBa6NiCH2Cu",
+	"i9/mSGmisamCLQIOM46wlARiw6yl09koZaFawe5TlQqW5Zcesyzu9NyeYW+KRjxVw7cLj51xMFBXB0pW",
+	"89wKxBLEtKJGONs+oJEiI/3NAWHWCVqvIt0sj3TlJMomT9OKB00EVYowKPDh/NR9+oVo5X8fCpLadvsB",
+	"iM4B+nBziLTqoUXuWRdjh0GA5lo3dy6YoL/9MGxCQazu+gay/FraxDUj+uvNaey4eneINjc398q5N3Nn",
+	"LMaXb4WFDlKdTvz71tem/k/b/ecXdPPJ/Gvf/GfN/bfT2eh04v+5/q/r/7r28+Mv/7NZHLde2Wvt2BHx",
+	"mfX5LVVTrGa1vYzSa2mpeiWa3Od5Jv+AQnhzVIGPQwK3UM4FIz4iUDsz422vJIqmUUICyx4Bm/gDEYLG",
+	"Jo2dccMEKeSp9LmIiC9dw9tarLXvQFJooaZYvtAJIffVNgKYBenn2TpQHyeJ/ubG0x0qy/X4MmHbnFiV",
+	"AHPsSmqXiJMhqB+NcBwLIuVb11YrRrM1u4o+Pczwvy1IIPN5iCtR7ScgbG9V4Tcz7V9ERa5mbAL9lon7",
+	"75kY9grbsYyGWAyeF19eM6tgxB9ADauupiCmVoeOM+uENRkQB4sA8STOYklqm4/O7HerCNNeNYcJlhXL",
+	"uvyh1WyjtRNEmR0YoGNERuBAjKYBukA8Vdmj//j3/71emdYtOB9Vwn9+/2oXoOaqYGSuc0igAJmERVp8",
+	"dgdY+eEHKqmaZzHRu2vtWWentHUpaijC/qQlCAY+dpbQKy/YwaEpfw8C3nOkqCTWrP9IBR3kfWleoodd",
+	"nzKc0N/+FErI+6i8WAe6F+yFI6C6df03TTXslbvozBi45vWIy06o8o55yaSSBY15PC9R8RQzuP1/7L3r",
+	"cuM4li76KgjPnkgpmnLKTjtvjorezltlduXFbbuqpqZdx4RISMKYAlgAaVlVJyPm14nze+8f8wbzIvMm",
+	"/SQnsHAhSIESKTt7zo/dEV2ZKYIgLgsLCwtrfV9dlPokmFRD+s7W8AYXOODrq3h59t3HYgjfXuPtWWKJ",
+	"XBmd1KMbCgdtFormq96Wj//w+YK+BrCLm3xC/RApa293HBPACeiOIGHQBWzedQBGIjWD3E3c63Nj0Q58",
+	"eQ3NznYno64m0q0JQDpEwXQYk98Pafl8isKSsV8fyTOnGnpCuXeymjV425Zijb5D5fDqZhk4d6qpYfGa",
+	"E5U7vnsLgNbkfyr474Q5W5ghfcpb48OtbzWa0/dMUzMDF8i2nWCKaVYzunx0Cqc4HJzFpkJ1fdq8yFMm",
+	"ZnG/XWtKWUrZTG5rSFfApB7DJBzp/mYQmIrzDMrvRrr1ObxXNjcCv79eZmGtlqg28lWfXY+8Uf21QzCi",
+	"2uLeedNQF2/7xMRIJ1wI48IqsLwBFc94gVLI0yysuDsXxvqc5hjyDYPzXfACZ+82iETreNU3RYtjYb7l",
+	"lkTUXE6N3jdbENQIFhHrH4pyZZKCesIObl0DC3xDOi2WBU+1s7BzunPoWtNAhjwkNcSD2F5BcGozOrbv",
+	"rgMNeMAeNpaVnPvRyQS8ihqTebDE2c01Zdc6NzcCHszf4ex6S1ikDmzz6wVO5pQRODFuYMp8uv0eINuB",
+	"ksPyNKoWu3RvNNCGoHlh5Kh4427QlVaImzh37UK8teSubLxOxLd+4ZvjqL8VIsScegkc7dpiM7iQqmAF",
+	"3xQM2Nlqoqo6bJwOCX/5FM3LBWYjQXAKgTLG17KPPhQSLbmAWP0FXplQ5BN9tQUHBQilrru+vviMgY4E",
+	"t53A3MY6rg/H+8vLM6QLQQROpE4pOi5lygVKMh0DB15ruOKRhBiu+7TujzsaH231G+rRqbVK3+y3z2K4",
+	"6aeqzZOMRMis6WpkVXUuis9gO+2j16YjE4GZHtdiTmVkQC7UMEPb4v0r9pksdTCSveHBaQoXPC5JV39D",
+	"znmZparAHLM0q8DEvTHdv2JXbITiW5zRFKbrWm/HMRocjcfDl0gDFYFOhNZKVJU9QXFKCvVjbMLXCU7m",
+	"+r52H9krHGWGmKuNffhYyWpAH/Cpg+FL9Jl7mFTg2FKGC1z1uPwzlHKirZoC35CXAH6mU+ZHKM4zzK7t",
+	"fEK1h6YHPoXlIwkYGyjDyY2+aZkSnRWp+pAqpRebX2Jd75SLCU1TwqDOJ6ZORxNtqWY9QC0qUcE5yvjS",
+	"TbXrgq6T8eJaU0OrOo/cSGtXddVNgHFXtXvMupjpZD+/V7pWl1qgKn3RqNSCcSDdH913vZ7txOSCJ2rl",
+	"TzKiqji04wdaiUq0JFkGt0NKmkrL62gvXD3ERIDjT9Sa1FULXJBrkzkBNavGnSII0IWfbaTUCRKkECuE",
+	"pwURKD5X/xidqn/ESJKE62wfNdk6jfK64Pw6w2IGDT540mgwPAGYTlafBQvUqCtbkGLO02s1KebmG0bw",
+	"2NSW42KuZ0JG5qpElXezVE2prtWO3/ipqSA+1bCPFvDTBCx4l8hVyyDnOKUYQg+lnRlZ5uqMS9JreHit",
+	"HkKPj70eP5Iofs1ZQVgxuoQCVEuRXkh+99XykSdu6tYWqQlYui4ZvsU0Mz06dtJfzbOqXyf6I8aXnedP",
+	"6WDBcHatFZuqewwyMSlnNfDNjM9mBAA3SwO5StyOqDr8LyNjs40+pHG98ZNSrqpWc44WmK2QOnmoLU0D",
+	"HkjIrRMlAxBFe7dsvj2A4EVVICUZnajBI9kKJVwW2WpYHz51zOrc+wXO9DK6Nso1qHAT0OBqgAGxFacI",
+	"G/WNIegFDTByNRnZipDEq2FkaSFUh6tZpxLBDqEboV+Q9SX05KDeiEfSCq3JoVajAcpNvaFBrgFbryGm",
+	"ueAFT3gG438QoWNYTadMt/+WAEAd3F4IzOSUCLjQSRt6xOlBmRN8o7+S4gJPsGyXTVtAdbdkQm1KejOu",
+	"4HjVd6kaNF4WnSeNl0XCF+q7JsjQ+2bCGTMc6CZf1rVC76gm9jjhiwUtCspmLz39C1s5F/CH6u0c3xI0",
+	"IYShBU5BqrAj+oDGQuokZij+kJJFzgvCktXoB7KKqxGDtEMtzQmW5CU6vrtziBxqElWhG5IXQ7sgYWe/",
+	"xjm9vlE1mW0Z9FcFUAzbgOBspobzlt+oMRTBLemRrFess8quAf2qVrvBzdCwWFX1NdQWWGIl06hN6lFK",
+	"wM3yEqmfdDh2/XPr33H07+Y7bulAWsVM16sspFLqYK0ZZ5WN4X8Dqrg2eP7t35hjiUyhl4jcmbnWCmwq",
+	"iJxbKDADFKzsosfmUdyYFo9Y2n3wZ4Bg0RfUXDjFpl80fKDXGU9uvE3XqUEjlhDATpk0hgqVpj7jCqWy",
+	"uvrWNaGSFTSrr5N6U00PAjNQ7zYsT1hKkR0mBMcdEKvgwNeqvhaklI3xr39BCQ3O1OpZufFXprJEGOWC",
+	"JLjUahFCxwCXVsOjoile0GylIbzbWwMjdQ1cD87iOgXTQo18hYRrYwhcS5QlUdVImSycDq3Aoq/XbcTP",
+	"HOUEHGA+kvUcIoaolbqBG1RtjdRGdbj2FV+KrR3qVW4nZvAMpXglhy8RljcgLBhYwHXIfqNKGJcFlXBK",
+	"rFnNXs1qciCG0zNpa8EWldkGTD7piDJYmlaxmPG81pC1NZvXrmA75Njg2jpra810VlY87IRzOqs32Szb",
+	"JWzGM4GZDp0reJnMq4rVZEPopxIjHWNX+KcEt+tKWpBrwIK/JncJ0L2EPgfbFpFoQlacpfW6gERdbf7q",
+	"LyOoKzXtMPObYVlc8yVrDEutKxnBppE1hn9LaYIZggrQQEO6WsVmXBNAZmNOHU411U9fbj82QJlAbgPh",
+	"ddVJqYIcNgeyAYT1ubQajSZsPmR2EDgwXOsBqp/zDHii3iVGZufQ5wuNxq/eQAN7vnuJ/BrtV5b6ZjDw",
+	"mReB46RZfWoLhyhJkzmkBM1UhKQHsu5OL1RQNrtWJ/Xr8FnQFNGH+WpX9BSlFW6lBM2+hGdhrZHpW4FZ",
+	"SP4r/aE+ZeSHspuWdiU4xxOa0WIFEPoGg9hawpXyEVwdNtOamWAaP7QrAQBfr41Kqw2xTgPXOTSmm3NQ",
+	"21YyrCKsV2XIUWpVuTf83cBiw2rVqMFh7d7Or9UGeW0znWoHy/cfn+nDpQb1XCiLzKVEgb5SZy1rwC/w",
+	"yp4Nr+fZM1tl7Wxd1Qj3NSjHQhJwFX26eD+aCnBKWH+c1rSVzacsNW8bdJWu24VgP0mLz45RSqeQ8lK4",
+	"xg70qTbSx11ANExXw/AnKbsuJak2PVdJteetN0GdqwqaZWhClKgYZ4PaW7UBDigf2cpuJ7KcTmlCCSuu",
+	"gVfJfe0zLxBhvJzNDeGSQatxvhYbPXQC9HvqTcPIYyIfo8rxPVDvZbwYQtKaKmBBTpA7XGzwZSkLEeTD",
+	"Ht0Mr5dj32OpPoOjjLOZEmZXKbz/W8kLrQDUMqqJLTyq7WFmN4+UQs0oqy2pCEmuzsjmQD4hLcXlHAsr",
+	"6QlnhcBJcU0Xi7JyWtQbAIvGVPXSY5i0L+vkSP1V35lE2S1XqjXYN/MQuCwxhYbdcprCvqqWQY5XEGcC",
+	"vfKOSe5wg/PcCoosxS1ZXScZN4vAzYV+ApA38NDYyBpsT/0Eh0260Ame4BGB8FZ9boaDUu0T1t7Qz2pa",
+	"Rok2ZbOMjErpPgzqce4pHTjRVdraVDvH8to6NGRdc+l65riicJBmoiWC9QZg/LXRf4kSnq9gopxZ6cXn",
+	"rnl6IQCv5pDdg8TKypOq73m0B1RzvFxbf771N0IlnvNwL9rzPX5w3dtw1wEmXNPrZqqvvGhQccj3VeXU",
+	"+W4AuGn2/UpesUkpAWi26XnZi/bWHCGNz1pfhgnDaTof9qK9hmsA2lE7Tnu/+Odg72f779rZ0nvuHQCB",
+	"PMI/3XnFaickCDxYPzEpeaiOLvrltUNH/edae8J2PuSR+RY5BHV6VrW5zW0YvwaAWVur+tK2aU3uWbyz",
+	"uk22F+0FbTWD7rxuX6nR9S2kPc2VWfuhYZR4v1jiNTVFDRMB5Nbf4QEKJLRLBx7ovVQHSTS2vL1oT+0w",
+	"QHDnbxR66TWUt56bmtKFPFdPPVb/buqy6klNHdUhTGoDuRabbuPd1hEJatYmBLRFPjqhNn+ws5dd+Brc",
+	"Sruc8YG+0bxicSN2Lx7qPH2NSAX1GwC5lKqmLCjDJiR4gfNctdcCHjp+vTYSWVXIUCa9NZF4SkmqTu/b",
+	"0VZbWDs8oC78QZc9w3S9Hj23dpPdVtNfVelTU9jWFYwt7B6zaKvJeUaT1X5eTjIq5+1VnEG5M1vMvq4j",
+	"SLe/ruP11l5vMhy2YZnpYpo0wr0MCWBGctrfvRR49cYWsq8ucXZTzIUyKPdlOdGR6hsQt23hC1vWVcTF",
+	"zbXGShBE8ux2QzUVvaEuqOv46m74VzoszcR/fu0KCL5BSrYBcreK6rYXg9Kw7aXWAdgOSN6YwG2vrK/h",
+	"bW8E5XMrnnlALLcOQqswbXuzdREDhDr89TKIpnDKLJGQQWDBBc74rCRoAEDUNWeFOxTpV6aEABY33EzG",
+	"Hku+Tf5q0WhtOjOgcMKLaG15R2v0qGu6Z12ftK30qDU028vmanwusP3RFAAk2vHBTWyo2gT1npZ2iDFW",
+	"320L49rI+mTuGTB4izXZRC+24bUHvCy+TB259HprfIBpdWq0TFWxI6WO0QBvabRuaAvniTQE3+EgqABR",
+	"92yXMC792obAH68D662Z4rkgbE7aMrjsjGiSLzQAO+gEvSaZpBDkxG6JANeBRK/Rf/0HevH4GP0JPTkM",
+	"55DZVDG7BN/tRXuvg5kwgM+/Pc5ZF3NZWV531oei8aonIKFhe7dhZN6QmSBEoqpMhDDTRiL4jxc4M6SB",
+	"9VCzo4O9WpLx6M9XV+kfB9GRzSD+4yB68nX452C68DtKstQF4zXmUT0LTyGfTs0ljIamAL9kyoFmAXxn",
+	"lJk7YGXYuovMHAu8IAV48JXqrHfE5oB2o3qxJAhYh2PV702251VA3zaTrphA6weJpHZkMUFQlB2y47q9",
+	"UJCFYTxuVXJbw51zwRd50RI07UCfA6pH3rRp7Wac/sDEfMWQpHVtEgQA6QgefEhj7VE1T4KRt9uxlbC8",
+	"qchIt7bKBIuVEg2USo4gvCUyDEIeJu+wA2xWKKy7mU5BLLKonTU39J74OIJhM7y1Xm2jxnzHBbGA7n1A",
+	"AvktES05MDsshc4oA2nFE7hzPmkvoAI7Pm1gBf9tgf9mhOyARHZKbAf7xPnXOtlPECwQeh+8R9Ed5akx",
+	"BO7NqPrwpg7tlrdQCXcj8f4u17g5usAJYmSGQTd4lD7hHKJdBLyBGbIlkn9drL/BLLZimH77Kd0Ck3Tv",
+	"7IS29RQUrzKb0iz7SBnZQsUVHO1MvddNZ9hrt92xYf3Omg971W7onVo7VFKdSLjLMlJfC6wi00SD/7jg",
+	"twQxvgSsHgiUV689koB5f2LwzCwemHmkjlAF1ram7UlngIu1udsmWyHQou816hEBV81HuquimWBJtzbY",
+	"feMVlP4aueziXVlS+qDm5BktXq1+IiwNZcioUZTIgDWiyQrdQsFIZwsDRtRAGT9DMPch00L9pAfDxDFq",
+	"dqp9BP1UU5oKPAU6JYLyUiRzLC1uaE6E+YLFjlviej5LzdLyrGmdZx0YsOfbB6xNY1R52JGZyV83iMp5",
+	"yeSOJL49944QXZHBeZPEoyX1WClOIG7aALfpxHC98tpg947GvSHcHkZDbx9imyPdZ8O31x0hc1aQBdAl",
+	"hx+WrLstWdHenJcsZEyWzARjhj9mjLgOacaVR86+41de9cl0YNOgXgq8+gcJbkPGuhBxP/Cu32EgdhEv",
+	"eyzceF4KP5Q3NM9J+rmGnerLBIOIyyDtsuGFsXEWEOQBbDVp2Ej15Ku5ZauXHNGMIJOSZkWFkZYQJtWZ",
+	"GLMUCXILyNkVPw1nRA474JOFhLYaOr+rtWEJzllJQzwRE56uHgoCqSuOF0kpvj/Mz0NgBRW0yMIu4Qc5",
+	"merqIz3IXsd9hKDuR1KYwQ8LdSSo1lyr1nYb+0FIriHmpY4lH8Tp1GgUMnxbrx+CCZLiAiNhbNYpzSwS",
+	"fFcTFPp2zpcVPkdzqgRfBprxxnxX02hpVgybOsdSNMkwuwEbWSIsaWpuoWyXnwSXvL/jbB6dkkE8S5cB",
+	"9xTJpoLNk6DqdLR176ra4Wa2mrpWUTpX09GUoI5ruG3htK+CDc3Y6Zxg9FYDVR+Lm5QvWQMI4WCs/rdF",
+	"FdVr+rCAQN0yzzhObTCsTr6Bl3YHNN6oysIE+zqQcqZGC+CIuHBclsLiW+sM2yrkftcGBvGg3XT3wlJo",
+	"Xpf52rBdHPjyi46R82+req+A4M1WQ8usC39BFm3OeMpuCSsAeVsd2ODOlC/h/tJ82jClbB1r4LMNX/nx",
+	"5SMJ6somBxi0XtCovnKjpthBXaEdhlQPr4aziwq2ow+zh2WIrPLn+coNAORm2RGABD8NRlG/tMoFTQi6",
+	"2sOT5GrPJhtjhvACEqAkZMhIdHC4fzwOHrpvyvpp9ez8zejj20+jg4PjIHAlHIk/bJhPc2iGyTTSFSEj",
+	"XKofTrq6gTg3fUp7us3V6IcE3lCg7qYB7c1U7XgwboHOMNdPvVDimwcEU02wI+TuNc/CgCEJz3gp1OzG",
+	"/3R+/v33r141QED+6eDd4Ysnz+rXs//0t/HoxenoHR5Nf/3j6dfgrez77NlpC52qBoBna5CwKU1fotiC",
+	"jMZocDo+GEZAjgy5xcL8eKh+NNIAPzwfRlcsrgBJ4ccnQ0MVeW38PTEaWLoYLixfjGZZpmyGvry5aHD7",
+	"2ZbowBXbhJqaq75pWEPsxxpxJ15NgYF6K56tj9L7j8/Q7SFkFhYSMe24d9nVg7fnz4YvLUOUROYqG3bC",
+	"1+do8PEd2Fivz9VfRJVHALSzJmZaDiOI0lzQgggJCQbY+MXAs2nm5ZGEHJYDqFD97VAP05az7vvs2Qc2",
+	"I7LVHlZrpI0eALIK9ZnJRaC4BJ1BQe4Km0itNbCQhWpahAi7JRnPiRuZOqz/1kOHS2cJTAhf6pxbL1PI",
+	"RL3OSZaiQcU0AOkCDBFWCOCNjo29p/GWHPr+QW+rXteoieYM4Y/ZhbTH0fjILG5OJ/P+ffbsk66szcBv",
+	"KJtqjDYbsn7FCRdpAObXaYgtDTSq5KuJmObZh/Red6osJXfrIzweTbAkKcq5vkeww2kVlFmLNkvKjvL6",
+	"HC4Eawu+6rLbv8+eeRu9AWHu6AEXeBneU20ncEUX5gxVlhD0YgypwRq1QOP6IWCABh5pKH9axGgg8BKy",
+	"3agE/upCXzHOCc4gZkY3kHI23Le4NS5KUYAYAH4FyQ2/WgA10to1gUe2Hd39HmayWuRFar15qnaiBIe3",
+	"K6XynqCB1sILAuQNiKaGARmQBhi9JULiDNHUUYPVuKv20c+0mF+x2HzwHU4g+TJGlkxYC3Xs5WbdkJUd",
+	"uLTU7SMa7aTJ5PD27MProGFW/1i4a0eRAyXRPaUy3IXaJ9+fnr/6cv7Th7c/3/PGxrKF9Ykl8OTAruXg",
+	"VK6PgK8/HOuXXZV68WzTZOHNTENodVjYuoI3uviuKiFMseavcmA8BIenmtQXESL7s30Un765/L9Oxwdx",
+	"bYZpAKOmPtvmte1Bl80BNcPSMqbeWbLekxGKjXEYv/Q9tsbqRwMALvCyizVXu9IuVV6yNh/ilxpxSBac",
+	"a7grB3TFUcod+tm+1jsxkkoJLucrNMAVAr+GSmBXDDl4tk/nnyPEuPpTbQxnH96MnkQav83lnNWmw6a/",
+	"27UcvwTcAV3A+aY1jaUx53AlzGgAq1NnuE6NPOsfj4aqXY4kFGowYo5oqsscjIfNzGmwvblwdpaDDvET",
+	"fU5U1XbE7KHLgHjofGszQ7Yj62hHA4wmQiOpGGwjbEIuTTYtJFzTQqpPTXjJ0mFUr8Y2duAxI0FoG1fm",
+	"qtlVqpxZ9dUhYLl5lajK9QvtU66BEr2hoxaEh8lyYdJzsQ2yq6ZX1b3AKwTJYY451B0jdOurWwC1LqwQ",
+	"gDbTA9k4Mri3QpZ1TYuEsgOaZytlkcYLweIIxdrqMlsPrB+TVxHr22+fKMtMqmERxcUVy4glqajW3zBC",
+	"eVZKFDtbBWqPPKpWy/ukGWfmvJQkQrGj/9CoXxd6gCJvw9N3NP9WG29jpBhO/jjIE3dPy3J9nzwY6wgA",
+	"CqyoOFFaICOpASInyZwTWdeany6+H4/HIbWphMN1vJsPUFuUVeUH4/Hhk6Pjp89Cpf1JDYfr9jQqnU1W",
+	"NaCuGz2tiDY2rWSaJvi1ZSluiG6WAQELzDsImEbJbFjiABXKOLrlCZ6UGRYrVBCxsN6+zmcf1YpzMg2d",
+	"BJdYsDBi9084K4mBKw2pO4ZMGq+h+/r7v//n8MQi3umzrVmefc6mobie92WaZuRBort3ufx+KMoU5wm4",
+	"lyEJ0cQtjnr1UIKtrhWDRBOSqH3ShW3PYSjjniyAG8/JWwJgda+rhm8LfdaTXTnV+hDJSsBe2mplnppy",
+	"LtIstWx3G5kAoRA4TygXHaL/LrG8ObNlH/oGQze5fQB3c+jiAFvDxp3Fn6ytl0wPEG7bvqiad23fLC4l",
+	"NOb6Srx5l9hM0slaTjPauIe7NWU1vr74CW5bal7/CWVYrDpky7Tcc2onJdhUuwiGl9gT9N8W5K54CeaS",
+	"Yz4TSJJbInCGJma7QheeH9c6cSP08Z0q/Pr847sT9Onjx7MrNhV4oRk1CyIj/b7zeUo0ePf+4vEr9f/L",
+	"i8fvLi/0aQGjHy/fjZ7DSyM9pAssbhAW5IoVPINwoXQfnQIUnG0m8IBLhAtzbxl/ungfW7dqJw9wJVXh",
+	"m1M0mHOZ0wJnQ0t+oY953k4vzbVP/4seJ5ub8qMq8pGAc1IHyXde8lVdp/BmyKh4EEoXV8mr1U6cFDtY",
+	"B9uIoHrR0HSLezaZa4FB1DQ/Ac47LMDViCtOII8rqML5xRNeAqWDPs9KgNddcEHC+ar9Mtu4+FG2WfUd",
+	"2ELuLhIuQunHhM7mkJrIqdITOZeSTjKCBvW8yi6ZXN7esD1zruL7qTdIqnaix8g2Gf3XfyjDP0JCneBJ",
+	"iuY4m47ILQEoXTgu6oZ2auA9qIOUQi0zkr7TN57d5Ft2G3WCBSPpbmMuPcKncNp1polabUFDIbxCSyK8",
+	"M3mVc2fiG1LS+bhTDdgFcabJPVLEKjq/jl/V5T3apodheXroZDWvdWvcUDVVuL7sGxLoUQrKikjJbi3V",
+	"IUALoKcBwrRTWvM1Car8DcFTtX3iF9c2r57UOTpDt8Fv05qwW7NdgxbpGomV77uY84J/2ilQdUvIv9UC",
+	"jivdBmJsYEv3cATebd3UquR5ePOu6DIaDVFVY715CnfIi/STu02OiyvZDBoxmNP2FR2mswDgvbqCeiRt",
+	"GGqs3onRco4Lcmvg/2G0w1tuWpI3eBUMKV1JA11dBJKw7eaf+iwA0DwqUVrCbgl9Q8+GNU78J0+Pt82z",
+	"EfF6e35k9LeSgMVu7uGttthK9+TF0/ztdPSvePT7ePTien/065/+xyaCsm6KVknAD+oNLfM9BbPdDHnH",
+	"BYph4mLDPj6woql6L8jwBGE9s8B1sgQzwECAaeYZC99ZG//6OgvGRSwo69mNKuu/GYa15eCyhG2/thQO",
+	"Qgydqhtqw55j4RhAdN8HY+MVhX+mJ3AMNCMGqP2wCvTD4YaRGG+NQr6pZ9m3slUFZCMY4YKZWzAWVe4l",
+	"ipU6vtZreBBr3RwPIycKA/OXCI2VtRdbAYohMMvTkKqorzDjCEINbOgSZShW8xzv76s63sE31NDp9+6K",
+	"+KQxdLWbFtdKb0P1YV6Myg1Fn9ZMSY2at6OjqDo1Ni9ldM61zSq8ISugezKsK4LkGU48eNtHEuWC3FJe",
+	"Qm5hZKSH8cJQHN0QkqvSVMgdDMDqjOrviaH44pY4rcumqufg08gQlFd6ATqUast1Rm8Ja3LgHY47bHd2",
+	"QDcLdXUv32BTVjIRI6W2tPhCrIszmE6QR6JQ39ASnKu9A2G7e+03JM2wXu5FyvT/tcMJYN367ida/ZAg",
+	"GuZAc6JBydiw8m8cVK7bu3kCL9aYwZ0dDVb2dS74zODiuOnbspQvzV78jyQSbedsx1J6JMOB1DnS08fc",
+	"6TT3kNTpfhdq55ldzhl2cnYMsN6NP7IxCW57fz4O7e9Ld/zXr0D4XKHzOvitOpPTZA47ZnUmh81R9tvS",
+	"H2ru65cMG9Z3Y44tM75tRHjiTIqFPVys34/ckvB5DZs73e2dKsji1BX+Cmnq5EeDjbYRtbHALMUihbJf",
+	"NVDhjItV48ZarNCM81TuRf/IlEorql44VZaN8lLkXBI0zXgpgkzbWHwktySTQUcnyuAZhAJrX7rjMDFw",
+	"3coQk3xhk5QkAdtCfRJ+eARMm8POlsOZaU7QYzQn2fQjnbpDW5XEp85VLRtjLWu4kUHy7uP56PRsBPkm",
+	"W/fVktGixUBxMe1QxgJhUoGmOCm4kJbmCyi+VJnullRBFlbcvqXO1YkqTqC9NWE77otKcy78xRfZRdpP",
+	"X1uc8AfCkKvgz7uqutfundBYa8Q9vwGtGHwa/VyeBszEC3BUQ/yzJpCjhWM22m9CbtxXIQD2ur29WZdZ",
+	"YD1azrmhVarRLXXKYRM823rTf67KPEymdkh47RxAUxoZ1R7+fTUSdZmsZmqzTHY+ozWAsTQYSwwhWDHC",
+	"jLPVQp2zMspupOWsBeKHHI5mCc2pkYQm9FapLQk/y89t/MdNr8Z2TbhBRoGkzVCEzYlpqzk9Ho2PWsW0",
+	"w2WL6V/3NXluXwnAEdXsjpaPe5cNbJaRH2WYfrki44DJ0OQeam4A9leTvA2Oxi/0og3iza7dCtvvtUgW",
+	"p0kIiQFnmCXktR0kN9CUFU+Pgjkgu9yy3nYPyeuoa7q5DaHX1l/ocLA6GqLw8kfKSEg961TZ0OSmVOYZ",
+	"Xplk2kjtvg1Xao3erRZZ+eHzTyMNiXTw4vDdk9OjsAFF73XNrt7vM+GW7qY7vo5+ITRsAL39wJdwME/e",
+	"DRwvcNanf7ecpvcJXAjtE7aflew7kTGy612gacGstdyfpai+Sr0JqW8uRi68Dm1QBdZRap0SKYHkMH3N",
+	"hrN6zHb1sN71aO9upCoY3WIBKUSqJu8Db9x73o/vdP1VUz6a1PTGwQuStN08VvgVz58fHh5HXSa2tjJ9",
+	"K9y0K0JPxv/skOYNY8lWI9avNao1c8Nw7+YM2EHJeQtsPXbe5spq7qyB3+1h/0CkSsY3OOf9xemJm6F/",
+	"MTj7SmDrEmeedxc3/Ykv+rXab2f6G7XffoIPqgbWTub9rC0X0g289TrMzQiTpnG7ISuddQwDnVEGTlgd",
+	"C/ZIothWEPvh3oN3b06vGKOMROjtj2jKS1EQEzcOWAwmtAyRu0JgOdQkZAKvHGE4JBYkNCdI8CwblbnU",
+	"/NTKwLhiGWazEs/IPnDB2i5kZFogiB4yhNbAjogGEPlNC0ikt8TSw0aa3h97OcGsVOt0byqI9rhIzQ9S",
+	"MU4t5wRESwkcptoN0iQTyOf4eoa3ZpvZcTsTRAKpAXhUGGZ4pzeJhqTp+15CMiJWO705p8kNYbu9yhNu",
+	"Xb+9X6aF2L6hBt/kCWdlsdurYreeilIWOCGYXaujfzalcr5LPWQ22+W1XT835Ty9Tlc7zc+MZLigO43W",
+	"LCuL3STqhi7pLu8pIbzb6cUy362PC5rd7PQez7JSJjsJ/kLuJD0LJbsi3eVVp0t3eJWLnQbIausd3uQ7",
+	"KUBZCLycELGb+pRlls+pubvt+3LBF1iD0PZ+UxByvevUmN2v74uh3CjnoO1prYAb2Fkn1oMsIx2WP7cg",
+	"IM5jrB0SOsIF6IT30SmS5kJCV8anV8xyoxtO+gVeoYnnnx7EBCfzGOECjfcPj02+sY0UyAtAEckmsUkk",
+	"03WZz0+vGOSimaoBy9gw0CDDk6QaN4hT/ruyor5DB4fov/5DfyibDEP5k9o/vjO++vqdR4Ilqd/+H/W8",
+	"TTYOcdOykBn9l59/aJ/tMC/TrN7Kt+mbi9Ow4/q2WfLw+PjgRdjnEgabuCkaF1JffjgLpkjKxthJOguV",
+	"u9uOm3ADmAc3NG0br4v1E+UNWXX3Yagh3+YRhgpD3/+BcnnzmrMpnfVcpXECb8Vq3cU3qprYsMDLdSct",
+	"TTNySReEl8UFSTgLJQmaBxVvPgLwVh9lCD6DBClKweDiSC0+yJJBMhGEsH30xkQXvhjX/FUvxrVQw7pX",
+	"OHgfzAUlrLp32Yy3XhVVMzEn2/eoSyi07pFZGydbX71Fobn8iCck2zFmyp6nq3Nvnk73or3f8ywY4dGT",
+	"O6Kp4EXJfDBxNIhFyT6kMWAGYHsoHMSW6iGOUC5IDnqa8eUwgrOj2wky6PmGu4H2+4AQ+lNnYgoAw94l",
+	"a083bDNpxcHWCKE+aQL0d1ILt9g7vDvwoqn0v47uDveiPXykzjEkHKVXeAE9TlQEyfdAaV5PVt6FZ6CC",
+	"VmR83QGv/k0xSx95gjO1TkJe7Uw9REucZaMk48kNMJNHKH7//uWnTzEaHB6N5rwUQ4fbpRrxSGoC8985",
+	"a/CJHRy8HI/r4HuDv40Pfv3bePTi1//78G/j0ZNfhy//Nh4d65+CocMf+YzuyInhblc9YAqG/+cciwkX",
+	"t5QsRze0SOaEyX1boh7hd3zUKSZnaeDBqs8scXYzomyUcJ4RMcoxK8Rq9KKJHXt41M+IsBeT7qPhGS7a",
+	"CQqrJn48PBo/GR0cPNtw2fyFtUtJigtSZzVgZZZp0w9lvHCbEdS12g9QPzxUBn4FrrodIZVrQJogQt1o",
+	"rlRjTgSyxdDAvQDmMWUzxJTFjAVx7rTuYSgfefHR1Be+N+nGP9Ogd+qNKtaHRqt3/NLG1CQzU4bY0pez",
+	"Bi6WGwrHAlnNXIvQu5FdE3776gPTAFXT0ERprb63hf3nIy8MVnYvG0AtL4jElgAwggbm+jEnBnZWybEa",
+	"9KE6zsHA5oXBwYGwYDpFjCzNqTB2sxBfsYE9t+lHtYCcGM1IoYzHFK/QnxA8Qxmdmvw+tx5ONG+mWvZ2",
+	"o8ixLNQxsmLuQl/gFLjgt8arrk5I+kUqC7XQMl6EDnebVZmftbJde2/Qc5dzolrwSJqeRKDWQpqvvulZ",
+	"spvDcW+ym1a2108411gvu8SLfE9vCYpdJFUMKvqGsrT60aAppZQUtefqhxjuEDTgWkZlYRCrDIJMMSdX",
+	"DGRQg5ipXZWkUJ2GDbdpy1PDQGp2XDSIGS+uDUTYBLBLQkBI/q1NJxVr3Stb8uVArfxWEvNc7T9fNQZu",
+	"90+9oaTY6TNdbvzUfOvrvuZ5tO0a7hMgE4Xisn6ec2QIqDU6Ac5zymYvUVxdScUaHwq4RkZq0apJkWhw",
+	"8fnLp7dv0OtLDWUUoQUjC85oAndQV6wgd2rBx364Q6zWivkIkqTy48RnP16ix1zM5OM/uJh9SL8+tjdm",
+	"jy200gi+8/gP9cfXuJ4iUzUXznTVF+v3irVia2v+k0NwMhLWgdL+Rw/3CXjR62IqiIFEuuQBvH82AsAw",
+	"CyImDVyElm0KlF4eGpnUGdMWLxwuFqm0w9mB2cVvzLqc/AojUCTzNiJWSKOCyU4REDGbRG3V/Zco1n+J",
+	"UcERLlAFp9bAsjpBsZ3QONI+wCkXV0xrCDSQRLsl6rOOCEt1sroSqYaCMNVMysKBKqsavA9PVleMafLv",
+	"AUapKGdqaAm7pYIztcngzIy6ZkTW3fS0lgSlpY28mtq6YkZv6XYxcq1vSfWikYSlRNjrVMgkNFesFqrR",
+	"oPwNPv9w2sj60t3fq6DFdFq113H4wX6xLujujXUhJynFoWMAK1pp+d/xkoHAWX5wyw/wSGrIFs05BDfQ",
+	"arRmmDJZQFqsvfwmrHBe4RotP13gGXmcw/2+/vu/5aT6x5JMcvePGZ3Wu+m//BCh76pP1scbiGC1xBym",
+	"66pkhLxwWo97AK7yZvu6aVuPM8Ek3M94YfPmFgamOcGykGgQAx3ID2QVayQcylD8/dtL9HjCsUg1Wchj",
+	"M6OP/7ghq69xpwhbOceHx08D/IJ8SUSCJUFzcocu3p+ODo+fOlBuJQD13r+YPn+ajp8fPH9+lDxLnx6/",
+	"wIdTgvE4OT7G6fjgGD+ZTI+mB5PDyXjy/PAwSQ+O06fJwfFkPB2PMZAB9kfd0boTRkAiOedLb+gGnGXa",
+	"KtYuTYkSzNCEwIAiqvap6ozKrph+y3RwOedZPWovgvoZ4szVx6ceDwpMijKJjMGTEkjrumLQjMnKpDRo",
+	"t6zPnwIKoDe8SuWH8gfm1dq8HD0/PHjSMfPW1wfmC04+vHXineA2o7x9IjZgci3Y/ltFzvfx7WyPsv83",
+	"Tlk/ZRJIkGEYfc8X5PcHDG9vhICDNa4NbJxlOifmPth/4IEUu7hjSwscYgSlY+y8G+d2KZJzmm+VpEZq",
+	"keBTAoHVOENeSX1WmalzGyQVuTAtZRVL8O4IMsMizYiERa5ab1GnRaqPRGCiSTpjIz6d1ke7mnvRabDB",
+	"9g3gMUid+KSM8BQJYtAdc1zM1XZQN5z//u//GQ876XsuZp/XhPS9WyjoB7NQ/rHieqKvgZdUEgOZZidd",
+	"Z3spjboUkP3FK0JVk/2l/hjJhOekGif5gOCXeoKqodsiz2EhZuVuzKi9UpJWSUZ+JuRGhtNyvwlNv+pa",
+	"G0V/awYxvyVC0JT0+8wX89b9oZ5EYdw8W2EqHxaNyW6gtgW1ObMj7w9PnwQ3NUSvlC10/3voBWHlNdhV",
+	"Gy6jPQTPZpjsEq+cQUalYz6u31WaYBPv6siVg1jfykLLMr6U5ljBk5vqdlo9byAxHI87mE+7X0qrTtXC",
+	"hxuoPqZhsfpw3IkgW9V4JtQQP0h197g1rwB9vTY1u9z9Hl3J4xtcgL9rF7L+doTYbddwXMDlwBkRr9VS",
+	"2jn2B+jk2hNLNifC97j/bp0HV0egU5uGfLcr0v6Kvz69Hfj8a6qx9V7a7Sk7C8y9ZcK/VtsiBvcNfYDC",
+	"rXCAS0Juwtu5epLiVQdS8qBAed/tIV3/ZzFvn1E7ZSEYDnLj0o/Uzh+hA2XkV1ZAHW7jcFuQjScDDUfz",
+	"xRdkHqpvfOJMba4FR8/QRan+XvvQs83faYgT9K/6dnRPheXMum/Ecf9Q9uzaotoSXaNq2k0R1w35HuKw",
+	"W1cD2rsFP2s3qJpvY5u3hUB1srGD82Vunx+E3A/3OLdNSDjKdiuNS5BLZIHNZYi9Td8Pn+X5Igw/a4I8",
+	"tkCZFQaEA1IiTVQG1Km74zd+01ifb6D+lQVPbqAX8qVh7suLGA1SktFbAliEuVH2EUShAwEqilVrXnOp",
+	"UzTjSNegL27wLRF4RoYRinlOGGWza5NpG6OB/t4ULj4cRjHw4ggDIR/84BVrfNEner3mpWoyIzNgPdW+",
+	"++opZTEa2DqHaEKKJVEfXvIrVgUbeYekCMVUylI1t8A3hGlsRklOkPtEhGILJspV9URDREg6Y43rJjOk",
+	"MFn2BY8h9prW/sVL4KhTX1fGf3346nc0VcVr4vWZLM+8KLn6rB8cqh3q8PgpSuZY4KQgQgIzGaw2w2Qp",
+	"yozIffSaLxZcJ0lOBMHAC21D4SQwdamjYkZlMdT0AIJMS2kp1o/G4yb1YKcwvcPjp3V1dxjqY1kI2gkV",
+	"r3H7o96DS+GcCGT2T33bBLeJgcBcLCZ8vkoFLsjrObeHyK6G7TQrafop6/OK5CktF59mveKh1pa/G6Fu",
+	"pmSHYdKItQKvgLD8kdQeWgCQknCHeaKZgKlEPNcfUkICBRCdMS6IRBgxU7cl+aQ5QSknXors8EFmodVK",
+	"7Tglre93nZ+WCkKT9QVQRzVGjRrtFqLjOc5zwoBazYyeKvxIGtQuG/tFBOUpCPWMMMPXsT6i6q9Twxco",
+	"397lFNbW2odf18qhDOcSwiTgRl/9y4NjfWJYYfk08lryCOIMat7iDU3paMXUIsm22qedIoD8VtjM/z6h",
+	"m7IzP5sq2nIabYaoNYYmqi6AXCWe89OAYFSDEzIMmiZnhUcYmBuznXswiN0ZR8Jnao2f2uI+XzOum/EU",
+	"2xlRNrKJBD5ZIZ92m7y8x1Dcg5mCPhTdQdMl5Pc3wGJgRKrOGRBiF7Cj2kXE1gD62869ley4l5zERE1h",
+	"3HTSUMbTO2/iG6E35gka8CmA+irZcbxCDZx4g96QQhx6YXWqgRlqE1QPIX/dgWzG7kMvrpgeEuqgzO9P",
+	"kbcTM416tYp364f0U41N1CqrDsDcDbNrbu3jXURT2qTnlplsvWC7Nw0a1NylicBHGPB2AU1hWpLmxj9Z",
+	"IUOqHLhR4iwQ1fJGybaqhS5ImKQ+LUlYf9oMq0CFGhxxQpSFsKBqMbcQ4FOrHRoncPhdB9cXVIOFwzIM",
+	"VwPwNh08tXC4gnEwrXctMHUE56RChn97l5RChpNafLz6a2ILxghnRBTKLgbzrTZf4c4ssSxaAubgEcr4",
+	"bNZqCXJLm6E/YQ/ekG4jeFom5pjH5KMrxssiLwuEM3pDTKoZh9BNk5yj+VwjHZ0KUZtg5md8ppqyjz6X",
+	"WaZjBigzDdFMQ1fMJMTqFuuIdc11rQ6XskC3WFB1tq0yKQxeoSzzPFupMyoFtPilrVkfKZsqpYG/t6p8",
+	"Hi2rOuOzeiTJi7BL2lazafv+WfXOfPFrtAfDFIDYOoQsya1XG+vRxRJcBtDiWu1dVMdaPw+OgmhtLW1+",
+	"fni0Q5vXmxpVc7Le6oB+tEyncq9t5dXN1sZ+H7Wdbuy6Cg3dF5ES8ZGGOCcnWFK5/RbbvP8KSu8YKiu0",
+	"z3C7x71j/l0veEbXhTaARoiYvx8fYV6KZI4lgW/dE0y2n987z2jxavUTYanGqgjECbTE6MepwNMiRgOS",
+	"UkjUGBpaITMeJ4YZnaSxUmCC4HSkFKIfkQ1V7LkhDGcs805zXwdjDBFtJFmZkhT8NPKRVuf1oNXnx52U",
+	"0UMH54B4Qz8js6ia87IVwbEpPm3hO76wblzur+zirug6hA7zIwmWqqIJL+Z176susjYx9fUTyHg1MDEQ",
+	"c7gy6YBqu9MolpAqCETTapxc0rfhd3EYMi9RzAhJgYE/xwLBQL68Yurvf/9//xcacPZe7d1/QpxBi+BX",
+	"mBTt3yXp8ATZ/pnXdfKB/a0yEh5JpD5mPeRXDDqgKoRtWjU2F/zftCI+QWqodF0ZFjPg+o91c+IIxTkW",
+	"MfwAzYpPUGyzNWMzJldsoPuGSgbBoWrFkXQILyc3MkbfoYTQbGBfRI+RejC0HvxbECODFdi4NbiCVGJV",
+	"3JpNJihqwW8pm43M8RIlyjQZNGoDhh2aQO6lwfiAoZhjdTx09x5oRQpzBaHk99LJrmo5dAH913+gWrtC",
+	"iXgNlM0Hy9zWmiHkXiRwhQFrxuaiQPrhpFxJHWKm+oMGsCo95BNviDyyqgkvZ/Ni2MKR2j1/XBVdD6b9",
+	"SBY8HD9bH/PaW51VnhbAPh57LeH93oAl0CtEBic3FyYnwcN86AZOnNxYdKs1kKVOb8t+Le3Vsd3S8D1t",
+	"1utyRZNHdKKJqA9XNmlL2HcrufbC0eFxN3nTK2hHV4t5uXVFdazArrEdUJkdxoBbq+622qwkt0Ais3Fa",
+	"6W/OYw2HoNYzb5RqTbaUF3X8YLdUPNG3ctycsjWdUWnJjWbDF2PHrR0WuH+O6GRtr5nFPVDB/dc6hNnb",
+	"L659sLWvF+VsRqTdiFoMGs1zpDkc9W2gZo6H5FI04AIp4wRu/GlhtkxGhpGfqqVtIG1kSPfRTvaQsUBI",
+	"ir5D242fkytmbIzvkLWZXA0nZpM2ZoYpqI0Mq0ecsZELMiVCkNTfBUPb+f/Z8Xbd8f7qbQ7rwge2XItY",
+	"RAijOvV2Azji+f6z467730UwGfBybpog6e/gP7XaZtu3e+/a3Tdpn1ukEw/BPeJ010cjZDBDCAFObmrJ",
+	"U7ZF20lO3NLsZx+AAjpT+uf/l3ZFKz+sJ786YR8gQY2OdKcedQapi1TYPGmaBwH5DekwkxZS0chXJx11",
+	"BmDcaMlibng6e5odgTD1FhPCWQ7tNkMlINa+qM2+Z4Y0TAptOrQbC3+tjBFrO3jyv6Z6O2yh3wteBpIs",
+	"q+2up6/O25xD90b33BZ8w7RtqXsp3lZQ/NNheIfcJR27bqd65G+CyDkcTc/AadGfW6TNsqz5nfwp6jDR",
+	"oUiKYFSPWWDWAQRYJILgtDuPWA8XqO7ezjKmpXebkemcfRDAaj8ZHrNZwNcuOhgWr6DQP5iIsWMKb57h",
+	"rVdGZ1mAbcon8tOjYCrbhgLwpZ5qt44vo6nGBVHmt0RArkLSKsUvzjBLZYJzYNzOuSgEpoUFpuLyRtaw",
+	"RVxpk4GgCtfdo36JtfE5w6rDbyDlcX36U/f7RigoXQroaNTfLrmhfgiROqoCj6SXn14BTWQGMA2c9prJ",
+	"Wzv+JBG3RABrtkRYbX3z4T66ICxFtLhiWKI5wep0Ed+N9BdGhWpDrOFesUTxn+GH72JkIid/JpMLntyQ",
+	"ohkVK3kpr1Nye/3LzZPbz89/u/z9/Ih9zJ8nP6cH0/fy6ewv+MnqLRmXP9AvxfG//Pavy2eTDoQ61bjY",
+	"UQoKj5oOymYWnymM/daAP6Z3XvQwHM6AmzzL53hCKiTKjPObEVwrS7AZxhH6EqGDCH1Qp8WPakCBYA2i",
+	"q6/Y2rjD/OjBb47Zsx/++unorI51+rfD0YvT0fu//PDp89noX3/94+nX/9GT2PGSMLSgrCyIZXZcUFYY",
+	"632Hy4866mLL6nVcqf1CdJVsO3PQggjKOS+zFE2IjuzX8AZYbcQ6st3y3XCDvYkLQ0sMmElgNLljdo3l",
+	"tC4WHQ4NrdGzfSzz9hDc+8beBOzE8NwAhFh34DLzwkW5WGCxCkCXEQaAykHS/89kSWSBplTI7tSyb22F",
+	"IQtwIdgFgDWEuO5p+uR6IQym1tmHN6MniIKGnFIikKoqRZ/OT5AuCa0yheHva6/UKO915Wqk3cvbMZar",
+	"5kb+QIVR1RpDvW5vpQtaFPe7rMbtaehv4UDmuJ406Ca06JH0sOYWOEcFj5xOFCQnuJCdp9fHV2zOrvtK",
+	"T7TGVagykyHlweqElKcavS/TV1QU84BI/fLLL7+MPn0avXkTQ3i4/SFGj/Xf4+pIaUDcZviWWMARXKBF",
+	"mcwbrpIXz8ej8dHo4DAU9+Np//Hoxa9/HH0djPTfDr2/Df88/HNwL0gpKXp6XN/YV0KD6AAtQ7IC6RKQ",
+	"lloKAchtHgjhfeXEgmOu4TbZZbTj9cA0w7MeGFJAw/Yuw8Fgjc6XlO95GeR4NSsatjGIBaRS2SGzWmCh",
+	"d9G4EA2OwoPx+PDJ0fHTZ5ss/o36nQjJGRwQvQy/6gNHIKbrZzTN6tRAT/rwZvTcAt2hwbsIfQID6ccI",
+	"nUbo8xCWEADB1lfEuwfCmG605qeD0RPjsOdTlGBB0ICVAvI71CvDE4NKC0tYDT9lCJA26807+vnbg7yo",
+	"iXVnJV8n6aGuZCicOOltDfUV0mBAd/rVruyaxrCLYxtojGVu3cbG+W1ogjsuugUp5jztSEL7SRfeTpsb",
+	"SIiYEgE0TLtdNvpD5hrtsbRW9W87NNe74oX/JBhAxQB2E8j05RwScdV/AUKrftY1xTuQata++Fq/Vv/N",
+	"fLJREL5f++00Wfvpi25Z1bHd0uJ7E8RWmfPj6n/bcuj/O4StmrGfqMSIQKgoOjo8Omykn47HfR2Im4Uy",
+	"KHzVNrKmFTQxV4Nb98vbUAdn9JY0dri/nH4OFl3QNM0aA/HXHz98/rxV85r22K+5qoL9Mr6vRo8IRO/2",
+	"uNXOMHunXwoGNUPKaZvvqAVjGdh3TAlLqJaDK8q4sDVeXsmgdm1RVHdpx9tvqoIOmJYobdoBZCXD7JIa",
+	"M1NQnL1ladBp4XzIZ4IjKKmEW2oo5pSk2qHlA61q0rcpzjJgppoKQmy4XZnPBE4hQLB+A5RnmEEEvyTA",
+	"hYAZ4hCWzYVPg6U+3+os2Z43pF4PZqFeipKg5ZxmZI3sHfKNGYQduBHowO0Pc+B9sj7KUSW0Tt7aBP6t",
+	"EDqguJuLQBdf9wyYD7bc0qnhNyUg8RaSquHIRCUk1yhtpqb8bo5L2ZRfI43X8FowpJiGePcvG0P9SLqz",
+	"CzSoaJz6DVFxLjj8WBCRCyrJ9oO/7XvLSd9TBwF+HDssMwvgDm0DyPP4bqT+MTJFwBfLXa51zauNc3oN",
+	"3HPR3pJM5pzDfZ9FLrXhxNcZlVoUPAugKrPu7Lar2DMwNoySF2EMT9fr4xlNQs6O5IbxJSBppK/1FLUH",
+	"ecIZFIxb5L9XO5veEki0QAPO0PdvL9WRAIJn4fstcZ274Gnqz/2kv9Yi++Uko3IOd4i6URRAORLLgWRi",
+	"8RmgwLvS+52iC2hXUjKHtbqRmgeK2ZiughZZOHew92ko2jN9b/UumOcR4lna34uo5cpOw7YrPj1G0Lsa",
+	"RGt9Mr0298HY1E05rQSzDTCoktw+46gl+OFz+m8rEd5iGbgWVC95af2NfnUeoYA91Kur2/Jg/XYFUjV9",
+	"6HWcJMqWKHiFRLqc8626prtPtN5zA4IeSjvXVv5uzZ3jW4IYLx6+Wb3IELvm9TvfiHulLkt71XB0SRy8",
+	"3aSRm5sEZKByWRChNPDURYUMtKNuwtMVRA/57RlattRd9HaXFaUFun39nNkPvsEFDt2PQKl91674JcJm",
+	"/3MdVwZxreH3WIAbR9x+0ATJMr50m2DN0HvSC2UwMG4dxuvtba8rsZ+1NfVGQ4qF7sRSMwHbN6j6nH2N",
+	"9ohti7t4aszadttTVxHpVgQM0CgYVKA7g0C0+RStS8t+NXKeddOIdeHpKgxL19+S6iVrrpn3uRyrsiU7",
+	"WxYGlwH45t213aaVcD9hjvQIV1/zsgt9g8QfjvYFYPqwm2PNTnXAvNUqpSB3RYQ+YXGT8iXbX3NKjbug",
+	"QFaDGkCPSuaYzSz6AJX+tltjSfVgKVuWDHRm60BdbMmm1Wa7G/sThFFcrZ9K5UFCmW68DGXUblrrqkmS",
+	"hmkqv33s2L1uaeS906O74OTbz2x1l5thNJbTbotgpz7VEFO3dNF+YFMPdmt6AJf14CFxWXuDxIRjYwLu",
+	"EcbZyCJXInKHk6KRmhAhXKAFlwV66p7kGU6a/FOHR3VNcTSuX8D/6dc/w4X7nwZXV/v6by3X7mcuvfi8",
+	"ZH0VKS6SOWkB89phSXfGON4EfU7u8gzTrWGf5yV7a0p+jfYMwfEFNTcUD6qCLDT0romY3Wy76u01M+ln",
+	"65vEKYGYMkjGjrU3WsM+PpJoRUmW6uvl/YeGddePf2o/l/c7ibk4Krv/OHBFuFG+nvMkuAHJKjJ3RxPq",
+	"vPQNJ/hbT6HpQiut6aQf+qberKY2UPz6HHnmmbRxYOvM1FYDVMuuPiq9nE3KdkhOk4Tku96YzgQJuKU/",
+	"lbJAE4KU7Xzi0zVCeedt+K3kmtGfiIUMe1UDzGsLvML/M5kTNlKr/PdNjGtNev2tVv163PsnvMLo9Vzf",
+	"/fWBJW8IhrE49IC1T8YrmwCw9S4ipTLP8ApBsDzgnYIpmKAcz4ghxwmFr+LEAjhWnfynd8cv3o5fPWwm",
+	"gKDWHPc+dPDu8MWTZ3sdR8vWEdlWtw/cX8sqT7feYUOEuc7Rk6/nHG2F3NmALli1P4iuk+CMfMJ3YVVc",
+	"GI7UzduN7iHwJ4YZFgtNregQAl2J9nG7KMVtiCn0FEl4ogRLJzXLnLNULWJgTKPFPnpjRDDFBYYwxhPE",
+	"OKJpgMupU2KLvwSUPZNxaUPVdzuk/1b2TSxrCFOL/7IjYEC0V8wxu/mFl580gH5YxFouSprHTpMU4988",
+	"mH2k6ub6F71hDAuBn0K/fkrELCFZdj9XCTTgfjXsYNlqJ1UYIvmhEGX6AYzVxroNZIzxoptoOTiDD637",
+	"RUqEhrEp3D+XWCJwHZAUUld2ykYE+P1bOx8tARkZloVGzdHQh/oVcNwaUrXdZMFLgG3ruVfkobvej2qk",
+	"i4fQFwrfQzi5fwD/Nqg0WS4smMN/B1jaZvCXDna2l7tamdxu3Xv2NCyqFky1ujzV11U7vJo/P7UF4am7",
+	"qKY+t2pfC5v2D8LCuuU0IWdbEA3qGAZ6TbulDPlTGtQkpdMpEWZhVWuOpKYGOPeab+qfhnUa6Scvxjvh",
+	"I/TAFlnHCqn31+GTVWnuEZrjbDoit0qn6TNL0uRl77w+fCSNPiAgrdhVD4BVtWX665Noo2AMmkV/rCcr",
+	"OWd922nwJaoRODt/M/r49tPo4OB4bwdcqO66xcdm8GAT1hGXZDuYwgbUhOaYhBZmJ8WxC2VeJ3HpSHfX",
+	"pMZuyIs++KcGKYFKsyVvghlkCE8kYcWwi6xtJtfbjANyyhDWgPc+mp/ZF6Gdj6R5FBk2f/sCZbeEFVys",
+	"WpEdOoEvWNnSE7J1vs8N+9HaXkFb7SF44ZFENNU5jLH2MO3TFPh41QHPEFEJvpRoYMjAVTtQbMGyrnUQ",
+	"oCXK6sYHnjcPGP0Ave56nN0uCp7cXN51jOCqN8x8auvYV9d6zYs4ZxHoBNuC4ixbXdvl7a10ZyL4BkI9",
+	"/tGva21E20GhTlnjiqNKkZYImwsPNNB3ihj95eLLZxNTESHJ1dk9pTMKjuuMy2K4jz6wKya0Z1C2XpSg",
+	"wYILgjCTSyIkOhqPhyf205RIlHB2S0QBxn/Bbbr2I3nFXJY15LyjMle77ItmuvvB4f5xPdl9pO9a/jiI",
+	"Do6/uguXPw6iF19bLl22XRSxnpdD631GDC8sduiUkiwd7od6sekKadT5Dsn3dvXQ+Dek5Rpe9+ORRDcE",
+	"QCEwAhGUEnBtS0Z/K4nlOdII9eKWNDLzppyn17+VOLOgQVXP8Oj3X9V/xqMX17/+MY6evAijE3guuUDc",
+	"lWa+UvoKm38g6/lAA2B2Ox5HKKWyoCwphieQpofBu222Hq4jgFd5g7+/J9+kT0IMhe0VbavFGvAfeg5V",
+	"voTDqQYh5umfm4Tj21vU3fe4Pq4Fz/WYClxQNnskEZRHg9QgpBwPT8wzN94anqLOJesnPh12sd3/O5ye",
+	"tr5zx020jqtnO/kIvJ5lVsh9FEOapNSwMEb4MEvRisjHjHvjMlCHJS3HJyheERk/jhmPhydXLF4QzIBf",
+	"sq5jDo1OMcjJSoAFnZSGXhE+DEcwPS2QpDqEdphJwSy9Yp/PLk5QzHLTxM9nF2ighoQDSsmLv//7/z4Y",
+	"A7yHRCkpBE4KLiQa//3f//dTuKCEah0VpNFrwxMUF+QO0KPBdCN3RdXXCDEPsyGCiwdIQYgh0yLW3UlK",
+	"IbkwV5/xR8puYgMfMwyBReovh6JsL5xGkjr3wxY1d0m6VWFCET177dqy3SfvyY4/Mfesqu1OQklII6d6",
+	"/7ATTiPLgzlhdqbD7cqxlPS2rdVOfFqujxMuSAP0d2ucmn7Jr9trReQ3OLR6N9y+gJhuiODu4lALVrrd",
+	"Mw+l6i6hTsRG30b9uQW0Sf1dmm8HohbU6QaqQBRocUHHxGC16TlFB/v7sd1S4vo2oRWQV3a8v38wVrpP",
+	"AtjRtVadMRwM+RTFZsePT1C8KLOCugKqGWqkVCm7pdeKq1GPEb5ixqxVW5gx1g6j8XjsgTRpRXzNeIww",
+	"Mvtig6kWermnl1G0V2us2uS8pu1FdsJ1nQ1mWltRh5RofzLO7Xv+j5+hMf4vGjLqtW2I/+iTamPwyaVu",
+	"rv/TL0R+5pAw/dfSXDis3xLnBWbb0chOq5K73tQA9a5HsriuayBMuSuG8Le4u4FharuzkYQV94olJuKW",
+	"JuQ1oHm8ytv0baf7BGhodY9Q4LtzXLRXCqEXYYUKVwGdPnepi+54B4Azmv7ICh3msTUQrTVR4AIYtJUO",
+	"ODgB4gwwjXSMibYXlhZtZIFvNBkvWVapfspYueU01dfdGWU3cIDrEYMNcmYltZaM0SR1WZvw2kStLYna",
+	"INk5czPk5C/yV22fOKBKuLddP+zELeuqt7yyfqidd0A+GrfHue3MxXinn4eORZuux5znxPCVVP5YJHgJ",
+	"meXBq4GKJ127CgGlRxmfdS/m8yfjrrdqtY93QkppmgmaFtcLQqt7rxsxZme+u9qOX22wNorQD0YgXL4v",
+	"BziICdEMMZXwQ5NYAZnDU8gJtkNV31FNBZ32U68N7/Rrtd9eVY2o/X7hWlT7+dw2r14xWSv4xjXcH4nd",
+	"IuoaC64ah1cCU0lSJOdcFEjQSYSAsjbt7y2496Jthgrl5pLAOckG2pV3ZE+2ke+BbPjFYNmvYZkdRC9q",
+	"nr2jNs+erx+Crm+am0jDNNL3Cvo3icgdlcUJuiF5AXTh9JawnYICNmqZ9QXcds1q7ks0/DlloE/kPjp1",
+	"OsRSz+viVCLInyepG/8T2Ls0gaU+8jp1VE+UOwrfoqzB2Wy+WQkrmv7apVWh7LqEmgZl1fFxvZfbbo76",
+	"2J07GpS2j+vJHpVj8SBkc67bjA2DSJdAGiROCRSQnTU8PbKcaHkZHKpD03focIz+ue66PtSCUBOObQNX",
+	"tzub1L13SOBivUmDg/HhMfoOHYz3D4+brVDPerfCWreVunky/mdkBARJkpSCaMerso9O0ARnwMialgQ9",
+	"03T+JlFXlQFpCGSMjbeatetLHkIpUryqAqFRghmaEOexdli08FnL1qbMaPQ7Z+REGRd4hXAmCE5XmvXW",
+	"u49opK+MD5+Oxk9Gh+Nm4NVepxRRsBse0nxtXfPdEufkHCvFN4iV7RsPT1Bsh814GhPOwJUUIbpYlIa3",
+	"kgsUpyRR/UhjNYDq7Sumhz/HJlKOsNReisZVy2MQkc1zAuD1EsUa8ziN604Gd1OoB8U2GAZMt8nBJTfv",
+	"A/UbXW0gPYRvzOe8ny50Pd4vp1Uj/Fer9ni/vrVNs1N16Y6I9al6zRd5aeBoKlzrl4Y5mTJitigqUdPO",
+	"Nntbm419xbSRXdNcmjWZCohnG9jNstr6TiwtHzA0jYcnrlG+epRXLG4KdtzUkieowHfqg3El8K6Q2c50",
+	"LB3Ks1L6H7pi+ksnehg2niL2UVx43Ilqp7/DSZGtqk7/qdmBP12xAt9F5g5Br8Dq/bi+Jqs2q8qi9daE",
+	"aRmrSrvh4wWcGP4Ir9f04unTjuciOxAB6rnuh6sC3wXef/b84Fm318MNeHr47KhTDU3feK1LwbHymtwI",
+	"Y6xNTki5nhMsJZ2xSyxvutpVTTt/AfmvIeCQAssbQ8COBrHORI1B4WJjnXKmZQ4XtpT9XZU8cRJuGO6b",
+	"WBJ+xO/DIdd8DQ4UxGnsGlWlVn9Xi5Friu7NUUmy4MCtaks3Q5PUaHYKxcn41jS4j7w4J9POsYQ7BYdd",
+	"NkNB/UCxqBFSKlsiSrtEj/Y4uphJq0L5vKn5tV1GGmFZuxxWIBToQp3pA/uoeuZFsGtWBkPYAUFYSO8c",
+	"c17O5mbfwYIgXhaywBrkc6C9jyjWQUdx3ao2bVo/tvY7zaytmUaUxLbUdf21lpGm+q6qT1qij1y/pd00",
+	"J6eu+NdoD4tkDmFawdN8ggsy4y3QHYlPhRoIYOGysLKuU3+dbMMgPwpRMcsImX+m2sS3ME1Ss1yYkKMF",
+	"GiwJnc2N1WUoLoZB1rnQ9bgslNGWkSJwLfhODbEJyTRUGxnESmNooTKnlJwqwcuo1HFeKC6ZekhSkAEd",
+	"C6CdGFii34ngD4eiJ2hBE5x9dMCoG0Ha66V7RMynqaSOq2R9dj+8eXPxAWWqgNXQKZVzDXEubp33CUtJ",
+	"pNSASe40+2zbSZaymSAptcLVdVHSnHxwbwY5MvDdK1wk8z7R2Au8es1ZYVL+23xujyTiS4YWeDVKdGmd",
+	"i6SsfJJqG0IdsWQ5GRmP3COIt9NQtXkxfxCaiAVlvTvYimDCykI4PJVNtX12BSs0gq29ACBl74Uas3IX",
+	"k3hOsulHOiXveSk2XCK25+OTvGc6bG2RdxbMH723grXuDBC5GT9ME18NfPQ9zkhk4X9xDdkMyxsdNTgM",
+	"hxSBBu86pxvIztyO4t8Yuk3IfqeSojWFV1cOdhpry7SO7J949M9rotbYDJpT3Odasbm5bgiZ6rK6zwSR",
+	"hFnisw1sNEb73vIET8oMi1WlbFIiIHVJ20QvUWxUkzokT0HzWEZnp4WumC2DaBEhovbCuGQ3jC9Z7S1l",
+	"ihe4APhDdeQ2ZdQZyEAU27enghDjG2oZNE9p97N8euRDWS3XSsbKhaecH0mkXtgP1mRCSAL517uQ2/cA",
+	"QSkEXfyiFojn7O/6oe6wIGFwgiY2x68dZrPbgXI9JFXZxy91XJWfcYIGsZ7wGJzFShLBieZYa03ovTQn",
+	"8Wo6r9ggtiPdeNm4PkHvPJJII+DXD+jOe7Tk+1csbs5CjAaaCpWzbDU0/jlEUjrJiPbcqgqWBiPHJmKk",
+	"L40v3HgE9WtXzLxnNJUxJCEfgaV+qq9EpbJC5chViL5Db8/QYzRQDUSP0cF4PLwnQbkV9eaN686iv4Eq",
+	"7huug9av7rwouq+GXZ1PTg8t5zwjKCVTyqiOs9b80Gc/XoZCe9a9Sf4hriek2f0PG/c8RaDBGEEaxt//",
+	"/T/RMyTITG1xwwgBZQtJEZ6pvaqAWO1SkNGCp3RKSQqEW9LycRYCr0Cr7KPTiQ6KAgYISJkwJ5TI0CMy",
+	"bitDoszsBZX8xx9gAq6FACpe/VDTkbkwvB6C8KcZFjMiCwRITFqz/VbSHLb9Oc9S6S7uKnyvE4T1ewIx",
+	"og7IEsk8o4XOiCK/lThDBtlpf/2I1fsQVI3P0Xjzkejhh0culCHmxmfJRTFXyxLsn+DA6DeqkTGBLgUH",
+	"/CLPUumZptP/tFb5L/sc2SpizrUDmFsfz5893UoM5J3N+gItrp3cGvCpfZElex1vTP/DVpJ3vFk/yfhK",
+	"oX3DsIiqFb5rH//qLg4leOXV6n5wp90x8atznx20jWikMCo7nA0cltq3wEk753yBNAFgTz6pVqqqT+ef",
+	"kc9Z2J+nKjB0U0HkfDdXvdAvO7ptL+q/uP6X357cjheHn58lfxG/LJ9PLg9uzo7kx/TF9D1+Wr7lx7N/",
+	"pYfsr3fPflo2AvYODvshydWaEZaPGZXFrhcSTko20vhAoaAgnDKMvucL8ntfwLxoj4vZ5+Ch9DWsBwm8",
+	"Sz75EZzrfUIX8DkSESkzB6Mn41GKV3VipG04dj2bnGMpl1xs1ZSfyfLMFm3RlHYxuirDc5ubq6ImVzkr",
+	"Otj9Xxz9j6nom9Iq3jRigSvyoSBWaE4E3U6Mpxt+psvqNLS8hkwqaaHpH1wwcQ8Upx1YGXUDPAgiEwdp",
+	"ulP3mNl5ap/bMzcKPU5HH3mCMwhQAuszyUpJbzXyLESbNAOV1s9EU6HZXLcmYBS8Q7Emw5UA/tGCb+r3",
+	"FkYKAaUajBQQScAFMpONdCHw3zqAWjSIv397iR5zMZOP/+Bi9iH9+lgXlI//0H/5kH7VF6NNja8fdsP7",
+	"upcgBgxp6NvU9lK3xXCLOBgSqHq0pKktsEMA89r+Yjq9JtodJu+/hR4jJEAheoymCP2j6DHWRHdfj5xz",
+	"XQXy7/Jc8Nt7oiY+CHhj/91BrfaPtdCWrWtnWmZTet+mfpPEP2+WWiEbCUlJuiPSZGe8xxpejeERCNHF",
+	"6VKWWd0HPNRMRR424qDgo5wPa/esPVkWvgEiojfiD46H2FMsHxYNvLEuGu3x5MgBFq4lDq4JQVeEQk+f",
+	"1FfbdpBCbz7e6RfDnHRt6FPT6qVdEag8oe0IOyXqyrWjvH1jyCm/URsAp5oqZ505CUuyjgqYTTZq1ldY",
+	"9oIe7BoW0/3uZJfbQPtO39aXHUETQ9PksP7W0fdrzWkOblRNTIdp3SW29BsM9sPfBLUO35ZBqQVThggd",
+	"1573R10ObWC7qoo1s9lf3I3Gbul6N1Q5q8NrAHNOBH1xbEeW8+pYE5lzngV8L+eY3ZBU+1XQVTkePyEI",
+	"pwvK7D8WmOFZ9YwymZOk4O6HW0qWRJygWBZ4OoVsBAfKhcGngzOKISGtehd4bvOy8CmvoAlAN7Kgmo4B",
+	"Pgx+ZPPeXrSnP1fvdVUy2OlW9iDBM7Kh4RpOjOGFTvaOXTPi/s2Gb+zS/LII7hE6eLwliPWbeXxorzgw",
+	"0/i2MLD2MDxyV3xJdAhXkPJemR2qEBpYSJgpvSVDxKuX3F2UcY1Yr0inhr8pyWkwnFKIMrs3+ZkEJIvw",
+	"eeIbm6jGFam74bUksvJkB2h9EnpFhnkT3zOyG3JYyHZUGlPObWdpSU6nBRGfKCuLNpkpsLxRyzwtiQ6z",
+	"zzibubB74slPBXs0HtZh8I6OtqalzgROSGtD3piKn4wb+Hrj51tr7pLZf4nljU3qz6hS7m94ci9iuhDM",
+	"IeWig/Wh2nJmy27FMTRP5dmcay9ke5GLBLPNJS7JIm/BBcFiRopLPOsafEMW+Tlms61CeekK+rQf92EV",
+	"0pVsWGI70jq5zSMsmprXCcLRTJKS0J8z8TeMw1Jq4XS61ybRhr150L5/9LzScTp8LSHr/N1rdHx8dIwE",
+	"cXoAImIgpPj8/MePb9EtzkoSwc0ULwv05vLi8vT8chghcpdjyLGs7TtXrEoeBh9NbHVu/BLF787f/vW7",
+	"N6cfPv5y8uqX919+PP/uaXQwjg6OooPnJ69++fTh84+Xb78bx/vI08QIC3LFljjLRknGkxvw+suXELcH",
+	"6XcpJzrQBwAw9FWZzFX3R1MullikkFg+x3lOmFSmzqJM5ijDBRFXzACV6qr/rVzkEJN0+PLJGOECjZ+8",
+	"fDIenlQfs7UUS8j0Ut+aqqZNcHLjf+aKcZaQyMDnCllAs/fRKcQ84oymJvjIQ9x11385FhJy4QTBkrMm",
+	"gHDHYQwAqTzUNh7wikAfM3dvozvjGSjVDlNwyPMvnNgM93sn8bft8HoJBhVIySpnfi/V0ZHRI9JlLWDQ",
+	"+tN+PJa4vaHaHRjAOqwy+QVJuFCr06bLqcX4uOARUtr9XYRywSckslGoMkImWidSK4n8/d//008TqEax",
+	"o90syq4uSYsa6S6ZrItQtfMaggAr/6FprT4ywqYZ7S2xhGdzzFI+nW6/A9Guq9K4LDXaJIw3TNEm0dkt",
+	"0jOuehJDTJhE8NO7WIO0LfBKn7kwimFW4mGEYtdV946dqjhCMXQ6vmLmkfVMxGhgtLEo2SOpqTiR/chM",
+	"bWwYxVqpxCcoVsNqYG1hOGNU4BtisCivGDxYkJTiH8gqDkUa24cPymK6IQuXT4K8vd8iWlmNUWi3DZpL",
+	"77qYSkTgohTknY/Euj2urblA+q2LrasBnrYJfUWE20Pe3/OlJ4Iu/F2zZuFkrlMFAzzAf93Bn7qZQJjf",
+	"tqL9TrkgCZZdL8Nt8TNPhu/NqmsrM0jp+gugCyyziE0+jCBXVlDIgNbdAmYfU8EZEa/Vj/u7kgU3K+qV",
+	"4ALhrZf8kxeG24LZ/g52yD6V3ycrzQ1EFarpt8Lnnq3LX6BPLSvkM19WyOt1ka5Mn+7eF3XG6HyQUGfN",
+	"rfc0Xits/S1d8dy3O8KU4YK0wcFZhnBjGkJ+tSiZfGQ2NyxqN7laRayjPY2fbDcUQ/f1gWCUFhAKCE0p",
+	"dIHkBiV8QWQru959rOnm3e3OTZxxTUA8UCcg+BluGof92XuaNM+b73dbxKgN7irPMGMkRX//f/4XygXJ",
+	"c/N3yq5zwWeCSAn/Njzq8PcUYMHsGW7Bb4kEQ0be0BxBjHgEZRCVaEqZCYg0+6T5IGw18DlwULuP7TnK",
+	"dtVhzkgwnukiwew0KYKZuKcMuQBAP2hTtTAnQo29zU6Rie689sRESCOcFRxeCVEaF625v+6TjySK3T8+",
+	"pHF9xcxIcUHDyyPDE9KgoP6Sk+oQH/SOkWLOa7GP37+93Iv2zr5cwB8/wn9PL1+/34v23rz9+PbybTgk",
+	"Ehfz7f1SpdQgZRp41kDyALnOj+cfoyr9NccCLwgwQuiLIkRZfRx0lNz44MXh9Ak+Go3H4/HomfrPc/Wf",
+	"cfW/g8cAQtGhKMZbV5KZQDvWbvzMAISWjpK0t0Lo3bGbZaGLr4eYSeMr3HjRn2B27sLU11kNcCgU+1fT",
+	"TqsFXnNm7dg1smUj8WtKbIBRbH68tj+qY8fM8g3RAk1WiKZDnT7pXlSHEVrIKwZqL9L5oBObN1q5WQ7G",
+	"Yx1ywadIB0rCC3+uEHC+i8NMHRtumHoGCG8JsVCdt2NoPdfrgec/4+xmRBlKVDNE2CPDk5t+sR06Va9T",
+	"dIfxrJjoX3dfoj/aJsLnfupDmI2hZLgs5oQVNIFwViUqKMFCUICuFID9I+mMjSgDHi8gcMlzwJMURJYL",
+	"gmjx0jjKivkjecXiAs9e89QeZiEoNo4QSeZcX25KworQpEPJ+rh3URbBHV03oV7ZD8/++unwX356tVVl",
+	"2Lcj06T2AZY8K1uCLJMWuinnHNJb1CMJN8EIZxksFKYvh+zuRJnBZ+JTVEoyLTNGpNxH38OywiaNOcE5",
+	"ntBMU6JNyJwytb/NJBqAmakdTebIizI+AxeTtqlKVsghyjBL9ZR0E99qKw5cVCZtquhnk5WtO6L2khvG",
+	"l9b7qLuMBJ3NC8T4cn0vhh2xs0pWjVT7rtWMLSmF1oIzn6cS4cLb1jwvqhLngi6IiZNeWjZqozD13YRF",
+	"TGsJGKwESNZ1T5chb+r6kNEYFFZnZoSuJWca9Zmp9Q8F97vEO7rFut26rtbi5iOULuYuybpHAeryEADo",
+	"xbBXmbNq4pqbn0S6nglJAUrA4okWeLYTTnc74oUJAlAFImQ8CXrU3Wi3bTTocO8hM0y68QJd4tmlvqUM",
+	"EQMZJ62/K22I4F+SyY+iYeDOiyKXLx8/xnm+L3kp982jx2rzebyzknYfqyw9I0eVRoqcWm5T6b7CaJG/",
+	"TtCL2ZvwCbx53QIaHoDV/fSZrcdq+MQlbRM5qKz2lfj9+5efPjUOJuMnL8frAPmHvwIu/su/jUfH+q//",
+	"Y69TmuYnTJlNdwsqArogqoeNnL4FETTBj1/PaYJnvFtQiZE8V6M/6P7oBKeZJKWgxcrdQDU27m8QuZS3",
+	"gPZlVKmnD2fWnWDoUA2aG0D8NJ0vT/bH+wcHT/afdVnu1gZuXIIog+6ashhAqqVDpYJLRQufpi06nS14",
+	"guwr11NMM5KqN5eCs5krgga4uGLGUoSsKXOVa7CwXDnDsInZjAxPUJzx5EbVV3COFpitkPoAAKfrJ9q+",
+	"sSlY2hGLi2rkTlBsq77WtabxCYpNHuu1IKUk1ykpSFLoZiecKas1vWKmDCr4DdEDkAMKVGGBLuwxxxrA",
+	"SJBbfkPscJD0mpeF/ppOil1D5TajBjrSHz8tozcm3LLefIjlDrXe1KI/C6XsVxuA3u6jQeza05kR+xC4",
+	"HojfI4l+lESMoKThUzQiCWgeLvDt+ODQY0IDsosGMe0n/jvNMvz4eH+MBvQMpyfo9dmP6MsFOnh2fYQy",
+	"ekPQJ5yoH/5luFuKJC6qgxHN9/xOhlc/k1x8jwuyBByMKZ31vUNM4C1ILYglVHc90/XFKCW3QCQ7UKZg",
+	"Ighh7al/rCDiFmcXJOEslHPzni8RnxbGyjSfMKl4mklKf10+AicWZTO5j2wYzdM6SP9Tn2XhydMavcHB",
+	"8VYM23CLw+MrZcuBKCFSugT3ppPiLz9fosHb9M3FqTG+4xuaxsMI6fiMg2MgGC2I3EcXhME5Mj4tizkX",
+	"JmH7JXpFsLCxwon3OR0rHAfhxTQkvvwQIv3SvTSkAHDwtbDUSmGYN2uj/GIcjJxrJvc3MLhy/FtJbEef",
+	"jIEaIkKaJ1CdlfbR2zutHNSeHp99ubhEj9W5/bGpONw1tQ62BtnLwGT7M9VovD9g5gthISheK4VtU0y+",
+	"TRpC1i/hKuNFm3s/44U+ChO1kcE/YUem0mH2gSk1J3DMWI+T6ZIpsf5Zdx/rvj0G+FpDGwJH9KE50Qii",
+	"fe7gh6PMxIXpU7xGM2MoI1OAwAWa9eH+OiN4U73WGMI7E4TfP3sj828y3BhtkyS5211Yv5zMmuiuI01v",
+	"CArsDDt9QQpI3fhIZaGvaHbrmFzL7DAw5tsjDcyrLa1zV0f3bdfG2Et3P9WncXMsyEfKbtb3lyKsXS8A",
+	"l5WzhJzoc77aN+dYztWqURbLPlKVAqEjGH2CF4AHQgu9xHJBbikvJYQdVhGCR0opqGobFs9vz/+1ePJx",
+	"OZ78y80Be/FLfiiPb8+flX85St49nb95Tk7Hi88H/Ozwt4snwbUlsrbk20lGE+CORAVXO38aofiPJZlc",
+	"lyL7+higDx//9vgPGIevMRoA84wcRig2D6n30IDka/DG+LHm3Pee6x9ko3PtR3fz9Xv1viEGJZzli1Yo",
+	"GicLo8MHlIZdJmVJJkBQjgbxHxdffry4/vntq+sfzz/aWaFM5m5sLfKdofOBW5Hbg1DJ4QkShEpZKuGs",
+	"xHL/YUYuPa3R8K5tDTsfiltSa8LANC1RfrqFH3QOU+v9q8SMFvR3uGq0JS1Mh/GCY4MJqtbNPnpDZZ7h",
+	"FUpxgWH+I8Q4oqmEPw0DCWDlyHWrvT2mwvMRUw0QYu6c1ZaeGLjj1CD0Kv2XlhlJhy1ZQttjKiiwL2xi",
+	"JE+4EARuiU43jF9VynGs6ADVQcxzwuIIxSlnRP25oFKSVP3NJf/F4M2MmSox3N+Enh++x+uOTtDOzC4r",
+	"8diy4RF7DezIzF3rXOje2qh1oVpf4LsLy1a/vSsVhGoH5DIbzLRpG63WiAl+8tnzO7BDV9dULaK0nlHR",
+	"BMHbNMldbmGrLijTyl3CdhUPXhYJD3lCwTOkRHaKaab+ZLy4hrFJYxDdkllC+1pSpXpNrUMNmVW9BLnG",
+	"AQr8DpLajIazMmj8Fp4o2t6YAehE9m+zfbrk82wKyw/Bb3xuS5TsZuVVc+vxhpMFsMt+7rRRuEY0XnSh",
+	"US5KXYu9tyKr9eZWkyfyniLdtAWBnRSMOLJEQ1g7Y4xPUhK9S69vNidmswmF3AI1ZB9ChonA21cWwBYl",
+	"r6Co0sfQwtYZhWyFzU81EXqv5F4py37pwN1UBgy9l2rY44hnXm6F3CmVGRAcgxzTtM8k5Xi16IVKrIXu",
+	"TL8WXJIdVx300FtyNTa5vuRxWtZq8uNLS1M23BA6/baGNVOjl6tGNaqvBG8APUFqX6x23NZ9jxCU3Gfm",
+	"qiC7jetLf/CTLmwEZOd0ab+VtTA1urnbwJcZ8qlq7tH7qydcOylsl1/vZPFtNNU6C3MLvfJblvbSVt9E",
+	"Bc5KIrVTKdzSng6qas7bNFiIvzkMCV1245L2FEmNe3kDK/LG29/AUQQXBJww5jD04fTzaXUnHsHNn5zz",
+	"pSoCUJR1x8TWS2Sjcrp113DPrjEtbz2Z3RJWdjNauwM491a+vuDXrsh162ry6PMCrSnp3lTMZoitFDS4",
+	"mT0tskWXhZGpakLzx252g6veWg6+g74f937PLTVE1t93H96ZBL/W2uDg0xnj02kQp4YAjDHc2+e4oBpq",
+	"LaWk0JGJJyhW/wCPdmz5WAynpLT+EH15bPGGAr4VktD0fgB8poowsnqnt9U6+Nz11On6vDWjyBX03/rQ",
+	"lRiwG2CGCC8JxttcVnYuxCNI1w9zL5np7pqT/tBgjUYo+wE1rn/LvtQJc38jgk01HnrI6/Ppy4SnTS3c",
+	"oteMJoBiJbqRtxIaQrlh2b7R77SAG0tdaN/UDNjGqqW0oJghC9qFuECC/BtEmmg2J91AvdK1EthHP885",
+	"MvVEV8zQdpqIIUvoUmi6TptuQ2dsxKfTIFKyaZp8/AcFkOQgMbgeA/+aywMas00OumMaqy0U8AKQWKmn",
+	"zjpd6/ZdGNDL3ssocN/g9G9HYuY1X4ptSV2Y62Jc5Z7Zsd8ue/8t2MwB8Q9BMzcWwD8Kmbm57va9UVsH",
+	"5csJMwlwLdJdGbtV0fUcORMhf2+ekhSvzpRFuTGk2RiISKPRa9gzCCI0Swmdolz9S+eYEgYMPBMy5YLo",
+	"8CUoK0omUY5lgRY0ZXQ2L7pjpelWhs5AtB9R4W5RrBvDqG25jgGsbsS3UbRcwPL8SGXRPjkmBkQdm04Q",
+	"WeTFynBwaTYzC/+uTbWK9KJ2qPrbXqf8u1+jnZC9jkPEQBcFnk619+CeBCMPR0PTTGHhFVCjZnuFc1mE",
+	"JiuUz4G/UKh1kBMhOWuGQ+IVRq+1YN0HmgvaFpSNArMUi9Qi+Iawge6IpseS0GZNwfgSLbCUKJ7FEYpv",
+	"4L/8d/XfbBKfoFuelQuC4gXcosB/CpnDHxP15xWLkxL+Pc2u9Xt5of77G/x3hrMYDX68QEkpC77AYjU8",
+	"MXzdMcHJXN8z/k5YvI9Uw6UlMtdtA5LUWyIgF1E3fwqoAfIE4URwaXgkKdGkkC5vDZtyFWXl/8feu263",
+	"kWPpgq+CYc8sk9VBiqQkX6TVa1opO9NKX6SS5HRVNSsVIAMkUQoCzEBQFDPtWf3rPMCcWWve4Pw+z3Dm",
+	"TepJZmFvAHFhBBmkJNuZrR+VZUlxQeCy7/v7AjYIacRUtkpXS9Jr/R/5q/Z++3pxoI1A72A11f/tw/8N",
+	"Zvq/8I1agQJor/7PCDI3+lOgf/lXTLuvQ08Gl/0jDa/NeE3f/xb1NlUN7+Ie85J9FDMrXQv3UUAXKNwp",
+	"mTAxI31JowBCNArbAfUCTjk0nvYXxBTNtoyU800y3F7IRU+41vNU48IT24ClBWXqHgDgjCXpsxEXLfI+",
+	"048F0m1MoR0roIue0OM0a766zIGtjyC8db0FhdojnAnYBcWIXRs8vLhcAp/iwUDL1w1qkAt5fEy180qd",
+	"Cnebyuj7bbfFR5d32b6WMdY2zmkYwobaqBvEJlNx6KXT846JWfGeho1s1KJtXHD7vJ5sc0M+W1Qi4k7M",
+	"6u7f1OkC/sozi4RQoHAYIAEXngit4rXvxQXx7clag4u4/NVsODRFIOnvN++CohaLf5PMhUHAYQCFQwaL",
+	"QcgaByTF+tsTvl4VEO3uyPtTF5zySR3Oq5ULWnBA6EoB4lZCnY24V46y0u+J5RsdDbh1Id3XrsJsW5P+",
+	"zm00u7SZ1VqVTIdFPo1GBRD7VRIiLhVScEwKycUqlVvhq0uHW+w+fBFTOrsvs+F/xw5+z11jxfMgB9dH",
+	"wT9m6otWry9hNpQAzlAY2WSjIACUvq9XPfE5G66vk/cQEaK8TJ7b+njyXsamlSOUKJfuncahACNu1W3v",
+	"5A1Q6J/j1RvVsuO1x1IleeQckaD+tbb7waLx9dU+qUdswPjUMIrLKRNcjIjJchs9cpgU9XOFIK+BNYLo",
+	"DYN9wIWWwgPmwF+xDtQdiM7zFy+85YTCKkTnzYrzHU2Fmek1Z+eLlOrnjuoy8exKCN87ms3eqgr/ZGST",
+	"e2oyXT6MGVGwgvomknN174hZt6LEmkgT7cwjHsdMQFwItjemhbTo0D/FQNyM0MSK6Y0eapmC9zEsuI/k",
+	"HI5UKONG5bDQZsw5bj2hk7CUOQceqs3ikA/i+0IHsqAxa7/mYiyjmI5YEfXs35f57PfaLwy9HzQITYzc",
+	"OwAeidlwyAecifgK/uo7wBff/Fyfjynm7UI6QHLt+ZhFzNNCrCfGco6ozVwRekM5OFSNQ4KUFQMzRUqv",
+	"8yCUigXo7Ou7yUnAJlMZMzFYNN+whd4ZM8UaJJBESECFsVO9gsheiuYYxOkQcMKN6qFOWbqmeoCp0nLL",
+	"S5qaYYdZZDPb5BExFfcEwmIOGL8xXdBa0IKewz7ElFzWL32i9MRyMWpaKT2QKk67r4XQRjcjrUTW0vs7",
+	"RfPZq/VZKOdnNCqeDjMWOyup95M6DcME8qKB8ddQzi1iFwn1LJe7DCfVqTlKq2Y2btPDy1c8L95QR7yV",
+	"hSHi6ZoJdfOTA2wYEsXiIpCUVDtdE5vpfut4nf3PrqPut4734nNJV902DFYRA4l6JnlxTfmdBrSBOqhi",
+	"RWVCk1haM2MlppRrjPz//l9izotHIjkDjPsxDYdNdsOEBaMbMJGlJq1YTuEsHrd9U8ogYwVl9mSRUQR7",
+	"0nNnO/N1uNFyi5U606XK5q0sJGMOSorTsDF3S6pIZ/Q/ANNavjFSYtJxgOgtybjXtYJm9OCySWU10UZE",
+	"dF+62/gMISaSYKVVzQZqGLRNJWtt8zNXyeBPpnEFs5ozsJab2UXaBGyRc4ApixgRDCJFiHGBxQb604MD",
+	"wOTAvhspwKQggs3x7ld0MCbXjE0tzpnWr6akyOljwKUDAgm0OtNvwv4+rr3pRQnOoIzKgoHQDTYfSzKh",
+	"AYad8aFb4UNtYvEbMQKcQhvZCffPq1iJ9OfWISdue0g2nk4pXlMRVJqhIsrHzZSsDS2s8cHwQvTDAPGd",
+	"hHKU+r2MiA+W8NUNjTgVA5bDY4IS97uWVoH/V2HJLvDCLbW3jYVstD2rqnz78DU6/5AINkJYWigPBlcn",
+	"ZFSb5JmJbT7d3d3CPHA+YZ59v1hyWr22bB24ycrZBZlznt3Tbtu5FTWUJmXyOI8l+C0w9t0BgnVCby8t",
+	"l0OeJ2oUMabI93QcMTFm2rmjUJQ2oSHBl2eP1V6nqq2+l7GMu2WW8YSLb3dwW4HXbmDqPwQnoDlXbl5T",
+	"659Cu63OAVi0qTIEqAuwP810DCPGfmVIQgDnMB7nWTLLp+5iNp2GiwsWx7YlOwdqe8Oic4wBp9pV8vGa",
+	"LLU6MUFjgC8HFhgTMbPAWxBlN72NdGSycFA4gQAgZEoH1+qwJyYySoNWvGiRo3BOF4rYNtZDBI2RsziN",
+	"zOZpIwvtLv1UEFqk3gEWLkB2buRpsDrLOIKwTZ9mNu3Tsk1rFeL3IR2VKIh//uf/sHhsOB74aJgJAI7T",
+	"c5HtCtkHEpeNYuLZkaxYMCxfsTH7YUhH2qwFqx5HiE/Rf0zGmV4xTOf0pbx2MED//M//cX9zmjt2RZ9V",
+	"NO2Fp2k2RfQv/biF2czV0FmPSGRBqLXmxoY0yGWEoZw3Z1MyYUrREVMVmdcxOHc36ZN6SpXPvVMd2lIy",
+	"P0JPAs8fEEZk9QEV9N/HLsHbvDYJXou0kp6lstK2AsYAmOOcVgDWDxLPWXjDyFiqKY9pSOwLsa5bzsIA",
+	"Ufq0FptIu2/jiC5g97eWiO3WkyAua6gjQckPcsJ+3bQuDsBfS4LEqbpGDNnigoKL2ZczrZkNzhYTgeFa",
+	"RtgfrRBIzG7BwryB7IO8ZgGZTXP1fMWZ+PUsVXLKB9kZOIv4AJIhMiKdLtZwZh/V2apI0HO7BF+abIbi",
+	"rR/dIIFYLugUSsXUXbpzHs7ILGVyhnO7BG6x2uvDO4qZ3NVUCsVW9HHeAZe5YkMMLE+qGXNMxfVf5exd",
+	"cr4fxl4TueBoMrWpRhe3SZYHlp++jWw5+OgTccPjEufGCdu102xijXfZyBvuygooLymShvX7BEAhP6jS",
+	"nsSHRr1KI45lMcOq7aTYwEgiRFXyOV5eXCXzkl628g1SapZs1TS2/mTlwVWWdnz6vauGvY15cXd5vKyD",
+	"z7AfiEwYDcmQsaBPgdZwQ318N6m7AQPzqj6phJYLJhlynmKkSCxT/ABUZGyE5pwH9oatIrz3JsOTNbnU",
+	"fyQLOfvfyF/lLHKe3JiFU6J/Yay11pKp0K5oHRRK8vyYVm1fNQvjArd3+22QwFitVcE5KacPHIAPK4us",
+	"ho1JrVoFfOOsekqGX/7tZexqp1rCUkEQQ81uwRjIy80CHhJXGiEFI3WJNWPQBOXbw+03Es+90yYSPcuQ",
+	"C+Q+T4IZdKiHrN9mtXCuYcz8KbshvNptUz+jeUMjMH31w9Jf9tI8OP27U3xS+lfH5oXJvLh12JTeGb+2",
+	"/K7fPi9VupgJ6i+IXTJyzRaHhNHB2BZA2b88UURPAakrxohv99vlYprFr7PrnEdnMaMr2hCXdFSeqa1I",
+	"evJwFnIByVwBzUgF22N72hEg4rjTzZebM5ek6UcKCtUMkipQ35C69gXZbQzUBeTP50SvXuMgg7A6oGLn",
+	"N/37z35VWNSNGE14Kiue+ujU9KXrEwzHiSM9Wd00eJmQ8OQjNFkGIP3+A/I8jesvh+Q4koProYyCJ1hU",
+	"tdslNJyOaZ/FpB7wETcFrgMKUYSeCFkM99oqqhOPvPXIKVz0oeGRmeC/zJjt30rrYeV4xuasD6vUEyWr",
+	"YFx2KZC2h5zEhAdMxHzItay1lE4UG0+FjLXYjRhcQsODnoiYkuGNKQQz7KcJJQaPxyYLrMZ8anVKpl8y",
+	"FwVNLXUubnfUfP3jm3fvz5qXPzX/9vffnn8uDINmN3AJaxvwTQFNVQwMziSWLeLrjQGt/WW9naTu230E",
+	"MB16yXjQaPWE75iSTLvFEiegfu6UswE8OOFVgrOyVKmOhQz9BTDB2RfWVUyha5nQ2HBqxKzhERlhGIaO",
+	"ki1oOoRjZKZlmP9ShN1yFQPuQMLclJA2PVHEhzNhmNzlFPVHuCDTkA6wco+a0vQcSQeUyLjPqjluLjcB",
+	"WXWavrJgCdV1cVlEPNafH0sSyGQs+guo6W5zJYrsRm/jAUOuE+gGh8BUIAVrkUtLr9gT8ZhHMWOCDDkL",
+	"DXUvmL1TNtDajqprEsk5FphDWgOvmeNGMpBguPH7TPHAtkbmFLMC4pG18vfIXgf1Dnp3IjpawOlJoMq4",
+	"uwB4FpjSlUdkGDBlkgyZet/1JclLLHQGd/dOYSv7kC1hZbbpvM/CHK0HogHG6qq01nZrrbvhlb3us1cb",
+	"RXTA3iH7RjFLifauCB3GLCI+jMcH7wqYbPUe7DMkb0YU4VYhPNJoprdfua5mAcFLnhBAMlWkDoAiwHAI",
+	"ACJJV14lh+MH/TTT87IlekCl6hiqrl15TCGE9LHdZGYKTYHT0mSlAj04IS/loPBcwZcpO2umYkLP091O",
+	"FJ7REmQS+JsTYTwiH87f3nmJ9Nyd6ScXDifiMqpQywMPsddmTK78h7zTbgsaA3rvamPA12O/MujXhIYs",
+	"iotXxDxV4XALo3P2kgvDCVx+xSWbTEuo+++9Eoiq66QUCO950CA2vDCFJ2ipHtfdg4aRxQ8+p2K0/tvc",
+	"hWmU5ESRv5UjMs96Qimi1A1LGSy8sgVpA4mb2qWp+EpmI+S3Tm4X5M56oWJN1QhlseHcaL1Eh6doEZOJ",
+	"TK18Tt5nFWlWI6bUiZFt690Qdf1SDrYkFgmcvNsGcaTbXtfii48vG3e+imSgz6TB4Ul2zVUoRxCN06pN",
+	"UJwbzDjjtdOI6VVVdMhgVyTUBSaIg5cNQqnwXwXlKMvvK7RDnSxawgGImXA+hv0ePqEjtjOFd+K//zFl",
+	"yQ9z1p+6H0Z8WIi4tYW9M+Qhq5wtmeCWrwik9SsrTtQVZjaS3Hx/ETO0kxWLblhA6s4yR3cQoI/ASczl",
+	"g3duOhuQ3KNaXH/psLOD6rXKtS/Wii07h15mI5j5spmZ9cf4LKV+ly3CWQTkgdbwIFy1yBGxw8DfxYYO",
+	"GrXrKpWLCFI9AV2CPF6Y+hFM31sJe0D8UM59wsVQesTXnzmbGI92zEdjn8xpJKCbzbeA+z6x/8r6hKGc",
+	"13C3zSY1r6ZvT8P0Zw6ju6rwDF44LVy23WAuBnTCsBOynnLghvxGO/F8xIVqHBB/QsUMwHSQAw42UMMj",
+	"fiRnMRfM74m6bwW5j4yi+Bd90XgWBCHzSf4S/L2+gs4CHl8ZVPylC3vC/EVfangPYXWWHwm/zrnZOHYt",
+	"DHFIelrhzVo5pV8MyLPJ07OTndxcPNslMXkTi0cqP3Sjj9IOiop5GOLPflr9+Tmvxjoylg+lJ+pJnoEP",
+	"SDQTgkUeEkMd2hQAYliYDQ2LBvz5fUacNiV1pFo5JNSdB8F6AqrbIm3G+1rB+o1WmoHlgFC7wnq3zIDf",
+	"Hb1+7K5I+kzMZeBZsIDHLICHB8xw0wgZE/fgw/RLbJIYYUBg9FoeBhGdC9JfmLZPgBfLrrhJOwSIb4Zf",
+	"pU+RfXKFJIVZ1ktnJRYGxJSezclMxWTM44M0mzvUNMZ0ROq+frDvYk1a4xAeHxKfmz0L0RioI+cx6wl9",
+	"lefo3XmsWDjckFYcQjsQk2ro7bboCQsqox9ZFKJzekbp4ZlvUDTmCiKa8JcBFVWgjLYG7VhfLRznDIeK",
+	"AbQ1CfQ8r3ih3klb/htQtl4a8s5prCfMsqV6hItBOFP8Bmm4g6Xi7Yx2/03bkt/bku0JF/rfu7tIGbFq",
+	"KfC21a5K8k5TYL7RHXkNr2/38L1l02idnHUTmfp87BOpfW/bGPTnP2/tG+Kb1AfbhhK7QfQdx4X2onlO",
+	"MTarWSQqCLulg3hlGT0MJFc43+sFrmwe/71bsVY2nK1sf0vN3/eFGZXk78X7CmLeFfoC7tIHcDlmk8Jg",
+	"UyhnEbCQTVyeAJmKE/JgP6DRdYYTSf8CfNHROKeRzV+W318K7nMkyBb4Pqn6hqd7a8tQLiO6OB6zwXWR",
+	"LXDtHyJ+VMgH2noB7WaqRGM+uGaxZ7SuZ/Q/tQjBhBqsqRSHuZr1VczjGTCM1xM4nIjZzIMDReBipPV6",
+	"AynKZ2AQ1LN/hltBEQhJkkd7plB/OGyk10VeG8QzfTtWHdmxYBHVTJWAI+sZMvi7pdDRcUQXrcBeBOaG",
+	"/lUT4TtgpjBUiSaKu7KcPG8thUIKQu3L4ZHjp2wDBuPuLIEJT2DD4IMLpUl6Ib4KjvLyViiCUc5uhi+F",
+	"opzbgi03Y5xtXDVXoSADHluZxNIk68vtlYguXmP38SsRR4tNC2I2CKP0Fw8Zs43oYjVZbymTp771JGaT",
+	"TdfKyu51w0Ihv6oOHBspC6EVFwk0bAq2Jo1pBl271lQXwO9pxXo2jbE2e2KxESsJJPMOVcbbmagLfCxZ",
+	"1jqbo8O7EbpiXFyFZArLFvgtFxYxdDPD3KA4+u6oX2nV4pMAkEILqKhkpEWrKwRftTtOU5fqnT6Wc326",
+	"j2VhmtGZPvqgZOt7MkcnXW1tLayVexQuMh3Tqrg228AWR3ShLNamcmD/iNVM6p1//ud/32+n63IYHYw9",
+	"EnAVczGIGxboGzB4DdC3vjdl1v3H3/0cxPce+cigMfnk+EMGyjvT1LPW3MrW7a6MsuM85NfDzqaXWeGy",
+	"/XbBQsPiuF0iQciY5b+ysGg2ObZ3SjtUZ41PXlf67SUhrl9mbMYC8s//9n8TqhSb9EPzExxiFpB6f0Go",
+	"wGgNopOTeEzR6rV3RA24xenbbCDIBZPs1gST1JTrmEcs0tYpjgmzTzgiK1QY8ktYYyIXFSo0Vu+XKn/d",
+	"iO5Coa9HewmG4aYK3wLZVq6attC3RRqnjznugqIW4y4UkppmlaGLSCXUIw4ZmTPoOHYukSrOjG/FPnEP",
+	"3gKMr/JEOpuyYCINgMxGz8qYfdtXmCyzL697MRhbRTzVkSipVUeM1hvO5schF5AWKWwIclLzjo6Zufp9",
+	"IcHCRiOKpJwUkxPfNxdV2gL2ajG7tcGzZevs5OXLixMDHJc9OXhiaBjKuUcMedKChHwCtZhxq5Q27uE6",
+	"+xKuHzxhib+a9mIt9KuebpQr9nh5KZlld2smIIGbJlX8YA/TJj2AFmGocL6vuYGCTAFPHebAkg0Gj/KI",
+	"D8g8EHVxGD0NzNDksHny+JWZuItBaEiRxkP+Po6oUEMWXfHMT3IWWwbbJMl/ZVCAa14NRgLPSo8gG2cr",
+	"BQdKsHyK8yPzSJpuqEjOSd1PZsW303EVSuD8gPf7DY9YpAVeEMqpKLlcliBpbU8AcatnA4q2wwcAAmPB",
+	"Fn7lBtBX1UIADguoNAhQzMVyRJSBVAIj3TSlpGGW/AYWWMOflyhMSN0fUAUA+30Ki/cvnTYZUAEY+Ee5",
+	"uwZUQILPEKnEMguPmoIIaRNBJ1CobO/Ve6Ev4zE6IvmSdz2IbHR2b7278EFM6HTKAtuSsMIKKgBmo9Mp",
+	"xFEB/TWJx8qAWRdoPuah/jJ8i55GkLbmxxiwZscm5H5nM2tQ2FeBfnrASD2O+GTCAo/MplMWET1hUPiO",
+	"4WZ2mwIDNEgEgBAopMjFxN+dvjx+fVrzVpg6q2cLg9h6VNUZtkpMIijQvmBMHBXs7feuxRKnwMy7dRTE",
+	"wqJ+GOThwCi/7Wq0qxTh6o2WFOGmR77dO/GL7v6ELcvK5QCN8MIIkenaVFhfY2c4tvvRnopWCWM9aH11",
+	"BKQgRUWyJ6I5lrMkPqHgFQsrMuAdQs6LH6/K6jPsqGyNhpITJgVsHYV5evt3SMjMgYWlPpVK8X64SB3p",
+	"jJa2T63Z+S50LtVCGUWSKg09PT56W6jW2G0JIxIcZYBn0saBiMMFHmTnQtmDlzrRMuBDvToDGvXleBFE",
+	"hX5OMQ2w7RTTA3Ifkd0b2XOa2fopiyxtwVmrbmkfFGo2MNqQ1aeqX56dt++xb2VqUFFpZDE2g0NC+/A7",
+	"09pyzdjUVJZDfrZFXOzQBkuxaWwsQ0AK1X+bRab1SRoyU/MwwNTChwUYG1ONFjnWb9b72Ncz7LveNYV8",
+	"i+6F0DemLfnYxGKTF5lae8HmYJZqm988H/XmBMhj3Jx0vDtTNDkGjPsgYHp1O5UZ8qWN8GfSblfyzEok",
+	"glVC1SXb70TcMKE9Cm0NbrcLU5jfeuX0wWCe2VZWrskQe7Vhfx1gews+HjdVgqPGFRmEjEYsgHK865k2",
+	"ztSYhcO3fMhe0oVCy06bKhwqv8CwAn4kGgHsPfxAE1ajQ+IjCp7v9hOJZU9o9YANYYkpZ009xL+V2EZm",
+	"TLkxVQYm03hhpL7XftEoQcY1iJGFcXIFW12/vjDmkzHhVu1IvWiOvgmCVlSxD1sAkg5ozEYmSLPhrrXn",
+	"YEOkC7dYlcMzZ+aOCkyYmf1iBoeodbtP983g8OdOoZ69LqA4+4A9twV9rKSurdImF4oJxfXCmy6dzYou",
+	"XIqj0mzoz7ert0GVvk1N2fVObZlyHfUO6rbvW0e1qkh0129cfWaO3T1LpjdM8i8zZmZLn0CIg62HPT+X",
+	"IXPKAgX1HXIa7QrjKpfZwDX9liNvT9VVWTfTUMwXlCAjVQV+PpO4/5cIpm6YCGR04sIH+cA55lVQahK8",
+	"GGWuLbGCglOrq+BPrbuovdNo9MVNrgrbvTq3HX5GZYY70pu1292n5JjGzOCXbMqgWzKTFzx+AOvV0h6q",
+	"IvuUhBzbm9dNZ5qGe1NG7OS4drrLCmZLpbcV+3XZxGdRere33WyVcWX7jdRppkizwHY77IkimwtsnkaL",
+	"HCV4ByoGQN0E1uD+zal7AtJe1yvpalpzGNeb3LfVvipW8fDV5Trd1L5tv22sMyjNqc3AJOSFn6pyXMtW",
+	"+Xs9BDKlM8WUTa5zpkgdauRMpAYcd+ijwPAlsGbIOEnGI8lF4xA2ComYmk1QqEwyUQXzvcu7CF+2PDqo",
+	"OTRYKrG0DFgQooTC63BB/P/o1f7Uq/3dxxYIqC2Bx+XKSf6UqSGpULkI74ZMYFZirSyaKDaCTFdfhZd+",
+	"iMIyuRRKGkBf7dpthaG5HLuLltWmIQZqK/whD5lFVQGby4d15SMhC+tk9fVFyYKz9z945MezVz945CPr",
+	"n+m1+eHkewLdmBDbNaGnffKOf0cMDRj85nnnRZdM+S0LFZECYEcC1hP13V2v8+yZ97Tdtn/lEE1veNht",
+	"l2qDhED1YspMOjOKnyjiH2PzYBPws9LM6hc//aDlqKk9JnX0STFKSPCrjMfpjJ8+FxRM+RURhRKUPzNW",
+	"pGVWYzlHb1fPS4t8dGSZyW/12PL+zxPl6Y3dE1gID5BHuMmRRc2gAGGqFjMISk5wBAo7j6ChCOj/hyg2",
+	"VP4jK9Xgwfr/vXRruq7e1PYs3kBr57byixVSrJRgrt4JuXpbRLMElalYnEWLZfjnmWJRCgiycgbknXtX",
+	"UR5kNZZ1hQS8nQqj89JfVrQaP9GQB/BR90RBGbCY8g18U7B57cPW9NObRxfUfusvAR+piKoEstDvZ3oi",
+	"slP7/dtmt/1it1OJb2kV44kUMR2sDTHhCI/NxQ8L0cdooE1mG+1x39wtiu5MuAAP2jElJJeXcB4sP2N5",
+	"434fMTWGzo6zSAazQeH3AMGEHWVFRc+uA1pYAwUPe7UsSeD36t+HdkApEbJ23e8T7zq7FZN9kxl5bvHy",
+	"q5Oesq24TLK7cEsagnS7lqCFM7uWVmALTOGXVFByPuNFuP5rHzcdGz8zed6/dsh+p0v29/dJu9NuL9cd",
+	"rHno59L5xTjPhtWalSRVPhi9geTKJ14z0SWTxRISfN4sgYwidfARsMYMgjqNSiXt20rGvPzKObnaQe6z",
+	"eM6YwAECEKAIkn6fert8sF0vE/1ex+CyJB2XLUecwSeKmCcZ2h0ukEVm9Wi2opWpJm435r5ICePlr5yj",
+	"5EVz14QkEYYYN0llEyglwhMX7Vklp2wLEX9XQVQUTCgXrLaG7EH50nKYfqkyAzaBqsQhFYOFRzqdfaw1",
+	"vEcmgg0q3qZ0cH1hUHOqsiPqe2y+bqkqbPkNAOsfZQrTU1M7jfiALVs1e939akaNSXulQO3PXzbfvnrX",
+	"7HT274XMzOUBtmgVhUvc7SkWQT3qPHKXW4rUDGfmJz2Xd7ArIKGxle6zB2StTtlm82cphaochpLEDKT2",
+	"M1mXtDRULAwV9s7N6aISBVXVM1KaSEofmFUPsKnRzJEpAF60f9ZfQGJJ+rNUV2NdzUYjA2UPChcVXchV",
+	"rLRHTHjcaJEjEyqSws5MT8DtU1CKmdnjKnnlAZnQa9PSnhoIRNBVKpj6BAjScpWjZdslKwPy7MkcMYgR",
+	"LX9w7VR2RkWXyIvVGrowZZ4xFrDC1CBX66kxu6hOiWIDCSXTtnffpfwu3nxIE/DlAMOy8ukubE85abJW",
+	"fhSJhI80vI7HkZyNxgWocV+VJjQ1tHz5UknMcD0TB1z2livMiMdsuoFTmwznImaFkaH7dERNxZ/9MDva",
+	"TcR9asRImrBNQ3aZ3t4Elk/IOJ8g2ituvdQf+YblK3qetldUZa5/qEOcSR+2p4XIMS9SyDF7ZTAri0xL",
+	"lJuTpWZB/JRKK1Pe6mJYAynRz0Pc7gPiw9L4pO6bNTqABJHf8Ii/YOpKSP23BVPwGz1T+mf4/4bXE74A",
+	"/9UHeupUUlRfBJPlL1PYHqazp5A4+F//83v9dMAp1HeaHeHnQOBsQzmOK6leFTbEksVfhccV1uzm5UGq",
+	"s7MIQ1O7GFf25Q5Qc9VTt+szvaMo29D/u5ugy0cXTFYkgNwVWyBQPA2vMU21rVjMFQ1V74TOiT4Y9Zrj",
+	"c25YfLZsEk7xz5SyzMDBSxhmMqUd+m9PFGE0CjmzZE3bzJ0R0OuqBDcgqElP0qyIHzz59O0Hu2WL62a9",
+	"mtGGNoi55bu7wqM4lFxxNY3kKGJKpUneihsLio8axGaSCXyiYOcoQ0e6IHMWsRRw4wxKTPRH3OUcLhWY",
+	"VqDFWz899iFbTm9qFirugNQd76v15wW1/HuWn5Lqg3VdEdbEskcjvZXSOzE7C+t5//Jrs42MerOZmkmZ",
+	"FZZoobCIEQkWSCAHM2iarfsA34+0C4Df7zewVgUxRsbY5rPxsl+zRWl1svaeTIVyapXytchLujFNt3PU",
+	"/Btt/tpuvrhqNf/+r/97cRxKTqbxEs7JepWbJQ+A2q0yVzbftcMWNfdiL72Q63aJ3VAlIG3paXKbD7Da",
+	"YOGCnKzR8mROFXGX2mUG4OrfZDQ6CT7vpO5pRjOhdn6LZuJEb4DlmhX4y32L+k1FQx5HBca0fPLNCKpO",
+	"+VeBYytd+yJUtsLV/1LgbMVbr2VmE7uI7o4L5RqSrvpybIqpkt8N9e8sXlRB5eXdEKOOQhaVwzaBq4JN",
+	"QIBVrVJYS+CDESny4/eID5+c/5v+jko5Oj2s11QEcjgsG9gUMkpQ+jI2V7r8m8IP/DJDNe9aBXuVGqs2",
+	"OyKMU7phYzmVYm7cWyJhmdtXgmGNIh4CLTGdIVbjndGwugWtPZvAhhVgDlmy1mRz5rZEdSitj1TF7K0s",
+	"INC/gCYxfbTngtA5XZC6jxFGc/5s9fNJ4KeIywyihoPhgNCAH9+KkwCiD9j03hNyFk9nBp07tf5aNWXf",
+	"CWLcvBKhsbS9pl8ZaVkjLAFcNBNPVE9YcA+Qbg1AR9d/IOZ9Wu0hoT80wQHRILeVr0Kafo3IlXbja+Bv",
+	"PZF8lWcZBSE8ApWWbgxkIFVsi8GnXAgWWIi+GxYBryAX+punMkp1jPaEbVDBOQyKJNnWrXGbR27NLVua",
+	"9RtnJtfmbHBS0uTNmZXdygpNtnAJ6Zgt8EffXh+IOcWqCwFUDfc9nG0JUm1Ede2FVZug0vlde893VG2U",
+	"F0bAnfWmjorZOV7qwPaKgaEu3REz56meOmLmbD1BYP9GamVg4VpVptGZsUVJtoyMwprjlFBZ2p7urZtH",
+	"HDZALQa5WhZfyEtiKzHrkDtjWsrFqc3cuBs33GyDjCaIzZIMHyAWJaoEpGl9anKpjQNzDs019IYB+YK+",
+	"6jAv7NNSuQeAQYWSl+QEr6v90fpAjCIWANLhGADb4SkL5qhNrOnwdHe3Qn3CSvytlDRKlQagUPCcO5M6",
+	"IKnj7AC6Moc11RjrjqMRFpk1SEv7bEbJbLBS0+HcnXFHBTGVPKRAKMZup4Z6TN6wKDlBgIvFJ9r3iKQB",
+	"54CyswkX1MKWx7NI4L3L5FepdywH8HMOWOHZsO4LGobWqzkAMhY6iMmPF6fvE5vmmi0Mnzw3hVMt8hOL",
+	"+HDRE/5tU7FIux5NxUfC5E309xqjNaJz00dhwG+mNFKmJW1S2CdWyHJiQoFg1hAD8BF45Pz7Y7K7u/tC",
+	"D+/D5TGO2fZ9THgYcpOXnup9o8D8/QBJf+TIhTKBAI007Qj6DX0oMAWAzUIemY/5YEwmdEFoFAEdERpu",
+	"OBOZZHa33X3abO82293L9ouDdvug3f5bGapPEeRjQXDjJMDQesRGs5BG5OjshAQMKg0A4QRNMUqGbE6G",
+	"dBAr7OFSYzrV/uqUiUBZZH+cPcDZgtg9/PxEEf1m5EOgRTTwKZ97eSsx1zrlERoqiYgvJn6V2h1wnU/G",
+	"jC7NGnJKmmNXnkUvefcTRXjgpTuMc9va9h/jSMFwTU/HkCFMxXIECDeA3zjQ+laOBFcMqDjwOWHEaADO",
+	"24ABW1FfW2q4HNiZZiijWJrWtO7DP/28/FwHEsLa7fbTKtU5MPbi6VpqCMEvyXaEbFHRZSMp+GrAQS8N",
+	"qywJqKM4ZiYQuUwYnV5CrbRxwPqECgbMEPb6VoEYgedao79EnkSYJsNwIBOxMWCw/RCxe7eH5QoMJs67",
+	"VZzBoMVxrCSW8hp4eFKSy3Zdurqdktem6niY7YspBnu3bxtSHmptP8QuR70PAeBHMGPnGXoOj/j6i7XU",
+	"w238HMBZTJNkpDf7VIqABWS/3fat5SkFUbOBPhqVTM9KEobU/TnunlbMVIytmPpfqY7SxoayBZ5+slbA",
+	"GFI6PQgcT9KTGmuZp+2wMLMlFVhMgJiPQPnrvcFqRi9uyw0zgEWsyz4+yT8gc8oBSh8duYCrKY0HYxYd",
+	"As0dcOEdZM4LV2QGQH0QpDBIfsAVGfWEimUa7S5Oyjb0MdOyNApY0DgkfppYBR9v9hRezwLSvb097Akf",
+	"96p/ANB52F0qZ/FATliLvEy6iaFhmOGmjCNugwhLYNzmo3IA3PiSkjxmMWrbZWrQTxR5fXl5RvDaQ2Ks",
+	"6JmItLIF2i09UXzCAj14c04Q7M1+r8ny4GHff/Fis6NfKpxP0mIad0NqH3kZYZlKAKYEmJUqKyR60shc",
+	"hKptLDdUxQMa01COZgyNEWMqmLOtfKKMCLImmnmDIoMxnWoRhM/pidRrMLjm/2mpQXvppS24CnpWY71C",
+	"fWbILcIFYSKOFtld8yeDtQMMVb/MZMyukEnNoLabv3BxI/mAXU0pzPtUhnywaE1n/ZCrMVw6l9H1FVqN",
+	"EVMyvEGJlCWV8ZZEVsS0v5Z5kja15XDYCtiAByyX5UklQfRHjOiITZiIW0MuaMh/zbMOrpWQZvIvUrJt",
+	"VbtAUd8/6tMge1ABDCC4N8T0pLc/Fc/Of1x+4u7Sq78ECEp5OIvYMRRwF0wEaFtz0hRR3OKShVTFVlcO",
+	"Z2GqIwhA9rR+aSOTorkoq+La68p6qzZgUhUnRtkKmwnG6wZprQkkwQqYEWsp2Q8AjNtbUYDYWCJ+U/LW",
+	"nnIYnRmUk8EZ3aJHmhPKAQ8AaALFcE+YFPxzU9WsSj7Kvidny3fbe3eR4g7HITmj4zieqoOdHRCCrRUt",
+	"5jtKguSuYLUjy7E5Nan+idw+yCxAbpOvI0k2p+aSqbgsc5825w7QdwQ5bLIaYNy5JKNXZPprB53GoPR5",
+	"rKxTx8MY3cwcC0bqxm2S6rn713z018md5ya9MGWemvYvlilPL3UrNVMfirjIc4YVE8FUchED7KQPx8En",
+	"H87fmkD0GDFnQacCggsoywGhQRBp51zhpqqb8uCeoCPKBaGxsRMSr6fhOdBTgEvAwMaUKjWXEeBoDyM6",
+	"An1KzlnAIzaIlQWq6Qlk5XZ25/YHOFMHu/d8bcLVNiimFnmCkUaAzJ+jah/P9BGOOGR4sXBL5Hj1ixH2",
+	"P8roGlpKi7DKWVTqQCF3OUf1IKdMsABi7R7hQ23Lb5UgQEqCUh1l3mZNLL1mjlpnezV0957HZYvF0gVX",
+	"zHZUVOTTFC39SkFh19Tx2MO5VzKc6SG/r5pTu9fq1Xui63PflmIs4XHIvgCNSHpV7VuXehvtjKecrdzM",
+	"e+5glfW4ZEsw3aEo1ElLS52SE+uZ/svFwbk5ZGXqfdnjAR8+RSGuLzEB98ypLSzJk9F1E/umd36b2zGU",
+	"1OTlTldBcCczBqCbL3yru27nt9QzzTvvteAv+aLNLZP0zSW7ceXOsCv5dWyWwv1UaLkU+NBfyoAp2Myt",
+	"zByWuSm+1nw+8Mr5qep58xv3MFKnJJEC2qDAgJv+jMYhMU+RUdFDEo66DDfylGlxk63YT8UeVlPOue+6",
+	"jCiAIldHqMyVxy4plez8nJuPROw9GF0rj2xSpRloTatCxQ+vynKn38gGMy1OL4BLHM2hKX/DFkezeFwY",
+	"BstirkE275ottC1JgyYYqWogp+yQ2BBTxh16/fYZOXp5SbgYacfIWsVobXL9Csyv2b7Jg9ptk055Eyuv",
+	"bcACRoj0eDRikR0r/vS9lTo/fryseUv18WAUK6ZMrQmFgASJ5TXTwlM/Skbm8w7Id/BEwK3dHRwdH7+6",
+	"uLi6PH3z6j38BvrzbmjIA9LZJxMuZjHUr572Y22caz9Pm4okYiOuYhZ5JJQj/YeIRAxgM/C7kci9dmA+",
+	"IPlQbXSjHXbDB+xSj7FkXciUwv7DK5+YD/KgfFIggjyN4SIuRqTun51eXJIdU3K7o3+P2qBkCfDCJjy0",
+	"aB1SA/zzrDBpXzJCm8n8Rd/lWeZU8pH1LyRQkxt9BkWrO3P1f8Jd/4YL8vLVTyfHr3IL0hPzMYsY6Udy",
+	"rlikLJi+YrHJ3aoWOcJVD+VIK+yADrSJn9qEMJxkAkq+Wx8gLobSsD5Y1B2D2KQv+3ftDKWhr/B5F3KG",
+	"J0fNplOJUL+54k19RTQTmDoPKAhw62p52l2c8piGhtJ+OOSQSIdQri2/nczCmDcB/BDjDzJSB9rBi9iA",
+	"qhgvylZFKc9WVYbSXoCgRFyMvAxt6IAJNVNkiGnj12+feT0RU3WNd2WAeeVIeba6G7PLio+0H2XD5eDv",
+	"0igWem16oif+5V/IsYTqQS6F6okmOQpD/eoxeqoRCynAKJn6H2BO+HD+1pY6GBhxnDx/56bjA7QBv7Wg",
+	"v6FL9RBS90cSSsJaO4NJAO6r33D9/jRGb/1gZwdu1I76wfP287Z+aksPDUpNsP4U0KPphIXHVLEWOQnw",
+	"Vx8+nLxULXLJJ0zFdDLF3+YqP+BZiHsIiQrCFfF/62HWolc7IL0a7nrDu4QbvlfzSM9I+GMZMLgQLuMi",
+	"xks++4fACUaDQBHfAPr5+OX/8RsA6HqWzOnz37VI22t3zdVDhvUwuPYzQWfxWK+K3mgBUQMqyF67Yy7W",
+	"P+KUHIESnEUQH6YxCSQU4MaE3XIVQ5ojydk7Qtu0ZvFSgAt78MxzGjPLs2iScXvdF6ZehvjnLI4WzSMo",
+	"TTDnnNRN8LMBD/gIIXw8TjGFLQNJQHpDOXhs2noZUh7KGy2qwZLR7kkDiUJMBM+Na7+9Cy/XE5l9uyEi",
+	"DJiPJTn6VVep9/gHlugIHAYDN+5Bxg8K3qM4XLTguSZFeDUT10LOhQ/Qwo60xua59VNCqWKTpRjIyYTH",
+	"MfR4R2zKbBWdrRQwg3bpYP8kYJOpjJkYLJpv2MJvmX1o78DCuYDRALCu6p19Ao20pnnKI0/bxLFe60dr",
+	"LY8avmEy7uZcJix1sC/227v2vGcUb0+8ooNxatLheEFhgX/bnLJowkF/m32Z/EK/AUJkpogo+UsCFNYT",
+	"kQxh7UMO1YKWTMO+DRh/ksIMci5DpkhExXVPL4K1BxihwYQL+8OECjpK/saFmrJBLPUujOlw2LB/uOFs",
+	"zqIWObWvU2QEp6m/INPQguxCXZr+sWmP4CGh+Hcb3YMgPv4xdVi6tupNCy57L0zyEUmASaEYrM9KwHDr",
+	"BudY+Y0Wya2EolBKh3VzPGZNsPZ8MpZzomYDfRZTr+GKxOj6H+gjCM91mXIjIdKSALHXyRH8f9OODh9I",
+	"FGOoXfDEmJCo2XL2ccqB9+LHHDjxon98opL31qFUwEE6G8rE9NUN/eCUHPIIVYQP9Saz+RYj0PSoEJBn",
+	"jCD1ODA7iCeQleVgHDaJL6NRfhIKAY0JnDtAuy+bkxGL9dB2D3EOaKDIhEIswK6PuaGp/2hQJUD9aM/K",
+	"6M+JZ/PUQKbltj4u9ny8wGELKYzsAomYHWoyrVq5N7kwBW2g6ZtcgN3t2bC2tfuVB1OcGIXaWoX0fsMK",
+	"Bps57wntfMDxMzmMPmwHKFm4cE/Un2QQ2a2Vm43A2BS9R84irXuCnnglYhZNI66Y3e+Yg8FFEalKGere",
+	"SODhvrVA0mmVJ0rbIgd6/J+sKvqEjSbkU098ajab8D/9Z39gILhjgOD+RHw6nYYc64h3/qGk8AleuFSI",
+	"+ClVAQe1RfnrUuWsn0go5ywaaKU3Zrfk9buj4+bF66Pu/lObdozo3An8vgwWnnbrtJHmoJCyn6jYIGKx",
+	"fmlPuIpcY7PwAO0SGBz+E6Yf/0nNr7Ru7NU++6SOURTi52IxQJrFA59w1RNxUs3kmVJXOGwKyl/jsdNy",
+	"q6pMgd4BCkuntj4WHm40AVYEZQo5oGrqT2ZgZmf9yZV32Lmzr8Fd2zTFxe4EoJC2NcVJRbGXKyn2rDkz",
+	"kELFVG8LPmFY1BxxJcUBHnO9xBxLIdD81IZYwIdDBMA0qO8iAHMGycWu2cIKGbNyGC1w9ABU6Wejv0hj",
+	"AhFboJXy52PFBlfWhLbGdYBWlV0r/fA+U3GTDYcyijPw9dr9BHkXgaATktBZLCc05gM0erR0c+GqMZ1O",
+	"mYDRgBzlpvgFydAMISbA0if735g8kLZqknTqDYwXlwZHc1ML9EMoxOre3iJeHchad84LM2OEuNyYPt8G",
+	"M77PXDbP1M3KEB2TpQyeTd65rJ1+Zipxhx6AFj+2JAFD5aro+PnZLLfv4W8wgOfbDgj9hrLyLcOYnc6H",
+	"++UVG6BgiiLa5qQAtMBOUiDjG32IPJquaiS9ZzgD57yoKP2Q+DT2SWGBO7puYG5aHFrUTyukPY4OSy4V",
+	"FJTTXD53RWUuPLy0uNp8p7Om+zLg+mTLMNCiFMosMLCx29aOvIKWRrM70Q7X54RDBXaqwAiVudviyhjS",
+	"rkIEBWOclG9bhXmh5zTkAlQmmUZcgIVHR/hL/Yn+b3PWv5pF4ecd7bTt/BbTkfYetauoHRfc9QYljw4i",
+	"qVRG3+tlhOTodJokrQ1RMPL+L09X7kVFFHbKVcVlzQZtuyeY+i1ygeEDOYs9Q7uy5J1przTRXHpGnIzu",
+	"Cd8OQ3uienB+qjh2PmbGGwVLB2o46AgNPdWAftPYfLp+LHDMADcFlK7h0JtcaJGm74M54ej9UpIwyWGw",
+	"KeQDJrApz4SGziI5jTiLke8B6mhc7j0dTNqJWTRJpwVdUAkQSqGVrnZQ67TarTZU1U+ZoFNeO6jtttqt",
+	"XaSHHUPAd6c1Z2HYBA9z5x/za9X6h2kJGrGSimZQOh9Zn7xhC3LBYlPFAH02egIyYVXVIhAZNCzDtiNH",
+	"C7FrHqBzcuYctQNgzSZ1FJ+my8At8ElQO6j9wOIf59cmII5oUXqY3XbbRuJsBihnS2Vqkn6r6eFCfoiG",
+	"o9pB7VXw8uIIEoc38FN3f7/zAuCr9EufBe3BXr/LXtDOcHew/1z/IV7UDmqnb870SimIwPNRzavd6onv",
+	"/PLXo7++uT2Ohj9dXD27XHz88+vT0bPx4OaMTvm7MJqfUHo2eP3hXCKXAtpA6/JMP358c4GBx+VF0Spe",
+	"sRgyOnvtvbJHuTnbeS/j7+UMEWX22k8r3XAEUX1IcKfzB7WD//i7V1OzyURv3IPaGSo/2BBwRG/QIsrs",
+	"i5pXi+lIQakHw8RW2ruvHdRwE+gpTTmbtYOasLRkO3QWj3cgrA6FHVLFRdmZeBYJLaFM3F8fznkktfUz",
+	"oVC8HGhHC37jKmVMkMkJhr12p9UT32tVZRoPzFF3oQ9TXe8eOQghVHpyZhFxkiwBCbE53wTlISyb+vOB",
+	"KetxtYkQ2NH3sMADhZBIt4iPxrEbdipw1n2BdYDZ8FSLnIJ8Ozlztg2hhiG6RY5sdSeGWUHVZurg7Xt6",
+	"gitiDBoQilMa0TBkIRnN0NwxcXd2O2DGVhsiJZUA0wvhArXEx1Cs0ouCM9YTJ2fYrhZqaQvzgJbkbjuZ",
+	"dGomi9T3ui9Iny2kCBot8jEh4o+gpE7ZTqeegPGCl6/dZLFwXwPmH48J1QYeBH21zeqlK/95EvLLTaiJ",
+	"VrmuFBlBgcAtQFmMiKEYQD4l7BxA5Udjq93sKTKqfnOJ+BYOAPDZ0gmLAQauJO+dXLKTivtBPuPvmDdk",
+	"Kv5OBovNZKlLeqxlELJzXjuAmu8mF82BlCGLmlMq9LS+qFUWh/DdNqX7OZv4tLyqW6sIrLdkRhYVD8Re",
+	"unNhrvtceezJHcvZHzRwOHSFmaSVftw5jdlbPilv0zbX7iQXfvaSu5pnUNJf+WZzOQxwD2dutX74jgZu",
+	"MfQtnfW3fICcgoygrH9LPaTverH+rtR2P5ZiGHIsINnr7K6/94wugLtLyrc0GuE7O/tVPs+k+BhS0l0u",
+	"pnhzt7vRgN+wxTnTTi/eXOFrL6V8R8XCrAdYivvtCl96gdGj72ZqsVLD6z2q5RgIxETnudOd6HZ7hO6i",
+	"3iWi25fp9xt5bdxkQ+QKkC2QYjd5Zj021Kkm76zUzJRyJqrb2u49YeFCu+29Qo8AnjGnCtP/zisY0DDU",
+	"gl7RIcNakCmjsX5e2u5xrbdmECqmC1NHgM1UACGJzfekbnVfYh00ShSECUWlvtpEfBK3o0x76Pn9murD",
+	"DBv8hNpBLYqv/vLL7k170n3/bPBj9Nf58/5l5/psT70NXgxf06ezV3J/9DfeFX++ffbTvLq+OMfXbKQx",
+	"9gqglZwDaoztLWTjo5hbJ+Y2EVcfkvTqeqmFm/3exBP2C5b6ylBwhFISS/VnUaTdgiSksXSctWmaDYGU",
+	"uMHvWO3OFs7MkEOuNG+AQbK6bWMuL3RTcx/2hS2FO20qt42Wv6PShlIsHK7dTol9XKbvjiHDjZLdbKbE",
+	"/VPMRCMFmxMpgEQb1SNuPzmLVUyhezinLOQQsyywYTGYbf1mvGzJe86/PRV+a6MHbGPrPUFzXrNzmo0P",
+	"VOQ2Q28tOPcNzN8kRRfZkov5stPXn6kFcQ6fc/QqnDVXhsYjyEcaB67oCB5DUuIssXm+ngY1a3G23rvy",
+	"aoLNU9fFEV00Qy5Yk8bNgM5Fc69bXaVmp+CP54vZL7N1OodLx6H26B79F3aPnE44tgnKvGp4ojbziipp",
+	"CSO6VygJKRy5fKlXVFdcjEKQwY2cyNfqw4zRZqUFm/dE5gEQs8MXBZ7xWAJSN5muBlY6a+0TODfM5Wda",
+	"5AxHhWU3PWG9IvtAewt2OoZK5jTZekfOwyb1nuBxqnIucd4Gcsr1eCOJCKv4oZHeSSRgcZKXvU9vy/gg",
+	"VuQ8el2/X91wlD4lhytPGlduXz8G9R611pfxdl/dmqoZmtuNCJOU2rz36Q/bdpcVuglqQrWWKfA1nJfx",
+	"EVItMhoZvOhc0SEcKSwudcmwnhjQMNSPVFgriOkmsttuBnQBFX9xxGnYIsBnq0xpFSMDqliTC8UEwpRC",
+	"AfbbpDp21zTx2JLdKYtSfor+aSxn0SFONBQnpa8n9b122wPuwJ5wxfDoVZCjXEE5WevaWEUZzYRIZbN6",
+	"wvlhY6rGrDiptXly6dys5wd0c38POSZTTHEkKPlBTtiviO2H0E611+5W8sbces9pKTtjG2m8zu9B40HV",
+	"j0loYkmMK9IyJ48r296zlL56a/Bx1+kqd11az31h7aiFXOjGm0T6vrlw76OvdudUFqojrV/M1r5PbWhf",
+	"2kzgvUpDxUt+I5TD2+KAUI48rbNdWeFBUgxR9/U/r7jwG16+PKUn3F+vDAyhQbqlpXG8mNDkJzQiGh4U",
+	"oLhCRCl7AoooTAWpHgRWqOgx5G7Wf7S/ujKRFH0ZTby9jIXSE4khjQ5g3TcXXIF/doX+GXwLVHWbqKJx",
+	"Nxse/kbOYjs5LLiSs9hv9ISVWFkV7Vu7BUfm6msSNa/vQ4NlBPA5UPbBE1h2LjCAGkdUKJqpEDel5rH2",
+	"7VvkDZvG5AU6yS1yRvX8oOqHbg3bQjaLlIz8QzRsBLvVCzRi2F6g32sxit9ycZ00vfkRC/+tV9PX92p+",
+	"434Dnm+5ii/Mhnxlkbc2swiskF574TF8vzEZtq/z+w9E5M5DW+8baGso7luDXdxut4ddfe0UnrPbarc6",
+	"nd3WM8ttCYV/+nxhIWB0NIKB1d7JX3kY0p39VpvU+RkNDsnx2QdyekE6z672SMivGXlHB/oXf2nAlBSN",
+	"dO+g091kpJ0qIzWS4G4D/nvaoqgEQ5jZO8sYhEUutt7zBurdkISnTQourgvgKrAFdhaF2HR3SDJnwtnU",
+	"EYM6t4mMWOrxySflcRW+fZ/5odJby0Vq9xLKxLZ+IBreMed557drtvi8Uk1if4scao3NJ2Z7QGOvbSPD",
+	"rneoLtTKAVross4jhO+Q4vhDFPo9kX7cgCrg1IeSWvhD0hQIj00/Kd2oDK0n5kOQGkk/AQF9jSK0jEXY",
+	"gakd1sGYBSCBR1IGpO4f6980j6WIIxkekGnEb2jMPDKht006Yv+229nffdrWDiWfTGaw9NApdTJsvpeC",
+	"Nd/ReDD2Te2n/nz/1SUd+W6gu9BRnVUKPk4dILjgP11SEDswJqh5sg44tOOmsSH8snrt7/RCg9m4rC+W",
+	"F9gMGCZwIKeL1OJiz1cWIrtXezF8/jRoP+88f743eBY83X9Bu0NGaXuwv0+Ddmef7vaHe8NOv9tv9593",
+	"u4Ogsx88HXT2++1hu03bz3u1MuyLzKRmhEOW6X+Zp7yC3oJZ3flTFiqznp5v2OqNzHsdqlKfC+wSWBJT",
+	"RV4bPDEnPTM7rUCMVtp62bWocstKGevV9OKXMEqZWbl4fdTs7j/1CIAZBw+yG1Zrgd2isiA8/AXbFUJV",
+	"aGO3yHsJvZK5pfg9fPSXU31foHnh3iKuvy3D8/zH3z9nHMwjq1gw7gpaL6U/DTZKgf7Ev5Rp0E0tb5C/",
+	"GIVLlO9cbz/9I75rx0HtF6pfAIZA7ArsrIqAj3Is5wjPIAUjCC+FxRv+S3jqhX6o3zhInwyrnnoCiUJn",
+	"DiJ3uREe+pu1U9SPqLBcKVyLmVgGdIEMMMw6RNjp3xPQPPsr1MBggMq26mMjQxQnnRvOctBWMqkvEVp6",
+	"hhwUG8YTZktBHKWmgZywvnRAF/AOaF4TM30p/H/62jiiCyTpIFL7jrYQw8yrLfSUYQjMK5j2HELUHoFN",
+	"jNeY1fzEdHAmrYKgTg9MF4nBHukJ44bnmhx223v4VGHkFElpZK6IiiFkgNU9N8DcmewJdqsPWE/4GKy+",
+	"5Ej0COAfNhBgquBoGFoORmjzNd49ohhS0m23W+QIk75DFg/GgOuElhQlwwg2BDSOOnKgUtCoAic4sXcy",
+	"q6+9X4dLtWzbALBNQTq7JwAFxwXYiyyg1EHYzARC6kK9vfNq5RAXy0DGwtrwMHSaJqcg9oO9zl67S/uD",
+	"vX6XPnvaf/Gs8yJ40em0O88G+y+6X8kGWhfm1ocGrMe1ge539kqcZCSgxrO59l5HdWzurRwrTy9rWcGj",
+	"/uO2lpeQTfAQ/APXajplkd0GmDmD0nG9QUxdBJ+wEqPMPm0rC+wCT755m4wym9Mj6TOvBQGABGy1Cbc0",
+	"vfCQjKnJrhnpltAUWBkm8gKzzCbbfJEeYtovU0qlPrNSu5GswwPM8R84yLGZ4ZYKKRjJfVejLTG1EHdx",
+	"RZachiHiQiWmVgLuTsUiVWmUjlfLAHMZgE41gfb/FrE9sIZ0JoPBCPCQ9VSOWUsaRSikkRvOYsK7sOQL",
+	"m9qT6jG0i7CHBVpZ27ZZ5dBmGZL6MG0EmxQ2pMrNiC0wmOu33esJ/8xAVsI1+lwPtdHvW9JA+DW0Upoe",
+	"+6dpTnHLmwPPD6dj2mcx2Wu3Wz1hn4t9o2gRhhSxv0C0DuiU1DOYle55aeP0gAwjxkjXI9NIku6+19Mb",
+	"0cAJkZkw8EuNZYgui851YB5/hbH/xEKFYauYLkyXUWrUSZDGfLoj88MBR2waUj1iHptFRtMbwamACnmq",
+	"ADUai++CntBXOgtKEUDjBrMpVQXRaZNBSPkE6x9M+22mFMJL88Bgw9RhMsc0dph9uQrulVUJhySiCZJV",
+	"YYjpWA/LzM6xDNjXLcXWAzioPXvz53d7ZxtUUue+4UHr5XCjrLWLzvCy6vYQ3oBWUZlBVA5S6+WFze+7",
+	"VK5CYhxnyo3VhD423msG2fdK/3glZHwFYtKRnh3UiuWog++HM3Ow196rvNCv4MElK2wVxGrB33qsDfx2",
+	"qiSq1hTqjZToH5djGKDQXW8drS+b4OKGYz222kEQ8XIb6UfJxTJ0YmIMJc96okgkQ+YZjEuIXzjzSWGU",
+	"w+W8eiLTlWSRvtwTGarR+l57F8kc5wgeeCSIgWr1YId7Ll4AFKVwCnoiXwq/d5gBjDDQjsnfX1TI4aP9",
+	"lqlDN6Z2vCjUmHieTtz8fFWNGZsKdC5url4M/tzt/+XZ5M10T112bv72XJzvzv/6lL1u/+PtPv0+6I4+",
+	"8NNfnv3lurpmzX/rg2rWL91PiRUcbscLNk+3ln7Z5qQK4uZ7GfV5EDDxBSP9/wUK6e4n8Y/TBonwtGBI",
+	"UJpgX22R6DfwY+uRxRxJKKTRtSPnkf5MBCEUlBp4vkAOZhMmYgDk/fHi9P1WGGKnUyaOpvxHBd94Nygx",
+	"SwOwHRhbRg4U05JkyKQcgUehQIDvOjshu622m6lvAhTscsxhUp4oN0Y7PlLXy9i4D0Qwu9UWdBLe31a7",
+	"yw77qx7JRjvMjv1xh93jDvvr0bu397PDopGq0NwiSmzSpEVFG84r21S2A4bAEZxGo69q04nybovqIRH7",
+	"JQ/aSSGj0VqDTc9mdXsNry48O+k9cef+iKU2BYRc5cHnx6b0P6J9lnQqpLdRSqaBaNrCPEsh9a7UmQV1",
+	"GR4WZSD6V0gFqcdcSzSQYJ6lqFCGI2HC4wL8Kl/Lh9No5JM68mNgrf200SIXPGZIKXaQeXtzzgN2aF2d",
+	"FJNFT6SoLCJGA4DnldI0g5skqalcMRF9Op1iEUtZ8Yn5SOwd0F9ZpvFB6N7Rg/yK8uixyqv44J3rfbTx",
+	"sTO7Ojl5aTIOa3HlDqVe/I0ru071yQV1PZ0VAgZh6Q3EB+gEapjx0A5kKGeRapGzkApDYGUS5/1Fwhvm",
+	"GeQ7wLiGxxydnSyfYuTAwXMMdo0+6WsOsOWLKeGisQQnReftA8Dj2yO3pZkC8wDXDQbYBPEv3794ttt5",
+	"iiy3Zv3/pf39s6dPX+mVKbdrgOKn+5Qc05g5Ssdq8R37JQ8amfqicsXQ/H5N+fKtRqO+hvFyP2IQ9+nm",
+	"gtAJhlqxvMvbIDs0iHfG4TPMVG4pCQu9syN9RpgCirKbruW9U4gfQx2x4hNFuIhZNKTaYhAjLhzZoOGR",
+	"QgLEg544enn58xGQ4E147BH8sYtNgENtCOFvnpsTQeoBm8hRRKdjPlAemQke70RSTnb6LPAI+IYjzpTX",
+	"E0DuCHwMWISBD9olAVeDsd4VHpmGM2VIIIFVmihg21Dk9OUFUQx4/qFR8OjlZfKxMuoJLsjp+bufT9sd",
+	"skNO3738+bS92yJHbzvJEMiETkEcx9FsoI24wPwNMExFAC9BvggzN3okPXEjB7Q/C2m0sHQSlu9uQrWk",
+	"RD1zDZFGRfyZmNDplAU+VI5ETMtUSKUctbvAFUj1P58DPh1EJi0HZf3sp06zS/wTX+snon/a22+gj430",
+	"lFAMBjWjCopnYI1UhsiSxnDjrumXoWROI8HF6MAQrLEAWnXG9AaKMSIg3+JBU8V0YXjVgPpIX4T8BtAU",
+	"a+c66RIF6YzY38bvJ4reMGCtgqYgKRjp08De2hM48lAqo7oh02SYjJh+KihHfRsTcbSAyraIqVkYKx+r",
+	"sfWe8JIkneUT9Hui7pvx+B7x1TWHBfCIH8xQhzD9Q8T+gT22DUsJaMbmkfmYxjA8+BZ8rKc/8xoKgE0l",
+	"trlcHwYeFnKT64Nu58pvJEON6JzE7DZukSP3FK56gkPGbsjRQIHOX4ZghintR+rvLl43dxue++OQDnjI",
+	"4wX+Za9h6pehso/woCfg95124yD12wwNChQpT2EnCZhVJUk8l05iAMmblhMKW7tkPEaEj54A2dJJfwnS",
+	"ZeC3xAvAorKJcbtNZETMspgida6W4E9oT6QWLMONZ04cdpvlJBnS7kB/dQBQxSHu5O85Cw3njDk/KpaR",
+	"Oa59rfS0hOIiVWJ1QHDeSOfFCw/+vQvDgFnWv4SN6mFf9Lvz96R+dvKyudsgT/c8PHcgAD2iJSBW+LOA",
+	"PN3D24i+eJ8M6YSHC4+M+I1Bcp7wIAjRllU90W234frMDONhDqUYsciQr3GV2tL2iohRhQyTtqkBKFFJ",
+	"nSM1GB7COJoJID111exyFgYoz+AmSx4BQqVxmDqvMHt2VakiMzUzkb3jJP98AEIOubTRKeWFzXaGC9tH",
+	"uZgFaANHNphwgQyXDqYzk4SGMTUzT9avTPPm+CemkM+Mxz8kQvZEki0HeAAo30/ddJRQwwKbsLFd/VZC",
+	"sWjT6NQ0Uhqyn2xf5l57j/jgMyTVflB5D1LWVT/a2sMpjRQDbiu95aAvICVBEy6Mbot8B8xMlvpyBqrN",
+	"vzj9cHH1+u2zq+9OX/716u3Ju5NLn9T3yLvvUgynh2Svs2spJjzTAyLDhOGs0/ba7bYT+oekbxSdHBLa",
+	"1wPupP4MOwJMiTljMVFTGbvRyaEW6LlJSe8gLe4BniHmIHEtjVKAXCUL0xVxaJqcpUR9pB8xpzzWMgFP",
+	"Y9Ly4Xh0l0vy/vSnI1UgP0By8JjUX50/a7T+9CfyjkfxmBwjmZlHzsd0qvR6yYgcA6FuyOgQpl6bZbju",
+	"WsQjU6yKgZzSPzZkiNpoPSB6tycOzTh81rzp/iuLnvnJdk9mFMWW3iNalr99ewY9IlDhCd3C7dt2H0RH",
+	"+7Yz0D9pRzPU3iQWZwbOtnOwCnbbAhl4Tzgj0yJToVW/apx1kBUgQGD3DmU0aeRZRWC5gRf/+A3WVVp1",
+	"h/Oit8SPF6fvYa37OKmogKx5Z3QczMrxOYiSdxevTZklqivTKWA48dQcDC6jJnf2yD//2/8D52d/52kD",
+	"xfgL4h8dv/kZG+mRxxFa6X8+On6TELOZoT5RwIwL9GXaiddGCjBnvrs4wmG9uzhqaiFx5JO62clGhDn9",
+	"5SVX7hL/pf31QQIM6ajO/IZH/KNXPqkbFZmqf0B5DtCT/tE5MNqhxIcPO2p2cfO5kaf0PbFGAJpYWu0e",
+	"vULL+1xP6qvzczvpRoO/Oj9vPrf1NvhmQ42Wqi3yrH1keNkzNpETBXQCO8/0eMlocpgAq1hJiX3slqWz",
+	"vtfueMhLu9fZ9bSQ0/950UBCgcK8uI+0zEdBrBcCKsQx0gqrURD8NDqggREiG8096Al/EHLBBzT0Sd0w",
+	"qZI0kWpBvOYE3v06fHbnvJRXjJ4TW8vKmC8ZEYHul2f5eV6dP8PTVLeqytYll57nxiGhSH0GNyLnO4LP",
+	"oNhwIgMa20YCjCetynE2kiaN9SgelNpuLBA/STMWvqK4I3w240GtpAlri/CYwmTxinpbFzY6MdsKylgr",
+	"h4/chkjCXl6tbPqzXfJaGrX77y5ef/r5/+r1MPD26dXZyfGn10fn352e/3Ty6uMnrdzxP91292l7t91t",
+	"P99td7qfPhmn/eejl5dXR+3Op3cXP+hZ73w6+9Rt7bc6vejs5OWnzqdPnXa7u7u3//TZzz///Prd8c/v",
+	"zj99enn66ucfj96/6kVnP3U+dT6dfNr7+PNep/vzUS/SI+kMelGt6hy8Dp+9ip49TMAPrJCKa3cOjuMG",
+	"i/c6fLZ0Z7W1y61askr59bOr1tnbbXd2/1Wv0KdPWi3B0h2/0f9uLi/du4ujT0dHbk23XIyCxmcnu03a",
+	"yJmkOS/YeN4HtjwJVR266ilN77RQAvJozukTZc0L6LktF0lasNwpprpxpTlH5+CKTvnVNVukSsxzbsNS",
+	"bXnn7rXl72VKsZJ6qdPRMMZFFf+nJ6zfVV/yfBo2/mS+2oGT2mnvVorkaovh3J7tu4SmN16tolaArHP1",
+	"UC0A+ViFpU7C6pcnCmbWKUxzAcAHDJ1OVY8dAks3GyPYfebXbQ3Q+5C/YQvXPun9VuszGrGouKESNYaN",
+	"vh+9vARTKeAsbqILa821VE7BGpoFeQVnzUJeYRpS0TQWau0guW8p56B/KEk6uPevRMBwisC4VIHFIMAB",
+	"aY/MxHXTeI1lUdMECcNGPQ/gShQ81vemgoYLFRPBGBKZxxH82o3FxEMTfwabGuwzgbHzOoU86BmNowCq",
+	"CgLKSFDpwKjS2IQ9UQpOSCpiE7bIEUnWIbCJX8WY9h9FuDAYhHD0nyQh9MJqkaNZwPNOTN5LIVs4KW85",
+	"WKTvkn24EqvhVA87ySLZSK3+hNZXNPm91eM03jIv9H6z47ZWVMnYzP254aVwIbpFsBCVh2fOSHZI1qMv",
+	"GZK5ZxOj79Tc8rkCLOWXxa80GBiJUFoDgQEXXkaUhzlTvhI8Y7Lxz0ESbIbQ6A7sQ2E0pl/wrQAYfGEL",
+	"8HdULqXlv1b0mYBXNb3uBPw2en3b4qllewAgn0otgSP4cx6SWU4BUYGpVP4AbN3+gvhoafueQ5K85iLI",
+	"qUXtFTq9SPJqcS1cMKlndO7KWktMVOuXlapC/MhKWtAgZIHm5wYwg9TNFBBfT4yfUy76d2VKD6aqshCH",
+	"cV7gPWX6xWnmJ8oM9ttT0WYSbQoQ9kdmkIoJJaMrORyGXLCS4QDWb4lCfrpXOJZvT+slx2+lzjM7dAtt",
+	"B3dupuKSbfMgCi55/Lei3v7QakoLODPnKb1kflGhnPdB9Q60ceivkeEN27oQzquQW1lRLneM1UdUoF6D",
+	"kZG6khMGzXGMhrF1X03Rg5GvCSwiCSIJuGUJPt45fBRCz5hnOvI3/cKlMhZE+zHJfB4bYhtu2/bphPWE",
+	"HCBK1oAluD8CG91seCliGHdBSoFDQ4GUuhGa6Ec0ZnO60Ao0Ckz1jn6/4iEUjOl7GzAflicPPmFZ0aI2",
+	"ZaY82Cd1LtSUDWKZtDcU0u3AiqNwupcGrrtL4WpCeIPkgb2+mGBG/9EjZusHj1XDd45nfv3OJbOr3YGv",
+	"Im+z56d6GC8lPucyusbI4teSoKdGTuiRmDIdU2vsx2wCXziL2BW71fY7l8I3AhEaQqecoTjTruN0YlDl",
+	"Y3tGnqieAE+ijvj02uxTB8Az1iKnWqBNWYSXHhCqEOwL6TTzaGup4YE87wJKWk6gTVmkrdoTFGNcCpUW",
+	"ah6hIadg+A+HnhNxJe2pIAE+yuj6NAq+Nq+YndyTagwb7Bn2hkgMgtfGfDSubSb63Ic/VMOHE90Vv4l2",
+	"al4Nle9RXDsQszD0aoZe7yhHStJpH7Tbhj5lWXqHcs4iMqLqmsUkZLG2BaIJoTwyjGBbTXc18pNgv12w",
+	"NDCPMpzpQb6XMbOfZ5y2yo6fKf9O5sf4qM6Ptb3552xKeXRAPiKRHEEiOW0A7T37X//z+5pXM90x5TNb",
+	"eTslR6hEm6ZOtjWy9HATzlxuvGHQs91N08KPm+xxk0EWaRbGD9XPbhR7osy/Ro/7H9Eu/J23w5+CT7ps",
+	"Wi3bmE4cFAF+LFk11U1NLMdfly12Rf3ZsgiP0EHMbxyMt7xmQTacfGi6l/Sd+iGGQK5K420+E2rqdVRp",
+	"JvTh+nQhjgxlAqp2dy43mDLbPF2iPNovEuVRkTYt0LoppCr+oApF5l7HPM+EWF9N+WC5RxCYIxqgHtiQ",
+	"3+qdI2fq6vrZnyfd220I03DeqgQpL3GPqC/sLj/mv8oCi6aILBNatPJiXYtsLuVlD2/t3uECCn3WFFg4",
+	"Gc7CEAUY4POarikhY3ZIliDDIVuFuOEtos87hLa10dmEP3HREzByDOhFQCbMpoinGS4s1jnUSL68XK6m",
+	"4cLSXKZ6oX5v4tD4v3iwvwGEppWSbEOoJvyqh0JrgivvV+Jfs0VWSP/Uf3H56/meeDt9PvgYdIav1dPR",
+	"j3R38Yq1Z2/4abz/l1/+Nq+sBgR4ArWLWEKfB1RgLYiQ80NL2WKwr0M8YC1y7g4LbD5v+YScnV4UddGO",
+	"w2ep8+GOR6tUGW22soHVRKWaJw3k/cCegJWjX8EN+IPpu0cUrrugcCWl7g+s4Us9DzwBoMFDhsRthYcT",
+	"msmUzcGhGt9rd7DfbD5mEYieG4kxYlcxr+/M5eJ+b+oWvipRtzntU+mQmb7UR0HzDRSW6cX8okfPe9C0",
+	"0fLBngU8boZytCamMI/0iZlQ4L/J4HK5CqxsrCFbpjYfS1JH6HAHOxBZZqAGVqpjOtydpgaglCL8QcSU",
+	"nEXgEIwNJgOEXowkWa5RQ+S8rcrG11ParyoITwsWqHFHrJQBjSJucFUghYYgDjxmPRHLGXAy1217CrYB",
+	"AeKv6R5dElFmPerLMR4eK4tSiJOQ4jdwk688Mmf9sZTXykP2jAmdTrkYKWQVwI8qFn7avUoV0MMHctc1",
+	"bAsHD93v0xgKMRYf6a+ySIqwagYkkcesNKCjp/utHFUqDbSv7psivPzGS9G9FJTj7fefDprPgues+WLY",
+	"7jSxH/P5C9oflJWA00Eso3upx8tMpj5TdiJIHYti7LTkKhvRTdGbr3yICJ1Vxqa46Qi1ao8IHcbM9CAs",
+	"8wA6f6lz2U6lV4qGp09z8fQFNGZN/eyN57DPhs4NWjG452sHF8uthvZNlTi6YCbMU2a7wO6FCGFQ/RhA",
+	"yecBsk+4iToSlPwgJ+xXrcZogcu8v5nLzKANZArP2W21W53ObutZgr4IwmFv2Bl06QvW7j8Ldgf79Dl7",
+	"OuwE3UFt81xYrD2GuPod28RXtRh7pVXCZoWgZk8/WCVo6vmPpaBfsmMB7C8SgmJzliW0IqxrU3jIktCB",
+	"gRTdQaY9tQlIs73XsPQpT6thLSBa5Bh/Q/oslGJkUfwQZiTLcugsmHIbRN87AcShOgARAU89AewYR7Q9",
+	"aXikP4sxlrVscZhyJvQ44fp77XfIYUuXWDYWvtVMzsYh2q+gR/o8DLkYHQVBxJSqHdQ63TZ5S68ZuRhr",
+	"afIy8sjxmA/oSJKTt+Rp+2kHSjHkZEoFhDS0CDLwtadRzH8lH1kQaClTKccGNFngZy3ovw/GTDSlfkjL",
+	"jrGqghm024nyekcXlBxj5d90LIX+3b92yG6nS/b390m7s9ctL3JIRreFUsjugM0UgzlkD6UYHhXCl0zh",
+	"5UVnunvNgjx/G7DfxWC3QaAIteysdUqmLFJSIDaGOfxIy9rXnqeR1Y0WOc27twdLETjtJpeE4ArDg/ZM",
+	"+aSOv1gphzHEmjuHXzNX9qASdr343EAkVs/rZGb3IXN2j+pphXrabrlKmVfhrw+cfstbo4/VeI/ptLun",
+	"0/LatpqyzWqXqumz4h388C0is8JqG0PWHrvzCzT0MWTs6nLCY0j/T5GzDfGJDVdHyGiElOj3oHQR3X9J",
+	"6T7qzHvRme1HnfmN68xHBfZ7ocq9XzaTr6J40NdaleSFwNwCSScwXwL49ivKIAAxJIOhhW9Zj+P1cFE0",
+	"/JDfQxANF/9kA6lWRYyKQKX+/rTZ2bts7yV/H2kxcixneoidvXZ1qdpJpKoWqP/8z/+OQn6OQh6Q6aY2",
+	"xbhND1Ju2LuX3d1k2K4piQut9RZVpLZXu2Fipges1RgwZ53RGx6Cw7F9kA422IbJm5vHEN0fLkTHbu4Q",
+	"obuftE1ZHO47iK5RgWPEGhKjazz8AKSzwYqMlsOJsvhRAPfom6PmHxLfElYzgE7tCcViVx6M9cJYxocp",
+	"GOCFoUJIYN9QRWzW9xCkw3P4NWN0mwvwjaXzNyVxV4jTTQ1kWLwHLdt/VK5fT7lutRvKvCWQYV8qwIhC",
+	"/TG++BhfvM/4Iru5Ny+vpDG4cAOX+Xqnwp6qO3ldP7A4r4vvFoJ6lNl/MJn9KEHvS6b8wOItBcrDuB73",
+	"mIGAb0kSEClvZEIXZCJvWMYb8YgPXgawh+pXhwzcEhn1hD+gYsDCkAV5pwXpsMBlcZANts8RHof4UZQk",
+	"NxnnCRuNAS3f1DUgNl/MSB2Arx4gFZKI00fP5Nv3TB613KOWe/QT/iuncb6gfc/FjeSDFXwxJ+aCPBWM",
+	"TeeHC8P5inpvgxwPFkurJ8SO4SvWStuvrNQNBg1A8LVAs28GvxkU+6DdLWkOggdv3vv1DRZ101CbT8eY",
+	"J2yX6J29y87+QWfX6p2bDXRZZ4Mk/m7SYhSwqVTQ8xBywXCV6UTrMjPUbvfZ/rNuXkK/xNs8stv+P1II",
+	"zWDdkVjGNIRJEzO9+fXBef9TUw/s+92jvWb7GEYwpTz3+fuXnaeJptF/zw1iij3SK4ZZOK3uubt/22CW",
+	"9mpebcLisdTXD2gUVBhzxIYM0KdrB7WfuKKWznevu9eFGbEbuvKpcFpav1rvdj25uY++kTxIUAa3SL+Z",
+	"E79Z4i192B9Tb3+Y1BtPpP83mHzjYaiWHUxs1bYCCBjmfSPZfPtBpA/36guturLXwHHyDwntCX/IBQ2L",
+	"bsqKNzLhYqaws948xc0cGdMbRvqMCaIPbYucCkZCfsN6oi5kTPRxbbg3WLo2LZAB4tm+6NDl/KCq38De",
+	"2w/3CCWKDaQIzKNTz6PwMH0FfI171XzMQ2yOzw0ZwItiHoaAJmsa5BGsP2TDGNoD9Ew4qOm99ouHSDta",
+	"OfQ1E49LinFDkb0BYTJ87IPW6mesjpU68r+k6YGgvClDo52xMe6kry3C73p9veGGKfOYzVn24Ax/qZye",
+	"lXmPWb3HrN59ZvW40wRf0O9fn9lzmtTyhFtpATrOiNt7y/wl6vCO5eePzuej8/mFnM/7VWaPAeAHS3Nu",
+	"JGG/aqKzouDeSQ7o12EHQppdRajVCsjPo2JHuWZ3NTlyl4Rah0faxUO0NCOrU55WW2uLnojM041jdgiv",
+	"4YH21fQRdKop7aKRjyas4h4baV+TKfIri6QhObceYE/4+oE2ymzmuGUuuMK/DXnkgtK/GR3h2YfofyYi",
+	"4rPfIsdSIB9b3BOJqowYAY0FOLiMUL0vYz5hHlEwqAUZUGHQ8uUNi6Z0QWI5YvGYRffjduJS2XsM9OJX",
+	"dTsLFcr9aoCqojmFRPllHNNHi+TRIvm9WCSWz55ZCf7oaT962r8fTxsVX2KifAUHe0eNafTVSHDfcW2C",
+	"pCyfJ4pMZ/2QD0jIxbVH/N/mrH81i0Iz0B2+81ssr5kAe4ZCIzfQ1gL3YiRjGmMSvyfgsgMUDhG74XKm",
+	"4KEpm2zPMeeSo6zdlmrq0a8N7rMC7kI/8UGC7HcJS8B0ac3Qf/Zm2n17++LP871X0dPLRecD3z2d7h+p",
+	"5y+H7R/G3R+v997++vQvg+fvJzWvNovC2kFtHMdTdbCzQ6fTlpIzZXvZ3aJt9NTKSgJmElKcJWpCrzci",
+	"IsPnpWkhHt3ZPwT7LWyBbyNWuaMlyNeSpD9JHqi8a4u5yjHVfmoSHNWijACt7Zwr1jiE0ClIRhXLqQLS",
+	"Ny5Gtk5YsHkmn6mvhvSodgv7CJR+P4JRf8M3Jxcfs3ZfL2sHB2qdW5Gb/+6GQCZrHI20VfCoMP4ACkML",
+	"ma+mL+AolFe0/hn+vL6eFcuxq9azYt2K6oksbUERhMkXrm3F761e2WobaPCDNq5r7ZTUtVpJ/buva8Vy",
+	"JAohnpUU0OkeAqNDzlg0gNfsth9Qd3UzqipXThZRrligLfQoJhHve2Qa6tEn+m4oZQBFQFTEyBDd2WtD",
+	"aGvAp6Bj8LNjegtH3yDCphXI3vPddrvt1WaCx2cRd5p9d2+/vcyycDGl0TU4mXMutBdBVZwMp89uWERH",
+	"7I5DetEpHNHTogGda+FNQBirZCARE1pp54axahRDGqrcMLrFw+jstwvGcTocNhWjSgoScDWAfpvELEl+",
+	"kx7QZrPS7LYLxwO/hrJaJuJVG1uhKjge02jEvpuaW1PmhbIhl9tzGuMVnXZ336vFLJroC7R5ZIvzFBvM",
+	"IiNQAxqzQ5fFCWaMPCMBXaR4OFLN/PBNCoV9UuCYWDKZYdo515Ouhzrrp6dk/xn+Oqa3do88h2ekL3q2",
+	"r3/3uVr/EA158EHEgEdnr+m2obMoQp3X2aKCGeT6ZvXLiUh/rF7+w1Qv/2L1+7dXu/wyosNYuaJeQz5l",
+	"DKvLhH1XP32mrSnkbULnitQVY8SHbX4Jx9tvHGgXmqH3pHoi0qvBAjKm4bCpH2spIAYATWQPtkfM8ScD",
+	"OP8eiektkZgmNsIRHow1TZYWmA9YT7g7oARa/9kIGG0ZWhGMo4J/KiLYiDpa9AldQA1zTK9RYtkxAWfF",
+	"nLR7or7XbjceorQYBcTXzPDei9XzAJZMTiE+tJWy5nX3YYLkTY4HtS/WfE/Kdii2DR7YFijTt5WjFXBw",
+	"HrIW4NGFeHQh/uu5EPiktQ5DoI2GR49hrcewkTQri7xasBJtpMHEf6naDrRaHys7His77rOH4hdj8n6x",
+	"KPP6/gl0fVz3hHF1AuPDaC9Cy0dz2ZSqGC7zExHgg1wjdcMtDAIMsROeIA8p+VUK1kAeXeKz26m2VPx7",
+	"a8mwbsTdMnyPJs+jyfMYNX2Mmn6rNtBj2vnB2m42UMrfPLqgxVFIRQv1gYR/RczFMTlgnqOCfxXwDJw5",
+	"lAvNqQK93xN1oI8f6AcGAENgFHiDTOi1fgcRbE58s+l9j0QsnkVCvwOADMFqx1zyDZQnuUKjOlRoyjAw",
+	"dXkFJZmNAyy9TKo7Y6nHhUFQ/WLzXmTxzyJQcFMD6opaUkDthgIXCzqJb5S2TyYzFRMVU6T6V3TCHgLw",
+	"MDFZHgOXj4HLx8DlvYFNPlrxj1b8oxVf2Yp/DGVWMeO7j2b8I3zqPcKnfp0g4A7qxq/diQ/eRcLEmtjs",
+	"9f6CAGelR7gwTOqNg8SpIX2GqObpOnUPkcoRutxekEZC93Kt8/CoK/vSsuZ5U6zu9US2dx6KUE0iQrtC",
+	"qciofgQX4NyASOHxwvZG2LcdplHyvJ6wXlXKqcLm+wQuADIfgQQ3y0DL5ZycoYycq1LGcrGNw4IH9tsp",
+	"1diCj7Z6B1lMh0P84C9lnP5WowVdI90sOSxaCAXcrjecQukaHQ71Vz7auI827qONW2LjWnn5aOZ+mWh1",
+	"Vj892ruPyfM7wiIYks1EeX5xy9kYat+a6ezsx0KLtKyjNxMp7wlLYXrPIMIvcWwPYD8+hgcfTadH0+nL",
+	"hAeNgHk0nb6M6eQE+qPp9EdpNM9ZMdaS+OImzDcC8GTLE1bDO/3i4J0806QUXbsCYOJrueaTeiryN5E3",
+	"TCHToSNOhOIDQ53YWA0TRcpQonqiGCYqVWqQqo4wa/zFUKO+EaPKYkb98vxv8e7bebv/l+uOePHXaVft",
+	"35w/m/24N/j+6fjlc3bUnrzvyLPuLxe7VSGjftnZ5KGPiFGPcnlrxKgvkJRhQs3KYT8uAb8y5oDOxAUZ",
+	"y5lipE6DCY+1oNFSQcsVbTuCGRQ0PNJfAIyHR7QR6JFIAtdrQPosOCDvzt97PSHohHlYoi2HpM+jeOwR",
+	"2//gEf18+DAD90vDkEUjJrBkDH/iTHkk4Ex7mIGWhoB+PAzpSBE1G4wJVWQmJnQ6ZQEZyIBh2bibk8BC",
+	"lAAYiUQkDwdBckgEnWABmv65J+QsVjxg9hr9hHRt2D1BlRyHXPABDQsELzkLqSBDRuNZxA6IP0guPYsk",
+	"XPZKxCyaRlyx0vJ0XO7KsCamYN5ugQ1xTZBhtAjXxLCUbghrUjZKMYuUXiu930j97KdOc5dMJRex3lwD",
+	"GjGPsFs6iMMFMRWEjeyX7H0sGad+YmaUE3r7lolRPNYeR/vbB1+BO5JDXvRKe+WO2RyfP2+MqnCG++PC",
+	"SLKN4BVM57maPRjEQmb7fitYC91K8VOLrw0Jv2+7BrrCxF3EMmIBeh8fRMT+f/bebbmNHEsbfRUE/z1h",
+	"MiZFkTr4QEVHbJfLdnvKrlJbrq75p1ntBDNBEqMkwAKQklkVjvivdsy+nZt+gR1/xL6bZ5h+k36SP7AW",
+	"kAeKpJIUKcquvLKVzAMSCaz1rdO3aLzdFOr3jMaF9VRUnE5YLsme9mIX1OY0oeLAydlGL790y/QPC1Sx",
+	"Mnzo9vFylfzNDOPys4BoKUXGxkWa1Noc2pDTTqfVJq94Yp/XIyEK2zAgYaqZwv9dchGHC3m6+mKeqCvX",
+	"jXpVfRQVM3c3kK4LuLXKL7imEnqgugffeOnwTgePo4Mn8VN28GzY6R4cHZ+cPn7y9BkdRPEylQPfaFvD",
+	"s9+5PLShlPFHBy6WDAEcgpW7dBe/6nf2ys9b4Atb4gLvdgrt1iE7Rf8gslNODtZwa8dPOvZcrVMW+3sc",
+	"Z/couK4Lk5XRTr56d3B0dNw96HSePd2s6To6M+EdEK8vcfoV39gtjcrLy57/PX7S54KS13LCfm1sQJpU",
+	"+sRVtLs1GxTTaVJ3Zt86g9G8EM1UXPmHvdMYPc9EY3nM2MbFPhO7sToFBDUu0BCVRhHTmhhJuGkh49GU",
+	"KS5jHhGVCsEUMAnrvqAkLN36Y0KnmoWEJkwZ4uKS8KTjTsnNH2ayA400dL5JQay9KkXEoNVqXzSHsDtJ",
+	"CHdsO6EUts4c3RHkvnFNwkhxg8YY4E+OtUr+8Y+cDgWnPbEyhTiZ0helF1jqj5OTacKpiNgCw3AZoVFp",
+	"0+41S26poN6L8F1Pin7eSA/ukgenVo07U40bfevbFOBuqUFKUr9mBtlOctNXkqQUzamAylBhXuus4U6+",
+	"uRxX8Xzcov0qGpfg2Cy/6t2iR7WI/bJEbC3xtsxCsKngeNBUBNyQJiWKCXZNEwvbHUtAbgz0ID0RwD62",
+	"n4xT5owDX9Jir7BbxfUgEX0BbU3A8nCGh3NqywQrZ6JEaqZb28H2rmT/hrTbDjR/VkPze9Ybz75EvQF2",
+	"bK00fp81r3uvXXXyfD/41gWDDmPOjD78LZIx+3yo0oStzqGAM3yPFExaQCVxJSM6SBOqZj1I+xhJxe2Z",
+	"imDSrdVGibxmcYAhGk2mTJEJo0lADPtkUsVI88233168IQm7YkkrIN+f/xCQmA1pmhgC/t2MoNsf1elA",
+	"G25Sw5CQmxnXRXnEr5hwo8XmXIKRJhCMQzdpP5qdpy8swvjfcmbep5hCfceIeEFm5wsr+1COViTF9Hx8",
+	"4xfZx/FZ0O6H9y45OjvuJrlw/C/VEvJ/Dhr2UzR6jURef9Qy5ukEMu/td4ehwqF3o0av8bgDDCdiKrOs",
+	"8Pyjvs/ytas27bo14/jz58pCOP9MywQwznEdbt832Id4OYX9/0gTo+jsADj5ldtkXp7aXyBDeJvRc6lG",
+	"dzEI5oMNi4VqOfRZ2lYQ+JxSM87jnlaaN+ZB4TrLHkOftxOiuRlHOXs9lglrk/dO3tuxxBgOGWBBglQj",
+	"KvivIM0e6Tb5U8pSFhPDo0vm7JRozKJL5gIZ2mSWCj4BIyFcEcE+GTJiwgnWpSbJ7sT4xbwY35hrbHMh",
+	"u0qgbi5E15ePu7JEag1Xa7gvXsP9nth4LsDpdhc1XJbbGyji5ZaOz6E+gBzqpVbOc5eiTZrP33YPjlvY",
+	"9ccq5eYP317YA3C9NWsYv2IxFsbcVG9kyFihrLgvcmVOYo7Z5opFciS4ZgEmvNl7CpPMiGZM+N6UkIk9",
+	"ltdkQsWMcHGAues+F7QvIqrUDAL9bRKib+MP+KohSbh2xUESKEsTxWg8I/hzkJ1OkyQkA2nGxfTvvqic",
+	"/33BDcNc8h6hFVpm+kw8N5cwSTfejMhhXxRS2Qm8qOMc8ic9Hw4ZcBH5BkxmLLV/ln3MGQllFKVKMREx",
+	"HXoTsi8Mn+BwBMEVsBCl4GcMiOYCTXUZs0caJhAKnnTp/INrvqhT884z4t9ybX506/sFLO8qSYm+GsFa",
+	"6fBFYJljiUEJb4Ku20aKnYyZy6y7gXxDvz9DTKdxurkVWDCHx6UioV2p5cH565ZlSaKzrzhEd+vytUyk",
+	"EyucCoey/9AEEm6/jBx5L91WpsiXF8sGmfLFG6yXJ5+tr52kyGd3r/PjH3oGYFbUlMmhTNVGToZ9UWnv",
+	"i4GG863epTr4Ji63tyRUg3pnsdUoJhpbVav4ZOLK2SKq2QEXmgnNDb9iyax1RqbIs3HABNwiGlOg8lO6",
+	"L3ytWXiISlJPrZmP2iaXtu9++PbFH3/Y0O1QKDo66nSCxoSLrAjppnhd7oFAxpZrixqoKKmxbPVkwctF",
+	"oGzCqNCBo20/AIkKYdW+cFXIvpPkTUwCGMSVOjcRnGCRBmHCgMsbyc9bZyShBlzcWltI1RcA5Ez29azE",
+	"wvWfMQxe01mbvHPQwkholzmZmhl8Z0CLZaYae59rqvtCMWjqgh8e3s7iS3B0+3jvJbdLRLTJc7xOMIYg",
+	"FHJVBxYGARaaMRMQLSEizC3qGNIIOO9lRBOH1xz1ohu+y0UdyYOEX7HsBTSxEztzWE9mUI/1xSDliTng",
+	"ghQxsWS6DIqhqsNNBk4qItkCPnQtQ7FKU8u+4AZeTGcoVI/5FCF0furu3UVlRHwDIZ7dBpJHzGhy0jle",
+	"hPXe0WlJ+d7F+cSZQfkqhbaiRJiPEVUDOZ7FikLFbiKvPw6psYI3o1dhprqT6B2d2lHu1EXkcNptmOdd",
+	"AbCsM/78ooU+EtyFvsOTW7C1z+ROPpMv1wXyjk6dlQgCPKv3drqpIqjZgRsErOOlXo8X0MhYjxkzOiCC",
+	"XTNtSAgXsfi5CUvOCFR7QKS1sPJu3tx3Vjza41sqMF/YymxxtR6++bql4jgXD69YD7K0pMJsrHjhMO0p",
+	"1a3h1QZ7KswFXvNg7V07RJiF2wvDC+duYPPml69r8eabq26//1UUrxW+aEGiW8WSzPZfsvbDFChGisME",
+	"O0Abqeya9FUYAKGpg8+ZeTKRFiigVTJmyRVzoVlUBn3RLOiFACC7a045TK1yarXJW+yPpRjRzDhJf/7j",
+	"B+K0EJJmgf4Iz0CQWYhvXwVVBbmiCtKZFpRpo3xn36E1E5ImF3rKIiNvryNznID7qx/Lpm0udPe0d+zT",
+	"DP2XqRqMHGAw0rOYS2HGB8wa//ZRAbmmyeUBF2vnSFZPVMyndlelYnNSfg0hvwbML120EObDLtp1EVS+",
+	"Peqszi8mdvoQCLcMVaYs8KuopbIwrZ48WlimK4uiCuonM5Cxd2KTithVKCOQDdCdhwTMUjMytEvnTuD/",
+	"NTNe5m8NY+5Z+tRCYcspg2tumL2WBa3ah4ewafZFQfoCKoM8YmTYCxTwHKHOi/DRY7qQJCweMUWUvIYc",
+	"cEgRuYaoPX6NmA+HTOkssaIvBlJe9jJUSP7gsSj5x3/8JzzVnkA82TOhJdeFlSw8GhPFpgmdaecHnsgr",
+	"BjA3nfYFePuBdQgONf2PmtChYQpoTRUjl2xqEPDKK6auFTeGiRYwllr7kfz9bxmyRnknJLxdX3BNEjY0",
+	"JBXoyI5Jc5BQcUk4+rx/ZUpCAyP2yUoibkgHjkFUotUmL2k0xonyVH1WlLJPU8h96AvqIR/wpMI0AK1g",
+	"NmXQIJYmKfNsEhS5w0kktcFICNdkmNCRHZy3L/siuwHX8NKQJLIosOICS/aW+bPMWDE9lkmsSTN8/fJD",
+	"Xxzi1jrQzBguRhb/dzvkn+Ca/+u0Q1KRMO1jKHELohUFR4cdBp9MUhAGvcx0gGzRIp1sqbVT9g7Ye1em",
+	"SUwMvWTWHIouYSXELr+j6PEasERew1ewJg8XOh0OecSZMB/hwnBpJdwFvGMlhgv7bls0TO6u5WBE76Gy",
+	"qJquK16wpsYrX7rYuV78+LBKoQWYNw9rhZij5HXs0NjqrJtLuhE0mFJSNXqNN4Ufif8RvYcQDOnZTdbA",
+	"H+wTMzXbaxy1TxsBeNSqGZwU+yVnlm+VawZwDbBa9hrJYI2Vd2GH7G2Gl/C2C9be99IQJmQ6GjspMZSK",
+	"0FxrLBQIzocSOvEA/bypkGbMFIncE9vkexeYvaaaOB3SfiBmBGzI9VFRUeptYkQcup4cv+2jqvqCZUaJ",
+	"HFoVDA52ePcAkirJJZuxmAxmN5U8/B+KsUE3l7oFXrIZ4RCah3qJ+IyEHqD0iEiTJCSKIbU6qPjnDghx",
+	"M5apteXsnV1OY6FuzaU1wFCoQXdZNh5QcBZ0SIN3c2ej+MSbtcmfMoBAuCBUzJBvNrttJMUVU0af9UXu",
+	"KCzWccDtHukbynlln5tNHHcXzoIDf+JdAt1505f7EEuFriNHuZSKqGaI4isKquLL7zR+/kDM2zkfQa3c",
+	"f4/lA6h6Erfhd+XBipkdyepS5zkDx11i9QCSvk8p9pRV1oKrQsneF/4eKJZ9XvutEfEzVwb3yUBI8ZEm",
+	"P75/C6aQs9JKAXPSDEvRwqVmyrc4mhBp8MWqzhhvuTbu9EqB9NKLupj6nkPpDy9yXViEK2UuTrz9BJsE",
+	"rfHq9QLWbmQ7S9Iu3L+OWd9XzDrO9q+Xqv7IMkSf7/h7iVq/ZyOuDXTAIDpSDPNcRtSwazrL2VaRSRXH",
+	"7v1nThbPmOmRCRf2VHsIMkdlzPqiGZ7/cPGBLNQCaIPY80Os9mLCOf2kcGwT9rw2tD4f8lFon+oKlfvC",
+	"VyojEzlpasZIiDP3nT3SOiPSNRkZcpbEGn1PKP9dJQpAaU9v7qqhdB8aHTmG2QXZzGBe+m4edIH2eYRy",
+	"FxKds/4efRFCaqq9N4RYwjbxE+8KmgRYD5jMNZiRaULFWTadXG9BnWDU2Emm/Ubk7QeFgl3j6er/0hgp",
+	"niRWNtHUsIZF7C719ZomyUBSFX8cyELe+x+9uZX9vuuAO07dTiPuuOhvVU7fs2uvYaqXHfsLlvTps78G",
+	"JBW4q3cccy8KgdriqNspbxhNRAlKqFu+29Oyy2yXLPwes4QZtkidonepqMHeGO2arpW6Fvvme5mHHXxg",
+	"P7HBhURqDgzJY1EwOoHJyUmne2aVJPibxAh8nOCtKnJ3ODUd0ekW1Ma38KaZ2pgTcJU2xwsnAOuNvq2l",
+	"jx9lBws/WJ5Y4pfzDxXQDwRvC/3N7r4MXzOzbA12dqNkz0ER7kTP1l627dNQbX0j7CEs8qJQcIf+LouB",
+	"A2eNYDyLj1LcFs7qQU7XEjYNWyVz7ZKxqe4L7tWQI5+1dxOQyuANP25PSKCYRLEhMxE6hq3uYXmr2Hfy",
+	"Clsb4u0hkcMbTFVEQ7H/7A2z6O6Cojgfje1YKWN5/UcqYjkc6qy8tmC5sE9TCUwFYwaWScJHY9iuzlJ5",
+	"+WkqC1ZKZUmy4MvuJhSxT4HomJVqwfh1VOLhmr1vRH4YUe/bWg3Lr9HLQ+z5vtzcCb9maA+GZMAiOWEa",
+	"osWts9Visi+cnGyTFwmjyrV8xdNcMhpGkOGBvp7aHdyGT8c+Fc9/YaegxucPA5TAd8mWwiNccF8QOFno",
+	"Kj5P9ZhhkT+wK1gcQfiEjhhpDmZkYqUJuWSzFqTgOApiu8uk8LsswITQCFJxIDGQApcWpDkMpQJrmdDp",
+	"lFGlgRcDNyUv+oQfeUiSCsMTEtm5ZvENVNMXy2FNse99Ki6FvBYkhBf4js1CdPJiJkf2ivB/SCvqCwA7",
+	"ZkzLowrK0AakawHbQKpp9jDlOAhD5x9GTsLtQiErEj7IB+DxNeyTsfre7hTSPcLuCZpdMcXIlFGRGle0",
+	"PUNBKghAJaSeHiUguodSuSziaUIxsGm4gbBmxh4HHRTySKRbp2v4eak2Xy3S8i7eLOHDbq0acNXe1w1V",
+	"HCAaXPoETUAQt/cF+aaUq32VXrxnJlVQ7Pv4IGNzgqBnkLVpVKTbIRMuUrR5Y1A4Qc4j5JRTlFA+yagf",
+	"MV7q3xOio23yjguTJdw7BVpyMT/SZKrYFZepJqmwnxnGAuz83kZ3wNdzUbrYLbgGMoc06lPP/gx0GhYr",
+	"2xGy+Ax91KBHLzG7QPRFyaPdJj+NmciilqDu3IOcKwLrAEaSDNhMurYC04TmqT4kotO+aA4VY+QoIFMl",
+	"ydFpgMFhoPkhqXBh0laAaS650j1y2TwZYxDe8yNm9/RFEwvdKJ9gJNl5zVtbC66e45s7hqBtlxZ0N0o4",
+	"f/Ldn96dnOe9YxZwGHcdh3FVPVN8zRX8PAHRY4t17ML3PU/VFVNu1VEypnr81QYaKwhon2OESVBfqXrc",
+	"v6Z6dzM35b6UlGJX8pLtT03Zp89pCpDe2KoMkhsdqC+I0W5wS0iSmr6AyCWI20JoMiBSOJBu1RSPqNVB",
+	"UyZi4JoofACrWGKuI6piYC+S4LH2yZr2njNNlAvwQqFyhlqLPvDAkS4CM55TNagm4XyaKbIzZKmrGDUl",
+	"P4oVSmz7bhz8UNs01O7DSrmPLJTaOvnixS/upftwCTMxoiOsIV6aZP49sqwBs1olHjWQDYU7Q8eVZAYC",
+	"Bt1SWUr5ph1o33JtXhbGfrdGgn/5rUHTmBuoKHwhqTY0Ia+kjMkFHTIzI2/fvmgEVboNDrmgid0e9iRs",
+	"3lGxz+AJ9BnEWqM1iHXibpFY509dEkk1lQoiCvaVrGyEZv6Qfq7kJBt7F1sYGll4m+NuAzw21n7248cE",
+	"wWqj6VBqR5M1LnQMb7f2LbQSeM188fzrV8kZr/sQ7ixfG5ZZcbsXxFW+nvX+2cZeK5lOteNLzsZF5LAo",
+	"v4A8gBLcM1nxH5z475ILwj1PWP7Cb+JwS81m0SQurOx9eqCrSMStip21Bc2aycj5vO4qIbnqtN2/IvkK",
+	"VETVj11UDKsVwU7dKAWBWOdsbydq8IV7/2HTQyOAOY1ZWWFu3Eb3xmJcVVCanxyA+6CoA3M6tExA4Uko",
+	"EDbG86+ZKam9u7UF34UMdiedHHS6hSZ2XzK8/63hyJXOkROp0Ws8Pm4f2xenPLEKsVscMtL/lI8hKLH7",
+	"IWGLJvO0NJkxF3aVd8sTUWn6ul180/I4leP/gQFv0GDdsAlExr8v0JImMzK0i0XDYgEIZVXUq+Lwp1Rb",
+	"0dDr2Pk1NCn8+Plu2jBbcgtV4tzi24FKrJXUtsT9a2buJOsfFoXfvAI59At1X476V4qxX2+4mjIvfFFn",
+	"YTt1yE7y7DCZxAoISzQjJ51nWFJ7rawViJnfKCfPyJArposGXzvbpeS3ohn4OWyT57liLI6rxAfXF+6c",
+	"LEQN6VPgJMeWPaUXCOzVC7lqNrExX7nhbdvKrPV1ra9rfV3r6zrYsyZQ8AJ5T5bhLymfTpyYXmgSfoPN",
+	"yECjWLnWJq94Ypgig1nGBXG2Vjddru4Y+MnGvGaznH1S+/x85xBVBQ1YTbl12JNGkSvi8iMXHyMpE6bm",
+	"mOTQvTehl/ZVvpPJlF42gsZExixp9BrnTw46T7udgxcf8pn5CTs5kOx2milO7dnfnR8cHXU7J6cbCP6d",
+	"BJCyVVTHj/YZP2KF3eyFXX5s71Gj52TKWQTFDNmoiiQ/FxEVxI4bcmrMmAmQktB3MzRUjZj5MJuyXn51",
+	"GBD3w9YjR8sF4z0GjpYJln2Lkerwy0/jLuNEtTTfRqwnl+H7DPX4UdSBnjrQ02s8j+O1ldrd8fvtbW5u",
+	"6rE7hWsKb3g3708tCe9TEtbSaZse/ocBXu9GofK+WB6VDf6RdjyQGX0Jx6I11ygAfAJQHpXIaxajcZ9n",
+	"eJIIylM9hcl2UC5SJZQlTw1Sd1R9W4vmWjR/ETzye2dwcQL0HkHf1cqE/QWs8HiFp+dNqDbkuENiOtMB",
+	"kUmc5fcDLUVITRigKyPkcdjC/iJ9wT7RyKALlwxkPCOUXLPBWMpLErOEY5R1aPVERJXiTPfyNiP/cvHD",
+	"90H+p71vm/yEV/dFdrlVKIZMpDauBhJIMZj90bU+41pDXRFcwJkmTQ6cGCSW1yKAmgm8V19gWKxFFKOx",
+	"025XhW5p2UxIAe6aqZIRg7uPmWJYJ6UvOaQMSw2nuFrgvhhTYNiH17CqLYRbAuOyva097qgw4JGkCU3i",
+	"8sHh/EFPEcKoSjhTwGrewikDgnNtqDK6L7KGx3gr3+qtTX5yPVj8w+euzDsluy+M11+yqQX+oZlNmQ5d",
+	"Zal3zYPvKvbz1IzkZEIPNLNIwrg+Z/AEuDVwpJemlJu+QC4gV0xWZvx39EFQRDfP/n8G9YajvLMMfBUf",
+	"4I+JHGITmSFjWCsu5HUPROfEfkb7dEzMdpOhGcAVaNNhPzKuuNAt2LZh2oTZwuOuDTT0zCvsnOztRJz9",
+	"nnBtWLzYdHoJp4ekKa+FAzJQydbq4b/armYpIp6wvI8onGuBUjrIdrHOhtYm5wkVJCvQ9m9gn3KuJDzj",
+	"ZVbrvbQrAo7stoCJlRw8Lq1c3xqhNC0FnFeUJWc3lmC2WNeJvLBOp/N4SeQFbrhuT4UFUaGSQNSMwG5Y",
+	"sOCL4/5LA9hS2g4VAagYCTkctmMW8ZjFVsazT9MEysiHNNFs8UvAwxrrRyzsmL3qmtBPb/CibidoTLjw",
+	"f80HM4KGNjOYdjtTjeo9Ju5eFZnrqZVVkW5tbtA0Aq5cr2cEjqms9XbWQAIf9pD6RxxVYl7xdgWYEr+T",
+	"OJRZipqaufK12qdVgHdeGC8x9TOp++lgmlBx4KS4tYH8hTcwn1SjzaNYN6DiUCoWUb0CLb7yZ0CXWzuU",
+	"gCAjoYitVCdTillwCfS88CH/gIQW00AwS4akaW24BC7UrYCEMZ2dU2XCNRpjE2A2hWnoZWNZnAGQjXm9",
+	"DIA9t/aZz2CEtsFcw6SVh5YbnEsGAKljCx9vb1bl8T9OEY6tfv7TJc838m5Pz7+LX2HlASSpiMZLnu2W",
+	"VmkAE/rpLRMjM270TjpbTr7Q7g3zfZRLDguYsp/sK0BDYZdldwVrsnvUWZq9WExMhKkr/HoMx/BVCxNS",
+	"yYUxhFxCp0L/8lvDmr6Y/teAxEZPpVflXlGni+kV23GgFNLhft5A4/udXzVpo/BxavfKVvXlsCCDvTq8",
+	"dP3t9p61Ad1STeH7g02DTuu//w31G/yLwoc0YYNC41JVINzkptUjuJED1yweNxJaoNZW7gvcTBr9E/Zc",
+	"xWNsQDphIn2k84umQKMCRl2BRTMbhL0lG1HDr5h7qKOYISedjrWP/ZmOnGxMc3YysLdY7Gk/Md+NGD5h",
+	"5FdZ6Me+Ko88TbigalFD8Iqq+cepZipTznvumFSQvhVF6x7FZWVnsp/cnXJu+k2zXNcVVF2t6W7XdJ/X",
+	"/r636bNanX05XWcfQE7KBTOEZounksYuK4XKsYlRyuMVHWtf259JLKMUqYGaY3ltDZFYEkoM1ZetgAxm",
+	"BHiKq5EN4QPtu4GD2FMLIRFy9pvjWAO9dZfc89f4endO5h6ARmv8D/ICopYkkSMYlpKueXnEhFHQcToZ",
+	"tsnzgbxi5KRL/vu/XvWgvT+ZKhmnkXF0bklCJpTbx1MRgWpeKIi7H47Wj90OnjSCBlB9Z2QSG9TMeOpp",
+	"98KGTWByU8Xsyy8To8UBb5DkDZ+rqq2Aq6WWrFs2FEZ+y3iZ4w48gNTuUUkaWfD8jqpLjCQifeIEWl6n",
+	"U6sQWIwHkXIYNkQAsiUXSX3RdA4yHQKpfy52SFNIwVq3CjVrVWg84PtvL02f+UA1BIIq5ofjbtgnLN+9",
+	"2Nu1nKqM5GCyd5lBXquQDVTIWl9vpaLYcVI5Csk6o7zOKM+pg3DhVdGkBfWwJnK/nR8IV/8dUse9Grpb",
+	"bmIt/vYs/mqptFWumOqb+8EnkeMCuQ3oelJwyD1zlrpHvHgK+txdM04zZpNKFMJrQmNMKs9lUo1st49s",
+	"a9Fei/Yvr6Xo3hPLsbnxrnHfOI3jZIXL9mLMh4a4swIikA4eQqiQPRcQCafSJIH8b+hdeFc/6x/doNZk",
+	"+PDD/DqZPh73jpfF0I7uEEPrxM/sC0tjx5uV08RSKjKi+hISqZU4I08fg/Ad04QPUggBrk3gRPVlZck4",
+	"7DZ+3sDliyunqs83Wy+1yNuq03ec7V8vs/yRB+D21QWJ9gi60jB9BkUuhALFUtbSGGNSpBlqmaqI9dxF",
+	"YUDckTcx1l3gcew+3xch1EiGAfHAqBUQqjUfCRZjXmXKCEWw7J6o6WxdLBsQ3xhvYTYGeg3cdtgrk3yB",
+	"e87NAhxPNVNl6XE6eBwdPImfsoNnw0734Oj45PTxk6fP6CCCVR2nbE4mkm4XAdBB53Gv07GvqbhU3NiF",
+	"OOajcaHn6Ys5HEjoQKY4gddO5qG4g7etJmB3LzQr4zr80PugLPkdqqX1Pspq5bNjR7KTu7UnufYk9xrv",
+	"WSRVTKhbepXU8yY2Rc5WeOBJO1fUq/ozoHDmZh3GmTMV9BJHkmIU+qJOiJEysD9OmbIovS9K3PVma62n",
+	"3mS3zcbeeDj8fnG3kxswi0hSkRE1o5F92gkaukgQm6fTRYobHtEENUjQuGQzV8DPxUf7ZfOq/oLPAngU",
+	"Pr1q9Bon3QYUp9n/Hx+DepaTqblRtQ/t5RUZsERek5Puf//Xq0bQuGZ8NDaN3vHnoDgSV1gXp+xbOtON",
+	"3rEfVkIHLNH5iOxLfnRUs9lzX0JA3n4WygVTBC5KPCxzdX3+yUefS76ZJCZjmcRg5gWLp8kNDgekqeD5",
+	"cHQk/dRcwH97p4VxXVDBDf8VMoQF+LdQnOeD6S6cBnxSJCe+91L2OT6Z4nv/AKwdcqCZuqL4qfNbd4rv",
+	"CSNxquXn3XAv3tw/NQnjXs21XE4SU5BoG1LVOzF9YAWzlxzbrHJbnvWf9/SCddgjYSYEwGaz+y4kTawU",
+	"9xsxbAUkLIiv/AQuXoWH9rxXkM3TF6HdVqGzFX2NO+6ikDRjNqRpYkgXyeRDv1lDMkzoqE3eGDYhl2yG",
+	"ii4V/JeU+Yx9P+3b5INcsM32aQfWGqnWSHfXSJVtr5ur/4vg86zRW71X7hO9bb6d9kq6usjCrH0ctY+j",
+	"2GhvAardYkcFgLCVPB+3c7Nm6I+8q+DqyPwlRsq7JOItxIcPhDGwVoO1Gvw61GCtj7bcU+8uYv2+fRVb",
+	"zKrMdcSbolfbEQBMaMwgVRIjwv5nM2Yzcs0UwxOuuRlvk4t3iQapHQS1tP/qHQQ1Mqr3So2MamT0+yW8",
+	"3ruJvTyn4HvMUrZrM07t/nf01lM68mXcIUC/0IVqUqWlCoMyY3HLNzvUvSLxIbb/tP8rtv8N84qXvriH",
+	"NogFFPglNUJczAVYTNSAiJgdq7lBTJi1rl02HmzMur7IusALl1MVstIQPStyoSn0elPqGwzffIXiklp3",
+	"YqsR+95+4gvYDY0tpLI73jH4/yJ0UYAVACKewfDmFL6QkFX44VqSVIC6IlOKX0HxiDXyDr9Oa07H0sh3",
+	"eVFOhe9x1Gn8nD/aqXbU6b2T/IeCJgYV3Gu8SqRUJFaUC02ihFHRhomr1GU5O+mbWdU82EqtsEuLyPXU",
+	"yDs6r0g2Ko5tHotUhKfH862zq3eMtpDru7W//VrYzyHhecDnk0CrvWHXnX/h+0DLKUM4NVTyVybWnTJ8",
+	"eZwyqX5cKy+6iDgbjwsZs6+tSSCvmKJJ0q7Ujtsry1fQi724LE7yZeH2ROO4/bRRGxa1YbHMsFg3CTvr",
+	"qV7U8R5TvlnDMq7QJX652XO6lay2dbPZdkM//5B4539PKXR3yJzbceVTyV7LGXFdcxq/cUiTG527kO1y",
+	"iuSUs7jnGq1kJ7LYnhlLIqTpCyzoJ9y0SiWhgxmhrq9MpuJIM2sYL4eFw0omzAr0MR+NfUcXGkVMa2Ik",
+	"NoCxI8b8Oqodby60K7EquIDHkUGXi1FWIUWamYILFvDk9sWvUrCg2Nskv9sjIO/lMm7tJj9vr3l5GwOP",
+	"ioBh3WqctWV+ZRfV/LTvMiEst3zmjQGE4yXo7w7dGdjvHYHiiBwExT8y3Il/etSJf62FOd0lNeSsIed2",
+	"IWe2CvcLOdd3Wz2QFLw6867OvLPb0W2jcmBgi/GAW6sNK9DXFRAwUrwa32ZBBwQEH8hXr1RdLQhWDkZS",
+	"KXvtFQNeAP2IoAhpbScL787Zd7W3tfa21t7W2ttaQ98a+n5Z3tbtQ98ajO4s7XbP/s2KObW3wsRDv/bt",
+	"HO04u3dxvbIVMHouuaCHxcUgh2IoYyaMKqEBqKIoIH//G/w1VI48qmmFKOkGxMpR0vE49rAvvBhrud7M",
+	"qJXoiBE6shjKYIW0SxYMyYhfMY3HQivrQ1c6Df5WMSPYU514AdcXMMAJvWR2gO506G3NrlyPdRhLm7y0",
+	"b+Uuh4tyji2HlfAp8PbuCKF9AQRcBaIr0kTmLRLSNObmozv1JiVXdtc4r7K2D36kSejUUhj0hS/aftJq",
+	"kx8FImgWF+dfw7Db5KTzDLrSk0xm3oT9jnmkkJsTkmaGNQJCE04hs2U4DFa4h90Dtu0grm2L2raobYva",
+	"tqhti9q2qG2L2rbYm6P7AVSJu7W5oWVzE+dt7K0+LOGyPVQZPne9gQczBOaXbEaaE6ZGDLWOtT8SbmWH",
+	"gOb+oJawHbJFZ9qeHHNKeOwbOPRFkcGvBe2OXSvjSaoNGXIDBoyD41ZgkWaI0C+ElmqZ5M5Zm9Ip5IDk",
+	"tE1l1qZX+PcnE7baxH/d2OoU1OSl/G3FhqlmWQuK5knnWWtXYP6i6OJ/n33ruxDq/m6h+GJEtIGEz77D",
+	"Lkv+apPp95Xvshyo16kvNUZ/mBidi49TJUeKaV2j9Lq89GGUlyJJtdOe+4DkekzV3sICb7ROXVhgmg4S",
+	"HpGEi0sSvn75geDIYMCHvxl5ycTnsIe+cSeaYqKY/TRtYu8DTvQR5YIoaSh0KAYuEXslXjdV7IrLVOND",
+	"tJFTTa6luoQrDTi8t5PzfGFH/pA82jAJjV7jT5NnV4OL7q/09avZv110O4Mjkwx49+rfeKfzbtb9d3v8",
+	"f/70feff/vVffrWiTCWNXmNszFT3Dg/pdNrWMtVtd+PiB1rrxpUFIMzjWy4uD45qCfjV+ynga8+FCN0O",
+	"v4/EuismjFSzg6wAamleXZmzn0TU0ESOrJmijYwufSwtIIMZVIO4DuuYWJcKbnRAplSRhF2xBNwLfUGT",
+	"hKkRE7pYh/9LSJr2BhaKXnz3YysgYUQNG0k1CwMSUsjPC9vkHFq3Ly3174vmXK3/ihw++7+CbCMX3EBg",
+	"c8p6pRc/uOYxW9SvoC/mWfy4IUZK0oR+hm6yuCYgPmI7SXnr+FY+V8Up8s0y+wJvK0UyW0YV4L7jG/iM",
+	"VdgCMPB5PZaakcJse0yusf7d4lfSjKhmB1xoZgfCr1gya5XL4YeJTNWSevdfSlVqE/rpLRMjM270up1O",
+	"ZfYAGKwvyvergTTZJxqZgNw6vljNyEjKWC8Zo7/jFoaKy5M0raXWspPKhT8EtkILX+aMDKQZY1UfHeh5",
+	"ggG08xYNFW+2qPJvYG04Kh4gU4DGKqTSGl0iOf0Vh3NL+vPnDco1C3eoUrH5nEzpiGXk8nXZ5tdRtulW",
+	"AX7Ugk61Jk4ye8j9Dp7HsYb4hYHeN6SgSnrgXx9QDX0GDGlej10OTcLiEfgvUmE04aIVwGHQwFYpcd0X",
+	"A5mOxtg916IZwkVRWQ9pZKTS/onZQ0r6e8qw0U6AXXpJwoesrNSR3wUcIm3ynMQsSkD1wXhRt+X3fqTJ",
+	"kE54MiNNbqwSumLKaKwtHfJPLO4LHFYrIJTEKcoa9/IIN6gbODF2Kjj0/SNTiSrB/pyN3to9VJBUXAp5",
+	"LeA1+kIqQkEDesZFmBkX1TjpdFCT2xMWBxMQhF3AolpgLt0GKehcM+2+KFMLjZjR5KRzvLzWtCjt9toO",
+	"0IM6uIwb5WLFiCvAa0pFauzBoWKw3+0y+FFw6CE3aAS5Pu41sNMzyxXgWzbJGJHewlqEF5xS1eg1gHVH",
+	"Malips4lhxyK7un6Tfl+DhqwrN/yofNvHnWDhr5MG73G+ftvD96+fHfQhRvDvoIR4Oqzj2gfnRb4fmg0",
+	"Bk2b/X70tP3ktAg+NFuH1nDB995VnetNxb2e3p5T22to68V2rxWEOy96K5lEdeHbHTyNFd7knM4SSeMP",
+	"Ur6lasS+Nn76IvaoAj2KSqQ6Xd6CFbuKjB7ghFPADk7s1DYGNeaN2IJtvNrqJauMXiirKyu8bZonD0HK",
+	"1TJne/EGGm+2Hb9gNnGXegMYnFyPZcJIUzMBe48mSUAo7sXCJnTZMq02+TBmfZEbFxEVFks7/hdIkfeP",
+	"IGPIkJHRJRlzDZOLyTbkPZvIKwgyzEH/WDJdIpRxF/aK5gvX5JJNjc/rz8bygHC3Z0ifF0NfIGw+XQCb",
+	"jzpfF2xe8Ll2lRtUK5QaxO4/zI4L/l5xqMtYWR5IepOfQwTjkA1D4QuxOCCKXclLFhMhFWGfpnY3BkQg",
+	"0zPwO7fJB3nJHGeZgAq0hGss1Ho+J8hXUTOTwlhzQjCp2bLe0TgfP2qmdEiaNJ5wkWmYvlgWk8mmY1e9",
+	"ozvPikVALGbCcJq4xDk2oTyB/KfJ/z2maiCVhTMHl9xEYyaygDaEHexc6/Ldn5XuXrGlf4Rpd1d8zUIp",
+	"JSFO45R3pnjgTTZiarzKkqeqMTVOGRYkFhZGLTG37IpfMMcFWeTsxqXCCDbffTEpog2vnfB0oyVXNOEx",
+	"pK8/ITGdYY68Yib15buQcYIAuYltepSVUZeMTZ3woX0xpnrcahNYo4CPBYGt6vN4PIq3N7w5ZQDOkUdx",
+	"Qmfg4x4wQgfyimHqD+4+9UgTeS3OsKSWxxoT8wdeHDrzvwiISZOKOIDXQ95InOO4L9wtA0InEgkXvXne",
+	"I1RIkOLwHJfSRU46JyQE4G3HN7Qr0NUYC5mNKOiLCaPCvl4eCg8s1saCApwU78z3XvkMr+fPenZneZ25",
+	"VL3U2Kf/vCzIGypurCXMV4jSaih+A0+0m7Zdu6H917kNTOO44qIWWPOdytcuBtXZGUFONAUCYPceai8+",
+	"a+907Z1eUxPDwmaAjKVg29K/q4yBzCEdM0/GsWo3PfJqdHGqKqq/NGEaNBW4kDwLsNMM3JBrmSZxX0zo",
+	"JSNWsMx6RMiBjGfOxpjX7EYSikoVNKlTcfJakKbVR44f45buL/7WEhuerLIw7G1P4AWkYPY2oESLiV6g",
+	"CPMzrBakiZZEMRqN7TmZ1tXgbLuSOE3CqWt8r0xr3rCxchMrq5Kzmtzeo3nUOWndWafCkMo6dU4DVBIM",
+	"L5yGqIXc9tzh9sOUN8CecfimjD+u1mjTPP6l8P9csWlAUs0OBjO7U7KUFnwgbEuVigxGA6S1x1jEp3Z3",
+	"TxWbgsdbyOsW+NopOf/2lT3n387fkjdveug9h8yVvshOp1lSjn3yTRJzghzmma+YNLN8TS7IQCYxkcI+",
+	"KSCU9BvWQnAn9Bsk4cIxq0MJbwR3eWSv5IA2b2553NHsO0SZIWlCLexi37pPCFqWoPLW14XtD1lnHZam",
+	"8dBxmLjKMZnaGxwFDZVWpUHpdDcrzOK/2u1y9KlbKK1q9BqpZh8Hs+pVAjidW/Ng2xkpTlbjn86/fXXQ",
+	"bR+Tf/yv/724TdWACwqZqTcSY6Hs7XCaUF7+Ao2//uvzv7764agTHHX++rzzfXDcCY47f3317Ysxj6zK",
+	"n0pDppz99dXFX//131anSS6C5Lg7a79NDYjXUIfnigtDsqpVrwadZb1ADZaFYmVEnEiz3C/+nkWMX7GY",
+	"2LOgOAAoGbRBkDYjTfjBAkmZZgcTqk2rVGchxcEYiBsApToLsk3e2otd0WwG86hiJGFDQ+wdU5EwrUnI",
+	"RZSkMXs5mZrZH6wYCdskdP7hb9gQiBrAnWVvbzSOxN5tAD8SCtW7pEmJfXqCfzktmUjzCDsUtvJWiivc",
+	"9eDP4srlgNxW70E2L/dY6L+3c7Zu30X4fA+v+SKM0OfOrTE02ukuGZq92VaGtnARwXjjG80hfWiiu7S1",
+	"YnGdLh5c7BqY3ja459bWyvZctmekIHZ/lcbliQkWTVNhN32BJRteZK10tsE+2aA846006xVl+L1V12R8",
+	"6YGgBEXr+ulX2wn63FDNQG+0TvFjOrUoiMWET6xSKgepg0xNo04ezAzTi9RXXxT1FxK42jUKK/6RJj++",
+	"f0u49lZgSbuRZlha00vdNd8y+z1uOmxKphsV+CLA/CFGWeUHmLVQItgXA0lVrIkey2vCDWn6dsmtwBq1",
+	"7gLMMysHlfyJRKRJ4qiiYChLEq4Srk2xiTIefuSmelm0HVDl2sblHhrmulM/oIiBlzqcAq1lhRj/kCfM",
+	"qRZrN3IxauO1yD9yO9ZgVqHrMT06fdzoNZ4Nnz6OO0+7T5+eRE/ix6fP6NGQUdqJTk9p3Ome0uPB8GTY",
+	"HRwNOoOnR0dR3D2NH0fd00FnaMHB08am5u/J06Pu8QZxffzKa2kN2Nu12vga1MbE7fHcU2n/XuandJLv",
+	"vjIGLgxwfWeidCgVcTKzGVFtICoBwt8ukx6ehRYMN5qEl2wWWrHMRNwX4SRNDJ9SZQ4tcj2IqaFhnqiL",
+	"T3B6AVokhlYyhD1y/v3rgPzL+cvXAfmJDc6taH795lVAqCETqU1fnJJ3/BsMothxWP0C4XnsEYm02olV",
+	"PqC1zggVM0S+zIJccvHn18SB2hgr9aggEVVq1hc4GxAr8ZH5TptcSEz4zSYGS87h9pjGJbFuEYbjX+iR",
+	"7ovQuf4PrKwMfRKxJs2wKGNlZJg50EYxOgFGcyEFy0/2wJ2LvrA35lGaUGWNZhiG06ZAtg4mwiNtr5X2",
+	"oMt6xiRpqdwVMZ8wobPGmZDHrKmwWtSQhNkv3SVT/oklGDPCiSdPu8+OrPVAieYxyz4IOT4Ouk+eBI87",
+	"HbwI1D1Nkr5oPnn8tPP3v50cH3UwIxuKEK301/l3b+KHR6+upjMN1Oz2q14rKUbWzE6oGjEFn9V/mb44",
+	"6R4DYviQLaBMS2cPyLU/KSr/bAGeeSVNjTd/daQYE7ov7LIYMOIWfpv85BARN8UFrG/koDzSmIDibmQF",
+	"eJ4bcleMU4IdZX9DXyCk01nEba4MpbkopQVzZTAB5gzidR75ZehoEV75ER61GWJZyx2+QIrMe8R5chNM",
+	"rJn0XT0BO3vtXfblrAFWBrCqfhkHqxY71bXBRgl2Inec2QIK/fC3Szark1ru3mvw9+nORymTwY3FcHEg",
+	"4xnWcjV6jcfvGptByMV+BLd+V+S7QGWUL9OCbUUunL4DZTqmV4wAttLuD9ed0P4dJQwixU1AF4oRIxMk",
+	"IFJsyEw0bu1UTeI7LbfPATG65BTU8qWcUFgtBQ26SD1+C4/w6rHOGXkI9hd+k1t21b0ZYbf7a2D1IEBa",
+	"sEsxwWWZvw+4aS0ExO70vqB5zKfe5Coi1ozv7LaQVl9ACUqepwbsW8gHtghxQjoJjcYrAfDSkNZSNxm+",
+	"+51DA4VJXBkd8A/cIECAl1Yt4HADuufg/5fnQvHf//Z0r/vzvsMIDn9LgaV7pep8KeLSFhrzaZt8j5md",
+	"1uZUoFrzIgG7wxQVlzrP65y4QgRXfQaBaapNX8hrwRTUnvljBA+hHIgipsEznu9H4sxcfGrsK5+f31JS",
+	"rJz+Bx2ayYIbOaK9/DXksJjvCRf2RUGxBiBA7MsuyxGFEua7p3Tagbt9Wavme0/R2Vb+Z2mPPPjUT0fe",
+	"v5T2oLD9R4oKsyyT22eL3yIenFuLCi8RsPkh/F+jI64gG5yTcMBIzCYSMqxdguVyCdIXZRFSvoEd5+Kc",
+	"GBAvvRuMBfMww04EvIKbDXzsTfkSEC2JTqOxhXWlmF0k0yR29bXXPGYCS9NuL7L1meTrS7Zi6jtZW7L5",
+	"/HxXWkZkajSP3cfXfbHIeXdnaYj11QVpuM16r3us4iq+x04ZEZy8qQYZ1yjZyi5YCAxdZwK34Ork0N8b",
+	"DcKLssx/pEE7BLmVVdx/uyqHmjCRrqbXjmZRYmGtSEtVBdqxdCWJlXeskGuiDVUu4+QsD98MkUZ7Uz6v",
+	"5Un8aD3at1grJ3KfyZA/b0Fiuc+WLye0NUUKqWhXNEmrEzTYL/wTY5caKg2qMSqwTrdUqRDT2TlVwPiT",
+	"imhsP4ZUUGV2ztQLecWQSecEms7wiL2AfjS97tGzUzsbEZ9WjCZE8GC8wnV+mcvSh8417LLR6+J/Yjpr",
+	"9LrQxQvPv5hCUie8t11PV0wpHjP/IqaU0/lkk9d83Nj6S33+ecN2O8roH0Tp6y9vi5Mvi88/b+QZEWl1",
+	"vwis1VrrbdmPgpLw9mqBHXlRllJGFxQJgGuBeqTnOPQHM2L3akb/aE8OyJuLH4jbwq4D18zlF+SOSRfj",
+	"bwXYwZ26YjdMYgSuCrdDQYlEdo9isp+KxlDagOcHRebl7DnAOQEDG7CZhKzITFqGBRLmpZ1q0gSqkW4j",
+	"gPP6jTSLvBWPdNHkaC2rYINtt1dmiDkNsi+tsJbY344oXcMYEOlOeSjszloMCQqIoAYEawKCe9W5n9da",
+	"Tas0684TIkRak3zUNY2bUlAXwEAlsFJWputZt4dsOGTYnGaZnfsTsFigAgZqLI0pka5ksAA8WkgGa394",
+	"pIkXFNituoBbsqRVgDtckKFUnnsroYZp0xehlxMhOP/o0Lh72Ju32uR7OXe1hwKhlqmKWA8ySkNfB+Z6",
+	"w2zdvn7NzEs/gYuBxoLUrJ0Y2GWFeacSv+cLqkBvDjoT0sdLhuaK9ioMrGp5X+6k8CuuPCSvSxePBjXu",
+	"kl5RJ51deCJKm6sMPbKfboKQOSMb1OMXBh3sO71ZAxmtjSJgkzd6DY9K3DjWAAnlfbsELcx/pVqfby+e",
+	"qWWCwbu5Wd6ngb5ESd7anAF0UcYnh/obTXffGjtTh7vRQk75bMFzWltJtdv0SzDhalG83U4b+5a9W+yi",
+	"Yd8ESsKGQJIlhW+lYYVztjOJNnTmirSKSR2YDrGBz3JproETzbX/8OH4D2vNWGvGWjPWTsevqWXIPXkM",
+	"rTF0aJ+oD3+z/3zemMmzmsqv5J9yKn+5mwoli718Ss14i16qyn29tI/souMUs0nzWOqQcNMK5pylj/Q2",
+	"cMgF2off5q+6ERC5F7m8Rm8o/0614q8Vf634a8X/u1P8P2QRNq9V5PAeYAA0HDwAxq/lTlF7DrKCzTcD",
+	"ewXJrlny64YUoQkVPXKuJJz6UhimpoprRponnSMSDhk1qYLekTFTH2EcIZGCDBVjrTap5H4FvhcISnJt",
+	"CuDiZootvO1bmJC1uUftVe2tcok+PPq0AdVcA/RSyxg9uh+6pwVGDyUnN0JgFeWxPTfhgi2afuynGZAh",
+	"FdEsIN3uKUEW8eq3R3JVIFPyYNHxqla5PPbq/Pu5Bp92xB+koYnT2E9PO52gIRiLLZZpHJ/ahSf+SIX9",
+	"C7hUpYBlZx8Lqy66vECW8q770zUZhZabeMR+gyNcor7t/i8pFYabmX8G4CcNXjN4MLThX9IK1Hcwtf9/",
+	"IbVxQz85Ou0EjSsmYqnerNGBzl1RfTKjo+wqN52vFNNjO5VWNEArVbt6QQjgghNpkljArqIx1Qwm0DWs",
+	"20DpTxNuvpn9GQaQGQ6GGugBGys6tOvKyOJCfgpH5j/zQphQ3BEbsO5lMmk95j2ZC+7fA//eUSXdP2HC",
+	"vPeGxe8kWbqwEApgwu0c+6lWBwamCRUHTg1D89FMD+88ZlvAJ4cjJoD3ffvdRl7IyTQ1zHG3GUkG6azQ",
+	"hg8N+dAqsrDdDo0MezkVYDilKiSgFX1iNsa/ob2IPa0vaN5e3+OQArfbVMl/Z5FhMfECnDQdzXVAsu8a",
+	"kH+2oAc/5T/+4z8JnU6VvGJxXxTkvG4RroFF9to+0+I1BpzzdgD2quxhZ/5pnGmigIEwndp3x/gKqBjn",
+	"kekL18t8qtiQKcVigpIa39Hz4ERSG+ygAl4c6D1+QK+YsuIILNg2eQPOE0/SRqHxyqJbKub6ygaQM+YZ",
+	"D5HHDud9KBWLqDblyYfLYcz+d4KduCF2dONDklQzTZpwqct1K2cwkL//jfg72Wd8miYytpNO0RukUkHc",
+	"wpQKiBaDrAmNjmiSTQhXJEqVYsKQK6aAvzAgOh0c+LOhalnxSV/MOEtinb10AJ1lfP913YJvql05L/5/",
+	"7suGA2nGITFQN42peEBB6D+nXQz2cdkUwV0wfJYds0/UWEaQkSU+O8a2m02WaKBDbJ0RIWESgPGQG8PE",
+	"1kH96gbz1aD9ayc8clW6zzqCMohehJC3AmDm8Upl/8SN2dolX2BtUdQWRW1R3MWiqLqtC3bEYt8jDKsA",
+	"F3dcXVFEd/dfY/GV2Qt1bUZFk8grN2Rd8Uu9qmFUBCMbWkcrrZxb81PzIedZqqDRMt4bL8DwVI27mjmG",
+	"cW4emNP1NTNFUHYX92SNJWosUWOJB4Iliiii1usPIzF4E4W3F0/gpv2I5zXpIftkQchK4p+snYbTopq8",
+	"uPgzaYbQQzXSV2FAfvzw6uBpQF68f/uq1XOeqoDoyzQghfsF6DXDfz5aWQWdhXnEkMbBHg5ILJOEKo0d",
+	"I+wjP8I2JU3/AxDaOm+YGTOBjQMfltJ+CdO6ht72k1luR+tm0k5kcR5xGvNZhDkM8rnqq764IYCDgtoI",
+	"+ksVcL8RHAVWUwUnR+3TTvD0tN3p2Buu3+32xcWfa9G2f9GGa/H3KNxAYB3+Zv9xtL33mbsJRJxcsPbi",
+	"bEwc1Z3KmX+2E2yi8YJmT8w4zzYX7JEuRE4yR3krANOoGFbIOGdciKb4my+OphPWF1xcMWGkmsFvLWw+",
+	"xJBT32BLQNQZZ9kg7FHFQFLFpOkUgR0HxEUCPAekF0j+vtDS999xkhZ+BMYeByPRyIP70vhAimTWIyed",
+	"Zw/Sv46Jy5lCeMvF3fJTy3ZPwXY46TTWJNYsDWpXCaa18Vkbn7XxWRuftVP5i03BfRnzORQJSvshOYYP",
+	"/b77bdeFuQvzZEInYkJ0KWtIVi57m4HawOGqjBxozsIGtzUmmDQdtsArMNFEP8JsEX1GYpZwqK2RwqVt",
+	"oNk8yTMb7GfK8BHCMf/N7eMufYvDGEl5QXJwMUJC9QLr4LMzQgtedd+20ki8NsjJDx8Y8roo+M8vcHns",
+	"M7Uh0wxurVQX6jdfZJdgTWYqpEZuNXJ7MMittOAe5wtuAZarMoDjxtYRn9/X28N8pXfDXRFREbEkKaLZ",
+	"KJG69PfiMr3uST5pTn2Ua7lOqu+l6HinWzWCoYgrySN2Xqjww/dbd9Mu3qDrbbvCIHCTKBYxfsXic3dW",
+	"Z8lu22RrQHmhNMy/cCaR36whSP0A83VREBD2RnhwgyLAsn2j08GEG1N8UMXFjkvy1C3JdaXOGjW0mfL8",
+	"wWveFbaR9y5l3NHlnIHaaqpTce4hFQdLCx9YHo5ORyOmIZt+ZdzQVf0hH8DSVH6uLYqXyiXlYya4Ys5Y",
+	"klwY0sRAH1eQpX89ZqIv0I4pnsU16bR6hUf8gbgqAdLM5rdHEmk0YZ+mdpOQARtK6FAb0xlJ2NAQmZoW",
+	"+ee+yEoJmplkA1kALfppksyIl6xOIgRZY3uZGm2oiLkYtUqVCKRYiNAXBbpRSOKfMUOGaTLkVq+3yQVO",
+	"M4udKfgHEjGeNJs3KhVa5BBOaXkfPVYjLKkdaJPXSqZT+/JZFLWZ8zZkpQdLihkSqk3gyja8rCZW3rfO",
+	"XN9BkULfLCgZyJcKieiEuQwr7NMv2iT0dwjJJWNTtJfxWHXmwKBYMrKiZvWisGy/BuravLwWZ8wawPkr",
+	"LiuzzfTrvfWpgZ9XgNB1oQe+AX62kij6y28PxpD7U26UHT1tPzldw747Kll3NxFntu2dbeeE4LmVgfbe",
+	"m9qAmyLUmyhvU8NxhQm4HsYr7vQlGK+0U2ouie3iFV2StGvnGeyyXnJKDYeTf3P/e7Mim/g5cSdBhdlY",
+	"pgD/ra4OXMPMJGFqxJkOstq1mDPj84p9vjETYPgyRcZcG6lmfQHNG+HldYkywlXpZYnLE3nFLKzX0LXX",
+	"DQepL7Dy0vWRpNieEqctzjvJYYe2Qu+YxXr1RcIFj2iyqDvNeUIFyby2YZSfetPHu7AN5WtmznHgd2ft",
+	"dTNwa4tG/8DqlDP5FQsFhntwbffdTchUmLgLIxWL37NIqvhHoRiNd0IBO82WpBdQfmUvEU9+jywypqLi",
+	"b1tNhFq6Eq1lFa8LUAfdxblImTC8WzrSTXErEx5xttxOPHcnQDV5oekwik4o4KUTLkak0OYLe01mwq25",
+	"rN2w79irGXPVwJg6arhJWFHQ0iRxqVBYd7zK9qDC9w1uLbY1/Bs17swkQ6NLIa8TFo9Y/ALVS6M3pIlm",
+	"i5y7R+A27hQ42PCSP+NLrcHDFhfaFKzRzjdowMQ2eg2Lja+pHttVsdzp182H6iceCXQgpNb4H6RwG/tB",
+	"fqJ6DOY8LpajDtEskiIGU6fCfMBanL1ZYwqm6SDherzgtoWxZ57Q7OxGUdq8slrdr6x2/q6NXtdu77Vf",
+	"1rss7G+J3RhDKeN2Y7m7f+szcOPr3TIDz+NYk1Eir5jvvl2ahiPHQrce4wvsslnVFpOK6TQxNdDfMm3K",
+	"NBd1Gcj3hx5An0lc7llbJLfiyIyZHqGxxQBYzgsnnP9w8YH843/970Mvi9DbhyuacNP2JG46JGwyNRbD",
+	"S1XwGWLKBQfPGT64rNICcj3m0dgRUmSt9gtnLKU/lZNpwqmIWBUCVOys5fbHXhMdtqNAKgP44ovvko5h",
+	"y2rZBTMfvmau7oTxwnm1MN5p5byXQ3VrwrViboX9Xw6/fSXdBqdeLFbQV/PCt3KUrLz2VkXIihoK9YBX",
+	"Uk2XQOgzAzGtz9dYFDruF6URHneOKCnYxnbMa2YyBXJHx/8iYYl2ZW3C1CbM12PCbFc31gpre2QmZk25",
+	"v9eWT6uVyWFBnO4rx/3DQt2jS7on02JSROyscN7NxHJ7GUQ++qJwuwkTptUmJ51nXlhYfeVvyzXJ9unG",
+	"Ou55/rRtGkvbUpY3pNXRXYRgqtlcQPZ08Dg6eBI/ZQfPhp3uwdHxyenjJ0+f0UEUl0XbeoLtefkb1nJu",
+	"x8B8/9i68MUXyYCtyNzqUnGCiQhLMPcr6fOSeN5Ox4HwZiH6gNS2C904LWLGLt/IScGICqIZ6yF1KMob",
+	"V8OTe3ngIs9puxy0ewmXhz/s6WN6BRli23EQZUGK+c2q74z21xdMEKG5Ee24cWCVNHQhrOeCktdywn61",
+	"byEBxHOhpywyUq0tAUH9MUjhWzgWdNq4J3/DBHljZNXnLp8QTKhZOxWbG9/g5Z3VrN+5Hhj2XtuS47oW",
+	"5PcFWH+CDa9LMmK7Dou9ItjcTt4PfH1OBLt2jv8MploRLNgn43JXW3n+zTuqLmN5LYi1cpHJm7hvZfUH",
+	"pPyiSWiR6LfotKGKOVZuqzwiRlJheLIKs97V0f/nTNnukbN5XT/AmZs5tKw1GTBzzZgghupLMLBXG+Br",
+	"SjQ3RTslav6CPCGu7OdmGU9Fn8fxZtNfBwXqoMBDMVwKIeC1jJXtBAYyTXj4m/vf50O3Q/dBVOV1IWrA",
+	"Ul7Z0cKUsXzKlieMTegnPkknjV4XxFDQmHDhDmSJG1wYNmLKsVkt1NnvMjYD/FrLLKYhV0yTECVjOxN3",
+	"5DcvKwN/+uewTZ73RX5K9vrW0vMCr+dVthXN3KDnKiBSFY/7JSSTGCIzVKAhODfAgHCdk1PdVfef4/N3",
+	"oPy3HuypE9bqaE8d7amN56/bC+oEMqH3BiVcGemKzGp3BmkqmTBNpMBgSyKl6hE5ZQI6Fkt5GZCY63Er",
+	"69nFlQub6IBIuB8UvLqW3otT1dbKkPZjX7eBaPbW2y/MvLdiyL/8tow/56gg+SoyZEA+v3uVHwpfdIOy",
+	"SnRUltXnKhfpZlm7+P2q5u0WvnctI7ecupvvwVxO+WMPInkXB5PXup2hY4hQrflIYJmHBeWKufDMGCD4",
+	"I02a/cZkhmf3G/YGEPPxMmkJAP9gT1/BMba4utw74dy63qf/bRtiYA1gg2+8S3faAxeTP689WbeJuZ27",
+	"v9z+rv1ftf+rlBSbSa8qqqAgLteHq1lO7I5jP+kCpfKeWRGgXdAfB3QGUR4IzEdUCOmjOaR50umsqyuW",
+	"sX4X1MNXLN07X5V0rwqCt68Darn8INiOUVrsQzweOuN7b2JymtBoTk4+0g5e6zZ5CWg61YYM7Py44usb",
+	"CU+li0HCWpnaxw4T144s4m7i9YJlzoR3bs7uIGJ3v/ndIGuxWovV36tYvWAGcxplEut7kq5Zf/sDla7w",
+	"mL5PhSYFUj5dzPLUjOkzMuSJlZ++FjgMSGgBnv0Xgwr+f1yKsDqFXZtcWPkI79EDhvjlXHbn2dvY8a7n",
+	"Qt2n2zS46eOxlmpC7AQWp708yEyGHS8Zir188UDcL2sQ6eE3LA9gmlAhIEK0cCI8oXw1cfU+FY6C/tZx",
+	"OH9APpCxzPotLBsJ7qNS/P0tEyMzhgj8ll3ZcIXfUPkGh8BWii76K5qk6PIeUBON7SXdpYG/zrMCMbX9",
+	"dHMfP6azc6qAry4V0RjmZppQLpCg3kTjAute96R90gjKj5VXsEe6R53ALhIW0apUykOMLUrlQi6Nk6eF",
+	"v8+ZemHvbe8ET1WUaxZ/kO+4+Abbc7kguI5owl5RSA3uNbrto0bQmHGWxPYVCkTu3aOcnO8S1uxakfD5",
+	"gf5yY14Ui/i0ogqP4J54hcszfjHm0SUTZCoNmXKW/VwM3a+dxixTFdmbj1z76dhFanFzFFZ/Hr7NtiYe",
+	"uuAiYssXVT6hS2P8+emffy5Th1WLbxRlc2VykrSOb2w/vpF9CZjfArq4dOnxDyDGoVKREfhZ7TdhIu2R",
+	"0G/fkEAZSui3b5inJYd2LYdea+LmI02UdkDsi03PJ9zoVoD5SHjSIz2fOaXJlNtdtDQxKU24oGq2iBqw",
+	"GmpxMZLS3thnoKSacikI0aPORiJzE079OWG3JvnJ+3RnARmv7Rcq+4Kur1V9reorq3oafxzLaL96fg2G",
+	"0LJ2X6rNdx3GK5uzdTCv7iqxYeRPEBofjGVkF20lhFRGBJs6YA49wt/Ywb0UU738NE1k7Dw3bDhk2MfY",
+	"Aivy978RrwqynJCYzqCjA+HCSECKPeJFKmSWQMacu+oRprbmiCsgUvUFKht7++xKi4Xg8BlkzFmcZw85",
+	"nGbhk39wQAqgLb/zI4/egnmYFnjnQF9k7QPxmjbJVo3p+Vx1bgiKQA1vR7ThSUKcQA1curuRqVWd9s52",
+	"udox6wCGqdgESrPcBXCPvsBeHjCp0BPiigqsa8PQgH3diCrFgQ9Pk9Ap73B3EPO1W1G3OcceBsqEXYbI",
+	"5uedxXD9lNiJ2FXAwflSvb1egoY/FUojMyb0OcdQFq4A1IaLLW70OoHzK9WOoxpNfnmOI3uBW/iwlt0l",
+	"jV5nDbBZ3r46TRZyqazYZDUirBHhGixZuNqwyI7OHunqbrMtgcJCz5rt40JfmF/swEWaIVTuhQEJsbvP",
+	"DyJ0E2BY3kxLjBSLoe0GUvcWQlWP9Lyj0f3aF/YePQSZKhWPPHzzGNDXG4Jgj33ChEVOTZ0ODvCsnP4x",
+	"IEbxCQGRrwnN2xHGrQD4CFjcFxYeWTwG3UryPmBkQDUjVoYFgEahtY4/t02eYwDO9/2yLwEljgjy4J1S",
+	"zYiQ2CAsKLaE7gtgpVQQLHUdoc+It1zhUHG63KV5p+giFERAxxx7SUiaGYvKoTZ0OFwrIds5wvgDSMte",
+	"hEgscvfm/ps1sjHWVY1GrvuUo+oAszzHO2Vcdv3zCr1tF7S/vb3d7abTnjXly59WMYdm2C01yLU78cdC",
+	"z63sxt9QzVz7sKp3Pmqs3wK3hBTbp4UjbgDuaN4XDHrQOuE4v4qxN20jt7nsXi+dsaAp88+76jW7/kpf",
+	"2Y82a75ccTMUpM0SzyCWiRcU0I79hMVmk7WTsIaEa0JCgExziAlqsRAeFnAPwKKqjd7Kan5jtLiSWvsH",
+	"9LltP//qNTPzYcy758/UEbXaB/K1+UB2EVSrtde2O+CVTNc9pshszCy4QCkcRlTFK5suOAvc584UjfMs",
+	"1pKb5dw4K77gB8iiQCnyDlmFAcIyIOwTjbLuoH0RSXl5MFSciTiZkZjraUJnZ6Ro4lPtKBfktSCaRWZu",
+	"ANeebtY+DVTtGdGGTa0lDu1HmTXYI8UNj2jiwkZomKeaHQxmO1GDIJpf2Km+swr0H6ysA2E+if2tpAqz",
+	"V8Y/pmP6cUSTRq8xVIyBzhJU0MLfDNaV+ytiCYMnpOJSyGu75iOUxoVzxjKSCapQf4gbBTLT/y0jKVJT",
+	"PKCKd1CpNjRiVHzUY5YkQ6D08r+y0Sj/o/zTUMr4YzwrPHnEEmp44d6jJDUwWjvBlIOL7pJf8/wMO/RP",
+	"hT/TafH6CU8uy1dPZJKkOiq83kQXRjix72I/kD8wZVSkpnD6VKrL/C/NNKo5/7ecFf4wil4PmFLFY2ky",
+	"HSMLsD9k5IQaWfhbMfax/NDrMYMc7+xFPgfVYIw7vfcXP5VuTvwtf7bfD/fSW9hKuJrl5TsuPrDJ9JW9",
+	"8WNrJI9lEv9RmuLx41M7jmr4K/cKUH3uvXmNXuMJWODz7/LY3gPFh/2LgB6ubv7TTqGYxwMQM+ajcW7H",
+	"xzwCOPBL+alG8cn/tDDrnKkItnTjaaeMsIKbEPKk/bQ04pP2U5LkQ/gzS2Rq/v7/50+/yo/8Mn+b9QBX",
+	"Af4l4L+Y0NkL/O72s9v9ly/rnysBvmWQ9B6QoErFWnzaC0DyFvIQi7hRsenU4UY2hZ10cc2cjrpiIwZg",
+	"BaK8r2QSe1+0k7Ogavy3tud8Qy+ZVXPdx6fkv//rVRsi4ungPWpH2B/Ldkqnffx4wVZxh/O1d/y4Q9bd",
+	"Lkf5Wv0mNYap8sJwzyjsgZ8Xre0trOSFH9RP/Ds7eZQMEiliomT6yc7oT2OuL/20ayOjS5jUbEuUGN1+",
+	"nkP2mn0zK8qux5uh+hweLEH0RfVeA/stA3vEtPkUfy3Qnl2t7O7wIYPzcCLRRjE6CYCZ0/fXv4eavJdX",
+	"d+6lAFfkb1tGxni8XF4F8qGijAc9ARd8x4W9JNUg3uhqlxLs+amSA/D5H1g5ZDI89LRR3cvyDPTgemrN",
+	"1dHYB36Mxiy63Kw+x3+dqqU5fqprCbXV4hxa3Kb64UunpRU80ykTUMUc5isT0gkk1gQ7aMmgUHg6lkZC",
+	"TU94TbVhIb5/mzwn9morU1LFSgVBec2OM0n6Aux7YG/Mnuuu/Mg+RSko9pDQhClDmuCGCOGPtnMch60z",
+	"QoeGKajA5mIUFJ+OSa/wHizGHFJt+sKOxVzLA23oiJFISiByVWnCSLN7DMCN/OP/+U/ypAP/tY/lghyR",
+	"MdQeCfjtpFv87YRMgBS25XoqDBQ4WfC9ALjQCesLfA9BJ/Z5iGfoiFVIHiilDNyhUAnFxT7zB5aL3IVi",
+	"cY3oPbzbTlNDYYEv0WBlt87vT399XvtTrdRStZKqo7trWQqRVM5WwAVUSQ1vMXp7OKYilsPhvhoBXTCj",
+	"CxEA5/RAdZTrdTdIp6vPvA5yrEbXNEkGkqpYEz2W14SbXammP+I4Hk4RrXPbfVB0Rk6IYjSelVxH7NNU",
+	"VtdG7vV2qozqUHsdat99qB3WfR1mr2HE7wJGnFOtHYgwklCSkxDdL5bw220/UMJXR1oz14VH4P9cfJwq",
+	"OVJMa/jbWdzw/1gK1iNDqa6piglWWU7ojOhLPsX4/pk1i2l0mZ0AafnQXUFeMVf+aW9TSsn39IzyihVx",
+	"jGMnc55RHxygE0aMokLTKAM/Yy4cMHIVDjpSjAl9Bs8CHhFpAU8OncyYScUw/SDVO7TPL+bS7y48+db+",
+	"YFAm5wvfujrsuWAme40a+9TY5ytMMyzuixoD1Rjo68NA70DVljFQqncKgVwSxIFUvnhkcQsodx7B8wIi",
+	"2HUeCSWvbpKZXjERS4X/d5ChTc7piLmG9iGEH0JQ3GGUKi1VSJrhWy4uQ4IFKq1NQ6wZkzQ8A5MftZx4",
+	"LlbNmM+UhAOP3FsRKZLZkrBssfxo/W5TeP/2DilQ80fixN/6UP99tvBYN3sABUvUp1ugOS1NfJHw9BZk",
+	"Bhl3VeD4C1h6jW304lpQSZhIvWZlYcwSfsVUuUbupHo1X3Rcyggsf663bCKFDsiQimgWkG73lEQyBY9t",
+	"1dvDUMSV5BE7VzxiLzC1wNUyrllFaMf5QRqauLs8Pe107N6KLi/4r1BF2MA/XaljRDVzR4BNz/6/MIiT",
+	"o9MOgBPGr1h87s7q2MV2mVop9v7bg7cv3x10u6eQuwQ7oPqQoyNMzgJ/Jb4wLH0rIOwt8JB/fP7VC3VP",
+	"+Wkbly5mJYvz5YvzK+rUrShzY4JXFCueZm1JnXioNDHdxiYt3Ipbu0oexXMypSNIt5+W1dF8+SMXlzdV",
+	"WNhPO53jKFUJ/IedEcWSP/Qbgn0y/UZIrseQyMoUg8j1RCqwG/OXmheGn2tst12i1fJHrVoGeM9cqxn/",
+	"Q3m4CNhw10BVB3aacz4UIErAlkHZScB35UpH4BaPdF+43zCTARtow3q3oow0ceGSTisgIPZikiXLZreE",
+	"gkoeMZKKhGlNwlxAhoTrvhjxKyba5LkgrnSheHVwc3wU22y4wwGhgnBBkQ2tdKrqC25fwEg1czeTyg39",
+	"H//v/0c6BdIGxIAxM5QnmmTUD575YRm910U6nSazFa313ESuzsooyZ29Ejos0/W5/i6quk0V1rqqZm3Z",
+	"vx61bGn+d9r1rwZkNSDbPSBbySVxH9BrI1tqNbcETOOu2WfLvoeaWKL2l23cd7KExaoixyKm2NRjdjt9",
+	"xBxOzIj3QSUEWJR7TTXxYipjlPUkfE64I6zT1X1iFUHRa2bmEdEd+4bVardWu79bP8hWlbFTw7VS3DZf",
+	"xUb64oHVtS1QRIcoe/eVvfI8Q48k25FO7TWdZZ+puRYZsEhOmCZhpjDCNnkuZgT9DXajs2I+ii/eWJQa",
+	"ux33AIxjB+6BrWnTkpQ6zZVlrV9r/bpt/ZotvFq/1kbnIqPzAdh/sET3b/8dgvzdn9YtKlvoBcJpkswK",
+	"FmVueYLEhspQQwWkkOZqGJRI2PNOeKyr5JqwT1MWGRbvWTvb4T1k5Txv6uYi77SsrGvlfP/KufuVKWdY",
+	"ZbVmrjXzA9XMdn3eDJLrsVTm/tWz2437UtDv8fHaxcLLMX+nkZu0mhY/K+paX0LK+hijv+aatYopB66f",
+	"Qgj3mJqQJCy2mlfJa+21ro/PkCYO7+9/g3ESzX9lvv9DX8w3gGgFBPWYtqM1cqpJOnX3M6RJBSYF+F4Q",
+	"oR6zZPiWD9m3dKYx69P/RkVfsE9TrmYEsm9GDPIr7H0AsghJ8Ocz+98wkSbswZNSkUiYL6Cmajk8gS3K",
+	"YNATecXF6IBeMYVsE9r4t85mFVRHr5wm0bzhdm9hehDkTrguuPA5/A1INv+QWVG61iEmM6Yi//DYG82i",
+	"K6yCgb9x/rhg7b54j59MExpF6SRNoAlIdrm9MMzWyEf/NiFJheEJYVdMzXAJ8EJkgQsytHoHaDiEWxb2",
+	"sjOH/i7s/gwJ/F8TbkjTo8LWEvjYJri6M7xoXxNpPqQaUcF/9RXO8oqpA7cQiZEJUxY8kWa3Q/4JfixN",
+	"DqzFVglg5g1C+sLniZAXUvguxMrPmBzC3OJEUcWIZorTxAr6gGhp15abGWxal4/syjUvDgvS8eA7NnML",
+	"DqqcLtkM5yI7MpDxLBsptPnjStvx6DQxSH2yaPBnjtvV5dfYuwTk5OhoR/jZSaGHk/2Sr7isYiaHrPZ/",
+	"b9ZAo8kGzTgSaXDEsVUobw86x4CxQdgwXQLfRx307y6BnMfPOuChrdrh4eaX2FXNFmRjVpzH0/k+G7/7",
+	"aJ79sA/UoDnan0FT+IIfuse9rv/I2zVx/BO3bOSUh7yBkWM+uX6SvrDv9gtZ9wapUHkY9Gr0QmrzfGig",
+	"rrB7etR+/Oz08elR98nxs+7xGgv58Qa9fC6R/Mjpz82FadVpfGJ1k/gjFbF/4dMnpRZC+RHFKMizwuA2",
+	"rTRcTw66ZG8vDj/ClvjoR/G52NgI//8CoP+iTwdVsX5hPnm6jqaYUxHu4UvKDfHnIkhEdjZuslSSIvy3",
+	"aMSwukSxTrlak+3JSuUH4HNHpbDvUHfmPc90VNjL07vA+hgq+aujq+YGkQn0apDCebn26la/gHF/SX71",
+	"OsRdh7jrFLLakf67cKSjeL5fdat8x4QV7Ohzzj3fgmgwgzK3gHinnO+DFPiKLwWeyKz5DmirSGqj233h",
+	"aAR6JPwlJE17o1ZAwogaNpJqFgYkpCoag8fy3rgEii96cM1jdubIBfQSdgHFKCh6IyVpZq2ZFCN6TBWL",
+	"7RShe9ae3lpMN+B7VlThGfCPwC7LdtKI702D9fiGfQKK3Ey/NpDEZVF1/i+litcJ/fSWiZEZN3pdK+zW",
+	"YCHwH400raI54EIzYeX2FUtmrfJomDDYiWfRgPx9tjAuv3ZI06iUtYACC8sYm+B+bPmpPCMDacbo8acD",
+	"7RiGswE7X+Wi0fpHLKobHkiZMCoeIHsB8jrlmz6XPnnFtft5rldA3UKrbqG1pIVWthX8fsl2cmHHW8Hv",
+	"4NTj7knHHZB2UZp8p1VgELtroy2+BjdW3r4PZfLOe2edVu6dtW5PrG10xPrkSM8aR3Y8t3TImmQcaY3j",
+	"m1ORE4w5TrM5orTjTuGVRxCRwfNe5Ouoe3oSNLJo8x9lajXnk6Ol5GI7ajyVCruUWfwGmTDWXCaFnlEv",
+	"UEpCe6XbGMwK/ZiOKlLNbdT7BJbMeowdBf1RM3V86UwdKoOnG7Rbcaj5wOJkDHDesEukGm2fuON5DPyl",
+	"rmdr0+0U0m21yZtcosOKKtNYFDJ2clPAygQKmTBYo2nYxMLuK6aMDoALo9iZNT8Zb8UVgd35SJMhnfBk",
+	"hlkjc4wbxecF+dOoIbFkmghp/CPtr3BDK5v6wklFe6+YD4cMLDF4EGcauV+Jl8SEDuQVI16OFzk6CllG",
+	"Q3vzsywzmOfhgyVeyRdpwgVVC/ySt5pXt7C3QXrQSed4Gb2Hk057zWxYBHXuilDuijq2AS/2DiZ2ACH2",
+	"jxUqcsJWTi7hU7YrWpWCqbiABRiO102WawuxthBrC7G2EB+2hditqHjWVT0r8lOcdtghp5AD3DWXUJ3Y",
+	"simXkPL2w+22bdnUaSy2Y5eF11YzB30o9ewsB9NyDqGb4bSmGSvGDjCPRMkkOYCyDCXT0ZgUTNJW0BcT",
+	"OjtwCpkk0E3Vx+Kgc0ZmUMJfTo5+MWG018xkluBWQiM13q3xbo13a7xb492vOyKybbxbo9Atk3etAdDu",
+	"O/hQPak4XVgnPE1oxHS5YXvMhlxAxiO5HsuEwWab0EvgEhfs2qPCM6JSoQMSQRPZHMrRBFqqkgmNGblk",
+	"bIrlqx5LmjGbkSkXAvg9ChARIw2pZi6NyB2lBhrHxWxqxoVE5VK0YErNuC+aYUEvtLttL1fDHuk3Uiww",
+	"1SwZ9sg5SjnoZuclNfzhfug3WhAgyTJ43FgiKiAIMqZixEjzpPOstUE84gZ0/BGkSgE91mGAOgzw9YcB",
+	"tmsWWUFhTdSChKotpdpSqi2l2lKqLaXaUrppKS1UGLXx9KW48Ldj4iH0LqRplUyc1j155Q+dAtpXcem3",
+	"LGHGGlPZPHDtjB+sBe1BJSkVREiSSGGtmQEjNI7RjT5hItXWHuq0yCA1YBhm5hx41cEOhJrS59ltzTWP",
+	"4EljqiYJ03obthTefqtJWTsBrXOmZQ1Va6i6JlRFZ1KNVGukWiPVrxWp3tASNT6tU0wqg1uHhe47x+TQ",
+	"12AvTTZ5CYkUPiLgqh3wFnOd3veQ/bGqQvrP/s3ujAuLc1RGhv6XculrJW0Np3wzq0T8sEhp5poil3hW",
+	"AVZ4+Pydynfp3qHuy835hZukClVg5VmsReZWa7FoHim8ynfDFxsarSbJDn9z/6uSQEcoUNleU0d5TPNE",
+	"umYhIy5YREqRZdgNlZy4yi2fjQc5dq2HIRKzbDe3Oxv3EN0x+bauzeXaXK4jO7W9XNvLdc3H4shOSVnU",
+	"EHCrKXFSsKLx9hVkyAW/LTchiEgtTCpRMnUdHdOUmnG+Sa4KWKiY+lKikuKCT9IJ3MLZMVwYNgJCvUVo",
+	"1MqW5Zb09wVjmTSndMTi5RRlAZmjKCPPV5e+a+aSA+2fxI0lpxTQ2F6gSSNgosxOEIzFpWKJFZCVipkb",
+	"w1JqMpyBKtRkkDdoH/lIlym/KhI1LqLYcmSPxW84lGoCSCNNedxYSAf2oPi20IGQnxoxZfjQnaxffppy",
+	"GDicVfypmp6In3QWNjE4OegUyL4Bx7ro3Qak2qlmc4yWp4PH0cGT+Ck7eDbsdA+Ojk9OHz95+owOotid",
+	"/z1+wOeCktdywn6FWeRCT1lkvOvFtWrJ4czj4/YxQEJEfzFs1CHlifsvzzRpdsqqRqlDDl1LtBMZ/tkV",
+	"Z7YLHKrzY8M+H3ZOKU82mEvDJlNrEbj5eSeFGSczYr8Q0XTIDOr5KdXavnTnM2xL8Sp7FXBHIdLN0LF7",
+	"0YovdtxpbDwdSk6mJnMiOrBvRRgdAIUviDyAKJvMDdWXVd+h686/8PSudpZg6jTaLn/JoPA7ygX5zinF",
+	"dUdl72ifAws2loI1esdPO0EjtubvSfcI7btG75kFtvjNuif4zRq9Z5/xg1uxmir28pPVBbj6j4PGNdUG",
+	"bOjB7L1jvv/Lb41EugWbseHLK6amSsYpfK45jvlnj0+sJMOrjgpX6ankCR2xufO7T5+c2HfCC47LPx49",
+	"PX5qIcdNa8vKkw+dp/neqmYtxWCgOCmUqReNG4tLgKZDJSfFPQxfVhaOHDuW3AKN6SZfcW3/p1V9VT2e",
+	"KBZqwquvg/DKgx6PqP2R++oSvzRX6DUTdg8xTagg+X5yQ0Z7AOBiM3SeR/uXxZ64X0IgQnUxH1dggvix",
+	"L7JL3JEwKMDIM8CV0J+MaW2RagFiYkOvELd02CMgL4kVlgGx0jHoC5SNoB2saDwjBbFIWCYXz0gBIvhG",
+	"FhbsRlIxfQbXEq/WzwhIUGTBgnZvV1Rx6DN2DdvHN1s7I2XQhR3moKPYd2xqCNVk5CY2Js1/ufjh+1ZA",
+	"FBPYnIxqQvvi/NtXZDAj4euXH4g3DNBNPY2HYZu8sgCMhPhLe5oOEq7HLCa/4ZE3cYC+4IDgl/gcLk24",
+	"stAGXqNKypWnwZpir8X90WA9ACFf1Y1RnLNdcSfNnVmj/hr116i/Rv016n+ICsFj/XWw/da5jHJIUbvM",
+	"qyaaFQBMOefsy84d8zAfvPvTchft5bbIPHxcowUIrj2LoQ88hl7q9T6HLnNsEuR9fNHrC82lE4ItmUO7",
+	"wcN2OzQytCaFSWlCUk1HjPwBYDwXI+yhRP45b+b7z31hFBV6yBTw6P7jP/6T5AdkauBIlEidXR44sA+c",
+	"vaX7/h/23nS5jSRLF3yVc3HvmICeIARuWkAru82UUpnq0sISmZVdXUhTOCIcgBcC7kh3D0LINJndX9fm",
+	"d8+PfoP5Pc8w/Sb9JGN+jnssIEACXERKiR9VKQZiOb6d851dmCpx1FIKvLIjOdPc2NBUm3QnojkiR1/1",
+	"G8WV8AKoPs+dUjMAN1Josp4sq/AqyVvR0n58+BYnOJFyZTj0uZ1x0vzBzpRvHfYIrJg4zceOuNIcAUBP",
+	"hnnEvtj476KvdH9eHbQTXVBKEcoNQUEdHJqasulJzaLKAD3pPXkhAAf+8z/AJCzjraBy/amsg0wXMjUc",
+	"uq9XBkEDaJdK2Z/CNviv/+vfsWl0GBAuKr6nDX8hR6XgoThz8aVqQ3Kn0YX6zZwlIwj+TUdq+cClTcHd",
+	"FEUwYtlgh2Ojb/TpemJRNBYU01+4GUuqi4s9ibTj39V+7JmQYyx7ANSV0nQr8xItbgm6gAsUNkwxtabd",
+	"kz/7Buq4NypbMRSQQANApZfctTvILe8c9wPHppd/Ddzhgqp5u/6e1T68Nfw/JSmlirDigwhD1vqcOzVr",
+	"f+7Zis9ZdaOP3bzVHnG1F27jrN+8Lao9t6h9PTvb26toXwu4bq/WVY+OE4ZxNKJG5XA1uk86nU7xoUa3",
+	"8az99PAa7W3d/V7LoqZ97vt4ys4+ydcpitC1evj+QnCeiNntNKLQlRYb6HnqdL7BO/fcOysMxL0H43oW",
+	"eEqje4hzUQi+19J34yuuvMdgt0okTK0zrX8Lbg8H9YNAb+xX/iynvdBJsC9gycsa3YPixzdquP5A9xu/",
+	"fC6nb6PNttuoP7ck1OVJudk2VjXV4iHFHn9klri4GVctzMopLKdt/ZiaGlddqYGgVXGrF1wnAeWWKobW",
+	"7MuloR0xMELe2+zSd12/wUpof2n50fcybLGoZgu/dugIBih7veWGAmtrQt2aULcm1K0JdWtC/RZMqFsA",
+	"c3smQruZdfBuIhWun+hV96BfkdmFxo2aRx5OXr6CVCX5hEt7c6Bykg42wyqe5lL3b9oRrxHVWh622g+p",
+	"vRfCeLYH50scnOPCVmbccn2VZ6doi786Nv1D5aaFtG7wnbeLoKAIYuqS/+UabbP1Yt9DnPsjqA4alMzm",
+	"qwLWK3OzYdR67RvtW41IX9rJuzIgNHM7QnAZVn6bINv6Irn4ggd7DzQ6nk2nWp1frpIkTu92QNndJPMs",
+	"W5kTuHtQt0YGD+yaoKfvYNQgzwai/rX1cFtnsFszePaZ4T9VTHTFi79jhnsT3rpv3ruGObSa91X50389",
+	"mDG9ETFxV916Ss5Tnla04v2dzn6ZSfhKaTjLuUnZHJ0y8tecW5hqPnVHjmwf/L1OnfLrpuGXzTUaE7ST",
+	"sDcwMbU/EXb5iu+GFbdq0/XGdLjlaXXlBrxWAHFx/DbtnltnQ9uI4q8/orgmldYyE37hyOJjCUJariXL",
+	"wMeAwkBpMFYlYywzqM45FUZQkrvL6FAN8SwVi6hVoadtBEL2ZJxqNrBx1TPq5BmGMFMcASvdtw4srOq0",
+	"694sbNUL3JNMzqlJLc8Mr1Wod2+aaUQTvpHtRaxC+IF7E0cMTW/cUfqxsWwwuOAbrSzkI7PCUxqiS8vT",
+	"f59hudeVgKUIu6HIuU3Zsrm/Z3NhsHEUcbHOdxlKXIVIHv1sAdEfEhAhN11EQ7Qit4t9il3z+RoKxyp7",
+	"BlJfZaN3HlZZSt5tbOW2iN/1+0RWxflaAK4OLjYIxlzcsZe7bYu7y0aRyG0jmI0YFcIqeKxDaRguFyLM",
+	"Am8C5ZiToeMZCmCJDSoAboSQ0Opanc+b+Yi35oOttHzo5oNbFKE14bmVZrfeb25jRv9wvQO+vwGdgfvq",
+	"b+D2LAYukpSKPTlxFxgUZ7ImyPo8URNuilvT2NdoxHBnNmRCGlsNc59q9Q+euNeguaINx3IOaIKguo3V",
+	"uOjQum6ZdFszQnodGXdMpN+6GWArKLeCcisot4Lyy6h9D6CMOu3L60nmdUJt1xCgxBMfivwkalB8oroW",
+	"VaSo0hAO8nKJWrD3+NpCck2j+REwWRKjJPcVROpCdkPTOlL/dcvU2k1PLhSQ30rZb1nKFjthK2a3YvYh",
+	"iVnirPdr6Hzs2cl9Cdq36jxUXHVaZBf93zw4rSNgEIcEvI8qt3HRJsDn9xbO8MiXhA1lpnqS/la5hSal",
+	"nKSQKZ+/nPGB9Vni1S8IGYdCXYZNuL+fZGXKjRXSf4tZTKamuxJlLPY2ACFR6OL7GAbAt+E9DpVlMOV6",
+	"Bz3xv5bp1k2fa+2uPzI+zTrlA5ZnttuTaE0WmIRvLMO0iVYbFhhACTQK0RBHDpXEU6atYFk2/1j+Arm0",
+	"IqNKYj2J9AjKWW8DxshVEURTaSheUpq0W7XPi4qxu0vgZiYMd5CmJ+MP9TulssXr4zacYqSDGWFsqK2u",
+	"axUYoZEdf3M3sqEvPzbBveMDDY4wxAbsiMnqdFXDE75QLMIrmoyHEoxQIgn3r9cbIIWa5Eer13ry6+IE",
+	"VLz0n28K/tbFOvsh69uvwcO3xVSQ0tnu3qbZK5vixoDcttjxEuxYTNr9Y0f7SRb5/Eqv9W7uJp3VXnpw",
+	"trtfUsvOhy+UsccDy90bdw+etp/tPek8e/L88Mnh3t76uyN5co3d4TOtqvLd7eDrBE6ptZPdnzp+LX9k",
+	"Mg2j7tQ36k5RZyAkpy0QuPFmQoG2Kevy4aG6HtC6rPLA8oWrZsrtHOwddhxSe5Bb59ktbB0hr7Fz9m66",
+	"c8JOqeye1ZtHyK9y7+DW+eU6uquHARMn1leosYPylu4ivgLmZhmEXVrLaaYdK94qv9vQok00br8l71nl",
+	"JiDxUEzbRE1p2i7VyQLw3LndejMF6xTperAW6W2o8B9ZYygOzdbavBW4D8naTFzznkWfVTtTdV+S76UT",
+	"byYiE3LVzFkXOlXroY/qxYqetbBdmLr/aT7gWvMUzrlMle72ZGG6BmGgr/LhyMk17f5RLaq5+KRPyhLS",
+	"N4iYsmRsQLtdyp2ARPkorOnJqRYJJxuwjx8O8LiGnTWVwuQp9JUdwYzNTRuOibIZ1j7FNK8RMyBVSQ72",
+	"NrPinLeqhNVyvAppf1TfS9T3d8HEi3ZolmnO0rn7WE8uRD9HtfKZ8I6Mue41HuG7ock7jRqrMMAzdVKV",
+	"Bub+gcW0Tg8WVFqCLLA26UZII+WZOOe6LjMPNlDb92u4oX7SqApkBAMmk3kEu7uHFEi4weuRFHmuRMJP",
+	"3Jb36qjHNhuiCkfnmbJFScFnh52OW9pkfCp+4x5ruD9/qgALumJ8icZphQinE/vSlOc8PfF3OWhkxnmj",
+	"2zj58HLnzfdvd3Z3D7E3qDtIr9cnOdkjUIPghQaMh+WNMGisoEvh8+WqVzb76w3A391kRS1O9iUZT4dF",
+	"E1WcqLWrVga3yNdj4d8i8xsi8/UY07cQk3kd/L4gvK5G8wV2IM1/QTZvsf7XivXPci0X0JmQVi0u8N2G",
+	"dKrcEvNaVS3J3wD9ORYniED5UIlsDmpAJQ8cYluraa+iwkJcaHOz7ruB7I0LGfkH77MP7y2UBUL0H6qk",
+	"L5WLu2d7nY2d0+g9KSuiMmPEUHKCuGojzNLHAotpztEL81bIHCtodqLGULOEFxf2O6WbqKxq+TFTQxKr",
+	"Y56+VMnaYqX/1B2MqRZKkxAcieFoSWF5/7c5GSmripqn4eppwuTinWd8Mg3XLNNDbs/YmtVRO/ypr9L6",
+	"gckhzuaEfXrV6DYOnIyeCOn+vb+P/mNhcUe+UUOYsWy8IyQkSmVcV/sCktD2LfAv/Gp8B8KByjWMsMd/",
+	"hBVv3idJrjWXCYKVikiDgKF2sIZ4I6r99mzVb/sQSo4v+223c8lv9e+5E6FzHPirD9//5U8vj1+/+dvR",
+	"d3/78f1PH/70JNrtRLsH0e6zo+/+9vb1u5/Ovv9T53qIWFtTBzkrpXz1+FynwhGxmbV7pBZcaSvLb7e8",
+	"UCknilqG4dL9FxYCzd2BxGY6I56MM2FsFxFBOKfgTkWB/3DrUdylKo4yTNiYG0IOWFUY+5WiR7obxh/7",
+	"eESqkCsS0LmUXPtHsa8ONiZVA886SMCExx+ZyvdMT/pwSMdSYO+AWEwEyhEzRdcvPkUtTUs6ZyNmeeiL",
+	"JHOECljTC2WdOQIGks96svwoluRiKQdm8e2+UJKjFcMhcw7xgoiJC4d0leY2YBGnc5aJtCf9nJbGsiJy",
+	"ccq04RrrHTKj5JGfcUcHLhBVWD15f3oGj2nG8LIBhkStMoCduVsvs38VI760bpLnKfcZplgHHluk8C0i",
+	"hfuSxOvr0nQQ7rSo1BZgb4/NFmB/KYC94cm/AkbfdeEsDyC3RbO2DUmrdbAKeLaGplHBhRub6i4vfVU5",
+	"B2XZK0TqFQh/o64AxThvGIy1FbFbEbsVsV+riN3KvVvuV7OJ+LjXulpRY5ovbasxzVjizUlhm8Bra7xt",
+	"SSoLc26ppzRmrQ6qIgmMFVkGVkGiyMvEZYRRT469tXqSaQ6aTzAUjMkUphmT0v17yIQsE44ln5VGMxQD",
+	"R6Vxq/q9EO/U58NcRj2ZKskjoIZbEYlORh8HpckM1Z+DzuWOVDM0CY351LbhLfZRLlewUuWbqn4LA5oP",
+	"HOqA5kGn0+qi2Y2sXaAk39BqdFEo/4SHvyqXt9adrQz9I1l3ttBze2y20HMLPf9AJpebmE1uyfIxcsfx",
+	"i1s+HnsIdm+1cNBnqiSvoMlHJcidQRMdtMudkwhTpZq1IshliqCu6iJVA0ofUDNJmbbuaKQ51ievQlfN",
+	"IZdsMMDKrm34WemxwZo8TIKQdectWKVuDDE/5NKfzndqdv/x9uVk1LgRdJ53sSRHwTN9m90FYexZ/3vq",
+	"pu8ExLgRXU9EM2tZMppwafGEFZlptWbSPnw5XPpufmlEcx161DYfPeV2lb1i4PxcpDQ/9MxF2LBJfPNq",
+	"iIGNir38f6h447rp/I2SsdGlTWoQmFoT6QB6NqgRgKjH79Sfa1CmDCl0g51S6v6tI6T1xXYu36nZB2pi",
+	"vkJ2V3gc6eWeYW6F+R/df/IhlxXbiQ/0uTsoYRImH/9u2fCFSvnnS3rEGpWdO1ELUy0kRjOzIWAnYzad",
+	"onXKQPz7jPc/5jpbfG/cCh3Z6NiTPaknUcJ9svQeH5GcqYRl2N+e4rzEhLeKiC8qT0c2tYRlGQUnqYwD",
+	"yzI1I0fOz8KOVG6BAQY4geE4Q1SUI0Q57VbqsyVMAuYS4oGMA9kR0CTF1HSV92RfpfMI+nPLEV3gP4qC",
+	"erMRRyOX0mjboyiyIfBPwlgTgVEQZst9z3A/pNxw3ZMh29IJZceC3IA1N/mEFyS24Rh/5qm7wT0Gs5Eq",
+	"chdDtDlVAuxJpYdMit+o596QWzfogyNHRqpwIf39lFdJMempwncJmWR5ysMQfBxWRPXrmJw7sIfoCgeI",
+	"GZT4TvcsDtfNwYwZ0Nw6sbVB69+eXJLpiHsPpdpNgBI+gcdgxSkN9z12nzoN52U9pu8eQULzy1LSw+53",
+	"JyHs/bC1i+3s9/idigJH7kVx8FX14MBNAQyPhiR+VGGT7urGjgJ3NcdZ4dK6XcTTHVOAqbtzI7jVOCOe",
+	"s6xPhzv0ajBYnZPyUnALmrvBLXTwrmWn9Oe+a3REhngsk2kFl5ZYS5iONLAGw7lTvoocFeISt9T5+0Um",
+	"pEhYtkTdgpOMSRhwhF5diJPy1hOt8LbvpeV6qoXhS3nGG2HsaZi2dXJi/OzV2mvzelLMlGN2/e103PbE",
+	"VbttX9lyHCm8z0SdS4j0G+n6dGLa6TI6/Zs3J/VBdS/3wqc8yJcLoHBjXQCtlWrhn920kXSxaHfRQ7r6",
+	"/ofSS3pvrVpiTpn8ELTvh+17X2PiTq3SPP3AE6XTn6TmLL2DHJPUSSPEsZ77Bpkc2PgKuRwEAorhacbk",
+	"jpcAjW756BdKRaGyM96sOXBaT8HfSHH3w/TFTBwYpi3uhCwDzYfCWK55ircJKxx8P3Ow3N825nxKagwV",
+	"ZmHGqSeI5WdOGvvvORldfmgp1G4qDcKJ6dwakXLfW7suyT2CN62KAnSAbTfovd6772mjyAMv7hzgL0ud",
+	"rLCb3qksp4jCwNbuM9vDrYRP61/f8OVrBnzg0qm1bi1xttO5mY7YUDBwWkCu+RFMM84Md4rBQOgJTJVl",
+	"xoh8QgnEbRx6kIXrW2Q3aVHtJ/muMgnwiQCjrpKBJ3RfIc4+bwitVulg/vt+s99xbHSQ+PcQG/2Nybc/",
+	"RLXQByDCi4JrFbHjxFsQ6OvJ87pYuI5EX6kFr9PpGE82HAeBhhKcVN41hGRVRt6D6voDt6Wsu6HCUZSF",
+	"uYrZvuSJSHl668w2MNkt5/vKkb3veVvD9g8a2l+3KW6NzTxOeSKMxwP3UvwRzyW6XWqwBRkJRxXF6RCx",
+	"p7qd0jmOgZ877aGZMsu6xc+v0zjqybhAkXEEcQXTuj/JKoQ/+KHHrTYgGe7r1JgPP6nTGJqlotOThabT",
+	"gkTzlEsrWAaKcuOJxZqRmNbz3rXKeBcRscqtU4HQR4IM2GlDB539qCfdYEI4h5pJriu8PYQt+5HDjbSV",
+	"whiPoytHscDWe/IafJ2W8kGoMcWmrtYN83rKSaF17MEw6CI8JaVF8ulIq0wN5+31VYvawO8qjPVhiLuw",
+	"Cb8+sbf+7klU6vbJoJCEUYNrjQ06CjaxICgqbEOnVaYBS3lGES2CDpHuQWd/7fX5HilZGTCZYfaBVQoy",
+	"NcMqrwu8KcMKtss4wFbVeXixEqHjL1rf/sETez2EcifKir2khhyVQS7d80HziEJRuUv8cXDBHXcj5zo5",
+	"yixWBLoF1/o6rg1317X8Gnbt+lE0MV+W/X5tpaCMX/XCY45/338RqDQ1QVtvMhhT8fYIGIyUmQrLMvfv",
+	"cy5z3ioTul8fvzvGUCH4TUl+VAkiokrjKZv35JRp30jTkZZbnoKQICxWQ8rlWKqZLF9S68EIb0lGLK/l",
+	"2JMJk1JZoPjVVefSF6QUGPncZOnEx/nQ0XTXAee2W2MOOzOR8qMyXmd5NUkf4LN/mQHd3m+tJO/PfcuE",
+	"hLImv5tvN91u6Sdci4Q9fjESCRuqzY3Xlt+p5Xq92KEN44bo9pVc7M7t03ZbuOO2Ak//mCCsKPjhQ6iu",
+	"kicVLnhRpig9XIWmHv9OtonLbb9Uevf9OmbeWjjowc1gFBptLf9S8Ym3zWO2QOlSq+eaO/u+qhCcUiTX",
+	"ykoElJhGai2VrC5BjtIOGwFBoyY19TaWcvSxfkFKvV1am8KZFVn5xSm5ru2KzU8crTiBHLNwMDG0jBfr",
+	"a87GA2ZsyNFsdBudJ939Dk6lf+Sg9kiWy2RUuX131/1c3r7XcY8Xt6dCSsw6Ke5/Wr+/s1d7vRTDUZWa",
+	"Pfx5g4yScuru1Hz2pXmPz5S9Dx70YLNY7wFD3A6rpD16SzBglVXFqmR8ifjfGWEhFO77P/3nf0AAvtCc",
+	"MMu1YJnbA2V1FGrO2op8hkdodNVnhkMuRZGogvcqa2CkspQaSUWADWdRh0zcbIXqtf4dE6yDssPOuWZD",
+	"p3IaG+4gkPIaa+n25z1JJp+4zzM1O2H6T+44x5UQMaq6S4kayo+y8iposiwrhmpa2MTLvYvMRKj4QsbP",
+	"eUZhmeu1JqCuBGhuWhXx3ZObhXwvRVPLTVK40ps2M8D98UADpMPybEhev7MqLrrSN/qWSHTbbEPy2Ery",
+	"fKOem5NGm7+yn6Hczv4QhKmoFIwuxuBr9yyhMBy3ZTHJfaUyzuSDDSR3G/2Nm4I1DK6Ve69jdi0e3yyi",
+	"HEmkZbqzsPKHFE7+7fcOoBVVEpz8qUp46rDzxSzHy2HBY5b+IzfX70+90iD9s0aZ6JWlCZPz0NIdu5w5",
+	"HuTN1ULiXdimmpL4uoD97qZOtyIgEYce9thmLkawgtfiyCOGKoZYBR5aVA/O3d1nGZMJN1FPhqb9jlva",
+	"GafjUk2rRXgQgTAm93bxRGnNfb4h/IWaowlfUYNyTdGnPWFZT9LBwhQpNwmO6IJWSJQ856hDxgkzPI4g",
+	"5iwZuf+q3+L/+l//TytyG0gHm3sFYyFW2Km3+ZR8yLBoR2jYBjOVZylYqhRXYfgBDzW9M9cx99RhtUem",
+	"RVKjJwF+4xikUXb/joU0+WAgEsGl/Yg7KC4zgqmvaQEeEW+Fo1GQ5PNhAaRv/0mZt+B120o30DaOT9LE",
+	"h1akUjkqcUSmAkgdyOzPgTOdCfcW/mkq9DzChqKgstRd85vqCO92FIT4GboZ6aXTGtotFncw/GjGjIXm",
+	"q+9fvW+14Xv3EM2ZgaZ/RZ8PlObu3ValbB7wsd9MvynJW7hJJEby4MDSLvkmuX9fkAADW++W+t4xcffm",
+	"iTrnE0TOEzanpbUjPoHmjBnr/02QkzpM4OWdTA1N3KIphTjs+Y9Cxgsz68duynl1286vziNTeVblNvan",
+	"OWRPA+V04962So1RQ8BoWMzkxtc5gO4hSZj4RCtTOWtIZdFRI065ZSIzcVRsGb9BusBKDxQerKYfS3HA",
+	"3JpiU1z3s2lFwByRxfHwe2+mlRziycV4KRowM8rR7u7BZCw7YhKehIMNVKYy8ltDDUK1Rvd+/LTSIf+7",
+	"PBLlbUVueJgEv1Wmbo8pauiG29U9j4xMSfdqJuc0B/3cljchnXXWtmkb3YsaxTGKhhU6xRf0gJVtMddv",
+	"Y0kIO9uoW2PfP2Mr8Tpv9g46+zu7u08RHLsTWq9dttdxErnSLnMPzXQMR9Hwq7PQKpP+KqRZo7v77Pnz",
+	"zxv3sVzfmORWkBbzbg1h5Xcm/pGrIXbl/s/XGZF/cqmljBV3FBGKHoNoNSvFzNaGVvrwNg5ouwgIKpFt",
+	"rys/QvixHqT2PGoU9qkSR3cbe+3DjfrWXv/A50Wf3Q03YHBjroyee6cscEkFSlCqU/WPIMChuQxO+aLB",
+	"Mf3VoqbqXmYk/otl7/QZW9jHf1B3KqobfpYLgLSOtnWtdqekOtlP8vJgNWI29dISXV8WtNgEhdJfwGiU",
+	"9sLi2npjKbMRAayg2oT2ZNGiJacwdBY3lGjGYbBc++JZLLFKt+GVyCzqPvOeJEhSR/ERjIVMi5pC0Iwd",
+	"6I6p2I0R5zyC2KoY+Cf/d2u1nZS+sL6hFO7UTnrmlm/zxq8PtpbEw7RDfgVWXAQDqAkIg7u9TiZqaSvo",
+	"wIqG6wqNs0/yz+7+S+lgiOXp9CJB7tTVCaqUeOxUq0svoc+d1eUzlDLLd9y7N5smUnCvpOzZlZRZdS26",
+	"HqhR+cyLgqvxLt55XYPy2Se5mTm5Ane31uRvwZqM1iRvIXJL+8AMyg6bFGGTl4Mjf3dp9QnGmGUh/min",
+	"DD3iH5kWhvyj9djJeR/735ObuWdvDiLcAN4Uo90US5T2rgcHKHzt56bVOW85gVSUg25i1dzWCuJXuw19",
+	"s4RLnYa3wozra7IGT64/cD3WXH3HutkWlRncMsnbdrnVWcs9csmrEjYWSIVmqufk8ol8QeUIBprz39w/",
+	"+ky3Ss9ZVCZyhHKFPVmpvgyaySGGrbgzWKT8YguhahzMGrm/6xuNfVLBwpG4T/OxrzpeFL2esE9nfDKt",
+	"1rUOf+/vX1Is+46ss0sn7G4TMhYWZ0MeuZmZbOHJSznhXWdtLOKTbQbHNnf22mkbC4z7Lm2Ny3btpdkc",
+	"C7TddWbH0ryOCxLgdqHdQ+JaWw5y25kj1zhcD76ZZTXc0jomghkiR9XwAGPZHE2ADtNRuPMV4K1eZxKO",
+	"IeWoaWGGQPFeionGl6LtwB3ckXCzPMc4AoqmkQp7SVI48I2BoM++WMIG7gDHddbFcbBBccelI7hrD/qW",
+	"x21R0sNKTPliQAdv3zHcWiGHm5UBwUchPNolOzWDROXSYojaIwPnTAsmE6xlM8jYcLhRhw24otDAZHml",
+	"g+DydNwb63QpFYERjgwKgUMSKXLUEwX9OVDd2ougCsd5Gmbo5vym/r4r2U399g24zeKDy5Nq/e9bZnPL",
+	"gGrheFwLTfl9veM2crDzLstCv4GdbBmCOuXWrHuau6DOuYY4/PQqY8MTrhMubRycC32lxj1ZxH+6033x",
+	"IR9kLiSFX0Czr+yotTEkgs1rk/TksuIkq7DVRW5wTWh1YfCN7t5hpxM1lkxlo9s4bNzo5N86atpysW1q",
+	"7p01pr0G87wc/qwo1pHrcz5fjXpO6fd6MNkGKal04RH474SA2HrDM2RMoCQ30JSKcmbuMjhrVWU1Pxeb",
+	"ypIvG/2BFCWZMtxUurMua8W6d9Z5vmkX+BRjn7wOe+LbWkw4y2DAedpnGEqLTIP8nH//vTHmc6wwqdKP",
+	"v+YsE9ZtvqlWk6mj5kc1w4hCJwXdPf9zSYNUk7CMv2WfGt3Dwofp1kYOcVbpA5onajLhGPhUe3smxjyb",
+	"I5Sdq9ztxOJWULkORcnqH/ZNWP3H5NRUvjRg5yrXlBhPHi48d99VSlW88TUoXlJxiV8qJP08EsmIpiwV",
+	"KZLkKIQ+N/YyGoyQw4x/TEZKJLxCDQ0Fo0qLbxyHbAyeGX7ZSy3/ZGv77YUDM43u7t61WqjXe8KOmBz/",
+	"TeVvuTFsyFEOMTl2I/5v8Dc388FGNOLZtLoU7VWN16s7FjMTNvSI4wHeMPOVDv02TOmb8MAXHLwUlnTl",
+	"3h3v5MFB3zuS1EW7aMFJoTl24jGX4tecH3nHui8fqiQQVyhvjyDwTLylJ5UE4pgGUzepb2Bwz4MTF5if",
+	"Jia+T6s7qTuON03o9F4l0rFoIpETyiYGiW5D36WKwIfmQWe/KAK+TNRfotfge5coNquLJdK5v09v/6JA",
+	"3krQb02C3qe43EBXdCfhrsI4lm30LfLcnptNkGfn4QPPzQ7bSoMM/nrXsUUkLLcRRduasLcRXBRw1NXo",
+	"uYbVNvC1VbbrpaFEdHhuXOU1DOgm5patzNvKvG/f2nK7Qm8rim6LOf/A7Wac+cEHpBHpj4yvbhyMFVUb",
+	"RXTRQIGcvmCFbXgvEw6sJ8NUUn9ls2BVCZ0eyKfSPOg8b3UhUdN5hRIQ0ljOUmz5TKkJ9FhP0nO3YqkI",
+	"vtNCIG0NDVvh8YcyNGxB1/bcbEHXFnRtY2VvPVb2S+rtj4U8F7bMc76PRrtvhbQGMiHHxjHDEst1IcZw",
+	"vRiYVHI+UTnWgjVYzkpJjhVcNU/EFLl+kyAonzCRUX1QzQdcc8SWmsOYTy16sRYLBES+lKYZqZkMXXMd",
+	"PS1qBuj43E5u6JrPc1CS96TJ+34xjiD2lf2ObQxc+pabNKjmQeeAqrFgyU+WWPQDoputHGEKcTEWE9+6",
+	"Q+11ZaHv07dWTFOVjz6vSf5yGpA4L9w/KDWBg12qjejX1e2eD+9gt9PZ2z84fPLUQy63YD8ZXmCX9fhy",
+	"ZYbuzufy998buEEDEFpjOtYFQnslEFprri7MVNSwaszdkfzx1/2fJ8/+Te+efTr88/nzk/7eu/mTN8nB",
+	"D6bzKn36L2z/J/7svdj9MDv8i8NXuc4a3cbI2qnpPn7MptO2Ublp+0F7hvN4o5deO2CkXMW1ayi4Q3oE",
+	"nCUjwAkAYQpekPCt0X9r9H/oRn/c9BzoifRC2cI7xA+amzyzq0NOT7guLDgRhcmTgA+SE4uax38faDWJ",
+	"wKpWDM2UD1ie2S6wLEMLD2a3OGFP2k3ktBVJIj4VxmrRz0NlZB83g1Lx3ckplTZ8d3IKJlGaQ9OpJAqL",
+	"FU6EzA2k3GqsYmiwzPRUOTDSisrQVqeRBMWgHjgbFZGsjjQMQatHsRZgQ7p3hBg190LTuiVvyAc//VeU",
+	"DTqtTPeDLA5XJXCd8nAH69D2LZSHc/+smy9oLzo44pTi6v539+6iU36v0d2NGvv4/weN7kHUOGx0n3yO",
+	"lts+3GlqdBsH7b3DqywhF40dFXI6F8npIDlE1G6n0d1D2jpIWwdp6yBtu1HjCf7/U/z/Z3jn80Z3v6C5",
+	"ak7xBD9r72Krt6khvhNOMj48ZcaIczfj+zQmRWfj0G0JpXmju9/5fH3LzIIhppyF51GDGJajqTTBOJK8",
+	"8cUtB9ljKsOr2nDWNs2stMRUFiXaxCyDvAl3GTJoe8HgsX+2u9fdD4cOrTXebKHyKe6WTJ3zbN7GbX+l",
+	"UWdjCyVxuxVAzsuibfTvV+4lo8UOy/nw/WSXIyQzYprfr22l5qjDCoiOphQmeWZFYdmIIP59xvsfc52F",
+	"ITz+HRWiz/ERJCzLqPsesCETsie1ssyXfMHupVPNz4XKyZRTrQJDUcUJb7WhomNToxvuRmK9EnYrRo9T",
+	"N7bbDCK+ieh+QAr12qzWzR8yzUv05SPcU0u15S0fvKEOe//qpOMahSX6kQnswi38HeqV9N71Cza4+6PQ",
+	"l6lIZbxYm6pIYMQnFnIbejJ09cAffd9lZsGnLt48EfGM3UaVhTA5l2Yl46euUXz0jA3XNZY5OrZNyy/N",
+	"W5pqITHlhtUzfRMm7z9ziQABc8RBolLu24lYpofcRk7lQfLB6X38E5kK3P1/+UC3qwHEM97/SWdxTzar",
+	"gCFh8vHv7p7PcasNZ/hCQy3MuqFNXzOmD71OYyc2Km3NROq7lMBU8IT3pBoA/zUXU+pvoZeVOaWR9ana",
+	"SZyxPs/IkRJSpbJ55UAzX+uqGZMjOUbvTjEPwoBU7q5E85RLK1jWdRBUZece9kjOUxNqtIzEtGhYVuVL",
+	"qyCMO5qbOG3ckbzXflluNi9WvtrDDe2W8IyYRbFGmxYrPWPDOy1QatlwHX65QekGunsVV7xjN4HjIlsf",
+	"wdZHcAuJARX5dLV4KrnXRjiuSApIecYtX47nLBs+MsR9jVVTU2G3TUeO8Uqk0yFbbXihUt8eldz1Gifo",
+	"5gz3JZJIDHeB6ay1mV94prQ9mLdXcMoKzQml3MYW/cLmH8vM+BJNxv0KBnkEApc058c2RhuKJBw0ZUPf",
+	"N3a9YimhAVe3JwO4iSCm+Df3L2awobC7Dk2kDvyllCJumA26Uio0p/gU7X5iMFVGINqyIz7vyZHK0i70",
+	"GpM54It6jVYEcbiJPjwWkgjARmExOdPcMF9h16/H+O8zFUOzaAAGfbfvDPYn9RMShW6mYYIGSmND1A+v",
+	"XsD+/v7z1nqVaxS1zOBCm8uUOSbn/mUrWnXgum3cnwMn6QE2+8JNgBMsfCnZOpE+ZnIpERRXuT5sMuNT",
+	"euRyaupbUgSovXwngtuIK+b1sP8k2XmaPuM7zwed3R0Kd3n2nPWTdMWQygNya3N7YTSB/E03Q39V/7Ly",
+	"0N0a0asbmFVaQnzM1PBWWpkxM760lxnR5PtzCwNKi6FYmD+tcivkqtZqxIE226r0yOU0pTm/6EefKKcH",
+	"rfCk70HwVu90nnQ7nRUEeya5NsUvHWtcm9iqZ/0Kavf2u4fPu4fPr6L2TF2H1odXgytwAHfdj+6974Wd",
+	"KIW9q8vjtuax/Rw1mLUsGbmZRnXgdeqExi9Rww3Hoc60khIRLn03vzRLYvdsrxL3UFt1egrFZX01dw8W",
+	"9h4/FykFBdIzQ80S/lbI3KLHvLNu1GFn4LiTr6p9kUdkzGF/H+KfCTnm6UuV0CysM4dPKVNBKE2NsUdi",
+	"OFqSj+H/NicjZVXxvXD11MHGhTvP+GRaZHNsmldAHKLKe+jSmi9Jni5LTkCjClps13sLf3pJmxm7xDjj",
+	"VucDk0Pc4hP2qdq7xtc7d3cJi6zgjRrCrG77qSzvdcIzHXPdrJpXgZ223vyvvuWgB89BlaO/77+BFkyY",
+	"zFmG9EHTayxdfzVutQvlw+siZsqTR4ZUkWa8ksPGLVC6J4OmclR4w93u8622i1eSovCbkrwNcZVpxd7k",
+	"7I3mZ2yIChyDJNeaS9uTlg1DUWK0ryvt/gxVN48gLg598a4qB4zJjRtkH0xyY6HPi6LCPYk6KEsSbsrc",
+	"DP+hCiCvkHAExOZhmIuUm+KVIRSSGlJ8z5IRpmfkhmUgDDA46HRAsgkmDY84DATPLrHtmPES404Umlq4",
+	"1fQdador7etmfK8G9irguBa0WEfM18X6k04hqidMOEKZRHR8C5J5wlORT66WzdcTuUEqveSYeuk7nE/6",
+	"AtQ5scTNXA9mfJdVtbZYcmHTXQNLLmzQW8aRm+3WOpBcQJeEJP3Fa0NJEjg1JEmTuQon0q8VTOcv3NJB",
+	"IbC2ytllxnfu7TLjrbvrltxd34jbypLEvgpBVhDCBh6rYrtdFn+EILFolzp1LMJAEy+4c/bThzeGbOmG",
+	"63M8e5NWhPfWMNEjwFNKOSrCmp4MAsOXUbm2mfoHbj2uuVnU4pcUYOvIheeNr8JkQsuLQHJNidd/WgE3",
+	"Ly6o2ZCpIaLMB2SMwV1PZetpP/lAEDFhQ/74H1PuPrWivMfu8+7hU78KA5Fxv7fIvtD+x3SIuR24NdYb",
+	"73NMYv2NN7q7z/Y7nYMQOfv4fJdO+NXv6Oz647/O9D6m4T9ei7TPW9vVw7Rd3R4I2oKT262MtqaMf1jZ",
+	"HiV6eBwE0r2lezA9drgCYnc0Y1AaYjdtPI0JvcSpkjwuQUwQahQKacaEX5ZZoXoyNgmTL1TK48jrFRQP",
+	"WtijoDBHobOuDIqE2UgZ7oNMQ+CnN9LQxSMqqFH/OrLEYLhiFjLODNWnRzYMhCd4SsHf0Dx5f3oG1eUg",
+	"bt3Cl+PIerJu/yoMbCV7iNvws6NCGMANJ4duFmdayWElp6WwVQkLTX7O9bwnp1r1Mz4J2S4YvxCn3DKR",
+	"mdinFEtFCXfCBDMggr3jmtRXvtFy1XpnrMgyCPurnEHfvz8uFlLl9v0AH+qCkxFxRCHubkMYYLWxfuSf",
+	"kly7QxUDy7i20JxhyuHAzRDEeK3thTnFoJiRmplQI4VMlz3p8yId0836iunUYLgW0upGy4A2IW0xYYBl",
+	"mZrxtOumz0000w4exw6hxCUsjt3tH8P+JQJFiBLjabFnQ1/bFGuqaEiYTHiW8bSyYM8hTrxWFB9hdLGd",
+	"qTCfRV40Lpt7y0zIJdEihLb5n2m4GL9ipjyxSj82lg0GGxoi/WLeuylSKos2A6U0DJkZcwvJiCdjnpKT",
+	"hE59o9v489O/vNp7+/xfT44bURVgupfkUji096oRNbDhnZPKz9qHG8TXVufjLmvR3ad5bhENP/NouKbJ",
+	"rBvJ8iV0nd8bJUMpzVyISt2cL9kWbPh6bRT4+cI2GrCR5nLEcTPhBoou3Vpbx/V9gX/Hbf/A4D9CcbNV",
+	"Af7w9knPub32QnCs4J9X6zJ1THENk+XjVCVfonbflaWgPdip2TrJ1VtxLOPl4DCu6QjBQ0yvoZ7X0AxP",
+	"4LRKBT6+2WD+mHsEwXfwd7NqQYsqXN/Qk3wRrJ2SafWlm+sbQK10QyGyEbtyxH2rwGkbI7eNkdvaGf/Y",
+	"XaDvvUbvGyHHXh6lKsknC4X27sYl+Ti4XO7HpHhMRjYDLFjdqlbDGEvITJm2jwdKT3ZSZpk3LzpZjk6h",
+	"EOjm7oJ4IDIeR8HA0JPc18NlBtB0RM9QpJy36KFLqNWFk3c/RPAvJ9//EMHPvH8CSsMPr1/BwO2rkCbA",
+	"oT+33ETAhppzIYc+hs39kvIkw0IW7uhHwEBzlrpl9olUaLaZKGPh2e7zPZiKTzxDWxcDtMc5cLC/H+0+",
+	"fRo96XTcsFiWRT0ZnjqEt+I7aB7s7gPrq3PeKixUl1qm2nDsX7DXCV5lApN3bYE6TlO3K0kk3KkFask2",
+	"WQAXbl/UfYFr88+fppirG0Zypw0Ttz7Py32em8g82ncrBB9+9YuFGYVB/u6XYht3tE2zvx5GIHkZpOVy",
+	"dNBX6XwHU1Yb3caTt407MApc2M+X5OJ/4BN1XpHwKEpZxR/oa6OgFGsedJ6jo4R8N90CDICxbL6ssO3t",
+	"yqyQrV+KrW3O/v2d8tvK93cb8PIzc43zEa0O5cMPPTIEFqEprIE411mR5+E+3KIeYl7k+6IT1ETM3DRE",
+	"b8XeXTTIEMD4pxoIaTQLZB0G0FqeANwXkmG65oXspmUCF9+4IHBfOOi/4w6LVtmStKupFufM8ggm7NMO",
+	"G/I/7e8e7j/pdDoRiMkkxy0W13NM13lkm5r1ZYJuvHay7qm7z7Cb6LJTLNJNk+oRRWNK85TZUWklCkh8",
+	"Wc+vdRPsL40Q0pysqPemzuPXS4M9lVbwlRaacW64xiIes5Eiq/2IOc5cywCryOdWqM7Qk4vZYJW7oFmt",
+	"EHKpnX6lxtyTVZX5pub8D34Z7j324loW8/VUrOoYt26BrVtg6xbYugW22su3FHsQOPwdZ0dpNt+xIhlz",
+	"e3l9Zn8PxQT7tHZsXlEWO8ulsBFopSYom/s8bUPo2upOJCVFvf3wzgCbTjnTVL6LYlwd/nyRCSkSlsVr",
+	"2Blq1oU2nDokgmPtYsceSkU/yZiEAcez2YU4Ce+H5olW+PD30nI91cLwVZXBNJuf+fm5oj5YaEp9+xXB",
+	"ro9Xl0Jrt26PDNbazSC9UB6sbAiyqjQQw1Yma1Dl79yEqpTN0ZtUpynzPW6XkzM/YdpeStGEfXrD5dCO",
+	"Gt3Dztp1s/yer5ZSyxcKvv2a85ynt1RNTbP5VdXUHB0y1xi77g5cnZqDn1dQgmGWKyZkt7NkRn65cVXz",
+	"CoosuVqFlbTLkM+//95gWcb1kFN34ylnMrfI4/ocnVkYRuuZewAyS2Hgfq29Iu6/hR0dtku5qVLBbUh7",
+	"w6DXTM0+GuXTyP0MvlEz8Nfc5IyEscoNydF+CQX9+Vo8ADtdF+DHb6r1swM5Pu9L9bhxjHgydihqXA7g",
+	"OzbmKSSKGAoz1HPqF9+Sc02UlnR2UU0NHzB531hhc4tnILTqzpiQoEXCa59qGGbZHAzLE7K8MSENVNZ6",
+	"M0L28eUUo7beE3s4oxMtqV3mLs26VAjuG8jeUVqtR0Efn/aPvKORv1Q8gn9hCH6dIEQsude4QX/rgr/4",
+	"QGk84Uv7VVf33edfrtMpoBB1azcMCCf5i4LVvbV8Tw7ffwjy4I9SiUmzQmpVAaNm88xpZGsZ26cZkzse",
+	"NDW6jQCabrts06VQ9PGQSyTs2qa0lUay9zLsW9/akQCqkDBSueHBT0WmLUyF49LkphUB/+SWDd6dvA9P",
+	"maiIbKUG3zIt8QtFx/pPJUxr4WNp/cOPDBie8QQzlLA/AsWxYH9MwBNb9jNBEXXkA2LdbyBMiLOhnk3G",
+	"Lry8kKjQjAO39bWGczmWaiZjCDK1C/6S94RMmTEOrxsYaM5bNDDBLeg84waaCbN8qNyIIirPSy08HYSL",
+	"sLdErnmrDe8l+IUUGGkTPkfJdTQIz8JRg8AJENxRH+ahFDBIBGWT4WxhhSmeVuu/oS9TUo2FQjuz3WK5",
+	"gKXU+A6MkAmHIbfhuESQCpOMmB7ytLj/ERD7LZAg07y0WkbLftW8n4vMliFLtH2i4qYpMzY8WNY7typP",
+	"RqsLnr8oNZdF8+fdqD4/+PN3qfrzBU2p6wG5zaTs2saa6mTcWRD2asyMKavkm0wroPn3RrETsRWkh8ON",
+	"7sFe1DBjMZ3y9N1UYXfKXPoNhj0yPXxodPc/f77uJJg8s8tgQZ3YLS64Y+PXNiqn5FXkmapAIDJWOaG0",
+	"Hhiq89rrgKHLQQ21jCxk/n3n9bC6/HpkPOjwgrhEEtR81pQyjQ8GbgznHCZc5sEpWCKf44uSvppeXwTt",
+	"km64Inn+CFgB1Koy8zJP4b2YCU85WglPy4W9gaALOvB6riCnjm+QR1Sj8ssLslJlrImxrelna/rZmn5u",
+	"zfTzeSN+EAw+lxl4tjju28dxt9Tdmyo9BTxhqiLxi1ij1gFg/nzdT4yWRzH/9b//HZgxfNLP/F/BmOP+",
+	"nfJMnHONhg7JwVg+pS6XVkxClLYdcT1DQAKxf7bsu8kTJVOHcAx203XyU+gJCyFcaMpxuKYQvV0soyMG",
+	"vmiPe0luuMZQsZJOW7CECjgLBX6KEjyQMCkV5YQXjypdjNDRj9XXwyjjUJPILVa7vNyG79HehQHEo7Lb",
+	"ue++5FbWbSQwieZ8rZo+XxIOBt/f/RlNCklSLEPj8+a+yC1O3OLELU7c4sQtTtzixAdh73tL+UQefmCM",
+	"exFocz8g85zLVOnLA+iq9XAeGfCPQH9OZcF9m0+IGRrW4jacYKr8+o1CL8lacv9a5TKq0rUzEyk/Cm3Q",
+	"VzTe1JylDiZapaAZhkFV0Sv1epZH0/3VT9Q6nTZpIqDpgAamIggZLqF0b4U5rIVAUeDX0j6Q+PCy9KO+",
+	"Uhln8sG2r0sSlUv7Lner0ug2Xr3Z2es833eixY/JjxoFZoLv5BMmMoyNk+yfB5qbkTsN7fDaYlJeMsng",
+	"Qy5+a2D5b+mu/Z+7cLi7B4eHh9DZ7XTcwV0Rcb97WKKYNeOzE0d2xll6Jib8JZsb9E9NhHyvU65fYNWN",
+	"7t5hp9MpaHwVyIcTrdIcIYNyd9Pjf29MFIaKj3J32vGX7/3w8Q+zdAKWCsjqkK7RBo2292aN0CqbeNsK",
+	"7WsPwDkv+FsQRNNcJyNm3HSvkXTnOe6O47HhVC+IIKWHd9ArLU0NME9+F6tHe64TgecqEeBhAr7jzlYE",
+	"7gyjPSKCiZBikk/8DViQGP+VsrlpwzEKuKKQL8ZsrJHudZpPp9n8qoCHC9JrVU8wfzTvtSvY/fPx+2e8",
+	"aysdtGCv5TS/o0ZeW6l6L1J1s/VfpXASp7rjEjKem297VW1V1Os2tjoPYmctPFCVfI3lkn+V7ll0uLrv",
+	"SrFEzyNDXT4NNFnfcGlB4d0sC9ctG/MQ3EqxnqZVggWJ/g3/Mhgx80Uhw0/IxQrIsJX4D1Pid7YS/48n",
+	"8bdy+I8VUkC8+IuL0sdi4oa0gxVh762gC6TCWC36uUWRSmo1FallBl6c/rV7VZXWgciWF2mlfJOepBus",
+	"4dnAvTO2/JN9nJjzuA0vVJZPJNqoCTqjcI4gYYbvCGm4NMLxzWxOfX0kMDknIrsQm3EeRz0ZV4YURxBP",
+	"WTKOoen+A0b8xlv+2sdcCos3aJFwdwfmoSTjI4gP9tqH7qf/sRvt7R+0Dzu+5VJPBlSRzSEWlk/iCCbM",
+	"YuMoq4BJEPKcS6tC1kx/DliUlmCG0nD655+geXFArTb8LOxI5bYnmfTvhgQnBOeOmqdL4JOpnUPCswyL",
+	"zqoZ9TzyJIy0yoejCi7ywbDeFjJSWYplbIU1jpI2/CVXFpteOYwUQaImE0Z588i4+5qzMSYk/+puNO6b",
+	"P5292nmGtcL8/pgwPcZHXnx48wqf60kuU8pPYchIfKbJMRir88TmmmXAtVYamgyC2PXDDa2y3Ldws1TL",
+	"Br44/WsE6pxrOIS332GPevfHXifqdDo9qdXMtGqxv46umUZHgg/5bcP7EMsCnCWjMIlx0ZuqyUDymZsg",
+	"t1m8wIkxO6sn3QLyT8JYmiZGcwepGAy4NviA9PkIMf7hFyeGplS0HFhkGF0MMU5C7Bu/+u6uvCclYgb8",
+	"ADmr3f7LsnCwAjujlvvnLBOpG4WfcYdKOB4PbFWmmTQMo6LaPfkauUxojG/cpsQ5xpSuUJCumKm7xr1E",
+	"DcnhH5DxPYzCwcjx2ok5Xx9M0FBwEGUAS9QI3K1edc+M86jCpiLHdqKCKUXIkSK3VXq6J08+vNx58/3b",
+	"nd3dw6jXeMMnmL43YDKZR7C7ewiIMnuNaDdyfCXqNf6H41+dXiOim91LLrfK3zr0LXKDdqMGbnHT6Hbw",
+	"pU7voq62lk/WDD9IEXsKB3L3oobKbaKo7rH/SuQmtNFtVGaqETWIAb5e/zMJBWO4g4SEF+cYaS8OMv0V",
+	"Upo66yc0ub1B2+SKdKaCK6Ui3QLQrSFoA/RK+8sBhQp2uwTDXlk9+Oa4Njgyl0Yq/KhmVbRieJaZBQxl",
+	"uk4SR1AgOBI3WPwHOSUE5BY5uIWw5tuNZXiN07mpmLyXKIKaieNqQ0R9Y6yScxtYLPZ8/OEmUsZto1Ms",
+	"iN8If/5EUW5Otrormg+4rtT8wS3o7R8He4ed5cLoSqtFIa/WNsdcO17AbaHrxAzQadwGDnwLgQOstJsL",
+	"z1EeZATBTQ0aaWpgtEzGXFDVqUA3ChknWypt5vBPrJPtlLdEyXOuLRawdQpbnxlOtzSdvlnmSRwBQ22/",
+	"8ulCD1/wL0BcsBXfaBmSjDNNHo5BFlphEwmPDNS8FZRF2wydY7CndXgdykZ3Q+uLxj0gi7nf2Ieq9Flf",
+	"tDwIcbGpB8MRfYdxC1s5frdyfPPVvtxnQezsC4UqhNEGoL+V01ttdf2eAWlaIBHctXfpbZmxbOwN5Ds6",
+	"l2UEw1LF9Bh0LqEwy3ppfZNWHT+X3/+Qy8aNvctEUZlbVSlDavnUSdBuIxPDkTUIo3xj/hOt+hyUDLWi",
+	"rOZgRjwbNKrPubkSstYjfYPUr/TJ7vXyi/Synme7JWv1t2zS177IWjJ5n2px+YHSzNEs/pkKp1MGWUTm",
+	"X0c6FWUfV6fSCQo1mVq0XagU6DKCpgGTBpRsXBTBC9+pVvCufG29SuyBnmKJCnp+Xl0nfA2SPtlVI6ds",
+	"tMqHjkPHBatAc8daah/AbAnUTsOUL1nTvWJNw02brGrlLL9ec0t26o+9W2gu4JY+EySN1hPHC+d5hUgm",
+	"k/fWinub5Zec+lpZSsepK4Kj8stDazzzy3pC6XFNMtxDgN2x1037c6oFMObziLwSXg0dC5miXMSfJeep",
+	"IfVXsklwLhJ/qSnE1EiuJ9Hm47AIiNQsa+DehmMoGANKYqq+aAoXJSX1XxDHU64HSk9eU1c4oaSp9oiL",
+	"gGWCYWHtwSC6tEF79XQXq3EThfTLi+trcbIw1jtt8rKFLhtBFyE/TrUaam7MFrzcC3ihN9agCl3aApE/",
+	"iIJ+73GJH3iidFrDPYGPro19LkrHtVPOlwMVOhH3Fa54il8nI7nOZdf7UIt4MgQnhR0fJ4unEfWJw7qQ",
+	"I2U4xCm3TGQmphg9B3N6MpfhfnpLM0a22ya/1pjPya8Vt9rwimoJVSaoXUKX33UuX6cR1PhEBCRgPsft",
+	"nqRBYEgWBWGJFTkHtwRt8HMXbBG3YKnfIoKtMWNrzNgaM7YY4upecfdveic5cBNDyu2AidWhYRgvmZab",
+	"2WDvizJMCtmURRHurQ7Y5pWMCQkWb/MtYw00i7a0Pl6hJ+uBWYZjOqEyvBUVNXKua+x/I0xVwprGjYOp",
+	"lrpd9852O5vmcRHr8I1CFfGLMqvsIgMJkm/NTqGMuY2ylUhfRCIt9UVXN8U1IsQq23bdpkxboXAnEVqz",
+	"OgO5V+v2JQljwwUu3aXAY683GW82puwloC0eYXhySM+m7LKm490L/F0NetLx8sqQW57pewu0GgQrs7DB",
+	"Ch2HkxI7Pu5TvVttiD0ji30K1YSNuXHPXfxyBLORSEb+jdSvHAVGecvKxjlqMs0Ek5hRdmXncAqZqp65",
+	"+4yZ2kqFr18qXM/mv4Gpf/daiUBb4LLdopsAl2vs4qvgyZ2Gw1Wl8rZ8z7adeqUiz6wm3deEcYtg4lqa",
+	"9eUBbu9lDVk5pCSk8GnCtxHk1rilJNKt7NjKjnuWHVtmfmfBW99A4FYI2srlvXV5ObVMO46BoVLeBFrz",
+	"FLtZR6Wa+q0MlKbaEci1qM2smgqeRmAUZMxyDTwV1kCqQCrb86nw/gu5TLmGGZvfmZfSjecunJTX7Wxy",
+	"N41elwzzLpWx0su6jYfaCt5tPNQX1QsrOSdbOPHH1g2R7V8XBt3I7Wos38nUcLXT9Wd3C7hbIpB8xo2F",
+	"gdDGVu34DhZgKI2DFRjpfc41GzoIYWxoLELB42hMF5ZPop6sNN+ltnLxQKtJDEImWW7EOY8gtioG/sn/",
+	"jeVZ625bWOq15UKbnlQym99l5Y8Vbl5j+Rs3o+u0GLEjYUI7OTfHtU4i6wrXZb1GvICucki3SbALWJ4L",
+	"98tiRYVoNYUhf3QD0hh1+1pCms/cvQ3SHKY11vv4hYEplhXFJoM6l48MqNxOc7sh6clK0jF27xYod0sd",
+	"KiQK4yu61ak0UyUyNuSrKMFHGutLQGP5B3rmUqKYBaWBDRzeR9rcyaxTVsly7lQtL0uodOd5+XQ5nX3H",
+	"vXuzOevzgdL8SsqeXUmZVdei60FV1cEnZgW/WbEFws2PS85Ub7y2ZhgAPbxZmZhZITy2RWK+jRCEsJ4V",
+	"eGIo6freQw8oHt6AsSoZY+XTmQQ2Y1Qbdjaat+FnqvvJIMaRxJDxdMg1ltZDAJMuQzA9icEIU4c6lMW6",
+	"8RIca+virY6jpO4XLMv66vtX74m1809TDDrPlDWEmVpt+N5fJCITJqHPexKpSdvwlpgbw5hvJWGEBUXL",
+	"ujAQC2nywUAkgkv7EV8SR1jO1KlGK6t0XmhDW9hfrg5F8Of+Po0t69f6INQRtK9NemT6APK3KkvnEfRZ",
+	"Mi4jB7E+yK85k1ZYdxaeFC1D64J6U6uIb5fpgPT6ymx9Xe7KOlSTLWuLlsbnzxshEnpkqTZesJo7V8iD",
+	"CrRVxRdU8Q0cc9SS+CJzavhqr41u43XlRwg/kgXvBT5+0HnuLrgf3BcLOdRt7LUPN6r4c30u4E9k1t9g",
+	"J586koM14nsc7ZI9/U5Z4BJt78T7B475YmfxiZuR5grWjnor/dVCARM6k4RW0214R2zfHRkUBZbL9h+5",
+	"iMwbNST2sQ5IWdKMdTPLyTpO9cDKbmBbQFd6IYtvSWm4Z8a+5bW3lwvKUrQf+rm9P3h+bfcp74+UGm/U",
+	"wtjk/eIOE4HK0op5smhA4cuDezgnNGTMWEh5Js65nh/1pOTnaO1wvxmeaG7NqmheOqtqJrluteEkYxJ8",
+	"1+YuxGEIMTRPtMKj/L20XE+1MLzV7skrKgWzy22bQ26dErDfxuLtSyyPYQZvzB5q83oljzit3X0d2wIR",
+	"Xn3PuqkGNUq33d8fipmAFrS+OlWHRtipq+LcAltaaIs+K3f4l+hJ6zdkn2Nx2B/Pzk5Ogct0qoTEru+k",
+	"+PNz995SWbQsU8OcU38bhU06CMT9vdf4p17jl7jdk2eVlh2QMK2F711nxBCdnMSGIlAy4Uc+RIPYVCbI",
+	"VPCS+Jd7ED3n+BFKj5D8kyWy2nAsa5yGCs36urB7nfoKYQkd6PO5kin5QRydP314QynzueEQj6ydGvKg",
+	"4EWpLNCEYETJVItzZnkEmVJTUqK1GynX5zwFlqaaG0OunxSYCb1LVOaG5i4aELYLDEaOQC5TNxlCAgPf",
+	"AEXgWrw+OT8IbwtdfwZKT3oyFpLbj8wqGftOMwaa8d7ufudp58nB/n4cQdz59HTQ3o3RhhjodNx3mvcz",
+	"kRTvDXUCPKTuSWZgoHINKU/EhGWeJIOdgBxJTyATlmuWOSr/kadDnkKf3BR1gi04Pp8aindhPYl1BvB7",
+	"fjIit3Xq9HADSmZzaPp0eF8cgFmfhBIEGjrJ+ix1C9eT1c43tA2rxQ3c7Ma5zuKvTd55IwgRcK+2KTr+",
+	"jquxjGvbrrQgEUOpBoO22y4pTx2zy3XW6DbwDHUfP8bJa4+Y7ivtwNjOmJQQE5rbPTYqNxtbhmhS7tQw",
+	"VHRzuQIavPD3fd5wDOlSSHA1BIhKfzRxUDAjNZPkL3K89K6NSf5E3IMp6RtDI9c1QfkV+Igs5aPmDBv0",
+	"lFaoRXmYMCcTz3lVKK6CLwvGqrX39Eqb0KJKUysHvyidv26TzgbMJWWW9ZmpgUxUSgLGdNMWbnIL6DBI",
+	"3+EIXGyHOMinnu44gVmWeSk2SXj4Y175RLlHau8XBip3HYHmVs8dW9EW313dFIedfVxkaV4xkSFmXaT7",
+	"pw9vHhlCN4nKsxQ88ZlSTqbn0yXkGgLdl1AbduyVbz8CRz0ih2W0386WrlCBwGY5KSDVDJoMXr47hQFN",
+	"V4Q3MXoKm/yliprP9SR22Gt1IXaTEmN7viXzErfhParyqxaw25PxsuV3KEdD7G0FH3M5lmomsctjtcxE",
+	"gUKIPNpyDtG1e/ID7gwKnYjxj51j90fsZJGSqSEgUxE/lZuWaB/0EOTSiswDZRQSMGFz2u9WC57WPeAT",
+	"IcUkn2C7Mq9AC2n5kONqXaj4QfoNtpGsKDYe09y5wrbSCFTYVFOeccuX+Xon6jzoTBUuSW1ArSnQMIyE",
+	"sUrPawpTYLNF1DoMhBRmdNSTv+Y8dzxEcgqCT7WaTn2zyq8IH7/EeSvx8QLeW0uEv/Asewtj7t+663Y7",
+	"sNpWf7D2lPUzV5hNRhfP9gtf0Nd64wP1CSamBAOMJUXjypRh/d9mTA1JuoCR6XHLN0k1+YQXfEBwx32/",
+	"J1MNsm6VJLmG2Qh7ndZ5iDD07hQ5gBNJ/i08pUwY6gxEGkZPBhnlKxE79VvyGZHe5/NQjTDjaCRC1cl9",
+	"pVodGXXw1tfGZKgxdpXJ3LA3D6UWrItBap+/q+rEF+zhG5nDN3GbXU/j3dq8b6Rl3mNX+q1GtNWIthrR",
+	"w9KICHoU4OKLI67LFaLHJZi51EtepfmRIbOW5omDT+Ub6tk83RJiRb6NA7pxsMG9e9Y99Ygu5ybCDoqZ",
+	"Cn0drOWTKfawHYdYWxAW9/CCq8oBqjGfWreBenK/Aymbf83O9nJo1+3Ae/MMgPquuBSbVMi9vp/ev2R+",
+	"TMu+rqu+gsS3mOWh9HxdYBUXuMTXrmRewVAtN/dWq94fI4PlBgM7azuKYq/rNp1Yhvj36iK9Tj/HLcer",
+	"KHOwZvqy6OKKenI2YhaDBRwnr+rNyCbdBa/4UmABKbveGe39xUX0lGfuj0xPeijQLerpuofNXCYjraTK",
+	"KU3eYhVFZkg8FC5+kiCEXorGtM960gOBVhveiDFHR34QJ8IC1XYxEGfM2JLvxBFdOUVp5PM5PWJ6oXJp",
+	"46gnyRIIbDrFvrmCasIXdsFMGOtUdRJS5XU3JCuyDBjsdTow4toP2I++J0Xxsr5K51+b8DrjhfC63yr/",
+	"Vdm1hivZ0V1InE216gsia7mICjsvGJH9km/l1R+5LDp3XBEcXy6YxH0oAkqPd7CQ7mrs/64C6KE5ZUOe",
+	"rs57j2Ah7z2k6XdDYVx3i9tgU7fV6E+C//HqNPyerOThK5+kLW7QJhWxttLj9zT0DXPqH2g6fTGrm1PI",
+	"n66gsLJSt0Cm225Ut9kLO+FVwjq9aoopE0tnjGrzrM2owxqTTH+A2dZUUCjj2pYVdJJMmWr9mzUKFF6U",
+	"OpmacQ1DZsbcQuZE94zpCTChQVBRgMrSrr9H1iu2c9jB0j9CaUptHIlQp1FluSPyHeZF+vI+16/65F8Q",
+	"Cjb5jWOFxX30UqliBqzSsnFHtezDJtu0kv02d/0bCEovWVpFfhdn6yGUzi9JBKfPwVTwBPNWCipRd0JT",
+	"XSlCUNa1IszylvERhNMcSt0bJ5zjCU9FPonvqj6fjz0tDth9huR+KRZ7kW2u5GebxvCGebzT4n9bWfZg",
+	"ZNnGMOl+i9iVysg2aX5bv45qMwKryK81JexNStct7sFLM7ALwm5Uyrwi3W7Y3XLLer9d1rtlhrdcG3xT",
+	"rvLAEtsXGNXjsHvvx+1EWgL81//+d4grZZP9FZ9+mMbQJMth/QT7EiT0jscXnu/JOGEy4VnG07gNx3IO",
+	"VKsEw1epjTHWE1cDcPRmGc+AArkHWk3QE4ZWJvzXTEjThg9IkZBDGAjNTU/GbkI/EjMP5MLvs3A6y2bK",
+	"EVQ43uc703zONJMG22Q8DO1nkec2fiCGqPk0Y4mPjgkMNEzgNdhgOe67ir28VFLWuPl+KRi/Wdm5dB3v",
+	"pAz7wta4lnzd38rXrbJxN8rGW8qFuGNlw4yY5o/F49+tGnP5+dKAOyHPlUg4MINu4ySjGmecUzWDvmYy",
+	"jcLlEIJhI8iE5CaCKXlzKX6izzInQts9+VKYacbmGLcJVMv6WIKPw4xAKycpMbj3XGHLTaS0iODA1Cg2",
+	"4XDQOWjDm9JPt7vXoQIMBktaerJen+BfEyFzy4ElWhkTKhBkQo6XuPDo1xiaUkGiecqlFSyjNiJEi4+T",
+	"+OnDGyf9KWxkyvoiE3beWhad8AO3p27i09c0pRtL0hfF+88cBTf2+fze8AvygtL8O1EDl5PSFhJ8ReO/",
+	"vzp8/n3nu9L59WOR0w++sBh1WBB+C//33Vd7z/efujNB0+97HLxlcwYvqA4Z7hF/3V36r//1f7/XVvwG",
+	"M55iWQzNHUeguFS8mXq+VFjxk53d/bO9inAUxuSLzPrgbPewi/z638qeWCmfKiNsI2rgHiXf10Tl0vp5",
+	"2Nt7evh0L7oQ04SPRbDf+T+KiihKWs0SJzEsy3BBqHBGo9t4/e6vO050vdo/PtjpvOjs43qLdOEj4YCs",
+	"JmPC7Uhhkw+mU/+S+jAPz3af1FxHQc65Wx0HcdTV3rp+AcDajl0hvTyPWLDMfWCWkxvzCtNceePnqHxq",
+	"50RlIpmv/bC//fq+pS8j3PbWEG5nSr1lcu6pMzcWLzzJCX/9/ZclhdVQGqRhESsCh3jgMmlDP1yQMFLJ",
+	"uoSRZrqmkAlyy3dlgT4fCVlQh1y6Sz2dHBuKnODgEZhEafcfL/MiGAgsq2NC5+SepLNQFkhLlNYcc7KA",
+	"0VNteKdApCYCqULoB58wkZmVQknzczWmvvooChYlktuUOyF8pCaI1pc0euU7llvwwkkNM3ljQ56b4hry",
+	"bUSNML/Up7+YyuPEFhUnJSoqwoqEZT7trahAfDZTkEtE1TDFnkMD0F4UhhY932OooiOTCck1ZKyPSjcu",
+	"aRrqz/DwxRcqS2GkshQ9y79EjQn7dOq2ha9lPOXaS7In++19mpQ8c38PmMjQS00377eflS+mAXrHuxtq",
+	"MSCn+RWipN6oSFbsgD68DnmwMZf0OqKmBH2eqRkc7P5//+8rtIJcmED/Qfeyj57wq+e0JMI/sskku7kM",
+	"ytGFSXYnsZDrQkJZYrSQPY5DZZyWy81TxspHlLSjbA4DpVIwbMDtvLGxRCr2+R2pVH84cXAa5MACL765",
+	"RLgisg3zepDNIzuth2H9ZfL8vH+6+xv74dX83053O/09m/XF7vm/iU7n7Xz3H+76335+1/m3f/2X30K4",
+	"1pTZUbUdxphfbG1WS6Nin95wObSjRne304kaEyGLvy9Glf1SCrhf15Juv+bKrlSg7MXSnyt0KpR8hkSf",
+	"iXrynMucRzDELLHEAcdC60LA5/7L9cREcM4ykQpLzQIo1A0u18B60ku7KMi6tXQxaMZOUn+Uyn4cuJMR",
+	"txbVM6qE15ObqGfQPNh77sM9q6l2rS+rt/3FreMD0Nqo9h92SvbS5gupbV5zOgkidb/jtbPvZbqgmx2c",
+	"dQ5K3ewu9D3c95gR0ejuHnSq2lz9CH6nmTA8pSxe0KIfAQqjtFQJnSCqt0HYPegg3/tECcnEMap61MGz",
+	"/Y7jFbkU9sTJW399/+CwczHw9HTK9DjDQuZCup3IsPOy/3yfU0eODUl4vruUgifLCPjgTiOg3DHlhzWX",
+	"Tm9d+Gz1qx5+1DTI5Z/dPews+e77wWDHUC+0VBjkUhVNvLxSJeDyUe/sdZZ+Hy8jNiGx92LE9JB/N/U/",
+	"VZCJ4ZKE2ieH0/GO3c7eoYMp2uG9htPw/V4HlJa+YofjvEfBigVpzuEpJnmWrZt8nmkbDcsT/psTf93G",
+	"8YRrkbDHL0YiYUMVNHKfJYLfWdD5a2MIE+xmuIONKKvzcfiULlv2KWyAZ/iO6k1PD5+R1o+i4CdpRVaB",
+	"9ntuo6E4aXQbb9iYI5s4YecioyN5zjUJ+t0NYRqxzBUIDeXi1mjwNRsNfvUi8dZMBgWiekxSDl3JS529",
+	"bgcFiOSL4doCbKHL1cEthx8iYEPNuW/76q7iQYdmjNe74JhMHAHPjEMxnVaXag3Tq/rc6VCmZu+LKtmH",
+	"cbjI0zjyaSjMcgcW2/iGj0QeT2Ny8/pqxvHv+PzrNKIPuX+UR/YzJqJ45OhLeoX3RJDyxEk7BGWhFVOl",
+	"lVJPNmP6tANi6NBuHTm98B0YMckzyyTHnEaat4ic03mScJ6aGmDb62CJYL5gTif49lABGx2eW8Vs0Rd1",
+	"c+O2DLIPTVGYcjVn/+xw245y0CnU0S0RXonU1mbSJzj5NF936umuINbfG2yJjX7Po7plY9mi2y263aLb",
+	"ddFtkBJbhHv/CDesxRbqfpngj6+tgPRDAva0DncD7WnmdoR0qGK+GtOHNqcMJtwYNuRYjMsxnVOHVy1n",
+	"kyOQyp0rx1lBcp7ytA3HHvvudfbIouq/BML0pLFKe8/GTGQZYE1gdz+1sEB8VQO9h0tiR0Yq1yWq7cl6",
+	"ya9qX5E10G1rdduHU5qq136m7rX7gweeTLJ/vqSRQyNq+MVqdBs/c9C5BDvj2TmHkTJTYVkG4RlaBCwQ",
+	"l2FJFEj5RIVoCqvZHC3Y7RLYHUsGP6gJ/83Nlx6uhHpWTUXS6DaczMSAWqVhd49qhmzgW6rN/kaIeG/D",
+	"tq/rRTamz9FxgRVmLgQidp5vHIi4OMCEi+UlQz74b37lMmsrgr4mEfRCScsSC36YoDQYltUqdd1ICulz",
+	"Pl/LY0e3PjKADvAIcNjYRgrDGJ0+KuQwKqQTjTjFrlRrO9aC4YasHE1smUof9lWahIRUs4FtVWw7B0fA",
+	"gCLF/c2YtYA9vJmxIKzpSfc7WrvEhEdwsNuBZkw3f6RHV7nl1gya7MmH4ZYj88UpjuwhRFPesp1CGW7K",
+	"xLBiD+LgxnzuNfuPv+bMjaIa3vGjmmHHXDeN7p7/udT9zTL+ln1qdA8LH7ebXjlEcxd9QPNETSZcpotv",
+	"d+I7m2O5h7nK3SYqbgUHlbzEr384qNv0MTk1lS8N2LlyTAHjVkJ3xr83vtOcjQdkT3iTy2TUiBovhZRc",
+	"Ox5QBtWMRDKCCWcZpCJFkhBg9Lmxl9HgjknGPyYjCm8sqKGh2FrgzrGcUy9inhl+2Ust/2SviJKxIybH",
+	"f1P52wI5nbkrjvD/Bn9zExiO/Ihn0+qMtis5CyfM4lHFcQ84T/ssGW9q/fPHZ2U9bvfrVnNdp972GpT9",
+	"4ONhHpLU9QnOXvQ4zn4X8vaxyft+x1yu+5Evou+/5INXMLoNC1kb6908nht2fa3mcBiLXwolL+pJzpIR",
+	"YKFtp2sIa4q7nIyfTzn1VWByyCMgZmCATUIRYBW68LqTXXbTijqdTk8mI4beH00BpF7Qw5jPzRGlCM4E",
+	"+ZUWmxQ68VpQO+YOKAAxpJ3cUMxrT1LNyfqkUDPLINK9e+hjGG9MValbF5BCCSN2O4X878nVbp6HkDVx",
+	"itvmdiX9F/bm0KzTQ16seOaq8inK6Uyd8wy5bCkGu0HORXUx78R1KZa7zzdo5o/Td1psoztx9dAxv5A2",
+	"t3+2u9fdD96Nm4i/DYd7uY6rdPrV67hfgV12E8m41aBvEsOLp2+B39+COK9/8vdGnzPN9XFuR46C4Jda",
+	"Ht57olWah5SEepdYNhVto/KyKez5buOil+0YMpWwDOgT0IyHCq2M7cfJJMU+snGr9uru48f4xEgZ233W",
+	"edbB9/5STMNF6DEUxpLQibBP9Y6QkZdYmg80N6OQUYI/83RHSMgN1xVTpeGeq150E1bie03kE1FQWwxv",
+	"FRqmGZOVtyk9NEtedYpSuhkMqlFhYzURoH/LtIr61kKjBQB+c+iBAvvnMGXamna9+ueyD73FRBgTgVYZ",
+	"N1R3gKo2kxGkFO/mCIQ8F5b5Vp7FqymXxlwxIXB88hrRElpTzNxYPgHsYkELYqBZdHchAo7gxzdPQcgh",
+	"N7ZV+R6bih33oiUfRGdcngoLmRpi1TkEjQh6qm9wtyyb9VorcTVYaJiOVehqzU6py2BY6sWGfbTqlaq7",
+	"2DigoKKon7t8HL4pe9m3y6rlbV27gLiXS0u1v93uPXl/egasLFo+5I7Msr+6F09k51LpHOj7fUwMwDf4",
+	"stMGkhGbYt31vjrnBN3qA9jxvRYvDuNEuwVOwZ1HaP7lAyQqdTtXSbLYV8pb+Jh1pdmQQ6ja5buL66J+",
+	"BgOTMCnpldXdnbBlB/L7cuFGjNxIUIOs0SXpV5XXe6558QM/syzrK6ZTE8GEyxzCH1az+U4mHJxPNMcT",
+	"PBbKjGnGDZcGyxBYPmNz0wWNnIl7/1VPJkoOxDD3riuWToTEJGvUfPDcM4oE2XGbI8V5xV0ogeXuP9ZB",
+	"t6J3u9CgZjKksTXjTzspd+JmBy9QMX5sZ0/3Uv0SR+iIM+xpnyGDGeFUYlnHn3n/VCVjbmsbgt66bCe8",
+	"nrAhN5BPnTznKfIAmitoJsxgy07m58oRPebzVo3FpIKtOCdTbx1JuDS5gQGN2rGO8z04fnkWfIy+QEvh",
+	"rHJbUw9YwoHLoZDcdHGikbmbqCetZtIMkDeGGv7IXIVJMJjBbc4s43oYHF6p4DYUHJ6w6ZSOLHo0z1XC",
+	"+nnGsGtNT+aSft9x6wYaoxTCVg8bYce9TljBJEkqNRg4jlT5SG3qk0xIzCRbwoWDosUywFokxum2VOS6",
+	"ycCIjDJVqnsyAhYm9pEBmVstKFVImLH7zc0TKpWM/q5kyAH/lOSalHoGmbKOc+TUlBVN4a0udi7gKXYm",
+	"iHqSGpwr6eWu5Y9M0ANgVpww3+9BTbl7sZQql0mxwyGuta737SdqM0RDX7GJil1ROCe7NNXY9JAiJ9H8",
+	"ZoXb9cgpwsbDbYUqLu3Aon875hVCMuIJJpFW7Rrl3F7cQyRPwM6Uw25GSXpFVMiX2rAcwY7eJQP7wBMx",
+	"9YGo4CNfnIjP+zuafnLv1MhB6mQkylhzBMk8yTgyNv8Sdwx6Up1zrUXKzZE7x9ydX3ME0wL/OdRmYMil",
+	"2xHusIcJ4oOBz8lFZvmf/1E870VoT/aZTUaQEBf1Sb1YXikKAhH5EpOpGgzwq3waOYi20yd5GwZCuY71",
+	"Q+I31ZKpeuFDeT37L77mg3Ydl1KTaW5JPvJPLEGG427wcRRFtxEvQBw55EAhskKIENVPxuRiUkvdnVig",
+	"qRWF5GwaZCgZUD/nntCl6MVpA4hbMKwwvAV3mumWtrSoCuSgiUaeqGqSUhqksq3IJ1ca7IMWXF/G6xu0",
+	"rKxqKqJJKAM3apSTsrLsAP7shDMLR/6RQQArHBNN0ZDX58btNkiUGgs57NJ5cDwEbXUl58nU0ESQZJxJ",
+	"RAtOlJYIA59yK+vQUppjv3xG0Jn2vE9kpVHwc5FymXBkkQmTEUxHyirH9Xuy8lHH5KSyvNWG49I66fgi",
+	"tV11nMNBKveZEGNO3BO/6tiZca+M3SMf6ZeY+PSVLLHOCJhZiiU/OIWO9nYxbdBkEj68egGHhweHyOMC",
+	"7PPfKhSKFkGnCRtzHJTvm+emENvPajdHFUmtVW4xhHUJGlRUa8uEcQ0ypTQ03RQgeUo5JifMyH+Uvpcw",
+	"ibE8hjQysOqIvj9SWco1pVjaEZ9UAVv41BIyfshFyiFVSU4Va5pvmR6nTgIR40akUqMAt7ZVlfcP3TuW",
+	"6m0jMbAwytM0c4x3pExRf8CvPr2z8i5/8wrBJKTjQ06ZSJhlTqtpklipaH+5FBbhoYaMn/PM1BihaUUB",
+	"WPdkBVnjaluVjCHj6ZDrUm4puTMKSutEOeC9wyi2lwRD5KS6pwBF+jxykDV3KGLEuWc8M2YsHckFNjCd",
+	"ZvMlo/0rl6nSpqIq40AjQjs7OOUgJlOlcbC5TkYMeVWhyJC2gx57PIh+D0Q9SQXJTT4cVh38dBUPRI1E",
+	"/+7lXBbteIL7onqIzYL+F0QsNNGfbzwiRwZpRv7Ai8kkR3Nby/cZdNxyLNUMV4FsD55nDJROeIRYw9QV",
+	"2KknYhnSLvO6Qzo+MvyiYhRV06i5WSbQ9D2kaG/5nRqqQETESYuiG5XaGriZW1EQAmUVj1CKwyeX+85c",
+	"qJpzOWRDPin6WPfkUKt8WqPR3T3QnP/GiT5sPTAQkmXiN2xlX85F5bFlKmCpYAbMG1ojVRuENAlWCgmh",
+	"GmQERWVGpaGoCVnVSspKXSu4TFpluY5velYXQQjdcLSgmhiEU7n7EUQFoqtmA5aN7UirfDhayoFwWyZc",
+	"WzHw9nsDTSzB4A51xnVEBRmot48utZgIfjx+8eKkVZjAvLJQ1FTJ2NRUd2H9I5dpHsZvA3wZIyOTj6mZ",
+	"jVTGi0hPBy0dpuBaqBTbtP7L6ft3SNHJy1dVOUPvW6UTFkeuKN0UBjWmduY4sUOJuMwYsgHWjVqWoS3x",
+	"005hpwm1HIOWsdrJeSzLprJB68LF52n3Em1JghoMyGqA2hheQg7r9kqm3DGqLy2tCWKQFToaHlF04b2s",
+	"WpJqFiRvHqEGvSJkvCkN8T/F7Z6sm8Ww9QfundCa6WK3uCMnlZebkbBr6jnXYjAX3u/qFgInY5ljEOeO",
+	"gmZTbH6/sV8Qn/oRDV7r+ARPAzXhkRs5BS/W8DzY7XY67b1DLOPJLKuVCL06VjTpPG8sK0zzsdhIWN7G",
+	"zTAmosyYdixn40qbn30OU1iCYtOvVxSUdzqdJxTMu+Y3O7vr+/yOL2yKdXyc//qvK1tYltHluKeFhGeh",
+	"wfNRJfTPUMNEp5yIoXRilArPLHtzWTrYq7FNVKuC9rT4mZZ7KVvs5diG19jf0qkSRWvoyzxDi2u10OQt",
+	"2GpvvdVbkQvrVdiP/z975/ebNgzE8X8l2sumCYUB7bo9TvvxjEqlPo4kmDaDQRWyoqjif598ZzsmcaIb",
+	"k13F8nNxsvP39tH5cneGmXTdgIzkAjV58pjwE1+xgflG+WrAyJKmiXF68yT3l1yiuZlGrglM7oFNoS6Z",
+	"vWl2LE6hRU/Byex4dEhNrUHqa5cbBFYhq7qkc86s8/79Xmrpkwj4IarmGDxkFB2hRDVlGaKpHibgAdCg",
+	"CfKLsD0gTSJNzHWgLZiSgdbwSjrSJtaRZnCEALUG1FryucJanV+JVcak96jaTMu8lcd1iMn0rMtQAVbb",
+	"9kNa4y++lK1UJDH9sGf0HjJ7Jh+ssed7l4aBPEieDuVcYQdy0lWsUm99YRT+VibMATONLDm3+6iS4ANG",
+	"D5o6l9Z5ix20k4qcK30Wx0zDT8uL6GHPzBp65iYNA3YQOwbFXCEHoxQacuQ3B/mlQYtwVKXKgDGD5viP",
+	"GbSTipkEB7/X9+L8Rxa85Wx0Mt1YI9OtSfZAJiSTQTFXZOL/V/frdbxiWb7qB1Nd55k8PRX7Z3n1xC+W",
+	"YYZJtVqJikQoFx0wqsTefMOt8ZZUXHrhTFJY/tecleKSR/rXPlHDR10CF1zgJlOXpP9ERg5WjYxNZ6eD",
+	"8ZM1MC4MTha4iFxs6+UKi2WRVLHqaOmjYt1AISqutc+D6gEDhiC3T/3L/WVg426hGfytmicFX78Vgz4u",
+	"whs9ikthlAZ3IuobbnS6NXyWDrdra3C7aztPYBuyraWWK7RpZXmxitj6CPeAFYLaOsi7C8GiIytYHfoN",
+	"mHSagQtpjr/H0z87KmRWF1x+rO0l9TWZzjKzk9KR9tka0u47vSSQDcnWpZ0zwOEv4pIdesb7LAA8u20V",
+	"pVW0hDbk8b54OIxfwG9OY/mi8Uu+Oo35w5YjzjMgmJh/ox44io6PScmeWaHdxLDOtyUrYP+yZMf3L1Wr",
+	"UoDjRbR8lys9fidl9oidWcv3MOfudQmKD7hjh9JbcOoCUS+on5yhTXdP+vdKe7US903VAsgEyM6Vcsav",
+	"fbH5Ce0esezs6K2KqBsH60YROIXK1UOOyfbFBrJQt8IWf6shpIrUeOnjJWGZ3E7qS67PyGVwTHpIdmUP",
+	"YGYnCRgTGDPK5oZmp9PfAAAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

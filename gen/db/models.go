@@ -248,6 +248,14 @@ type DeviceState struct {
 	Alerts       []byte
 }
 
+type DietRule struct {
+	OrgID     uuid.UUID
+	Diet      string
+	Rules     []byte
+	UpdatedBy *uuid.UUID
+	UpdatedAt time.Time
+}
+
 type Encounter struct {
 	ID           uuid.UUID
 	OrgID        uuid.UUID
@@ -1072,6 +1080,33 @@ type TaskView struct {
 	Timezone           string
 	AssigneeName       string
 	PhotoIds           []uuid.UUID
+}
+
+type TrayTicket struct {
+	ID          uuid.UUID
+	OrgID       uuid.UUID
+	SiteID      uuid.UUID
+	Date        pgtype.Date
+	DayPart     string
+	PatientID   uuid.UUID
+	Unit        string
+	Room        string
+	Bed         string
+	Diets       []string
+	Allergens   []string
+	Texture     *int32
+	Items       []byte
+	Selected    bool
+	Conflict    bool
+	Notes       string
+	Status      string
+	AssembledBy *uuid.UUID
+	CheckedBy   *uuid.UUID
+	History     []byte
+	StartsAt    time.Time
+	LateAt      *time.Time
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
 }
 
 type User struct {

@@ -1605,6 +1605,169 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orgs/{orgId}/clinical/diets/{code}/rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description A diet of the vocabulary.
+                 * @example low_sodium
+                 */
+                code: components["schemas"]["Diet"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a diet's tray-line rules
+         * @description The rules of one diet of the vocabulary: categories or recipes allowed, limits per meal, texture (IDDSI level), NPO, default items and the default substitute. A diet never given rules has none (everything allowed).
+         *
+         *     Permission: `viewClinical` (manager and up). Plan feature: `clinical` (Pro and Enterprise).
+         */
+        get: operations["getDietRules"];
+        /**
+         * Set a diet's tray-line rules
+         * @description Replaces the diet's rules whole. Recipes named must be the organization's. Queued tickets are checked against the new rules at their next generation.
+         *
+         *     Permission: `manageClinical` (manager and up). Plan feature: `clinical` (Pro and Enterprise).
+         */
+        put: operations["setDietRules"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/tray-tickets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List tray tickets
+         * @description The tickets of a site's meal sorted by unit, room and bed. Patient names and MRNs appear only with `viewClinical`.
+         *
+         *     Permission: `operateKitchen` (staff and up). Site scope: per site. Plan feature: `clinical` (Pro and Enterprise).
+         */
+        get: operations["listTrayTickets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/tray-tickets/generate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Generate the tray tickets of a meal
+         * @description One ticket per patient in house at the site (the census), except NPO patients, for the date and day part. Each ticket carries the patient's selections, or the default items of their diets; every item is checked against the patient's allergens (`contains` and `unknown` conflict: unknown never passes as free) and diet rules (categories, limits per meal, texture). On generation a conflicting item is replaced by the diet's default substitute and marked, or refused when there is none.
+         *
+         *     Idempotent: patients admitted since get tickets, discharged patients' queued tickets are cancelled, queued tickets are rebuilt from the census, tickets past queued are never touched.
+         *
+         *     Permission: `manageClinical` (manager and up). Site scope: per site. Plan feature: `clinical` (Pro and Enterprise).
+         */
+        post: operations["generateTrayTickets"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/tray-tickets/{id}/selections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set a ticket's selections
+         * @description Replaces a queued ticket's items by the patient's choices from the effective menu of the day part. A conflicting item answers 400 with the reason and nothing is written; a ticket past queued answers 409.
+         *
+         *     Permission: `operateKitchen` (staff and up). Site scope: per site. Plan feature: `clinical` (Pro and Enterprise).
+         */
+        put: operations["setTraySelections"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/tray-tickets/{id}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move a ticket to a status
+         * @description queued → assembled → checked → delivered, one step at a time (409 otherwise). `checked` is the second person's confirmation of diet and allergens: 409 if it is the user who assembled the ticket; a ticket marked `conflict` cannot be assembled or checked (409). `delivered` fires `tray.delivered`. Every move hints the site's tray-line screens.
+         *
+         *     Permission: `operateKitchen` (staff and up). Site scope: per site. Plan feature: `clinical` (Pro and Enterprise).
+         */
+        post: operations["setTrayStatus"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orgs/{orgId}/alerts": {
         parameters: {
             query?: never;
@@ -7293,6 +7456,9 @@ export interface components {
             siteId: string;
             /** Format: uuid */
             patientId: string;
+            dayPart: string;
+            /** Format: date */
+            date: string;
         };
         /** @description The delivery body of `tray.delivered`. */
         TrayDeliveredEvent: components["schemas"]["WebhookDelivery"] & {
@@ -8090,8 +8256,11 @@ export interface components {
             }[];
             menu?: components["schemas"]["StateMenu"];
             /**
-             * @description Tray-line screens only: the tray queue (filtered by `config.units`). Empty until the
-             *     clinical tray line arrives.
+             * @description Tray-line screens only: the tray queue (filtered by `config.units`) of the site's day part
+             *     in progress, else the next to begin, by unit, room and bed, cancelled tickets left out:
+             *     `ticketId`, `status`, `unit`, `room`, `bed`, `diets` (`code`, `name`), `allergens`,
+             *     `texture` (IDDSI level, when limited), `items` (`recipeId`, `name`, `check`, `reasons`)
+             *     and `conflict`. No patient names or MRNs. Every ticket change hints the screen.
              */
             trays?: {
                 [key: string]: unknown;
@@ -8552,6 +8721,144 @@ export interface components {
             /** @description In-house patients whose allergies or diet orders were updated by this mapping. */
             reappliedTo: number;
         };
+        DietLimitsOut: {
+            sodiumMg?: components["schemas"]["Quantity"];
+            carbohydrateChoices?: components["schemas"]["Quantity"];
+            fluidMl?: components["schemas"]["Quantity"];
+        };
+        DietRules: {
+            diet: components["schemas"]["Diet"];
+            npo: boolean;
+            allowedCategories: string[] | null;
+            allowedRecipeIds: string[] | null;
+            limits: components["schemas"]["DietLimitsOut"];
+            iddsiLevel?: number;
+            defaultRecipeIds: string[];
+            /** Format: uuid */
+            substituteRecipeId?: string;
+            /** Format: date-time */
+            updatedAt?: string;
+        };
+        /**
+         * @description A non-negative exact decimal string, at most 6 decimal places.
+         * @example 24
+         */
+        PositiveQuantityInput: string;
+        /** @description Limits per meal (the sum over a ticket's items), for the nutrients recipes state. */
+        DietLimits: {
+            sodiumMg?: components["schemas"]["PositiveQuantityInput"];
+            carbohydrateChoices?: components["schemas"]["PositiveQuantityInput"];
+            fluidMl?: components["schemas"]["PositiveQuantityInput"];
+        };
+        /** @description The rules of one diet. Every field is optional; an absent list allows everything. */
+        DietRulesRequest: {
+            /** @description Nothing by mouth; a patient on this diet gets no tray. */
+            npo?: boolean;
+            /** @description Recipe categories allowed (case-insensitive); with `allowedRecipeIds`, a recipe matching either is allowed. Absent, every category is. */
+            allowedCategories?: string[];
+            /** @description Recipes allowed by name whatever their category. */
+            allowedRecipeIds?: string[];
+            limits?: components["schemas"]["DietLimits"];
+            /** @description Texture: the highest IDDSI level the patient may be served; a recipe above it, or with no assessed level, conflicts. */
+            iddsiLevel?: number;
+            /** @description What a patient on this diet gets when nothing is selected (only the items on the day part's effective menu, or every one when the menu has none of them). */
+            defaultRecipeIds?: string[];
+            /**
+             * Format: uuid
+             * @description What replaces a conflicting item on generation.
+             */
+            substituteRecipeId?: string;
+        };
+        /**
+         * @description queued → assembled → checked (by another person than the assembler) → delivered; `cancelled` when the patient left before assembly.
+         * @enum {string}
+         */
+        TrayStatus: "queued" | "assembled" | "checked" | "delivered" | "cancelled";
+        TrayDiet: {
+            code: components["schemas"]["Diet"];
+            name: string;
+        };
+        /**
+         * @description `ok`; `conflict` (kept on the ticket, marked, after a diet or allergen change); `substituted` (this item replaced a conflicting one); `refused` (a conflicting item with no substitute, left off).
+         * @enum {string}
+         */
+        TrayCheck: "ok" | "conflict" | "substituted" | "refused";
+        TrayItem: {
+            /** Format: uuid */
+            recipeId: string;
+            name: string;
+            check: components["schemas"]["TrayCheck"];
+            /** @description Why the item conflicts (of this item, or of the one it replaced). */
+            reasons: string[];
+            /**
+             * Format: uuid
+             * @description The conflicting recipe this item replaced.
+             */
+            replaces?: string;
+        };
+        TrayHistoryEntry: {
+            status: components["schemas"]["TrayStatus"];
+            /** Format: date-time */
+            at: string;
+            /** Format: uuid */
+            by?: string | null;
+        };
+        TrayTicket: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            siteId: string;
+            /** Format: date */
+            date: string;
+            dayPart: string;
+            /** Format: uuid */
+            patientId: string;
+            /** @description Only with `viewClinical`. */
+            patientName?: string;
+            /** @description Only with `viewClinical`. */
+            mrn?: string;
+            unit: string;
+            room: string;
+            bed: string;
+            diets: components["schemas"]["TrayDiet"][];
+            allergens: components["schemas"]["Allergen"][];
+            /** @description The IDDSI level the patient's diets allow, when any limits it. */
+            texture?: number;
+            items: components["schemas"]["TrayItem"][];
+            /** @description An item conflicts with the patient's current diets or allergens. */
+            conflict: boolean;
+            notes: string;
+            status: components["schemas"]["TrayStatus"];
+            history: components["schemas"]["TrayHistoryEntry"][];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        GenerateTraysRequest: {
+            /** Format: uuid */
+            siteId: string;
+            /** Format: date */
+            date: string;
+            dayPart: string;
+        };
+        GenerateTraysResult: {
+            created: number;
+            /** @description Queued tickets rebuilt from the census (and revived cancelled ones). */
+            updated: number;
+            cancelled: number;
+            /** @description Tickets already past queued. */
+            untouched: number;
+            skippedNpo: number;
+        };
+        TraySelectionsRequest: {
+            recipeIds: string[];
+            notes?: string;
+        };
+        TrayStatusRequest: {
+            /** @enum {string} */
+            status: "assembled" | "checked" | "delivered";
+        };
         /**
          * @example open
          * @enum {string}
@@ -8578,7 +8885,8 @@ export interface components {
              *     minutes; subject a device) and `nutrition_risk` (a patient in house on only NPO or clear
              *     liquids for 72 hours; subject a patient), `task_missed` (a required task still open its grace
              *     after its due time; subject a task) and `temperature_excursion` (a task completed with a
-             *     reading outside its range; subject a task), `certification_lapse` (a staff certification 30
+             *     reading outside its range; subject a task), `tray_late` (a tray-line ticket not delivered 45 minutes after
+             *     its meal's start; subject a tray ticket), `certification_lapse` (a staff certification 30
              *     days before it expires, `info`, and again when it expires, `warning`, or `critical` when it
              *     was the site's only valid food manager certification; subject a certification); later kinds
              *     such as `lot_expiring` arrive with their capabilities.
@@ -8648,11 +8956,6 @@ export interface components {
             decision: "approved" | "rejected";
             note?: string;
         };
-        /**
-         * @description A non-negative exact decimal string, at most 6 decimal places.
-         * @example 24
-         */
-        PositiveQuantityInput: string;
         /**
          * @description A unit the item declares, with how many base units one of it holds. A standard unit of
          *     another family may be declared (`each` at 0.25 for an item kept in `lb`); the other units of
@@ -9722,6 +10025,12 @@ export interface components {
             trimYieldPercent?: components["schemas"]["Quantity"];
             note?: string;
         };
+        /** @description Nutrients per portion, as stated. */
+        Nutrition: {
+            sodiumMg?: components["schemas"]["Quantity"];
+            carbohydrateChoices?: components["schemas"]["Quantity"];
+            fluidMl?: components["schemas"]["Quantity"];
+        };
         /**
          * @description Every allergen of the vocabulary with its derived status: `contains` if any item at any depth
          *     contains it, else `unknown` if any item's statement is unknown or missing, else `free`.
@@ -9753,6 +10062,9 @@ export interface components {
             steps: string[];
             /** @description The recipe's own may-contain list united with its sub-recipes', at any depth. */
             mayContain: components["schemas"]["Allergen"][];
+            nutrition?: components["schemas"]["Nutrition"];
+            /** @description The IDDSI level of the dish as served, when assessed. */
+            iddsiLevel?: number;
             allergens: components["schemas"]["RecipeAllergens"];
             /**
              * Format: int64
@@ -9790,6 +10102,12 @@ export interface components {
             trimYieldPercent?: components["schemas"]["PositiveQuantityInput"];
             note?: string;
         };
+        /** @description Nutrients per portion the tray line's diet limits read; each is optional (a limit ignores a nutrient the recipe does not state). */
+        NutritionInput: {
+            sodiumMg?: components["schemas"]["PositiveQuantityInput"];
+            carbohydrateChoices?: components["schemas"]["PositiveQuantityInput"];
+            fluidMl?: components["schemas"]["PositiveQuantityInput"];
+        };
         /** @description A recipe's whole definition; every PUT makes a new version. */
         RecipeRequest: {
             name: string;
@@ -9806,6 +10124,9 @@ export interface components {
             ingredients: components["schemas"]["RecipeIngredientInput"][];
             steps?: string[];
             mayContain?: components["schemas"]["Allergen"][];
+            nutrition?: components["schemas"]["NutritionInput"];
+            /** @description The IDDSI level of the dish as served (0 thin … 7 regular), checked against texture-modified diets on the tray line. Absent means not assessed, which no texture rule accepts. */
+            iddsiLevel?: number;
         };
         RecipeVersionSummary: {
             version: number;
@@ -15428,6 +15749,338 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getDietRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description A diet of the vocabulary.
+                 * @example low_sodium
+                 */
+                code: components["schemas"]["Diet"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rules. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DietRules"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    setDietRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description A diet of the vocabulary.
+                 * @example low_sodium
+                 */
+                code: components["schemas"]["Diet"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "limits": {
+                 *         "sodiumMg": "600"
+                 *       },
+                 *       "defaultRecipeIds": [
+                 *         "0192f3a4-0000-7000-8000-000000000c01"
+                 *       ],
+                 *       "substituteRecipeId": "0192f3a4-0000-7000-8000-000000000c03"
+                 *     }
+                 */
+                "application/json": components["schemas"]["DietRulesRequest"];
+            };
+        };
+        responses: {
+            /** @description The rules. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DietRules"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listTrayTickets: {
+        parameters: {
+            query: {
+                /**
+                 * @description The site.
+                 * @example 0192f3a4-0000-7000-8000-0000000000aa
+                 */
+                siteId: string;
+                /**
+                 * @description The meal's local date.
+                 * @example 2026-03-03
+                 */
+                date: string;
+                /**
+                 * @description The meal's day part.
+                 * @example lunch
+                 */
+                dayPart: string;
+                /**
+                 * @description Only tickets in this status.
+                 * @example queued
+                 */
+                status?: components["schemas"]["TrayStatus"];
+                /**
+                 * @description Only this nursing unit.
+                 * @example 4W
+                 */
+                unit?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tickets. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrayTicket"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    generateTrayTickets: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "date": "2026-03-03",
+                 *       "dayPart": "lunch"
+                 *     }
+                 */
+                "application/json": components["schemas"]["GenerateTraysRequest"];
+            };
+        };
+        responses: {
+            /** @description What changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GenerateTraysResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    setTraySelections: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "recipeIds": [
+                 *         "0192f3a4-0000-7000-8000-000000000c01"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["TraySelectionsRequest"];
+            };
+        };
+        responses: {
+            /** @description The ticket. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrayTicket"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    setTrayStatus: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "status": "assembled"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TrayStatusRequest"];
+            };
+        };
+        responses: {
+            /** @description The ticket. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrayTicket"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

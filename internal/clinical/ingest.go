@@ -68,8 +68,10 @@ func (h *Handlers) IngestHl7(ctx context.Context, req api.IngestHl7RequestObject
 	loc := h.location(site.Timezone)
 	var results []api.Hl7MessageResult
 	err = pg.InTx(ctx, h.pool, func(tx pgx.Tx) error {
-		results, err = h.ingest(ctx, tx, t, loc, msgs)
-		return err
+		if results, err = h.ingest(ctx, tx, t, loc, msgs); err != nil {
+			return err
+		}
+		return runCensusHook(ctx, tx, req.OrgId, results)
 	})
 	if err != nil {
 		return nil, err

@@ -35,6 +35,7 @@ type Handlers struct {
 	logger  *slog.Logger
 	zones   zoneCache
 	kitchen Kitchen
+	trays   Trays
 }
 
 // Deps are what the handlers need. Hub may be nil, in which case the WebSocket answers 503
@@ -47,6 +48,8 @@ type Deps struct {
 	Logger  *slog.Logger
 	// Kitchen fills production, handoffs and menus and finds recipes to cast; nil: none.
 	Kitchen Kitchen
+	// Trays fills tray-line screens' tray queue; nil: none.
+	Trays Trays
 }
 
 func NewHandlers(d Deps) *Handlers {
@@ -54,7 +57,7 @@ func NewHandlers(d Deps) *Handlers {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &Handlers{pool: d.Pool, clock: d.Clock, limiter: d.Limiter, hub: d.Hub, logger: logger, kitchen: d.Kitchen}
+	return &Handlers{pool: d.Pool, clock: d.Clock, limiter: d.Limiter, hub: d.Hub, logger: logger, kitchen: d.Kitchen, trays: d.Trays}
 }
 
 // access is the request's authorization, established by the policy middleware.

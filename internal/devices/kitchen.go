@@ -24,6 +24,25 @@ type Kitchen interface {
 	RecipeCard(ctx context.Context, q *db.Queries, orgID, recipeID uuid.UUID) (map[string]any, error)
 }
 
+// Trays is what the tray line puts on tray-line screens; nil leaves `trays` empty.
+type Trays interface {
+	// Queue answers the site's tickets of the local date and day part, in tray-line order,
+	// only those of units when it is not empty.
+	Queue(ctx context.Context, orgID, siteID uuid.UUID, date time.Time, dayPart string, units []string) ([]map[string]any, error)
+}
+
+// units lists a tray-line screen's configured patient units.
+func (c Config) units() []string {
+	raw, _ := c["units"].([]any)
+	out := make([]string, 0, len(raw))
+	for _, s := range raw {
+		if str, ok := s.(string); ok {
+			out = append(out, str)
+		}
+	}
+	return out
+}
+
 // stations lists a wallboard's configured stations.
 func (c Config) stations() []string {
 	raw, _ := c["stations"].([]any)

@@ -1,11 +1,13 @@
 package devices
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -122,7 +124,9 @@ func (h *Handlers) GetDeviceState(ctx context.Context, req api.GetDeviceStateReq
 	if err != nil {
 		return nil, err
 	}
-	etag, err := stateETag(state)
+	// The state is encoded once: the ETag hashes those bytes (serverTime left at zero), and the
+	// response is the same bytes with serverTime set in place.
+	raw, etag, err := encodeState(state)
 	if err != nil {
 		return nil, err
 	}
@@ -131,9 +135,64 @@ func (h *Handlers) GetDeviceState(ctx context.Context, req api.GetDeviceStateReq
 		return api.GetDeviceState304Response{Headers: api.GetDeviceState304ResponseHeaders{ETag: &etag, CacheControl: &cc}}, nil
 	}
 	state.ServerTime = now.Truncate(time.Millisecond)
+	if body, ok := withServerTime(raw, state.ServerTime); ok {
+		return encodedState{body: body, etag: etag, cacheControl: cc}, nil
+	}
 	return api.GetDeviceState200JSONResponse{
 		Body: state, Headers: api.GetDeviceState200ResponseHeaders{ETag: &etag, CacheControl: &cc},
 	}, nil
+}
+
+// zeroServerTime is serverTime as encodeState leaves it.
+var zeroServerTime = []byte(`"serverTime":"0001-01-01T00:00:00Z"`)
+
+// encodeState encodes the state with serverTime at zero, since it changes on every call and
+// including it would make every poll a 200, and gives the ETag of those bytes. Encoding is
+// deterministic (struct fields in order, map keys sorted, stored JSON passed through as
+// PostgreSQL normalized it).
+func encodeState(s api.DeviceState) ([]byte, string, error) {
+	s.ServerTime = time.Time{}
+	raw, err := json.Marshal(s)
+	if err != nil {
+		return nil, "", err
+	}
+	sum := sha256.Sum256(raw)
+	return raw, `"` + hex.EncodeToString(sum[:16]) + `"`, nil
+}
+
+// withServerTime sets serverTime in the encoded state. Only site and trays follow serverTime,
+// and neither passes stored JSON through that could hold the key, so the last occurrence is
+// the field itself.
+func withServerTime(raw []byte, at time.Time) ([]byte, bool) {
+	i := bytes.LastIndex(raw, zeroServerTime)
+	if i < 0 {
+		return nil, false
+	}
+	ts, err := json.Marshal(at)
+	if err != nil {
+		return nil, false
+	}
+	out := make([]byte, 0, len(raw)+len(ts)+1)
+	out = append(out, raw[:i]...)
+	out = append(out, `"serverTime":`...)
+	out = append(out, ts...)
+	out = append(out, raw[i+len(zeroServerTime):]...)
+	return append(out, '\n'), true
+}
+
+// encodedState is a 200 of GET /device/state whose body is already encoded.
+type encodedState struct {
+	body               []byte
+	etag, cacheControl string
+}
+
+func (r encodedState) VisitGetDeviceStateResponse(w http.ResponseWriter) error {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", r.cacheControl)
+	w.Header().Set("ETag", r.etag)
+	w.WriteHeader(http.StatusOK)
+	_, err := w.Write(r.body)
+	return err
 }
 
 func (h *Handlers) buildState(ctx context.Context, row db.DeviceState, now time.Time) (api.DeviceState, error) {
@@ -185,7 +244,24 @@ func (h *Handlers) buildState(ctx context.Context, row db.DeviceState, now time.
 			s.Production, s.Handoffs = prod, hand
 		}
 	case TrayLine:
-		s.Trays = &[]map[string]any{}
+		// The queue of the day part in progress, else the next to begin.
+		trays := []map[string]any{}
+		if h.trays != nil {
+			cfg, err := decodeConfig(row.Config)
+			if err != nil {
+				return s, err
+			}
+			parts, err := decodeDayParts(row.DayParts)
+			if err != nil {
+				return s, err
+			}
+			if p, _ := menuDayPart(parts, "", local); p != nil {
+				if trays, err = h.trays.Queue(ctx, row.OrgID, row.SiteID, s.Date.Time, p.Name, cfg.units()); err != nil {
+					return s, err
+				}
+			}
+		}
+		s.Trays = &trays
 	case MenuBoard:
 		cfg, err := decodeConfig(row.Config)
 		if err != nil {
@@ -224,7 +300,7 @@ func (h *Handlers) nextTimedChange(row db.DeviceState, now time.Time) time.Time 
 	local := now.In(loc)
 	y, m, d := local.Date()
 	next := time.Date(y, m, d+1, 0, 0, 0, 0, loc)
-	if Kind(row.Kind) != MenuBoard {
+	if k := Kind(row.Kind); k != MenuBoard && k != TrayLine {
 		return next
 	}
 	parts, err := decodeDayParts(row.DayParts)
@@ -244,19 +320,6 @@ func (h *Handlers) nextTimedChange(row db.DeviceState, now time.Time) time.Time 
 		}
 	}
 	return next
-}
-
-// stateETag hashes the state with serverTime left out: it changes on every call, and including
-// it would make every poll a 200. Encoding is deterministic (struct fields in order, map keys
-// sorted, stored JSON passed through as PostgreSQL normalized it).
-func stateETag(s api.DeviceState) (string, error) {
-	s.ServerTime = time.Time{}
-	raw, err := json.Marshal(s)
-	if err != nil {
-		return "", err
-	}
-	sum := sha256.Sum256(raw)
-	return `"` + hex.EncodeToString(sum[:16]) + `"`, nil
 }
 
 // etagMatches applies If-None-Match: a list of entity tags or "*", compared weakly (RFC 9110

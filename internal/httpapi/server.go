@@ -43,6 +43,7 @@ import (
 	"github.com/sous-app/sous/internal/records"
 	"github.com/sous-app/sous/internal/surveys"
 	"github.com/sous-app/sous/internal/tasks"
+	"github.com/sous-app/sous/internal/trayline"
 	"github.com/sous-app/sous/internal/webhooks"
 	"github.com/sous-app/sous/internal/webhooks/delivery"
 )
@@ -61,6 +62,7 @@ type Server struct {
 	*inventoryHandlers
 	*purchasingHandlers
 	*kitchenHandlers
+	*traylineHandlers
 	*cateringHandlers
 	*surveysHandlers
 	*tasksHandlers
@@ -86,6 +88,7 @@ type (
 	purchasingHandlers = purchasing.Handlers
 	recordsHandlers    = records.Handlers
 	kitchenHandlers    = kitchen.Handlers
+	traylineHandlers   = trayline.Handlers
 )
 
 var _ api.StrictServerInterface = (*Server)(nil)
@@ -164,7 +167,7 @@ func New(d Deps) (http.Handler, error) {
 		return nil, err
 	}
 	keys := apikeys.NewHandlers(d.Pool, d.Clock)
-	devs := devices.NewHandlers(devices.Deps{Pool: d.Pool, Clock: d.Clock, Limiter: limiter, Hub: d.Hub, Logger: d.Logger, Kitchen: kitchen.NewScreens(d.Pool)})
+	devs := devices.NewHandlers(devices.Deps{Pool: d.Pool, Clock: d.Clock, Limiter: limiter, Hub: d.Hub, Logger: d.Logger, Kitchen: kitchen.NewScreens(d.Pool), Trays: trayline.NewScreens(d.Pool)})
 	authn := Authenticators{Bearer: authSvc.Authenticate, APIKey: keys.Authenticate, Device: devs.Authenticate}
 	authorizer := authz.NewAuthorizer(d.Pool, d.Clock)
 	ready := func(ctx context.Context) error {
@@ -231,6 +234,8 @@ func New(d Deps) (http.Handler, error) {
 	records.SetFindingTasks(tasks.FindingTasks{})
 	// Scan tags may name equipment (records) by id.
 	public.SetEquipmentLookup(records.EquipmentLookup{})
+	// Census changes move and re-check queued tray tickets (trayline), told by clinical through a hook.
+	clinical.SetCensusHook(trayline.CensusHook{Clock: d.Clock})
 	inv := inventory.NewHandlers(d.Pool, d.Clock)
 	server := &Server{
 		authHandlers:       auth.NewHandlers(authSvc),
@@ -249,6 +254,7 @@ func New(d Deps) (http.Handler, error) {
 		purchasingHandlers: purchasing.NewHandlers(d.Pool, d.Clock),
 		recordsHandlers:    records.NewHandlers(d.Pool, d.Clock, links, d.Config.WebURL),
 		kitchenHandlers:    kitchen.NewHandlers(d.Pool, d.Clock),
+		traylineHandlers:   trayline.NewHandlers(d.Pool, d.Clock),
 		metaHandlers:       meta,
 	}
 	api.RegisterHandlersWithBaseURL(e, api.NewStrictHandler(server, nil), BasePath)

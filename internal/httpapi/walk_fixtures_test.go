@@ -198,6 +198,28 @@ var walkFixtures = map[string]walkFixture{
 		return walkCall{body: map[string]any{"siteId": w.siteA, "format": "zpl", "template": "prep", "items": []map[string]any{{"runId": run, "count": 1}}}, ids: []string{run}}
 	},
 
+	// Tray line.
+	"setDietRules": func(w *walker) walkCall {
+		return walkCall{body: map[string]any{"limits": map[string]string{"sodiumMg": "600"}, "substituteRecipeId": w.recipe()}}
+	},
+	"generateTrayTickets": func(w *walker) walkCall {
+		w.dayParts()
+		w.patient()
+		return walkCall{body: map[string]any{"siteId": w.siteA, "date": "2026-03-02", "dayPart": "lunch"}}
+	},
+	"listTrayTickets": func(w *walker) walkCall {
+		id, _ := w.trayTicket("2026-03-03")
+		return walkCall{ids: []string{id}}
+	},
+	"setTraySelections": func(w *walker) walkCall {
+		id, recipe := w.trayTicket("2026-03-02")
+		return walkCall{path: map[string]string{"id": id}, ids: []string{id}, body: map[string]any{"recipeIds": []string{recipe}}}
+	},
+	"setTrayStatus": func(w *walker) walkCall {
+		id, _ := w.trayTicket("2026-03-02")
+		return walkCall{path: map[string]string{"id": id}, ids: []string{id}}
+	},
+
 	"adjustStock": func(w *walker) walkCall {
 		item, loc := w.create("inventory-items", w.itemBody()), w.location()
 		return walkCall{body: map[string]any{"siteId": w.siteA, "lines": []map[string]any{{"itemId": item, "locationId": loc, "quantity": "2",
@@ -840,6 +862,40 @@ func (w *walker) routineBody() map[string]any {
 }
 
 func (w *walker) routine() string { return w.create("routines", w.routineBody()) }
+
+// trayTicket admits a patient at site A and generates the lunch tickets of date, with a menu
+// serving a new recipe at Monday lunch; it returns the patient's ticket and the recipe.
+func (w *walker) trayTicket(date string) (ticketID, recipeID string) {
+	w.env.T.Helper()
+	w.dayParts()
+	recipeID = w.recipe()
+	w.create("menus", map[string]any{"siteId": w.siteA, "name": "Walk patient menu", "startsOn": "2026-03-02", "cycleWeeks": 1,
+		"items": []map[string]any{{"week": 1, "weekday": 1, "dayPart": "lunch", "recipeId": recipeID, "portionsPerCover": "1"}}})
+	// Site A may have several menus from other fixtures: the one in force decides.
+	var eff struct {
+		Items []struct {
+			RecipeID string `json:"recipeId"`
+		} `json:"items"`
+	}
+	w.ownerCall(http.MethodGet, "menus/effective?siteId="+w.siteA.String()+"&date=2026-03-02&dayPart=lunch").Do().Expect(http.StatusOK).Decode(&eff)
+	if len(eff.Items) > 0 {
+		recipeID = eff.Items[0].RecipeID
+	}
+	patient, _ := w.patient()
+	w.ownerCall(http.MethodPost, "tray-tickets/generate").JSON(map[string]any{"siteId": w.siteA, "date": date, "dayPart": "lunch"}).Do().Expect(http.StatusOK)
+	var tickets []struct {
+		ID        string `json:"id"`
+		PatientID string `json:"patientId"`
+	}
+	w.ownerCall(http.MethodGet, "tray-tickets?siteId="+w.siteA.String()+"&date="+date+"&dayPart=lunch").Do().Expect(http.StatusOK).Decode(&tickets)
+	for _, t := range tickets {
+		if t.PatientID == patient {
+			return t.ID, recipeID
+		}
+	}
+	w.env.T.Fatalf("fixture: no tray ticket for patient %s", patient)
+	return "", ""
+}
 
 func policyFixture(w *walker, published bool) walkCall {
 	id := w.policy(published)

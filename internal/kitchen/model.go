@@ -50,6 +50,16 @@ type Body struct {
 	Ingredients    []Ingredient     `json:"ingredients"`
 	Steps          []string         `json:"steps"`
 	MayContain     []string         `json:"mayContain"`
+	Nutrition      *Nutrition       `json:"nutrition,omitempty"`
+	IDDSILevel     *int             `json:"iddsiLevel,omitempty"`
+}
+
+// Nutrition is what a portion carries of the nutrients the tray line's diet limits read; a nil
+// nutrient is not stated.
+type Nutrition struct {
+	SodiumMg            *decimal.Decimal `json:"sodiumMg,omitempty"`
+	CarbohydrateChoices *decimal.Decimal `json:"carbohydrateChoices,omitempty"`
+	FluidMl             *decimal.Decimal `json:"fluidMl,omitempty"`
 }
 
 // SubRecipeIDs lists the recipes the body uses directly, once each, in order.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/shopspring/decimal"
 
 	"github.com/sous-app/sous/gen/api"
 	"github.com/sous-app/sous/gen/db"
@@ -37,6 +38,10 @@ func readRecipeRequest(b *api.RecipeRequest) recipeInput {
 			in.MayContain = append(in.MayContain, string(a))
 		}
 	}
+	if n := b.Nutrition; n != nil {
+		in.Nutrition.Sodium, in.Nutrition.Carbs, in.Nutrition.Fluid = (*string)(n.SodiumMg), (*string)(n.CarbohydrateChoices), (*string)(n.FluidMl)
+	}
+	in.IDDSILevel = b.IddsiLevel
 	for _, l := range b.Ingredients {
 		in.Ingredients = append(in.Ingredients, ingredientInput{ItemID: l.ItemId, RecipeID: l.RecipeId, Quantity: string(l.Quantity),
 			Unit: string(l.Unit), Trim: (*string)(l.TrimYieldPercent), Note: l.Note})
@@ -320,6 +325,17 @@ func recipeToAPI(t Tree, id uuid.UUID, head db.GetRecipesRow, site uuid.UUID) ap
 	if b.MinBatch != nil {
 		s := api.Quantity(quantity.Format(*b.MinBatch))
 		out.MinBatch = &s
+	}
+	out.IddsiLevel = b.IDDSILevel
+	if n := b.Nutrition; n != nil {
+		q := func(d *decimal.Decimal) *api.Quantity {
+			if d == nil {
+				return nil
+			}
+			s := api.Quantity(quantity.Format(*d))
+			return &s
+		}
+		out.Nutrition = &api.Nutrition{SodiumMg: q(n.SodiumMg), CarbohydrateChoices: q(n.CarbohydrateChoices), FluidMl: q(n.FluidMl)}
 	}
 	if b.MaxBatch != nil {
 		s := api.Quantity(quantity.Format(*b.MaxBatch))

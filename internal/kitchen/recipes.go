@@ -196,6 +196,8 @@ type recipeInput struct {
 	Ingredients    []ingredientInput
 	Steps          []string
 	MayContain     []string
+	Nutrition      struct{ Sodium, Carbs, Fluid *string }
+	IDDSILevel     *int
 }
 
 type ingredientInput struct {
@@ -227,6 +229,10 @@ func buildBody(ctx context.Context, q *db.Queries, orgID, self uuid.UUID, in rec
 		b.Station = &s
 	}
 	var err error
+	if b.Nutrition, err = buildNutrition(in); err != nil {
+		return b, err
+	}
+	b.IDDSILevel = in.IDDSILevel
 	if b.Yield.Quantity, err = parsePositive("yield.quantity", in.Yield.Quantity); err != nil {
 		return b, err
 	}
@@ -399,4 +405,31 @@ func findPath(ctx context.Context, q *db.Queries, orgID, from, target uuid.UUID)
 		}
 	}
 	return nil, nil
+}
+
+// buildNutrition reads the nutrients per portion; none stated is nil.
+func buildNutrition(in recipeInput) (*Nutrition, error) {
+	var n Nutrition
+	for _, f := range []struct {
+		field string
+		in    *string
+		out   **decimal.Decimal
+	}{
+		{"nutrition.sodiumMg", in.Nutrition.Sodium, &n.SodiumMg},
+		{"nutrition.carbohydrateChoices", in.Nutrition.Carbs, &n.CarbohydrateChoices},
+		{"nutrition.fluidMl", in.Nutrition.Fluid, &n.FluidMl},
+	} {
+		if f.in == nil {
+			continue
+		}
+		d, err := parseQty(f.field, *f.in)
+		if err != nil {
+			return nil, err
+		}
+		*f.out = &d
+	}
+	if n.SodiumMg == nil && n.CarbohydrateChoices == nil && n.FluidMl == nil {
+		return nil, nil
+	}
+	return &n, nil
 }
