@@ -40,7 +40,7 @@ func TestTrayLineScreenAndLateTrays(t *testing.T) {
 	h.lunch()
 	h.adt("A01", "1", "5001", "4W", "412", "A", al1Sesame, odsReg)
 	h.adt("A01", "2", "5002", "3E", "301", "B", odsReg)
-	_, screen := h.env.PairDevice(h.owner.AccessToken, h.org, h.site, "tray_line")
+	screenID, screen := h.env.PairDevice(h.owner.AccessToken, h.org, h.site, "tray_line")
 	_, board := h.env.PairDevice(h.owner.AccessToken, h.org, h.site, "wallboard_boh")
 	select {
 	case <-h.env.Hub.Ready():
@@ -123,5 +123,23 @@ func TestTrayLineScreenAndLateTrays(t *testing.T) {
 	h.status(second, first.ID, "delivered").Expect(http.StatusOK)
 	if n := h.count(`SELECT count(*) FROM alerts WHERE org_id = $1 AND kind = 'tray_late' AND resolved_at IS NULL`, h.org); n != 1 {
 		t.Fatalf("%d late alerts open after delivery", n)
+	}
+
+	// A screen configured for some units shows only their trays: 3E's (delivered, still listed) and
+	// not 4W's.
+	h.env.Call(http.MethodPut, "orgs/"+h.org.String()+"/devices/"+screenID.String()).Token(h.owner.AccessToken).
+		JSON(map[string]any{"config": map[string]any{"units": []string{"3E"}}}).Do().Expect(http.StatusOK)
+	if s := state(screen); len(s.Trays) != 1 || s.Trays[0].Room != "301" {
+		t.Fatalf("trays of unit 3E %+v", s.Trays)
+	}
+	// The late tray's patient is discharged: generating again cancels the queued ticket, and its
+	// tray_late closes.
+	h.adt("A03", "4", "5001", "4W", "415", "A")
+	h.generate("lunch")
+	if n := h.count(`SELECT count(*) FROM alerts WHERE org_id = $1 AND kind = 'tray_late' AND resolved_at IS NULL`, h.org); n != 0 {
+		t.Fatalf("%d late alerts open after the late ticket was cancelled", n)
+	}
+	if n := h.count(`SELECT count(*) FROM tray_tickets WHERE org_id = $1 AND status = 'cancelled'`, h.org); n != 1 {
+		t.Fatalf("%d cancelled tickets", n)
 	}
 }
