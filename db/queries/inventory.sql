@@ -379,6 +379,24 @@ LEFT JOIN LATERAL (
 WHERE pl.org_id = @org_id AND pl.site_id = @site_id
 ORDER BY lower(i.name), i.id;
 
+-- name: ItemStockOfSite :many
+-- ParStockOfSite for the active items of @ids (par and reorder point 0 where the site has none):
+-- the items a forecast needs.
+SELECT i.id, i.name, i.base_unit, i.units, i.shelf_life_days, i.sku,
+       coalesce(pl.par, 0)::numeric AS par, coalesce(pl.reorder_point, 0)::numeric AS reorder_point,
+       coalesce((SELECT sc.avg_cost FROM stock_costs sc WHERE sc.org_id = i.org_id AND sc.item_id = i.id AND sc.site_id = @site_id), 0)::numeric AS avg_cost,
+       coalesce(b.available, 0)::numeric AS available
+FROM inventory_items i
+LEFT JOIN inventory_par_levels pl ON pl.org_id = i.org_id AND pl.item_id = i.id AND pl.site_id = @site_id
+LEFT JOIN LATERAL (
+    SELECT sum(sb.quantity) AS available FROM stock_balances sb
+    LEFT JOIN lots lo ON lo.org_id = sb.org_id AND lo.id = sb.lot_id
+    WHERE sb.org_id = i.org_id AND sb.item_id = i.id AND sb.site_id = @site_id
+      AND (lo.expires_on IS NULL OR lo.expires_on >= @today::date)
+) b ON true
+WHERE i.org_id = @org_id AND i.id = ANY (@ids::uuid[]) AND i.active
+ORDER BY lower(i.name), i.id;
+
 -- name: FindLotsByKeys :many
 -- The site's lots of (item, code) pairs, for a receipt of many lines at once.
 SELECT l.* FROM lots l

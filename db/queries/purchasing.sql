@@ -256,3 +256,36 @@ UPDATE order_lists SET updated_at = @now WHERE org_id = @org_id AND id = @id;
 
 -- name: MarkOrderListOrdered :one
 UPDATE order_lists SET status = 'ordered', ordered_at = @now::timestamptz, updated_at = @now::timestamptz WHERE org_id = @org_id AND id = @id RETURNING *;
+
+-- name: NearestClosedCount :one
+-- The site's closed count whose counted_at is nearest @at (earlier first on a tie), other than @not_id.
+SELECT id, counted_at FROM counts
+WHERE org_id = @org_id AND site_id = @site_id AND status = 'closed' AND id <> @not_id
+ORDER BY abs(extract(epoch FROM counted_at - @at::timestamptz)), counted_at, id
+LIMIT 1;
+
+-- name: CountTotals :many
+SELECT item_id, sum(quantity_base)::numeric AS quantity FROM count_lines
+WHERE org_id = @org_id AND count_id = @count_id GROUP BY item_id;
+
+-- name: SiteFlowsBetween :many
+-- The site's receipt and transfer ledger rows after @after up to @upto.
+SELECT id, item_id, kind, quantity FROM stock_txns
+WHERE org_id = @org_id AND site_id = @site_id AND kind IN ('receipt', 'transfer_in', 'transfer_out')
+  AND at > @after AND at <= @upto
+ORDER BY at, id;
+
+-- name: SiteUsageBetween :many
+-- The usage recorded by the site's done production runs dated @from_date..@to_date.
+SELECT u.run_id, u.item_id, u.quantity_base FROM production_usage u
+JOIN production_runs r ON r.org_id = u.org_id AND r.id = u.run_id AND r.status = 'done'
+WHERE u.org_id = @org_id AND u.site_id = @site_id AND u.date BETWEEN @from_date AND @to_date
+ORDER BY u.date, u.run_id;
+
+-- name: SiteItemWasteBetween :many
+SELECT id, item_id, quantity_base FROM waste_logs
+WHERE org_id = @org_id AND site_id = @site_id AND item_id IS NOT NULL AND created_at > @after AND created_at <= @upto
+ORDER BY created_at, id;
+
+-- name: SiteAvgCosts :many
+SELECT item_id, avg_cost FROM stock_costs WHERE org_id = @org_id AND site_id = @site_id AND item_id = ANY (@item_ids::uuid[]);

@@ -1265,6 +1265,81 @@ func (q *Queries) ItemHasHistory(ctx context.Context, arg ItemHasHistoryParams) 
 	return column_1, err
 }
 
+const itemStockOfSite = `-- name: ItemStockOfSite :many
+SELECT i.id, i.name, i.base_unit, i.units, i.shelf_life_days, i.sku,
+       coalesce(pl.par, 0)::numeric AS par, coalesce(pl.reorder_point, 0)::numeric AS reorder_point,
+       coalesce((SELECT sc.avg_cost FROM stock_costs sc WHERE sc.org_id = i.org_id AND sc.item_id = i.id AND sc.site_id = $1), 0)::numeric AS avg_cost,
+       coalesce(b.available, 0)::numeric AS available
+FROM inventory_items i
+LEFT JOIN inventory_par_levels pl ON pl.org_id = i.org_id AND pl.item_id = i.id AND pl.site_id = $1
+LEFT JOIN LATERAL (
+    SELECT sum(sb.quantity) AS available FROM stock_balances sb
+    LEFT JOIN lots lo ON lo.org_id = sb.org_id AND lo.id = sb.lot_id
+    WHERE sb.org_id = i.org_id AND sb.item_id = i.id AND sb.site_id = $1
+      AND (lo.expires_on IS NULL OR lo.expires_on >= $2::date)
+) b ON true
+WHERE i.org_id = $3 AND i.id = ANY ($4::uuid[]) AND i.active
+ORDER BY lower(i.name), i.id
+`
+
+type ItemStockOfSiteParams struct {
+	SiteID uuid.UUID
+	Today  pgtype.Date
+	OrgID  uuid.UUID
+	Ids    []uuid.UUID
+}
+
+type ItemStockOfSiteRow struct {
+	ID            uuid.UUID
+	Name          string
+	BaseUnit      string
+	Units         []byte
+	ShelfLifeDays *int32
+	Sku           *string
+	Par           decimal.Decimal
+	ReorderPoint  decimal.Decimal
+	AvgCost       decimal.Decimal
+	Available     decimal.Decimal
+}
+
+// ParStockOfSite for the active items of @ids (par and reorder point 0 where the site has none):
+// the items a forecast needs.
+func (q *Queries) ItemStockOfSite(ctx context.Context, arg ItemStockOfSiteParams) ([]ItemStockOfSiteRow, error) {
+	rows, err := q.db.Query(ctx, itemStockOfSite,
+		arg.SiteID,
+		arg.Today,
+		arg.OrgID,
+		arg.Ids,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ItemStockOfSiteRow{}
+	for rows.Next() {
+		var i ItemStockOfSiteRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Name,
+			&i.BaseUnit,
+			&i.Units,
+			&i.ShelfLifeDays,
+			&i.Sku,
+			&i.Par,
+			&i.ReorderPoint,
+			&i.AvgCost,
+			&i.Available,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const listCounts = `-- name: ListCounts :many
 SELECT id, org_id, site_id, name, location_ids, counted_at, status, created_by, created_at, closed_at, closed_by FROM counts
 WHERE org_id = $1

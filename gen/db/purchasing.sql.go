@@ -136,6 +136,41 @@ func (q *Queries) ClearPreferred(ctx context.Context, arg ClearPreferredParams) 
 	return err
 }
 
+const countTotals = `-- name: CountTotals :many
+SELECT item_id, sum(quantity_base)::numeric AS quantity FROM count_lines
+WHERE org_id = $1 AND count_id = $2 GROUP BY item_id
+`
+
+type CountTotalsParams struct {
+	OrgID   uuid.UUID
+	CountID uuid.UUID
+}
+
+type CountTotalsRow struct {
+	ItemID   uuid.UUID
+	Quantity decimal.Decimal
+}
+
+func (q *Queries) CountTotals(ctx context.Context, arg CountTotalsParams) ([]CountTotalsRow, error) {
+	rows, err := q.db.Query(ctx, countTotals, arg.OrgID, arg.CountID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []CountTotalsRow{}
+	for rows.Next() {
+		var i CountTotalsRow
+		if err := rows.Scan(&i.ItemID, &i.Quantity); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const fulfillLines = `-- name: FulfillLines :exec
 UPDATE requisition_lines l SET fulfilled_base = l.fulfilled_base + u.base
 FROM (SELECT unnest($2::uuid[]) AS id, unnest($3::numeric[]) AS base) AS u
@@ -1238,6 +1273,38 @@ func (q *Queries) MatchItemsByNameOrSku(ctx context.Context, arg MatchItemsByNam
 	return items, nil
 }
 
+const nearestClosedCount = `-- name: NearestClosedCount :one
+SELECT id, counted_at FROM counts
+WHERE org_id = $1 AND site_id = $2 AND status = 'closed' AND id <> $3
+ORDER BY abs(extract(epoch FROM counted_at - $4::timestamptz)), counted_at, id
+LIMIT 1
+`
+
+type NearestClosedCountParams struct {
+	OrgID  uuid.UUID
+	SiteID uuid.UUID
+	NotID  uuid.UUID
+	At     time.Time
+}
+
+type NearestClosedCountRow struct {
+	ID        uuid.UUID
+	CountedAt time.Time
+}
+
+// The site's closed count whose counted_at is nearest @at (earlier first on a tie), other than @not_id.
+func (q *Queries) NearestClosedCount(ctx context.Context, arg NearestClosedCountParams) (NearestClosedCountRow, error) {
+	row := q.db.QueryRow(ctx, nearestClosedCount,
+		arg.OrgID,
+		arg.SiteID,
+		arg.NotID,
+		arg.At,
+	)
+	var i NearestClosedCountRow
+	err := row.Scan(&i.ID, &i.CountedAt)
+	return i, err
+}
+
 const onOrderLines = `-- name: OnOrderLines :many
 SELECT l.item_id, l.pack_size, l.pack_unit, (l.packs - l.received_packs)::numeric AS outstanding
 FROM purchase_orders po JOIN purchase_order_lines l ON l.org_id = po.org_id AND l.po_id = po.id
@@ -1718,6 +1785,183 @@ func (q *Queries) SetRequisitionStatus(ctx context.Context, arg SetRequisitionSt
 		&i.CancelledAt,
 	)
 	return i, err
+}
+
+const siteAvgCosts = `-- name: SiteAvgCosts :many
+SELECT item_id, avg_cost FROM stock_costs WHERE org_id = $1 AND site_id = $2 AND item_id = ANY ($3::uuid[])
+`
+
+type SiteAvgCostsParams struct {
+	OrgID   uuid.UUID
+	SiteID  uuid.UUID
+	ItemIds []uuid.UUID
+}
+
+type SiteAvgCostsRow struct {
+	ItemID  uuid.UUID
+	AvgCost decimal.Decimal
+}
+
+func (q *Queries) SiteAvgCosts(ctx context.Context, arg SiteAvgCostsParams) ([]SiteAvgCostsRow, error) {
+	rows, err := q.db.Query(ctx, siteAvgCosts, arg.OrgID, arg.SiteID, arg.ItemIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []SiteAvgCostsRow{}
+	for rows.Next() {
+		var i SiteAvgCostsRow
+		if err := rows.Scan(&i.ItemID, &i.AvgCost); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const siteFlowsBetween = `-- name: SiteFlowsBetween :many
+SELECT id, item_id, kind, quantity FROM stock_txns
+WHERE org_id = $1 AND site_id = $2 AND kind IN ('receipt', 'transfer_in', 'transfer_out')
+  AND at > $3 AND at <= $4
+ORDER BY at, id
+`
+
+type SiteFlowsBetweenParams struct {
+	OrgID  uuid.UUID
+	SiteID uuid.UUID
+	After  time.Time
+	Upto   time.Time
+}
+
+type SiteFlowsBetweenRow struct {
+	ID       uuid.UUID
+	ItemID   uuid.UUID
+	Kind     string
+	Quantity decimal.Decimal
+}
+
+// The site's receipt and transfer ledger rows after @after up to @upto.
+func (q *Queries) SiteFlowsBetween(ctx context.Context, arg SiteFlowsBetweenParams) ([]SiteFlowsBetweenRow, error) {
+	rows, err := q.db.Query(ctx, siteFlowsBetween,
+		arg.OrgID,
+		arg.SiteID,
+		arg.After,
+		arg.Upto,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []SiteFlowsBetweenRow{}
+	for rows.Next() {
+		var i SiteFlowsBetweenRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.ItemID,
+			&i.Kind,
+			&i.Quantity,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const siteItemWasteBetween = `-- name: SiteItemWasteBetween :many
+SELECT id, item_id, quantity_base FROM waste_logs
+WHERE org_id = $1 AND site_id = $2 AND item_id IS NOT NULL AND created_at > $3 AND created_at <= $4
+ORDER BY created_at, id
+`
+
+type SiteItemWasteBetweenParams struct {
+	OrgID  uuid.UUID
+	SiteID uuid.UUID
+	After  time.Time
+	Upto   time.Time
+}
+
+type SiteItemWasteBetweenRow struct {
+	ID           uuid.UUID
+	ItemID       *uuid.UUID
+	QuantityBase decimal.Decimal
+}
+
+func (q *Queries) SiteItemWasteBetween(ctx context.Context, arg SiteItemWasteBetweenParams) ([]SiteItemWasteBetweenRow, error) {
+	rows, err := q.db.Query(ctx, siteItemWasteBetween,
+		arg.OrgID,
+		arg.SiteID,
+		arg.After,
+		arg.Upto,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []SiteItemWasteBetweenRow{}
+	for rows.Next() {
+		var i SiteItemWasteBetweenRow
+		if err := rows.Scan(&i.ID, &i.ItemID, &i.QuantityBase); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const siteUsageBetween = `-- name: SiteUsageBetween :many
+SELECT u.run_id, u.item_id, u.quantity_base FROM production_usage u
+JOIN production_runs r ON r.org_id = u.org_id AND r.id = u.run_id AND r.status = 'done'
+WHERE u.org_id = $1 AND u.site_id = $2 AND u.date BETWEEN $3 AND $4
+ORDER BY u.date, u.run_id
+`
+
+type SiteUsageBetweenParams struct {
+	OrgID    uuid.UUID
+	SiteID   uuid.UUID
+	FromDate pgtype.Date
+	ToDate   pgtype.Date
+}
+
+type SiteUsageBetweenRow struct {
+	RunID        uuid.UUID
+	ItemID       uuid.UUID
+	QuantityBase decimal.Decimal
+}
+
+// The usage recorded by the site's done production runs dated @from_date..@to_date.
+func (q *Queries) SiteUsageBetween(ctx context.Context, arg SiteUsageBetweenParams) ([]SiteUsageBetweenRow, error) {
+	rows, err := q.db.Query(ctx, siteUsageBetween,
+		arg.OrgID,
+		arg.SiteID,
+		arg.FromDate,
+		arg.ToDate,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []SiteUsageBetweenRow{}
+	for rows.Next() {
+		var i SiteUsageBetweenRow
+		if err := rows.Scan(&i.RunID, &i.ItemID, &i.QuantityBase); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const touchOrderList = `-- name: TouchOrderList :exec

@@ -3566,6 +3566,37 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orgs/{orgId}/production-runs/requisition": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Draft a requisition of a day's production needs
+         * @description Drafts a requisition (`draft`, `neededOn` the date) of the ingredient needs of the site's production runs of the
+         *     date: each run's pinned recipe version scaled to the run (sub-recipes included, trim yields as purchased), summed
+         *     per item, in the item's base unit, one line per item. A date without runs, or whose runs use no items, answers 409
+         *     and writes nothing; locations not of the site answer 400.
+         *
+         *     Permission: `operateKitchen` (inspector/staff and up), at the site.
+         */
+        post: operations["createRunRequisition"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orgs/{orgId}/production-runs/{id}": {
         parameters: {
             query?: never;
@@ -3823,8 +3854,11 @@ export interface paths {
          *     a par level at the site whose projected quantity (on hand, available, + on order − approved
          *     requisitions) is below par, needing par − projected; quantities round up to whole packs of the
          *     item's preferred vendor item and are costed at the moving-average price. Items without a
-         *     preferred vendor item are listed, not included. The `forecast` and `both` bases (ingredient
-         *     needs of the forecast production) are not available yet and answer 400.
+         *     preferred vendor item are listed, not included. With the `forecast` basis, each item the
+         *     forecast production over `from`..`to` uses (each date's effective menu × forecasts, exploded
+         *     as the run generator does, recipes scaled at their current versions, sub-recipes and trim
+         *     yields included, in base units) needs those needs − projected; `both` takes the larger of the
+         *     par and forecast needs. The forecast bases cover at most 93 days (else 400); no run is written.
          *
          *     Plan: Pro and Enterprise (402 `feature: order_lists` on free). Permission: `manageSupply` (manager and up), at the list's site.
          */
@@ -6505,6 +6539,43 @@ export interface paths {
          *     Permission: `manageCompliance` (manager and up).
          */
         post: operations["createReport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/reports/cost-variance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Cost variance of a site over dates
+         * @description Per item, over the site's local dates `from`..`to`: actual usage = opening count + receipts +
+         *     transfers in − transfers out − closing count, where the opening count is the site's closed count
+         *     nearest the start of `from`, the closing count the closed count nearest the end of `to` (a
+         *     different one), and the ledger rows counted are those between the two counts' times; theoretical
+         *     usage = the usage recorded by the site's done production runs dated in the range (their pinned
+         *     recipe versions × scale); waste = the item waste logged between the counts. variance = actual −
+         *     theoretical − waste. Quantities are in the item's base unit; cents are each quantity × the item's
+         *     moving-average cost at the site, half-even, and varianceCents = actualCents − theoreticalCents −
+         *     wasteCents. Each line links its sources: the counts, the ledger rows, the runs and the waste logs.
+         *     Without two closed counts the report answers 409.
+         *
+         *     Permission: `manageSupply` (manager and up), at the site.
+         */
+        get: operations["getCostVariance"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -10259,6 +10330,26 @@ export interface components {
             removed: number;
             runs: components["schemas"]["ProductionRun"][];
         };
+        RunRequisitionRequest: {
+            /** Format: uuid */
+            siteId: string;
+            /**
+             * Format: date
+             * @description The production date whose runs' needs are requisitioned.
+             * @example 2026-03-03
+             */
+            date: string;
+            /**
+             * Format: uuid
+             * @description The storage location of the site the stock comes from.
+             */
+            fromLocationId: string;
+            /**
+             * Format: uuid
+             * @description The storage location of the site the stock goes to (not the source).
+             */
+            toLocationId: string;
+        };
         CardLine: {
             /** Format: uuid */
             itemId?: string;
@@ -10396,7 +10487,8 @@ export interface components {
         OrderListBasis: "par" | "forecast" | "both";
         /**
          * @description One item to buy, with the numbers it came from, in the item's base unit: `needed` (par basis:
-         *     par − (onHand + onOrder − requisitioned)), `onHand`, `par`, `onOrder`; `quantity` to buy
+         *     par − (onHand + onOrder − requisitioned); forecast basis: the forecast production's needs of the
+         *     item − the same projection; both: the larger), `onHand`, `par`, `onOrder`; `quantity` to buy
          *     (needed unless edited), `packs` = ceil(quantity / pack) of the vendor item, `unitCostCents`
          *     one pack at the site's moving-average cost (the vendor item's price where the item has no
          *     average yet) and `lineTotalCents` = packs × unitCostCents.
@@ -12122,6 +12214,68 @@ export interface components {
             period: components["schemas"]["ReportPeriod"];
             /** @enum {string} */
             kind: "operations";
+        };
+        CostVarianceLine: {
+            /** Format: uuid */
+            itemId: string;
+            itemName: string;
+            /** @description The item's base unit. */
+            unit: string;
+            opening: components["schemas"]["Quantity"];
+            receipts: components["schemas"]["Quantity"];
+            transfersIn: components["schemas"]["Quantity"];
+            transfersOut: components["schemas"]["Quantity"];
+            closing: components["schemas"]["Quantity"];
+            actual: components["schemas"]["Quantity"];
+            theoretical: components["schemas"]["Quantity"];
+            waste: components["schemas"]["Quantity"];
+            variance: components["schemas"]["Quantity"];
+            /**
+             * @description The moving-average cost at the site, cents per base unit (decimal string).
+             * @example 200
+             */
+            unitCostCents: string;
+            /** Format: int64 */
+            actualCents: number;
+            /** Format: int64 */
+            theoreticalCents: number;
+            /** Format: int64 */
+            wasteCents: number;
+            /** Format: int64 */
+            varianceCents: number;
+            /** @description The receipt and transfer ledger rows counted. */
+            ledgerTxnIds: string[];
+            /** @description The done production runs whose recorded usage is the theoretical usage. */
+            runIds: string[];
+            wasteLogIds: string[];
+        };
+        CostVarianceTotals: {
+            /** Format: int64 */
+            actualCents: number;
+            /** Format: int64 */
+            theoreticalCents: number;
+            /** Format: int64 */
+            wasteCents: number;
+            /** Format: int64 */
+            varianceCents: number;
+        };
+        CostVariance: {
+            /** Format: uuid */
+            siteId: string;
+            /** Format: date */
+            from: string;
+            /** Format: date */
+            to: string;
+            /** Format: uuid */
+            openingCountId: string;
+            /** Format: date-time */
+            openingCountedAt: string;
+            /** Format: uuid */
+            closingCountId: string;
+            /** Format: date-time */
+            closingCountedAt: string;
+            lines: components["schemas"]["CostVarianceLine"][];
+            totals: components["schemas"]["CostVarianceTotals"];
         };
         JWK: {
             /** @example OKP */
@@ -20624,6 +20778,98 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["GenerateRunsResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createRunRequisition: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "date": "2026-03-03",
+                 *       "fromLocationId": "0192f3a4-0000-7000-8000-0000000000b1",
+                 *       "toLocationId": "0192f3a4-0000-7000-8000-0000000000b2"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RunRequisitionRequest"];
+            };
+        };
+        responses: {
+            /** @description The draft requisition. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0192f3a4-0000-7000-8000-0000000000f1",
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "fromLocationId": "0192f3a4-0000-7000-8000-0000000000b1",
+                     *       "toLocationId": "0192f3a4-0000-7000-8000-0000000000b2",
+                     *       "neededOn": "2026-03-03",
+                     *       "note": "Production of 2026-03-03",
+                     *       "status": "draft",
+                     *       "lines": [
+                     *         {
+                     *           "id": "0192f3a4-0000-7000-8000-0000000000f2",
+                     *           "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *           "quantity": "12.5",
+                     *           "unit": "lb",
+                     *           "quantityBase": "12.5",
+                     *           "fulfilledBase": "0",
+                     *           "baseUnit": "lb"
+                     *         }
+                     *       ],
+                     *       "purchaseOrderIds": [],
+                     *       "createdAt": "2026-03-02T14:00:00Z",
+                     *       "updatedAt": "2026-03-02T14:00:00Z",
+                     *       "submittedAt": null,
+                     *       "approvedAt": null,
+                     *       "fulfilledAt": null,
+                     *       "cancelledAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Requisition"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -30456,6 +30702,93 @@ export interface operations {
             409: components["responses"]["IdempotencyConflict"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCostVariance: {
+        parameters: {
+            query: {
+                /** @example 0192f3a4-0000-7000-8000-0000000000aa */
+                siteId: string;
+                /** @example 2026-03-02 */
+                from: string;
+                /** @example 2026-03-08 */
+                to: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                     *       "from": "2026-03-02",
+                     *       "to": "2026-03-08",
+                     *       "openingCountId": "0192f3a4-0000-7000-8000-0000000000c1",
+                     *       "openingCountedAt": "2026-03-02T06:00:00Z",
+                     *       "closingCountId": "0192f3a4-0000-7000-8000-0000000000c2",
+                     *       "closingCountedAt": "2026-03-08T22:00:00Z",
+                     *       "lines": [
+                     *         {
+                     *           "itemId": "0192f3a4-0000-7000-8000-0000000000d1",
+                     *           "itemName": "Lemons",
+                     *           "unit": "lb",
+                     *           "opening": "10",
+                     *           "receipts": "28.75",
+                     *           "transfersIn": "0",
+                     *           "transfersOut": "0",
+                     *           "closing": "8.75",
+                     *           "actual": "30",
+                     *           "theoretical": "25",
+                     *           "waste": "2",
+                     *           "variance": "3",
+                     *           "unitCostCents": "200",
+                     *           "actualCents": 6000,
+                     *           "theoreticalCents": 5000,
+                     *           "wasteCents": 400,
+                     *           "varianceCents": 600,
+                     *           "ledgerTxnIds": [
+                     *             "0192f3a4-0000-7000-8000-0000000000e1"
+                     *           ],
+                     *           "runIds": [
+                     *             "0192f3a4-0000-7000-8000-0000000000e2"
+                     *           ],
+                     *           "wasteLogIds": [
+                     *             "0192f3a4-0000-7000-8000-0000000000e3"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "totals": {
+                     *         "actualCents": 6000,
+                     *         "theoreticalCents": 5000,
+                     *         "wasteCents": 400,
+                     *         "varianceCents": 600
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CostVariance"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

@@ -288,6 +288,19 @@ var walkFixtures = map[string]walkFixture{
 		return walkCall{body: map[string]any{"siteId": w.siteA, "fromLocationId": from, "toLocationId": w.location(),
 			"lines": []map[string]any{{"itemId": item, "quantity": "1", "unit": "lb"}}}}
 	},
+	"getCostVariance": func(w *walker) walkCall {
+		var ids []string
+		for range 2 {
+			fx := countFixture(w)
+			w.ownerCall(http.MethodPost, "counts/"+fx.path["id"]+"/close").Do().Expect(http.StatusOK)
+			ids = append(ids, fx.ids...)
+		}
+		return walkCall{ids: ids}
+	},
+	"createRunRequisition": func(w *walker) walkCall {
+		w.run()
+		return walkCall{body: map[string]any{"siteId": w.siteA, "date": "2030-01-07", "fromLocationId": w.location(), "toLocationId": w.location()}}
+	},
 	"listRequisitions":   func(w *walker) walkCall { return reqFixture(w.requisition()) },
 	"getRequisition":     func(w *walker) walkCall { return reqFixture(w.requisition()) },
 	"submitRequisition":  func(w *walker) walkCall { return reqFixture(w.requisition()) },

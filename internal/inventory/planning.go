@@ -51,6 +51,29 @@ func ParStockOfSite(ctx context.Context, q *db.Queries, orgID, siteID uuid.UUID,
 	return out, nil
 }
 
+// ItemStockOfSite reads ParStock of the active items of ids at the site (par and reorder point 0
+// where the site has no par level for one), by name.
+func ItemStockOfSite(ctx context.Context, q *db.Queries, orgID, siteID uuid.UUID, today time.Time, ids []uuid.UUID) ([]ParStock, error) {
+	rows, err := q.ItemStockOfSite(ctx, db.ItemStockOfSiteParams{OrgID: orgID, SiteID: siteID, Today: pgDate(&today), Ids: ids})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ParStock, 0, len(rows))
+	for _, r := range rows {
+		var units []storedUnit
+		if err := json.Unmarshal(r.Units, &units); err != nil {
+			return nil, fmt.Errorf("inventory: item %s units: %w", r.ID, err)
+		}
+		p := ParStock{ItemID: r.ID, Name: r.Name, SKU: r.Sku, Units: quantity.Units{Item: r.Name, Base: r.BaseUnit},
+			Par: r.Par, ReorderPoint: r.ReorderPoint, Available: r.Available, AvgCostCents: r.AvgCost}
+		for _, u := range units {
+			p.Units.Declared = append(p.Units.Declared, quantity.NamedUnit{Name: u.Name, Factor: u.Factor})
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
 // SiteToday is the site's local date now, as a UTC midnight.
 func SiteToday(ctx context.Context, q *db.Queries, orgID, siteID uuid.UUID, now time.Time) (time.Time, error) {
 	s, err := q.GetSite(ctx, db.GetSiteParams{OrgID: orgID, ID: siteID})

@@ -326,69 +326,12 @@ func generate(ctx context.Context, q *db.Queries, orgID uuid.UUID, site Site, da
 		}
 	}
 	pdate := pgDateT{Time: date, Valid: true}
-	forecasts, err := q.ForecastsOf(ctx, db.ForecastsOfParams{OrgID: orgID, SiteID: site.ID, Date: pdate})
+	x, err := explode(ctx, q, orgID, site.ID, date, parts)
 	if err != nil {
 		return res, err
 	}
-	byPart := map[string]db.Forecast{}
-	for _, f := range forecasts {
-		byPart[f.DayPart] = f
-	}
-	eff, err := effectiveMenu(ctx, q, orgID, site.ID, date, "")
-	if err != nil {
-		return res, err
-	}
-	type key struct {
-		part   string
-		recipe uuid.UUID
-	}
-	type want struct {
-		portions decimal.Decimal
-		ppc      decimal.Decimal
-		forecast *decimal.Decimal
-	}
-	wanted := map[key]*want{}
-	var order []key
-	var roots []uuid.UUID
-	for _, it := range eff.Items {
-		if !containsString(parts, it.DayPart) {
-			continue
-		}
-		f, ok := byPart[it.DayPart]
-		if !ok {
-			continue // no forecast: nothing to make for the day part
-		}
-		var items []forecastItem
-		_ = json.Unmarshal(f.Items, &items)
-		k := key{it.DayPart, it.RecipeID}
-		w, seen := wanted[k]
-		if !seen {
-			w = &want{}
-			wanted[k] = w
-			order = append(order, k)
-			roots = append(roots, it.RecipeID)
-		}
-		named := false
-		for _, fi := range items {
-			if fi.RecipeID == it.RecipeID {
-				named = true
-				if w.forecast == nil {
-					p := fi.Portions
-					w.forecast, w.portions = &p, p
-				}
-			}
-		}
-		if !named {
-			w.ppc = w.ppc.Add(it.PortionsPerCover)
-			w.portions = w.portions.Add(it.PortionsPerCover.Mul(decimal.NewFromInt(int64(f.Covers))))
-		}
-	}
-	forest := Tree{Recipes: map[uuid.UUID]Version{}}
-	if len(roots) > 0 {
-		if forest, err = loadForest(ctx, q, orgID, dedupe(roots), nil); err != nil {
-			return res, err
-		}
-	}
+	byPart, wanted, order, forest := x.byPart, x.wanted, x.order, x.forest
+	type key = wantKey
 	existing, err := q.GeneratedRuns(ctx, db.GeneratedRunsParams{OrgID: orgID, SiteID: site.ID, Date: pdate, DayParts: parts})
 	if err != nil {
 		return res, err

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -21,6 +22,7 @@ import (
 	"github.com/sous-app/sous/internal/audit"
 	"github.com/sous-app/sous/internal/authz"
 	"github.com/sous-app/sous/internal/inventory"
+	"github.com/sous-app/sous/internal/kitchen"
 	"github.com/sous-app/sous/internal/paging"
 	"github.com/sous-app/sous/internal/pg"
 	"github.com/sous-app/sous/internal/quantity"
@@ -59,6 +61,26 @@ func price(units quantity.Units, avg decimal.Decimal, packSize decimal.Decimal, 
 	return p, nil
 }
 
+// maxForecastDays + 1 is the longest span the forecast bases explode, day by day.
+const maxForecastDays = 92
+
+// neededOf is what a line needs: par − projected (par basis), the forecast production's needs −
+// projected (forecast basis, items the forecast uses), or the larger of the two (both).
+func neededOf(basis api.OrderListBasis, r planRow, forecast map[uuid.UUID]decimal.Decimal) decimal.Decimal {
+	par := r.item.Par.Sub(r.projected)
+	if basis == api.OrderListBasisPar {
+		return par
+	}
+	fc := decimal.Zero
+	if n, ok := forecast[r.item.ItemID]; ok {
+		fc = n.Sub(r.projected)
+	}
+	if basis == api.OrderListBasisForecast || fc.GreaterThan(par) {
+		return fc
+	}
+	return par
+}
+
 func (h *Handlers) GenerateOrderList(ctx context.Context, req api.GenerateOrderListRequestObject) (api.GenerateOrderListResponseObject, error) {
 	a, err := authz.MustFromContext(ctx)
 	if err != nil {
@@ -71,14 +93,24 @@ func (h *Handlers) GenerateOrderList(ctx context.Context, req api.GenerateOrderL
 	switch {
 	case b.From.Time.After(b.To.Time):
 		return nil, apierr.InvalidField("to", "must not be before from")
-	case b.Basis != api.OrderListBasisPar:
-		return nil, apierr.InvalidField("basis", fmt.Sprintf("%s is not available yet: generate with the par basis", b.Basis))
+	case b.Basis != api.OrderListBasisPar && b.To.Time.Sub(b.From.Time) > maxForecastDays*24*time.Hour:
+		return nil, apierr.InvalidField("to", fmt.Sprintf("the %s basis covers at most %d days", b.Basis, maxForecastDays+1))
 	}
 	now := h.clock.Now()
 	var out api.OrderList
 	err = pg.InTx(ctx, h.pool, func(tx pgx.Tx) error {
 		q := db.New(tx)
-		rows, err := plan(ctx, q, req.OrgId, b.SiteId, now)
+		var forecast map[uuid.UUID]decimal.Decimal
+		var extra []uuid.UUID
+		if b.Basis != api.OrderListBasisPar {
+			if forecast, err = kitchen.ForecastNeeds(ctx, q, req.OrgId, b.SiteId, b.From.Time, b.To.Time); err != nil {
+				return err
+			}
+			for id := range forecast {
+				extra = append(extra, id)
+			}
+		}
+		rows, err := plan(ctx, q, req.OrgId, b.SiteId, now, extra)
 		if err != nil {
 			return err
 		}
@@ -101,7 +133,7 @@ func (h *Handlers) GenerateOrderList(ctx context.Context, req api.GenerateOrderL
 		p.OrgID, p.OrderListID = req.OrgId, l.ID
 		n := 0
 		for _, r := range rows {
-			need := r.item.Par.Sub(r.projected)
+			need := neededOf(b.Basis, r, forecast)
 			if !need.IsPositive() {
 				continue
 			}

@@ -115,10 +115,10 @@ func TestOrderListsParBasis(t *testing.T) {
 		t.Fatalf("lists = %d", len(lists))
 	}
 
-	// Bad input; the forecast basis is not available.
-	gen["basis"] = "forecast"
+	// Bad input: a forecast basis over more than 93 days; to before from.
+	gen["basis"], gen["to"] = "forecast", "2026-06-30"
 	b.call(http.MethodPost, "order-lists/generate").JSON(gen).Do().Expect(http.StatusBadRequest)
-	gen["basis"], gen["from"] = "par", "2026-03-09"
+	gen["basis"], gen["from"], gen["to"] = "par", "2026-03-09", "2026-03-08"
 	b.call(http.MethodPost, "order-lists/generate").JSON(gen).Do().Expect(http.StatusBadRequest)
 
 	// Free plan: 402 naming the feature, nothing written.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"sort"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -53,78 +54,83 @@ func (h *Handlers) CreateRequisition(ctx context.Context, req api.CreateRequisit
 	now := h.clock.Now()
 	var out api.Requisition
 	err = pg.InTx(ctx, h.pool, func(tx pgx.Tx) error {
-		q := db.New(tx)
-		if _, err := q.GetSite(ctx, db.GetSiteParams{OrgID: req.OrgId, ID: b.SiteId}); err != nil {
-			if pg.IsNoRows(err) {
-				return apierr.NotFound("Site")
-			}
-			return err
-		}
-		locs, err := q.GetStorageLocations(ctx, db.GetStorageLocationsParams{OrgID: req.OrgId, Ids: []uuid.UUID{b.FromLocationId, b.ToLocationId}})
-		if err != nil {
-			return err
-		}
-		found := map[uuid.UUID]db.StorageLocation{}
-		for _, l := range locs {
-			found[l.ID] = l
-		}
-		for field, id := range map[string]uuid.UUID{"fromLocationId": b.FromLocationId, "toLocationId": b.ToLocationId} {
-			if l, ok := found[id]; !ok || l.SiteID != b.SiteId {
-				return apierr.InvalidField(field, "is no storage location of the site")
-			}
-		}
-		ids := make([]uuid.UUID, 0, len(b.Lines))
-		for _, l := range b.Lines {
-			ids = append(ids, l.ItemId)
-		}
-		items, err := inventory.GetItems(ctx, q, req.OrgId, ids)
-		if err != nil {
-			return err
-		}
-		r := db.InsertRequisitionParams{ID: uuid.Must(uuid.NewV7()), OrgID: req.OrgId, SiteID: b.SiteId, FromLocationID: b.FromLocationId,
-			ToLocationID: b.ToLocationId, Note: nonBlank(b.Note), CreatedBy: actorOf(a), Now: now}
-		if b.NeededOn != nil {
-			r.NeededOn = pgtype.Date{Time: b.NeededOn.Time, Valid: true}
-		}
-		var lp db.InsertRequisitionLinesParams
-		lp.OrgID, lp.RequisitionID = req.OrgId, r.ID
-		for i, l := range b.Lines {
-			field := fmt.Sprintf("lines.%d", i)
-			it, ok := items[l.ItemId]
-			if !ok {
-				return apierr.InvalidField(field+".itemId", "is no inventory item of the organization")
-			}
-			qty, err := parsePacks(field+".quantity", l.Quantity)
-			if err != nil {
-				return err
-			}
-			base, err := it.Units.ToBase(qty, l.Unit)
-			if err != nil {
-				return apierr.InvalidField(field+".unit", err.Error())
-			}
-			if !base.IsPositive() {
-				return apierr.InvalidField(field+".quantity", fmt.Sprintf("is too small to count in %s", it.Units.Base))
-			}
-			lp.Ids, lp.Positions, lp.ItemIds = append(lp.Ids, uuid.Must(uuid.NewV7())), append(lp.Positions, int32(i)), append(lp.ItemIds, it.ID)
-			lp.Quantities, lp.Units, lp.Bases = append(lp.Quantities, qty), append(lp.Units, l.Unit), append(lp.Bases, base)
-		}
-		row, err := q.InsertRequisition(ctx, r)
-		if err != nil {
-			return err
-		}
-		if err := q.InsertRequisitionLines(ctx, lp); err != nil {
-			return err
-		}
-		if err := audit.RecordSite(ctx, q, req.OrgId, row.SiteID, row.ID, now); err != nil {
-			return err
-		}
-		out, err = requisitionOut(ctx, q, row)
+		out, err = draftRequisition(ctx, db.New(tx), a, req.OrgId, *b, now)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	return api.CreateRequisition201JSONResponse{Body: out}, nil
+}
+
+// draftRequisition writes a draft requisition of b (site, locations and lines checked) in q's
+// transaction, with its audit row.
+func draftRequisition(ctx context.Context, q *db.Queries, a authz.Access, orgID uuid.UUID, b api.CreateRequisitionRequest, now time.Time) (api.Requisition, error) {
+	if _, err := q.GetSite(ctx, db.GetSiteParams{OrgID: orgID, ID: b.SiteId}); err != nil {
+		if pg.IsNoRows(err) {
+			return api.Requisition{}, apierr.NotFound("Site")
+		}
+		return api.Requisition{}, err
+	}
+	locs, err := q.GetStorageLocations(ctx, db.GetStorageLocationsParams{OrgID: orgID, Ids: []uuid.UUID{b.FromLocationId, b.ToLocationId}})
+	if err != nil {
+		return api.Requisition{}, err
+	}
+	found := map[uuid.UUID]db.StorageLocation{}
+	for _, l := range locs {
+		found[l.ID] = l
+	}
+	for field, id := range map[string]uuid.UUID{"fromLocationId": b.FromLocationId, "toLocationId": b.ToLocationId} {
+		if l, ok := found[id]; !ok || l.SiteID != b.SiteId {
+			return api.Requisition{}, apierr.InvalidField(field, "is no storage location of the site")
+		}
+	}
+	ids := make([]uuid.UUID, 0, len(b.Lines))
+	for _, l := range b.Lines {
+		ids = append(ids, l.ItemId)
+	}
+	items, err := inventory.GetItems(ctx, q, orgID, ids)
+	if err != nil {
+		return api.Requisition{}, err
+	}
+	r := db.InsertRequisitionParams{ID: uuid.Must(uuid.NewV7()), OrgID: orgID, SiteID: b.SiteId, FromLocationID: b.FromLocationId,
+		ToLocationID: b.ToLocationId, Note: nonBlank(b.Note), CreatedBy: actorOf(a), Now: now}
+	if b.NeededOn != nil {
+		r.NeededOn = pgtype.Date{Time: b.NeededOn.Time, Valid: true}
+	}
+	var lp db.InsertRequisitionLinesParams
+	lp.OrgID, lp.RequisitionID = orgID, r.ID
+	for i, l := range b.Lines {
+		field := fmt.Sprintf("lines.%d", i)
+		it, ok := items[l.ItemId]
+		if !ok {
+			return api.Requisition{}, apierr.InvalidField(field+".itemId", "is no inventory item of the organization")
+		}
+		qty, err := parsePacks(field+".quantity", l.Quantity)
+		if err != nil {
+			return api.Requisition{}, err
+		}
+		base, err := it.Units.ToBase(qty, l.Unit)
+		if err != nil {
+			return api.Requisition{}, apierr.InvalidField(field+".unit", err.Error())
+		}
+		if !base.IsPositive() {
+			return api.Requisition{}, apierr.InvalidField(field+".quantity", fmt.Sprintf("is too small to count in %s", it.Units.Base))
+		}
+		lp.Ids, lp.Positions, lp.ItemIds = append(lp.Ids, uuid.Must(uuid.NewV7())), append(lp.Positions, int32(i)), append(lp.ItemIds, it.ID)
+		lp.Quantities, lp.Units, lp.Bases = append(lp.Quantities, qty), append(lp.Units, l.Unit), append(lp.Bases, base)
+	}
+	row, err := q.InsertRequisition(ctx, r)
+	if err != nil {
+		return api.Requisition{}, err
+	}
+	if err := q.InsertRequisitionLines(ctx, lp); err != nil {
+		return api.Requisition{}, err
+	}
+	if err := audit.RecordSite(ctx, q, orgID, row.SiteID, row.ID, now); err != nil {
+		return api.Requisition{}, err
+	}
+	return requisitionOut(ctx, q, row)
 }
 
 // loadReq reads (lock: and locks) a requisition the member may see.

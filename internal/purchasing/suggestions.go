@@ -3,6 +3,7 @@ package purchasing
 import (
 	"context"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -44,7 +45,8 @@ func (r planRow) packs(need decimal.Decimal) decimal.Decimal {
 
 // plan reads the par stock of a site with what is on order, requisitioned and the preferred
 // vendor item of each item.
-func plan(ctx context.Context, q *db.Queries, orgID, siteID uuid.UUID, now time.Time) ([]planRow, error) {
+// Items of extra without a par level at the site are planned too (par 0), in name order.
+func plan(ctx context.Context, q *db.Queries, orgID, siteID uuid.UUID, now time.Time, extra []uuid.UUID) ([]planRow, error) {
 	today, err := inventory.SiteToday(ctx, q, orgID, siteID, now)
 	if err != nil {
 		return nil, err
@@ -52,6 +54,32 @@ func plan(ctx context.Context, q *db.Queries, orgID, siteID uuid.UUID, now time.
 	stock, err := inventory.ParStockOfSite(ctx, q, orgID, siteID, today)
 	if err != nil {
 		return nil, err
+	}
+	if len(extra) > 0 {
+		have := make(map[uuid.UUID]bool, len(stock))
+		for _, s := range stock {
+			have[s.ItemID] = true
+		}
+		var more []uuid.UUID
+		for _, id := range extra {
+			if !have[id] {
+				more = append(more, id)
+			}
+		}
+		if len(more) > 0 {
+			add, err := inventory.ItemStockOfSite(ctx, q, orgID, siteID, today, more)
+			if err != nil {
+				return nil, err
+			}
+			stock = append(stock, add...)
+			sort.SliceStable(stock, func(i, j int) bool {
+				a, b := strings.ToLower(stock[i].Name), strings.ToLower(stock[j].Name)
+				if a != b {
+					return a < b
+				}
+				return stock[i].ItemID.String() < stock[j].ItemID.String()
+			})
+		}
 	}
 	onOrder, err := q.OnOrderLines(ctx, db.OnOrderLinesParams{OrgID: orgID, SiteID: siteID})
 	if err != nil {
@@ -109,7 +137,7 @@ func (h *Handlers) ListOrderSuggestions(ctx context.Context, req api.ListOrderSu
 		return nil, err
 	}
 	now := h.clock.Now()
-	rows, err := plan(ctx, db.New(h.pool), req.OrgId, req.Params.SiteId, now)
+	rows, err := plan(ctx, db.New(h.pool), req.OrgId, req.Params.SiteId, now, nil)
 	if err != nil {
 		return nil, err
 	}
