@@ -1,8 +1,8 @@
 package devices
 
 import (
-	"encoding/json"
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/google/uuid"
