@@ -211,7 +211,7 @@ func TestAnEventOfARolledBackChangeIsNeverDelivered(t *testing.T) {
 
 	failed := errors.New("the change failed")
 	err := pg.InQueries(t.Context(), env.Pool, func(q *db.Queries) error {
-		if _, err := events.Publish(t.Context(), q, orgID, events.TrayDelivered, env.Clock.Now(), map[string]any{"ticketId": uuid.New(), "siteId": uuid.New(), "patientId": uuid.New()}); err != nil {
+		if _, err := events.Publish(t.Context(), q, orgID, events.TrayDelivered, env.Clock.Now(), map[string]any{"ticketId": uuid.New(), "siteId": uuid.New(), "patientId": uuid.New(), "dayPart": "lunch", "date": "2026-03-02"}); err != nil {
 			return err
 		}
 		return failed
@@ -479,7 +479,7 @@ func TestASlowReceiverTimesOutWithStatusZero(t *testing.T) {
 	t.Cleanup(slow.Close)
 	t.Cleanup(func() { close(release) }) // runs first
 	sub := subscribe(env, owner.AccessToken, orgID, slow.URL, "*")
-	publish(t, env, orgID, events.TrayDelivered, map[string]any{"ticketId": uuid.New(), "siteId": uuid.New(), "patientId": uuid.New()})
+	publish(t, env, orgID, events.TrayDelivered, map[string]any{"ticketId": uuid.New(), "siteId": uuid.New(), "patientId": uuid.New(), "dayPart": "lunch", "date": "2026-03-02"})
 
 	const timeout = 150 * time.Millisecond
 	d := webhooks.NewDispatcher(webhooks.DispatcherOptions{
