@@ -73,8 +73,11 @@ func TestCostVariance(t *testing.T) {
 	// A run not done records nothing.
 	b.call(http.MethodPost, "production-runs").JSON(map[string]any{"siteId": b.site, "date": day, "recipeId": curd, "portions": "600"}).
 		Do().Expect(http.StatusCreated)
+	// Stock moved between this site and another: 4 lb in, 1 lb out.
+	adjust("4", "transfer_in")
+	adjust("-1", "transfer_out")
 	adjust("-30", "issue")
-	closing := count("6")
+	closing := count("9")
 
 	viewer := b.env.Member(b.org, "viewer")
 	b.as(viewer, http.MethodGet, q).Do().Expect(http.StatusForbidden)
@@ -90,15 +93,15 @@ func TestCostVariance(t *testing.T) {
 	if r.OpeningCountID != opening || r.ClosingCountID != closing || len(r.Lines) != 2 {
 		t.Fatalf("report = %+v", r)
 	}
-	// Lemons: actual 10 + 28.75 + 0 − 0 − 6 = 32.75 lb; theoretical 3.75; waste 2; variance 32.75 − 3.75 − 2 = 27.
+	// Lemons: actual 10 + 28.75 + 4 − 1 − 9 = 32.75 lb; theoretical 3.75; waste 2; variance 32.75 − 3.75 − 2 = 27.
 	// At 200 cents a lb: 6550, 750, 400; variance 6550 − 750 − 400 = 5400.
 	lem := r.Lines[0]
-	if lem.ItemID != lemons.ID || lem.Opening != "10" || lem.Receipts != "28.75" || lem.TransfersIn != "0" || lem.TransfersOut != "0" || lem.Closing != "6" ||
+	if lem.ItemID != lemons.ID || lem.Opening != "10" || lem.Receipts != "28.75" || lem.TransfersIn != "4" || lem.TransfersOut != "1" || lem.Closing != "9" ||
 		lem.Actual != "32.75" || lem.Theoretical != "3.75" || lem.Waste != "2" || lem.Variance != "27" ||
 		lem.ActualCents != 6550 || lem.TheoreticalCents != 750 || lem.WasteCents != 400 || lem.VarianceCents != 5400 {
 		t.Fatalf("lemons = %+v", lem)
 	}
-	if len(lem.LedgerTxnIDs) != 1 || len(lem.RunIDs) != 1 || lem.RunIDs[0] != run.ID || len(lem.WasteLogIDs) != 1 || lem.WasteLogIDs[0] != w.ID {
+	if len(lem.LedgerTxnIDs) != 3 || len(lem.RunIDs) != 1 || lem.RunIDs[0] != run.ID || len(lem.WasteLogIDs) != 1 || lem.WasteLogIDs[0] != w.ID {
 		t.Fatalf("lemons' sources = %+v", lem)
 	}
 	// Sugar: never counted nor costed: actual 0, theoretical 0.75 kg, variance −0.75, 0 cents.
