@@ -81,3 +81,11 @@ func (a Access) UserID() uuid.UUID {
 	}
 	return uuid.Nil
 }
+
+// Actor is the acting member for a nullable "by" column: nil for an API key or a device.
+func (a Access) Actor() *uuid.UUID {
+	if id := a.UserID(); id != uuid.Nil {
+		return &id
+	}
+	return nil
+}

@@ -41,14 +41,6 @@ var (
 	errInvoiceNotFound = apierr.NotFound("Invoice")
 )
 
-// userID is the acting member, nil for other principals.
-func userID(a authz.Access) *uuid.UUID {
-	if id := a.UserID(); id != uuid.Nil {
-		return &id
-	}
-	return nil
-}
-
 // eventFor loads an event the member can see (another site's answers 404, as another
 // organization's does).
 func eventFor(ctx context.Context, q *db.Queries, a authz.Access, orgID, id uuid.UUID, lock bool) (db.CateringEvent, error) {

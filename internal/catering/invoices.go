@@ -247,7 +247,7 @@ func (h *Handlers) RecordCateringPayment(ctx context.Context, req api.RecordCate
 		}
 		if _, err := q.InsertCateringPayment(ctx, db.InsertCateringPaymentParams{
 			ID: uuid.Must(uuid.NewV7()), OrgID: req.OrgId, InvoiceID: inv.ID, AmountCents: b.AmountCents, Method: string(b.Method),
-			PaidAt: b.PaidAt.UTC(), Reference: trimmed(b.Reference), RecordedBy: userID(a), Now: now,
+			PaidAt: b.PaidAt.UTC(), Reference: trimmed(b.Reference), RecordedBy: a.Actor(), Now: now,
 		}); err != nil {
 			return err
 		}
@@ -320,7 +320,7 @@ func (h *Handlers) ShareCateringInvoice(ctx context.Context, req api.ShareCateri
 		if inv.Status == invoiceVoid {
 			return errInvoiceNotOpen("A void invoice cannot be shared")
 		}
-		if token, err = capability.Issue(ctx, q, req.OrgId, capability.Invoice, inv.ID, now, capability.Options{CreatedBy: userID(a)}); err != nil {
+		if token, err = capability.Issue(ctx, q, req.OrgId, capability.Invoice, inv.ID, now, capability.Options{CreatedBy: a.Actor()}); err != nil {
 			return err
 		}
 		return audit.RecordSite(ctx, q, req.OrgId, site, inv.ID, now)

@@ -361,7 +361,7 @@ func (h *Handlers) ShareCateringQuote(ctx context.Context, req api.ShareCatering
 				return err
 			}
 		}
-		if token, err = capability.Issue(ctx, q, req.OrgId, capability.Quote, cur.ID, now, capability.Options{CreatedBy: userID(a)}); err != nil {
+		if token, err = capability.Issue(ctx, q, req.OrgId, capability.Quote, cur.ID, now, capability.Options{CreatedBy: a.Actor()}); err != nil {
 			return err
 		}
 		return audit.RecordSite(ctx, q, req.OrgId, site, cur.ID, now)

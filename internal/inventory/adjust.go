@@ -168,7 +168,7 @@ func (h *Handlers) AdjustStock(ctx context.Context, req api.AdjustStockRequestOb
 		if err := audit.RecordSite(ctx, q, req.OrgId, b.SiteId, source.ID, now); err != nil {
 			return err
 		}
-		p := &poster{q: q, orgID: req.OrgId, siteID: b.SiteId, now: now, today: sc.today, source: source, actor: actorOf(a)}
+		p := &poster{q: q, orgID: req.OrgId, siteID: b.SiteId, now: now, today: sc.today, source: source, actor: a.Actor()}
 		items := make([]uuid.UUID, 0, len(lines))
 		for _, l := range lines {
 			items = append(items, l.m.itemID)
@@ -364,13 +364,6 @@ func findOrCreateLot(ctx context.Context, q *db.Queries, orgID, siteID uuid.UUID
 		// Created by a concurrent receipt: read it.
 	}
 	return db.Lot{}, errors.New("inventory: lot neither found nor created")
-}
-
-func actorOf(a authz.Access) *uuid.UUID {
-	if id := a.UserID(); id != uuid.Nil {
-		return &id
-	}
-	return nil
 }
 
 func txnToAPI(t Txn, baseUnit string) api.StockTxn {

@@ -59,7 +59,7 @@ func (h *Handlers) CreateCount(ctx context.Context, req api.CreateCountRequestOb
 		}
 		c, err := q.CreateCount(ctx, db.CreateCountParams{
 			ID: uuid.Must(uuid.NewV7()), OrgID: req.OrgId, SiteID: b.SiteId, Name: name, LocationIds: locIDs,
-			CountedAt: b.CountedAt.UTC(), CreatedBy: actorOf(a), Now: now,
+			CountedAt: b.CountedAt.UTC(), CreatedBy: a.Actor(), Now: now,
 		})
 		if err != nil {
 			return err
@@ -277,7 +277,7 @@ func (h *Handlers) CloseCount(ctx context.Context, req api.CloseCountRequestObje
 		if err != nil {
 			return err
 		}
-		p := &poster{q: q, orgID: req.OrgId, siteID: c.SiteID, now: now, today: sc.today, source: Source{Type: SourceCount, ID: c.ID}, actor: actorOf(a)}
+		p := &poster{q: q, orgID: req.OrgId, siteID: c.SiteID, now: now, today: sc.today, source: Source{Type: SourceCount, ID: c.ID}, actor: a.Actor()}
 		items := make([]uuid.UUID, 0, len(lines))
 		// The lots each item × location counts by lot line: a line without a lot counts the rest.
 		lotted := map[ilKey][]uuid.UUID{}
@@ -337,7 +337,7 @@ func (h *Handlers) CloseCount(ctx context.Context, req api.CloseCountRequestObje
 		if err := p.finish(ctx); err != nil {
 			return err
 		}
-		closed, err := q.CloseCount(ctx, db.CloseCountParams{OrgID: req.OrgId, ID: c.ID, Now: &now, ClosedBy: actorOf(a)})
+		closed, err := q.CloseCount(ctx, db.CloseCountParams{OrgID: req.OrgId, ID: c.ID, Now: &now, ClosedBy: a.Actor()})
 		if err != nil {
 			return err
 		}

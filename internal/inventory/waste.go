@@ -75,7 +75,7 @@ func (h *Handlers) CreateWasteLog(ctx context.Context, req api.CreateWasteLogReq
 			note = &n
 		}
 		id := uuid.Must(uuid.NewV7())
-		p := &poster{q: q, orgID: req.OrgId, siteID: b.SiteId, now: now, today: sc.today, source: Source{Type: SourceWasteLog, ID: id}, actor: actorOf(a)}
+		p := &poster{q: q, orgID: req.OrgId, siteID: b.SiteId, now: now, today: sc.today, source: Source{Type: SourceWasteLog, ID: id}, actor: a.Actor()}
 		if err := p.lock(ctx, []uuid.UUID{it.ID}); err != nil {
 			return err
 		}
@@ -94,7 +94,7 @@ func (h *Handlers) CreateWasteLog(ctx context.Context, req api.CreateWasteLogReq
 		}
 		w, err := q.CreateWasteLog(ctx, db.CreateWasteLogParams{
 			ID: id, OrgID: req.OrgId, SiteID: b.SiteId, LocationID: &b.LocationId, ItemID: &it.ID, LotID: b.LotId, Quantity: qty, Unit: b.Unit,
-			QuantityBase: base, Reason: string(b.Reason), Note: note, ValueCents: value, CreatedBy: actorOf(a), Now: now,
+			QuantityBase: base, Reason: string(b.Reason), Note: note, ValueCents: value, CreatedBy: a.Actor(), Now: now,
 		})
 		if err != nil {
 			return err

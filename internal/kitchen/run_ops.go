@@ -321,7 +321,7 @@ func (h *Handlers) CreateProductionRunEvent(ctx context.Context, req api.CreateP
 		}
 		out = eventToAPI(ev)
 		if typ == "waste" {
-			if err := recordWaste(ctx, q, r, wasted, b.Reason, b.Text, userOf(a), now); err != nil {
+			if err := recordWaste(ctx, q, r, wasted, b.Reason, b.Text, a.Actor(), now); err != nil {
 				return err
 			}
 		}
@@ -339,12 +339,4 @@ func (h *Handlers) CreateProductionRunEvent(ctx context.Context, req api.CreateP
 		return nil, err
 	}
 	return api.CreateProductionRunEvent200JSONResponse(out), nil
-}
-
-// userOf is the member acting, nil for an API key.
-func userOf(a authz.Access) *uuid.UUID {
-	if u := a.UserID(); u != uuid.Nil {
-		return &u
-	}
-	return nil
 }

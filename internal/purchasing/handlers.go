@@ -9,12 +9,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/shopspring/decimal"
 
 	"github.com/sous-app/sous/internal/apierr"
-	"github.com/sous-app/sous/internal/authz"
 	"github.com/sous-app/sous/internal/clock"
 	"github.com/sous-app/sous/internal/quantity"
 )
@@ -61,13 +59,6 @@ func nonBlank(s *string) *string {
 		return nil
 	}
 	return &t
-}
-
-func actorOf(a authz.Access) *uuid.UUID {
-	if id := a.UserID(); id != uuid.Nil {
-		return &id
-	}
-	return nil
 }
 
 // lineTotal is packs × price per pack in cents, half-even.

@@ -116,7 +116,7 @@ func (h *Handlers) GenerateOrderList(ctx context.Context, req api.GenerateOrderL
 		}
 		l := db.InsertOrderListParams{ID: uuid.Must(uuid.NewV7()), OrgID: req.OrgId, SiteID: b.SiteId, FromDate: pgtype.Date{Time: b.From.Time, Valid: true},
 			ToDate: pgtype.Date{Time: b.To.Time, Valid: true}, Basis: string(b.Basis), SplitByVendor: b.SplitByVendor != nil && *b.SplitByVendor,
-			CreatedBy: actorOf(a), Now: now}
+			CreatedBy: a.Actor(), Now: now}
 		// Lines by item name (plan's order), or by vendor name then item.
 		if l.SplitByVendor {
 			sort.SliceStable(rows, func(i, j int) bool {
@@ -459,7 +459,7 @@ func (h *Handlers) SetOrderListStatus(ctx context.Context, req api.SetOrderListS
 		out.PurchaseOrders = []api.PurchaseOrder{}
 		for _, v := range vendors {
 			p := db.InsertPurchaseOrderParams{ID: uuid.Must(uuid.NewV7()), OrgID: req.OrgId, SiteID: list.SiteID, VendorID: v, DeliverOn: list.FromDate,
-				OrderListID: &list.ID, CreatedBy: actorOf(a), Now: now}
+				OrderListID: &list.ID, CreatedBy: a.Actor(), Now: now}
 			po, err := draftPO(ctx, q, p, byVendor[v])
 			if err != nil {
 				return err

@@ -128,7 +128,7 @@ func (h *Handlers) CreatePurchaseOrder(ctx context.Context, req api.CreatePurcha
 			}
 			pl = append(pl, poLine{vi: vi, packs: packs, price: price})
 		}
-		p := db.InsertPurchaseOrderParams{ID: uuid.Must(uuid.NewV7()), OrgID: req.OrgId, SiteID: b.SiteId, VendorID: v.ID, Note: nonBlank(b.Note), CreatedBy: actorOf(a), Now: now}
+		p := db.InsertPurchaseOrderParams{ID: uuid.Must(uuid.NewV7()), OrgID: req.OrgId, SiteID: b.SiteId, VendorID: v.ID, Note: nonBlank(b.Note), CreatedBy: a.Actor(), Now: now}
 		if b.DeliverOn != nil {
 			p.DeliverOn = pgtype.Date{Time: b.DeliverOn.Time, Valid: true}
 		}
@@ -430,7 +430,7 @@ func (h *Handlers) ReceivePurchaseOrder(ctx context.Context, req api.ReceivePurc
 			return err
 		}
 		if len(rl) > 0 {
-			if txns, err = inventory.Receive(ctx, q, req.OrgId, po.SiteID, inventory.Source{Type: SourceReceipt, ID: receiptID}, actorOf(a), now, rl); err != nil {
+			if txns, err = inventory.Receive(ctx, q, req.OrgId, po.SiteID, inventory.Source{Type: SourceReceipt, ID: receiptID}, a.Actor(), now, rl); err != nil {
 				return err
 			}
 			if err := q.ReceiveLines(ctx, up); err != nil {

@@ -94,7 +94,7 @@ func draftRequisition(ctx context.Context, q *db.Queries, a authz.Access, orgID 
 		return api.Requisition{}, err
 	}
 	r := db.InsertRequisitionParams{ID: uuid.Must(uuid.NewV7()), OrgID: orgID, SiteID: b.SiteId, FromLocationID: b.FromLocationId,
-		ToLocationID: b.ToLocationId, Note: nonBlank(b.Note), CreatedBy: actorOf(a), Now: now}
+		ToLocationID: b.ToLocationId, Note: nonBlank(b.Note), CreatedBy: a.Actor(), Now: now}
 	if b.NeededOn != nil {
 		r.NeededOn = pgtype.Date{Time: b.NeededOn.Time, Valid: true}
 	}
@@ -317,7 +317,7 @@ func (h *Handlers) reqTransition(ctx context.Context, orgID, id uuid.UUID, next 
 				return apierr.Forbidden("Cancelling an approved requisition needs manageSupply (manager and up)")
 			}
 		}
-		if r, err = q.SetRequisitionStatus(ctx, db.SetRequisitionStatusParams{OrgID: orgID, ID: id, Status: next, Now: now, Actor: actorOf(a)}); err != nil {
+		if r, err = q.SetRequisitionStatus(ctx, db.SetRequisitionStatusParams{OrgID: orgID, ID: id, Status: next, Now: now, Actor: a.Actor()}); err != nil {
 			return err
 		}
 		if err := audit.RecordSite(ctx, q, orgID, r.SiteID, r.ID, now); err != nil {
@@ -430,7 +430,7 @@ func (h *Handlers) FulfillRequisition(ctx context.Context, req api.FulfillRequis
 		}
 		var txns []inventory.Txn
 		if len(tl) > 0 {
-			if txns, err = inventory.Transfer(ctx, q, req.OrgId, r.SiteID, source, actorOf(a), now, tl); err != nil {
+			if txns, err = inventory.Transfer(ctx, q, req.OrgId, r.SiteID, source, a.Actor(), now, tl); err != nil {
 				return err
 			}
 			if err := q.FulfillLines(ctx, fp); err != nil {
@@ -530,7 +530,7 @@ func (h *Handlers) RequisitionToPurchaseOrders(ctx context.Context, req api.Requ
 		out.PurchaseOrders = []api.PurchaseOrder{}
 		for _, v := range vendors {
 			p := db.InsertPurchaseOrderParams{ID: uuid.Must(uuid.NewV7()), OrgID: req.OrgId, SiteID: r.SiteID, VendorID: v, DeliverOn: r.NeededOn,
-				RequisitionID: &r.ID, CreatedBy: actorOf(a), Now: now}
+				RequisitionID: &r.ID, CreatedBy: a.Actor(), Now: now}
 			po, err := draftPO(ctx, q, p, byVendor[v])
 			if err != nil {
 				return err

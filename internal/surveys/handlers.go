@@ -306,7 +306,7 @@ func (h *Handlers) ShareSurvey(ctx context.Context, req api.ShareSurveyRequestOb
 		if err != nil {
 			return err
 		}
-		if token, err = capability.Issue(ctx, q, req.OrgId, capability.Survey, inv.ID, now, capability.Options{CreatedBy: userID(a)}); err != nil {
+		if token, err = capability.Issue(ctx, q, req.OrgId, capability.Survey, inv.ID, now, capability.Options{CreatedBy: a.Actor()}); err != nil {
 			return err
 		}
 		return audit.RecordSite(ctx, q, req.OrgId, site(s), s.ID, now)
@@ -315,13 +315,6 @@ func (h *Handlers) ShareSurvey(ctx context.Context, req api.ShareSurveyRequestOb
 		return nil, err
 	}
 	return api.ShareSurvey200JSONResponse{Url: h.surveyURL(token), Token: token}, nil
-}
-
-func userID(a authz.Access) *uuid.UUID {
-	if id := a.UserID(); id != uuid.Nil {
-		return &id
-	}
-	return nil
 }
 
 func (h *Handlers) CreateSurveyInvitations(ctx context.Context, req api.CreateSurveyInvitationsRequestObject) (api.CreateSurveyInvitationsResponseObject, error) {
@@ -363,7 +356,7 @@ func (h *Handlers) CreateSurveyInvitations(ctx context.Context, req api.CreateSu
 			if err != nil {
 				return err
 			}
-			token, err := capability.Issue(ctx, q, req.OrgId, capability.Survey, inv.ID, now, capability.Options{CreatedBy: userID(a), ExpiresAt: b.ExpiresAt})
+			token, err := capability.Issue(ctx, q, req.OrgId, capability.Survey, inv.ID, now, capability.Options{CreatedBy: a.Actor(), ExpiresAt: b.ExpiresAt})
 			if err != nil {
 				return err
 			}
