@@ -97,3 +97,7 @@ ORDER BY unit, room, bed, id;
 -- name: LockTrayMeal :exec
 -- Serializes the generations of one site's meal (until the transaction ends).
 SELECT pg_advisory_xact_lock(hashtextextended(@key::text, 0));
+
+-- name: TrayRevision :one
+-- The revision of a site's tray queue (tray_revisions); 0 before its first ticket.
+SELECT coalesce((SELECT revision FROM tray_revisions WHERE org_id = @org_id AND site_id = @site_id), 0)::bigint AS revision;

@@ -1082,6 +1082,12 @@ type TaskView struct {
 	PhotoIds           []uuid.UUID
 }
 
+type TrayRevision struct {
+	SiteID   uuid.UUID
+	OrgID    uuid.UUID
+	Revision int64
+}
+
 type TrayTicket struct {
 	ID          uuid.UUID
 	OrgID       uuid.UUID

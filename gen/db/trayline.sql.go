@@ -630,6 +630,23 @@ func (q *Queries) TrayQueue(ctx context.Context, arg TrayQueueParams) ([]TrayQue
 	return items, nil
 }
 
+const trayRevision = `-- name: TrayRevision :one
+SELECT coalesce((SELECT revision FROM tray_revisions WHERE org_id = $1 AND site_id = $2), 0)::bigint AS revision
+`
+
+type TrayRevisionParams struct {
+	OrgID  uuid.UUID
+	SiteID uuid.UUID
+}
+
+// The revision of a site's tray queue (tray_revisions); 0 before its first ticket.
+func (q *Queries) TrayRevision(ctx context.Context, arg TrayRevisionParams) (int64, error) {
+	row := q.db.QueryRow(ctx, trayRevision, arg.OrgID, arg.SiteID)
+	var revision int64
+	err := row.Scan(&revision)
+	return revision, err
+}
+
 const updateTrayTicket = `-- name: UpdateTrayTicket :one
 UPDATE tray_tickets
 SET items = $1, selected = $2, conflict = $3, notes = $4, status = $5,

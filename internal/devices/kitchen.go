@@ -2,7 +2,6 @@ package devices
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
 	"github.com/google/uuid"
@@ -30,7 +29,15 @@ type Trays interface {
 	// Queue answers the site's tickets of the local date and day part, in tray-line order,
 	// only those of units when it is not empty, as the JSON array of the state's `trays`
 	// (encoded once by the tray line: a screen polls hundreds of tickets).
-	Queue(ctx context.Context, orgID, siteID uuid.UUID, date time.Time, dayPart string, units []string) (json.RawMessage, error)
+	Queue(ctx context.Context, orgID, siteID uuid.UUID, date time.Time, dayPart string, units []string) (EncodedTrays, error)
+}
+
+// EncodedTrays is the state's `trays` array as JSON with the SHA-256 of those bytes: the state's
+// ETag covers the queue through the sum, so a poll neither re-encodes nor re-hashes the queue
+// (the tray line keeps both between changes). The bytes are shared: never modified.
+type EncodedTrays struct {
+	JSON []byte
+	Sum  [32]byte
 }
 
 // units lists a tray-line screen's configured patient units.

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -120,13 +121,14 @@ func (h *Handlers) GetDeviceState(ctx context.Context, req api.GetDeviceStateReq
 		row = &r
 	}
 	now := h.clock.Now()
-	state, err := h.buildState(ctx, *row, now)
+	state, trays, err := h.buildState(ctx, *row, now)
 	if err != nil {
 		return nil, err
 	}
-	// The state is encoded once: the ETag hashes those bytes (serverTime left at zero), and the
-	// response is the same bytes with serverTime set in place.
-	raw, etag, err := encodeState(state)
+	// The state is encoded once: the ETag hashes those bytes (serverTime left at zero) and the
+	// tray queue's sum, and the response is the same bytes with serverTime set in place, then
+	// the queue's bytes as the tray line encoded them.
+	raw, etag, err := encodeState(state, trays)
 	if err != nil {
 		return nil, err
 	}
@@ -135,8 +137,16 @@ func (h *Handlers) GetDeviceState(ctx context.Context, req api.GetDeviceStateReq
 		return api.GetDeviceState304Response{Headers: api.GetDeviceState304ResponseHeaders{ETag: &etag, CacheControl: &cc}}, nil
 	}
 	state.ServerTime = now.Truncate(time.Millisecond)
-	if body, ok := withServerTime(raw, state.ServerTime); ok {
-		return encodedState{body: body, etag: etag, cacheControl: cc}, nil
+	if head, ok := withServerTime(raw, state.ServerTime); ok {
+		r := encodedState{head: head, etag: etag, cacheControl: cc}
+		if trays != nil {
+			r.trays = trays.JSON
+		}
+		return r, nil
+	}
+	if trays != nil {
+		all := json.RawMessage(trays.JSON)
+		state.Trays = &all
 	}
 	return api.GetDeviceState200JSONResponse{
 		Body: state, Headers: api.GetDeviceState200ResponseHeaders{ETag: &etag, CacheControl: &cc},
@@ -146,23 +156,34 @@ func (h *Handlers) GetDeviceState(ctx context.Context, req api.GetDeviceStateReq
 // zeroServerTime is serverTime as encodeState leaves it.
 var zeroServerTime = []byte(`"serverTime":"0001-01-01T00:00:00Z"`)
 
-// encodeState encodes the state with serverTime at zero, since it changes on every call and
-// including it would make every poll a 200, and gives the ETag of those bytes. Encoding is
-// deterministic (struct fields in order, map keys sorted, stored JSON passed through as
-// PostgreSQL normalized it).
-func encodeState(s api.DeviceState) ([]byte, string, error) {
+// encodeState encodes the state without trays and with serverTime at zero, since it changes on
+// every call and including it would make every poll a 200, and gives the ETag of those bytes
+// and, on tray-line screens, of the tray queue's sum. Encoding is deterministic (struct fields
+// in order, map keys sorted, stored JSON passed through as PostgreSQL normalized it).
+//
+// The queue (hundreds of tickets) stays out of json.Marshal, which would check and copy its
+// bytes on every poll, and out of the hash, which takes its sum as the tray line computed it
+// once; the response appends it as the last field, where the spec's field order puts it.
+func encodeState(s api.DeviceState, trays *EncodedTrays) ([]byte, string, error) {
 	s.ServerTime = time.Time{}
+	s.Trays = nil
 	raw, err := json.Marshal(s)
 	if err != nil {
 		return nil, "", err
 	}
-	sum := sha256.Sum256(raw)
+	h := sha256.New()
+	h.Write(raw)
+	if trays != nil {
+		h.Write(trays.Sum[:])
+	}
+	var sum [sha256.Size]byte
+	h.Sum(sum[:0])
 	return raw, `"` + hex.EncodeToString(sum[:16]) + `"`, nil
 }
 
-// withServerTime sets serverTime in the encoded state. Only site and trays follow serverTime,
-// and neither passes stored JSON through that could hold the key, so the last occurrence is
-// the field itself.
+// withServerTime sets serverTime in the encoded state (trays left out). Only site follows
+// serverTime, and it passes no stored JSON through that could hold the key, so the last
+// occurrence is the field itself.
 func withServerTime(raw []byte, at time.Time) ([]byte, bool) {
 	i := bytes.LastIndex(raw, zeroServerTime)
 	if i < 0 {
@@ -176,29 +197,54 @@ func withServerTime(raw []byte, at time.Time) ([]byte, bool) {
 	out = append(out, raw[:i]...)
 	out = append(out, `"serverTime":`...)
 	out = append(out, ts...)
-	out = append(out, raw[i+len(zeroServerTime):]...)
-	return append(out, '\n'), true
+	return append(out, raw[i+len(zeroServerTime):]...), true
 }
 
-// encodedState is a 200 of GET /device/state whose body is already encoded.
+// traysField opens the trays field appended to the state's object.
+var traysField = []byte(`,"trays":`)
+
+// encodedState is a 200 of GET /device/state whose body is already encoded: head is the state
+// without trays (an object), trays the queue's array or nil. The queue is written from the
+// tray line's shared bytes, not copied into one body.
 type encodedState struct {
-	body               []byte
+	head, trays        []byte
 	etag, cacheControl string
 }
 
 func (r encodedState) VisitGetDeviceStateResponse(w http.ResponseWriter) error {
+	n := len(r.head) + 1
+	if r.trays != nil {
+		n += len(traysField) + len(r.trays)
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", r.cacheControl)
 	w.Header().Set("ETag", r.etag)
+	w.Header().Set("Content-Length", strconv.Itoa(n))
 	w.WriteHeader(http.StatusOK)
-	_, err := w.Write(r.body)
-	return err
+	if r.trays == nil {
+		if _, err := w.Write(r.head); err != nil {
+			return err
+		}
+		_, err := w.Write([]byte{'\n'})
+		return err
+	}
+	for _, b := range [][]byte{r.head[:len(r.head)-1], traysField, r.trays, []byte("}\n")} {
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-func (h *Handlers) buildState(ctx context.Context, row db.DeviceState, now time.Time) (api.DeviceState, error) {
+// emptyTrays is the queue of a screen with no tray line or no day part.
+var emptyTrays = EncodedTrays{JSON: []byte(`[]`), Sum: sha256.Sum256([]byte(`[]`))}
+
+// buildState answers the device's state and, on tray-line screens, the tray queue apart (see
+// encodeState); nil trays on other kinds.
+func (h *Handlers) buildState(ctx context.Context, row db.DeviceState, now time.Time) (api.DeviceState, *EncodedTrays, error) {
 	loc, err := h.zones.load(row.Timezone)
 	if err != nil {
-		return api.DeviceState{}, apierr.Internal(fmt.Errorf("site %s time zone %q: %w", row.SiteID, row.Timezone, err))
+		return api.DeviceState{}, nil, apierr.Internal(fmt.Errorf("site %s time zone %q: %w", row.SiteID, row.Timezone, err))
 	}
 	local := now.In(loc)
 	kind := Kind(row.Kind)
@@ -214,10 +260,10 @@ func (h *Handlers) buildState(ctx context.Context, row db.DeviceState, now time.
 		Handoffs:   []map[string]any{},
 	}
 	if err := s.Device.Config.UnmarshalJSON(row.Config); err != nil {
-		return s, err
+		return s, nil, err
 	}
 	if s.Cast, err = decodeCast(row.CastContent); err != nil {
-		return s, err
+		return s, nil, err
 	}
 	// Production timers and handoffs come from the kitchen (wallboards), the menu from its
 	// effective menu (menu boards); the tray queue is filled when the tray line lands. The spec's fields are on every kind;
@@ -228,48 +274,48 @@ func (h *Handlers) buildState(ctx context.Context, row db.DeviceState, now time.
 		// The state query loads the site's open alerts for wallboards only.
 		cfg, err := decodeConfig(row.Config)
 		if err != nil {
-			return s, err
+			return s, nil, err
 		}
 		if cfg.showAlerts() && len(row.Alerts) > 0 {
 			if err := json.Unmarshal(row.Alerts, &s.Alerts); err != nil {
-				return s, fmt.Errorf("devices: state alerts: %w", err)
+				return s, nil, fmt.Errorf("devices: state alerts: %w", err)
 			}
 		}
 		if h.kitchen != nil {
 			dayStart := time.Date(local.Year(), local.Month(), local.Day(), 0, 0, 0, 0, loc)
 			prod, hand, err := h.kitchen.Production(ctx, row.OrgID, row.SiteID, s.Date.Time, dayStart, cfg.stations(), cfg.flag("showHandoffs"))
 			if err != nil {
-				return s, err
+				return s, nil, err
 			}
 			s.Production, s.Handoffs = prod, hand
 		}
 	case TrayLine:
 		// The queue of the day part in progress, else the next to begin.
-		trays := json.RawMessage(`[]`)
+		trays := emptyTrays
 		if h.trays != nil {
 			cfg, err := decodeConfig(row.Config)
 			if err != nil {
-				return s, err
+				return s, nil, err
 			}
 			parts, err := decodeDayParts(row.DayParts)
 			if err != nil {
-				return s, err
+				return s, nil, err
 			}
 			if p, _ := menuDayPart(parts, "", local); p != nil {
 				if trays, err = h.trays.Queue(ctx, row.OrgID, row.SiteID, s.Date.Time, p.Name, cfg.units()); err != nil {
-					return s, err
+					return s, nil, err
 				}
 			}
 		}
-		s.Trays = &trays
+		return s, &trays, nil
 	case MenuBoard:
 		cfg, err := decodeConfig(row.Config)
 		if err != nil {
-			return s, err
+			return s, nil, err
 		}
 		parts, err := decodeDayParts(row.DayParts)
 		if err != nil {
-			return s, err
+			return s, nil, err
 		}
 		menu := &api.StateMenu{Items: []map[string]any{}}
 		if p, inProgress := menuDayPart(parts, cfg.dayPart(), local); p != nil {
@@ -278,14 +324,14 @@ func (h *Handlers) buildState(ctx context.Context, row db.DeviceState, now time.
 			if h.kitchen != nil {
 				items, err := h.kitchen.Menu(ctx, row.OrgID, row.SiteID, s.Date.Time, p.Name, cfg.flag("showPrices"), cfg.flag("showAllergens"))
 				if err != nil {
-					return s, err
+					return s, nil, err
 				}
 				menu.Items = items
 			}
 		}
 		s.Menu = menu
 	}
-	return s, nil
+	return s, nil, nil
 }
 
 // nextTimedChange is the first instant after now at which the device's state changes by the
