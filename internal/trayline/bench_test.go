@@ -15,7 +15,8 @@ import (
 // TestBenchTrayLine measures, when SOUS_BENCH_TRAYLINE is set, the generation of a 600-bed
 // site's lunch tickets (three menu items per patient, one allergy in ten, a sodium limit on one
 // patient in five) through the HTTP API, and GET /device/state of a tray-line screen with the
-// 600 tickets. Indicative numbers for docs/benchmarks.md.
+// 600 tickets: unchanged (200, and 304 to the ETag) and right after a ticket change.
+// Indicative numbers for docs/benchmarks.md.
 func TestBenchTrayLine(t *testing.T) {
 	if os.Getenv("SOUS_BENCH_TRAYLINE") == "" {
 		t.Skip("set SOUS_BENCH_TRAYLINE=1 to run")
@@ -66,25 +67,56 @@ func TestBenchTrayLine(t *testing.T) {
 	if len(s.Trays) != 600 {
 		t.Fatalf("%d trays", len(s.Trays))
 	}
-	// 500 requests paced at 50 req/s (10 s), each timed.
-	var lat []time.Duration
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
-	for i := 0; i < 500; i++ {
+	poll := func(etag string, want int) (time.Duration, string) {
+		t.Helper()
 		<-tick.C
 		start := time.Now()
 		req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, h.env.URL+"/v1/device/state", nil)
 		req.Header.Set("x-device-token", screen)
+		if etag != "" {
+			req.Header.Set("If-None-Match", etag)
+		}
 		res, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
 		_ = res.Body.Close()
-		if res.StatusCode != http.StatusOK {
+		if res.StatusCode != want {
 			t.Fatalf("status %d", res.StatusCode)
 		}
-		lat = append(lat, time.Since(start))
+		return time.Since(start), res.Header.Get("ETag")
 	}
-	slices.Sort(lat)
-	t.Logf("device state with 600 trays at 50 req/s: p50 %v p99 %v max %v", lat[len(lat)/2], lat[len(lat)*99/100], lat[len(lat)-1])
+	report := func(what string, lat []time.Duration) {
+		slices.Sort(lat)
+		t.Logf("%s: p50 %v p99 %v max %v", what, lat[len(lat)/2], lat[len(lat)*99/100], lat[len(lat)-1])
+	}
+	// 500 requests paced at 50 req/s (10 s), each timed.
+	var lat []time.Duration
+	etag := ""
+	for i := 0; i < 500; i++ {
+		d, tag := poll("", http.StatusOK)
+		lat = append(lat, d)
+		etag = tag
+	}
+	report("device state with 600 trays at 50 req/s", lat)
+	// The same with the screen's ETag: nothing changed, 304.
+	lat = lat[:0]
+	for i := 0; i < 500; i++ {
+		d, _ := poll(etag, http.StatusNotModified)
+		lat = append(lat, d)
+	}
+	report("the same, If-None-Match (304)", lat)
+	// The first poll after each of 100 ticket changes (a status each), when the queue is read
+	// and encoded again.
+	lat = lat[:0]
+	for i := 0; i < 100; i++ {
+		if _, err := h.env.Pool.Exec(t.Context(), `UPDATE tray_tickets SET status = 'assembled' WHERE id = $1`, s.Trays[i].TicketID); err != nil {
+			t.Fatal(err)
+		}
+		d, _ := poll("", http.StatusOK)
+		lat = append(lat, d)
+	}
+	report("the first poll after a ticket change", lat)
 }

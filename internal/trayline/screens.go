@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -12,6 +13,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"golang.org/x/sync/singleflight"
 
 	"github.com/sous-app/sous/gen/db"
 	"github.com/sous-app/sous/internal/devices"
@@ -78,6 +80,28 @@ func (s Screens) Queue(ctx context.Context, orgID, siteID uuid.UUID, date time.T
 	if t, ok := s.cache.get(key, rev); ok {
 		return t, nil
 	}
+	// Every screen of the site polls at once after a change's hint: one of them reads and
+	// encodes the queue, the others wait for its bytes. A waiter whose leader failed (its
+	// request cancelled, say) reads the queue itself rather than answer the leader's error.
+	fill := func() (any, error) {
+		t, err := s.encode(ctx, q, orgID, siteID, date, dayPart, units)
+		if err == nil {
+			s.cache.put(key, rev, t)
+		}
+		return t, err
+	}
+	v, err, shared := s.cache.fills.Do(key.flight(rev), fill)
+	if err != nil && shared {
+		v, err = fill()
+	}
+	if err != nil {
+		return devices.EncodedTrays{}, err
+	}
+	return v.(devices.EncodedTrays), nil
+}
+
+// encode reads the queue and encodes it with its sum.
+func (s Screens) encode(ctx context.Context, q *db.Queries, orgID, siteID uuid.UUID, date time.Time, dayPart string, units []string) (devices.EncodedTrays, error) {
 	rows, err := q.TrayQueue(ctx, db.TrayQueueParams{OrgID: orgID, SiteID: siteID, Date: pgtype.Date{Time: date, Valid: true}, DayPart: dayPart})
 	if err != nil {
 		return devices.EncodedTrays{}, err
@@ -102,9 +126,7 @@ func (s Screens) Queue(ctx context.Context, orgID, siteID uuid.UUID, date time.T
 	if err != nil {
 		return devices.EncodedTrays{}, err
 	}
-	t := devices.EncodedTrays{JSON: raw, Sum: sha256.Sum256(raw)}
-	s.cache.put(key, rev, t)
-	return t, nil
+	return devices.EncodedTrays{JSON: raw, Sum: sha256.Sum256(raw)}, nil
 }
 
 // trayKey is one screen configuration's queue: the site's meal, filtered by units.
@@ -112,6 +134,11 @@ type trayKey struct {
 	org, site     uuid.UUID
 	date, dayPart string
 	units         string
+}
+
+// flight names the key at a revision for fills, unambiguously (strings quoted).
+func (k trayKey) flight(rev int64) string {
+	return fmt.Sprintf("%s %s %q %q %q %d", k.org, k.site, k.date, k.dayPart, k.units, rev)
 }
 
 type trayEntry struct {
@@ -129,6 +156,8 @@ type trayCache struct {
 	maxBytes, size int
 	tick           uint64
 	entries        map[trayKey]*trayEntry
+	// fills shares one read of a queue between the polls that miss it at the same revision.
+	fills singleflight.Group
 }
 
 func newTrayCache(maxEntries, maxBytes int) *trayCache {
