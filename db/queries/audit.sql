@@ -12,6 +12,12 @@ FROM (SELECT unnest(@ids::uuid[]) AS id, unnest(@ats::timestamptz[]) AS at, unne
              unnest(@actor_ids::uuid[]) AS actor_id, unnest(@actions::text[]) AS action, unnest(@target_ids::uuid[]) AS target_id,
              unnest(@site_ids::uuid[]) AS site_id, unnest(@ips::text[]) AS ip, unnest(@request_ids::text[]) AS request_id) AS r;
 
+-- name: DeleteAuditsOfTransaction :exec
+-- Takes back audit rows written earlier in the same transaction for writes that then failed
+-- (a shared stock posting writes its requests' rows before it takes its locks). Rows of other
+-- transactions are never touched: only the ids this transaction made are named.
+DELETE FROM audit_log WHERE org_id = @org_id AND id = ANY (@ids::uuid[]);
+
 -- name: ListAudit :many
 -- Newest first, keyset-paged on (at, id). A non-empty scope (a site-limited member's sites)
 -- keeps the rows of those sites only: rows without a site are organization-wide.

@@ -12,6 +12,23 @@ import (
 	"github.com/google/uuid"
 )
 
+const deleteAuditsOfTransaction = `-- name: DeleteAuditsOfTransaction :exec
+DELETE FROM audit_log WHERE org_id = $1 AND id = ANY ($2::uuid[])
+`
+
+type DeleteAuditsOfTransactionParams struct {
+	OrgID uuid.UUID
+	Ids   []uuid.UUID
+}
+
+// Takes back audit rows written earlier in the same transaction for writes that then failed
+// (a shared stock posting writes its requests' rows before it takes its locks). Rows of other
+// transactions are never touched: only the ids this transaction made are named.
+func (q *Queries) DeleteAuditsOfTransaction(ctx context.Context, arg DeleteAuditsOfTransactionParams) error {
+	_, err := q.db.Exec(ctx, deleteAuditsOfTransaction, arg.OrgID, arg.Ids)
+	return err
+}
+
 const insertAudit = `-- name: InsertAudit :exec
 INSERT INTO audit_log (id, org_id, at, actor_kind, actor_id, action, target_id, site_id, ip, request_id)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)

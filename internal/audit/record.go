@@ -100,3 +100,16 @@ func optionalString(s string) *string {
 	}
 	return &s
 }
+
+// Withdraw removes entries RecordAll wrote earlier in the caller's transaction for writes that
+// then failed, so that the transaction commits rows only for the writes it keeps.
+func Withdraw(ctx context.Context, q *db.Queries, orgID uuid.UUID, entries []Entry) error {
+	if len(entries) == 0 {
+		return nil
+	}
+	ids := make([]uuid.UUID, len(entries))
+	for i, e := range entries {
+		ids[i] = e.ID
+	}
+	return q.DeleteAuditsOfTransaction(ctx, db.DeleteAuditsOfTransactionParams{OrgID: orgID, Ids: ids})
+}

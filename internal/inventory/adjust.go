@@ -201,7 +201,7 @@ func (h *Handlers) AdjustStock(ctx context.Context, req api.AdjustStockRequestOb
 // postAdjustments posts adjustments of one site in one transaction: the site, items, locations
 // and lots they name read once, their items' cost rows locked and balances read once, each
 // adjustment posted in turn in memory (one that fails is undone and keeps its error), and what
-// the others wrote flushed with their audit rows in one statement. The error returned concerns
+// the others wrote flushed in one statement, each with its audit row. The error returned concerns
 // them all (the site, the database); it returns the posting's time.
 func (h *Handlers) postAdjustments(ctx context.Context, orgID, siteID uuid.UUID, adjs []*adjustment) (time.Time, error) {
 	now := h.clock.Now()
@@ -239,11 +239,25 @@ func (h *Handlers) postAdjustments(ctx context.Context, orgID, siteID uuid.UUID,
 		if len(ms) == 0 {
 			return nil
 		}
+		// The audit rows before the items' locks, so that the locks are held for as short a
+		// time as possible; those of adjustments that fail under the locks are taken back.
+		entries := make([]audit.Entry, len(adjs))
+		var written []audit.Entry
+		for i, adj := range adjs {
+			if adj.err == nil {
+				entries[i] = adj.audit
+				entries[i].At = now
+				written = append(written, entries[i])
+			}
+		}
+		if err := audit.RecordAll(ctx, q, orgID, written); err != nil {
+			return err
+		}
 		p := &poster{q: q, orgID: orgID, siteID: siteID, now: now, today: sc.today}
 		if err := p.load(ctx, ms); err != nil {
 			return err
 		}
-		var entries []audit.Entry
+		var failed []audit.Entry
 		spans := make([][2]int, len(adjs))
 		for i, adj := range adjs {
 			if adj.err != nil {
@@ -257,18 +271,16 @@ func (h *Handlers) postAdjustments(ctx context.Context, orgID, siteID uuid.UUID,
 				}
 				p.rollback(mark)
 				adj.err = err
+				failed = append(failed, entries[i])
 				continue
 			}
 			spans[i] = [2]int{mark.txns, len(p.txns)}
-			e := adj.audit
-			e.At = now
-			entries = append(entries, e)
 		}
-		if len(entries) == 0 {
-			return nil
-		}
-		if err := audit.RecordAll(ctx, q, orgID, entries); err != nil {
+		if err := audit.Withdraw(ctx, q, orgID, failed); err != nil {
 			return err
+		}
+		if len(p.txns) == 0 {
+			return nil
 		}
 		if err := p.finish(ctx); err != nil {
 			return err
