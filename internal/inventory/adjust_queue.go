@@ -2,6 +2,8 @@ package inventory
 
 import (
 	"context"
+	"fmt"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"time"
@@ -131,10 +133,10 @@ func (q *adjustQueue) postBatch(key siteKey, batch []*queuedAdjustment) {
 	for i, w := range batch {
 		adjs[i] = w.adj
 	}
-	at, err := q.postFn(ctx, key.org, key.site, adjs)
+	at, err := q.safePost(ctx, key.org, key.site, adjs)
 	if err != nil && len(batch) > 1 && !isRequestError(err) {
 		for _, w := range batch {
-			at, err := q.postFn(w.ctx, key.org, key.site, []*adjustment{w.adj})
+			at, err := q.safePost(w.ctx, key.org, key.site, []*adjustment{w.adj})
 			w.done <- postOutcome{at: at, err: err}
 		}
 		return
@@ -142,6 +144,18 @@ func (q *adjustQueue) postBatch(key siteKey, batch []*queuedAdjustment) {
 	for _, w := range batch {
 		w.done <- postOutcome{at: at, err: err}
 	}
+}
+
+// safePost posts, turning a panic into the posting's error: the posting runs on the queue's
+// goroutine, beyond the reach of the HTTP server's recovery, and its requests still want an
+// answer.
+func (q *adjustQueue) safePost(ctx context.Context, orgID, siteID uuid.UUID, adjs []*adjustment) (at time.Time, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("inventory: stock posting panicked: %v\n%s", r, debug.Stack())
+		}
+	}()
+	return q.postFn(ctx, orgID, siteID, adjs)
 }
 
 // batchContext is the context a batch is posted under: not cancelled by any one member going

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -21,6 +22,7 @@ type gatedPostings struct {
 	entered chan int
 	release chan struct{}
 	fail    func(adjs []*adjustment) error
+	panics  bool
 
 	mu    sync.Mutex
 	sizes []int
@@ -38,6 +40,9 @@ func (g *gatedPostings) post(ctx context.Context, _, _ uuid.UUID, adjs []*adjust
 	<-g.release
 	if g.fail != nil {
 		return time.Time{}, g.fail(adjs)
+	}
+	if g.panics {
+		panic("posting bug")
 	}
 	return time.Unix(0, 0), nil
 }
@@ -228,5 +233,16 @@ func TestAFailedSharedPostingIsRetriedAdjustmentByAdjustment(t *testing.T) {
 				t.Fatalf("%d of 5 failed, want %d (postings %v)", failed, want, g.sizes)
 			}
 		})
+	}
+}
+
+func TestAPanickingPostingAnswersItsRequests(t *testing.T) {
+	g := newGatedPostings()
+	g.panics = true
+	q := newAdjustQueue(g.post)
+	g.release <- struct{}{}
+	_, err := q.post(t.Context(), siteKey{uuid.New(), uuid.New()}, oneLine())
+	if err == nil || !strings.Contains(err.Error(), "posting bug") {
+		t.Fatalf("err %v", err)
 	}
 }
