@@ -2,6 +2,22 @@
 INSERT INTO audit_log (id, org_id, at, actor_kind, actor_id, action, target_id, site_id, ip, request_id)
 VALUES (@id, @org_id, @at, @actor_kind, sqlc.narg(actor_id), @action, sqlc.narg(target_id), sqlc.narg(site_id), sqlc.narg(ip), sqlc.narg(request_id));
 
+-- name: InsertAudits :exec
+-- Several audit rows in one statement (writes posted together, each with its own row).
+INSERT INTO audit_log (id, org_id, at, actor_kind, actor_id, action, target_id, site_id, ip, request_id)
+SELECT r.id, @org_id, r.at, r.actor_kind, nullif(r.actor_id, '00000000-0000-0000-0000-000000000000'::uuid), r.action,
+       nullif(r.target_id, '00000000-0000-0000-0000-000000000000'::uuid), nullif(r.site_id, '00000000-0000-0000-0000-000000000000'::uuid),
+       nullif(r.ip, ''), nullif(r.request_id, '')
+FROM (SELECT unnest(@ids::uuid[]) AS id, unnest(@ats::timestamptz[]) AS at, unnest(@actor_kinds::text[]) AS actor_kind,
+             unnest(@actor_ids::uuid[]) AS actor_id, unnest(@actions::text[]) AS action, unnest(@target_ids::uuid[]) AS target_id,
+             unnest(@site_ids::uuid[]) AS site_id, unnest(@ips::text[]) AS ip, unnest(@request_ids::text[]) AS request_id) AS r;
+
+-- name: DeleteAuditsOfTransaction :exec
+-- Takes back audit rows written earlier in the same transaction for writes that then failed
+-- (a shared stock posting writes its requests' rows before it takes its locks). Rows of other
+-- transactions are never touched: only the ids this transaction made are named.
+DELETE FROM audit_log WHERE org_id = @org_id AND id = ANY (@ids::uuid[]);
+
 -- name: ListAudit :many
 -- Newest first, keyset-paged on (at, id). A non-empty scope (a site-limited member's sites)
 -- keeps the rows of those sites only: rows without a site are organization-wide.

@@ -324,7 +324,8 @@ ORDER BY source_id, id;
 
 -- name: FlushPosting :one
 -- Writes a posting in one statement: the net change of each bucket (takes where stock leaves,
--- adds where it arrives), the ledger rows and each item's site on-hand and average. The poster
+-- adds where it arrives), the ledger rows (each with its own source and actor: one posting may
+-- carry several requests' adjustments) and each item's site on-hand and average. The poster
 -- holds the items' cost-row locks and has checked every take against the locked balances; the
 -- take guard (quantity >= q) and the balances' CHECK are the backstop. Nullable ids travel as the
 -- nil uuid.
@@ -346,9 +347,10 @@ WITH taken AS (
     INSERT INTO stock_txns (id, org_id, site_id, at, kind, item_id, location_id, lot_id, quantity, unit_cost, value_cents,
                             avg_cost_after, on_hand_after, reason, source_type, source_id, actor_id)
     SELECT t.id, @org_id, @site_id, @now, t.kind, t.item_id, t.location_id, nullif(t.lot_id, '00000000-0000-0000-0000-000000000000'::uuid),
-           t.quantity, t.unit_cost, t.value_cents, t.avg_cost_after, t.on_hand_after, t.reason, @source_type, @source_id,
-           nullif(@actor_id::uuid, '00000000-0000-0000-0000-000000000000'::uuid)
-    FROM (SELECT unnest(@txn_ids::uuid[]) AS id, unnest(@txn_kinds::text[]) AS kind, unnest(@txn_items::uuid[]) AS item_id, unnest(@txn_locations::uuid[]) AS location_id, unnest(@txn_lots::uuid[]) AS lot_id, unnest(@txn_qty::numeric[]) AS quantity, unnest(@txn_unit_costs::numeric[]) AS unit_cost, unnest(@txn_values::bigint[]) AS value_cents, unnest(@txn_avgs::numeric[]) AS avg_cost_after, unnest(@txn_on_hands::numeric[]) AS on_hand_after, unnest(@txn_reasons::text[]) AS reason) AS t
+           t.quantity, t.unit_cost, t.value_cents, t.avg_cost_after, t.on_hand_after, t.reason, t.source_type, t.source_id,
+           nullif(t.actor_id, '00000000-0000-0000-0000-000000000000'::uuid)
+    FROM (SELECT unnest(@txn_ids::uuid[]) AS id, unnest(@txn_kinds::text[]) AS kind, unnest(@txn_items::uuid[]) AS item_id, unnest(@txn_locations::uuid[]) AS location_id, unnest(@txn_lots::uuid[]) AS lot_id, unnest(@txn_qty::numeric[]) AS quantity, unnest(@txn_unit_costs::numeric[]) AS unit_cost, unnest(@txn_values::bigint[]) AS value_cents, unnest(@txn_avgs::numeric[]) AS avg_cost_after, unnest(@txn_on_hands::numeric[]) AS on_hand_after, unnest(@txn_reasons::text[]) AS reason,
+                 unnest(@txn_source_types::text[]) AS source_type, unnest(@txn_source_ids::uuid[]) AS source_id, unnest(@txn_actors::uuid[]) AS actor_id) AS t
     RETURNING 1
 ), costs AS (
     UPDATE stock_costs c SET on_hand = d.on_hand, avg_cost = d.avg_cost, updated_at = @now

@@ -12,6 +12,23 @@ import (
 	"github.com/google/uuid"
 )
 
+const deleteAuditsOfTransaction = `-- name: DeleteAuditsOfTransaction :exec
+DELETE FROM audit_log WHERE org_id = $1 AND id = ANY ($2::uuid[])
+`
+
+type DeleteAuditsOfTransactionParams struct {
+	OrgID uuid.UUID
+	Ids   []uuid.UUID
+}
+
+// Takes back audit rows written earlier in the same transaction for writes that then failed
+// (a shared stock posting writes its requests' rows before it takes its locks). Rows of other
+// transactions are never touched: only the ids this transaction made are named.
+func (q *Queries) DeleteAuditsOfTransaction(ctx context.Context, arg DeleteAuditsOfTransactionParams) error {
+	_, err := q.db.Exec(ctx, deleteAuditsOfTransaction, arg.OrgID, arg.Ids)
+	return err
+}
+
 const insertAudit = `-- name: InsertAudit :exec
 INSERT INTO audit_log (id, org_id, at, actor_kind, actor_id, action, target_id, site_id, ip, request_id)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
@@ -42,6 +59,46 @@ func (q *Queries) InsertAudit(ctx context.Context, arg InsertAuditParams) error 
 		arg.SiteID,
 		arg.Ip,
 		arg.RequestID,
+	)
+	return err
+}
+
+const insertAudits = `-- name: InsertAudits :exec
+INSERT INTO audit_log (id, org_id, at, actor_kind, actor_id, action, target_id, site_id, ip, request_id)
+SELECT r.id, $1, r.at, r.actor_kind, nullif(r.actor_id, '00000000-0000-0000-0000-000000000000'::uuid), r.action,
+       nullif(r.target_id, '00000000-0000-0000-0000-000000000000'::uuid), nullif(r.site_id, '00000000-0000-0000-0000-000000000000'::uuid),
+       nullif(r.ip, ''), nullif(r.request_id, '')
+FROM (SELECT unnest($2::uuid[]) AS id, unnest($3::timestamptz[]) AS at, unnest($4::text[]) AS actor_kind,
+             unnest($5::uuid[]) AS actor_id, unnest($6::text[]) AS action, unnest($7::uuid[]) AS target_id,
+             unnest($8::uuid[]) AS site_id, unnest($9::text[]) AS ip, unnest($10::text[]) AS request_id) AS r
+`
+
+type InsertAuditsParams struct {
+	OrgID      uuid.UUID
+	Ids        []uuid.UUID
+	Ats        []time.Time
+	ActorKinds []string
+	ActorIds   []uuid.UUID
+	Actions    []string
+	TargetIds  []uuid.UUID
+	SiteIds    []uuid.UUID
+	Ips        []string
+	RequestIds []string
+}
+
+// Several audit rows in one statement (writes posted together, each with its own row).
+func (q *Queries) InsertAudits(ctx context.Context, arg InsertAuditsParams) error {
+	_, err := q.db.Exec(ctx, insertAudits,
+		arg.OrgID,
+		arg.Ids,
+		arg.Ats,
+		arg.ActorKinds,
+		arg.ActorIds,
+		arg.Actions,
+		arg.TargetIds,
+		arg.SiteIds,
+		arg.Ips,
+		arg.RequestIds,
 	)
 	return err
 }

@@ -801,9 +801,10 @@ WITH taken AS (
     INSERT INTO stock_txns (id, org_id, site_id, at, kind, item_id, location_id, lot_id, quantity, unit_cost, value_cents,
                             avg_cost_after, on_hand_after, reason, source_type, source_id, actor_id)
     SELECT t.id, $2, $7, $1, t.kind, t.item_id, t.location_id, nullif(t.lot_id, '00000000-0000-0000-0000-000000000000'::uuid),
-           t.quantity, t.unit_cost, t.value_cents, t.avg_cost_after, t.on_hand_after, t.reason, $12, $13,
-           nullif($14::uuid, '00000000-0000-0000-0000-000000000000'::uuid)
-    FROM (SELECT unnest($15::uuid[]) AS id, unnest($16::text[]) AS kind, unnest($17::uuid[]) AS item_id, unnest($18::uuid[]) AS location_id, unnest($19::uuid[]) AS lot_id, unnest($20::numeric[]) AS quantity, unnest($21::numeric[]) AS unit_cost, unnest($22::bigint[]) AS value_cents, unnest($23::numeric[]) AS avg_cost_after, unnest($24::numeric[]) AS on_hand_after, unnest($25::text[]) AS reason) AS t
+           t.quantity, t.unit_cost, t.value_cents, t.avg_cost_after, t.on_hand_after, t.reason, t.source_type, t.source_id,
+           nullif(t.actor_id, '00000000-0000-0000-0000-000000000000'::uuid)
+    FROM (SELECT unnest($12::uuid[]) AS id, unnest($13::text[]) AS kind, unnest($14::uuid[]) AS item_id, unnest($15::uuid[]) AS location_id, unnest($16::uuid[]) AS lot_id, unnest($17::numeric[]) AS quantity, unnest($18::numeric[]) AS unit_cost, unnest($19::bigint[]) AS value_cents, unnest($20::numeric[]) AS avg_cost_after, unnest($21::numeric[]) AS on_hand_after, unnest($22::text[]) AS reason,
+                 unnest($23::text[]) AS source_type, unnest($24::uuid[]) AS source_id, unnest($25::uuid[]) AS actor_id) AS t
     RETURNING 1
 ), costs AS (
     UPDATE stock_costs c SET on_hand = d.on_hand, avg_cost = d.avg_cost, updated_at = $1
@@ -818,34 +819,34 @@ SELECT (SELECT count(*) FROM taken)::int AS taken, (SELECT count(*) FROM added):
 `
 
 type FlushPostingParams struct {
-	Now           time.Time
-	OrgID         uuid.UUID
-	TakeItems     []uuid.UUID
-	TakeLocations []uuid.UUID
-	TakeLots      []uuid.UUID
-	TakeQty       []decimal.Decimal
-	SiteID        uuid.UUID
-	AddItems      []uuid.UUID
-	AddLocations  []uuid.UUID
-	AddLots       []uuid.UUID
-	AddQty        []decimal.Decimal
-	SourceType    string
-	SourceID      uuid.UUID
-	ActorID       uuid.UUID
-	TxnIds        []uuid.UUID
-	TxnKinds      []string
-	TxnItems      []uuid.UUID
-	TxnLocations  []uuid.UUID
-	TxnLots       []uuid.UUID
-	TxnQty        []decimal.Decimal
-	TxnUnitCosts  []decimal.Decimal
-	TxnValues     []int64
-	TxnAvgs       []decimal.Decimal
-	TxnOnHands    []decimal.Decimal
-	TxnReasons    []string
-	CostItems     []uuid.UUID
-	CostOnHand    []decimal.Decimal
-	CostAvg       []decimal.Decimal
+	Now            time.Time
+	OrgID          uuid.UUID
+	TakeItems      []uuid.UUID
+	TakeLocations  []uuid.UUID
+	TakeLots       []uuid.UUID
+	TakeQty        []decimal.Decimal
+	SiteID         uuid.UUID
+	AddItems       []uuid.UUID
+	AddLocations   []uuid.UUID
+	AddLots        []uuid.UUID
+	AddQty         []decimal.Decimal
+	TxnIds         []uuid.UUID
+	TxnKinds       []string
+	TxnItems       []uuid.UUID
+	TxnLocations   []uuid.UUID
+	TxnLots        []uuid.UUID
+	TxnQty         []decimal.Decimal
+	TxnUnitCosts   []decimal.Decimal
+	TxnValues      []int64
+	TxnAvgs        []decimal.Decimal
+	TxnOnHands     []decimal.Decimal
+	TxnReasons     []string
+	TxnSourceTypes []string
+	TxnSourceIds   []uuid.UUID
+	TxnActors      []uuid.UUID
+	CostItems      []uuid.UUID
+	CostOnHand     []decimal.Decimal
+	CostAvg        []decimal.Decimal
 }
 
 type FlushPostingRow struct {
@@ -856,7 +857,8 @@ type FlushPostingRow struct {
 }
 
 // Writes a posting in one statement: the net change of each bucket (takes where stock leaves,
-// adds where it arrives), the ledger rows and each item's site on-hand and average. The poster
+// adds where it arrives), the ledger rows (each with its own source and actor: one posting may
+// carry several requests' adjustments) and each item's site on-hand and average. The poster
 // holds the items' cost-row locks and has checked every take against the locked balances; the
 // take guard (quantity >= q) and the balances' CHECK are the backstop. Nullable ids travel as the
 // nil uuid.
@@ -873,9 +875,6 @@ func (q *Queries) FlushPosting(ctx context.Context, arg FlushPostingParams) (Flu
 		arg.AddLocations,
 		arg.AddLots,
 		arg.AddQty,
-		arg.SourceType,
-		arg.SourceID,
-		arg.ActorID,
 		arg.TxnIds,
 		arg.TxnKinds,
 		arg.TxnItems,
@@ -887,6 +886,9 @@ func (q *Queries) FlushPosting(ctx context.Context, arg FlushPostingParams) (Flu
 		arg.TxnAvgs,
 		arg.TxnOnHands,
 		arg.TxnReasons,
+		arg.TxnSourceTypes,
+		arg.TxnSourceIds,
+		arg.TxnActors,
 		arg.CostItems,
 		arg.CostOnHand,
 		arg.CostAvg,

@@ -202,7 +202,7 @@ func New(d Deps) (http.Handler, error) {
 		rateLimitHeaders(),
 		negotiate(ops),
 		location(ops),
-		echomw.OapiRequestValidatorWithOptions(&routing, &echomw.Options{
+		validateRequests(&routing, &echomw.Options{
 			SilenceServersWarning: true,
 			// Routes outside the spec (health, docs) and unknown paths skip validation: Echo
 			// answers those 404 or 405 itself, and the renderer makes them JSON.

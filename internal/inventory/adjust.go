@@ -141,113 +141,169 @@ type adjustLine struct {
 	field   string
 }
 
+// adjustment is one POST /stock/adjust on its way through a posting, alone or with other
+// requests' adjustments of the same site (see adjustQueue). Each keeps its own source, actor,
+// audit row and outcome: its lines are written all together or not at all.
+type adjustment struct {
+	in     []api.StockAdjustLine
+	source Source
+	actor  *uuid.UUID
+	audit  audit.Entry
+
+	lines []adjustLine // validated
+	txns  []Txn
+	units map[uuid.UUID]string // base unit per item, for the answer
+	err   error                // this adjustment's own failure (a 400 or a 409); the others go on
+}
+
+// sharesPosting reports whether lines may be posted together with other requests' lines: a lot
+// named by code may be created by the posting, and a failed request must leave no lot behind,
+// so such requests post alone (their whole transaction rolls back).
+func sharesPosting(lines []api.StockAdjustLine) bool {
+	for _, l := range lines {
+		if l.Lot != nil {
+			return false
+		}
+	}
+	return true
+}
+
 func (h *Handlers) AdjustStock(ctx context.Context, req api.AdjustStockRequestObject) (api.AdjustStockResponseObject, error) {
 	a, err := authz.MustFromContext(ctx)
 	if err != nil {
 		return nil, err
 	}
 	b := req.Body
-	now := h.clock.Now()
-	source := Source{Type: SourceAdjustment, ID: uuid.Must(uuid.NewV7())}
-	var txns []Txn
-	units := map[uuid.UUID]string{}
-	err = pg.InTx(ctx, h.pool, func(tx pgx.Tx) error {
-		q := db.New(tx)
-		sc, err := loadSite(ctx, q, a, req.OrgId, b.SiteId, now)
-		if err != nil {
-			return err
-		}
-		lines, err := h.readAdjustLines(ctx, q, req.OrgId, sc, b.Lines)
-		if err != nil {
-			return err
-		}
-		for _, l := range lines {
-			units[l.item.ID] = l.item.Units.Base
-		}
-		// The audit row first: everything after the item locks is kept short.
-		if err := audit.RecordSite(ctx, q, req.OrgId, b.SiteId, source.ID, now); err != nil {
-			return err
-		}
-		p := &poster{q: q, orgID: req.OrgId, siteID: b.SiteId, now: now, today: sc.today, source: source, actor: a.Actor()}
-		items := make([]uuid.UUID, 0, len(lines))
-		for _, l := range lines {
-			items = append(items, l.m.itemID)
-		}
-		if err := p.lock(ctx, items); err != nil {
-			return err
-		}
-		// Lots a transfer_out took, per item, for the transfer_in lines that name none.
-		moved := map[uuid.UUID][]bucket{}
-		for _, l := range lines {
-			m := l.m
-			if l.newLot != nil {
-				lot, err := findOrCreateLot(ctx, q, req.OrgId, b.SiteId, l.item, *l.newLot, now, sc.today, l.field+".lot")
-				if err != nil {
-					return err
-				}
-				m.lotID = &lot.ID
-			}
-			if l.lotCode != "" {
-				lot, err := q.FindLot(ctx, db.FindLotParams{OrgID: req.OrgId, SiteID: b.SiteId, ItemID: m.itemID, Code: l.lotCode})
-				if pg.IsNoRows(err) {
-					return apierr.InvalidField(l.field+".lot.code", fmt.Sprintf("no lot %q of %q at this site", l.lotCode, l.item.Name))
-				}
-				if err != nil {
-					return err
-				}
-				m.lotID = &lot.ID
-			}
-			if m.kind == KindTransferIn && m.lotID == nil && len(moved[m.itemID]) > 0 {
-				rest := m.qty
-				for len(moved[m.itemID]) > 0 && rest.IsPositive() {
-					src := &moved[m.itemID][0]
-					take := decimal.Min(src.qty, rest)
-					part := m
-					part.qty, part.lotID = take, src.lotID
-					if err := p.post(ctx, part); err != nil {
-						return err
-					}
-					rest, src.qty = rest.Sub(take), src.qty.Sub(take)
-					if src.qty.IsZero() {
-						moved[m.itemID] = moved[m.itemID][1:]
-					}
-				}
-				if rest.IsPositive() {
-					m.qty = rest
-					if err := p.post(ctx, m); err != nil {
-						return err
-					}
-				}
-				continue
-			}
-			before := len(p.txns)
-			if err := p.post(ctx, m); err != nil {
-				return err
-			}
-			if m.kind == KindTransferOut {
-				for _, t := range p.txns[before:] {
-					moved[m.itemID] = append(moved[m.itemID], bucket{lotID: t.LotID, qty: t.Quantity.Neg()})
-				}
-			}
-		}
-		if err := p.finish(ctx); err != nil {
-			return err
-		}
-		txns = p.txns
-		return nil
-	})
+	if err := a.CheckSite(b.SiteId); err != nil {
+		return nil, err
+	}
+	adj := &adjustment{in: b.Lines, source: Source{Type: SourceAdjustment, ID: uuid.Must(uuid.NewV7())}, actor: a.Actor()}
+	adj.audit = audit.EntryFor(ctx, b.SiteId, adj.source.ID, time.Time{})
+	var at time.Time
+	if sharesPosting(b.Lines) {
+		at, err = h.adjustments.post(ctx, siteKey{org: req.OrgId, site: b.SiteId}, adj)
+	} else {
+		at, err = h.postAdjustments(ctx, req.OrgId, b.SiteId, []*adjustment{adj})
+	}
+	if err == nil {
+		err = adj.err
+	}
 	if err != nil {
 		return nil, err
 	}
-	out := api.AdjustStock200JSONResponse{Id: source.ID, SiteId: b.SiteId, At: now, Txns: make([]api.StockTxn, 0, len(txns))}
-	for _, t := range txns {
-		out.Txns = append(out.Txns, txnToAPI(t, units[t.ItemID]))
+	out := api.AdjustStock200JSONResponse{Id: adj.source.ID, SiteId: b.SiteId, At: at, Txns: make([]api.StockTxn, 0, len(adj.txns))}
+	for _, t := range adj.txns {
+		out.Txns = append(out.Txns, txnToAPI(t, adj.units[t.ItemID]))
 	}
 	return out, nil
 }
 
-// readAdjustLines validates every line before anything is written.
-func (h *Handlers) readAdjustLines(ctx context.Context, q *db.Queries, orgID uuid.UUID, sc siteContext, in []api.StockAdjustLine) ([]adjustLine, error) {
+// postAdjustments posts adjustments of one site in one transaction: the site, items, locations
+// and lots they name read once, their items' cost rows locked and balances read once, each
+// adjustment posted in turn in memory (one that fails is undone and keeps its error), and what
+// the others wrote flushed in one statement, each with its audit row. The error returned concerns
+// them all (the site, the database); it returns the posting's time.
+func (h *Handlers) postAdjustments(ctx context.Context, orgID, siteID uuid.UUID, adjs []*adjustment) (time.Time, error) {
+	now := h.clock.Now()
+	err := pg.InTx(ctx, h.pool, func(tx pgx.Tx) error {
+		q := db.New(tx)
+		site, err := q.GetSite(ctx, db.GetSiteParams{OrgID: orgID, ID: siteID})
+		if err != nil {
+			return notFound(err, "Site")
+		}
+		sc := siteContext{site: site, today: localDate(now, site.Timezone)}
+		var in []api.StockAdjustLine
+		for _, adj := range adjs {
+			adj.lines, adj.txns, adj.err = nil, nil, nil // a retried transaction starts over
+			in = append(in, adj.in...)
+		}
+		refs, err := resolveLineRefs(ctx, q, orgID, in)
+		if err != nil {
+			return err
+		}
+		var ms []movement
+		for _, adj := range adjs {
+			if adj.lines, adj.err = readAdjustLines(refs, sc, adj.in); adj.err != nil {
+				continue
+			}
+			if err := resolveLineLots(ctx, q, orgID, sc, now, adj.lines); err != nil {
+				// Only an adjustment posting alone names lots by code: its transaction ends here.
+				return err
+			}
+			adj.units = map[uuid.UUID]string{}
+			for _, l := range adj.lines {
+				ms = append(ms, l.m)
+				adj.units[l.item.ID] = l.item.Units.Base
+			}
+		}
+		if len(ms) == 0 {
+			return nil
+		}
+		// The audit rows before the items' locks, so that the locks are held for as short a
+		// time as possible; those of adjustments that fail under the locks are taken back.
+		entries := make([]audit.Entry, len(adjs))
+		var written []audit.Entry
+		for i, adj := range adjs {
+			if adj.err == nil {
+				entries[i] = adj.audit
+				entries[i].At = now
+				written = append(written, entries[i])
+			}
+		}
+		if err := audit.RecordAll(ctx, q, orgID, written); err != nil {
+			return err
+		}
+		p := &poster{q: q, orgID: orgID, siteID: siteID, now: now, today: sc.today}
+		if err := p.load(ctx, ms); err != nil {
+			return err
+		}
+		var failed []audit.Entry
+		spans := make([][2]int, len(adjs))
+		for i, adj := range adjs {
+			if adj.err != nil {
+				continue
+			}
+			mark := p.mark()
+			p.source, p.actor = adj.source, adj.actor
+			if err := postAdjustLines(ctx, p, adj.lines); err != nil {
+				if !isRequestError(err) {
+					return err
+				}
+				p.rollback(mark)
+				adj.err = err
+				failed = append(failed, entries[i])
+				continue
+			}
+			spans[i] = [2]int{mark.txns, len(p.txns)}
+		}
+		if err := audit.Withdraw(ctx, q, orgID, failed); err != nil {
+			return err
+		}
+		if len(p.txns) == 0 {
+			return nil
+		}
+		if err := p.finish(ctx); err != nil {
+			return err
+		}
+		for i, adj := range adjs {
+			if adj.err == nil {
+				adj.txns = p.txns[spans[i][0]:spans[i][1]]
+			}
+		}
+		return nil
+	})
+	return now, err
+}
+
+// isRequestError reports whether err is one request's own failure (bad input, short stock)
+// rather than the posting's.
+func isRequestError(err error) bool {
+	e, ok := apierr.As(err)
+	return ok && e.Kind != apierr.KindInternal && e.Kind != apierr.KindUnavailable
+}
+
+// resolveLineRefs reads the items, locations and lots request lines name.
+func resolveLineRefs(ctx context.Context, q *db.Queries, orgID uuid.UUID, in []api.StockAdjustLine) (lineRefs, error) {
 	var itemIDs, locIDs, lotIDs []uuid.UUID
 	for _, l := range in {
 		itemIDs, locIDs = append(itemIDs, l.ItemId), append(locIDs, l.LocationId)
@@ -255,10 +311,78 @@ func (h *Handlers) readAdjustLines(ctx context.Context, q *db.Queries, orgID uui
 			lotIDs = append(lotIDs, *l.LotId)
 		}
 	}
-	refs, err := resolveRefs(ctx, q, orgID, itemIDs, locIDs, lotIDs)
-	if err != nil {
-		return nil, err
+	return resolveRefs(ctx, q, orgID, itemIDs, locIDs, lotIDs)
+}
+
+// resolveLineLots finds or creates the lots lines name by code.
+func resolveLineLots(ctx context.Context, q *db.Queries, orgID uuid.UUID, sc siteContext, now time.Time, lines []adjustLine) error {
+	for i := range lines {
+		l := &lines[i]
+		if l.newLot != nil {
+			lot, err := findOrCreateLot(ctx, q, orgID, sc.site.ID, l.item, *l.newLot, now, sc.today, l.field+".lot")
+			if err != nil {
+				return err
+			}
+			l.m.lotID = &lot.ID
+		}
+		if l.lotCode != "" {
+			lot, err := q.FindLot(ctx, db.FindLotParams{OrgID: orgID, SiteID: sc.site.ID, ItemID: l.m.itemID, Code: l.lotCode})
+			if pg.IsNoRows(err) {
+				return apierr.InvalidField(l.field+".lot.code", fmt.Sprintf("no lot %q of %q at this site", l.lotCode, l.item.Name))
+			}
+			if err != nil {
+				return err
+			}
+			l.m.lotID = &lot.ID
+		}
 	}
+	return nil
+}
+
+// postAdjustLines posts one adjustment's lines. A transfer_in that names no lot takes the lots
+// the adjustment's transfer_out lines of its item took, in order, then the unlotted stock.
+func postAdjustLines(ctx context.Context, p *poster, lines []adjustLine) error {
+	moved := map[uuid.UUID][]bucket{}
+	for _, l := range lines {
+		m := l.m
+		if m.kind == KindTransferIn && m.lotID == nil && len(moved[m.itemID]) > 0 {
+			rest := m.qty
+			for len(moved[m.itemID]) > 0 && rest.IsPositive() {
+				src := &moved[m.itemID][0]
+				take := decimal.Min(src.qty, rest)
+				part := m
+				part.qty, part.lotID = take, src.lotID
+				if err := p.post(ctx, part); err != nil {
+					return err
+				}
+				rest, src.qty = rest.Sub(take), src.qty.Sub(take)
+				if src.qty.IsZero() {
+					moved[m.itemID] = moved[m.itemID][1:]
+				}
+			}
+			if rest.IsPositive() {
+				m.qty = rest
+				if err := p.post(ctx, m); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		before := len(p.txns)
+		if err := p.post(ctx, m); err != nil {
+			return err
+		}
+		if m.kind == KindTransferOut {
+			for _, t := range p.txns[before:] {
+				moved[m.itemID] = append(moved[m.itemID], bucket{lotID: t.LotID, qty: t.Quantity.Neg()})
+			}
+		}
+	}
+	return nil
+}
+
+// readAdjustLines validates every line of an adjustment before anything is written.
+func readAdjustLines(refs lineRefs, sc siteContext, in []api.StockAdjustLine) ([]adjustLine, error) {
 	out := make([]adjustLine, 0, len(in))
 	for i, l := range in {
 		field := fmt.Sprintf("lines.%d", i)

@@ -20,12 +20,15 @@ import (
 
 // Handlers serve the supply operations of the spec.
 type Handlers struct {
-	pool  *pgxpool.Pool
-	clock clock.Clock
+	pool        *pgxpool.Pool
+	clock       clock.Clock
+	adjustments *adjustQueue
 }
 
 func NewHandlers(pool *pgxpool.Pool, c clock.Clock) *Handlers {
-	return &Handlers{pool: pool, clock: c}
+	h := &Handlers{pool: pool, clock: c}
+	h.adjustments = newAdjustQueue(h.postAdjustments)
+	return h
 }
 
 // parseQty reads a quantity a client sent in field: a decimal string of at most 6 places.

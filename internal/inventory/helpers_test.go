@@ -191,3 +191,13 @@ func (k *kitchen) setClock(t time.Time) {
 	k.env.Clock.Set(t)
 	k.owner = k.env.SignIn(k.owner.User.Email)
 }
+
+// auditCount counts the organization's audit rows of an operation.
+func (k *kitchen) auditCount(action string) int {
+	k.t.Helper()
+	var n int
+	if err := k.env.Pool.QueryRow(k.t.Context(), `SELECT count(*) FROM audit_log WHERE org_id = $1 AND action = $2`, k.org, action).Scan(&n); err != nil {
+		k.t.Fatal(err)
+	}
+	return n
+}

@@ -3,6 +3,7 @@ package inventory
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -108,6 +109,104 @@ func (p *poster) lock(ctx context.Context, items []uuid.UUID) error {
 		p.costs[id] = &c
 	}
 	return nil
+}
+
+// load locks the cost rows of every item the movements touch (one statement, in id order) and
+// reads the buckets of every item × location they touch (one statement), so that posting them
+// reads nothing more.
+func (p *poster) load(ctx context.Context, ms []movement) error {
+	if p.costs == nil {
+		p.costs = map[uuid.UUID]*db.StockCost{}
+		p.buckets = map[ilKey][]*bucket{}
+	}
+	var items []uuid.UUID
+	var pairs db.LocationBalancesOfPairsParams
+	pairs.OrgID = p.orgID
+	for _, m := range ms {
+		if _, ok := p.costs[m.itemID]; !ok && !slices.Contains(items, m.itemID) {
+			items = append(items, m.itemID)
+		}
+		k := ilKey{m.itemID, m.locationID}
+		if _, ok := p.buckets[k]; !ok {
+			p.buckets[k] = []*bucket{}
+			pairs.ItemIds, pairs.LocationIds = append(pairs.ItemIds, m.itemID), append(pairs.LocationIds, m.locationID)
+		}
+	}
+	if len(items) > 0 {
+		costs, err := p.q.LockStockCosts(ctx, db.LockStockCostsParams{OrgID: p.orgID, SiteID: p.siteID, ItemIds: items, Now: p.now})
+		if err != nil {
+			return err
+		}
+		for i := range costs {
+			p.costs[costs[i].ItemID] = &costs[i]
+		}
+	}
+	if len(pairs.ItemIds) == 0 {
+		return nil
+	}
+	bals, err := p.q.LocationBalancesOfPairs(ctx, pairs)
+	if err != nil {
+		return err
+	}
+	for _, r := range bals {
+		b := &bucket{lotID: r.LotID, qty: r.Quantity}
+		if r.ExpiresOn.Valid {
+			t := r.ExpiresOn.Time
+			b.expiresOn = &t
+		}
+		k := ilKey{r.ItemID, r.LocationID}
+		p.buckets[k] = append(p.buckets[k], b)
+	}
+	return nil
+}
+
+// posterMark is what a poster holds at a moment: rollback returns it there, so that one of
+// several requests posted together can fail without touching the others'.
+type posterMark struct {
+	costs   map[uuid.UUID]db.StockCost
+	buckets map[ilKey][]bucket
+	txns    int
+	deltas  map[bucketKey]decimal.Decimal
+	order   int
+}
+
+func (p *poster) mark() posterMark {
+	m := posterMark{costs: make(map[uuid.UUID]db.StockCost, len(p.costs)), buckets: make(map[ilKey][]bucket, len(p.buckets)),
+		txns: len(p.txns), deltas: make(map[bucketKey]decimal.Decimal, len(p.deltas)), order: len(p.order)}
+	for id, c := range p.costs {
+		m.costs[id] = *c
+	}
+	for k, bs := range p.buckets {
+		vs := make([]bucket, len(bs))
+		for i, b := range bs {
+			vs[i] = *b
+		}
+		m.buckets[k] = vs
+	}
+	for k, d := range p.deltas {
+		m.deltas[k] = d
+	}
+	return m
+}
+
+func (p *poster) rollback(m posterMark) {
+	for id, c := range p.costs {
+		if saved, ok := m.costs[id]; ok {
+			*c = saved
+		} else {
+			delete(p.costs, id)
+		}
+	}
+	p.buckets = make(map[ilKey][]*bucket, len(m.buckets))
+	for k, vs := range m.buckets {
+		bs := make([]*bucket, len(vs))
+		for i := range vs {
+			b := vs[i]
+			bs[i] = &b
+		}
+		p.buckets[k] = bs
+	}
+	p.txns, p.deltas, p.order = p.txns[:m.txns], m.deltas, p.order[:m.order]
 }
 
 func (p *poster) bucketsOf(ctx context.Context, item, location uuid.UUID) ([]*bucket, error) {
@@ -251,10 +350,7 @@ type bucketKey struct{ item, location, lot uuid.UUID }
 // each item's new on-hand and average at the site.
 func (p *poster) finish(ctx context.Context) error {
 	var f db.FlushPostingParams
-	f.OrgID, f.SiteID, f.Now, f.SourceType, f.SourceID = p.orgID, p.siteID, p.now, p.source.Type, p.source.ID
-	if p.actor != nil {
-		f.ActorID = *p.actor
-	}
+	f.OrgID, f.SiteID, f.Now = p.orgID, p.siteID, p.now
 	f.TakeItems, f.TakeLocations, f.TakeLots, f.TakeQty = []uuid.UUID{}, []uuid.UUID{}, []uuid.UUID{}, []decimal.Decimal{}
 	f.AddItems, f.AddLocations, f.AddLots, f.AddQty = []uuid.UUID{}, []uuid.UUID{}, []uuid.UUID{}, []decimal.Decimal{}
 	for _, k := range p.order {
@@ -268,10 +364,15 @@ func (p *poster) finish(ctx context.Context) error {
 	n := len(p.txns)
 	f.TxnIds, f.TxnKinds, f.TxnItems, f.TxnLocations, f.TxnLots = make([]uuid.UUID, n), make([]string, n), make([]uuid.UUID, n), make([]uuid.UUID, n), make([]uuid.UUID, n)
 	f.TxnQty, f.TxnUnitCosts, f.TxnValues, f.TxnAvgs, f.TxnOnHands, f.TxnReasons = make([]decimal.Decimal, n), make([]decimal.Decimal, n), make([]int64, n), make([]decimal.Decimal, n), make([]decimal.Decimal, n), make([]string, n)
+	f.TxnSourceTypes, f.TxnSourceIds, f.TxnActors = make([]string, n), make([]uuid.UUID, n), make([]uuid.UUID, n)
 	for i, t := range p.txns {
 		f.TxnIds[i], f.TxnKinds[i], f.TxnItems[i], f.TxnLocations[i] = t.ID, t.Kind, t.ItemID, t.LocationID
+		f.TxnSourceTypes[i], f.TxnSourceIds[i] = t.SourceType, t.SourceID
 		if t.LotID != nil {
 			f.TxnLots[i] = *t.LotID
+		}
+		if t.ActorID != nil {
+			f.TxnActors[i] = *t.ActorID
 		}
 		f.TxnQty[i], f.TxnUnitCosts[i], f.TxnValues[i], f.TxnAvgs[i], f.TxnOnHands[i], f.TxnReasons[i] = t.Quantity, t.UnitCost, t.ValueCents, t.AvgCostAfter, t.OnHandAfter, t.Reason
 	}

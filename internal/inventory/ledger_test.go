@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/sous-app/sous/internal/apierr"
+	"github.com/sous-app/sous/internal/httpapi/apitest"
 )
 
 func TestReceiptsMoveTheAverageIssuesDoNot(t *testing.T) {
@@ -423,4 +424,104 @@ func (k *kitchen) pastryLot(it item, site uuid.UUID, loc location) uuid.UUID {
 		k.t.Fatalf("lots %+v", lots)
 	}
 	return lots[0].ID
+}
+
+// TestConcurrentAdjustmentsKeepTheirOwnOutcomes: adjustments of one site arriving together are
+// posted together; each keeps its own answer. Failed ones (a short second line, a bad unit)
+// leave no trace and never shift the others' on-hand, and the winners' on-hand-after values
+// are exactly those of some serial order.
+func TestConcurrentAdjustmentsKeepTheirOwnOutcomes(t *testing.T) {
+	t.Parallel()
+	k := newKitchen(t)
+	it := k.lemons()
+	a, b := k.location(k.site, "Walk-in cooler"), k.location(k.site, "Line")
+	k.adjust(line(it, a, "10", "lb", "receipt", map[string]any{"unitCostCents": 100}), line(it, b, "100", "lb", "receipt", map[string]any{"unitCostCents": 100}))
+	auditBefore := k.auditCount("adjustStock")
+
+	type shape struct {
+		lines  []map[string]any
+		status int // 0: 200 or 409 (the short location)
+	}
+	var shapes []shape
+	for range 30 { // 10 of these win: location a holds 10 lb
+		shapes = append(shapes, shape{lines: []map[string]any{line(it, a, "-1", "lb", "issue")}})
+	}
+	for range 5 { // the first line would do, the second never: nothing of it is written
+		shapes = append(shapes, shape{lines: []map[string]any{line(it, b, "-1", "lb", "issue"), line(it, b, "-1000", "lb", "issue")}, status: http.StatusConflict})
+	}
+	for range 5 {
+		shapes = append(shapes, shape{lines: []map[string]any{line(it, b, "-1", "lb", "issue")}, status: http.StatusOK})
+	}
+	for range 5 {
+		shapes = append(shapes, shape{lines: []map[string]any{line(it, b, "-1", "parsec", "issue")}, status: http.StatusBadRequest})
+	}
+	answers := make([]*apitest.Response, len(shapes))
+	var wg sync.WaitGroup
+	for i, s := range shapes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			answers[i] = k.env.With(t).Call(http.MethodPost, "orgs/"+k.org.String()+"/stock/adjust").Token(k.owner.AccessToken).
+				JSON(map[string]any{"siteId": k.site, "lines": s.lines}).Do()
+		}()
+	}
+	wg.Wait()
+
+	afterA, afterB := map[string]int{}, map[string]int{}
+	ids := map[uuid.UUID]bool{}
+	won := 0
+	for i, s := range shapes {
+		res := answers[i]
+		switch {
+		case s.status != 0:
+			res.Expect(s.status)
+		case res.Status == http.StatusConflict:
+			continue
+		default:
+			res.Expect(http.StatusOK)
+		}
+		if res.Status != http.StatusOK {
+			continue
+		}
+		won++
+		var adj adjustment
+		res.Decode(&adj)
+		if ids[adj.ID] {
+			t.Fatalf("two answers share the id %s", adj.ID)
+		}
+		ids[adj.ID] = true
+		if len(adj.Txns) != 1 || adj.Txns[0].Source.ID != adj.ID || adj.Txns[0].Actor == nil || *adj.Txns[0].Actor != k.owner.User.ID {
+			t.Fatalf("answer %d: %+v", i, adj)
+		}
+		if adj.Txns[0].LocationID == a.ID {
+			afterA[adj.Txns[0].OnHandAfter]++
+		} else {
+			afterB[adj.Txns[0].OnHandAfter]++
+		}
+	}
+	for want, after := range map[int]map[string]int{10: afterA, 5: afterB} {
+		if len(after) != want {
+			t.Fatalf("on-hand-after values %v, want %d distinct", after, want)
+		}
+	}
+	for q := range 10 {
+		if afterA[fmt.Sprint(q)] != 1 {
+			t.Fatalf("location a: on-hand-after values %v, want 0 to 9 once each", afterA)
+		}
+	}
+	for q := 95; q < 100; q++ {
+		if afterB[fmt.Sprint(q)] != 1 {
+			t.Fatalf("location b: on-hand-after values %v, want 95 to 99 once each", afterB)
+		}
+	}
+	if won != 15 {
+		t.Fatalf("%d adjustments succeeded, want 15", won)
+	}
+	if got := k.onHand(it, a) + "/" + k.onHand(it, b); got != "0/95" {
+		t.Fatalf("on hand %s, want 0/95", got)
+	}
+	if got := k.auditCount("adjustStock") - auditBefore; got != won {
+		t.Fatalf("%d audit rows for %d adjustments", got, won)
+	}
+	checkLedgerSums(t, k)
 }

@@ -146,48 +146,9 @@ func Receive(ctx context.Context, q *db.Queries, orgID, siteID uuid.UUID, source
 		}
 		ms[i].lotID = &lot.ID
 	}
-	p := &poster{q: q, orgID: orgID, siteID: siteID, now: now, today: today, source: source, actor: actor, costs: map[uuid.UUID]*db.StockCost{}, buckets: map[ilKey][]*bucket{}}
-	// Every item's cost row locked in one statement, in id order.
-	distinct := make([]uuid.UUID, 0, len(itemIDs))
-	seenItem := map[uuid.UUID]bool{}
-	for _, id := range itemIDs {
-		if !seenItem[id] {
-			seenItem[id] = true
-			distinct = append(distinct, id)
-		}
-	}
-	costs, err := q.LockStockCosts(ctx, db.LockStockCostsParams{OrgID: orgID, SiteID: siteID, ItemIds: distinct, Now: now})
-	if err != nil {
+	p := &poster{q: q, orgID: orgID, siteID: siteID, now: now, today: today, source: source, actor: actor}
+	if err := p.load(ctx, ms); err != nil {
 		return nil, err
-	}
-	for i := range costs {
-		p.costs[costs[i].ItemID] = &costs[i]
-	}
-	if err := p.lock(ctx, itemIDs); err != nil {
-		return nil, err
-	}
-	// Every item × location's buckets read (and locked) in one statement.
-	var pairs db.LocationBalancesOfPairsParams
-	pairs.OrgID = orgID
-	for _, m := range ms {
-		k := ilKey{m.itemID, m.locationID}
-		if _, ok := p.buckets[k]; !ok {
-			p.buckets[k] = []*bucket{}
-			pairs.ItemIds, pairs.LocationIds = append(pairs.ItemIds, m.itemID), append(pairs.LocationIds, m.locationID)
-		}
-	}
-	bals, err := q.LocationBalancesOfPairs(ctx, pairs)
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range bals {
-		b := &bucket{lotID: r.LotID, qty: r.Quantity}
-		if r.ExpiresOn.Valid {
-			t := r.ExpiresOn.Time
-			b.expiresOn = &t
-		}
-		k := ilKey{r.ItemID, r.LocationID}
-		p.buckets[k] = append(p.buckets[k], b)
 	}
 	for _, m := range ms {
 		if err := p.post(ctx, m); err != nil {

@@ -1,0 +1,73 @@
+package httpapi
+
+import (
+	"net/http"
+	"net/url"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/labstack/echo/v4"
+	echomw "github.com/oapi-codegen/echo-middleware"
+)
+
+// specRoutes is every operation of the spec as the request validator needs it, keyed like
+// operations: by method and Echo route path.
+type specRoutes map[string]*routers.Route
+
+func indexRoutes(doc *openapi3.T) specRoutes {
+	var server *openapi3.Server
+	if len(doc.Servers) > 0 {
+		server = doc.Servers[0]
+	}
+	routes := specRoutes{}
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			routes[opKey(method, echoPath(path))] = &routers.Route{Spec: doc, Server: server, Path: path, PathItem: item, Method: method, Operation: op}
+		}
+	}
+	return routes
+}
+
+// echoRouted is the route of the one request Echo has already routed. The validator's own
+// router (gorilla/mux) matched every request against the spec's path patterns one after the
+// other, regular expressions all, which cost a tenth of the server's time on a stock write.
+type echoRouted struct {
+	c      echo.Context
+	routes specRoutes
+}
+
+func (r echoRouted) FindRoute(req *http.Request) (*routers.Route, map[string]string, error) {
+	route := r.routes[opKey(req.Method, r.c.Path())]
+	if route == nil {
+		return nil, nil, routers.ErrPathNotFound
+	}
+	names, values := r.c.ParamNames(), r.c.ParamValues()
+	params := make(map[string]string, len(names))
+	for i, name := range names {
+		// Echo hands path parameters over as sent (escaped); the validator, like the
+		// handlers' binding, reads them unescaped.
+		v := values[i]
+		if u, err := url.PathUnescape(v); err == nil {
+			v = u
+		}
+		params[name] = v
+	}
+	return route, params, nil
+}
+
+// validateRequests validates each request of an operation of the spec against it, as
+// echomw.OapiRequestValidatorWithOptions does, with the route Echo matched.
+func validateRequests(doc *openapi3.T, options *echomw.Options) echo.MiddlewareFunc {
+	routes := indexRoutes(doc)
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			if options.Skipper != nil && options.Skipper(c) {
+				return next(c)
+			}
+			if err := echomw.ValidateRequestFromContext(c, echoRouted{c: c, routes: routes}, options); err != nil {
+				return err
+			}
+			return next(c)
+		}
+	}
+}
