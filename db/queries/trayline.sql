@@ -88,11 +88,19 @@ WHERE t.id IN (SELECT x.id FROM tray_tickets x
 RETURNING t.id, t.org_id, t.site_id, t.day_part, t.unit, t.room, t.bed, t.starts_at;
 
 -- name: TrayQueue :many
--- A site's tickets of a meal in order, for its tray-line screens.
-SELECT id, patient_id, unit, room, bed, diets, allergens, texture, items, conflict, status
+-- A site's tickets of a meal in order, for its tray-line screens: each ticket's unit and row
+-- version (xmin and updated_at: every update writes a new xmin), so that a screen's cache
+-- reads the stored columns (TrayScreenTickets) only of the tickets that changed.
+SELECT id, unit, xmin::text::bigint AS xmin, updated_at
 FROM tray_tickets
 WHERE org_id = @org_id AND site_id = @site_id AND date = @date AND day_part = @day_part AND status <> 'cancelled'
 ORDER BY unit, room, bed, id;
+
+-- name: TrayScreenTickets :many
+-- What a tray-line screen shows of some tickets, with their row versions (see TrayQueue).
+SELECT id, unit, room, bed, diets, allergens, texture, items, conflict, status, xmin::text::bigint AS xmin, updated_at
+FROM tray_tickets
+WHERE org_id = @org_id AND id = ANY(@ids::uuid[]);
 
 -- name: LockTrayMeal :exec
 -- Serializes the generations of one site's meal (until the transaction ends).

@@ -565,7 +565,7 @@ func (q *Queries) TrayPatients(ctx context.Context, arg TrayPatientsParams) ([]T
 }
 
 const trayQueue = `-- name: TrayQueue :many
-SELECT id, patient_id, unit, room, bed, diets, allergens, texture, items, conflict, status
+SELECT id, unit, xmin::text::bigint AS xmin, updated_at
 FROM tray_tickets
 WHERE org_id = $1 AND site_id = $2 AND date = $3 AND day_part = $4 AND status <> 'cancelled'
 ORDER BY unit, room, bed, id
@@ -580,19 +580,14 @@ type TrayQueueParams struct {
 
 type TrayQueueRow struct {
 	ID        uuid.UUID
-	PatientID uuid.UUID
 	Unit      string
-	Room      string
-	Bed       string
-	Diets     []string
-	Allergens []string
-	Texture   *int32
-	Items     []byte
-	Conflict  bool
-	Status    string
+	Xmin      int64
+	UpdatedAt time.Time
 }
 
-// A site's tickets of a meal in order, for its tray-line screens.
+// A site's tickets of a meal in order, for its tray-line screens: each ticket's unit and row
+// version (xmin and updated_at: every update writes a new xmin), so that a screen's cache
+// reads the stored columns (TrayScreenTickets) only of the tickets that changed.
 func (q *Queries) TrayQueue(ctx context.Context, arg TrayQueueParams) ([]TrayQueueRow, error) {
 	rows, err := q.db.Query(ctx, trayQueue,
 		arg.OrgID,
@@ -609,16 +604,9 @@ func (q *Queries) TrayQueue(ctx context.Context, arg TrayQueueParams) ([]TrayQue
 		var i TrayQueueRow
 		if err := rows.Scan(
 			&i.ID,
-			&i.PatientID,
 			&i.Unit,
-			&i.Room,
-			&i.Bed,
-			&i.Diets,
-			&i.Allergens,
-			&i.Texture,
-			&i.Items,
-			&i.Conflict,
-			&i.Status,
+			&i.Xmin,
+			&i.UpdatedAt,
 		); err != nil {
 			return nil, err
 		}
@@ -645,6 +633,66 @@ func (q *Queries) TrayRevision(ctx context.Context, arg TrayRevisionParams) (int
 	var revision int64
 	err := row.Scan(&revision)
 	return revision, err
+}
+
+const trayScreenTickets = `-- name: TrayScreenTickets :many
+SELECT id, unit, room, bed, diets, allergens, texture, items, conflict, status, xmin::text::bigint AS xmin, updated_at
+FROM tray_tickets
+WHERE org_id = $1 AND id = ANY($2::uuid[])
+`
+
+type TrayScreenTicketsParams struct {
+	OrgID uuid.UUID
+	Ids   []uuid.UUID
+}
+
+type TrayScreenTicketsRow struct {
+	ID        uuid.UUID
+	Unit      string
+	Room      string
+	Bed       string
+	Diets     []string
+	Allergens []string
+	Texture   *int32
+	Items     []byte
+	Conflict  bool
+	Status    string
+	Xmin      int64
+	UpdatedAt time.Time
+}
+
+// What a tray-line screen shows of some tickets, with their row versions (see TrayQueue).
+func (q *Queries) TrayScreenTickets(ctx context.Context, arg TrayScreenTicketsParams) ([]TrayScreenTicketsRow, error) {
+	rows, err := q.db.Query(ctx, trayScreenTickets, arg.OrgID, arg.Ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []TrayScreenTicketsRow{}
+	for rows.Next() {
+		var i TrayScreenTicketsRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Unit,
+			&i.Room,
+			&i.Bed,
+			&i.Diets,
+			&i.Allergens,
+			&i.Texture,
+			&i.Items,
+			&i.Conflict,
+			&i.Status,
+			&i.Xmin,
+			&i.UpdatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const updateTrayTicket = `-- name: UpdateTrayTicket :one

@@ -12,7 +12,8 @@ import (
 
 // Screens polling while tickets change: a poll that starts after a change committed shows it,
 // whatever the cache held (linearizable per poll), with one Screens shared by every poller as
-// in a server process.
+// in a server process; and the queue spliced from the unchanged tickets' kept bytes is byte for
+// byte the queue encoded afresh.
 func TestTrayQueueConcurrentPollsSeeEveryCommittedChange(t *testing.T) {
 	t.Parallel()
 	h := newHospital(t)
@@ -85,5 +86,13 @@ func TestTrayQueueConcurrentPollsSeeEveryCommittedChange(t *testing.T) {
 	}
 	if n := assembled(q.JSON); n != 30 {
 		t.Fatalf("%d assembled at the end", n)
+	}
+	// The queue spliced from the kept tickets' bytes is the queue encoded afresh.
+	fresh, err := trayline.NewScreens(h.env.Pool).Queue(t.Context(), h.org, h.site, date, "lunch", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(fresh.JSON) != string(q.JSON) || fresh.Sum != q.Sum {
+		t.Fatalf("spliced queue differs from a fresh one:\n%s\n%s", q.JSON, fresh.JSON)
 	}
 }

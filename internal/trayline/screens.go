@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"golang.org/x/sync/singleflight"
@@ -84,9 +85,9 @@ func (s Screens) Queue(ctx context.Context, orgID, siteID uuid.UUID, date time.T
 	// encodes the queue, the others wait for its bytes. A waiter whose leader failed (its
 	// request cancelled, say) reads the queue itself rather than answer the leader's error.
 	fill := func() (any, error) {
-		t, err := s.encode(ctx, q, orgID, siteID, date, dayPart, units)
+		t, frags, err := s.encode(ctx, orgID, siteID, date, dayPart, units, s.cache.fragments(key))
 		if err == nil {
-			s.cache.put(key, rev, t)
+			s.cache.put(key, rev, t, frags)
 		}
 		return t, err
 	}
@@ -100,33 +101,112 @@ func (s Screens) Queue(ctx context.Context, orgID, siteID uuid.UUID, date time.T
 	return v.(devices.EncodedTrays), nil
 }
 
-// encode reads the queue and encodes it with its sum.
-func (s Screens) encode(ctx context.Context, q *db.Queries, orgID, siteID uuid.UUID, date time.Time, dayPart string, units []string) (devices.EncodedTrays, error) {
-	rows, err := q.TrayQueue(ctx, db.TrayQueueParams{OrgID: orgID, SiteID: siteID, Date: pgtype.Date{Time: date, Valid: true}, DayPart: dayPart})
+// rowVersion identifies a version of a ticket's row: its xmin (every update writes a new one)
+// and updated_at, so that even an xmin reused after wraparound is not taken for the old one.
+type rowVersion struct {
+	xmin int64
+	at   int64 // updated_at, Unix microseconds
+}
+
+func versionOf(xmin int64, at time.Time) rowVersion {
+	return rowVersion{xmin: xmin, at: at.UnixMicro()}
+}
+
+// trayFrag is one ticket's encoded tray within a queue's bytes, at the ticket's row version.
+type trayFrag struct {
+	version rowVersion
+	json    []byte // a slice of the queue's bytes
+}
+
+// encode reads the queue and encodes it with its sum. The queue's order and row versions are
+// read first; the stored columns only of the tickets whose version prev does not hold, in the
+// same snapshot (a read-only repeatable-read transaction), the others copied from prev's bytes:
+// a poll after one ticket's change reads and encodes one ticket.
+func (s Screens) encode(ctx context.Context, orgID, siteID uuid.UUID, date time.Time, dayPart string, units []string,
+	prev map[uuid.UUID]trayFrag) (devices.EncodedTrays, map[uuid.UUID]trayFrag, error) {
+	var (
+		order   []db.TrayQueueRow
+		changed = map[uuid.UUID][]byte{}
+		read    = map[uuid.UUID]rowVersion{}
+	)
+	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		q := db.New(tx)
+		var err error
+		if order, err = q.TrayQueue(ctx, db.TrayQueueParams{OrgID: orgID, SiteID: siteID, Date: pgtype.Date{Time: date, Valid: true}, DayPart: dayPart}); err != nil {
+			return err
+		}
+		var ids []uuid.UUID
+		for _, r := range order {
+			if len(units) > 0 && !slices.Contains(units, r.Unit) {
+				continue
+			}
+			if f, ok := prev[r.ID]; !ok || f.version != versionOf(r.Xmin, r.UpdatedAt) {
+				ids = append(ids, r.ID)
+			}
+		}
+		if len(ids) == 0 {
+			return nil
+		}
+		rows, err := q.TrayScreenTickets(ctx, db.TrayScreenTicketsParams{OrgID: orgID, Ids: ids})
+		if err != nil {
+			return err
+		}
+		for _, r := range rows {
+			diets := make([]screenDiet, 0, len(r.Diets))
+			for _, d := range r.Diets {
+				diets = append(diets, screenDiet{Code: d, Name: dietName(d)})
+			}
+			allergens := r.Allergens
+			if allergens == nil {
+				allergens = []string{}
+			}
+			b, err := json.Marshal(screenTray{TicketID: r.ID, Status: r.Status, Unit: r.Unit, Room: r.Room, Bed: r.Bed,
+				Diets: diets, Allergens: allergens, Texture: r.Texture, Items: json.RawMessage(r.Items), Conflict: r.Conflict})
+			if err != nil {
+				return err
+			}
+			changed[r.ID], read[r.ID] = b, versionOf(r.Xmin, r.UpdatedAt)
+		}
+		return nil
+	})
 	if err != nil {
-		return devices.EncodedTrays{}, err
+		return devices.EncodedTrays{}, nil, err
 	}
-	out := make([]screenTray, 0, len(rows))
-	for _, r := range rows {
+	type span struct {
+		version    rowVersion
+		start, end int
+	}
+	spans := make(map[uuid.UUID]span, len(order))
+	size := 2
+	for _, f := range prev {
+		size += len(f.json) + 1
+	}
+	buf := make([]byte, 0, size)
+	buf = append(buf, '[')
+	for _, r := range order {
 		if len(units) > 0 && !slices.Contains(units, r.Unit) {
 			continue
 		}
-		diets := make([]screenDiet, 0, len(r.Diets))
-		for _, d := range r.Diets {
-			diets = append(diets, screenDiet{Code: d, Name: dietName(d)})
+		b, v := changed[r.ID], read[r.ID]
+		if b == nil {
+			f, ok := prev[r.ID]
+			if !ok {
+				return devices.EncodedTrays{}, nil, fmt.Errorf("trayline: ticket %s of the queue not read", r.ID)
+			}
+			b, v = f.json, f.version
 		}
-		allergens := r.Allergens
-		if allergens == nil {
-			allergens = []string{}
+		if len(buf) > 1 {
+			buf = append(buf, ',')
 		}
-		out = append(out, screenTray{TicketID: r.ID, Status: r.Status, Unit: r.Unit, Room: r.Room, Bed: r.Bed,
-			Diets: diets, Allergens: allergens, Texture: r.Texture, Items: json.RawMessage(r.Items), Conflict: r.Conflict})
+		spans[r.ID] = span{version: v, start: len(buf), end: len(buf) + len(b)}
+		buf = append(buf, b...)
 	}
-	raw, err := json.Marshal(out)
-	if err != nil {
-		return devices.EncodedTrays{}, err
+	buf = append(buf, ']')
+	frags := make(map[uuid.UUID]trayFrag, len(spans))
+	for id, sp := range spans {
+		frags[id] = trayFrag{version: sp.version, json: buf[sp.start:sp.end:sp.end]}
 	}
-	return devices.EncodedTrays{JSON: raw, Sum: sha256.Sum256(raw)}, nil
+	return devices.EncodedTrays{JSON: buf, Sum: sha256.Sum256(buf)}, frags, nil
 }
 
 // trayKey is one screen configuration's queue: the site's meal, filtered by units.
@@ -144,6 +224,8 @@ func (k trayKey) flight(rev int64) string {
 type trayEntry struct {
 	rev   int64
 	trays devices.EncodedTrays
+	frags map[uuid.UUID]trayFrag // never modified once kept
+	size  int
 	used  uint64 // the cache's clock at the last use, for eviction
 }
 
@@ -176,24 +258,40 @@ func (c *trayCache) get(k trayKey, rev int64) (devices.EncodedTrays, bool) {
 	return e.trays, true
 }
 
+// fragments answers k's tickets as last encoded, at whatever revision, for the next encoding
+// to copy those that have not changed; nil if none.
+func (c *trayCache) fragments(k trayKey) map[uuid.UUID]trayFrag {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.entries[k]; ok {
+		return e.frags
+	}
+	return nil
+}
+
+// fragBytes is what a fragment's bookkeeping costs beside its bytes (id, version, map slot),
+// counted against the byte bound.
+const fragBytes = 96
+
 // put keeps t as k's queue at rev, in place of whatever revision k had: revisions are only
 // compared for equality, and a poll that raced a newer one only costs the next poll a read.
-func (c *trayCache) put(k trayKey, rev int64, t devices.EncodedTrays) {
-	if len(t.JSON) > c.maxBytes {
+func (c *trayCache) put(k trayKey, rev int64, t devices.EncodedTrays, frags map[uuid.UUID]trayFrag) {
+	size := len(t.JSON) + fragBytes*len(frags)
+	if size > c.maxBytes {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if old, ok := c.entries[k]; ok {
-		c.size -= len(old.trays.JSON)
+		c.size -= old.size
 		delete(c.entries, k)
 	}
-	for len(c.entries) >= c.maxEntries || c.size+len(t.JSON) > c.maxBytes {
+	for len(c.entries) >= c.maxEntries || c.size+size > c.maxBytes {
 		c.evictOldest()
 	}
 	c.tick++
-	c.entries[k] = &trayEntry{rev: rev, trays: t, used: c.tick}
-	c.size += len(t.JSON)
+	c.entries[k] = &trayEntry{rev: rev, trays: t, frags: frags, size: size, used: c.tick}
+	c.size += size
 }
 
 // evictOldest drops the least recently used entry; a linear scan, as there are at most a few
@@ -210,6 +308,6 @@ func (c *trayCache) evictOldest() {
 	if !found {
 		return
 	}
-	c.size -= len(c.entries[oldest].trays.JSON)
+	c.size -= c.entries[oldest].size
 	delete(c.entries, oldest)
 }
