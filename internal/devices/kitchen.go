@@ -2,6 +2,7 @@ package devices
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/google/uuid"
@@ -15,8 +16,8 @@ import (
 type Kitchen interface {
 	// Production answers a wallboard's production timers (the site's live runs of the local
 	// date at the stations; all of them when stations is empty) and, when handoffs is true, the
-	// handoffs to those stations since the local day began.
-	Production(ctx context.Context, orgID, siteID uuid.UUID, date, dayStart time.Time, stations []string, handoffs bool) (production, handoffList []map[string]any, err error)
+	// handoffs to those stations since the local day began, as the state's JSON arrays.
+	Production(ctx context.Context, orgID, siteID uuid.UUID, date, dayStart time.Time, stations []string, handoffs bool) (production, handoffList json.RawMessage, err error)
 	// Menu answers a menu board's items for the site's date and day part.
 	Menu(ctx context.Context, orgID, siteID uuid.UUID, date time.Time, dayPart string, prices, allergens bool) ([]map[string]any, error)
 	// RecipeCard answers the card a cast recipe shows, or a not-found error for a recipe that

@@ -255,9 +255,9 @@ func (h *Handlers) buildState(ctx context.Context, row db.DeviceState, now time.
 		}},
 		Site:       api.StateSite{Id: row.SiteID, Name: row.SiteName, Timezone: row.Timezone},
 		Date:       openapi_types.Date{Time: time.Date(local.Year(), local.Month(), local.Day(), 0, 0, 0, 0, time.UTC)},
-		Production: []map[string]any{},
+		Production: json.RawMessage(`[]`),
 		Alerts:     []api.DeviceAlert{},
-		Handoffs:   []map[string]any{},
+		Handoffs:   json.RawMessage(`[]`),
 	}
 	if err := s.Device.Config.UnmarshalJSON(row.Config); err != nil {
 		return s, nil, err

@@ -23,10 +23,39 @@ type Screens struct{ pool *pgxpool.Pool }
 
 func NewScreens(pool *pgxpool.Pool) *Screens { return &Screens{pool: pool} }
 
+// productionTimer and handoff are a wallboard's production timers and handoffs as encoded:
+// structs rather than maps, so that a board polled several times a second neither builds nor
+// sorts a map per run. Fields are in the order of their JSON names, the order in which the maps
+// they replace were encoded, so the bytes (and the state's ETag) are unchanged.
+type productionTimer struct {
+	HoldDeadline *time.Time `json:"holdDeadline,omitempty"`
+	Portions     *string    `json:"portions,omitempty"`
+	Quantity     string     `json:"quantity"`
+	Recipe       string     `json:"recipe"`
+	RecipeID     uuid.UUID  `json:"recipeId"`
+	RunID        uuid.UUID  `json:"runId"`
+	Since        time.Time  `json:"since"`
+	Station      *string    `json:"station,omitempty"`
+	Status       string     `json:"status"`
+	Unit         string     `json:"unit"`
+}
+
+type handoff struct {
+	At      time.Time `json:"at"`
+	From    *string   `json:"from,omitempty"`
+	Note    *string   `json:"note,omitempty"`
+	Recipe  string    `json:"recipe"`
+	RunID   uuid.UUID `json:"runId"`
+	Station string    `json:"station"`
+}
+
+var emptyList = json.RawMessage(`[]`)
+
 // Production answers a kitchen wallboard's production timers (the site's runs of date in
 // prepped, in_progress or holding at the stations; every station when none is configured) and,
-// when handoffs is true, the handoffs made to those stations since dayStart.
-func (s *Screens) Production(ctx context.Context, orgID, siteID uuid.UUID, date, dayStart time.Time, stations []string, handoffs bool) ([]map[string]any, []map[string]any, error) {
+// when handoffs is true, the handoffs made to those stations since dayStart, as the state's
+// JSON arrays.
+func (s *Screens) Production(ctx context.Context, orgID, siteID uuid.UUID, date, dayStart time.Time, stations []string, handoffs bool) (json.RawMessage, json.RawMessage, error) {
 	lower := make([]string, len(stations))
 	for i, st := range stations {
 		lower[i] = strings.ToLower(st)
@@ -36,33 +65,36 @@ func (s *Screens) Production(ctx context.Context, orgID, siteID uuid.UUID, date,
 	if err != nil {
 		return nil, nil, err
 	}
-	prod := make([]map[string]any, 0, len(rows))
+	prod := make([]productionTimer, 0, len(rows))
 	for _, r := range rows {
-		p := map[string]any{"runId": r.ID, "recipeId": r.RecipeID, "recipe": r.RecipeName, "status": r.Status, "since": r.StatusSince.UTC(),
-			"quantity": quantity.Format(r.Quantity), "unit": r.Unit}
-		if r.Station != nil {
-			p["station"] = *r.Station
-		}
+		p := productionTimer{RunID: r.ID, RecipeID: r.RecipeID, Recipe: r.RecipeName, Status: r.Status, Since: r.StatusSince.UTC(),
+			Quantity: quantity.Format(r.Quantity), Unit: r.Unit, Station: r.Station}
 		if r.Portions != nil {
-			p["portions"] = quantity.Format(*r.Portions)
+			v := quantity.Format(*r.Portions)
+			p.Portions = &v
 		}
 		if r.Status == "holding" && r.HoldingSince != nil {
 			hold := MaxHold
 			if r.ShelfLifeHours != nil && time.Duration(*r.ShelfLifeHours)*time.Hour < hold {
 				hold = time.Duration(*r.ShelfLifeHours) * time.Hour
 			}
-			p["holdDeadline"] = r.HoldingSince.Add(hold).UTC()
+			at := r.HoldingSince.Add(hold).UTC()
+			p.HoldDeadline = &at
 		}
 		prod = append(prod, p)
 	}
-	hand := []map[string]any{}
+	prodJSON, err := json.Marshal(prod)
+	if err != nil {
+		return nil, nil, err
+	}
 	if !handoffs {
-		return prod, hand, nil
+		return prodJSON, emptyList, nil
 	}
 	hs, err := q.HandoffsSince(ctx, db.HandoffsSinceParams{OrgID: orgID, SiteID: siteID, Since: dayStart, Stations: lower})
 	if err != nil {
 		return nil, nil, err
 	}
+	hand := make([]handoff, 0, len(hs))
 	for _, h := range hs {
 		var d struct {
 			Station string  `json:"station"`
@@ -70,16 +102,13 @@ func (s *Screens) Production(ctx context.Context, orgID, siteID uuid.UUID, date,
 			Note    *string `json:"note"`
 		}
 		_ = json.Unmarshal(h.Data, &d)
-		e := map[string]any{"runId": h.RunID, "recipe": h.RecipeName, "station": d.Station, "at": h.At.UTC()}
-		if d.From != nil {
-			e["from"] = *d.From
-		}
-		if d.Note != nil {
-			e["note"] = *d.Note
-		}
-		hand = append(hand, e)
+		hand = append(hand, handoff{RunID: h.RunID, Recipe: h.RecipeName, Station: d.Station, At: h.At.UTC(), From: d.From, Note: d.Note})
 	}
-	return prod, hand, nil
+	handJSON, err := json.Marshal(hand)
+	if err != nil {
+		return nil, nil, err
+	}
+	return prodJSON, handJSON, nil
 }
 
 // Menu answers a menu board's items: the site's effective menu of date for the day part, with
