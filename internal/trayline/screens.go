@@ -26,8 +26,8 @@ import (
 // A screen polls its state every few seconds and the queue is hundreds of tickets (~300 KB of
 // JSON for 600), so the encoded queue is kept per site, date, day part and units, for the
 // site's tray revision (tray_revisions, bumped by triggers in the transaction of every change
-// a screen shows). A poll reads that one row; the tickets are read and encoded again only when
-// the revision moved. The revision is a database row, so a change committed through any
+// a screen shows). A poll reads that one row; only when the revision moved are the tickets
+// read again, and then only those whose row changed are encoded (encode). The revision is a database row, so a change committed through any
 // replica is seen by every replica's next poll.
 type Screens struct {
 	pool  *pgxpool.Pool
