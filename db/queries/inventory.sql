@@ -353,11 +353,15 @@ WITH taken AS (
                  unnest(@txn_source_types::text[]) AS source_type, unnest(@txn_source_ids::uuid[]) AS source_id, unnest(@txn_actors::uuid[]) AS actor_id) AS t
     RETURNING 1
 ), costs AS (
-    UPDATE stock_costs c SET on_hand = d.on_hand, avg_cost = d.avg_cost, updated_at = @now
+    -- An upsert, though every row exists (locked by the poster): the conflict check finds each
+    -- row through the key, a lookup no estimate can turn into a scan. The UPDATE … FROM join it
+    -- replaces was planned, on a database without statistics, as a scan of every cost row of
+    -- the site for each posting of more than one item.
+    INSERT INTO stock_costs (org_id, item_id, site_id, on_hand, avg_cost, updated_at)
+    SELECT @org_id, d.item_id, @site_id, d.on_hand, d.avg_cost, @now
     FROM (SELECT unnest(@cost_items::uuid[]) AS item_id, unnest(@cost_on_hand::numeric[]) AS on_hand, unnest(@cost_avg::numeric[]) AS avg_cost) AS d
-    -- item_id = ANY (…) keeps the lookup on the primary key whatever the planner believes of
-    -- the tables (the first plans run before any statistics exist).
-    WHERE c.org_id = @org_id AND c.item_id = ANY (@cost_items::uuid[]) AND c.site_id = @site_id AND c.item_id = d.item_id
+    ON CONFLICT (org_id, item_id, site_id) DO UPDATE
+    SET on_hand = excluded.on_hand, avg_cost = excluded.avg_cost, updated_at = excluded.updated_at
     RETURNING 1
 )
 SELECT (SELECT count(*) FROM taken)::int AS taken, (SELECT count(*) FROM added)::int AS added,

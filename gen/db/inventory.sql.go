@@ -807,11 +807,15 @@ WITH taken AS (
                  unnest($23::text[]) AS source_type, unnest($24::uuid[]) AS source_id, unnest($25::uuid[]) AS actor_id) AS t
     RETURNING 1
 ), costs AS (
-    UPDATE stock_costs c SET on_hand = d.on_hand, avg_cost = d.avg_cost, updated_at = $1
+    -- An upsert, though every row exists (locked by the poster): the conflict check finds each
+    -- row through the key, a lookup no estimate can turn into a scan. The UPDATE … FROM join it
+    -- replaces was planned, on a database without statistics, as a scan of every cost row of
+    -- the site for each posting of more than one item.
+    INSERT INTO stock_costs (org_id, item_id, site_id, on_hand, avg_cost, updated_at)
+    SELECT $2, d.item_id, $7, d.on_hand, d.avg_cost, $1
     FROM (SELECT unnest($26::uuid[]) AS item_id, unnest($27::numeric[]) AS on_hand, unnest($28::numeric[]) AS avg_cost) AS d
-    -- item_id = ANY (…) keeps the lookup on the primary key whatever the planner believes of
-    -- the tables (the first plans run before any statistics exist).
-    WHERE c.org_id = $2 AND c.item_id = ANY ($26::uuid[]) AND c.site_id = $7 AND c.item_id = d.item_id
+    ON CONFLICT (org_id, item_id, site_id) DO UPDATE
+    SET on_hand = excluded.on_hand, avg_cost = excluded.avg_cost, updated_at = excluded.updated_at
     RETURNING 1
 )
 SELECT (SELECT count(*) FROM taken)::int AS taken, (SELECT count(*) FROM added)::int AS added,
