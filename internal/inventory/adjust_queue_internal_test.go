@@ -65,115 +65,108 @@ func waitPending(q *adjustQueue, key siteKey, n int) {
 	}
 }
 
-func TestAdjustmentsArrivingDuringPostingsShareTheNext(t *testing.T) {
+// queueFixture is a queue of one site over gated postings, and the requests posting to it.
+type queueFixture struct {
+	t   *testing.T
+	g   *gatedPostings
+	q   *adjustQueue
+	key siteKey
+	wg  sync.WaitGroup
+}
+
+func newQueueFixture(t *testing.T) *queueFixture {
 	g := newGatedPostings()
-	q := newAdjustQueue(g.post)
-	key := siteKey{uuid.New(), uuid.New()}
-	var wg sync.WaitGroup
-	post := func(n int) {
-		for range n {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				if _, err := q.post(t.Context(), key, oneLine()); err != nil {
-					t.Error(err)
-				}
-			}()
+	return &queueFixture{t: t, g: g, q: newAdjustQueue(g.post), key: siteKey{uuid.New(), uuid.New()}}
+}
+
+// start posts adj from its own goroutine, as a request would; its error goes to errs, or fails
+// the test when errs is nil.
+func (f *queueFixture) start(ctx context.Context, adj *adjustment, errs chan<- error) {
+	f.wg.Add(1)
+	go func() {
+		defer f.wg.Done()
+		_, err := f.q.post(ctx, f.key, adj)
+		if errs != nil {
+			errs <- err
+		} else if err != nil {
+			f.t.Error(err)
 		}
-	}
-	// An idle site posts at once, up to maxSitePostings postings in flight.
+	}()
+}
+
+// busy starts maxSitePostings one-line adjustments, one at a time, each its own posting, and
+// leaves those postings waiting for a release.
+func (f *queueFixture) busy() {
 	for range maxSitePostings {
-		post(1)
-		if n := <-g.entered; n != 1 {
-			t.Fatalf("first postings carry %d", n)
+		f.start(f.t.Context(), oneLine(), nil)
+		if n := <-f.g.entered; n != 1 {
+			f.t.Fatalf("a posting at an idle site carries %d", n)
 		}
 	}
+}
+
+func (f *queueFixture) release(n int) {
+	for range n {
+		f.g.release <- struct{}{}
+	}
+}
+
+func TestAdjustmentsArrivingDuringPostingsShareTheNext(t *testing.T) {
+	f := newQueueFixture(t)
+	f.busy()
 	// Everything arriving meanwhile waits, then goes in postings of at most maxSharedAdjustments.
-	post(maxSharedAdjustments + 6)
-	waitPending(q, key, maxSharedAdjustments+6)
-	for range maxSitePostings {
-		g.release <- struct{}{}
+	for range maxSharedAdjustments + 6 {
+		f.start(t.Context(), oneLine(), nil)
 	}
-	sizes := []int{<-g.entered, <-g.entered}
+	waitPending(f.q, f.key, maxSharedAdjustments+6)
+	f.release(maxSitePostings)
+	sizes := []int{<-f.g.entered, <-f.g.entered}
 	slices.Sort(sizes)
 	if sizes[0] != 6 || sizes[1] != maxSharedAdjustments {
 		t.Fatalf("next postings carry %v, want 6 and %d", sizes, maxSharedAdjustments)
 	}
-	g.release <- struct{}{}
-	g.release <- struct{}{}
-	wg.Wait()
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if len(q.sites) != 0 {
-		t.Fatalf("an idle site keeps %d queue entries", len(q.sites))
+	f.release(2)
+	f.wg.Wait()
+	f.q.mu.Lock()
+	defer f.q.mu.Unlock()
+	if len(f.q.sites) != 0 {
+		t.Fatalf("an idle site keeps %d queue entries", len(f.q.sites))
 	}
 }
 
 func TestAdjustmentsShareAPostingUpToTheLineBound(t *testing.T) {
-	g := newGatedPostings()
-	q := newAdjustQueue(g.post)
-	key := siteKey{uuid.New(), uuid.New()}
-	var wg sync.WaitGroup
-	start := func(adj *adjustment) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if _, err := q.post(t.Context(), key, adj); err != nil {
-				t.Error(err)
-			}
-		}()
-	}
-	for range maxSitePostings {
-		start(oneLine())
-		<-g.entered
-	}
+	f := newQueueFixture(t)
+	f.busy()
 	// 3 adjustments of 200 lines: two fit in a posting of at most maxSharedLines lines.
 	for range 3 {
-		start(&adjustment{in: make([]api.StockAdjustLine, 200)})
+		f.start(t.Context(), &adjustment{in: make([]api.StockAdjustLine, 200)}, nil)
 	}
-	waitPending(q, key, 3)
-	g.release <- struct{}{}
-	if n := <-g.entered; n != 2 {
+	waitPending(f.q, f.key, 3)
+	f.release(1)
+	if n := <-f.g.entered; n != 2 {
 		t.Fatalf("the posting carries %d adjustments of 200 lines, want 2", n)
 	}
-	for range 3 {
-		g.release <- struct{}{}
-	}
-	wg.Wait()
+	f.release(3)
+	f.wg.Wait()
 }
 
 func TestAWaitingAdjustmentWhoseRequestEndsIsNotPosted(t *testing.T) {
-	g := newGatedPostings()
-	q := newAdjustQueue(g.post)
-	key := siteKey{uuid.New(), uuid.New()}
-	var wg sync.WaitGroup
-	for range maxSitePostings {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			q.post(t.Context(), key, oneLine())
-		}()
-		<-g.entered
-	}
+	f := newQueueFixture(t)
+	f.busy()
 	ctx, cancel := context.WithCancel(t.Context())
-	errc := make(chan error, 1)
-	go func() {
-		_, err := q.post(ctx, key, oneLine())
-		errc <- err
-	}()
-	waitPending(q, key, 1)
+	errs := make(chan error, 1)
+	f.start(ctx, oneLine(), errs)
+	waitPending(f.q, f.key, 1)
 	cancel()
-	if err := <-errc; !errors.Is(err, context.Canceled) {
+	if err := <-errs; !errors.Is(err, context.Canceled) {
 		t.Fatalf("err %v", err)
 	}
-	for range maxSitePostings {
-		g.release <- struct{}{}
-	}
-	wg.Wait()
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if len(g.sizes) != maxSitePostings {
-		t.Fatalf("postings %v: the abandoned adjustment was posted", g.sizes)
+	f.release(maxSitePostings)
+	f.wg.Wait()
+	f.g.mu.Lock()
+	defer f.g.mu.Unlock()
+	if len(f.g.sizes) != maxSitePostings {
+		t.Fatalf("postings %v: the abandoned adjustment was posted", f.g.sizes)
 	}
 }
 
@@ -187,37 +180,21 @@ func TestAFailedSharedPostingIsRetriedAdjustmentByAdjustment(t *testing.T) {
 		{"the site", apierr.NotFound("Site"), false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			g := newGatedPostings()
-			g.fail = func(adjs []*adjustment) error {
+			f := newQueueFixture(t)
+			f.g.fail = func(adjs []*adjustment) error {
 				if len(adjs) > 1 {
 					return c.err
 				}
 				return nil
 			}
-			q := newAdjustQueue(g.post)
-			key := siteKey{uuid.New(), uuid.New()}
-			var wg sync.WaitGroup
-			errs := make(chan error, 10)
-			start := func() {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					_, err := q.post(t.Context(), key, oneLine())
-					errs <- err
-				}()
-			}
-			for range maxSitePostings {
-				start()
-				<-g.entered
-			}
+			f.busy()
+			errs := make(chan error, 3)
 			for range 3 {
-				start()
+				f.start(t.Context(), oneLine(), errs)
 			}
-			waitPending(q, key, 3)
-			for range 10 {
-				g.release <- struct{}{}
-			}
-			wg.Wait()
+			waitPending(f.q, f.key, 3)
+			f.release(10)
+			f.wg.Wait()
 			close(errs)
 			failed := 0
 			for err := range errs {
@@ -230,7 +207,7 @@ func TestAFailedSharedPostingIsRetriedAdjustmentByAdjustment(t *testing.T) {
 				want = 0
 			}
 			if failed != want {
-				t.Fatalf("%d of 5 failed, want %d (postings %v)", failed, want, g.sizes)
+				t.Fatalf("%d of the 3 sharing a posting failed, want %d (postings %v)", failed, want, f.g.sizes)
 			}
 		})
 	}
