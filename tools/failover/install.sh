@@ -12,10 +12,17 @@ if [ -z "$major" ]; then
 fi
 sudo_=""
 if [ "$(id -u)" != 0 ]; then sudo_="sudo"; fi
-$sudo_ apt-get update -qq
 pkg="postgresql-$major-auto-failover"
-if ! apt-cache policy "$pkg" | grep -q 'Candidate: [0-9]'; then
-	echo "failover: the package $pkg is not available" >&2
-	exit 1
-fi
+# A package index fetched while a mirror is mid-update can lack the package: read it again.
+for attempt in 1 2 3; do
+	$sudo_ apt-get update -qq || true
+	if apt-cache policy "$pkg" | grep -q 'Candidate: [0-9]'; then
+		break
+	fi
+	if [ "$attempt" = 3 ]; then
+		echo "failover: the package $pkg is not available" >&2
+		exit 1
+	fi
+	sleep 10
+done
 DEBIAN_FRONTEND=noninteractive $sudo_ apt-get install -y -qq "$pkg" >/dev/null
