@@ -16,7 +16,10 @@ pkg="postgresql-$major-auto-failover"
 # A package index fetched while a mirror is mid-update can lack the package: read it again.
 for attempt in 1 2 3; do
 	$sudo_ apt-get update -qq || true
-	if apt-cache policy "$pkg" | grep -q 'Candidate: [0-9]'; then
+	# Read whole before matching: grep -q stops at the first match, and under pipefail the
+	# writer's SIGPIPE would fail the test.
+	policy=$(apt-cache policy "$pkg")
+	if grep -q 'Candidate: [0-9]' <<<"$policy"; then
 		break
 	fi
 	if [ "$attempt" = 3 ]; then
