@@ -77,14 +77,6 @@ WHERE l.org_id = @org_id
   AND (sqlc.narg(active)::boolean IS NULL OR l.active = sqlc.narg(active))
 ORDER BY s.name, s.id, lower(l.name), l.id;
 
--- name: LockStockCost :one
--- The item's cost row at the site, created at zero if absent, and locked: every ledger write of
--- the item at the site takes this lock first, so they are serialized.
-INSERT INTO stock_costs (org_id, item_id, site_id, on_hand, avg_cost, updated_at)
-VALUES (@org_id, @item_id, @site_id, 0, 0, @now)
-ON CONFLICT (org_id, item_id, site_id) DO UPDATE SET updated_at = stock_costs.updated_at
-RETURNING *;
-
 -- name: LocationBalances :many
 -- Every bucket of an item at a location, in FEFO order: lots by earliest expiry, then oldest
 -- receipt; lots without expiry after them; stock received without a lot last.
@@ -418,7 +410,9 @@ ON CONFLICT (org_id, site_id, item_id, code) DO NOTHING
 RETURNING *;
 
 -- name: LockStockCosts :many
--- LockStockCost for many items at once, locked in item id order (the order every posting locks in).
+-- The items' cost rows at the site, created at zero where absent, and locked in item id order
+-- (the order every posting locks in): every ledger write of an item at a site takes its lock
+-- first, so they are serialized.
 INSERT INTO stock_costs (org_id, item_id, site_id, on_hand, avg_cost, updated_at)
 SELECT @org_id, x.item_id, @site_id, 0, 0, @now FROM unnest(@item_ids::uuid[]) AS x(item_id) ORDER BY x.item_id
 ON CONFLICT (org_id, item_id, site_id) DO UPDATE SET updated_at = stock_costs.updated_at

@@ -1891,41 +1891,6 @@ func (q *Queries) LocationBalancesOfPairs(ctx context.Context, arg LocationBalan
 	return items, nil
 }
 
-const lockStockCost = `-- name: LockStockCost :one
-INSERT INTO stock_costs (org_id, item_id, site_id, on_hand, avg_cost, updated_at)
-VALUES ($1, $2, $3, 0, 0, $4)
-ON CONFLICT (org_id, item_id, site_id) DO UPDATE SET updated_at = stock_costs.updated_at
-RETURNING org_id, item_id, site_id, on_hand, avg_cost, updated_at
-`
-
-type LockStockCostParams struct {
-	OrgID  uuid.UUID
-	ItemID uuid.UUID
-	SiteID uuid.UUID
-	Now    time.Time
-}
-
-// The item's cost row at the site, created at zero if absent, and locked: every ledger write of
-// the item at the site takes this lock first, so they are serialized.
-func (q *Queries) LockStockCost(ctx context.Context, arg LockStockCostParams) (StockCost, error) {
-	row := q.db.QueryRow(ctx, lockStockCost,
-		arg.OrgID,
-		arg.ItemID,
-		arg.SiteID,
-		arg.Now,
-	)
-	var i StockCost
-	err := row.Scan(
-		&i.OrgID,
-		&i.ItemID,
-		&i.SiteID,
-		&i.OnHand,
-		&i.AvgCost,
-		&i.UpdatedAt,
-	)
-	return i, err
-}
-
 const lockStockCosts = `-- name: LockStockCosts :many
 INSERT INTO stock_costs (org_id, item_id, site_id, on_hand, avg_cost, updated_at)
 SELECT $1, x.item_id, $2, 0, 0, $3 FROM unnest($4::uuid[]) AS x(item_id) ORDER BY x.item_id
@@ -1940,7 +1905,9 @@ type LockStockCostsParams struct {
 	ItemIds []uuid.UUID
 }
 
-// LockStockCost for many items at once, locked in item id order (the order every posting locks in).
+// The items' cost rows at the site, created at zero where absent, and locked in item id order
+// (the order every posting locks in): every ledger write of an item at a site takes its lock
+// first, so they are serialized.
 func (q *Queries) LockStockCosts(ctx context.Context, arg LockStockCostsParams) ([]StockCost, error) {
 	rows, err := q.db.Query(ctx, lockStockCosts,
 		arg.OrgID,

@@ -241,13 +241,11 @@ func (h *Handlers) postAdjustments(ctx context.Context, orgID, siteID uuid.UUID,
 		}
 		// The audit rows before the items' locks, so that the locks are held for as short a
 		// time as possible; those of adjustments that fail under the locks are taken back.
-		entries := make([]audit.Entry, len(adjs))
-		var written []audit.Entry
-		for i, adj := range adjs {
+		var written, failed []audit.Entry
+		for _, adj := range adjs {
 			if adj.err == nil {
-				entries[i] = adj.audit
-				entries[i].At = now
-				written = append(written, entries[i])
+				adj.audit.At = now
+				written = append(written, adj.audit)
 			}
 		}
 		if err := audit.RecordAll(ctx, q, orgID, written); err != nil {
@@ -257,9 +255,7 @@ func (h *Handlers) postAdjustments(ctx context.Context, orgID, siteID uuid.UUID,
 		if err := p.load(ctx, ms); err != nil {
 			return err
 		}
-		var failed []audit.Entry
-		spans := make([][2]int, len(adjs))
-		for i, adj := range adjs {
+		for _, adj := range adjs {
 			if adj.err != nil {
 				continue
 			}
@@ -271,10 +267,11 @@ func (h *Handlers) postAdjustments(ctx context.Context, orgID, siteID uuid.UUID,
 				}
 				p.rollback(mark)
 				adj.err = err
-				failed = append(failed, entries[i])
+				failed = append(failed, adj.audit)
 				continue
 			}
-			spans[i] = [2]int{mark.txns, len(p.txns)}
+			// Later adjustments append after these rows or, undone, truncate back to them.
+			adj.txns = p.txns[mark.txns:]
 		}
 		if err := audit.Withdraw(ctx, q, orgID, failed); err != nil {
 			return err
@@ -282,15 +279,7 @@ func (h *Handlers) postAdjustments(ctx context.Context, orgID, siteID uuid.UUID,
 		if len(p.txns) == 0 {
 			return nil
 		}
-		if err := p.finish(ctx); err != nil {
-			return err
-		}
-		for i, adj := range adjs {
-			if adj.err == nil {
-				adj.txns = p.txns[spans[i][0]:spans[i][1]]
-			}
-		}
-		return nil
+		return p.finish(ctx)
 	})
 	return now, err
 }

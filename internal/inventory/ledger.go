@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sort"
 	"time"
 
 	"github.com/google/uuid"
@@ -90,23 +89,28 @@ type poster struct {
 	order  []bucketKey
 }
 
-// lock takes the cost rows of the items, in id order.
+// lock takes the cost rows of the items not yet locked, in one statement, in id order (so two
+// postings never deadlock), creating them at zero where absent.
 func (p *poster) lock(ctx context.Context, items []uuid.UUID) error {
-	sorted := append([]uuid.UUID(nil), items...)
-	sort.Slice(sorted, func(i, j int) bool { return sorted[i].String() < sorted[j].String() })
 	if p.costs == nil {
 		p.costs = map[uuid.UUID]*db.StockCost{}
 		p.buckets = map[ilKey][]*bucket{}
 	}
-	for _, id := range sorted {
-		if p.costs[id] != nil {
-			continue
+	var missing []uuid.UUID
+	for _, id := range items {
+		if _, ok := p.costs[id]; !ok && !slices.Contains(missing, id) {
+			missing = append(missing, id)
 		}
-		c, err := p.q.LockStockCost(ctx, db.LockStockCostParams{OrgID: p.orgID, ItemID: id, SiteID: p.siteID, Now: p.now})
-		if err != nil {
-			return err
-		}
-		p.costs[id] = &c
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	costs, err := p.q.LockStockCosts(ctx, db.LockStockCostsParams{OrgID: p.orgID, SiteID: p.siteID, ItemIds: missing, Now: p.now})
+	if err != nil {
+		return err
+	}
+	for i := range costs {
+		p.costs[costs[i].ItemID] = &costs[i]
 	}
 	return nil
 }
@@ -115,30 +119,20 @@ func (p *poster) lock(ctx context.Context, items []uuid.UUID) error {
 // reads the buckets of every item × location they touch (one statement), so that posting them
 // reads nothing more.
 func (p *poster) load(ctx context.Context, ms []movement) error {
-	if p.costs == nil {
-		p.costs = map[uuid.UUID]*db.StockCost{}
-		p.buckets = map[ilKey][]*bucket{}
+	items := make([]uuid.UUID, len(ms))
+	for i, m := range ms {
+		items[i] = m.itemID
 	}
-	var items []uuid.UUID
+	if err := p.lock(ctx, items); err != nil {
+		return err
+	}
 	var pairs db.LocationBalancesOfPairsParams
 	pairs.OrgID = p.orgID
 	for _, m := range ms {
-		if _, ok := p.costs[m.itemID]; !ok && !slices.Contains(items, m.itemID) {
-			items = append(items, m.itemID)
-		}
 		k := ilKey{m.itemID, m.locationID}
 		if _, ok := p.buckets[k]; !ok {
 			p.buckets[k] = []*bucket{}
 			pairs.ItemIds, pairs.LocationIds = append(pairs.ItemIds, m.itemID), append(pairs.LocationIds, m.locationID)
-		}
-	}
-	if len(items) > 0 {
-		costs, err := p.q.LockStockCosts(ctx, db.LockStockCostsParams{OrgID: p.orgID, SiteID: p.siteID, ItemIds: items, Now: p.now})
-		if err != nil {
-			return err
-		}
-		for i := range costs {
-			p.costs[costs[i].ItemID] = &costs[i]
 		}
 	}
 	if len(pairs.ItemIds) == 0 {
