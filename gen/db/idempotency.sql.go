@@ -37,7 +37,7 @@ func (q *Queries) CompleteIdempotencyKey(ctx context.Context, arg CompleteIdempo
 }
 
 const getIdempotencyKey = `-- name: GetIdempotencyKey :one
-SELECT request_hash, status, response
+SELECT token, request_hash, status, response, role, site_ids, credentials
 FROM idempotency_keys
 WHERE scope = $1 AND key_hash = $2 AND expires_at > $3
 `
@@ -49,15 +49,27 @@ type GetIdempotencyKeyParams struct {
 }
 
 type GetIdempotencyKeyRow struct {
+	Token       uuid.UUID
 	RequestHash []byte
 	Status      *int32
 	Response    []byte
+	Role        *string
+	SiteIds     []uuid.UUID
+	Credentials []string
 }
 
 func (q *Queries) GetIdempotencyKey(ctx context.Context, arg GetIdempotencyKeyParams) (GetIdempotencyKeyRow, error) {
 	row := q.db.QueryRow(ctx, getIdempotencyKey, arg.Scope, arg.KeyHash, arg.Now)
 	var i GetIdempotencyKeyRow
-	err := row.Scan(&i.RequestHash, &i.Status, &i.Response)
+	err := row.Scan(
+		&i.Token,
+		&i.RequestHash,
+		&i.Status,
+		&i.Response,
+		&i.Role,
+		&i.SiteIds,
+		&i.Credentials,
+	)
 	return i, err
 }
 
@@ -96,13 +108,14 @@ func (q *Queries) ReleaseIdempotencyKey(ctx context.Context, arg ReleaseIdempote
 }
 
 const reserveIdempotencyKey = `-- name: ReserveIdempotencyKey :one
-INSERT INTO idempotency_keys (scope, key_hash, token, request_hash, reserved_at, expires_at)
-VALUES ($1, $2, $3, $4, $5, $6)
+INSERT INTO idempotency_keys (scope, key_hash, token, request_hash, reserved_at, expires_at, role, site_ids, credentials)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
 ON CONFLICT (scope, key_hash) DO UPDATE
 SET token = EXCLUDED.token, request_hash = EXCLUDED.request_hash, reserved_at = EXCLUDED.reserved_at,
-    expires_at = EXCLUDED.expires_at, status = NULL, response = NULL
+    expires_at = EXCLUDED.expires_at, status = NULL, response = NULL,
+    role = EXCLUDED.role, site_ids = EXCLUDED.site_ids, credentials = EXCLUDED.credentials
 WHERE idempotency_keys.expires_at <= $5
-   OR (idempotency_keys.status IS NULL AND idempotency_keys.reserved_at <= $7)
+   OR (idempotency_keys.status IS NULL AND idempotency_keys.reserved_at <= $10)
 RETURNING token
 `
 
@@ -113,6 +126,9 @@ type ReserveIdempotencyKeyParams struct {
 	RequestHash []byte
 	Now         time.Time
 	ExpiresAt   time.Time
+	Role        *string
+	SiteIds     []uuid.UUID
+	Credentials []string
 	StaleBefore time.Time
 }
 
@@ -126,7 +142,52 @@ func (q *Queries) ReserveIdempotencyKey(ctx context.Context, arg ReserveIdempote
 		arg.RequestHash,
 		arg.Now,
 		arg.ExpiresAt,
+		arg.Role,
+		arg.SiteIds,
+		arg.Credentials,
 		arg.StaleBefore,
+	)
+	var token uuid.UUID
+	err := row.Scan(&token)
+	return token, err
+}
+
+const takeOverIdempotencyKey = `-- name: TakeOverIdempotencyKey :one
+UPDATE idempotency_keys
+SET token = $1, request_hash = $2, reserved_at = $3, expires_at = $4,
+    status = NULL, response = NULL, role = $5, site_ids = $6, credentials = $7
+WHERE scope = $8 AND key_hash = $9 AND token = $10 AND status IS NOT NULL
+RETURNING token
+`
+
+type TakeOverIdempotencyKeyParams struct {
+	Token       uuid.UUID
+	RequestHash []byte
+	Now         time.Time
+	ExpiresAt   time.Time
+	Role        *string
+	SiteIds     []uuid.UUID
+	Credentials []string
+	Scope       string
+	KeyHash     []byte
+	OldToken    uuid.UUID
+}
+
+// Takes a completed key whose caller no longer holds the rights its response was made under,
+// for a run under the present ones; only from the completion that was read (old_token), so of
+// several retries one runs. No row means the key changed hands meanwhile.
+func (q *Queries) TakeOverIdempotencyKey(ctx context.Context, arg TakeOverIdempotencyKeyParams) (uuid.UUID, error) {
+	row := q.db.QueryRow(ctx, takeOverIdempotencyKey,
+		arg.Token,
+		arg.RequestHash,
+		arg.Now,
+		arg.ExpiresAt,
+		arg.Role,
+		arg.SiteIds,
+		arg.Credentials,
+		arg.Scope,
+		arg.KeyHash,
+		arg.OldToken,
 	)
 	var token uuid.UUID
 	err := row.Scan(&token)

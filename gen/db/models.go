@@ -385,6 +385,9 @@ type IdempotencyKey struct {
 	ExpiresAt   time.Time
 	Status      *int32
 	Response    []byte
+	Role        *string
+	SiteIds     []uuid.UUID
+	Credentials []string
 }
 
 type Inspection struct {

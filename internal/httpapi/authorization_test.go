@@ -306,13 +306,27 @@ func TestEveryOperationEnforcesItsPolicy(t *testing.T) {
 
 			actor := members[min].User.ID
 			before := auditRows(t, env, orgID, o.op.OperationID, actor)
-			res := o.call(env, orgID, siteID, fx).Token(members[min].AccessToken).Do()
+			call := o.call(env, orgID, siteID, fx).Token(members[min].AccessToken)
+			key := uuid.NewString()
+			if o.method == http.MethodPost {
+				call.Header(httpapi.IdempotencyKeyHeader, key)
+			}
+			res := call.Do()
 			if res.Status >= 300 {
 				t.Fatalf("%s (unscoped) got %d on what the walk prepared; an operation on an existing resource needs a fixture in walkFixtures: %s",
 					min, res.Status, res.Body)
 			}
 			if o.method == http.MethodGet {
 				return
+			}
+			if o.method == http.MethodPost {
+				// The same request with the same Idempotency-Key by the member limited to site B:
+				// answered as without the key, never from the unscoped member's response.
+				again := o.call(env, orgID, siteID, fx).Token(limited[min].AccessToken).Header(httpapi.IdempotencyKeyHeader, key).Do()
+				if again.Header.Get("Idempotent-Replayed") != "" {
+					t.Fatalf("another member's response was replayed to a member limited to site B: %d %s", again.Status, again.Body)
+				}
+				checkSiteLimited(t, o, again, fx, w)
 			}
 			after := auditRows(t, env, orgID, o.op.OperationID, actor)
 			if len(after) <= len(before) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/sous-app/sous/internal/authz"
 	"github.com/sous-app/sous/internal/idempotency"
 	"github.com/sous-app/sous/internal/principal"
 	"github.com/sous-app/sous/internal/reqinfo"
@@ -63,8 +64,9 @@ func hashIdempotentBody(ops operations) echo.MiddlewareFunc {
 }
 
 // idempotent answers a retried request from the first response to its Idempotency-Key (Stripe's
-// semantics). It runs after authentication and the policy, so only a caller allowed to make the
-// request can replay it, and failures before the operation (400, 401, 403, …) keep no key.
+// semantics). It runs after authentication and the policy, so failures before the operation
+// (400, 401, 403, …) keep no key; keys are the caller's own and a replay needs the rights the
+// first request ran under (idempotencyCaller), since handlers make checks of their own.
 // The key is reserved in PostgreSQL before the handler runs, so concurrent requests on any
 // replica get 409 while it runs; 5xx and 429 answers release it, so a retry runs again.
 func idempotent(ops operations, store *idempotency.Store, logger *slog.Logger) echo.MiddlewareFunc {
@@ -81,7 +83,7 @@ func idempotent(ops operations, store *idempotency.Store, logger *slog.Logger) e
 				return err
 			}
 			ctx := req.Context()
-			r, stored, err := store.Begin(ctx, idempotencyScope(c, op), key, reqHash)
+			r, stored, err := store.Begin(ctx, idempotencyCaller(c, op), key, reqHash)
 			if err != nil {
 				return err
 			}
@@ -134,24 +136,37 @@ func idempotent(ops operations, store *idempotency.Store, logger *slog.Logger) e
 	}
 }
 
-// idempotencyScope is whose keys a key is among: the organization of an organization's
-// operation, else the signed-in user or device, else (public operations, sign-in) the client's
-// address.
-func idempotencyScope(c echo.Context, op *operation) string {
-	if op.OrgScoped {
-		return "org:" + c.Param("orgId")
-	}
-	if p, ok := principal.From(c.Request().Context()); ok {
+// idempotencyCaller is whose keys a key is among, and with which rights. On an organization's
+// operation: the organization and the caller in it (user, API key or device), with the member's
+// role, sites and credentials, since handlers check a resource's site and credentials past the
+// policy and a stored answer must not reach a caller those checks would refuse. Otherwise the
+// signed-in user or device, else (public operations, sign-in) the client's address.
+func idempotencyCaller(c echo.Context, op *operation) idempotency.Caller {
+	ctx := c.Request().Context()
+	p, ok := principal.From(ctx)
+	var who string
+	if ok {
 		switch p.Kind {
 		case principal.User:
-			return "user:" + p.UserID.String()
+			who = "user:" + p.UserID.String()
 		case principal.Device:
-			return "device:" + p.DeviceID.String()
+			who = "device:" + p.DeviceID.String()
 		case principal.APIKey:
-			return "org:" + p.OrgID.String()
+			who = "apikey:" + p.APIKeyID.String()
 		}
 	}
-	return "ip:" + c.RealIP()
+	switch {
+	case op.OrgScoped:
+		// The policy ran: the caller is authenticated and a member (or a credential) of it.
+		var g idempotency.Grant
+		if a, ok := authz.FromContext(ctx); ok {
+			g = idempotency.Grant{Role: a.Role, SiteIDs: a.SiteIDs, Credentials: a.Credentials}
+		}
+		return idempotency.Caller{Scope: "org:" + c.Param("orgId") + "/" + who, Grant: g}
+	case who != "":
+		return idempotency.Caller{Scope: who}
+	}
+	return idempotency.Caller{Scope: "ip:" + c.RealIP()}
 }
 
 // requestHash is what makes two requests "the same": method, path, query and body.

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/sous-app/sous/gen/db"
 	"github.com/sous-app/sous/internal/apierr"
+	"github.com/sous-app/sous/internal/authz"
 	"github.com/sous-app/sous/internal/clock"
 	"github.com/sous-app/sous/internal/periodic"
 	"github.com/sous-app/sous/internal/pg"
@@ -62,14 +64,74 @@ type Store struct {
 
 func NewStore(pool *pgxpool.Pool, c clock.Clock) *Store { return &Store{pool: pool, clock: c} }
 
-// Begin reserves key in scope for a request whose hash is requestHash. It returns a reservation
-// to run the request under, or the stored response to replay, or the 409 (in flight) or 422
-// (another request) error.
-func (s *Store) Begin(ctx context.Context, scope, key string, requestHash []byte) (*Reservation, *Response, error) {
+// Caller is whose key it is and what it may do. Keys are the caller's own (Scope), and a stored
+// response is replayed only while the caller still holds every right (Grant) the first request
+// ran under: the checks a handler makes (a resource's site, a credential) passed for those.
+type Caller struct {
+	Scope string
+	Grant Grant
+}
+
+// Grant is what a member may do in the organization: role, sites and credentials. The zero
+// Grant (no role) is a caller without a membership: an API key, a user outside an
+// organization, a client address.
+type Grant struct {
+	Role        authz.Role
+	SiteIDs     []uuid.UUID // empty: every site
+	Credentials []string
+}
+
+// Includes reports whether g holds every right of first: a role at least as high, every site
+// (or all of them), every credential. Every check a handler makes passes for more rights when it
+// passed for fewer, so a response made under first may be shown to g.
+func (g Grant) Includes(first Grant) bool {
+	if first.Role != "" && !g.Role.AtLeast(first.Role) {
+		return false
+	}
+	if len(g.SiteIDs) > 0 {
+		if len(first.SiteIDs) == 0 {
+			return false
+		}
+		for _, s := range first.SiteIDs {
+			if !slices.Contains(g.SiteIDs, s) {
+				return false
+			}
+		}
+	}
+	for _, c := range first.Credentials {
+		if !slices.Contains(g.Credentials, c) {
+			return false
+		}
+	}
+	return true
+}
+
+func (g Grant) role() *string {
+	if g.Role == "" {
+		return nil
+	}
+	r := string(g.Role)
+	return &r
+}
+
+func orEmpty[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// Begin reserves the caller's key for a request whose hash is requestHash. It returns a
+// reservation to run the request under, or the stored response to replay, or the 409 (in flight)
+// or 422 (another request) error. A completed key whose caller lost a right since is taken over:
+// the request runs again under the present rights, and its answer is the key's from then on.
+func (s *Store) Begin(ctx context.Context, caller Caller, key string, requestHash []byte) (*Reservation, *Response, error) {
+	scope, g := caller.Scope, caller.Grant
 	r := &Reservation{scope: scope, keyHash: keyHash(scope, key), encKey: encKey(scope, key)}
 	q := db.New(s.pool)
-	// A row can vanish between the two statements (its request failed and released it), so
-	// try again a few times; each round either reserves or reads a row.
+	// A row can vanish or change hands between the statements (its request failed and released
+	// it, another retry took it over), so try again a few times; each round either reserves or
+	// reads a row.
 	for range 3 {
 		now := s.clock.Now()
 		token, err := uuid.NewV7()
@@ -79,6 +141,7 @@ func (s *Store) Begin(ctx context.Context, scope, key string, requestHash []byte
 		got, err := q.ReserveIdempotencyKey(ctx, db.ReserveIdempotencyKeyParams{
 			Scope: scope, KeyHash: r.keyHash, Token: token, RequestHash: requestHash,
 			Now: now, ExpiresAt: now.Add(TTL), StaleBefore: now.Add(-StaleAfter),
+			Role: g.role(), SiteIds: orEmpty(g.SiteIDs), Credentials: orEmpty(g.Credentials),
 		})
 		if err == nil {
 			r.token = got
@@ -99,6 +162,25 @@ func (s *Store) Begin(ctx context.Context, scope, key string, requestHash []byte
 		}
 		if row.Status == nil {
 			return nil, nil, errInUse
+		}
+		first := Grant{SiteIDs: row.SiteIds, Credentials: row.Credentials}
+		if row.Role != nil {
+			first.Role = authz.Role(*row.Role)
+		}
+		if !g.Includes(first) {
+			got, err := q.TakeOverIdempotencyKey(ctx, db.TakeOverIdempotencyKeyParams{
+				Token: token, RequestHash: requestHash, Now: now, ExpiresAt: now.Add(TTL),
+				Role: g.role(), SiteIds: orEmpty(g.SiteIDs), Credentials: orEmpty(g.Credentials),
+				Scope: scope, KeyHash: r.keyHash, OldToken: row.Token,
+			})
+			if pg.IsNoRows(err) {
+				continue
+			}
+			if err != nil {
+				return nil, nil, err
+			}
+			r.token = got
+			return r, nil, nil
 		}
 		res, err := open(r.encKey, row.Response)
 		if err != nil {
