@@ -229,7 +229,11 @@ SELECT EXISTS (SELECT 1 FROM policy_acknowledgements WHERE policy_id = @policy_i
 SELECT role, site_ids FROM memberships WHERE org_id = @org_id AND user_id = @user_id;
 
 -- name: CountRecordsMedia :one
-SELECT count(*) FROM media WHERE org_id = @org_id AND id = ANY (@ids::uuid[]);
+-- Images of the organization a member may attach: a non-empty scope (a site-limited member's
+-- sites) counts those sites' images only, as GET /media lists them.
+SELECT count(*) FROM media
+WHERE org_id = @org_id AND id = ANY (@ids::uuid[])
+  AND (cardinality(@scope::uuid[]) = 0 OR site_id = ANY (@scope::uuid[]));
 
 -- name: InsertWalkthrough :one
 INSERT INTO walkthroughs (id, org_id, name, kind, steps, site_ids, created_at, updated_at)

@@ -106,7 +106,11 @@ SELECT user_id, site_ids FROM memberships WHERE org_id = @org_id AND user_id = A
 SELECT id, title, site_ids FROM guides WHERE org_id = @org_id AND id = ANY (@ids::uuid[]);
 
 -- name: CountMedia :one
-SELECT count(*) FROM media WHERE org_id = @org_id AND id = ANY (@ids::uuid[]);
+-- Images of the organization a member may attach: a non-empty scope (a site-limited member's
+-- sites) counts those sites' images only, as GET /media lists them.
+SELECT count(*) FROM media
+WHERE org_id = @org_id AND id = ANY (@ids::uuid[])
+  AND (cardinality(@scope::uuid[]) = 0 OR site_id = ANY (@scope::uuid[]));
 
 -- Positions.
 

@@ -116,16 +116,21 @@ func (q *Queries) CompleteInspection(ctx context.Context, arg CompleteInspection
 }
 
 const countRecordsMedia = `-- name: CountRecordsMedia :one
-SELECT count(*) FROM media WHERE org_id = $1 AND id = ANY ($2::uuid[])
+SELECT count(*) FROM media
+WHERE org_id = $1 AND id = ANY ($2::uuid[])
+  AND (cardinality($3::uuid[]) = 0 OR site_id = ANY ($3::uuid[]))
 `
 
 type CountRecordsMediaParams struct {
 	OrgID uuid.UUID
 	Ids   []uuid.UUID
+	Scope []uuid.UUID
 }
 
+// Images of the organization a member may attach: a non-empty scope (a site-limited member's
+// sites) counts those sites' images only, as GET /media lists them.
 func (q *Queries) CountRecordsMedia(ctx context.Context, arg CountRecordsMediaParams) (int64, error) {
-	row := q.db.QueryRow(ctx, countRecordsMedia, arg.OrgID, arg.Ids)
+	row := q.db.QueryRow(ctx, countRecordsMedia, arg.OrgID, arg.Ids, arg.Scope)
 	var count int64
 	err := row.Scan(&count)
 	return count, err

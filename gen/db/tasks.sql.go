@@ -243,16 +243,21 @@ func (q *Queries) CompleteTask(ctx context.Context, arg CompleteTaskParams) erro
 }
 
 const countMedia = `-- name: CountMedia :one
-SELECT count(*) FROM media WHERE org_id = $1 AND id = ANY ($2::uuid[])
+SELECT count(*) FROM media
+WHERE org_id = $1 AND id = ANY ($2::uuid[])
+  AND (cardinality($3::uuid[]) = 0 OR site_id = ANY ($3::uuid[]))
 `
 
 type CountMediaParams struct {
 	OrgID uuid.UUID
 	Ids   []uuid.UUID
+	Scope []uuid.UUID
 }
 
+// Images of the organization a member may attach: a non-empty scope (a site-limited member's
+// sites) counts those sites' images only, as GET /media lists them.
 func (q *Queries) CountMedia(ctx context.Context, arg CountMediaParams) (int64, error) {
-	row := q.db.QueryRow(ctx, countMedia, arg.OrgID, arg.Ids)
+	row := q.db.QueryRow(ctx, countMedia, arg.OrgID, arg.Ids, arg.Scope)
 	var count int64
 	err := row.Scan(&count)
 	return count, err

@@ -5331,7 +5331,9 @@ export interface paths {
         /**
          * Create a guide
          * @description A guide document in Markdown, with images uploaded with POST /media, for some sites
-         *     (`siteIds`) or every site (none). A member limited to some sites names some of theirs.
+         *     (`siteIds`) or every site (none). A member limited to some sites names some of theirs, and
+         *     attaches only their sites' images: another site's image, or the organization's, answers 400
+         *     on `mediaIds` as an image that does not exist.
          *
          *     Permission: `manageTasks` (manager and up).
          */
@@ -5370,7 +5372,8 @@ export interface paths {
         /**
          * Change a guide
          * @description Replaces the guide. A member limited to some sites changes only guides of their sites, and keeps
-         *     them within their sites.
+         *     them within their sites; images already on the guide stay, and those added must be of their
+         *     sites (400 on `mediaIds` otherwise, as for an image that does not exist).
          *
          *     Permission: `manageTasks` (manager and up).
          */
@@ -5798,6 +5801,9 @@ export interface paths {
          * @description Answers by item key (merged over earlier ones), notes and photos (media ids of the
          *     organization). An answer must fit its item's kind (`passed` for pass_fail, `score` up to
          *     `maxScore`, `temperatureF`, `text`). Completed or frozen inspections refuse changes (409).
+         *     A member limited to some sites adds only their sites' images (photos already on the
+         *     inspection stay); another site's image, or the organization's, answers 400 as an image that
+         *     does not exist.
          *
          *     Permission: `performInspections` (inspector, alias staff, and up).
          */
@@ -6381,7 +6387,9 @@ export interface paths {
         /**
          * Record walkthrough answers
          * @description Answers by step key, each of the kind its step needs (400 naming the answer otherwise); photos
-         *     are media ids of the organization. A submitted run refuses changes (409).
+         *     are media ids of the organization. A submitted run refuses changes (409). A member limited to
+         *     some sites adds only their sites' images (photos already on the run stay); another site's
+         *     image, or the organization's, answers 400 as an image that does not exist.
          *
          *     Permission: `performInspections` (inspector, alias staff, and up).
          */

@@ -324,6 +324,14 @@ func (h *Handlers) SetInspectionResponses(ctx context.Context, req api.SetInspec
 		if err != nil {
 			return err
 		}
+		// Images already on the inspection stay, whoever attached them; the others must be
+		// images the member may see.
+		kept := []uuid.UUID{}
+		for _, ans := range answers {
+			if ans.PhotoMediaIds != nil {
+				kept = append(kept, *ans.PhotoMediaIds...)
+			}
+		}
 		media := []uuid.UUID{}
 		for i, ans := range req.Body.Answers {
 			field := fmt.Sprintf("answers[%d]", i)
@@ -336,7 +344,7 @@ func (h *Handlers) SetInspectionResponses(ctx context.Context, req api.SetInspec
 			}
 			if ans.PhotoMediaIds != nil {
 				for _, m := range *ans.PhotoMediaIds {
-					if !slices.Contains(media, m) {
+					if !slices.Contains(media, m) && !slices.Contains(kept, m) {
 						media = append(media, m)
 					}
 				}
@@ -344,7 +352,7 @@ func (h *Handlers) SetInspectionResponses(ctx context.Context, req api.SetInspec
 			answers[ans.Key] = ans
 		}
 		if len(media) > 0 {
-			n, err := q.CountRecordsMedia(ctx, db.CountRecordsMediaParams{OrgID: a.OrgID, Ids: media})
+			n, err := q.CountRecordsMedia(ctx, db.CountRecordsMediaParams{OrgID: a.OrgID, Ids: media, Scope: a.SiteScope()})
 			if err != nil {
 				return err
 			}

@@ -268,6 +268,14 @@ func (h *Handlers) SetWalkthroughResponses(ctx context.Context, req api.SetWalkt
 				return err
 			}
 		}
+		// Images already on the run stay, whoever attached them; the others must be images the
+		// member may see.
+		kept := []uuid.UUID{}
+		for _, ans := range answers {
+			if ans.MediaId != nil {
+				kept = append(kept, *ans.MediaId)
+			}
+		}
 		media := []uuid.UUID{}
 		for i, ans := range req.Body.Answers {
 			field := fmt.Sprintf("answers[%d]", i)
@@ -278,7 +286,7 @@ func (h *Handlers) SetWalkthroughResponses(ctx context.Context, req api.SetWalkt
 			if err := stepAnswerFits(field, steps[idx], ans); err != nil {
 				return err
 			}
-			if ans.MediaId != nil {
+			if ans.MediaId != nil && !slices.Contains(kept, *ans.MediaId) {
 				media = append(media, *ans.MediaId)
 			}
 			answers[ans.StepKey] = ans
@@ -286,7 +294,7 @@ func (h *Handlers) SetWalkthroughResponses(ctx context.Context, req api.SetWalkt
 		if len(media) > 0 {
 			slices.SortFunc(media, func(x, y uuid.UUID) int { return strings.Compare(x.String(), y.String()) })
 			media = slices.Compact(media)
-			n, err := q.CountRecordsMedia(ctx, db.CountRecordsMediaParams{OrgID: a.OrgID, Ids: media})
+			n, err := q.CountRecordsMedia(ctx, db.CountRecordsMediaParams{OrgID: a.OrgID, Ids: media, Scope: a.SiteScope()})
 			if err != nil {
 				return err
 			}

@@ -217,8 +217,10 @@ func guideVisible(a authz.Access, g db.Guide) bool {
 }
 
 // checkGuide checks a guide request: sites of the organization within the member's scope (a
-// site-limited member names some of theirs), images of the organization.
-func checkGuide(ctx context.Context, q *db.Queries, a authz.Access, b api.GuideRequest) (title string, media, sites []uuid.UUID, err error) {
+// site-limited member names some of theirs), images of the organization within it too (kept
+// are those already on the guide, which stay whoever attached them). An image the member may
+// not see is answered as one that does not exist.
+func checkGuide(ctx context.Context, q *db.Queries, a authz.Access, b api.GuideRequest, kept []uuid.UUID) (title string, media, sites []uuid.UUID, err error) {
 	title = strings.TrimSpace(b.Title)
 	if title == "" {
 		return "", nil, nil, apierr.InvalidField("title", "must not be blank")
@@ -232,12 +234,13 @@ func checkGuide(ctx context.Context, q *db.Queries, a authz.Access, b api.GuideR
 			return "", nil, nil, err
 		}
 	}
-	if len(media) > 0 {
-		n, err := q.CountMedia(ctx, db.CountMediaParams{OrgID: a.OrgID, Ids: media})
+	added := slices.DeleteFunc(slices.Clone(media), func(id uuid.UUID) bool { return slices.Contains(kept, id) })
+	if len(added) > 0 {
+		n, err := q.CountMedia(ctx, db.CountMediaParams{OrgID: a.OrgID, Ids: added, Scope: a.SiteScope()})
 		if err != nil {
 			return "", nil, nil, err
 		}
-		if int(n) != len(media) {
+		if int(n) != len(added) {
 			return "", nil, nil, apierr.InvalidField("mediaIds", "name images of the organization (POST /media)")
 		}
 	}
@@ -289,7 +292,7 @@ func (h *Handlers) CreateGuide(ctx context.Context, req api.CreateGuideRequestOb
 	now := h.clock.Now()
 	var g db.Guide
 	err = pg.InQueries(ctx, h.pool, func(q *db.Queries) error {
-		title, media, sites, err := checkGuide(ctx, q, a, *req.Body)
+		title, media, sites, err := checkGuide(ctx, q, a, *req.Body, nil)
 		if err != nil {
 			return err
 		}
@@ -339,7 +342,7 @@ func (h *Handlers) UpdateGuide(ctx context.Context, req api.UpdateGuideRequestOb
 		if a.Scoped() && (len(cur.SiteIds) == 0 || !allVisible(a, cur.SiteIds)) {
 			return apierr.Forbidden("This guide is also for sites you have no access to").WithCode(apierr.CodeSiteScopeExceeded)
 		}
-		title, media, sites, err := checkGuide(ctx, q, a, *req.Body)
+		title, media, sites, err := checkGuide(ctx, q, a, *req.Body, cur.MediaIds)
 		if err != nil {
 			return err
 		}
