@@ -436,3 +436,13 @@ FROM waste_logs
 WHERE org_id = @org_id AND site_id = @site_id AND created_at >= @from_at AND created_at < @to_at
 GROUP BY reason
 ORDER BY reason;
+
+-- name: LastGeneratedLotNumbers :many
+-- The highest n among the site's lots of each item coded @prefix || n (R20260304-n), for the
+-- next generated code. The caller holds the items' cost-row locks, which every receipt of the
+-- item at the site takes, so no other receipt numbers a lot meanwhile.
+SELECT l.item_id, max(substring(l.code FROM length(@prefix::text) + 1)::int)::int AS last
+FROM lots l
+WHERE l.org_id = @org_id AND l.site_id = @site_id AND l.item_id = ANY (@item_ids::uuid[])
+  AND starts_with(l.code, @prefix::text) AND substring(l.code FROM length(@prefix::text) + 1) ~ '^[1-9][0-9]{0,8}$'
+GROUP BY l.item_id;

@@ -1346,6 +1346,54 @@ func (q *Queries) ItemStockOfSite(ctx context.Context, arg ItemStockOfSiteParams
 	return items, nil
 }
 
+const lastGeneratedLotNumbers = `-- name: LastGeneratedLotNumbers :many
+SELECT l.item_id, max(substring(l.code FROM length($1::text) + 1)::int)::int AS last
+FROM lots l
+WHERE l.org_id = $2 AND l.site_id = $3 AND l.item_id = ANY ($4::uuid[])
+  AND starts_with(l.code, $1::text) AND substring(l.code FROM length($1::text) + 1) ~ '^[1-9][0-9]{0,8}$'
+GROUP BY l.item_id
+`
+
+type LastGeneratedLotNumbersParams struct {
+	Prefix  string
+	OrgID   uuid.UUID
+	SiteID  uuid.UUID
+	ItemIds []uuid.UUID
+}
+
+type LastGeneratedLotNumbersRow struct {
+	ItemID uuid.UUID
+	Last   int32
+}
+
+// The highest n among the site's lots of each item coded @prefix || n (R20260304-n), for the
+// next generated code. The caller holds the items' cost-row locks, which every receipt of the
+// item at the site takes, so no other receipt numbers a lot meanwhile.
+func (q *Queries) LastGeneratedLotNumbers(ctx context.Context, arg LastGeneratedLotNumbersParams) ([]LastGeneratedLotNumbersRow, error) {
+	rows, err := q.db.Query(ctx, lastGeneratedLotNumbers,
+		arg.Prefix,
+		arg.OrgID,
+		arg.SiteID,
+		arg.ItemIds,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []LastGeneratedLotNumbersRow{}
+	for rows.Next() {
+		var i LastGeneratedLotNumbersRow
+		if err := rows.Scan(&i.ItemID, &i.Last); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const listCounts = `-- name: ListCounts :many
 SELECT id, org_id, site_id, name, location_ids, counted_at, status, created_by, created_at, closed_at, closed_by FROM counts
 WHERE org_id = $1
