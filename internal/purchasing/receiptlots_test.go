@@ -286,3 +286,103 @@ func TestParallelReceiptsWithoutACodeEachMakeALot(t *testing.T) {
 	}
 	checkLedger(t, b)
 }
+
+// TestReceiptLotsWalkThrough follows flour without lot codes from two purchase orders through a
+// requisition, waste and an issue; every number is worked out here from the prices and
+// quantities.
+func TestReceiptLotsWalkThrough(t *testing.T) {
+	b := newBuyer(t)
+	line := b.location(b.site, "Line")
+	v := b.vendor("Freshline")
+	const perCase = 50 // lb
+	flour := b.bagged("Flour", fmt.Sprint(perCase), map[string]any{})
+	vi := b.vendorItem(v, flour, "FL-FLR", 4000, true)
+	cents := func(q, costPerLb int) string { return fmt.Sprint(q * costPerLb) }
+
+	// March 2: 3 cases at $40.00, 80 cents a lb.
+	r1 := b.receiveOne(v, vi, "3", nil)
+	q1, c1 := 3*perCase, 4000/perCase
+	if r1.Txns[0].Quantity != fmt.Sprint(q1) || r1.Txns[0].UnitCost != fmt.Sprint(c1) || r1.Txns[0].AvgCostAfter != fmt.Sprint(c1) {
+		t.Fatalf("first receipt %+v", r1.Txns)
+	}
+	// March 3: 2 cases invoiced at $45.00, 90 cents a lb; the average becomes
+	// (150·80 + 100·90) / 250 = 84.
+	b.setClock(time.Date(2026, 3, 3, 14, 0, 0, 0, time.UTC))
+	r2 := b.receiveOne(v, vi, "2", map[string]any{"priceCents": 4500})
+	q2, c2 := 2*perCase, 4500/perCase
+	avg := (q1*c1 + q2*c2) / (q1 + q2)
+	if avg != 84 || r2.Txns[0].Quantity != fmt.Sprint(q2) || r2.Txns[0].UnitCost != fmt.Sprint(c2) || r2.Txns[0].AvgCostAfter != fmt.Sprint(avg) {
+		t.Fatalf("second receipt %+v", r2.Txns)
+	}
+	lot1, lot2 := *r1.Txns[0].LotID, *r2.Txns[0].LotID
+	lots := b.lots(flour)
+	if len(lots) != 2 || lots[0].ID != lot1 || lots[0].Code != "R20260302-1" || lots[1].ID != lot2 || lots[1].Code != "R20260303-1" {
+		t.Fatalf("lots %+v", lots)
+	}
+
+	// A requisition moves 60 lb to the line: all from the older lot, at the average.
+	const moved = 60
+	r := b.requisition(flour, b.loc, line, fmt.Sprint(moved), "lb")
+	b.reqStep(r, "submit", http.StatusOK)
+	b.reqStep(r, "approve", http.StatusOK)
+	var f fulfillment
+	b.call(http.MethodPost, "requisitions/"+r.ID.String()+"/fulfill").Do().Expect(http.StatusOK).Decode(&f)
+	if len(f.Txns) != 2 || *f.Txns[0].LotID != lot1 || f.Txns[0].Quantity != fmt.Sprint(-moved) || *f.Txns[1].LotID != lot1 ||
+		f.Txns[1].Quantity != fmt.Sprint(moved) || f.Txns[1].UnitCost != fmt.Sprint(avg) {
+		t.Fatalf("fulfillment %+v", f.Txns)
+	}
+	// 5 lb wasted at the line, from the lot that came with the transfer: 5 × 84 cents.
+	const wasted = 5
+	var w struct {
+		LotID      *uuid.UUID `json:"lotId"`
+		ValueCents int64      `json:"valueCents"`
+	}
+	b.call(http.MethodPost, "waste-logs").JSON(map[string]any{"siteId": b.site, "locationId": line, "itemId": flour.ID,
+		"quantity": fmt.Sprint(wasted), "unit": "lb", "reason": "spoilage"}).Do().Expect(http.StatusCreated).Decode(&w)
+	if fmt.Sprint(w.ValueCents) != cents(wasted, avg) {
+		t.Fatalf("waste %+v", w)
+	}
+	// 100 lb issued at the walk-in: the older lot's 90 left there, then 10 of the newer.
+	const issued = 100
+	var a struct {
+		Txns []txn `json:"txns"`
+	}
+	b.call(http.MethodPost, "stock/adjust").JSON(map[string]any{"siteId": b.site, "lines": []any{
+		map[string]any{"itemId": flour.ID, "locationId": b.loc, "quantity": fmt.Sprint(-issued), "unit": "lb", "reason": "issue"}}}).
+		Do().Expect(http.StatusOK).Decode(&a)
+	fromLot1 := q1 - moved
+	if len(a.Txns) != 2 || *a.Txns[0].LotID != lot1 || a.Txns[0].Quantity != fmt.Sprint(-fromLot1) ||
+		*a.Txns[1].LotID != lot2 || a.Txns[1].Quantity != fmt.Sprint(-(issued-fromLot1)) || a.Txns[1].UnitCost != fmt.Sprint(avg) {
+		t.Fatalf("issue %+v", a.Txns)
+	}
+
+	// What is left: the older lot's 55 at the line, the newer lot's 90 at the walk-in, worth
+	// 145 × 84 cents.
+	left1, left2 := moved-wasted, q2-(issued-fromLot1)
+	lots = b.lots(flour)
+	if len(lots) != 2 || lots[0].Quantity != fmt.Sprint(left1) || len(lots[0].Locations) != 1 || lots[0].Locations[0].LocationID != line ||
+		lots[1].Quantity != fmt.Sprint(left2) || len(lots[1].Locations) != 1 || lots[1].Locations[0].LocationID != b.loc {
+		t.Fatalf("lots %+v", lots)
+	}
+	var stock []struct {
+		LocationID uuid.UUID `json:"locationId"`
+		Quantity   string    `json:"quantity"`
+		ValueCents int64     `json:"valueCents"`
+		Lots       []struct {
+			LotID    uuid.UUID `json:"lotId"`
+			Quantity string    `json:"quantity"`
+		} `json:"lots"`
+	}
+	b.call(http.MethodGet, "stock?itemId="+flour.ID.String()).Do().Expect(http.StatusOK).Decode(&stock)
+	var total int64
+	for _, s := range stock {
+		total += s.ValueCents
+		if len(s.Lots) != 1 || s.Lots[0].Quantity != s.Quantity {
+			t.Fatalf("stock outside a lot: %+v", s)
+		}
+	}
+	if len(stock) != 2 || fmt.Sprint(total) != cents(left1+left2, avg) {
+		t.Fatalf("stock %+v, %d cents", stock, total)
+	}
+	checkLedger(t, b)
+}
