@@ -161,8 +161,8 @@ type adjustment struct {
 	lines     []adjustLine // validated
 	generated receiptLots  // the lots its lines generate, written only if it succeeds
 	txns      []Txn
-	units map[uuid.UUID]string // base unit per item, for the answer
-	err   error                // this adjustment's own failure (a 400 or a 409); the others go on
+	units     map[uuid.UUID]string // base unit per item, for the answer
+	err       error                // this adjustment's own failure (a 400 or a 409); the others go on
 }
 
 // sharesPosting reports whether lines may be posted together with other requests' lines: a lot

@@ -3,8 +3,8 @@ package purchasing
 import (
 	"context"
 	"fmt"
-	"strings"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
