@@ -79,7 +79,7 @@ ORDER BY s.name, s.id, lower(l.name), l.id;
 
 -- name: LocationBalances :many
 -- Every bucket of an item at a location, in FEFO order: lots by earliest expiry, then oldest
--- receipt; lots without expiry after them; stock received without a lot last.
+-- receipt; lots without expiry after them; stock outside any lot last.
 SELECT b.lot_id, b.quantity, l.expires_on, l.received_at
 FROM stock_balances b
 LEFT JOIN lots l ON l.org_id = b.org_id AND l.id = b.lot_id

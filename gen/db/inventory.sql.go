@@ -1860,7 +1860,7 @@ type LocationBalancesRow struct {
 }
 
 // Every bucket of an item at a location, in FEFO order: lots by earliest expiry, then oldest
-// receipt; lots without expiry after them; stock received without a lot last.
+// receipt; lots without expiry after them; stock outside any lot last.
 func (q *Queries) LocationBalances(ctx context.Context, arg LocationBalancesParams) ([]LocationBalancesRow, error) {
 	rows, err := q.db.Query(ctx, locationBalances, arg.OrgID, arg.ItemID, arg.LocationID)
 	if err != nil {

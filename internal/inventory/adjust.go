@@ -359,7 +359,7 @@ func resolveLineLots(ctx context.Context, q *db.Queries, orgID uuid.UUID, sc sit
 }
 
 // postAdjustLines posts one adjustment's lines. A transfer_in that names no lot takes the lots
-// the adjustment's transfer_out lines of its item took, in order, then the unlotted stock.
+// the adjustment's transfer_out lines of its item took, in order, then the stock outside any lot.
 func postAdjustLines(ctx context.Context, p *poster, lines []adjustLine) error {
 	moved := map[uuid.UUID][]bucket{}
 	for _, l := range lines {

@@ -167,7 +167,7 @@ func TestFEFOAndExpiredLots(t *testing.T) {
 	if got := strings.Join(lotsOf(a), ","); got != "EARLY:-1,LATE:-0.5" {
 		t.Fatalf("FEFO took %s", got)
 	}
-	// The rest of LATE, LATE2, then the lot without expiry, then the unlotted stock.
+	// The rest of LATE, LATE2, then the lot without expiry, then the stock outside any lot.
 	a = k.adjust(line(it, cooler, "-3", "lb", "issue"))
 	if got := strings.Join(lotsOf(a), ","); got != "LATE:-0.5,LATE2:-1,NOEXP:-1,none:-0.5" {
 		t.Fatalf("FEFO took %s", got)
@@ -175,7 +175,7 @@ func TestFEFOAndExpiredLots(t *testing.T) {
 
 	// Expired lots are not issued, but can be wasted or corrected.
 	k.adjust(line(it, cooler, "2", "lb", "receipt", map[string]any{"lot": map[string]any{"code": "SOON", "expiresOn": "2026-03-03"}}))
-	k.adjust(line(it, cooler, "-0.5", "lb", "issue")) // the unlotted 0.5 left
+	k.adjust(line(it, cooler, "-0.5", "lb", "issue")) // the opening balance's 0.5 left
 	k.setClock(time.Date(2026, 3, 4, 12, 0, 0, 0, time.UTC))
 	e := k.adjustReq(line(it, cooler, "-1", "lb", "issue")).ExpectCode(http.StatusConflict, apierr.CodeInsufficientStock)
 	_ = e
