@@ -78,12 +78,14 @@ WHERE l.org_id = @org_id
 ORDER BY s.name, s.id, lower(l.name), l.id;
 
 -- name: LocationBalances :many
--- Every bucket of an item at a location, in FEFO order: lots by earliest expiry, then oldest
--- receipt; lots without expiry after them; stock outside any lot last.
+-- Every bucket of an item at a location holding stock, in FEFO order: lots by earliest expiry,
+-- then oldest receipt; lots without expiry after them; stock outside any lot last. Emptied
+-- buckets are left out (every receipt makes a lot, so they pile up; a posting that adds to one
+-- again upserts it).
 SELECT b.lot_id, b.quantity, l.expires_on, l.received_at
 FROM stock_balances b
 LEFT JOIN lots l ON l.org_id = b.org_id AND l.id = b.lot_id
-WHERE b.org_id = @org_id AND b.item_id = @item_id AND b.location_id = @location_id
+WHERE b.org_id = @org_id AND b.item_id = @item_id AND b.location_id = @location_id AND b.quantity > 0
 ORDER BY (b.lot_id IS NULL), l.expires_on NULLS LAST, l.received_at, b.lot_id
 FOR UPDATE OF b;
 
@@ -420,13 +422,13 @@ RETURNING *;
 
 -- name: LocationBalancesOfPairs :many
 -- LocationBalances for many item × location pairs at once (a receipt's lines), in FEFO order
--- within each pair.
+-- within each pair; emptied buckets left out.
 SELECT b.item_id, b.location_id, b.lot_id, b.quantity, l.expires_on
 FROM stock_balances b
 JOIN (SELECT unnest(@item_ids::uuid[]) AS item_id, unnest(@location_ids::uuid[]) AS location_id) k
   ON k.item_id = b.item_id AND k.location_id = b.location_id
 LEFT JOIN lots l ON l.org_id = b.org_id AND l.id = b.lot_id
-WHERE b.org_id = @org_id
+WHERE b.org_id = @org_id AND b.quantity > 0
 ORDER BY b.item_id, b.location_id, (b.lot_id IS NULL), l.expires_on NULLS LAST, l.received_at, b.lot_id
 FOR UPDATE OF b;
 -- name: WasteByReason :many

@@ -1841,7 +1841,7 @@ const locationBalances = `-- name: LocationBalances :many
 SELECT b.lot_id, b.quantity, l.expires_on, l.received_at
 FROM stock_balances b
 LEFT JOIN lots l ON l.org_id = b.org_id AND l.id = b.lot_id
-WHERE b.org_id = $1 AND b.item_id = $2 AND b.location_id = $3
+WHERE b.org_id = $1 AND b.item_id = $2 AND b.location_id = $3 AND b.quantity > 0
 ORDER BY (b.lot_id IS NULL), l.expires_on NULLS LAST, l.received_at, b.lot_id
 FOR UPDATE OF b
 `
@@ -1859,8 +1859,10 @@ type LocationBalancesRow struct {
 	ReceivedAt *time.Time
 }
 
-// Every bucket of an item at a location, in FEFO order: lots by earliest expiry, then oldest
-// receipt; lots without expiry after them; stock outside any lot last.
+// Every bucket of an item at a location holding stock, in FEFO order: lots by earliest expiry,
+// then oldest receipt; lots without expiry after them; stock outside any lot last. Emptied
+// buckets are left out (every receipt makes a lot, so they pile up; a posting that adds to one
+// again upserts it).
 func (q *Queries) LocationBalances(ctx context.Context, arg LocationBalancesParams) ([]LocationBalancesRow, error) {
 	rows, err := q.db.Query(ctx, locationBalances, arg.OrgID, arg.ItemID, arg.LocationID)
 	if err != nil {
@@ -1892,7 +1894,7 @@ FROM stock_balances b
 JOIN (SELECT unnest($1::uuid[]) AS item_id, unnest($2::uuid[]) AS location_id) k
   ON k.item_id = b.item_id AND k.location_id = b.location_id
 LEFT JOIN lots l ON l.org_id = b.org_id AND l.id = b.lot_id
-WHERE b.org_id = $3
+WHERE b.org_id = $3 AND b.quantity > 0
 ORDER BY b.item_id, b.location_id, (b.lot_id IS NULL), l.expires_on NULLS LAST, l.received_at, b.lot_id
 FOR UPDATE OF b
 `
@@ -1912,7 +1914,7 @@ type LocationBalancesOfPairsRow struct {
 }
 
 // LocationBalances for many item × location pairs at once (a receipt's lines), in FEFO order
-// within each pair.
+// within each pair; emptied buckets left out.
 func (q *Queries) LocationBalancesOfPairs(ctx context.Context, arg LocationBalancesOfPairsParams) ([]LocationBalancesOfPairsRow, error) {
 	rows, err := q.db.Query(ctx, locationBalancesOfPairs, arg.ItemIds, arg.LocationIds, arg.OrgID)
 	if err != nil {

@@ -455,6 +455,10 @@ func readAdjustLines(refs lineRefs, sc siteContext, in []api.StockAdjustLine) ([
 				return nil, err
 			}
 			line.m.lotID = &lot.ID
+			if lot.ExpiresOn.Valid {
+				t := lot.ExpiresOn.Time
+				line.m.lotExpires = &t
+			}
 		case l.Lot != nil:
 			var given *time.Time
 			if l.Lot.ExpiresOn != nil {

@@ -78,6 +78,11 @@ func TestAdjustedReceiptsGoIntoLots(t *testing.T) {
 	if ml["OLD"].Quantity != "0.5" || ml["R20260302-2"].Quantity != "0" || expiry(ml["OLD"]) != "2026-03-10" {
 		t.Fatalf("milk lots %+v", ml)
 	}
+	// The emptied lot topped up by id: its bucket (at zero, not read by postings) takes it.
+	k.adjust(line(milk, cooler, "1.25", "lb", "receipt", map[string]any{"lotId": second}))
+	if ml = k.lotsOf(milk); ml["R20260302-2"].Quantity != "1.25" || len(ml) != 3 {
+		t.Fatalf("milk lots %+v", ml)
+	}
 	// Taking from a lot needs its code; nothing is written.
 	before := k.txnCount()
 	e := k.adjustReq(line(milk, cooler, "-0.5", "lb", "issue", map[string]any{"lot": map[string]any{"expiresOn": "2026-03-10"}})).Expect(http.StatusBadRequest).Err()
