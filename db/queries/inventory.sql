@@ -78,12 +78,14 @@ WHERE l.org_id = @org_id
 ORDER BY s.name, s.id, lower(l.name), l.id;
 
 -- name: LocationBalances :many
--- Every bucket of an item at a location, in FEFO order: lots by earliest expiry, then oldest
--- receipt; lots without expiry after them; stock received without a lot last.
+-- Every bucket of an item at a location holding stock, in FEFO order: lots by earliest expiry,
+-- then oldest receipt; lots without expiry after them; stock outside any lot last. Emptied
+-- buckets are left out (every receipt makes a lot, so they pile up; a posting that adds to one
+-- again upserts it).
 SELECT b.lot_id, b.quantity, l.expires_on, l.received_at
 FROM stock_balances b
 LEFT JOIN lots l ON l.org_id = b.org_id AND l.id = b.lot_id
-WHERE b.org_id = @org_id AND b.item_id = @item_id AND b.location_id = @location_id
+WHERE b.org_id = @org_id AND b.item_id = @item_id AND b.location_id = @location_id AND b.quantity > 0
 ORDER BY (b.lot_id IS NULL), l.expires_on NULLS LAST, l.received_at, b.lot_id
 FOR UPDATE OF b;
 
@@ -420,13 +422,13 @@ RETURNING *;
 
 -- name: LocationBalancesOfPairs :many
 -- LocationBalances for many item × location pairs at once (a receipt's lines), in FEFO order
--- within each pair.
+-- within each pair; emptied buckets left out.
 SELECT b.item_id, b.location_id, b.lot_id, b.quantity, l.expires_on
 FROM stock_balances b
 JOIN (SELECT unnest(@item_ids::uuid[]) AS item_id, unnest(@location_ids::uuid[]) AS location_id) k
   ON k.item_id = b.item_id AND k.location_id = b.location_id
 LEFT JOIN lots l ON l.org_id = b.org_id AND l.id = b.lot_id
-WHERE b.org_id = @org_id
+WHERE b.org_id = @org_id AND b.quantity > 0
 ORDER BY b.item_id, b.location_id, (b.lot_id IS NULL), l.expires_on NULLS LAST, l.received_at, b.lot_id
 FOR UPDATE OF b;
 -- name: WasteByReason :many
@@ -436,3 +438,13 @@ FROM waste_logs
 WHERE org_id = @org_id AND site_id = @site_id AND created_at >= @from_at AND created_at < @to_at
 GROUP BY reason
 ORDER BY reason;
+
+-- name: LastGeneratedLotNumbers :many
+-- The highest n among the site's lots of each item coded @prefix || n (R20260304-n), for the
+-- next generated code. The caller holds the items' cost-row locks, which every receipt of the
+-- item at the site takes, so no other receipt numbers a lot meanwhile.
+SELECT l.item_id, max(substring(l.code FROM length(@prefix::text) + 1)::int)::int AS last
+FROM lots l
+WHERE l.org_id = @org_id AND l.site_id = @site_id AND l.item_id = ANY (@item_ids::uuid[])
+  AND starts_with(l.code, @prefix::text) AND substring(l.code FROM length(@prefix::text) + 1) ~ '^[1-9][0-9]{0,8}$'
+GROUP BY l.item_id;

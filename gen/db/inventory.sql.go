@@ -1346,6 +1346,54 @@ func (q *Queries) ItemStockOfSite(ctx context.Context, arg ItemStockOfSiteParams
 	return items, nil
 }
 
+const lastGeneratedLotNumbers = `-- name: LastGeneratedLotNumbers :many
+SELECT l.item_id, max(substring(l.code FROM length($1::text) + 1)::int)::int AS last
+FROM lots l
+WHERE l.org_id = $2 AND l.site_id = $3 AND l.item_id = ANY ($4::uuid[])
+  AND starts_with(l.code, $1::text) AND substring(l.code FROM length($1::text) + 1) ~ '^[1-9][0-9]{0,8}$'
+GROUP BY l.item_id
+`
+
+type LastGeneratedLotNumbersParams struct {
+	Prefix  string
+	OrgID   uuid.UUID
+	SiteID  uuid.UUID
+	ItemIds []uuid.UUID
+}
+
+type LastGeneratedLotNumbersRow struct {
+	ItemID uuid.UUID
+	Last   int32
+}
+
+// The highest n among the site's lots of each item coded @prefix || n (R20260304-n), for the
+// next generated code. The caller holds the items' cost-row locks, which every receipt of the
+// item at the site takes, so no other receipt numbers a lot meanwhile.
+func (q *Queries) LastGeneratedLotNumbers(ctx context.Context, arg LastGeneratedLotNumbersParams) ([]LastGeneratedLotNumbersRow, error) {
+	rows, err := q.db.Query(ctx, lastGeneratedLotNumbers,
+		arg.Prefix,
+		arg.OrgID,
+		arg.SiteID,
+		arg.ItemIds,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []LastGeneratedLotNumbersRow{}
+	for rows.Next() {
+		var i LastGeneratedLotNumbersRow
+		if err := rows.Scan(&i.ItemID, &i.Last); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const listCounts = `-- name: ListCounts :many
 SELECT id, org_id, site_id, name, location_ids, counted_at, status, created_by, created_at, closed_at, closed_by FROM counts
 WHERE org_id = $1
@@ -1793,7 +1841,7 @@ const locationBalances = `-- name: LocationBalances :many
 SELECT b.lot_id, b.quantity, l.expires_on, l.received_at
 FROM stock_balances b
 LEFT JOIN lots l ON l.org_id = b.org_id AND l.id = b.lot_id
-WHERE b.org_id = $1 AND b.item_id = $2 AND b.location_id = $3
+WHERE b.org_id = $1 AND b.item_id = $2 AND b.location_id = $3 AND b.quantity > 0
 ORDER BY (b.lot_id IS NULL), l.expires_on NULLS LAST, l.received_at, b.lot_id
 FOR UPDATE OF b
 `
@@ -1811,8 +1859,10 @@ type LocationBalancesRow struct {
 	ReceivedAt *time.Time
 }
 
-// Every bucket of an item at a location, in FEFO order: lots by earliest expiry, then oldest
-// receipt; lots without expiry after them; stock received without a lot last.
+// Every bucket of an item at a location holding stock, in FEFO order: lots by earliest expiry,
+// then oldest receipt; lots without expiry after them; stock outside any lot last. Emptied
+// buckets are left out (every receipt makes a lot, so they pile up; a posting that adds to one
+// again upserts it).
 func (q *Queries) LocationBalances(ctx context.Context, arg LocationBalancesParams) ([]LocationBalancesRow, error) {
 	rows, err := q.db.Query(ctx, locationBalances, arg.OrgID, arg.ItemID, arg.LocationID)
 	if err != nil {
@@ -1844,7 +1894,7 @@ FROM stock_balances b
 JOIN (SELECT unnest($1::uuid[]) AS item_id, unnest($2::uuid[]) AS location_id) k
   ON k.item_id = b.item_id AND k.location_id = b.location_id
 LEFT JOIN lots l ON l.org_id = b.org_id AND l.id = b.lot_id
-WHERE b.org_id = $3
+WHERE b.org_id = $3 AND b.quantity > 0
 ORDER BY b.item_id, b.location_id, (b.lot_id IS NULL), l.expires_on NULLS LAST, l.received_at, b.lot_id
 FOR UPDATE OF b
 `
@@ -1864,7 +1914,7 @@ type LocationBalancesOfPairsRow struct {
 }
 
 // LocationBalances for many item × location pairs at once (a receipt's lines), in FEFO order
-// within each pair.
+// within each pair; emptied buckets left out.
 func (q *Queries) LocationBalancesOfPairs(ctx context.Context, arg LocationBalancesOfPairsParams) ([]LocationBalancesOfPairsRow, error) {
 	rows, err := q.db.Query(ctx, locationBalancesOfPairs, arg.ItemIds, arg.LocationIds, arg.OrgID)
 	if err != nil {

@@ -2160,8 +2160,14 @@ export interface paths {
          *     - A line whose negative quantity would take a location's on-hand (or the named lot's) below
          *       zero answers 409 `insufficient_stock` with the item, location and available quantity, and
          *       nothing of the request is written.
+         *     - Every receipt goes into a lot: the one named by `lotId` or by `lot.code` (created if new),
+         *       else a lot of its own with a generated code (`R20260304-1`: the site's local date and the
+         *       item's n-th generated lot at the site that day) and the expiry `lot.expiresOn`, else the
+         *       received date + the item's `shelfLifeDays`, else none. Lines of one request of the same
+         *       item and expiry share their generated lot. Other movements adding stock without a lot
+         *       (opening balances, corrections) are held outside any lot.
          *     - An issue naming no lot takes from the lots by earliest expiry, then oldest receipt; lots
-         *       without expiry and stock received without a lot last (FEFO). Expired lots (expiry before
+         *       without expiry and stock outside any lot last (FEFO). Expired lots (expiry before
          *       today in the site's zone) are never issued: only expired stock left answers 409. Other
          *       movements may take them (waste them with `POST /waste-logs`).
          *     - A `transfer_in` naming no lot receives the lots its request's `transfer_out` lines of the
@@ -2775,8 +2781,11 @@ export interface paths {
          * Receive a purchase order
          * @description Receives packs of the order's lines (a submitted or partially received order; 409 naming the state
          *     otherwise). Each line writes `receipt` ledger rows at the location (packs × pack size, in the
-         *     item's base unit), creates or tops up the lot (an item without `shelfLifeDays` and without an
-         *     expiry here gets a lot with no expiry; no `lot`: the unlotted stock) and updates the
+         *     item's base unit) into a lot. The lot is the one named by
+         *     `lot.code` (created, or topped up), else a lot of the receipt's own with a generated code
+         *     (`R20260304-1`: the site's local date and the item's n-th generated lot at the site that day;
+         *     lines of the same item and expiry share it). A new lot expires on `lot.expiresOn`, else the
+         *     received date + the item's `shelfLifeDays`, else never. The receipt updates the
          *     moving-average cost at the received price: `priceCents` (the invoice price) when given, the
          *     ordered price otherwise. An invoice price other than the ordered one is recorded on the line.
          *     Receipts accumulate: the order is `partially_received` until every line is received in full,
@@ -7724,8 +7733,9 @@ export interface components {
          */
         CostCents: string;
         /**
-         * @description The on-hand of an item at a location, in its base unit, with the lots holding it (the rest
-         *     was received without a lot), valued at the item's moving-average cost at the site.
+         * @description The on-hand of an item at a location, in its base unit, with the lots holding it (the rest is
+         *     held outside any lot: opening balances, corrections and count variances posted without one),
+         *     valued at the item's moving-average cost at the site.
          */
         StockLevel: {
             /** Format: uuid */
@@ -9149,12 +9159,15 @@ export interface components {
         Unit: string;
         /**
          * @description A lot by its code (unique per item and site). A receipt creates it if new, with `expiresOn`
-         *     (an item with `shelfLifeDays` gets today + shelf life when left out); an expiry in the past
-         *     answers 400. Other movements name an existing lot.
+         *     (an item with `shelfLifeDays` gets the received date + shelf life when left out); an expiry
+         *     in the past answers 400. Without `code` a receipt (or another line adding stock) makes a lot
+         *     of its own with a generated code, `R<received date>-<n>` (`R20260304-1`: the site's local
+         *     date and the item's n-th generated lot at the site that day), and this expiry. Other
+         *     movements name an existing lot by `code`.
          */
         LotRef: {
             /** @example L2403-117 */
-            code: string;
+            code?: string;
             /**
              * Format: date
              * @description The lot's expiry, a local date of the site.
@@ -9206,7 +9219,12 @@ export interface components {
          * @enum {string}
          */
         TxnKind: "receipt" | "correction" | "transfer_in" | "transfer_out" | "issue" | "opening_balance" | "waste" | "count_variance";
-        /** @description What wrote the row (`adjustment`, `waste_log`, `count`), and its id. */
+        /**
+         * @description What wrote the row, and its id: `adjustment`, `waste_log`, `count`, `purchase_order_receipt`,
+         *     `requisition`; or `lot_assignment` (id: the receipt's), the pair of `correction` rows by which
+         *     the upgrade that gave every receipt a lot moved stock received earlier without one into a lot
+         *     of its own.
+         */
         TxnSource: {
             /** @example adjustment */
             type: string;

@@ -135,10 +135,18 @@ func toBase(field string, it Item, q decimal.Decimal, unit string) (decimal.Deci
 // adjustLine is a validated line of POST /stock/adjust.
 type adjustLine struct {
 	m       movement
-	newLot  *api.LotRef // a receipt's lot to find or create
-	lotCode string      // a lot named by code on a negative line
-	item    Item
-	field   string
+	newLot  *lotName // a lot named by code on a positive line, to find or create
+	lotCode string   // a lot named by code on a negative line
+	// genLot: the line goes into a lot the adjustment generates (m.lotExpires its expiry).
+	genLot bool
+	item   Item
+	field  string
+}
+
+// lotName names a lot by code, with the expiry a new one gets when given.
+type lotName struct {
+	code    string
+	expires *time.Time
 }
 
 // adjustment is one POST /stock/adjust on its way through a posting, alone or with other
@@ -150,18 +158,20 @@ type adjustment struct {
 	actor  *uuid.UUID
 	audit  audit.Entry
 
-	lines []adjustLine // validated
-	txns  []Txn
-	units map[uuid.UUID]string // base unit per item, for the answer
-	err   error                // this adjustment's own failure (a 400 or a 409); the others go on
+	lines     []adjustLine // validated
+	generated receiptLots  // the lots its lines generate, written only if it succeeds
+	txns      []Txn
+	units     map[uuid.UUID]string // base unit per item, for the answer
+	err       error                // this adjustment's own failure (a 400 or a 409); the others go on
 }
 
 // sharesPosting reports whether lines may be posted together with other requests' lines: a lot
 // named by code may be created by the posting, and a failed request must leave no lot behind,
-// so such requests post alone (their whole transaction rolls back).
+// so such requests post alone (their whole transaction rolls back). Generated lots are written
+// after the posting, for the requests that succeeded only, so they share.
 func sharesPosting(lines []api.StockAdjustLine) bool {
 	for _, l := range lines {
-		if l.Lot != nil {
+		if l.Lot != nil && l.Lot.Code != nil {
 			return false
 		}
 	}
@@ -214,7 +224,7 @@ func (h *Handlers) postAdjustments(ctx context.Context, orgID, siteID uuid.UUID,
 		sc := siteContext{site: site, today: localDate(now, site.Timezone)}
 		var in []api.StockAdjustLine
 		for _, adj := range adjs {
-			adj.lines, adj.txns, adj.err = nil, nil, nil // a retried transaction starts over
+			adj.lines, adj.txns, adj.err, adj.generated = nil, nil, nil, receiptLots{} // a retried transaction starts over
 			in = append(in, adj.in...)
 		}
 		refs, err := resolveLineRefs(ctx, q, orgID, in)
@@ -229,6 +239,12 @@ func (h *Handlers) postAdjustments(ctx context.Context, orgID, siteID uuid.UUID,
 			if err := resolveLineLots(ctx, q, orgID, sc, now, adj.lines); err != nil {
 				// Only an adjustment posting alone names lots by code: its transaction ends here.
 				return err
+			}
+			for i := range adj.lines {
+				if l := &adj.lines[i]; l.genLot {
+					id := adj.generated.lot(l.item.ID, l.m.lotExpires)
+					l.m.lotID = &id
+				}
 			}
 			adj.units = map[uuid.UUID]string{}
 			for _, l := range adj.lines {
@@ -279,6 +295,16 @@ func (h *Handlers) postAdjustments(ctx context.Context, orgID, siteID uuid.UUID,
 		if len(p.txns) == 0 {
 			return nil
 		}
+		// The lots the successful adjustments generated, numbered under the items' locks.
+		var generated []pendingLot
+		for _, adj := range adjs {
+			if adj.err == nil {
+				generated = append(generated, adj.generated.lots...)
+			}
+		}
+		if err := createGeneratedLots(ctx, q, orgID, siteID, now, sc.today, generated); err != nil {
+			return err
+		}
 		return p.finish(ctx)
 	})
 	return now, err
@@ -313,6 +339,10 @@ func resolveLineLots(ctx context.Context, q *db.Queries, orgID uuid.UUID, sc sit
 				return err
 			}
 			l.m.lotID = &lot.ID
+			if lot.ExpiresOn.Valid {
+				t := lot.ExpiresOn.Time
+				l.m.lotExpires = &t
+			}
 		}
 		if l.lotCode != "" {
 			lot, err := q.FindLot(ctx, db.FindLotParams{OrgID: orgID, SiteID: sc.site.ID, ItemID: l.m.itemID, Code: l.lotCode})
@@ -329,7 +359,7 @@ func resolveLineLots(ctx context.Context, q *db.Queries, orgID uuid.UUID, sc sit
 }
 
 // postAdjustLines posts one adjustment's lines. A transfer_in that names no lot takes the lots
-// the adjustment's transfer_out lines of its item took, in order, then the unlotted stock.
+// the adjustment's transfer_out lines of its item took, in order, then the stock outside any lot.
 func postAdjustLines(ctx context.Context, p *poster, lines []adjustLine) error {
 	moved := map[uuid.UUID][]bucket{}
 	for _, l := range lines {
@@ -425,20 +455,34 @@ func readAdjustLines(refs lineRefs, sc siteContext, in []api.StockAdjustLine) ([
 				return nil, err
 			}
 			line.m.lotID = &lot.ID
+			if lot.ExpiresOn.Valid {
+				t := lot.ExpiresOn.Time
+				line.m.lotExpires = &t
+			}
 		case l.Lot != nil:
-			code := strings.TrimSpace(l.Lot.Code)
-			if code == "" {
-				return nil, apierr.InvalidField(field+".lot.code", "must not be blank")
+			var given *time.Time
+			if l.Lot.ExpiresOn != nil {
+				t := l.Lot.ExpiresOn.Time
+				given = &t
 			}
-			ref := api.LotRef{Code: code, ExpiresOn: l.Lot.ExpiresOn}
-			if qty.IsPositive() {
-				if reason == KindReceipt && ref.ExpiresOn != nil && ref.ExpiresOn.Time.Before(sc.today) {
-					return nil, apierr.InvalidField(field+".lot.expiresOn", "is in the past: expired stock is not received")
-				}
-				line.newLot = &ref
-			} else {
-				line.lotCode = code
+			if qty.IsPositive() && reason == KindReceipt && given != nil && given.Before(sc.today) {
+				return nil, apierr.InvalidField(field+".lot.expiresOn", "is in the past: expired stock is not received")
 			}
+			switch {
+			case l.Lot.Code == nil && qty.IsPositive():
+				line.genLot, line.m.lotExpires = true, receiptExpiry(given, it, sc.today)
+			case l.Lot.Code == nil:
+				return nil, apierr.InvalidField(field+".lot.code", "is required to take from a lot (or name the lot by lotId)")
+			case strings.TrimSpace(*l.Lot.Code) == "":
+				return nil, apierr.InvalidField(field+".lot.code", "must not be blank (leave it out for a generated code)")
+			case qty.IsPositive():
+				line.newLot = &lotName{code: strings.TrimSpace(*l.Lot.Code), expires: given}
+			default:
+				line.lotCode = strings.TrimSpace(*l.Lot.Code)
+			}
+		case reason == KindReceipt:
+			// Every receipt goes into a lot: one of the adjustment's own.
+			line.genLot, line.m.lotExpires = true, receiptExpiry(nil, it, sc.today)
 		}
 		out = append(out, line)
 	}
@@ -447,27 +491,20 @@ func readAdjustLines(refs lineRefs, sc siteContext, in []api.StockAdjustLine) ([
 
 // findOrCreateLot finds the lot of the item at the site by code, or creates it (a receipt). An
 // existing lot named with another expiry is a 400: a code names one lot.
-func findOrCreateLot(ctx context.Context, q *db.Queries, orgID, siteID uuid.UUID, it Item, ref api.LotRef, now, today time.Time, field string) (db.Lot, error) {
-	var expires *time.Time
-	if ref.ExpiresOn != nil {
-		t := ref.ExpiresOn.Time
-		expires = &t
-	} else if it.ShelfLifeDays != nil {
-		t := today.AddDate(0, 0, *it.ShelfLifeDays)
-		expires = &t
-	}
+func findOrCreateLot(ctx context.Context, q *db.Queries, orgID, siteID uuid.UUID, it Item, ref lotName, now, today time.Time, field string) (db.Lot, error) {
+	expires := receiptExpiry(ref.expires, it, today)
 	for range 2 {
-		lot, err := q.FindLot(ctx, db.FindLotParams{OrgID: orgID, SiteID: siteID, ItemID: it.ID, Code: ref.Code})
+		lot, err := q.FindLot(ctx, db.FindLotParams{OrgID: orgID, SiteID: siteID, ItemID: it.ID, Code: ref.code})
 		if err == nil {
-			if ref.ExpiresOn != nil && (!lot.ExpiresOn.Valid || !lot.ExpiresOn.Time.Equal(ref.ExpiresOn.Time)) {
-				return lot, apierr.InvalidField(field+".expiresOn", fmt.Sprintf("lot %q of %q has another expiry", ref.Code, it.Name))
+			if ref.expires != nil && (!lot.ExpiresOn.Valid || !lot.ExpiresOn.Time.Equal(*ref.expires)) {
+				return lot, apierr.InvalidField(field+".expiresOn", fmt.Sprintf("lot %q of %q has another expiry", ref.code, it.Name))
 			}
 			return lot, nil
 		}
 		if !pg.IsNoRows(err) {
 			return lot, err
 		}
-		lot, err = q.CreateLot(ctx, db.CreateLotParams{ID: uuid.Must(uuid.NewV7()), OrgID: orgID, SiteID: siteID, ItemID: it.ID, Code: ref.Code, ExpiresOn: pgDate(expires), Now: now})
+		lot, err = q.CreateLot(ctx, db.CreateLotParams{ID: uuid.Must(uuid.NewV7()), OrgID: orgID, SiteID: siteID, ItemID: it.ID, Code: ref.code, ExpiresOn: pgDate(expires), Now: now})
 		if err == nil {
 			return lot, nil
 		}

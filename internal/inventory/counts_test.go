@@ -126,7 +126,8 @@ func TestCountFlagsAndLots(t *testing.T) {
 		line(lemons, cooler, "20", "lb", "receipt", map[string]any{"unitCostCents": 100}))
 	lotA := k.stockLots(lemons)[0].LotID
 	sheet := k.count(k.env.Clock.Now(), cooler)
-	// Lot A counted 40 (−60 lb, $60, 60 %: flagged); the rest (unlotted 20) counted 25 (+5).
+	// Lot A counted 40 (−60 lb, $60, 60 %: flagged); the rest (the second receipt's own lot, 20)
+	// counted 25 (+5).
 	k.call(http.MethodPut, "counts/"+sheet.ID.String()+"/lines").JSON(map[string]any{"lines": []map[string]any{
 		{"itemId": lemons.ID, "locationId": cooler.ID, "lotId": lotA, "quantity": "40", "unit": "lb"},
 		{"itemId": lemons.ID, "locationId": cooler.ID, "quantity": "25", "unit": "lb"},

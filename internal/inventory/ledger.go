@@ -38,13 +38,17 @@ type Source struct {
 }
 
 // movement is one ledger write asked for: a signed quantity of an item in its base unit at a
-// location, in a lot (nil: FEFO for a negative quantity, the unlotted stock for a positive one).
+// location, in a lot (nil: FEFO for a negative quantity, the stock outside any lot for a
+// positive one; a receipt always names its lot).
 type movement struct {
 	kind       string
 	reason     string
 	itemID     uuid.UUID
 	locationID uuid.UUID
 	lotID      *uuid.UUID
+	// lotExpires is the expiry of the lot a positive movement goes into, so that a lot new to
+	// the location takes its FEFO place among the buckets in memory.
+	lotExpires *time.Time
 	qty        decimal.Decimal
 	// cost is the cents per base unit of a receipt (nil: valued at the average in force).
 	cost *decimal.Decimal
@@ -225,6 +229,22 @@ func (p *poster) bucketsOf(ctx context.Context, item, location uuid.UUID) ([]*bu
 	return out, nil
 }
 
+// insertFEFO places a bucket new to a location where FEFO takes it: a lot before the lots
+// expiring later, after those expiring the same day or earlier (received before it), lots
+// without expiry after every lot with one, and stock outside any lot last.
+func insertFEFO(bs []*bucket, b *bucket) []*bucket {
+	i := len(bs)
+	if b.lotID != nil {
+		i = slices.IndexFunc(bs, func(o *bucket) bool {
+			return o.lotID == nil || b.expiresOn != nil && (o.expiresOn == nil || o.expiresOn.After(*b.expiresOn))
+		})
+		if i < 0 {
+			i = len(bs)
+		}
+	}
+	return slices.Insert(slices.Clip(bs), i, b)
+}
+
 func sameLot(a, b *uuid.UUID) bool {
 	return a == nil && b == nil || a != nil && b != nil && *a == *b
 }
@@ -259,9 +279,9 @@ func (p *poster) post(ctx context.Context, m movement) error {
 			}
 		}
 		if target == nil {
-			target = &bucket{lotID: m.lotID}
-			p.buckets[ilKey{m.itemID, m.locationID}] = append(bs, target)
-			bs = p.buckets[ilKey{m.itemID, m.locationID}]
+			target = &bucket{lotID: m.lotID, expiresOn: m.lotExpires}
+			bs = insertFEFO(bs, target)
+			p.buckets[ilKey{m.itemID, m.locationID}] = bs
 		}
 		unitCost := cost.AvgCost
 		if m.cost != nil {

@@ -28,8 +28,12 @@ func TestReceiptsMoveTheAverageIssuesDoNot(t *testing.T) {
 	r := a.Txns[0]
 	if r.Kind != "receipt" || r.Quantity != "3" || r.Unit != "lb" || r.UnitCost != "1266" || r.ValueCents != 3798 ||
 		r.AvgCostAfter != "1266" || r.OnHandAfter != "3" || r.Source.Type != "adjustment" || r.Source.ID != a.ID ||
-		r.Actor == nil || *r.Actor != k.owner.User.ID || r.LotID != nil {
+		r.Actor == nil || *r.Actor != k.owner.User.ID || r.LotID == nil {
 		t.Fatalf("receipt row %+v", r)
+	}
+	// Named no lot, it went into one of its own.
+	if lots := k.stockLots(it); len(lots) != 1 || lots[0].LotID != *r.LotID || lots[0].Code != "R20260302-1" {
+		t.Fatalf("lots %+v", lots)
 	}
 	// 4 each (1 lb) at 300 cents each = 1200 cents per lb: avg = (3·1266 + 1·1200) / 4 = 1249.5.
 	r = k.adjust(line(it, cooler, "4", "each", "receipt", map[string]any{"unitCostCents": 300})).Txns[0]
@@ -133,9 +137,10 @@ func TestFEFOAndExpiredLots(t *testing.T) {
 	k := newKitchen(t)
 	it := k.lemons()
 	cooler := k.location(k.site, "Walk-in cooler")
-	// Received in this order: unlotted, a lot without expiry, a late lot, an early lot.
+	// Received in this order: an opening balance (outside any lot), a lot without expiry, a late
+	// lot, an early lot.
 	k.adjust(
-		line(it, cooler, "1", "lb", "receipt"),
+		line(it, cooler, "1", "lb", "opening_balance"),
 		line(it, cooler, "1", "lb", "receipt", map[string]any{"lot": map[string]any{"code": "NOEXP"}}),
 		line(it, cooler, "1", "lb", "receipt", map[string]any{"lot": map[string]any{"code": "LATE", "expiresOn": "2026-03-20"}}),
 		line(it, cooler, "1", "lb", "receipt", map[string]any{"lot": map[string]any{"code": "EARLY", "expiresOn": "2026-03-05"}}),
@@ -162,7 +167,7 @@ func TestFEFOAndExpiredLots(t *testing.T) {
 	if got := strings.Join(lotsOf(a), ","); got != "EARLY:-1,LATE:-0.5" {
 		t.Fatalf("FEFO took %s", got)
 	}
-	// The rest of LATE, LATE2, then the lot without expiry, then the unlotted stock.
+	// The rest of LATE, LATE2, then the lot without expiry, then the stock outside any lot.
 	a = k.adjust(line(it, cooler, "-3", "lb", "issue"))
 	if got := strings.Join(lotsOf(a), ","); got != "LATE:-0.5,LATE2:-1,NOEXP:-1,none:-0.5" {
 		t.Fatalf("FEFO took %s", got)
@@ -170,7 +175,7 @@ func TestFEFOAndExpiredLots(t *testing.T) {
 
 	// Expired lots are not issued, but can be wasted or corrected.
 	k.adjust(line(it, cooler, "2", "lb", "receipt", map[string]any{"lot": map[string]any{"code": "SOON", "expiresOn": "2026-03-03"}}))
-	k.adjust(line(it, cooler, "-0.5", "lb", "issue")) // the unlotted 0.5 left
+	k.adjust(line(it, cooler, "-0.5", "lb", "issue")) // the opening balance's 0.5 left
 	k.setClock(time.Date(2026, 3, 4, 12, 0, 0, 0, time.UTC))
 	e := k.adjustReq(line(it, cooler, "-1", "lb", "issue")).ExpectCode(http.StatusConflict, apierr.CodeInsufficientStock)
 	_ = e

@@ -32,12 +32,14 @@ func within(t testing.TB, got string, want *big.Rat, tol string) bool {
 // unitFactor is how many lb one unit of the lemons holds.
 var unitFactor = map[string]string{"lb": "1", "oz": "0.0625", "each": "0.25", "case": "1.5"}
 
-// ledgerModel is the reference: on-hand per location and lot ("" for unlotted) and the
-// moving-average cost, in exact rationals.
+// ledgerModel is the reference: on-hand per location and lot ("" for stock outside any lot)
+// and the moving-average cost, in exact rationals.
 type ledgerModel struct {
 	onHand map[uuid.UUID]map[string]*big.Rat
 	lotIDs map[string]uuid.UUID
 	avg    *big.Rat
+	// generated are the codes of the lots receipts naming none made, in the order made.
+	generated []string
 }
 
 func (m *ledgerModel) siteOnHand() *big.Rat {
@@ -75,13 +77,16 @@ func (m *ledgerModel) receive(loc uuid.UUID, lot string, q, cost *big.Rat) {
 	b.Add(b, q)
 }
 
-// fefo is the order lots are taken in: A (expires first), B, then unlotted.
-var fefo = []string{"A", "B", ""}
+// fefo is the order lots are taken in: A (expires first), B, the generated lots (no expiry) in
+// the order received, then the stock outside any lot.
+func (m *ledgerModel) fefo() []string {
+	return append(append([]string{"A", "B"}, m.generated...), "")
+}
 
 // take removes q lb from a lot, or in FEFO order; false (nothing changed) when short. It returns
 // what it took per lot.
 func (m *ledgerModel) take(loc uuid.UUID, lot string, q *big.Rat) (map[string]*big.Rat, bool) {
-	order := fefo
+	order := m.fefo()
 	if lot != "" {
 		order = []string{lot}
 	}
@@ -167,9 +172,13 @@ func TestLedgerMatchesReferenceModel(t *testing.T) {
 				var res *apitest.Response
 				var wantOK bool
 				switch op := r.IntN(10); {
-				case op < 4: // receipt, mostly with a cost
-					lot := fefo[r.IntN(3)]
+				case op < 4: // receipt, mostly with a cost; naming no lot, into a lot of its own
+					lot := []string{"A", "B", ""}[r.IntN(3)]
 					extra := lotRef(lot)
+					if lot == "" {
+						m.generated = append(m.generated, fmt.Sprintf("R20260302-%d", len(m.generated)+1))
+						lot = m.generated[len(m.generated)-1]
+					}
 					var cost *big.Rat
 					if r.IntN(5) > 0 {
 						cents := int64(1 + r.IntN(5000))
@@ -183,7 +192,7 @@ func TestLedgerMatchesReferenceModel(t *testing.T) {
 					lot := ""
 					extra := map[string]any{}
 					if r.IntN(3) == 0 {
-						lot = fefo[r.IntN(2)]
+						lot = []string{"A", "B"}[r.IntN(2)]
 						extra = map[string]any{"lot": map[string]any{"code": lot}}
 						if _, known := m.lotIDs[lot]; !known {
 							lot, extra = "", map[string]any{}
@@ -208,7 +217,7 @@ func TestLedgerMatchesReferenceModel(t *testing.T) {
 					res = k.adjustReq(line(it, loc, "-"+qty, unit, "transfer_out"), line(it, other, qty, unit, "transfer_in"))
 					var took map[string]*big.Rat
 					if took, wantOK = m.take(loc.ID, "", lb); wantOK {
-						for _, l := range fefo {
+						for _, l := range m.fefo() {
 							if q := took[l]; q != nil {
 								m.receive(other.ID, l, q, nil)
 							}

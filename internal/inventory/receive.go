@@ -25,21 +25,24 @@ type ReceiptLine struct {
 	Quantity decimal.Decimal
 	// CostPerBase is the received cost in cents per base unit; the moving average takes it in.
 	CostPerBase decimal.Decimal
-	// Lot is the lot to create or top up by code (nil: the unlotted stock). Without ExpiresOn an
-	// item with a shelf life gets today + shelf life, other items a lot with no expiry.
+	// Lot is the lot to create or top up by code; without a code (or without Lot) the receipt
+	// makes a lot of its own with a generated code, shared by its lines of the same item and
+	// expiry. A new lot without ExpiresOn expires today + the item's shelf life, or never.
 	Lot *LotInput
 }
 
-// LotInput names a lot by code, with its expiry (a local date of the site) when known.
+// LotInput names a lot by code (empty: a generated one), with its expiry (a local date of the
+// site) when known.
 type LotInput struct {
 	Code      string
 	ExpiresOn *time.Time
 }
 
 // Receive posts receipt ledger rows of a site in the caller's transaction: it checks each
-// location (of the site, active) and lot, creates or tops up the lots, locks the items' cost rows
-// and updates their moving averages at the received costs. A bad line is a 400 naming its field;
-// nothing is written then, as the caller's transaction rolls back. It returns the rows written.
+// location (of the site, active) and lot, creates or tops up the lots (every receipt goes into
+// one), locks the items' cost rows and updates their moving averages at the received costs. A
+// bad line is a 400 naming its field; nothing is written then, as the caller's transaction
+// rolls back. It returns the rows written.
 func Receive(ctx context.Context, q *db.Queries, orgID, siteID uuid.UUID, source Source, actor *uuid.UUID, now time.Time, lines []ReceiptLine) ([]Txn, error) {
 	site, err := q.GetSite(ctx, db.GetSiteParams{OrgID: orgID, ID: siteID})
 	if err != nil {
@@ -61,6 +64,7 @@ func Receive(ctx context.Context, q *db.Queries, orgID, siteID uuid.UUID, source
 	}
 	wanted := map[lotKey]*time.Time{} // the lots named, with the expiry a new one gets
 	var lotOf []*lotKey
+	var generated receiptLots
 	for _, l := range lines {
 		it, err := refs.checkItem(l.Field+".itemId", l.ItemID)
 		if err != nil {
@@ -78,19 +82,21 @@ func Receive(ctx context.Context, q *db.Queries, orgID, siteID uuid.UUID, source
 		}
 		cost := l.CostPerBase
 		ms = append(ms, movement{kind: KindReceipt, reason: KindReceipt, itemID: it.ID, locationID: loc.ID, qty: l.Quantity, cost: &cost, unit: it.Units.Base, expiredOK: true})
-		if l.Lot == nil {
+		var given *time.Time
+		if l.Lot != nil {
+			given = l.Lot.ExpiresOn
+		}
+		if given != nil && given.Before(today) {
+			return nil, apierr.InvalidField(l.Field+".lot.expiresOn", "is in the past: expired stock is not received")
+		}
+		expires := receiptExpiry(given, it, today)
+		if l.Lot == nil || l.Lot.Code == "" {
+			id := generated.lot(it.ID, expires)
+			ms[len(ms)-1].lotID, ms[len(ms)-1].lotExpires = &id, expires
 			lotOf = append(lotOf, nil)
 			continue
 		}
 		k := lotKey{it.ID, l.Lot.Code}
-		expires := l.Lot.ExpiresOn
-		if expires != nil && expires.Before(today) {
-			return nil, apierr.InvalidField(l.Field+".lot.expiresOn", "is in the past: expired stock is not received")
-		}
-		if expires == nil && it.ShelfLifeDays != nil {
-			t := today.AddDate(0, 0, *it.ShelfLifeDays)
-			expires = &t
-		}
 		if prev, seen := wanted[k]; !seen || prev == nil {
 			wanted[k] = expires
 		}
@@ -145,6 +151,10 @@ func Receive(ctx context.Context, q *db.Queries, orgID, siteID uuid.UUID, source
 			return nil, apierr.InvalidField(l.Field+".lot.expiresOn", fmt.Sprintf("lot %q of %q has another expiry", l.Lot.Code, refs.items[l.ItemID].Name))
 		}
 		ms[i].lotID = &lot.ID
+		if lot.ExpiresOn.Valid {
+			t := lot.ExpiresOn.Time
+			ms[i].lotExpires = &t
+		}
 	}
 	p := &poster{q: q, orgID: orgID, siteID: siteID, now: now, today: today, source: source, actor: actor}
 	if err := p.load(ctx, ms); err != nil {
@@ -154,6 +164,10 @@ func Receive(ctx context.Context, q *db.Queries, orgID, siteID uuid.UUID, source
 		if err := p.post(ctx, m); err != nil {
 			return nil, err
 		}
+	}
+	// Under the items' locks, taken by load: the generated lots' numbers are the next free.
+	if err := createGeneratedLots(ctx, q, orgID, siteID, now, today, generated.lots); err != nil {
+		return nil, err
 	}
 	if err := p.finish(ctx); err != nil {
 		return nil, err

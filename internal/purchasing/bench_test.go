@@ -54,6 +54,17 @@ func benchBuyer(b *testing.B, n int) (*buyer, vendor, []uuid.UUID) {
 
 // BenchmarkReceive200LinePO: receiving a submitted 200-line order in full, through HTTP.
 func BenchmarkReceive200LinePO(b *testing.B) {
+	benchReceive200(b, func(l map[string]any) { l["lot"] = map[string]any{"code": "B-" + uuid.NewString()[:8]} })
+}
+
+// BenchmarkReceive200LinePOGeneratedLots: the same receipt naming no lot codes, so that each
+// line makes a lot of its own with a generated code.
+func BenchmarkReceive200LinePOGeneratedLots(b *testing.B) {
+	benchReceive200(b, func(map[string]any) {})
+}
+
+// benchReceive200 times receiving a submitted 200-line order in full, each line shaped by lot.
+func benchReceive200(b *testing.B, lot func(map[string]any)) {
 	by, v, vis := benchBuyer(b, 200)
 	by.t = nil
 	lines := make([]map[string]any, len(vis))
@@ -67,7 +78,9 @@ func BenchmarkReceive200LinePO(b *testing.B) {
 		by.call(http.MethodPost, "purchase-orders/"+p.ID.String()+"/submit").Do().Expect(http.StatusOK)
 		recv := make([]any, len(p.Lines))
 		for i, l := range p.Lines {
-			recv[i] = map[string]any{"lineId": l.ID, "packs": "2", "locationId": by.loc, "lot": map[string]any{"code": "B-" + uuid.NewString()[:8]}}
+			line := map[string]any{"lineId": l.ID, "packs": "2", "locationId": by.loc}
+			lot(line)
+			recv[i] = line
 		}
 		body := mustJSON(map[string]any{"lines": recv})
 		b.StartTimer()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -417,7 +418,13 @@ func (h *Handlers) ReceivePurchaseOrder(ctx context.Context, req api.ReceivePurc
 			r := inventory.ReceiptLine{Field: field, ItemID: it.ID, LocationID: in.LocationId, Quantity: packs.Mul(perPack),
 				CostPerBase: decimal.NewFromInt(price).DivRound(perPack, inventory.CostScale)}
 			if in.Lot != nil {
-				r.Lot = &inventory.LotInput{Code: in.Lot.Code}
+				r.Lot = &inventory.LotInput{}
+				if in.Lot.Code != nil {
+					r.Lot.Code = strings.TrimSpace(*in.Lot.Code)
+					if r.Lot.Code == "" {
+						return apierr.InvalidField(field+".lot.code", "must not be blank (leave it out for a generated code)")
+					}
+				}
 				if in.Lot.ExpiresOn != nil {
 					t := in.Lot.ExpiresOn.Time
 					r.Lot.ExpiresOn = &t

@@ -112,7 +112,7 @@ func TestReceivingPostsLedgerLotsAndAverageCost(t *testing.T) {
 	b, v, it, vi := setupPO(t)
 	p := b.submit(b.createPO(v, map[string]any{"vendorItemId": vi.ID, "packs": "2"}))
 	line := p.Lines[0]
-	// One case at the ordered price into a lot; one at an invoice price, unlotted.
+	// One case at the ordered price into a lot; one at an invoice price, into a lot of its own.
 	var r receipt
 	b.receive(p, map[string]any{"lines": []any{
 		map[string]any{"lineId": line.ID, "packs": "1", "locationId": b.loc, "lot": map[string]any{"code": "L1", "expiresOn": "2030-01-01"}},
@@ -129,8 +129,11 @@ func TestReceivingPostsLedgerLotsAndAverageCost(t *testing.T) {
 		t.Fatalf("order = %+v", got)
 	}
 	// Average of 4250 and 5750 a case: 5000 a case = 173.913043478261 per lb.
-	if r.Txns[0].AvgCostAfter != "173.913043478261" || r.Txns[0].LotID != nil {
+	if r.Txns[0].AvgCostAfter != "173.913043478261" || r.Txns[0].LotID == nil {
 		t.Fatalf("avg = %+v", r.Txns[0])
+	}
+	if n := b.count(`SELECT count(*) FROM lots WHERE org_id = $1 AND id = $2 AND code = 'R20260302-1' AND expires_on IS NULL`, b.org, *r.Txns[0].LotID); n != 1 {
+		t.Fatal("generated lot R20260302-1 without expiry expected")
 	}
 	var stock []struct {
 		Quantity string `json:"quantity"`
