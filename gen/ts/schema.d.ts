@@ -10242,7 +10242,7 @@ export interface components {
             /** Format: date */
             date: string;
             dayPart: string;
-            /** @description Expected covers; negative answers 400. */
+            /** @description Expected covers, 0 to 100000 (beyond answers 400). */
             covers: number;
             items?: {
                 /** Format: uuid */
@@ -12629,6 +12629,25 @@ export interface components {
                  *       "error": "Internal server error",
                  *       "statusCode": 500,
                  *       "code": "internal_error"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description An amount the answer computes (a cost, a value, a total) would pass 10000000000.00, the
+         *     largest the server keeps in cents (README, "Bounds on numbers"); nothing was changed.
+         */
+        AmountTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "An amount exceeds 10000000000.00, the largest the server computes",
+                 *       "statusCode": 422,
+                 *       "code": "unprocessable"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
@@ -16957,6 +16976,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            422: components["responses"]["AmountTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -19749,6 +19769,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            422: components["responses"]["AmountTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -19809,6 +19830,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            422: components["responses"]["AmountTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -19946,6 +19968,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            422: components["responses"]["AmountTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -20035,6 +20058,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["AmountTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -20114,6 +20138,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            422: components["responses"]["AmountTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -21349,6 +21374,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            422: components["responses"]["AmountTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -21534,6 +21560,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            422: components["responses"]["AmountTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -21628,6 +21655,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["AmountTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -30789,6 +30817,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["AmountTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

@@ -22,6 +22,7 @@ import (
 	"github.com/sous-app/sous/internal/csvout"
 	"github.com/sous-app/sous/internal/inventory"
 	"github.com/sous-app/sous/internal/kitchen"
+	"github.com/sous-app/sous/internal/money"
 	"github.com/sous-app/sous/internal/paging"
 	"github.com/sous-app/sous/internal/pg"
 	"github.com/sous-app/sous/internal/quantity"
@@ -54,9 +55,13 @@ func price(units quantity.Units, avg decimal.Decimal, packSize decimal.Decimal, 
 	}
 	p.unitCost = priceCents
 	if avg.IsPositive() {
-		p.unitCost = avg.Mul(perPack).RoundBank(0).IntPart()
+		if p.unitCost, err = money.Round(avg.Mul(perPack)); err != nil {
+			return priced{}, err
+		}
 	}
-	p.lineTotal = lineTotal(p.packs, p.unitCost)
+	if p.lineTotal, err = lineTotal(p.packs, p.unitCost); err != nil {
+		return priced{}, err
+	}
 	return p, nil
 }
 
@@ -221,7 +226,9 @@ func orderListsOut(ctx context.Context, q *db.Queries, lists []db.OrderList) ([]
 		}
 		o.Lines = append(o.Lines, x)
 		if l.Include {
-			o.TotalCents += l.LineTotalCents
+			if o.TotalCents, err = money.Add(o.TotalCents, l.LineTotalCents); err != nil {
+				return nil, err
+			}
 		}
 	}
 	for _, p := range pos {
