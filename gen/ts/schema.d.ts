@@ -10268,7 +10268,7 @@ export interface components {
             /** Format: date */
             date: string;
             dayPart: string;
-            /** @description Expected covers; negative answers 400. */
+            /** @description Expected covers, 0 to 100000 (beyond answers 400). */
             covers: number;
             items?: {
                 /** Format: uuid */
@@ -12655,6 +12655,25 @@ export interface components {
                  *       "error": "Internal server error",
                  *       "statusCode": 500,
                  *       "code": "internal_error"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description An amount the answer computes (a cost, a value, a total) would pass 10000000000.00, the
+         *     largest the server keeps in cents (README, "Bounds on numbers"); nothing was changed.
+         */
+        AmountTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "An amount exceeds 10000000000.00, the largest the server computes",
+                 *       "statusCode": 422,
+                 *       "code": "unprocessable"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
@@ -16983,6 +17002,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            422: components["responses"]["AmountTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -19775,6 +19795,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            422: components["responses"]["AmountTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -19835,6 +19856,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            422: components["responses"]["AmountTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -19972,6 +19994,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            422: components["responses"]["AmountTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -20061,6 +20084,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["AmountTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -20140,6 +20164,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            422: components["responses"]["AmountTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -21375,6 +21400,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            422: components["responses"]["AmountTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -21560,6 +21586,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            422: components["responses"]["AmountTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -21654,6 +21681,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["AmountTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -30815,6 +30843,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["AmountTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

@@ -4,6 +4,8 @@ import (
 	"errors"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/sous-app/sous/internal/money"
 )
 
 // The money of a quote, in exact decimals: every amount is integer cents, and every rounding is
@@ -35,8 +37,8 @@ type Totals struct {
 	Deposit       int64
 }
 
-// maxCents bounds every amount (ten billion dollars), far inside int64 whatever is multiplied.
-const maxCents = 1_000_000_000_000
+// maxCents bounds every amount: the server's one bound on money (money.MaxCents).
+const maxCents = money.MaxCents
 
 var (
 	errNegativeSubtotal = errors.New("discounts take the subtotal below 0")
@@ -56,18 +58,21 @@ func Compute(lines []Line, r Rates) (Totals, error) {
 	t := Totals{Lines: make([]int64, len(lines))}
 	var taxable int64
 	for i, l := range lines {
-		exact := l.Quantity.Mul(decimal.NewFromInt(l.UnitPriceCents))
-		if exact.Abs().GreaterThan(decimal.NewFromInt(maxCents)) {
+		c, err := money.Times(l.Quantity, l.UnitPriceCents)
+		if err != nil {
 			return Totals{}, errTooLarge
 		}
-		c := roundCents(exact)
 		if l.Discount {
 			c = -c
 		}
 		t.Lines[i] = c
-		t.Subtotal += c
+		var err1, err2 error
+		t.Subtotal, err1 = money.Add(t.Subtotal, c)
 		if l.Taxable {
-			taxable += c
+			taxable, err2 = money.Add(taxable, c)
+		}
+		if err1 != nil || err2 != nil {
+			return Totals{}, errTooLarge
 		}
 	}
 	if t.Subtotal < 0 {

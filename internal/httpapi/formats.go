@@ -5,13 +5,16 @@ import (
 	"io"
 	"net/http"
 	"net/mail"
+	"regexp"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 
 	"github.com/sous-app/sous/internal/clinical"
+	"github.com/sous-app/sous/internal/clock"
 )
 
 var formatsOnce sync.Once
@@ -22,6 +25,7 @@ func DefineFormats() {
 	formatsOnce.Do(func() {
 		openapi3.DefineStringFormatValidator("email", openapi3.NewCallbackValidator(validEmail))
 		openapi3.DefineStringFormatValidator("uuid", openapi3.NewRegexpFormatValidator(openapi3.FormatOfStringForUUIDOfRFC9562))
+		openapi3.DefineStringFormatValidator("date-time", openapi3.NewCallbackValidator(validDateTime))
 		// Raw HL7 (the ingest's ER7 form, in requests and responses) is validated as text.
 		openapi3filter.RegisterBodyDecoder(clinical.ER7MediaType, textBody)
 		// CSV uploads (order guides) are parsed by their handler, which reports rows and lines.
@@ -41,6 +45,29 @@ func validEmail(s string) error {
 	at := strings.LastIndexByte(s, '@')
 	if at < 1 || !strings.Contains(s[at+1:], ".") || strings.HasSuffix(s, ".") {
 		return errEmail
+	}
+	return nil
+}
+
+var (
+	dateTimeForm   = regexp.MustCompile(openapi3.FormatOfStringDateTime)
+	errDateTime    = errors.New("must be an RFC 3339 date-time such as 2026-03-02T14:00:00Z")
+	errDateTimeOut = errors.New(clock.RangeProblem)
+)
+
+// validDateTime accepts RFC 3339 date-times (kin-openapi's form) naming a moment in the range
+// every request is held to (clock.InRange): year 0 or 9999 with an offset would be stored and
+// answered in a form the spec refuses, or not be writable as JSON at all.
+func validDateTime(s string) error {
+	if !dateTimeForm.MatchString(s) {
+		return errDateTime
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return errDateTime
+	}
+	if !clock.InRange(t) {
+		return errDateTimeOut
 	}
 	return nil
 }

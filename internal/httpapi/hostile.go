@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"mime"
+	"net/http"
 	"net/url"
 	"slices"
 	"sort"
@@ -134,15 +135,21 @@ func refuseHostileStrings(ops operations, headers map[string][]string) echo.Midd
 				}
 			}
 			if isJSON(req.Header.Get(echo.HeaderContentType)) && req.Body != nil {
-				buf := bytes.NewBuffer(make([]byte, 0, max(req.ContentLength, 0)+bytes.MinRead))
-				_, err := buf.ReadFrom(req.Body)
-				body := buf.Bytes()
-				if err != nil {
-					return err // the body limit's 413, or the client went away
+				// The bytes as the client sent them: the validator may have replaced the body
+				// with its own re-encoding (to fill in defaults), in which invalid UTF-8 is gone.
+				if raw, ok := c.Get(rawBodyKey).(*rawBody); ok && raw.eof {
+					details = append(details, jsonStringProblems(raw.buf.Bytes())...)
+				} else {
+					buf := bytes.NewBuffer(make([]byte, 0, max(req.ContentLength, 0)+bytes.MinRead))
+					_, err := buf.ReadFrom(req.Body)
+					body := buf.Bytes()
+					if err != nil {
+						return err // the body limit's 413, or the client went away
+					}
+					_ = req.Body.Close()
+					req.Body = io.NopCloser(bytes.NewReader(body))
+					details = append(details, jsonStringProblems(body)...)
 				}
-				_ = req.Body.Close()
-				req.Body = io.NopCloser(bytes.NewReader(body))
-				details = append(details, jsonStringProblems(body)...)
 			}
 			if len(details) == 0 {
 				return next(c)
@@ -152,6 +159,42 @@ func refuseHostileStrings(ops operations, headers map[string][]string) echo.Midd
 				msgs = append(msgs, d.Field+": "+d.Message)
 			}
 			return apierr.Invalid("Request validation failed: "+strings.Join(msgs, "; "), details...)
+		}
+	}
+}
+
+// rawBodyKey holds, in the Echo context, the *rawBody of a JSON request.
+const rawBodyKey = "sous.rawBody"
+
+// rawBody keeps the bytes of a request body as they are read, so the hostile-strings check sees
+// what the client sent even when the validator re-encoded the body after filling in defaults.
+type rawBody struct {
+	io.ReadCloser
+	buf bytes.Buffer
+	eof bool // every byte has been read (and kept)
+}
+
+func (r *rawBody) Read(p []byte) (int, error) {
+	n, err := r.ReadCloser.Read(p)
+	r.buf.Write(p[:n])
+	if err == io.EOF {
+		r.eof = true
+	}
+	return n, err
+}
+
+// keepRawJSON wraps the JSON body of an operation of the spec in a rawBody, ahead of the
+// validator; refuseHostileStrings reads it.
+func keepRawJSON(ops operations) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			req := c.Request()
+			if ops[opKey(req.Method, c.Path())] != nil && req.Body != nil && req.Body != http.NoBody && isJSON(req.Header.Get(echo.HeaderContentType)) {
+				raw := &rawBody{ReadCloser: req.Body}
+				req.Body = raw
+				c.Set(rawBodyKey, raw)
+			}
+			return next(c)
 		}
 	}
 }

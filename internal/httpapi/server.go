@@ -202,6 +202,8 @@ func New(d Deps) (http.Handler, error) {
 		rateLimitHeaders(),
 		negotiate(ops),
 		location(ops),
+		// Keeps the JSON body's bytes as sent for refuseHostileStrings (the validator may re-encode it).
+		keepRawJSON(ops),
 		validateRequests(&routing, &echomw.Options{
 			SilenceServersWarning: true,
 			// Routes outside the spec (health, docs) and unknown paths skip validation: Echo

@@ -17,6 +17,7 @@ import (
 	"github.com/sous-app/sous/internal/apierr"
 	"github.com/sous-app/sous/internal/audit"
 	"github.com/sous-app/sous/internal/authz"
+	"github.com/sous-app/sous/internal/money"
 	"github.com/sous-app/sous/internal/paging"
 	"github.com/sous-app/sous/internal/pg"
 )
@@ -305,7 +306,10 @@ func (h *Handlers) CloseCount(ctx context.Context, req api.CloseCountRequestObje
 			}
 			variance := l.QuantityBase.Sub(book)
 			avg := p.costs[l.ItemID].AvgCost
-			value := variance.Mul(avg).RoundBank(0).IntPart()
+			value, err := money.Round(variance.Mul(avg))
+			if err != nil {
+				return err
+			}
 			if !variance.IsZero() {
 				m := movement{kind: KindCountVariance, reason: KindCountVariance, itemID: l.ItemID, locationID: l.LocationID, lotID: l.LotID,
 					qty: variance, expiredOK: true, unit: l.BaseUnit}
@@ -329,7 +333,9 @@ func (h *Handlers) CloseCount(ctx context.Context, req api.CloseCountRequestObje
 			}); err != nil {
 				return err
 			}
-			out.VarianceValueCents += value
+			if out.VarianceValueCents, err = money.Add(out.VarianceValueCents, value); err != nil {
+				return err
+			}
 			if flagged {
 				out.FlaggedLines++
 			}

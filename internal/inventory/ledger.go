@@ -12,6 +12,7 @@ import (
 
 	"github.com/sous-app/sous/gen/db"
 	"github.com/sous-app/sous/internal/apierr"
+	"github.com/sous-app/sous/internal/money"
 )
 
 // Movement kinds: the ledger row kinds. The first six are the reasons POST /stock/adjust takes.
@@ -348,10 +349,14 @@ func (p *poster) write(_ context.Context, m movement, lot *uuid.UUID, qty, unitC
 	}
 	p.deltas[k] = p.deltas[k].Add(qty)
 	cost := p.costs[m.itemID]
+	value, err := money.Round(qty.Mul(unitCost))
+	if err != nil {
+		return err
+	}
 	p.txns = append(p.txns, db.StockTxn{
 		ID: uuid.Must(uuid.NewV7()), OrgID: p.orgID, SiteID: p.siteID, At: p.now, Kind: m.kind, ItemID: m.itemID,
 		LocationID: m.locationID, LotID: lot, Quantity: qty, UnitCost: unitCost.Round(CostScale),
-		ValueCents: qty.Mul(unitCost).RoundBank(0).IntPart(), AvgCostAfter: cost.AvgCost, OnHandAfter: onHandAfter,
+		ValueCents: value, AvgCostAfter: cost.AvgCost, OnHandAfter: onHandAfter,
 		Reason: m.reason, SourceType: p.source.Type, SourceID: p.source.ID, ActorID: p.actor,
 	})
 	return nil

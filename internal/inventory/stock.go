@@ -15,6 +15,7 @@ import (
 	"github.com/sous-app/sous/gen/api"
 	"github.com/sous-app/sous/gen/db"
 	"github.com/sous-app/sous/internal/authz"
+	"github.com/sous-app/sous/internal/money"
 	"github.com/sous-app/sous/internal/paging"
 )
 
@@ -162,7 +163,11 @@ func stockLevel(it db.StockItemsPageRow, r db.StockOfItemsRow) (stockRow, error)
 	s := api.StockLevel{
 		ItemId: it.ID, ItemName: it.Name, SiteId: r.SiteID, LocationId: r.LocationID, LocationName: r.LocationName,
 		Quantity: api.Quantity(fmtQty(r.Quantity)), Unit: api.StandardUnit(it.BaseUnit), Lots: []api.StockLot{},
-		AvgCost: api.CostCents(fmtQty(r.AvgCost)), ValueCents: r.Quantity.Mul(r.AvgCost).RoundBank(0).IntPart(),
+		AvgCost: api.CostCents(fmtQty(r.AvgCost)),
+	}
+	var err error
+	if s.ValueCents, err = money.Round(r.Quantity.Mul(r.AvgCost)); err != nil {
+		return stockRow{}, err
 	}
 	if !r.Par.IsNegative() {
 		v := fmtQty(r.Par)

@@ -16,6 +16,7 @@ import (
 	"github.com/sous-app/sous/internal/apierr"
 	"github.com/sous-app/sous/internal/audit"
 	"github.com/sous-app/sous/internal/authz"
+	"github.com/sous-app/sous/internal/money"
 	"github.com/sous-app/sous/internal/paging"
 	"github.com/sous-app/sous/internal/pg"
 )
@@ -89,7 +90,9 @@ func (h *Handlers) CreateWasteLog(ctx context.Context, req api.CreateWasteLogReq
 		var value int64
 		txnIDs := make([]uuid.UUID, 0, len(p.txns))
 		for _, t := range p.txns {
-			value -= t.ValueCents
+			if value, err = money.Add(value, -t.ValueCents); err != nil {
+				return err
+			}
 			txnIDs = append(txnIDs, t.ID)
 		}
 		w, err := q.CreateWasteLog(ctx, db.CreateWasteLogParams{

@@ -7,6 +7,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/sous-app/sous/internal/inventory"
+	"github.com/sous-app/sous/internal/money"
 )
 
 // itemsOf returns the items the recipe uses at any depth, each once.
@@ -129,21 +130,28 @@ func itemCost(it inventory.Item, site uuid.UUID) (decimal.Decimal, bool) {
 
 // CostOf computes the cost of one yield of the recipe and of one portion: each item line's
 // as-purchased quantity (EP / trim yield) in the item's base unit × its cost, each sub-recipe
-// line its share of the sub-recipe's yield cost.
-func (t Tree) CostOf(id uuid.UUID, site uuid.UUID) Cost {
+// line its share of the sub-recipe's yield cost. A cost beyond the server's bound on money is
+// money.ErrTooLarge, never a wrapped number.
+func (t Tree) CostOf(id uuid.UUID, site uuid.UUID) (Cost, error) {
 	missing := map[uuid.UUID]bool{}
 	memo := map[uuid.UUID]decimal.Decimal{}
 	total := t.yieldCost(id, site, missing, memo)
 	b := t.Recipes[id].Body
-	c := Cost{Exact: total, YieldCents: total.RoundBank(0).IntPart()}
-	if p, err := toYield(b, b.Portion); err == nil && b.Yield.Quantity.IsPositive() {
-		c.PortionCents = total.Mul(p).DivRound(b.Yield.Quantity, 12).RoundBank(0).IntPart()
+	c := Cost{Exact: total}
+	var err error
+	if c.YieldCents, err = money.Round(total); err != nil {
+		return Cost{}, err
+	}
+	if p, perr := toYield(b, b.Portion); perr == nil && b.Yield.Quantity.IsPositive() {
+		if c.PortionCents, err = money.Round(total.Mul(p).DivRound(b.Yield.Quantity, 12)); err != nil {
+			return Cost{}, err
+		}
 	}
 	for m := range missing {
 		c.Missing = append(c.Missing, m)
 	}
 	sort.Slice(c.Missing, func(i, j int) bool { return c.Missing[i].String() < c.Missing[j].String() })
-	return c
+	return c, nil
 }
 
 func (t Tree) yieldCost(id, site uuid.UUID, missing map[uuid.UUID]bool, memo map[uuid.UUID]decimal.Decimal) decimal.Decimal {

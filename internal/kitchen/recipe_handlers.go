@@ -263,7 +263,11 @@ func (h *Handlers) ListRecipes(ctx context.Context, req api.ListRecipesRequestOb
 			return nil, err
 		}
 		for _, id := range ids {
-			out.Body = append(out.Body, recipeToAPI(forest, id, byID[id], uuid.Nil))
+			r, err := recipeToAPI(forest, id, byID[id], uuid.Nil)
+			if err != nil {
+				return nil, err
+			}
+			out.Body = append(out.Body, r)
 		}
 	}
 	if more {
@@ -305,11 +309,11 @@ func readRecipe(ctx context.Context, q *db.Queries, orgID, id uuid.UUID, version
 	if err != nil {
 		return api.Recipe{}, err
 	}
-	return recipeToAPI(t, id, head, site), nil
+	return recipeToAPI(t, id, head, site)
 }
 
 // recipeToAPI writes the recipe id of the tree (the version loaded there) with everything derived.
-func recipeToAPI(t Tree, id uuid.UUID, head db.GetRecipesRow, site uuid.UUID) api.Recipe {
+func recipeToAPI(t Tree, id uuid.UUID, head db.GetRecipesRow, site uuid.UUID) (api.Recipe, error) {
 	v := t.Recipes[id]
 	b := v.Body
 	out := api.Recipe{
@@ -364,12 +368,15 @@ func recipeToAPI(t Tree, id uuid.UUID, head db.GetRecipesRow, site uuid.UUID) ap
 	for k, s := range t.RollUpAllergens(id) {
 		out.Allergens[k] = api.AllergenPresence(s)
 	}
-	c := t.CostOf(id, site)
+	c, err := t.CostOf(id, site)
+	if err != nil {
+		return api.Recipe{}, err
+	}
 	out.CostCents, out.PortionCostCents, out.CostComplete = c.YieldCents, c.PortionCents, len(c.Missing) == 0
 	for _, m := range c.Missing {
 		out.UncostedItems = append(out.UncostedItems, api.UncostedItem{ItemId: m, Name: t.Items[m].Name})
 	}
-	return out
+	return out, nil
 }
 
 func amountToAPI(a Amount) api.Amount {

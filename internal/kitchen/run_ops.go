@@ -17,6 +17,7 @@ import (
 	"github.com/sous-app/sous/internal/audit"
 	"github.com/sous-app/sous/internal/authz"
 	"github.com/sous-app/sous/internal/inventory"
+	"github.com/sous-app/sous/internal/money"
 	"github.com/sous-app/sous/internal/pg"
 	"github.com/sous-app/sous/internal/principal"
 	"github.com/sous-app/sous/internal/quantity"
@@ -129,7 +130,10 @@ func runUsage(ctx context.Context, q *db.Queries, r db.ProductionRun) ([]itemUsa
 	for itemID, base := range s.ItemNeeds(nil) {
 		u := itemUsage{itemID: itemID, base: base}
 		if cost, ok := itemCost(t.Items[itemID], r.SiteID); ok {
-			c := base.Mul(cost).RoundBank(0).IntPart()
+			c, err := money.Round(base.Mul(cost))
+			if err != nil {
+				return nil, err
+			}
 			u.cents = &c
 		}
 		out = append(out, u)
@@ -149,10 +153,15 @@ func recordWaste(ctx context.Context, q *db.Queries, r db.ProductionRun, wasted 
 	var runCents int64
 	for _, u := range usage {
 		if u.cents != nil {
-			runCents += *u.cents
+			if runCents, err = money.Add(runCents, *u.cents); err != nil {
+				return err
+			}
 		}
 	}
-	value := decimal.NewFromInt(runCents).Mul(wasted).Div(r.Quantity).RoundBank(0).IntPart()
+	value, err := money.Round(decimal.NewFromInt(runCents).Mul(wasted).Div(r.Quantity))
+	if err != nil {
+		return err
+	}
 	kind := api.WasteReasonOverproduction // what a run's leftover output most often is
 	if reason != nil {
 		if k := api.WasteReason(strings.TrimSpace(*reason)); k.Valid() {

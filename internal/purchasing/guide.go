@@ -19,6 +19,7 @@ import (
 	"github.com/sous-app/sous/internal/apierr"
 	"github.com/sous-app/sous/internal/audit"
 	"github.com/sous-app/sous/internal/inventory"
+	"github.com/sous-app/sous/internal/money"
 	"github.com/sous-app/sous/internal/pg"
 )
 
@@ -169,6 +170,9 @@ func parsePrice(s string) (int64, error) {
 	cents := d.Shift(2)
 	if !cents.Equal(cents.Truncate(0)) {
 		return 0, fmt.Errorf("price %q has fractions of a cent", s)
+	}
+	if cents.GreaterThan(decimal.NewFromInt(money.MaxUnitCents)) {
+		return 0, fmt.Errorf("price %q is over %s, the largest price of a pack", s, decimal.New(money.MaxUnitCents, -2).StringFixed(2))
 	}
 	return cents.IntPart(), nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/sous-app/sous/internal/apierr"
 	"github.com/sous-app/sous/internal/clock"
+	"github.com/sous-app/sous/internal/money"
 	"github.com/sous-app/sous/internal/quantity"
 )
 
@@ -61,7 +62,26 @@ func nonBlank(s *string) *string {
 	return &t
 }
 
-// lineTotal is packs × price per pack in cents, half-even.
-func lineTotal(packs decimal.Decimal, priceCents int64) int64 {
-	return packs.Mul(decimal.NewFromInt(priceCents)).RoundBank(0).IntPart()
+// lineTotal is packs × price per pack in cents, half-even; beyond money.MaxCents it is
+// money.ErrTooLarge.
+func lineTotal(packs decimal.Decimal, priceCents int64) (int64, error) {
+	return money.Times(packs, priceCents)
+}
+
+// errOrderTooLarge refuses an order whose lines or total pass the server's bound on money.
+var errOrderTooLarge = apierr.InvalidField("lines", "the order's total would exceed 10000000000.00, the largest the server keeps")
+
+// orderTotal is the total of an order's lines, each packs × price, or errOrderTooLarge.
+func orderTotal(lines []poLine) (int64, error) {
+	var total int64
+	for _, l := range lines {
+		t, err := lineTotal(l.packs, l.price)
+		if err == nil {
+			total, err = money.Add(total, t)
+		}
+		if err != nil {
+			return 0, errOrderTooLarge
+		}
+	}
+	return total, nil
 }

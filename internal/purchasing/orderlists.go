@@ -3,11 +3,9 @@ package purchasing
 import (
 	"bytes"
 	"context"
-	"encoding/csv"
 	"fmt"
 	"net/url"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -21,8 +19,10 @@ import (
 	"github.com/sous-app/sous/internal/apierr"
 	"github.com/sous-app/sous/internal/audit"
 	"github.com/sous-app/sous/internal/authz"
+	"github.com/sous-app/sous/internal/csvout"
 	"github.com/sous-app/sous/internal/inventory"
 	"github.com/sous-app/sous/internal/kitchen"
+	"github.com/sous-app/sous/internal/money"
 	"github.com/sous-app/sous/internal/paging"
 	"github.com/sous-app/sous/internal/pg"
 	"github.com/sous-app/sous/internal/quantity"
@@ -55,9 +55,13 @@ func price(units quantity.Units, avg decimal.Decimal, packSize decimal.Decimal, 
 	}
 	p.unitCost = priceCents
 	if avg.IsPositive() {
-		p.unitCost = avg.Mul(perPack).RoundBank(0).IntPart()
+		if p.unitCost, err = money.Round(avg.Mul(perPack)); err != nil {
+			return priced{}, err
+		}
 	}
-	p.lineTotal = lineTotal(p.packs, p.unitCost)
+	if p.lineTotal, err = lineTotal(p.packs, p.unitCost); err != nil {
+		return priced{}, err
+	}
 	return p, nil
 }
 
@@ -222,7 +226,9 @@ func orderListsOut(ctx context.Context, q *db.Queries, lists []db.OrderList) ([]
 		}
 		o.Lines = append(o.Lines, x)
 		if l.Include {
-			o.TotalCents += l.LineTotalCents
+			if o.TotalCents, err = money.Add(o.TotalCents, l.LineTotalCents); err != nil {
+				return nil, err
+			}
 		}
 	}
 	for _, p := range pos {
@@ -509,24 +515,21 @@ func (h *Handlers) ExportOrderList(ctx context.Context, req api.ExportOrderListR
 		}
 	}
 	sort.SliceStable(rows, func(i, j int) bool { return deref(rows[i].VendorName) < deref(rows[j].VendorName) })
+	// Every cell goes through csvout: vendor names, skus (also a guide's), descriptions and units
+	// are the users' text; packs and amounts are numbers the server formats.
 	var buf bytes.Buffer
-	w := csv.NewWriter(&buf)
-	w.UseCRLF = true
-	_ = w.Write([]string{"vendor", "sku", "description", "packs", "pack_unit", "price", "line_total"})
+	w := csvout.NewWriter(&buf)
+	_ = w.Row(csvout.Text("vendor"), csvout.Text("sku"), csvout.Text("description"), csvout.Text("packs"), csvout.Text("pack_unit"),
+		csvout.Text("price"), csvout.Text("line_total"))
 	for _, l := range rows {
-		_ = w.Write([]string{deref(l.VendorName), deref(l.Sku), safeCell(deref(l.Description)), fmtQty(l.Packs), deref(l.PackUnit), dollars(l.UnitCostCents), dollars(l.LineTotalCents)})
+		_ = w.Row(csvout.Text(deref(l.VendorName)), csvout.Text(deref(l.Sku)), csvout.Text(deref(l.Description)), csvout.Number(fmtQty(l.Packs)),
+			csvout.Text(deref(l.PackUnit)), csvout.Number(dollars(l.UnitCostCents)), csvout.Number(dollars(l.LineTotalCents)))
 	}
-	w.Flush()
+	if err := w.Flush(); err != nil {
+		return nil, err
+	}
 	return api.ExportOrderList200TextcsvResponse{Body: &buf, ContentLength: int64(buf.Len())}, nil
 }
 
 // dollars writes cents as a dollar amount with two places.
 func dollars(cents int64) string { return decimal.New(cents, -2).StringFixed(2) }
-
-// safeCell keeps a spreadsheet from reading a cell as a formula.
-func safeCell(s string) string {
-	if s != "" && strings.ContainsRune("=+-@", rune(s[0])) {
-		return "'" + s
-	}
-	return s
-}

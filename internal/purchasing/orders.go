@@ -49,6 +49,10 @@ type poLine struct {
 
 // draftPO writes a draft purchase order and its lines (validated by the caller).
 func draftPO(ctx context.Context, q *db.Queries, p db.InsertPurchaseOrderParams, lines []poLine) (db.PurchaseOrder, error) {
+	// Every order line is written here, so every stored order's total is within money.MaxCents.
+	if _, err := orderTotal(lines); err != nil {
+		return db.PurchaseOrder{}, err
+	}
 	po, err := q.InsertPurchaseOrder(ctx, p)
 	if err != nil {
 		return po, err
@@ -482,7 +486,9 @@ func poToAPI(po db.PurchaseOrder, lines []db.PurchaseOrderLine) api.PurchaseOrde
 		out.DeliverOn = &openapi_types.Date{Time: po.DeliverOn.Time}
 	}
 	for _, l := range lines {
-		t := lineTotal(l.Packs, l.PriceCents)
+		// draftPO, the only writer of order lines, refused any order whose lines or total pass
+		// money.MaxCents, so neither the line totals nor their sum can fail or wrap here.
+		t, _ := lineTotal(l.Packs, l.PriceCents)
 		out.TotalCents += t
 		out.Lines = append(out.Lines, api.PurchaseOrderLine{
 			Id: l.ID, VendorItemId: l.VendorItemID, ItemId: l.ItemID, Sku: l.Sku, Description: l.Description,

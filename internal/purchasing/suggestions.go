@@ -13,6 +13,7 @@ import (
 	"github.com/sous-app/sous/gen/db"
 	"github.com/sous-app/sous/internal/authz"
 	"github.com/sous-app/sous/internal/inventory"
+	"github.com/sous-app/sous/internal/money"
 )
 
 // planRow is one item's numbers at a site: what it has, what is coming and going, and how it
@@ -175,8 +176,13 @@ func (h *Handlers) ListOrderSuggestions(ctx context.Context, req api.ListOrderSu
 			packs := r.packs(need)
 			size, per := fmtQty(r.vi.PackSize), fmtQty(r.perPack)
 			s.VendorItemId, s.Sku, s.PackSize, s.PackUnit, s.PackQuantity = &r.vi.ID, &r.vi.Sku, &size, &r.vi.PackUnit, &per
-			s.Packs, s.PriceCents, s.LineTotalCents = packs.IntPart(), &r.vi.PriceCents, lineTotal(packs, r.vi.PriceCents)
-			g.TotalCents += s.LineTotalCents
+			if s.LineTotalCents, err = lineTotal(packs, r.vi.PriceCents); err != nil {
+				return nil, err
+			}
+			if g.TotalCents, err = money.Add(g.TotalCents, s.LineTotalCents); err != nil {
+				return nil, err
+			}
+			s.Packs, s.PriceCents = packs.IntPart(), &r.vi.PriceCents
 		}
 		g.Suggestions = append(g.Suggestions, s)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/sous-app/sous/internal/apierr"
 	"github.com/sous-app/sous/internal/authz"
 	"github.com/sous-app/sous/internal/inventory"
+	"github.com/sous-app/sous/internal/money"
 	"github.com/sous-app/sous/internal/pg"
 )
 
@@ -149,7 +150,15 @@ func (h *Handlers) GetCostVariance(ctx context.Context, req api.GetCostVarianceR
 		}
 		return ids[i].String() < ids[j].String()
 	})
-	cents := func(q, per decimal.Decimal) int64 { return q.Mul(per).RoundBank(0).IntPart() }
+	// Every amount and sum is checked against the bound on money; the first failure answers.
+	var tooLarge error
+	check := func(c int64, err error) int64 {
+		if err != nil && tooLarge == nil {
+			tooLarge = err
+		}
+		return c
+	}
+	cents := func(q, per decimal.Decimal) int64 { return check(money.Round(q.Mul(per))) }
 	out := api.CostVariance{SiteId: p.SiteId, From: p.From, To: p.To, OpeningCountId: opening.ID, OpeningCountedAt: opening.CountedAt,
 		ClosingCountId: closing.ID, ClosingCountedAt: closing.CountedAt, Lines: []api.CostVarianceLine{}}
 	for _, id := range ids {
@@ -162,12 +171,15 @@ func (h *Handlers) GetCostVariance(ctx context.Context, req api.GetCostVarianceR
 			Theoretical: api.Quantity(fmtQty(l.theoretical)), Waste: api.Quantity(fmtQty(l.waste)), Variance: api.Quantity(fmtQty(variance)),
 			UnitCostCents: per.String(), ActualCents: cents(actual, per), TheoreticalCents: cents(l.theoretical, per), WasteCents: cents(l.waste, per),
 			LedgerTxnIds: orEmpty(l.txns), RunIds: orEmpty(dedupe(l.runs)), WasteLogIds: orEmpty(l.wastes)}
-		x.VarianceCents = x.ActualCents - x.TheoreticalCents - x.WasteCents
+		x.VarianceCents = check(money.Add(x.ActualCents, -x.TheoreticalCents, -x.WasteCents))
 		out.Lines = append(out.Lines, x)
-		out.Totals.ActualCents += x.ActualCents
-		out.Totals.TheoreticalCents += x.TheoreticalCents
-		out.Totals.WasteCents += x.WasteCents
-		out.Totals.VarianceCents += x.VarianceCents
+		out.Totals.ActualCents = check(money.Add(out.Totals.ActualCents, x.ActualCents))
+		out.Totals.TheoreticalCents = check(money.Add(out.Totals.TheoreticalCents, x.TheoreticalCents))
+		out.Totals.WasteCents = check(money.Add(out.Totals.WasteCents, x.WasteCents))
+		out.Totals.VarianceCents = check(money.Add(out.Totals.VarianceCents, x.VarianceCents))
+	}
+	if tooLarge != nil {
+		return nil, tooLarge
 	}
 	return api.GetCostVariance200JSONResponse(out), nil
 }

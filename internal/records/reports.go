@@ -23,6 +23,7 @@ import (
 	"github.com/sous-app/sous/internal/authz"
 	"github.com/sous-app/sous/internal/events"
 	"github.com/sous-app/sous/internal/inventory"
+	"github.com/sous-app/sous/internal/money"
 	"github.com/sous-app/sous/internal/pg"
 )
 
@@ -245,7 +246,9 @@ func operationsReport(ctx context.Context, q *db.Queries, org uuid.UUID, sites [
 		for _, r := range w {
 			t := waste[r.Reason]
 			t.Logs += r.Logs
-			t.ValueCents += r.ValueCents
+			if t.ValueCents, err = money.Add(t.ValueCents, r.ValueCents); err != nil {
+				return out, err
+			}
 			waste[r.Reason] = t
 		}
 		ins, err := q.ReportInspections(ctx, db.ReportInspectionsParams{OrgID: org, SiteID: s.ID, FromAt: &start, ToAt: &end})

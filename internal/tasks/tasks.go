@@ -89,6 +89,9 @@ var dueLayouts = []string{"2006-01-02 15:04:05Z07:00", time.RFC3339, "2006-01-02
 func ParseDue(field, s string) (time.Time, error) {
 	for _, l := range dueLayouts {
 		if t, err := time.Parse(l, s); err == nil {
+			if !clock.InRange(t) {
+				return time.Time{}, apierr.InvalidField(field, clock.RangeProblem)
+			}
 			return t, nil
 		}
 	}

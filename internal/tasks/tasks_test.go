@@ -108,6 +108,9 @@ func TestCreateTaskRefusals(t *testing.T) {
 		field string
 	}{
 		"dueAt without offset":   {with("dueAt", "2026-03-02 14:00:00"), "dueAt"},
+		"dueAt in year 0":        {with("dueAt", "0000-01-01 00:00:00Z"), "dueAt"},
+		"dueAt before 1900":      {with("dueAt", "1899-12-31T23:59:59Z"), "dueAt"},
+		"dueAt past 9998":        {with("dueAt", "9999-12-31 23:00:00-06:00"), "dueAt"},
 		"scan without a tag":     {with("requiresScan", true), "targetTagId"},
 		"unknown tag":            {with("requiresScan", true, "targetTagId", uuid.New()), "targetTagId"},
 		"range without temp":     {with("tempRange", map[string]any{"minF": "33", "maxF": "41"}), "tempRange"},
