@@ -73,7 +73,9 @@ func ConnectWith(ctx context.Context, url string, o Options) (*pgxpool.Pool, err
 	return pool, nil
 }
 
-// PoolConfig parses url and applies the pool's defaults and o.
+// PoolConfig parses url and applies the pool's defaults and o. Its connections are made by a
+// dialer of its own (pgx's keeps the operating system's keepalive timing, minutes; see dialer),
+// which every connection made from the returned ConnConfig shares.
 func PoolConfig(url string, o Options) (*pgxpool.Config, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
@@ -81,19 +83,22 @@ func PoolConfig(url string, o Options) (*pgxpool.Config, error) {
 	}
 	applyPoolDefaults(cfg, url)
 	applySessionDefaults(&cfg.ConnConfig.Config, url, o)
+	// Every connection, the pool's and those made from its config (the listeners of the
+	// realtime hub and the webhook dispatcher), goes through the fence's dialer; see fence.
+	f := newFence(cfg.ConnConfig.ConnectTimeout)
+	cfg.ConnConfig.DialFunc = newDialer(cfg.ConnConfig.ConnectTimeout, f).DialContext
 	// A connection whose query was cancelled by its deadline is closed by pgx, so the pool never
 	// hands it out again; PingTimeout below does the same for one found dead on acquire. Either
-	// makes the fence check the server, and leave it if it is gone.
+	// makes the fence check the server.
 	cfg.PingTimeout = cfg.ConnConfig.ConnectTimeout
-	f := newFence(cfg.ConnConfig.Config.Copy())
 	cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
 		if err := registerUUID(ctx, c); err != nil {
 			return err
 		}
-		if err := registerDecimal(ctx, c); err != nil {
-			return err
-		}
-		return f.afterConnect(ctx, c)
+		return registerDecimal(ctx, c)
+	}
+	cfg.PrepareConn = func(_ context.Context, c *pgx.Conn) (bool, error) {
+		return f.prepareConn(c), nil
 	}
 	cfg.BeforeClose = func(c *pgx.Conn) {
 		f.beforeClose(c)
@@ -137,13 +142,9 @@ func applyPoolDefaults(cfg *pgxpool.Config, connString string) {
 // connection string does not say otherwise.
 func applySessionDefaults(cfg *pgconn.Config, connString string, o Options) {
 	explicit := func(name string) bool { return strings.Contains(connString, name) }
-	timeout := cfg.ConnectTimeout
 	if cfg.ConnectTimeout == 0 && !explicit("connect_timeout") && o.ConnectTimeout > 0 {
-		timeout = o.ConnectTimeout
-		cfg.ConnectTimeout = timeout
+		cfg.ConnectTimeout = o.ConnectTimeout
 	}
-	// pgx's own dialer keeps the operating system's keepalive timing (minutes); see dialer.
-	cfg.DialFunc = newDialer(timeout).DialContext
 	// A prepared statement's generic plan is made once per connection, after its fifth run, for
 	// the table sizes of that moment, and kept until the schema changes or the table is
 	// analysed. On a new database that moment is when the tables are nearly empty, where every

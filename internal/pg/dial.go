@@ -7,8 +7,9 @@ import (
 	"time"
 )
 
-// dialer makes the pool's TCP connections: keepalives that notice a lost peer within seconds,
-// and a bound on how long a new connection waits for the server's first byte.
+// dialer makes the pool's TCP connections: none to a server the fence keeps out, keepalives that
+// notice a lost peer within seconds, a bound on how long a new connection waits for the server's
+// first byte, and each connection watched for requests its server leaves unanswered.
 //
 // That bound matters beyond connecting. When a query times out, pgx closes its connection and,
 // in the background, opens another one to send the server a cancel request, then waits up to
@@ -19,10 +20,12 @@ import (
 type dialer struct {
 	net          net.Dialer
 	firstByteMax time.Duration
+	fence        *fence
 }
 
-func newDialer(connectTimeout time.Duration) *dialer {
+func newDialer(connectTimeout time.Duration, f *fence) *dialer {
 	return &dialer{
+		fence: f,
 		net: net.Dialer{
 			Timeout: connectTimeout,
 			KeepAliveConfig: net.KeepAliveConfig{
@@ -34,11 +37,17 @@ func newDialer(connectTimeout time.Duration) *dialer {
 }
 
 func (d *dialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
-	c, err := d.net.DialContext(ctx, network, addr)
-	if err != nil || d.firstByteMax <= 0 {
-		return c, err
+	if err := d.fence.allow(ctx, network, addr); err != nil {
+		return nil, err
 	}
-	return &firstByteConn{Conn: c, limit: time.Now().Add(d.firstByteMax)}, nil
+	c, err := d.net.DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	if d.firstByteMax > 0 {
+		c = &firstByteConn{Conn: c, limit: time.Now().Add(d.firstByteMax)}
+	}
+	return d.fence.watch(c, network, addr), nil
 }
 
 // firstByteConn fails reads that wait past limit while nothing has been received yet; after the

@@ -306,7 +306,64 @@ func TestFenceFreesConnectionsStuckOnAFrozenServer(t *testing.T) {
 		t.Fatal("the query stuck on the frozen server was not released")
 	}
 	proxy.Thaw()
+	eventually(t, 3*time.Second, "a query after the server answers again", func() error {
+		_, err := pool.Exec(t.Context(), "SELECT 1")
+		return err
+	})
+}
+
+// TestFrozenPrimaryIsLeftForTheNextHost freezes the first host of a multi-host URL while a query
+// with no deadline waits on it and nothing else happens: the query is released once the server
+// has left it unanswered and then failed to answer a probe, and new connections go straight to
+// the next host instead of spending the connect timeout on the frozen one first.
+func TestFrozenPrimaryIsLeftForTheNextHost(t *testing.T) {
+	t.Parallel()
+	url := pgtest.NewURL(t)
+	frozen := pgtest.NewProxy(t, url)
+	next := pgtest.NewProxy(t, url)
+	multi := withParam(strings.Replace(frozen.URL(url), frozen.Addr(), frozen.Addr()+","+next.Addr(), 1), "target_session_attrs=read-write")
+	const connectTimeout = time.Second
+	pool := pgtest.ConnectThrough(t, multi, pg.Options{ConnectTimeout: connectTimeout})
 	if _, err := pool.Exec(t.Context(), "SELECT 1"); err != nil {
-		t.Fatalf("after the server answers again: %v", err)
+		t.Fatal(err)
+	}
+	frozen.Freeze()
+	defer frozen.Thaw()
+	stuck := make(chan error, 1)
+	go func() {
+		_, err := pool.Exec(context.Background(), "SELECT 1")
+		stuck <- err
+	}()
+	// Unanswered for a second, then a probe unanswered for the connect timeout; and slack for
+	// a busy machine.
+	select {
+	case err := <-stuck:
+		if pg.Unavailable(err) == nil {
+			t.Fatalf("the query on the frozen server ended with %v, not an outage", err)
+		}
+	case <-time.After(3*time.Second + connectTimeout):
+		t.Fatal("the query still waits on the frozen server")
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), connectTimeout/2)
+	defer cancel()
+	if _, err := pool.Exec(ctx, "SELECT 1"); err != nil {
+		t.Fatalf("a query within half the connect timeout, with the next host up: %v", err)
+	}
+}
+
+// eventually runs fn until it succeeds, failing the test if it has not within d. A server that was
+// fenced is let back in when it answers a probe, which a request at that very moment may miss.
+func eventually(t *testing.T, d time.Duration, what string, fn func() error) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		err := fn()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: still failing after %v: %v", what, d, err)
+		}
+		<-time.After(10 * time.Millisecond)
 	}
 }

@@ -10,11 +10,19 @@ import (
 // maxRecovery is how soon after the promotion Sous must serve writes again.
 const maxRecovery = 5 * time.Second
 
+// heldFor is how long a failed request must have waited to count as held: a database that is
+// known to be gone answers 503 at once, so a failure that took this long waited on a timeout
+// (a frozen server's, a connection attempt's, or the request's deadline).
+const heldFor = time.Second
+
 // counts of one kind of request.
-type counts struct{ ok, unavailable, other int }
+type counts struct {
+	ok, unavailable, other int
+	held                   int // failures (503 or other) answered after heldFor or more
+}
 
 func (c counts) String() string {
-	return fmt.Sprintf("%d ok/%d 503/%d other", c.ok, c.unavailable, c.other)
+	return fmt.Sprintf("%d ok/%d 503/%d other/%d held", c.ok, c.unavailable, c.other, c.held)
 }
 
 // result is what one scenario measured.
@@ -48,6 +56,9 @@ func analyze(samples []sample, fault, promoted, healed time.Time) (outage, recov
 			c.unavailable++
 		default:
 			c.other++
+		}
+		if !s.ok() && s.end.Sub(s.start) >= heldFor {
+			c.held++
 		}
 		byKind[s.kind] = c
 		if !s.ok() && s.kind != kindCast && s.start.Before(healed) && s.start.After(lastFailure) {

@@ -27,7 +27,7 @@ func TestAnalyze(t *testing.T) {
 			name:    "503s until a second after the promotion",
 			samples: []sample{ok(kindWrite, 0, 0.1), fail(503, 1, 2), fail(503, 5, 6), ok(kindWrite, 6.5, 7), ok(kindHL7, 7, 7.2)},
 			fault:   0.5, promoted: 6, healed: 20,
-			outage: 6.5, recovery: 1, counts: counts{ok: 2, unavailable: 2},
+			outage: 6.5, recovery: 1, counts: counts{ok: 2, unavailable: 2, held: 2},
 		},
 		{
 			name:    "writes only stall",
@@ -39,13 +39,13 @@ func TestAnalyze(t *testing.T) {
 			name:    "a failure after the heal does not delay the recovery",
 			samples: []sample{fail(503, 1, 2), ok(kindWrite, 3, 3.5), fail(0, 21, 22)},
 			fault:   0.5, promoted: 3, healed: 20,
-			outage: 3, recovery: 0.5, counts: counts{ok: 1, unavailable: 1, other: 1},
+			outage: 3, recovery: 0.5, counts: counts{ok: 1, unavailable: 1, other: 1, held: 2},
 		},
 		{
 			name:    "never recovered",
-			samples: []sample{ok(kindWrite, 0, 0.1), fail(503, 1, 2), fail(503, 3, 4)},
+			samples: []sample{ok(kindWrite, 0, 0.1), fail(503, 1, 1.2), fail(503, 3, 4)},
 			fault:   0.5, promoted: 3, healed: 20,
-			outage: 3.5, recovery: -1, counts: counts{ok: 1, unavailable: 2},
+			outage: 3.5, recovery: -1, counts: counts{ok: 1, unavailable: 2, held: 1},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
