@@ -30,6 +30,8 @@ type passwordQueue struct {
 	// now reads the monotonic clock the request deadlines are set on; tests move it by hand.
 	// It is not the service's clock, which is for business rules and may be set anywhere.
 	now func() time.Time
+	// pace is how long a refusal is held before it is answered (see refusalPace).
+	pace time.Duration
 
 	mu      sync.Mutex
 	running int
@@ -54,6 +56,13 @@ const queueShare = 32
 // the queue to drain.
 const maxRetryAfter = 30 * time.Second
 
+// refusalPace holds a refusal this long before answering it. A client that keeps many requests
+// open (a flood's usual shape) would otherwise turn instant refusals into a fast loop of
+// requests that each cost the server a parse and a validation; holding the answer costs only a
+// goroutine, as before the queue (when every refusal came after a 250 ms wait). A legitimate
+// client waits Retry-After (1 s at least) anyway.
+const refusalPace = 250 * time.Millisecond
+
 // meanWeight is how much one operation's duration moves the average (1/meanWeight): enough
 // history to ride out one slow operation, little enough to follow the load within seconds.
 const meanWeight = 8
@@ -65,8 +74,8 @@ type waiter struct {
 	elem     *list.Element
 }
 
-func newPasswordQueue(slots, limit, share int, now func() time.Time) *passwordQueue {
-	return &passwordQueue{slots: slots, limit: limit, share: share, now: now, perAddr: map[string]int{}}
+func newPasswordQueue(slots, limit, share int, now func() time.Time, pace time.Duration) *passwordQueue {
+	return &passwordQueue{slots: slots, limit: limit, share: share, now: now, pace: pace, perAddr: map[string]int{}}
 }
 
 // run runs fn once the operation's turn comes, or answers why it will not: service_busy (the
@@ -76,6 +85,7 @@ func newPasswordQueue(slots, limit, share int, now func() time.Time) *passwordQu
 func (q *passwordQueue) run(ctx context.Context, addr string, onQueued func(), fn func()) error {
 	w, err := q.enter(ctx, addr)
 	if err != nil {
+		q.hold(ctx)
 		return err
 	}
 	if w != nil {
@@ -112,6 +122,19 @@ func (q *passwordQueue) enter(ctx context.Context, addr string) (*waiter, error)
 	w.elem = q.waiting.PushBack(w)
 	q.perAddr[addr]++
 	return w, nil
+}
+
+// hold waits out the refusal pace, or until the request ends.
+func (q *passwordQueue) hold(ctx context.Context) {
+	if q.pace <= 0 {
+		return
+	}
+	t := time.NewTimer(q.pace)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
 }
 
 // estimate is how long a newcomer with ahead waiters in front of it waits for a slot: it is

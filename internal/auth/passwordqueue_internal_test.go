@@ -104,7 +104,7 @@ var far = time.Now().Add(time.Hour)
 
 func TestQueueAdmitsInArrivalOrder(t *testing.T) {
 	clock := &fakeNow{t: time.Now()}
-	q := newPasswordQueue(1, 10, 10, clock.now)
+	q := newPasswordQueue(1, 10, 10, clock.now, 0)
 	holder := send(newTestCtx(far), q, "198.51.100.1", true, nil)
 	<-holder.ran
 	var mu sync.Mutex
@@ -147,7 +147,7 @@ func equal(a, b []int) bool {
 // The queue's bound and an address's share, each refusing while the other has room.
 func TestQueueRefusesBeyondItsBoundAndAnAddressBeyondItsShare(t *testing.T) {
 	clock := &fakeNow{t: time.Now()}
-	q := newPasswordQueue(1, 3, 2, clock.now)
+	q := newPasswordQueue(1, 3, 2, clock.now, 0)
 	holder := send(newTestCtx(far), q, "198.51.100.1", true, nil)
 	<-holder.ran
 
@@ -173,7 +173,7 @@ func TestQueueRefusesBeyondItsBoundAndAnAddressBeyondItsShare(t *testing.T) {
 // taken, no address holds more than its share of 3, and the other 30 are refused at once.
 func TestQueueCountsWinnersUnderConcurrentArrivals(t *testing.T) {
 	clock := &fakeNow{t: time.Now()}
-	q := newPasswordQueue(2, 10, 3, clock.now)
+	q := newPasswordQueue(2, 10, 3, clock.now, 0)
 	h1 := send(newTestCtx(far), q, "198.51.100.1", true, nil)
 	h2 := send(newTestCtx(far), q, "198.51.100.1", true, nil)
 
@@ -230,7 +230,7 @@ func TestQueueCountsWinnersUnderConcurrentArrivals(t *testing.T) {
 // address's share are free again, and the slot goes to the next in line.
 func TestQueueWaiterThatEndsLeavesTheQueue(t *testing.T) {
 	clock := &fakeNow{t: time.Now()}
-	q := newPasswordQueue(1, 10, 1, clock.now)
+	q := newPasswordQueue(1, 10, 1, clock.now, 0)
 	holder := send(newTestCtx(far), q, "198.51.100.1", true, nil)
 	<-holder.ran
 
@@ -263,7 +263,7 @@ func TestQueueWaiterThatEndsLeavesTheQueue(t *testing.T) {
 // A waiter handed the slot just as its request ends passes the slot on rather than keep it.
 func TestQueueWaiterEndingAsItIsAdmittedPassesTheSlotOn(t *testing.T) {
 	clock := &fakeNow{t: time.Now()}
-	q := newPasswordQueue(1, 10, 10, clock.now)
+	q := newPasswordQueue(1, 10, 10, clock.now, 0)
 	if w, err := q.enter(context.Background(), "198.51.100.1"); w != nil || err != nil {
 		t.Fatalf("first: %v, %v", w, err)
 	}
@@ -284,7 +284,7 @@ func TestQueueWaiterEndingAsItIsAdmittedPassesTheSlotOn(t *testing.T) {
 // not leave it time to finish before its deadline; with time enough it waits.
 func TestQueueRefusesWhenTheWaitWouldPassTheDeadline(t *testing.T) {
 	clock := &fakeNow{t: time.Now()}
-	q := newPasswordQueue(2, 10, 10, clock.now)
+	q := newPasswordQueue(2, 10, 10, clock.now, 0)
 	// Two operations of 2 s each set the pace: one slot frees every second.
 	for range 2 {
 		<-send(newTestCtx(far), q, "198.51.100.1", false, func() { clock.advance(2 * time.Second) }).err

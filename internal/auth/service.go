@@ -86,7 +86,7 @@ func NewService(cfg Config) (*Service, error) {
 	if cfg.QueueShare > 0 {
 		share = cfg.QueueShare
 	}
-	queue := newPasswordQueue(admitFactor*cap(gate.slots), limit, share, time.Now)
+	queue := newPasswordQueue(admitFactor*cap(gate.slots), limit, share, time.Now, refusalPace)
 	onVerify := cfg.OnVerify
 	if onVerify == nil {
 		onVerify = func() {}
