@@ -18,8 +18,9 @@ export interface paths {
          * @description Creates a user and returns a session. With `orgName`, an organization is created with the
          *     caller as owner, on a 30-day Pro trial. Emails compare case-insensitively.
          *     Limited to 3 registrations per client IP per hour; a refused registration (400, 409)
-         *     does not count. Answers 503 with `Retry-After` when the server is already running as many
-         *     password hashes as it allows at once.
+         *     does not count. Password work runs a few at a time per server, in arrival order; a burst
+         *     waits its turn. Answers 503 with `Retry-After` when too many are already waiting (see
+         *     `service_busy`).
          *
          *     Permission: none (public).
          */
@@ -46,8 +47,10 @@ export interface paths {
          *     for 15 minutes: every attempt while locked, even with the right password, answers 429
          *     with `Retry-After`. Other IPs are not affected. Attempts are reserved before the password
          *     is checked, so parallel guesses cannot exceed the five, on any number of servers. A client
-         *     IP may also try at most 30 sign-ins a minute (429 beyond). When the server is already
-         *     checking as many passwords as it allows at once, the answer is 503 with `Retry-After`.
+         *     IP may also try at most 30 sign-ins a minute (429 beyond). Password checks run a few at a
+         *     time per server, in arrival order, so a burst of sign-ins waits its turn; when too many are
+         *     already waiting (see `service_busy`), the answer is 503 with `Retry-After` and the attempt
+         *     does not count.
          *     Each attempt for an existing account is recorded in that user's security events.
          *
          *     Permission: none (public).
@@ -122,7 +125,7 @@ export interface paths {
          * @description Checks the current password, sets the new one, revokes every outstanding refresh token of
          *     the user and returns a fresh session. A wrong current password answers 400 and counts as
          *     a failed sign-in for the user's email and client IP (see login), and 503 with
-         *     `Retry-After` when the server is busy checking passwords.
+         *     `Retry-After` when too many password checks are already waiting (see login).
          *
          *     Permission: any signed-in user, for their own account.
          */
@@ -6821,7 +6824,7 @@ export interface components {
          *     - `unsupported_media_type` (415): The body's `Content-Type` is not one the operation takes; nothing was written.
          *     - `service_unavailable` (503): The server cannot answer now; retry after `Retry-After` seconds.
          *     - `internal_error` (500): A bug; the server logged it under the response's `X-Request-Id`.
-         *     - `service_busy` (503): Too many password checks are running on this server (they are deliberately costly); nothing was done; retry after `Retry-After` seconds.
+         *     - `service_busy` (503): Too many password checks are waiting on this server (they are deliberately costly and run a few at a time), or this client address already has its share of them waiting; nothing was done; retry after `Retry-After` seconds.
          *     - `malformed_request` (400): The request could not be read as HTTP at all (a malformed header, say), before any operation is known.
          *     - `headers_too_large` (431): The request's header fields are too large to read.
          *     - `unsupported_protocol` (501, 505): An HTTP version or transfer encoding the server does not speak.
@@ -12459,8 +12462,9 @@ export interface components {
             };
         };
         /**
-         * @description Too many password checks are running on this server (they are deliberately costly):
-         *     `code` is `service_busy`. Or the database is unavailable: `database_unavailable` (or
+         * @description Too many password checks are waiting on this server (they run a few at a time, in arrival
+         *     order, and the queue is full or this request would not reach its turn before its deadline),
+         *     or this client address already has its share of the queue: `code` is `service_busy`. Or the database is unavailable: `database_unavailable` (or
          *     `outcome_unknown`), as for every operation that reaches it (see `ServiceUnavailable`).
          *     Nothing was done; retry after the number of seconds in `Retry-After`.
          */

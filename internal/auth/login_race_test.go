@@ -108,13 +108,15 @@ func TestReservedAttemptsHoldTheLockWhileVerifying(t *testing.T) {
 	}
 }
 
-// When every argon2id slot is busy, a sign-in waits briefly and then answers 503 with
-// Retry-After instead of queueing; the refused attempt does not count toward the lock.
-func TestSignInAnswersBusyWhenPasswordWorkIsFull(t *testing.T) {
+// Password operations wait in a queue for the slots; a sign-in is refused with 503
+// service_busy and Retry-After only when its address already holds its share of the queue or
+// the queue is full, and the refused attempt does not count toward the lock.
+func TestSignInAnswersBusyWhenTheQueueIsFull(t *testing.T) {
 	t.Parallel()
-	env := apitest.NewTuned(t, apitest.Tuning{HashSlots: 1})
+	// One hash slot: two sign-ins in progress; two places in the queue, one per address.
+	env := apitest.NewTuned(t, apitest.Tuning{HashSlots: 1, QueueLimit: 2, QueueShare: 1})
 	u := env.NewUser()
-	ip := env.NewIP()
+	a, b := env.NewIP(), env.NewIP()
 
 	held := make(chan struct{})
 	release := make(chan struct{})
@@ -125,30 +127,50 @@ func TestSignInAnswersBusyWhenPasswordWorkIsFull(t *testing.T) {
 		held <- struct{}{}
 		<-release
 	})
-	first := make(chan int, 1)
-	go func() { first <- login(env.With(t), env.NewIP(), apitest.NewEmail(), "wrong-password-attempt").Status }()
-	<-held // the only slot is taken
+	queued := make(chan struct{}, 10)
+	env.OnQueued(func() { queued <- struct{}{} })
+	inFlight := make(chan int, 4)
+	start := func(ip string) {
+		go func() { inFlight <- login(env.With(t), ip, apitest.NewEmail(), "wrong-password-attempt").Status }()
+	}
+	start(env.NewIP())
+	<-held // the only hash slot is taken
+	// Two sign-ins from a: one takes the second slot (and waits for the hash), one is queued.
+	start(a)
+	start(a)
+	<-queued
 
-	for range 5 {
-		busy := login(env, ip, u.User.Email, "wrong-password-attempt")
-		busy.ExpectError(http.StatusServiceUnavailable, "")
-		if busy.Header.Get("Retry-After") == "" {
-			t.Fatal("503 without Retry-After")
-		}
-		var body struct{ Code string }
-		busy.Decode(&body)
-		if body.Code != "service_busy" {
-			t.Fatalf("code %q, want service_busy", body.Code)
+	busy := func(ip string) {
+		t.Helper()
+		res := login(env, ip, u.User.Email, "wrong-password-attempt")
+		res.ExpectCode(http.StatusServiceUnavailable, "service_busy")
+		if ra, err := strconv.Atoi(res.Header.Get("Retry-After")); err != nil || ra < 1 {
+			t.Fatalf("Retry-After %q", res.Header.Get("Retry-After"))
 		}
 	}
+	// a holds its share of the queue, though the queue has room.
+	for range 5 {
+		busy(a)
+	}
+	start(b)
+	<-queued
+	// The queue is full: c is refused though it holds no place.
+	c := env.NewIP()
+	busy(c)
+
 	env.OnVerify(nil)
 	open()
-	if s := <-first; s != http.StatusUnauthorized {
-		t.Fatalf("held attempt answered %d", s)
+	count := map[int]int{}
+	for range 4 {
+		count[<-inFlight]++
 	}
-	// The five attempts refused as busy never checked a password: they neither locked the pair
-	// nor still hold reservations.
-	login(env, ip, u.User.Email, apitest.Password).Expect(http.StatusOK)
+	if count[http.StatusUnauthorized] != 4 {
+		t.Fatalf("sign-ins in progress and queued answered %v, want 4 × 401", count)
+	}
+	// The attempts refused as busy never checked a password: they neither locked the pair nor
+	// still hold reservations.
+	login(env, a, u.User.Email, apitest.Password).Expect(http.StatusOK)
+	login(env, c, u.User.Email, apitest.Password).Expect(http.StatusOK)
 }
 
 // One client IP may try 30 sign-ins a minute, whatever the emails.

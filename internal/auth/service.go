@@ -34,8 +34,9 @@ type Service struct {
 	hash         HashParams
 	dummyHash    string
 	gate         *hashGate
-	admit        *hashGate
+	queue        *passwordQueue
 	onVerify     func()
+	onQueued     func()
 	registerRule ratelimit.Rule
 }
 
@@ -50,8 +51,13 @@ type Config struct {
 	// HashSlots is how many argon2id hashes or verifications may run at once; 0 sizes it from
 	// the CPUs and the memory cost (see newHashGate).
 	HashSlots int
+	// QueueLimit and QueueShare override queueLimit and queueShare (tests only; 0 keeps them).
+	QueueLimit, QueueShare int
 	// OnVerify, when set, is called before every password verification (tests count them).
 	OnVerify func()
+	// OnQueued, when set, is called when a password operation joins the queue for a slot
+	// (tests wait on it).
+	OnQueued func()
 	// RegisterRule overrides the registrations allowed per client IP (SOUS_REGISTER_RATE);
 	// zero means ratelimit.Register, the spec's 3 per hour.
 	RegisterRule ratelimit.Rule
@@ -72,11 +78,15 @@ func NewService(cfg Config) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	gate := newHashGate(params)
-	if cfg.HashSlots > 0 {
-		gate.slots = make(chan struct{}, cfg.HashSlots)
+	gate := newHashGate(params, cfg.HashSlots)
+	limit, share := queueLimit, queueShare
+	if cfg.QueueLimit > 0 {
+		limit = cfg.QueueLimit
 	}
-	admit := &hashGate{slots: make(chan struct{}, admitFactor*cap(gate.slots)), wait: hashWait}
+	if cfg.QueueShare > 0 {
+		share = cfg.QueueShare
+	}
+	queue := newPasswordQueue(admitFactor*cap(gate.slots), limit, share, time.Now, refusalPace)
 	onVerify := cfg.OnVerify
 	if onVerify == nil {
 		onVerify = func() {}
@@ -87,7 +97,8 @@ func NewService(cfg Config) (*Service, error) {
 	}
 	return &Service{
 		pool: cfg.Pool, clock: cfg.Clock, tokens: tokens, limiter: cfg.Limiter, hash: params,
-		dummyHash: dummy, gate: gate, admit: admit, onVerify: onVerify, registerRule: register,
+		dummyHash: dummy, gate: gate, queue: queue, onVerify: onVerify, onQueued: cfg.OnQueued,
+		registerRule: register,
 	}, nil
 }
 
@@ -95,13 +106,12 @@ func NewService(cfg Config) (*Service, error) {
 // in progress per argon2id slot: enough to keep the slots busy while others do their queries.
 const admitFactor = 2
 
-// admitted runs a whole password operation, its queries included, within the bound on those in
-// progress. Bounding only the hashing is not enough: a flood of sign-ins waiting for a hash slot
-// would still each run their rate-limit and lock queries first, and hold the connection pool
-// that every other request needs. Beyond the bound the answer is 503 after a short wait, before
-// any query.
+// admitted runs a whole password operation, its queries included, when its turn in the queue
+// comes (see passwordQueue). Bounding only the hashing is not enough: a flood of sign-ins
+// waiting for a hash slot would still each run their rate-limit and lock queries first, and hold
+// the connection pool that every other request needs. Waiting in the queue holds no connection.
 func (s *Service) admitted(ctx context.Context, op func() (Session, error)) (sess Session, err error) {
-	if gerr := s.admit.run(ctx, func() { sess, err = op() }); gerr != nil {
+	if gerr := s.queue.run(ctx, reqinfo.ClientIP(ctx), s.onQueued, func() { sess, err = op() }); gerr != nil {
 		return Session{}, gerr
 	}
 	return sess, err

@@ -105,8 +105,13 @@ type Deps struct {
 	// HashSlots overrides how many argon2id computations run at once (tests only); 0 sizes it
 	// from the CPUs and the memory cost.
 	HashSlots int
+	// HashQueueLimit and HashQueueShare override the bound on password operations waiting for a
+	// slot and one client address's share of it (tests only); 0 keeps the server's constants.
+	HashQueueLimit, HashQueueShare int
 	// OnPasswordVerify is called before every password verification (tests count them).
 	OnPasswordVerify func()
+	// OnPasswordQueued is called when a password operation joins the queue (tests wait on it).
+	OnPasswordQueued func()
 	// Hub delivers realtime hints to the device WebSockets this replica serves. The caller runs
 	// it (one per process) and stops it on shutdown, which closes the sockets. Nil: the
 	// WebSocket answers 500 and devices rely on polling.
@@ -160,7 +165,8 @@ func New(d Deps) (http.Handler, error) {
 	limiter := ratelimit.New(d.Pool, d.Clock)
 	authSvc, err := auth.NewService(auth.Config{
 		Pool: d.Pool, Clock: d.Clock, SigningKey: d.SigningKey, Limiter: limiter, HashParams: d.HashParams,
-		HashSlots: d.HashSlots, OnVerify: d.OnPasswordVerify,
+		HashSlots: d.HashSlots, QueueLimit: d.HashQueueLimit, QueueShare: d.HashQueueShare,
+		OnVerify: d.OnPasswordVerify, OnQueued: d.OnPasswordQueued,
 		RegisterRule: ratelimit.Rule{Limit: d.Config.RegisterRate.Count, Window: d.Config.RegisterRate.Window},
 	})
 	if err != nil {

@@ -67,12 +67,16 @@ type Tuning struct {
 	// password work (and on sign-ins in progress, twice that) never refuses a test's requests
 	// unless the test asks for it.
 	HashSlots int
+	// QueueLimit and QueueShare bound the password operations waiting for a slot, in all and per
+	// client address; 0 keeps the server's own bounds.
+	QueueLimit, QueueShare int
 }
 
 // hooks are shared by an Env, its copies (With) and its replicas.
 type hooks struct {
 	verifications atomic.Int64
 	onVerify      atomic.Pointer[func()]
+	onQueued      atomic.Pointer[func()]
 }
 
 // Verifications is how many password verifications the Env's servers have started.
@@ -86,6 +90,16 @@ func (e *Env) OnVerify(fn func()) {
 		return
 	}
 	e.hooks.onVerify.Store(&fn)
+}
+
+// OnQueued makes the Env's servers call fn whenever a password operation joins the queue for a
+// slot (nil removes it); a test waits on it to know a request is queued.
+func (e *Env) OnQueued(fn func()) {
+	if fn == nil {
+		e.hooks.onQueued.Store(nil)
+		return
+	}
+	e.hooks.onQueued.Store(&fn)
 }
 
 // Option adjusts the server's configuration before it starts.
@@ -172,6 +186,7 @@ func (e *Env) serve(pool *pgxpool.Pool) {
 	h, err := httpapi.New(httpapi.Deps{
 		Config: cfg, Logger: logger, Pool: pool, Clock: e.Clock, SigningKey: e.key, Hub: hub,
 		HashParams: e.tuning.HashParams, HashSlots: e.tuning.HashSlots, OnPasswordVerify: e.verified,
+		HashQueueLimit: e.tuning.QueueLimit, HashQueueShare: e.tuning.QueueShare, OnPasswordQueued: e.queued,
 		WebhookResolver: testResolver{},
 	})
 	if err != nil {
@@ -443,6 +458,12 @@ func (res *Response) ExpectCode(status int, code string) ErrorBody {
 func (e *Env) verified() {
 	e.hooks.verifications.Add(1)
 	if fn := e.hooks.onVerify.Load(); fn != nil {
+		(*fn)()
+	}
+}
+
+func (e *Env) queued() {
+	if fn := e.hooks.onQueued.Load(); fn != nil {
 		(*fn)()
 	}
 }
