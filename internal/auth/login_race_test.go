@@ -157,6 +157,10 @@ func TestSignInAnswersBusyWhenTheQueueIsFull(t *testing.T) {
 	// The queue is full: c is refused though it holds no place.
 	c := env.NewIP()
 	busy(c)
+	// A malformed registration needs neither a hash nor a place: it is a 400 however full the queue.
+	env.Call(http.MethodPost, "auth/register").FromIP(c).
+		JSON(map[string]string{"name": " ", "email": apitest.NewEmail(), "password": "walk-in-cooler-pantry-9"}).Do().
+		ExpectError(http.StatusBadRequest, "")
 
 	env.OnVerify(nil)
 	open()

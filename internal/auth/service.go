@@ -167,25 +167,34 @@ type RegisterInput struct {
 
 // Register creates a user (and with OrgName an organization on the Pro trial, owned by the user)
 // and signs them in.
+// A malformed registration is answered 400 before it joins the password queue, so a burst never
+// turns a client's mistake into a 503.
 func (s *Service) Register(ctx context.Context, in RegisterInput) (Session, error) {
+	in, err := checkRegisterInput(in)
+	if err != nil {
+		return Session{}, err
+	}
 	return s.admitted(ctx, func() (Session, error) { return s.register(ctx, in) })
 }
 
-func (s *Service) register(ctx context.Context, in RegisterInput) (Session, error) {
+// checkRegisterInput trims a registration and checks what needs no database or hash.
+func checkRegisterInput(in RegisterInput) (RegisterInput, error) {
 	in.Email = strings.TrimSpace(in.Email)
 	in.Name = strings.TrimSpace(in.Name)
 	in.OrgName = strings.TrimSpace(in.OrgName)
 	if in.Name == "" {
-		return Session{}, apierr.InvalidField("name", "must not be blank")
+		return in, apierr.InvalidField("name", "must not be blank")
 	}
 	for _, f := range []struct{ name, value string }{{"name", in.Name}, {"email", in.Email}, {"orgName", in.OrgName}} {
 		if !storable(f.value) {
-			return Session{}, apierr.InvalidField(f.name, "must be valid UTF-8 text without NUL characters")
+			return in, apierr.InvalidField(f.name, "must be valid UTF-8 text without NUL characters")
 		}
 	}
-	if err := CheckNewPassword("password", in.Password, in.Email, in.Name); err != nil {
-		return Session{}, err
-	}
+	return in, CheckNewPassword("password", in.Password, in.Email, in.Name)
+}
+
+// register runs in the password queue on an input checkRegisterInput passed.
+func (s *Service) register(ctx context.Context, in RegisterInput) (Session, error) {
 	// An IP out of registrations is refused before the costly hash (the allowance itself is
 	// taken below).
 	if err := s.limiter.Check(ctx, s.registerRule, reqinfo.ClientIP(ctx)); err != nil {
