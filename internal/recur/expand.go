@@ -213,7 +213,7 @@ func (info *iterInfo) calcDaySet(freq rrule.Frequency, year int, month time.Mont
 		return info.mrange[month-1], info.mrange[month]
 	case rrule.WEEKLY:
 		// Weeks may cross the year's end.
-		i := time.Date(year, month, day, 0, 0, 0, 0, time.UTC).YearDay() - 1
+		i := info.mrange[month-1] + day - 1
 		start, end = i, i+1
 		for range 7 {
 			i++
@@ -224,7 +224,7 @@ func (info *iterInfo) calcDaySet(freq rrule.Frequency, year int, month time.Mont
 		}
 		return start, end
 	default:
-		i := time.Date(year, month, day, 0, 0, 0, 0, time.UTC).YearDay() - 1
+		i := info.mrange[month-1] + day - 1
 		return i, i + 1
 	}
 }
@@ -239,14 +239,33 @@ func (info *iterInfo) fillTimeSet(set *[]time.Time, freq rrule.Frequency, hour, 
 				*set = append(*set, time.Date(1, 1, 1, hour, m, s, 0, r.dtstart.Location()))
 			}
 		}
-		sort.Sort(timeSlice(*set))
+		sortTimes(*set)
 	case rrule.MINUTELY:
 		for _, s := range r.bysecond {
 			*set = append(*set, time.Date(1, 1, 1, hour, minute, s, 0, r.dtstart.Location()))
 		}
-		sort.Sort(timeSlice(*set))
+		sortTimes(*set)
 	case rrule.SECONDLY:
 		*set = append(*set, time.Date(1, 1, 1, hour, minute, second, 0, r.dtstart.Location()))
+	}
+}
+
+// date is the date of the year's day i (from 0; past the year's end, in the next year).
+func (info *iterInfo) date(i int) (int, time.Month, int) {
+	if i < 0 || i >= info.yearlen {
+		return info.firstyday.AddDate(0, 0, i).Date()
+	}
+	m := 1
+	for info.mrange[m] <= i {
+		m++
+	}
+	return info.firstyday.Year(), time.Month(m), i - info.mrange[m-1] + 1
+}
+
+// sortTimes sorts a time set (most hold one time).
+func sortTimes(set []time.Time) {
+	if len(set) > 1 {
+		sort.Sort(timeSlice(set))
 	}
 }
 
@@ -269,15 +288,23 @@ type rIterator struct {
 	dayset                    []optInt
 	steps                     int
 	limits                    Limits
+	last                      int64 // limits.Last as a clockKey, or 0
 }
 
-func (it *rIterator) start(r *Rule, l Limits) {
-	it.year, it.month, it.day = r.dtstart.Date()
-	it.hour, it.minute, it.second = r.dtstart.Clock()
-	it.weekday = toPyWeekday(r.dtstart.Weekday())
+// start places the iterator on the period that begins at at: DTSTART, or a later period of
+// its lattice (see latticeBefore).
+func (it *rIterator) start(r *Rule, at time.Time, l Limits) {
+	it.year, it.month, it.day = at.Date()
+	it.hour, it.minute, it.second = at.Clock()
+	it.weekday = toPyWeekday(at.Weekday())
 	it.ii = iterInfo{rule: r}
 	it.ii.rebuild(it.year, it.month)
 	it.limits = l
+	if !l.Last.IsZero() {
+		y, m, d := l.Last.In(r.dtstart.Location()).Date()
+		h, mi, s := l.Last.In(r.dtstart.Location()).Clock()
+		it.last = clockKey(y, m, d, h, mi, s)
+	}
 	if r.freq < rrule.HOURLY {
 		it.timeset = r.timeset
 	} else if r.freq >= rrule.HOURLY && len(r.byhour) != 0 && !contains(r.byhour, it.hour) ||
@@ -302,18 +329,22 @@ func (it *rIterator) step() error {
 	return nil
 }
 
-// periodStart is when the period the iterator stands on begins.
-func (it *rIterator) periodStart() time.Time {
-	loc := it.ii.rule.dtstart.Location()
+// clockKey orders instants by their fields alone (no time.Date in the walk's hot path).
+func clockKey(year int, month time.Month, day, hour, minute, second int) int64 {
+	return ((((int64(year)*13+int64(month))*32+int64(day))*24+int64(hour))*60+int64(minute))*60 + int64(second)
+}
+
+// periodStart is when the period the iterator stands on begins, as a clockKey.
+func (it *rIterator) periodStart() int64 {
 	switch it.ii.rule.freq {
 	case rrule.YEARLY:
-		return time.Date(it.year, 1, 1, 0, 0, 0, 0, loc)
+		return clockKey(it.year, 1, 1, 0, 0, 0)
 	case rrule.MONTHLY:
-		return time.Date(it.year, it.month, 1, 0, 0, 0, 0, loc)
+		return clockKey(it.year, it.month, 1, 0, 0, 0)
 	case rrule.WEEKLY, rrule.DAILY:
-		return time.Date(it.year, it.month, it.day, 0, 0, 0, 0, loc)
+		return clockKey(it.year, it.month, it.day, 0, 0, 0)
 	}
-	return time.Date(it.year, it.month, it.day, it.hour, it.minute, it.second, 0, loc)
+	return clockKey(it.year, it.month, it.day, it.hour, it.minute, it.second)
 }
 
 // emit keeps one result; done is whether the rule has ended.
@@ -342,7 +373,7 @@ func (it *rIterator) generate() error {
 			it.finished = true
 			return err
 		}
-		if !it.limits.Last.IsZero() && it.periodStart().After(it.limits.Last) {
+		if it.last != 0 && it.periodStart() > it.last {
 			it.finished = true
 			return nil
 		}
@@ -386,7 +417,7 @@ func (it *rIterator) generate() error {
 					continue
 				}
 				t := it.timeset[timepos]
-				y, m, dd := ii.firstyday.AddDate(0, 0, i).Date()
+				y, m, dd := ii.date(i)
 				h, mi, s := t.Clock()
 				res := time.Date(y, m, dd, h, mi, s, t.Nanosecond(), t.Location())
 				if !timeContains(poslist, res) {
@@ -405,7 +436,7 @@ func (it *rIterator) generate() error {
 				if !d.Defined {
 					continue
 				}
-				y, m, dd := ii.firstyday.AddDate(0, 0, d.Int).Date()
+				y, m, dd := ii.date(d.Int)
 				for _, t := range it.timeset {
 					h, mi, s := t.Clock()
 					if it.emit(time.Date(y, m, dd, h, mi, s, t.Nanosecond(), t.Location())) {
@@ -496,7 +527,13 @@ func (it *rIterator) advance(filtered bool) error {
 // when it steps by the second), so a search that long without a match never ends: ErrNever.
 func (it *rIterator) advanceClock(filtered bool) (fixday bool, err error) {
 	r := it.ii.rule
-	unit := map[rrule.Frequency]int{rrule.HOURLY: 3600, rrule.MINUTELY: 60, rrule.SECONDLY: 1}[r.freq]
+	unit := 1
+	switch r.freq {
+	case rrule.HOURLY:
+		unit = 3600
+	case rrule.MINUTELY:
+		unit = 60
+	}
 	// The clock in units since midnight.
 	at := (it.hour*3600 + it.minute*60 + it.second) / unit
 	perDay := 86400 / unit

@@ -135,8 +135,44 @@ type Iter struct {
 // Iter starts an expansion from DTSTART within l.
 func (r *Rule) Iter(l Limits) *Iter {
 	it := &Iter{}
-	it.it.start(r, l)
+	it.it.start(r, r.dtstart, l)
 	return it
+}
+
+// IterFrom starts an expansion near from: at a period of the rule's lattice (DTSTART plus a
+// whole number of intervals) at least a day and a period before it, so that a rule started
+// years ago costs no more to read than a new one. Occurrences before from may still come;
+// the caller skips them. A rule with COUNT counts from DTSTART, so it starts there.
+func (r *Rule) IterFrom(from time.Time, l Limits) *Iter {
+	it := &Iter{}
+	it.it.start(r, r.latticeBefore(from.AddDate(0, 0, -1)), l)
+	return it
+}
+
+// latticeBefore is the latest period start on the rule's lattice a period before t (DTSTART
+// when t is earlier or the rule counts its occurrences).
+func (r *Rule) latticeBefore(t time.Time) time.Time {
+	s := r.dtstart
+	if r.count != 0 || !t.After(s) {
+		return s
+	}
+	periods := func(units int) int { return max(units/r.interval-1, 0) * r.interval }
+	switch r.freq {
+	case rrule.YEARLY:
+		return time.Date(s.Year()+periods(t.Year()-s.Year()), 1, 1, 0, 0, 0, 0, s.Location())
+	case rrule.MONTHLY:
+		n := periods((t.Year()-s.Year())*12 + int(t.Month()-s.Month()))
+		return time.Date(s.Year(), s.Month()+time.Month(n), 1, 0, 0, 0, 0, s.Location())
+	case rrule.WEEKLY:
+		return s.AddDate(0, 0, 7*periods(int(t.Sub(s).Hours()/24)/7))
+	case rrule.DAILY:
+		return s.AddDate(0, 0, periods(int(t.Sub(s).Hours()/24)))
+	case rrule.HOURLY:
+		return s.Add(time.Duration(periods(int(t.Sub(s)/time.Hour))) * time.Hour)
+	case rrule.MINUTELY:
+		return s.Add(time.Duration(periods(int(t.Sub(s)/time.Minute))) * time.Minute)
+	}
+	return s.Add(time.Duration(periods(int(t.Sub(s)/time.Second))) * time.Second)
 }
 
 // Next is the next occurrence, or false when the rule has no more or a limit ended the

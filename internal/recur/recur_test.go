@@ -91,3 +91,39 @@ func TestExpansionIsBounded(t *testing.T) {
 		}
 	}
 }
+
+// Starting near a later instant gives the same occurrences from it as walking from DTSTART.
+func TestIterFromMatchesAWalkFromTheStart(t *testing.T) {
+	t.Parallel()
+	rules := []string{
+		"FREQ=DAILY;INTERVAL=3;BYHOUR=6", "FREQ=WEEKLY;INTERVAL=2;WKST=SU;BYDAY=TU,SU", "FREQ=WEEKLY;INTERVAL=3", "FREQ=MONTHLY;INTERVAL=5;BYDAY=-1FR",
+		"FREQ=MONTHLY;BYMONTHDAY=31", "FREQ=YEARLY;INTERVAL=3;BYMONTH=2;BYMONTHDAY=29", "FREQ=YEARLY;BYWEEKNO=1;BYDAY=MO",
+		"FREQ=HOURLY;INTERVAL=5;BYHOUR=5,10,15", "FREQ=MINUTELY;INTERVAL=7;BYHOUR=1;BYMINUTE=1", "FREQ=MINUTELY;INTERVAL=45;BYMONTH=11",
+		"FREQ=HOURLY;INTERVAL=7", "FREQ=DAILY;COUNT=900", "FREQ=MONTHLY;INTERVAL=7",
+	}
+	start := time.Date(2025, 1, 31, 0, 0, 0, 0, time.UTC)
+	for _, s := range rules {
+		_, r := parse(t, s, start)
+		for _, from := range []time.Time{start, start.Add(37 * time.Hour), time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC), time.Date(2031, 7, 1, 0, 0, 0, 0, time.UTC)} {
+			walk, near := r.Iter(Limits{}), r.IterFrom(from, Limits{})
+			next := func(it *Iter) (time.Time, bool) {
+				for {
+					v, ok := it.Next()
+					if !ok || !v.Before(from) {
+						return v, ok
+					}
+				}
+			}
+			for i := range 100 {
+				w, wok := next(walk)
+				g, gok := next(near)
+				if wok != gok || !w.Equal(g) {
+					t.Fatalf("%s from %s: occurrence %d is %v, want %v", s, from, i, g, w)
+				}
+				if !wok {
+					break
+				}
+			}
+		}
+	}
+}

@@ -1,6 +1,8 @@
 package tasks_test
 
 import (
+	"io"
+	"log/slog"
 	"testing"
 	"time"
 
@@ -9,6 +11,8 @@ import (
 	"github.com/sous-app/sous/internal/httpapi/apitest"
 	"github.com/sous-app/sous/internal/tasks"
 )
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 // BenchmarkPlan2000Routines times the planner's first pass over 2,000 active routines (four
 // occurrences a day, one item each: 8,000 tasks for the next 24 hours) and reports the second
@@ -42,7 +46,7 @@ func BenchmarkPlan2000Routines(b *testing.B) {
 			}
 		}
 		b.StartTimer()
-		if err := tasks.PlanAll(ctx, env.Pool, now); err != nil {
+		if err := tasks.PlanAll(ctx, env.Pool, now, quiet); err != nil {
 			b.Fatal(err)
 		}
 		b.StopTimer()
@@ -52,7 +56,7 @@ func BenchmarkPlan2000Routines(b *testing.B) {
 			b.Fatalf("%d tasks after the first pass", n)
 		}
 		start := time.Now()
-		if err := tasks.PlanAll(ctx, env.Pool, now); err != nil {
+		if err := tasks.PlanAll(ctx, env.Pool, now, quiet); err != nil {
 			b.Fatal(err)
 		}
 		second += time.Since(start)
