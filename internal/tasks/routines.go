@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
 	"strconv"
 	"strings"
@@ -62,7 +61,7 @@ func checkRoutine(b api.RoutineRequest, zone string, now time.Time) (routineInpu
 		return in, err
 	}
 	if in.active {
-		if in.occs, err = rule.Between(loc, now, now.Add(Horizon)); err != nil {
+		if in.occs, err = rule.Between(loc, now, now.Add(Horizon), len(in.items)); err != nil {
 			return in, apierr.InvalidField("rrule", "too costly to plan: make it simpler")
 		}
 	}
@@ -334,18 +333,11 @@ func occurrences(r db.Routine, zone string, now time.Time) ([]time.Time, error) 
 	if err != nil {
 		return nil, err
 	}
-	occs, err := rule.Between(Zone(zone), now, now.Add(Horizon))
-	if err != nil {
-		return nil, err
-	}
 	var items []json.RawMessage
 	if err := json.Unmarshal(r.Items, &items); err != nil {
 		return nil, err
 	}
-	if len(occs)*len(items) > 2*maxTasksPerDay {
-		return nil, fmt.Errorf("%d occurrences of %d items: more tasks than two days may hold", len(occs), len(items))
-	}
-	return occs, nil
+	return rule.Between(Zone(zone), now, now.Add(Horizon), len(items))
 }
 
 // plan makes the tasks of the routines' occurrences (found beforehand) not made yet. The

@@ -169,12 +169,21 @@ func TestStoredRulesThatNoLongerPassAreSkipped(t *testing.T) {
 	k := newKitchen(t)
 	good := k.routine(k.site, "FREQ=DAILY;BYHOUR=6,18;BYMINUTE=0")
 	var bad []uuid.UUID
-	for _, rule := range []string{
-		"FREQ=HOURLY;INTERVAL=2;BYHOUR=1", "FREQ=MINUTELY;INTERVAL=2;BYMINUTE=1;COUNT=10", "FREQ=HOURLY;INTERVAL=24;BYHOUR=1",
-		"FREQ=MINUTELY;INTERVAL=7;BYHOUR=1;BYMINUTE=1;BYDAY=MO;BYMONTH=2;BYMONTHDAY=29", "FREQ=MINUTELY;BYMONTH=2;BYMONTHDAY=30",
-		"FREQ=MINUTELY;INTERVAL=7;BYHOUR=1;BYMINUTE=1;BYDAY=MO;BYMONTH=2;BYMONTHDAY=29", "FREQ=MINUTELY", "FREQ=DAILY;INTERVAL=0",
+	twenty := make([]map[string]any, 20)
+	for i := range twenty {
+		twenty[i] = map[string]any{"title": "Check"}
+	}
+	for _, c := range []struct {
+		rule  string
+		items []map[string]any
+	}{
+		{"FREQ=HOURLY;INTERVAL=2;BYHOUR=1", nil}, {"FREQ=MINUTELY;INTERVAL=2;BYMINUTE=1;COUNT=10", nil}, {"FREQ=HOURLY;INTERVAL=24;BYHOUR=1", nil},
+		{"FREQ=MINUTELY;INTERVAL=7;BYHOUR=1;BYMINUTE=1;BYDAY=MO;BYMONTH=2;BYMONTHDAY=29", nil}, {"FREQ=MINUTELY;BYMONTH=2;BYMONTHDAY=30", nil},
+		{"FREQ=MINUTELY", nil}, {"FREQ=MINUTELY;INTERVAL=10", nil}, {"FREQ=DAILY;INTERVAL=0", nil},
+		{"FREQ=MINUTELY;INTERVAL=15", twenty}, // 96 occurrences of 20 items: 1920 tasks a day
 	} {
-		r := k.routine(k.site, "FREQ=DAILY;BYHOUR=7;BYMINUTE=0")
+		rule := c.rule
+		r := k.routine(k.site, "FREQ=DAILY;BYHOUR=7;BYMINUTE=0", c.items...)
 		if _, err := k.env.Pool.Exec(t.Context(), `UPDATE routines SET rrule = $2 WHERE id = $1`, r.ID, rule); err != nil {
 			t.Fatal(err)
 		}

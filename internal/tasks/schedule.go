@@ -1,22 +1,22 @@
 package tasks
 
 import (
-	"errors"
+	"fmt"
 	"time"
 )
 
-// errTooMany is a planning window with more occurrences than a rule that passed CheckRule can
-// make: a rule stored before the check.
-var errTooMany = errors.New("more occurrences than two days may hold")
-
 // Between returns the occurrences whose instants in loc fall in [from, to), earliest first,
-// for the planner: bounded by planLimits, and an error (nothing planned) when the rule
-// exhausts them or makes more than two local days' cap in the window.
-func (r Rule) Between(loc *time.Location, from, to time.Time) ([]time.Time, error) {
-	// Naive bounds, widened by a day each way to cover offsets and transitions.
+// for the planner: bounded by planLimits. The local days the window touches are expanded
+// whole, and a day with more than maxPerDay occurrences, or maxTasksPerDay tasks of items
+// each, is an error (nothing planned): CheckRule refuses such rules, so only one stored
+// before it can get here, and the cap holds on every day as it is planned.
+func (r Rule) Between(loc *time.Location, from, to time.Time, items int) ([]time.Time, error) {
+	// Naive bounds, widened by a day each way to cover offsets, transitions and whole days.
 	nf := naive(from.In(loc)).Add(-26 * time.Hour)
 	nt := naive(to.In(loc)).Add(26 * time.Hour)
+	firstDay, lastDay := naive(from.In(loc)).Truncate(24*time.Hour), naive(to.In(loc)).Truncate(24*time.Hour)
 	it := r.rr.IterFrom(nf, planLimits.limits(nt))
+	perDay := map[time.Time]int{}
 	var out []time.Time
 	for {
 		n, ok := it.Next()
@@ -26,11 +26,14 @@ func (r Rule) Between(loc *time.Location, from, to time.Time) ([]time.Time, erro
 		if n.Before(nf) {
 			continue
 		}
+		if d := n.Truncate(24 * time.Hour); !d.Before(firstDay) && !d.After(lastDay) {
+			if perDay[d]++; perDay[d] > maxPerDay || perDay[d]*items > maxTasksPerDay {
+				return nil, fmt.Errorf("more than %d occurrences or %d tasks on %s", maxPerDay, maxTasksPerDay, d.Format(time.DateOnly))
+			}
+		}
 		at := Place(n, loc)
 		if !at.Before(from) && at.Before(to) && (len(out) == 0 || !at.Equal(out[len(out)-1])) {
-			if out = append(out, at); len(out) > 2*maxPerDay {
-				return nil, errTooMany
-			}
+			out = append(out, at)
 		}
 	}
 	return out, it.Err()

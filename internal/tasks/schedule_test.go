@@ -57,7 +57,7 @@ func TestOccurrencesAcrossDaylightSavingTransitions(t *testing.T) {
 			}
 			from, _ := time.Parse(time.RFC3339, c.from)
 			to, _ := time.Parse(time.RFC3339, c.to)
-			occs, err := rule.Between(loc, from, to)
+			occs, err := rule.Between(loc, from, to, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
