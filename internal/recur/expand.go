@@ -317,13 +317,18 @@ func (it *rIterator) start(r *Rule, at time.Time, l Limits) {
 	it.count = r.count
 }
 
-// step counts one step against the limits.
-func (it *rIterator) step() error {
-	it.steps++
+// periodSteps is what walking one period counts against the budget: about as much work as
+// that many steps of the time search.
+const periodSteps = 4
+
+// step counts n steps against the limits.
+func (it *rIterator) step(n int) error {
+	before := it.steps
+	it.steps += n
 	if it.limits.Steps > 0 && it.steps > it.limits.Steps {
 		return ErrBudget
 	}
-	if !it.limits.Deadline.IsZero() && it.steps%deadlineEvery == 0 && time.Now().After(it.limits.Deadline) {
+	if !it.limits.Deadline.IsZero() && before/deadlineEvery != it.steps/deadlineEvery && time.Now().After(it.limits.Deadline) {
 		return ErrBudget
 	}
 	return nil
@@ -369,7 +374,7 @@ func (it *rIterator) emit(res time.Time) (done bool) {
 func (it *rIterator) generate() error {
 	r := it.ii.rule
 	for !it.finished && it.remain.len() == 0 {
-		if err := it.step(); err != nil {
+		if err := it.step(periodSteps); err != nil {
 			it.finished = true
 			return err
 		}
@@ -545,7 +550,7 @@ func (it *rIterator) advanceClock(filtered bool) (fixday bool, err error) {
 		if n > perDay {
 			return fixday, ErrNever
 		}
-		if err := it.step(); err != nil {
+		if err := it.step(1); err != nil {
 			return fixday, err
 		}
 		at += r.interval

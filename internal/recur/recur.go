@@ -117,8 +117,8 @@ func New(arg rrule.ROption) (*Rule, error) {
 
 var weekdays = []rrule.Weekday{rrule.MO, rrule.TU, rrule.WE, rrule.TH, rrule.FR, rrule.SA, rrule.SU}
 
-// Limits bound one expansion. Steps counts the periods the expansion walks and the steps its
-// sub-daily time search takes; Deadline (if set) is checked every few hundred steps; the
+// Limits bound one expansion. Steps counts the steps of its sub-daily time search, and
+// periodSteps for each period it walks; Deadline (if set) is checked every few hundred steps; the
 // expansion ends, without error, at the first period that begins after Last (if set).
 type Limits struct {
 	Steps    int
@@ -140,12 +140,12 @@ func (r *Rule) Iter(l Limits) *Iter {
 }
 
 // IterFrom starts an expansion near from: at a period of the rule's lattice (DTSTART plus a
-// whole number of intervals) at least a day and a period before it, so that a rule started
-// years ago costs no more to read than a new one. Occurrences before from may still come;
-// the caller skips them. A rule with COUNT counts from DTSTART, so it starts there.
+// whole number of intervals) a period or more before it, so that a rule started years ago
+// costs no more to read than a new one. Occurrences before from may still come; the caller
+// skips them. A rule with COUNT counts from DTSTART, so it starts there.
 func (r *Rule) IterFrom(from time.Time, l Limits) *Iter {
 	it := &Iter{}
-	it.it.start(r, r.latticeBefore(from.AddDate(0, 0, -1)), l)
+	it.it.start(r, r.latticeBefore(from), l)
 	return it
 }
 

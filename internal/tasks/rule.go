@@ -23,14 +23,16 @@ const (
 	occursWithin   = 2 // years
 )
 
-// The bounds of one expansion. Checking a rule walks up to two years of it (70,000
-// occurrences at 96 a day, a few million steps when a sub-daily rule searches its days);
-// planning a routine walks about a day of it; a read walks only as far as a few thousand
-// steps reach, so a list of many routines stays cheap whatever their rules.
+// The bounds of one expansion, in recur's steps (a period walked counts 4). Checking a rule
+// walks up to two years of it (70,000 periods at 96 a day, about a million steps when a
+// sub-daily rule searches each day for its hour: 10-40 ms); planning a routine walks about
+// two days of it; a read walks only as far as 10,000 steps reach (at most about 0.3 ms:
+// five weekly occurrences of a rule that searches a week of minutes for each), so a list of
+// many routines stays cheap whatever their rules.
 var (
 	checkLimits = expansion{steps: 4_000_000, time: 500 * time.Millisecond}
 	planLimits  = expansion{steps: 200_000, time: 50 * time.Millisecond}
-	readLimits  = expansion{steps: 5_000}
+	readLimits  = expansion{steps: 10_000}
 )
 
 type expansion struct {
