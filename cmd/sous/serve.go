@@ -126,7 +126,7 @@ func serve(ctx context.Context, args []string) error {
 			inventory.ExpiringLotsTask(pool, clock.Real{}),
 			tasks.MissedTask(pool, clock.Real{}),
 			records.LapseTask(pool, clock.Real{}),
-			tasks.PlanTask(pool, clock.Real{}),
+			tasks.PlanTask(pool, clock.Real{}, logger),
 			trayline.LateTask(pool, clock.Real{}),
 		).Run(dispatchCtx)
 	}()

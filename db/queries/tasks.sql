@@ -203,6 +203,15 @@ WHERE r.active AND r.id > @after
 ORDER BY r.id
 LIMIT @max_rows;
 
+-- name: LockRoutineVersions :many
+-- The planner's batch, locked against changes (shared, in id order) while the occurrences
+-- found beforehand from these versions are planned: a routine changed since is left to the
+-- next pass.
+SELECT r.id, r.updated_at FROM routines r
+WHERE (r.org_id, r.id) IN (SELECT unnest(@org_ids::uuid[]), unnest(@ids::uuid[]))
+ORDER BY r.id
+FOR SHARE;
+
 -- name: SetRoutinePlannedZone :exec
 UPDATE routines SET planned_zone = @zone WHERE org_id = @org_id AND id = @id;
 

@@ -1487,6 +1487,46 @@ func (q *Queries) LockRoutine(ctx context.Context, arg LockRoutineParams) (Routi
 	return i, err
 }
 
+const lockRoutineVersions = `-- name: LockRoutineVersions :many
+SELECT r.id, r.updated_at FROM routines r
+WHERE (r.org_id, r.id) IN (SELECT unnest($1::uuid[]), unnest($2::uuid[]))
+ORDER BY r.id
+FOR SHARE
+`
+
+type LockRoutineVersionsParams struct {
+	OrgIds []uuid.UUID
+	Ids    []uuid.UUID
+}
+
+type LockRoutineVersionsRow struct {
+	ID        uuid.UUID
+	UpdatedAt time.Time
+}
+
+// The planner's batch, locked against changes (shared, in id order) while the occurrences
+// found beforehand from these versions are planned: a routine changed since is left to the
+// next pass.
+func (q *Queries) LockRoutineVersions(ctx context.Context, arg LockRoutineVersionsParams) ([]LockRoutineVersionsRow, error) {
+	rows, err := q.db.Query(ctx, lockRoutineVersions, arg.OrgIds, arg.Ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []LockRoutineVersionsRow{}
+	for rows.Next() {
+		var i LockRoutineVersionsRow
+		if err := rows.Scan(&i.ID, &i.UpdatedAt); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const markMissedTasks = `-- name: MarkMissedTasks :many
 UPDATE tasks t SET status = 'missed', missed_at = $1::timestamptz
 FROM (SELECT id FROM tasks WHERE status = 'open' AND missed_after < $1::timestamptz

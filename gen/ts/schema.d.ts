@@ -5130,8 +5130,9 @@ export interface paths {
          * @description A recurring checklist: a recurrence rule and the items each occurrence makes into tasks
          *     (`source: routine`). The periodic runner makes the tasks of every active routine's occurrences
          *     in the next 24 hours, once per routine and occurrence whatever the number of replicas; a new
-         *     routine's are made at once. Each task is due `dueAfterMinutes` after its occurrence. An invalid
-         *     rule answers 400 with the parser's reason; items are checked as POST /tasks checks a task.
+         *     routine's are made at once. Each task is due `dueAfterMinutes` after its occurrence. A rule that
+         *     cannot be used answers 400 with the reason (see `rrule`: never occurring, or more than 96
+         *     occurrences or 1000 tasks a day); items are checked as POST /tasks checks a task.
          *
          *     Permission: `manageTasks` (manager and up), at the routine's site.
          */
@@ -11474,7 +11475,11 @@ export interface components {
             startsOn: string;
             active: boolean;
             items: components["schemas"]["RoutineItem"][];
-            /** @description The next (at most five) occurrences, in the site's zone. */
+            /**
+             * @description The next (at most five) occurrences, in the site's zone. They are found by a bounded
+             *     search: a rule that occurs only every few years may show fewer, and a rule saved before
+             *     today's checks that no longer passes them (and makes no tasks) shows none.
+             */
             nextOccurrences: components["schemas"]["DueAt"][];
             /** Format: date-time */
             createdAt: string;
@@ -11490,7 +11495,18 @@ export interface components {
              *     time zone from `startsOn`: `FREQ=DAILY;BYHOUR=6,10,14,18;BYMINUTE=0`. Occurrences are
              *     wall-clock times: one that does not exist on a spring-forward day happens as much later
              *     as the clock jumped (02:30 at 03:30); one that happens twice on a fall-back day happens
-             *     once, the first time. An invalid rule answers 400 with the parser's reason.
+             *     once, the first time.
+             *
+             *     A rule is refused with 400 (a `details` entry for `rrule` giving the reason) when:
+             *     it does not parse (the parser's reason), carries DTSTART, is `FREQ=SECONDLY` or uses
+             *     `BYEASTER`; its `INTERVAL` is below 1; a sub-daily `INTERVAL` can never meet its
+             *     `BYHOUR` or `BYMINUTE` (steps of `INTERVAL` hours from midnight reach only the hours
+             *     that are multiples of gcd(`INTERVAL`, 24), so `FREQ=HOURLY;INTERVAL=2;BYHOUR=1` never
+             *     occurs; steps of minutes, the minutes of the day that are multiples of
+             *     gcd(`INTERVAL`, 1440)); it has no occurrence in the 2 years from its first day
+             *     (`startsOn`, or today when that has passed); or, on any local day of those 2 years, it
+             *     makes more than 96 occurrences, or more than 1000 tasks (occurrences times items). A
+             *     rule too costly to expand over those 2 years is refused as well.
              * @example FREQ=DAILY;BYHOUR=6,10,14,18;BYMINUTE=0
              */
             rrule: string;
@@ -12697,6 +12713,31 @@ export interface components {
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description The request is malformed or fails validation, the recurrence rule among the rest (see
+         *     `rrule` for the rules refused). Nothing was written.
+         */
+        RoutineBadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "rrule: rrule never occurs: INTERVAL=2 with BYHOUR=1 can never coincide",
+                 *       "statusCode": 400,
+                 *       "code": "validation_failed",
+                 *       "details": [
+                 *         {
+                 *           "field": "rrule",
+                 *           "message": "rrule never occurs: INTERVAL=2 with BYHOUR=1 can never coincide"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["ValidationError"];
             };
         };
     };
@@ -25810,7 +25851,7 @@ export interface operations {
                     "application/json": components["schemas"]["Routine"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["RoutineBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -26010,7 +26051,7 @@ export interface operations {
                     "application/json": components["schemas"]["Routine"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["RoutineBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];

@@ -173,7 +173,7 @@ func (k *kitchen) sweep() {
 
 func (k *kitchen) plan() {
 	k.t.Helper()
-	if err := tasks.PlanAll(k.t.Context(), k.env.Pool, k.env.Clock.Now()); err != nil {
+	if err := tasks.PlanAll(k.t.Context(), k.env.Pool, k.env.Clock.Now(), quiet); err != nil {
 		k.t.Fatal(err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"strconv"
 	"strings"
 	"time"
@@ -36,30 +37,46 @@ type routineInput struct {
 	startsOn time.Time
 	active   bool
 	items    []api.RoutineItem
+	// occs are the occurrences of the first planning (now to now+Horizon), found with the
+	// rule before any transaction begins.
+	occs []time.Time
 }
 
-// checkRoutine checks a routine request for a site in zone.
-func checkRoutine(ctx context.Context, q *db.Queries, org uuid.UUID, b api.RoutineRequest, zone string, now time.Time) (routineInput, error) {
+// checkRoutine checks a routine request's name and rule for a site in zone, and expands the
+// rule (bounded, see CheckRule): it touches no database, so it runs before any transaction.
+func checkRoutine(b api.RoutineRequest, zone string, now time.Time) (routineInput, error) {
 	in := routineInput{name: strings.TrimSpace(b.Name), rrule: strings.TrimSpace(b.Rrule), active: b.Active == nil || *b.Active, items: b.Items}
 	if in.name == "" {
 		return in, apierr.InvalidField("name", "must not be blank")
 	}
+	loc := Zone(zone)
+	l := now.In(loc)
+	today := time.Date(l.Year(), l.Month(), l.Day(), 0, 0, 0, 0, time.UTC)
+	in.startsOn = today
 	if b.StartsOn != nil {
 		in.startsOn = b.StartsOn.Time
-	} else {
-		l := now.In(Zone(zone))
-		in.startsOn = time.Date(l.Year(), l.Month(), l.Day(), 0, 0, 0, 0, time.UTC)
 	}
-	if _, err := ParseRule(in.rrule, in.startsOn); err != nil {
+	rule, err := CheckRule(in.rrule, in.startsOn, today, len(in.items))
+	if err != nil {
 		return in, err
 	}
-	c := checker{ctx: ctx, q: q, org: org, site: b.SiteId}
-	for i, it := range in.items {
-		if _, err := c.params(itemField(i), itemSpec(it), now); err != nil {
-			return in, err
+	if in.active {
+		if in.occs, err = rule.Between(loc, now, now.Add(Horizon), len(in.items)); err != nil {
+			return in, apierr.InvalidField("rrule", "too costly to plan: make it simpler")
 		}
 	}
 	return in, nil
+}
+
+// checkItems checks a routine's items as POST /tasks checks a task.
+func checkItems(ctx context.Context, q *db.Queries, org, siteID uuid.UUID, items []api.RoutineItem, now time.Time) error {
+	c := checker{ctx: ctx, q: q, org: org, site: siteID}
+	for i, it := range items {
+		if _, err := c.params(itemField(i), itemSpec(it), now); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func itemField(i int) string { return "items[" + strconv.Itoa(i) + "]." }
@@ -79,19 +96,24 @@ func (h *Handlers) CreateRoutine(ctx context.Context, req api.CreateRoutineReque
 	}
 	b := *req.Body
 	now := h.clock.Now()
+	// The rule is checked and expanded before the transaction: however long that takes (it
+	// is bounded), no connection is held meanwhile.
+	zone, err := site(ctx, db.New(h.pool), a, b.SiteId)
+	if err != nil {
+		return nil, err
+	}
+	in, err := checkRoutine(b, zone, now)
+	if err != nil {
+		return nil, err
+	}
+	items, err := json.Marshal(in.items)
+	if err != nil {
+		return nil, err
+	}
 	var r db.Routine
-	var zone string
 	err = pg.InTx(ctx, h.pool, func(tx pgx.Tx) error {
 		q := db.New(tx)
-		if zone, err = site(ctx, q, a, b.SiteId); err != nil {
-			return err
-		}
-		in, err := checkRoutine(ctx, q, a.OrgID, b, zone, now)
-		if err != nil {
-			return err
-		}
-		items, err := json.Marshal(in.items)
-		if err != nil {
+		if err := checkItems(ctx, q, a.OrgID, b.SiteId, in.items, now); err != nil {
 			return err
 		}
 		r, err = q.InsertRoutine(ctx, db.InsertRoutineParams{
@@ -101,7 +123,7 @@ func (h *Handlers) CreateRoutine(ctx context.Context, req api.CreateRoutineReque
 		if err != nil {
 			return err
 		}
-		if err := plan(ctx, tx, now, planned{r: r, zone: zone}); err != nil {
+		if err := plan(ctx, tx, now, planned{r: r, zone: zone, occs: in.occs}); err != nil {
 			return err
 		}
 		return audit.RecordSite(ctx, q, a.OrgID, b.SiteId, r.ID, now)
@@ -119,29 +141,40 @@ func (h *Handlers) UpdateRoutine(ctx context.Context, req api.UpdateRoutineReque
 	}
 	b := *req.Body
 	now := h.clock.Now()
+	// As on create, the rule is checked and expanded before the transaction, in the zone of
+	// the routine's site (which the routine cannot leave).
+	q := db.New(h.pool)
+	cur, err := q.GetRoutine(ctx, db.GetRoutineParams{OrgID: a.OrgID, ID: req.Id})
+	if pg.IsNoRows(err) || (err == nil && !a.CanSeeSite(cur.SiteID)) {
+		return nil, errRoutineNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	if b.SiteId != cur.SiteID {
+		return nil, apierr.InvalidField("siteId", "cannot change: make a new routine for another site")
+	}
+	zone, err := q.SiteZone(ctx, db.SiteZoneParams{OrgID: a.OrgID, ID: cur.SiteID})
+	if err != nil {
+		return nil, err
+	}
+	in, err := checkRoutine(b, zone, now)
+	if err != nil {
+		return nil, err
+	}
+	items, err := json.Marshal(in.items)
+	if err != nil {
+		return nil, err
+	}
 	var r db.Routine
-	var zone string
 	err = pg.InTx(ctx, h.pool, func(tx pgx.Tx) error {
 		q := db.New(tx)
-		cur, err := q.LockRoutine(ctx, db.LockRoutineParams{OrgID: a.OrgID, ID: req.Id})
-		if pg.IsNoRows(err) || (err == nil && !a.CanSeeSite(cur.SiteID)) {
+		if _, err := q.LockRoutine(ctx, db.LockRoutineParams{OrgID: a.OrgID, ID: cur.ID}); pg.IsNoRows(err) {
 			return errRoutineNotFound
-		}
-		if err != nil {
+		} else if err != nil {
 			return err
 		}
-		if b.SiteId != cur.SiteID {
-			return apierr.InvalidField("siteId", "cannot change: make a new routine for another site")
-		}
-		if zone, err = q.SiteZone(ctx, db.SiteZoneParams{OrgID: a.OrgID, ID: cur.SiteID}); err != nil {
-			return err
-		}
-		in, err := checkRoutine(ctx, q, a.OrgID, b, zone, now)
-		if err != nil {
-			return err
-		}
-		items, err := json.Marshal(in.items)
-		if err != nil {
+		if err := checkItems(ctx, q, a.OrgID, cur.SiteID, in.items, now); err != nil {
 			return err
 		}
 		r, err = q.UpdateRoutine(ctx, db.UpdateRoutineParams{
@@ -151,7 +184,9 @@ func (h *Handlers) UpdateRoutine(ctx context.Context, req api.UpdateRoutineReque
 		if err != nil {
 			return err
 		}
-		if err := replan(ctx, tx, r, zone, now); err != nil {
+		// Planned in the zone read before the transaction: should the site have changed zone
+		// since, planned_zone says so and the planner's next pass plans the routine again.
+		if err := replan(ctx, tx, planned{r: r, zone: zone, occs: in.occs}, now); err != nil {
 			return err
 		}
 		return audit.RecordSite(ctx, q, a.OrgID, r.SiteID, r.ID, now)
@@ -280,13 +315,32 @@ func routineToAPI(r db.Routine, zone string, now time.Time) api.Routine {
 	return out
 }
 
-// planned is a routine and its site's zone, to plan.
+// planned is a routine, its site's zone, and its occurrences in the planning window, found
+// before the transaction that plans them.
 type planned struct {
 	r    db.Routine
 	zone string
+	occs []time.Time
 }
 
-// plan makes the tasks of the routines' occurrences in [now, now+Horizon) not made yet. The
+// occurrences finds a routine's occurrences in [now, now+Horizon), bounded (see Between). A
+// rule stored before today's checks may fail them: it plans nothing, and why is returned.
+func occurrences(r db.Routine, zone string, now time.Time) ([]time.Time, error) {
+	if !r.Active {
+		return nil, nil
+	}
+	rule, err := ParseRule(r.Rrule, r.StartsOn.Time)
+	if err != nil {
+		return nil, err
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(r.Items, &items); err != nil {
+		return nil, err
+	}
+	return rule.Between(Zone(zone), now, now.Add(Horizon), len(items))
+}
+
+// plan makes the tasks of the routines' occurrences (found beforehand) not made yet. The
 // occurrence keys (routine, instant) are claimed first, in one statement: of any number of
 // replicas planning at once, one claims each occurrence and makes its tasks (copied in at once).
 func plan(ctx context.Context, tx pgx.Tx, now time.Time, rs ...planned) error {
@@ -303,12 +357,8 @@ func plan(ctx context.Context, tx pgx.Tx, now time.Time, rs ...planned) error {
 		if !p.r.Active {
 			continue
 		}
-		rule, err := ParseRule(p.r.Rrule, p.r.StartsOn.Time)
-		if err != nil {
-			continue // stored rules were checked when saved; one the parser no longer reads makes nothing
-		}
 		byID[p.r.ID] = p.r
-		for _, o := range rule.Between(Zone(p.zone), now, now.Add(Horizon)) {
+		for _, o := range p.occs {
 			orgIDs, routineIDs, occs = append(orgIDs, p.r.OrgID), append(routineIDs, p.r.ID), append(occs, o)
 		}
 	}
@@ -337,15 +387,15 @@ func plan(ctx context.Context, tx pgx.Tx, now time.Time, rs ...planned) error {
 }
 
 // replan removes the routine's future tasks not yet started and plans them again.
-func replan(ctx context.Context, tx pgx.Tx, r db.Routine, zone string, now time.Time) error {
+func replan(ctx context.Context, tx pgx.Tx, p planned, now time.Time) error {
 	q := db.New(tx)
-	if _, err := q.DeleteUnstartedRoutineTasks(ctx, db.DeleteUnstartedRoutineTasksParams{OrgID: r.OrgID, RoutineID: r.ID, Now: now}); err != nil {
+	if _, err := q.DeleteUnstartedRoutineTasks(ctx, db.DeleteUnstartedRoutineTasksParams{OrgID: p.r.OrgID, RoutineID: p.r.ID, Now: now}); err != nil {
 		return err
 	}
-	if err := q.ReleaseFutureOccurrences(ctx, db.ReleaseFutureOccurrencesParams{OrgID: r.OrgID, RoutineID: r.ID, Now: now}); err != nil {
+	if err := q.ReleaseFutureOccurrences(ctx, db.ReleaseFutureOccurrencesParams{OrgID: p.r.OrgID, RoutineID: p.r.ID, Now: now}); err != nil {
 		return err
 	}
-	return plan(ctx, tx, now, planned{r: r, zone: zone})
+	return plan(ctx, tx, now, p)
 }
 
 // template is a routine item resolved once per planning: the task it makes, due after its
@@ -414,58 +464,102 @@ const planBatch = 100
 
 // PlanTask makes, every five minutes, the tasks of every active routine's occurrences in the
 // next 24 hours, and plans again the future of a routine whose site changed time zone.
-func PlanTask(pool *pgxpool.Pool, c clock.Clock) periodic.Task {
+func PlanTask(pool *pgxpool.Pool, c clock.Clock, logger *slog.Logger) periodic.Task {
 	return periodic.Task{Name: "tasks: plan routines", Every: 5 * time.Minute, Run: func(ctx context.Context) error {
-		return PlanAll(ctx, pool, c.Now())
+		return PlanAll(ctx, pool, c.Now(), logger)
 	}}
 }
 
-// PlanAll runs one planning pass at now.
-func PlanAll(ctx context.Context, pool *pgxpool.Pool, now time.Time) error {
+// PlanAll runs one planning pass at now. Each batch of routines is read, then expanded (each
+// routine bounded, no connection held), then planned in one transaction. A routine whose
+// stored rule fails today's checks (saved before them) is skipped, with a warning.
+func PlanAll(ctx context.Context, pool *pgxpool.Pool, now time.Time, logger *slog.Logger) error {
 	after := uuid.Nil
 	for {
-		var n int
-		err := pg.InTx(ctx, pool, func(tx pgx.Tx) error {
+		rows, err := db.New(pool).ActiveRoutines(ctx, db.ActiveRoutinesParams{After: after, MaxRows: planBatch})
+		if err != nil {
+			return err
+		}
+		batch := make([]planned, 0, len(rows))
+		var moved []planned // routines whose site changed zone: planned again from scratch
+		for _, row := range rows {
+			after = row.ID
+			r := db.Routine{
+				ID: row.ID, OrgID: row.OrgID, SiteID: row.SiteID, Name: row.Name, Rrule: row.Rrule, StartsOn: row.StartsOn,
+				Active: row.Active, Items: row.Items, PlannedZone: row.PlannedZone, CreatedAt: row.CreatedAt, UpdatedAt: row.UpdatedAt,
+			}
+			occs, err := occurrences(r, row.Timezone, now)
+			if err != nil {
+				logger.Warn("tasks: routine not planned: its rule fails the checks", "org", r.OrgID, "routine", r.ID, "rrule", r.Rrule, "reason", err.Error())
+				continue
+			}
+			p := planned{r: r, zone: row.Timezone, occs: occs}
+			if r.PlannedZone != nil && *r.PlannedZone != row.Timezone {
+				moved = append(moved, p)
+			} else {
+				batch = append(batch, p)
+			}
+		}
+		err = pg.InTx(ctx, pool, func(tx pgx.Tx) error {
 			q := db.New(tx)
-			rows, err := q.ActiveRoutines(ctx, db.ActiveRoutinesParams{After: after, MaxRows: planBatch})
+			for _, p := range moved {
+				// Lock the routine and look again (another replica may have planned it already,
+				// or someone changed it since it was read: the next pass takes it up then).
+				cur, err := q.LockRoutine(ctx, db.LockRoutineParams{OrgID: p.r.OrgID, ID: p.r.ID})
+				if pg.IsNoRows(err) {
+					continue
+				}
+				if err != nil {
+					return err
+				}
+				if !cur.UpdatedAt.Equal(p.r.UpdatedAt) || cur.PlannedZone == nil || *cur.PlannedZone == p.zone {
+					continue
+				}
+				p.r = cur
+				if err := replan(ctx, tx, p, now); err != nil {
+					return err
+				}
+			}
+			keep, err := unchanged(ctx, q, batch)
 			if err != nil {
 				return err
 			}
-			n = len(rows)
-			batch := make([]planned, 0, len(rows))
-			for _, row := range rows {
-				after = row.ID
-				r := db.Routine{
-					ID: row.ID, OrgID: row.OrgID, SiteID: row.SiteID, Name: row.Name, Rrule: row.Rrule, StartsOn: row.StartsOn,
-					Active: row.Active, Items: row.Items, PlannedZone: row.PlannedZone, CreatedAt: row.CreatedAt, UpdatedAt: row.UpdatedAt,
-				}
-				if r.PlannedZone != nil && *r.PlannedZone != row.Timezone {
-					// The site moved zone: lock the routine and look again (another replica may
-					// have planned it already), then plan its future again in the new zone.
-					if r, err = q.LockRoutine(ctx, db.LockRoutineParams{OrgID: r.OrgID, ID: r.ID}); err != nil {
-						return err
-					}
-					if r.PlannedZone != nil && *r.PlannedZone != row.Timezone {
-						if err := replan(ctx, tx, r, row.Timezone, now); err != nil {
-							return err
-						}
-						continue
-					}
-				}
-				batch = append(batch, planned{r: r, zone: row.Timezone})
-			}
-			if err := plan(ctx, tx, now, batch...); err != nil {
-				return err
-			}
-			return nil
+			return plan(ctx, tx, now, keep...)
 		})
 		if err != nil {
 			return err
 		}
-		if n < planBatch {
+		if len(rows) < planBatch {
 			return nil
 		}
 	}
+}
+
+// unchanged locks the batch's routines (shared) and keeps those not changed since they were
+// read: their occurrences were found from what they were then.
+func unchanged(ctx context.Context, q *db.Queries, batch []planned) ([]planned, error) {
+	if len(batch) == 0 {
+		return nil, nil
+	}
+	orgIDs, ids := make([]uuid.UUID, len(batch)), make([]uuid.UUID, len(batch))
+	for i, p := range batch {
+		orgIDs[i], ids[i] = p.r.OrgID, p.r.ID
+	}
+	rows, err := q.LockRoutineVersions(ctx, db.LockRoutineVersionsParams{OrgIds: orgIDs, Ids: ids})
+	if err != nil {
+		return nil, err
+	}
+	version := make(map[uuid.UUID]time.Time, len(rows))
+	for _, r := range rows {
+		version[r.ID] = r.UpdatedAt
+	}
+	out := batch[:0:0]
+	for _, p := range batch {
+		if v, ok := version[p.r.ID]; ok && v.Equal(p.r.UpdatedAt) {
+			out = append(out, p)
+		}
+	}
+	return out, nil
 }
 
 // taskColumns are the columns copyTasks writes, in the order of db.InsertTaskParams.

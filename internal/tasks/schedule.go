@@ -1,77 +1,52 @@
 package tasks
 
 import (
-	"strings"
+	"fmt"
 	"time"
-
-	"github.com/teambition/rrule-go"
-
-	"github.com/sous-app/sous/internal/apierr"
 )
 
-// maxPerDay bounds how many occurrences a rule may make in a day: a rule that makes more
-// (FREQ=MINUTELY, say) is refused rather than filling the task list.
-const maxPerDay = 96
-
-// Rule is a parsed recurrence rule. It is expanded in "floating" time: the rule's hours and
-// minutes are wall-clock times, found first as naive times (on a UTC clock that has no
-// transitions) and only then placed in the site's zone, so daylight-saving transitions follow
-// one fixed rule whatever the library or Go's time.Date would choose (see Place).
-type Rule struct {
-	rr *rrule.RRule
-}
-
-// ParseRule parses an RRULE value from startsOn (local date, naive) on. An invalid rule
-// answers 400 with the parser's reason.
-func ParseRule(s string, startsOn time.Time) (Rule, error) {
-	s = strings.TrimSpace(s)
-	s = strings.TrimPrefix(strings.TrimPrefix(s, "RRULE:"), "rrule:")
-	if strings.Contains(strings.ToUpper(s), "DTSTART") {
-		return Rule{}, apierr.InvalidField("rrule", "must not carry DTSTART: the rule starts on startsOn in the site's time zone")
-	}
-	opt, err := rrule.StrToROption(s)
-	if err != nil {
-		return Rule{}, apierr.InvalidField("rrule", err.Error())
-	}
-	if opt.Freq == rrule.SECONDLY {
-		return Rule{}, apierr.InvalidField("rrule", "FREQ=SECONDLY is not accepted: kitchen routines recur by the minute at the finest")
-	}
-	opt.Dtstart = time.Date(startsOn.Year(), startsOn.Month(), startsOn.Day(), 0, 0, 0, 0, time.UTC)
-	rr, err := rrule.NewRRule(*opt)
-	if err != nil {
-		return Rule{}, apierr.InvalidField("rrule", err.Error())
-	}
-	r := Rule{rr: rr}
-	// Refuse rules that would make more than maxPerDay occurrences in a day (a week's sample).
-	sample := rr.Between(opt.Dtstart, opt.Dtstart.Add(7*24*time.Hour), true)
-	if len(sample) > 7*maxPerDay {
-		return Rule{}, apierr.InvalidField("rrule", "makes more than 96 occurrences a day")
-	}
-	return r, nil
-}
-
-// Between returns the occurrences whose instants in loc fall in [from, to), earliest first.
-func (r Rule) Between(loc *time.Location, from, to time.Time) []time.Time {
-	// Naive bounds, widened by a day each way to cover offsets and transitions.
+// Between returns the occurrences whose instants in loc fall in [from, to), earliest first,
+// for the planner: bounded by planLimits. The local days the window touches are expanded
+// whole, and a day with more than maxPerDay occurrences, or maxTasksPerDay tasks of items
+// each, is an error (nothing planned): CheckRule refuses such rules, so only one stored
+// before it can get here, and the cap holds on every day as it is planned.
+func (r Rule) Between(loc *time.Location, from, to time.Time, items int) ([]time.Time, error) {
+	// Naive bounds, widened by a day each way to cover offsets, transitions and whole days.
 	nf := naive(from.In(loc)).Add(-26 * time.Hour)
 	nt := naive(to.In(loc)).Add(26 * time.Hour)
+	firstDay, lastDay := naive(from.In(loc)).Truncate(24*time.Hour), naive(to.In(loc)).Truncate(24*time.Hour)
+	it := r.rr.IterFrom(nf, planLimits.limits(nt))
+	perDay := map[time.Time]int{}
 	var out []time.Time
-	for _, n := range r.rr.Between(nf, nt, true) {
+	for {
+		n, ok := it.Next()
+		if !ok || n.After(nt) {
+			break
+		}
+		if n.Before(nf) {
+			continue
+		}
+		if d := n.Truncate(24 * time.Hour); !d.Before(firstDay) && !d.After(lastDay) {
+			if perDay[d]++; perDay[d] > maxPerDay || perDay[d]*items > maxTasksPerDay {
+				return nil, fmt.Errorf("more than %d occurrences or %d tasks on %s", maxPerDay, maxTasksPerDay, d.Format(time.DateOnly))
+			}
+		}
 		at := Place(n, loc)
 		if !at.Before(from) && at.Before(to) && (len(out) == 0 || !at.Equal(out[len(out)-1])) {
 			out = append(out, at)
 		}
 	}
-	return out
+	return out, it.Err()
 }
 
-// Next returns up to n occurrences at or after from.
+// Next returns up to n occurrences at or after from, for reads: as many as readLimits reach,
+// so that a rare rule may show fewer (and one stored before the checks, none).
 func (r Rule) Next(loc *time.Location, from time.Time, n int) []time.Time {
 	out := make([]time.Time, 0, n)
 	nf := naive(from.In(loc)).Add(-26 * time.Hour)
-	it := r.rr.Iterator()
-	for i := 0; len(out) < n && i < 1_000_000; i++ {
-		v, ok := it()
+	it := r.rr.IterFrom(nf, readLimits.limits(time.Time{}))
+	for len(out) < n {
+		v, ok := it.Next()
 		if !ok {
 			break
 		}

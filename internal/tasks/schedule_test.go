@@ -57,7 +57,11 @@ func TestOccurrencesAcrossDaylightSavingTransitions(t *testing.T) {
 			}
 			from, _ := time.Parse(time.RFC3339, c.from)
 			to, _ := time.Parse(time.RFC3339, c.to)
-			got := formatAll(rule.Between(loc, from, to), loc)
+			occs, err := rule.Between(loc, from, to, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := formatAll(occs, loc)
 			if strings.Join(got, ",") != strings.Join(c.want, ",") {
 				t.Fatalf("occurrences\n got %v\nwant %v", got, c.want)
 			}
@@ -95,7 +99,7 @@ func TestRuleErrorsCarryTheParsersReason(t *testing.T) {
 		"FREQ=SECONDLY;INTERVAL=3600":      "SECONDLY",
 		"FREQ=DAILY;BYHOUR=6;BYMINUTE=abc": "abc",
 	} {
-		_, err := ParseRule(rule, day)
+		_, err := CheckRule(rule, day, day, 1)
 		if err == nil || !strings.Contains(strings.ToLower(err.Error()), strings.ToLower(want)) {
 			t.Errorf("ParseRule(%q) = %v, want an error mentioning %q", rule, err, want)
 		}

@@ -9,12 +9,14 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -258,6 +260,7 @@ type Request struct {
 	body    []byte
 	rawBody bool
 	header  http.Header
+	within  time.Duration
 }
 
 // Call starts a request to path (relative to /v1 when it does not start with "/v1" or "/").
@@ -311,6 +314,15 @@ func (r *Request) FromIP(ip string) *Request {
 	return r
 }
 
+// Within bounds how long the request may wait for its answer. A handler that never returns
+// would also hang the server's shutdown at the test's cleanup (httptest waits for every
+// request), so a request still unanswered then ends the test binary: the regression fails
+// at once instead of hanging the suite.
+func (r *Request) Within(d time.Duration) *Request {
+	r.within = d
+	return r
+}
+
 // Response is a received and spec-validated response.
 type Response struct {
 	T      testing.TB
@@ -323,7 +335,13 @@ type Response struct {
 func (r *Request) Do() *Response {
 	t := r.env.T
 	t.Helper()
-	req, err := http.NewRequestWithContext(context.Background(), r.method, r.env.URL+r.path, bytes.NewReader(r.body))
+	ctx := context.Background()
+	if r.within > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, r.within)
+		defer cancel()
+	}
+	req, err := http.NewRequestWithContext(ctx, r.method, r.env.URL+r.path, bytes.NewReader(r.body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,6 +350,11 @@ func (r *Request) Do() *Response {
 		req.Host = host // net/http sends req.Host, never a Host header
 	}
 	res, err := r.env.client.Do(req)
+	if err != nil && r.within > 0 && errors.Is(err, context.DeadlineExceeded) {
+		// Not t.Fatal, nor a panic: both run the cleanups, which would wait for the handler.
+		fmt.Fprintf(os.Stderr, "--- FAIL: %s: %s %s: no answer within %v\n", t.Name(), r.method, r.path, r.within)
+		os.Exit(1)
+	}
 	if err != nil {
 		t.Fatalf("%s %s: %v", r.method, r.path, err)
 	}
