@@ -1765,6 +1765,60 @@ func (e QuoteStatus) Valid() bool {
 	}
 }
 
+// Defines values for ReadingRejectionReason.
+const (
+	InFuture       ReadingRejectionReason = "in_future"
+	InactiveSensor ReadingRejectionReason = "inactive_sensor"
+	TooOld         ReadingRejectionReason = "too_old"
+	UnitMismatch   ReadingRejectionReason = "unit_mismatch"
+	UnknownSensor  ReadingRejectionReason = "unknown_sensor"
+)
+
+// Valid indicates whether the value is a known member of the ReadingRejectionReason enum.
+func (e ReadingRejectionReason) Valid() bool {
+	switch e {
+	case InFuture:
+		return true
+	case InactiveSensor:
+		return true
+	case TooOld:
+		return true
+	case UnitMismatch:
+		return true
+	case UnknownSensor:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReadingUnit.
+const (
+	ReadingUnitC       ReadingUnit = "C"
+	ReadingUnitClosed  ReadingUnit = "closed"
+	ReadingUnitF       ReadingUnit = "F"
+	ReadingUnitOpen    ReadingUnit = "open"
+	ReadingUnitPercent ReadingUnit = "percent"
+)
+
+// Valid indicates whether the value is a known member of the ReadingUnit enum.
+func (e ReadingUnit) Valid() bool {
+	switch e {
+	case ReadingUnitC:
+		return true
+	case ReadingUnitClosed:
+		return true
+	case ReadingUnitF:
+		return true
+	case ReadingUnitOpen:
+		return true
+	case ReadingUnitPercent:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ReportKind.
 const (
 	ReportKindOperations ReportKind = "operations"
@@ -2059,6 +2113,87 @@ func (e SecurityEventKind) Valid() bool {
 	case SignInFailed:
 		return true
 	case SignedOut:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SensorExcursionKind.
+const (
+	DoorOpen             SensorExcursionKind = "door_open"
+	TemperatureExcursion SensorExcursionKind = "temperature_excursion"
+)
+
+// Valid indicates whether the value is a known member of the SensorExcursionKind enum.
+func (e SensorExcursionKind) Valid() bool {
+	switch e {
+	case DoorOpen:
+		return true
+	case TemperatureExcursion:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SensorKind.
+const (
+	SensorKindDoor        SensorKind = "door"
+	SensorKindHumidity    SensorKind = "humidity"
+	SensorKindTemperature SensorKind = "temperature"
+)
+
+// Valid indicates whether the value is a known member of the SensorKind enum.
+func (e SensorKind) Valid() bool {
+	switch e {
+	case SensorKindDoor:
+		return true
+	case SensorKindHumidity:
+		return true
+	case SensorKindTemperature:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SensorLogResolution.
+const (
+	N1h SensorLogResolution = "1h"
+	N5m SensorLogResolution = "5m"
+	Raw SensorLogResolution = "raw"
+)
+
+// Valid indicates whether the value is a known member of the SensorLogResolution enum.
+func (e SensorLogResolution) Valid() bool {
+	switch e {
+	case N1h:
+		return true
+	case N5m:
+		return true
+	case Raw:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SensorLogUnit.
+const (
+	SensorLogUnitF       SensorLogUnit = "F"
+	SensorLogUnitOpen    SensorLogUnit = "open"
+	SensorLogUnitPercent SensorLogUnit = "percent"
+)
+
+// Valid indicates whether the value is a known member of the SensorLogUnit enum.
+func (e SensorLogUnit) Valid() bool {
+	switch e {
+	case SensorLogUnitF:
+		return true
+	case SensorLogUnitOpen:
+		return true
+	case SensorLogUnitPercent:
 		return true
 	default:
 		return false
@@ -3008,7 +3143,9 @@ type Alert struct {
 	// minutes; subject a device) and `nutrition_risk` (a patient in house on only NPO or clear
 	// liquids for 72 hours; subject a patient), `task_missed` (a required task still open its grace
 	// after its due time; subject a task) and `temperature_excursion` (a task completed with a
-	// reading outside its range; subject a task), `tray_late` (a tray-line ticket not delivered 45 minutes after
+	// reading outside its range, subject a task; or a sensor's readings out of its range for its
+	// `excursionMinutes`, subject a sensor), `door_open` (a door sensor open longer than its
+	// `excursionMinutes`; subject a sensor), `tray_late` (a tray-line ticket not delivered 45 minutes after
 	// its meal's start; subject a tray ticket), `certification_lapse` (a staff certification 30
 	// days before it expires, `info`, and again when it expires, `warning`, or `critical` when it
 	// was the site's only valid food manager certification; subject a certification); later kinds
@@ -3033,7 +3170,7 @@ type Alert struct {
 	// Status Example: open
 	Status AlertStatus `json:"status"`
 
-	// Subject What the alert is about; `id` is dereferenced through the regular API (a device for `sensor_offline`, a patient for `nutrition_risk`, a task for `task_missed` and `temperature_excursion`).
+	// Subject What the alert is about; `id` is dereferenced through the regular API (a device for `sensor_offline`, a patient for `nutrition_risk`, a task for `task_missed` and a task's `temperature_excursion`, a sensor for a sensor's `temperature_excursion` and `door_open`).
 	Subject struct {
 		Id openapi_types.UUID `json:"id"`
 
@@ -3046,7 +3183,7 @@ type Alert struct {
 type AlertCreatedData struct {
 	AlertId openapi_types.UUID `json:"alertId"`
 
-	// Kind What opened the alert, for example `temperature_excursion`, `sensor_offline`, `lot_expiring`, `certification_lapse`, `nutrition_risk`, `task_missed`.
+	// Kind What opened the alert, for example `temperature_excursion`, `door_open`, `sensor_offline`, `lot_expiring`, `certification_lapse`, `nutrition_risk`, `task_missed`.
 	//
 	// Example: temperature_excursion
 	Kind string `json:"kind"`
@@ -7666,6 +7803,83 @@ type QuoteTotals struct {
 	TotalCents int64 `json:"totalCents"`
 }
 
+// Reading defines model for Reading.
+type Reading struct {
+	// At When the probe measured it (the gateway's clock).
+	At time.Time `json:"at"`
+
+	// Sensor The sensor's `externalId` on this gateway.
+	//
+	// Example: probe-7
+	Sensor string `json:"sensor"`
+
+	// Unit `F` and `C` for temperature sensors, `percent` for humidity sensors, `open` and `closed` for
+	// door sensors.
+	//
+	//
+	// Example: F
+	Unit ReadingUnit `json:"unit"`
+
+	// Value A decimal string in `unit`. For doors the unit carries the state and the value is recorded as 1 (open) or 0 (closed) whatever it says.
+	//
+	// Example: 38.5
+	Value string `json:"value"`
+}
+
+// ReadingRejection defines model for ReadingRejection.
+type ReadingRejection struct {
+	// Index The reading's position in the request (from 0).
+	//
+	// Example: 3
+	Index int `json:"index"`
+
+	// Message Example: No sensor of this gateway has externalId "probe-9"
+	Message string `json:"message"`
+
+	// Reason `unknown_sensor` (no sensor of this gateway has that `externalId`), `inactive_sensor`,
+	// `unit_mismatch` (the unit does not fit the sensor's kind), `in_future` (more than 5
+	// minutes ahead of the server's clock), `too_old` (older than the readings' retention).
+	//
+	//
+	// Example: unknown_sensor
+	Reason ReadingRejectionReason `json:"reason"`
+
+	// Sensor Example: probe-9
+	Sensor string `json:"sensor"`
+}
+
+// ReadingRejectionReason `unknown_sensor` (no sensor of this gateway has that `externalId`), `inactive_sensor`,
+// `unit_mismatch` (the unit does not fit the sensor's kind), `in_future` (more than 5
+// minutes ahead of the server's clock), `too_old` (older than the readings' retention).
+//
+// Example: unknown_sensor
+type ReadingRejectionReason string
+
+// ReadingUnit `F` and `C` for temperature sensors, `percent` for humidity sensors, `open` and `closed` for
+// door sensors.
+//
+// Example: F
+type ReadingUnit string
+
+// ReadingsRequest defines model for ReadingsRequest.
+type ReadingsRequest struct {
+	Readings []Reading `json:"readings"`
+}
+
+// ReadingsResult defines model for ReadingsResult.
+type ReadingsResult struct {
+	// Accepted Readings stored by this call.
+	//
+	// Example: 59
+	Accepted int `json:"accepted"`
+
+	// Duplicates Readings already stored (the same sensor and `at`, from an earlier call or twice in this one); they change nothing.
+	//
+	// Example: 0
+	Duplicates int                `json:"duplicates"`
+	Rejected   []ReadingRejection `json:"rejected"`
+}
+
 // ReassignTaskRequest A member with access to the task's site (`userId`) or a position of that site (`positionId`); exactly one.
 type ReassignTaskRequest struct {
 	PositionId *openapi_types.UUID `json:"positionId,omitempty"`
@@ -8504,12 +8718,203 @@ type SecurityEvent struct {
 // Example: sign_in
 type SecurityEventKind string
 
+// Sensor defines model for Sensor.
+type Sensor struct {
+	Active    bool      `json:"active"`
+	CreatedAt time.Time `json:"createdAt"`
+
+	// EffectiveMaxTempF The upper limit readings are judged by (the sensor's, else its location's); null is no limit.
+	//
+	// Example: 41
+	EffectiveMaxTempF *string `json:"effectiveMaxTempF"`
+
+	// EffectiveMinTempF The lower limit readings are judged by (the sensor's, else its location's); null is no limit.
+	//
+	// Example: 33
+	EffectiveMinTempF *string             `json:"effectiveMinTempF"`
+	EquipmentId       *openapi_types.UUID `json:"equipmentId"`
+
+	// Excursion The sensor's excursion in progress (null when none) (out of range, or a door open, for `excursionMinutes`).
+	Excursion *SensorExcursion `json:"excursion"`
+
+	// ExcursionMinutes Example: 15
+	ExcursionMinutes int `json:"excursionMinutes"`
+
+	// ExternalId Example: probe-7
+	ExternalId      string             `json:"externalId"`
+	GatewayDeviceId openapi_types.UUID `json:"gatewayDeviceId"`
+	Id              openapi_types.UUID `json:"id"`
+
+	// Kind What the probe measures: `temperature` (readings in `F` or `C`, kept in °F, judged against
+	// the sensor's range), `humidity` (`percent`, logged only), `door` (`open` or `closed`, an open
+	// door judged against `excursionMinutes`).
+	//
+	//
+	// Example: temperature
+	Kind SensorKind `json:"kind"`
+
+	// LastReading The latest reading evaluated; null before the first.
+	LastReading *SensorLastReading `json:"lastReading"`
+
+	// MaxTempF The sensor's own upper limit (°F); null inherits the storage location's.
+	MaxTempF *string `json:"maxTempF"`
+
+	// MinTempF The sensor's own lower limit (°F); null inherits the storage location's.
+	MinTempF *string `json:"minTempF"`
+
+	// Name Example: Walk-in probe
+	Name              string              `json:"name"`
+	SiteId            openapi_types.UUID  `json:"siteId"`
+	StorageLocationId *openapi_types.UUID `json:"storageLocationId"`
+	UpdatedAt         time.Time           `json:"updatedAt"`
+}
+
+// SensorExcursion The sensor's excursion in progress (null when none) (out of range, or a door open, for `excursionMinutes`).
+type SensorExcursion struct {
+	// AlertId The alert it opened (null when one of the same kind was already open for the sensor).
+	AlertId *openapi_types.UUID `json:"alertId"`
+	Kind    SensorExcursionKind `json:"kind"`
+
+	// Peak The worst value so far (°F; 1 for a door).
+	//
+	// Example: 47.5
+	Peak string `json:"peak"`
+
+	// StartedAt The first reading out of range.
+	StartedAt time.Time `json:"startedAt"`
+}
+
+// SensorExcursionKind defines model for SensorExcursion.Kind.
+type SensorExcursionKind string
+
 // SensorGatewayConfig `config` of `sensor_gateway` devices (no screen).
 type SensorGatewayConfig struct {
 	// ReportIntervalSeconds How often the gateway reports its sensors' readings. Default 60.
 	//
 	// Example: 60
 	ReportIntervalSeconds int `json:"reportIntervalSeconds"`
+}
+
+// SensorKind What the probe measures: `temperature` (readings in `F` or `C`, kept in °F, judged against
+// the sensor's range), `humidity` (`percent`, logged only), `door` (`open` or `closed`, an open
+// door judged against `excursionMinutes`).
+//
+// Example: temperature
+type SensorKind string
+
+// SensorLastReading The latest reading evaluated; null before the first.
+type SensorLastReading struct {
+	At time.Time `json:"at"`
+
+	// Unit `F` for temperatures, `percent` for humidity, `open` for doors (1 open, 0 closed).
+	//
+	// Example: F
+	Unit SensorLogUnit `json:"unit"`
+
+	// Value In `unit` (°F for temperatures; 1 open, 0 closed for doors).
+	//
+	// Example: 38.5
+	Value string `json:"value"`
+}
+
+// SensorLog defines model for SensorLog.
+type SensorLog struct {
+	// Buckets The buckets with readings in [from, to), oldest first (`5m` and `1h`; empty for `raw`).
+	Buckets []SensorLogBucket `json:"buckets"`
+	From    time.Time         `json:"from"`
+
+	// Readings The readings in [from, to), oldest first (`raw` only; empty otherwise).
+	Readings []SensorLogReading `json:"readings"`
+
+	// Resolution Example: 5m
+	Resolution SensorLogResolution `json:"resolution"`
+	SensorId   openapi_types.UUID  `json:"sensorId"`
+	To         time.Time           `json:"to"`
+
+	// Unit `F` for temperatures, `percent` for humidity, `open` for doors (1 open, 0 closed).
+	//
+	// Example: F
+	Unit SensorLogUnit `json:"unit"`
+}
+
+// SensorLogBucket defines model for SensorLogBucket.
+type SensorLogBucket struct {
+	// At The bucket's start (buckets are aligned on UTC).
+	At time.Time `json:"at"`
+
+	// Count Example: 5
+	Count int `json:"count"`
+
+	// Max Example: 39
+	Max string `json:"max"`
+
+	// Mean Rounded to 2 places; for doors, the share of readings that were open.
+	//
+	// Example: 38.42
+	Mean string `json:"mean"`
+
+	// Min Example: 38
+	Min string `json:"min"`
+}
+
+// SensorLogReading defines model for SensorLogReading.
+type SensorLogReading struct {
+	At time.Time `json:"at"`
+
+	// Value Example: 38.5
+	Value string `json:"value"`
+}
+
+// SensorLogResolution Example: 5m
+type SensorLogResolution string
+
+// SensorLogUnit `F` for temperatures, `percent` for humidity, `open` for doors (1 open, 0 closed).
+//
+// Example: F
+type SensorLogUnit string
+
+// SensorRequest A sensor whole (PUT replaces every field: a range or place left out is cleared,
+// `excursionMinutes` returns to 15 and `active` to true).
+type SensorRequest struct {
+	// Active An inactive sensor's readings are refused (`inactive_sensor`).
+	Active *bool `json:"active,omitempty"`
+
+	// EquipmentId The equipment the probe is in (equipment of the same site).
+	EquipmentId *openapi_types.UUID `json:"equipmentId,omitempty"`
+
+	// ExcursionMinutes How long readings must stay out of range (a door open) before it counts, and back in range before it is over.
+	ExcursionMinutes *int `json:"excursionMinutes,omitempty"`
+
+	// ExternalId The gateway's own id for the probe (printable ASCII, no spaces), unique per gateway; readings name the sensor by it.
+	//
+	// Example: probe-7
+	ExternalId string `json:"externalId"`
+
+	// GatewayDeviceId The `sensor_gateway` device the probe reports through; the sensor is at its site.
+	GatewayDeviceId openapi_types.UUID `json:"gatewayDeviceId"`
+
+	// Kind What the probe measures: `temperature` (readings in `F` or `C`, kept in °F, judged against
+	// the sensor's range), `humidity` (`percent`, logged only), `door` (`open` or `closed`, an open
+	// door judged against `excursionMinutes`).
+	//
+	//
+	// Example: temperature
+	Kind SensorKind `json:"kind"`
+
+	// MaxTempF The highest acceptable temperature; left out, the storage location's `maxTempF` applies.
+	MaxTempF *string `json:"maxTempF,omitempty"`
+
+	// MinTempF The lowest acceptable temperature; left out, the storage location's `minTempF` applies.
+	MinTempF *string `json:"minTempF,omitempty"`
+
+	// Name Example: Walk-in probe
+	Name string `json:"name"`
+
+	// SiteId The gateway's site.
+	SiteId openapi_types.UUID `json:"siteId"`
+
+	// StorageLocationId The storage location the probe is in (a location of the same site).
+	StorageLocationId *openapi_types.UUID `json:"storageLocationId,omitempty"`
 }
 
 // Session defines model for Session.
@@ -12203,6 +12608,47 @@ type RunRoutineNowParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// ListSensorsParams defines parameters for ListSensors.
+type ListSensorsParams struct {
+	// SiteId Only sensors of this site.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+
+	// GatewayDeviceId Only sensors reporting through this gateway.
+	GatewayDeviceId *openapi_types.UUID `form:"gatewayDeviceId,omitempty" json:"gatewayDeviceId,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateSensorParams defines parameters for CreateSensor.
+type CreateSensorParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// GetSensorReadingsParams defines parameters for GetSensorReadings.
+type GetSensorReadingsParams struct {
+	// From Start, inclusive.
+	From *time.Time `form:"from,omitempty" json:"from,omitempty"`
+
+	// To End, exclusive.
+	To *time.Time `form:"to,omitempty" json:"to,omitempty"`
+
+	// Resolution `raw` (default), `5m` or `1h`.
+	Resolution *SensorLogResolution `form:"resolution,omitempty" json:"resolution,omitempty"`
+}
+
 // ListSignoffsParams defines parameters for ListSignoffs.
 type ListSignoffsParams struct {
 	// Status Only reviews in this state.
@@ -12846,6 +13292,9 @@ type RefreshSessionJSONRequestBody = RefreshRequest
 // RegisterUserJSONRequestBody defines body for RegisterUser for application/json ContentType.
 type RegisterUserJSONRequestBody = RegisterRequest
 
+// PostDeviceReadingsJSONRequestBody defines body for PostDeviceReadings for application/json ContentType.
+type PostDeviceReadingsJSONRequestBody = ReadingsRequest
+
 // ClaimPairingCodeJSONRequestBody defines body for ClaimPairingCode for application/json ContentType.
 type ClaimPairingCodeJSONRequestBody = ClaimPairingCodeRequest
 
@@ -13049,6 +13498,12 @@ type CreateRoutineJSONRequestBody = RoutineRequest
 
 // UpdateRoutineJSONRequestBody defines body for UpdateRoutine for application/json ContentType.
 type UpdateRoutineJSONRequestBody = RoutineRequest
+
+// CreateSensorJSONRequestBody defines body for CreateSensor for application/json ContentType.
+type CreateSensorJSONRequestBody = SensorRequest
+
+// UpdateSensorJSONRequestBody defines body for UpdateSensor for application/json ContentType.
+type UpdateSensorJSONRequestBody = SensorRequest
 
 // CreateSignoffJSONRequestBody defines body for CreateSignoff for application/json ContentType.
 type CreateSignoffJSONRequestBody = CreateSignoffRequest
@@ -13933,6 +14388,9 @@ type ServerInterface interface {
 	// GetBoardMedia An image for a board
 	// (GET /board/media/content/{key})
 	GetBoardMedia(ctx echo.Context, key MediaKey, params GetBoardMediaParams) error
+	// PostDeviceReadings Send readings
+	// (POST /device/readings)
+	PostDeviceReadings(ctx echo.Context) error
 	// GetDeviceState A device's state
 	// (GET /device/state)
 	GetDeviceState(ctx echo.Context, params GetDeviceStateParams) error
@@ -14443,6 +14901,21 @@ type ServerInterface interface {
 	// ResolveScan Resolve a scanned tag
 	// (GET /orgs/{orgId}/scan/{tagCode})
 	ResolveScan(ctx echo.Context, orgId OrgId, tagCode ScanTagCode) error
+	// ListSensors List sensors
+	// (GET /orgs/{orgId}/sensors)
+	ListSensors(ctx echo.Context, orgId OrgId, params ListSensorsParams) error
+	// CreateSensor Register a sensor
+	// (POST /orgs/{orgId}/sensors)
+	CreateSensor(ctx echo.Context, orgId OrgId, params CreateSensorParams) error
+	// GetSensor Read a sensor
+	// (GET /orgs/{orgId}/sensors/{id})
+	GetSensor(ctx echo.Context, orgId OrgId, id Id) error
+	// UpdateSensor Update a sensor
+	// (PUT /orgs/{orgId}/sensors/{id})
+	UpdateSensor(ctx echo.Context, orgId OrgId, id Id) error
+	// GetSensorReadings A sensor's readings
+	// (GET /orgs/{orgId}/sensors/{id}/readings)
+	GetSensorReadings(ctx echo.Context, orgId OrgId, id Id, params GetSensorReadingsParams) error
 	// ListSignoffs List diet sign-offs
 	// (GET /orgs/{orgId}/signoffs)
 	ListSignoffs(ctx echo.Context, orgId OrgId, params ListSignoffsParams) error
@@ -14890,6 +15363,15 @@ func (w *ServerInterfaceWrapper) GetBoardMedia(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetBoardMedia(ctx, key, params)
+	return err
+}
+
+// PostDeviceReadings converts echo context to params.
+func (w *ServerInterfaceWrapper) PostDeviceReadings(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PostDeviceReadings(ctx)
 	return err
 }
 
@@ -20523,6 +21005,183 @@ func (w *ServerInterfaceWrapper) ResolveScan(ctx echo.Context) error {
 	return err
 }
 
+// ListSensors converts echo context to params.
+func (w *ServerInterfaceWrapper) ListSensors(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListSensorsParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// ------------- Optional query parameter "gatewayDeviceId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "gatewayDeviceId", ctx.QueryParams(), &params.GatewayDeviceId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter gatewayDeviceId: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListSensors(ctx, orgId, params)
+	return err
+}
+
+// CreateSensor converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateSensor(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateSensorParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateSensor(ctx, orgId, params)
+	return err
+}
+
+// GetSensor converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSensor(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSensor(ctx, orgId, id)
+	return err
+}
+
+// UpdateSensor converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateSensor(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateSensor(ctx, orgId, id)
+	return err
+}
+
+// GetSensorReadings converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSensorReadings(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetSensorReadingsParams
+	// ------------- Optional query parameter "from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "from", ctx.QueryParams(), &params.From, runtime.BindQueryParameterOptions{Type: "string", Format: "date-time"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter from: %s", err))
+	}
+
+	// ------------- Optional query parameter "to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "to", ctx.QueryParams(), &params.To, runtime.BindQueryParameterOptions{Type: "string", Format: "date-time"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter to: %s", err))
+	}
+
+	// ------------- Optional query parameter "resolution" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "resolution", ctx.QueryParams(), &params.Resolution, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter resolution: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSensorReadings(ctx, orgId, id, params)
+	return err
+}
+
 // ListSignoffs converts echo context to params.
 func (w *ServerInterfaceWrapper) ListSignoffs(ctx echo.Context) error {
 	var err error
@@ -23124,6 +23783,12 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/orgs/:orgId/devices/:id/cast", wrapper.CastToDevice, options.OperationMiddlewares["castToDevice"]...)
 	router.POST(options.BaseURL+"/devices/pair", wrapper.ClaimPairingCode, options.OperationMiddlewares["claimPairingCode"]...)
 	router.GET(options.BaseURL+"/device/state", wrapper.GetDeviceState, options.OperationMiddlewares["getDeviceState"]...)
+	router.POST(options.BaseURL+"/device/readings", wrapper.PostDeviceReadings, options.OperationMiddlewares["postDeviceReadings"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/sensors", wrapper.ListSensors, options.OperationMiddlewares["listSensors"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/sensors", wrapper.CreateSensor, options.OperationMiddlewares["createSensor"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/sensors/:id", wrapper.GetSensor, options.OperationMiddlewares["getSensor"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/sensors/:id", wrapper.UpdateSensor, options.OperationMiddlewares["updateSensor"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/sensors/:id/readings", wrapper.GetSensorReadings, options.OperationMiddlewares["getSensorReadings"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/media", wrapper.ListMedia, options.OperationMiddlewares["listMedia"]...)
 	router.POST(options.BaseURL+"/orgs/:orgId/media", wrapper.UploadMedia, options.OperationMiddlewares["uploadMedia"]...)
 	router.DELETE(options.BaseURL+"/orgs/:orgId/media/:key", wrapper.DeleteMedia, options.OperationMiddlewares["deleteMedia"]...)
@@ -24542,6 +25207,134 @@ func (response GetBoardMedia406JSONResponse) VisitGetBoardMediaResponse(w http.R
 type GetBoardMedia503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response GetBoardMedia503JSONResponse) VisitGetBoardMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PostDeviceReadingsRequestObject struct {
+	Body *PostDeviceReadingsJSONRequestBody
+}
+
+type PostDeviceReadingsResponseObject interface {
+	VisitPostDeviceReadingsResponse(w http.ResponseWriter) error
+}
+
+type PostDeviceReadings200JSONResponse ReadingsResult
+
+func (response PostDeviceReadings200JSONResponse) VisitPostDeviceReadingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PostDeviceReadings400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response PostDeviceReadings400JSONResponse) VisitPostDeviceReadingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PostDeviceReadings401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response PostDeviceReadings401JSONResponse) VisitPostDeviceReadingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PostDeviceReadings403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response PostDeviceReadings403JSONResponse) VisitPostDeviceReadingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PostDeviceReadings406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response PostDeviceReadings406JSONResponse) VisitPostDeviceReadingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PostDeviceReadings413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response PostDeviceReadings413JSONResponse) VisitPostDeviceReadingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PostDeviceReadings415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response PostDeviceReadings415JSONResponse) VisitPostDeviceReadingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PostDeviceReadings503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response PostDeviceReadings503JSONResponse) VisitPostDeviceReadingsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -48715,6 +49508,698 @@ func (response ResolveScan503JSONResponse) VisitResolveScanResponse(w http.Respo
 	return err
 }
 
+type ListSensorsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListSensorsParams
+}
+
+type ListSensorsResponseObject interface {
+	VisitListSensorsResponse(w http.ResponseWriter) error
+}
+
+type ListSensors200ResponseHeaders struct {
+	Link *string
+}
+
+type ListSensors200JSONResponse struct {
+	Body    []Sensor
+	Headers ListSensors200ResponseHeaders
+}
+
+func (response ListSensors200JSONResponse) VisitListSensorsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSensors400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListSensors400JSONResponse) VisitListSensorsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSensors401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListSensors401JSONResponse) VisitListSensorsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSensors403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListSensors403JSONResponse) VisitListSensorsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSensors404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListSensors404JSONResponse) VisitListSensorsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSensors406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListSensors406JSONResponse) VisitListSensorsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSensors503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListSensors503JSONResponse) VisitListSensorsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSensorRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateSensorParams
+	Body   *CreateSensorJSONRequestBody
+}
+
+type CreateSensorResponseObject interface {
+	VisitCreateSensorResponse(w http.ResponseWriter) error
+}
+
+type CreateSensor201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateSensor201JSONResponse struct {
+	Body    Sensor
+	Headers CreateSensor201ResponseHeaders
+}
+
+func (response CreateSensor201JSONResponse) VisitCreateSensorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSensor400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateSensor400JSONResponse) VisitCreateSensorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSensor401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateSensor401JSONResponse) VisitCreateSensorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSensor403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateSensor403JSONResponse) VisitCreateSensorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSensor404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateSensor404JSONResponse) VisitCreateSensorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSensor406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateSensor406JSONResponse) VisitCreateSensorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSensor409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateSensor409JSONResponse) VisitCreateSensorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSensor413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateSensor413JSONResponse) VisitCreateSensorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSensor415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateSensor415JSONResponse) VisitCreateSensorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSensor422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateSensor422JSONResponse) VisitCreateSensorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSensor503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateSensor503JSONResponse) VisitCreateSensorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSensorRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetSensorResponseObject interface {
+	VisitGetSensorResponse(w http.ResponseWriter) error
+}
+
+type GetSensor200JSONResponse Sensor
+
+func (response GetSensor200JSONResponse) VisitGetSensorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSensor400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetSensor400JSONResponse) VisitGetSensorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSensor401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetSensor401JSONResponse) VisitGetSensorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSensor403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetSensor403JSONResponse) VisitGetSensorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSensor404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetSensor404JSONResponse) VisitGetSensorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSensor406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetSensor406JSONResponse) VisitGetSensorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSensor503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetSensor503JSONResponse) VisitGetSensorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSensorRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *UpdateSensorJSONRequestBody
+}
+
+type UpdateSensorResponseObject interface {
+	VisitUpdateSensorResponse(w http.ResponseWriter) error
+}
+
+type UpdateSensor200JSONResponse Sensor
+
+func (response UpdateSensor200JSONResponse) VisitUpdateSensorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSensor400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateSensor400JSONResponse) VisitUpdateSensorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSensor401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateSensor401JSONResponse) VisitUpdateSensorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSensor403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateSensor403JSONResponse) VisitUpdateSensorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSensor404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateSensor404JSONResponse) VisitUpdateSensorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSensor406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateSensor406JSONResponse) VisitUpdateSensorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSensor409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateSensor409JSONResponse) VisitUpdateSensorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSensor413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateSensor413JSONResponse) VisitUpdateSensorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSensor415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateSensor415JSONResponse) VisitUpdateSensorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSensor503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateSensor503JSONResponse) VisitUpdateSensorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSensorReadingsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params GetSensorReadingsParams
+}
+
+type GetSensorReadingsResponseObject interface {
+	VisitGetSensorReadingsResponse(w http.ResponseWriter) error
+}
+
+type GetSensorReadings200JSONResponse SensorLog
+
+func (response GetSensorReadings200JSONResponse) VisitGetSensorReadingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSensorReadings400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetSensorReadings400JSONResponse) VisitGetSensorReadingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSensorReadings401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetSensorReadings401JSONResponse) VisitGetSensorReadingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSensorReadings403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetSensorReadings403JSONResponse) VisitGetSensorReadingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSensorReadings404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetSensorReadings404JSONResponse) VisitGetSensorReadingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSensorReadings406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetSensorReadings406JSONResponse) VisitGetSensorReadingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSensorReadings503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetSensorReadings503JSONResponse) VisitGetSensorReadingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListSignoffsRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Params ListSignoffsParams
@@ -59454,6 +60939,9 @@ type StrictServerInterface interface {
 	// GetBoardMedia An image for a board
 	// (GET /board/media/content/{key})
 	GetBoardMedia(ctx context.Context, request GetBoardMediaRequestObject) (GetBoardMediaResponseObject, error)
+	// PostDeviceReadings Send readings
+	// (POST /device/readings)
+	PostDeviceReadings(ctx context.Context, request PostDeviceReadingsRequestObject) (PostDeviceReadingsResponseObject, error)
 	// GetDeviceState A device's state
 	// (GET /device/state)
 	GetDeviceState(ctx context.Context, request GetDeviceStateRequestObject) (GetDeviceStateResponseObject, error)
@@ -59964,6 +61452,21 @@ type StrictServerInterface interface {
 	// ResolveScan Resolve a scanned tag
 	// (GET /orgs/{orgId}/scan/{tagCode})
 	ResolveScan(ctx context.Context, request ResolveScanRequestObject) (ResolveScanResponseObject, error)
+	// ListSensors List sensors
+	// (GET /orgs/{orgId}/sensors)
+	ListSensors(ctx context.Context, request ListSensorsRequestObject) (ListSensorsResponseObject, error)
+	// CreateSensor Register a sensor
+	// (POST /orgs/{orgId}/sensors)
+	CreateSensor(ctx context.Context, request CreateSensorRequestObject) (CreateSensorResponseObject, error)
+	// GetSensor Read a sensor
+	// (GET /orgs/{orgId}/sensors/{id})
+	GetSensor(ctx context.Context, request GetSensorRequestObject) (GetSensorResponseObject, error)
+	// UpdateSensor Update a sensor
+	// (PUT /orgs/{orgId}/sensors/{id})
+	UpdateSensor(ctx context.Context, request UpdateSensorRequestObject) (UpdateSensorResponseObject, error)
+	// GetSensorReadings A sensor's readings
+	// (GET /orgs/{orgId}/sensors/{id}/readings)
+	GetSensorReadings(ctx context.Context, request GetSensorReadingsRequestObject) (GetSensorReadingsResponseObject, error)
 	// ListSignoffs List diet sign-offs
 	// (GET /orgs/{orgId}/signoffs)
 	ListSignoffs(ctx context.Context, request ListSignoffsRequestObject) (ListSignoffsResponseObject, error)
@@ -60528,6 +62031,52 @@ func (sh *strictHandler) GetBoardMedia(ctx echo.Context, key MediaKey, params Ge
 		return err
 	} else if validResponse, ok := response.(GetBoardMediaResponseObject); ok {
 		return validResponse.VisitGetBoardMediaResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PostDeviceReadings operation middleware
+func (sh *strictHandler) PostDeviceReadings(ctx echo.Context) error {
+	var request PostDeviceReadingsRequestObject
+
+	var body PostDeviceReadingsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PostDeviceReadings(ctx.Request().Context(), request.(PostDeviceReadingsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PostDeviceReadings")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PostDeviceReadingsResponseObject); ok {
+		return validResponse.VisitPostDeviceReadingsResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -66527,6 +68076,183 @@ func (sh *strictHandler) ResolveScan(ctx echo.Context, orgId OrgId, tagCode Scan
 	return nil
 }
 
+// ListSensors operation middleware
+func (sh *strictHandler) ListSensors(ctx echo.Context, orgId OrgId, params ListSensorsParams) error {
+	var request ListSensorsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListSensors(ctx.Request().Context(), request.(ListSensorsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListSensors")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListSensorsResponseObject); ok {
+		return validResponse.VisitListSensorsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateSensor operation middleware
+func (sh *strictHandler) CreateSensor(ctx echo.Context, orgId OrgId, params CreateSensorParams) error {
+	var request CreateSensorRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateSensorJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateSensor(ctx.Request().Context(), request.(CreateSensorRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateSensor")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateSensorResponseObject); ok {
+		return validResponse.VisitCreateSensorResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetSensor operation middleware
+func (sh *strictHandler) GetSensor(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetSensorRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSensor(ctx.Request().Context(), request.(GetSensorRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSensor")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetSensorResponseObject); ok {
+		return validResponse.VisitGetSensorResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateSensor operation middleware
+func (sh *strictHandler) UpdateSensor(ctx echo.Context, orgId OrgId, id Id) error {
+	var request UpdateSensorRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body UpdateSensorJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateSensor(ctx.Request().Context(), request.(UpdateSensorRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateSensor")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateSensorResponseObject); ok {
+		return validResponse.VisitUpdateSensorResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetSensorReadings operation middleware
+func (sh *strictHandler) GetSensorReadings(ctx echo.Context, orgId OrgId, id Id, params GetSensorReadingsParams) error {
+	var request GetSensorReadingsRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSensorReadings(ctx.Request().Context(), request.(GetSensorReadingsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSensorReadings")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetSensorReadingsResponseObject); ok {
+		return validResponse.VisitGetSensorReadingsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListSignoffs operation middleware
 func (sh *strictHandler) ListSignoffs(ctx echo.Context, orgId OrgId, params ListSignoffsParams) error {
 	var request ListSignoffsRequestObject
@@ -69212,2063 +70938,2136 @@ func (sh *strictHandler) SubmitPublicSurvey(ctx echo.Context, token CapabilityTo
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P3tcuM2lygK3wpKe1e1vTflpuSvtrumZhzb/bQTf8V2p/Mkii2IhCTEFKAGQMtK3FPz8/397nvYVeff",
-	"uYZz7mSu5BQWABKkKJmSnTyzZzJV86QtgiCwsNbC+l6/NyI+GnNGmJKN/d8b5BGPxgmBfx8kRCj9jwec",
-	"pET/g8aN/UbY2mv3N/FWMwzDsLmr/+ed/p8w+z/SagSNe8r0aEmY5OKO9/sJZaQRNEZESjwgjf3GNTxC",
-	"A6zIBE9Rp/EZJ/dNytBY8B6RnQYaYokYV6hHCENDgkWM+oKPkKQsIqi1tR+2G0GDjwkj8YFq7DfaYXun",
-	"GW42w/ZNO9xvtffD8KdG0BBE8uTBjGFpkuS/fDN1v0jyQARV08Z+Y4IFo2zQCBqSKnJSb9MY6/EKq1Q2",
-	"9mFN+u+09yuJ1BKwizTs1HSsARSTBxqRxtevXwNzGNI7jZ//Oo5/1HH88jVoHBImUzgPmY5GWOiFXjCC",
-	"xlhRwhSiDA15KjWI8wPD8YgqNQuc1tZ+e9sCBycJEQPCZGP/58aYYJYq2fjF/U41aeqZ5oyKsCIDDqvp",
-	"cx43gkbEY7343Z323nY7DN/pM8fjsYF144FHuJcmev36FHCkKDeTHjA8Hk4T/EhlI2h8pA8EPuCdC/yT",
-	"+GA2E+tfplKRkUaqwxsNQPKod3wJ62x8DYrrLy47FunAW3a403pXXtoVlsPSWkY8JgKrwmoYV3d4PE5o",
-	"hHsJ8Vd19eP5xdWZvzBGI5oklDW+/hI0ekQjx0EjaMRYkYv+N1SoYWO/0dp7FzbDrWZLo3lMiboQMRHm",
-	"QPR683819huHhx8v7DBYdMSZpFIRpu4iLHp8OI1hwb/MP48FcD2+PDk8Ojn2gHuYzY8OvflR610YovsI",
-	"JwB3u7j2384P/MUlfHIneUzT0autp40GAo+QnVWD9VlQBKV11KXR3UbQoEwqkeY4cs5RxFlEmNJTx0hO",
-	"CDEkwvWhVdLgpuZRmgbHCY6IgNM9T0c9InKuJDQPuCSC8hi+800jaJw2gsYRICRPRaThi2Nl4CVUzuQc",
-	"G6FErQYPwiKeMkXEyRKMv5/gAXzFkOudobzpEvDttQC+H4Gd7SuRkqAxEkwTRBi2N7e2d/QBMDwCGaGP",
-	"RzTRqHN0cdwIGgP6QPTQbw/O9Z8jGseJhsL3n07Ozxtfg4bgXCPQFhCVJI+N/caHFVh9yqg+0K3P+t9j",
-	"TbcLTthwcA3Lw4RLckVkmqgiLz9AkX4UIwA5mlA1RJwR9IAFxSzy+LomqpTB6+aVme+G+2FoubsZAaSV",
-	"bWy7txM1d+N3pLnXD1tNA9F3e7gXGf6tj3xm0vCd3oydVBBcPSQsDVnmw/Wwox9q7NDChOF+PSzJJ3MW",
-	"SS9ffmO/sdkIGuRxTCL758a2xc6B/ruPE0mCBlVkVO/Ysfkwj7Cm+Xrv9Ow7Sg83RPklxUyZO0QjoPvz",
-	"G6xxHdZsMSvC+WV+aMTl5k57W/9iMWK/0Qw3toG082UB6dVa2C+OhhpnnKlhkzCLfAGaGEnsJRKQQTxN",
-	"cBbkp+bIwnwDP5S29tURyfWQkMXkwftIDYm3zpw2/iKJv0jiPzZJFNC8QqTXygOSQAO+MJ9jtgFbjsf2",
-	"7/8kWGp2k6Op+TvDUvPn/1FIambIkVT//R8TRUFvNdKKwYMyF2ZkgmTak5GgY710I6hQJZEkkSAqQHLI",
-	"JwzxksiitamHTJqbh4d7OR6SBwO7nxs4IUJt2FdgcwPG+/2NmEQ0JrGGSB/TJBXk0MhFYbCUpSLBUh2R",
-	"hD4QMc2pS/96bcHiZHG9wcZ+YzKUJLr78cvmw97Nb1db7HT8Lvoct/of5c7gW7w5PSZh+h29UNv3u9+P",
-	"2o8/aOxORdLYbwyVGsv9t2+HnN/LjaGWvcUDJZPmPVXRkDC5Ye1hbyVPpeEUZt8n7IEqQJaqE6HZ0/w8",
-	"FL8nxZvxeaBHgsSEKYoTgLwA4JIRpnrxEo/+ZcGSzdVCBZHFL+wVvrCMGQR2tRwrEhyE/RFmeEBERgn1",
-	"yEvTwi9BwwBuX3/+bi/6vt37cXf03XhL3rQefnrHrjYnf98hH8NfT7fxh7g9+EQvvuz+eA9ndWQw8tog",
-	"aOmgGMLjseAPJEaCaAj6Z2NxeUZs2d7fcpCzQ+pCg9hXJOXsnCsNlUuusJQ0HaE2GmhttU/FiMQGZRgZ",
-	"DwVP+GC64RsbjLpRMjVcHZ8fnPrqvCAMJ0X10fwxdp9cUc0/vTiEL1kd/0p/B7UHI3SO4T/fFRXbeut4",
-	"gZq/QJ3f3N92JrUKdb5xcXXU3NtrtRoVSr2vycP0vi5f0igzSipo996JnSyzu3pj471GpQZu0Mociv6+",
-	"waR4KsdDPKAY6VNLBXmPxgnBkjiUQ9lpoISOqNIIZ82YJ0tYCFa+5BwdGgPtHAvp9n7LQTobVJ8TGW4A",
-	"dwolssyyY/OExAhuuQBhpG8wEmuNPwC1/0tKUlihZ8xViozGyhcB41QA1z/LLikiBM+sRzC75tylG9M+",
-	"qQvszfqY0t8E2UivvUIF23IGeX0UGnWyXUrvpgVzrb/X8iyt/TDc2GwBU/QA8C4MWxkAGoqOCE8Vwn1F",
-	"BHonGzk4ygLFUsBoLwGM9kJgtErAMCjgASN8FhIaQzfC9gwkducgwot23lpi562FOw9LO8/owdt8O9wC",
-	"OfQInCCnVM4YBCY4SXocixhhFiOMRoSlCH4oqk1Y5iqTZkADPREXmt1YgaqRYBbLCI/BaD/kE+f8MtKq",
-	"/uUjZjHv9/PfzLtw6wwETfStI3Fq7OtqSEBCj7G417y5huRVlxNv5661bP93PT60cuw1IWwG4q39TYdr",
-	"VnX4yBXSmlgOQ2DBVB+B3aD5q2rJW+70lrWYVltJcyiAv6DytGI8vcQie1A8vDEXSmCqsrPLPD358V0K",
-	"GpHsF3c+CR0M1TMH1F7ygHbyA9IIeeeg65+O2YU9i1Pe602LyOtOwhpk8qOwisjrAd7sDgjt+MH55HMi",
-	"u5lwc0XJAPEkJlKhPhVSle6l+WgdY4VB/dMEVXfNi9zHr+Cm/TqfH9Y5ZBKGoT5kLgY1vxm2jAtylhO2",
-	"2vub4ca2DyknsxfllGWlu3hzaZkqbue6dd1XWi8B/qxUUhf875YGv0bwEzYgUh3EI6pmVbN4RKXM9OfM",
-	"922vFhBuQTJHa5IMRpoikCRjbHx9vanWwsG0te5rdXmsw9n1x6fbf+10OmkYtneeji9PDp8+Hlx9c3H1",
-	"w8nx59vWRnvj3Va40WptbW6HG62N1uZG6/bk+uLp+uLTtfkfjTnhZtgO322GrXYz3AnDp6eDo5vbg7B1",
-	"e3B0c3cQtp7Orv8GO366fGpvbG+0np6eDk6fzo+fnj6dnxxeHB2jTzcfmu867PiH8yf9gj+rnvDp2+uz",
-	"k5uPt+Z/v734eO4NaW+HYYddnhw9tZ6eMk3g9vb249mh2VnlRjZa5uHJ9cXt2dW/ttqbza3tppaVb29v",
-	"r68Pbq+vn56OLo5vvz04P74FR93t7e3t6dNTa+9dGG612k8fnp6eWu1NdHZwco6ub25vr48Pbm5Oj28/",
-	"H9zuvWuFW7efrg+entba4c769vZ2M2zBZs6enn7Q4ICFdtjlD62n1tPJ09bn261W+/ZAr/v29lZPerv1",
-	"dGy+sXV7cHNzfH50e3B6cqh/Ozs+etKPKh+fnHtfeJr3f2UQHpzqhXw4uP3AeYzMjTW9/Xi6G7bau09Z",
-	"6MStCWC4vT68ebr+4fYaHKp22LsnL2DiXyFcwszbfjo6uD0S6WB23nCnped0sQe3Jizh6ezi6QrLYYdd",
-	"HF0/HT1986+n/3r0dHj48eL2WR//rfPD/2v7b+cHtwUffPbsqdo33lneUvk1I+NqF2oPq2iIeB/1eSqQ",
-	"JT/pk+RY8IhIqW/XLQgDShNlbBsxUWDnMrZKw4Bt+AxYp5kSPIGlOiJrrOghn9WkgbVkFlcngC2pEX8N",
-	"GjxVEQepAuJQYOXWTmA5BdxE+VYrttXOVri9va23CTYLQbAEmMRURkMsBgT1uUApu2d8wtDZ1TnKhxdW",
-	"Iu+pteoUVrL5/EoK37XPEY2Re2yCwdSQal7MYsoGyIbfgCVUs+4+jmhC1RRNsEQ4EQTHU5TjQGGhcWre",
-	"Jc8BLVvT2fXHZhtpHICPa7jgSBEhERYEwY3CBsWPCPKrcWtk39CXE6C1vha5mJ6A5cvH61My4kwG6J6M",
-	"Ic5rzFMWywD1eDoYKn37qCFBEZYE9pxKcyXpHwmOhvPN8F5Q1O+NiCph3FScKUyZJhsX6LXf6AtC9E5m",
-	"vDZ5INVY8DgFu+Or6TvGd+MEZQADyDXilDyQxNDtGGt1fysEZAFCuuQUBIzW9vIM5hetL5Ckf0r75AhP",
-	"tSLaChryPm3sNy6vjpqnx2fNFkycMmo5Rx9HCmwO4UZ7O18vwF5jTva8/W5j1xsAniL9xec1ozKCVMjp",
-	"FH4uCObzD3uQpIqw4mFPhgRE1OynxccdiykacB7L1z3wdg6fgyRpjlMx5pKgfsJTUTr72bPa3Nl2h/Xh",
-	"9Kp5cNncDquPCn633+nhQc1jCJakoL8IZnmCqXUQWp4/5WrGsppwiA1JYOeaV6oJR87NWqQO68s4bW+F",
-	"m81Wazf3X10w77vtsDbwCQB/Vc+0Ac0qfmrPNb25tbENaLrsPO3iPO0QDsL7ZXsLgkUEiQh9qLSXr24Y",
-	"ysgDzvUMvECHcDzl042cp0GfHjL+Irj0BGlakQcpjtRQkCw0uiD/leOADRKcXRzVjJ417qQ+VuB2pqLa",
-	"5Bbu5cHn1pIBfpoFRrqt3EhntlUF4bAwYhnHKI+iVAjCwArW2srES3nQ79s4i02QtgwQbzj8Xd8zd8Zj",
-	"2tfQL0BL31tnxHjAikepcaQpI67PT4OGKorL3ur5rmjM8DOu6F85ZYsZqrtkGEZ/4yPy2yt5j1NZVgae",
-	"8xMZAMklIfTzfxkQAU8gLP2GYxFfG5dBEVS58RRhhVrh/ta25RWKjkiAekRNCGGoJwi+72OpgGUkKSsJ",
-	"x9bqbxIEcjt0bLwUOZDAtQ65GUZx+ZOs1C81Qc8zOH8NGsPMvaE3r58VNvR7g8B0ENGcz+QgCL5q/Vhz",
-	"MFgpuxR8IIiUhahCmP4r2O70nD2BWWy0ksiYBP/bh+294/AbLbIIao/3v7U+tPc2d/W0znuRoTX6zqK1",
-	"fmrEKQNukA2JeCDiho5IiZHu7G9te1fVEtk5cF258CtMmfu+5oN0RH7jDOhlRASN8NvDIY3wgJt8qjNj",
-	"jLgRVoksCu/OVOECWxUMK4orlZr6Mq5IymLy2NhvVen3Vfq6wJNnTZfVBspWbpvcdDbJtrNJdoS1IGbf",
-	"NxbE27Orp6eri+Pbq5PDjwdXRx3h7HXbx7fbrfD2m2XtEAvEFe+6FeRLSqQxtGz1W1Eb75GwtxtvRtv4",
-	"Hdnpt+J2BJ4HMDEc5BYGm4aSP/tgrQ0aRzMIrSAQVRhKlrBJLeOjtSgRVhqlKoxJK4RprI5F9c3cGUqV",
-	"jNKAUs6y7JuTc9xytuD/HMhiXR3nZHKUXVCVPvMACTLQAq6wAjTjCk2JQtb36Eti/xUd6AUX7UJ3+R/v",
-	"pM1tQBfm4iy4rrgYYEZ/MzZPziD281JwpATFiX+OS1+3rwd13ypRdXtDyBxEtvYJVqkgJvB3TO/uyRRs",
-	"U6QHMbOQvkEZjWBrYLy4S6g0iXYQTCaNE/XBSFLt7a/6aoYIvLHgmlw0WI5Z7EepbjXDVmFbMIiygUFW",
-	"uL8v7XHPi0Ex5/8+D71FVGax0MkUDU3qqhfxmQmQf9HXf9BwFHtINzYgWPJU3sXk4e7v95sP5+++LA7+",
-	"/vHLT5PdXiPHnWqObDbmIZJxQDuJEGnsQIojqmZ5svlvVbyPSyy12vkN7iUEtdoaJzEyiZnIGPetr3u6",
-	"gQ4TgplRCYzfe5DwByJBvtJvTNE4wYpsgLCrEmuhBS0GgeqUX0bO8f31r5Cr/+A4DtgJMt0sYprCAk7g",
-	"BJRQAjPZJ6IkIvyfWmfgleoLZCn837wshf/q+G/FqPqB3sGrZchfmfnQ0UxCuPelusHx7+oHx2/etHb3",
-	"t/cWBMfrdTa3t3d2XhAdv3nTejcnOn7OVldy3mcvydoVNjzccEqrJyguk6o04g9kZPOiqnVC/Ow6DuZr",
-	"joXU+DzBvaB/FjkALh/BTn4E+bZnPtdqbeWf2/Y/t30Mx2WZz2GCpcbuk/mjg8YDlVRlqJRH48BEf1Y1",
-	"gpFg1w5JxzTevBuJl9co2H6dGgUApcqrwKdMuAqMalqdwGTTltAEU0XZAOQCXG2899KZrAk1T17Kf8hT",
-	"k+xvfyUd/ZV09J816WhsSOsPzjm6jjC7phUeEuOvQTLCDFQAqghSeICwQpsIb4w2PIdJOWDI+aazO2BA",
-	"FHxEC8A9kmhEGxMGhmtpfh8RNeQaTH8DAWSMQRh6y8VAvq1jLnir56kzFEKKvaXFJCGK3OCBt7groqgg",
-	"JlBMwZNseUfHp8c3xyutUOFaI2NzD+krENjJ7yv5HOBwjir8UPDA+jjCzf0wXM1B4QMrIvRB8/eYR/fL",
-	"BloHDYUHxnXf2Pr4497lT20QQLXMo17H0bKifRSg/hUsSZ8Kudh4PN7Qmn2eeh1h9jZbPFAVkbIi87ov",
-	"iBwiaR8WiCYiUjqzAZl+O+z9LaIX9NsPPx1f3Xx/fSJPRmr80+HJzsmv8f3Z387Cv//6bXLx+fjxp1/P",
-	"fz2/GdDTw29D8uOBfue7H1rf0/73G2T6bUI+HtCLX483L26+b53/+v322dGBPBklw/jwZOfsJto+P/rU",
-	"Pj86mJwdTij+8fy3k185jdp7rWh6Ik/YeevvVH/y4PHi5tvRWfs4PL35gZ6PztR5+/utn67D7Z9+PXg8",
-	"vTn5Deb5bbD998/f/vrT4bd7G1E7Yb3RhzD+8dskD5Q5YY39vTDUChbAwu1YKMiOD0ft893oW/H3ybve",
-	"Tev+ckuexnv9j3gnPebbg59om33/uPvDpGE8wuBlrO28pnH92IeRcbAP6VhW+M1/WRrFuRicL7JlWh85",
-	"n7CSh/yXr79UONXBvGhFrqoCfza0tZw0/vNfYtZfYtZfYtafL2b9AuQ6K2OBTAVQ0oJQTPo4TRSK8RSN",
-	"sShGodWwTtrYC0ObNvoiLERfZNEsXgRGuGMiMJYM2HDD22FBgogpYznC6vE7erqv9els1YAJA+GKKGeQ",
-	"C8tRUKvAshZg/vCNBgvXvz1//bC9WriwxB56+YTXagN9I+iAxm8kuhF4ik5NAuai3QBlKB7dH8S/plKN",
-	"ZqzK+gQjLE2ciw3SdV53RJniCKOEFzwdeEGgab19ReEqHEU95lqPiVWuJ2wsWi9+GBxyqQ76Cq6NnZ2N",
-	"cLvd2t3ca22GW/WrLMQrxRlbFwaAe6xeVhKrbiw0Zx8xi91+t3chhNgPKt61QcU2qCdf3NIXgL1jf18K",
-	"Kew9i3N0/eqHI5t/6yOrPC2/xNfm7t47k8gDBODC7WfTeCAoPS9dGKAeSfhEXxHF3A2DKpXfhTcusXDW",
-	"yGUxQY8/L6UIrIYM5h07lyvfHXGewK2RcCWXDrVfEsNmYt/BeJwlOJQfv0bKQxFDfCRot3f3ciZ488jk",
-	"TLQGlTIltigJRjm+F7J2XsRvvHJ/r8Zv2qvzG9jwP4TbbJW5TXPT5zVuYX88p2m/KqdptoDTAJIJPCCn",
-	"PKqsCzcpk+PqtfjoEmdmjz376gg/3pDR+AP4lcDZwdzfm5u5vDHDPP4QV3cJZLOFmcQUScUFsXn/Zdj9",
-	"/AcCr+3lioDqnEPO6O055ArBM0duzX9USZb/ougCJOZVupxR9/xnFdRl4wL/Q5e6rKys1YZ6JH79y3a4",
-	"9YIKlj4QK+xbQ4ITNZwW4GlqoOmtGl3+BeT3nxm4yxDn9gw8/sfsjjfr77hdd8emUJu/47C8XyLGbmcb",
-	"ER+9ddGedpuGEsfjZHpNlKJsULYL5OaWgpXFFdz9kOCBvTy3w9ArQK4fXBJho2FbIaDrDS7H2IKjjDOE",
-	"S3cqwgpE+ZHW9+8zfd8r0w9i73e735+1f/zhm8arRqXteg6uIjdE7VXUXfDQ5OWOzd83RmohX1I6BqGl",
-	"tv8k27QFaWV6m/FA6puWoewb1kU3k6jruZPml7HOzLTL5ErNdX2tDsTl3rjxXFQreKiCv1DNoJpmFDdE",
-	"qgNTM3GGjIlUrvamKY9hbU8C4SgiY1UKalxUeTEzzXllF1ut9py6i5ahbegVLFt2cWuJlJ6thWUXt2uV",
-	"XQw1xX5ioywLu+LOzlOwsYsGqnBP1cy1/jMSqa0EnTmpbIZmraTozLeQslXToDVifpKzWdCpJAJNhhzx",
-	"CZMg8xSyOTRrNJEb5iHwTN5HmHE1LOp0/+k9p8GcfOclVtAurKBg4f7I5ZgqnKDzVAlqRfqX5zrP8fcG",
-	"mo2aIPDKfOYeju6bvN+Ehm7LpgbMZjHPSRPYzQ1F//g0gbo51n9qEsErZAjMj/6fybr+B2dF7+ZZI39e",
-	"VvRnLBU55SWJ+5o+Ou+QHHNbFTnPYytX1KmWdFo7++0/vqlJ6yUlX1ZuRmK982c8iacBsAuXOG67j3hW",
-	"z53ZbiWtotcFYKzpEFJg6ZgYDmk7ZaYs/+4KTrS6/DIOt6E2hDlYv26ZVd1a73a3fJSpEEsm+hFKeFF/",
-	"+Atf/uviS1A4/i9q/vG3W7mN5A88ft+TYhvNeIfrfpk9ulPSV851KBXBIzQhSYKwMn3RikfYKng+qg+R",
-	"PxDh3Q3Fo2xoJn1PGHogCU/V//t/NbKD/QP97ScuYCr1jss/0q1W2/hYhwTHtmSO7/6IiWetBbPQp6vT",
-	"DNPNoSJBjAdnA7yQRireb7x9aP0R0ckAiWhIRlDbuc/FCPx1qaBNQfoEdA8vRlUJKBj5NWhcYUVOqS1V",
-	"XNzX5yFWWkJLNErYzX1JucJo7eT45gPS2jIeU9TN5uiu76Ou6FqVFwoYSCS0ysCgaCaLUVfB4w6TJOIs",
-	"lihliibe3FS/AX6GOEBkY7CBup2GqyHQabwX/9R+r/5pcycMuxtQ2TWH7ZxxBdAsgMAlT2g0rT5fPiZG",
-	"/34jn4FB00zTDVAscF81KVH9ph3W1FoahKs1LWat73eY3vsYXnojkRZvAtT9UgLiGhfImlBlACKwpAPW",
-	"pAwlPLqX61ps5hObPNmdmLcnlMV80mGUIQvtSoh++afN95MaEM3HPQPRz58/H6RqqFWoyGodRYhesByg",
-	"EimNZwrfE9AFIMh5H3W/IVgQgQTByeifOpAT3Wl0A6ObdMH68U+dBmUPOKHxHWTCdxpdNBkSZkEqiCRM",
-	"QaE2myZvRwfIRAXEiOsPPPB7EqO1qw+HaGd3O1wvA6FyJQGas4SFsPkKQQN4RJTlKod4jHtQnsPGNFch",
-	"X5QNslvRqjkap72ERlrav0drW5teVdj1DfR5yLWOhIY8iSWiCo3wFGklT0NGv/IeYdZhtpxNgATX+iFU",
-	"6zDg0EqWBZL5JmZyQoREW+FWGUBf3v2kNk8nYe/H+xbb+/u4LbcfrnbTb7eiDzvDo3fkIBydt/hl+8s1",
-	"xAJAlSqsPK3FtRDT6O4nKueAHOHHU8IGagiWoypGdpgKyUUFro3xl5SgCB67Sr4EdU8pu+8iQ4aOu40F",
-	"eaA8lWiMByW+TabfQvT7ya8nk7Nf/67Ojs7U2dG3n86O7nfOjg52zo6+wScsdPv7khLwrboKrGZxy+0I",
-	"GiV8hAVW4wWY9yzHwFnAT4/HmpF04Wm3uIuZPgR6KgODfLGPTRtc3DRmxUXnMrvqk7h6se46fCMRjYur",
-	"qmFw7FcjDo0Xri6/B1MaV15/JzEZjbkiLJp+Ryp4/xm+J9JnxUjiPkGKI0GUmKK1ayXoWG9KkpEWgyJN",
-	"fdcEvPopoxr1QLJAaxh9+nRyhB621tGYCM2VFWGxZtkgGb2HMB09ZxbaK/GIoHsyNRnx7ge3kDWTXBQg",
-	"DZIAAcYFcPrrHabnoAy1t9CQp0Jq5se4QiJlCA8wZfswH5hD9cmMOZMErRkLZIC6Ttjp2gnNrTxO8JTE",
-	"ZnJ431JPN4Oial7ZUftIH0Z3A934G7GGpZj2QSZR2WYsd+mwrXYbdWl+Knf3ZHonSCpJ3H2PJkOakMLS",
-	"zetUIqlokugNalEjQFvhXofNTETZXSpJF60ZSMshFyqZrm+g78jUFNOG2tdjzRJ8A+ma/iWVRASaMcLx",
-	"RYmtWhALIo1VyuSlmWuZsHjMKVPGdAVmVMex86tvfQN9sJc66pE+h+Qx0mHZCL0fida2wlDvqKX/p63/",
-	"Z1P/z5ZjW/5S1+F7xvhiriiJ1rYfH+F3Dd49s0+NDXqvAZI8wzz4GuBHmcVv98OoRfZI813c7jW3+ru4",
-	"uYe3d5ubUbsfkp1eK95qz+MnHo01NZHN44Lb2xCG4f5uVdHrHFH1Eg806H8rMu3tsJobgwRWWIb16ppX",
-	"RviRjtIROHFhReavfD2acgdE2KKaMcWVrEMjPh3hgWYOGvfXsrsnHSccx4BKGIyrml2P7ETd9WWZI2lV",
-	"M8d7Mn0hd7wwNu9KgdjDOWDp/v4kEW8k8oz6S+8pnLMnY4V/2a6uI8xuXPZg1d4UHryRaCwoSI8Rj8kG",
-	"OiUqK7gvCI7BoNGkTBImqaIPJJkGQHoXATqBf5zqOzkMUAv+am102AGbIrMOI/PqPWm+DO7ptckQK5DZ",
-	"qAJ2MgKum7F9Te8mE97ANSjcCh22Fba8myPCDGWKH/wOPeqcfF0mb8+fWyWeWWDVFNB2tp6n42s6YFCA",
-	"a558c8onRECrgSF5RB/PDg6b1x8P2ts7jukJPMnYv76jAk1krskowMCL83nj2gZvdNgPRND+VMvEXEMb",
-	"uhc84kih3lSRPE0gcBx5jIWEKyXiozGG0wO/NJMKMwWJzGVwbvZ3ohYJe3t4O96Kdsm7fhu3emG0F78j",
-	"u/0dvN3bijbjNmn1Q7zXexftxjtku7+FN3vtqBWH5HnJTDr4LTyUMdZIq2e6/Tls7uFm/5ffd7a+/vdq",
-	"srCGlCqKkFStJriByaUCpazV5mWE/MnW961asSGSN9K4Pucu/Blj2+zCbU3hlyz8K/SDAZELdMBvcHxl",
-	"ENn1J7H5LF6Tkbe/SmN6yvaQxWKA9gmD7rLOjqaHiC2CT0kSaw1mZEq95s2iRqmmHa12wxwIRjiJBiLc",
-	"XZNLuz6Uf8s2Et03L+2jxXM557bhuVth+NUH2H8XpN/Yb/y3t5rCOCNMybfmqXz7Q/bFY1gLgK9Ku8gE",
-	"wRFO9AkYHVavUnrL3kDnXEvGA2jUMhFUKcI2GtApn/UTGq12BpF7OQfZAUM4ghI+jiVR6aBi+8OQR6go",
-	"WAbOXm3g1AKJW5vMWaOJRlAIAjRg9677pZWulgbAOMHsLiOJHAp6IX2okZ9gzYWNq9WkbKK1tlUscDSE",
-	"t2xRRggZ0ePuMkmtAKB2VmrRdYupB67LBM/HoktMgbdPeJrEaMBRj0y5vWGLi4/wWAs7hKB2gMaCo/Z2",
-	"gAhTRIwFlQSlDJZN4nUA7QcuejSOjXFnacD2s7d9oFJptUbECImNlIDjEWVI8EQLZ2hIB0OXUumBbvN1",
-	"cCsX7d5I88k1LlAeN2FEF85RwieZapRpNQCWv4G3dgWIyFQ8kOkduCPiMlTMQ/317HkBAK3wdQCQUHb/",
-	"ZvZzAIYx1oxImd9A2KMjYvQyBeYExtHIxP6D0gvg8JSkF3Giao3X50sZY8jZUklDy9XpHtHrz/pYvUcF",
-	"vfmP4lzAljI5z9qNkKEEg+vRELMBAQ1qbZ6Svw5qbb5VYxUGWbpb2nB37o61ZDdjJroCc8SrHI+xbJSx",
-	"uHwe+q6Cblvz7Cflk2i3X+ckZgHl9zdbuCTA6nN+mEOoOP0RZ+S9JgUtvNvB6gDCI3EvWY01MK7ucD5F",
-	"DtVzrlD+YN9gfW5lcbbtma+UEXznlcBq9pmZn8F5o/kCy9DedziBaQBpMVKitW+vL86BpY64VAVbkkHV",
-	"c64+8JTFKwOwD2/nsLvwDWGMK+QGFEGz9VpSiyX3mBNjswQpSVN6jyScDfS94gITC1YIwKFLPE04jm84",
-	"P8VisBoWjc0cd4rzuwRmmRWENdKaC84OKN4ym68rwsHXyGOU3fWS/kZc3Quz6xFh6ipTSV5Rgvs7TwUI",
-	"QPmJUBYlaUyQVyw7l9y8H0tS2+vIaRXGp+rVgZXYLMua2mCcET1zsRMAeB1h9onhVA25oL+tCMEUJnBe",
-	"Tx+GnjcUjLo5lGVkypGvXPwqD0ovw7tVG95693Phfc6tRudMR2DRB4yMsBDUukdKFqe1rv5hw66zGyDz",
-	"N2yzu44kN4ZuPB4j/aIkVtIGbV0NBU8Hw8yWbvpuyXREsk+9R+YQsyt9MiSWIwASwOwKD6yOZXnjtbGe",
-	"fJPKaf0TNoXescImwAc/YJq4G6qUG2QH6S3pRfSIQzK9LINycZMzkJzK2Tvu5bvU+0RRkcrmpxJ5oxZL",
-	"Zdvhpj5UWdy6t3DO0QizqRZb5YSLGEVDEt1LhBXiJmqkvFQ7111PT1ZconU8UIn0QzMVCFR2cukWq4/V",
-	"RiVULfgV+OfcfQni3ESIM9fWFZa9poZkCgNiktAegXCNKYq4VMl0fb/DuhoCIC12fSB0N9CF0XHmHNE+",
-	"6ladb1frCx3WtR1Q7qw7vrsO/tw80DmXVMBubJAK3PprkhDUtXjtIWdXiwO+qSMGccvA3lQF0MtlUFlK",
-	"yxwuHIcy1L3So5qQ324jQrw4KO/hrFB3PRPU466wEZ4aelCCErDGebbjRS6WrzndlojvvxL5Wgz5ZBBk",
-	"du0RZ4wYi4A+7UTLhnFqXQ368WhUKuxvll3CvNKKvVmh2aG3h+wrxiUr8QNlg/eecgYnrsVUPAWOPMQP",
-	"BPUIYch2+dlAV2RMbGpjSSe1TL3Cc/gHMIr5R4PWMFgQ+QP4WyAwDQtl/mlxQWurLO5NQcbwtvJGdlhM",
-	"cAzR+JoHaV0JYOUymaCHyvo+8phKJZMo2iwNdOP3HVYm5rkk7H+hzGogYMriiI9CHeadrneqeglGRzY4",
-	"pUi87+KLFp12YG9xfeKUDYwyXn3q1do57pPVeJHiAHHnzgGoUTZYlgVBROIVibiIPzF9+itrqXpiwXBy",
-	"Z0gtJ7kT+6Dgvp9B+lewYB2YQg76PPR+jPkQdGBrTyxwwBitUZXL1zGBhDyookWVvlmidASBdh0mh3hM",
-	"1nOEHWOhKE6yFjXvLaLC9hI+sNYcnILZNCYlCkLUGWBuOD/DbGrVL7kS3PVtfmdNsz6jc4KCC7b0RJS9",
-	"MHRkNWNi2XuNc9BrsipJKabTEo7UbHLpS7tEJn6Mb9VC7di3+UA/LraZB8bWetkO11P8A2SFf4wat6Lm",
-	"NRczzkxP/8CFrPrxmF56YumgP3/+3CxH3i46snKgrgWgtX6uzODSwgy+FQ6c6QSu1o+nuy7BcD+LW0RD",
-	"DOZxSQYj66AScFfCDXF2/fGPMnTCx6mEZIemdR/2UmXjZ5llZyB9a321RzwTcQOAJtPxmAtFYogIMlnm",
-	"K8Eum+gO7H53gOU5EL0veYbBfaNCP2fAbG2/vmHqjURda+Vt6m13XbAhZ6RoyrTuj7VueZldret02IxF",
-	"s9JZqy+EbBeA9saaesIeqEm69LzpOI4hyxYnl0LPrKD/j2ul5/30uw1C9g+lQdnD3V70fbv34+7ou/GW",
-	"vGk9/PSOXW1O/r5DPoa/nm7jD3F78IlefNn98d4UFSrE9D4XBZPHEPxsP/9LNoz3fiURMGJrFGcRqcrR",
-	"4FlNgSyJwlSV0oLde8TSJLEs1o3TTEP/bOjbtoQqgAKrQhxDjBVp2oL9pU1kfaB/n5lyZqRrUpLD9wxP",
-	"MTq0GZzl4Q8Uz+63m1B23zUMw0RgBnlMtxxizR9NeHtXKtzvd/etjKPpeZoFT0E0CNPXyM8NPdzQSb/v",
-	"wd8uJGg8NvXI5gMWEK8FrZ2yE/mB4lPzfuG3azNZ+YwBAlBKz2yv+rS1YJ6QeAAdePKu5qUjyodBitmc",
-	"46p9KDMPTFJ6xYM0i7p5PkLH33wWOWOhAB8IyhupBAlkc88KEHxEDHvAKms1AXF1IMNizS1MzMcFIyYl",
-	"HBm3D4MIXy1+0Kz+gUzhe2gNu9wklJdtsHoQzSfIxGH4y/oj1sEsqSVdaUxLWeSUrY/QYVletrRz6vcD",
-	"1KeCSNQtxOdb3Yyab0ijQYGfWbonMt9Eh0UJwUKzV0EkTx5I/M20C/S/jry4QWSfSkSVUaiKiEXrHK1L",
-	"Q69MGdOrtdzI7Afd8BhPUVcSJrm44/2+Voq7Wru2XQnNEzTAikzwFEma6Nu/zwVqhR02oixVRL7Pzgjb",
-	"UAzjVO8yV0vhTlB5b+c1TeUoQ6a4AbftMc8vLzQ0AFYdltAvKY2NqW23bWLl/c/YadYD1FVY3t+NqL7x",
-	"4QsOtZF+YJ3HgAv6VAYCR6TDjMwOSlJKIAzAn1y/aHegyAiuvVSQO/IYpUJSfSuumUEQeZgQlXlbO6CA",
-	"gg0hVZJqbUxJJLSCPvMBvXSBp3cJVgbk+q8mWCUUje6JskqdLdGCtraRhbdROTpMzz0iOHkjjTxW+ITA",
-	"UzuP/lKk8ahvr/a7BI+l+SYwV1R4ijbDDovxNIt8p8pKuDJAXcr6vGswHuLRM1LIh0ywYJQNumB46UYa",
-	"AyKcZESjSU36JAjHb4TpPudx1qqmsCp/b4UH6++RhqBAGvFlh8k0GiIsUTfh6g4WpdeCsBD0Ia/OTkWe",
-	"vKV1uVKcaJEgqsgsC9bzr83rIrV0smJJY8F7RHYaVoxWxgIzJFjE5paUVDOz1ta+Xys0/5qh3IMlbn/H",
-	"al5yBeXsalEoJ5SvcUMRVVa0yZmoRgPfmGV5O1C6uf2pkiTp67u/zN6eXWPevXGx1AxX1bUb/DVPT67B",
-	"Ul39nzpfMEO/QmMBuCarWXHGg6HSSo+n6j3q0hhE9Jhk7ro4c7kZNdy0bzy4PNG0a6PeNIssc/AgZ5Hm",
-	"eYkTB5YJmYcFDrqA7UGywEqXkrJaV04qtrTLs8K30bFoXCF/lIbSOE86t9eghx45xeZHk52sR2AFyimQ",
-	"wFwB6NBIBUdYVcnFRclhH2EvxRYnFgnM52fBC09PXv3iN4nK9jDmnXZQgVVFpjrnXgkq0K2AY8WQ78qv",
-	"N54h9eImP/i7sTeUdw3ld1Dxy3ZE5beeibn3CDjiLCKCScv3NGT9MIjmRIsBpibTChyuhOQOIRZg+nN4",
-	"evzg7B5JctGHSPRFbO2zCRtxVT6h2GARSWOL+M8yR59Qvma18X7PFL5iEuwvz8HCJcHC92d3/UulP8kV",
-	"/wO7Eu+XJfuNDFrXHra5BWrUagQe3jjEgmaydfDKvyS8iTWBetymOJ19WD3XZy7uoTPQaraVrNriPGTP",
-	"q3La+DeAl5Y4HRVkNJtdZVVoPrP6saC8zsWdbfDSvfA1qys2E7poa8AixVGncUW0ErOPOg3U57YKQ29a",
-	"2IS9EzZeaCLyoVhNfqb82eyKD4zI6wolOiBf81SivI2WMat8ukYfjg7QCP/KBWJaT1jrjmgC7JUMgNH1",
-	"qRx2gw7rRiKVCkcEszs5JEliHmiNg5A7liqp/7DdtYFZDglWwPL51HB+iUekux64UN/s/I8/vf30XYf1",
-	"eSoU0RqyMWlhhYauhJ6tFIcSKkERHo1AxI+w0ITnove5JBuoq2X3x8wyiQEcHdZLwZ1FYxvEZCvMQVyr",
-	"1d+1gmPFdktEGhb6z4GmPL1hINBZOGhsdGDQN67tMR40AAhQ4B882gCCRtAYJKkCChzpuaBte0QSk7ia",
-	"pGMKj3iSpDICZ1SajIe2SVHEBYP/RJylRuAQeNIjAl5WfISVZigRVQLEkHs6oY2g0cMMM6wfDHnENYj0",
-	"Orm4h94fpA9PoD4PtFUfD/HdAFqjDUiClVmQBChwHt/FU9OoU5HHImPJd17BWwxCXkKtjmoDp4nr0mdB",
-	"FRnpe1BhymzOg30/0CcLKRm8j6gCldAYayDPmfEJ801+bg69dEEIdEUw8Q+FhXvD5qx8WlXbhKCD01bm",
-	"wsASSfivVmUlMpU9q0SwrIbp71C4qYYiYKn9a971QQgMjCvvYp8zf9vOPhbpAEDxQAVneolwpCMqoyIc",
-	"ZrYcVSbMHpy2mpuIgkeqT4nINrxm3XhkNFbTUgKw30x/VufNqqcuBsCZG/e10HnfE/9nmvBngJ2jOuQQ",
-	"lBX3cta3f8RjiA0DuCXxM3Crp9edYRUNPb3OFn4t6P2HN5Vaj+33mg+8BIp7VuvJsMSerZ0q+3hBr8kh",
-	"7OkzOdZW3kcjU+39GVGhfFW5emLGikKVRCmzDf4KJJMXIlsM2e/duKwTyuLxUMStDKvsY3aO+fs9YeN0",
-	"+U2PuUkjL+0em/AiLGIAgjE8RqbiyJSSJA7QmAswdHATvEFihGEd66tD7NIuxkHObKkm+K7tglcH45ja",
-	"ggpll4dpQTCjlmmI2vgIQR5s6ZKNHP17nCcEA6P0ivLVNXHVtD0kWKpP0k1dSmbHUiGZQrfefppoASNw",
-	"EXXG2Gq1OtpHDGoApNJcEi9z6uQc4XhMIwSBR30cEUTYAAS7seDxerXYTPr0sTiH5Km8u9/9ftR+fJa1",
-	"UM/RY+cqgChwp+kfSSUySEkHjMxxfYKEhuU9XP9cBHkkWZb/zYWlLUgV0Et63v85C7+LMWEm6I3fV8LL",
-	"fqKmEWVVHxosbBGYVmM+1sK61jXr6lqHkdsUWuvm++uuvzf1EpIp4qxYcOX3Ahzq9WD9Wgb+HwjKWbCl",
-	"MVXHTIk57GZeucfMtHYSO4VlIqgirr6ewelrqkjJFpQ/qNqLbcn2ey3r57NcwFnqnPgCza+DBh7TO1Ma",
-	"JjOO2vv+lwWsZBYGtsqLHuBCXw8uT9A9mRqqM7NnJQ2dA8d4ymxaxtKGKWuFotUKMH59tk7HRUbQDjc3",
-	"wo1Wa3Njt55vA8wlBkGf9zLUMQcCoiHF02hIYs8aiFmFQdBi5WRIo6HxgNnUbVvFy+QXwNyS2ADbpREt",
-	"b7RRWQMpnknltaE8QeavERB5bdnJy0yXNHYRFoaaAkfI3jo9syYdN/xTqsKqb7Rkfqg18uWMXgWVbpHE",
-	"dAUS3UE2/KtWzVU0/H4FARdeJL6Ok4VHBrlC+yo6pjVKQsznszMdFkdnlfhL5FpFgrYrcaXallBG6m9H",
-	"HyK0F67YzghPDw14XgU6ppzy71WSgsgU1bqHuoqmIzCVJL7hZ5QBAlcTp9YYbEx/wieuV43RL2yoLQKU",
-	"MvY3LJGZ17SDqJaxzQQ1r2+/GvTv8x7/QIy3phKpbb3oOg7WCCfkQ3bJ1oXkki7c4kKXNQNcpcwzAigy",
-	"LmL383aLtGfYiZw98GMcDZFMe00DVagZqiTiE6gPbPrhAYzgeCfGgUwlVI00MVVgXdtoBPXJ7dpMXLXU",
-	"+ro4SHlV4QGfnb9fpJAIbOqMZ8WIwJDbm6I1vU0Df4jCgcRGNBZkPCZag05SGykyJEkfJbRP1ucqX4tv",
-	"H4OMHg0UMLyMz949ZJlfZlkpK8o5Zy9fDkW8riB8xyUdPhWQxLfhBL7F0+OHM7y+8pZ07UTKUnRk3W+L",
-	"jvkjeTzkCRfWY2MS2+q+UjoC937gvj13tZ/G7g5a5lb/UzY0s+Ds6lpytfIyFdEQ23ol9XyxOfObcW5+",
-	"AMM6GUnjsZkMeeKILzNcYYnG7qNo7fgSvUVK0JGxV60HkK2icdp4QWcknRev8Sar6JctCbzljJirDD4b",
-	"UzlO8Bz7PQzzt2QKL2rlP3CZy0zSXkKMVc7Kt5C91scjmkwDtAnZPBC0wBSK6YAafSdXJVob2+i+0n3r",
-	"GjfUuHHmxu/OFUC+/AmwLuAGWiMxwMqKPqYs1lJSgsafv2v0ybpo/gkmX2u+msOJPf7rcOmXOXTr7sDl",
-	"SPf1RNu5OLKSXLnMua0qcS0v9ywjTDzMFyfL13l+jVtseMiu7lm8KN7DxUu3GjdkhbHY5tKgcSqHRhKD",
-	"lnyRADc4pFHahA4b2phFQhKWZSpRCYWFnzd1RnhcbebqQu3iLhgNrKI+oA+EFXnYDWd0MFSmCIuaE43i",
-	"usLVNc3YpCmXQzV/XSZgwRVZzrOhimuE52/H1Wsbza3f7H9opZLMz1IHfBs6jy7e5AQMJJB+b2MxCYiC",
-	"+e6D3FdmujWYEPhhqcDF+mwvGshFeAsreWvh/rbm/uYoa/PZnMG/0k7NS/55Wu0kwiI2KopJ/9IYqDFp",
-	"HyJYA9TVFKn/a0lS/xNEDIhMsXdNF2LJB4LE0G+zi9ay1xz96n+DOBKgruXk3fUAdYFuIazPCsUwby4W",
-	"29IYM1TtM8gFe10WpaJaKOV8waUP2wCkqi+/ei/GmSVVB1EV1zSfw8zr6Tgb9bv4epSGn8yJ/LUsah6X",
-	"rhv1VhKWNTZKCAaDFM18y0ab7urT6truq1NTM6EL4Oq+R44F2KFZeXg3vMPMeMvA9RsOvewrDhG7G+gA",
-	"QRVgr6crLMlr6hJW5QJ5l8Nilr9UVNsipvsdmZpFGr5W1eHAcfo/hif71PvHkecfR37eSWzXOImMOBcQ",
-	"nDdlq86ULybHeVQ4RyBwVLWPMBRUdK3GNLA3HB1BRLxpvEBii1ymeNLlxfUNMj3Zfof6ZF/NddhdDzrM",
-	"ZI2gezLdyOhrH2H/jgo0gdu/KZRIBctKORUIRWlCGRbTDsv7OUH3jawAghbf8pmMTztlMVrbCrfWS0GI",
-	"WZYBbCWzLBUD2PJRM6d0iBXR/z6EJNpZu02PJgllgwNbwLuO9wrq47NpvbHLx2HUTzSmL1Sdx0Nbm/jZ",
-	"L6VgQVpiGwvCJBz4gqxSu1lHUD4LH3r+EqrJxj/m1YK3Z1HBs2G0Q3SK7wm6HnJB0JEIkO27i05O0U64",
-	"A31Iy0xpGVTKv3WoKaSThmF7B10IRX9Dn0kcV19Az34hwyaPWvAU/0s0JKypZcffvFbm2clmNfT9tjVb",
-	"wUtz35e8PjP8zGf7ny202Wqj7e1tFLagFY8351a4rBN1bpyJw6csu6MkMACa1TQOrMIDWCyXGT/Q6H7o",
-	"ohBnfUcv5RTLuYaEWmrx9RxGhRPJXUdLc6ag8UBYWoftVfGw7OA9l4bla9nGs+MrnIv7ruf7WJ69weZX",
-	"425LoezL8C8j19aW32aqBQKk12kqDCpQdZaDaObx7//2vwwrnBhWCO1rxjbeYUm28mz0yZqtYrDuCuFA",
-	"RyTlOhG+N/YHOiLoN86gqB7xHmf9iqBEiXxjcrGpmtbK4/mTySejhRzc+pqDrveX+IEmMxDeDJfmsqsT",
-	"zbO0kOd+lQ1LTH9/2nU1YWzBGGqC9sEswqH2BLhI9TFSaW0g0F3UVaXwXnR1ZTpsTRLlcp+Mxek9JGBI",
-	"oqDwusnzYXo6W9Cga5L3MYtIkpC4W5Ry7WLB2MpNLa58IVZkgmlAg7dzFEXgfIoadV0qQHiSvV/x8Hu3",
-	"qopnh/5CK5/na696nG/HO9sT9sBpRC4xnZcHHNmRG9QMvRtjCvnAyD1B9glY1UZY3JMY6UGz4eJAtvM4",
-	"QjadIW4wRdqJtcAoa1G1faOuF4grnNgW3ZWRZvb7MA4cdZEeXDAUbL1rb4dh8Jzh323dX2JhAYso0Dul",
-	"f0gW7DxsqUqGrcSXPyspthpZN3xYAokdWA7zHM4Dl7hz/MhgvW3T6WpkeXQAo11sZI9E2NYXdyzm5QSR",
-	"scg+F2jN1iV3ZfPNuPVadAITvRKV5OXCXpNM3AprE0nhYP+hZDKLYgsJpYhkfzqplHDcEAthMpUfEjyY",
-	"PfIm6qbMpNTduVAf4/KwP8aUKEMqPCYITzDUEjKiDljIoC6/Hd3Ug2Te3XZ9o8OaqGvslnb+KczmJRzb",
-	"XCaXTOaGd827bMy7+5njsjdFI56qoX3GYXl3XMREdPfzck55R0v9HMFz88pIsLuUaSDHtk7c2dW5axVg",
-	"ugZfnhwVUhYD03nFlDWGN9HZVVESmQEheH09CLpkuQwIWpYbc/2//h60zJgvsCiqlOebtdn5VTAqlO8V",
-	"9GlTTemC1QrErRsyL2VK4ppzuiSFhYTq7/s7/YLWh1JXGG+JsPolavCUuwnEeOo6rNuCUlrJ2UddUGMg",
-	"OT6rArVm229vhggqXGkCzkBtsmu6UMQk7qI1k7rnSoWt+3nKMHXDHpORWs1rlakaK6j8tZNnzNA5YbpV",
-	"BoGs2l/23mwtEXuEHsb4GLmaQWAGVUoZ0HdDzOIEvgp/2ipgXhxkI2gMcRSNG0EDPGWVsC58Z8WaGD7t",
-	"zV4BhlUB1tlEdpRwNiDC1jBbKyJjpnbPRq7+R6DRsg9peeNDHgQx5ElMBJpwcS9t1XCq3tvaNyZEWSKg",
-	"E1MXDPJLaolZ6bMNZaEKmSkKTJWhcxCopHT5nHqxdYS6edUxy0RSSRuVqA8F+i9tt5MVjWGmMaibpGgA",
-	"mZgqc82I84SI5hgzJabNvbKHsL31rKWJkYn/iUV4de4NnbGflFZbnLgSRgmmI9vp85DHZEUoze0cDiKU",
-	"CdGy6ABdOTfQIZYkQHKMI2I8uDGWQ2Ka0dABg2L8a93d+y/N0dbYdGrY/e77s63Lcjt482vZuLdcHRlY",
-	"fyV4eEy+q6zv1c1ER9BlTNGHLHIcImeIMs8ujq6bmyCWBUim43FCRs76N84bRIEc6d91HvsF+acgGs2V",
-	"iOAM+xWy0OIjAsuHgtYua0rQ0YjEAUrHUBUWS7Ju+hQo8qjykoKSAKuB2haMm7bwhaM5v7i8uPpuZQbq",
-	"YF8ZJnDO0ZiLe9REgiR0QHkqPWg2aqZN+lUeqs/f2KRusLxfjTRc1HHR9BxWh4Yy14K/1Dy+Imwiq932",
-	"HBhvvKHVgfRcqjnaMfwMpYFNrLgshndTRUYBwswGPMckoiOcuI7+axhQRw/eQUkPYYVa7/b2jG7dYZqi",
-	"O43N1s7GdqfRNb/Cp5LeummpNuIPELnwQAQegNXgnoyV5iOtdvaxcaI5yEy/eT1tI/D7vTf/+eewuffL",
-	"762g9e7rWqezkf3Z/rr+z/+9mpik+gEL6iqNl/0k0MwW7M91HXzeK8vJpX3BR7VEkyWDpL0dzguW5ibT",
-	"f5l9+q8st88lNBPFawEErC9LAeLGvFFmGZkcAmcB358BTsXWgzKiVKBBHhttV/vLHDotnFVVgn6Kk2Xi",
-	"ys0bGfVnwKRM7Ww1qrxudu3LfGSJ5A09dG7qI5REFzeP7CSeY8kTJCJ0bB1rAjPZ1/wEXkOCTySKDMgL",
-	"CXs1i6jOEMSSOQJ6YUvluELm3JyNxpof2+Q+6LySMqklcUny6v6ptFwTbu4h4YJAypp58DIQeNMtsyXv",
-	"tWVwzh2lPGFLfc29dpGulB9T4U9RZPRG5hdhZXivfrDgTs1vtqa72SIuFbLFiSWUJ8hvw/zSXSveryUx",
-	"uB2GlSEM3vVVd//unWWOaIKlWuoj8MLSXzjlA0sTq+Ju2TRjeJPHebLkFUfmHvUWUbGEYTlvdHy1USQU",
-	"ByXvVMrYUuTIFQRTAFz5qEosMmMhReA9d7fcZBdm1e2yFN2uRu4r41/9F8rVfV8A9GpwpkwdJlySKyLT",
-	"pCouzIXALBZKUqauh4TApP0EDwYEctoq2MpHPjFN20CSADXavrCxEMg/4CQlC1gV9MeECPQkQe4licZc",
-	"qlJBrpqwjlyQ0+wCSnucC1kn/VRU3IaGkOaSd2HzioxMP5TEFkLbNxmrCVdorZtwdRJ31wPkimUZJ0rC",
-	"VWAiycEL02GWPbs5IIrDfQj66OjpoImEy33V57aBDrIuddCoxEyih3m9ojusx/m9ly+sUDdywmEXrXXJ",
-	"45hAqImtC+tgZ48B5B2qpDms917/CKj22mEaG1iaJFUpDaYL7LJV7IKGXeDz5xA4L4F3leEiVN7nyUff",
-	"YEm6+Q7WKxP2KrW67YJWtzdPqXOwrEb3RQdRYyOvv1xLEfOI0+IBlYg/aGmB29j6ckN4kyXsJZCUNuoj",
-	"EFJDQeSQJ/GCclReeZMl5HtHPrWHz9E4n/VwrZLI66PgH5NPbdsNL2S39kRhYOykwipJERCukgPPgU4F",
-	"959dhONp//7/+/8jRyr/AMSfJ6Z5COTQoyrxuHCUQc7jPPLPOVhBHnuouI7m30Tmcq40Db2sBYyZwVR4",
-	"WRr5I9/uMqc+jBwS6Hk1IYI4Tv3eu6cg4UDoAS5dBziGq4Az4iPCVN2aMCuFtttXVoRB3SKlS5rLnPRR",
-	"oRPnqPkiBaUyNYIzNWwSFpuTCpD1PDVey7f/vBRqA4EX9n6xobo+IHxknOO/zs85yAnHowB3SPOJcF5b",
-	"BzNFjaYO1bGveu4LMzwX6G34KazZ1OVd0S+wbEXapZIOa2evwD5gd6t6/p5nNTAGJMI1LrSoAnFF69D8",
-	"lJl4aHu/9FOVljzTC1lEieRK3RAVhzvTDZKZZO4KR4KIbpYnl7OHjfDjiRnszsL9OZ+cV04+WM5vXpca",
-	"56PDEdRUWBUfWJ8+axo1XziEsVkp7To+QfNiFk0xQ0MfnRKWdZVcPl13XuDFgUGcigTsLLzJ9G5PEqgD",
-	"q0fLzFtKhSs0OqRjyC6gijRlxMckXn+PILBmQiVBW+EW6l7rL2nCgHzX7rKZ3RgvHW5hscU1NTIwmI8j",
-	"x2yATT/W1fAEpzG1NXAq+vfqhxJKdhAhTThYn4rRe9PRQpFHoxcuSVErEuKYCMqfxcwcIJdmfIZJS0oD",
-	"OWvZfoa1VJ+g+2iQwTjbwvzjPGFybGoyrRi6le1+XrSQ6QqrV4TywTZJwn0bam6yAUQOrXFGXOgSUNJ6",
-	"zfwJmIyLT/Uil8ZE6DlN8FL2MhI8gRrOQzoYEldFfbWwJtOYO04TEn8wCP/6nlAygnIHq1wX3rueJFdY",
-	"8iK0eSBMcTHVKLoiI5jTw8BvKaVF/OrKqrUrCusFluoJr2j28hrJLHmxrMp/sDglDySpr6Zc2jcq2MlM",
-	"ddQhSfqntE+O8FTaxZmcy82d7UIOZqvKjiDv09mj+8Tol5Q4ma54UUZYkiZlUC1QH3wyLXPyneej5bSS",
-	"Xx8aevvu9HJotMN67NRrCZOhzEKCeFHL/UgQCMLHS5z2YfbOjDIJoPqSErtnTUd+pv/C+wwGeW3PF9bo",
-	"5QnJ5Djv1is1/aAjalg+IxNfGjIcVRqeKt+bBkkQA96D4LIRwUyCAwIGrCqqt2cIoAo+5WQVW+AAwDD/",
-	"4C/E4LX0wI9Y9LiAbJPvTHqxfGGbvGfUv0ue0GhFNdY77IVcFIadUqkKNXZesikzyYJd2YqrL2jSaJOO",
-	"5gWkO1NilpwUWCdTApnevrpZ9tW3d5rhZjPcqohMf9aytZzJqgCGU8pyOq0vaAbzoxhfM9XkgbCYr9QF",
-	"JnvTE2EWGI0AP67ImIsVtZdyI5Gs+4mszI2op0GYBXnag9YNC93WTJMUHEWllPfnddcr15vfNK2minQD",
-	"JEgf6oHDb3bW7vKB+mad2S6tDrkI8F9SajrarAb9vuCj04IjqSJDomT8mbX9KB7do4iPiIRO8LUk+eVI",
-	"z9vo6oQHDcwuWLnnimUgm6swEEfM+XwfuEA3KZExnkJ4E/uSEgXl4GdunlemecVf6SQHnBi90SUVm84q",
-	"KySeFOI8T31/U2GxNThMylYrk3icd5OCTDnXIcM2ic/qdBq11JUOD2YzfpduJ1KqkbRyr465/fJe3HBv",
-	"uWrLKzWqWFKte3ELwHLLg2yL81Hrmg4Y7/dXFGsoUSAO1K2oXjuFYYxV7dpB5SYF2atBYYGLYKBWNFJb",
-	"hJeLrQ49QfB9H0uFwp39MPz3f/tfrXB/MwxQkrJoiFot++PW/mZoMpgoY0Sg1s7+pn7QDvfDsHZrkCNL",
-	"hEXnQruWdxBT5lSF5a2iio7Ib7Z82sI8EjdujqKczbPgxAwrd0z0H2EwquNkKC3TeRtG+PGGjMYflki4",
-	"+QDvUbbSe9WN5qxxxYsWrmNU+TMdTs+Ifzd4RU05wT1SURn8UlAT7Wfbk+PBeyQK4m7WJd7en1aiuHMS",
-	"RVe/JLPgv67ritZFa5h5jfgVHpgbF2p5+ejm9+u3/f1K4dmfjcMemVRR1H49t9RnSAPGrLBPkPKrtomo",
-	"i9187+kCBgAmrdoAUUMAUSVJ0s/KMfcI4iOqynGfc0W7hU3wzNM3EtF4P0dlb0lr7hBt7uGMHNjnosMq",
-	"drlm0cBU1oJuwRKVwjete8400cdIRphlpZ8hINMfqOVLu4gcGcqYtWbL5uY/vXf46K2BKtlhsFMXcQfd",
-	"Ii3YLU4hwPT1DXRQdYil7zqk1JhLFaTVGWD3TGCqSf3ukcRWFcfSHPbYko2NtFQ2d8RIzdK0oyQxwmJO",
-	"D8Q5x31To9bxDR7c5INn7Dr5o0VMZNV8TOy1z13Yyq7QP/ZrSUQvScqVwlCckoNnBcMjGPQ1aAwEjsgZ",
-	"tD6eL5egzdAy9qxQ4rtn6yTWufI0PN09l1B2T+IjHr3AddmucDWMBeWihuiv13LpxhaQYx5U4KDntd6D",
-	"l+XlkJt8wflDriPMFo/QN3T1iGU0XoPfeFAdY6Dp2ddw17jQfzNuHI42ycsyaMu5oLvbkKr3rt+50Qv9",
-	"jXXrsWwyGl9hNqiVVGwGvpY5N5MizGyOfOazgM82pWU1NvAnxCzP3nkJmCYEnzCEJ3j63mPcniVDXwb4",
-	"njBEGfpw/OHC1HJCa6bYRaxnkaYYSj33c4X61qrmWK+gnGPJn83Rg5O7MkOXo52VO1flVmHfgJNFFc8G",
-	"ENudLEA/U3FtxXCJh+oIcKj6BiIByJWQd/ZAAn3nuw7j3Z87jf/RafzS9XodwHQFefPnBhR/2bCxlWAX",
-	"B4vBRkwiGpugyFp6qd0nrAzy40rRb4vsl9Xux1QkNT/6SSSzZWFE0ggcABccDxf3L/L8LHnZZxJZTUyu",
-	"exlm+/BvxFdhuP6Kg2e9abGJdX2VGms1Q7Pvq9qhQCGoNEnQPZm63l/QxZvavk6CyDFnkrz3au6ie0LG",
-	"EmE0xHJY1MskT+Xd/e73o/bjD729m9+uttjp+F30OW71P8qdwbd4c3pMwvQ7eqG2f/zy02SljoPlO16Q",
-	"EYXSKWpo9ZJ7MoWYQLufiAQI9oLjptsduFmMwgK2bsqgtwcRqPvYxGPavCfT7kY1rpE+fayGpWlOb0pr",
-	"RUMM9XmFdJClDCVUKokkRxgWqcWNnkkyHzAqjSpYCc6lWj2Y9vsAr2y9fpT4AsTMQy7ql8v03pmtlAn9",
-	"wubW07XvIS0la+WQRALq+uSYqPXx+diHrgloftZu0GEwJ4Gyq9yWIrVJF1ajzD8q35rn3XK5E8oe7vai",
-	"79u9H3dH34235E3r4ad37Gpz8vcd8jH89XQbf4jbg0/04svuj/fPh4QBACoKc+ZAtwz6Ou0V+OQ8S92s",
-	"wLxKacbs0lz54iqrJH1Mk1SQrB79YkWqbkoJlsoVYn1JCpCeJ09tyHS+7b29osb3fLaXQdJ5peQGjLJB",
-	"FSKXWeoGOgZxI6vFalNYO6z72NS4TiPS1POBDdPWGk34hAioAzQkj+jj2cFh8/rjQXt7x2k5Ak9MUdd7",
-	"MnWqi/5shxlQvJGoN1VEGruO6aFqngSoOxlKEt11kWEZiLIoSWMSr28g/QWBWcxHqEfVTIEg8+KPXzYf",
-	"nmH67m6oFEdFqWHKUKmx3H/7ViOe3BhmgTxN2ydAuhYqbzWjrMchCwJPdpaBo64ZfCsgTgnFa7BUF0pW",
-	"cW2NBe8TKUGCQnmkGhqSJHZF7k1Ul6shLfmIoCihDOqOaNFTQiKG3SQSZIBFnBApO4z3Iep2H3VF3NVP",
-	"qFRE6zsxJYoqilmAurESXfiBKBohRaIho5F5FMWjLopM0UX7FhZTZMtZBh3WjYak7w/RfweoC7Utu+jj",
-	"weHhZTN/CuV6Je4TNUUJwXGx/C0kFsRKaJDGI/2/Q9LPCmUWMo5EJZc4LDYQX85BfJM1hXwjkWtFjhKY",
-	"SpPt//N/fwDrodbn76Ihie67tgg3T5WkMTjORxCTLRHusK5XT+yOPEap6R9pKkjuQ1j2BHUjzu/PrDOj",
-	"q084gSDPseADQaQM3LghT+KPXGVDO8yM1b9rVjPkCq1h+I/+yTR6s12+TKA1PIPtrAcI9/gDMbMe8iQ+",
-	"s24Yu4IOc9NGPIkre/Z5y17WB1P+6Crve6BY7vWqYm1Hua9+qfD8Zy2ApzzCyQ019+SsjxF8nuXGVc/7",
-	"LJRda80vz8logFmg70cl1zoClfZlLnHLmvxwKzweC/4AyrMgv5qk4V9e4B4vbS77ZPWW9GVaoW3ZBsnP",
-	"tRK0TYOXTMVaUTCrq88tnd8FFxkh7GCO7GKa/76RSA9EOFVDfSNFev1wxRCpAuefG4Fp3XaGpn3EyAPU",
-	"rjTdVVeT0Grmn1WESVTbs29ESixf9Xobm+K6GMr7Qj1208+YusxFhAeYMmkUyXGC2RvpXo3weL3aLm6W",
-	"8BLx9Nn6xN4WrAOMsnJHJFP4dYrGWCiJYugPqfyTlcq28XzeNviKnQeLWXAZKWUn58GvgKWmbe5S9bkN",
-	"xh9AZ9EZcr+vLD0LBVb03U1M+yhj6iuItwrL+7sRlZLM6bNt2mAWcLfkovZEAgQiBDLzobU4Jai1tR+G",
-	"65WBVLapgc9KKetzqKIkbEUtJ7MUJaX8ea3irdmX8g3Nh/Bhxg0X8BFzzqmJ5Q2sr0UO8ViPGRONw5yh",
-	"rv5+1zZLzTlWd30/s9KayL0OA9sOZbF8gyyLC1D3s+MNZk3GkguVWzKuITfQgRaTVSoYiW0lItuyWKtG",
-	"Y0FMd6osDKFPk4TEiDIjAnFG6rQNKa4EjCGLxp8Rln6zxPgbgaenlJGaw7+jXN7XHHtNmOTib1iRCTQg",
-	"h3d+KR23cUws1X7dVET20ABOp8CTzPnvzznIbnaIdz0+hJCTDvN+7PNhN0DdEijtuyPC0jsYp8cUwWeH",
-	"KIGnd/qOge7rHsjs83v9i367AkJ2iIQndwPzqOv0+hy9+NgA670L+DDPjGPKZjM7zNtAJxA3AjyCxIXb",
-	"SAPK9Blm94xPWIfBPIG+zQS3vUUg0cfVGUuhuLDAbFDoxY0YHsHdB30A9DLXuuaUNjppGG5G8CP8k3TX",
-	"NzrsAGlQmg7R+shsyF/X+Ep7xMXWeg0DsnuoZCv4vSGHfAIcOsMZGy0KdSIGgiZaRZc4VQSqQ8xhQd/N",
-	"5+beXUml056Nq0baUgWaCdl8WLt1E840GZq4EnNVOpvMfod12BMcAHrSx/OUv/VUHIqeOuyp2WwW/l+/",
-	"XMbkJ9TD0X2T95um5Yw1auRcS39khiae/Dql+iYWMrCtCQI0xCzm/b5ZAypRCXpCfcGZyr/4FjkzU1HI",
-	"qvthtGZ7ImjAZd/m/T7qTR1Cr9u1eKSInjxs0t+aId4n29Aayu9nmASN2VlqJ8wJFz2hIZdjqnCC9K9m",
-	"NzIShDA9fZnuzex6JPqSkpTYCQ2l6+MkSd8Z4BD8qmcpsAa7QD4acWalLbDxmZlKDAE9IftPJEiCp0B5",
-	"njhghku0xrhd9br+YCXDWfBhz5xSwDSQFDxEgPvdHYapumkACZIal/cgC/g7KIsVxclnRBZDntcKKzKv",
-	"9YjhfpoQxySyTpG1riFZzWy5GOj/2Myarpb44G/wAGjlVv+lhUPg2jli6p8NTnbBFGVQsrsOBRxxMsFT",
-	"KGuvL3tTFH2MpwnHMcIxHufRh8BoOyzHUolwIjmQ+NTgcjeYwTVpkFJ2bf0JI6rYl5woY8LhTDSYgUOV",
-	"kQVb9liG3sWYMJSlR+HEa0qSh7iAIPW343LTeQuX9QCNuFSmWxbcPqzDGJkQqYzjKkBYmSHtMNACWi5G",
-	"WRHO3RU5I4eOEpqXZ9mmrgCH2V29mG1Pdq/wLiyjrMfVuFfRZClTnubkFLbrdLuJM/vCM1kLrhoMGLMs",
-	"ds5Z5xvpM9yMu1oMzc7EKnX69gxMdRT/dD46CgA5RB/QPupCGVtNH8ZICIRlptD/7As+0v9l3NAcdv6x",
-	"7AwXSX8zd3UpguGxOeBN+9uvkrONKzw5s9rGV8OYaoFRXxlQPFwMao2/ENZ36yBaFfk8c69yNnsry30f",
-	"faBSuKY+QC1wQGtWMxZkPDaV/rR2YSy6UAHDWldNKUxzTvb4uvo6TcwZMtMYNxOdSbyeH1yHdV1OS/EU",
-	"s8SmwMtqCmxGU/GUTekww2MZ8FwjWOv1HREcm4u1aGhe20JDCJ5Rvr0cSh6ghPaJWboccqGIWN9Ax4YT",
-	"MMMMOgzY4Z+HS/llMceqAs+1mprw6B6tfbo5XPe6sYBMN8EmbOC9LVD7AC4U65zpHt/gQXce37hpbe+H",
-	"W/vh9k+1629BRmodbL7WA01J9mkV/5i5mLSMsF8We9b6NFFuQw4boRhEd32OMN9hBQ8FSWwJXkYewQXf",
-	"IwPKAj2fnidAgvMRSIc9TQxZC2WkaHRPlEQJ6YMTZb/DuuY3g9M5ejrc1TPp//YIDIgp0beOVltiwH2G",
-	"R0TfbVkjIQmEosgjeE/R2snR0fUJSsgDSSyjBI8IifVLgI96Op+wYEotZ4DHBygNS01e6x0GmQ8aZAmN",
-	"VHcDnXNkU65svBkX6OzqXDpl0GwORdBDCw0pU1b+gQP6s4hixmYOd5HhooFLiLaXnEc+mR3OY5+Bk1G8",
-	"i6zSXESrXOUHtq2mQbJrnkr0wCPcSxMsphvoxpyasWcKyu6RGtLonmkmqhUX7yxlh611aRxLegf99ja7",
-	"KKFfUhpTSWL07//2v5H/dBdcoforQfF3EnURwXKqkTgaksn7DrPP4ft3YRdBSTJvQvNgq4vIoxJkREC4",
-	"o9H9etG1aZp02q9CFUWCxZ1Zo+YMaZLkf0WcSS0bMnUXYdHjw2kszHFEWMQURzAVg+r3CZ/cSR7TdGT/",
-	"GHOFpTR/D5JUEXbXF4TYp32s3L+o6Yo4pIPh3VhwRaD0ZT9JaXwniOZH7owZSZWAyv36yw9kQBTUdjV/",
-	"YNPLMIHl3HM5hGkTHCkuift2jKmYuj9Yqtw/Vdojd31CYmOi5AInd3k7L00O3qEW/9wq/rld/HOn+Odu",
-	"6U8SZT/Yoy393Sr93S79vVn6e6uoHs0/wllFiRLlWlRVtxfLpz08/HhRKXpqRlg7igeosUK2No1hv3k2",
-	"fvLMjatd7vQMq2joyp0GDTmVioxKlTovTw6PTo5vqkPoy53KDjP4okMPvqj1LgzRvWkMUaM9nZ06W5FX",
-	"TdWAdB4zWynCwLwEHUhGBCcm+EamI1NmHNvr4Y2E8vpyPcispCxVgkL3EnMzeS6csiszh8XhkNOIrJ5V",
-	"DpzgLFn5fcOVzgYrTvB1IeQv0qWrQC0PGr8eeU1o+K/UBUD+zrw9Q7ByhR2AEXRxdI0kGUD6XFZV2iQ3",
-	"UOXV/qvAFR6T5XgGcKkKvpFxn1nxOmVedQn44htk2Azc/bJ+KvccnkXjqiK1uJf4Tl+JRw4oa/Bvk5EX",
-	"mEZ3ApkOsoGxnGOoCB0TuQ7Rw9BVcoApe99hkg5YExRwaIqoxQSqaqbyUSaVMGKTLPCynxvnXKt4EWFK",
-	"gJtdTojlPRlonu+fpXe3oGYwSFc29yG2UWUgDxp11fpWc+zZQAdHN24MhCuCKuRZZDvMdN+EbE9mwauG",
-	"ZJoN9rpxGAuLxYMEKyIV4qycBrlQLzJnBaRwnnX8LRHE1WGzDVwTVuNOT6KLq7Pbi7CF3qKLs6Pbi3Bz",
-	"o5Y33lh/TfWgCgQ/IziRHsHh8TihtmLKxdF1s73uDGFZsbVSQsk3jaBx2ggaR8sdtkHfqv6pserm2qvm",
-	"DYLHRGvfmPkHCsbVmAjbS/XqzECm0Ck1hn5NwHl+mReG9JJYB2WzWktHeHTdbKE10+lV64CZMAi2jawZ",
-	"afe91grBAdZ11hIF513obe6a5vsiZaGjqZ2jYotVoQwwJLCs0zG+Em3P4E12Xj6VzhMsrtKEyGXTb5OE",
-	"T0h8aKoq0hJXn42wqT6ZDLvsdFdWCV4yX/W52a1HaMXZq66eulcHiOumhmcOFi+iO8lkuudmy2UQveHx",
-	"nBxYmfakoipV5GqZ+jovjbmxKG80zlnUqDjfbOsVp7MQT1erxASBtvp1fR9A2QdKVNlfjnJ3OWauZmVC",
-	"pUKwfOn1kap2nVSQRLl8GwTHRtkQZF+arf2x/t4mj5RB1w3yKFto9UzZABEKfh+aTbiBDnomsoTYEH9T",
-	"/hTRovyzZPGKUr38OmRcBYF8372pqZwwGWIFkXwmKMEtd9USoZU1cqvYQIUPH2cGNW4TJ8BkNCBKZlwf",
-	"gA6iWmJKR66BM9Q1U5auionnQSb9PoFQf/Alm1xQOBqNjtn9CZ6/IZbGEG+El9H66pVSq6RXnyWVyMSY",
-	"v4zBFmpmS+XbvExoooWOLSUC5rr4fY6UJs6bKtgi4DDjCEtJIOrM2kGdBVMW6iDsPlcDYVl+6THL4k7P",
-	"7Rn2pmjEUzV8v/DYGQfzdXUIZjXPrUAsQUyTa4Sz7QMaKTLS3xwQZt2r9WrdzfJIV6iibPI0TX7QRFCl",
-	"CIPSIc4D3qePRCv/+1Dq1DbyD0B0DtCnm0OkVQ8tcs86LzsMQj/XurnrwYQT7odhE0ptddc3kOXX0qbE",
-	"GdFfb05jx9WHQ7S5ublXzuqZO2Mxcn0rLPSm6nTi37e+NvV/2u4/P6ObX8y/9s1/1tx/O52NTif+n+v/",
-	"vP7Paz89/fw/m8Vx65Vd3I4dEZ9Zf+FS1cpq1vHLKL2WlqpXosm90rqmn71+ib05qsDnIYFbKOeCER8R",
-	"qMqZ8bY3EkXTKCGBZY+ATfyBCEFjkyDPuGGCFDJg+lxExJeu4W0t1tp3IN20UK0sX+iEkPtqGwHMgvTz",
-	"bB2oj5NEf3Pj+d6X5Up/mbBtTqxKgDl2xbpLxMkQVKZGOI4FkfK9a9gVo9lqYEWPH2b4Xxakpvk8xBW/",
-	"9lMbtreq8JuZxjKiIgs0NiGEy2QU9Ex0fIXtWEZDLAYvi1yvma8w4g+ghlXXaRBTq0PHmXXCmgyIg0WA",
-	"eBJnUSq1zUdn9rtVhGmvmsMEy4plXf7QarbR2gmizA4M0DEiI3AvRtMAXSCequzRv//b/16vTBgXnI8q",
-	"4T+/M7YLfXP1NTK3O6RmgEzCIi0+uwOs/PADlVTNs5jo3bX2rCtU2ooXNRRhf9ISBAMfO0volZcC4dDu",
-	"vweh9DlSVBJr1tmkgg7yjjev0R2vTxlO6G//H3vvutw4jqWLvgrCsydSiqacstPOm6Oit/NWmV15cduu",
-	"qqlp1zEhEpIwpgAWQFpW1cmI+XXi/N77x7zBvMi8ST/JCSxcCFKgRMrOnvNjd0RXZoogiMvCwsLCWt/3",
-	"D1kJFUPLg3HbPSDLjgDc7O5vapztnfl51hxcbexzboaCe8xDpqtsoPzxbonqs+jGrS5KfVJXqiF9Z2t4",
-	"gwsc8PVVjD/77mMxBIavMQItsUSujE4X0g2FgzYLxQlWb8vHf/hMRF8DqMhNpqJ+WJe1tzuOCSAQdMem",
-	"MLgFNqM7AFCRmkHuJu71ubE4Cr68hmZnu5NRVxPp1gTAIqJgoo1BDoCEfz5FYcnYr4/kmVMNPUHiO1nN",
-	"GhZuS7FG36FyeHWzDJw71dSweM2Jyh3fvQVAa/I/Ffx3wpwtzJA+5a0x7da3Gs0WfKZJn4FlZNtOMMU0",
-	"qxldPu6FUxwOKGNTobo+bV7kKROzuN+uNaUspWwmtzWkKxRTj2ESjs5/M7xMxaYG5Xej8/oc3iubG4Hf",
-	"Xy9nsVZLVBv5qs+uR96o/rotZutrBFvcO28a6uJtn5jo64QLYVxYBZY3oOIZL1AKGaCFFXfnwlif0xxD",
-	"JmNwvgte4OzdBpFoHa/6pmgRMsy33JKImsup0ftmC4IawWJt/UPxs0y6UU9Aw61rYIFvSKfFsuCpdhZ2",
-	"TqQOXWsaMJKHJJ14ENsrCHttRsf23XWgATzYw8ayknM/opqAV1GjPQ+WOLu5puxaZ/1GwLD5O5xdbwmL",
-	"1IFtfr3AyZwyAifGDRycT7ffA2Q7kH1YBkjVYpdIjgbaEDQvjBzJb9wNFNMKcRNBr12It5bclefXifjW",
-	"L3xzhPa3QoQ4WS+B/V1bbAZxUhWsgKGCATtbTVRVh43TIeEvn6J5ucBsJAhOIVDG+Fr20YdCoiUXEOe/",
-	"wCsTqHyir7bgoACB1nXX1xefi9DR67ZTo9tYx/XheH95eYZ0IYjAidQpRcelTLlASaZj4MBrDVc8khDD",
-	"op/W/XFH46OtfkM9OrVW6Zv99lkMN/1UtXmSkQiZNV2NrKrORfEZ1Kh99Np0ZCIw0+NazKmMDHyGGmZo",
-	"W7x/xT6TpQ5Gsjc8OE3hgsel/+pvyDkvs1QVmGOWZhVMuTem+1fsio1QfIszmsJ0XevtOEaDo/F4+BJp",
-	"CCTQidBaiaqyJyhOSaF+jE1wO8HJXN/X7iN7haPMEHO1sQ8fK1kNQgQ+dTB8iT5zD+0KHFvKcIGrHpfZ",
-	"hlJOtFVT4BvyEmDVdDL+CMV5htm1nU+o9tD0wCfHfCQBvQNlOLnRNy1TovMtVR9SpfRi80us651yMaFp",
-	"ShjU+cTU6QioLYmtB9VFJSo4Rxlfuql2XdB1Ml5ca9JpVeeRG2ntqq66CQDxqnaPsxcznUbo90rX6hIP",
-	"VKUvGpVamA+k+6P7rteznZhc8ESt/ElGVBWHdvxAK1GJliTL4HZISVNpGSPthauHxQhA/4lak7pqgQty",
-	"bfIqoGbVuFMEAbrws42UOkGCFGKF8LQgAsXn6h+jU/WPGEmScJ0ppCZbJ2heF5xfZ1jMoMEHTxoNhicA",
-	"AMrqs2AhIHVlC1LMeXqtJsXcfMMIHpvaclzM9UzIyFyVqPJulqop1bXa8Rs/NRXEpxpQ0kKJmoAF7xK5",
-	"ahlkM6cUQ+ihtDMjy1ydcUl6DQ+v1UPo8bHX40cSxa85KwgrRpdQgGop0gvJ775aPvLETd3aIjUBS9cl",
-	"w7eYZqZHx076q3lW9WsIAcT4svP8KR0sGM6utWJTdY9BJiblrAbrmfHZjACUZ2nAXInbEVWH/2VkbLbR",
-	"hzSuN35SylXVas7RArMVUicPtaVpKAUJeXmiZADPaO+WzbcHELyoCqQkoxM1eCRboYTLIlsN68Onjlmd",
-	"e7/AmV5G10a5BhVuAhpcDTBgweIUYaO+MQS9oAFGriYjWxGSeDWMLOGE6nA161Qi2CF0I/QLsr6EnhzU",
-	"G/FIWqE12dlqNEC5qTc0fDag9jXENBe84AnPYPwPInQMq+mU6fbfEoC+g9sLgZmcEgEXOmlDjzg9KHOC",
-	"b/RXUlzgCZbtsmkLqO6WTKhNSW/GFdCv+i5Vg8bLovOk8bJI+EJ91wQZet9MOGOGXd1k4rpW6B3VxB4n",
-	"fLGgRUHZ7KWnf2Er5wL+UL2d41uCJoQwtMApSBV2FCLQWEi7xAzFH1KyyHlBWLIa/UBWcTVikJSopTnB",
-	"krxEx3d3DutDTaIqdEPyYmgXJOzs1zin1zeqJrMtg/6qoI9hGxCczdRw3vIbNYYiuCU9kvWKdVbZNeBq",
-	"1Wo3iBwacKuqvoYHA0usZBoPSj1KCbhZXiL1kw7Hrn9u/TuOWN58xy0dSKuY6XqVhVRKHaw146yyMfxv",
-	"QBXXhimg/RtzLJEp9BKROzPXWoFNBZFzCzJmIIiVXfTYPIob0+JRVrsP/gzgLvqCmgun2PSLhmn0OuPJ",
-	"jbfpOjVoxBIC2CmTxlCh0tRnXKFUVlffuiZUsoJm9XVSb6rpQWAG6t2G5QlLKbLDhOC4A2IVHPha1deC",
-	"lLIx/vUvKKHBmVo9Kzf+ylSWCKNckASXWi1C6Bgg3mrgVTTFC5qtNDh4e2tgpK6BRcJZXKdgWqiRrzB2",
-	"bQyBa4myJKoaKZOF06EVDPX1uo34maOcgAPMx8ieQ8QQtVI3cIOqrZHaqA7XvuJLsbVDvcrtxAyeoRSv",
-	"5PAlwvIGhAUDv7gO2W9UCeOyoBJOiTWr2atZTQ7EcHombS3YojLbgCMoHVEGS9MqFjOe1xoMt2bz2hVs",
-	"hxwbxFxnba2ZzsqKh51wTmf1Jptlu4TNeCYw06FzBS+TeVWxmmwI/VRipGPsCv+U4HZdSQtyDSjz1+Qu",
-	"ASKZ0Odg2yISTciKs7ReF9Czq81f/WUEdaWmHWZ+MyyLa75kjWGpdSUj2DTSHw1HloIZggrQQIPFWsVm",
-	"XBNAk2NOHU411U9fbj82EJxAmwPhddVJqQIzNgeyAYT1ubQajVNsPmR2EDgwXOsBqp/zDCyj3iVGZufQ",
-	"5wuN86/eQAN7vnuJ/BrtV5b6ZjDwmReB46RZfWoLhyhJkzmkBM1UhKQH3+5OL1RQNrtWJ/Xr8FnQFNGH",
-	"+WpX9BSlFW6lBM2+hGdhrZHpW4FZSP4r/aE+ZeSHspuWdiU4xxOa0WIF4PwG3dhawpXyEVwdNtOamWAa",
-	"P7QrAaBkr41Kqw2xTgPXOTSmm3NQ21YyrCKsV2VoV2pVuTf83cCizmrVqGFn7d7Or9UGeW0znWoHy/cf",
-	"n+nDpYYLXSiLzKVEgb5SZy1rwC/wyp4Nr+fZM1tl7Wxd1Qj3NSjHQhJwFX26eD+aCnBKWH+c1rSVzacs",
-	"NW8bdJWu24VgP0mL/I5RSqeQ8lK4xg70qTbSx13ASkxXw/AnKbsuJak2PVdJteetN0GdqwqaZWhClKgY",
-	"Z4PaW7UBDggh2cpuJ7KcTmlCCSuugbHJfe0zLxBhvJzNDZWTwcFxvhYbPXQCxH7qTcP1YyIfo8rxPVDv",
-	"ZbwYQtKaKmABUpA7XGzwZSkLEeTDHt0MY5jj9WOpPoOjjLOZEmZXKbz/W8kLrQDUMqqJLTyq7WFmN4+U",
-	"Qs0oqy2pCEmuzsjmQD4hLcXlHAsr6QlnhcBJcU0Xi7JyWtQbAIvGVPXS4660L+vkSP1V35lE2S1XqjXY",
-	"N/MQWDIxhYbdcprCvqqWQY5XEGcCvfKOSe5wg/PcCoosxS1ZXScZN4vAzYV+AnA58NDYyBrGT/0Eh026",
-	"0Ame4BGB8FZ9boaDUu0T1t7Qz2paRok2ZbOMjErpPgzqce4pHTjRVdraVDvH8to6NGRdc+l65rgih5Bm",
-	"oiWC9QYw/7XRf4kSnq9gopxZ6cXnrnl6IQCv5pDdg8TKypOq73m0B1Szx1xbf771N0IlnvNwL9rzPX5w",
-	"3dtw1wHaXNPrZqqvvGhQccj3VeXU+W4AuGn2/UpesUkpAcK26XnZi/bWHCGNz1pfhgnDaTof9qK9hmsA",
-	"2lE7Tnu/+Odg72f779rZ0nvuHQCBlsI/3XnFaickCDxYPzEpeaiOLvrltUNH/edae8J2PuSR+RY5BHV6",
-	"VrW5zW0YvwbaWVur+tK2aU3uWSS1uk22F+0FbTWDG71uX6nR9S2kPc3CWfuhYZR4v1hKNzVFDRMB5Nbf",
-	"4QEKJLRLBx7ovVQHSTS2vL1oT+0wQJ3nbxR66TWUt56bmtKFPFdPPVb/buqy6klNHdUhTGoDuRabbuPd",
-	"1hEJatYmBLRFPu6hNn+ws5dd+BrcSruc8YG+0bxicSN2Lx7qPH2NVwX1G2i6lKqmLCjDJiR4gfNctddC",
-	"KTrmvjZ6WlXIkDG9NZF4SkmqTu/b0VZbWDvwoC78QZc9w3S9Hj23dpPdVtNfVelTU9jWFYwt7B6zaKvJ",
-	"eUaT1X5eTjIq5+1VnEG5M1vMvq4jSLe/ruP11l5vcie2IZ3pYpqOwr0MCWBGctrfvRR49cYWsq8ucXZT",
-	"zIUyKPdlOdGR6huwvG3hC1vWVcTFzbXGShBE8ux2QzUVcaIuqOv46m74VzoszcR/fu0KNb5BSrZBfbeK",
-	"6rYXg9Kw7aXWAdgOdd6YwG2vrK/hbW8E5XMrUnpALLcOQqswbXuzdREDODv89TKIpnDKLEWRQWDBBc74",
-	"rCRoABDXNWeFOxTpV6aEAMo33EzGHv++Tf5q0WhtOjOgcMKLaG15R2vEq2u6Z12ftK30qDU028vmanwu",
-	"sP3RFAAk2pHHTWyo2gT1npZ2iDFW320L49rIJ2XuGTB4izWNRS8e47UHvCy+TB1t9XprfOhqdWq0HFix",
-	"o7uO0QBvabRuaAubijTU4eEgqAAF+GyXMC792obAH68D662Z4rkgbE7aMrjsjGj6MDQAO+gEvSaZpBDk",
-	"xG6JANeBRK/Rf/0HevH4GP0JPTkM55DZVDG7BN/tRXuvg5kwgPy/Pc5ZF3NZWV531oei8aonIKFhe7dh",
-	"ZN6QmSBEoqpMhDDTRiL4jxc4M3SE9VCzo4O9WpLx6M9XV+kfB9GRzSD+4yB68nX452C68DtKstQF4zXm",
-	"UT0LTyGfTs0ljIamAL9kyoHAAXxnlJk7YGXYuovMHAu8IAV48JXqrHfE5oB2I5Gx9ApYh2PV702251VA",
-	"3zbTuZhA6weJpHY0NEFQlB2y47q9UJCF4VJuVXJbw51zwRd50RI07QCjA6pH3rRp7Wac/sDEfMWQpHVt",
-	"EgQA6QgefEhj7VE1T4KRt9uxlbC8qWhOt7bKBIuVEg2USo4gvCUy3EQeYu+wA2xWKKy7mU5BLLKonTU3",
-	"9J74OOpiM7y1Xm0j3XzHBbFQ8X1AAvktES05MDsshc4oA2nFQLhzPmkvoAI7Pm1gBf9tgf9mhOyARHZK",
-	"bAf7xPnXOtlPECyIeh+8R9Ed5akxBO7NqPrwpg7tlrdQCXcj8f4u17g5usAJYmSGQTd4ZEHhHKJdBLyB",
-	"GbIlkn9drL/BLLZimH77Kd0Ck3Tv7IS29RQUrzKb0iz7SBnZQvIVHO1MvddNZ9hrt92xYf3Omg971W7o",
-	"nVo7VFKdSLjLMlJfC6wi00SD/7jgtwQxvgSsHgiUV689koCIf2LwzCwemHmkjlAF1ram7UlngIu1udsm",
-	"WyHQou816hEBV81HuquimWBJtzbYfeMVlP4aueziXflX+qDm5BktXq1+IiwNZcioUZTIgDWiyQrdQsFI",
-	"ZwsDRtRAGT9DMPch00L9pAfDxDFq3qt9BP1UU5oKPAWiJoLyUiRzLC1uaE6E+YLFjlviej5LzdLyrGmd",
-	"Zx0YsOfbB6xNY1R52JGZyV83iMp5yeSO9MA9944QEZLBeZPEIzz1OCtOIG7aALfpxHC98tpg947GvSHc",
-	"HkZDbx9imyPdZ8O31x0hc1aQBRAxhx+WrLstWVHmnJcsZEyWzARjhj9mjLgOacaVR86+41de9cl0YNOg",
-	"Xgq8+gcJbkPGulB8P/Cu32EgdhEveyzceF4KP5Q3NM9J+rmGnerLBIOIyyChs2GNsXEWEOQBXDZp2Ej1",
-	"5Ku5ZauXHA2NIJOSZkWFkZYQJtWZGLMUCXILyNkVew1nRA474JOFhLYaOr+rtWEJzllJQzwRE56uHgoC",
-	"qSuOF0kpvj/Mz0NgBRW0yMIu4Qc5merqIz3IXsd9hKDuR1KYwQ8LdSSo1lyr1nYb+0FIriHmpY4lH8Tp",
-	"1GgUMnxbrx+CCZLiAiNhbNYpzSwSfFcTFPp2zpcVPkdzqgRfBprxxnxXk2xpVgybOsdSNMkwuwEbWSIs",
-	"aWpuoWyXnwSXvL/jbB6dkkE8S5cB9xTJpoLNk6DqdLR176ra4Wa2mrpWUTpX09GUoI5ruG3htK+CDc3Y",
-	"6Zxg9FYDVR+Lm5QvWQMI4WCs/rdFFdVr+rCAQN0yzzhObTCsTr6Bl3YHNN6oysLU/TqQcqZGC+CIuHAs",
-	"mcLiW+sM2yrkftcGBvGg3XT3wlJoXpf52rBdHPjyi46R82+req+A4M1WQ8usC39BFm3OeMpuCSsAeVsd",
-	"2ODOlC/h/tJ82jClbB1rYMoNX/nx5SMJ6somBxi0XtCovnKjpthBXaEdhlQPr4aziwq2ow+zh2WI6PLn",
-	"+coNAORm2RGABD8NRlG/tMoFTQi62sOT5GrPJhtjhvACEqAkZMhIdHC4fzwOHrpvyvpp9ez8zejj20+j",
-	"g4PjIHAlHIk/bJhPc2iGyTTSFSEjXKofTrq6gTg3fUp7us3V6IcE3pCr7qYB7c1U7XgwboHOMNdPvVDi",
-	"mwcEU02wI+TuNc/CgCEJz3gp1OzG/3R+/v33r141QED+6eDd4Ysnz+rXs//0t/HoxenoHR5Nf/3j6dfg",
-	"rez77NlpCxWrBoBna5CwKU1fotiCjMZocDo+GEZAuwy5xcL8eKh+NNIAPzwfRlcsrgBJ4ccnQ0MkeW38",
-	"PTEaWLoYLixfjOZvpmyGvry5aHD72ZbowBXbhJqaq75pWEPsxxpxJ15NgYF6K56tj9L7j8/Q7SFkFhYS",
-	"Me24d9nVg7fnz4YvLUOUROYqG3bC1+do8PEd2Fivz9VfRJVHAJS1JmZaDiOI0lzQgggJCQbY+MXAs2nm",
-	"5ZGEHJYDqFD97VAP05az7vvs2Qc2I7LVHlZrpI0eALIK9ZnJRaC4BJ1BQe4Km0itNbCQhWpahAi7JRnP",
-	"iRuZOqz/1kOHS2cJTAhf6pxbL1PIRL3OSZaiQcU0AOkCDBFWCGCkjo29p/GWHPr+QW+rXteoieYM4Y/Z",
-	"hbTH0fjILG5OJ/P+ffbMUIi2GfgNZVON0WZD1q844SINwPw6DbGlgUaVfDUR0zz7kN7rTpWl5G59hMej",
-	"CZYkRTnX9wh2OK2CMmvRZknZUV6fw4VgbcFXXXb799kzb6M3IMwdPeACL8N7qu0ErujCnKHKEoJejCE1",
-	"WKMWaFw/BOzRwEEN5U+LGA0EXkK2G5XAfV3oK8Y5wRnEzOgGUs6G+xa3xkUpChADwK8gueFXC6BGWrsm",
-	"8Mi2o7vfw0xWi7xIrTdP1U6U4PB2pVTeEzTQWnhBgLwB0dTwIwPSAKO3REicIZo6arAad9U++pkW8ysW",
-	"mw++wwkkX8bIUg1roY693KwbsrIDl5a6fUSjnTSZHN6efXgdNMzqHwt37ShyoCS6p1SGu1D75PvT81df",
-	"zn/68Pbne97YWLawPrEEnhzYtRycyvUR8PWHY/2yq1Ivnm2aLLyZaQitDgtbV/BGF99VJYQp1vxVDoyH",
-	"4PBUk/oiQmR/to/i0zeX/9fp+CCuzTANYNTUZ9u8tj3osjmgZlhaxtQ7S9Z7MkKxMQ7jl77H1lj9aADA",
-	"BV52sWZyV9qlykvW5kP8UiMOyYJzDXflgK44SrlDP9vXeidGUinB5XyFBrhC4NdQCeyKIQfP9un8c4QY",
-	"V3+qjeHsw5vRk0jjt7mcs9p02PR3u5bjl4A7oAs437SmsTTmHK6EGQ1gdeoM16mRZ/3j0VC1y5GEQg1G",
-	"zBFNdZmD8bCZOQ22NxfOznLQIX6iz4mq2o6YPXQZEA+db21myHZkHe1ogNFEaCQVg22ETcilyaaFhGta",
-	"SPWpCS9ZOozq1djGDjxmJAht48pcNbtKlTOrvjoELDevElW5fqF9yjVQojd01ILwMFkuTHoutkF21fSq",
-	"uhd4hSA5zDGHumOEbn11C6DWhRUC0GZ6IBtHBvdWyLKuaZFQdkDzbKUs0nghWByhWFtdZuuB9WPyKmJ9",
-	"++0TZZlJNSyiuLhiGbEkFdX6G0Yoz0qJYmerQO2RR9VqeZ8048ycl5JEKHb0Hxr160IPUORtePqO5t9q",
-	"422MFMPYHwd54u5pWa7vkwdjHQFAgRUVJ0oLZCQ1QOQkmXMi61rz08X34/E4pDaVcLiOd/MBaouyqvxg",
-	"PD58cnT89FmotD+p4XDdnkals8mqBtR1o6cV0camlUzTBL+2LMUN0c0yIGCBeQcB0yiZDUscoEIZR7c8",
-	"wZMyw2KFCiIW1tvX+eyjWnFOpqGT4BILFkbs/glnJTFwpSF1x5BJ4zV0X3//9/8cnljEO322Ncuzz9k0",
-	"FNfzvkzTjDxIdPcul98PRZniPAH3MiQhmrjFUa8eSrDVtWKQaEIStU+6sO05DGXckwVw4zl5SwCs7nXV",
-	"8G2hz3qyK6daHyJZCdhLW63MU1PORZqllu1uIxMgFALnCeWiQ/TfJZY3Z7bsQ99g6Ca3D+BuDl0cYGvY",
-	"uLP4k7X1kukBwm3bF1Xzru2bxaWExlxfiTfvEptJOlnLaUYb93C3pqzG1xc/wW1Lzes/oQyLVYdsmZZ7",
-	"Tu2kBJtqF8HwEnuC/tuC3BUvwVxyzGcCSXJLBM7QxGxX6MLz41onboQ+vlOFX59/fHeCPn38eHbFpgIv",
-	"NKNmQWSk33c+T4kG795fPH6l/n958fjd5YU+LWD04+W70XN4aaSHdIHFDcKCXLGCZxAulO6jU4CCs80E",
-	"HnCJcGHuLeNPF+9j61bt5AGupCp8c4oGcy5zWuBsaMkv9DHP2+mlufbpf9HjZHNTflRFPhJwTuog+c5L",
-	"vqrrFN4MGRUPQuniKnm12omTYgfrYBsRVC8amm5xzyZzLTCImuYnwHmHBbgaccUJ5HEFVTi/eMJLoHTQ",
-	"51kJ8LoLLkg4X7VfZhsXP8o2q74DW8jdRcJFKP2Y0NkcUhM5VXoi51LSSUbQoJ5X2SWTy9sbtmfOVXw/",
-	"9QZJ1U70GNkmo//6D2X4R0ioEzxJ0Rxn0xG5JQClC8dF3dBODbwHdZBSqGVG0nf6xrObfMtuo06wYCTd",
-	"bcylR/gUTrvONFGrLWgohFdoSYR3Jq9y7kx8Q0o6H3eqAbsgzjS5R4pYRefX8au6vEfb9DAsTw+drOa1",
-	"bo0bqqYK15d9QwI9SkFZESnZraU6BGgB9DRAmHZKa74mQZW/IXiqtk/84trm1ZM6R2foNvhtWhN2a7Zr",
-	"0CJdI7HyfRdzXvBPOwWqbgn5t1rAcaXbQIwNbOkejsC7rZtalTwPb94VXUajIapqrDdP4Q55kX5yt8lx",
-	"cSWbQSMGc9q+osN0FgC8V1dQj6QNQ43VOzFaznFBbg38P4x2eMtNS/IGr4IhpStpoKuLQBK23fxTnwUA",
-	"mkclSkvYLaFv6Nmwxon/5Onxtnk2Il5vz4+M/lYSsNjNPbzVFlvpnrx4mr+djv4Vj34fj15c749+/dP/",
-	"2ERQ1k3RKgn4Qb2hZb6nYLabIe+4QDFMXGzYxwdWNFXvBRmeIKxnFrhOlmAGGAgwzTxj4Ttr419fZ8G4",
-	"iAVlPbtRZf03w7C2HFyWsO3XlsJBiKFTdUNt2HMsHAOI7vtgbLyi8M/0BI6BZsQAtR9WgX443DAS461R",
-	"yDf1LPtWtqqAbAQjXDBzC8aiyr1EsVLH13oND2Ktm+Nh5ERhYP4SobGy9mIrQDEEZnkaUhX1FWYcQaiB",
-	"DV2iDMVqnuP9fVXHO/iGGjr93l0RnzSGrnbT4lrpbag+zItRuaHo05opqVHzdnQUVafG5qWMzrm2WYU3",
-	"ZAV0T4Z1RZA8w4kHb/tIolyQW8pLyC2MjPQwXhiKoxtCclWaCrmDAVidUf09MRRf3BKnddlU9Rx8GhmC",
-	"8kovQIdSbbnO6C1hTQ68w3GH7c4O6Gahru7lG2zKSiZipNSWFl+IdXEG0wnySBTqG1qCc7V3IGx3r/2G",
-	"pBnWy71Imf6/djgBrFvf/USrHxJEwxxoTjQoGRtW/o2DynV7N0/gxRozuLOjwcq+zgWfGVwcN31blvKl",
-	"2Yv/kUSi7ZztWEqPZDiQOkd6+pg7neYekjrd70LtPLPLOcNOzo4B1rvxRzYmwW3vz8eh/X3pjv/6FQif",
-	"K3ReB79VZ3KazGHHrM7ksDnKflv6Q819/ZJhw/puzLFlxreNCE+cSbGwh4v1+5FbEj6vYXOnu71TBVmc",
-	"usJfIU2d/Giw0TaiNhaYpVikUParBiqccbFq3FiLFZpxnsq96B+ZUmlF1QunyrJRXoqcS4KmGS9FkGkb",
-	"i4/klmQy6OhEGTyDUGDtS3ccJgauWxliki9skpIkYFuoT8IPj4Bpc9jZcjgzzQl6jOYkm36kU3doq5L4",
-	"1LmqZWOsZQ03MkjefTwfnZ6NIN9k675aMlq0GCguph3KWCBMKtAUJwUX0tJ8AcWXKtPdkirIworbt9S5",
-	"OlHFCbS3JmzHfVFpzoW/+CK7SPvpa4sT/kAYchX8eVdV99q9ExprjbjnN6AVg0+jn8vTgJl4AY5qiH/W",
-	"BHK0cMxG+03IjfsqBMBet7c36zILrEfLOTe0SjW6pU45bIJnW2/6z1WZh8nUDgmvnQNoSiOj2sO/r0ai",
-	"LpPVTG2Wyc5ntAYwlgZjiSEEK0aYcbZaqHNWRtmNtJy1QPyQw9EsoTk1ktCE3iq1JeFn+bmN/7jp1diu",
-	"CTfIKJC0GYqwOTFtNafHo/FRq5h2uGwx/eu+Js/tKwE4oprd0fJx77KBzTLyowzTL1dkHDAZmtxDzQ3A",
-	"/mqSt8HR+IVetEG82bVbYfu9FsniNAkhMeAMs4S8toPkBpqy4ulRMAdkl1vW2+4heR11TTe3IfTa+gsd",
-	"DlZHQxRe/kgZCalnnSobmtyUyjzDK5NMG6ndt+FKrdG71SIrP3z+aaQhkQ5eHL57cnoUNqDova7Z1ft9",
-	"JtzS3XTH19EvhIYNoLcf+BIO5sm7geMFzvr075bT9D6BC6F9wvazkn0nMkZ2vQs0LZi1lvuzFNVXqTch",
-	"9c3FyIXXoQ2qwDpKrVMiJZAcpq/ZcFaP2a4e1rse7d2NVAWjWywghUjV5H3gjXvP+/Gdrr9qykeTmt44",
-	"eEGStpvHCr/i+fPDw+Ooy8TWVqZvhZt2RejJ+J8d0rxhLNlqxPq1RrVmbhju3ZwBOyg5b4Gtx87bXFnN",
-	"nTXwuz3sH4hUyfgG57y/OD1xM/QvBmdfCWxd4szz7uKmP/FFv1b77Ux/o/bbT/BB1cDaybyfteVCuoG3",
-	"Xoe5GWHSNG43ZKWzjmGgM8rACatjwR5JFNsKYj/ce/DuzekVY5SRCL39EU15KQpi4sYBi8GEliFyVwgs",
-	"h5qETOCVIwyHxIKE5gQJnmWjMpean1oZGFcsw2xW4hnZBy5Y24WMTAsE0UOG0BrYEdEAIr9pAYn0llh6",
-	"2EjT+2MvJ5iVap3uTQXRHhep+UEqxqnlnIBoKYHDVLtBmmQC+Rxfz/DWbDM7bmeCSCA1AI8Kwwzv9CbR",
-	"kDR930tIRsRqpzfnNLkhbLdXecKt67f3y7QQ2zfU4Js84awsdntV7NZTUcoCJwSza3X0z6ZUzneph8xm",
-	"u7y26+emnKfX6Wqn+ZmRDBd0p9GaZWWxm0Td0CXd5T0lhHc7vVjmu/VxQbObnd7jWVbKZCfBX8idpGeh",
-	"ZFeku7zqdOkOr3Kx0wBZbb3Dm3wnBSgLgZcTInZTn7LM8jk1d7d9Xy74AmsQ2t5vCkKud50as/v1fTGU",
-	"G+UctD2tFXADO+vEepBlpMPy5xYExHmMtUNCR7gAnfA+OkXSXEjoyvj0illudMNJv8ArNPH804OY4GQe",
-	"I1yg8f7hsck3tpECeQEoItkkNolkui7z+ekVg1w0UzVgGRsGGmR4klTjBnHKf1dW1Hfo4BD913/oD2WT",
-	"YSh/UvvHd8ZXX7/zSLAk9dv/o563ycYhbloWMqP/8vMP7bMd5mWa1Vv5Nn1zcRp2XN82Sx4eHx+8CPtc",
-	"wmATN0XjQurLD2fBFEnZGDtJZ6Fyd9txE24A8+CGpm3jdbF+orwhq+4+DDXk2zzCUGHo+z9QLm9eczal",
-	"s56rNE7grVitu/hGVRMbFni57qSlaUYu6YLwsrggCWehJEHzoOLNRwDe6qMMwWeQIEUpGFwcqcUHWTJI",
-	"JoIQto/emOjCF+Oav+rFuBZqWPcKB++DuaCEVfcum/HWq6JqJuZk+x51CYXWPTJr42Trq7coNJcf8YRk",
-	"O8ZM2fN0de7N0+letPd7ngUjPHpyRzQVvCiZDyaOBrEo2Yc0BswAbA+Fg9hSPcQRygXJQU8zvhxGcHZ0",
-	"O0EGPd9wN9B+HxBCf+pMTAFg2Ltk7emGbSatONgaIdQnTYD+TmrhFnuHdwdeNJX+19Hd4V60h4/UOYaE",
-	"o/QKL6DHiYog+R4ozevJyrvwDFTQioyvO+DVvylm6SNPcKbWScirnamHaImzbJRkPLkBZvIIxe/fv/z0",
-	"KUaDw6PRnJdi6HC7VCMeSU1g/jtnDT6xg4OX43EdfG/wt/HBr38bj178+n8f/m08evLr8OXfxqNj/VMw",
-	"dPgjn9EdOTHc7aoHTMHw/5xjMeHilpLl6IYWyZwwuW9L1CP8jo86xeQsDTxY9Zklzm5GlI0SzjMiRjlm",
-	"hViNXjSxYw+P+hkR9mLSfTQ8w0U7QWHVxI+HR+Mno4ODZxsum7+wdilJcUHqrAaszDJt+qGMF24zgrpW",
-	"+wHqh4fKwK/AVbcjpHINSBNEqBvNlWrMiUC2GBq4F8A8pmyGmLKYsSDOndY9DOUjLz6a+sL3Jt34Zxr0",
-	"Tr1RxfrQaPWOX9qYmmRmyhBb+nLWwMVyQ+FYIKuZaxF6N7Jrwm9ffWAaoGoamiit1fe2sP985IXByu5l",
-	"A6jlBZHYEgBG0MBcP+bEwM4qOVaDPlTHORjYvDA4OBAWTKeIkaU5FcZuFuIrNrDnNv2oFpAToxkplPGY",
-	"4hX6E4JnKKNTk9/n1sOJ5s1Uy95uFDmWhTpGVsxd6AucAhf81njV1QlJv0hloRZaxovQ4W6zKvOzVrZr",
-	"7w167nJOVAseSdOTCNRaSPPVNz1LdnM47k1208r2+gnnGutll3iR7+ktQbGLpIpBRd9QllY/GjSllJKi",
-	"9lz9EMMdggZcy6gsDGKVQZAp5uSKgQxqEDO1q5IUqtOw4TZteWoYSM2OiwYx48W1gQibAHZJCAjJv7Xp",
-	"pGKte2VLvhyold9KYp6r/eerxsDt/qk3lBQ7fabLjZ+ab33d1zyPtl3DfQJkolBc1s9zjgwBtUYnwHlO",
-	"2ewliqsrqVjjQwHXyEgtWjUpEg0uPn/59PYNen2poYwitGBkwRlN4A7qihXkTi342A93iNVaMR9BklR+",
-	"nPjsx0v0mIuZfPwHF7MP6dfH9sbssYVWGsF3Hv+h/vga11NkqubCma76Yv1esVZsbc1/cghORsI6UNr/",
-	"6OE+AS96XUwFMZBIlzyA989GABhmQcSkgYvQsk2B0stDI5M6Y9rihcPFIpV2ODswu/iNWZeTX2EEimTe",
-	"RsQKaVQw2SkCImaTqK26/xLF+i8xKjjCBarg1BpYVicothMaR9oHOOXiimkNgQaSaLdEfdYRYalOVlci",
-	"1VAQpppJWThQZVWD9+HJ6ooxTf49wCgV5UwNLWG3VHCmNhmcmVHXjMi6m57WkqC0tJFXU1tXzOgt3S5G",
-	"rvUtqV40krCUCHudCpmE5orVQjUalL/B5x9OG1lfuvt7FbSYTqv2Og4/2C/WBd29sS7kJKU4dAxgRSst",
-	"/zteMhA4yw9u+QEeSQ3ZojmH4AZajdYMUyYLSIu1l9+EFc4rXKPlpws8I49zuN/Xf/+3nFT/WJJJ7v4x",
-	"o9N6N/2XHyL0XfXJ+ngDEayWmMN0XZWMkBdO63EPwFXebF83betxJpiE+xkvbN7cwsA0J1gWEg1ioAP5",
-	"gaxijYRDGYq/f3uJHk84FqkmC3lsZvTxHzdk9TXuFGEr5/jw+GmAX5AviUiwJGhO7tDF+9PR4fFTB8qt",
-	"BKDe+xfT50/T8fOD58+Pkmfp0+MX+HBKMB4nx8c4HR8c4yeT6dH0YHI4GU+eHx4m6cFx+jQ5OJ6Mp+Mx",
-	"BjLA/qg7WnfCCEgk53zpDd2As0xbxdqlKVGCGZoQGFBE1T5VnVHZFdNvmQ4u5zyrR+1FUD9DnLn6+NTj",
-	"QYFJUSaRMXhSAmldVwyaMVmZlAbtlvX5U0AB9IZXqfxQ/sC8WpuXo+eHB086Zt76+sB8wcmHt068E9xm",
-	"lLdPxAZMrgXbf6vI+T6+ne1R9v/GKeunTAIJMgyj7/mC/P6A4e2NEHCwxrWBjbNM58TcB/sPPJBiF3ds",
-	"aYFDjKB0jJ1349wuRXJO862S1EgtEnxKILAaZ8grqc8qM3Vug6QiF6alrGIJ3h1BZlikGZGwyFXrLeq0",
-	"SPWRCEw0SWdsxKfT+mhXcy86DTbYvgE8BqkTn5QRniJBDLpjjou52g7qhvPf//0/42Enfc/F7POakL53",
-	"CwX9YBbKP1ZcT/Q18JJKYiDT7KTrbC+lUZcCsr94Rahqsr/UHyOZ8JxU4yQfEPxST1A1dFvkOSzErNyN",
-	"GbVXStIqycjPhNzIcFruN6HpV11ro+hvzSDmt0QImpJ+n/li3ro/1JMojJtnK0zlw6Ix2Q3UtqA2Z3bk",
-	"/eHpk+CmhuiVsoXufw+9IKy8Brtqw2W0h+DZDJNd4pUzyKh0zMf1u0oTbOJdHblyEOtbWWhZxpfSHCt4",
-	"clPdTqvnDSSG43EH82n3S2nVqVr4cAPVxzQsVh+OOxFkqxrPhBriB6nuHrfmFaCv16Zml7vfoyt5fIML",
-	"8HftQtbfjhC77RqOC7gcOCPitVpKO8f+AJ1ce2LJ5kT4HvffrfPg6gh0atOQ73ZF2l/x16e3A59/TTW2",
-	"3ku7PWVngbm3TPjXalvE4L6hD1C4FQ5wSchNeDtXT1K86kBKHhQo77s9pOv/LObtM2qnLATDQW5c+pHa",
-	"+SN0oIz8ygqow20cbguy8WSg4Wi++ILMQ/WNT5ypzbXg6Bm6KNXfax96tvk7DXGC/lXfju6psJxZ9404",
-	"7h/Knl1bVFuia1RNuyniuiHfQxx262pAe7fgZ+0GVfNtbPO2EKhONnZwvszt84OQ++Ee57YJCUfZbqVx",
-	"CXKJLLC5DLG36fvhszxfhOFnTZDHFiizwoBwQEqkicqAOnV3/MZvGuvzDdS/suDJDfRCvjTMfXkRo0FK",
-	"MnpLAIswN8o+gih0IEBFsWrNay51imYc6Rr0xQ2+JQLPyDBCMc8Jo2x2bTJtYzTQ35vCxYfDKAZeHGEg",
-	"5IMfvGKNL/pEr9e8VE1mZAasp9p3Xz2lLEYDW+cQTUixJOrDS37FqmAj75AUoZhKWarmFviGMI3NKMkJ",
-	"cp+IUGzBRLmqnmiICElnrHHdZIYUJsu+4DHEXtPav3gJHHXq68r4rw9f/Y6mqnhNvD6T5ZkXJVef9YND",
-	"tUMdHj9FyRwLnBRESGAmg9VmmCxFmRG5j17zxYLrJMmJIBh4oW0onASmLnVUzKgshpoeQJBpKS3F+tF4",
-	"3KQe7BSmd3j8tK7uDkN9LAtBO6HiNW5/1HtwKZwTgcz+qW+b4DYxEJiLxYTPV6nABXk95/YQ2dWwnWYl",
-	"TT9lfV6RPKXl4tOsVzzU2vJ3I9TNlOwwTBqxVuAVEJY/ktpDCwBSEu4wTzQTMJWI5/pDSkigAKIzxgWR",
-	"CCNm6rYknzQnKOXES5EdPsgstFqpHaek9f2u89NSQWiyvgDqqMaoUaPdQnQ8x3lOGFCrmdFThR9Jg9pl",
-	"Y7+IoDwFoZ4RZvg61kdU/XVq+ALl27ucwtpa+/DrWjmU4VxCmATc6Kt/eXCsTwwrLJ9GXkseQZxBzVu8",
-	"oSkdrZhaJNlW+7RTBJDfCpv53yd0U3bmZ1NFW06jzRC1xtBE1QWQq8RzfhoQjGpwQoZB0+Ss8AgDc2O2",
-	"cw8GsTvjSPhMrfFTW9zna8Z1M55iOyPKRjaRwCcr5NNuk5f3GIp7MFPQh6I7aLqE/P4GWAyMSNU5A0Ls",
-	"AnZUu4jYGkB/27m3kh33kpOYqCmMm04aynh65018I/TGPEEDPgVQXyU7jleogRNv0BtSiEMvrE41MENt",
-	"guoh5K87kM3YfejFFdNDQh2U+f0p8nZiplGvVvFu/ZB+qrGJWmXVAZi7YXbNrX28i2hKm/TcMpOtF2z3",
-	"pkGDmrs0EfgIA94uoClMS9Lc+CcrZEiVAzdKnAWiWt4o2Va10AUJk9SnJQnrT5thFahQgyNOiLIQFlQt",
-	"5hYCfGq1Q+MEDr/r4PqCarBwWIbhagDepoOnFg5XMA6m9a4Fpo7gnFTI8G/vklLIcFKLj1d/TWzBGOGM",
-	"iELZxWC+1eYr3JkllkVLwBw8QhmfzVotQW5pM/Qn7MEb0m0ET8vEHPOYfHTFeFnkZYFwRm+ISTXjELpp",
-	"knM0n2uko1MhahPM/IzPVFP20ecyy3TMAGWmIZpp6IqZhFjdYh2xrrmu1eFSFugWC6rOtlUmhcErlGWe",
-	"Zyt1RqWAFr+0NesjZVOlNPD3VpXPo2VVZ3xWjyR5EXZJ22o2bd8/q96ZL36N9mCYAhBbh5AlufVqYz26",
-	"WILLAFpcq72L6ljr58FREK2tpc3PD492aPN6U6NqTtZbHdCPlulU7rWtvLrZ2tjvo7bTjV1XoaH7IlIi",
-	"PtIQ5+QESyq332Kb919B6R1DZYX2GW73uHfMv+sFz+i60AbQCBHz9+MjzEuRzLEk8K17gsn283vnGS1e",
-	"rX4iLNVYFYE4gZYY/TgVeFrEaEBSCokaQ0MrZMbjxDCjkzRWCkwQnI6UQvQjsqGKPTeE4Yxl3mnu62CM",
-	"IaKNJCtTkoKfRj7S6rwetPr8uJMyeujgHBBv6GdkFlVzXrYiODbFpy18xxfWjcv9lV3cFV2H0GF+JMFS",
-	"VTThxbzufdVF1iamvn4CGa8GJgZiDlcmHVBtdxrFElIFgWhajZNL+jb8Lg5D5iWKGSEpMPDnWCAYyJdX",
-	"TP397//v/0IDzt6rvftPiDNoEfwKk6L9uyQdniDbP/O6Tj6wv1VGwiOJ1Mesh/yKQQdUhbBNq8bmgv+b",
-	"VsQnSA2VrivDYgZc/7FuThyhOMcihh+gWfEJim22ZmzG5IoNdN9QySA4VK04kg7h5eRGxug7lBCaDeyL",
-	"6DFSD4bWg38LYmSwAhu3BleQSqyKW7PJBEUt+C1ls5E5XqJEmSaDRm3AsEMTyL00GB8wFHOsjofu3gOt",
-	"SGGuIJT8XjrZVS2HLqD/+g9Ua1coEa+BsvlgmdtaM4TciwSuMGDN2FwUSD+clCupQ8xUf9AAVqWHfOIN",
-	"kUdWNeHlbF4MWzhSu+ePq6LrwbQfyYKH42frY157q7PK0wLYx2OvJbzfG7AEeoXI4OTmwuQkeJgP3cCJ",
-	"kxuLbrUGstTpbdmvpb06tlsavqfNel2uaPKITjQR9eHKJm0J+24l1144OjzuJm96Be3oajEvt66ojhXY",
-	"NbYDKrPDGHBr1d1Wm5XkFkhkNk4r/c15rOEQ1HrmjVKtyZbyoo4f7JaKJ/pWjptTtqYzKi250Wz4Yuy4",
-	"tcMC988RnaztNbO4Byq4/1qHMHv7xbUPtvb1opzNiLQbUYtBo3mONIejvg3UzPGQXIoGXCBlnMCNPy3M",
-	"lsnIMPJTtbQNpI0M6T7ayR4yFghJ0Xdou/FzcsWMjfEdsjaTq+HEbNLGzDAFtZFh9YgzNnJBpkQIkvq7",
-	"YGg7/z873q473l+9zWFd+MCWaxGLCGFUp95uAEc833923HX/uwgmA17OTRMk/R38p1bbbPt27127+ybt",
-	"c4t04iG4R5zu+miEDGYIIcDJTS15yrZoO8mJW5r97ANQQGdK//z/0q5o5Yf15Fcn7AMkqNGR7tSjziB1",
-	"kQqbJ03zICC/IR1m0kIqGvnqpKPOAIwbLVnMDU9nT7MjEKbeYkI4y6HdZqgExNoXtdn3zJCGSaFNh3Zj",
-	"4a+VMWJtB0/+11Rvhy30e8HLQJJltd319NV5m3Po3uie24JvmLYtdS/F2wqKfzoM75C7pGPX7VSP/E0Q",
-	"OYej6Rk4Lfpzi7RZljW/kz9FHSY6FEkRjOoxC8w6gACLRBCcducR6+EC1d3bWca09G4zMp2zDwJY7SfD",
-	"YzYL+NpFB8PiFRT6BxMxdkzhzTO89croLAuwTflEfnoUTGXbUAC+1FPt1vFlNNW4IMr8lgjIVUhapfjF",
-	"GWapTHAOjNs5F4XAtLDAVFzeyBq2iCttMhBU4bp71C+xNj5nWHX4DaQ8rk9/6n7fCAWlSwEdjfrbJTfU",
-	"DyFSR1XgkfTy0yugicwApoHTXjN5a8efJOKWCGDNlgirrW8+3EcXhKWIFlcMSzQnWJ0u4ruR/sKoUG2I",
-	"Ndwrlij+M/zwXYxM5OTPZHLBkxtSNKNiJS/ldUpur3+5eXL7+flvl7+fH7GP+fPk5/Rg+l4+nf0FP1m9",
-	"JePyB/qlOP6X3/51+WzSgVCnGhc7SkHhUdNB2cziM4Wx3xrwx/TOix6Gwxlwk2f5HE9IhUSZcX4zgmtl",
-	"CTbDOEJfInQQoQ/qtPhRDSgQrEF09RVbG3eYHz34zTF79sNfPx2d1bFO/3Y4enE6ev+XHz59Phv9669/",
-	"PP36P3oSO14ShhaUlQWxzI4Lygpjve9w+VFHXWxZvY4rtV+IrpJtZw5aEEE552WWognRkf0a3gCrjVhH",
-	"tlu+G26wN3FhaIkBMwmMJnfMrrGc1sWiw6GhNXq2j2XeHoJ739ibgJ0YnhuAEOsOXGZeuCgXCyxWAegy",
-	"wgBQOUj6/5ksiSzQlArZnVr2ra0wZAEuBLsAsIYQ1z1Nn1wvhMHUOvvwZvQEUdCQU0oEUlWl6NP5CdIl",
-	"oVWmMPx97ZUa5b2uXI20e3k7xnLV3MgfqDCqWmOo1+2tdEGL4n6X1bg9Df0tHMgc15MG3YQWPZIe1twC",
-	"56jgkdOJguQEF7Lz9Pr4is3ZdV/pida4ClVmMqQ8WJ2Q8lSj92X6iopiHhCpX3755ZfRp0+jN29iCA+3",
-	"P8Tosf57XB0pDYjbDN8SCziCC7Qok3nDVfLi+Xg0PhodHIbifjztPx69+PWPo6+Dkf7bofe34Z+Hfw7u",
-	"BSklRU+P6xv7SmgQHaBlSFYgXQLSUkshALnNAyG8r5xYcMw13Ca7jHa8HphmeNYDQwpo2N5lOBis0fmS",
-	"8j0vgxyvZkXDNgaxgFQqO2RWCyz0LhoXosFReDAeHz45On76bJPFv1G/EyE5gwOil+FXfeAIxHT9jKZZ",
-	"nRroSR/ejJ5boDs0eBehT2Ag/Rih0wh9HsISAiDY+op490AY043W/HQwemIc9nyKEiwIGrBSQH6HemV4",
-	"YlBpYQmr4acMAdJmvXlHP397kBc1se6s5OskPdSVDIUTJ72tob5CGgzoTr/alV3TGHZxbAONscyt29g4",
-	"vw1NcMdFtyDFnKcdSWg/6cLbaXMDCRFTIoCGabfLRn/IXKM9ltaq/m2H5npXvPCfBAOoGMBuApm+nEMi",
-	"rvovQGjVz7qmeAdSzdoXX+vX6r+ZTzYKwvdrv50maz990S2rOrZbWnxvgtgqc35c/W9bDv1/h7BVM/YT",
-	"lRgRCBVFR4dHh4300/G4rwNxs1AGha/aRta0gibmanDrfnkb6uCM3pLGDveX08/BoguaplljIP7644fP",
-	"n7dqXtMe+zVXVbBfxvfV6BGB6N0et9oZZu/0S8GgZkg5bfMdtWAsA/uOKWEJ1XJwRRkXtsbLKxnUri2K",
-	"6i7tePtNVdAB0xKlTTuArGSYXVJjZgqKs7csDTotnA/5THAEJZVwSw3FnJJUO7R8oFVN+jbFWQbMVFNB",
-	"iA23K/OZwCkECNZvgPIMM4jglwS4EDBDHMKyufBpsNTnW50l2/OG1OvBLNRLURK0nNOMrJG9Q74xg7AD",
-	"NwIduP1hDrxP1kc5qoTWyVubwL8VQgcUd3MR6OLrngHzwZZbOjX8pgQk3kJSNRyZqITkGqXN1JTfzXEp",
-	"m/JrpPEaXguGFNMQ7/5lY6gfSXd2gQYVjVO/ISrOBYcfCyJyQSXZfvC3fW856XvqIMCPY4dlZgHcoW0A",
-	"eR7fjdQ/RqYI+GK5y7WuebVxTq+Bey7aW5LJnHO477PIpTac+DqjUouCZwFUZdad3XYVewbGhlHyIozh",
-	"6Xp9PKNJyNmR3DC+BCSN9LWeovYgTziDgnGL/PdqZ9NbAokWaMAZ+v7tpToSQPAsfL8lrnMXPE39uZ/0",
-	"11pkv5xkVM7hDlE3igIoR2I5kEwsPgMUeFd6v1N0Ae1KSuawVjdS80AxG9NV0CIL5w72Pg1Fe6bvrd4F",
-	"8zxCPEv7exG1XNlp2HbFp8cIeleDaK1PptfmPhibuimnlWC2AQZVkttnHLUEP3xO/20lwlssA9eC6iUv",
-	"rb/Rr84jFLCHenV1Wx6s365AqqYPvY6TRNkSBa+QSJdzvlXXdPeJ1ntuQNBDaefayt+tuXN8SxDjxcM3",
-	"qxcZYte8fucbca/UZWmvGo4uiYO3mzRyc5OADFQuCyKUBp66qJCBdtRNeLqC6CG/PUPLlrqL3u6yorRA",
-	"t6+fM/vBN7jAofsRKLXv2hW/RNjsf67jyiCuNfweC3DjiNsPmiBZxpduE6wZek96oQwGxq3DeL297XUl",
-	"9rO2pt5oSLHQnVhqJmD7BlWfs6/RHrFtcRdPjVnbbnvqKiLdioABGgWDCnRnEIg2n6J1admvRs6zbhqx",
-	"LjxdhWHp+ltSvWTNNfM+l2NVtmRny8LgMgDfvLu227QS7ifMkR7h6mtedqFvkPjD0b4ATB92c6zZqQ6Y",
-	"t1qlFOSuiNAnLG5SvmT7a06pcRcUyGpQA+hRyRyzmUUfoNLfdmssqR4sZcuSgc5sHaiLLdm02mx3Y3+C",
-	"MIqr9VOpPEgo042XoYzaTWtdNUnSME3lt48du9ctjbx3enQXnHz7ma3ucjOMxnLabRHs1KcaYuqWLtoP",
-	"bOrBbk0P4LIePCQua2+QmHBsTMA9wjgbWeRKRO5wUjRSEyKEC7TgskBP3ZM8w0mTf+rwqK4pjsb1C/g/",
-	"/fpnuHD/0+Dqal//reXa/cylF5+XrK8ixUUyJy1gXjss6c4Yx5ugz8ldnmG6NezzvGRvTcmv0Z4hOL6g",
-	"5obiQVWQhYbeNRGzm21Xvb1mJv1sfZM4JRBTBsnYsfZGa9jHRxKtKMlSfb28/9Cw7vrxT+3n8n4nMRdH",
-	"ZfcfB64IN8rXc54ENyBZRebuaEKdl77hBH/rKTRdaKU1nfRD39Sb1dQGil+fI888kzYObJ2Z2mqAatnV",
-	"R6WXs0nZDslpkpB81xvTmSABt/SnUhZoQpCynU98ukYo77wNv5VcM/oTsZBhr2qAeW2BV/h/JnPCRmqV",
-	"/76Jca1Jr7/Vql+Pe/+EVxi9nuu7vz6w5A3BMBaHHrD2yXhlEwC23kWkVOYZXiEIlge8UzAFE5TjGTHk",
-	"OKHwVZxYAMeqk//07vjF2/Grh80EENSa496HDt4dvnjybK/jaNk6Itvq9oH7a1nl6dY7bIgw1zl68vWc",
-	"o62QOxvQBav2B9F1EpyRT/gurIoLw5G6ebvRPQT+xDDDYqGpFR1CoCvRPm4XpbgNMYWeIglPlGDppGaZ",
-	"c5aqRQyMabTYR2+MCKa4wBDGeIIYRzQNcDl1Smzxl4CyZzIubaj6bof038q+iWUNYWrxX3YEDIj2ijlm",
-	"N7/w8pMG0A+LWMtFSfPYaZJi/JsHs49U3Vz/ojeMYSHwU+jXT4mYJSTL7ucqgQbcr4YdLFvtpApDJD8U",
-	"okw/gLHaWLeBjDFedBMtB2fwoXW/SInQMDaF++cSSwSuA5JC6spO2YgAv39r56MlICPDstCoORr6UL8C",
-	"jltDqrabLHgJsG0994o8dNf7UY108RD6QuF7CCf3D+DfBpUmy4UFc/jvAEvbDP7Swc72clcrk9ute8+e",
-	"hkXVgqlWl6f6umqHV/Pnp7YgPHUX1dTnVu1rYdP+QVhYt5wm5GwLokEdw0CvabeUIX9Kg5qkdDolwiys",
-	"as2R1NQA517zTf3TsE4j/eTFeCd8hB7YIutYIfX+OnyyKs09QnOcTUfkVuk0fWZJmrzsndeHj6TRBwSk",
-	"FbvqAbCqtkx/fRJtFIxBs+iP9WQl56xvOw2+RDUCZ+dvRh/ffhodHBzv7YAL1V23+NgMHmzCOuKSbAdT",
-	"2ICa0ByT0MLspDh2oczrJC4d6e6a1NgNedEH/9QgJVBptuRNMIMM4YkkrBh2kbXN5HqbcUBOGcIa8N5H",
-	"8zP7IrTzkTSPIsPmb1+g7JawgotVK7JDJ/AFK1t6QrbO97lhP1rbK2irPQQvPJKIpjqHMdYepn2aAh+v",
-	"OuAZIirBlxINDBm4ageKLVjWtQ4CtERZ3fjA8+YBox+g112Ps9tFwZOby7uOEVz1hplPbR376lqveRHn",
-	"LAKdYFtQnGWra7u8vZXuTATfQKjHP/p1rY1oOyjUKWtccVQp0hJhc+GBBvpOEaO/XHz5bGIqIiS5Orun",
-	"dEbBcZ1xWQz30Qd2xYT2DMrWixI0WHBBEGZySYRER+Px8MR+mhKJEs5uiSjA+C+4Tdd+JK+Yy7KGnHdU",
-	"5mqXfdFMdz843D+uJ7uP9F3LHwfRwfFXd+Hyx0H04mvLpcu2iyLW83Jovc+I4YXFDp1SkqXD/VAvNl0h",
-	"jTrfIfnerh4a/4a0XMPrfjyS6IYAKARGIIJSAq5tyehvJbE8RxqhXtySRmbelPP0+rcSZxY0qOoZHv3+",
-	"q/rPePTi+tc/xtGTF2F0As8lF4i70sxXSl9h8w9kPR9oAMxux+MIpVQWlCXF8ATS9DB4t83Ww3UE8Cpv",
-	"8Pf35Jv0SYihsL2ibbVYA/5Dz6HKl3A41SDEPP1zk3B8e4u6+x7Xx7XguR5TgQvKZo8kgvJokBqElOPh",
-	"iXnmxlvDU9S5ZP3Ep8Mutvt/h9PT1nfuuInWcfVsJx+B17PMCrmPYkiTlBoWxggfZilaEfmYcW9cBuqw",
-	"pOX4BMUrIuPHMePx8OSKxQuCGfBL1nXModEpBjlZCbCgk9LQK8KH4QimpwWSVIfQDjMpmKVX7PPZxQmK",
-	"WW6a+PnsAg3UkHBAKXnx93//3wdjgPeQKCWFwEnBhUTjv//7/34KF5RQraOCNHpteILigtwBejSYbuSu",
-	"qPoaIeZhNkRw8QApCDFkWsS6O0kpJBfm6jP+SNlNbOBjhiGwSP3lUJTthdNIUud+2KLmLkm3Kkwoomev",
-	"XVu2++Q92fEn5p5Vtd1JKAlp5FTvH3bCaWR5MCfMznS4XTmWkt62tdqJT8v1ccIFaYD+bo1T0y/5dXut",
-	"iPwGh1bvhtsXENMNEdxdHGrBSrd75qFU3SXUidjo26g/t4A2qb9L8+1A1II63UAViAItLuiYGKw2Pafo",
-	"YH8/tltKXN8mtALyyo739w/GSvdJADu61qozhoMhn6LY7PjxCYoXZVZQV0A1Q42UKmW39FpxNeoxwlfM",
-	"mLVqCzPG2mE0Ho89kCatiK8ZjxFGZl9sMNVCL/f0Mor2ao1Vm5zXtL3ITrius8FMayvqkBLtT8a5fc//",
-	"8TM0xv9FQ0a9tg3xH31SbQw+udTN9X/6hcjPHBKm/1qaC4f1W+K8wGw7GtlpVXLXmxqg3vVIFtd1DYQp",
-	"d8UQ/hZ3NzBMbXc2krDiXrHERNzShLwGNI9XeZu+7XSfAA2t7hEKfHeOi/ZKIfQirFDhKqDT5y510R3v",
-	"AHBG0x9ZocM8tgaitSYKXACDttIBBydAnAGmkY4x0fbC0qKNLPCNJuMlyyrVTxkrt5ym+ro7o+wGDnA9",
-	"YrBBzqyk1pIxmqQuaxNem6i1JVEbJDtnboac/EX+qu0TB1QJ97brh524ZV31llfWD7XzDshH4/Y4t525",
-	"GO/089CxaNP1mPOcGL6Syh+LBC8hszx4NVDxpGtXIaD0KOOz7sV8/mTc9Vat9vFOSClNM0HT4npBaHXv",
-	"dSPG7Mx3V9vxqw3WRhH6wQiEy/flAAcxIZohphJ+aBIrIHN4CjnBdqjqO6qpoNN+6rXhnX6t9turqhG1",
-	"3y9ci2o/n9vm1SsmawXfuIb7I7FbRF1jwVXj8EpgKkmK5JyLAgk6iRBQ1qb9vQX3XrTNUKHcXBI4J9lA",
-	"u/KO7Mk28j2QDb8YLPs1LLOD6EXNs3fU5tnz9UPQ9U1zE2mYRvpeQf8mEbmjsjhBNyQvgC6c3hK2U1DA",
-	"Ri2zvoDbrlnNfYmGP6cM9IncR6dOh1jqeV2cSgT58yR1438Ce5cmsNRHXqeO6olyR+FblDU4m803K2FF",
-	"01+7tCqUXZdQ06CsOj6u93LbzVEfu3NHg9L2cT3Zo3IsHoRsznWbsWEQ6RJIg8QpgQKys4anR5YTLS+D",
-	"Q3Vo+g4djtE/113Xh1oQasKxbeDqdmeTuvcOCVysN2lwMD48Rt+hg/H+4XGzFepZ71ZY67ZSN0/G/4yM",
-	"gCBJklIQ7XhV9tEJmuAMGFnTkqBnms7fJOqqMiANgYyx8Vazdn3JQyhFildVIDRKMEMT4jzWDosWPmvZ",
-	"2pQZjX7njJwo4wKvEM4EwelKs9569xGN9JXx4dPR+MnocNwMvNrrlCIKdsNDmq+ta75b4pycY6X4BrGy",
-	"fePhCYrtsBlPY8IZuJIiRBeL0vBWcoHilCSqH2msBlC9fcX08OfYRMoRltpL0bhqeQwisnlOALxeolhj",
-	"Hqdx3cngbgr1oNgGw4DpNjm45OZ9oH6jqw2kh/CN+Zz304Wux/vltGqE/2rVHu/Xt7Zpdqou3RGxPlWv",
-	"+SIvDRxNhWv90jAnU0bMFkUlatrZZm9rs7GvmDaya5pLsyZTAfFsA7tZVlvfiaXlA4am8fDENcpXj/KK",
-	"xU3Bjpta8gQV+E59MK4E3hUy25mOpUN5Vkr/Q1dMf+lED8PGU8Q+iguPO1Ht9Hc4KbJV1ek/NTvwpytW",
-	"4LvI3CHoFVi9H9fXZNVmVVm03powLWNVaTd8vIATwx/h9ZpePH3a8VxkByJAPdf9cFXgu8D7z54fPOv2",
-	"ergBTw+fHXWqoekbr3UpOFZekxthjLXJCSnXc4KlpDN2ieVNV7uqaecvIP81BBxSYHljCNjRINaZqDEo",
-	"XGysU860zOHClrK/q5InTsINw30TS8KP+H045JqvwYGCOI1do6rU6u9qMXJN0b05KkkWHLhVbelmaJIa",
-	"zU6hOBnfmgb3kRfnZNo5lnCn4LDLZiioHygWNUJKZUtEaZfo0R5HFzNpVSifNzW/tstIIyxrl8MKhAJd",
-	"qDN9YB9Vz7wIds3KYAg7IAgL6Z1jzsvZ3Ow7WBDEy0IWWIN8DrT3EcU66CiuW9WmTevH1n6nmbU104iS",
-	"2Ja6rr/WMtJU31X1SUv0keu3tJvm5NQV/xrtYZHMIUwreJpPcEFmvAW6I/GpUAMBLFwWVtZ16q+TbRjk",
-	"RyEqZhkh889Um/gWpklqlgsTcrRAgyWhs7mxugzFxTDIOhe6HpeFMtoyUgSuBd+pITYhmYZqI4NYaQwt",
-	"VOaUklMleBmVOs4LxSVTD0kKMqBjAbQTA0v0OxH84VD0BC1ogrOPDhh1I0h7vXSPiPk0ldRxlazP7oc3",
-	"by4+oEwVsBo6pXKuIc7FrfM+YSmJlBowyZ1mn207yVI2EySlVri6Lkqakw/uzSBHBr57hYtk3icae4FX",
-	"rzkrTMp/m8/tkUR8ydACr0aJLq1zkZSVT1JtQ6gjliwnI+ORewTxdhqqNi/mD0ITsaCsdwdbEUxYWQiH",
-	"p7Kpts+uYIVGsLUXAKTsvVBjVu5iEs9JNv1Ip+Q9L8WGS8T2fHyS90yHrS3yzoL5o/dWsNadASI344dp",
-	"4quBj77HGYks/C+uIZtheaOjBofhkCLQ4F3ndAPZmdtR/BtDtwnZ71RStKbw6srBTmNtmdaR/ROP/nlN",
-	"1BqbQXOK+1wrNjfXDSFTXVb3mSCSMEt8toGNxmjfW57gSZlhsaqUTUoEpC5pm+glio1qUofkKWgey+js",
-	"tNAVs2UQLSJE1F4Yl+yG8SWrvaVM8QIXAH+ojtymjDoDGYhi+/ZUEGJ8Qy2D5intfpZPj3woq+VayVi5",
-	"8JTzI4nUC/vBmkwISSD/ehdy+x4gKIWgi1/UAvGc/V0/1B0WJAxO0MTm+LXDbHY7UK6HpCr7+KWOq/Iz",
-	"TtAg1hMeg7NYSSI40RxrrQm9l+YkXk3nFRvEdqQbLxvXJ+idRxJpBPz6Ad15j5Z8/4rFzVmI0UBToXKW",
-	"rYbGP4dISicZ0Z5bVcHSYOTYRIz0pfGFG4+gfu2KmfeMpjKGJOQjsNRP9ZWoVFaoHLkK0Xfo7Rl6jAaq",
-	"gegxOhiPh/ckKLei3rxx3Vn0N1DFfcN10PrVnRdF99Wwq/PJ6aHlnGcEpWRKGdVx1pof+uzHy1Boz7o3",
-	"yT/E9YQ0u/9h456nCDQYI0jD+Pu//yd6hgSZqS1uGCGgbCEpwjO1VxUQq10KMlrwlE4pSYFwS1o+zkLg",
-	"FWiVfXQ60UFRwAABKRPmhBIZekTGbWVIlJm9oJL/+ANMwLUQQMWrH2o6MheG10MQ/jTDYkZkgQCJSWu2",
-	"30qaw7Y/51kq3cVdhe91grB+TyBG1AFZIplntNAZUeS3EmfIIDvtrx+xeh+CqvE5Gm8+Ej388MiFMsTc",
-	"+Cy5KOZqWYL9ExwY/UY1MibQpeCAX+RZKj3TdPqf1ir/ZZ8jW0XMuXYAc+vj+bOnW4mBvLNZX6DFtZNb",
-	"Az61L7Jkr+ON6X/YSvKON+snGV8ptG8YFlG1wnft41/dxaEEr7xa3Q/utDsmfnXus4O2EY0URmWHs4HD",
-	"UvsWOGnnnC+QJgDsySfVSlX16fwz8jkL+/NUBYZuKoic7+aqF/plR7ftRf0X1//y25Pb8eLw87PkL+KX",
-	"5fPJ5cHN2ZH8mL6YvsdPy7f8ePav9JD99e7ZT8tGwN7BYT8kuVozwvIxo7LY9ULCSclGGh8oFBSEU4bR",
-	"93xBfu8LmBftcTH7HDyUvob1IIF3ySc/gnO9T+gCPkciImXmYPRkPErxqk6MtA3HrmeTcyzlkoutmvIz",
-	"WZ7Zoi2a0i5GV2V4bnNzVdTkKmdFB7v/i6P/MRV9U1rFm0YscEU+FMQKzYmg24nxdMPPdFmdhpbXkEkl",
-	"LTT9gwsm7oHitAMro26AB0Fk4iBNd+oeMztP7XN75kahx+noI09wBgFKYH0mWSnprUaehWiTZqDS+plo",
-	"KjSb69YEjIJ3KNZkuBLAP1rwTf3ewkghoFSDkQIiCbhAZrKRLgT+WwdQiwbx928v0WMuZvLxH1zMPqRf",
-	"H+uC8vEf+i8f0q/6YrSp8fXDbnhf9xLEgCENfZvaXuq2GG4RB0MCVY+WNLUFdghgXttfTKfXRLvD5P23",
-	"0GOEBChEj9EUoX8UPcaa6O7rkXOuq0D+XZ4LfntP1MQHAW/svzuo1f6xFtqyde1My2xK79vUb5L4581S",
-	"K2QjISlJd0Sa7Iz3WMOrMTwCIbo4Xcoyq/uAh5qpyMNGHBR8lPNh7Z61J8vCN0BE9Eb8wfEQe4rlw6KB",
-	"N9ZFoz2eHDnAwrXEwTUh6IpQ6OmT+mrbDlLozcc7/WKYk64NfWpavbQrApUntB1hp0RduXaUt28MOeU3",
-	"agPgVFPlrDMnYUnWUQGzyUbN+grLXtCDXcNiut+d7HIbaN/p2/qyI2hiaJoc1t86+n6tOc3BjaqJ6TCt",
-	"u8SWfoPBfviboNbh2zIotWDKEKHj2vP+qMuhDWxXVbFmNvuLu9HYLV3vhipndXgNYM6JoC+O7chyXh1r",
-	"InPOs4Dv5RyzG5Jqvwq6KsfjJwThdEGZ/ccCMzyrnlEmc5IU3P1wS8mSiBMUywJPp5CN4EC5MPh0cEYx",
-	"JKRV7wLPbV4WPuUVNAHoRhZU0zHAh8GPbN7bi/b05+q9rkoGO93KHiR4RjY0XMOJMbzQyd6xa0bcv9nw",
-	"jV2aXxbBPUIHj7cEsX4zjw/tFQdmGt8WBtYehkfuii+JDuEKUt4rs0MVQgMLCTOlt2SIePWSu4syrhHr",
-	"FenU8DclOQ2GUwpRZvcmP5OAZBE+T3xjE9W4InU3vJZEVp7sAK1PQq/IMG/ie0Z2Qw4L2Y5KY8q57Swt",
-	"yem0IOITZWXRJjMFljdqmacl0WH2GWczF3ZPPPmpYI/GwzoM3tHR1rTUmcAJaW3IG1Pxk3EDX2/8fGvN",
-	"XTL7L7G8sUn9GVXK/Q1P7kVMF4I5pFx0sD5UW85s2a04huapPJtz7YVsL3KRYLa5xCVZ5C24IFjMSHGJ",
-	"Z12Db8giP8dstlUoL11Bn/bjPqxCupINS2xHWie3eYRFU/M6QTiaSVIS+nMm/oZxWEotnE732iTasDcP",
-	"2vePnlc6ToevJWSdv3uNjo+PjpEgTg9ARAyEFJ+f//jxLbrFWUkiuJniZYHeXF5cnp5fDiNE7nIMOZa1",
-	"feeKVcnD4KOJrc6NX6L43fnbv3735vTDx19OXv3y/suP5989jQ7G0cFRdPD85NUvnz58/vHy7XfjeB95",
-	"mhhhQa7YEmfZKMl4cgNef/kS4vYg/S7lRAf6AACGviqTuer+aMrFEosUEsvnOM8Jk8rUWZTJHGW4IOKK",
-	"GaBSXfW/lYscYpIOXz4ZI1yg8ZOXT8bDk+pjtpZiCZle6ltT1bQJTm78z1wxzhISGfhcIQto9j46hZhH",
-	"nNHUBB95iLvu+i/HQkIunCBYctYEEO44jAEglYfaxgNeEehj5u5tdGc8A6XaYQoOef6FE5vhfu8k/rYd",
-	"Xi/BoAIpWeXM76U6OjJ6RLqsBQxaf9qPxxK3N1S7AwNYh1UmvyAJF2p12nQ5tRgfFzxCSru/i1Au+IRE",
-	"NgpVRshE60RqJZG///t/+mkC1Sh2tJtF2dUlaVEj3SWTdRGqdl5DEGDlPzSt1UdG2DSjvSWW8GyOWcqn",
-	"0+13INp1VRqXpUabhPGGKdokOrtFesZVT2KICZMIfnoXa5C2BV7pMxdGMcxKPIxQ7Lrq3rFTFUcohk7H",
-	"V8w8sp6JGA2MNhYleyQ1FSeyH5mpjQ2jWCuV+ATFalgNrC0MZ4wKfEMMFuUVgwcLklL8A1nFoUhj+/BB",
-	"WUw3ZOHySZC391tEK6sxCu22QXPpXRdTiQhclIK885FYt8e1NRdIv3WxdTXA0zahr4hwe8j7e770RNCF",
-	"v2vWLJzMdapggAf4rzv4UzcTCPPbVrTfKRckwbLrZbgtfubJ8L1ZdW1lBildfwF0gWUWscmHEeTKCgoZ",
-	"0LpbwOxjKjgj4rX6cX9XsuBmRb0SXCC89ZJ/8sJwWzDb38EO2afy+2SluYGoQjX9Vvjcs3X5C/SpZYV8",
-	"5ssKeb0u0pXp0937os4YnQ8S6qy59Z7Ga4Wtv6Urnvt2R5gyXJA2ODjLEG5MQ8ivFiWTj8zmhkXtJler",
-	"iHW0p/GT7YZi6L4+EIzSAkIBoSmFLpDcoIQviGxl17uPNd28u925iTOuCYgH6gQEP8NN47A/e0+T5nnz",
-	"/W6LGLXBXeUZZoyk6O//z/9CuSB5bv5O2XUu+EwQKeHfhkcd/p4CLJg9wy34LZFgyMgbmiOIEY+gDKIS",
-	"TSkzAZFmnzQfhK0GPgcOavexPUfZrjrMGQnGM10kmJ0mRTAT95QhFwDoB22qFuZEqLG32Sky0Z3XnpgI",
-	"aYSzgsMrIUrjojX3133ykUSx+8eHNK6vmBkpLmh4eWR4QhoU1F9yUh3ig94xUsx5Lfbx+7eXe9He2ZcL",
-	"+ONH+O/p5ev3e9Hem7cf316+DYdE4mK+vV+qlBqkTAPPGkgeINf58fxjVKW/5ljgBQFGCH1RhCirj4OO",
-	"khsfvDicPsFHo/F4PB49U/95rv4zrv538BhAKDoUxXjrSjITaMfajZ8ZgNDSUZL2Vgi9O3azLHTx9RAz",
-	"aXyFGy/6E8zOXZj6OqsBDoVi/2raabXAa86sHbtGtmwkfk2JDTCKzY/X9kd17JhZviFaoMkK0XSo0yfd",
-	"i+owQgt5xUDtRTofdGLzRis3y8F4rEMu+BTpQEl44c8VAs53cZipY8MNU88A4S0hFqrzdgyt53o98Pxn",
-	"nN2MKEOJaoYIe2R4ctMvtkOn6nWK7jCeFRP96+5L9EfbRPjcT30IszGUDJfFnLCCJhDOqkQFJVgICtCV",
-	"ArB/JJ2xEWXA4wUELnkOeJKCyHJBEC1eGkdZMX8kr1hc4NlrntrDLATFxhEiyZzry01JWBGadChZH/cu",
-	"yiK4o+sm1Cv74dlfPx3+y0+vtqoM+3ZkmtQ+wJJnZUuQZdJCN+WcQ3qLeiThJhjhLIOFwvTlkN2dKDP4",
-	"THyKSkmmZcaIlPvoe1hW2KQxJzjHE5ppSrQJmVOm9reZRAMwM7WjyRx5UcZn4GLSNlXJCjlEGWapnpJu",
-	"4lttxYGLyqRNFf1ssrJ1R9RecsP40nofdZeRoLN5gRhfru/FsCN2VsmqkWrftZqxJaXQWnDm81QiXHjb",
-	"mudFVeJc0AUxcdJLy0ZtFKa+m7CIaS0Bg5UAybru6TLkTV0fMhqDwurMjNC15EyjPjO1/qHgfpd4R7dY",
-	"t1vX1VrcfITSxdwlWfcoQF0eAgC9GPYqc1ZNXHPzk0jXMyEpQAlYPNECz3bC6W5HvDBBAKpAhIwnQY+6",
-	"G+22jQYd7j1khkk3XqBLPLvUt5QhYiDjpPV3pQ0R/Esy+VE0DNx5UeTy5ePHOM/3JS/lvnn0WG0+j3dW",
-	"0u5jlaVn5KjSSJFTy20q3VcYLfLXCXoxexM+gTevW0DDA7C6nz6z9VgNn7ikbSIHldW+Er9///LTp8bB",
-	"ZPzk5XgdIP/wV8DFf/m38ehY//V/7HVK0/yEKbPpbkFFQBdE9bCR07cggib48es5TfCMdwsqMZLnavQH",
-	"3R+d4DSTpBS0WLkbqMbG/Q0il/IW0L6MKvX04cy6EwwdqkFzA4ifpvPlyf54/+Dgyf6zLsvd2sCNSxBl",
-	"0F1TFgNItXSoVHCpaOHTtEWnswVPkH3leoppRlL15lJwNnNF0AAXV8xYipA1Za5yDRaWK2cYNjGbkeEJ",
-	"ijOe3Kj6Cs7RArMVUh8A4HT9RNs3NgVLO2JxUY3cCYpt1de61jQ+QbHJY70WpJTkOiUFSQrd7IQzZbWm",
-	"V8yUQQW/IXoAckCBKizQhT3mWAMYCXLLb4gdDpJe87LQX9NJsWuo3GbUQEf646dl9MaEW9abD7Hcodab",
-	"WvRnoZT9agPQ2300iF17OjNiHwLXA/F7JNGPkogRlDR8ikYkAc3DBb4dHxx6TGhAdtEgpv3Ef6dZhh8f",
-	"74/RgJ7h9AS9PvsRfblAB8+uj1BGbwj6hBP1w78Md0uRxEV1MKL5nt/J8OpnkovvcUGWgIMxpbO+d4gJ",
-	"vAWpBbGE6q5nur4YpeQWiGQHyhRMBCGsPfWPFUTc4uyCJJyFcm7e8yXi08JYmeYTJhVPM0npr8tH4MSi",
-	"bCb3kQ2jeVoH6X/qsyw8eVqjNzg43ophG25xeHylbDkQJURKl+DedFL85edLNHibvrk4NcZ3fEPTeBgh",
-	"HZ9xcAwEowWR++iCMDhHxqdlMefCJGy/RK8IFjZWOPE+p2OF4yC8mIbElx9CpF+6l4YUAA6+FpZaKQzz",
-	"Zm2UX4yDkXPN5P4GBleOfyuJ7eiTMVBDREjzBKqz0j56e6eVg9rT47MvF5fosTq3PzYVh7um1sHWIHsZ",
-	"mGx/phqN9wfMfCEsBMVrpbBtism3SUPI+iVcZbxoc+9nvNBHYaI2Mvgn7MhUOsw+MKXmBI4Z63EyXTIl",
-	"1j/r7mPdt8cAX2toQ+CIPjQnGkG0zx38cJSZuDB9itdoZgxlZAoQuECzPtxfZwRvqtcaQ3hngvD7Z29k",
-	"/k2GG6NtkiR3uwvrl5NZE911pOkNQYGdYacvSAGpGx+pLPQVzW4dk2uZHQbGfHukgXm1pXXu6ui+7doY",
-	"e+nup/o0bo4F+UjZzfr+UoS16wXgsnKWkBN9zlf75hzLuVo1ymLZR6pSIHQEo0/wAvBAaKGXWC7ILeWl",
-	"hLDDKkLwSCkFVW3D4vnt+b8WTz4ux5N/uTlgL37JD+Xx7fmz8i9Hybun8zfPyel48fmAnx3+dvEkuLZE",
-	"1pZ8O8loAtyRqOBq508jFP+xJJPrUmRfHwP04ePfHv8B4/A1RgNgnpHDCMXmIfUeGpB8Dd4YP9ac+95z",
-	"/YNsdK796G6+fq/eN8SghLN80QpF42RhdPiA0rDLpCzJBAjK0SD+4+LLjxfXP799df3j+Uc7K5TJ3I2t",
-	"Rb4zdD5wK3J7ECo5PEGCUClLJZyVWO4/zMilpzUa3rWtYedDcUtqTRiYpiXKT7fwg85har1/lZjRgv4O",
-	"V422pIXpMF5wbDBB1brZR2+ozDO8QikuMMx/hBhHNJXwp2EgAawcuW61t8dUeD5iqgFCzJ2z2tITA3ec",
-	"GoRepf/SMiPpsCVLaHtMBQX2hU2M5AkXgsAt0emG8atKOY4VHaA6iHlOWByhOOWMqD8XVEqSqr+55L8Y",
-	"vJkxUyWG+5vQ88P3eN3RCdqZ2WUlHls2PGKvgR2ZuWudC91bG7UuVOsLfHdh2eq3d6WCUO2AXGaDmTZt",
-	"o9UaMcFPPnt+B3bo6pqqRZTWMyqaIHibJrnLLWzVBWVauUvYruLByyLhIU8oeIaUyE4xzdSfjBfXMDZp",
-	"DKJbMktoX0uqVK+pdaghs6qXINc4QIHfQVKb0XBWBo3fwhNF2xszAJ3I/m22T5d8nk1h+SH4jc9tiZLd",
-	"rLxqbj3ecLIAdtnPnTYK14jGiy40ykWpa7H3VmS13txq8kTeU6SbtiCwk4IRR5ZoCGtnjPFJSqJ36fXN",
-	"5sRsNqGQW6CG7EPIMBF4+8oC2KLkFRRV+hha2DqjkK2w+akmQu+V3Ctl2S8duJvKgKH3Ug17HPHMy62Q",
-	"O6UyA4JjkGOa9pmkHK8WvVCJtdCd6deCS7LjqoMeekuuxibXlzxOy1pNfnxpacqGG0Kn39awZmr0ctWo",
-	"RvWV4A2gJ0jti9WO27rvEYKS+8xcFWS3cX3pD37ShY2A7Jwu7beyFqZGN3cb+DJDPlXNPXp/9YRrJ4Xt",
-	"8uudLL6NplpnYW6hV37L0l7a6puowFlJpHYqhVva00FVzXmbBgvxN4choctuXNKeIqlxL29gRd54+xs4",
-	"iuCCgBPGHIY+nH4+re7EI7j5k3O+VEUAirLumNh6iWxUTrfuGu7ZNablrSezW8LKbkZrdwDn3srXF/za",
-	"FbluXU0efV6gNSXdm4rZDLGVggY3s6dFtuiyMDJVTWj+2M1ucNVby8F30Pfj3u+5pYbI+vvuwzuT4Nda",
-	"Gxx8OmN8Og3i1BCAMYZ7+xwXVEOtpZQUOjLxBMXqH+DRji0fi+GUlNYfoi+PLd5QwLdCEpreD4DPVBFG",
-	"Vu/0tloHn7ueOl2ft2YUuYL+Wx+6EgN2A8wQ4SXBeJvLys6FeATp+mHuJTPdXXPSHxqs0QhlP6DG9W/Z",
-	"lzph7m9EsKnGQw95fT59mfC0qYVb9JrRBFCsRDfyVkJDKDcs2zf6nRZwY6kL7ZuaAdtYtZQWFDNkQbsQ",
-	"F0iQf4NIE83mpBuoV7pWAvvo5zlHpp7oihnaThMxZAldCk3XadNt6IyN+HQaREo2TZOP/6AAkhwkBtdj",
-	"4F9zeUBjtslBd0xjtYUCXgASK/XUWadr3b4LA3rZexkF7huc/u1IzLzmS7EtqQtzXYyr3DM79ttl778F",
-	"mzkg/iFo5sYC+EchMzfX3b43auugfDlhJgGuRborY7cqup4jZyLk781TkuLVmbIoN4Y0GwMRaTR6DXsG",
-	"QYRmKaFTlKt/6RxTwoCBZ0KmXBAdvgRlRckkyrEs0IKmjM7mRXesNN3K0BmI9iMq3C2KdWMYtS3XMYDV",
-	"jfg2ipYLWJ4fqSzaJ8fEgKhj0wkii7xYGQ4uzWZm4d+1qVaRXtQOVX/b65R/92u0E7LXcYgY6KLA06n2",
-	"HtyTYOThaGiaKSy8AmrUbK9wLovQZIXyOfAXCrUOciIkZ81wSLzC6LUWrPtAc0HbgrJRYJZikVoE3xA2",
-	"0B3R9FgS2qwpGF+iBZYSxbM4QvEN/Jf/rv6bTeITdMuzckFQvIBbFPhPIXP4Y6L+vGJxUsK/p9m1fi8v",
-	"1H9/g//OcBajwY8XKCllwRdYrIYnhq87JjiZ63vG3wmL95FquLRE5rptQJJ6SwTkIv5/7L3rdhs5li74",
-	"Khj2zDJZHaRISvJFWr2mlbIzrfRFKklOV1WzUgEyQBKlIMAMBEUx057Vv84DzJm15g3O7/MMZ96knmQW",
-	"9gYQF0aQQUqyndn6UVmWFBcELvu+vw+HPwTUAHVI6CCSyvBIcoakkK5vjZrrEsrKgA1CGjGVrdLVkvRa",
-	"/0f+qr3fvl4caCPQO1hN9X/78H+Dmf4vfKNWoADaq/8zgsyN/hToX/4V0+7r0JPBZf9Iw2szXtP3v0W9",
-	"TVXDu7jHvGQfxcxK18J9FNAFCndKJkzMSF/SKIAQjcJ2QL2AUw6Np/0FMUWzLSPlfJMMtxdy0ROu9TzV",
-	"uPDENmBpQZm6BwA4Y0n6bMRFi7zP9GOBdBtTaMcK6KIn9DjNmq8uc2DrIwhvXW9BofYIZwJ2QTFi1wYP",
-	"Ly6XwKd4MNDydYMa5EIeH1PtvFKnwt2mMvp+223x0eVdtq9ljLWNcxqGsKE26gaxyVQceun0vGNiVryn",
-	"YSMbtWgbF9w+ryfb3JDPFpWIuBOzuvs3dbqAv/LMIiEUKBwGSMCFJ0KreO17cUF8e7LW4CIufzUbDk0R",
-	"SPr7zbugqMXi3yRzYRBwGEDhkMFiELLGAUmx/vaEr1cFRLs78v7UBad8UofzauWCFhwQulKAuJVQZyPu",
-	"laOs9Hti+UZHA25dSPe1qzDb1qS/cxvNLm1mtVYl02GRT6NRAcR+lYSIS4UUHJNCcrFK5Vb46tLhFrsP",
-	"X8SUzu7LbPjfsYPfc9dY8TzIwfVR8I+Z+qLV60uYDSWAMxRGNtkoCACl7+tVT3zOhuvr5D1EhCgvk+e2",
-	"Pp68l7Fp5QglyqV7p3EowIhbdds7eQMU+ud49Ua17HjtsVRJHjlHJKh/re1+sGh8fbVP6hEbMD41jOJy",
-	"ygQXI2Ky3EaPHCZF/VwhyGtgjSB6w2AfcKGl8IA58FesA3UHovP8xQtvOaGwCtF5s+J8R1NhZnrN2fki",
-	"pfq5o7pMPLsSwveOZrO3qsI/GdnknppMlw9jRhSsoL6J5FzdO2LWrSixJtJEO/OIxzETEBeC7Y1pIS06",
-	"9E8xEDcjNLFieqOHWqbgfQwL7iM5hyMVyrhROSy0GXOOW0/oJCxlzoGHarM45IP4vtCBLGjM2q+5GMso",
-	"piNWRD3792U++732C0PvBw1CEyP3DoBHYjYc8gFnIr6Cv/oO8MU3P9fnY4p5u5AOkFx7PmYR87QQ64mx",
-	"nCNqM1eE3lAODlXjkCBlxcBMkdLrPAilYgE6+/puchKwyVTGTAwWzTdsoXfGTLEGCSQRElBh7FSvILKX",
-	"ojkGcToEnHCjeqhTlq6pHmCqtNzykqZm2GEW2cw2eURMxT2BsJgDxm9MF7QWtKDnsA8xJZf1S58oPbFc",
-	"jJpWSg+kitPuayG00c1IK5G19P5O0Xz2an0WyvkZjYqnw4zFzkrq/aROwzCBvGhg/DWUc4vYRUI9y+Uu",
-	"w0l1ao7SqpmN2/Tw8hXPizfUEW9lYYh4umZC3fzkABuGRLG4CCQl1U7XxGa63zpeZ/+z66j7reO9+FzS",
-	"VbcNg1XEQKKeSV5cU36nAW2gDqpYUZnQJJbWzFiJKeUaI/+//5eY8+KRSM4A435Mw2GT3TBhwegGTGSp",
-	"SSuWUziLx23flDLIWEGZPVlkFMGe9NzZznwdbrTcYqXOdKmyeSsLyZiDkuI0bMzdkirSGf0PwLSWb4yU",
-	"mHQcIHpLMu51raAZPbhsUllNtBER3ZfuNj5DiIkkWGlVs4EaBm1TyVrb/MxVMviTaVzBrOYMrOVmdpE2",
-	"AVvkHGDKIkYEg0gRYlxgsYH+9OAAMDmw70YKMCmIYHO8+xUdjMk1Y1OLc6b1qykpcvoYcOmAQAKtzvSb",
-	"sL+Pa296UYIzKKOyYCB0g83HkkxogGFnfOhW+FCbWPxGjACn0EZ2wv3zKlYi/bl1yInbHpKNp1OK11QE",
-	"lWaoiPJxMyVrQwtrfDC8EP0wQHwnoRylfi8j4oMlfHVDI07FgOXwmKDE/a6lVeD/VViyC7xwS+1tYyEb",
-	"bc+qKt8+fI3OPySCjRCWFsqDwdUJGdUmeWZim093d7cwD5xPmGffL5acVq8tWwdusnJ2QeacZ/e023Zu",
-	"RQ2lSZk8zmMJfguMfXeAYJ3Q20vL5ZDniRpFjCnyPR1HTIyZdu4oFKVNaEjw5dljtdepaqvvZSzjbpll",
-	"POHi2x3cVuC1G5j6D8EJaM6Vm9fU+qfQbqtzABZtqgwB6gLsTzMdw4ixXxmSEMA5jMd5lszyqbuYTafh",
-	"4oLFsW3JzoHa3rDoHGPAqXaVfLwmS61OTNAY4MuBBcZEzCzwFkTZTW8jHZksHBROIAAImdLBtTrsiYmM",
-	"0qAVL1rkKJzThSK2jfUQQWPkLE4js3nayEK7Sz8VhBapd4CFC5CdG3karM4yjiBs06eZTfu0bNNahfh9",
-	"SEclCuKf//k/LB4bjgc+GmYCgOP0XGS7QvaBxGWjmHh2JCsWDMtXbMx+GNKRNmvBqscR4lP0H5NxplcM",
-	"0zl9Ka8dDNA///N/3N+c5o5d0WcVTXvhaZpNEf1LP25hNnM1dNYjElkQaq25sSENchlhKOfN2ZRMmFJ0",
-	"xFRF5nUMzt1N+qSeUuVz71SHtpTMj9CTwPMHhBFZfUAF/fexS/A2r02C1yKtpGeprLStgDEA5jinFYD1",
-	"g8RzFt4wMpZqymMaEvtCrOuWszBAlD6txSbS7ts4ogvY/a0lYrv1JIjLGupIUPKDnLBfN62LA/DXkiBx",
-	"qq4RQ7a4oOBi9uVMa2aDs8VEYLiWEfZHKwQSs1uwMG8g+yCvWUBm01w9X3Emfj1LlZzyQXYGziI+gGSI",
-	"jEinizWc2Ud1tioS9NwuwZcmm6F460c3SCCWCzqFUjF1l+6chzMyS5mc4dwugVus9vrwjmImdzWVQrEV",
-	"fZx3wGWu2BADy5NqxhxTcf1XOXuXnO+HsddELjiaTG2q0cVtkuWB5advI1sOPvpE3PC4xLlxwnbtNJtY",
-	"41028oa7sgLKS4qkYf0+AVDID6q0J/GhUa/SiGNZzLBqOyk2MJIIUZV8jpcXV8m8pJetfIOUmiVbNY2t",
-	"P1l5cJWlHZ9+76phb2Ne3F0eL+vgM+wHIhNGQzJkLOhToDXcUB/fTepuwMC8qk8qoeWCSYacpxgpEssU",
-	"PwAVGRuhOeeBvWGrCO+9yfBkTS71H8lCzv438lc5i5wnN2bhlOhfGGuttWQqtCtaB4WSPD+mVdtXzcK4",
-	"wO3dfhskMFZrVXBOyukDB+DDyiKrYWNSq1YB3zirnpLhl397GbvaqZawVBDEULNbMAbycrOAh8SVRkjB",
-	"SF1izRg0Qfn2cPuNxHPvtIlEzzLkArnPk2AGHeoh67dZLZxrGDN/ym4Ir3bb1M9o3tAITF/9sPSXvTQP",
-	"Tv/uFJ+U/tWxeWEyL24dNqV3xq8tv+u3z0uVLmaC+gtil4xcs8UhYXQwtgVQ9i9PFNFTQOqKMeLb/Xa5",
-	"mGbx6+w659FZzOiKNsQlHZVnaiuSnjychVxAMldAM1LB9tiedgSIOO508+XmzCVp+pGCQjWDpArUN6Su",
-	"fUF2GwN1AfnzOdGr1zjIIKwOqNj5Tf/+s18VFnUjRhOeyoqnPjo1fen6BMNx4khPVjcNXiYkPPkITZYB",
-	"SL//gDxP4/rLITmO5OB6KKPgCRZV7XYJDadj2mcxqQd8xE2B64BCFKEnQhbDvbaK6sQjbz1yChd9aHhk",
-	"JvgvM2b7t9J6WDmesTnrwyr1RMkqGJddCqTtIScx4QETMR9yLWstpRPFxlMhYy12IwaX0PCgJyKmZHhj",
-	"CsEM+2lCicHjsckCqzGfWp2S6ZfMRUFTS52L2x01X//45t37s+blT82//f23558Lw6DZDVzC2gZ8U0BT",
-	"FQODM4lli/h6Y0Brf1lvJ6n7dh8BTIdeMh40Wj3hO6Yk026xxAmonzvlbAAPTniV4KwsVapjIUN/AUxw",
-	"9oV1FVPoWiY0NpwaMWt4REYYhqGjZAuaDuEYmWkZ5r8UYbdcxYA7kDA3JaRNTxTx4UwYJnc5Rf0RLsg0",
-	"pAOs3KOmND1H0gElMu6zao6by01AVp2mryxYQnVdXBYRj/Xnx5IEMhmL/gJquttciSK70dt4wJDrBLrB",
-	"ITAVSMFa5NLSK/ZEPOZRzJggQ85CQ90LZu+UDbS2o+qaRHKOBeaQ1sBr5riRDCQYbvw+UzywrZE5xayA",
-	"eGSt/D2y10G9g96diI4WcHoSqDLuLgCeBaZ05REZBkyZJEOm3nd9SfISC53B3b1T2Mo+ZEtYmW0677Mw",
-	"R+uBaICxuiqttd1a6254Za/77NVGER2wd8i+UcxSor0rQocxi4gP4/HBuwImW70H+wzJmxFFuFUIjzSa",
-	"6e1XrqtZQPCSJwSQTBWpA6AIMBwCgEjSlVfJ4fhBP830vGyJHlCpOoaqa1ceUwghfWw3mZlCU+C0NFmp",
-	"QA9OyEs5KDxX8GXKzpqpmNDzdLcThWe0BJkE/uZEGI/Ih/O3d14iPXdn+smFw4m4jCrU8sBD7LUZkyv/",
-	"Ie+024LGgN672hjw9divDPo1oSGL4uIVMU9VONzC6Jy95MJwApdfcckm0xLq/nuvBKLqOikFwnseNIgN",
-	"L0zhCVqqx3X3oGFk8YPPqRit/zZ3YRolOVHkb+WIzLOeUIoodcNSBguvbEHaQOKmdmkqvpLZCPmtk9sF",
-	"ubNeqFhTNUJZbDg3Wi/R4SlaxGQiUyufk/dZRZrViCl1YmTbejdEXb+Ugy2JRQIn77ZBHOm217X44uPL",
-	"xp2vIhnoM2lweJJdcxXKEUTjtGoTFOcGM8547TRielUVHTLYFQl1gQni4GWDUCr8V0E5yvL7Cu1QJ4uW",
-	"cABiJpyPYb+HT+iI7Uzhnfjvf0xZ8sOc9afuhxEfFiJubWHvDHnIKmdLJrjlKwJp/cqKE3WFmY0kN99f",
-	"xAztZMWiGxaQurPM0R0E6CNwEnP54J2bzgYk96gW11867Oygeq1y7Yu1YsvOoZfZCGa+bGZm/TE+S6nf",
-	"ZYtwFgF5oDU8CFctckTsMPB3saGDRu26SuUiglRPQJcgjxemfgTT91bCHhA/lHOfcDGUHvH1Z84mxqMd",
-	"89HYJ3MaCehm8y3gvk/sv7I+YSjnNdxts0nNq+nb0zD9mcPorio8gxdOC5dtN5iLAZ0w7ISspxy4Ib/R",
-	"TjwfcaEaB8SfUDEDMB3kgIMN1PCIH8lZzAXze6LuW0HuI6Mo/kVfNJ4FQch8kr8Ef6+voLOAx1cGFX/p",
-	"wp4wf9GXGt5DWJ3lR8Kvc242jl0LQxySnlZ4s1ZO6RcD8mzy9OxkJzcXz3ZJTN7E4pHKD93oo7SDomIe",
-	"hvizn1Z/fs6rsY6M5UPpiXqSZ+ADEs2EYJGHxFCHNgWAGBZmQ8OiAX9+nxGnTUkdqVYOCXXnQbCegOq2",
-	"SJvxvlawfqOVZmA5INSusN4tM+B3R68fuyuSPhNzGXgWLOAxC+DhATPcNELGxD34MP0SmyRGGBAYvZaH",
-	"QUTngvQXpu0T4MWyK27SDgHim+FX6VNkn1whSWGW9dJZiYUBMaVnczJTMRnz+CDN5g41jTEdkbqvH+y7",
-	"WJPWOITHh8TnZs9CNAbqyHnMekJf5Tl6dx4rFg43pBWH0A7EpBp6uy16woLK6EcWheicnlF6eOYbFI25",
-	"gogm/GVARRUoo61BO9ZXC8c5w6FiAG1NAj3PK16od9KW/waUrZeGvHMa6wmzbKke4WIQzhS/QRruYKl4",
-	"O6Pdf9O25Pe2ZHvChf737i5SRqxaCrxttauSvNMUmG90R17D69s9fG/ZNFonZ91Epj4f+0Rq39s2Bv35",
-	"z1v7hvgm9cG2ocRuEH3HcaG9aJ5TjM1qFokKwm7pIF5ZRg8DyRXO93qBK5vHf+9WrJUNZyvb31Lz931h",
-	"RiX5e/G+gph3hb6Au/QBXI7ZpDDYFMpZBCxkE5cnQKbihDzYD2h0neFE0r8AX3Q0zmlk85fl95eC+xwJ",
-	"sgW+T6q+4ene2jKUy4gujsdscF1kC1z7h4gfFfKBtl5Au5kq0ZgPrlnsGa3rGf1PLUIwoQZrKsVhrmZ9",
-	"FfN4Bgzj9QQOJ2I28+BAEbgYab3eQIryGRgE9eyf4VZQBEKS5NGeKdQfDhvpdZHXBvFM345VR3YsWEQ1",
-	"UyXgyHqGDP5uKXR0HNFFK7AXgbmhf9VE+A6YKQxVooniriwnz1tLoZCCUPtyeOT4KduAwbg7S2DCE9gw",
-	"+OBCaZJeiK+Co7y8FYpglLOb4UuhKOe2YMvNGGcbV81VKMiAx1YmsTTJ+nJ7JaKL19h9/ErE0WLTgpgN",
-	"wij9xUPGbCO6WE3WW8rkqW89idlk07WysnvdsFDIr6oDx0bKQmjFRQINm4KtSWOaQdeuNdUF8HtasZ5N",
-	"Y6zNnlhsxEoCybxDlfF2JuoCH0uWtc7m6PBuhK4YF1chmcKyBX7LhUUM3cwwNyiOvjvqV1q1+CQApNAC",
-	"KioZadHqCsFX7Y7T1KV6p4/lXJ/uY1mYZnSmjz4o2fqezNFJV1tbC2vlHoWLTMe0Kq7NNrDFEV0oi7Wp",
-	"HNg/YjWTeuef//nf99vpuhxGB2OPBFzFXAzihgX6BgxeA/St702Zdf/xdz8H8b1HPjJoTD45/pCB8s40",
-	"9aw1t7J1uyuj7DgP+fWws+llVrhsv12w0LA4bpdIEDJm+a8sLJpNju2d0g7VWeOT15V+e0mI65cZm7GA",
-	"/PO//d+EKsUm/dD8BIeYBaTeXxAqMFqD6OQkHlO0eu0dUQNucfo2GwhywSS7NcEkNeU65hGLtHWKY8Ls",
-	"E47IChWG/BLWmMhFhQqN1fulyl83ortQ6OvRXoJhuKnCt0C2laumLfRtkcbpY467oKjFuAuFpKZZZegi",
-	"Ugn1iENG5gw6jp1LpIoz41uxT9yDtwDjqzyRzqYsmEgDILPRszJm3/YVJsvsy+teDMZWEU91JEpq1RGj",
-	"9Yaz+XHIBaRFChuCnNS8o2Nmrn5fSLCw0YgiKSfF5MT3zUWVtoC9WsxubfBs2To7efny4sQAx2VPDp4Y",
-	"GoZy7hFDnrQgIZ9ALWbcKqWNe7jOvoTrB09Y4q+mvVgL/aqnG+WKPV5eSmbZ3ZoJSOCmSRU/2MO0SQ+g",
-	"RRgqnO9rbqAgU8BThzmwZIPBozziAzIPRF0cRk8DMzQ5bJ48fmUm7mIQGlKk8ZC/jyMq1JBFVzzzk5zF",
-	"lsE2SfJfGRTgmleDkcCz0iPIxtlKwYESLJ/i/Mg8kqYbKpJzUveTWfHtdFyFEjg/4P1+wyMWaYEXhHIq",
-	"Si6XJUha2xNA3OrZgKLt8AGAwFiwhV+5AfRVtRCAwwIqDQIUc7EcEWUglcBIN00paZglv4EF1vDnJQoT",
-	"UvcHVAHAfp/C4v1Lp00GVAAG/lHurgEVkOAzRCqxzMKjpiBC2kTQCRQq23v1XujLeIyOSL7kXQ8iG53d",
-	"W+8ufBATOp2ywLYkrLCCCoDZ6HQKcVRAf03isTJg1gWaj3movwzfoqcRpK35MQas2bEJud/ZzBoU9lWg",
-	"nx4wUo8jPpmwwCOz6ZRFRE8YFL5juJndpsAADRIBIAQKKXIx8XenL49fn9a8FabO6tnCILYeVXWGrRKT",
-	"CAq0LxgTRwV7+71rscQpMPNuHQWxsKgfBnk4MMpvuxrtKkW4eqMlRbjpkW/3Tvyiuz9hy7JyOUAjvDBC",
-	"ZLo2FdbX2BmO7X60p6JVwlgPWl8dASlIUZHsiWiO5SyJTyh4xcKKDHiHkPPix6uy+gw7KlujoeSESQFb",
-	"R2Ge3v4dEjJzYGGpT6VSvB8uUkc6o6XtU2t2vgudS7VQRpGkSkNPj4/eFqo1dlvCiARHGeCZtHEg4nCB",
-	"B9m5UPbgpU60DPhQr86ARn05XgRRoZ9TTANsO8X0gNxHZPdG9pxmtn7KIktbcNaqW9oHhZoNjDZk9anq",
-	"l2fn7XvsW5kaVFQaWYzN4JDQPvzOtLZcMzY1leWQn20RFzu0wVJsGhvLEJBC9d9mkWl9kobM1DwMMLXw",
-	"YQHGxlSjRY71m/U+9vUM+653TSHfonsh9I1pSz42sdjkRabWXrA5mKXa5jfPR705AfIYNycd784UTY4B",
-	"4z4ImF7dTmWGfGkj/Jm025U8sxKJYJVQdcn2OxE3TGiPQluD2+3CFOa3Xjl9MJhntpWVazLEXm3YXwfY",
-	"3oKPx02V4KhxRQYhoxELoBzveqaNMzVm4fAtH7KXdKHQstOmCofKLzCsgB+JRgB7Dz/QhNXokPiIgue7",
-	"/URi2RNaPWBDWGLKWVMP8W8ltpEZU25MlYHJNF4Yqe+1XzRKkHENYmRhnFzBVtevL4z5ZEy4VTtSL5qj",
-	"b4KgFVXswxaApAMas5EJ0my4a+052BDpwi1W5fDMmbmjAhNmZr+YwSFq3e7TfTM4/LlTqGevCyjOPmDP",
-	"bUEfK6lrq7TJhWJCcb3wpktns6ILl+KoNBv68+3qbVClb1NTdr1TW6ZcR72Duu371lGtKhLd9RtXn5lj",
-	"d8+S6Q2T/MuMmdnSJxDiYOthz89lyJyyQEF9h5xGu8K4ymU2cE2/5cjbU3VV1s00FPMFJchIVYGfzyTu",
-	"/yWCqRsmAhmduPBBPnCOeRWUmgQvRplrS6yg4NTqKvhT6y5q7zQafXGTq8J2r85th59RmeGO9Gbtdvcp",
-	"OaYxM/glmzLolszkBY8fwHq1tIeqyD4lIcf25nXTmabh3pQROzmune6ygtlS6W3Ffl028VmU3u1tN1tl",
-	"XNl+I3WaKdIssN0Oe6LI5gKbp9EiRwnegYoBUDeBNbh/c+qegLTX9Uq6mtYcxvUm9221r4pVPHx1uU43",
-	"tW/bbxvrDEpzajMwCXnhp6oc17JV/l4PgUzpTDFlk+ucKVKHGjkTqQHHHfooMHwJrBkyTpLxSHLROISN",
-	"QiKmZhMUKpNMVMF87/Iuwpctjw5qDg2WSiwtAxaEKKHwOlwQ/z96tT/1an/3sQUCakvgcblykj9lakgq",
-	"VC7CuyETmJVYK4smio0g09VX4aUforBMLoWSBtBXu3ZbYWgux+6iZbVpiIHaCn/IQ2ZRVcDm8mFd+UjI",
-	"wjpZfX1RsuDs/Q8e+fHs1Q8e+cj6Z3ptfjj5nkA3JsR2Tehpn7zj3xFDAwa/ed550SVTfstCRaQA2JGA",
-	"9UR9d9frPHvmPW237V85RNMbHnbbpdogIVC9mDKTzoziJ4r4x9g82AT8rDSz+sVPP2g5amqPSR19UowS",
-	"Evwq43E646fPBQVTfkVEoQTlz4wVaZnVWM7R29Xz0iIfHVlm8ls9trz/80R5emP3BBbCA+QRbnJkUTMo",
-	"QJiqxQyCkhMcgcLOI2goAvr/IYoNlf/ISjV4sP5/L92arqs3tT2LN9Daua38YoUUKyWYq3dCrt4W0SxB",
-	"ZSoWZ9FiGf55pliUAoKsnAF5595VlAdZjWVdIQFvp8LovPSXFa3GTzTkAXzUPVFQBiymfAPfFGxe+7A1",
-	"/fTm0QW13/pLwEcqoiqBLPT7mZ6I7NR+/7bZbb/Y7VTiW1rFeCJFTAdrQ0w4wmNz8cNC9DEaaJPZRnvc",
-	"N3eLojsTLsCDdkwJyeUlnAfLz1jeuN9HTI2hs+MsksFsUPg9QDBhR1lR0bPrgBbWQMHDXi1LEvi9+veh",
-	"HVBKhKxd9/vEu85uxWTfZEaeW7z86qSnbCsuk+wu3JKGIN2uJWjhzK6lFdgCU/glFZScz3gRrv/ax03H",
-	"xs9MnvevHbLf6ZL9/X3S7rTby3UHax76uXR+Mc6zYbVmJUmVD0ZvILnyiddMdMlksYQEnzdLIKNIHXwE",
-	"rDGDoE6jUkn7tpIxL79yTq52kPssnjMmcIAABCiCpN+n3i4fbNfLRL/XMbgsScdlyxFn8Iki5kmGdocL",
-	"ZJFZPZqtaGWqiduNuS9Swnj5K+coedHcNSFJhCHGTVLZBEqJ8MRFe1bJKdtCxN9VEBUFE8oFq60he1C+",
-	"tBymX6rMgE2gKnFIxWDhkU5nH2sN75GJYIOKtykdXF8Y1Jyq7Ij6HpuvW6oKW34DwPpHmcL01NROIz5g",
-	"y1bNXne/mlFj0l4pUPvzl823r941O539eyEzc3mALVpF4RJ3e4pFUI86j9zlliI1w5n5Sc/lHewKSGhs",
-	"pfvsAVmrU7bZ/FlKoSqHoSQxA6n9TNYlLQ0VC0OFvXNzuqhEQVX1jJQmktIHZtUDbGo0c2QKgBftn/UX",
-	"kFiS/izV1VhXs9HIQNmDwkVFF3IVK+0REx43WuTIhIqksDPTE3D7FJRiZva4Sl55QCb02rS0pwYCEXSV",
-	"CqY+AYK0XOVo2XbJyoA8ezJHDGJEyx9cO5WdUdEl8mK1hi5MmWeMBawwNcjVemrMLqpTothAQsm07d13",
-	"Kb+LNx/SBHw5wLCsfLoL21NOmqyVH0Ui4SMNr+NxJGejcQFq3FelCU0NLV++VBIzXM/EAZe95Qoz4jGb",
-	"buDUJsO5iFlhZOg+HVFT8Wc/zI52E3GfGjGSJmzTkF2mtzeB5RMyzieI9opbL/VHvmH5ip6n7RVVmesf",
-	"6hBn0oftaSFyzIsUcsxeGczKItMS5eZkqVkQP6XSypS3uhjWQEr08xC3+4D4sDQ+qftmjQ4gQeQ3POIv",
-	"mLoSUv9twRT8Rs+U/hn+v+H1hC/Af/WBnjqVFNUXwWT5yxS2h+nsKSQO/tf//F4/HXAK9Z1mR/g5EDjb",
-	"UI7jSqpXhQ2xZPFX4XGFNbt5eZDq7CzC0NQuxpV9uQPUXPXU7fpM7yjKNvT/7ibo8tEFkxUJIHfFFggU",
-	"T8NrTFNtKxZzRUPVO6Fzog9Gveb4nBsWny2bhFP8M6UsM3DwEoaZTGmH/tsTRRiNQs4sWdM2c2cE9Loq",
-	"wQ0IatKTNCviB08+ffvBbtniulmvZrShDWJu+e6u8CgOJVdcTSM5iphSaZK34saC4qMGsZlkAp8o2DnK",
-	"0JEuyJxFLAXcOIMSE/0RdzmHSwWmFWjx1k+PfciW05uahYo7IHXH+2r9eUEt/57lp6T6YF1XhDWx7NFI",
-	"b6X0TszOwnrev/zabCOj3mymZlJmhSVaKCxiRIIFEsjBDJpm6z7A9yPtAuD3+w2sVUGMkTG2+Wy87Nds",
-	"UVqdrL0nU6GcWqV8LfKSbkzT7Rw1/0abv7abL65azb//6/9eHIeSk2m8hHOyXuVmyQOgdqvMlc137bBF",
-	"zb3YSy/kul1iN1QJSFt6mtzmA6w2WLggJ2u0PJlTRdyldpkBuPo3GY1Ogs87qXua0Uyond+imTjRG2C5",
-	"ZgX+ct+iflPRkMdRgTEtn3wzgqpT/lXg2ErXvgiVrXD1vxQ4W/HWa5nZxC6iu+NCuYakq74cm2Kq5HdD",
-	"/TuLF1VQeXk3xKijkEXlsE3gqmATEGBVqxTWEvhgRIr8+D3iwyfn/6a/o1KOTg/rNRWBHA7LBjaFjBKU",
-	"vozNlS7/pvADv8xQzbtWwV6lxqrNjgjjlG7YWE6lmBv3lkhY5vaVYFijiIdAS0xniNV4ZzSsbkFrzyaw",
-	"YQWYQ5asNdmcuS1RHUrrI1UxeysLCPQvoElMH+25IHROF6TuY4TRnD9b/XwS+CniMoOo4WA4IDTgx7fi",
-	"JIDoAza994ScxdOZQedOrb9WTdl3ghg3r0RoLG2v6VdGWtYISwAXzcQT1RMW3AOkWwPQ0fUfiHmfVntI",
-	"6A9NcEA0yG3lq5CmXyNypd34GvhbTyRf5VlGQQiPQKWlGwMZSBXbYvApF4IFFqLvhkXAK8iF/uapjFId",
-	"oz1hG1RwDoMiSbZ1a9zmkVtzy5Zm/caZybU5G5yUNHlzZmW3skKTLVxCOmYL/NG31wdiTrHqQgBVw30P",
-	"Z1uCVBtRXXth1SaodH7X3vMdVRvlhRFwZ72po2J2jpc6sL1iYKhLd8TMeaqnjpg5W08Q2L+RWhlYuFaV",
-	"aXRmbFGSLSOjsOY4JVSWtqd76+YRhw1Qi0GulsUX8pLYSsw65M6YlnJxajM37sYNN9sgowlisyTDB4hF",
-	"iSoBaVqfmlxq48CcQ3MNvWFAvqCvOswL+7RU7gFgUKHkJTnB62p/tD4Qo4gFgHQ4BsB2eMqCOWoTazo8",
-	"3d2tUJ+wEn8rJY1SpQEoFDznzqQOSOo4O4CuzGFNNca642iERWYN0tI+m1EyG6zUdDh3Z9xRQUwlDykQ",
-	"irHbqaEekzcsSk4Q4GLxifY9ImnAOaDsbMIFtbDl8SwSeO8y+VXqHcsB/JwDVng2rPuChqH1ag6AjIUO",
-	"YvLjxen7xKa5ZgvDJ89N4VSL/MQiPlz0hH/bVCzSrkdT8ZEweRP9vcZojejc9FEY8JspjZRpSZsU9okV",
-	"spyYUCCYNcQAfAQeOf/+mOzu7r7Qw/tweYxjtn0fEx6G3OSlp3rfKDB/P0DSHzlyoUwgQCNNO4J+Qx8K",
-	"TAFgs5BH5mM+GJMJXRAaRUBHhIYbzkQmmd1td58227vNdvey/eKg3T5ot/9WhupTBPlYENw4CTC0HrHR",
-	"LKQROTo7IQGDSgNAOEFTjJIhm5MhHcQKe7jUmE61vzplIlAW2R9nD3C2IHYPPz9RRL8Z+RBoEQ18yude",
-	"3krMtU55hIZKIuKLiV+ldgdc55Mxo0uzhpyS5tiVZ9FL3v1EER546Q7j3La2/cc4UjBc09MxZAhTsRwB",
-	"wg3gNw60vpUjwRUDKg58ThgxGoDzNmDAVtTXlhouB3amGcoolqY1rfvwTz8vP9eBhLB2u/20SnUOjL14",
-	"upYaQvBLsh0hW1R02UgKvhpw0EvDKksC6iiOmQlELhNGp5dQK20csD6hggEzhL2+VSBG4LnW6C+RJxGm",
-	"yTAcyERsDBhsP0Ts3u1huQKDifNuFWcwaHEcK4mlvAYenpTksl2Xrm6n5LWpOh5m+2KKwd7t24aUh1rb",
-	"D7HLUe9DAPgRzNh5hp7DI77+Yi31cBs/B3AW0yQZ6c0+lSJgAdlvt31reUpB1Gygj0Yl07OShCF1f467",
-	"pxUzFWMrpv5XqqO0saFsgaefrBUwhpRODwLHk/SkxlrmaTsszGxJBRYTIOYjUP56b7Ca0YvbcsMMYBHr",
-	"so9P8g/InHKA0kdHLuBqSuPBmEWHQHMHXHgHmfPCFZkBUB8EKQySH3BFRj2hYplGu4uTsg19zLQsjQIW",
-	"NA6JnyZWwcebPYXXs4B0b28Pe8LHveofAHQedpfKWTyQE9YiL5NuYmgYZrgp44jbIMISGLf5qBwAN76k",
-	"JI9ZjNp2mRr0E0VeX16eEbz2kBgreiYirWyBdktPFJ+wQA/enBMEe7Pfa7I8eNj3X7zY7OiXCueTtJjG",
-	"3ZDaR15GWKYSgCkBZqXKComeNDIXoWobyw1V8YDGNJSjGUNjxJgK5mwrnygjgqyJZt6gyGBMp1oE4XN6",
-	"IvUaDK75f1pq0F56aQuugp7VWK9Qnxlyi3BBmIijRXbX/Mlg7QBD1S8zGbMrZFIzqO3mL1zcSD5gV1MK",
-	"8z6VIR8sWtNZP+RqDJfOZXR9hVZjxJQMb1AiZUllvCWRFTHtr2WepE1tORy2AjbgActleVJJEP0RIzpi",
-	"Eybi1pALGvJf86yDayWkmfyLlGxb1S5Q1PeP+jTIHlQAAwjuDTE96e1PxbPzH5efuLv06i8BglIeziJ2",
-	"DAXcBRMB2tacNEUUt7hkIVWx1ZXDWZjqCAKQPa1f2sikaC7Kqrj2urLeqg2YVMWJUbbCZoLxukFaawJJ",
-	"sAJmxFpK9gMA4/ZWFCA2lojflLy1pxxGZwblZHBGt+iR5oRywAMAmkAx3BMmBf/cVDWrko+y78nZ8t32",
-	"3l2kuMNxSM7oOI6n6mBnB4Rga0WL+Y6SILkrWO3IcmxOTap/IrcPMguQ2+TrSJLNqblkKi7L3KfNuQP0",
-	"HUEOm6wGGHcuyegVmf7aQacxKH0eK+vU8TBGNzPHgpG6cZukeu7+NR/9dXLnuUkvTJmnpv2LZcrTS91K",
-	"zdSHIi7ynGHFRDCVXMQAO+nDcfDJh/O3JhA9RsxZ0KmA4ALKckBoEETaOVe4qeqmPLgn6IhyQWhs7ITE",
-	"62l4DvQU4BIwsDGlSs1lBDjaw4iOQJ+ScxbwiA1iZYFqegJZuZ3duf0BztTB7j1fm3C1DYqpRZ5gpBEg",
-	"8+eo2sczfYQjDhleLNwSOV79YoT9jzK6hpbSIqxyFpU6UMhdzlE9yCkTLIBYu0f4UNvyWyUIkJKgVEeZ",
-	"t1kTS6+Zo9bZXg3dvedx2WKxdMEVsx0VFfk0RUu/UlDYNXU89nDulQxnesjvq+bU7rV69Z7o+ty3pRhL",
-	"eByyL0Ajkl5V+9al3kY74ylnKzfznjtYZT0u2RJMdygKddLSUqfkxHqm/3JxcG4OWZl6X/Z4wIdPUYjr",
-	"S0zAPXNqC0vyZHTdxL7pnd/mdgwlNXm501UQ3MmMAejmC9/qrtv5LfVM8857LfhLvmhzyyR9c8luXLkz",
-	"7Ep+HZulcD8VWi4FPvSXMmAKNnMrM4dlboqvNZ8PvHJ+qnre/MY9jNQpSaSANigw4KY/o3FIzFNkVPSQ",
-	"hKMuw408ZVrcZCv2U7GH1ZRz7rsuIwqgyNURKnPlsUtKJTs/5+YjEXsPRtfKI5tUaQZa06pQ8cOrstzp",
-	"N7LBTIvTC+ASR3Noyt+wxdEsHheGwbKYa5DNu2YLbUvSoAlGqhrIKTskNsSUcYdev31Gjl5eEi5G2jGy",
-	"VjFam1y/AvNrtm/yoHbbpFPexMprG7CAESI9Ho1YZMeKP31vpc6PHy9r3lJ9PBjFiilTa0IhIEFiec20",
-	"8NSPkpH5vAPyHTwRcGt3B0fHx68uLq4uT9+8eg+/gf68GxrygHT2yYSLWQz1q6f9WBvn2s/TpiKJ2Iir",
-	"mEUeCeVI/yEiEQPYDPxuJHKvHZgPSD5UG91oh93wAbvUYyxZFzKlsP/wyifmgzwonxSIIE9juIiLEan7",
-	"Z6cXl2THlNzu6N+jNihZArywCQ8tWofUAP88K0zal4zQZjJ/0Xd5ljmVfGT9CwnU5EafQdHqzlz9n3DX",
-	"v+GCvHz108nxq9yC9MR8zCJG+pGcKxYpC6avWGxyt6pFjnDVQznSCjugA23ipzYhDCeZgJLv1geIi6E0",
-	"rA8WdccgNunL/l07Q2noK3zehZzhyVGz6VQi1G+ueFNfEc0Eps4DCgLculqedhenPKahobQfDjkk0iGU",
-	"a8tvJ7Mw5k0AP8T4g4zUgXbwIjagKsaLslVRyrNVlaG0FyAoERcjL0MbOmBCzRQZYtr49dtnXk/EVF3j",
-	"XRlgXjlSnq3uxuyy4iPtR9lwOfi7NIqFXpue6Il/+RdyLKF6kEuheqJJjsJQv3qMnmrEQgowSqb+B5gT",
-	"Ppy/taUOBkYcJ8/fuen4AG3Aby3ob+hSPYTU/ZGEkrDWzmASgPvqN1y/P43RWz/Y2YEbtaN+8Lz9vK2f",
-	"2tJDg1ITrD8F9Gg6YeExVaxFTgL81YcPJy9Vi1zyCVMxnUzxt7nKD3gW4h5CooJwRfzfepi16NUOSK+G",
-	"u97wLuGG79U80jMS/lgGDC6Ey7iI8ZLP/iFwgtEgUMQ3gH4+fvl//AYAup4lc/r8dy3S9tpdc/WQYT0M",
-	"rv1M0Fk81quiN1pA1IAKstfumIv1jzglR6AEZxHEh2lMAgkFuDFht1zFkOZIcvaO0DatWbwU4MIePPOc",
-	"xszyLJpk3F73hamXIf45i6NF8whKE8w5J3UT/GzAAz5CCB+PU0xhy0ASkN5QDh6btl6GlIfyRotqsGS0",
-	"e9JAohATwXPj2m/vwsv1RGbfbogIA+ZjSY5+1VXqPf6BJToCh8HAjXuQ8YOC9ygOFy14rkkRXs3EtZBz",
-	"4QO0sCOtsXlu/ZRQqthkKQZyMuFxDD3eEZsyW0VnKwXMoF062D8J2GQqYyYGi+YbtvBbZh/aO7BwLmA0",
-	"AKyremefQCOtaZ7yyNM2cazX+tFay6OGb5iMuzmXCUsd7Iv99q497xnF2xOv6GCcmnQ4XlBY4N82pyya",
-	"cNDfZl8mv9BvgBCZKSJK/pIAhfVEJENY+5BDtaAl07BvA8afpDCDnMuQKRJRcd3Ti2DtAUZoMOHC/jCh",
-	"go6Sv3GhpmwQS70LYzocNuwfbjibs6hFTu3rFBnBaeovyDS0ILtQl6Z/bNojeEgo/t1G9yCIj39MHZau",
-	"rXrTgsveC5N8RBJgUigG67MSMNy6wTlWfqNFciuhKJTSYd0cj1kTrD2fjOWcqNlAn8XUa7giMbr+B/oI",
-	"wnNdptxIiLQkQOx1cgT/37SjwwcSxRhqFzwxJiRqtpx9nHLgvfgxB0686B+fqOS9dSgVcJDOhjIxfXVD",
-	"PzglhzxCFeFDvclsvsUIND0qBOQZI0g9DswO4glkZTkYh03iy2iUn4RCQGMC5w7Q7svmZMRiPbTdQ5wD",
-	"GigyoRALsOtjbmjqPxpUCVA/2rMy+nPi2Tw1kGm5rY+LPR8vcNhCCiO7QCJmh5pMq1buTS5MQRto+iYX",
-	"YHd7Nqxt7X7lwRQnRqG2ViG937CCwWbOe0I7H3D8TA6jD9sBShYu3BP1JxlEdmvlZiMwNkXvkbNI656g",
-	"J16JmEXTiCtm9zvmYHBRRKpShro3Eni4by2QdFrlidK2yIEe/yerij5hown51BOfms0m/E//2R8YCO4Y",
-	"ILg/EZ9OpyHHOuKdfygpfIIXLhUifkpVwEFtUf66VDnrJxLKOYsGWumN2S15/e7ouHnx+qi7/9SmHSM6",
-	"dwK/L4OFp906baQ5KKTsJyo2iFisX9oTriLX2Cw8QLsEBof/hOnHf1LzK60be7XPPqljFIX4uVgMkGbx",
-	"wCdc9UScVDN5ptQVDpuC8td47LTcqipToHeAwtKprY+FhxtNgBVBmUIOqJr6kxmY2Vl/cuUddu7sa3DX",
-	"Nk1xsTsBKKRtTXFSUezlSoo9a84MpFAx1duCTxgWNUdcSXGAx1wvMcdSCDQ/tSEW8OEQATAN6rsIwJxB",
-	"crFrtrBCxqwcRgscPQBV+tnoL9KYQMQWaKX8+VixwZU1oa1xHaBVZddKP7zPVNxkw6GM4gx8vXY/Qd5F",
-	"IOiEJHQWywmN+QCNHi3dXLhqTKdTJmA0IEe5KX5BMjRDiAmw9Mn+NyYPpK2aJJ16A+PFpcHR3NQC/RAK",
-	"sbq3t4hXB7LWnfPCzBghLjemz7fBjO8zl80zdbMyRMdkKYNnk3cua6efmUrcoQegxY8tScBQuSo6fn42",
-	"y+17+BsM4Pm2A0K/oax8yzBmp/PhfnnFBiiYooi2OSkALbCTFMj4Rh8ij6arGknvGc7AOS8qSj8kPo19",
-	"Uljgjq4bmJsWhxb10wppj6PDkksFBeU0l89dUZkLDy8trjbf6azpvgy4PtkyDLQohTILDGzstrUjr6Cl",
-	"0exOtMP1OeFQgZ0qMEJl7ra4Moa0qxBBwRgn5dtWYV7oOQ25AJVJphEXYOHREf5Sf6L/25z1r2ZR+HlH",
-	"O207v8V0pL1H7SpqxwV3vUHJo4NIKpXR93oZITk6nSZJa0MUjLz/y9OVe1ERhZ1yVXFZs0Hb7gmmfotc",
-	"YPhAzmLP0K4seWfaK000l54RJ6N7wrfD0J6oHpyfKo6dj5nxRsHSgRoOOkJDTzWg3zQ2n64fCxwzwE0B",
-	"pWs49CYXWqTp+2BOOHq/lCRMchhsCvmACWzKM6Ghs0hOI85i5HuAOhqXe08Hk3ZiFk3SaUEXVAKEUmil",
-	"qx3UOq12qw1V9VMm6JTXDmq7rXZrF+lhxxDw3WnNWRg2wcPc+cf8WrX+YVqCRqykohmUzkfWJ2/Yglyw",
-	"2FQxQJ+NnoBMWFW1CEQGDcuw7cjRQuyaB+icnDlH7QBYs0kdxafpMnALfBLUDmo/sPjH+bUJiCNalB5m",
-	"t922kTibAcrZUpmapN9qeriQH6LhqHZQexW8vDiCxOEN/NTd3++8APgq/dJnQXuw1++yF7Qz3B3sP9d/",
-	"iBe1g9rpmzO9Ugoi8HxU82q3euI7v/z16K9vbo+j4U8XV88uFx///Pp09Gw8uDmjU/4ujOYnlJ4NXn84",
-	"l8ilgDbQujzTjx/fXGDgcXlRtIpXLIaMzl57r+xRbs523sv4ezlDRJm99tNKNxxBVB8S3On8Qe3gP/7u",
-	"1dRsMtEb96B2hsoPNgQc0Ru0iDL7oubVYjpSUOrBMLGV9u5rBzXcBHpKU85m7aAmLC3ZDp3F4x0Iq0Nh",
-	"h1RxUXYmnkVCSygT99eHcx5Jbf1MKBQvB9rRgt+4ShkTZHKCYa/dafXE91pVmcYDc9Rd6MNU17tHDkII",
-	"lZ6cWUScJEtAQmzON0F5CMum/nxgynpcbSIEdvQ9LPBAISTSLeKjceyGnQqcdV9gHWA2PNUipyDfTs6c",
-	"bUOoYYhukSNb3YlhVlC1mTp4+56e4IoYgwaE4pRGNAxZSEYzNHdM3J3dDpix1YZISSXA9EK4QC3xMRSr",
-	"9KLgjPXEyRm2q4Va2sI8oCW5204mnZrJIvW97gvSZwspgkaLfEyI+CMoqVO206knYLzg5Ws3WSzc14D5",
-	"x2NCtYEHQV9ts3rpyn+ehPxyE2qiVa4rRUZQIHALUBYjYigGkE8JOwdQ+dHYajd7ioyq31wivoUDAHy2",
-	"dMJigIEryXsnl+yk4n6Qz/g75g2Zir+TwWIzWeqSHmsZhOyc1w6g5rvJRXMgZcii5pQKPa0vapXFIXy3",
-	"Tel+ziY+La/q1ioC6y2ZkUXFA7GX7lyY6z5XHntyx3L2Bw0cDl1hJmmlH3dOY/aWT8rbtM21O8mFn73k",
-	"ruYZlPRXvtlcDgPcw5lbrR++o4FbDH1LZ/0tHyCnICMo699SD+m7Xqy/K7Xdj6UYhhwLSPY6u+vvPaML",
-	"4O6S8i2NRvjOzn6VzzMpPoaUdJeLKd7c7W404Ddscc6004s3V/jaSynfUbEw6wGW4n67wpdeYPTou5la",
-	"rNTweo9qOQYCMdF57nQnut0eobuod4no9mX6/UZeGzfZELkCZAuk2E2eWY8NdarJOys1M6Wcieq2tntP",
-	"WLjQbnuv0COAZ8ypwvS/8woGNAy1oFd0yLAWZMporJ+Xtntc660ZhIrpwtQRYDMVQEhi8z2pW92XWAeN",
-	"EgVhQlGprzYRn8TtKNMeen6/pvowwwY/oXZQi+Krv/yye9OedN8/G/wY/XX+vH/ZuT7bU2+DF8PX9Ons",
-	"ldwf/Y13xZ9vn/00r64vzvE1G2mMvQJoJeeAGmN7C9n4KObWiblNxNWHJL26XmrhZr838YT9gqW+MhQc",
-	"oZTEUv1ZFGm3IAlpLB1nbZpmQyAlbvA7VruzhTMz5JArzRtgkKxu25jLC93U3Id9YUvhTpvKbaPl76i0",
-	"oRQLh2u3U2Ifl+m7Y8hwo2Q3mylx/xQz0UjB5kQKINFG9YjbT85iFVPoHs4pCznELAtsWAxmW78ZL1vy",
-	"nvNvT4Xf2ugB29h6T9Cc1+ycZuMDFbnN0FsLzn0D8zdJ0UW25GK+7PT1Z2pBnMPnHL0KZ82VofEI8pHG",
-	"gSs6gseQlDhLbJ6vp0HNWpyt9668mmDz1HVxRBfNkAvWpHEzoHPR3OtWV6nZKfjj+WL2y2ydzuHScag9",
-	"ukf/hd0jpxOObYIyrxqeqM28okpawojuFUpCCkcuX+oV1RUXoxBkcCMn8rX6MGO0WWnB5j2ReQDE7PBF",
-	"gWc8loDUTaargZXOWvsEzg1z+ZkWOcNRYdlNT1ivyD7Q3oKdjqGSOU223pHzsEm9J3icqpxLnLeBnHI9",
-	"3kgiwip+aKR3EglYnORl79PbMj6IFTmPXtfvVzccpU/J4cqTxpXb149BvUet9WW83Ve3pmqG5nYjwiSl",
-	"Nu99+sO23WWFboKaUK1lCnwN52V8hFSLjEYGLzpXdAhHCotLXTKsJwY0DPUjFdYKYrqJ7LabAV1AxV8c",
-	"cRq2CPDZKlNaxciAKtbkQjGBMKVQgP02qY7dNU08tmR3yqKUn6J/GstZdIgTDcVJ6etJfa/d9oA7sCdc",
-	"MTx6FeQoV1BO1ro2VlFGMyFS2ayecH7YmKoxK05qbZ5cOjfr+QHd3N9DjskUUxwJSn6QE/YrYvshtFPt",
-	"tbuVvDG33nNays7YRhqv83vQeFD1YxKaWBLjirTMyePKtvcspa/eGnzcdbrKXZfWc19YO2ohF7rxJpG+",
-	"by7c++ir3TmVhepI6xezte9TG9qXNhN4r9JQ8ZLfCOXwtjgglCNP62xXVniQFEPUff3PKy78hpcvT+kJ",
-	"99crA0NokG5paRwvJjT5CY2IhgcFKK4QUcqegCIKU0GqB4EVKnoMuZv1H+2vrkwkRV9GE28vY6H0RGJI",
-	"owNY980FV+CfXaF/Bt8CVd0mqmjczYaHv5Gz2E4OC67kLPYbPWElVlZF+9ZuwZG5+ppEzev70GAZAXwO",
-	"lH3wBJadCwygxhEVimYqxE2peax9+xZ5w6YxeYFOcoucUT0/qPqhW8O2kM0iJSP/EA0bwW71Ao0Ythfo",
-	"91qM4rdcXCdNb37Ewn/r1fT1vZrfuN+A51uu4guzIV9Z5K3NLAIrpNdeeAzfb0yG7ev8/gMRufPQ1vsG",
-	"2hqK+9ZgF7fb7WFXXzuF5+y22q1OZ7f1zHJbQuGfPl9YCBgdjWBgtXfyVx6GdGe/1SZ1fkaDQ3J89oGc",
-	"XpDOs6s9EvJrRt7Rgf7FXxowJUUj3TvodDcZaafKSI0kuNuA/562KCrBEGb2zjIGYZGLrfe8gXo3JOFp",
-	"k4KL6wK4CmyBnUUhNt0dksyZcDZ1xKDObSIjlnp88kl5XIVv32d+qPTWcpHavYQysa0fiIZ3zHne+e2a",
-	"LT6vVJPY3yKHWmPzidke0Nhr28iw6x2qC7VygBa6rPMI4TukOP4QhX5PpB83oAo49aGkFv6QNAXCY9NP",
-	"SjcqQ+uJ+RCkRtJPQEBfowgtYxF2YGqHdTBmAUjgkZQBqfvH+jfNYyniSIYHZBrxGxozj0zobZOO2L/t",
-	"dvZ3n7a1Q8knkxksPXRKnQyb76VgzXc0Hox9U/upP99/dUlHvhvoLnRUZ5WCj1MHCC74T5cUxA6MCWqe",
-	"rAMO7bhpbAi/rF77O73QYDYu64vlBTYDhgkcyOkitbjY85WFyO7VXgyfPw3azzvPn+8NngVP91/Q7pBR",
-	"2h7s79Og3dmnu/3h3rDT7/bb/efd7iDo7AdPB539fnvYbtP2816tDPsiM6kZ4ZBl+l/mKa+gt2BWd/6U",
-	"hcqsp+cbtnoj816HqtTnArsElsRUkdcGT8xJz8xOKxCjlbZedi2q3LJSxno1vfgljFJmVi5eHzW7+089",
-	"AmDGwYPshtVaYLeoLAgPf8F2hVAV2tgt8l5Cr2RuKX4PH/3lVN8XaF64t4jrb8vwPP/x988ZB/PIKhaM",
-	"u4LWS+lPg41SoD/xL2UadFPLG+QvRuES5TvX20//iO/acVD7heoXgCEQuwI7qyLgoxzLOcIzSMEIwkth",
-	"8Yb/Ep56oR/qNw7SJ8Oqp55AotCZg8hdboSH/mbtFPUjKixXCtdiJpYBXSADDLMOEXb69wQ0z/4KNTAY",
-	"oLKt+tjIEMVJ54azHLSVTOpLhJaeIQfFhvGE2VIQR6lpICesLx3QBbwDmtfETF8K/5++No7oAkk6iNS+",
-	"oy3EMPNqCz1lGALzCqY9hxC1R2AT4zVmNT8xHZxJqyCo0wPTRWKwR3rCuOG5Jofd9h4+VRg5RVIamSui",
-	"YggZYHXPDTB3JnuC3eoD1hM+BqsvORI9AviHDQSYKjgahpaDEdp8jXePKIaUdNvtFjnCpO+QxYMx4Dqh",
-	"JUXJMIINAY2jjhyoFDSqwAlO7J3M6mvv1+FSLds2AGxTkM7uCUDBcQH2IgsodRA2M4GQulBv77xaOcTF",
-	"MpCxsDY8DJ2mySmI/WCvs9fu0v5gr9+lz572XzzrvAhedDrtzrPB/ovuV7KB1oW59aEB63FtoPudvRIn",
-	"GQmo8WyuvddRHZt7K8fK08taVvCo/7it5SVkEzwE/8C1mk5ZZLcBZs6gdFxvEFMXwSesxCizT9vKArvA",
-	"k2/eJqPM5vRI+sxrQQAgAVttwi1NLzwkY2qya0a6JTQFVoaJvMAss8k2X6SHmPbLlFKpz6zUbiTr8ABz",
-	"/AcOcmxmuKVCCkZy39VoS0wtxF1ckSWnYYi4UImplYC7U7FIVRql49UywFwGoFNNoP2/RWwPrCGdyWAw",
-	"AjxkPZVj1pJGEQpp5IazmPAuLPnCpvakegztIuxhgVbWtm1WObRZhqQ+TBvBJoUNqXIzYgsM5vpt93rC",
-	"PzOQlXCNPtdDbfT7ljQQfg2tlKbH/mmaU9zy5sDzw+mY9llM9trtVk/Y52LfKFqEIUXsLxCtAzol9Qxm",
-	"pXte2jg9IMOIMdL1yDSSpLvv9fRGNHBCZCYM/FJjGaLLonMdmMdfYew/sVBh2CqmC9NllBp1EqQxn+7I",
-	"/HDAEZuGVI+Yx2aR0fRGcCqgQp4qQI3G4rugJ/SVzoJSBNC4wWxKVUF02mQQUj7B+gfTfpsphfDSPDDY",
-	"MHWYzDGNHWZfroJ7ZVXCIYlogmRVGGI61sMys3MsA/Z1S7H1AA5qz978+d3e2QaV1LlveNB6Odwoa+2i",
-	"M7ysuj2EN6BVVGYQlYPUenlh8/sulauQGMeZcmM1oY+N95pB9r3SP14JGV+BmHSkZwe1Yjnq4PvhzBzs",
-	"tfcqL/QreHDJClsFsVrwtx5rA7+dKomqNYV6IyX6x+UYBih011tH68smuLjhWI+tdhBEvNxG+lFysQyd",
-	"mBhDybOeKBLJkHkG4xLiF858UhjlcDmvnsh0JVmkL/dEhmq0vtfeRTLHOYIHHglioFo92OGeixcARSmc",
-	"gp7Il8LvHWYAIwy0Y/L3FxVy+Gi/ZerQjakdLwo1Jp6nEzc/X1VjxqYCnYubqxeDP3f7f3k2eTPdU5ed",
-	"m789F+e7878+Za/b/3i7T78PuqMP/PSXZ3+5rq5Z89/6oJr1S/dTYgWH2/GCzdOtpV+2OamCuPleRn0e",
-	"BEx8wUj/f4FCuvtJ/OO0QSI8LRgSlCbYV1sk+g382HpkMUcSCml07ch5pD8TQQgFpQaeL5CD2YSJGAB5",
-	"f7w4fb8VhtjplImjKf9RwTfeDUrM0gBsB8aWkQPFtCQZMilH4FEoEOC7zk7IbqvtZuqbAAW7HHOYlCfK",
-	"jdGOj9T1MjbuAxHMbrUFnYT3t9XussP+qkey0Q6zY3/cYfe4w/569O7t/eywaKQqNLeIEps0aVHRhvPK",
-	"NpXtgCFwBKfR6KvadKK826J6SMR+yYN2UshotNZg07NZ3V7DqwvPTnpP3Lk/YqlNASFXefD5sSn9j2if",
-	"JZ0K6W2UkmkgmrYwz1JIvSt1ZkFdhodFGYj+FVJB6jHXEg0kmGcpKpThSJjwuAC/ytfy4TQa+aSO/BhY",
-	"az9ttMgFjxlSih1k3t6c84AdWlcnxWTREykqi4jRAOB5pTTN4CZJaipXTESfTqdYxFJWfGI+EnsH9FeW",
-	"aXwQunf0IL+iPHqs8io+eOd6H2187MyuTk5emozDWly5Q6kXf+PKrlN9ckFdT2eFgEFYegPxATqBGmY8",
-	"tAMZylmkWuQspMIQWJnEeX+R8IZ5BvkOMK7hMUdnJ8unGDlw8ByDXaNP+poDbPliSrhoLMFJ0Xn7APD4",
-	"9shtaabAPMB1gwE2QfzL9y+e7XaeIsutWf9/aX//7OnTV3plyu0aoPjpPiXHNGaO0rFafMd+yYNGpr6o",
-	"XDE0v19Tvnyr0aivYbzcjxjEfbq5IHSCoVYs7/I2yA4N4p1x+AwzlVtKwkLv7EifEaaAouyma3nvFOLH",
-	"UEes+EQRLmIWDam2GMSIC0c2aHikkADxoCeOXl7+fAQkeBMeewR/7GIT4FAbQvib5+ZEkHrAJnIU0emY",
-	"D5RHZoLHO5GUk50+CzwCvuGIM+X1BJA7Ah8DFmHgg3ZJwNVgrHeFR6bhTBkSSGCVJgrYNhQ5fXlBFAOe",
-	"f2gUPHp5mXysjHqCC3J6/u7n03aH7JDTdy9/Pm3vtsjR204yBDKhUxDHcTQbaCMuMH8DDFMRwEuQL8LM",
-	"jR5JT9zIAe3PQhotLJ2E5bubUC0pUc9cQ6RREX8mJnQ6ZYEPlSMR0zIVUilH7S5wBVL9z+eATweRSctB",
-	"WT/7qdPsEv/E1/qJ6J/29hvoYyM9JRSDQc2oguIZWCOVIbKkMdy4a/plKJnTSHAxOjAEayyAVp0xvYFi",
-	"jAjIt3jQVDFdGF41oD7SFyG/ATTF2rlOukRBOiP2t/H7iaI3DFiroClICkb6NLC39gSOPJTKqG7INBkm",
-	"I6afCspR38ZEHC2gsi1iahbGysdqbL0nvCRJZ/kE/Z6o+2Y8vkd8dc1hATziBzPUIUz/ELF/YI9tw1IC",
-	"mrF5ZD6mMQwPvgUf6+nPvIYCYFOJbS7Xh4GHhdzk+qDbufIbyVAjOicxu41b5Mg9haue4JCxG3I0UKDz",
-	"lyGYYUr7kfq7i9fN3Ybn/jikAx7yeIF/2WuY+mWo7CM86An4fafdOEj9NkODAkXKU9hJAmZVSRLPpZMY",
-	"QPKm5YTC1i4ZjxHhoydAtnTSX4J0Gfgt8QKwqGxi3G4TGRGzLKZInasl+BPaE6kFy3DjmROH3WY5SYa0",
-	"O9BfHQBUcYg7+XvOQsM5Y86PimVkjmtfKz0tobhIlVgdEJw30nnxwoN/78IwYJb1L2GjetgX/e78Pamf",
-	"nbxs7jbI0z0Pzx0IQI9oCYgV/iwgT/fwNqIv3idDOuHhwiMjfmOQnCc8CEK0ZVVPdNttuD4zw3iYQylG",
-	"LDLka1yltrS9ImJUIcOkbWoASlRS50gNhocwjmYCSE9dNbuchQHKM7jJkkeAUGkcps4rzJ5dVarITM1M",
-	"ZO84yT8fgJBDLm10Snlhs53hwvZRLmYB2sCRDSZcIMOlg+nMJKFhTM3Mk/Ur07w5/okp5DPj8Q+JkD2R",
-	"ZMsBHgDK91M3HSXUsMAmbGxXv5VQLNo0OjWNlIbsJ9uXudfeIz74DEm1H1Teg5R11Y+29nBKI8WA20pv",
-	"OegLSEnQhAuj2yLfATOTpb6cgWrzL04/XFy9fvvs6rvTl3+9envy7uTSJ/U98u67FMPpIdnr7FqKCc/0",
-	"gMgwYTjrtL12u+2E/iHpG0Unh4T29YA7qT/DjgBTYs5YTNRUxm50cqgFem5S0jtIi3uAZ4g5SFxLoxQg",
-	"V8nCdEUcmiZnKVEf6UfMKY+1TMDTmLR8OB7d5ZK8P/3pSBXID5AcPCb1V+fPGq0//Ym841E8JsdIZuaR",
-	"8zGdKr1eMiLHQKgbMjqEqddmGa67FvHIFKtiIKf0jw0ZojZaD4je7YlDMw6fNW+6/8qiZ36y3ZMZRbGl",
-	"94iW5W/fnkGPCFR4Qrdw+7bdB9HRvu0M9E/a0Qy1N4nFmYGz7Rysgt22QAbeE87ItMhUaNWvGmcdZAUI",
-	"ENi9QxlNGnlWEVhu4MU/foN1lVbd4bzoLfHjxel7WOs+TioqIGveGR0Hs3J8DqLk3cVrU2aJ6sp0ChhO",
-	"PDUHg8uoyZ098s//9v/A+dnfedpAMf6C+EfHb37GRnrkcYRW+p+Pjt8kxGxmqE8UMOMCfZl24rWRAsyZ",
-	"7y6OcFjvLo6aWkgc+aRudrIRYU5/ecmVu8R/aX99kABDOqozv+ER/+iVT+pGRabqH1CeA/Skf3QOjHYo",
-	"8eHDjppd3Hxu5Cl9T6wRgCaWVrtHr9DyPteT+ur83E660eCvzs+bz229Db7ZUKOlaos8ax8ZXvaMTeRE",
-	"AZ3AzjM9XjKaHCbAKlZSYh+7Zems77U7HvLS7nV2PS3k9H9eNJBQoDAv7iMt81EQ64WACnGMtMJqFAQ/",
-	"jQ5oYITIRnMPesIfhFzwAQ19UjdMqiRNpFoQrzmBd78On905L+UVo+fE1rIy5ktGRKD75Vl+nlfnz/A0",
-	"1a2qsnXJpee5cUgoUp/Bjcj5juAzKDacyIDGtpEA40mrcpyNpEljPYoHpbYbC8RP0oyFryjuCJ/NeFAr",
-	"acLaIjymMFm8ot7WhY1OzLaCMtbK4SO3IZKwl1crm/5sl7yWRu3+u4vXn37+v3o9DLx9enV2cvzp9dH5",
-	"d6fnP528+vhJK3f8T7fdfdrebXfbz3fbne6nT8Zp//no5eXVUbvz6d3FD3rWO5/OPnVb+61OLzo7efmp",
-	"8+lTp93u7u7tP332888/v353/PO780+fXp6++vnHo/evetHZT51PnU8nn/Y+/rzX6f581Iv0SDqDXlSr",
-	"Ogevw2evomcPE/ADK6Ti2p2D47jB4r0Ony3dWW3tcquWrFJ+/eyqdfZ2253df9Ur9OmTVkuwdMdv9L+b",
-	"y0v37uLo09GRW9MtF6Og8dnJbpM2ciZpzgs2nveBLU9CVYeuekrTOy2UgDyac/pEWfMCem7LRZIWLHeK",
-	"qW5cac7RObiiU351zRapEvOc27BUW965e235e5lSrKRe6nQ0jHFRxf/pCet31Zc8n4aNP5mvduCkdtq7",
-	"lSK52mI4t2f7LqHpjVerqBUg61w9VAtAPlZhqZOw+uWJgpl1CtNcAPABQ6dT1WOHwNLNxgh2n/l1WwP0",
-	"PuRv2MK1T3q/1fqMRiwqbqhEjWGj70cvL8FUCjiLm+jCWnMtlVOwhmZBXsFZs5BXmIZUNI2FWjtI7lvK",
-	"OegfSpIO7v0rETCcIjAuVWAxCHBA2iMzcd00XmNZ1DRBwrBRzwO4EgWP9b2poOFCxUQwhkTmcQS/dmMx",
-	"8dDEn8GmBvtMYOy8TiEPekbjKICqgoAyElQ6MKo0NmFPlIITkorYhC1yRJJ1CGziVzGm/UcRLgwGIRz9",
-	"J0kIvbBa5GgW8LwTk/dSyBZOylsOFum7ZB+uxGo41cNOskg2Uqs/ofUVTX5v9TiNt8wLvd/suK0VVTI2",
-	"c39ueClciG4RLETl4Zkzkh2S9ehLhmTu2cToOzW3fK4AS/ll8SsNBkYilNZAYMCFlxHlYc6UrwTPmGz8",
-	"c5AEmyE0ugP7UBiN6Rd8KwAGX9gC/B2VS2n5rxV9JuBVTa87Ab+NXt+2eGrZHgDIp1JL4Aj+nIdkllNA",
-	"VGAqlT8AW7e/ID5a2r7nkCSvuQhyalF7hU4vkrxaXAsXTOoZnbuy1hIT1fplpaoQP7KSFjQIWaD5uQHM",
-	"IHUzBcTXE+PnlIv+XZnSg6mqLMRhnBd4T5l+cZr5iTKD/fZUtJlEmwKE/ZEZpGJCyehKDochF6xkOID1",
-	"W6KQn+4VjuXb03rJ8Vup88wO3ULbwZ2bqbhk2zyIgkse/62otz+0mtICzsx5Si+ZX1Qo531QvQNtHPpr",
-	"ZHjDti6E8yrkVlaUyx1j9REVqNdgZKSu5IRBcxyjYWzdV1P0YORrAotIgkgCblmCj3cOH4XQM+aZjvxN",
-	"v3CpjAXRfkwyn8eG2Ibbtn06YT0hB4iSNWAJ7o/ARjcbXooYxl2QUuDQUCClboQm+hGN2ZwutAKNAlO9",
-	"o9+veAgFY/reBsyH5cmDT1hWtKhNmSkP9kmdCzVlg1gm7Q2FdDuw4iic7qWB6+5SuJoQ3iB5YK8vJpjR",
-	"f/SI2frBY9XwneOZX79zyexqd+CryNvs+akexkuJz7mMrjGy+LUk6KmRE3okpkzH1Br7MZvAF84idsVu",
-	"tf3OpfCNQISG0ClnKM606zidGFT52J6RJ6onwJOoIz69NvvUAfCMtcipFmhTFuGlB4QqBPtCOs082lpq",
-	"eCDPu4CSlhNoUxZpq/YExRiXQqWFmkdoyCkY/sOh50RcSXsqSICPMro+jYKvzStmJ/ekGsMGe4a9IRKD",
-	"4LUxH41rm4k+9+EP1fDhRHfFb6KdmldD5XsU1w7ELAy9mqHXO8qRknTaB+22oU9Zlt6hnLOIjKi6ZjEJ",
-	"WaxtgWhCKI8MI9hW012N/CTYbxcsDcyjDGd6kO9lzOznGaetsuNnyr+T+TE+qvNjbW/+OZtSHh2Qj0gk",
-	"R5BIThtAe8/+1//8vubVTHdM+cxW3k7JESrRpqmTbY0sPdyEM5cbbxj0bHfTtPDjJnvcZJBFmoXxQ/Wz",
-	"G8WeKPOv0eP+R7QLf+ft8Kfgky6bVss2phMHRYAfS1ZNdVMTy/HXZYtdUX+2LMIjdBDzGwfjLa9ZkA0n",
-	"H5ruJX2nfoghkKvSeJvPhJp6HVWaCX24Pl2II0OZgKrdncsNpsw2T5coj/aLRHlUpE0LtG4KqYo/qEKR",
-	"udcxzzMh1ldTPljuEQTmiAaoBzbkt3rnyJm6un7250n3dhvCNJy3KkHKS9wj6gu7y4/5r7LAoikiy4QW",
-	"rbxY1yKbS3nZw1u7d7iAQp81BRZOhrMwRAEG+Lyma0rImB2SJchwyFYhbniL6PMOoW1tdDbhT1z0BIwc",
-	"A3oRkAmzKeJphguLdQ41ki8vl6tpuLA0l6leqN+bODT+Lx7sbwChaaUk2xCqCb/qodCa4Mr7lfjXbJEV",
-	"0j/1X1z+er4n3k6fDz4GneFr9XT0I91dvGLt2Rt+Gu//5Ze/zSurAQGeQO0iltDnARVYCyLk/NBSthjs",
-	"6xAPWIucu8MCm89bPiFnpxdFXbTj8FnqfLjj0SpVRputbGA1UanmSQN5P7AnYOXoV3AD/mD67hGF6y4o",
-	"XEmp+wNr+FLPA08AaPCQIXFb4eGEZjJlc3CoxvfaHew3m49ZBKLnRmKM2FXM6ztzubjfm7qFr0rUbU77",
-	"VDpkpi/1UdB8A4VlejG/6NHzHjRttHywZwGPm6EcrYkpzCN9YiYU+G8yuFyuAisba8iWqc3HktQROtzB",
-	"DkSWGaiBleqYDnenqQEopQh/EDElZxE4BGODyQChFyNJlmvUEDlvq7Lx9ZT2qwrC04IFatwRK2VAo4gb",
-	"XBVIoSGIA49ZT8RyBpzMdduegm1AgPhrukeXRJRZj/pyjIfHyqIU4iSk+A3c5CuPzFl/LOW18pA9Y0Kn",
-	"Uy5GClkF8KOKhZ92r1IF9PCB3HUN28LBQ/f7NIZCjMVH+qsskiKsmgFJ5DErDejo6X4rR5VKA+2r+6YI",
-	"L7/xUnQvBeV4+/2ng+az4Dlrvhi2O03sx3z+gvYHZSXgdBDL6F7q8TKTqc+UnQhSx6IYOy25ykZ0U/Tm",
-	"Kx8iQmeVsSluOkKt2iNChzEzPQjLPIDOX+pctlPplaLh6dNcPH0BjVlTP3vjOeyzoXODVgzu+drBxXKr",
-	"oX1TJY4umAnzlNkusHshQhhUPwZQ8nmA7BNuoo4EJT/ICftVqzFa4DLvb+YyM2gDmcJzdlvtVqez23qW",
-	"oC+CcNgbdgZd+oK1+8+C3cE+fc6eDjtBd1DbPBcWa48hrn7HNvFVLcZeaZWwWSGo2dMPVgmaev5jKeiX",
-	"7FgA+4uEoNicZQmtCOvaFB6yJHRgIEV3kGlPbQLSbO81LH3K02pYC4gWOcbfkD4LpRhZFD+EGcmyHDoL",
-	"ptwG0fdOAHGoDkBEwFNPADvGEW1PGh7pz2KMZS1bHKacCT1OuP5e+x1y2NIllo2FbzWTs3GI9ivokT4P",
-	"Qy5GR0EQMaVqB7VOt03e0mtGLsZamryMPHI85gM6kuTkLXnaftqBUgw5mVIBIQ0tggx87WkU81/JRxYE",
-	"WspUyrEBTRb4WQv674MxE02pH9KyY6yqYAbtdqK83tEFJcdY+TcdS6F/968dstvpkv39fdLu7HXLixyS",
-	"0W2hFLI7YDPFYA7ZQymGR4XwJVN4edGZ7l6zIM/fBux3MdhtEChCLTtrnZIpi5QUiI1hDj/Ssva152lk",
-	"daNFTvPu7cFSBE67ySUhuMLwoD1TPqnjL1bKYQyx5s7h18yVPaiEXS8+NxCJ1fM6mdl9yJzdo3paoZ62",
-	"W65S5lX46wOn3/LW6GM13mM67e7ptLy2raZss9qlavqseAc/fIvIrLDaxpC1x+78Ag19DBm7upzwGNL/",
-	"U+RsQ3xiw9URMhohJfo9KF1E919Suo868150ZvtRZ37jOvNRgf1eqHLvl83kqyge9LVWJXkhMLdA0gnM",
-	"lwC+/YoyCEAMyWBo4VvW43g9XBQNP+T3EETDxT/ZQKpVEaMiUKm/P2129i7be8nfR1qMHMuZHmJnr11d",
-	"qnYSqaoF6j//87+jkJ+jkAdkuqlNMW7Tg5Qb9u5ldzcZtmtK4kJrvUUVqe3VbpiY6QFrNQbMWWf0hofg",
-	"cGwfpIMNtmHy5uYxRPeHC9GxmztE6O4nbVMWh/sOomtU4BixhsToGg8/AOlssCKj5XCiLH4UwD365qj5",
-	"h8S3hNUMoFN7QrHYlQdjvTCW8WEKBnhhqBAS2DdUEZv1PQTp8Bx+zRjd5gJ8Y+n8TUncFeJ0UwMZFu9B",
-	"y/YflevXU65b7YYybwlk2JcKMKJQf4wvPsYX7zO+yG7uzcsraQwu3MBlvt6psKfqTl7XDyzO6+K7haAe",
-	"ZfYfTGY/StD7kik/sHhLgfIwrsc9ZiDgW5IERMobmdAFmcgblvFGPOKDlwHsofrVIQO3REY94Q+oGLAw",
-	"ZEHeaUE6LHBZHGSD7XOExyF+FCXJTcZ5wkZjQMs3dQ2IzRczUgfgqwdIhSTi9NEz+fY9k0ct96jlHv2E",
-	"/8ppnC9o33NxI/lgBV/MibkgTwVj0/nhwnC+ot7bIMeDxdLqCbFj+Iq10vYrK3WDQQMQfC3Q7JvBbwbF",
-	"Pmh3S5qD4MGb9359g0XdNNTm0zHmCdslemfvsrN/0Nm1eudmA13W2SCJv5u0GAVsKhX0PIRcMFxlOtG6",
-	"zAy12322/6ybl9Av8TaP7Lb/jxRCM1h3JJYxDWHSxExvfn1w3v/U1AP7fvdor9k+hhFMKc99/v5l52mi",
-	"afTfc4OYYo/0imEWTqt77u7fNpilvZpXm7B4LPX1AxoFFcYcsSED9OnaQe0nrqil893r7nVhRuyGrnwq",
-	"nJbWr9a7XU9u7qNvJA8SlMEt0m/mxG+WeEsf9sfU2x8m9cYT6f8NJt94GKplBxNbta0AAoZ530g2334Q",
-	"6cO9+kKrruw1cJz8Q0J7wh9yQcOim7LijUy4mCnsrDdPcTNHxvSGkT5jguhD2yKngpGQ37CeqAsZE31c",
-	"G+4Nlq5NC2SAeLYvOnQ5P6jqN7D39sM9QoliAykC8+jU8yg8TF8BX+NeNR/zEJvjc0MG8KKYhyGgyZoG",
-	"eQTrD9kwhvYAPRMOanqv/eIh0o5WDn3NxOOSYtxQZG9AmAwf+6C1+hmrY6WO/C9peiAob8rQaGdsjDvp",
-	"a4vwu15fb7hhyjxmc5Y9OMNfKqdnZd5jVu8xq3efWT3uNMEX9PvXZ/acJrU84VZagI4z4vbeMn+JOrxj",
-	"+fmj8/nofH4h5/N+ldljAPjB0pwbSdivmuisKLh3kgP6ddiBkGZXEWq1AvLzqNhRrtldTY7cJaHW4ZF2",
-	"8RAtzcjqlKfV1tqiJyLzdOOYHcJreKB9NX0EnWpKu2jkowmruMdG2tdkivzKImlIzq0H2BO+fqCNMps5",
-	"bpkLrvBvQx65oPRvRkd49iH6n4mI+Oy3yLEUyMcW90SiKiNGQGMBDi4jVO/LmE+YRxQMakEGVBi0fHnD",
-	"oildkFiOWDxm0f24nbhU9h4DvfhV3c5ChXK/GqCqaE4hUX4Zx/TRInm0SH4vFonls2dWgj962o+e9u/H",
-	"00bFl5goX8HB3lFjGn01Etx3XJsgKcvniSLTWT/kAxJyce0R/7c561/NotAMdIfv/BbLaybAnqHQyA20",
-	"tcC9GMmYxpjE7wm47ACFQ8RuuJwpeGjKJttzzLnkKGu3pZp69GuD+6yAu9BPfJAg+13CEjBdWjP0n72Z",
-	"dt/evvjzfO9V9PRy0fnAd0+n+0fq+cth+4dx98frvbe/Pv3L4Pn7Sc2rzaKwdlAbx/FUHezs0Om0peRM",
-	"2V52t2gbPbWykoCZhBRniZrQ642IyPB5aVqIR3f2D8F+C1vg24hV7mgJ8rUk6U+SByrv2mKucky1n5oE",
-	"R7UoI0BrO+eKNQ4hdAqSUcVyqoD0jYuRrRMWbJ7JZ+qrIT2q3cI+AqXfj2DU3/DNycXHrN3Xy9rBgVrn",
-	"VuTmv7shkMkaRyNtFTwqjD+AwtBC5qvpCzgK5RWtf4Y/r69nxXLsqvWsWLeieiJLW1AEYfKFa1vxe6tX",
-	"ttoGGvygjetaOyV1rVZS/+7rWrEciUKIZyUFdLqHwOiQMxYN4DW77QfUXd2MqsqVk0WUKxZoCz2KScT7",
-	"HpmGevSJvhtKGUAREBUxMkR39toQ2hrwKegY/OyY3sLRN4iwaQWy93y33W57tZng8VnEnWbf3dtvL7Ms",
-	"XExpdA1O5pwL7UVQFSfD6bMbFtERu+OQXnQKR/S0aEDnWngTEMYqGUjEhFbauWGsGsWQhio3jG7xMDr7",
-	"7YJxnA6HTcWokoIEXA2g3yYxS5LfpAe02aw0u+3C8cCvoayWiXjVxlaoCo7HNBqx76bm1pR5oWzI5fac",
-	"xnhFp93d92oxiyb6Am0e2eI8xQazyAjUgMbs0GVxghkjz0hAFykejlQzP3yTQmGfFDgmlkxmmHbO9aTr",
-	"oc766SnZf4a/jumt3SPP4Rnpi57t6999rtY/REMefBAx4NHZa7pt6CyKUOd1tqhgBrm+Wf1yItIfq5f/",
-	"MNXLv1j9/u3VLr+M6DBWrqjXkE8Zw+oyYd/VT59pawp5m9C5InXFGPFhm1/C8fYbB9qFZug9qZ6I9Gqw",
-	"gIxpOGzqx1oKiAFAE9mD7RFz/MkAzr9HYnpLJKaJjXCEB2NNk6UF5gPWE+4OKIHWfzYCRluGVgTjqOCf",
-	"igg2oo4WfUIXUMMc02uUWHZMwFkxJ+2eqO+1242HKC1GAfE1M7z3YvU8gCWTU4gPbaWsed19mCB5k+NB",
-	"7Ys135OyHYptgwe2Bcr0beVoBRych6wFeHQhHl2I/3ouBD5prcMQaKPh0WNY6zFsJM3KIq8WrEQbaTDx",
-	"X6q2A63Wx8qOx8qO++yh+MWYvF8syry+fwJdH9c9YVydwPgw2ovQ8tFcNqUqhsv8RAT4INdI3XALgwBD",
-	"7IQnyENKfpWCNZBHl/jsdqotFf/eWjKsG3G3DN+jyfNo8jxGTR+jpt+qDfSYdn6wtpsNlPI3jy5ocRRS",
-	"0UJ9IOFfEXNxTA6Y56jgXwU8A2cO5UJzqkDv90Qd6OMH+oEBwBAYBd4gE3qt30EEmxPfbHrfIxGLZ5HQ",
-	"7wAgQ7DaMZd8A+VJrtCoDhWaMgxMXV5BSWbjAEsvk+rOWOpxYRBUv9i8F1n8swgU3NSAuqKWFFC7ocDF",
-	"gk7iG6Xtk8lMxUTFFKn+FZ2whwA8TEyWx8DlY+DyMXB5b2CTj1b8oxX/aMVXtuIfQ5lVzPjuoxn/CJ96",
-	"j/CpXycIuIO68Wt34oN3kTCxJjZ7vb8gwFnpES4Mk3rjIHFqSJ8hqnm6Tt1DpHKELrcXpJHQvVzrPDzq",
-	"yr60rHneFKt7PZHtnYciVJOI0K5QKjKqH8EFODcgUni8sL0R9m2HaZQ8ryesV5VyqrD5PoELgMxHIMHN",
-	"MtByOSdnKCPnqpSxXGzjsOCB/XZKNbbgo63eQRbT4RA/+EsZp7/VaEHXSDdLDosWQgG36w2nULpGh0P9",
-	"lY827qON+2jjlti4Vl4+mrlfJlqd1U+P9u5j8vyOsAiGZDNRnl/ccjaG2rdmOjv7sdAiLevozUTKe8JS",
-	"mN4ziPBLHNsD2I+P4cFH0+nRdPoy4UEjYB5Npy9jOjmB/mg6/VEazXNWjLUkvrgJ840APNnyhNXwTr84",
-	"eCfPNClF164AmPharvmknor8TeQNU8h06IgTofjAUCc2VsNEkTKUqJ4oholKlRqkqiPMGn8x1KhvxKiy",
-	"mFG/PP9bvPt23u7/5bojXvx12lX7N+fPZj/uDb5/On75nB21J+878qz7y8VuVcioX3Y2eegjYtSjXN4a",
-	"MeoLJGWYULNy2I9LwK+MOaAzcUHGcqYYqdNgwmMtaLRU0HJF245gBgUNj/QXAOPhEW0EeiSSwPUakD4L",
-	"Dsi78/deTwg6YR6WaMsh6fMoHnvE9j94RD8fPszA/dIwZNGICSwZw584Ux4JONMeZqClIaAfD0M6UkTN",
-	"BmNCFZmJCZ1OWUAGMmBYNu7mJLAQJQBGIhHJw0GQHBJBJ1iApn/uCTmLFQ+YvUY/IV0bdk9QJcchF3xA",
-	"wwLBS85CKsiQ0XgWsQPiD5JLzyIJl70SMYumEVestDwdl7syrIkpmLdbYENcE2QYLcI1MSylG8KalI1S",
-	"zCKl10rvN1I/+6nT3CVTyUWsN9eARswj7JYO4nBBTAVhI/slex9LxqmfmBnlhN6+ZWIUj7XH0f72wVfg",
-	"juSQF73SXrljNsfnzxujKpzh/rgwkmwjeAXTea5mDwax8P+z92/LbeTamij8Kgj232EyVoomdfCBihXx",
-	"e7rKnl5lV3lZrlnda7KWE8wESbSSACeAlMyqcERf7eh92zfzBXZ0xL7rZ+j5JutJdmAMIBNJkVKSIiXZ",
-	"lVe2knlAIoExvnH6RmX5PhSuhcNa/lPPrw0Bv4edA11j4s6MVCxF6+NnoRhNd5tC/YHRNFhPoeJ0wnJN",
-	"9rQXu6A25xkVB07OtgblpTumf1ihipXhY7eP16vkPy0wLr+IiJZSFGxcpE2tzaENOen1Ol3yimf2eQMS",
-	"o7CNIxLnmin83zkXabySp2solom6St2or6uPomLh7gbSdQW3VvUFN1RCD1T34BuvHd7J6Ely8DR9xg6e",
-	"j3v9g8Oj45MnT589p6MkXady4Bvtanj2O1eHNpYy/eTAxZohgEOwdpfu8Kv+YK/8sgO+sDUu8H4vaLcO",
-	"2Sn6J1GccnywgVs7fdqz52qds9Tf46i4R+C6DiaroJ189e7g8PCof9DrPX+2XdN1dGbCOyBeX+P0C9/Y",
-	"LY3ay8ue/yN+0heCktdyxn5rbUGaVPnEdbS7NRsU03nWdGbfOYPRshAtVFz1h3unMXpRiMbqmLGNi30m",
-	"dmN1CghqXKAhKk0SpjUxknDTQcajOVNcpjwhKheCKWAS1kNBSVy59aeMzjWLCc2YMsTFJeFJR72Kmz8u",
-	"ZAcaaeh8k4JYe1WKhEGr1aFoj2F3khju2HVCKe6cOrojyH3jmsSJ4gaNMcCfHGuV/OMfOR0KTntiZQpx",
-	"MmUoKi+w1h8nZ/OMU5GwFYbhOkKjyqa91yy5tYL6XoTvZlL0y1Z6cJ88OI1q3Jtq3Opb36QA90sNUpH6",
-	"DTPIbpKbvpEkpWRJBdSGCstaZwN38tXleB3Pxw3ar6ZxCY7N6qveLnrUiNivS8Q2Em/HLATbCo4HTUXA",
-	"DWlTophglzSzsN2xBJTGwADSEwHsY/vJNGfOOPAlLfYKu1VcDxIxFNDWBCwPZ3g4p7bMsHImyaRmurMb",
-	"bO9K9q9Iu91A8+cNNL9jvfH8a9QbYMc2SuOPWfN677WrTp7fD751waDHKWdGP/49kSn78ljlGbs+hwLO",
-	"8D1SMGkBlcSFTOgoz6haDCDtYyIVt2cqgkm3Vhtl8pKlEYZoNJkzRWaMZhEx7LPJFSPtN999d/aGZOyC",
-	"ZZ2I/Pj+p4ikbEzzzBDw7xYE3f6ozkfacJMbhoTczLguyhN+wYQbLTbnEoy0gWAcukn70ew9fWEVxv+O",
-	"M/MhxxTqW0bEA5ldLqziQzlakRzT8/GNXxYfx2dBux8+uOTo4rib5OD4X+sl5P8ateynaA1ambz8pGXK",
-	"8xlk3tvvDkOFQ+8mrUHrSQ8YTsRcFlnh5Uf9UORr123adWPG8ZcvtYVw+ZnWCWCc4ybcft9gH+LlFPb/",
-	"I02MoosD4ORXbpN5eWp/gQzhXUbPpZrcxiBYDjasFqrV0GdlW0Hgc07NtIx7WmneWgaFmyx7DH3eTIjm",
-	"Zhzl7OVUZqxLPjh5b8eSYjhkhAUJUk2o4L+BNHuku+Rfc5azlBienDNnpyRTlpwzF8jQprBU8AkYCeGK",
-	"CPbZkAkTTrCuNUn2J8bPlsX41lxj2wvZ6wTq9kJ0c/m4L0uk0XCNhvvqNdwfiY3nDJxut1HDVbm9hSJe",
-	"b+n4HOoDyKFea+W8cCnapP3ibf/gqINdf6xSbv/03Zk9ANdbs4bxC5ZiYcxV9UbGjAVlxUNRKnOScsw2",
-	"VyyRE8E1izDhzd5TmGxBNGPC96aETOypvCQzKhaEiwPMXfe5oEORUKUWEOjvkhh9G/+MrxqTjGtXHCSB",
-	"sjRTjKYLgj9Hxek0y2IykmYapn8PRe387zNuGOaSDwit0TLTZ+K5uYRJuvJmRI6HIkhlJ/CijnPIn/Ri",
-	"PGbAReQbMJmp1P5Z9jGnJJZJkivFRMJ07E3IoTB8hsMRBFfASpSCnzEimgs01WXKHmmYQCh40pXzDy75",
-	"qk7Ne8+If8u1+dmt75ewvOskJfpqBGulwxeBZY4lBhW8CbpuFyl2MmUus+4K8o39/owxncbp5k5kwRwe",
-	"l4rEdqVWB+evW5clic6+cIju1tVrmchnVjgFh4r/0AwSbr+OHHkv3a5Nka8uli0y5cMbbJYnX6yvvaTI",
-	"F3dv8uMfegZgUdRUyKFC1SZOhn1Vae+rgYbzrd6mOvgqLre3JFSDemep1SgmmVpVq/hs5srZEqrZARea",
-	"Cc0Nv2DZonNK5sizccAE3CKZUqDyU3oofK1Z/BiVpJ5bMx+1TSlt3/303cs//7Sl2yEoOjrs9aLWjIui",
-	"COmqeF3vgUDGlkuLGqioqLFi9RTBy1WgbMao0JGjbT8AiQph1aFwVci+k+RVTAIYxJU6txGcYJEGYcKA",
-	"yxvJzzunJKMGXNxaW0g1FADkTPH1rMTC9V8wDF7SRZe8c9DCSGiXOZubBXxnQItVphp7n0uqh0IxaOqC",
-	"Hx7ezuJLcHT7eO85t0tEdMkLvE4whiAUclVHFgYBFlowExEtISLMLeoY0wQ472VCM4fXHPWiG77LRZ3I",
-	"g4xfsOIFNLETu3BYTxZQjw3FKOeZOeCChJhYMl0FxVDV4SYDJxWRbIAPXctQrNLUcii4gRfTBQrVUz5H",
-	"CF2eun93URURX0GIpzeB5Akzmhz3jlZhvXd0XlG+t3E+cWZQvkqhrSgR5lNC1UhOF6miULGbyctPY2qs",
-	"4C3oVZip7yR6R+d2lHt1ETmcdhPmeRcAlk3GX1600keCu9B3eHILtvGZ3Mpn8vW6QN7RubMSQYAX9d5O",
-	"N9UENXtwg4B1vNbr8RIaGespY0ZHRLBLpg2J4SKWvjBxxRmBag+ItFZW3i2b+86KR3t8RwXmK1uZra7W",
-	"wzfftFQc5+LhFetBlpZUmI2VrhymPaW+NXy9wZ4Lc4bXPFh71w4RZuHmwvDg3C1s3vLyTS3ecnM17fe/",
-	"ieK14IsGEt0qlmxx/yVrP82BYiQcJtgB2khl16SvwgAITR18LsyTmbRAAa2SKcsumAvNojIYinagFyKA",
-	"7K455Ti3yqnTJW+xP5ZiRDPjJP37nz8Sp4WQNAv0R3wKgsxCfPsqqCrIBVWQzrSiTBvlO/sBrZmYtLnQ",
-	"c5YYeXMdmeMEvL/6sWLalkJ3zwZHPs3Qf5m6wcgRBiM9i7kUZnrArPFvHxWRS5qdH3CxcY5k/UTFcmr3",
-	"VSq2JOU3EPIbwPzKRSthPuyifRdBldujyer8amKnD4Fwy1BlqgK/jlqqCtP6yaPBMr22KCpQP4WBjL0T",
-	"21SkrkIZgWyE7jwkYJaakbFdOrcC/6+Z8TJ/ZxjznqVPIxR2nDK44Ya517Kg6/bhY9g090VB+hIqgzxi",
-	"ZNgLFPAcoc6L8MljuphkLJ0wRZS8hBxwSBG5hKg9fo2Uj8dM6SKxYihGUp4PClRI/tljUfIf/+N/wlPt",
-	"CcSTPRNacV1YycKTKVFsntGFdn7gmbxgAHPz+VCAtx9Yh+BQ2/+oCR0bpoDWVDFyzuYGAa+8YOpScWOY",
-	"6ABjqbUfyT/+XiBrlHdCwtsNBdckY2NDcoGO7JS0RxkV54Sjz/s3piQ0MGKfrSTihvTgGEQlOl3yPU2m",
-	"OFGeqs+KUvZ5DrkPQ0E95AOeVJgGoBUspgwaxNIsZ55NgiJ3OEmkNhgJ4ZqMMzqxg/P25VAUN+AaXhqS",
-	"RFYFVlxgyd6yfJaZKqanMks1acevv/84FI9xax1oZgwXE4v/+z3yn+Ga/99Jj+QiY9rHUNIORCsCR4cd",
-	"Bp/NchAGg8J0gGzRkE620tqpeAfsvSvzLCWGnjNrDiXnsBJSl98RerxGLJOX8BWsycOFzsdjnnAmzCe4",
-	"MF5bCXcG71iL4cK+2w4Nk9trORjRB6gsqqfrwgs21HjVS1c718OPD6sUWoB587BRiCVK3sQOTa3Ourqk",
-	"W1GLKSVVa9B6E/xI/I/oPYRgyMBushb+YJ9YqNlB67B70orAo1bP4KTYL7mwfOtcM4JrgNVy0MpGG6y8",
-	"MztkbzN8D2+7Yu39KA1hQuaTqZMSY6kILbXGSoHgfCixEw/Qz5sKaaZMkcQ9sUt+dIHZS6qJ0yHdB2JG",
-	"wIbcHBWFUm8bI+Kx68nx+31UVZ+xwiiRY6uCwcEO7x5BUiU5ZwuWktHiqpKH/0MxNujmSrfAc7YgHELz",
-	"UC+RnpLYA5QBEXmWxUQxpFYHFf/CASFupjK3tpy9s8tpDOrWXFoDDIUadJcV4wEFZ0GHNHg3dzaKT7xZ",
-	"l/xrARAIF4SKBfLNFrdNpLhgyujToSgdhWEdB9zukb6inK/tc7ON4+7MWXDgT7xNoLts+nIXYinoOnJY",
-	"SqmEaoYovqagCl9+r/HzB2LeLvkIGuX+RywfQNWTuQ2/Lw9WyuxIri91XjJw3CVWDyDp+5xiT1llLbg6",
-	"lOxD4e+BYtnntd8YET91ZXCfDYQUH2ny84e3YAo5K60SMCftuBItXGumfIejiZEGX1zXGeMt18adXiuQ",
-	"XnlRF1O/51D6w4tcB4vwWpmLE28/wTZBa7x6s4C1G9nekrSD+zcx67uKWafF/vVS1R9Zh+jLHX8nUesP",
-	"bMK1gQ4YRCeKYZ7LhBp2SRcl2yoyqeLYvf/MyeIFMwMy48Keag9B5qhM2VC04/c/nX0kK7UA2iD2/Bir",
-	"vZhwTj8pHNuEPa8Lrc/HfBLbp7pC5aHwlcrIRE7amjES48z9YI90Tol0TUbGnGWpRt8Tyn9XiQJQ2tOb",
-	"u2ooPYRGR45hdkU2M5iXvpsHXaF9HqHchUTnor/HUMSQmmrvDSGWuEv8xLuCJgHWAyZzjRZknlFxWkwn",
-	"1ztQJxg1dpLpfiPy9oNCwa7xdPV/bU0UzzIrm2huWMsidpf6ekmzbCSpSj+NZJD3/mdvbhW/7zvgjlO3",
-	"14g7LvobldOP7NJrmPplx/6CNX367K8RyQXu6j3H3EMh0FgcTTvlLaOJKEEJdct3d1p2ne1ShN9TljHD",
-	"VqlT9C6FGuyN0a7pWqVrsW++V3jYwQf2CxudSaTmwJA8FgWjE5gcH/f6p1ZJgr9JTMDHCd6qkLvDqemE",
-	"znegNr6DNy3UxpKAq7U5XjoB2Gz0XS19/Ch7WPjR+sQSv5x/qoF+IHgb9De7/TJ8zcy6Ndjbj5J9D4pw",
-	"L3q28bLtnoZq5xvhHsIiL4OCO/R3WQwcOWsE41l8kuO2cFYPcrpWsGncqZhr54zN9VBwr4Yc+ay9m4BU",
-	"Bm/4cXtCBsUkio2ZSdAxbHUPK1vFvpMX2NoQbw+JHN5gqiMawv6zV8yi2wuKcD5au7FSpvLyz1SkcjzW",
-	"RXltYLmwz3MJTAVTBpZJxidT2K7OUvn+81wGVkptSbLiy+4nFHGfAtExKzWC8duoxMM1e9eI/HFCvW/r",
-	"elh+iV4eYs/35eZO+LVjezAmI5bIGdMQLe6cXi8mh8LJyS55mTGqXMtXPM0lo2EEGR7o66ndwV34dOxT",
-	"8fyXdgoafP4wQAl8l2IpPMIF9xWBk5Wu4ve5njIs8gd2BYsjCJ/RCSPt0YLMrDQh52zRgRQcR0Fsd5kU",
-	"fpdFmBCaQCoOJAZS4NKCNIexVGAtEzqfM6o08GLgpuShT/iRhyS5MDwjiZ1rll5BNUOxHtaEfe9zcS7k",
-	"pSAxvMAPbBGjkxczOYpXhP9DWtFQANgxU1odVVSFNiBdA2wDqabFw5TjIIydfxg5CXcLhaxI+CgfgMfX",
-	"sM/G6nu7U0j/ELsnaHbBFCNzRkVuXNH2AgWpIACVkHp6koHoHkvlsojnGcXApuEGwpoFexx0UCgjkW6d",
-	"buDnpdp8s0jLu3iLhA+7tRrA1Xhft1RxgGhw6RM0AUHc3hXkm1Ou7qv04gMzuYJi3ycHBZsTBD2jok2j",
-	"Iv0emXGRo82bgsKJSh4hp5ySjPJZQf2I8VL/nhAd7ZJ3XJgi4d4p0IqL+ZEmc8UuuMw1yYX9zDAWYOf3",
-	"NroDvp6L0sVuwTVQOKRRn3r2Z6DTsFjZjpClp+ijBj16jtkFYigqHu0u+WXKRBG1BHXnHuRcEVgHMJFk",
-	"xBbStRWYZ7RM9SEJnQ9Fe6wYI4cRmStJDk8iDA4DzQ/JhQuTdiJMcymV7qHL5ikYg/CenzC7ZyjaWOhG",
-	"+Qwjyc5r3tlZcPU9vrljCNp1aUF/q4Tzpz/867vj92XvmBUcxn3HYVxXz4SveQ0/T0T01GIdu/B9z1N1",
-	"wZRbdZRMqZ5+s4HGGgLa5xhhEtQ3qh7vX1O9u5qbcldKSrELec7uT03Zpy9pCpDe2KoMkhsdqA/EaD+6",
-	"ISRJzVBA5BLEbRCajIgUDqRbNcUTanXQnIkUuCaCD2AVS8p1QlUK7EUSPNY+WdPec6GJcgFeKFQuUGvo",
-	"A48c6SIw4zlVg2oSzqeFIjtFlrqaUVPys7hGie3ejYMfapeG2l1YKXeRhdJYJ1+9+MW9dBcuYSYmdII1",
-	"xGuTzH9EljVgVqvFowayIbgzdFzJFiBg0C1VpJRv24H2Ldfm+2Dst2sk+NffWzRPuYGKwpeSakMz8krK",
-	"lJzRMTML8vbty1ZUp9vgmAua2e1hT8LmHTX7DB5Dn0GsNdqAWCfth8Q6/9oniVRzqSCiYF/JykZo5g/p",
-	"50rOirH3sYWhkcHbHPVb4LGx9rMfPyYI1htNj1I7mqJxoWN4u7FvoZXAG+aLl1+/Ts5404dwb/nasMzC",
-	"7R6Iq3I96/tnG3utZD7Xji+5GBeR41B+AXkAJbhniuI/OPG/SS4I9zxh5Qu/SeMdNZtFkzhY2ffpga4j",
-	"EXcqdjYWNBsmI5fzuq+E5LrTdveK5BtQEXU/dqgYrlcEe3WjBAKxydneTdTgK/f+w6aHRgBLGrO2wty6",
-	"je6VxXhdQWl5cgTug1AHlnRohYDCk1AgbI3nXzNTUXu3awu+DxnsTjo+6PWDJnZfM7z/veXIld4jJ1Jr",
-	"0Hpy1D2yL055ZhViPxwy0v9UjyEosfshY6sm86QymSkXdpX3qxNRa/r6fXzT6jiV4/+BAW/RYN2wGUTG",
-	"fwxoSbMFGdvFomGxAISyKupVOPw51VY0DHp2fg3Ngh+/3E4bFktupUpcWnx7UImNktqVuH/NzK1k/cOi",
-	"8FtWII/9Qr0vR/0rxdhvV1xNhRc+1FnYTh2ykzw7TCGxIsIyzchx7zmW1F4qawVi5jfKyVMy5orp0ODr",
-	"FruU/B6agV/iLnlRKsZwXBU+uKFw5xQhakifAic5tuypvEBkr17JVbONjfnKDW/XVmajrxt93ejrRl83",
-	"wZ4NgYIXyPdkGf4t5/OZE9MrTcI/YTMy0ChWrnXJK54ZpshoUXBBnG7UTZerWwZ+ijFv2CznPql9fr11",
-	"iKqGBqyn3HrsaSvkijj/xMWnRMqMqSUmOXTvzei5fZUfZDan562oNZMpy1qD1vunB71n/d7By4/lzPyC",
-	"nRxIcTvNFKf27B/eHxwe9nvHJ1sI/r0EkIpV1MSP7jN+xILd7IVdeezeo0YvyJyzBIoZilGFJD9nCRXE",
-	"jhtyasyUCZCS0HczNlRNmPm4mLNBeXUcEffDziNH6wXjHQaO1gmW+xYj9eGXn8Z9xokaab6LWE8pw+8z",
-	"1ONH0QR6mkDPoPUiTTdWarfH7ze3ubmqx24Vrgne8Hben0YS3qUkbKTTLj38DwO83o5C5UNYHlUM/pF2",
-	"PJAFfQnHojXXKAB8AlAelclLlqJxX2Z4kgTKUz2FyW5QLlIlVCVPA1L3VH3biOZGNH8VPPL3zuDiBOgd",
-	"gr6LaxP2V7DC4xWenjej2pCjHknpQkdEZmmR3w+0FDE1cYSujJincQf7iwwF+0wTgy5cMpLpglByyUZT",
-	"Kc9JyjKOUdax1RMJVYozPSjbjPzL2U8/RuWf9r5d8gtePRTF5VahGDKT2rgaSCDFYPZH1/qMaw11RXAB",
-	"Z5q0OXBikFReighqJvBeQ4FhsQ5RjKZOu10E3dKKmZAC3DVzJRMGd58yxbBOSp9zSBmWGk5xtcBDMaXA",
-	"sA+vYVVbDLcExmV7W3vcUWHAI0kbmsSVg8P5g54ihFGVcaaA1byDUwYE59pQZfRQFA2P8Va+1VuX/OJ6",
-	"sPiHL11Zdkp2XxivP2dzC/xjs5gzHbvKUu+aB99V6uepncjZjB5oZpGEcX3O4Alwa+BIr0wpN0OBXECu",
-	"mKzK+O/og6CIbpn9/xTqDSdlZxn4Kj7AnxI5xiYyY8awVlzIywGIzpn9jPbpmJjtJkMzgCvQpsN+ZFxx",
-	"sVuwXcO0iYuFx10baOiZF+yc4u1EWvyecW1Yutp0+h5Oj0lbXgoHZKCSrTPAf7VdzVIkPGNlH1E41wKl",
-	"fFTsYl0MrUveZ1SQokDbv4F9ynsl4RnfF7Xea7si4MhuCphYycHTysr1rREq0xLgvFCWnF5ZgsVi3STy",
-	"wnq93pM1kRe44aY9FVZEhSoCUTMCu2HFgg/H/dcWsKV0HSoCUDERcjzupizhKUutjGef5xmUkY9pptnq",
-	"l4CHtTaPWNgxe9U1o5/f4EX9XtSaceH/Wg5mRC1tFjDtdqZa9XtM3L4qstRT11ZFurW5RdMIuHKznhE4",
-	"pqrW21sDCXzYQ+ofcViLecXbFWBK/EHiUGYtamqXytdqn04A77wwXmPqF1L388E8o+LASXFrA/kLr2A+",
-	"qSbbR7GuQMWxVCyh+hq0+MqfAV1u7VAigoyEIrVSncwpZsFl0PPCh/wjEltMA8EsGZO2teEyuFB3IhKn",
-	"dPGeKhNv0BibALMpTMOgGMvqDIBizJtlANxza5/lDEZoG8w1TFp1aKXBuWYAkDq28vH2ZnUe//Mc4dj1",
-	"z3+25vlG3u7p5XfxK6w6gCwXyXTNs93SqgxgRj+/ZWJipq3BcW/HyRfavWG5j0rJYQFT8ZN9BWgo7LLs",
-	"LmBN9g97a7MXw8REmLrg1yM4hq8aTEgtF8YYcgmdCv3r7y1r+mL6XwsSGz2VXp17Jb0+plfsxoESpMP9",
-	"uoXG9zu/btJG8HEa98pO9eU4kMFeHZ67/nb3nrUB3VJN8P3BpkGn9T/+jvoN/kXhQ9qwQaFxqQoIN7np",
-	"DAhu5Mg1i8eNhBaotZWHAjeTRv+EPVfxFBuQzpjIH+nyojnQqIBRF7BoFoOwt2QTavgFcw91FDPkuNez",
-	"9rE/05GTTWnJTgb2Fks97SfmuxHDZ4z8JoN+7NflkecZF1StagheUzX/PNdMFcr5njsmBdK3pmi9R3FZ",
-	"25nsJ3evnJt+06zXdYGqazTdzZruy8bf9yZ91qizr6fr7APISTljhtBi8dTS2FWlUDs2Mcl5ek3H2tf2",
-	"Z5LKJEdqoPZUXlpDJJWEEkP1eSciowUBnuJ6ZEP4QPtu4CD21EJIhFz85jjWQG/dJvf8Nb7erZO5R6DR",
-	"Wv+JvISoJcnkBIalpGtenjBhFHSczsZd8mIkLxg57pP/879fDaC9P5krmeaJcXRuWUZmlNvHU5GAal4p",
-	"iPsfDzeP3Y6etqIWUH0XZBJb1Mx46mn3wobNYHJzxezLrxOj4YC3SPKGz1XXVsDV0kjWHRsKE79lvMxx",
-	"Bx5AavekIo0seH5H1TlGEpE+cQYtr/O5VQgsxYNIOQwbIgLZUoqkoWg7B5mOgdS/FDukLaRgnRuFmrUq",
-	"NB7w/bfXps98pBoCQTXzw3E33Ccs37/Y27ecqo3kYLL3mUHeqJAtVMhGX+9aRbHnpHIUkk1GeZNRXlIH",
-	"4cKro0kD9bAhcr+ZHwhX/y1Sx70aul1uYiP+7ln8NVJpp1wx9Tf3g08ixwVyE9D1pOCQe+YsdY948RT0",
-	"ubtmnGbKZrUohDeExphUXsqkBtnuHtk2or0R7V9fS9F7TyzH5sb7xn3TPE2za1y2Z1M+NsSdFRGBdPAQ",
-	"QoXsuYhIOJVmGeR/Q+/C2/pZ/+wGtSHDhx/mt8n08WRwtC6GdniLGFovfW5fWBo73qKcJpVSkQnV55BI",
-	"rcQpefYEhO+UZnyUQwhwYwInqs9rS8Zxv/XrFi5fXDl1fb7FemlE3k6dvtNi/3qZ5Y88ALevDiTaI+hK",
-	"w/QpFLkQChRLRUtjjEmRdqxlrhI2cBfFEXFH3qRYd4HHsfv8UMRQIxlHxAOjTkSo1nwiWIp5lTkjFMGy",
-	"e6Kmi02xbER8Y7yV2RjoNXDb4V6Z5APuOTcLcDzXTFWlx8noSXLwNH3GDp6Pe/2Dw6PjkydPnz2nowRW",
-	"dZqzJZlI+n0EQAe9J4Nez76m4lJxYxfilE+mQc/Tl0s4kNCRzHECL53MQ3EHb1tPwO5faNbGdfih74Oy",
-	"5A+oljb7KNcrnz07kp3cbTzJjSd50PrAEqlSQt3Sq6Wet7EpSrbCA0/aeU29qj8DCmeu1mGcOlNBr3Ek",
-	"KUahL+qMGCkj++OcKYvSh6LCXW921nrqTXHbYuyth8Pvl/Z7pQGziiQVGVELGtlnvailQ4LYMp0uUdzw",
-	"hGaoQaLWOVu4An4uPtkvW1b1Bz4L4FH4/Ko1aB33W1CcZv9/dATqWc7m5krVPrSXV2TEMnlJjvv/53+/",
-	"akWtS8YnU9MaHH2JwpG4wro0Z9/RhW4NjvywMjpimS5HZF/yk6OaLZ77PQTk7WehXDBF4KLMwzJX1+ef",
-	"fPil4pvJUjKVWQpmXrR6mtzgcECaCl4ORyfST80Z/HdwEozrjApu+G+QISzAv4XivBxMf+U04JMSOfO9",
-	"l4rP8dmE7/0TsHbIkWbqguKnLm/dC98TRuJUy6/74V68un8aEsZ7NddKOUlMING2pKp3YvrACmYvOXZZ",
-	"5bY+67/s6QXrcEDiQgiAzWb3XUzaWCnuN2LciUgciK/yBC5exY/tea8gm2coYrutYmcr+hp33EUxaads",
-	"TPPMkD6Sycd+s8ZknNFJl7wxbEbO2QIVXS7433LmM/b9tO+SD3LFNrtPO7DRSI1Gur1Gqm17XV39XwWf",
-	"Z4Pemr1yl+ht++10r6SrqyzMxsfR+DjCRnsrUO0OOyoAhK3l+biZm7VAf+RdDVdH4S8xUt4mEW8lPnwg",
-	"jIGNGmzU4LehBht9tOOeercR63ftq9hhVmWpI96EXm1HADCjKYNUSYwI+5/NlC3IJVMMT7jkZrpLLt41",
-	"GqRxEDTS/pt3EDTIqNkrDTJqkNEfl/D63k3s9TkFP2KWsl2baW73v6O3ntOJL+OOAfrFLlSTKy1VHFUZ",
-	"izu+2aEehMSH2P7T/i9s/xuXFS9DcQdtEAMU+DU1QlzNBRgmakBEzI7VXCEmLFrXrhsPNmbdXGSd4YXr",
-	"qQpZZYieFTloCr3ZlPoGw1dfIVxSm05sPWLfm098CbuhtYNUdsc7Bv9fhS4CWAEg4jkMb0nhCwlZhR8v",
-	"JckFqCsyp/gVFE9Yq+zw67TmfCqNfFcW5dT4Hoe91q/lo51qR50+OC5/CDQxqOBB61UmpSKpolxokmSM",
-	"ii5MXK0uy8VJf1rUzYOt1Qq7sohcT42yo/M1yUbh2JaxSE14erTcOrt+x2gLuX7Y+NtvhP0cEl4GfD4J",
-	"tN4b9t35Z74PtJwzhFNjJX9jYtMpw5fHKZPq543yokPE2XoSZMy+tiaBvGCKZlm3VjturyxfQS/2cFkc",
-	"l8vC7YnWUfdZqzEsGsNinWGxaRJ20VM91PEeU77ZwDKu0SV+vdlzspOstk2z2fZDP/+QeOf/SCl0t8ic",
-	"23PlU8VeKxlxXXMav3FImxtdupDtckrknLN04BqtFCey1J6ZSiKkGQos6CfcdColoaMFoa6vTKHiSLto",
-	"GC/HwWElM2YF+pRPpr6jC00SpjUxEhvA2BFjfh3VjjcX2pVYFRzgcWTQ5WJSVEiRdqHgohU8uUPxmxQs",
-	"CnublHd7BOS9XKad/eTn3Wte3tbAoyZg2LQaZ2OZX9tFtTzt+0wIKy2fZWMA4XgF+rtDtwb2945AcUQO",
-	"guIfBe7EPz3qxL82wpzukgZyNpBzt5CzWIX3Czk3d1s9kBS8JvOuybyz29Fto2pgYIfxgBurDWvQ1wUI",
-	"GClejW+zoCMCgg/kq1eqrhYEKwcTqZS99oIBL4B+RFCEdHaThXfr7LvG29p4Wxtva+NtbaBvA32/Lm/r",
-	"7qFvA0b3lnZ7z/7Nmjm1N8LEx37t2znac3bv6nplK2D0UnLBAIuLQQ6lUMZMGFVCA1BFUUD+8Xf4a6wc",
-	"eVTbClHSj4iVo6TncezjofBirON6M6NWohNG6MRiKIMV0i5ZMCYTfsE0HoutrI9d6TT4W8WCYE914gXc",
-	"UMAAZ/Sc2QG606G3NbtwPdZhLF3yvX0rdzlcVHJsOayET4G3d0cIHQog4AqIrkgbmbdITPOUm0/u1KuU",
-	"XMVd07LK2j74kSaxU0txNBS+aPtpp0t+FoigWRrOv4Zhd8lx7zl0pSeFzLwK+x3zSJCbE5N2gTUiQjNO",
-	"IbNlPI6ucQ+7B+zaQdzYFo1t0dgWjW3R2BaNbdHYFo1tcW+O7gdQJe7W5paWzVWct7W3+nEFl91DleEL",
-	"1xt4tEBgfs4WpD1jasJQ61j7I+NWdgho7g9qCdshW3Sm7ckpp4SnvoHDUIQMfh1od+xaGc9ybciYGzBg",
-	"HBy3Aou0Y4R+MbRUKyR3ydqUzyEHpKRtqrI2vcK/P5u40yX+66ZWp6Amr+RvKzbONStaULSPe887+wLz",
-	"Z6GL/0PxrW9DqPuHheKrEdEWEr74Dvss+WtMpj9Wvst6oN6kvjQY/WFidC4+zZWcKKZ1g9Kb8tKHUV6K",
-	"JNVOe94HJNdTqu4tLPBG69yFBeb5KOMJybg4J/Hr7z8SHBkM+PHvRp4z8SUeoG/ciaaUKGY/TZfY+4AT",
-	"fUK5IEoaCh2KgUvEXonXzRW74DLX+BBt5FyTS6nO4UoDDu/d5Dyf2ZE/JI82TEJr0PrX2fOL0Vn/N/r6",
-	"1eLfzvq90aHJRrx/8W+813u36P83e/y//vJj79/+y7/8ZkWZylqD1tSYuR48fkzn866Wue66G4cfaKMb",
-	"1xaAMI9vuTg/OGwk4Dfvp4CvvRQidDv8LhLrLpgwUi0OigKotXl1Vc5+klBDMzmxZoo2Mjn3sbSIjBZQ",
-	"DeI6rGNiXS640RGZU0UydsEycC8MBc0ypiZM6LAO/28xadsbWCh69sPPnYjECTVsItUijkhMIT8v7pL3",
-	"0Lp9ban/ULSXav2vyeGz/wtkGznjBgKbczaovPjBJU/Zqn4FQ7HM4scNMVKSNvQzdJPFNQHxkdpJKlvH",
-	"d8q5CqfIN8scCrytFNliHVWA+45v4DPWYQvAwOflVGpGgtn2mFxj/bvFr6SdUM0OuNDMDoRfsGzRqZbD",
-	"jzOZqzX17n+rVKnN6Oe3TEzMtDXo93q12QNgsL4o368G0mafaWIicuP4UrUgEylTvWaM/o47GCouT9K2",
-	"llrHTioX/hDYCh18mVMykmaKVX10pJcJBtDOWzVUvNmqyr+RteGoeIBMARqrkCprdI3k9Fc8XlrSX75s",
-	"Ua4Z3KFOxeYLMqcTVpDLN2Wb30bZplsF+FEDnWpNnGzxkPsdvEhTDfELA71vSKBKBuBfH1ENfQYMaV9O",
-	"XQ5NxtIJ+C9yYTThohPBYdDAVilxPRQjmU+m2D3XohnCRaisxzQxUmn/xOIhFf09Z9hoJ8IuvSTjY1ZV",
-	"6sjvAg6RLnlBUpZkoPpgvKjbyns/0mRMZzxbkDY3VgldMGU01paO+WeWDgUOqxMRStIcZY17eYQb1A2c",
-	"GDsVHPr+kblElWB/LkZv7R4qSC7OhbwU8BpDIRWhoAE94yLMjItqHPd6qMntCauDCQjCzmBRrTCXboIU",
-	"dKmZ9lBUqYUmzGhy3DtaX2saSrt7bQfoQR1cxo1ysWLEFeA1pSI39uBYMdjvdhn8LDj0kBu1olIfD1rY",
-	"6ZmVCvAtmxWMSG9hLcILzqlqDVrAuqOYVClT7yWHHIr+yeZN+X6NWrCs3/Kx828e9qOWPs9bg9b7D98d",
-	"vP3+3UEfbgz7CkaAq88+ont4EvD90GQKmrb4/fBZ9+lJCD4024TWcMX33led61XFvZneXlLbG2jr1Xav",
-	"FYR7L3qrmERN4dstPI013uQ9XWSSph+lfEvVhH1r/PQh9qgDPUIlUp8ub8WKvY6MHuCEU8AOTuzVNgY1",
-	"5o3YwDa+3uol1xm9UFZXVXi7NE8egpRrZM7u4g003W47fsVs4i71BjA4uZzKjJG2ZgL2Hs2yiFDci8Em",
-	"dNkynS75OGVDURoXCRUWSzv+F0iR948gU8iQkck5mXINk4vJNuQDm8kLCDIsQf9UMl0hlHEXDkLzhWty",
-	"zubG5/UXY3lAuNszpC+Loa8QNp+sgM2HvW8LNq/4XPvKDWoUSgNi7z/Mjgv+TnGoy1hZH0h6U55DBOOQ",
-	"DUPhC7E0IopdyHOWEiEVYZ/ndjdGRCDTM/A7d8lHec4cZ5mACrSMayzUerEkyK+jZibBWEtCMKnZut7R",
-	"OB8/a6Z0TNo0nXFRaJihWBeTKaZjX72je8/DIiCWMmE4zVziHJtRnkH+0+z/P6VqJJWFMwfn3CRTJoqA",
-	"NoQd7Fzr6t2fV+5es6V/gml3F3zDQiklIU7jlHeheOBNtmJqvCiSp+oxNc4ZFiQGC6ORmDt2xa+Y40AW",
-	"ObtxrTCCzXdXTIpow2snPN1oyQXNeArp609JSheYI6+YyX35LmScIEBuY5seZWXUOWNzJ3zoUEypnna6",
-	"BNYo4GNBYKv6PB6P4u0Nr04ZgHPkUZzRBfi4R4zQkbxgmPqDu0890kReilMsqeWpxsT8kReHzvwPATFp",
-	"U5FG8HrIG4lznA6Fu2VE6Ewi4aI3zweECglSHJ7jUrrIce+YxAC87fjGdgW6GmMhixFFQzFjVNjXK0Ph",
-	"kcXaWFCAk+Kd+d4rX+D18lnPby2vC5eqlxr36T+vCvKWSlsbCfNrRGk9FL+FJ9pN277d0P7r3ASmcVxp",
-	"qAU2fKfqtatBdXFGVBJNgQDYv4fai8/GO914pzfUxLCwGSBjKdiu9O91xkDhkE6ZJ+O4bjc98mp0daoq",
-	"qr88Yxo0FbiQPAuw0wzckEuZZ+lQzOg5I1awLAZEyJFMF87GWNbsRhKKShU0qVNx8lKQttVHjh/jhu4v",
-	"/tYSG55cZ2HY2x7DC0jB7G1AiYaJXqAIyzOsFqSZlkQxmkztOYXW1eBsu5A4TcKpa3yvQmtesbFKE6uo",
-	"krOa3N6jfdg77txap8KQqjp1SQPUEgwvnYZohNzu3OH2w1Q3wD3j8G0Zf1yt0bZ5/Gvh/3vF5hHJNTsY",
-	"LexOKVJa8IGwLVUuChgNkNYeYwmf2909V2wOHm8hLzvga6fk/Xev7Dn/9v4tefNmgN5zyFwZiuJ0WiTl",
-	"2CdfJTEnyGFe+IpJu8jX5IKMZJYSKeyTIkLJsGUtBHfCsEUyLhyzOpTwJnCXR/ZKDmjz6pbHHc1+QJQZ",
-	"kzbUwq72rfuEoHUJKm99Xdj9Ieuiw9I8HTsOE1c5JnN7g8OopfK6NCi9/naFWfw3u10OP/eD0qrWoJVr",
-	"9mm0qF8lgNO5Mw+2nZFwslr/+f13rw763SPyH//9f61uUzXigkJm6pXEWCh7ezzPKK9+gda//5cX//7q",
-	"p8NedNj79xe9H6OjXnTU+/dX372c8sSq/Lk0ZM7Zv786+/f/8m/Xp0muguS4Oxu/TQOIN1CH7xUXhhRV",
-	"q14NOst6hRqsCsXaiDiTZr1f/ANLGL9gKbFnQXEAUDJogyBtQdrwgwWSMi8OZlSbTqXOQoqDKRA3AEp1",
-	"FmSXvLUXu6LZAuZRxUjGxobYO+YiY1qTmIsky1P2/WxuFv9sxUjcJbHzD/+JjYGoAdxZ9vZG40js3Ubw",
-	"I6FQvUvalNinZ/iX05KZNI+wQ2GnbKV4jbse/FlcuRyQm+o9yPblHiv993bONu27CJ/v4TVfhBH63LkN",
-	"hkZ7/TVDszfbydBWLiIYb3qlOaQPTfTXtlYM1+nqwaWugelNg3thba1izxV7Rgpi91dlXJ6YYNU0Bbvp",
-	"KyzZ8CLrWmcb7JMtyjPeSrNZUYbfW01NxtceCMpQtG6efrWboM8V1Qz0RpsUP+Zzi4JYSvjMKqVqkDoq",
-	"1DTq5NHCML1KfQ1FqL+QwNWuUVjxjzT5+cNbwrW3AivajbTjyppe6675jtnvcdVhUzHdqMAXAeYPMSkq",
-	"P8CshRLBoRhJqlJN9FReEm5I27dL7kTWqHUXYJ5ZNajkTyQizzJHFQVDWZNwlXFtwibKePiRm+p10XZA",
-	"lRsbl/fQMNed+hFFDLzU4znQWtaI8Y95xpxqsXYjF5MuXov8IzdjDWYVup7Sw5MnrUHr+fjZk7T3rP/s",
-	"2XHyNH1y8pwejhmlveTkhKa9/gk9Go2Px/3R4ag3enZ4mKT9k/RJ0j8Z9cYWHDxrbWv+Hj877B9tEdfH",
-	"r7yR1oC93aiNb0FtzNweLz2V9u91fkon+e4qY+DMANd3IUrHUhEnM9sJ1QaiEiD87TIZ4FlowXCjSXzO",
-	"FrEVy0ykQxHP8szwOVXmsUWuByk1NC4TdfEJTi9Ai8TYSoZ4QN7/+Doi//L++9cR+YWN3lvR/PrNq4hQ",
-	"Q2ZSm6E4Ie/4nzCIYsdh9QuE57FHJNJqZ1b5gNY6JVQsEPkyC3LJ2V9eEwdqU6zUo4IkVKnFUOBsQKzE",
-	"R+Z7XXImMeG3mBgsOYfbYxqXxLpFGI5/oUd6KGLn+j+wsjL2ScSatONQxsrEMHOgjWJ0BozmQgpWnuyB",
-	"OxdDYW/MkzyjyhrNMAynTYFsHUyER9peK+1Bl/WMSdJSuStSPmNCF40zIY9ZU2G1qCEZs1+6T+b8M8sw",
-	"ZoQTT571nx9a64ESzVNWfBBydBT1nz6NnvR6eBGoe5plQ9F++uRZ7x9/Pz467GFGNhQhWumvy+/exg+P",
-	"Xl1NFxqo2e1XvVRSTKyZnVE1YQo+q/8yQ3HcPwLE8LFYQIWWLh5Qan8SKv9iAZ56JU2NN391ohgTeijs",
-	"shgx4hZ+l/ziEBE34QLWV3JQHmlMQHE3sgK8zA25LcapwI6qv2EoENLpIuK2VIbSXpXSgrkymABzCvE6",
-	"j/wKdLQKr/wMj9oOsWzkDl8hRZY94jy7CiY2TPqun4BdvPY++3I2AKsAWHW/jINVq53q2mCjBDuRe85s",
-	"AYX++PdztmiSWm7fa/CP6c5HKVPAjdVwcSTTBdZytQatJ+9a20HI1X4Et36vyXeByihfpgXbipw5fQfK",
-	"dEovGAFspd0frjuh/TvJGESK24AuFCNGZkhApNiYmWTa2auaxHdab58DYnTJKajlKzmhsFoCDbpKPX4H",
-	"j/DqsckZeQj2F36TG3bVnRlhN/trYPUgQFqxSzHBZZ2/D7hpLQTE7vS+oHnK597kChFrwXd2U0hrKKAE",
-	"pcxTA/Yt5ANbhTghnYQm02sB8NqQ1lo3Gb77rUMDwSReGx3wD9wiQICX1i3gcAO64+D/1+dC8d//5nSv",
-	"u/O+wwge/54DS/e1qvN7kVa20JTPu+RHzOy0NqcC1VoWCdgdpqg412Ve58wVIrjqMwhMU22GQl4KpqD2",
-	"zB8jeAjlQJIwDZ7xcj8SZ+biU1Nf+fzihpJi5fQ/6NBCFlzJER2UryHHYb4nXDgUgWKNQIDYl12XIwol",
-	"zLdP6bQDd/uyUc13nqKzq/zPyh558Kmfjrx/Le1BsP0nigqzLpPbZ4vfIB6cW4sKLxGw+SH8X6MjLpAN",
-	"zkk4YiRlMwkZ1i7Bcr0EGYqqCKnewI5zdU4MiJfBFcaCZZhhJwJewc0GPvaqfImIlkTnydTCukrMLpF5",
-	"lrr62kueMoGlaTcX2fpM8s0lW5j6TjaWbD4/35WWEZkbzVP38fVQrHLe3VoaYn11IA13We91h1Vc4Xvs",
-	"lRHByZt6kHGDkq3igpXA0HUmcAuuSQ79o9EgvKzK/EcatENUWlnh/ttXOdSMifx6eu1kkWQW1oq8UlWg",
-	"HUtXlll5x4JcE22ochknp2X4Zow02tvyea1P4kfr0b7FRjmR95kM+esOJJb7bOVyQltT5JCKdkGzvD5B",
-	"g/3CvzB2rqHSoB6jAuv1K5UKKV28pwoYf3KRTO3HkAqqzN4z9VJeMGTSOYamMzxhL6EfzaB/+PzEzkbC",
-	"5zWjCQk8GK9wnV+WsvShcw07bw36+J+ULlqDPnTxwvPP5pDUCe9t19MFU4qnzL+IqeR0Pt3mNZ+0dv5S",
-	"X37dst2OMvonUfn669vilMviy69beUZEXt8vAmu10Xo79qOgJLy5WmBPXpS1lNGBIgFwLVCPDByH/mhB",
-	"7F4t6B/tyRF5c/YTcVvYdeBauPyC0jHpYvydCDu4U1fshkmMwFXhdigokcTuUUz2U8kUShvw/ChkXi6e",
-	"A5wTMLARW0jIiiykZRyQMK/tVJNnUI10EwGc12+kHfJWPNKhydFZV8EG2+5emSGWNMh9aYWNxP5uROkG",
-	"xoDI98pDYXfWakgQIIIGEGwICO5U537ZaDVdp1n3nhAh8obko6lp3JaCOgADtcBKVZluZt0+ZuMxw+Y0",
-	"6+zcX4DFAhUwUGNpTIl0JYMB8OggGaz94ZEmXlBgt+oAtxRJqwB3uCBjqTz3VkYN02YoYi8nYnD+0bFx",
-	"97A373TJj3Lpag8FYi1zlbABZJTGvg7M9YbZuX39mpnv/QSuBhorUrP2YmBXFeatSvxerKgCvTroQkgf",
-	"rRmaK9qrMbC65X2lk8KvuOqQvC5dPRrUuGt6RR339uGJqGyuKvQofroKQpaMbFCPXxl0sO/0ZgNktDGK",
-	"gE3eGrQ8KnHj2AAkVPftGrSw/JUafb67eKaWGQbvlmb5Pg30NUryxuYMoIsKPjnU32i6+9bYhTrcjxZy",
-	"ymcHntPGSmrcpl+DCdeI4t122rhv2bvDLhr2TaAkbAwkWVL4VhpWOBc7k2hDF65IK0zqwHSILXyWa3MN",
-	"nGhu/IcPx3/YaMZGMzaasXE6fkstQ+7IY2iNocf2ifrx7/afL1szedZT+bX8U07lr3dToWSxl8+pme7Q",
-	"S1W7r5f2kV10nGI2aRlLHRNuOtGSs/SR3gUOOUP78LvyVbcCIncilzfoDeXfqVH8jeJvFH+j+P9wiv+n",
-	"IsLmtYoc3wEMgIaDB8D4td4pas9BVrDlZmCvINm1SH7dkiI0o2JA3isJp34vDFNzxTUj7ePeIYnHjJpc",
-	"Qe/IlKlPMI6YSEHGirFOl9RyvwLfCwQluTYBuLiaYgtv+xYmZGPuUXtVd6dcog+PPm1ENdcAvdQ6Ro/+",
-	"x/5JwOih5OxKCKymPLbnZlywVdOP/TQjMqYiWUSk3z8hyCJe//ZIrgpkSh4sOl7VOpenXp3/uNTg0474",
-	"ozQ0cxr72UmvF7UEY6nFMq2jE7vwxJ+psH8Bl6oUsOzsY2HVJednyFLed3+6JqPQchOP2G9wiEvUt93/",
-	"W06F4WbhnwH4SYPXDB4MbfjXtAL1HUzt/19KbdzQjw9PelHrgolUqjcbdKBzV9SfzOSwuMpN5yvF9NRO",
-	"pRUN0ErVrl4QArjgRJ5lFrCrZEo1gwl0Deu2UPrzjJs/Lf4CAygMB0MN9IBNFR3bdWVkuJCfwZHlz7wS",
-	"JoQ7YgvWvUImbca8J0vB/Ufg3zuspftnTJgP3rD4gyRLBwshABNu59hPdX1gYJ5RceDUMDQfLfTw3mO2",
-	"AT55PGECeN93323kpZzNc8Mcd5uRZJQvgjZ8aMjHVpHF3W5sZDwoqQDjOVUxAa3oE7Mx/g3tRexpQ0HL",
-	"9voehwTcbnMl/xtLDEuJF+Ck7WiuI1J814j8kwU9+Cn/43/8T0LncyUvWDoUgZzXHcI1sMhe2mdavMaA",
-	"c94OwF5VPOzUP40zTRQwEOZz++4YXwEV4zwyQ+F6mc8VGzOlWEpQUuM7eh6cRGqDHVTAiwO9xw/oBVNW",
-	"HIEF2yVvwHniSdooNF5ZdUvFXF/ZCHLGPOMh8tjhvI+lYgnVpjr5cDmM2f9OsBM3xI6ufEiSa6ZJGy51",
-	"uW7VDAbyj78Tfyf7jM/zTKZ20il6g1QuiFuYUgHRYlQ0odEJzYoJ4YokuVJMGHLBFPAXRkTnowN/NlQt",
-	"Kz4bigVnWaqLl46gs4zvv6478E21K+fF/y992XgkzTQmBuqmMRUPKAj957SLwT6umCK4C4bPimP2iRrL",
-	"CAqyxOdH2HazzTINdIidUyIkTAIwHnJjmNg5qL++wXw9aP/aCY9Sld5nHUEVRK9CyDsBMMt4pbZ/4sps",
-	"7ZMvsLEoGouisShuY1HU3daBHbHa9wjDCuDinqsrQnR39zUW35i90NRm1DSJvHJD1hW/1OsaRiEY2dI6",
-	"utbKuTE/tRxymaUKGq3gvfECDE/VuKuZYxjn5oE5XV8zE4Ky27gnGyzRYIkGSzwQLBGiiEavP4zE4G0U",
-	"3r14ArftR7ysSR+zzxaEXEv8U7TTcFpUk5dnfyHtGHqoJvoijsjPH18dPIvIyw9vX3UGzlMVEX2eRyS4",
-	"X4ReM/znk5VV0FmYJwxpHOzhiKQyy6jS2DHCPvITbFPS9j8Aoa3zhpkpE9g48GEp7e9hWjfQ234yq+1o",
-	"3UzaiQznEaexnEWYw6icq6EaiisCOArURjRcq4CHregwspoqOj7snvSiZyfdXs/ecPNuty/P/tKItvsX",
-	"bbgW/4jCDQTW49/tP4629y5zN4GIkwvWXZ2NiaO6VTnzr3aCTTJd0eyJGefZ5oI90kHkpHCUdyIwjcKw",
-	"QsE540I04W++OJrO2FBwccGEkWoBv3Ww+RBDTn2DLQFRZ5wWg7BHFQNJlZK2UwR2HBAXifAckF4g+YdC",
-	"S99/x0la+BEYexyMRCMP7kvTAymyxYAc954/SP86Ji4XCuEtF7fLT63aPYHtcNxrbUisWRnUvhJMG+Oz",
-	"MT4b47MxPhun8lebgvt9ypdQJCjth+QYfuz33e/7LsxdmScTOxETo0tZQ7Jy1dsM1AYOVxXkQEsWNrit",
-	"McGk7bAFXoGJJvoRZovoU5KyjENtjRQubQPN5lmZ2WA/U4GPEI75b24fd+5bHKZIyguSg4sJEqoHrIPP",
-	"TwkNvOq+baWReG1Ukh8+MOR1FvjPz3B53GdqQ6EZ3FqpL9Svvsg+wZosVEiD3Brk9mCQW2XBPSkX3Aos",
-	"V2cAR62dIz6/r3eH+SrvhrsioSJhWRai2SSTuvL36jK9/nE5aU59VGu5juvvpeRor1s1gaGIC8kT9j6o",
-	"8MP323TTrt6gm227YBC4SRRLGL9g6Xt3Vm/Nbttma0B5oTTMv3Ahkd9sIEj9AMt1EQgIeyM8uEURYNW+",
-	"0floxo0JH1RzseOSPHFLclOps0ENbaE8f/Ka9xrbyHuXCu7oas5AYzU1qTh3kIqDpYUPLA9H55MJ05BN",
-	"f23c0FX9IR/A2lR+ri2Kl8ol5WMmuGLOWJJcGNLGQB9XkKV/OWViKNCOCc/imvQ6g+AR/0xclQBpF/M7",
-	"IJk0mrDPc7tJyIiNJXSoTemCZGxsiMxNh/zTUBSlBO1CsoEsgBb9NMsWxEtWJxGiorG9zI02VKRcTDqV",
-	"SgQSFiIMRUA3Ckn8C2bIOM/G3Or1LjnDaWapMwX/mSSMZ+32lUqFDnkMp3S8jx6rEdbUDnTJayXzuX35",
-	"IoraLnkbitKDNcUMGdUmcmUbXlYTK+87p67voMihbxaUDJRLhSR0xlyGFfbpF10S+zvE5JyxOdrLeKw+",
-	"c2AUloxcU7N6Fizbb4G6tiyvxRmzBnD5iuvKbAv9emd9auDna0DoptAD3wA/W0UU/fX3B2PI/WtplB0+",
-	"6z492cC+O6xYd1cRZ7HtnW3nhOB7KwPtvbe1AbdFqFdR3raG4zUm4GYYL9zpazBeZac0XBK7xSu6Imk3",
-	"zjPYZ73knBoOJ//u/vfmmmziF8SdBBVmU5kD/Le6OnINM7OMqQlnOipq11LOjM8r9vnGTIDhyxSZcm2k",
-	"WgwFNG+El9cVyghXpVckLs/kBbOwXkPXXjccpL7AykvXR5Jie0qctrTsJIcd2oLeMav16suMC57QbFV3",
-	"mvcZFaTw2sZJeepVH+/KNpSvmXmPA789a6+bgRtbNPoH1qecKa9YKTDcgxu773ZCpsbEnRmpWPqBJVKl",
-	"PwvFaLoXCth5sSS9gPIre4148ntklTGVhL/tNBFq7Uq0llW6KUAd9VfnIhXC8HbpSFfFrcx4wtl6O/G9",
-	"OwGqyYOmwyg6oYCXzriYkKDNF/aaLIRbe127Yd+xVzPmqoExddRwk7FQ0NIsc6lQWHd8ne1Bhe8b3Flt",
-	"a/g3at2aSYYm50JeZiydsPQlqpfWYEwzzVY5dw/BbdwLONjwkr/gS23Aw5YGbQo2aOcbtWBiW4OWxcaX",
-	"VE/tqljv9OuXQ/UTjwQ6EFJr/ScS3MZ+kF+onoI5j4vlsEc0S6RIwdSpMR+wFhdvNpiCeT7KuJ6uuG0w",
-	"9sITWpzdCqXNK6vV/crqlu/aGvTt9t74Zb3Lwv6W2Y0xljLttta7+3c+A1e+3g0z8CJNNZlk8oL57tuV",
-	"aTh0LHSbMb7ALlvUbTGpmM4z0wD9HdOmzEtRV4B8f+gB9JnE5V60RXIrjiyYGRCaWgyA5bxwwvufzj6S",
-	"//jv/+uxl0Xo7cMVTbjpehI3HRM2mxuL4aUKfIaYcsHBc4YPrqq0iFxOeTJ1hBRFq/3gjLX0p3I2zzgV",
-	"CatDgIqdtdz+uNdEh90okNoAPnzxfdIx7Fgtu2Dmw9fM9Z0wXjhfL4z3Wjnv5VDTmnCjmFuw/6vht2+k",
-	"2+Dci8Ua+mpZ+NaOklXX3nURslBDoR7wSqrtEgh9ZiCm9fkai6DjfiiN8LhzREnBtrZjXjNTKJBbOv5X",
-	"CUu0KxsTpjFhvh0TZre6sVFYuyMzMRvK/Xtt+XS9MnkciNP7ynH/uFL36IruKbSYFAk7Dc67mlhuL4PI",
-	"x1AEt5sxYTpdctx77oWF1Vf+tlyTYp9ureNelE/bpbG0K2V5RVod3kYI5potBWRPRk+Sg6fpM3bwfNzr",
-	"HxweHZ88efrsOR0laVW0bSbYXlS/YSPn9gzM7x9bB198lQzYicytLxVnmIiwBnO/kj4viZftdBwIbwfR",
-	"B6S2XenG6RAzdflGTgomVBDN2ACpQ1HeuBqe0ssDF3lO2/Wg3Uu4MvxhT5/SC8gQ242DqAhSLG9WfWu0",
-	"v7lgggjNlWjHlQPXSUMXwnohKHktZ+w3+xYSQDwXes4SI9XGEhDUH4MUvpVjQaeNe/KfmCBvjKz73PUT",
-	"ggk1G6dic+MbvLyzmvUH1wPD3mtXclw3gvyuAOsvsOF1RUbs1mFxrwi2tJPvB76+IIJdOsd/AVOtCBbs",
-	"s3G5q50y/+YdVeepvBTEWrnI5E3ct7L6A1J+0SS0SPQ7dNpQxRwrt1UeCSO5MDy7DrPe1tH/l0LZ3iNn",
-	"86Z+gFM3c2hZazJi5pIxQQzV52BgX2+AbyjR3BTtlaj5K/KEuLKfq2U8NX0eR9tNfxMUaIICD8VwCULA",
-	"GxkruwkMFJrw8e/uf18eux16H0RVXheiBqzklR2uTBkrp2x9wtiMfuazfNYa9EEMRa0ZF+5AkbjBhWET",
-	"phyb1Uqd/a5gM8Cvtc5iGnPFNIlRMnYLcUd+97Iy8qd/ibvkxVCUpxSvby09L/AGXmVb0cwNeq4iIlV4",
-	"3C8hmaUQmaECDcGlAUaE65Kc6ra6/z0+fw/Kf+fBniZhrYn2NNGexnj+tr2gTiATemdQwpWRXpNZ7c4g",
-	"bSUzpokUGGzJpFQDIudMQMdiKc8jknI97RQ9u7hyYRMdEQn3g4JX19J7daraRhnSfuybNhAt3nr3hZl3",
-	"Vgz519/X8eccBpKvJkMG5PO7V/kp+KJblFWio7KqPq9zkW6XtYvfr27ebvC9Gxm549Tdcg+WcsofexDJ",
-	"uziYstbtFB1DhGrNJwLLPCwoV8yFZ6YAwR9p0h62Zgs8e9iyN4CYj5dJawD4R3v6NRxjq6vLvRPOrev7",
-	"9L/tQgxsAGzwjffpTnvgYvLXjSfrJjG3d/eX29+N/6vxf1WSYgvpVUcVBOJyc7ha5MTuOfaTr1AqH5gV",
-	"AdoF/XFApxDlgcB8QoWQPppD2se93qa6Yh3rd6AevmHp3vumpHtdELx7HdDI5QfBdozS4j7E42NnfN+b",
-	"mJxnNFmSk4+0g9e6S74HNJ1rQ0Z2flzx9ZWEp8rFIGGtTB1ih4lLRxZxO/F6xgpnwjs3Z7cQsfvf/G6Q",
-	"jVhtxOofVayeMYM5jTJL9R1J16K//YHKr/GYfsiFJgEpnw6zPDVj+pSMeWblp68FjiMSW4Bn/8Wggv8f",
-	"lyKuT2HXJWdWPsJ7DIAhfj2X3fvibex4N3Oh3qfbNLrq47GWakbsBIbTXh1kIcOO1gzFXr56IO6XDYj0",
-	"8BtWBzDPqBAQIVo5EZ5Qvp64+pALR0F/4zicP6AcyFQW/RbWjQT3USX+/paJiZlCBH7Hrmy4wm+ocoND",
-	"YCtHF/0FzXJ0eY+oSab2kv7awF/veUBMbT/d0sdP6eI9VcBXl4tkCnMzzygXSFBvkmnAutc/7h63oupj",
-	"5QXskf5hL7KLhCW0LpXyGGOLUrmQS+v4WfD3e6Ze2nvbO8FTFeWapR/lOy7+hO25XBBcJzRjryikBg9a",
-	"/e5hK2otOMtS+woBkXv/sCTnO4c1u1EkfHmgf7syL4olfF5ThSdwT7zC5Rm/nPLknAkyl4bMOSt+DkP3",
-	"G6cxy1wl9uYT1346dZFa3BzB6i/Dt8XWxENnXCRs/aIqJ3RtjL88/cuvVeqwevGNUDbXJifJm/jG7uMb",
-	"xZeA+Q3QxblLj38AMQ6Vi4LAz2q/GRP5gMR++8YEylBiv33jMi05tms59loTNx9po7QDYl9sej7jRnci",
-	"zEfCkx7p5cwpTebc7qK1iUl5xgVVi1XUgPVQi4uRVPbGfQZK6imXQIge9rYSmdtw6i8Juw3JTz7kewvI",
-	"eG2/UtkHur5R9Y2qr63qafppKpP71fMbMIRWtftabb7vMF7VnG2CeU1XiS0jf4LQ9GAqE7toayGkKiLY",
-	"1gHz2CP8rR3cazHV95/nmUyd54aNxwz7GFtgRf7xd+JVQZETktIFdHQgXBgJSHFAvEiFzBLImHNXPcLU",
-	"1hJxRUSqoUBlY29fXGmxEBw+hYw5i/PsIYfTLHzyD45IANrKOz/y6C1ahmmRdw4MRdE+EK/pkmLVmIHP",
-	"VeeGoAjU8HZEG55lxAnUyKW7G5lb1WnvbJerHbOOYJiKzaA0y10A9xgK7OUBkwo9IS6owLo2DA3Y102o",
-	"Uhz48DSJnfKO9wcxX7sVdZNz7GGgTNhliGx+3VsM10+JnYh9BRycL9Xb6xVo+EtQGlkwoS85hopwBaA2",
-	"XGxpa9CLnF+pcRw1aPLrcxzZC9zCh7XsLmkNehuAzer21Xm2kkvlmk3WIMIGEW7AkoWrDYvs6OKRru82",
-	"2xEoDHrW7B4X+sL8sAMXacdQuRdHJMbuPj+J2E2AYWUzLTFRLIW2G0jdG4SqHullR6P7dSjsPQYIMlUu",
-	"Hnn45jGgrzcEwZ76hAmLnNo6Hx3gWSX9Y0SM4jMCIl8TWrYjTDsR8BGwdCgsPLJ4DLqVlH3AyIhqRqwM",
-	"iwCNQmsdf26XvMAAnO/7ZV8CShwR5ME75ZoRIbFBWBS2hB4KYKVUECx1HaFPibdc4VA4Xe7SslN0CAUR",
-	"0DHHXhKTdsGi8lgbOh5vlJDtHGH8AaRlr0IkFrl7c//NBtkYm6pGIzd9ymF9gFmd470yLrv+eUFv2xXt",
-	"b29ud7vttBdN+cqn1cyhGfcrDXLtTvw56LlV3PhPVDPXPqzunQ9bm7fArSDF7klwxA3AHS37gkEPWicc",
-	"l1cx9qZtlTaX3euVM1Y0Zf51X71mN1/p1/ajLZov19wMgbRZ4xnEMvFAAe3ZTxg2m2ychA0k3BASAmRa",
-	"QkxQi4XwMMA9AIvqNnqrqvmt0eK11No/oc9t9/lXr5lZDmPePn+miag1PpBvzQeyj6Bao7123QGvYrre",
-	"Y4rM1syCK5TC44Sq9NqmC84C97kzoXFexFpKs5wbZ8UHfoAiCpQj75BVGCAsI8I+06ToDjoUiZTnB2PF",
-	"mUizBUm5nmd0cUpCE59qR7kgLwXRLDFLA7j0dLP2aaBqT4k2bG4tcWg/yqzBnihueEIzFzZCwzzX7GC0",
-	"2IsaBNH80k71rVWg/2BVHQjzSexvFVVYvDL+MZ/STxOatQatsWIMdJagggZ/M1hX7q+EZQyekItzIS/t",
-	"mk9QGgfnTGUiM1Sh/hA3CmSm/1smUuQmPKDCO6hcG5owKj7pKcuyMVB6+V/ZZFL+Uf1pLGX6KV0ET56w",
-	"jBoe3HuS5QZGayeYcnDRnfNLXp5hh/45+DOfh9fPeHZevXomsyzXSfB6Mx2McGbfxX4gf2DOqMhNcPpc",
-	"qvPyL800qjn/t1wEfxhFL0dMqfBYns2nyALsDxk5o0YGfyvGPlUfejllkONdvMiXqB6McacP/uqn0s2J",
-	"v+Wv9vvhXnoLWwlXszx/x8VHNpu/sjd+Yo3kqczSP0sTHj86seOoh79KrwDV7703rzVoPQULfPldnth7",
-	"oPiwfxHQw/XNf9oLink8ADFTPpmWdnzKE4ADf6s+1Sg++68WZr1nKoEt3XrWqyKs6CqEPO4+q4z4uPuM",
-	"ZOUQ/sIymZt//L/l0y/KI39bvs1mgCuAfxn4L2Z08RK/u/3sdv+Vy/rXWoBvHSS9AySocrERn/YKkLyD",
-	"PMQQNyo2nzvcyOawk84umdNRF2zCAKxAlPeVzFLvi3ZyFlSN/9b2nD/Rc2bVXP/JCfk///tVFyLi+egD",
-	"akfYH+t2Sq979GTFVnGHy7V39KRHNt0uh+Va/VNuDFPVheGeEeyBX1et7R2s5JUf1E/8Ozt5lIwyKVKi",
-	"ZP7ZzugvU67P/bRrI5NzmNRiS1QY3X5dQvaa/WkRyq4n26H6Eh6sQfShem+A/Y6BPWLacoq/FWjPLq7t",
-	"7vCxgPNwItFGMTqLgJnT99e/g5q87y9u3UsBrijftoqM8Xi1vArkQ00ZD3oCLviBC3tJrkG80etdSrDn",
-	"50qOwOd/YOWQKfDQs1Z9L8tz0IObqTVXR2Mf+CmZsuR8u/oc/3Xqlub4qW4k1E6Lc2i4TfXDl05rK3jm",
-	"cyagijkuVyakE0isCXbQkkGh8HwqjYSanviSasNifP8ueUHs1Vam5IpVCoLKmh1nkgwF2PfA3lg81135",
-	"iX1OclDsMaEZU4a0wQ0Rwx9d5ziOO6eEjg1TUIHNxSQKn45Jr/AeLMUcUm2Gwo7FXMoDbeiEkURKIHJV",
-	"ecZIu38EwI38x//1P8nTHvzXPpYLckimUHsk4LfjfvjbMZkBKWzH9VQYKXCy4HsBcKEzNhT4HoLO7PMQ",
-	"z9AJq5E8UEkZuEWhEoqL+8wfWC9yV4rFDaL38G57TQ2FBb5Gg1XdOn88/fVl4091rZZqlFQT3d3IUkik",
-	"crYCLqBaaniH0dvHUypSOR7fVyOgM2Z0EAFwTg9UR6Ved4N0uvrU6yDHanRJs2wkqUo10VN5SbjZl2r6",
-	"M47j4RTROrfdR0UX5JgoRtNFxXXEPs9lfW3kXm+vyqgJtTeh9v2H2mHdN2H2Bkb8IWDEe6q1AxFGEkpK",
-	"EqK7xRJ+u90PlPDVkdbMdeER+D8Xn+ZKThTTGv52Fjf8P5WCDchYqkuqUoJVljO6IPqczzG+f2rNYpqc",
-	"FydAWj50V5AXzJV/2ttUUvI9PaO8YCGOcexkzjPqgwN0xohRVGiaFOBnyoUDRq7CQSeKMaFP4VnAIyIt",
-	"4Cmhk5kyqRimH+R6j/b52VL63Zkn37o/GFTI+eBb14c9Z8wUr9Fgnwb7fINphuG+aDBQg4G+PQz0DlRt",
-	"FQPleq8QyCVBHEjli0dWt4By5xE8LyKCXZaRUPLqKpnpBROpVPh/Bxm65D2dMNfQPobwQwyKO05ypaWK",
-	"STt+y8V5TLBApbNtiLVgkoZnYPKjljPPxaoZ85mScOCReysiRbZYE5YNy4827zaF9+/ukQK1fCRO/I0P",
-	"9d9nB491swdQsEJ9ugOa08rEh4SnNyAzyLirA8dfwtJr7aIX14pKwkzqDSsLU5bxC6aqNXLH9av5kqNK",
-	"RmD1c71lMyl0RMZUJIuI9PsnJJE5eGzr3h6GIi4kT9h7xRP2ElMLXC3jhlWEdpwfpaGZu8uzk17P7q3k",
-	"/Iz/BlWELfzTlTomVDN3BNj07P+DQRwfnvQAnDB+wdL37qyeXWznuZViH747ePv9u4N+/wRyl2AH1B9y",
-	"cojJWeCvxBeGpW8FhL0FHvKPL796UPdUnrZ16WJRsrhcvri8ok7cijJXJviaYsWToi2pEw+1Jqbf2qaF",
-	"W7i16+RRvCBzOoF0+3lVHS2XP3JxflWFxcO81ztKcpXBf9gpUSz752FLsM9m2IrJ5RQSWZliELmeSQV2",
-	"Y/lSy8LwS4Ptdku0Wv2odcsA75hrteB/qA4XARvuGqjqwE5zzocCRAnYMqg4CfiuXOkI3OKRHgr3G2Yy",
-	"YANtWO9WlJE2LlzS60QExF5KimTZ4pZQUMkTRnKRMa1JXArImHA9FBN+wUSXvBDElS6EV0dXx0exzYY7",
-	"HBEqCBcU2dAqp6qh4PYFjFQLdzOp3ND/4//+f0gvIG1ADJgyQ3mmSUH94Jkf1tF7neXzeba4prWem8jr",
-	"szIqcudeCR3W6fpSf4eqbluFtamq2Vj2b0YtW5n/vXb9awBZA8j2D8iu5ZK4C+i1lS11PbcETOO+2Wer",
-	"voeGWKLxl23dd7KCxeoixxBTbOsxu5k+YgknFsT7oBIiLMq9pJp4MVUwynoSPifcEdbp+j6xmqDoNTPL",
-	"iOiWfcMatduo3T+sH2Snytip4UYp7pqvYit98cDq2lYooscoe+8re+VFgR5JsSOd2ms7y75Qcx0yYomc",
-	"MU3iQmHEXfJCLAj6G+xGZ2E+ii/eWJUauxv3AIxjD+6BnWnTipQ6KZVlo18b/bpr/VosvEa/NkbnKqPz",
-	"Adh/sETv3/57DPL3/rRuqGyhFwinWbYILMrS8gSJDZWhhgpIIS3VMCiReOCd8FhXyTVhn+csMSy9Z+1s",
-	"h/eQlfOyqVuKvJOqsm6U890r5/43ppxhlTWaudHMD1Qz2/V5NUiup1KZu1fPbjfel4L+gI/XLhZejfk7",
-	"jdym9bT4aahrfQkpG2KM/pJr1glTDlw/hRjuMTcxyVhqNa+Sl9prXR+fIW0c3j/+DuMkmv/GfP+HoVhu",
-	"ANGJCOoxbUdr5FyTfO7uZ0ibCkwK8L0gYj1l2fgtH7Pv6EJj1qf/jYqhYJ/nXC0IZN9MGORX2PsAZBGS",
-	"4M+n9r9xJk08gCflIpMwX0BN1XF4AluUwaBn8oKLyQG9YArZJrTxb13MKqiOQTVNon3F7d7B9CDInXBd",
-	"cOFz+BuQYv4hs6JyrUNMZkpF+eGxN5pFV1gFA3/j/HHBukPxAT+ZJjRJ8lmeQROQ4nJ7YVyskU/+bWKS",
-	"C8Mzwi6YWuAS4EFkgQsytnoHaDiEWxb2slOH/s7s/owJ/F8Tbkjbo8LOGvjYJbi6C7xoXxNpPqSaUMF/",
-	"8xXO8oKpA7cQiZEZUxY8kXa/R/4z/FiZHFiLnQrALBuEDIXPEyEvpfBdiJWfMTmGucWJoooRzRSnmRX0",
-	"EdHSri03M9i0rhzZhWteHAfS8eAHtnALDqqcztkC56I4MpLpohgptPnjStvx6DwzSH2yavCnjtvV5dfY",
-	"u0Tk+PBwT/jZSaGHk/1SrriiYqaErPZ/bzZAo9kWzTgyaXDEqVUobw96R4CxQdgwXQHfhz30766BnEfP",
-	"e+Chrdvh4eqX2FfNFmRj1pzHk+U+G3/4aJ79sA/UoDm8P4Mm+IIf+0eDvv/IuzVx/BN3bORUh7yFkWM+",
-	"u36SvrDv5gtZ/wqpUHUY9GLyUmrzYmygrrB/cth98vzkyclh/+nR8/7RBgv5yRa9fM6R/Mjpz+2Fad1p",
-	"fGp1k/gzFal/4ZOnlRZC5RHFKMizYHDbVhpuJgddsrcXh59gS3zyo/gSNjbC/78E6L/q00FVrF+YT59t",
-	"oimWVIR7+JpyQ/w5BInIzsZNkUoSwn+LRgxrShSblKsN2Z6sVH4APndUCvcd6i6854WOigdlehdYH2Ml",
-	"f3N01dwgMoFeDVI4L9e9utXPYNxfk1+9CXE3Ie4mhaxxpP8hHOkonu9W3SrfMeEadvQl555vQTRaQJlb",
-	"RLxTzvdBinzFlwJPZNF8B7RVIrXR3aFwNAIDEv8tJm17o05E4oQaNpFqEUckpiqZgsfyzrgEwhc9uOQp",
-	"O3XkAnoNu4BiFBS9kZK0i9ZMihE9pYqldorQPWtP76ymG/A9K+rwDPhHYJdlO2nE96bBenzDPgNFbqFf",
-	"W0jisqo6/2+VitcZ/fyWiYmZtgZ9K+w2YCHwH420raI54EIzYeX2BcsWnepomDDYiWfVgPx9djAuv3ZI",
-	"26icdYACC8sY2+B+7PipPCUjaabo8acj7RiGiwE7X+Wq0fpHrKobHkmZMSoeIHsB8jqVm76UPmXFtft5",
-	"qVdA00KraaG1poVWsRX8fil2crDjreB3cOpJ/7jnDki7KE2502owiN220RbfgBurbN+HMnnvvbNOavfO",
-	"2rQn1i46Yn12pGetQzueGzpkzQqOtNbR1akoCcYcp9kSUdpRL3jlCURk8LyX5TrqnxxHrSLa/GeZW835",
-	"9HAtudieGk/lwi5llr5BJowNl0nQM+olSklor3QTg1nQj+mwJtXcVr1PYMlsxtgR6I+GqeNrZ+pQBTzd",
-	"ot2KQ80HFidjgPOKXSLVZPfEHS9S4C91PVvbbqeQfqdL3pQSHVZUlcYiyNgpTQErEyhkwmCNpmEzC7sv",
-	"mDI6Ai6MsDNreTLeiisCu/ORJmM649kCs0aWGDfC50Xl06ghqWSaCGn8I+2vcEMrm4bCSUV7r5SPxwws",
-	"MXgQZxq5X4mXxISO5AUjXo6HHB1BltHY3vy0yAzmZfhgjVfyZZ5xQdUKv+SN5tUN7G2QHnTcO1pH7+Gk",
-	"071mNqyCOrdFKLdFHbuAF/cOJvYAIe4fK9TkhK2dXMLnbF+0KoGpuIIFGI43TZYbC7GxEBsLsbEQH7aF",
-	"2K+peDZVPdfkpzjtsEdOIQe4Gy6hJrFlWy4h5e2Hm23bqqnTWm3HrguvXc8c9LHSs7MaTCs5hK6G09pm",
-	"qhg7wDwSJbPsAMoylMwnUxKYpJ1oKGZ0ceAUMsmgm6qPxUHnjMKghL+cHP1qwmivmSkswZ2ERhq82+Dd",
-	"Bu82eLfBu992RGTXeLdBoTsm79oAoN118KF+UnG+sk54ntGE6WrD9pSNuYCMR3I5lRmDzTaj58AlLtil",
-	"R4WnROVCRySBJrIllKMZtFQlM5oycs7YHMtXPZY0U7Ygcy4E8HsEEBEjDblmLo3IHaUGGselbG6mQaJy",
-	"JVowp2Y6FO040AvdftfL1XhAhq0cC0w1y8YD8h6lHHSz85Ia/nA/DFsdCJAUGTxuLAkVEASZUjFhpH3c",
-	"e97ZIh5xBTr+DFIlQI9NGKAJA3z7YYDdmkVWUFgTNZBQjaXUWEqNpdRYSo2l1FhKVy2llQqjMZ6+Fhf+",
-	"bkw8hN5BmlbFxOnckVf+sVNA91Vc+h3LmLHGVDEPXDvjB2tBB1BJSgURkmRSWGtmxAhNU3Sjz5jItbWH",
-	"eh0yyg0YhoU5B151sAOhpvRFcVtzyRN40pSqWca03oUthbffaVLWXkDrkmnZQNUGqm4IVdGZ1CDVBqk2",
-	"SPVbRapXtESDT5sUk9rg1mGhu84xeexrsNcmm3wPiRQ+IuCqHfAWS53e7yH747oK6b/4N7s1LgznqIoM",
-	"/S/V0tda2hpO+dOiFvHDKqVZaopS4lkFWOPhy3eq3qV/i7ovN+dnbpJqVIFVZ7ERmTutxaJlpPCi3A1f",
-	"bWi0niR7/Lv7X50EOkKByvaSOspjWibStYOMuGgVKUWRYTdWcuYqt3w2HuTYdR6GSCyy3dzubN1BdMeU",
-	"27oxlxtzuYnsNPZyYy83NR+rIzsVZdFAwJ2mxEnBQuPtG8iQi35fb0IQkVuYVKFk6js6pjk103KTXARY",
-	"KEx9qVBJccFn+Qxu4ewYLgybAKHeKjRqZct6S/rHwFgm7TmdsHQ9RVlElijKyIvrS981c8mB9k/ixlJS",
-	"CmhsL9CmCTBRFicIxtJKscQ1kJWKhRvDWmoynIE61GSQN2gf+UhXKb9qEjWuothyZI/hNxxLNQOkkec8",
-	"ba2kA3tQfFvoQChPTZgyfOxO1t9/nnMYOJwV/lRPT6RPeyubGBwf9AKyb8CxLnq3Bal2rtkSo+XJ6Ely",
-	"8DR9xg6ej3v9g8Oj45MnT589p6Mkdef/iB/whaDktZyx32AWudBzlhjvenGtWko48+SoewSQENFfCht1",
-	"THnm/ssLTVqccl2j1DGHriXaiQz/7Joz2wcO1eWxYZ8PO6eUZ1vMpWGzubUI3Py8k8JMswWxX4hoOmYG",
-	"9fycam1fuvcFtqV4VbwKuKMQ6Rbo2L1ozRc76rW2ng4lZ3NTOBEd2LcijI6AwhdEHkCUbeaG6vO679B3",
-	"5595elc7SzB1Gm2XvxZQ+B3lgvzglOKmo7J3tM+BBZtKwVqDo2e9qJVa8/e4f4j2XWvw3AJb/Gb9Y/xm",
-	"rcHzL/jBrVjNFfv+s9UFuPqPotYl1QZs6NHig2O+/+vvrUy6BVuw4csLpuZKpjl8riWO+edPjq0kw6sO",
-	"g6v0XPKMTtjS+f1nT4/tO+EFR9UfD58dPbOQ46q1ZeXJx96zcm/Vs5ZSMFCcFCrUi8aNxSVA07GSs3AP",
-	"w5eVwZEjx5Ib0Jhu8xU39n9a1VfX44lioSG8+jYIrzzo8YjaH7mrLvFrc4VeM2H3ENOEClLuJzdktAcA",
-	"LrZj53m0f1nsifslBiJUF/NxBSaIH4eiuMQdiaMARp4CroT+ZExri1QDiIkNvWLc0vGAgLwkVlhGxErH",
-	"aChQNoJ2sKLxlARikbBCLp6SACL4RhYW7CZSMX0K1xKv1k8JSFBkwYJ2bxdUcegzdgnbxzdbOyVV0IUd",
-	"5qCj2A9sbgjVZOImNiXtfzn76cdORBQT2JyMakKH4v13r8hoQeLX338k3jBAN/U8Hcdd8soCMBLjL915",
-	"Psq4nrKU/I5H3qQR+oIjgl/iS7w24cpCG3iNOilXngZrjr0W748G6wEI+bpujHDO9sWdtHRmg/ob1N+g",
-	"/gb1N6j/ISoEj/U3wfY75zIqIUXjMq+baBYAmGrO2dedO+ZhPnj359Uu2uttkWX4uEELEFx7FkMfeAy9",
-	"1uv9HrrMsVlU9vFFry80l84ItmSO7QaPu93YyNiaFCanGck1nTDyzwDjuZhgDyXyT2Uz338aCqOo0GOm",
-	"/j/2/my5jSRbE4VfZTW6fxPQfxACJw2glXUzpVSmdmlgiczKXbuQpnBEOAAvBNyR7h6EkGky66u2vt7n",
-	"Yr/BuT7PcPab1JMc87XcYwABEuAgUkpcVKUYiGH5tNa3Zqyj+8//8+9QXlC5xStJpkzxeOTBPtbsrb1X",
-	"mCpx1FIKvLIjOdPc2NBUm3QnojkiR1/1G8WV8AKoPs+dUjMAN1Josp4sq/AqyVvR0n58+BYnOJFyZTj0",
-	"uZ1x0vzBzpRvHfYIrJg4zceOuNIcAUBPhnnEvtj476KvdH9eHbQTXVBKEcoNQUEdHJqasulJzaLKAD3p",
-	"PXkhAAf+8z/AJCzjraBy/amsg0wXMjUcuq9XBkEDaJdK2Z/CNvjn//l3bBodBoSLiu9pw1/IUSl4KM5c",
-	"fKnakNxpdKF+M2fJCIJ/05FaPnBpU3A3RRGMWDbY4djoG326nlgUjQXF9BduxpLq4mJPIu34d7Ufeybk",
-	"GMseAHWlNN3KvESLW4Iu4AKFDVNMrWn35M++gTrujcpWDAUk0ABQ6SV37Q5yyzvH/cCx6eVfA3e4oGre",
-	"rr9ntQ9vDf9PSUqpIqz4IMKQtT7nTs3an3u24nNW3ehjN2+1R1zthds46zdvi2rPLWpfz8729ira1wKu",
-	"26t11aPjhGEcjahROVyN7pNOp1N8qNFtPGs/PbxGe1t3v9eyqGmf+z6esrNP8nWKInStHr6/EJwnYnY7",
-	"jSh0pcUGep46nW/wzj33zgoDce/BuJ4FntLoHuJcFILvtfTd+Ior7zHYrRIJU+tM69+C28NB/SDQG/uV",
-	"P8tpL3QS7AtY8rJG96D48Y0arj/Q/cYvn8vp22iz7Tbqzy0JdXlSbraNVU21eEixxx+ZJS5uxlULs3IK",
-	"y2lbP6amxlVXaiBoVdzqBddJQLmliqE1+3JpaEcMjJD3Nrv0XddvsBLaX1p+9L0MWyyq2cKvHTqCAcpe",
-	"b7mhwNqaULcm1K0JdWtC3ZpQvwUT6hbA3J6J0G5mHbybSIXrJ3rVPehXZHahcaPmkYeTl68gVUk+4dLe",
-	"HKicpIPNsIqnudT9m3bEa0S1loet9kNq74Uwnu3B+RIH57iwlRm3XF/l2Sna4q+OTf9QuWkhrRt85+0i",
-	"KCiCmLrkf7lG22y92PcQ5/4IqoMGJbP5qoD1ytxsGLVe+0b7ViPSl3byrgwIzdyOEFyGld8myLa+SC6+",
-	"4MHeA42OZ9OpVueXqySJ07sdUHY3yTzLVuYE7h7UrZHBA7sm6Ok7GDXIs4Gof2093NYZ7NYMnn1m+E8V",
-	"E13x4u+Y4d6Et+6b965hDq3mfVX+9F8PZkxvREzcVbeekvOUpxWteH+ns19mEr5SGs5yblI2R6eM/DXn",
-	"FqaaT92RI9sHf69Tp/y6afhlc43GBO0k7A1MTO1PhF2+4rthxa3adL0xHW55Wl25Aa8VQFwcv02759bZ",
-	"0Dai+OuPKK5JpbXMhF84svhYgpCWa8ky8DGgMFAajFXJGMsMqnNOhRGU5O4yOlRDPEvFImpV6GkbgZA9",
-	"GaeaDWxc9Yw6eYYhzBRHwEr3rQMLqzrtujcLW/UC9ySTc2pSyzPDaxXq3ZtmGtGEb2R7EasQfuDexBFD",
-	"0xt3lH5sLBsMLvhGKwv5yKzwlIbo0vL032dY7nUlYCnCbihyblO2bO7v2VwYbBxFXKzzXYYSVyGSRz9b",
-	"QPSHBETITRfREK3I7WKfYtd8vobCscqegdRX2eidh1WWkncbW7kt4nf9PpFVcb4WgKuDiw2CMRd37OVu",
-	"2+LuslEkctsIZiNGhbAKHutQGobLhQizwJtAOeZk6HiGAlhigwqAGyEktLpW5/NmPuKt+WArLR+6+eAW",
-	"RWhNeG6l2a33m9uY0T9c74Dvb0Bn4L76G7g9i4GLJKViT07cBQbFmawJsj5P1ISb4tY09jUaMdyZDZmQ",
-	"xlbD3Kda/YMn7jVormjDsZwDmiCobmM1Ljq0rlsm3daMkF5Hxh0T6bduBtgKyq2g3ArKraD8MmrfAyij",
-	"TvvyepJ5nVDbNQQo8cSHIj+JGhSfqK5FFSmqNISDvFyiFuw9vraQXNNofgRMlsQoyX0FkbqQ3dC0jtR/",
-	"3TK1dtOTCwXkt1L2W5ayxU7YitmtmH1IYpY46/0aOh97dnJfgvatOg8VV50W2UX/Nw9O6wgYxCEB76PK",
-	"bVy0CfD5vYUzPPIlYUOZqZ6kv1VuoUkpJylkyucvZ3xgfZZ49QtCxqFQl2ET7u8nWZlyY4X032IWk6np",
-	"rkQZi70NQEgUuvg+hgHwbXiPQ2UZTLneQU/8r2W6ddPnWrvrj4xPs075gOWZ7fYkWpMFJuEbyzBtotWG",
-	"BQZQAo1CNMSRQyXxlGkrWJbNP5a/QC6tyKiSWE8iPYJy1tuAMXJVBNFUGoqXlCbtVu3zomLs7hK4mQnD",
-	"HaTpyfhD/U6pbPH6uA2nGOlgRhgbaqvrWgVGaGTH39yNbOjLj01w7/hAgyMMsQE7YrI6XdXwhC8Ui/CK",
-	"JuOhBCOUSML96/UGSKEm+dHqtZ78ujgBFS/955uCv3Wxzn7I+vZr8PBtMRWkdLa7t2n2yqa4MSC3LXa8",
-	"BDsWk3b/2NF+kkU+v9JrvZu7SWe1lx6c7e6X1LLz4Qtl7PHAcvfG3YOn7Wd7TzrPnjw/fHK4t7f+7kie",
-	"XGN3+Eyrqnx3O/g6gVNq7WT3p45fyx+ZTMOoO/WNulPUGQjJaQsEbryZUKBtyrp8eKiuB7QuqzywfOGq",
-	"mXI7B3uHHYfUHuTWeXYLW0fIa+ycvZvunLBTKrtn9eYR8qvcO7h1frmO7uphwMSJ9RVq7KC8pbuIr4C5",
-	"WQZhl9ZymmnHirfK7za0aBON22/Je1a5CUg8FNM2UVOatkt1sgA8d2633kzBOkW6HqxFehsq/EfWGIpD",
-	"s7U2bwXuQ7I2E9e8Z9Fn1c5U3Zfke+nEm4nIhFw1c9aFTtV66KN6saJnLWwXpu5/mg+41jyFcy5Tpbs9",
-	"WZiuQRjoq3w4cnJNu39Ui2ouPumTsoT0DSKmLBkb0G6XcicgUT4Ka3pyqkXCyQbs44cDPK5hZ02lMHkK",
-	"fWVHMGNz04ZjomyGtU8xzWvEDEhVkoO9zaw4560qYbUcr0LaH9X3EvX9XTDxoh2aZZqzdO4+1pML0c9R",
-	"rXwmvCNjrnuNR/huaPJOo8YqDPBMnVSlgbl/YDGt04MFlZYgC6xNuhHSSHkmzrmuy8yDDdT2/RpuqJ80",
-	"qgIZwYDJZB7B7u4hBRJu8HokRZ4rkfATt+W9OuqxzYaowtF5pmxRUvDZYafjljYZn4rfuMca7s+fKsCC",
-	"rhhfonFaIcLpxL405TlPT/xdDhqZcd7oNk4+vNx58/3bnd3dQ+wN6g7S6/VJTvYI1CB4oQHjYXkjDBor",
-	"6FL4fLnqlc3+egPwdzdZUYuTfUnG02HRRBUnau2qlcEt8vVY+LfI/IbIfD3G9C3EZF4Hvy8Ir6vRfIEd",
-	"SPNfkM1brP+1Yv2zXMsFdCakVYsLfLchnSq3xLxWVUvyN0B/jsUJIlA+VCKbgxpQyQOH2NZq2quosBAX",
-	"2tys+24ge+NCRv7B++zDewtlgRD9hyrpS+Xi7tleZ2PnNHpPyoqozBgxlJwgrtoIs/SxwGKac/TCvBUy",
-	"xwqanagx1CzhxYX9TukmKqtafszUkMTqmKcvVbK2WOk/dQdjqoXSJARHYjhaUlje/21ORsqqouZpuHqa",
-	"MLl45xmfTMM1y/SQ2zO2ZnXUDn/qq7R+YHKIszlhn141uo0DJ6MnQrp/7++j/1hY3JFv1BBmLBvvCAmJ",
-	"UhnX1b6AJLR9C/wLvxrfgXCgcg0j7PEfYcWb90mSa81lgmClItIgYKgdrCHeiGq/PVv12z6EkuPLftvt",
-	"XPJb/XvuROgcB/7qw/d/+dPL49dv/nb03d9+fP/Thz89iXY70e5BtPvs6Lu/vX397qez7//UuR4i1tbU",
-	"Qc5KKV89PtepcERsZu0eqQVX2sry2y0vVMqJopZhuHT/hYVAc3cgsZnOiCfjTBjbRUQQzim4U1HgP9x6",
-	"FHepiqMMEzbmhpADVhXGfqXoke6G8cc+HpEq5IoEdC4l1/5R7KuDjUnVwLMOEjDh8Uem8j3Tkz4c0rEU",
-	"2DsgFhOBcsRM0fWLT1FL05LO2YhZHvoiyRyhAtb0QllnjoCB5LOeLD+KJblYyoFZfLsvlORoxXDInEO8",
-	"IGLiwiFdpbkNWMTpnGUi7Uk/p6WxrIhcnDJtuMZ6h8woeeRn3NGBC0QVVk/en57BY5oxvGyAIVGrDGBn",
-	"7tbL7F/FiC+tm+R5yn2GKdaBxxYpfItI4b4k8fq6NB2EOy0qtQXY22OzBdhfCmBvePKvgNF3XTjLA8ht",
-	"0axtQ9JqHawCnq2haVRw4camustLX1XOQVn2CpF6BcLfqCtAMc4bBmNtRexWxG5F7NcqYrdy75b71Wwi",
-	"Pu61rlbUmOZL22pMM5Z4c1LYJvDaGm9bksrCnFvqKY1Zq4OqSAJjRZaBVZAo8jJxGWHUk2NvrZ5kmoPm",
-	"EwwFYzKFacakdP8eMiHLhGPJZ6XRDMXAUWncqn4vxDv1+TCXUU+mSvIIqOFWRKKT0cdBaTJD9eegc7kj",
-	"1QxNQmM+tW14i32UyxWsVPmmqt/CgOYDhzqgedDptLpodiNrFyjJN7QaXRTKP+Hhr8rlrXVnK0P/SNad",
-	"LfTcHpst9NxCzz+QyeUmZpNbsnyM3HH84paPxx6C3VstHPSZKskraPJRCXJn0EQH7XLnJMJUqWatCHKZ",
-	"IqirukjVgNIH1ExSpq07GmmO9cmr0FVzyCUbDLCyaxt+VnpssCYPkyBk3XkLVqkbQ8wPufSn852a3X+8",
-	"fTkZNW4EneddLMlR8EzfZndBGHvW/5666TsBMW5E1xPRzFqWjCZcWjxhRWZarZm0D18Ol76bXxrRXIce",
-	"tc1HT7ldZa8YOD8XKc0PPXMRNmwS37waYmCjYi//HyreuG46f6NkbHRpkxoEptZEOoCeDWoEIOrxO/Xn",
-	"GpQpQwrdYKeUun/rCGl9sZ3Ld2r2gZqYr5DdFR5HerlnmFth/kf3n3zIZcV24gN97g5KmITJx79bNnyh",
-	"Uv75kh6xRmXnTtTCVAuJ0cxsCNjJmE2naJ0yEP8+4/2Puc4W3xu3Qkc2OvZkT+pJlHCfLL3HRyRnKmEZ",
-	"9renOC8x4a0i4ovK05FNLWFZRsFJKuPAskzNyJHzs7AjlVtggAFOYDjOEBXlCFFOu5X6bAmTgLmEeCDj",
-	"QHYENEkxNV3lPdlX6TyC/txyRBf4j6Kg3mzE0cilNNr2KIpsCPyTMNZEYBSE2XLfM9wPKTdc92TItnRC",
-	"2bEgN2DNTT7hBYltOMafeepucI/BbKSK3MUQbU6VAHtS6SGT4jfquTfk1g364MiRkSpcSH8/5VVSTHqq",
-	"8F1CJlme8jAEH4cVUf06JucO7CG6wgFiBiW+0z2Lw3VzMGMGNLdObG3Q+rcnl2Q64t5DqXYToIRP4DFY",
-	"cUrDfY/dp07DeVmP6btHkND8spT0sPvdSQh7P2ztYjv7PX6nosCRe1EcfFU9OHBTAMOjIYkfVdiku7qx",
-	"o8BdzXFWuLRuF/F0xxRg6u7cCG41zojnLOvT4Q69GgxW56S8FNyC5m5wCx28a9kp/bnvGh2RIR7LZFrB",
-	"pSXWEqYjDazBcO6UryJHhbjELXX+fpEJKRKWLVG34CRjEgYcoVcX4qS89UQrvO17abmeamH4Up7xRhh7",
-	"GqZtnZwYP3u19tq8nhQz5Zhdfzsdtz1x1W7bV7YcRwrvM1HnEiL9Rro+nZh2uoxO/+bNSX1Q3cu98CkP",
-	"8uUCKNxYF0BrpVr4ZzdtJF0s2l30kK6+/6H0kt5bq5aYUyY/BO37Yfve15i4U6s0Tz/wROn0J6k5S+8g",
-	"xyR10ghxrOe+QSYHNr5CLgeBgGJ4mjG54yVAo1s++oVSUajsjDdrDpzWU/A3Utz9MH0xEweGaYs7IctA",
-	"86Ewlmue4m3CCgffzxws97eNOZ+SGkOFWZhx6gli+ZmTxv57TkaXH1oKtZtKg3BiOrdGpNz31q5Lco/g",
-	"TauiAB1g2w16r/fue9oo8sCLOwf4y1InK+ymdyrLKaIwsLX7zPZwK+HT+tc3fPmaAR+4dGqtW0uc7XRu",
-	"piM2FAycFpBrfgTTjDPDnWIwEHoCU2WZMSKfUAJxG4ceZOH6FtlNWlT7Sb6rTAJ8IsCoq2TgCd1XiLPP",
-	"G0KrVTqY/77f7HccGx0k/j3ERn9j8u0PUS30AYjwouBaRew48RYE+nryvC4WriPRV2rB63Q6xpMNx0Gg",
-	"oQQnlXcNIVmVkfeguv7AbSnrbqhwFGVhrmK2L3kiUp7eOrMNTHbL+b5yZO973taw/YOG9tdtiltjM49T",
-	"ngjj8cC9FH/Ec4lulxpsQUbCUUVxOkTsqW6ndI5j4OdOe2imzLJu8fPrNI56Mi5QZBxBXMG07k+yCuEP",
-	"fuhxqw1Ihvs6NebDT+o0hmap6PRkoem0INE85dIKloGi3HhisWYkpvW8d60y3kVErHLrVCD0kSADdtrQ",
-	"QWc/6kk3mBDOoWaS6wpvD2HLfuRwI22lMMbj6MpRLLD1nrwGX6elfBBqTLGpq3XDvJ5yUmgdezAMughP",
-	"SWmRfDrSKlPDeXt91aI28LsKY30Y4i5swq9P7K2/exKVun0yKCRh1OBaY4OOgk0sCIoK29BplWnAUp5R",
-	"RIugQ6R70Nlfe32+R0pWBkxmmH1glYJMzbDK6wJvyrCC7TIOsFV1Hl6sROj4i9a3f/DEXg+h3ImyYi+p",
-	"IUdlkEv3fNA8olBU7hJ/HFxwx93IuU6OMosVgW7Btb6Oa8PddS2/hl27fhRNzJdlv19bKSjjV73wmOPf",
-	"918EKk1N0NabDMZUvD0CBiNlpsKyzP37nMuct8qE7tfH744xVAh+U5IfVYKIqNJ4yuY9OWXaN9J0pOWW",
-	"pyAkCIvVkHI5lmomy5fUejDCW5IRy2s59mTCpFQWKH511bn0BSkFRj43WTrxcT50NN11wLnt1pjDzkyk",
-	"/KiM11leTdIH+OxfZkC391sryftz3zIhoazJ7+bbTbdb+gnXImGPX4xEwoZqc+O15XdquV4vdmjDuCG6",
-	"fSUXu3P7tN0W7ritwNM/JggrCn74EKqr5EmFC16UKUoPV6Gpx7+TbeJy2y+V3n2/jpm3Fg56cDMYhUZb",
-	"y79UfOJt85gtULrU6rnmzr6vKgSnFMm1shIBJaaRWkslq0uQo7TDRkDQqElNvY2lHH2sX5BSb5fWpnBm",
-	"RVZ+cUqua7ti8xNHK04gxywcTAwt48X6mrPxgBkbcjQb3UbnSXe/g1PpHzmoPZLlMhlVbt/ddT+Xt+91",
-	"3OPF7amQErNOivuf1u/v7NVeL8VwVKVmD3/eIKOknLo7NZ99ad7jM2Xvgwc92CzWe8AQt8MqaY/eEgxY",
-	"ZVWxKhlfIv53RlgIhfv+T//5HxCALzQnzHItWOb2QFkdhZqztiKf4REaXfWZ4ZBLUSSq4L3KGhipLKVG",
-	"UhFgw1nUIRM3W6F6rX/HBOug7LBzrtnQqZzGhjsIpLzGWrr9eU+SySfu80zNTpj+kzvOcSVEjKruUqKG",
-	"8qOsvAqaLMuKoZoWNvFy7yIzESq+kPFznlFY5nqtCagrAZqbVkV89+RmId9L0dRykxSu9KbNDHB/PNAA",
-	"6bA8G5LX76yKi670jb4lEt0225A8tpI836jn5qTR5q/sZyi3sz8EYSoqBaOLMfjaPUsoDMdtWUxyX6mM",
-	"M/lgA8ndRn/jpmANg2vl3uuYXYvHN4soRxJpme4srPwhhZN/+70DaEWVBCd/qhKeOux8McvxcljwmKX/",
-	"yM31+1OvNEj/rFEmemVpwuQ8tHTHLmeOB3lztZB4F7appiS+LmC/u6nTrQhIxKGHPbaZixGs4LU48oih",
-	"iiFWgYcW1YNzd/dZxmTCTdSToWm/45Z2xum4VNNqER5EIIzJvV08UVpzn28If6HmaMJX1KBcU/RpT1jW",
-	"k3SwMEXKTYIjuqAVEiXPOeqQccIMjyOIOUtG7r/qt/if/+v/bkVuA+lgc69gLMQKO/U2n5IPGRbtCA3b",
-	"YKbyLAVLleIqDD/goaZ35jrmnjqs9si0SGr0JMBvHIM0yu7fsZAmHwxEIri0H3EHxWVGMPU1LcAj4q1w",
-	"NAqSfD4sgPTtPynzFrxuW+kG2sbxSZr40IpUKkcljshUAKkDmf05cKYz4d7CP02FnkfYUBRUlrprflMd",
-	"4d2OghA/QzcjvXRaQ7vF4g6GH82YsdB89f2r9602fO8eojkz0PSv6POB0ty926qUzQM+9pvpNyV5CzeJ",
-	"xEgeHFjaJd8k9+8LEmBg691S3zsm7t48Ued8gsh5wua0tHbEJ9CcMWP9vwlyUocJvLyTqaGJWzSlEIc9",
-	"/1HIeGFm/dhNOa9u2/nVeWQqz6rcxv40h+xpoJxu3NtWqTFqCBgNi5nc+DoH0D0kCROfaGUqZw2pLDpq",
-	"xCm3TGQmjoot4zdIF1jpgcKD1fRjKQ6YW1Nsiut+Nq0ImCOyOB5+7820kkM8uRgvRQNmRjna3T2YjGVH",
-	"TMKTcLCBylRGfmuoQajW6N6Pn1Y65H+XR6K8rcgND5Pgt8rU7TFFDd1wu7rnkZEp6V7N5JzmoJ/b8iak",
-	"s87aNm2je1GjOEbRsEKn+IIesLIt5vptLAlhZxt1a+z7Z2wlXufN3kFnf2d39ymCY3dC67XL9jpOIlfa",
-	"Ze6hmY7hKBp+dRZaZdJfhTRrdHefPX/+eeM+lusbk9wK0mLerSGs/M7EP3I1xK7c//k6I/JPLrWUseKO",
-	"IkLRYxCtZqWY2drQSh/exgFtFwFBJbLtdeVHCD/Wg9SeR43CPlXi6G5jr324Ud/a6x/4vOizu+EGDG7M",
-	"ldFz75QFLqlACUp1qv4RBDg0l8EpXzQ4pr9a1FTdy4zEf7HsnT5jC/v4D+pORXXDz3IBkNbRtq7V7pRU",
-	"J/tJXh6sRsymXlqi68uCFpugUPoLGI3SXlhcW28sZTYigBVUm9CeLFq05BSGzuKGEs04DJZrXzyLJVbp",
-	"NrwSmUXdZ96TBEnqKD6CsZBpUVMImrED3TEVuzHinEcQWxUD/+T/bq22k9IX1jeUwp3aSc/c8m3e+PXB",
-	"1pJ4mHbIr8CKi2AANQFhcLfXyUQtbQUdWNFwXaFx9kn+2d1/KR0MsTydXiTInbo6QZUSj51qdekl9Lmz",
-	"unyGUmb5jnv3ZtNECu6VlD27kjKrrkXXAzUqn3lRcDXexTuva1A++yQ3MydX4O7WmvwtWJPRmuQtRG5p",
-	"H5hB2WGTImzycnDk7y6tPsEYsyzEH+2UoUf8I9PCkH+0Hjs572P/e3Iz9+zNQYQbwJtitJtiidLe9eAA",
-	"ha/93LQ65y0nkIpy0E2smttaQfxqt6FvlnCp0/BWmHF9TdbgyfUHrseaq+9YN9uiMoNbJnnbLrc6a7lH",
-	"LnlVwsYCqdBM9ZxcPpEvqBzBQHP+m/tHn+lW6TmLykSOUK6wJyvVl0EzOcSwFXcGi5RfbCFUjYNZI/d3",
-	"faOxTypYOBL3aT72VceLotcT9umMT6bVutbh7/39S4pl35F1dumE3W1CxsLibMgjNzOTLTx5KSe866yN",
-	"RXyyzeDY5s5eO21jgXHfpa1x2a69NJtjgba7zuxYmtdxQQLcLrR7SFxry0FuO3PkGofrwTezrIZbWsdE",
-	"MEPkqBoeYCybownQYToKd74CvNXrTMIxpBw1LcwQKN5LMdH4UrQduIM7Em6W5xhHQNE0UmEvSQoHvjEQ",
-	"9NkXS9jAHeC4zro4DjYo7rh0BHftQd/yuC1KeliJKV8M6ODtO4ZbK+RwszIg+CiER7tkp2aQqFxaDFF7",
-	"ZOCcacFkgrVsBhkbDjfqsAFXFBqYLK90EFyejntjnS6lIjDCkUEhcEgiRY56oqA/B6pbexFU4ThPwwzd",
-	"nN/U33clu6nfvgG3WXxweVKt/33LbG4ZUC0cj2uhKb+vd9xGDnbeZVnoN7CTLUNQp9yadU9zF9Q51xCH",
-	"n15lbHjCdcKljYNzoa/UuCeL+E93ui8+5IPMhaTwC2j2lR21NoZEsHltkp5cVpxkFba6yA2uCa0uDL7R",
-	"3TvsdKLGkqlsdBuHjRud/FtHTVsutk3NvbPGtNdgnpfDnxXFOnJ9zuerUc8p/V4PJtsgJZUuPAL/nRAQ",
-	"W294howJlOQGmlJRzsxdBmetqqzm52JTWfJloz+QoiRThptKd9ZlrVj3zjrPN+0Cn2Lsk9dhT3xbiwln",
-	"GQw4T/sMQ2mRaZCf8++/N8Z8jhUmVfrx15xlwrrNN9VqMnXU/KhmGFHopKC7538saZBqEpbxt+xTo3tY",
-	"+DDd2sghzip9QPNETSYcA59qb8/EmGdzhLJzlbudWNwKKtehKFn9w74Jq/+YnJrKlwbsXOWaEuPJw4Xn",
-	"7rtKqYo3vgbFSyou8UuFpJ9HIhnRlKUiRZIchdDnxl5GgxFymPGPyUiJhFeooaFgVGnxjeOQjcEzwy97",
-	"qeWfbG2/vXBgptHd3btWC/V6T9gRk+O/qfwtN4YNOcohJsduxP8F/uZmPtiIRjybVpeivarxenXHYmbC",
-	"hh5xPMAbZr7Sod+GKX0THviCg5fCkq7cu+OdPDjoe0eSumgXLTgpNMdOPOZS/JrzI+9Y9+VDlQTiCuXt",
-	"EQSeibf0pJJAHNNg6ib1DQzueXDiAvPTxMT3aXUndcfxpgmd3qtEOhZNJHJC2cQg0W3ou1QR+NA86OwX",
-	"RcCXifpL9Bp87xLFZnWxRDr39+ntXxTIWwn6rUnQ+xSXG+iK7iTcVRjHso2+RZ7bc7MJ8uw8fOC52WFb",
-	"aZDBX+86toiE5TaiaFsT9jaCiwKOuho917DaBr62yna9NJSIDs+Nq7yGAd3E3LKVeVuZ9+1bW25X6G1F",
-	"0W0x5x+43YwzP/iANCL9kfHVjYOxomqjiC4aKJDTF6ywDe9lwoH1ZJhK6q9sFqwqodMD+VSaB53nrS4k",
-	"ajqvUAJCGstZii2fKTWBHutJeu5WLBXBd1oIpK2hYSs8/lCGhi3o2p6bLejagq5trOytx8p+Sb39sZDn",
-	"wpZ5zvfRaPetkNZAJuTYOGZYYrkuxBiuFwOTSs4nKsdasAbLWSnJsYKr5omYItdvEgTlEyYyqg+q+YBr",
-	"jthScxjzqUUv1mKBgMiX0jQjNZOha66jp0XNAB2f28kNXfN5DkrynjR53y/GEcS+st+xjYFL33KTBtU8",
-	"6BxQNRYs+ckSi35AdLOVI0whLsZi4lt3qL2uLPR9+taKaary0ec1yV9OAxLnhfsHpSZwsEu1Ef26ut3z",
-	"4R3sdjp7+weHT556yOUW7CfDC+yyHl+uzNDd+Vz+/nsDN2gAQmtMx7pAaK8EQmvN1YWZihpWjbk7kj/+",
-	"uv/z5Nm/6d2zT4d/Pn9+0t97N3/yJjn4wXRepU//he3/xJ+9F7sfZod/cfgq11mj2xhZOzXdx4/ZdNo2",
-	"KjdtP2jPcB5v9NJrB4yUq7h2DQV3SI+As2QEOAEgTMELEr41+m+N/g/d6I+bngM9kV4oW3iH+EFzk2d2",
-	"dcjpCdeFBSeiMHkS8EFyYlHz+O8DrSYRWNWKoZnyAcsz2wWWZWjhwewWJ+xJu4mctiJJxKfCWC36eaiM",
-	"7ONmUCq+Ozml0obvTk7BJEpzaDqVRGGxwomQuYGUW41VDA2WmZ4qB0ZaURna6jSSoBjUA2ejIpLVkYYh",
-	"aPUo1gJsSPeOEKPmXmhat+QN+eCn/4qyQaeV6X6QxeGqBK5THu5gHdq+hfJw7p918wXtRQdHnFJc3f/u",
-	"3l10yu81urtRYx///6DRPYgah43uk8/RctuHO02NbuOgvXd4lSXkorGjQk7nIjkdJIeI2u00untIWwdp",
-	"6yBtHaRtN2o8wf9/iv//DO983ujuFzRXzSme4GftXWz1NjXEd8JJxoenzBhx7mZ8n8ak6Gwcui2hNG90",
-	"9zufr2+ZWTDElLPwPGoQw3I0lSYYR5I3vrjlIHtMZXhVG87appmVlpjKokSbmGWQN+EuQwZtLxg89s92",
-	"97r74dChtcabLVQ+xd2SqXOezdu47a806mxsoSRutwLIeVm0jf79yr1ktNhhOR++n+xyhGRGTPP7ta3U",
-	"HHVYAdHRlMIkz6woLBsRxL/PeP9jrrMwhMe/o0L0OT6ChGUZdd8DNmRC9qRWlvmSL9i9dKr5uVA5mXKq",
-	"VWAoqjjhrTZUdGxqdMPdSKxXwm7F6HHqxnabQcQ3Ed0PSKFem9W6+UOmeYm+fIR7aqm2vOWDN9Rh71+d",
-	"dFyjsEQ/MoFduIW/Q72S3rt+wQZ3fxT6MhWpjBdrUxUJjPjEQm5DT4auHvij77vMLPjUxZsnIp6x26iy",
-	"ECbn0qxk/NQ1io+eseG6xjJHx7Zp+aV5S1MtJKbcsHqmb8Lk/WcuESBgjjhIVMp9OxHL9JDbyKk8SD44",
-	"vY9/IlOBu/8vH+h2NYB4xvs/6SzuyWYVMCRMPv7d3fM5brXhDF9oqIVZN7Tpa8b0oddp7MRGpa2ZSH2X",
-	"EpgKnvCeVAPgv+ZiSv0t9LIypzSyPlU7iTPW5xk5UkKqVDavHGjma101Y3Ikx+jdKeZBGJDK3ZVonnJp",
-	"Bcu6DoKq7NzDHsl5akKNlpGYFg3LqnxpFYRxR3MTp407kvfaL8vN5sXKV3u4od0SnhGzKNZo02KlZ2x4",
-	"pwVKLRuuwy83KN1Ad6/iinfsJnBcZOsj2PoIbiExoCKfrhZPJffaCMcVSQEpz7jly/GcZcNHhrivsWpq",
-	"Kuy26cgxXol0OmSrDS9U6tujkrte4wTdnOG+RBKJ4S4wnbU28wvPlLYH8/YKTlmhOaGU29iiX9j8Y5kZ",
-	"X6LJuF/BII9A4JLm/NjGaEORhIOmbOj7xq5XLCU04Or2ZAA3EcQU/+b+xQw2FHbXoYnUgb+UUsQNs0FX",
-	"SoXmFJ+i3U8MpsoIRFt2xOc9OVJZ2oVeYzIHfFGv0YogDjfRh8dCEgHYKCwmZ5ob5ivs+vUY/32mYmgW",
-	"DcCg7/adwf6kfkKi0M00TNBAaWyI+uHVC9jf33/eWq9yjaKWGVxoc5kyx+Tcv2xFqw5ct437c+AkPcBm",
-	"X7gJcIKFLyVbJ9LHTC4lguIq14dNZnxKj1xOTX1LigC1l+9EcBtxxbwe9p8kO0/TZ3zn+aCzu0PhLs+e",
-	"s36SrhhSeUBubW4vjCaQv+lm6K/qX1YeulsjenUDs0pLiI+ZGt5KKzNmxpf2MiOafH9uYUBpMRQL86dV",
-	"boVc1VqNONBmW5UeuZymNOcX/egT5fSgFZ70PQje6p3Ok26ns4JgzyTXpvilY41rE1v1rF9B7d5+9/B5",
-	"9/D5VdSeqevQ+vBqcAUO4K770b33vbATpbB3dXnc1jy2n6MGs5YlIzfTqA68Tp3Q+CVquOE41JlWUiLC",
-	"pe/ml2ZJ7J7tVeIeaqtOT6G4rK/m7sHC3uPnIqWgQHpmqFnC3wqZW/SYd9aNOuwMHHfyVbUv8oiMOezv",
-	"Q/wzIcc8fakSmoV15vApZSoIpakx9kgMR0vyMfzf5mSkrCq+F66eOti4cOcZn0yLbI5N8wqIQ1R5D11a",
-	"8yXJ02XJCWhUQYvtem/hTy9pM2OXGGfc6nxgcohbfMI+VXvX+Hrn7i5hkRW8UUOY1W0/leW9TnimY66b",
-	"VfMqsNPWm//Vtxz04DmocvT3/TfQggmTOcuQPmh6jaXrr8atdqF8eF3ETHnyyJAq0oxXcti4BUr3ZNBU",
-	"jgpvuNt9vtV28UpSFH5TkrchrjKt2JucvdH8jA1RgWOQ5FpzaXvSsmEoSoz2daXdn6Hq5hHExaEv3lXl",
-	"gDG5cYPsg0luLPR5UVS4J1EHZUnCTZmb4T9UAeQVEo6A2DwMc5FyU7wyhEJSQ4rvWTLC9IzcsAyEAQYH",
-	"nQ5INsGk4RGHgeDZJbYdM15i3IlCUwu3mr4jTXulfd2M79XAXgUc14IW64j5ulh/0ilE9YQJRyiTiI5v",
-	"QTJPeCryydWy+XoiN0illxxTL32H80lfgDonlriZ68GM77Kq1hZLLmy6a2DJhQ16yzhys91aB5IL6JKQ",
-	"pL94bShJAqeGJGkyV+FE+rWC6fyFWzooBNZWObvM+M69XWa8dXfdkrvrG3FbWZLYVyHICkLYwGNVbLfL",
-	"4o8QJBbtUqeORRho4gV3zn768MaQLd1wfY5nb9KK8N4aJnoEeEopR0VY05NBYPgyKtc2U//Arcc1N4ta",
-	"/JICbB258LzxVZhMaHkRSK4p8fpPK+DmxQU1GzI1RJT5gIwxuOupbD3tJx8IIiZsyB//Y8rdp1aU99h9",
-	"3j186ldhIDLu9xbZF9r/mA4xtwO3xnrjfY5JrL/xRnf32X6ncxAiZx+f79IJv/odnV1//NeZ3sc0/Mdr",
-	"kfZ5a7t6mLar2wNBW3Byu5XR1pTxDyvbo0QPj4NAurd0D6bHDldA7I5mDEpD7KaNpzGhlzhVkscliAlC",
-	"jUIhzZjwyzIrVE/GJmHyhUp5HHm9guJBC3sUFOYodNaVQZEwGynDfZBpCPz0Rhq6eEQFNepfR5YYDFfM",
-	"QsaZofr0yIaB8ARPKfgbmifvT8+guhzErVv4chxZT9btX4WBrWQPcRt+dlQIA7jh5NDN4kwrOazktBS2",
-	"KmGhyc+5nvfkVKt+xich2wXjF+KUWyYyE/uUYqko4U6YYAZEsHdck/rKN1quWu+MFVkGYX+VM+j798fF",
-	"Qqrcvh/gQ11wMiKOKMTdbQgDrDbWj/xTkmt3qGJgGdcWmjNMORy4GYIYr7W9MKcYFDNSMxNqpJDpsid9",
-	"XqRjullfMZ0aDNdCWt1oGdAmpC0mDLAsUzOedt30uYlm2sHj2CGUuITFsbv9Y9i/RKAIUWI8LfZs6Gub",
-	"Yk0VDQmTCc8ynlYW7DnEideK4iOMLrYzFeazyIvGZXNvmQm5JFqE0Db/Mw0X41fMlCdW6cfGssFgQ0Ok",
-	"X8x7N0VKZdFmoJSGITNjbiEZ8WTMU3KS0KlvdBt/fvqXV3tvn//ryXEjqgJM95JcCof2XjWiBja8c1L5",
-	"Wftwg/ja6nzcZS26+zTPLaLhZx4N1zSZdSNZvoSu83ujZCilmQtRqZvzJduCDV+vjQI/X9hGAzbSXI44",
-	"bibcQNGlW2vruL4v8O+47R8Y/EcobrYqwB/ePuk5t9deCI4V/PNqXaaOKa5hsnycquRL1O67shS0Bzs1",
-	"Wye5eiuOZbwcHMY1HSF4iOk11PMamuEJnFapwMc3G8wfc48g+A7+blYtaFGF6xt6ki+CtVMyrb50c30D",
-	"qJVuKEQ2YleOuG8VOG1j5LYxcls74x+7C/S91+h9I+TYy6NUJflkodDe3bgkHweXy/2YFI/JyGaABatb",
-	"1WoYYwmZKdP28UDpyU7KLPPmRSfL0SkUAt3cXRAPRMbjKBgYepL7erjMAJqO6BmKlPMWPXQJtbpw8u6H",
-	"CP7l5PsfIviZ909Aafjh9SsYuH0V0gQ49OeWmwjYUHMu5NDHsLlfUp5kWMjCHf0IGGjOUrfMPpEKzTYT",
-	"ZSw8232+B1PxiWdo62KA9jgHDvb3o92nT6MnnY4bFsuyqCfDU4fwVnwHzYPdfWB9dc5bhYXqUstUG479",
-	"C/Y6watMYPKuLVDHaep2JYmEO7VALdkmC+DC7Yu6L3Bt/vnTFHN1w0jutGHi1ud5uc9zE5lH+26F4MOv",
-	"frEwozDI3/1SbOOOtmn218MIJC+DtFyODvoqne9gymqj23jytnEHRoEL+/mSXPwPfKLOKxIeRSmr+AN9",
-	"bRSUYs2DznN0lJDvpluAATCWzZcVtr1dmRWy9Uuxtc3Zv79Tflv5/m4DXn5mrnE+otWhfPihR4bAIjSF",
-	"NRDnOivyPNyHW9RDzIt8X3SCmoiZm4bordi7iwYZAhj/vQZCGs0CWYcBtJYnAPeFZJiueSG7aZnAxTcu",
-	"CNwXDvrvuMOiVbYk7WqqxTmzPIIJ+7TDhvxP+7uH+086nU4EYjLJcYvF9RzTdR7ZpmZ9maAbr52se+ru",
-	"M+wmuuwUi3TTpHpE0ZjSPGV2VFqJAhJf1vNr3QT7SyOENCcr6r2p8/j10mBPpRV8pYVmnBuusYjHbKTI",
-	"aj9ijjPXMsAq8rkVqjP05GI2WOUuaFYrhFxqp1+pMfdkVWW+qTn/g1+Ge4+9uJbFfD0VqzrGrVtg6xbY",
-	"ugW2boGt9vItxR4EDn/H2VGazXesSMbcXl6f2d9DMcE+rR2bV5TFznIpbARaqQnK5j5P2xC6troTSUlR",
-	"bz+8M8CmU840le+iGFeHP19kQoqEZfEadoaadaENpw6J4Fi72LGHUtFPMiZhwPFsdiFOwvuheaIVPvy9",
-	"tFxPtTB8VWUwzeZnfn6uqA8WmlLffkWw6+PVpdDardsjg7V2M0gvlAcrG4KsKg3EsJXJGlT5OzehKmVz",
-	"9CbVacp8j9vl5MxPmLaXUjRhn95wObSjRvews3bdLL/nq6XU8oWCb7/mPOfpLVVT02x+VTU1R4fMNcau",
-	"uwNXp+bg5xWUYJjlignZ7SyZkV9uXNW8giJLrlZhJe0y5PPvvzdYlnE95NTdeMqZzC3yuD5HZxaG0Xrm",
-	"HoDMUhi4X2uviPtvYUeH7VJuqlRwG9LeMOg1U7OPRvk0cj+Db9QM/DU3OSNhrHJDcrRfQkF/vhYPwE7X",
-	"Bfjxm2r97ECOz/tSPW4cI56MHYoalwP4jo15CokihsIM9Zz6xbfkXBOlJZ1dVFPDB0zeN1bY3OIZCK26",
-	"MyYkaJHw2qcahlk2B8PyhCxvTEgDlbXejJB9fDnFqK33xB7O6ERLape5S7MuFYL7BrJ3lFbrUdDHp/0j",
-	"72jkLxWP4F8Ygl8nCBFL7jVu0N+64C8+UBpP+NJ+1dV99/mX63QKKETd2g0Dwkn+omB1by3fk8P3H4I8",
-	"+KNUYtKskFpVwKjZPHMa2VrG9mnG5I4HTY1uI4Cm2y7bdCkUfTzkEgm7tiltpZHsvQz71rd2JIAqJIxU",
-	"bnjwU5FpC1PhuDS5aUXAP7llg3cn78NTJioiW6nBt0xL/ELRsf5TCdNa+Fha//AjA4ZnPMEMJeyPQHEs",
-	"2B8T8MSW/UxQRB35gFj3GwgT4myoZ5OxCy8vJCo048Btfa3hXI6lmskYgkztgr/kPSFTZozD6wYGmvMW",
-	"DUxwCzrPuIFmwiwfKjeiiMrzUgtPB+Ei7C2Ra95qw3sJfiEFRtqEz1FyHQ3Cs3DUIHACBHfUh3koBQwS",
-	"QdlkOFtYYYqn1fpv6MuUVGOh0M5st1guYCk1vgMjZMJhyG04LhGkwiQjpoc8Le5/BMR+CyTINC+tltGy",
-	"XzXv5yKzZcgSbZ+ouGnKjA0PlvXOrcqT0eqC5y9KzWXR/Hk3qs8P/vxdqv58QVPqekBuMym7trGmOhl3",
-	"FoS9GjNjyir5JtMKaP69UexEbAXp4XCje7AXNcxYTKc8fTdV2J0yl36DYY9MDx8a3f3Pn687CSbP7DJY",
-	"UCd2iwvu2Pi1jcopeRV5pioQiIxVTiitB4bqvPY6YOhyUEMtIwuZf995Pawuvx4ZDzq8IC6RBDWfNaVM",
-	"44OBG8M5hwmXeXAKlsjn+KKkr6bXF0G7pBuuSJ4/AlYAtarMvMxTeC9mwlOOVsLTcmFvIOiCDryeK8ip",
-	"4xvkEdWo/PKCrFQZa2Jsa/rZmn62pp9bM/183ogfBIPPZQaeLY779nHcLXX3pkpPAU+Yqkj8ItaodQCY",
-	"P1/3E6PlUcw///e/AzOGT/qZ/ysYc9y/U56Jc67R0CE5GMun1OXSikmI0rYjrmcISCD2z5Z9N3miZOoQ",
-	"jsFuuk5+Cj1hIYQLTTkO1xSit4tldMTAF+1xL8kN1xgqVtJpC5ZQAWehwE9RggcSJqWinPDiUaWLETr6",
-	"sfp6GGUcahK5xWqXl9vwPdq7MIB4VHY7992X3Mq6jQQm0ZyvVdPnS8LB4Pu7P6NJIUmKZWh83twXucWJ",
-	"W5y4xYlbnLjFiVuc+CDsfW8pn8jDD4xxLwJt7gdknnOZKn15AF21Hs4jA/4R6M+pLLhv8wkxQ8Na3IYT",
-	"TJVfv1HoJVlL7l+rXEZVunZmIuVHoQ36isabmrPUwUSrFDTDMKgqeqVez/Jour/6iVqn0yZNBDQd0MBU",
-	"BCHDJZTurTCHtRAoCvxa2gcSH16WftRXKuNMPtj2dUmicmnf5W5VGt3Gqzc7e53n+060+DH5UaPATPCd",
-	"fMJEhrFxkv3PgeZm5E5DO7y2mJSXTDL4kIvfGlj+W7pr//9dONzdg8PDQ+jsdjru4K6IuN89LFHMmvHZ",
-	"iSM74yw9ExP+ks0N+qcmQr7XKdcvsOpGd++w0+kUNL4K5MOJVmmOkEG5u+nxvzcmCkPFR7k77fjL9374",
-	"+IdZOgFLBWR1SNdog0bbe7NGaJVNvG2F9rUH4JwX/C0IommukxEzbrrXSLrzHHfH8dhwqhdEkNLDO+iV",
-	"lqYGmCe/i9WjPdeJwHOVCPAwAd9xZysCd4bRHhHBREgxySf+BixIjP9K2dy04RgFXFHIF2M21kj3Os2n",
-	"02x+VcDDBem1qieYP5r32hXs/vn4/TPetZUOWrDXcprfUSOvrVS9F6m62fqvUjiJU91xCRnPzbe9qrYq",
-	"6nUbW50HsbMWHqhKvsZyyb9K9yw6XN13pVii55GhLp8GmqxvuLSg8G6WheuWjXkIbqVYT9MqwYJE/4Z/",
-	"GYyY+aKQ4SfkYgVk2Er8hynxO1uJ/8eT+Fs5/McKKSBe/MVF6WMxcUPawYqw91bQBVJhrBb93KJIJbWa",
-	"itQyAy9O/9q9qkrrQGTLi7RSvklP0g3W8Gzg3hlb/sk+Tsx53IYXKssnEm3UBJ1ROEeQMMN3hDRcGuH4",
-	"Zjanvj4SmJwTkV2IzTiPo56MK0OKI4inLBnH0HT/ASN+4y1/7WMuhcUbtEi4uwPzUJLxEcQHe+1D99N/",
-	"24329g/ahx3fcqknA6rI5hALyydxBBNmsXGUVcAkCHnOpVUha6Y/ByxKSzBDaTj980/QvDigVht+Fnak",
-	"ctuTTPp3Q4ITgnNHzdMl8MnUziHhWYZFZ9WMeh55EkZa5cNRBRf5YFhvCxmpLMUytsIaR0kb/pIri02v",
-	"HEaKIFGTCaO8eWTcfc3ZGBOSf3U3GvfNn85e7TzDWmF+f0yYHuMjLz68eYXP9SSXKeWnMGQkPtPkGIzV",
-	"eWJzzTLgWisNTQZB7PrhhlZZ7lu4WaplA1+c/jUCdc41HMLb77BHvftjrxN1Op2e1GpmWrXYX0fXTKMj",
-	"wYf8tuF9iGUBzpJRmMS46E3VZCD5zE2Q2yxe4MSYndWTbgH5J2EsTROjuYNUDAZcG3xA+nyEGP/wixND",
-	"UypaDiwyjC6GGCch9o1ffXdX3pMSMQN+gJzVbv9lWThYgZ1Ry/1zlonUjcLPuEMlHI8HtirTTBqGUVHt",
-	"nnyNXCY0xjduU+IcY0pXKEhXzNRd416ihuTwD8j4HkbhYOR47cScrw8maCg4iDKAJWoE7lavumfGeVRh",
-	"U5FjO1HBlCLkSJHbKj3dkycfXu68+f7tzu7uYdRrvOETTN8bMJnMI9jdPQREmb1GtBs5vhL1Gv/N8a9O",
-	"rxHRze4ll1vlbx36FrlBu1EDt7hpdDv4Uqd3UVdbyydrhh+kiD2FA7l7UUPlNlFU99h/JXIT2ug2KjPV",
-	"iBrEAF+v/5mEgjHcQULCi3OMtBcHmf4KKU2d9ROa3N6gbXJFOlPBlVKRbgHo1hC0AXql/eWAQgW7XYJh",
-	"r6wefHNcGxyZSyMVflSzKloxPMvMAoYyXSeJIygQHIkbLP6DnBICcosc3EJY8+3GMrzG6dxUTN5LFEHN",
-	"xHG1IaK+MVbJuQ0sFns+/nATKeO20SkWxG+EP3+iKDcnW90VzQdcV2r+4Bb09o+DvcPOcmF0pdWikFdr",
-	"m2OuHS/gttB1YgboNG4DB76FwAFW2s2F5ygPMoLgpgaNNDUwWiZjLqjqVKAbhYyTLZU2c/gn1sl2ylui",
-	"5DnXFgvYOoWtzwynW5pO3yzzJI6AobZf+XShhy/4FyAu2IpvtAxJxpkmD8cgC62wiYRHBmreCsqibYbO",
-	"MdjTOrwOZaO7ofVF4x6Qxdxv7ENV+qwvWh6EuNjUg+GIvsO4ha0cv1s5vvlqX+6zIHb2hUIVwmgD0N/K",
-	"6a22un7PgDQtkAju2rv0tsxYNvYG8h2dyzKCYaliegw6l1CYZb20vkmrjp/L73/IZePG3mWiqMytqpQh",
-	"tXzqJGi3kYnhyBqEUb4x/4lWfQ5KhlpRVnMwI54NGtXn3FwJWeuRvkHqV/pk93r5RXpZz7PdkrX6Wzbp",
-	"a19kLZm8T7W4/EBp5mgW/0yF0ymDLCLzryOdirKPq1PpBIWaTC3aLlQKdBlB04BJA0o2Lorghe9UK3hX",
-	"vrZeJfZAT7FEBT0/r64TvgZJn+yqkVM2WuVDx6HjglWguWMttQ9gtgRqp2HKl6zpXrGm4aZNVrVyll+v",
-	"uSU79cfeLTQXcEufCZJG64njhfO8QiSTyXtrxb3N8ktOfa0spePUFcFR+eWhNZ75ZT2h9LgmGe4hwO7Y",
-	"66b9OdUCGPN5RF4Jr4aOhUxRLuLPkvPUkPor2SQ4F4m/1BRiaiTXk2jzcVgERGqWNXBvwzEUjAElMVVf",
-	"NIWLkpL6L4jjKdcDpSevqSucUNJUe8RFwDLBsLD2YBBd2qC9erqL1biJQvrlxfW1OFkY6502edlCl42g",
-	"i5Afp1oNNTdmC17uBbzQG2tQhS5tgcgfREG/97jEDzxROq3hnsBH18Y+F6Xj2inny4EKnYj7Clc8xa+T",
-	"kVznsut9qEU8GYKTwo6Pk8XTiPrEYV3IkTIc4pRbJjITU4yegzk9mctwP72lGSPbbZNfa8zn5NeKW214",
-	"RbWEKhPULqHL7zqXr9MIanwiAhIwn+N2T9IgMCSLgrDEipyDW4I2+LkLtohbsNRvEcHWmLE1ZmyNGVsM",
-	"cXWvuPs3vZMcuIkh5XbAxOrQMIyXTMvNbLD3RRkmhWzKogj3Vgds80rGhASLt/mWsQaaRVtaH6/Qk/XA",
-	"LMMxnVAZ3oqKGjnXNfa/EaYqYU3jxsFUS92ue2e7nU3zuIh1+EahivhFmVV2kYEEybdmp1DG3EbZSqQv",
-	"IpGW+qKrm+IaEWKVbbtuU6atULiTCK1ZnYHcq3X7koSx4QKX7lLgsdebjDcbU/YS0BaPMDw5pGdTdlnT",
-	"8e4F/q4GPel4eWXILc/0vQVaDYKVWdhghY7DSYkdH/ep3q02xJ6RxT6FasLG3LjnLn45gtlIJCP/RupX",
-	"jgKjvGVl4xw1mWaCScwou7JzOIVMVc/cfcZMbaXC1y8Vrmfz38DUv3utRKAtcNlu0U2AyzV28VXw5E7D",
-	"4apSeVu+Z9tOvVKRZ1aT7mvCuEUwcS3N+vIAt/eyhqwcUhJS+DTh2whya9xSEulWdmxlxz3Lji0zv7Pg",
-	"rW8gcCsEbeXy3rq8nFqmHcfAUClvAq15it2so1JN/VYGSlPtCORa1GZWTQVPIzAKMma5Bp4KayBVIJXt",
-	"+VR4/4VcplzDjM3vzEvpxnMXTsrrdja5m0avS4Z5l8pY6WXdxkNtBe82HuqL6oWVnJMtnPhj64bI9q8L",
-	"g27kdjWW72RquNrp+rO7BdwtEUg+48bCQGhjq3Z8BwswlMbBCoz0PueaDR2EMDY0FqHgcTSmC8snUU9W",
-	"mu9SW7l4oNUkBiGTLDfinEcQWxUD/+T/xvKsdbctLPXacqFNTyqZze+y8scKN6+x/I2b0XVajNiRMKGd",
-	"nJvjWieRdYXrsl4jXkBXOaTbJNgFLM+F+2WxokK0msKQP7oBaYy6fS0hzWfu3gZpDtMa6338wsAUy4pi",
-	"k0Gdy0cGVG6nud2Q9GQl6Ri7dwuUu6UOFRKF8RXd6lSaqRIZG/JVlOAjjfUloLH8Az1zKVHMgtLABg7v",
-	"I23uZNYpq2Q5d6qWlyVUuvO8fLqczr7j3r3ZnPX5QGl+JWXPrqTMqmvR9aCq6uATs4LfrNgC4ebHJWeq",
-	"N15bMwyAHt6sTMysEB7bIjHfRghCWM8KPDGUdH3voQcUD2/AWJWMsfLpTAKbMaoNOxvN2/Az1f1kEONI",
-	"Ysh4OuQaS+shgEmXIZiexGCEqUMdymLdeAmOtXXxVsdRUvcLlmV99f2r98Ta+acpBp1nyhrCTK02fO8v",
-	"EpEJk9DnPYnUpG14S8yNYcy3kjDCgqJlXRiIhTT5YCASwaX9iC+JIyxn6lSjlVU6L7ShLewvV4ci+HN/",
-	"n8aW9Wt9EOoI2tcmPTJ9APlblaXzCPosGZeRg1gf5NecSSusOwtPipahdUG9qVXEt8t0QHp9Zba+Lndl",
-	"HarJlrVFS+Pz540QCT2yVBsvWM2dK+RBBdqq4guq+AaOOWpJfJE5NXy110a38bryI4QfyYL3Ah8/6Dx3",
-	"F9wP7ouFHOo29tqHG1X8uT4X8Ccy62+wk08dycEa8T2OdsmefqcscIm2d+L9A8d8sbP4xM1IcwVrR72V",
-	"/mqhgAmdSUKr6Ta8I7bvjgyKAstl+49cROaNGhL7WAekLGnGupnlZB2nemBlN7AtoCu9kMW3pDTcM2Pf",
-	"8trbywVlKdoP/dzeHzy/tvuU90dKjTdqYWzyfnGHiUBlacU8WTSg8OXBPZwTGjJmLKQ8E+dcz496UvJz",
-	"tHa43wxPNLdmVTQvnVU1k1y32nCSMQm+a3MX4jCEGJonWuFR/l5arqdaGN5q9+QVlYLZ5bbNIbdOCdhv",
-	"Y/H2JZbHMIM3Zg+1eb2SR5zW7r6ObYEIr75n3VSDGqXb7u8PxUxAC1pfnapDI+zUVXFugS0ttEWflTv8",
-	"S/Sk9Ruyz7E47I9nZyenwGU6VUJi13dS/Pm5e2+pLFqWqWHOqb+NwiYdBOL+3mv8917jl7jdk2eVlh2Q",
-	"MK2F711nxBCdnMSGIlAy4Uc+RIPYVCbIVPCS+Jd7ED3n+BFKj5D8kyWy2nAsa5yGCs36urB7nfoKYQkd",
-	"6PO5kin5QRydP314QynzueEQj6ydGvKg4EWpLNCEYETJVItzZnkEmVJTUqK1GynX5zwFlqaaG0OunxSY",
-	"Cb1LVOaG5i4aELYLDEaOQC5TNxlCAgPfAEXgWrw+OT8IbwtdfwZKT3oyFpLbj8wqGftOMwaa8d7ufudp",
-	"58nB/n4cQdz59HTQ3o3RhhjodNx3mvczkRTvDXUCPKTuSWZgoHINKU/EhGWeJIOdgBxJTyATlmuWOSr/",
-	"kadDnkKf3BR1gi04Pp8aindhPYl1BvB7fjIit3Xq9HADSmZzaPp0eF8cgFmfhBIEGjrJ+ix1C9eT1c43",
-	"tA2rxQ3c7Ma5zuKvTd55IwgRcK+2KTr+jquxjGvbrrQgEUOpBoO22y4pTx2zy3XW6DbwDHUfP8bJa4+Y",
-	"7ivtwNjOmJQQE5rbPTYqNxtbhmhS7tQwVHRzuQIavPD3fd5wDOlSSHA1BIhKfzRxUDAjNZPkL3K89K6N",
-	"Sf5E3IMp6RtDI9c1QfkV+Igs5aPmDBv0lFaoRXmYMCcTz3lVKK6CLwvGqrX39Eqb0KJKUysHvyidv26T",
-	"zgbMJWWW9ZmpgUxUSgLGdNMWbnIL6DBI3+EIXGyHOMinnu44gVmWeSk2SXj4Y175RLlHau8XBip3HYHm",
-	"Vs8dW9EW313dFIedfVxkaV4xkSFmXaT7pw9vHhlCN4nKsxQ88ZlSTqbn0yXkGgLdl1AbduyVbz8CRz0i",
-	"h2W0386WrlCBwGY5KSDVDJoMXr47hQFNV4Q3MXoKm/yliprP9SR22Gt1IXaTEmN7viXzErfhParyqxaw",
-	"25PxsuV3KEdD7G0FH3M5lmomsctjtcxEgUKIPNpyDtG1e/ID7gwKnYjxj51j90fsZJGSqSEgUxE/lZuW",
-	"aB/0EOTSiswDZRQSMGFz2u9WC57WPeATIcUkn2C7Mq9AC2n5kONqXaj4QfoNtpGsKDYe09y5wrbSCFTY",
-	"VFOeccuX+Xon6jzoTBUuSW1ArSnQMIyEsUrPawpTYLNF1DoMhBRmdNSTv+Y8dzxEcgqCT7WaTn2zyq8I",
-	"H7/EeSvx8QLeW0uEv/Asewtj7t+663Y7sNpWf7D2lPUzV5hNRhfP9gtf0Nd64wP1CSamBAOMJUXjypRh",
-	"/d9mTA1JuoCR6XHLN0k1+YQXfEBwx32/J1MNsm6VJLmG2Qh7ndZ5iDD07hQ5gBNJ/i08pUwY6gxEGkZP",
-	"BhnlKxE79VvyGZHe5/NQjTDjaCRC1cl9pVodGXXw1tfGZKgxdpXJ3LA3D6UWrItBap+/q+rEF+zhG5nD",
-	"N3GbXU/j3dq8b6Rl3mNX+q1GtNWIthrRw9KICHoU4OKLI67LFaLHJZi51EtepfmRIbOW5omDT+Ub6tk8",
-	"3RJiRb6NA7pxsMG9e9Y99Ygu5ybCDoqZCn0drOWTKfawHYdYWxAW9/CCq8oBqjGfWreBenK/Aymbf83O",
-	"9nJo1+3Ae/MMgPquuBSbVMi9vp/ev2R+TMu+rqu+gsS3mOWh9HxdYBUXuMTXrmRewVAtN/dWq94fI4Pl",
-	"BgM7azuKYq/rNp1Yhvj36iK9Tj/HLcerKHOwZvqy6OKKenI2YhaDBRwnr+rNyCbdBa/4UmABKbveGe39",
-	"xUX0lGfuj0xPeijQLerpuofNXCYjraTKKU3eYhVFZkg8FC5+kiCEXorGtM960gOBVhveiDFHR34QJ8IC",
-	"1XYxEGfM2JLvxBFdOUVp5PM5PWJ6oXJp46gnyRIIbDrFvrmCasIXdsFMGOtUdRJS5XU3JCuyDBjsdTow",
-	"4toP2I++J0Xxsr5K51+b8DrjhfC63yr/Vdm1hivZ0V1InE216gsia7mICjsvGJH9km/l1R+5LDp3XBEc",
-	"Xy6YxH0oAkqPd7CQ7mrs/64C6KE5ZUOers57j2Ah7z2k6XdDYVx3i9tgU7fV6E+C//HqNPyerOThK5+k",
-	"LW7QJhWxttLj9zT0DXPqH2g6fTGrm1PIn66gsLJSt0Cm225Ut9kLO+FVwjq9aoopE0tnjGrzrM2owxqT",
-	"TH+A2dZUUCjj2pYVdJJMmWr9mzUKFF6UOpmacQ1DZsbcQuZE94zpCTChQVBRgMrSrr9H1iu2c9jB0j9C",
-	"aUptHIlQp1FluSPyHeZF+vI+16/65F8QCjb5jWOFxX30UqliBqzSsnFHtezDJtu0kv02d/0bCEovWVpF",
-	"fhdn6yGUzi9JBKfPwVTwBPNWCipRd0JTXSlCUNa1IszylvERhNMcSt0bJ5zjCU9FPonvqj6fjz0tDth9",
-	"huR+KRZ7kW2u5GebxvCGebzT4n9bWfZgZNnGMOl+i9iVysg2aX5bv45qMwKryK81JexNStct7sFLM7AL",
-	"wm5Uyrwi3W7Y3XLLer9d1rtlhrdcG3xTrvLAEtsXGNXjsHvvx+1EWgL883//O8SVssn+ik8/TGNokuWw",
-	"foJ9CRJ6x+MLz/dknDCZ8CzjadyGYzkHqlWC4avUxhjriasBOHqzjGdAgdwDrSboCUMrE/5rJqRpwwek",
-	"SMghDITmpidjN6EfiZkHcuH3WTidZTPlCCoc7/OdaT5nmkmDbTIehvazyHMbPxBD1HyascRHxwQGGibw",
-	"GmywHPddxV5eKilr3Hy/FIzfrOxcuo53UoZ9YWtcS77ub+XrVtm4G2XjLeVC3LGyYUZM88fi8e9Wjbn8",
-	"fGnAnZDnSiQcmEG3cZJRjTPOqZpBXzOZRuFyCMGwEWRCchPBlLy5FD/RZ5kToe2efCnMNGNzjNsEqmV9",
-	"LMHHYUaglZOUGNx7rrDlJlJaRHBgahSbcDjoHLThTemn293rUAEGgyUtPVmvT/CviZC55cASrYwJFQgy",
-	"IcdLXHj0awxNqSDRPOXSCpZRGxGixcdJ/PThjZP+FDYyZX2RCTtvLYtO+IHbUzfx6Wua0o0l6Yvi/WeO",
-	"ghv7fH5v+AV5QWn+naiBy0lpCwm+ovFfXx0+/77zXen8+rHI6QdfWIw6LAi/hf/r7qu95/tP3Zmg6fc9",
-	"Dt6yOYMXVIcM94i/7i7983/9X++1Fb/BjKdYFkNzxxEoLhVvpp4vFVb8ZGd3/2yvIhyFMfkisz442z3s",
-	"Ir/+t7InVsqnygjbiBq4R8n3NVG5tH4e9vaeHj7diy7ENOFjEex3/n9FRRQlrWaJkxiWZbggVDij0W28",
-	"fvfXHSe6Xu0fH+x0XnT2cb1FuvCRcEBWkzHhdqSwyQfTqX9JfZiHZ7tPaq6jIOfcrY6DOOpqb12/AGBt",
-	"x66QXp5HLFjmPjDLyY15hWmuvPFzVD61c6IykczXftjffn3f0pcRbntrCLczpd4yOffUmRuLF57khL/+",
-	"/suSwmooDdKwiBWBQzxwmbShHy5IGKlkXcJIM11TyAS55buyQJ+PhCyoQy7dpZ5Ojg1FTnDwCEyitPuP",
-	"l3kRDASW1TGhc3JP0lkoC6QlSmuOOVnA6Kk2vFMgUhOBVCH0g0+YyMxKoaT5uRpTX30UBYsSyW3KnRA+",
-	"UhNE60savfIdyy144aSGmbyxIc9NcQ35NqJGmF/q019M5XFii4qTEhUVYUXCMp/2VlQgPpspyCWiaphi",
-	"z6EBaC8KQ4ue7zFU0ZHJhOQaMtZHpRuXNA31Z3j44guVpTBSWYqe5V+ixoR9OnXbwtcynnLtJdmT/fY+",
-	"TUqeub8HTGTopaab99vPyhfTAL3j3Q21GJDT/ApRUm9UJCt2QB9ehzzYmEt6HVFTgj7P1AwOdv/f/+cV",
-	"WkEuTKD/oHvZR0/41XNaEuEf2WSS3VwG5ejCJLuTWMh1IaEsMVrIHsehMk7L5eYpY+UjStpRNoeBUikY",
-	"NuB23thYIhX7/I5Uqj+cODgNcmCBF99cIlwR2YZ5PcjmkZ3Ww7D+Mnl+3j/d/Y398Gr+b6e7nf6ezfpi",
-	"9/zfRKfzdr77D3f9bz+/6/zbv/7LbyFca8rsqNoOY8wvtjarpVGxT2+4HNpRo7vb6USNiZDF3xejyn4p",
-	"Bdyva0m3X3NlVypQ9mLpzxU6FUo+Q6LPRD15zmXOIxhilljigGOhdSHgc//lemIiOGeZSIWlZgEU6gaX",
-	"a2A96aVdFGTdWroYNGMnqT9KZT8O3MmIW4vqGVXC68lN1DNoHuw99+Ge1VS71pfV2/7i1vEBaG1U+w87",
-	"JXtp84XUNq85nQSRut/x2tn3Ml3QzQ7OOgelbnYX+h7ue8yIaHR3DzpVba5+BL/TTBieUhYvaNGPAIVR",
-	"WqqEThDV2yDsHnSQ732ihGTiGFU96uDZfsfxilwKe+Lkrb++f3DYuRh4ejplepxhIXMh3U5k2HnZf77P",
-	"qSPHhiQ8311KwZNlBHxwpxFQ7pjyw5pLp7cufLb6VQ8/ahrk8s/uHnaWfPf9YLBjqBdaKgxyqYomXl6p",
-	"EnD5qHf2Oku/j5cRm5DYezFiesi/m/qfKsjEcElC7ZPD6XjHbmfv0MEU7fBew2n4fq8DSktfscNx3qNg",
-	"xYI05/AUkzzL1k0+z7SNhuUJ/82Jv27jeMK1SNjjFyORsKEKGrnPEsHvLOj8tTGECXYz3MFGlNX5OHxK",
-	"ly37FDbAM3xH9aanh89I60dR8JO0IqtA+z230VCcNLqNN2zMkU2csHOR0ZE855oE/e6GMI1Y5gqEhnJx",
-	"azT4mo0Gv3qReGsmgwJRPSYph67kpc5et4MCRPLFcG0BttDl6uCWww8RsKHm3Ld9dVfxoEMzxutdcEwm",
-	"joBnxqGYTqtLtYbpVX3udChTs/dFlezDOFzkaRz5NBRmuQOLbXzDRyKPpzG5eX014/h3fP51GtGH3D/K",
-	"I/sZE1E8cvQlvcJ7Ikh54qQdgrLQiqnSSqknmzF92gExdGi3jpxe+A6MmOSZZZJjTiPNW0TO6TxJOE9N",
-	"DbDtdbBEMF8wpxN8e6iAjQ7PrWK26Iu6uXFbBtmHpihMuZqz/+lw245y0CnU0S0RXonU1mbSJzj5NF93",
-	"6umuINbfG2yJjX7Po7plY9mi2y263aLbddFtkBJbhHv/CDesxRbqfpngj6+tgPRDAva0DncD7WnmdoR0",
-	"qGK+GtOHNqcMJtwYNuRYjMsxnVOHVy1nkyOQyp0rx1lBcp7ytA3HHvvudfbIouq/BML0pLFKe8/GTGQZ",
-	"YE1gdz+1sEB8VQO9h0tiR0Yq1yWq7cl6ya9qX5E10G1rdduHU5qq136m7rX7gweeTLL/eUkjh0bU8IvV",
-	"6DZ+5qBzCXbGs3MOI2WmwrIMwjO0CFggLsOSKJDyiQrRFFazOVqw2yWwO5YMflAT/pubLz1cCfWsmoqk",
-	"0W04mYkBtUrD7h7VDNnAt1Sb/Y0Q8d6GbV/Xi2xMn6PjAivMXAhE7DzfOBBxcYAJF8tLhnzw3/zKZdZW",
-	"BH1NIuiFkpYlFvwwQWkwLKtV6rqRFNLnfL6Wx45ufWQAHeAR4LCxjRSGMTp9VMhhVEgnGnGKXanWdqwF",
-	"ww1ZOZrYMpU+7Ks0CQmpZgPbqth2Do6AAUWK+5sxawF7eDNjQVjTk+53tHaJCY/gYLcDzZhu/kiPrnLL",
-	"rRk02ZMPwy1H5otTHNlDiKa8ZTuFMtyUiWHFHsTBjfnca/Yff82ZG0U1vONHNcOOuW4a3T3/Y6n7m2X8",
-	"LfvU6B4WPm43vXKI5i76gOaJmky4TBff7sR3NsdyD3OVu01U3AoOKnmJX/9wULfpY3JqKl8asHPlmALG",
-	"rYTujH9vfKc5Gw/InvAml8moETVeCim5djygDKoZiWQEE84ySEWKJCHA6HNjL6PBHZOMf0xGFN5YUEND",
-	"sbXAnWM5p17EPDP8spda/sleESVjR0yO/6bytwVyOnNXHOH/Bf7mJjAc+RHPptUZbVdyFk6YxaOK4x5w",
-	"nvZZMt7U+uePz8p63O7Xrea6Tr3tNSj7wcfDPCSp6xOcvehxnP0u5O1jk/f9jrlc9yNfRN9/yQevYHQb",
-	"FrI21rt5PDfs+lrN4TAWvxRKXtSTnCUjwELbTtcQ1hR3ORk/n3Lqq8DkkEdAzMAAm4QiwCp04XUnu+ym",
-	"FXU6nZ5MRgy9P5oCSL2ghzGfmyNKEZwJ8istNil04rWgdswdUABiSDu5oZjXnqSak/VJoWaWQaR799DH",
-	"MN6YqlK3LiCFEkbsdgr535Or3TwPIWviFLfN7Ur6L+zNoVmnh7xY8cxV5VOU05k65xly2VIMdoOci+pi",
-	"3onrUix3n2/QzB+n77TYRnfi6qFjfiFtbv9sd6+7H7wbNxF/Gw73ch1X6fSr13G/ArvsJpJxq0HfJIYX",
-	"T98Cv78FcV7/5O+NPmea6+PcjhwFwS+1PLz3RKs0DykJ9S6xbCraRuVlU9jz3cZFL9sxZCphGdAnoBkP",
-	"FVoZ24+TSYp9ZONW7dXdx4/xiZEytvus86yD7/2lmIaL0GMojCWhE2Gf6h0hIy+xNB9obkYhowR/5umO",
-	"kJAbriumSsM9V73oJqzE95rIJ6KgthjeKjRMMyYrb1N6aJa86hSldDMYVKPCxmoiQP+WaRX1rYVGCwD8",
-	"5tADBfbPYcq0Ne169c9lH3qLiTAmAq0ybqjuAFVtJiNIKd7NEQh5LizzrTyLV1MujbliQuD45DWiJbSm",
-	"mLmxfALYxYIWxECz6O5CBBzBj2+egpBDbmyr8j02FTvuRUs+iM64PBUWMjXEqnMIGhH0VN/gblk267VW",
-	"4mqw0DAdq9DVmp1Sl8Gw1IsN+2jVK1V3sXFAQUVRP3f5OHxT9rJvl1XL27p2AXEvl5Zqf7vde/L+9AxY",
-	"WbR8yB2ZZX91L57IzqXSOdD3+5gYgG/wZacNJCM2xbrrfXXOCbrVB7Djey1eHMaJdgucgjuP0PzLB0hU",
-	"6naukmSxr5S38DHrSrMhh1C1y3cX10X9DAYmYVLSK6u7O2HLDuT35cKNGLmRoAZZo0vSryqv91zz4gd+",
-	"ZlnWV0ynJoIJlzmEP6xm851MODifaI4neCyUGdOMGy4NliGwfMbmpgsaORP3/queTJQciGHuXVcsnQiJ",
-	"Sdao+eC5ZxQJsuM2R4rzirtQAsvdf6yDbkXvdqFBzWRIY2vGn3ZS7sTNDl6gYvzYzp7upfoljtARZ9jT",
-	"PkMGM8KpxLKOP/P+qUrG3NY2BL112U54PWFDbiCfOnnOU+QBNFfQTJjBlp3Mz5UjesznrRqLSQVbcU6m",
-	"3jqScGlyAwMatWMd53tw/PIs+Bh9gZbCWeW2ph6whAOXQyG56eJEI3M3UU9azaQZIG8MNfyRuQqTYDCD",
-	"25xZxvUwOLxSwW0oODxh0ykdWfRonquE9fOMYdeanswl/b7j1g00RimErR42wo57nbCCSZJUajBwHKny",
-	"kdrUJ5mQmEm2hAsHRYtlgLVIjNNtqch1k4ERGWWqVPdkBCxM7CMDMrdaUKqQMGP3m5snVCoZ/V3JkAP+",
-	"Kck1KfUMMmUd58ipKSuawltd7FzAU+xMEPUkNThX0stdyx+ZoAfArDhhvt+DmnL3YilVLpNih0Nca13v",
-	"20/UZoiGvmITFbuicE52aaqx6SFFTqL5zQq365FThI2H2wpVXNqBRf92zCuEZMQTTCKt2jXKub24h0ie",
-	"gJ0ph92MkvSKqJAvtWE5gh29Swb2gSdi6gNRwUe+OBGf93c0/eTeqZGD1MlIlLHmCJJ5knFkbP4l7hj0",
-	"pDrnWouUmyN3jrk7v+YIpgX+c6jNwJBLtyPcYQ8TxAcDn5OLzPI//6N43ovQnuwzm4wgIS7qk3qxvFIU",
-	"BCLyJSZTNRjgV/k0chBtp0/yNgyEch3rh8RvqiVT9cKH8nr2X3zNB+06LqUm09ySfOSfWIIMx93g4yiK",
-	"biNegDhyyIFCZIUQIaqfjMnFpJa6O7FAUysKydk0yFAyoH7OPaFL0YvTBhC3YFhheAvuNNMtbWlRFchB",
-	"E408UdUkpTRIZVuRT6402ActuL6M1zdoWVnVVESTUAZu1CgnZWXZAfzZCWcWjvwjgwBWOCaaoiGvz43b",
-	"bZAoNRZy2KXz4HgI2upKzpOpoYkgyTiTiBacKC0RBj7lVtahpTTHfvmMoDPteZ/ISqPg5yLlMuHIIhMm",
-	"I5iOlFWO6/dk5aOOyUlleasNx6V10vFFarvqOIeDVO4zIcacuCd+1bEz414Zu0c+0i8x8ekrWWKdETCz",
-	"FEt+cAod7e1i2qDJJHx49QIODw8OkccF2Oe/VSgULYJOEzbmOCjfN89NIbaf1W6OKpJaq9xiCOsSNKio",
-	"1pYJ4xpkSmlouilA8pRyTE6Ykf8ofS9hEmN5DGlkYNURfX+kspRrSrG0Iz6pArbwqSVk/JCLlEOqkpwq",
-	"1jTfMj1OnQQixo1IpUYBbm2rKu8funcs1dtGYmBhlKdp5hjvSJmi/oBffXpn5V3+5hWCSUjHh5wykTDL",
-	"nFbTJLFS0f5yKSzCQw0ZP+eZqTFC04oCsO7JCrLG1bYqGUPG0yHXpdxScmcUlNaJcsB7h1FsLwmGyEl1",
-	"TwGK9HnkIGvuUMSIc894ZsxYOpILbGA6zeZLRvtXLlOlTUVVxoFGhHZ2cMpBTKZK42BznYwY8qpCkSFt",
-	"Bz32eBD9Hoh6kgqSm3w4rDr46SoeiBqJ/t3LuSza8QT3RfUQmwX9L4hYaKI/33hEjgzSjPyBF5NJjua2",
-	"lu8z6LjlWKoZrgLZHjzPGCid8AixhqkrsFNPxDKkXeZ1h3R8ZPhFxSiqplFzs0yg6XtI0d7yOzVUgYiI",
-	"kxZFNyq1NXAzt6IgBMoqHqEUh08u9525UDXncsiGfFL0se7JoVb5tEaju3ugOf+NE33YemAgJMvEb9jK",
-	"vpyLymPLVMBSwQyYN7RGqjYIaRKsFBJCNcgIisqMSkNRE7KqlZSVulZwmbTKch3f9KwughC64WhBNTEI",
-	"p3L3I4gKRFfNBiwb25FW+XC0lAPhtky4tmLg7fcGmliCwR3qjOuICjJQbx9dajER/Hj84sVJqzCBeWWh",
-	"qKmSsamp7sL6Ry7TPIzfBvgyRkYmH1MzG6mMF5GeDlo6TMG1UCm2af2X0/fvkKKTl6+qcobet0onLI5c",
-	"UbopDGpM7cxxYocScZkxZAOsG7UsQ1vip53CThNqOQYtY7WT81iWTWWD1oWLz9PuJdqSBDUYkNUAtTG8",
-	"hBzW7ZVMuWNUX1paE8QgK3Q0PKLowntZtSTVLEjePEINekXIeFMa4v8et3uybhbD1h+4d0Jrpovd4o6c",
-	"VF5uRsKuqedci8FceL+rWwicjGWOQZw7CppNsfn9xn5BfOpHNHit4xM8DdSER27kFLxYw/Ngt9vptPcO",
-	"sYwns6xWIvTqWNGk87yxrDDNx2IjYXkbN8OYiDJj2rGcjSttfvY5TGEJik2/XlFQ3ul0nlAw75rf7Oyu",
-	"7/M7vrAp1vFx/uu/rmxhWUaX454WEp6FBs9HldA/Qw0TnXIihtKJUSo8s+zNZelgr8Y2Ua0K2tP/x97Z",
-	"/aYNAwH8X4n2sg+hMKBdt8dpH9LeUKnUx5IE02YwqEJWhCr+98l3tmMcJ7qxxVUsPxc7O9/tp/P5PszP",
-	"vOWbJuYsxzj6AfMt+VVCjYZuexkydWUMeZOx2v8+6k3Vwoor7B30pGsGZCQXqM6T+4Tf+IoV9DfKFz1G",
-	"lhRNtNObJrm/5BLFzTRyjaBzDxwKdcnklVmxOIYSPQUnu+HRITXuDFJfmswgsApZ1aQ658w6rd9vpZbe",
-	"iYBfoiqOwSaDaA8pqinLEE1VMwEPgAZFkJ+F7AFpEmmirwNtwZgMNMMq6UgbdY40iyEEqBlQq6nPFdaq",
-	"+EqsIiatV1UzLPNaXtfBJ9OjLn0FWCXbdymNv/hSslKRxPTLntV6yOwZve+MPd+adBjIg+Rp0Jwr7EBM",
-	"+hCr0FubG4W/lQFzwIwRJedy71UQvMfoQVGnUjpvsYNyUpFzoffimGj4qVkR3e2ZdIaeqU2HATuIHYvG",
-	"XCEHvRQacuSbg3xp0DwclanSY8ygOP5jBuWkYibBxu/VXJx/iILXjI1OpqvOyHRtU3sgE5LJojFXZOL/",
-	"V7fLZbxgWb5oB1OV55k8PhbbJzl64ifLMMKkSq1ERiKki/YYVeJsvuLReEsqrnphTFKx/K85K8WQR/pr",
-	"n8jhoy6BARd4yNQl6V+RkYNVI6Np7HQwfuwMjDOLkQUuIhfr+nKFxbJIDrGqaGmjYlVAITKutedBtUGP",
-	"IcjlU/9yfxlozBaawN8O06Tg69ei0cdZeKN7cSm00uBGRP3ClU43w2bpcLvsDG43deMJbEO21bTlCm1a",
-	"Wl6sPLY2wt1jhqC2DuLuQmHRnhWscv16TDpNwJkUx9/r6e8NFTKLM4Yfa2dJ/Uyms8xupHSkfeoMabeN",
-	"VhLIhmRr0p0zwOEv4pLtWtr7zAA8m/UhSg/RHMqQh9vifjd8Brs5DuWHhs/54jjkm80HnGdAMNH/Rm04",
-	"iPYPScmeWKFNYljm65IVcH5ZsuHnl6pVKcDxLFq+yZU+fiVl9oCVWfN30OfuZQmKG9ywXektOHUFUQfU",
-	"j07Qppsn/b2yu1yJW1NrAWQCZKeacsavbbG6g3KPWFZ2tGZFVIWDVaEI3ELl6j77ZNtiBVGoayGLv9kQ",
-	"UotUf+nDOW6ZPE7qRy5PyGUxTLpLdtEdwOxGEjAmMGZVmxuaHY9/AgAA//8=",
+	"7P3vcuO2tiCKvwpKM1Wx50e5Kflf212nZhzbvduJ/8V2p7MTxRZEQhLaFKAGQMtK3Kfm4+/znXe4Vffb",
+	"fYZ73+Q8yS0sACRIUTIlO9l79smpOtltEQSBhbUW1v/1eyPiozFnhCnZ2P+9QR7xaJwQ+PdBQoTS/3jA",
+	"SUr0P2jc2G+Erb12fxNvNcMwDJu7+j9v9X/C7P9IqxE07inToyVhkos73u8nlJFG0BgRKfGANPYb1/AI",
+	"DbAiEzxFncYnnNw3KUNjwXtEdhpoiCViXKEeIQwNCRYx6gs+QpKyiKDW1n7YbgQNPiaMxAeqsd9oh+2d",
+	"ZrjZDNs37XC/1d4Pw58bQUMQyZMHM4alSZL/8u3U/SLJAxFUTRv7jQkWjLJBI2hIqshJvU1jrMcrrFLZ",
+	"2Ic16b/T3mcSqSVgF2nYqelYAygmDzQija9fvwbmMKR3Gr/8dRz/qOP49WvQOCRMpnAeMh2NsNALvWAE",
+	"jbGihClEGRryVGoQ5weG4xFVahY4ra399rYFDk4SIgaEycb+L40xwSxVsvGr+51q0tQzzRkVYUUGHFbT",
+	"5zxuBI2Ix3rxuzvtve12GL7VZ47HYwPrxgOPcC9N9Pr1KeBIUW4mPWB4PJwm+JHKRtD4QB8IfMA7F/gn",
+	"8cFsJta/TKUiI41UhzcagORR7/gS1tn4GhTXX1x2LNKBt+xwp/W2vLQrLIeltYx4TARWhdUwru7weJzQ",
+	"CPcS4q/q6qfzi6szf2GMRjRJKGt8/TVo9IhGjoNG0IixIhf9b6lQw8Z+o7X3NmyGW82WRvOYEnUhYiLM",
+	"gej15v9q7DcODz9c2GGw6IgzSaUiTN1FWPT4cBrDgn+dfx4L4Hp8eXJ4dHLsAfcwmx8devOj1tswRPcR",
+	"TgDudnHtv50f+ItL+ORO8pimo1dbTxsNBB4hO6sG67OgCErrqEuju42gQZlUIs1x5JyjiLOIMKWnjpGc",
+	"EGJIhOtDq6TBTc2jNA2OExwRAad7no56RORcSWgecEkE5TF859tG0DhtBI0jQEieikjDF8fKwEuonMk5",
+	"NkKJWg0ehEU8ZYqIkyUYfz/BA/iKIdc7Q3nTJeDbawF8PwA721ciJUFjJJgmiDBsb25t7+gDYHgEMkIf",
+	"j2iiUefo4rgRNAb0geih3x2c6z9HNI4TDYUfPp6cnze+Bg3BuUagLSAqSR4b+433K7D6lFF9oFuf9L/H",
+	"mm4XnLDh4BqWhwmX5IrINFFFXn6AIv0oRgByNKFqiDgj6AELilnk8XVNVCmD180rM98N98PQcnczAkgr",
+	"29h2bydq7sZvSXOvH7aaBqJv93AvMvxbH/nMpOFbvRk7qSC4ekhYGrLMh+thRz/U2KGFCcP9eliSj+Ys",
+	"kl6+/MZ+Y7MRNMjjmET2z41ti50D/XcfJ5IEDarIqN6xY/NhHmFN8/Xe6dl3lB5uiPJLipkyd4hGQPfn",
+	"t1jjOqzZYlaE88v80IjLzZ32tv7FYsR+oxlubANp58sC0qu1sF8dDTXOOFPDJmEW+QI0MZLYSyQgg3ia",
+	"4CzIT82RhfkGfixt7asjkushIYvJg/eRGhJvnTlt/EUSf5HEPzdJFNC8QqTXygOSQAO+MJ9jtgFbjsf2",
+	"738RLDW7ydHU/J1hqfnzfyskNTPkSKr//udEUdBbjbRi8KDMhRmZIJn2ZCToWC/dCCpUSSRJJIgKkBzy",
+	"CUO8JLJobeohk+bm4eFejofkwcDulwZOiFAb9hXY3IDxfn8jJhGNSawh0sc0SQU5NHJRGCxlqUiwVEck",
+	"oQ9ETHPq0r9eW7A4WVxvsLHfmAwlie5++rL5sHfz29UWOx2/jT7Frf4HuTP4Dm9Oj0mYfk8v1Pb97g+j",
+	"9uOPGrtTkTT2G0OlxnL/zZsh5/dyY6hlb/FAyaR5T1U0JExuWHvYG8lTaTiF2fcJe6AKkKXqRGj2ND8P",
+	"xe9J8WZ8HuiRIDFhiuIEIC8AuGSEqV68xKP/sWDJ5mqhgsjiF/YKX1jGDAK7Wo4VCQ7C/ggzPCAio4R6",
+	"5KVp4degYQC3rz9/txf90O79tDv6frwlb1oPP79lV5uTv++QD+Hn0238Pm4PPtKLL7s/3cNZHRmMvDYI",
+	"WjoohvB4LPgDiZEgGoL+2VhcnhFbtve3HOTskLrQIPYVSTk750pD5ZIrLCVNR6iNBlpb7VMxIrFBGUbG",
+	"Q8ETPphu+MYGo26UTA1Xx+cHp746LwjDSVF9NH+M3SdXVPNPLw7hS1bHv9LfQe3BCJ1j+J/vi4ptvXW8",
+	"QM1foM5v7m87k1qFOt+4uDpq7u21Wo0Kpd7X5GF6X5cvaZQZJRW0e+/ETpbZXb2x8V6jUgM3aGUORX/f",
+	"YFI8leMhHlCM9KmlgrxD44RgSRzKoew0UEJHVGmEs2bMkyUsBCtfco4OjYF2joV0e7/lIJ0Nqs+JDDeA",
+	"O4USWWbZsXlCYgS3XIAw0jcYibXGH4Da/yUlKazQM+YqRUZj5YuAcSqA659llxQRgmfWI5hdc+7SjWmf",
+	"1AX2Zn1M6W+CbKTXXqGCbTmDvD4KjTrZLqV304K51t9reZbWfhhubLaAKXoAeBuGrQwADUVHhKcK4b4i",
+	"Ar2VjRwcZYFiKWC0lwBGeyEwWiVgGBTwgBE+CwmNoRthewYSu3MQ4UU7by2x89bCnYelnWf04G2+HW6B",
+	"HHoETpBTKmcMAhOcJD2ORYwwixFGI8JSBD8U1SYsc5VJM6CBnogLzW6sQNVIMItlhMdgtB/yiXN+GWlV",
+	"//IBs5j3+/lv5l24dQaCJvrWkTg19nU1JCChx1jca95cQ/Kqy4m3c9datv+7Hh9aOfaaEDYD8db+psM1",
+	"qzp84AppTSyHIbBgqo/AbtD8VbXkLXd6y1pMq62kORTAX1B5WjGeXmKRPSge3pgLJTBV2dllnp78+C4F",
+	"jUj2izufhA6G6pkDai95QDv5AWmEvHPQ9U/H7MKexSnv9aZF5HUnYQ0y+VFYReT1AG92B4R2/OB88jmR",
+	"3Uy4uaJkgHgSE6lQnwqpSvfSfLSOscKg/mmCqrvmRe7jV3DTfp3PD+scMgnDUB8yF4Oa3wxbxgU5ywlb",
+	"7f3NcGPbh5ST2YtyyrLSXby5tEwVt3Pduu4rrZcAf1YqqQv+t0uDXyP4B56KZHrKB7M4PuSpkIj3EUYR",
+	"5wkRJgYhgAfJ1NfUeml0b7SNihNte6q0sUXshFrveWzsNzZBiCZYn+zm2412C7xT8NfuxnY1hmwumG8r",
+	"BOttPmO46c0IelFfgKtrzgoFwTFlA6uAQEREallqawikpmlvGdef4vPVFWsdew+i8QkbEKkO4hFVs1py",
+	"PKJSZqaMLAzB3vKgZ4CShNYkGYw0c0KSjLFxu/amiJEJWBnX/WPLw07Orj883f57p9NJw7C983R8eXL4",
+	"9OHg6tuLqx9Pjj/dtjbaG2+3wo1Wa2tzO9xobbQ2N1q3J9cXT9cXH6/Nf/QWw82wHb7dDFvtZrgThk9P",
+	"B0c3twdh6/bg6ObuIGw9nV3/DZDv6fKpvbG90Xp6ejo4fTo/fnr6eH5yeHF0jD7evG++7bDjH8+f9Av+",
+	"rHrCp++uz05uPtya/3538eHcG9LeDsMOuzw5emo9PWVK2e3t7YezQ7Ozyo1stMzDk+uL27Orf2+1N5tb",
+	"202tttze3l5fH9xeXz89HV0c3353cH58Cz7T29vb29Onp9be2zDcarWf3j89PbXam+js4OQcXd/c3l4f",
+	"H9zcnB7ffjq43XvbCrduP14fPD2ttcOd9e3t7WbYgs2cPT39qMEBC+2wyx9bT62nk6etT7dbrfbtgV73",
+	"7e2tnvR26+nYfGPr9uDm5vj86Pbg9ORQ/3Z2fPSkH1U+Pjn3vvA07//KIDw41Qt5f3D7nvMYGeFhevvh",
+	"dDdstXefsiiWWxNLcnt9ePN0/ePtNfi27bC3T17syr9D5IqZt/10dHB7JNLB7LzhTkvP6cJAbk2EyNPZ",
+	"xdMVlsMOuzi6fjp6+vbfT//96Onw8MPF7bPhFrcuJOLf2387P7gthENkz56qwxQ6yxuNczKu9mb3sIqG",
+	"mqX2eSqQJT/pk+RY8IhIqQWdLeA/aWL5akwUmByN2djchTaSCTghU4InsFRHZI0VgxVmjRrAWjLjt5OF",
+	"lzROfA0aPFURBwEPQoJg5dZkYzkFsPx8qxXbamcr3N7e1tsE85EgWAJMYiqjIRYDgvpcoJTdMz5h6Ozq",
+	"HOXDCyuR99Qa2Aor2Xx+JYXv2ueIxsg9NnF5akg1L2b6WkE2EgqM0pp193FEE6qmaIIlwom+faYox4HC",
+	"QuPUvEueA1q2prPrD8020jgAH9dwwZEiQiIsCIIbhQ2KHxHks/EwZd/QcgKgtZZQuJiegBHSx+tTMuJM",
+	"BuiejCHkbsxTFssA9Xg6GCp9+6ghQRGWBPacSnMl6R8JjobzPSJefNrvjYgqYTyGnClMmSYbF3O33+gL",
+	"QvROZhxoeUzbWPA4BRPwq6mexo3mdBYAA4iY4pQ8kMTQ7RgLEEwAWYCQLjkFWa+1vTyD+VWrbiTpn9I+",
+	"OcJT2dhvt4KGvE8b+43Lq6Pm6fFZswUTa9nCrKCPIwXmn3CjvZ2vF2CvMSd73n67sesNAKed/uLzSmoZ",
+	"QSpUJgo/F3Sk+Yc9SFJFWPGwJ0MCsmD20+LjjsUUDTiP5eseeDuHz0GSNMepGHNJUD/hqSid/exZbe5s",
+	"u8N6f3rVPLhsbofVRwW/2+/08KDmMQRLUtBfBLM8wdQ6CK1anXI1Y+ROOITpJLBzzSvVhCPn8S5Sh3Ur",
+	"nba3ws1mq7WbuxIvmPfddlgb+ASAv2qQgAHNKiEDXpTA5pbV6padp12cpx3CQXi/bG+B5idIROhDpeti",
+	"dRtdRh5wrmfgkDuE4ymfbuScPvr0kHHdwaUnSNOKPEhxpIaCZFHqBfmvHJJtkODs4qhmILPx7PWxgggA",
+	"Kqqtn+FengdgjUrgMltgL93K7aVmW1UQDgsjlvFR8yhKhSAMDJKtrUy8lAf9vg152QRpywDxhsPf9Z2k",
+	"ZzymfQ39ArT0vXVGjDOyeJQaR5oy4vr8NGioorgcODA/KgAz/ExUwGdO2WKG6i4ZhtHf+Ij89kqO/FSW",
+	"lYHnXHYGQHJJCP3ynwZEwBMIS7/lWMTXxntTBFVux0ZYoVa4v7VteYWiIxKgHlETQhjqCYLv+1gqYBlJ",
+	"ykrCsXXAmFyN3CUQG4dRDiSIcoA0GaO4/EkOg5d6A+bZ/r8GjWHmadKb188KG/q9QWA6CC7PZ3IQhLAB",
+	"/VhzMFgpuxR8IIiUhQBPmP4rmFHBqikwi41WEhnr7H95v713HH6rRRZB7fH+l9b79t7mrp7WOZIytEbf",
+	"W7TWT404ZcANsiERD0Tc0BEpMdKd/a1t76paIlEKrisXCYcpc9/XfJCOyG+cAb2MiKARfnM4pBEecJPa",
+	"dmaMETfCKpFF4d2ZKlyMsYJhRXGlUlNfxitMWUweG/utKv2+Sl8XePKs6bLaQNnKbZObzibZdjbJjrAW",
+	"xOz7xoJ4e3b19HR1cXx7dXL44eDqqCOcvW77+Ha7Fd5+u6wdYoG44l23gnxJiTSGlq1+K2rjPRL2duPN",
+	"aBu/JTv9VtyOjGVaa/kHuYXBZgTlz95ba4PG0QxCKwhEFYaSJWxSy7jLLUqElUapCmPSChEzq2NRfTN3",
+	"hlIlozSglLMs++bkHLecLfhfA1ms1+mcTI6yC6oyfCFAggy0gCusAM24QlOikHUD+5LYf8ZYhoK3fGHk",
+	"wh/vL89tQOdkYhKYy+cKnkPQd/MEFetVDNDnNB7kJkHz6zcSCcwGLwyXBt2BPpAz/HhDRuP3kOJWeECZ",
+	"e7AJeSBfUjoeWQ7iYu6jVBjnc+mHM8pSBfrKtv5VEcGw4Xaw3aZmUjaR22B7XQ9y/fyBQlq5IqMxEVil",
+	"kA+sseXKeDPdykcZGOzf2e4L6FRIOV8pppALPCCnS6n4YRTVxbILMZhxkHIxwIz+ZizrnEGw96XgSAmK",
+	"k4Krelmh7vVo27d9VcmIECMLoex9AqdoIv3H9O6eTMECSnoQJA/5WpTRCLYGJrK7hEqTWQvRo9JETTwY",
+	"eb29/VULgBByOxZcM2UNlmMW+2HpW82wVdgWDAL00RQHUuKlZSrzgs4Ml3mXx9ojKrPkh2SKhiZX3Qvx",
+	"ztSUv7j4P2n8mT2kG5sBIHkq72LycPf3+82H87dfFmd7/PTl58lur5HjTvW9bzbmIZIJc3B6B9LYgRRH",
+	"VM3e/OZ/qwL8XCa5tQHd4F5CUKutcRIjk4mNjAvJRlRMN9BhQjAziqeJrhgk/IFIkOL1G1M0TrAiG6BS",
+	"qcT6AUBXRqCg5yKPC6/4+leM5T85jgN2guYwi5imkohTawAllMBM9okoCaL/uxYWeaWCIlnNjm9fVrPj",
+	"6vhvxTSagd7Bq5XEuDLzoaOZChDel+pmw7ytnw2zedPa3d/eW5ANo9fZ3N7e2XlBOszmTevtnHSYOVtd",
+	"KUQke0nWLqnj4YYzjXjqyDLi7og/kJFNhKy2POBn13Ew3z5RqIWRV7QoWDmKHACXj2AnP4J82zOfa7W2",
+	"8s9t+5/bPobjssznMMFSY/fJ/NFB44FKqjJUymO+TMzjn1R+ZCTYtUPSMY0370bi5UVJtl+nKAlAqfIq",
+	"8CkTrgJjAKnOWLR5imiCqaJsAHIBrnYRefmL1lCfZyvmP+S5iPa3v7IM/8oy/FfNMhwb0vqDkwyt2UNW",
+	"BWGecamQi/JGCt8TFkAUhiAS0g45I5aojdFKDUlWji/mxBTfG+KHkmkqImPwUm/vBnmknta9gzymDsoF",
+	"Gov2Vsuv+nfOkQksN/4VKrMvDrFEuWkJdaxpaa/T8J0N1r1wZybJwtQzS9SeDeK7jjC7phUOSuMuRTLC",
+	"DHQjqghSeICwQpsIb4w2PH9l2STnQkOyy3FAFHxEawY9kmgKHBNj+pPm9xFRQ67x528gmY0xSIlvuBjI",
+	"N3XsKG/0PHWGQnKFt7SYJESRGzzwFndFFBXEgF3Bk2x5R8enxzfHK61Q4VojY3NBa9kA+OzvK7n84HCO",
+	"KtzA8MC6GMPN/TBczT/oAysi9EFffDGP7pdNOQkaCg9M5Exj68NPe5c/t0Ey18Kgeh0/54ruCYD6VzCx",
+	"fSxUpcDj8YbkqVeEIsLsTbZ4oCogtqpsTD9vxqVqcC5QRqfzgiH/Mm4vYdyuyBHyLA9Zjk0G7cbmW4hC",
+	"+5ewhwevgzr29GdRxz5YDXXCEupo5G+2/gzMaXuRbRxIrQbKlNKybL1ahzXhCihjv/1PhTG/AsuSsqJs",
+	"Tl8QOUTSPizJN1I6EzCZfjfs/S2iF/S79z8fX938cH0iT0Zq/PPhyc7J5/j+7G9n4d8/f5dcfDp+/Pnz",
+	"+efzmwE9PfwuJD8d6He+/7H1A+3/sEGm3yXkwwG9+Hy8eXHzQ+v88w/bZ0cH8mSUDOPDk52zm2j7/Ohj",
+	"+/zoYHJ2OKH4p/PfTj5zGrX3WtH0RJ6w89bfqf7kwePFzXejs/ZxeHrzIz0fnanz9g9bP1+H2z9/Png8",
+	"vTn5Deb5bbD990/fff758Lu9jaidsN7ofRj/9F2Sh9aesMb+Xhhq0Qpg4XYsFJQ2Ckft893oO/H3ydve",
+	"Tev+ckuexnv9D3gnPebbg59pm/3wuPvjpGFiyCAuqXa4G43rR0uOTEjekI5lRaTdr0vfylwMzhf5pWxU",
+	"HZ+wUkzdr19/rQjDA1eRVZ+rqjPbZJhyxZ9f/lKZ/1KZ/1KZ/3yVGW6ECrUQ1ECAktbdYtLHaaJQjKdo",
+	"jEUxbr2G1GGjNQ1t2njNsBCvmcW/ejGb4Y6J2VwyxNMNb4cFpSemjOUIq8fv6Om+1qezVUMsDYQr8qJA",
+	"lS3HTa8Cy1qA+cM3Gixc//b89cP2auHCEnvo5RNeqw30raADGn8j0Y3AU3Rqqmcs2g1QhuLR/UH8OZVq",
+	"NOMh1CcYYWkiY21aj4vTQ5QpjjBKeMFrjRekptTbVxSuwlHUY26oMdlN9YSNRevFD4NDLtVBX8G1sbOz",
+	"EW63W7ube63NcKt+iax4pcwkK98DuMfqZfVM62ZPcfYBs9jtd3sXko78NKRdm4ZkLXP54pa+AOwd+/tS",
+	"SGHvWZyj61c/gcn8Wx9Z5Wn59Vk3d/feWquhJgCXoDeb+FsK6wtQjyR8oq+IooHDoErld+GNSyycDrss",
+	"Jujx56WkwtWQwbxzXtTijBnHIItcOjlvSQybyZYDR2CWEll+/BpJkkUM8ZGg3d7dy5ngzSOTM5F3VMqU",
+	"2IpyGOX4XjBtvYjfeLWaX43ftFfnN7Dhfwi32Spzm+amz2vcwv54TtN+VU7TbAGnASTzzR4VYYZFclw9",
+	"MpgucWb22LOvjkr21lHJzMrmMI8/JGypBLLZqppiiqTiwpmfy7D75Q8Enm+DA9W5pvHsyK35j6qn958U",
+	"XYDEvDLlM+qe/6yCumwmwT91nfLKsqhtKCbnFy9vh1svKD/uA7HCvjUkOFHDaQGe1q+MaWJ0+Zc4fv6F",
+	"gbsMcW7PwOO/ze54czmXQa0dmyq7/o7D8n6JGLudbUR89MZF7tttGkocj5PpNVHK1JsraJW5uaVgZXHd",
+	"Et4neGAvz+0w9LrH6AeXRNjMhlYI6HqDy/kS4NvnDOHSnYqwAlF+pPX9+0zf93osgdj7/e4PZ+2ffvy2",
+	"8aoRxrueT77IDVF7FXUXnMq5v8r8fWOklsyf1ajt8s02bUFamRBvgib0TctQ9g0bVTBT2sPzgM/vQZKZ",
+	"aZfJrp7rrV8diMu9ceN51Vdwqgd/oZpBNc0obohUB6bg9QwZE6lc4XSTPWdtTwJlEUkFy9OCstmZac6r",
+	"md1qtecUzbYMbUOvYNma2VtLJAFvLayZvV2rZnaoKfYjG2V1Wyru7LxoC3aRnRXuqZrVWf6M0isuo885",
+	"qWxNh1plVDLfQspWLZyiEfOjnK2bkkoi0GTIEZ8wCTJPITNPs0YTbGYeAs/kfYQZV8OiTvcv7zkN5lRI",
+	"WWIF7cIKChbuD1yOqcIJOk+VoFakf3l1lDn+3kCzUZPQU1kBpYej+ybvN6Eb77JpXrN1T+akfO3mhqJ/",
+	"fMpX3aosf2pC2Ctke83P5Jqp0/IPrqOym2cA/nl1VD5hMarKgb/xEt9NPKCVv8XIGE8Z11oiZSA6ZrFV",
+	"/0zp70tWrN+tDN678/c2JvheL2rbOfkqU4hcQf5/mejErYXRiVtb/zrRiUAQUpGZAvPX9NG5S+WY2x4v",
+	"eZJ+uShlNbK3dvbbf3yLxtZLqiau3FrRhquc8SSeBnB/utpLtpei5wbYme292Cq6IQHGGMppCBLRMTEi",
+	"g+37n7L8uyt4lesKEHG4DeXVzMH6pX+tLaP1dnfLR5kKOX2iH6GEFxXqv/DlPy++BIXj/6LmH3+7lRsN",
+	"/8Dj912Ltm2md7jul9mjOyV95XzpUhE8QhOSJAgr0+W5eIStgiuw+hD5AxGesFQ8yoaWWu4JQw8k4an6",
+	"f/+vRnawf2AAyomLIEy94/KPdKvVNkEHQ4JjW3XS9wfGxHNfgFD18eo0w3RzqEgQ49LcALe8URP3G28e",
+	"Wn9EhhFAIhqSEXSq6XMxgvs+FbQpSJ+AMu7lmSgBNde/Bo0rrMgptd0+ivv6NMRKqyyJRgm7uS8pVxit",
+	"nRzfvEdDpcZ4TFE3m6O7vo+6omttQFADTCKhdWgGdedZjLoKHneYJBFnsUQpUzTx5qb6DXC8xQEiG4MN",
+	"1O00XBmuTuOd+Lf2O/Vvmzth2N2A5gg5bOeMK4BmAQQueUKjafX5chCsKGffyGdg0DTTdAMUC9xXTUpU",
+	"v2mHNQVWBOI3mxaz1vc7TO99DC99I5GWpwLU/VIC4hoXyPoUZAA6oaQDpiWuhEf3cl3rkXxiK0N0J+bt",
+	"CWUxn3QYZchCuxKiX/5t892kBkTzcc9A9NOnTwepGhKmTKeAGYhesBygEimNZwrfE1COIep/H3W/JVgQ",
+	"gQTByejfOlDwpdPoBkZZ74I58N86DcoecELjOyjz02l00WRImAWpyaWEWse2BpAdHSATJhMjrj/wwO9J",
+	"jNau3h+ind3tcL0MhMqVBGjOEhbC5itE0eARUZarHOIx7kGFOxvkX4V8UTbIbgXaIY3TXkIjrf7eo7Wt",
+	"Ta+xwvoG+jTk5IEINORJLBFVaISnKJUmkVS/8g5h1mE2ZTNAgivNtIIMHFxkQDLfxExOiJBoK9wqA+jL",
+	"25/V5ukk7P1032J7fx+35fbD1W763Vb0fmd49JYchKPzFr9sf7mG4Bgo9IqVp8a7hsga3f0qLDkgR/jx",
+	"lLCBGoIptYqRHabCqrslXBvjLylBETx2zTAI6p5Sdt9FhgwddxsL8kB5KtEYD0p8m0y/g3SQk88nk7PP",
+	"f1dnR2fq7Oi7j2dH9ztnRwc7Z0ff4hMWuv19SQkEG7gmBmZxy+0I2r59gAVW4wXYuy3HwFkEXI/HmpF0",
+	"4Wm3uIuZrmp6KgODfLGPTRtt3zR29kXnMrvqk7h6se46/EYiGhdXVcMC369GHBovXF1+D6Y0rrz+TmIy",
+	"GnNFWDT9nlTw/jN8T6TPipHEfYIUR4IoMUVr10rQsd6UJCMtBkWa+q4JhLmkjGrUA8kCrWH08ePJEXrY",
+	"WkdjIjRXVoTFmmWDZPQO4tb0nFmsu8Qjgu7J1JT7cT+4hayZBOEAaZAECDAugNNf7zA9B2WovWUbqFGT",
+	"MS5ShvAAU7YP84F/QJ/MmDNJ0JoxyQeo64Sdrp3Q3MrjBE9JbCaH9y31dDMoquaVHbWP9GF0N9CNvxFr",
+	"aY1pH2QSlW3GcpcO22q3UZfmp3J3T6Z3gqSSxN13aDKkCSks3bxOJZKKJoneoBY1ArQV7nXYzESU3aWS",
+	"dNGagbQccqGS6foG+p5MTT8aaB8z1izB9xis6V9SSUSgGSMcX5TYkkyxINKYaU1uubmWCYvHnDJlbLng",
+	"V3AcO7/61jfQe3upox7pc0gAJx2WjdD7kWhtKwz1jlr6P239n039ny3HtvylrsP3jDXSXFESrW0/PsLv",
+	"Grx7Zp8aG/ReAyR5hnnwNcCPMovf7odRi+yR5tu43Wtu9Xdxcw9v7zY3o3Y/JDu9VrzVnsdPPBpraiKb",
+	"xwW3t8G85P5uVdHrHFH1Eg806H8rMu3tsJobgwRWWIYNczCvjPAjHaUjiGqAFZm/8vVoyh0QYevSxxRX",
+	"sg6N+HSEB5o5aNxfy+6edJxwHAMqYfA2aHY9shN115dljqRVzRzvyfSF3PHCOIEqBWIP54Cl+/uTUDrV",
+	"83Itvadwzp6MW+plu7qOMLtxFQCq9qbw4BuJxoKC9BjxmGygU6KynlWC4BgMGk3KJGGSKvpAkmkApHcR",
+	"oBP4x6m+k8MAteCv1kaHHbApMuswMq/ek+bLEK+xNhliBTIbVcBORsB1M7av6d1UBDFwDQq3QodthS3v",
+	"5ogwQ5niB79Dx20nX5fJ2wtwqBLPLLBqCmg7W8/T8TUdMDBUz5NvTvmECOjWNSSP6MPZwWHz+sNBe3vH",
+	"MT2BJxn713dUoImMxB4MvMA3uJ8jQdRGh/1IBO1PtUzMNbShAdgjjhTqTRXJ82YCx5HHWEi4UiI+GmM4",
+	"PQjUYFJhpqAYSRmcm/2dqEXC3h7ejreiXfK238atXhjtxW/Jbn8Hb/e2os24TVr9EO/13ka78Q7Z7m/h",
+	"zV47asUheV4ykw5+Cw9ljDXS6plufwmbe7jZ//X3na2v/7WaLKwhpYoiJFWrCW5gcqlAKWu1eRkhf7Qt",
+	"MqpWbIjkG2liAeYu/Blj2+zCbVuOlyz8K7RUBJELdMBvcXxlENm1+LMJXl6fvjefpTE9ZXvIgpNA+4RB",
+	"d1mfetOGz/aRoiSJtQYzMt0S8oI/o1TTjla7YQ4EI5xEAykfrmW/XR/Kv4XMt/bNS/to8Vwu2sPw3K0w",
+	"/OoD7L8K0m/sN/7LG01hnBGm5BvzVL75MfviMawFwFelXWSC4Agn+gSMDqtXKb1lb6BzriXjAfQ6nAiq",
+	"FGEbDa0/ctZPaLTaGUTu5RxkBwzhCOoTOpZEpYOKbbFIHqFcchk4e7WBUwskbm0yZ40mPEchiFiC3bte",
+	"/la6WhoA4wSzu4wkcijohfShzVSCNRc2sQcmhxmtta1igaMhvGUrTkMMlR53l0lqBQC1szrSruFiPXBd",
+	"Jng+Fl1iCrx9wtMkRgOOemTK7Q1bXHyEx1rYIQS1AzQWHLW3A0SYImIsqCQoZbBsEq8DaN9z0aNxbIw7",
+	"SwO2n73tA5VKqzUiRkhspAQcjyhDgidaOENDOhi6HGMPdJuvg1u5aPeNNJ9c4wLlgURGdOEcJXySqUaZ",
+	"VgNg+RuEL6wAEZmKBzK9A3dEXIaKeai/nj0vAKAVvg4AEsruv5n9HIBhjDUjUuY3EPboiBi9TIE5gXE0",
+	"MskwoPQCODwl6UWcqFrj9flSxhhytlTS0HJ1ukf0+rNWsO9QQW/+ozgXsKVMzrN2I2QoweB6NMRsQECD",
+	"Wpun5K+DWptv1ViFQZbuljbcnbtjLdnNmImuwBzxKsdjLBtlLC6fh76roGHtPPtJ+STa7dc5iVlA+S2C",
+	"Fy4JsPqcH+YQKk5/xBl5p0lBC+92sDqAeGHcS1ZjDYyrO5xPkUP1nCuUP9g3WJ9bWZxte+YrZQTfeSWw",
+	"mn1m5mdw3mi+wDK09x1OYBpAWoyUaO2764tzYKkjLlXBlmRQ9Zyr9zxl8coA7MPbOewufEMY4wq5AUXQ",
+	"bL2W1GLJPatyCVKSpvQeSTiUy+QuUrdghQAcusTThOP4hvNTLAarYdHYzHGnOL9LYJZZQVgjrbng7IDi",
+	"LbP5uiIcfI08RtldL+lvxBWCMbseEaauMpXkFSW4v/NUgACUnwhlUZLGBHmdQHLJzfuxJLW9jpxWYXyq",
+	"Xh1Yic2yrKkNxhnRMxc7AYDXEWYfGU7VkAv624oQTGEC5/X0Yeh5Q8Gom0NZRqbXysoFLPMsjTK8W7Xh",
+	"rXc/F97n3Gp0znQEFn3AyAgLQa17pGRxWuvqHzbsOrsBMn/DNrvrSHJj6MbjMdIvSmIlbdDW1VDwdDDM",
+	"bOmmda1MRyT71DtkDjG70idDYjkCIAHMrvDA6liWN14b68m3qZzWP2HTxQYrbAJ88AOmibuhSslydpDe",
+	"kl5Ejzgk08syKBc3OQPJqZzO5l6+S71PFBWpbH4qkTdqsVS2HW7qQ5XFrXsL5xyNMJtqsVVOuIhRNCTR",
+	"vURYIW6iRspLtXPd9fRkxSVaxwOVSD80U4FAZSeXbrH6WG1UQtWCX4F/zt2XIM5NhDgzooBd9poakikM",
+	"iElCewTCNaYo4lIl0/X9DutqCIC02PWB0N1AF0bHmXNE+6hbdb5drS90WNc2Ebyz7vjuOvhz88j/XFIB",
+	"u7FBKnDrr0lCUNfitYecXS0O+KaOGMQtA3tTJkMvl0GpNS1zuHAcylD3So9qQsEHGxHixUF5D2eFuuuZ",
+	"oB53hY3w1NCDEpSANc6zHS9ysXzN6bZEfP+ZyNdiyEeDILNrjzhjxFgE9GknWjaMU+tq0I9Ho1LXIrPs",
+	"EuaVVuzNCv3CvT1kXzEuWYkfKBu885QzOHEtpuJpVqwc9QhhyDbK3EBXZExsrm9JJ7VMvcJz+AcwivlH",
+	"g9YwWBD5A/hbIDANC2X+aXFBa6ss7k1BxvC28o3ssJjgGNJTNA/SuhLAyqX2QYO49X3kMZVKJlG0WRro",
+	"xu86rEzMc0nY/0KZ1UDAlMURH4U6zDtd71T1EoyObHBKkXjfxRctOu3A3uL6xCkbGGW8+tSrtXPcJ6vx",
+	"IsUB4s6dA1CjbLAsC4KIxCsScRF/ZPr0V9ZS9cSC4eTOkFpOcif2QcF9P4P0r2DBOjCVTfR56P0Y8yHo",
+	"wNaeWOCAMVqjKpevYwIZqlBWjip9s0TpCALtOkwO8Zis5wg7xkJRnGT9995ZRIXtJXxgrTk4BbNpTEoU",
+	"hKgzwNxwfobZ1KpfciW469v8zppmfUbnBAUXbOmJKHth6MhqxsSy9xrnoNdkVZJSTKclHKnZ5NKXdolM",
+	"/BjfqoXasW/ygX5cbDMPjK31sh0OLTD+fFnhH6PGrah5zcWMMyqN09lGl/rxmF6+bumgP3361CxH3i46",
+	"snKgrgWgtX6uzODSwgy+FQ6c6QSu1g+nuy7jdj+LW4ROI4wjSQYj66AScFfCDXF2/eGPMnTCx6mEZIem",
+	"dR/2UmXjZ5llZyB9a321RzwTcQOAJtPxmAtFYogIMmUXVoJdNtEd2P3uAMtzIHpf8gyD+0aFfs6A2dp+",
+	"fcPUNxJ1rZW3qbfddcGGnJGiKdO6P9a65WV2ta7TYTMWzUpnrb4Qsl0A2htr6gl7oCYL2fOm4ziGtHOc",
+	"XAo9s4Lmhq4btffT7zYI2T+UBmUPd3vRD+3eT7uj78db8qb18PNbdrU5+fsO+RB+Pt3G7+P24CO9+LL7",
+	"072pslWI6X0uCiaPIfjFfv7XbBjvfSYRMGJrFGcRqcrR4FmRjSyJwpRZ04LdO8TSJLEs1o3TTEP/bOjb",
+	"9rssgAKrQhxDjBVp2qY7pU0ErkLC7zNTzox0Hdhy+J7hKUaHNqW5PPyB4tn9dhPK7ruGYZgIzCCP6ZZD",
+	"rPmjCW/vSoX7/e6+lXFMa28XPAXRIExfI7809HBDJ/2+B3+7kKDx2NQjmw9YQLwW9K3MTuRHik/N+4Xf",
+	"rs1k5TMGCEBtSbO96tPWgnlC4gG0Fzwjphj67+UjyodBitmc46p9KDMPTJWGigdpFnXzfISOv/kscsZC",
+	"AT4QlDdSCRIobzArQPARMewBq6xdFMTVgQyLNbcwMR8XjJgaCci4fRhE+Grxg2YFQWQK30Nr2OUmobyO",
+	"idWDaD5BJg7DX9YfsQ5mSS3pSmNayiKnbMGQDssKFUg7p34/QH0qiETdQny+1c2o+YY0GhT4maV7IvNN",
+	"dFiUECw0exVE8uSBxN9Ou0D/68iLG0T2qURUGYWqiFi0ztG6lPPKlDG9WsuNzH7QDY/xFHVNw6E73u9r",
+	"pbirtWvbctn2HXP9xiRN9O3f5wK1wg4bmTz7d9kZYRuKYZzqXeaKi9wJKu/tvKZjLmXIVPvgtvf3+eWF",
+	"hgbAqsMS+iWlsTG17bZNrLz/GTvNeoC6Csv7uxHVNz58waE20g+s8xhwQZ/KQOCIdJiR2UFJSgmEAfiT",
+	"6xftDipLE8BnYHZ9PSdEZd7WDrO94xBPlaRaG1MSCeMTL37gnTl7A+BvZN50jqeQ1Je9CDCgSnZYt1zg",
+	"oOtPambSEIm5PswxMQv1WkoZOCScDUBjwWzevO8q51UCT+8SrAyG6L+aYERRNLonyuqgtsQS2tpGFj2M",
+	"htRhekcjgpNvpBEfCyAXeGrn0V+KNNr3rSRyl+CxNN+EuwAVnqLNsMNiPM0C9amyArkMUJeyPu8aAoXw",
+	"+Yxy8yETLBhlgy7YibqRRtgIJxmNa84gfY4B2Gpk/z7ncdYdr7Aqf2+FB+vvkIagQJpOZYfJNBoiLFE3",
+	"4eoOFqXXgrAQ9CHvrkBFnmumVc9SWGuRfqu4QhZb6N/y10Xi7hSLRchOw0r9yhiMhgSL2FzqkmreC8U3",
+	"qr5mGM3BEsKK44wvuTFz7roo8hTKT7mhiCorieU8X6OBb3uzVxEwJiOsUCVJ0teiSpkbP7vGvJP2YiEf",
+	"btZrN/hrnk1d4wZw9bvqfMEM/QqNQeBWr745sisDKiX1eKreoS6NQaOISeZdjDMPobEamFbaB5cnwIdM",
+	"kJ7mZuULJ8g5unleujgCyzPNwwLDN3WL9U9a3alm10HGxWygfsZ05/F34P05G4UsiZVuY2XVzZzobJGn",
+	"Z7UOo1zSuELwKg2lcZ5tb+9/D9Fy2s8POcMRj1QLNFggprmS36ERh46wqlIIiiLTPsJebjFOLDqZz8+C",
+	"Nysl9LoSj8nQtocxH128ow8qkLXIq+dcV0EFFhdQtxj4Pq8G0kIOUtzxe39r9uLzbrf8ait+2Y6o/NYz",
+	"mQceX4g4i4hg0rJTDWY/GKQ50cKQKdW2AuMsYbzDjgVo/xzSHj8460+SXPQhHn8Rt/xkgmdc8V+oQVrE",
+	"2NhSwbM816ear1nJzN8ztbeYCvzrc7BwqcDw/dld/1rpVXM1QcG6xvtl/WYjg9a1h21ugRq1GoGHNw6x",
+	"9Odr4ZV/93gT246KjvUUp7MPq+f6xMU9NAxbzcJUKGxWmdCdFeu1UYAALy3IOirIaDa7IavQfGb1Y0F5",
+	"HXkg2+Cle+FrVm5wJoDTloZGiqNO44poVW4fdRqoz20tit60sAl7QWy80FDmQ7Ga/ExVxNkVHxhJ2tVP",
+	"dUC+5qlEeXc9Y1z6eI3eHx2gEf7MBWJa/VjrjmgC7JUMgNH1qRx2gw7rRiKVCkcEszs5JEliHmhFhpA7",
+	"liqtQHVNvUf452RIsAKWz6eG80s8It31wAU8Z+d//PHNx+87rM9ToQhhgTXsYYWGrrKmLSCJEirBHDAa",
+	"geYQYaEJz+UwcEk2UFerBI+ZfRYDODqsl4JTj8Y2lMsWnoToXmvF0HqT1QYsEWlY6D8HmvL0hoFAZ+Gg",
+	"sdGBwdTas/8CIEDfD/DrAwgaQWOQpAoocKTnEhqbI5KY9N0kHVN4xJMklRG45NJkPLS9yyIuGPxPxFlq",
+	"pA+BJz0i4GXFR1hphhJRJUAmuacT2ggaPcwww/rBkEdcg0ivk4t7aAlE+vAEqhQ1ggZOxkN8N4COiQOS",
+	"YGUWJAEKnMd38dTU3lPkschY8p1X8BaDkJdQsaTazGui2/RZUEVG+h5UmDKb+WHfD/TJQmIKKPagaRqT",
+	"FWR7Mz5hvuHTzaGXLgiBOoAmCqSwcG/YnJVPqyq8EHRw2socOVhqaVgZOVoiU/C3Sh7LShv/DuWraugX",
+	"ltq/5s1ghMDAuCKsyICLwq2iD0lfYyIdACgeqOBMLxGOdERlVITDzJajyrThg9NWcxNR8Mv1KRHZhtes",
+	"M5OMxmpaSoPe3WnvbbfD8G2lKp0VVV4MgDM3Dthk1grf0wV+aRwwPB5OE/xIJTTzdICdo0fkEJQV97Kp",
+	"XwtkGEOEHMAtiZ+BWz118QyraOipi7YedMGccHhTqQLZzvX5wEuguGdVoAxL7NnaqbKPF5ScHMKecpNj",
+	"beV9NDJNIJ4RFcpXlauqZowzVEmUMtv3s0AyeTm2xZD9wY3LGiQtHg+l7Mqwyj5m55i/3xM2Tpff9Jib",
+	"ZPrS7rEJssIiBiAY82tk6q5MKUniAI25APsJNyEsJEYY1rG+OsQu7WIc5MyWaoLv2i54dTCOqS0rUXb8",
+	"mAK8M2qZhqiNEhHkwRZw2cjRv8d5QjAwSq80YV3LWU1DRIKl+ijd1KWUfiwVkik08e6niRYwAhdXaGy4",
+	"VqujfcSgEkIqzSXxMtdWzhGOxzRCEH7VxxFBhA1AsBsLHq9Xi82kTx+Lc0ieyrv73R9G7cdnWQv13F12",
+	"rgKIAnea/pFUIoOUdMDIHAcwSGhY3sP1z0WQx9NlWfBcWNqChAm9pOe9wLPwuxgTZkL/+H0lvOwnalpU",
+	"VvUkwsIWgWk15mMNt2tds66udZu5TaG1br6/7vo7UzUimSLOimVnfi/AoV5r5q9l4P+BoJwFWxpTdcyU",
+	"mMNu5hW9zOxsJ7FTWCaCKuKqDBqcvqaKlGxB+YOqvdhOjb/XMoU+ywWc2c6JL9ATP2jgMb0zBXIyS6m9",
+	"739dwEpmYWBr3egBLgD44PIE3ZOpoToze1bY0fmFjL/QJqcsbZiyViharQDj12frdFxkBO1wcyPcaLU2",
+	"N3bruUzAXGIQ9HnnRR1zICAaUjyNhiT2rIGYVRgELVZOhjQaGseaTWC3tcxMlgXMLYkNM14a0fL+O5WV",
+	"oOKZhGYb0BRkbiAB8eeWnbzMdEljF2diqClwhOyt0zNr0nHDP6UqrPpWS+aHWiNfzuhVUOkWSUxXINEd",
+	"ZMO/atVcRcMfVhBw4UXi6zhZkGiQK7SvomNaoyREvj4702FxdNago0SuVSRom5VXqm0JZaT+dvQhQtfx",
+	"iu2M8PTQgOdVoGOKSv9eJSmITFGte6iraDoCU0niG35GGSBwNXFqjcFmNiR84lpYGf3CBhwjQCljf8MS",
+	"mXlNl5hqGdtMUPP69mti/z7v8Y8ka4Exi9S2anYdv22EE/I+u2TrQnJJz3BxocuaAa5S5hkBFBkXsft5",
+	"u0XaM+xEzh74MY6GSKa9poEqVE5VEvEJVEk2bTIBRnC8E+OXphJqZ5rIMrCubTSC+uR2bSauWmp9XRyk",
+	"vKqog08ujECkkA5tqq1nJZnAkNubojW9TQN/iEWC9E40FmQ8JlqDTlIbgDIkSR8ltE/W5ypfi28fg4we",
+	"DRQwvIzP3j1kmV9mWSkryjlnL18ORbyuIHzHJR0+FZDEt+EEvsXT44czvL7ylnRdhspSdGTdb4uO+QN5",
+	"POQJF9ZjY9L76r5SOgL3fuC+PXe1H8fuDlrmVv9TNjSz4OzqWnK18jIV0RDbqi31fLE585txbr4HwzoZ",
+	"SeOxmQx54ogvM1xhicbuo2jt+BK9QUrQkbFXrUOPpa7GaeMFnZF0XrzGm6yuYbYk8JYzYq4y+GxM5TjB",
+	"c+z3MMzfkolq0cp/4PK3maS9hBirnJVvIYevj0c0mQZoE3KaIGiBKRTTATX6Tq5KtDa20X2l+9a1r6hx",
+	"48yNYp4rgHz5E2BdwA20RmKAlRV9THGwpaQEjT9/1+iTNdf9E0y+1nw1hxN7/Nfh0q9z6NbdgcuR7uuJ",
+	"tnNxZCW5cplzW1XiWl7uWUaYeJgvTpav8/wat9jwkF3ds3hRvIeLl241bsgKY7HNKELjVA6NJAadOiMB",
+	"bnBIJrVpLTZiMguwJCzL16ISyis/b+qM8LjazNWFCs5dMBpYRX1AHwgr8rAbzuhgqEwpGjUnGsU1i6xr",
+	"mrGpYy6TbP66TMCCKzWd54QV1wjP34yr1zaaW8Xa/9BKhamfpQ74NjQkXrzJCRhIoAiBDfEkIArmuw9y",
+	"X5npWWESAYalMh/rsx15ICPjDazkjYX7m5r7m6OszWdzBv9KOzUv+edptZMIi9ioKCYJTmOgxqR9CIwN",
+	"UFdTpP5fS5L6nyBiQGSKvWu6EKI+ECSGNrxdtJa95uhX/xvEkQB1LSfvrgeoC3QLYX1WKIZ5c7HYFgiZ",
+	"oWqfQS7Y67IoFdVCKecLLn3YBiBVffnVW7TOLKk6iKq4pvkcZl6r19kQ4MXXozT8ZE4YsGVR87h03ai3",
+	"krCssVFCMBgkquZbNtp0V59W1zZlnprKEV0AV/cdcizADs2K5LvhHWbGWwau33DoZV9xiNjdQAcIaiF7",
+	"rZ5hSV5rm7AqI8q7HBaz/KWi2hYx3e/J1CzS8LWqPg+O0/8xPNmn3j+OPP848vNOYrvGSWTEuYDgvClb",
+	"daZ8MTnOo8I5AoGjqn2Eoayka7imgb3h6AjC4037CRJb5DIlpC4vrm+Q6Uz3O1Rp+2quw+560GEmGQXd",
+	"k+lGRl/7CPt3VKAJ3P5NoVAsWFbKGUYoShPKsJh2WN7VCnqQZGUgtPiWz2R82imL0dpWuLVeCkLMUg5g",
+	"K5llqRjAlo+aOaVDrIj+9yGkEs/abXo0SSgbHNgy5nW8V9AlgE3rjV0+DqN+ujV9oeo8HtoKzc9+yevA",
+	"+/sq5kI/TMKBL8jq1Zt1BOWz8KHnL6GabPxjXi14exYVPBtGO0Sn+J6g6yEXBB2JANl23OjkFO2EO9CN",
+	"tcyUlkGl/FuHmkI6aRi2d9CFUPQ39InEcfUF9OwXMmzyqAVP8f+IhoQ1tez424Z74vH1rJOA37xnK3hp",
+	"BYAlr88MP/PZ/n8ttNlqo+3tbRS2oCGRN+dWuKwTdW6cicOnLLujJDAAmtU0DqzCA1gslxk/0Oh+6KIQ",
+	"Z31HL+UUy7mGhFpq8fUcRoUTyV1HS3OmoPFAWFqH7VXxsOzgPZeG5WvZxrPjK5yL+67n+1ievcHmV+Nu",
+	"S6Hsy/AvI9fWlt9sqwUCpNdvKwwqUHWWg2jm8R//838ZVjgxrBCa+IxtvMOSbOXZ6JM1W8th3ZUDgr5Q",
+	"yvVjfGfsD3RE0G+cQWlB4j3OujZBoRb5jUnxpmpaK4/nTyafjBZycOtr7oGSCbrEDzSZgfBmuDSXXZ1o",
+	"nqWFPPerbFhi+vvTrquMY8vmUBO0D2YRDhU4wEWqj5FKawOBHquuNof3oquu02FrkiiX+2QsTu8gAUMS",
+	"BeXnTZ4P09PZsg5dUxMAs4gkCYm7RSnXLhaMrdxUJMsXYkUmmAY0eDtHUQTOp6hR3aYChCfZ+xUPf3Cr",
+	"qnh26C+08nm+9qrH+Xa8sz1hD5xG5BLTeUnBkR25Qc3QuzGmkByM3BNkn4BVbYTFPYmRHjQbLg5kO48j",
+	"ZNMZ4gZTpJ1YC4yyFlXbN+p6gbjCiW1UXhlpZr8P48BRF+nBBUPB1tv2dhgGzxn+3db9JRYWsIgCvVP6",
+	"h2TBzsOWqmTYSnz5s5Jiq5F1w4clkNiB5TDP4TxwiTvHjwzW22alrlKYRwcw2sVG9kiEbZV1x2JeThAZ",
+	"i+xzgdZsdXbXPMCMW69FJzDRK1FJXjTtNcnErbA2kRQO9h9KJrMotpBQikj2p5NKCccNsRAmU/k+wYPZ",
+	"I2+ibspMSt2dC/UxLg/7Y0yJMqTCY4LwBENhJCPqgIUMuhPY0U09SOY9ftc3OqyJusZuaeefwmxewrHN",
+	"ZXLJZG5417zLxry7nzkue1M04qka2mcclnfHRUxEdz8vapX39dTPETw3r4wEu0uZBnJsq+WdXZ27hgmm",
+	"d/LlyVEhZTEw/WdMcWd4E51dFSWRGRCC19eDoEuWy4CgZbkx1//196BlxnyBRVGlPN+szc6vglGhfK+g",
+	"T5siTResViBu3ZB5KVMS15zTJSksJFR/39/rF7Q+lLrygEuE1S9R2qfcUyHGU9dn3tap0krOPuqCGgPJ",
+	"8VlxqTXbhHwzRFA4SxNwBmqTXdOFIiZxF62Z1D1XMG3dz1OGqRv2mIzUal6rTNVYQeWvnTxjhs4J060y",
+	"CGQ1D7P3ZmuJ2CP0MMbHyNUMAjOoUsqAvhtiFifwVfjTFhfz4iAbQWOIo2jcCBrgKauEdeE7K9bE8Glv",
+	"9gowrAqwziayu7pypjTaWhEZM7V7NnL1n4FGyz6k5Y0PeRDEkCcxEWjCxb20tdOpemdr37jKfkAnptwY",
+	"5JfUErPSZ9vqQnEzUxqZKkPnIFBJ6fI59WLrCHXzaoSWiaSSNipRH9oUXNqeLysaw0x7VDdJ0QAyMcXr",
+	"mhHnCRHNMWZKTJt7ZQ9he+tZSxMjE/8Ti/Dq3Bs6Yz8prbY4cSWMEkxHtt/pIY/JilCa2z8dRCgTomXR",
+	"AXqTbqBDLEmA5BhHxHhwYyyHxLTkoQMGLQnWurv3X5qjrbHpV7H7/Q9nW5flpvjm17Jxb7k6MrD+SvDw",
+	"mHxfWeyrm4mOoMuYog9Z5DhEzhBlnl0cXTc3QSwLkEzH44SMnPVvnLfJAjnSv+s89gvyT0E0misRwRn2",
+	"K2ShxUcElg8FDW7WlKCjEYkDlI6hNi6WZN10a1DkUeWVCiUBVgO1LRg3zfELR3N+cXlx9f3KDNTBvjJM",
+	"4JyjMRf3qIkESeiA8lR60GzUTJv0qzxUn7+xSd1geb8aabio46LpOawODWWH9pRKLfQrwiay2m3PgfHG",
+	"G1odSM+lmqMdw89QINnEistieDdVZBQgzGzAc0wiOsIJMstEaxhQRw/eQUkPYYVab/f2jG7dYZqiO43N",
+	"1s7GdqfRNb/Cp5LeumksN+IPELnwQAQegNXgnoyV5iOtdvaxcaI5yEzXfT1tI/C73jf/+y9hc+/X31tB",
+	"6+3XtU5nI/uz/XX9v//XamKS6kcsqKu3XvaTQEtfsD/XdfB5rywnl/YFH9USTZYMkvZ2OC9YmptM/2X2",
+	"6b+y3D6X0EwUrwUQsL4sBYgb80aZZWRyCJwFfH8GOBVbD8qIUoEGeWy0Xe2vc+i0cFZVCfopTpaJKzdv",
+	"ZNSfAZMytbPVqPK62bUv85Elkjf00Lmpj1AYXtw8spN4jiVPkIjQsXWsCcxkX/MTeA0JPpEoMiAvJOzV",
+	"rKg6QxBL5gjohS2V4wqZc3M2Gmt+bJP7oP9MyqSWxCXJexyk0nJNuLmHhAsCKWvmwctA4E23zJa815bB",
+	"OXeU8oQt9TX32kW6Un5MhT9FkdE3Mr8IK8N79YMFd2p+szXdzRZxqZCteSyhPEF+G+aX7lrxfi2Jwe0w",
+	"rAxh8K6vuvt37yxzRBMs1VIfgReW/sIpH1iaWBV3y6YZw5s8zpMlrzgy96i3iIolDMt5o+OrjSKhOCh5",
+	"p1LGliJHriCYAuDKR1VikRkLKQLvubvlJrswq26Xpeh2NXJfGf/qv1Cu7vsCoFeDM2XqMOGSXBGZJlVx",
+	"YS4EZrFQkjJ1PSQEJu0neDAgkNNWwVY+8IlpXQeSBKjR9oWNhUD+EScpWcCqoEsoRKAnCXIvSTTmUpUK",
+	"ctWEdeSCnGYXUNrjXMg66aei/Da0xTSXvAubV2RkusIkthDavslYTbhCa92Eq5O4ux4gVyzLOFESrgIT",
+	"SQ5emA6z7NnNAVEc7kPQTUhPB70pXO6rPrcNdJD16oN2LWYSPczrmN1hPc7vvXxhhbqREw67aK1LHscE",
+	"Qk1sXVgHO3sMIO9QJc1hvfPaUkC11w7T2MDSJKlKaTC9cJetYhc07AKfP4fAeQm8qwwXofIuTz76FkvS",
+	"zXewXpmwV6nVbRe0ur15Sp2DZTW6LzqIGht5/eVaiphHnBYPqET8QUsL3MbWl9vimyxhL4GktFEfgZAa",
+	"CiKHPIkXlKPyypssId878qk9fI7G+ayHa5VEXh8F/5h8att0eSG7tScKA2MnFVZJioBwlRx4DnQquP/s",
+	"IhxP+4////+BHKn8AxB/npjmIZBDj6rE48JRBjmP88g/52AFeeyh4jqafxOZy7nSNPSyzjJmBlPhZWnk",
+	"j3y7y5z6MHJIoPPXhAjiOPU7756ChAOhB7h0HeAYrgLOiI8IU3VrwqwU2m5fWREGdYuULmkuc9JHhU6c",
+	"o+aLFJTK1AjO1LBJWGxOKkDW89R4Ld/+81KoDQRe2AjGhur6gPCRcY7/Oj/nICccjwLcIc0nwnltHcwU",
+	"NZo6VMe+6rkvzPBcoLfhp7BmU5d3Rb/AshVpl0o6rJ29AvuA3a3q+Xue1cAYkAjXuNCiCsQVrUMLWGbi",
+	"oe390k9VWvJML2QRJZIr9YRUHO5MN0hmkrkrHAkiulmeXM4eNsKPJ2awOwv353xyXjn5YDm/eV1qnI8O",
+	"R1BTYVV8YH36rGnUfOEQxmaltOv4BM2LWTTFDA19cEpY1ltz+XTdeYEXBwZxKhKws/Am08E+SaAOrB4t",
+	"M28pFa7Q6JCOIbuAKtKUER+TeP0dgsCaCZUEbYVbqHutv6QJA/Jdu8tmdmO8dLiFxRbX1MjAYD6OHLMB",
+	"Nl1pV8MTnMbU1sCp6GKsH0oo2UGENOFgfSpG70xHC0UejV64JEWtSIhjIih/FjNzgFya8RkmLSkN5Kxl",
+	"+xnWUn2C7qNBBuNsC/OP84TJsanJtGLoVrb7edFCpjeuXhHKB9skCfdtqLnJBhA5tMYZcaFLQEnrNfMn",
+	"YDIuPtaLXBoToec0wUvZy0jwBGo4D+lgSFwV9dXCmkx78jhNSPzeIPzre0LJCModrHJdeO96klxhyYvQ",
+	"5oEwxcVUo+iKjGBODwO/pZQW8asrq9auKKwXWKonvKLZy2sks+TFsir/weKUPJCkvppyad+oYCcz1VGH",
+	"JOmf0j45wlNpF2dyLjd3tgs5mK0qO4K8T2eP7iOjX1LiZLriRRlhSZqUQbVAffDJtMzJd56PltNKfn1o",
+	"6O2708uh0Q7rsVOvJUyGMgsJgqoXhMBGgkAQPl7itA+zd2aUSQDVl5TYPWs68jP9F95nMMhr/r6wRi9P",
+	"SCbHebdeqekHHVHD8hmZ+NKQ4ajS8FT5zjRIghjwHgSXjQhmEhwQMGBVUb09QwBV8Cknq9gCBwCG+Qd/",
+	"IQavpQd+wKLHBWSbfG/Si+UL2+Q9o/5d8oRGK6qx3mEv5KIw7JRKVaix85JNmUkW7MpWXH1Bk0abdDQv",
+	"IN2ZErPkpMA6mRLI9PbVzbKvvr3TDDeb4VZFZPqzlq3lTFYFMJxSltNpfUEzmB/F+JqpJg+ExXylLjDZ",
+	"m54Is8BoBPhxRcZcrKi9lBuJZN1PZGVuRD0NwizI0x60bljotmaapOAoKqW8P6+7Xllg2V7YVJFugATp",
+	"Qz1w+M3O2l0+UN+sM9ul1SEXAf5LSk1Hm9Wg3xd8dFpwJFVkSJSMP7O2H8WjexTxEZHQYL6WJL8c6Xkb",
+	"XZ3woIHZBSv3XLEMZHMVBuKIOZ/vPRfoJiUyxlMIb2JfUqKgHPzMzfPKNK/4K53kgBOjN7qkYtNZZYXE",
+	"k0Kc56nvbyostgaHSdlqZRKP825SkCnnOmTYLvFZnU6jlrrS4cFsxu/S7URKNZJW7tUxt1/eixvuLVdt",
+	"eaVGFUuqdS9uAVhueZBtcT5qXdMB4/3+imINJQrEgboV1WunMIyxql07qNykIHs1KCxwEQzUikZqi/By",
+	"sdWhJwi+72OpULizH4b/8T//Vyvc3wwDlKQsGqJWy/64tb8ZmgwmyhgRqLWzv6kftMP9MKzdGuTIEmHR",
+	"udCu5R3ElDlVYXmrqKIj8pstn7Ywj8SNm6MoZ/MsODHDyh0T/UcYjOo4GUrLdN6GEX68IaPx+yUSbt7D",
+	"e5St9F51ozlrXPGihesYVf5Mh9Mz4t8NXlFTTnCPVFQGvxTURPvZ9uR48A6JgribdYm396eVKO6cRNHV",
+	"L8ks+K/ruqJ10RpmXiN+hQfmxoVaXj66+f36bX+/Unj2J+OwRyZVFLVfzy31CdKAMSvsE6T8qm0i6mI3",
+	"33m6gAGASas2QNQQQFRJkvSzcsw9gviIqnLc51zRbmETPPP0G4lovJ+jsrekNXeINvdwRg7sc9FhFbtc",
+	"s2hgKmtBt2CJSuGb1j1nmuhjJCPMstLPEJDpD9TypV1EjgxlzFqzZXPzn945fPTWQJXsMNipi7iDbpEW",
+	"7BanEGD6+gY6qDrE0ncdUmrMpQrS6gyweyYw1aR+90hiq4pjaQ57bMnGRloqmztipGZp2lGSGGExpwfi",
+	"nOO+qVHr+AYPbvLBM3ad/NEiJrJqPib22ucubGVX6B/7tSSilyTlSmEoTsnBs4LhEQz6GjQGAkfkDFof",
+	"z5dL0GZoGXtWKPHts3US61x5Gp7unksouyfxEY9e4LpsV7gaxoJyUUP012u5dGMLyDEPKnDQ81rvwcvy",
+	"cshNvuD8IdcRZotH6Bu6esQyGq/BbzyojjHQ9OxruGtc6L8ZNw5Hm+RlGbTlXNDdbUjVO9fv3OiF/sa6",
+	"9Vg2GY2vMBvUSio2A1/LnJtJEWY2Rz7zWcAnm9KyGhv4E2KWZ++8BEwTgk8YwhM8fecxbs+SoS8DfE8Y",
+	"ogy9P35/YWo5oTVT7CLWs0hTDKWe+7lCfWtVc6xXUM6x5M/m6MHJXZmhy9HOyp2rcquwb8DJoopnA4jt",
+	"Thagn6m4tmK4xEN1BDhUfQORAORKyDt7IIG+812H8e4vncZ/6zR+7Xq9DmC6grz5SwOKv2zY2Eqwi4PF",
+	"YCMmEY1NUGQtvdTuE1YG+XGl6LdF9stq92Mqkpof/SiS2bIwImkEDoALjoeL+xd5fpa87DOJrCYm170M",
+	"s334N+KrMFx/xcGz3rTYxLq+So21mqHZ91XtUKAQVJok6J5MXe8v6OJNbV8nQeSYM0neeTV30T0hY4kw",
+	"GmI5LOplkqfy7n73h1H78cfe3s1vV1vsdPw2+hS3+h/kzuA7vDk9JmH6Pb1Q2z99+XmyUsfB8h0vyIhC",
+	"6RQ1tHrJPZlCTKDdT0QCBHvBcdPtDtwsRmEBWzdl0NuDCNR9bOIxbd6TaXejGtdInz5Ww9I0pzeltaIh",
+	"hvq8QjrIUoYSKpVEkiMMi9TiRs8kmQ8YlUYVrATnUq0eTPt9gFe2Xj9KfAFi5iEX9ctleu/MVsqEfmFz",
+	"6+na95CWkrVySCIBdX1yTNT6+HzsQ9cEND9rN+gwmJNA2VVuS5HapAurUeYflW/M82653AllD3d70Q/t",
+	"3k+7o+/HW/Km9fDzW3a1Ofn7DvkQfj7dxu/j9uAjvfiy+9P98yFhAICKwpw50C2Dvk57BT45z1I3KzCv",
+	"UpoxuzRXvrjKKkkf0yQVJKtHv1iRqptSgqVyhVhfkgKk58lTGzKdb3tvr6jxPZ/tZZB0Xim5AaNsUIXI",
+	"ZZa6gY5B3MhqsdoU1g7rPjY1rtOINPV8YMO0tUYTPiEC6gANySP6cHZw2Lz+cNDe3nFajsATU9T1nkyd",
+	"6qI/22EGFN9I1JsqIo1dx/RQNU8C1J0MJYnuusiwDERZlKQxidc3kP6CwCzmI9SjaqZAkHnxpy+bD88w",
+	"fXc3VIqjotQwZajUWO6/eaMRT24Ms0Cepu0TIF0LlTeaUdbjkAWBJzvLwFHXDL4VEKeE4jVYqgslq7i2",
+	"xoL3iZQgQaE8Ug0NSRK7IvcmqsvVkJZ8RFCUUAZ1R7ToKSERw24SCTLAIk6IlB3G+xB1u4+6Iu7qJ1Qq",
+	"ovWdmBJFFcUsQN1YiS78QBSNkCLRkNHIPIriURdFpuiifQuLKbLlLIMO60ZD0veH6L8D1IXall304eDw",
+	"8LKZP4VyvRL3iZqihOC4WP4WEgtiJTRI45H+75D0s0KZhYwjUcklDosNxJdzEN9kTSG/kci1IkcJTKXJ",
+	"9v/5v9+D9VDr83fRkET3XVuEm6dK0hgc5yOIyZYId1jXqyd2Rx6j1PSPNBUk9yEse4K6Eef3Z9aZ0dUn",
+	"nECQ51jwgSBSBm7ckCfxB66yoR1mxurfNasZcoXWMPyP/sk0erNdvkygNTyD7awHCPf4AzGzHvIkPrNu",
+	"GLuCDnPTRjyJK3v2ecte1gdT/ugq73ugWO71qmJtR7mvfqnw/GctgKc8wskNNffkrI8RfJ7lxlXP+yyU",
+	"XWvNL8/JaIBZoO9HJdc6ApX2ZS5xy5r8cCs8Hgv+AMqzIJ9N0vCvL3CPlzaXfbJ6S/oyrdC2bIPk51oJ",
+	"2qbBS6ZirSiY1dXnls7vgouMEHYwR3YxzX+/kUgPRDhVQ30jRXr9cMUQqQLnnxuBad12hqZ9xMgD1K40",
+	"3VVXk9Bq5p9VhElU27NvREosX/V6G5viuhjK+0I9dtPPmLrMRYQHmDJpFMlxgtk30r0a4fF6tV3cLOEl",
+	"4umz9Ym9LVgHGGXljkim8OsUjbFQEsXQH1L5JyuVbeP5vG3wFTsPFrPgMlLKTs6DXwFLTdvcpepzG4w/",
+	"gM6iM+R+X1l6Fgqs6LubmPZRxtRXEG8Vlvd3IyolmdNn27TBLOBuyUXtiQQIRAhk5kNrcUpQa2s/DNcr",
+	"A6lsUwOflVLW51BFSdiKWk5mKUpK+fNaxVuzL+Ubmg/hw4wbLuAj5pxTE8sbWF+LHOKxHjMmGoc5Q139",
+	"/a5tlppzrO76fmalNZF7HQa2Hcpi+Q2yLC5A3U+ON5g1GUsuVG7JuIbcQAdaTFapYCS2lYhsy2KtGo0F",
+	"Md2psjCEPk0SEiPKjAjEGanTNqS4EjCGLBp/Rlj67RLjbwSenlJGag7/nnJ5X3PsNWGSi79hRSbQgBze",
+	"+bV03MYxsVT7dVMR2UMDOJ0CTzLnvz/nILvZId71+BBCTjrM+7HPh90AdUugtO+OCEvvYJweUwSfHaIE",
+	"nt7pOwa6r3sgs8/v9S/67QoI2SESntwNzKOu0+tz9OJjA6x3LuDDPDOOKZvN7DBvA51A3AjwCBIXbiMN",
+	"KNNnmN0zPmEdBvME+jYT3PYWgUQfV2csheLCArNBoRc3YngEdx/0AdDLXOuaU9ropGG4GcGP8E/SXd/o",
+	"sAOkQWk6ROsjsyF/XeMr7REXW+s1DMjuoZKt4PeGHPIJcOgMZ2y0KNSJGAiaaBVd4lQRqA4xhwV9P5+b",
+	"e3cllU57Nq4aaUsVaCZk82Ht1k0402Ro4krMVelsMvsd1mFPcADoSR/PU/7WU3Eoeuqwp2azWfh//XIZ",
+	"k59QD0f3Td5vmpYz1qiRcy39kRmaePLrlOqbWMjAtiYI0BCzmPf7Zg2oRCXoCfUFZyr/4hvkzExFIavu",
+	"h9Ga7YmgAZd9m/f7qDd1CL1u1+KRInrysEl/a4Z4n2xDayi/n2ESNGZnqZ0wJ1z0hIZcjqnCCdK/mt3I",
+	"SBDC9PRlujez65HoS0pSYic0lK6PkyR9Z4BD8KuepcAa7AL5aMSZlbbAxmdmKjEE9ITsP5EgCZ4C5Xni",
+	"gBku0RrjdtXr+oOVDGfBhz1zSgHTQFLwEAHud3cYpuqmASRIalzegyzg76AsVhQnnxFZDHleK6zIvNYj",
+	"hvtpQhyTyDpF1rqGZDWz5WKg/8dm1nS1xAd/gwdAK7f6Ly0cAtfOEVP/bHCyC6Yog5LddSjgiJMJnkJZ",
+	"e33Zm6LoYzxNOI4RjvE4jz4ERtthOZZKhBPJgcSnBpe7wQyuSYOUsmvrTxhRxb7kRBkTDmeiwQwcqows",
+	"2LLHMvQuxoShLD0KJ15TkjzEBQSpvx2Xm85buKwHaMSlMt2y4PZhHcbIhEhlHFcBwsoMaYeBFtByMcqK",
+	"cO6uyBk5dJTQvDzLNnUFOMzu6sVse7J7hXdhGWU9rsa9iiZLmfI0J6ewXafbTZzZF57JWnDVYMCYZbFz",
+	"zjq/kT7DzbirxdDsTKxSp2/PwFRH8U/ng6MAkEP0Ae2jLpSx1fRhjIRAWGYK/c++4CP9v4wbmsPOP5ad",
+	"4SLpb+auLkUwPDYHvGl/+yw527jCkzOrbXw1jKkWGPWVAcXDxaDW+AthfbcOolWRzzP3Kmezt7Lc99EH",
+	"KoVr6gPUAge0ZjVjQcZjU+lPaxfGogsVMKx11ZTCNOdkj6+rr9PEnCEzjXEz0ZnE6/nBdVjX5bQUTzFL",
+	"bAq8rKbAZjQVT9mUDjM8lgHPNYK1Xt8RwbG5WIuG5rUtNITgGeXby6HkAUpon5ilyyEXioj1DXRsOAEz",
+	"zKDDgB3+ebiUXxZzrCrwXKupCY/u0drHm8N1rxsLyHQTbMIG3tkCtQ/gQrHOme7xDR505/GNm9b2fri1",
+	"H27/XLv+FmSk1sHmaz3QlGSfVvGPmYtJywj7ZbFnrU8T5TbksBGKQXTX5wjzHVbwUJDEluBl5BFc8D0y",
+	"oCzQ8+l5AiQ4H4F02NPEkLVQRopG90RJlJA+OFH2O6xrfjM4naOnw109k/7fHoEBMSX61tFqSwy4z/CI",
+	"6LstayQkgVAUeQTvKVo7OTq6PkEJeSCJZZTgESGxfgnwUU/nExZMqeUM8PgApWGpyWu9wyDzQYMsoZHq",
+	"bqBzjmzKlY034wKdXZ1LpwyazaEIemihIWXKyj9wQH8WUczYzOEuMlw0cAnR9pLzyCezw3nsM3AyineR",
+	"VZqLaJWr/MC21TRIds1TiR54hHtpgsV0A92YUzP2TEHZPVJDGt0zzUS14uKdpeywtS6NY0nvoN/eZhcl",
+	"9EtKYypJjP7jf/6fyH+6C65Q/ZWg+DuJuohgOdVIHA3J5F2H2efw/buwi6AkmTehebDVReRRCTIiINzR",
+	"6H696No0TTrtV6GKIsHizqxRc4Y0SfK/Is6klg2Zuouw6PHhNBbmOCIsYoojmIpB9fuET+4kj2k6sn+M",
+	"ucJSmr8HSaoIu+sLQuzTPlbuX9R0RRzSwfBuLLgiUPqyn6Q0vhNE8yN3xoykSkDlfv3lBzIgCmq7mj+w",
+	"6WWYwHLuuRzCtAmOFJfEfTvGVEzdHyxV7p8q7ZG7PiGxMVFygZO7vJ2XJgfvUIt/bhX/3C7+uVP8c7f0",
+	"J4myH+zRlv5ulf5ul/7eLP29VVSP5h/hrKJEiXItqqrbi+XTHh5+uKgUPTUjrB3FA9RYIVubxrDfPhs/",
+	"eebG1S53eoZVNHTlToOGnEpFRqVKnZcnh0cnxzfVIfTlTmWHGXzRoQdf1HobhujeNIao0Z7OTp2tyKum",
+	"akA6j5mtFGFgXoIOJCOCExN8I9ORKTOO7fXwjYTy+nI9yKykLFWCQvcSczN5LpyyKzOHxeGQ04isnlUO",
+	"nOAsWfl9w5XOBitO8HUh5C/SpatALQ8avx55TWj4r9QFQP7OvD1DsHKFHYARdHF0jSQZQPpcVlXaJDdQ",
+	"5dX+q8AVHpPleAZwqQq+kXGfWfE6ZV51CfjiN8iwGbj7Zf1U7jk8i8ZVRWpxL/GdvhKPHFDW4N8mIy8w",
+	"je4EMh1kA2M5x1AROiZyHaKHoavkAFP2rsMkHbAmKODQFFGLCVTVTOWjTCphxCZZ4GW/NM65VvEiwpQA",
+	"N7ucEMt7MtA83z9L725BzWCQrmzuQ2yjykAeNOqq9a3m2LOBDo5u3BgIVwRVyLPIdpjpvgnZnsyCVw3J",
+	"NBvsdeMwFhaLBwlWRCrEWTkNcqFeZM4KSOE86/hbIoirw2YbuCasxp2eRBdXZ7cXYQu9QRdnR7cX4eZG",
+	"LW+8sf6a6kEVCH5GcCI9gsPjcUJtxZSLo+tme90ZwrJia6WEkm8bQeO0ETSOljtsg75V/VNj1c21V80b",
+	"BI+J1r4x8w8UjKsxEbaX6tWZgUyhU2oM/ZqA8/w6LwzpJbEOyma1lo7w6LrZQmum06vWATNhEGwbWTPS",
+	"7jutFYIDrOusJQrOu9Db3DXN90XKQkdTO0fFFqtCGWBIYFmnY3wl2p7Bm+y8fCqdJ1hcpQmRy6bfJgmf",
+	"kPjQVFWkJa4+G2FTfTIZdtnprqwSvGS+6nOzW4/QirNXXT11rw4Q100NzxwsXkR3ksl0z82WyyB6w+M5",
+	"ObAy7UlFVarI1TL1dV4ac2NR3mics6hRcb7Z1itOZyGerlaJCQJt9ev6PoCyD5Sosr8c5e5yzFzNyoRK",
+	"hWD50usjVe06qSCJcvk2CI6NsiHIvjRb+2P9nU0eKYOuG+RRttDqmbIBIhT8PjSbcAMd9ExkCbEh/qb8",
+	"KaJF+WfJ4hWlevl1yLgKAvm+e1NTOWEyxAoi+UxQglvuqiVCK2vkVrGBCh8+zgxq3CZOgMloQJTMuD4A",
+	"HUS1xJSOXANnqGumLF0VE8+DTPp9AqH+4Es2uaBwNBods/sTPH9DLI0h3ggvo/XVK6VWSa8+SyqRiTF/",
+	"GYMt1MyWyrd5mdBECx1bSgTMdfG7HClNnDdVsEXAYcYRlpJA1Jm1gzoLpizUQdh9rgbCsvzSY5bFnZ7b",
+	"M+xN0Yinavhu4bEzDubr6hDMap5bgViCmCbXCGfbBzRSZKS/OSDMulfr1bqb5ZH/H3v/ttw4juUL46+C",
+	"8MyEpWjKKZ/y5KjocR5cmV15cNvOqqlp19+ESEhCmwJUAGlZVTsj+uof3/XeF/MGc72fYc+b9JN8gYUD",
+	"QQqUSNnZ813siZgup0jiuLCwsLDW72eBKuouT03ygxaC5jlhAB1ib8DH9J6ow/9LgDo1RP4RmM4R+nL1",
+	"GqmjhzK5Vy8vrxmEfvbi8upBhxO+HA4HALUV9/eQ0dfSpMRp0191TknHxdlrdHh4+KKe1dNYYjVy/WhY",
+	"4aa6vk5/P/o6UP85sP/5C7r6Rf/1Uv+nZ/97fb13fZ3+of/H/h97//4//vKHQfW9fpDF7a1dxB/NfWEn",
+	"tLKWOH5upbc6paqWqOUe9K6pZ48PsddwFPhpSmAXKrVgwmcEUDmdbtuVKFkmGYmMegRp4ndECJrqBHnG",
+	"tRKkkAEz5iIhvnUNXyuz1nwD6aYVtLKyoQtCbsM+AigFqeeuHWiMs0zVubeZ+7KO9OeMbT1jIQPmrQXr",
+	"ri1OhgCZGuE0FUTKE0vYlaJVNLDqjR9m+F/XpKb5OsSCX/upDcdHIflmmlhGBLJAUx1C2CWjYKSj4wO+",
+	"Y5lMsZg8LHK9Zb7CjN/BMSyM0yCW5gydOu+EcRkQOxYR4lnqolRau48+mnpDC9NsNa8zLAPNOv9xf3CA",
+	"eu8RZebFCL1FZAbXi8kyQp8RL3L36O9/+89+MGFccD4Ljn8zM7YNfbP4Gu7aHVIzwCZhiTKf7QQGK76j",
+	"kuZNHhPVu/0X5ipUGsSLFgdhv9DaCEa+dNbEq4QC4UD3P4JQ+lIogovVMZsE1kHJePMY7HhjynBGf/uH",
+	"rISSoeXRuO0ekWVHAG52+y81zvbW/DwrDq4m9jk3Q8E95jHTVdZQ/ni3RNVZdONWFaUuqSvlkJ7ZEt7g",
+	"HAd8fSXjz56rLIbA8BVGoAWWyL2j04V0Q+GgzUJxguXX8snvPhPR1wAqcp2pqBvWZeXrlmMCCATtsSkM",
+	"boHN6A4AVKRmkNuJe3VuLI6CL6+h2dnsZNTFRLo1AbCIKJhoY5ADIOGfj1FYMvaqI3nuVENHkPhWVrOG",
+	"hdvwWq3vUDh8ul4GLpxqqlm85kTlju/eAqAV+R8L/hthzhZmSJ/yVph2q1uNZgs+16TPwDKyaScYY5pV",
+	"jC4f98IpDgeUse6lqj6tX+QpEzN/2K41piylbCI3NaQtFFOHYRKOzn89vEzJpgbvb0fn9Sm8V9Y3Ar+/",
+	"Xs5ipZSoMvJln12PvFH9ZVPM1tcItrgzbxqq4m2fmOjrhAthXFg5lreg4hnPUQoZoLkVd+fCWJ3TOYZM",
+	"xuB85zzH2dkakWgcr+qmaBEyTF1uSUT15VTrfb0FQY1gsbb+ofhZJt2oI6DhxjUww7ek1WKZ8VQ7C1sn",
+	"UoeuNQ0YyWOSTjyK7RWEvTajY/vuOlADHuxgY1nJeRhRTcCrqNGeewuc3d5QdqOzfiNg2PwNzq53hEXq",
+	"wDa9meFkShmBE+MaDs6nm+8Bsi3IPiwDpGqxSyRHPW0Img8GjuQ3bgeKaYW4jqDXLMQb39yW59eJ+MYa",
+	"vjlC+1shQpysV8D+ri02gzipXiyBoYIBOxtNVFWGjdMh4ZpP0bSYYTYQBKcQKGN8LXvofS7RgguI85/h",
+	"pQlUPtFXW3BQgEDrquvrs89F6Oh1m6nRbazj6nC8u7o6R/oliMCJ1ClFx6WMuUBJpmPgwGsNVzySEMOi",
+	"n1b9cUfDo41+Qz06lVbpm/3mWQw3/VS1eZSRCJk1XY6sKs5F8RnUqD302nRkJDDT45pPqYwMfIYaZmhb",
+	"vHfNPpGFDkayNzw4TeGCx6X/6jrklBdZql6YYpZmJUy5N6Z71+yaDVB8hzOawnTd6O04Rr2j4bD/EmkI",
+	"JNCJ0FqJyndPUJySXP0Ym+B2gpOpvq/dQ/YKR5kh5mpjDyorWAVCBKra779En7iHdgWOLWW4wFWPy2xD",
+	"KSfaqsnxLXkJsGo6GX+A4nmG2Y2dTyj2wPTAJ8fclYDegTKc3OqbljHR+ZaqD6lSerH5JdbljrkY0TQl",
+	"DMo8NGU6AmpLYutBdVGJcs5Rxhduql0XdJmM5zeadFqVeeRGWruqy24CQLwq3ePsxUynEfq90qW6xANV",
+	"6ItaoRbmA+n+6L7r9WwnZi54olb+KCOqiAM7fqCVqEQLkmVwO6SkqbCMkfbC1cNiBKD/RK1JXbTAObkx",
+	"eRVQsmrcKYIAXfjZRkqdIEFysUR4nBOB4gv1j8Gp+keMJEm4zhRSk60TNG9yzm8yLCbQ4P3DWoPhCQCA",
+	"suosWAhIXdiM5FOe3qhJMTffMILHprQ5zqd6JmRkrkrU+26WyinVpdrxGz41BcSnGlDSQomagAXvErls",
+	"GWQzpxRD6KG0MyOLuTrjkvQGHt6oh9DjY6/HuxLFrznLCcsHV/AC1VKkF5LffbV85ImbupVFagKWbgqG",
+	"7zDNTI+OnfSX86zK1xACiPFF6/lTOlgwnN1oxabKHoJMjIpJBdYz45MJASjPwoC5Ercjqg7/28DYbIP3",
+	"aVxt/KiQy7LVnKMZZkukTh5qS9NQChLy8kTBAJ7R3i2bunsQvKheSElGR2rwSLZECZd5tuxXh08ds1r3",
+	"foYzvYxujHINKtwENLgaYMCCxSnCRn1jCHpBPYxcSUa2IiTxsh9ZwgnV4XLWqUSwQ+hG6A9kdQkd7lcb",
+	"sSut0JrsbDUaoNzUFxo+G1D7amI6FzznCc9g/PcjdAyr6ZTp9t8RgL6D2wuBmRwTARc6aU2POD0o5wTf",
+	"6lpSnOMRls2yaV9Q3S2YUJuS3oxLoF9VL1WDxou89aTxIk/4TNVrggy9OhPOmGFXN5m4rhV6RzWxxwmf",
+	"zWieUzZ56elf2Mq5gP+o3k7xHUEjQhia4RSkCjsKEWgspF1ihuL3KZnNeU5Yshz8QJZxOWKQlKilOcGS",
+	"vETH9/cO60NNonrplszzvl2QsLPf4Dm9uVUlmW0Z9FcJfQzbgOBsoobzjt+qMRTBLWlXVgvWWWU3gKtV",
+	"Kd0gcmjArbL4Ch4MLLGCaTwo9Sgl4GZ5idRPOhy7Wt1qPY5Y3tTjlg6kVUx0ucpCKqQO1ppwVtoYfh1Q",
+	"xI1hCmiuY4olMi+9ROTezLVWYGNB5NSCjBkIYmUXPTGP4tq0eJTVrsKfANxFX1Bz4RSb/tAwjd5kPLn1",
+	"Nl2nBo1YQgA7ZdIYKlSa8owrlMry6luXhAqW06y6TqpNNT0IzEC127A8YSlFdpgQHHdArIIDXyn6RpBC",
+	"1sa/WoMSGpyp1bN0469MZYkwmguS4EKrRQgdA8RbDbyKxnhGs6UGB29uDYzUDbBIOIvrFEwLNfIlxq6N",
+	"IXAtUZZEWSJlMnc6tIShvlm1ET9xNCfgAPMxsqcQMUSt1PXcoGprpDKq/ZVafCm2dqhXuJ2Y3jOU4qXs",
+	"v0RY3oKwYOAX1yH7tSJhXGZUwimxYjV7JavJgRhOz6StBFuUZhtwBKUDymBpWsVixvNGg+FWbF67gu2Q",
+	"Y4OY66ytFdNZWfGwE07ppNpks2wXsBlPBGY6dC7nRTItC1aTDaGfSox0jF3unxLcritpTm4AZf6G3CdA",
+	"JBOqDrYtItGILDlLq2UBPbva/NUfAygrNe0w85thmd/wBasNS6UrGcGmkf5oOLIUzBAUgHoaLNYqNuOa",
+	"AJocc+pwqql6+nL7sYHgBNocCK8rT0olmLE5kPUgrM+l1WicYlOR2UHgwHCjB6h6zjOwjHqXGJidQ58v",
+	"NM6/+gL17PnuJfJLtLUs9M1goJoXgeOkWX1qC4coSZM5pATNFISkB9/uTi9UUDa5USf1m/BZ0LyiD/Pl",
+	"rugpSivcSgmafQlPwloj07cCk5D8l/pDVWXkh7LbhnYleI5HNKP5EsD5DbqxtYRL5SO4OmymFTPBNL5v",
+	"VwJAyd4YlVYZYp0GrnNoTDenoLatZFhFWC3K0K5UinJf+LuBRZ3VqlHDztq9nd+oDfLGZjpVDpbvPjzT",
+	"h0sNFzpTFplLiQJ9pc5a1oCf4aU9G95Ms2e2yMrZuiwR7mvQHAtJwFX08fLdYCzAKWH9cVrTljafstS8",
+	"bdAVumoXgv0kLfI7RikdQ8pL7hrb06faSB93ASsxXfbDVVJ2U0hSbnqukHLPW22COlflNMvQiChRMc4G",
+	"tbdqAxwQQrKl3U5kMR7ThBKW3wBjk6vtE88RYbyYTA2Vk8HBcb4WGz10AsR+6kvD9WMiH6PS8d1T32U8",
+	"70PSmnrBAqQgd7hY48tSFiLIhz26GcYwx+vHUn0GRxlnEyXMrlD4/teC51oBqGVUEVt4VNnDzG4eKYWa",
+	"UVZZUhGSXJ2RzYF8RBpel1MsrKQnnOUCJ/kNnc2K0mlRbQAsGlPUS4+70n6skyN1rb4zibI7rlRrsG/m",
+	"IbBkYgoNu+M0hX1VLYM5XkKcCfTKOya5ww2ez62gyELckeVNknGzCNxc6CcAlwMPjY2sYfzUT3DYpDOd",
+	"4AkeEQhv1edmOChVqrD2hn5W0TJKtCmbZGRQSFcxqMepp3TgRFdqa1PsFMsb69CQVc2ly5nikhxCmomW",
+	"CNYbwPxXRv8lSvh8CRPlzEovPnfF0wsBeBWH7A4kVpaeVH3Poz2gmj3mxvrzrb8RCvGchzvRju/xg+ve",
+	"mrsO0ObqXjdTfOlFg4JDvq8yp853A8BNs+9X8l4bFRIgbOuel51oZ8URUqvW+jJMGE7d+bAT7dRcA9CO",
+	"ynHa+8U/B3s/239Xzpbec+8ACLQU/unOe61yQoLAg9UTk5KH8uiiP145dFR/rrQnbOdDHplvkUNQp2dV",
+	"m9vcmvFroJ21taovbevW5I5FUqvaZDvRTtBWM7jRq/aVGl3fQtrRLJyVH2pGifeLpXRTU1QzEUBu/R0e",
+	"oEBCu3Tggd5LdZBEbcvbiXbUDgPUef5GoZdeTXnruakoXchz9dRj+e+6LiufVNRRFcKkMpArsek23m0V",
+	"kaBibUJAW+TjHmrzBzt72YWvwa20yxnv6RvNaxbXYvfivs7T13hVUL6BpkupasqMMmxCgmd4PlfttVCK",
+	"jrmviZ5WvWTImN6aSDylJFWn9+xoqy2sGXhQv/xev3uO6Wo5em7tJruppD+rt0/Ny7asYGxh+5hFW8yc",
+	"ZzRZ7s2LUUbltLmIc3jv3L5mP9cRpJs/1/F6K5/XuRObkM70a5qOwn0MCWBGcpq/vRJ4+ca+ZD9d4Ow2",
+	"nwplUO7JYqQj1ddgeduXL+27riAubm80VoIgkmd3a4opiRP1i7qMr+6Gf6nD0kz859e2UONrpGQT1Hej",
+	"qG76MCgNmz5qHIDNUOe1Cdz0yeoa3vRFUD43IqUHxHLjIDQK06YvGxcxgLPDn1dBNIVTZimKDAILznHG",
+	"JwVBPYC4rjgr3KFIfzImBFC+4WYy9vj3bfJXg0Zr0pkBhRNeRCvLO1ohXl3RPav6pGmlR42h2V42V626",
+	"wPZHUwCQaEYeN7GhahPUe1raIsZY1dsUxrWWT8rcM2DwFmsai048xisPeJF/Hjva6tXW+NDV6tRoObBi",
+	"R3cdox7e0Gjd0AY2FWmow8NBUAEK8Mk2YVz6szWBP14HVlszxlNB2JQ0ZXDZGdH0YagHdtAJek0ySSHI",
+	"id0RAa4DiV6j//oP9OLJMfoDOjwI55DZVDG7BM92op3XwUwYQP7fHOesX3NZWV53Voei9qknIKFhO1sz",
+	"Mm/IRBAiUflOhDDTRiL4j2c4M3SE1VCzo/2dSpLx4I/X1+nv+9GRzSD+fT86/Nr/YzBd+IySLHXBeLV5",
+	"VM/CU8jHY3MJo6EpwC+ZciBwAN8ZZeYOWBm27iJzjgWekRw8+Ep1Vjtic0DbkchYegWsw7Gq9yab8yqg",
+	"b+vpXEyg9aNEUjsamiAoyhbZce0+yMnMcCk3KrmN4c5zwWfzvCFo2gFGB1SPvG3S2vU4/Z6J+YohSevG",
+	"JAgA0hE8eJ/G2qNqngQjbzdjK2F5W9KcbmyVCRYrJOoplRxBeEtkuIk8xN5+C9isUFh3PZ2CWGRRO2tu",
+	"6D3xcdTFZngrvdpEunnGBbFQ8V1AAvkdEQ05MFsshdYoA2nJQLh1PmknoAI7Pk1gBf9tgf9mhOyARHZK",
+	"bAe7xPlXOtlNECyIehe8R9Ee5ak2BO7LqKx4XYe2y1sohbuWeH8/17g5+oUTxMgEg27wyILCOUTbCHgN",
+	"M2RDJP+qWH+DWWzEMP32U7oBJunB2QlN6ykoXkU2pln2gTKygeQrONqZ+q6dzrDXbttjw/qdNRV7xa7p",
+	"nVo7VFKdSLjNMlK1BVaRaaLBf5zxO4IYXwBWDwTKq892JSDinxg8M4sHZh6pI1SOta1pe9Ia4GJl7jbJ",
+	"Vgi06HuNekTAVfOBbqtoRljSjQ12dbyCt79GLrt4W/6VLqg584zmr5Y/EpaGMmTUKEpkwBrRaInu4MVI",
+	"ZwsDRlRPGT99MPch00L9pAfDxDFq3qs9BP1UU5oKPAaiJoLmhUimWFrc0DkRpgaLHbfA1XyWiqXlWdM6",
+	"zzowYM83D1iTxijzsCMzk7+sEZWLgskt6YE77h0hIiSD8yaJR3jqcVacQNy0AW7TieF65TXB7h0NO0O4",
+	"PY6G3jzENke6y4ZvrztC5qwgMyBiDj8sWHtbsqTMuShYyJgsmAnGDFdmjLgWacalR85+4xde9sl0YN2g",
+	"Xgm8/AcJbk3G2lB8P/Ku32IgthEveyxce14KP5S3dD4n6acKdqovEwwiLoOEzoY1xsZZQJAHcNmkYSPV",
+	"k6/6lq0+cjQ0gowKmuUlRlpCmFRnYsxSJMgdIGeX7DWcEdlvgU8WEtpy6PyuVoYlOGcFDfFEjHi6fCwI",
+	"pLY4XiSl+OEwP4+BFZTTPAu7hB/lZKqLj/Qgex33EYLaH0lhBt/P1JGgXHONWttt7PshuYaYlyqWfBCn",
+	"U6NRyPBtvX4IJkiKc4yEsVnHNLNI8G1NUOjbBV+U+Bz1qRJ8EWjGG1OvJtnSrBg2dY6laJRhdgs2skRY",
+	"0tTcQtkuHwaXvL/jrB+dgkE8S5sB9xTJuhfrJ0HV6Wjj3lW2w81sOXWNonShpqMuQS3XcNPCaV4Fa5qx",
+	"1TnB6K0aqj4WtylfsBoQwv5Q/d8GVVQt6f0MAnWLecZxaoNhdfINfLQ9oPFaVRam7teBlBM1WgBHxIVj",
+	"yRQW31pn2JYh99s2MIgH7aa7E5ZC/brM14bN4sAXn3WMnH9b1XkFBG+2alpmVfhzMmtyxlN2R1gOyNvq",
+	"wAZ3pnwB95emasOUsnGsgSk3fOXHF7sS1JVNDjBovaBRfeVGzWv7VYV2EFI9vBzONirYjj7MHpYhosuf",
+	"pks3AJCbZUcAEvw0GEX10mouaELQ9Q4eJdc7NtkYM4RnkAAlIUNGov2DveNh8NB9W1RPq+cXbwYf3n4c",
+	"7O8fB4Er4Uj8fs18mkMzTKaRrggZ4VL9cNLVDsS57lPa0W0uRz8k8IZcdTsNaG+mKseDYQN0hrl+6oQS",
+	"Xz8gmGKCHSH3r3kWBgxJeMYLoWY3/qeLi++/f/WqBgLyT/tnBy8On1WvZ//pL8PBi9PBGR6Mf/n96dfg",
+	"rey77NlpAxWrBoBnK5CwKU1fotiCjMaodzrc70dAuwy5xcL8eKB+NNIAPzzvR9csLgFJ4cfDviGSvDH+",
+	"nhj1LF0MF5YvRvM3UzZBn99c1rj9bEt04IptQkXNlXUa1hBbWS3uxCspMFBvxbPVUXr34Rm6O4DMwlwi",
+	"ph33Lru69/biWf+lZYiSyFxlw074+gL1PpyBjfX6Qv0hyjwCoKw1MdOyH0GU5ozmREhIMMDGLwaeTTMv",
+	"uxJyWPahQPXXgR6mDWfdd9mz92xCZKM9rNZIEz0AZBXqM5OLQHEJOr2c3Oc2kVprYCFz1bQIEXZHMj4n",
+	"bmSqsP4bDx0unSUwIXyhc269TCET9TolWYp6JdMApAswRFgugJE6Nvaexlty6Pv7na16XaImmjOEP2YX",
+	"0h5H4yOzuDmtzPt32TNDIdpk4NeUTTlG6w1Zv+CEizQA8+s0xIYGGlXy1URM8+x9+qA7VZaS+9URHg5G",
+	"WJIUzbm+R7DDaRWUWYs2S8qO8uoczgRrCr5qs9u/y555G70BYW7pARd4Ed5TbSdwSRfmDFWWEPRiCKnB",
+	"GrVA4/ohYI8GDmp4/zSPUU/gBWS7UQnc17m+YpwSnEHMjG4g5ay/Z3FrXJSiADEA/AoyN/xqAdRIa9cE",
+	"Htl2tPd7mMlqkBep9eap2okSHN6ulMo7RD2thWcEyBsQTQ0/MiANMHpHhMQZoqmjBqtwV+2hn2g+vWax",
+	"qfAMJ5B8GSNLNayFOvZys27J0g5cWuj2EY12UmdyeHv+/nXQMKtWFu7aUeRASXRPqQx3oVLlu9OLV58v",
+	"fnz/9qcH3thYtrAusQSeHNi1HJzK1RHw9Ydj/bKrUi+eTZosvJlpCK0WC1sX8Ea/vq1KCFOs+ascGA/B",
+	"4akm9UWEyN5kD8Wnb67+f6fD/bgywzSAUVOdbfPZ5qDL+oCaYWkYU+8sWe3JAMXGOIxf+h5bY/WjHgAX",
+	"eNnFmsldaZcyL1mbD/FLjTgkc8413JUDuuIo5Q79bE/rnRhJpQQX0yXq4RKBX0MlsGuGHDzbx4tPEWJc",
+	"/VdtDOfv3wwOI43f5nLOKtNh09/tWo5fAu6AfsH5pjWNpTHncCnMqAerU2e4jo086x+P+qpdjiQUSjBi",
+	"jmiq39kf9uuZ02B7c+HsLAcd4if6nKii7YjZQ5cB8dD51maGbEdW0Y56GI2ERlIx2EbYhFyabFpIuKa5",
+	"VFWNeMHSflQtxja25zEjQWgbV+aq2VXKnFlVax+w3LxCVOH6g+Yp10CJ3tBRC8LDZDEz6bnYBtmV06vK",
+	"nuElguQwxxzqjhG69eUtgFoXVghAm+mBrB0Z3Fchy7qiRULZAfWzlbJI45lgcYRibXWZrQfWj8mriPXt",
+	"t0+UZSbVsIji/JplxJJUlOuvH6F5VkgUO1sFSo88qlbL+6QZZ6a8kCRCsaP/0Khfl3qAIm/D03c0f62M",
+	"tzFSDGN/HOSJe6BlubpP7g91BAAFVlScKC2QkdQAkZNkyomsas2Pl98Ph8OQ2lTC4TrezgeoLcqy8P3h",
+	"8ODw6Pjps9Db/qSGw3U7GpXOJisbUNWNnlZEa5tWME0T/NqyFNdEN8uAgAXmHQRMo2TWLHGACmUc3fEE",
+	"j4oMiyXKiZhZb1/rs49qxQUZh06CCyxYGLH7R5wVxMCVhtQdQyaN19B9/f1v/9k/sYh3+mxrlmeXs2ko",
+	"ruddkaYZeZTo7m0uvx+LMsV5Ah5kSEI0cYOjXj2UYKtrxSDRiCRqn3Rh21MYyrgjC+Dac/KGAFjd67Lh",
+	"m0Kf9WSXTrUuRLISsJc2Wpmn5j0XaZZatru1TIDwEjhPKBctov+usLw9t+8+9g2GbnLzAG7n0MUBtoa1",
+	"O4s/WRsvmR4h3LZ5UdXv2r5ZXEpozPWVeP0usZ6kkzWcZrRxD3drymp8ffkj3LZUvP4jyrBYtsiWabjn",
+	"1E5KsKm2EQwvsSfov83Jff4SzCXHfCaQJHdE4AyNzHaFLj0/rnXiRujDmXr59cWHsxP08cOH82s2Fnim",
+	"GTVzIiP9vfN5StQ7e3f55JX6/6vLJ2dXl/q0gNGXq7PBc/hooId0hsUtwoJcs5xnEC6U7qFTgIKzzQQe",
+	"cIlwbu4t44+X72LrVm3lAS6lKnxzinpTLuc0x1nfkl/oY56300tz7dP9osfJ5rr8qJJ8JOCc1EHyrZd8",
+	"WdYpfBkyKh6F0sUV8mq5FSfFFtbBJiKoTjQ07eKeTeZaYBA1zU+A8w4LcDXikhPI4woqcX7xiBdA6aDP",
+	"sxLgdWdckHC+arfMNi6+yCarvgVbyP1lwkUo/ZjQyRRSEzlVemLOpaSjjKBeNa+yTSaXtzdszpwr+X6q",
+	"DZKqnegJsk1G//UfyvCPkFAneJKiKc7GA3JHAEoXjou6oa0a+ADqIKVQi4ykZ/rGs518y3ajTrBgJN1u",
+	"zKVH+BROu840Uat90VAIL9GCCO9MXubcmfiGlLQ+7pQDdkmcafKAFLGSzq9lrfp9j7bpcVieHjtZzWvd",
+	"CjdURRWuLvuaBHqUgrIkUrJbS3kI0ALoaYAw7ZTWfHWCKn9D8FRtl/jFlc2rI3WOztCt8ds0JuxWbNeg",
+	"RbpCYuX7LqY85x+3ClTdEPJvtYDjSreBGGvY0j0cgbONm1qZPA9f3udtRqMmqmqs10/hFnmRfnK3yXFx",
+	"b9aDRgzmtP1Eh+nMAHivqqB2pQ1DjdU3MVpMcU7uDPw/jHZ4y00L8gYvgyGlS2mgq/NAErbd/FOfBQCa",
+	"RyVKC9gtoW/oWb/CiX/49HjTPBsRr7bnC6O/FgQsdnMPb7XFRronL57mL6eDf8eD34aDFzd7g1/+8M/r",
+	"CMraKVolAT+oL7TMdxTMZjPkjAsUw8TFhn28Z0VT9V6Q/gnCemaB62QBZoCBANPMMxa+szL+1XUWjIuY",
+	"UdaxG2XWfz0Ma8PBZQHbfmUp7IcYOlU31IY9xcIxgOi+94bGKwr/TE/gGGhGDFD7YRXoh/01IzHcGIV8",
+	"W82yb2SrCshGMMIFM7dgLKrcSxQrdXyj13Av1ro57kdOFHrmjwgNlbUXWwGKITDL05DqVV9hxhGEGtjQ",
+	"JcpQrOY53ttTZZxBHWro9Hf3eXxSG7rKTYtrpbeh+jAvRuWGok8rpqRGzdvSUVSeGuuXMjrn2mYV3pIl",
+	"0D0Z1hVB5hlOPHjbXYnmgtxRXkBuYWSkh/HcUBzdEjJXb1MhtzAAyzOqvyeG4osb4rSu6qqeg08jQ/C+",
+	"0gvQoVRbrhN6R1idA+9g2GK7swO6XqjLe/kam7KSiRgptaXFF2JdnMF0gjwSheqGluC52jsQtrvXXk3S",
+	"DOvlTqRM/19anABWre9uotUNCaJmDtQnGpSMDSv/xkHlur3rJ/ByhRnc2dFgZd/MBZ8YXBw3fRuW8pXZ",
+	"i/+RRKLNnO1YSo9kOJA6Rzr6mFud5h6TOt3vQuU8s805w07OlgHW2/FH1ibBbe/Ph6H9feGO//oTCJ/L",
+	"dV4Hv1NncppMYccsz+SwOcpuW/pjzX31kmHN+q7NsWXGt40IT5xJsbCHi9X7kTsSPq9hc6e7uVM5mZ26",
+	"l79Cmjr5YrDR1qI25pilWKTw7lcNVDjhYlm7sRZLNOE8lTvRPzKl0oqqF06VZYN5IeZcEjTOeCGCTNtY",
+	"fCB3JJNBRyfK4BmEAmtfuuMwMXDdyhCTfGaTlCQB20JVCT/sAtNmv7XlcG6aE/QYTUk2/kDH7tBWJvGp",
+	"c1XDxljJGq5lkJx9uBicng8g32TjvlowmjcYKC6mHd6xQJhUoDFOci6kpfkCii/1TntLKiczK27fUufq",
+	"RBUn0N6asB33RaU+F/7ii+wi7aavLU74I2HIlfDnbVXda/dNaKw14p7fgEYMPo1+Lk8DZuIlOKoh/lkT",
+	"yNHcMRvt1SE3HqoQAHvd3t6syiywHi2m3NAqVeiWWuWwCZ5tvOm/UO88TqZ2SHjtHEBTahnVHv59ORJV",
+	"mSxnar1Mtj6j1YCxNBhLDCFYMcKMs+VMnbMyym6l5awF4oc5HM0SOqdGEurQW4W2JPwsP7fxH9e9Gps1",
+	"4RoZBZI2QxE2Jaat5vR4NDxqFNMWly2mf+3X5IX9JABHVLE7Gir3LhvYJCNfZJh+uSTjgMnQ5B5qbgD2",
+	"V5O89Y6GL/SiDeLNrtwK2/oaJIvTJITEgDPMEvLaDpIbaMryp0fBHJBtblnv2ofktdQ17dyG0GvrL3Q4",
+	"WC0NUfj4A2UkpJ51qmxoclMq5xlemmTaSO2+NVdqhd6tEln5/tOPAw2JtP/i4Ozw9ChsQNEHXbOr77tM",
+	"uKW7aY+voz8IDRtAbz/yJRzMk3cDx3OcdenfHafpQwIXQvuE7Wcp+05kjOx6F2haMCst92cpqq5Sb0Kq",
+	"m4uRC69Da1SBdZRap0RKIDlMX7PhrBqzXT6sdj3auR+oAgZ3WEAKkSrJq+CN+8778UyXXzblg0lNrx28",
+	"IEnbzWOJX/H8+cHBcdRmYisr07fCTbsidDj8F4c0bxhLNhqxfqlRpZlrhns7Z8AWSs5bYKux8zZXVnNn",
+	"9fxu97sHIpUyvsY57y9OT9wM/YvB2VcCW5U487y9uOkqPuvPKr+d6zoqv/0IFaoGVk7m3awtF9INvPU6",
+	"zM0Ik6ZxuyVLnXUMA51RBk5YHQu2K1FsC4j9cO/e2ZvTa8YoIxF6+wWNeSFyYuLGAYvBhJYhcp8LLPua",
+	"hEzgpSMMh8SChM4JEjzLBsVcan5qZWBcswyzSYEnZA+4YG0XMjLOEUQPGUJrYEdEPYj8pjkk0lti6X4t",
+	"Te/3nTnBrFDrdGcsiPa4SM0PUjJOLaYEREsJHKbaDVInE5hP8c0Eb8w2s+N2LogEUgPwqDDM8FZfEg1J",
+	"0/W7hGRELLf6ckqTW8K2+5Qn3Lp+O39Mc7F5Qw1+yRPOiny7T8V2PRWFzHFCMLtRR/9sTOV0m3LIZLLN",
+	"Z9tWN+Y8vUmXW83PhGQ4p1uN1iQr8u0k6pYu6DbfKSG83+rDYr5dH2c0u93qO55lhUy2EvyZ3Ep6Zkp2",
+	"RbrNp06XbvEpF1sNkNXWW3zJt1KAMhd4MSJiO/Upi2w+pebutuvHOZ9hDULb+UtByM22U2N2v64fhnKj",
+	"nIO2o7UCbmBnnVgPsox0WP7UgoA4j7F2SOgIF6AT3kOnSJoLCV0YH18zy41uOOlneIlGnn+6FxOcTGOE",
+	"czTcOzg2+cY2UmCeA4pINopNIpkuy1Q/vmaQi2aKBixjw0CDDE+SalwvTvlvyor6Du0foP/6D11RNuqH",
+	"8ie1f3xrfPXVO48ES1K9/T/qeJtsHOKmZSEz+k8//dA822Fepkm1lW/TN5enYcf1Xf3Ng+Pj/Rdhn0sY",
+	"bOI2r11Iff7hPJgiKWtjJ+kk9N79ZtyEW8A8uKVp03hdrp4ob8myvQ9DDfkmjzAUGKr/B8rl7WvOxnTS",
+	"cZXGCXwVq3UX36piYsMCL1edtDTNyBWdEV7klyThLJQkaB6UvPkIwFt9lCGoBgmSF4LBxZFafJAlg2Qi",
+	"CGF76I2JLnwxrPirXgwroYZVr3DwPpgLSlh577Ieb718Vc3ElGzeo67gpVWPzMo42fKqLQrN5Qc8ItmW",
+	"MVP2PF2ee+fpeCfa+W2eBSM8OnJH1BW8KJgPJo56sSjY+zQGzABsD4W92FI9xBGaCzIHPc34oh/B2dHt",
+	"BBn0fM3dQPN9QAj9qTUxBYBhb5O1pxu2nrRif2OEUJc0AfobqYRb7Bzc73vRVPpfR/cHO9EOPlLnGBKO",
+	"0su9gB4nKoLMd0Bp3oyW3oVnoIBGZHzdAa/8dTFLH3iCM7VOQl7tTD1EC5xlgyTjyS0wk0cofvfu5ceP",
+	"MeodHA2mvBB9h9ulGrErNYH5b5zV+MT2918Oh1Xwvd5fhvu//GU4ePHL/zj4y3Bw+Ev/5V+Gg2P9UzB0",
+	"+AOf0C05MdztqgdMwfC/TrEYcXFHyWJwS/NkSpjcs29UI/yOj1rF5CwMPFhZzQJntwPKBgnnGRGDOWa5",
+	"WA5e1LFjD466GRH2YtJVGp7hvJmgsGzih4Oj4eFgf//Zmsvmz6xZSlKckyqrASuyTJt+KOO524ygrOVe",
+	"gPrhsTLwS3DVzQipXAPSBBHqBlOlGudEIPsa6rkPwDymbIKYspixIM6d1j4M5QPPP5jywvcm7fhnavRO",
+	"nVHFutBodY5fWpuaZGbKEFv6clbDxXJD4Vggy5lrEHo3sivCbz99ZBqgchrqKK1lfRvYfz7w3GBld7IB",
+	"1PKCSGwJACOoZ64f58TAzio5VoPeV8c5GNh5bnBwICyYjhEjC3MqjN0sxNesZ89t+lElICdGE5Ir4zHF",
+	"S/QHBM9QRscmv8+thxPNm6mWvd0o5ljm6hhZMnehz3AKnPE741VXJyT9IZW5WmgZz0OHu/WqzM9a2ay9",
+	"1+i5qylRLdiVpicRqLWQ5qtuepbs5mDYmeymke31I55rrJdt4kW+p3cExS6SKgYVfUtZWv5o0JRSSvLK",
+	"c/VDDHcIGnAtozI3iFUGQSafkmsGMqhBzNSuSlIoTsOG27TlsWEgNTsu6sWM5zcGImwE2CUhICT/1qaV",
+	"irXulQ35cqBWfi2Iea72n68aA7d9VW8oybeqps2Nn5pvfd1XP482XcN9BGSiUFzWT1OODAG1RifA8zll",
+	"k5coLq+kYo0PBVwjA7Vo1aRI1Lv89Pnj2zfo9ZWGMorQjJEZZzSBO6hrlpN7teBjP9whVmvFVIIkKf04",
+	"8fmXK/SEi4l88jsXk/fp1yf2xuyJhVYaQD1Pflf/+RpXU2TK5sKZrqyxeq9YeW1lzX90CE5GwlpQ2n/x",
+	"cJ+AF70qpoIYSKQrHsD7ZwMADLMgYtLARWjZpkDp5aGRSZ0xbfHC4WKRSjucLZhd/MasyskvMAJ5Mm0i",
+	"YoU0KpjsFAERs0nUVt1/iWL9R4xyjnCOSji1GpbVCYrthMaR9gGOubhmWkOgniTaLVGddURYqpPVlUjV",
+	"FIQpZlTkDlRZleBVPFpeM6bJv3sYpaKYqKEl7I4KztQmgzMz6poRWXfT01oSlJY28ipq65oZvaXbxciN",
+	"viXVi0YSlhJhr1Mhk9BcsVqoRoPy1/v0w2kt60t3f6eEFtNp1V7H4QdbY1XQ3RerQk5SikPHAJY30vKf",
+	"8YKBwFl+cMsPsCs1ZIvmHIIbaDVaE0yZzCEt1l5+E5Y7r3CFlp/O8IQ8mcP9vv77r3NS/mNBRnP3jwkd",
+	"V7vpf/wYoe+qT9bHG4hgtcQcpuvqzQh54bQe9wBc5U32dNM2HmeCSbif8Mzmzc0MTHOCZS5RLwY6kB/I",
+	"MtZIOJSh+Pu3V+jJiGORarKQJ2ZGn/x+S5Zf41YRtnKKD46fBvgF+YKIBEuCpuQeXb47HRwcP3Wg3EoA",
+	"qr1/MX7+NB0+33/+/Ch5lj49foEPxgTjYXJ8jNPh/jE+HI2Pxvujg9Fw9PzgIEn3j9Onyf7xaDgeDjGQ",
+	"AXZH3dG6E0ZAIjnlC2/oepxl2irWLk2JEszQiMCAIqr2qfKMyq6Z/sp0cDHlWTVqL4LyGeLMlcfHHg8K",
+	"TIoyiYzBkxJI67pm0IzR0qQ0aLesz58CCqAzvErph/IH5tXKvBw9P9g/bJl56+sDU4OTD2+deCe49Shv",
+	"H4kNmFwJtv9WkfNdfDubo+z/yinrpkwCCTIMo+/5jPz2iOHttRBwsMa1gY2zTOfEPAT7DzyQYht3bGGB",
+	"Q4ygtIydd+PcLEVySucbJamWWiT4mEBgNc6Q96Y+q0zUuQ2SilyYlrKKJXh3BJlgkWZEwiJXrbeo0yLV",
+	"RyIw0SSdsAEfj6ujXc69aDXYYPsG8BikTnxSRniKBDHojnOcT9V2UDWc//63/4z7rfQ9F5NPK0L6zi0U",
+	"9INZKP9YcT3R18ALKomBTLOTrrO9lEZdCMj+4iWhqsn+Uv8ZyITPSTlO8hHBL/UElUO3QZ7DQsyK7ZhR",
+	"O6UkLZOM/ETIrQyn5X4Tmn7VtSaK/sYMYn5HhKAp6VbNZ/PVw6GeRG7cPBthKh8XjcluoLYFlTmzI+8P",
+	"T5cENzVEr5Qt9PB76BlhxQ3YVWsuoz0Ez3qY7AIvnUFGpWM+rt5VmmAT7+rIvQexvqWFlmV8Ic2xgie3",
+	"5e20el5DYjgetjCftr+UVp2qhA/XUH1Mw2JVcdyKIFuVeC7UED9KcQ+4NS8Bfb021bvc/h5dyeMbnIO/",
+	"axuy/maE2E3XcFzA5cA5Ea/VUto69gfo5JoTS9Ynwne4/26cB1dGoFPrhny7K9Luir86vS34/CuqsfFe",
+	"2u0pWwvMg2XCv1bbIAYPDX2AlxvhABeE3Ia3c/UkxcsWpORBgfLq7SBd/3cxb55RO2UhGA5y69KP1M4f",
+	"oX1l5JdWQBVu42BTkI0nAzVH8+VnZB6qOj5ypjbXnKNn6LJQf1cqera+npo4Qf/KuqMHKixn1n0jjvvH",
+	"smdXFtWG6BpV0naKuGrIdxCH7boa0N4N+FnbQdV8G9u8KQSqlY0dnC9z+/wo5H64w7ltRMJRthtpXIJc",
+	"IjNsLkPsbfpe+CzPZ2H4WRPksQHKLDcgHJASaaIyoEzdHb/x68b6Yg31r8x5cgu9kC8Nc988j1EvJRm9",
+	"I4BFODfKPoIodCBARbFqzWsudYpmHOkS9MUNviMCT0g/QjGfE0bZ5MZk2saop+sbw8WHwygGXhxhIOSD",
+	"FV6zWo0+0esNL1STGZkA66n23ZdPKYtRz5bZRyOSL4iqeMGvWRls5B2SIhRTKQvV3BzfEqaxGSU5Qa6K",
+	"CMUWTJSr4omGiJB0wmrXTWZIYbLsBx5D7A2t/IsXwFGnalfGf3X4qnc0ZcEr4vWJLM69KLnqrO8fqB3q",
+	"4PgpSqZY4CQnQgIzGaw2w2QpiozIPfSaz2ZcJ0mOBMHAC21D4SQwdamjYkZl3tf0AIKMC2kp1o+Gwzr1",
+	"YKswvYPjp1V1dxDqY5EL2goVr3b7o76DS+E5Ecjsn/q2CW4TA4G5WIz4dJkKnJPXU24PkW0N23FW0PRj",
+	"1uUTyVNazD5OOsVDrSx/N0LtTMkWw6QRawVeAmH5rtQeWgCQknCHeaKZgKlEfK4rUkICLyA6YVwQiTBi",
+	"pmxL8knnBKWceCmy/UeZhUYrteWUNH7fdn4aCghN1mdAHdUYNWq0G4iOp3g+Jwyo1czoqZd3pUHtsrFf",
+	"RFCeglBPCDN8Hasjqv4cG75A+fZ+TmFtrVT8uvIeyvBcQpgE3Oirf3lwrIeGFZaPI68luxBnUPEWr2lK",
+	"SyumEkm20T5tFQHkt8Jm/ncJ3ZSt+dnUqw2n0XqIWm1oovICyBXiOT8NCEY5OCHDoG5ylniEgbkx27kH",
+	"g9iecSR8ptb4qQ3u8xXjuh5PsZkRZS2bSKDKEvm03eTNOwzFA5gp6GPRHdRdQn5/AywGRqSqnAEhdgE7",
+	"qm1EbAWgv+ncW8qO+8hJTFQXxnUnDWU8nXkTXwu9MU9Qj48B1FfJjuMVquHEG/SGFOLQc6tTDcxQk6B6",
+	"CPmrDmQzdu87ccV0kFAHZf5wirytmGnUp2W8Wzekn3JsokZZdQDmbphdcyuVtxFNaZOeG2ay8YLtwTRo",
+	"UHKbJgIfYcDbBTSFaUHqG/9oiQypcuBGibNAVMsbJduqFDojYZL6tCBh/WkzrAIFanDEEVEWwoyqxdxA",
+	"gE+tdqidwOF3HVyfUw0WDsswXAzA27Tw1MLhCsbBtN61wJQRnJMSGf7tfVIIGU5q8fHqb4h9MUY4IyJX",
+	"djGYb5X5CndmgWXeEDAHj1DGJ5NGS5Bb2gxdhT14Q7qN4GmRmGMek7vXjBf5vMgRzugtMalmHEI3TXKO",
+	"5nONdHQqRG2CmZ/xiWrKHvpUZJmOGaDMNEQzDV0zkxCrW6wj1jXXtTpcyhzdYUHV2bbMpDB4hbKYz7Ol",
+	"OqNSQItf2JL1kbKuUmr4e8vS59GwqjM+qUaSvAi7pG0x67bvn1TvTI1fox0YpgDE1gFkSW682liNLpbg",
+	"MoAWV0pvozpW+rl/FERra2jz84OjLdq82tSonJPVVgf0o2U6lTtNK69qttb2+6jpdGPXVWjoPouUiA80",
+	"xDk5wpLKzbfY5vtX8PaWobJC+ww3e9xb5t91gmd0XWgCaISI+YfxEc4LkUyxJFDXA8Fku/m95xnNXy1/",
+	"JCzVWBWBOIGGGP04FXicx6hHUgqJGn1DK2TG48Qwo5M0VgpMEJwOlEL0I7KhiB03hOGMZd5q7qtgjCGi",
+	"jSQrUpKCn0buanVeDVp9ftxKGT12cA6IN/QzMouqPi8bERzr4tMUvuML69rl/sou7pKuQ+gwP5JgqQoa",
+	"8Xxa9b7qV1Ymprp+AhmvBiYGYg6XJh1QbXcaxRJSBYFoWo2TS/o2/C4OQ+YlihkhKTDwz7FAMJAvr5n6",
+	"++//z/9EPc7eqb37D4gzaBH8CpOi/bsk7Z8g2z/zuU4+sL+VRsKuRKoy6yG/ZtABVSBs06qxc8H/qhXx",
+	"CVJDpcvKsJgA13+smxNHKJ5jEcMP0Kz4BMU2WzM2Y3LNerpvqGAQHKpWHEn78HFyK2P0HUoIzXr2Q/QE",
+	"qQd968G/AzEyWIG1W4NrSCVWr1uzyQRFzfgdZZOBOV6iRJkmvVppwLBDE8i9NBgfMBRTrI6H7t4DLUlu",
+	"riCU/F452VUthy6g//oPVGlXKBGvhrL5aJnbWjOE3IsErjBgzdhcFEg/HBVLqUPMVH9QD1alh3ziDZFH",
+	"VjXixWSa9xs4Utvnj6tXV4NpP5AZD8fPVse88lVrlacFsIvHXkt4ty9gCXQKkcHJ7aXJSfAwH9qBEye3",
+	"Ft1qBWSp1deyW0s7dWy7NHxPm3W6XNHkEa1oIqrDlY2aEvbdSq58cHRw3E7e9Ara0tViPm5cUS0LsGts",
+	"C1RmhzHg1qq7rTYryS2QyGycVvrr81jBIaj0zBulSpMt5UUVP9gtFU/0rRzXp2xFZ5Racq3Z8NnYcSuH",
+	"Be6fI1pZ2ytmcQdUcP+zFmH2tsaVChv7ellMJkTajajBoNE8R5rDUd8GauZ4SC5FPS6QMk7gxp/mZstk",
+	"pB/5qVraBtJGhnSVtrKHjAVCUvQd2mz8nFwzY2N8h6zN5Eo4MZu0MTPMi9rIsHrEGRtzQcZECJL6u2Bo",
+	"O/+/O962O96fvc1hVfjAlmsQiwhhVKXergFHPN97dtx2/7sMJgNeTU0TJP0N/KdW22yqu/Ou3X6T9rlF",
+	"WvEQPCBOd3U0QgYzhBDg5LaSPGVbtJnkxC3NbvYBKKBzpX/+P2lXNPLDevKrE/YBEtToSHfqUWeQqkiF",
+	"zZO6eRCQ35AOM2khJY18edJRZwDGjZbMp4ans6PZEQhTbzAhnOXQbDOUAmLti8rse2ZIzaTQpkOzsfDn",
+	"0hixtoMn/yuqt8UW+r3gRSDJstzuOvrqvM05dG/0wG3BN0yblrqX4m0FxT8dhnfIbdKxq3aqR/4miJzC",
+	"0fQcnBbduUWaLMuK38mfohYTHYqkCEb1mAVmHUCARSIITtvziHVwgerubS1jWno3GZnO2QcBrLbK8JhN",
+	"Ar520cKweAUv/YOJGFum8M4zvPHK6DwLsE35RH56FExhm1AAPldT7VbxZTTVuCDK/JYIyFVIWqb4xRlm",
+	"qUzwHBi351zkAtPcAlNxeSsr2CLubZOBoF6uukf9N1bG5xyrDr+BlMfV6U/d72uhoPRbQEej/rrihvoh",
+	"ROqoXtiVXn56CTSRGcA0cNprJm/t+JNE3BEBrNkSYbX1Tft76JKwFNH8mmGJpgSr00V8P9A1DHLVhljD",
+	"vWKJ4j/CD9/FyERO/kRGlzy5JXk9KlbyQt6k5O7m59vDu0/Pf7367eKIfZg/T35K98fv5NPJn/Dh8i0Z",
+	"Fj/Qz/nxv/3674tnoxaEOuW42FEKCo+aDsomFp8pjP1Wgz+m9170MBzOgJs8m0/xiJRIlBnntwO4VpZg",
+	"Mwwj9DlC+xF6r06LH9SAAsEaRFdfs5Vxh/nRg18fs2c//Pnj0XkV6/QvB4MXp4N3f/rh46fzwb//8vvT",
+	"r//ckdjxijA0o6zIiWV2nFGWG+t9i8uPKupiw+p1XKndQnSVbDtz0IIIyikvshSNiI7s1/AGWG3EOrLd",
+	"8t1wg72Jc0NLDJhJYDS5Y3aF5bQqFi0ODY3Rs10s8+YQ3IfG3gTsxPDcAIRYe+Ay88FlMZthsQxAlxEG",
+	"gMpB0v9PZEFkjsZUyPbUsm9tgSELcCbYJYA1hLjuaXp4MxMGU+v8/ZvBIaKgIceUCKSKStHHixOk34RW",
+	"mZfh75VPKpT3unA10u7jzRjLZXMjf6DCqGq1oV61t9IZzfOHXVbj5jT0t3Agc1xPGnQTWrQrPay5GZ6j",
+	"nEdOJwoyJziXrafXx1esz66rpSNa4zJUmMmQ8mB1QspTjd7n8Ssq8mlApH7++eefBx8/Dt68iSE83P4Q",
+	"oyf677g8UhoQtwm+IxZwBOdoViTTmqvkxfPhYHg02D8Ixf142n84ePHL70dfewP914H3V/+P/T8G94KU",
+	"kryjx/WN/SQ0iA7QMiQrkC4BaamFEIDc5oEQPlROLDjmCm6TXUZbXg+MMzzpgCEFNGxnGQ4Ga7S+pHzH",
+	"iyDHq1nRsI1BLCCVyg6ZVAILvYvGmahxFO4PhweHR8dPn62z+NfqdyIkZ3BA9DL8ygqOQExXz2ia1amG",
+	"nvT+zeC5BbpDvbMIfQQD6UuETiP0qQ9LCIBgqyvi7JEwpmut+XF/cGgc9nyMEiwI6rFCQH6H+qR/YlBp",
+	"YQmr4acMAdJmtXlHP317kBc1se6s5OskPdSlDIUTJ72tobpCagzoTr/alV3RGHZxbAKNscytm9g4vw1N",
+	"cMtFNyP5lKctSWg/6pc30+YGEiLGRAAN03aXjf6QuUZ7LK1l+ZsOzdWueOE/CQZQMYDdBDJ9OYVEXPW/",
+	"AKFVPeua11uQalZqfK0/q/5mqqy9CPVXfjtNVn76rFtWdmy7tPjOBLFl5vyw/L9NOfT/HcJWztiPVGJE",
+	"IFQUHR0cHdTST4fDrg7E9UIZFL5yG1nRCpqYq8at+/ltqIMTekdqO9yfTj8FX53RNM1qA/HnL+8/fdqo",
+	"eU17bG2uqGC/jO+r1iMC0bsdbrUzzM70R8GgZkg5bfIdNWAsA/uOecMSqs3BFWVc2Bovr2BQurYoyru0",
+	"4803VUEHTEOUNm0BspJhdkWNmSkozt6yNOi0cD7kc8ERvKmEW2oo5pSk2qHlA61q0rcxzjJgphoLQmy4",
+	"XTGfCJxCgGD1BmieYQYR/JIAFwJmiENYNhc+DZaqvtFZsjlvSH0ezEK9EgVBiynNyArZO+QbMwg7cCPQ",
+	"gtsf5sCrsjrKUSm0Tt6aBP6tEDqguJ2LQL++6hkwFTbc0qnhN29A4i0kVcORiUpIrlHaTE35/RQXsi6/",
+	"Rhpv4LNgSDEN8e5f1YZ6V7qzCzQor536DVHxXHD4MSdiLqgkmw/+tu8NJ31PHQT4ceywTCyAO7QNIM/j",
+	"+4H6x8C8Ar5Y7nKtK15tPKc3wD0X7SzIaMo53PdZ5FIbTnyTUalFwbMAyndWnd12FXsGxppR8iKM4elq",
+	"eTyjScjZkdwyvgAkjfS1nqLmIE84g4Jxi/zvKmfTOwKJFqjHGfr+7ZU6EkDwLNTfENe5DZ6mru5HXVuD",
+	"7BejjMop3CHqRlEA5UgsB5KJxWeAAu/e3msVXUDbkpI5rNW11Dzwmo3pymmehXMHO5+Goh3T90bvgnke",
+	"IZ6l3b2IWq7sNGy64tNjBL2rQLRWJ9NrcxeMTd2U01IwmwCDSsntMo5agh8/p/+uFOENloFrQfmRl9Zf",
+	"61frEQrYQ526uikP1m9XIFXTh17HSaJsiZyXSKSLKd+oa9r7RKs9NyDoobRzbeVv19wpviOI8fzxm9WJ",
+	"DLFtXr/zjbhPqrK0Uw5Hm8TBu3Uaub5JQAYqlzkRSgOPXVRITzvqRjxdQvSQ356+ZUvdRm+3WVFaoJvX",
+	"z7mt8A3Oceh+BN7ac+2KXyJs9j/XcWUQVxr+gAW4dsRthSZIlvGF2wQrht5hJ5TBwLi1GK+3d52uxH7S",
+	"1tQbDSkWuhNLzQRs3qCqc/Y12iG2Le7iqTZrm21PXUSkWxEwQKNgUIHuDALR5mO0Ki175ch51k0t1oWn",
+	"yzAsXXdLqpOsuWY+5HKszJZsbVkYXAbgm3fXdutWwsOEOdIjXNbmZRf6Bok/HM0LwPRhO8eaneqAeatV",
+	"Sk7u8wh9xOI25Qu2t+KUGrZBgSwHNYAelUwxm1j0ASr9bbfCkurBUjYsGejMxoG63JBNq812N/YnCKO4",
+	"XD+lyoOEMt14GcqoXbfWVZMkDdNUfvvYsQfd0sgHp0e3wcm31Wx0l5thNJbTdotgqz5VEFM3dNFWsK4H",
+	"2zU9gMu6/5i4rJ1BYsKxMQH3CONsYJErEbnHSV5LTYgQztGMyxw9dU/mGU7q/FMHR1VNcTSsXsD/4Zc/",
+	"woX7H3rX13v6r4Zr93OXXnxRsK6KFOfJlDSAeW2xpFtjHK+DPif38wzTjWGfFwV7a978Gu0YguNLam4o",
+	"HlUFWWjobRMx29l25dcrZtJP1jeJUwIxZZCMHWtvtIZ93JVoSUmW6uvlvceGddePf2w+l3c7ibk4Krv/",
+	"OHBFuFG+mfIkuAHJMjJ3SxPqovANJ/iro9C0oZXWdNKPfVNvVlMTKH51jjzzTNo4sFVmaqsBymVXHZVO",
+	"ziZlOySnSULm296YTgQJuKU/FjJHI4KU7Xzi0zXC+87b8GvBNaM/ETMZ9qoGmNdmeIn/NZkSNlCr/Ld1",
+	"jGt1ev2NVv1q3PtHvMTo9VTf/XWBJa8JhrE49IA1T8YrmwCw8S4ipXKe4SWCYHnAOwVTMEFzPCGGHCcU",
+	"vooTC+BYdvKfzo5fvB2+etxMAEGtOe5VtH928OLw2U7L0bJlRLbVzQP356LM06122BBhrnL0zFdzjjZC",
+	"7qxBFyzbH0TXSXBGPuL7sCrODUfq+u1G9xD4E8MMi7mmVnQIge6N5nG7LMRdiCn0FEl4ogRLJzXLOWep",
+	"WsTAmEbzPfTGiGCKcwxhjCeIcUTTAJdTq8QWfwkoeybj0oaqb3dI/7XomlhWE6YG/2VLwIBoJ59idvsz",
+	"Lz5qAP2wiDVclNSPnSYpxr95MPtI2c3VGr1hDAuBn0K/ekrELCFZ9jBXCTTgYSVsYdlqJ1UYIvmxEGW6",
+	"AYxVxroJZIzxvJ1oOTiD9437RUqEhrHJ3T8XWCJwHZAUUle2ykYE+P07Ox8NARkZlrlGzdHQh/oTcNwa",
+	"UrXtZMFLgG3quffKY3e9G9VIGw+hLxS+h3D08AD+TVBpsphZMIf/DrC09eAvLexsL3e1NLnduvfsaVhU",
+	"DZhqVXmqrqtmeDV/fioLwlN3UUV9btS+FjbtH4SFdcdpQs43IBpUMQz0mnZLGfKnNKhJSsdjIszCKtcc",
+	"SU0JcO41deqf+lUa6cMXw63wETpgi6xihVT76/DJyjT3CE1xNh6QO6XT9JklqfOyt14fPpJGFxCQRuyq",
+	"R8Cq2jD91Um0UTAGzaI71pOVnPOu7TT4EuUInF+8GXx4+3Gwv3+8swUuVHvd4mMzeLAJq4hLshlMYQ1q",
+	"Qn1MQguzleLYhjKvlbi0pLurU2PX5EUf/FODlECl2ZLXwQwyhEeSsLzfRtbWk+utxwE5ZQhrwHsfzc/s",
+	"i9DOXWkeRYbN335A2R1hORfLRmSHVuALVrb0hGyc7wvDfrSyV9BGewg+2JWIpjqHMdYepj2aAh+vOuAZ",
+	"IirBFxL1DBm4ageKLVjWjQ4CtERZ7fjA5/UDRjdAr/sOZ7fLnCe3V/ctI7iqDTNVbRz78lqvfhHnLAKd",
+	"YJtTnGXLG7u8vZXuTATfQKjGP/plrYxoMyjUKatdcZQp0hJhc+GBevpOEaM/XX7+ZGIqIiS5OrundELB",
+	"cZ1xmff30Ht2zYT2DMrGixLUm3FBEGZyQYRER8Nh/8RWTYlECWd3RORg/Ofcpmvvymvmsqwh5x0Vc7XL",
+	"vqinu+8f7B1Xk90H+q7l9/1o//iru3D5fT968bXh0mXTRRHreDm02mfE8Mxih44pydL+XqgX666QBq3v",
+	"kHxvVweNf0saruF1P3YluiUACoERiKCUgGtbMPprQSzPkUaoF3eklpk35jy9+bXAmQUNKnuGB7/9ov5n",
+	"OHhx88vvw+jwRRidwHPJBeKuNPOV0lfY/ANZzwfqAbPb8TBCKZU5ZUneP4E0PQzebbP1cB0BvJzX+Ps7",
+	"8k36JMTwsr2ibbRYA/5Dz6HKF3A41SDEPP1jnXB8c4va+x5XxzXncz2mAueUTXYlgvdRLzUIKcf9E/PM",
+	"jbeGp6hyyfqJTwdtbPf/DqenLe/CcROt4urZTu6C17PIcrmHYkiTlBoWxggfZilaEvmEcW9ceuqwpOX4",
+	"BMVLIuMnMeNx/+SaxTOCGfBLVnXMgdEpBjlZCbCgo8LQK0LFcATT0wJJqn1oh5kUzNJr9un88gTFbG6a",
+	"+On8EvXUkHBAKXnx97/9r/0hwHtIlJJc4CTnQqLh3//2v57CBSUU66ggjV7rn6A4J/eAHg2mG7nPy75G",
+	"iHmYDRFcPEAKQgyZFrHuTlIIyYW5+ow/UHYbG/iYfggsUtccirK9dBpJ6twP+6q5S9KtChOK6Nlr1pbN",
+	"PnlPdvyJeWBRTXcSSkJqOdV7B61wGtk8mBNmZzrcrjmWkt41tdqJT8P1ccIFqYH+boxT0x/5ZXutiPwG",
+	"h1bvmtsXENM1EdxtHGrBQjd75uGtqkuoFbHRt1F/bgGtU39Xpu5A1II63UARiAItLuiYGKw2Padof28v",
+	"tltKXN0mtALy3h3u7e0Ple6TAHZ0o1VnDAdDPkax2fHjExTPiiyn7gXVDDVS6i27pVdeV6MeI3zNjFmr",
+	"tjBjrB1Ew+HQA2nSiviG8RhhZPbFGlMt9HJHL6Nop9JYtcl5TduJ7ITrMmvMtLagFinR/mRc2O/8Hz9B",
+	"Y/xfNGTUa9sQ/9FH1cbgkyvdXP+nn4n8xCFh+s+FuXBYvSWe55htRiM7Ld/c9qYGqHc9ksVVXQNhym0x",
+	"hL/F3Q0MU9OdjSQsf1AsMRF3NCGvAc3j1bxJ37a6T4CGlvcIOb6/wHlzoRB6EVaocBXQqror/eqWdwA4",
+	"o+kXluswj42BaI2JApfAoK10wP4JEGeAaaRjTLS9sLBoIzN8q8l4yaJM9VPGyh2nqb7uzii7hQNchxhs",
+	"kDMrqZVkjDqpy8qEVyZqZUlUBsnOmZshJ3+Rv2q7xAGVwr3p+mErbllXvOWV9UPtvAPy0bA5zm1rLsZ7",
+	"/Tx0LFp3PeY8J4avpPTHIsELyCwPXg2UPOnaVQgoPcr4rHoxnx8O296qVSpvhZRSNxM0La4XhFb1Xtdi",
+	"zM59d7Udv8pgrRWhH4xAuHxfDnAQI6IZYkrhhyaxHDKHx5ATbIequqOaAlrtp14bzvRnld9elY2o/H7p",
+	"WlT5+cI2r1owWXnxjWu4PxLbRdTVFlw5Dq8EppKkSE65yJGgowgBZW3a3Vvw4EVbDxWam0sC5yTraVfe",
+	"kT3ZRr4HsuYXg2W/gmW2H72oePaOmjx7vn4Iur7p3EQappG+V9C/SUTuqcxP0C2Z50AXTu8I2yooYK2W",
+	"WV3ATdes5r5Ew59TBvpE7qFTp0Ms9bx+nUoE+fMkdeN/AnuXJrDUR16njqqJckfhW5QVOJv1NythRdNd",
+	"uzQqlG2XUN2gLDs+rPZy081RF7tzS4PS9nE12aN0LO6HbM5Vm7FmEOk3kAaJUwIFZGc1T48sRlpeegfq",
+	"0PQdOhiif6m6rg+0IFSEY9PAVe3OOnXvPRI4X21Sb394cIy+Q/vDvYPjeivUs86tsNZtqW4Oh/+CjIAg",
+	"SZJCEO14VfbRCRrhDBhZ04KgZ5rO3yTqqndAGgIZY8ONZu3qkodQihQvy0BolGCGRsR5rB0WLVRr2dqU",
+	"GY1+44ycKOMCLxHOBMHpUrPeevcRtfSV4cHTwfBwcDCsB17ttEoRBbvhMc3XxjXfLnFOTrFSfL1Y2b5x",
+	"/wTFdtiMpzHhDFxJEaKzWWF4K7lAcUoS1Y80VgOovr5mevjn2ETKEZbaS9G4bHkMIrJ+TgC8XqJYYx6n",
+	"cdXJ4G4K9aDYBsOA6TY5uOT6faD+oq0NpIfwjanO++lSl+P9clo2wv+0bI/361vbNDtVV+6IWJ2q13w2",
+	"LwwcTYlr/dIwJ1NGzBZFJarb2WZva7Kxr5k2siuaS7MmUwHxbD27WZZb34ml5QOGpmH/xDXKV4/ymsV1",
+	"wY7rWvIE5fheVRiXAu9eMtuZjqVD86yQfkXXTNd0oodh7SliD8W5x52odvp7nOTZsuz0H+od+MM1y/F9",
+	"ZO4Q9Aosv4+ra7JssyosWm1NmJaxLLQdPl7AieGP8GpJL54+bXkusgMRoJ5rf7jK8X3g+2fP95+1+zzc",
+	"gKcHz45alVD3jVe6FBwrr8m1MMbK5ISU6wXBFg6kS4LPuhDfueAjgmYEy0IpY2p4Qyc4Jwu83JUoyXhy",
+	"2+/A5kGY5A1QXPrZLmhXdVTA2fvU0AtQaeusbnrQvsGzlQ174wGpTcaYGU+bOAZ836GzUfW2r8wF3ENn",
+	"XKCUcyFLrqMEC0GNRSJztd9Y0HooX/MrJ1ykmop+H/X4nDDY2Iaop8NK+mgxxTloPGXj4GUtk/XweXM4",
+	"xXGbM1ddbPWkWcoTGAczhGvk8IIY2txAGBNLyX3TcQ4+Vmcgk9BsN2QTpYJ6EIE67NeBQUI4nC4noxyc",
+	"T9wImlaQpWQBhEspeejaSNeL653wqdSS59esmILdMr5gN7qWGKgh1tQIjktf4vsRiinT8We2kOiagUzd",
+	"zKic4TyZGhsIRCrlREIkxJjmFntcLyR1XtPF3YwLjRCno1ryKWbo+Jo5NogpwanbCmEzd4s7UlsVv+GZ",
+	"Mrx4lgLCGrZzArMld5EgOWFqCPpVk6g6GhD+WOmaESTXMXjDtBY0INRcNZZWylyjZuq64sXm4FAQzqiU",
+	"ejPTpTytEfovQfDp+Mxclb/Wd/ce57+ZLBmheG53bvXKtJjRVJlN5XOlCOyVO+gBePOaKQ1jX6sO/tlO",
+	"tPMakJGsna7KKMPTftmIu226tSUgghWP1mdmu4VVjsr7ww1n5doEulrXzJMsw0NC12Kh6AT7JZI5F9b0",
+	"pRKgBiu66PhFSBmlxTyjCc5DAK6uaHvUM1X0HAm5USAw+TiPI8dKQ7DIKBHQCrVJ5AvwHJlNkzOijeGl",
+	"QRhRemJa99ANw6HcJS1hl7kr1f6mIE3/eFQOjldzw/xJSSfsCsvbtkJZ37BnAPIRQkfLsbzdlRokrRdr",
+	"uI0YNl9c7kegJnFu37K/qzdPnBnPGQkBZvlpTY8Hz/c1OFAQjLpt6Lg64rR1i/EENyVrlaHXSqTxhCD7",
+	"dj3+Wo1mq3jjjG+03D7w/IKMWydMbBUBf1XPd/Gj4aNa3oxsSJtpkyLTwT9rJq3MV/Cm5pdmGanFnm+j",
+	"6WFDuZxyEdj9XqtnXpqepp4yrGQQaY708XjKi8nUHK6xIIgXucyxRjLv6StWt/VVzT/TplXffDeX7cqa",
+	"qYWCbsLn0bU1jDTVATldjmY+Pc+GdtM5OXWvf412sEimEIsevLJQqnbCG/DJEp/vPRCly2VuZV3jmzjZ",
+	"hkHeRTN+R9lkgPVdHHwgI2T+mWo/psWilJrKy8RVz1BvQehkalxLhserH6TWDcUAyvw1VxKRBw5qZ2qI",
+	"Td6J4RPLICEMQwvVNqnkVAleRqUOZlcnOfWQpCAD2vrSNzVYot+I4I8HFSxoThOcfXDo72uZaKpvd0gL",
+	"TFNJHSHb6uy+f/Pm8j3K1AtWQ6dUTjWPi7hzV2xYSiKlRoV0Lvtnm9z1lE0ESakVrraLks7Je/dlkAgM",
+	"37+C00OHlLMZXr7mLDe4Rk0Xi7sS8QVDM7wcJPptnXCtDi0k1TYEzSWSxWhgrh13IalA4/HP8+mjcGHN",
+	"KOvcwUaYNlbkwoHGrSvtk3uxhFza2Atgi/A+eO2rkzZ+vynJxh/omLzjhVgTKdUMOkTmHTE/Kou8tWB+",
+	"8b4Klro1CvZ6kFTN7tnzIYY5I5HlOMAV+FYsb3VqRD8cNw0avO2crmF0dTuKHxblNiFbTylFKwqvqhzs",
+	"NFaWaZW+qNymAqJW2wzqU9wldqq+ua6JC2+zus8FkYRZdtc1lHtG+97xBI+KDItlqWxSIiA/W9tEL1Fs",
+	"VJOMER2D5oHtzddC18y+g2geIaL2QuuqqnylTPEc54DxjKhE5h11BjI8DPbrsSDEXIA1DJqntLtZPh2S",
+	"vq2Wa2Sc58JTzrsSqQ/2giWZONkAyEwZGNOeab8D0lsu6OxntUC8iIa2FbXHPgsjMNUByH5pMZvtDpSr",
+	"eTfKPn6pg8f9tFrUi/WEx3AjriQRHJuOmt/kF0pzEi+n85r1YjvStY/N/S7onV2JNM1P9YDursgWfO+a",
+	"xfVZiFFP871zli375hISkZSOMqKvp1UBCwMEaLNN05fmwt9ce+rPrpn5zmgqY0hC0iVLfTwTiQplhcqB",
+	"KxB9h96eoyeopxqInqD94TCYWNNl0RhRr4eVbS36a/hwv+E6aKx160XRfjVs63xyemgx5RlBKRlTRnUy",
+	"GYEN4PzLVSh+edWb5B/iOl5/Pfyw8cBTBOoNEeSa/v1v/4meIUEmaovrRwh46UiK8ETtVTkkpBWCDGY8",
+	"pWNKUmAVlZZ0PBd4CVplD52OdOQ30FxBXqg5oUSGA5pxWxgSRWajcOQ//gATcC0EoH+rh5qW9Mzh9RDE",
+	"eM+wmBCZI4Cb1Jrt14LOYduf8iyVLjqpBDE9QVh/JxAj6oAskZxnNNdp3+TXAmfIwFfurR6xOh+CyvE5",
+	"Gq4/Ej3+8MiZMsTc+Cy4yKdqWYL9ExwY/UU5MiaaN+cA0uhZKh1zkbuf1kr/ZZcjW8k+vnIAc+vj+bOn",
+	"G9kPvbNZVzTplZNbDSO+K3x2p+ON6X/YSvKON6snGV8pNG8YFja+BLHv4l/dxqEEn7xaPgzTvT3xT3nu",
+	"s4O2FnIdRmWLs4EDjP0WYLAXnM+QZjnuSJrZyMf58eIT8omZu5NxBoZuLIicbnspCx9f8ds6uabIb/7t",
+	"18O74ezg07PkT+LnxfPR1f7t+ZH8kL4Yv8NPi7f8ePLv9ID9+f7Zj4taVsL+QTe43EozwvIxoTLf9kLC",
+	"SclarkJ4KSgIpwyj7/mM/NYVFTja4WLyKXgofQ3rQQK5pM/wCOd6n7UOfI5ERMrMwehwOEjxssr+uAms",
+	"t2OT51jKBRcbNeUnsji3rzZoSrsYXZHhuZ2bq6KamuMsb2H3f3Ych6agb8odfVtLeCoZFoOA6HMi6Gb2",
+	"X93wc/2uzrWfV+DXJc01x5XLmOoAVbkF9bRugIezaJI9THeqHjM7T81ze+5GocPp6ANPcAZR2GB9Jlkh",
+	"6Z2G14eQ2no09uqZaCw0Zf3GLNOct3itTuMpgGQ95+v6vYF2S8BbNdotiCTgApnJRvol8N86FH7Ui79/",
+	"e4WecDGRT37nYvI+/fpEvyif/K7/eJ9+1RejdY2vH7YDNX2QIAYMaejb2PZSt8UQqDmsNSh6sKCpfWGL",
+	"LK2V/cV0ekW0W0zefwsHWEiAQhxgdRH6R3GArYjunh4557oKRFPN54LfPRAa+lEQqrvvDmq1f6iEtmxc",
+	"O+MiG9OHNvWboBt4s9SIS01IStIt4bRbg1pXQPkMWVKIE1e/pSNGqqjOLhjYAkD3cj6Y837lnrUjldQ3",
+	"gH32RvzRQZ87iuXjUp7U1kWtPZ4cOVTmFXSEFSFoC8Ps6ZPqatuMxOzNx5n+MEy82wSxOS4/2hZm0xPa",
+	"ltiaoqpcW8rbN8bV9Bu1BlWzrnJW6SGxJKvQx9lorWZ9hWUnfOW2YTHt7062uQ2033RtfdESGTo0TQ7Q",
+	"eJViqNKc+uBG5cS0mNZtYku/wWA//k1Q4/BtGJRKMGWItXrleXdqidAGtq2qWDGb/cVda+yGrreDzrU6",
+	"vIKi60TQF8dm+FyvjNWUBZ4FfC8XmN2SVPtV0HUxHB4ShNMZZfYfM8zwpHxGmZyTJOfuhztKFkScoFjm",
+	"eDyGlEuHPIrBp4MziiHrvvwWspfmRe7zekITgFNtRjXnFFQMfmTz3U60o6ur9rp8M9jpRopEwTOypuEa",
+	"M5XhmUa0iV0z4u7Nhjq2aX6RB/cIHTzeEMT6zTw+tFMcmGl8UxhYcxgeuc8/JzqEKyENlrB6CfUs7t2Y",
+	"3pE+4uVH7i7KuEasV6RVw98U5DQYTilEkT2Y4VUCXFf4PPGNTVTjitTd8FoSWXmyA7Q6CZ0iw7yJ7xjZ",
+	"DTksZDP0nnnPbWdpQU7HOREfdeJeA94vlrdqmacF0WH2GWcTF3ZPPPkpsR11PmUJvnF0tBF7YyJwQhob",
+	"8sYUfDisgQgPn28suQ180RWWtxa5KKNKub/hyYPYd0NYzpSLFtaHasu5fXcjWLN5Ks+nXHshm1+5TDBb",
+	"/8YVmc0bwM+wmJD8Ck/aBt+Q2fwCs8lGobxyL/rcZg+hTtSFrFliW3JXus0jLJqavBLC0UySktDVmfgb",
+	"xmEpNRBXPmiTaAIY32/ePzpe6TgdvpKQdXH2Gh0fHx0jQZwegIgYCCm+uPjy4a1ORo/gZooXOXpzdXl1",
+	"enHVjxC5n2MAkqjsO9esREgBH01sdW78EsVnF2///N2b0/cffj559fO7z18uvnsa7Q+j/aNo//nJq58/",
+	"vv/05ertd8N4D3maGGFBrtkCZ9kA8pDB6y9fQtwepN+5tGdA+dJXZXKuuj8Yc7HAIgX0nCmezwmTytSZ",
+	"FckUZTgn4poZNHZd9F+L2Rxikg5eHg4RztHw8OXhsH9SVmZL0emVUNdYNW2Ek1u/mmvGWUIiwxEgZA7N",
+	"3kOnEPOIM5qa4COPVsBd/82xkJALpzOO6ywJLYcxgBb3WNt4wCsCfczcvY3ujGeglDtMzgHMKHdiswob",
+	"0ZE3vNzh9RIMKpCClc78TqqjJW1ZpN+1qIirT7uRdePmhmp3YADQuYQrctARNl1OLcYnOY8g5fws0oAe",
+	"kY1ClREy0TqRWknk73/7Tz9NoBzFlnazKNq6JC00trtksi5C1c4bCAIs/YemtfrICJtmtLPAEp5NMUv5",
+	"eLz5DkS7rgrjstSQ2jDeMEXrRGe7SM+47EkMMWESwU9nsUaineGlPnNhFMOsAPCD66r7xk5VHKEYOh1f",
+	"M/PIeiZi1LMYGQXblZpvHNlKJmpjwyjWSiU+QbEaVgMkAMMZoxzfEgO4fc3gwYykFP9AlnEo0tg+fFSq",
+	"9jVZuHxEQuFk3yJa2YJ61HfboLl01sZUMkAPZz7c/Oa4tvoC6bYuNq4GeNok9CXbfwd5f8cXngi68HdN",
+	"DYqTqU4VrHuA82T65y38qZYjPZgclvC7RkqDMRckwbLtZbh9/dyT4XZXwmVrV25XbWGGDkbXALrA0qfZ",
+	"5MMIcmUFhQxo3S2gLzQFnBPxWv2412WZVdgBawV1SnCB8NYr/tELw20gpjmDHbJL4Q/JSnMDUYZq+q3w",
+	"Cfar8hfoU8MK+cQXTfghpenT3vuizhitDxLqrLnxnsZrhS2/oSue+3ZLLFackybMW54WAAViTEPIrxYF",
+	"k7tmc8OicpOrVcQqpOXwcLOhGLqvDwSjNIBQQGiKhuRS54GEz4hspBB+iDVdv7vduokTdfrJOeqpExD8",
+	"DDeN/e4UhSWxrh7Y9fe7DWLUhOk5zzBjJEV/////TzQXZD43f1N2Mxd8IoiU8O8pz0DJqb9TwD61Z7gZ",
+	"vyMSDBl5S+cIYsQjeAdRicaUmYBIs0+aCmGrgeo0oJStTFmMuirVYc5IMJ7pMsHs1GGXrRygXQCgH7Sp",
+	"WjgnQo29zU6Rie689sRESGP75NxBBq26K5pyf12VuxKAoISZj7i6YiYkv6Th5ZHhkc7WKd/+PCflIT7o",
+	"HSP5lFdiH79/e7UT7Zx/voT/fIH/Pb16/W4n2nnz9sPbq7fhkEicTzf3S72lBinT6PoGkgcYBL9cfIjK",
+	"9Nc5FnhGgPZKXxQhyqrjoKPkhvsvDsaH+GgwHA6Hg2fqf56r/xmW/7f/BEAoWryK8caVZCbQjrUbPzMA",
+	"oaWjJO2tEHp3bGdZ6NdXQ8yk8RWuvehPMLtwYeqr1E04FIr9i2mn1QKvObN2bP2myUr8ihLrYRSbH2/s",
+	"j+rYMbGkijRHoyWiaV+nT7oP1WGE5vKagdqLdD7oyOaNlm6W/eFQh1zwMdKBkvDBH0sEnO/iMB3Zmhum",
+	"jgHCG0IsVOftGFrP9Wrg+U84ux1QhhLVjDC4nepYt9gOnarXKrrDeFZM9K+7L9GVNonwhZ/6EKacKhgu",
+	"8ilhOeB8pSAqHhqmAOwfSSdsQBmQlQJL3XwOoNmCyGJGEM1fGkdZPt2V1yzO8eQ1T+1hFoJi4wiRZMr1",
+	"5aYkLA9NOrxZHfc2yiK4o+smVAv74dmfPx7824+vNqoM+3VkmtQ8wJJnRUOQZdLAqemcQ3qL2pVwE4xw",
+	"lsFCMRhxdneizOAz8TEqJBkXGSNS7qHvYVlhk8ac4Dke0Uzzvo7IlDK1v00k6oGZGVWwDTM+AReTtqkK",
+	"lss+yjBL9ZS0E99yKw5cVCZNqugnk5WtO6L2klvGF9b7qLuMBJ1Mc8T4YnUvhh2xtUpWjVT7rtWMDSmF",
+	"1oIz1VOJcO5ta54XFTBh6YyYOOmFxeM1ClPfTVjEtIaAwVKAZFX3tBnyuq4PGY1BYXVmRuhacqKpLZha",
+	"//DiXpt4R7dYN1vX5Vpcf4TSr7lLsvZRgPp9CAD0YtjLzFk1cfXNTyJdzoikACVgQdNzPNmKjKQZ8cIE",
+	"AagXImQ8CXrU3Wg3bTToYOcxM0zakR9e4cmVvqUMsR8aJ62/K62J4F+Q0RdRM3CneT6XL588wfP5nuSF",
+	"3DOPnqjN58nWStpVVlp6Ro5KjRQ5tdyk0n2F0SB/raAXszfhE3j9ugU0PLDH+OkzG4/VUMUVbRI5KKxS",
+	"S/zu3cuPH2sHk+Hhy+EqC9DBLwBE/fIvw8Gx/vOfd1qlaX7ElNl0t6AioDOieljL6ZsRQRP85PWUJnjC",
+	"2wWVGMlzJfqD7o9OcJpJUgiaL90NVAh6/XEjl+YNoH0ZVerp/bl1Jxg0bYPmBhA/defL4d5wb3//cO9Z",
+	"m+VubeDaJYgy6G4oi4GJQzpUKrhUtPBp2qLT2YInyH5yM8Y0I6n6ciE4m7hXUA/n18xYipA1Za5yDRaW",
+	"e8/QiGM2If0TFGc8uVXl5ZyjGWZLpCoAdhj9RNs3NgVLO2JxXo7cCYpt0Te61DQ+QbHJY70RpJDkJiU5",
+	"YNfGgCrIlNWaXjPzDsr5LdEDMAcUqNwCXdhjjjWAkSB3/JbY4SDpDS9yXZtOil2hHjGjBjrSHz8to7cm",
+	"3LLafIjlDrXelKKrhbdsrTXWEldpELv2dGLEPgSuB+K3K9EXScQA3jSk0UYkAc3DBb4d7x94dK/A6FVj",
+	"3//If6NZhp8c7w1Rj57j9AS9Pv+CPl+i/Wc3RyijtwR9xIn64d/626VIAvy9ORjR+Y7fyfDqtyDk3zSm",
+	"kYzHBEr8iO+v7KXU6ogX8zkRCHi7HWw7OGD/WqSG1bvng8cblC9rmGofTd8YPRQMUCisOgtH+22URdlk",
+	"ytY0OeOLf0CTDw9bNdmaeFuaQ+Q+KRyQwlrrGzrz1r3uf+sF25XULMdBWjPHJxACwX8WkiNDSvCG3NGE",
+	"PC4TbysHCfTbRfRhmXt8Jps//OB9oOOr1giWI0jgC1ZZGL3/87/PnMCwKRFgLwW88ruy1dFltla+K83w",
+	"hf2xm9HsZdJ36w+NEKocL7dcII8SAWyMtbooV9aDU+Hu4mO1A9X17s2jJ1khNRbSxoH16/nVfEH3tUSX",
+	"OOS6ylgvbK4OpOdfX8L0SkcD44z0UY8XAKInlKkQaeA9YJrgc8IinSlQ75jOaqtPdR3Umthc9NVGwkNE",
+	"c6iEpH6rPLw+YERQk6gRTi093pwwd3+ue9vf6nxdx3vwPFo3/gSp0bgBQo0wDAS+DXdywYXMDd2P5GiM",
+	"BSz4E7RvGYW5abq3rz4DSp9wdJ5dNU3heWbvRP6MtqVsCjOAltWajkZuXpsF9Hu9Kl9zNqaTrtFUCXwF",
+	"SZaxntwbs8pjlMI6l5ppJxGEsGYQBJYTcYezS5JwFso+fscXiI9z42+zRD0GZ0Gb6JppZdeZJHvIBhQ/",
+	"rXIyPvVJNQ+fVtgsQ9t2GMGg1uLm8f0heARzTuAKl5d8qaPRjFzHqOcMLMpQfBYDk+LrONLkuZSh//O/",
+	"zyJreBlwvmtWYRsCuepHKLbcNTHqOVKbCGV8MjEeMPWSEnL1gma1UbUZZP8I8HHmhBlmm2qdQaVTOQl5",
+	"3dqJdmxbzHqtnl+qr65eA69YFg1EnznxVhlRK1tpa7OBe/SisBxbqMgO1n+b/EbTD76Jyuy9ZS4DfVRn",
+	"KpJKQWnlP0R6ruAVIDjrBxnINlyXtmITc40PJBAXyS1poikwD7WLwRfuv4wFn0Uo5/0I8SwlkFal1GQv",
+	"Pp6Zm6T9aXyCyGyeL/VGJ/Ai7rfOq3JNfgVtCF1cBHFqGifZ51FqpEzb1DnVB1h9tmeQ97egkmzRM8/U",
+	"Xk1E9a+qWpbmPnHkXa0Dar7pWgky4b3XnhPXZpdXXQIEeXMWOTldK95GVhqchE3yvWt8aahn5V2dj3EG",
+	"3hvEGfpy9boDPaOG+PFPCsHT5Qzf1ziXX4TDR3DAGL0wTKQ5RweGPf6kVCQ6dcKhKzvZBl/cgggIGWEr",
+	"2uYoeH0xozWEu8Pn7bSSSXFV7de9tUOzdgq9XWJ7he508/badEMj/eXpMIXwYifaOVbSuz+tbpLwY9Pe",
+	"yNcw3tX3jyaKO0dt54QA9eo7TX+vRmtXo7TbzGSnG7wtarPhX9OYzb3zL1fKJATZNajN/y9777rdRo6t",
+	"Cb4KRqfXMllFUqQuvkir1xym7CwrfZFKksunqpipABkgiVIQYAaCophpzzq/+gGmZ615g/7dz9DzJvUk",
+	"s7A3gEAEI8ggJdmZ1f5RWZYUFwSwsW/Y+/uGnEXhEaHoBWl/Bv5MIjZMwPHmigwiRmMWNnpi2YkhMUtm",
+	"sYCavs6hIXqDIDGASqh4xtaUr5g+m+I+ka7X5JY6bH5OLWbDmQKYsTz5ZL24/y2XEVvWUOmpaOp+crBS",
+	"tfRPfki33BS0cXYt045q5kO72stOPvTEuhmYzFSiNekiEySRmhfz1q0nxxNTzIBUzNACxoW5I72GK4LF",
+	"2eVttZ31qbvlaU3Jd+VcEJ7WjOMM1+CAHWiqu5cnp6cNKBWYalGtN8hM8J9njExZbJ9znE4CtKOkLj2W",
+	"WW1HuOuf8/V6d3udZq939+zVj3/8LxVTj8vfXRL2eZ9uozRTTXTsfwsUW5gjlopEc5tnLVdnHcd8NNYO",
+	"GaIvwAp56vHYqYpGSaqPBPb5AaHTacRZYfavkPb3IEP7u1dM+7suXxnJ+T3Hbx7/aONfn+jcsIt2FbJh",
+	"uhEri1RhqrRCDfiSAqXL9eH30aDFUK4bpVGLnQ6lSkrWBkwpB0Gct7Y/fLwitVfhy8uuKY8KbjgQI2MH",
+	"beeQGOLiFrlkAir9gu4sGcvYQOoeke+0qTXgLQPvdYjmEhQSwLC7KY+ZOi0Yk8m+kJlIeISliZY49IYJ",
+	"Yu7M6MoX7RJe1Sz8co4lZUp/njH7ofttEtKFahDFxShiZKZYi7y6M1SuNCHB+dnlFdmls2S8ax5c/Gkz",
+	"tb6754MqSEL5K5UbvD9h5g3FQpCcaHNpQcAeBygq2gwSL5KlbkskjX3XzhCFHy1vt2VVwhCFYfhVtuVW",
+	"dicuv9Z1zLl3t4Fg0HHFy8GNPROKGXZFQKU0F6ZzH+sskW9GoDamCj0RC+5hVd1Be6Xe/fsff0TN+0en",
+	"df9YonHvj68V+ccubo7WSdKWjNSboWZmRHeZC7Q6JXU5MeglSwBc6y1XCTbRbPdhagl7yxDNru8FNbeW",
+	"jM4199x3XCvRMVwH0SaDG9OYveXiZtm+JMXa9RKY86QYsGOsxNT+4Jiqsd41N2yatIh+KBcjU5YTywQQ",
+	"23mCW2was1suZ0Cs7WE4HGiloB+bS4P+/Pxvyf7bebv/Hzcd8eKv0z11eHvxbPbDweD7p+OXz1m3PXnf",
+	"ked7P1/uF+6tOCqDR+1HfKC3/o0ODhUTYYMEv85Z/3oWR593IX2y+/PurzAPnwNS+3kmEwgAAvNH7v3R",
+	"0BgjvVawq2bxLVt4f8df5HO85cWV5u33+vqcGMyg2jIpJQtwstDce0Bp2GZR5qxPptp5qwW/Xp59uLz+",
+	"+Oq76w8Xb+2qcKGmbm4tN5EOwZTpW7ntFF1Z13EaV2qmhTMVy9bDzFzYRZ/edHA83PFECfhZsb9ZgsOA",
+	"IzxFlLny820qeMJ/gWYwe6UFUjd9CtTkFfW+aZGXXE0juiAhTSisP0TKPFTw/4YjHtgM1PJpYnnXq1fF",
+	"zxHC3XQFapM+MISUoSlV0vovnEUsrJfguK3veuXCHQ04m5YnVYhjrEnorpi/9CrHgo8QIuaIDo7sBNP/",
+	"P+EKD+oCB88YQIVAIPQV9dYqfuPiurfq+NGxnEyTYmy6VDzWGDxmG/XM07zROXCFpVkrEs0Cyq7LgYwr",
+	"fkpKcleBW8a2m68yo+keMe3piOdfcTxmWlaJ0jLmVZ6maNUiV0mopJ+gXSvXJldVPOQsGciiWnWo3dUi",
+	"O6Q80v8vZHINcxPi6fNMoD1nYQb2Ut+m9yGSmqQ3waGPvaO4AKRMUvN4BVYGTTztiaL9GjMBVSTQ4bFV",
+	"QVxbBZxUBJD+vgzKspqXl65tioiesMk0oqWPLmg7em8K8v0bXfO6wxFCsfd2pH9kYHaTJ/KeIl1lgsBP",
+	"KuwJNz4URlzKVo0rhlZ62dgcG2NTBIoSaa26CWV2P6brdxYQSwy+g0u1PoYRlq4o4Emt/uslIINtBL+q",
+	"1Gyz4uZqKgOm3gOD3CDEMzeXkiLMtBtQOAdTysNNFmlKF5ONeCNR6M7xtsItWXHXwRd6W04mNKo+8twW",
+	"RFnLyI8vLXnZcFPY8GrHsmwA3nj8WW1kd4I3gZ4glW9WO2/LuUeAjdlk5VIYhJX7C1/4Di82ArJ1Oas/",
+	"ygyQAF/92X+eySLPtEsgAnwA9UQzkcJ6+fUii8fRVCGbSsUTjzK44ExNy+QrEW6krR5FBY5mTGFSqXik",
+	"Gyao0jUv02CKxbd8wE7GNB6x76YluFjVVAm8yFMk9O6CJuUPTVg8UYWT5/fnFYQiNGGQhDHB0Gn3fTft",
+	"WsTaYzWWc30JkIVlExNr2/yMyqn2uVd4KVZm8PCDSHLsk2WR2S0Ts2pOa3WKzY2Vry/4mSZGHF1GHhse",
+	"g+eSkl4So8zyL+1CN8VWCjLT1/C1yBpdVswdkhGaX7fzG9zjrefgJ+gLesvvcBELsZY3M6mYNj+P+SZu",
+	"XnEltj8RS1wV3hvSD8iMtnDy+UjI4bCQSYAB0SR0Vk5pwpEMJ+QsQeyIYxLoHyCjHVjGfESVwKOIOVWm",
+	"vc8yQhTkVtiAh/ejSDKPKOa+rXS33gfvq0ad7pvXYr65C/27HrbZahIXbwkhy1JWdi3iJwCozArzN2a5",
+	"q/YEPTSdlhHKzai0lt9lb6rEirySYyCdD5zy7Hr6MuFpU0uI5Q0jT3GVim7D2wk5oVyxbV/iPSX0kwov",
+	"apknA/ukHilPOBXE0qoQGZOY/QN6gQlN9yrudFQCLfJxLIl5TqMnYFdTYXq6LeW+djlj5gDR+Eg05XBY",
+	"yGVphqZ2f+VAY1lQ7GbnwD/m8qhg7JAL0zG53VZURg2kJaGnziod6266MeArN95GBecNTv9WLD9ZyqXY",
+	"kWSFOSvGKTqgnfv1svdV2DMLxL+IPDO3Ab4Ud2Z+37W8WVumTZoyYRoCS6TbK8hzly5XvBoMo3szyYd0",
+	"ca49ypWgM8ZBJMgXjMQ0WJqOW4l0yVT/hCigTITaPXDVkraMPZ4JRaZUJWTCQ8FH46Q6mw2OsigGqmg5",
+	"74czshLoxl5XEWLEzfg6Ev1L2J5vuUrKF8fUgOiwybZ+TBgVtnLZEvSiq5bSkmeCqr/vVEJI/LGxFfeK",
+	"T1LgFu0yocMhZg/uSQHvRmK5yf0iwMODrSGXtAF0VFq1xMGsNEh/QaZj6FiNocuWxUqKPGAFXVBygoJ1",
+	"H/IUGFuhbCRUhDQOiyv0sT30joUAF69gzEM64dHiiEyoUiQYBQ0S3MB/5S/6v1E/OCa3MppNGAkmcIoC",
+	"/0nUFP6vr/+/J4LBDH4eRtd43zTR//0Z/juiUUBqHy7JYKYSOaHxon6MJU8kYHQwxnPGX5gIWkQPHAAd",
+	"gVYExtYTAyluWQxokTj8IeA6q2NCB7FUCi/kTOGZvkUWpOY6EHOo4wrZIKIxU9nuQa1Jb/R/5C86+u3r",
+	"xQGgJy3Baqr/24f/G8z0f+EbtQEFWsUEiib1pfpToOXwl3xzQjG/JYTsH2l0Y8ZrkJm3qLep6ngXowCX",
+	"yFHCrHYtlKOQLlC5UzJhYkb6ksYhpGgUAjbqBZxygAbtL4hp5m0ZLReYw3B7IRc94frSPWipJxYiTytK",
+	"7x6gSEsk6bMRFy3yPoOYB9ptTAH8I6SLntDjNGu+usyBrc8gvHXoT4XWI5oJkILiru0NHl5cLoFPacBA",
+	"y9cNineLigJsF/ZKmwp3m47th8X7wEeX46C+lgnWNs5pFIFAbQQBYQ9Tceil0/OOiVmxTIMgG7NooaWc",
+	"nNdSMUc9Uy8qEXE7ZjU+q7e79BSLc4tVXWBwGHA1Fu4IbeJ17MUFCezOWsNcVdCzY+ErMt9v3gVFLbbb",
+	"JJ0Lw1HAoN2FDBaDiNWPSIAUBqchmAS9KqDa3ZYPpi45FZAa7FerF7TigNSVAk6UgRQJ5UKZ3twJQAjo",
+	"3wQ9sXxjN4pYPGLC9YW7r13FqrPm+DsnaHZpM6u16jAdFvksLuphrnIg4o5CCrYJjfsyhqyc8VPVTsXy",
+	"fnx16XCLw4cv4krn2tIz6X/oUtow4V/F6S6eBzm46Yb/mKkvWr2+1HxYQglAYWSTjZIAUPq+3vQkF2y4",
+	"vk6+gZjd5WXy3NbHk/cyMa0ckUS99OBE2wUsPqtueydv2QToneDqjWrZ8doTqdJz5OwEwa+hzU6LrEVV",
+	"iNmA8WmiQJHJKRNcjIg55TZ25Dgt6ucKQWJC6wTRWwZywAHnZsAcPV+uS6/z/MWLxvKBwirOzc2K813D",
+	"u5npNXvni5Tq57ZqjttzHcniPd3mxqoK/3RkkweCAS0ATvJVAQ+xBS9ATpAWDwE3RwdTsZyrB+c0uRMl",
+	"3kTEwhGLEZd/HvMkYQLyQiDeeCykVYf+KaE3ejMAeaRiWtAjrVPwPoYF97Gcw5aKZLIBZIWe/qs7UQ39",
+	"3q0ntNPDl5WuqXaLIz5IHoq/wcL6r/2ay7GMEzrCwGBdPrJLDtov8MQOG4QmRu8dAdP3bDjkA85Ecg1/",
+	"DRwkf2B+rs0BeYEqEtGBXiPA54wZND/3xFjOkVeTK0JvKYeAqn6M4CJkYKZI6XU2mDEQ7APIz2nIJlOZ",
+	"MDFYNN+whZaMmWJ1EkoiJOD226lG/oJiBhHRHIM6HQKTqzE9aX+kgz0GIhGttxop7CxImOWesU0eMVNJ",
+	"TyBx2YDxW4NTqxUt2DnsQ/T0sn7pE6UnlotR02rpgVSJH74Wdu/fjrQRWbfqqaH53Njps0jOz2lcPB1m",
+	"LHZWvPeTGo2iFJS8jvnXSM4tpwqJ9CyXhwyn1cnTS6tmNm7Tw8tXPC/Z0Ea8lYUp4umaCXXzk4PUHhLF",
+	"ksptzJ3DTB/zi7I+5p+34MSLGWjUc8mLa8rvNaANzEEllB0/NWlBT0pcKdcY+f/9v8TslwaJDYjMmEbD",
+	"JrtlwtIFDZhIMgauYjmF83ic+HrGIOMFZWSyyCkCmWy4vZ35OhS03GJ5e7rU2LyVSVESJywpTsPG3GLy",
+	"/bXZbuf0P7iLvtwYKfHQcYD4+um417WCZuzgsktlLdEmG+iLdxufIwh4mqy0ptmQQYK1qeStbb7nKjn8",
+	"6TSuAmizDtZyM7vwXcAWuQAimZgRwSBThCjkWGygPx3wc2zfjRTgUhDB5nj3KzoYkxvGppaJRttXU1Lk",
+	"7DEwBwHFN3qd/puwv4/raHpRAqUj47JkIHSDzceSTGiIaWd86FZwNZt4/EaNdIfJ+vKijJ/Aq5vr04dL",
+	"617dOW6rbTfJxtMpxWsqwkoz5O/37YysTS2sicHwQozDgJOXRHLk/R4AL7UnfH1LY07FgOUYM6DE/b6l",
+	"VRD/VViyS7xwS+ttcyEbiWdVk28fvsbmHxPBRkgcCOXBEOpEjGqXPDOxzaf7+1u4By4mdE6BJQIo1JzW",
+	"ri17B26ycn5BZp9nZdqJnVtRQzpfpo/zbE+Pyj/w+CR55bBKL9koZkyR7+k4ZmLMdHBHoShtQiOCL69A",
+	"UPA4kEm/gcFtRS+4gav/EJjtbkNlT+6KIdcdbvoG6OgFQuXVWoXxAvxPMx3DmLFfGNJEwz5MxiyHGlw+",
+	"dZez6TRaXLIksS3ZOdrBWxZfYA7Ya1fJ52ums3gwpspmyEzSGAhmgaffZMwsNQpk2U1vIx2ZUzgonEAA",
+	"EDKlgxt13BMTGfugFS9apBvN6UIR28aaQnj53DkN7WSh36WfirjltU5bDwCwZS3+spugzjLTE4jp04zQ",
+	"Pi0TWmsQv4/oqMRA/PM//4dlzMHxwEfDTAC1j56LbFfIIdDsb5QTz45kxYJh+YrN2Q8jCkDX4NXjCPEp",
+	"FhFwecXwOKcv5Y2DAfrnf/6Ph5vT3LYr+qyiaS/cTbMpopLrxy2MMFfjz+uS2NKEasuNDWlwlhFFct6c",
+	"TcmEKUVHrFqG2ibn7qd9vKdU+dx71aEtHeYbWHDcf0DpnbUHVNB/H7sD3uaNOeC1SCv+LJWVthWA8sIc",
+	"56wC8LKTZM6iW0bGUk15QiNiX4h13XIWhcijpK3YRFq5TWK6AOnPgUzhllsDsLdsobqCkj/JCftlc7Q+",
+	"GZdAtPt1jZiyxQWFELMPmIWGRUwxoZUukmzyhNS0QSAJuwMP8xZOH+QNC8lsmqvnKz6Jz39BQSvalA+y",
+	"M3Ae8wEchsiYdPawhnMt4malI38rJfjSVBiKRT++ZYuCpFMkFVP36c55PCdTlOWJYd8ugVusjvrwjhKI",
+	"86kUiq3o47wHc2bFhhhYHq8Zc0zFzV/l7F26vx+VY8e5benUeo0uTkiWB5afvo18OfjoU3HLk5Lgxinb",
+	"CpjBkGu8jyBvKJUVUF48Gu31cgKgkB9UaU/iY6Ne+YhjWcywapKUGBhJhKhKP6eRV1fpvPjLVi4gpW7J",
+	"Vk1j63dWHlxlSeL9964a9jbuxf318bINPsd+IDJhNCJDxsI+Hdxsbo/vp3X9/oDK5RsraLdRRuHMExgF",
+	"pMfgTEXGR2jOeWhv2CrD+2A6PF2TK/1HspCz/4P8Vc5iF8mNWTQl+hfGW2stuQrtit5BoSbPj2mV+KpZ",
+	"lBSEvduLQQpjtdYE57Sc3nAAPqwssho2JrV2KvAuZc1TOvzyb097uPJHINFCC5dhODAiqMN4G3arY+JK",
+	"I6RgpCaxZgyaoAK7uYN6Grl32kRiZBlxcaN8tKowpkPHiWCscK5hzPwpKxCNnbumfkbzlsbg+uqH+V/2",
+	"0jzY/90ZPsn/1Yl5YTovbh021Grma8vv+vXzMscBTlB/QeySkRu2OCaMDsa2AMr+5YkiegpITTFGAitv",
+	"V4tpFr/OrnMencWMrkggruio/KS2Ii3943nIjp9/JRF8Bd9je2J4oEq/181Xm3PL+wTxBYVqBkkVuBNI",
+	"TceC7C5B0sM/XxC9evWjDMLqgIrdX/XvPwdVYVE34pzn3qm499He9Pn1CYaF3tHSr24atIJWkKFJ6OiJ",
+	"wmmAUq2QHZHnPvOyHJKTWA5uhjIOn2BR1f4eodF0TPssIbWQj7gpcB1QyCL0RMQSuNdWUZ02yNsGOYOL",
+	"PqSkFKZ/y7fDCs5z4QyN9WGVeqJkFUzILqGWcNQipwnhIRMJH3KtawnOGxJtA8yBVrsxg0todNQTQOh0",
+	"awrBBGOh8knLeTI2p8BqzKfWpmT6JXNZUG+pc3m7bvP1D2/evT9vXv2l+bcff33+uTANmhXgYl4//Vkj",
+	"5LZI6GAMrEotEmjBgNb+st5OUgusHAFMh14yHtZbPRE4ahbTbmGKz6/t8RY8d8rZAB7sEbnEWGGYrVTH",
+	"Qob+oie8F9ZUQqFr2afkqDeIjDENQ0epCDr2PKmgMg/OvxRhd1wlgDuAs9LHzjJIR4EIB7AnAlLDUmu0",
+	"H9ECWXlCLBHE0vQcjTqUyLjPStlh3QRkzal/ZcESqpvisohkrD8/kSSU6Vj0F1DT3eZKFNmtFmPgOaEJ",
+	"gW5wSEyFUrAWcSSfPZGMeZwwJpCKCAstwO2dsoG2dlTdkFjOscAcjjXwmjkKkoEEQ8HvM8VD2xqZM8wK",
+	"qOHX6t+uvQ7qHbR0IjpayOlpWFIvbIBnp2OZSJUlsMvU+64vSc55iw53915pK/uQLWFltum8z8IcrQei",
+	"mbHu2mP4l3ARgCOgaK274ZW97nNjZxTTAcuwLBUSK9FhwmISwHgCS+iJMthnA6k1NaIItwrhkUYzLX7l",
+	"tpqFBC95QgDJVJEaAIroFyCASNqVVyng+JN+mul52RI9oFJ1DFU3KcV5ER7PiRUyM4WmwGlpsrxED07I",
+	"Szko3FfwZcrOmqmY0PN0vx2Fe7QEmQT+5lQYj8mHi7f3XiI9d+f6yYXDibmMK9TywEPstRmXK/8h73TY",
+	"gs6All3tDAR67NcG/Rq5qotXxDxV4XALs3P2kssBFauvuGKTafEVD18JRNVNWgqE9zxqEhte6OEJag+h",
+	"yj3oGFn84AsqRuu/zV3ooySnhvytHJF5NhJaSQ+8spTBwitbkDbQuJ6UevmVjCDkRScnBbm9XmhYvRqh",
+	"LDacG20jteFuzv2J9FY+p++zhjRrET1zYnTb+jBE3byUgy2JRUKn77ZBHNlrr2vxxceXjTtfRTLQe9Lg",
+	"8Hh08ZEcQTZOmzZBcW7wxBmvncZMr6qiQwZSkVIXmCQOXjaIpMJ/FZSjLL+v0A91umgJByBhwsUY9nv4",
+	"hI7Y7hTeif/+x5SlP8xZf+p+GPFhIeLWFv7OkEes8mnJBEW+IpDWL6z4oK7wZCM9m+8vEoZ+smLxLQtJ",
+	"zXnmGA4C9BEEibnz4N3bDgKcrUfOaXeMWVx/6bCzi+a1yrUv1qotO4eNjCCY+bInM+u38blnfpc9wlk8",
+	"siyg4AFy1SJdYoeBv4PohltHZ5XJRQSpnoAuQQ4M3VEk58qQ5OFAjkgQyXlAuBjKBgn0Z84sufeYj8YB",
+	"mdNYQDdbYAH3A2L/lY0JIznfQWmbTXYaO/p2H6Y/sxndVYV78NJZ4TJxg7kY0AnDTsiaF8AN+a0O4vmI",
+	"C1U/IsGEihmA6SAHHAhQvUGCWM4SLljQE7XAKvIAHm7+ghT9YRixgOQvwd/rK+gs5Mm1QcVfurAnzF/0",
+	"pYaYE1Zn+ZHw61yYjWPXyhCHBET9+s3aOPkv3rF04Pj07GSnNxfPdklO3uTikcoPw+iuH6CohEcR/hz4",
+	"5i/IRTU2kLF8KD1RS88Z+IDEMyFY3EBiqGN7BIAYFkagYdHIgArSZ8RZU1JDqpVjQt1+EKwnoLot1m58",
+	"oA1sUG/5DCxAPowzoqVlpg2CifqxuyLtMzGXQWTBQp6wEB4eMsNNI2RC3IOP/ZfYQ2KEAYHRa30YxnQu",
+	"SN9wyiO8WHbFzbFDiPhm+FV6F9knVzikMMt65bzEwoSY0rMJdL5jnhyZTQWpP6hpTOiI1AL94MDlmoD3",
+	"lifHJOBGZiEbA3XkPGE9oa9q2OQS4Yli0RD+nKa/9LLms196Rr3kFCWQk6prcVv0hAWV0Y8sStE5OwPM",
+	"nuYbFE24gowm/GVARRUoo61BO9ZXCyc5x6FiAm3NAToaobTcpNDu+J7/BmTeV4a801DYGvbjBuFiEM0U",
+	"v2XQMRwuFW9nrPuv2pf83pZsT7jQ/97fR8qIVUuBt60OVdJ3mgLzje7IW3h9ewPfWzaNNshZN5He52Of",
+	"CFCtG8Z6pKn/nP9g21Dik7efFPqLjvm+CJvVLBIVhN3RQbKyjN7w5WcK53u90JXN47/3K9bKRrOV7W/e",
+	"/H1feKKS/r1YriDnXaEv4D59AFdjNilMNkVyFgML2cSdE6hBzJhokZfIn06CkMY3GU4k/QuIRUfjnEU2",
+	"f1l+fym4T1eQLfB9vPqGpwdry1CuYro4GbPBTZEvcBMcI35UxAfaewHrZqpEEz64YUnDWN2Gsf/UIgQT",
+	"arCmTKW8NvJq1lcJT2aJNpa1FA4nZvbkwYEicDHSdl3fZcj3A4BJ8P4Mt4IhEJKkj26YQv3hsO6vi7wx",
+	"iGf6dqw6smPBIqqZKgFH1jNk8HdLoaOTmC5aob0I3A39qybCd8BMYaoSXRR3ZTl53loKBQ9C7cvhkeOn",
+	"bAMG4+4sgQlPYcPggwu1ib8QXwVHeVkUimCUs8LwpVCUcyLYcjPG2cZVcxUKMuCxlUkszWF9ub8S08Vr",
+	"7D5+JZJ4sWlBzAZplP7iMXO2MV2sJustZfLUt54mbLLpWlndvW5YqORX1YFjI2UhtOIihYb1YGt8TDPo",
+	"2rWuugB+T6vWs8cYa09PLDZiJYVk3qHKeDtTc4GPJctWZ3N0eDdCV4yLq5BOYdkCv+XCIoZu5pgbFMfA",
+	"bfVrbVoCEgJSaAEVlYy1anWF4Kuk48y7VEv6WM717j6RhceMzvXRGyVb35PZOn61tfWwVsooXGQ6plVx",
+	"bbaBLY7pQlmsTeXA/hGrmdQ6//zP/37Y9utyGB2MGyTkKuFikNQt0Ddg8Bqgb32v59b9/ccgB/F9QD4y",
+	"aEw+PfmQgfLONPWsdbeydbsrs+w4D/n1sLPZyKxwmbxdssiwOG53kCBkwvJfWVg0m27bex07VGeNT19X",
+	"+u0lKa6fZ2zGQvLP//Z/E6oUm/Qj8xNsYhaSWn9BqMBsDaKTk2RM0eu1d8R1uMXZ22wiyCWTrGiCS2rK",
+	"dcwjFr53imPC0ycckVUqDPklrDORywoVOqsPS5W/bkT3odDXo70Cx3BTg2+BbCtXTVvo2yKL08cz7oKi",
+	"FhMuFJKaZo2hy0il1CMOGZkz6Dh2IZEqPhnfin3iAaIFGF/liXQ+ZcFEGgCZjZ6Vcfu2rzBZZl9e92Jw",
+	"top4qmNRUquOGK23nM1PIi7gWKSwIchpzXsGZubq94UECxuNKJZyUkxO/NBcVL4H3NhJ2J1Nni17Z6cv",
+	"X16eGuC47M7BHUOjSM4bxJAnLUjEJ1CLmbRKaeMer7Mv5frBHZbGq34Ua6Ff9XSjXrHbq+HpLCutmYQE",
+	"Co1X/GA30yY9gBZhqHC+b7iBgvSAp45zYMkGg0c1SADIPJB1cRg9dTyhyWHz5PErM3kXg9DgkcbD+X0S",
+	"U6GGLL7mmZ/kLLEMtukh/7VBAd5p7MBI4Fn+CLJ5tlJwoBTLp/h8ZB5L0w0VyzmpBemsBHY6riMJnB/w",
+	"/qDeIBZpgRekcipqLndKkLa2p4C41U8DisThAwCBsXCLuHID6KtqKQCHBVSaBCjmYukSZSCVwEk3TSk+",
+	"zFJQxwJr+PMShQmpBQOqAGC/T2Hx/q3TJgMqAAO/m7trQAUc8BkilURm4VE9iJA2EXQChcr2Xi0LfZmM",
+	"MRDJl7zrQWSzswfrw4UPYkKnUxbaloQVXlABMBudTiGPCuivaT5WhsyGQPMxj/SX4Vv0NIK2NT8mgDU7",
+	"Nin3e7tZg8K+CozTQ0ZqScwnExY2yGw6ZTHREwaF75huZnceGKBBIgCEQCFFLif+7uzlyeuzncYKV2f1",
+	"bGESW4+qOsNWiUsEBdqXjIlugWy/dy2WOAVm3m2gIBYW9cMgD4fG+G1Xo12lCFcLWlqE6498u3fiF93/",
+	"CVuWlcsBOuGFGSLTtamwvsbOcGLl0e6KVgljPVh91QVSkKIi2VPRHMtZmp9Q8IqFVRnwDiHnxY9XZfUZ",
+	"dlS2RkPJCZMCREfhOb39OxzIzIGFpTaVSvF+tPC2dMZK26fu2PkuDC7VQhlD4pWGnp103xaaNXZXwogE",
+	"WxngmbRzIJJogRvZhVB243k7WoZ8qFdnQOO+HC/CuDDOKaYBtp1iekDuI7Kykd2nGdH3PDLfg7Ne3ZIc",
+	"FFo2cNqQ1adqXJ6dt++xb2VqUFFpbDE2w2NC+/A709pyw9jUVJbD+WyLuNyhTZZi09hYRoAUqv82i03r",
+	"kzRkpuZhgKmFDwsxN6bqLXKi36zlONAzHLjeNYV8i+6F0DemPfnE5GLTF5lae8Hm4JZqn988H+3mBMhj",
+	"3Jx0GvemaHIMGA9BwPTqbioz5Esb4c/4YVf6zEokglVS1SXidypumdARhfYGt5NCD/Nbr5zeGKxhxMrq",
+	"NRlhrzbI1xG2t+DjUahSHDWuyCBiNGYhlOPdzLRzpsYsGr7lQ/aSLhR6dtpV4VD5BY4V8CPRGGDv4Qea",
+	"shodkwBR8AInTySRPaHNAzaEpa6cdfUQ/1ZiG5lx5cZUGZhME4WR2kH7Rb0EGdcgRhbmyRWIun59Yc4n",
+	"48Ktkki9aI6+CZJWVLEPWwCSDmjCRiZJs6HU2n2wIdKFW6zK6Zlzc0cFJsyMvJjBIWrd/tNDMzj8uVNo",
+	"Z28KKM4+YM9tQR8rqWmvtMmFYkJxvfCmS2ezogt3xFFpNvTn29XboErfHk3Z9fZEptxGvYO67Ye2Ua0q",
+	"Gt31G1efmRN3z5LrDZP884yZ2dI7EPJg62HPL2TEnLFARX2PM412hXGV62zgmn7Lkben6qqsm2ko5gtL",
+	"kJGqAj+fS5T/JYKpWyZCGZ+69EE+cY7nKqg1CV6MOteWWEHBqbVV8KfWfczeWTz64i5XBXGvzm2Hn1GZ",
+	"4Y70Zu323lNyQhNm8Es2ZdAtmclLnjyC92ppD1WRf0oiju3N66bTp+HelBE73a6dvWUDs6XR24r9umzi",
+	"syi92/tutsq4sv9GajRTpFngux33RJHPBT5PvUW6Kd6BSgBQN4U1eHh36oGAtNf1Srqa1hzG9Sb3bSVX",
+	"xSYevrrcppvat+3FxgaD0uzaDExCXvmpKtu1bJW/10MgUzpTTNnDdc4UqUGNnMnUQOAOfRSYvgTWDJmk",
+	"h/FIclE/BkEhMVOzCSqVSSarYL53WYrwZcujg5pDg6WSSMuABSlKKLyOFiT4e2/nD72dHwNsgYDaEnhc",
+	"rpzkD5kakgqVi/BuOAnMaqyVRRPFTpDp6qvw0g9xVKaXIklD6KtdK1aYmsuxu2hdbRpioLYiGPKIWVQV",
+	"8LkCWFc+ErKwTlZfX3RYcP7+Tw3yw/mrPzXIR9Y/12vzp9PvCXRjQm7XpJ4OyTv+HTE0YPCb550Xe2TK",
+	"71ikiBQAOxKynqjt7zc6z541nrbb9q8csun1BnbbeW2QkKheTJk5zoyTJ4oEJ9g82AT8LJ9Z/fIvf9J6",
+	"1NQekxrGpJglJPhVJuJ0zk+fCwqu/IqMQgnKnxkr0jKrsZxjtKvnpUU+OrLM9Ld6bPn454lqaMHuCSyE",
+	"B8gjFHJkUTMoQHhUiycISk5wBAo7j6ChCOj/h6g2VP4jK9Xgwfr/WCqarqvXE89iAVo7t5VfrJBipQRz",
+	"9V7I1dsimqWoTMXqLF4swz/PFIs9IMjKJyDv3LuKzkFWY1lXOIC3U2Fsnv9lRavxFxrxED7qgSgoQ5ZQ",
+	"vkFsCj6vfdiafnrz6ILab/0lECMVUZXAKfT7mZ6I7NR+/7a5136x36nEt7SK8USKhA7WpphwhCfm4seF",
+	"6GM01C6zzfa4b94ryu5MuIAI2jElpJeXcB4sP2NZcL+PmRpDZ8d5LMPZoPB7gGDCjrKioWc3IS2sgYKH",
+	"vVrWJPB79e9DOyBPhaxd94fEu86KYio3mZHnFi+/Ov6UbcVlkpXCLWkI/HYtQQtndi2twBaYwi+poORi",
+	"xotw/dc+bjo2cWb6vD92yGFnjxweHpJ2p91erjtY89DPpfOLeZ4NqzUraap8MnoDzZU/eM1kl8wplpAQ",
+	"82YJZBSpQYyANWaQ1KlXKmnfVjPm9VcuyNUBcp8lc8YEDhCAAEWY9vvU2uWD3Wtkst/rGFyWtOOy54gz",
+	"+EQR8yRDu8MFssisHs1WtDLV1O3G3BeeMl7+yjlqXnR3TUoSYYhRSCq7QJ4KT0O0Z5WCsi1U/H0VUVEy",
+	"oVyx2hqyR+VLy2H6eWUGbAJViUMqBosG6XQOsdbwAZkINqh4m9LBzaVBzanKjqjvsed1S1Vhy28AWP84",
+	"U5juTe005gO27NUc7B1Wc2rMsZcHan/xsvn21btmp3P4IGRm7hxgi1ZRuMTd7rEI6lHnkbvcUngznJkf",
+	"fy7v4VfAgcZWts9ukLU2ZRvhz1IKVdkMJQczcLSfOXXxtaFiUaSwd25OF5UoqKrukdKDJH/DrHqAPRrN",
+	"bJkC4EX7Z/0FJJGkP/O6GmtqNhoZKHswuGjoIq4SpSNiwpN6i3RNqkgKOzM9AbdPwShmZo+r9JVHZEJv",
+	"TEu7NxDIoCsvmfoECNJylaNl4pLVAXn2ZI4YxIiWP7hxJjtjokv0xWoLXXhknnEWsMLUIFfrqTFSVKNE",
+	"sYGEkmnbu++O/C7ffPAJ+HKAYVn9dB+2p5w2Was/ilTCRxrdJONYzkbjAtS4r0oT6g0tX75UkjNcz8QB",
+	"l73lCk/EEzbdIKhNh3OZsMLM0EMGoqbiz36YHe0m6t4bMZImbNOQXWa3N4HlEzLJHxAdFLde6o98w/IV",
+	"PU/bK6oy1z/UIc74m+1pIXLMCw855qAMZmWRaYlyc7LULIifUmllyltdDGsgJfp5iNt9RAJYmoDUArNG",
+	"R3BAFNQbJFgwdS2k/tuCKfiNnin9M/x/vdETgYD4NQB6au9QVF8EkxUsU9ge+6encHDwv/7n9/rpgFOo",
+	"7zQSEeRA4GxDOY4rrV4VNsWSxV+FxxXW7Ob1gdfZWYShqUOMa/tyB6i56qnb9ZneU5VtGP/dT9Hlswvm",
+	"VCSEsyu2QKB4Gt3gMdW2ajFXNFS9Ezqn+mDUa7bPhWHx2bJJ2OOfKWWZgY2XMsxkSjv0354owmgccWbJ",
+	"mraZO6Og11UJbkBQ40/SrIgfPP307Qe7ZYvrZr2a8YY+iLnlu/vCoziUXHE9jeUoZkr5JG/FjQXFWw1y",
+	"M+kEPlEgOcrQkS7InMXMA26cQYmJ/oj77MOlAtMKtHjrp8c+ZMvp9WahogR4d7yv1p8X7uTfs/wUrw/W",
+	"dUVYF8tuDV+UfEnMzsJ63r/82myjo95sZmY8t8ISLRQWMSLBAgnlYAZNs7UA4PuRdgHw+4M61qogxsgY",
+	"23w2XvYbtiitTtbRk6lQ9lYpX4u8ZBt9up1u82+0+Uu7+eK61fzxj/+lOA8lJ9NkCedkvcnNkgdA7VZZ",
+	"KJvv2mGLHffihr+Q66TEClQJSJs/TU74AKsNFi7M6RqtT+ZUEXepXWYArv5VxqPT8POud08zngm1+2s8",
+	"E6daAJZrVuAvD63qN1UNeRwVGNPyzjcjqDrlXwWOrXTti1DZClf/S4GzFYtey8wmdhHdHxfKNSRd9+XY",
+	"FFOlvxvq31m8qILKy/shRnUjFpfDNkGogk1AgFWtPKwliMGIFPnxN0gAn5z/m/6OSmd0elivqQjlcFg2",
+	"sCmcKEHpy9hc6c7fFH7glxmqedcq2CtvrNrtiDFP6YaN5VSKuXFviYRlbl8JhjWKeQS0xHSGWI33RsPa",
+	"K2jt2QQ2rABzyJK1psKZE4nqUFofqUrYW1lAoH8JTWJ6a88FoXO6ILUAM4xm/9nq59Mw8IjLDKKGg+GA",
+	"1ECQ3InTELIP2PTeE3KWTGcGndtbf22asu8ENW5eidBY2l/Tr4y1rhGWAC6eiSeqJyy4B2i3OqCj6z8Q",
+	"8z5t9pDQH5rggGiQ28pXIU2/RuxKu/E18LeeSL+qYRkFIT0ClZZuDGQgVWKLwadcCBZaiL5bFgOvIBf6",
+	"m6cy9jpGe8I2qOAchkWabOvWuM0zt+aWLd36jU8m157Z4KT45M2Zld3KC01FuIR0zBb4Y2yvN8ScYtWF",
+	"AKqGhx7OtgSpNqO69sKqTVD++a695zuqNjoXRsCd9a6OStgFXurA9oqBoa7cFjP7qeZtMbO3niCwf91b",
+	"GVi4VpVpdG5s0SFbRkdhzbGnVJbE071184zDBqjFoFfL8gt5TWw1Zg3OzpjWcoknzPX7ccPNNjjRBLVZ",
+	"csIHiEWpKQFtWpuas9T6kdmH5hp6y4B8QV91nFf2vlbuAWBQoeYlOcXran+0PRCjmIWAdDgGwHZ4yoI5",
+	"ahPrOjzd369Qn7ASf8vTRl5pACqFhgtnvA3ibWcH0JXZrF5jrNuORllk1sDX9tkTJSNgpa7Dhdvjjgpi",
+	"KnlEgVCM3U0N9Zi8ZXG6gwAXi0907BFLA84BZWcTLqiFLU9mscB7l8mvvHcsJ/BzAVjh3rDhCzqGNqo5",
+	"AjIWOkjID5dn71Of5oYtDJ88N4VTLfIXFvPhoieCu6ZisQ49moqPhDk30d9rnNaYzk0fhQG/mdJYmZa0",
+	"SWGfWCHLiUkFgltDDMBH2CAX35+Q/f39F3p4H65OcMy272PCo4ibc+mplhsF7u8HOPRHjlwoEwjRSdOB",
+	"YFDXmwKPALBZqEHmYz4YkwldEBrHQEeEjhvOROYwe6+997TZ3m+2967aL47a7aN2+29lqD5FkI8FyY3T",
+	"EFPrMRvNIhqT7vkpCRlUGgDCCbpilAzZnAzpIFHYw6XGdKrj1SkTobLI/jh7gLMFuXv4+Yki+s3Ih0CL",
+	"aOC9mHtZlJhrnWoQGimJiC8mf+VJB1wXkDGjS7OGnJJm25Wfope8+4kiPGz4HcY5sbb9xzhScFz96Rgy",
+	"hKlYzgChAAT1I21v5UhwxYCKA58TxYyGELwNGLAV9bWnhsuBnWmGMor5tKa1AP4Z5PXnOpAQ1m63n1ap",
+	"zoGxF0/XUkMIfkm2I2SLii6bScFXAw56aVplSUF1k4SZROQyYbS/hNpo44D1DhUMmCHs9a0CNQLPtU5/",
+	"iT6J8ZgM04FMJMaBwfZDxO7dHpYrNJg471ZxBoMVx7GSRMob4OHxNJftunR1OyWv9ep4mO2LKQZ7t28b",
+	"Uh5paz/ELkcthwDwI5jx8ww9R4ME+ou11kMxfg7gLKZJMtbCPpUiZCE5bLcD63lKQdRsoLdGJdezkoYh",
+	"tWCO0tNKmEqwFVP/y+sorW+oW+Dpp2sVjCGl04PA8aQ9qYnWedoPizIiqcBjAsR8BMpfHw1Wc3pRLDc8",
+	"ASxiXQ7wScERmVMOUPoYyIVcTWkyGLP4GGjugAvvKLNfuCIzAOqDJIVB8gOuyLgnVCJ9tLskLdvQ20zr",
+	"0jhkYf2YBD6xCj7eyBRez0Kyd3d33BMBympwBNB52F0qZ8lATliLvEy7iaFhmKFQJjG3SYQlMG7zUTkA",
+	"bnxJyTlmMWrblTfoJ4q8vro6J3jtMTFe9EzE2tgC7ZaeKD5hoR682ScI9ma/15zy4GY/fPFis61fqpxP",
+	"fTWN0uDJUSOjLL0DQE+BWa2yQqOnjcxFqNrGc0NTPKAJjeRoxtAZMa6C2dsqIMqoIOuimTcoMhjTqVZB",
+	"+Jye8F6DybXgD0sN2ksvbcFV0LOa6BXqM0NuES0IE0m8yErNHwzWDjBU/TyTCbtGJjWD2m7+wsWt5AN2",
+	"PaUw71MZ8cGiNZ31I67GcOlcxjfX6DXGTMnoFjVSllSmsaSyYqbjtcyTtKsth8NWyAY8ZLlTHu8QRH/E",
+	"iI7YhImkNeSCRvyXPOvgWg1pJv/S022r2gWK+v7RnobZjQpgAOGDIaanvf1ePjv/cfmJu0+v/hIgKOXR",
+	"LGYnUMBdMBFgbc1OU0Rxi0sWUZVYWzmcRV5HEIDsafvSRiZFc1HWxLXXlfVWbcCkKkmdshU+E4zXDdJ6",
+	"E0iCFTKj1jzdDwCM23tRgNhYon49fWt3OYzODMrp4Ixt0SPNKeWQhwA0gWq4J8wR/HNT1axKPsq+J+fL",
+	"77UP7qPFHY5DukfHSTJVR7u7oARbK1rMd5UEzV3Ba0eWY7NrvP6JnBxkFiAn5OtIks2uuWIqKTu59925",
+	"I4wdQQ+bUw1w7twhY6PI9dcBOk3A6PNE2aCORwmGmTkWDO/GbQ7Vc/ev+eivc3aem/TCI3Nv2r/YSbm/",
+	"1C1vpj4UcZHnHCsmwqnkIgHYyQC2Q0A+XLw1iegxYs6CTQUEFzCWA0LDMNbBuUKhqpny4J6gI8oFoYnx",
+	"E9Kop95woKcAl4CJjSlVai5jwNEexnQE9pRcsJDHbJAoC1TTE8jK7fzO7Tdwpg724PnaA1fboOgt8gQz",
+	"jQCZP0fTPp7pLRxzOOHFwi2R49UvRtj/KOMbaCktwipncWkAhdzlHM2DnDLBQsi1Nwgfal9+qwMCpCQo",
+	"tVHmbdbF0mvmqHW2N0P373lc9lgsXXDF046Khnzq0dKvVBR2TR2PPex7JaOZHvL7qmdqD1q9+kB0fe7b",
+	"PMYSnkTsC9CI+Ktq37rU22hn3Au2cjPfcBurrMclW4LpNkWhTVpaak9PrGf6L1cHF2aTlZn35YgHYniP",
+	"QlxfYhLumV1bWJIn45sm9k3v/jq3YyipycvtroLkTmYMQDdf+FZ33e6v3jPNOx+04C/9os09E//mEmlc",
+	"KRl2Jb+Oz1IoT4WeS0EM/aUcmAJhbmXmsCxMCbTlC4BXLvCq581v3MNIjZJUC2iHAhNu+jPqx8Q8RcZF",
+	"D0k56jLcyFOm1U22Yt/LPaymnHPfdRVTAEWujlCZK49dMirZ+bkwH4nYezC6Vh7ZpEoz0JpWhYofXpXl",
+	"Tr+RDWZanV4Clzi6Q1P+hi26s2RcmAbLYq7Bad4NW2hfkoZNcFLVQE7ZMbEppkw49PrtM9J9eUW4GOnA",
+	"yHrF6G1y/Qo8X7N9k0c7d0065U2svLYJCxgh0uPRmMV2rPjT91br/PDxaqexVB8PTrFiytSaUEhIkETe",
+	"MK089aNkbD7viHwHTwTc2v1B9+Tk1eXl9dXZm1fv4TfQn3dLIx6SziGZcDFLoH71rJ9o51zHedpVJDEb",
+	"cZWwuEEiOdJ/iEnMADYDvxuJ3HeOzAekH6qdbvTDbvmAXekxlqwLmVKQP7zyifmgBpRPCkSQpwlcxMWI",
+	"1ILzs8srsmtKbnf179EalCwBXtiEhxatgzfAP88KD+1LRmhPMn/WdzUscyr5yPqXEqjJjT2DotXdufo/",
+	"4a7/igvy8tVfTk9e5RakJ+ZjFjPSj+VcsVhZMH3FEnN2q1qki6seyZE22CEdaBffE0IYTjoBJd+tNxAX",
+	"Q2lYHyzqjkFs0pf9uw6GfOgrfN6lnOHOUbPpVCLUb654U18RzwQenYcUFLgNtRo6XJzyhEaG0n445HCQ",
+	"DqlcW347mUUJbwL4IeYfZKyOdIAXswFVCV6UrYpSDVtVGUl7AYIScTFqZGhDB0yomSJDPDZ+/fZZoycS",
+	"qm7wrgwwrxyphq3uxtNlxUc6jrLpcoh3aZwIvTY90RP/9m/kREL1IJdC9USTdKNIv3qMkWrMIgowSqb+",
+	"B5gTPly8taUOBkYcJy/Yve0EAG3A7yzob+SOegipBSMJJWGt3cEkhPA1qLt+f5pgtH60uws36kD96Hn7",
+	"eVs/taWHBqUmWH8K6NF0wqITqliLnIb4qw8fTl+qFrniE6YSOpnib3OVH/AsxD2EgwrCFQl+7eGpRW/n",
+	"iPR2UOoN7xIKfG+nQXpGw5/IkMGFcBkXCV7yOTgGTjAahooEBtAvwC//+68AoNuwZE6ff9Qq7aC9Z64e",
+	"MqyHwbWfCTpLxnpVtKCFRA2oIAftjrlY/4hT0gUjOIshP0wTEkoowE0Iu+MqgWOO9MzeEdr6lqXhAS4c",
+	"wDMvaMIsz6I5jDvYe2HqZUhwwZJ40exCaYLZ56Rmkp91eMBHSOHjdkooiAwcAtJbyiFi097LkPJI3mpV",
+	"DZ6MDk/qSBRiMnhuXIftfXi5nsjs2w0RYcgCLMnRr7r23hMcWaIjCBgM3HgDTvyg4D1OokULnmuOCK9n",
+	"4kbIuQgAWtiR1thzbv2USKrEnFIM5GTCkwR6vGM2ZbaKzlYKmEG74+DgNGSTqUyYGCyab9giaBk5tHdg",
+	"4VzIaAhYV7XOIYFGWtM81SBP28SxXutHayuPFr5uTtzNvkxZ6kAuDtv7dr9nDG9PvKKDsTfpsL2gsCC4",
+	"a05ZPOFgv41cpr/Qb4AUmSkiSv+SAoX1RCwjWPuIQ7WgJdOwbwPGn7Qwg1zIiCkSU3HT04tg/QFGaDjh",
+	"wv4woYKO0r9xoaZskEgthQkdDuv2D7eczVncImf2dYqMYDf1F2QaWZBdqEvTPzbtFjwmFP9us3uQxMc/",
+	"eptlz1a9acVl74VJ7pIUmBSKwfqsBAy3ZnCOVVBvkdxKKAqldFg3xxPWBG8vIGM5J2o20HvRew1XJMHQ",
+	"/0hvQXiuOyk3GsLXBIi9Trrw/007OnwgUYyhdcEdY1KiRuTs45QD78WPOXLqRf/4RKXvrUGpgIN0NpSJ",
+	"/tV1/WBPDzUIVYQPtZDZ8xaj0PSoEJBnjCD1ODA7iCdwKsvBOWySQMaj/CQUAhoT2HeAdl82JyOW6KHt",
+	"H+Mc0FCRCYVcgF0fc0NT/9GgSoD50ZGVsZ+Thj2nBjItJ/q42PPxAoctpDC6CzRidqjptGrj3uTCFLSB",
+	"pW9yAX53w6a1rd+vGjDFqVOovVU43q9bxWBPzntCBx+w/cwZRh/EAUoWLt0T9ScZRHbr5WYzMPaIvkHO",
+	"Y217wp54JRIWT2OumJV3PIPBRRFepQx1byTw8MB6IP6xyhOlfZEjPf5P1hR9wkYT8qknPjWbTfif/nMw",
+	"MBDcCUBwfyIBnU4jjnXEu/9QUgQEL1wqRPzkVcBBbVH+Oq+c9ROJ5JzFA230xuyOvH7XPWlevu7uHT61",
+	"x44xnTuF35fhoqHDOu2kOSik7CcqNohZol/aE64i1/gsPES/BAaH/4Tpx39S8yttG3s7nwNSwywKCXK5",
+	"GCDN4mFAuOqJJK1maphSV9hsCspfk7GzcquqTIHeAQpLp7Y+Fh5uLAFWBGUKOaBq6g9mYEay/uDKO+zc",
+	"2deg1DZNcbHbAaikbU1xWlHcyJUUN6w7M5BCJVSLBZ8wLGqOuZLiCLe5XmKOpRDofmpHLOTDIQJgGtR3",
+	"EYI7g+RiN2xhlYxZOcwWOHoAqvSzMV6kCYGMLdBKBfOxYoNr60Jb5zpEr8qulX54n6mkyYZDGScZ+Hod",
+	"foK+i0HRCUnoLJETmvABOj1au7l01ZhOp0zAaECPclP8gmRohhATYOlT+TcuDxxbNYl/9AbOizsGR3dT",
+	"K/RjKMTau7tDvDrQtW6fF56MEeLOxvT+NpjxfeZO80zdrIwwMFk6wbOHd+7UTj/TO7jDCECrH1uSgKly",
+	"VbT9guwpd9DA32ACL7AdEPoNZeVbhjHbPw8Pyis2wMAUZbTNTgFogd20QCYw9hB5NF3ViC8znEFwXlSU",
+	"fkwCmgSksMAdQzdwNy0OLdqnFdoeR4cllwoKymnuPHdFZS48vLS42nyn86b7MuR6Z8so1KoUyiwwsbHf",
+	"1oG8gpZGI53oh+t9wqEC2yswQmPuRFwZR9pViKBiTNLybWswL/WcRlyAySTTmAvw8OgIf6k/Mfh1zvrX",
+	"szj6vKuDtt1fEzrS0aMOFXXgglJvUPLoIJZKZey9XkY4HJ1O00NrQxSMvP/L05V7URGFnXJVcVm3Qfvu",
+	"KaZ+i1xi+kDOkoahXVmKznRUmlouPSNOR/dEYIehI1E9uMArjp2PmYlGwdOBGg46QkdP1aHfNDGfrh8L",
+	"HDPATQGlazj0Jhdapen7YE44Rr+UpExymGyK+IAJbMozqaHzWE5jzhLke4A6Gnf27ieTdhMWT/xjQZdU",
+	"AoRSaKXbOdrptNqtNlTVT5mgU75ztLPfarf2kR52DAnf3dacRVETIszdf8xvVOsfpiVoxEoqmsHofGR9",
+	"8oYtyCVLTBUD9NnoCcikVVWLQGbQsAzbjhytxG54iMHJuQvUjoA1m9RQfZouA7fAp+HO0c6fWPLD/MYk",
+	"xBEtSg9zr922mTh7ApTzpTI1Sb/u6OHC+RCNRjtHO6/Cl5ddODi8hZ/2Dg87LwC+Sr/0WdgeHPT32Ava",
+	"Ge4PDp/rPySLnaOdszfneqUUZOD5aKexc6cnvvPzX7t/fXN3Eg//cnn97Grx8c+vz0bPxoPbczrl76J4",
+	"fkrp+eD1hwuJXAroA607Z/rh45tLTDwuL4o28YolcKJz0D4oe5Sbs933MvlezhBR5qD9tNINXcjqwwG3",
+	"f36wc/T3Hxs7ajaZaME92jlH4wcCAVv0Fj2ijFzsNHYSOlJQ6sHwYMuP7neOdlAI9JR6webO0Y6wtGS7",
+	"dJaMdyGtDoUdUiVFpzPJLBZaQ5m8v96c81hq72dCoXg51IEW/MZVypgkk1MMB+1Oqye+16bKNB6Yre5S",
+	"H6a63j1yEEGq9PTcIuKkpwQkwuZ8k5SHtKz35yNT1uNqEyGxo+9hYQMMQqrdYj4aJ27YXuJs7wXWAWbT",
+	"Uy1yBvrt9Nz5NoQahugW6drqTkyzgqnN1MHb9/QEV8Q4NKAUpzSmUcQiMpqhu2Py7uxuwIyvNkRKKgGu",
+	"F8IFao2PqVilFwVnrCdOz7FdLdLaFuYBPcn9djrp1EwWqR3svSB9tpAirLfIx5SIP4aSOmU7nXoCxgtR",
+	"vg6TxcJ9Dbh/PCFUO3iQ9NU+a8Ov/Odpyi83oSZb5bpSZAwFAncAZTEihmIA+ZSwcwCNH02sdbO7yJj6",
+	"zTXiW9gAwGdLJywBGLiSc+/0kl0v7wfnGT/iuSFTyXcyXGymS92hx1oGITvnO0dQ893kojmQMmJxc0qF",
+	"ntYXO5XVIXy3PdL9nD34tLyqW5sIrLdkRhcVD8ReuntprvtceezpHcunP+jgcOgKM4dW+nEXNGFv+aS8",
+	"Tdtcu5te+LmR3tU8h5L+yjeby2GABzhzq+3DdzR0i6Fv6ay/5QOcKcgYyvq3tEP6rhfr7/LE/USKYcSx",
+	"gOSgs7/+3nO6AO4uKd/SeITv7BxW+TxzxMeQku5qMcWb9/Y2GvAbtrhgOujFmyt87ZWU76hYmPUAT/Gw",
+	"XeFLLzF79N1MLVZaeC2jWo+BQkxtntvdqW23W+g+5l0iun2Zfb+VNyZMNkSuANkCR+zmnFmPDW2qOXdW",
+	"amZKOVPTbX33nrBwoXvtg8KIAJ4xpwqP/11UMKBRpBW9okOGtSBTRhP9PN/vca23ZhAqoQtTR4DNVAAh",
+	"ic33pGZtX+od1EsMhElFeV9tMj5p2FFmPfT8fk3zYYYNccLO0U6cXP/Hz/u37cne+2eDH+K/zp/3rzo3",
+	"5wfqbfhi+Jo+nb2Sh6O/8T3x57tnf5lXtxcX+JqNLMZBAbSSC0CNs72Fbvym5tapuU3U1Yf0eHW91kJh",
+	"fzD1hP2CpbEyFByhlsRS/Vkc67AgTWksbWftmmZTICVh8Du2c28PZ2bIIVe6N8AgWd23MZcXhqm5D/vC",
+	"nsK9hMqJ0fJ3VBIoxaLhWnFK/eMye3cCJ9yo2Y0wpeGfYiYbKdicSAEk2mgeUfzkLFEJhe7hnLGQQzxl",
+	"AYHFZLaNm/Gypeg5/3Yv/dbGCNjm1nuC5qJmFzSbGKgobIbeWgju63h+kxZdZEsu5stBX3+mFsQFfC7Q",
+	"q7DXXBkaj+E80gRwRVvwBA4lzlOf5+tZULMW5+ujq8aOYHPvuiSmi2bEBWvSpBnSuWge7FU3qdkp+NeL",
+	"xeyX2Tqd46XtsPMtPPrfODxyNuHEHlDmTcMTtVlUVMlKGNW9wkhI4cjlS6OimuJiFIEOrudUvjYfZoz2",
+	"VFqweU9kHgA5O3xR2DARS0hq5qSrjpXO2vqELgxz5zMtco6jwrKbnrBRkX2gvQU7HSMlc5ZsfSDXwCb1",
+	"nuCJVzmXBm8DOeV6vLFEhFX80FhLEglZkp7LPmS0ZWIQq3K+RV2/X9vQ9XfJ8cqdxpWT629JvW9W68tE",
+	"u6/uTNUMzUkjwiR5wvuQ8bBtd1lhm6AmVFuZgljDRRkf4ahFxiODF50rOoQthcWl7jCsJwY0ivQjFdYK",
+	"4nET2W83Q7qAir8k5jRqEeCzVaa0ipEBVazJhWICYUqhAPttWh27b5p4bMnulMVenKJ/GstZfIwTDcVJ",
+	"/vWkdtBuN4A7sCdcMTxGFaSbKygna0MbayjjmRDeaVZPuDhsTNWYFR9qbX64dGHW8wOGub+HMyZTTNEV",
+	"lPxJTtgviO2H0E47r92t5I259YGPpeyMbWTxOr8HiwdVP+ZAE0tiXJGW2Xlc2faepeOrtwYfd52tctf5",
+	"du4LW0et5CI33jTT95tL936L1e59lIXmSNsXI9oPaQ3tS5spvFdpqngpboRyeFscEMlRQ9tsV1Z4lBZD",
+	"1AL9z2sugnojX57SE+6v1waG0CDd0tI8XkJo+hM6EfUGFKC4QkQpewKKKEwFqR4EVqjoMeRu1n+0v7o2",
+	"mRR9GU2jvYyH0hOpI40BYC0wF1xDfHaN8Rl8C1R1m6yiCTfrDfyNnCV2clh4LWdJUO8Jq7GyJjqwfguO",
+	"zNXXpGZe34cOywjgc6Dsg6ew7FxgAjWJqVA0UyFuSs0THdu3yBs2TcgLDJJb5Jzq+UHTD90atoVsFisZ",
+	"B8fo2Ah2pxdoxLC9QL/XYhS/5eImbXoLYhb9196Ovr63E9QfNuH5lqvk0gjkK4u8tZlHYJX02gtP4PuN",
+	"y7B9nd/fEZE7D219aKCtobhvDXZxu90e7ulrp/Cc/Va71enst55Zbkso/NP7CwsB4+4IBrbzTv7Co4ju",
+	"HrbapMbPaXhMTs4/kLNL0nl2fUAifsPIOzrQv/iPOkxJ0UgPjjp7m4y0U2WkRhPcb8A/+h5FJRjCjOws",
+	"YxAWhdha5g3UuyEJ910KLm4K4CqwBXYWR9h0d0wye8L51DGDOreJjJn3+PST8rgKv/2Y+bGOt5aL1B4k",
+	"lYlt/UA0vGv28+6vN2zxeaWZxP4WOdQWm0+MeEBjr20jw653qC7UxgFa6LLBI6TvkOL4QxwFPeE/bkAV",
+	"cOpDSS38IW0KhMf6T/IblaH1xHwIUiPpJyCgrzGElrEIOzB1wDoYsxA08EjKkNSCE/2b5okUSSyjIzKN",
+	"+S1NWINM6F2Tjth/3e8c7j9t64CSTyYzWHrolDodNt9LwZrvaDIYB6b2U39+8OqKjgI30H3oqM4ahQCn",
+	"DhBc8J/uUBA7MCZoebIBOLTj+tgQQVm99nd6ocFtXLYXywtsBgwTOJDThbe42POVhcju7bwYPn8atp93",
+	"nj8/GDwLnx6+oHtDRml7cHhIw3bnkO73hwfDTn+v3+4/39sbhJ3D8Omgc9hvD9tt2n7e2ynDvshMakY5",
+	"ZJn+l3nKK9gtmNXdP2ShMmv+fIOo1zPvdahKfS6wS2BJTRVFbfDEnPbMSFqBGq0ketm1qHLLSh3b2NGL",
+	"X8IoZWbl8nW3uXf4tEEAzDh8FGlYbQX2i8qCcPMXiCukqtDHbpH3Enolc0vxe/joL2f6vkDzwoNlXH9d",
+	"huf5+4+fMwFm1xoWzLuC1fPsp8FGKbCf+JcyC7qp5w36F7NwqfGda/HTP+K7dmNGQy5Gqjx72yWKCaXt",
+	"FU3YnC5MRx1QecWyz9QTYh/SILMpSSTpNNrttlbmNIoAxgFQ8OOQxcBxi8/RwRM1QJvDIUBNDKMZJDL1",
+	"s/uz4RASul5jnYnBzOsMCguEgzjC/qInAnaXsFjQ6DQMEKZKjwwcvxsdh/UXpIaXN6DrsA4ovvA8KZiN",
+	"PjHopYizgZa03hM2uLV4HpmaF0JJOMPABPr37ShNCyt0R/SZ4e/y4Sh6IojZPzC6Jc6KcxGyO5Mrpwoh",
+	"UmwcqzyMeKxAhacaf0T/yqvE0ZeZKQeyQwAuQiq2ACfi2sx/YOBPAZrRlJ3ChONlT5RbaJhOdkujGbWQ",
+	"GnzC7BKb1s4YziK0hyG1EzVlop6ihrhHBuxOR75cindY7hrApYoEHqrQtbsoILVAP+8awOVM4N4TQQY4",
+	"HSLqhtl+3mMwARHHbIBwQlTdkHDGUEJNSr9PBzf6Fzj6oYx7AvBWxMjMC+C12lWyjANYDM3ojb/yWnT1",
+	"51KLQ47o0FrKbItKOod6sJ4oc4XiaoL+SI5If5YgCIW7B4QVlmlZzm29VcwSBFYiUxZz8Dgvzz5cXl+8",
+	"6r48ff8n/Y+rV++vTs/eX787e3/1+jJokL0DMpEiGYMMpN9j6gIQ2gDE2nU6hmzAJzQCrB/c93j1BBuJ",
+	"qDA6IdUUXPWErRuz+ykV5G7qj6YeauaNVnaNaAf6LwcGYKbY1c1uBDkXKSZZJb/2XKrkJVxlZ3vnXofx",
+	"VvEWZCw6BykZF34n+Fqyz5rPLHfc0c73lhVu52hn/3nrsDCloB/VWfuoE/9RrWfVn6T3YrOTPsggONpn",
+	"dTbpdrTT+qiVA1MaJ9Fi7TFKOhY1i5INTlOWblxyzz9as4ey/mXrySr4QN/LuM/DkIl7HGV8jZOJL+fg",
+	"XTI0y1YJpJkRvSs29+w8f8xRHxWmQwCoC3UldrrHwA8+lnOEy9K2BeE+sZg2QH11qR+qPR0vUrEmrCeQ",
+	"uH3mKAuWgYkAb0Yr6n4MhhWL3nTYl8gQtGlIE2ZtFSIv9QS4BL9ATTK6KhY6CRtL4yTtpHWZnBsuQlJb",
+	"IhhvGLJ2BPBJmcYFcRTnBgLMnm2EdAHvADABMdOXwv/71yYxXSBpGpGiJ1xhrJlX23gjtYuVkBqWoQ2h",
+	"igKB5kwWP5uJIQZRI4VugPTGkenqNbbOOpNhrul0v32ATxUmbiRehoQrohI4wkHP8xaY1FOZYHd6E/ZE",
+	"gMUDVxyJtwGMzfqupitBW2jDiQ2wK+a0BVGlKdlrt1uki0V4Q5YMxoCziZktSoYxCAQAeTiyxlIQz4JD",
+	"iaxRzsBBrbDJ4FoVlBdqR6LjFTwUZaS8jbBZSgqppLV458P8Y1wsA+EPa8O1620i/1zAfhgedA7ae7Q/",
+	"OOjv0WdP+y+edV6ELzqddufZ4PDF3lfKSa0zl3rTQDZvrcV8Z6/ESf4MHE+4N9fe+9Feae6tbG39ZS1r",
+	"QNF/3DYTJmQTMrbBkYP+mLLYigFGZ9DKpwXE1KnyCStJktmnbZURu8Sdb94m44xwNoi/57UiANCmrYRw",
+	"y1QYbpIxNdVORrultFFWh4m8wizLkW2+SI8x7VeeUanNrNaup+vwCHP8L3zotFkizTviMZr7vkm01NVC",
+	"HOwVVYs0ihCnM3W1UrIdKhZe5bdfPyBDrC0BtNAJwDG1iMUkMSSAGUxsgOuueTV/WtMoQqGsr+48JrwL",
+	"S/ARZCit5ke/CHuKAVqkbZuHj23VR1qvr0N0U1IIpYtmxBao1eGfHPREcG4gxOEava+HciagoAQwVODX",
+	"flz+VG/8mA60aXU5Knh+NB3TPkvIQbvd6gn7XMTxQI8woojFCqp1QKeklsEQd8/zndMjMowZI3sNMo0l",
+	"2Tts9LQgGnhHMhMGDrO+DJlq0VKPzOOvsRYj9VBh2CqhC9P17Y16KSXhyJVxwDGbRnRgcpOwyOh6I1io",
+	"fqqcKmDxMFnEntBXOg9KYaoJ3CavKrXTJoOI8gnWoxo4lExpasPn5cMG9uN0jmniMJRzHXUrq0SPSUxT",
+	"ZNHC1MiJHpaZnRMZsq/bGqcHcLTz7M2f3x2cb9DZlvuGR85C4NPW+EXneFl1fwhvQK+ozCEqJw1o5JXN",
+	"77t1oUKhIs6UG6s5itpY1gzTwrX+8VrI5BrUpCOhPdop1qOOTgn2zNFB+6DyQr+CB5essDUQqxV/61uv",
+	"xm+narVqj4cWpNT+uHOIASrd9d7R+jJWLm459sepXSR1KfeRfpBcLENZp85Q+qwnisQyYg2DOQ75C+c+",
+	"KcxyuBqknsh0iVvkVfdEhma0dtDeR3LtOYI5dwUx0PkNkPCGyxcAZTzsgp7ItyYeHGcAvAzUdvr3FxVq",
+	"KtF/y/QFGlc7WRRaTNxPp25+vqrFTExHIBe31y8Gf97r/8ezyZvpgbrq3P7tubjYn//1KXvd/sfbQ/p9",
+	"uDf6wM9+fvYfN9Uta/5bH9Wyfml8C6yodRIv2NyH+vitJ/e/SOXF/waNDQ9TiInTBoWJvmJIUTNBrrYo",
+	"vDRwsOuRXh1pOxQK6ECuQfozEUZwym/gkkM5mE2YSIAg4YfLs/dbYbqeTZnoTvkPCr7xftCulpZpO3Dc",
+	"jB4oponLkHs6QrVChQDfdX5K9lttN1O/CZDWqzGHSXmi3Bjt+EhNL2P9IRBaragt6CR6OFG7j4T9VY9k",
+	"IwmzY/8mYQ8oYX/tvnv7MBIWrypXc83GosQnTVuGteO8sm14O6AuHMFZPPqqPp0o736tnhKxX/Kona0y",
+	"Hq112PRsVvfX8OrCvePLxL37VZfaRhECn4efv4EE/Sv6Z2nnqC9Gnk4D1bSFe+YxJ6y0mQV1GQ0sysAC",
+	"xIgKUku41migwRqWMkwZzqoJTwrwRAOtH87iUUBqyFeGvY/Teotc8oQhxetR5u3NOQ/ZsQ11PGaxnvCo",
+	"xWJGQ6BLkNKA85hDUlO5YjL6dDrFIpay4hPzkdjLqb+yzOKD0r1nBPkV9dG3qvvijXeh5WjjbWekOt15",
+	"Pjma9bhym1Iv/saV9md654K5ns4KARyx9AbyAxTqpM2mHchIzmLVIucRFYZQ1Byc9xcpj2vDIBED5wg8",
+	"pnt+uryLkZMQ9zH4NXqnr9nAlr+vhBvQEs4V7bcPQFdkt9yWbgrMA1w3GGBT6r99/+LZfucp8ONzs/7/",
+	"1v7+2dOnr/TKlPs1QLm495Sc0IQ5iu1q+R37JY+amfqiegW5pMKvqV9+q9mo311tqlODKKebK0KnGHaK",
+	"9V3eB9mlYbI7jp6ZeuntNGFxM5HeI0wBZeztnuUhVojnRx3R9RNFuEhYPKTaYxAjLhz5s+H1RELqo57o",
+	"vrz6qQukxBOeNAj+uIegDNBAhL95bnYEqYVsIkcxnY75QDXITPBkN5ZysttnYYNAbDjiTDV6Asi2gR8L",
+	"izDwQfsk5Gow1lLRINNopgwpd6xjA6KA/UyRs5eXRLHRBKi8uAASfPexMu4JLsjZxbufztodskvO3r38",
+	"6ay93yLdt510CGRCoZtKJfFsoJ240PwNMOVFCC9B/i4zN3okPXErB7Q/i2i8sPRetr9iQrWm9JpEqCLB",
+	"TEzodMrCACpHYqZ1KhyldNt72M+h//kc8IIhM2k5wWvnf+k090hwGmj7RPRPB4d1jLGRLhyKwaBmVEHx",
+	"DKyRyhCL0wRu3Df9y5TMaSy4GB0ZwlsWQuv0mN5CMUYMZKg8bKqELgzPLVBR6ouQbwpASuxcp6gdoJ2x",
+	"V8nE/UTRWwYsotCkLQUjfRraW3sCR449P+CXJmMsRRYhYfqpYBz1bUwk8QIq22Ko+lcBVmNrmWikh3SW",
+	"3znoiVpgxhM0SKBuOCxAgwSug0z/4LrC6pai2YytQeZjmsDw4FvwsQ3bNATSpUdsLtebgUe2LHdpo9u5",
+	"CurpUGM6Jwm7S1qk657CVU9wOLEbcnRQTL8SNAd51o/U3l2+bu7XG+6PQzrgEU8W+JeDuqlfhso+wsOe",
+	"gN932vUj77cZWjooUp6CJAmYVSVJMpdOYwDprtYTClvtZTLGJrieAN3S8b8E6cvwW5IF9GLYg3ErJjIm",
+	"ZllMkTpXS3B0tCe8BctwFZsdh93/OU2GNIiAdxMCdUSEkvw9Z5HhADT7RyUyNtu1r42e1lBceCVWRwTn",
+	"jXRevGjAv/dhGDDL+pcgqA1sAnx38Z7Uzk9fNvfr5OlBA/cdKMAG0RoQK/xZSJ4e4G1EX3xIhnTCo0WD",
+	"jPitYdaY8DCM0JdVPbHXbsP1mRnGzRxJMWKx6RjjiuQbHalpbrR0zEgbxaKQ1DhSteImTOKZABJ6V80u",
+	"Z1GI+gxusmReoFTqx95+hdmzq0oVmamZyeydpOfPR6Dkzk8tAkTBckNBOp3y5g1bBKbPLQOYC4FsOOEC",
+	"GccdbHrmEBrG1Mw8Wb/S5zEMTk0hnxlPcEyE7In0tBzgmqB837upm1L164da3zVopZTX9hidGmALQ76Y",
+	"xck4aB+QAGKGtNoPKu9By7rqR1t7OKWxYsA1qkUO+gI8DZpyk+21yHfAlGmpyLFRGFsRX799dv3d2cu/",
+	"Xr89fXd6FZDaAXn3ncc4f0wOOvuW8qthekBklDLOdtrQXGgV2THpG0Mnh4T29YA73p9BIsCVmDOWEDWV",
+	"iRudHGqFnpsUX4Kge1NPQMJB41paS+z01EsJXRHHBnRGSrRH+hFzyhOtE3A3pi0ftiaPLJfk/eEPXVWg",
+	"P0Bz8ITUXl08q7f+8AfyjsfJmJwguWyDXIzpVOn1kjE5ieQtiyNGhzD12i3DddcqHpn7VQJk4cGJIafW",
+	"TusR0dKeBjTj6Fnzdu+PLH4WpOKeziiqLS0jWpe/fXsOPSJQ4QnoLe27dh9UR/uuM9A/6UAz0tEkFmeG",
+	"zrdzMFdWbH+eAXeuczItUih69avGWQNdAQoEpHco40k9z/IGy63noXvyBusqrbnDedEi8cPl2XtY6z5O",
+	"Khog694ZGwezcnIBquTd5WtTZonmynQKGI5iNQeHy5jJ3QPyz//2/8D+Odx9Wkc1/oIE3ZM3PyGwEfJq",
+	"A7TRT92TNylRrhnqE9UT2p8JGQbx2kkBJvN3l10c1rvLblMriW5AakaSjQpz9quRXrlPgpf210cpULej",
+	"ng3qDRJ0XwWkZkykV/+A+hygwIPuBTAMo8aHD+s291D43Mg9e0+sE4Aulja73VfoeV/oSX11cWEn3Vjw",
+	"VxcXzee23gbfbKhqvdqihvWP0GnO+kROFdAJSJ7p8ZLx5DgFurOaEnGFLGt67aDdaZCD9kFDq6eGVnL6",
+	"Py/qSPBUeC4ecO0dJN0w0QsBFeKYaYXVKEh+GhtQxwyRzeYe9UQwiLjgAxoFpGaY7YlPbF+QrzmFd7+O",
+	"nt37XKpRjGaYWM/KuC8ZFYHhV8PyJb66eIa7qWZNla1LLt3P9WNCkYoWbvTQH4zacCoDGttGApwnbcpx",
+	"NtImjfWoapTabixQP2kzFr6iGKFnNuPhTkkT1hbpMYWHxSvqbV3a6NSIFZSxVk4fOYFI016NnbLpz6IW",
+	"aW3U7r+7fP3pp/+r18PE26dX56cnn153L747u/jL6auPn7Rxx//stfeetvfbe+3n++3O3qdPJmj/qfvy",
+	"6rrb7nx6d/knPeudT+ef9lqHrU4vPj99+anz6VOn3d7bPzh8+uynn356/e7kp3cXnz69PHv10w/d9696",
+	"8flfOp86n04/HXz86aCz91O3F+uRdAa9eKfqHLyOnr2Knz1Owg+8kIprt3Gf+evo2dKd1dYut2rpKuXX",
+	"z65a52C/3dn/o16hT5+0WYKlO3mj/91cXrp3l91P3a5b0y0Xo6Dx2eluc2zkXNJcFCwc1owyplsiRLhg",
+	"xLP0zgqloNtmnz5R1r2AnttylaQVy71yqhtXmnMMDq7plF/fsIVXYp4LG5Zqyzv3ry1/Lz3DSmqlQUfd",
+	"OBdV4p+esHFXbSnyqdv8k/lqBxZvp32vUiZXewwXdm/fJzW98WoVtQJkg6vHagHI5yoslSVWvzxRMLPO",
+	"YJoLAD5g6Gyq+tYhsHSzcYLdZ37d1gAth/wNW7j2ycavO31GYxYXN1SixbDZ9+7LK3CVQs6SJoaw1l3z",
+	"zhSso1lwruC8WThXmEZUNI2HunOU3rd05qB/KDl0cO9fiYDhDIEJqUKLQYAD0hGZyev6+NllWdMUCcNm",
+	"PY/gSlQ8NvamgkYLlRDBWIgJ9xh+7cZi8qFpPINNDfaZwKB+4yFBNzJgXgyBzQYyTsFBfazonigFiyYV",
+	"saJbpEvSdQjtwa9iTMePIloYTGjY+k/SFHphtUh3FvJ8EJOPUsgWQcpbDh7pu1QOV2I1nOlhp6dINlOr",
+	"P6H1FV3+xupxmmiZF0a/2XFbL6pkbOb+3PA8XIi9IliIysMzeyQ7JBvRlwzJ3LOJ03dmbvlcASb8y+KJ",
+	"GwyMVCmtgcCAC69iyqOcK18JLjsV/AvQBJshZrsN+1iY2f4LfisABl/YA/wdlUtp/a8NfSbhVc2uOwW/",
+	"jV3ftnhq2R8AyKdST6ALf85TZMgpICow5Z0fgK/bX5AAPe2g4ZC9b7gIc2ZRR4XOLpK8WVxL30BqGZu7",
+	"stYSD6r1y0pNIX5kJStoELLA8nMDmEFqZgpIgHiZWU1uwPoKjR5MVWUlDuO8xHvK7IuzzE+UGexvz0Sb",
+	"SbRHgCAfmUFmEVNLhgPcCyUG+elB4Vh+e1Yv3X4rbZ6R0C2sHdy5mYlLxeZRDFz6+N+KefuXNlNawZk5",
+	"9+yS+UWFct5HtTvQxqG/Rka3bOtCuEaFs5UV5XInWH1EBdo1hGeuKTlh0BzHaOSwiE3Rg9GvKSwiCWMJ",
+	"uGUpPt4FfBRCz5hnOjJe/cKlMhZE+zGH+TwxRIPctu3TCesJOUCUrAFLcX8ENrrZ9FLMMO+CuMXHhpLS",
+	"u9GH6NUGNA5N9Y5+v+IRFIzpe+sGIxqfgNjPS4YWrSkz5cEBqXGhpmyQyLS9oZD+EFYcldODNHDdXwtX",
+	"U8IbHB7Y64sJ//QfG8SIfvitavje+cyv37lkpNpt+Cr6Nrt/qqfxPPU5l/ENZha/lgY9M3pCj8SU6Zha",
+	"4zJ8eVSI0BA65QzVmQ4dpxPD8pPYPfJE9QREEjXkC9JunzoC3tcWOdMKbcpivPSIUIVgX0hvnkdb84YH",
+	"+nwPUNJyCm3KYu3VnqIa41IoX6k1CI04Bcd/OGw4FVfSngoa4KOMb87i8GvzvNrJPa3GeMaeYW+IxCT4",
+	"zpiPxjubqT734Y/V8OFUd8Vvop2dxg4a326ycyRmUdTYMWwG3TwOezsFh1/W3pGcs5iMqLphCYlYon2B",
+	"eEIojw1D61bTXY2MLjxsFywNzKOMZnqQ72XC7OeZoK1y4GfKv9P5MTGqi2Ntb/4Fm1IeH5GPSOxLkNhX",
+	"O0AHz/7X//x+p7FjumPKZ7ayOKVbqMSaejvbOll6uCxEPQRhJjow+qV7mx4LfxOyb0IGp0izKHmsfnZj",
+	"2FNj/jV63P8V/cLfeTv8GcSky67Vso/p1EER4MeSV1Pd1cRy/HWnxa6oP1sW0SAUeYAMjLe8YWE2nXxs",
+	"upf0nfohhtC3SuNt/iTU1Ouo0pPQx+vThTwylAmonftz68KU2ebpEuPRfpEaj4o0tqG2TRFVyQdVqDIP",
+	"LPOMSbG+mvLBco8gMEfUwTywIb/TkiNn6vrm2Z8ne3fbENjivFVJUl6hjKgvHC5/O/8qSyyaIrJMatHq",
+	"i3UtsrkjL7t5dx4cLqAwZvXAwslwFkWowACf13RNCZkwk+/zIcPhtApxw1tE73dIbWunswl/4qInYOSY",
+	"0IsZQYBPKKCJFhbrHGokX14tV9NwYWnHvV6o35s6NPEvbuzfAELTSk22IVQTftVjoTXBlQ+r8W/YIquk",
+	"/9J/cfXLxYF4O30++Bh2hq/V09EPdH/xirVnb/hZcvgfP/9tXtkMCIgEdi4TpKGDCqwFEXJ+bClbDPZ1",
+	"hBsMCSNxs4DwNZZ3yPnZZVEX7Th65u0Ptz1apcZos5UNrSUqtTw+kPcjRwJWj36FMOBfzN59Q+G6DwpX",
+	"Wur+yBa+NPLAHQAWPGJI3Fa4OaGZTNkzODTjB+0O9pvNxywG1XMrMUfsKub1nbmzuN+buYWvSs1tzvpU",
+	"2mSmL/WbovkNFJbpxfyiW6/xqMdGyxt7FvKkGcnRmpzCPNY7ZkKB/yaDy+UqsLK5hmyZ2nwsSQ2hwx3s",
+	"QGyZgepYqY7H4W431QGlFOEPYqbkLIaAYGwwGSD1YjTJco0aIudtVTZOakGmcqa+UUG4r1igxh2xUgY0",
+	"jrnBVYEjNARx4AnriUTOBmMWkpptT8E2IED8Nd2jSyrKrEdtOcfDE2VRCnESPH4DN/mqQeasP5byRjWQ",
+	"PWNCp1MuRgpZBfCjipWfDq+8Anr4QO66hm3h4LH7vY+hkGDxkf4qi6QIq2ZAEnnCShM6errfylGl0kD7",
+	"6r4pwssLnkf3UlCOd9h/Omg+C5+z5othu9PEfsznL2h/UFYCTgeJjB+kHi8zmXpP2YkgNSyKsdOSq2zE",
+	"MEULX/kQETqrjE1x0xFq0x4T5I2HoS7zALp4qXPV9o5Xioand3Px9IU0YU397I3nsM+GLgxaMbjnaweX",
+	"yK2G9psqcXTJTJinjLiA9EKGMKy+DaDk8wjZJ9xEdQUlf5IT9os2Y7QgZD7cLGRm0AYyhefst9qtTme/",
+	"9SxFXwTlcDDsDPboC9buPwv3B4f0OXs67IR7g53Nz8ISHTEk1e/YJr+q1dgrbRI2KwQ1Mv1olaDe87+V",
+	"gn7JjgXwv0gEhs15ltCKsK5N4TFLQgcGUnQXmfbUJiDN9l7D0qca2gxrBdEiJ/gb0meRFCOL4ocwI1mW",
+	"Q+fBlPsg+t4JIA7VAIjo55lETlqREm1P6g3SnyWYy1r2OEw5E0accP2D9jvksKVLPBsL32omZ+MU7Vew",
+	"I30eRVyMumEYM6V2jnY6e23ylt4wcjnW2uRl3CAnYz6gI0lO35Kn7acdKMWQkykVkNLQKsjA157FCf+F",
+	"fGRhqLVMpTM2oMmCOGtB/30wZqIp9UNadoxVDcyg3U6N1zu6oOQEK/+mYyn07/7YIfudPXJ4eEjanYO9",
+	"8iKHdHRbGIWsBGxmGMwmeyzD8M0gfMkjvLzq9LvXLMjzbwP2uxjsNgwVoZadtUbJlMVKCsTGMJsfaVn7",
+	"OvI0urreImf58PZoKQOnw+SSFFxhetDuqYDU8Bcr9TCmWHP78GuelT2qhl2vPjdQidXPdTKz+5hndt/M",
+	"0wrztN1ylTKvwl8f+fgt741+q8b7dpx2/+O0vLWtZmyz1qXq8VmxBD9+i8issNrGkLUnbv8CDX0CJ3Y1",
+	"OeEJHP9PkbMN8YkNV0fEaIyU6A9gdBHdf8nofrOZD2Iz299s5m/cZn4zYL8XqtyHZTP5KoYHY61Vh7yQ",
+	"mFsg6QSelwC+/YoyCEAMyWBo4VvW43g9XhYNP+T3kETDxT/dQKtVUaMiVN7fnzY7B1ftg/TvI61GTuRM",
+	"D7Fz0K6uVTupVtUK9Z//+d9Ryc9RyQMy3dQeMW7Tg5Qb9v7V3n46bNeUxIW2eosqWruxc8vETA9YmzFg",
+	"zjqntzz6/9n7t+U2cmxdFH4VBNc/w2SsFEXq4AMVHfG7XLbbs+wqteXqmrOb1U4wEyQxlQRYAFIyq8IR",
+	"62rH2rfzpl9gx4rYd/MZZr9JP8kOjAHkgSKpJEWKsiuvbCXzgEQCY3zj9A0wODZ30sECWzN4c1W76L46",
+	"Fx27uoOHbjthm2V+uG/Au0YFjhFzSJyuCfAFsJ0NZmS0M54ozx8FdI+h22rhGQl9w2oG1Kl9oZnJ0oMx",
+	"XxjT+DAEA31hqBASum/oRd2st+Ckw324Tx/d+gJ8ben8oCTuCnG6LkCGj7fTtP1aue5PuW60GpZZSyDD",
+	"7svBiEK99i/W/sVt+hfZ1dasvCWFwQsX8DJb7wfhd9WdrK7XzMzr4ru5oGqZ/ZXJ7FqCbkumvGZmQ4Gy",
+	"G9NjixEIeJc8AFGwRiZ0RibyipWskYCEYGVA91D76ISBWSJVX4QRFRFLEhbPGy3YDgtMloyywdc5wu2Q",
+	"P4qS/CJnPGGhMbDlu7wG5OYzjDSB+GoHoZBcnNaWycO3TGotV2u52k74PYdx7hHfc3ElebSiX8wbd8J8",
+	"Kxgfzk9mrucr6r01YjyYLK0fET+GPeZK+7esVA0GBUDwttBm3w1+PSr2qHO0pDgIbrx+7dcDTOqmiYVP",
+	"LzBO2Fmid04+dE973WOvd67W0GXdNYL4x3mJUcymUkPNQ8IFw69MJ1aXuaEeHT05fXI0L6G/xcsCctz5",
+	"lwJDM6A7YqShCUyaSO3itxvn+z8f2IG9On5+ctB5ASOYUj73+qcfuo9zTWN/nxvEFGukVwxz4bRm9z3+",
+	"yxqzdNIIGhNmxtKeH1EVVxizYkMG7NONXuPPXFPfzvfk6OQIZsQv6Mq7ItPS9tF2tdvJnXvpK8njnGVw",
+	"g/Cb2/HrBd6Km70OvX01oTeeS/8HGHzjSaJvGphYqu0FEHSYD51kC/0LkQFca0/06sqfA9spPCO0L8Ih",
+	"FzRZdFFZvJEJF6nGynp3l2zmyJheMTJgTBC7advkB8FIwq9YXzSFNMRu11b2BN+uzQpkoHj2DzrLYn6Q",
+	"1e9o7/2LB4QSzSIpYnfrwv0o3MyeAW+TPep6zBMsjp8bMpAXGZ4kwCbrCuSRrD9hQwPlAXYmMqrpk86z",
+	"XYQdvRzaZ+DxhmJcU2Sv0TAZXnanufol1LFSR/4uoQeS8haARqeEMe6krz3D7+36es0Fs8xidns5gD18",
+	"XzE9L/PqqF4d1dtmVI9nmuAe7f7bI3uZJvV9wr20AB3nxO3WIn+5Orxj+nltfNbG5z0Zn9tVZrUDeGdh",
+	"zrUk7F4DnRUF92G+QffTHQjb7GpCvVbA/jzaZC3X/Komz7NTEqvDlTXxkC3NyeqCpdWx2qIvlLu7M8zO",
+	"4DE8traa3YKZaiqaaOQn51bJbqusrck0+ZUp6ZqcewuwL0J7Q+9ldnPcdid8xN+GXGVO6d+cjgj8Tex/",
+	"cxHxOWyTF1JgPzbTF7mqVIyAxgIeXEaoXZeGT1hANAxqRiIqHFu+vGJqSmfEyBEzY6a2Y3bip/LXOOrF",
+	"vZqdCxXKdjVAVdFcYKK8H8O0RiQ1IvlSEInvZ8+8BK8t7drS/nIsbVR8OUTZg4F9qMdU7a0J7jtuIUgB",
+	"+TzSZJoOEh6RhIvLgIS/XbPBx1QlbqCH/PA3Iy+ZADxDoZAb2tZC70UlDTUYxO8LOK2HwkGxKy5TDTct",
+	"YLKTrHMueV7GbYWiHvvYeJsZcBf2jjtxst/FLQHTZTXD4Ml306O3n5796frkpXr8Ydb9kR//MD19rp9+",
+	"O+y8Hh/96+XJ218f/1v09PtJI2ikKmn0GmNjprp3eEin07aWqfa17NlHW+uulZUEzCSEOJeoCfu9kREZ",
+	"Xq/YFqI2Z7+K7rewBB6Gr/LQSpB9SdI/Sx7redMWY5Vjau3U3DlqRRmBtrbXXLPWGbhOQTJqI6camr5x",
+	"MfJ5woJdl+KZ9mwIj1qzcIBE6dsRjPYdHpxcrKN2+4vawYa6zayYm/+jNYlMbjE0iqigVhhfgcKwQmZv",
+	"+gK2wvKM1j/Bz7fns2I6dtV8Vsxb0X1RbluwiMLknnNb8X2rZ7b6Ahp8obXzWrtL8lq9pP7i81oxHYmC",
+	"i2dlC+hiDYHTIedMRfCY484OdddRSVXNpZMpyjWLLUJXhig+CMg0saPP9d1QyhiSgKgw2CG6e9IB11bE",
+	"p6Bj8LUN/QRb3zHCFhXIydPjTqcTNFLBzbnimWY/Pjnt3OyycDGl6hKMzGsurBVBtcmHM2BXTNERu+OQ",
+	"nnUXjujxogG9t8KbgDDW+UAUE1Zpzw1j1SiGNNFzwzhaPIzuaWfBOH4YDg80o1oKEnMdQb1NDkvyI8UB",
+	"rTcrB0edheOBw5BWy4RZtbA1qoIXY6pG7Jupu7QAL7R3uXx6Tw2e0e0cnQYNw9TEnmDhkU/O0yxKlROo",
+	"MTXsLIvixCkjT0hMZ4U+HIVifngnjcI+T3DMkUxpmH7O7aTboaaD4pScPsHDhn7ya+Qp3KN40pNTe+xz",
+	"tfohmvD4R2GAj86fc9SByiKFOq+7QQYzyPX18pdzkV5nL3812cu/eP3+8HKXv1V0aHSW1OuaTzlg9SHv",
+	"vmvvnlo0hX2b0LgiTc0YCWGZf4DtHbZ61oRmaD3pvlD2a7CYjGkyPLC39S0gIqAm8hs7IG77kwj2f0AM",
+	"/UQkhomdcIQbY06TbwvMI9YX2RWQAm1/dgLGIkMvgnFU8F9NBBvRrC36hM4gh9nQS5RYfkzQs+KadPqi",
+	"edLptHaRWowCYp8R3q2gnh0gmTmFuGuUcsvjtgFB5iHHTvHFLe9TwA6LscGOscAyfVvZWwEbZ5e5ALUJ",
+	"UZsQvz8TAu90q8EQW9BQWwy3WgxrSbNlnldPVmJBGkz8feV2IGqtMzvqzI5t1lD84iDvvXmZb6+fQNMn",
+	"q55wpk7sbBhrRVj56E6bUm3gtDAXASHINdJ0vYVBgCF3wiPsQ0p+lYK1sI8uCdmnqUUq4dZKMrwZcbcI",
+	"Xw15ashTe01rr+lDxUB12HlnZTdrKOUHzy7oeRQK3kK7IeF/imV+TA6c56jgX8a8RGcO6ULXVIPe74sm",
+	"tI+P7A1joCFwCrxFJvTSPoMIdk1Ct+jDgChmUiXsM4DIEFA7xpKvID0pSzRqQoamTGKXl7cgJbPVw9TL",
+	"PLvTSDsudILaB7vnYhf/MgMFdzmgWVJLgajdtcDFhE4SOqUdkkmqDdGGYqt/TSdsF4SHOWSpHZe147J2",
+	"XG6NbLJG8TWKr1F8ZRRfuzKrwPijGsbX9KlbpE/djxPwEHXjvivxwbrIO7HmmL05mBHoWRkQLlwn9VYv",
+	"N2rIgCGreTFPPUCmcqQu9ycUmdCDudJ5uNVH/9BlxfMuWT3oi3LtPCShukCENYUKnlF7Cy7AuAGRws3M",
+	"10b4p50VWfKCvvBWVcGowuL7nC4AIh+xBDPLUcvNGTlDqTJTZVmXi00MFtywDydVY4N+tNUryAwdDvGF",
+	"7wuc/tagC6pGjsrNYREhLOjtesUppK7R4dC+ZY1xa4xbY9wlGNfLyxrm3o+3uqyfarxbB8/vSIvgmmzm",
+	"yvPekbMDag8NOmf4cSEiXVbRW/KU94VvYbplEuFvcWw7wI+1e7CGTjV0uh/3oBMwNXS6H+iUCfQaOn0t",
+	"heZzKMYjiXuHMA+E4MmnJ6ymd/olo3cKXJGSuswSgElo5VpImgXP30ReMY2dDrPGiZB84FontlbTRJFl",
+	"LFF9sZgmqpBqUMiOcN/43lijHgio8pxRvzz9izl+e90Z/NtlVzz79+mRPr16/yT915Po1ePxt0/Z887k",
+	"+648P/rl4rgqZdQvh+vctGaMquXyxoxR9xCUYUKny2k/PgB/peHAzsQFGctUM9Kk8YQbK2isVLByxWJH",
+	"gEFxKyCDGdB4BMSCwIAoCb1eYzJgcY+8e/990BeCTliAKdpySAZcmXFAfP1DQOz94cUc3S9NEqZGTGDK",
+	"GP7FmQ5IzJm1MGMrDYH9eJjQkSY6jcaEapKKCZ1OWUwiGTNMG8/mJPYUJUBGIpHJI6MgOSOCTjABzf7d",
+	"FzI1msfMn2PvUMwN2xJVyYuECx7RZIHgJecJFWTIqEkV65Ewyk89VxJOeykMU1PFNVuano6fuzKtiUuY",
+	"90tgTV4T7DC6iNfEdSldk9Zk2ShFqrT9Vna9keb5n7sHx2QquTB2cUVUsYCwTzQyyYy4DMJW+U1Ofloy",
+	"TnvH0ign9NNbJkZmbC2OzsMnX4Er8k2+6JH+zEO3OD5/XptV4RzXx4WTZGvRK7jKc53ujGKhtHwfCtfC",
+	"USX/qefXhoDfw86BrjBxF0YqFqP18aNQjMbbTaF+z2hcWE9FxemE5ZLsaS92QW1OEyoOnJxt9PJLt0z/",
+	"sEAVK8OHbh8vV8nfzDAuPwuIllJkbFykSa3NoQ057XRabfKKJ/Z5PRKisA0DEqaaKfzfJRdxuJCnqy/m",
+	"ibpy3ahX1UdRMXN3A+m6gFur/IJrKqEHqnvwjZcO73TwODp4Ej9lB8+Gne7B0fHJ6eMnT5/RQRQvUznw",
+	"jbY1PPudy0MbShl/dOBiyRDAIVi5S3fxq35nr/y8Bb6wJS7wbqfQbh2yU/QPIjvl5GANt3b8pGPP1Tpl",
+	"sb/HcXaPguu6MFkZ7eSrdwdHR8fdg07n2dPNmq6jMxPeAfH6Eqdf8Y3d0qi8vOz53+MnfS4oeS0n7NfG",
+	"BqRJpU9cRbtbs0ExnSZ1Z/atMxjNC9FMxZV/2DuN0fNMNJbHjG1c7DOxG6tTQFDjAg1RaRQxrYmRhJsW",
+	"Mh5NmeIy5hFRqRBMAZOw7gtKwtKtPyZ0qllIaMKUIS4uCU867pTc/GEmO9BIQ+ebFMTaq1JEDFqt9kVz",
+	"CLuThHDHthNKYevM0R1B7hvXJIwUN2iMAf7kWKvkH//I6VBw2hMrU4iTKX1ReoGl/jg5mSaciogtMAyX",
+	"ERqVNu1es+SWCuq9CN/1pOjnjfTgLnlwatW4M9W40be+TQHulhqkJPVrZpDtJDd9JUlK0ZwKqAwV5rXO",
+	"Gu7km8txFc/HLdqvonEJjs3yq94telSL2C9LxNYSb8ssBJsKjgdNRcANaVKimGDXNLGw3bEE5MZAD9IT",
+	"Aexj+8k4Zc448CUt9gq7VVwPEtEX0NYELA9neDintkywciZKpGa6tR1s70r2b0i77UDzZzU0v2e98exL",
+	"1Btgx9ZK4/dZ87r32lUnz/eDb10w6DDmzOjD3yIZs8+HKk3Y6hwKOMP3SMGkBVQSVzKigzShataDtI+R",
+	"VNyeqQgm3VptlMhrFgcYotFkyhSZMJoExLBPJlWMNN98++3FG5KwK5a0AvL9+Q8BidmQpokh4N/NCLr9",
+	"UZ0OtOEmNQwJuZlxXZRH/IoJN1psziUYaQLBOHST9qPZefrCIoz/LWfmfYop1HeMiBdkdr6wsg/laEVS",
+	"TM/HN36RfRyfBe1+eO+So7PjbpILx/9aLSH/56BhP0Wj10jk9UctY55OIPPefncYKhx6N2r0Go87wHAi",
+	"pjLLCs8/6vssX7tq065bM44/f64shPPPtEwA4xzX4fZ9g32Il1PY/480MYrODoCTX7lN5uWp/QUyhLcZ",
+	"PZdqdBeDYD7YsFiolkOfpW0Fgc8pNeM87mmleWMeFK6z7DH0eTshmptxlLPXY5mwNnnv5L0dS4zhkAEW",
+	"JEg1ooL/CtLskW6TP6UsZTExPLpkzk6Jxiy6ZC6QoU1mqeATMBLCFRHskyEjJpxgXWqS7E6MX8yL8Y25",
+	"xjYXsqsE6uZCdH35uCtLpNZwtYb74jXc74mN5wKcbndRw2W5vYEiXm7p+BzqA8ihXmrlPHcp2qT5/G33",
+	"4LiFXX+sUm7+8O2FPQDXW7OG8SsWY2HMTfVGhowVyor7IlfmJOaYba5YJEeCaxZgwpu9pzDJjGjGhO9N",
+	"CZnYY3lNJlTMCBcHmLvuc0H7IqJKzSDQ3yYh+jb+gK8akoRrVxwkgbI0UYzGM4I/B9npNElCMpBmXEz/",
+	"7ovK+d8X3DDMJe8RWqFlps/Ec3MJk3TjzYgc9kUhlZ3AizrOIX/S8+GQAReRb8BkxlL7Z9nHnJFQRlGq",
+	"FBMR06E3IfvC8AkORxBcAQtRCn7GgGgu0FSXMXukYQKh4EmXzj+45os6Ne88I/4t1+ZHt75fwPKukpTo",
+	"qxGslQ5fBJY5lhiU8Cboum2k2MmYucy6G8g39PszxHQap5tbgQVzeFwqEtqVWh6cv25ZliQ6+4pDdLcu",
+	"X8tEOrHCqXAo+w9NIOH2y8iR99JtZYp8ebFskClfvMF6efLZ+tpJinx29zo//qFnAGZFTZkcylRt5GTY",
+	"F5X2vhhoON/qXaqDb+Jye0tCNah3FluNYqKxVbWKTyaunC2imh1woZnQ3PArlsxaZ2SKPBsHTMAtojEF",
+	"Kj+l+8LXmoWHqCT11Jr5qG1yafvuh29f/PGHDd0OhaKjo04naEy4yIqQborX5R4IZGy5tqiBipIay1ZP",
+	"FrxcBMomjAodONr2A5CoEFbtC1eF7DtJ3sQkgEFcqXMTwQkWaRAmDLi8kfy8dUYSasDFrbWFVH0BQM5k",
+	"X89KLFz/GcPgNZ21yTsHLYyEdpmTqZnBdwa0WGaqsfe5provFIOmLvjh4e0svgRHt4/3XnK7RESbPMfr",
+	"BGMIQiFXdWBhEGChGTMB0RIiwtyijiGNgPNeRjRxeM1RL7rhu1zUkTxI+BXLXkATO7Ezh/VkBvVYXwxS",
+	"npgDLkgRE0umy6AYqjrcZOCkIpIt4EPXMhSrNLXsC27gxXSGQvWYTxFC56fu3l1URsQ3EOLZbSB5xIwm",
+	"J53jRVjvHZ2WlO9dnE+cGZSvUmgrSoT5GFE1kONZrChU7Cby+uOQGit4M3oVZqo7id7RqR3lTl1EDqfd",
+	"hnneFQDLOuPPL1roI8Fd6Ds8uQVb+0zu5DP5cl0g7+jUWYkgwLN6b6ebKoKaHbhBwDpe6vV4AY2M9Zgx",
+	"owMi2DXThoRwEYufm7DkjEC1B0RaCyvv5s19Z8WjPb6lAvOFrcwWV+vhm69bKo5z8fCK9SBLSyrMxooX",
+	"DtOeUt0aXm2wp8Jc4DUP1t61Q4RZuL0wvHDuBjZvfvm6Fm++uer2+19F8VrhixYkulUsyWz/JWs/TIFi",
+	"pDhMsAO0kcquSV+FARCaOvicmScTaYECWiVjllwxF5pFZdAXzYJeCACyu+aUw9Qqp1abvMX+WIoRzYyT",
+	"9Oc/fiBOCyFpFuiP8AwEmYX49lVQVZArqiCdaUGZNsp39h1aMyFpcqGnLDLy9joyxwm4v/qxbNrmQndP",
+	"e8c+zdB/marByAEGIz2LuRRmfMCs8W8fFZBrmlwecLF2jmT1RMV8andVKjYn5dcQ8mvA/NJFC2E+7KJd",
+	"F0Hl26PO6vxiYqcPgXDLUGXKAr+KWioL0+rJo4VlurIoqqB+MgMZeyc2qYhdhTIC2QDdeUjALDUjQ7t0",
+	"7gT+XzPjZf7WMOaepU8tFLacMrjmhtlrWdCqfXgIm2ZfFKQvoDLII0aGvUABzxHqvAgfPaYLScLiEVNE",
+	"yWvIAYcUkWuI2uPXiPlwyJTOEiv6YiDlZS9DheQPHouSf/7v/4Sn2hOIJ3smtOS6sJKFR2Oi2DShM+38",
+	"wBN5xQDmptO+AG8/sA7Boab/URM6NEwBrali5JJNDQJeecXUteLGMNECxlJrP5J//D1D1ijvhIS36wuu",
+	"ScKGhqQCHdkxaQ4SKi4JR5/3r0xJaGDEPllJxA3pwDGISrTa5CWNxjhRnqrPilL2aQq5D31BPeQDnlSY",
+	"BqAVzKYMGsTSJGWeTYIidziJpDYYCeGaDBM6soPz9mVfZDfgGl4akkQWBVZcYMneMn+WGSumxzKJNWmG",
+	"r19+6ItD3FoHmhnDxcji/26H/Atc8/877ZBUJEz7GErcgmhFwdFhh8EnkxSEQS8zHSBbtEgnW2rtlL0D",
+	"9t6VaRITQy+ZNYeiS1gJscvvKHq8BiyR1/AVrMnDhU6HQx5xJsxHuDBcWgl3Ae9YieHCvtsWDZO7azkY",
+	"0XuoLKqm64oXrKnxypcudq4XPz6sUmgB5s3DWiHmKHkdOzS2Ouvmkm4EDaaUVI1e403hR+J/RO8hBEN6",
+	"dpM18Af7xEzN9hpH7dNGAB61agYnxX7JmeVb5ZoBXAOslr1GMlhj5V3YIXub4SW87YK19700hAmZjsZO",
+	"SgylIjTXGgsFgvOhhE48QD9vKqQZM0Ui98Q2+d4FZq+pJk6HtB+IGQEbcn1UVJR6mxgRh64nx2/7qKq+",
+	"YJlRIodWBYODHd49gKRKcslmLCaD2U0lD/+HYmzQzaVugZdsRjiE5qFeIj4joQcoPSLSJAmJYkitDir+",
+	"uQNC3Ixlam05e2eX01ioW3NpDTAUatBdlo0HFJwFHdLg3dzZKD7xZm3ypwwgEC4IFTPkm81uG0lxxZTR",
+	"Z32ROwqLdRxwu0f6hnJe2edmE8fdhbPgwJ94l0B33vTlPsRSoevIUS6lIqoZoviKgqr48juNnz8Q83bO",
+	"R1Ar999j+QCqnsRt+F15sGJmR7K61HnOwHGXWD2ApO9Tij1llbXgqlCy94W/B4pln9d+a0T8zJXBfTIQ",
+	"UnykyY/v34Ip5Ky0UsCcNMNStHCpmfItjiZEGnyxqjPGW66NO71SIL30oi6mvudQ+sOLXBcW4UqZixNv",
+	"P8EmQWu8er2AtRvZzpK0C/evY9b3FbOOs/3rpao/sgzR5zv+XqLW79mIawMdMIiOFMM8lxE17JrOcrZV",
+	"ZFLFsXv/mZPFM2Z6ZMKFPdUegsxRGbO+aIbnP1x8IAu1ANog9vwQq72YcE4/KRzbhD2vDa3Ph3wU2qe6",
+	"QuW+8JXKyEROmpoxEuLMfWePtM6IdE1GhpwlsUbfE8p/V4kCUNrTm7tqKN2HRkeOYXZBNjOYl76bB12g",
+	"fR6h3IVE56y/R1+EkJpq7w0hlrBN/MS7giYB1gMmcw1mZJpQcZZNJ9dbUCcYNXaSab8ReftBoWDXeLr6",
+	"vzZGiieJlU00NaxhEbtLfb2mSTKQVMUfB7KQ9/5Hb25lv+864I5Tt9OIOy76W5XT9+zaa5jqZcf+giV9",
+	"+uyvAUkF7uodx9yLQqC2OOp2yhtGE1GCEuqW7/a07DLbJQu/xyxhhi1Sp+hdKmqwN0a7pmulrsW++V7m",
+	"YQcf2E9scCGRmgND8lgUjE5gcnLS6Z5ZJQn+JjECHyd4q4rcHU5NR3S6BbXxLbxppjbmBFylzfHCCcB6",
+	"o29r6eNH2cHCD5Ynlvjl/EMF9APB20J/s7svw9fMLFuDnd0o2XNQhDvRs7WXbfs0VFvfCHsIi7woFNyh",
+	"v8ti4MBZIxjP4qMUt4WzepDTtYRNw1bJXLtkbKr7gns15Mhn7d0EpDJ4w4/bExIoJlFsyEyEjmGre1je",
+	"KvadvMLWhnh7SOTwBlMV0VDsP3vDLLq7oCjOR2M7VspYXv+RilgOhzorry1YLuzTVAJTwZiBZZLw0Ri2",
+	"q7NUXn6ayoKVUlmSLPiyuwlF7FMgOmalWjB+HZV4uGbvG5EfRtT7tlbD8mv08hB7vi83d8KvGdqDIRmw",
+	"SE6Yhmhx62y1mOwLJyfb5EXCqHItX/E0l4yGEWR4oK+ndge34dOxT8XzX9gpqPH5wwAl8F2ypfAIF9wX",
+	"BE4WuorPUz1mWOQP7AoWRxA+oSNGmoMZmVhpQi7ZrAUpOI6C2O4yKfwuCzAhNIJUHEgMpMClBWkOQ6nA",
+	"WiZ0OmVUaeDFwE3Jiz7hRx6SpMLwhER2rll8A9X0xXJYU+x7n4pLIa8FCeEFvmOzEJ28mMmRvSL8H9KK",
+	"+gLAjhnT8qiCMrQB6VrANpBqmj1MOQ7C0PmHkZNwu1DIioQP8gF4fA37ZKy+tzuFdI+we4JmV0wxMmVU",
+	"pMYVbc9QkAoCUAmpp0cJiO6hVC6LeJpQDGwabiCsmbHHQQeFPBLp1ukafl6qzVeLtLyLN0v4sFurBly1",
+	"93VDFQeIBpc+QRMQxO19Qb4p5WpfpRfvmUkVFPs+PsjYnCDoGWRtGhXpdsiEixRt3hgUTpDzCDnlFCWU",
+	"TzLqR4yX+veE6GibvOPCZAn3ToGWXMyPNJkqdsVlqkkq7GeGsQA7v7fRHfD1XJQudguugcwhjfrUsz8D",
+	"nYbFynaELD5DHzXo0UvMLhB9UfJot8lPYyayqCWoO/cg54rAOoCRJAM2k66twDSheaoPiei0L5pDxRg5",
+	"CshUSXJ0GmBwGGh+SCpcmLQVYJpLrnSPXDZPxhiE9/yI2T190cRCN8onGEl2XvPW1oKr5/jmjiFo26UF",
+	"3Y0Szp9896d3J+d575gFHMZdx2FcVc8UX3MFP09A9NhiHbvwfc9TdcWUW3WUjKkef7WBxgoC2ucYYRLU",
+	"V6oe96+p3t3MTbkvJaXYlbxk+1NT9ulzmgKkN7Yqg+RGB+oLYrQb3BKSpKYvIHIJ4rYQmgyIFA6kWzXF",
+	"I2p10JSJGLgmCh/AKpaY64iqGNiLJHisfbKmvedME+UCvFConKHWog88cKSLwIznVA2qSTifZorsDFnq",
+	"KkZNyY9ihRLbvhsHP9Q2DbX7sFLuIwultk6+ePGLe+k+XMJMjOgIa4iXJpl/jyxrwKxWiUcNZEPhztBx",
+	"JZmBgEG3VJZSvmkH2rdcm5eFsd+tkeBff2vQNOYGKgpfSKoNTcgrKWNyQYfMzMjbty8aQZVug0MuaGK3",
+	"hz0Jm3dU7DN4An0GsdZoDWKduFsk1vlTl0RSTaWCiIJ9JSsboZk/pJ8rOcnG3sUWhkYW3ua42wCPjbWf",
+	"/fgxQbDaaDqU2tFkjQsdw9utfQutBF4zXzz/+lVyxus+hDvL14ZlVtzuBXGVr2e9f7ax10qmU+34krNx",
+	"ETksyi8gD6AE90xW/Acn/ofkgnDPE5a/8Js43FKzWTSJCyt7nx7oKhJxq2JnbUGzZjJyPq+7SkiuOm33",
+	"r0i+AhVR9WMXFcNqRbBTN0pBINY529uJGnzh3n/Y9NAIYE5jVlaYG7fRvbEYVxWU5icH4D4o6sCcDi0T",
+	"UHgSCoSN8fxrZkpq725twXchg91JJwedbqGJ3ZcM739rOHKlc+REavQaj4/bx/bFKU+sQuwWh4z0P+Vj",
+	"CErsfkjYosk8LU1mzIVd5d3yRFSavm4X37Q8TuX4f2DAGzRYN2wCkfHvC7SkyYwM7WLRsFgAQlkV9ao4",
+	"/CnVVjT0OnZ+DU0KP36+mzbMltxClTi3+HagEmsltS1x/5qZO8n6h0XhN69ADv1C3Zej/pVi7NcbrqbM",
+	"C1/UWdhOHbKTPDtMJrECwhLNyEnnGZbUXitrBWLmN8rJMzLkiumiwdfOdin5rWgGfg7b5HmuGIvjKvHB",
+	"9YU7JwtRQ/oUOMmxZU/pBQJ79UKumk1szFdueNu2Mmt9XevrWl/X+roO9qwJFLxA3pNl+EvKpxMnphea",
+	"hN9gMzLQKFautckrnhimyGCWcUGcrdVNl6s7Bn6yMa/ZLGef1D4/3zlEVUEDVlNuHfakUeSKuPzIxcdI",
+	"yoSpOSY5dO9N6KV9le9kMqWXjaAxkTFLGr3G+ZODztNu5+DFh3xmfsJODiS7nWaKU3v2d+cHR0fdzsnp",
+	"BoJ/JwGkbBXV8aN9xo9YYTd7YZcf23vU6DmZchZBMUM2qiLJz0VEBbHjhpwaM2YCpCT03QwNVSNmPsym",
+	"rJdfHQbE/bD1yNFywXiPgaNlgmXfYqQ6/PLTuMs4US3NtxHryWX4PkM9fhR1oKcO9PQaz+N4baV2d/x+",
+	"e5ubm3rsTuGawhvezftTS8L7lIS1dNqmh/9hgNe7Uai8L5ZHZYN/pB0PZEZfwrFozTUKAJ8AlEcl8prF",
+	"aNznGZ4kgvJUT2GyHZSLVAllyVOD1B1V39aiuRbNXwSP/N4ZXJwAvUfQd7UyYX8BKzxe4el5E6oNOe6Q",
+	"mM50QGQSZ/n9QEsRUhMG6MoIeRy2sL9IX7BPNDLowiUDGc8IJddsMJbyksQs4RhlHVo9EVGlONO9vM3I",
+	"v1788H2Q/2nv2yY/4dV9kV1uFYohE6mNq4EEUgxmf3Stz7jWUFcEF3CmSZMDJwaJ5bUIoGYC79UXGBZr",
+	"EcVo7LTbVaFbWjYTUoC7ZqpkxODuY6YY1knpSw4pw1LDKa4WuC/GFBj24TWsagvhlsC4bG9rjzsqDHgk",
+	"aUKTuHxwOH/QU4QwqhLOFLCat3DKgOBcG6qM7ous4THeyrd6a5OfXA8W//C5K/NOye4L4/WXbGqBf2hm",
+	"U6ZDV1nqXfPgu4r9PDUjOZnQA80skjCuzxk8AW4NHOmlKeWmL5ALyBWTlRn/HX0QFNHNs/+fQb3hKO8s",
+	"A1/FB/hjIofYRGbIGNaKC3ndA9E5sZ/RPh0Ts91kaAZwBdp02I+MKy50C7ZtmDZhtvC4awMNPfMKOyd7",
+	"OxFnvydcGxYvNp1ewukhacpr4YAMVLK1evivtqtZiognLO8jCudaoJQOsl2ss6G1yXlCBckKtP0b2Kec",
+	"KwnPeJnVei/tioAjuy1gYiUHj0sr17dGKE1LAecVZcnZjSWYLdZ1Ii+s0+k8XhJ5gRuu21NhQVSoJBA1",
+	"I7AbFiz44rj/2gC2lLZDRQAqRkIOh+2YRTxmsZXx7NM0gTLyIU00W/wS8LDG+hELO2avuib00xu8qNsJ",
+	"GhMu/F/zwYygoc0Mpt3OVKN6j4m7V0XmemplVaRbmxs0jYAr1+sZgWMqa72dNZDAhz2k/hFHlZhXvF0B",
+	"psTvJA5llqKmZq58rfZpFeCdF8ZLTP1M6n46mCZUHDgpbm0gf+ENzCfVaPMo1g2oOJSKRVSvQIuv/BnQ",
+	"5dYOJSDISChiK9XJlGIWXAI9L3zIPyChxTQQzJIhaVobLoELdSsgYUxn51SZcI3G2ASYTWEaetlYFmcA",
+	"ZGNeLwNgz6195jMYoW0w1zBp5aHlBueSAUDq2MLH25tVefyPU4Rjq5//dMnzjbzb0/Pv4ldYeQBJKqLx",
+	"kme7pVUawIR+esvEyIwbvZPOlpMvtHvDfB/lksMCpuwn+wrQUNhl2V3BmuwedZZmLxYTE2HqCr8ewzF8",
+	"1cKEVHJhDCGX0KnQv/7WsKYvpv81ILHRU+lVuVfU6WJ6xXYcKIV0uJ830Ph+51dN2ih8nNq9slV9OSzI",
+	"YK8OL11/u71nbUC3VFP4/mDToNP6H39H/Qb/ovAhTdig0LhUFQg3uWn1CG7kwDWLx42EFqi1lfsCN5NG",
+	"/4Q9V/EYG5BOmEgf6fyiKdCogFFXYNHMBmFvyUbU8CvmHuooZshJp2PtY3+mIycb05ydDOwtFnvaT8x3",
+	"I4ZPGPlVFvqxr8ojTxMuqFrUELyiav5xqpnKlPOeOyYVpG9F0bpHcVnZmewnd6ecm37TLNd1BVVXa7rb",
+	"Nd3ntb/vbfqsVmdfTtfZB5CTcsEModniqaSxy0qhcmxilPJ4Rcfa1/ZnEssoRWqg5lheW0MkloQSQ/Vl",
+	"KyCDGQGe4mpkQ/hA+27gIPbUQkiEnP3mONZAb90l9/w1vt6dk7kHoNEa/4O8gKglSeQIhqWka14eMWEU",
+	"dJxOhm3yfCCvGDnpkv/+r1c9aO9PpkrGaWQcnVuSkAnl9vFURKCaFwri7oej9WO3gyeNoAFU3xmZxAY1",
+	"M5562r2wYROY3FQx+/LLxGhxwBskecPnqmor4GqpJeuWDYWR3zJe5rgDDyC1e1SSRhY8v6PqEiOJSJ84",
+	"gZbX6dQqBBbjQaQchg0RgGzJRVJfNJ2DTIdA6p+LHdIUUrDWrULNWhUaD/j+20vTZz5QDYGgivnhuBv2",
+	"Cct3L/Z2LacqIzmY7F1mkNcqZAMVstbXW6kodpxUjkKyziivM8pz6iBceFU0aUE9rIncb+cHwtV/h9Rx",
+	"r4bulptYi789i79aKm2VK6b65n7wSeS4QG4Dup4UHHLPnKXuES+egj5314zTjNmkEoXwmtAYk8pzmVQj",
+	"2+0j21q016L9y2spuvfEcmxuvGvcN07jOFnhsr0Y86Eh7qyACKSDhxAqZM8FRMKpNEkg/xt6F97Vz/pH",
+	"N6g1GT78ML9Opo/HveNlMbSjO8TQOvEz+8LS2PFm5TSxlIqMqL6ERGolzsjTxyB8xzThgxRCgGsTOFF9",
+	"WVkyDruNnzdw+eLKqerzzdZLLfK26vQdZ/vXyyx/5AG4fXVBoj2CrjRMn0GRC6FAsZS1NMaYFGmGWqYq",
+	"Yj13URgQd+RNjHUXeBy7z/dFCDWSYUA8MGoFhGrNR4LFmFeZMkIRLLsnajpbF8sGxDfGW5iNgV4Dtx32",
+	"yiRf4J5zswDHU81UWXqcDh5HB0/ip+zg2bDTPTg6Pjl9/OTpMzqIYFXHKZuTiaTbRQB00Hnc63Tsayou",
+	"FTd2IY75aFzoefpiDgcSOpApTuC1k3ko7uBtqwnY3QvNyrgOP/Q+KEt+h2ppvY+yWvns2JHs5G7tSa49",
+	"yb3GexZJFRPqll4l9byJTZGzFR540s4V9ar+DCicuVmHceZMBb3EkaQYhb6oE2KkDOyPU6YsSu+LEne9",
+	"2VrrqTfZbbOxNx4Ov1/c7eQGzCKSVGREzWhkn3aChi4SxObpdJHihkc0QQ0SNC7ZzBXwc/HRftm8qr/g",
+	"swAehU+vGr3GSbcBxWn2/8fHoJ7lZGpuVO1De3lFBiyR1+Sk+9//9aoRNK4ZH41No3f8OSiOxBXWxSn7",
+	"ls50o3fsh5XQAUt0PiL7kh8d1Wz23JcQkLefhXLBFIGLEg/LXF2ff/LR55JvJonJWCYxmHnB4mlyg8MB",
+	"aSp4PhwdST81F/Df3mlhXBdUcMN/hQxhAf4tFOf5YLoLpwGfFMmJ772UfY5PpvjePwBrhxxopq4ofur8",
+	"1p3ie8JInGr5eTfcizf3T03CuFdzLZeTxBQk2oZU9U5MH1jB7CXHNqvclmf95z29YB32SJgJAbDZ7L4L",
+	"SRMrxf1GDFsBCQviKz+Bi1fhoT3vFWTz9EVot1XobEVf4467KCTNmA1pmhjSRTL50G/WkAwTOmqTN4ZN",
+	"yCWboaJLBf8lZT5j30/7NvkgF2yzfdqBtUaqNdLdNVJl2+vm6v8i+Dxr9FbvlftEb5tvp72Sri6yMGsf",
+	"R+3jKDbaW4Bqt9hRASBsJc/H7dysGfoj7yq4OjJ/iZHyLol4C/HhA2EMrNVgrQa/DjVY66Mt99S7i1i/",
+	"b1/FFrMqcx3xpujVdgQAExozSJXEiLD/2YzZjFwzxfCEa27G2+TiXaJBagdBLe2/egdBjYzqvVIjoxoZ",
+	"/X4Jr/duYi/PKfges5Tt2oxTu/8dvfWUjnwZdwjQL3ShmlRpqcKgzFjc8s0Oda9IfIjtP+3/iu1/w7zi",
+	"pS/uoQ1iAQV+SY0QF3MBFhM1ICJmx2puEBNmrWuXjQcbs64vsi7wwuVUhaw0RM+KXGgKvd6U+gbDN1+h",
+	"uKTWndhqxL63n/gCdkNjC6nsjncM/r8IXRRgBYCIZzC8OYUvJGQVfriWJBWgrsiU4ldQPGKNvMOv05rT",
+	"sTTyXV6UU+F7HHUaP+ePdqoddXrvJP+hoIlBBfcarxIpFYkV5UKTKGFUtGHiKnVZzk76ZlY1D7ZSK+zS",
+	"InI9NfKOziuSjYpjm8ciFeHp8Xzr7Oodoy3k+m7tb78W9nNIeB7w+STQam/Ydedf+D7QcsoQTg2V/JWJ",
+	"dacMXx6nTKof18qLLiLOxuNCxuxraxLIK6ZokrQrteP2yvIV9GIvLouTfFm4PdE4bj9t1IZFbVgsMyzW",
+	"TcLOeqoXdbzHlG/WsIwrdIlfbvacbiWrbd1stt3Qzz8k3vnfUwrdHTLndlz5VLLXckZc15zGbxzS5Ebn",
+	"LmS7nCI55SzuuUYr2YkstmfGkghp+gIL+gk3rVJJ6GBGqOsrk6k40swaxsth4bCSCbMCfcxHY9/RhUYR",
+	"05oYiQ1g7Igxv45qx5sL7UqsCi7gcWTQ5WKUVUiRZqbgggU8uX3xqxQsKPY2ye/2CMh7uYxbu8nP22te",
+	"3sbAoyJgWLcaZ22ZX9lFNT/tu0wIyy2feWMA4XgJ+rtDdwb2e0egOCIHQfGPDHfinx514l9rYU53SQ05",
+	"a8i5XciZrcL9Qs713VYPJAWvzryrM+/sdnTbqBwY2GI84NZqwwr0dQUEjBSvxrdZ0AEBwQfy1StVVwuC",
+	"lYORVMpee8WAF0A/IihCWtvJwrtz9l3tba29rbW3tfa21tC3hr5flrd1+9C3BqM7S7vds3+zYk7trTDx",
+	"0K99O0c7zu5dXK9sBYyeSy7oYXExyKEYypgJo0poAKooCsg//g5/DZUjj2paIUq6AbFylHQ8jj3sCy/G",
+	"Wq43M2olOmKEjiyGMlgh7ZIFQzLiV0zjsdDK+tCVToO/VcwI9lQnXsD1BQxwQi+ZHaA7HXpbsyvXYx3G",
+	"0iYv7Vu5y+GinGPLYSV8Cry9O0JoXwABV4HoijSReYuENI25+ehOvUnJld01zqus7YMfaRI6tRQGfeGL",
+	"tp+02uRHgQiaxcX51zDsNjnpPIOu9CSTmTdhv2MeKeTmhKSZYY2A0IRTyGwZDoMV7mH3gG07iGvborYt",
+	"atuiti1q26K2LWrborYt9ubofgBV4m5tbmjZ3MR5G3urD0u4bA9Vhs9db+DBDIH5JZuR5oSpEUOtY+2P",
+	"hFvZIaC5P6glbIds0Zm2J8ecEh77Bg59UWTwa0G7Y9fKeJJqQ4bcgAHj4LgVWKQZIvQLoaVaJrlz1qZ0",
+	"CjkgOW1TmbXpFf79yYStNvFfN7Y6BTV5KX9bsWGqWdaConnSedbaFZi/KLr432ff+i6Eur9bKL4YEW0g",
+	"4bPvsMuSv9pk+n3luywH6nXqS43RHyZG5+LjVMmRYlrXKL0uL30Y5aVIUu205z4guR5TtbewwButUxcW",
+	"mKaDhEck4eKShK9ffiA4Mhjw4W9GXjLxOeyhb9yJppgoZj9Nm9j7gBN9RLkgShoKHYqBS8ReiddNFbvi",
+	"MtX4EG3kVJNrqS7hSgMO7+3kPF/YkT8kjzZMQqPX+NPk2dXgovsrff1q9peLbmdwZJIB7179hXc672bd",
+	"/7DH//2n7zt/+bd//dWKMpU0eo2xMVPdOzyk02lby1S33Y2LH2itG1cWgDCPb7m4PDiqJeBX76eArz0X",
+	"InQ7/D4S666YMFLNDrICqKV5dWXOfhJRQxM5smaKNjK69LG0gAxmUA3iOqxjYl0quNEBmVJFEnbFEnAv",
+	"9AVNEqZGTOhiHf4vIWnaG1goevHdj62AhBE1bCTVLAxISCE/L2yTc2jdvrTUvy+ac7X+K3L47P8Kso1c",
+	"cAOBzSnrlV784JrHbFG/gr6YZ/HjhhgpSRP6GbrJ4pqA+IjtJOWt41v5XBWnyDfL7Au8rRTJbBlVgPuO",
+	"b+AzVmELwMDn9VhqRgqz7TG5xvp3i19JM6KaHXChmR0Iv2LJrFUuhx8mMlVL6t1/KVWpTeint0yMzLjR",
+	"63Y6ldkDYLC+KN+vBtJkn2hkAnLr+GI1IyMpY71kjP6OWxgqLk/StJZay04qF/4Q2AotfJkzMpBmjFV9",
+	"dKDnCQbQzls0VLzZosq/gbXhqHiATAEaq5BKa3SJ5PRXHM4t6c+fNyjXLNyhSsXmczKlI5aRy9dlm19H",
+	"2aZbBfhRCzrVmjjJ7CH3O3gexxriFwZ635CCKumBf31ANfQZMKR5PXY5NAmLR+C/SIXRhItWAIdBA1ul",
+	"xHVfDGQ6GmP3XItmCBdFZT2kkZFK+ydmDynp7ynDRjsBduklCR+yslJHfhdwiLTJcxKzKAHVB+NF3Zbf",
+	"+5EmQzrhyYw0ubFK6Iopo7G2dMg/sbgvcFitgFASpyhr3Msj3KBu4MTYqeDQ949MJaoE+3M2emv3UEFS",
+	"cSnktYDX6AupCAUN6BkXYWZcVOOk00FNbk9YHExAEHYBi2qBuXQbpKBzzbT7okwtNGJGk5PO8fJa06K0",
+	"22s7QA/q4DJulIsVI64ArykVqbEHh4rBfrfL4EfBoYfcoBHk+rjXwE7PLFeAb9kkY0R6C2sRXnBKVaPX",
+	"ANYdxaSKmTqXHHIouqfrN+X7OWjAsn7Lh86/edQNGvoybfQa5++/PXj78t1BF24M+wpGgKvPPqJ9dFrg",
+	"+6HRGDRt9vvR0/aT0yL40GwdWsMF33tXda43Ffd6entOba+hrRfbvVYQ7rzorWQS1YVvd/A0VniTczpL",
+	"JI0/SPmWqhH72vjpi9ijCvQoKpHqdHkLVuwqMnqAE04BOzixU9sY1Jg3Ygu28Wqrl6wyeqGsrqzwtmme",
+	"PAQpV8uc7cUbaLzZdvyC2cRd6g1gcHI9lgkjTc0E7D2aJAGhuBcLm9Bly7Ta5MOY9UVuXERUWCzt+F8g",
+	"Rd4/gowhQ0ZGl2TMNUwuJtuQ92wiryDIMAf9Y8l0iVDGXdgrmi9ck0s2NT6vPxvLA8LdniF9Xgx9gbD5",
+	"dAFsPup8XbB5wefaVW5QrVBqELv/MDsu+HvFoS5jZXkg6U1+DhGMQzYMhS/E4oAodiUvWUyEVIR9mtrd",
+	"GBCBTM/A79wmH+Qlc5xlAirQEq6xUOv5nCBfRc1MCmPNCcGkZst6R+N8/KiZ0iFp0njCRaZh+mJZTCab",
+	"jl31ju48KxYBsZgJw2niEufYhPIE8p8m//8xVQOpLJw5uOQmGjORBbQh7GDnWpfv/qx094ot/SNMu7vi",
+	"axZKKQlxGqe8M8UDb7IRU+NVljxVjalxyrAgsbAwaom5ZVf8gjkuyCJnNy4VRrD57otJEW147YSnGy25",
+	"ogmPIX39CYnpDHPkFTOpL9+FjBMEyE1s06OsjLpkbOqED+2LMdXjVpvAGgV8LAhsVZ/H41G8veHNKQNw",
+	"jjyKEzoDH/eAETqQVwxTf3D3qUeayGtxhiW1PNaYmD/w4tCZ/0VATJpUxAG8HvJG4hzHfeFuGRA6kUi4",
+	"6M3zHqFCghSH57iULnLSOSEhAG87vqFdga7GWMhsREFfTBgV9vXyUHhgsTYWFOCkeGe+98pneD1/1rM7",
+	"y+vMpeqlxj7952VB3lBxYy1hvkKUVkPxG3ii3bTt2g3tv85tYBrHFRe1wJrvVL52MajOzghyoikQALv3",
+	"UHvxWXuna+/0mpoYFjYDZCwF25b+XWUMZA7pmHkyjlW76ZFXo4tTVVH9pQnToKnAheRZgJ1m4IZcyzSJ",
+	"+2JCLxmxgmXWI0IOZDxzNsa8ZjeSUFSqoEmdipPXgjStPnL8GLd0f/G3ltjwZJWFYW97Ai8gBbO3ASVa",
+	"TPQCRZifYbUgTbQkitFobM/JtK4GZ9uVxGkSTl3je2Va84aNlZtYWZWc1eT2Hs2jzknrzjoVhlTWqXMa",
+	"oJJgeOE0RC3ktucOtx+mvAH2jMM3ZfxxtUab5vEvhf/nik0Dkmp2MJjZnZKltOADYVuqVGQwGiCtPcYi",
+	"PrW7e6rYFDzeQl63wNdOyfm3r+w5fzl/S9686aH3HDJX+iI7nWZJOfbJN0nMCXKYZ75i0szyNbkgA5nE",
+	"RAr7pIBQ0m9YC8Gd0G+QhAvHrA4lvBHc5ZG9kgPavLnlcUez7xBlhqQJtbCLfes+IWhZgspbXxe2P2Sd",
+	"dViaxkPHYeIqx2Rqb3AUNFRalQal092sMIv/arfL0aduobSq0Wukmn0czKpXCeB0bs2DbWekOFmNfzn/",
+	"9tVBt31M/vm//s/iNlUDLihkpt5IjIWyt8NpQnn5CzT+9m/P//bqh6NOcNT52/PO98FxJzju/O3Vty/G",
+	"PLIqfyoNmXL2t1cXf/u3v6xOk1wEyXF31n6bGhCvoQ7PFReGZFWrXg06y3qBGiwLxcqIOJFmuV/8PYsY",
+	"v2IxsWdBcQBQMmiDIG1GmvCDBZIyzQ4mVJtWqc5CioMxEDcASnUWZJu8tRe7otkM5lHFSMKGhtg7piJh",
+	"WpOQiyhJY/ZyMjWzP1gxErZJ6PzD37AhEDWAO8ve3mgcib3bAH4kFKp3SZMS+/QE/3JaMpHmEXYobOWt",
+	"FFe468GfxZXLAbmt3oNsXu6x0H9v52zdvovw+R5e80UYoc+dW2NotNNdMjR7s60MbeEigvHGN5pD+tBE",
+	"d2lrxeI6XTy42DUwvW1wz62tle25bM9IQez+Ko3LExMsmqbCbvoCSza8yFrpbIN9skF5xltp1ivK8Hur",
+	"rsn40gNBCYrW9dOvthP0uaGagd5oneLHdGpREIsJn1ilVA5SB5maRp08mBmmF6mvvijqLyRwtWsUVvwj",
+	"TX58/5Zw7a3AknYjzbC0ppe6a75l9nvcdNiUTDcq8EWA+UOMssoPMGuhRLAvBpKqWBM9lteEG9L07ZJb",
+	"gTVq3QWYZ1YOKvkTiUiTxFFFwVCWJFwlXJtiE2U8/MhN9bJoO6DKtY3LPTTMdad+QBEDL3U4BVrLCjH+",
+	"IU+YUy3WbuRi1MZrkX/kdqzBrELXY3p0+rjRazwbPn0cd552nz49iZ7Ej0+f0aMho7QTnZ7SuNM9pceD",
+	"4cmwOzgadAZPj46iuHsaP466p4PO0IKDp41Nzd+Tp0fd4w3i+viV19IasLdrtfE1qI2J2+O5p9L+vcxP",
+	"6STffWUMXBjg+s5E6VAq4mRmM6LaQFQChL9dJj08Cy0YbjQJL9kstGKZibgvwkmaGD6lyhxa5HoQU0PD",
+	"PFEXn+D0ArRIDK1kCHvk/PvXAfnX85evA/ITG5xb0fz6zauAUEMmUpu+OCXv+DcYRLHjsPoFwvPYIxJp",
+	"tROrfEBrnREqZoh8mQW55OLPr4kDtTFW6lFBIqrUrC9wNiBW4iPznTa5kJjwm00MlpzD7TGNS2LdIgzH",
+	"v9Aj3Rehc/0fWFkZ+iRiTZphUcbKyDBzoI1idAKM5kIKlp/sgTsXfWFvzKM0ocoazTAMp02BbB1MhEfa",
+	"XivtQZf1jEnSUrkrYj5hQmeNMyGPWVNhtaghCbNfukum/BNLMGaEE0+edp8dWeuBEs1jln0QcnwcdJ88",
+	"CR53OngRqHuaJH3RfPL4aecffz85PupgRjYUIVrpr/Pv3sQPj15dTWcaqNntV71WUoysmZ1QNWIKPqv/",
+	"Mn1x0j0GxPAhW0CZls4ekGt/UlT+2QI880qaGm/+6kgxJnRf2GUxYMQt/Db5ySEibooLWN/IQXmkMQHF",
+	"3cgK8Dw35K4YpwQ7yv6GvkBIp7OI21wZSnNRSgvmymACzBnE6zzyy9DRIrzyIzxqM8Syljt8gRSZ94jz",
+	"5CaYWDPpu3oCdvbau+zLWQOsDGBV/TIOVi12qmuDjRLsRO44swUU+uFvl2xWJ7Xcvdfg79Odj1ImgxuL",
+	"4eJAxjOs5Wr0Go/fNTaDkIv9CG79rsh3gcooX6YF24pcOH0HynRMrxgBbKXdH647of07ShhEipuALhQj",
+	"RiZIQKTYkJlo3NqpmsR3Wm6fA2J0ySmo5Us5obBaChp0kXr8Fh7h1WOdM/IQ7C/8Jrfsqnszwm7318Dq",
+	"QYC0YJdigssyfx9w01oIiN3pfUHzmE+9yVVErBnf2W0hrb6AEpQ8Tw3Yt5APbBHihHQSGo1XAuClIa2l",
+	"bjJ89zuHBgqTuDI64B+4QYAAL61awOEGdM/B/y/PheK//+3pXvfnfYcRHP6WAkv3StX5UsSlLTTm0zb5",
+	"HjM7rc2pQLXmRQJ2hykqLnWe1zlxhQiu+gwC01SbvpDXgimoPfPHCB5CORBFTINnPN+PxJm5+NTYVz4/",
+	"v6WkWDn9Dzo0kwU3ckR7+WvIYTHfEy7si4JiDUCA2JddliMKJcx3T+m0A3f7slbN956is638z9IeefCp",
+	"n468fyntQWH7jxQVZlkmt88Wv0U8OLcWFV4iYPND+L9GR1xBNjgn4YCRmE0kZFi7BMvlEqQvyiKkfAM7",
+	"zsU5MSBeejcYC+Zhhp0IeAU3G/jYm/IlIFoSnUZjC+tKMbtIpkns6muvecwElqbdXmTrM8nXl2zF1Hey",
+	"tmTz+fmutIzI1Ggeu4+v+2KR8+7O0hDrqwvScJv1XvdYxVV8j50yIjh5Uw0yrlGylV2wEBi6zgRuwdXJ",
+	"ob83GoQXZZn/SIN2CHIrq7j/dlUONWEiXU2vHc2ixMJakZaqCrRj6UoSK+9YIddEG6pcxslZHr4ZIo32",
+	"pnxey5P40Xq0b7FWTuQ+kyF/3oLEcp8tX05oa4oUUtGuaJJWJ2iwX/gnxi41VBpUY1RgnW6pUiGms3Oq",
+	"gPEnFdHYfgypoMrsnKkX8oohk84JNJ3hEXsB/Wh63aNnp3Y2Ij6tGE2I4MF4hev8MpelD51r2GWj18X/",
+	"xHTW6HWhixeefzGFpE54b7uerphSPGb+RUwpp/PJJq/5uLH1l/r884btdpTRP4jS11/eFidfFp9/3sgz",
+	"ItLqfhFYq7XW27IfBSXh7dUCO/KiLKWMLigSANcC9UjPcegPZsTu1Yz+0Z4ckDcXPxC3hV0HrpnLL8gd",
+	"ky7G3wqwgzt1xW6YxAhcFW6HghKJ7B7FZD8VjaG0Ac8PiszL2XOAcwIGNmAzCVmRmbQMCyTMSzvVpAlU",
+	"I91GAOf1G2kWeSse6aLJ0VpWwQbbbq/MEHMaZF9aYS2xvx1RuoYxINKd8lDYnbUYEhQQQQ0I1gQE96pz",
+	"P6+1mlZp1p0nRIi0Jvmoaxo3paAugIFKYKWsTNezbg/ZcMiwOc0yO/cnYLFABQzUWBpTIl3JYAF4tJAM",
+	"1v7wSBMvKLBbdQG3ZEmrAHe4IEOpPPdWQg3Tpi9CLydCcP7RoXH3sDdvtcn3cu5qDwVCLVMVsR5klIa+",
+	"Dsz1htm6ff2amZd+AhcDjQWpWTsxsMsK804lfs8XVIHeHHQmpI+XDM0V7VUYWNXyvtxJ4VdceUhely4e",
+	"DWrcJb2iTjq78ESUNlcZemQ/3QQhc0Y2qMcvDDrYd3qzBjJaG0XAJm/0Gh6VuHGsARLK+3YJWpj/SrU+",
+	"3148U8sEg3dzs7xPA32Jkry1OQPoooxPDvU3mu6+NXamDnejhZzy2YLntLaSarfpl2DC1aJ4u5029i17",
+	"t9hFw74JlIQNgSRLCt9KwwrnbGcSbejMFWkVkzowHWIDn+XSXAMnmmv/4cPxH9aasdaMtWasnY5fU8uQ",
+	"e/IYWmPo0D5RH/5m//m8MZNnNZVfyT/lVP5yNxVKFnv5lJrxFr1Ulft6aR/ZRccpZpPmsdQh4aYVzDlL",
+	"H+lt4JALtA+/zV91IyByL3J5jd5Q/p1qxV8r/lrx14r/d6f4f8gibF6ryOE9wABoOHgAjF/LnaL2HGQF",
+	"m28G9gqSXbPk1w0pQhMqeuRcSTj1pTBMTRXXjDRPOkckHDJqUgW9I2OmPsI4QiIFGSrGWm1Syf0KfC8Q",
+	"lOTaFMDFzRRbeNu3MCFrc4/aq9pb5RJ9ePRpA6q5BuilljF6dD90TwuMHkpOboTAKspje27CBVs0/dhP",
+	"MyBDKqJZQLrdU4Is4tVvj+SqQKbkwaLjVa1yeezV+fdzDT7tiD9IQxOnsZ+edjpBQzAWWyzTOD61C0/8",
+	"kQr7F3CpSgHLzj4WVl10eYEs5V33p2syCi038Yj9Bke4RH3b/V9SKgw3M/8MwE8avGbwYGjDv6QVqO9g",
+	"av//Qmrjhn5ydNoJGldMxFK9WaMDnbui+mRGR9lVbjpfKabHdiqtaIBWqnb1ghDABSfSJLGAXUVjqhlM",
+	"oGtYt4HSnybcfDP7MwwgMxwMNdADNlZ0aNeVkcWF/BSOzH/mhTChuCM2YN3LZNJ6zHsyF9y/B/69o0q6",
+	"f8KEee8Ni99JsnRhIRTAhNs59lOtDgxMEyoOnBqG5qOZHt55zLaATw5HTADv+/a7jbyQk2lqmONuM5IM",
+	"0lmhDR8a8qFVZGG7HRoZ9nIqwHBKVUhAK/rEbIx/Q3sRe1pf0Ly9vschBW63qZL/wSLDYuIFOGk6muuA",
+	"ZN81IP/Tgh78lP/83/9J6HSq5BWL+6Ig53WLcA0sstf2mRavMeCctwOwV2UPO/NP40wTBQyE6dS+O8ZX",
+	"QMU4j0xfuF7mU8WGTCkWE5TU+I6eByeS2mAHFfDiQO/xA3rFlBVHYMG2yRtwnniSNgqNVxbdUjHXVzaA",
+	"nDHPeIg8djjvQ6lYRLUpTz5cDmP2vxPsxA2xoxsfkqSaadKES12uWzmDgfzj78TfyT7j0zSRsZ10it4g",
+	"lQriFqZUQLQYZE1odESTbEK4IlGqFBOGXDEF/IUB0engwJ8NVcuKT/pixlkS6+ylA+gs4/uv6xZ8U+3K",
+	"efH/c182HEgzDomBumlMxQMKQv857WKwj8umCO6C4bPsmH2ixjKCjCzx2TG23WyyRAMdYuuMCAmTAIyH",
+	"3Bgmtg7qVzeYrwbtXzvhkavSfdYRlEH0IoS8FQAzj1cq+yduzNYu+QJri6K2KGqL4i4WRdVtXbAjFvse",
+	"YVgFuLjj6ooiurv/GouvzF6oazMqmkReuSHril/qVQ2jIhjZ0DpaaeXcmp+aDznPUgWNlvHeeAGGp2rc",
+	"1cwxjHPzwJyur5kpgrK7uCdrLFFjiRpLPBAsUUQRtV5/GInBmyi8vXgCN+1HPK9JD9knC0JWEv9k7TSc",
+	"FtXkxcWfSTOEHqqRvgoD8uOHVwdPA/Li/dtXrZ7zVAVEX6YBKdwvQK8Z/vPRyiroLMwjhjQO9nBAYpkk",
+	"VGnsGGEf+RG2KWn6H4DQ1nnDzJgJbBz4sJT2S5jWNfS2n8xyO1o3k3Yii/OI05jPIsxhkM9VX/XFDQEc",
+	"FNRG0F+qgPuN4Ciwmio4OWqfdoKnp+1Ox95w/W63Ly7+XIu2/Ys2XIu/R+EGAuvwN/uPo+29z9xNIOLk",
+	"grUXZ2PiqO5UzvyznWATjRc0e2LGeba5YI90IXKSOcpbAZhGxbBCxjnjQjTF33xxNJ2wvuDiigkj1Qx+",
+	"a2HzIYac+gZbAqLOOMsGYY8qBpIqJk2nCOw4IC4S4DkgvUDy94WWvv+Ok7TwIzD2OBiJRh7cl8YHUiSz",
+	"HjnpPHuQ/nVMXM4Uwlsu7pafWrZ7CrbDSaexJrFmaVC7SjCtjc/a+KyNz9r4rJ3KX2wK7suYz6FIUNoP",
+	"yTF86Pfdb7suzF2YJxM6EROiS1lDsnLZ2wzUBg5XZeRAcxY2uK0xwaTpsAVegYkm+hFmi+gzErOEQ22N",
+	"FC5tA83mSZ7ZYD9Tho8Qjvlvbh936VscxkjKC5KDixESqhdYB5+dEVrwqvu2lUbitUFOfvjAkNdFwX9+",
+	"gctjn6kNmWZwa6W6UL/5IrsEazJTITVyq5Hbg0FupQX3OF9wC7BclQEcN7aO+Py+3h7mK70b7oqIiogl",
+	"SRHNRonUpb8Xl+l1T/JJc+qjXMt1Un0vRcc73aoRDEVcSR6x80KFH77fupt28QZdb9sVBoGbRLGI8SsW",
+	"n7uzOkt22yZbA8oLpWH+hTOJ/GYNQeoHmK+LgoCwN8KDGxQBlu0bnQ4m3JjigyoudlySp25Jrit11qih",
+	"zZTnD17zrrCNvHcp444u5wzUVlOdinMPqThYWvjA8nB0OhoxDdn0K+OGruoP+QCWpvJzbVG8VC4pHzPB",
+	"FXPGkuTCkCYG+riCLP3rMRN9gXZM8SyuSafVKzziD8RVCZBmNr89kkijCfs0tZuEDNhQQofamM5IwoaG",
+	"yNS0yP/si6yUoJlJNpAF0KKfJsmMeMnqJEKQNbaXqdGGipiLUatUiUCKhQh9UaAbhST+GTNkmCZDbvV6",
+	"m1zgNLPYmYJ/IBHjSbN5o1KhRQ7hlJb30WM1wpLagTZ5rWQ6tS+fRVGbOW9DVnqwpJghodoErmzDy2pi",
+	"5X3rzPUdFCn0zYKSgXypkIhOmMuwwj79ok1Cf4eQXDI2RXsZj1VnDgyKJSMralYvCsv2a6Cuzctrccas",
+	"AZy/4rIy20y/3lufGvh5BQhdF3rgG+BnK4miv/72YAy5P+VG2dHT9pPTNey7o5J1dxNxZtve2XZOCJ5b",
+	"GWjvvakNuClCvYnyNjUcV5iA62G84k5fgvFKO6XmktguXtElSbt2nsEu6yWn1HA4+Tf3vzcrsomfE3cS",
+	"VJiNZQrw3+rqwDXMTBKmRpzpIKtdizkzPq/Y5xszAYYvU2TMtZFq1hfQvBFeXpcoI1yVXpa4PJFXzMJ6",
+	"DV173XCQ+gIrL10fSYrtKXHa4ryTHHZoK/SOWaxXXyRc8Igmi7rTnCdUkMxrG0b5qTd9vAvbUL5m5hwH",
+	"fnfWXjcDt7Zo9A+sTjmTX7FQYLgH13bf3YRMhYm7MFKx+D2LpIp/FIrReCcUsNNsSXoB5Vf2EvHk98gi",
+	"Yyoq/rbVRKilK9FaVvG6AHXQXZyLlAnDu6Uj3RS3MuERZ8vtxHN3AlSTF5oOo+iEAl464WJECm2+sNdk",
+	"Jtyay9oN+469mjFXDYypo4abhBUFLU0SlwqFdcerbA8qfN/g1mJbw79R485MMjS6FPI6YfGIxS9QvTR6",
+	"Q5potsi5ewRu406Bgw0v+TO+1Bo8bHGhTcEa7XyDBkxso9ew2Pia6rFdFcudft18qH7ikUAHQmqN/0EK",
+	"t7Ef5Ceqx2DO42I56hDNIiliMHUqzAesxdmbNaZgmg4SrscLblsYe+YJzc5uFKXNK6vV/cpq5+/a6HXt",
+	"9l77Zb3Lwv6W2I0xlDJuN5a7+7c+Aze+3i0z8DyONRkl8or57tulaThyLHTrMb7ALptVbTGpmE4TUwP9",
+	"LdOmTHNRl4F8f+gB9JnE5Z61RXIrjsyY6REaWwyA5bxwwvkPFx/IP//X/zn0sgi9fbiiCTdtT+KmQ8Im",
+	"U2MxvFQFnyGmXHDwnOGDyyotINdjHo0dIUXWar9wxlL6UzmZJpyKiFUhQMXOWm5/7DXRYTsKpDKAL774",
+	"LukYtqyWXTDz4Wvm6k4YL5xXC+OdVs57OVS3Jlwr5lbY/+Xw21fSbXDqxWIFfTUvfCtHycprb1WErKih",
+	"UA94JdV0CYQ+MxDT+nyNRaHjflEa4XHniJKCbWzHvGYmUyB3dPwvEpZoV9YmTG3CfD0mzHZ1Y62wtkdm",
+	"YtaU+3tt+bRamRwWxOm+ctw/LNQ9uqR7Mi0mRcTOCufdTCy3l0Hkoy8Kt5swYVptctJ55oWF1Vf+tlyT",
+	"bJ9urOOe50/bprG0LWV5Q1od3UUIpprNBWRPB4+jgyfxU3bwbNjpHhwdn5w+fvL0GR1EcVm0rSfYnpe/",
+	"YS3ndgzM94+tC198kQzYisytLhUnmIiwBHO/kj4vieftdBwIbxaiD0htu9CN0yJm7PKNnBSMqCCasR5S",
+	"h6K8cTU8uZcHLvKctstBu5dwefjDnj6mV5Ahth0HURakmN+s+s5of33BBBGaG9GOGwdWSUMXwnouKHkt",
+	"J+xX+xYSQDwXesoiI9XaEhDUH4MUvoVjQaeNe/I3TJA3RlZ97vIJwYSatVOxufENXt5Zzfqd64Fh77Ut",
+	"Oa5rQX5fgPUn2PC6JCO267DYK4LN7eT9wNfnRLBr5/jPYKoVwYJ9Mi53tZXn37yj6jKW14JYKxeZvIn7",
+	"VlZ/QMovmoQWiX6LThuqmGPltsojYiQVhierMOtdHf1/zpTtHjmb1/UDnLmZQ8takwEz14wJYqi+BAN7",
+	"tQG+pkRzU7RTouYvyBPiyn5ulvFU9Hkcbzb9dVCgDgo8FMOlEAJey1jZTmAg04SHv7n/fT50O3QfRFVe",
+	"F6IGLOWVHS1MGcunbHnC2IR+4pN00uh1QQwFjQkX7kCWuMGFYSOmHJvVQp39LmMzwK+1zGIacsU0CVEy",
+	"tjNxR37zsjLwp38O2+R5X+SnZK9vLT0v8HpeZVvRzA16rgIiVfG4X0IyiSEyQwUagnMDDAjXOTnVXXX/",
+	"OT5/B8p/68GeOmGtjvbU0Z7aeP66vaBOIBN6b1DClZGuyKx2Z5CmkgnTRAoMtiRSqh6RUyagY7GUlwGJ",
+	"uR63sp5dXLmwiQ6IhPtBwatr6b04VW2tDGk/9nUbiGZvvf3CzHsrhvzrb8v4c44Kkq8iQwbk87tX+aHw",
+	"RTcoq0RHZVl9rnKRbpa1i9+vat5u4XvXMnLLqbv5HszllD/2IJJ3cTB5rdsZOoYI1ZqPBJZ5WFCumAvP",
+	"jAGCP9Kk2W9MZnh2v2FvADEfL5OWAPAP9vQVHGOLq8u9E86t633637YhBtYANvjGu3SnPXAx+fPak3Wb",
+	"mNu5+8vt79r/Vfu/SkmxmfSqogoK4nJ9uJrlxO449pMuUCrvmRUB2gX9cUBnEOWBwHxEhZA+mkOaJ53O",
+	"urpiGet3QT18xdK981VJ96ogePs6oJbLD4LtGKXFPsTjoTO+9yYmpwmN5uTkI+3gtW6Tl4CmU23IwM6P",
+	"K76+kfBUuhgkrJWpfewwce3IIu4mXi9Y5kx45+bsDiJ295vfDbIWq7VY/b2K1QtmMKdRJrG+J+ma9bc/",
+	"UOkKj+n7VGhSIOXTxSxPzZg+I0OeWPnpa4HDgIQW4Nl/Majg/8elCKtT2LXJhZWP8B49YIhfzmV3nr2N",
+	"He96LtR9uk2Dmz4ea6kmxE5gcdrLg8xk2PGSodjLFw/E/bIGkR5+w/IApgkVAiJECyfCE8pXE1fvU+Eo",
+	"6G8dh/MH5AMZy6zfwrKR4D4qxd/fMjEyY4jAb9mVDVf4DZVvcAhspeiiv6JJii7vATXR2F7SXRr46zwr",
+	"EFPbTzf38WM6O6cK+OpSEY1hbqYJ5QIJ6k00LrDudU/aJ42g/Fh5BXuke9QJ7CJhEa1KpTzE2KJULuTS",
+	"OHla+PucqRf23vZO8FRFuWbxB/mOi2+wPZcLguuIJuwVhdTgXqPbPmoEjRlnSWxfoUDk3j3KyfkuYc2u",
+	"FQmfH+gvN+ZFsYhPK6rwCO6JV7g84xdjHl0yQabSkCln2c/F0P3aacwyVZG9+ci1n45dpBY3R2H15+Hb",
+	"bGvioQsuIrZ8UeUTujTGn5/++ecydVi1+EZRNlcmJ0nr+Mb24xvZl4D5LaCLS5ce/wBiHCoVGYGf1X4T",
+	"JtIeCf32DQmUoYR++4Z5WnJo13LotSZuPtJEaQfEvtj0fMKNbgWYj4QnPdLzmVOaTLndRUsTk9KEC6pm",
+	"i6gBq6EWFyMp7Y19BkqqKZeCED3qbCQyN+HUnxN2a5KfvE93FpDx2n6hsi/o+lrV16q+sqqn8cexjPar",
+	"59dgCC1r96XafNdhvLI5Wwfz6q4SG0b+BKHxwVhGdtFWQkhlRLCpA+bQI/yNHdxLMdXLT9NExs5zw4ZD",
+	"hn2MLbAi//g78aogywmJ6Qw6OhAujASk2CNepEJmCWTMuaseYWprjrgCIlVfoLKxt8+utFgIDp9BxpzF",
+	"efaQw2kWPvkHB6QA2vI7P/LoLZiHaYF3DvRF1j4Qr2mTbNWYns9V54agCNTwdkQbniTECdTApbsbmVrV",
+	"ae9sl6sdsw5gmIpNoDTLXQD36Avs5QGTCj0hrqjAujYMDdjXjahSHPjwNAmd8g53BzFfuxV1m3PsYaBM",
+	"2GWIbH7eWQzXT4mdiF0FHJwv1dvrJWj4U6E0MmNCn3MMZeEKQG242OJGrxM4v1LtOKrR5JfnOLIXuIUP",
+	"a9ld0uh11gCb5e2r02Qhl8qKTVYjwhoRrsGShasNi+zo7JGu7jbbEigs9KzZPi70hfnFDlykGULlXhiQ",
+	"ELv7/CBCNwGG5c20xEixGNpuIHVvIVT1SM87Gt2vfWHv0UOQqVLxyMM3jwF9vSEI9tgnTFjk1NTp4ADP",
+	"yukfA2IUnxAQ+ZrQvB1h3AqAj4DFfWHhkcVj0K0k7wNGBlQzYmVYAGgUWuv4c9vkOQbgfN8v+xJQ4ogg",
+	"D94p1YwIiQ3CgmJL6L4AVkoFwVLXEfqMeMsVDhWny12ad4ouQkEEdMyxl4SkmbGoHGpDh8O1ErKdI4w/",
+	"gLTsRYjEIndv7r9ZIxtjXdVo5LpPOaoOMMtzvFPGZdc/r9DbdkH729vb3W467VlTvvxpFXNoht1Sg1y7",
+	"E38s9NzKbvwN1cy1D6t656PG+i1wS0ixfVo44gbgjuZ9waAHrROO86sYe9M2cpvL7vXSGQuaMv+8q16z",
+	"66/0lf1os+bLFTdDQdos8QximXhBAe3YT1hsNlk7CWtIuCYkBMg0h5igFgvhYQH3ACyq2uitrOY3Rosr",
+	"qbV/QJ/b9vOvXjMzH8a8e/5MHVGrfSBfmw9kF0G1WnttuwNeyXTdY4rMxsyCC5TCYURVvLLpgrPAfe5M",
+	"0TjPYi25Wc6Ns+ILfoAsCpQi75BVGCAsA8I+0SjrDtoXkZSXB0PFmYiTGYm5niZ0dkaKJj7VjnJBXgui",
+	"WWTmBnDt6Wbt00DVnhFt2NRa4tB+lFmDPVLc8IgmLmyEhnmq2cFgthM1CKL5hZ3qO6tA/8HKOhDmk9jf",
+	"Sqowe2X8YzqmH0c0afQaQ8UY6CxBBS38zWBdub8iljB4Qiouhby2az5CaVw4ZywjmaAK9Ye4USAz/d8y",
+	"kiI1xQOqeAeVakMjRsVHPWZJMgRKL/8rG43yP8o/DaWMP8azwpNHLKGGF+49SlIDo7UTTDm46C75Nc/P",
+	"sEP/VPgznRavn/Dksnz1RCZJqqPC6010YYQT+y72A/kDU0ZFagqnT6W6zP/STKOa83/LWeEPo+j1gClV",
+	"PJYm0zGyAPtDRk6okYW/FWMfyw+9HjPI8c5e5HNQDca403t/9VPp5sTf8mf7/XAvvYWthKtZXr7j4gOb",
+	"TF/ZGz+2RvJYJvEfpSkePz6146iGv3KvANXn3pvX6DWegAU+/y6P7T1QfNi/COjh6uY/7RSKeTwAMWM+",
+	"Gud2fMwjgAO/lJ9qFJ/8u4VZ50xFsKUbTztlhBXchJAn7aelEZ+0n5IkH8KfWSJT84//N3/6VX7kl/nb",
+	"rAe4CvAvAf/FhM5e4He3n93uv3xZ/1wJ8C2DpPeABFUq1uLTXgCSt5CHWMSNik2nDjeyKeyki2vmdNQV",
+	"GzEAKxDlfSWT2PuinZwFVeO/tT3nG3rJrJrrPj4l//1fr9oQEU8H71E7wv5YtlM67ePHC7aKO5yvvePH",
+	"HbLudjnK1+o3qTFMlReGe0ZhD/y8aG1vYSUv/KB+4t/ZyaNkkEgREyXTT3ZGfxpzfemnXRsZXcKkZlui",
+	"xOj28xyy1+ybWVF2Pd4M1efwYAmiL6r3GthvGdgjps2n+GuB9uxqZXeHDxmchxOJNorRSQDMnL6//j3U",
+	"5L28unMvBbgif9syMsbj5fIqkA8VZTzoCbjgOy7sJakG8UZXu5Rgz0+VHIDP/8DKIZPhoaeN6l6WZ6AH",
+	"11Nrro7GPvBjNGbR5Wb1Of7rVC3N8VNdS6itFufQ4jbVD186La3gmU6ZgCrmMF+ZkE4gsSbYQUsGhcLT",
+	"sTQSanrCa6oNC/H92+Q5sVdbmZIqVioIymt2nEnSF2DfA3tj9lx35Uf2KUpBsYeEJkwZ0gQ3RAh/tJ3j",
+	"OGydETo0TEEFNhejoPh0THqF92Ax5pBq0xd2LOZaHmhDR4xEUgKRq0oTRprdYwBu5J//13+SJx34r30s",
+	"F+SIjKH2SMBvJ93ibydkAqSwLddTYaDAyYLvBcCFTlhf4HsIOrHPQzxDR6xC8kApZeAOhUooLvaZP7Bc",
+	"5C4Ui2tE7+HddpoaCgt8iQYru3V+f/rr89qfaqWWqpVUHd1dy1KIpHK2Ai6gSmp4i9HbwzEVsRwO99UI",
+	"6IIZXYgAOKcHqqNcr7tBOl195nWQYzW6pkkykFTFmuixvCbc7Eo1/RHH8XCKaJ3b7oOiM3JCFKPxrOQ6",
+	"Yp+msro2cq+3U2VUh9rrUPvuQ+2w7uswew0jfhcw4pxq7UCEkYSSnITofrGE3277gRK+OtKauS48Av/n",
+	"4uNUyZFiWsPfzuKG/8dSsB4ZSnVNVUywynJCZ0Rf8inG98+sWUyjy+wESMuH7gryirnyT3ubUkq+p2eU",
+	"V6yIYxw7mfOM+uAAnTBiFBWaRhn4GXPhgJGrcNCRYkzoM3gW8IhIC3hy6GTGTCqG6Qep3qF9fjGXfnfh",
+	"ybf2B4MyOV/41tVhzwUz2WvU2KfGPl9hmmFxX9QYqMZAXx8GegeqtoyBUr1TCOSSIA6k8sUji1tAufMI",
+	"nhcQwa7zSCh5dZPM9IqJWCr8v4MMbXJOR8w1tA8h/BCC4g6jVGmpQtIM33JxGRIsUGltGmLNmKThGZj8",
+	"qOXEc7FqxnymJBx45N6KSJHMloRli+VH63ebwvu3d0iBmj8SJ/7Wh/rvs4XHutkDKFiiPt0CzWlp4ouE",
+	"p7cgM8i4qwLHX8DSa2yjF9eCSsJE6jUrC2OW8CumyjVyJ9Wr+aLjUkZg+XO9ZRMpdECGVESzgHS7pySS",
+	"KXhsq94ehiKuJI/YueIRe4GpBa6Wcc0qQjvOD9LQxN3l6WmnY/dWdHnBf4Uqwgb+6UodI6qZOwJsevb/",
+	"hUGcHJ12AJwwfsXic3dWxy62y9RKsfffHrx9+e6g2z2F3CXYAdWHHB1hchb4K/GFYelbAWFvgYf84/Ov",
+	"Xqh7yk/buHQxK1mcL1+cX1GnbkWZGxO8oljxNGtL6sRDpYnpNjZp4Vbc2lXyKJ6TKR1Buv20rI7myx+5",
+	"uLypwsJ+2ukcR6lK4D/sjCiW/KHfEOyT6TdCcj2GRFamGESuJ1KB3Zi/1Lww/Fxju+0SrZY/atUywHvm",
+	"Ws34H8rDRcCGuwaqOrDTnPOhAFECtgzKTgK+K1c6Ard4pPvC/YaZDNhAG9a7FWWkiQuXdFoBAbEXkyxZ",
+	"NrslFFTyiJFUJExrEuYCMiRc98WIXzHRJs8FcaULxauDm+Oj2GbDHQ4IFYQLimxopVNVX3D7AkaqmbuZ",
+	"VG7o//y//x/SKZA2IAaMmaE80SSjfvDMD8vovS7S6TSZrWit5yZydVZGSe7sldBhma7P9XdR1W2qsNZV",
+	"NWvL/vWoZUvzv9OufzUgqwHZ7gHZSi6J+4BeG9lSq7klYBp3zT5b9j3UxBK1v2zjvpMlLFYVORYxxaYe",
+	"s9vpI+ZwYka8DyohwKLca6qJF1MZo6wn4XPCHWGdru4TqwiKXjMzj4ju2DesVru12v3d+kG2qoydGq6V",
+	"4rb5KjbSFw+srm2BIjpE2buv7JXnGXok2Y50aq/pLPtMzbXIgEVywjQJM4URtslzMSPob7AbnRXzUXzx",
+	"xqLU2O24B2AcO3APbE2blqTUaa4sa/1a69dt69ds4dX6tTY6FxmdD8D+gyW6f/vvEOTv/rRuUdlCLxBO",
+	"k2RWsChzyxMkNlSGGioghTRXw6BEwp53wmNdJdeEfZqyyLB4z9rZDu8hK+d5UzcXeadlZV0r5/tXzt2v",
+	"TDnDKqs1c62ZH6hmtuvzZpBcj6Uy96+e3W7cl4J+j4/XLhZejvk7jdyk1bT4WVHX+hJS1scY/TXXrFVM",
+	"OXD9FEK4x9SEJGGx1bxKXmuvdX18hjRxeP/4O4yTaP4r8/0f+mK+AUQrIKjHtB2tkVNN0qm7nyFN+v+x",
+	"927LbeRYm+irYHNmwuRMiiZ18IGKjr1dPlT7bx/Uluqv6b9Z4QQzQRKtJMACkKJZFY6Yq4m5/vfFvMG+",
+	"nmeYeZN+kh1YC8gDRUpJihRlV150l5XMAxIJrPWt07cEJgX4XhChHrNk+I4P2Ss615j16X+joi/YlylX",
+	"cwLZNyMG+RX2PgBZhCT486n9Z5hIE/bgSalIJMwXUFO1HJ7AFmUw6Im84mJ0QK+YQrYJbfxbZ7MKqqNX",
+	"TpNoXnO7tzA9CHInXBdc+Bz+BiSbf8isKF3rEJMZU5F/eOyNZtEVVsHA3zh/XLB2X3zCT6YJjaJ0kibQ",
+	"BCS73F4YZmvks3+bkKTC8ISwK6bmuAR4IbLABRlavQM0HMItC3vZqUN/53Z/hgT+rQk3pOlRYWsFfGwT",
+	"XN0ZXrSviTQfUo2o4L/5Cmd5xdSBW4jEyIQpC55Is9sh/wl+LE0OrMVWCWDmDUL6wueJkJdS+C7Eys+Y",
+	"HMLc4kRRxYhmitPECvqAaGnXlpsZbFqXj+zKNS8OC9Lx4C9s7hYcVDldsjnORXZkION5NlJo88eVtuPR",
+	"aWKQ+mTZ4E8dt6vLr7F3Ccjx4eGO8LOTQg8n+yVfcVnFTA5Z7b/eroFGkw2acSTS4Ihjq1DeHXSOAGOD",
+	"sGG6BL4PO+jfXQE5j553wENbtcPD9S+xq5otyMasOI8ni302/vDRPPthH6hBc7g/g6bwBS+6R72u/8jb",
+	"NXH8E7ds5JSHvIGRY764fpK+sO/2C1n3GqlQeRj0avRSavNiaKCusHty2H7y/OTJyWH36dHz7tEaC/nJ",
+	"Br18LpH8yOnPzYVp1Wl8anWT+DMVsX/hk6elFkL5EcUoyLPC4DatNFxPDrpkby8OP8OW+OxH8bXY2Aj/",
+	"/RKg/7JPB1WxfmE+fbaOplhQEe7hK8oN8eciSER2Nm6yVJIi/LdoxLC6RLFOuVqT7clK5Qfgc0elsO9Q",
+	"d+Y9z3RU2MvTu8D6GCr5m6Or5gaRCfRqkMJ5ufbqVj+HcX9LfvU6xF2HuOsUstqR/odwpKN4vl91q3zH",
+	"hBvY0Rece74F0WAOZW4B8U453wcp8BVfCjyRWfMd0FaR1Ea3+8LRCPRI+GtImvZGrYCEETVsJNU8DEhI",
+	"VTQGj+W9cQkUX/RgxmN26sgF9Ap2AcUoKHojJWlmrZkUI3pMFYvtFKF71p7eWk434HtWVOEZ8I/ALst2",
+	"0ojvTYP1+IZ9AYrcTL82kMRlWXX+r6WK1wn98o6JkRk3el0r7NZgIfAfjTStojngQjNh5fYVS+at8miY",
+	"MNiJZ9mA/H22MC6/dkjTqJS1gAILyxib4H5s+ak8JQNpxujxpwPtGIazATtf5bLR+kcsqxseSJkwKh4g",
+	"ewHyOuWbPpc+ecW1+3mhV0DdQqtuobWihVa2Ffx+yXZyYcdbwe/g1JPucccdkHZRmnynVWAQu2ujLb4G",
+	"N1bevg9l8s57Z51U7p21bk+sbXTE+uJIzxqHdjy3dMiaZBxpjaPrU5ETjDlOswWitKNO4ZVHEJHB817m",
+	"66h7chw0smjzn2VqNefTw5XkYjtqPJUKu5RZ/BaZMNZcJoWeUS9RSkJ7pdsYzAr9mA4rUs1t1PsElsx6",
+	"jB0F/VEzdXzrTB0qg6cbtFtxqPnA4mQMcF6zS6QabZ+440UM/KWuZ2vT7RTSbbXJ21yiw4oq01gUMnZy",
+	"U8DKBAqZMFijadjEwu4rpowOgAuj2Jk1PxlvxRWB3flIkyGd8GSOWSMLjBvF5wX506ghsWSaCGn8I+2v",
+	"cEMrm/rCSUV7r5gPhwwsMXgQZxq5X4mXxIQO5BUjXo4XOToKWUZDe/PTLDOY5+GDFV7Jl2nCBVVL/JK3",
+	"mle3sLdBetBx52gVvYeTTnvNbFgGde6KUO6KOrYBL/YOJnYAIfaPFSpywlZOLuFTtitalYKpuIQFGI7X",
+	"TZZrC7G2EGsLsbYQH7aF2K2oeNZVPTfkpzjtsENOIQe4ay6hOrFlUy4h5e2H223bsqnTWG7Hrgqv3cwc",
+	"dFHq2VkOpuUcQtfDaU0zVowdYB6JkklyAGUZSqajMSmYpK2gLyZ0fuAUMkmgm6qPxUHnjMyghL+cHP1m",
+	"wmg/MpNZglsJjdR4t8a7Nd6t8W6Nd7/viMi28W6NQrdM3rUGQLvv4EP1pOJ0aZ3wNKER0+WG7TEbcgEZ",
+	"j2Q2lgmDzTahl8AlLtjMo8JTolKhAxJBE9kcytEEWqqSCY0ZuWRsiuWrHkuaMZuTKRcC+D0KEBEjDalm",
+	"Lo3IHaUGGsfFbGrGhUTlUrRgSs24L5phQS+0u20vV8Me6TdSLDDVLBn2yBlKOehm5yU1/OF+6DdaECDJ",
+	"MnjcWCIqIAgypmLESPO487y1QTziGnT8CaRKAT3WYYA6DPD9hwG2axZZQWFN1IKEqi2l2lKqLaXaUqot",
+	"pdpSum4pLVUYtfH0rbjwt2PiIfQupGmVTJzWPXnlHzsFtK/i0lcsYcYaU9k8cO2MH6wF7UElKRVESJJI",
+	"Ya2ZASM0jtGNPmEi1dYe6rTIIDVgGGbmHHjVwQ6EmtIX2W3NjEfwpDFVk4RpvQ1bCm+/1aSsnYDWBdOy",
+	"hqo1VF0TqqIzqUaqNVKtker3ilSvaYkan9YpJpXBrcNC951j8tjXYK9MNnkNiRQ+IuCqHfAWC53e95D9",
+	"cVOF9L/6N7szLizOURkZ+l/Kpa+VtDWc8sO8EvHDMqWZa4pc4lkFWOHhi3cq36V7h7ovN+fnbpIqVIGV",
+	"Z7EWmVutxaJ5pPAq3w3fbGi0miR7/Lv7V5UEOkKBynZGHeUxzRPpmoWMuGAZKUWWYTdUcuIqt3w2HuTY",
+	"tR6GSMyy3dzubNxDdMfk27o2l2tzuY7s1PZybS/XNR/LIzslZVFDwK2mxEnBisbbd5AhF/y+2oQgIrUw",
+	"qUTJ1HV0TFNqxvkmuSpgoWLqS4lKigs+SSdwC2fHcGHYCAj1lqFRK1tWW9IfCsYyaU7piMWrKcoCskBR",
+	"Rl7cXPqumUsOtH8SN5acUkBje4EmjYCJMjtBMBaXiiVugKxUzN0YVlKT4QxUoSaDvEH7yEe6TPlVkahx",
+	"GcWWI3ssfsOhVBNAGmnK48ZSOrAHxbeFDoT81Igpw4fuZP36y5TDwOGs4k/V9ET8tLO0icHxQadA9g04",
+	"1kXvNiDVTjVbYLQ8GTyJDp7Gz9jB82Gne3B4dHzy5Omz53QQxe78D/gBXwhKfpQT9hvMIhd6yiLjXS+u",
+	"VUsOZ54ctY8AEiL6i2GjDilP3D95pkmzU25qlDrk0LVEO5Hhn11xZrvAobo4NuzzYeeU8mSDuTRsMrUW",
+	"gZuf91KYcTIn9gsRTYfMoJ6fUq3tS3e+wrYUb7JXAXcUIt0MHbsXrfhiR53GxtOh5GRqMieiA/tWhNEB",
+	"UPiCyAOIssncUH1Z9R267vxzT+9qZwmmTqPt8vcMCr+nXJC/OKW47qjsHe1zYMHGUrBG7+hZJ2jE1vw9",
+	"7h6ifdfoPbfAFr9Z9xi/WaP3/Ct+cCtWU8Vef7G6AFf/UdCYUW3Ahh7MPznm+7//3kikW7AZG768Ymqq",
+	"ZJzC51rgmH/+5NhKMrzqsHCVnkqe0BFbOL/77OmxfSe84Kj84+Gzo2cWcly3tqw8ueg8y/dWNWspBgPF",
+	"SaFMvWjcWFwCNB0qOSnuYfiysnDkyLHkFmhMN/mKa/s/reqr6vFEsVATXn0fhFce9HhE7Y/cV5f4lblC",
+	"PzJh9xDThAqS7yc3ZLQHAC42Q+d5tH9Z7In7JQQiVBfzcQUmiB/7IrvEHQmDAow8BVwJ/cmY1hapFiAm",
+	"NvQKcUuHPQLyklhhGRArHYO+QNkI2sGKxlNSEIuEZXLxlBQggm9kYcFuJBXTp3At8Wr9lIAERRYsaPd2",
+	"RRWHPmMz2D6+2dopKYMu7DAHHcX+wqaGUE1GbmJj0vyX848fWgFRTGBzMqoJ7YuzV2/IYE7CH19fEG8Y",
+	"oJt6Gg/DNnljARgJ8Zf2NB0kXI9ZTH7HI2/jAH3BAcEv8TVcmXBloQ28RpWUK0+DNcVei/ujwXoAQr6q",
+	"G6M4Z7viTlo4s0b9NeqvUX+N+mvU/xAVgsf662D7rXMZ5ZCidplXTTQrAJhyztm3nTvmYT5496flLtqr",
+	"bZFF+LhGCxBcexZDH3gMvdLrfQZd5tgkyPv4otcXmksnBFsyh3aDh+12aGRoTQqT0oSkmo4Y+RPAeC5G",
+	"2EOJ/Je8me9/6QujqNBDpoBH95//499JfkCmBo5EidTZ5YED+8DZW7ov18XBYUsp4owdwahi2vim2mg7",
+	"4ZgDDPQVn5Ed8TcgxeuZNWqGxL4padK+yFl4pWCtYGk/PriLVZwwcqkZGTAzY2j5EzOTrnXYI2L4xFo+",
+	"ZsykYgAA+sLPI/TFhn9nfaUH8+JLW9VFci2CtSGgqH1AU2E1PZpZyAzQFy6S5xNwyP/5n0RHNGEtb3L9",
+	"KedBxgOJHI3s0wsvgS/Qzo2yP/ll8M//8e/QNNq/EHxUuE+b/BUDlZx5cubsScWG5Nai8/zNjEZj4uOb",
+	"dqj5BTc2BbdTFJAxTYYHDBp9Q0zXDRZUYzZi/AsWYz7q7GBfwNjh72I/9oSLS6A9INiVUvcK8xIsLgk8",
+	"AB/IL5hsanW7L352DdRhbRSWoieQAAdAoZfcxh3klneO+5FB08t/9dLhmqm53XjP6hhehfhPPpTcRFjx",
+	"QIAhlR5nd03lxz1b8Tgj7/Swu7faQ6n20i6c6s3bgtJ1i9bXs4vDw4L1tYDrDktd9XA7QRpHI2gUNlej",
+	"96TT6WQPavQaz9pPTzZob2vPd1YWNu2zz4dddvFFvI1BhVbq4fsLwnkcTLfTCHxXWmig50an0jXueWjv",
+	"WRAg9j6Q17MgUxq9E5iLTPG9Fa4bX3bkIyS7FTJhSp1p3V1geVio7xV646jwZz7tmU0CfQFzWdboHWc/",
+	"vpOj6i961Pjlaz59ay22bqN83ZJUlyf5Ylvb1JSLmxR6/KFb4vpiXPVhVk5hPm3Vc2pKUnWlBQJexdou",
+	"2KQAZUuMoSX/cu5oBwwMkHebXfo2jRushPY30o9+FH6JBSVf+MapI5Cg7OyWOyqs2oVau1BrF2rtQq1d",
+	"qN+DC7UGMNtzEZr1vIO7yVTYvNCrHEG/pbILnBuliDw5e/WGxDJKJ0yYuwOVs3i4HlZxY85t/6YZs9Kg",
+	"WsvTVge+tPdaGk+9ce5j47zIfGXafq5vcu9kbfFX56Z/Kpy0UNZNXOftLCkoICF2yb+/Rtu0Wu67z3N/",
+	"RIovTaRI5qsS1gtzs2bWeukZ7a1mpC/t5F14IXBz24HAZ1j5bIRs1VVy9gQH9h5odjydTpW8utkkiazd",
+	"bYGyPUmkSbKyJrB7XPZG+ghsRdAzsDBqmCZDXn5aNdzWGXZLDs8B1eyngosuu/EPVDPnwqt658MN3KHF",
+	"uq/Cn+7p3o3pnIiRPWq/p2AsZnHBKj466BzllYRvpCIXKdMxnUNQRvyaMkOmik3tlkPfB/uoYmv82mn4",
+	"ZX2LRnvrxK8NKEwdTLhZ/sW7/osbue73hnK45WV1+QLcKIE4237rds8ti6E6o/jbzyguaaVKbsJ7zix+",
+	"IQgXhilBE+JyQMlQKqKNjC6BZlBeMSRGkILZwxBQ9fksBY+okb6nbUC46IswVnRowmJk1OozSGHGPAKa",
+	"h28tWFjVadfemZtiFLgvqJhjk1qWaFZiqLd3milAE66R7XWsgviBORdHSJrOuSPVY23ocHgtNlr4kI/0",
+	"ikipzy7Nd/8+03I31YC5Crujytmmblk/3rO+Mlg7izj7zrtMJS5CJId+akD0hwREIE0X0RB+ke1in2zV",
+	"fN3A4Fjlz4DRF8XoztMqc81b51bWJH6b94ksqvNKAK4MLtZIxlxcsTeHbbOz80aRIG0DMhtTJMLKZKxF",
+	"aZAu5zPMvGwi0gonjdvTE2DxNRgA10JI4HUtzufdYsS1+6DWlg/dfbBFFVpSnrU223q/ubUF/cONDrj+",
+	"BrgH9tXfwK5ZSFxELRW64YQ9Qkm2J0uKbMAiOWE6OzUOHUcjpDvTEeVCm2Ka+1TJf7DI3gbcFW3yQswJ",
+	"uCCQt7GYF+1b1y3TbhUzpKvouBc49K27AWpFWSvKWlHWivJ+zL4HQKOO63IzzVwl1baCAkWZ+FD0J44G",
+	"1CeYa0FBi0pF/EZerlEz8R5urCQrOs1PCRX5YKRgjkGkrGTXdK3D6L9tnVo66ck1Avlay37PWjZbCbWa",
+	"rdXsQ1KzKFn36+h87MTJvhTte3nlGVetFdmD+DfzQeuAUBL6ArzPMjVh1ibA1fdmwfDAUcJ6mqm+wL9l",
+	"akgTS05ikkhXv5ywoXFV4sUncBF6oi5NJ8ydj7oyZtpw4Z5FDRRT41mR1AZ6GxAuQOnC/SgkwLfJR3hV",
+	"mpApUwcQif81L7duulpre/yRdmXWMRvSNDG9vgBvMocifG0olE202mRBAORAI1MNYWBRSTilynCaJPPP",
+	"+S8kFYYnyCTWFzAejjXrbQI5ckUE0ZSKZDfJXdqt0uN5wdndQ3Az45pZSNMX4afymUKa7PZhm5xDpoMe",
+	"Q26oKX7XIjACJzv8Zk+kI0c/NoG14xINTiHFhpgxFcXpKqYn3FMuwhucjIeSjJAjCfuvt2sghZLmB69X",
+	"Nf11fQIKUfqvdwV/VbHOka/6dt/g4ftiCkjponu4bvXKurjRI7caO96AHbNJ2z92NF9EVs8vVaV7Mzvp",
+	"tHTT44vuUT5aejV6KbV5MTTM3rF7/LT97PBJ59mT5ydPTg4Pq6+O6MkGq8NVWhX1u13BmyROycrF7k+t",
+	"vBZ/piL2b90pL9SDjGfAF6ctDHDtxQQKbV3R5dJDVTmhdRnzwPIPV6yUOzg+POlYpPYgl86zLSwdLjZY",
+	"OYd3XTl+pRRWz+rFw8U3uXZg6fyyie3qYMDEqvUVZuwwP6W3iK8ItbNMuFnK5TRTVhTXxm+dWrSOxe2W",
+	"5J5NbgQSD8W1jaPJXdu5OZkBnp37rdczsM5hXA/WI12nCv+RLYZs09Te5lrhPiRvM0rNPas+Iw+mcl+a",
+	"75VVbzpAF3LRzVlWOkXvocvqBUbPUtoumdr/KTZkSrGYXDERS9Xri8x1TbgmA5mOxlavKfuPIqnm4pWu",
+	"KIsL1yBiSqNLTZRdpcwqSNCP3Oi+mCoeMfQBu/xhD49L2FkhFSaLyUCaMZnRuW6TFziyGXCfQpnXmGoi",
+	"ZD4c6G1m+BVrFQdWqvHKtP1peS1h398FFy/4oWmiGI3n9mF9sZD9HJToM8kHdOba2ziEb19N7DRrrCAA",
+	"L+RZURvo/QOLaXk8QKi0BFkAN+laSCNmCb9iqqwzj9cw249KuKG805AFMiBDKqJ5QLrdE0wkXOP2MBRx",
+	"JXnEzuySd+aowzZrogo7zgtpMkrBZyedjv200eU5/405rGH//KkALPCIdhSN08IgrE3sqCmvWHzmzrLQ",
+	"SF+mjV7j7NOrg3ev3x90uyfQG9RupLfVhxwdIqgB8IIvDJvlHdfgrMBD/vH5Vy8s9rdrgL/dVEUtTvYN",
+	"FU8nWRNVmKjKrJU+LPLtePhrZH5HZF5NMH0POZmb4PcF5XU7ms+wA1r+C7q5xvrfKta/SJVYQGdcGLn4",
+	"gXeb0ilTg8JrFVuSO4EM5kBOEBDpUiWSOZFDpDywiK1S016JxEKMK3237rt+2GsTGbkL99mHdwu0QID+",
+	"PUv6Ur3YvTjsrB2chuhJzohKteYjwRDiyrUwywAIFuOUQRTmPRcpMGh2gsZI0YhlB446eZgoZ7X8nMgR",
+	"qtVLFr+SUWW1MnhqN8ZUcalQCY75aLyEWN79rc/G0siM89QfPY+oWDzzgk2m/pihasTMBa3IjtphTx1L",
+	"6ycqRjCbE/rlTaPXOLY6esKF/ffREcSPuYEV+U6OyIwmlwdckEjKhKliX0BU2q4F/rVftetAOJSpImPo",
+	"8R8A483HKEqVYiICsFJQacRjqAPgEG8Epd+erfrtiHjK8WW/dTs3/FZ+nt0RKoUXf/Pp9V//9OrF23d/",
+	"O/3hb3/++NOnPz0Jup2gexx0n53+8Lf3bz/8dPH6T53NELEyugxyVmr54vbZhOEIxUzlHqmZVKp1+Xbp",
+	"hXI9kXEZ+kP7JxYiitkNCc10xiy6TLg2PUAEfp8Suysy/AdLD/MuZbaVyYReMo3IAViFoV8pRKR7/v1D",
+	"l4+IDLk8IioVgil3KfTVgcakcuhEByoYf/kjXXie7guXDmlFCjk8RhETEGkHM4XQL1yFLU3zcc7G1DDf",
+	"F0mkABWA0wt0nT4llAg264v8oUDJRWNGqIG7O6IkO1ZIh0wZCRdUTJgFpItjbhMgcbqiCY/7ws1p7izL",
+	"MhenVGmmgO+QailO3YzbccAHQobVs4/nF+Qxzhgc1oTCoFY5wC7sqTf5v7I3vpE3ycmUfaYploFHjRS+",
+	"R6SwL01c3ZbGjbBTUqkaYNfbpgbY9wWw19z5t8DoXRNnOQBZk2bVDUmLPFgZPKtgaRRw4dquupuprwr7",
+	"IKe9AqRegPB36gqQvecdk7FqFVur2FrFfqsqttZ7W+5Xs4762CuvVtCYpkvbakwTGjl3kl8m5K3Rzrck",
+	"pCFzZrCnNFStDosqiWjDk4QYSSKJUSYmAsh6suKt1RdUMaLYBFLBqIjJNKFC2H+PKBd5wbFgs9xpBmrg",
+	"NHduFZ/n850GbJSKoC9iKVhAsOFWgKqT4sOJVOiGGsyJSsWBkDNwCV2yqWmT99BHOf+CBZZvZP3mmig2",
+	"tKiDNI87nVYP3G7o7SJSsDW9RteV8k+w+Yt6ufbu1Dr0j+TdqaFnvW1q6FlDzz+Qy+UubpMteT7Gdjve",
+	"u+fjsYNge+PCgZipFKyAJh/lIHdGmhCgXR6cBJgq5KwVkFTEAOqKIVI5xPIBORNYaWu3RpwCP3kRuipG",
+	"UkGHQ2B2bZOfpbrUwMlDBeGiHLwlRso7Q8xPqXC784Oc7T/fPp+MkjQinec9oOTIZKZrs7ugjJ3o/4jd",
+	"9K2CuGwEm6loagyNxhMmDOywrDKt1EzapS/7Qz/Mb8xoLkOP0uLDq+yqMre8OLviMc4PXnMdNqyT37wa",
+	"YkCjYqf/Hyre2LScv5ELNjy0DgeBLjWR9qBnDY4AQD1upf5cgjJ5SqF92SmW7m8dIVVX26n4IGefsIn5",
+	"Ct1dkHFolzuBWSvzP3r85FMqCr4Tl+izOyihIyoe/27o6KWM2dcbesRqmVxZVUumigvIZqYjAp2M6XQK",
+	"3ilNwt9nbPA5VcnifcOW78iG2x79SX0BGu6Lwfu4jORERjSB/vaY58UnrJVlfCE9HfrUIpokmJwkE0Zo",
+	"ksgZBnJ+5mYsU0MogQQnohnMEJJy+CynboGfLaKCQC0hbMjQDzsgOEkhNl1lfTGQ8Twgg7lhgC7gHxmh",
+	"3mzMwMklFfj2MItsRNgXro0OiJbEz5Z9nmbulVLNVF/4akurlK0Isi+smE4nLBtim7yAn1lsT7CXkdlY",
+	"ZrWLPtscmQD7QqoRFfw37Lk3Ysa+9PGpHUYs4UO687GuEnPSYwn34iJK0pj5V3B5WAHy11Ext2AP0BW8",
+	"IFRQwj3ttfC6dg5mVBPFjFVba7T+7YsllY6w9kCr3QUowRWwDVbsUn/eY/uoc79fqgl9ewkMNL2pJN2v",
+	"frsT/Nr3Sztbzm6N71QV2OFeVwffVA8OWBSEwtYQKI8KYtIeXTtQYI+mMCtMGLuKWHygMzC1uzCC/RoX",
+	"KHOW9enQTGip9I0h7uJut/sVL/FFKig6/OvGfuuXSlCya1CAcNUXIBRubfR9mie/TunIivCfPr2zYsml",
+	"xZbagPdFMyy1nG1Vjb0vkQzvuDbnbnKqFL6U3pDn2aX7KnwJbhwlNpm3Blleis81GVHDZnS+7rjjeMW4",
+	"3f1eMbvh1n+BB9UjHEV8vl1ulvJwnl1DC3K+UkUDXr1eu2Y3sl11ai7ev+7YfF8lFToTQJnucUf2XlDx",
+	"iY24NsC2QaZKDhgZsDFH9mgc5Ge3+0MSw/7PUvDdcQf9ekQxGnMx0ogt3a/EPlaDhrHgejAnIfuCnaHf",
+	"xiFppoL/mmINhLsiQGZkWLv0komW1UwFO7svcFxWffwjjUc+nq2BR4Qo8LA2wwkXF2wyfRM+Dif0C/4z",
+	"wMbO9rTFltOPdOuU0L6IpVTue9nBjuWMJBJYQYg2dK7BjLEj8u9XIge5NmeBvWeIcj90PGPA5FyaQCQT",
+	"WdIGW5HMXQE9scsx8r447nROCc1nbvmVy9C3U7wlC6CJo+DGmgap0Txm7u8yKHBfXLfsex93jle5SlFf",
+	"aKuk44kzWFYAeEwJdAJzn9Ua+eJs9BqwIQ6eNoJrGrCyOr3uBrzuooLHbBRegvWyZpl+FFUPL+EH2VXV",
+	"QEEV36qJP7CZV6drjn6VoYUP3nHis5Pzdd5zzei5tvWKitlKYC8Wb0cPJcFb3cNXXKU3NQjGE4NCc2Bq",
+	"mDZe9WeOCvbFGn7IzmDF20gxrdvk4zKl0hdlrQLKELSFdL6yXEUFZQfd8R0Mwx+ZydTNVqyJW0XYz1RN",
+	"diTDasmy5cata2y5B59Y6tAs8u81NWMkLOn1sBXkjm6VJkxjjTHKH0eAS94a3RcZxPcRqaUbHZCyq012",
+	"eBy2ENPFnNMvmdjYAn7EfM7Cht4Y/rn3yeK+h53gfkCht1IavcZxZwVIJM0BhbYyLBm2vhfE2PlWEKNL",
+	"26ql7jeH57ajG1DI3Dcge+yF7o3OfbwCYqMjK4v/HlpRGwYkNDJs9Vx+psdpzVDRmZX7EvleTw4mIO/s",
+	"392DsUwVGaTRJTN90aQJBBSJFOSni5ctEPsTLvgknQRkwijK5Qn9Yo+0yUUxK5QqZgfzv//Xm5zKIhXc",
+	"lF1EmgnThoH6DmGaGAmJYRBEgDeBGgES0zkZsKFUDM63SkZPqQAfjXetPO2LmM51/pJHXeIOnEzCln3H",
+	"oydP/KHuOHR+jE5AqLb/dA8U0hSftQ2s+cl/yltCEeeGKhNgkFXzq4UIRIFXr1PMuF7iubdvstxdb5fy",
+	"geETViXo8FrEgdX1N47m6NbRGLmFscBXJU23UloBsV8VusJ1x2F5aN3xioGoPAy7nmp4J0elEO7dQxF2",
+	"syXzW7XZn+G0d3K0tjbDa5YqtESOai22xe7SuRRW+UZ/4BbEdd3DR0IOh6vVzSvOLHS3o9aBxfhMG+xR",
+	"WSI6HMwJJvQF6K+GjouGg6xfGWrui5zukFSLLZNmKXq8Ilj8MuGCRzRZkrlLzhIqyJCBzuqRMMpPPVMS",
+	"TnstDFNTxTVbHWT201YlyuxmD73wXGPrkbLsmjIgal8VScZUycqSAAd3jletiiqXSB9xhA8v9A2DdAtp",
+	"83ECg/Gycbo7fxdB7sJGvjnK7U/cJMaN164X5C58tJ0EuQv3fyhB7sNKRs+ECWz/ox68wqwwcedGKhZ/",
+	"YpFU8U/gO9pBbD222ghSIp309frWi/EVCtcrBNC604SKA6cBGr380nsKwmMHE1chMyS0IN8wB9y9puuL",
+	"MZTKLXGrZGnmqmMxnMYNpwLIC/vCnXbJ2FS7gC+U0GjCXdR6ZrWxe57V0fmDlsaNmxB4rxofLrjqT6Fu",
+	"B+7rCsXd2LCI3am7vih2zVjhF9ypLneRaCfW9hmKtl/CMcRXr6Fw9POfmKAJfkuY7Xiup2M64pQY9sXO",
+	"zSmZJoxqRiIphlxNyFQaqjVPJ8hF3YZX97qwenFPNTxSmuSdhpc9jLpNB57heZk6+7omtFplYrnnu8W+",
+	"62izU+R7CDd/Z/rtDxGmfgAqPOvdVVA7Vr15hV5Nn5fVwiYafaUVfHtM3O1s8sIrNNDgaPJWUJK3h7N3",
+	"qu5+ZCbXdXc0OLIOI7cJ21cs4jGLty5svZCtJd83juxdFL6E7R80tL+rsw0jPTGLuHZ4YC99BGFfQipw",
+	"CbaAIGFgokC1hht1O8Z9HBJ2Za2HZkwN7WU/v43DoC/CDEWGAQkLmNb+6RJj7Q/u1cNWm8Aw7NMFY7F7",
+	"pIpD0swNnb7ILJ0WiRSLmTCcJkRiWiuKWD3m0zKFupIJ6wEilqkhGIdyAhhjQEdBX9iX8cwAciaYKsh2",
+	"z4Dl3pzcyVrJ0qXg7fK3WBDrfbGBXMdP+SDMmGxRF1tQOTvlLLM6DsnI2yIsRqNFsOlYyUSO5u3qpkXp",
+	"xXeah7B3decX4ben9qqvnkjGEMfMNGHQYEpJ5Zc48siVFEVBbKi4KDTIUpmREQ9AbV3vuHNU+fu8hpGs",
+	"5N5JgMjOSEkSOYNY+4JsSqAZ6jIJUJs6Dy8j9wXudwLet3+wyGyGUHZirBi2Xu0nJtquUfqZhePuVKeN",
+	"gTIDmTBbqNKuEtqwZ20U1zCVWxHhxNyv+P3mSuDcV8+i4fD3/vsJxbH21nqTkkvsAx4QSsZST7mhif33",
+	"FRMpa+VZ729ffHgBrBPkNynYaYGPAjNjYzrviylVxvXBkZNpalhMuIBU2heCpOJSyJnIb1JsrtMm71FH",
+	"LG8L2BcRFUIaglRIq/al623IzdIMWnucwNz2SsLhYMZjdppTPyxvTOi4Io5ucqCb/bbdcfHc95QLkrd3",
+	"t/Ntp9t++glTPKKPX455REdyfee1YbstjKpEQ7EmBQWevlKK7dw/beoeENviMPpjgrCsd4Rj47hNnxSk",
+	"4HWdItVoFZp6/Dv6Jm6ph4Iurh+ruHmrFy7dDqPAaWvYfVHdbFvG1EDp5tqjait7X1mD55jJtbL2CDlO",
+	"0azF7sc5yJEKMrgRGgGjVwLF6MBkktCIxVim1FoXzqwqCPK7ZFPfFZ2f2bHCBDIo2gGO4TxfbKAYvRxS",
+	"bTzdb6PX6DzpHXVgKt0lx6VLklRE48Lp3a79OT/9sGMvz06PuRBAYJid/7R8fuewdHvBR+PiaA7h5zXI",
+	"CfOp220Zzz3Lnqx65/5l0IMlRP4OSnG2AANWeVWMjC5vUP8HY+ipAZ1T2YT8n/+Z0280J9QwxWli10Be",
+	"9JiweMRUK/DsG/a6R5oMqGZQFuM5D+FcaTQZyyTGAsyAXNEkRRsysrPlWVjcPSbQUuOAXjGgEImkNv4M",
+	"BClvoS3rYN4X6PIJByyRszOq/mS3c1hIEcMGrsj5J91bFm5FmjRJsldFEhC4l6cEm1JFEnbFEkzLrNbl",
+	"Hhvcg7tpVcZ3X6yX8r0UTS13ScGXXrcvPqyPB5og7T/PmsMbdFblRSd5yeiWhmiX2ZrDoyuHZ2+2laHh",
+	"4i+sZ5IvZ7cJcsqg6+xwrg3MkhH67bYsJ3kgZcKoeLCJ5Hahv7NTUMHhWjh3E7drdvmatGn2OvxMO0sr",
+	"rznT7tVhDF9UCmL1T1HDp9NpMr8/z/FyWPCYxv9I0aG8XYf0zwp0ojOWJlTMHWogCRcMtL5zV3MBZxlF",
+	"hUY+2B5RLGJ8am0rBBKhRRUvpTYv7ThCACtwLAwcYihiiFXgoYWtxezZA5pQETEd9AU8eMiUlZZmxnC7",
+	"FBmaAR4EhGudOr94JJVijrqW/DWlwnDDXZkw0hZDTHtCk77AjaWRCWaeVQ0j1oqkuGJgQ4YR1SwMSMho",
+	"NLb/lb+F//xv/18rADY173MvYCzACgfkBcynQzmCjSj0f/gVxzQnM5kmMfDPEVoU+B4PNV0w1wr32GK1",
+	"R7qFWqMvCPmNQZJGlhpCQi50OhzyiDNhPsMKCnPODftKBe42wFt+a2RDctTKhAhpxvZTIAcrcbatRWEz",
+	"xY1hog3vJ3Di7QghlUbaUcIbFVg4AGQO5oRRlXB7F/ZlytU8sD8KIpMYyX1gUZ3C2XYEPn8GT4bx4m6F",
+	"M69c+gbSa9uHJlQb0nzz+s3HVpu8thfhnGnSdLfAMmt7byNjOvf42C2m36RgLVgkAjJ54MXiHsYmmbuf",
+	"1wBDU0rKIR+tELd3nsgrNgHkPKFz/LRmzCakOaPauH8j5Dz7eH5BHsPhg0SONBDQ2iUT+jX/mYtwYWbd",
+	"u+t8XoGNEL/OI124VqYmdLvZE3ETpAeHtW2kvAQLAbJhgRQcbmcBuoMkfuIjJXVhr8Eojzsd9xoxM5Qn",
+	"OgyyJeMWSI/QPAIFG6vp3iXbYPabDqQZw8+6BTSGJN8ebu3NlBQj2LmQL4UvTDXyD8ohFmNBTf4Tv7EJ",
+	"EtMEbmnkpIb2/vBoqTyVeIHOsMx9aPeCnwS3VKZ2jUngxcflaq8HQSaFvTUVc5yDASxLdxKMsyzaVnqe",
+	"QO9UafzyAlTDCpviHiNgsMTgoQ4dV0bYyVr8MAN3jSnk67w7PO4cHXS7TwEc2x1aboN12LEa2a8n+wO4",
+	"6Si8RcN9nUbQsMuv0WtYIe/+yrRZo9d99vy5naH1WHCqO5PsF8SPuVtHWP6cibvkdohdOP/rJm/krlzq",
+	"KaPZGVmGosMgSs5yNVP70PIY3toJbdcBQSGz7W3hR+J/LCepPQ8amX8qx9G9xmH7xDVU3PWGd1szGay7",
+	"AH0Yc2X23AdpCBPY6wK0OjaS8AqcNJfBKcdhFuJfSG3jdUbkntgmH7wmpAvr+A8aTgVzw81yBpCqWFtF",
+	"pbieR/Wx+SJuTlZDYVOmlvAMRtkiyIz+DEaDtucGvq1zllITIMDypg0dGvDXBouenMzRmZ2QoxmLwVLl",
+	"+jDRyEjVJm94AqzZgzn2QAgWUHxALoFF27WnIU1HKpRR+iAzU06q01rtJ3VdFio7SslO/aQX9vOt6yu1",
+	"iuOBukofph/yG/DiAhjwfTLsai8PE6y0FeMAAsSqSuPii/iLPf/GcVDA8rh7YUB2160gqureF21WPjzH",
+	"I3bbyJ7tikLrgTqVL5wquB3vwpmbOpQvvoj13MkFuFt7k78HbzJ4k5yHyH7aB+ZQttgkS5u8hehxoUmE",
+	"dyItTfEHP6UU3pPWgpR/8B5bPe9y/z0Bd9Xw7N1BRJGDdn0skfu7HhygcG2Em0alrIU85v4QNGBtrRj8",
+	"6rCh67t/Y9BwK8K4/E0qyOTyBZuJ5uI9qlZbFGawFpLbDrmVRcsepeRtBRuLrXKasZpjyCdwvXkDMlSM",
+	"/Wb/MaCqlUfOCu0LPF1hXxS4uJGy3Jpj0LXIl/xaw7uUB1Oh9re609gVFSxsiX26jx1JedY/uchP7lok",
+	"+7+Pjm7ou7wj7+zSCdttQcbCx1lTRq7nJlu48kZJuOuqjUV8Uldw1LWzG5dtLAjuXfoal63aG6s5Fsa2",
+	"68qOpXUd1zTAdqHdQ5JatQTZduXIBpvrwbevKaZbGitEoELktJgegJ0ZKTaAxHTnW8BbmWeSvCAxA0sL",
+	"KgSy+2JOtGsXGV3Cxh1zO8tzyCPAbBohodENpgPfGQi66oslYmAHOK5TFceRNcgdl77BriPotYyrUdLD",
+	"Kky5N6ADpx9oZsytXWIWfYRwKfGX9tBPTUkkU2EgRe2RJldUcSoi4LIZJnQ0YvEaGIfcQjQwWc504EOe",
+	"VnoDT5eUAdHcDgNT4GCImDnqBkUGc4K8tddBFbznuZ+hu8ub8v1uFTfl09eQNosXrmgCiL/XwmbLgGph",
+	"e2yEpty6PrAL2ft5l1Wh38FPtgxBnTOjq+7mHpFXTJHQ//QmoaMzpiImTOiDCwMpL/siy/+0u/v6RS7J",
+	"nAtMvyDNgTTj1tqQiKzPTdIXy8hJVmGr69JgQ2h17eUbvcOTTidoLJnKRq9x0rjTzt86aqqlWF2au30E",
+	"hPX/mwjPm+HPCrKOVF2x+WrUc46/l5PJ1ihJxQOPiHuOT4jti2uCiUjBNGkKiTUzu0zOWsWs5uZiXV1y",
+	"v9kfMKIokZrpF6bRE2mSBA2ksopfmIX2ds8L2TCVYggx5D45G/bMtbWYMJqQIWPxgEIqLQgNjHP+/ffG",
+	"JZsDw6SMP/+a0oQbu/imSk6mdjR/ljPIKLRa0J7zfzcWJbGVgzRh7+mXRu8ki2HabyNGMKv4AMUiOZkw",
+	"SHwq3T3hlyyZA5Sdy9SuxOxUIlPlScnKD4ZwcvYwMdWFJw3plUwVFsZjhAv23Q8Fqop3joPiFZJL/FIY",
+	"0s9jHo1xymIew5DsCMmAaXPTGDQXo4R9jsaSR6wwGnwVyCrNnvHCV2OwRLObbmrYF1Naby8tmGn0uoeb",
+	"NL+F7lc9u3PAHBtTcfk3mb5nWtMRAz1ExaV94/+L/M3OvPcRjVkyLX4KiywcncTqFQuVCWtGxGEDr1n5",
+	"ipu+TlP6LiLwmQTPlSUe2XvgHSM4EHuHIfXAL5pJUtK8tOoxFfzXlJ26wLqjD5WCoFTITw+Il5lwSl9I",
+	"QVBiaijdxL6BPjxPrLqA+jQ+YU4FU3F5YGXTBHfvbSodSBNxOJ420Wt04/suFRQ+aR53jjIS8GWq/ga7",
+	"Bu67xLBZTZaI+36f0f5FhVxr0O9Ng+5TXa5hK9qdsKs0jmULvUae9b5ZB3l2Hj7wXG+zrXTIwK+7zi1C",
+	"ZVlnFNWcsNtILvI46nb0XMJqa8TaCsv1xlQi3Dx3Znn1L3QXd0ut82qd9/17W7ar9GpVtC3h/CMz60nm",
+	"B5+QhkN/pB27sXdWFH0UwXUHBUj6TBS2yUcRMUL7wk8l9lfWC14V3+kBYyrN487zVo9EcjovjIRwoQ2j",
+	"MbR8xtIEvKwv8LqteCp87DRTSLWjoVYefyhHQw266n1Tg64adNW5slvPlb1Pu/0xF1fc5HXO+2i0+54L",
+	"o0nCxaW2wjDHcj0SQrpeSKiQYj6RKXDBaqCzkoIBg6tiEZ+C1G8iBGUTyhPkB1VsyBQDbKkYuWRTA1Gs",
+	"RYKAwFFp6rGcCd81146nhc0ArZw7SDUec3UOUrC+0OnAfYxTEjpmvxcmJEy4lpv4Us3jzjGysQDlJ40M",
+	"xAEhzJa/YUzC7F10uPWA2tvCh95nbC2bpqIcfV7S/Pk0wOCccv8k5YQcd5Eb0X1Xu3o+fSDdTufw6Pjk",
+	"yVMHuewH+0mzDLtUk8uFGdpdzOXvvzdggXogVGE6qgKhwxwIVZqrazMVNIy8ZHZL/vnXo58nz/5NdS++",
+	"nPzl6vnZ4PDD/Mm76PhH3XkTP/0XevQTe/aRdz/NTv5q8VWqkkavMTZmqnuPH9PptK1lqtvupZ3AebzW",
+	"TTdOGMm/YmUOBbtJTwmj0ZjABBCuM1kQsdrpXzv9H7rTHxY9I3hFfI22cIf4QTGdJmZ1yukZU5kHJ8A0",
+	"eVTwXnMCqXn496GSk4AY2QpJM2ZDmiamR2iSgIcHqlusskfrJrDWikAVH3NtFB+knhnZ5c2AVvxwdo7U",
+	"hh/OzomOpGKkaU0SCWSFEy5STWJmFLAYaqCZnkoLRlpBntpqLRJvGJQTZ4Msk9UODVLQylmsGdgQ9h4+",
+	"R83eULe2FA355Kb/Ftqg88J0P0hyuOIAq9DDHVcZ2/dAD2f/WXZf4Fq0cMQaxcX1b8/tQlD+sNHrBo0j",
+	"+P/jRu84aJw0ek++Bst9H3Y3NXqN4/bhyW2ekOvOjsJwOteH04Hh4KC6nUbvEMbWgbF1YGwdGFs3aDyB",
+	"/38K//8Mznze6B1lYy66U9yAn7W70OptqlHu+J0MF0+p1vzKzvgRvpPEvXFil4RUrNE76nzd3DOz4IjJ",
+	"Z+F50ECBZceUu2DskJzzxX4O9McUXq/ow6nsmlnpiSl8lGAdtwzIJlhlIKDNNYfH0UX3sHfkNx14a5zb",
+	"QqZTWC2JvGLJvA3L/lanztoeSpR2K4Cc00V19u83HiXDj+0/58OPk92MkPSYKrZf30opUAcMiHZMMZmk",
+	"ieGZZyMg4e8zNvicqsS/wuPfwSD6Gp6SiCYJdt8jdES56AslDXWUL9C9dKrYFZcpunKKLDCYVRyxVpsU",
+	"bGxsdMPsmxhnhG3F6XFu322bScR3Ud0PyKCuLGrt/IHQvMFePoU1tdRaruXgHW3Y/ZuTVmpknuhH2osL",
+	"++F3aFfifasTNtjzA9+XKStlvM5NlRUwwhULtQ194bt6wI+u7zI1xJUu3r0Q8YJug2XBT86NVcnwqA3I",
+	"Ry/oqKqzzI6jblp+Y93SVHEBJTe0XOkbUbH/yiUEBNQOjkQyZq6diKFqxExgTR4YPrF2H/uCrgJ7/l8/",
+	"4elySMIZG/ykkrAvmkXAEFHx+Hd7ztew1SYXcEONLcx6vk1fM8QHvY1DqzYKbc147LqUkClnEesLOSTs",
+	"15RPsb+FWkZzim82QLaTMKEDlmAgxZdKJfPChqaO66oZYiA5hOhONg9cEyHtWZFiMROG06RnIahMrhzs",
+	"EYzF2nO0jPk0a1hWlEurIIzdmusEbeyW3Gu/LDub15mvDmFB2094gcIi+0brkpVe0NFOCUoNHVWRl2tQ",
+	"N+DZq6TijsMEVorUMYI6RrCFwoCCfrpdPeXSay0clxUFxCxhhi3Hc4aOHmmUvtrIqS6I26YdjnZGpLUh",
+	"W23yUsauPSqG6xVM0N0F7isYIgrcBaFTaTG/dEKp3pjbI5wyXDFEKdtYovfs/jFUX95gydhfiQYZAcAl",
+	"TtkLE4IPRSAOmtKR6xtbjSzFN+Dq9YUHNwEJMf/N/otqaChsj5MmjI64QzFm3FDjbaWYK4b5Kcr+RMlU",
+	"ag5oy4zZvC/GMol7pN+YzAncqN9oBST0J+GDL7nAAUCjsBCDafY130DXr8fw7wsZkmbWAIwM7LrT0J/U",
+	"TUjgu5n6CRpKBQ1RP715SY6Ojp63qjHXSGyZwbjSNxlzVMzdzVa06oDvtnZ/DpikB9jsCxYBTDB3VLLl",
+	"QbqcyaWDwLzK6rBJX57jJTePprwkuYfay1cisQtxxbyeDJ5EB0/jZ+zg+bDTPcB0l2fP6SCKV7xSvkG2",
+	"NrfX3sYPf93FMFjVvyzfdFsb9OoGZoWWEJ8TOdpKKzOqL2/sZYZjcv25uSZS8RFfmD8lU8PFqtZqKIHW",
+	"W6p4yc1jilN2PY4+kdYOWhFJPyQ+Wn3QedLrdFYM2AnJyiN+ZUVj5cEWI+u3jPbwqHfyvHfy/LbRXshN",
+	"xvrwOLi8BLDH3dt9dL2wIymhd3W+3Spu269BgxpDo7GdaTAH3sZWafwSNOzrWNQZF0oi/KEf5jdWSXQv",
+	"Dgt5D6WvjleBuix/ze7xwtpjVzzGpEC8ZqRoxN5zkRqImHeqZh12hlY6OVbt6zIioRb7uxT/hItLFr+S",
+	"Ec5ClTl8ipUKXCpsjD3mo/GSegz3tz4bSyOz5/mj5xY2Lpx5wSbTrJpj3boClBBF2YOHKt4kerqsOAGc",
+	"KuCxrXYX9vSGNjNmiXPGfp1PVIxgiU/ol2LvGsd3bs/iBkTBOzkis7Lvp/B5N0nPtMJ1PTavDDvV0fxv",
+	"vuWgA8/elMO/999Ai0yoSGkC4yNNZ7H03NGw1c6MD2eL6CmLHmk0RZrhSgkbtohUfeEtldMsGm5Xn2u1",
+	"nd0SDYXfpGBtEhaFVuhczs5pfkFHYMBREqVKMWH6wtCRJyUG/7pU9k/PunlKwmzTZ/cqSsAQw7he95FJ",
+	"qg0ZsIxUuC/ABqVRxHRem+EeVADkhSGcEhTzZJTymOnslj4VEhtSvKbRGMozUk0TwjWh5LjTIYJOoGh4",
+	"zMiQs+QG346+XOLcCXxTC/s1XUea9kr/ur7cq4O9CDg2ghZV1HxZrT/pZKp6QrkdKBWAjregmScs5unk",
+	"dt28mcr1WukVg9JL1+F8MuBEXqFIXC/0oC93yapVY8mFRbcBllxYoFvGkeut1jKQXECXiCTdwY2hJCqc",
+	"EpLEyVyFE/HXAqZzB7a0URCsrQp26cudR7v0ZR3u2lK46zsJWxnU2LchyAJCWCNilS23m/KPACRm7VKn",
+	"VkRo0oQDdp/99OmdRl+6ZuoK9t6kFcC5JUz0iMAuxRoVbnRfeIXhaFQ2dlP/yIzDNXfLWrxPBVZFLzxv",
+	"fBMuE/y8ACQrarzB0wK4eXnNzCaJHAHKfEDOGFj1SFuP68klgvAJHbHH/5gy+6gV9B7d572Tp+4rDHnC",
+	"3NpC/0L7H9MR1HbA0qj2vs+hiPU31uh1nx11Osc+c/bxVRd3+O336HTd9q8yvY/x9R9XGtrX2nf1MH1X",
+	"2wNBNTjZLjNaRR3/sKo9cvTw2CukvZV7UHVpcQUJ7dYMiVQktNPG4hDRSxhLwcIcxHilhqmQ+hLxyzIv",
+	"VF+EOqLipYxZGDi7AvNBM38UydxREKzLkyLJbCw1c0mmPvHTOWnw4CkSapSfDiLRO66oIQmjGvnpQQwT",
+	"xBMsxuRv0jz7eH5Bip8DpXULbg5v1hdl/1fmYMvFQ9gmP9tRcE1gwYmRncWZkmJUqGnJfFXckCa7Ymre",
+	"F1MlBwmb+GoXyF8IY2YoT3ToSoqFxII7rr0bEMDei5LWl67RctF7pw1PEuLXVz6Drn9/mH1ImZqPQ7io",
+	"R6yOCANMcbcLQhNaetfP7EuUKrupQkITpgxpzqDkcGhniIRwrO2UOeag6LGcac+Rgq7LvnB1kVboJgNJ",
+	"VawhXQvGat+WElyEuMS4JjRJ5IzFPTt9dqKpsvA4tAglzGFxaE//7NcvDpD7LDEWZ2vW97WNgVNFkYiK",
+	"iCUJiwsf7DkJI2cVhaeQXWxm0s9nVhcNn83eZcbFkmwRRNvsL/i6kL+ipywyUj3Whg6Hazoi3cfcuytS",
+	"SAM+AykVGVF9yQyJxiy6ZDEGSXDXN3qNvzz965vD98//69mLRlAEmPYmqeAW7b1pBA1oeGe18rP2yRr5",
+	"tcX52CUX3T7dc4to+JlDwyVLpmomy33YOr83coGSu7kAldo5X7Is6OhtZRT49doyGtKxYmLMYDHBAgpu",
+	"XFp14Hpf4N9K2z8w+A9A3dQmwB/eP+kkt7NeEI5l8vN2W6aMKTZwWT6OZXQf3H23UkE7sFPydWKotxBY",
+	"hsM+YFyyEXyEGG+DPa9J018B0yokcfnNGurH7CUAvn28mxYJLYpwfc1I8nWwdo6u1Vd2ru8AteI1lcha",
+	"4soO7nsFTnWOXJ0jV/sZ/9hdoPfO0fuOi0unj2IZpZMFor3dhCQf+5DLflyKL9DJpgn1Xrei1zAECpkp",
+	"VebxUKrJQUwNde5Fq8shKOQT3exZJBzyhIWBdzD0BXN8uFQTcB3hNZgp5zx6EBJq9cjZhx8D8i9nr38M",
+	"yM9scEakIj++fUOGdl35MgFGBnPDdEDoSDHGxcjlsNlfYhYlQGRht35AKFGMxvYzu0IqcNtMpDbkWff5",
+	"IZnyLywBXxcl4I+z4ODoKOg+fRo86XTsa9EkCfrCX3VC3vMfSPO4e0ToQF6xVuahutEz1SYv3A0OOz6q",
+	"jGBy1x6oF3FsVyWqhJ16oJYskwVwYddFORZYWX7+NIVaXf8mO22YWMc8b455rqPzcN2tUHzw1HtLM/Iv",
+	"+bv7FHXeUV1mvxlGQH3pteVydDCQ8fwASlYbvcaT940dOAWurecbavE/sYm8Kmh4UKW0EA903CigxZrH",
+	"necQKMHYTS8DA0QbOl9GbLtdneWr9XO1Vdfs72+Xb6ve3y7Am/fMBvsjWJ3KBw96pBEskiY3moSpSrI6",
+	"D/vgFvYQcyrfkU5gEzF91xS9FWt30SGDAOM/l0BIo5kha/8CreUFwAMuKJRrXqtuWqZw4Y4LCvelhf4H",
+	"drMomSwpu5oqfkUNC8iEfjmgI/ano+7J0ZNOpxMQPpmksMTCco1plUvq0qz7Sbpx1knVXbfPtJvgpl3M",
+	"43WL6gFFQ0nzlJpx7iXySHxZz6+qBfY3Zggphl7UvZnz8PTcYY/UCo5poRmmmikg8ZiNJXrtx9RK5lIF",
+	"WEE/tzw7Q18sVoMVziLNIkPIjX76lRZzXxRN5ru68z+5z7D33IuNPObVTKziO9ZhgTosUIcF6rBAbb18",
+	"T7kHXsLvuDpK0fmB4dElMzfzM7tzMCfYlbVD84qc7CwV3ARESTkB3TxgcZv4rq12R2JR1PtPHzSh0ymj",
+	"Cum7MMfV4s+XCRc8oklYwc9Q8i60yblFIvCuPejYg6XoZwkVZMhgb/ZIGPn7k+aZknDxa2GYmiqu2Spm",
+	"MEXnF25+buEH802pt88ItjleXQqt7Xd7pIFrNyHxNXqwvCHIKmogCq1MKozKnbnOqGI6h2hSeUyJ63G7",
+	"fDjzM6rMjSOa0C/vmBiZcaN30qnMm+XWfJFKLV0gfPs1ZSmLt8Smpuj8NjY1Ow6RKshdtxuuPJrjn1eM",
+	"BNIsV0xIt7NkRn65M6t5AUXmUq0gStp5yufff2/QJGFqxLC78ZRRkRqQcQMGwSxIo3XC3QOZpTDwqNRe",
+	"Edbfwor2yyVfVDFnxpe9QdJrImeftXRl5G4G38kZccfs5Iy5NtK+kh37DSMYzCvJAOh0nYEft6iqVwcy",
+	"uN5R9dj3GLPo0qKoy/wFfqCXLCaRRIFCNfac+sW15KyI0qJOF8xU/wCdDrThJjWwB3yr7oRyQRSPWOlR",
+	"DU0NnRNN0wg9b5QLTQrfer2BHMHNMUet2hWHMKMTJbBdZhdnXUgA9w0Q76Ctqo1gAFe7Sz7gm7+SLCD/",
+	"QgH8WkUIWPKwcYf+1pl8cYnSsMOX9qsurruvv2zSKSBTdZUbBvidfK9g9bBS7Mni+09eH/xRmJgUzbRW",
+	"ETAqOk+sRVbJ2T5NqDhwoKnRa3jQtG3aphuh6OMREzCwjV1pK51kH4Vft661IwJULshYppr5OBW6tqAU",
+	"jgmd6lZA2Bf72ciHs4/+Kh1kma3Y4FvEOX7B7Fj3qIgqxV0urbv4kSaaJSyCCiXoj4B5LNAfk8COzfuZ",
+	"gIo6dQmx9jfCtc+zwZ5N2izcPNOopBl6aeu4hlNxKeRMhMTr1B5xh1wkZEq1tnhdk6FirIUvxpkhKk2Y",
+	"Js2IGjaS9o0CpOfFFp4WwgXQWyJVrNUmHwVxH5JDpo1/HBbX4Us4EQ4WBEwAZ3b0fh5yBQODwGoymC1g",
+	"mGJxkf8NYpkCORYy68z0ss9FaIyN74jmImJkxIzfLgGJuY7GVI1YnJ3/iKD4zZAgVSz3WgbLflVskPLE",
+	"5ClLuHyC7KQp1cZfmPOdG5lG49WE5y9zy2XR/bkb0+dHt/9uNH/u0ZVaDcitp2UrO2uKk7GzJOzVmBlK",
+	"VjE2GRdA8++NbCVCK0gHhxu948OgoS/5dMriD1MJ3SlT4RYY9Mh08KHRO/r6ddNJ0GlilsGC8mBrXLBj",
+	"51edlZPLKoxMFSAQOqusUqoGhsqydhMwdDOowZaRmc7fd10PLeuvR9qBDqeIcySBzWd1rtPYcGjf4YqR",
+	"CROpDwrmyOfFdU1fLK/PknbRNlxRPH9KaAbUijrzpkjhXtyE5wy8hOf5h72DovM2cLVQkDXH16gjKo3y",
+	"/hVZbjKW1Fjt+qldP7XrZ2uun69ryQPv8LnJwVPjuO8fx22puzcyPXk8oYsq8V68UVUAmNtf+8nRcijm",
+	"n//93wnVmk0GifvLO3Psv2OW8CumwNEhGNGGTbHLpeETn6VtxkzNAJCQ0F2b991kkRSxRTgauula/cnV",
+	"hPoULnDlWFyTqd4e0OjwoSPtsTdJNVOQKpaP02QioQDOPMFPRsFDIiqExJrw7FKpsje04wf2df+Woeck",
+	"sh+rnR9uk9fg74IE4nHe7dx1X7Jf1i4koiPFWCVOn/uEgz72tz+nSaZJss/Q+Lp+LLLGiTVOrHFijRNr",
+	"nFjjxAfh73uP9UQOfkCOe5Zosx+QecVELNXNCXRFPpxHmrhLyGCOtOCuzScJKTjWwjY5g1L56o1Cb6ha",
+	"sv9aFTIqjutgxmN26tugr2i8qRiNLUw0UpKmfw1kRS/w9SzPpvtXN1FVOm3iRJCmBRpQisCFPwTaveXn",
+	"sJQChYlfS/tAwsXLyo8GUiaMigfbvi6KZCrMh9R+lUav8ebdwWHn+ZFVLe6d3FuDwozgnmxCeQK5cYL+",
+	"P0PF9Njuhra/bTYpr6ig5FPKf2sA/bewx/5Ll5x0D8nJyQnpdDsdu3FXZNx3T3IUUzE/O7LDThiNL/iE",
+	"vaJzDfGpCRcfVczUS2Dd6B2edDqdbIxv/PDJmZJxCpBB2rPx8r83JhJSxcep3e3wy2v3+vCHXjoBSxVk",
+	"8ZU2aIOGy3u9RmiFRVy3QvvWE3CuMvnmFdE0VdGYajvdFYrunMQ9sDLW7+oFFSTVaAe90uJYE+qG3wP2",
+	"aCd1AuKkSkBgMxF2YPdWQOweBn9EQCZc8Ek6cScAITH8K6Zz3SYvQMFlRL6Qs1Gh3Os8nU6T+W0JD9e0",
+	"16qeYG5r7rUr2P7l+P4Fb2WjAz/YWzFNd9TIq9aqe9Gq633/VQYnSqodU8g4aV73qqpN1E0bW115tVMJ",
+	"DxQ1X2O55l9le2YdrvbNFIvjeaSxy6cmTTrQTBgi4Wya+OOGXjKf3Iq5nrqVgwUB8Q13MzKm+l4hw08g",
+	"xTLIUGv8h6nxO7XG/+Np/FoP/7FSClAW37sqfcwn9pUOgBF2b4QuJObaKD5IDahUNKuRpJZq8vL8X3u3",
+	"sbQOebKcpBXrTfoCTzCaJUN7z9CwL+ZxpK/CNnkpk3QiwEeN0BmUc0AiqtkBF5oJza3cTObY10cQKuY4",
+	"yB4J9WUaBn0RFl4pDEg4pdFlSJr2P0Tz31jLHfucCm7gBMUjZs+AOpTo8pSEx4ftE/vTf+wGh0fH7ZOO",
+	"a7nUFx5VJHMScsMmYUAm1EDjKCMJFYSLKyaM9FUzgzkBUlqEGVKR87/8RJrXX6jVJj9zM5ap6Qsq3L1J",
+	"BBMCc4fN0wVhk6mZk4glCZDOyhn2PHJDGCuZjsYFXOSSYZ0vZCyTGGhsudF2JG3y11QaaHplMVJAIjmZ",
+	"UKybB8E9UIxeQkHyr/ZEbZ/508Wbg2fAFebWx4SqS7jk5ad3b+C6vmAixvoUCoLEVZq8INqoNDKpoglh",
+	"SklFmpR4tete17fKss+CxVKkDXx5/q8BkVdMkRPy/gfoUW//OOwEnU6nL5Sc6VYp99eOa6YgkOBSftvk",
+	"o89lIYxGYz+JYdabqkmJYDM7QXaxOIUTQnVWX9gPyL5wbXCaKM4diflwyJSGC4SrRwjhD/dxQtIUEj8H",
+	"kAxDiCGESQhd41fX3ZX1hQDMAA/AYLVdf0niN5YXZ9hy/4omPLZv4WbcohIG2wNalSkqNIWsqHZfvAUp",
+	"4xvja7soYY6hpMsT0mUztWvci6NBPfwjCL6HQRwMEq8d6avqYAJfBV4iT2AJGl66lVn39GUaFMRUYMVO",
+	"kAmlACRSYJdKX/XF2adXB+9evz/odk+CfuMdm0D53pCKaB6QbveEAMrsN4JuYOVK0G/8Ryu/Ov1GgCfb",
+	"m9zsld869M1qg7pBA5a4bvQ6cFNrd2FXW8MmFdMPYsCe3ILcw6AhUxNJ5D12TwnshDZ6jcJMNYIGCsC3",
+	"1R8TYTKG3Ugw8Gwfw9izjYx/+ZKmTvWCJrs2cJncUs6USaWYxzUArR1Ba6BXXF8WKBSw2w0Y9lb24Lvj",
+	"Wh/IXJqp8Gc5K6IVzZJEL2Ao3bOaOCAZgkN1A+Q/ICmJR26BhVsAa77fXIa3MJ3rqsm9ZBGUXBy3OyLK",
+	"C2OVnlvDY3Ho8g/X0TJ2GZ0DIX7D//kTZrlZ3WqPKDZkqsD5A0vQ+T+OD086y5XRrV6LTF9VdsdsnC9g",
+	"l9AmOQO4G+vEge8hcYDmfnPuJMqDzCC4q0MjjjUZL9Mx10x1JOgGJWN1S6HNHPwJPNnWeIukuGLKAIGt",
+	"NdgGVDM8pWntzbxO4pRQsPYLj87s8IX4AgkzseIaLZMoYVRhhGOY+FbYOIRHmpSiFVhF2/SdY6Cntb8d",
+	"6EZ7Qute8x5AxOw396GofaqrlgehLtaNYNhB7zBvodbju9Xj63/tm2MWKM7uKVXBv60H+rWerq3V6j0D",
+	"4jhDIrBqdxltmdHk0jnID1Qq8gyGpYbpC6JSQTK3rNPWd2nV8XP+/E+paNw5uowjymurCjSkhk2tBu01",
+	"Ej4aGw0wyjXmP1NywIgUnivKKEb0mCXDRvE6O1dclHqkr1H6FT/pblZfpJb1POvmotWdsk5f+6xqSacD",
+	"5OJyL4ozh7P4FyROxwqyAN2/duhIyn5ZnEqrKORkasB3IWOChwE0DanQRIrGdRW88Jwig3fhadWY2P14",
+	"sk+Ujefn1TzhFYb0xax6c6xGKzzohe+4YCRRzIqW0gOgWgKsUz/lS77pYfZN/UnrfNXCXn5bcUl2ypd9",
+	"WGguYD99wlEbVVPHC/t5hUpGl3ftxd0m/ZI1Xwuf0krqguIo/PLQGs/8Uk0pPS5phj0k2L1wtulgjlwA",
+	"l2weYFTCmaGXXMSgF+FnwVis0fwVdOKDiyhfSgYxNpLrC/D5WCxCeKyXNXBvkxckEwygiZF9UWchSizq",
+	"v6aOp0wNpZq8xa5wXApd7BEXEJpwCsTaw2FwY4P24u7OvsZdDNL7V9cbSTL/rjtt8lJDl7WgCxefp0qO",
+	"FNO6Bi97AS94xxJUwUM1EPmDGOh7z0v8xCKp4hLu8XK0Mva5rh0rl5wvByq4I/aVrngOT0cnuUpFz8VQ",
+	"s3wyACeZHx8mi8UB9okDXsix1IyEMTOUJzrEHD0Lc/oiFf58vEszBLHbxrjWJZtjXCtstckb5BIqTFA7",
+	"hy6/q1S8jQNSkhMBQQXzNWz3Bb4EpGRhEhZfUXOwJWgDj7vmi9iCp75GBLUzo3Zm1M6MGkPc3itu/653",
+	"1AN3caRsB0ysTg2DfMk4X8wael/kaVIgpgyocOd1gDav6EyIgLzNtYzVpJm1pXX5Cn1RTszSDMoJpWat",
+	"IOPI2dTZ/47roobVjTsnUy0Nux5edDvr1nGh6HCNQiXKi7yq7LoA8ZqvYqdQSu1CqTXSvWikpbHo4qLY",
+	"IEOssGyrNmWqlcJOMrRmZQGyV+/2DQVjowUp3cPEY2c3aec2xuolgks8gPRkX56N1WVNK7sX5Lsc9oWV",
+	"5YVXbjmh7zzQcui9zNx4L3Tod0po5bgr9W61SegEWehKqCb0kml73fUnB2Q25tHY3RH7lYPCyE9Z2ThH",
+	"TqYJpwIqym7tHI4pU8U9t8+cqVorfPtaYTOf/xqu/u5GhUA1cKmX6DrAZYNVfBs82Wk6XFEr1/Q9dTv1",
+	"AiPPrKTdK8K4RTCxkWV9c4LbR1FCVhYpccFdmfA2ktwaWyoirXVHrTv2rDtqYb6z5K3vIHHLJ22lYm9d",
+	"Xs4NVVZiQKqUc4GWIsV21sGoxn4rQ6mQOwKkFraZlVPO4oBoSRJqmCIs5kaTWBIhTd+VwrsnpCJmiszo",
+	"fGdRSvs+uwhSbtrZZDeNXpe85i6NsTzKWudD1Yq3zoe6V7uwUHNSw4k/tm0IYn9TGHSnsKs27CCRo9VB",
+	"15/tKcSeEhDBZkwbMuRKm6If38ICSKWxsAIyva+YoiMLIbTxjUUweRyc6dywSdAXhea72FYuHCo5CQkX",
+	"UZJqfsUCEhoZEvbF/Q30rOWwLVkatWVc6b6QIpnvkvljRZhXG/bOzmiVFiNmzLVvJ2fnuNRJpKpyXdZr",
+	"xCnoooS0iwS6gKUpt78sMioEq0fo60fXGBrFbl9LhuYqd7cxNItptXExfq7JFGhFocmgSsUjTWRqpqlZ",
+	"c+jRyqFD7t4WRm4/tWdI5NoxupVHqaeSJ3TEVo0ELmlU14DasE94zY2DooZIRejQ4n0Ym92Z5ZEVqpw7",
+	"Rc/LklHa/bx8uqzNfmDvvd6cDdhQKnbryJ7dOjIjNxrXg2LVgStmmbxZsQT8yY9zyVRuvFYxDQAvXo8m",
+	"ZpYpj5ok5vtIQfDfswBPNBZd7z31APPhNdFGRpfAfDoThM4ocsPOxvM2+Rl5PykJ4U1CkrB4xBRQ6wGA",
+	"iZchmL6AZISpRR3SAG+8IFa09eBUK1Fi+wvQsr55/eYjinb2ZQpJ54k0GjFTq01eu4M4yIgKMmB9AaOJ",
+	"2+Q9CjcKOd9SkDEQiua8MCTkQqfDIY84E+Yz3CQMgM7UmkYrWTqvtaHN/C+3pyK4fb9PZ0t1rg9EHd76",
+	"WqdHpksgfy+TeB6QAY0u88xB4Af5NaXCcGP3wpOsZWhZUa/rFXHtMi2Qrm7Mlr/LrrxDJd1SWbU0vn5d",
+	"C5HgJUut8UzU7Nwg9yZQbYovmOJrBOawJfF14dRwbK+NXuNt4Ufif0QP3ku4/Ljz3B6wP9gnZnqo1zhs",
+	"n6zF+LO5FHA7MhmssZLP7ZC9N+I1vO2SNf1BGsIE+N5R9g+t8IXO4hM7I80Voh3sVvyrBQrGdybxrabb",
+	"5AOKfbtlQBUYJtp/ZBKZd3KE4qMKSFnSjHU9z0mVoLoXZXfwLUAoPdPFWzIa9izYa1m7vVpQGoP/0M3t",
+	"/uD5xuFTNhhLeblWC2OdDrIzdEBkEhfck1kDCkcP7uAcVySh2pCYJfyKqflpXwh2Bd4O+5tmkWJGr8rm",
+	"xb0qZ4KpVpucJVQQ17W5R0L/CiFpnikJW/m1MExNFdes1e6LW5iC6c2+zREz1gg4agN5+xLPo5/BO4uH",
+	"0rzeKiPOS2dv4lvAgRfvU7XUoDTSuvv7Q3ET4Actf51iQMOv1FV5bl4sLbRFn+Ur/D560roFOWBADvvn",
+	"i4uzc8JEPJVcQNd3NPzZlb1vbiwamshRyrC/jYQmHQji/t5v/Od+45ew3RcXhZYdJKJKcde7TvMRBDlR",
+	"DAVEioiduhQNFFMJR1fBK5Rf9kKInMNDsDxCsC8Gh9UmL0RJ0iDRrOOFPeyUvxBQ6JABm0sRYxzEjvOn",
+	"T++wZD7VjIRjY6YaIyhwUEhDcEIgo2Sq+BU1LCCJlFM0opV9U6auWExoHCumNYZ+YkK1710iE/tq9qAm",
+	"3PQIJWM7QCZiOxlcEEpcAxQO3+Lt2dWxv5vv+jOUatIXIRfMfKZGitB1mtGkGR52jzpPO0+Oj47CgISd",
+	"L0+H7W4IPkQ/Tit9p+kg4VF2X88T4CB1X1BNhjJVJGYRn9DEDUlDJyA7pCck4YYpmthR/iONRywmAwxT",
+	"lAdsiJXzscZ8F9oXwDMAz3OTEdilUx4P00SKZE6arhzekQNQ44pQvEKDINmAxvbD9UWx8w0uwyK5gZ3d",
+	"MFVJ+K3pO+cEwQHs1TeF299KNZowZdqFFiR8JORw2LbLJWaxFXapShq9Buyh3uPHMHntMVUDqSwYO7hE",
+	"I0T75naPtUz12p4hnJSdOoaybi63QIOX7ryva75DvBQS3A4BgjwejRKU6LGcCYwXWVm6a2eS2xF7cCV9",
+	"Z2hkUxeU+wKfQaR8VoxCg57cC7WoDyNqdeIVKyrFVfBlwVlVeU2v9AktmjQlOvhF7fxtu3TWEC4xNXRA",
+	"dQlkglHiMaadNn+S/YAWgwwsjoCPbREHxtTjA6swc5qXbJH4iz+nhUfka6R0f65J4axTophRcytWlIF7",
+	"FxfFSecIPrLQbyhPALMujvunT+8eaUQ3kUyTmLjBJ1JanZ5OlwxXI+i+YbR+xd5691NiRw/IYdnYt7Ok",
+	"C6MAYLN8KETIGWlS8urDORnidAVwEsWroMlfLLH5XF9Ah71Wj4R2UkJoz7dkXsI2+Qim/KoP2OuLcNnn",
+	"tyhHkdD5Cj6n4lLImYAuj0WaiQyF4PBwyVlE1+6LT7AyMHUihD8OXtg/QquLpIg1ApmC+imctMT6wItI",
+	"KgxPHFAGJUEmdI7r3SjO4nIEfMIFn6QTaFfmDGguDBsx+FrXGD/QvoE2kgXDxmGanRtsK51AmU81Zgkz",
+	"bFmsdyKvvM1UkJLYBtToDA2TMddGqnnJYPJiNstaJ0MuuB6f9sWvKUutDBEMk+BjJadT16zyG8LHr2De",
+	"cny8gPcqqfCXTmTXMGb/3l272gktLfUH60+pXrlCTTS+vrdfOkJf45wP2CcYhRIZQi4pOFemFPh/myE2",
+	"JOkRyEwPW65Jqk4nLJMDnFnp+xpdNSC6ZRSliszG0Ou0LEO4xnvHIAGsSnJ3YTFWwmBnILQw+sLrKMdE",
+	"bM1vwWY49AGbezbChIGTCEwn+5QiOzLY4K1vTchgY+yikLljbx4sLaiKQUqP3xU78TV/+Fru8HXCZptZ",
+	"vLXP+05W5h670tcWUW0R1RbRw7KIEHpk4OLeEdfNBtHjHMzcGCUvjvmRRreWYpGFT/kdytU8vRxiBa6N",
+	"A4RxoMG9vdZe9QgPpzqADoqJ9H0djGGTKfSwvfS5toQbWMMLoSoLqC7Z1NgF1BdHHRLT+bccbM9fbdMO",
+	"vHevACivihuxSWG4m8fp3U3mL/CzVw3VF5B4jVkeSs/XBVFxTUp860bmLQLVML03rnq3jTTQDXpx1rYj",
+	"Cp2t27RqmYS/Fz/S2/hr2LKyCisHS64vAyGuoC9mY2ogWcBK8qLdDGLSHnCGLyYWoLHrgtEuXpxlTznh",
+	"/kj3hYMCvYxP116s5yIaKylkimXyBlgUqUb1kIX4UYMgeska0z7rCwcEWm3yjl8yCOR7dcINQW4XTcKE",
+	"apPLnTDAI+egjVw9p0NML2UqTBj0BXoCCZ1OoW8uR074zC+YcG2sqY5KKj9uX8nwJCGUHHY6ZMyUe2H3",
+	"9n3Bs5sNZDz/1pTXBcuU135Z/ou6q0Io2Y470zjrWtXXVNZyFeVXnnciu09e66s/Mi06s1KRWLmcCYl9",
+	"GAJSXR4Ake5q7P+hAOhJc0pHLF5d9x6Qhbp3X6bf88S49hS7wKZ2qeGfCP/D1WX4fVGow5euSJvfoU0q",
+	"YG2pLj/iq69ZU/9Ay+mzWV1/hOzpihEWvtQWhmmXG/I2O2XHnUlYHq+cQsnE0hlDbp7Kgtp/Y9TpD7Da",
+	"GgmFEqZMzqATJVIX+W8qEBRe1zqJnDFFRlRfMkMSq7pnVE0I5YpwJAUofNrqa6Qa2c5JB6h/uFRY2jjm",
+	"nqdRJqkd5Aeoi3T0PpuzPrkbeMImt3AMN7COXkmZzYCRSjR2xGXvF9m6TPZ17fp3kJSei7SC/s721kOg",
+	"zs+HSKw9R6acRVC3ko0SbCdw1eUqBHRdK4AqbxGeEr+bPdW9tso5nLCYp5NwV/x8Lvc022D7TMm9LxF7",
+	"XWyulGfr5vD6edwp+V+tyx6MLlsbJu2XxC43Ruqi+Zq/DrkZCS3or4oa9i7UdYtr8MYK7Gxgd6IyL2i3",
+	"O3a3rEXv9yt6a2G4ZW7wdaXKAytsXxBUj/3q3U/YCa0E8s///u8kLNAmuyOu/DAOSRM9h+Ud7ChI8B6P",
+	"r13fF2FERcSShMVhm7wQc4JcJZC+im2MgU9cDokdb5KwhGAi91DJCUTCwMsE/5pxodvkE4yIixEZcsV0",
+	"X4R2Qj+jMPfDJb/P/O7MmykHpCDxvu7M8rlQVGhok/EwrJ9Fmdv4EQWiYtOERi47xgtQP4EbiMH8vXeV",
+	"e3mjpixJ86NcMX63unPpd9wJDfvC0thIvx7V+rU2NnZjbLzHWogdGxt6TBV7zB//buQlE19vTLjj4kry",
+	"iBGqIWwcJchxxhiyGQwUFXHgD/sUDBOQhAumAzLFaC7mTwxoYlVouy9ecT1N6BzyNglyWb8QxOVhBkRJ",
+	"qykhufdKQstNGGmWwQGlUXTCyHHnuE3e5XG67mEHCRg0UFq6Yb09g78mXKSGERopqbVnIEi4uFwSwsNf",
+	"Q9IUkkSKxUwYThNsI4JjcXkSP316Z7U/po1M6YAn3Mxby7ITfmTm3E58/BandG1N+jK7/4UdwZ1jPr83",
+	"3Ad5iWX+naABnxPLFiK4ReM/vDl5/rrzQx78+nNW008csRh2WOBuCf+H7pvD50dP7Z7A6Xc9Dt7TOSUv",
+	"kYcM1og7bg/987/9vx+V4b+RGYuBFkMxKxEwLxVOxp4vBVH85KB7dHFYUI5c63RRWB9fdE96IK//Le+J",
+	"FbOp1Nw0ggasUYx9TWQqjJuHw8OnJ08Pg2s5TXBZQI46/yljRJHCKBpZjWFoAh8EiTMavcbbD/96YFXX",
+	"m6MXxwedl50j+N48XniI3yCrhzFhZiyhyQdVsbtJ+TVPLrpPSqEjr+fsqVaC2NGV7lqdALC0YldoLycj",
+	"Fjxzn6hhGMa8xTWXn/g1yK86OJMJj+aVL3anbx5buh/ldlhBuV1I+Z6KuRudvrN6YVGK+OvvvywhVgNt",
+	"EPuPWFA4KAOXaRv84ZqGEVKUNYzQ04pKxust15WFDNiYi2x0IKV72NPJiqHAKg4WEB1JZf/jdF5Ahhxo",
+	"dbTvnNwXuBdygrRIKsWgJotQvKpNPkjCYx0QIX3qB5tQnuiVSkmxK3mJffVBFSxqJLsoD3z6SEkRVdc0",
+	"auU9lnvw/E71M3lnR56d4hLybQQNP7/Ypz+byheRyRgnBRgq3PCIJq7sLWMgvphJkgpA1WQKPYeGRDlV",
+	"6Fv0vIZURTtMygVTJKEDMLrhk8aef4b5J76USUzGMokhsvxL0JjQL+d2WTgu4ylTTpM9OWof4aSkif17",
+	"SHkCUWo8+aj9LL8xvqALvNtXzV7IWn6ZKik3KhIFP6BLrwMZrPUNvY6wKcGAJXJGjrv/+3+9AS/ItQl0",
+	"D7Q3++wGfvuc5oNwl6wzyXYuvXF0bZLtTsz0OhckpxjNdI+VUAnDz2XnKaH5JVKYcTInQyljoumQmXlj",
+	"bY2UrfMdmVR/OHVw7vXAgiy+u0a4JbMN6npAzIM4Ladh/XXy/Gpw3v2N/vhm/m/n3c7g0CQD3r36N97p",
+	"vJ93/2GP/+3nD51/+6//8ptP15pSMy62w7hk11ublcqo6Jd3TIzMuNHrdjpBY8JF9vf1rLJfcgX3ayXt",
+	"9msqzUoDylyn/lxhU4Hm06j6dNAXV0ykLCAjqBKLLHDMrC4AfPa/TE10QK5owmNusFkAprqRmy2wvnDa",
+	"LvC6rpItRpqh1dSfhTSfh3ZnhK1F8wyZ8PpiHfOMNI8Pn7t0z2KpXet+7ba/2u/4AKw25P6DTslO29yT",
+	"2eYspzOvUo86zjp7LeIF2+z4onOc22a7sPdg3UNFRKPXPe4UrbnyFvxBUa5ZjFW8RPFBQEAZxblJaBVR",
+	"uQ1C97gDcu8LFiSjxCjaUcfPjjpWVqSCmzOrb93xo+OTzv/P3rUut5Fj51dB+MfkVpOiZGtsUz+yWnsu",
+	"Ts3sKJYT71aYEsFukI2wCXAAtGTa5efIA+XFUuccoC9kk9MaWxpLxV+22N24HnzngnPZdjy9XHGzyDCR",
+	"uVRAiRwrL/vup4IqctxyCC+PG0fwXdMA3sJpZMh3bNmxEQr01o1uq7168aOmQTZ3e3w6bOj319msb6kW",
+	"WiItolRFEy9/qQ5g/6z7J8PG/vFnlE2I7b1KuZmLv638o4pkYoUipvYB5HR843h4cgpiigF5rwMavqd1",
+	"htzSZ+wA5D0LViyW5II9xyDPsnSTjzMdoGF5KT4C+xt1zpfCyJgfvUplzOc6aOQ+SgT72dD5a3MICwwr",
+	"PMRClNX1OH1OPzv+IRDAC2yj+tLz0xek9SMr+A/lZFYR7U+A0JCddEadn/lCIExc8GuZ0ZG8FoYY/fEt",
+	"xTSCzB0SGvLFg9HgIRsNfvMs8auZDAqJ6oi4HF4lN172AgUFEcknw3WFsIVXriBugfwQMT43Qviyr/Ar",
+	"HnTWneDvIwYgM4mYyCxIMcPeiHINU1NTATqUrdn7okr04ST8KJJJ5MNQuBMgLA6whSsankgmdM3rsxlP",
+	"PuH3b5KIOoL/lEf2MwaieMnRp/QK7UQsETFwOxTKQimmSimlsepOqGsQxPBCu3cGeuHfmZXLPHNcCYxp",
+	"pHWL6HI6j2MhElsT2E6GmCJYbJjTSXz7VgU2OjxfVWaL7vWaG8ky8D40RWHI1Zr/FeS2vgbRKeTRLSW8",
+	"UlJrDdIXuPi0Xnd6012RWD91eION/sRLdU1zOUi3B+n2IN22lW4DlzhIuH++hBv24iDq3o/zx0NLIP0t",
+	"Cfa0D3cj2tPK9aUCqWK9W6YPZU45Wwpr+VxgMi4AnUuQV53gyzOmNJwrQFamhEhEMmDnXvY9GZ6QRdX3",
+	"xKQdK+u08TcbNzLLGOYEhvephAXKVzWh97TBdyTVuSml2rGqp/yq1hVpId32dpd9uKSleuNX6k+t/uAF",
+	"T674X/cUcuhEHb9ZnVHnvWAmV8zdiOxasFTblXQ8Y+Eb2gRMEJdhShSWiKUO3hTO8DVasAelYHeuOPtR",
+	"L8VHWC8z3ynqOb2ScWfUAZ6JDrXasOMTyhlyi7ul2urfSiI+uWXZ13aejclLvLjADDNbjojDl7d2RNyc",
+	"YCxkc8qQt77PB86zDizoIbGgV1o5Hjvmp8m0YZZntUxdX8SFzLVYt7qxo1efWIYX4BHDaWMZKXRjBH1U",
+	"qnlUcCeacYJVqVpfrAXDDVk5ulgylTr2WZqkYonhM9er2HaenTHOyFPcv4xRC1jDm1vHpLNjBc/R2iWX",
+	"ImLPjoesO6GXr+jTXddyLZ0mx+rbuJYj88Ulzuxb8Kb8ynYKbYUtA8MKGsTJLcTaa/ZXv+UcZlF17/hJ",
+	"32DFXFhGeOdfG6+/eSZ+4R86o9PijhuWV83R3EUdGBHr5VKoZLN1YN/ZGtM9rHUORFS8ykBU8hy/3nFQ",
+	"t6kztbKVnmb8WgMooN9KqM74X52/GcEXM7In/JyrOO1EnddSKWEAA0qnmlTGKVsKnrFEJjgkFDCmwrp9",
+	"Y4BjkomrOCX3xmI0NBVXc9w5V2uqRSwyK/Y16sQH9zteMi7lavFPnf9SSE7v4BcY+L+wf8IChiOfimxV",
+	"XdFBJWbhgjs8qjjvmRDJlMeL21r//PHZmY8bnh401zb5tluM7EfvD/MtcV0f4OxZDyD7XfDbI5tPPcXs",
+	"1/3oLmLqe/LOK+jdhomsrfPXPB4NRz5XcziMxZNCyYvGSvA4ZZhoG3QN6WzxFvD49UpQXQWu5iJiBAaW",
+	"8WVIAqxDFV442WU1rWg4HI5VnHK8/THkQOoZPVuItT2jEMEbSfdKm0UKgb0Wo10IEBQYAVI/t+TzOlaU",
+	"c7K+KFTMMrB0fz10FeY7oazUvS1JoRQjjocF/x+r3dc830LUxCWSzdfl9Pd8m0OrTh95tuLBVecr5NOZ",
+	"vhYZomzJBkeBz0V1Ng/sumTLo5e3KOaPy3dZkNGdXPXQMd8Km3v67vhk9DTcbnwJ+7vldPfruNokD17H",
+	"fQB22dtwxoMG/SU+vHj6NvD+K7DzepefOlPBjTDnuUthBOFeqtm998LoJA8hCfUqsXwlB1bnZVHY6+PO",
+	"9i3bOct0zDNGXbDuZK7Ryjg4ipcJ1pGd9GpNj46O8ItUWzd6MXwxxHb/u1iGbdFjLq0jphNhneq+VJHn",
+	"WEbMjLBpiCjBxyLpS8VyK0zFVGmFR9Xta8KKf6+NfCAKaouhVWnYKuOq0po2c9vQ1CVy6W4wqEaFjdVG",
+	"DO+3bK/Iby0NWgDYR5AeyLF/zVbcODuoZ/9s6ugXDISxETM6E5byDlDWZjKClOzdnjGprqXjvpRn0TTF",
+	"0tjfWRB2fvEGpSW0pti1dWLJsIoFbYhl3aK6Cw3gjP3083Mm1VxY16v0x1eyDw01dIiXcXkiHcv0HLPO",
+	"odCIQk+1BXiladVrpcT1bKNgOmahqxU7pSqDYas3C/bRrley7mLhgGIURf7c5nn4ouxl3S6nm8u6jhjK",
+	"vUI5yv0N1Hvx6+U7xsuk5XMBwyzrq3v2RHYunawZ9T/FwABswaedtixO+Qrzrk/1tSDRrT6Bvq+1uD2N",
+	"CwMbnDA4j6z7729ZrBOgXK3IYl9Jb+F91rXhc8FC1i5fXdwU+TM4szFXipqsUnfMmw7k9+XGpZyukVhN",
+	"ZI32hF9Vmveoud3Be55lU81NYiO2FCpn4Q9n+LqfSRDnYyPwBC+ktgtacSuUxTQETtzwtR0xg8gk/P3V",
+	"WMVazeQ891dXPFlKhUHWqPnguefkCdIH4khwXZEKFeM5/ONAdCtqt0vD9I0KYWzdyYd+IoDd9PEHSsaP",
+	"5ezpXcpfAgNNBcea9hkCTIpLiWkd34vppY4XwtUIglptJOgygipiab4s4xQSrQ1bGT0VNkQD7lueynLg",
+	"YCkMHGMBLeybL1bvv22Ya0TFW7Agf6bnRGG+0n3QPOE8jRUO6okN+qJeCYWF7irRYFfiQ5yjR4HPTA2z",
+	"IU88hmk/bG19aGJN6/NmyefCsnwF8o5IECOJllg35hZLmnJPSzDHhVj3ahCcSL4DR1beehQLZXPLZrSI",
+	"AK3XJ+z89btwB+sT2BSXeXB0zYzHggk1l0rYEa48Mj8bjZUzXNkZ8o5Q4wD3U9oYnT3g8GaZMPNwIZhI",
+	"4UJC5iVfrQjS8Mb3Wsd8mmccq/qMVa7oeR/omhn04ghQECihD81JJ7kiTq5nM0DsSie1pY8zqTDSroFL",
+	"BUWUZ37TQPenJOBdzqzMKJKnSpQR42Fhn1imcmckhVJJu4BnsE6odHP6u0IzrKCZCEnQAbLmVLQWrwp6",
+	"I6zsIBKs3BCNFRWA18rLJQ6I0ksG7KZAIF8PA4gP1krpXMUFArBJrbS/L89RWyGa+g4iKqiiuLwd0VJj",
+	"UUjyLEXzpJOACoikgfCQrNAEQBRY1LfHuEsWpyLGINuq3adc220aoqPP3I0G2dZqRU1EBf+tTQsGDONt",
+	"mNhbEcuVd9Rl3jMIRKB82jf0CNo0iLD1YcTaOnvG4nWcCQR+3wgcg7HS18IYmQh7BudYwPm1Z4BxXj4G",
+	"qdayuVBAEXDYwwKJ2czHLCMz+b//Lb4v0G7KXZyymLiMD3rG9FNREBgQt7lK9GyGvYpVBCJsf0p4GyZC",
+	"saD1Q+KJqmGpXnlXZ88ei968UzOglF6uckfyg/jAYwQceMH7mRTVWDyDheHQBRMNK7hQUX5pDL4mtR3e",
+	"xARWvSgEr9MkQ0qF+jn3A22U7kBbQrkO3S5DK0hpdlTaGqOqoMu6aASLqiY7bZjSrhf54FOLdeLC1aD1",
+	"+hhtK6+a0mgRSseWOnOg4TVJGSC88HDkn1gU8CWAaIKGzqmwQG0s1noh1XxE5wEwBG2ZJfJkem4jFmeC",
+	"IydDUaOUwPAr2FmQJpNcMOwVOT/RvA/0pVmIa5kIFQuEyJiriK1S7TSg/li5KrvnsFiiN2DnpfUWcJHK",
+	"0gJygMgJ3QQffEJP7BXgzEKTE/jkip545vq7kFgHAm4bZe23oPASbRfLxrpcsbc/vGKnp89OEeOCWOz7",
+	"KhSuHomWS74QOClfVxCWEMvzGlijCqc2Onfo4tsgLWvKRWbDvGYZyEbdIHjA9kbAX1PfKfUXc4W+TpY0",
+	"Vub0GfWf6iwRhkJQXSqWVYE2dNUwjB9zmQiW6DinjD7dX7hZJMCBCLhRUqmNAEnb6Ur7c2ijUa9N5cyx",
+	"NE+SDIA31bbIz+B3n9qstOVf3sGYpAIcAmUr5o6D1tcltlLRjnMlHYrPhmXiWmS2BoS2FwXFY6wqmgfu",
+	"ttPxgmUimQtT8i2t+mlQ6pcaFJM+J99nYgwRcHU/AmTp6whE+hykiFQIDzw33Do6khswsFpl64bZ/qdQ",
+	"iTa2YkrAiUYk7fRxyZlcrrTByeYmTjliVaHokTaIHg14ED0NRGNFCdttPp9XHSDoVzwQtSH6tptRFu2c",
+	"UvikgyibBf04sFjWRX8H6zUWBEib+gMvl8sczZE9X4cR0HKh9A3uAtlmPGbMtIlFhLKGrSv4Kz+IJkm7",
+	"jHsP6QoQ8IuMWpRtpHYNtWRdX2OLaMtTasiSERGSFklJKrlHkJh7UWACZZaTkKrEB9/7ymVouhBqzudi",
+	"WdT5Hqu50fmqNkZ4e2aE+ChofFiaYSYVz+RHLPVfrkXlsyYVuVTAg8wbSkdVC6h0SayUioVsmRErMldq",
+	"w4qcmVWtpMxktgNlkirkAm56qItYcG2BsaAaHZhTSf0oRIVBV80qPFu41Oh8njYiEJJlLIyTM3+/YVkX",
+	"U1TAoc6EiShhBdU+MqUWE7Gfzl+9uugVJkKvLBQ5ZzK+slUqrHeyT/OwngywMU5GOO9zdJPqTBSesCBa",
+	"gkwhjNQJlrH9t8tf/44junj9Q5XPUHu7dMLiyBWprcKkFlTuHRd2rlAus5ZspHWjn+Noa/3QL+xYIddl",
+	"0DJ2XwKfq7LobtC6cPNFMtqjLSmmZzOyqqA2hj8hwgKtZBqOUX1raU9QBtmho+ERxSvO11VLW83C5s1H",
+	"VMBYhohAbdjkL5PBWNXNhlgaBWknlK7arqZ3Bly52cyGVWWvhZGztfT30rARuBhNF6e4duRUnHx/TSHP",
+	"t7s3xa9+QoNgmzvTyzCa8MkXXZpu5zh9djwaDgcnp5jmlDteS6H6+7608fBlpylxT2mqwfQ/sMIYqHPD",
+	"DUDOrTORfvYxXmELCqJvlzRVDIfD78jZuWWfw+P2d6LnW0TR5g74H//YWeKz9L5HmpaKvQgFsM8qrpGW",
+	"CkqCciLnCtgoJeZparlMrezV2C6qVUF72uymB43yzVqXA/YG63+CKlGUzt53c7a5VxtF8IIt+6uXwiti",
+	"hb0Ke4U5+3YDJAsfFJk5bzhofGaB+Z9k8oAhK0zNpxu84PLxIpcP/m6HXMeY2QgXpe0nTzubEZ0nGMJY",
+	"gFMz4bUHqZM7A6lXu8jggFWEVbu27t4xq57fYC9qVTM1gBJV4hg2ErEbdOGdipigqUy28AgADYNEz/3c",
+	"D5AWIM3nvWj3wUlrQNugyvaQdnznkNZACAdQ2wC1re27L1gr7SuDwmKyV1XdNMs8Ceo6ymRVq8tDBbBy",
+	"bj+E2Txe+Crm2haSRFXZa6Se1thzPLwz7Pl+1x4ekIeQZ8fO3RfsoE16PShMb/vEKHo3GMwRZjas5DDv",
+	"m8II/oChh6Z6EWb3aGGH5tkWcp5Vc5U8rcDPFhW1F3ue3hn0XDTt4QF2CHYaduy+IIeklHaQE+4cwk1D",
+	"RcIpPFUeMMzQdB4/zNA828IMp8T4Zd2gL7CCbxFbe2R6fmfI9LZp2w/IRMjUsGP3hUxwVvVsNkhELJP9",
+	"wFT6efLVyujrUJrjf0RMFqYiFM17JKK76AOGKr82r2lpHi1SwdZ7YgobC0+lcL4IZvvbPu/D1/YTLABC",
+	"i9z2k+mtkBGAtYKMm8TeHhhf3BkwXjYQ2QEXCRe39+u+YNEZvh4UET/7ULEMMPEe15XrwaKBBwyCML9i",
+	"5I8XAzdqLz3FZ+sLbuD7zCdC+UPw1l6Km2KqESCitj08r6LbBs22B7fTOwO3d9vEc8A2wrat3bovaKu4",
+	"5Q0KiW0fws3JQ7DyHdrd/YaxG2FEKfo9YKSrTPAyTOfxqqe5agsyyR8oDl1Zy7bdxFUsaybS9pD28s4g",
+	"7f1OKjkgGyHbrr27N4CjNwZO2D3pjy4ReFS2ZtM1m2CY9pE2c3v0Cenm81Ho6OiTTD4fQWOTCPAMEczn",
+	"ByoajNhNyp24FqZSqWImMycMrl/MFazftPhqiuD4h9CyK4v9WHIXpxSZNfkL5gH8cxGUGngnrHu0wFnd",
+	"oLYF/I9r0FYlz/b3lXfnK/F+c9cOQOaBrL5T94Zf2iyuMNxjECI79npFlIGDZaAIaqHh64csk2mzQCvU",
+	"Wz+Xx+sNEXaxrbz03R8Ry8Jytu3ktIZcDYTZXiR7dncA1kwkBxjzMNa4bfeDZp8//38AAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
