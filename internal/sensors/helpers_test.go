@@ -196,7 +196,7 @@ func warming(i int) string {
 	case i < 40:
 		return "46"
 	case i < 48:
-		return fmt.Sprint(46 - (i-39))
+		return fmt.Sprint(46 - (i - 39))
 	}
 	return "38"
 }
