@@ -101,3 +101,21 @@ SELECT sensor_readings_drop_before(@cutoff::timestamptz)::text AS dropped;
 -- name: ReadingsPartitions :many
 -- The monthly partitions, oldest first (tests and operators).
 SELECT p::text AS name FROM sensor_readings_partitions() AS p ORDER BY 1;
+
+-- name: ReadingsBefore :many
+-- A sensor's readings in [@since, @before), newest first (a late reading's judging looks back for
+-- where to start again).
+SELECT at, value FROM sensor_readings
+WHERE sensor_id = @sensor_id AND at < @before::timestamptz AND at >= @since::timestamptz
+ORDER BY at DESC
+LIMIT @max_rows;
+
+-- name: HasReadingsBefore :one
+SELECT EXISTS (SELECT 1 FROM sensor_readings WHERE sensor_id = @sensor_id AND at < @before::timestamptz);
+
+-- name: ExcursionsAfter :one
+-- Whether an excursion of the sensor is open, or ended after @after: judging again from
+-- @after would meet it.
+SELECT EXISTS (
+    SELECT 1 FROM sensor_excursions
+    WHERE sensor_id = @sensor_id AND (resolved_at IS NULL OR resolved_at > @after::timestamptz));

@@ -145,6 +145,26 @@ func (q *Queries) EnsureReadingsPartition(ctx context.Context, at time.Time) (bo
 	return sensor_readings_ensure, err
 }
 
+const excursionsAfter = `-- name: ExcursionsAfter :one
+SELECT EXISTS (
+    SELECT 1 FROM sensor_excursions
+    WHERE sensor_id = $1 AND (resolved_at IS NULL OR resolved_at > $2::timestamptz))
+`
+
+type ExcursionsAfterParams struct {
+	SensorID uuid.UUID
+	After    time.Time
+}
+
+// Whether an excursion of the sensor is open, or ended after @after: judging again from
+// @after would meet it.
+func (q *Queries) ExcursionsAfter(ctx context.Context, arg ExcursionsAfterParams) (bool, error) {
+	row := q.db.QueryRow(ctx, excursionsAfter, arg.SensorID, arg.After)
+	var exists bool
+	err := row.Scan(&exists)
+	return exists, err
+}
+
 const gatewaySensors = `-- name: GatewaySensors :many
 SELECT id, org_id, site_id, gateway_device_id, external_id, name, kind, storage_location_id, equipment_id, min_temp_f, max_temp_f, location_min_temp_f, location_max_temp_f, excursion_minutes, active, created_at, updated_at, last_at, last_value, excursion_kind, excursion_started_at, excursion_peak, excursion_alert_id, location_name, equipment_name, timezone FROM sensor_views
 WHERE org_id = $1 AND gateway_device_id = $2 AND external_id = ANY ($3::text[])
@@ -277,6 +297,22 @@ func (q *Queries) GetSensorView(ctx context.Context, arg GetSensorViewParams) (S
 		&i.Timezone,
 	)
 	return i, err
+}
+
+const hasReadingsBefore = `-- name: HasReadingsBefore :one
+SELECT EXISTS (SELECT 1 FROM sensor_readings WHERE sensor_id = $1 AND at < $2::timestamptz)
+`
+
+type HasReadingsBeforeParams struct {
+	SensorID uuid.UUID
+	Before   time.Time
+}
+
+func (q *Queries) HasReadingsBefore(ctx context.Context, arg HasReadingsBeforeParams) (bool, error) {
+	row := q.db.QueryRow(ctx, hasReadingsBefore, arg.SensorID, arg.Before)
+	var exists bool
+	err := row.Scan(&exists)
+	return exists, err
 }
 
 const insertExcursion = `-- name: InsertExcursion :one
@@ -510,6 +546,52 @@ func (q *Queries) ReadingsAfter(ctx context.Context, arg ReadingsAfterParams) ([
 	items := []ReadingsAfterRow{}
 	for rows.Next() {
 		var i ReadingsAfterRow
+		if err := rows.Scan(&i.At, &i.Value); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const readingsBefore = `-- name: ReadingsBefore :many
+SELECT at, value FROM sensor_readings
+WHERE sensor_id = $1 AND at < $2::timestamptz AND at >= $3::timestamptz
+ORDER BY at DESC
+LIMIT $4
+`
+
+type ReadingsBeforeParams struct {
+	SensorID uuid.UUID
+	Before   time.Time
+	Since    time.Time
+	MaxRows  int32
+}
+
+type ReadingsBeforeRow struct {
+	At    time.Time
+	Value decimal.Decimal
+}
+
+// A sensor's readings in [@since, @before), newest first (a late reading's judging looks back for
+// where to start again).
+func (q *Queries) ReadingsBefore(ctx context.Context, arg ReadingsBeforeParams) ([]ReadingsBeforeRow, error) {
+	rows, err := q.db.Query(ctx, readingsBefore,
+		arg.SensorID,
+		arg.Before,
+		arg.Since,
+		arg.MaxRows,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ReadingsBeforeRow{}
+	for rows.Next() {
+		var i ReadingsBeforeRow
 		if err := rows.Scan(&i.At, &i.Value); err != nil {
 			return nil, err
 		}

@@ -1233,8 +1233,10 @@ export interface paths {
          *     Each sensor's readings are evaluated in time order: out of range (a door open) for the
          *     sensor's `excursionMinutes` opens `temperature_excursion` (`door_open`), with
          *     `alert.created` and, for a temperature, a corrective task due in an hour; back in range for
-         *     as long closes it with its duration and peak. A reading older than the latest one already
-         *     evaluated for its sensor is kept in the log but not evaluated again.
+         *     as long closes it with its duration and peak. Readings older than the latest one already
+         *     judged for their sensor (the current reading sent before the buffer) are judged in their
+         *     place in time, unless they fall where an excursion was already recorded, which is not
+         *     rewritten, or more than 7 days back: then they are logged but not judged.
          *
          *     Readings are kept for the retention period (`SOUS_READINGS_RETENTION_MONTHS`, 24 months).
          *     A reading with a value that is not a decimal, or a call with more than 1,000 readings, is
@@ -8616,16 +8618,10 @@ export interface components {
              * @example null
              */
             maxTempF?: string | null;
-            /**
-             * @description How long readings must stay out of range (a door open) before it counts, and back in range before it is over.
-             * @default 15
-             */
-            excursionMinutes: number;
-            /**
-             * @description An inactive sensor's readings are refused (`inactive_sensor`).
-             * @default true
-             */
-            active: boolean;
+            /** @description How long readings must stay out of range (a door open) before it counts, and back in range before it is over (default 15). */
+            excursionMinutes?: number;
+            /** @description An inactive sensor's readings are refused (`inactive_sensor`). Default true. */
+            active?: boolean;
         };
         /**
          * @example 5m
@@ -15547,7 +15543,21 @@ export interface operations {
     postDeviceReadings: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -15594,8 +15604,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

@@ -200,3 +200,42 @@ func TestConcurrentFlushesOpenOneAlert(t *testing.T) {
 	must(t, k.count(`SELECT count(*) FROM events WHERE org_id = $1 AND name = 'alert.created'`, k.org) == 1, "alert.created events")
 	must(t, k.count(`SELECT count(*) FROM tasks WHERE org_id = $1 AND source = 'sensor_alert'`, k.org) == 1, "tasks made")
 }
+
+// A gateway that reconnects, sends its current reading, then flushes the hour it buffered: the
+// late readings are judged in their place in time, and the alerts are those of live readings.
+func TestBufferFlushedAfterCurrentReading(t *testing.T) {
+	env := apitest.New(t)
+	k := newKitchen(t, env, "Late")
+	k.sensor("probe-7", nil)
+	start := env.Clock.Now()
+	rs := series("probe-7", start, 75, warming)
+	env.Clock.Set(start.Add(75 * time.Minute))
+	k.send(rs[:5])  // before the outage
+	k.send(rs[74:]) // back online: the current reading first
+	k.send(rs[5:74])
+	resolved := k.alerts("temperature_excursion", "resolved")
+	must(t, len(resolved) == 1 && strings.Contains(resolved[0].Message, "(27 min), peak 46 °F"), "resolved: %+v", resolved)
+	must(t, len(k.alerts("temperature_excursion", "open")) == 0, "left open")
+	must(t, k.count(`SELECT count(*) FROM tasks WHERE org_id = $1 AND source = 'sensor_alert'`, k.org) == 1, "one task")
+}
+
+// Late readings that fall inside an excursion already alerted do not rewrite it: one alert.
+func TestLateReadingsInsideAnExcursionChangeNothing(t *testing.T) {
+	env := apitest.New(t)
+	k := newKitchen(t, env, "Inside")
+	s := k.sensor("probe-7", nil)
+	start := env.Clock.Now()
+	rs := series("probe-7", start, 50, warming)
+	env.Clock.Set(start.Add(50 * time.Minute))
+	k.send(rs)
+	// In-range readings between the excursion's minutes: they would have broken the run.
+	var late []reading
+	for i := 18; i < 40; i += 3 {
+		late = append(late, reading{Sensor: "probe-7", At: start.Add(time.Duration(i)*time.Minute + 30*time.Second), Value: "38", Unit: "F"})
+	}
+	res := k.send(late)
+	must(t, res.Accepted == len(late), "late: %+v", res)
+	must(t, k.count(`SELECT count(*) FROM sensor_excursions WHERE sensor_id = $1`, s.ID) == 1, "excursions")
+	must(t, k.count(`SELECT count(*) FROM events WHERE org_id = $1 AND name = 'alert.created'`, k.org) == 1, "alerts opened again")
+	must(t, len(k.alerts("temperature_excursion", "open")) == 1, "the excursion is not open")
+}

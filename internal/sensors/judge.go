@@ -16,13 +16,31 @@ import (
 
 // judge runs a sensor's readings stored after the last one judged through its rule, in time
 // order, acting on what they show, and saves where the judging stands. The caller holds the
-// lock on the sensor's state row (st). Readings older than the last one judged (a gateway that
-// sent newer readings first) are in the log but are not judged again: an alert already sent is
-// not taken back, and one that would have opened in the past is left unsaid.
-func judge(ctx context.Context, tx pgx.Tx, now time.Time, v db.SensorView, st db.SensorState) error {
+// lock on the sensor's state row (st).
+//
+// earliest is the oldest reading this call stored for the sensor. When it is older than the last
+// one judged (a gateway that sent its current reading before flushing its buffer), the judging
+// starts again from the last reading before it that left nothing pending (in range, in no
+// excursion), so the late readings are judged in their place in time. It does so only while no
+// excursion stands in the way: an excursion already recorded (and alerted) is not rewritten, and
+// late readings that would change one are logged but not judged. The look back is bounded
+// (replayWindow, cleanLookback).
+func judge(ctx context.Context, tx pgx.Tx, now time.Time, v db.SensorView, st db.SensorState, earliest *time.Time) error {
 	q := db.New(tx)
 	r := ruleOf(v)
 	s := state{phase: st.Phase, lastAt: st.LastAt, lastValue: st.LastValue, outSince: st.OutSince, inSince: st.InSince, peak: st.Peak, excursionID: st.ExcursionID}
+	if earliest != nil && s.lastAt != nil && !earliest.After(*s.lastAt) && r.judged() {
+		from, ok, err := replayFrom(ctx, q, v.ID, r, *earliest, *s.lastAt)
+		if err != nil {
+			return err
+		}
+		if ok {
+			s = state{phase: phaseInRange}
+			if from != nil {
+				s.lastAt, s.lastValue = &from.At, &from.Value
+			}
+		}
+	}
 	after := time.Time{}
 	if s.lastAt != nil {
 		after = *s.lastAt
@@ -64,6 +82,51 @@ func judge(ctx context.Context, tx pgx.Tx, now time.Time, v db.SensorView, st db
 		SensorID: v.ID, Phase: s.phase, LastAt: s.lastAt, LastValue: s.lastValue,
 		OutSince: s.outSince, InSince: s.inSince, Peak: s.peak, ExcursionID: s.excursionID,
 	})
+}
+
+const (
+	// replayWindow is how far behind the last judged reading a late reading may be and still be
+	// judged in its place (a week of one-minute readings is read again at most).
+	replayWindow = 7 * 24 * time.Hour
+	// cleanLookback is how far before a late reading the judging looks for a reading that left
+	// nothing pending; out of range for longer than that, it does not judge the late readings.
+	cleanLookback = 24 * time.Hour
+)
+
+// replayFrom finds where judging may start again to take in readings from earliest on: the
+// last reading before earliest that is in range and in no excursion (nil: the sensor's first
+// reading, when none is older). ok is false when late readings cannot be judged in their place.
+func replayFrom(ctx context.Context, q *db.Queries, sensorID uuid.UUID, r rule, earliest, lastJudged time.Time) (from *db.ReadingsBeforeRow, ok bool, err error) {
+	if lastJudged.Sub(earliest) > replayWindow {
+		return nil, false, nil
+	}
+	rows, err := q.ReadingsBefore(ctx, db.ReadingsBeforeParams{SensorID: sensorID, Before: earliest, Since: earliest.Add(-cleanLookback), MaxRows: judgeSlice})
+	if err != nil {
+		return nil, false, err
+	}
+	for i := range rows {
+		if !r.out(rows[i].Value) {
+			from = &rows[i]
+			break
+		}
+	}
+	after := time.Time{}
+	switch {
+	case from != nil:
+		after = from.At
+	case len(rows) > 0:
+		return nil, false, nil // out of range as far back as it looks
+	default:
+		older, err := q.HasReadingsBefore(ctx, db.HasReadingsBeforeParams{SensorID: sensorID, Before: earliest})
+		if err != nil || older {
+			return nil, false, err
+		}
+	}
+	blocked, err := q.ExcursionsAfter(ctx, db.ExcursionsAfterParams{SensorID: sensorID, After: after})
+	if err != nil || blocked {
+		return nil, false, err
+	}
+	return from, true, nil
 }
 
 func alertKind(v db.SensorView) string {

@@ -148,8 +148,18 @@ func (h *Handlers) PostDeviceReadings(ctx context.Context, req api.PostDeviceRea
 			return err
 		}
 		inserted = len(rows)
+		earliest := make(map[uuid.UUID]time.Time, len(ids))
+		for _, r := range rows {
+			if e, ok := earliest[r.SensorID]; !ok || r.At.Before(e) {
+				earliest[r.SensorID] = r.At
+			}
+		}
 		for _, st := range states {
-			if err := judge(ctx, tx, now, byID[st.SensorID], st); err != nil {
+			var from *time.Time
+			if e, ok := earliest[st.SensorID]; ok {
+				from = &e
+			}
+			if err := judge(ctx, tx, now, byID[st.SensorID], st, from); err != nil {
 				return err
 			}
 		}
