@@ -103,15 +103,12 @@ SELECT sensor_readings_drop_before(@cutoff::timestamptz)::text AS dropped;
 SELECT p::text AS name FROM sensor_readings_partitions() AS p ORDER BY 1;
 
 -- name: ReadingsBefore :many
--- A sensor's readings in [@since, @before), newest first (a late reading's judging looks back for
--- where to start again).
+-- A sensor's latest readings before @before, newest first (a late reading's judging looks back
+-- for where to start again).
 SELECT at, value FROM sensor_readings
-WHERE sensor_id = @sensor_id AND at < @before::timestamptz AND at >= @since::timestamptz
+WHERE sensor_id = @sensor_id AND at < @before::timestamptz
 ORDER BY at DESC
 LIMIT @max_rows;
-
--- name: HasReadingsBefore :one
-SELECT EXISTS (SELECT 1 FROM sensor_readings WHERE sensor_id = @sensor_id AND at < @before::timestamptz);
 
 -- name: ExcursionsAfter :one
 -- Whether an excursion of the sensor is open, or ended after @after: judging again from
@@ -119,3 +116,8 @@ SELECT EXISTS (SELECT 1 FROM sensor_readings WHERE sensor_id = @sensor_id AND at
 SELECT EXISTS (
     SELECT 1 FROM sensor_excursions
     WHERE sensor_id = @sensor_id AND (resolved_at IS NULL OR resolved_at > @after::timestamptz));
+
+-- name: CountReadingsAfter :one
+-- How many readings of the sensor are after @after, counting no further than @max_rows.
+SELECT count(*)::int FROM (
+    SELECT 1 FROM sensor_readings WHERE sensor_id = @sensor_id AND at > @after::timestamptz LIMIT @max_rows) r;

@@ -13,6 +13,25 @@ import (
 	"github.com/shopspring/decimal"
 )
 
+const countReadingsAfter = `-- name: CountReadingsAfter :one
+SELECT count(*)::int FROM (
+    SELECT 1 FROM sensor_readings WHERE sensor_id = $1 AND at > $2::timestamptz LIMIT $3) r
+`
+
+type CountReadingsAfterParams struct {
+	SensorID uuid.UUID
+	After    time.Time
+	MaxRows  int32
+}
+
+// How many readings of the sensor are after @after, counting no further than @max_rows.
+func (q *Queries) CountReadingsAfter(ctx context.Context, arg CountReadingsAfterParams) (int32, error) {
+	row := q.db.QueryRow(ctx, countReadingsAfter, arg.SensorID, arg.After, arg.MaxRows)
+	var column_1 int32
+	err := row.Scan(&column_1)
+	return column_1, err
+}
+
 const createSensor = `-- name: CreateSensor :exec
 INSERT INTO sensors (id, org_id, site_id, gateway_device_id, external_id, name, kind, storage_location_id, equipment_id,
                      min_temp_f, max_temp_f, excursion_minutes, active, created_at, updated_at)
@@ -299,22 +318,6 @@ func (q *Queries) GetSensorView(ctx context.Context, arg GetSensorViewParams) (S
 	return i, err
 }
 
-const hasReadingsBefore = `-- name: HasReadingsBefore :one
-SELECT EXISTS (SELECT 1 FROM sensor_readings WHERE sensor_id = $1 AND at < $2::timestamptz)
-`
-
-type HasReadingsBeforeParams struct {
-	SensorID uuid.UUID
-	Before   time.Time
-}
-
-func (q *Queries) HasReadingsBefore(ctx context.Context, arg HasReadingsBeforeParams) (bool, error) {
-	row := q.db.QueryRow(ctx, hasReadingsBefore, arg.SensorID, arg.Before)
-	var exists bool
-	err := row.Scan(&exists)
-	return exists, err
-}
-
 const insertExcursion = `-- name: InsertExcursion :one
 INSERT INTO sensor_excursions (id, org_id, sensor_id, kind, started_at, confirmed_at, peak, min_temp_f, max_temp_f, created_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
@@ -559,15 +562,14 @@ func (q *Queries) ReadingsAfter(ctx context.Context, arg ReadingsAfterParams) ([
 
 const readingsBefore = `-- name: ReadingsBefore :many
 SELECT at, value FROM sensor_readings
-WHERE sensor_id = $1 AND at < $2::timestamptz AND at >= $3::timestamptz
+WHERE sensor_id = $1 AND at < $2::timestamptz
 ORDER BY at DESC
-LIMIT $4
+LIMIT $3
 `
 
 type ReadingsBeforeParams struct {
 	SensorID uuid.UUID
 	Before   time.Time
-	Since    time.Time
 	MaxRows  int32
 }
 
@@ -576,15 +578,10 @@ type ReadingsBeforeRow struct {
 	Value decimal.Decimal
 }
 
-// A sensor's readings in [@since, @before), newest first (a late reading's judging looks back for
-// where to start again).
+// A sensor's latest readings before @before, newest first (a late reading's judging looks back
+// for where to start again).
 func (q *Queries) ReadingsBefore(ctx context.Context, arg ReadingsBeforeParams) ([]ReadingsBeforeRow, error) {
-	rows, err := q.db.Query(ctx, readingsBefore,
-		arg.SensorID,
-		arg.Before,
-		arg.Since,
-		arg.MaxRows,
-	)
+	rows, err := q.db.Query(ctx, readingsBefore, arg.SensorID, arg.Before, arg.MaxRows)
 	if err != nil {
 		return nil, err
 	}

@@ -239,3 +239,17 @@ func TestLateReadingsInsideAnExcursionChangeNothing(t *testing.T) {
 	must(t, k.count(`SELECT count(*) FROM events WHERE org_id = $1 AND name = 'alert.created'`, k.org) == 1, "alerts opened again")
 	must(t, len(k.alerts("temperature_excursion", "open")) == 1, "the excursion is not open")
 }
+
+// Late readings more than a week behind the last judged one are logged, not judged.
+func TestLateReadingsBeyondTheReplayWindowAreOnlyLogged(t *testing.T) {
+	env := apitest.New(t)
+	k := newKitchen(t, env, "Week")
+	s := k.sensor("probe-7", nil)
+	now := env.Clock.Now()
+	k.send([]reading{{Sensor: "probe-7", At: now, Value: "38", Unit: "F"}})
+	res := k.send(series("probe-7", now.Add(-8*24*time.Hour), 75, warming))
+	must(t, res.Accepted == 75, "late: %+v", res)
+	must(t, k.count(`SELECT count(*) FROM sensor_excursions WHERE sensor_id = $1`, s.ID) == 0, "judged beyond the window")
+	res = k.send(series("probe-7", now.Add(-6*24*time.Hour), 75, warming))
+	must(t, res.Accepted == 75 && k.count(`SELECT count(*) FROM sensor_excursions WHERE sensor_id = $1`, s.ID) == 1, "not judged within the window")
+}

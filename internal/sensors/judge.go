@@ -24,7 +24,7 @@ import (
 // excursion), so the late readings are judged in their place in time. It does so only while no
 // excursion stands in the way: an excursion already recorded (and alerted) is not rewritten, and
 // late readings that would change one are logged but not judged. The look back is bounded
-// (replayWindow, cleanLookback).
+// (replayWindow, cleanLookback, replayReadings).
 func judge(ctx context.Context, tx pgx.Tx, now time.Time, v db.SensorView, st db.SensorState, earliest *time.Time) error {
 	q := db.New(tx)
 	r := ruleOf(v)
@@ -88,9 +88,12 @@ const (
 	// replayWindow is how far behind the last judged reading a late reading may be and still be
 	// judged in its place (a week of one-minute readings is read again at most).
 	replayWindow = 7 * 24 * time.Hour
-	// cleanLookback is how far before a late reading the judging looks for a reading that left
-	// nothing pending; out of range for longer than that, it does not judge the late readings.
-	cleanLookback = 24 * time.Hour
+	// cleanLookback is how many readings before a late one the judging looks through for one
+	// that left nothing pending; out of range for all of them, it does not judge the late readings.
+	cleanLookback = 1440
+	// replayReadings bounds the readings one call judges again (a week of readings every 30
+	// seconds); a sensor reporting more often than that is judged again over a shorter span only.
+	replayReadings = 20160
 )
 
 // replayFrom finds where judging may start again to take in readings from earliest on: the
@@ -100,7 +103,7 @@ func replayFrom(ctx context.Context, q *db.Queries, sensorID uuid.UUID, r rule, 
 	if lastJudged.Sub(earliest) > replayWindow {
 		return nil, false, nil
 	}
-	rows, err := q.ReadingsBefore(ctx, db.ReadingsBeforeParams{SensorID: sensorID, Before: earliest, Since: earliest.Add(-cleanLookback), MaxRows: judgeSlice})
+	rows, err := q.ReadingsBefore(ctx, db.ReadingsBeforeParams{SensorID: sensorID, Before: earliest, MaxRows: cleanLookback})
 	if err != nil {
 		return nil, false, err
 	}
@@ -110,20 +113,19 @@ func replayFrom(ctx context.Context, q *db.Queries, sensorID uuid.UUID, r rule, 
 			break
 		}
 	}
-	after := time.Time{}
+	after := time.Time{} // no reading before: from the sensor's first
 	switch {
 	case from != nil:
 		after = from.At
 	case len(rows) > 0:
 		return nil, false, nil // out of range as far back as it looks
-	default:
-		older, err := q.HasReadingsBefore(ctx, db.HasReadingsBeforeParams{SensorID: sensorID, Before: earliest})
-		if err != nil || older {
-			return nil, false, err
-		}
 	}
 	blocked, err := q.ExcursionsAfter(ctx, db.ExcursionsAfterParams{SensorID: sensorID, After: after})
 	if err != nil || blocked {
+		return nil, false, err
+	}
+	n, err := q.CountReadingsAfter(ctx, db.CountReadingsAfterParams{SensorID: sensorID, After: after, MaxRows: replayReadings + 1})
+	if err != nil || n > replayReadings {
 		return nil, false, err
 	}
 	return from, true, nil
