@@ -2,6 +2,7 @@ package sensors_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -34,6 +35,11 @@ func TestSensorLifecycle(t *testing.T) {
 	var page []sensor
 	res := env.Call(http.MethodGet, k.path("sensors")+"?limit=2").Token(k.token()).Do().Expect(http.StatusOK).Decode(&page)
 	must(t, len(page) == 2 && res.Header.Get("Link") != "", "first page: %d, link %q", len(page), res.Header.Get("Link"))
+	next := res.Header.Get("Link")
+	next = next[strings.Index(next, "/v1/")+4 : strings.Index(next, ">")]
+	var rest []sensor
+	res = env.Call(http.MethodGet, next).Token(k.token()).Do().Expect(http.StatusOK).Decode(&rest)
+	must(t, len(rest) == 1 && rest[0].ID != page[0].ID && rest[0].ID != page[1].ID && res.Header.Get("Link") == "", "second page: %+v", rest)
 }
 
 func TestSensorRules(t *testing.T) {
@@ -42,6 +48,11 @@ func TestSensorRules(t *testing.T) {
 	other := env.Site(k.token(), k.org, "Commissary")
 	otherCooler := k.location(other, "Commissary cooler")
 	wallboard, _ := env.PairDevice(k.token(), k.org, k.site, "wallboard_boh")
+	var oven struct {
+		ID uuid.UUID `json:"id"`
+	}
+	env.Call(http.MethodPost, k.path("equipment")).Token(k.token()).JSON(map[string]any{"siteId": other, "name": "Commissary oven", "kind": "oven"}).
+		Do().Expect(http.StatusCreated).Decode(&oven)
 	k.sensor("probe-7", nil)
 	cases := []struct {
 		name   string
@@ -52,6 +63,8 @@ func TestSensorRules(t *testing.T) {
 		{"not a gateway", map[string]any{"gatewayDeviceId": wallboard}, http.StatusBadRequest, "gatewayDeviceId"},
 		{"another site than the gateway's", map[string]any{"siteId": other, "storageLocationId": otherCooler}, http.StatusBadRequest, "siteId"},
 		{"a location of another site", map[string]any{"storageLocationId": otherCooler}, http.StatusBadRequest, "storageLocationId"},
+		{"equipment of another site", map[string]any{"equipmentId": oven.ID}, http.StatusBadRequest, "equipmentId"},
+		{"an unknown equipment", map[string]any{"equipmentId": uuid.New()}, http.StatusNotFound, ""},
 		{"min above max", map[string]any{"minTempF": "45", "maxTempF": "41"}, http.StatusBadRequest, "minTempF"},
 		{"a range on a door", map[string]any{"kind": "door", "maxTempF": "41"}, http.StatusBadRequest, "minTempF"},
 		{"a bad temperature", map[string]any{"maxTempF": "4l"}, http.StatusBadRequest, ""},
