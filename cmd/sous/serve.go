@@ -28,6 +28,7 @@ import (
 	"github.com/sous-app/sous/internal/pg"
 	"github.com/sous-app/sous/internal/realtime"
 	"github.com/sous-app/sous/internal/records"
+	"github.com/sous-app/sous/internal/sensors"
 	"github.com/sous-app/sous/internal/tasks"
 	"github.com/sous-app/sous/internal/trayline"
 	"github.com/sous-app/sous/internal/webhooks"
@@ -128,6 +129,7 @@ func serve(ctx context.Context, args []string) error {
 			records.LapseTask(pool, clock.Real{}),
 			tasks.PlanTask(pool, clock.Real{}, logger),
 			trayline.LateTask(pool, clock.Real{}),
+			sensors.PartitionTask(pool, clock.Real{}, cfg.ReadingsRetentionMonths),
 		).Run(dispatchCtx)
 	}()
 

@@ -66,3 +66,9 @@ SELECT id FROM devices WHERE org_id = @org_id AND site_id = @site_id AND token_h
 -- Alerts of a kind opened at a site in [from, to) (reports of internal/records).
 SELECT count(*) FROM alerts
 WHERE org_id = @org_id AND site_id = @site_id AND kind = @kind AND opened_at >= @from_at AND opened_at < @to_at;
+
+-- name: CloseAlertWithMessage :one
+-- Closes one open alert whose condition cleared, with its message saying how it ended.
+UPDATE alerts SET resolved_at = @now::timestamptz, message = @message
+WHERE org_id = @org_id AND id = @id AND resolved_at IS NULL
+RETURNING id, site_id;

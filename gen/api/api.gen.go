@@ -1765,6 +1765,60 @@ func (e QuoteStatus) Valid() bool {
 	}
 }
 
+// Defines values for ReadingRejectionReason.
+const (
+	InFuture       ReadingRejectionReason = "in_future"
+	InactiveSensor ReadingRejectionReason = "inactive_sensor"
+	TooOld         ReadingRejectionReason = "too_old"
+	UnitMismatch   ReadingRejectionReason = "unit_mismatch"
+	UnknownSensor  ReadingRejectionReason = "unknown_sensor"
+)
+
+// Valid indicates whether the value is a known member of the ReadingRejectionReason enum.
+func (e ReadingRejectionReason) Valid() bool {
+	switch e {
+	case InFuture:
+		return true
+	case InactiveSensor:
+		return true
+	case TooOld:
+		return true
+	case UnitMismatch:
+		return true
+	case UnknownSensor:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReadingUnit.
+const (
+	ReadingUnitC       ReadingUnit = "C"
+	ReadingUnitClosed  ReadingUnit = "closed"
+	ReadingUnitF       ReadingUnit = "F"
+	ReadingUnitOpen    ReadingUnit = "open"
+	ReadingUnitPercent ReadingUnit = "percent"
+)
+
+// Valid indicates whether the value is a known member of the ReadingUnit enum.
+func (e ReadingUnit) Valid() bool {
+	switch e {
+	case ReadingUnitC:
+		return true
+	case ReadingUnitClosed:
+		return true
+	case ReadingUnitF:
+		return true
+	case ReadingUnitOpen:
+		return true
+	case ReadingUnitPercent:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ReportKind.
 const (
 	ReportKindOperations ReportKind = "operations"
@@ -2059,6 +2113,87 @@ func (e SecurityEventKind) Valid() bool {
 	case SignInFailed:
 		return true
 	case SignedOut:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SensorExcursionKind.
+const (
+	DoorOpen             SensorExcursionKind = "door_open"
+	TemperatureExcursion SensorExcursionKind = "temperature_excursion"
+)
+
+// Valid indicates whether the value is a known member of the SensorExcursionKind enum.
+func (e SensorExcursionKind) Valid() bool {
+	switch e {
+	case DoorOpen:
+		return true
+	case TemperatureExcursion:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SensorKind.
+const (
+	SensorKindDoor        SensorKind = "door"
+	SensorKindHumidity    SensorKind = "humidity"
+	SensorKindTemperature SensorKind = "temperature"
+)
+
+// Valid indicates whether the value is a known member of the SensorKind enum.
+func (e SensorKind) Valid() bool {
+	switch e {
+	case SensorKindDoor:
+		return true
+	case SensorKindHumidity:
+		return true
+	case SensorKindTemperature:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SensorLogResolution.
+const (
+	N1h SensorLogResolution = "1h"
+	N5m SensorLogResolution = "5m"
+	Raw SensorLogResolution = "raw"
+)
+
+// Valid indicates whether the value is a known member of the SensorLogResolution enum.
+func (e SensorLogResolution) Valid() bool {
+	switch e {
+	case N1h:
+		return true
+	case N5m:
+		return true
+	case Raw:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SensorLogUnit.
+const (
+	SensorLogUnitF       SensorLogUnit = "F"
+	SensorLogUnitOpen    SensorLogUnit = "open"
+	SensorLogUnitPercent SensorLogUnit = "percent"
+)
+
+// Valid indicates whether the value is a known member of the SensorLogUnit enum.
+func (e SensorLogUnit) Valid() bool {
+	switch e {
+	case SensorLogUnitF:
+		return true
+	case SensorLogUnitOpen:
+		return true
+	case SensorLogUnitPercent:
 		return true
 	default:
 		return false
@@ -3008,7 +3143,9 @@ type Alert struct {
 	// minutes; subject a device) and `nutrition_risk` (a patient in house on only NPO or clear
 	// liquids for 72 hours; subject a patient), `task_missed` (a required task still open its grace
 	// after its due time; subject a task) and `temperature_excursion` (a task completed with a
-	// reading outside its range; subject a task), `tray_late` (a tray-line ticket not delivered 45 minutes after
+	// reading outside its range, subject a task; or a sensor's readings out of its range for its
+	// `excursionMinutes`, subject a sensor), `door_open` (a door sensor open longer than its
+	// `excursionMinutes`; subject a sensor), `tray_late` (a tray-line ticket not delivered 45 minutes after
 	// its meal's start; subject a tray ticket), `certification_lapse` (a staff certification 30
 	// days before it expires, `info`, and again when it expires, `warning`, or `critical` when it
 	// was the site's only valid food manager certification; subject a certification); later kinds
@@ -3033,7 +3170,7 @@ type Alert struct {
 	// Status Example: open
 	Status AlertStatus `json:"status"`
 
-	// Subject What the alert is about; `id` is dereferenced through the regular API (a device for `sensor_offline`, a patient for `nutrition_risk`, a task for `task_missed` and `temperature_excursion`).
+	// Subject What the alert is about; `id` is dereferenced through the regular API (a device for `sensor_offline`, a patient for `nutrition_risk`, a task for `task_missed` and a task's `temperature_excursion`, a sensor for a sensor's `temperature_excursion` and `door_open`).
 	Subject struct {
 		Id openapi_types.UUID `json:"id"`
 
@@ -3046,7 +3183,7 @@ type Alert struct {
 type AlertCreatedData struct {
 	AlertId openapi_types.UUID `json:"alertId"`
 
-	// Kind What opened the alert, for example `temperature_excursion`, `sensor_offline`, `lot_expiring`, `certification_lapse`, `nutrition_risk`, `task_missed`.
+	// Kind What opened the alert, for example `temperature_excursion`, `door_open`, `sensor_offline`, `lot_expiring`, `certification_lapse`, `nutrition_risk`, `task_missed`.
 	//
 	// Example: temperature_excursion
 	Kind string `json:"kind"`
@@ -7669,6 +7806,83 @@ type QuoteTotals struct {
 	TotalCents int64 `json:"totalCents"`
 }
 
+// Reading defines model for Reading.
+type Reading struct {
+	// At When the probe measured it (the gateway's clock).
+	At time.Time `json:"at"`
+
+	// Sensor The sensor's `externalId` on this gateway.
+	//
+	// Example: probe-7
+	Sensor string `json:"sensor"`
+
+	// Unit `F` and `C` for temperature sensors, `percent` for humidity sensors, `open` and `closed` for
+	// door sensors.
+	//
+	//
+	// Example: F
+	Unit ReadingUnit `json:"unit"`
+
+	// Value A decimal string in `unit`. For doors the unit carries the state and the value is recorded as 1 (open) or 0 (closed) whatever it says.
+	//
+	// Example: 38.5
+	Value string `json:"value"`
+}
+
+// ReadingRejection defines model for ReadingRejection.
+type ReadingRejection struct {
+	// Index The reading's position in the request (from 0).
+	//
+	// Example: 3
+	Index int `json:"index"`
+
+	// Message Example: No sensor of this gateway has externalId "probe-9"
+	Message string `json:"message"`
+
+	// Reason `unknown_sensor` (no sensor of this gateway has that `externalId`), `inactive_sensor`,
+	// `unit_mismatch` (the unit does not fit the sensor's kind), `in_future` (more than 5
+	// minutes ahead of the server's clock), `too_old` (older than the readings' retention).
+	//
+	//
+	// Example: unknown_sensor
+	Reason ReadingRejectionReason `json:"reason"`
+
+	// Sensor Example: probe-9
+	Sensor string `json:"sensor"`
+}
+
+// ReadingRejectionReason `unknown_sensor` (no sensor of this gateway has that `externalId`), `inactive_sensor`,
+// `unit_mismatch` (the unit does not fit the sensor's kind), `in_future` (more than 5
+// minutes ahead of the server's clock), `too_old` (older than the readings' retention).
+//
+// Example: unknown_sensor
+type ReadingRejectionReason string
+
+// ReadingUnit `F` and `C` for temperature sensors, `percent` for humidity sensors, `open` and `closed` for
+// door sensors.
+//
+// Example: F
+type ReadingUnit string
+
+// ReadingsRequest defines model for ReadingsRequest.
+type ReadingsRequest struct {
+	Readings []Reading `json:"readings"`
+}
+
+// ReadingsResult defines model for ReadingsResult.
+type ReadingsResult struct {
+	// Accepted Readings stored by this call.
+	//
+	// Example: 59
+	Accepted int `json:"accepted"`
+
+	// Duplicates Readings already stored (the same sensor and `at`, from an earlier call or twice in this one); they change nothing.
+	//
+	// Example: 0
+	Duplicates int                `json:"duplicates"`
+	Rejected   []ReadingRejection `json:"rejected"`
+}
+
 // ReassignTaskRequest A member with access to the task's site (`userId`) or a position of that site (`positionId`); exactly one.
 type ReassignTaskRequest struct {
 	PositionId *openapi_types.UUID `json:"positionId,omitempty"`
@@ -8523,12 +8737,203 @@ type SecurityEvent struct {
 // Example: sign_in
 type SecurityEventKind string
 
+// Sensor defines model for Sensor.
+type Sensor struct {
+	Active    bool      `json:"active"`
+	CreatedAt time.Time `json:"createdAt"`
+
+	// EffectiveMaxTempF The upper limit readings are judged by (the sensor's, else its location's); null is no limit.
+	//
+	// Example: 41
+	EffectiveMaxTempF *string `json:"effectiveMaxTempF"`
+
+	// EffectiveMinTempF The lower limit readings are judged by (the sensor's, else its location's); null is no limit.
+	//
+	// Example: 33
+	EffectiveMinTempF *string             `json:"effectiveMinTempF"`
+	EquipmentId       *openapi_types.UUID `json:"equipmentId"`
+
+	// Excursion The sensor's excursion in progress (null when none) (out of range, or a door open, for `excursionMinutes`).
+	Excursion *SensorExcursion `json:"excursion"`
+
+	// ExcursionMinutes Example: 15
+	ExcursionMinutes int `json:"excursionMinutes"`
+
+	// ExternalId Example: probe-7
+	ExternalId      string             `json:"externalId"`
+	GatewayDeviceId openapi_types.UUID `json:"gatewayDeviceId"`
+	Id              openapi_types.UUID `json:"id"`
+
+	// Kind What the probe measures: `temperature` (readings in `F` or `C`, kept in °F, judged against
+	// the sensor's range), `humidity` (`percent`, logged only), `door` (`open` or `closed`, an open
+	// door judged against `excursionMinutes`).
+	//
+	//
+	// Example: temperature
+	Kind SensorKind `json:"kind"`
+
+	// LastReading The latest reading evaluated; null before the first.
+	LastReading *SensorLastReading `json:"lastReading"`
+
+	// MaxTempF The sensor's own upper limit (°F); null inherits the storage location's.
+	MaxTempF *string `json:"maxTempF"`
+
+	// MinTempF The sensor's own lower limit (°F); null inherits the storage location's.
+	MinTempF *string `json:"minTempF"`
+
+	// Name Example: Walk-in probe
+	Name              string              `json:"name"`
+	SiteId            openapi_types.UUID  `json:"siteId"`
+	StorageLocationId *openapi_types.UUID `json:"storageLocationId"`
+	UpdatedAt         time.Time           `json:"updatedAt"`
+}
+
+// SensorExcursion The sensor's excursion in progress (null when none) (out of range, or a door open, for `excursionMinutes`).
+type SensorExcursion struct {
+	// AlertId The alert it opened (null when one of the same kind was already open for the sensor).
+	AlertId *openapi_types.UUID `json:"alertId"`
+	Kind    SensorExcursionKind `json:"kind"`
+
+	// Peak The worst value so far (°F; 1 for a door).
+	//
+	// Example: 47.5
+	Peak string `json:"peak"`
+
+	// StartedAt The first reading out of range.
+	StartedAt time.Time `json:"startedAt"`
+}
+
+// SensorExcursionKind defines model for SensorExcursion.Kind.
+type SensorExcursionKind string
+
 // SensorGatewayConfig `config` of `sensor_gateway` devices (no screen).
 type SensorGatewayConfig struct {
 	// ReportIntervalSeconds How often the gateway reports its sensors' readings. Default 60.
 	//
 	// Example: 60
 	ReportIntervalSeconds int `json:"reportIntervalSeconds"`
+}
+
+// SensorKind What the probe measures: `temperature` (readings in `F` or `C`, kept in °F, judged against
+// the sensor's range), `humidity` (`percent`, logged only), `door` (`open` or `closed`, an open
+// door judged against `excursionMinutes`).
+//
+// Example: temperature
+type SensorKind string
+
+// SensorLastReading The latest reading evaluated; null before the first.
+type SensorLastReading struct {
+	At time.Time `json:"at"`
+
+	// Unit `F` for temperatures, `percent` for humidity, `open` for doors (1 open, 0 closed).
+	//
+	// Example: F
+	Unit SensorLogUnit `json:"unit"`
+
+	// Value In `unit` (°F for temperatures; 1 open, 0 closed for doors).
+	//
+	// Example: 38.5
+	Value string `json:"value"`
+}
+
+// SensorLog defines model for SensorLog.
+type SensorLog struct {
+	// Buckets The buckets with readings in [from, to), oldest first (`5m` and `1h`; empty for `raw`).
+	Buckets []SensorLogBucket `json:"buckets"`
+	From    time.Time         `json:"from"`
+
+	// Readings The readings in [from, to), oldest first (`raw` only; empty otherwise).
+	Readings []SensorLogReading `json:"readings"`
+
+	// Resolution Example: 5m
+	Resolution SensorLogResolution `json:"resolution"`
+	SensorId   openapi_types.UUID  `json:"sensorId"`
+	To         time.Time           `json:"to"`
+
+	// Unit `F` for temperatures, `percent` for humidity, `open` for doors (1 open, 0 closed).
+	//
+	// Example: F
+	Unit SensorLogUnit `json:"unit"`
+}
+
+// SensorLogBucket defines model for SensorLogBucket.
+type SensorLogBucket struct {
+	// At The bucket's start (buckets are aligned on UTC).
+	At time.Time `json:"at"`
+
+	// Count Example: 5
+	Count int `json:"count"`
+
+	// Max Example: 39
+	Max string `json:"max"`
+
+	// Mean Rounded to 2 places; for doors, the share of readings that were open.
+	//
+	// Example: 38.42
+	Mean string `json:"mean"`
+
+	// Min Example: 38
+	Min string `json:"min"`
+}
+
+// SensorLogReading defines model for SensorLogReading.
+type SensorLogReading struct {
+	At time.Time `json:"at"`
+
+	// Value Example: 38.5
+	Value string `json:"value"`
+}
+
+// SensorLogResolution Example: 5m
+type SensorLogResolution string
+
+// SensorLogUnit `F` for temperatures, `percent` for humidity, `open` for doors (1 open, 0 closed).
+//
+// Example: F
+type SensorLogUnit string
+
+// SensorRequest A sensor whole (PUT replaces every field: a range or place left out is cleared,
+// `excursionMinutes` returns to 15 and `active` to true).
+type SensorRequest struct {
+	// Active An inactive sensor's readings are refused (`inactive_sensor`). Default true.
+	Active *bool `json:"active,omitempty"`
+
+	// EquipmentId The equipment the probe is in (equipment of the same site).
+	EquipmentId *openapi_types.UUID `json:"equipmentId,omitempty"`
+
+	// ExcursionMinutes How long readings must stay out of range (a door open) before it counts, and back in range before it is over (default 15).
+	ExcursionMinutes *int `json:"excursionMinutes,omitempty"`
+
+	// ExternalId The gateway's own id for the probe (printable ASCII, no spaces), unique per gateway; readings name the sensor by it.
+	//
+	// Example: probe-7
+	ExternalId string `json:"externalId"`
+
+	// GatewayDeviceId The `sensor_gateway` device the probe reports through; the sensor is at its site.
+	GatewayDeviceId openapi_types.UUID `json:"gatewayDeviceId"`
+
+	// Kind What the probe measures: `temperature` (readings in `F` or `C`, kept in °F, judged against
+	// the sensor's range), `humidity` (`percent`, logged only), `door` (`open` or `closed`, an open
+	// door judged against `excursionMinutes`).
+	//
+	//
+	// Example: temperature
+	Kind SensorKind `json:"kind"`
+
+	// MaxTempF The highest acceptable temperature; left out, the storage location's `maxTempF` applies.
+	MaxTempF *string `json:"maxTempF,omitempty"`
+
+	// MinTempF The lowest acceptable temperature; left out, the storage location's `minTempF` applies.
+	MinTempF *string `json:"minTempF,omitempty"`
+
+	// Name Example: Walk-in probe
+	Name string `json:"name"`
+
+	// SiteId The gateway's site.
+	SiteId openapi_types.UUID `json:"siteId"`
+
+	// StorageLocationId The storage location the probe is in (a location of the same site).
+	StorageLocationId *openapi_types.UUID `json:"storageLocationId,omitempty"`
 }
 
 // Session defines model for Session.
@@ -10864,6 +11269,20 @@ type GetBoardMediaParams struct {
 	IfNoneMatch *string `json:"If-None-Match,omitempty"`
 }
 
+// PostDeviceReadingsParams defines parameters for PostDeviceReadings.
+type PostDeviceReadingsParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // GetDeviceStateParams defines parameters for GetDeviceState.
 type GetDeviceStateParams struct {
 	// IfNoneMatch The `ETag` of the state the device holds; 304 when it is still current.
@@ -12238,6 +12657,47 @@ type RunRoutineNowParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// ListSensorsParams defines parameters for ListSensors.
+type ListSensorsParams struct {
+	// SiteId Only sensors of this site.
+	SiteId *openapi_types.UUID `form:"siteId,omitempty" json:"siteId,omitempty"`
+
+	// GatewayDeviceId Only sensors reporting through this gateway.
+	GatewayDeviceId *openapi_types.UUID `form:"gatewayDeviceId,omitempty" json:"gatewayDeviceId,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateSensorParams defines parameters for CreateSensor.
+type CreateSensorParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// GetSensorReadingsParams defines parameters for GetSensorReadings.
+type GetSensorReadingsParams struct {
+	// From Start, inclusive.
+	From *time.Time `form:"from,omitempty" json:"from,omitempty"`
+
+	// To End, exclusive.
+	To *time.Time `form:"to,omitempty" json:"to,omitempty"`
+
+	// Resolution `raw` (default), `5m` or `1h`.
+	Resolution *SensorLogResolution `form:"resolution,omitempty" json:"resolution,omitempty"`
+}
+
 // ListSignoffsParams defines parameters for ListSignoffs.
 type ListSignoffsParams struct {
 	// Status Only reviews in this state.
@@ -12881,6 +13341,9 @@ type RefreshSessionJSONRequestBody = RefreshRequest
 // RegisterUserJSONRequestBody defines body for RegisterUser for application/json ContentType.
 type RegisterUserJSONRequestBody = RegisterRequest
 
+// PostDeviceReadingsJSONRequestBody defines body for PostDeviceReadings for application/json ContentType.
+type PostDeviceReadingsJSONRequestBody = ReadingsRequest
+
 // ClaimPairingCodeJSONRequestBody defines body for ClaimPairingCode for application/json ContentType.
 type ClaimPairingCodeJSONRequestBody = ClaimPairingCodeRequest
 
@@ -13084,6 +13547,12 @@ type CreateRoutineJSONRequestBody = RoutineRequest
 
 // UpdateRoutineJSONRequestBody defines body for UpdateRoutine for application/json ContentType.
 type UpdateRoutineJSONRequestBody = RoutineRequest
+
+// CreateSensorJSONRequestBody defines body for CreateSensor for application/json ContentType.
+type CreateSensorJSONRequestBody = SensorRequest
+
+// UpdateSensorJSONRequestBody defines body for UpdateSensor for application/json ContentType.
+type UpdateSensorJSONRequestBody = SensorRequest
 
 // CreateSignoffJSONRequestBody defines body for CreateSignoff for application/json ContentType.
 type CreateSignoffJSONRequestBody = CreateSignoffRequest
@@ -13968,6 +14437,9 @@ type ServerInterface interface {
 	// GetBoardMedia An image for a board
 	// (GET /board/media/content/{key})
 	GetBoardMedia(ctx echo.Context, key MediaKey, params GetBoardMediaParams) error
+	// PostDeviceReadings Send readings
+	// (POST /device/readings)
+	PostDeviceReadings(ctx echo.Context, params PostDeviceReadingsParams) error
 	// GetDeviceState A device's state
 	// (GET /device/state)
 	GetDeviceState(ctx echo.Context, params GetDeviceStateParams) error
@@ -14478,6 +14950,21 @@ type ServerInterface interface {
 	// ResolveScan Resolve a scanned tag
 	// (GET /orgs/{orgId}/scan/{tagCode})
 	ResolveScan(ctx echo.Context, orgId OrgId, tagCode ScanTagCode) error
+	// ListSensors List sensors
+	// (GET /orgs/{orgId}/sensors)
+	ListSensors(ctx echo.Context, orgId OrgId, params ListSensorsParams) error
+	// CreateSensor Register a sensor
+	// (POST /orgs/{orgId}/sensors)
+	CreateSensor(ctx echo.Context, orgId OrgId, params CreateSensorParams) error
+	// GetSensor Read a sensor
+	// (GET /orgs/{orgId}/sensors/{id})
+	GetSensor(ctx echo.Context, orgId OrgId, id Id) error
+	// UpdateSensor Update a sensor
+	// (PUT /orgs/{orgId}/sensors/{id})
+	UpdateSensor(ctx echo.Context, orgId OrgId, id Id) error
+	// GetSensorReadings A sensor's readings
+	// (GET /orgs/{orgId}/sensors/{id}/readings)
+	GetSensorReadings(ctx echo.Context, orgId OrgId, id Id, params GetSensorReadingsParams) error
 	// ListSignoffs List diet sign-offs
 	// (GET /orgs/{orgId}/signoffs)
 	ListSignoffs(ctx echo.Context, orgId OrgId, params ListSignoffsParams) error
@@ -14925,6 +15412,35 @@ func (w *ServerInterfaceWrapper) GetBoardMedia(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetBoardMedia(ctx, key, params)
+	return err
+}
+
+// PostDeviceReadings converts echo context to params.
+func (w *ServerInterfaceWrapper) PostDeviceReadings(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PostDeviceReadingsParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PostDeviceReadings(ctx, params)
 	return err
 }
 
@@ -20558,6 +21074,183 @@ func (w *ServerInterfaceWrapper) ResolveScan(ctx echo.Context) error {
 	return err
 }
 
+// ListSensors converts echo context to params.
+func (w *ServerInterfaceWrapper) ListSensors(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListSensorsParams
+	// ------------- Optional query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// ------------- Optional query parameter "gatewayDeviceId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "gatewayDeviceId", ctx.QueryParams(), &params.GatewayDeviceId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter gatewayDeviceId: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListSensors(ctx, orgId, params)
+	return err
+}
+
+// CreateSensor converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateSensor(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateSensorParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateSensor(ctx, orgId, params)
+	return err
+}
+
+// GetSensor converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSensor(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSensor(ctx, orgId, id)
+	return err
+}
+
+// UpdateSensor converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateSensor(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateSensor(ctx, orgId, id)
+	return err
+}
+
+// GetSensorReadings converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSensorReadings(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetSensorReadingsParams
+	// ------------- Optional query parameter "from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "from", ctx.QueryParams(), &params.From, runtime.BindQueryParameterOptions{Type: "string", Format: "date-time"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter from: %s", err))
+	}
+
+	// ------------- Optional query parameter "to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "to", ctx.QueryParams(), &params.To, runtime.BindQueryParameterOptions{Type: "string", Format: "date-time"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter to: %s", err))
+	}
+
+	// ------------- Optional query parameter "resolution" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "resolution", ctx.QueryParams(), &params.Resolution, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter resolution: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSensorReadings(ctx, orgId, id, params)
+	return err
+}
+
 // ListSignoffs converts echo context to params.
 func (w *ServerInterfaceWrapper) ListSignoffs(ctx echo.Context) error {
 	var err error
@@ -23159,6 +23852,12 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/orgs/:orgId/devices/:id/cast", wrapper.CastToDevice, options.OperationMiddlewares["castToDevice"]...)
 	router.POST(options.BaseURL+"/devices/pair", wrapper.ClaimPairingCode, options.OperationMiddlewares["claimPairingCode"]...)
 	router.GET(options.BaseURL+"/device/state", wrapper.GetDeviceState, options.OperationMiddlewares["getDeviceState"]...)
+	router.POST(options.BaseURL+"/device/readings", wrapper.PostDeviceReadings, options.OperationMiddlewares["postDeviceReadings"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/sensors", wrapper.ListSensors, options.OperationMiddlewares["listSensors"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/sensors", wrapper.CreateSensor, options.OperationMiddlewares["createSensor"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/sensors/:id", wrapper.GetSensor, options.OperationMiddlewares["getSensor"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/sensors/:id", wrapper.UpdateSensor, options.OperationMiddlewares["updateSensor"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/sensors/:id/readings", wrapper.GetSensorReadings, options.OperationMiddlewares["getSensorReadings"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/media", wrapper.ListMedia, options.OperationMiddlewares["listMedia"]...)
 	router.POST(options.BaseURL+"/orgs/:orgId/media", wrapper.UploadMedia, options.OperationMiddlewares["uploadMedia"]...)
 	router.DELETE(options.BaseURL+"/orgs/:orgId/media/:key", wrapper.DeleteMedia, options.OperationMiddlewares["deleteMedia"]...)
@@ -24581,6 +25280,167 @@ func (response GetBoardMedia406JSONResponse) VisitGetBoardMediaResponse(w http.R
 type GetBoardMedia503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response GetBoardMedia503JSONResponse) VisitGetBoardMediaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PostDeviceReadingsRequestObject struct {
+	Params PostDeviceReadingsParams
+	Body   *PostDeviceReadingsJSONRequestBody
+}
+
+type PostDeviceReadingsResponseObject interface {
+	VisitPostDeviceReadingsResponse(w http.ResponseWriter) error
+}
+
+type PostDeviceReadings200JSONResponse ReadingsResult
+
+func (response PostDeviceReadings200JSONResponse) VisitPostDeviceReadingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PostDeviceReadings400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response PostDeviceReadings400JSONResponse) VisitPostDeviceReadingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PostDeviceReadings401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response PostDeviceReadings401JSONResponse) VisitPostDeviceReadingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PostDeviceReadings403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response PostDeviceReadings403JSONResponse) VisitPostDeviceReadingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PostDeviceReadings406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response PostDeviceReadings406JSONResponse) VisitPostDeviceReadingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PostDeviceReadings409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response PostDeviceReadings409JSONResponse) VisitPostDeviceReadingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PostDeviceReadings413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response PostDeviceReadings413JSONResponse) VisitPostDeviceReadingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PostDeviceReadings415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response PostDeviceReadings415JSONResponse) VisitPostDeviceReadingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PostDeviceReadings422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response PostDeviceReadings422JSONResponse) VisitPostDeviceReadingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PostDeviceReadings503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response PostDeviceReadings503JSONResponse) VisitPostDeviceReadingsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -48880,6 +49740,698 @@ func (response ResolveScan503JSONResponse) VisitResolveScanResponse(w http.Respo
 	return err
 }
 
+type ListSensorsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListSensorsParams
+}
+
+type ListSensorsResponseObject interface {
+	VisitListSensorsResponse(w http.ResponseWriter) error
+}
+
+type ListSensors200ResponseHeaders struct {
+	Link *string
+}
+
+type ListSensors200JSONResponse struct {
+	Body    []Sensor
+	Headers ListSensors200ResponseHeaders
+}
+
+func (response ListSensors200JSONResponse) VisitListSensorsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSensors400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListSensors400JSONResponse) VisitListSensorsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSensors401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListSensors401JSONResponse) VisitListSensorsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSensors403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListSensors403JSONResponse) VisitListSensorsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSensors404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListSensors404JSONResponse) VisitListSensorsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSensors406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListSensors406JSONResponse) VisitListSensorsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSensors503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListSensors503JSONResponse) VisitListSensorsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSensorRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateSensorParams
+	Body   *CreateSensorJSONRequestBody
+}
+
+type CreateSensorResponseObject interface {
+	VisitCreateSensorResponse(w http.ResponseWriter) error
+}
+
+type CreateSensor201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateSensor201JSONResponse struct {
+	Body    Sensor
+	Headers CreateSensor201ResponseHeaders
+}
+
+func (response CreateSensor201JSONResponse) VisitCreateSensorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSensor400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateSensor400JSONResponse) VisitCreateSensorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSensor401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateSensor401JSONResponse) VisitCreateSensorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSensor403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateSensor403JSONResponse) VisitCreateSensorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSensor404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateSensor404JSONResponse) VisitCreateSensorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSensor406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateSensor406JSONResponse) VisitCreateSensorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSensor409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateSensor409JSONResponse) VisitCreateSensorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSensor413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateSensor413JSONResponse) VisitCreateSensorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSensor415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateSensor415JSONResponse) VisitCreateSensorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSensor422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateSensor422JSONResponse) VisitCreateSensorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSensor503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateSensor503JSONResponse) VisitCreateSensorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSensorRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetSensorResponseObject interface {
+	VisitGetSensorResponse(w http.ResponseWriter) error
+}
+
+type GetSensor200JSONResponse Sensor
+
+func (response GetSensor200JSONResponse) VisitGetSensorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSensor400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetSensor400JSONResponse) VisitGetSensorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSensor401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetSensor401JSONResponse) VisitGetSensorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSensor403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetSensor403JSONResponse) VisitGetSensorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSensor404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetSensor404JSONResponse) VisitGetSensorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSensor406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetSensor406JSONResponse) VisitGetSensorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSensor503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetSensor503JSONResponse) VisitGetSensorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSensorRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *UpdateSensorJSONRequestBody
+}
+
+type UpdateSensorResponseObject interface {
+	VisitUpdateSensorResponse(w http.ResponseWriter) error
+}
+
+type UpdateSensor200JSONResponse Sensor
+
+func (response UpdateSensor200JSONResponse) VisitUpdateSensorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSensor400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateSensor400JSONResponse) VisitUpdateSensorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSensor401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateSensor401JSONResponse) VisitUpdateSensorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSensor403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateSensor403JSONResponse) VisitUpdateSensorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSensor404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateSensor404JSONResponse) VisitUpdateSensorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSensor406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateSensor406JSONResponse) VisitUpdateSensorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSensor409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateSensor409JSONResponse) VisitUpdateSensorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSensor413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateSensor413JSONResponse) VisitUpdateSensorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSensor415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateSensor415JSONResponse) VisitUpdateSensorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSensor503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateSensor503JSONResponse) VisitUpdateSensorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSensorReadingsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params GetSensorReadingsParams
+}
+
+type GetSensorReadingsResponseObject interface {
+	VisitGetSensorReadingsResponse(w http.ResponseWriter) error
+}
+
+type GetSensorReadings200JSONResponse SensorLog
+
+func (response GetSensorReadings200JSONResponse) VisitGetSensorReadingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSensorReadings400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetSensorReadings400JSONResponse) VisitGetSensorReadingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSensorReadings401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetSensorReadings401JSONResponse) VisitGetSensorReadingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSensorReadings403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetSensorReadings403JSONResponse) VisitGetSensorReadingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSensorReadings404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetSensorReadings404JSONResponse) VisitGetSensorReadingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSensorReadings406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetSensorReadings406JSONResponse) VisitGetSensorReadingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSensorReadings503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetSensorReadings503JSONResponse) VisitGetSensorReadingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListSignoffsRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Params ListSignoffsParams
@@ -59633,6 +61185,9 @@ type StrictServerInterface interface {
 	// GetBoardMedia An image for a board
 	// (GET /board/media/content/{key})
 	GetBoardMedia(ctx context.Context, request GetBoardMediaRequestObject) (GetBoardMediaResponseObject, error)
+	// PostDeviceReadings Send readings
+	// (POST /device/readings)
+	PostDeviceReadings(ctx context.Context, request PostDeviceReadingsRequestObject) (PostDeviceReadingsResponseObject, error)
 	// GetDeviceState A device's state
 	// (GET /device/state)
 	GetDeviceState(ctx context.Context, request GetDeviceStateRequestObject) (GetDeviceStateResponseObject, error)
@@ -60143,6 +61698,21 @@ type StrictServerInterface interface {
 	// ResolveScan Resolve a scanned tag
 	// (GET /orgs/{orgId}/scan/{tagCode})
 	ResolveScan(ctx context.Context, request ResolveScanRequestObject) (ResolveScanResponseObject, error)
+	// ListSensors List sensors
+	// (GET /orgs/{orgId}/sensors)
+	ListSensors(ctx context.Context, request ListSensorsRequestObject) (ListSensorsResponseObject, error)
+	// CreateSensor Register a sensor
+	// (POST /orgs/{orgId}/sensors)
+	CreateSensor(ctx context.Context, request CreateSensorRequestObject) (CreateSensorResponseObject, error)
+	// GetSensor Read a sensor
+	// (GET /orgs/{orgId}/sensors/{id})
+	GetSensor(ctx context.Context, request GetSensorRequestObject) (GetSensorResponseObject, error)
+	// UpdateSensor Update a sensor
+	// (PUT /orgs/{orgId}/sensors/{id})
+	UpdateSensor(ctx context.Context, request UpdateSensorRequestObject) (UpdateSensorResponseObject, error)
+	// GetSensorReadings A sensor's readings
+	// (GET /orgs/{orgId}/sensors/{id}/readings)
+	GetSensorReadings(ctx context.Context, request GetSensorReadingsRequestObject) (GetSensorReadingsResponseObject, error)
 	// ListSignoffs List diet sign-offs
 	// (GET /orgs/{orgId}/signoffs)
 	ListSignoffs(ctx context.Context, request ListSignoffsRequestObject) (ListSignoffsResponseObject, error)
@@ -60707,6 +62277,54 @@ func (sh *strictHandler) GetBoardMedia(ctx echo.Context, key MediaKey, params Ge
 		return err
 	} else if validResponse, ok := response.(GetBoardMediaResponseObject); ok {
 		return validResponse.VisitGetBoardMediaResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PostDeviceReadings operation middleware
+func (sh *strictHandler) PostDeviceReadings(ctx echo.Context, params PostDeviceReadingsParams) error {
+	var request PostDeviceReadingsRequestObject
+
+	request.Params = params
+
+	var body PostDeviceReadingsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PostDeviceReadings(ctx.Request().Context(), request.(PostDeviceReadingsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PostDeviceReadings")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PostDeviceReadingsResponseObject); ok {
+		return validResponse.VisitPostDeviceReadingsResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -66706,6 +68324,183 @@ func (sh *strictHandler) ResolveScan(ctx echo.Context, orgId OrgId, tagCode Scan
 	return nil
 }
 
+// ListSensors operation middleware
+func (sh *strictHandler) ListSensors(ctx echo.Context, orgId OrgId, params ListSensorsParams) error {
+	var request ListSensorsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListSensors(ctx.Request().Context(), request.(ListSensorsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListSensors")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListSensorsResponseObject); ok {
+		return validResponse.VisitListSensorsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateSensor operation middleware
+func (sh *strictHandler) CreateSensor(ctx echo.Context, orgId OrgId, params CreateSensorParams) error {
+	var request CreateSensorRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateSensorJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateSensor(ctx.Request().Context(), request.(CreateSensorRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateSensor")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateSensorResponseObject); ok {
+		return validResponse.VisitCreateSensorResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetSensor operation middleware
+func (sh *strictHandler) GetSensor(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetSensorRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSensor(ctx.Request().Context(), request.(GetSensorRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSensor")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetSensorResponseObject); ok {
+		return validResponse.VisitGetSensorResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateSensor operation middleware
+func (sh *strictHandler) UpdateSensor(ctx echo.Context, orgId OrgId, id Id) error {
+	var request UpdateSensorRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body UpdateSensorJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateSensor(ctx.Request().Context(), request.(UpdateSensorRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateSensor")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateSensorResponseObject); ok {
+		return validResponse.VisitUpdateSensorResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetSensorReadings operation middleware
+func (sh *strictHandler) GetSensorReadings(ctx echo.Context, orgId OrgId, id Id, params GetSensorReadingsParams) error {
+	var request GetSensorReadingsRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSensorReadings(ctx.Request().Context(), request.(GetSensorReadingsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSensorReadings")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetSensorReadingsResponseObject); ok {
+		return validResponse.VisitGetSensorReadingsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListSignoffs operation middleware
 func (sh *strictHandler) ListSignoffs(ctx echo.Context, orgId OrgId, params ListSignoffsParams) error {
 	var request ListSignoffsRequestObject
@@ -69391,2093 +71186,2167 @@ func (sh *strictHandler) SubmitPublicSurvey(ctx echo.Context, token CapabilityTo
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P3dUiO5tigKv4rCe0UU7M+m0sZAQcWMvSmgZtHNXwPV1T8usJwp2yrSUpakxLibmrEuv+uz3+FEnLvz",
-	"DOe8yXqSExqSMpXptLEN3XPutXpFrNmFU6mUhsYYGv/j91rIRwlnhClZ2/u9Rh7wKIkJ/Hs/JkLpf9zj",
-	"OCX6HzSq7dWC5m6rv4nbjSAIgsaO/p83+n+C7P9Is1av3VGmR0vCJBe3vN+PKSO1em1EpMQDUturXcEj",
-	"NMCKjPEEdWqfcHzXoAwlgveI7NTQEEvEuEI9QhgaEiwi1Bd8hCRlIUHN9l7QqtVrPCGMRPuqtldrBa3t",
-	"RrDZCFrXrWCv2doLgl9q9Zogksf3ZgxL4zj/5d3E/SLJPRFUTWp7tTEWjLJBrV6TVJHjxTaNsR6vsEpl",
-	"bQ/WpP9Oe19IqJaAXahhpyaJBlBE7mlIat++faubw5Deafz613H8s47j87d67YAwmcJ5yHQ0wkIv9JwR",
-	"lGBFCVOIMjTkqdQgzg8MRyOq1DRwmu291pYFDo5jIgaEydrer7WEYJYqWfvsfqeaNPVMM0aFWJEBh9X0",
-	"OY9q9VrII734ne3W7lYrCN7oM8dJYmBdu+ch7qWxXr8+BRwqys2k+wwnw0mMH6is1Wsf6D2BD3jnAv8k",
-	"PpjNxPqXiVRkpJHq4FoDkDzoHV/AOmvf6sX1F5cdiXTgLTvYbr4pL+0Sy2FpLSMeEYFVYTWMq1ucJDEN",
-	"cS8m/qoufzo7vzz1F8ZoSOOYstq3z/Vaj2jk2K/VaxFW5Lz/jgo1rO3VmrtvgkbQbjQ1mkeUqHMREWEO",
-	"RK83/1dtr3Zw8OHcDoNFh5xJKhVh6jbEoseHkwgW/Hn2ecyB69HF8cHh8ZEH3INsfnTgzY+ab4IA3YU4",
-	"BrjbxbX+frbvLy7m41vJI5qOXmw9LTQQeITsrBqsT4KiXlrHojS6U6vXKJNKpDmOnHEUchYSpvTUEZJj",
-	"QgyJcH1olTS4qXmUpsEkxiERcLpn6ahHRM6VhOYBF0RQHsF33tXqtZNavXYICMlTEWr44kgZeAmVMznH",
-	"RihRq8GDsJCnTBFxvATj78d4AF8x5HprKG+yBHx7TYDvB2Bne0qkpF4bCaYJIgham+2tbX0ADI9ARujj",
-	"EY016hyeH9XqtQG9J3rod/tn+s8RjaJYQ+GHj8dnZ7Vv9ZrgXCNQG4hKkofaXu39Cqw+ZVQfaPuT/nei",
-	"6XbOCRsOrmF5EHNJLolMY1Xk5fso1I8iBCBHY6qGiDOC7rGgmIUeX9dElTJ43bwy9d1gLwgsdzcjgLSy",
-	"jW31tsPGTvSGNHb7QbNhIPpmF/dCw7/1kU9NGrzRm7GTCoKrhwSlIct8eDHs6AcaO7QwYbhfD0vy0ZxF",
-	"3MuXX9urbdbqNfKQkND+ubFlsXOg/+7jWJJ6jSoyWuzYsfkwD7Gm+cXe6dl3lB5uiPJripkyd4hGQPfn",
-	"O6xxHdZsMSvE+WV+YMTlxnZrS/9iMWKv1gg2toC082UB6S20sM+OhmqnnKlhgzCLfHU0NpLYcyQgg3ia",
-	"4CzIT8yRBfkGfixt7ZsjkqshIfPJg/eRGhJvnTlt/EUSf5HEvzZJFNC8QqTXygOSQAO+MJ9jtgFbjsf2",
-	"7/8kWGp2k6Op+TvDUvPn/1ZIambIkVT//a+JoqC3GmnF4EGZCzMyRjLtyVDQRC/dCCpUSSRJKIiqIznk",
-	"Y4Z4SWTR2tR9Js3NwsPdHA/JvYHdrzUcE6E27CuwuQHj/f5GREIakUhDpI9pnApyYOSioL6UpSLGUh2S",
-	"mN4TMcmpS/96ZcHiZHG9wdpebTyUJLz96evm/e71b5dtdpK8CT9Fzf4HuT34Dm9OjkiQfk/P1dbdzg+j",
-	"1sOPGrtTEdf2akOlErn3+vWQ8zu5MdSyt7inZNy4oyocEiY3rD3steSpNJzC7PuY3VMFyFJ1IjR7mp+H",
-	"4nekeDM+DfRQkIgwRXEMkBcAXDLCVC9e4tH/nLNkc7VQQWTxC7uFLyxjBoFdLceKBAdhf4QZHhCRUcJi",
-	"5KVp4XO9ZgC3pz9/uxv+0Or9tDP6PmnL6+b9L2/Y5eb4523yIfhysoXfR63BR3r+deenOzirQ4ORVwZB",
-	"SwfFEE4Swe9JhATREPTPxuLylNiytdd2kLNDFoUGsa9IytkZVxoqF1xhKWk6Qi000Npqn4oRiQzKMJIM",
-	"BY/5YLLhGxuMulEyNVwene2f+Oq8IAzHRfXR/JG4T66o5p+cH8CXrI5/qb+DWoMROsPwn++Liu1i63iG",
-	"mj9Hnd/c23ImtQp1vnZ+edjY3W02axVKva/Jw/S+Ll/SKDNKKmj33okdL7O7xcZGu7VKDdyglTkU/X2D",
-	"SdFEJkM8oBjpU0sFeYuSmGBJHMqh7DRQTEdUaYSzZszjJSwEK19yjg6NgXaGhXRrr+kgnQ1anBMZbgB3",
-	"CiWyzLIj84RECG65OsJI32Ak0hp/HdT+rylJYYWeMVcpMkqULwJGqQCuf5pdUkQInlmPYHbNuUs3pn2y",
-	"KLA3F8eU/ibIRnrtFSpY2xnk9VFo1Ml2Kb2bFsy1/l7LszT3gmBjswlM0QPAmyBoZgCoKToiPFUI9xUR",
-	"6I2s5eAoCxRLAaO1BDBac4HRLAHDoIAHjOBJSGgM3QhaU5DYmYEIz9p5c4mdN+fuPCjtPKMHb/OtoA1y",
-	"6CE4QU6onDIIjHEc9zgWEcIsQhiNCEsR/FBUm7DMVSbNgAZ6Ii40u7ECVS3GLJIhTsBoP+Rj5/wy0qr+",
-	"5QNmEe/389/Mu3DrDASN9a0jcWrs62pIQEKPsLjTvHkByWtRTryVu9ay/d/2+NDKsVeEsCmIN/c2Ha5Z",
-	"1eEDV0hrYjkMgQVTfQR2g+avqiW33ektazGttpLmUAB/QeVpRXhygUX2oHh4CRdKYKqys8s8PfnxXQga",
-	"kuwXdz4xHQzVEwfUWvKAtvMD0gh566Drn47ZhT2LE97rTYrI607CGmTyo7CKyMsB3uwOCO3o3vnkcyK7",
-	"HnNzRck64nFEpEJ9KqQq3Uuz0TrCCoP6pwlq0TXPcx+/gJv222x+uMghkyAI9CFzMVjwm0HTuCCnOWGz",
-	"tbcZbGz5kHIye1FOWVa6izaXlqmiVq5bL/pK8znAn5ZKFgX/m6XBrxH8mA2IVPvRiKpp1SwaUSkz/Tnz",
-	"fdurBYRbkMzRmiSDkaYIJEmCja+vN9FaOJi21n2tLo91OL368Hjzj06nkwZBa/vx6OL44PHD/uW788sf",
-	"j48+3TQ3Whtv2sFGs9ne3Ao2mhvNzY3mzfHV+ePV+ccr8z8ac4LNoBW82QyarUawHQSPj/uH1zf7QfNm",
-	"//D6dj9oPp5e/R12/Hjx2NrY2mg+Pj7unzyeHT0+fjw7Pjg/PEIfr9833nTY0Y9nj/oFf1Y94eN3V6fH",
-	"1x9uzP9+d/7hzBvS2gqCDrs4PnxsPj5mmsDNzc2H0wOzs8qNbDTNw+Or85vTy380W5uN9lZDy8o3NzdX",
-	"V/s3V1ePj4fnRzff7Z8d3YCj7ubm5ubk8bG5+yYI2s3W4/vHx8dmaxOd7h+foavrm5uro/3r65Ojm0/7",
-	"N7tvmkH75uPV/uPjWivYXt/a2moETdjM6ePjjxocsNAOu/ix+dh8PH5sf7ppN1s3+3rdNzc3etKb9uOR",
-	"+Ub7Zv/6+ujs8Gb/5PhA/3Z6dPioH1U+Pj7zvvA46//KINw/0Qt5v3/znvMImRtrcvPhZCdotnYes9CJ",
-	"GxPAcHN1cP149ePNFThU7bA3j17AxD8gXMLM23o83L85FOlget5gu6nndLEHNyYs4fH0/PESy2GHnR9e",
-	"PR4+vvvHyT8OHw8OPpzfPOnjv3F++H+0/n62f1PwwWfPHqt9453lLZXfMjKudqH2sAqHiPdRn6cCWfKT",
-	"PkkmgodESn27tiEMKI2VsW1ERIGdy9gqDQO24TNgnWZK8BiW6oistqKHfFqTBtaSWVydALakRvytXuOp",
-	"CjlIFRCHAiu3dgLLKeAmyrdasa1WtsKtrS29TbBZCIIlwCSiMhxiMSCozwVK2R3jY4ZOL89QPrywEnlH",
-	"rVWnsJLNp1dS+K59jmiE3GMTDKaGVPNiFlE2QDb8BiyhmnX3cUhjqiZojCXCsSA4mqAcBwoLjVLzLnkK",
-	"aNmaTq8+NFpI4wB8XMMFh4oIibAgCG4UNih+RJAvxq2RfUNfToDW+lrkYnIMli8fr0/IiDNZR3ckgTiv",
-	"hKcsknXU4+lgqPTto4YEhVgS2HMqzZWkfyQ4HM42w3tBUb/XQqqEcVNxpjBlmmxcoNderS8I0TuZ8trk",
-	"gVSJ4FEKdscX03eM78YJygAGkGvECbknsaHbBGt1vx0AsgAhXXAKAkZza3kG81nrCyTun9A+OcQTrYg2",
-	"6zV5l9b2aheXh42To9NGEyZOGbWco49DBTaHYKO1la8XYK8xJ3veerOx4w0AT5H+4tOaURlBKuR0Cj8X",
-	"BPPZhz2IU0VY8bDHQwIiavbT/OOOxAQNOI/kyx54K4fPfhw3klQkXBLUj3kqSmc/fVab21vusN6fXDb2",
-	"LxpbQfVRwe/2Oz08WPAY6ktS0F8EszzBLHQQWp4/4WrKshpziA2JYeeaV6oxR87NKuvmTtCohAQJCb23",
-	"3g8wFMLL4OEomI+My+Ok1Q42G83mTu7mOmfe8lrBwmdE4IxWdWAbCK7izvY82JvtjS3A5mXnaRXnaQVw",
-	"Xt4vW22IKXHQrTCrr24/yqjICyy9dKJ1o1k8GRsmsOCJtJY8kdazT2SzCMmtaUgGfzwcNRmdgtPtAMBZ",
-	"JqbQOXY0tJFxzwENCdKwEiZSHKmhIFkkekHcLoddm0M7PT9cMFjZeO/6WIGXn4pqC2ewm8f6W8MRuMXm",
-	"2ETbuU3UbKsKwkFhxDJ+aB6GqRCEgdGx2c6kebnf79uwlk0Qbg0Qrzn8vbgj9JRHtK+hX4CWFhNOiXE4",
-	"Fo9S40hDhlyfnwYNVRSXgwNme/4xw094/r9wyubfX+5OZxj9nY/Iby/krE9lWfd6yi1nACSXhNCv/2VA",
-	"BDyBsPQdxyK6Mh6aIqhyWzXCCjWDvfaW5RWKjkgd9YgaE8JQTxB818dSAcuIU1bSRayTxeRj5Gb/yDiF",
-	"ciBBJAOkwhg98U9yCjzX4j/Lvv+tXhtm3iS9ef2ssKHfawSmgwDyfCYHQQgN0I81B4OVsgvBB4JIWQji",
-	"hOm/galUz9kTmEVGCQyNBfa/vd/aPQreaQlRUHu8/635vrW7uaOndc6iDK3R9xat9VMjvRpwgyhOxD0R",
-	"13RESox0e6+95V1VSyRDwXXlot0wZe77mg/SEfmNM6CXERE0xK8PhjTEA27S106N7edaWJ29qCs5y5CL",
-	"I1YwrCj2VRpGlvH8UhaRh9pes8qcUmUeEXj8pKW42h7czE3Bm84E3HIm4I6wBtvs+8Zge3N6+fh4eX50",
-	"c3l88GH/8rAjnHl06+hmqxncvFvW7DNHXPGuW0G+pkQau1a73wxbeJcEvZ1oM9zCb8h2vxm1QnD0gEVn",
-	"Pzfo2Kyf/Nl7a9zROJpBaAWBqMIutYQJcBmXuEWJoNIGWGG7WyEqZnUsWtyrkKFUyQcAKOUM+b71Psct",
-	"Z3r/z4Es1rN0RsaH2QVVGaJQR4IMtIArrADNuEITopB19fqS2H/FeIWCR3xudMIf7xPPTW7n5uIseAq5",
-	"GGBGfzMmZs4g1PZCcKQExbF/jktfty8Hdd8IVHV7Q4QiBBL3CVapICbOOqG3d2QCpkDSgxBlyJahjIaw",
-	"NbAV3cZUmrxGiN2Txmd9bySp1tY3fTVDwGMiuCYXDZYjFvlBwe1G0CxsCwZRNjDICvf3hT3uWSE/5vzf",
-	"5pHOiMos9DyeoKHJFPYCbDMB8i/6+heN/rGHdG3jryVP5W1E7m9/vtu8P3vzdX6s/U9ffxnv9Go57lRz",
-	"ZLMxD5GMv99JhEhjB1IcUTXNk81/q8KrXB6v1c6vcS8mqNnSOImRyYNFxpdiQwsmG+ggJpgZlcCEGQxi",
-	"fk8kyFf6jQlKYqzIBgi7KrYGcdBiEKhO+WXk4gy+/RXh9i+O44CdINNNI6ap4+AETkAJJTCTfSJKIsL/",
-	"rmUdXqicQ1Yx4d3zKiZcHv29mMQw0Dt4sYIEl2Y+dDiVf+99adFchDeL5yJsXjd39rZ25+Qi6HU2tra2",
-	"t5+RjLB53XwzIxlhxlZXipXIXpILFzTxcMMprZ6guExm2Ijfk5FNQ6vWCfGT69ifrTkWKhHk9QQK+meR",
-	"A+DyEWznR5Bve+pzzWY7/9yW/7mtIzguy3wOYiw1dh/PHl2v3VNJVYZKefATTPRnFX8YCXblkDSh0ebt",
-	"SDy/JMTWy5SEAChVXgU+ZcJVYFTT6nwxmyWGxpgqygYgF+Bq472XPWZNqHmuWP5Dnglmf/srx+uvHK//",
-	"rDleiSGtPzjF6yrE7IpWeEiMvwbJEDNQAagiSOEBwgptIrwx2vAcJuX4LOdRzu6AAVHwES0A90isES0h",
-	"DAzX0vw+ImrINZj+DgJIgkEYes3FQL5exFzwWs+zyFCI4PaWFpGYKHKNB97iLomigpi4PAVPsuUdHp0c",
-	"XR+ttEKFFxoZmXtIX4HATn5fyecAh3NY4YeCB9bHEWzuBcFqDgofWCGh95q/Rzy8WzauvV5TeGBc97X2",
-	"h592L35pgQCqZR71Mo6WFe2jAPVvYEn6WEh9x0myoTX7PNM9xOx1tnigKiJlRaJ7XxA5RNI+LBBNSKR0",
-	"ZgMy+W7Y+3tIz+l37385urz+4epYHo9U8svB8fbxl+ju9O+nwc9fvovPPx09/PLl7MvZ9YCeHHwXkJ/2",
-	"9Tvf/9j8gfZ/2CCT72LyYZ+efznaPL/+oXn25Yet08N9eTyKh9HB8fbpdbh1dvixdXa4Pz49GFP809lv",
-	"x184DVu7zXByLI/ZWfNnqj+5/3B+/d3otHUUnFz/SM9Gp+qs9UP7l6tg65cv+w8n18e/wTy/DbZ+/vTd",
-	"l18OvtvdCFsx643eB9FP38V5WMsxq+3tBoFWsAAWbsdCQTGCYNQ62wm/Ez+P3/Sum3cXbXkS7fY/4O30",
-	"iG8NfqEt9sPDzo/jmvEIg5dxYec1jRaPfRgZB/uQJrLCb/55aRTnYnA2z5ZpfeR8zEoe8s/fPlc41cG8",
-	"aEWuqnqKNpK4nKP/619i1l9i1l9i1p8vZn0Gcp2WsUCmAihpQSgifZzGCkV4ghIsilFoC1gnbeyFoU0b",
-	"fREUoi+yaBYvAiPYNhEYSwZsuOGtoCBBRJSxHGH1+G093bfF6WzVgAkD4YqgcpALy1FQq8ByIcD84Rut",
-	"z13/1uz1w/YWwoUl9tDLJ7xSG+idoAMavZLoWuAJOjH5rvN2A5SheHi3H31JpRpNWZX1CYZYmjgXGxOd",
-	"xT1TprgJei7IUnMCTRfbVxiswlHUQ671mNDwxYSNeevF94MDLtV+X8G1sb29EWy1mjubu83NoL14UYto",
-	"pXht68IAcCfqeRXIFo0p5+wDZpHb79YOhGL7IcU7NjjbBvXki1v6ArB37O9LIYW9Z3GOrt/8cGTzb31k",
-	"laflV1Tb3Nl9Y/KmgABcdsN01hTkAOSVIuuoR2I+1ldEMVXGoErld+GNCyycNXJZTNDjz0oZGashg3nH",
-	"zuWqpYecx3BrxFzJpVMWlsSwqRwCMB5n+STlxy+RYVLEEB8JWq2d3ZwJXj8wORWtQaVMia0Bg1GO74Uk",
-	"qWfxG6+64ovxm9bq/AY2/E/hNu0yt2ls+rzGLeyP5zStF+U0jSZwGkAygQfkhIeVZfjGZXJcvfQhXeLM",
-	"7LFnXx3hh2sySt6DXwmcHcz9vbmZyxtTzOMPcXWXQDZdB0tMkFRcEFtmoQy7X/9A4LW8XBFQnXPIGb09",
-	"h1wheObQrfmPqoDzXxRdgMS8wqJT6p7/rIK6bFzgv3Rl0cpCZi0o/+KXG20F7WcUDPWBWGHfGhIcq+Gk",
-	"AE9Tck5v1ejyzyC//8zAXYY4t6bg8d+nd7y5+I5bi+7Y1MXzdxyU90tE4na2EfLRaxftabdpKDFJ4skV",
-	"UYqyQdkukJtbClYWV9/4fYwH9vLcCgKv3rt+cEGEjYZtBoCu17gcYwuOMs4QLt2pCCsQ5Uda37/L9H2v",
-	"KwKIvd/v/HDa+unHd7UXjUrb8RxcRW6IWquou+ChyatLm7+vjdRCvqY0AaFlYf9JtmkL0sr0NuOB1Dct",
-	"Q9k3rItuKuHZcyfNrhqemWmXyZWa6fpaHYjLvXHtuahW8FDV/0I1g2qaUVwTqfZNicopMiZSuVKnphqJ",
-	"tT0JhMOQJKoU1Div0GVmmvOqXDabrRllLi1D29ArWLbKZXuJlJ723CqXWwtVuQw0xX5koywLu+LOzlOw",
-	"sYsGqnBPLZhr/WckUlsJOnNS2QzNhZKiM99CylZNg9aI+VFOZ0Gnkgg0HnLEx0yCzFPI5tCs0URumIfA",
-	"M3kfYcbVsKjT/af3nNZn5DsvsYJWYQUFC/cHLhOqcIzOUiWoFemfn+s8w99b12zUBIFX5jP3cHjX4P0G",
-	"9M9bNjVgOot5RprATm4o+uenCSyaY/2nJhG8QIbA7Oj/qazrf3JW9E6eNfLnZUV/wlKRE16SuK/og/MO",
-	"yYTbItR5Hlu5gFG1pNPc3mv98T1kms8pnbNy7xfrnT/lcTSpA7twieO22Ytn9dyebg7TLHpdAMaaDiEF",
-	"libEcEjbmDRl+XdXcKItyi+jYAtqQ5iD9cvEWdWt+Wan7aNMhVgy1o9QzIv6w1/48l8XX+qF4/+qZh9/",
-	"q5nbSP7A4/c9Kbavj3e47pfpozshfeVch1IRPEJjEscIK9OGrniEzYLno/oQ+T0R3t1QPMqaZtJ3hKF7",
-	"EvNU/b//Vy072D/Q337sAqZS77j8I203W8bHOiQ4siVzfPdHRDxrLZiFPl6eZJhuDhUJYjw4G+CFNFLx",
-	"Xu31ffOPiE4GSIRDMoJS2n0uRuCvSwVtCNInoHt4MapKQH3Ob/XaJVbkhNrK0MV9fRpipSW0WKOE3dzX",
-	"lCuM1o6Prt8jrS3jhKJuNkd3fQ91RdeqvFDAQCKhVQYGNUpZhLoKHneYJCFnkUQpUzT25qb6DfAzRHVE",
-	"NgYbqNupuRoCndpb8bfWW/W3ze0g6G5AId0ctjPGFUAzBwIXPKbhpPp8eUKM/v1KPgGDhpmmW0eRwH3V",
-	"oET1G3ZYQ2tpEK7WsJi1vtdheu8JvPRKIi3e1FH3awmIa1wga0KVdRCBJR2wBmUo5uGdXNdiMx/b5Mnu",
-	"2Lw9pizi4w6jDFloV0L06982344XgGg+7gmIfvr0aT9VQ61ChVbrKEL0nOUAlUhpPFP4joAuAEHOe6j7",
-	"jmBBBBIEx6O/dSAnulPr1o1u0gXrx986NcrucUyjW8iE79S6aDwkzIJUEEmYgkJtNk3ejq4jExUQIa4/",
-	"cM/vSITWLt8foO2drWC9DITKldTRjCXMhc03CBrAI6IsVznACe5BeQ4b01yFfGE2yG5Fq+YoSXsxDbW0",
-	"f4fW2pteEd71DfRpyLWOhIY8jiSiCo3wBGklT0NGv/IWYdZhtpxNHQmu9UOo1mHAoZUsCyTzTczkmAiJ",
-	"2kG7DKCvb35RmyfjoPfTXZPt/py05Nb95U76XTt8vz08fEP2g9FZk1+0vl5BLABUqcLK01pcxzaN7n6i",
-	"cg7IEX44IWyghmA5qmJkB6mQXFTgWoK/pgSF8NgVTiaoe0LZXRcZMnTcLRHknvJUogQPSnybTL6D6Pfj",
-	"L8fj0y8/q9PDU3V6+N3H08O77dPD/e3Tw3f4mAVuf19TAr5VV/DWLG65HUFfig+wwGq8APOe5Rg4C/jp",
-	"8Ugzki487RZ3MdX2QU9lYJAv9qFhg4sbxqw471ymV30cVS/WXYevJKJRcVULGBz71YhDo7mry+/BlEaV",
-	"199xREYJV4SFk+9JBe8/xXdE+qwYSdwnSHEkiBITtHalBE30piQZaTEo1NR3RcCrnzKqUQ8kC7SG0ceP",
-	"x4fovr2OEiI0V1aERZplg2T0FsJ09JxZaK/EI4LuyMRkxLsf3ELWTHJRHWmQ1BFgXB1Of73D9ByUoVYb",
-	"DXkqpGZ+jCskUobwAFO2B/OBOVSfTMKZJGjNWCDrqOuEna6d0NzKSYwnJDKTw/uWeroZFFXj0o7aQ/ow",
-	"uhvo2t+INSxFtA8yico2Y7lLh7VbLdSl+anc3pHJrSCpJFH3LRoPaUwKSzevU4mkonGsN6hFjTpqB7sd",
-	"NjURZbepJF20ZiAth1yoeLK+gb4nE1O7HEqNJ5ol+AbSNf1LKomoa8YIxxfGtmpBJIg0VimTl2auZcKi",
-	"hFOmjOkKzKiOY+dX3/oGem8vddQjfQ7JY6TDshF6PxKttYNA76ip/6el/2dT/0/bsS1/qevwPWN8MVeU",
-	"RGtbDw/wuwbvrtmnxga91zqSPMM8+BrgR5nFb/WDsEl2SeNN1Oo12v0d3NjFWzuNzbDVD8h2rxm1W7P4",
-	"iUdjDU1ks7jg1haEYbi/m1X0OkNUvcADDfrfikx7K6jmxiCBFZZhvbrmlRF+oKN0BE5cWJH5K1+PptwB",
-	"EbaoZkRxJevQiE9HeKCZg8b9tezuSZOY4whQCYNxVbPrkZ2ou74scyTNauZ4RybP5I7nxuZdKRB7OAcs",
-	"3d+fJOKVRJ5Rf+k9BTP2ZKzwz9vVVYjZtcserNqbwoNXEiWCgvQY8ohsoBOisv4GguAIDBoNyiRhkip6",
-	"T+KJKbJ9XkfH8I8TfScHddSEv5obHbbPJsisw8i8ek+aL4N7em08xApkNqqAnYyA62ZsX9O7yYQ3cK0X",
-	"boUOawdN7+YIMUOZ4udV+rbydZm8PX9ulXhmgbWggLbdfpqOr+iAQQGuWfLNCR8TAZ0dhuQBfTjdP2hc",
-	"fdhvbW07pifwOGP/+o6qayJzPV0BBl6czyvXpXmjw34kgvYnWibmGtrQLOIBhwr1JorkaQJ1x5ETLCRc",
-	"KSEfJRhOD/zSTCrMFCQyl8G52d8OmyTo7eKtqB3ukDf9Fm72gnA3ekN2+tt4q9cON6MWafYDvNt7E+5E",
-	"22Sr38abvVbYjALytGQmHfzmHkqCNdLqmW5+DRq7uNH//Pt2+9u/VZOFNaRUUYSkajXBDUwuFShlrTbP",
-	"I+SPtr5v1YoNkbySxvU5c+FPGNumF25rCj9n4d+g/Q6IXKAD7o94ytQ15ydYDJwbStmcFq+vy+sv0pif",
-	"sn1k8Rgps61dcM/0o7a9QPcZwjA7Ig8hIZFEzfxsNrRUAfqg/q40MUZWctC4npoMKCMUGm7ZbrW++Vv9",
-	"N0H6tb3af3utx3NGmJKvzVP5+gjWANstHk++KP1BI/llH9RycsgltIYFwVn/Q3GF43U05mkcoQTLym10",
-	"WMU+7ghJQDMKoXPZ2uXR/uHpUR11au+glwziDDFIr5Sd2vpbLRYNNYWPsdQKNRuQSBP3t3rtHY4uDbtZ",
-	"6YTARgCDbrN2p6axju0MQUkcaT1zZAry5h3URqnmcMTAg0YIRji5E/IQ3Gnb9aH8W7a77p55aQ/Nn6t0",
-	"1kGw8Fn/mH1x5qlfezoUlWiEY00nxtKgVym9ZW+gM+8cxoIqRdiGPoUDzvoxDVc7g9C9XCSQEAotuYuD",
-	"SgcV2zSJPEDdxzJwdp9PCD5I3NpkfoGZmBGFIIwGdu9awloZeGkAJDFmtxnjyqGgF9KHTgYx1nelcYib",
-	"xFq01rLqHw6H8JYtnQmBPXrcbSZPFwDUygpiuhZKi4HrIsazsegCU7iBDSsYcNQjE27loOLiQ5xokZQQ",
-	"1KqjRHDU2qojwhQRiaCSoJTBskm0DqB9z0WPRpExwS0N2H72tg9UKq1ujxjwXmB30YgyJHisRWg0pIOh",
-	"S3z1QLf5MriVC+CvpPnkGhcoj24xAibnKObjTIHNdE8Ay9/Bp74CRGQq7snkFpxGURkq5qH+eva8AIBm",
-	"8DIAiCm7ezX9OQBDgjUjUuY3EMnpiBjtWYHRh3E0MhkaYJoAcHiq7LM4UbVdwudLGWPI2VJJj86NHj2i",
-	"1581d3uLCtaNP4pzAVvKpHFr3UOGEgyumwsU9Ny1WaaYdTA+5Fs1tnvQeLqlDXdn7the0UVj3iUYjV7k",
-	"eIz9qYzF5fPQdxW0oJtl5fojhCl9EtOA8pv+zV0SYPUZP8ghVJz+kDOipSJQsexgtQ9BrCBqrgJdxtUt",
-	"zqfIoXrGFcof7Bmsz21hzgMx9ZUygm+/EFjNPjMnAbjYNF9gGdr7bkEw4CAt7Eu09t3V+Rmw1BGXqmDx",
-	"M6h6xtV7LYCuDMA+vJ3D7tw3VzKukBtQBE37paQWS+4RJ8ayDFKSpvQeiTkb6HvFhY8WbEWAQxd4EnMc",
-	"PUvlScwct4rzWxD8a9OCsEZac8HZAcVbZvNlRTj4mtOzjC34N+Kqk5hdjwhTl5ni+IIS3M88FSAA5SdC",
-	"WRinEUFeSfNccvN+LEltLyOnVZgIq1cHtnyzLGsQhXFG9MzFTgDgJU8VZeRP0sSESGNS0MTgF8TASAch",
-	"3XIPHZ9dH13+uH/yt5bhse9+/nD+8fJvTRRiZoeGnLKQRqSgq8Fce+i5U/7LqGx1l+dgA90RbAyPOBg7",
-	"gWMotCYJ6bAubLqbSZz6L33QfX1Trc/W/a5CzD4ynKohF/S3FQkohQlcaIJPQl7IAnheciKToekZsHKF",
-	"ujxzpHxezYXPS+9+5kmdcavQO/suuN2AIYVYCGp9mCWz8FpX/7Bh19mtI/M3bLO7jiQ3ZhWcJIB6klhF",
-	"C0xqaih4OhhmDi/THE+mI5J96i0yNJxJdOMhsRcC8ACYXeGBVbHt1XhlTJzvUjlZ/IRNNwassInCw/eY",
-	"xk5AKSXw2UF6S3oRPeJ4jF6W4ThRgzMQnMspdu7l29T7RFGPzuanEnmj5gvlW8GmPlRZ3Lq3cM7RCLMJ",
-	"GL/GXEQoHJLwTroauRVLtXPd9vRkxSVa2xiVSD80U4E8bSeXbrGmfAT0iaIjgihDl/r3hil9ULGFF7hQ",
-	"Z+0UC5JVBObMNb+GjaypIZkY3zbqkzHCCmHbkU0jphD0HscdBvU4crcJ5C9pIPTTOEbAi+D0rS4CBgbw",
-	"mWvsMO02UsGcV0D/HREcxZSR9bqe3Lxfcgs7IXyIJbwih3ofWTAdScke6uoTA+Wm6x9adwOdG+DPQKk9",
-	"1K3Cx65Wbzusa9sq3doYn+46BInk2RO5YA3OKEMEECuk2TTqWjr0iKmrpVefO0egHZRxxdhT9SZdjB9l",
-	"qOthjg0z84IrfbSa0kGupiIF3SGN8MTQrxKUgInfc0jN89t+y/lMiVn8V2I3FkM+GgSZXnvIGSPGgKVP",
-	"O9aqTJRa/6V+PBqVuoWYZZcwr7Rib1booOrtIfuKifOQ+J6ywVvPlgAnrrUqPAHaHOJ7gnqEMGRbh22g",
-	"S5IQmy9dMqHYS6giHOEPYGOzjwatYZCe+D1wI5CMsFDmnxYXkFSYRb1JHTkZyWzllewwx3WAQ2rVHmDl",
-	"sUaq1gtMpZJJFMUs6+p422FlYp5Jwv4XyqwGojAtjvgo1GHe6XqnqpdgTDoGpxSJ9lzQ4rzTrlupQ584",
-	"ZQNjO6o+9WpjEu6T1XiR4gBxdxsA1CgbLMuCIMz5koRcRB+ZPv2VjSp6YsFwfGtILSe5Y/ugEBM0hfQv",
-	"YHDdN9Vh9Hno/fjOPWP+LnDACK1RlauDEYEsXyjNB1crD9MRRO92mBzihHh6QYKFojjO+l699R1+MR9Y",
-	"4yNOwcofkRIFIershdecn2I2scqkXAnuAivrACkaCJ0Y4yK4HUOmDO0GgSOrKYvg7kucg16T1aBLgeKW",
-	"cOSGEeSWu7RLZOInDlQt1I59nQ/0g+0bebT9Qi/b4XqKf4Ks8M9RO1fUFGdiximVJpLFhqz7Qd5eznPp",
-	"oD99+tQoh/PPO7Jy9L8FoB+g8JIhDmccInQIXK0fTnZc1vJeFgwNwjfjSJLByPpTBdyVcEOcXn34o+zy",
-	"8HEqIYOqYU0nvVTZoHwXagDSt9ave8TzaNQAaDJNEi4UiSDM0JSuWAl22US3YKa+BSzPgeh9ybNj7xmV",
-	"/yl7e3Pr5e2oryTqWqdEQ2+76yKYOSNFy7v11q11y8sEA1OHTRngK+1L+kLIdmGicsD4f8zuqcnk9kyO",
-	"OIogdR/HF0LPrKCpmOvP6f30u81s8A+lRtn97W74Q6v3087o+6Qtr5v3v7xhl5vjn7fJh+DLyRZ+H7UG",
-	"H+n5152f7kylskKiwFOhdXlg0q/285+zYbz3hYTAiK0Ph4WkKvGLZ4VKsswsU6pOC3ZvEdMas2Gxbpxm",
-	"GvpnQ9+2z1wBFFgVgqMirEjDdgEpbSJrLv/71JRTI13noxy+p3iC0YFNCy8Pv6d4er/dmLK7rmEYRn+v",
-	"54kioLFHNmemKxXu97t7VsbR9DzJIjIhxIzpa+TXmh5u6KTf9+BvF1KvPTT0yMY9FhAECv3ishP5keIT",
-	"837htyszWfmMAQJQn9Nsr/q0tWAek2gAbb1OiSko/3v5iPJhkLc647gWPpSpB6bSRcWDNAvlezrsz998",
-	"Fo5noQAfqJc3UgkSKBExLUDwETHsAaxIpnoUBOuCDIs1tzAhSueMmDoTyHgpGaQNaPGDZkVVZArfQ2vY",
-	"JTyivBaM1YNoPkEmDsNf1n22DmZULelKY/jKwjFt0ZUOy4o9SDunfr+O+lQQibqFpB+rm1HzDWk0KAiL",
-	"kO6JzDfRYWFMsNDsVRDJ43sSvZt0gf7XkReMjOxTiagyClURsegiR+tqW1TmoerVWm5k9oOueYQnqCsJ",
-	"k1zc8n5fK8VdrV3bVqfmCRpgRcZ4giSN9e3f5wI1gw4bUZYqIt9mZ4Rt5JCJAekyV6DlVlB5Z+c1nSop",
-	"Q6ZiCrc9d88uzjU0AFYdFtOvKY2MqW2nZRJw/M/YadbrqKuwvLsdUX3jwxccaiP9wMY6AC7oUxkIHJIO",
-	"MzI7KEmpMcz6k+sX7Q4UGcG1lwpySx7CVEiqb8U1MwgiLmOisuCADiigYENIlaSRsXEKraBPfUAvXeDJ",
-	"bYyVAbn+qwFWCUXDO6KsUmfrPqH2FrLwNipHh+m5RwTHr6SRxwqfEHhi59FfCjUe9e3VfhvjRJpvAnNF",
-	"hadoM+iwCE9kbqa1Eq6soy5lfd41GA9JLhkp5EPGWDDKBl0wvHRDjQEhjjOi0aQmfRKE4zfCdJ/zKOt/",
-	"VViVv7fCg/W3SENQII34ssNkGg4Rlqgbc3ULi9JrMRbsvOUDFXlGqNblSsHnRYKoIrPMo+lfm1dFaulk",
-	"FdgSwXtEdmpWjFbGAjMkWETmlpRUM7Nme88vQJx/zVDu/hK3v2M1z7mCcnY1Lz4camK5oYgqK9rkTFSj",
-	"gW/MsrwdKN3c/lRJEvf13V9mb0+uMW8JO19qhqvqyg3+ltc8WICluqJii3zBDP0G3UrgmqxmxRkPhvJN",
-	"PZ6qt6hLIxDRI5K5F6PMRWjUcNMTdv/iWNOuDdLULLLMwes5izTPS5y4bpmQeVjgoHPYHmQgrXQpKat1",
-	"5aRi60U9KXwbHYtGFfJHaSiN8koW9hr00COn2PxospP1CKxAOQUSmCkAHRip4BCrKrm4KDnsIezl7ePY",
-	"IoH5/DR44enxi1/8pvqBPYxZp12vwKoiU51xr9Qr0K2AY8U8ksqv154g9eIm3/u7sTeUdw3ld1Dxy3ZE",
-	"5beeSOTxCDjkLCSCScv3NGT9qJ3GWIsBptDbChyuhOQOIeZg+lN4enTv7B5xfN6HcJ15bO2TiXJypYOh",
-	"gmkRSSOL+E8yR59QvmUFN3/PFL5iZv3np2DhMuvh+9O7/lzpT3IVRcGuxPtlyX4jg9aVh21ugRq1anUP",
-	"bxxiQYfqRfDKvyS8iTWBetymOJ19WD3XJy7uoN3YaraVrITrLGTPS/1ahzvAS0ucjgoyms2usio0n1p9",
-	"Iihf5OLONnjhXviWFSucirS1haWR4qhTuyRaidlDnRrqc1vapTcpbMLeCRvPNBH5UKwmP1NTcXrF+0bk",
-	"ddVXHZCveCpR3pvPmFU+XqH3h/tohL9wgZjWE9a6IxoDeyUDYHR9Kofdeod1Q5FKhUOC2a0ckjg2D7TG",
-	"QcgtS5XUf9iW/cAshwQrYPl8Yji/xCPSXa/ngWd2aUcfX3/8vsP6PBWKaA3ZmLSwQkNXl9OWn0QxlaAI",
-	"j0Yg4odYaMJzySZckg3U1bL7Q2aZxACODuul4M6ikQ26smUrIQzb6u9awbFiuyUiDQv950BTnt4wEOg0",
-	"HDQ2OjDoG9dAQdO1BgJ0DQGPNoCgVq8N4lQBBY70XEJjc0hikw0fpwmFRzyOUxmCMyqNk6HtfBZyweA/",
-	"IWepETgEHveIgJcVH2GlGUpIlQAx5I6Oaa1e62GGGdYPhjzkGkR6nVzcQUMh0ocnUPSrVq/hOBni2wH0",
-	"WxyQGCuzIAlQ4Dy6jSam+68iD0XGku+8grcYhLyAAkDVBk4Th6bPgioy0vegwpTZFB37fh2CgwSBeB2q",
-	"QCU0xhoonsD4mPkmPzeHXrogBFqtmPiHwsK9YTNWPqkqmETQ/kkzc2FgiST8V6uyEplywVUiWFYY+Xeo",
-	"BreAImCp/VveSkYIDIwrxIoMuCjcKvqQ9DUm0gGA4p4KzvQS4UhHVIZFOExtOazMwt8/aTY2EQWPVJ8S",
-	"kW14zbrxyChRk1JVgZ3t1u5WKwjeVOq8WUnm+QA4deOATWZdqT3x/9faPsPJcBLjByqhFagD7AzVIYeg",
-	"rLiXTfVbIMOICEMuIxpHT8BtMb3uFKtw6Ol1tpp0Qe8/uK7UemwT6XzgBVDck1pPhiX2bO1U2ccLek0O",
-	"YU+fybG28j4amRYST4gK5avKFSk0VhSqJEqZ7RpaIJm8uuF8yP7gxmXtleaPh8qQZVhlH7NzzN7vMUvS",
-	"5TedcFOborR7bMKLsIgACMbwGJoyRhNK4qiOEi7A0MFN8AaJbMr2+uoQu7CLcZAzW1oQfFd2wauDMaG2",
-	"SkvZ5WH6mkypZRqiNj5CkHtbD2kjR/8e5zHBwCi9Sp+LmrgWtD3EWKqP0k1dqpCBpUIyhRbg/TTWAkbd",
-	"RdQZY6vV6mjfZg2k0lwSz3Pq5BzhKKEhgsCjPg4JImwAgl0ieLReLTaTPn0oziF5Km/vdn4YtR6eZC3U",
-	"c/TYuQogqrvT9I+kEhmkpANGZrg+QULD8g6ufy7qeSRZVlSCC0tbkNmil/S0/3MafucJYSbojd9Vwst+",
-	"YkEjyqo+NFjYPDCtxnyshXWta9bVtQ4jtym01s33111/a4qwxBPEWbGK0+8FOCzW2PlbGfh/ICinwZZG",
-	"VB0xJWawm1k1ZDPT2nHkFJaxoIq4op0Gp6+oIiVbUP6gai+2z+PvC1k/n+QCzlLnxBfoqF+v4YTemnpT",
-	"mXHU3vef57CSaRjY0lF6gAt93b84RndkYqjOzJ7VSXUOHOMps2kkSxumrBWKVivA+OXZOk2KjKAVbG4E",
-	"G83m5sbOYr4NMJcYBH3ay7CIORAQDSmehkMSedZAzCoMghYrx0MaDo0HzFYasKUBTX4BzC2JDbBdGtHy",
-	"7j2VhdWiqcxzG8pTz/w1AiKvLTt5numSRi7CwlBT3RGyt07PrEmTmn9KVVj1TkvmB1ojX87oVVDp5klM",
-	"lyDR7WfDv2nVXIXDH1YQcOFF4us4WXhkPVdoX0THtEZJiPl8cqaD4uisvUeJXKtI0LY6r1TbYsrI4tvR",
-	"hwg9yyu2M8KTAwOeF4GOqdH+e5WkIDJFddFDXUXTEZhKEl3zU8oAgauJU2sMNqY/5mOXGGr0CxtqiwCl",
-	"jP0NS2TmNT1mqmVsM8GC17dfYv73WY9/JMZbU4nUtgj9Ig7WEMfkfXbJLgrJJV24xYUuawa4TJlnBFAk",
-	"KWL303aLtGfYiZw+8CMcDpFMew0DVWQT3fgYio6b1GCAERzv2DiQqYR0PRNTBda1jVp9cXK7MhNXLXVx",
-	"XRykvKrwgE/O3y9SyFs3zQuy2llgyO1N0Brk8wFYTXokZyGUkE4SojXoOLWRIkMS91FM+2R9pvI1//Yx",
-	"yOjRQAHDy/js3UOW+WWWlbKinHP28uVQxOsKwndc0uFTAUl8G07dt3h6/HCK11fekq5HUVmKDq37bd4x",
-	"fyAPBzzmwnpsTGLboq+UjsC9X3ffnrnaj4m7g5a51f+UDU0tOLu6llytvEhFOMS2vM5ivtic+U05N9+D",
-	"YZ2MpPHYjIc8dsSXGa6wRIn7KFo7ukCvkRJ0ZOxV65Do29U4bbygU5LOs9d4nZUJzZYE3nJGzFUGn42o",
-	"TGI8w34Pw/wtmWquWvk3ecoQsEh7MTFWOSvfQvZaH49oPKmjTcjmgaAFplBEB9ToO7kq0dzYQneV7lvX",
-	"DWaBG2dm/O5MAeTrnwDrAm6gNRIBrKzoY6q4LSUlaPz5WaNP1pr3TzD5WvPVDE7s8V+HS59n0K27A5cj",
-	"3ZcTbWfiyEpy5TLntqrEtbzcs4wwcT9bnCxf5/k1brHhPru6p/GieA8XL91q3JAVxmKbS4OSVA6NJAZ9",
-	"PkMBbnBIo7QJHTa0MYuEJCzLVKISqpU/beoMcVJt5upCQfQuGA2soj6g94QVedg1Z3QwVKZmkJoRjeJa",
-	"TS5qmrFJUy6Hava6TMCCq9yeZ0MV1wjPXyfVaxvNLArvf2ilOu9PUgd8G9oZz9/kGAwkkH5vYzEJiIL5",
-	"7uu5r8y0gDEh8MNS+Y316QZXkIvwGlby2sL99YL7m6GszWZzBv9KOzUv+edptZMQi8ioKCb9S2OgxqQ9",
-	"iGCto66mSP1fS5L6nyBiQGSKvWu6EEs+ECSCJr5dtJa95uhX/xvEkTrqWk7eXa+jLtAthPVZoRjmzcVi",
-	"Wxpjiqp9Bjlnr8uiVLgQSjlfcOnDNgCp6ssv3uB1aknVQVTFNc3mMLMaxU5H/c6/HqXhJzMify2LmsWl",
-	"F416KwnLGhslBINBima+ZaNNd/VpdW1L54mpmdAFcHXfIscC7NCs54Qb3mFmvGXg+g2HXvYVh4jdDbSP",
-	"oFSa1ygaluR1igqqcoG8y2E+y18qqm0e0/2eTMwiDV+rapviOP0fw5N96v3jyPOPIz/vJLYWOImMOOcQ",
-	"nDdlc5Epn02Os6hwhkDgqGoPYaj/6foXamBvODqCiHjTzYVEFrlM8aSL86trZBo9/g711L6Z67C7Xu8w",
-	"kzWC7shkI6OvPYT9O6quCdz+TaGiL1hWyqlAKExjyrCYdFjeJA5a+mQFELT4ls9kfNopi9BaO2ivl4IQ",
-	"sywD2EpmWSoGsOWjpk7pACui/30ASbTTdpsejWPKBvu23vwi3itousEmi41dPg5j8URj+kzVORnaUtpP",
-	"fikFC9IS25gTJuHAV88aC5h11Mtn4UPPX0I12fjHvFrw9jQqeDaMVoBO8B1BV0MuCDoUdWSbeaPjE7Qd",
-	"bENz4zJTWgaV8m8daArppEHQ2kbnQtHf0CcSRdUX0JNfyLDJoxY8wf8zHBLW0LLjbxvuicfXs5YPfi+s",
-	"dv25ue9LXp8Zfuaz/f+aaLPZQltbWyhoQn8vb852sKwTdWacicOnLLujJDAAmi1oHFiFB7BILjN+oNH9",
-	"wEUhTvuOnssplnMNCbXU4hdzGBVOJHcdLc2Z6rV7wtJF2F4VD8sO3nNpWL6WbTw7vsK5uO96vo/l2Rts",
-	"fjXuthTKPg//MnJttv3edaZBjte+LqhXoOo0B9HM4z/+/X8ZVjg2rBB6YiU23mFJtvJk9MmarWKw7grh",
-	"QJs15dqbvjX2Bzoi6DfOoKge8R571Ty5IvKVycWmarJQHs+fTD4ZLeTg1tfcPSVjdIHvaTwF4c1gaS67",
-	"OtE8SQt57lfZsMT09yddVxPGFoyhJmgfzCIcak+Ai1QfI5XWBgIti11VCu9FV1emw9YkUS73yVicoE0T",
-	"kkRBnwCT58P0dLagQdck72MWkjgmUbco5drFgrGVm1pc+UKsyATTgAZv5yiKwPkUC9R1qQDhcfZ+xcMf",
-	"3Koqnh34C618nq+96nG+He9sj9k9pyG5wHRWHnBoR25QM/Q2wRTygZF7guwTsKqNsLgjEdKDpsPFgWxn",
-	"cYRsOkPcYIq0E2uBUS5E1faNRb1AXOHY9v2vjDSz34dx9ayVWMFQ0H7T2gqC+lOGf7d1f4mFBcyjQO+U",
-	"/ilZsLOwpSoZthJf/qyk2Gpk3fBhCSS2bznMUzgPXOLW8SOD9bbIs6uR5dEBjHaxkT0SYlsP3bGY5xNE",
-	"xiL7XKA1W0fddXkw49YXohOY6IWoJC8X9pJk4la4MJEUDvafSibTKDaXUIpI9qeTSgnHDbEQJlP5PsaD",
-	"6SNvoG7KTErdrQv1MS4P+2NEiTKkwiOC8BhDLSEj6oCFDPoI2NENPUjmLbPXNzqsgbrGbmnnn8BsXsKx",
-	"zWVyyWRueNe8yxLe3cscl70JGvFUDe0zDsu7hXrw3b28nFPeJlc/R/DcvDIS7DZlGsiRrRN3ennmWhuY",
-	"VuQXx4eFlMW6aRRkyhrDm+j0siiJTIEQvL4eBF2yXAYELcslXP+vvwctM+YLLIoq5fmmbXZ+FYwK5XsF",
-	"fdpUUzpnCwXiLhoyL2VKogXndEkKcwnV3/f3+gWtD6WuMN4SYfVL1OAp9zqIMFQE9gpKaSVnD3VBjYHk",
-	"+KwK1Jrt6b8ZIKhwpQk4A7XJrulCEZOoi9ZM6p4rFbbu5ynD1DV7TEZqNa9VpmqsoPIvnDxjhs4I060y",
-	"CGTV/rL3pmuJ2CP0MMbHyNUMAlOoUsqAvh1iFsXwVfjTVgHz4iBr9doQh2FSq9fAU1YJ68J3VqyJ4dPe",
-	"9BVgWBVgnU1kRzFnAyJsDbO1IjJmavd05Oq/Ao2WfUjLGx/yIIghjyMi0JiLO2mrhlP11ta+MSHKEgGd",
-	"mLpgkF+ykJiVPtmlGqqQmaLAVBk6B4FKSpfPqRe7iFA3qzpmmUgqaaMS9aFA/4XtxbKiMcz0sXWTFA0g",
-	"Y1NlrhFyHhPRSDBTYtLYLXsIW+0nLU2MjP1PzMOrM2/olP2ktNrixJUwijEd2ca0BzwiK0KpshCCaZgR",
-	"ERuiZdEBmshuoAMsSR3JBIfEeHAjLIfEtMqhAwbF+Ne6O3dfG6N2Yjo17Hz/w2n7oluunAC/lo17y9WR",
-	"gfVXgodH5PvK+l7dTHQEXcYUfcgixyFyhijz7PzwqrEJYlkdyTRJYjJy1r8kb2gFcqR/13nsF+Sfgmg0",
-	"UyKCM+xXyELzjwgsHwpau6wpQUcjEtVRmkBVWCzJuulToMiDyksKSgKsBmpbMA7zFI/m7Pzi/PL7lRmo",
-	"g31lmMAZRwkXd6iBBInpgPJUetCsLZg26Vd5qD5/Y5O6xvJuNdJwUcdF03NQHRrKDuwpeaO325VhE1nt",
-	"tqfAeO0NrQ6k51LN0I7hZygNbGLFZTG8myoyqiPMbMBzREI6wjEyy4Rm+PoN3kfbKO4hrFDzze6u0a07",
-	"TFN0p7bZ3N7Y6tS6tse9/lTcWzct4Eb8HiIX7onAA7Aa3JFEaT7SbGUfS2LNQcp1RGHaWr2WYKWI0Fu5",
-	"afyPX4PG7uffm/Xmm29rnc5G9mfr2/r/+LdqYpLqRyyoqzRe9pNA72WwPy/q4PNeWU4u7Qs+Wkg0WTJI",
-	"2tvhrGBpbjL9l9mn/8py+1xCM1F8IYCA9WUpQFybN8osI5ND4Czg+1PAqdh6vYwoFWiQx0bb1X6eQaeF",
-	"s6pK0E9xvExcuXkjo/4MmJSp7Xatyutm177MR5ZI3tBDZ6Y+Qkl0cf3AjqMZljxBQkIT61gTmMm+5ifw",
-	"GhJ8LFFoQF5I2FuwiOoUQSyZI6AXtlSOK2TOzdhopPmxTe6Dzispk1oSlySv7p9KyzXh5h4SLgikrJkH",
-	"zwOBN90yW/JeWwbn3FHKY7bU19xr5+lK+TEV/hRFRq9kfhFWhvfqB3Pu1Pxma7ibLeRSIVucWEJ5gvw2",
-	"zC/dteL9WhKDW0FQGcLgXV+L7t+9s8wRjbFUS30EXlj6Cyd8YGliVdwtm2YMb/I4T5a84sjco94iKpYw",
-	"LOeNjq/WioTioOSdShlbihy5gmAKgCsfVYlFZiykCLyn7pbr7MKsul2WotvVyH1l/Fv8hXJ132cAvRqc",
-	"KVMHMZfkksg0rooLcyEw84WSlKmrISEwaT/GgwGBnLYKtvKBj03TNpAkQI22L2zMBfKPOE7JHFYF/TEh",
-	"Aj2OkXtJooRLVSrItSCsQxfkNL2A0h5nQtZJPxUVt6EhpLnkXdi8IiPTDyW2hdD2TMZqzBVa68ZcHUfd",
-	"9TpyxbKMEyXmqm4iycEL02GWPbs5IIrDfQj66OjpoImEy33V57aB9rMuddCoxEyih3m9rTusx/mdly+s",
-	"UDd0wmEXrXXJQ0Ig1MTWhXWws8cA8g5V0hzWW69/BFR77TCNDSyN46qUBtMFdtkqdvWaXeDT51B3XgLv",
-	"KsNFqLzNk4/eYUm6+Q7WKxP2KrW6rYJWtztLqXOwrEb3eQexwEZefrmWImYRp8UDKhG/19ICt7H1pfyQ",
-	"xGQJewkkpY36CITUUBA55HE0pxyVV95kCfnekc/Cw2donE96uFZJ5PVR8I/Jp7bthueyW3uiMDByUmGV",
-	"pAgIV8mBZ0CngvtPL8LxtP/4//8fyJHKPwHxZ4lpHgI59KhKPC4cZT3ncR755xysII/dV1xHs28iczlX",
-	"moae1wLGzGAqvCyN/KFvd5lRH0YOCfS8GhNBHKd+691TkHAg9ACXrgMcw1XAGfERYWrRmjArhbbbV1aE",
-	"waJFSpc0lznpo0InzlHzWQpKZWoEZ2rYICwyJ1VH1vNUeynf/tNSqA0Entv7xYbq+oDwkXGG/zo/53pO",
-	"OB4FuEOaTYSz2jqYKRZo6lAd+6rnPjfDc4Hehp/Cmk1d3hX9AstWpF0q6XDh7BXYB+xuVc/f06wGxoBE",
-	"uMaFFlUgrmgdmp8yEw9t75d+qtKSZ3ouiyiRXKkbouJwZ7pBMpPMXeFIENHN8uRy9rARfjg2g91ZuD9n",
-	"k/PKyQfL+c0XpcbZ6HAINRVWxQfWp0+aRs0XDmBsVkp7EZ+geTGLppiioQ9OCcu6Si6frjsr8GLfIE5F",
-	"AnYW3mR6t8cx1IHVo2XmLaXCFRod0gSyC6giDRnyhETrbxEE1oypJKgdtFH3Sn9JEwbku3aXzezGeOlw",
-	"C4strqmRgcFsHDliA2z6sa6GJziNqK2BU9G/Vz+UULKDCGnCwfpUjN6ajhaKPBi9cEmKWpEQEyIofxIz",
-	"c4BcmPEZJi0pDeSsZesJ1lJ9gu6j9QzG2RZmH+cxk4mpybRi6Fa2+1nRQqYrrF4RygfbJAn3bai5yQYQ",
-	"ObTGGXGhS0BJ6wvmT8BkXHxcLHIpIULPaYKXspeR4DHUcB7SwZC4KuqrhTWZxtxRGpPovUH4l/eEkhGU",
-	"O1jluvDe9SS5wpLnoc09YYqLiUbRFRnBjB4GfkspLeJXV1ZduKKwXmCpnvCKZi+vkcySF8uq/AeLE3JP",
-	"4sXVlAv7RgU7maqOOiRx/4T2ySGeSLs4k3O5ub1VyMFsVtkR5F06fXQfGf2aEifTFS/KEEvSoAyqBeqD",
-	"jydlTr79dLScVvIXh4bevju9HBqtYDF26rWEyVBmLkE8q+V+KAgE4eMlTvsge2dKmQRQfU2J3bOmIz/T",
-	"f+59BoO8tudza/TymGRynHfrlZp+0BE1LJ+RsS8NGY4qDU+Vb02DJIgB70Fw2YhgJsEBAQNWFdVbUwRQ",
-	"BZ9ysootcABgmH3w52LwUnrgByx6XEC2yfcmvVg+s03eE+rfBY9puKIa6x32XC4Kw06oVIUaO8/ZlJlk",
-	"zq5sxdVnNGm0SUezAtKdKTFLTqpbJ1MMmd6+uln21be2G8FmI2hXRKY/adlazmRVAMMJZTmdLi5o1mdH",
-	"Mb5kqsk9YRFfqQtM9qYnwswxGgF+XJKEixW1l3Ijkaz7iazMjVhMgzAL8rQHrRsWuq2ZJik4DEsp70/r",
-	"rpeuN79pWk0V6daRIH2oBw6/2Vm7ywfqm3Vmu7Q65DzAf02p6WizGvT7go9OCo6kigyJkvFn2vajeHiH",
-	"Qj4iEjrBLyTJL0d63kZXJzxoYHbOyj1XLAPZXIWBOGLO53vPBbpOiYzwBMKb2NeUKCgHP3XzvDDNK/5C",
-	"JzngxOiNLqnYdFZZIfGkEOd54vubCotdgMOkbLUyiUd5NynIlHMdMmyT+KxOp1FLXenw+nTG79LtREo1",
-	"klbu1TGzX96zG+4tV215pUYVS6p1z24BWG55kG1xNmpd0QHj/f6KYg0lCsSBRSuqL5zCkGC1cO2gcpOC",
-	"7NV6YYHzYKBWNFJbhJfzrQ49QfBdH0uFgu29IPiPf/9fzWBvM6ijOGXhEDWb9sf23mZgMpgoY0Sg5vbe",
-	"pn7QCvaCYOHWIIeWCIvOhdZC3kFMmVMVlreKKjoiv9nyaXPzSNy4GYpyNs+cEzOs3DHRf4bBaBEnQ2mZ",
-	"ztswwg/XZJS8XyLh5j28R9lK71U3mrPGFS9aeBGjyp/pcHpC/LvGK2rKMe6RisrgF4KaaD/bnhwP3iJR",
-	"EHezLvH2/rQSxa2TKLr6JZkF/3VdV7QuWsPMa8Sv8MDcuFDLy0c3v1+/7e9XCs/+ZBz2yKSKotbLuaU+",
-	"QRowZoV9gpRftU1EXezmW08XMAAwadUGiBoCiCpJ4n5WjrlHEB9RVY77nCnazW2CZ56+kohGezkqe0ta",
-	"c4docw+n5MA+Fx1Wscs1iwamshZ0C5aoFL5p3XOmiT5GMsQsK/0MAZn+QC1f2kXkyFDGrDVbNjf/6a3D",
-	"R28NVMkOg526iDvoFmnBbnEKAaavb6D9qkMsfdchpcZcqiCtzgC7ZwJTTep3j8S2qjiW5rATSzY20lLZ",
-	"3BEjNUvTjpJECIsZPRBnHPf1ArWOr/HgOh88ZdfJH81jIqvmY2Kvfe7cVnaF/rHfSiJ6SVKuFIailOw/",
-	"KRgewqBv9dpA4JCcQuvj2XIJ2gwsY88KJb55sk7iIleehqe752LK7kh0yMNnuC5bFa6GRFAuFhD99Vou",
-	"3NgCcsyCChz0rNZ78LK8GHKTLzh7yFWI2fwR+oauHrGMxmvwGw+qYww0Pfsa7hoX+m/GjcPRJnlZBm05",
-	"F3R3G1L11vU7N3qhv7HuYiybjJJLzAYLJRWbgS9lzs2kCDObI5/ZLOCTTWlZjQ38CTHL03deDKYJwccM",
-	"4TGevPUYt2fJ0JcBviMMUYbeH70/N7Wc0JopdhHpWaQphrKY+7lCfWtWc6wXUM6x5E/m6MHJXZqhy9HO",
-	"yp2rcquwb8DJooqnA4jtTuagn6m4tmK4xH11BDhUfQORAORKyDu7J3V957sO491fO7X/3ql97nq9DmC6",
-	"grz5aw2Kv2zY2Eqwi4PFYCMiIY1MUORCeqndJ6wM8uNK0W/z7JfV7sdUxAt+9KOIp8vCiLhWdwCcczxc",
-	"3D3L87PkZZ9JZAti8qKXYbYP/0Z8EYbrr7j+pDctMrGuL1JjbcHQ7LuqdihQCCqNY3RHJq73F3Txprav",
-	"kyAy4UySt17NXXRHSCIRRkMsh0W9TPJU3t7t/DBqPfzY273+7bLNTpI34aeo2f8gtwff4c3JEQnS7+m5",
-	"2vrp6y/jlToOlu94QUYUSqeoodVL7sgEYgLtfkJSR7AXHDXc7sDNYhQWsHVTBr09iEDdhwZOaOOOTLob",
-	"1bhG+vShGpamOb0prRUOMdTnFdJBljIUU6kkkhxhWKQWN3omyXzAqDSqYCU4l2r1YNrvA7yy9fpR4nMQ",
-	"Mw+5WLxcpvfOdKVM6Bc2s56ufQ9pKVkrhyQUUNcnx0Stj8/GPnRFQPOzdoMOgzkJlF3lthSpTbqwGmX+",
-	"UfnaPO+Wy51Qdn+7G/7Q6v20M/o+acvr5v0vb9jl5vjnbfIh+HKyhd9HrcFHev5156e7p0PCAAAVhTlz",
-	"oFsGfZX2CnxylqVuWmBepTRjdmmufHGVVZI+pnEqSFaPfr4itWhKCZbKFWJ9TgqQnidPbch0vq3d3aLG",
-	"93S2l0HSWaXkBoyyQRUil1nqBjoCcSOrxWpTWDus+9DQuE5D0tDzgQ3T1hqN+ZgIqAM0JA/ow+n+QePq",
-	"w35ra9tpOQKPTVHXOzJxqov+bIcZULySqDdRRBq7jumhap7UUXc8lCS87SLDMhBlYZxGJFrfQPoLArOI",
-	"j1CPqqkCQebFn75u3j/B9N3dUCmOilLDlKFSidx7/VojntwYZoE8DdsnQLoWKq81o1yMQxYEnuws6466",
-	"pvCtgDglFF+ApbpQsoprKxG8T6QECQrlkWpoSOLIFbk3UV2uhrTkI4LCmDKoO6JFTwmJGHaTSJABFlFM",
-	"pOww3oeo2z3UFVFXP6FSEa3vRJQoqihmddSNlOjCD0TRECkSDhkNzaMwGnVRaIou2rewmCBbzrLeYd1w",
-	"SPr+EP13HXWhtmUXfdg/OLho5E+hXK/EfaImKCY4Kpa/hcSCSAkN0mik/3dI+lmhzELGkajkEgfFBuLL",
-	"OYivs6aQryRyrchRDFNpsv1//u/3YD3U+vxtOCThXdcW4eapkjQCx/kIYrIlwh3W9eqJ3ZKHMDX9I00F",
-	"yT0Iyx6jbsj53al1ZnT1CccQ5JkIPhBEyrobN+Rx9IGrbGiHmbH6d81qhlyhNQz/0T+ZRm+2y5cJtIZn",
-	"sJ31OsI9fk/MrAc8jk6tG8auoMPctCGPo8qefd6yl/XBlD+6yvseKJZ7vapY22Huq18qPP9JC+AJD3F8",
-	"Tc09Oe1jBJ9nuXHV0z4LZde64JdnZDTALND3o5JrHYJK+zyXuGVNfrgVThLB70F5FuSLSRr+/Az3eGlz",
-	"2Sert6Qv0wptyzZIfqqVoG0avGQq1oqC2aL63NL5XXCREcL2Z8gupvnvK4n0QIRTNdQ3UqjXD1cMkaru",
-	"/HMjMK3bztC0jxi5h9qVprvqahLagvlnFWES1fbsa5ESy1e93samuC6G8r5Qj930M6YucxHhAaZMGkUy",
-	"iTF7Jd2rIU7Wq+3iZgnPEU+frE/sbcE6wCgrd0QyhV8nKMFCSRRBf0jln6xUto3n07bBF+w8WMyCy0gp",
-	"OzkPfgUsNW1zl6rPbTB+HzqLTpH7XWXpWSiwou9uYtpHGVNfQbxVWN7djqiUZEafbdMGs4C7JRe1JxIg",
-	"ECGQmQ+tRSlBzfZeEKxXBlLZpgY+K6Wsz6GKkrAVtZzMUpSU8ucLFW/NvpRvaDaEDzJuOIePmHNOTSxv",
-	"3fpa5BAnekxCNA5zhrr6+13bLDXnWN31vcxKayL3OgxsO5RF8hWyLK6Oup8cbzBrMpZcqNyScQ25gfa1",
-	"mKxSwUhkKxHZlsVaNUoEMd2psjCEPo1jEiHKjAjEGVmkbUhxJWAMmTf+lLD03RLjrwWenFBGFhz+PeXy",
-	"bsGxV4RJLv6OFRlDA3J453PpuI1jYqn266YisocGcDoFnmTOf2/GQXazQ7zt8SGEnHSY92OfD7t11C2B",
-	"0r47Iiy9hXF6TBF8dogSeHKr7xjovu6BzD6/07/otysgZIdIeHI7MI+6Tq/P0YsnBlhvXcCHeWYcUzab",
-	"2WHeBjqGuBHgESQq3EYaUKbPMLtjfMw6DOap69tMcNtbBBJ9XJ2xFIoLC8wGhV7ciOER3H3QB0Avc61r",
-	"TmmjkwbBZgg/wj9Jd32jw/aRBqXpEK2PzIb8dY2vtEdcbK3XMCC7h0q2gt9rcsjHwKEznLHRolAnYiBo",
-	"rFV0iVNFoDrEDBb0/Wxu7t2VVDrt2bhqpC1VoJmQzYe1WzfhTOOhiSsxV6Wzyex1WIc9wgGgR308j/lb",
-	"j8Wh6LHDHhuNRuH/9ctlTH5EPRzeNXi/YVrOWKNGzrX0R6Zo4tGvU6pvYiHrtjVBHQ0xi3i/b9aASlSC",
-	"HlFfcKbyL75GzsxUFLIW/TBasz0RNOCyb/N+H/UmDqHX7Vo8UkSPHjbpb00R76NtaA3l9zNMgsbsLLUT",
-	"5oSLHtGQy4QqHCP9q9mNDAUhTE9fpnszux6JvqYkJXZCQ+n6OEncdwY4BL/qWQqswS6Qj0acWWkLbHxm",
-	"phJDQI/I/hMJEuMJUJ4nDpjhEq0xble9rj9YyXDmfNgzpxQwDSQFDxHgfneHYapuGkCCpMblHcgC/g7K",
-	"YkVx8imRxZDnlcKKzGo9YrifJsSEhNYpstY1JKuZLRcD/R+bWdPVEh/8DR4Ardzqv7RwCFw7R0z9s8HJ",
-	"LpiiDEp216GAI47HeAJl7fVlb4qiJ3gScxwhHOEkjz4ERtthOZZKhGPJgcQnBpe79SlckwYpZdfWnzCi",
-	"in3JiTImHM5Egxk4VBlZsGWPZeidJ4ShLD0Kx15TkjzEBQSpvx+Vm85buKzX0YhLZbplwe3DOoyRMZHK",
-	"OK7qCCszpBXUtYCWi1FWhHN3Rc7IoaOE5uVZtqkrwGF2t1jMtie7V3gXllHWo2rcq2iylClPM3IKW4t0",
-	"u4ky+8ITWQuuGgwYsyx2zljnK+kz3Iy7WgzNzsQqdfr2rJvqKP7pfHAUAHKIPqA91IUytpo+jJEQCMtM",
-	"of/ZF3yk/8u4oTns/GPZGc6T/qbu6lIEw0NjwBv2ty+Ss41LPD612sY3w5gWAqO+MqB4uBgsNP5cWN+t",
-	"g2hV5PPUvcrZ9K0s93z0gUrhmvoAtcABrVlNIkiSmEp/WrswFl2ogGGtq6YUpjkne3xdfZ3G5gyZaYyb",
-	"ic4kWs8PrsO6LqeleIpZYlPdy2qq24ym4imb0mGGxzLguUaw1us7JDgyF2vR0LzWRkMInlG+vRxKHqCY",
-	"9olZuhxyoYhY30BHhhMwwww6DNjhn4dL+WUxw6oCz7WaGvPwDq19vD5Y97qxgEw3xiZs4K0tUHsPLhTr",
-	"nOkeXeNBdxbfuG5u7QXtvWDrl4Xrb0FG6iLYfKUHmpLskyr+MXUxaRlhryz2rPVprNyGHDZCMYju+gxh",
-	"vsMKHgoS2xK8jDyAC75HBpTV9Xx6njoSnI9AOuxpYshaKCNFwzuiJIpJH5woex3WNb8ZnM7R0+Gunkn/",
-	"t0dgQESJvnW02hIB7jM8IvpuyxoJSSAURR7Ae4rWjg8Pr45RTO5JbBkleERIpF8CfNTT+YQFU2o5Azw+",
-	"QGlYavJa7zDIfNAgi2mouhvojCObcmXjzbhAp5dn0imDZnMohB5aaEiZsvIPHNCfRRRTNnO4iwwXrbuE",
-	"aHvJeeST2eE89ll3Mop3kVWai2iVq3zfttU0SHbFU4nueYh7aYzFZANdm1Mz9kxB2R1SQxreMc1EteLi",
-	"naXssLUujSJJb6Hf3mYXxfRrSiMqSYT+49//T+Q/3QFXqP5Kvfg7CbuIYDnRSBwOyfhth9nn8P3boIug",
-	"JJk3oXnQ7iLyoAQZERDuaHi3XnRtmiad9qtQRZFgcWvWqDlDGsf5XyFnUsuGTN2GWPT4cBIJcxwhFhHF",
-	"IUzFoPp9zMe3kkc0Hdk/Eq6wlObvQZwqwm77ghD7tI+V+xc1XRGHdDC8TQRXBEpf9uOURreCaH7kzpiR",
-	"VAmo3K+/fE8GREFtV/MHNr0MY1jOHZdDmDbGoeKSuG9HmIqJ+4Olyv1TpT1y2yckMiZKLnB8m7fz0uTg",
-	"HWrxz3bxz63in9vFP3dKf5Iw+8EebenvZunvVunvzdLf7aJ6NPsIpxUlSpRrUVXdXiyf9uDgw3ml6KkZ",
-	"4cJRPECNFbK1aQz77sn4yVM3buFyp6dYhUNX7rRekxOpyKhUqfPi+ODw+Oi6OoS+3KnsIIMvOvDgi5pv",
-	"ggDdmcYQC7Sns1NnK/KqqRqQzmJmK0UYmJegA8mI4NgE38h0ZMqMY3s9vJJQXl+u1zMrKUuVoNC9xNxM",
-	"ngun7MrMYXEw5DQkq2eVAyc4jVd+33Cl08GKE3ybC/nzdOkqUMuDxq9HviA0/FcWBUD+zqw9Q7ByhR2A",
-	"EXR+eIUkGUD6XFZV2iQ3UOXV/qvAFR6R5XgGcKkKvpFxn2nxOmVedQn44itk2Azc/XLxVO4ZPItGVUVq",
-	"cS/2nb4SjxxQ1uDfJiOvbhrdCWQ6yNaN5RxDReiIyHWIHoaukgNM2dsOk3TAGqCAQ1NELSZQtWAqH2VS",
-	"CSM2yQIv+7V2xrWKFxKmBLjZ5ZhY3pOB5un+WXp3c2oGg3Rlcx8iG1UG8qBRV61vNceeDbR/eO3GQLgi",
-	"qEKeRbbDTPdNyPZkFrxqSCbZYK8bh7GwWDyIsSJSIc7KaZBz9SJzVkAKZ1nH3xJBXB40WsA1YTXu9CQ6",
-	"vzy9OQ+a6DU6Pz28OQ82Nxbyxhvrr6keVIHgpwTH0iM4nCQxtRVTzg+vGq11ZwjLiq2VEkre1eq1k1q9",
-	"drjcYRv0reqfGqlurr1q3iB4RLT2jZl/oGBcjYiwvVQvTw1kCp1SI+jXBJzn86wwpOfEOiib1Vo6wsOr",
-	"RhOtmU6vWgfMhEGwbWTNSLtvtVYIDrCus5YoOO9Cb3PXNN8XKQsdTe0cFVusCmWAIXXLOh3jK9H2FN5k",
-	"5+VT6SzB4jKNiVw2/TaO+ZhEB6aqIi1x9ekIm+qTybDLTndpleAl81Wfmt16hFacverqWfTqAHHd1PDM",
-	"weJFdMeZTPfUbLkMojeczMiBlWlPKqpSRS6Xqa/z3Jgbi/JG45xGjYrzzbZecTpz8XS1SkwQaKtf1/cB",
-	"lH2gRJX95Sh3l2PmalbGVCoEy5deH6lq10kFSZTLt0FwbJgNQfal6dof629t8kgZdN16HmULrZ4pGyBC",
-	"we9Dswk30H7PRJYQG+Jvyp8iWpR/lixeUaqXvwgZV0Eg33dvYionjIdYQSSfCUpwy121RGhljdwqNlDh",
-	"w8eZQY3bxAkwGQ2IkhnXB6CDqBab0pFr4Ax1zZSlq2LieZBJv08g1B98ySYXFI5Go2N2f4Lnb4ilMcQb",
-	"4WW0vnql1Crp1WdJJTIx5i9jsIWa2VL5Ni8TmmihY0uJgLkuepsjpYnzpgq2CDjMOMJSEog6s3ZQZ8GU",
-	"hToIO0/VQFiWX3rMsrjTM3uGvQka8VQN3849dsbBfF0dglnNcysQSxDT5BrhbPuARoqM9DcHhFn36mK1",
-	"7qZ5pCtUUTZ5miY/aCyoUoRB6RDnAe/TB6KV/z0odWob+ddBdK6jj9cHSKseWuSedl52GIR+rnVz14MJ",
-	"J9wLggaU2uqubyDLr6VNiTOiv96cxo7L9wdoc3Nzt5zVM3PGYuR6Oyj0pup0ot/b3xr6P63/j71/W24c",
-	"x/LF4VdBePaOlKIpp3zKk6Oit/NUmV15cNuuqqlp12dCJCRhTAEqgrRSVf+M6Ksvvuu9L+YN5kXmTfpJ",
-	"vsBaAAhSoETJzp7/xZ6I6XKKJI4LwMI6/H72P38jV7/iXy/wPz373+vr/evr9E/9P/f/3Pu3/+dvfxrU",
-	"3+sHWdze2EX80fgLt0Ir64jj51Z6p1uqbole7kHrmn728BB7LVeBn6cMTqFqF0zkjAEqp9vbHimSLJOM",
-	"RWZ7BGmSdyzPeYoJ8kLiJsghA2Ys84T52jV8rdVa8w2km9bQyqqGLhi7DdsIoBSin7t2kDHNMl3n/mbu",
-	"yybSn1O2ccZCCswbC9bdWJyCADI1oWmaM6VOLWFXSlbRwOoePyro/1qTmubvIRb82k9tODkOybdAYpk8",
-	"kAWaYgjhNhkFI4yOD9iOVTKl+eR+kesd8xVm8g6uYWGchnxp7tCps04YkwGzYxERmaUuSqWz+eijqTe0",
-	"MM1R8yqjKtCs858OBoek955wYV6MyBvCZuBeTJYR+UxkWbhH//j7f/aDCeO5lLPg+LczY9vQN4uv4dzu",
-	"kJoBOolItPpsJzBY8R1XvGizmOjeHTw3rlBlEC86XIT9QhsjGPnS2RCvCgpEAt3/CELpK6EILlbHbBJY",
-	"BxXjzUOw4425oBn//Z+yEiqGlgfjtntAlp0ccLO7f4k42zvz86wYuNrY59wMBc+Yh0xXWUP543mJ6rPo",
-	"xq0uStukrlRD+taW8JoWNGDrqxh/9l1lMQSGrzACLagi7h1MF8KGwkVbhOIEq6/V4z98JqKvAVTkJlPR",
-	"dliXta87jgkgEHTHpjC4BTajOwBQkZpB7ibu9bmxOAq+vIZmZ7OREYuJsDUBsIgomGhjkAMg4V+OSVgy",
-	"9usjee62hi1B4jtpzQgLt+G1Rt+hcPh0vQxcuK2pofGaG5W7vnsLgNfkf5zL35lwurAgeMtbYdqtHzXI",
-	"FnyOpM/AMrLpJBhTntWULh/3wm0cDihj3Uv1/bTpyNMqZnG/U2vMRcrFRG1qSFcopi2GKXd0/uvhZSo2",
-	"NXh/NzqvT+GzsnkQ+P31chZrpUS1ka/67Hrkjeqvm2K2vkZwxL31pqEu3vaJib5OZJ4bE1ZB1S1s8UIW",
-	"JIUM0MKKuzNhrM7pnEImY3C+C1nQ7O0akWgdr/qhaBEyTF1uSUTN5dTofbMFwR3BYm39U/GzTLrRloCG",
-	"G9fAjN6yTotlJlM0FnZOpA65NQ0YyUOSTjyI7hWEvTajY/vuOtAAHtxCx7KScz+imoBVEdGeewua3d5w",
-	"cYNZvxEwbP4Od9c7JiJ9YZvezGgy5YLBjXENB+eTzX6AbAeyD8sAqVvsEslJDxVB88HAkfzG3UAxrRA3",
-	"EfTahXjjm7vy/DoR31jDN0dof5PnIU7WK2B/R43NIE7qFytgqGDAzkYVVZdh43RYuOYzMi1nVAxyRlMI",
-	"lDG2ln3yvlBkIXOI85/RpQlUPkXXFlwUINC6bvr67HMROnrddmp0G+u4Ohzvrq7OCb4EETiRvqVgXMpY",
-	"5iTJMAYOrNbg4lGMGRb9tG6POx4eb7Qb4ujUWoWe/fZZDDf9TLd5lLGImDVdjawuzkXxGdSoffLKdGSU",
-	"U4HjWky5igx8hh5maFu8fy0+sQUGI1kPD01TcPC49F+sQ01lmaX6hSkVaVbBlHtjun8trsWAxHc04ylM",
-	"1w0exzHpHQ+H/RcEIZBgT4TWKlK9e0rilBX6x9gEtzOaTNFfu0+sC0erIca1sQ+VlaIGIQJVHfRfkE/S",
-	"Q7sCw5ZWXMDV4zLbSCoZajUFvWUvAFYNk/EHJJ5nVNzY+YRiD00PfHLMRwrQO0hGk1v0tIwZ5lvqPqR6",
-	"04vNLzGWO5b5iKcpE1DmkSnTEVBbElsPqosrUkhJMrlwU+26gGUKWdwg6bQu89iNNJqqq24CQLwu3ePs",
-	"pQLTCP1eYaku8UAX+rxRqIX5INgf7DuuZzsx81wmeuWPMqaLOLTjB7sSV2TBsgy8Q1qaSssYaR2uHhYj",
-	"AP0nek1i0Tkt2I3Jq4CSdePOCATows82UuqU5KzIl4SOC5aT+EL/Y3Cm/xETxRKJmUJ6sjFB86aQ8iaj",
-	"+QQafHDUaDA8AQBQUZ8FCwGJhc1YMZXpjZ4U4/mGETwxpc1pMcWZUJFxlej33SxVU4ql2vEbPjEFxGcI",
-	"KGmhRE3AgudErloG2cwppxB6qOzMqHKu77gsvYGHN/oh9PjE6/EjReJXUhRMFIMreIGjFOFC8ruvl486",
-	"dVO3skhNwNJNKegd5Znp0YmT/mqedfkIIUCEXHSeP70H54JmN7ix6bKHIBOjclKD9czkZMIAyrM0YK7M",
-	"nYi6w/86MDrb4H0a1xs/KtWyarWUZEbFkuibhz7SEEpBQV7egnJw9lrfsqm7B8GL+oWUZXykB49lS5JI",
-	"VWRLCHPMS0EoGbMFgdAErdf2jVGeK3M+WecRoZk+BpYQQADq1lQXbaIIbBvqk6Ivb53HdEYzXJw3ZssO",
-	"buMJnAt62gBhlqaEmkOBQigN6VHiSjISGxFFl/3I0ljoYaxkiSsC5w42Aj9Q9YV5dFBvxCNll4LJ+dYD",
-	"AVum/gJBuQELsCH881wWMpEZzOpBRE5gjZ4JbP8dA0A9GP6cCjVmObiJ0sbu5HZXNWf0FmtJaUFHVLVL",
-	"vH1Bd7cUuT7q8Iiv4IN1vVwPmiyLzpMmyyKRM12vCV306kykEIaz3eT3ulbgOW0imhM5m/FCS88Lb1cH",
-	"BUHm8B/d2ym9Y2TEmCAzmoJUUUdMAo2FZE4qSPw+ZbO5LJhIloMf2DKuRgxSHY1wU8VekJMvXxyCiJ5E",
-	"/dItmxd9u8xBX7ihc35zq0syhz3sihWgMhwuuRQTPZx38laPYR486B6pesGYq3YDaF210g3OB8J4VcXX",
-	"UGZgiZUCUab0o5SB8eYF0T9hkHe9utV6HF29qcctHUjWmGC5erWXCkPAJlJUmotfBxRxY/gH2uvQu4d5",
-	"6QVhX8xc47Y4zpmaWugyA2ysta3H5lHcmBaPCNtV+DNAxqDbW+Zuu8QPDX/pTSaTW+8od5urEUsIi+dC",
-	"GfWHK1OeMbByVTnUsSRSioJn9XVSb6rpQWAG6t2G5QlLKbLDROASBWIVHPha0Tc5K1Vj/Os1aKGxW7kd",
-	"f62AK0LJPGcJLXFbhIA0wNFFOFcypjOeLRFyvL01MFI3wE3h9LgzUFj0yFfIvTYywbVE6ydViVyowu2h",
-	"Fbj1zarm+UmSOQOzmo+8PYU4JG6lrucGFXWc2qj2V2rxpdhqt17hdmJ6T0lKl6r/glB1C8JCgbUcEwEa",
-	"RcK4zLiCu2dNF/dK1pMDkaGeolwL4aiUQWAeSgdcwNK0G4sZzxuE2K1p0nYF2yGnBofX6XArCrm+G8BJ",
-	"OOWTepPNsl3AYTzJqcCAvEKWybQqWE82BJRqMcLIvcK/e7hTV/GC3QB2/Q37kgA9Tag6OLaYIiO2lCKt",
-	"lwWk7/rw138MoKzUtMPMb0ZVcSMXojEsta5kjJpG+qPhKFioIFAA6SEErd3YjMEDyHfMXcZtTfU7nTuP",
-	"DbAnkPFA0F51/6ogks01rwfBgi5ZB9GPTUXmBIFryA0OUP32aMAe8ZQYmJMDby3IHqC/ID17a3xB/BJt",
-	"LQv0NwaqeR64pJrVp49wiL00+Uha0ExBRHmg8O5OxHMuJjf6/n8TvmGaV9BEUJ2K3kZphVtvguZcopPw",
-	"rpGhr2ESkv9q/9BVGfnh4ralXQmd0xHPeLEEyH+DmWw14WrzyaW+wqY1NcE0vm9XAgDU3pgtrTbEmFyO",
-	"mTmeLk6dZNiNsF6UIXOpFeW+8E8Di2WLWyOC2dqzXd7oA/LG5k/VrqvvPjzFKyuCkM60RuYSrWC/0jc4",
-	"q8DP6NLeOG+m2VNbZO3GXpUIXiAyp7liYID6ePluMM7B1GGtfLjTVjqf1tS8Y9AVuqoXgv6kLJ48JSkf",
-	"QyJN4Rrbw7tyhJdoQGBMl/1wlVzclIpVh54rpDrzVpugb2sFzzIyYlpUjAlDn62ogAPuSLa0x4kqx2Oe",
-	"6GvZDfBAudo+yYIwIcvJ1BBEGXQdZ8GxMUmnQBeovzQMQiaeMqrM6T39XSaLPtwR9QsWdoW4y8UaC5nW",
-	"EEE+7NXN8JA5tkCR4s2eZFJMtDC7QuH730pZ4Aagl1FNbOFR7Qwzp3mkN9SMi9qSioiS+uZtrvkj1vI6",
-	"XGRTZ4MqcpoUN3w2KytTSL0BsGhMUS88Rkz7MaZcYq2+iYqLO6m31mDfzEPg3qQcGnYneQrnql4Gc7qE",
-	"6BXolXdNcpcbOp9bQVFlfseWN0kmzSJwc4FPAIQHHhodGcEB9U9w2eQzTBsFOwsEzeK9GS5KtSqsvoHP",
-	"aruMFm0uJhkblMpVDNvj1Nt04EZX7dam2ClVN9ZMouo7F5YzpRXlhDITrQisNyAPqI3+C5LI+RImyqmV",
-	"XtTviv0YwvpqZt49SNes7LPoPUK7KnLS3FgvgbViQiGeSXIv2vPtiOBEbhgBAcOuacszxVe2OSg4ZFGr",
-	"MvV8MwD4r31rlffaqFQAjNu0vOxFeyuGkEa11pZhgnuaxoe9aK9hGoB21K7T3i/+Pdj72f67drf0nnsX",
-	"QCC78G933mu1GxKEM6zemLQ8VFcX/Hjl0lH/udaesJ4P2Wm+Rg6hop5WbXzEDeXXAEajtoqu4KY2uWfx",
-	"2eo62V60F9TVDBr1qn6lR9fXkPaQ27P2Q0Mp8X6xRHF6ihoqAsitf8IDwEjolA48wLMUQy8aR95etKdP",
-	"GCDk8w8KXHqNzRvnprbpQvastz1W/27uZdWT2nZUB0apDeRKxLuNolvFOahpmxAmF/loiqj+UKcvu6A4",
-	"8HW7TPQe+kmvRdyICIz7mP2PKFhQvgG8S7luyowLagKNZ3Q+1+21AI2OD7CN9Fa/ZCie3pj4Pr1J6k7v",
-	"29HWR1g7nCG+/B7fPad8tRycW3vIbirpr/rtM/OyLSsYsdg9EtIWM5cZT5b783KUcTVtL+Ic3ju3r9nP",
-	"MS518+cYBbjyeZORsQ0/DV9Dkgv3MaSVGclp//Yqp8vX9iX76YJmt8U01wrlvipHGP++BiHcvnxp33UF",
-	"yfz2BhEYcqZkdremmIqOEV/EMr66uIElBruZqNKvXQHM10jJJgDxVlHd9GFQGjZ91DoAmwHUGxO46ZPV",
-	"Nbzpi6B8bsRfD4jlxkFoFaZNX7YuYoB8hz+vghgNZ8ISHxlcF1rQTE5KRnoAnF0zVrhLEX4yZgyww8Hf",
-	"GXus/jalrGVHa9szAxtOeBGtLO9ohc51Ze9Z3U/aVnrUGvDt5Yg1qgscfzwFWIp2PHMTcaoPQTzT0g6R",
-	"y7retuCwtSxVxs9AwVqM5BhbsSOvPJBl8XnsyLBXW+MDYutbo2XWih2Jdkx6dEOjsaEtHC3KEJKHQ6sC",
-	"xOKTXYLD8LM14UReB1ZbM6bTnIkpa8sLszOCpGSkB3rQKXnFMsUhdErcsRxMB4q8Iv/1H+T54xPyJ3J0",
-	"GM5Mswlodgm+3Yv2XgXza4BPYHP0NL7mcr287qwOReNTT0BCw/Z2zci8ZpOcMUWqdyJCBSqJYD+e0cyQ",
-	"HNYD2I4P9mqpy4M/X1+nfxxExzYv+Y+D6Ohr/8/BJOS3nGWpC/FrzKN+Fp5COR4bJwwCXoBdMpVACwG2",
-	"My6MD1grts6ROac5nbECLPh666x3xGaWdqOmsaQNFIO86n6Tzdka0Lf1JDEmfPtB4rMduU0QamWHnLtu",
-	"HxRsZhiaWze5jUHU81zO5kVLKLaDoQ5sPeq2bdduRv/3TCRZDKlfNybtAPCT4MH7NEaLqnkSjOfdjNhE",
-	"1W1FnrqxVSYErVSkp7fkCMJbIsN45OEA9zuAcYWCxZtJGszildpZc0PviY8jRDbDW+vVJirPtzJnFoB+",
-	"G+hBecfylsyaHZZCZ+yCtOI13DlLdSv4Azs+bRAI/23pBGaE7IBEdkpsB7fJHqh1cjtBsNDs26BI5t2x",
-	"oxpD4L6MqorXdWi3bIhKuBvp/F/miMaDL0RkSApJDob6/0jPuKQ9NqJ+DXwG39uEQLPLSmhAlmxIJFiV",
-	"/28w3a0Qqt9+7jegNN07OaJt4QXlsMzGPMs+cME2cIwFRzvT33XbXKx/bndoWr+zpmKv2DW904uMK455",
-	"jLusN11bYLmZJhr4yZm8Y0TIBUAFQZy+/uyRAkD+UwOnZuHIzCN91yooKqW2J53xNVbmbpNshTCTvkfQ",
-	"JQY2nQ981x1pRBXf2GBXx0t4+2vkkpt3pX/ZBrRnnvHi5fInJtJQgo4eRUUMViQZLckdvBhhsjJAVPW0",
-	"loSxx5DooX/CwTABj0i7tU+gn3pK05yOgSeKkXmZJ1OqLGzpnOWmBgtdt6D1dJqaSuap3ZjmHRiwZ5sH",
-	"rG3HqNLAIzOTv64RlYtSqB3Zibc8O0I8TAZmTjGPb9WjzDiFAGsX8a0nD1deG+rf8XBrBLmH2aE3D7FN",
-	"0d5GM7B+kZDem7MZ8ECHH5aiu9JZMfZclCKkdZbCRG2GKzPaXocs58p0Z7/xC6/6ZDqwblCvcrr8Jwlu",
-	"Q8a6MIw/8KnfYSB2ES97f1x7sQo/VLd8Pmfppxp0qy8TAkIzg3zShrTGBmRANAhQ6aThPHtPvppHtv7I",
-	"seDkbFTyrKgg2hImlL48Q+YJuwPg7oo8Rwqm+h3g0UJCWw2d39XasATnrOQhmoqRTJcPhcDUFUaMpZze",
-	"H2XoIaCKCl5kYdvxg1xhsfgIB9nruA9Q1P3uCjP4fqavBNWaa9213cF+EJJrCI6pQ9kHL2kIhqHCbn18",
-	"CCpISgtKcqOzjnlmgei7qqDQtwu5qOBBmlOVy0WgGa9NvcjxhaQcNnNPpGSUUXELOrIiVPHUuKtsl4+C",
-	"S94/cdaPTikg8KXLgHsbyboXmzdB3elo49lVtcPNbDV1raJ0oaejKUEd13DbwmlfBWuasdM9wexbDVB/",
-	"mt+mciEaOAzWILF2K6qX9H4GEb3lPJM0tVGzmKUDH+2Op7x2KwsAQECsv5briR4tQEOSuSPpzC28Nib4",
-	"VrH5uzYwCEftpnsrKIemX83fDdvFQS4+YzCd79baegUEXWCNXWZV+As2a7Pac3HHRAHA3/rCBs5VuQBH",
-	"p6naELVsHGsg6g37BuXikYLtymYRGLBg2FH9zY2b1w7qG9phaOuR1XB22YLt6MPsURXi2fx5unQDAElc",
-	"dgQgExCxMOrerXnOE0au9+goud6zuc5UEDqDTCkFqTSKHBzunwyDl+7bsn5bPb94Pfjw5uPg4OAkiJsJ",
-	"V+L3a+bTXJphMo10RcQIl+6Hk65uGNJNm9Ietrka/ZDAG27X3XZA68KqXQ+GLcgdxk+1FUh984Jgigl2",
-	"hH15JbMwXkkiM1nmenbjf7m4+P77ly8bGCT/cvD28PnR07of91/+Nhw8Pxu8pYPxr388+Rp0377Lnp61",
-	"MMEi/rxYQaRNefqCxBbjNCa9s+FBPwLWZ0hCzs2Ph/pHIw3ww7N+dC3iCg8VfjzqGx7LG2PviUnPstXI",
-	"3NLVIH00FxPy+fVlg1rQtgQjXGwTattcVachLbGVNQJUvJICA/Umf7o6Su8+PCV3h5CCWCgiKHj/XBp2",
-	"783F0/4LS1CliPF5w0n46oL0PrwFHevVhf4jrxIOgDHXBFerfgThnDNesFxBJgI1djGwbJp5eaQg2eUA",
-	"CtR/HeIwbbjrvsuevhcTplr1Yb1G2tgJIP0Q70wuVMVl8vQK9qWwGde4A+eq0E2LCBN3LJNz5kamziqw",
-	"8dLh8l4CEyIXmJzrpRSZ8Ngpy1LSq4gOIK9AECaKHAixY6PvIdyTc70cbK3VY4nIc2f4hswphBZHYyOz",
-	"sD2d1Pt32VPDYNqm4Dc2m2qM1iuyfsGJzNMAyrDbITY00GwlX01otczep/dyvoqUfVkd4eFgRBVLyVyi",
-	"H8EOp92gzFq06VR2lFfncJaLtiitLqf9u+ypd9AbDOiOFvCcLsJnqu0ErdjKnKIqEkaeDyGHGOENEFaQ",
-	"AHk1UGDD+2dFTHo5XUBaHFdAvV2gL3LKaAbBNdhALkV/38LmuHDGHMQAgC7Y3NC7BUArrV4TeGTb0d3u",
-	"YSarRV4U7ptn+iRKaPi40lveEenhLjxjwB1BeGromQGSQPA7liuaEZ46ZrIaddY++ZkX02sRmwrf0gSy",
-	"NGNimY5RqGMvieuWLe3ApSW2jyHYSpNI4s35+1dBxaxeWbhrx5FDL8GechXuQq3Kd2cXLz9f/PT+zc/3",
-	"9NhYsrJtgg48ObBrOTiVqyPg7x+OdMyuSlw8m3ay8GGGCF4dFjYW8Bpf33VLCDO8+ascCBfB4Kkn9XlE",
-	"2P5kn8Rnr6/+P2fDg7g2wzwAZlOfbfPZ5ujM5oCaYWkZU+8uWe/JgMRGOYxf+BZbo/WTHiAceGnISCSv",
-	"d5cqgRnVh/gFAh6pQkpE23I4W5Kk0oGv7eO+ExOlN8HFdEl6tCIAQEwFcS2IQ4f7ePEpIkLq/+qD4fz9",
-	"68FRhPBxLjmtNh02T96u5fgFABTgC842jSyaRp2jlTCTHqxOTIUdG3nGH4/7ul2OoxRKMGJOeIrvHAz7",
-	"zRRr0L1l7vQshzHiZwSd6qLtiNlLl0H7wMRsM0O2I6uwSD1KRjlCrhgQJGpiM03aLWRm80LpqkayFGk/",
-	"qhdjG9vziJkgBk5qddWcKlVyra61D1ByXiG6cPygfcoRp9EbOm7ReoQqZyaPl9povGp6ddkzuiSQReaI",
-	"S901AltfeQH0urBCALsZDmTjyuC+CmnWtV0klEbQvFtpjTSe5SKOSIxalzl6YP2YBIwYvd8+T5eZVENi",
-	"SotrkTHLkVGtv35E5lmpSOx0FSg98phiLe0UEt5MZalYRGLHPoKgY5c4QJF34KGP5t9r422UlNjMX5Cm",
-	"7p6a5eo5eTDECAAOpKw00btAxlKDg86SqWSqvmt+vPx+OByGtk0tHK7j3WyAqFFWhR8Mh4dHxydPnobe",
-	"9ic1HNe7pVLpdLKqAfW90dsVydqmlQJZil9ZkuSG6GYZ8L/AvIOAIUhnQxMHpFIhyZ1M6KjMaL4kBctn",
-	"1trX+e6jW3HBxqGb4ILmIgwY/hPNSmbQUkPbnSAm39ewjf3j7//ZP7WAe3i3Nctzm7tpKK7nXZmmGXuQ",
-	"MPBdnN8PxdjiLAH3UiQh7LjFUK8fIlggbgyKjFiiz0kX3z2FoYy3JCFce0/eECmLva4avilGGie7Mqpt",
-	"w2OrAKRpo5Z5Zt5zkWapJdtbS0QIL4HxhMu8Q/TfFVW35/bdh/ZgYJPbB3A3gy4NkEWsPVn8ydroZHqA",
-	"cNv2RdX0tX2zuJTQmKNLvOlLbGbzZC23GVTuwbemtcZXlz+Bt6Vm9R9xQfNlh7SaFj8nGilBp9pFMLwM",
-	"oKD9tmBfihegLjnitZwodsdympGROa7IpWfHtUbciHx4q19+dfHh7Sn5+OHD+bUY53SGhJ4FUxF+72ye",
-	"ivTevrt8/FL//9Xl47dXl3hboOTHq7eDZ/DRAId0RvNbQnN2LQqZQbhQuk/OADPONhNoyBWhhfFbxh8v",
-	"38XWrNrJAlxJVdhzSnpTqea8oFnfcm/gNc876ZVx+2zv6HGyuS6RquI+CRgnMYS+85KvyjqDL0NKxYMw",
-	"yrhCXi53osTYQTvYxEO1FQtOt7hnk+IWGERkGQpQ7tEcTI20oiTyqIoqQGA6kiUwSuB9VgEO70zmLJzY",
-	"ul0KnMx/VG1afQeyki+XicxDecqMT6aQwyi53ifmUik+yhjp1RMwu6R8eWfD5hS7im6o3iCl20keE9tk",
-	"8l//oRX/iOT6Bs9SMqXZeMDuGGDuwnURG9qpgfdgLtIbapmx9C16PLvJt+o26ozmgqW7jbny+KbC+dkZ",
-	"8sTaFw2D8ZIsWO7dyavkPBPfkLLO151qwC6ZU03ukUtWsQl2rBXf91ijHoZk6qGz2rzWrVBT1bbC1WXf",
-	"kECP0VBVPE72aKkuASiA3g4QZr3Cna/Jj+UfCN5Wu0384srhtSVzD6byNuh1WjN7a7prUCNd4dDybRdT",
-	"WciPOwWqbgj5t7uAny23KVXOAxx4u/FQq7Ls4csvRZfRaIiqHuv1U7hDAqWfBW5yXNybzaARA05tP8Ew",
-	"nRkg9NU3qEfKhqHG+puYLKa0YHeGfQBGO3zkpiV7TZfBkNKlMhjXRSBb2x7+qU9CAM3jiqQlnJbQN/K0",
-	"nhV59ORk0zwbEa+350fBfysZaOzGD293i41sU148zd/OBv9GB78PB89v9ge//ul/rONH67bRagn4QX+B",
-	"Mr+lYLarIW9lTmKYuNiQn/esaOre56x/SijOLFCtLEANMFhhSHxjcT6bWamb4iJmXGzZjQoeoBmGteHi",
-	"soBjv7YUDkIEobobj+r8E6bvvaGxisI/01O4BpoRA3h/WAX4sL9mJIYbo5Bv6+n4rWRZAdkIRrhQ4RaM",
-	"hZ97QWK9Hd/gGu7FuDfH/ciJQs/8YXKRYytAMQRmeTukftXfMOMIQg1s6BIXJNbzHO/v6zLeQh166PC7",
-	"L0V82hi6mqfFtdI7UH08GLPlhqJPa6okwuvtaCiqbo1NpwxmZNuswlu2BLYpQ/qSs3lGEw8H95Ei85zd",
-	"cVlCbmFkpEfIwjAs3TI212/zXO2gAFZ3VP9MDMUXt8RpXTW3egk2jYzA+3pfgA6lqLlO+B0TTQq+w2GH",
-	"484O6HqhrvzyDTJnLRMx0dsWii/EujiF6ZR4bAv1Ay2hc312EGpPr/2GpBnSzb1Iq/6/drgBrGrf24nW",
-	"dpARDXWgOdGwydiw8m8cVI7tXT+BlyvE5E6PBi37Zp7LiQHQcdO3YSlfmbP4n8lj2k4ZT5XyOI4DqXNs",
-	"Sxtzp9vcQzK3+12o3Wd2uWfYydkxwHo3+srGJLjj/dkwdL4v3PUfP4HwuQLzOuSdvpPzZAonZnUnh8NR",
-	"bXekP9Tc150Ma9Z3Y44tMb9tRHjiTIqFvVys+kfuWPi+Ro1Pd3OnCjY7cy9/hTR19qMBUVsL71hQkdI8",
-	"hXe/IqLhRObLhsc6X5KJlKnai/6ZKZVWVL1wqiwbzMt8LhUj40yWeZDom+Yf2B3LVNDQSTJ4BqHAaEt3",
-	"ZCcG11srYkrObJKSYqBb6Crhh0dA9NnvrDmcm+YELUZTlo0/8LG7tFVJfPpe1XIw1rKGGxkkbz9cDM7O",
-	"B5BvsvFcLQUvWhQUF9MO71jETJ6TMU0KmSvLBwZcYPqd7ppUwWZW3L7lnouJKk6gvTVhO+6LSnMu/MUX",
-	"2UW63X5tAcUfCGyuwknvutW9ct+Exhqh+fwGtIL1IUy6OguoiZdgqIb4Z2Sa44WjQNpvQm7cd0MAkHbr",
-	"vVmVWaBHWkyl4V+q8TJ1ymHLZbbR03+h33mYTO2Q8No5gKY0Mqo9oPxqJOoyWc3UepnsfEdrIGghGEsM",
-	"IVgxoUKK5UzfszIubpWlzAWGiDlczRI+50YSmhhdJWoSfpafO/hPmlaNzTvhGhkFNjfDJTZlpq3m9ng8",
-	"PG4V0w7OFtO/7mvywn4SgCOq6R0tlXvOBjHJ2I8qzP5csXbAZCALiJ4bwAdGNrje8fA5LtogMO2KV9jW",
-	"1yJZkichJAaaUZGwV3aQ3EBzUTw5DuaA7OJlvesektdxr+lmNoReW3uhw8HqqIjCxx+4YKHtGVNlQ5Ob",
-	"cjXP6NIk00b69G2YUms8cLXIyveffhogJNLB88O3R2fHYQWK38vNrr/fZsItL053fB38IDRsgNH9wE44",
-	"mCfPAycLmm3TvzvJ0/sELoTOCdvPSvadyBjZ9RxoKJi1lvuzFNVXqTch9cPFyIXXoTVbgTWUWqNEyiA5",
-	"DN1sNKvHbFcP612P9r4MdAGDO5pDCpEuyavgtfvO+/Etll815YNJTW9cvCBJ281jhV/x7Nnh4UnUZWJr",
-	"K9PXwk27InI0/J8Okt5Qm2xUYv1So1oz1wz3bsaAHTY5b4Gtxs7bXFkk2er53e5vH4hUyfga47y/OD1x",
-	"MzwxBpBfC2xd4szz7uKGVXzGz2q/nWMdtd9+ggp1A2s38+20LRfSDbT5GOZmhAn53m7ZErOOYaAzLsAI",
-	"i7FgjxSJbQGxH+7de/v67FoILlhE3vxIxrLMC2bixgGLwYSWEfalyKnqI1tZTpeOrxwSCxI+ZySXWTYo",
-	"5wqJrLWCcS0yKiYlnbB9II21XcjYuCAQPWSYr4FGkfQg8psXkEhvGaj7jTS9P/bmjIpSr9O9cc7Q4qKQ",
-	"SKSiplpMGYiWFjjK0QzSZB2YT+nNhG7MNrPjdp4zBewHYFERVNCdvmQISbPtdwnLWL7c6cspT26Z2O1T",
-	"mUhr+t36Y17kmw/U4JcykaIsdvs0362neakKmjAqbvTVPxtzNd2lHDaZ7PLZrtWNpUxv0uVO8zNhGS34",
-	"TqM1ycpiN4m65Qu+y3daCL/s9GE5362PM57d7vSdzLJSJTsJ/kztJD0zLbt5usunbi/d4VOZ7zRAdrfe",
-	"4Uu50waoipwuRizfbftUZTafcuO73fbjQs4ogtBu/WXO2M2uU2NOv20/DOVGOQPtltoKmIGddmItyCrC",
-	"sPypBQFxFmM0SGCEC/AO75MzooxDAguT42thSdQNef2MLsnIs0/3YkaTaUxoQYb7hycm39hGCswLQBHJ",
-	"RrFJJMOyTPXjawG5aKZowDI2VDXEECrpxvXiVP6utajvyMEh+a//wIqyUT+UP4n28Z3x1Vd9HglVrO79",
-	"P97Sm2wM4qZlITX6Lz//0D7bYQKnSb2Vb9LXl2dhw/Vd883Dk5OD52GbSxhs4rZoOKQ+/3AeTJFUjbFT",
-	"fBJ678tm3IRbwDy45WnbeF2u3ihv2bK7DUMP+SaLMBQYqv8HLtXtKynGfLLlKo0T+CrW6y6+1cXEhi5e",
-	"rRppeZqxKz5jsiwuWSJFKEnQPKgI9gmAt/ooQ1ANyVlR5gIcR3rxQZYMUUnOmNgnr0104fNhzV71fFgL",
-	"NaxbhYP+YJlzJiq/y3q89epVPRNTtvmMuoKXVi0yK+Nky6u3KDSXH+iIZTvGTNn7dHXvnafjvWjv93kW",
-	"jPDYkjuiucHnpfDBxEkvzkvxPo0BM4DaS2EvtlQPcUTmOZvDPi3koh/B3dGdBBn0fI1voN0fEEJ/6kxM",
-	"AWDYu2TtYcPWk1YcbIwQ2iZNgP/OauEWe4dfDrxoKvzX8ZfDvWiPHut7DAtH6RVeQI8TlZzN92DTvBkt",
-	"PYdnoIBWZHzsgFf+upilDzKhmV4nIat2ph+SBc2yQZLJ5BYozCMSv3v34uPHmPQOjwdTWeZ9h9ulG/FI",
-	"IdP571I0iMcODl4Mh3Xwvd7fhge//m04eP7r/3P4t+Hg6Nf+i78NByf4UzB0+IOc8B05MZx31QOmEPR/",
-	"TWk+kvkdZ4vBLS+SKRNq375Rj/A7Oe4Uk7Mw8GBVNQua3Q64GCRSZiwfzKko8uXgeRM79vB4OyXCOiZd",
-	"peEZLtqZDKsmfjg8Hh4NDg6ernE2fxbtUpLSgtVZDUSZZaj6kUwW7jCCspb7AeqHh8rAr8BVNyOkSgSk",
-	"CSLUDaZ6a5yznNjXSM99AOoxFxMitMZMc+bMad3DUD7I4oMpL+w36cY/0+CB2hpVbBu+ra3jl9amJpmZ",
-	"MgyYvpw1cLHcUDi6yGrmWoTejeyK8NtPH5gGqJqGJkprVd8G9p8PsjBY2VvpAHp5QSS2AoAR0jPuxzkz",
-	"sLNajvWg9/V1DgZ2XhgcHAgL5mMi2MLcCmM3C/G16Nl7Gz6qBeTEZMIKZcHwYLJwG/gTgfdIxscm18+t",
-	"jVMk29RbwLUwpwZwI3gcX4gvp/eKWHcnRjUG2gxYWebyCbDEepzEhACHfd/k7cB+cy3gFquIXAhsPCUT",
-	"wyaRwjBFJL64LofDo6TWeviJDfCJwH/FpBdfHA4PnwyPhseDA4MSZU472P+uRWoBfryYdzEopl6tep4M",
-	"Qy/oanDRTenSKGEQDWG2R/JZ9/FazOSd8TLoGyMOHleF7rOZdRyj0LV3/Sbv5/NsPtfWnABXU6bb8si2",
-	"PYIJCJ0JdXXA0gAdDjvRAK0slo90jog3u0TNfM/vGIldPFkMB9UtF2n1o8GUSjkras/1DzF4UhB2LuOq",
-	"MLhdBkenmLJrASsRody0bsFSKA7B023y9tgQthq9g/RiIYsbA5Q2AgSXEByU77vqdNBYI9OGrEHYXH8r",
-	"mXmuT+GviATcvarXnBU7VdPF76nnG52ezVt5mzPyI+AzhaLTfp5KYvi6EaOBzudcTF6QuHLMxYiSBYwr",
-	"A71b6UlRpHf56fPHN6/JqysEdIrITLCZFDwBT9y1KNgXvdXFftBHrNeFqYQoVlmz4vMfr8hjmU/U4z9k",
-	"Pnmffn1s/YaPLcDUAOp5/If+z9e4nihUNRdutlWNde9q7bWV9f3R4VgZCfs83nvxt/Wz8aOHfgU08nUx",
-	"zZkBhrqSAdYDMQDYNAulpgxoBso2B2IzD5NNYd64RU0H9ypXdjg78Nv4jVmVk19hBIpk2sZbC8lkMNkp",
-	"Ad5qk66uu/+CxPhHTAqp9/cKVK6B6HVKYjuhcYSW0LHMrwXuEKSnGBpn6rNOmEgxZV+LVGODMMWMysJB",
-	"S+sSvIpHy2shkCu9R0malxM9tEzc8VwKfbTQzIw6EkhjN71dS8Gmhapubdu6FmbfwnYJdoO+Ylw0iomU",
-	"5dapDPmUxtFsASsN1mHv0w9njdw37P5eBbCGyeVex+EHW2Nd0N0Xq0LOUk5DlyFRMFFcBXFI38pSgMBZ",
-	"OnXLkvBIIXANMi+BH16P1oRyoQpIDrYhAEwUzjbe9xOv+IxO2OM5RDng3/8+Z9U/Fmw0d/+Y8HG9m/7H",
-	"D5EAoPtkLd2BOF5LT2K6rt+MiBdU7DEwgENzso9N23ipC6Yif6Izmz04M2DVCVWFIr0YSFF+YMsY8YC4",
-	"IPH3b67I45GkeYqUKY/NjD7+45Ytv8ad4ozVlB6ePAmwLMoFyxOqGJmyL+Ty3dng8OSJgybXAlDv/fPx",
-	"syfp8NnBs2fHydP0yclzejhmlA6TkxOaDg9O6NFofDw+GB2OhqNnh4dJenCSPkkOTkbD8XBIgRJxe+wh",
-	"3DthBBRRU7nwhq4nRYZ3AzTsKpJQQUYMBpRwfU5VN3VxLfAr08HFVGb12MUIyhdECleeHHtsMDApWiUy",
-	"Ck/KILntWkAzRkuT2IHGaZ9FBjaArUFmKmucPzAvV+bl+NnhwVHH/GN/PzA1OPnw1ol3j12PdfeR2bDR",
-	"lZSDb5U/sI2Fa3Ouwb9LLrbbTAJpQoKS7+WM/f6AQf6NQHjQxlHBplmGmUH3QUAEO2y+i1G6tPApRlA6",
-	"ZhC4cW6XIjXl842S1EiwyuWYQXg5zYj3Jt5VJvqOBqlVLlhNa8UKbFw5m9A8zZiCRa5bb7G38xSvRKCi",
-	"KT4RAzke10e7mvu802CD7htApVCY/qWV8JTkzGBczmkx1cdBXXH+x9//M+532u9lPvm0IqTv3EIhP5iF",
-	"8s8V11N0hi+4YgY4zk465rzpHXWRQw6crGhlTQ6c/s9AJXLOqnFSDwgBihNUDd0GeQ4LsSh344fdKjFr",
-	"mWTsZ8ZuVTg5eQs7cvedWXfNJqevJA605VHLO5bnPGXbVfPZfHV/wKu8MCadjWCdD4tJZQ9Q24LanNmR",
-	"94dnmzQ/PUQvtS50f2/8jInyBvSqNS55D8e0GSy8oEunkHHl+J/rHlsTcuOZFN17EPFcaWhZJhfKXCtk",
-	"clv56PXzBh7FybCD+rS7a153qhZE3cA2Mg2LdcVxJ5pwXeJ5rof4QYq7R+xABWvstanZ5e7RBFoeX9MC",
-	"7F0YVLQtlXMbTu4mZ6TMwUVyzvJXeintHAEFpHrt6TU+OMDQMGCuhwjYIjKgdW5cGYGOrpuG3ZzH2x8G",
-	"9SlfTS1cn3ja6rF358zOQnRvOfEdjhtE475BIfByK1DigrHb8BGvn6R02YGuPShQXr1bSNf/XeC7zbKd",
-	"xhBoCbt1yVpaQ4jIgb4MVNpCHZzkcFNIkicXDYP05WdiHuo6PkqhD+FCkqfkstR/1yp6ur6ehohB/6q6",
-	"o3tuYk7921bKOuKyP5Teu7LQNsQi6ZJ225zrCv8W4rBbVwM7egva2G7APt9Gh28LGOukiwfny/imH4QK",
-	"kW5xvxuxcEzyRtKbIPPKjBqnifW174fv/HIWBus1ITEbgN8KA1kCCaQmhgXKxO74jV831hdriJIhCAJ6",
-	"oV4YnsN5EZNeyjJ+xwC5cW4OgAhi9oEulsS6Na+kwoTWOMIS0MFD71hOJ6wfkVjOmeBicmPykmPSw/rG",
-	"4CBxiM7AIpQbwP1ghdeiUaNPi3sjS91kwSbAEYs2/uopFzHp2TL7ZMSKBdMVL+S1qEKzvMtURGKuVKmb",
-	"W9BbJhDJUrFT4qqISGyhV6UuniGghuIT0XBLmSGFybIfeHy6N7z2L1kCo5+uXV8S6sNX9+VUBa+I1ye2",
-	"OPdiCuuzfnCoT6jDkyckmdKcJgXLFfC4wWozvJ95mTG1T17J2UxiSukoZxRYtG3goAJeM32lzLgq+kim",
-	"kLNxqSwh/fFw2CRq7BTUeHjypL7dHYb6WBY574Qh2PAS6e/AeTxnOTHnJ3qlwOsYCGOm+UhOl2lOC/Zq",
-	"Ku1ls6uyO85Knn7MtvlEyZSXs4+TraLHVpa/G6Fu6mWHYUJ835wuIY7qkUJLLsBtKfB1niJvMldEzrEi",
-	"LSTwAuETIXOItBKmbBsFxueMpJJ5CcX9B5mFVs2145S0ft91floKCE3WZ8BoRUQfPdottNBTOp8zAUR0",
-	"ZvT0y4+UwTizwXEs5zIFoXaBZIER1X+ODbuievNlzmFtrVT8qvYeyehcQTgFeP71vzzw2iPDoSvHkdeS",
-	"RxCPULMqr2lKRy2mFl22UT/tFCnkt8LiJGwT6Ko6s9npV1tuqM1chcbQRJWjyBXiGUkNZEg1OCHFoKly",
-	"VuiNgbkxx7kHGtmdnyV8z0a02RYz+4py3Yy72Mwfs5Z7JVBlhRPbbfLmWwzFPXg8+EORQzTNRH5/A5wP",
-	"RqTqDAshLgY7ql1EbIXOoO3eW8mO+8hJTNQUxnU3Da08vfUmvhGiY56QnhwDBLKWHcfC1EDVN1gXKUTt",
-	"F3ZPNaBMbYLq8QmsGprN2L3fillnCwl1wO/3JxTcicdHf1rFxW2Hi1SNTdQqqw7u3Q2za26t8i6iqWyK",
-	"eMtMtjri7k0aByV3aSKwNwasXUDqmJasefCPlsRQUAc8T1IEol9ea9nWpfAZC1P6pyUL7582Hy1QIEJJ",
-	"jpjWEGZcL+Zw2fgscAOH3zEVoeAIrQ7LMFwMgAF1sN7C5QrGwbTetcCUEZyTCkf/zZekzFU4BchH979h",
-	"9sWY0IzlhdaLQX2rzVe4MwuqipbAOnhEMjmZtGqC0pKMYBX24g3JSblMy8Rc84R6dC1kWczLgtCM3zKT",
-	"mCchxNOkMiH7bYRRrBDdCWp+Jie6KfvkU5llGFvAhWkI8jJdC5M+jC3GyHZkBteXS1WQO5pzfbet8k4M",
-	"uqMq5/Nsqe+oHLD1F7ZkvFI2t5QGWuGysnm0rOpMTuoRJ8/DJmlbzLrj+2fdO1Pj12gPhikASHYIOaUb",
-	"3R2rUcgKTAbQ4lrpXbaOlX4eHAex7Vra/OzweIc2rzY1quZktdWB/dHywqq9tpVXV1sb533Udrux6yo0",
-	"dJ/zlOUfeIihc0QVV5u93eb7l/D2jiG1OdoMN1vcO2YrbgVm6brQBmcJkfX3Y2+cl3kypYpBXfeE3t3O",
-	"7j3PePFy+RMTKSJ7BOIJWmL54zSn4yImPZZySOjoGxImMx6nhkeepbHewHJG04HeEP3IbShizw1hOL9b",
-	"dpr7OnRliJYkycqUpWCnUY9wO68Htz476bQZPXQQD4g39DMyi6o5LxvxLpvi0xbm4wvr2uX+0i7uitwk",
-	"x3BAllClCxrJYlq3vuIrKxNTXz+B/GADqgOxiUuTPKmPO8T8hMRKoOXW4+RS5E1moEPceUFiwViqha03",
-	"pzmBgXxxLfTf//j//W/Sk+KdPrv/RKSAFsGvMClo32Vp/5TY/pnPMUnB/lYpCY8U0ZVZC/m1gA7oAuGY",
-	"1o2d5/LfcSM+JXqosKyM5hOWgxsAmhNHJJ7TPIYfoFnxKYltbmtsxuRa9LBvpBQQRKpXHEv78HFyq2Ly",
-	"HUkYz3r2Q/KY6Ad9a8G/AzEyyIoNr8E1JF7r1/2cykeKzOQdF5OBuV6SRKsmvUZpwEfEE8hONYgoMBRT",
-	"qq+Hzu9BlqwwLggtv1dOdnXLoQvkv/6D1NoVSthrYJI+WJ477gwh8yIDFwasGZuzAmmKo3KpMBQNsmd7",
-	"sCo9nBhviDxqr5EsJ9Oi38Io2z3bXr+6GnT7gc1kOM62Pua1rzpveSiA21jsUcK3+wKWwFZhMzS5vTS5",
-	"Cx5CRjco5+TWYoGtQFJ1+lpt19KtOrYbaIG3m23lXEGqjU6kGvXhykZt8AZuJdc+OD486SZvuIJ2NLWY",
-	"j1tXVMcC7BrbAcPaITK4teq81WYluQUSmYPTSn9zHmuoDbWeeaNUa7IlCKmjLbul4om+lePmlK3sGdUu",
-	"uVZt+Gz0uJXLgvTvEZ207RW1eAsMdf+zDuH4tsaVClv7ellOJkzZg6hFoUFWKGS8RG8g8uxDEipAMGjl",
-	"BDz+vDBHpmD9yE/pQh0IlQzlKu2kDxkNhKXkO7JZ+Tm9FkbH+I5YncmVcGoOaaNmmBdRybD7iFM25jkb",
-	"szxnqX8Kho7z/3vi7Xri/dU7HFaFD3S5FrGICCV1ovIGmMSz/acnXc+/y2DS4NXUNEHx38F+anebTXVv",
-	"fWp3P6R9JpZOrA33iN1dHY2QwgwhBDS5rSVZ2RZtpoRxS3M7/QA2oHO9//y/Uq9oZdP15BcT+wFA1eyR",
-	"7taj7yB1kQqrJ031ICC/oT3MpI9UpPvVTUffAYQ0u2QxNaymW6odgdD1FhXCaQ7tOkMlIFa/qM2+p4Y0",
-	"VApUHdqVhb9WyojVHTz5X9l6Oxyh3+eyDCRjVsfdlrY673AO+Y3ueSz4imnbUvdSwa2g+LfD8Am5S9p2",
-	"XU/1qPJypqZwNT0Ho8X2TCxtmmXN7uRPUYeJDkVSBKN6zAKzBiDALMkZTbuzrm1hAsXu7SxjKL2blExn",
-	"7IMAVltleMwmAVt73kGxeAkv/ZNpKzum+s4zutFldJ4FuLl82kMcBVPYJrSAz/WUvFUcGiRmz5lWvxUB",
-	"KhqWVqmAcUZFqhI6B9SyucyLnPLCAlhJdatqGCTubZOBoF+um0f9N1bG55zqDr+G1MjV6U/d72sho/At",
-	"IO/Rf11JQ5QRosDULzxSXh57BUiBPkuwbuWG9xwNf4rldywHjnFFqD76pv19cslESnhxLagiU0b17SL+",
-	"MsAaBoVuQ4y4bFSR+M/ww3cxMZGTP7PRpUxuWdGMilWyVDcpu7v55fbo7tOz365+vzgWH+bPkp/Tg/E7",
-	"9WTyF3q0fMOG5Q/8c3Hyr7/92+LpqAP9UDUudpSCwqOng4uJxXEK48E1wKL5Fy96GC5nwOSezad0xCrc",
-	"zkzK2wG4lRXoDMOIfI7IQUTe69viBz2gQEcH0dXXYmXcYX5w8Jtj9vSHv348Pq8jw/7tcPD8bPDuLz98",
-	"/HQ++Ldf/3jy9X9sSYN5xQSZcVEWzPJgzrgojPa+g/OjjlHZsnods+x2Ibpatp06aCEX1VSWWUpGDCP7",
-	"EQaB6oMYI9st2KA0SKW0MCTOgK0ESpO7Ztc4Yeti0eHS0Bo9u41m3h6Ce9/Ym4CeGJ4bgBrrDnBmPrgs",
-	"ZzOaLwMQZ0wA/LSx8TSirtmCqYKMea66E/G+sQWGNMBZLi4B1CHg05zz9OhmlhvsrfP3rwdHhMMOOeYs",
-	"J7qolHy8OCX4JrTKvAx/r3zinxGmcD3S7uPNiNRVcyN/oMLoa42hXtW30hkvivs5q2l7uvobuJA5ZixE",
-	"JYUWPVIeJt2MzkkhI7cn5mzOaKE6T6+Pw9icXVfLlqiOy1BhJkPKg98JbZ569D6PX/K8mAZE6pdffvll",
-	"8PHj4PXrGMLD7Q8xeYx/x9WV0oC9Tegds8AktCCzMpk2TCXPnw0Hw+PBwWEo7sfb/YeD57/+cfy1N8C/",
-	"Dr2/+n/u/zl4FqScFVtaXF/bT0KD6IAvQ7IC6RKQllrmOSC8eWCF95UTC6K5gu9kl9GO7oFxRidbYE0B",
-	"ad3bjAaDNTo7Kd/JMsiIa1Y0HGMQC8iV1kMmtcBCz9E4yxuMjgfD4eHR8cmTp+s0/rX7O8uVFHBB9DL8",
-	"qgqOQUxX72jIgdVAWXr/evDMAuKR3tuIfAQF6ceInEXkUx+WEADG1lfE2wdC5G605qeDwZEx2MsxSWjO",
-	"SE+UOeR36E/6pwa9FpawHn4uCCBy1pt3/PO3B4PRE+vuSv6ehENdyVA4cdI7GuorpMEX7/ZXu7JrO4Zd",
-	"HJvAZSzP7Sbu0m9Dqtxx0c1YMZVpR8rej/jyZpLhQELEmOVAWrWbs9EfMtdoj9O2Kn/TpbneFS/8J6EA",
-	"PgbwnPq/VE0hEVf/L0Bt1e+65vUOFKS1Gl/hZ/XfTJWNF6H+2m9nycpPn7FlVcd2S4vfmk53FedhuJnl",
-	"5b9D2KoZ+4krShiEipLjw+PDRvrpcLitAXG9UAaFrzpGVnYFpDFrMBF/fhPq4ITfscYJ95ezT8FXZzxN",
-	"s8ZA/PXH958+bdx5TXtsba6oYL+M7avRIwbRu1t4tTMq3uJHwaBmSDltsx21YDEDV5F5w9LPzcEUZUzY",
-	"iKtXCigdNYrKl3ay2VMVNMC0RGnzDsArGRVX3KiZOafZG5EGjRbOhnyeSwJvauFWCNmcshQNWj4gK1Lk",
-	"jWmWAY/XOGfMhtuV80lOUwgQrHuA5hkVEMGvGHAIUEEkhGXL3CcN09W3Gks25w3pz4NZqFd5ychiyjO2",
-	"Qo0P+cYCwg7cCITUwcb8wBx4VdZHOaqE1slbm8C/yXMMKO5mIsDXVy0DpsIWL50efvMGJN5CUjVcmbiC",
-	"5Bq9m+kp/zKlpWrKr5HGG/gsGFJsJHK1Zn+oHyl3d4EGFY1bv6F1nucSfixYPs+5Ypsv/rbvLTd9bzsI",
-	"sAnZYZlYoHdoG0Cjx18G+h8D8wrYYqXLta5Ztemc3wBTX7S3YKOplODvswinNpz4JuMKRcHTAKp3Vo3d",
-	"dhV7CsaaUfIijOHpanky40nI2JHcCrkAJI30FU5Re5An3EFBuSX+d7W76R2DRAvSk4J8/+ZKXwkgeBbq",
-	"b4nr3AV3E6v7CWtrkf1ylHE1BR8iNooDKEdiGaNMLL4AtHj39n6n6ALelcLNYbKuJTKC12xMV8GLLJw7",
-	"uPVtKNozfW+1LpjnEZFZur0VEeXKTsMmFx+OEfSuBuVan0yvzdtgcWJTzirBbAMMqiR3m3FECX74nP67",
-	"SoQ3aAauBdVHXlp/o1+dRyigD23V1U15sH67AqmaPkQ7TRKtSxSyQixdTOXGvaa7TbTecwOWHko7Ry1/",
-	"t+ZO6R0jQhYP36ytqCO75vU724j7pC5Le9VwdEkcvFu3IzcPCchAlapgud6Bxy4qpIeGupFMlxA95Len",
-	"b7lld9m3u6woFOj29XNuK3xNCxryj8Bb+65d8QtCzfnnOq4V4lrD77EA1464rdAEyQq5cIdgTdE72gpl",
-	"MDBuHcbrzd1WLrGfUZt6jZBiIZ9YaiZg8wFVn7Ov0R6zbXGOp8asbdY9sYgIWxFQQKNgUAF2hoBoyzFZ",
-	"lZb9auQ87aYR6yLTZRiWbntNaitZc828j3OsypbsrFkYXAZg53duu3Ur4X7CHOEIV7V52YW+QuIPR/sC",
-	"MH3YzbBmpzqg3uKWUrAvRUQ+0vw2lQuxv2KUGnZBgawGNYAelUypmFj0Aa78Y7fGKevBUrYsGejMxoG6",
-	"3JBNi2q7G/tTQklcrZ9qy4OEMmy8CmXUrlvrukmKh0k9v33s2L28NOre6dFd8PRtNRvN5WYYjea02yLY",
-	"qU81xNQNXbQVrOvBbk0P4LIePCQu69YgMeHYmIB5REgxsMiVhH2hSdFITYgILchMqoI8cU/mGU2aPFWH",
-	"x/Wd4nhYd8D/6dc/g8P9T73r6338q8Xtfu7Siy9Kse1GSotkylrAvHZY0p0xjtfBobMv84zyjWGfF6V4",
-	"Y978Gu0ZOuhLbjwUD7oFWWjoXRMxu+l21dcratLP1jZJUwYxZZCMHaM1GmEfHymy5CxL0b28/9BQ7/j4",
-	"p/Z7+XY3MRdHZc8fB64IHuWbqUyCB5CqInN3VKEuSl9xgr+2FJouJNxIvv3QnnqzmtqA8utz5KlnysaB",
-	"rfJ42x2gWnb1UdnK2KR1h+QsSdh8V4/pJGcBs/THUhVkxIjWnU99Wkd431kbfislIBAULJ+psFU1wNA2",
-	"o0v6v5IpEwO9yn9fx8xWA9Y97qDVr8a9f6RLSl5N0fe3DSx5QzCMxoED1j4ZL20CwEZfRMrVPKNLAsHy",
-	"gHcKqmBC5nTCDIlOKHyVJhbAserkv7w9ef5m+PJhMwFybtVxr6KDt4fPj57udRwtW0ZkW90+cH8tqzzd",
-	"eocNYeYql898NedoI+TOGnTBqv1BdJ2EZuwj/RLeigvDpbr+uMEeAs9imImxQApGhxDo3mgft8syvwsx",
-	"ip4RBU+0YGFSs5pLkepFDMxqvNgnr40IprSgEMZ4SoQkPA1wPnVKbPGXgNZnMqlsqPpul/Tfym0TyxrC",
-	"1GK/7AgYEO0VUypuf5HlRwTQD4tYi6Okee00STG+58GcI1U3V2v0hjEsBH4K/eotkYqEZdn9TCXQgPuV",
-	"sINmi0aqMETyQyHKbAcwVhvrNpAxIYtuouXgDN63nhcpyxHGpnD/XFBFwHTAUkhd2SkbEeD37+x8tARk",
-	"ZFQViJqD0If4CRhuDfnabrLgJcC29dx75aG7vh3VSBcLoS8UvoVwdP8A/k1QaaqcWTCH/w6wtPXgLx30",
-	"bC93tVK53br39GlYVC2YanV5qq+rdng1f35qC8Lb7qLa9rlx97Wwaf8kLKw7yRN2vgHRoI5hgGvaLWXI",
-	"n0JQk5SPxyw3C6tacyw1JcC919SJP/XrdNNHz4c74SNsgS2yihVS76/DJ6vS3CMypdl4wO70noZ3lqTJ",
-	"3955ffhIGtuAgLRiVz0AVtWG6a9Poo2CMWgW22M9Wck537adBl+iGoHzi9eDD28+Dg4OTvZ2wIXqvrf4",
-	"2AwebMIq4pJqB1NYg5rQHJPQwuy0cexCo9dJXDpS4DUptBvyghf/1CAlcGWO5HUwg4LQkWKi6HeRte0J",
-	"99Zjg5wJQhEE30f4M2cltP2RMo8i6BR1H3Bxx0Qh82Ur2kMnQAYrbzhJG2XgwjAirZwfvFVHgg8eKcJT",
-	"zGuM0eq0z1Pg8tWXPkNOlcuFIj1DJK7bQWILoHWDgYGWPKsbl/i8eenYDuTryxb3uctCJrdXXzpGddUb",
-	"ZqraOPaVq6/pnHNaAibdFpxm2fLGLnlv9Tu1wVca6jGRflkrI9oOFHUmGm6PKm1aEWqcIKSHfkZK/nL5",
-	"+ZOJs4iIkvo+n/IJB2N2JlXR3yfvxbXI0VqoWp0npDeTOSNUqAXLFTkeDvuntmrOFEmkuGN5AReCQtoU",
-	"7kfqWrjMa8iDJ+Vcn7zPmynwB4f7J/UE+AH6X/44iA5OvjonzB8H0fOvLY6YTc4jsaXDaLXPRNCZxRMd",
-	"c5al/f1QL9a5lQad/Uq+BWyLU+CWtbjmsR+PFLllABRBCYigUoB1Wwr+W8ks9xGi1ud3rJGtN5Yyvfmt",
-	"pJkFEqp6Rge//6r/Zzh4fvPrH8Po6HkYscAz0wVisZANS+9X1PyDWGsI6QHb28kwIilXBRdJ0T+F1D0K",
-	"Fm9zHEmMCl7OG9z/W3JQ+mTF8LJ127ZqsQGbomdklQu4sCIwsUz/3CQr39yi7vbI1XEt5BzHNKcFF5NH",
-	"isD7pJca1JST/ql55sYbISvq/LL+MXzYRZ//7zCE2vIuHF/RKtae7eQjsISWWaH2SQypkwqhYozwUZGS",
-	"JVOPhfTGpacvUCjHpyReMhU/joWM+6fXIp4xKoBzsr7HHJo9xaApawHO+ag0lItQMVzLcFogcbUP7TCT",
-	"QkV6LT6dX56SWMxNEz+dX5KeHhIJyCXP//H3/3MwBMgPRVJW5DQpZK7I8B9//z9PwGkJxTp6SLOv9U9J",
-	"XLAvgCgN6hz7UlR9jYjwcBwicEZAWkIM2RcxdicpcyVz4w6NP3BxGxtImX4IQBJrDkXeXrodSWE+iH3V",
-	"+JewVWGSEZy99t2y3U7vyY4/Mfcsqs1PoSWkkWe9f9gJu1HMg3lidqbD7ZpTpfhdW6ud+LS4lBOZswYQ",
-	"8MbYNfzIL9trReQ3OLR613hkQEzXRHV3MbIFC91srYe36maiTmRH32b7cwto3fZ3ZeoORDLo2w0UQThQ",
-	"5cIeE4PWhnNKDvb3Y3ukxPVjAjcg793h/v7BUO99CgCQbnDrjOGyKMckNid+fEriWZkV3L2gm6FHSr9l",
-	"j/Ta63rUY0KvhVFr9RFmlLXDaDgcesBNuBHfCBkTSsy52GCvhV7u4TKK9mqN1Yec17S9yE44ltlgq7UF",
-	"dUiT9ifjwn7n//gJGuP/gjBSr2xD/EcfdRuDT66wuf5PvzD1SUIS9V9L44RY9RzPCyo2I5SdVW/u6r0B",
-	"Ol6PeHF1r4HQ5a64wt/CnwPD1ObHUUwU94ovZvkdT9grQPh4OW/bbzv5GKChlW+hoF8uaNFeKIRjhDdU",
-	"cA90qu4KX93RL0Aznv4oCgz92Bic1po8cAms2noPODgFMg1QjTDuBPWFhUUgmdFbJOhliyr9Tysrd5Kn",
-	"6ALPuLiFC9wWcdkgZ1ZSawkaTaKXlQmvTdTKkqgNkp0zN0NO/iJ/1W4TG1QJ9yaXxE58s654yzXrh995",
-	"F+TjYXvs2878jF/weehatM5l5iwnhsOkstGSXJaQbR50F1Tc6WgqBOQerXzWLZvPjoZdPW21yjuhpzTV",
-	"BKTK9QLT6hbtRtzZuW/CtuNXG6y1IvSDEQiXAywBImLEkDWmEn5okiggm3gMecJ2qOonqimg03nqteEt",
-	"flb77WXViNrvl65FtZ8vbPPqBbOVF1+7hvsjsVuUXWPBVePwMqdcsZSoqcwLkvNRRIDGNt3eWnDvRdsM",
-	"H5obx4EzkvXQlHdsb7aRb4Fs2MVg2a/gmx1Ez2uWveM2y56/PwRN33xuog/TCH0N+Jsi7AtXxSm5ZfMC",
-	"KMT5HRM7BQqs3WVWF3Cb69X4UBASnQvYT9Q+OXN7iKWjx9e5IpBTz1I3/qdwdiGpJV553XZUT547fhDP",
-	"Snij2X53ad1Qdl1CTYWy6viw3stNnqNt9M4dFUrbx9UEkMqweBDSOVd1xoZChG8QBI7TAgUEaA1LjypH",
-	"KC+9Q31p+o4cDsn/rJuuD1EQasKxaeDqemeTzvcLyWmx2qTewfDwhHxHDob7hyfNVuhnW7fCarfVdnM0",
-	"/J/ECAhRLClzhoZXrR+dkhHNgKU1LRl5ihT/JnlXvwPSEMgiG25Ua1eXPIRXpHRZBUeThAoyYs5i7fBp",
-	"oVrL4KbVaPK7FOxUKxd0SWiWM5oukQnX80c0UlqGh08Gw6PB4bAZjLXXKW0U9IaHVF9b13y3ZDo1pXrj",
-	"68Va9437pyS2w2YsjYkUYEqKCJ/NSsNlKXMSpyzR/UhjPYD662uBwz+nJnqOidQ6ReOq5TGIyPo5AUB7",
-	"RWLEQU7jupHBeQpxUGyDYcCwTQ5CuekPxC+66kA4hK9Ndd5Pl1iO98tZ1Qj/06o93q9vbNPsVF25K2J9",
-	"ql7J2bw0EDUV1vULw6bMBTNHFFekqWebs61Nx74WqGTXdi5kUuY5xLj17GFZHX2nlqoPWJuG/VPXKH97",
-	"VNcibgp23NwlT0lBv+gK40rg3UvmOMP4OjLPSuVXdC2wplMchrW3iH0SFx6foj7pv9CkyJZVp//U7MCf",
-	"rkVBv0TGh4ArsPo+rq/Jqs26sGi1NWGqxqrQbph5ASOGP8KrJT1/8qTjvcgORICOrvvlqqBfAt8/fXbw",
-	"tNvn4QY8OXx63KmEpm281qXgWHlNboQ21iYntLleMKoUn4grqm676lVNPX8GObEhMJGCqltDyk56MWan",
-	"xrDhUqOdSoEyRwv7lv1dv3nqJNyw3jfxJfwo4IdDs/kaHCiI09g10kqv/q4ao0Ta7vVRSaqQwLdq326G",
-	"JunR7BSKk8mNqXEfZHHBxp3jC3cKGLtqhof6wWNRI8xUtUSZdokoved1xkxkFfLnTdev7XLTCNXa5QID",
-	"4UGX+p4fOFv1My/SHdkbDLEHBGYRPE2mspxMzVlEc0ZkWaiCIhhoDy2SJMZApLiuaZs2rV5lt7vhrKyj",
-	"RuTEphR3rK1lpDn6r7ZJX/QR7je0m8/ZmXv9a7RH82QKoVvBG35CCzaRLRAfiU+ZGghqkaqw8o8pwk7e",
-	"YZAfhSibVUTMP1NU+y2ck0I2DBOGNCO9BeOTqdHEDBVGP8hOF3KZq0IrchkrAq7Ct3qITeimoeTIIKaa",
-	"Qgu1iqXlVAtexhXGfpG4FPohS0EGMD4ADRtUkd9ZLh8ObS/nBU9o9sEBqK4Fc6+/vUVkfZoq7jhNVmf3",
-	"/evXl+9Jpl+wu3bK1RSh0PM7Z5GiSjGlEFjJ7VpPN91uuZjkLOVWuLouSj5n792XQS4N+uUlLZLpNlHb",
-	"M7p8JUVhoAHa7HCPFJELQWZ0OUjwbcxZ0po/S1Gv0NcuVY4Gxkr3CGLwENJ2XkwfhE5ixsXWHWxFOhFl",
-	"kTvclXWlfXIvVqgFG3sBgMveBzUG5i5q8pRl4w98zN7JMl/jWGzP22fzLdNma4u8s2D+6H0VLHVnIMn1",
-	"OGNIkNXzUfqkYJGFCaY1BDSqbjGSsB8OM4IdvOucriFFcyeK70V0h5Ctp5KilQ2vvjnYaawt0zoDQOLR",
-	"RK+IWuMwaE7xNq7G5uG6Joyqy+o+z5liwhKkrWGtMbvvnUzoqMxovqw2m5TlkOKEOtELEputSV+cx7Dz",
-	"WOZntwtdC/sO4UVEmD4L41LcCrkQta+0el7QAmAS9TXcvKPvRQbK2H49zhkz9qKWQfM27e00ny3ypuwu",
-	"10raKnNvc36kiP5gP1iSCSsJ5GnvQoK/BVhKkfPZL3qBeA6ArhV1hw8Jgxg0MTx+7TCb3S6Zq2GqWj9+",
-	"gbFWfhYK6cU44TEYkLUkgmHNsduacHxlbufVdF6LXmxHuvGxMYfCvvNIEUTKr1/anUVpIfevRdychZj0",
-	"kDJVimzZNzY7wlI+yhhac3UBC4OlY5Mz0hfGPm6shPjZtTDfmZ3KKJKQoyBSPyVYkVJroWrgCiTfkTfn",
-	"5DHp6QaSx+RgOOzfk8jcinrTC7uz6K+hlPuG66C11p0XRffVsKtByu1Di6nMGEnZmAuOsdfII33+41Uo",
-	"3GfVwuRf4raEPrv/ZeOetwjSGxJIzfjH3/+TPCU5m+gjrh8RoHZhKaETfVYVEL9d5mwwkykfc5YCMZey",
-	"vJ1FTpewq+yTsxEGSgFTBKRRmBtKZGgUhbSFkbzMrNNK/fMvMAHTQgA9r36p6chwGF4PQZjUjOYTpgoC",
-	"iE24s/1W8jkc+1OZpco58yocsFNC8bucCKYvyIqoecYLzJJiv5U0IwYBan/1irX1Jagan+Ph+ivRww+P",
-	"mmlFzI3PQubFVC9L0H+CA4NfVCNjgl8KCThHnqayZerO9re1yqa5zZWtIvBcuYC59fHs6ZONBELe3Wxb",
-	"QMaVm1sDZnVbBMqtrjem/2EtybverN5k/E2h/cCwyKsVDuw29tVdDErwycvl/WBRu2PnV/c+O2hrUUth",
-	"VHa4GzjMtW+Bp3Yh5YwgUeCWvFOtlFYfLz4Rn9twez6rwNCNc6amu5nqc/zY0XJ7mQDFzb/+dnQ3nB1+",
-	"epr8Jf9l8Wx0dXB7fqw+pM/H7+iT8o08mfwbPxR//fL0p0UjiO/gcDvEuVozwvIx4arY1SHhpGQt3Q+8",
-	"FBSEM0HJ93LGft8WWC/ak/nkU/BS+grWgwJ+Jp8kCe71PvEL2BxZHmk1h5Kj4SClyzqB0ia8uy2bPKdK",
-	"LWS+caf8xBbn9tWWndIuRldkeG7nxlXU5DQXRQe9/7OjCTIFfVP6xdtGfHBFUhTEFJ2znG8m0MOGn+O7",
-	"mJo2ryGYKl4gTYQLMN4C7WkH9kZsgAdVZGIjTXfqFjM7T+1ze+5GYYvb0QeZ0AyClkD7TLJS8TtEqIUI",
-	"lGbw0uqdaJwj6+vGpIxCdnityYSVA09pIdf1ewNzRQ5vNZgrILpA5sRMNsGXwH7rgGxJL/7+zRV5LPOJ",
-	"evyHzCfv06+P8UX1+A/84336FR2jzR0fH3bDBbuXIAYUaejb2PYS22I4SBw0CRQ9WPDUvrBDUPPK+WI6",
-	"vSLaHSbvv4VGIyRAIRqNpgj9s2g0VkR3H0fOma4COXnzeS7v7omu+CAgj9ufDnq1f6iFu2xcO+MyG/P7",
-	"NvWbJAN6s9QK7chYytIdESk740LWMGwM30CIVg7fsgzsPjAiMhp5GIq9Qg7msl/zs27JxvANkBO9EX9w",
-	"3MQtxfJhUcMb66LRHk+OHLDhSjLhihB0RTL09pP6atsMZujNx1v8MMxd14ZINa4+2hWVyhPajlBUeX1z",
-	"7Shv3xiGym/UGhCq5pazyrBEFVtFD8xGa3fWl1RtBVHYNSymu+9kF2+g/Wbb1pcdwRVD0+QwAVdR+mvN",
-	"aQ5uVE1Mh2ndJd70Gwz2w3uCWodvw6DUgilDxI8rz7dHZw4dYLtuFStqs7+4G43d0PVuSHN2D6+BzjkR",
-	"9MWxHW3OK2NFZC5kFrC9XFBxy1K0q5Drcjg8YoSmMy7sP2ZU0En1jAs1Z0kh3Q93nC1YfkpiVdDxGDIU",
-	"HFAXBZsOzTiFJLXqW+DDnZeFT40FTQBakhlH2gaoGOzI5ru9aA+rq/e6ejPY6VaWoVxmbE3DEWJM0Bkm",
-	"gMeuGfH2zYY6dml+WQTPCAwobwli/WYWH75VHJhpfFsYWHsYHvtSfE4whCtIja/VDv0S6VmYmDG/Y30i",
-	"q4+cL8qYRsAqQq6mbAmBrGNZCoikpWSE+TLXQjGaJ9MXhKIbFNIboEQMdDBe6DFbkCWjOfLxA13HWE8p",
-	"ZuuYbxW9Y6lJN7wWhUzp8pFCF64BvBKSZFJMAKFZKUxcnCFyBfq4hYREDNWHOvS/BcPghk5j/7pkZ8GI",
-	"0Fw38L48bwoAOsJXom+sZRtrKnbDa0lkl4QdoFU52iq4zZPdLYPTITWHbQbbMe+5Ezkt2dm4YPlHLsqi",
-	"Tey1TOidKi0ZZgpoKXKZA8xbAhWa07BfR/c7Pt6YbTvJacJaG/LaFHw0bMAGDp9tLLkLYMEVVbcWqyDj",
-	"+nx6LZN7cfCF0Bu5zDsoULot5/bdjfCM5qk6n0o0pLa/cplQsf6NKzabt8Cd0HzCiis66Ro/xGbzCyom",
-	"G4Xyyr3oM5zch0AJC1mzxHZksHLnX1g0kcIKIupM7lWO1TW213Cawr3OuTZI0YP2I3BLr5Tbw1fyzC7e",
-	"viInJ8cnJGduH4ATCaKiLy5+/PCG3NGsZBE412RZkNdXl1dnF1f9iLAvcwqpo7Wj81pUOdFgZortnhu/",
-	"IPHbizd//e712fsPv5y+/OXd5x8vvnsSHQyjg+Po4Nnpy18+vv/049Wb74bxPvF2Yn0EX4sFzbJBksnk",
-	"FhwX6gWEHsLpmEqGsUqA64HePjXX3R+MZb6geQr58lM6nzOhtLY2K5MpyWjB8mth8Fex6H8vZ3MIqzp8",
-	"cTQktCDDoxdHw/5pVZktpVhAApuua6ybNqLJrV/NtZAiYZFBBc5VAc3evxbX4gwHGRK3xqWy+Q/HwyHp",
-	"URKnrKA8UzFhotAqhFYmYQ5jMuF3Fmk4Z1RJ0Yc0khfXgnvDMKe5MnMIf+aAZwqvRyShec6ZshMZQY4w",
-	"zMvlm1efP73+8EtMZE5KxdS1iF/+8ubs8urNRYwAI/H7T1dvLn46+wD6L6ZVH5yaWNKU8mzpv5JQS207",
-	"Y6zQBUCJet6hjtjOeEx6ELQC9vHq+6ksbRrgjKeCT6aF7kcyRQ1L9w9euRaICpozAnh98wzBgidJ2quK",
-	"i8jhcR/grrG7uhkffjm1z787tCJ5EGOrrwXqc6fENW6GZxzOqvmHi8wDSIdAO65FsyH6TO339ZACZ7yQ",
-	"/kFsltOh0Ruh+3rsUYhSurwWvWpRRXogQWXEhCIjowoVxVRLrnGAiyUkkmbQUGizVK6aiPDiWuBmN0PU",
-	"CyrI8yd1JVnm3sOD4XCIuyLpeW/h6sQctv4+ObsWqB9LCYG6et6k2TtsCpvXDn9RUEUWLMuaoOAd95AA",
-	"ONJD6bABqybMTeb8rrig/VFx6hXOFS3cntnf3xqYo029xfMneHqWonLGbXVudmTuifBdCwK2+nQ7vlra",
-	"3lA05wfwSyt0jpwlMtdHk0131YvocSEjolWbtxGZ53LEIhtFriJiou0ivX+yf/z9P/00n2oUO95787Kr",
-	"S8EiwTonsTXx63bewA2wsv+b1qLJBzTGaG9BFTybUpHK8XizDxNNz6VxOSCCLIw3TNE60dktUjuuehJD",
-	"TKci8NPb2F5fl2gzoSSGWYn7EYldV903dqriiMTQ6fhamEfWshiTntk781I8Uki5S2wlE63VURLjQRif",
-	"klgPq4GqhuGMSUFvmcGXvRbwYMZSTn9gyziUKWAfPihb8ZrMejkK8nN/i2wDPUYhVTN4V3jb5Z7AclqU",
-	"OXvroytvjkttLpDt1sXG1QBP24S+IrzeQt7fyYUngi59BdnxaDLFVN8A3/dfd/CHrCcK16dry7OxzFlC",
-	"VddgFvv6uSfD92bPtoUZ9gOsAfYCyyBkk4cjUBRyDggG2C1g8DIFnLP8lf5xf1dS8GZBWyWoQXj6lfzo",
-	"hdG38DC8hRNym8Lvk1XqBqIKtfZb4XNM1+Uv0KeWFfJJLio2hbpIV6pPd9OjViU736KvqLrd6Gf1WmHL",
-	"b+mK537ZEXqQFqwN4lGmZQIhFqgagr6bl0I9MoebvjB4DiPcIlYR3IZHmxXFULxNIJisBVgGQssKfCG5",
-	"JYnUmnwbi+Z9tOlm7MXOTZxIJBrv6Xsv/AyRAv3tGbmadO7r4zNaxKgNwm6eUSFYSv7x//3fZJ6z+dz8",
-	"zcXNPJeTnCkF/57KDDY5/XcKUH/WgDGTd8w4EW75HG+kEbyjr0xjLkxAszknTYVw1EB14GBylWmNEavS",
-	"HZaCBeMRLxMqzpIimEl/JogL4PWDrnUL5yzXY2+zy1SCnUczZEQQtbCQ8EmIurxozd13VT5SJHb/eJ/G",
-	"9RUzYcUlDy+PjI5Yg2r+85xVFqygaZgVU1mLXf7+zdVetHf++RL+8yP879nVq3d70d7rNx/eXL0JhzTT",
-	"Yrq5X/otPUgZgkkbmC0gzPrx4kNUpa/PaU5nDFhe0NFLuKiPA0a5Dg+eH46P6PFgOBwOB0/1/zzT/zOs",
-	"/u/gMYDIdHiV0o0ryUygHWs3fmYAQktHS9qbPMfTsZtmga+vhogqYyhfG6iTUHHh0kxWmUpoKJXiV9NO",
-	"uwu8ksLqsSuk6kbiVzaxHiWx+fHG/qivHRPLIcYLMloSnvYx/dl9qC8jYD+DbS/CfO6RzfuubIwHwyGG",
-	"TMkxwUBn+ODPFYLVd3GYfWeNh3jLAP8NIVK683YMrdtmNXHkZ5rdDrggiW5GHrbIyOR2u9gsTLXtFJ1l",
-	"LCsmet85C7HSNhG+8FOXwgwrpaBlMWWi4AmEo2tRcTbZYpoDdpfiEzHgAoyVQMo0n4MxNWeqnDHCC5QO",
-	"vZweqWsRF3TySqb2MgtB7XFEWDKVaEZTTBShSYc36+PeZbMInujYhHphPzz968fDf/3p5cYtw34dmSa1",
-	"D7CSWdkSJJ20UMg54xAeUY8URHIQmmWwUAR6Ru3pxIXBV5NjUio2LjPBlNon38OyogaGIKFzOuIZ0hyO",
-	"2JQLfb5NFOmBmomGJnPlJZmcgIkJdapSFKpPMirSLRz03lEc8NInbVvRzwZVATuiz5JbIRfW+ohdJjkY",
-	"1oVcrJ7FcCJ23pJ1I/W5a3fGlpRgq8GZ6rkitPCONc+KqsW54DNm8hwWlnXebJjomLMoiC0Bv5UAqfre",
-	"02XIm3t9SGkMCqtTM0I++QkiuQu9/uHF/S7xym6xbtauq7W4/gqFrzkPcfcoXnwfAni9HJQq811PXPPw",
-	"UwTLGbEU/TcGI7igk52w99sRa0wQj34B3SNu1N1otx005HDvITPEunF9XdHJFbroQ2Rfxkjrn0prMnAW",
-	"bPRj3lBwp0UxVy8eP6bz+b6Spdo3jx7rw+fxzpu0q6zS9IwcVTtS5Lblti3d3zBa5K8TnGr2OnwDb7pb",
-	"YIcHsgQ//W3jtRqquOJtIgeF1WqJ37178fFj42IyPHoxXCW9OPwVuC5e/G04OME//8depzTrj5QLm64a",
-	"3Aj4jOkeNnJyZyznCX38asoTOpHdIqqM5LkS/UH3Ryc4zSwpc14snQeqcXB/g8jDeQvoZsb19vT+3JoT",
-	"DMWxQWMEiK6m8eVof7h/cHC0/7TLcrc6cMMJohW6Gy5iAJ5XDlUOnIrW/Y8aHWb7nhL7yc2Y8oyl+stF",
-	"LsXEvUJ6tLgWRlOErEcTx2Cw7Nx7hjWXignrn5I4k8mtLq+QksyoWBJdAZAh4BPUb2wKJRpiaVGN3CmJ",
-	"bdE3WGoan5LY5KHf5KxU7CZlBUsKbHYihdZa02th3iGFvGU4AHNAcSssUI295lgFmOTsTt4yOxwsvZFl",
-	"gbVhUvsK0r4ZNdgj/fFDGb014dL15kMuRqj1phSsFt6ytTZA+l2lQTzqs4kR+xA4JojfI0V+VCwfwJuG",
-	"I9WIJKDxuMDVk4NDj90QCGwaZNMf5e88y+jjk/0h6fFzmp6SV+c/ks+X5ODpzTHJ+C0jH2mif/jX/m4p",
-	"zrSoLkZ8vud3Mrz6hZL597RgC8CxGfPJtj7EBL6C1KBYQXE3EywvJim7A3LonlYFk5wx0Z66KwqW39Hs",
-	"kiVShHLm3skFkePCaJmmCpNKi+xwWLt6BEYsLiZqn9gYsid14o0nPnPK0ZMaBPXByUYM6nCLw+OrVMuF",
-	"KGFKOYCKppHiLz9fkd6b9PXlmVG+41uexv2IAPMFOTixAS775JIJuEfGZ2UxlbkBXHhBXjKa21j/xKsO",
-	"Y/3jIDwg0lyo9yEiP+ylIfqAi6+FmtcbhvmyNsrPh8Gw0SY4RwNDb05/K5nt6NEQ6F4igtyf+q60T958",
-	"wc1Bn+nx+efLK/JY39sfm4LDXdPrYGOSjApMtj9Tjcb7A2ZqCAtB8Upv2DZF7NukEWXbJUxmsmgz72ey",
-	"wKsw0wcZ/BNOZK4c5iaoUlMG14zVOJkumU6r1Tp/rKt7CPDThgoIruh9c6PJGdrcwQ7HhQmow1s8ohEK",
-	"krExQFhzfY3t76+y/De31xrrf2fS//tnX2W+J8ON0SZJUrv5wrbLqa6J7ipS/JqI2M6w8ZesgNSrD1wV",
-	"6KLZrWNqJTPLUBNsjjQwn7a0zrmO7tuutYHHzj+1TeOmNGcfuLhdPV+K8O56CbjKUiTsFO/5+tycUjXV",
-	"q0ZrLPtEFwokraD05bIAPB9emJjVnN1xWSqIua14rY71pqCLbWg8vz37t+Low2I4+tfbA/H8l/mhOrm7",
-	"eFr+5Th5+2T6+hk7G84+Hcjzw98uj4JrK8/akudHGU+AD5YUUp/8aUTiPxZsdFPm2dfHAF36+LfHf8A4",
-	"fI1JD9ikVD8isXnIvYeG+ALBV+PHqszv2NJ7jj+oRufar+6m9nv1viEGJdzli1YoKScLg8MHlIZdJmXB",
-	"RmROJ4z04j8uP/94efPzm5c3P158sLPChZq7sbXIlYaiC7widwehN/unJGdcqVILZyWW+w8zculZjVp7",
-	"5WjY+VLckhoXBpZqifLDFr7HHMRW/6uighf8d3A12jctzI6xglOD6avXzT55zdU8o0uS0oLC/EdESMJT",
-	"Bf81rEKAdaVWtfb2mArPRswR4Mf4nPWRnhi48tQgbOv9Ly0zlvZDWX6dYio4sKfUz7Qm5FaeM/ASna0Z",
-	"v+otx5uEAaq9WM6ZiCMSp1Iw/d8ZV4ql+i+XvIvB3rHQb/T317FfhP143dFF/v/svfty4ziaL/gqWM1u",
-	"pNxDyZIvebFjYsflzKp05c1tO6umu9VlQiIkoU0BaoKyUlVZG/PXeYA9G7FvcP4+z3D2TfpJNvB9AAhS",
-	"pETJdmZVjydiqtM2LyAu3/37/RI5mablbX/Z9lij8JhNA5uneaNzpXtLs1a2NUsAXS8HMqn5KRkEcg3k",
-	"QVvMtEqNZmfEFD8h2lPN8ZhpWbWVltuJiiCWqxa5ThY2+wRtWrkkbN3tIWfpQJZFQiEypLfskPJY/6+Q",
-	"6TXMTYQNHzOB+pxFuaZofZs+hwh5l90EWAH2jvKSiqqdWqyGs3vQxC28rWi/xkxAnR3oWt3qNLOtKssv",
-	"g895X9XoXM/Ky9Y2w8tJ2QQYo9/XUhRuEIUbXWmUq1LHbe+dyOy8udPkbXlPkK5SQWAnlVYcWfIwisEY",
-	"E5NUDLX0srI5NsqmrOQW6F43IVTpJ3T9yQLYscE3cKmWxzDCyhWFboXVf72EvpONmvOVmm3Wzl9PZMDU",
-	"e322G7h45uZKyKyZNgNK52BKebTJIk3pYrIRqjhuunO8rfRI1jx18IXekcsxRG5KCIl7Lbd//N1S3Btu",
-	"Cp18W8KKylFGZrMa5E+CN4HeRqo+rHbelmOPUJS8ycplRXYrzxe+8B1ebDbI1lgB/ihzZWp89WcDB25Z",
-	"TBX5hO8unmjOU1i/fz3P4mEk1TKzegVl+isRbSStHkQEjmZMYVCpfKQbBqiyNa+SYGWc7OWQ7rN6/PCe",
-	"IMnxqa9gOl+Z/S1xRWjKIAhjnKGzk/cnWU48gMyfGsu5vgSgZPOBibVJZCNy6n2u4ZNeYk9f65ndMjGr",
-	"Z7TWB2DfWPj6Gz+XIsfR5fajz+u1JKQ3plc3U2x3QYFv3ZMia2RZObJcbtP8sp3d4B5vLQc/QF9SufQJ",
-	"F7EUxmIzlYph8/McH+2methoU38ilpDMvDdkH5Abbenk85GQw2EpzhQDGHLI209pyhEqMeIsxcrEYxLq",
-	"HyCiHVo+JcMJq2w8BJPHFi+sJLbCBjy6G4CmeUQ5M0Ktu/U5eF/X63TfvLajyF3o33VWl9izHlpMUn4k",
-	"hKwKWdm1SJ4ASEM5d5pZ7ro96fcNtmo25WZAq8vvsjfV4sxYCd+UzQdOeX49/T3hSVMLl+oNowiAmm3d",
-	"wDsJhU254ti+xHsqwMkVXtQ2TwZscj1SnnIqiAXdIzIhCfsbVJogggYOEE86CoE2+XEsiXlO0BOGdtdU",
-	"DFlCphTpdm27DR+JlhwOS5HOzdDU7i8cQM5Lyf5xDvw0lwcUaIdcGo4pnLaygheAtIs8cVYrrbvpwYCv",
-	"3PgYleQbnPytSba+FEuxI8lv5vw2znrP7Nyv33tfBVu9ZPuXQasXDsCXQlYvnru2N2vLoJpTJkwDXMXu",
-	"zozd7NLlHjlTIX9nnqGILs61RbmypNkYiATZJBC2EIoIzVEiJ2Sqf8IeUyYihOkZyoRh+RJcm8wE4MOk",
-	"DlanNrnySxxlmQ/ENyMa3a6KdWUZtb2uZgGrm/F1FEuXcDzfcpVWL46pAdFu0zFhk2m6MBx6iANp6RvQ",
-	"VMtIa3JO1V8atfrv/hpsBWt3WEbsdZnS4RCjB3ckCLo/GqliC4vMgFaRrRn8soD0F2Q6Bv7RRJ+DKUuU",
-	"FMVySLqg5BQ31l1w6WBspXsjpSKiSWQRuMuwgT4xpLdTMGakUD0iE6oUCUdhQMIb+K/8Wf837ofH5FbG",
-	"swkj4QSyKPCfVE3hf/r6f3siHMzg52F8jfdNU/3fv8N/RzQOSfPjJRnMVConNFnsHBu+/ZDRwRjzjD8z",
-	"EbaJHji0CwJiG4wNSI5vWQK9iDj8IaAGqGNCB4lUhgeWM2WRuLBvjZrrMsrZiA1imjCVr9LVkvRG/0f+",
-	"rL3fvl4caCPQO1hN9X/78D+Dmf4vfKNWoAC6rf8zgsyN/hToX/4Z0+7r0M/BZf+RxjdmvKbvf4t6m7qG",
-	"d3mPecU+SpmVrqX7KKILFO6UTJiYkb6kSYRwr9gOqBdwyqHxtL8gpmi2baRcaJLh9kIuesK1nnuNC09s",
-	"A5YWlN49AKCbStJnIy7a5H2uHwukm0EyA4AyPU6z5qvLHNj6CMJb11tQqj3imYBdUI7YtcHDy8sl8CkB",
-	"DLR63aAGuZSHy1Q7r9SpcLepjL7fdlt8dHWX7WuZYm3jnMYxbKiNukFsMhWHXjk975iYle9p2MhGLdrG",
-	"BbfPm9k2N+TRZSUi7sSs7v71Thfwz55bJIQShcMAybv0RGgVr30vLkhoT9YaUNDlr2bDoSkC8b/fvAuK",
-	"Wiz+TTYXBgGHIWbeYDGI2c4R8Vi7eyLUqwKi3R35cOqCUyFpwnm1ckELDghdKUDcyqjvEffKUc6GPbF8",
-	"o6Pxty6k+9pVmG1r0t+FjWaXNrdaq5LpsMgfklEJRUadhIhLhZQck1JywFrlVvjqyuGWuw9fxJTO78t8",
-	"+N+x+99z11j5PMjBzUn0t5n6otXrS5gNFYAzFEY22SgIAKXv61VPesGG6+vkA0SEqC6T57Y+nryXqWnl",
-	"iCXKpXunYSnBiFt12zt5yyYAHghXb1TLjteeSpXlkQtEoPrX2u4HiybUV4ekmbAB49NUgSCTUya4GBGT",
-	"5TZ65Dgr6ucKEY4jawTRWwb7gAsthQfMIR9jHag7EN3nL14EywkFH94c/281xPlmBfuOesbM/prz9EXK",
-	"9wvHd5lMeiWm9R1N6WBV1X82ssk9NZ4uH9CceFhBZ5XIubp3FK1PosLC8Mmz5glPUyYgVgRbHlNFWpzo",
-	"n1IgY0eYYcX05o+1nMH7GBbhJ3IOxyyW6U7tUNFmbFhuPaG7sJINCx6qTeWYD9L7QgyyQDJrv+ZyLJOU",
-	"jlgZnfRSjPKEHHReGMpOaBqaGFl4BNwws+GQDzgT6TX8NXQgMKH5uTkfU8zlxXSAhPnzMUsYUIf0xFjO",
-	"EcacK0JvKQcna+eYIA3NwEyR0us8iKViEQYA9N3kLGKTqUyZGCxab9hC74yZYjskkkRIQIqxU42IOeWY",
-	"VaI1BhE7BOB8o46oU6Cu0R6gq7TcCrJGZ9hhFu3MNn4kTKWEq54YszgicpYqbfAicHV6tCTLA1dOLQVK",
-	"ewxx3NKEo7CfSmXbq7UEl4LtBD2Rl/d64E+UXhwuRi0r/QdSpb5bXAqZdDvSymndzskU2K9BAyDTz2lS",
-	"PqVmLHZmvfeTJo3jDEpjJ4NfN0hgJNYrVe2KnNWn7Kmsxtm4/Q8vX/G8dEM981aWhp6naybUzU8BCGJI",
-	"FEvLwFe8Nr0WNun90g26h7+6Tr1fusGLXyu69bZhtksYSOVzyctr1e80oA1USh3rLBfyxJKdGasw0VzD",
-	"5f/3/xJzXgKSIIcSGdN42GK3TFiQuwETecrimmUazmpy29dTKDlLKrcnywwr2JOBO9u5r8ONVlgs70xX",
-	"Kqy3spSkPaooesOG3y0pZJ0z8QAMjMWGS4nJzAGiwmTjXtdimtOly2aZ1WYbEVR+6S7mc4SuyIKgVr0b",
-	"CGPw1mpZfJufuVpOQzaNKxgXnZG23CQvfDOyTS4A/ixhhtHDYGdgEYP+9OgIsD6sQgazhAg2x7tf0cGY",
-	"3DA2tfhpWr+aUiWnjwHvDlhZ0HL134R9g1x76YsK/EKZVAUZoctsPpZkQiMMZ+NDt8Kd2sRrMGIEiLo2",
-	"shPun2+1FpPWJ4fIuO0h2Xg6pXhNRVRrhsqoYDdTsjZkscaPwwvRlwMkeRLLkfd7mZAQbM1ra2sWcJ6g",
-	"dP6uJVvgQ9ZYsku8cEvtbWMsG23PuirfPnyNzj8mgo0Q7hbKjsFdihnVJnluYltP9/e3MA+cX+mMAgtf",
-	"Uyo5rV5btg7cZBXsgtw5z+9pt+3cihqqlCp5XMQo/C0wed4B2nVCP11Zjogi+dooYUyRb+k4YWLMtINI",
-	"odhtQmOCL88fq4NuXVv9IGcZ71VZxhMufruD2woUdwNT/yGINs25cvPqrb+HolufWLNsU+WIkRdgf5rp",
-	"GCaM/cyQ3ADOYTousudWT93lbDqNF5csTW2rdwEs95YlFxhb9tpgijEfS/VsomwmGA2w6MAuY6JuFtAL",
-	"ovemZ5KOTHYPCjIQWIRM6eBGHfcE8G5lYBgv2uQkntOFIrY99hjBaCDOkSG+BdrIQrtLPxWEFml2gdoO",
-	"EKN3ivRa3WV8QtimT3Ob9mnVprUK8duYjioUxD/+839YnDccj6EB4woB6fRc5LtNDiGMXiPWvjbcnh/g",
-	"inXEUJJNEQxjOtLWLhj7OHB8iv5jNnx/ITF71JfyxqEO/eM//8f9TXXhNJZ9VtlqlB6y2RTBxvTjFmaP",
-	"1wODPSGJxbzWCh373yB1Esdy3ppNyYQpRUesXvAbjsvtXYWS95Q6n3unsrel2oEEHQw8lsBPkVcTVNB/",
-	"H7t8cuvG5JMtsIs/S1WVdCUEBTDHBWUBJCMknbP4lpGxVFOe0pjYF2IZuZzFEYICauU2kXbfpgldwO5v",
-	"L/HorSccXVZcJ4KS7+SE/bxpGR5gzVbEn70ySozk4oKC59mXM62wDawXE5GhZkeUIa0nSMo+geF5C4kN",
-	"ecMiMpsWygfLE//rSbHklA/yM3Ce8AHkWWRCuntYMpp/VHermsTA7RJ8abYZyrd+cot8ZYVYVCwVU3dp",
-	"Bno427OS+B3O7RKWxmpnEO8oZTpnaiqFYivaRu8AA12z/waWx+v9HFNx8yc5e5ed74cx40QhZppNrddX",
-	"4zbJ8sCK07eRiQcffSZueVrh8zhhu3aaTQjyLht5w11ZA1TG44RYv08Ag/KjqmyBfGiQLR/gLA9RVm8n",
-	"pQa1EhGxss8JiuIqmxd/2ao3SKVZslWP2vqTVcRyWdrx/ntXDXsb8+Lu8nhZB59j+xGZMBqTIWNRnwKL",
-	"4ob6+G5SdwO281VtWRkLGEwypELFSJFUenQEVORshNacR/aGrQK/9ybDszW50n8kCzn738if5CxxDt6Y",
-	"xVOif2GstfaSqdCpaR2USvLimFZtXzWL0xJvePttkKFmrVXBBSmnDxxgHSsL5IZ9UO1GDTjlvHrKhl/9",
-	"7VVkbh+0hKWCIGSb3YIpcGebBTwmrupCCkaaEkvUoOcqtIc73Mkc+m6HSPQsYy5ulA+OFSV0qIes32a1",
-	"cKE/zfwpvyGCxqeWfkbrliZg+uqH+V/20jzY/90HfJL/q1Pzwmxe3DpsyiaNX1t91y+/LhXRmAnqL4hd",
-	"MnLDFscEaeCxtsr+5YkiegpIUzFGQrvfrhbTPFyeXeciGIwZXdmGuKKj6gRuTY6Vh7OQSzjtSlhNatge",
-	"27OcAO/HnW6+2pwoxWc7KamBM8CtwLRDmtoXZJ9SYEogf7wgevV2jnKArgMqdn/Rv/81rIvCuhGBCveS",
-	"5d5He9Pnly0YShXHsbK6R/Eq4/wpRmjyhEP6/UfkuU8jIIfkNJGDm6FMoidYr7W/R2g8HdM+S0kz4iNu",
-	"6mkHFKIIPRGzFO61tVVnAXkbkA9w0cedgMwE//uM2XYxXw8rR2s2Z31YpZ6oWAXjskuBLEHkLCU8YiLl",
-	"Q65lrWWQotjnKmSqxW7C4BIaH/VEwpSMb02NmSFbzRg4eDo2yWE15lOrU3LtmYXgqLfUhbjdSev192/e",
-	"vT9vXf3Q+vNff3n+a2l0NL+BK0jigN4KWLFSIIwmqWyTUG8MQBKoaiUlzdDuI0AF0UvGo512T4SOmMl0",
-	"dyxREOrnTjkbwIMzGic4K0uF8Vjf0F8A8Zx9YVOlFJqkCU0NhUfKdgIiEwzD0FG2BU1DcopEuAzTYoqw",
-	"T1ylAHOQEUVlHFFPFAnhTBjieDlF/REvyDSmAyzoo6YSvsAJApUz7rMajgrMTUBenfpXliyhuimvlkjH",
-	"+vNTSSKZjUV/ATXNdK76kd3qbTxgSK0CzecQmIqkYG1yZdkceyId8yRlTJAhZ7FhCgazd8oGWttRdUMS",
-	"Ocd6dsh24DVz3EgGgQw3fp8pHtlOzIJiVsBzslb+ntjroAxC704EY4s4PYtUFVUY4NwCMbsKiIwjpkzu",
-	"IVdKvL7aeYn0zsD83ilsZR+yJYrNNo3+eVSl9bg3QJBdl0Xbbq11N7yy1/0aNEYJHbB3SPZRToqivStC",
-	"hylLSAjjCcG7AuJcvQf7DLmiEbS4XYrGNJrp7Vetq1lE8JInBIBTFWkCfgkQKgJeSdYEWMvh+E4/zbTY",
-	"bAlWUKtohqobVzVTilh9ajeZmUJT97Q0WV6gByfkpRyUniv4MmVnzRRS6Hm624nCM1oBhAJ/cyKMJ+Tj",
-	"xds7L5Geu3P95NLhJFwmNUp84CH22pzJVfyQd9ptQWNA711tDIR67NcGbJvQmCVp+YqYpyocbml0zl5y",
-	"aSiIq6+4YpNp+RX3XyBE1U1WIYT3PGgQG17owRdaZsl196BhZOGKL6gYrf82d6EPypwp8rdyROZ5T8jj",
-	"Zd2wwsGiOVtMOJC43i714iu5jVDcOoVdUDjrpYrVKx3KQ9G50QaZDvdYGLOJ9Fa+IO/zijSvET11YmTb",
-	"ejdE3byUgy15TCIn77YBONnrrOsoxsdXjbtYXDLQZ9LA/mS75jqWI4jGadUmKM4NZpzx2mnC9KoqOmSw",
-	"KzKmBBPEwcsGsVT4r5IqleX3ldqhThYtwQ6kTDgfw34Pn9AR253CO/Hff5uy7Ic560/dDyM+LAX42sLe",
-	"GfKY1c6WTHDL18Tt+pmVJ+pKMxtZbr6/SBnayYoltywiTWeZozsISEvgJBbywbu33Q049VEtrr902N1F",
-	"9Vrn2hdrxZadwyC3Ecx82czM+mN87qnfZYtwlgBXoTU8CFdtckLsMPB3qWGfRu26SuUiYFVPQAMiTxem",
-	"fgTT91bCHpEwlvOQcDGUAQn1Z84mxqMd89E4JHOaCGiUCy2+f0jsv/I+YSznDdxts0kjaOjbfVaA3GF0",
-	"V5WewUunhau2G8zFgE4YNlk2PQduyG+1E89HXKidIxJOqJgBdg9SzsEG2glImMhZygULe6IZWkEeIoEp",
-	"/kVfNJ5FUcxCUrwEf6+voLOIp9cGhH/pwp4wf9GXGppFWJ3lR8KvC242jl0LQxySnlZ4s1ZO/osB6DZ7",
-	"en6ys5vLZ7siJm9i8cgciG70ie+gqJTHMf4c+uovLHg11pGx9Cs90czyDHxAkpkQLAmQh+rYpgAQMsNs",
-	"aFg0oOvvM+K0KWkis8sxoe48CNYTUPSWaDM+1Ao23Gn7hC9HhNoV1rtlBnTy6PVj00XWfmIuA8+CRTxl",
-	"ETw8YoYKR8iUuAcf+y+xSWJEHYHRa3kYJXQuSH9hOkoBzSy/4ibtECGcGn6VPkX2yTWSFGZZr5yVWBoQ",
-	"U3o2JzOVkjFPj3zyeCh1TOmINEP94NDFmrTGITw9JiE3exaiMVBezlPWE/qqwLHJ81SxeLghizmEdiAm",
-	"taO326InLIaNfmRZiM7pGaWHZ75B0ZQriGjCXwZU1EFO2hojZH0RcVowHGoG0NYk0Is05qV6x7f8N2CI",
-	"vTJcodNUT5glZw0IF4N4pvgtsn5HSzXdOe3+i7Ylv7WV3BMu9L/395GhYtVS4G2rXZXsnabufKM7ihpe",
-	"3x7ge6um0To56ybS+3xsH2l8a7sb9Oc/bx8anh3vg22fid0g+o7TUnvRPKccCtYsEhWEfaKDdGV1PQyk",
-	"UE/f60Wumh7/vV+zVjaereyK8+bv29KMSvb38n0FMe8a7QJ3aQ+4GrNJabAplrMESM8mLk+AxMgZV3EY",
-	"0eQmR8GkfwG+6Ghc0MjmL8vvr8QSOhFkCzghr77h6cHaMpSrhC5Ox2xwU2YL3ITHCFcV84G2XkC7mSrR",
-	"lA9uWBoYrRsY/U8tIDGhBtrKo0xXs75KeToDQvNmhr6TMJt5cHgLXIwAZgAZ0WdgEDTzf4ZbQREISbJH",
-	"B6Z+fzjc8ddF3hiANX07Vh3ZsWAR1UxVYDHrGTJwv5VI1WlCF+3IXgTmhv5VC5FBYKYwVIkmiruymqtv",
-	"LWODh9j25eDP8VO2wZlxd1agkmcoZfDBpdLEX4ivAtu8vBXKUJvzm+FLgTYXtmDbzRhnG1fN1SjIgMfW",
-	"5sw0yfpqeyWhi9fYlPxKpMli04KYDcIo/cVDxmwTuljNDVxJHKpvPUvZZNO1srJ73bBQyK+qA8f+ylIk",
-	"x0WGROsh4vgQatDMa011AXSiVqzn0xhrsycWirGWQDLvUFU0oZm6wMeSZa2zORi9G6ErxsVVyKawaoHf",
-	"cmEBSjczzA1oZOiO+rVWLSGJAJi0hPlKJlq0ukLwVbvjg3ep3uljOden+1SWphmd6aMPSr6+J3d0/Gpr",
-	"a2Gt3KNwkWmkVuW12QYlOaELZaE9leMWQGho0uz+4z//+2HHr8thdDAOSMRVysUg3bG44gD5a3DF9b2e",
-	"WfeXv4YFRPED8iODfuWz04855PBcU89acytft7syyo7zUFwPO5tBboWr9tsliw2u03aJBCFTVvzK0qLZ",
-	"7NjeKe1Qn6Q+e13lt1eEuP4+YzMWkX/8t/+bUKXYpB+bn+AQs4g0+wtCBUZrEAydpGOKVq+9I9mBW5y+",
-	"zQeCXDDJbk0wSU25jnnEwrdOcUyYfcIRWaHCkM7CGhOFqFCpsXq/zPzrRnQXxn492iswDDdV+BY3t3bV",
-	"tEXaLdM4fcxxlxS1GHehlEM1rwxdRCpjOnFAzJxBI7JziVR5Znwrsot78BZgfLUn0tmUJRNpcGU2elbO",
-	"7Nu+wmSZ7Hndi8HYKqPFTkRFrTpCwt5yNj+NuYC0SGlDkJOad3TMzNXvS/kcNhpRIuWknAv5vqmvfAs4",
-	"aKTskw2eLVtnZy9fXp4ZPLn8ycETQ+NYzgNiuJoWJOYTqMVM25UsdQ/X2ZdRC+EJy/xV34u1qLJ6ulGu",
-	"2OMVeDLL7tZcQAI3jVf8YA/TJj2AFniodL5vuEGZ9PCojgvYzAaaRwUkBMAeiLo46J4dzNAUIHuK0Ji5",
-	"uIsBbvA46iF/nyZUqCFLrnnuJzlLLWFuluS/NkCVjaABI4Fn+SPIx9kqMYMyiJ/y/Mg8kaYbKtH7zmIr",
-	"8OiIhNkMhXZqrmMJdCMwFsCIN5AV14A5cW2+HBDlYTsp0G7hMcAexTK9xlITrCdu6tcgeCfc9kTtBOZU",
-	"cHCswmz+QoT16i+Quawn9HWz6ShBVC6akhG9ZcaytcgZiHqNyS4EBrLt/YTRJOYs8fE9CRepxHt6wrSH",
-	"yLkoK3qtKaBdMiTr4M8ghesnPcp2/UeAQWPRFu7zBsBf9SIdDgmpMtZRznBzQpQBlAJfxPTe+CBT4Q7W",
-	"kcOfl4hhSDMcUAW0BX0K+/Jfuh0yoAKYBU4Kdw2ogDymoadJZR5g1gNI6RBBJ1CPbe/V56Iv0zH6W8XK",
-	"fj2IfBD6YL1X9FFM6HTKItt5scLYK4Glo9MphIsBPzcLO8uIWU9vPuax/jJ8i55GUCrmxxTQescms3Bn",
-	"a3JQ2j6C4YiIkWaa8MmERQGZTacsIXrCoL4fo+rskweFaAAXAB9RSFEI/b/78PL09YdGsMKiWz1bGKvX",
-	"o6rPW1Zh+UEd+iVj4qRkb793naQ4BWberT8kFhbcxGA3R0bHb1eKXqfWWG+0rNbYH/l278QvuvsTtqye",
-	"lwP0NUoDYaY5VaFmsDOc2v1oT0W5UWWMG3UCVCtltcBnojWWsywMo+AVCysy4B1Czssfr6rKUOyobCmK",
-	"khOm1dKEAgLTMQnt3yHvNAdum+ZUKsX78cI70jljxD61Yee71IdWC2UUiVcB++H05G2pWmOfKnim4CgD",
-	"OJVWtCKNF3iQnadoD553omXEh3p1BjTpy/EiSkrduXJyZdsQpwfkPiK/N/LnNLf1PcPTN1St8bq0D0o1",
-	"G9imyJVUN/yQn7dvsT1najBhaWIRRqNjQvvwO9PBc8PY1BTQQxq6TVyI1MaEsTduLGPASdV/myWmw0sa",
-	"iljzMEAUw4dFGAJUO21yqt+s93GoZzh05pFCFkv3QmiP0w5LakLO2YtMS4Fgc7C+tWtjno96cwKUPG5O",
-	"usGdia8cr8h90Fq9+jSVOUqrjWB2fO8ye2YtasY6EfmK7XcmbpnQjpO2BrfbhR7iuV45fTBYYLaVlWsy",
-	"xpZ02F9H2MWDj8dNlaHIcUUGMaMJi6Dq8GamjTM1ZvHwLR+yl3Sh0LLTpgqHAjcwrMCjoAkQB8APNOOK",
-	"OiYhYgCGbj+RVPaEVg/Y95aZctbUQ/Rfid1yxpQbU2V8AeNskuZB58VOBS6wwcssTQco2Or69aWhrZwJ",
-	"t2pH6kVzpFgQm6OKfdwCjnVAUzYysagNd609BxsCerjFqh2FOjd31OAXze0XMzgE59t/epgD6+uW6tmb",
-	"EuK4j9haXNKuS5raKm1xoZjQXustM81Im9WWuExOrdnQn29Xb4NmBJuBs+vtbZlqHfUOytPvW0e160h0",
-	"11Zdf2ZO3T1LpjdM8t9nzMyWPoEQ7lsP+n4hY+aUBQrqO6RuOjXGVS2zgcH7LUfmo7qrsm6moWYxqgCA",
-	"qgt7fS5x/y/Rdt0yEcnkzIUPivkBTB+h1CR4McpcW0kGdbVWV8Gf2ndRex+S0Rc3uWps9/qMgfgZtXkD",
-	"SW/W6ew9Jac0ZQamZVNe4oqZvOTpA1ivlkxSldmnJObYxb1uOn1y8015xrPj2t1bVjBbKr2tOMWrJj6P",
-	"Uby97WaLqWvbb6RJc7WoJbbbcU+U2Vxg8+y0yUkG66BSgBPO0Bvu35y6JxjxdS2hrnS3gPC9yX1b7aty",
-	"FQ9fXa3TTYnf9tvGOoPSnNocGkRR+Kk6x7Vqlb/VQyBTOlNM2RoCzhRpQimgidSA4w7tIhi+BM4QmWY1",
-	"B0jxsXMMG4UkTM0mKFQmuaiC+d7lXYQvWx4dlFYayJhU2jQBhCihvjxekPAvvcYfeo2/htjpAYkGeFyh",
-	"auYPuVKZGgWa8G5IeOYl1srakHIjyDQv1njpxySukkuxpBG0D6/dVhiaK3DbaFlt+n6ghCQc8phZ8Biw",
-	"uUJYVz4SsrQcWF9fliw4f/9dQL4/f/VdQH5k/XO9Nt+dfUug6RRiuyb0dEje8W+IIUGD3zzvvtgjU/6J",
-	"xYpIAegqEeuJ5v5+0H32LHja6di/coim7wTYVOh1e0KgejFlJj+VpE8UCU+xR7IFMGE+X/3lD99pOWpK",
-	"rEkTfVKMEhL8KuNxOuOnzwUFU35FRKECzNCMFcmu1VjO0dvV89ImPzoK0uy3emxF/+eJCvTG7gms9wdk",
-	"J9zkyCFnwI4wI40ZBCUnOAKFDVbQN6UVDNp7PFHFj6xVagjr/9fKremal73tWb6B1s5t7RcrJJipgJa9",
-	"E0D3tsBtGfhUuThLFsso1zPFEg/vsnYG5J17V1keZDVkd406AzsVRuf5X1a2Gj/QmEfwUfdE4hmxlPIN",
-	"fFOwee3D1sAGmEeXlLjrLwEfqYyoBRLs72d6IvJT++3b1l7nxX63FtvUKr4XKVI6WBtiwhGemosfFomQ",
-	"0UibzDba4755ryy6M+ECPGjHE5FdXsH4sPyM5Y37bcLUGBpYzhMZzQal3wOlDnaUNRU9u4loaakXPOzV",
-	"siSB36t/H9oBeSJk7brfJ6x3fitm+yY38sLiFVfHn7KtmFzyu3BLtgW/K03Q0pldy56wBXTySyoouZjx",
-	"MvqCtY+bjo2fmT3vX7vksLtHDg8PSafb6SzXHax56K+V84txng2LUmtJqmIwegPJVUy85qJLJoslJPi8",
-	"efocRZrgI2ApHQR1dmpV7m8rGYvyq+Dkage5z9I5YwIHCHiHIsrampqd6sHuBbno9zqimiXpuGw54gw+",
-	"UcQ8yZAOcYEcOqtHc5+kOvWk8MbMH56MXv74OQpktIJNpBJBmHHv1LaMPMmeeW7PavlqW0j+u8qnshhD",
-	"tby1pWUPSiJXQDT0qg/YBGoyh1QMFgHpdg+x0vIeeRg2KISb0sHNpcEMqksZqe+xabylYrHlNwCpQZIr",
-	"y/emdprwAVs2dg72DuvZOiYb5kH6X7xsvX31rtXtHt4Lw5tLD2zRKAuXuNs9akU96iJumVsKb4Zz8+PP",
-	"5R3MDchzbKUS7QFZq2q22fx5QqU6h6EiXwMZ/1wyxpeGisWxws7BOV3UIuCqe0Yq80v+gVn1AJsxzR2Z",
-	"EthJ+2f9BSSVpD/zejqbajYaGSB/0MOo/2KuUqUdZcLTnTY5MREkKezM9ATcPgVdmZs9rrJXHpEJvTEN",
-	"/d5AILCuvBjrE6CHKxSUVm2XvAwoUkpzRGBGroDBjdPkOc1dIS+WFfc6rV2aXc/ZFViMarC89XSZndWk",
-	"RLGBhEpzi2bgsoOXbz76TIUFCLW8zLoL/1VBwqyVKWVi4kca36TjRM5G4xIcva/Kp+oNrVjpVBFeXM9N",
-	"Ape95QqT5ymbbuD/ZsO5TFlpEOk+fVZTHGg/zI52ExXgjRhpJLZpUa/S5ZsAFQqZFnNJB+XNqPoj37Bi",
-	"8c/TzooCzvUPdRg8/mF7Woql88LD0jmoAp5Z5JrE3JwstU/ip9RamermH8OjSIl+HiKZH5EQliYkzdCs",
-	"0RHkksKdgIQLpq6F1H9bMAW/0TOlf4b/3Ql6IhTg6obQ0OLlT/VFMFnhMtfvsZ9ohRzD//qf3+qnA3Kj",
-	"vtPsiLAAi2db7HFcWaGrsNGYPCItPK60vLcoD7xe1zJUUe12XNuXO4jRVU/drvP2jqJsQ5/wboKuGIgw",
-	"CZQI0lxsgdD5NL7BjNa2YrFQX1S/N7wg+mDUa47PheE12rJt2mPkqeTdgYOXce7kqkD0354o14iFj9tm",
-	"7oyAXldQuAFljz9JszIi9ezTtx/slk2/m3WvJhvaIOaWb+4KGONwg8X1NJGjhCnl096V9yCUHzWI12QT",
-	"+ETBzlGGoHVB5ixhHpTlDKpR9Efc5Rwu1aLWIApcPz32IVtOrzcLNXeAd8f7eq18UaP4nuWneJ3BroHC",
-	"mlj2aPhbyd+J+VlYz4RYXJttZNSbzdSMZ1ZY6onSekeknCCRHMygjbgZAqEBElEAo0G4g2UtiLoyxo6g",
-	"jZf9hi0qC5m192SKmb1VKpYtL+lGn4DopPVn2vq503px3W799V//9/LYlJxM0yXkl/UqN0+nAGVeVe5t",
-	"scGHLRruxYG/kOt2id1QFbB1/jS5zQfodbBwUUHWaHkyp4q4S+0yA5T3LzIZnUW/7nr3tJKZULu/JDNx",
-	"pjfAcnkL/OW+Rf2moqGILANjWj75ZgR1p/yrANRVrn0ZTl3p6n8puLryrdc2s4kNR3dHynK9S9d9OTZ1",
-	"V9nvhvp3FkGrpEjzbhhaJzFLqoGswFXBfiFA71Ye+hT4YESK4vgDEsInF/+mv6NWOk8P6zUVkRwOqwY2",
-	"hSwTVMmMzZUuVafwA7/MUM27VgGBeWPVZkeCsUs3bKy8UsyNe0tsMHP7SniwUcJjIGqmM0SvvDM+2F5J",
-	"F9AmQGolKEyWvjbbnIUtUR9c7EeqUvZWjkqWB/rJ9NGeC0LndEGaIUYYzfmzhdJnUehRuRmMEQdMAqGB",
-	"MP0kziKIPmB/fE/IWTqdGbxyb/21asq/E8S4eSWChWl7Tb8y0bJGWEq8ZCaeqJ6wcCcg3XYAL17/gZj3",
-	"abUn9HbAfjmgXuS2SFZI09qRuCpwfA38rSeyrwosxyKER6Ao042BDKRKbd34lAvBIgtaeMsSYFrkQn/z",
-	"VCZec2lP2F4WnMOoTJJt3UW3eeTW3LKlWb9xtnJtHgcnxaezzq3sVlZotoUraNhsLwD69vpAzCkWaAgg",
-	"r7jv4WxLGWsjqmsvrNsv5ed87T3fULVRrhghiNabOiplF3ipgx8sh8q6ckfMnKemd8TM2XqCVAc73srA",
-	"wrXrTKMzY8sSbzkZheXJnlBZ2p7urZtHHDbAcQa5WhVfKEpiKzGbkE9jCSAJZZt5525sebMNspwgNiuy",
-	"foDhlKkSkKbNqcmv7hyZc2iuobcM6Cj0VcdFYe9L5R5gC5VKXlIQvK5MSOsDMUpYBNiPY4Cwh6csmCN7",
-	"sabD0/39GjULKxHJPGnklQugUAicO+MdEO84O8iy3GH1emjdcTTCIrcGvrTPZ5TMBqs0HS7cGXfkGFPJ",
-	"YwoUa+zT1JCxyVuWZCcIkML4RPseiTQ4HlChNuGCWiD3dJYIvHeZDsx7x3IAv+CAlZ4N676gYWi9miOg",
-	"p6GDlHx/+eF9ZtPcsIVh2OemmKpNfmAJHy56IvzUUizRrkdL8ZEweRP9vcZoTejctFwYnJwpTZTpXpuU",
-	"tpSV8r6YUCCYNcRggUQBufj2lOzv77/Qw/t4dYpjti0iEx7H3OSlp3rfKDB/P0IhALIGQ+lAhEaadgTD",
-	"HX0oMAWAfUUBgpORCV0QmiRA0ISGG85ELpm919l72urstzp7V50XR53OUafz5yoAoDIQzJLgxlmkDJ7a",
-	"aBbThJycn5GIQfUBgKGgKUbJkM3JkA5She1eakyn2l+dMhEpy3WAsweQXBC7h5+fKKLfjAwRtIwY3/O5",
-	"l7cSc11WAaGxkggOY+JX3u6A60IyZnRp1pBl0xy76ix6xbufKMKjwG9GLmxr26qMIwXD1Z+OIUNEi+UI",
-	"EG6AcOdI61s5ElwxICfB58QJoxE4bwMG/E19banhcmATmyHRYj7RazOEf4ZF+bkOT4R1Op2ndSp2YOzl",
-	"07XUO4Jfkm8e2aLKy0ZS8NWADF8ZVlkSUCdpykwgcplC219CrbRxwPqECgZcGfb6dokYgedao79CniSY",
-	"JsNwIBOpMWCwUxHRjLdH8IoMfM67VSzKoMVxrCSV8gaYiTzJZRs0Xd1OxWu9Oh5mW2jK4e/t24aUx1rb",
-	"D7EhUu9DwAISzNh5hrAkIKH+Yi31cBs/BxwX00+Z6M0+lSJiETnsdEJreUpB1Gygj0Yt07OWhCHNcI67",
-	"p50ylWLXpv6X13y6s6FsgaefrRUwhqZPDwLHk7WvplrmaTsszm1JBRYTYFAidcB6b7Ce0YvbcsMMYBkP",
-	"dYhPCo/InHIgF0BHLuJqStPBmCXHQPwH7IBHufPCFZkBph8EKQzoH7BnJj2hUukD46VZ2YY+ZlqWJhGL",
-	"do5J6FPNONDQW5c5ZhHZ+/TpuCdC3KvhEaDsYSOqnKUDOWFt8jJrPIbeYoabMk24DSIswZObjypAkuNL",
-	"KvKY5QBvV96gnyjy+urqnOC1x8RY0TORaGULRGR6oviERXrw5pwgLpz93rZfuHf44sVmR79SOJ/5Yhp3",
-	"g7ePgpyw9BKAngCzUmWFRM96nstwxo3lhqp4QFMay9GMoTFiTAVztlVIlBFB1kQzb1BkMKZTLYLwOT3h",
-	"vQaDa+Eflnq5l17ahqugvTXVK9Rnhu4jXhAm0mSR3zV/MLA8wNn195lM2TVyyxkce/MXLm4lH7DrKYV5",
-	"n8qYDxbt6awfczWGS+cyuUFQ3XbClIxvUSLlaXaCJZGVMO2v5Z6kTW05HLYjNuARK2R5vCSI/ogRHbEJ",
-	"E2l7yAWN+c9FHsa1EtJM/qUn21a1EJRBBKA+jfIHFXADonvDkM9gALx4dvHjihN3l7b+JexQyuNZwk6h",
-	"qLtkIkDbmpOmiOIWwiymKrW6cjiLveYhwOPT+qWD3JLmoryKW1vWW7dXk6o0M8pW2EwwXjdIa00gLVjE",
-	"jFjzZD9gNW5vRQG4Y4X49eStPeUwOjMoJ4NzukWPtCCUIx4BJgWK4Z4wKfjnpqpZVXyUfU/Blt/rHNxF",
-	"ijvIh+yMjtN0qo52d0EItld0o+8qCZK7htWOvM/m1Hg9FYV9kFuAwiZfRxttTs0VU2lV5t43547QdwQ5",
-	"bLIaYNy5JGNQZvprB52moPR5qqxTx+MU3cwCL4h34zZJ9cL9az766+TOC5NemjL3pv2LZcr9pW57M/Wx",
-	"jJ29YFgxEU0lFykgVIZwHELy8eKtCUSPEZ4WdCqAvYCyHBAaRYl2zhVuqqYpD+4JOqJcEJoaOyHzenYC",
-	"h48KyAoY2JhSpeYyAcjtYUJHoE/JBYt4wgapspg2PYE85c7u3P4A5+pgD56vTbjapkVvkScYaQQSgTmq",
-	"9vFMH+GEQ4YXC7dE3hpIyzkHfpTJDXSflsGas6TSgUI2d47qQU6ZYBHE2gPCh9qW3ypBgCQNlTrKvM2a",
-	"WHrNHNnQ9mro7n2QyxaLJVCume2oqcinHlH/SkFh19Qx+8O5VzKe6SG/r5tTu9fq1XsiMHTf5nG48DRm",
-	"X4BYxV9V+9alfkc7456zVZj5wB2sqh6XfAmmOxSlOmlpqT05Ect5AxtYZhPgaxmN4Z085QMal3cJ2Odd",
-	"mENWpd6XPR7w4T1SdX2JCbjnTm1pSZ5MblrYS737y9yOoaImr3C6SoI7uTEAAX/pW911u794zzTvvNeC",
-	"v+yLNrdM/JsrduPKnWFX8uvYLKX7qdRyKfGhv5QBU7KZ27k5rHJTQq35QmDaC73qefMb9zDSpCSTAtqg",
-	"wICb/oydY2KeIpOyh2SsfTm26CnT4iZfse/FHlaT8LnvukqoQNaf7dpKlpVKfn4uzEciTB+Mrl0EQanT",
-	"DLSmVaHmh9fl/dNvZIOZFqeXwK6O5tCUv2GLk1k6Lg2D5eHZIJt3wxbalqRRC4xUNZBTdkxsiCnnDr1+",
-	"+4ycvLwiXIy0Y2StYrQ2uX4F5tds3+RR41OLTnkLK69twAJGiISBNGGJHSv+9K2VOt//eNUIlurjwShW",
-	"TJlaEwoBCZLKG6aFp36UTMznHZFv4IkAcbs/ODk9fXV5eX314c2r9/Ab6M+7pTGPSPeQTLiYpVC/+qGf",
-	"auNc+3naVCQJG3GVsiQgsRzpPyQkYQClgd+N1PaNI/MB2YdqoxvtsFs+YFd6jBXrAuxUQGiur3xiPiiA",
-	"8kmBYPM0hYu4GJFmeP7h8orsmpLbXf171AYVS4AXtuChZevgDfCPs9KkfcUIbSbz7/quwHLJkh9Z/1IC",
-	"WbvRZ1C0ujtX/yfc9W+4IC9f/XB2+qqwID0xH7OEkX4i54olyuLuK5aa3K1qkxNc9ViOtMKO6ECb+N4m",
-	"hOFkE1Dx3foAcTGUhiDCAvQYcCd92b9rZ8hHycLnXcoZnhw1m04logIXijf1FclMYOo8oiDArasVaHdx",
-	"ylMaG5L/4ZBDIh1Cubb8djKLU94CnESMP8hEHWkHL2EDqlK8KF8VpQJbVRlLewHiF3ExCnJEqgMm1EyR",
-	"IaaNX799FvREStUN3pXD8JUjFdjqbswuKz7SfpQNl4O/S5NU6LXpiZ74l38hpxKqB7kUqida5CSO9avH",
-	"6KkmLKaAuGTqf4Bk4ePFW1vqYBDHcfLC3dtuCHAH/JPFB45dqoeQZjiSUBLW3h1MInBfwx3X709T9NaP",
-	"dnfhRu2oHz3vPO/op7b10KDUBOtPAWiaTlh8ShVrk7MIf/Xx49lL1SZXfMJUSidT/G2h8gOehRCJkKgg",
-	"XJHwlx5mLXqNI9Jr4K43FE244XuNgPSMhD+VEYML4TIuUrzk1/AY6MNoFCkSGuy/EL/8L78A1m5geZ9+",
-	"/asWaQedPXP1kGE9DK79TNBZOtarojdaRNSACnLQ6ZqL9Y84JSegBGfJwLDgRRIKcFPCPnGVQpojy9k7",
-	"il9fswQe4MIBPPOCpswyT5pk3MHeC1MvQ8ILliaL1gmUJphzTpom+LkDD/gRQvh4nFIKWwaSgPSWcvDY",
-	"tPUypDyWt1pUgyWj3ZMd5BQxETw3rsPOPrxcT2T+7YaaMWIhluToV1177wmPLCcSOAwGmTyAjB8UvCdp",
-	"vGjDc02K8HomboScixBQiB2/jc1z66fEUqUmSzGQkwlPU+jxTtiU2So6WylgBu3SweFZxCZTmTIxWLTe",
-	"sEXYNvvQ3oGFcxGjEeBfNbuHBBppTfNUQJ52iOMB14/WWh41/I7JuJtzmRHawb447Ozb855TvD3xig7G",
-	"3qTD8YLCgvBTa8qSCQf9bfZl9gv9BgiRmSKi7C8ZplhPJDKGtY85VAta3g37NiAHygozyIWMmSIJFTc9",
-	"vQjWHmCERhMu7A8TKugo+xsXasoGqdS7MKXD4Y79wy1nc5a0yQf7OkVGcJr6CzKNLR4v1KXpH1v2CB4T",
-	"in+30T0I4uMfvcOyZ6vetOCy98Ikn5AMwxSKwfqsAje3aSCRVbjTJoWVUBRK6bBujqesBdZeSMZyTtRs",
-	"oM+i9xquSIqu/5E+gvBclyk3EsKXBAjTTk7gf1t2dPhAohhD7YInxoREzZazj1MO5xc/5siJF/3jE5W9",
-	"twmlAg792bAr+lfv6Ad7ciggVBE+1JvM5luMQNOjQpCeMeLZ48DsIJ5AVpaDcdgioUxGxUkoxT4mcO4A",
-	"GL9qTkYs1UPbP8Y5oJEiEwqxALs+5oaW/qNBlQD1oz0roz8ngc1TA++W2/q42PPxAoctpDCyCyRifqjZ",
-	"tGrl3uLCFLSBpm9xAXZ3YMPa1u5XAUxxZhRqaxXS+ztWMNjMeU9o5wOOn8lh9GE7QMnCpXui/iQD3m6t",
-	"3HwExqboA3KeaN0T9cQrkbJkmnDF7H7HHAwuivAqZah7I4GHh9YC8dMqT5S2RY70+D9bVfQZG03I5574",
-	"3Gq14P/1n8OBQetOAa37MwnpdBpzrCPe/ZuSIiR44VIh4mevAg5qi4rXeeWsn0ks5ywZaKU3Zp/I63cn",
-	"p63L1yd7h09t2jGhcyfw+zJaBNqt00aag0LKf6Jig4Sl+qU94Spyjc3CI7RLYHD4T5h+/Cc1v9K6sdf4",
-	"NSRNjKKQsBCLAX4tHoWEK6TWNdVMgSl1hcOmoPw1HTstt6rKFJggoLB0autj4eFGE2BFUK6QA6qm/mAG",
-	"ZnbWH1x5h507+xrctS1TXOxOAAppW1OcVRQHhZLiwJozAylUSvW24BOGRc0JV1Ic4THXS8yxFALNT22I",
-	"RXw4RKxMAxAvIjBnkIfshi2skDErh9ECxyRAlX42+os0JRCxBQaqcD5WbHBtTWhrXEdoVdm10g/vM5W2",
-	"2HAokzSHdK/dT5B3CQg6IQmdpXJCUz5Ao0dLNxeuGtPplAkYDchRbopfkDfNcGcCgn22/43JA2mrFvFT",
-	"b2C8uDQ4mptaoB9DIdbep0+IYQey1p3z0swYIS43ps+3gZfvM5fNM3WzMkbHZCmDZ5N3Lmunn+kl7tAD",
-	"0OLHliRgqFyVHb8wn+UOA/wNBvBC2wGh31BVvmU4xP18eFhdsQEKpiyibU4KQAvsZgUyodGHSLnpqkb8",
-	"PcMZOOdlRenHJKRpSEoL3NF1A3PTQtaifloh7XF0WHKpoKCcFvK5Kypz4eGVxdXmO5013ZcR1ydbxpEW",
-	"pVBmgYGN/Y525BW0NJrdiXa4PiccKrC9AiNU5m6LK2NIuwoRFIxpVr5tFealntOYC1CZZJpwARYeHeEv",
-	"9SeGv8xZ/3qWxL/uaqdt95eUjrT3qF1F7bjgrjcoeXSQSKVy+l4vIyRHp9MsaW04hUGClUxX4UVlbHfK",
-	"VcXlzQZtu2fw+21yieEDOUsDw9Cy5J1przTTXHpGnIzuidAOQ3uienChVxw7HzPjjYKlAzUcdISGntqB",
-	"ftPUfLp+LNDRAI0FlK7h0FtcaJGm74M54ej9UpKRzmGwKeYDJrApz4SGzhM5TThLkRoC6mhc7t0PJu2m",
-	"LJn4aUEXVALUUmilaxw1uu1OuwNV9VMm6JQ3jhr77U57H5lkxxDw3W3PWRy3wMPc/dv8RrX/ZlqCRqyi",
-	"ohmUzo+sT96wBblkqaligD4bPQG5sKpqE4gMGkJi25GjhdgNj9A5OXeO2hEQbJMmik/TZeAW+CxqHDW+",
-	"Y+n38xsTEEe0KD3MvU7HRuJsBqhgS+Vqkn5p6OFCfojGo8ZR41X08vIEEoe38NPe4WH3BcBX6Zc+izqD",
-	"g/4ee0G7w/3B4XP9h3TROGp8eHOuV0pBBJ6PGkHjk5747t//dPKnN59Ok+EPl9fPrhY//vH1h9Gz8eD2",
-	"nE75uziZn1F6Pnj98UIi7QLaQOvyTN//+OYSA4/Li6JVvGIpZHQOOgdVj3Jztvtept/KGSLKHHSe1rrh",
-	"BKL6kOD28weNo7/8NWio2WSiN+5R4xyVH2wIOKK3aBHl9kUjaKR0pKDUg2Fiy/fuG0cN3AR6Sj1ns3HU",
-	"EJbBbJfO0vEuhNWhsEOqtCw7k84SoSWUifvrwzlPpLZ+JhSKlyPtaMFvXKWMCTI5wXDQ6bZ74lutqkzj",
-	"gTnqLvRhquvdIwcxhErPzi0iTpYlIDE255ugPIRlvT8fmbIeV5sIgR19D4sCUAiZdEv4aJy6YXuBs70X",
-	"WAeYD0+1yQeQb2fnzrYh1JBJt8mJre7EMCuo2lwdvH1PT3BFjEEDQnFKExrHLCajGZo7Ju7OPg2YsdWG",
-	"yF4lwPRCuEAt8TEUq/Si4Iz1xNk5tqvFWtrCPKAlud/JJp2aySLNg70XpM8WUkQ7bXJu1w/jQBDZxeYy",
-	"mhLaE2BRTyGckECgjxsLhMZoT8DXUNKfJQoMEvfCOdXug/5/vZ2OTWGmlGSiv4cmrCdsT5VtR4Di8NA4",
-	"ZNf9mVqEO4HfT8CzQGJJFNFrdukJF0QFg7VtYmSuF0YmUJbwCQA0RsRwICDhE/YroMqlqdWp9uwaA2Nz",
-	"OfwWjh0Q7tIJSwF8riLbnl2y60UbIYvyV8xWMpV+I6PFZhLcpVrWUhzZfds4gkrzFhetgZQxS1pTKvS0",
-	"v2jUFsLw3TaR/Gs+3WqJX7dWTFjlyYwELB+IvXT30lz3a+2xZ3cs55zQrOLQi2ZSZfpxFzRlb/mkujnc",
-	"XLubXfhrkN3VOodGgto3m8thgAc4c6u10jc0couhb+muv+UjZDJkAs0EW2o/fdeL9Xd52/1UimHMsWzl",
-	"oLu//t5zugByMSnf0mSE7+we1vk8k1hkyJl3tZjizXt7Gw34DVtcMO1q4801vvZKyndULMx6gH162Knx",
-	"pZcoIr+ZqcVKu0LvUS3HQGBmmtad7syisEfoLkaFRJz9KqviVt4Y59wwzQJQDCT2TXZbjw01ucl2KzUz",
-	"BaSZwWA9hp6wIKV7nYNSPwSeMacKiw6cLzKgcawFvaJDhhUoU0a1hjjxrS3X8GsGoVK6MNUL2MIFwJXY",
-	"8k+aVuNmNslOhYIwATDvq02cKXN2qrSHnt+vqT7MsME7aRw1kvT6P/6+f9uZ7L1/Nvg++dP8ef+qe3N+",
-	"oN5GL4av6dPZK3k4+jPfE3/89OyHeX19cYGv2UhjHJQAOjm315j4W8jGRzG3TsxtIq4+Zknd9VILN/u9",
-	"iSfsUqz00KHMCaUkNgjMkkQ7I1kgZek4ays2H3ipcL7fscadLZyZYa9cad4AxWV928ZcXuocFz7sC1sK",
-	"d9pUbhstf0etDaVYPFy7nTL7uErfnaI/BZLdbKbM6VTMxEAFmxMpgOUb1SNuPzlLVUqhZ7mgLOQQczuw",
-	"YTGEbr11vGzJZy++3Qv6ddDvthH9nqAFX9256sYHKnPWwWmDkMIOZo2yUo+8i5Z3AKcFx1N70KX+ID66",
-	"xvFz9XA8gcSo8enKTuUpZEfOMzPo6ylVszzn6x2uoCHY3LsuTeiiFXPBWjRtRXQuWgd79bVsfgr++dwz",
-	"L7ABBUPHSyek8egx/Rf2mJyaOLWZ0qK2eKI2c5RqKQ4jzVfoDSkcIX6lo9RUXIxiEMs7BS2gNYoZo02P",
-	"CzbvidwDIHiIL4oC48REpGlSbjtYcq0VUuQ8M5coapNzHBXW/2RRPPtAewu2XMZKFpTbet8uwG75nuCp",
-	"V8KX+XMDOeV6vIlEqFf80ETvJBKxNEsQ36cDZtwSK3IeHbHfr2448U/J8cqTxpXb149xvket9WUc4Fef",
-	"TPkOLexGxGvyNu99usi272aFboLiVK1lStwP53j8CNkZmYwMcHWh+hGOFFa5uqxcTwxoHOtHKixaxLwX",
-	"2e+0IrqA0sM04TRuEyDbVabGi5EBVazFhWIC8VKhEvxtVqa7b7qJbO3wlCWe66J/GstZcowTDVVS/vWk",
-	"edDpBEBiuJRQyjJn0NEKzSdZ4oyszZsd26RZT+QzZW1yUqiZJ6v8qCq/qScKibTNE1YXZkN8RNf595C3",
-	"MmUhJ4KS7+SE/YwohQhS1XjtbiVvzK33nOqyM7aRyuz+HlQm1C+ZJCkW97iUqzm6XNlGpaWU2FuD9LtO",
-	"2bnrfEX5hdWrlpKxG28WPfzNhZAfnb07p8dQn2kFZbb2fapT+9JWBlRWGX5ecjyhsN8WHMRyFGil7wok",
-	"j7Iqi2ao/3nNRbgTFAttesL99doAKhrMXloZG9S6a5oPnewEUErjSiql7AlQPaYWVg8Ca230GAo36z/a",
-	"X12bUIy+jGbuYs7E6YnMEkcPshmaC67BwbtGBw++BerTTaTS+Ks7Af5GzlI7OSy6lrM03OkJK7HyOj60",
-	"hg+OzFUKZXaCvg8tnhEAAUEpCc8A5rnAoGyaUKFortbdFM2nisXDNnnDpil5gV62tiD0/KCGh74T2ww3",
-	"S5RMwmO0jAT7pBdoxLBRQr/Xoi2/5eIma98LExb/W6+hr+81wnuOmL7lKr00G/KVxRDbzCKwQnrthafw",
-	"/cZk2L5i8S+ILV4E6T40IN1QprgGhbnT6Qz39LVTeM5+u9PudvfbzyxLJ5Qw6vOFJY3JyQgG1ngnf+Zx",
-	"THcP2x3S5Oc0Oian5x/Jh0vSfXZ9QGJ+w8g7OtC/+I8dmJKykR4cdfc2GWm3zkiNJLjbgP/qWxS1ABVz",
-	"e2cZTbHMR9d73oDWGwp036Tg4qYEeAObeWdJjO2DxyR3Jhw4oLaZE0YmMmHe47NPKiJE/Pad7odKmS0X",
-	"vt1LLBQBCoAyedec591fbtji15VqEjt15FBrbD4x2wNalG1DHPbvQ52kVg7QDJj3PiH+h2TNH5M47An/",
-	"cQOq0p02OYHiYPhD1t4Ij/Wf5LdcQxON+RAkedJPQGhiowgt9xL2kmqPdzBmEUjgkZQRaYan+jetUynS",
-	"RMZHZKq9xZQFZEI/teiI/dt+93D/aUd7pHwymcHSQ8/X2bD1XgrWekfTwTg0Vaz688NXV3QUuoHuQ294",
-	"XimEOHWARYP/dIlG7CWZoObJe/DQWOyjXIRVleff6IUGs3FZXywvsBkwTOBAThfe4mL3Wh7su9d4MXz+",
-	"NOo87z5/fjB4Fj09fEH3hozSzuDwkEad7iHd7w8Pht3+Xr/Tf763N4i6h9HTQfew3xl2OrTzvNeoQvHI",
-	"TWpOOPg06mWM6zX0Fszq7h/yoJ9Nf75hq+/k3uvwofpcYL/Dkpgq89rgiQXpmdtpJWK01tbLr0WdW1bK",
-	"2KChF7+CG8vMyuXrk9be4dOAACxz9CC7YbUW2C8rNcLDX7JdIdaFNnabvJfQ9VlYit/DR3851fcF2jDu",
-	"LWT7yzLQ0F/++mvOwTyxigUDt6D1PP1pUF5K9Cf+pUqDbmp5g/zFKFymfOd6++kf8V27jjSgVP0CxAWi",
-	"cGCPWALMmmM5R6AJKRhBoCxTxf8SnnqpHxruHPknw6qnnkDK05kD+11u6YdObe0U9RMqLOsL12ImlRFd",
-	"IJcNsw4RYhaYpoWfoa4GA1QWdABbMpI060FxloO2kklziZozMDSn2PqecXQK4shBDXiG9aUjuoB3QBue",
-	"mOlL4X/9a9OELpBuhEjtO9pKDjOvtnhUxjFwyGDedAhhf4RoMV5jXvMT04uaNT2COj0y/TAGRaUnjBte",
-	"aKzY7xzgU4WRU8TTyFwRlULIACuGboGDNNsT7JM+YCbmzJIrjpSVAGNiAwGmso7GsWWThIZl490jHiMl",
-	"e51Om5xg1njI0sEYEKrQkqJkmMCGgBZYR3NUCX9V4gRn9k5u9bX36xC2lm0bgOgpyYf3BOD5YM92hQXk",
-	"HYTNTCAkYdTbu6hWjnGxDPgtrA2PY6dpCgriMDroHnT2aH9w0N+jz572XzzrvohedLud7rPB4Yu9r2QD",
-	"rQtz60MD1uPaQPc7eyVOMlJp49lce68jbTb31o6V+8taVUSp/7it5SVkCzyE8Mg1zU5ZYrcBpt6gHF1v",
-	"EFNYwSeswiizT9vKArvEk2/eJpPc5gyIf+a1IAC4g6024ZamFx6SMTXpOSPdMsIFK8NEUWBW2WSbL9JD",
-	"TPuVp1SaMyu1d7J1eIA5/icOcmxmuHkhBSO572q0ZaYWIkiuSLPTOEaEq8zUymDqqVh4pUp+vFpGmMsA",
-	"nK0JABm0ie3mNfQ5OTRJALpsZlROIGkUofosjXecxYR3Yc0Ytudn5WdoF2FfDDTldmwDzLHNMmQFZtoI",
-	"NqlqyLWbEVuIM9c5fNAT4bkB34Rr9LkeaqM/tPSH8GtozzRoAU99dnTLAATPj6dj2mcpOeh02j1hn4sd",
-	"sGgRxhRRzEC0DuiUNHPom+55vnF6RIYJY2QvINNEkr3DoKc3ogFGIjNhgKR2lsHGLM7YkXn8Ncb+MwsV",
-	"hq1SujCdS96osyCN+XRHS4gDTtg0pnrEUE2gFxlNb4TZAlLnqYKKBazei3pCX+ksKEUAVxzMJq+Motsh",
-	"g5jyCRZQmEbiXC1F4DPaYBPWcTbHNHXog4Wq8JVVCcckoRkmV2mI6VQPy8zOqYzY163l1gM4ajx788d3",
-	"B+cblGIXvuFBC+5wo6y1i87xsvr2EN6AVlGVQVQNtxsUhc3vu9auRmIcZ8qN1YQ+Nt5rBqP4Wv94LWR6",
-	"DWLS0bcdNcrlqCMigDNzdNA5qL3Qr+DBFStsFcRqwd9+LC787VRJ1C1K1Bsp0z8uxzBAobveOlpfNsHF",
-	"LceCbrWLcOjVNtL3kotlEMjMGMqe9USRRMYsMGidEL9w5pPCKIfLefVErtPJYpa5JzJUo82Dzj7SUs4R",
-	"BvFEEAM6G8AOD1y8AMhW4RT0RLGW/uA4B0JhQCqzv7+okcNH+y1XyG5M7XRRqjHxPJ25+fmqGjM1Jexc",
-	"3F6/GPxxr/8fzyZvpgfqqnv75+fiYn/+p6fsdedvbw/pt9He6CP/8Pdn/3FTX7MWv/VBNeuX7tHECg63",
-	"4wWb++2qX7a7qYa4+VYmfR5FTHzBSP9/gUK6+0n847RBItwXDBneFOyrLRL9BkhtPUaaozuFNLp25ALS",
-	"n4kohoJSAzQYycFswkQK0MLfX354vxUa2ocpEydT/r2Cb7wbKJolNNgOVi4nB8oJVnK0WI6KpFQgwHed",
-	"n5H9dsfN1G8C3uxqzGFSnig3Rjs+0tTLuHMf2GZ2qy3oJL6/rXaXHfYnPZKNdpgd++MOu8cd9qeTd2/v",
-	"Z4clI1WjO0ZU2KRZj4s2nFf2uWwHNoEj+JCMvqpNJ6q7LeqHROyXPGgnhUxGaw02PZv17TW8uvTs+Hvi",
-	"zv0RS20KCB7Lo18fu9r/Ge2zrFPB30aeTAPRtIV55mEOr9SZJXUZARZlIKJYTAVpplxLNJBggSXbUIbt",
-	"YcLTEkysUMuHD8koJE1k+sBa++lOm1zylCE52lHu7a05j9ixdXU8To6e8Eg5EkYjABqW0nSTmySpqVwx",
-	"EX06nWIRS1XxiflI7B3QX1ml8UHo3tGD/Iry6LHKq/zgXeh9tPGxM7s6O3k+rYi1uAqHUi/+xpVdH/TJ",
-	"BXU9nZWCEGHpDcQH6ARqmPHQDmQsZ4lqk/OYCkPFZRLn/UXGgBYYND1A64bHnJyfLZ9iZPPBcwx2jT7p",
-	"aw6wZb6pYNWxVC1l5+0jAP3bI7elmQLzANcNBtgE8S/fvni2332KfL1m/f+l8+2zp09f6ZWptmuArGjv",
-	"KTmlKXPklPXiO/ZLHjQy9UXliiEs/pry5bcajfoaxsv9iEHcp5sLQicYGuXyrmiD7NIo3R3HzzBTuaUk",
-	"LPXOTvQZYQrI1m73LIOfQgAa6iginyjCRcqSIdUWgxhx4WgTDSMWUjke9cTJy6ufToDOb8LTgOCPe9gE",
-	"ONSGEP7muTkRpBmxiRwldDrmAxWQmeDpbiLlZLfPooCAbzjiTAU9ATSVwCyBRRj4oH0ScTUY610RkGk8",
-	"U4bOEvixiQLeEEU+vLwkio0mQILBBdDHuo+VSU9wQT5cvPvpQ6dLdsmHdy9/+tDZb5OTt91sCGRCpyCO",
-	"02Q20EZcZP4GuKgigpcg84WZGz2SnriVA9qfxTRZWGIMy9w3oVpSop65gUijIuFMTOh0yqIQKkcSpmUq",
-	"pFJOOnvAekj1P58D5h1EJi2bZvP8h25rj4RnodZPRP90cLiDPjYSbUIxGNSMKiiegTVSOUpOmsKN+6Zf",
-	"hpI5TQQXoyNDFcciaNUZ01soxkiARoxHLZXShWGIAxInfREyNUBTrJ3rrEsUpDPiiRu/nyh6y4B/C5qC",
-	"pGCkTyN7a0/gyGOpjOqGTJPhZGL6qaAc9W1MpMkCKtsSpmZxqkKsxkZk9qwRyDAjhj3RDM14woCE6obD",
-	"AgQkjGaoQ5j+IWF/wx7bHUtuaMYWkPmYpjA8+BZ8bKA/8wYKgE0ltrlcHwYel7Ks64Nu5yrcyYaa0DlJ",
-	"2ae0TU7cU7jqCQ4ZuyFHAwU6fxkCJHrajzTfXb5u7e8E7o9DOuAxTxf4l4MdU78MlX2ERz0Bv+92do68",
-	"3+YIXaBIGZE8hMW7T+fSSQygq9NyQmFrl0zHCBHSEyBbuv6XIPEHfku6ADArmxi320QmxCyLKVLnagk/",
-	"hfaEt2A5lj9z4rDbrCDJkEAI+qsjgD+OcSd/y1ls2HPM+VGpTMxx7WulpyUUF16J1RHBeSPdFy8C+Pc+",
-	"DANmWf8SNmqAfdHvLt6T5vnZy9b+Dnl6EOC5AwEYEC0BscKfReTpAd5G9MWHZEgnPF4EZMRvDTr0hEdR",
-	"jLas6om9Tgeuz80wHuZYihFLDI0cV96WtlckjCrkyrRNDUDuSpocSc7wEKbJTAB9q6tml7M4QnkGN1ka",
-	"DBAqO8feeUVoFrOqVJGZmpnI3mmWfz4CIYes4OiU8tJmO8PqHaJczCO8gSMbTbhArk4H/ZlLQsOYWrkn",
-	"61f6DEDhmSnkM+MJj4mQPZFlywEeAMr3vZtOMpJb4EU2tmvYzsgibRqdmkZKQ1uU78s86ByQEHyGrNoP",
-	"Ku9ByrrqR1t7OKWJYsDSpbcc9AV4EjRj9dhrk2+AY8qSeM5AtYWXHz5eXr9+++z6mw8v/3T99uzd2VVI",
-	"mgfk3TceV+sxOejuW7KMwPSAyDjjaut2gk6n44T+MekbRSeHhPb1gLven2FHgCkxZywlaipTNzo51AK9",
-	"MCn+DtLi3kELBRkhVISsKwvTFVFCtGFxgcxpzFo+HCPwckneH/5wokrkB0gOnpLmq4tnO+0//IG840k6",
-	"JqdIyxaQizGdKr1eMiGnQA0cMzqEqddmGa67FvHIeatSoNkMTw2tozZaj4je7ZlDM46ftW73/pUlz8Js",
-	"u2czimJL7xEty9++PYceEajwhG7hzqdOH0RH51N3oH/SjmasvUkszoycbedgFey2BVrznnBGpoW2Qqt+",
-	"1TibICtAgMDuHcpkssRkAssNDP+nb7Cu0qo7nBe9Jb6//PAe1rqPk4oKyJp3RsfBrJxegCh5d/nalFmi",
-	"ujKdAobdT83B4DJqcveA/OO//T9wfg53n+6gGH9BwpPTNz9hIz0yUkIr/U8np28ymhUz1CcKOH6BiE07",
-	"8dpIAQ7Qd5cnOKx3lyctLSROQtI0O9mIMKe/guzKfRK+tL8+ypAlHWlbuBOQ8ORVSJpGRXr1DyjPAbsy",
-	"PLkAbj6U+PBhJ6093Hxu5J6+J9YIQBNLq92TV2h5X+hJfXVxYSfdaPBXFxet57beBt9sSN682qLA2keG",
-	"YT5nEzlRQCew80yPl0wmxxmwipWU2Mdu+UabB51ugAy7B939QAs5/Z8XO0hSUJoXD5Fg+iRK9UJAhThG",
-	"WmE1SoKfRgfsYITIRnOPeiIcxFzwAY1D0jScsMSnhC2J15zBu1/Hz+6clwrK0XNSa1kZ8yUnItD9Cizn",
-	"z6uLZ3iamlZV2brkyvO8c0wokrjBjchej+AzKDacyIDGtpEA40mrcpyNrEljPYoHpbYbC8RP1oyFryjv",
-	"CJ/NeNSoaMLaIjymMFm8ot7WhY3OzLaCMtba4SO3IbKwV9Comv58l7yWRp3+u8vXn3/6v3o9DLx9fnV+",
-	"dvr59cnFNx8ufjh79eNnrdzxP3udvaed/c5e5/l+p7v3+bNx2n86eXl1fdLpfn53+Z2e9e7n88977cN2",
-	"t5ecn7383P38udvp7O0fHD599tNPP71+d/rTu4vPn19+ePXT9yfvX/WS8x+6n7ufzz4f/PjTQXfvp5Ne",
-	"okfSHfSSRt05eB0/e5U8e5iAH1ghNdfuAhzHDRbvdfxs6c56a1dYtWyViutnV617sN/p7v+rXqHPn7Va",
-	"gqU7faP/3VpeuneXJ59PTtyabrkYJY3PTnabtJEzSQtesPG8j2x5Eqo6dNU9Te+0kAOksbL9ibLmBfTc",
-	"VoskLVjuFFPduNKco3NwTaf8+oYtvBLzgtuwVFvevXtt+XvpKVbSrHQ6doxxUcf/6QnrdzWXPJ8dG38y",
-	"X+3QTe2079WK5GqL4cKe7buEpjderbJWgLxz9VAtAMVYhaVjwuqXJwpm1ilMcwHABwydTlWPHQJLNxsj",
-	"2H3m120N0PuQv2EL1z4Z/NLoM5qwpLyhEjWGjb6fvLwCUyniLG2hC2vNNS+nYA3NkryCs2YhrzCNqWgZ",
-	"C7VxlN23lHPQP1QkHdz7VyJgOEVgXKrIYhDggLRHZuK6Pl5jVdQ0Q8KwUc8juBIFj/W9qaDxQqVEMIaU",
-	"7GkCv3ZjMfHQzJ/Bpgb7TOAevfGQBwOjcZCwEwLKSHrpwKh8bMKeqAQnJDWxCdvkhGTrENnEr2JM+48i",
-	"XhgMQjj6T7IQemm1yMks4kUnpuilkC2clLccLNJ32T5cidXwQQ87yyLZSK3+hPZXNPmD1eM03jIv9X7z",
-	"47ZWVMXYzP2F4Xm4EHtlsBC1h2fOSH5I1qOvGJK5ZxOj74O55dcasJRfFr/SYGBkQmkNBAZceJVQHhdM",
-	"+VrwjNnGvwBJsBlCozuwD4XR6L/gtwJg8IUtwN9RuZSW/1rR5wJe9fS6E/Db6PVti6eW7QGAfKq0BE7g",
-	"z0VIZjkFRAWmvPwB2Lr9BQnR0g4DhyR5w0VUUIvaK3R6kRTV4lq4YNLM6dyVtZaYqNYvq1SF+JG1tKBB",
-	"yALNzw1gBmmaKSChnpiwoFz076qUHkxVbSEO47zEe6r0i9PMT5QZ7G9PRZtJtClA2B+5QSomlEyu5XAY",
-	"c8EqhgNYvxUK+elB6Vh+e1ovO34rdZ7ZoVtoO7hzMxWXbZsHUXDZ438r6u2fWk1pAWfm3NNL5hc1ynkf",
-	"VO9AG4f+Ghnfsq0L4YIauZUV5XKnWH1EBeo1GBlpKjlh0BzHaJxa99UUPRj5msEikiiRgFuW4eNdwEch",
-	"9Ix5pmOP0y9cKmNBtB+TzOcp9k4Rbtv26YT1hBwgStaAZbg/AhvdbHgpYRh3QUqBY8Oh5N0ITfQjmrI5",
-	"XWgFmkSmeke/X/EYCsb0vTswH5ZoDz5hWdGiNmWmPDgkTS7UlA1SmbU3lNLtwIqjcLqXBq67S+F6QniD",
-	"5IG9vpxgRv8xIGbrR49Vw3eOZ379ziWzq92BryNv8+enfhjPE59zmdxgZPFrSdAPRk4APRjGOE2tcZiy",
-	"CXzhLGHX7JO237kUoRGI0BA65QzFmXYdpxODKp/aM/JE9QR4Ek3Ep9dmnzoCorI2+aAF2pQleOkRoQrB",
-	"vpCPs4i25g0P5PkeoKQVBNqUJdqqPUMxxqVQvlALCI05BcN/OAyciKtoTwUJ8KNMbj4k0dfmFbOTe1aP",
-	"YYM9w94QiUHwxpiPxo3NRJ/78Idq+HCiu+Y30W4jaKDyPUkbR2IWx0HD8POdFEhJup2jTsfQpyxL71jO",
-	"WUJGVN2wlMQs1bZAMiGUJ4YRbKvprkd+Eh12SpYG5lHGMz3I9zJl9vOM01bb8TPl39n8GB/V+bG2N/+C",
-	"TSlPjsiPSCRHkEhOG0AHz/7X//y2ETRMd0z1zNbeTtkRqtCm3sm2RpYebka6y403DHp2b9O08OMme9xk",
-	"kEWaxelD9bMbxZ4p86/R4/7PaBf+ztvhP4BPumxaLduYThyUAX4sWTX1TU0sx1+XLXZF/fmyiIDQQcpv",
-	"HYy3vGFRPpx8bLqX9J36IYZArk7jbTETaup1VGUm9OH6dCGODGUCqnF3LjeYMts8XaE8Oi8y5VGTNi3S",
-	"uimmKv2oSkXmQdc8z4RYX035YLlHEJgjdkA9sCH/pHeOnKnrm2d/nOx92oYwDeetTpDyCveI+sLu8mP+",
-	"qyqwaIrIcqFFKy/WtcgWUl728DbuHS6g1Gf1wMLJcBbHKMAAn9d0TQmZMhPv8yHDIVuFuOFtos87hLa1",
-	"0dmCP3HREzByDOglQCbMpoinGS8s1jnUSL68Wq6m4cLSXHq9UL83cWj8XzzYvwGEppWSbEOoJvyqh0Jr",
-	"givvV+LfsEVeSP/Qf3H188WBeDt9Pvgx6g5fq6ej7+n+4hXrzN7wD+nhf/z9z/PaakCAJ9C4TCX0eUAF",
-	"1oIIOT+2lC0G+zrGA9YmF+6wwOYLlk/I+YfLsi7acfzMOx/ueLQrldFmKxtZTVSpeXwg7wf2BKwc/Qpu",
-	"wD+ZvntE4boLCldW6v7AGr7S88ATABo8ZkjcVno4oZlM2RwcqvGDThf7zeZjloDouZUYI3YV8/rOQi7u",
-	"96Zu4asydVvQPrUOmelLfRQ0v4HCMr2YX/ToBQ+aNlo+2LOIp61YjtbEFOaJPjETCvw3OVwuV4GVjzXk",
-	"y9TmY0maCB3uYAcSywy0g5XqmA53p2kHUEoR/iBhSs4ScAjGBpMBQi9GkizXqCFy3lZl4+sp7VcVhPuC",
-	"BWrcEStlQJOEG1wVSKEhiANPWU+kcgaczE3bnoJtQID4a7pHl0SUWY/mcoyHp8qiFOIkePwGbvJVQOas",
-	"P5byRgXInjGh0ykXI4WsAvhR5cJPu1deAT18IHddw7Zw8Nj93sdQSLH4SH+VRVKEVTMgiTxllQEdPd1v",
-	"5ahWaaB9dd8U4RU3nkf3UlKOd9h/Omg9i56z1othp9vCfsznL2h/UFUCTgepTO6lHi83mfpM2YkgTSyK",
-	"sdNSqGxEN0VvvuohInRWFZvipiPUqj0hdJgy04OwzAPo/KXuVcdLr5QNT5/m8umLaMpa+tkbz2GfDZ0b",
-	"tGJwz9cOLpVbDe03VeLogpkwT7ntArsXIoRR/WMAJZ9HyD7hJupEUPKdnLCftRqjJS7z4WYuM4M2kCk8",
-	"Z7/daXe7++1nGfoiCIeDYXewR1+wTv9ZtD84pM/Z02E32hs0Ns+FpdpjSOvfsU18VYuxV1olbFYIavb0",
-	"g1WCes9/LAX9kh0LYH+RGBSbsyyhFWFdm8JDloQODKToLjLtqU1Amu29hqVPBVoNawHRJqf4G9JnsRQj",
-	"i+KHMCN5lkNnwVTbIPreCSAONQGICHjqCWDHOKLtyU5A+rMUY1nLFocpZ0KPE66/136HArZ0hWVj4VvN",
-	"5Gwcov0KeqTP45iL0UkUJUypxlGju9chb+kNI5djLU1eJgE5HfMBHUly9pY87TztQimGnEypgJCGFkEG",
-	"vvZDkvKfyY8sirSUqZVjA5os8LMW9N8HYyZaUj+kbcdYV8EMOp1Meb2jC0pOsfJvOpZC/+5fu2S/u0cO",
-	"Dw9Jp3uwV13kkI1uC6WQ3wGbKQZzyB5KMTwqhC+ZwiuKTr97zYI8/zZgv8vBbqNIEWrZWZuUTFmipEBs",
-	"DHP4kZa1rz1PI6t32uRD0b09WorAaTe5IgRXGh60ZyokTfzFSjmMIdbCOfyaubIHlbDrxecGIrF+Xic3",
-	"uw+Zs3tUTyvU03bLVcm8Cn994PRb0Rp9rMZ7TKfdPZ1W1Lb1lG1eu9RNn5Xv4IdvEZmVVtsYsvbUnV+g",
-	"oU8hY9eUE55C+n+KnG2IT2y4OmJGE6REvweli+j+S0r3UWfei87sPOrM37jOfFRgvxeq3PtlM/kqigd9",
-	"rVVJXgjMLZB0AvMlgG+/ogwCEENyGFr4lvU4Xg8XRcMP+T0E0XDxzzaQanXEqIiU9/enre7BVecg+/tI",
-	"i5FTOdND7B506kvVbiZVtUD9x3/+dxTycxTygEw3tSnGbXqQCsPev9rbz4btmpK40FpvUUdqB41bJmZ6",
-	"wFqNAXPWOb3lMTgc2wfpYINtmLy5fQzR/dOF6NjtHSJ095O2qYrDfQPRNSpwjFhDYnRNgB+AdDZYkdF2",
-	"OFEWPwrgHkNz1MJjElrCagbQqT2hWOrKg7FeGMv4MAUDvDBUCAnsG6qMzfoegnR4Dr9mjG5zAb6xdP5N",
-	"SdwV4nRTAxkW70HL9h+V69dTrlvthipvCWTYlwowolB/jC8+xhfvM77Ibu/Ny6toDC7dwFW+3gdhT9Wd",
-	"vK7vWFrUxXcLQT3K7H8ymf0oQe9LpnzH0i0FysO4HveYgYBvyRIQnjcyoQsykbcs540EJAQvA9hD9atj",
-	"Bm6JTHoiHFAxYHHMoqLTgnRY4LI4yAbb5wiPQ/woSrKbjPOEjcaAlm/qGhCbL2WkCcBXD5AKycTpo2fy",
-	"2/dMHrXco5Z79BP+K6dxvqB9z8Wt5IMVfDFn5oIiFYxN58cLw/mKem+DHA8WS6snxI7hK9ZK26+s1Q0G",
-	"DUDwtUCzbwa/GRT7oLNX0RwED9689+s3WNRNY20+nWKesFOhdw6uuodH3X2rd2430GXdDZL4+1mLUcSm",
-	"UkHPQ8wFw1WmE63LzFD39p4dPtsrSuiXeFtA9jv/h4fQDNYdSWVKY5g0MdObXx+c9z+09MC+3T85aHVO",
-	"YQRTyguff3jVfZppGv33wiCm2CO9Ypil0+qeu//nDWbpoBE0JiwdS339gCZRjTEnbMgAfbpx1PiBK2rp",
-	"fA/2DvZgRuyGrn0qnJbWr9a7XU9u4aNvJY8ylMEt0m/mxG+WePMP+2Pq7Z8m9cYz6f8bTL7xOFbLDia2",
-	"alsBBAzzoZFsof0g0od79YVWXdlr4DiFx4T2RDjkgsZlN+XFG5lwMVPYWW+e4maOjOktI33GBNGHtk0+",
-	"CEZifst6oilkSvRx3XFvsHRtWiADxLN90bHL+UFVv4G9tx8eEEoUG0gRmUd7z6PwMH0FfI171XzMY2yO",
-	"LwwZwItSHseAJmsa5BGsP2bDFNoD9Ew4qOmDzouHSDtaOfQ1E49LinFDkb0BYTJ87IPW6uesjpU68r+k",
-	"6YGgvJ6h0cnZGHfS1xbhd72+3nDDVHnM5iwHcIa/VE7PyrzHrN5jVu8+s3rcaYIv6Pevz+w5TWp5wq20",
-	"AB1nxO29Zf4ydXjH8vNH5/PR+fxCzuf9KrPHAPCDpTk3krBfNdFZU3DvZgf067ADIc2uItRqBeTnUamj",
-	"XLO7mpy4S2KtwxPt4iFampHVnqfV0dqiJxLzdOOYHcNreKR9NX0EnWryXTTyowmruMcm2tdkivzMEmlI",
-	"zq0H2BOhfqCNMps5bpsLrvFvQ564oPQvRkcE9iH6n5mI+DVsk1MpkI8t7YlMVSaMgMYCHFxGqN6XKZ+w",
-	"gCgY1IIMqDBo+fKWJVO6IKkcsXTMkvtxO3Gp7D0GevGrup2lCuV+NUBd0ewhUX4Zx/TRInm0SH4vFonl",
-	"s2dWgj962o+e9u/H00bFl5koX8HB3lVjmnw1Etx3XJsgnuXzRJHprB/zAYm5uAlI+Muc9a9nSWwGust3",
-	"f0nlDRNgz1Bo5AbaWuBeTGRKU0zi9wRcdoTCIWG3XM4UPNSzyQ4ccy45ydttXlOPfm10nxVwl/qJDxJk",
-	"v0tYAqZLa4b+szfTvbefXvxxfvAqeXq16H7k+x+mhyfq+cth57vx3vc3B29/fvofg+fvJ42gMUvixlFj",
-	"nKZTdbS7S6fTtpIzZXvZ3aJt9NTaSgJmElKcFWpCrzciIsPn+bQQj+7sPwX7LWyB30ascldLkK8lSX+Q",
-	"PFJF1xZzlWOq/dQsOKpFGQFa2zlXbOcYQqcgGVUqpwpI37gY2Tphwea5fKa+GtKj2i3sI1D6/QhG/Q2/",
-	"Obn4mLX7elk7OFDr3IrC/O9tCGSyxtHwrYJHhfFPoDC0kPlq+gKOQnVF6x/hz+vrWbEcu249K9atqJ7I",
-	"0xaUQZh84dpW/N76la22gQY/aOO61m5FXauV1L/7ulYsR6IQ4llJAe33EBgdcs6SAbxmv/OAumsvp6oK",
-	"5WQJ5YpF2kJPUpLwfkCmsR59pu+GUkZQBERFigzR3YMOhLYGfAo6Bj87pZ/g6BtEWF+BHDzf73Q6QWMm",
-	"eHqecKfZ9w8OO8ssC5dTmtyAkznnQnsRVKXZcPrsliV0xO44pBfd0hE9LRvQhRbeBISxygaSMKGVdmEY",
-	"q0YxpLEqDGOvfBjdw07JOD4Mhy3FqJKCRFwNoN8mM0uy3/gD2mxWWnud0vHAr6Gslol01cZWqApOxzQZ",
-	"sW+m5lbPvFA25PLpgqZ4Rbezdxg0UpZM9AXaPLLFeYoNZokRqBFN2bHL4kQzRp6RiC48Hg6vmR++SaGw",
-	"zwocM0smN0w753rS9VBnfX9KDp/hr1P6ye6R5/AM/6Jnh/p3v9brH6Ixjz6KFPDo7DV7HegsSlDndbeo",
-	"YAa5vln9cibSH6uX/2mql/9u9ftvr3b5ZUKHqXJFvYZ8yhhWVxn7rn76TFtTyNuEzhVpqv+fvX9bbiPH",
-	"1kXhV0Fw/StExkxRpA4+UNERv8tluz3LrlJbrq45u1ntBDNBElNJgAUgJbEqHLGudqx9O2/6BXasiH03",
-	"n2H2m/ST7MAYQB4oUkpSpCi78spWMg9IJDDGN07fYIyEsMw/wvYOWz1rQjO0nnRfKPs1WEzGNBnu29v6",
-	"FhARUBP5jR0Qt/1JBPs/IIZeE4lhYicc4caY0+TbAvOI9UV2BaRA25+dgLHI0ItgHBX8VxPBRjRriz6h",
-	"M8hhNvQCJZYfE/SsuCKdvmgedzqtbaQWo4DYZYR3I6hnC0hmTiFuG6Xc8bhNQJB5yLFVfHHH+xSww2Js",
-	"sGUssEzfVvZWwMbZZi5AbULUJsTvz4TAO91pMMQWNNQWw50Ww0rSbJnn1ZOVWJAGE/9QuR2IWuvMjjqz",
-	"Y5M1FL84yPtgXua76yfQ9MmqJ5ypEzsbxloRVj6606ZUGzgtzEVACHKNNF1vYRBgyJ2wh31Iya9SsBb2",
-	"0SUhu55apBJurCTDmxH3i/DVkKeGPLXXtPaaPlYMVIedt1Z2s4JSfvTsgp5HoeAttBsS/qdY5sfkwHmO",
-	"Cv5VzEt05pAudEU16P2+aEL7+MjeMAYaAqfAW2RCL+wziGBXJHSLPgyIYiZVwj4DiAwBtWMs+RLSk7JE",
-	"oyZkaMokdnl5C1IyWz1MvcyzO42040InqH2wey528S8zUHCXA5oltRSI2l0LXEzoJKFT2iGZpNoQbSi2",
-	"+td0wrZBeJhDltpxWTsua8flxsgmaxRfo/gaxVdG8bUrswqMP6xhfE2fukH61N04AQ9QN+66Eh+si7wT",
-	"a47Zm4MZgZ6VAeHCdVJv9XKjhgwYspoX89QDZCpH6nJ/QpEJPZgrnYdbffIPXVY875LVg74o185DEqoL",
-	"RFhTqOAZtbfgAowbECnczHxthH/aaZElL+gLb1UVjCosvs/pAiDyEUswsxy13JyRM5QqM1WWdblYx2DB",
-	"Dft4UjXW6EdbvYLM0OEQX/ihwOlvDbqgauSw3BwWEcKC3q6XnELqGh0O7VvWGLfGuDXGXYJxvbysYe7D",
-	"eKvL+qnGu3Xw/J60CK7JZq48Hxw5O6D22KBzhh8XItJlFb0lT3lf+BamGyYR/hbHtgX8WLsHa+hUQ6eH",
-	"cQ86AVNDp4eBTplAr6HT11JoPodiPJJ4cAjzSAiefHrC7fROv2T0ToErUlIXWQIwCa1cC0mz4PmbyEum",
-	"sdNh1jgRkg9c68TW7TRRZBlLVF8spokqpBoUsiPcN34w1qhHAqo8Z9Qvz/5ijt5ddQb/dtEVz/99eqhP",
-	"Lj88Tf/1OHr9ZPztM/aiM/m+K88Ofzk/qkoZ9cvBKjetGaNqubw2Y9QDBGWY0Oly2o+PwF9pOLAzcUHG",
-	"MtWMNGk84cYKGisVrFyx2BFgUNwKyGAGNB4BsSAwIEpCr9eYDFjcI+8/fB/0haATFmCKthySAVdmHBBf",
-	"/xAQe394MUf3S5OEqRETmDKGf3GmAxJzZi3M2EpDYD8eJnSkiU6jMaGapGJCp1MWk0jGDNPGszmJPUUJ",
-	"kJFIZPLIKEhOiaATTECzf/eFTI3mMfPn2DsUc8M2RFXyMuGCRzRZIHjJWUIFGTJqUsV6JIzyU8+UhNNe",
-	"CcPUVHHNlqan4+euTGviEub9EliR1wQ7jC7iNXFdSlekNVk2SpEqbb+VXW+kefbn7v4RmUoujF1cEVUs",
-	"IOyaRiaZEZdB2Cq/yfFPS8Zp71ga5YRev2NiZMbW4ug8fvIVuCLf5Ise6c88cIvj8+eVWRXOcH2cO0m2",
-	"Er2CqzzX6dYoFkrL97FwLRxW8p96fm0I+D3uHOgKE3dupGIxWh8/CsVovNkU6g+MxoX1VFScTlguyZ72",
-	"YhfU5jShYt/J2UYvv3TD9A8LVLEyfOj28XKV/M0M4/KzgGgpRcbGRZrU2hzakJNOp9Umr3lin9cjIQrb",
-	"MCBhqpnC/11wEYcLebr6Yp6oK9eN+rb6KCpm7m4gXRdwa5VfcEUl9Eh1D77x0uGdDJ5E+0/jZ2z/+bDT",
-	"3T88Oj558vTZczqI4mUqB77RpoZnv3N5aEMp408OXCwZAjgEK3fpLn7V7+yVnzfAF7bEBd7tFNqtQ3aK",
-	"/kFkpxzvr+DWjp927Llapyz29zjK7lFwXRcmK6OdfP1+//DwqLvf6Tx/tl7TdXRmwjsgXl/i9Cu+sVsa",
-	"lZeXPf97/KQvBCVv5IT92liDNKn0iatod2s2KKbTpO7MvnEGo3khmqm48g87pzF6kYnG8pixjYt9JnZj",
-	"dQoIalygISqNIqY1MZJw00LGoylTXMY8IioVgilgEtZ9QUlYuvWnhE41CwlNmDLExSXhSUedkps/zGQH",
-	"GmnofJOCWHtViohBq9W+aA5hd5IQ7th2QilsnTq6I8h945qEkeIGjTHAnxxrlfzj95wOBac9sTKFOJnS",
-	"F6UXWOqPk5NpwqmI2ALDcBmhUWnT7jRLbqmg3onwXU2Kfl5LD26TB6dWjVtTjWt967sU4HapQUpSv2YG",
-	"2Uxy01eSpBTNqYDKUGFe66zgTr65HG/j+bhD+1U0LsGxWX7V+0WPahH7ZYnYWuJtmIVgXcHxqKkIuCFN",
-	"ShQT7IomFrY7loDcGOhBeiKAfWw/GafMGQe+pMVeYbeK60Ei+gLamoDl4QwP59SWCVbORInUTLc2g+1d",
-	"yf4NabcZaP68huYPrDeef4l6A+zYWmn8Pmted1676uT5bvCtCwYdxJwZffBbJGP2+UClCbs9hwLO8D1S",
-	"MGkBlcSljOggTaia9SDtYyQVt2cqgkm3Vhsl8orFAYZoNJkyRSaMJgEx7NqkipHm22+/PX9LEnbJklZA",
-	"vj/7ISAxG9I0MQT8uxlBtz+q04E23KSGISE3M66L8ohfMuFGi825BCNNIBiHbtJ+NFtPX1iE8b/lzHxI",
-	"MYX6nhHxgszOF1b2oRytSIrp+fjGL7OP47Og3Q8fXHJ0dtxNcuH4X6sl5P8cNOynaPQaibz6pGXM0wlk",
-	"3tvvDkOFQ+9HjV7jSQcYTsRUZlnh+Uf9kOVrV23adWfG8efPlYVw/pmWCWCc4zrcvmuwD/FyCvt/TxOj",
-	"6GwfOPmV22RentpfIEN4k9FzqUb3MQjmgw2LhWo59FnaVhD4nFIzzuOeVpo35kHhKsseQ593E6K5GUc5",
-	"ezWWCWuTD07e27HEGA4ZYEGCVCMq+K8gzfZ0m/wpZSmLieHRBXN2SjRm0QVzgQxtMksFn4CREK6IYNeG",
-	"jJhwgnWpSbI9MX4+L8bX5hpbX8jeJlDXF6Kry8dtWSK1hqs13Bev4X5PbDzn4HS7jxouy+01FPFyS8fn",
-	"UO9DDvVSK+eFS9EmzRfvuvtHLez6Y5Vy84dvz+0BuN6aNYxfshgLY26qNzJkrFBW3Be5Micxx2xzxSI5",
-	"ElyzABPe7D2FSWZEMyZ8b0rIxB7LKzKhYka42MfcdZ8L2hcRVWoGgf42CdG38Qd81ZAkXLviIAmUpYli",
-	"NJ4R/DnITqdJEpKBNONi+ndfVM7/PueGYS55j9AKLTN9Jp6bS5ikG29G5LAvCqnsBF7UcQ75k14Mhwy4",
-	"iHwDJjOW2j/LPuaUhDKKUqWYiJgOvQnZF4ZPcDiC4ApYiFLwMwZEc4GmuozZnoYJhIInXTp//4ov6tS8",
-	"9Yz4d1ybH936fgnLu0pSoq9GsFY6fBFY5lhiUMKboOs2kWInY+Yy624g39DvzxDTaZxubgUWzOFxqUho",
-	"V2p5cP66ZVmS6OwrDtHdunwtE+nECqfCoew/NIGE2y8jR95Lt1tT5MuLZY1M+eINVsuTz9bXVlLks7vX",
-	"+fGPPQMwK2rK5FCmaiMnw76otPfFQMP5Vu9THXwTl9tbEqpBvbPYahQTja2qVXwyceVsEdVsnwvNhOaG",
-	"X7Jk1jolU+TZ2GcCbhGNKVD5Kd0XvtYsPEAlqafWzEdtk0vb9z98+/KPP6zpdigUHR12OkFjwkVWhHRT",
-	"vC73QCBjy5VFDVSU1Fi2erLg5SJQNmFU6MDRtu+DRIWwal+4KmTfSfImJgEM4kqdmwhOsEiDMGHA5Y3k",
-	"561TklADLm6tLaTqCwByJvt6VmLh+s8YBq/orE3eO2hhJLTLnEzNDL4zoMUyU429zxXVfaEYNHXBDw9v",
-	"Z/ElOLp9vPeC2yUi2uQFXicYQxAKuaoDC4MAC82YCYiWEBHmFnUMaQSc9zKiicNrjnrRDd/loo7kfsIv",
-	"WfYCmtiJnTmsJzOox/pikPLE7HNBiphYMl0GxVDV4SYDJxWRbAEfupahWKWpZV9wAy+mMxSqx3yKEDo/",
-	"dfvuojIivoEQT+8CySNmNDnuHC3Ceu/ptKR87+N84sygfJVCW1EizKeIqoEcz2JFoWI3kVefhtRYwZvR",
-	"qzBT3Un0nk7tKLfqInI47S7M874AWFYZf37RQh8J7kLf4ckt2Npnci+fyZfrAnlPp85KBAGe1Xs73VQR",
-	"1GzBDQLW8VKvx0toZKzHjBkdEMGumDYkhItY/MKEJWcEqj0g0lpYeTdv7jsrHu3xDRWYL2xltrhaD998",
-	"1VJxnIvHV6wHWVpSYTZWvHCY9pTq1vDtBnsqzDle82jtXTtEmIW7C8ML565h8+aXr2rx5purbr//VRSv",
-	"Fb5oQaJbxZLMdl+y9sMUKEaKwwQ7QBup7Jr0VRgAoamDz5l5MpEWKKBVMmbJJXOhWVQGfdEs6IUAILtr",
-	"TjlMrXJqtck77I+lGNHMOEl/9uNH4rQQkmaB/ghPQZBZiG9fBVUFuaQK0pkWlGmjfGffoTUTkiYXesoi",
-	"I++uI3OcgLurH8umbS5096x35NMM/ZepGowcYDDSs5hLYcb7zBr/9lEBuaLJxT4XK+dIVk9UzKd2W6Vi",
-	"c1J+BSG/AswvXbQQ5sMu2nYRVL496qzOLyZ2+hgItwxVpizwq6ilsjCtnjxaWKa3FkUV1E9mIGPvxCYV",
-	"satQRiAboDsPCZilZmRol869wP8bZrzM3xjG3LH0qYXChlMGV9wwOy0Lum0fHsCm2RUF6UuoDPKIkWEv",
-	"UMBzhDovwieP6UKSsHjEFFHyCnLAIUXkCqL2+DViPhwypbPEir4YSHnRy1Ah+YPHouSf//s/4an2BOLJ",
-	"ngktuS6sZOHRmCg2TehMOz/wRF4ygLnptC/A2w+sQ3Co6X/UhA4NU0Brqhi5YFODgFdeMnWluDFMtICx",
-	"1NqP5B9/z5A1yjsh4e36gmuSsKEhqUBHdkyag4SKC8LR5/0rUxIaGLFrK4m4IR04BlGJVpu8otEYJ8pT",
-	"9VlRyq6nkPvQF9RDPuBJhWkAWsFsyqBBLE1S5tkkKHKHk0hqg5EQrskwoSM7OG9f9kV2A67hpSFJZFFg",
-	"xQWW7C3zZ5mxYnosk1iTZvjm1ce+OMCtta+ZMVyMLP7vdsj/hGv+fycdkoqEaR9DiVsQrSg4Ouww+GSS",
-	"gjDoZaYDZIsW6WRLrZ2yd8DeuzJNYmLoBbPmUHQBKyF2+R1Fj9eAJfIKvoI1ebjQ6XDII86E+QQXhksr",
-	"4c7hHSsxXNh326Bhcn8tByP6AJVF1XRd8YIVNV750sXO9eLHh1UKLcC8eVgrxBwlr2KHxlZn3VzSjaDB",
-	"lJKq0Wu8LfxI/I/oPYRgSM9usgb+YJ+Yqdle47B90gjAo1bN4KTYLzmzfKtcM4BrgNWy10gGK6y8cztk",
-	"bzO8grddsPa+l4YwIdPR2EmJoVSE5lpjoUBwPpTQiQfo502FNGOmSOSe2Cbfu8DsFdXE6ZD2IzEjYEOu",
-	"joqKUm8dI+LA9eT4bRdV1ecsM0rk0KpgcLDDuweQVEku2IzFZDC7qeTh/1CMDbq51C3wgs0Ih9A81EvE",
-	"pyT0AKVHRJokIVEMqdVBxb9wQIibsUytLWfv7HIaC3VrLq0BhkINusuy8YCCs6BDGrybOxvFJ96sTf6U",
-	"AQTCBaFihnyz2W0jKS6ZMvq0L3JHYbGOA263p28o51v73KzjuDt3Fhz4E+8T6M6bvjyEWCp0HTnMpVRE",
-	"NUMUX1FQFV9+q/HzR2LezvkIauX+eywfQNWTuA2/LQ9WzOxIbi91njNw3CVWDyDp+5RiT1llLbgqlOx9",
-	"4e+BYtnntd8ZET91ZXDXBkKKe5r8+OEdmELOSisFzEkzLEULl5op3+JoQqTBF7d1xnjHtXGnVwqkl17U",
-	"xdR3HEp/fJHrwiK8VebixNtPsE7QGq9eLWDtRra1JO3C/euY9UPFrONs/3qp6o8sQ/T5jn+QqPUHNuLa",
-	"QAcMoiPFMM9lRA27orOcbRWZVHHs3n/mZPGMmR6ZcGFPtYcgc1TGrC+a4dkP5x/JQi2ANog9P8RqLyac",
-	"008KxzZhz2tD6/MhH4X2qa5QuS98pTIykZOmZoyEOHPf2SOtUyJdk5EhZ0ms0feE8t9VogCU9vTmrhpK",
-	"96HRkWOYXZDNDOal7+ZBF2ifPZS7kOic9ffoixBSU+29IcQStomfeFfQJMB6wGSuwYxMEypOs+nkegPq",
-	"BKPGTjLtNiJvPygU7BpPV//XxkjxJLGyiaaGNSxid6mvVzRJBpKq+NNAFvLe/+jNrez3bQfcceq2GnHH",
-	"RX+ncvqeXXkNU73s2F+wpE+f/TUgqcBdveWYe1EI1BZH3U55zWgiSlBC3fLdnJZdZrtk4feYJcywReoU",
-	"vUtFDfbWaNd0rdS12Dffyzzs4AP7iQ3OJVJzYEgei4LRCUyOjzvdU6skwd8kRuDjBG9VkbvDqemITjeg",
-	"Nr6FN83UxpyAq7Q5XjoBWG/0TS19/ChbWPjB8sQSv5x/qIB+IHhb6G92/2X4hplla7CzHSV7BopwK3q2",
-	"9rJtnoZq4xthB2GRl4WCO/R3WQwcOGsE41l8lOK2cFYPcrqWsGnYKplrF4xNdV9wr4Yc+ay9m4BUBm/4",
-	"cXtCAsUkig2ZidAxbHUPy1vFvpeX2NoQbw+JHN5gqiIaiv1nb5hF9xcUxflobMZKGcurP1IRy+FQZ+W1",
-	"BcuFXU8lMBWMGVgmCR+NYbs6S+XV9VQWrJTKkmTBl91OKGKXAtExK9WC8euoxMM1+9CI/CCi3rd1Oyy/",
-	"Qi8Psef7cnMn/JqhPRiSAYvkhGmIFrdObxeTfeHkZJu8TBhVruUrnuaS0TCCDA/09dTu4CZ8OvapeP5L",
-	"OwU1Pn8coAS+S7YU9nDBfUHgZKGr+CzVY4ZF/sCuYHEE4RM6YqQ5mJGJlSbkgs1akILjKIjtLpPC77IA",
-	"E0IjSMWBxEAKXFqQ5jCUCqxlQqdTRpUGXgzclLzoE97zkCQVhicksnPN4huopi+Ww5pi3/tUXAh5JUgI",
-	"L/Adm4Xo5MVMjuwV4f+QVtQXAHbMmJZHFZShDUjXAraBVNPsYcpxEIbOP4ychJuFQlYkfJSPwONr2LWx",
-	"+t7uFNI9xO4Jml0yxciUUZEaV7Q9Q0EqCEAlpJ4eJSC6h1K5LOJpQjGwabiBsGbGHgcdFPJIpFunK/h5",
-	"qTZfLdLyLt4s4cNurRpw1d7XNVUcIBpc+gRNQBC3DwX5ppSrXZVefGAmVVDs+2Q/Y3OCoGeQtWlUpNsh",
-	"Ey5StHljUDhBziPklFOUUD7JqB8xXurfE6KjbfKeC5Ml3DsFWnIx72kyVeySy1STVNjPDGMBdn5vozvg",
-	"67koXewWXAOZQxr1qWd/BjoNi5XtCFl8ij5q0KMXmF0g+qLk0W6Tn8ZMZFFLUHfuQc4VgXUAI0kGbCZd",
-	"W4FpQvNUHxLRaV80h4oxchiQqZLk8CTA4DDQ/JBUuDBpK8A0l1zpHrpsnowxCO/5CbN7+qKJhW6UTzCS",
-	"7LzmrY0FV8/wzR1D0KZLC7prJZw//e5P74/P8t4xCziMu47DuKqeKb7mLfw8AdFji3Xswvc9T9UlU27V",
-	"UTKmevzVBhorCGifY4RJUF+pety9pnp/MzfloZSUYpfygu1OTdmnz2kKkN7YqgySGx2oL4jRbnBHSJKa",
-	"voDIJYjbQmgyIFI4kG7VFI+o1UFTJmLgmih8AKtYYq4jqmJgL5LgsfbJmvaeM02UC/BCoXKGWos+8MCR",
-	"LgIznlM1qCbhfJopslNkqasYNSU/iluU2ObdOPihNmmoPYSV8hBZKLV18sWLX9xLD+ESZmJER1hDvDTJ",
-	"/HtkWQNmtUo8aiAbCneGjivJDAQMuqWylPJ1O9C+49q8Koz9fo0E//pbg6YxN1BR+FJSbWhCXksZk3M6",
-	"ZGZG3r172QiqdBscckETuz3sSdi8o2KfwWPoM4i1RisQ68TdIrHOn7okkmoqFUQU7CtZ2QjN/CH9XMlJ",
-	"NvYutjA0svA2R90GeGys/ezHjwmC1UbTodSOJmtc6Bje7uxbaCXwivni+devkjNe9yHcWr42LLPidi+I",
-	"q3w9692zjb1RMp1qx5ecjYvIYVF+AXkAJbhnsuI/OPE/JBeEe56w/IXfxuGGms2iSVxY2bv0QFeRiBsV",
-	"OysLmhWTkfN53VZCctVpe3hF8hWoiKofu6gYblcEW3WjFARinbO9majBF+79h00PjQDmNGZlhbl2G90b",
-	"i/G2gtL85ADcB0UdmNOhZQIKT0KBsDaef8NMSe3dry34NmSwO+l4v9MtNLH7kuH9bw1HrnSGnEiNXuPJ",
-	"UfvIvjjliVWI3eKQkf6nfAxBid0PCVs0mSelyYy5sKu8W56IStPX7eKblsepHP8PDHiNBuuGTSAy/n2B",
-	"ljSZkaFdLBoWC0Aoq6JeF4c/pdqKhl7Hzq+hSeHHz/fThtmSW6gS5xbfFlRiraQ2Je7fMHMvWf+4KPzm",
-	"FciBX6i7ctS/Voz9esPVlHnhizoL26lDdpJnh8kkVkBYohk57jzHktorZa1AzPxGOXlKhlwxXTT42tku",
-	"Jb8VzcDPYZu8yBVjcVwlPri+cOdkIWpInwInObbsKb1AYK9eyFWzjo352g1v01Zmra9rfV3r61pf18Ge",
-	"FYGCF8g7sgx/Sfl04sT0QpPwG2xGBhrFyrU2ec0TwxQZzDIuiNOVuulydc/ATzbmFZvl7JLa5+d7h6gq",
-	"aMBqyq3DnjaKXBEXn7j4FEmZMDXHJIfuvQm9sK/ynUym9KIRNCYyZkmj1zh7ut951u3sv/yYz8xP2MmB",
-	"ZLfTTHFqz/7ubP/wsNs5PllD8G8lgJStojp+tMv4ESvsZi/s8mM7jxq9IFPOIihmyEZVJPk5j6ggdtyQ",
-	"U2PGTICUhL6boaFqxMzH2ZT18qvDgLgfNh45Wi4YHzBwtEyw7FqMVIdffhq3GSeqpfkmYj25DN9lqMeP",
-	"og701IGeXuNFHK+s1O6P3+9uc3NTj90rXFN4w/t5f2pJ+JCSsJZOm/TwPw7wej8KlQ/F8qhs8Hva8UBm",
-	"9CUci9ZcowDwCUB5VCKvWIzGfZ7hSSIoT/UUJptBuUiVUJY8NUjdUvVtLZpr0fxF8MjvnMHFCdAHBH2X",
-	"tybsL2CFxys8PW9CtSFHHRLTmQ6ITOIsvx9oKUJqwgBdGSGPwxb2F+kLdk0jgy5cMpDxjFByxQZjKS9I",
-	"zBKOUdah1RMRVYoz3cvbjPzr+Q/fB/mf9r5t8hNe3RfZ5VahGDKR2rgaSCDFYPZH1/qMaw11RXABZ5o0",
-	"OXBikFheiQBqJvBefYFhsRZRjMZOu10WuqVlMyEFuGumSkYM7j5mimGdlL7gkDIsNZziaoH7YkyBYR9e",
-	"w6q2EG4JjMv2tva4o8KAR5ImNInLB4fzBz1FCKMq4UwBq3kLpwwIzrWhyui+yBoe4618q7c2+cn1YPEP",
-	"n7sy75TsvjBef8GmFviHZjZlOnSVpd41D76r2M9TM5KTCd3XzCIJ4/qcwRPg1sCRXppSbvoCuYBcMVmZ",
-	"8d/RB0ER3Tz7/ynUG47yzjLwVXyAPyZyiE1khoxhrbiQVz0QnRP7Ge3TMTHbTYZmAFegTYf9yLjiQrdg",
-	"24ZpE2YLj7s20NAzr7BzsrcTcfZ7wrVh8WLT6RWcHpKmvBIOyEAlW6uH/2q7mqWIeMLyPqJwrgVK6SDb",
-	"xTobWpucJVSQrEDbv4F9ypmS8IxXWa330q4IOLK7AiZWcvC4tHJ9a4TStBRwXlGWnN5YgtliXSXywjqd",
-	"zpMlkRe44ao9FRZEhUoCUTMCu2HBgi+O+68NYEtpO1QEoGIk5HDYjlnEYxZbGc+upwmUkQ9potnil4CH",
-	"NVaPWNgxe9U1oddv8aJuJ2hMuPB/zQczgoY2M5h2O1ON6j0m7l8VmeupW6si3dpco2kEXLlazwgcU1nr",
-	"ba2BBD7sMfWPOKzEvOLtCjAlfidxKLMUNTVz5Wu1T6sA77wwXmLqZ1L3en+aULHvpLi1gfyFNzCfVKP1",
-	"o1g3oOJQKhZRfQtafO3PgC63digBQUZCEVupTqYUs+AS6HnhQ/4BCS2mgWCWDEnT2nAJXKhbAQljOjuj",
-	"yoQrNMYmwGwK09DLxrI4AyAb82oZADtu7TOfwQhtg7mGSSsPLTc4lwwAUscWPt7erMrjf5wiHLv9+c+W",
-	"PN/I+z09/y5+hZUHkKQiGi95tltapQFM6PU7JkZm3OgddzacfKHdG+b7KJccFjBlP9lXgIbCLsvuEtZk",
-	"97CzNHuxmJgIU1f49QiO4asWJqSSC2MIuYROhf71t4Y1fTH9rwGJjZ5Kr8q9ok4X0ys240AppMP9vIbG",
-	"9zu/atJG4ePU7pWN6sthQQZ7dXjh+tvtPGsDuqWawvcHmwad1v/4O+o3+BeFD2nCBoXGpapAuMlNq0dw",
-	"IweuWTxuJLRAra3cF7iZNPon7LmKx9iAdMJEuqfzi6ZAowJGXYFFMxuEvSUbUcMvmXuoo5ghx52OtY/9",
-	"mY6cbExzdjKwt1jsaT8x340YPmHkV1nox35bHnmacEHVoobgFVXzj1PNVKacd9wxqSB9K4rWHYrLys5k",
-	"P7lb5dz0m2a5riuoulrT3a3pPq/8fe/SZ7U6+3K6zj6CnJRzZgjNFk8ljV1WCpVjE6OUx7d0rH1jfyax",
-	"jFKkBmqO5ZU1RGJJKDFUX7QCMpgR4CmuRjaED7TvBg5iTy2ERMjZb45jDfTWfXLP3+Dr3TuZewAarfE/",
-	"yEuIWpJEjmBYSrrm5RETRkHH6WTYJi8G8pKR4y757/963YP2/mSqZJxGxtG5JQmZUG4fT0UEqnmhIO5+",
-	"PFw9djt42ggaQPWdkUmsUTPjqafdCxs2gclNFbMvv0yMFge8RpI3fK6qtgKullqybthQGPkt42WOO/AI",
-	"UrtHJWlkwfN7qi4wkoj0iRNoeZ1OrUJgMR5EymHYEAHIllwk9UXTOch0CKT+udghTSEFa90p1KxVofGA",
-	"77+NxkdfUGNoNC5V0uBFe26gvVJ6zp7Gw1BdetO9WSTf7/SF9Hz+duzEmhaexx+MjVgifyNh11ybZTbE",
-	"R6ohMlUxYR235y7thO3L4W0LzsrQEiZ7mynttU5bQ6et9PVu1VxbznJHqV2nuNcp7jmXES68Kqq9oB5W",
-	"NCXuJizC1X+PXHavhu6XLFmLvx2Lv1oqbZS8pvrmfvRZ7bhA7kLenqUc0LVzHXgIjqdgEMB1BzVjNlnA",
-	"aXzqjQbvmpciHwPQtONdMKmQxtas8Lw0/mnYL0uT5nGnQ8rAHOD9FdcssBh9iCmES3F6695AHXPucwlZ",
-	"4+zN4+xa0dSK5svruLrzvHvs/bxtFDpO4zi5xaN9PuZDQ9xZARHIlg8RZkguDIiEU2mSQHo8tHa8rxv6",
-	"j25QKxKg+GF+nUQoT3pHy0KMh/cIMXbi5/aFpbHjzaqNYikVGVF9AXnmSpySZ09A+I5pwgcpREhX5rei",
-	"+qKyZBx2Gz+v4RHHlVPVJZ6tl1rkbdQnPs72r5dZ/sgj8IrrgkTbAzBpUS2j0ZhQYKDKOj5jyI40Qy1T",
-	"FbGeuygMiDvyNsayFDyOzfn7IgQQGwbEA6OWBbOajwSLMe00ZRbd2ivdEzWd6RWxbEB838CFySrow3Db",
-	"YadE+wVqPjcLcDzVTJWlx8ngSbT/NH7G9p8PO939w6PjkydPnz2ngwhWdZyyOZlIul0EQPudJ71Ox76m",
-	"4lJxYxfimI/GhZawL+dwIKEDmeIEXjmZh+IO3raagN2+0KyM6/BD74LR5Xeollb7KLcrny27tZ3crf3a",
-	"tV+71/jAIqliQt3Sq6Se17EpcjLHfc9peks5rz8D6opuxnFPnamgl7i1FKPQNnZCjJSB/XHKlEXpfVGi",
-	"9jcb68z1NrttNvbG46E/jLud3IBZxCGLhLEZy+6zTtDQRf7cPNswUtzwiCaoQYLGBZs5fgMuPtkvm5Me",
-	"FHwWQDNx/brRaxx3G1C7Z/9/dATqWU6m5gapAXTfV2TAEnlFjrv//V+vG0HjivHR2DR6R5+D4khc3WGc",
-	"sm/pTDd6R35YCR2wROcjsi/5yTHxZs99BfkK9rNQLpgicFHiYZkre/RPPvxc8s0kMRnLJAYzL1g8TW5w",
-	"OCBNBc+HoyPpp+Yc/ts7KYzrnApu+K+QQC3Av4XiPB9Md+E04JMiOfGtqbLPcW2K7/0DZE3IgWbqkuKn",
-	"zm/dKb4njMSplp+3Q015c//UHJU7NddyOUlMQaKtyeTvxPS+FcxecmyyCHB5UUTe8gzWYY+EmRAAm83u",
-	"u5A0sZDeb8SwFZCwIL7yE7h4HR7Y815DslNfhHZbhc5W9BQAuItC0ozZkKaJIV3k2g/9Zg3JMKGjNnlr",
-	"2IRcsBkqulTwX1LmCxr8tG+SLnPBNtulHVhrpFoj3V8jVba9bq7+L4LutEZv9V55SPS2/nbaKSftIguz",
-	"9nHUPo5iH8IFqHaDDScAwlbyfNxNXZuhP/K+gqsj85cYKe+TFrgQHz4SQsVaDdZq8OtQg7U+2nDLwfuI",
-	"9Yf2VWwwxzPXEW+LXm2XhDmhMYPETYwI+5/NmM3IFVMMT7jiZrxJquIlGqR2ENTS/qt3ENTIqN4rNTKq",
-	"kdHvlw985yb28pyC7zFL2a7NOLX737F/T+nIV7mHAP1CF6pJlZYqDMqEzi3fC1L3iryQ2B3V/q/YHTnM",
-	"62/64gG6RBZQ4JfUJ3IxVWIxUQMiYnas5gZvY9bZd9l4sG/t6iLrHC9czuTISkP0pNGFntmrTanvv3zz",
-	"FYpLatWJrcZ7fPeJL2E3NDaQyu4YGOD/i9BFAVYAiHgOw5tT+EJCVuHHK0lSAeqKTCl+BcUj1sgbIDut",
-	"OR1LI9/nRTkVvsdhp/Fz/min2lGn947zHwqaGFRwr/E6kVKRWFEuNIkSRkUbJq5SE+rspG9mVfNgK3UK",
-	"Ly0i13Ikb3h9S7JRcWzzWKQiPD2a7yxevaG2hVzfrfztV8J+DgnPAz6fBFrtDbvu/HPfJltOGcKpoZK/",
-	"MrHqlOHL45RJ9eNKedFFxNl4UsiYfWNNAnnJFE2SdqVu5V5ZvoZW9cVlcZwvC7cnGkftZ43asKgNi2WG",
-	"xapJ2FnL+aKO95jy7QqWcYUm+svNnpONZLWtms22HXb+x0TL/3tKobtH5tyWK59K9lpOGOx69/iNQ5rc",
-	"6NyFbJdTJKecxT3XhyY7kcX2zFgSIU1fIL0A4aZVKgkdzAh1bXcyFUeaWT99OSwcVjJhVqCP+WjsG97Q",
-	"KGJaEyOxP44dMebXUe1ohaGbi1XBBTyOBMNcjLIKKdLMFFywgEa4L36VggXF1i/53faA25jLuLWd/Lyd",
-	"5uWtDTwqAoZVq3FWlvmVXVTz077NhLDc8pk3BhCOl6C/O3RvYL9zBIojchAU/8hwJ/7pUSf+tRLmdJfU",
-	"kLOGnJuFnNkq3C3kXN1t9UhS8OrMuzrzzm5Ht43KgYENxgPurDasQKZXQMDIgGt8FwodEBB8IF+9UnW1",
-	"IFg5GEml7LWXDHgB9B5BEdLaTBbevbPvam9r7W2tva21t7WGvjX0/bK8rZuHvjUY3Vra7Y79mxVzau+E",
-	"iQd+7ds52nJ27+J6ZStg9FxyQQ+Li0EOxVDGTBhVQgNQRVFA/vF3+GuoHHlU0wpR0g2IlaOk43HsQV94",
-	"MdZyratRK9ERI3RkMZTBCmmXLBiSEb9kGo+FVtaHrnQa/K1iRrDlPPECri9ggBN6wewA3enQ+ptduhb0",
-	"MJY2eWXfyl0OF+UcWw4r4VPg7d0RQvsCCLgKRFekicxbJKRpzM0nd+pNSq7srnFeZW0fvKdJ6NRSGPSF",
-	"L9p+2mqTHwUiaBYX51/DsNvkuPMcmvaTTGbehP2OeaSQmxOSZoY1AkITTiGzZTgMbnEPuwds2kFc2xa1",
-	"bVHbFrVtUdsWtW1R2xa1bbEzR/cjqBJ3a3NNy+YmzlvbW31QwmU7qDJ84bqkDWYIzC/YjDQnTI0Yah1r",
-	"fyTcyg7BdCtAvlzsFm3RmbYnx5wSHvt2En1RZPBrQTdo1+kZOkEMuQEDxsFxK7BIM0ToF0LPh0xy56xN",
-	"6RRyQHLapjJr02v8+9qErTbxXze2OgU1eSl/W7FhqlnWEKN53HneavfFHf0zaBwvb01Hmm42ym0xihyE",
-	"0Byjdbp2D7sbTev64q6udZuxR86LUYoP2XK9Dyfw79aaWAzq1lBS2XfYZtVibfX9vlJ2ltsadfZObWY8",
-	"TjODi09TJUeKaV0bGnWF7OOokEWebac9d2FV6DFVO4tsvNU6dZGNaTpIeEQSLi5I+ObVR4IjgwEf/Gbk",
-	"BROfwx66951oioli9tO0ib0PxAFGlAuipKHQgxroUOyVeN1UsUsuU40P0UZONbmS6gKuNOCz30za9rkd",
-	"+WNyysMkNHqNP02eXw7Ou7/SN69nfznvdgaHJhnw7uVfeKfzftb9D3v833/6vvOXf/vXX60oU0mj1xgb",
-	"M9W9gwM6nba1THXb3bj4gVa6cWUBCPP4jouL/cNaAn71rhb42nNRTrfDHyI38JIJI9VsP6vhWpoaWDa9",
-	"SUQNTeTIminayOjChwMDMphBQYvroY/OgFRwowMypYok7JIl2rW0TxKmRkzoIpXALyFp2htYKHr+3Y+t",
-	"gIQRNWwk1SwMSEghxTBskzNwLCxlK+iL5hxdwS1piPZ/BdlGzrmB2OyU9Uovvn/FY7ao5UJfzBMRckOM",
-	"lKQJLRndZHFNQHzEdpIYYGCo2MnnqjhF8/1ApUhmy9gO3Hd8C5+xCuEBxm6voA1pYbY9JtdYwm/xK2lG",
-	"VLN9LjSzA+GXLJm1yhX9w0SmaknJ/i+lQrsJvX7HxMiMG71up1OZAAEG63kF/GogTXZNIxOQO8cXqxkZ",
-	"SRnrJWP0d9zAUHF5kqa11Fp2Urnwh8BWaOHLnJKBNGMsTKQDPc+RgHbeoqHizRYVLw6sDUfFIyQ70FhI",
-	"VVqjSySnv+Jgbkl//rxGxWnhDlWKTl+QKR2xjB+/rjz9OipP3SrAj1rQqdbESWaPuWXDizhGn7aB9j2k",
-	"oEp6ECIYUA2tEgxpXo1dGlDC4hH4L1JhNOGiFcBh0MBWKXHdFwOZjsbYANiiGcJFUVkPaWSk0v6J2UNK",
-	"+nvqXPQBNhomCR+yslJHihpwiLTJCxKzKAHVB+NF3Zbfe0+TIZ3wZEaa3FgldMmU0VgeO+TXLO4LHFYr",
-	"IJTEKcoa9/IIN6gbOHbC5uj5n0pUCfbnbPTW7qGCpOJCyCsBr9EXUhEKGtCHKGBmXGDmuNNBTW5PcPGQ",
-	"hSbTOSyqBebSXZCCzkVX+qIcXhkxo8lx52h5uWxR2u20o6EHdXAZN8qFuxFXgNeUitTYg0PFYL/bZfCj",
-	"4NAGb9AIcn3ca2CzapYrwHdskpE6vYO1CC84parRawBxkGJSxUydSQ5pIN2T1fsK/hw0YFm/40Pn3zzs",
-	"Bg19kTZ6jbMP3+6/e/V+vws3hn0FI8DVZx/RPjwpUBbRaAyaNvv98Fn76UkRfGi2CjPjgu+9rVLdm4p7",
-	"Nb09p7ZX0NaL7V4rCLdet1cyieravXt4Giu8yRmdJZLGH6V8R9WIfW0U+0XsUQV6FJVIdca/BSv2Nj59",
-	"gBNOATs4sVXbGNSYN2ILtvHtVi+5zeiFysCywtukefIYpFwtczYXb6DxetvxCyZEd9lDgMHJ1VgmjDQ1",
-	"E7D3aJIEhOJeLGxCl/DTapOPY9YXuXERUWGxtKOwgSx//wgyhgwZGV2QMdcwuZgvRD6wibyEIMMc9PdZ",
-	"ORknjruwVzRfuCYXbGp8aUI2lkeEuz3J+7wY+gJh88kC2HzY+bpg84LPta3coFqh1CB292F2XPAPikNd",
-	"xsryQNLb/BwiGIdsGApfiMUBUexSXrCYCKkIu57a3RgQgWTVQFHdJh/lBXO0awKK6BKusdbsjvTUErs0",
-	"KYw15zSTmi1rf43z8aNmSoekSeMJF5mG6YtlMZlsOrbV/rrzvFjHxGImDKeJS5xjE8oTyH+a/P/HVA2k",
-	"snBm/4KbaMxEFtCGsIOda12++/PS3aul3XUiTLu75CvWeikJcRqnvDPFA2+yFtnkZZY8VY1scsqwprKw",
-	"MGqJuWFX/II5LsgiZzcuFUaw+R6KDBJteO2EpxstuaQJjyED/ymJ6QzT/BUzqa9AhowTBMhN7DSkrIy6",
-	"YGzqhA/tizHV41abwBoFfCwIbFWfx+NRvL3hzSkDcI5UkBM6Ax/3gBE6kJcMU39w96k9TeSVOMWqYB5r",
-	"rC0YeHHozP8iICZNKuIAXg+pL3GO475wtwwInUjkjPTmea+Url9Ixz8mIQBvO76hXYGuTFrIbERBX0wY",
-	"Ffb18lB4YLE21kTgpHhnvvfKZ3g9f9bze8vrzKXqpcYu/edlQd5QcWMlYX6LKK2G4tfwRLtp27Yb2n+d",
-	"u8A0jisuaoEV36l87WJQnZ0R5FxZIAC276H24rP2Ttfe6RU1MSxsBshYCrYp/XubMZA5pGPm+URu2017",
-	"Xo0uTlVF9ZcmTIOmAheSJzJ2moEbciXTJO6LCb1gxAqWWY8IOZDxzNkY85rdSEJRqYImdSpOXgnStPrI",
-	"UXzc0cDG31piz5bbLAx722N4ASmYvQ0o0WKiFyjC/AyrBWmiJVGMRmN7TqZ1NTjbLiVOk3DqGt8r05o3",
-	"bKzcxMoK/awmt/doHnaOW/fWqTCksk6d0wCVBMNLpyFqIbc5d7j9MOUNsGMcvi5pkas1WjePfyn8P1Ns",
-	"GpBUs/3BzO6ULKUFHwjbUqUig9EAae0xFvEpVLsqNgWPt5BXLfC1U3L27Wt7zl/O3pG3b3voPYfMlb7I",
-	"TqdZUo598k0edoI07JmvmDSzfE0uyEAmMZHCPikglPQb1kJwJ/QbJOHCkcND6W0Ed9mzV3JAmze3PO5o",
-	"9h2izJA0oRZ2sW/dJwQtS1B55+vCdoessyZR03joaFhc5ZhM7Q0Og4ZKqzK5dLrrFWbxX+12ObzuFkqr",
-	"Gr1Gqtmnwax6lQBO58Y82HZGipPV+J9n377e77aPyD//1/9Z3GlrwAWFzNQbibFQ9nYwTSgvf4HG3/7t",
-	"xd9e/3DYCQ47f3vR+T446gRHnb+9/vblmEdW5U+lIVPO/vb6/G//9pfb0yQXQXLcnbXfpgbEK6jDM8WF",
-	"IVnVqleDzrJeoAbLQrEyIk6kWe4X/8Aixi9ZTOxZUBwArBLaIEibkSb8YIGkTLODCdWmVaqzkGJ/DNwT",
-	"gFKdBdkm7+zFrmg2g3lUMZKwoSH2jqlImNYk5CJK0pi9mkzN7A9WjIRtEjr/8DdsCFwT4M6ytzcaR2Lv",
-	"NoAfCYXqXdKkxD49wb+clkyk2cMmi628G+Qt7nrwZ3HlckDuqvcg65d7LPTf2zlbtXUkfL7H1z8SRuhz",
-	"51YYGu10lwzN3mwjQ1u4iGC88Y3+lj400V3aHbK4ThcPLnY9WO8a3Atra2V7LtszUhC7v0rj8sQEi6ap",
-	"sJu+wJINL7JudbbBPlmjPOOdNKsVZfi9VddkfOmBoARF6+rpV5sJ+txQzcDQtErxYzq1KIjFjt2oHKQO",
-	"MjWNOnkwM0wvUl99UdRfyEFr1yis+D1NfvzwjnDtrcCSdiPNsLSml7prvmX2e9x02JRMt4w2acASKUZZ",
-	"5QeYtVAi2BcDSVWsiR7LK8INafqOzy3kZsILMM+sHFTyJxKRJolju4KhLEm4Srg2y4mklkXbAVWubFzu",
-	"oOevO/Ujihh4qYMpMHNWiPEPecKcarF2IxejNl6L/CN3Yw1mFboe08OTJ41e4/nw2ZO486z77Nlx9DR+",
-	"cvKcHg4ZpZ3o5ITGne4JPRoMj4fdweGgM3h2eBjF3ZP4SdQ9GXSGFhw8a6xr/h4/O+werRHXx6+8ktaA",
-	"vV2rja9BbUzcHs89lfbvZX5KJ/keKmPg3ABdeSZKh1IRJzObEdUGohIg/O0y6eFZaMFwo0l4wWahFctM",
-	"xH0RTtLE8ClV5sAi1/2YGhrmibr4BKcXoMtjaCVD2CNn378JyL+evXoTkJ/Y4MyK5jdvXweEGjKR2vTF",
-	"CXnPv8Egih2H1S8Qnsc2l8gMnljlA1rrlFAxQ+TLLMgl539+QxyojbFSjwoSUaVmfYGz0SqR8rXJucSE",
-	"32xisOQcbo9pXBLrFmE4/oX2dF+EzvW/b2Vl6JOINWmGRRkrI8PMvjaK0QmQsgspWH6yB+5c9IW9MY/S",
-	"hCprNMMwnDYFvngwEfa0vVbagy7rGZOkpXJXxHzChM56f0Ies6bCalFDEma/dJdM+TVLMGaEE0+edZ8f",
-	"WuuBEs1jln0QcnQUdJ8+DZ50OngRqHuaJH3RfPrkWecffz8+OuxgRjYUIVrpr/Pv3sQPj15dTWca2OXt",
-	"V71SUoysmZ1QNWIKPqv/Mn1x3D0CxPAxW0CZls4ekGt/UlT+2QI89UqaGm/+6kgxJnRf2GUxYMQt/Db5",
-	"ySEibooLWC/kdLQ7x93ICvA8N+S+GKcEO8r+hr5ASKeziNtcGUpzUUoL5spgAswpxOs88svQ0SK88iM8",
-	"aj3EspI7fIEUmfeI8+QmmFgx6bt6Anb22ttsLVoDrAxgVf0yDlYtdqprg70e7ERuObMFFPrBbxdsVie1",
-	"3L9d4u/TnY9SJoMbi+HiQMYzrOVq9BpP3jfWg5CL/Qhu/d6S7wKVUb5MC7YVOXf6DpTpmF4yAthKuz9c",
-	"g0X7d5QwiBQ3AV0oRoxMkIBIsSEz0bi1VTWJ77TcPgfE6JJTUMuXckJhtRQ06CL1+C08wqvHOmfkMdhf",
-	"+E3u2FUPZoTd7a+B1YMAacEuxQSXZf4+4Ka1EBAb7PuC5jGfepOriFgzvrO7Qlp9ASUoeZ4asG8hH9gi",
-	"xAnpJDQa3wqAl4a0lrrJ8N3vHRooTOKt0QH/wDUCBHhp1QION6AHDv5/eS4U//3vTvd6OO87jODgtxRY",
-	"um9Vna9EXNpCYz5tk+8xs9PanApUa14kYHeYouJC53mdE1eI4KrPIDBNtekLeSWYgtozf4zgIZQDUcQ0",
-	"eMbz/UicmYtPjX3l84s7SoqV0/+gQzNZcCNHtJe/hhwW8z3hwr4oKNYABIh92WU5olDCfP+UTjtwty9r",
-	"1fzgKTqbyv8s7ZFHn/rpyPuX0h4Utv9IUWGWZXL7bPE7xINza1HhJQL2b4T/a3TEFWSDcxIOGInZREKG",
-	"tUuwXC5B+qIsQso3sONcnBMD4qV3g7FgHmbYiYBXcLOBj70pXwKiJdFpNLawrhSzi2SaxK6+9orHTGBp",
-	"2t1Ftj6TfHXJVkx9JytLNp+f70rLiEyN5rH7+LovFjnv7i0Nsb66IA03We/1gFVcxffYKiOCkzfVIOMK",
-	"JVvZBQuBoetM4BZcnRz6e6NBeFmW+XsatEOQW1nF/betcqgJE+nt9NrRLEosrBVpqapAO5auJLHyjhVy",
-	"TbShymWcnObhmyHSaK/L57U8iR+tR/sWK+VE7jIZ8ucNSCz32fLlhLamSCEV7ZImaXWCBvuFf2LsQkOl",
-	"QTVGBdbplioVYjo7owoYf1IRje3HkAqqzM6YeikvGTLpHEPTGR6xl9CPptc9fH5iZyPi04rRhAgejFe4",
-	"zi9zWfrQuYZdNHpd/E9MZ41eF7p44fnnU0jqhPe26+mSKcVj5l/ElHI6n67zmk8aG3+pzz+v2W5HGf2D",
-	"KH395W1x8mXx+ee1PCMire4XgbVaa70N+1FQEt5dLbAlL8pSyuiCIgFwLVCP9ByH/mBG7F7N6B/tyQF5",
-	"e/4DcVvYdeCaufyC3DHpYvytAJvQU1fshkmMwFXhdigokcjuUUz2U9EYShvw/KDIvJw9BzgnYGADNpOQ",
-	"FZlJy7BAwry0U02aQDXSXQRwXr+R5lybyYLJ0VpWwQbbbqfMEHMaZFdaYSWxvxlRuoIxINKt8lDYnbUY",
-	"EhQQQQ0IVgQED6pzP6+0mm7TrFtPiBBpTfJR1zSuS0FdAAOVwEpZma5m3R6w4ZBhc5pldu5PwGKBChio",
-	"sTSmRLqSwQLwaCEZrP1hTxMvKLDhdgG3ZEmrAHe4IEOpPPdWQg3Tpi9CLydCcP7RoXH3sDdvtcn3cu5q",
-	"DwVCLVMVsR5klIa+Dsz1htm4ff2GmVd+AhcDjQWpWVsxsMsK814lfi8WVIHeHHQmpI+WDM0V7VUYWNXy",
-	"vtxJ4VdceUhely4eDWrcJb2ijjvb8ESUNlcZemQ/3QQhc0Y2qMcvDDrYd3q7AjJaGUXAJm/0Gh6VuHGs",
-	"ABLK+3YJWpj/SrU+31w8U8sEg3dzs7xLA32JkryzOQPoooxPDvU3mu6+NXamDrejhZzy2YDntLaSarfp",
-	"l2DC1aJ4s502di17N9hFw74JlIQNgSRLCt9KwwrnbGcSbejMFWkVkzowHWINn+XSXAMnmmv/4ePxH9aa",
-	"sdaMtWasnY5fU8uQB/IYWmPowD5RH/xm//m8NpNnNZVfyT/lVP5yNxVKFnv5lJrxBr1Ulft6aR/ZRccp",
-	"ZpPmsdQh4aYVzDlL9/QmcMg52off5q+6FhB5ELm8Qm8o/0614q8Vf634a8X/u1P8P2QRNq9V5PABYAA0",
-	"HNwHxq/lTlF7DrKCzTcDew3Jrlny65oUoQkVPXKmJJz6ShimpoprRprHnUMSDhk1qYLekTFTn2AcIZGC",
-	"DBVjrTap5H4FvhcISnJtCuDiZootvO07mJCVuUftVe2Ncok+Pvq0AdVcA/RSyxg9uh+7JwVGDyUnN0Jg",
-	"FeWxPTfhgi2afuynGZAhFdEsIN3uCUEW8eq3R3JVIFPyYNHxqla5PPbq/Pu5Bp92xB+loYnT2M9OOp2g",
-	"IRiLLZZpHJ3YhSf+SIX9C7hUpYBlZx8Lqy66OEeW8q770zUZhZabeMR+g0Ncor7t/i8pFYabmX8G4CcN",
-	"XjN4MLThX9IK1Hcwtf9/KbVxQz8+POkEjUsmYqnertCBzl1RfTKjw+wqN52vFdNjO5VWNEArVbt6QQjg",
-	"ghNpkljArqIx1Qwm0DWsW0PpTxNuvpn9GQaQGQ6GGugBGys6tOvKyOJCfgZH5j/zQphQ3BFrsO5lMmk1",
-	"5j2ZC+7fA//eYSXdP2HCfPCGxaNGP1WymF5MrMgrYpkN5lgX1k8Bg7gNZ7/w7fGEaULFvtPe0LM0U99b",
-	"D/UWYM3BiAmgi998k5KXcjJNDXOUb0aSQTordO9D+z+0+i9st0Mjw17OIBhOqQoJKFOfz41hc+hKYk/r",
-	"C5p35ffwpUAJN1XyP1hkWEy83CdNx44dkOy7BuRfLFbCT/nP//2fhE6nSl6yuC8K6kG3CNdAPntln2lh",
-	"HgOqejsAe1X2sFP/NM40UUBcmE7tu2NYBjSTc+T0hWuBPlVsyJRiMUEBj+/o6XMiqQ02XgHnD7Qs36eX",
-	"TFkpBoZvm7wFn4vndqPQr2XRLRVz7WgDSDXzRIlIf4fzPpSKRVSb8uTD5TBm/zvBBt4QcrrxIUmqmSZN",
-	"uNSlyJUTH8g//k78newzrqeJjO2kU3QiqVQQtzClAn7GIOtdoyOaZBPCFYlSpZgw5JIpoD0MiE4H+/5s",
-	"KHZWfNIXM86SWGcvHUBDGt+2Xbfgm2pXBYz/n/uy4UCacUgMlFtjBh8wF/rPaReDfVw2RXAXjLplx+wT",
-	"NVYfZByLz4+wW2eTJRpYFFunREiYBCBK5MYwsXFb4Pa+9NUsgjdOeOQaeJflB2XsvQhYbwT3zMOcym6N",
-	"G7O1TZrB2hCpDZHaELmPIVJ1WxfMj8UuSxhWAS5uuSijiO4evjTjazMz6pKOaiaRV25I1uKXelXDqAhG",
-	"1rSObrVy7kxrzYecJ7eCRsvocrwAw1M17mrmiMm5eWS+2jfMFEHZfbyaNZaosUSNJR4JliiiiFqvf6Hu",
-	"Q0xDXkdP7sSBuG7343kFfMCuLXa5lWYoa97hlK8mL8//TJohdGyN9GUYkB8/vt5/FpCXH969bvWcgysg",
-	"+iINSOF+ATrb8J9PVsRBH2MeMSSNsIcDEsskoUpjfwr7yE+wu0nT/wD0uc6JZsZMYJvCx6XrX8G0rqDu",
-	"/WSWm9+6mbQTWZxHnMZ8FmEOg3yu+qovbsjtoKBtgv5Svd1vBIeBVXDB8WH7pBM8O2l3OvaGq/fWfXn+",
-	"51oi7r7CAtfi71G4gcA6+M3+40iCHzJTFGg/uWDtxbmfOKp7FU//bCfYROMFraWYcQ5xLtieLgRcMv96",
-	"KwCLqhiNyBhuXGSn+JsvxaYT1hdcXDJhpJrBby1sdcSQwd9gA0LUGafZIOxRxUBSxaTpFIEdB4RTAjwH",
-	"pBdI/r7Q0nf7cZIWfgR+IIc+0TaE+9J4X4pk1iPHneeP0i2PadKZQnjHxf2yYcvmUsHkOO40VqTxLA1q",
-	"W+mstc1a26y1zVrbrLUv+rH6ordlWb+K+Rz4BF3/mNzQB367/rbt6uGFWTmhk0whOrA1ZFSXfdvAv+Dg",
-	"WMZgNGeYg5Mc01maDpLgFZjWovcwN0WfkpglHAqApHBJImhtT/I8CvuZMliFKM5/c/u4C9+HMUbmYBA4",
-	"XIyQ9b1Ajfj8lNCCD9/31jQSrw1yhsZHBtjOC976c1weu0ykyBSKWyvVdcHNF9kmxpOZ5qkBXw34Hg3g",
-	"Ky24J/mCWwABqwzgqLFxoOj39eagYundcFdEVEQsSYogOEqkLv29uJawe5xPmlMf5YKz4+p7KTra6laN",
-	"YCjiUvKInRXKEPH9Vt20izfoatuuMAjcJIpFjF+y+Myd1Vmy29bZGlADKQ3zL5xJ5LcrCFI/wHxdFASE",
-	"vREeXKNSsWwW6XQw4cYUH1RxseOSPHFLclWps0Khb6Y8f/Ca9xaTyjulMoLrcoZCbWzVxtYDJP5g/eMj",
-	"y/rR6WjENOTu3xpudKWJSFqwtHCAa4vipXIlAJh3rpgzliQXhjQxPsgV1ARcjZnoC7RjimdxTTqtXuER",
-	"fyCuJoE0s/ntkUQaTdj11G4SMmBDCW10YzojCRsaIlPTIv/SF1nhQjOTbCALplQZTpNkRrxkdRIhyLrv",
-	"y9RoQ0XMxahVqnsgxbKHvihwokLJwIwZMkyTIbd6vU3OcZpZ7EzBP5CI8aTZvFEX0SIHcErLu/ax9mFJ",
-	"pUKbvFEyndqXz4KvzZxcIit0WFI6kVBtAlck4mU1sfK+deqaI4oUmntBgUK+VEhEJ8zlc2mix/JKtEno",
-	"7xCSC8amaC/jser0hkGxQOWWwtrzwrL9Gvh18xpgnDFrAOevuKwWONOvD9ZMB36+BYSuCj3wDfCzlUTR",
-	"X397NIbcn3Kj7PBZ++nJCvbdYcm6u4k4s23vbDsnBM+sDLT3XtcGXBeh3kR56xqOt5iAq2G84k5fgvFK",
-	"O6UmvNixZxlhji4J6JWzGrZZ1DmlhsPJv7n/vb0l5fkFcSdBGdxYpmA1WBUfuGagScLUiDMdZAV2MWfG",
-	"Jz/7pGgmwF5mioy5NlLN+gIaU8LL6xIdhislzLKrJ/KSWWtAQ0diNxyk9cDyUNcjk2LrTZy2OO+Sh93n",
-	"Cn1xFqvjlwkXPKLJos47ZwkVJHP2hlF+6k3X8MIWm2+YOcOB35+R2M3Ane0n/QOr0+nkVyyUM+7Btbl4",
-	"v+ypChN3bqRi8QcWSRX/KBSj8VbobafZkvQCyq/sJeLJ75FFNlhU/G2jaVdLV6I1yOJVce2guzjzKROG",
-	"90t+uiluZcIjzpabl2fuBCh5LzRURtEJVcZ0wsWIFFqYYR/NTLg1l7VS9t2INWOuZBkTVQ03CSsKWpok",
-	"LvEKi6NvM1mo8D2RW4tNFP9GjXuz5NDoQsirhMUjFr9E9dLoDWmi2SKf8CF4mzsFfjm85M/4UitwzMWF",
-	"FgwrtCoOGjCxjV7DQuorqsd2VSz3FXbzofqJR3IgiMQ1/gcp3MZ+kJ+oHoMXABfLYYdoFkkRg4VUYT5g",
-	"Lc7erjAF03SQcD1ecNvC2DMHanZ2oyhtXlut7ldWO3/XRq9rt/fKL+s9Hfa3xG6MoZRxu7E8SrDxGbjx",
-	"9e6YgRdxrMkokZfMdxYvTcOhY9hbjc0GdtmsavtMxXSamNo+2DC3yzQXdRnI94ceQQ9NXO5Zyye34siM",
-	"mR6hscUAWHMMJ5z9cP6R/PN//Z8DL4vQSYgrmnDT9gR1OiRsMjUWw0tVcDVipgYHhxs+uKzSAnI15tHY",
-	"sWa4fv5GFs5YSu0qJ9OEUxGxKuSu2DXM7Y+d5kdsRoFUBvDFF98mZ8SG1bKLgT5+zVzdd+OF8+3CeKvl",
-	"/V4O1W0XVwrVFfZ/OWr3lXRSnHqxWEFfzQvfysG18tq7LbBW1FCoB7ySarq8Q59QiNmAvqIjt4JIURrh",
-	"ceeIkoKtbce8YSZTIPeMFywSlmhX1iZMbcJ8PSbMZnVjrbA2x7hiVpT7O21ndbsyOSiI012lxn9cqHt0",
-	"SfdkWkyKiJ0WzruZj24vg8hHXxRuN2HCtNrkuPPcCwurr/xtuSbZPl1bx73In7ZJY2lTyvKGtDq8jxBM",
-	"NZuL454MnkT7T+NnbP/5sNPdPzw6Pnny9NlzOojismhbTbC9KH/DWs5tGZjvHlsXvvgiGbARmVtdKk4w",
-	"f2EJ5n4tfToTz1sFORDeLEQfkH93oRunRczYpSk5KRhRQTRjPeQ3RXnjSn9yLw9c5Il3l4N2L+Hy8Ic9",
-	"fUwvIbFsMw6iLEgxv1n1vdH+6oIJIjQ3oh03DtwmDV0I64Wg5I2csF/tW0gA8VzoKYuMVCtLQFB/DDL/",
-	"Fo4FnTbuyd8wQd4aWfW5yycE83BWzuDmxjeveW8163euv4e916bkuK4F+UMB1p9gw+uSjNisw2KnCDa3",
-	"k3cDX18Qwa6c4z+DqVYEC3ZtXMprK8+/eU/VRSyvBLFWLtKNE/etrP6ATGE0CS0S/RadNlQxRx1ulUfE",
-	"SCoMT27DrPd19P85U7Y7JJZe1Q9w6mYOLWtNBsxcMSaIofoCDOzbDfAVJZqboq2ySX9BnhBXLXSz+qei",
-	"z+NovemvgwJ1UOCxGC6FEPBKxspmAgOZJjz4zf3v84HbobugxfK6EDVgKa/scGHKWD5lyxPGJvSaT9JJ",
-	"o9cFMRQ0Jly4A1niBheGjZhy3FkLdfb7jAQBv9Yyi2nIFdMkRMnYzsQd+c3LysCf/jlskxd9kZ+Svb61",
-	"9LzA63mVbUUzN+i5CohUxeN+CckkhsgMFWgIzg0wIFznVFj31f1n+PwtKP+NB3vqhLU62lNHe2rj+ev2",
-	"gjqBTOiDQQlXfXpLZrU7gzSVTJgmUmCwJZFS9YicMgHdmKW8CEjM9biVNRbjyoVNdEAk3A/qZF278sWp",
-	"aitlSPuxr9ocNXvrzddzPlgN5V9/W0a7c1iQfBWJNSCf373KD4UvukY1Jjoqy+rzNhfpelm7+P2q5u0W",
-	"vnctIzecupvvwVxO+WOPInkXB5PXup2iY4hQrflIYJmHBeWKufDMGCD4nibNfmMyw7P7DXsDiPl4mbQE",
-	"gH+0p99CTba4KN074dy63qX/bRNiYAVgg2+8TXfaIxeTP688WXeJua27v9z+rv1ftf+rlBSbSa8qqqAg",
-	"LleHq1lO7JZjP+kCpfKBWRGgXdAfB3QKUR4IzEdUCOmjOaR53OmsqiuWcYwX1MNXLN07X5V0rwqCN68D",
-	"arl8T9m6qTJxu6R2IR4PnPG9MzE5TWg0Jyf3tIPXuk1eAZpOtSEDOz+u+PpGwlPpYpCwVqb2sZ/FlSOL",
-	"uJ94PWeZM+G9m7N7iNjtb343yFqs1mL19ypWz5nBnEaZxPqBpGvWhH9fpbd4TD+kQpMCl58uZnlqxvQp",
-	"GfLEyk9fCxwGJLQAz/6LQQX/Py5FWJ35rk3OrXyE9+gBsfxyCryz7G3seFdzoe7SbRrc9PFYSzUhdgKL",
-	"014eZCbDjpYMxV6+eCDulxX49/AblgcwTagQECFaOBGeh76auPqQCsdcf+c4nD8gH8hYZm0alo0E91Ep",
-	"/v6OiZEZQwR+w65suMJvqHyDQ2ArRRf9JU1SdHkPqInG9pLu0sBf53mBz9p+urmPH9PZGVVAc5eKaAxz",
-	"M00oF8hrb6Jxgayve9w+bgTlx8pL2CPdw05gFwmLaFUG5iHGFqVyIZfG8bPC32dMvbT3tneCpyrKNYs/",
-	"yvdcfIPNwFwQXEc0Ya8ppAb3Gt32YSNozDhLYvsKBf737mHO6XcBa3alSPj8QH+5MS+KRXxaUYVHcE+8",
-	"wuUZvxzz6IIJMpWGTDnLfi6G7ldOY5apiuzNR65Hduwitbg5Cqs/D99mWxMPnXMRseWLKp/QpTH+/PTP",
-	"P5epw6rFN4qyuTI5SVrHNzYf38i+BMxvAV1cuPT4RxDjUKnICPys9pswkfZI6LdvSKAMJfTbN8zTkkO7",
-	"lkOvNXHzkSZKO+ADxs7sE250K8B8JDxpT89nTmky5XYXLU1MShMuqJotogashlpcjKS0N3YZKKmmXApC",
-	"9LCzlshch4p/TtitSH7yId1aQMZr+4XKvqDra1Vfq/rKqp7Gn8Yy2q2eX4EhtKzdl2rzbYfxyuZsHcyr",
-	"m1GsGfkThMb7YxnZRVsJIZURwboOmAOP8Nd2cC/FVK+up4mMneeGDYcMuyZbYEX+8XfiVUGWExLTGTSC",
-	"IFwYCUixR7xIhcwSyJhzV+1hamuOuAIiVV+gsrG3z660WAgOn0LGnMV59pDDaRY++QcHpADa8jvvefQW",
-	"zMO0wDsH+iLrOojXtEm2akzP56pzQ1AEang7og1PEuIEauDS3Y1Mreq0d7bL1Y5ZBzBMxSZQmuUugHv0",
-	"BbYAgUmFVhKXVGBdG4YG7OtGVCkOfHiahE55h9uDmG/cirrLOfY4UCbsMkQ2P28thuunxE7EtgIOzpfq",
-	"7fUSNPypUBqZMaHPOYaycAWgNlxscaPXCZxfqXYc1Wjyy3Mc2Qvcwoe17C5p9DorgM3y9tVpspBL5ZZN",
-	"ViPCGhGuwJKFqw2L7OhsT1d3m20IFBZa3WweF/rC/GLjLtIMoXIvDEiITYF+EKGbAMPyHlxipFgMbTeQ",
-	"urcQqtrT845G92tf2Hv0EGSqVOx5+OYxoK83BMEe+4QJi5yaOh3s41k5/WNAjOITAiJfE5p3MYxbAfAR",
-	"sLgvLDyyeAy6leTtw8iAakasDAsAjUJHHn9um7zAAJxvF2ZfAkocEeTBO6WaESGxr1hQ7CTdF8BKqSBY",
-	"6hpJnxJvucKh4nS5S/MG00UoiICOOfaSkDQzFpUDbehwuFJCtnOE8UeQlr0IkVjk7s39tytkY6yqGo1c",
-	"9SmH1QFmeY63yrjs2u4VWuIu6Jp7d5fcdac96+WXP61iDs2wW+qra3fij4VWXdmNv6Gaua5jVe982Fi9",
-	"c24JKbZPCkfcANzRvJ0YtK51wnF+FWNL20Zuc9m9XjpjQS/nn7fVonb1lX5rG9usZ3PFzVCQNks8g1gm",
-	"XlBAW/YTFntU1k7CGhKuCAkBMs0hJqjFQnhYwD0Ai6o2eiur+bXR4q3U2j+gz23z+VdvmJkPY94/f6aO",
-	"qNU+kK/NB7KNoFqtvTbdAa9kuu4wRWZtZsEFSuEgoiq+temCs8B97kzROM9iLblZzo2z4gt+gCwKlCLv",
-	"kFUYICwDwq5plHUH7YtIyov9oeJMxMmMxFxPEzo7JUUTn2pHuSCvBNEsMnMDuPJ0s/ZpoGpPiTZsai1x",
-	"aD/KrMEeKW54RBMXNkLDPNVsfzDbihoE0fzSTvW9VaD/YGUdCPNJ7G8lVZi9Mv4xHdNPI5o0eo2hYgx0",
-	"lqCCFv5msK7cXxFLGDwhFRdCXtk1H6E0LpwzlpFMUIX6Q9wokJn+bxlJkZriAVW8g0q1oRGj4pMesyQZ",
-	"AqWX/5WNRvkf5Z+GUsaf4lnhySOWUMML9x4lqYHR2gmmHFx0F/yK52fYoV8X/kynxesnPLkoXz2RSZLq",
-	"qPB6E10Y4cS+i/1A/sCUUZGawulTqS7yvzTTqOb833JW+MMoejVgShWPpcl0jCzA/pCRE2pk4W/F2Kfy",
-	"Q6/GDHK8sxf5HFSDMe703l/9VLo58bf82X4/3EvvYCvhapYX77n4yCbT1/bGT6yRPJZJ/EdpisePTuw4",
-	"quGv3CtA9Zn35jV6jadggc+/yxN7DxQf9i8Ceri6+U87hWIeD0DMmI/GuR0f8wjgwC/lpxrFJ/9uYdYZ",
-	"UxFs6cazThlhBTch5HH7WWnEx+1nJMmH8GeWyNT84//Nn36ZH/ll/jarAa4C/EvAfzGhs5f43e1nt/sv",
-	"X9Y/VwJ8yyDpAyBBlYqV+LQXgOQN5CEWcaNi06nDjWwKO+n8ijkddclGDMAKRHlfyyT2vmgnZ0HV+G9t",
-	"z/mGXjCr5rpPTsh//9frNkTE08EH1I6wP5btlE776MmCreIO52vv6EmHrLpdDvO1+k1qDFPlheGeUdgD",
-	"Py9a2xtYyQs/qJ/493byKBkkUsREyfTazuhPY64v/LRrI6MLmNRsS5QY3X6eQ/aafTMryq4n66H6HB4s",
-	"QfRF9V4D+w0De8S0+RR/LdCeXd7a3eFjBufhRKKNYnQSADOn76//ADV5ry7v3UsBrsjftoyM8Xi5vArk",
-	"Q0UZD3oCLviOC3tJqkG80dtdSrDnp0oOwOe/b+WQyfDQs0Z1L8tz0IOrqTVXR2Mf+Ckas+hivfoc/3Wq",
-	"lub4qa4l1EaLc2hxm+rHL52WVvBMp0xAFXOYr0xIJ5BYE+ygJYNC4elYGgk1PeEV1YaF+P5t8oLYq61M",
-	"SRUrFQTlNTvOJOkLsO+BvTF7rrvyE7uOUlDsIaEJU4Y0wQ0Rwh9t5zgOW6eEDg1TUIHNxSgoPh2TXuE9",
-	"WIw5pNr0hR2LuZL72tARI5GUQOSq0oSRZvcIgBv55//1n+RpB/5rH8sFOSRjqD0S8Ntxt/jbMZkAKWzL",
-	"9VQYKHCy4HsBcKET1hf4HoJO7PMQz9ARq5A8UEoZuEehEoqLXeYPLBe5C8XiCtF7eLetpobCAl+iwcpu",
-	"nd+f/vq88qe6VUvVSqqO7q5kKURSOVsBF1AlNbzB6O3BmIpYDoe7agR0zowuRACc0wPVUa7X3SCdrj71",
-	"OsixGl3RJBlIqmJN9FheEW62pZr+iON4PEW0zm33UdEZOSaK0XhWch2x66msro3c621VGdWh9jrUvv1Q",
-	"O6z7Osxew4jfBYw4o1o7EGEkoSQnIXpYLOG3226ghK+OtGauC4/A/7n4NFVypJjW8LezuOH/sRSsR4ZS",
-	"XVEVE6yynNAZ0Rd8ivH9U2sW0+giOwHS8qG7grxkrvzT3qaUku/pGeUlK+IYx07mPKM+OEAnjBhFhaZR",
-	"Bn7GXDhg5CocdKQYE/oUngU8ItICnhw6mTGTimH6Qaq3aJ+fz6XfnXvyrd3BoEzOF751ddhzzkz2GjX2",
-	"qbHPV5hmWNwXNQaqMdDXh4Heg6otY6BUbxUCuSSIfal88cjiFlDuPILnBUSwqzwSSl7fJDO9ZCKWCv/v",
-	"IEObnNERcw3tQwg/hKC4wyhVWqqQNMN3XFyEBAtUWuuGWDMmaXgGJj9qOfFcrJoxnykJB/bcWxEpktmS",
-	"sGyx/Gj1blN4//YWKVDzR+LE3/lQ/3028Fg3ewAFS9SnG6A5LU18kfD0DmQGGXdV4PhLWHqNTfTiWlBJ",
-	"mEi9YmVhzBJ+yVS5Ru64ejVfdFTKCCx/rndsIoUOyJCKaBaQbveERDIFj23V28NQxKXkETtTPGIvMbXA",
-	"1TKuWEVox/lRGpq4uzw76XTs3oouzvmvUEXYwD9dqWNENXNHgE3P/r8wiOPDkw6AE8YvWXzmzurYxXaR",
-	"Win24dv9d6/e73e7J5C7BDug+pCjQ0zOAn8lvjAsfSsg7C3wkH98/tULdU/5aWuXLmYli/Pli/Mr6sSt",
-	"KHNjgm8pVjzJ2pI68VBpYrqNdVq4Fbd2lTyKF2RKR5BuPy2ro/nyRy4ubqqwsJ92OkdRqhL4DzsliiV/",
-	"6DcEuzb9RkiuxpDIyhSDyPVEKrAb85eaF4afa2y3WaLV8ketWgb4wFyrGf9DebgI2HDXQFUHdppzPhQg",
-	"SsCWQdlJwHflSkfgFnu6L9xvmMmADbRhvVtRRpq4cEmnFRAQezHJkmWzW0JBJY8YSUXCtCZhLiBDwnVf",
-	"jPglE23yQhBXulC8Org5PoptNtzhgFBBuKDIhlY6VfUFty9gpJq5m0nlhv7P//v/IZ0CaQNiwJgZyhNN",
-	"MuoHz/ywjN7rPJ1Ok9ktrfXcRN6elVGSOzsldFim63P9XVR16yqsVVXNyrJ/NWrZ0vxvtetfDchqQLZ9",
-	"QHYrl8RDQK+1bKnbuSVgGrfNPlv2PdTEErW/bO2+kyUsVhU5FjHFuh6zu+kj5nBiRrwPKiHAotwrqokX",
-	"UxmjrCfhc8IdYZ2u7hOrCIreMDOPiO7ZN6xWu7Xa/d36QTaqjJ0arpXipvkq1tIXj6yubYEiOkDZu6vs",
-	"lRcZeiTZjnRqr+ks+0zNtciARXLCNAkzhRG2yQsxI+hvsBudFfNRfPHGotTYzbgHYBxbcA9sTJuWpNRJ",
-	"rixr/Vrr103r12zh1fq1NjoXGZ2PwP6DJbp7++8A5O/utG5R2UIvEE6TZFawKHPLEyQ2VIYaKiCFNFfD",
-	"oETCnnfCY10l14RdT1lkWLxj7WyH95iV87ypm4u8k7KyrpXzwyvn7lemnGGV1Zq51syPVDPb9XkzSK7H",
-	"UpmHV89uN+5KQX/Ax2sXCy/H/J1GbtJqWvy0qGt9CSnrY4z+imvWKqYcuH4KIdxjakKSsNhqXiWvtNe6",
-	"Pj5Dmji8f/wdxkk0/5X5/g99Md8AooV9zihJpGmTj3AfY8ECvJrLdojJYNYXoT0lkjELSdPpPsgMMBLK",
-	"WwABsASWS5J3eXBD3tPAZoksmCRLFif2fn3RDD9Y6dU56hzvd8Nesdak0BE+c6TjO4h9My7cyT6z0AeC",
-	"mDE1JKaz075wYGmYl7hApoO9H7uecjUjekwtRjKtNnlBBLuCu8Fv9kJB4N3d3z+I0L2o76KL3xXG+C/F",
-	"EYZ6zJLhOz5k39KZ9ldBhzWcazc5WUM2uOFEXnIx2qeXTCG3hs5eLHsWKMpeOSmkeSPI0MJkKMgUcT1/",
-	"YfH5G5BstUEeSelahw/NmIp8mWMnOLs8sOYH/sbVxwVr98UHfCFNaBSlkzSBlifZ5fbCMNsRn/zbhCQV",
-	"hifEzssMFzwvxFG4IEOrZYF0RLhNYC87dVj33EqjkMD/NeGGND0Gbi0By22CezlDx/Y1kdREqhEV/Fdf",
-	"zy0vmdr3n8nIhCkLFUmz2yH/E34sTQ7svFYJTuftUPrCZ8WQl1L4nsvKz5gcwtziRNnVqJniNLFqLSAa",
-	"tqibGWzRl4/s0rVqDgu6YP87NvMbyS74CzbDuciODGQ8y0YKTQ250nY8Ok0MEr0sGvyp28Mum8jeJSDH",
-	"h4dbshaczH08uT75isvqg3KAbv/3dgXsnazReiSRBkccW/X5bt8KTayqQuFUQIKHHfRmLwHYR8874I+u",
-	"2s/i5pfYVoUa5J5WnMeT+a4iv/vYpf2wj9R8O9yd+Vb4gh+7R72u/8ibNej8Ezds0pWHvIZJZ65d90xf",
-	"xnj3hax7g0KpPAx6OXoptXkxNFBF2T05bD95fvLk5LD79Oh592iFhfxkjc5FF0j15PTn+sK06jQ+tbpJ",
-	"/JGK2L/wydNSw6T8iGIU5FlhcOvWVa4mB11quxeHn2BLfPKj+Fxs44T/fwmGzqJPBzXAfmE+fbaKpphT",
-	"Ee7hS4or8eciSEQuOm4yvF80diwaMawuyKwTzFbktrJS+RFEGFAp7Dqwn8UKMh0V9vJkNrA+hkr+6si5",
-	"uUFkAp0ppHA+vZ0GEc5h3F9SFKEO6NcB/Tphrg4b/C7CBiieH1bdKt8f4hYu+Dnnnm+4NJiBmzsg3inn",
-	"uz4Fvr5NgScyazUE2iqS2uh2XzjShB4JfwlJ096oFZAwooaNpJqFAQmpisbgsXww5oTii+5f8ZidOioF",
-	"vYRLQTEKit5ISZpZIyrF0DMe2ylC96w9vbWYXMF36KjCquAfgT2l7aQR34kH2QcMuwZC4Ey/NpCyZhEX",
-	"wS+l+t4JvX7HxMiMG72uFXYrcC74j0aaVtHsc6GZsHL7kiWzVnk0TBjsO7RoQP4+GxiXXzukaVTKWkD4",
-	"hUWbTXA/tvxUnpKBNGP0+NOBdnzK2YCdr3LRaP0jFlVJD6RMGBWPkKsBWazyTZ9Ln7y+3P081xmhbhhW",
-	"Nwxb0jAs2wp+v2Q7ubDjreB3cOpJ97jjDki7KE2+0yrwpd23rRhfgQksb1aIMnnrncJOKncKW7UD2Cb6",
-	"f107irfGoR3PHf3AJhkjXOPo5lTkdGqOwW2OFu6oU3jlEURk8LyX+TrqnhwHjSxa/EeZWs359HApldqW",
-	"2mylwi5lFr9F3o8Vl0mhQ9ZLlJLQTOouvrZC96nDisR6a3V6gSWzGj9JQX/UvCS7sX6qGDMvJjIVpuiw",
-	"3CCdicpQ7Ro9aRzY3rfwGuOiN8wZqUabZzd5EQPJq2ts23QbjHRbbfI2VwSwEMtcH4W0ptyCsKKEQrpQ",
-	"lt1i0folU0YHQBhSbF+bn4y34orApt7TZEgnPJlhsskcLUnxeUH+NGpILJkmQhr/SPsr3NCKtL5wwtTe",
-	"K+bDIQMDDh7EmUaCXOIFOKEDecmIF/9FIpNCKtbQ3vw0S5/medRhiTPzZZpwQdUCd+adVtkdFHcjZjQ5",
-	"7hwt40BxQm2nCRGLENJ9gc19wcomUMnOMcgWkMfuIUZF4tzKOSl8yrbFPVOwMBdQJcPxuhN1bVjWhmVt",
-	"WNaG5eM2LLsVFc+qqueWtBanHbZIvOQAd024VOfDrEu4pLz9cLdtWzZ1Govt2GVRudvplT6WGpuWY3A5",
-	"0dLNKFzTjBVj+5h+omSS7KdTYsZKpqMxKZikraAvJnS27xQySaDlrA/hQXuRzKCEv5wc/WKib2+YySzB",
-	"jURUarxb490a79Z4t8a7X3cgZdN4t0ahOw5ZOGK0FXDdQ8csqqcwpwtrsKcJjZguN8OP2ZALyK8kV2OZ",
-	"YKnwhF4AT7tgVx5MnhKVCh2QCBr05giQJtCulkxozMgFY1MslvUQ1IzZjEy5EMCdUkCWGKBINXNJS+4o",
-	"NdCUL2ZTMy6kRf9/7L3pchtJlib6Kmcwc03gdBACuGgBrWyaqSVLXVpYIrNzqgtpCkeEA/BiwB0Z7kEI",
-	"mSaz+TU2v/v+mDe4v+8z3HmTfpJrfo57LCBABkhCpJTxoyrFQCzHt3O+s1ecDDNmJgPZDkvipNPreHYc",
-	"9mHQyiidVfNk1IcTYo7YKdAzePzD/TBo7aBfJY8XcrRETKLvZMLkmEP7oPt85wZujEuI8ydkRiXQ2XgP",
-	"Gu/B9+89uFttyjIKq9mWOFSjYDUKVqNgNQpWo2A1CtZlBWulwGh0ru/K8r8tzZAQeykorKIZ7XwlH8Bj",
-	"J7fuKwP2JU+4sTpYPg9CO52JElb7mO7KJEgFiZJWCRpyYHFMRvspl5m2alR3B4aZQX0y1wLRho/qIya+",
-	"HuevNXMR4ZcmLJ0mXOu7UMHo9XcaArYVrLukkTYIt0G4GyJcskE1ALcBuA3A/V4B7iUp0cDaJqClNrh1",
-	"WOhrR7Q89onia0NbXmHYhnckFDVRxYwvNd+/h1iTq9K4/9WP7Na4sDxHVWTof6nm59aS1njLD4ta1SlW",
-	"Cc1CUhQczwrAGh9fflP1Lb1bJKe5OT91k1QjVa06iw3LvNPML1Y4GC+K0/DNelTrcbLHv7t/1QnXA4b1",
-	"dufMVaFmRdheuxR/F6yqnJHH841SNXV5Yj72DyP6dh4GS8xj69zpbH0Fp5ApjnWjLjfqcuMQavTlRl9u",
-	"MkxWO4QqwqKBgA8hAE9JXtb5voN4vOD39ZoHyMyiq0q5qZ4rNTVjZlKcrYsShCoH2iyVyRLTbIpFsrrd",
-	"LrIwdyHXh4Q0fIzVA1ehWsuj1mvk70tKN7RnbMzj9fXYAliqxwbHVyfsa+5iE7EHiaOlKISgqZdCm0VY",
-	"djO/QXIeV1I8roC+TC4cDWvrsNEM1KnDhmGL1GqlWt+sZlXKVfXEXGXL8qKOVDpFxJJlIm6trH32oIqL",
-	"kSGiuDXiqREjd7N+9XkmkHC8q/xTPXkTP+2u7NhwsNstVTZHPOy8gDeoIJ5pvlS+83D4JNp9Gj/ju89H",
-	"3d7u3v7B4ZOnz56zYRS7+9/TAh5LBj+qKf8NZ1FIPeOR8SYc15emgEVP9jv7CC0JRcZ4UEdMJO6fIpfI",
-	"+S1X9cAdCWzRoh0P8d+uObM9LBi7TBs1NbFzykRyg7k0fDqzmoWbn3dKmkmyALtCoNmIG8ILM6a1HXT3",
-	"Cx5L+TofCpq1CDHnKNsNtObA9rutG09HqqYzkxsjndJgWRgbYr1iZHkIdW4yN0yf1x1Dz91/6mvZ2lnC",
-	"qdOkA/09h9TvmJDwFyclN6XKvtF+BzdsrCRv9fefdYNWbNXog94e6Ymt/nMrXWjNege0Zq3+8y+04Jat",
-	"Zil/9dnKAtr9+0FrzrRBXXy4+OjK/P/991ai3IbNS/+rC57OUhVnuFxLBfWfPzmwnIye2is9pWdKJGzM",
-	"l+7vPXt6YMdED+xXf9x7tv/MYpDLWpvlJ2fdZ8XZqqd1xajoOC6UixdNB0sohLijVE3LZxhXVpWu7LuS",
-	"wKWarTdZxY3tqFb01bWcEltoqnt9D8baNAc9HmL7KzUgdrW08F0X4/rR9ajTwCQU58mRTAoCwsV26CyY",
-	"9i+LPem8hFj11fmOXH4L4ceBzB9xV8KgBCOPEFdiMzautUWqJYhJ3ctCOtJhH5BfgmWWAVjuGAwk8UaU",
-	"DpY1HkGJLQLP+eIRlCCC79phwW6kUq6P8FnwYv0IkINS7S7sbXfBUoFN1eZ4fHxnuSOogi5qx4ft0/7C",
-	"ZwaYLjX/a//L6Yf3OwGkXFInNqaBDeTJy9cwXED446sz8IoBmbtn8SjswGvs7xfSL51ZNkyEnvAYfqcr",
-	"b+KAbMoB0Ep8CdcGbllog8OoE7rli3fNqI3m/RXvegBMvq45pDxn26r4tHRng/ob1N+g/gb1N6j/IQoE",
-	"j/U3wfZ3XoGpgBSN6b1uwFoJwFRj177tGDQP89HcP6s2SF+viyzDxw36ndDesxh612PotVbvE2ypx6dB",
-	"0bT4UoNtDaE94GGnExoVWpXCZCyBTLMxhz8hjBdyTA2j4J+KzsX/NJAmZVKPeIrVf//jf/07FBdUZvBK",
-	"lCidPx44sI+VhivvFbpMHPXPAqfsSM5Sro3vl066E9EckMOw/I38in8BlJ/nVqkZgR0ptNlAFrWDleQ7",
-	"wcrmg/gWKziRcqU5DLmZc9L8wcyV65P2CIyYWs3HTLhKOQKAgfTzaO+lf+dNtIeL8qCt6IJCilCOCQpq",
-	"7xhNKZmf1CwqTICNyMWsCAeD//O/QUcs4Tte5fpTUb2ZLiRqPLZfLw2CBtAplLI/+W3wH//r37FDth8Q",
-	"Liq+pwN/JYen4L6kdLkLet5r3mp0vuo0Z9EEvJ/Uklo8cGUHdDtFAUxYMtrl2NUcfcOOWBSNOcX0F27G",
-	"gur84kAi7fh3udV+IuQ5Vl0AasGp+6V5CZa3BF3ABfIbJp9a3RnIn4WZ2AOAe6O0FX39CjQAlBrn3bhd",
-	"3uo2eT9y7PD5r547XFI179bfs96pV8P/U5BSqAhrPogwpNbn7Kmp/blnaz5n1K0+dvu+gsTVXtiNU79T",
-	"XVB5bln7ena2t1fSvpZw3V6lhSAdJwwHaQWt0uFq9Z+gh9Z9qNVvPes8PbxBL197v9OyqEOh/T6esrPP",
-	"8k2MIrRWw+JfCM4TMb1uK/AteLFboKMuzTZ45559Z4mB2PdgfNAST2n1D3EucsH3RrrWg/mVDxg0V4qo",
-	"qbThdW/B7WGhvhforf3Sn8W05zoJNkEseFmrf5D/+FaN6w90v/XLl2L6NtpsvVb1uRUhM0+KzbaxqqmW",
-	"Dyk2NCSzxOXNuG5h1k5hMW31Y3MqXHWtBoJWxUYv2FoTw23F8LyomKUL+zxCZ0TKd9nJ8KbuhrUawZW1",
-	"Vj9IvzODign9xhEnGB/t1J1byrnG8tpYXhvLa2N5bSyv34PltcE9d2dZNJsZFbcT4HDzPLOq4/2axDK0",
-	"iVQc+XDy8jXEKsqmXJrbA5WTeLQZVnE0FyaDtpnwClE7q6Ndhz6z+FL0T3NwvsbBOc5NbNou1zd5dn7N",
-	"hBbmyiTzj6WblrLKwXUnz2OJAgg1ooGv14yc1QuZ9+Hxj6A8aFAyWayLcy/NzYbB7pVvdO40kH1lt/PS",
-	"gNA6bgnBZVj7bYJs9UVy/gUH9h5oUD2bzVJ1cbVKElm92wJle5PMkmRtSmLvoGrE9I7bmqBnaGHUKEtG",
-	"ovq1eritO+pV7KRDpvlPJcte/uIfmObO8lf3zXs3sKKW085Kf7qve+unsz1G9qpdT8l5zOOSVry/290v",
-	"EhlfqxTOMq5jtkBfjvw14wZmKZ/ZI0e2D/4hja3ya6fhl801Gu21E783MC92OBVm9Yr3/Iobtel6Yzbe",
-	"6qy+YgPeKO44P36bdhiusqEmEPnbD0SuSKVaZsKvHJB8LEFIw1PJEnChozBSKWijonOscqguONVlUJLb",
-	"y+iH9WEwJYuoUb6BbwBCDmQYp2xkwrJD1cozjHym8ANWeH0tWFjXVti+WZiy83ggmVxQR16eaF6pq2/f",
-	"NE8RTbiuvZexCuEH7kwcIbSdcUelj7Vho9Ell2ppIR/pNQ5WH5RanP77jOa9qQQsRNgtRc5dypbN3USb",
-	"C4ONg4/zdd5mBHIZIjn00wCiPyQgQm66jIZoRe4W++S75ssNFI519gykvsxGtx6NWUjeJiSzqSF486aY",
-	"ZXFeC8BVwcUGMZzLO/Zqt21+d9EVE7ltAPMJozpcOY+1KA2j7HxgmudNoCxz0nQ8ff0tsUEBwo0QElpd",
-	"y/N5Ox9xYz5opOVDNx/coQitCM9Gmt15l7yNGf3D9Q649gp0Bu6rvYLdsxjvSFIqdOSEfWCQn8mKIBvy",
-	"SE25zm+NQ1ciEqOk2ZgJqU05On6Wqn/wyL4GzRUdOJYLQBMElY0sh1P7hnurpFvNwOo6Mu6YSL9zM0Aj",
-	"KBtB2QjKRlA+nIjbLVdxp315M8lcJ9S2hgAlnvhQ5CdRg+IT1bWgJEVVCv4gr5aoOXsPbywkaxrNj4DJ",
-	"ghgluSs8UhWyG5rWkfpvW6ZWbnpyqX59I2W/Zymb74RGzDZi9iGJWeKs92vofOzYyX0J2nfqwhdqtVpk",
-	"H/3f3DutA2AQ+ry9TyozYd6lwKUF587wwFWS9dWpBpL+VpmBNqWcxJAol/ac8JFxyeXlLwgZ+vpemk25",
-	"u59kZcy1EdJ9ixnMwaa7IqUNtlYAIVHo4vsYBsB34AMOlSUw4+kueuJ/LbK02y5F215/pF12dsxHLEtM",
-	"fyDRmiwwd18bhmkTOx1YYgAF0MhFQxhYVBLOWGoES5LFp+IXyKQRCRUgG0ikR1CqewcwRq6MINoqhfwl",
-	"hUl7p/J5UTJ29wnczIXmFtIMZPixeqdUJn992IFTjHTQE4wNNeV1LQMjNLLjb/ZGNnZVy6a4d1ygwRGG",
-	"2ICZMFmernJ4wleKRXhNk/FQghEKJGH/9WYDpFCR/Gj1qie/Lk9AyUv/5bbgry7W2ffJ4m4NHr4tpoSU",
-	"znp7m2avbIobPXJrsOMV2DGftPvHjuazzMsAqLTWu7mddFZ56cFZb7+gll2MXyhtjkeG2zf2Dp52nu09",
-	"6T578vzwyeHeXv3dET25we5wmVZl+W538E0Cp1TtHPmnll/LPzMZ+1F3qxt1Ny9P4JPTlgjceDOhQNuU",
-	"dbnw0LQa0LqqYMHqhStnyu0e7B12LVJ7kFvn2R1sHSFvsHP2brtz/E4p7Z71m0fIb3Lv4Nb55Sa6q4MB",
-	"UyvW16ixo+KW/jK+AmZnGYRZWQJqnlpW3Ci/TWjRJhq325L3rHITkHgopm2ipjBtF+pkDni2brfeTME6",
-	"RboerEW6CRX+I2sM+aFprM2NwH1I1mbimvcs+ozanan7knwvrXjTAZmQy2bOqtApWw9dVC8WAq2E7cLM",
-	"/i/lI56mPIYLLmOV9gcyN12D0DBU2Xhi5Vpq/1Guxbn8pEvKEtL1lZix6FxDancptwIS5aMweiBnqYg4",
-	"2YBd/LCHxxXsnFIFTR7DUJkJzNlCd+CYKJtjyVRM85owDVIV5GBLNCMu+E6ZsEqOVy7tj6p7idoOL5l4",
-	"0Q7NkpSzeGE/NpBL0c9BpeomvCdjrn2NQ/h2aHKrUWMlBnimTsrSQN8/sJhV6cGCSiuQBZY03QhpxDwR",
-	"FzytysyDDdT2/QpuqJ40Kh4ZwIjJaBFAr3dIgYQbvB5JkRdKRPzEbnmnjjpssyGqsHSeKZNXInx22O3a",
-	"pY3OT8Vv3GEN++dPJWBBV7Sr7DgrEWF1YlfR8oLHJ+4uC430edbqt04+vtx9++rdbq93iK1J7UF6U5/k",
-	"aI9ADYIXGjAelrdCo7GCLvnPF6te2uxvNgB/28mKWp7sKzKeDvMerjhRtYtderfIt2Phb5D5LZF5Pcb0",
-	"PcRk3gS/Lwmv69F8jh1I81+SzQ3W/1ax/lmWyiV0JqRRywu83ZBOlRliXuuqJbkbYLjA4gQBKBcqkSxA",
-	"jajkgUVstXr9KiosxEWqb9e015O9cSEj9+B9tu+9g7JAiP59cfWVcrF3ttfd2DmN3pOiIirTWowlJ4ir",
-	"NsIsQyywGGccvTDvhMywgmY3aI1TFvH8wn63cBMVVS0/JWpMYvWcxy9VVFusDJ/agzFLhUpJCE7EeLKi",
-	"Hr37W59MlFF5zVN/9TRicvnOMz6d+WuGpWNuzljN6qhd/tRVaf3I5Ji7tt2vW/3WgZXRUyHtv/f30X8s",
-	"DO7It2oMc5ac7woJkVIJT8vtBElouw78l37VrnHhSGUpTFSGLETyz+ZDFGVpymWEYKUk0sBjqF0sPd4K",
-	"Kr89W/fbPvhK5at+63Wv+K36PXsi0gwH/vrjq7/+6eXxm7d/O/rhb3/+8NPHPz0Jet2gdxD0nh398Ld3",
-	"b97/dPbqT92bIeLU6CrIWSvly8fnJhWOiM3Ubq2ac6VGlt9teaFCTuS1DP2l+y8sBCm3BxJ78Ex4dJ4I",
-	"bfqICPw5BXsqcvyHW4/iLlV+lGHKzrkm5IBVhbHNKXqk+378oYtHpAq5IoI0k5Kn7lFsx4P9TNXIsQ4S",
-	"MP7xR7r0PT2QLhzSshTYOyAWE4CyxMzQ9YtPUSfUgs75hBnu2ynJDKEC1vRCWaePgIHk84EsPooluVjM",
-	"gRl8uyuUZGnFcMiMQ7gkYsLcIV2m2YITnEkzYWYgIyalMjDkkFHH1sJulgcxUmgAtDXnECJzCvsgkX56",
-	"r5BjtJsVAY3PnwxkaZ7sj71ut+vmlkHMFjtHbhHt0HDNqWjryYfTM3hMN+Jle7/9c51N7czeepVJLZ/E",
-	"K0sxOTZ1n5GPVSzTgI/vEXzcl3Cvr57TQdhqnaoGszfHpsHsXwuzb3jyr0Hm267F5TDpZnW4HOlNh9Tv",
-	"s0NqUWErR2k1dJgSPNzYCHh1Ua3ScSgKaqEOUAK9t+o3kI/zlmFejaRtJG0jab9VSduYwO64E84m4uNe",
-	"K3YFrVm2smHHLGGRM1T5bQJvjHaWFakMLLihJteYDzsqiyTQRiQJGAWRIv8VlwHGU1n2tjOQLOWQ8ikG",
-	"mTEZwyxhUtp/j5mQRSqz5PPCHIdi4Kgwm5W/5yOphnycyWAgYyV5ANTKKyDRyejjaD9iMYfhAtJM7ko1",
-	"R8vQOZ+ZDrzDxs7FCpbqh1M9caEh5SO0YbUPut2dPhr0yI4GSvINjUeXhfJPePjLcrkx8jQy9I9k5Gmg",
-	"Z3NsGujZQM8/nuXlNtaTOzKATOyp/OoGkMcOid1bsR10yirJS6DyUYF159BGD/Bq7yeiVanmOwFkMkZs",
-	"V/bBqhHlJ6i5pFRee0LiDAuglxFsyiGTbDTC0rEd+Fml5xqL/jAJQla9w2CUujXS/JhJd6jeq/n9B/QX",
-	"k1FhStB93seaHznrdH18l2SykwAfqMu/lRPnreBmkpoZw6LJlEuDJyxPfat0q3bx0f7SD4srQ6arCKSy",
-	"+egpu6vMNQPnFyKm+aFnLqOHTQKo1yMN7ITsYMBDhR03rRfQKhgbXdqkyIGudKn22GeDIgQIftxO/bmC",
-	"aIqYRTvYGdUGuHOgVF96Z/K9mn+kLulrRHiJx5F67hhmY076o7tRPmayZEJxkUTbgxI6YvLx74aNX6iY",
-	"f7miCa1WyYUVtTBLhcRwaTYGbJXMZjM0UmkIf5/z4acsTZbfG+74lm907MmsNJAo4T4beo8LeU5UxBJs",
-	"oE+BZGLKd/KQMqp/R6a1iCUJTzFIOuHAkkTNyZ/zszATlRlgcMESEYPmOENU9cPHTvVKBeAiJgGTFfFA",
-	"hp7sAGiSQurqygdyqOJFAMOF4Ygu8B95xb75hKOtS6Vo4qMwtTHwz0IbHYBW4GfLfk9zN6RM83QgfTqn",
-	"FcqWBdkBp1xnU56T2IFj/JnH9gb7GMwnKk+O9OHsVGpwIFU6ZlL8Rk39xtzYQR8cWTJihQvp7qfETQp6",
-	"jxW+S8goyWLuh+CisgIqkMfkwoI9RFc4QEzRxHfaZ3G4dg7mTEPKjRVbG/QWHsgVqZS491Cq3QYo4RN4",
-	"DNacUn/fY/upU39e6jF9+wgSml2V8+53vz0Jfu/7rZ1vZ7fHtyoKLLmXxcE31eQDNwUwPBqS+FGJTdqr",
-	"G/sL7NUMZ4VLY3cRj3d1Dqa2502wq3FGPGdVIxB76NVotD7p5aXgBlJuB7fUIryS/jJcuLbUAdnjsQ6n",
-	"EVwaYi1+OmLPGjTnVvnKk2CIS9xRa/EXiZAiYskKdQtOEiZhxBF69SGMiltPUoW3vZKGp7NUaL6SZ7wV",
-	"2pz6aauTdONmr9K/m1ezbmYc0/fvpqW3I67czvvanuZI4X1mAl1BpNtIN6cT81pX0enevDmpD6o9uhM+",
-	"xUG+WgD5G6sCqFYuh3t2007V+aJto0l1+f0PpVn1Xq1iZVaZ/Oi174ftgq8xcadGpTz+yCOVxj/JlLN4",
-	"C0kssZVGiGMd9/Uy2bPxNXLZCwQUw7OEyV0nAVr94tGvlOtCdW2cWXNktZ6cv5Hi7obpqqVYMExb3ApZ",
-	"BikfC214ymO8TRhh4fuZheXutnPOZ6TGUOUXpq16glh+bqWx+56V0cWHVkLttkpBWDGdGS1i7pp3VyW5",
-	"Q/B6p6QAHWBfD3qvc/I72igAwYk7C/iLWipr7KZbleUUWOjZ2n3mftiVcHUD6hu+XFGCj1xatdauJc52",
-	"vNCzCRsLBlYLyFJ+BLOEM82tYjAS6RRmyjCtRTalDOUODt3LwvoW2U16YLtJ3lZeAT7hYdR1MvCE7svF",
-	"2ZcNodU6Hcx93232LUdKe4l/Dx2LvzP59ocoR/oARHhe0a0kdqx48wK9njyvioWbSPS1WnCdVsp4suHY",
-	"CzSU4KTy1hCSZRl5D6rrj9wUsu6WCkded+Y6ZvuSRyLm8Z0zW89kG873jSN711S3gu0fNLS/adfdCpt5",
-	"HPNIaIcH7qW6JJ5LdLtUYAsyEo4qitUhQkd1J6ZzHAK/sNpDO2aG9fOf38RhMJBhjiLDAMISprV/klUI",
-	"f3BDD3c6gGTYr1PnP/xkGofQLhSdgcw1nR2IUh5zaQRLQFHyPbFYPRGzamJ9qhLeR0SsMmNVIPSRIAO2",
-	"2tBBdz8YSDsYH86h5pKnJd7uo5fdyOFW2kpujMfRFaNYYusDeQO+Tkv5INSYfFOXC5M5PeUk1zr2YOx1",
-	"ER6T0iL5bJKqRI0XnfqqRWXg24pmfRjizm/Cb0/s1d89kYrtPhnlkjBo8TTFDiA5m1gSFCW2kcZlpgEr",
-	"eUYeLYIOkf5Bd7/2+rxCStbGTSaYhGCUgkTNsRzGEm9KsETuKg7QqDoPL1bCtxRG69s/eGRuhlC2oqyY",
-	"K4rUUZ3lwj3vNY/AV627wh8Hl9xxt3Kuk6PMYMmhO3Ct13Ft2Ltu5NcwtQtU0cR8Xfb7rdWa0m7Vc485",
-	"/n3/VabiWHttvc3gnKrDB8BgovRMGJbYf19wmfGdIq/7zfH7YwwVgt+U5EelICIqZR6zxUDOWOo6dVrS",
-	"MsNjEBKE6cCxhEyeSzWXxUsqTR7hHcmI1cUi8xJNFL+67ly6ipcCI5/bLJ66OB86mvY64Nz2K8xhdy5i",
-	"flTE66wuV+kCfPavMqCb+62c5Py575iQUBT9t/Ntp9su/ZSnImKPX0xExMZqc+O14Vu1XNeLHdowbohu",
-	"X8vFtm6fNvw+jNPfZeDpHxOE5XU/XAjVdfKkxAUvyxSVjtehqce/k23iatsv1fb9UMfMWwkHPbgdjEKj",
-	"reFfKz7xrnlMA5SutHrW3Nn3VYzglCK51hYkoMQ0UmupJnYBclRqsREQNGpT13BtKFUfyxjE1DxmZ1M4",
-	"syY5Pz8lN7VdscWJpRUnkGMWDuaHFvFiw5Sz8xHTxqdqtvqt7pP+fhen0j1yUHkkyWQ0Kd3e69mfi9v3",
-	"uvbx/PZYSIlZJ/n9T6v3d/cqr5diPClTs4c/b5BRUkzdVs1nX5v3uITZ++BBDzaL9R4wxN2wStqjdwQD",
-	"1llVjIrOrxD/uxOsh8Jdg6n/87/BA19oT5nhqWCJ3QNFkRTq/roTuAwP30lryDSHTIo8UQXvVUbDRCUx",
-	"daoKADvaog4Z2dnytWzdO6ZYDmWXXfCUja3KqY2/g0DKG6ysO1wMJJl8wiFP1PyEpX+yxzkshYhRDV5K",
-	"1FBulKVXQZslST5UvYNdwuy7yEyEii8k/IInFJZZr/cBtT1Ac9O6iO+B3CzkeyWaWm2SwpXetFsC7o8H",
-	"GiDtl2dD8obddXHRpcbUd0Si3WYbksfWkuc6Ad2eNNr8pf0MxXZ2h8BPRal8dD4GV8JnBYX+uK2KSR4q",
-	"lXAmH2wgud3ob+0U1DC4lu69idk1f3yziHIkkZZpa2HlDymc/KEiijoGguOpyqQpA4q7tDPjRlASrNgq",
-	"AwPq/PPVDM6r0cRjFv8j0zfvm73Wjv1ziqLU6VhTJhe+1Tx2X7Osy1m5hcS7sH025f71AfvwzaxKRvgj",
-	"9L31sf1diBgHr4WBAxpl6LEOc+xQNTl795AlTEZcBwOJHx7x1DJZM+d0ysrZuIgqAhBaZ86cHqk05S5N",
-	"Ef5KTduEK8RBKaroCp+yZCDpPGJmlZ0ES3ROK0RKXnBUPcOIaR4GEHIWTex/1W/hf/yP/2cnsBso9ab6",
-	"EjRDiLFbbT8q+ZhhrQ/fSA7mKktiMFRnriQnPIxqOx+wlQmxhXiP9A4Jm4EE+I1jbEfRlTwUUmejkYgE",
-	"l+YT7qCwSCSmfqs55kSY5o9GTpJLowWQri0pJeyCU4lLXUo7dnyvsAST2w8wVr53hh2NoaIodvcQ/cMF",
-	"hIkyb+IQMD0Z/+pEKuYhtF1xDRAjkHy+E1gaeKJpYoyrtQJqLn06wJhL7NBr1zvm0A4/7nX3nnT3uwe7",
-	"vbAPV+RsT7h9uduNctdMSu+y3yqDV8ppYIsi+IZ/nonU0Y7/5vqDDAMi1r3bN6qkj/5TefeHesKT0Vsx",
-	"4i/ZQvvnpJK8A2/x7Lk+YH7G3QJoNs3JpvgqokNPGLbMsNCjMowOfMCE76m64FPSAGJUDojlzfM09EQZ",
-	"++L2pcNXPkg7eHomPImLKFXLNJTBfXAs6QD6VrlS4UwarL5T6DNWRxkugLM0EXZsNIYAG96CSmJ7zW2m",
-	"I7zbEuYpdQO2Y3dcu0oIJEwbaL9+9frDTgde4dLE9M22e3bIRyrFaTQqZguvV7l98puSnMZJrUlwRHGf",
-	"fNrcvc8jh5GptvHFybZvLuZ7yhZ0ts2ET6E9Z9q4f5OqQn1K8PJuosY63KG5hNAzvU9ChktT6raWLibU",
-	"ngu3Wez+yp9VmQkdO/dZ90C1AHAPGaXOUbPEKGqsAICvs4qd209+xqNU6RKzRSrz/i5hzA0Tid3Knmc4",
-	"DtEHVngukbO23VhyDmsXE7s125/1TgDMEpnzR7f356my+1aMKc6OBowdZRRWFCi6xjzxnB2oymlQsA9X",
-	"7DM/Qyr1dQMKnljcltcU8JPgtsrM7jFFnQZxn9rnUZIpaV/N5ILmYJiZ4iaks3q8Nu3vfFkTPUZssEYX",
-	"/Yqe06Jfa/3+qqSZJRu1ER26Z0wpzuvt3kF3f7fXe4pKlWPGpWJLe10LyUp9XPfQvMtwFC23Oks9XOmv",
-	"HM60+r1nz59/2bjBan0jpF1BWsztGlCL70zdI9erZqX7v9xkRO7JlRZWlt+RC1cHQlM1L3BGY3stfL8b",
-	"B0JeRoSliMg3pR/B/1gNbnwetHK7ZqFI9Vt7ncONGirf/MBneQPoDTegd3+vjbp8rwxwSYVtUKpT1Rgv",
-	"wKG9Ck+7mtMh/bVD3f6dzIjcF4um/nO2tI//oG541DfdLOcAqY66faM+vKQ7m8/y6iBHYjbVkiR9V1U2",
-	"3wS5sSjXo1DaC4Nr64zszAQEsLxu6/vmBcsWwNxAnt9QoBmLwbLUFV1jkVFpB16LxKDyuxhIgiRVNS6A",
-	"cyHjvBYVtEOLtkMqkqTFBQ8gNCoE/tn9vbPevk5fqG9gh63a18/s8m3ekfjB1iB5mPbrb8D6j2AANQGh",
-	"cbdXyUQtbQ0dWAmzrtA4+yz/Yu+/kg6GWJ5OLxJkT12VoFJp0G65OPkK+uxZXT1DMTN81757s2kiBfda",
-	"yp5dS5lRN6LrgTojzpwouB7v4p03dUScfZabuSFKcLfxQnwPLZLRmuQsRHZpH5hHwWKTPNz2anDk7i6s",
-	"Pt4Ysyo1BA3VSnpL2g6miqD91Mp5lzMykJu59W8PIuwA3uaj3RRLFPauBwcoXM3wtkkzvmMFUl5GvI3V",
-	"lnfWEL/e3ex6bVzpbL4TZlxdkxo8ufrAzVhz+R11s3RKM9gwybv2uVZZyz1yyesSfZZIhXacLsjnF7hC",
-	"3AGMUs5/s/8YsnSncJ0GRQKQL3M5kKWq3ZAyOcZwJ3sG81Rx6qJeckHVyBmvbzR2yShLR+I+zceuWn1e",
-	"LH3KPp/x6axcD93/vb9/RZH1LVlnV07YdhN5lhZnQx65mZls6ckrOeG2s32W8UmT+dPkXN843WeJcW/T",
-	"1rhq116ZBbRE27YzglbmA12SAHcL7R4S12o4yF1nHN3gcD34XqjlMF1jmQhmFh2VwwO0YQs0AVpMR2Hy",
-	"14C3an1SOIaYo6blgnTceymWHl+KtgN7cCfCzvIC4wgojEYqbEVKYeS3BoIua2cFG9gCjuvWxXGwQVHQ",
-	"lSPYtge94XENSnpYCU1fDejg7buaGyPkeLPyMfgo+Ef7ZKdmEKlMGgxRe6ThgqWCyQhrII0SNh5v1JkF",
-	"rilQMV1dIcO7PC33xvpuSgWghSWDQuCQRAoddkTBcAFU7/gyqMJxnvoZuj2/qb7vWnZTvX0DbrP84Opk",
-	"bPd7w2zuGFAtHY8boSm3r3ftRvZ23lXVC25hJ1uFoE650XVPcx/UBU8h9D+9Ttj4hKcRlyb0zoWhUucD",
-	"mcd/2tN9+SGXZSAkhV9Ae6jMZGdjSASb17QZyFVFbdZhq8vc4IbQ6tLgW/29w243aK2Yyla/ddi61cm/",
-	"c9TUcLEmpXtrDY1vwDyvhj9rirxk6QVfrEc9p/R7NZhsg1RmuvAI3HeKRJVLjAmU5BraUlHS1DaDs9ZV",
-	"5HNzsaks+brRH0hRlCjNdamr76oWvntn3eelaJhaPoQYY5+cDnvi2qFMOUtgxHk8ZBhKi0yD/Jx//711",
-	"zhdYmVTFn37NWCKM3XyzVE1nlpo/qzlGFFopaO/5bysa6+qIJfwd+9zqH+Y+TLs2coyzSh9IeaSmU46B",
-	"T5W3J+KcJwuEsguV2Z2Y3woqS30xu+qHXfNe9zE506UvjdiFylIqqEAeLjx3P5RKnLx1tUteUlGSX0ok",
-	"/TwR0YSmLBYxkmQphCHX5ioatJDjhH+KJkpEvEQNDQWjSvNvHPtsDJ5oftVLDf9sKvvthQUzrX5v70Yd",
-	"+Ku9hCdMnv9NZe+41mzMUQ4xeW5H/J/gb3bmvY1owpNZeSk66/r2l3csZiZs6BHHA7xhxjQd+iZM6bvw",
-	"wOccvBCWdOXeHe/kwUHfO5LUR7tozkmhfW7FYybFrxk/co51V3ZWSSCuUNwegOeZeMtAKgnEMTXm7lK/",
-	"Se+eBysuMD9NTH2uKJPnu5Y3Ten0XifSsdgmkePLbXqJbny/rpLAh/ZBdz8vHr9K1F+h1+B7Vyg264ts",
-	"0rm/T2//skBuJOj3JkHvU1xuoCvak7CtMI5VG71Bns252QR5dh8+8NzssK01yOCv244tImHZRBQ1tYTv",
-	"IrjI46jr0XMFq23gaytt1ytDiejw3Lo6sB/QbcwtjcxrZN73b225W6HXiKK7Ys4/crMZZ37wAWlE+iPt",
-	"qmJ7Y0XZRhFcNlAgp89ZYQc+yIgDG0g/ldSXWy9ZVXyHEPKptA+6z3f6EKnZokQJCKkNZzG2CqfUBHps",
-	"IOm5O7FUeN9pLpAaQ0MjPP5QhoYGdDXnpgFdDehqYmXvPFb2a+rtj4W8EKbIc76PBs3vhDQaEiHPtWWG",
-	"BZbrQ4jheiEwqeRiqjIsBqyxnJWSHEv4pjwSM+T6bYKgfMpEQgViUz7iKUdsmXI45zODXqzlAgGBK6Wp",
-	"J2oufbdlS88ONZG0fG4303TN5TkoyQdSZ0O3GEcQusp+xyYELl2rVhpU+6B7QNVYsOQniwz6AdHNVoww",
-	"hjAfiw7v3KH2prTQ9+lby6epzEefVyR/MQ1InBPuH5WawkGPaiO6dbW75+N76HW7e/sHh0+eOshlF+wn",
-	"zXPsUo8vl2Zoez6Xv//ewg3qgVCN6agLhPYKIFRrri7NVNAy6pzbI/nnX/d/nj77t7R39vnwLxfPT4Z7",
-	"7xdP3kYHP+ru6/jpv7D9n/izD6L3cX74V4uvsjRp9VsTY2a6//gxm806WmW64wbtGM7jjV5644CRYhVr",
-	"11Cwh/QIOIsmgBMAQue8IOKN0b8x+j90oz9ueg70RHypbOEW8UPKdZaY9SGnJzzNLTgBhcmTgPeSE6va",
-	"h38fpWoagFE7IbRjPmJZYvrAkgQtPJjdYoU9aTeB1VYkifhYaJOKYeYrI7u4GZSK709OqbTh+5NT0JFK",
-	"ObStSqKwWOFUyExDzE2KVQw1lpmeKQtGdoIitNVqJF4xqAbOBnkkqyUNQ9CqUaw52JD2HT5Gzb5Q79yR",
-	"N+Sjm/5rygadlqb7QRaHKxNYpzzcQR3avofycPafVfMF7UULR6xSXN7/9t4eOuX3Wv1e0NrH/z9o9Q+C",
-	"1mGr/+RLsNr2YU9Tq9866OwdXmcJuWzsKJHTvUxOF8khonrdVn8PaesibV2krYu09YLWE/z/p/j/z/DO",
-	"563+fk5z2ZziCH7W6WGLwJkmvuNPMj48Y1qLCzvj+zQmRWfj0G4JlfJWf7/75eaWmSVDTDELz4MWMSxL",
-	"U2GCsSQ544tdDrLHlIZXtuHUNs2stcSUFiXYxCyDvAl3GTJoc8ngsX/W2+vv+0OH1hpntlDZDHdLoi54",
-	"sujgtr/WqLOxhZK43Rog52RRE/37jXvJaLH9cj58P9nVCAl7n9yvbaXiqMMKiJamGKZZYkRu2Qgg/H3O",
-	"h5+yNPFDePw7KkRfwiOIWJJQ10ZgYybkQKbKMFfyBbvezlJ+IVRGppxyFRiKKo74TgdKOjZ1OuJ2JMYp",
-	"YXdi9Di1Y7vLIOLbiO4HpFDXZrV2/pBpXqEvH+GeWqktN3zwljrs/auTlmvkluhH2rMLu/Bb1CvpvfUL",
-	"Ntj7A9+QKU9lvFybKk9gxCeWchsG0nf1wB9dv25mwKUu3j4R8YzdRZUFPzlXZiXjp25QfPSMjesayywd",
-	"TbP7K/OWZqmQmHLDqpm+EZP3n7lEgIBZ4qglHbUTMSwdcxNYlQfJB6v38c9kKrD3//Uj3a5GEM758Kc0",
-	"CQeyXQYMEZOPf7f3fAl3OnCGL9TUwqzv+zS2Q/rQmzi0YqPU1kzErksJzASP+ECqEfBfMzGj/hbpqjKn",
-	"NLKhb9rHhjwhR4pPlUoWpQPNXK2rdkiO5BC9O/k8CA1S2builMdcGsGSvoWgKrlwsEdyHmtfo2UiZnnD",
-	"sjJfWgdh7NHcxGljj+S99suys3m58tUebmi7hGfELPI12rRY6Rkbb7VAqWHjOvxyg9INdPc6rrhlN4Hl",
-	"Io2PoPER3EFiQEk+XS+eCu61EY7LkwJinnDDV+M5w8aPNHFfbdRMl9ht25KjnRJpdcidDrxQseuPS+76",
-	"FCfo9gz3JZJIDHeJ6dTazC8cU2oO5t0VnDIi5YRS7mKLfmXzj2H6/ApNxv4KGnkEApc448cmRBuKJBw0",
-	"Y2Meb1AsxTfg6g+kBzcBhBT/Zv/FNHaUttehjdSBuxRTxA0zXleKRcopPiUFbJE8U1og2jITvhjIiUri",
-	"Pgxa0wXgiwatnQBCfxN9+FxIIgAbhYXkTLPDfI1dvx7jv89UCO28ARgM7b7T2J/UTUjgu5n6CRqpFBui",
-	"fnz9Avb395/v1Ktco6hlBhepvkqZY3LhXramVQeu28b9OXCSHmCzL9wEOMHClZKtEuliJlcSQXGV9WGT",
-	"Pj+lR66mprolhYfaq3ci2I24Zl4Ph0+i3afxM777fNTt7VK4y7PnbBjFa4ZUHJA7m9tLo/Hkb7oZhuv6",
-	"lxWH7s6IXt/ArNQS4lOixnfSyozp8yt7mRFNrjG30KBSMRZL85eqzAi5rrUacaDNtio9cjVNccYv+9Gn",
-	"yupBazzpe+C91bvdJ/1udw3BjknWpvilZY21iS171q+hdm+/f/i8f/j8OmrP1E1ofXg1uDwHsNfd6D64",
-	"XtiRUti7ujhuNY/tl6DFjGHRxM40qgNvYis0fgladjgWdcallAh/6YfFlVkSvbO9UtxDZdXpKRSX1dXs",
-	"HSztPX4hYgoKpGfGKYv4OyEzgx7zbt2ow+7IcidXVfsyj0iYxf4uxD8R8pzHL1VEs1BnDp9SpoJQKTXG",
-	"nojxZEU+hvtbn0yUUfn3/NVTCxuX7jzj01mezbFpXgFxiDLvoUs1XxI9XZWcgEYVtNjWewt/ekWbGbPC",
-	"OGNX5yOTY9ziU/a53LvG1Tu3dwmDrOCtGsO8avspLe9NwjMtc92smleOnRpv/jffctCBZ6/K0d/330AL",
-	"pkxmLEH6oO00lr67Gu50cuXD6SJ6xqNHmlSRdriWw4Y7oNKB9JrKUe4Nt7vPtdrOX0mKwm9K8g6EZaYV",
-	"OpOzM5qfsTEqcAyiLE25NANp2NgXJUb7ukrtn77q5hGE+aHP31XmgCG5cb3sg2mmDQx5XlR4IFEHZVHE",
-	"dZGb4T5UAuQlEo6A2DyMMxFznb/Sh0JSQ4pXLJpgekamWQJCA4ODbhckm2LS8ITDSPDkCtuOPl9h3Al8",
-	"Uwu7mq4jTWetfV2f36uBvQw4bgQt6oj5qlh/0s1F9ZQJSyiTiI7vQDJPeSyy6fWy+WYi10ullxxTL12H",
-	"8+lQgLoglriZ60Gfb7OqVoMllzbdDbDk0ga9Yxy52W6tAskldElI0l28MZQkgVNBkjSZ63Ai/VrCdO7C",
-	"HR0UAmvrnF36fOveLn3euLvuyN31nbitDEns6xBkCSFs4LHKt9tV8UcIEvN2qTPLIjS08YI9Zz99fKvJ",
-	"lq55eoFnb7oT4L0VTPQI8JRSjooweiC9wHBlVG5spv6RG4drbhe1+DUFWB258Lz1TZhMaHkRSNaUeMOn",
-	"JXDz4pKaDYkaI8p8QMYY3PVUtp72kwsEEVM25o//MeP2U2vKe/Se9w+fulUYiYS7vUX2hc4/ZmPM7cCt",
-	"UW+8zzGJ9Tfe6vee7Xe7Bz5y9vFFj0749e/o9tzxrzO9j2n4j2uR9qWxXT1M29XdgaAGnNxtZbSaMv5h",
-	"ZXsU6OGxF0j3lu7B0nOLKyC0RzMElUJop43HIaGXMFaShwWI8UKNQiH1OeGXVVaogQx1xOQLFfMwcHoF",
-	"xYPm9ijIzVHorCuCImE+UZq7IFMf+OmMNHTxiApqVL+OLNEbrpiBhDNN9emRDQPhCR5T8De0Tz6cnkF5",
-	"OYhb7+DLcWQDWbV/5Qa2gj2EHfjZUiE04IaTYzuL81TJcSmnJbdVCQNtfsHTxUDOUjVM+NRnu2D8Qhhz",
-	"w0SiQ5dSLBUl3AntzYAI9o4rUl+5Rstl6502IknA769iBl3//jBfSJWZDyN8qA9WRoQBhbjbDaGBVcb6",
-	"iX+OstQeqhBYwlMD7TmmHI7sDEGI1zpOmFMMip6oufY1Ush0OZAuL9Iy3WSoWBprDNdCWu1oGdAmpC0m",
-	"NLAkUXMe9+302YlmqYXHoUUoYQGLQ3v7J79/iUDho8R4nO9Z39c2xpoqKURMRjxJeFxasOcQRk4rCo8w",
-	"utjMlZ/PPC8al82+ZS7kimgRQtv8LzRcjF/RMx4ZlT7Who1GGxoi3WLeuylSKoM2A6VSGDN9zg1EEx6d",
-	"85icJHTqW/3WX57+9fXeu+f//eS4FZQBpn1JJoVFe69bQQsb3lmp/KxzuEF8bXk+tlmL7j7Nc8to+JlD",
-	"wxVNpm4ky9fQdX5vFQylMHMhKrVzvmJbsPGb2ijwy6VtNGKTlMsJx82EGyi4cms1juv7Av+W2/6BwX+A",
-	"4qZRAf7w9knHuZ32QnAs55/X6zJVTHEDk+XjWEVfo3bftaWgHdip2DrJ1VtyLONl7zCu6AjeQ0yvoZ7X",
-	"0PZP4LRKBS6+WWP+mH0Ewbf3d7NyQYsyXN/Qk3wZrJ2SafWlnetbQK14QyGyEbuyxH2vwKmJkWti5Bo7",
-	"4x+7C/S91+h9K+S5k0exirLpUqG97bgkH3uXy/2YFI/JyKaBeatb2WoYYgmZGUvN45FKp7sxM8yZF60s",
-	"R6eQD3Szd0E4EgkPA29gGEju6uEyDWg6omcoUs5Z9NAltNOHk/c/BvAvJ69+DOBnPjwBlcKPb17DyO4r",
-	"nybAYbgwXAfAxinnQo5dDJv9JeZRgoUs7NEPgEHKWWyX2SVSodlmqrSBZ73nezATn3mCti4GaI+z4GB/",
-	"P+g9fRo86XbtsFiSBAPpnzqEd+IHaB/09oEN1QXfyS1UV1qmOnDsXrDX9V5lApPbtkAdx7HdlSQStmqB",
-	"WrFNlsCF3RdVX2Bt/vnTDHN1/Ui22jCx8Xle7fPcRObRvlsj+PCrXy3MyA/yd7cUTdxRk2Z/M4xA8tJL",
-	"y9XoYKjixS6mrLb6rSfvWlswClzaz1fk4n/kU3VRkvAoSlnJH+hqo6AUax90n6OjhHw3/RwMgDZssaqw",
-	"7d3KLJ+tX4itJmf//k75XeX72w149Zm5wfkI1ofy4YceaQKL0BZGQ5ilSZ7nYT+8Qz3EnMh3RSeoiZi+",
-	"bYjemr27bJAhgPFfKyCk1c6RtR/AzuoE4KGQDNM1L2U3rRK4+MYlgfvCQv9de1hSlaxIu5ql4oIZHsCU",
-	"fd5lY/6n/d7h/pNutxuAmE4z3GJhNce0ziNNatbXCbpx2kndU3efYTfBVadYxJsm1SOKxpTmGTOTwkrk",
-	"kfiqnl91E+yvjBBKOVlR702dx68XBnsqreAqLbTDTPMUi3jMJ4qs9hNmOXMlA6wkn3d8dYaBXM4GK90F",
-	"7XKFkCvt9Gs15oEsq8y3Ned/dMtw77EXN7KY11OxymNs3AKNW6BxCzRugUZ7+Z5iDzyH33J2VMoWu0ZE",
-	"59xcXZ/Z3UMxwS6tHZtXFMXOMilMAKlSU5TNQx53wHdttSeSkqLefXyvgc1mnKVUvotiXC3+fJEIKSKW",
-	"hDXsDBXrQgdOLRLBsfaxYw+lop8kTMKI49nsQxj590P7JFX48CtpeDpLhebrKoOlbHHm5uea+mC+KfXd",
-	"VwS7OV5dCa3tuj3SWGs3gfhSebCiIci60kAMW5nUoMrduQlVMVugN6lKU+J63K4mZ3HCUnMlRVP2+S2X",
-	"YzNp9Q+7tetmuT1fLqWWLRV8+zXjGY/vqJpayhbXVVOzdMgsxdh1e+Cq1Bz8vIYSDLNcMyG97ooZ+eXW",
-	"Vc1LKLLgaiVW0ilCPv/+e4slCU/HnLobzziTmUEeN+TozMIwWsfcPZBZCQP3K+0Vcf8t7Wi/XYpNFQtu",
-	"fNobBr0mav5JK5dG7mbwrZqDu2YnZyK0UXZIlvYrKBguavEA7HSdgx+3qepnB3J83pXqseOY8Ojcoqjz",
-	"YgA/sHMeQ6SIoTBNPad+cS05a6K0qNtDNdV/QGdDbYTJDJ4B36o7YUJCKiJe+VRLM8MWoFkWkeWNCamh",
-	"tNabEbKPL6cYtXpP7OGMTlNJ7TJ7NOtSIbhvIXtHaVWPgiE+7R55TyN/qXgA/8IQ/FpBiFhyr3WL/tY5",
-	"f3GB0njCV/arLu+7L7/cpFNALupqNwzwJ/mrgtW9Wr4ni+8/ennwR6nElLJcapUBY8oWidXIahnbZwmT",
-	"uw40tfotD5ruumzTlVD08ZhLJOzGprS1RrIP0u9b19qRAKqQMFGZ5t5PRaYtTIXjUmd6JwD+2S4bvD/5",
-	"4J/SQR7ZSg2+ZVzgF4qOdZ+KWJoKF0vrHn6kQfOER5ihhP0RKI4F+2MCntiinwmKqCMXEGt/A6F9nA31",
-	"bNJm6eW5RIV26LmtqzWcyXOp5jIEL1P74C45T8iMaW3xuoZRyvkODUxwA2mWcA3tiBk+VnZEAZXnpRae",
-	"FsIF2FsiS/lOBz5IcAspMNLGf46S62gQjoWjBoETILil3s9DIWCQCMomw9nCClM8Ltd/Q1+mpBoLuXZm",
-	"+vlyAYup8R1oISMOY278cQkgFjqasHTM4/z+R0DsN0eCLOWF1TJY9WvKh5lITBGyRNsnyG+aMW38g0W9",
-	"c6OyaLK+4PmLQnNZNn9uR/X50Z2/K9Wfr2hKrQfkNpOytY015cnYWhD2esyMKavkm4xLoPn3Vr4TsRWk",
-	"g8Ot/sFe0NLnYjbj8fuZwu6UmXQbDHtkOvjQ6u9/+XLTSdBZYlbBgiqxDS7YsvGricopeBV5pkoQiIxV",
-	"VijVA0NVXnsTMHQ1qKGWkbnMv++8HlaVX4+0Ax1OEBdIgprP6kKm8dHIjuGCw5TLzDsFC+RzfFnSl9Pr",
-	"86Bd0g3XJM8fAcuBWllmXuUpvBcz4SlHK+FpsbC3EHReB67nCrLq+AZ5RBUqv74gK1TGihhrTD+N6acx",
-	"/dyZ6efLRvzAG3yuMvA0OO77x3F31N2bKj15PKHLIvGrWKPqADB3vu4nRsuhmP/4n/8OTGs+HSbuL2/M",
-	"sf+OeSIueIqGDslBGz6jLpdGTH2UtpnwdI6ABEL3bNF3k0dKxhbhaOyma+WnSKfMh3ChKcfimlz09rGM",
-	"jhi5oj32JZnmKYaKFXSanCWUwJkv8JOX4IGISakoJzx/VKX5CC39WH3djzL0NYnsYnWKyx14hfYuDCCe",
-	"FN3OXfclu7J2I4GOUs5r1fT5mnDQ+/7uz2iSS5J8GVpfNvdFNjixwYkNTmxwYoMTG5z4IOx97yifyMEP",
-	"jHHPA23uB2RecBmr9OoAunI9nEca3CMwXFBZcNfmE0KGhrWwAyeYKl+/UegVWUv2X+tcRmW6duci5ke+",
-	"DfqaxpspZ7GFiUYpaPthUFX0Ur2e1dF0/+omqk6nTZoIaFuggakIQvpLKN13/BxWQqAo8GtlH0h8eFX6",
-	"0VCphDP5YNvXRZHKpHmf2VVp9Vuv3+7udZ/vW9HixuRGjQIzwnfyKRMJxsZJ9s+jlOuJPQ0d/9p8Ul4y",
-	"yeBjJn5rYflvaa/9Uw8Oe3tweHgI3V63aw/umoj73mGBYmrGZ0eW7ISz+ExM+Uu20Oifmgr5IY15+gKr",
-	"bvT3Drvdbk7ja08+nKQqzhAyKHs3Pf731lRhqPgks6cdf3nlho9/6JUTsFJAlod0gzZotL03a4RW2sRN",
-	"K7RvPQDnIudvXhDNsjSaMG2nu0bSneO4u5bH+lO9JIJUOt5Cr7Q41sAc+X2sHu24TgCOqwSAhwn4rj1b",
-	"AdgzjPaIAKZCimk2dTdgQWL8V8wWugPHKODyQr4Ys1Ej3es0m82SxXUBD5ek17qeYO5o3mtXsPvn4/fP",
-	"eGsrHbRgb+Qs21Ijr0aq3otU3Wz91ymcxKm2XELGcfOmV1Wjot60sdWFFzu18EBZ8rVWS/51umfe4eq+",
-	"K8USPY80dfnU0GZDzaUBhXezxF837Jz74FaK9dQ7BViQ6N9wL4MJ018VMvyEXCyHDI3Ef5gSv9tI/D+e",
-	"xG/k8B8rpIB48VcXpY/F1A5pFyvC3ltBF4iFNqkYZgZFKqnVVKSWaXhx+q/966q0jkSyukgr5ZsMJN1g",
-	"NE9G9p2h4Z/N40hfhB14oZJsKtFGTdAZhXMAEdN8V0jNpRaWbyYL6usjgckFEdmHUJ9nYTCQYWlIYQDh",
-	"jEXnIbTtf0CL3/iOu/Ypk8LgDamIuL0D81Ci8yMID/Y6h/an/9IL9vYPOodd13JpID2qSBYQCsOnYQBT",
-	"ZrBxlFHAJAh5waVRPmtmuAAsSkswQ6Vw+pefoH15QDsd+FmYicrMQDLp3g0RTgjOHTVPl8CnM7OAiCcJ",
-	"Fp1Vc+p55EiYpCobT0q4yAXDOlvIRCUxlrEVRltKOvDXTBlsemUxUgCRmk4Z5c0j4x6mnJ1jQvKv9kZt",
-	"v/nT2evdZ1grzO2PKUvP8ZEXH9++xucGksuY8lMYMhKXaXIM2qRZZLKUJcDTVKXQZuDFrhuub5Vlv4Wb",
-	"pVw28MXpvwagLngKh/DuB+xRb//Y6wbdbncgUzXXO5XYX0vXPEVHggv57cAHH8sCnEUTP4lh3puqzUDy",
-	"uZ0gu1mcwAkxO2sg7QLyz0IbmiZGcwexGI14qvEB6fIRQvzDLU4IbaloObDIMLoYQpyE0DV+dd1d+UBK",
-	"xAz4AXJW2/2XJP5geXZGLfcvWCJiOwo34xaVcDwe2KosZVIzjIrqDOQb5DK+Mb62mxLnGFO6fEG6fKa2",
-	"jXuJGpLDPyLjexiFg5HjdSJ9UR9M0FBwEEUAS9Dy3K1adU+fZ0GJTQWW7QQ5UwqQIwV2qwzSgTz5+HL3",
-	"7at3u73eYTBoveVTTN8bMRktAuj1DgFR5qAV9ALLV4JB679Y/tUdtAK62b7kaqv8nUPfPDeoF7Rwi+tW",
-	"v4svtXoXdbU1fFoz/CBG7CksyN0LWiozkaK6x+4rgZ3QVr9VmqlW0CIG+Kb+ZyIKxrAHCQnPzzHSnh9k",
-	"+sunNHXrJzTZvUHb5Jp0ppwrxSJuAGhjCNoAvdL+skChhN2uwLDXVg++Pa71jsyVkQp/VvMyWtE8SfQS",
-	"htJ9K4kDyBEciRss/oOcEjxyCyzcQljz/cYyvMHp3FRM3ksUQcXEcb0horox1sm5DSwWey7+cBMpY7fR",
-	"KRbEb/k/f6IoNytb7ZWUj3haqvmDW9DZPw72DrurhdG1VotcXtU2x9w4XsBuoZvEDNBpbAIHvofAAVbY",
-	"zYXjKA8yguC2Bo041jBZJWMuqepUoBuFjJUtpTZz+CfWybbKW6TkBU8NFrC1CtuQaU63tK2+WeRJHAFD",
-	"bb/06VwPX/IvQJizFddoGaKEs5Q8HKPEt8ImEh5pqHgrKIu27TvHYE9r/zqUjfaGna8a94As5n5jH8rS",
-	"p75oeRDiYlMPhiV6i3ELjRzfrhzffLWv9lkQO/tKoQp+tB7oN3K60Vbr9wyI4xyJ4K7dprdlzpJzZyDf",
-	"TTNZRDCsVEyPIc0k5GZZJ61v06rj5+L7HzPZurV3mSgqcqtKZUgNn1kJ2m8lYjwxGmGUa8x/kqohByV9",
-	"rSiTctATnoxa5efsXAlZ6ZG+QepX/KR3s/yidFXPs17BWt0tm/S1z7OWdDakWlxuoDRzNIt/ocLplEEW",
-	"kPnXkk5F2c/LU2kFhZrODNouVAx0GUHTiEkNSrYui+Cl75QreJe+Vq8Su6cnX6Kcnp/X1wmvQdJns27k",
-	"lI1W+tCx77hgFKTcspbKBzBbArVTP+Ur1nQvX1N/0yarWjrLb2puyW71sfdLzQXs0ieCpFE9cbx0nteI",
-	"ZDJ5N1bcuyy/ZNXX0lJaTl0SHKVfHlrjmV/qCaXHFclwDwF2x043HS6oFsA5XwTklXBq6LmQMcpF/Fly",
-	"HmtSfyWbeuci8ZeKQkyN5AYSbT4Wi4CI9aoG7h04hpwxoCSm6os6d1G6pP5j326msLcOZMngymL7Aapk",
-	"zQVl3OtHvi9s23dIdXq5E4v2e9qwBTaXIVWbagAMJD6YF8+s5tgFVccz2RiwaS16sGNFnlXyHl9GEjOe",
-	"jlQ6fUMN7YSSutzeLgCWCIY1wUej4Mre8mXGlG+k2+jSXx9p3IgJ+7FutT9Ng7o2Ql1CfpqlapxyrRvc",
-	"dS+4i95YQVl0qcFQfxDbwr2HVH7kkUrjCmTzfLQ2bLssHWtny6/GWHQi7ivS8hS/rj3c6Dv3bx4Kh7gq",
-	"d0HgZPE4oBZ3WNJyojSHMOaGiUSHFF5oEdpAZtLfT29ph8h2O+SSO+cLcsmFOx14TWWQShPUKVDX72km",
-	"38QBVPhEACRgvoSdgaRBYDQZxY+JNekSdwRt8HOXzCh34GRoEEFjh2nsMI0dpsEQ17e5u3+vAcmB29iA",
-	"7gZMrI9qw1DPuNjMGtt2FBFeyKYMinBnMMEOtWQHibDunOt2q6HNlkwcA1mNKdMcMyGV5jtBXt7npn6K",
-	"t0KXJaxu3ToObKXHeO+s1900BY1Yh+txqohfFAlxlxmIl3w1m5wyZjdKI5G+ikRa6UYvb4obBLeVtm3d",
-	"flKNUNhKcNm8ykDu1TB/Ra7beIlL9ylm2ulN2lm8KfEKaIsHGFntM8spMa5tefcSf1ejgbS8vDTkHcf0",
-	"nfFcjbyBXBhvQA/9SQktH3dZ6jsdCB0jC13215Sdc22fu/zlAOYTEU3cG6nVOgqM4pa1PX/UdJYIJjEZ",
-	"7tqm5xTtVT5z9xnu1UiFb18q3Mzmv4Gpv3ejHKYGuDRbdBPgcoNdfB082WokX1kqN5WHmk7wpWJC84p0",
-	"rwnjlsHEjTTrq2PzPsgKsrJISUjhMpzvIj6vdUf5r43saGTHPcuOhplvLe7sO4g58/Fmmby3BjWnhqWW",
-	"Y2DUlTOBVjzFdtZRqaZWMSOVUtkL5FrUIVfNBI8D0AoSZngKPBZGQ6xAKjNwWfzuC5mMeQpzttial9KO",
-	"ZxtOyps2ZdlOj9oVw9ymMlZ4WZt4qEbwNvFQX1UvLKXLNHDij60bItu/KQy6ldtVG76bqPF6p+vP9haw",
-	"twQg+ZxrAyORalO241tYgKE0FlZgkPoFT9nYQghtfE8UintHY7owfBoMZKlvMHXEC0epmoYgZJRkWlzw",
-	"AEKjQuCf3d+rI9NXeG25SPVAKpkstlm0ZI2bVxv+1s5one4oZiK074Rn57jSBKWucF3VJsUJ6DKHtJsE",
-	"G5hlmbC/LBeDCNZT6FNfNyCNUaOyFaS5pOO7IM1iWm2cj19omGFFVOyPmGbykQaVmVlmNiQ9Wks6xu7d",
-	"AeV2qX1xR6FdMboqlXqmRMLGfB0l+EirvgTUhn+kZ64kihlQKbCRxftImz2ZVcpKCdrdsuVlBZX2PK+e",
-	"Lquz79p3bzZnQz5SKb+WsmfXUmbUjeh6UAWB8Il5zm/WbAF/8+OCM1V7xtUMA6CHN6twM8+FR1Pf5vsI",
-	"QfDrWYInmvLF7z30gOLhNWijonMs2jqXwOaMytrOJ4sO/EwlSxmEOJIQEh6PeYpVARHAxKsQzEBiMMLM",
-	"og5lsOS9BMva+nir5Six/QUT2F6/ev2BWDv/PMOg80QZTZhppwOv3EUiMmIShnwgkZq4A++IuTGM+VYS",
-	"JlgLtShpA6GQOhuNRCS4NJ/wJWGAlVitarS2wOilDrq5/eX6UAR37u/T2FK/TAmhDq99bdLe0wWQv1NJ",
-	"vAhgyKLzInIQS5v8mjFphLFn4Une7bQqqDe1irhOnxZI11dmq+uyLetQRbbUFi2tL182QiT0yEptPGc1",
-	"W1fIvQrUqOJLqvgGjjnqpnyZObVcodpWv/Wm9CP4H8mC9wIfP+g+txfsD/aLuRzqt/Y6hxsVK7o5F3An",
-	"MhlusJNPLcneGvEKR7tiT79XBrhE2zvx/pFlvtgUfWpnpL2GtaPeSn/toIDxudO+S3YH3hPbt0cGRYHh",
-	"svNHrn/zVo2JfdQBKSv6yG5mOanjVPes7Ba2BXSl57L4jpSGe2bsDa+9u1xQFqP90M3t/cHzG7tP+XCi",
-	"1PlG3Zd1Nszv0AGoJC6ZJ/PeGa6yuYNzIoWEaQMxT8QFTxdHAyn5BVo7sJIFj1Ju9LpoXjqrai55utOB",
-	"k4RJcA2n+xD6IYTQPkkVHuVX0vB0lgrNdzoDeU2RY3a1bXPMjVUC9jtYd36F5dHP4K3ZQ2Ver+URp5W7",
-	"b2JbIMLL76mbalChtGlc/1DMBLSg1dUpOzT8Tl0X5+bZ0lJH93mxw79GO123IYcca878+ezs5BS4jGdK",
-	"SGxYT4o/v7DvLZRFwxI1zlw1G4X9RQjE/X3Q+q+D1i9hZyDPSt1GIGJpKlzbPS3G6OQkNhSAkhE/ciEa",
-	"xKYSQaaCl8S/7IPoOcePUHqE5J8NkdWBY1nhNFQj15W03etWVwir/8CQL5SMyQ9i6fzp41tKmc80h3Bi",
-	"zEyTBwUvSmWAJgQjSmapuGCGB5AoNSMlOrUj5ekFj4HFccq1JtdPDEz7tisqsUOzFzUI0wcGE0sgl7Gd",
-	"DCGBgevdInAt3pxcHPi3+YZFI5VOBzIUkptPzCgZuiY5GtrhXm+/+7T75GB/Pwwg7H5+Our0QrQhejot",
-	"951lw0RE+Xt9nQAHqQeSaRipLIWYR2LKEkeSxiZGlqQnkAjDU5ZYKv+RxWMew5DcFFWCDVg+H2uKd2ED",
-	"iXUG8HtuMgK7dar0cFdxqe3S4V1xAGZcEooXaOgkG7LYLtxAlmsn0TYsFzewsxtmaRJ+a/LOGUGIgHu1",
-	"TdHxt1yNJTw1nVL3FDGWajTq2O0S89gyuyxNWv0WnqH+48c4eZ0JS4cqtWBs95yUEO378j3WKtMbW4Zo",
-	"UrZqGMob0VwDDV64+75sOIZ4JSS4HgIEhT+aOCjoiZpL8hdZXrptY5I7EfdgSvrO0MhNTVBuBT4hS/mU",
-	"coa9hQor1LI8jJiViRe8LBTXwZclY1XtPb3WJrSs0lQq2S9L52/bpLMBc4mZYUOmKyATlRKPMe20+Zvs",
-	"AloMMrQ4AhfbIg7yqce7VmAWZV7yTeIf/pSVPlHskcr7hYbSXUeQcpMuLFtJDb67vCkOu/u4yFK/ZiJB",
-	"zLpM908f3z7ShG4ilSUxOOITpaxMz2YryNUEuq+g1u/Ya99+BJZ6RA6raL+bLV2iAoHNalJAqjm0Gbx8",
-	"fwojmq4Ab2L0VKW640BiecedPoR2UkLsLLhiXsIOfKAikmsWsD+Q4arltygnhdDZCj5l8lyqucQGleUy",
-	"EzkKIfJoy1lE1xnIj7gzKHQixD92j+0foZVFSsaagExJ/JRuWqF90EOQSSMSB5RRSMCULWi/m1TwuOoB",
-	"nwopptkUO605BVpIw8ccV+tSxQ/Sb7ADZkmxcZhm6wrbWiNQblONecINX+XrnaoLrzOVuCR1MDU6R8Mw",
-	"EdqodFFRmDybzaPWYSSk0JOjgfw145nlIZJTEHycqtnM9dn8hvDxS5y3Ah8v4b1aIvyFY9kNjLl/667d",
-	"7cAqW/3B2lPqZ64wE00un+0XrhaxccYHVxUYmRKMMJYUjSszhqWL2yH1UukDRqaHO66/q86mPOcDglvu",
-	"+4pMNci6VRRlKcwn2Ka1ykOEpnfHyAGsSHJv4TFlwlBTI9IwBjKvQEwZMVb9lnxOpA/5wlcjTDgaiVB1",
-	"sl8pF3ZGHXznW2My1NO7zGRu2VaIUgvqYpDK57dVnfiSPXwjc/gmbrObabyNzftWWuY9NtRvNKJGI2o0",
-	"ooelERH0yMHFV0dcVytEjwswc6WXvEzzI01mrZRHFj4Vb6hm8/QLiBW4DhToxsHe/PZZ+9QjupzpAJs/",
-	"Jsq3pDCGT2fYfvfcx9qCMLiHl1xVFlCd85mxG2gg97sQs8W37GwvhnbT5sG3zwCo7oorsUmJ3Jv76d1L",
-	"Fse07HVd9SUk3mCWh9KudolVXOIS37qSeQ1DNVzfW616d4w0lhv07KxjKQqdrtu2YhnC38uL9Cb+Eu5Y",
-	"XkWZgxXTl0EXVzCQ8wkzGCxgOXlZb0Y2aS84xZcCC0jZdc5o5y/Oo6ccc3+kB9JBgX5eT9c+rBcymqRK",
-	"qozS5A1WUWSaxEPu4icJQugl76n7bCAdENjpwFtxztGR78WJMEC1XTSECdOm4DthQFdOURq5fE6HmF6o",
-	"TJowGEiyBAKbzbDlr6Ca8LldMBHaWFWdhFRx3Q7JiCQBBnvdLkx46gbsRj+QIn/ZUMWLb014nfFceN1v",
-	"lf+y7KrhSrZ05xJnU636kshaLaL8zvNGZLfkjbz6I5dF55YrguXLOZO4D0VApee7WEh3PfZ/XwL00J6x",
-	"MY/X570HsJT37tP0+74wrr3FbrCZ3Wr0J8H/cH0a/kCW8vCLBnH6dpXTVXr+gYa+YU79A02nz2d1cwr5",
-	"0zUUllbqDsi0243qNjthJ5xKWKVXzTBlYuWMUW2e2ozarzHJ9AeYbU0FhRKemqKCTpQoXa5/U6NA4WWp",
-	"k6g5T2HM9Dk3kFjRPWfpFJhIQVBRgNLS1t8j9YrtHHax9I9QKaU2ToSv06iSzBL5HvMiXXmfm1d9ci/w",
-	"BZvcxjHC4D56qVQ+A0alsrWlWvZ+k21ayb7JXf8OgtILllaS3/nZegil8wsSwepzMBM8wryVnErUndBU",
-	"V4gQlHU7AWZ5y/AI/Gn2pe61Fc7hlMcim4bbqs/nYk/zA3afIblfi8VeZptr+dmmMbx+Hrda/K+RZQ9G",
-	"lm0Mk+63iF2hjDRJ8039OqrNCKwkv2pK2NuUrlveg1dmYOeE3aqUeUm63bK7ZcN6v1/W2zDDO64NvilX",
-	"eWCJ7UuM6rHfvffjdiItAf7jf/47hKWyye6KSz+MQ2iT5bB6gl0JEnrH40vPD2QYMRnxJOFx2IFjuQCq",
-	"VYLhq9TGGOuJqxFYepOEJ0CB3KNUTdEThlYm/NdcSN2Bj0iRkGMYiZTrgQzthH4iZu7Jhd/n/nQWzZQD",
-	"KHG8L1vTfM5SJjW2yXgY2s8yz239SAwx5bOERS46xjNQP4E3YIPFuLcVe3mlpKxw8/1CMH63snPlOm6l",
-	"DPvS1riRfN1v5GujbGxH2XhHuRBbVjb0hKX8sXj8u1HnXH65MuBOyAslIg5Mo9s4SqjGGedUzWCYMhkH",
-	"/rIPwTABJEJyHcCMvLkUPzFkiRWhnYF8KfQsYQuM2wSqZX0swcVhBpAqKykxuPdCYctNpDSP4MDUKDbl",
-	"cNA96MDbwk/X2+tSAQaNJS0dWW9O8K+pkJnhwKJUae0rECRCnq9w4dGvIbSlgijlMZdGsITaiBAtLk7i",
-	"p49vrfSnsJEZG4pEmMXOquiEH7k5tRMfv6Ep3ViSvsjff2YpuLXP5/eWW5AXlObfDVq4nJS2EOErWv/5",
-	"9eHzV90fCufXn/OcfnCFxajDgnBb+D/3Xu89339qzwRNv+tx8I4tGLygOmS4R9x1e+k//sf//SE14jeY",
-	"8xjLYqTccgSKS8WbqedLiRU/2e3tn+2VhKPQOltm1gdnvcM+8ut/K3pixXymtDCtoIV7lHxfU5VJ4+Zh",
-	"b+/p4dO94FJMEz4WwH73/8oroihpUhZZiWFYggtChTNa/dab9/+6a0XX6/3jg93ui+4+rreIlz7iD8h6",
-	"MqbcTBQ2+WBp7F5SHebhWe9JxXXk5Zy91XIQS13lrfULAFZ27Brp5XjEkmXuIzOc3JjXmOaKG78ExVO7",
-	"JyoR0aL2w+72m/uWvo5w26sh3M6UesfkwlGnby1eeJQR/vr7LysKq6E0iP0ilgQO8cBV0oZ+uCRhpJJV",
-	"CSP1rKaQ8XLLdWWBIZ8ImVOHXLpPPZ0sGwqs4OAB6Eil9j9O5gUwElhWR/vOyQNJZ6EokBapNOWYkwWM",
-	"nurAewUi1gFI5UM/+JSJRK8VSim/UOfUVx9FwbJEspty14ePVARRfUmTrn3HagueP6l+Jm9tyLNTXEG+",
-	"raDl55f69OdTeRyZvOKkREVFGBGxxKW95RWIz+YKMomoGmbYc2gEqROFvkXPKwxVtGQyIXkKCRui0o1L",
-	"Gvv6M9x/8YVKYpioJEbP8i9Ba8o+n9pt4WoZz3jqJNmT/c4+TUqW2L9HTCTopaab9zvPihfTAJ3j3Q41",
-	"H5DV/HJRUm1UJEt2QBdehzxY6yt6HVFTgiFP1BwOev/f//sarSCXJtB90L7skyP8+jktiHCPbDLJdi69",
-	"cnRpku1JzOW6kFCUGM1lj+VQCaflsvOUsOIRJc0kWcBIqRg0G3GzaG0skfJ9viWV6g8nDk69HFjixbeX",
-	"CNdEtmFeD7J5ZKfVMKy/Tp9fDE97v7EfXy/+7bTXHe6ZZCh6F/8mut13i94/7PW//fy++2///V9+8+Fa",
-	"M2Ym5XYY5/xya7NKGhX7/JbLsZm0+r1uN2hNhcz/vhxV9ksh4H6tJd1+zZRZq0CZy6U/1+hUKPk0iT4d",
-	"DOQFlxkPYIxZYpEFjrnWhYDP/penUx3ABUtELAw1C6BQN7haAxtIJ+0CL+tq6WLQDq2k/iSV+TSyJyPc",
-	"WVbPqBLeQG6inkH7YO+5C/csp9rtfF297a92HR+A1ka1/7BTspM2X0ltc5rTiRep+12nnb2S8ZJudnDW",
-	"PSh0s23oe7jvMSOi1e8ddMvaXPUI/pAyoXlMWbyQimEAKIziQiW0gqjaBqF30EW+95kSkoljlPWog2f7",
-	"XcsrMinMiZW37vr+wWH3cuDp6Yyl5wkWMhfS7kSGnZfd54ecOnJsSMLz3koKnqwi4KM9jYByRxcfTrm0",
-	"euvSZ8tfdfCjokGu/mzvsLviux9Go11NvdBioZFLlTTx4kqZgKtHvbvXXfl9vIzYhMTeiwlLx/yHmfup",
-	"hEw0lyTUPlucjnf0unuHFqakFu+1rIbv9jqgtHQVOyznPfJWLIgzDk8xybNo3eTyTDtoWJ7y36z467eO",
-	"pzwVEXv8YiIiNlZeI3dZIvidJZ2/MgY/wXaGu9iIsjwfh0/psmGf/QZ4hu8o3/T08Blp/SgKfpJGJCVo",
-	"v2c3GoqTVr/1lp1zZBMn7EIkdCQveEqCvrchTCOWuQahoVxsjAbfstHgVycS78xkkCOqxyTl0JW80tlr",
-	"d5CHSK4YrsnBFrpcLdyy+CEANk45d21f7VU86NAO8XofLJMJA+CJtiimu9OnWsP0qiG3OpSu2PuCUvZh",
-	"6C/yOAxcGgoz3ILFDr7hE5HH45DcvK6acfg7Pv8mDuhD9h/Fkf2CiSgOObqSXv49AcQ8stIOQZlvxVRq",
-	"pTSQ7ZA+bYEYOrR3jqxe+B60mGaJYZJjTiPNW0DO6SyKOI91BbDtdbFEMF8ypxN8e6iAjQ7PnWK24Ku6",
-	"uXFbetmHpihMuVqwf7a4bVdZ6OTr6BYIr0BqtZn0CU4+zddWPd0lxPp7i62w0e85VLdqLA26bdBtg27r",
-	"olsvJRqEe/8I169FA3W/TvDHt1ZA+iEBe1qH7UB7mrldIS2qWKzH9L7NKYMp15qNORbjskzn1OJVw9n0",
-	"CKSy58pyVpCcxzzuwLHDvnvdPbKoui+B0AOpjUqdZ2MukgSwJrC9n1pYIL6qgN7DFbEjE5WlBaodyGrJ",
-	"r3JfkRrodmd924dTmqo3bqbutfuDA55Msn++opFDK2i5xWr1Wz9zSDMJZs6TCw4TpWfCsAT8M7QIWCAu",
-	"wZIoEPOp8tEUJmULtGB3CmB3LBn8qKb8Nztf6Xgt1DNqJqJWv2VlJgbUqhR6e1QzZAPfUmX2N0LEexu2",
-	"fa0X2Rg/R8cFVpi5FIjYfb5xIOLyACMuVpcM+ei++Y3LrEYEfUsi6IWShkUG3DBBpaBZUqnUdSsplF7w",
-	"RS2PHd36SAM6wAPAYWMbKQxjtPqokOMgl0404hi7UtV2rHnDDVk52tgylT7sqjQJCXHKRmanZNs5OAIG",
-	"FCnubsasBezhzbQBYfRA2t/R2iWmPICDXhfaId38iR5d55arGTQ5kA/DLUfmi1Mc2UOIprxjO4XSXBeJ",
-	"YfkexMGd84XT7D/9mjE7inJ4x5/VHDvm2mm09/y3le5vlvB37HOrf5j7uO30yjGau+gDKY/UdMplvPx2",
-	"K76TBZZ7WKjMbqL8VrBQyUn86oe9uk0fkzNd+tKIXSjLFDBuxXdn/Hvrh5Sz8xHZE95mMpq0gtZLISVP",
-	"LQ8ogmomIprAlLMEYhEjSQgwhlybq2iwxyThn6IJhTfm1NBQTCVw51guqBcxTzS/6qWGfzbXRMmYCZPn",
-	"f1PZuxw5ndkrlvD/BH+zE+iP/IQns/KMdko5CyfM4FHFcY84j4csOt/U+ueOz9p63PbXRnOtU2+7BmU/",
-	"uniYhyR1XYKzEz2Ws29D3j7W2dDtmKt1P/JFDN2XXPAKRrdhIWttnJvHccO+q9XsD2P+S67kBQPJWTQB",
-	"LLRtdQ1hdH6XlfGLGae+CkyOeQDEDDSwqS8CrHwXXnuyi25aQbfbHchowtD7k1IAqRP0cM4X+ohSBOeC",
-	"/ErLTQqteM2pPecWKAAxpN1MU8zrQFLNyeqkUDNLL9Kde+iTH29IVal3LiGFAkb0urn8H8j1bp6HkDVx",
-	"itvmbiX9V/bm0KzTQ06sOOaqshnK6URd8AS5bCEG+17OBVUxb8V1IZb7zzdo5o/Td5pvo624euiYX0qb",
-	"2z/r7fX3vXfjNuJvw+FereOqNP7mddxvwC67iWRsNOjbxPDi6Vvi93cgzquf/L015Czl6XFmJpYC75da",
-	"Hd57kqo48ykJ1S6xbCY6WmVFU9iLXuuyl+0YEhWxBOgT0A7HCq2MncfRNMY+suFO5dX9x4/xiYnSpv+s",
-	"+6yL7/0ln4bL0GMstCGhE2Cf6l0hAyexUj5KuZ74jBL8mce7QkKmeVoyVWruuOplN2EpvlcHLhEFtUX/",
-	"VpHCLGGy9DaVjvWKV52ilG57g2qQ21h1AOjf0jt5fWuRogUAfrPogQL7FzBjqdGdavXPVR96h4kwOoBU",
-	"JVxT3QGq2kxGkEK86yMQ8kIY5lp55q+mXBp9zYTA8ckbREtoTdELbfgUsIsFLYiGdt7dhQg4gj+/fQpC",
-	"jrk2O6XvsZnYtS9a8UF0xmWxMJCoMVadQ9CIoKf8BnvLqlmvtBJXo6WG6ViFrtLslLoM+qVebthHq16q",
-	"uouNA3Iq8vq5q8fhmrIXfbuMWt3WtQ+Ie7k0VPvb7t6TD6dnwIqi5WNuySz6qzvxRHYuFS+Avj/ExAB8",
-	"gys7rSGasBnWXR+qC07QrTqAXddr8fIwTlK7wDHY8wjtv36ESMV25ypJFvtSeQsXs65SNubgq3a57uJp",
-	"Xj+DgY6YlPTK8u6O2KoD+apYuAkjNxJUIGtwRfpV6fWOa17+wM8sSYaKpbEOYMplBv4Pk7LFbiIsnI9S",
-	"jif4XCh9TjOuudRYhsDwOVvoPqTImbjzXw1kpORIjDPnumLxVEhMskbNB889o0iQXbs5YpxX3IUSWGb/",
-	"Yyx0y3u3ixTUXPo0tnb4eTfmVtzs4gUqxo/t7Oleql9iCZ1whj3tE2QwE5xKLOv4Mx+equicm8qGoLeu",
-	"2glvpmzMNWQzK895jDyA5graEdPYspO5ubJEn/PFToXFxIKtOSczZx2JuNSZhtH/z9757jaOGwH8VYj7",
-	"svZBcf7s5v4kn4Jsr9cCbYNk0b0PBja0RFmsZdIgpXhzhzxHH6gvVswMSVG27NPu1S5i+ONuLP4d/jgz",
-	"JGeo14COpwt28/6DP2N0AVrCYRWIpsl5KphQU6mEvcKBRrjbZKwqw5XNkY0+hj/CVdoULzOAcJalMFN/",
-	"4JVJUfmAw3O+WNCSxRPNJ53ySV1yzFozVrWiv5/AvDGDtxS8qHtBOIHiZCW5op1K5zkQKaqkNfRpKRW+",
-	"JOugsDe0eMkwFokF25aCXA84s7KklyqxTCaM+4F9Y5mqKyPpqZC0M/gbjBMalZz+Hb2QY+JzWhsy6jkr",
-	"dQXkqCkpK7rCh1eYuUBkmJkgGStKcK6V23cr8cZ6O4Atwwpz+R70QkDBSulapUHC2WMrdb1LP9EaIer6",
-	"BiEKUhEOJ69oqDHpId2cRPdbJUHqkRRe8FCs0MQlCQz52/FdIUsLkeIj0tiv0YztugzRfsKqpQbdzWpF",
-	"RSRhf2l1CxoM7e3o2L1I5cJdRGXu5gts8fXkxNCfoEyDBGk3I9W2stcsfU5LgWBzhcAyGCv9JIyRmbDX",
-	"sI4FrF97zRZB/wOtzbKpUCARsNj9AIk8d29yEZb/+Xf43m2hYzXhVVqwlCjqHvVieKXEb4jIJa4ynedY",
-	"q1gkoKKdTGi/9R2ht47tReKEqmOobt1VXof/UJu7tAuU0vNFXdH+KD7zFIEDP3D3KEK2EbeBQHPoAIWa",
-	"5a8IUfxkfFxMZin8EgM0DRP/OJs66UMGtNe5a2in9gLWAOoteK3Ql4KSZq8aX1oSK3JsgE6eJHZJacOU",
-	"roaJe1xpMQ+aP/qyzt6gaeWxq4gGobm40Wo5GStdC/AjbM7cL/k3FhVYCRDN0JE3ERakjaVaz6SaXtF6",
-	"AIagr64hT6mnNmFpKbhCbQG20kbDwK9gZkFbymrMl89JdSaZdw9ZqRfiSWZCpQIRmXKVsEWhKw3UH6uo",
-	"UoCc0pUYjthN450ELlLaVSAHqFRQjb9jTvTEWgFnFop8hE8+0V8eidO/i8Q2CLjt1CXvwaAj2Q7DxgZc",
-	"sfufbtnl5btLZJxX+1xdwaAYkuo05zOBnXJ582AIMf2sgTGKdmqj6wqvsHZog5pibVnfr7zU2rABDAE2",
-	"T2uAnLSFq5TqS7nCuzyWLDJW6Wuqv9BlJgw9sawKMY8VNl9VRzP+XMtMsEynNUWsGfyNm1kGOxCBGzWV",
-	"VgtQtCsdlT+FMjrttkLmFSvqLCsBvIW2If6Am30qMyrL/XjDxiQVcAiMiZRXHKyaAW0rkfVXK1mhemhY",
-	"KZ5EaVsgtMPEK9ZjFWnWONuVTmesFNlUmGbf0uqk8EbrXIPifcLpbi9tDAns6q4FuKU/J6Cy1qBFFEI4",
-	"8Cy5rWhJrmBgsSifO3r7T6EybWxkKmNHE9J2TnDImZwvtMHO1iYtOLIqGDJk7eCJPS5EJwPJWFFAcltP",
-	"p/EBP/0vLohWE13Z3ZRFP54ULqge6mbe/vNbLBvgeb51GjkC0hZuwcv5vEZ329DlGQRazpRe4iyQ78Ex",
-	"I9cmFQnqGrZtwC5cI7o07eZdt3+Oj8APEaMomkbrmGXOBi6HFMmWk1QfBSIhkoagG1FsDRTmYeI3gSaK",
-	"hw/F4R6Xu8xcaJoLNeVTMQ95rMdqanS9aLURfp0bIX4V1D5MPZBLxUv5K6ayb8Yi+qzLBGwMTK/z+tRI",
-	"cYKQAamVUjEfDTJhITKjNizEhIytkiZS1wbKZDFygZsOdQnzVzegLWgm+s2pkX5UonyjY7cBL2dVYXQ9",
-	"LToJhGKZClPJ3PnvLRtgCAZY1KUwCQVkoNw+prFiEvbzze3t3TC4wJyxEGKqlHxhYylsV7LN8rBODLAw",
-	"Tk4md6dmWehShJueoFqCTiGM1Bmmaf3rwz/+ji26e/9TvM9QeZtswrDkQugm36kZpTPHgZ0q1MusJR9g",
-	"26lVcfQlfj4Jfhofy9FbGZsPOW9Uk1TWW104+SK72mItKabznLwGaI3hfyFhQVZKDcuoPbU0J6iDbLDR",
-	"cIniEd772JPU8iA59wgl6JX+xZs27PHbx9FYtd1imPoDZcenZlrPFncNu3K3Gwmzpj4JI/Nn6c5dYSJw",
-	"MLoOBnHs6NJshsnvv/hcEL/6GR1efc4EH3xr/Cd/6FBwPYbnu/Ors7PRxSWG8eQVb4UI/f27ounZj990",
-	"Bab5FAQJw9vACONDlCU3gJwvjrT54t4w+SkIQt8vKKg4Ozv7ji7z9qzz7Lz/md/NmlD0OeP85ZeNKSyb",
-	"2+Uo01KxH3yC5+vo6p+lhIlgnMipgm2UAs90ldyEDnZm7ADNKm89rVYzhEL5ai7HEfsL5rcEUyKkht52",
-	"MrQ6VytJ3ryv9n+e6i28hXUm7CeMSbcZkMx/ECJPLjlYfGaG8Y1k9oqR5bvmwundcXm45HKPm/uR6xwj",
-	"9+Cg9P3k7TerLxYv8IlegFO34PWH1MXOIHW7SQyOrCJWbZq6vTOr/X5/K7XiSARgRDUcw0IStsQrqhOR",
-	"EpqaYAIHADR8BHnj+n5Emkeai+vQ74OL3kBbkcr+SDvfOdI6BOEItRWorU3fvrDW+FdGwWOy1VRddcu8",
-	"8eY66mSx1+W1Aqzp20++N4eLr9DXvkgSsbHXKT292XN+tjP2/GnTHB7JQ+TZMHP7wg76pJ9HwfW2TY2i",
-	"33qHOWJmxUsO/V4GJ/grRg919c737mCxQ/3si5x3cSyOtxF+1qSov9rzdmfoueuawyN2CDsdM7Yv5JCW",
-	"0g85/szBnzREGk64qfKKMUPdOXzMUD/7YoZT4PcmL84f8IKvCVt/Mn2/MzLdd037kUxEpo4Z2xeZYK3q",
-	"PB9lIpXZdjA19zz5YmH0k0898S+RkocpPLVyNxLxuugrRpUbm/c0NAdLKph6J0x+YuGvUlQuyWP/0z53",
-	"h6/vJ5jggga57yeTLyIjgDUi46qw9wfjDzsD40OHkB25SFxcn699YbEy/HkUXrRso2LzgMLduI6OB0MB",
-	"rxiC0L/Q8sNl4Epuobf4t+c7buD70gX6+Cq89dfiJhhKA4Sobw3fx3Rbkdn+cLvcGdw+rAvPkW3EtrXZ",
-	"2hfaomt5o6CxbSPclG4IRt+h391NGFsKIxrV7xWTLurgg+/O4ZqnteoLmewrkh9HY9m3mjRmWbeQ9kfa",
-	"jztD2seNUnIkG5Ft09ztDXD0i1El7JbwPg8IHlU+s8kze8RnyKfaTO3pbyg3L6e+otPfZPZyCoU9JsAz",
-	"JJiLfxMKTNiy4JV4EibKxJDLshIGxy/lCsZvEr6aIBy/ipYDGeZjzqu0oJdZj99inLv/L0GpgA/CVgcL",
-	"zniC+iaoP2+hLRbP/ueVu7sr8XF11o4gcyBrz9Te+KXN7BM+9xj5lx1bb0U0DwebhyJohfqvX7NOps0M",
-	"vVD3ri+HexvCz2Jffem7r1HL/HD2reSyRa4Oweyvkr3bHcC6heSIMYexzmnbD81eXv4bAAD//w==",
+	"7P3rchs59iCIvwqCMxGW5p+Uk5QoWXJ0zMiS3FaVbiXJ5brQEsFMkISVBGgAKYpVcsd8/H/eeYeN2G/7",
+	"DLtv8nuSDRwAmchkkiIpVXVP/6oj2iXmBQkcnHNw7uf3WsSHI84IU7K293uNPODhKCHw935ChNJ/3OMk",
+	"JfoPGtf2amFjt9nbxFv1MAzD+o7+543+J8z+Rxq1oHZHmX5aEia5uOW9XkIZqQW1IZES90ltr3YFt1Af",
+	"KzLGE9SufcLJXZ0yNBK8S2S7hgZYIsYV6hLC0IBgEaOe4EMkKYsIamzthc1aUOMjwki8r2p7tWbY3K6H",
+	"m/Wwed0M9xrNvTD8pRbUBJE8uTfPsDRJ8ivvJu6KJPdEUDWp7dXGWDDK+rWgJqkix4stGmP9vMIqlbU9",
+	"mJP+nXa/kEgtAbtIw05NRhpAMbmnEal9+/YtMJshvd349a/t+Gdtx+dvQe2AMJnCfsh0OMRCT/ScETTC",
+	"ihKmEGVowFOpQZxvGI6HVKlp4DS29potCxycJET0CZO1vV9rI4JZqmTts7tONWnqkWY8FWFF+hxm0+M8",
+	"rgW1iMd68jvbzd1WMwzf6D3Ho5GBde2eR7ibJnr+ehdwpCg3g+4zPBpMEvxAZS2ofaD3BD7g7Qv8SXww",
+	"m4H1lYlUZKiR6uBaA5A86BVfwDxr34Li/IvTjkXa96YdbjfelKd2ieWgNJchj4nAqjAbxtUtHo0SGuFu",
+	"QvxZXf50dn556k+M0YgmCWW1b5+DWpdo5NivBbUYK3Lee0eFGtT2ao3dN2E93Ko3NJrHlKhzERNhNkTP",
+	"N/+rtlc7OPhwbh+DSUecSSoVYeo2wqLLB5MYJvx59n7MgevRxfHB4fGRB9yDbHx04I2PGm/CEN1FOAG4",
+	"28k1/362708u4eNbyWOaDl9sPk3UF3iI7KgarE+CIijNY1Ea3akFNcqkEmmOI2ccRZxFhCk9dIzkmBBD",
+	"IlxvWiUNbmoepWlwlOCICNjds3TYJSLnSkLzgAsiKI/hO+9qQe2kFtQOASF5KiINXxwrAy+hcibn2Agl",
+	"ajV4EBbxlCkijpdg/L0E9+ErhlxvDeVNloBvtwHw/QDsbE+JlAS1oWCaIMKwubnV2tYbwPAQZIQeHtJE",
+	"o87h+VEtqPXpPdGPfrd/pn8OaRwnGgo/fDw+O6t9C2qCc41AW0BUkjzU9mrvV2D1KaN6Q7c+6b9Hmm7n",
+	"7LDh4BqWBwmX5JLINFFFXr6PIn0rRgByNKZqgDgj6B4Lilnk8XVNVCmD180rU98N98LQcnfzBJBWtrBW",
+	"dzuq78RvSH23FzbqBqJvdnE3Mvxbb/nUoOEbvRg7qCC4+pGw9MgyH14MO3qhxg4tTBju18WSfDR7kXTz",
+	"6df2apu1oEYeRiSyPzdaFjv7+ncPJ5IENarIcLFtx+bDPMKa5hd7p2vfUfpxQ5RfU8yUOUM0Arqf77DG",
+	"dZizxawI54f5gRGX69vNlr5iMWKvVg83WkDa+bSA9Baa2GdHQ7VTztSgTphFvgCNjST2HAnIIJ4mOAvy",
+	"E7NlYb6AH0tL++aI5GpAyHzy4D2kBsSbZ04bf5HEXyTxr00SBTSvEOm18oAk0IAvzOeYbcCW47H9/W+C",
+	"pWY1OZqa3xmWmp//WyGpGSFHUv37XxNFQW810orBgzIXZmSMZNqVkaAjPXUjqFAlkSSRICpAcsDHDPGS",
+	"yKK1qftMmpuFh7s5HpJ7A7tfazghQm3YV2BxfcZ7vY2YRDQmsYZID9MkFeTAyEVhsJSlIsFSHZKE3hMx",
+	"yalLX72yYHGyuF5gba82HkgS3f70dfN+9/q3yy12MnoTfYobvQ9yu/8d3pwckTD9np6r1t3OD8Pmw48a",
+	"u1OR1PZqA6VGcu/16wHnd3JjoGVvcU/JuH5HVTQgTG5Ye9hryVNpOIVZ9zG7pwqQpWpHaHY33w/F70jx",
+	"ZHwa6JEgMWGK4gQgLwC4ZIipnrzEw/8xZ8rmaKGCyOIXdgtfWMYMAqtajhUJDsL+EDPcJyKjhMXIS9PC",
+	"56BmALenP3+7G/3Q7P60M/x+tCWvG/e/vGGXm+Oft8mH8MtJC7+Pm/2P9Pzrzk93sFeHBiOvDIKWNooh",
+	"PBoJfk9iJIiGoL83FpenxJbW3paDnH1kUWgQ+4qknJ1xpaFywRWWkqZD1ER9ra32qBiS2KAMI6OB4Anv",
+	"TzZ8Y4NRN0qmhsujs/0TX50XhOGkqD6aHyP3yRXV/JPzA/iS1fEv9XdQsz9EZxj+831RsV1sHs9Q8+eo",
+	"85t7LWdSq1Dna+eXh/Xd3UajVqHU+5o8DO/r8iWNMqOkgnbv7djxMqtb7Nl4t1apgRu0Mpuiv28wKZ7I",
+	"0QD3KUZ611JB3qJRQrAkDuVQthsooUOqNMJZM+bxEhaClQ85R4fGQDvDQtraazhIZw8tzokMN4AzhRJZ",
+	"ZtmxuUNiBKdcgDDSJxiJtcYfgNr/NSUpzNAz5ipFhiPli4BxKoDrn2aHFBGCZ9YjGF1z7tKJae8sCuzN",
+	"xTGltwmykZ57hQq25Qzyeis06mSrlN5JC+Zaf63lURp7Ybix2QCm6AHgTRg2MgDUFB0SniqEe4oI9EbW",
+	"cnCUBYqlgNFcAhjNucBolIBhUMADRvgkJDSGboTNKUjszECEZ628scTKG3NXHpZWntGDt/hmuAVy6CE4",
+	"QU6onDIIjHGSdDkWMcIsRhgNCUsRXCiqTVjmKpNmQH09EBea3ViBqpZgFssIj8BoP+Bj5/wy0qq+8gGz",
+	"mPd6+TXzLpw6fUETfepInBr7uhoQkNBjLO40b15A8lqUE7dy11q2/tsuH1g59ooQNgXxxt6mwzWrOnzg",
+	"CmlNLIchsGCqt8Au0PyqmvKW271lLabVVtIcCuAvqNytGE8usMhuFDdvxIUSmKps7zJPT759F4JGJLvi",
+	"9ieh/YF6YoOaS27Qdr5BGiFvHXT93TGrsHtxwrvdSRF53U5Yg0y+FVYReTnAm9UBoR3dO598TmTXY26O",
+	"KBkgnsREKtSjQqrSuTQbrWOsMKh/mqAWnfM89/ELuGm/zeaHi2wyCcNQbzIX/QW/GTaMC3KaEzaae5vh",
+	"RsuHlJPZi3LKstJdvLm0TBU3c9160VcazwH+tFSyKPjfLA1+jeAfeCqSyQnvT+P4gKdCIt5DGEWcJ0SY",
+	"GIQAbiQTX1PrptGd0TYqdrTpqdLGFrEdar3nobZX2wQhmmC9s5tvNpoN8E7Br52NVjWGbM4ZbysE620+",
+	"YrjpjQh6UU+Aq2vGDAXBMWV9q4BARERqWWpjAKSmaW8Z15/is9UVax17D6LxMesTqfbjIVXTWnI8pFJm",
+	"powsDMGe8qBngJKE1iTpDzVzQpKMsHG7dieIkTFYGdf9bcvDTk6vPjze/KPdbqdh2Nx+PLo4Pnj8sH/5",
+	"7vzyx+OjTzeNjebGm61wo9HY2myFG42NxuZG4+b46vzx6vzjlflHLzHcDJvhm82w0ayH22H4+Lh/eH2z",
+	"HzZu9g+vb/fDxuPp1d8B+R4vHpsbrY3G4+Pj/snj2dHj48ez44PzwyP08fp9/U2bHf149qhf8EfVAz5+",
+	"d3V6fP3hxvz73fmHM++RZisM2+zi+PCx8fiYKWU3NzcfTg/MyioXstEwN4+vzm9OL//RaG7Wt1p1rbbc",
+	"3NxcXe3fXF09Ph6eH918t392dAM+05ubm5uTx8fG7psw3Go0H98/Pj42mpvodP/4DF1d39xcHe1fX58c",
+	"3Xzav9l90wi3bj5e7T8+rjXD7fVWq1UPG7CY08fHHzU4YKJtdvFj47HxePy49elmq9G82dfzvrm50YPe",
+	"bD0emW9s3exfXx+dHd7snxwf6GunR4eP+lbl7eMz7wuPs/5XBuH+iZ7I+/2b95zHyAgPk5sPJztho7nz",
+	"mEWx3JhYkpurg+vHqx9vrsC3bR978+jFrvwDIlfMuM3Hw/2bQ5H2p8cNtxt6TBcGcmMiRB5Pzx8vsRy0",
+	"2fnh1ePh47t/nPzj8PHg4MP5zZPhFjcuJOIfzb+f7d8UwiGye4/VYQrt5Y3GORlXe7O7WEUDzVJ7PBXI",
+	"kp/0SXIkeESk1ILOFvCfNLF8NSYKTI7GbGzOQhvJBJyQKcETmKojstqKwQrTRg1gLZnx28nCSxonvgU1",
+	"nqqIg4AHIUEwc2uysZwCWH6+1IplNbMZtlotvUwwHwmCJcAkpjIaYNEnqMcFStkd42OGTi/PUP54YSby",
+	"jloDW2Emm0/PpPBdex/RGLnbJi5PDajmxUwfK8hGQoFRWrPuHo5oQtUEjbFEONGnzwTlOFCYaJyad8lT",
+	"QMvmdHr1od5EGgfg4xouOFJESIQFQXCisH7xI4J8MR6m7BtaTgC01hIKF5NjMEL6eH1ChpzJAN2REYTc",
+	"jXjKYhmgLk/7A6VPHzUgKMKSwJpTaY4kfZHgaDDbI+LFp/1ei6gSxmPImcKUabJxMXd7tZ4gRK9kyoGW",
+	"x7SNBI9TMAG/mOpp3GhOZwEwgIgpTsg9SQzdjrAAwQSQBQjpglOQ9Rqt5RnMZ626kaR3QnvkEE9kba/Z",
+	"CGryLq3t1S4uD+snR6f1BgysZQszgx6OFJh/wo1mK58vwF5jTna/+WZjx3sAnHb6i08rqWUEqVCZKFwu",
+	"6EizN7ufpIqw4maPBwRkwezS/O2OxQT1OY/ly254M4fPfpLUR6kYcUlQL+GpKO399F5tbrfcZr0/uazv",
+	"X9RbYfVWwXX7nS7uL7gNwZIU9BfBLE8wC22EVq1OuJoyciccwnQSWLnmlWrMkfN4y8CcCRqVkCARoffW",
+	"EQU2W3gZnE0FS57xPp00t8LNeqOxk3scz5k3vWa48B4R2KNVYwkMBFeJLPCCCTa3rPK37DjN4jjNEPbL",
+	"u9LaAgXRQbfCw7G6KS+jIi/G99KJ1vVGcWdsxMaCO9Jcckeaz96RzSIkW9OQDP94OGoyOgX/5wGAs0xM",
+	"kfOxaWgj4ykFGhKkbiVMpDhSA0GypICCuF2OgDebdnp+uGDcuHGk9rCCgAsqqo3N4W6edmFteOChnGOe",
+	"3srN02ZZVRAOC08sExLAoygVgjCw/za2Mmle7vd6NsJoE4RbA8RrDr8X90mf8pj2NPQL0NJiwikxvt/i",
+	"VmocqcuI6/3ToKGK4nKcxuwgDMzwE0EYXzhl888vd6YzjP7Oh+S3F4qbSGVZ93rKQ2oAJJeE0K//aUAE",
+	"PIGw9B3HIr4yzrIiqHK3AcIKNcK9rZblFYoOSYC6RI0JYagrCL7rYamAZSQpK+ki1t9lUmNyD0xs/HM5",
+	"kCCoBLKSjJ74J/lnnut8meVq+RbUBpljTy9e3yss6PcageEglj8fyUEQojT0bc3BYKbsQvC+IFIW4mlh",
+	"+G9gtQYjssAsNkpgZIzh/+V9a/cofKclREHt9v6Xxvvm7uaOHtb57TK0Rt9btNZ3jfRqwA2iOBH3RFzT",
+	"ISkx0u29rZZ3VC2RlwbHlQs8xJS572s+SIfkN86AXoZE0Ai/PhjQCPe5ySQ8Nbafa2F19qKu5CxDLqRb",
+	"wWNFsa/SMLKME56ymDzU9hpV5pQq84jA4yctxdX24EZuCt50JuCmMwG3hTXYZt83Btub08vHx8vzo5vL",
+	"44MP+5eHbeHMo62jm1YjvHm3rNlnjrjiHbeCfE2JNHatrV4jauJdEnZ34s2ohd+Q7V4jbkbGERBT1t/P",
+	"DTo2ASu/994adzSOZhBaQSCqsEstYQJcJjrBokRYaQOssN2tEKC0OhYt7lXIUKrkAwCUcoZ833qf45Yz",
+	"vf97IIt18p2R8WF2QFVGiwRIkL4WcIUVoBlXaEIUsl53XxL7zxg6UghOmBso8seHJ+QmtzMyNvni5X0F",
+	"Ry2YF/J8IOvEDdCXNO7nFlhz9ZVEArP+M6PTQXeg9+QUP1yT4eg9ZBQWblDmbmxC2s3XlI6GloO4FIco",
+	"FcbXX7pwSlmqQF9p6auKCIYNt4Pl1jWTsnnzBtsXddgvnq5RyOJXZDgiAqsU0q81tlwa57Gb+TADg/2d",
+	"rb6AToUM/5VCOLnAfXKylIIfRtGiWHYu+lP+aC76mNHfjCODM4itvxAcKUFxUogMWFaoezna9k2NVTIi",
+	"hCRD5kCPwC6axIoRvb0jEzA4ky7kJEB6HGU0gqWBRfI2odIkMkOwrjRBKvdGXm+2vmkBECKcR4JrpqzB",
+	"csRiPwtgqx42CsuChwB9NMWBlHhhmcqsGD/DZd7mqQ2IyizXJJmggSkN4EXUZ2rKX1z8XzTcz27StU24",
+	"kDyVtzG5v/35bvP+7M3X+ck1P339ZbzTreW4U33um4V5iGSiSpzegTR2IMURVdMnv/lvVTylS9y3NqBr",
+	"3E0IajQ1TmJkEt+R8djZAJbJBjpICGZG8TTBLP2E3xMJUrx+Y4JGCVZkA1QqlVi3C+jKCBT0XORx0Szf",
+	"/gpp/RfHccBO0BymEdMUbnFqDaCEEpjJHhElQfR/1zouL1S/JSuR8u55JVIuj/5ezFrq6xW8WAWSSzMe",
+	"OpwquOF9adHkozeLJx9tXjd29lq7c5KP9Dzrrdb29jOyjzavG29mZB/NWOpKETnZS3LhCkYebjjTiKeO",
+	"LCPuDvk9Gdq802rLA35yHvuz7ROF0iN5AZGClaPIAXB5C7bzLciXPfW5RmMr/1zL/1zrCLbLMp+DBEuN",
+	"3ceznw5q91RSlaFSHmJnQkz/pGovQ8GuHJKOaLx5OxTPrwHTepkaMAClyqPAp0w4CowBpDpB1KaFojGm",
+	"irI+yAW42kXkpYtaQ32eHJpfyFM/7bW/kjr/Sur8d03qHBnS+oNzOq3ZQ1bFvJ5yqZALqkcK3xEWQNCL",
+	"IBKyPDkjlqiN0UoNSFb9MObE1Doc4PuSaSoiI/BSt3aCPDBS695BHsII1RmNRXur4RdZPOPIxPEb/wqV",
+	"2RcHWKLctITa1rS02675zgbrXrg1g2RZAZklatfGTF5FmF3RCgelcZciGWEGuhFVBCncR1ihTYQ3hhue",
+	"v7JsknMBHdnh2CcKPqI1gy5JNAWOiDH9SXN9SNSAa/z5O0hmIwxS4msu+vL1InaU13qcRR6FXBZvajFJ",
+	"iCLXuO9N7pIoKogBu4I72fQOj06Oro9WmqHCCz0ZmwNaywbAZ39fyeUHm3NY4QaGG9bFGG7uheFq/kEf",
+	"WBGh9/rgi3l0t2yGT1BTuG8iZ2pbH37avfilCZK5FgbVy/g5V3RPANS/gYntY6EICB6NNiRPvZofEWav",
+	"s8kDVQGxVSW/+mlKLjOGc4EyOp0Ve/qXcXsJ43ZFSpZnechSmjJo1zbfQDTfv4U9PHgZ1LG7P4069sZq",
+	"qBOWUEcjP8Qd/uGY0/Qi2ziQ2gIoU8qCs+WBHdaEK6CM/fa/FMZ8BpYlZUWVop4gcoCkvVmSb6R0JmAy",
+	"+W7Q/XtEz+l37385urz+4epYHg/V6JeD4+3jL/Hd6d9Pw5+/fJecfzp6+OXL2Zez6z49OfguJD/t63e+",
+	"/7HxA+39sEEm3yXkwz49/3K0eX79Q+Psyw+t08N9eTxMBvHB8fbpddQ6O/zYPDvcH58ejCn+6ey34y+c",
+	"Rs3dRjQ5lsfsrPEz1Z/cfzi//m542jwKT65/pGfDU3XW/GHrl6uw9cuX/YeT6+PfYJzf+q2fP3335ZeD",
+	"73Y3ombCusP3YfzTd0keCHvManu7YahFK4CFW7FQUEkqHDbPdqLvxM/jN93rxt3FljyJd3sf8HZ6xFv9",
+	"X2iT/fCw8+O4ZmLIIC5p4XA3Gi8eLTk0IXkDOpIVkXaflz6VueifzfNL2ag6PmalmLrP3z5XhOGBq8iq",
+	"z1XFsG3uUbnA0q9/qcx/qcx/qcx/vsoMJ0KFWghqIEBJ624x6eE0USjGEzTCohi3voDUYaM1DW3aeM2w",
+	"EK+Zxb96MZvhtonZXDLE0z3eDAtKT0wZyxFWP7+th/u2OJ2tGmJpIFyRhgaqbDluehVYLgSYP3yhwdz5",
+	"t2bPH5a3EC4ssYZuPuCV2kDvBO3T+JVE1wJP0IkpVjJvNUAZikd3+/GXVKrhlIdQ72CEpYmMtVlUWaYU",
+	"ZYqbNKmCLDUnNWWxdUXhKhxFPeSGGpNMtpiwMW+++L5/wKXa7yk4Nra3N8JWs7GzudvYDLcWr0gWr5Th",
+	"ZeV7APdIPa987KJZaJx9wCx2623tQPKWn4S0Y9O5rGUun9zSB4A9Y39fCinsOYtzdP3mJzCZv/WWVe6W",
+	"Xw53c2f3jbUaagJw+ZDTedalsL4AdUnCx/qIKBo4DKpUfhfeuMDC6bDLYoJ+/qyUw7kaMph3zopanDHj",
+	"GGSRSyc5LolhU1mH4AjMMlDLt18iJ7WIIT4SNJs7uzkTvH5gciryjkqZElvAD6Mc3wumrWfxG6809ovx",
+	"m+bq/AYW/E/hNltlblPf9HmNm9gfz2maL8pp6g3gNIBkvtmjIsywSI6rRwbTJfbMbnv21WHJ3josmVnZ",
+	"DObxh4QtlUA2XcRUTJBUXDjzcxl2v/6BwPNtcKA6L2g8O3Rz/qPKF/4nRRcgMa8q/JS659+roC6bSfAv",
+	"XRa+sgptE2r3+bXim+HWM6q9+0CssG8NCE7UYFKAp/UrY5oYXf45jp9/Y+AuQ5ytKXj8t+kVby7nMlho",
+	"xaaosb/isLxeIkZuZRsRH752kft2mYYSR6NkckWUMuX9Clplbm4pWFlcc4r3Ce7bw7MVhl6zHn3jggib",
+	"2dAIAV2vcTlfAnz7nCFcOlMRViDKD7W+f5fp+15LKxB7v9/54bT504/vai8aYbzj+eSL3BA1V1F3wamc",
+	"+6vM72sjtWT+rNrCLt9s0RaklQnxJmhCn7QMZd+wUQVTJVI8D/jsli+ZmXaZ7OqZ3vrVgbjcG9eeV30F",
+	"p3rwF6oZVNOM4ppItW/qi0+RMZHK1ak32XPW9iRQFpFUsDzNqVKemea8EuWNRnNGjXLL0Db0DJYtUb61",
+	"RBLw1twS5a2FSpSHmmI/smFWt6XizM6LtmAX2VnhnlqwOsufUXrFZfQ5J5Wt6bBQGZXMt5CyVQunaMT8",
+	"KKfrpqSSCDQecMTHTILMU8jM06zRBJuZm8AzeQ9hxtWgqNP923tOgxkVUpaYQbMwg4KF+wOXI6pwgs5S",
+	"JagV6Z9fHWWGvzfQbNQk9FRWQOni6K7Oe3Vofrxsmtd03ZMZKV87uaHon5/ytWhVlj81IewFsr1mZ3JN",
+	"1Wn5J9dR2ckzAP+8OiqfsBhW5cBfe4nvJh7Qyt9iaIynjGstkTIQHbPYqn+l9PclGwTsVAbv3fprGxF8",
+	"pyfVck6+yhQi1//g3yY6cWtudOLW1r9PdCIQhFRkqp7/FX1w7lI54ralTp6kX64BWo3sje295h/fEbPx",
+	"nOqTK3eytOEqpzyJJwGcn672km1d6bkBtqdbXTaKbkiAMYZyGoJEdESMyGA+JVKWf3cFr/KiAkQctqC8",
+	"mtlYv9KytWU03uxs+ShTIaeP9S2U8KJC/Re+/OfFl6Cw/V/V7O1vNnKj4R+4/b5r0XYp9TbXXZneuhPS",
+	"U86XLhXBQzQmSYKwMk21i1vYKLgCqzeR3xPhCUvFraxpqeWOMHRPEp6q//f/qmUb+wcGoBy7CMLU2y5/",
+	"S7caTRN0MCA4tlUnfX9gTDz3BQhVHy9PMkw3m4oEMS7NDXDLGzVxr/b6vvFHZBgBJKIBGUJjoB4XQzjv",
+	"U0HrgvQIKONenokSUOL+W1C7xIqcUNtcpbiuTwOstMqSaJSwi/uacoXR2vHR9Xs0UGqERxR1sjE663uo",
+	"IzrWBgQ1wCQSWodmUOafxaij4HabSRJxFkuUMkUTb2yq3wDHWxwgstHfQJ12zZXhatfeir8136q/bW6H",
+	"YWcDelHksJ3xXAE0cyBwwRMaTar3l4NgRTl7JZ+AQd0M0wlQLHBP1SlRvbp9rC6wIhC/WbeYtb7XZnrt",
+	"I3jplURangpQ52sJiGtcIOtTkAHohJL2mZa4Eh7dyXWtR/KxrQzRGZu3x5TFfNxmlCEL7UqIfv3b5tvx",
+	"AhDNn3sCop8+fdpP1YAwZRozTEH0nOUAlUhpPFP4joByDFH/e6jzjmBBBBIEJ8O/taHgS7vWCYyy3gFz",
+	"4N/aNcrucULjWyjz06510HhAmAWpyaWEWse2BpB9OkAmTCZGXH/gnt+RGK1dvj9A2zutcL0MhMqZBGjG",
+	"FObC5htE0eAhUZarHOAR7kKFOxvkX4V8UfaQXQp0nxql3YRGWv29Q2tbm14fi/UN9GnAyT0RaMCTWCKq",
+	"0BBPUCpNIql+5S3CrM1symaABFeaaQUZOLjIgGS+iZkcEyHRVrhVBtDXN7+ozZNx2P3prsF2fx41Zev+",
+	"cif9bit6vz04fEP2w+FZg180v15BcAwUesXKU+Nd/2mN7n4VlhyQQ/xwQlhfDcCUWsXIDlJh1d0Sro3w",
+	"15SgCG673iMEdU4ou+sgQ4aOu40Euac8lWiE+yW+TSbfQTrI8Zfj8emXn9Xp4ak6Pfzu4+nh3fbp4f72",
+	"6eE7fMxCt76vKYFgA9czwkxuuRVBl70PMMFqvAB7t+UYOIuA6/JYM5IO3O0UVzHVxE4PZWCQT/ahbqPt",
+	"68bOPm9fpmd9HFdP1h2HrySicXFWC1jge9WIQ+O5s8vPwZTGlcffcUyGI64Iiybfkwref4rviPRZMZK4",
+	"R5DiSBAlJmjtSgk60ouSZKjFoEhT3xWBMJeUUY16IFmgNYw+fjw+RPdb62hEhObKirBYs2yQjN5C3Joe",
+	"M4t1l3hI0B2ZmHI/7oKbyJpJEA6QBkmAAOMC2P31NtNjUIaaW7ZfHTUZ4yJlCPcxZXswHvgH9M6MOJME",
+	"rRmTfIA6Ttjp2AHNqTxK8ITEZnB431JPJ4Oiql/ap/aQ3ozOBrr2F2ItrTHtgUyissVY7tJmW80m6tB8",
+	"V27vyORWkFSSuPMWjQc0IYWpm9epRFLRJNEL1KJGgLbC3TabGoiy21SSDlozkJYDLlQyWd9A35OJaf8D",
+	"3XpGmiX4HoM1fSWVRASaMcL2RYktyRQLIo2Z1uSWm2OZsHjEKVPGlgt+Bcex86NvfQO9t4c66pIehwRw",
+	"0mbZE3o9Eq1thaFeUUP/09T/bOp/thzb8qe6Dt8z1khzREm01np4gOsavLtmnRob9FoDJHmGefA1wI8y",
+	"i2/1wqhBdkn9Tdzs1rd6O7i+i1s79c2o2QvJdrcRbzVn8ROPxuqayGZxwVYLzEvud6OKXmeIqhe4r0H/",
+	"W5Fpt8JqbgwSWGEaNszBvDLED3SYDiGqAWZkfuXz0ZTbJ8LWpY8prmQdGvHpEPc1c9C4v5adPeko4TgG",
+	"VMLgbdDsemgH6qwvyxxJo5o53pHJM7njuXECVQrEHs4BS/fXJ6F0quflWnpN4Yw1GbfU81Z1FWF27SoA",
+	"VK1N4f4riUaCgvQY8ZhsoBOishZhguAYDBp1yiRhkip6T5KJ6VNzHqBj+ONEn8lhgBrwq7HRZvtsgsw8",
+	"jMyr16T5MsRrrI0HWIHMRhWwkyFw3Yzta3o3FUEMXIPCqdBmW2HDOzkizFCm+HnNcqx8XSZvL8ChSjyz",
+	"wFpQQNveepqOr2ifgaF6lnxzwsdEQHO0AXlAH073D+pXH/abrW3H9AQeZ+xfn1GBJjLbGMjAwAt8g/M5",
+	"EkRttNmPRNDeRMvEXEMb+q094Eih7kSRPG8mcBx5hIWEIyXiwxGG3YNADSYVZgqKkZTBudnbjhok7O7i",
+	"VrwV7ZA3vSZudMNoN35DdnrbuNXdijbjJmn0QrzbfRPtxNuk1dvCm91m1IhD8rRkJh385m7KCGuk1SPd",
+	"/BrWd3G99/n37a1v/7WaLKwhpYoiJFWrCW5gcqlAKWu1eR4hf7QtMqpmbIjklTSxADMn/oSxbXriti3H",
+	"cyb+DTpYgsgFOuD+kKdMXXN+gkXf+WWVTfLyWiO+/iKN+SlbRxaglDLbHRF3IRjBRstAj1wYHZGHiJBY",
+	"oka+NxtaqgB9UH9XmqA7KzloXE9NSqARCg233Go2v/lL/a+C9Gp7tf/yWj/PGWFKvjZ35esjmAMst7g9",
+	"+aT0B43kl31Qy8kRlypA2AjO+g/FFU7W0ZinSYxGWFYuo80q1nFHyAg0owia/65dHu0fnh4FqF17B+0Y",
+	"EWeIQb6xbNfW32qxaKApfIylVqhZn8SauL8FtXc4vjTsZqUdAhsBPHTbw9bTZHpT2uZqlCSx1jOHpqdF",
+	"XpZpmGoORww8aIzgCSd3QmKO2207P5R/C5lv7ZmX9tD8sUp7HYYL7/WP2Rdn7vq1p0NRiYY40XRiLA16",
+	"ltKb9gY68/ZhLKhShG3oXTjgrJfQaLU9iNzLRQKJoIqkOziodFCxfUfJAxS1LgNn9/mE4IPEzU3mB5gJ",
+	"olII4spg9caLnMnASwNglGB2mzGuHAp6Ij1oBpZgfVaaCBGTaY7Wmlb9w9EA3rJ1wSHSTT93m8nTBQA1",
+	"s2rfrgvpYuC6SPBsLLrAFE5gwwr6HHXJhFs5qDj5CI+0SEoIagZoJDhqtgJEmCJiJKgkKGUwbRKvA2jf",
+	"c9GlcWxMcEsDtpe97QOVSqvbIwa8F9hdPKQMCZ5oERoNaH/gMsE90G2+DG7lAvgraT65xgXKw72MgMk5",
+	"Svg4U2Az3RPA8ncIMlkBIjIV92RyC06juAwVc1N/PbtfAEAjfBkAJJTdvZr+HIBhhDUjUuYaiOR0SIz2",
+	"rMDowzgampQlME0AODxV9lmcqNou4fOljDHkbKmkR+dGjy7R88/6I79FBevGH8W5gC1l0ri17iFDCQbX",
+	"zQEKeu7aLFPMOhgf8qUa2z1oPJ3SgjszV2yP6KIx7xKMRi+yPcb+VMbi8n7oswq6OM+ycv0RwpTeiWlA",
+	"+X2z504JsPqMH+QQKg5/yBnRUhGoWPZhtQ9R3SBqrgJdxtUtzofIoXrGFcpv7Bmsz21hzgMx9ZUygm+/",
+	"EFjNOjMnAbjYNF9gGdr7bkEw4CAt7Eu09t3V+Rmw1CGXqmDxM6h6xtV7LYCuDMAevJ3D7tw3VzKukHug",
+	"CJqtl5JaLLlntUhBStKU3iUJh6Km3MVTF2xFgEMXeJJwHD9L5RmZMW4V57cg+NemBWGNtOaAsw8UT5nN",
+	"lxXh4GtOzzK24N+IK9djVj0kTF1miuMLSnA/81SAAJTvCGVRksYEef1acsnNu1iS2l5GTqswEVbPDmz5",
+	"ZlrWIArPGdEzFzsBgJc8VZSRP0kTEyJNSEETgyuIgZEOchzkHjo+uz66/HH/5G9Nw2Pf/fzh/OPl3xoo",
+	"wsw+GnHKIhqTgq4GY+2h5w75L6OyBS7xx2Z+IFgYHnIwdgLHUGhNEtJmHVh0J5M49S+90T19Uq3P1v2u",
+	"Isw+MpyqARf0txUJKIUBXGiCT0JeyAJ4XnIik5FpiLRyldk8laq8X42F90uvfuZOnXGr0Dv7LrjdgCFF",
+	"WAhqfZgls/BaR1/YsPPsBMj8hmV21pHkxqyCRyNAPUmsogUmNTUQPO0PMoeX6S8t0yHJPvUWGRrOJLrx",
+	"gNgDAXgAjK5w36rY9mi8MibOd6mcLL7DptUUVthE4eF7TBMnoJQyWu1Dekl6El3ieIyeluE4cZ0zEJzL",
+	"Oafu5dvU+0RRj87GpxJ5T80Xylvhpt5UWVy6N3HO0RCzCRi/xlzEKBqQ6E66BgAVU7Vj3Xb1YMUpWtsY",
+	"lUjfNEOBPG0Hl26ypp4KtFqlQ+icd6mv100tkIolvMCBOmulWJCs3QFnRja0C1lTAzIxvm3UI2OEFcK2",
+	"qbFGTCHoPU7aDArU5G4TSOjTQOilSYKAF8HuW10EDAzgM9fYYXqJpYI5r4D+HRMcJ5SR9UAPbt4vuYWd",
+	"ED7AEl6RA72OLJiOpGQPdfSOgXLT8Tets4HODfBnoNQe6lThY0ert23WsZ1Jb22MT2cdgkTydKJcsAZn",
+	"lCECiBXSbBp1LB16xNTR0qvPnWPQDsq4YuypepEuxo8y1PEwx4aZecGVPlpN6SBXU5GCbpOGeGLoVwlK",
+	"wMTvOaTm+W2/5XymxCz+M7EbiyEfDYJMzz3ijBFjwNK7nWhVJk6t/1LfHg5LrdDMtEuYV5qxN6riRfzO",
+	"vmLiPCS+p6z/1rMlwI5rrQpPsg4IqEsIQ7b77ga6JCNiCwiUTCj2EKoIR/gD2NjsrUFrGKQnfg/cCCQj",
+	"LJT50+ICkgqzuDsJkJORzFJeyTZzXAc4pFbtAVYea6RqvcBUKplEUcyyro63bVYm5pkk7H+hzGogCtPi",
+	"iI9CbebtrreregrGpGNwSpF4zwUtztvtwEodescp6xvbUfWuVxuTcI+sxosUB4i70wCgRll/WRYEYc6X",
+	"JOIi/sj07q9sVNEDC4aTW0NqOckd2xuFmKAppH8Bg+u+KZek90Ovx3fuGfN3gQPGaI2qXB2MCaS9Q61K",
+	"OFp5lA4herfN5ACPiKcXjLBQFCdZU8+3vsMv4X1rfMQpWPljUqIgRJ298JrzU8wmVpmUK8FdYGUdIEUD",
+	"oRNjXAS3Y8iUod0wdGQ1ZRHcfYl90HOyGnQpUNwSjtwwgtxyh3aJTPzEgaqJ2mdf5w/6wfb1PNp+oZft",
+	"49BX58+XFf45aueKmuJMzDil0kSy2JB1P8jbKwJQ2uhPnz7Vy+H887asHP1vAegHKLxkiMMZhwgdAkfr",
+	"h5Mdl8a/lwVDg/DNOJKkP7T+VAFnJZwQp1cf/ii7PHycSsigqlvTSTdVNijfhRqA9K316y7xPBo1AJpM",
+	"RyMuFIkhzNDUclkJdtlAt2CmvgUsz4HofcmzY+8Zlf8pe3uj9fJ21FcSdaxToq6X3XERzJyRouXdeuvW",
+	"OuVpgoGpzaYM8JX2JX0gZKswUTlg/D9m99SUNvBMjjiOoZYFTi6EHllBx1TX4t679LvNbPA3pUbZ/e1u",
+	"9EOz+9PO8PvRlrxu3P/yhl1ujn/eJh/CLyct/D5u9j/S8687P92Z0n2FRIGnQuvywKRf7ec/Z4/x7hcS",
+	"ASO2PhwWkarEL55V7skys0ztRi3YvUVMa8yGxbrnNNPQlw192ya6BVBgVQiOirEiddvJq7SIwJVd+X1q",
+	"yKknXVvHHL6neILRga2TUH78nuLp9XYSyu46hmEY/T3IE0VAY49tzkxHKtzrdfasjKPpeZJFZEKIGdPH",
+	"yK81/bihk17Pg7+dSFB7qOsn6/dYQBAoNMPNduRHik/M+4VrV2aw8h4DBKBgrVle9W5rwTwhcR96lp4S",
+	"02Hh9/IW5Y9B3uqM7Vp4U6ZumNIvFTfSLJTv6bA/f/FZOJ6FAnwgKC+kEiRQM2VagOBDYtgDWJFMOTUI",
+	"1gUZFmtuYUKUzhkxhVeQ8VIySBvQ4gfNqgzJFL6H1rBLeER5cSSrB9F8gEwchl/WfbYOZlQt6Upj+MrC",
+	"MW0VojbLqp9IO6Z+P0A9KohEnULSj9XNqPmGNBoUhEVId0fmi2izKCFYaPYqiOTJPYnfTTpA/+vIC0ZG",
+	"9q5EVBmFqohYdJGtdXUsKvNQ9WwtNzLrQdc8xhPUMV3Mbnmvp5XijtaubR9328zQNTGUNNGnf48L1Ajb",
+	"bGiKd7zN9gjbyCETA9JhrmLRraDyzo5r2nBThkwJIc4QaOtnF+caGgCrNkvo15TGxtS20zQJOP5n7DDr",
+	"AeooLO9uh1Sf+PAFh9pI37CxDoALelf6AkekzYzMDkpSagyz/uD6RbuCynon8BkYXR/PCVFZcECb2YaU",
+	"iKdK0tjYOIUJ4Sh+4K3ZewPgVzLvZMlTyBTOXgQYUCXbrFOumtLxBzUjaYjEXG/miJiJen3qDBwSzvqg",
+	"sWA2a9y3leMqgSe3CVYGQ/SvOhhRFI3uiLI6qK3bhrZayKKH0ZDaTK9oSHDyShrxsQBygSd2HP2lSKN9",
+	"z0oitwkeSfNNOAtQ4S7aDNssxhOZW5WtQC4D1KGsxzuGQCEnJ6Pc/JExFoyyfgfsRJ1II2yEk4zGNWeQ",
+	"PscAbDWyf4/zOGu5WZiVv7bCjfW3SENQIE2nss1kGg0QlqiTcHULk9JzMQb3vGULFXkCq1Y9S7HyRfqt",
+	"4gqZA9Y/5a+KxN0uVqCR7ZqV+pUxGA0IFrE51CXVvBcq+lR9zTCa/SWEFccZn3Ni5tx1Xjg71LRzjyKq",
+	"rCSW83yNBr7tzR5FwJiMsEKVJElPiyplbvzkHPP2/POFfDhZr9zD3/ISDQucAK4o4CJfMI9+g25DcKpX",
+	"nxzZkQHl17o8VW9Rh8agUcQk84bGmUfTWA1Mf/79i2PgQyamVHOz8oET5Bzd3C8dHIHlmeZmgeGbYuj6",
+	"klZ3qtl1kHExm/2TMd1Z/B14f85GIfVqpdNYWXUzJzpbOe5JrcMolzSuELxKj9I4L+Fhz38P0XLazzc5",
+	"wxGPVAs0WCCmmZLfgRGHDrGqUgiKItMewl7BApxYdDKfnwZvVp/sZSUeU/bBbsZsdPG2PqhA1iKvnnFc",
+	"BRVYXEDdYjbNrMJqczlIccXv/aXZg8873fKjrfhl+0Tlt55IZ/L4QsRZRASTlp1qMPuxS/WxFoZM/ccV",
+	"GGcJ4x12zEH7p5D26N5Zf5LkvAdBS/O45ScT6+UqikNh4yLGxpYKnuS5PtV8y+rw/p6pvcX6Ap+fgoWr",
+	"LwDfn17150qvmis0DNY13ivrNxsZtK48bHMT1KhVCzy8cYilP78QXvlnjzewbdPqWE9xOHuzeqxPXNxB",
+	"F8LVLEyFaomVVSKyCuA27ADgpQVZRwUZzWYnZBWaT81+JChfRB7IFnjhXviW1TCdije29eaR4qhduyRa",
+	"ldtD7RrqcVvgpjspLMIeEBvPNJT5UKwmP1NqdXrG+0aSdkWZHZCveCpR3rLTGJc+XqH3h/toiL9wgZhW",
+	"P9Y6Q5oAeyV9YHQ9KgedoM06kUilwhHB7FYOSJKYG1qRIeSWpUorUB1TRBb+HA8IVsDy+cRwfomHpLMe",
+	"5OF3dmpHH19//L7NejwVihAWWMMeVmjgyvXaqrQooRLMAcMhaA4RFprwXMoNl2QDdbRK8JDZZzGAo826",
+	"KTj1aGxDz2w1WwhGt1YMrTdZbcASkYaF/tnXlKcXDAQ6DQeNjQ4MpoCn/QuAAM2EwK8PIKgFtX6SKqDA",
+	"oR5LaGyOSGJqAiTpiMItniSpjMAllyajgW2IGHHB4D8RZ6mRPgQed4mAlxUfYqUZSkSVAJnkjo5pLah1",
+	"McMM6xsDHnENIj1PLu6gzxjpwR0ofVYLajgZDfBtH9qw9kmClZmQBChwHt/GE1PQU5GHImPJV17BWwxC",
+	"XkAZpGozr4nG03tBFRnqc1Bhymyikn0/gBApQYhR7EHTNCYrKCHB+Jj5hk83hp66IASKi5ookMLEvcdm",
+	"zHxSVTaKoP2TRubIwVJLw8rI0RKZKuJV8lhWL/13qIm3gH5hqf1b3mFKCAyMK8KK9LkonCp6k/QxJtI+",
+	"gOKeCs70FGFLh1RGRThMLTmqrEWwf9KobyIKfrkeJSJb8Jp1ZpLhSE1KtRV2tpu7rWYYvqlUpbNK7fMB",
+	"cOqeAzaJo6zHTPadX2v7DI8GkwQ/UAkdgh1gZ+gROQRlxblsimIDGcZEGHIZ0iR+Am6LqYunWEUDT120",
+	"ReYL5oSD60oVCAp4+w9eAMU9qQJlWGL31g6Vfbyg5OQQ9pSbHGsrz6Oh6SzzhKhQPqpcqUZjnKFKopTZ",
+	"ZsIFkslrPM6H7A/uuazr2vznoT5mGVbZx+wYs9d7zEbp8osecVOho7R6bIKssIgBCMb8GpliThNKkjhA",
+	"Iy7AfsJNCAuJbeL6+uoQu7CTcZAzS1oQfFd2wquDcURtrZqy48dU9Z5SyzREbZSIIPe2KtRGjv5dzhOC",
+	"gVF69U4XtZwtaIhIsFQfpRu6VCcES4VkGkVEyl6aaAEjcHGFxoZrtTras7kTqTSHxPNcWzlHOBrRCEH4",
+	"VQ9HBBHWB8FuJHi8Xi02kx59KI4heSpv73Z+GDYfnmQt1HN32bEKIArcbvpbUokMUtI+IzMcwCChYXkH",
+	"xz8XQR5Pl5XW4MLSFuT36Ck97QWeht/5iDAT+sfvKuFlP7GgRWVVTyJMbB6YVmM+1nC71jHz6li3mVsU",
+	"Wuvk6+usvzWlaJIJ4qxYy+r3AhwW6/f+rQz8PxCU02BLY6qOmBIz2M2sSrqZne04dgrLWFBFXOlSg9NX",
+	"VJGSLSi/UbUW2/7194VMoU9yAWe2c+KLhpQmvBG9NVW3MkupPe8/z2El0zCwBbT0Ay4AeP/iGN2RiaE6",
+	"M3pWLdb5hYy/0CbTLG2YslYoWq0A45dn63RUZATNcHMj3Gg0Njd2FnOZgLnEIOjTzotFzIGAaEjxNBqQ",
+	"2LMGYlZhELRYOR7QaGAca7begi2QaLIsYGxJbJjx0oiWN/WqLC8XT+Xf24CmIHMDCYg/t+zkeaZLGrs4",
+	"E0NNgSNkb56eWZOOav4uVWHVOy2ZH2iNfDmjV0GlmycxXYJEt589/k2r5ioa/LCCgAsvEl/HyYJEg1yh",
+	"fREd0xolIfL1yZEOik9nXX9K5FpFgjGeXGATBjMtdVFGFl+O3sQTykjVcoZ4cmDA8yLQMZXqf6+SFESm",
+	"qC66qatoOgJTSeJrfkoZIHA1cWqNwWY2JHzs0mONfmEDjhGglLG/YYnMuKb1VLWMbQZY8Pj2C+3/Puv2",
+	"jyTrqzON1LYU/yJ+2wgn5H12yC4KySU9w8WJLmsGuEyZZwRQZFTE7qftFmnXsBM5veFHOBogmXbrBqrI",
+	"pvvxMZReNwnSACPY3rHxS1MJSYsmsgysaxu1YHFyuzIDV011cV0cpLyqqINPLoxApJC9b1o4ZBXEwJDb",
+	"naA1yGoEsJokUc4iKKQ9GhGtQSepDUAZkKSHEtoj6zOVr/mnj0FGjwYKGF7GZ+8csswvs6yUFeWcs5cP",
+	"hyJeVxC+45IOnwpI4ttwAt/i6fHDKV5feUq61mVlKTqy7rd52/yBPBzwhAvrsTHpfYu+UtoC937gvj1z",
+	"th9H7gxa5lT/UxY0NeHs6FpytvIiFdEA2yJDi/lic+Y35dx8D4Z1MpTGYzMe8MQRX2a4whKN3EfR2tEF",
+	"eo2UoENjr1qHdOeOxmnjBZ2SdJ49x+usWGo2JfCWM2KOMvhsTOUowTPs9/CYvyQT1aKVf5OtDQEutJsQ",
+	"Y5Wz8i3k8PXwkCaTAG1CThMELTCFYtqnRt/JVYnGRgvdVbpvXU+cBU6cmVHMMwWQr38CrAu4gdZIDLCy",
+	"oo+pZbeUlKDx52eNPlnH7j/B5GvNVzM4scd/HS59nkG37gxcjnRfTrSdiSMryZXL7NuqEtfycs8ywsT9",
+	"bHGyfJznx7jFhvvs6J7Gi+I5XDx0q3FDVhiLbUYRGqVyYCQxaP8bCXCDQzKpTWuxEZNZgCVhWb4WlVCz",
+	"/WlTZ4RH1WauDpSF74DRwCrqfXpPWJGHXXNG+wNlKiepGdEorgPtoqYZmzrmMslmz8sELLj69XlOWHGO",
+	"cP/1qHpuw5ml8f0PrVTt/knqgG9Dl/P5ixyDgQSKENgQTwKiYL76IPeVmUY4JhFgUCpCsj7d5gsyMl7D",
+	"TF5buL9ecH0zlLXZbM7gX2ml5iV/P612EmERGxXFJMFpDNSYtAeBsQHqaIrU/7Ukqf8EEQMiU+xZ04EQ",
+	"9b4gMfT27qC17DVHv/pvEEcC1LGcvLMeoA7QLYT1WaEYxs3FYlsgZIqqfQY5Z63LolS0EEo5X3DpwzYA",
+	"qerLL973eWpK1UFUxTnN5jCz+kdPhwDPPx6l4SczwoAti5rFpReNeisJyxobJQSDQaJqvmSjTXf0bnVs",
+	"p/eJqRzRAXB13iLHAuyjWecN93ibmectA9dvOPSyrzhE7GygfQQF47z+8TAlr19WWJUR5R0O81n+UlFt",
+	"85ju92RiJmn4WlXzGMfp/xie7FPvH0eefxz5eTvRWmAnMuKcQ3DekI1Fhnw2Oc6iwhkCgaOqPYShCqrr",
+	"4qiBveHoCMLjTU8bElvkMiWkLs6vrpFpd/k7VJX7Zo7DznrQZiYZBd2RyUZGX3sI+2dUoAnc/qZQ1xgs",
+	"K+UMIxSlCWVYTNosb5UHjY2yMhBafMtHMj7tlMVobSvcWi8FIWYpB7CUzLJUDGDLn5rapQOsiP77AFKJ",
+	"p+02XZoklPX3bdX9RbxX0HqETRZ7dvk4jMXTrekzVefRwBYUf/JLXlvv31cxF/phEg58QdZewcwjKO+F",
+	"Dz1/CtVk42/zasHb06jg2TCaITrBdwRdDbgg6FAE6GBAI9zn6PgEbYfb0OK5zJSWQaX8WweaQtppGDa3",
+	"0blQ9Df0icRx9QH05BcybPKoBU/w/4gGhNW17Pjbhrvj8fWs8YXfEWwreG4FgCWPzww/89H+fw202Wii",
+	"VquFwgZ0OfPG3AqXdaLOjDNx+JRld5QEBkCzBY0Dq/AAFstlnu9rdD9wUYjTvqPncorlXENCLTX5xRxG",
+	"hR3JXUdLc6agdk9Yugjbq+Jh2cZ7Lg3L17KFZ9tX2Bf3Xc/3sTx7g8Wvxt2WQtnn4V9Gro0tv4OfaRPk",
+	"NfELgwpUneYgmnn8x//8X4YVjg0rhM5gIxvvsCRbeTL6ZM3Wclh35YCg2ZxyTV7fGvsDHRL0G2dQWpB4",
+	"t72aplwR+cqkeFM1WSiP508mn4wWcnDrY+6ekjG6wPc0mYLwZrg0l12daJ6khTz3q2xYYvr7k46rjGPL",
+	"5lATtA9mEQ4VOMBFqreRSmsDgcbNrjaH96KrrtNma5Iol/tkLE7QrApJoqBbgsnzYXo4W9ahY2oCYBaR",
+	"JCFxpyjl2smCsZWbimT5RKzIBMOABm/HKIrA+RALVLepAOFx9n7FzR/crCruHfgTrbyfz73qdr4cb2+P",
+	"2T2nEbnAdFZScGSf3KDm0dsRppAcjNwdZO+AVW2IxR2JkX5oOlwcyHYWR8iGM8QNpkg7sBYY5UJUbd9Y",
+	"1AvEFU4ONPnOiDSz34fngqyhWsFQsPWm2QrD4CnDv1u6P8XCBOZRoLdL/5Qs2FnYUpUMW4kvf1ZSbDWy",
+	"bviwBBLbtxzmKZwHLnHr+JHBelvq2lUK8+gAnnaxkV0SYVsV3rGY5xNExiJ7XKA1W03e9bowz60vRCcw",
+	"0AtRSV407SXJxM1wYSIpbOw/lUymUWwuoRSR7E8nlRKOG2IhTKbyfYL701teR52UmZS6WxfqY1we9mJM",
+	"iTKkwmOC8BhDYSQj6oCFDLop2Kfr+iGZNw5f32izOuoYu6UdfwKjeQnHNpfJJZO5xzvmXTbinb3Mcdmd",
+	"oCFP1cDe4zC9W6iK39nLi1rlzYL1fQT3zStDwW5TpoEc22p5p5dnrsGDach+cXxYSFkMTLskU9wZ3kSn",
+	"l0VJZAqE4PX1IOiS5TIgaFluxPW//hq0zJhPsCiqlMebttn5VTAqlO8V9GlTpOmcLRSIu2jIvJQpiRcc",
+	"0yUpzCVUf93f6xe0PpS68oBLhNUvUdqn3PEhxlAX2atTpZWcPdQBNQaS47PiUmsaPSlDmyGCwlmagDNQ",
+	"m+yaDhQxiTtozaTuuYJp636eMgxds9tkpFbzWmWqxgoq/8LJM+bRGWG6VQaBrOZh9t50LRG7hR7G+Bi5",
+	"mkFgClVKGdC3A8ziBL4KP21xMS8OshbUBjiKRrWgBp6ySlgXvrNiTQyf9qaPAMOqAOtsIrurK2dKo60V",
+	"kTFTu6cjV/8VaLTsQ1re+JAHQQx4EhOBxlzcSVs7naq3tvaNq+wHdGLKjUF+yUJiVvpkr24obmZKI1Nl",
+	"6BwEKildPqee7CJC3awaoWUiqaSNStSHNgUXtiPNisYw083XDVI0gIxN8bp6xHlCRH2EmRKT+m7ZQ9jc",
+	"etLSxMjY/8Q8vDrzHp2yn5RmWxy4EkYJpkPbnveAx2RFKFUWQjBtQ2JiQ7QsOkAr3Q10gCUJkBzhiBgP",
+	"bozlgJiGQbTPoCXBWmfn7mt9uDUy/Sp2vv/hdOuiU66cAFfLxr3l6sjA/CvBw2PyfWWxr04mOoIuY4o+",
+	"ZJHjEDlDlLl3fnhV3wSxLEAyHY0SMnTWv1He1gvkSP+s89gvyD8F0WimRAR72KuQheZvEVg+FDS4WVOC",
+	"DockDlA6gtq4WJJ1061BkQeVVyqUBFgN1LZgHMYpbs3Z+cX55fcrM1AH+8owgTOORlzcoToSJKF9ylPp",
+	"QbO2YNqkX+Whev+NTeoay7vVSMNFHRdNz2F1aCg7sLvkPb29VRk2kdVuewqM196j1YH0XKoZ2jFchgLJ",
+	"JlZcFsO7qSLDAGFmA55jEtEhTpCZJlrDgDr64W2UdBFWqPFmd9fo1m2mKbpd22xsb7TatY7t9K8/lXTX",
+	"TSO8Ib+HyIV7InAfrAZ3ZKQ0H2k0s4+NEs1ByuVJYdhaUBthpYjQS7mp//dfw/ru598bQePNt7V2eyP7",
+	"2fy2/t//azUxSfUjFtTVWy/7SaADNdifF3Xwea8sJ5f2BB8uJJosGSTtrXBWsDQ3mf7LrNN/Zbl1LqGZ",
+	"KL4QQMD6shQgrs0bZZaRySGwF/D9KeBULD0oI0oFGuSx0Xa2n2fQaWGvqhL0U5wsE1du3sioPwMmZWp7",
+	"q1bldbNzX+YjSyRv6Ednpj5CYXhx/cCO4xmWPEEiQkfWsSYwkz3NT+A1JPhYosiAvJCwt2BF1SmCWDJH",
+	"QE9sqRxXyJybsdBY82Ob3Af9Z1ImtSQuSd7jIJWWa8LJPSBcEEhZMzeeBwJvuGWW5L22DM65rZTHbKmv",
+	"udfO05XyYyr8KYoMX8n8IKwM79U35pyp+clWdydbxKVCtuaxhPIE+WmYH7prxfO1JAY3w7AyhME7vhZd",
+	"v3tnmS0aY6mW+gi8sPQXTnjf0sSquFs2zRje5HGeLHnFkblHvUVULGFYzhsdX60VCcVByduVMrYUOXIF",
+	"wRQAV96qEovMWEgReE+dLdfZgVl1uixFt6uR+8r4t/gL5eq+zwB6NThTpg4SLsklkWlSFRfmQmDmCyUp",
+	"U1cDQmDQXoL7fQI5bRVs5QMfm9Z1IEmAGm1f2JgL5B9xkpI5rAq6hEIEepIg95JEIy5VqSDXgrCOXJDT",
+	"9ARKa5wJWSf9VJTfhraY5pB3YfOKDE1XmMQWQtszGasJV2itk3B1HHfWA+SKZRknSsJVYCLJwQvTZpY9",
+	"uzEgisN9CLoJ6eGgN4XLfdX7toH2s1590K7FDKIf8zp8t1mX8zsvX1ihTuSEww5a65CHEYFQE1sX1sHO",
+	"bgPIO1RJs1lvvbYUUO21zTQ2sDRJqlIaTC/cZavYBTU7waf3IXBeAu8ow0WovM2Tj95hSTr5CtYrE/Yq",
+	"tbpWQavbnaXUOVhWo/u8jVhgIS8/XUsRs4jT4gGViN9raYHb2PpSfsjIZAl7CSSlhfoIhNRAEDngSTyn",
+	"HJVX3mQJ+d6Rz8KPz9A4n/RwrZLI66PgH5NPbZsuz2W3dkfhwdhJhVWSIiBcJQeeAZ0K7j89CcfT/uP/",
+	"/38gRyr/BMSfJaZ5COTQoyrxuLCVQc7jPPLPOVhBHruvOI5mn0TmcK40DT2vs4wZwVR4WRr5I9/uMqM+",
+	"jBwQ6Pw1JoI4Tv3WO6cg4UDoB1y6DnAMVwFnyIeEqUVrwqwU2m5fWREGixYpXdJc5qSPCp04R81nKSiV",
+	"qRGcqUGdsNjsVICs56n2Ur79p6VQGwg8txGMDdX1AeEj4wz/db7PQU44HgW4TZpNhLPaOpghFmjqUB37",
+	"qsc+N4/nAr0NP4U5m7q8K/oFlq1Iu1TS4cLZK7AOWN2qnr+nWQ08AxLhGhdaVIG4onVoActMPLQ9X3qp",
+	"Skue6bksokRypZ6QisOZ6R6SmWTuCkeCiG6mJ5ezhw3xw7F52O2F+zmbnFdOPljOb74oNc5Gh0OoqbAq",
+	"PrAefdI0ar5wAM9mpbQX8QmaF7Noiika+uCUsKy35vLpurMCL/YN4lQkYGfhTaaDfZJAHVj9tMy8pVS4",
+	"QqMDOoLsAqpIXUZ8ROL1twgCa8ZUErQVbqHOlf6SJgzId+0sm9mN8dLhFhZbXFMjA4PZOHLE+th0pV0N",
+	"T3AaU1sDp6KLsb4poWQHEdKEg/WoGL41HS0UeTB64ZIUtSIhjoig/EnMzAFyYZ7PMGlJaSBnLa0nWEv1",
+	"DrqPBhmMsyXM3s5jJkemJtOKoVvZ6mdFC5neuHpGKH/YJkm4b0PNTdaHyKE1zogLXQJKWl8wfwIG4+Lj",
+	"YpFLIyL0mCZ4KXsZCZ5ADecB7Q+Iq6K+WliTaU8epwmJ3xuEf3lPKBlCuYNVjgvvXU+SK0x5HtrcE6a4",
+	"mGgUXZERzOhh4LeU0iJ+dWXVhSsK6wmW6gmvaPbyGsksebCsyn+wOCH3JFlcTbmwb1Swk6nqqAOS9E5o",
+	"jxziibSTMzmXm9utQg5mo8qOIO/S6a37yOjXlDiZrnhQRliSOmVQLVBvfDIpc/Ltp6PltJK/ODT08t3u",
+	"5dBohouxU68lTIYycwmCqmeEwEaCQBA+XmK3D7J3ppRJANXXlNg1azryM/3nnmfwkNf8fW6NXp6QTI7z",
+	"Tr1S0w86pIblMzL2pSHDUaXhqfKtaZAEMeBdCC4bEswkOCDggVVF9eYUAVTBp5ysYgscABhmb/y56L+U",
+	"HvgBiy4XkG3yvUkvls9sk/eE+nfBExqtqMZ6mz2Xi8JjJ1SqQo2d5yzKDDJnVbbi6jOaNNqko1kB6c6U",
+	"mCUnBdbJlECmt69uln31ze16uFkPtyoi05+0bC1nsiqA4YSynE4XFzSD2VGML5lqck9YzFfqApO96Ykw",
+	"c4xGgB+XZMTFitpLuZFI1v1EVuZGLKZBmAl52oPWDQvd1kyTFBxFpZT3p3XXSwss2wubKtIJkCA9qAcO",
+	"1+yoneUD9c08s1VaHXIe4L+m1HS0WQ36PcGHJwVHUkWGRMn4M237UTy6QxEfEgkN5heS5JcjPW+hqxMe",
+	"NDA7Z+WeK5aBbK7CQBwx5+O95wJdp0TGeALhTexrShSUg586eV6Y5hV/oZ3sc2L0RpdUbDqrrJB4Uojz",
+	"PPH9TYXJLsBhUrZamcSjvJsUZMq5Dhm2S3xWp9Oopa50eDCd8bt0O5FSjaSVe3XM7Jf37IZ7y1VbXqlR",
+	"xZJq3bNbAJZbHmRLnI1aV7TPeK+3olhDiQJxYNGK6gunMIywWrh2ULlJQfZqUJjgPBioFY3UFuHlfKtD",
+	"VxB818NSoXB7Lwz/43/+r0a4txkGKElZNECNhr24tbcZmgwmyhgRqLG9t6lvNMO9MFy4NcihJcKic6G5",
+	"kHcQU+ZUheWtoooOyW+2fNrcPBL33AxFORtnzo4ZVu6Y6D/DYLSIk6E0TedtGOKHazIcvV8i4eY9vEfZ",
+	"Su9VN5qzxhUvWngRo8qf6XB6Qvy7xitqygnukorK4BeCmmg/254c998iURB3sy7x9vy0EsWtkyg6+iWZ",
+	"Bf91XFe0DlrDzGvEr3DfnLhQy8tHN79fv+3vVwrP/mQc9sikiqLmy7mlPkEaMGaFdYKUX7VMRF3s5ltP",
+	"FzAAMGnVBogaAogqSZJeVo65SxAfUlWO+5wp2s1tgmfuvpKIxns5KntTWnObaHMPp+TAHhdtVrHKNYsG",
+	"prIWdAuWqBS+ad1zpok+RjLCLCv9DAGZ/oNavrSTyJGhjFlrtmxufumtw0dvDlTJNoOVuog76BZpwW5x",
+	"CgGmr2+g/apNLH3XIaXGXKogrc4Au2sCU03qd5cktqo4lmazR5ZsbKSlsrkjRmqWph0liREWM3ogztju",
+	"6wVqHV/j/nX+8JRdJ781j4msmo+Jvfa5c1vZFfrHfiuJ6CVJuVIYilOy/6RgeAgPfQtqfYEjcgqtj2fL",
+	"JWgztIw9K5T45sk6iYsceRqe7pxLKLsj8SGPnuG6bFa4GkaCcrGA6K/ncuGeLSDHLKjARs9qvQcvy4sB",
+	"N/mCsx+5ijCb/4Q+oaufWEbjNfiN+9UxBpqefQ13jQv9m3HjcLRJXpZBW84F3d0GVL11/c6NXugvrLMY",
+	"yybD0SVm/YWSis2DL2XOzaQIM5ojn9ks4JNNaVmNDfwJMcvTZ14CpgnBxwzhMZ689Ri3Z8nQhwG+IwxR",
+	"ht4fvT83tZzQmil2EetRpCmGspj7uUJ9a1RzrBdQzrHkT+bowc5dmkeXo52VO1flVmHfgJNFFU8HENuV",
+	"zEE/U3FtxXCJ++oIcKj6BiIByJWQd3ZPAn3muw7jnV/btf/Wrn3ueL0OYLiCvPlrDYq/bNjYSrCLg8Vg",
+	"IyYRjU1Q5EJ6qV0nzAzy40rRb/Psl9Xux1QkC370o0imy8KIpBY4AM7ZHi7unuX5WfKwzySyBTF50cMw",
+	"W4d/Ir4Iw/VnHDzpTYtNrOuL1FhbMDT7rqodChSCSpME3ZGJ6/0FXbyp7eskiBxxJslbr+YuuiNkJBFG",
+	"AywHRb1M8lTe3u38MGw+/Njdvf7tcoudjN5En+JG74Pc7n+HNydHJEy/p+eq9dPXX8YrdRwsn/GCDCmU",
+	"TlEDq5fckQnEBNr1RCRAsBYc193qwM1iFBawdVMGvT2IQJ2HOh7R+h2ZdDaqcY306EM1LE1zelNaKxpg",
+	"qM8rpIMsZSihUkkkOcIwSS1udE2SeZ9RaVTBSnAu1erBtN8HeGXz9aPE5yBmHnKxeLlM753pSpnQL2xm",
+	"PV37HtJSslYOSSSgrk+OiVofn4196IqA5mftBm0GYxIou8ptKVKbdGE1yvyj8rW53ymXO6Hs/nY3+qHZ",
+	"/Wln+P1oS1437n95wy43xz9vkw/hl5MWfh83+x/p+dedn+6eDgkDAFQU5syBbhn0Vdot8MlZlrppgXmV",
+	"0ozZobnywVVWSXqYJqkgWT36+YrUoiklWCpXiPU5KUB6nDy1IdP5Wru7RY3v6Wwvg6SzSsn1GWX9KkQu",
+	"s9QNdATiRlaL1aawtlnnoa5xnUakrscDG6atNZrwMRFQB2hAHtCH0/2D+tWH/WZr22k5Ao9NUdc7MnGq",
+	"i/5smxlQvJKoO1FEGruO6aFq7gSoMx5IEt12kGEZiLIoSWMSr28g/QWBWcyHqEvVVIEg8+JPXzfvn2D6",
+	"7myoFEdFqWHKQKmR3Hv9WiOe3BhkgTx12ydAuhYqrzWjXIxDFgSebC8DR11T+FZAnBKKL8BSXShZxbE1",
+	"ErxHpAQJCuWRamhAktgVuTdRXa6GtORDgqKEMqg7okVPCYkYdpFIkD4WcUKkbDPeg6jbPdQRcUffoVIR",
+	"re/ElCiqKGYB6sRKdOACUTRCikQDRiNzK4qHHRSZoov2LSwmyJazDNqsEw1Iz39E/w5QB2pbdtCH/YOD",
+	"i3p+F8r1StwjaoISguNi+VtILIiV0CCNh/rfAellhTILGUeikkscFBuIL+cgvs6aQr6SyLUiRwkMpcn2",
+	"//m/34P1UOvzt9GARHcdW4Sbp0rSGBznQ4jJlgi3WcerJ3ZLHqLU9I80FST3ICx7jDoR53en1pnR0Tuc",
+	"QJDnSPC+IFIG7rkBT+IPXGWPtpl5Vl/XrGbAFVrD8B99yTR6s12+TKA13IPlrAcId/k9MaMe8CQ+tW4Y",
+	"O4M2c8NGPIkre/Z5017WB1P+6Crve6BY7vWqYm2Hua9+qfD8Jy2AJzzCyTU15+S0jxF8nuXGVU/7LJSd",
+	"64JfnpHRAKNA349KrnUIKu3zXOKWNfnhVng0EvwelGdBvpik4c/PcI+XFpd9snpJ+jCt0LZsg+SnWgna",
+	"psFLpmKtKJgtqs8tnd8FBxkhbH+G7GKa/76SSD+IcKoG+kSK9PzhiCFSBc4/NwTTuu0MTXuIkXuoXWm6",
+	"q64moS2Yf1YRJlFtz74WKbF81ettbIrrYijvC/XYTT9j6jIXEe5jyqRRJEcJZq+kezXCo/Vqu7iZwnPE",
+	"0yfrE3tLsA4wysodkUzh1wkaYaEkiqE/pPJ3VirbxvNp2+ALdh4sZsFlpJTtnAe/ApaatrlL1ec2GL8P",
+	"nUWnyP2usvQsFFjRZzcx7aOMqa8g3ios726HVEoyo8+2aYNZwN2Si9oTCRCIEMiMh9bilKDG1l4YrlcG",
+	"UtmmBj4rpazHoYqSsBW1nMxSlJTy+wsVb82+lC9oNoQPMm44h4+YfU5NLG9gfS1ygEf6mRHROMwZ6ujv",
+	"d2yz1Jxjddb3MiutidxrM7DtUBbLV8iyuAB1PjneYOZkLLlQuSXjGnID7WsxWaWCkdhWIrIti7VqNBLE",
+	"dKfKwhB6NElIjCgzIhBnZJG2IcWZgDFk3vOnhKXvlnj+WuDJCWVkwce/p1zeLfjsFWGSi79jRcbQgBze",
+	"+VzabuOYWKr9uqmI7KEB7E6BJ5n935uxkZ1sE2+7fAAhJ23mXezxQSdAnRIo7btDwtJbeE4/UwSffUQJ",
+	"PLnVZwx0X/dAZu/f6Sv67QoI2Uck3Lntm1sdp9fn6MVHBlhvXcCHuWccUzab2WHeBjqGuBHgESQunEYa",
+	"UKbPMLtjfMzaDMYJ9GkmuO0tAok+rs5YCsWFBWb9Qi9uxPAQzj7oA6CnudYxu7TRTsNwM4KL8CfprG+0",
+	"2T7SoDQdovWW2ZC/jvGVdomLrfUaBmTnUMlW8HtNDvgYOHSGMzZaFOpE9AVNtIoucaoIVIeYwYK+n83N",
+	"vbOSSqc9G1eNtKUKNBOy+bB26SacaTwwcSXmqHQ2mb02a7NH2AD0qLfnMX/rsfgoemyzx3q9Xvi/frmM",
+	"yY+oi6O7Ou/VTcsZa9TIuZb+yBRNPPp1SvVJLGRgWxMEaIBZzHs9MwdUohL0iHqCM5V/8TVyZqaikLXo",
+	"h9Ga7YmgAZd9m/d6qDtxCL1u5+KRInr0sEl/a4p4H21Dayi/n2ESNGZnqR0wJ1z0iAZcjqjCCdJXzWpk",
+	"JAhhevgy3ZvR9ZPoa0pSYgc0lK63kyQ9Z4BDcFWPUmANdoJ8OOTMSltg4zMjlRgCekT2TyRIgidAeZ44",
+	"YB6XaI1xO+t1/cFKhjPnw545pYBpICl4iADnu9sMU3XTABIkNS7vQBbwV1AWK4qDT4kshjyvFFZkVusR",
+	"w/00IY5IZJ0iax1DsprZctHX/7GZNR0t8cFv8ABo5Vb/0sIhcO0cMfVlg5MdMEUZlOysQwFHnIzxBMra",
+	"68PeFEUf4UnCcYxwjEd59CEw2jbLsVQinEgOJD4xuNwJpnBNGqSUHVt/wogq9iUnyphwOBMNZuBQZWTB",
+	"lj2WoXc+Igxl6VE48ZqS5CEuIEj9/ajcdN7CZT1AQy6V6ZYFpw9rM0bGRCrjuAoQVuaRZhhoAS0Xo6wI",
+	"586KnJFDRwnNy7NsU1eAw6xusZhtT3av8C4so6zH1bhX0WQpU55m5BQ2F+l2E2f2hSeyFlw1GDBmWeyc",
+	"Mc9X0me4GXe1GJrtiVXq9OkZmOoo/u58cBQAcojeoD3UgTK2mj6MkRAIywyh/+wJPtT/ZdzQHHb+sWwP",
+	"50l/U2d1KYLhod7ndXvti+Rs4xKPT6228c0wpoXAqI8MKB4u+gs9fy6s79ZBtCryeepc5Wz6VJZ7PvpA",
+	"pXBNfYBa4IDWrGYkyGhkKv1p7cJYdKEChrWumlKYZp/s9nX0cZqYPWSmMW4mOpN4Pd+4Nuu4nJbiLmaJ",
+	"TYGX1RTYjKbiLpvSYYbHMuC5RrDW8zskODYHa9HQvLaFBhA8o3x7OZQ8QAntETN1OeBCEbG+gY4MJ2CG",
+	"GbQZsMM/D5fyw2KGVQXuazU14dEdWvt4fbDudWMBmW6MTdjAW1ug9h5cKNY50zm6xv3OLL5x3WjthVt7",
+	"YeuXhetvQUbqIth8pR80JdknVfxj6mDSMsJeWexZ69FEuQU5bIRiEJ31GcJ8mxU8FCSxJXgZeQAXfJf0",
+	"KQv0eHqcAAnOhyAddjUxZC2UkaLRHVESJaQHTpS9NuuYawanc/R0uKtH0v/tEnggpkSfOlptiQH3GR4S",
+	"fbZljYQkEIoiD+A9RWvHh4dXxygh9ySxjBI8IiTWLwE+6uF8woIhtZwBHh+gNCw1ea23GWQ+aJAlNFKd",
+	"DXTGkU25svFmXKDTyzPplEGzOBRBDy00oExZ+Qc26M8iiimbOZxFhosGLiHaHnIe+WR2OI99Bk5G8Q6y",
+	"SnMRrXKV79u2mgbJrngq0T2PcDdNsJhsoGuza8aeKSi7Q2pAozummahWXLy9lG221qFxLOkt9Nvb7KCE",
+	"fk1pTCWJ0X/8z/8T+Xd3wBWqvxIUr5OogwiWE43E0YCM37aZvQ/fvw07CEqSeQOaG1sdRB6UIEMCwh2N",
+	"7taLrk3TpNN+FaooEixuzRw1Z0iTJP8VcSa1bMjUbYRFlw8msTDbEWERUxzBUAyq3yd8fCt5TNOh/THi",
+	"CktpfveTVBF22xOE2Ls9rNxf1HRFHND+4HYkuCJQ+rKXpDS+FUTzI7fHjKRKQOV+/eV70icKaruaH9j0",
+	"MkxgOndcDmDYBEeKS+K+HWMqJu4HS5X7U6VdctsjJDYmSi5wcpu389Lk4G1q8edW8Wer+HO7+HOn9JNE",
+	"2QW7taXfjdLvZun3Zun3VlE9mr2F04oSJcq1qKpuL5YPe3Dw4bxS9NSMcOEoHqDGCtnaNIZ992T85Kl7",
+	"buFyp6dYRQNX7jSoyYlUZFiq1HlxfHB4fHRdHUJf7lR2kMEXHXjwRY03YYjuTGOIBdrT2aGzGXnVVA1I",
+	"ZzGzlSIMzEvQgWRIcGKCb2Q6NGXGsT0eXkkory/Xg8xKylIlKHQvMSeT58IpuzJzWBwMOI3I6lnlwAlO",
+	"k5XfN1zptL/iAN/mQv48XboK1PKg8euRLwgN/5VFAZC/M2vNEKxcYQdgBJ0fXiFJ+pA+l1WVNskNVHm1",
+	"/ypwhcdkOZ4BXKqCb2TcZ1q8TplXXQK++AoZNgNnv1w8lXsGz6JxVZFa3E18p6/EQweUNfjbZOQFptGd",
+	"QKaDbGAs5xgqQsdErkP0MHSV7GPK3raZpH1WBwUcmiJqMYGqBVP5KJNKGLFJFnjZr7UzrlW8iDAlwM0u",
+	"x8Tyngw0T/fP0qubUzMYpCub+xDbqDKQB426an2rOfZsoP3Da/cMhCuCKuRZZNvMdN+EbE9mwasGZJI9",
+	"7HXjMBYWiwcJVkQqxFk5DXKuXmT2CkjhLOv4WyKIy4N6E7gmzMbtnkTnl6c352EDvUbnp4c35+HmxkLe",
+	"eGP9NdWDKhD8lOBEegSHR6OE2oop54dX9ea6M4RlxdZKCSXvakHtpBbUDpfbbIO+Vf1TY9XJtVfNGwSP",
+	"ida+MfM3FIyrMRG2l+rlqYFMoVNqDP2agPN8nhWG9JxYB2WzWktbeHhVb6A10+lV64CZMAi2jawZaeet",
+	"1grBAdZx1hIF+13obe6a5vsiZaGj6f/H3r8tN45j+cL4qyA8e0dK0ZRTPuXJ0dHjPFXmVB7ctqtqatr1",
+	"NyERkjCmADVBWlbVzoi++sd3vffFvMG8yLxJP8kXWAsAQQqUSNnV813siZgup0jiuLCwsLDW72fKCHQx",
+	"FMoAr0RGdVrFV1vba3Lj5stfpU2GxUWRMtU1/TZN5ZIlbxBVkde0+nqETXhmnHSZ4i7MIbhjvuq20s2N",
+	"0I6lh7aetlsHmOuI4VkOixfRnTqbbltppQ2iO7xoyIFVxUjlPC9ydtEFX+ehMTdG5PHEuS4agfl1XQ/M",
+	"zkY53Q2JCQJt9ed6PwDYB87y+n05Ka/LqbCYlSlXOYHmK49HKnx1ElgSdfg2CI4du1eI+Wgd+6N/apJH",
+	"6kMXR2WULVA9czEljMO9D3cF7pOzEUaWMBPij/CnhFftn47gFTW8/DbLODQCZb9HK0ROWM5oDpF8GJRg",
+	"m7srRGgQIzekBgJ3+NQ51KRJnACX0ZTlyml9GHQw1VKEjuzBZaglU1YWxcS7QWaTCYNQf7hLxlxQmBot",
+	"jm7/hJu/GVXoiEfjZd7fHSk1ZL36Kqm2TND9hQ5bwMxWue/zwtBEMzoGSgTcdclpKZQY581z6CLIsJCE",
+	"KsUg6sz4Qa0HU1VwEJ5vw0Doqi89ZVnt6Rczh6MVmcsin51unHYhwX0dDsEM69yAYGUMSa4Jdd0HMcrZ",
+	"XNc5ZcJcr7bDulvXkRaoou7yRJIfssx4njMB0CH2BnzC75k+/L8CqFND5B+B6RyRH67eEH300Cb3+uXl",
+	"tYDQz15cXj1gOOGr4XAAUFtxf58Yfa1MShya/rpzWjou3r8hR0dHL+tZPY0lViPXj4cVbqrr6+S3428D",
+	"/Z9D+5+/kKtf8K9X+J+e/e/19f71dfKH/p/6f+r92//6yx8G1ff6QRa3d3YRfzb3hZ3Qylri+LmV3uqU",
+	"qluil3vQu6afPT7EXsNR4KcZg12o1IJjOWeAyul02xNFxqtxyiKjHkGa5B3LMp5ggryQqAQ5ZMBMZDZm",
+	"vnUNX2uz1nwD6aYVtLKyoUvGbsM+AiiF6OeuHWRC01TXub+d+7KO9OeMbZyxkAHzzoJ11xanIIBMTWiS",
+	"ZEypU0vYlZB1NLDqjR8V9J83pKb5OsSCX/upDSfHIfkWSCyTBbJAEwwh7JJRMMLo+IDvWI1nNJs+LHK9",
+	"Zb7CXN7BMSyM05CtzBk6cd4J4zJgdiwiItPERam0dh99NvWGFqbZat6kVAWadf7jweCQ9D4SLsyLEXlH",
+	"2ByuF8eriHwlssjdo7//7T/7wYTxTMp5cPybmbFt6JvF13DX7pCaATaJGGvz2U5gsOI7rnje5DHRvTt4",
+	"aa5ClUG8aHEQ9gutjWDkS2dNvEooEAl0/yMIpS+FIrhYHbNJYB2UjDePwY434YKm/Nd/yEooGVoejdvu",
+	"EVl2MsDNbv8l4mzvzM+z5uBqYp9zMxTcYx4zXWUD5Y93S1SdRTduVVHqkrpSDul7W8JbmtOAr69k/Nl3",
+	"lcUQGL7GCLSkirh3MF0IGwoHbRGKEyy/Vk9/85mIvgVQketMRd2wLitftxwTQCBoj01hcAtsRncAoCIx",
+	"g9xO3KtzY3EUfHkNzc52JyMWE2FrAmARUTDRxiAHQMK/nJCwZOxXR/LcqYaOIPGtrGaEhdvyWq3vUDh8",
+	"ulkGLpxqqlm85kTlju/eAuAV+Z9k8lcmnC0sCJ7y1ph2q1sNsgWfI+kzsIxs2wkmlKcVo8vHvXCKwwFl",
+	"bHqpqk/rF3naxMwftmtNuEi4mKptDWkLxdRhmDJH578ZXqZkU4P3d6Pz+hLeK+sbgd9fL2exUkpUGfmy",
+	"z65H3qj+si1m61sEW9x7bxqq4m2fmOjrscwy48LKqboFFS9kThLIAM2tuDsXxvqcLihkMgbnO5c5Td9v",
+	"EInG8apuihYhw9TllkRUX0613tdbENQIFmvrH4qfZdKNOgIabl0Dc3rLWi2WuUzQWdg6kTp0rWnASB6T",
+	"dOJRbK8g7LUZHdt314Ea8GAHG8tKzsOIagJeRUR77i1penvDxQ1m/UbAsPkrnF3vmIj0gW12M6fjGRcM",
+	"TowbODifbb8HSHcg+7AMkLrFLpGc9NAQNB8MHMlv3A4U0wpxHUGvWYi3vrkrz68T8a01/O4I7e+yLMTJ",
+	"egXs72ixGcRJ/WIJDBUM2NlqouoybJwOC9d8RmbFnIpBxmgCgTLG17JPPuaKLGUGcf5zujKByqd4tQUH",
+	"BQi0rrq+vvpchI5et5ka3cY6rg/Hh6urc4IvQQROpE8pGJcykRkZpxgDB15ruOJRjBkW/aTqjzseHm/1",
+	"G+LoVFqFN/vNsxhu+plu8yhlETFruhxZXZyL4jOoUfvkjenIKKMCxzWfcRUZ+Aw9zNC2eP9afGFLDEay",
+	"Nzw0SeCCx6X/Yh1qJos00S/MqEjSEqbcG9P9a3EtBiS+oylPYLpucDuOSe94OOy/IgiBBDoRWqtI+e4p",
+	"iROW6x9jE9zO6HiG97X7xF7haDPEXG3sQ2WFqECIQFUH/Vfki/TQrsCxpQ0XuOpxmW0kkQytmpzeslcA",
+	"q4bJ+AMSL1Iqbux8QrGHpgc+OeYTBegdJKXjW7xpmTDMt9R9SLTSi80vMZY7kdmIJwkTUOaRKdMRUFsS",
+	"Ww+qiyuSS0lSuXRT7bqAZQqZ3yDptC7z2I00uqrLbgJAvC7d4+ylAtMI/V5hqS7xQBf6slaohfkg2B/s",
+	"O65nOzGLTI71yh+lTBdxaMcPtBJXZMnSFG6HtDQVljHSXrh6WIwA9D/WaxKLzmjObkxeBZSsG3dGIEAX",
+	"fraRUqckY3m2InSSs4zEF/ofgzP9j5goNpaYKaQnGxM0b3Ipb1KaTaHBB0e1BsMTAAAV1VmwEJBY2Jzl",
+	"M5nc6EkxN98wgiemtAXNZzgTKjJXJfp9N0vllGKpdvyGz0wB8RkCSlooUROw4F0ily2DbOaEUwg9VHZm",
+	"VLHQZ1yW3MDDG/0Qenzi9fiJIvEbKXIm8sEVvMBRinAh+d3Xy0eduqlbW6QmYOmmEPSO8tT06MRJfznP",
+	"unyEECBCLlvPn9bBmaDpDSo2XfYQZGJUTCuwnqmcThlAeRYGzJW5HVF3+F8HxmYbfEziauNHhVqVrZaS",
+	"zKlYEX3y0FsaQikoyMtbUg6XvfZu2dTdg+BF/ULCUj7Sg8fSFRlLlacrCHPMCkEombAlgdAEbdf2jVOe",
+	"K7M/2csjQlO9DawggADMrZku2kQR2DZUJ0Uf3lqP6ZymuDhvjMoOqvEx7At62gBhliaEmk2BQigN6VHi",
+	"SjISGxFFV/3I0ljoYSxliSsC+w42Aj9Q1YV5dFBtxBNll4LJ+dYDASpTf4Gg3IAFWBP+RSZzOZYpzOpB",
+	"RE5gjZ4JbP8dA0A9GP6MCjVhGVwTJTXt5LSrWjB6i7UkNKcjqpol3r6gu1uITG91uMWX8MG6Xq4HTRZ5",
+	"60mTRT6Wc12vCV306hxLIQxnu8nvda3AfdpENI/lfM5zLT2vPK0OBoLM4D+6tzN6x8iIMUHmNAGpoo6Y",
+	"BBoLyZxUkPhjwuYLmTMxXg2+Z6u4HDFIdTTCTRV7RU7u7x2CiJ5E/dItW+R9u8zBXrihC35zq0symz1o",
+	"xRJQGTaXTIqpHs47eavHMAtudE9UtWDMVbsBtK5K6QbnA2G8yuIrKDOwxAqBKFP6UcLAefOK6J8wyLta",
+	"3Xo9jq7e1OOWDiRrTLFcvdoLhSFgUylKy8WvA4q4MfwDzXVo7WFeekXYvZlrVIuTjKmZhS4zwMba2npq",
+	"HsW1afGIsF2FPwFkDF57y8ypS/zQ8JfepHJ8623lTrkasYSweC6UMX+4MuUZBytX5YU6lkQKkfO0uk6q",
+	"TTU9CMxAtduwPGEpRXaYCByiQKyCA18p+iZjhaqNf7UGLTRWldvx1wa4IpQsMjamBapFCEgDHF2EcyUT",
+	"OufpCiHHm1sDI3UD3BTOjjsDg0WPfIncayMTXEu0fVKWyIXKnQ4twa1v1i3PL5IsGLjVfOTtGcQhcSt1",
+	"PTeoaONURrW/Vosvxda69Qq3E9N7ThK6Uv1XhKpbEBYKrOWYCFArEsZlzhWcPSu2uFeynhyIDPUM5UoI",
+	"R2kMAvNQMuAClqZVLGY8bxBit2JJ2xVsh5waHF5nw60Z5PpsADvhjE+rTTbLdgmb8TSjAgPyclmMZ2XB",
+	"erIhoFSLEUbu5f7Zw+26iufsBrDrb9j9GOhpQtXBtsUUGbGVFEm1LCB915u//mMAZSWmHWZ+U6ryG7kU",
+	"tWGpdCVl1DTSHw1HwUIFgQJIDyForWIzDg8g3zFnGaeaqmc6tx8bYE8g44GgvfL8VUIkm2NeD4IFXbIO",
+	"oh+biswOAseQGxyg6unRgD3iLjEwOweeWpA9QH9BevbU+Ir4JdpalnjfGKjmZeCQalaf3sIh9tLkI2lB",
+	"MwUR5YHCuzMRz7iY3ujz/034hGleQRdBuSt6itIKt1aCZl+i07DWSPGuYRqS/1J/6KqM/HBx29CuMV3Q",
+	"EU95vgLIf4OZbC3hUvlkUh9hk4qZYBrftysBAGpvjEqrDDEml2NmjmeLUycZVhFWizJkLpWi3Bf+bmCx",
+	"bFE1Ipit3dvljd4gb2z+VOW4+uHTczyyIgjpXFtkLtEK9JU+wVkDfk5X9sR5M0uf2yIrJ/ayRLgFIgua",
+	"KQYOqM+XHwaTDFwd1suHmra0+bSl5m2DrtB1uxDsJ2Xx5ClJ+AQSaXLX2B6elSM8RAMCY7Lqh6vk4qZQ",
+	"rNz0XCHlnrfeBH1ay3makhHTomJcGHpvRQMccEfSld1OVDGZ8LE+lt0AD5Sr7YvMCROymM4MQZRB13Ee",
+	"HBuTdAp0gfpLwyBk4imj0p3e09+lMu/DGVG/YGFXiDtcbPCQaQsR5MMe3QwPmWMLFAme7EkqxVQLsysU",
+	"vv9rIXNUAHoZVcQWHlX2MLObR1qhplxUllRElNQnb3PMH7GG1+EgmzgfVJ7RcX7D5/OidIVUGwCLxhT1",
+	"ymPEtB9jyiXW6ruouLiTWrUG+2YeAvcm5dCwO8kT2Ff1MljQFUSvQK+8Y5I73NDFwgqKKrI7troZp9Is",
+	"AjcX+ARAeOChsZERHFD/BIdNPse0UfCzQNAsnpvhoFSpwtob+KyiZbRoczFN2aBQrmJQjzNP6cCJrtTW",
+	"ptgZVTfWTaKqmgvLmdGSckKZiVYE1huQB1RG/xUZy8UKJsqZlV7U75r/GML6Km7ePUjXLP2zeHuEflXk",
+	"pLmxtwTWiwmFeC7JvWjP9yPCJXLNCQgYdnVfnim+9M1BwSGPWpmp57sB4P7a91Z5r40KBcC4dc/LXrS3",
+	"5gipVWt9GSa4p+582Iv2aq4BaEflOO394p+DvZ/tvytnS++5dwAEsgv/dOe9VjkhQTjD+olJy0N5dMGP",
+	"1w4d1Z8r7Qnb+ZCd5lvkECrqWdXmjrhm/BrAaLRW8Sq4bk3uWXy2qk22F+0FbTWDRr1uX+nR9S2kPeT2",
+	"rPxQM0q8XyxRnJ6imokAcuvv8AAwEtqlAw9wL8XQi9qWtxft6R0GCPn8jQKXXk1549xUlC5kz3rqsfx3",
+	"XZeVTyrqqAqMUhnItYh3G0W3jnNQsTYhTC7y0RTR/KHOXnZBcXDX7TLRe3hPei3iWkRg3Mfsf0TBgvIN",
+	"4F3CdVPmXFATaDyni4VurwVodHyATaS3+iVD8fTOxPdpJak7vW9HW29hzXCG+PJHfPec8vVycG7tJrut",
+	"pD/rt8/My7asYMRi+0hIW8xCpny82l8Uo5SrWXMR5/DeuX3Nfo5xqds/xyjAtc/rjIxN+Gn4GpJcuI8h",
+	"rcxITvO3VxldvbUv2U+XNL3NZ5k2KPdVMcL49w0I4fblS/uuK0hmtzeIwJAxJdO7DcWUdIz4IpbxzcUN",
+	"rDDYzUSVfmsLYL5BSrYBiDeK6rYPg9Kw7aPGAdgOoF6bwG2frK/hbV8E5XMr/npALLcOQqMwbfuycRED",
+	"5Dv8eRXEaDgTlvjI4LrQnKZyWjDSA+DsirPCHYrwkwljgB0O952xx+pvU8oaNFqTzgwonPAiWlve0Rqd",
+	"65ruWdcnTSs9agz49nLEatUFtj+eACxFM565iTjVmyDuaUmLyGVdb1Nw2EaWKnPPQMFbjOQYndiR1x7I",
+	"Iv86cWTY663xAbH1qdEya8WORDsmPbql0djQBo4WZQjJw6FVAWLx6S7BYfjZhnAirwPrrZnQWcbEjDXl",
+	"hdkZQVIy0gM76JS8YaniEDol7lgGrgNF3pD/+g/y8ukJ+QM5OgxnptkENLsE3+9Fe2+C+TXAJ7A9ehpf",
+	"c7leXnfWh6L2qScgoWF7v2Fk3rJpxpgi5TsRoQKNRPAfz2lqSA6rAWzHB3uV1OXBn66vk98OomObl/zb",
+	"QXT0rf+nYBLye87SxIX41eZRPwtPoZxMzCUMAl6AXzKRQAsBvjMuzB2wNmzdReaCZnTOcvDga9VZ7YjN",
+	"LG1HTWNJGygGeVXvTbZna0DfNpPEmPDtR4nPduQ2QaiVHXLu2n2Qs7lhaG5UcluDqBeZnC/yhlBsB0Md",
+	"UD3qtklr16P/eyaSLIbUrxuTdgD4SfDgYxKjR9U8Ccbzbkdsouq2JE/d2ioTglYo0tMqOYLwlsgwHnk4",
+	"wP0WYFyhYPF6kgazeKV21tzQe+LjCJHN8FZ6tY3K873MmAWg7wI9KO9Y1pBZs8NSaI1dkJS8hjtnqXaC",
+	"P7Dj0wSB8N+WTmBGyA5IZKfEdrBL9kClk90EwUKzd0GRzNpjR9WGwH0ZlRVv6tBu2RClcNfS+e8XiMaD",
+	"L0RkSHJJDob6/0jPXEl7bET9CvgMvrcNgWaXlVCDLNmSSLAu/7/DdDdCqP7+c78FpenByRFNCy8oh0U6",
+	"4Wn6iQu2hWMsONqp/q6dcrH3c7tD0/qdNRV7xW7onV5kXHHMY9xlvenaAsvNNNHAT87lHSNCLgEqCOL0",
+	"9WdPFADynxo4NQtHZh7ps1ZO0Si1PWmNr7E2d9tkK4SZ9B2CLjHw6Xziu2qkEVV8a4NdHa/h7W+RS27e",
+	"lf6lC2jPIuX569WPTCShBB09iooYrEgyWpE7eDHCZGWAqOppKwljjyHRQ/+Eg2ECHpF2a59AP/WUJhmd",
+	"AE8UI4siG8+osrClC5aZGix03ZJW02kqJplndmOad2DAXmwfsCaNUaaBR2Ymf9kgKheFUDuyE3fcO0I8",
+	"TAZmTjGPb9WjzDiFAGsX8a0nD1deE+rf8bAzgtzjaOjtQ2xTtLtYBvZeJGT3ZmwOPNDhh4Vob3SWjD0X",
+	"hQhZnYUwUZvhyoy11yLLuXTd2W/8wss+mQ5sGtSrjK7+QYJbk7E2DOOPvOu3GIhdxMueHzcerMIP1S1f",
+	"LFjypQLd6suEgNDMIJ+0Ia2xARkQDQJUOkk4z96Tr/qWrT9yLDgZGxU8zUuItjETSh+eIfOE3QFwd0me",
+	"IwVT/RbwaCGhLYfO72plWIJzVvAQTcVIJqvHQmBqCyPGEk4fjjL0GFBFOc/TsO/4UY6wWHyEg+x13Aco",
+	"an92hRn8ONdHgnLNNWptt7EfhOQagmOqUPbBQxqCYajwtT4+BBMkoTklmbFZJzy1QPRtTVDo24VclvAg",
+	"9anK5DLQjLemXuT4QlIOm7knEjJKqbgFG1kRqnhirqtsl4+CS97fcTaPTiEg8KXNgHuKZNOL9ZOg7nS0",
+	"de8q2+Fmtpy6RlG60NNRl6CWa7hp4TSvgg3N2OmcYPRWDdSfZreJXIoaDoN1SGxURdWSPs4hordYpJIm",
+	"NmoWs3Tgo93xlDeqsgAABMT6a7me6tECNCSZOZLOzMJrY4JvGZu/awODcNRuujtBOdTv1Xxt2CwOcvkV",
+	"g+n8a63OKyB4BVbTMuvCn7N5k9eeizsmcgD+1gc2uFyVS7joNFUbopatYw1EveG7Qbl8okBd2SwCAxYM",
+	"GtVXbty8dlBVaIch1SPL4Wyjgu3ow+xRFeLZ/Gm2cgMASVx2BCATELEwqrdbi4yPGbneo6Px9Z7NdaaC",
+	"0DlkSilIpVHk4HD/ZBg8dN8W1dPq+cXbwad3nwcHBydB3Ew4En/cMJ/m0AyTaaQrIka4dD+cdLXDkK77",
+	"lPawzeXohwTecLvupgHtFVbleDBsQO4w91SdQOrrBwRTTLAj7P6NTMN4JWOZyiLTsxv/08XFd9+9fl3D",
+	"IPmng/eHL4+eV+9x/+kvw8HLs8F7Opj88tuzb8Hr2w/p87MGJljEnxdriLQJT16R2GKcxqR3NjzoR8D6",
+	"DEnImfnxUP9opAF+eNGPrkVc4qHCj0d9w2N5Y/w9MelZthqZWboapI/mYkq+vr2sUQvalmCEi21CRc2V",
+	"dRrSEltZLUDFKykwUO+y5+uj9OHTc3J3CCmIuSKCwu2fS8Puvbt43n9lCaoUMXfesBO+uSC9T+/Bxnpz",
+	"of/IyoQDYMw1wdWqH0E455znLFOQiUCNXww8m2ZenihIdjmAAvVfhzhMW866H9LnH8WUqUZ7WK+RJnYC",
+	"SD/EM5MLVXGZPL2c3ec24xo1cKZy3bSIMHHHUrlgbmSqrAJbDx0u7yUwIXKJybleSpEJj52xNCG9kugA",
+	"8goEYSLPgBA7NvYewj25q5eDzlY9log8d4ZvyOxC6HE0PjIL29PKvP+QPjcMpk0Gfk3ZlGO02ZD1Cx7L",
+	"LAmgDDsNsaWBRpV8M6HVMv2YPOjyVSTsfn2Eh4MRVSwhC4n3CHY4rYIya9GmU9lRXp/DeSaaorTa7PYf",
+	"0ufeRm8woFt6wDO6DO+pthO0ZCtzhqoYM/JyCDnECG+AsIIEyKuBAhveP8tj0svoEtLiuALq7RzvImeM",
+	"phBcgw3kUvT3LWyOC2fMQAwA6IItDL1bALTS2jWBR7Yd7f0eZrIa5EWh3jzTO9GYhrcrrfKOSA+18JwB",
+	"dwThiaFnBkgCwe9YpmhKeOKYySrUWfvkJ57PrkVsKnxPx5ClGRPLdIxCHXtJXLdsZQcuKbB9DMFW6kQS",
+	"784/vgkaZtXKwl07jhx6CfaUq3AXKlV+OLt4/fXix4/vfnrgjY0lK+sSdODJgV3LwalcHwFffzjSMbsq",
+	"cfFs02ThzQwRvFosbCzgLb6+q0oIM7z5qxwIF8HhqSf1ZUTY/nSfxGdvr/5/Z8ODuDLDPABmU51t89n2",
+	"6Mz6gJphaRhT7yxZ7cmAxMY4jF/5Hltj9ZMeIBx4achIJK+1S5nAjOZD/AoBj1QuJaJtOZwtSRLpwNf2",
+	"Ue/ERGkluJytSI+WBACIqSCuBXHocJ8vvkRESP1fvTGcf3w7OIoQPs4lp1Wmw+bJ27UcvwKAAnzB+aaR",
+	"RdOYc7QUZtKD1YmpsBMjz/jjcV+3y3GUQglGzAlP8J2DYb+eYg22t8ycneUwRvyMoFNdtB0xe+gyaB+Y",
+	"mG1myHZkHRapR8koQ8gVA4JETWymSbuFzGyeK13VSBYi6UfVYmxjex4xE8TASW2uml2lTK7VtfYBSs4r",
+	"RBeOHzRPOeI0ekPHLVqPUMXc5PFSG41XTq8ue05XBLLIHHGpO0Zg68tbAL0urBCANsOBrB0Z3Fchy7qi",
+	"RUJpBPWzlbZI43km4ojEaHWZrQfWj0nAiPH22+fpMpNqSExpfi1SZjkyyvXXj8giLRSJna0CpUceU6yl",
+	"nULCm5ksFItI7NhHEHTsEgco8jY8vKP598p4GyMlNvMXpKl7oGW5vk8eDDECgAMpKx1rLZCyxOCgs/FM",
+	"MlXVmp8vvxsOhyG1qYXDdbydDxAtyrLwg+Hw8Oj45Nnz0Nv+pIbjejsalc4mKxtQ1Y2eViQbm1YIZCl+",
+	"Y0mSa6KbpsD/AvMOAoYgnTVLHJBKhSR3ckxHRUqzFclZNrfevtZnH92KCzYJnQSXNBNhwPAfaVowg5Ya",
+	"UneCmHxfwzb297/9Z//UAu7h2dYszy5n01Bcz4ciSVL2KGHgu1x+PxZji/MEPMiQhLDjBke9fohggagY",
+	"FBmxsd4nXXz3DIYy7khCuPGcvCVSFntdNnxbjDROdulU68JjqwCkaauVeWbec5FmiSXb20hECC+B84TL",
+	"rEX03xVVt+f23ce+wcAmNw/gbg5dGiCL2Liz+JO19ZLpEcJtmxdV/a7td4tLCY05XonX7xLr2Txpw2kG",
+	"jXu4W9NW45vLH+G2peL1H3FBs1WLtJqGe050UoJNtYtgeBlAQf9tzu7zV2AuOeK1jCh2xzKakpHZrsil",
+	"58e1TtyIfHqvX35z8en9Kfn86dP5tZhkdI6EnjlTEX7vfJ6K9N5/uHz6Wv//1eXT91eXeFqg5Ier94MX",
+	"8NEAh3ROs1tCM3YtcplCuFCyT84AM842E2jIFaG5ubeMP19+iK1btZUHuJSq8M0p6c2kWvCcpn3LvYHH",
+	"PG+nV+bap/tFj5PNTYlUJfdJwDmJIfStl3xZ1hl8GTIqHoVRxhXyerUTJcYO1sE2HqpOLDjt4p5Niltg",
+	"EJFlKEC5RzNwNdKSksijKioBgelIFsAogedZBTi8c5mxcGJrtxQ4mf2gmqz6FmQl95djmYXylBmfziCH",
+	"UXKtJxZSKT5KGelVEzDbpHx5e8P2FLuSbqjaIKXbSZ4S22TyX/+hDf+IZPoEzxIyo+lkwO4YYO7CcREb",
+	"2qqBD2Au0gq1SFnyHm8828m3ajfqjGaCJbuNufL4psL52SnyxNoXDYPxiixZ5p3Jy+Q8E9+QsNbHnXLA",
+	"LpkzTR6QS1ayCbasFd/3WKMeh2TqsbPavNatUVNVVOH6sq9JoMdoqEoeJ7u1lIcAFEBPA4RZr1Dz1fmx",
+	"/A3BU7Vd4hfXNq+OzD2Yyluj12nM7K3YrkGLdI1Dy/ddzGQuP+8UqLol5N9qAT9bbluqnAc48H7rplZm",
+	"2cOX93mb0aiJqh7rzVO4QwKlnwVuclzcm/WgEQNObT/BMJ05IPRVFdQTZcNQY/1NTJYzmrM7wz4Aox3e",
+	"cpOCvaWrYEjpShmM6zyQrW03/8QnIYDmcUWSAnZL6Bt5Xs2KPHp2sm2ejYhX2/OD4H8tGFjs5h7eaout",
+	"bFNePM1fzgb/Rge/Dgcvb/YHv/zhf2ziR2unaLUEfK+/QJnvKJjNZsh7mZEYJi425Oc9K5q69xnrnxKK",
+	"MwtUK0swAwxWGBLfWJzPelbqtriIORcdu1HCA9TDsLYcXJaw7VeWwkGIIFR340mVf8L0vTc0XlH4Z3IK",
+	"x0AzYgDvD6sAH/Y3jMRwaxTybTUdv5EsKyAbwQgXKtyCsfBzr0is1fENruFejLo57kdOFHrmD5OLHFsB",
+	"iiEwy9OQ+lVfYcYRhBrY0CUuSKznOd7f12W8hzr00OF393l8Whu6yk2La6W3ofp4MEblhqJPK6Ykwuvt",
+	"6CgqT431SxnMyLZZhbdsBWxThvQlY4uUjj0c3CeKLDJ2x2UBuYWRkR4hc8OwdMvYQr/NM7WDAVieUf09",
+	"MRRf3BCndVVX9RJ8GimB97VegA4laLlO+R0TdQq+w2GL7c4O6GahLu/la2TOWiZiotUWii/EujiD6ZR4",
+	"bAvVDW1MF3rvINTuXvs1STOkm3uRNv1/aXECWLe+u4lWN8iImjlQn2hQMjas/HcOKsf2bp7AyzVicmdH",
+	"g5V9s8jk1ADouOnbspSvzF78j+QxbaaMp0p5HMeB1DnW0cfc6jT3mMztfhcq55ldzhl2cnYMsN6NvrI2",
+	"CW57fzEM7e9Ld/zHTyB8Lse8Dnmnz+R8PIMdszyTw+aoum3pjzX31UuGDeu7NseWmN82IjxxJsXCHi7W",
+	"70fuWPi8Rs2d7vZO5Wx+5l7+Bmnq7AcDorYR3jGnIqFZAu9+Q0TDqcxWtRvrbEWmUiZqL/pHplRaUfXC",
+	"qdJ0sCiyhVSMTFJZZEGib5p9YncsVUFHJ0nhGYQCoy/dkZ0YXG9tiCk5t0lKioFtoauEH54A0We/teVw",
+	"bpoT9BjNWDr5xCfu0FYm8elzVcPGWMkarmWQvP90MTg7H0C+ydZ9tRA8bzBQXEw7vGMRM3lGJnScy0xZ",
+	"PjDgAtPvtLekcja34vZ76lxMVHEC7a0J23FfVOpz4S++yC7SbvraAoo/EthciZPeVtW9cd+Exhqh+fwG",
+	"NIL1IUy6OguYiZfgqIb4Z2Sa47mjQNqvQ248VCEASLu9vVmXWaBHWs6k4V+q8DK1ymHLZLr1pv9Cv/M4",
+	"mdoh4bVzAE2pZVR7QPnlSFRlspypzTLZ+oxWQ9BCMJYYQrBiQoUUq7k+Z6Vc3CpLmQsMEQs4mo35ghtJ",
+	"qGN0FWhJ+Fl+buM/qXs1tmvCDTIKbG6GS2zGTFvN6fF4eNwopi0uW0z/2q/JC/tJAI6oYnc0VO5dNohp",
+	"yn5QYfbnkrUDJgNZQPTcAD4wssH1jocvcdEGgWnXboVtfQ2SJfk4hMRAUyrG7I0dJDfQXOTPjoM5ILvc",
+	"st61D8lrqWvauQ2h19Zf6HCwWhqi8PEnLlhIPWOqbGhyE64WKV2ZZNpI7741V2qFB64SWfnxy48DhEQ6",
+	"eHn4/ujsOGxA8Qdds+vvu0y45cVpj6+DH4SGDTC6H/kSDubJu4GTOU279O9O8uQhgQuhfcL2s5R9JzJG",
+	"dr0LNBTMSsv9WYqqq9SbkOrmYuTC69AGVWAdpdYpkTBIDsNrNppWY7bLh9WuR3v3A13A4I5mkEKkS/Iq",
+	"eOu+8358j+WXTflkUtNrBy9I0nbzWOJXvHhxeHgStZnYysr0rXDTrogcDf+ng6Q31CZbjVi/1KjSzA3D",
+	"vZszYAcl5y2w9dh5myuLJFs9v9v97oFIpYxvcM77i9MTN8MTYwD5tcBWJc48by9uWMVX/Kzy2znWUfnt",
+	"R6hQN7ByMu9mbbmQbqDNxzA3I0zI93bLVph1DAOdcgFOWIwFe6JIbAuI/XDv3vu3Z9dCcMEi8u4HMpFF",
+	"ljMTNw5YDCa0jLD7PKOqj2xlGV05vnJILBjzBSOZTNNBsVBIZK0NjGuRUjEt6JTtA2ms7ULKJjmB6CHD",
+	"fA00iqQHkd88h0R6y0Ddr6Xp/ba3YFQUep3uTTKGHheFRCIlNdVyxkC0tMBRjm6QOuvAYkZvpnRrtpkd",
+	"t/OMKWA/AI+KoILu9CVDSJqu341ZyrLVTl/O+PiWid0+lWNpXb+dP+Z5tn1DDX4px1IU+W6fZrv1NCtU",
+	"TseMiht99E8nXM12KYdNp7t8tmt1EymTm2S10/xMWUpzvtNoTdMi302ibvmS7/KdFsL7nT4sFrv1cc7T",
+	"252+k2laqPFOgj9XO0nPXMtuluzyqdOlO3wqs50GyGrrHb6UOylAlWd0OWLZbupTFelixs3dbdePczmn",
+	"CELb+cuMsZtdp8bsfl0/DOVGOQdtR2sF3MDOOrEeZBVhWP7MgoA4jzE6JDDCBXiH98kZUeZCAguTk2th",
+	"SdQNef2crsjI80/3YkbHs5jQnAz3D09MvrGNFFjkgCKSjmKTSIZlmeon1wJy0UzRgGVsqGqIIVTSjevF",
+	"ifxVW1F/JAeH5L/+AytKR/1Q/iT6x3fGV1+/8xhTxaq3/8cdb5ONQ9y0LGRG/8tP3zfPdpjAaVpt5bvk",
+	"7eVZ2HF9V3/z8OTk4GXY5xIGm7jNaxdSX78/D6ZIqtrYKT4NvXe/HTfhFjAPbnnSNF6X6yfKW7Zq78PQ",
+	"Q77NIwwFhur/nkt1+0aKCZ92XKXxGL6K9bqLb3UxsaGLV+tOWp6k7IrPmSzySzaWIpQkaB6UBPsEwFt9",
+	"lCGohmQsLzIBF0d68UGWDFHjjDGxT96a6MKXw4q/6uWwEmpY9QoH74Nlxpko7102462Xr+qZmLHte9QV",
+	"vLTukVkbJ1tetUWhufxERyzdMWbKnqfLc+8imexFe78u0mCER0fuiLqCzwrhg4mTXpwV4mMSA2YAtYfC",
+	"XmypHuKILDK2AD0t5LIfwdnR7QQp9HzD3UDzfUAI/ak1MQWAYe+StYcN20xacbA1QqhLmgD/lVXCLfYO",
+	"7w+8aCr81/H94V60R4/1OYaFo/RyL6DHiUrGFnugNG9GK+/CM1BAIzI+dsArf1PM0ic5pqleJyGvdqof",
+	"kiVN08E4leNboDCPSPzhw6vPn2PSOzwezGSR9R1ul27EE4VM579KUSMeOzh4NRxWwfd6fxke/PKX4eDl",
+	"L//r8C/DwdEv/Vd/GQ5O8Kdg6PAnOeU7cmK421UPmELQf57RbCSzO86Wg1uej2dMqH37RjXC7+S4VUzO",
+	"0sCDldUsaXo74GIwljJl2WBBRZ6tBi/r2LGHx92MCHsx6SoNz3DezGRYNvHT4fHwaHBw8HzDZfNX0Swl",
+	"Cc1ZldVAFGmKph9JZe42IyhrtR+gfnisDPwSXHU7QqpEQJogQt1gplXjgmXEvkZ67gMwj7mYEqEtZpox",
+	"505rH4bySeafTHnhe5N2/DM1HqjOqGJd+LY6xy9tTE0yM2UYMH05q+FiuaFwdJHlzDUIvRvZNeG3nz4y",
+	"DVA5DXWU1rK+Lew/n2RusLI72QB6eUEktgKAEdIz148LZmBntRzrQe/r4xwM7CI3ODgQFswnRLClORXG",
+	"bhbia9Gz5zZ8VAnIicmU5cqC4cFkoRr4A4H3SMonJtfPrY1TJNvUKuBamF0DuBE8ji/El9O6ItbdidGM",
+	"gTYDVpY5fAIssR4nMSXAYd83eTugb64FnGIVkUuBjadkatgkEhimiMQX18VweDSutB5+YgN8IvBfMenF",
+	"F4fDw2fDo+Hx4MCgRJndDvTftUgswI8X8y4G+cyrVc+TYegFWw0OugldGSMMoiGMeiRfdR+vxVzemVsG",
+	"fWLEweMq1302s45jFDr2blbyfj7P9n1tww5wNWO6LU9s2yOYgNCeUDUHLA3Q4bAVDdDaYvlMF4h4s0vU",
+	"zHf8jpHYxZPFsFHdcpGUPxpMqYSzvPJc/xDDTQrCzqVc5Qa3y+Do5DN2LWAlIpSbti1YAsUheLpN3p4Y",
+	"wlZjd5BeLGR+Y4DSRoDgEoKD8u+uWm001sm0JWsQlOtfC2ae6134GyIBt6/qLWf5TtW0uffU842XnvVT",
+	"edNl5GfAZwpFp/00k8TwdSNGA10suJi+InF5MRcjShYwrgy0ttKTokjv8svXz+/ekjdXCOgUkblgcyn4",
+	"GG7irkXO7rWqi/2gj1ivC1MJUaz0ZsXnP1yRpzKbqqe/yWz6Mfn21N4bPrUAUwOo5+lv+j/f4mqiUNlc",
+	"ONmWNVZvVyuvra3vzw7HykjY18neq79sno0fPPQroJGvimnGDDDUlQywHogBwKZZKDVlQDNQtjkQm3mY",
+	"bArzxi1qOlyvcmWHswW/jd+YdTn5BUYgH8+aeGshmQwmOyHAW23S1XX3X5EY/4hJLrV+L0HlaohepyS2",
+	"ExpH6AmdyOxaoIYgPcXQOVOddcJEgin7WqRqCsIUMypyBy2tS/AqHq2uhUCu9B4lSVZM9dAyccczKfTW",
+	"QlMz6kggjd30tJYCpYWmbkVtXQujt7Bdgt3gXTEuGsVEwjJ7qQz5lOai2QJWGqzD3pfvz2q5b9j9vRJg",
+	"DZPLvY7DD7bGqqC7L9aFnCWchg5DImcivwrikL6XhQCBs3TqliXhiULgGmRegnt4PVpTyoXKITnYhgAw",
+	"kTvfeN9PvOJzOmVPFxDlgH//+4KV/1iy0cL9Y8on1W76Hz9GAoDuk/V0B+J4LT2J6bp+MyJeULHHwAAX",
+	"mtN9bNrWQ10wFfkLndvswbkBqx5TlSvSi4EU5Xu2ihEPiAsSf/fuijwdSZolSJny1Mzo099u2epb3CrO",
+	"WM3o4cmzAMuiXLJsTBUjM3ZPLj+cDQ5Pnjloci0A1d6/nLx4lgxfHLx4cTx+njw7eUkPJ4zS4fjkhCbD",
+	"gxN6NJocTw5Gh6Ph6MXh4Tg5OEmejQ9ORsPJcEiBErE79hDqThgBRdRMLr2h60mR4tkAHbuKjKkgIwYD",
+	"Srjep8qTurgW+JXp4HIm02rsYgTlCyKFK09OPDYYmBRtEhmDJ2GQ3HYtoBmjlUnsQOe0zyIDCqAzyEzp",
+	"jfMH5vXavBy/ODw4apl/7OsDU4OTD2+deOfYzVh3n5kNG11LOfi98ge6eLi25xr8u+SimzIJpAkJSr6T",
+	"c/brIwb51wLhwRpHA5umKWYGPQQBEfyw2S5O6cLCpxhBaZlB4Ma5WYrUjC+2SlItwSqTEwbh5TQl3pt4",
+	"VpnqMxqkVrlgNW0VK/BxZWxKsyRlCha5br3F3s4SPBKBiab4VAzkZFId7XLus1aDDbZvAJVCYfqXNsIT",
+	"kjGDcbmg+UxvB1XD+e9/+8+430rfy2z6ZU1IP7iFQr43C+UfK66neBm+5IoZ4Dg76ZjzpjXqMoMcOFnS",
+	"ypocOP2fgRrLBSvHST0iBChOUDl0W+Q5LMSi2I0ftlNi1mqcsp8Yu1Xh5OQOfuT2mll3zSanryUONOVR",
+	"yzuWZTxh3ar5ar56OOBVlhuXzlawzsfFpLIbqG1BZc7syPvD0yXNTw/Ra20LPfw2fs5EcQN21YYreQ/H",
+	"tB4svKQrZ5Bx5fifqze2JuTGcym69yDiubTQ0lQulTlWyPFteUevn9fwKE6GLcyn3a/mdacqQdQ1bCPT",
+	"sFhXHLeiCdclnmd6iB+luAfEDpSwxl6b6l1uH02g5fEtzcHfhUFFXamcm3Byt11GygyuSM5Z9kYvpZ0j",
+	"oIBUrzm9xgcHGBoGzM0QAR0iAxrnxpUR6Oimadjt8rj7ZlCd8vXUws2Jp4039m6f2VmIHiwn/oXjFtF4",
+	"aFAIvNwIlLhk7Da8xesnCV21oGsPCpRXbwfp+r8LfLdZttMYAi1hty5ZS1sIETnQh4HSWqiCkxxuC0ny",
+	"5KLmkL78SsxDXcdnKfQmnEvynFwW+u9KRc8311MTMehfWXf0QCXmzL+uUtYSl/2x7N61hbYlFkmXtJty",
+	"rhr8HcRht64GNHoD2thuwD6/jw3fFDDWyhYPzpe5m34UKkTa4Xw3YuGY5K2kN0HmlTk1lyb2rn0/fOaX",
+	"8zBYrwmJ2QL8lhvIEkggNTEsUCZ2x2/8prG+2ECUDEEQ0Av1yvAcLvKY9BKW8jsGyI0LswFEELMPdLEk",
+	"1q15IxUmtMYRloAXPPSOZXTK+hGJ5YIJLqY3Ji85Jj2sbwIXJA7RGViEMgO4H6zwWtRq9Glxb2ShmyzY",
+	"FDhi0cdfPuUiJj1bZp+MWL5kuuKlvBZlaJZ3mIpIzJUqdHNzessEIlkqdkpcFRGJLfSq1MUzBNRQfCpq",
+	"11JmSGGy7Acen+4Nr/xLFsDop2vXh4Tq8FXvcsqC18TrC1ueezGF1Vk/ONQ71OHJMzKe0YyOc5Yp4HGD",
+	"1WZ4P7MiZWqfvJHzucSU0lHGKLBo28BBBbxm+kiZcpX3kUwhY5NCWUL64+GwTtTYKqjx8ORZVd0dhvpY",
+	"5BlvhSFYuyXS38Hl8YJlxOyfeCsFt46BMGaajeRslWQ0Z29m0h422xq7k7Tgyee0yydKJryYf552ih5b",
+	"W/5uhNqZly2GCfF9M7qCOKonCj25ALel4K7zFHmTuSJygRVpIYEXCJ8KmUGklTBl2ygwvmAkkcxLKO4/",
+	"yiw0Wq4tp6Tx+7bz01BAaLK+AkYrIvro0W6ghZ7RxYIJIKIzo6dffqIMxpkNjmMZlwkItQskC4yo/nNi",
+	"2BXVu/sFh7W1VvGbynskpQsF4RRw86//5YHXHhkOXTmJvJY8gXiEild5Q1NaWjGV6LKt9mmrSCG/FRYn",
+	"oUugq2rNZqdfbTih1nMVakMTlRdFrhDPSWogQ8rBCRkGdZOzRG8MzI3Zzj3QyPb8LOFzNqLNNrjZ14zr",
+	"etzFdv6YjdwrgSpLnNh2k7foMBQP4PHgj0UOUXcT+f0NcD4YkaoyLIS4GOyothGxNTqDpnNvKTvuIycx",
+	"UV0YN500tPH03pv4WoiOeUJ6cgIQyFp2HAtTDVXfYF0kELWfW51qQJmaBNXjE1h3NJux+9iJWaeDhDrg",
+	"94cTCu7E46M/LePiuuEilWMTNcqqg3t3w+yaW6m8jWgqmyLeMJONF3EPJo2Dkts0EdgbA94uIHVMClbf",
+	"+EcrYiioAzdPUgSiX95q2dal8DkLU/onBQvrT5uPFigQoSRHTFsIc64Xc7hsfBY4gcPvmIqQc4RWh2UY",
+	"LgbAgFp4b+FwBeNgWu9aYMoIzkmJo//uflxkKpwC5KP73zD7YkxoyrJc28VgvlXmK9yZJVV5Q2AdPCKp",
+	"nE4bLUFpSUawCnvwhuSkTCbF2BzzhHpyLWSRL4qc0JTfMpOYJyHE06QyIftthFGsEN0JZn4qp7op++RL",
+	"kaYYW8CFaQjyMl0Lkz6MLcbIdmQG14dLlZM7mnF9ti3zTgy6oyoWi3Slz6gcsPWXtmQ8UtZVSg2tcFX6",
+	"PBpWdSqn1YiTl2GXtC1m0/b9k+6dqfFbtAfDFAAkO4Sc0q3XHetRyApcBtDiSultVMdaPw+Og9h2DW1+",
+	"cXi8Q5vXmxqVc7Le6oB+tLywaq9p5VXN1tp+HzWdbuy6Cg3d1yxh2SceYugcUcXV9ttu8/1reHvHkNoM",
+	"fYbbPe4tsxU7gVm6LjTBWUJk/cPYGxdFNp5RxaCuB0LvdvN7L1Kev179yESCyB6BeIKGWP44yegkj0mP",
+	"JRwSOvqGhMmMx6nhkWdJrBVYxmgy0ArRj9yGIvbcEIbzu2Wrua9CV4ZoScZpkbAE/DTqCarzanDri5NW",
+	"yuixg3hAvKGfkVlU9XnZindZF5+mMB9fWDcu99d2cZfkJhmGA7IxVbqgkcxnVe8rvrI2MdX1E8gPNqA6",
+	"EJu4MsmTertDzE9IrARabj1OLkXeZAY6xJ1XJBaMJVrYeguaERjIV9dC//33/+d/k54UH/Te/QciBbQI",
+	"foVJQf8uS/qnxPbPfI5JCva30kh4ooiuzHrIrwV0QBcI27Ru7CKT/46K+JToocKyUppNWQbXANCcOCLx",
+	"gmYx/ADNik9JbHNbYzMm16KHfSOFgCBSveJY0oePx7cqJn8kY8bTnv2QPCX6Qd968O9AjAyyYu3W4BoS",
+	"r/Xrfk7lE0Xm8o6L6cAcL8lYmya9WmnAR8THkJ1qEFFgKGZUHw/dvQdZsdxcQWj5vXKyq1sOXSD/9R+k",
+	"0q5Qwl4Nk/TR8txRM4TciwyuMGDN2JwVSFMcFSuFoWiQPduDVenhxHhD5FF7jWQxneX9BkbZ9tn2+tX1",
+	"oNtPbC7DcbbVMa981VrloQB28dijhHf7ApZAp7AZOr69NLkLHkJGOyjn8a3FAluDpGr1terW0k4d2w20",
+	"wNNmnS5XkGqjFalGdbjSURO8gVvJlQ+OD0/ayRuuoB1dLebjxhXVsgC7xnbAsHaIDG6tuttqs5LcAonM",
+	"xmmlvz6PFdSGSs+8Uao02RKEVNGW3VLxRN/KcX3K1nRGqSU3mg1fjR23dliQ/jmilbW9ZhZ3wFD3P2sR",
+	"jm9rXKuwsa+XxXTKlN2IGgwaZIVCxku8DUSefUhCBQgGbZzAjT/PzZYpWD/yU7rQBkIjQ7lKW9lDxgJh",
+	"Cfkj2W78nF4LY2P8kVibyZVwajZpY2aYF9HIsHrEGRuLjE1YlrHE3wVD2/n/3fF23fH+7G0O68IHtlyD",
+	"WESEkipReQ1M4sX+85O2+99lMGnwamaaoPiv4D+12mZb3Z137fabtM/E0oq14QGxu+ujETKYIYSAjm8r",
+	"SVa2RdspYdzS7GYfgAI61/rn/5N2RSObrie/mNgPAKpGR7pTjz6DVEUqbJ7UzYOA/IZ0mEkfKUn3y5OO",
+	"PgMIabRkPjOsph3NjkDoeoMJ4SyHZpuhFBBrX1Rm3zNDaiYFmg7NxsKfS2PE2g6e/K+p3hZb6HeZLALJ",
+	"mOV219FX523OoXujB24LvmHatNS9VHArKP7pMLxD7pK2XbVTPaq8jKkZHE3PwWnRnYmlybKs+J38KWox",
+	"0aFIimBUj1lg1gEEmCUZo0l71rUOLlDs3s4yhtK7zch0zj4IYLVVhsdsGvC1Zy0Mi9fw0j+YtrJlqu8i",
+	"pVuvjM7TADeXT3uIo2AK24YW8LWakreOQ4PE7BnT5rciQEXDkjIVME6pSNSYLgC1bCGzPKM8twBWUt2q",
+	"CgaJe9tkIOiXq+5R/4218TmnusNvITVyffoT9/tGyCh8C8h79F9X0hBlhCgw9QtPlJfHXgJS4J0leLcy",
+	"w3uOjj/FsjuWAce4IlRvfbP+PrlkIiE8vxZUkRmj+nQR3w+whkGu2xAjLhtVJP4T/PDHmJjIyZ/Y6FKO",
+	"b1lej4pVslA3Cbu7+fn26O7Li79e/XpxLD4tXox/Sg4mH9Sz6b/Qo9U7Niy+51/zk3/9678tn49a0A+V",
+	"42JHKSg8ejq4mFocpzAeXA0smt970cNwOAMm93QxoyNW4namUt4O4FpZgc0wjMjXiBxE5KM+LX7SAwp0",
+	"dBBdfS3Wxh3mBwe/PmbPv//z5+PzKjLsXw4HL88GH/7l+89fzgf/9stvz779j440mFdMkDkXRc4sD+ac",
+	"i9xY7ztcflQxKhtWr2OW7Raiq2XbmYMWclHNZJEmZMQwsh9hEKjeiDGy3YINSoNUSnND4gzYSmA0uWN2",
+	"hRO2KhYtDg2N0bNdLPPmENyHxt4E7MTw3ADUWHuAM/PBZTGf02wVgDhjAuCnjY+nFnXNlkzlZMIz1Z6I",
+	"950tMGQBzjNxCaAOgTvNBU+ObuaZwd46//h2cEQ4aMgJZxnRRSXk88UpwTehVeZl+HvtE3+PMIXrkXYf",
+	"b0ekLpsb+QMVRl+rDfW6vZXMeZ4/7LKaNqerv4MDmWPGQlRSaNET5WHSzemC5DJyOjFjC0Zz1Xp6fRzG",
+	"+uy6WjqiOq5ChZkMKQ9+J6Q89eh9nbzmWT4LiNTPP//88+Dz58HbtzGEh9sfYvIU/47LI6UBe5vSO2aB",
+	"SWhO5sV4VnOVvHwxHAyPBweHobgfT/sPBy9/+e34W2+Afx16f/X/1P9TcC9IOMs7elzf2k9Cg+iAL0Oy",
+	"AukSkJZaZBkgvHlghQ+VEwuiuYbvZJfRjtcDk5ROO2BNAWnd+5QGgzVaX1J+kEWQEdesaNjGIBaQK22H",
+	"TCuBhd5F4zyrMToeDIeHR8cnz55vsvg36neWKSnggOhl+JUVHIOYrp/RkAOrhrL08e3ghQXEI733EfkM",
+	"BtIPETmLyJc+LCEAjK2uiPePhMhda82PB4Mj47CXEzKmGSM9UWSQ36E/6Z8a9FpYwnr4uSCAyFlt3vFP",
+	"vz8YjJ5Yd1bydRIOdSlD4cRJb2uorpAaX7zTr3ZlVzSGXRzbwGUsz+027tLfh1S55aKbs3wmk5aUvZ/x",
+	"5e0kw4GEiAnLgLRqt8tGf8hcoz1O27L8bYfmale88J8xBfAxgOfU/6VqBom4+n8Baqt61jWvt6AgrdT4",
+	"Bj+r/maqrL0I9Vd+Oxuv/fQVW1Z2bLe0+M50uus4D8PtLC//HcJWztiPXFHCIFSUHB8eH9bST4fDrg7E",
+	"zUIZFL5yG1nTCkhjVmMi/vou1MEpv2O1He5fzr4EX53zJElrA/HnHz5++bJV85r22NpcUcF+Gd9XrUcM",
+	"onc73GqnVLzHj4JBzZBy2uQ7asBiBq4i84aln1uAK8q4sBFXrxBQOloU5V3ayfabqqADpiFKm7cAXkmp",
+	"uOLGzMw4Td+JJOi0cD7k80wSeFMLt0LI5oQl6NDyAVmRIm9C0xR4vCYZYzbcrlhMM5pAgGD1BmiRUgER",
+	"/IoBhwAVREJYtsx80jBdfaOzZHvekP48mIV6lRWMLGc8ZWvU+JBvLCDswI1AyByszQ/MgVdldZSjUmid",
+	"vDUJ/Lssw4Didi4CfH3dM2AqbLil08Nv3oDEW0iqhiMTV5Bco7WZnvL7GS1UXX6NNN7AZ8GQYiOR6zX7",
+	"Q/1EubMLNCivnfoNrfMik/BjzrJFxhXbfvC3fW846XvqIMAmZIdlaoHeoW0AjR7fD/Q/BuYV8MVKl2td",
+	"8WrTBb8Bpr5ob8lGMynhvs8inNpw4puUKxQFzwIo31l3dttV7BkYG0bJizCGp+vlyZSPQ86O8a2QS0DS",
+	"SN7gFDUHecIZFIxb4n9XOZveMUi0ID0pyHfvrvSRAIJnof6GuM5dcDexuh+xtgbZL0YpVzO4Q8RGcQDl",
+	"GFvGKBOLLwAt3r293yq6gLelcHOYrBuJjOA1G9OV8zwN5w52Pg1Fe6bvjd4F8zwiMk26exFRruw0bLvi",
+	"wzGC3lWgXKuT6bW5CxYnNuWsFMwmwKBScruMI0rw4+f035UivMUycC0oP/LS+mv9aj1CAXuoU1e35cH6",
+	"7QqkavoQ7XQ81rZELkvE0uVMbtU17X2i1Z4bsPRQ2jla+bs1d0bvGBEyf/xmdaKObJvX73wj7pOqLO2V",
+	"w9EmcfBuk0aubxKQgSpVzjKtgScuKqSHjrqRTFYQPeS3p2+5ZXfR221WFAp08/o5txW+pTkN3Y/AW/uu",
+	"XfErQs3+5zquDeJKwx+wADeOuK3QBMkKuXSbYMXQO+qEMhgYtxbj9e6u05XYT2hNvUVIsdCdWGImYPsG",
+	"VZ2zb9Ees21xF0+1Wdtue2IREbYiYIBGwaAC7AwB0ZYTsi4t++XIedZNLdZFJqswLF13S6qTrLlmPuRy",
+	"rMyWbG1ZGFwGYOd313abVsLDhDnCES5r87ILfYPEH47mBWD6sJtjzU51wLxFlZKz+zwin2l2m8il2F9z",
+	"Sg3boECWgxpAjxrPqJha9AGu/G23winrwVI2LBnozNaButySTYtmuxv7U0JJXK6fUuVBQhk2XoUyajet",
+	"dd0kxcOknr9/7NiDbmnUg9Oj2+Dp22q2usvNMBrLabdFsFOfKoipW7poK9jUg92aHsBlPXhMXNbOIDHh",
+	"2JiAe0RIMbDIlYTd03FeS02ICM3JXKqcPHNPFikd13mqDo+rmuJ4WL2A/8Mvf4IL9z/0rq/38a+Ga/dz",
+	"l158UYiuipTm4xlrAPPaYUm3xjjeBIfO7hcp5VvDPi8K8c68+S3aM3TQl9zcUDyqCrLQ0LsmYraz7cqv",
+	"18ykn6xvkiYMYsogGTtGbzTCPj5RZMVZmuD18v5jQ73j4x+bz+XdTmIujsruPw5cEW6Ub2ZyHNyAVBmZ",
+	"u6MJdVH4hhP81VFo2pBwI/n2Y9/Um9XUBJRfnSPPPFM2Dmydx9tqgHLZVUelk7NJ2w7js/GYLXa9MZ1m",
+	"LOCW/lyonIwY0bbzqU/rCO87b8NfCwkIBDnL5irsVQ0wtM3piv7zeMbEQK/yXzcxs1WAdY9bWPXrce+f",
+	"6YqSNzO8++sCS14TDGNx4IA1T8ZrmwCw9S4i4WqR0hWBYHnAOwVTcEwWdMoMiU4ofJWOLYBj2cl/en/y",
+	"8t3w9eNmAmTcmuNeRQfvD18ePd9rOVq2jMi2unng/lyUebrVDhvCzHUun8V6ztFWyJ0N6IJl+4PoOmOa",
+	"ss/0PqyKc8Olunm7wR4Cz2KYiTFHCkaHEOjeaB63yyK7CzGKnhEFT7RgYVKzWkiR6EUMzGo83ydvjQgm",
+	"NKcQxnhKhCQ8CXA+tUps8ZeAtmdSqWyo+m6H9L8WXRPLasLU4L9sCRgQ7eUzKm5/lsVnBNAPi1jDRUn9",
+	"2GmSYvybB7OPlN1cr9EbxrAQ+Cn066dEKsYsTR/mKoEGPKyEHSxbdFKFIZIfC1GmG8BYZaybQMaEzNuJ",
+	"loMz+Ni4XyQsQxib3P1zSRUB1wFLIHVlp2xEgN+/s/PREJCRUpUjag5CH+In4Lg15Gu7yYKXANvUc++V",
+	"x+56N6qRNh5CXyh8D+Ho4QH826DSVDG3YA7/HWBpm8FfWtjZXu5qaXK7de/Z07CoGjDVqvJUXVfN8Gr+",
+	"/FQWhKfuoor63Kp9LWzaPwgL607yMTvfgmhQxTDANe2WMuRPIahJwicTlpmFVa45lpgS4Nxr6sSf+lW6",
+	"6aOXw53wETpgi6xjhVT76/DJyjT3iMxoOhmwO63T8MwyrvO3t14fPpJGFxCQRuyqR8Cq2jL91Um0UTAG",
+	"zaI71pOVnPOu7TT4EuUInF+8HXx693lwcHCytwMuVHvd4mMzeLAJ64hLqhlMYQNqQn1MQguzleLYhUav",
+	"lbi0pMCrU2jX5AUP/olBSuDKbMmbYAYFoSPFRN5vI2vdCfc2Y4OcCUIRBN9H+DN7JbT9iTKPIugUdR9w",
+	"ccdELrNVI9pDK0AGK284SVtl4MIwIq3tH7zRRoIPnijCE8xrjNHrtM8T4PLVhz5DTpXJpSI9QySu20Fi",
+	"C6B1g4GBljyrHZf4on7o6Abydd/hPHeZy/Ht1X3LqK5qw0xVW8e+vOqrX845KwGTbnNO03R1Y5e8t/qd",
+	"2eAbDdWYSL+stRFtBoo6E7VrjzJtWhFqLkFID+8ZKfmXy69fTJxFRJTU5/mETzk4s1Op8v4++SiuRYbe",
+	"QtV4eUJ6c5kxQoVaskyR4+Gwf2qr5kyRsRR3LMvhQJBLm8L9RF0Ll3kNefCkWOid92U9Bf7gcP+kmgA/",
+	"wPuX3w6ig5Nv7hLmt4Po5beGi5htl0ei44XRep+JoHOLJzrhLE36+6FebLpWGrS+V/I9YB12gVvWcDWP",
+	"/XiiyC0DoAhKQASVAqzbQvC/FsxyHyFqfXbHatl6EymTm78WNLVAQmXP6ODXX/T/DAcvb375bRgdvQwj",
+	"FnhuukAsFrJhaX1FzT+I9YaQHrC9nQwjknCVczHO+6eQukfB4222I4lRwatFjfu/IwelT1YML9tr20Yr",
+	"NuBT9JyscgkHVgQmlsmf6mTl21vU3h+5Pq65XOCYZjTnYvpEEXif9BKDmnLSPzXP3HgjZEWVX9bfhg/b",
+	"2PP/HY5QW96F4ytax9qznXwCntAizdU+iSF1UiFUjBE+KhKyYuqpkN649PQBCuX4lMQrpuKnsZBx//Ra",
+	"xHNGBXBOVnXModEpBk1ZC3DGR4WhXISK4ViG0wKJq31oh5kUKpJr8eX88pTEYmGa+OX8kvT0kEhALnn5",
+	"97/9n4MhQH4okrA8o+NcZooM//63//MMLi2hWEcPafRa/5TEObsHRGkw59h9XvY1IsLDcYjgMgLSEmLI",
+	"voixO+MiUzIz16HxJy5uYwMp0w8BSGLNocjbS6eRFOaD2FfN/RK2KkwygrPXrC2b/fSe7PgT88Cimu4p",
+	"tITU8qz3D1thN4pFME/MznS4XQuqFL9rarUTn4Yr5bHMWA0IeGvsGn7kl+21IvIbHFq9G25kQEw3RHW3",
+	"cbIFC93urYe3qm6iVmRHv4/6cwtok/q7MnUHIhn06QaKIByockHHxGC14ZySg/392G4pcXWbQAXkvTvc",
+	"3z8Yat2nAADpBlVnDIdFOSGx2fHjUxLPizTn7gXdDD1S+i27pVde16MeE3otjFmrtzBjrB1Gw+HQA25C",
+	"RXwjZEwoMftijb0WermHyyjaqzRWb3Je0/YiO+FYZo2t1hbUIk3an4wL+53/4xdojP8Lwki9sQ3xH33W",
+	"bQw+ucLm+j/9zNQXCUnUfy7MJcT6zfEip2I7QtlZ+eautzdAx+sRL67rGghdbosr/Hvc58AwNd3jKCby",
+	"B8UXs+yOj9kbQPh4vWjSt63uGKCh5d1CTu8vaN5cKIRjhBUqXA+0qu4KX93xXoCmPPlB5Bj6sTU4rTF5",
+	"4BJYtbUOODgFMg0wjTDuBO2FpUUgmdNbJOhlyzL9Txsrd5IneAWecnELB7gOcdkgZ1ZSKwkadaKXtQmv",
+	"TNTakqgMkp0zN0NO/iJ/1XaJDSqFe9uVxE58s654yzXrh995B+TjYXPs2878jPf4PHQs2nRl5jwnhsOk",
+	"9NGSTBaQbR68Lii509FVCMg92visejZfHA3b3rRVKm+FnlI3E5Aq1wtMq3q0a3Fn574L245fZbA2itD3",
+	"RiBcDrAEiIgRQ9aYUvihSSKHbOIJ5AnboaruqKaAVvup14b3+Fnlt9dlIyq/X7oWVX6+sM2rFszWXnzr",
+	"Gu6PxG5RdrUFV47D64xyxRKiZjLLScZHEQEa26S7t+DBi7YePrQwFwfOSdZDV96xPdlGvgey5heDZb+G",
+	"b3YQvax49o6bPHu+fgi6vvnCRB8mEd414G+KsHuu8lNyyxY5UIjzOyZ2ChTYqGXWF3DT1au5Q0FIdC5A",
+	"n6h9cuZ0iKWjx9e5IpBTzxI3/qewdyGpJR55nTqqJs8dP8rNSljRdNcujQpl1yVUNyjLjg+rvdx2c9TF",
+	"7tzRoLR9XE8AKR2LByGbc91mrBlE+AZB4DgtUECAVvP0qGKE8tI71IemP5LDIfmfVdf1IQpCRTi2DVzV",
+	"7qzT+d6TjObrTeodDA9PyB/JwXD/8KTeCv2scyusdVuqm6Ph/yRGQIhi4yJj6HjV9tEpGdEUWFqTgpHn",
+	"SPFvknf1OyANgSyy4Vazdn3JQ3hFQldlcDQZU0FGzHmsHT4tVGsZ3LQZTX6Vgp1q44KuCE0zRpMVMuF6",
+	"9xG1lJbh4bPB8GhwOKwHY+21ShsFu+ExzdfGNd8umU7NqFZ8vVjbvnH/lMR22IyncSwFuJIiwufzwnBZ",
+	"yozECRvrfiSxHkD99bXA4V9QEz3HRGIvReOy5TGIyOY5AUB7RWLEQU7iqpPB3RTioNgGw4BhmxyEcv0+",
+	"EL9oawPhEL411Xk/XWI53i9nZSP8T8v2eL++s02zU3XljojVqXoj54vCQNSUWNevDJsyF8xsUVyRup1t",
+	"9rYmG/taoJFd0VzIpMwziHHr2c2y3PpOLVUfsDYN+6euUb56VNcirgt2XNeSpySn97rCuBR495LZzjC+",
+	"jizSQvkVXQus6RSHYeMpYp/EucenqHf6ezrO01XZ6T/UO/CHa5HT+8jcIeAKLL+Pq2uybLMuLFpvTZiq",
+	"sSy0HWZewInhj/B6SS+fPWt5LrIDEaCja3+4yul94PvnLw6et/s83IBnh8+PW5VQ941XuhQcK6/JtdDG",
+	"yuSElOsFoxYipEvSz6aw30UmR4zMGVWFVsbccIlOac6WdPVEkXEqx7f9DgwfTCjZAM+Fz56AdtVHBZp+",
+	"TAzlAFe2zuqmB+0bPF/bsLcekNpkkZnxtMlkwAEeOhtVb/vK/MB98l5mJJEyUyX/0ZhmGTcWicr1fmOB",
+	"7KF85FweyyxBevoD0pMLJmBjG5IehpX0yXJGc9B42sahq1p269GL5nCKkzZnrrrY4qRZGhQYBzOEG+Tw",
+	"ghkq3UAYk0jYfdNxDj7WZyCT5Gw3ZBOlQnoQlTrs18FCQticLk+jHJwv0ggaKshSsgDWpZQ8cm2k6+X1",
+	"XvhUagn1a1ZMIW6FXIobrCUGuogNNYLj0pf4fkRiLjD+zBYSXQuQqZs5V3Oaj2fGBgKRSiRTEAkx4bnF",
+	"I8eFpM9rWNzNpEDUOIxqyWdUkJNr4RgiZowmbiuEzdwt7khvVfJGptrwkmkCqGvUzgnMlnpCMpYzoYeg",
+	"XzWJqqMBIZGVrhlBch2DN0xrQQNCzVVjaa3MDWqmritebg8YBeGMSqk3M13K0wah/yEISB2/N1flb/Du",
+	"PmdzQO4rMjtZKiLxwu7c+pVZMeeJNpvK51oR2Ct30APw5rXQGsa+Vh3893vR3htAS7J2ui6jDE/7ZSsW",
+	"t+nWjiAJVjxan5ntFlY5Kh8Mt5yVaxPoat0wT6oMDwldi4WiE+yXROUys6YvVwA/WNFFJy9DyigpFikf",
+	"0zwE6uqKtkc9U0XPEZMbBQKTT/M4ckw1jGYpZxm0Qm8S+RI8R2bTlIKhMbwyqCNaT8zqHrphOLy7pCrs",
+	"Mnel2t8WpOkfj8rB8WpumD+l+FRcUXXbVijrG/YcgD9CiGk5VbdPFAKn9WKE4Ihh86XlfgRqkub2Lfu7",
+	"fvPUmfFSsBCIlp/q9HiQfd+CAwXBqLuGk+sjTlu3mBzTpgSuMvRaizSdMmLfrsdf69FsFW+cyq2W2yeZ",
+	"X7BJ6ySKnaLir+o5MH6EfFTLpVENqTRt0mYe6LM1E1nmNXjT9Uuz3NTi0XfR/rDJXM5kFtgR3+hnXjof",
+	"UlQZ9jKIPid4ZJ7JYjozB26aMSKLXOUUEc97eO3qtsOqSWjatO6v7+bGXVtHtfDQbTg+WFvDSHMM0uly",
+	"XPNpfLa0my/YmXv9W7RHs/EM4tOD1xha/U5lA47Z2OeFD0TuSpVb+UccFCfvMMhPyFzecTEdULyfgw9U",
+	"RMw/E/RtWsxKhZRfJtZ6TnpLxqcz424yfF/9IAVvKC5Q5W+klog8cHh7r4fY5KcY3rEUEscotFBvnVpO",
+	"teClXGGAuz7d6YcsARlAiwxvb6giv7JMPh6kcMZzPqbpJ4cSv5Gxpvp2h/TBJFHcEbetz+7Ht28vP5JU",
+	"v2C1dsLVDPlesjt37UaVYkoheqTTWs+3ufC5mGYs4Va42i5KvmAf3ZdBwjB6/xpOFB1S0+Z09UaK3OAf",
+	"NV02PlFELgWZ09VgjG9jYrY+yLAE7QqeK6KK0cBcRT6BRAPE7V/ks0fhzJpz0bmDjXBuosgzBy63qbQv",
+	"7sUSmmlrL4BVwvvgja9O2vgCZyydfOIT9kEW2YboqWZwIrboiA1SWeStBfMH76tgqTujZW8GU0UW0J4P",
+	"RSwFiywXAq3AvFJ1i+kS/XAsNWjwtnO6gfnV7Sh+qJTbhGw9pRStKbyqcrDTWFmmVZqjcpsKiFptM6hP",
+	"cZd4qvrmuiFWvM3qPs+YYsKywG6g5jPa906O6ahIabYqlU3CMsjjRpvoFYmNalIx4RPQPLC9+VroWth3",
+	"CM8jwvReaN1Xla+0eZ7THLCgCVfEvKPPRYavwX49yRgzl2INg+Yp7W6WT4fkcKvlGpnpZeYp5yeK6A/2",
+	"gyWZ2NkAGE0ZLNOekb8DIlye8fnPeoF4UQ5tK2qPkRZGaqoDlf3SYjbbHTLXc3G0ffwKA8r9VFvSi3HC",
+	"Y7gl15IIzk5H4W9yDpU5nZfTeS16sR3p2sfmzhf0zhNFkA6oemh312ZLuX8t4vosxKSHvPBSpKu+uZgk",
+	"LOGjlOGVtS5gaQADbQZq8soEAZirUPzsWpjvjKYyhiQkYorExz1RpNBWqBq4Askfybtz8pT0dAPJU3Iw",
+	"HAaTbbosGiPq9VCznUV/A2/u77gOGmvdeVG0Xw27OqScHlrOZMpIwiZccEwwY7ABnP9wFYppXvcw+Ye4",
+	"jldiDz9sPPAUQXpDAvmnf//bf5LnJGNTvcX1IwL8dSwhdKr3qhyS1IqMDeYy4RPOEmAfVZacPM/oCrTK",
+	"PjkbYTQ40GFBrqg5oUSGK1pIWxjJitRG5qh//AEm4FoIQARXDzUtaZzD6yGIBZ/SbMpUTgCWEjXbXwu+",
+	"gG1/JtNEuYilEuz0lFD8LiOC6QOyImqR8hxTwdlfC5oSA3O5v37E6nwIKsfneLj5SPT4w6Pm2hBz47OU",
+	"WT7TyxLsn+DA4BflyJgI31wCmKNnqXTMT+5+Wit9ml2ObCVL+doBzK2PF8+fbWVJ9M5mXVGn105uNSz5",
+	"rjDbnY43pv9hK8k73qyfZHyl0LxhWHj5Euy+i391F4cSfPJ69TDs9/YEQeW5zw7aRmh2GJUdzgYOWPb3",
+	"AI29kHJOkA25I7lmI2/n54svxCdw7k7aGRi6ScbUbNeLWvj4St7WSTiz/OZf/3p0N5wffnk+/pfs5+WL",
+	"0dXB7fmx+pS8nHygz4p38mT6b/xQ/Pn++Y/LWqbCwWE3WN1KM8LyMeUq3/VCwknJRk5DeCkoCGeCku/k",
+	"nP3aFT042pPZ9EvwUPoG1oMCEkqfCRLO9T67HfgcWRZpM4eSo+EgoasqS+Q2UN+OTV5QpZYy26opv7Dl",
+	"uX21QVPaxeiKDM/twlwV1dScFHkLu/+r40I0Bf2uHNO3tSSokokxCJy+YBnfzhKMDT/HdzH/flGBaVc8",
+	"Ry4sl0XVAdJyB4pqbICHx2gSQEx3qh4zO0/Nc3vuRqHD6eiTHNMUIrPB+hynheJ3CMMPYbb1CO31M9Ek",
+	"Q2r7rZmnuWzxWp3uMwMy9lxu6vcWeq4M3qrRc0F0gcyImWyCL4H/1qH1k1783bsr8lRmU/X0N5lNPybf",
+	"nuKL6ulv+MfH5BtejNY1Pj5sB376IEEMGNLQt4ntJbbFEK05/DUoerDkiX1hh8yttf3FdHpNtFtM3n8L",
+	"V1hIgEJcYXUR+kdxha2J7j6OnHNdBSKsFotM3j0QQvpRkKy77w56tX+qhLtsXTuTIp3whzb1d0E88Gap",
+	"Eb+asYQlO8Jutwa/rgD1GVKlEHcuvoURI1X0ZxcgbIGie7kcLGS/cs/akXLqd4CH9kb80cGhO4rl41Kj",
+	"1NZFrT2eHDn05jXEhDUhaAvX7OmT6mrbjtjszcd7/DBM0NsEuzkpP9oVetMT2pZ4m1lVubaUt98Za9Nv",
+	"1AakzbrKWaeRpIqtQySno42a9TVVnXCY24bFtL872eU20H7TtfVFSwTp0DQ54ON1KqJKc+qDG5UT02Ja",
+	"d4k3/R0G+/FvghqHb8ugVIIpQ+zWa8+7U1CENrBdVcWa2ewv7lpjt3S9HZyu1eEVZF0ngr44NkPqemWs",
+	"pzHINOB7uaDiliXoVyHXxXB4xAhN5lzYf8ypoNPyGRdqwca5dD/ccbZk2SmJVU4nE0jDdGikFHw6NOUU",
+	"MvHLbyGjaVHkPv8nNAG41+YcuamgYvAjm+/2oj2srtrr8s1gpxupFDOZsg0NRxxVQeeIchO7ZsTdmw11",
+	"7NL8Ig/uERhQ3hDE+rt5fHinODDT+KYwsOYwPHaffx1jCNeYNVjC+iXSs1h4E37H+kSWH7m7KOMaAa8I",
+	"uZqxFQSyTmQhIJKWkhEmBV8LxWg2nr0iFK9BIb0BSsRAB3MLPWFLsmI0U2ROV8hJNtFTiinJ5ltF71hi",
+	"MBWuRS4TzBOdsfGtSXYTkqRSTIGGQinMhZwjPBfecQsJiRiqD3XofwuGwQ2txv5twc6CEaGZbuBDyWwV",
+	"oJCFj0S/s5VtvKnYDa8lkV0SdoDW5ahTcJsnux2D0yE1h21HFDTvuR05KdjZJGfZZ8xHbIAxpupWa6qk",
+	"YJgpoKXIZQ4wbwmUkJWYJlqmUBwfb4UUmWZ0zBob8tYUfDSsYSMPX2wtuQ0q0xVVtxaQKeV6f3orxw8i",
+	"Gg5BVHOZtTCgdFvO7btbMajNU3U+k+hIbX7lckzF5jeu2HzRgOlGsynLr+i0bfwQmy8uqJhuFcor96JP",
+	"4/YQlkgsZMMS25Gm0+1/YdFEnk6IqDO5VxlWV1Ov4TSFB+1zTbjpB81bYMdbKafD1/LMLt6/IScnxyck",
+	"Y04PwI4EUdEXFz98eoc59hFcrskiJ2+vLq/OLq76EWH3Cwr4GJWt81qUwC/gZoqtzo1fkfj9xbs///Ht",
+	"2cdPP5++/vnD1x8u/vgsOhhGB8fRwYvT1z9//vjlh6t3fxzG+8TTxHoLvhZLmqYDSK+Giwv1CkIPYXd0",
+	"2dwAXoa3fWqhuz+YyGxJswRAgWZ0sWBCaWttXoxnJKU5y66FAZnHov+9mC8grOrw1dGQ0JwMj14dDfun",
+	"ZWW2FMwahbomumkjOr71q7kWUoxZZKgPMpVDs/evxbU4w0GGxK1JoWz+w/FwSHqUxAnLKU9VTJjItQmh",
+	"jUmYw5hM+Z2lU8AU6z6kkby6riS1L2imzBzCnxmAtsPrkUNTMBMZARAKzMvluzdfv7z99HNMZEYKxdS1",
+	"iF///O7s8urdRYwoavHHL1fvLn48+wT2L2LHHJyaWNKE8nTlvzKmlr9/zliuC4AS9bxDHbGd8Zj0IGgF",
+	"/OPl9zNZ2DTAOU8En85y3Y/xDC0s3T945Vog9HnGCIASL1JkRJiOk15ZXEQOj/vA6YHd1c349POpff7H",
+	"QyuSBzG2+lqgPXdKXONM8j/OqkUCsJF5gFsVaMe1qDdE76n9vh5SwDMQ0t+IzXI6NHYjdF+PPQpRQlfX",
+	"olcuqggymLXJiAlFRkYVGoqJllxzAS5WkEiaQkOhzVK5aiLC82uByq6EO3j5rGoky8x7eDAcDlErkp73",
+	"Fq5OzGHr75Oza4H2sZQQqKvnTRrdYVPYvHb4i4IqsmRpWmc+aalDAgiQj2XDBryaMDepu3fFBe2PijOv",
+	"cK5o7nTmOhTMdnSRBvMW95/g7lmI8jKu077Zkp4wwnct0un6026k/LS5oejOD4C0lxBkDg7GprvqRfQ0",
+	"lxHASLyPEKQnslHkKiIm2i7S+pP9/W//6af5lKPY8tybFW2vFCzcvbskti5+3c4bOAGW/n/TWnT5gMUY",
+	"7S2pgmczKhI5mWy/w0TXc2GuHBAmH8YbpmiT6OwWqR2XPYkhplMR+Ol9bI+vK/SZUBLDrACYi+uq+8ZO",
+	"VRyRGDodXwvzyHoWY9KzuDeFeKIgohTpQ3QlU23VURLjRhifklgPqwEHgeGMSU5vmQHRvxbwYM4STr9n",
+	"qziUKWAftppq24EHZNbLEQuFg/4e2QYWqKduagbPCu/bnBMMeMt7n0Jie1xqfYF0WxdbVwM8bRL6+0Vq",
+	"Qq47yPsHufRE0KWvIAUwHc8w1bd+g5OPZ3/e4T7EBImHkzvHendteDaRGRtT1TaYxb5+7slwu5COsrVr",
+	"0RG2MEPxhDWALrA0iTZ5OAJDIeOAYIDdAppSU8A5y97oH/e7LLMKC2itoE4JahCefiU/e2H0DWRT72GH",
+	"7FL4Q7JK3UCUodZ+K0rhiWryF+hTwwr5IpdNmECl6dPe9ahNydan6Cuqbrfes3qtsOU3dMW7ftkRX5nm",
+	"rAnHWiYFwPsY0xDs3awQ6onZ3PSBwbswQhWxDlM7PNpuKIbibQLBZA3AMhBahjB7+jA8ltqSb6IKf4g1",
+	"XY+92LmJU33mzSXp6XMv/AyRAv3utKMlgTYO7Ob4jAYxasLpXaRUCJaQv////zdZZGyxMH9zcbPI5DRj",
+	"SsG/ZzIFJaf/TgDP2Dow5vKOmUuEW77AE2kE7+gj04QLE9Bs9klTIWw1UB2CxNnKtMWIVekOS8GC8YiX",
+	"YyrOHB7hmvfIBfD6Qde6hQuW6bG32WVqjJ1HN2REEK8rlw4GbN1X15S776p8ogDcLTPzEVdXzJTllzy8",
+	"PFI6wmy78u2vC1Z6sIKuYZbPZCV2+bt3V3vR3vnXS/jPD/C/Z1dvPuxFe2/ffXp39S4c0kzz2fZ+6bf0",
+	"IKXImGFgtoAV9IeLT1GZvr6gGZ0zoLLDi17CRXUcMMp1ePDycHJEjwfD4XA4eK7/54X+n2H5fwdPAUSm",
+	"xauUbl1JZgLtWLvxMwMQWjpa0t5lGe6O7SwLfH09RFQZR/nGQJ0xFRcuzWSdjo2GUil+Me20WuCNFNaO",
+	"rd8UW4lfU2I9SmLz4439UR87ppYoledktCI86WP6s/tQH0bAfwZqL8J87pHN+y59jAfDIYZMyQnBQGf4",
+	"4E8lgtUf4zDF4IYb4o4B/ltCpHTn7Rjaa5v1xJGfaHo74IKMdTPCgJW6Y91iszDVtlV0lvGsmOh9d1mI",
+	"lTaJ8IWfuhSmkSsELfIZEzlg9yUgKh7CbQbYXYpPxYALcFYC8+RiAc7UjKlizgjPUTr0cnqirkWc0+kb",
+	"mdjDLAS1xxFh45lEN5piIg9NOrxZHfc2yiK4o2MTqoV9//zPnw//9cfXW1WG/ToyTWoeYCXToiFIetzA",
+	"k+ucQ7hFPVEQyUFomsJCMbiPdnfiwuCryQkpFJsUqWBK7ZPvYFlRA0Mwpgs64ilyOY/YjAu9v00V6YGZ",
+	"GVXwSlM5BRcT2lSFyFWfpFQkHS7ova04cEs/blJFPxlUBeyI3ktuhVxa7yN2mWTgWBdyub4Xw47YWiXr",
+	"Rup912rGhpRga8GZ6rkiNPe2Nc+LCjjPfM5MnsPSYmwbhYkXcxYFsSHgtxQgVdU9bYa8rutDRmNQWJ2Z",
+	"EbqTnyJdjdDrH17cbxOv7Bbrduu6XIubj1D4mrshbh/Fi+9DAK+Xg1JmvuuJq29+imA5I5bg/Y0hQsjp",
+	"dCeCoWbEGhPEo1/A6xE36m60mzYacrj3mBli7QhNr+j0Cq/oQ4ymxknr70obMnCWbPRDVjNwZ3m+UK+e",
+	"PqWLxb6Shdo3j57qzefpzkraVVZaekaOSo0UObXcpNJ9hdEgf63gVNO34RN4/boFNDwwQvnpb1uP1VDF",
+	"FW8SOSisUkv84cOrz59rB5Ph0avhOrPX4S8ALv/qL8PBCf75P/ZapVl/plzYdNWgIuBzpntYy8mds4yP",
+	"6dM3Mz6mU9kuospInivRH3R/dILTzMZFxvOVu4EK0Sk8buThogF0M+VaPX08t+4Eg5Bv0BgBoqvufDna",
+	"H+4fHBztP2+z3K0NXLsE0QbdDRcxsOsohyoHl4r2+h8tOsz2PSX2k5sJ5SlL9JfLTIqpe4X0aH4tjKUI",
+	"WY8mjsFg2bn3IGkQoaz7pyRO5fhWl5dLSeZUrIiuABif8AnaNzaFEh2xNC9H7pTEtugbLDWJT0ls8tBv",
+	"MlYodpOwHPCoY0AFFdpqTa6FeYfk8pbhACwAxS23QDX2mGMNYJKxO3nL7HCw5EYWOdaGSe1rdEJm1EBH",
+	"+uOHMnprwqWrzYdcjFDrTSlYLbxla60xEblKg3jUZ/8ve/+63DiO5Yvir4K/Z0ek1E3Jki95sWPiPypn",
+	"Zqer8uK2nZ19UZUJiZCENgWoCMqyqrJOzKf9AOeciPMG+/M8w5w3mSc5gbUAEKRIiZKdWd2zayKmOm3z",
+	"AgIL64a1fr+xEfsycEwQvyeKfFQsacGVhgjeiCSg8bjC1ePugUfhDCx9eQTfvXfyJx7HdP+43SENfkGj",
+	"U3J28ZF8uCLdZzdHJOa3jLyjQ/2LPzd3a3EGSgsTGPHZnv+R5bvfEgt80ZpkNhoxeOI7en9tD6VWZ3w+",
+	"m7GEABe/o2KABOzf55Fh6m/4hBAGpc86ppijaRqnh4MDCg/Lr8JRt46yyIbMxZohx3LxFYZ8eFhryNbF",
+	"29EdYvfDuQNCWet9w8e8cpf793qVphnd0nEpVaHjCCkjtnhWJkeGaOQlu+ND9rjs2rUSJPDdrpyVqtTj",
+	"KNp841vvBiwuXCNYjvRELkRuYzT+8z9eO4ERE5aAv1SSlX+iaoUu07XynRuGL+yPPYzqLBOerT+0QigX",
+	"Xu64QR6l/N04a0VRzu0Hp8LdwcfqB+T3u7eOnmSVqbEybVyyf728mi/ovpbYpgi/qDLWC5t7B8H1x0OY",
+	"RpZoEFKwJmnIOYBgJtpVCBA4E9hj5IyJAIszix+GXanFpS6C0jOLJbE6SPgj4Sm8hEX+qDy8TWA50YuI",
+	"CMWW8nLGhDs/x69t7hRfF/FavIzWjb9AejZugCSnHMaF3pZ/5EImKjUUXkqSEU1gw5+SrmUJl2bonl19",
+	"BjRd5dV5dtdUlecZ20n8Fa1Lw1bO6pu91nxo4Na1WkD/gLvyTIoRH29bTTWEu6BJOsTFvTG7PCQR7HOF",
+	"7FnDhDFRDWIiUpbc0fiKDaUoQw94IxdEjlKTb7PkWwYnBV10ZE964lySNrHV9E/zPKtPfaLcw6c5Mo4y",
+	"s12OQFIYcfX8flcagrkkcI6fT51gNZqR65A0nIPFBQlfY5nyWRggITYX5D//43VgHS8DrtkXOQYxkKtm",
+	"QELLRxWShiOqCkgsx2OTAdMXaSHXFyBTlX6bYeYIAN9qxoRhq8q/s1Tp5CIh77P2gj07FrNf8/FL/tLV",
+	"Y+AVz6KCvDdl3i5jemdrbW0MuEcZDNuxhorcwvuv059svkNuoic8t2yEoI+K7GNKKyhU/h2CawWXAGlh",
+	"s5RVcMNxaS2GQDf4EgCA+fCWVdGMmD9iisEX7r+NEjkNSCqbAZFxxKAtUqvJRng8NSdJ3Ul4Sth0ltou",
+	"BLoIm7WJGNyQv4ExlB1clOJMVS6yz41WSYO46eP0N8Dus18GfbsLrtgOX+a52quN5P5RVc2nuVscIV/t",
+	"gpovuldK2S3PMXPixuxwETKAL2/NAiena8XbyEpFkrBKvp+YXBppWHnX8TGNIXtDpCAfr8+2oFxFiC4/",
+	"UiiNLqf0vsCj/qK8fISWOKOXhl04leSAzGI61JrFKRLsMHHo6E62IRe3YAmUjIgVbXNUenwx5QWEysPn",
+	"9bSSaVHX48evtVOzdgk9K7G7Qne6eXdtumGQ/vZ0mGB0sRfsHWvp7U7yRhJ+WWUb5RoWy6L9qKKtdHSV",
+	"TghIo2hpmu0CVWWBpnIzOyUOeFfUdcOpiJjrjYuP19olBNm1/e6cxRE0xQN1okxQtEnMRik43lyRYcxo",
+	"wqKgL1adGJKwdJ4IqOnrHhvyRggSQ6iESuZsQ/nKSpmaa+nMPDQ/iWa7jRorDLLNzKPV7y3v/SwkxFYV",
+	"VHYomnmfHIxUI/uTH9Gt9gRtnVyrbMXWbj20gLspmM5VqnXnMhcWkYYX5Tat78ZTU76A6AXQ8ciFuSO7",
+	"hits7HItT93jtS3l3c2Zu9Vpzfi05UIQnpWM4ww34HwdmOd7V2fn5wFUCsy0pDYDMhf8xzkjM5bY55xm",
+	"MwLdKJlHj1VWu3Fo+8d8/f79QbfV798/e/X97/9Hzczj6ndXRH3ep9sgzRQTnfrfArUW5oSlJnfk9knL",
+	"9UnHCR9PtD+G4CmwQp52PHWaIqjI9JHQPj8kdDaLOStN/pUyeR/lmLwPypm8N6UrY7l44PjN47/Y+Dfn",
+	"ObfsIF8HTJptxNoiVZoprVECvqJA6Wp5+EM0aDkS81ZZ1HKfQ6mKirUhU8ohiBeN7befrknjVfTyqmeq",
+	"o8JbDlzndzTmkTaPpgO5Ta6YgEK/sDdPJzIxiNgn5BttaQ320tB7HYIxhaX8Tex+xhOmzkvGZJIvZC5S",
+	"HmNlouUCvmWCmDtzuvJFp4IqOY+eXiA5mtEf58x+6GGHRHSpAqK4GMeMzBVrk1f3hp2ZpiS8+HB1Tfbp",
+	"PJ3smweXf9pcbW7u+ahKclD+ShUG70+YeUO5EKRn2nZaDL8vg/MWb4doGctKtyWWxthr14jCj5aK35Ki",
+	"YYTCMPqq2nJrmxNXX+sa5ty7O8APylTW9GGPhBKGTRFQKM2FQTzAMkukixKojalCt8R6IVbVHXXW6t2/",
+	"/f571Ly/d1r39xUa9+HweLF/6uLmaJMk7Ugyvx3obU50V6l867PMV/P6XrEUsPHecpViD81uH6ZWoPMM",
+	"d/TmVlBza8XoXG/PQ8e1FhnGNRBtM7gJTdhbLm5X7Utarl2vgPhSiiE7xUJM7Q9OqJroXXPLZmmb6Idy",
+	"MTZVOYlMgXCBpwZUJGF3XM6BK59QoRYsUeSoc6SVgn5sIQv64/O/podvF53Bn2+74sVfZgfq+O7y2fzb",
+	"o+Hrp5OXz1mvM33flRcHP14dlu6tJK5CNx7EfKi3/q2ODRUTUUDCnxdscDNP4l/2IXuy/+P+zzAPv4Sk",
+	"8eNcphAAhOaP3PujYSZHdrxwX82TO7b0/o6/KKZ4q2srzdsf9PUFMZhDsWVayfXhZKF18IjSsMuiLNiA",
+	"zLTz1gh/vvrw8erm06tvbj5evrWrwoWaubm11GI6BFOmbeWuW3ZlU8dpXKm5Fs5MLNuPM3NRD31608Dx",
+	"eKcTFdiF5f5mBQwDjvAcQSKrj7ep4Cn/CXrB7JWWB8G0KVCTVtT7pk1ecjWL6ZJENKWw/hAp80jB/07Z",
+	"dMASAmQkavUwsbrp1Svi58jAYJoCtUkfGj7ZyFQqaf0XzWMWNctgGGs1vXLhTgacTStyoiQJliT01sxf",
+	"dhVA2xgW17myJ3RwYieY/t8pV3hOFzp0VUTjCYW+otleR09eXvZWH/49kdNZWo7LmInHBoPHbJ+eeZo3",
+	"OoetsDJrZaJZwrh3NZRJzU/JOCprUEPZbvN1ZjTbI6Y7Hek4ao7HTMs6UVrFeyuyjK1b5DoJlewTtGvl",
+	"uuTqioecp0NZVqoOpbtaZEeUx/p/hUxvYG4iPHyeC7TnLMqh1urb9D5ETqLsJjjzsXeU139USWoRrsDK",
+	"oImnPVG0X2MmoI4EOizCOmiD63CTyvgN3lch0dbz8rK1zQgNUjadxbTy0SVdR+9NPb5/o+tddzBCKPbe",
+	"jvRPDMxu8kTeU6TrTBD4SRW5dvgbRlzKFo0rhlZ61dicGmNThokSa626DeP9IKGbdxbwwgy/gUu1PoYR",
+	"Vq4owEmt/+sVAINthZ6s1Hy72uZ6KgOm3gNC3SLEMzdXcprMtRtQOgczyqNtFmlGl9OtaF9R6C7wttIt",
+	"WXPXwRd6W06mNK4/8sIWRFnLyY8vLUXZcFMYeKVjeTIPbzz+rAb5neBNoCdI1ZvVzttq7hFQY7ZZuQwF",
+	"Ye3+whe+w4uNgOxczeqPMocjwNd/9h/nsswz7RGIAB9BPdFcpLBZfr3I4stoqojNpOKpx/hdcqamZfKV",
+	"iLbSVl9EBY7nTGFSqXykWyaosjWv0mCKJXd8yM4mNBmzb2YVsFj1VAm8yFMk9P6SptUPTVkyVaWT57fn",
+	"lYQiNGWQhDHB0HnvfS9rWsTSYzWRC30JcP3lExMbu/yMyqn3udd4KRZm8OijSAvksVWR2R0T83pOa32G",
+	"3K2Vry/4uR5GHF1OHgOPgHdFSa+IUW75V3ahm2IrBbnpC3wtskGXlVP/5ITm5938Bvd46zn4CfqS1vJ7",
+	"XMRSnPHtTCqmzS8Svo2bV16I7U/ECtWM94bsA3KjLZ18PhZyNColAmHAEwuNlTOacuSyijhLETrilIT6",
+	"B8hoh+YowoBK4FHEgirT3WcJXUpyK2zIo4cxnJlHlFNX17pb74P3daNO980bId/chf5dj9trNU3Kt4SQ",
+	"VSkruxbJE0DRZqX5G7PcdVuCHpsNzwjldkx4q++yN9UiNV/Lr5HNB055fj19mfC0qeWz84ZRZKjLRDfw",
+	"dkJBKNds25d4TwV7rMKL2ubJQB6rR8pTTgWxrEhEJiRhf4dWYIQ4xwHiTkcl0CafJpKY5wR9AbuaCtPS",
+	"jWltAS5nwhweGh+LlhyNSqlozdDU/s8cWGhLat3sHPjHXB6Tkx1yaTqmsNvKqqiBcyjy1FmtY91tNwZ8",
+	"5dbbqOS8wenfmuUnK7kUO5K8MOfFOAMHtHO/WfZ+FfLbEvEv474tbICvRX1b3Hdtb9ZWWc9mTJh+wArp",
+	"9gry3KWrBa8GwqiYot26wTyiywvtUa7FnDEOIkG6b+SVwsp03EqkR2b6JwQBZSJCHgVTOmmr2JO5AAD/",
+	"1PEe1G5NeImjLIuBalrOh8GMrMW5sdfVRBhxM+53gZZvPL0933KVVi+OqQHRYZPt/JgyKmzhsuXXRldt",
+	"TIWpocoFVX/bqwWQ+H2wE++Qz1HgFu0qpaMRZg92Kz2As7vcSPA3+SLA46OdEZe0AXRMeI3UoawEZLAk",
+	"swk0rCbQZMsSJUURr4IuKTlDwXoIcRCMrVQ2UioimkTlBfrYHXrPIkCLVzDmEZ3yeHlCplQpEo7DgIS3",
+	"8F/5k/5vPAhPyZ2M51NGwimcosB/UjWD/xno/+2LcDiHn0fxDd43S/V/f4T/jmkcksbHKzKcq1ROabJs",
+	"nmLJEwkZHU7wnPEnJsI20QMHPEeg1IGx9cVQijuWAFgkDn8EsM7qlNBhIpXCCzlTlioFgQWpuQ7EHOq4",
+	"IjaMacJUvnlQa9Jb/R/5k45+B3pxAOdJS7Ca6f8O4H+Gc/1f+EZtQIEVNYWiSX2p/hToOPyp2JtQTk8L",
+	"IfsnGt+a8Rpg5h3qbeo63uUgwBVylDKrXUvlKKJLVO6UTJmYk4GkSYR8fIjXqBdwxgEZdLAkppe3bbRc",
+	"aA7D7YVc9IVrS/eQpZ5YhDytKL17gOEwlWTAxly0yfscYB5oN0M1AwwyepxmzdeXObDNGYS3Dvyp1HrE",
+	"cwFSUN60vcXDy8sl8CkBDLR63aB4t6wowDZhr7WpcLdp2H5cuA98dDUM6huZYm3jgsYxCNRWCBD2MBWH",
+	"Xjk975iYl8s0CLIxixZZysl5IxNz1DPNshIRt2PWw7N6u0tPsbiwUNUlBocB1WrpjtAmXsdeXJDQ7qwN",
+	"rG0lPTsWvSL3/eZdUNRiu02yuTAUBQx7X4bLYcyaJyREBoPzCEyCXhVQ7W7LhzOXnApJA/ar1QtacUDq",
+	"SgElylCKlHKhTGvuFBAE9G/Cvli9sRfHLBkz4drC3deuI9XZcPxdEDS7tLnVWneYDov8ISlrYa5zIOKO",
+	"Qkq2CU0GMoGsnPFT1V7N8n58deVwy8OHr+JKF7rSc+l/6FLaMuFfx+kunwc5vO1Ff5+rr1q9vtJ7WMEI",
+	"QGFk062SAFD6vtn0pJdstLlOPkDI7uoyeW7r48l7mZpWjliiXnp0nvwSEp91t72Td2wK7E5w9Va17Hjt",
+	"mVTZOXJ+guDX0GanRdaCKiRsyPgsVaDI5IwJLsbEnHIbO3KaFfVzhRgxkXWC6B0DOeAAczNkjpqy0KXX",
+	"ff7iRbB6oODzz+L/reeg3a5g3/XAm9nfsJ++Svl+YfsWuG43kY4+0JUO1lX9ZyObPhIyaAmWkq8eeIRt",
+	"eSHShLR5BFA6OsBK5EI9Os3JvajwMGIWjVmCUP2LhKcpE5ArApHHoyKtTvRPKb3VGwR4IBXTwh9rPYP3",
+	"MSzCT+QCtlks0y1QLPT0X9+LeoD4bj2hwx6+rHJNtasc82H6WJQOFul/49dcTWSS0jEGC5tylD1y1HmB",
+	"p3jYNDQ1uvAEyPvnoxEfcibSG/hr6FD6Q/NzYwFgDFSRmA71GgFkZ8KgO7ovJnKBPLNcEXpHOQRZzVPE",
+	"GyFDM0VKr7OBkYEEAOD+nEdsOpMpE8Nl6zu21JIxV6xJIkmEBCh/O9VIaVBOKiJaE1CxI2A2NuYo65l0",
+	"SMjALaL1VpAh0YKEWToa2/iRMJUSrvpiwuKIyHmqtMOLzKLpyYouD1w5tRSo7THFcUcTjsp+JpXFv4X2",
+	"c8GaQV/k9b0e+BOlF4eLcctq/6FUqR8Wl4IC3I21cdokOZkB+yXYA07bC5qUT6kZi51Z7/2kQeM4wzpv",
+	"Zvy4hqqFxHqlqkORusefKZtWVuNs3f6Hl695XrqlnXkrS1PPsw0T6uangNQ9Ioqltduju8e5/ugXVf3R",
+	"P+5AtZcw0MoXkpfXqj9oQFuYlFrgPX7K02KpVLhoruHy//1/iNkvAUkMNs2ExqMWu2PCshANmUhzRrJm",
+	"mYbzmpz4egYl50nlZLLMsQKZDNzezn0dClphsbw9XWmw3sq0LDkUVRS9YcMvkgEXK6A2ZtFdMPHorv9q",
+	"w6XEw8whwvZn497UYpqzpatumbVm22ygr97FfIHY4lkS1Jp3wzEJ0Votj2/7PVcraMimcR3um3XSVpvk",
+	"he9Gtskl8NMkzFCuG3BzLGLQnw6wPJlBBreECLbAu1/R4YTcMjazBDfavppSJWePgZAIaPPRc/XfhH2D",
+	"XEfpywqEHplUJRmhy2wxkWRKI0xn40N3gsHZJmowaqQ3SjeXLeX8BF7fXJ8/Xrr4+t5RZu26SbaeTine",
+	"UBHVmiF/v+9mZG3KYkMchxdiLAdUvySWY+/3gKOpfc0b62sWiDigdP6hJVsQQ9ZYsiu8cEfrbXMsW4ln",
+	"XZNvH77B5p8SwcbIRwhlxxAuxYxqlzw3sa2nh4c7uAcurnROgeUXKNWc1q6tegdusgp+QW6f52XaiZ1b",
+	"UcNlX6WPiyRSX5TW4Mtz71XDNb1k44QxRV7TScLEhOkAkUKx25TGBF9eg/fgy0Ax/QMMbifWwi1c/ceA",
+	"gncbKn8iWI7k7uDYtwBdLxEqr4YrSpbgf5rpGCWM/cSQfRr2YTphBTDi6qm7ms9m8fKKpalt9S6wGd6x",
+	"5BJzy14bTDHnM5snwwlVNstmktHAWwv0/ybrZhlXIHtveibp2JzuQUEGAouQGR3eqtO+mMrEB8N40Sa9",
+	"eEGXitj22AwazKfkCbSThX6XfirCoTe6HT0AgKy1sM5ugrqrBFIgpk9zQvu0SmitQXwd03GFgfivf/9f",
+	"logHxwMfDTMBjEF6LvLdJseQRq+Ra9+Ybs8PcM06YirJHhGMYgqw2uDs48DxKQ6NcGUh8fRoIOWtQx36",
+	"r3//X4831YXdWPZZZatRusnmM8RA149bGhmvx9bXI4klJdUGHfvf4OgkjuWiNZ+RKVOKjlm95Ddsl7uH",
+	"KiXvKXU+90Flbyu1AwaEHLclEIjnzQQV9N8m7jy5dWvOky2wiz9LVZV0JRDAMMcFYwEs8CRdsPiOkYlU",
+	"M57SmNgXYhm5nMcRsjZp4zaVVm7ThC5B+guYVsedGnh+q4arJyj5g5yyn7YHB5RJBSC8X0aJmVxcUIg8",
+	"BwCRaDjLFBNaFyOlJ09JQ9sJkrJ7cDzv4GBD3rKIzGeF8sHyg//iF5R0vs34MD8DFwkfwjmLTEj3AEtG",
+	"NwJ81qowsFKCL82EoVz0kzu2LMlFxVIx9ZBmoC/ne4qq9DHs2xUsjfXBIN5RAag+k0KxNW2jD+DprNl/",
+	"A8vj9X5OqLj9i5y/y/b3F2X0cd5cNrVeX40TktWBFadvKxcPPvpc3PG0IuZxyrYGRDGkIB8iyFtKZQ1Q",
+	"GY+0e7OcAAblR1XZAvmlQbZ8gLM8RFk9SUoNaiUiYmWfExTVVTYv/rJVC0ilW7JTj9rmnVXEclmReP+9",
+	"64a9i3vxcH28aoMvsP2ITBmNyYixaECHt9vb44dpXb8doXZlyBqSb5RROAoF/gLp8UVTkfMRWgse2Rt2",
+	"Svw+mg7P1uRa/5Es5fz/R/4i54kL8CYsnhH9C+OttVdchU5N76BUkxfHtE581TxOS6Lh3cUgQ83aaIIL",
+	"Wk5vOMA6VhbIDfug2ns1WJ7y5ikbfvW3Zy1jxZOReKmFy/ApGBHU0b2NxtUpcVUXUjDSkFiiBj1Xod3c",
+	"YTML6LsdIjGyjLm4VT44VpTQkWNgMFa40J9m/pQXiGDvvqWf0bqjCbi++mH+l700D/Z/9wGf5P/qzLww",
+	"mxe3DltqNfO11Xf9/MtKEY2ZoMGS2CUjt2x5ShgdTmxtlf3LE0X0FJCGYoyEVt6ul7M8XJ5d5yIYjBld",
+	"mUBc03H1AW5NEvwv5yEjPfqaTCHQztfwPXanoQdi9gfdfL09k71PR19SA2eAW4GqgTR0LMjuU6RY/OMl",
+	"0avXPMkBug6p2P9Z//6XsC4K61YM99w7LPc+2ps+v2zBcN47Evz1PYpW0EoyNCkdP1E4DVAFFrET8tzn",
+	"eZYjcpbI4e1IJtETrNc6PCA0nk3ogKWkEfExN/W0QwpZhL6IWQr32tqq84C8DcgHuOhjxoFh2sV8O6zg",
+	"mBeO1tgAVqkvKlbBhOwSyhTHbXKeEh4xkfIR17qW4LwhrTegKmi1mzC4hMYnfQH0UXemxkwwFimfIp2n",
+	"E3M4rCZ8Zm1Krj2zkBz1lrqQt+u13nz73bv3F63rP7X++v3Pz38pzY7mBbicRVB/1hipNFI6nACHU5uE",
+	"WjAASaCqlZQ0QitHgAqil4xHzXZfhI4JxnR3mFr3G3vqBc+dcTaEB3u8MQkWL+YL47G+YbDsC++FDZVS",
+	"aJL2GUCaAZEJpmHoOBNBx9UnFRT9wbGYIuyeqxRgDnBWBtjIBukoEOEQ9kRIGljZjfYjXiIHUITVh1gJ",
+	"XyBth8oZ91kZF62bgLw59a8sWUJ1W14tkU7056eSRDIbi/4CaprpXPUju9NiDLQqNCXQfA6JqUgK1iaO",
+	"UrQv0glPUsYEEh9h/QW4vTM21NaOqluSyAXWs8NpB16zQEEyCGQo+AOmeGQ7MQuGWQER/Ub927PXQRmE",
+	"lk4EY4s4PY8qSpENzu1sIlOp8nR5uVLizdXOBW/Rwfw+KG1lH7Ijis0ujf55VKXNuDdz1tt4Ov8SLgIs",
+	"BhStTTe8stf9EuyNEzpkm0md6ChlCQlhPKGlD0UZHLCh1JoaQYvbpWhM47kWv2pbzSKClzwhAJyqSAPw",
+	"S/QLEK8kawKsFXD8QT/NtNjsCFZQq2iGqtuMUL0M/ufMCpmZQlP3tDJZXqIHJ+SlHJbuK/gyZWfNFFLo",
+	"eXrYjsI9WgGEAn9zKown5OPl2wcvkZ67C/3k0uEkXCY1SnzgIfbanMtV/JB3OmxBZ0DLrnYGQj32GwO2",
+	"jczY5StinqpwuKXZOXvJ1ZCK9Vdcs+ms/IrHLxCi6jarEMJ7vmgSG17owRdqD6HOPegYWbjiSyrGm7/N",
+	"XeiDMmeG/K0ck0U+ElpLRry2wsGiOVtMONC4npR6+ZWcIBRFpyAFhb1eali90qE8FJ0bbZDZcDfn/kR6",
+	"K1/Q93lDmreInjkxum1zGKJuX8rhjjwmkdN3uwCcHHQ2dRTj46vGXSwuGeo9aWB/PHL6WI4hG6dNm6A4",
+	"N3jijNfOEqZXVdERA6nImBJMEgcvG8ZS4b9KqlRW31fqhzpdtAI7kDLhYgz7PXxKx2x/Bu/Ef/99xrIf",
+	"Fmwwcz+M+agU4GsHf2fEY1b7tGSKIl8Tt+snVn5QV3qykZ3ND5YpQz9ZseSORaThPHMMBwFpCYLEwnnw",
+	"/l0X8dQ2A/V0usYsbr501N1H81rn2hcb1ZadwyAnCGa+7MnM5m184ZnfVY9wnowt6Sh4gFy1SY/YYeDv",
+	"ILrh1tFZZ3IRsKovoAGRAx94HMuFMpx8OJATEsZyERIuRjIgof7MuaUSn/DxJCQLmgholAstvn9I7L/y",
+	"MWEsF3sobfPpXrCnb/dZAXKb0V1VugevnBWuEjeYiyGdMmyybHgB3Ijf6SCej7lQzRMSTqmYA3YPUs6B",
+	"ADUDEiZynnLBwr5ohFaRh/Bw8xd90WQeRTELSfES/L2+gs4jnt4YEP6VC/vC/EVfanhAYXVWHwm/LoTZ",
+	"OHatDHFIelrhzdo4+S/es+Tj+PT8ZGc3l892RU7e5OKRORDD6J4foKiUxzH+HPrmLyxENTaQsfQrfdHI",
+	"zhn4kCRzIVgSIA/VqT0CQMgMI9CwaGRIBRkw4qwpaSCzyymhbj8I1hdQ9JZoNz7UBjZstn3CF6A6xhnR",
+	"0jLXBsFE/dh0kbWfmMsgsmART1kED4+YocIRMiXuwaf+S+whMaKOwOi1PowSuhBkYBjsEc0sv+Lm2CFC",
+	"ODX8Kr2L7JNrHFKYZb12XmJpQkzp2QQq4QlPT8ymgtQflDqmdEwaoX5w6HJNQLPL01MSciOzkI2B8nKe",
+	"sr7QVwU2uUR4qlg8gj9n6S+9rMXsl55RLzlFCeSkmlrcln1hMWz0I8tSdM7OAJGo+QZFU64gowl/GVJR",
+	"BzlpZ4yQzUXEacFxqJlA23CAjkYoKzcptTu+578Fdfi14Qo1jLmGbDkgXAzjueJ3DJqRo5Wa7px1/1n7",
+	"kq9tJfeUC/3vw0NkqFi3FHjb+lAle6epO9/qjqKF17cH+N6qabRBzqaJ9D4f20eA2N3w4yMp/i/FD7Z9",
+	"Jj5V/Fmpv+h49sugYM0iUUHYPR2ma6vrDTt/rp6+349cNT3++7BmrWw8X9sV583f69ITlezv5XIFOe8a",
+	"7QIPaQ+4nrBpabIplvMESM+m7pxADRPGREY4H0Y0uc1RMOlfQCw6nhQssvnL6vsrsYR6guwAJ+TVNzw9",
+	"2liGcp3Q5dmEDW/LfIHb8BThqmI+1N4LWDdTJZry4S1LA2N1A2P/qQUkJtRAW5kCem3k1XygUp7OU20s",
+	"Gxn6TsLsyYPDW+BiDDADpyQ0zP8hIDB4f4ZbwRAISbJHB6Z+fzRq+usibw3Amr4dq47sWLCIaq4qsJj1",
+	"DBm430qk6jShy3ZkLwJ3Q/+qhcggMFOYqkQXxV1ZzdW3kbHBQ2z7evDn+Cm74My4OytQyTOUMvjgUm3i",
+	"L8SvAtu8KgplqM15YfhaoM0FEWy7GeNs66q5GgUZ8NjanJnmsL7aX0no8g02Jb8SabLctiBmizTKYPkl",
+	"c7YJXa7nBq4kDtW3nqdsuu1aWd29aVio5NfVgWN/ZSmS4zJDovUQcXwINWjmta66ADpRq9bzxxgbT08s",
+	"FGMthWTeoapoQjNzgY8lq1ZnezB6N0JXjIurkE1h1QK/5cIClG7nmBvQyNBt9RttWkISATBpCfOVTLRq",
+	"dYXg66Tjg3eplvSJXOjdfSZLjxmd66M3Sr6+J7d1/Gpr62GtlVG4yDRSq/LabIOSnNClstCeynELIDQ0",
+	"aXT/69//r+OOX5fD6HASkIirlIth2rS44gD5a3DF9b2eW/e378MCovgR+cSgX/n87GMOOTzX1LPR3crX",
+	"7a7NsuM8FNfDzmaQW+EqebtiscF12u0gQciUFb+ytGg227YPOnaoT1Kfva7y2ytSXD/O2ZxF5L/+5/9J",
+	"qFJsOojNT7CJWUQagyWhArM1CIZO0glFr9fekTThFmdv84kgl0yyogkuqSnXMY9Y+t4pjglPn3BEVqkw",
+	"pLOwzkQhK1TqrD4uM/+mET2EsV+P9hocw20NvsXNrV01bZF2yyzOAM+4S4paTLhQyqGaN4YuI5UxnTgg",
+	"Zs6gEdmFRKr8ZHwnsotHiBZgfLUn0vmUJRNpcGW2elbO7du9wmSV7HnTi8HZKqPFTkRFrTpCwt5xtjiL",
+	"uYBjkdKGIKc1HxiYmavfl/I5bDWiRMppORfyY1Nf+R5wsJeye5s8W/XOzl++vDo3eHL5nYM7hsaxXATE",
+	"cDUtScynUIuZtitZ6r5cZ19GLYQ7LItX/SjWosrq6Ua9YrdX4OksK625hAQKjVf8YDfTNj2AFniodL5v",
+	"uUGZ9PCoTgvYzAaaRwUkBMAeyLo46J4mntAUIHuK0Ji5vIsBbvA46uH8Pk2oUCOW3PDcT3KeWsLc7JD/",
+	"xgBV7gV7MBJ4lj+CfJ6tEjMog/gpPx9ZJNJ0QyVa7iy2Ao9OSJjNUGin5iaWQDcCYwGMeANZcQOYEzfm",
+	"ywFRHsRJgXULTwH2KJbpDZaaYD1xQ78GwTvhtieqGZhdwSGwCrP5CxHWa7BE5rK+0NfNZ+MEUbloSsb0",
+	"jhnP1iJnIOo1HnYhMJBt7yeMJjFniY/vSbhIJd7TF6Y9RC5EWdFrTQXtDkOyDv4MUrj+oUeZ1H8EGDQW",
+	"7RA+bwH8VS/T4ZCQKnMd5Qw3PaIMoBTEIqb3xgeZCptYRw5/XiGGIY1wSBXQFgwoyOW/dDtkSAUwC/QK",
+	"dw2pgHNMQ0+TyjzArAeQ0iGCTqEe296r98VAphOMt4qV/XoQ+ST00eao6KOY0tmMRbbzYo2zVwJLR2cz",
+	"SBcDfm6WdpYRs5HeYsJj/WX4Fj2NYFTMjymg9U7MycKDvclhafsIpiMiRhppwqdTFgVkPpuxhOgJg/p+",
+	"zKqzew8K0QAuAD6ikKKQ+n/34eXZmw97wRqPbv1sYa5ej6o+b1mF5wd16FeMiV6JbL93naQ4BWbebTwk",
+	"lhbcxGA3R8bG71aKXqfWWAtaVmvsj3y3d+IXPfwJO1bPyyHGGqWJMNOcqtAy2BlOrTzaXVHuVBnnRvWA",
+	"aqWsFvhctCZynqVhFLxiaVUGvEPIRfnjVVUZih2VLUVRcsq0WZpSQGA6JaH9O5w7LYDbpjGTSvFBvPS2",
+	"dM4ZsU/ds/NdGkOrpTKGxKuA/XDWe1tq1th9Bc8UbGUAp9KGVqTxEjeyixTtxvN2tIz4SK/OkCYDOVlG",
+	"SWk4V06ubBvi9IDcR+RlI79Pc6LvOZ6+o2qd1xU5KLVs4JsiV1Ld9EN+3l5je87MYMLSxCKMRqeEDuB3",
+	"poPnlrGZKaCHY+g2cSlSmxPG3riJjAEnVf9tnpgOL2koYs3DAFEMHxZhClA12+RMv1nLcahnOHTukUIW",
+	"S/dCaI/TAUtqUs7Zi0xLgWAL8L51aGOej3ZzCpQ8bk66wYOJrxyvyGPQWr26n8kcpdVWMDt+dJk9sxY1",
+	"Y52MfIX4nYs7JnTgpL3B3aTQQzzXK6c3BguMWFm9JmNsSQf5OsEuHnw8ClWGIscVGcaMJiyCqsPbuXbO",
+	"1ITFo7d8xF7SpULPTrsqHArcwLGCiIImQBwAP9CMK+qUhIgBGDp5IqnsC20esO8tc+Wsq4fovxK75Ywr",
+	"N6HKxAIm2CSNo86LZgUusMHLLD0OUCDq+vWlqa2cC7dOIvWiOVIsyM1RxT7uAMc6pCkbm1zUllJr98GW",
+	"gB5usWpnoS7MHTX4RXPyYgaH4HyHT49zYH3dUjt7W0Ic9xFbi0vadUlDe6UtLhQTOmq9Y6YZabvaEneS",
+	"U2s29Ofb1duiGcGewNn19kSm2ka9g/L0x7ZR7Toa3bVV15+ZM3fPiusNk/zjnJnZ0jsQ0n2bQd8vZcyc",
+	"sUBF/YCjm06NcVXrbGDwfsuR+ajuqmyaaahZjCoAoOrCXl9IlP8V2q47JiKZnLv0QfF8AI+PUGsSvBh1",
+	"rq0kg7paa6vgT+2HmL0Pyfiru1w1xL0+YyB+Rm3eQNKfdzoHT8kZTZmBadmWl7hiJq94+gW8V0smqcr8",
+	"UxJz7OLeNJ0+ufm2POPZdu0erBqYHY3eTpziVROfxyje3XezxdS1/TfSoLla1BLf7bQvynwu8HmabdLL",
+	"YB1UCnDCGXrD47tTjwQjvqkl1JXuFhC+t7lvJ7kqN/Hw1dU23ZT47S42NhiUZtfm0CCKyk/V2a5Vq/xa",
+	"D4HM6FwxZWsIOFOkAaWAJlMDgTu0i2D6EjhDZJrVHCDFR/MUBIUkTM2nqFSmuayC+d5VKcKXrY4OSisN",
+	"ZEwq7TEBpCihvjxekvBv/b3f9fe+D7HTAw4a4HGFqpnf5UplahRowrvhwDOvsdbWhpQ7QaZ5scZLPyZx",
+	"lV6KJY2gfXijWGFqrsBto3W16fuBEpJwxGNmwWPA5wphXflYyNJyYH192WHBxfs/BOTbi1d/CMgnNrjQ",
+	"a/OH89cEmk4ht2tST8fkHf+GGBI0+M3z7osDMuP3LFZECkBXiVhfNA4Pg+6zZ8HTTsf+lUM2vRlgU6HX",
+	"7QmJ6uWMmfOpJH2iSHiGPZItgAnz+eqv/vQHrUdNiTVpYEyKWUKCX2UiTuf8DLig4MqvyShUgBmasSLZ",
+	"tZrIBUa7el7a5JOjIM1+q8dWjH+eqEALdl9gvT8gO6GQI4ecATvCE2k8QVByiiNQ2GAFfVPawKC/xxNV",
+	"/MhapYaw/t9XiqZrXvbEs1yANs5t7RcrJJipgJZ9EED3rsBtGfhUuTpLlqso13PFEg/vsvYJyDv3rrJz",
+	"kPWQ3TXqDOxUGJvnf1nZavyJxjyCj3okEs+IpZRvEZuCz2sftgE2wDy6pMRdfwnESGVELXDA/n6uJyI/",
+	"ta/ftg46Lw67tdim1vG9SJHS4cYUE47wzFz8ZZEIGY20y2yzPe6bD8qyO1MuIIJ2PBHZ5RWMD6vPWBXc",
+	"1wlTE2hguUhkNB+Wfg+UOthR1jT07DaipaVe8LBXq5oEfq/+bWQH5KmQjev+mLDeeVHM5CY38sLiFVfH",
+	"n7KdmFzyUrgj24LflSZo6cxuZE/YATr5JRWUXM55GX3BxsfNJibOzJ73+y457h6Q4+Nj0ul2Oqt1Bxse",
+	"+kvl/GKeZ8ui1FqaqpiM3kJzFQ9ec9klc4olJMS8efocRRoQI2ApHSR1mrUq93fVjEX9VQhydYA8YOmC",
+	"MYEDBLxDEWVtTY1O9WAPglz2exNRzYp2XPUccQafKGKeZEiHuEAOnfWjeUxSnXpaeGvmD09Hr378AhUy",
+	"esEmU4kgzCg7tT0jT7NnkduzWrHaDpr/ofqpLMdQrW9tadkXJZErIBp61QdsCjWZIyqGy4B0u8dYafmI",
+	"PAxbFMLN6PD2ymAG1aWM1PfYY7yVYrHVNwCpQZIry/emdpbwIVt1do4Ojuv5OuY0zIP0v3zZevvqXavb",
+	"PX4Uhjd3PLBDoyxc4m73qBX1qIu4ZW4pvBnOzY8/lw9wN+CcYyeTaDfIRlOzi/DnCZXqbIaK8xo48c8d",
+	"xvjaULE4Vtg5uKDLWgRcdfdI5fmSv2HWPcCemOa2TAnspP2z/gKSSjKYez2dDTUfjw2QP9hhtH8xV6nS",
+	"gTLhabNNeiaDJIWdmb6A22dgK3Ozx1X2yhMypbemod8bCCTWlZdjfQL0cIWC0ipxyeuAIqU0RwRm5AoY",
+	"3jpLnrPcFfpi1XBvstqlp+s5vwKLUQ2Wt54uI1kNShQbSqg0t2gG7nTw6ruPPlNhAUItr7Mewn9V0DAb",
+	"dUqZmvhE49t0ksj5eFKCo/er8ql6QytWOlWkFzdzk8Blb7nCw/OUzbaIf7PhXKWsNIn0mDGrKQ60H2ZH",
+	"u40J8EaMNBK7tKhX2fJtgAqFTItnSUflzaj6I79jxeKfp501BZybH+owePzN9rQUS+eFh6VzVAU8s8w1",
+	"ibk5WWmfxE+ptTLVzT+GR5ES/TxEMj8hISxNSBqhWaMTOEsKmwEJl0zdCKn/tmQKfqNnSv8M/9sM+iIU",
+	"EOqG0NDinZ/qi2CywlWu31P/oBXOGP7zP17rpwNyo77TSERYgMWzLfY4rqzQVdhsTB6RFh5XWt5b1Ade",
+	"r2sZqqgOO27syx3E6Lqn7tZ5+0BVtmVM+DBFV0xEmAOUCI652BKh82l8iydau6rFQn1R/d7wguqDUW/Y",
+	"PpeG12jHtmmPkaeSdwc2Xsa5k6sC0X97olwjFj5ul7kzCnpTQeEWlD3+JM3LiNSzT999sDs2/W7XvZps",
+	"6YOYW755KGCMww0WN7NEjhOmlE97V96DUL7VIF+TTeATBZKjDEHrkixYwjwoyzlUo+iPeMg+XKlFrUEU",
+	"uHl67EN2nF5vFmpKgHfH+3qtfNFe8T2rT/E6g10DhXWx7NbwRcmXxPwsbGZCLK7NLjrqu+3MjOdWWOqJ",
+	"0npHpJwgkRzOoY24EQKhARJRAKNB2MSyFkRdmWBH0NbLfsuWlYXMOnoyxczeKhXLlldso09A1Gv9lbZ+",
+	"6rRe3LRb3//+f5TnpuR0lq4gv2w2uXk6BSjzqgpviw0+bLnnXhz4C7lJSqxAVcDW+dPkhA/Q62DhooKu",
+	"0fpkQRVxl9plBijvn2UyPo9+2ffuaSVzofZ/TubiXAvAankL/OWxVf22qqGILANjWt35ZgR1p/xXAair",
+	"XPsynLrS1f9acHXlotc2s4kNRw9HynK9SzcDOTF1V9nvRvp3FkGrpEjzYRhavZgl1UBWEKpgvxCgdysP",
+	"fQpiMCJFcfwBCeGTi3/T31HrOE8P6w0VkRyNqgY2g1MmqJKZmCvdUZ3CD/w6QzXvWgcE5o1Vux0J5i7d",
+	"sLHySjE37h2xwczta+HBxgmPgaiZzhG98sH4YAclXUDbAKmVoDBZ+tpMOAsiUR9c7BNVKXsrxyXLA/1k",
+	"emsvBKELuiSNEDOMZv/ZQunzKPSo3AzGiAMmgdRAmN6L8wiyD9gf3xdyns7mBq/cW39tmvLvBDVuXolg",
+	"Ydpf069MtK4RlhIvmYsnqi8s3Alotybgxes/EPM+bfaEFgfslwPqRW6LZIU0rR2JqwLH18Df+iL7qsBy",
+	"LEJ6BIoy3RjIUKrU1o3PuBAssqCFdywBpkUu9DfPZOI1l/aF7WXBOYzKNNnOXXTbZ27NLTu69VufVm48",
+	"x8FJ8emscyu7kxeaiXAFDZvtBcDYXm+IBcUCDQHkFY89nF0pY21GdeOFdful/DNfe883VG11VowQRJtd",
+	"HZWyS7zUwQ+WQ2Vduy1m9lPD22Jmbz1BqoOmtzKwcO060+jc2LKDt5yOwvJkT6msiKd76/YZhy1wnEGv",
+	"VuUXiprYaswGnKexBJCEMmFuPowtb77FKSeozYpTP8BwykwJaNPGzJyvNk/MPjTX0DsGdBT6qtOisve1",
+	"ch+whUo1LykoXlcmpO2BGCcsAuzHCUDYw1OWzJG9WNfh6eFhjZqFtYhknjbyygVQKQQunPE2iLedHWRZ",
+	"brN6PbRuOxplkVsDX9vnT5SMgFW6DpdujztyjJnkMQWKNXY/M2Rs8o4l2Q4CpDA+1bFHIg2OB1SoTbmg",
+	"Fsg9nScC712lA/PesZrALwRgpXvDhi/oGNqo5gToaegwJd9efXif+TS3bGkY9rkppmqTP7GEj5Z9Ed63",
+	"FEt06NFSfCzMuYn+XuO0JnRhWi4MTs6MJsp0r01LW8pKeV9MKhDcGmKwQKKAXL4+I4eHhy/08D5en+GY",
+	"bYvIlMcxN+fSMy03Ctzfj1AIgKzBUDoQoZOmA8GwqTcFHgFgX1GA4GRkSpeEJgkQNKHjhjORO8w+6Bw8",
+	"bXUOW52D686Lk07npNP5axUAUBkIZkly4zxSBk9tPI9pQnoX5yRiUH0AYCjoilEyYgsyosNUYbuXmtCZ",
+	"jldnTETKch3g7AEkF+Tu4ecniug3I0MELSPG92LuVVFirssqIDRWEsFhTP7Kkw64LiQTRldmDVk2zbar",
+	"PkWvePcTRXgU+M3IBbG2rco4UnBc/ekYMUS0WM0AoQCEzRNtb+VYcMWAnASfEyeMRhC8DRnwNw20p4bL",
+	"gU1shkSL+USvjRD+GRb15yY8EdbpdJ7WqdiBsZdP10rvCH5Jvnlkhyovm0nBVwMyfGVaZUVB9dKUmUTk",
+	"KoW2v4TaaOOA9Q4VDLgy7PXtEjUCz7VOf4U+SfCYDNOBTKTGgcFORUQz3h3BKzLwOe/WsSiDFcexklTK",
+	"W2Am8jSXbdB0dTsVr/XqeJhtoSmHv7dvG1Eea2s/woZILYeABSSY8fMMYUlAQv3FWuuhGD8HHBfTT5lo",
+	"YZ9JEbGIHHc6ofU8pSBqPtRbo5brWUvDkEa4QOlpp0yl2LWp/+U1nza31C3w9PONCsbQ9OlB4Hiy9tVU",
+	"6zzth8U5kVTgMQEGJVIHbI4G6zm9KJZbngCW8VCH+KTwhCwoB3IBDOQirmY0HU5YcgrEf8AOeJLbL1yR",
+	"OWD6QZLCgP4Be2bSFyqVPjBempVt6G2mdWkSsah5SkKfasaBht65k2MWkYP7+9O+CFFWwxNA2cNGVDlP",
+	"h3LK2uRl1ngMvcUMhTJNuE0irMCTm48qQJLjSyrOMcsB3q69QT9R5M319QXBa0+J8aLnItHGFojI9ETx",
+	"KYv04M0+QVw4+71tv3Dv+MWL7bZ+pXI+99U0SoMnR0FOWXoHgJ4Cs1pljUbPep7LcMaN54ameEhTGsvx",
+	"nKEzYlwFs7dVSJRRQdZFM29QZDihM62C8Dl94b0Gk2vh71Z6uVde2oaroL011Ss0YIbuI14SJtJkmZea",
+	"3xlYHuDs+nEuU3aD3HIGx978hYs7yYfsZkZh3mcy5sNlezYfxFxN4NKFTG4RVLedMCXjO9RIeZqdYEVl",
+	"JUzHa7knaVdbjkbtiA15xAqnPN4hiP6IMR2zKRNpe8QFjflPRR7GjRrSTP6Vp9vWtRCUQQSgPY3yGxVw",
+	"A6JHw5DPYAC8fHbx44oT95C2/hXsUMrjecLOoKi7ZCLA2pqdpojiFsIspiq1tnI0j73mIcDj0/alg9yS",
+	"5qK8idtY1lu3V5OqNHPK1vhMMF43SOtNIC1YxIxa83Q/YDXu7kUBuGOF+vX0rd3lMDozKKeDc7ZFj7Sg",
+	"lCMeASYFquG+MEfwz01Vs6r4KPuegi9/0Dl6iBZ3kA/ZHp2k6Uyd7O+DEmyv6UbfVxI0dw2vHXmfza7x",
+	"eioKcpBbgIKQb6KNNrvmmqm06uTed+dOMHYEPWxONcC5c4eMQZnrrwN0moLR56myQR2PUwwzC7wg3o27",
+	"HKoX7t/w0b/O2Xlh0kuPzL1p/2on5f5St72Z+ljGzl5wrJiIZpKLFBAqQ9gOIfl4+dYkoicITws2FcBe",
+	"wFgOCY2iRAfnCoWqYcqD+4KOKReEpsZPyKKeZuDwUQFZARMbM6rUQiYAuT1K6BjsKblkEU/YMFUW06Yv",
+	"kKfc+Z27b+BcHezR840HrrZp0VvkKWYagURggaZ9MtdbOOFwwouFWyLvDaTlnAOfZHIL3adlsOYsqQyg",
+	"kM2do3mQMyZYBLn2gPCR9uV3OiBAkoZKG2XeZl0svWaObGh3M/TwPshVj8USKNc87ahpyGceUf9aRWHX",
+	"1DH7w75XMp7rIb+ve6b2qNWrj0Rg6L7N43Dhacy+ArGKv6r2rSv9jnbGvWCrMPOB21hVPS75Eky3KUpt",
+	"0spSe3oilos9bGCZT4GvZTyBd/KUD2lc3iVgn3dpNlmVeV+NeCCG90jV9SUm4Z7btaUleTK5bWEv9f7P",
+	"CzuGipq8wu4qSe7kxgAE/KVvddft/+w907zzUQv+si/a3jPxb66QxrWSYVfy1/FZSuWp1HMpiaG/lgNT",
+	"Iszt3BxWhSmhtnwhMO2FXvW8+Y17GGlQkmkB7VBgwk1/RvOUmKfIpOwhGWtfji16xrS6yVfse7mH9SR8",
+	"7ruuEyqQ9We3tpJVo5Kfn0vzkQjTB6NrF0FQ6jQDbWhVqPnhdXn/9BvZcK7V6RWwq6M7NOPfsWVvnk5K",
+	"02B5eDY4zbtlS+1L0qgFTqoayhk7JTbFlAuH3rx9RnovrwkXYx0YWa8YvU2uX4Hna7Zv8mTvvkVnvIWV",
+	"1zZhASNEwkCasMSOFX96bbXOt5+u94KV+nhwihVTptaEQkKCpPKWaeWpHyUT83kn5Bt4IkDcHg57Z2ev",
+	"rq5urj989+o9/Ab68+5ozCPSPSZTLuYp1K9+GKTaOddxnnYVScLGXKUsCUgsx/oPCUkYQGngdyO1/d6J",
+	"+YDsQ7XTjX7YHR+yaz3GinUBdiogNNdXPjEfFED5pECweZrCRVyMSSO8+HB1TfZNye2+/j1ag4olwAtb",
+	"8NCydfAG+Md56aF9xQjtSeaP+q7AcsmST2xwJYGs3dgzKFrdX6j/P9z1r7ggL1/96fzsVWFB+mIxYQkj",
+	"g0QuFEuUxd1XLDVnt6pNerjqsRxrgx3RoXbxPSGE4WQTUPHdegNxMZKGIMIC9BhwJ33Zv+lgyEfJwudd",
+	"yTnuHDWfzSSiAheKN/UVyVzg0XlEQYHbUCvQ4eKMpzQ2JP+jEYeDdEjl2vLb6TxOeQtwEjH/IBN1ogO8",
+	"hA2pSvGifFWUCmxVZSztBYhfxMU4yBGpDplQc0VGeGz85u2zoC9Sqm7xrhyGrxyrwFZ34+my4mMdR9l0",
+	"OcS7NEmFXpu+6It/+RdyJqF6kEuh+qJFenGsXz3BSDVhMQXEJVP/AyQLHy/f2lIHgziOkxfu33VDgDvg",
+	"9xYfOHZHPYQ0wrGEkrD2/nAaQfgaNl2/P00xWj/Z34cbdaB+8rzzvKOf2tZDg1ITrD8FoGk6ZfEZVaxN",
+	"ziP81ceP5y9Vm1zzKVMpnc7wt4XKD3gWQiTCQQXhioQ/9/HUor93Qvp7KPWGogkFvr8XkL7R8GcyYnAh",
+	"XMZFipf8Ep4CfRiNIkVCg/0X4pf/7WfA2g0s79Mv32uVdtQ5MFePGNbD4NrPBZ2nE70qWtAiooZUkKNO",
+	"11ysf8Qp6YERnCdDw4IXSSjATQm75yqFY47szN5R/PqWJfAAF47gmZc0ZZZ50hzGHR28MPUyJLxkabJs",
+	"9aA0wexz0jDJzyY84BOk8HE7pRREBg4B6R3lELFp72VEeSzvtKoGT0aHJ03kFDEZPDeu484hvFxPZP7t",
+	"hpoxYiGW5OhX3XjvCU8sJxIEDAaZPIATPyh4T9J42YbnmiPCm7m4FXIhQkAhdvw29pxbPyWWKjWnFEM5",
+	"nfI0hR7vhM2YraKzlQJm0O44ODyP2HQmUyaGy9Z3bBm2jRzaO7BwLmI0AvyrRveYQCOtaZ4KyNMOcTzg",
+	"+tHayqOFb5oTd7MvM0I7kIvjzqHd7znD2xev6HDiTTpsLygsCO9bM5ZMOdhvI5fZL/QbIEVmioiyv2SY",
+	"Yn2RyBjWPuZQLWh5N+zbgBwoK8wglzJmiiRU3Pb1Ilh/gBEaTbmwP0ypoOPsb1yoGRumUkthSkejpv3D",
+	"HWcLlrTJB/s6RcawmwZLMostHi/UpekfW3YLnhKKf7fZPUji4x+9zXJgq9604rL3wiT3SIZhCsVgA1aB",
+	"m9swkMgqbLZJYSUUhVI6rJvjKWuBtxeSiVwQNR/qvei9hiuSYuh/orcgPNedlBsN4WsChGknPfjflh0d",
+	"PpAoxtC64I4xKVEjcvZxyuH84secOPWif3yisvc2oFTAoT8bdkX/6qZ+sKeHAkIV4SMtZPa8xSg0PSoE",
+	"6Zkgnj0OzA7iCZzKcnAOWySUybg4CaXYxwT2HQDjV83JmKV6aIenOAc0UmRKIRdg18fc0NJ/NKgSYH50",
+	"ZGXs5zSw59TAu+VEHxd7MVnisIUURneBRswPNZtWbdxbXJiCNrD0LS7A7w5sWtv6/SqAKc6cQu2twvF+",
+	"0yoGe3LeFzr4gO1nzjAGIA5QsnDlnqg/yYC3Wy83n4GxR/QBuUi07Yn64pVIWTJLuGJW3vEMBhdFeJUy",
+	"1L2RwMND64H4xypPlPZFTvT4P1tT9BkbTcjnvvjcarXg//Wfw6FB604BrfszCelsFnOsI97/u5IiJHjh",
+	"SiHiZ68CDmqLitd55ayfSSwXLBlqozdh9+TNu95Z6+pN7+D4qT12TOjCKfyBjJaBDuu0k+agkPKfqNgw",
+	"Yal+aV+4ilzjs/AI/RIYHP4Tph//Sc2vtG3s7/0SkgZmUUhYyMUAvxaPQsIVUuuaaqbAlLrCZlNQ/ppO",
+	"nJVbV2UKTBBQWDqz9bHwcGMJsCIoV8gBVVO/MwMzkvU7V95h586+BqW2ZYqL3Q5AJW1rirOK4qBQUhxY",
+	"d2YohUqpFgs+ZVjUnHAlxQluc73EHEsh0P3UjljERyPEyjQA8SICdwZ5yG7Z0ioZs3KYLXBMAlTpZ2O8",
+	"SFMCGVtgoAoXE8WGN9aFts51hF6VXSv98AFTaYuNRjJJc0j3OvwEfZeAohOS0HkqpzTlQ3R6tHZz6aoJ",
+	"nc2YgNGAHuWm+AV50wx3JiDYZ/JvXB44tmoR/+gNnBd3DI7uplbop1CIdXB/jxh2oGvdPi89GSPEnY3p",
+	"/W3g5QfMneaZulkZY2CycoJnD+/cqZ1+pndwhxGAVj+2JAFT5aps+4X5U+4wwN9gAi+0HRD6DVXlW4ZD",
+	"3D8PD6srNsDAlGW0zU4BaIH9rEAmNPYQKTdd1YgvM5xBcF5WlH5KQpqGpLTAHUM3cDctZC3apzXaHkeH",
+	"JZcKCspp4Tx3TWUuPLyyuNp8p/OmBzLiemfLONKqFMosMLFx2NGBvIKWRiOd6IfrfcKhAtsrMEJj7kRc",
+	"GUfaVYigYkyz8m1rMK/0nMZcgMkks4QL8PDoGH+pPzH8ecEGN/Mk/mVfB237P6d0rKNHHSrqwAWl3qDk",
+	"0WEilcrZe72McDg6m2WH1oZTGDRYyXQVXlTGdqdcVVzebdC+ewa/3yZXmD6Q8zQwDC0r0ZmOSjPLpWfE",
+	"6ei+CO0wdCSqBxd6xbGLCTPRKHg6UMNBx+joqSb0m6bm0/VjgY4GaCygdA2H3uJCqzR9H8wJx+iXkox0",
+	"DpNNMR8ygU15JjV0kchZwlmK1BBQR+PO3v1k0n7Kkql/LOiSSoBaCq10eyd73Xan3YGq+hkTdMb3TvYO",
+	"2532ITLJTiDhu99esDhuQYS5//fFrWr/3bQEjVlFRTMYnU9sQL5jS3LFUlPFAH02egJyaVXVJpAZNITE",
+	"tiNHK7FbHmFwcuECtRMg2CYNVJ+my8At8Hm0d7L3B5Z+u7g1CXFEi9LDPOh0bCbOngAVfKlcTdLPe3q4",
+	"cD5E4/Heyd6r6OVVDw4O7+Cng+Pj7guAr9IvfRZ1hkeDA/aCdkeHw+Pn+g/pcu9k78N3F3qlFGTg+Xgv",
+	"2LvXE9/98S+9v3x3f5aM/nR18+x6+emPbz6Mn02Gdxd0xt/FyeKc0ovhm4+XEmkX0AfadM707afvrjDx",
+	"uLoo2sQrlsKJzlHnqOpRbs7238v0tZwjosxR52mtG3qQ1YcDbv/8YO/kb98He2o+nWrBPdm7QOMHAgFb",
+	"9A49opxc7AV7KR0rKPVgeLDlR/d7J3soBHpKvWBz72RPWAazfTpPJ/uQVofCDqnSstOZdJ4IraFM3l9v",
+	"zkUitfczpVC8HOlAC37jKmVMkskphqNOt90Xr7WpMo0HZqu71IeprnePHMaQKj2/sIg42SkBibE53yTl",
+	"IS3r/fnElPW42kRI7Oh7WBSAQci0W8LHk9QN20ucHbzAOsB8eqpNPoB+O79wvg2hhky6TXq2uhPTrGBq",
+	"c3Xw9j19wRUxDg0oxRlNaByzmIzn6O6YvDu7HzLjq42QvUqA64VwgVrjYypW6UXBGeuL8wtsV4u1toV5",
+	"QE/ysJNNOjWTRRpHBy/IgC2liJptcmHXD/NAkNnF5jKaEtoX4FHPIJ2QQKKPGw+ExuhPwNdQMpgnChwS",
+	"98IF1eGD/n8tTqemMFNKMtXfQxPWF7anyrYjQHF4aAKym8FcLcNm4PcT8CyRWJJF9Jpd+sIlUcFhbZsc",
+	"meuFkQmUJdwDgMaYGA4EJHzCfgU0uTS1NtXuXeNgbK+H38K2A8JdOmUpgM9VnLZnl+x72UY4RfkeTyuZ",
+	"Sr+R0XI7De6OWjZSHFm53TuBSvMWF62hlDFLWjMq9LS/2KuthOG77UHyL/njVkv8urNhwipPZjRg+UDs",
+	"pftX5rpfao89u2P1zAndKg69aOaoTD/ukqbsLZ9WN4eba/ezC38JsrtaF9BIUPtmczkM8Ahnbr1V+oZG",
+	"bjH0Ld3Nt3yEkwyZQDPBjtZP3/Vi812euJ9JMYo5lq0cdQ8333tBl0AuJuVbmozxnd3jOp9nDhYZcuZd",
+	"L2d488HBVgP+ji0vmQ618eYaX3st5TsqlmY9wD897tT40itUkd/M1XKtX6FlVOsxUJiZpXW7O/Mo7BZ6",
+	"iFMhEWe/yqu4k7cmODdMswAUAwf75nRbjw0tuTntVmpuCkgzh8FGDH1hQUoPOkelcQg8Y0EVFh24WGRI",
+	"41grekVHDCtQZoxqC9HzvS3X8GsGoVK6NNUL2MIFwJXY8k8a1uJmPkmzwkCYBJj31SbPlAU7VdZDz++v",
+	"aT7MsCE62TvZS9KbP/94eNeZHrx/Nvw2+cvi+eC6e3txpN5GL0Zv6NP5K3k8/is/EH+8f/anRX17cYmv",
+	"2cpiHJUAOrmw17j4O+jG39TcJjW3jbr6mB3qbtZaKOyPpp6wS7EyQocyJ9SS2CAwTxIdjGSJlJXtrL3Y",
+	"fOKlIvh+x/Ye7OHMDXvlWvcGKC7r+zbm8tLguPBhX9lTeJBQOTFa/Y5aAqVYPNooTpl/XGXvzjCeAs1u",
+	"hCkLOhUzOVDBFkQKYPlG84jiJ+epSin0LBeMhRzh2Q4ILKbQbbSOl63E7MW3e0m/DsbdNqPfF7QQq7tQ",
+	"3cRAZcE6BG2QUmjiqVFW6pEP0fIB4KwQeOoIujQexEfX2H6uHo4ncDBqYrqyXXkGpyMXmRv06xlVszwX",
+	"mwOuYE+whXddmtBlK+aCtWjaiuhCtI4O6lvZ/BT89wvPvMQGFAydruyQvd8ipv+NIyZnJs7sSWnRWjxR",
+	"2wVKtQyH0eZr7IYUjhC/MlBqKC7GMajlZsEKaItixmiPxwVb9EXuAZA8xBdFgQliItIwR25NLLnWBily",
+	"kZk7KGqTCxwV1v9kWTz7QHsLtlzGShaM2+bYLsBu+b7gqVfCl8VzQznjeryJRKhX/NBESxKJWJodED9m",
+	"AGbCEqtyfgvE/nltQ8/fJadrdxpXTq5/y/P9ZrW+TgD86t6U79CCNCJekye8jxki276bNbYJilO1lSkJ",
+	"P1zg8QlOZ2QyNsDVhepH2FJY5epO5fpiSONYP1Jh0SKee5HDTiuiSyg9TBNO4zYBsl1larwYGVLFWlwo",
+	"JhAvFSrB32Zluoemm8jWDs9Y4oUu+qeJnCenONFQJeVfTxpHnU4AJIYrB0rZyRl0tELzSXZwRjaem53a",
+	"Q7O+yJ+UtUmvUDNP1sVRVXFTXxQO0rY/sLo0AvERQ+d/hnMrUxbSE5T8QU7ZT4hSiCBVe2/creQ7c+sj",
+	"H3XZGdvKZHb/GUwm1C+ZQ1Is7nFHrmbrcmUblVaOxN4apN9Nxs5d5xvKr2xetZaM3Xiz7OE/XAr5t2Dv",
+	"wcdjaM+0gTKi/Zjm1L60lQGVVaafVwJPKOy3BQexHAfa6LsCyZOsyqIR6n/ecBE2g2KhTV+4v94YQEWD",
+	"2Usrc4Pads3yqZNmAKU0rqRSyr4A02NqYfUgsNZGj6Fws/6j/dWNScXoy2gWLuZcnL7IPHGMIBuhueAG",
+	"ArwbDPDgW6A+3WQqTbzaDPA3cp7ayWHRjZynYbMvrMbK2/jQOj44MlcplPkJ+j70eMYABASlJDwDmOcC",
+	"k7JpQoWiuVp3UzSfKhaP2uQ7NkvJC4yytQeh5wctPPSd2Ga4eaJkEp6iZyTYvV6gMcNGCf1ei7b8lovb",
+	"rH0vTFj8r/09fX1/L3zkjOlbrtIrI5CvLIbYdh6BVdIbLzyD7zcuw+4Vi39DbPEiSPexAemGMsUNKMyd",
+	"Tmd0oK+dwXMO2512t3vYfmZZOqGEUe8vLGlMemMY2N47+ROPY7p/3O6QBr+g0Sk5u/hIPlyR7rObIxLz",
+	"W0be0aH+xZ+bMCVlIz066R5sM9JunZEaTfCwAX/vexS1ABVzsrOKplgWo2uZN6D1hgLddym4uC0B3sBm",
+	"3nkSY/vgKcntCQcOqH3mhJGpTJj3+OyTiggR//hB95c6MlstfHuUXCgCFABl8r7Zz/s/37LlL2vNJHbq",
+	"yJG22HxqxANalG1DHPbvQ52kNg7QDJiPPiH/h2TNH5M47Av/cUOq0mab9KA4GP6QtTfCY/0n+S3X0ERj",
+	"PgRJnvQTEJrYGELLvYS9pDriHU5YBBp4LGVEGuGZ/k3rTIo0kfEJmeloMWUBmdL7Fh2zfz3sHh8+7eiI",
+	"lE+nc1h66Pk6H7XeS8Fa72g6nISmilV/fvjqmo5DN9BD6A3PG4UQpw6waPCf7qARe0mmaHnyETw0Fvso",
+	"F2FV5fk3eqHBbVy1F6sLbAYMEziUs6W3uNi9lgf77u+9GD1/GnWed58/Pxo+i54ev6AHI0ZpZ3h8TKNO",
+	"95geDkZHo+7gYNAZPD84GEbd4+jpsHs86Iw6Hdp53t+rQvHITWpOOfg06mWM6zXsFszq/u/yoJ8Nf75B",
+	"1Ju59zp8qAEX2O+woqbKojZ4YkF75iStRI3WEr38WtS5Za2ODfb04ldwY5lZuXrTax0cPw0IwDJHX0Qa",
+	"1luBw7JSI9z8JeIKuS70sdvkvYSuz8JS/DN89NczfV+hDePRUrY/rwIN/e37X3IBZs8aFkzcgtXz7KdB",
+	"eSmxn/iXKgu6recN+hezcJnxXWjx0z/iu/YTRiMuxqo6/dsjigml7RVN2YIuTW8gkJIlcsDUE2IfEpD5",
+	"jKSSdINOp6OVOY1jzIGKJeY/ga0Xn6ODJ2ogQ0cjAM0YxXM1YfjswXw0goyw1yJoYjDzOoMnA+EgjnCw",
+	"7IuQ3acsETQ+j0IE3NIjA8fvVsdhgyVp4OUB9E82AY8YnicFs9EnBr0UEUPQkjb7wga3FpkkV0dDKInm",
+	"GJgAEoEdpWnGhT6PATNMZD6wRl+ECfs7RrfEWXEuInZvku1UIdiLjWOVh3aPVa3wVOOP6F951T36MjPl",
+	"QNsIEExIKhfiRNyY+Q8NkCuATJpSVphwvOyJcgsN08nuaDynFhyET5ldYtOkmsBhhvYwpHaiZkw0M/wT",
+	"98iQ3evIl0vxDktoQ7hUkdDDR7pxF4WkEern3QBMngnc+yLMQcBDRB2Y7ec9BhMQScKGCIxE1S2J5gwl",
+	"1JwJDOjwVv8CRz+SSV8AcowYm3kB5Fm7SpY7AQusGb31RE5Lrv5aagHVEeZauMx9X/x9Ho2NN2iQMFCQ",
+	"G34BmRUkhTQ+rssId0gT1sI8CFMEPOmLWUyHzC5MQOYihiLnCVuSEQXuGwiHBHEzCzvRninYdhgHFqWw",
+	"vzthJvsB+ERTHAoV5BkkN2DyThAPAl5FEdpKD20wT+EcBUcKsrW6OW3hWcJSxLUiM5ZwcJOvPny8url8",
+	"1Xt5/v4P+h/Xr95fn394f/Puw/vrN1dhQA6OyFSKdAKCm20/Uw2ByBKwF12jacSGfEpj+BRUVnh19lmo",
+	"yDL1xlVf2AI6qwSy3dfLnOjMrc690W44sx9D/Zcjg+9T7p/nd69ciAwSrpYzfiFV+hKusrP9K9cwWHNT",
+	"kqfpHmVkajhR4GHKAWs9s9x/J3uvLavf3sne4fP2cWkiRT+qu/FRZ/6j2s/qP0lroFY3e5BB4LTP6m7T",
+	"rWrX5YsWXMxoksbLjYdH2VjUPE63OENauXElKPlkjT1ulq9bhlfD83stkwGPIiZ+K4H4qiUQNfzpK4Ze",
+	"kFVfWSJKb8ftHWnP/XWcWaXZJ0B4Qy2PEAkJEMtP5AJx1rQtR5xY08SKmvZKP1Q7ll5gaD2GvkDG/7nj",
+	"ulhFtAKgIm1iBgn4MVikqKPsVEZgByKaMnsegJBdpmf3JygrR8/QYm5hR3KSZi3YLnF2y0VEGivM9IFh",
+	"+Ufkp4yiXvsIhhvfYMdZHyWiS3gHoFCIub4U/te/Nk3oEtn2iBR94QqZzbza3impPdqUNLBscARVL4hQ",
+	"aA5N8okvYqBYMswPyCadmHZwY6Wt7x4V+ooPO0f4VGHCdOIlpLgiKoUTM3T074CCP5MJdq93vym5YMk1",
+	"R8Z2cJhsqGAaS7RvYcjUAa/HHG4hHDklB51Om/SwaHLE0uEEAFoxkUjJKAGBAAQYx/JZif5acgaUdydy",
+	"OGJrvAmIYUrKQbUL1CUUIYsqEoDeRtguA4gc5Fq8i1mVU1wsw/0Aa8N1pGMSLYX8yHF01D3qHNDB8Ghw",
+	"QJ89Hbx41n0Rveh2O91nw+MXB79SCnCTndabBpKnG031O3slTvIvQA6Ge3PjvZ/slebe2mbeX9aqHiL9",
+	"x10Tj0K2IEEenjjMmBlLrBhgMAzdmFpATF0xn7KKnKR92k4JyCvc+eZtMskJZ0D8Pa8VAaB97SSEO2Ye",
+	"cZNMqKlOM9ot4xuzOkwUFWZVSnL7RfoS037tGZXG3GrtZrYOX2CO/xuf8W2Xt/RO1IzmfmjOMnO1EEB9",
+	"TZUpjWMEeM1crYyliYqlV6nvl2vICEt5AGZ2CjhebWLBbAx7ZA5MHXDeGxmTKWgaRajeS5Om85jwLmyZ",
+	"QHSqrPsC/SJsCwdMmo7t/z61RTZZf4VMXFYFSk3NiC3CrwPOOeqL8MJgz8M1el+P5FxA/Q6A78Cv/YzC",
+	"U73xEzrUptWlBOH58WxCBywlR51Ouy/scxEABj3CmCKIL6jWIZ2RRg583j3Pd05PyChhjBwEZJZIcnAc",
+	"9LUgGlxQMhcGR7W5irVrYXZPzONvsPQl81Bh2CqlS9O47416JZniWLlxwAmDbJcpptWLjK43oszqp8qZ",
+	"goJdk7TtC32l86AUZvbAbfKqiLsdMowpn2L9sMHRyZUSBz6hI2IQnGZzTFMHvl1oilxblHtKEppB0pYm",
+	"dc70sMzsnMmI/bqtjHoAJ3vPvvvju6OLLToRC9/whdMf+LQNftEFXlbfH8Ib0Cuqcoiq2SaCorL55241",
+	"qZFLwJlyYzUnf1vLmqHouNE/3giZ3oCadOzFJ3vletTxcMGeOTnqHNVe6Ffw4IoVtgZiveJv/5ZY+scp",
+	"Eq7bk6MFKbM/7thniEp3s3e0uWqYizuO/YxqH9mAqn2kbyUXqxjomTOUPeuJIomMWWDA6iF/4dwnhVkO",
+	"V/LVF7lGfwvZ657I0Iw2jjqHyMq+QBTwniCGcyEACQ9cvkAmdhf0RbGV9Og0h8FmMNqzv7+oUcKK/luu",
+	"j9O42umy1GLifjp38/OrWszUdHBycXfzYvjHg8Gfn02/mx2p6+7dX5+Ly8PFX56yN52/vz2mr6OD8Uf+",
+	"4cdnf76tb1mL3/pFLevXhijBAmYn8YItfLSWf/RTha9S6PK/QR/J49S94rRBHaivGDK4VZCrHepcDY7w",
+	"Zohgx/YPdRk6kAvIYC6iGM7yDc52JIfzKRMpMGt8e/Xh/U5gwB9mTPRm/FsF3/gwTGDL57UbqnJOD5Tz",
+	"C+ZYYR0TX6lCgO+6OCeH7Y6bqX8IdN/rCYdJeaLcGO34SEMvY/MxoH2tqC3pNH48UXuIhP1Fj2QrCbNj",
+	"/03CHlHC/tJ79/ZxJCxZVx3omsNFhU+atXhrx3ltm/duWGs4gg/J+Ff16UR1s3H9lIj9ki/aSCyT8UaH",
+	"Tc9mfX8Nry7dO75MPLg9eKVLF7kTePTLb6BO/x39s6xR1xcjT6eBatrBPfMoN9bazJK6jACLMrDeM6aC",
+	"NFKuNRposMByzSlDdjblaQkkbKj1w4dkHJIGEt1hq+ms2SZXPGXIDXySe3trwSN2akMdj5KuLzxOuoTR",
+	"CHg2pDRgSuaQ1FSumIw+nc2wiKWq+MR8JLbO6q+ssvigdB8YQf6K+ui3JofyjXep5WjrbWekOtt5Pque",
+	"9bgKm1Iv/taNDR/0zgVzPZuXYnBi6Q3kByiUpZtNO5SxnCeqTS5iKgwTrTk4HywzAuDAgEkDWQ08pndx",
+	"vrqLkcwS9zH4NXqnb9jAlvixglTSMhWW7bePwHNlt9yObgrMA1w3HGIP8L+8fvHssPtUO08JN+v/L53X",
+	"z54+faVXptqvAa7Og6fkjKbMcbPXy+/YL/mimamvqleQhCz6NfXLP2o26tdwXh5HDaKcbq8InWLYK9d3",
+	"RR9kn0bp/iR+Zgq1d9OE5b1beo8wBVzDdweWwFoh/iJ1DOlPFOEiZcmIao9BjLlwrOGGEBaZzE/6ovfy",
+	"+ocesFlPeRoQ/PEAMTCgXwt/89zsCNKI2FSOEzqb8KEKyFzwdD+Rcro/YFFAIDYcc6aCvgCWdiBWwyIM",
+	"fNAhibgaTrRUBGQWz5Vhc090bIAtMVSRDy+viGLjKXDAcaHvzT5WJn3BBflw+e6HD50u2Scf3r384UPn",
+	"sE16b7vZEMiUQvOaSpP5UDtxkfkb0AKICF6CxG9mbvRI+uJODulgHtNkaXnhbGfIlGpN6bW3UEXCuZjS",
+	"2YxFIVSOJEzrVDhK6XUOsBNF//M5QD5DZtKSyTcu/tRtHZDwPNT2ieifjo6bGGMjzzwUg0HNqILiGVgj",
+	"lWOkpynceGjaxSlZ0ERwMT4xTMksgk71Cb2DYowEWHR51FIpXRqCZOAw1RchURlgwti5zkBSQDtjR5KJ",
+	"+4midwzoZ6EnXgpGBjSyt/YFjhxbrMAvTSdYiiwiwvRTwTjq25hIkyVUtiXQbqBCrMZGYqKsD94Qg4d9",
+	"0QjNeMKAhOqWwwIEJHQNe/oH14TXtNzeZmwBWUxoCsODb8HHBvozb6EA2FRim8v1ZuCxLctd2eh2rsJm",
+	"NtSELkjK7tM26bmncNUXHE7sRhwdFNPpCG1NnvUjjXdXb1qHzcD9cUSHPObpEv9y1DT1y1DZR3jUF/D7",
+	"bqd54v02x2cIRcoIZCcs3VO6kE5jAFuz1hMKkQ1kOsGew74A3dL1vwR57/Bb0mWuz8yKiUyIWRZTpM7V",
+	"Cnwg7QtvwXIk12bHIdhCQZMhfybAC0XA/hGjJL/mLDbkkWb/qFQmZrsOtNHTGooLr8TqhOC8ke6LFwH8",
+	"+xCGAbOsfwmCGmDP5bvL96Rxcf6yddgkT48C3HegAAOiNSBW+LOIPD3C24i++JiM6JTHy4CM+Z0hR5ny",
+	"KIrRl1V9cdDpwPW5GcbNHEsxZonpdeOKFPtKqekltTzeyDfG4og0OHL84iZMk7nQk+za/4ZyHkeoz+Am",
+	"ywIHSqV56u1XRCY0q0oVmau5yeydZefPJ6DkLs4t4EbJckNBOp3x1i1bhqZDLwdwDIFsNOUCqeod8n3u",
+	"EBrG1Mo9Wb/SJ8AMz00hnxlPeEqE7IvstBzQsaB837upN08n+s9mB1rfNWxnXOn2GJ0aHBHD2pmHJTnq",
+	"HJEQYoas2g8q70HLuupHW3s4o4liQFKrRQ76AjwNmpHaHbTJN0CxajnssS8bmyjfvH12882Hl3+5eXv+",
+	"7vw6JI0j8u4brV8iNqLzOD0lR91DyxUXmB4QGWdUxd0OtEVaRXZKBsbQyRGhAz3grvdnkAhwJRaMpUTN",
+	"ZOpGJ0daoRcmxZcg6Ja1yJpBxoeKnbXQYZrwO1bCM2dhMc1uzFo+bE0eWS3J+93veqpEf4Dm4ClpvLp8",
+	"1mz/7nfkHU/SCTlDVuKAXE7oTOn1kgk5i+UdS2JGRzD12i3DddcqXrthXKgUWObDM8Nqrp3WE6KlPQto",
+	"JvGz1t3B71nyLMzEPZtRVFtaRrQuf/v2AnpEoMITwHI6950BqI7OfXeof9KBZqyjSSzOjJxv51DFrNj+",
+	"OAfSZedkWmRX9OrXjbMBugIUCEjvSCbTFSI/WG49D72z77Cu0po7nBctEt9efXgPaz3ASUUDZN07Y+Ng",
+	"Vs4uQZW8u3pjyizRXJlOAUNurRbgcBkzuX9E/ut//t+wf473nzZRjb8gYe/sux8QRwoJ2QFJ6ofe2XcZ",
+	"y6AZ6hPVF9qfiRgG8dpJgZbnd1c9HNa7q15LK4leSBpGko0Kc/YryK48JOFL++uTDFjdcRaHzYCEvVch",
+	"aRgT6dU/oD4H6PawdwnU1Kjx4cN6rQMUPjdyz94T6wSgi6XNbu8Vet6XelJfXV7aSTcW/NXlZeu5rbfB",
+	"NxuOY6+2KLD+ETrNeZ/IqQI6BckzPV4ymZ5muIJWUyKMk6Xbbxx1ugE56hwFWj0FWsnp/7xoIkdX6bl4",
+	"yLV3kPaiVC8EVIhjphVWoyT5aWxAEzNENpt70hfhMOaCD2kcksZFIuExr1zlc+mJ6Dm8+0387MHnUkE5",
+	"eGRqPSvjvuRUBIZfgaW8fHX5DHdTw5oqW5dcuZ+bp4QihzHc6IFtGLXhVAY0to0FOE/alONsZE0am0Hs",
+	"KLXdWKB+smYsfEU5INJ8zqO9iiasHdJjCg+L19TburTRuRErKGOtnT5yApGlvYK9qunPg0RpbdQZvLt6",
+	"8/mH/6Pfx8Tb51cX52ef3/Quv/lw+afzV58+a+OO/znoHDztHHYOOs8PO92Dz59N0P5D7+X1Ta/T/fzu",
+	"6g961rufLz4ftI/b3X5ycf7yc/fz526nc3B4dPz02Q8//PDm3dkP7y4/f3754dUP3/bev+onF3/qfu5+",
+	"Pv989OmHo+7BD71+okfSHfaTvbpz8CZ+9ip59mUSfuCF1Fy7rRvc38TPVu6st3aFVctWqbh+dtW6R4ed",
+	"7uHv9Qp9/qzNEizd2Xf6363VpXt31fvc67k13XExShqfne42x0bOJS1EwcJB+yhjuiVCugtGPEvvrJDD",
+	"Y7S6/Ymy7gX03FarJK1YHpRT3brSnGNwcENn/OaWLb0S80LYsFJb3n14bfl76RlW0qgMOprGuagT//SF",
+	"jbsaK5FP0+afzFc7cH877Qe1MrnaY7i0e/shqemtV6usFSAfXH2pFoBirsKykWL1yxMFM+sMprkA4ANG",
+	"zqaq3zoEVm42TrD7zF+3NUDLIf+OLV37ZPDz3oDRhCXlDZVoMWz2vffyGlyliLO0hSGsdde8MwXraJac",
+	"KzhvFs4VZjEVLeOh7p1k962cOegfKg4d3PvXImA4Q2BCqshiEOCAdERm8ro+XHlV1jRDwrBZzxO4EhWP",
+	"jb2poPFSpUQwFmHCPYFfu7GYfGgWz2BTg30mUO/fesDbQQ47jSGO3FAmGRarD83dF5XY3KQmNHeb9Ei2",
+	"DpE9+FWM6fhRxEsL+aW3/pMshV5aLdKbR7wYxBSjFLJDkPKWg0f6LpPDtVgNH/Sws1Mkm6nVn9D+FV3+",
+	"YP04TbTMS6Pf/LitF1UxNnN/YXgeLsRBGSxE7eGZPZIfko3oK4Zk7tnG6ftgbvmlBir714VvNxgYmVLa",
+	"AIEBF14nlMcFV74WOnkm+JegCbYDKHcb9ktBlPsv+EcBMPjKHuA/UbmU1v/a0OcSXvXsulPwu9j1XYun",
+	"Vv0BgHyq9AR68OciI4mcAaICU975Afi6gyUJ0dMOAwekfstFVDCLOip0dpEUzeJGtgzSyNnctbWWeFCt",
+	"X1ZpCvEja1lBg5AFlp8bwAzSMFNAQoQnzWtygxJYavRgqmorcRjnFd5TZV+cZX6izGD/8Uy0mUR7BAjy",
+	"kRtkHqC2YjhAdVFhkJ8elY7lH8/qZdtvrc0zErqDtYM7tzNxmdh8EQOXPf4fxbz9tzZTWsGZOffskvlF",
+	"jXLeL2p3oI1Df42M79jOhXBBjbOVNeVyZ1h9RAXaNUTDbig5ZdAcx2jsoJ9N0YPRrxksIokSCbhlGT7e",
+	"JXwUQs+YZzryZP3ClTIWRPsxh/k8xd4pwm3bPp2yvpBDRMkasgz3R2Cjm00vJQzzLohpfmooRL0bfXBh",
+	"bUCTyFTv6PcrHkPBmL63aSC58QkItb1iaNGaMlMeHJIGF2rGhqnM2htK2SZhxVE5PUoD18O1cD0lvMXh",
+	"gb2+nF9R/zEgRvSj36qGH5zP/PU7l4xUuw1fR9/m90/9NJ6nPhcyucXM4q+lQT8YPQHsuJjjNLXGVXD+",
+	"qBChIXTGGaozHTrOpoZUKbV75InqC4gkGkjPpN0+dQI8vW3yQSu0GUvw0hNCFYJ9IR19EW3NGx7o8wNA",
+	"SSsotBlLtFd7jmqMS6F8pRYQGnMKjv9oFDgVV9GeChrgk0xuPyTRr02rayf3vB7BHHuGvSESk+B7Ez6e",
+	"7G2n+tyHf6mGD6e6a34T7e4Fe2h8e+neiZjHcbBnyCN6RQD4ToZKv6q9Y7lgCRlTdctSErNU+wLJlFCe",
+	"GELcnaa7HvdfdNwpWRqYRxnP9SDfy5TZzzNBW+3Az5R/Z/NjYlQXx9re/Es2ozw5IZ+QR5kgj7J2gI6e",
+	"/ed/vN4L9kx3TPXM1hanbAtVWFNvZ1snSw+XRaiHIMxEB0a/9GDbY+HfhOw3IYNTpHmcfql+dmPYM2P+",
+	"a/S4/3f0C//J2+E/QEy66lqt+phOHZQBfqx4NfVdTSzH33Ra7Ir682URAaFIu2RgvOUti/Lp5FPTvaTv",
+	"1A8x/Ml1Gm+LJ6GmXkdVnoR+uT5dyCNDmYDaeziVMUyZbZ6uMB6dF5nxqMkaHGnbFFOVflSlKvPIUt6Y",
+	"FOurGR+u9ggCc0QTzAMb8XstOXKubm6f/XF6cL8LXzDOW50k5TXKiPrK4fJv51//H3v/ttxGjuUL46+C",
+	"4P5PmIxJUaQOtkzFRGyXy3a7yy6rLVdVTzernWAmSGKUBFgAUjKrwhFz9Y99Pd9Fv8GO+O7mGabfpJ/k",
+	"C6wF5IEipSRFirIrr2wl84BEAmv91um3ljkWXRJZybXo5cVtJbJzIS+/eRsbpwtYaLMWyMLJME0SFGDA",
+	"z+uqpoQ0zPn7ipThEK1C3vA2sfsdXNsWdO7BT1z0BYwcHXqKEST4hASaZOa5ziFH8tsP17NpuPBd3gu1",
+	"UF+aOHT2L27sB8DQdKMkW5GqCd9qW2xNcOZmJf4Fm5WF9I+Dpx9+fX8k3kxPop/i7vAP+vHoj/Rw9oJ1",
+	"0u/4O3P851/+clVZDQiwBBrnBhvoQQbWjAh5depbtjju6wQ3GDZLxM0Ciy+4vkPO3p0vqqIdJ08K+yPb",
+	"Hu2lymi1Lxt7TbRU8xSJvLdsCXg5ugMz4CvTdzUL111YuPJU9y1r+KWWB+4A0OAJw8ZtCzcnFJNpH4ND",
+	"NX7U6WK9GbQ+taLnUqKPOMuYt1fOxeK+NHULb5Wr2zntU2mTubrUWtA8gMQy+zHvdesFWw0bXd/YaczN",
+	"XiJHt/gUrpTdMRMK/W9KvFxZBlbZ11BOU7saS9JE6vCMdkD5zkAtzFTHcHi2m1rAUor0B4ppmSowCMaO",
+	"kwFcL06SXM9RQ+a8tdLGSTMsZc60VkoILwoWyHFHrpSIKsUdrwqE0JDEgRvWF0am0ZjFpOnLU7AMCBh/",
+	"XfXoNRHlvkfzuo+HG+1ZCnESCv0NssnXAblig7GUFzrA7hkTOp1yMdLYVQBfarHws+ZVIYEeXpBnVcM+",
+	"cfA0O17kUDCYfGTfyjMpwldzJIncsKUOHTvdb+SoUmqgf/TAJeHNL7xCu5cF6XjHg8fR3pP4hO09HXa6",
+	"e1iPefKUDqJlKeA0MlJtJB+vNJl2T/mJIE1MivHTMpfZiGaKXXzLh4jUWcu6Ka46QqvaFcE2/TDU630A",
+	"M3up+6FTCK8sGp7dzYunL6aG7dl7rzyHWaf2mwd3cuvgjFxraA8qxTFzZsI8lZYLrF7wEMbVtwGkfPaw",
+	"+0Q2Uc8EJa/khP1q1RhdYDIfr2YyMygDmcJ9Dtuddrd72H6Ssy+CcDgadqMD+pR1Bk/iw+iYnrDHw258",
+	"EDVWj4UZazGY6les41+1YuyFVQmrJYK6Nb21TNDC/etU0PusWAD8RRJQbBmyhFKE28oUtpkSGjlK0X3s",
+	"tKdXIWn217oufTqwatgKiDZ5jkfIgCVSjDyLH9KMlLscZghmOQax106AcagJRES/pBJ70oq80fakFZBB",
+	"atCXdR1xuHQmtDjh/I3WO8xxSy9BNp6+1U3Oyi7aHeiRAU8SLkbP4lgxrRu9RvegQ97QC0bOx1aafKsC",
+	"8nzMIzqS5PUb8rjzuAupGHIypQJcGlYEOfrad8rwX8lPLI6tlKkUY4M2WWBnzej/jsZM7El7k7YfY1UF",
+	"E3U6ufJ6S2eUPMfMv+lYCnvsX7vksHtAjo+PSad7dLA8ySEf3RpKobwCVlMMbpNtSzHUCuE+Q3jzorNY",
+	"veZJnh8G7fdists41oT67qxNSqZMaSmQG8NtfmzLOrCWp5PVrTZ5N2/e9q554KyZvMQFt9A96PdUSJp4",
+	"4EY5jC7WuX24y1jZViXs7eJzBZFYPa5Tmt1txuxq9XSDelrvcy3tvAq/bjn8No9G62y8Opx293DavLat",
+	"pmzL2qVq+GzxCt5+iUi6MNvGNWs32f6FNvQGInZNOeEGwv9T7NmG/MSuV0fCqMKW6BtQusjuf03p1jpz",
+	"IzqzU+vMB64zawX2pbTK3Ww3k50oHrS1bgrygmNuhk0nMF4C/PY3pEEAY0iJQwufcjuP1/a8aPgiX4IT",
+	"DT/+6xWkWhUxKmJd+P3xXvfoQ+co/31kxchzmdohdo861aVqN5eqVqD+8z//HxTyVyjkgZlu6kOM69Qg",
+	"zQ378MPBYT7srCiJC6v1ZlWkdtC4ZCK1A7ZqDDpnndFLnoDBsb6TDhbYisGby9pF99W56NjlHTx0mwnb",
+	"LPPDfQPeNSpwjJhD4nRNgC+A7WwwI6Od8UR5/iigewzdVgtPSegbVjOgTu0LzUyWHoz5wpjGhyEY6AtD",
+	"hZDQfUMv6ma9AScd7sNd+uhWF+ArS+cHJXFvEKerAmT4eFtN26+V6+6U61qrYZm1BDLsvhyMKNRr/2Lt",
+	"X9ykf5FdbszKW1IYvHABL7P13gm/q+5kdb1iZl4X380FVcvsr0xm1xJ0UzLlFTNrCpTtmB4bjEDAu+QB",
+	"iII1MqEzMpGXrGSNBCQEKwO6h9pHJwzMEqn6IoyoiFiSsHjeaMF2WGCyZJQNvs4Rbof8UZTkFznjCQuN",
+	"gS3f5TUgN59hpAnEV1sIheTitLZMHr5lUmu5WsvVdsLvOYxzj/iei0vJoxv6xbx2J8y3gvHh/GTmer6i",
+	"3lshxoPJ0voR8WPYYa60f8tK1WBQAARvC2323eBXo2KPOgdLioPgxqvXfj3ApG6aWPj0HOOEnSV65+hD",
+	"97jXPfR653IFXdZdIYh/mJcYxWwqNdQ8JFww/Mp0YnWZG+rBwZPjJwfzEvpbvCwgh51/KTA0A7ojRhqa",
+	"wKSJ1C5+u3G+/3HPDuzl4bOjvc5zGMGU8rnXP/7QfZxrGvv73CCmWCN9wzAXTmt238O/rDBLR42gMWFm",
+	"LO35EVVxhTErNmTAPt3oNX7kmvp2vkcHRwcwI35BV94VmZa2j7ar3U7u3EtfSh7nLINrhN/cjl8t8Fbc",
+	"7HXo7asJvfFc+j/A4BtPEn3dwMRSbS+AoMN86CRb6F+IDOBae6JXV/4c2E7hKaF9EQ65oMmii8rijUy4",
+	"SDVW1ru7ZDNHxvSSkQFjgthN2ybvBCMJv2R90RTSELtdW9kTfLs2K5CB4tk/6DSL+UFWv6O99y8eEEo0",
+	"i6SI3a0L96NwM3sGvE32qKsxT7A4fm7IQF5keJIAm6wrkEey/oQNDZQH2JnIqKaPOk+3EXb0cmiXgcdr",
+	"inFFkb1Cw2R42a3m6pdQx4068ncJPZCUtwA0OiWMcSd97Rl+b9fXKy6YZRaz28sB7OH7iul5mVdH9eqo",
+	"3iajejzTBPdo998e2cs0qe8T7qUF6DgnbjcW+cvV4R3Tz2vjszY+78n43Kwyqx3AWwtzriRhdxrorCi4",
+	"9/MNupvuQNhmVxPqtQL259Ema7nmVzV5lp2SWB2urImHbGlOVhcsrY7VFn2h3N2dYXYKj+GxtdXsFsxU",
+	"U9FEIz85t0p2W2VtTabJr0xJ1+TcW4B9Edobei+zm+O2O+Ej/jbkKnNK/+Z0ROBvYv+bi4jPYZs8lwL7",
+	"sZm+yFWlYgQ0FvDgMkLtujR8wgKiYVAzElHh2PLlJVNTOiNGjpgZM7UZsxM/lb/GUS/u1OxcqFA2qwGq",
+	"iuYCE+X9GKY1IqkRyZeCSHw/e+YleG1p15b2l2Npo+LLIcoODOx9PaZqZ01w33ILQQrI55Em03SQ8Igk",
+	"XFwEJPztig0+pipxA93n+78ZecEE4BkKhdzQthZ6LyppqMEgfl/AaT0UDopdcplquGkBkx1lnXPJszJu",
+	"KxT12MfGm8yAO7d33IqT/S5uCZguqxkGT76bHrz59PRPV0cv1OMPs+4P/PDd9PiZPvl22Hk1PvjjxdGb",
+	"Xx//OTr5ftIIGqlKGr3G2Jip7u3v0+m0rWWqfS179tFWumtlJQEzCSHOJWrCfm9kRIbXK7aFqM3Zr6L7",
+	"LSyBh+Gr3LcSZFeS9EfJYz1v2mKsckytnZo7R60oI9DW9opr1joF1ylIRm3kVEPTNy5GPk9YsKtSPNOe",
+	"DeFRaxYOkCh9M4LRvsODk4t11G53UTvYULeZFXPzf7AikckthkYRFdQK4ytQGFbI7ExfwFZYntH6J/j5",
+	"9nxWTMeums+KeSu6L8ptCxZRmNxzbiu+b/XMVl9Agy+0cl5rd0leq5fUX3xeK6YjUXDx3NgCulhD4HTI",
+	"GVMRPOaws0XddVBSVXPpZIpyzWKL0JUhig8CMk3s6HN9N5QyhiQgKgx2iO4edcC1FfEp6Bh8bUM/wdZ3",
+	"jLBFBXJ0ctjpdIJGKrg5UzzT7IdHx53rXRbOp1RdgJF5xYW1Iqg2+XAG7JIpOmJ3HNLT7sIRPV40oPdW",
+	"eBMQxjofiGLCKu25Ydw0iiFN9NwwDhYPo3vcWTCOd8PhnmZUS0FiriOot8lhSX6kOKDVZmXvoLNwPHAY",
+	"0mqZMDctbI2q4PmYqhH7ZuouLcAL7V0un95Tg2d0OwfHQcMwNbEnWHjkk/M0i1LlBGpMDTvNojhxysgT",
+	"EtNZoQ9HoZgf3kmjsM8THHMkUxqmn3M76Xao6aA4JcdP8LChn/waOYF7FE96cmyPfa5WP0QTHv8gDPDR",
+	"+XMOOlBZpFDnddfIYAa5vlr+ci7S6+zlryZ7+Rev3x9e7vK3ig6NzpJ6XfMpB6w+5N137d1Ti6awbxMa",
+	"V6SpGSMhLPMPsL3DVs+a0AytJ90Xyn4NFpMxTYZ79ra+BUQE1ER+YwfEbX8Swf4PiKGfiMQwsROOcGPM",
+	"afJtgXnE+iK7AlKg7c9OwFhk6EUwjgr+q4lgI5q1RZ/QGeQwG3qBEsuPCXpWXJFOXzSPOp3WNlKLUUDs",
+	"MsK7EdSzBSQzpxC3jVJuedwmIMg85NgqvrjlfQrYYTE22DIWWKZvK3srYONsMxegNiFqE+L3Z0LgnW41",
+	"GGILGmqL4VaLYSVptszz6slKLEiDib+v3A5ErXVmR53Zsckail8c5L03L/Pt9RNo+mTVE87UiZ0NY60I",
+	"Kx/daVOqDZwW5iIgBLlGmq63MAgw5E54hH1Iya9SsBb20SUh+zS1SCXcWEmGNyPuFuGrIU8NeWqvae01",
+	"fagYqA47b63sZgWl/ODZBT2PQsFbaDck/E+xzI/JgfMcFfyLmJfozCFd6Ipq0Pt90YT28ZG9YQw0BE6B",
+	"t8iEXthnEMGuSOgWfRgQxUyqhH0GEBkCasdY8iWkJ2WJRk3I0JRJ7PLyFqRktnqYeplndxppx4VOUPtg",
+	"91zs4l9moOAuBzRLaikQtbsWuJjQSUKntEMySbUh2lBs9a/phG2D8DCHLLXjsnZc1o7LjZFN1ii+RvE1",
+	"iq+M4mtXZhUYf1DD+Jo+dYP0qbtxAu6jbtx1JT5YF3kn1hyzNwczAj0rA8KF66Te6uVGDRkwZDUv5qkH",
+	"yFSO1OX+hCITejBXOg+3+ugfuqx43iWrB31Rrp2HJFQXiLCmUMEzam/BBRg3IFK4mfnaCP+00yJLXtAX",
+	"3qoqGFVYfJ/TBUDkI5ZgZjlquTkjZyhVZqos63KxjsGCG/bhpGqs0Y+2egWZocMhvvB9gdPfGnRB1chB",
+	"uTksIoQFvV0vOYXUNToc2resMW6NcWuMuwTjenlZw9z78VaX9VONd+vg+R1pEVyTzVx53jtydkDtoUHn",
+	"DD8uRKTLKnpLnvK+8C1MN0wi/C2ObQv4sXYP1tCphk734x50AqaGTvcDnTKBXkOnr6XQfA7FeCRx7xDm",
+	"gRA8+fSEm+mdfsnonQJXpKQusgRgElq5FpJmwfM3kZdMY6fDrHEiJB+41omtm2miyDKWqL5YTBNVSDUo",
+	"ZEe4b3xvrFEPBFR5zqhfTv5iDt9cdQZ/vuiKp/8+PdDHl++fpH88il4+Hn97wp51Jt935dnBL+eHVSmj",
+	"ftlf5aY1Y1Qtl9dmjLqHoAwTOl1O+/EB+CsNB3YmLshYppqRJo0n3FhBY6WClSsWOwIMilsBGcyAxiMg",
+	"FgQGREno9RqTAYt75O3774O+EHTCAkzRlkMy4MqMA+LrHwJi7w8v5uh+aZIwNWICU8bwL850QGLOrIUZ",
+	"W2kI7MfDhI400Wk0JlSTVEzodMpiEsmYYdp4NiexpygBMhKJTB4ZBckpEXSCCWj2776QqdE8Zv4ce4di",
+	"btiGqEqeJ1zwiCYLBC85S6ggQ0ZNqliPhFF+6pmScNoLYZiaKq7Z0vR0/NyVaU1cwrxfAivymmCH0UW8",
+	"Jq5L6Yq0JstGKVKl7bey6400z37s7h2SqeTC2MUVUcUCwj7RyCQz4jIIW+U3OfppyTjtHUujnNBPb5gY",
+	"mbG1ODoPn3wFrsg3+aJH+jP33eL4/HllVoUzXB/nTpKtRK/gKs91ujWKhdLyfShcCweV/KeeXxsCfg87",
+	"B7rCxJ0bqViM1scPQjEabzaF+j2jcWE9FRWnE5ZLsqe92AW1OU2o2HNyttHLL90w/cMCVawMH7p9vFwl",
+	"fzPDuPwsIFpKkbFxkSa1Noc25LjTabXJS57Y5/VIiMI2DEiYaqbwfxdcxOFCnq6+mCfqynWjvqk+ioqZ",
+	"uxtI1wXcWuUXXFEJPVDdg2+8dHjHg8fR3pP4hO09HXa6eweHR8ePn5w8pYMoXqZy4Bttanj2O5eHNpQy",
+	"/ujAxZIhgEOwcpfu4lf9zl75eQN8YUtc4N1Ood06ZKfodyI75WhvBbd2/KRjz9U6ZbG/x2F2j4LrujBZ",
+	"Ge3ky7d7BweH3b1O5+nJek3X0ZkJ74B4fYnTr/jGbmlUXl72/O/xkz4TlLySE/ZrYw3SpNInrqLdrdmg",
+	"mE6TujP7xhmM5oVopuLKP+ycxuhZJhrLY8Y2LvaZ2I3VKSCocYGGqDSKmNbESMJNCxmPpkxxGfOIqFQI",
+	"poBJWPcFJWHp1h8TOtUsJDRhyhAXl4QnHXZKbv4wkx1opKHzTQpi7VUpIgatVvuiOYTdSUK4Y9sJpbB1",
+	"6uiOIPeNaxJGihs0xgB/cqxV8o9/5HQoOO2JlSnEyZS+KL3AUn+cnEwTTkXEFhiGywiNSpt2p1lySwX1",
+	"ToTvalL081p6cJs8OLVq3JpqXOtb36YAt0sNUpL6NTPIZpKbvpIkpWhOBVSGCvNaZwV38vXleBPPxy3a",
+	"r6JxCY7N8qveLXpUi9gvS8TWEm/DLATrCo4HTUXADWlSophgVzSxsN2xBOTGQA/SEwHsY/vJOGXOOPAl",
+	"LfYKu1VcDxLRF9DWBCwPZ3g4p7ZMsHImSqRmurUZbO9K9q9Ju81A86c1NL9nvfH0S9QbYMfWSuP3WfO6",
+	"89pVJ893g29dMGg/5szo/d8iGbPP+ypN2M05FHCG75GCSQuoJC5lRAdpQtWsB2kfI6m4PVMRTLq12iiR",
+	"VywOMESjyZQpMmE0CYhhn0yqGGm+/vbb89ckYZcsaQXk+7N3AYnZkKaJIeDfzQi6/VGdDrThJjUMCbmZ",
+	"cV2UR/ySCTdabM4lGGkCwTh0k/aj2Xr6wiKM/y1n5n2KKdR3jIgXZHa+sLIP5WhFUkzPxzd+nn0cnwXt",
+	"fnjvkqOz426SC8f/Wi0h/+egYT9Fo9dI5NVHLWOeTiDz3n53GCocejtq9BqPO8BwIqYyywrPP+r7LF+7",
+	"atOuWzOOP3+uLITzz7RMAOMc1+H2XYN9iJdT2P+PNDGKzvaAk1+5Teblqf0FMoQ3GT2XanQXg2A+2LBY",
+	"qJZDn6VtBYHPKTXjPO5ppXljHhSusuwx9Hk7IZqbcZSzV2OZsDZ57+S9HUuM4ZABFiRINaKC/wrS7JFu",
+	"kz+lLGUxMTy6YM5OicYsumAukKFNZqngEzASwhUR7JMhIyacYF1qkmxPjJ/Pi/G1ucbWF7I3CdT1hejq",
+	"8nFblkit4WoN98VruN8TG885ON3uoobLcnsNRbzc0vE51HuQQ73UynnmUrRJ89mb7t5hC7v+WKXcfPft",
+	"uT0A11uzhvFLFmNhzHX1RoaMFcqK+yJX5iTmmG2uWCRHgmsWYMKbvacwyYxoxoTvTQmZ2GN5RSZUzAgX",
+	"e5i77nNB+yKiSs0g0N8mIfo2/g1fNSQJ1644SAJlaaIYjWcEfw6y02mShGQgzbiY/t0XlfO/z7lhmEve",
+	"I7RCy0yfiefmEibp2psROeyLQio7gRd1nEP+pGfDIQMuIt+AyYyl9s+yjzkloYyiVCkmIqZDb0L2heET",
+	"HI4guAIWohT8jAHRXKCpLmP2SMMEQsGTLp2/d8UXdWreekb8G67ND259P4flXSUp0VcjWCsdvggscywx",
+	"KOFN0HWbSLGTMXOZddeQb+j3Z4jpNE43twIL5vC4VCS0K7U8OH/dsixJdPYVh+huXb6WiXRihVPhUPYf",
+	"mkDC7ZeRI++l240p8uXFskamfPEGq+XJZ+trKyny2d3r/PiHngGYFTVlcihTtZGTYV9U2vtioOF8q3ep",
+	"Dr6Oy+0tCdWg3llsNYqJxlbVKj6ZuHK2iGq2x4VmQnPDL1kya52SKfJs7DEBt4jGFKj8lO4LX2sW7qOS",
+	"1FNr5qO2yaXt23ffPv/DuzXdDoWio4NOJ2hMuMiKkK6L1+UeCGRsubKogYqSGstWTxa8XATKJowKHTja",
+	"9j2QqBBW7QtXhew7SV7HJIBBXKlzE8EJFmkQJgy4vJH8vHVKEmrAxa21hVR9AUDOZF/PSixc/xnD4BWd",
+	"tclbBy2MhHaZk6mZwXcGtFhmqrH3uaK6LxSDpi744eHtLL4ER7eP915wu0REmzzD6wRjCEIhV3VgYRBg",
+	"oRkzAdESIsLcoo4hjYDzXkY0cXjNUS+64btc1JHcS/gly15AEzuxM4f1ZAb1WF8MUp6YPS5IERNLpsug",
+	"GKo63GTgpCKSLeBD1zIUqzS17Atu4MV0hkL1mE8RQuenbt9dVEbE1xDi6W0gecSMJkedw0VY7y2dlpTv",
+	"XZxPnBmUr1JoK0qE+RhRNZDjWawoVOwm8urjkBoreDN6FWaqO4ne0qkd5VZdRA6n3YZ53hYAyyrjzy9a",
+	"6CPBXeg7PLkFW/tM7uQz+XJdIG/p1FmJIMCzem+nmyqCmi24QcA6Xur1eA6NjPWYMaMDItgV04aEcBGL",
+	"n5mw5IxAtQdEWgsr7+bNfWfFoz2+oQLzha3MFlfr4ZuvWiqOc/HwivUgS0sqzMaKFw7TnlLdGr7ZYE+F",
+	"OcdrHqy9a4cIs3B7YXjh3DVs3vzyVS3efHPV7fe/iuK1whctSHSrWJLZ7kvW3k2BYqQ4TLADtJHKrklf",
+	"hQEQmjr4nJknE2mBAlolY5ZcMheaRWXQF82CXggAsrvmlMPUKqdWm7zB/liKEc2Mk/RnP3wgTgshaRbo",
+	"j/AUBJmF+PZVUFWQS6ognWlBmTbKd/YdWjMhaXKhpywy8vY6MscJuLv6sWza5kJ3J71Dn2bov0zVYOQA",
+	"g5GexVwKM95j1vi3jwrIFU0u9rhYOUeyeqJiPrXbKhWbk/IrCPkVYH7pooUwH3bRtoug8u1RZ3V+MbHT",
+	"h0C4ZagyZYFfRS2VhWn15NHCMr2xKKqgfjIDGXsnNqmIXYUyAtkA3XlIwCw1I0O7dO4E/l8x42X+xjDm",
+	"jqVPLRQ2nDK44obZaVnQTftwHzbNrihIn0NlkEeMDHuBAp4j1HkRPnpMF5KExSOmiJJXkAMOKSJXELXH",
+	"rxHz4ZApnSVW9MVAyotehgrJv3ksSv75f/4LnmpPIJ7smdCS68JKFh6NiWLThM608wNP5CUDmJtO+wK8",
+	"/cA6BIea/kdN6NAwBbSmipELNjUIeOUlU1eKG8NECxhLrf1I/vH3DFmjvBMS3q4vuCYJGxqSCnRkx6Q5",
+	"SKi4IBx93r8yJaGBEftkJRE3pAPHICrRapMXNBrjRHmqPitK2acp5D70BfWQD3hSYRqAVjCbMmgQS5OU",
+	"eTYJitzhJJLaYCSEazJM6MgOztuXfZHdgGt4aUgSWRRYcYEle8v8WWasmB7LJNakGb568aEv9nFr7Wlm",
+	"DBcji/+7HfIvcM3/77hDUpEw7WMocQuiFQVHhx0Gn0xSEAa9zHSAbNEinWyptVP2Dth7V6ZJTAy9YNYc",
+	"ii5gJcQuv6Po8RqwRF7BV7AmDxc6HQ55xJkwH+HCcGkl3Dm8YyWGC/tuGzRM7q7lYETvobKomq4rXrCi",
+	"xitfuti5Xvz4sEqhBZg3D2uFmKPkVezQ2Oqs60u6ETSYUlI1eo3XhR+J/xG9hxAM6dlN1sAf7BMzNdtr",
+	"HLSPGwF41KoZnBT7JWeWb5VrBnANsFr2GslghZV3bofsbYYX8LYL1t730hAmZDoaOykxlIrQXGssFAjO",
+	"hxI68QD9vKmQZswUidwT2+R7F5i9opo4HdJ+IGYEbMjVUVFR6q1jROy7nhy/7aKq+pxlRokcWhUMDnZ4",
+	"9wCSKskFm7GYDGbXlTz8H4qxQTeXugVesBnhEJqHeon4lIQeoPSISJMkJIohtTqo+GcOCHEzlqm15eyd",
+	"XU5joW7NpTXAUKhBd1k2HlBwFnRIg3dzZ6P4xJu1yZ8ygEC4IFTMkG82u20kxSVTRp/2Re4oLNZxwO0e",
+	"6WvK+cY+N+s47s6dBQf+xLsEuvOmL/chlgpdRw5yKRVRzRDFVxRUxZffavz8gZi3cz6CWrn/HssHUPUk",
+	"bsNvy4MVMzuSm0ud5wwcd4nVA0j6PqXYU1ZZC64KJXtf+HugWPZ57bdGxE9dGdwnAyHFR5r88P4NmELO",
+	"SisFzEkzLEULl5op3+JoQqTBFzd1xnjDtXGnVwqkl17UxdR3HEp/eJHrwiK8UebixNtPsE7QGq9eLWDt",
+	"Rra1JO3C/euY9X3FrONs/3qp6o8sQ/T5jr+XqPV7NuLaQAcMoiPFMM9lRA27orOcbRWZVHHs3n/mZPGM",
+	"mR6ZcGFPtYcgc1TGrC+a4dm78w9koRZAG8SeH2K1FxPO6SeFY5uw57Wh9fmQj0L7VFeo3Be+UhmZyElT",
+	"M0ZCnLnv7JHWKZGuyciQsyTW6HtC+e8qUQBKe3pzVw2l+9DoyDHMLshmBvPSd/OgC7TPI5S7kOic9ffo",
+	"ixBSU+29IcQStomfeFfQJMB6wGSuwYxMEypOs+nkegPqBKPGTjLtNiJvPygU7BpPV//XxkjxJLGyiaaG",
+	"NSxid6mvVzRJBpKq+ONAFvLe/+DNrez3bQfcceq2GnHHRX+rcvqeXXkNU73s2F+wpE+f/TUgqcBdveWY",
+	"e1EI1BZH3U55zWgiSlBC3fLdnJZdZrtk4feYJcywReoUvUtFDfbaaNd0rdS12Dffyzzs4AP7iQ3OJVJz",
+	"YEgei4LRCUyOjjrdU6skwd8kRuDjBG9VkbvDqemITjegNr6FN83UxpyAq7Q5njsBWG/0TS19/ChbWPjB",
+	"8sQSv5zfVUA/ELwt9De7+zJ8xcyyNdjZjpI9A0W4FT1be9k2T0O18Y2wg7DI80LBHfq7LAYOnDWC8Sw+",
+	"SnFbOKsHOV1L2DRslcy1C8amui+4V0OOfNbeTUAqgzf8uD0hgWISxYbMROgYtrqH5a1i38pLbG2It4dE",
+	"Dm8wVRENxf6z18yiuwuK4nw0NmOljOXVH6iI5XCos/LaguXCPk0lMBWMGVgmCR+NYbs6S+XFp6ksWCmV",
+	"JcmCL7udUMQuBaJjVqoF49dRiYdr9r4R+X5EvW/rZlh+hV4eYs/35eZO+DVDezAkAxbJCdMQLW6d3iwm",
+	"+8LJyTZ5njCqXMtXPM0lo2EEGR7o66ndwU34dOxT8fzndgpqfP4wQAl8l2wpPMIF9wWBk4Wu4rNUjxkW",
+	"+QO7gsURhE/oiJHmYEYmVpqQCzZrQQqOoyC2u0wKv8sCTAiNIBUHEgMpcGlBmsNQKrCWCZ1OGVUaeDFw",
+	"U/KiT/iRhySpMDwhkZ1rFl9DNX2xHNYU+96n4kLIK0FCeIHv2CxEJy9mcmSvCP+HtKK+ALBjxrQ8qqAM",
+	"bUC6FrANpJpmD1OOgzB0/mHkJNwsFLIi4YN8AB5fwz4Zq+/tTiHdA+yeoNklU4xMGRWpcUXbMxSkggBU",
+	"QurpUQKieyiVyyKeJhQDm4YbCGtm7HHQQSGPRLp1uoKfl2rz1SIt7+LNEj7s1qoBV+19XVPFAaLBpU/Q",
+	"BARxe1+Qb0q52lXpxXtmUgXFvo/3MjYnCHoGWZtGRbodMuEiRZs3BoUT5DxCTjlFCeWTjPoR46X+PSE6",
+	"2iZvuTBZwr1ToCUX8yNNpopdcplqkgr7mWEswM7vbXQHfD0XpYvdgmsgc0ijPvXsz0CnYbGyHSGLT9FH",
+	"DXr0ArMLRF+UPNpt8tOYiSxqCerOPci5IrAOYCTJgM2kayswTWie6kMiOu2L5lAxRg4CMlWSHBwHGBwG",
+	"mh+SChcmbQWY5pIr3QOXzZMxBuE9P2J2T180sdCN8glGkp3XvLWx4OoZvrljCNp0aUF3rYTzJ9/96e3R",
+	"Wd47ZgGHcddxGFfVM8XXvIGfJyB6bLGOXfi+56m6ZMqtOkrGVI+/2kBjBQHtc4wwCeorVY+711Rvr+em",
+	"3JeSUuxSXrDdqSn79DlNAdIbW5VBcqMD9QUx2g1uCUlS0xcQuQRxWwhNBkQKB9KtmuIRtTpoykQMXBOF",
+	"D2AVS8x1RFUM7EUSPNY+WdPec6aJcgFeKFTOUGvRBx440kVgxnOqBtUknE8zRXaKLHUVo6bkB3GDEtu8",
+	"Gwc/1CYNtfuwUu4jC6W2Tr548Yt76T5cwkyM6AhriJcmmX+PLGvArFaJRw1kQ+HO0HElmYGAQbdUllK+",
+	"bgfaN1ybF4Wx362R4F9/a9A05gYqCp9Lqg1NyEspY3JOh8zMyJs3zxtBlW6DQy5oYreHPQmbd1TsM3gE",
+	"fQax1mgFYp24WyTW+VOXRFJNpYKIgn0lKxuhmT+knys5ycbexRaGRhbe5rDbAI+NtZ/9+DFBsNpoOpTa",
+	"0WSNCx3D2619C60EXjFfPP/6VXLG6z6EW8vXhmVW3O4FcZWvZ717trFXSqZT7fiSs3EROSzKLyAPoAT3",
+	"TFb8Byf+h+SCcM8Tlr/w6zjcULNZNIkLK3uXHugqEnGjYmdlQbNiMnI+r9tKSK46bfevSL4CFVH1YxcV",
+	"w82KYKtulIJArHO2NxM1+MK9/7DpoRHAnMasrDDXbqN7bTHeVFCanxyA+6CoA3M6tExA4UkoENbG86+Y",
+	"Kam9u7UF34YMdicd7XW6hSZ2XzK8/63hyJXOkBOp0Ws8Pmwf2henPLEKsVscMtL/lI8hKLH7IWGLJvO4",
+	"NJkxF3aVd8sTUWn6ul180/I4leP/gQGv0WDdsAlExr8v0JImMzK0i0XDYgEIZVXUy+Lwp1Rb0dDr2Pk1",
+	"NCn8+Plu2jBbcgtV4tzi24JKrJXUpsT9K2buJOsfFoXfvALZ9wt1V476l4qxX6+5mjIvfFFnYTt1yE7y",
+	"7DCZxAoISzQjR52nWFJ7pawViJnfKCdPyZArposGXzvbpeS3ohn4OWyTZ7liLI6rxAfXF+6cLEQN6VPg",
+	"JMeWPaUXCOzVC7lq1rExX7rhbdrKrPV1ra9rfV3r6zrYsyJQ8AJ5R5bhLymfTpyYXmgSfoPNyECjWLnW",
+	"Ji95Ypgig1nGBXG6Ujddru4Y+MnGvGKznF1S+/x85xBVBQ1YTbl12JNGkSvi4iMXHyMpE6bmmOTQvTeh",
+	"F/ZVvpPJlF40gsZExixp9BpnT/Y6J93O3vMP+cz8hJ0cSHY7zRSn9uzvzvYODrqdo+M1BP9WAkjZKqrj",
+	"R7uMH7HCbvbCLj+286jRMzLlLIJihmxURZKf84gKYscNOTVmzARISei7GRqqRsx8mE1ZL786DIj7YeOR",
+	"o+WC8R4DR8sEy67FSHX45adxm3GiWppvItaTy/Bdhnr8KOpATx3o6TWexfHKSu3u+P32NjfX9didwjWF",
+	"N7yb96eWhPcpCWvptEkP/8MAr3ejUHlfLI/KBv9IOx7IjL6EY9GaaxQAPgEoj0rkFYvRuM8zPEkE5ame",
+	"wmQzKBepEsqSpwapW6q+rUVzLZq/CB75nTO4OAF6j6Dv8saE/QWs8HiFp+dNqDbksENiOtMBkUmc5fcD",
+	"LUVITRigKyPkcdjC/iJ9wT7RyKALlwxkPCOUXLHBWMoLErOEY5R1aPVERJXiTPfyNiN/PH/3fZD/ae/b",
+	"Jj/h1X2RXW4ViiETqY2rgQRSDGZ/dK3PuNZQVwQXcKZJkwMnBonllQigZgLv1RcYFmsRxWjstNtloVta",
+	"NhNSgLtmqmTE4O5jphjWSekLDinDUsMprha4L8YUGPbhNaxqC+GWwLhsb2uPOyoMeCRpQpO4fHA4f9BT",
+	"hDCqEs4UsJq3cMqA4Fwbqozui6zhMd7Kt3prk59cDxb/8Lkr807J7gvj9RdsaoF/aGZTpkNXWepd8+C7",
+	"iv08NSM5mdA9zSySMK7PGTwBbg0c6aUp5aYvkAvIFZOVGf8dfRAU0c2z/59CveEo7ywDX8UH+GMih9hE",
+	"ZsgY1ooLedUD0Tmxn9E+HROz3WRoBnAF2nTYj4wrLnQLtm2YNmG28LhrAw098wo7J3s7EWe/J1wbFi82",
+	"nV7A6SFpyivhgAxUsrV6+K+2q1mKiCcs7yMK51qglA6yXayzobXJWUIFyQq0/RvYp5wpCc94kdV6L+2K",
+	"gCO7LWBiJQePSyvXt0YoTUsB5xVlyem1JZgt1lUiL6zT6TxeEnmBG67aU2FBVKgkEDUjsBsWLPjiuP/a",
+	"ALaUtkNFACpGQg6H7ZhFPGaxlfHs0zSBMvIhTTRb/BLwsMbqEQs7Zq+6JvTTa7yo2wkaEy78X/PBjKCh",
+	"zQym3c5Uo3qPibtXReZ66saqSLc212gaAVeu1jMCx1TWeltrIIEPe0j9Iw4qMa94uwJMid9JHMosRU3N",
+	"XPla7dMqwDsvjJeY+pnU/bQ3TajYc1Lc2kD+wmuYT6rR+lGsa1BxKBWLqL4BLb70Z0CXWzuUgCAjoYit",
+	"VCdTillwCfS88CH/gIQW00AwS4akaW24BC7UrYCEMZ2dUWXCFRpjE2A2hWnoZWNZnAGQjXm1DIAdt/aZ",
+	"z2CEtsFcw6SVh5YbnEsGAKljCx9vb1bl8T9MEY7d/PyTJc838m5Pz7+LX2HlASSpiMZLnu2WVmkAE/rp",
+	"DRMjM270jjobTr7Q7g3zfZRLDguYsp/sK0BDYZdldwlrsnvQWZq9WExMhKkr/HoIx/BVCxNSyYUxhFxC",
+	"p0L/+lvDmr6Y/teAxEZPpVflXlGni+kVm3GgFNLhfl5D4/udXzVpo/BxavfKRvXlsCCDvTq8cP3tdp61",
+	"Ad1STeH7g02DTut//B31G/yLwoc0YYNC41JVINzkptUjuJED1yweNxJaoNZW7gvcTBr9E/ZcxWNsQDph",
+	"In2k84umQKMCRl2BRTMbhL0lG1HDL5l7qKOYIUedjrWP/ZmOnGxMc3YysLdY7Gk/Md+NGD5h5FdZ6Md+",
+	"Ux55mnBB1aKG4BVV8w9TzVSmnHfcMakgfSuK1h2Ky8rOZD+5W+Xc9Jtmua4rqLpa092u6T6v/H1v02e1",
+	"Ovtyus4+gJyUc2YIzRZPJY1dVgqVYxOjlMc3dKx9ZX8msYxSpAZqjuWVNURiSSgxVF+0AjKYEeAprkY2",
+	"hA+07wYOYk8thETI2W+OYw301l1yz1/h6905mXsAGq3xv8hziFqSRI5gWEq65uURE0ZBx+lk2CbPBvKS",
+	"kaMu+Z//ftmD9v5kqmScRsbRuSUJmVBuH09FBKp5oSDufjhYPXY7eNIIGkD1nZFJrFEz46mn3QsbNoHJ",
+	"TRWzL79MjBYHvEaSN3yuqrYCrpZasm7YUBj5LeNljjvwAFK7RyVpZMHzW6ouMJKI9IkTaHmdTq1CYDEe",
+	"RMph2BAByJZcJPVF0znIdAik/rnYIU0hBWvdKtSsVaHxgO+/jcZHX1BjaDQuVdLgRY/cQHul9JxHGg9D",
+	"del192aRfL/TF9Lz+duxE2taeB5/MDZiifyNhH3i2iyzIT5QDZGpignruD13aSdsXw5vW3BWhpYw2dtM",
+	"aa912ho6baWvd6Pm2nKWO0rtOsW9TnHPuYxw4VVR7QX1sKIpcTthEa7+O+SyezV0t2TJWvztWPzVUmmj",
+	"5DXVN/eDz2rHBXIb8vYs5YCunevAQ3A8BYMArjuoGbPJAk7jU280eNe8FPkYgKYd74JJhTS2ZoXnpfFP",
+	"w35ZmjSPOh1SBuYA76+4ZoHF6ENMIVyK01t3BuqYc59LyBpnbx5n14qmVjRfXsfVnefdY+/nbaPQcRrH",
+	"yQ0e7fMxHxrizgqIQLZ8iDBDcmFAJJxKkwTS46G1413d0H9wg1qRAMUP8+skQnncO1wWYjy4Q4ixEz+1",
+	"LyyNHW9WbRRLqciI6gvIM1filJw8BuE7pgkfpBAhXZnfiuqLypJx2G38vIZHHFdOVZd4tl5qkbdRn/g4",
+	"279eZvkjD8ArrgsS7RGASYtqGY3GhAIDVdbxGUN2pBlqmaqI9dxFYUDckdcxlqXgcWzO3xchgNgwIB4Y",
+	"tSyY1XwkWIxppymz6NZe6Z6o6UyviGUD4vsGLkxWQR+G2w47JdovUPO5WYDjqWaqLD2OB4+jvSfxCdt7",
+	"Oux09w4Oj44fPzl5SgcRrOo4ZXMykXS7CID2Oo97nY59TcWl4sYuxDEfjQstYZ/P4UBCBzLFCbxyMg/F",
+	"HbxtNQG7faFZGdfhh94Fo8vvUC2t9lFuVj5bdms7uVv7tWu/dq/xnkVSxYS6pVdJPa9jU+Rkjnue0/SG",
+	"cl5/BtQVXY/jnjpTQS9xaylGoW3shBgpA/vjlCmL0vuiRO1vNtaZ63V222zsjYdDfxh3O7kBs4hDFglj",
+	"M5bdk07Q0EX+3DzbMFLc8IgmqEGCxgWbOX4DLj7aL5uTHhR8FkAz8ello9c46jagds/+//AQ1LOcTM01",
+	"UgPovq/IgCXyihx1/+e/XzaCxhXjo7Fp9A4/B8WRuLrDOGXf0plu9A79sBI6YInOR2Rf8qNj4s2e+wLy",
+	"FexnoVwwReCixMMyV/bon3zwueSbSWIylkkMZl6weJrc4HBAmgqeD0dH0k/NOfy3d1wY1zkV3PBfIYFa",
+	"gH8LxXk+mO7CacAnRXLiW1Nln+OTKb73O8iakAPN1CXFT53fulN8TxiJUy0/b4ea8vr+qTkqd2qu5XKS",
+	"mIJEW5PJ34npPSuYveTYZBHg8qKIvOUZrMMeCTMhADab3XchaWIhvd+IYSsgYUF85Sdw8TLct+e9hGSn",
+	"vgjttgqdregpAHAXhaQZsyFNE0O6yLUf+s0akmFCR23y2rAJuWAzVHSp4L+kzBc0+GnfJF3mgm22Szuw",
+	"1ki1Rrq7Rqpse11f/V8E3WmN3uq9cp/obf3ttFNO2kUWZu3jqH0cxT6EC1DtBhtOAISt5Pm4nbo2Q3/k",
+	"bQVXR+YvMVLeJS1wIT58IISKtRqs1eDXoQZrfbThloN3Eev37avYYI5nriNeF73aLglzQmMGiZsYEfY/",
+	"mzGbkSumGJ5wxc14k1TFSzRI7SCopf1X7yCokVG9V2pkVCOj3y8f+M5N7OU5Bd9jlrJdm3Fq979j/57S",
+	"ka9yDwH6hS5UkyotVRiUCZ1bvhek7hV5IbE7qv1fsTtymNff9MU9dIksoMAvqU/kYqrEYqIGRMTsWM01",
+	"3sass++y8WDf2tVF1jleuJzJkZWG6EmjCz2zV5tS33/5+isUl9SqE1uN9/j2E5/DbmhsIJXdMTDA/xeh",
+	"iwKsABDxFIY3p/CFhKzCD1eSpALUFZlS/AqKR6yRN0B2WnM6lka+zYtyKnyPg07j5/zRTrWjTu8d5T8U",
+	"NDGo4F7jZSKlIrGiXGgSJYyKNkxcpSbU2UnfzKrmwVbqFF5aRK7lSN7w+oZko+LY5rFIRXh6ON9ZvHpD",
+	"bQu5vlv526+E/RwSngd8Pgm02ht23fnnvk22nDKEU0Mlf2Vi1SnDl8cpk+qHlfKii4iz8biQMfvKmgTy",
+	"kimaJO1K3cq9snwJreqLy+IoXxZuTzQO2yeN2rCoDYtlhsWqSdhZy/mijveY8vUKlnGFJvrLzZ7jjWS1",
+	"rZrNth12/odEy/97SqG7Q+bcliufSvZaThjsevf4jUOa3OjchWyXUySnnMU914cmO5HF9sxYEiFNXyC9",
+	"AOGmVSoJHcwIdW13MhVHmlk/fTksHFYyYVagj/lo7Bve0ChiWhMjsT+OHTHm11HtaIWhm4tVwQU8jgTD",
+	"XIyyCinSzBRcsIBGuC9+lYIFxdYv+d0eAbcxl3FrO/l5O83LWxt4VAQMq1bjrCzzK7uo5qd9mwlhueUz",
+	"bwwgHC9Bf3fozsB+5wgUR+QgKP6R4U7806NO/GslzOkuqSFnDTk3CzmzVbhbyLm62+qBpODVmXd15p3d",
+	"jm4blQMDG4wH3FptWIFMr4CAkQHX+C4UOiAg+EC+eqXqakGwcjCSStlrLxnwAuhHBEVIazNZeHfOvqu9",
+	"rbW3tfa21t7WGvrW0PfL8rZuHvrWYHRrabc79m9WzKm9FSbu+7Vv52jL2b2L65WtgNFzyQU9LC4GORRD",
+	"GTNhVAkNQBVFAfnH3+GvoXLkUU0rREk3IFaOko7Hsft94cVYy7WuRq1ER4zQkcVQBiukXbJgSEb8kmk8",
+	"FlpZH7rSafC3ihnBlvPEC7i+gAFO6AWzA3SnQ+tvdula0MNY2uSFfSt3OVyUc2w5rIRPgbd3RwjtCyDg",
+	"KhBdkSYyb5GQpjE3H92p1ym5srvGeZW1ffAjTUKnlsKgL3zR9pNWm/wgEEGzuDj/GobdJkedp9C0n2Qy",
+	"8zrsd8wjhdyckDQzrBEQmnAKmS3DYXCDe9g9YNMO4tq2qG2L2raobYvatqhti9q2qG2LnTm6H0CVuFub",
+	"a1o213He2t7q/RIu20GV4TPXJW0wQ2B+wWakOWFqxFDrWPsj4VZ2CKZbAfLlYrdoi860PTnmlPDYt5Po",
+	"iyKDXwu6QbtOz9AJYsgNGDAOjluBRZohQr8Qej5kkjtnbUqnkAOS0zaVWZte4t+fTNhqE/91Y6tTUJOX",
+	"8rcVG6aaZQ0xmkedp612X9zSP4PG8fLWdKTpZqPcFqPIQQjNMVqna/ewu9a0ri9u61q3GXvkvBileJ8t",
+	"17twAv9urYnFoG4NJZV9h21WLdZW3+8rZWe5rVFn79RmxsM0M7j4OFVypJjWtaFRV8g+jApZ5Nl22nMX",
+	"VoUeU7WzyMZrrVMX2Zimg4RHJOHigoSvXnwgODIY8P5vRl4w8TnsoXvfiaaYKGY/TZvY+0AcYES5IEoa",
+	"Cj2ogQ7FXonXTRW75DLV+BBt5FSTK6ku4EoDPvvNpG2f25E/JKc8TEKj1/jT5Onl4Lz7K331cvaX825n",
+	"cGCSAe9e/oV3Om9n3f+wx//9p+87f/nzH3+1okwljV5jbMxU9/b36XTa1jLVbXfj4gda6caVBSDM4xsu",
+	"LvYOagn41bta4GvPRTndDr+P3MBLJoxUs72shmtpamDZ9CYRNTSRI2umaCOjCx8ODMhgBgUtroc+OgNS",
+	"wY0OyJQqkrBLlmjX0j5JmBoxoYtUAr+EpGlvYKHo+Xc/tAISRtSwkVSzMCAhhRTDsE3OwLGwlK2gL5pz",
+	"dAU3pCHa/xVkGznnBmKzU9YrvfjeFY/ZopYLfTFPRMgNMVKSJrRkdJPFNQHxEdtJYoCBoWInn6viFM33",
+	"A5UimS1jO3Df8TV8xiqEBxi7vYI2pIXZ9phcYwm/xa+kGVHN9rjQzA6EX7Jk1ipX9A8TmaolJfu/lArt",
+	"JvTTGyZGZtzodTudygQIMFjPK+BXA2myTzQyAbl1fLGakZGUsV4yRn/HDQwVlydpWkutZSeVC38IbIUW",
+	"vswpGUgzxsJEOtDzHAlo5y0aKt5sUfHiwNpwVDxAsgONhVSlNbpEcvor9ueW9OfPa1ScFu5Qpej0GZnS",
+	"Ecv48evK06+j8tStAvyoBZ1qTZxk9pBbNjyLY/RpG2jfQwqqpAchggHV0CrBkObV2KUBJSwegf8iFUYT",
+	"LloBHAYNbJUS130xkOlojA2ALZohXBSV9ZBGRirtn5g9pKS/p85FH2CjYZLwISsrdaSoAYdImzwjMYsS",
+	"UH0wXtRt+b0faTKkE57MSJMbq4QumTIay2OH/BOL+wKH1QoIJXGKssa9PMIN6gaOnbA5ev6nElWC/Tkb",
+	"vbV7qCCpuBDySsBr9IVUhIIG9CEKmBkXmDnqdFCT2xNcPGShyXQOi2qBuXQbpKBz0ZW+KIdXRsxoctQ5",
+	"XF4uW5R2O+1o6EEdXMaNcuFuxBXgNaUiNfbgUDHY73YZ/CA4tMEbNIJcH/ca2Kya5QrwDZtkpE5vYC3C",
+	"C06pavQaQBykmFQxU2eSQxpI93j1voI/Bw1Y1m/40Pk3D7pBQ1+kjV7j7P23e29evN3rwo1hX8EIcPXZ",
+	"R7QPjguURTQag6bNfj84aT85LoIPzVZhZlzwvbdVqntdca+mt+fU9graerHdawXh1uv2SiZRXbt3B09j",
+	"hTc5o7NE0viDlG+oGrGvjWK/iD2qQI+iEqnO+Ldgxd7Epw9wwilgBye2ahuDGvNGbME2vtnqJTcZvVAZ",
+	"WFZ4mzRPHoKUq2XO5uINNF5vO37BhOguewgwOLkay4SRpmYC9h5NkoBQ3IuFTegSflpt8mHM+iI3LiIq",
+	"LJZ2FDaQ5e8fQcaQISOjCzLmGiYX84XIezaRlxBkmIP+Pisn48RxF/aK5gvX5IJNjS9NyMbygHC3J3mf",
+	"F0NfIGw+XgCbDzpfF2xe8Lm2lRtUK5QaxO4+zI4L/l5xqMtYWR5Iep2fQwTjkA1D4QuxOCCKXcoLFhMh",
+	"FWGfpnY3BkQgWTVQVLfJB3nBHO2agCK6hGusNbslPbXELk0KY805zaRmy9pf43z8oJnSIWnSeMJFpmH6",
+	"YllMJpuObbW/7jwt1jGxmAnDaeIS59iE8gTynyb/e0zVQCoLZ/YuuInGTGQBbQg72LnW5bs/Ld29Wtpd",
+	"J8K0u0u+Yq2XkhCncco7UzzwJmuRTV5myVPVyCanDGsqCwujlpgbdsUvmOOCLHJ241JhBJvvvsgg0YbX",
+	"Tni60ZJLmvAYMvCfkJjOMM1fMZP6CmTIOEGA3MROQ8rKqAvGpk740L4YUz1utQmsUcDHgsBW9Xk8HsXb",
+	"G16fMgDnSAU5oTPwcQ8YoQN5yTD1B3efeqSJvBKnWBXMY421BQMvDp35XwTEpElFHMDrIfUlznHcF+6W",
+	"AaETiZyR3jzvldL1C+n4RyQE4G3HN7Qr0JVJC5mNKOiLCaPCvl4eCg8s1saaCJwU78z3XvkMr+fPenpn",
+	"eZ25VL3U2KX/vCzIGypurCTMbxCl1VD8Gp5oN23bdkP7r3MbmMZxxUUtsOI7la9dDKqzM4KcKwsEwPY9",
+	"1F581t7p2ju9oiaGhc0AGUvBNqV/bzIGMod0zDyfyE276ZFXo4tTVVH9pQnToKnAheSJjJ1m4IZcyTSJ",
+	"+2JCLxixgmXWI0IOZDxzNsa8ZjeSUFSqoEmdipNXgjStPnIUH7c0sPG3ltiz5SYLw972CF5ACmZvA0q0",
+	"mOgFijA/w2pBmmhJFKPR2J6TaV0NzrZLidMknLrG98q05jUbKzexskI/q8ntPZoHnaPWnXUqDKmsU+c0",
+	"QCXB8NxpiFrIbc4dbj9MeQPsGIevS1rkao3WzeNfCv/PFJsGJNVsbzCzOyVLacEHwrZUqchgNEBae4xF",
+	"fArVropNweMt5FULfO2UnH370p7zl7M35PXrHnrPIXOlL7LTaZaUY598nYedIA175ismzSxfkwsykElM",
+	"pLBPCggl/Ya1ENwJ/QZJuHDk8FB6G8FdHtkrOaDN61sedzT7DlFmSJpQC7vYt+4TgpYlqLzxdWG7Q9ZZ",
+	"k6hpPHQ0LK5yTKb2BgdBQ6VVmVw63fUKs/ivdrscfOoWSqsavUaq2cfBrHqVAE7nxjzYdkaKk9X4l7Nv",
+	"X+5124fkn//5fxd32hpwQSEz9VpiLJS97U8TystfoPG3Pz/728t3B53goPO3Z53vg8NOcNj528tvn495",
+	"ZFX+VBoy5exvL8//9ue/3JwmuQiS4+6s/TY1IF5BHZ4pLgzJqla9GnSW9QI1WBaKlRFxIs1yv/h7FjF+",
+	"yWJiz4LiAGCV0AZB2ow04QcLJGWaHUyoNq1SnYUUe2PgngCU6izINnljL3ZFsxnMo4qRhA0NsXdMRcK0",
+	"JiEXUZLG7MVkamb/ZsVI2Cah8w9/w4bANQHuLHt7o3Ek9m4D+JFQqN4lTUrs0xP8y2nJRJpH2GSxlXeD",
+	"vMFdD/4srlwOyG31HmT9co+F/ns7Z6u2joTP9/D6R8IIfe7cCkOjne6SodmbbWRoCxcRjDe+1t/Shya6",
+	"S7tDFtfp4sHFrgfrbYN7Zm2tbM9le0YKYvdXaVyemGDRNBV20xdYsuFF1o3ONtgna5RnvJFmtaIMv7fq",
+	"mowvPRCUoGhdPf1qM0Gfa6oZGJpWKX5MpxYFsdixG5WD1EGmplEnD2aG6UXqqy+K+gs5aO0ahRX/SJMf",
+	"3r8hXHsrsKTdSDMsreml7ppvmf0e1x02JdMto00asESKUVb5AWYtlAj2xUBSFWuix/KKcEOavuNzC7mZ",
+	"8ALMMysHlfyJRKRJ4tiuYChLEq4Srs1yIqll0XZAlSsblzvo+etO/YAiBl5qfwrMnBVi/EOeMKdarN3I",
+	"xaiN1yL/yO1Yg1mFrsf04Phxo9d4Ojx5HHdOuicnR9GT+PHxU3owZJR2ouNjGne6x/RwMDwadgcHg87g",
+	"5OAgirvH8eOoezzoDC04OGmsa/4enRx0D9eI6+NXXklrwN6u1cbXoDYmbo/nnkr79zI/pZN895UxcG6A",
+	"rjwTpUOpiJOZzYhqA1EJEP52mfTwLLRguNEkvGCz0IplJuK+CCdpYviUKrNvketeTA0N80RdfILTC9Dl",
+	"MbSSIeyRs+9fBeSPZy9eBeQnNjizovnV65cBoYZMpDZ9cUze8m8wiGLHYfULhOexzSUygydW+YDWOiVU",
+	"zBD5MgtyyfmPr4gDtTFW6lFBIqrUrC9wNlolUr42OZeY8JtNDJacw+0xjUti3SIMx7/QI90XoXP971lZ",
+	"GfokYk2aYVHGysgws6eNYnQCpOxCCpaf7IE7F31hb8yjNKHKGs0wDKdNgS8eTIRH2l4r7UGX9YxJ0lK5",
+	"K2I+YUJnvT8hj1lTYbWoIQmzX7pLpvwTSzBmhBNPTrpPD6z1QInmMcs+CDk8DLpPngSPOx28CNQ9TZK+",
+	"aD55fNL5x9+PDg86mJENRYhW+uv8uzfxw6NXV9OZBnZ5+1WvlBQja2YnVI2Ygs/qv0xfHHUPATF8yBZQ",
+	"pqWzB+TanxSVf7YAT72SpsabvzpSjAndF3ZZDBhxC79NfnKIiJviAtYLOR3tznE3sgI8zw25K8YpwY6y",
+	"v6EvENLpLOI2V4bSXJTSgrkymABzCvE6j/wydLQIr/wAj1oPsazkDl8gReY94jy5DiZWTPqunoCdvfY2",
+	"W4vWACsDWFW/jINVi53q2mCvBzuRW85sAYW+/9sFm9VJLXdvl/j7dOejlMngxmK4OJDxDGu5Gr3G47eN",
+	"9SDkYj+CW7835LtAZZQv04JtRc6dvgNlOqaXjAC20u4P12DR/h0lDCLFTUAXihEjEyQgUmzITDRubVVN",
+	"4jstt88BMbrkFNTypZxQWC0FDbpIPX4Lj/Dqsc4ZeQj2F36TW3bVvRlht/trYPUgQFqwSzHBZZm/D7hp",
+	"LQTEBvu+oHnMp97kKiLWjO/stpBWX0AJSp6nBuxbyAe2CHFCOgmNxjcC4KUhraVuMnz3O4cGCpN4Y3TA",
+	"P3CNAAFeWrWAww3onoP/X54LxX//29O97s/7DiPY/y0Flu4bVecLEZe20JhP2+R7zOy0NqcC1ZoXCdgd",
+	"pqi40Hle58QVIrjqMwhMU236Ql4JpqD2zB8jeAjlQBQxDZ7xfD8SZ+biU2Nf+fzslpJi5fQ/6NBMFlzL",
+	"Ee3lryGHxXxPuLAvCoo1AAFiX3ZZjiiUMN89pdMO3O3LWjXfe4rOpvI/S3vkwad+OvL+pbQHhe0/UlSY",
+	"ZZncPlv8FvHg3FpUeImA/Rvh/xodcQXZ4JyEA0ZiNpGQYe0SLJdLkL4oi5DyDew4F+fEgHjpXWMsmIcZ",
+	"diLgFdxs4GOvy5eAaEl0Go0trCvF7CKZJrGrr73iMRNYmnZ7ka3PJF9dshVT38nKks3n57vSMiJTo3ns",
+	"Pr7ui0XOuztLQ6yvLkjDTdZ73WMVV/E9tsqI4ORNNci4QslWdsFCYOg6E7gFVyeH/t5oEJ6XZf4jDdoh",
+	"yK2s4v7bVjnUhIn0ZnrtaBYlFtaKtFRVoB1LV5JYeccKuSbaUOUyTk7z8M0QabTX5fNansSP1qN9i5Vy",
+	"IneZDPnzBiSW+2z5ckJbU6SQinZJk7Q6QYP9wj8xdqGh0qAaowLrdEuVCjGdnVEFjD+piMb2Y0gFVWZn",
+	"TD2XlwyZdI6g6QyP2HPoR9PrHjw9trMR8WnFaEIED8YrXOeXuSx96FzDLhq9Lv4nprNGrwtdvPD88ykk",
+	"dcJ72/V0yZTiMfMvYko5nU/Wec3HjY2/1Oef12y3o4x+J0pff3lbnHxZfP55Lc+ISKv7RWCt1lpvw34U",
+	"lIS3VwtsyYuylDK6oEgAXAvUIz3HoT+YEbtXM/pHe3JAXp+/I24Luw5cM5dfkDsmXYy/FWATeuqK3TCJ",
+	"Ebgq3A4FJRLZPYrJfioaQ2kDnh8UmZez5wDnBAxswGYSsiIzaRkWSJiXdqpJE6hGuo0Azus30pxrM1kw",
+	"OVrLKthg2+2UGWJOg+xKK6wk9jcjSlcwBkS6VR4Ku7MWQ4ICIqgBwYqA4F517ueVVtNNmnXrCREirUk+",
+	"6prGdSmoC2CgElgpK9PVrNt9NhwybE6zzM79CVgsUAEDNZbGlEhXMlgAHi0kg7U/PNLECwpsuF3ALVnS",
+	"KsAdLshQKs+9lVDDtOmL0MuJEJx/dGjcPezNW23yvZy72kOBUMtURawHGaWhrwNzvWE2bl+/YuaFn8DF",
+	"QGNBatZWDOyywrxTid+zBVWg1wedCenDJUNzRXsVBla1vC93UvgVVx6S16WLR4Mad0mvqKPONjwRpc1V",
+	"hh7ZT9dByJyRDerxC4MO9p1er4CMVkYRsMkbvYZHJW4cK4CE8r5dghbmv1KtzzcXz9QyweDd3Czv0kBf",
+	"oiRvbc4Auijjk0P9jaa7b42dqcPtaCGnfDbgOa2tpNpt+iWYcLUo3mynjV3L3g120bBvAiVhQyDJksK3",
+	"0rDCOduZRBs6c0VaxaQOTIdYw2e5NNfAiebaf/hw/Ie1Zqw1Y60Za6fj19Qy5J48htYY2rdP1Pu/2X8+",
+	"r83kWU3lV/JPOZW/3E2FksVePqVmvEEvVeW+XtpHdtFxitmkeSx1SLhpBXPO0kd6EzjkHO3Db/NXXQuI",
+	"3ItcXqE3lH+nWvHXir9W/LXi/90p/ndZhM1rFTm8BxgADQf3gPFruVPUnoOsYPPNwF5CsmuW/LomRWhC",
+	"RY+cKQmnvhCGqanimpHmUeeAhENGTaqgd2TM1EcYR0ikIEPFWKtNKrlfge8FgpJcmwK4uJ5iC2/7BiZk",
+	"Ze5Re1V7o1yiD48+bUA11wC91DJGj+6H7nGB0UPJybUQWEV5bM9NuGCLph/7aQZkSEU0C0i3e0yQRbz6",
+	"7ZFcFciUPFh0vKpVLo+9Ov9+rsGnHfEHaWjiNPbJcacTNARjscUyjcNju/DEH6iwfwGXqhSw7OxjYdVF",
+	"F+fIUt51f7omo9ByE4/Yb3CAS9S33f8lpcJwM/PPAPykwWsGD4Y2/EtagfoOpvb/z6U2buhHB8edoHHJ",
+	"RCzV6xU60Lkrqk9mdJBd5abzpWJ6bKfSigZopWpXLwgBXHAiTRIL2FU0pprBBLqGdWso/WnCzTezH2EA",
+	"meFgqIEesLGiQ7uujCwu5BM4Mv+ZF8KE4o5Yg3Uvk0mrMe/JXHD/Hvj3Dirp/gkT5r03LB40+qmSxfRs",
+	"YkVeEctsMMe6sH4KGMRtOPuFb44nTBMq9pz2hp6lmfreeqi3AGv2R0wAXfzmm5Q8l5NpapijfDOSDNJZ",
+	"oXsf2v+h1X9hux0aGfZyBsFwSlVIQJn6fG4Mm0NXEntaX9C8K7+HLwVKuKmS/8Eiw2Li5T5pOnbsgGTf",
+	"NSD/arESfsp//p//InQ6VfKSxX1RUA+6RbgG8tkr+0wL8xhQ1dsB2Kuyh536p3GmiQLiwnRq3x3DMqCZ",
+	"nCOnL1wL9KliQ6YUiwkKeHxHT58TSW2w8Qo4f6Bl+R69ZMpKMTB82+Q1+Fw8txuFfi2LbqmYa0cbQKqZ",
+	"J0pE+juc96FULKLalCcfLocx+98JNvCGkNO1D0lSzTRpwqUuRa6c+ED+8Xfi72Sf8WmayNhOOkUnkkoF",
+	"cQtTKuBnDLLeNTqiSTYhXJEoVYoJQy6ZAtrDgOh0sOfPhmJnxSd9MeMsiXX20gE0pPFt23ULvql2VcD4",
+	"/7kvGw6kGYfEQLk1ZvABc6H/nHYx2MdlUwR3wahbdsw+UWP1Qcax+PQQu3U2WaKBRbF1SoSESQCiRG4M",
+	"Exu3BW7uS1/NInjlhEeugXdZflDG3ouA9UZwzzzMqezWuDZb26QZrA2R2hCpDZG7GCJVt3XB/FjssoRh",
+	"FeDilosyiuju/kszvjYzoy7pqGYSeeWGZC1+qVc1jIpgZE3r6EYr59a01nzIeXIraLSMLscLMDxV465m",
+	"jpicmwfmq33FTBGU3cWrWWOJGkvUWOKBYIkiiqj1+hfqPsQ05HX05E4ciOt2P55XwPvsk8UuN9IMZc07",
+	"nPLV5Pn5j6QZQsfWSF+GAfnhw8u9k4A8f//mZavnHFwB0RdpQAr3C9DZhv98tCIO+hjziCFphD0ckFgm",
+	"CVUa+1PYR36E3U2a/gegz3VONDNmAtsUPixd/wKmdQV17yez3PzWzaSdyOI84jTmswhzGORz1Vd9cU1u",
+	"BwVtE/SX6u1+IzgIrIILjg7ax53g5Ljd6dgbrt5b9/n5j7VE3H2FBa7F36NwA4G1/5v9x5EE32emKNB+",
+	"csHai3M/cVR3Kp7+2U6wicYLWksx4xziXLBHuhBwyfzrrQAsqmI0ImO4cZGd4m++FJtOWF9wccmEkWoG",
+	"v7Ww1RFDBn+DDQhRZ5xmg7BHFQNJFZOmUwR2HBBOCfAckF4g+ftCS9/tx0la+BH4gRz6RNsQ7kvjPSmS",
+	"WY8cdZ4+SLc8pklnCuENF3fLhi2bSwWT46jTWJHGszSobaWz1jZrbbPWNmtts9a+6Ifqi96WZf0i5nPg",
+	"E3T9Q3JD7/vt+tu2q4cXZuWETjKF6MDWkFFd9m0D/4KDYxmD0ZxhDk5yTGdpOkiCV2Bai36EuSn6lMQs",
+	"4VAAJIVLEkFre5LnUdjPlMEqRHH+m9vHXfg+jDEyB4PA4WKErO8FasSnp4QWfPi+t6aReG2QMzQ+MMB2",
+	"XvDWn+Py2GUiRaZQ3Fqprguuv8g2MZ7MNE8N+GrA92AAX2nBPc4X3AIIWGUAh42NA0W/rzcHFUvvhrsi",
+	"oiJiSVIEwVEidenvxbWE3aN80pz6KBecHVXfS9HhVrdqBEMRl5JH7KxQhojvt+qmXbxBV9t2hUHgJlEs",
+	"YvySxWfurM6S3bbO1oAaSGmYf+FMIr9eQZD6AebroiAg7I3w4BqVimWzSKeDCTem+KCKix2X5LFbkqtK",
+	"nRUKfTPl+c5r3htMKu+UygiuyxkKtbFVG1v3kPiD9Y8PLOtHp6MR05C7f2O40ZUmImnB0sIBri2Kl8qV",
+	"AGDeuWLOWJJcGNLE+CBXUBNwNWaiL9COKZ7FNem0eoVH/BtxNQmkmc1vjyTSaMI+Te0mIQM2lNBGN6Yz",
+	"krChITI1LfKvfZEVLjQzyQayYEqV4TRJZsRLVicRgqz7vkyNNlTEXIxapboHUix76IsCJyqUDMyYIcM0",
+	"GXKr19vkHKeZxc4U/DcSMZ40m9fqIlpkH05pedc+1j4sqVRok1dKplP78lnwtZmTS2SFDktKJxKqTeCK",
+	"RLysJlbet05dc0SRQnMvKFDIlwqJ6IS5fC5N9FheiTYJ/R1CcsHYFO1lPFad3jAoFqjcUFh7Xli2XwO/",
+	"bl4DjDNmDeD8FZfVAmf69d6a6cDPN4DQVaEHvgF+tpIo+utvD8aQ+1NulB2ctJ8cr2DfHZSsu+uIM9v2",
+	"zrZzQvDMykB773VtwHUR6nWUt67heIMJuBrGK+70JRivtFNqwosde5YR5uiSgF45q2GbRZ1Tajic/Jv7",
+	"3+sbUp6fEXcSlMGNZQpWg1XxgWsGmiRMjTjTQVZgF3NmfPKzT4pmAuxlpsiYayPVrC+gMSW8vC7RYbhS",
+	"wiy7eiIvmbUGNHQkdsNBWg8sD3U9Mim23sRpi/Muedh9rtAXZ7E6fp5wwSOaLOq8c5ZQQTJnbxjlp153",
+	"DS9ssfmKmTMc+N0Zid0M3Np+0j+wOp1OfsVCOeMeXJuLd8ueqjBx50YqFr9nkVTxD0IxGm+F3naaLUkv",
+	"oPzKXiKe/B5ZZINFxd82mna1dCVagyxeFdcOuosznzJheLfkp+viViY84my5eXnmToCS90JDZRSdUGVM",
+	"J1yMSKGFGfbRzIRbc1krZd+NWDPmSpYxUdVwk7CioKVJ4hKvsDj6JpOFCt8TubXYRPFv1LgzSw6NLoS8",
+	"Slg8YvFzVC+N3pAmmi3yCR+At7lT4JfDS37El1qBYy4utGBYoVVx0ICJbfQaFlJfUT22q2K5r7CbD9VP",
+	"PJIDQSSu8b9I4Tb2g/xE9Ri8ALhYDjpEs0iKGCykCvMBa3H2eoUpmKaDhOvxgtsWxp45ULOzG0Vp89Jq",
+	"db+y2vm7Nnpdu71Xflnv6bC/JXZjDKWM243lUYKNz8C1r3fLDDyLY01GibxkvrN4aRoOHMPeamw2sMtm",
+	"VdtnKqbTxNT2wYa5Xaa5qMtAvj/0AHpo4nLPWj65FUdmzPQIjS0GwJpjOOHs3fkH8s///L/7XhahkxBX",
+	"NOGm7QnqdEjYZGoshpeq4GrETA0ODjd8cFmlBeRqzKOxY81w/fyNLJyxlNpVTqYJpyJiVchdsWuY2x87",
+	"zY/YjAKpDOCLL75NzogNq2UXA334mrm678YL55uF8VbL+70cqtsurhSqK+z/ctTuK+mkOPVisYK+mhe+",
+	"lYNr5bV3U2CtqKFQD3gl1XR5hz6hELMBfUVHbgWRojTC484RJQVb2455xUymQO4YL1gkLNGurE2Y2oT5",
+	"ekyYzerGWmFtjnHFrCj3d9rO6mZlsl8Qp7tKjf+wUPfoku7JtJgUETstnHc9H91eBpGPvijcbsKEabXJ",
+	"UeepFxZWX/nbck2yfbq2jnuWP22TxtKmlOU1aXVwFyGYajYXxz0ePI72nsQnbO/psNPdOzg8On785OQp",
+	"HURxWbStJtielb9hLee2DMx3j60LX3yRDNiIzK0uFSeYv7AEc7+UPp2J562CHAhvFqIPyL+70I3TImbs",
+	"0pScFIyoIJqxHvKborxxpT+5lwcu8sS7y0G7l3B5+MOePqaXkFi2GQdRFqSY36z6zmh/dcEEEZpr0Y5r",
+	"B26Shi6E9UxQ8kpO2K/2LSSAeC70lEVGqpUlIKg/Bpl/C8eCThv35G+YIK+NrPrc5ROCeTgrZ3Bz45vX",
+	"vLWa9TvX38Pea1NyXNeC/L4A60+w4XVJRmzWYbFTBJvbybuBr8+IYFfO8Z/BVCuCBftkXMprK8+/eUvV",
+	"RSyvBLFWLtKNE/etrP6ATGE0CS0S/RadNlQxRx1ulUfESCoMT27CrHd19P+YKdsdEkuv6gc4dTOHlrUm",
+	"A2auGBPEUH0BBvbNBviKEs1N0VbZpL8gT4irFrpe/VPR53G43vTXQYE6KPBQDJdCCHglY2UzgYFME+7/",
+	"5v73ed/t0F3QYnldiBqwlFd2sDBlLJ+y5QljE/qJT9JJo9cFMRQ0Jly4A1niBheGjZhy3FkLdfbbjAQB",
+	"v9Yyi2nIFdMkRMnYzsQd+c3LysCf/jlsk2d9kZ+Svb619LzA63mVbUUzN+i5CohUxeN+CckkhsgMFWgI",
+	"zg0wIFznVFh31f1n+PwtKP+NB3vqhLU62lNHe2rj+ev2gjqBTOi9QQlXfXpDZrU7gzSVTJgmUmCwJZFS",
+	"9YicMgHdmKW8CEjM9biVNRbjyoVNdEAk3A/qZF278sWpaitlSPuxr9ocNXvrzddz3lsN5V9/W0a7c1CQ",
+	"fBWJNSCf373Ku8IXXaMaEx2VZfV5k4t0vaxd/H5V83YL37uWkRtO3c33YC6n/LEHkbyLg8lr3U7RMUSo",
+	"1nwksMzDgnLFXHhmDBD8kSbNfmMyw7P7DXsDiPl4mbQEgH+wp99ATba4KN074dy63qX/bRNiYAVgg2+8",
+	"TXfaAxeTP688WbeJua27v9z+rv1ftf+rlBSbSa8qqqAgLleHq1lO7JZjP+kCpfKeWRGgXdAfB3QKUR4I",
+	"zEdUCOmjOaR51OmsqiuWcYwX1MNXLN07X5V0rwqCN68Darl8R9m6qTJxu6R2IR73nfG9MzE5TWg0Jycf",
+	"aQevdZu8ADSdakMGdn5c8fW1hKfSxSBhrUztYz+LK0cWcTfxes4yZ8JbN2d3ELHb3/xukLVYrcXq71Ws",
+	"njODOY0yifU9SdesCf+eSm/wmL5PhSYFLj9dzPLUjOlTMuSJlZ++FjgMSGgBnv0Xgwr+f1yKsDrzXZuc",
+	"W/kI79EDYvnlFHhn2dvY8a7mQt2l2zS47uOxlmpC7AQWp708yEyGHS4Zir188UDcLyvw7+E3LA9gmlAh",
+	"IEK0cCI8D301cfU+FY65/tZxOH9APpCxzNo0LBsJ7qNS/P0NEyMzhgj8hl3ZcIXfUPkGh8BWii76S5qk",
+	"6PIeUBON7SXdpYG/ztMCn7X9dHMfP6azM6qA5i4V0RjmZppQLpDX3kTjAllf96h91AjKj5WXsEe6B53A",
+	"LhIW0aoMzEOMLUrlQi6No5PC32dMPbf3tneCpyrKNYs/yLdcfIPNwFwQXEc0YS8ppAb3Gt32QSNozDhL",
+	"YvsKBf737kHO6XcBa3alSPj8QH+5Ni+KRXxaUYVHcE+8wuUZPx/z6IIJMpWGTDnLfi6G7ldOY5apiuzN",
+	"R65Hduwitbg5Cqs/D99mWxMPnXMRseWLKp/QpTH+/PTPP5epw6rFN4qyuTI5SVrHNzYf38i+BMxvAV1c",
+	"uPT4BxDjUKnICPys9pswkfZI6LdvSKAMJfTbN8zTkkO7lkOvNXHzkSZKO+ADxs7sE250K8B8JDzpkZ7P",
+	"nNJkyu0uWpqYlCZcUDVbRA1YDbW4GElpb+wyUFJNuRSE6EFnLZG5DhX/nLBbkfzkfbq1gIzX9guVfUHX",
+	"16q+VvWVVT2NP45ltFs9vwJDaFm7L9Xm2w7jlc3ZOphXN6NYM/InCI33xjKyi7YSQiojgnUdMPse4a/t",
+	"4F6KqV58miYydp4bNhwy7JpsgRX5x9+JVwVZTkhMZ9AIgnBhJCDFHvEiFTJLIGPOXfUIU1tzxBUQqfoC",
+	"lY29fXalxUJw+BQy5izOs4ccTrPwyT84IAXQlt/5kUdvwTxMC7xzoC+yroN4TZtkq8b0fK46NwRFoIa3",
+	"I9rwJCFOoAYu3d3I1KpOe2e7XO2YdQDDVGwCpVnuArhHX2ALEJhUaCVxSQXWtWFowL5uRJXiwIenSeiU",
+	"d7g9iPnKrajbnGMPA2XCLkNk8/PWYrh+SuxEbCvg4Hyp3l4vQcOfCqWRGRP6nGMoC1cAasPFFjd6ncD5",
+	"lWrHUY0mvzzHkb3ALXxYy+6SRq+zAtgsb1+dJgu5VG7YZDUirBHhCixZuNqwyI7OHunqbrMNgcJCq5vN",
+	"40JfmF9s3EWaIVTuhQEJsSnQOxG6CTAs78ElRorF0HYDqXsLoapHet7R6H7tC3uPHoJMlYpHHr55DOjr",
+	"DUGwxz5hwiKnpk4He3hWTv8YEKP4hIDI14TmXQzjVgB8BCzuCwuPLB6DbiV5+zAyoJoRK8MCQKPQkcef",
+	"2ybPMADn24XZl4ASRwR58E6pZkRI7CsWFDtJ9wWwUioIlrpG0qfEW65wqDhd7tK8wXQRCiKgY469JCTN",
+	"jEVlXxs6HK6UkO0cYfwBpGUvQiQWuXtz//UK2RirqkYjV33KQXWAWZ7jrTIuu7Z7hZa4C7rm3t4ld91p",
+	"z3r55U+rmEMz7Jb66tqd+EOhVVd242+oZq7rWNU7HzRW75xbQort48IRNwB3NG8nBq1rnXCcX8XY0raR",
+	"21x2r5fOWNDL+edttahdfaXf2MY269lccTMUpM0SzyCWiRcU0Jb9hMUelbWTsIaEK0JCgExziAlqsRAe",
+	"FnAPwKKqjd7Kan5ttHgjtfY79LltPv/qFTPzYcy758/UEbXaB/K1+UC2EVSrtdemO+CVTNcdpsiszSy4",
+	"QCnsR1TFNzZdcBa4z50pGudZrCU3y7lxVnzBD5BFgVLkHbIKA4RlQNgnGmXdQfsikvJib6g4E3EyIzHX",
+	"04TOTknRxKfaUS7IK0E0i8zcAK483ax9GqjaU6INm1pLHNqPMmuwR4obHtHEhY3QME812xvMtqIGQTQ/",
+	"t1N9ZxXoP1hZB8J8EvtbSRVmr4x/TMf044gmjV5jqBgDnSWooIW/Gawr91fEEgZPSMWFkFd2zUcojQvn",
+	"jGUkE1Sh/hA3CmSm/1tGUqSmeEAV76BSbWjEqPioxyxJhkDp5X9lo1H+R/mnoZTxx3hWePKIJdTwwr1H",
+	"SWpgtHaCKQcX3QW/4vkZduifCn+m0+L1E55clK+eyCRJdVR4vYkujHBi38V+IH9gyqhITeH0qVQX+V+a",
+	"aVRz/m85K/xhFL0aMKWKx9JkOkYWYH/IyAk1svC3Yuxj+aFXYwY53tmLfA6qwRh3eu+vfirdnPhb/my/",
+	"H+6lN7CVcDXLi7dcfGCT6Ut748fWSB7LJP6DNMXjh8d2HNXwV+4VoPrMe/MavcYTsMDn3+WxvQeKD/sX",
+	"AT1c3fynnUIxjwcgZsxH49yOj3kEcOCX8lON4pN/tzDrjKkItnTjpFNGWMF1CHnUPimN+Kh9QpJ8CD+y",
+	"RKbmH/9v/vTL/Mgv87dZDXAV4F8C/osJnT3H724/u91/+bL+uRLgWwZJ7wEJqlSsxKe9ACRvIA+xiBsV",
+	"m04dbmRT2EnnV8zpqEs2YgBWIMr7Uiax90U7OQuqxn9re8439IJZNdd9fEz+579ftiEing7eo3aE/bFs",
+	"p3Tah48XbBV3OF97h487ZNXtcpCv1W9SY5gqLwz3jMIe+HnR2t7ASl74Qf3Ev7WTR8kgkSImSqaf7Iz+",
+	"NOb6wk+7NjK6gEnNtkSJ0e3nOWSv2Tezoux6vB6qz+HBEkRfVO81sN8wsEdMm0/x1wLt2eWN3R0+ZHAe",
+	"TiTaKEYnATBz+v7691CT9+Lyzr0U4Ir8bcvIGI+Xy6tAPlSU8aAn4ILvuLCXpBrEG73ZpQR7fqrkAHz+",
+	"e1YOmQwPnTSqe1megh5cTa25Ohr7wI/RmEUX69Xn+K9TtTTHT3UtoTZanEOL21Q/fOm0tIJnOmUCqpjD",
+	"fGVCOoHEmmAHLRkUCk/H0kio6QmvqDYsxPdvk2fEXm1lSqpYqSAor9lxJklfgH0P7I3Zc92VH9mnKAXF",
+	"HhKaMGVIE9wQIfzRdo7jsHVK6NAwBRXYXIyC4tMx6RXeg8WYQ6pNX9ixmCu5pw0dMRJJCUSuKk0YaXYP",
+	"AbiRf/7//4s86cB/7WO5IAdkDLVHAn476hZ/OyKT/4+9d1tuI8fWBl8Fw/gnTP47RZM6+EBFx4zah2rv",
+	"dtlqS7Vr9jQ7nGAmSKKVBFgAUjSrwhFzNfHP7X/zv8DEXM8zzH6T/SQTWAvIA0VKSYoUZTsvutpK5gGJ",
+	"BNb61ulbQArbcj0VBgqcLPheAFzohPUFvoegE/s8xDN0xCokD5RSBu5RqITiYp/5A6tF7lKxuEb0Ht5t",
+	"p6mhsMBXaLCyW+fH019f1/5Ut2qpWknV0d21LIVIKmcr4AKqpIa3GL19OqYilsPhvhoBXTCjCxEA5/RA",
+	"dZTrdTdIp6tPvQ5yrEYzmiQDSVWsiR7LGeFmV6rpLziOx1NE69x2l4rOyTFRjMbzkuuIfZnK6trIvd5O",
+	"lVEdaq9D7bsPtcO6r8PsNYz4IWDEOdXagQgjCSU5CdHDYgm/3fYDJXx1pDVzXXgE/s3F56mSI8W0hr+d",
+	"xQ3/jqVgPTKUakZVTLDKckLnRF/xKcb3T61ZTKOr7ARIy4fuCvKaufJPe5tSSr6nZ5TXrIhjHDuZ84z6",
+	"4ACdMGIUFZpGGfgZc+GAkatw0JFiTOhTeBbwiEgLeHLoZMZMKobpB6neoX1+sZB+d+HJt/YHgzI5X/jW",
+	"1WHPBTPZa9TYp8Y+32GaYXFf1BioxkDfHwb6GVRtGQOleqcQyCVBHEjli0eWt4By5xE8LyCCzfJIKHl7",
+	"k8z0molYKvy3gwxtck5HzDW0DyH8EILiDqNUaalC0gzfc3EVEixQaW0aYs2YpOEZmPyo5cRzsWrGfKYk",
+	"HHji3opIkcxXhGWL5Ufrd5vC+7d3SIGaPxIn/s6H+u+zhce62QMoWKI+3QLNaWnii4SndyAzyLirAsdf",
+	"wdJrbKMX15JKwkTqNSsLY5bwa6bKNXLH1av5oqNSRmD5c71nEyl0QIZURPOAdLsnJJIpeGyr3h6GIq4l",
+	"j9i54hF7hakFrpZxzSpCO85LaWji7vLipNOxeyu6uuC/QxVhA/90pY4R1cwdATY9++/CII4PTzoAThi/",
+	"ZvG5O6tjF9tVaqXYp9cH79/8fNDtnkDuEuyA6kOODjE5C/yV+MKw9K2AsLfAQ/7x+Vcv1D3lp21cupiV",
+	"LC6WLy6uqBO3osyNCb6lWPEka0vqxEOliek2NmnhVtzaVfIozsiUjiDdflpWR4vlj1xc3VRhYT/tdI6i",
+	"VCXwD3ZKFEv+1G8I9sX0GyGZjSGRlSkGkeuJVGA35i+1KAy/1thuu0Sr5Y9atQzwgblWM/6H8nARsOGu",
+	"gaoO7DTnfChAlIAtg7KTgO/KlY7ALZ7ovnC/YSYDNtCG9W5FGWniwiWdVkBA7MUkS5bNbgkFlTxiJBUJ",
+	"05qEuYAMCdd9MeLXTLTJmSCudKF4dXBzfBTbbLjDAaGCcEGRDa10quoLbl/ASDV3N5PKDf0//6//m3QK",
+	"pA2IAWNmKE80yagfPPPDKnqvi3Q6Tea3tNZzE3l7VkZJ7uyV0GGVrs/1d1HVbaqw1lU1a8v+9ahlS/O/",
+	"065/NSCrAdnuAdmtXBIPAb02sqVu55aAadw1+2zZ91ATS9T+so37TpawWFXkWMQUm3rM7qaPWMCJGfE+",
+	"qIQAi3JnVBMvpjJGWU/C54Q7wjpd3SdWERT9xMwiIrpn37Ba7dZq94f1g2xVGTs1XCvFbfNVbKQvHlld",
+	"2xJF9BRl776yV84y9EiyHenUXtNZ9pmaa5EBi+SEaRJmCiNskzMxJ+hvsBudFfNRfPHGstTY7bgHYBw7",
+	"cA9sTZuWpNRJrixr/Vrr123r12zh1fq1NjqXGZ2PwP6DJbp/++8pyN/9ad2isoVeIJwmybxgUeaWJ0hs",
+	"qAw1VEAKaa6GQYmEPe+Ex7pKrgn7MmWRYfGetbMd3mNWzoumbi7yTsrKulbOD6+cu9+ZcoZVVmvmWjM/",
+	"Us1s1+fNILkeS2UeXj273bgvBf0JH69dLLwc83cauUmrafHToq71JaSsjzH6GdesVUw5cP0UQrjH1IQk",
+	"YbHVvErOtNe6Pj5Dmji8//gfME6i+e/M93/oi8UGEC3sc0ZJIk2bXMJ9jAUL8Gou2yEmg3lfhPaUSMYs",
+	"JE2n+yAzwEgobwEEwBJYLkne5cEN+YkGNktkwSRZsjix9+uLZvjJSq/OUef4oBv2irUmhY7wmSMd30Ec",
+	"mHHhTvaZhT4QxIypITGdn/aFA0vDvMQFMh3s/diXKVdzosfUYiTTapMzItgM7ga/2QsFgXd3f38UoXtR",
+	"30UXvyuM8V+KIwz1mCXD93zIXtO59ldBhzWcazc5WUM2uOFEXnMxOqDXTCG3hs5eLHsWKMpeOSmkeSPI",
+	"0MJkKMgUcT1/YfH5G5BstUEeSelahw/NmIp8mWMnOLs8sOYH/sbVxwVr98UnfCFNaBSlkzSBlifZ5fbC",
+	"MNsRn/3bhCQVhifEzsscFzwvxFG4IEOrZYF0RLhNYC87dVj3wkqjkMC/NeGGND0Gbq0Ay22CezlDx/Y1",
+	"kdREqhEV/Hdfzy2vmTrwn8nIhCkLFUmz2yH/M/xYmhzYea0SnM7bofSFz4ohr6TwPZeVnzE5hLnFibKr",
+	"UTPFaWLVWkA0bFE3M9iiLx/ZtWvVHBZ0wcFf2dxvJLvgr9gc5yI7MpDxPBspNDXkStvx6DQxSPSybPCn",
+	"bg+7bCJ7l4AcHx7uyFpwMvfx5PrkKy6rD8oBuv3XuzWwd7JB65FEGhxxbNXn+wMrNLGqCoVTAQkedtCb",
+	"vQJgH73sgD+6aj+Lm19iVxVqkHtacR5PFruK/PCxS/thH6n5drg/863wBS+7R72u/8jbNej8E7ds0pWH",
+	"vIFJZ7647pm+jPHuC1n3BoVSeRj0evRKanM2NFBF2T05bD97efLs5LD7/Ohl92iNhfxsg85FV0j15PTn",
+	"5sK06jQ+t7pJ/IWK2L/wyfNSw6T8iGIU5FlhcJvWVa4nB11quxeHn2FLfPaj+Fps44T/fgWGzrJPBzXA",
+	"fmE+f7GOplhQEe7hK4or8eciSEQuOm4yvF80diwaMawuyKwTzNbktrJS+RFEGFAp7Duwn8UKMh0V9vJk",
+	"NrA+hkr+7si5uUFkAp0ppHA+vb0GES5g3N9SFKEO6NcB/Tphrg4b/BBhAxTPD6tule8PcQsX/IJzzzdc",
+	"GszBzR0Q75TzXZ8CX9+mwBOZtRoCbRVJbXS7LxxpQo+Ev4WkaW/UCkgYUcNGUs3DgIRURWPwWD4Yc0Lx",
+	"RQ9mPGanjkpBr+BSUIyCojdSkmbWiEox9IzHdorQPWtPby0nV/AdOqqwKvhHYE9pO2nEd+JB9gHDvgAh",
+	"cKZfG0hZs4yL4LdSfe+EfnnPxMiMG72uFXZrcC74j0aaVtEccKGZsHL7miXzVnk0TBjsO7RsQP4+WxiX",
+	"XzukaVTKWkD4hUWbTXA/tvxUnpKBNGP0+NOBdnzK2YCdr3LZaP0jllVJD6RMGBWPkKsBWazyTZ9Ln7y+",
+	"3P280BmhbhhWNwxb0TAs2wp+v2Q7ubDjreB3cOpZ97jjDki7KE2+0yrwpd23rRhfgwksb1aIMnnnncJO",
+	"KncKW7cD2Db6f31xFG+NQzueO/qBTTJGuMbRzanI6dQcg9sCLdxRp/DKI4jI4Hmv8nXUPTkOGlm0+C8y",
+	"tZrz+eFKKrUdtdlKhV3KLH6HvB9rLpNCh6xXKCWhmdRdfG2F7lOHFYn1Nur0AktmPX6Sgv6oeUn2Y/1U",
+	"MWbOJjIVpuiw3CKdicpQ7QY9aRzYPrDwGuOiN8wZqUbbZzc5i4Hk1TW2bboNRrqtNnmXKwJYiGWuj0Ja",
+	"U25BWFFCIV0oy26xaP2aKaMDIAwptq/NT8ZbcUVgUz/RZEgnPJljsskCLUnxeUH+NGpILJkmQhr/SPsr",
+	"3NCKtL5wwtTeK+bDIQMDDh7EmUaCXOIFOKEDec2IF/9FIpNCKtbQ3vw0S5/medRhhTPzVZpwQdUSd+ad",
+	"VtkdFHcjZjQ57hyt4kBxQm2vCRHLENJ9gc19wco2UMneMcgOkMf+IUZF4tzKOSl8ynbFPVOwMJdQJcPx",
+	"uhN1bVjWhmVtWNaG5eM2LLsVFc+6queWtBanHXZIvOQAd024VOfDbEq4pLz9cLdtWzZ1Gsvt2FVRudvp",
+	"lS5LjU3LMbicaOlmFK5pxoqxA0w/UTJJDtIpMWMl09GYFEzSVtAXEzo/cAqZJNBy1ofwoL1IZlDCX06O",
+	"fjPRt5+YySzBrURUarxb490a79Z4t8a733cgZdt4t0ahew5ZOGK0NXDdQ8csqqcwp0trsKcJjZguN8OP",
+	"2ZALyK8ks7FMsFR4Qq+Ap12wmQeTp0SlQgckgga9OQKkCbSrJRMaM3LF2BSLZT0ENWM2J1MuBHCnFJAl",
+	"BihSzVzSkjtKDTTli9nUjAtp0aUgw5SacV80w4I6aXfbXhyHPdJvpFjOqlky7JFzFI7QKdALePjD/dBv",
+	"tCCukuULubFEVEDsZEzFiJHmcedla4Mwxg3E+QsIowLorKMHdfTg+48ebNeasoLCWrYFCVUbWLWBVRtY",
+	"tYFVG1i1gXXTwFqqMGqb67vy/O/KMkTEXkgKK1lGrQeKATx1emtfFbCvWcKMtcGyeeDa2UxYsNqDclcq",
+	"iJAkkcIaQQNGaByj037CRKqtGdVpkUFqwJ7MrEDw4YP5CIWvZ9ltzYxH8KQxVZOEab0NEwxvv9UUsJ1g",
+	"3QWLtEa4NcJdE+GiD6oGuDXArQHu9wpwb2iJGtbWCS2Vwa3DQg+d0fLUF4qvTG15A2kbPpCQc6LyKVto",
+	"vr+HXJPbyrj/zb/ZvXFhcY7KyND/Uq7PraSt4ZQ/zyuxUyxTmrmmyCWeVYAVHr54p/JduvcoTnNzfuEm",
+	"qUKpWnkWa5G51covmgcYr/Pd8M1GVKtJsqd/uH9VSdcjFPh2Z9SxUNM8ba9ZyL8LljFnZPl8QyUnrk7M",
+	"5/5BRl/rcYjELLfO7c7GAwSFTL6ta3O5NpfrgFBtL9f2cl1hsjwgVFIWNQR8DAl4UrCizfcd5OMFf6y2",
+	"PIhILboq0U11HdXUlJpxvreuCxCqmGizQJPFJ+kESLI6nQ6IMHcgs4e4MGwE7IHLUK2VUast8g8Fo5s0",
+	"p3TE4tV8bAFZ4GMjZ7cX7GvmchOhB4kbS06EoLGXQpNGQLuZnSAYi0slHrdAXyrmbgwredhwBqrwsEHa",
+	"IrZaKfObVWSlXMYn5pgtix91KNUEEEua8rixlPvsUZGLoSMiPzViyvChO1m/+TLlMHA4q/hTNX0TP+8s",
+	"7dhwfNApMJsDHnZRwA0YxFPNFug7TwbPooPn8Qt28HLY6R4cHh2fPHv+4iUdRLE7/wN+wDNByU9ywn6H",
+	"WeRCT1lkvAvH9aXJYdGzo/YRQEtEkTFs1CHlifsnzzRydsptPXCHHFq0aCdD/LMrzmwXCGMXx4ZNTeyc",
+	"Up5sMJeGTabWsnDz87MUZpzMif1CRNMhM4gXplRr+9Kdr7AtxdvsVcCthYg5Q9nuRSu+2FGnsfF0KDmZ",
+	"mswZ6YwGK8LoAPiKQeQB1Nlkbqi+qvoOXXf+heeytbMEU6fRBvp7Bql/plyQvzotue6o7B3tc2DBxlKw",
+	"Ru/oRSdoxNaMPu4eop3Y6L202gW/WfcYv1mj9/IrfnArVlPF3nyxugBX/1HQmFFtwBYfzD85mv+//9FI",
+	"pFuwGfW/vGZqqmScwudaINR/+ezYSjK86rBwlZ5KntARWzi/++L5sX0nvOCo/OPhi6MXFoPctNqsPLns",
+	"vMj3VjWrKwZDx0mhTL1o3FhcAsQdKjkp7mH4srJw5MhRAhc4Wzf5imv7Ua3qq+o5RbFQs3t9D85alYEe",
+	"D7H9kQoQu0wtvG0yrp9cjzpNqCD5fnJDRgMB4GIzdB5M+5fFnrhfQmB9dbEjV9+C+LEvskvckTAowMhT",
+	"wJXQjI1pbZFqAWJi97IQt3TYIyAviRWWAbHSMegLlI2gHaxoPCUFsUhYJhdPSQEi+K4dFuxGUjF9CtcS",
+	"r9ZPCUhQ5O6C3nbXVHFoqjaD7eM7y52SMujCdnzQPu2vbGoI1YXmf81/vfj4oRUQxQR2YqOa0L44f/2W",
+	"DOYk/OnNJfGGAbq7p/EwbJO30N8vxF/a03SQcD1mMfkDj7yLA/QpBwS/xNdwZeKWhTbwGlVStzx51xTb",
+	"aO6PvOsRCPmq7pDinO2K8WnhzBr116i/Rv016q9R/2NUCB7rr4Ptt87AlEOK2vVeNWGtAGDKuWvfdg6a",
+	"h/ng7p+WG6SvtkUW4eMa/U5w7VkMfeAx9Eqv9zm01GOTIG9afKPBtiah3eBhux0aGVqTwqQ0IammI0b+",
+	"BDCeixE2jCL/kncu/pe+MIoKPWQK2H//87/9d5IfkKmBI1EidXZ54MA+MA2X7st1cXDYP4s4Y0cwqpg2",
+	"vl862k445gADhsVnZEf8DUjxemaNmiGxb0qatC9y7mApWCtY2nwQ7mIVJ4xcakYGzMwYWv7EzKTrk/aE",
+	"GD6xlo8ZM6kYAIC+8PNoz8V/Z020B/PiS1vVRXItgjUmoKh9YFRhMT+aWUhMAI3I+TRPByP/8T+IjmjC",
+	"Wt7k+lPO3owHEjka2acXXgJfoJ0bZX/yy+A//9t/hw7Z/oXgo8J92uRvGPDkzFNKF7ugZ73mrUXnWacZ",
+	"jcbEx0ntUPMLbu2AbqcoIGOaDA8YdDWH2LAbLKjGbMT4FyzGfNTZwb6AscPfxVb7CRdXwLpAsAWn7hXm",
+	"JVhcEngAPpBfMNnU6nZf/MrN2G4AWBuFpej5K8ABUGict3G7vOVt8n5i0OHz37x0uGFqbjfeszqoVyH+",
+	"kw8lNxFWPBBgSKXH2V1T+XEvVjzOyHs97P59BVGqvbILp3qnuqB03aL19eLy8LBgfS3gusNSC0HcTpAO",
+	"0ggahc3V6D2DCK17UKPXeNF+frJBL197vrOysEOhfT7ssssv4l0MKrRSw+J/IJzHwXQ7jcC34IVugW50",
+	"Kl3jnof2ngUBYu8D+UELMqXRO4G5yBTfO+FaD2ZHPkLSXCGjptSG190FloeF+l6hN44Kf+bTntkk0AQx",
+	"l2WN3nH243s5qv6iR41/fM2nb63F1m2Ur1uSMvMsX2xrm5pycZNCQ0N0S9xcjKs+zMopzKetem5OSaqu",
+	"tEDAq1jbBTtrYrirHJ5XJbd07p8H6AxIeZudDDcNN6y0CG7lWv0o/MoMSi70jTNOID/amTv31HO157X2",
+	"vNae19rzWntevwfPa417tudZNOs5FXeT4LB5nVk58H5HYRn4REqBfHL++i2JZZROmDD3Byrn8XA9rOLG",
+	"nLsMmmbMSoNqLc92HfjK4hvZP/XGeYiNc5a52LT9XN/k3vkt5ZqbW4vMPxVOWqgqJ647eZZLFJBQAxp4",
+	"uGbktFrKvE+Pf0KKL02kSOar8twLc7NmsnvpGe2tJrIv7XZeeCHwjtuBwGdY+WyEbNVVcvYEB/YeaVI9",
+	"nU6VvL7dJIms3W2Bsj1JpEmysiSxe1x2YvrAbUXQM7AwapgmQ15+WjXc1hl2S37SAdXsl4JnL7vxn6lm",
+	"zvNX9c6HG3hRi2VnhT/d07330/keI3vUfk/BWMziglV8dNA5ygsZ30pFLlOmYzqHWI74LWWGTBWb2i2H",
+	"vg/2UcXW+LXT8I/1LRrtrRO/NqAudjDhZvkX7/ovbuS63xuq8ZZX9eULcKO842z7rdthuCyG6kTkbz8R",
+	"uaSVKrkJHzgh+UwQLgxTgibEpY6SoVREGxldAcuhvGbIyyAFs4chDuvTYAoeUSN9A9+AcNEXYazo0ITF",
+	"gKrVZ5D5jOkHNI/6WrCwqq2wvTM3xeBxX1Axx468LNGsxKtv7zRTgCZc196bWAXxA3MujpA0nXNHqqfa",
+	"0OHwRki18CGf6BUBVp+Umu/+fWbzbqoBcxV2T5WzTd2yfphofWWwdvJx9p13mYFchEgO/dSA6IcERCBN",
+	"F9EQfpHtYp9s1XzdwOBY5c+A0RfF6M6zMXPNW6dk1hyCmzfFLKrzSgCuDC7WyOFcXLG3h22zs/OumCBt",
+	"AzIbU+ThymSsRWmQZecT07xsItIKJ43b0/Nv8TUICNdCSOB1Lc7n/WLEtfug1paP3X2wRRVaUp61Ntt6",
+	"l7y1Bf3jjQ649gq4B/bVXsGuWch3RC0VuuGEPUJJtidLimzAIjlhOjs1Dh1FJGRJ0xHlQptidvxUyX+y",
+	"yN4G3BVtcibmBFwQSBtZTKf2DfeWabeKidVVdNwZDn3rboBaUdaKslaUtaJ8PBm3O2Zxx3W5mWaukmpb",
+	"QYGiTHws+hNHA+oTzLWgoEWlIn4jL9eomXgPN1aSFZ3mp4SKfDBSMEc8Ulaya7rWYfTftk4tnfTsBn99",
+	"rWW/Zy2brYRazdZq9jGpWZSs+3V0PnXiZF+K9md57YlarRXZg/g380HrgFAS+rq9zzI1YdalwJUFZ8Hw",
+	"wDHJenaqvsC/ZWpIE0tOYpJIV/acsKFxxeXFJ3ARen4vTSfMnY+6MmbacOGeRQ3UYONZkdQGWisQLkDp",
+	"wv0oJMC3yUd4VZqQKVMHEIn/La/SbroSbXv8iXbV2TEb0jQxvb4AbzKH2n1tKJRNtNpkQQDkQCNTDWFg",
+	"UUk4pcpwmiTzz/kvJBWGJ0hA1hcwHo6l7m0COXJFBNGUimQ3yV3ardLjecHZ3UNwM+OaWUjTF+Gn8plC",
+	"muz2YZtcQKaDHkNuqCl+1yIwAic7/GZPpCPHWjaBteMSDU4hxYaYMRXF6SqmJzxQLsJbnIzHkoyQIwn7",
+	"r3drIIWS5gevVzX9dXMCClH6r/cFf1WxzpEvFnff4PH7YgpI6bJ7uG71yrq40SO3Gjvegh2zSds/djRf",
+	"REYDIFWlezM76bR00+PL7lE+Wno9eiW1ORsaZu/YPX7efnH4rPPi2cuTZyeHh9VXR/Rsg9XhKq2K+t2u",
+	"4E0Sp2TlGvnnVl6Lv1AR+7fulBfqQUZP4IvTFga49mIChbau6HLpoaqc0LqMsGD5hytWyh0cH550LFJ7",
+	"lEvnxRaWDhcbrJzD+64cv1IKq2f14uHim1w7sHT+sYnt6mDAxKr1FWbsMD+lt4ivCLWzTLhZSgE1U1YU",
+	"18ZvnVq0jsXtluSeTW4EEo/FtY2jyV3buTmZAZ6d+63XM7AuYFyP1iNdpwr/yBZDtmlqb3OtcB+Ttxml",
+	"5p5Vn5EHU7kvzffaqjcdoAu56OYsK52i99Bl9QIRaCltl0zt/xQbMqVYTK6ZiKXq9UXmuiZck4FMR2Or",
+	"15T9R5GLc/FKV5TFhesrMaXRlSbKrlJmFSToR250X0wVjxj6gF3+sIfHJeyskEGTxWQgzZjM6Fy3yRmO",
+	"bAaUqVDmNaaaCJkPB1qiGX7NWsWBlWq8Mm1/Wl5L2HZ4wcULfmiaKEbjuX1YXyxkPwcl1k3yAZ259jYO",
+	"4dtXEzvNGisIwEt5XtQGev/AYloeDxAqLUEWQGm6FtKIWcKvmSrrzOM1zPajEm4o7zQkjwzIkIpoHpBu",
+	"9wQTCde4PQxFXEsesXO75J056rDNmqjCjvNSmoyJ8MVJp2M/bXR1wX9nDmvYP38pAAs8oh2z47QwCGsT",
+	"O0bLaxafu7MsNNJXaaPXOP/0+uD9m58Put0TaE1qN9K76kOODhHUAHjBF4bN8p5rcFbgIf/4/KsXFvu7",
+	"NcDfbqqiFif7loqnk6yHK0xUZbJLHxb5djz8NTK/JzKvJpi+h5zMTfD7gvK6G81n2AEt/wXdXGP9bxXr",
+	"X6ZKLKAzLoxc/MC7TemUqUHhtYotyZ1ABnMgJwiIdKkSyZzIIVIeWMRWqdevRGIhxpW+X9NeP+y1iYzc",
+	"hfts37sFWiBA/55cfale7F4edtYOTkP0JGdEpVrzkWAIceVamGUABItxyiAK8zMXKTBodoLGSNGIZQeO",
+	"OnmYKGe1/JzIEarVKxa/llFltTJ4bjfGVHGpUAmO+Wi8hI/e/a3Px9LIjPPUH72IqFg885JNpv6YoWrE",
+	"zCWtyI7aYc8dS+snKkbMte1+2+g1jq2OnnBh/310BPFjbmBFvpcjMqPJ1QEXJJIyYarYThCVtuvAf+NX",
+	"7RoXDmWqyFimIEIE+2I+RlGqFBMRgJWCSiMeQx0A9XgjKP32YtVvR8QzlS/7rdu55bfy8+yOUCm8+NtP",
+	"b/72p9dn797/++mf//0vH3/59KdnQbcTdI+D7ovTP//7z+8+/HL55k+dzRCxMroMclZq+eL22YThCMVM",
+	"5daqmVSqdfl26YVyPZFxGfpD+ycWIorZDQk9eMYsukq4Nj1ABH6fErsrMvwHSw/zLmW2lcmEXjGNyAFY",
+	"haHNKUSke/79Q5ePiAy5PCIqFYIpdym044F+pnLoRAcqGH/5E114nu4Llw5pRQo5PEYRExBpBzOF0C9c",
+	"hZ1Q83HOxtQw305JpAAVgNMLdJ0+JZQINuuL/KFAyUVjRqiBuzuiJDtWSIdMGQkXVEyYBaSLY7bgBGbS",
+	"jKnpi4gKIQ0ZMJJix9bcb5YlMWJqAGlqxkgIwinsEQHjx/tyMQK/WZ7Q+PJZXxTmyf7Y7XQ6bm4piem8",
+	"deo+on01+OZI2nr+8eKSPMUT4bA93/65yqd2aU+9zaWWTeKtVExOTO0z87GMZWrw8T2Cj30p9+rmOW6E",
+	"nfJU1Zi93jY1Zn8ozL7mzr8Dme+ai8th0vV4uNzQ6w6p32eH1JxhK0NpFWyYAjxc2wl4O6lWYTvkhFpg",
+	"AxRA7736DWTvec80r1rT1pq21rTfqqatXWBb7oSzjvrYK2NX0JimSxt2TBMaOUeVXybkndHOsyKkIXNm",
+	"sMk11MMOiyqJaMOThBhJIonxKyYCyKey4q3VF1QxotgEksyoiMk0oULYf48oF3kps2Cz3B0HauA0d5sV",
+	"n+czqQZslIqgL2IpWECwlVeAqpPiw8F/RGNGBnOiUnEg5Aw8Q1dsatrkZ2jsnH/BAn848olzTRQbgg+r",
+	"edzptHrg0EM/GpGCrek8uqmUf4HNX9TLtZOn1qE/kpOnhp71tqmhZw09fzzPy328J1tygIztrnxwB8hT",
+	"h8T2RrYDQVkpWAFUPsmx7ow0IQK8PPoJaFXIWSsgqYgB2xVjsHKI9QlyJrCU1+6QOAUC9CKCVYykgg6H",
+	"QB3bJr9KdaWB9IcKwkU5OkyMlPdGmp9S4TbVBznbf0J/PhkloUQ6L3vA+ZGJTtfHd0EnOw3wEbv8Wz1x",
+	"1Qg209TUGBqNJ0wY2GFZ6VupW7XLj/aH/jy/NWW6jEBKiw+vsqvK3PHi7JrHOD94zU30sE4C9WqkAZ2Q",
+	"HQx4rLBjU76ARi7Y8NA6JAe61KXaY581SAgA/LiV+msJ0eQ5i/Zlp8gNsHWgVF17p+KDnH3CLukrVHhB",
+	"xqF57gRm7U760cMon1JRcKG4TKLdQQkdUfH0D0NHr2TMvt7ShFbL5NqqWjJVXEC6NB0RaJVMp1NwUmkS",
+	"/jFjg8+pShbvG7Z8yzfc9uhW6gvQcF8M3selPCcyogk00MdEMj5hrSylDPnv0LUW0SRhCpKkE0ZoksgZ",
+	"xnN+5WYsU0MouaYJj4lmMEPI+uFzp7oFAriICgLFirAhQz/sgOAkhdjVlfXFQMbzgAzmhgG6gH9kjH2z",
+	"MQNfl1Tg4sM0tRFhX7g2OiBaEj9b9nmauVdKNVN94cs5rVK2Isi+sGI6nbBsiG1yBj+z2J5gLyOzscyK",
+	"I306O1IN9oVUIyr479jUb8SMfenjUzuMWMKHdOdj4SYmvccS7sVFlKQx86/gsrICJMijYm7BHqAreEEo",
+	"0YR72mvhde0czKgmihmrttboLdwXS0opYe2BVrsPUIIrYBus2KX+vKf2URd+v1QT+vYSGGh6W827X/12",
+	"J/i175d2tpzdGt+pKrDDvakOvqkmH7AoCIWtIVAeFcSkPbp2vMAeTWFWmDB2FbH4QGdganfRBPs1LlHm",
+	"LGsEopnQUulbI93F3W73K17iq2BQdPjXjf3WL9W4ZNegAOGqL0Ao3NlJ/DTPrp3SkRXhv3x6b8WSy7st",
+	"9Rnvi2ZY6mnbqhqCXyIZ3nNtLtzkVKmsKb0hz3NN91VZE9w6Suxibw2yvNafazKihs3ofN1xx/GKcbv7",
+	"vWZ2w63/Ao+qCTmK+Hy73C7l4Ty7hhbkfKWSCbx6vX7QbmS7agVdvH/dEvqhajZ0JoAy3eOO7L1i4xMb",
+	"cW2AzoNMlRwwMmBjjvTUOMjPbveHJIb9nyXku+MO+vWIYjTmYqQRW7pfiX2sBg1jwfVgTkL2BVtPv4tD",
+	"0kwF/y3FIgt3RYDUy7B26RUTLauZCnZ2X+C4rPr4ZxqPfFhbA1EJUeBhbYYTLi7ZZPo2fBpO6Bf8Z4Cd",
+	"o+1piz2tn+jWKaF9EUup3Peygx3LGUkk0I4QbehcgxljR+Tfr8Q+cmPOAnvPEOV+6IjMoLKiNIHIVrKk",
+	"z7YimbsCmm6XQ+V9cdzpnBKaz9zyK5ehb6d4SxZAE0fBjTUNUqN5zNzfZVDgvrhu2fc+7hyvcpWivtBW",
+	"SccTZ7CsAPCYGegE5j5rN/LF2eg1YEMcPG8ENzRgZXV60w1400UFj9koygTrZU0egCiqHmXCD7KrGoKC",
+	"Kr5TE39gM69O1xz9KkMLH7zjNGgn5+tuxDVl6NrWKypmK4G9WLwbPZQEb3UPX3GV3taBGE8MCt2HqWHa",
+	"eNWfOSrYF2v4If2DFW8jxbRuk4/LlEpflLUKKEPQFtL5ynIVFZQddMf3MAx/YiZTN1uxJu4UYb9SNdmR",
+	"DKsly5Y7w66x5R59fqlDs0jwh9W/Jb0etoJCkXCaMI1FzCh/HMMueWd0X2QQ30eklm50QMqu+NnhcdhC",
+	"TBdTT79kYmML+BHTOgsbemP4594ni/sedoKHAYXeSmn0GsedFSCRNAcU+tawZNj6XhBj51tBjC57q5a6",
+	"3xye245uQCHz0IDsqRe6tzr38QqIjY6sLP57aEVtGJDQyLDVc2maHqc1Q0VnVu5LJJQ9OZiAvAOCh4Ox",
+	"TBUZpNEVM33RpAkEFIkU5JfLVy0Q+xMu+CSdBGTCKMrlCf1ij7TJZTE5lCpmB/P//b9vc66MVHBTdhFp",
+	"JkwbBupbkGliJCSGQRAB3gRKBUhM52TAhlIxON8qGT2lAnw03rXyvC9iOtf5Sx51iTtwMglb9h2Pnj3z",
+	"h7rj0PkxOgGh2v7TPRAJNbJnbQNrfvKf8o5QxIWhygQYZNX8eiECUSDu6xQTr5d47u2bLHfX26V8YPiE",
+	"VQk6vBFxYHX9raM5unM0Rm5hLPBVSdOtlFZA7FeFtnPdcVgeWne8YiAqD8Oupxrey1EphHv/UITdbMn8",
+	"Tm32FzjtvRytrc3wmqUKLZGjWottsX11LoVVvtEfuQVxU/fwkZDD4Wp185ozC93tqHVgMT7TBptglpgU",
+	"B3OCCX0B+quhpaPhIOtXhpr7IudTJNViy6RZih6vCBa/SrjgEU2WZO6S84QKMmSgs3okjPJTz5WE094I",
+	"w9RUcc1WB5n9tFWJMrvZQy8819jbpCy7pgyY4FdFkjFVsrIkwMFd4FWrosolVkkc4eMLfcMg3ULafJxA",
+	"kbxsnO7O30WQu7CRb49y+xM3iXHjtesFuQsfbSdB7sL9H0uQ+7CS0TNhAvsLqUevMCtM3IWRisWfWCRV",
+	"/Av4jnYQW4+tNoKUSCd9vb71YnyFwvUKAbTuNKHiwGmARi+/9IGC8NgixVXIDAktyDfMAXev6RpvDKVy",
+	"S9wqWZq56lgMp3HDqQB2xL5wp10xNtUu4AslNJpwF7WeWW3snmd1dP6gpXHjJgTeq8aHC676U6jbgfu6",
+	"enE3Nqxld+quL4ptOVb4BXeqy10k2om1fYai7ZdwFPTVaygcv/0nJmiC3xJmO57r6ZiOOCWGfbFzc0qm",
+	"CaOakUiKIVcTMpWGas3TCZJdt+HVvS6sXtxTDY+UJnmn4WUPo+7Sged4XqbOvq4JrVaZWO75brHvOtrs",
+	"FPkews3fmX77IcLUj0CFZ83BCmrHqjev0Kvp87Ja2ESjr7SC746Ju51NzrxCAw2OJm8FJXl3OHun6u4n",
+	"ZnJdd0+DI2thcpewfc0iHrN468LWC9la8n3jyN5F4UvY/lFD+/s62zDSE7OIa4cH9tKoEPYlpAKXYAsI",
+	"EgYmClRruFG3Y9zHIWHX1npoxtTQXvbzuzgM+iLMUGQYkLCAae2fLjHW/uBePWy1CQzDPl0wFrtHqjgk",
+	"zdzQ6YvM0mmRSLGYCcNpQiSmtaKI1WM+LXO0K5mwHiBimRqCcSgngDEGdBT0hX0ZzwwgZ4Kpgmz3RFju",
+	"zcm9rJUsXQreLn+LBbHeFxvIdfyUj8KMyRZ1sceVs1POM6vjkIy8LcJiNFoEm46VTORo3q5uWpRefKd5",
+	"CHtXd34Rfntqr/rqiWQMccxMEwYNppRUfokjnVxJURTEhoqLQoMslRkZ8QDU1vWOO0eVv88bGMlKCp4E",
+	"+OyMlCSRM4i1L8imBLqtLpMAtanz+DJyz3C/E/C+/ZNFZjOEshNjxbD1aj8x0XaN0s8sHHevOm0MlBnI",
+	"hNlClXaV0IY9a6O4hqnc6wgn5mHF7zdXAue+ehYNh7/337AojrW31puUXGGj8YBQMpZ6yg1N7L+vmUhZ",
+	"K896f3f24QxYJ8jvUrDTAh8FZsbGdN4XU6qM64ojJ9PUsJhwAam0Z4Kk4krImchvUmzZ0yY/o45Y3ncw",
+	"6/aDVEir9qVrnsjN0gxae5zA3PZKwuFgxmN2mlM/LO986Lgijm5zoJv9NuFx8dyfKRck7x9v59tOt/30",
+	"E6Z4RJ++GvOIjuT6zmvDdlsYVYmGYk0KCjx9pRTbuX/asLoWakscRj8mCMtaSDg2jrv0SUEK3tQpUo1W",
+	"oamnf6Bv4o56KGgT+7GKm7d64dLdMAqctoY9FNXNtmVMDZRurz2qtrL3lTV4gZlcK2uPkOMUzVpsr5yD",
+	"HKkggxuhETB6JVCMDkwmCY1YjGVKrXXhzKqCIL9LNvVd0fm5HStMIIOiHaAazvPFBorRqyHVxrP+NnqN",
+	"zrPeUQem0l1yXLokSUU0Lpze7dqf89MPO/by7PSYCwEEhtn5z8vndw5Ltxd8NC6O5hB+XoOcMJ+63Zbx",
+	"PLDsyap3Hl4GPVpC5O+gFGcLMGCVV8XI6OoW9X8whtYa0JqVTch//I+cfqM5oYYpThO7BvKix4TFI6Za",
+	"gWffsNc90WRANYOyGM95COdKo8lYJjEWYAbkmiYp2pCRnS3PwuLuMYHOGgf0mgGFSCS18WcgSHkHTVoH",
+	"875Al084YImcnVP1J7udw0KKGLZzRc4/6d6ycCvSpEmSvSqSgMC9PCXYlCqSsGuWYFpmtTb62EEf3E2r",
+	"Mr77Yr2U76VoarlLCr70uo33YX080gRp/3nWHN6gsyovOslLRrc0RLvM1hweXTk8e7OtDA0Xf2E9k3w5",
+	"u02QUwbdZIdz3WCWjNBvt2U5yQMpE0bFo00ktwv9vZ2CCg7XwrmbuF2zy9ekTbPX4WfaWVp5zZl2N6Ko",
+	"4iA4m8hUmCKg2KafGRaCFMSqrSIwSKfTZP5wDuflaOIpjf+Zoh96u37sXxWoUmdjTaiYO7BBEi4YgAXn",
+	"5eYCzjKKCo00sj2iWMT41JpkiD9CC0ZeSW1e2XGEgHHgWBg4oFGEHqswRwsbk9mzBzShImI66At48JAp",
+	"K2TNjOEuKxI7A6oICNc6de70SCrFHOMt+VtKheGGu+piZDuGUPiEJn2B+1Ejgcw8KzZGiBZJcc3A9Awj",
+	"qlkYkJDRaGz/X/4e/uf/8f+0AiBh8676AjQDiHFAzmA+HTgSbEShbcRvOKY5mck0iYG2jtCinvAwquli",
+	"wFYnxBbiPdEtVDZ9QcjvDHI7sowSEnKh0+GQR5wJ8xlWUJhTddhXKlC+AUzzWyMbkmNkJkRIM7afAqlb",
+	"iTOJLXibKW4ME237fm9cmTisBzKSzM4kVF4n0mB/Dbt6cPyDOQkTaYDZTvm/2pGMWUiark8D4UMi2KwV",
+	"2DEA+x7cyrXtIHImfDnAiAmLy5j93jEjzfDTYefwWeeoc3zQDXvkFvrvMbM3d6tRHJhx4V72WUXwijUN",
+	"dN4qcBVNuXJjh38z/VF4qkB3b5iQa7vO7EP/pbj6QyDjeM+H7DWda3+dkIK1yXvYe3IIc+Zn3H0ATSfZ",
+	"sDG/Csehx3ZZI/QovUabfAQ+pIm8ZhO0AGIwDlDkzTJG80Qae+Pmjc1X3Egt2D1jlsR5lqoVGtLAOjgT",
+	"uAHtl4ZMLAkzaaCRS27PWBtlMCeMqoTbd8N3COyPgsgkRm4oWEyncLYdmB+pe2H77k5qlwdCEqoNab59",
+	"8/Zjq03ewKeJ8ZlNdy2W59ubGhnTuber3Dr5XQqG7ykgAwzeKO5hTJu5+3nkMDSlZC6cbHvnfL4ndI57",
+	"24zZhDRnVBv3bzRVzj9eXJKncPggkSMNxMVWZoRe6H3mIlyYUre0dD6hwGKJi8Wur+xamZrQiXNP4E6Q",
+	"Vh7WkJHyCixLyKIGMnm4nTXs3HryMx4pqQvCFkZ53Om414iZoTyxS9nLDCcheoTmkUuQrE33LpmEtR9z",
+	"IM0YftYtoL8kuXx0a3+mpF23fIR5dvjCVCNvpRxiER9wOTzzkp0goVGQiw/HD5btIak8BX2BBrPMmWmF",
+	"oZ8Et1Smdo1J6KeA69ReD5pMCntrKuY4BwPYW14y2nGWt9dKjyUAjyoNg84AG6ywRR8wcgpLDB7qrKrK",
+	"llmyFq/QwF1jCnle7w+PO0cH3e5zMKqcMC6QTBx2LCTz68n+AO5dCm/RcF+nETTs8mv0GlbLu78yONPo",
+	"dV+8fGlnaD32pOpOSPsF8WPu1oGaP2fiLrnbNCuc/3WTN3JXLvWw0uyMTLk6EKrkLMcZte81j/2unQh5",
+	"ExEWMiLfFX4k/sdycuPLoJH5NXNDqtc4bJ+4fpy73vBuayaDdRegD3+vzLr8IA1hAnukgFbHBiRegZPm",
+	"MjztuO9C/AspkbzOiNwT2+SD14R0YR3/oGF4sDfdLGcAqYq5XVSK63nin5ov4vYkRxQ2ZUoSz3yVLYLM",
+	"WZTZUaDtuYFv65zs1AQIsLxtS4cG/PzBogcwc5BnJ+RoxmKwVLn+XTQyUrXJW54A2/pgjr0zggUzLiBX",
+	"wL7u2hqRpiOjyqigkNErJ2Nqrfavu+4clR3sZKf+9Uv7+db1sVvF8Uhd7I/Tf/0NeP8BDPj+Kna1l4cJ",
+	"VtqKcQBxZlWlcflF/NWef+s4KGB53L0wILvrVhCcdR+Kbi0fnuOfu2tkL3ZFvfZIgxGXThXcjXfhzE0D",
+	"EZdfxHphiALcraMQ30PnFvAmOQ+R/bSPLKJgsUmWbnsHQehCcxHvRFpaGgKOaim8J60FpSLgP7V63tWM",
+	"eOL2qmH9+4OIInfx+lgi93c9OkDh2k83jUpZC/nv/SFo3NtaMfjV4Wa8/PZg81aEcfmbVJDJ5Qs2E83F",
+	"e1St0inMYC0ktx1zLYuWPUrJuwp9FlssNWM1x5hf4Ho6B2SoGPvd/mNAVSsPnRbaXniay74ocLgj1b01",
+	"x6DblS8Vt4Z3KQRVoWa8utPYFaMsbIl9uo8duX3Wd7vIa+9aa/u/j45u6de9I+/s0gnbbSHPwsdZU0au",
+	"5yZbuPJWSbjrap9FfFJX/tQ11xuX+ywI7l36Gpet2lurgBbGtuuKoKX1QDc0wHah3WOSWrUE2XbF0Qab",
+	"69G3PSqm6RorRKCy6LSYHoAdPSk2DsU0+TvAW5mflJyRmIGl5ZJ03H0xl961GY2uYOOOuZ3lOeQRYBqN",
+	"kNAgCdPI7w0EXdXOEjGwAxzXqYrjyBqkoEvfYNcR9FrG1SjpcRU0PRjQgdMPNDPmzu5Ciz5CuJT4S3vo",
+	"p6YkkqkwkKL2RJNrqjgVEXAgDRM6GrF4DYxD7iComCxnyPAhTyu9gd9NyoBoboeBKXAwREwddoMigzlB",
+	"vuOboAre88LP0P3lTfl+d4qb8ulrSJvFC1c0j8Tfa2GzZUC1sD02QlNuXR/Yhez9vMvYC+7hJ1uGoC6Y",
+	"0VV3c4/Ia6ZI6H96m9DROVMREyb0wYWBlFd9keV/2t198yJXZcAFpl+Q5kCacWttSETW57Tpi2WkNquw",
+	"1U1psCG0uvHyjd7hSacTNJZMZaPXOGnca+dvHTXVUqwu6d4+AkLeiE2E5+3wZwXJS6qu2Xw16rnA38vJ",
+	"ZGuUMuOBJ8Q9Jy9UuSGYiBRMk6aQWDS1y+SsVYx8bi7W1SUPm/0BI4oSqZk+M42eSJMkaLgqozOz0Bbx",
+	"ZSEbplIMIYbcJ2fDnrt2KBNGEzJkLB5QSKUFoYFxzr//0bhic2AmlfHn31KacGMX31TJydSO5i9yBhmF",
+	"Vgvac/6XxqIktnKQJuxn+qXRO8limPbbiBHMKj5AsUhOJgwSn0p3T/gVS+YAZecytSsxO5XIVHkyu/KD",
+	"IZycPUxMdeFJQ3otU4WEChjhgn335wLFyXvHXfIaSUn+URjSr2MejXHKYh7DkOwIyYBpc9sYNBejhH2O",
+	"xpJHrDAafBXIKs2ecearMVii2W03NeyLKa23VxbMNHrdw02aJkPXtJ7dOWCOjam4+neZ/sy0piMGeoiK",
+	"K/vG/xP5dzvz3kc0Zsm0+CkssnA0JKtXLFQmrBkRhw28ZsU0bvo6Tem7iMBnEjxXlnhk74F3jOBA7B2G",
+	"1AO/aCZJSfPKqsdU8N9SduoC6452VgqCUiE/PSBeZsIpfSEFQYmpoXYX+0368Dyx6gLq0/jE14pScXVg",
+	"ZdMEd+9dKh3INnE4nm7Ta3Tj+3UVFD5pHneOMvL4Zar+FrsG7rvEsFlNson7fp/R/kWFXGvQ702D7lNd",
+	"rmEr2p2wqzSOZQu9Rp71vlkHeXYeP/Bcb7OtdMjAr7vOLUJlWWcU1VzC20gu8jjqbvRcwmprxNoKy/XW",
+	"VCLcPPdmB/YvdB93S63zap33/Xtbtqv0alW0LeH8EzPrSeZHn5CGQ3+iHSu2d1YUfRTBTQcFSPpMFLbJ",
+	"RxExQvvCTyX25dYLXhXfIQRjKs3jzstWj0RyOi+MhHChDaMxtArH0gS8rC/wuq14KnzsNFNItaOhVh4/",
+	"lKOhBl31vqlBVw266lzZrefKPqTd/pSLa27yOud9NGj+mQujScLFlbbCMMdyPRJCul5IqJBiPpEpkAFr",
+	"oLOSggGFr2IRn4LUbyIEZRPKEySIVWzIFANsqRi5YlMDUaxFgoDAUWnqsZwJ323ZjqeFTSStnDtINR5z",
+	"dQ5SsL7Q6cB9jFMSOma/MxMSJlyrVnyp5nHnGNlYgPKTRgbigBBmy98wJmH2LjrcekDtXeFD7zO2lk1T",
+	"UY6+LGn+fBpgcE65f5JyQo67yI3ovqtdPZ8+kG6nc3h0fPLsuYNc9oP9olmGXarJ5cIM7S7m8vc/GrBA",
+	"PRCqMB1VgdBhDoQqzdWNmQoaRl4xuyX/8tvRr5MX/7vqXn45+ev1y/PB4Yf5s/fR8U+68zZ+/q/06Bf2",
+	"4iPvfpqd/M3iq1QljV5jbMxU954+pdNpW8tUt91LO4HzdK2bbpwwkn/FyhwKdpOeEkajMYEJIFxnsiBi",
+	"tdO/dvo/dqc/LHpG8Ir4Bm3hDvGDYjpNzOqU03OmMg9OgGnyqOC95gRW+/DvQyUnATGyFZJmzIY0TUyP",
+	"0CQBDw9Ut1hlj9ZNYK0VgSo+5tooPkg9M7LLmwGt+OH8AqkNP5xfEB1JxUjTmiQSyAonXKSaxMwoYDHU",
+	"QDM9lRaMtII8tdVaJN4wKCfOBlkmqx0apKCVs1gzsCHsPXyOmr2hbm0pGvLJTf8dtEEXhel+lORwxQFW",
+	"oYc7rjK274Eezv6z7L7AtWjhiDWKi+vfntuFoPxho9cNGkfw3+NG7zhonDR6z74Gy30fdjc1eo3j9uHJ",
+	"XZ6Qm86OwnA6N4fTgeHgoLqdRu8QxtaBsXVgbB0YWzdoPIP/Pof/voAzXzZ6R9mYi+4UN+AX7S60CJxq",
+	"lDt+J8PFU6o1v7YzfoTvJHFvnNglIRVr9I46Xzf3zCw4YvJZeBk0UGDZMeUuGDsk53yxnwP9MYXXK/pw",
+	"KrtmVnpiCh8lWMctA7IJVhkIaHPD4XF02T3sHflNB94a57aQ6RRWSyKvWTJvw7K/06mztocSpd0KIOd0",
+	"UZ39+41HyfBj+8/5+ONktyMk6H2yX99KKVAHDIh2TDGZpInhmWcjIOEfMzb4nKrEv8LTP8Ag+hqekogm",
+	"CXZtJHREuegLJQ11lC/Q9Xaq2DWXKbpyiiwwmFUcsVabFGxs7HTE7JsYZ4RtxelxYd9tm0nE91Hdj8ig",
+	"rixq7fyB0LzFXj6FNbXUWq7l4D1t2P2bk1ZqZJ7oJ9qLC/vhd2hX4n2rEzbY8wPfkCkrZbzJTZUVMMIV",
+	"C7UNfeG7esCPrl83NcSVLt6/EPGSboNlwU/OrVXJ8KgNyEcv6aiqs8yOo252f2vd0lRxASU3tFzpG1Gx",
+	"/8olBATUDg5b0mE7EUPViJnAmjwwfGLtPvYFXQX2/L99wtPlkIQzNvhFJWFfNIuAIaLi6R/2nK9hq00u",
+	"4YYaW5j1fJ/GZogPeheHVm0U2prx2HUpIVPOItYXckjYbymfYn8LtYzmFN9s4Jv20QFLMJDiS6WSeWFD",
+	"U8d11QwxkBxCdCebB66JkPasSLGYCcNp0rMQVCbXDvYIxmLtOVrGfJo1LCvKpVUQxm7NdYI2dkvutV+W",
+	"nc2bzFeHsKDtJ7xEYZF9o3XJSi/paKcEpYaOqsjLNagb8OxVUnHHYQIrReoYQR0j2EJhQEE/3a2ecum1",
+	"Fo7LigJiljDDluM5Q0dPNEpfbeRUF8Rt0w5HOyPS2pCtNnklY9cfF8P1Cibo/gL3NQwRBe6C0Km0mF85",
+	"oVRvzO0RThmuGKKUbSzRB3b/GKqvbrFk7K9Eg4wA4BKn7MyE4EMRiIOmdMTiNchSfAOuXl94cBOQEPPf",
+	"7L+oho7S9jhpwuiIOxRjxg013laKuWKYn6IItEieSs0BbZkxm/fFWCZxj/QbkzmBG/UbrYCE/iR88BUX",
+	"OABoFBZiMM2+5lvo+vUU/n0pQ9LMGoCRgV13GvqTugkJfDdTP0FDqaAh6qe3r8jR0dHLVjXmGoktMxhX",
+	"+jZjjoq5u9mKVh3w3dbuzwGT9AibfcEigAnmjkq2PEiXM7l0EJhXWR026asLvOT20ZSXJPdQe/lKJHYh",
+	"rpjXk8Gz6OB5/IIdvBx2ugeY7vLiJR1E8YpXyjfI1ub2xtv44a+7GAar+pflm25rg17dwKzQEuJzIkdb",
+	"aWVG9dWtvcxwTK4xN9dEKj7iC/OnZGq4WNVaDSXQeksVL7l9THHKbsbRJ9LaQSsi6YfER6sPOs96nc6K",
+	"ATshWXnEr61orDzYYmT9jtEeHvVOXvZOXt412ku5yVgfHweXlwD2uHu7j64XdiQl9K7Ot1vFbfs1aFBj",
+	"aDS2Mw3mwLvYKo1/BA37OhZ1xoWSCH/oz/NbqyS6l4eFvIfSV8erQF2Wv2b3eGHtsWseY1IgXjNSNGI/",
+	"c5EaiJh3qmYddoZWOjlW7ZsyIqEW+7sU/4SLKxa/lhHOQpU5fI6VClwqbIw95qPxknoM97c+H0sjs+f5",
+	"oxcWNi6ceckm06yaY926ApQQRdmDhyreJHq+rDgBnCrgsa12F/b8ljYzZolzxn6dT1SMYIlP6Jdi7xrH",
+	"d27P4gZEwXs5IrOy76fweTdJz7TCdT02rww71dH8b77loAPP3pTDv/ffQItMqEhpAuMjTWex9NzRsNXO",
+	"jA9ni+gpi55oNEWa4UoJG7aIVH3hLZXTLBpuV59rtZ3dEg2F36VgbRIWhVboXM7OaX5JR2DAURKlSjFh",
+	"+sLQkSclBv+6VPZPz7p5SsJs02f3KkrAEMO4XveRSaoNGbCMVLgvwAalUcR0XpvhHlQA5IUhnBIU82SU",
+	"8pjp7JY+FRIbUryh0RjKM1JNE8I1oeS40yGCTqBoeMzIkLPkFt+Ovlri3Al8Uwv7NV1HmvZK/7q+2quD",
+	"vQg4NoIWVdR8Wa0/62SqekK5HSgVgI63oJknLObp5G7dvJnK9VrpNYPSS9fhfDLgRF6jSFwv9KCvdsmq",
+	"VWPJhUW3AZZcWKBbxpHrrdYykFxAl4gk3cGNoSQqnBKSxMlchRPx1wKmcwe2tFEQrK0KdumrnUe79FUd",
+	"7tpSuOs7CVsZ1Nh3IcgCQlgjYpUtt9vyjwAkZu1Sp1ZEaNKEA3af/fLpvUZfumbqGvbepBXAuSVM9ITA",
+	"LsUaFW50X3iF4WhUNnZT/8SMwzX3y1p8SAVWRS+8bHwTLhP8vAAkK2q8wfMCuHl1w8wmiRwBynxEzhhY",
+	"9Uhbj+vJJYLwCR2xp/+cMvuoFfQe3Ze9k+fuKwx5wtzaQv9C+5/TEdR2wNKo9r4voYj1d9bodV8cdTrH",
+	"PnP26XUXd/jd9+h03favMr1P8fWfVhra19p39Th9V9sDQTU42S4zWkUd/7iqPXL08NQrpL2Ve1B1ZXEF",
+	"Ce3WDIlUJLTTxuIQ0UsYS8HCHMR4pYapkPoK8csyL1RfhDqi4pWMWRg4uwLzQTN/FMncURCsy5MiyWws",
+	"NXNJpj7x0zlp8OApEmqUnw4i0TuuqCEJoxr56UEME8QTLMbkb9I8/3hxSYqfA6V1C24Ob9YXZf9X5mDL",
+	"xUPYJr/aUXBNYMGJkZ3FmZJiVKhpyXxV3JAmu2Zq3hdTJQcJm/hqF8hfCGNmKE906EqKhcSCO669GxDA",
+	"3llJ60vXaLnovdOGJwnx6yufQde/P8w+pEzNxyFc1CNWR4QBprjbBaEJLb3rZ/YlSpXdVCGhCVOGNGdQ",
+	"cji0M0RCONZ2yhxzUPRYzrTnSEHXZV+4ukgrdJOBpCrWkK4FY7VvSwkuQlxiXBOaJHLG4p6dPjvRVFl4",
+	"HFqEEuawOLSnf/brFwfIfZYYi7M16/vaxsCpokhERcSShMWFD/aShJGzisJTyC42M+nnM6uLhs9m7zLj",
+	"Ykm2CKJt9ld8Xchf0VMWGameakOHwzUdke5j7t0VKaQBn4GUioyovmKGRGMWXbEYgyS46xu9xl+f/+3t",
+	"4c8v/7fzs0ZQBJj2JqngFu29bQQNaHhntfKL9ska+bXF+dglF90+3XOLaPiFQ8MlS6ZqJstD2Dp/NHKB",
+	"kru5AJXaOV+yLOjoXWUU+PXGMhrSsWJizGAxwQIKbl1adeB6X+DfStsfGPwHoG5qE+CH9086ye2sF4Rj",
+	"mfy825YpY4oNXJZPYxk9BHffnVTQDuyUfJ0Y6i0EluGwDxiXbAQfIcbbYM9r0vRXwLQKSVx+s4b6MXsJ",
+	"gG8f76ZFQosiXF8zknwTrF2ga/W1net7QK14TSWylriyg/tegVOdI1fnyNV+xh+7C/TeOXrfc3Hl9FEs",
+	"o3SyQLS3m5DkUx9y2Y9L8QydbJpQ73Ureg1DoJCZUmWeDqWaHMTUUOdetLocgkI+0c2eRcIhT1gYeAdD",
+	"XzDHh0s1AdcRXoOZcs6jByGhVo+cf/gpIP96/uangPzKBudEKvLTu7dkaNeVLxNgZDA3TAeEjhRjXIxc",
+	"Dpv9JWZRAkQWdusHhBLFaGw/syukArfNRGpDXnRfHpIp/8IS8HVRAv44Cw6OjoLu8+fBs07HvhZNkqAv",
+	"/FUn5Gf+Z9I87h4ROpDXrJV5qG71TLXJmbvBYcdHlRFM7toDdRbHdlWiStipB2rJMlkAF3ZdlGOBleXn",
+	"L1Oo1fVvstOGiXXM8/aY5zo6D9fdCsUHT32wNCP/kn+4T1HnHdVl9pthBNSXXlsuRwcDGc8PoGS10Ws8",
+	"+7mxA6fAjfV8Sy3+JzaR1wUND6qUFuKBjhsFtFjzuPMSAiUYu+llYIBoQ+fLiG23q7N8tX6utuqa/f3t",
+	"8m3V+9sFePue2WB/BKtT+eBBTzSCRdLkRpMwVUlW52Ef3MIeYk7lO9IJbCKm75uit2LtLjpkEGD81xII",
+	"aTQzZO1foLW8AHjABYVyzRvVTcsULtxxQeG+stD/wG4WJZMlZVdTxa+pYQGZ0C8HdMT+dNQ9OXrW6XQC",
+	"wieTFJZYWK4xrXJJXZr1MEk3zjqpuuv2mXYT3LaLebxuUT2gaChpnlIzzr1EHokv6/lVtcD+1gwhxdCL",
+	"ujdzHp6eO+yRWsExLTTDVDMFJB6zsUSv/ZhayVyqACvo55ZnZ+iLxWqwwlmkWWQIudVPv9Ji7ouiyXxf",
+	"d/4n9xn2nnuxkce8molVfMc6LFCHBeqwQB0WqK2X7yn3wEv4HVdHKTo/MDy6YuZ2fmZ3DuYEu7J2aF6R",
+	"k52lgpuAKCknoJsHLG4T37XV7kgsivr50wdN6HTKqEL6LsxxtfjzVcIFj2gSVvAzlLwLbXJhkQi8aw86",
+	"9mAp+nlCBRky2Js9Ekb+/qR5riRc/EYYpqaKa7aKGUzR+aWbnzv4wXxT6u0zgm2OV5dCa/vdnmjg2k1I",
+	"fIMeLG8IsooaiEIrkwqjcmeuM6qYziGaVB5T4nrcLh/O/Jwqc+uIJvTLeyZGZtzonXQq82a5NV+kUksX",
+	"CN9+S1nK4i2xqSk6v4tNzY5DpApy1+2GK4/m+NcVI4E0yxUT0u0smZF/3JvVvIAic6lWECXtPOXz7380",
+	"aJIwNWLY3XjKqEgNyLgBg2AWpNE64e6BzFIYeFRqrwjrb2FF++WSL6qYM+PL3iDpNZGzz1q6MnI3g+/l",
+	"jLhjdnLGXBtpX8mO/ZYRDOaVZAB0us7Aj1tU1asDGVzvqHrse4xZdGVR1FX+An+mVywmkUSBQjX2nPqH",
+	"a8lZEaVFnS6Yqf4BOh1ow01qYA/4Vt0J5YIoHrHSoxqaGjonmqYRet4oF5oUvvV6AzmCm2OOWrUrDmFG",
+	"J0pgu8wuzrqQAO4bIN5BW1UbwQCudpd8wDd/LVlA/pUC+LWKELDkYeMe/a0z+eISpWGHL+1XXVx3X/+x",
+	"SaeATNVVbhjgd/KDgtXDSrEni+8/eX3wozAxKZpprSJgVHSeWIuskrN9mlBx4EBTo9fwoGnbtE23QtGn",
+	"IyZgYBu70lY6yT4Kv25da0cEqFyQsUw183EqdG1BKRwTOtWtgLAv9rORD+cf/VU6yDJbscG3iHP8gtmx",
+	"7lERVYq7XFp38RNNNEtYBBVK0B8B81igPyaBHZv3MwEVdeoSYu1vhGufZ4M9m7RZuHmmUUkz9NLWcQ2n",
+	"4krImQiJ16k94g65SMiUam3xuiZDxVgLX4wzQ1SaME2aETVsJO0bBUjPiy08LYQLoLdEqlirTT4K4j4k",
+	"h0wb/zgsrsOXcCIcLAiYAM7s6P085AoGBoHVZDBbwDDF4iL/G8QyBXIsZNaZ6WWfi9AYG98RzUXEyIgZ",
+	"v10CEnMdjakasTg7/wlB8ZshQapY7rUMlv2q2CDliclTlnD5BNlJU6qNvzDnOzcyjcarCc9f5ZbLovtz",
+	"N6bPT27/3Wr+PKArtRqQW0/LVnbWFCdjZ0nYqzEzlKxibDIugOY/GtlKhFaQDg43eseHQUNf8emUxR+m",
+	"ErpTpsItMOiR6eBDo3f09eumk6DTxCyDBeXB1rhgx86vOisnl1UYmSpAIHRWWaVUDQyVZe0mYOh2UIMt",
+	"IzOdv++6HlrWX0+0Ax1OEedIApvP6lynseHQvsM1IxMmUh8UzJHP2U1NXyyvz5J20TZcUTx/SmgG1Io6",
+	"87ZI4V7chBcMvIQX+Ye9h6LzNnC1UJA1x9eoIyqN8uEVWW4yltRY7fqpXT+162drrp+va8kD7/C5zcFT",
+	"47jvH8dtqbs3Mj15PKGLKvFBvFFVAJjbX/vJ0XIo5j//z/9OqNZsMkjcX96ZY/8ds4RfMwWODsGINmyK",
+	"XS4Nn/gsbTNmagaAhITu2rzvJoukiC3C0dBN1+pPribUp3CBK8fimkz19oBGhw8daY+9SaqZglSxfJwm",
+	"EwkFcOYJfjIKHhJRISTWhGeXSpW9oR0/sK/7tww9J5H9WO38cJu8AX8XJBCP827nrvuS/bJ2IREdKcYq",
+	"cfo8JBz0sb/9OU0yTZJ9hsbX9WORNU6scWKNE2ucWOPEGic+Cn/fz1hP5OAH5LhniTb7AZnXTMRS3Z5A",
+	"V+TDeaKJu4QM5kgL7tp8kpCCYy1sk3Mola/eKPSWqiX7r1Uho+K4DmY8Zqe+DfqKxpuK0djCRCMlafrX",
+	"QFb0Al/P8my6f3MTVaXTJk4EaVqgAaUIXPhDoN1bfg5LKVCY+LW0DyRcvKz8aCBlwqh4tO3rokimwnxI",
+	"7Vdp9Bpv3x8cdl4eWdXi3sm9NSjMCO7JJpQnkBsn6P86VEyP7W5o+9tmk/KaCko+pfz3BtB/C3vsX7rk",
+	"pHtITk5OSKfb6diNuyLjvnuSo5iK+dmRHXbCaHzJJ+w1nWuIT024+Khipl4B60bv8KTT6WRjfOuHT86V",
+	"jFOADNKejZf/vTGRkCo+Tu1uh1/euNeHP/TSCViqIIuvtEEbNFze6zVCKyziuhXat56Ac53JN6+IpqmK",
+	"xlTb6a5QdOck7oGVsX5XL6ggqUY76JUWx5pQN/wesEc7qRMQJ1UCApuJsAO7twJi9zD4IwIy4YJP0ok7",
+	"AQiJ4V8xnes2OQMFlxH5Qs5GhXKvi3Q6TeZ3JTzc0F6reoK5rbnXrmD7l+P7F7yVjQ78YO/ENN1RI69a",
+	"q+5Fq673/VcZnCipdkwh46R53auqNlE3bWx17dVOJTxQ1HyN5Zp/le2ZdbjaN1MsjueJxi6fmjTpQDNh",
+	"iISzaeKPG3rFfHIr5nrqVg4WBMQ33M3ImOoHhQy/gBTLIEOt8R+nxu/UGv/H0/i1Hv6xUgpQFj+4Kn3K",
+	"J/aVDoARdm+ELiTm2ig+SA2oVDSrkaSWavLq4t96d7G0DnmynKQV6036Ak8wmiVDe8/QsC/maaSvwzZ5",
+	"JZN0IsBHjdAZlHNAIqrZAReaCc2t3Ezm2NdHECrmOMgeCfVVGgZ9ERZeKQxIOKXRVUia9v+I5r+zljv2",
+	"ORXcwAmKR8yeAXUo0dUpCY8P2yf2p//SDQ6PjtsnHddyqS88qkjmJOSGTcKATKiBxlFGEioIF9dMGOmr",
+	"ZgZzAqS0CDOkIhd//YU0b75Qq01+5WYsU9MXVLh7kwgmBOYOm6cLwiZTMycRSxIgnZUz7HnkhjBWMh2N",
+	"C7jIJcM6X8hYJjHQ2HKj7Uja5G+pNND0ymKkgERyMqFYNw+Ce6AYvYKC5N/sido+85fLtwcvgCvMrY8J",
+	"VVdwyatP79/CdX3BRIz1KRQEias0OSPaqDQyqaIJYUpJRZqUeLXrXte3yrLPgsVSpA18dfFvAZHXTJET",
+	"8vOfoUe9/eOwE3Q6nb5QcqZbpdxfO66ZgkCCS/ltk48+l4UwGo39JIZZb6omJYLN7ATZxeIUTgjVWX1h",
+	"PyD7wrXBaaI4dyTmwyFTGi4Qrh4hhD/cxwlJU0j8HEAyDCGGECYhdI1fXXdX1hcCMAM8AIPVdv0lid9Y",
+	"Xpxhy/1rmvDYvoWbcYtKGGwPaFWmqNAUsqLaffEOpIxvjK/tooQ5hpIuT0iXzdSucS+OBvXwTyD4Hgdx",
+	"MEi8dqSvq4MJfBV4iTyBJWh46VZm3dNXaVAQU4EVO0EmlAKQSIFdKn3VF+efXh+8f/PzQbd7EvQb79kE",
+	"yveGVETzgHS7JwRQZr8RdAMrV4J+479Y+dXpNwI82d7kdq/81qFvVhvUDRqwxHWj14GbWrsLu9oaNqmY",
+	"fhAD9uQW5B4GDZmaSCLvsXtKYCe00WsUZqoRNFAAvqv+mAiTMexGgoFn+xjGnm1k/MuXNHWqFzTZtYHL",
+	"5I5ypkwqxTyuAWjtCFoDveL6skChgN1uwbB3sgffH9f6QObSTIW/yFkRrWiWJHoBQ+me1cQByRAcqhsg",
+	"/wFJSTxyCyzcAljz/eYyvIPpXFdN7iWLoOTiuNsRUV4Yq/TcGh6LQ5d/uI6WscvoAgjxG/7PXzDLzepW",
+	"e0SxIVMFzh9Ygs7/cXx40lmujO70WmT6qrI7ZuN8AbuENskZwN1YJw58D4kDNPebcydRHmUGwX0dGnGs",
+	"yXiZjrlhqiNBNygZq1sKbebgT+DJtsZbJMU1UwYIbK3BNqCa4SlNa2/mdRKnhIK1X3h0ZocvxBdImIkV",
+	"12iZRAmjCiMcw8S3wsYhPNGkFK3AKtqm7xwDPa397UA32hNaD5r3ACJmv7kPRe1TXbU8CnWxbgTDDnqH",
+	"eQu1Ht+tHl//a98es0Bx9kCpCv5tPdCv9XRtrVbvGRDHGRKBVbvLaMuMJlfOQX6gUpFnMCw1TM+ISgXJ",
+	"3LJOW9+nVcev+fM/paJx7+gyjiivrSrQkBo2tRq010j4aGw0wCjXmP9cyQEjUniuKKMY0WOWDBvF6+xc",
+	"cVHqkb5G6Vf8rLtZfZFa1vOsm4tWd8o6fe2zqiWdDpCLy70ozhzO4l+ROB0ryAJ0/9qhIyn7VXEqraKQ",
+	"k6kB34WMCR4G0DSkQhMpGjdV8MJzigzehadVY2L348k+UTaeX1fzhFcY0hez6s2xGq3woDPfccFIopgV",
+	"LaUHQLUEWKd+ypd808Psm/qT1vmqhb38ruKS7JQv+7DQXMB++oSjNqqmjhf28wqVjC7v2ou7Tfola74W",
+	"PqWV1AXFUfjlsTWe+Uc1pfS0pBn2kGB35mzTwRy5AK7YPMCohDNDr7iIQS/Cz4KxWKP5K+jEBxdRvpQM",
+	"Ymwk1xfg87FYhPBYL2vg3iZnJBMMoImRfVFnIUpX1H/m283k/ta+KDhcaWwfgEzWjGPFvX7i+8I2fYdU",
+	"Z5c7tWifpw2dQ3MZNLWRA6Av4MKMPLNcYxeUA8/oY4CmtRDBjiVGVjF6fBNJTJkaSjV5hw3tuBS62N4u",
+	"IDThFDjBh8Pg1t7yRcGULaT72NIPjzQ2EsL+XXfan6ZGXWuhLi4+T5UcKaZ1jbv2grvwjiWUhYdqDPWD",
+	"+Bb2nlL5iUVSxSXI5uVoZdh2UztWrpZfjrFwR+wr0/ICnq493Oi58G+WCge4KgtBwGSxOMAWd0BpOZaa",
+	"kTBmhvJEh5heaBFaX6TCn493aYYgdtsYkrticwzJha02eYs0SIUJaueo6w+VindxQEpyIiCoYL6G7b7A",
+	"l4BsMswf4yvKJbYEbeBxN9woWwgy1Iig9sPUfpjaD1NjiLvb3O0/aoB64D4+oO2AidVZbZDqGeeLWUPb",
+	"jjzDC8SUARXuHCbQoRb9IBHwzrlut5o06YKLoy/KOWWaQSWk1KwVZPQ+m8Yp3nNd1LC6ce88sKUR48PL",
+	"bmfdEjQUHa7HqUR5kRfE3RQgXvNVbHJKqV0otUZ6EI20NIxeXBQbJLcVlm3VflK1UthJctmsLED26pi/",
+	"pdZttCCle5gz7ewm7TzeWHhFcIkHkFntK8uxMK5pZfeCfJfDvrCyvPDKLSf0nfNcDr2DnBvvQA/9Tgmt",
+	"HHdV6q02CZ0gC13114ReMW2vu/nkgMzGPBq7O2KrdVAY+Skre/7IyTThVEAx3J1NzzHbq7jn9pnuVWuF",
+	"b18rbObzX8PV392ohqkGLvUSXQe4bLCK74InO83kK2rlmnmo7gRfIBOalbR7RRi3CCY2sqxvz837KErI",
+	"yiIlLrircN5Gfl5jS/Wvte6odceedUctzHeWd/Yd5Jz5fLNU7K1BzYWhykoMyLpyLtBSpNjOOhjV2Cpm",
+	"KBXSXoDUwg65cspZHBAtSUINU4TF3GgSSyKk6bsqfveEVMRMkRmd7yxKad9nF0HKTZuy7KZH7ZLX3KUx",
+	"lkdZ63yoWvHW+VAPahcWymVqOPFj24Yg9jeFQfcKu2rDDhI5Wh10/dWeQuwpARFsxrQhQ660KfrxLSyA",
+	"VBoLKyBJ/ZopOrIQQhvfEwXz3sGZzg2bBH1R6BuMHfHCoZKTkHARJanm1ywgoZEhYV/c38sz05dEbRlX",
+	"ui+kSOa7JC1ZEebVhr23M1qlO4oZc+074dk5LjVBqapcl7VJcQq6KCHtIoEGZmnK7S+LZBDB6hH60tc1",
+	"hkaxUdmSobmi420MzWJabVyMn2syBUZU6I+oUvFEE5maaWrWHHq0cuiQu7eFkdtP7ckduXZkdOVR6qnk",
+	"CR2xVSOBSxrVNaA27BNec+ugqCFSETq0eB/GZndmeWSFAu1O0fOyZJR2Py+fLmuzH9h7rzdnAzaUit05",
+	"shd3jszIjcb1qAiB4IpZJm9WLAF/8tNcMpV7xlVMA8CL12O4mWXKo+a3+T5SEPz3LMATjfXie089wHx4",
+	"TbSR0RWQts4EoTOKtLaz8bxNfkXKUkpCeJOQJCweMQWsgABg4mUIpi8gGWFqUYc0QHkviBVtPTjVSpTY",
+	"/gIFbG/fvP2Iop19mULSeSKNRszUapM37iAOMqKCDFhfwGjiNvkZhRuFnG8pyBi4UHNKGxJyodPhkEec",
+	"CfMZbhIGwMRqTaOVBKM3Ouhm/pe7UxHcvt+ns6U6TQmiDm99rdPe0yWQ/yyTeB6QAY2u8sxBoDb5LaXC",
+	"cGP3wrOs22lZUa/rFXGdPi2Qrm7Mlr/LrrxDJd1SWbU0vn5dC5HgJUut8UzU7Nwg9yZQbYovmOJrBOaw",
+	"m/JN4dRwRLWNXuNd4Ufif0QP3iu4/Ljz0h6wP9gnZnqo1zhsn6xFVrS5FHA7MhmssZIv7JC9N+INvO2S",
+	"Nf1BGsIE+N5R9g+t8IWm6BM7I80Voh3sVvyrBQrG1077Ltlt8gHFvt0yoAoME+0fmf/mvRyh+KgCUpb0",
+	"kV3Pc1IlqO5F2T18CxBKz3TxloyGPQv2WtZurxaUxuA/dHO7P3i+cfiUDcZSXq3VfVmng+wMHRCZxAX3",
+	"ZNY7wzGbOzjHFUmoNiRmCb9man7aF4Jdg7cDmCxYpJjRq7J5ca/KmWCq1SbnCRXENZzukdC/Qkia50rC",
+	"Vn4jDFNTxTVrtfviDpJjertvc8SMNQKO2sA7v8Tz6Gfw3uKhNK93yoiL0tmb+BZw4MX7VC01KI20blz/",
+	"WNwE+EHLX6cY0PArdVWemxdLCx3dZ/kKf4h2um5BDhhwzvzl8vL8gjARTyUX0LAeDX92be+bG4uGJnKU",
+	"OjYbCf1FEMT9vd/4r/3GP8J2X1wWuo2QiCrFXds9zUcQ5EQxFBApInbqUjRQTCUcXQWvUX7ZCyFyDg/B",
+	"8gjBvhgcVpuciZKkQY5cR2l72Cl/IWD/IQM2lyLGOIgd5y+f3mPJfKoZCcfGTDVGUOCgkIbghEBGyVTx",
+	"a2pYQBIpp2hEK/umTF2zmNA4VkxrDP3EhGrfdkUm9tXsQU246RFKxnaATMR2MrgglLjeLRy+xbvz62N/",
+	"N9+waCjVpC9CLpj5TI0UoWuSo0kzPOwedZ53nh0fHYUBCTtfng/b3RB8iH6cVvpO00HCo+y+nifAQeq+",
+	"oJoMZapIzCI+oYkbkoYmRnZIz0jCDVM0saP8ZxqPWEwGGKYoD9gQK+djjfkutC+AZwCe5yYjsEunPB7m",
+	"GJearhzekQNQ44pQvEKDINmAxvbD9UWROwmXYZHcwM5umKok/Nb0nXOC4AD26pvC7W+lGk2YMu1C9xQ+",
+	"EnI4bNvlErPYCrtUJY1eA/ZQ7+lTmLz2mKqBVBaMHVyhEaJ9X76nWqZ6bc8QTspOHUNZI5o7oMErd97X",
+	"Nd8hXgoJ7oYAQR6PRglK9FjOBMaLrCzdtTPJ7Yg9uJK+MzSyqQvKfYHPIFI+K0aht1DuhVrUhxG1OvGa",
+	"FZXiKviy4KyqvKZX+oQWTZoSk/2idv62XTprCJeYGjqgugQywSjxGNNOmz/JfkCLQQYWR8DHtogDY+rx",
+	"gVWYOc1Ltkj8xZ/TwiPyNVK6P9ekcNYpUcyouRUrysC9i4vipHMEH1not5QngFkXx/3Lp/dPNKKbSKZJ",
+	"TNzgEymtTk+nS4arEXTfMlq/Yu+8+ymxowfksGzs21nShVEAsFk+FCLkjDQpef3hggxxugI4ieJVJXbH",
+	"vgB6x1aPhHZSQugsuGRewjb5iCSSKz5gry/CZZ/fohxFQucr+JyKKyFnAhpUFmkmMhSCw8MlZxFduy8+",
+	"wcrA1IkQ/jg4s3+EVhdJEWsEMgX1UzhpifWBF5FUGJ44oAxKgkzoHNe7UZzF5Qj4hAs+SSfQac0Z0FwY",
+	"NmLwtW4wfqB9Ax0wC4aNwzQ7N9hWOoEyn2rMEmbYsljvRF57m6kgJbGDqdEZGiZjro1U85LB5MVslrVO",
+	"hlxwPT7ti99SlloZIhgmwcdKTqeuz+Y3hI9fw7zl+HgB71VS4a+cyK5hzP69u3a1E1pa6o/Wn1K9coWa",
+	"aHxzb79yXMTGOR8cKzAIJTKEXFJwrkwpUBc3Q+yl0iOQmR62XH9XnU5YJgc4s9L3DbpqQHTLKEoVmY2h",
+	"TWtZhnCN945BAliV5O7CYqyEwaZGaGH0RcZAjBUx1vwWbIZDH7C5ZyNMGDiJwHSyTykSO4MN3vrWhAz2",
+	"9C4KmXu2FcLSgqoYpPT4XbET3/CHr+UOXydstpnFW/u872Vl7rGhfm0R1RZRbRE9LosIoUcGLh4ccd1u",
+	"ED3NwcytUfLimJ9odGspFln4lN+hXM3TyyFW4DpQQBgHevPba+1VT/BwqgNo/phI35LCGDaZQvvdK59r",
+	"S7iBNbwQqrKA6opNjV1AfXHUITGdf8vB9vzVNm0efP8KgPKquBWbFIa7eZze3WR+hp+9aqi+gMRrzPJY",
+	"2tUuiIobUuJbNzLvEKiG6b1x1bttpIFu0Iuzth1R6GzdplXLJPyj+JHexV/DlpVVWDlYcn0ZCHEFfTEb",
+	"UwPJAlaSF+1mEJP2gDN8MbEAjV0XjHbx4ix7ygn3J7ovHBToZXy69mI9F9FYSSFTLJM3wKJINaqHLMSP",
+	"GgTRS9ZT90VfOCDQapP3/IpBIN+rE24IcrtoEiZUm1zuhAEeuQBt5Oo5HWJ6JVNhwqAv0BNI6HQKLX85",
+	"csJnfsGEa2NNdVRS+XH7SoYnCaHksNMhY6bcC7u37wue3Wwg4/m3prwuWaa89svyX9RdFULJdtyZxlnX",
+	"qr6hsparKL/yvBPZffJaX/3ItOjMSkVi5XImJPZhCEh1dQBEuqux/4cCoCfNKR2xeHXde0AW6t59mX7P",
+	"E+PaU+wCm9qlhn8i/A9Xl+H3RaEOP28Qp+/HnC7V1Ud89TVr6h9pOX02q+uPkD3//9n71uU2biz/V8Gf",
+	"U/8KNdWkSF1im/qwozhx4qk40ViayUyGKRPsBkkMmwADoCXTLlftp32A3Q/7GvsMu28yT7J1zgH6Qjbl",
+	"lm0plpafbDW7cT34nQvOZcsISzv1CYYJ5EZ5mz2zk14lrI5XLzFkonbFKDdPY6AOe0w8/TOMtqaEQqkw",
+	"rsigE6falvPfNEhQuMl1Un0lDJtyOxeOpcC6r7hZMC4Nk5QUoLS1zWmkWbKd4x6m/pHaUGjjTIY8jTrN",
+	"YJA/YFykT+/z4VmffAMhYZMnHCcd0tHXWucr4LRRrVvKZR+I7KaZ7Hex6w/AKb2AtBL/zs/W55A6vxgi",
+	"A32OLaWIMW4lHyXqTmiqK1gI8rq9CKO81eiEhdMcUt1bYM6jhUhkthjdVn4+73uaH7Df0iX3riB2Eza3",
+	"4tlNfXjDOt5q8r8dL/tseNmNxaTfNoldoYzsguZ3+esoNyPjJf7VkMN+TOq6dRq8NgI7H9hHpTIvcbeP",
+	"rG65g96HC707MPzEucFviiqfWWD7GlDtB+r9ba6dSEtg//y3f2ejUtpk/8SHHyYj1ibLYfUE+xQk1Mb+",
+	"xvdDNYq5ikWaimTUZadqxShXCbqvUhljzCeuJwzGm6YiZeTIPTF6gTdhaGXC/11JZbvsJY5IqimbSCPs",
+	"UI1gQV8RmIfhsrdX4XQWxZQjVkK8d7em+VwYriyWyfg8tJ91zG19S4BoxDLlsfeOCQAaFvADYLCY9235",
+	"Xl7LKStoflgwxgfLO2v38VbSsK+Rxgfx18Mdf90pG7ejbLygWIhbVjbsjBuxL/ffOj0X6t21DndSXWoZ",
+	"C8YtXhvHKeU4E4KyGYwNV0kUHgcXDBexVCphI7ak21zynxjzFFhod6i+lnaZ8hX6bTLKZX2qmPfDjJjR",
+	"wCnRufdSY8lNHGnuwYGhUXwh2FHvqMu+L+7p+gc9SsBgMaWlH9bzM/xrIVXmBOOx0daGDASpVPOaKzz6",
+	"dcTaSrPYiEQoJ3lKZURoLN5P4s8vvwfuT24jSz6WqXSrvTrvhG+FO4eFT57Tkt6Ykz7N27+AEXz0nc/b",
+	"lt+QpxTm34tauJ0UthBjE63fPTt+8k3vq+Ly67s8pp/5xGJUYUF6Ev5d/9nBk8NHcCZo+X2Ngxd8xdlT",
+	"ykOGNOKfw6N//ut//GicfMOuRIJpMYwARCC/VHyZar6UoPjLTv/w4qDEHKW12TpYH130jweI1z8XNbES",
+	"sdRWulbUQhqlu6+FzpTz63Bw8Oj40UG04dOEn0XssPf/84woWjnDY+AYjqe4IZQ4ozVoPf/hLx1gXc8O",
+	"T486vae9Q9xvmax1Eg7I9mEshJtpLPLBTeIbqU7z+KL/ZeXqKPA5eBUQBEZXabV5AsAKxW7hXh4j1ixz",
+	"L7kTdI35HtNc8eK7qPiqc6ZTGa8af+xf//C7pbthbgcNmNuF1i+4WvnR2Y9mLyLOSP76+y81idWQGyRh",
+	"E0sMhzCwjtvQDxscRmlV5TDKLhsymcC3fFUWNhYzqfLRIUoPqKYTwFAEjENEzMbawD+e50VsIjGtjg2V",
+	"k4eKzkKRIC3WxgiMyWKcvuqyHzSTiY2Y0sH1Qyy4TO1WpmTEpZ5TXX1kBescCYiyE9xHKoyoOacxW9uo",
+	"t+CFkxpW8qMNebDEFcm3FbXC+lKd/nwpT2OXZ5xUqKhIJ2Oe+rC3PAPxxZVmmUKpmi2x5tCEGc8KQ4me",
+	"b9BVEYbJpRKGpXyMSjduaRLyz4jQ41OdJmym0wRvln+JWgv++hzIwucyXgrjOdmXh91DWpQshb8nXKZ4",
+	"S00vH3YfFw3TBP3FO0w1nxBofjkrqRYqUiU7oHevQwy29ppaR1SUYCxSfcWO+v/9X8/QCrKxgL5DaOyV",
+	"H/j717QYhP/kJosMaxmUo41FhpOY83WpWJFiNOc9gFCpoO2CdUp58YlWbpau2ETrhFk+EW7VujFHyun8",
+	"llSq/3Ps4DzwgTUs/niO8B7PNozrQZhHOK26Yf1p8eRyfN5/w799tvr5vN8bH7h0LPuXP8te78Wq/w94",
+	"/reffuj9/Nc/vgnuWkvuZuVyGHOxWdqsEkbFX38v1NTNWoN+rxe1FlLlf296lf1SMLhfG3G3XzPttipQ",
+	"bjP15xadCjmfJdZno6G6FCoTEZtilFgMgmOudaHAB/8Ks7ARu+SpTKSjYgHk6sau18CGynO7KPC6RroY",
+	"a4+AU79S2r2awMkY7a2rZ5QJb6huop6x9tHBE+/uWQ6127tbve1PsI+fgdZGuf+wUrLnNnektnnN6Syw",
+	"1MOe186+UcmabnZ00TsqdLPb0PeQ7jEiojXoH/XK2lz1CH5luLQioSheZuQ4YsiMkkIlBEZULYPQP+oh",
+	"7r2mgGRCjLIedfT4sAdYkSnpzoDf+ueHR8e9TcfT8yU38xQTmUsFlMix8rLvfiyoIscNh/CkXzuCL+sG",
+	"8BJOI0O+Y4uOjVCgt651W+7Vix8VDbK+2/5xr6bfHyeTjqVaaIm0iFIlTbx4Uh7A9bPuHPRq+8fHKJsQ",
+	"23s642Yqvlr6n0qSiRWKmNprkNPxjX7v4BjEFAPyXgs0fE/rDLmlz9gByHsSrFgsyQR7hEGeRekmH2fa",
+	"RcPyQrwB9jdonS6EkTHffzqTMZ/qoJH7KBHsZ03nr8whLDCscA8LUZbX4/gRPXb8dSCAx9hG+aVHx49J",
+	"60dW8GflZFoS7Q+A0JCdtAat7/lcIEyc8UuZ0pG8FIYYff+GYhpB5hYJDfnizmhwn40Gv3qW+MlMBrlE",
+	"tU9cDq+Say97gYKCiOST4bpc2MIrVxC3QH6IGJ8aIXzZV3iKB521R/h8wABkRhETqQUpprc3oFzD1NRY",
+	"gA5lK/a+qBR9OAoPRTKKfBgKdwKExS628IqGJ5IRXfP6bMajt/j98ySijuA/xZF9h4EoXnL0Kb1COxFL",
+	"RAzcDoWyUIqpVEppqNoj6hoEMbzQ3jsBvfAHZuUiSx1XAmMaad0iupzO4liIxFYEtoMepggWa+Z0Et8+",
+	"V4GNDs8nldmiO73mRrIMvA9NURhyteJ/ALmto0F0Cnl0CwmvkNQag/QZLj6t163edJck1rctXmOjP/BS",
+	"Xd1cdtLtTrrdSbdNpdvAJXYS7m8v4Ya92Im6d+P8cd8SSH9Ogj3tw+2I9rRyHalAqlhtl+lDmVPOFsJa",
+	"PhWYjAtA5xzkVSf44oQpDecKkJUpIRKRdNmpl30PegdkUfU9MWmHyjpt/M3GlUxThjmB4X0qYYHyVUXo",
+	"Pa7xHZnpzBRS7VBVU36V64o0kG73tpd9OKeleu5X6jet/uAFT674H64p5NCKWn6zWoPWT4KZTDF3JdJL",
+	"wWbaLqXjKQvf0CZggrgUU6KwRCx08KZwhq/Qgt0tBLtTxdm3eiHewHqZ6VZRz+mljFuDFvBMdKjVhvUP",
+	"KGfIDe6WKqt/I4n44IZlX5t5NiZP8OICM8xsOCL2ntzYEXF9grGQ9SlDXvo+7znP2rGg+8SCnmrleOyY",
+	"nybThlmeVjJ1fRQXMpdi1ejGjl79wjK8AI8YThvLSKEbI+ijUk2jnDvRjBOsStX4Yi0YbsjK0caSqdSx",
+	"z9IkFUsMn7i9km3n6IRxRp7i/mWMWsAa3tw6Jp0dKvgdrV1yISJ21O+x9ohefkWfbruWa+g0OVSfx7Uc",
+	"mS/OcWafgzflJ7ZTaCtsERiW0yBObi5WXrN/9WvGYRZl947v9BVWzIVlhHf+pfb6m6fiBX/dGhznd9yw",
+	"vGqK5i7qwIhYLxZCJeutA/tOV5juYaUzIKL8VQaikuf41Y6Duk2dqaUt9TThlxpAAf1WQnXGv7e+MoLP",
+	"J2RP+D5T8awVtb6WSgkDGFA41cxkPGMLwVOWyASHhALGWFh33RjgmKTiVTwj98Z8NDQVV3HcOVUrqkUs",
+	"Uiuua9SJ1+49XjJuxtX8bzp7kUtOF/AEBv7/2N9gAcORn4l0WV7Rbilm4Yw7PKo474kQyZjH85ta//zx",
+	"2ZqPG37daa5N8m03GNm33h/mc+K6PsDZsx5A9tvgt/s2G3uKuV73o7uIse/JO6+gdxsmsrbOX/N4NBz4",
+	"XM3hMOa/5EpeNFSCxzOGibZB15DO5m8Bj18tBdVV4GoqIkZgYBlfhCTAOlThhZNdVNOKer3eUMUzjrc/",
+	"hhxIPaNnc7GyJxQieCXpXmm9SCGw13y0cwGCAiNA6mSWfF6HinJOVheFilkGlu6vh16F+Y4oK/XehqRQ",
+	"iBH9Xs7/h2r7Nc/nEDVxjmTzaTn9Hd/m0KrTR56teHDV2RL5dKovRYooW7DBQeBzUZXNA7su2PLgyQ2K",
+	"+ePynedkdCtXPXTMN8LmDi/6B4PDcLvxMezvhtO9XsfVJrn3Ou49sMvehDPuNOiP8eHF07eG95+AnVe7",
+	"fNsaC26EOc3cDEYQ7qXq3XvPjE6yEJJQrRLLl7JrdVYUhb3stzZv2U5ZqmOeMuqCtUdTjVbG7n68SLCO",
+	"7Giv0vRgfx+/mGnrBo97j3vY7i/5MmyKHlNpHTGdCOtUd6SKPMcyYmKEnYWIEvxZJB2pWGaFKZkqrfCo",
+	"unlNWPLvtZEPREFtMbQqDVumXJVa02Zqa5o6Ry7dDgbVKLex2ojh/Zbdy/NbS4MWAPYGpAdy7F+xJTfO",
+	"dqvZP+s6eoGBMDZiRqfCUt4BytpMRpCCvdsTJtWldNyX8sybplga+54FYadnz1FaQmuKXVknFgyrWNCG",
+	"WNbOq7vQAE7Yd98/YlJNhXV7pf74UnagoZoO8TIuS6RjqZ5i1jkUGlHoKbcAr9SteqWUuJ6sFUzHLHSV",
+	"YqdUZTBs9XrBPtr1UtZdLByQjyLPn1s/D1+Uvajb5XR9WdcBQ7lXKEe5v4F6z348v2C8SFo+FTDMor66",
+	"Z09k59LJilH/YwwMwBZ82mnL4hlfYt71sb4UJLpVJ9DxtRY3p3FmYIMTBueRtf/0ksU6AcrViiz2pfQW",
+	"3mddGz4VLGTt8tXFTZ4/gzMbc6WoyTJ1x7zuQH5TbNyM0zUSq4is0TXhV6XmPWpudvATT9Ox5iaxEVsI",
+	"lbHwhzN81UkliPOxEXiC51LbOa24FcpiGgInrvjKDphBZBL+/mqoYq0mcpr5qyueLKTCIGvUfPDcc/IE",
+	"6QBxJLiuSIWK8Qz+cSC65bXbpWH6SoUwtvbodScRwG46+ICS8WM5e3qX8pfAQGeCY037FAFmhkuJaR1/",
+	"EuNzHc+FqxAEtVpL0EUEVcRm2aKIU0i0Nmxp9FjYEA143fKUlgMHS2HgGAtoYd98sXr/bc1cIyreggX5",
+	"Uz0lCvOV7oPmCedpqHBQX9igL+qlUFjorhQN9kq8jjP0KPCZqWE25InHMO2HrawPTaxufZ4v+FRYli1B",
+	"3hEJYiTREmvH3GJJU+5pCeY4F6u9CgQnkm/BkaW3HsVC2cyyCS0iQOvlATv9+iLcwfoENvllHhxdM+Gx",
+	"YEJNpRJ2gCuPzM9GQ+UMV3aCvCPUOMD9lDZGZw84vGkqzDRcCCZSuJCQecGXS4I0vPG91DEfZynHqj5D",
+	"lSn6vQN0zQx6cQQoCJTQgeakk1wRJ9eTCSB2qZPK0sepVBhpV8OlgiLKU79poPtTEvA2Z1amFMlTJsqI",
+	"8bCwX1imMmckhVJJO4ffYJ1Q6eb0d4lmWE4zEZKgA2TNqGgtXhXsDbCyg0iwckM0VFQAXisvlzggSi8Z",
+	"sKscgXw9DCA+WCulMxXnCMBGldL+vjxHZYVo6luIKKeK/PJ2QEuNRSHJsxTNk04CKiCSBsJDskITAFFg",
+	"Xt8e4y5ZPBMxBtmW7T7F2m7SEB195q40yLZWK2oiyvlvZVowYBhvzcReilguvaMu855BIAJl446hn6BN",
+	"gwhbHUasrbMnLF7FqUDg943AMRgqfSmMkYmwJ3COBZxfewIY5+VjkGotmwoFFAGHPSyQmEx8zDIyk//5",
+	"z/z7HO3G3MUzFhOX8UHPmH4qCgID4jZXiZ5MsFexjECE7YwJb8NEKBa0ekg8UdUs1VPv6uzZY96bd2oG",
+	"lNKLZeZIfhCveYyAAy94P5O8GotnsDAcumCiYQUXKsovjcHXpLbDm5jAai8Kwes0yZBSoXrO/UBrpTvQ",
+	"llCuQ7fL0ApSmh0UtsaoLOiyNhrBorLJThumtNuLfPCpxTpx4WrQen2MtpWXTWm0CIVjS5U50PDqpAwQ",
+	"Xng48l9YFPAlgGiChs6xsEBtLNZ6LtV0QOcBMARtmQXypHpqIxangiMnQ1GjkMDwK9hZkCaTTDDsFTk/",
+	"0bwP9KVZiEuZCBULhMiYq4gtZ9ppQP2hcmV2z2GxxF6XnRbWW8BFKksLyAEiJ3QTfPAJPbFXgDMLTY7g",
+	"k1f0i2eu74XEKhBwWytrvwSFl2g7XzbW5oq9fPaUHR8fHSPGBbHY95UrXHskWi74XOCkfF1BWEIsz2tg",
+	"jUqc2ujMoYtvjbSsKReZDfOapCAbtYPgAdsbAX+d+U6pv5gr9HWypLEyp0+o/5lOE2EoBNXNxKIs0Iau",
+	"aobxbSYTwRIdZ5TRp/2Cm3kCHIiAGyWVygiQtJ0utT+FNmr12pmcODbLkiQF4J1pm+dn8LtPbZba8i9v",
+	"YUxSAQ6BshVzx0HraxNbKWnHmZIOxWfDUnEpUlsBQrsXBcVjqEqaB+620/GcpSKZClPwLa06s6DULzQo",
+	"Jh1Ovs/EGCLg6n4EyNJXEYj0GUgRMyE88Fxx6+hIrsHAcpmuamb7F6ESbWzJlIATjUja6eCSM7lYaoOT",
+	"zUw844hVuaJH2iB6NOBB9DQQDRUlbLfZdFp2gKCneCAqQ/Rt16Ms2jml8EkHUTYL+nFgsayN/g7WaywI",
+	"kHbmD7xcLDI0R+75OoyAlnOlr3AXyDbjMWOiTSwilDVsVcFf+kHUSdpF3HtIV4CAn2fUomwjlWuoBWv7",
+	"GltEW55SQ5aMiJA0T0pSyj2CxLwXBSZQZDkJqUp88L2vXIamC6GmfCoWeZ3voZoanS0rY4S3J0aIN4LG",
+	"h6UZJlLxVL7BUv/FWpQ+q1ORCwU8yLyhdFS5gEqbxEqpWMiWGbE8c6U2LM+ZWdZKikxmW1AmKUMu4KaH",
+	"uogF1xYYC6rRgTkV1I9CVBh02azC07mbGZ1NZ7UIhGQZC+PkxN9vWNbGFBVwqFNhIkpYQbWPTKHFROy7",
+	"06dPz/ZyE6FXFvKcMylf2jIVVju5TvOwngywMU5GOO9zdDXTqcg9YUG0BJlCGKkTLGP7x/Mff8ARnX39",
+	"rMxnqL1tOmF+5PLUVmFScyr3jgs7VSiXWUs20qrRz3G0tb7u5HaskOsyaBnbL4FPVVF0N2hduPkiGVyj",
+	"LSmmJxOyqqA2ho8QYYFWUg3HqLq1tCcog2zR0fCI4hXn12VLW8XC5s1HVMBYhohAbdjo96PuUFXNhlga",
+	"BWknlK7arKZ3Aly53syGVWUvhZGTlfT30rARuBh1F6e4duRUnHxzSSHPN7s3xa++Q4NgkzvT8zCa8MlH",
+	"XZpu5jg96g96ve7BMaY55Y5XUqi+35c27j1p1SXuKUw1mP4HVhgDda64Aci5cSbSdz7GK2xBTvTNkqaK",
+	"Xq/3JTk7N+yz129+J3q6QRRN7oD/+tetJT4L73ukaanY41AA+6TkGmmpoCQoJ3KqgI1SYp66lovUyl6N",
+	"baNaFbSn9W72oFG+Xuuyy55j/U9QJfLS2dfdnK3v1VoRvGDL/uSl8PJYYa/CvsKcfdsBkoUP8sycVxw0",
+	"PjPH/E8yuceQFabm0w2ecflwkcsHfzdDrj5mNsJFafrJYWs9ovMAQxhzcKonvOYgdXBrIPV0GxnssIqw",
+	"atvW3TlmVfMbXIta5UwNoEQVOIaNROwKXXjHIiZoKpItPABAwyDRUz/3HaQFSPN5L5p9cNAY0Naosjmk",
+	"9W8d0moIYQdqa6C2sX13BWuFfaWbW0yuVVXXzTJfBHUdZbKy1eW+Algxt2dhNg8XvvK5NoUkUVb2aqmn",
+	"Mfb0e7eGPd9s28Md8hDybNm5u4IdtEmvurnp7Toxit4NBnOEmTUrOcz7KjeC32Pooamehdk9WNiheTaF",
+	"nKNyrpLDEvxsUFFzsefw1qDnrG4Pd7BDsFOzY3cFOSSlNIOccOcQbhpKEk7uqXKPYYam8/BhhubZFGY4",
+	"JcYv6gZ9hBV8g9iaI9OjW0Oml3XbvkMmQqaaHbsrZIKzqieTbiJimVwPTIWfJ18ujb4MpTn+IWKyMOWh",
+	"aN4jEd1F7zFU+bX5mpbmwSIVbL0nprCx8KsUzhfBbH7b5334mn6CBUBokZt+Mr4RMgKwlpBxndibA+Pj",
+	"WwPG8xoi2+Ei4eLmft0VLDrDV9084uc6VCwCTLzHdel6MG/gHoMgzC8f+cPFwLXaS4f42+qMG/g+9YlQ",
+	"PgjemktxY0w1AkTUtIdHZXRbo9nm4HZ8a+B2sUk8O2wjbNvYrbuCtpJbXjeX2K5DuCl5CJa+Q7u73zB2",
+	"JYwoRL97jHSlCZ6H6Txc9TRTTUEm+YDi0KW1bNpNXMayeiJtDmlPbg3SftpKJTtkI2Tbtnd3BnD0RtcJ",
+	"e036o3MEHpWu2HjFRhimva/N1O6/Rbp5tx862n8rk3f70NgoAjxDBPP5gfIGI3Y1405cClOqVDGRqRMG",
+	"1y/mCtZvnH81RnD8ILRsy3w/FtzFM4rMGv0e8wD+tghKDVwI6x4scJY3qGkB/34F2srk2fy+8vZ8JX5a",
+	"37UdkHkgq+7UneGXNvNXGO7RDZEd13pFFIGDRaAIaqHh6/ssk2kzRyvUSz+Xh+sNEXaxqbz05YeIZWE5",
+	"m3ZyXEGuGsJsLpId3R6A1RPJDsY8jNVu292g2bt3/xsAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -12,6 +12,37 @@ import (
 	"github.com/google/uuid"
 )
 
+const closeAlertWithMessage = `-- name: CloseAlertWithMessage :one
+UPDATE alerts SET resolved_at = $1::timestamptz, message = $2
+WHERE org_id = $3 AND id = $4 AND resolved_at IS NULL
+RETURNING id, site_id
+`
+
+type CloseAlertWithMessageParams struct {
+	Now     time.Time
+	Message string
+	OrgID   uuid.UUID
+	ID      uuid.UUID
+}
+
+type CloseAlertWithMessageRow struct {
+	ID     uuid.UUID
+	SiteID uuid.UUID
+}
+
+// Closes one open alert whose condition cleared, with its message saying how it ended.
+func (q *Queries) CloseAlertWithMessage(ctx context.Context, arg CloseAlertWithMessageParams) (CloseAlertWithMessageRow, error) {
+	row := q.db.QueryRow(ctx, closeAlertWithMessage,
+		arg.Now,
+		arg.Message,
+		arg.OrgID,
+		arg.ID,
+	)
+	var i CloseAlertWithMessageRow
+	err := row.Scan(&i.ID, &i.SiteID)
+	return i, err
+}
+
 const closeAlertsOf = `-- name: CloseAlertsOf :many
 UPDATE alerts SET resolved_at = $1::timestamptz
 WHERE org_id = $2 AND kind = $3 AND subject_id = ANY ($4::uuid[]) AND resolved_at IS NULL

@@ -852,6 +852,89 @@ type SecurityEvent struct {
 	UserAgent *string
 }
 
+type Sensor struct {
+	ID                uuid.UUID
+	OrgID             uuid.UUID
+	SiteID            uuid.UUID
+	GatewayDeviceID   uuid.UUID
+	ExternalID        string
+	Name              string
+	Kind              string
+	StorageLocationID *uuid.UUID
+	EquipmentID       *uuid.UUID
+	MinTempF          *decimal.Decimal
+	MaxTempF          *decimal.Decimal
+	ExcursionMinutes  int32
+	Active            bool
+	CreatedAt         time.Time
+	UpdatedAt         time.Time
+}
+
+type SensorExcursion struct {
+	ID          uuid.UUID
+	OrgID       uuid.UUID
+	SensorID    uuid.UUID
+	Kind        string
+	StartedAt   time.Time
+	ConfirmedAt time.Time
+	EndedAt     *time.Time
+	ResolvedAt  *time.Time
+	Peak        decimal.Decimal
+	MinTempF    *decimal.Decimal
+	MaxTempF    *decimal.Decimal
+	AlertID     *uuid.UUID
+	CreatedAt   time.Time
+}
+
+type SensorReading struct {
+	OrgID      uuid.UUID
+	SensorID   uuid.UUID
+	At         time.Time
+	Value      decimal.Decimal
+	ReceivedAt time.Time
+}
+
+type SensorState struct {
+	SensorID    uuid.UUID
+	OrgID       uuid.UUID
+	Phase       string
+	LastAt      *time.Time
+	LastValue   *decimal.Decimal
+	OutSince    *time.Time
+	InSince     *time.Time
+	Peak        *decimal.Decimal
+	ExcursionID *uuid.UUID
+}
+
+type SensorView struct {
+	ID                 uuid.UUID
+	OrgID              uuid.UUID
+	SiteID             uuid.UUID
+	GatewayDeviceID    uuid.UUID
+	ExternalID         string
+	Name               string
+	Kind               string
+	StorageLocationID  *uuid.UUID
+	EquipmentID        *uuid.UUID
+	MinTempF           *decimal.Decimal
+	MaxTempF           *decimal.Decimal
+	LocationMinTempF   *decimal.Decimal
+	LocationMaxTempF   *decimal.Decimal
+	ExcursionMinutes   int32
+	Active             bool
+	CreatedAt          time.Time
+	UpdatedAt          time.Time
+	LastAt             *time.Time
+	LastValue          *decimal.Decimal
+	ExcursionKind      *string
+	ExcursionStartedAt *time.Time
+	ExcursionPeak      *decimal.Decimal
+	ExcursionAlertID   *uuid.UUID
+	LocationName       *string
+	EquipmentName      *string
+	Timezone           string
+}
+
 type Signoff struct {
 	ID           uuid.UUID
 	OrgID        uuid.UUID

@@ -1215,6 +1215,164 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/device/readings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send readings
+         * @description A sensor gateway sends its probes' readings, up to 1,000 a call, in any order: a gateway
+         *     that was offline flushes its buffer, oldest first. Each reading names its sensor by
+         *     `externalId`. Readings are kept by (sensor, `at`): sending one again (after a lost answer)
+         *     changes nothing and counts as a duplicate. A reading that cannot be taken is listed in
+         *     `rejected` with its index and reason, and the rest of the call is taken. The call counts as
+         *     the gateway's contact (its `sensor_offline` alert closes).
+         *
+         *     Each sensor's readings are evaluated in time order: out of range (a door open) for the
+         *     sensor's `excursionMinutes` opens `temperature_excursion` (`door_open`), with
+         *     `alert.created` and, for a temperature, a corrective task due in an hour; back in range for
+         *     as long closes it with its duration and peak. Readings older than the latest one already
+         *     judged for their sensor (the current reading sent before the buffer) are judged in their
+         *     place in time, unless they fall where an excursion was already recorded, which is not
+         *     rewritten, or more than 7 days back: then they are logged but not judged.
+         *
+         *     Readings are kept for the retention period (`SOUS_READINGS_RETENTION_MONTHS`, 24 months).
+         *     A reading with a value that is not a decimal, or a call with more than 1,000 readings, is
+         *     400 and nothing is taken. A token of a device that is not a `sensor_gateway` is 403.
+         *
+         *     Permission: `device` (the gateway's own token in `x-device-token`).
+         */
+        post: operations["postDeviceReadings"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/sensors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List sensors
+         * @description The organization's sensors by name. A site-scoped member sees only the sensors of their
+         *     sites. Pages with `limit` and `cursor`; the next page's URL is in the `Link` header
+         *     (`rel="next"`).
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["listSensors"];
+        put?: never;
+        /**
+         * Register a sensor
+         * @description Registers a probe behind a `sensor_gateway` device, at the gateway's site: readings the
+         *     gateway posts name it by `externalId` (unique per gateway, 409 when taken). A temperature
+         *     sensor is judged against its range (`minTempF`/`maxTempF`, else its storage location's); a
+         *     door sensor by how long it stays open. A gateway that is not a `sensor_gateway`, a
+         *     `siteId` other than the gateway's, or a storage location or equipment of another site is
+         *     400; a gateway, location or equipment that does not exist in the organization (or a site
+         *     outside a site-scoped member's sites) is 404.
+         *
+         *     Permission: `manageDevices` (admin and up).
+         */
+        post: operations["createSensor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/sensors/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a sensor
+         * @description One sensor, with its latest reading and the excursion in progress. Outside a site-scoped
+         *     member's sites, or in another organization, it answers 404.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["getSensor"];
+        /**
+         * Update a sensor
+         * @description Replaces the sensor whole (see `SensorRequest`), with the rules of registering it. Its
+         *     readings and its excursion in progress stay; a new range applies from the next reading.
+         *
+         *     Permission: `manageDevices` (admin and up).
+         */
+        put: operations["updateSensor"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/sensors/{id}/readings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * A sensor's readings
+         * @description The sensor's log in [`from`, `to`): every reading (`raw`), or per 5-minute or 1-hour bucket
+         *     (aligned on UTC) its minimum, mean and maximum. Temperatures are in °F whatever unit the
+         *     gateway sent. `to` defaults to now and `from` to a day before `to`; a span longer than 7
+         *     days (`raw`), 31 days (`5m`) or 366 days (`1h`) is 400, as is `from` not before `to`.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["getSensorReadings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orgs/{orgId}/media": {
         parameters: {
             query?: never;
@@ -7503,7 +7661,7 @@ export interface components {
              */
             siteId: string | null;
             /**
-             * @description What opened the alert, for example `temperature_excursion`, `sensor_offline`, `lot_expiring`, `certification_lapse`, `nutrition_risk`, `task_missed`.
+             * @description What opened the alert, for example `temperature_excursion`, `door_open`, `sensor_offline`, `lot_expiring`, `certification_lapse`, `nutrition_risk`, `task_missed`.
              * @example temperature_excursion
              */
             kind: string;
@@ -8288,6 +8446,248 @@ export interface components {
                 [key: string]: unknown;
             }[];
         };
+        /**
+         * @description `F` and `C` for temperature sensors, `percent` for humidity sensors, `open` and `closed` for
+         *     door sensors.
+         * @example F
+         * @enum {string}
+         */
+        ReadingUnit: "F" | "C" | "percent" | "open" | "closed";
+        Reading: {
+            /**
+             * @description The sensor's `externalId` on this gateway.
+             * @example probe-7
+             */
+            sensor: string;
+            /**
+             * Format: date-time
+             * @description When the probe measured it (the gateway's clock).
+             */
+            at: string;
+            /**
+             * @description A decimal string in `unit`. For doors the unit carries the state and the value is recorded as 1 (open) or 0 (closed) whatever it says.
+             * @example 38.5
+             */
+            value: string;
+            unit: components["schemas"]["ReadingUnit"];
+        };
+        ReadingsRequest: {
+            readings: components["schemas"]["Reading"][];
+        };
+        ReadingRejection: {
+            /**
+             * @description The reading's position in the request (from 0).
+             * @example 3
+             */
+            index: number;
+            /** @example probe-9 */
+            sensor: string;
+            /**
+             * @description `unknown_sensor` (no sensor of this gateway has that `externalId`), `inactive_sensor`,
+             *     `unit_mismatch` (the unit does not fit the sensor's kind), `in_future` (more than 5
+             *     minutes ahead of the server's clock), `too_old` (older than the readings' retention).
+             * @example unknown_sensor
+             * @enum {string}
+             */
+            reason: "unknown_sensor" | "inactive_sensor" | "unit_mismatch" | "in_future" | "too_old";
+            /** @example No sensor of this gateway has externalId "probe-9" */
+            message: string;
+        };
+        ReadingsResult: {
+            /**
+             * @description Readings stored by this call.
+             * @example 59
+             */
+            accepted: number;
+            /**
+             * @description Readings already stored (the same sensor and `at`, from an earlier call or twice in this one); they change nothing.
+             * @example 0
+             */
+            duplicates: number;
+            rejected: components["schemas"]["ReadingRejection"][];
+        };
+        /**
+         * @description What the probe measures: `temperature` (readings in `F` or `C`, kept in °F, judged against
+         *     the sensor's range), `humidity` (`percent`, logged only), `door` (`open` or `closed`, an open
+         *     door judged against `excursionMinutes`).
+         * @example temperature
+         * @enum {string}
+         */
+        SensorKind: "temperature" | "humidity" | "door";
+        /**
+         * @description `F` for temperatures, `percent` for humidity, `open` for doors (1 open, 0 closed).
+         * @example F
+         * @enum {string}
+         */
+        SensorLogUnit: "F" | "percent" | "open";
+        /** @description The latest reading evaluated; null before the first. */
+        SensorLastReading: {
+            /** Format: date-time */
+            at: string;
+            /**
+             * @description In `unit` (°F for temperatures; 1 open, 0 closed for doors).
+             * @example 38.5
+             */
+            value: string;
+            unit: components["schemas"]["SensorLogUnit"];
+        } | null;
+        /** @description The sensor's excursion in progress (null when none) (out of range, or a door open, for `excursionMinutes`). */
+        SensorExcursion: {
+            /** @enum {string} */
+            kind: "temperature_excursion" | "door_open";
+            /**
+             * Format: date-time
+             * @description The first reading out of range.
+             */
+            startedAt: string;
+            /**
+             * @description The worst value so far (°F; 1 for a door).
+             * @example 47.5
+             */
+            peak: string;
+            /**
+             * Format: uuid
+             * @description The alert it opened (null when one of the same kind was already open for the sensor).
+             */
+            alertId: string | null;
+        } | null;
+        Sensor: {
+            /** Format: uuid */
+            id: string;
+            /** @example Walk-in probe */
+            name: string;
+            /** Format: uuid */
+            gatewayDeviceId: string;
+            /** @example probe-7 */
+            externalId: string;
+            kind: components["schemas"]["SensorKind"];
+            /** Format: uuid */
+            siteId: string;
+            /** Format: uuid */
+            storageLocationId: string | null;
+            /** Format: uuid */
+            equipmentId: string | null;
+            /**
+             * @description The sensor's own lower limit (°F); null inherits the storage location's.
+             * @example null
+             */
+            minTempF: string | null;
+            /**
+             * @description The sensor's own upper limit (°F); null inherits the storage location's.
+             * @example null
+             */
+            maxTempF: string | null;
+            /**
+             * @description The lower limit readings are judged by (the sensor's, else its location's); null is no limit.
+             * @example 33
+             */
+            effectiveMinTempF: string | null;
+            /**
+             * @description The upper limit readings are judged by (the sensor's, else its location's); null is no limit.
+             * @example 41
+             */
+            effectiveMaxTempF: string | null;
+            /** @example 15 */
+            excursionMinutes: number;
+            active: boolean;
+            lastReading: components["schemas"]["SensorLastReading"];
+            excursion: components["schemas"]["SensorExcursion"];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /**
+         * @description A sensor whole (PUT replaces every field: a range or place left out is cleared,
+         *     `excursionMinutes` returns to 15 and `active` to true).
+         */
+        SensorRequest: {
+            /** @example Walk-in probe */
+            name: string;
+            /**
+             * Format: uuid
+             * @description The `sensor_gateway` device the probe reports through; the sensor is at its site.
+             */
+            gatewayDeviceId: string;
+            /**
+             * @description The gateway's own id for the probe (printable ASCII, no spaces), unique per gateway; readings name the sensor by it.
+             * @example probe-7
+             */
+            externalId: string;
+            kind: components["schemas"]["SensorKind"];
+            /**
+             * Format: uuid
+             * @description The gateway's site.
+             */
+            siteId: string;
+            /**
+             * Format: uuid
+             * @description The storage location the probe is in (a location of the same site).
+             */
+            storageLocationId?: string | null;
+            /**
+             * Format: uuid
+             * @description The equipment the probe is in (equipment of the same site).
+             */
+            equipmentId?: string | null;
+            /**
+             * @description The lowest acceptable temperature; left out, the storage location's `minTempF` applies.
+             * @example null
+             */
+            minTempF?: string | null;
+            /**
+             * @description The highest acceptable temperature; left out, the storage location's `maxTempF` applies.
+             * @example null
+             */
+            maxTempF?: string | null;
+            /** @description How long readings must stay out of range (a door open) before it counts, and back in range before it is over (default 15). */
+            excursionMinutes?: number;
+            /** @description An inactive sensor's readings are refused (`inactive_sensor`). Default true. */
+            active?: boolean;
+        };
+        /**
+         * @example 5m
+         * @enum {string}
+         */
+        SensorLogResolution: "raw" | "5m" | "1h";
+        SensorLogReading: {
+            /** Format: date-time */
+            at: string;
+            /** @example 38.5 */
+            value: string;
+        };
+        SensorLogBucket: {
+            /**
+             * Format: date-time
+             * @description The bucket's start (buckets are aligned on UTC).
+             */
+            at: string;
+            /** @example 38 */
+            min: string;
+            /**
+             * @description Rounded to 2 places; for doors, the share of readings that were open.
+             * @example 38.42
+             */
+            mean: string;
+            /** @example 39 */
+            max: string;
+            /** @example 5 */
+            count: number;
+        };
+        SensorLog: {
+            /** Format: uuid */
+            sensorId: string;
+            resolution: components["schemas"]["SensorLogResolution"];
+            unit: components["schemas"]["SensorLogUnit"];
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+            /** @description The readings in [from, to), oldest first (`raw` only; empty otherwise). */
+            readings: components["schemas"]["SensorLogReading"][];
+            /** @description The buckets with readings in [from, to), oldest first (`5m` and `1h`; empty for `raw`). */
+            buckets: components["schemas"]["SensorLogBucket"][];
+        };
         Media: {
             /**
              * Format: uuid
@@ -8907,7 +9307,9 @@ export interface components {
              *     minutes; subject a device) and `nutrition_risk` (a patient in house on only NPO or clear
              *     liquids for 72 hours; subject a patient), `task_missed` (a required task still open its grace
              *     after its due time; subject a task) and `temperature_excursion` (a task completed with a
-             *     reading outside its range; subject a task), `tray_late` (a tray-line ticket not delivered 45 minutes after
+             *     reading outside its range, subject a task; or a sensor's readings out of its range for its
+             *     `excursionMinutes`, subject a sensor), `door_open` (a door sensor open longer than its
+             *     `excursionMinutes`; subject a sensor), `tray_late` (a tray-line ticket not delivered 45 minutes after
              *     its meal's start; subject a tray ticket), `certification_lapse` (a staff certification 30
              *     days before it expires, `info`, and again when it expires, `warning`, or `critical` when it
              *     was the site's only valid food manager certification; subject a certification); later kinds
@@ -8918,7 +9320,7 @@ export interface components {
             severity: components["schemas"]["AlertSeverity"];
             /** @example Sensor gateway "Walk-in probes" has not been heard from since 14:02 */
             message: string;
-            /** @description What the alert is about; `id` is dereferenced through the regular API (a device for `sensor_offline`, a patient for `nutrition_risk`, a task for `task_missed` and `temperature_excursion`). */
+            /** @description What the alert is about; `id` is dereferenced through the regular API (a device for `sensor_offline`, a patient for `nutrition_risk`, a task for `task_missed` and a task's `temperature_excursion`, a sensor for a sensor's `temperature_excursion` and `door_open`). */
             subject: {
                 /** @example device */
                 type: string;
@@ -15224,6 +15626,343 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    postDeviceReadings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "readings": [
+                 *         {
+                 *           "sensor": "probe-7",
+                 *           "at": "2026-03-02T14:00:00Z",
+                 *           "value": "38.5",
+                 *           "unit": "F"
+                 *         },
+                 *         {
+                 *           "sensor": "probe-7",
+                 *           "at": "2026-03-02T14:01:00Z",
+                 *           "value": "3.7",
+                 *           "unit": "C"
+                 *         },
+                 *         {
+                 *           "sensor": "door-1",
+                 *           "at": "2026-03-02T14:01:00Z",
+                 *           "value": "1",
+                 *           "unit": "open"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["ReadingsRequest"];
+            };
+        };
+        responses: {
+            /** @description What was taken. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReadingsResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listSensors: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only sensors of this site.
+                 * @example 0192f3a4-0000-7000-8000-0000000000aa
+                 */
+                siteId?: string;
+                /**
+                 * @description Only sensors reporting through this gateway.
+                 * @example 0192f3a4-0000-7000-8000-0000000000dd
+                 */
+                gatewayDeviceId?: string;
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of sensors. */
+            200: {
+                headers: {
+                    /** @description `<url>; rel="next"` when there are more sensors. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Sensor"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createSensor: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Walk-in probe",
+                 *       "gatewayDeviceId": "0192f3a4-0000-7000-8000-0000000000dd",
+                 *       "externalId": "probe-7",
+                 *       "kind": "temperature",
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "storageLocationId": "0192f3a4-0000-7000-8000-0000000000cc"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SensorRequest"];
+            };
+        };
+        responses: {
+            /** @description The sensor. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Sensor"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getSensor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sensor. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Sensor"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateSensor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Walk-in probe (back shelf)",
+                 *       "gatewayDeviceId": "0192f3a4-0000-7000-8000-0000000000dd",
+                 *       "externalId": "probe-7",
+                 *       "kind": "temperature",
+                 *       "siteId": "0192f3a4-0000-7000-8000-0000000000aa",
+                 *       "storageLocationId": "0192f3a4-0000-7000-8000-0000000000cc",
+                 *       "maxTempF": "40",
+                 *       "excursionMinutes": 20
+                 *     }
+                 */
+                "application/json": components["schemas"]["SensorRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated sensor. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Sensor"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getSensorReadings: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Start, inclusive.
+                 * @example 2026-03-02T00:00:00Z
+                 */
+                from?: string;
+                /**
+                 * @description End, exclusive.
+                 * @example 2026-03-03T00:00:00Z
+                 */
+                to?: string;
+                /**
+                 * @description `raw` (default), `5m` or `1h`.
+                 * @example 1h
+                 */
+                resolution?: components["schemas"]["SensorLogResolution"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The log. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SensorLog"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             503: components["responses"]["ServiceUnavailable"];
         };

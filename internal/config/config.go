@@ -65,7 +65,13 @@ type Config struct {
 	RegisterRate Rate
 	// CORSOrigins are the browser origins allowed to call the API cross-origin (SOUS_CORS_ORIGINS).
 	CORSOrigins []string
+	// ReadingsRetentionMonths is how long sensor readings are kept (SOUS_READINGS_RETENTION_MONTHS).
+	ReadingsRetentionMonths int
 }
+
+// DefaultReadingsRetentionMonths keeps sensor readings two years, the HACCP record period
+// inspectors most often ask for.
+const DefaultReadingsRetentionMonths = 24
 
 // Rate is "at most Count events per Window".
 type Rate struct {
@@ -155,6 +161,10 @@ func FromEnv(lookup func(string) (string, bool)) (Config, error) {
 		if *d.dst, err = parseDuration(get(d.name, d.def.String())); err != nil {
 			return c, bad(d.name, err)
 		}
+	}
+	if c.ReadingsRetentionMonths, err = strconv.Atoi(get("SOUS_READINGS_RETENTION_MONTHS", strconv.Itoa(DefaultReadingsRetentionMonths))); err != nil ||
+		c.ReadingsRetentionMonths < 1 || c.ReadingsRetentionMonths > 1200 {
+		return c, bad("SOUS_READINGS_RETENTION_MONTHS", errors.New("not a whole number of months from 1 to 1200"))
 	}
 	if err = c.LogLevel.UnmarshalText([]byte(get("SOUS_LOG_LEVEL", "info"))); err != nil {
 		return c, bad("SOUS_LOG_LEVEL", errors.New("not a level (debug, info, warn or error)"))

@@ -39,6 +39,8 @@ func TestFromEnvRefusesMalformedSettings(t *testing.T) {
 		{"SOUS_REGISTER_RATE", "0/h"},
 		{"SOUS_CORS_ORIGINS", "*"},
 		{"SOUS_CORS_ORIGINS", "app.example.com"},
+		{"SOUS_READINGS_RETENTION_MONTHS", "2y"},
+		{"SOUS_READINGS_RETENTION_MONTHS", "0"},
 	}
 	for _, c := range cases {
 		t.Run(c.name+"="+c.value, func(t *testing.T) {
@@ -98,6 +100,15 @@ func TestParseSizeAndDuration(t *testing.T) {
 	for _, s := range []string{"", "5", "-1s", "0s", "soon"} {
 		if _, err := config.ParseDuration(s); err == nil {
 			t.Errorf("duration %q accepted", s)
+		}
+	}
+}
+
+func TestReadingsRetention(t *testing.T) {
+	for value, want := range map[string]int{"": config.DefaultReadingsRetentionMonths, "36": 36} {
+		c, err := config.FromEnv(env(map[string]string{"SOUS_READINGS_RETENTION_MONTHS": value}))
+		if err != nil || c.ReadingsRetentionMonths != want {
+			t.Fatalf("%q: %d (%v), want %d", value, c.ReadingsRetentionMonths, err, want)
 		}
 	}
 }

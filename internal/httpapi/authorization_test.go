@@ -217,6 +217,9 @@ func TestEveryOperationEnforcesItsPolicy(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, deviceToken := env.PairDevice(owner.AccessToken, orgID, siteID, "wallboard_boh")
+	// Operations only one kind of device may call are walked with such a device.
+	_, gatewayToken := env.PairDevice(owner.AccessToken, orgID, siteID, "sensor_gateway")
+	deviceTokens := map[string]string{"postDeviceReadings": gatewayToken}
 
 	// audited collects the organization writes whose audit row the walk checked; every one must be.
 	audited := map[string]bool{}
@@ -253,7 +256,11 @@ func TestEveryOperationEnforcesItsPolicy(t *testing.T) {
 				o.request(env, orgID, siteID).Do().ExpectError(http.StatusUnauthorized, "")
 				o.request(env, orgID, siteID).DeviceToken("sous_dev_not-a-token").Do().ExpectError(http.StatusUnauthorized, "")
 				o.request(env, orgID, siteID).Token(owner.AccessToken).Do().ExpectError(http.StatusUnauthorized, "")
-				res := o.request(env, orgID, siteID).DeviceToken(deviceToken).Do()
+				token := deviceToken
+				if t, ok := deviceTokens[o.op.OperationID]; ok {
+					token = t
+				}
+				res := o.request(env, orgID, siteID).DeviceToken(token).Do()
 				switch res.Status {
 				case http.StatusUnauthorized, http.StatusForbidden, http.StatusPaymentRequired:
 					t.Fatalf("the device was refused with %d: %s", res.Status, res.Body)

@@ -41,6 +41,7 @@ import (
 	"github.com/sous-app/sous/internal/ratelimit"
 	"github.com/sous-app/sous/internal/realtime"
 	"github.com/sous-app/sous/internal/records"
+	"github.com/sous-app/sous/internal/sensors"
 	"github.com/sous-app/sous/internal/surveys"
 	"github.com/sous-app/sous/internal/tasks"
 	"github.com/sous-app/sous/internal/trayline"
@@ -67,6 +68,7 @@ type Server struct {
 	*surveysHandlers
 	*tasksHandlers
 	*recordsHandlers
+	*sensorsHandlers
 	*metaHandlers
 }
 
@@ -89,6 +91,7 @@ type (
 	recordsHandlers    = records.Handlers
 	kitchenHandlers    = kitchen.Handlers
 	traylineHandlers   = trayline.Handlers
+	sensorsHandlers    = sensors.Handlers
 )
 
 var _ api.StrictServerInterface = (*Server)(nil)
@@ -263,6 +266,7 @@ func New(d Deps) (http.Handler, error) {
 		recordsHandlers:    records.NewHandlers(d.Pool, d.Clock, links, d.Config.WebURL),
 		kitchenHandlers:    kitchen.NewHandlers(d.Pool, d.Clock),
 		traylineHandlers:   trayline.NewHandlers(d.Pool, d.Clock),
+		sensorsHandlers:    sensors.NewHandlers(d.Pool, d.Clock, d.Config.ReadingsRetentionMonths),
 		metaHandlers:       meta,
 	}
 	api.RegisterHandlersWithBaseURL(e, api.NewStrictHandler(server, nil), BasePath)

@@ -109,6 +109,11 @@ var walkFixtures = map[string]walkFixture{
 	"revokeDevice":      deviceFixture,
 	"castToDevice":      deviceFixture,
 	"clearDeviceCast":   deviceFixture,
+	"listSensors":       sensorFixture,
+	"createSensor":      func(w *walker) walkCall { return walkCall{body: w.sensorBody(w.gateway())} },
+	"getSensor":         sensorFixture,
+	"updateSensor":      sensorFixture,
+	"getSensorReadings": sensorFixture,
 	"deleteMedia": func(w *walker) walkCall {
 		key := w.media()
 		return walkCall{path: map[string]string{"key": key}, ids: []string{key}}
@@ -709,6 +714,22 @@ func webhookFixture(w *walker) walkCall {
 func deviceFixture(w *walker) walkCall {
 	id := w.create("devices", map[string]any{"name": "Walk wallboard", "kind": "wallboard_boh", "siteId": w.siteA})
 	return walkCall{path: map[string]string{"id": id}, ids: []string{id}}
+}
+
+// gateway registers a sensor gateway at site A.
+func (w *walker) gateway() string {
+	return w.create("devices", map[string]any{"name": "Walk gateway", "kind": "sensor_gateway", "siteId": w.siteA})
+}
+
+func (w *walker) sensorBody(gateway string) map[string]any {
+	return map[string]any{"name": "Walk probe", "gatewayDeviceId": gateway, "externalId": "probe-" + uuid.NewString()[:8],
+		"kind": "temperature", "siteId": w.siteA, "maxTempF": "41"}
+}
+
+func sensorFixture(w *walker) walkCall {
+	body := w.sensorBody(w.gateway())
+	id := w.create("sensors", body)
+	return walkCall{path: map[string]string{"id": id}, ids: []string{id}, body: body}
 }
 
 func signoffFixture(w *walker) walkCall {

@@ -1,0 +1,123 @@
+-- name: CreateSensor :exec
+INSERT INTO sensors (id, org_id, site_id, gateway_device_id, external_id, name, kind, storage_location_id, equipment_id,
+                     min_temp_f, max_temp_f, excursion_minutes, active, created_at, updated_at)
+VALUES (@id, @org_id, @site_id, @gateway_device_id, @external_id, @name, @kind, sqlc.narg(storage_location_id), sqlc.narg(equipment_id),
+        sqlc.narg(min_temp_f), sqlc.narg(max_temp_f), @excursion_minutes, @active, @now, @now);
+
+-- name: CreateSensorState :exec
+INSERT INTO sensor_states (sensor_id, org_id, phase) VALUES (@sensor_id, @org_id, 'in_range');
+
+-- name: UpdateSensor :execrows
+UPDATE sensors
+SET site_id = @site_id, gateway_device_id = @gateway_device_id, external_id = @external_id, name = @name, kind = @kind,
+    storage_location_id = sqlc.narg(storage_location_id), equipment_id = sqlc.narg(equipment_id),
+    min_temp_f = sqlc.narg(min_temp_f), max_temp_f = sqlc.narg(max_temp_f),
+    excursion_minutes = @excursion_minutes, active = @active, updated_at = @now
+WHERE org_id = @org_id AND id = @id;
+
+-- name: GetSensorForUpdate :one
+SELECT * FROM sensors WHERE org_id = @org_id AND id = @id FOR UPDATE;
+
+-- name: GetSensorView :one
+SELECT * FROM sensor_views WHERE org_id = @org_id AND id = @id;
+
+-- name: ListSensorViews :many
+-- By name, keyset-paged on (name, id). scope empty means every site.
+SELECT * FROM sensor_views
+WHERE org_id = @org_id
+  AND (cardinality(@scope::uuid[]) = 0 OR site_id = ANY (@scope::uuid[]))
+  AND (sqlc.narg(site_id)::uuid IS NULL OR site_id = sqlc.narg(site_id))
+  AND (sqlc.narg(gateway_device_id)::uuid IS NULL OR gateway_device_id = sqlc.narg(gateway_device_id))
+  AND (sqlc.narg(cursor_name)::text IS NULL OR (name, id) > (sqlc.narg(cursor_name)::text, sqlc.narg(cursor_id)::uuid))
+ORDER BY name, id
+LIMIT @max_rows;
+
+-- name: GatewaySensors :many
+-- The sensors of a gateway that readings name, with what judging them needs.
+SELECT * FROM sensor_views
+WHERE org_id = @org_id AND gateway_device_id = @gateway_device_id AND external_id = ANY (@external_ids::text[]);
+
+-- name: LockSensorStates :many
+-- In id order, so calls storing readings of the same sensors never wait on each other in a cycle.
+SELECT * FROM sensor_states WHERE org_id = @org_id AND sensor_id = ANY (@sensor_ids::uuid[]) ORDER BY sensor_id FOR UPDATE;
+
+-- name: InsertReadings :many
+-- Stores the readings not stored yet; returns those it stored.
+INSERT INTO sensor_readings (org_id, sensor_id, at, value, received_at)
+SELECT @org_id, unnest(@sensor_ids::uuid[]), unnest(@ats::timestamptz[]), unnest(@vals::text[])::numeric, @now
+ON CONFLICT (sensor_id, at) DO NOTHING
+RETURNING sensor_id, at;
+
+-- name: ReadingsAfter :many
+-- A sensor's readings after @after (evaluation reads them in time order, a bounded slice at a time).
+SELECT at, value FROM sensor_readings
+WHERE sensor_id = @sensor_id AND at > @after::timestamptz
+ORDER BY at
+LIMIT @max_rows;
+
+-- name: SaveSensorState :exec
+UPDATE sensor_states
+SET phase = @phase, last_at = @last_at, last_value = @last_value, out_since = sqlc.narg(out_since), in_since = sqlc.narg(in_since),
+    peak = sqlc.narg(peak), excursion_id = sqlc.narg(excursion_id)
+WHERE sensor_id = @sensor_id;
+
+-- name: InsertExcursion :one
+-- Records an excursion unless the same one (sensor, kind, when it left range) already is: then no row.
+INSERT INTO sensor_excursions (id, org_id, sensor_id, kind, started_at, confirmed_at, peak, min_temp_f, max_temp_f, created_at)
+VALUES (@id, @org_id, @sensor_id, @kind, @started_at, @confirmed_at, @peak, sqlc.narg(min_temp_f), sqlc.narg(max_temp_f), @now)
+ON CONFLICT (sensor_id, kind, started_at) DO NOTHING
+RETURNING id;
+
+-- name: SetExcursionAlert :exec
+UPDATE sensor_excursions SET alert_id = @alert_id WHERE id = @id;
+
+-- name: EndExcursion :one
+UPDATE sensor_excursions SET ended_at = @ended_at, resolved_at = @resolved_at, peak = @peak
+WHERE id = @id AND resolved_at IS NULL
+RETURNING *;
+
+-- name: SensorRawReadings :many
+SELECT at, value FROM sensor_readings
+WHERE sensor_id = @sensor_id AND at >= @from_at AND at < @to_at
+ORDER BY at
+LIMIT @max_rows;
+
+-- name: SensorReadingBuckets :many
+-- min, mean (2 places) and max per bucket of @width, aligned on the Unix epoch (UTC).
+SELECT date_bin(make_interval(secs => @width_seconds::int), at, '1970-01-01T00:00:00Z'::timestamptz)::timestamptz AS bucket,
+       min(value)::numeric AS min_value, round(avg(value), 2)::numeric AS mean_value, max(value)::numeric AS max_value,
+       count(*)::int AS readings
+FROM sensor_readings
+WHERE sensor_id = @sensor_id AND at >= @from_at AND at < @to_at
+GROUP BY 1
+ORDER BY 1;
+
+-- name: EnsureReadingsPartition :one
+SELECT sensor_readings_ensure(@at::timestamptz);
+
+-- name: DropReadingsPartitionsBefore :many
+SELECT sensor_readings_drop_before(@cutoff::timestamptz)::text AS dropped;
+
+-- name: ReadingsPartitions :many
+-- The monthly partitions, oldest first (tests and operators).
+SELECT p::text AS name FROM sensor_readings_partitions() AS p ORDER BY 1;
+
+-- name: ReadingsBefore :many
+-- A sensor's latest readings before @before, newest first (a late reading's judging looks back
+-- for where to start again).
+SELECT at, value FROM sensor_readings
+WHERE sensor_id = @sensor_id AND at < @before::timestamptz
+ORDER BY at DESC
+LIMIT @max_rows;
+
+-- name: ExcursionsAfter :one
+-- Whether an excursion of the sensor is open, or ended after @after: judging again from
+-- @after would meet it.
+SELECT EXISTS (
+    SELECT 1 FROM sensor_excursions
+    WHERE sensor_id = @sensor_id AND (resolved_at IS NULL OR resolved_at > @after::timestamptz));
+
+-- name: CountReadingsAfter :one
+-- How many readings of the sensor are after @after, counting no further than @max_rows.
+SELECT count(*)::int FROM (
+    SELECT 1 FROM sensor_readings WHERE sensor_id = @sensor_id AND at > @after::timestamptz LIMIT @max_rows) r;
