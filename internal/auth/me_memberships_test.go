@@ -53,7 +53,9 @@ func TestMeShowsMembershipChangesFromAnotherReplicaAtOnce(t *testing.T) {
 		{"organization renamed on the other replica", func() {
 			other.Call(http.MethodPut, "orgs/"+orgID.String()).Token(owner.AccessToken).
 				JSON(map[string]any{"name": "Harborview Kitchens West"}).Do().Expect(http.StatusOK)
-		}, func(v meView) bool { return len(v.Memberships) == 1 && v.Memberships[0].OrgName == "Harborview Kitchens West" }},
+		}, func(v meView) bool {
+			return len(v.Memberships) == 1 && v.Memberships[0].OrgName == "Harborview Kitchens West"
+		}},
 		{"membership added in the database", func() {
 			_, org2 := env.NewOwner("Second Org")
 			if _, err := env.Pool.Exec(t.Context(), `INSERT INTO memberships (org_id, user_id, role, created_at, updated_at)

@@ -135,7 +135,7 @@ func uniqueIndexProblem(ctx context.Context, conn *pgx.Conn, n planNode) (string
 	}
 	for _, col := range columns {
 		// "(org_id = $1)", "((org_id = $1) AND (id = $2))", "(id = m.org_id)"
-		if col == "" || !regexp.MustCompile(`\(` + regexp.QuoteMeta(col) + ` = `).MatchString(n.IndexCond) {
+		if col == "" || !regexp.MustCompile(`\(`+regexp.QuoteMeta(col)+` = `).MatchString(n.IndexCond) {
 			return fmt.Sprintf("%s read by %s without equality on %q (Index Cond %s)", n.Relation, n.Index, col, n.IndexCond), nil
 		}
 	}
