@@ -58,9 +58,16 @@ UPDATE refresh_tokens
 SET revoked_at = @now::timestamptz
 WHERE user_id = @user_id AND consumed_at IS NULL AND revoked_at IS NULL;
 
+-- name: GetUserMembershipVersion :one
+-- GET /auth/me on every call: the user by primary key and the version of their memberships,
+-- which says whether memberships read before are still current (a plan-stable lookup: see
+-- PlanStable in internal/pg).
+SELECT id, email, name, memberships_version FROM users WHERE id = @id;
+
 -- name: GetUserWithMemberships :one
--- GET /auth/me in one round trip: the user and their memberships as a JSON array.
-SELECT u.id, u.email, u.name,
+-- GET /auth/me when the memberships are not known at their current version: the user and their
+-- memberships as a JSON array, with the version they are at (one statement, one snapshot).
+SELECT u.id, u.email, u.name, u.memberships_version,
        coalesce(jsonb_agg(jsonb_build_object(
            'orgId', m.org_id, 'orgName', o.name, 'role', m.role,
            'siteIds', m.site_ids, 'credentials', m.credentials

@@ -135,7 +135,7 @@ func (q *Queries) CreateRefreshToken(ctx context.Context, arg CreateRefreshToken
 const createUser = `-- name: CreateUser :one
 INSERT INTO users (id, email, name, password_hash, created_at, updated_at)
 VALUES ($1, $2, $3, $4, $5, $5)
-RETURNING id, email, name, password_hash, created_at, updated_at
+RETURNING id, email, name, password_hash, created_at, updated_at, memberships_version
 `
 
 type CreateUserParams struct {
@@ -162,6 +162,7 @@ func (q *Queries) CreateUser(ctx context.Context, arg CreateUserParams) (User, e
 		&i.PasswordHash,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.MembershipsVersion,
 	)
 	return i, err
 }
@@ -196,7 +197,7 @@ func (q *Queries) GetRefreshTokenByHash(ctx context.Context, tokenHash []byte) (
 }
 
 const getUser = `-- name: GetUser :one
-SELECT id, email, name, password_hash, created_at, updated_at FROM users WHERE id = $1
+SELECT id, email, name, password_hash, created_at, updated_at, memberships_version FROM users WHERE id = $1
 `
 
 func (q *Queries) GetUser(ctx context.Context, id uuid.UUID) (User, error) {
@@ -209,12 +210,13 @@ func (q *Queries) GetUser(ctx context.Context, id uuid.UUID) (User, error) {
 		&i.PasswordHash,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.MembershipsVersion,
 	)
 	return i, err
 }
 
 const getUserByEmail = `-- name: GetUserByEmail :one
-SELECT id, email, name, password_hash, created_at, updated_at FROM users WHERE lower(email) = lower($1)
+SELECT id, email, name, password_hash, created_at, updated_at, memberships_version FROM users WHERE lower(email) = lower($1)
 `
 
 func (q *Queries) GetUserByEmail(ctx context.Context, email string) (User, error) {
@@ -227,12 +229,39 @@ func (q *Queries) GetUserByEmail(ctx context.Context, email string) (User, error
 		&i.PasswordHash,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.MembershipsVersion,
+	)
+	return i, err
+}
+
+const getUserMembershipVersion = `-- name: GetUserMembershipVersion :one
+SELECT id, email, name, memberships_version FROM users WHERE id = $1
+`
+
+type GetUserMembershipVersionRow struct {
+	ID                 uuid.UUID
+	Email              string
+	Name               string
+	MembershipsVersion int64
+}
+
+// GET /auth/me on every call: the user by primary key and the version of their memberships,
+// which says whether memberships read before are still current (a plan-stable lookup: see
+// PlanStable in internal/pg).
+func (q *Queries) GetUserMembershipVersion(ctx context.Context, id uuid.UUID) (GetUserMembershipVersionRow, error) {
+	row := q.db.QueryRow(ctx, getUserMembershipVersion, id)
+	var i GetUserMembershipVersionRow
+	err := row.Scan(
+		&i.ID,
+		&i.Email,
+		&i.Name,
+		&i.MembershipsVersion,
 	)
 	return i, err
 }
 
 const getUserWithMemberships = `-- name: GetUserWithMemberships :one
-SELECT u.id, u.email, u.name,
+SELECT u.id, u.email, u.name, u.memberships_version,
        coalesce(jsonb_agg(jsonb_build_object(
            'orgId', m.org_id, 'orgName', o.name, 'role', m.role,
            'siteIds', m.site_ids, 'credentials', m.credentials
@@ -245,13 +274,15 @@ GROUP BY u.id
 `
 
 type GetUserWithMembershipsRow struct {
-	ID          uuid.UUID
-	Email       string
-	Name        string
-	Memberships []byte
+	ID                 uuid.UUID
+	Email              string
+	Name               string
+	MembershipsVersion int64
+	Memberships        []byte
 }
 
-// GET /auth/me in one round trip: the user and their memberships as a JSON array.
+// GET /auth/me when the memberships are not known at their current version: the user and their
+// memberships as a JSON array, with the version they are at (one statement, one snapshot).
 func (q *Queries) GetUserWithMemberships(ctx context.Context, id uuid.UUID) (GetUserWithMembershipsRow, error) {
 	row := q.db.QueryRow(ctx, getUserWithMemberships, id)
 	var i GetUserWithMembershipsRow
@@ -259,6 +290,7 @@ func (q *Queries) GetUserWithMemberships(ctx context.Context, id uuid.UUID) (Get
 		&i.ID,
 		&i.Email,
 		&i.Name,
+		&i.MembershipsVersion,
 		&i.Memberships,
 	)
 	return i, err

@@ -1202,12 +1202,13 @@ type TrayTicket struct {
 }
 
 type User struct {
-	ID           uuid.UUID
-	Email        string
-	Name         string
-	PasswordHash string
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	ID                 uuid.UUID
+	Email              string
+	Name               string
+	PasswordHash       string
+	CreatedAt          time.Time
+	UpdatedAt          time.Time
+	MembershipsVersion int64
 }
 
 type Vendor struct {

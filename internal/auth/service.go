@@ -38,6 +38,7 @@ type Service struct {
 	onVerify     func()
 	onQueued     func()
 	registerRule ratelimit.Rule
+	memberships  *membershipCache
 }
 
 // Config wires a Service.
@@ -98,7 +99,7 @@ func NewService(cfg Config) (*Service, error) {
 	return &Service{
 		pool: cfg.Pool, clock: cfg.Clock, tokens: tokens, limiter: cfg.Limiter, hash: params,
 		dummyHash: dummy, gate: gate, queue: queue, onVerify: onVerify, onQueued: cfg.OnQueued,
-		registerRule: register,
+		registerRule: register, memberships: newMembershipCache(membershipCacheSize),
 	}, nil
 }
 
@@ -370,6 +371,18 @@ func signInKey(email, ip string) string {
 
 // Me returns the signed-in user with current memberships.
 func (s *Service) Me(ctx context.Context, userID uuid.UUID) (UserView, error) {
+	u, err := pg.Lookups(s.pool).GetUserMembershipVersion(ctx, userID)
+	if pg.IsNoRows(err) {
+		return UserView{}, apierr.Unauthenticated("Invalid or expired access token").WithCode(apierr.CodeInvalidToken)
+	}
+	if err != nil {
+		return UserView{}, err
+	}
+	view := UserView{ID: u.ID, Email: u.Email, Name: u.Name}
+	if ms, ok := s.memberships.get(userID, u.MembershipsVersion); ok {
+		view.Memberships = ms
+		return view, nil
+	}
 	row, err := db.New(s.pool).GetUserWithMemberships(ctx, userID)
 	if pg.IsNoRows(err) {
 		return UserView{}, apierr.Unauthenticated("Invalid or expired access token").WithCode(apierr.CodeInvalidToken)
@@ -377,10 +390,11 @@ func (s *Service) Me(ctx context.Context, userID uuid.UUID) (UserView, error) {
 	if err != nil {
 		return UserView{}, err
 	}
-	view := UserView{ID: row.ID, Email: row.Email, Name: row.Name}
+	view = UserView{ID: row.ID, Email: row.Email, Name: row.Name}
 	if err := json.Unmarshal(row.Memberships, &view.Memberships); err != nil {
 		return UserView{}, err
 	}
+	s.memberships.put(userID, row.MembershipsVersion, view.Memberships)
 	return view, nil
 }
 

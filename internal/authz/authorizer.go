@@ -35,7 +35,8 @@ func (z *Authorizer) Authorize(ctx context.Context, p principal.Principal, orgID
 	if !ok {
 		return ctx, apierr.Internal(fmt.Errorf("authz: permission %q is not in the table", permission))
 	}
-	q := db.New(z.pool)
+	// Lookups: both statements are primary-key reads, planned once per connection.
+	q := pg.Lookups(z.pool)
 	a := Access{OrgID: orgID, Principal: p}
 	switch p.Kind {
 	case principal.User:

@@ -152,7 +152,8 @@ func applySessionDefaults(cfg *pgconn.Config, connString string, o Options) {
 	// onto the (org_id, id) key and read the organization's whole table for every MRN, seconds a
 	// statement once the census had grown (docs/benchmarks.md, "Plans frozen on empty tables").
 	// Planning every execution for its parameters and the tables' current size costs tens of
-	// microseconds a statement and never goes stale.
+	// microseconds a statement and never goes stale. The exceptions are the unique-index lookups
+	// listed in PlanStable, which Lookups runs with a generic plan set for their own transaction.
 	if _, set := cfg.RuntimeParams["plan_cache_mode"]; !set && !explicit("plan_cache_mode") {
 		cfg.RuntimeParams["plan_cache_mode"] = "force_custom_plan"
 	}

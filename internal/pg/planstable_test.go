@@ -1,0 +1,280 @@
+package pg_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/sous-app/sous/db/migrations"
+	"github.com/sous-app/sous/internal/pg"
+	"github.com/sous-app/sous/internal/pg/pgtest"
+)
+
+// generatedQueries reads sqlc's statements from gen/db: name → SQL as the server receives it.
+func generatedQueries(t *testing.T) map[string]string {
+	t.Helper()
+	files, err := filepath.Glob("../../gen/db/*.sql.go")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("generated queries: %v (%d files)", err, len(files))
+	}
+	re := regexp.MustCompile("(?s)const \\w+ = `(-- name: (\\w+) :\\w+\n.*?)`")
+	out := map[string]string{}
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range re.FindAllStringSubmatch(string(src), -1) {
+			out[m[2]] = m[1]
+		}
+	}
+	return out
+}
+
+// migratedPool is a pool with the product's settings on an empty database with the application's
+// schema: no rows, never analysed, the moment a generic plan would freeze wrong.
+func migratedPool(t *testing.T, params string) *pgxpool.Pool {
+	t.Helper()
+	url := pgtest.NewURL(t)
+	if err := pg.Migrate(t.Context(), url, migrations.FS); err != nil {
+		t.Fatal(err)
+	}
+	if params != "" {
+		url = withParam(url, params)
+	}
+	pool, err := pg.Connect(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	return pool
+}
+
+// uniqueLookupViolations plans sql generically on conn and lists every way its plan is not a
+// unique lookup: a table read other than by an index scan on a unique index with every key
+// column bound by equality. Nothing listed means no statistics can change the plan.
+func uniqueLookupViolations(ctx context.Context, conn *pgx.Conn, sql string) ([]string, error) {
+	if _, err := conn.Exec(ctx, "SET plan_cache_mode = force_generic_plan"); err != nil {
+		return nil, err
+	}
+	defer func() { _, _ = conn.Exec(ctx, "RESET plan_cache_mode") }()
+	sd, err := conn.Prepare(ctx, "plan_stable_probe", sql)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = conn.Deallocate(ctx, "plan_stable_probe") }()
+	args := strings.TrimSuffix(strings.Repeat("NULL, ", len(sd.ParamOIDs)), ", ")
+	explain := "EXPLAIN (FORMAT JSON) EXECUTE plan_stable_probe"
+	if args != "" {
+		explain += "(" + args + ")"
+	}
+	var out []struct{ Plan planNode }
+	if err := conn.QueryRow(ctx, explain).Scan(&out); err != nil {
+		return nil, err
+	}
+	var problems []string
+	var walk func(n planNode) error
+	walk = func(n planNode) error {
+		if n.Relation != "" {
+			problem, err := uniqueIndexProblem(ctx, conn, n)
+			if err != nil {
+				return err
+			}
+			if problem != "" {
+				problems = append(problems, problem)
+			}
+		}
+		for _, c := range n.Plans {
+			if err := walk(c); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := walk(out[0].Plan); err != nil {
+		return nil, err
+	}
+	return problems, nil
+}
+
+type planNode struct {
+	Type      string     `json:"Node Type"`
+	Relation  string     `json:"Relation Name"`
+	Index     string     `json:"Index Name"`
+	IndexCond string     `json:"Index Cond"`
+	Plans     []planNode `json:"Plans"`
+}
+
+func uniqueIndexProblem(ctx context.Context, conn *pgx.Conn, n planNode) (string, error) {
+	if n.Type != "Index Scan" && n.Type != "Index Only Scan" {
+		return fmt.Sprintf("%s read by %s", n.Relation, n.Type), nil
+	}
+	var unique bool
+	var columns []string
+	err := conn.QueryRow(ctx, `
+		SELECT i.indisunique, array_agg(coalesce(a.attname, '') ORDER BY k.ord)
+		FROM pg_index i
+		JOIN pg_class c ON c.oid = i.indexrelid
+		CROSS JOIN unnest(i.indkey::int2[]) WITH ORDINALITY AS k(attnum, ord)
+		LEFT JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
+		WHERE c.relname = $1 AND c.relnamespace = 'public'::regnamespace
+		GROUP BY i.indisunique`, n.Index).Scan(&unique, &columns)
+	if err != nil {
+		return "", fmt.Errorf("index %s: %w", n.Index, err)
+	}
+	if !unique {
+		return fmt.Sprintf("%s read by %s, not a unique index", n.Relation, n.Index), nil
+	}
+	for _, col := range columns {
+		// "(org_id = $1)", "((org_id = $1) AND (id = $2))", "(id = m.org_id)"
+		if col == "" || !regexp.MustCompile(`\(`+regexp.QuoteMeta(col)+` = `).MatchString(n.IndexCond) {
+			return fmt.Sprintf("%s read by %s without equality on %q (Index Cond %s)", n.Relation, n.Index, col, n.IndexCond), nil
+		}
+	}
+	return "", nil
+}
+
+// TestPlanStableQueriesAreUniqueLookups holds the list in PlanStable to its promise: every
+// statement on it is a read of one row and plans, generically on empty tables, as unique-index
+// lookups only.
+func TestPlanStableQueriesAreUniqueLookups(t *testing.T) {
+	t.Parallel()
+	queries := generatedQueries(t)
+	pool := migratedPool(t, "")
+	conn, err := pool.Acquire(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	for name := range pg.PlanStable {
+		sql, ok := queries[name]
+		if !ok {
+			t.Errorf("%s: no such generated query", name)
+			continue
+		}
+		if head := strings.SplitN(sql, "\n", 2)[0]; !strings.HasSuffix(head, " :one") {
+			t.Errorf("%s: %q is not a :one query (Lookups runs only QueryRow with a generic plan)", name, head)
+		}
+		if body := strings.TrimSpace(stripComments(sql)); !strings.HasPrefix(strings.ToUpper(body), "SELECT ") {
+			t.Errorf("%s: not a plain SELECT: %.60s", name, body)
+		}
+		problems, err := uniqueLookupViolations(t.Context(), conn.Conn(), sql)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, p := range problems {
+			t.Errorf("%s: %s", name, p)
+		}
+	}
+}
+
+// The check itself: statements whose plans depend on the tables' size are refused.
+func TestUniqueLookupCheckRefusesSizeDependentStatements(t *testing.T) {
+	t.Parallel()
+	queries := generatedQueries(t)
+	pool := migratedPool(t, "")
+	conn, err := pool.Acquire(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	for _, name := range []string{
+		"GetUserWithMemberships", // memberships by user_id: a non-unique index
+		"ListSites",              // an organization's sites: a range
+		"GetUserByEmail",         // unique, but on lower(email): an expression the check does not vouch for
+	} {
+		problems, err := uniqueLookupViolations(t.Context(), conn.Conn(), queries[name])
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(problems) == 0 {
+			t.Errorf("%s passed the unique-lookup check", name)
+		}
+		if pg.PlanStable[name] {
+			t.Errorf("%s is listed in PlanStable", name)
+		}
+	}
+}
+
+// TestLookupsPlanOnlyListedStatementsGenerically runs listed and unlisted statements through
+// Lookups on one connection and asks the server how each was planned; the session keeps planning
+// everything else for its parameters afterwards, also after a lookup that failed.
+func TestLookupsPlanOnlyListedStatementsGenerically(t *testing.T) {
+	t.Parallel()
+	pool := migratedPool(t, "pool_max_conns=1&lock_timeout=200")
+	ctx := t.Context()
+	q := pg.Lookups(pool)
+	for range 8 {
+		if _, err := q.GetOrgPlan(ctx, uuid.New()); !pg.IsNoRows(err) {
+			t.Fatalf("GetOrgPlan: %v", err)
+		}
+		if _, err := q.GetUser(ctx, uuid.New()); !pg.IsNoRows(err) {
+			t.Fatalf("GetUser: %v", err)
+		}
+	}
+	var mode string
+	if err := pool.QueryRow(ctx, "SHOW plan_cache_mode").Scan(&mode); err != nil || mode != "force_custom_plan" {
+		t.Fatalf("plan_cache_mode after the lookups: %q, %v", mode, err)
+	}
+	plans := map[string][2]int64{}
+	rows, err := pool.Query(ctx, `SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var sql string
+		var generic, custom int64
+		if err := rows.Scan(&sql, &generic, &custom); err != nil {
+			t.Fatal(err)
+		}
+		plans[pg.QueryName(sql)] = [2]int64{generic, custom}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if p := plans["GetOrgPlan"]; p[0] == 0 || p[1] != 0 {
+		t.Errorf("GetOrgPlan (listed): %d generic and %d custom plans, want generic only", p[0], p[1])
+	}
+	if p := plans["GetUser"]; p[0] != 0 || p[1] == 0 {
+		t.Errorf("GetUser (not listed): %d generic and %d custom plans, want custom only", p[0], p[1])
+	}
+
+	// A lookup the server refuses inside its transaction (here: organizations locked by another
+	// session past lock_timeout) leaves the connection in a failed transaction; the pool must not
+	// hand it out again with the generic setting.
+	locker, err := pgx.ConnectConfig(ctx, pool.Config().ConnConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer locker.Close(ctx)
+	if _, err := locker.Exec(ctx, "BEGIN; LOCK TABLE orgs IN ACCESS EXCLUSIVE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.GetOrgPlan(ctx, uuid.New()); err == nil || pg.IsNoRows(err) {
+		t.Fatalf("GetOrgPlan on a locked table: %v, want a lock timeout", err)
+	}
+	if _, err := locker.Exec(ctx, "ROLLBACK"); err != nil {
+		t.Fatal(err)
+	}
+	if err := pool.QueryRow(ctx, "SHOW plan_cache_mode").Scan(&mode); err != nil || mode != "force_custom_plan" {
+		t.Fatalf("plan_cache_mode after a failed lookup: %q, %v", mode, err)
+	}
+}
+
+func stripComments(sql string) string {
+	var b strings.Builder
+	for line := range strings.Lines(sql) {
+		if !strings.HasPrefix(strings.TrimSpace(line), "--") {
+			b.WriteString(line)
+		}
+	}
+	return b.String()
+}
