@@ -1,13 +1,16 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -86,11 +89,30 @@ func TestOutageErrorsRender(t *testing.T) {
 		{fmt.Errorf("pg: begin transaction: %w", context.DeadlineExceeded), pg.CodeUnavailable},
 	} {
 		e := echo.New()
-		e.HTTPErrorHandler = errorRenderer(slog.New(slog.NewTextHandler(io.Discard, nil)), operations{})
+		var log bytes.Buffer
+		e.HTTPErrorHandler = errorRenderer(slog.New(slog.NewTextHandler(&log, nil)), operations{})
 		e.GET("/v1/x", func(echo.Context) error { return tc.err })
 		rec := httptest.NewRecorder()
 		e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/v1/x", nil))
 		expect503(t, rec, tc.code)
+		// An outage is logged as a warning: error lines are kept for bugs.
+		if !strings.Contains(log.String(), "level=WARN") || strings.Contains(log.String(), "level=ERROR") {
+			t.Fatalf("logged %q, want one WARN line", log.String())
+		}
+	}
+}
+
+// TestBugsLogAsErrors: a 500 stays an error line.
+func TestBugsLogAsErrors(t *testing.T) {
+	t.Parallel()
+	e := echo.New()
+	var log bytes.Buffer
+	e.HTTPErrorHandler = errorRenderer(slog.New(slog.NewTextHandler(&log, nil)), operations{})
+	e.GET("/v1/x", func(echo.Context) error { return errors.New("nil map") })
+	rec := httptest.NewRecorder()
+	e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/v1/x", nil))
+	if rec.Code != http.StatusInternalServerError || !strings.Contains(log.String(), "level=ERROR") {
+		t.Fatalf("%d, logged %q; want 500 and an ERROR line", rec.Code, log.String())
 	}
 }
 

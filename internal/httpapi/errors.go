@@ -100,7 +100,14 @@ func errorRenderer(logger *slog.Logger, ops operations) echo.HTTPErrorHandler {
 		// service_busy is the server shedding load by design (password work is full): under a
 		// flood a log line per refusal would only add to the load.
 		if status >= 500 && e.Code != apierr.CodeServiceBusy {
-			logger.ErrorContext(c.Request().Context(), "request failed",
+			// A 500 is a bug; a 503 is the database out of reach, which during a failover is every
+			// request for seconds and is already told to the client as "retry": a warning, so an
+			// alert on error lines fires for bugs, not for an outage the pool rides through.
+			level := slog.LevelError
+			if status == http.StatusServiceUnavailable {
+				level = slog.LevelWarn
+			}
+			logger.Log(c.Request().Context(), level, "request failed",
 				"err", err.Error(), "method", c.Request().Method, "path", c.Path(),
 				"request_id", c.Response().Header().Get(echo.HeaderXRequestID))
 		}
