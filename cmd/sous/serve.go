@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -24,6 +25,7 @@ import (
 	"github.com/sous-app/sous/internal/httpapi"
 	"github.com/sous-app/sous/internal/idempotency"
 	"github.com/sous-app/sous/internal/inventory"
+	"github.com/sous-app/sous/internal/logbuf"
 	"github.com/sous-app/sous/internal/periodic"
 	"github.com/sous-app/sous/internal/pg"
 	"github.com/sous-app/sous/internal/realtime"
@@ -33,6 +35,9 @@ import (
 	"github.com/sous-app/sous/internal/trayline"
 	"github.com/sous-app/sous/internal/webhooks"
 )
+
+// accessLogFlush is the longest an access log line waits in its batch.
+const accessLogFlush = 200 * time.Millisecond
 
 // shutdownGrace is how long in-flight requests may finish after SIGINT/SIGTERM.
 const shutdownGrace = 20 * time.Second
@@ -47,6 +52,7 @@ func serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	tuneGC()
 	url, stopDB, err := database(ctx, cfg, logger)
 	if err != nil {
 		return err
@@ -68,6 +74,11 @@ func serve(ctx context.Context, args []string) error {
 		return err
 	}
 	defer pool.Close()
+	lookups, err := pg.OpenLookups(pool)
+	if err != nil {
+		return err
+	}
+	defer lookups.Close()
 
 	key, err := auth.LoadOrCreateSigningKey(cfg.JWTKeyFile, true)
 	if err != nil {
@@ -92,8 +103,16 @@ func serve(ctx context.Context, args []string) error {
 		<-hubDone
 	}()
 
+	// The access log is batched: a write per request would cost a system call each. Lines are
+	// out within accessLogFlush, and all of them once the server has stopped.
+	var accessLog io.Writer
+	if cfg.AccessLog && cfg.LogLevel <= slog.LevelInfo {
+		lines := logbuf.New(os.Stdout, accessLogFlush)
+		defer lines.Close()
+		accessLog = lines
+	}
 	e, err := httpapi.New(httpapi.Deps{
-		Config: cfg, Logger: logger, Pool: pool, Clock: clock.Real{}, SigningKey: key, Hub: hub,
+		Config: cfg, Logger: logger, AccessLog: accessLog, Pool: pool, Lookups: lookups, Clock: clock.Real{}, SigningKey: key, Hub: hub,
 	})
 	if err != nil {
 		return err

@@ -15,11 +15,12 @@ type hashGate struct {
 	slots chan struct{}
 }
 
-// hashMemoryBudget is how much memory argon2id may hold at once on one server.
-const hashMemoryBudget = 128 << 20
+// HashMemoryBudget is how much memory argon2id may hold at once on one server (the process
+// sizes its garbage collector's memory limit with it).
+const HashMemoryBudget = 128 << 20
 
 // newHashGate sizes the gate from the CPUs (half of them, at least one, so the other half keeps
-// serving everything else) and the memory each hash holds (within hashMemoryBudget); slots > 0
+// serving everything else) and the memory each hash holds (within HashMemoryBudget); slots > 0
 // overrides the size.
 func newHashGate(p HashParams, slots int) *hashGate {
 	if slots <= 0 {
@@ -31,7 +32,7 @@ func newHashGate(p HashParams, slots int) *hashGate {
 func gateSize(cpus int, p HashParams) int {
 	n := max(1, cpus/2)
 	if perHash := int64(p.MemoryKiB) << 10; perHash > 0 {
-		n = min(n, max(1, int(hashMemoryBudget/perHash)))
+		n = min(n, max(1, int(HashMemoryBudget/perHash)))
 	}
 	return n
 }

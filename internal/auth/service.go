@@ -28,6 +28,7 @@ import (
 // Service implements the session operations.
 type Service struct {
 	pool         *pgxpool.Pool
+	lookups      *pg.Lookups
 	clock        clock.Clock
 	tokens       *Tokens
 	limiter      *ratelimit.Limiter
@@ -44,6 +45,8 @@ type Service struct {
 // Config wires a Service.
 type Config struct {
 	Pool       *pgxpool.Pool
+	// Lookups runs the plan-stable reads (the user's memberships version on GET /auth/me).
+	Lookups    *pg.Lookups
 	Clock      clock.Clock
 	SigningKey ed25519.PrivateKey
 	Limiter    *ratelimit.Limiter
@@ -97,7 +100,7 @@ func NewService(cfg Config) (*Service, error) {
 		register.Limit, register.Window = cfg.RegisterRule.Limit, cfg.RegisterRule.Window
 	}
 	return &Service{
-		pool: cfg.Pool, clock: cfg.Clock, tokens: tokens, limiter: cfg.Limiter, hash: params,
+		pool: cfg.Pool, lookups: cfg.Lookups, clock: cfg.Clock, tokens: tokens, limiter: cfg.Limiter, hash: params,
 		dummyHash: dummy, gate: gate, queue: queue, onVerify: onVerify, onQueued: cfg.OnQueued,
 		registerRule: register, memberships: newMembershipCache(membershipCacheSize),
 	}, nil
@@ -371,7 +374,7 @@ func signInKey(email, ip string) string {
 
 // Me returns the signed-in user with current memberships.
 func (s *Service) Me(ctx context.Context, userID uuid.UUID) (UserView, error) {
-	u, err := pg.Lookups(s.pool).GetUserMembershipVersion(ctx, userID)
+	u, err := s.lookups.Queries().GetUserMembershipVersion(ctx, userID)
 	if pg.IsNoRows(err) {
 		return UserView{}, apierr.Unauthenticated("Invalid or expired access token").WithCode(apierr.CodeInvalidToken)
 	}

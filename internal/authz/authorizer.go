@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/sous-app/sous/gen/db"
 	"github.com/sous-app/sous/internal/apierr"
@@ -21,12 +20,12 @@ var errNoAccess = errors.New("authz: no access in context (operation missing x-p
 // Authorizer implements the policy for organization-scoped operations: membership (404 when
 // absent, so ids never leak across tenants), then role (403), then plan feature (402).
 type Authorizer struct {
-	pool  *pgxpool.Pool
-	clock clock.Clock
+	lookups *pg.Lookups
+	clock   clock.Clock
 }
 
-func NewAuthorizer(pool *pgxpool.Pool, c clock.Clock) *Authorizer {
-	return &Authorizer{pool: pool, clock: c}
+func NewAuthorizer(lookups *pg.Lookups, c clock.Clock) *Authorizer {
+	return &Authorizer{lookups: lookups, clock: c}
 }
 
 // Authorize checks the principal against the operation's permission and plan feature.
@@ -36,7 +35,7 @@ func (z *Authorizer) Authorize(ctx context.Context, p principal.Principal, orgID
 		return ctx, apierr.Internal(fmt.Errorf("authz: permission %q is not in the table", permission))
 	}
 	// Lookups: both statements are primary-key reads, planned once per connection.
-	q := pg.Lookups(z.pool)
+	q := z.lookups.Queries()
 	a := Access{OrgID: orgID, Principal: p}
 	switch p.Kind {
 	case principal.User:

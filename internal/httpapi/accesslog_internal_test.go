@@ -2,11 +2,12 @@ package httpapi
 
 import (
 	"bytes"
-	"log/slog"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/labstack/echo/v4"
 )
@@ -33,12 +34,54 @@ func TestAccessLogRedactsTheDeviceToken(t *testing.T) {
 	t.Parallel()
 	var buf bytes.Buffer
 	e := echo.New()
-	e.Use(accessLog(slog.New(slog.NewJSONHandler(&buf, nil)), true))
+	e.Use(accessLog(&buf))
 	e.GET("/v1/board/ws", func(c echo.Context) error { return c.NoContent(http.StatusUnauthorized) })
 	rec := httptest.NewRecorder()
 	e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/v1/board/ws?token=sous_dev_SECRET&v=2", nil))
 	line := buf.String()
 	if strings.Contains(line, "SECRET") || !strings.Contains(line, `"query":"token=REDACTED&v=2"`) {
 		t.Fatalf("access log line: %s", line)
+	}
+}
+
+// The hand-made line is what encoding/json (HTML left alone, as slog writes) would write for the
+// same strings, for any bytes a
+// client can put in a path or query.
+func TestAccessLogLineIsJSON(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{
+		"", "/v1/orgs/abc/sites", `quote " and \ backslash`, "tab\tnew\nline\r", "\x00\x01\x1f\x7f",
+		"<script>&amp;", "caf\u00e9 \u2028 \u2029 \U0001F600", "bad \xff\xfe utf8 \xc3", "%2F%00",
+	} {
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		_ = enc.Encode(s)
+		if got := appendJSONString(nil, s); string(got) != strings.TrimSuffix(want.String(), "\n") {
+			t.Errorf("appendJSONString(%q) = %s, want %s", s, got, want.String())
+		}
+	}
+	var buf bytes.Buffer
+	e := echo.New()
+	e.Use(accessLog(&buf))
+	e.GET("/*", func(c echo.Context) error { return c.String(http.StatusTeapot, "short and stout") })
+	e.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/a%22b%FF?x=%3C1%3E&token=t", nil))
+	var line map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &line); err != nil {
+		t.Fatalf("not JSON: %v: %s", err, buf.String())
+	}
+	for k, want := range map[string]any{
+		"level": "INFO", "msg": "request", "method": "GET", "path": "/a\"b\ufffd", "query": "x=%3C1%3E&token=REDACTED",
+		"route": "/*", "status": float64(418), "bytes": float64(15), "ip": "192.0.2.1",
+	} {
+		if line[k] != want {
+			t.Errorf("%s = %#v, want %#v", k, line[k], want)
+		}
+	}
+	if _, err := time.Parse(time.RFC3339Nano, line["time"].(string)); err != nil {
+		t.Errorf("time: %v", err)
+	}
+	if !strings.HasSuffix(buf.String(), "}\n") || strings.Count(buf.String(), "\n") != 1 {
+		t.Errorf("not one line: %q", buf.String())
 	}
 }

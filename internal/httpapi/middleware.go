@@ -10,7 +10,6 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
@@ -27,35 +26,6 @@ func requestID() echo.MiddlewareFunc {
 			return hex.EncodeToString(b)
 		},
 	})
-}
-
-// accessLog writes one JSON line per request, after the error renderer has set the status.
-func accessLog(logger *slog.Logger, enabled bool) echo.MiddlewareFunc {
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		if !enabled {
-			return next
-		}
-		return func(c echo.Context) error {
-			start := time.Now()
-			err := next(c)
-			if err != nil {
-				c.Error(err)
-			}
-			req, res := c.Request(), c.Response()
-			logger.LogAttrs(req.Context(), slog.LevelInfo, "request",
-				slog.String("method", req.Method),
-				slog.String("path", req.URL.Path),
-				slog.String("query", redactQuery(req.URL.RawQuery)),
-				slog.String("route", c.Path()),
-				slog.Int("status", res.Status),
-				slog.Int64("bytes", res.Size),
-				slog.Float64("ms", float64(time.Since(start).Microseconds())/1000),
-				slog.String("ip", c.RealIP()),
-				slog.String("request_id", res.Header().Get(echo.HeaderXRequestID)),
-			)
-			return nil
-		}
-	}
 }
 
 // recoverPanics turns a panic into a 500 through the error renderer, logging the stack.

@@ -7,6 +7,7 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 
@@ -100,7 +101,13 @@ var _ api.StrictServerInterface = (*Server)(nil)
 type Deps struct {
 	Config     config.Config
 	Logger     *slog.Logger
+	// AccessLog receives one JSON line per request (nil: none); serve gives it a logbuf.Writer
+	// on standard output.
+	AccessLog io.Writer
 	Pool       *pgxpool.Pool
+	// Lookups runs the plan-stable reads behind every authenticated request (pg.OpenLookups on
+	// Pool); the caller closes it after the server stops.
+	Lookups    *pg.Lookups
 	Clock      clock.Clock
 	SigningKey ed25519.PrivateKey
 	// HashParams overrides argon2id's cost (tests only); nil means OWASP's parameters.
@@ -167,7 +174,7 @@ func New(d Deps) (http.Handler, error) {
 
 	limiter := ratelimit.New(d.Pool, d.Clock)
 	authSvc, err := auth.NewService(auth.Config{
-		Pool: d.Pool, Clock: d.Clock, SigningKey: d.SigningKey, Limiter: limiter, HashParams: d.HashParams,
+		Pool: d.Pool, Lookups: d.Lookups, Clock: d.Clock, SigningKey: d.SigningKey, Limiter: limiter, HashParams: d.HashParams,
 		HashSlots: d.HashSlots, QueueLimit: d.HashQueueLimit, QueueShare: d.HashQueueShare,
 		OnVerify: d.OnPasswordVerify, OnQueued: d.OnPasswordQueued,
 		RegisterRule: ratelimit.Rule{Limit: d.Config.RegisterRate.Count, Window: d.Config.RegisterRate.Window},
@@ -178,7 +185,7 @@ func New(d Deps) (http.Handler, error) {
 	keys := apikeys.NewHandlers(d.Pool, d.Clock)
 	devs := devices.NewHandlers(devices.Deps{Pool: d.Pool, Clock: d.Clock, Limiter: limiter, Hub: d.Hub, Logger: d.Logger, Kitchen: kitchen.NewScreens(d.Pool), Trays: trayline.NewScreens(d.Pool)})
 	authn := Authenticators{Bearer: authSvc.Authenticate, APIKey: keys.Authenticate, Device: devs.Authenticate}
-	authorizer := authz.NewAuthorizer(d.Pool, d.Clock)
+	authorizer := authz.NewAuthorizer(d.Lookups, d.Clock)
 	ready := func(ctx context.Context) error {
 		if err := pg.Writable(ctx, d.Pool); err != nil {
 			return err
@@ -200,7 +207,7 @@ func New(d Deps) (http.Handler, error) {
 
 	e.Use(
 		requestID(),
-		accessLog(d.Logger, d.Config.AccessLog),
+		accessLog(d.AccessLog),
 		recoverPanics(d.Logger),
 		cors(d.Config.CORSOrigins),
 		deadline(d.Config.RequestTimeout, d.Config.HL7RequestTimeout, ops.route("ingestHl7"), BasePath+"/board/ws"),

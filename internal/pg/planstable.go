@@ -2,7 +2,8 @@ package pg
 
 import (
 	"context"
-	"errors"
+	"fmt"
+	"runtime"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -32,76 +33,58 @@ var PlanStable = map[string]bool{
 	"GetUserMembershipVersion": true,
 }
 
-// genericPlanSQL runs in the lookup's own transaction, so the setting ends with it: a failed
-// lookup aborts the transaction, and the pool drops a connection not left idle, so no session
-// ever keeps it.
-const genericPlanSQL = "SET LOCAL plan_cache_mode = force_generic_plan"
-
-// Lookups returns the generated queries on pool, with the statements listed in PlanStable run
-// with a cached generic plan. Use it for reads outside a transaction; inside one, db.New(tx).
-func Lookups(pool *pgxpool.Pool) *db.Queries { return db.New(lookupDB{pool}) }
-
-// lookupDB is the db.DBTX of Lookups.
-type lookupDB struct{ pool *pgxpool.Pool }
-
-func (l lookupDB) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
-	return l.pool.Exec(ctx, sql, args...)
+// Lookups runs the statements listed in PlanStable on a small pool of its own, whose sessions
+// keep generic plans (plan_cache_mode = force_generic_plan): each lookup is one prepared
+// statement's Bind and Execute, planned once per connection, as cheap for the server as a read
+// gets. Every other statement goes to the main pool, whose sessions plan each run for its
+// parameters (see applySessionDefaults), so a size-dependent statement can never reach a session
+// that keeps generic plans.
+type Lookups struct {
+	main    *pgxpool.Pool
+	generic *pgxpool.Pool
 }
 
-func (l lookupDB) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
-	return l.pool.Query(ctx, sql, args...)
-}
-
-// QueryRow sends a listed statement as BEGIN READ ONLY, SET LOCAL plan_cache_mode, the statement
-// (a named prepared statement of the connection) and COMMIT in one round trip: the planning it
-// saves costs more than the three small statements.
-func (l lookupDB) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
-	if !PlanStable[QueryName(sql)] {
-		return l.pool.QueryRow(ctx, sql, args...)
-	}
-	conn, err := l.pool.Acquire(ctx)
+// OpenLookups opens the generic-plan pool beside main: the same server, credentials, dialer
+// (and so the same fence after a failover) and session settings but plan_cache_mode, at most
+// 2 × GOMAXPROCS connections (a lookup holds one for a single round trip), none opened before
+// the first lookup. Close it before main.
+func OpenLookups(main *pgxpool.Pool) (*Lookups, error) {
+	cfg := main.Config()
+	cfg.ConnConfig.RuntimeParams["plan_cache_mode"] = "force_generic_plan"
+	cfg.MaxConns = min(cfg.MaxConns, int32(max(2, 2*runtime.GOMAXPROCS(0))))
+	cfg.MinConns = 0
+	generic, err := pgxpool.NewWithConfig(context.Background(), cfg)
 	if err != nil {
-		return errRow{err}
+		return nil, fmt.Errorf("pg: create lookup pool: %w", err)
 	}
-	b := &pgx.Batch{}
-	b.Queue("BEGIN READ ONLY")
-	b.Queue(genericPlanSQL)
-	b.Queue(sql, args...)
-	b.Queue("COMMIT")
-	br := conn.SendBatch(ctx, b)
-	for range 2 {
-		if _, err := br.Exec(); err != nil {
-			_ = br.Close()
-			conn.Release()
-			return errRow{err}
-		}
-	}
-	return &lookupRow{row: br.QueryRow(), br: br, conn: conn}
+	return &Lookups{main: main, generic: generic}, nil
 }
 
-// lookupRow reads the statement's row, then the COMMIT, and gives the connection back.
-type lookupRow struct {
-	row  pgx.Row
-	br   pgx.BatchResults
-	conn *pgxpool.Conn
+// Close closes the generic-plan pool (not main).
+func (l *Lookups) Close() { l.generic.Close() }
+
+// Queries returns the generated queries with the listed statements routed to the generic-plan
+// pool. Use it for reads outside a transaction; inside one, db.New(tx).
+func (l *Lookups) Queries() *db.Queries { return db.New(lookupDB{l}) }
+
+// lookupDB is the db.DBTX of Lookups.Queries.
+type lookupDB struct{ l *Lookups }
+
+func (d lookupDB) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
+	return d.l.main.Exec(ctx, sql, args...)
 }
 
-func (r *lookupRow) Scan(dest ...any) error {
-	err := r.row.Scan(dest...)
-	_, commitErr := r.br.Exec()
-	closeErr := r.br.Close()
-	// A connection left inside the transaction (an error skipped the COMMIT) is not idle, and
-	// the pool closes it rather than hand it out again.
-	r.conn.Release()
-	if err != nil {
-		return err
+func (d lookupDB) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
+	return d.l.main.Query(ctx, sql, args...)
+}
+
+// QueryRow sends a listed statement to the generic-plan pool, anything else to the main pool.
+func (d lookupDB) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
+	if PlanStable[QueryName(sql)] {
+		return d.l.generic.QueryRow(ctx, sql, args...)
 	}
-	return errors.Join(commitErr, closeErr)
+	return d.l.main.QueryRow(ctx, sql, args...)
 }
-
-type errRow struct{ err error }
-
-func (r errRow) Scan(...any) error { return r.err }
 
 // QueryName is the name sqlc gives a generated statement: "-- name: GetOrgPlan :one" at its head.
 func QueryName(sql string) string {

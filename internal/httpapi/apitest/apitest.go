@@ -178,6 +178,11 @@ func (e *Env) serve(pool *pgxpool.Pool) {
 		logger = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
 	hub := realtime.NewHub(pool, logger)
+	lookups, err := pg.OpenLookups(pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(lookups.Close)
 	// The listener comes first so that the server's public URL (the origin of its links) is
 	// the address the test reaches it at.
 	srv := httptest.NewUnstartedServer(nil)
@@ -186,7 +191,7 @@ func (e *Env) serve(pool *pgxpool.Pool) {
 		cfg.PublicURL = "http://" + srv.Listener.Addr().String()
 	}
 	h, err := httpapi.New(httpapi.Deps{
-		Config: cfg, Logger: logger, Pool: pool, Clock: e.Clock, SigningKey: e.key, Hub: hub,
+		Config: cfg, Logger: logger, Pool: pool, Lookups: lookups, Clock: e.Clock, SigningKey: e.key, Hub: hub,
 		HashParams: e.tuning.HashParams, HashSlots: e.tuning.HashSlots, OnPasswordVerify: e.verified,
 		HashQueueLimit: e.tuning.QueueLimit, HashQueueShare: e.tuning.QueueShare, OnPasswordQueued: e.queued,
 		WebhookResolver: testResolver{},
