@@ -44,7 +44,7 @@ type Service struct {
 
 // Config wires a Service.
 type Config struct {
-	Pool       *pgxpool.Pool
+	Pool *pgxpool.Pool
 	// Lookups runs the plan-stable reads (the user's memberships version on GET /auth/me).
 	Lookups    *pg.Lookups
 	Clock      clock.Clock

@@ -99,12 +99,12 @@ var _ api.StrictServerInterface = (*Server)(nil)
 
 // Deps are the infrastructure the server is assembled from; New builds every domain on them.
 type Deps struct {
-	Config     config.Config
-	Logger     *slog.Logger
+	Config config.Config
+	Logger *slog.Logger
 	// AccessLog receives one JSON line per request (nil: none); serve gives it a logbuf.Writer
 	// on standard output.
 	AccessLog io.Writer
-	Pool       *pgxpool.Pool
+	Pool      *pgxpool.Pool
 	// Lookups runs the plan-stable reads behind every authenticated request (pg.OpenLookups on
 	// Pool); the caller closes it after the server stops.
 	Lookups    *pg.Lookups

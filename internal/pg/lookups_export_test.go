@@ -7,4 +7,6 @@ import (
 )
 
 // LookupConn acquires a connection of the lookup pool (tests ask its session how it planned).
-func LookupConn(ctx context.Context, l *Lookups) (*pgxpool.Conn, error) { return l.generic.Acquire(ctx) }
+func LookupConn(ctx context.Context, l *Lookups) (*pgxpool.Conn, error) {
+	return l.generic.Acquire(ctx)
+}
