@@ -122,7 +122,7 @@ func (s *Service) changePassword(ctx context.Context, userID uuid.UUID, current,
 	}
 	var res *ratelimit.Reservation
 	err = pg.InTx(ctx, s.pool, func(tx pgx.Tx) error {
-		res, err = s.limiter.Reserve(ctx, db.New(tx), ratelimit.SignInFails, signInKey(user.Email, reqinfo.ClientIP(ctx)))
+		res, err = s.limiter.Reserve(ctx, db.New(tx), ratelimit.SignInFails, signInKey(user.Email, reqinfo.ClientKey(ctx)))
 		return err
 	})
 	if err != nil {

@@ -115,7 +115,7 @@ const admitFactor = 2
 // waiting for a hash slot would still each run their rate-limit and lock queries first, and hold
 // the connection pool that every other request needs. Waiting in the queue holds no connection.
 func (s *Service) admitted(ctx context.Context, op func() (Session, error)) (sess Session, err error) {
-	if gerr := s.queue.run(ctx, reqinfo.ClientIP(ctx), s.onQueued, func() { sess, err = op() }); gerr != nil {
+	if gerr := s.queue.run(ctx, reqinfo.ClientKey(ctx), s.onQueued, func() { sess, err = op() }); gerr != nil {
 		return Session{}, gerr
 	}
 	return sess, err
@@ -201,7 +201,7 @@ func checkRegisterInput(in RegisterInput) (RegisterInput, error) {
 func (s *Service) register(ctx context.Context, in RegisterInput) (Session, error) {
 	// An IP out of registrations is refused before the costly hash (the allowance itself is
 	// taken below).
-	if err := s.limiter.Check(ctx, s.registerRule, reqinfo.ClientIP(ctx)); err != nil {
+	if err := s.limiter.Check(ctx, s.registerRule, reqinfo.ClientKey(ctx)); err != nil {
 		return Session{}, err
 	}
 	hash, err := s.hashPassword(ctx, in.Password)
@@ -217,7 +217,7 @@ func (s *Service) register(ctx context.Context, in RegisterInput) (Session, erro
 	// after the commit), or the limit would not slow down probing for accounts.
 	err = pg.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		q := db.New(tx)
-		if err := s.limiter.TakeIn(ctx, q, s.registerRule, reqinfo.ClientIP(ctx)); err != nil {
+		if err := s.limiter.TakeIn(ctx, q, s.registerRule, reqinfo.ClientKey(ctx)); err != nil {
 			return err
 		}
 		if _, err := q.GetUserByEmail(ctx, in.Email); err == nil {
@@ -289,7 +289,7 @@ func (s *Service) Login(ctx context.Context, email, password string) (Session, e
 }
 
 func (s *Service) login(ctx context.Context, email, password string) (Session, error) {
-	ip := reqinfo.ClientIP(ctx)
+	ip := reqinfo.ClientKey(ctx)
 	var res *ratelimit.Reservation
 	var user db.User
 	known := false

@@ -140,7 +140,7 @@ func (r *Resolver) ResolveWrite(ctx context.Context, kind Kind, token string) (T
 }
 
 func (r *Resolver) resolve(ctx context.Context, rule ratelimit.Rule, kind Kind, token string) (Target, error) {
-	ip := reqinfo.ClientIP(ctx)
+	ip := reqinfo.ClientKey(ctx)
 	if ip == "" {
 		ip = "unknown"
 	}

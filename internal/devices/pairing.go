@@ -137,7 +137,7 @@ func (h *Handlers) CreatePairingCode(ctx context.Context, req api.CreatePairingC
 // are one and the same 404, so a caller learns nothing about codes of any organization.
 func (h *Handlers) ClaimPairingCode(ctx context.Context, req api.ClaimPairingCodeRequestObject) (api.ClaimPairingCodeResponseObject, error) {
 	// Every attempt counts, well-formed or not, so the limit bounds guessing.
-	if err := h.limiter.Take(ctx, ratelimit.DevicePair, reqinfo.ClientIP(ctx)); err != nil {
+	if err := h.limiter.Take(ctx, ratelimit.DevicePair, reqinfo.ClientKey(ctx)); err != nil {
 		return nil, err
 	}
 	code, ok := normalizeCode(req.Body.Code)

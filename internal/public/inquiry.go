@@ -38,7 +38,7 @@ func (h *Handlers) CreateSupportInquiry(ctx context.Context, req api.CreateSuppo
 		}
 	}
 	ip := reqinfo.ClientIP(ctx)
-	if err := h.limiter.Take(ctx, ratelimit.SupportInquiry, ip); err != nil {
+	if err := h.limiter.Take(ctx, ratelimit.SupportInquiry, reqinfo.NetworkKey(ip)); err != nil {
 		return nil, err
 	}
 	var ipp *string
