@@ -257,7 +257,7 @@ func New(d Deps) (http.Handler, error) {
 	inv := inventory.NewHandlers(d.Pool, d.Clock)
 	server := &Server{
 		authHandlers:       auth.NewHandlers(authSvc),
-		orgsHandlers:       orgs.NewHandlers(d.Pool, d.Clock),
+		orgsHandlers:       orgs.NewHandlers(d.Pool, d.Lookups, d.Clock),
 		apiKeyHandlers:     keys,
 		auditHandlers:      audit.NewHandlers(d.Pool),
 		webhookHandlers:    webhooks.NewHandlers(d.Pool, d.Clock, dispatcher, d.Config.WebhookAllowPrivate),

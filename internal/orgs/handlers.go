@@ -5,14 +5,17 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/sous-app/sous/internal/clock"
+	"github.com/sous-app/sous/internal/pg"
 )
 
 // Handlers implements the organization, site, member and invitation operations.
 type Handlers struct {
-	pool  *pgxpool.Pool
-	clock clock.Clock
+	pool *pgxpool.Pool
+	// lookups serves the plan-stable reads (the sites list) on cached generic plans.
+	lookups *pg.Lookups
+	clock   clock.Clock
 }
 
-func NewHandlers(pool *pgxpool.Pool, c clock.Clock) *Handlers {
-	return &Handlers{pool: pool, clock: c}
+func NewHandlers(pool *pgxpool.Pool, lookups *pg.Lookups, c clock.Clock) *Handlers {
+	return &Handlers{pool: pool, lookups: lookups, clock: c}
 }

@@ -40,7 +40,7 @@ func (h *Handlers) ListSites(ctx context.Context, req api.ListSitesRequestObject
 	if err != nil {
 		return nil, err
 	}
-	rows, err := db.New(h.pool).ListSites(ctx, db.ListSitesParams{OrgID: req.OrgId, Scope: a.SiteScope()})
+	rows, err := h.lookups.Queries().ListSites(ctx, db.ListSitesParams{OrgID: req.OrgId, Scope: a.SiteScope()})
 	if err != nil {
 		return nil, err
 	}
@@ -193,11 +193,5 @@ func dayParts(in []api.DayPart) ([]DayPart, error) {
 }
 
 func toAPISite(s db.Site) api.Site {
-	var parts []DayPart
-	_ = json.Unmarshal(s.DayParts, &parts)
-	out := api.Site{Id: s.ID, Name: s.Name, Timezone: s.Timezone, CreatedAt: s.CreatedAt, DayParts: make([]api.DayPart, 0, len(parts))}
-	for _, p := range parts {
-		out.DayParts = append(out.DayParts, api.DayPart{Name: p.Name, Start: p.Start, End: p.End})
-	}
-	return out
+	return api.Site{Id: s.ID, Name: s.Name, Timezone: s.Timezone, CreatedAt: s.CreatedAt, DayParts: siteDayParts.get(s.DayParts)}
 }

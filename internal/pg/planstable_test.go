@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/sous-app/sous/db/migrations"
+	"github.com/sous-app/sous/gen/db"
 	"github.com/sous-app/sous/internal/pg"
 	"github.com/sous-app/sous/internal/pg/pgtest"
 )
@@ -62,6 +63,18 @@ func migratedPool(t *testing.T, params string) *pgxpool.Pool {
 // unique lookup: a table read other than by an index scan on a unique index with every key
 // column bound by equality. Nothing listed means no statistics can change the plan.
 func uniqueLookupViolations(ctx context.Context, conn *pgx.Conn, sql string) ([]string, error) {
+	return genericPlanViolations(ctx, conn, sql, uniqueIndexProblem)
+}
+
+// tenantSliceViolations plans sql generically on conn and lists every table read other than
+// through an index whose leading column org_id is bound to a parameter by equality.
+func tenantSliceViolations(ctx context.Context, conn *pgx.Conn, sql string) ([]string, error) {
+	return genericPlanViolations(ctx, conn, sql, orgIndexProblem)
+}
+
+// genericPlanViolations plans sql generically on conn and asks check about every node that reads
+// a table.
+func genericPlanViolations(ctx context.Context, conn *pgx.Conn, sql string, check func(context.Context, *pgx.Conn, planNode) (string, error)) ([]string, error) {
 	if _, err := conn.Exec(ctx, "SET plan_cache_mode = force_generic_plan"); err != nil {
 		return nil, err
 	}
@@ -84,7 +97,7 @@ func uniqueLookupViolations(ctx context.Context, conn *pgx.Conn, sql string) ([]
 	var walk func(n planNode) error
 	walk = func(n planNode) error {
 		if n.Relation != "" {
-			problem, err := uniqueIndexProblem(ctx, conn, n)
+			problem, err := check(ctx, conn, n)
 			if err != nil {
 				return err
 			}
@@ -111,6 +124,36 @@ type planNode struct {
 	Index     string     `json:"Index Name"`
 	IndexCond string     `json:"Index Cond"`
 	Plans     []planNode `json:"Plans"`
+}
+
+// orgIndexProblem: a table read by an index scan, or a bitmap scan of one index, whose index
+// leads with org_id and whose condition binds it to a parameter.
+func orgIndexProblem(ctx context.Context, conn *pgx.Conn, n planNode) (string, error) {
+	scan := n
+	switch n.Type {
+	case "Index Scan", "Index Only Scan":
+	case "Bitmap Heap Scan":
+		if len(n.Plans) != 1 || n.Plans[0].Type != "Bitmap Index Scan" {
+			return fmt.Sprintf("%s read by a bitmap of more than one index", n.Relation), nil
+		}
+		scan = n.Plans[0]
+	default:
+		return fmt.Sprintf("%s read by %s", n.Relation, n.Type), nil
+	}
+	var lead string
+	err := conn.QueryRow(ctx, `
+		SELECT coalesce(a.attname, '')
+		FROM pg_index i
+		JOIN pg_class c ON c.oid = i.indexrelid
+		LEFT JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
+		WHERE c.relname = $1 AND c.relnamespace = 'public'::regnamespace`, scan.Index).Scan(&lead)
+	if err != nil {
+		return "", fmt.Errorf("index %s: %w", scan.Index, err)
+	}
+	if lead != "org_id" || !regexp.MustCompile(`\(org_id = \$\d+\)`).MatchString(scan.IndexCond) {
+		return fmt.Sprintf("%s read by %s (leading column %q, Index Cond %s), not by org_id bound to a parameter", n.Relation, scan.Index, lead, scan.IndexCond), nil
+	}
+	return "", nil
 }
 
 func uniqueIndexProblem(ctx context.Context, conn *pgx.Conn, n planNode) (string, error) {
@@ -176,6 +219,54 @@ func TestPlanStableQueriesAreUniqueLookups(t *testing.T) {
 	}
 }
 
+// TestPlanStableTenantSlicesReadByOrgIndexes holds PlanStableTenantSlice to its promise.
+func TestPlanStableTenantSlicesReadByOrgIndexes(t *testing.T) {
+	t.Parallel()
+	queries := generatedQueries(t)
+	pool := migratedPool(t, "")
+	conn, err := pool.Acquire(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	for name := range pg.PlanStableTenantSlice {
+		sql, ok := queries[name]
+		if !ok {
+			t.Errorf("%s: no such generated query", name)
+			continue
+		}
+		if head := strings.SplitN(sql, "\n", 2)[0]; !strings.HasSuffix(head, " :many") {
+			t.Errorf("%s: %q is not a :many query (Lookups runs only Query for slices)", name, head)
+		}
+		if body := strings.TrimSpace(stripComments(sql)); !strings.HasPrefix(strings.ToUpper(body), "SELECT ") {
+			t.Errorf("%s: not a plain SELECT: %.60s", name, body)
+		}
+		problems, err := tenantSliceViolations(t.Context(), conn.Conn(), sql)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, p := range problems {
+			t.Errorf("%s: %s", name, p)
+		}
+		if pg.PlanStable[name] {
+			t.Errorf("%s is in both lists", name)
+		}
+	}
+	// The check refuses reads not bound to one organization.
+	for _, name := range []string{
+		"GetUserWithMemberships", // memberships by user_id
+		"GetUserByEmail",         // users by lower(email)
+	} {
+		problems, err := tenantSliceViolations(t.Context(), conn.Conn(), queries[name])
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(problems) == 0 {
+			t.Errorf("%s passed the tenant-slice check", name)
+		}
+	}
+}
+
 // The check itself: statements whose plans depend on the tables' size are refused.
 func TestUniqueLookupCheckRefusesSizeDependentStatements(t *testing.T) {
 	t.Parallel()
@@ -225,6 +316,9 @@ func TestLookupsPlanOnlyListedStatementsGenerically(t *testing.T) {
 		if _, err := q.GetUser(ctx, uuid.New()); !pg.IsNoRows(err) {
 			t.Fatalf("GetUser: %v", err)
 		}
+		if sites, err := q.ListSites(ctx, db.ListSitesParams{OrgID: uuid.New(), Scope: []uuid.UUID{}}); err != nil || len(sites) != 0 {
+			t.Fatalf("ListSites: %v, %v", sites, err)
+		}
 	}
 	var mode string
 	if err := pool.QueryRow(ctx, "SHOW plan_cache_mode").Scan(&mode); err != nil || mode != "force_custom_plan" {
@@ -262,6 +356,9 @@ func TestLookupsPlanOnlyListedStatementsGenerically(t *testing.T) {
 	}
 	if p := plans["GetOrgPlan"]; p[0] == 0 || p[1] != 0 {
 		t.Errorf("GetOrgPlan (listed): %d generic and %d custom plans, want generic only", p[0], p[1])
+	}
+	if p := plans["ListSites"]; p[0] == 0 || p[1] != 0 {
+		t.Errorf("ListSites (listed tenant slice): %d generic and %d custom plans, want generic only", p[0], p[1])
 	}
 	if p := plans["GetUser"]; p[0] != 0 || p[1] == 0 {
 		t.Errorf("GetUser (not listed): %d generic and %d custom plans, want custom only", p[0], p[1])
