@@ -12,7 +12,7 @@ import (
 )
 
 // TestTypeScriptClientPackage installs gen/ts from the repository path into a fresh project as
-// the README shows, compiles a frontend's use of it with tsc and runs it with node against the
+// docs/reference/typescript-client.md shows, compiles a frontend's use of it with tsc and runs it with node against the
 // server: registration, a create with Location, a paged list walked through Link, a typed error.
 func TestTypeScriptClientPackage(t *testing.T) {
 	if _, err := exec.LookPath("node"); err != nil {
@@ -28,12 +28,12 @@ func TestTypeScriptClientPackage(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// The README's example is compiled too (not run: it names a production URL).
-	md, err := os.ReadFile(filepath.Join(repo, "README.md"))
+	// The page's example is compiled too (not run: it names a production URL).
+	md, err := os.ReadFile(filepath.Join(repo, "docs", "reference", "typescript-client.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	example, err := sectionBlock(string(md), "## TypeScript client package", "```ts")
+	example, err := sectionBlock("\n"+string(md), "# TypeScript client package", "```ts")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,20 +82,20 @@ func TestTypeScriptClientPackage(t *testing.T) {
 func sectionBlock(md, heading, fence string) (string, error) {
 	i := strings.Index(md, "\n"+heading+"\n")
 	if i < 0 {
-		return "", fmt.Errorf("README has no %q", heading)
+		return "", fmt.Errorf("the page has no %q", heading)
 	}
 	rest := md[i+len(heading)+2:]
-	if next := strings.Index(rest, "\n## "); next >= 0 {
+	if next := strings.Index(rest, "\n# "); next >= 0 {
 		rest = rest[:next]
 	}
 	start := strings.Index(rest, "\n"+fence+"\n")
 	if start < 0 {
-		return "", fmt.Errorf("README's %q has no %s block", heading, fence)
+		return "", fmt.Errorf("the page's %q has no %s block", heading, fence)
 	}
 	body := rest[start+len(fence)+2:]
 	end := strings.Index(body, "\n```")
 	if end < 0 {
-		return "", fmt.Errorf("README's %q: unterminated block", heading)
+		return "", fmt.Errorf("the page's %q: unterminated block", heading)
 	}
 	return body[:end+1], nil
 }
