@@ -35,7 +35,7 @@ func (h *Handlers) ListAuditLog(ctx context.Context, req api.ListAuditLogRequest
 	p := req.Params
 	limit := paging.Limit(p.Limit)
 	// A site-limited member reads their sites' entries only (x-site-scope site).
-	params := db.ListAuditParams{OrgID: req.OrgId, Scope: a.SiteScope(), ActorID: p.ActorId, Action: p.Action, FromAt: p.From, ToAt: p.To, MaxRows: int32(limit + 1)}
+	params := db.ListAuditParams{OrgID: req.OrgId, Scope: a.SiteScope(), ActorID: p.ActorId, Action: p.Action, FromAt: p.From, ToAt: p.To, MaxRows: paging.Fetch(limit)}
 	if p.Cursor != nil {
 		var c cursor
 		if err := paging.DecodeCursor(*p.Cursor, &c, func() bool { return c.ID != uuid.Nil }); err != nil {
@@ -48,12 +48,7 @@ func (h *Handlers) ListAuditLog(ctx context.Context, req api.ListAuditLogRequest
 		return nil, err
 	}
 	out := api.ListAuditLog200JSONResponse{Body: make([]api.AuditEntry, 0, len(rows))}
-	if len(rows) > limit {
-		rows = rows[:limit]
-		last := rows[len(rows)-1]
-		next := paging.NextLink(ctx, fmt.Sprintf("/v1/orgs/%s/audit-log", req.OrgId), query(p), paging.EncodeCursor(cursor{At: last.At, ID: last.ID}))
-		out.Headers.Link = &next
-	}
+	rows, out.Headers.Link = paging.Page(ctx, rows, limit, func(last db.ListAuditRow) any { return cursor{At: last.At, ID: last.ID} })
 	for _, r := range rows {
 		e := api.AuditEntry{Id: r.ID, At: r.At, Action: r.Action, TargetId: r.TargetID, SiteId: r.SiteID, Ip: r.Ip, RequestId: r.RequestID}
 		e.Actor.Kind = api.AuditEntryActorKind(r.ActorKind)
