@@ -2,8 +2,6 @@ package audit
 
 import (
 	"context"
-	"fmt"
-	"net/url"
 	"time"
 
 	"github.com/google/uuid"
@@ -60,25 +58,4 @@ func (h *Handlers) ListAuditLog(ctx context.Context, req api.ListAuditLogRequest
 		out.Body = append(out.Body, e)
 	}
 	return out, nil
-}
-
-// query rebuilds the filters of the current page for the next page's link.
-func query(p api.ListAuditLogParams) url.Values {
-	v := url.Values{}
-	if p.ActorId != nil {
-		v.Set("actorId", p.ActorId.String())
-	}
-	if p.Action != nil {
-		v.Set("action", *p.Action)
-	}
-	if p.From != nil {
-		v.Set("from", p.From.Format(time.RFC3339Nano))
-	}
-	if p.To != nil {
-		v.Set("to", p.To.Format(time.RFC3339Nano))
-	}
-	if p.Limit != nil {
-		v.Set("limit", fmt.Sprint(*p.Limit))
-	}
-	return v
 }

@@ -2,8 +2,6 @@ package catering
 
 import (
 	"context"
-	"fmt"
-	"net/url"
 	"strings"
 	"time"
 
@@ -43,14 +41,6 @@ func (h *Handlers) ListCateringClients(ctx context.Context, req api.ListCatering
 		out.Body = append(out.Body, toAPIClient(r))
 	}
 	return out, nil
-}
-
-func limitQuery(limit *int) url.Values {
-	v := url.Values{}
-	if limit != nil {
-		v.Set("limit", fmt.Sprint(*limit))
-	}
-	return v
 }
 
 func (h *Handlers) CreateCateringClient(ctx context.Context, req api.CreateCateringClientRequestObject) (api.CreateCateringClientResponseObject, error) {
