@@ -149,7 +149,9 @@ func serve(ctx context.Context, args []string) error {
 	}
 	errc := make(chan error, 1)
 	go func() {
-		logger.Info("serving", "addr", ln.Addr().String(), "public_url", cfg.PublicURL, "docs", cfg.PublicURL+"/docs")
+		b := readBuild()
+		logger.Info("serving", "addr", ln.Addr().String(), "public_url", cfg.PublicURL, "docs", cfg.PublicURL+"/docs",
+			"version", b.Version, "revision", b.Revision, "modified", b.Modified)
 		// Requests net/http refuses before any handler (oversized or malformed headers) are
 		// answered in the API's JSON error shape too.
 		errc <- srv.Serve(httpapi.JSONErrorListener(ln))
