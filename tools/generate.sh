@@ -79,5 +79,5 @@ var RedocJS []byte
 GO
 
 
-# 6. Documentation generated from code: the README's permission and plan tables.
+# 6. Documentation generated from code: the permission and plan tables (docs/reference/permissions.md).
 go run ./internal/authz/gendoc

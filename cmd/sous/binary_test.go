@@ -119,7 +119,12 @@ func TestBinaryDrainsInFlightRequestsOnSIGTERM(t *testing.T) {
 		t.Fatalf("the server ended before logging %q; stderr: %s", msg, stderr.String())
 		return nil
 	}
-	addr, _ := waitLog("serving")["addr"].(string)
+	serving := waitLog("serving")
+	addr, _ := serving["addr"].(string)
+	// The startup line names what is running.
+	if v, _ := serving["version"].(string); v == "" || serving["revision"] == nil {
+		t.Errorf("the serving line names no version and revision: %v", serving)
+	}
 	// Drain the rest of the log so the server never blocks on a full pipe.
 	shuttingDown := make(chan struct{})
 	go func() {

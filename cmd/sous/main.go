@@ -2,6 +2,7 @@
 //
 //	sous [serve] [--no-migrate]   serve the API (default)
 //	sous migrate                  apply database migrations and exit
+//	sous version                  print the version and source revision
 //	sous admin plan …             change an organization's plan (see sous admin help)
 package main
 
@@ -34,6 +35,9 @@ func run(ctx context.Context, args []string) error {
 		return migrate(ctx, args)
 	case "admin":
 		return admin(ctx, args)
+	case "version", "--version":
+		fmt.Println(readBuild())
+		return nil
 	case "help", "-h", "--help":
 		fmt.Println(usage)
 		return nil
@@ -45,6 +49,7 @@ func run(ctx context.Context, args []string) error {
 const usage = `usage:
   sous [serve] [--no-migrate]   serve the API (embedded PostgreSQL unless DATABASE_URL is set)
   sous migrate                  apply database migrations and exit
+  sous version                  print the version and the source revision it was built from
   sous admin help               operator commands (change an organization's plan)
 
-Configuration is read from the environment; see the README's config table.`
+Configuration is read from the environment; see docs/operations/configuration.md.`

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -15,6 +16,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/sous-app/sous/db/migrations"
 	"github.com/sous-app/sous/internal/alerts"
@@ -59,26 +62,40 @@ func serve(ctx context.Context, args []string) error {
 	}
 	defer stopDB()
 
+	// Behind a transaction pooler, what needs a session of its own (the migrations' advisory
+	// lock, LISTEN) goes to the database directly.
+	direct := cmp.Or(cfg.DatabaseDirectURL, url)
 	if !*noMigrate {
-		if err := pg.Migrate(ctx, url, migrations.FS); err != nil {
+		if err := pg.Migrate(ctx, direct, migrations.FS); err != nil {
 			return fmt.Errorf("migrate: %w", err)
 		}
 	}
 	// Statements are bounded on the server by the longest request deadline, so none outlives
 	// the request that gave up on it (the URL may set its own statement_timeout).
-	pool, err := pg.ConnectWith(ctx, url, pg.Options{
+	dbOpts := pg.Options{
 		ConnectTimeout:   cfg.DBConnectTimeout,
 		StatementTimeout: max(cfg.RequestTimeout, cfg.HL7RequestTimeout),
-	})
+		Pooler:           cfg.DatabaseDirectURL != "",
+	}
+	pool, err := pg.ConnectWith(ctx, url, dbOpts)
 	if err != nil {
 		return err
 	}
 	defer pool.Close()
-	lookups, err := pg.OpenLookups(pool)
+	lookups, err := pg.OpenLookups(pool, dbOpts.Pooler)
 	if err != nil {
 		return err
 	}
 	defer lookups.Close()
+	var listen *pgx.ConnConfig
+	if cfg.DatabaseDirectURL != "" {
+		dbOpts.Pooler = false
+		directCfg, err := pg.PoolConfig(cfg.DatabaseDirectURL, dbOpts)
+		if err != nil {
+			return fmt.Errorf("SOUS_DATABASE_DIRECT_URL: %w", err)
+		}
+		listen = directCfg.ConnConfig
+	}
 
 	key, err := auth.LoadOrCreateSigningKey(cfg.JWTKeyFile, true)
 	if err != nil {
@@ -90,6 +107,9 @@ func serve(ctx context.Context, args []string) error {
 	// 1001 (http.Server.Shutdown does not wait for hijacked connections), so devices reconnect
 	// to a replica that stays.
 	hub := realtime.NewHub(pool, logger)
+	if listen != nil {
+		hub.ListenVia(listen)
+	}
 	hubCtx, stopHub := context.WithCancel(context.WithoutCancel(ctx))
 	hubDone := make(chan struct{})
 	go func() {
@@ -121,7 +141,7 @@ func serve(ctx context.Context, args []string) error {
 	// The webhook dispatcher delivers committed events from this replica (any replica may deliver
 	// any event). It stops claiming work when ctx ends and finishes the deliveries in flight.
 	dispatcher := webhooks.NewDispatcher(webhooks.DispatcherOptions{
-		Pool: pool, Clock: clock.Real{}, Logger: logger, AllowPrivate: cfg.WebhookAllowPrivate,
+		Pool: pool, Clock: clock.Real{}, Logger: logger, AllowPrivate: cfg.WebhookAllowPrivate, Listen: listen,
 	})
 	dispatchCtx, stopDispatch := context.WithCancel(ctx)
 	defer stopDispatch()
@@ -168,7 +188,9 @@ func serve(ctx context.Context, args []string) error {
 	}
 	errc := make(chan error, 1)
 	go func() {
-		logger.Info("serving", "addr", ln.Addr().String(), "public_url", cfg.PublicURL, "docs", cfg.PublicURL+"/docs")
+		b := readBuild()
+		logger.Info("serving", "addr", ln.Addr().String(), "public_url", cfg.PublicURL, "docs", cfg.PublicURL+"/docs",
+			"version", b.Version, "revision", b.Revision, "modified", b.Modified)
 		// Requests net/http refuses before any handler (oversized or malformed headers) are
 		// answered in the API's JSON error shape too.
 		errc <- srv.Serve(httpapi.JSONErrorListener(ln))
@@ -223,7 +245,7 @@ func migrate(ctx context.Context, args []string) error {
 		return err
 	}
 	defer stopDB()
-	if err := pg.Migrate(ctx, url, migrations.FS); err != nil {
+	if err := pg.Migrate(ctx, cmp.Or(cfg.DatabaseDirectURL, url), migrations.FS); err != nil {
 		return err
 	}
 	logger.Info("migrations applied")

@@ -170,7 +170,7 @@ WHERE lo.org_id = @org_id
   AND (sqlc.narg(expires_before)::date IS NULL OR lo.expires_on < sqlc.narg(expires_before))
   AND (sqlc.narg(cursor_expiry)::date IS NULL
        OR (coalesce(lo.expires_on, 'infinity'::date), lo.received_at, lo.id) > (sqlc.narg(cursor_expiry)::date, sqlc.narg(cursor_received)::timestamptz, sqlc.narg(cursor_id)::uuid))
-GROUP BY lo.id, i.base_unit
+GROUP BY lo.org_id, lo.id, i.base_unit
 HAVING @include_empty::boolean OR coalesce(sum(b.quantity), 0) > 0
 ORDER BY coalesce(lo.expires_on, 'infinity'::date), lo.received_at, lo.id
 LIMIT @max_rows;

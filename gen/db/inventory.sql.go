@@ -1533,7 +1533,7 @@ WHERE lo.org_id = $1
   AND ($5::date IS NULL OR lo.expires_on < $5)
   AND ($6::date IS NULL
        OR (coalesce(lo.expires_on, 'infinity'::date), lo.received_at, lo.id) > ($6::date, $7::timestamptz, $8::uuid))
-GROUP BY lo.id, i.base_unit
+GROUP BY lo.org_id, lo.id, i.base_unit
 HAVING $9::boolean OR coalesce(sum(b.quantity), 0) > 0
 ORDER BY coalesce(lo.expires_on, 'infinity'::date), lo.received_at, lo.id
 LIMIT $10

@@ -2,8 +2,6 @@ package alerts
 
 import (
 	"context"
-	"fmt"
-	"net/url"
 	"time"
 
 	"github.com/google/uuid"
@@ -51,7 +49,7 @@ func (h *Handlers) ListAlerts(ctx context.Context, req api.ListAlertsRequestObje
 	limit := paging.Limit(p.Limit)
 	params := db.ListAlertsParams{
 		OrgID: req.OrgId, Scope: a.SiteScope(), SiteID: p.SiteId, Kind: p.Kind,
-		Open: p.Status == nil || *p.Status == api.AlertStatusOpen, MaxRows: int32(limit + 1),
+		Open: p.Status == nil || *p.Status == api.AlertStatusOpen, MaxRows: paging.Fetch(limit),
 	}
 	if p.Cursor != nil {
 		var c cursor
@@ -65,25 +63,7 @@ func (h *Handlers) ListAlerts(ctx context.Context, req api.ListAlertsRequestObje
 		return nil, err
 	}
 	out := api.ListAlerts200JSONResponse{Body: make([]api.Alert, 0, len(rows))}
-	if len(rows) > limit {
-		rows = rows[:limit]
-		last := rows[len(rows)-1]
-		v := url.Values{}
-		if p.Status != nil {
-			v.Set("status", string(*p.Status))
-		}
-		if p.SiteId != nil {
-			v.Set("siteId", p.SiteId.String())
-		}
-		if p.Kind != nil {
-			v.Set("kind", *p.Kind)
-		}
-		if p.Limit != nil {
-			v.Set("limit", fmt.Sprint(*p.Limit))
-		}
-		next := paging.NextLink(ctx, fmt.Sprintf("/v1/orgs/%s/alerts", req.OrgId), v, paging.EncodeCursor(cursor{At: last.OpenedAt, ID: last.ID}))
-		out.Headers.Link = &next
-	}
+	rows, out.Headers.Link = paging.Page(ctx, rows, limit, func(last db.Alert) any { return cursor{At: last.OpenedAt, ID: last.ID} })
 	for _, r := range rows {
 		out.Body = append(out.Body, toAPI(r))
 	}

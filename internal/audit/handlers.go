@@ -2,8 +2,6 @@ package audit
 
 import (
 	"context"
-	"fmt"
-	"net/url"
 	"time"
 
 	"github.com/google/uuid"
@@ -35,7 +33,7 @@ func (h *Handlers) ListAuditLog(ctx context.Context, req api.ListAuditLogRequest
 	p := req.Params
 	limit := paging.Limit(p.Limit)
 	// A site-limited member reads their sites' entries only (x-site-scope site).
-	params := db.ListAuditParams{OrgID: req.OrgId, Scope: a.SiteScope(), ActorID: p.ActorId, Action: p.Action, FromAt: p.From, ToAt: p.To, MaxRows: int32(limit + 1)}
+	params := db.ListAuditParams{OrgID: req.OrgId, Scope: a.SiteScope(), ActorID: p.ActorId, Action: p.Action, FromAt: p.From, ToAt: p.To, MaxRows: paging.Fetch(limit)}
 	if p.Cursor != nil {
 		var c cursor
 		if err := paging.DecodeCursor(*p.Cursor, &c, func() bool { return c.ID != uuid.Nil }); err != nil {
@@ -48,12 +46,7 @@ func (h *Handlers) ListAuditLog(ctx context.Context, req api.ListAuditLogRequest
 		return nil, err
 	}
 	out := api.ListAuditLog200JSONResponse{Body: make([]api.AuditEntry, 0, len(rows))}
-	if len(rows) > limit {
-		rows = rows[:limit]
-		last := rows[len(rows)-1]
-		next := paging.NextLink(ctx, fmt.Sprintf("/v1/orgs/%s/audit-log", req.OrgId), query(p), paging.EncodeCursor(cursor{At: last.At, ID: last.ID}))
-		out.Headers.Link = &next
-	}
+	rows, out.Headers.Link = paging.Page(ctx, rows, limit, func(last db.ListAuditRow) any { return cursor{At: last.At, ID: last.ID} })
 	for _, r := range rows {
 		e := api.AuditEntry{Id: r.ID, At: r.At, Action: r.Action, TargetId: r.TargetID, SiteId: r.SiteID, Ip: r.Ip, RequestId: r.RequestID}
 		e.Actor.Kind = api.AuditEntryActorKind(r.ActorKind)
@@ -65,25 +58,4 @@ func (h *Handlers) ListAuditLog(ctx context.Context, req api.ListAuditLogRequest
 		out.Body = append(out.Body, e)
 	}
 	return out, nil
-}
-
-// query rebuilds the filters of the current page for the next page's link.
-func query(p api.ListAuditLogParams) url.Values {
-	v := url.Values{}
-	if p.ActorId != nil {
-		v.Set("actorId", p.ActorId.String())
-	}
-	if p.Action != nil {
-		v.Set("action", *p.Action)
-	}
-	if p.From != nil {
-		v.Set("from", p.From.Format(time.RFC3339Nano))
-	}
-	if p.To != nil {
-		v.Set("to", p.To.Format(time.RFC3339Nano))
-	}
-	if p.Limit != nil {
-		v.Set("limit", fmt.Sprint(*p.Limit))
-	}
-	return v
 }

@@ -2,8 +2,6 @@ package auth
 
 import (
 	"context"
-	"fmt"
-	"net/url"
 	"time"
 
 	"github.com/google/uuid"
@@ -25,7 +23,7 @@ func (h *Handlers) ListSecurityEvents(ctx context.Context, req api.ListSecurityE
 		return nil, err
 	}
 	limit := paging.Limit(req.Params.Limit)
-	params := db.ListSecurityEventsParams{UserID: p.UserID, MaxRows: int32(limit + 1)}
+	params := db.ListSecurityEventsParams{UserID: p.UserID, MaxRows: paging.Fetch(limit)}
 	if req.Params.Cursor != nil {
 		var c eventCursor
 		if err := paging.DecodeCursor(*req.Params.Cursor, &c, func() bool { return c.ID != uuid.Nil }); err != nil {
@@ -38,16 +36,7 @@ func (h *Handlers) ListSecurityEvents(ctx context.Context, req api.ListSecurityE
 		return nil, err
 	}
 	out := api.ListSecurityEvents200JSONResponse{Body: make([]api.SecurityEvent, 0, len(rows))}
-	if len(rows) > limit {
-		rows = rows[:limit]
-		last := rows[len(rows)-1]
-		q := url.Values{}
-		if req.Params.Limit != nil {
-			q.Set("limit", fmt.Sprint(*req.Params.Limit))
-		}
-		next := paging.NextLink(ctx, "/v1/auth/security-events", q, paging.EncodeCursor(eventCursor{At: last.At, ID: last.ID}))
-		out.Headers.Link = &next
-	}
+	rows, out.Headers.Link = paging.Page(ctx, rows, limit, func(last db.ListSecurityEventsRow) any { return eventCursor{At: last.At, ID: last.ID} })
 	for _, r := range rows {
 		out.Body = append(out.Body, api.SecurityEvent{
 			Id: r.ID, At: r.At, Kind: api.SecurityEventKind(r.Kind), Ip: r.Ip, UserAgent: r.UserAgent,

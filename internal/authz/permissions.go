@@ -6,8 +6,8 @@ package authz
 // x-permission, and this table gives each its minimum role.
 type Permission string
 
-// Permission names. Table gives each its minimum role; the README's permission table is
-// generated from it (go run ./internal/authz/gendoc).
+// Permission names. Table gives each its minimum role; the permission table of
+// docs/reference/permissions.md is generated from it (go run ./internal/authz/gendoc).
 const (
 	// ViewOrg lets any member read the organization, its sites, its members and its alerts.
 	ViewOrg Permission = "viewOrg"
@@ -104,7 +104,7 @@ type Definition struct {
 	Allows     string
 }
 
-// Table is the permission table proper, in the order the README lists it.
+// Table is the permission table proper, in the order docs/reference/permissions.md lists it.
 var Table = []Definition{
 	{ManageOrg, Owner, "change the organization's name and brand; manage API keys and webhooks"},
 	{ManageUsers, Admin, "invite people, change members' roles, sites and credentials, remove members (never above the actor's own role)"},

@@ -2,8 +2,6 @@ package catering
 
 import (
 	"context"
-	"fmt"
-	"net/url"
 	"strings"
 	"time"
 
@@ -25,7 +23,7 @@ type nameCursor struct {
 
 func (h *Handlers) ListCateringClients(ctx context.Context, req api.ListCateringClientsRequestObject) (api.ListCateringClientsResponseObject, error) {
 	limit := paging.Limit(req.Params.Limit)
-	p := db.ListCateringClientsParams{OrgID: req.OrgId, MaxRows: int32(limit + 1)}
+	p := db.ListCateringClientsParams{OrgID: req.OrgId, MaxRows: paging.Fetch(limit)}
 	if req.Params.Cursor != nil {
 		var c nameCursor
 		if err := paging.DecodeCursor(*req.Params.Cursor, &c, func() bool { return c.ID != uuid.Nil }); err != nil {
@@ -38,24 +36,11 @@ func (h *Handlers) ListCateringClients(ctx context.Context, req api.ListCatering
 		return nil, err
 	}
 	out := api.ListCateringClients200JSONResponse{Body: make([]api.CateringClient, 0, len(rows))}
-	if len(rows) > limit {
-		rows = rows[:limit]
-		last := rows[len(rows)-1]
-		next := paging.NextLink(ctx, fmt.Sprintf("/v1/orgs/%s/catering/clients", req.OrgId), limitQuery(req.Params.Limit), paging.EncodeCursor(nameCursor{Name: last.Name, ID: last.ID}))
-		out.Headers.Link = &next
-	}
+	rows, out.Headers.Link = paging.Page(ctx, rows, limit, func(last db.CateringClient) any { return nameCursor{Name: last.Name, ID: last.ID} })
 	for _, r := range rows {
 		out.Body = append(out.Body, toAPIClient(r))
 	}
 	return out, nil
-}
-
-func limitQuery(limit *int) url.Values {
-	v := url.Values{}
-	if limit != nil {
-		v.Set("limit", fmt.Sprint(*limit))
-	}
-	return v
 }
 
 func (h *Handlers) CreateCateringClient(ctx context.Context, req api.CreateCateringClientRequestObject) (api.CreateCateringClientResponseObject, error) {
@@ -158,7 +143,7 @@ func (h *Handlers) ListCateringEvents(ctx context.Context, req api.ListCateringE
 		return nil, err
 	}
 	limit := paging.Limit(req.Params.Limit)
-	p := db.ListCateringEventsParams{OrgID: req.OrgId, Scope: a.SiteScope(), MaxRows: int32(limit + 1)}
+	p := db.ListCateringEventsParams{OrgID: req.OrgId, Scope: a.SiteScope(), MaxRows: paging.Fetch(limit)}
 	if req.Params.Cursor != nil {
 		var c timeCursor
 		if err := paging.DecodeCursor(*req.Params.Cursor, &c, func() bool { return c.ID != uuid.Nil }); err != nil {
@@ -171,12 +156,7 @@ func (h *Handlers) ListCateringEvents(ctx context.Context, req api.ListCateringE
 		return nil, err
 	}
 	out := api.ListCateringEvents200JSONResponse{Body: make([]api.CateringEvent, 0, len(rows))}
-	if len(rows) > limit {
-		rows = rows[:limit]
-		last := rows[len(rows)-1]
-		next := paging.NextLink(ctx, fmt.Sprintf("/v1/orgs/%s/catering/events", req.OrgId), limitQuery(req.Params.Limit), paging.EncodeCursor(timeCursor{At: last.StartsAt, ID: last.ID}))
-		out.Headers.Link = &next
-	}
+	rows, out.Headers.Link = paging.Page(ctx, rows, limit, func(last db.CateringEvent) any { return timeCursor{At: last.StartsAt, ID: last.ID} })
 	for _, r := range rows {
 		out.Body = append(out.Body, toAPIEvent(r))
 	}

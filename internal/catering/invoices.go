@@ -82,7 +82,7 @@ func (h *Handlers) ListCateringInvoices(ctx context.Context, req api.ListCaterin
 		return nil, err
 	}
 	limit := paging.Limit(req.Params.Limit)
-	p := db.ListCateringInvoicesParams{OrgID: req.OrgId, Scope: a.SiteScope(), QuoteID: req.Params.QuoteId, MaxRows: int32(limit + 1)}
+	p := db.ListCateringInvoicesParams{OrgID: req.OrgId, Scope: a.SiteScope(), QuoteID: req.Params.QuoteId, MaxRows: paging.Fetch(limit)}
 	if req.Params.Cursor != nil {
 		var c idCursor
 		if err := paging.DecodeCursor(*req.Params.Cursor, &c, func() bool { return c.ID != uuid.Nil }); err != nil {
@@ -96,15 +96,7 @@ func (h *Handlers) ListCateringInvoices(ctx context.Context, req api.ListCaterin
 		return nil, err
 	}
 	out := api.ListCateringInvoices200JSONResponse{Body: make([]api.Invoice, 0, len(rows))}
-	if len(rows) > limit {
-		rows = rows[:limit]
-		v := limitQuery(req.Params.Limit)
-		if req.Params.QuoteId != nil {
-			v.Set("quoteId", req.Params.QuoteId.String())
-		}
-		next := paging.NextLink(ctx, fmt.Sprintf("/v1/orgs/%s/catering/invoices", req.OrgId), v, paging.EncodeCursor(idCursor{ID: rows[len(rows)-1].CateringInvoice.ID}))
-		out.Headers.Link = &next
-	}
+	rows, out.Headers.Link = paging.Page(ctx, rows, limit, func(last db.ListCateringInvoicesRow) any { return idCursor{ID: last.CateringInvoice.ID} })
 	ids := make([]uuid.UUID, len(rows))
 	for i, r := range rows {
 		ids[i] = r.CateringInvoice.ID

@@ -174,7 +174,7 @@ func (h *Handlers) ListCateringQuotes(ctx context.Context, req api.ListCateringQ
 		return nil, err
 	}
 	limit := paging.Limit(req.Params.Limit)
-	p := db.ListCateringQuotesParams{OrgID: req.OrgId, Scope: a.SiteScope(), EventID: req.Params.EventId, MaxRows: int32(limit + 1)}
+	p := db.ListCateringQuotesParams{OrgID: req.OrgId, Scope: a.SiteScope(), EventID: req.Params.EventId, MaxRows: paging.Fetch(limit)}
 	if req.Params.Cursor != nil {
 		var c idCursor
 		if err := paging.DecodeCursor(*req.Params.Cursor, &c, func() bool { return c.ID != uuid.Nil }); err != nil {
@@ -187,15 +187,7 @@ func (h *Handlers) ListCateringQuotes(ctx context.Context, req api.ListCateringQ
 		return nil, err
 	}
 	out := api.ListCateringQuotes200JSONResponse{Body: make([]api.Quote, 0, len(rows))}
-	if len(rows) > limit {
-		rows = rows[:limit]
-		v := limitQuery(req.Params.Limit)
-		if req.Params.EventId != nil {
-			v.Set("eventId", req.Params.EventId.String())
-		}
-		next := paging.NextLink(ctx, fmt.Sprintf("/v1/orgs/%s/catering/quotes", req.OrgId), v, paging.EncodeCursor(idCursor{ID: rows[len(rows)-1].CateringQuote.ID}))
-		out.Headers.Link = &next
-	}
+	rows, out.Headers.Link = paging.Page(ctx, rows, limit, func(last db.ListCateringQuotesRow) any { return idCursor{ID: last.CateringQuote.ID} })
 	for _, r := range rows {
 		q, err := h.toAPIQuote(r.CateringQuote, r.Timezone)
 		if err != nil {

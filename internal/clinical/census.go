@@ -2,8 +2,6 @@ package clinical
 
 import (
 	"context"
-	"fmt"
-	"net/url"
 
 	"github.com/google/uuid"
 
@@ -33,7 +31,7 @@ func (h *Handlers) GetCensus(ctx context.Context, req api.GetCensusRequestObject
 		}
 	}
 	limit := paging.Limit(p.Limit)
-	params := db.ListCensusParams{OrgID: req.OrgId, Scope: a.SiteScope(), SiteID: p.SiteId, Unit: p.Unit, MaxRows: int32(limit + 1)}
+	params := db.ListCensusParams{OrgID: req.OrgId, Scope: a.SiteScope(), SiteID: p.SiteId, Unit: p.Unit, MaxRows: paging.Fetch(limit)}
 	if p.Cursor != nil {
 		var c censusCursor
 		if err := paging.DecodeCursor(*p.Cursor, &c); err != nil {
@@ -46,23 +44,9 @@ func (h *Handlers) GetCensus(ctx context.Context, req api.GetCensusRequestObject
 		return nil, err
 	}
 	out := api.GetCensus200JSONResponse{Body: make([]api.PatientSummary, 0, len(rows))}
-	if len(rows) > limit {
-		rows = rows[:limit]
-		last := rows[len(rows)-1]
-		q := url.Values{}
-		if p.SiteId != nil {
-			q.Set("siteId", p.SiteId.String())
-		}
-		if p.Unit != nil {
-			q.Set("unit", *p.Unit)
-		}
-		if p.Limit != nil {
-			q.Set("limit", fmt.Sprint(*p.Limit))
-		}
-		next := paging.NextLink(ctx, fmt.Sprintf("/v1/orgs/%s/census", req.OrgId), q,
-			paging.EncodeCursor(censusCursor{Site: last.SiteID, Unit: last.Unit, Room: last.Room, Bed: last.Bed, ID: last.ID}))
-		out.Headers.Link = &next
-	}
+	rows, out.Headers.Link = paging.Page(ctx, rows, limit, func(last db.Patient) any {
+		return censusCursor{Site: last.SiteID, Unit: last.Unit, Room: last.Room, Bed: last.Bed, ID: last.ID}
+	})
 	for _, r := range rows {
 		ps, err := patientSummary(r)
 		if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"slices"
 	"time"
 
@@ -67,7 +66,7 @@ func (h *Handlers) ListUnmappedCodes(ctx context.Context, req api.ListUnmappedCo
 		status = string(*p.Status)
 	}
 	// A site-limited member sees the codes their sites' patients carry, counted at their sites.
-	params := db.ListClinicalCodesParams{OrgID: req.OrgId, Scope: a.SiteScope(), Status: status, MaxRows: int32(limit + 1)}
+	params := db.ListClinicalCodesParams{OrgID: req.OrgId, Scope: a.SiteScope(), Status: status, MaxRows: paging.Fetch(limit)}
 	if p.Kind != nil {
 		k := string(*p.Kind)
 		params.Kind = &k
@@ -85,23 +84,9 @@ func (h *Handlers) ListUnmappedCodes(ctx context.Context, req api.ListUnmappedCo
 		return nil, err
 	}
 	out := api.ListUnmappedCodes200JSONResponse{Body: make([]api.UnmappedCode, 0, len(rows))}
-	if len(rows) > limit {
-		rows = rows[:limit]
-		last := rows[len(rows)-1]
-		v := url.Values{}
-		if p.Kind != nil {
-			v.Set("kind", string(*p.Kind))
-		}
-		if p.Status != nil {
-			v.Set("status", string(*p.Status))
-		}
-		if p.Limit != nil {
-			v.Set("limit", fmt.Sprint(*p.Limit))
-		}
-		next := paging.NextLink(ctx, fmt.Sprintf("/v1/orgs/%s/clinical/unmapped-codes", req.OrgId), v,
-			paging.EncodeCursor(codeCursor{At: last.SortAt, Kind: last.Kind, Code: last.Code}))
-		out.Headers.Link = &next
-	}
+	rows, out.Headers.Link = paging.Page(ctx, rows, limit, func(last db.ListClinicalCodesRow) any {
+		return codeCursor{At: last.SortAt, Kind: last.Kind, Code: last.Code}
+	})
 	views := make([]codeView, 0, len(rows))
 	for _, r := range rows {
 		views = append(views, codeView(db.GetClinicalCodeRow{

@@ -2,8 +2,6 @@ package clinical
 
 import (
 	"context"
-	"fmt"
-	"net/url"
 	"time"
 
 	"github.com/google/uuid"
@@ -31,7 +29,7 @@ func (h *Handlers) ListHl7Messages(ctx context.Context, req api.ListHl7MessagesR
 		}
 	}
 	limit := paging.Limit(p.Limit)
-	params := db.ListHl7MessagesParams{OrgID: req.OrgId, Scope: a.SiteScope(), SiteID: p.SiteId, ControlID: p.ControlId, MaxRows: int32(limit + 1)}
+	params := db.ListHl7MessagesParams{OrgID: req.OrgId, Scope: a.SiteScope(), SiteID: p.SiteId, ControlID: p.ControlId, MaxRows: paging.Fetch(limit)}
 	if p.Outcome != nil {
 		o := string(*p.Outcome)
 		params.Outcome = &o
@@ -48,25 +46,7 @@ func (h *Handlers) ListHl7Messages(ctx context.Context, req api.ListHl7MessagesR
 		return nil, err
 	}
 	out := api.ListHl7Messages200JSONResponse{Body: make([]api.Hl7MessageRecord, 0, len(rows))}
-	if len(rows) > limit {
-		rows = rows[:limit]
-		last := rows[len(rows)-1]
-		v := url.Values{}
-		if p.SiteId != nil {
-			v.Set("siteId", p.SiteId.String())
-		}
-		if p.ControlId != nil {
-			v.Set("controlId", *p.ControlId)
-		}
-		if p.Outcome != nil {
-			v.Set("outcome", string(*p.Outcome))
-		}
-		if p.Limit != nil {
-			v.Set("limit", fmt.Sprint(*p.Limit))
-		}
-		next := paging.NextLink(ctx, fmt.Sprintf("/v1/orgs/%s/adt/messages", req.OrgId), v, paging.EncodeCursor(messageCursor{At: last.ReceivedAt, ID: last.ID}))
-		out.Headers.Link = &next
-	}
+	rows, out.Headers.Link = paging.Page(ctx, rows, limit, func(last db.Hl7Message) any { return messageCursor{At: last.ReceivedAt, ID: last.ID} })
 	for _, r := range rows {
 		m := api.Hl7MessageRecord{
 			Id: r.ID, SiteId: r.SiteID, ReceivedAt: r.ReceivedAt, Index: int(r.BatchIndex), ControlId: r.ControlID,

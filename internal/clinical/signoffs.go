@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"strings"
 	"time"
 
@@ -141,7 +140,7 @@ func (h *Handlers) ListSignoffs(ctx context.Context, req api.ListSignoffsRequest
 		}
 	}
 	limit := paging.Limit(p.Limit)
-	params := db.ListSignoffsParams{OrgID: req.OrgId, Scope: a.SiteScope(), SiteID: p.SiteId, PatientID: p.PatientId, MaxRows: int32(limit + 1)}
+	params := db.ListSignoffsParams{OrgID: req.OrgId, Scope: a.SiteScope(), SiteID: p.SiteId, PatientID: p.PatientId, MaxRows: paging.Fetch(limit)}
 	if p.Status != nil {
 		st := string(*p.Status)
 		params.Status = &st
@@ -158,25 +157,7 @@ func (h *Handlers) ListSignoffs(ctx context.Context, req api.ListSignoffsRequest
 		return nil, err
 	}
 	out := api.ListSignoffs200JSONResponse{Body: make([]api.Signoff, 0, len(rows))}
-	if len(rows) > limit {
-		rows = rows[:limit]
-		last := rows[len(rows)-1]
-		v := url.Values{}
-		if p.Status != nil {
-			v.Set("status", string(*p.Status))
-		}
-		if p.SiteId != nil {
-			v.Set("siteId", p.SiteId.String())
-		}
-		if p.PatientId != nil {
-			v.Set("patientId", p.PatientId.String())
-		}
-		if p.Limit != nil {
-			v.Set("limit", fmt.Sprint(*p.Limit))
-		}
-		next := paging.NextLink(ctx, fmt.Sprintf("/v1/orgs/%s/signoffs", req.OrgId), v, paging.EncodeCursor(signoffCursor{At: last.SubmittedAt, ID: last.ID}))
-		out.Headers.Link = &next
-	}
+	rows, out.Headers.Link = paging.Page(ctx, rows, limit, func(last db.ListSignoffsRow) any { return signoffCursor{At: last.SubmittedAt, ID: last.ID} })
 	for _, s := range rows {
 		view, err := toAPISignoff(signoffView{Signoff: db.Signoff{
 			ID: s.ID, OrgID: s.OrgID, SiteID: s.SiteID, PatientID: s.PatientID, DietOrderID: s.DietOrderID, DietOrder: s.DietOrder,

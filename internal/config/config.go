@@ -34,8 +34,12 @@ const (
 type Config struct {
 	// DatabaseURL selects an external PostgreSQL; empty starts the private cluster under DataDir.
 	DatabaseURL string
-	Addr        string
-	WebURL      string
+	// DatabaseDirectURL, when set, is a direct connection to the database DatabaseURL reaches
+	// through a transaction pooler (PgBouncer in transaction mode): migrations and the LISTEN
+	// sessions use it, and the pool sends no server-side prepared statements.
+	DatabaseDirectURL string
+	Addr              string
+	WebURL            string
 	// PublicURL is the API's own base URL as clients reach it (scheme, host, optional path
 	// prefix, no trailing slash). Absolute links the server returns (pagination's Link header)
 	// are built from it, never from the request's Host header, which the client controls.
@@ -91,13 +95,14 @@ func FromEnv(lookup func(string) (string, bool)) (Config, error) {
 		return def
 	}
 	c := Config{
-		DatabaseURL:  get("DATABASE_URL", ""),
-		Addr:         get("SOUS_ADDR", ":8080"),
-		WebURL:       get("SOUS_WEB_URL", "http://localhost:8080"),
-		DataDir:      get("SOUS_DATA_DIR", ".sous"),
-		BodyLimit:    get("SOUS_BODY_LIMIT", "1M"),
-		HL7BodyLimit: get("SOUS_HL7_BODY_LIMIT", DefaultHL7BodyLimit),
-		PprofAddr:    get("SOUS_PPROF_ADDR", ""),
+		DatabaseURL:       get("DATABASE_URL", ""),
+		DatabaseDirectURL: get("SOUS_DATABASE_DIRECT_URL", ""),
+		Addr:              get("SOUS_ADDR", ":8080"),
+		WebURL:            get("SOUS_WEB_URL", "http://localhost:8080"),
+		DataDir:           get("SOUS_DATA_DIR", ".sous"),
+		BodyLimit:         get("SOUS_BODY_LIMIT", "1M"),
+		HL7BodyLimit:      get("SOUS_HL7_BODY_LIMIT", DefaultHL7BodyLimit),
+		PprofAddr:         get("SOUS_PPROF_ADDR", ""),
 	}
 	c.JWTKeyFile = get("SOUS_JWT_KEY_FILE", filepath.Join(c.DataDir, "jwt-signing-key.pem"))
 
@@ -126,6 +131,14 @@ func FromEnv(lookup func(string) (string, bool)) (Config, error) {
 		if _, err = pgconn.ParseConfig(c.DatabaseURL); err != nil {
 			// pgconn's message can repeat the URL, password included: name the variable only.
 			return c, errors.New("DATABASE_URL: not a PostgreSQL connection string (postgres://user:password@host:port/db)")
+		}
+	}
+	if c.DatabaseDirectURL != "" {
+		if c.DatabaseURL == "" {
+			return c, errors.New("SOUS_DATABASE_DIRECT_URL: set only with DATABASE_URL (the pooler's URL)")
+		}
+		if _, err = pgconn.ParseConfig(c.DatabaseDirectURL); err != nil {
+			return c, errors.New("SOUS_DATABASE_DIRECT_URL: not a PostgreSQL connection string (postgres://user:password@host:port/db)")
 		}
 	}
 	if _, err = ParseSize(c.BodyLimit); err != nil {

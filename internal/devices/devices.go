@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"strings"
 
 	"github.com/google/uuid"
@@ -32,7 +31,7 @@ func (h *Handlers) ListDevices(ctx context.Context, req api.ListDevicesRequestOb
 	}
 	p := req.Params
 	limit := paging.Limit(p.Limit)
-	params := db.ListDevicesParams{OrgID: req.OrgId, Scope: a.SiteScope(), SiteID: p.SiteId, MaxRows: int32(limit + 1)}
+	params := db.ListDevicesParams{OrgID: req.OrgId, Scope: a.SiteScope(), SiteID: p.SiteId, MaxRows: paging.Fetch(limit)}
 	if p.Cursor != nil {
 		var c deviceCursor
 		if err := paging.DecodeCursor(*p.Cursor, &c, func() bool { return c.ID != uuid.Nil }); err != nil {
@@ -45,19 +44,7 @@ func (h *Handlers) ListDevices(ctx context.Context, req api.ListDevicesRequestOb
 		return nil, err
 	}
 	out := api.ListDevices200JSONResponse{Body: make([]api.Device, 0, len(rows))}
-	if len(rows) > limit {
-		rows = rows[:limit]
-		last := rows[len(rows)-1]
-		q := url.Values{}
-		if p.SiteId != nil {
-			q.Set("siteId", p.SiteId.String())
-		}
-		if p.Limit != nil {
-			q.Set("limit", fmt.Sprint(*p.Limit))
-		}
-		next := paging.NextLink(ctx, fmt.Sprintf("/v1/orgs/%s/devices", req.OrgId), q, paging.EncodeCursor(deviceCursor{Name: last.Name, ID: last.ID}))
-		out.Headers.Link = &next
-	}
+	rows, out.Headers.Link = paging.Page(ctx, rows, limit, func(last db.Device) any { return deviceCursor{Name: last.Name, ID: last.ID} })
 	for _, r := range rows {
 		d, err := toAPIDevice(r)
 		if err != nil {

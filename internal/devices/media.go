@@ -5,11 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"io"
 	"mime/multipart"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -189,7 +187,7 @@ func (h *Handlers) ListMedia(ctx context.Context, req api.ListMediaRequestObject
 	}
 	p := req.Params
 	limit := paging.Limit(p.Limit)
-	params := db.ListMediaParams{OrgID: req.OrgId, Scope: a.SiteScope(), MaxRows: int32(limit + 1)}
+	params := db.ListMediaParams{OrgID: req.OrgId, Scope: a.SiteScope(), MaxRows: paging.Fetch(limit)}
 	if p.Cursor != nil {
 		var c mediaCursor
 		if err := paging.DecodeCursor(*p.Cursor, &c, func() bool { return c.ID != uuid.Nil }); err != nil {
@@ -202,16 +200,7 @@ func (h *Handlers) ListMedia(ctx context.Context, req api.ListMediaRequestObject
 		return nil, err
 	}
 	out := api.ListMedia200JSONResponse{Body: make([]api.Media, 0, len(rows))}
-	if len(rows) > limit {
-		rows = rows[:limit]
-		last := rows[len(rows)-1]
-		q := url.Values{}
-		if p.Limit != nil {
-			q.Set("limit", strconv.Itoa(*p.Limit))
-		}
-		next := paging.NextLink(ctx, fmt.Sprintf("/v1/orgs/%s/media", req.OrgId), q, paging.EncodeCursor(mediaCursor{At: last.CreatedAt, ID: last.ID}))
-		out.Headers.Link = &next
-	}
+	rows, out.Headers.Link = paging.Page(ctx, rows, limit, func(last db.ListMediaRow) any { return mediaCursor{At: last.CreatedAt, ID: last.ID} })
 	for _, r := range rows {
 		out.Body = append(out.Body, toAPIMedia(r.ID, r.SiteID, r.ContentType, r.Size, r.Sha256, r.Filename, r.CreatedAt))
 	}

@@ -38,7 +38,7 @@ func TestEveryErrorCodeIsInTheSpec(t *testing.T) {
 			t.Errorf("code %q of apierr.Codes is missing from the spec's ErrorCode enum", c)
 		}
 	}
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../docs/reference/error-codes.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func TestEveryErrorCodeIsInTheSpec(t *testing.T) {
 			t.Errorf("spec code %q has no line in ErrorCode's description", c)
 		}
 		if !strings.Contains(string(readme), "| `"+c+"` |") {
-			t.Errorf("code %q is missing from the README's error code table", c)
+			t.Errorf("code %q is missing from the error code table (docs/reference/error-codes.md)", c)
 		}
 	}
 

@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io/fs"
 	"net/http"
+	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
 
+	"github.com/sous-app/sous/docs"
 	"github.com/sous-app/sous/gen"
 	"github.com/sous-app/sous/gen/api"
 )
@@ -62,8 +65,13 @@ const docsPage = `<!DOCTYPE html>
 </html>
 `
 
-// registerDocs serves /docs from assets compiled into the binary.
+// registerDocs serves /docs from assets compiled into the binary: the API reference, and the
+// guides, reference and operations pages it links to (as Markdown, shown as text). A browser
+// opening the server's root is sent to the reference.
 func registerDocs(e *echo.Echo) {
+	e.GET("/", func(c echo.Context) error { return c.Redirect(http.StatusFound, "/docs") })
+	e.GET("/docs/:page", servePage)
+	e.GET("/docs/:section/:page", servePage)
 	e.GET("/docs", func(c echo.Context) error {
 		c.Response().Header().Set("Content-Security-Policy",
 			"default-src 'self'; script-src 'self' 'unsafe-inline' blob:; style-src 'self' 'unsafe-inline'; img-src 'self' data:; worker-src 'self' blob:; font-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
@@ -74,4 +82,21 @@ func registerDocs(e *echo.Echo) {
 		c.Response().Header().Set("Cache-Control", "public, max-age=86400")
 		return c.Blob(http.StatusOK, "application/javascript", gen.RedocJS)
 	})
+}
+
+// servePage answers a Markdown page of docs.Pages (guides/stock.md, benchmarks.md…) as UTF-8
+// text, which browsers show rather than download; anything else under /docs is a 404.
+func servePage(c echo.Context) error {
+	name := c.Param("page")
+	if section := c.Param("section"); section != "" {
+		name = section + "/" + name
+	}
+	if !strings.HasSuffix(name, ".md") || !fs.ValidPath(name) {
+		return echo.ErrNotFound
+	}
+	b, err := fs.ReadFile(docs.Pages, name)
+	if err != nil {
+		return echo.ErrNotFound
+	}
+	return c.Blob(http.StatusOK, "text/plain; charset=utf-8", b)
 }

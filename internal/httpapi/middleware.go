@@ -50,6 +50,7 @@ func requestContext(publicURL string) echo.MiddlewareFunc {
 			ctx = reqinfo.WithOrigin(ctx, publicURL)
 			ctx = reqinfo.WithAccept(ctx, c.Request().Header.Get(echo.HeaderAccept))
 			ctx = reqinfo.WithUserAgent(ctx, c.Request().UserAgent())
+			ctx = reqinfo.WithURL(ctx, c.Request().URL)
 			c.SetRequest(c.Request().WithContext(ctx))
 			return next(c)
 		}

@@ -3,7 +3,6 @@ package inventory
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -126,7 +125,7 @@ func (h *Handlers) ListCounts(ctx context.Context, req api.ListCountsRequestObje
 		}
 	}
 	limit := paging.Limit(p.Limit)
-	params := db.ListCountsParams{OrgID: req.OrgId, Scope: a.SiteScope(), SiteID: p.SiteId, MaxRows: int32(limit + 1)}
+	params := db.ListCountsParams{OrgID: req.OrgId, Scope: a.SiteScope(), SiteID: p.SiteId, MaxRows: paging.Fetch(limit)}
 	if p.Status != nil {
 		s := string(*p.Status)
 		params.Status = &s
@@ -144,22 +143,7 @@ func (h *Handlers) ListCounts(ctx context.Context, req api.ListCountsRequestObje
 		return nil, err
 	}
 	out := api.ListCounts200JSONResponse{Body: make([]api.CountSheet, 0, len(rows))}
-	if len(rows) > limit {
-		rows = rows[:limit]
-		last := rows[len(rows)-1]
-		v := url.Values{}
-		if p.SiteId != nil {
-			v.Set("siteId", p.SiteId.String())
-		}
-		if p.Status != nil {
-			v.Set("status", string(*p.Status))
-		}
-		if p.Limit != nil {
-			v.Set("limit", fmt.Sprint(*p.Limit))
-		}
-		next := paging.NextLink(ctx, fmt.Sprintf("/v1/orgs/%s/counts", req.OrgId), v, paging.EncodeCursor(countCursor{At: last.CountedAt, ID: last.ID}))
-		out.Headers.Link = &next
-	}
+	rows, out.Headers.Link = paging.Page(ctx, rows, limit, func(last db.Count) any { return countCursor{At: last.CountedAt, ID: last.ID} })
 	sheets, err := sheetsOf(ctx, q, rows)
 	if err != nil {
 		return nil, err

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"strings"
 
 	"github.com/google/uuid"
@@ -33,7 +32,7 @@ func (h *Handlers) ListInventoryItems(ctx context.Context, req api.ListInventory
 	}
 	p := req.Params
 	limit := paging.Limit(p.Limit)
-	params := db.ListInventoryItemsParams{OrgID: req.OrgId, Q: nonBlank(p.Q), Category: nonBlank(p.Category), Active: p.Active, MaxRows: int32(limit + 1)}
+	params := db.ListInventoryItemsParams{OrgID: req.OrgId, Q: nonBlank(p.Q), Category: nonBlank(p.Category), Active: p.Active, MaxRows: paging.Fetch(limit)}
 	if p.Cursor != nil {
 		var c itemCursor
 		if err := paging.DecodeCursor(*p.Cursor, &c, func() bool { return c.ID != uuid.Nil }); err != nil {
@@ -47,25 +46,7 @@ func (h *Handlers) ListInventoryItems(ctx context.Context, req api.ListInventory
 		return nil, err
 	}
 	out := api.ListInventoryItems200JSONResponse{Body: make([]api.InventoryItem, 0, len(rows))}
-	if len(rows) > limit {
-		rows = rows[:limit]
-		last := rows[len(rows)-1]
-		v := url.Values{}
-		for k, s := range map[string]*string{"q": p.Q, "category": p.Category} {
-			if s != nil {
-				v.Set(k, *s)
-			}
-		}
-		if p.Active != nil {
-			v.Set("active", fmt.Sprint(*p.Active))
-		}
-		if p.Limit != nil {
-			v.Set("limit", fmt.Sprint(*p.Limit))
-		}
-		next := paging.NextLink(ctx, fmt.Sprintf("/v1/orgs/%s/inventory-items", req.OrgId), v,
-			paging.EncodeCursor(itemCursor{Name: strings.ToLower(last.Name), ID: last.ID}))
-		out.Headers.Link = &next
-	}
+	rows, out.Headers.Link = paging.Page(ctx, rows, limit, func(last db.InventoryItem) any { return itemCursor{Name: strings.ToLower(last.Name), ID: last.ID} })
 	items, err := assemble(ctx, q, req.OrgId, rows)
 	if err != nil {
 		return nil, err

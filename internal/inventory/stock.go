@@ -3,8 +3,6 @@ package inventory
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"net/url"
 	"sort"
 	"time"
 
@@ -47,30 +45,14 @@ func (h *Handlers) ListStock(ctx context.Context, req api.ListStockRequestObject
 	}
 	belowPar := p.BelowPar != nil && *p.BelowPar
 	rows, err := h.stockPage(ctx, stockQuery{orgID: req.OrgId, siteID: p.SiteId, scope: a.SiteScope(), locationID: p.LocationId,
-		itemID: p.ItemId, belowPar: belowPar, cursor: cur, limit: limit + 1})
+		itemID: p.ItemId, belowPar: belowPar, cursor: cur, limit: int(paging.Fetch(limit))})
 	if err != nil {
 		return nil, err
 	}
 	out := api.ListStock200JSONResponse{Body: make([]api.StockLevel, 0, len(rows))}
-	if len(rows) > limit {
-		rows = rows[:limit]
-		last := rows[len(rows)-1]
-		v := url.Values{}
-		for k, id := range map[string]*uuid.UUID{"siteId": p.SiteId, "locationId": p.LocationId, "itemId": p.ItemId} {
-			if id != nil {
-				v.Set(k, id.String())
-			}
-		}
-		if p.BelowPar != nil {
-			v.Set("belowPar", fmt.Sprint(*p.BelowPar))
-		}
-		if p.Limit != nil {
-			v.Set("limit", fmt.Sprint(*p.Limit))
-		}
-		next := paging.NextLink(ctx, fmt.Sprintf("/v1/orgs/%s/stock", req.OrgId), v,
-			paging.EncodeCursor(stockCursor{Name: last.sortName, Item: last.ItemId, Location: last.LocationId}))
-		out.Headers.Link = &next
-	}
+	rows, out.Headers.Link = paging.Page(ctx, rows, limit, func(last stockRow) any {
+		return stockCursor{Name: last.sortName, Item: last.ItemId, Location: last.LocationId}
+	})
 	for _, r := range rows {
 		out.Body = append(out.Body, r.StockLevel)
 	}
@@ -218,7 +200,7 @@ func (h *Handlers) ListStockTxns(ctx context.Context, req api.ListStockTxnsReque
 	limit := paging.Limit(p.Limit)
 	params := db.ListStockTxnsParams{
 		OrgID: req.OrgId, Scope: a.SiteScope(), SiteID: p.SiteId, ItemID: p.ItemId, LocationID: p.LocationId,
-		FromAt: p.From, ToAt: p.To, MaxRows: int32(limit + 1),
+		FromAt: p.From, ToAt: p.To, MaxRows: paging.Fetch(limit),
 	}
 	if p.Kind != nil {
 		k := string(*p.Kind)
@@ -236,30 +218,7 @@ func (h *Handlers) ListStockTxns(ctx context.Context, req api.ListStockTxnsReque
 		return nil, err
 	}
 	out := api.ListStockTxns200JSONResponse{Body: make([]api.StockTxn, 0, len(rows))}
-	if len(rows) > limit {
-		rows = rows[:limit]
-		last := rows[len(rows)-1].StockTxn
-		v := url.Values{}
-		for k, id := range map[string]*uuid.UUID{"siteId": p.SiteId, "locationId": p.LocationId, "itemId": p.ItemId} {
-			if id != nil {
-				v.Set(k, id.String())
-			}
-		}
-		if p.Kind != nil {
-			v.Set("kind", string(*p.Kind))
-		}
-		if p.From != nil {
-			v.Set("from", p.From.Format(time.RFC3339Nano))
-		}
-		if p.To != nil {
-			v.Set("to", p.To.Format(time.RFC3339Nano))
-		}
-		if p.Limit != nil {
-			v.Set("limit", fmt.Sprint(*p.Limit))
-		}
-		next := paging.NextLink(ctx, fmt.Sprintf("/v1/orgs/%s/stock/txns", req.OrgId), v, paging.EncodeCursor(txnCursor{At: last.At, ID: last.ID}))
-		out.Headers.Link = &next
-	}
+	rows, out.Headers.Link = paging.Page(ctx, rows, limit, func(last db.ListStockTxnsRow) any { return txnCursor{At: last.StockTxn.At, ID: last.StockTxn.ID} })
 	for _, r := range rows {
 		out.Body = append(out.Body, txnToAPI(r.StockTxn, r.BaseUnit))
 	}
@@ -289,7 +248,7 @@ func (h *Handlers) ListLots(ctx context.Context, req api.ListLotsRequestObject) 
 	limit := paging.Limit(p.Limit)
 	params := db.ListLotsParams{
 		OrgID: req.OrgId, Scope: a.SiteScope(), SiteID: p.SiteId, ItemID: p.ItemId,
-		IncludeEmpty: p.IncludeEmpty != nil && *p.IncludeEmpty, MaxRows: int32(limit + 1),
+		IncludeEmpty: p.IncludeEmpty != nil && *p.IncludeEmpty, MaxRows: paging.Fetch(limit),
 	}
 	if p.ExpiresBefore != nil {
 		params.ExpiresBefore = pgtype.Date{Time: p.ExpiresBefore.Time, Valid: true}
@@ -310,31 +269,13 @@ func (h *Handlers) ListLots(ctx context.Context, req api.ListLotsRequestObject) 
 		return nil, err
 	}
 	out := api.ListLots200JSONResponse{Body: make([]api.Lot, 0, len(rows))}
-	if len(rows) > limit {
-		rows = rows[:limit]
-		last := rows[len(rows)-1]
-		v := url.Values{}
-		for k, id := range map[string]*uuid.UUID{"siteId": p.SiteId, "itemId": p.ItemId} {
-			if id != nil {
-				v.Set(k, id.String())
-			}
-		}
-		if p.ExpiresBefore != nil {
-			v.Set("expiresBefore", p.ExpiresBefore.Format(time.DateOnly))
-		}
-		if p.IncludeEmpty != nil {
-			v.Set("includeEmpty", fmt.Sprint(*p.IncludeEmpty))
-		}
-		if p.Limit != nil {
-			v.Set("limit", fmt.Sprint(*p.Limit))
-		}
+	rows, out.Headers.Link = paging.Page(ctx, rows, limit, func(last db.ListLotsRow) any {
 		c := lotCursor{Received: last.ReceivedAt, ID: last.ID}
 		if last.ExpiresOn.Valid {
 			c.Expiry = last.ExpiresOn.Time
 		}
-		next := paging.NextLink(ctx, fmt.Sprintf("/v1/orgs/%s/lots", req.OrgId), v, paging.EncodeCursor(c))
-		out.Headers.Link = &next
-	}
+		return c
+	})
 	for _, r := range rows {
 		l := api.Lot{
 			Id: r.ID, SiteId: r.SiteID, ItemId: r.ItemID, Code: r.Code, ReceivedAt: r.ReceivedAt,

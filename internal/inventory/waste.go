@@ -2,8 +2,6 @@ package inventory
 
 import (
 	"context"
-	"fmt"
-	"net/url"
 	"strings"
 	"time"
 
@@ -155,7 +153,7 @@ func (h *Handlers) ListWasteLogs(ctx context.Context, req api.ListWasteLogsReque
 		}
 	}
 	limit := paging.Limit(p.Limit)
-	params := db.ListWasteLogsParams{OrgID: req.OrgId, Scope: a.SiteScope(), SiteID: p.SiteId, ItemID: p.ItemId, RunID: p.RunId, FromAt: p.From, ToAt: p.To, MaxRows: int32(limit + 1)}
+	params := db.ListWasteLogsParams{OrgID: req.OrgId, Scope: a.SiteScope(), SiteID: p.SiteId, ItemID: p.ItemId, RunID: p.RunId, FromAt: p.From, ToAt: p.To, MaxRows: paging.Fetch(limit)}
 	if p.Reason != nil {
 		r := string(*p.Reason)
 		params.Reason = &r
@@ -173,30 +171,9 @@ func (h *Handlers) ListWasteLogs(ctx context.Context, req api.ListWasteLogsReque
 		return nil, err
 	}
 	out := api.ListWasteLogs200JSONResponse{Body: make([]api.WasteLog, 0, len(rows))}
-	if len(rows) > limit {
-		rows = rows[:limit]
-		last := rows[len(rows)-1].WasteLog
-		v := url.Values{}
-		for k, id := range map[string]*uuid.UUID{"siteId": p.SiteId, "itemId": p.ItemId} {
-			if id != nil {
-				v.Set(k, id.String())
-			}
-		}
-		if p.Reason != nil {
-			v.Set("reason", string(*p.Reason))
-		}
-		if p.From != nil {
-			v.Set("from", p.From.Format(time.RFC3339Nano))
-		}
-		if p.To != nil {
-			v.Set("to", p.To.Format(time.RFC3339Nano))
-		}
-		if p.Limit != nil {
-			v.Set("limit", fmt.Sprint(*p.Limit))
-		}
-		next := paging.NextLink(ctx, fmt.Sprintf("/v1/orgs/%s/waste-logs", req.OrgId), v, paging.EncodeCursor(wasteCursor{At: last.CreatedAt, ID: last.ID}))
-		out.Headers.Link = &next
-	}
+	rows, out.Headers.Link = paging.Page(ctx, rows, limit, func(last db.ListWasteLogsRow) any {
+		return wasteCursor{At: last.WasteLog.CreatedAt, ID: last.WasteLog.ID}
+	})
 	ids := make([]uuid.UUID, 0, len(rows))
 	for _, r := range rows {
 		ids = append(ids, r.WasteLog.ID)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"strings"
 
 	"github.com/google/uuid"
@@ -230,7 +229,7 @@ func (h *Handlers) ListRecipes(ctx context.Context, req api.ListRecipesRequestOb
 	}
 	p := req.Params
 	limit := paging.Limit(p.Limit)
-	params := db.ListRecipesParams{OrgID: a.OrgID, Q: nonBlank(p.Q), Category: nonBlank(p.Category), Archived: p.Archived, MaxRows: int32(limit + 1)}
+	params := db.ListRecipesParams{OrgID: a.OrgID, Q: nonBlank(p.Q), Category: nonBlank(p.Category), Archived: p.Archived, MaxRows: paging.Fetch(limit)}
 	if p.Cursor != nil {
 		var c recipeCursor
 		if err := paging.DecodeCursor(*p.Cursor, &c, func() bool { return c.ID != uuid.Nil }); err != nil {
@@ -244,10 +243,7 @@ func (h *Handlers) ListRecipes(ctx context.Context, req api.ListRecipesRequestOb
 		return nil, err
 	}
 	out := api.ListRecipes200JSONResponse{Body: make([]api.Recipe, 0, len(ids))}
-	more := len(ids) > limit
-	if more {
-		ids = ids[:limit]
-	}
+	ids, more := paging.Trim(ids, limit)
 	// The page's recipes and everything they use, read once.
 	if len(ids) > 0 {
 		heads, err := q.GetRecipes(ctx, db.GetRecipesParams{OrgID: a.OrgID, Ids: ids})
@@ -272,21 +268,7 @@ func (h *Handlers) ListRecipes(ctx context.Context, req api.ListRecipesRequestOb
 	}
 	if more {
 		last := out.Body[len(out.Body)-1]
-		v := url.Values{}
-		for k, s := range map[string]*string{"q": p.Q, "category": p.Category} {
-			if s != nil {
-				v.Set(k, *s)
-			}
-		}
-		if p.Archived != nil {
-			v.Set("archived", fmt.Sprint(*p.Archived))
-		}
-		if p.Limit != nil {
-			v.Set("limit", fmt.Sprint(*p.Limit))
-		}
-		next := paging.NextLink(ctx, fmt.Sprintf("/v1/orgs/%s/recipes", a.OrgID), v,
-			paging.EncodeCursor(recipeCursor{Name: strings.ToLower(last.Name), ID: last.Id}))
-		out.Headers.Link = &next
+		out.Headers.Link = paging.Next(ctx, recipeCursor{Name: strings.ToLower(last.Name), ID: last.Id})
 	}
 	return out, nil
 }

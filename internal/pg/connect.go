@@ -39,6 +39,15 @@ type Options struct {
 	// StatementTimeout is the sessions' statement_timeout and
 	// idle_in_transaction_session_timeout (either in the URL wins for itself).
 	StatementTimeout time.Duration
+	// Pooler says the URL leads to a transaction pooler (PgBouncer with pool_mode=transaction):
+	// consecutive transactions may reach different server sessions, so statements are sent
+	// without named prepared statements (pgx's cache_describe mode, unless the URL sets
+	// default_query_exec_mode: the parameter and result types are asked once per connection,
+	// each execution parses the statement again in the same round trip), and no session
+	// settings travel in the startup message (PgBouncer refuses parameters it does not know):
+	// plan_cache_mode, statement_timeout and idle_in_transaction_session_timeout are then the
+	// database role's (ALTER ROLE … SET; docs/operations/scaling.md).
+	Pooler bool
 }
 
 // DefaultOptions are the Options of Connect.
@@ -83,6 +92,9 @@ func PoolConfig(url string, o Options) (*pgxpool.Config, error) {
 	}
 	applyPoolDefaults(cfg, url)
 	applySessionDefaults(&cfg.ConnConfig.Config, url, o)
+	if o.Pooler && !strings.Contains(url, "default_query_exec_mode") {
+		cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheDescribe
+	}
 	// Every connection, the pool's and those made from its config (the listeners of the
 	// realtime hub and the webhook dispatcher), goes through the fence's dialer; see fence.
 	f := newFence(cfg.ConnConfig.ConnectTimeout)
@@ -144,6 +156,9 @@ func applySessionDefaults(cfg *pgconn.Config, connString string, o Options) {
 	explicit := func(name string) bool { return strings.Contains(connString, name) }
 	if cfg.ConnectTimeout == 0 && !explicit("connect_timeout") && o.ConnectTimeout > 0 {
 		cfg.ConnectTimeout = o.ConnectTimeout
+	}
+	if o.Pooler {
+		return // the role's settings apply; see Options.Pooler
 	}
 	// A prepared statement's generic plan is made once per connection, after its fifth run, for
 	// the table sizes of that moment, and kept until the schema changes or the table is

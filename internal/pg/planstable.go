@@ -61,7 +61,14 @@ type Lookups struct {
 // it (their authorization, /auth/me, the sites list), so it gets the main pool's size; with half
 // of it the sites list lost a third of its throughput at 32 concurrent clients. Close it before
 // main.
-func OpenLookups(main *pgxpool.Pool) (*Lookups, error) {
+//
+// Behind a transaction pooler (pooler: see Options.Pooler) no session keeps anything between
+// transactions, a plan included, and the pooler refuses settings in the startup message: there
+// every statement goes to main.
+func OpenLookups(main *pgxpool.Pool, pooler bool) (*Lookups, error) {
+	if pooler {
+		return &Lookups{main: main, generic: main}, nil
+	}
 	cfg := main.Config()
 	cfg.ConnConfig.RuntimeParams["plan_cache_mode"] = "force_generic_plan"
 	cfg.MinConns = 0
@@ -73,7 +80,11 @@ func OpenLookups(main *pgxpool.Pool) (*Lookups, error) {
 }
 
 // Close closes the generic-plan pool (not main).
-func (l *Lookups) Close() { l.generic.Close() }
+func (l *Lookups) Close() {
+	if l.generic != l.main {
+		l.generic.Close()
+	}
+}
 
 // Queries returns the generated queries with the listed statements routed to the generic-plan
 // pool. Use it for reads outside a transaction; inside one, db.New(tx).

@@ -303,7 +303,7 @@ func TestLookupsPlanOnlyListedStatementsGenerically(t *testing.T) {
 	t.Parallel()
 	pool := migratedPool(t, "pool_max_conns=1")
 	ctx := t.Context()
-	lookups, err := pg.OpenLookups(pool)
+	lookups, err := pg.OpenLookups(pool, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net/url"
 	"sort"
 	"time"
 
@@ -269,7 +268,7 @@ func (h *Handlers) ListOrderLists(ctx context.Context, req api.ListOrderListsReq
 	}
 	p := req.Params
 	limit := paging.Limit(p.Limit)
-	params := db.ListOrderListsParams{OrgID: req.OrgId, SiteID: p.SiteId, Lim: int32(limit + 1)}
+	params := db.ListOrderListsParams{OrgID: req.OrgId, SiteID: p.SiteId, Lim: paging.Fetch(limit)}
 	if p.SiteId != nil {
 		if err := a.CheckSite(*p.SiteId); err != nil {
 			return nil, err
@@ -291,19 +290,7 @@ func (h *Handlers) ListOrderLists(ctx context.Context, req api.ListOrderListsReq
 		return nil, err
 	}
 	out := api.ListOrderLists200JSONResponse{}
-	if len(rows) > limit {
-		rows = rows[:limit]
-		last := rows[len(rows)-1]
-		v := url.Values{}
-		if p.SiteId != nil {
-			v.Set("siteId", p.SiteId.String())
-		}
-		if p.Limit != nil {
-			v.Set("limit", fmt.Sprint(*p.Limit))
-		}
-		next := paging.NextLink(ctx, fmt.Sprintf("/v1/orgs/%s/order-lists", req.OrgId), v, paging.EncodeCursor(poCursor{At: last.CreatedAt, ID: last.ID}))
-		out.Headers.Link = &next
-	}
+	rows, out.Headers.Link = paging.Page(ctx, rows, limit, func(last db.OrderList) any { return poCursor{At: last.CreatedAt, ID: last.ID} })
 	if out.Body, err = orderListsOut(ctx, q, rows); err != nil {
 		return nil, err
 	}

@@ -3,7 +3,6 @@ package purchasing
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"strings"
 	"time"
 
@@ -183,7 +182,7 @@ func (h *Handlers) ListPurchaseOrders(ctx context.Context, req api.ListPurchaseO
 	}
 	p := req.Params
 	limit := paging.Limit(p.Limit)
-	params := db.ListPurchaseOrdersParams{OrgID: req.OrgId, SiteID: p.SiteId, VendorID: p.VendorId, Lim: int32(limit + 1)}
+	params := db.ListPurchaseOrdersParams{OrgID: req.OrgId, SiteID: p.SiteId, VendorID: p.VendorId, Lim: paging.Fetch(limit)}
 	if p.SiteId != nil {
 		if err := a.CheckSite(*p.SiteId); err != nil {
 			return nil, err
@@ -209,25 +208,7 @@ func (h *Handlers) ListPurchaseOrders(ctx context.Context, req api.ListPurchaseO
 		return nil, err
 	}
 	out := api.ListPurchaseOrders200JSONResponse{Body: make([]api.PurchaseOrder, 0, len(rows))}
-	if len(rows) > limit {
-		rows = rows[:limit]
-		last := rows[len(rows)-1]
-		v := url.Values{}
-		if p.SiteId != nil {
-			v.Set("siteId", p.SiteId.String())
-		}
-		if p.VendorId != nil {
-			v.Set("vendorId", p.VendorId.String())
-		}
-		if p.Status != nil {
-			v.Set("status", string(*p.Status))
-		}
-		if p.Limit != nil {
-			v.Set("limit", fmt.Sprint(*p.Limit))
-		}
-		next := paging.NextLink(ctx, fmt.Sprintf("/v1/orgs/%s/purchase-orders", req.OrgId), v, paging.EncodeCursor(poCursor{At: last.CreatedAt, ID: last.ID}))
-		out.Headers.Link = &next
-	}
+	rows, out.Headers.Link = paging.Page(ctx, rows, limit, func(last db.PurchaseOrder) any { return poCursor{At: last.CreatedAt, ID: last.ID} })
 	ids := make([]uuid.UUID, 0, len(rows))
 	for _, r := range rows {
 		ids = append(ids, r.ID)

@@ -3,7 +3,6 @@ package purchasing
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"sort"
 	"time"
 
@@ -221,7 +220,7 @@ func (h *Handlers) ListRequisitions(ctx context.Context, req api.ListRequisition
 	}
 	p := req.Params
 	limit := paging.Limit(p.Limit)
-	params := db.ListRequisitionsParams{OrgID: req.OrgId, SiteID: p.SiteId, Lim: int32(limit + 1)}
+	params := db.ListRequisitionsParams{OrgID: req.OrgId, SiteID: p.SiteId, Lim: paging.Fetch(limit)}
 	if p.SiteId != nil {
 		if err := a.CheckSite(*p.SiteId); err != nil {
 			return nil, err
@@ -247,22 +246,7 @@ func (h *Handlers) ListRequisitions(ctx context.Context, req api.ListRequisition
 		return nil, err
 	}
 	out := api.ListRequisitions200JSONResponse{}
-	if len(rows) > limit {
-		rows = rows[:limit]
-		last := rows[len(rows)-1]
-		v := url.Values{}
-		if p.SiteId != nil {
-			v.Set("siteId", p.SiteId.String())
-		}
-		if p.Status != nil {
-			v.Set("status", string(*p.Status))
-		}
-		if p.Limit != nil {
-			v.Set("limit", fmt.Sprint(*p.Limit))
-		}
-		next := paging.NextLink(ctx, fmt.Sprintf("/v1/orgs/%s/requisitions", req.OrgId), v, paging.EncodeCursor(poCursor{At: last.CreatedAt, ID: last.ID}))
-		out.Headers.Link = &next
-	}
+	rows, out.Headers.Link = paging.Page(ctx, rows, limit, func(last db.Requisition) any { return poCursor{At: last.CreatedAt, ID: last.ID} })
 	if out.Body, err = requisitionsOut(ctx, q, rows); err != nil {
 		return nil, err
 	}

@@ -3,7 +3,6 @@ package purchasing
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"strings"
 
 	"github.com/google/uuid"
@@ -28,7 +27,7 @@ type nameCursor struct {
 func (h *Handlers) ListVendors(ctx context.Context, req api.ListVendorsRequestObject) (api.ListVendorsResponseObject, error) {
 	p := req.Params
 	limit := paging.Limit(p.Limit)
-	params := db.ListVendorsParams{OrgID: req.OrgId, Active: p.Active, Lim: int32(limit + 1)}
+	params := db.ListVendorsParams{OrgID: req.OrgId, Active: p.Active, Lim: paging.Fetch(limit)}
 	if p.Cursor != nil {
 		var c nameCursor
 		if err := paging.DecodeCursor(*p.Cursor, &c, func() bool { return c.ID != uuid.Nil }); err != nil {
@@ -41,19 +40,7 @@ func (h *Handlers) ListVendors(ctx context.Context, req api.ListVendorsRequestOb
 		return nil, err
 	}
 	out := api.ListVendors200JSONResponse{Body: make([]api.Vendor, 0, len(rows))}
-	if len(rows) > limit {
-		rows = rows[:limit]
-		last := rows[len(rows)-1]
-		v := url.Values{}
-		if p.Active != nil {
-			v.Set("active", fmt.Sprint(*p.Active))
-		}
-		if p.Limit != nil {
-			v.Set("limit", fmt.Sprint(*p.Limit))
-		}
-		next := paging.NextLink(ctx, fmt.Sprintf("/v1/orgs/%s/vendors", req.OrgId), v, paging.EncodeCursor(nameCursor{Name: strings.ToLower(last.Name), ID: last.ID}))
-		out.Headers.Link = &next
-	}
+	rows, out.Headers.Link = paging.Page(ctx, rows, limit, func(last db.Vendor) any { return nameCursor{Name: strings.ToLower(last.Name), ID: last.ID} })
 	for _, r := range rows {
 		out.Body = append(out.Body, vendorToAPI(r))
 	}
@@ -186,7 +173,7 @@ func vendorToAPI(v db.Vendor) api.Vendor {
 func (h *Handlers) ListVendorItems(ctx context.Context, req api.ListVendorItemsRequestObject) (api.ListVendorItemsResponseObject, error) {
 	p := req.Params
 	limit := paging.Limit(p.Limit)
-	params := db.ListVendorItemsParams{OrgID: req.OrgId, VendorID: req.Id, Lim: int32(limit + 1)}
+	params := db.ListVendorItemsParams{OrgID: req.OrgId, VendorID: req.Id, Lim: paging.Fetch(limit)}
 	if p.Cursor != nil {
 		var c nameCursor
 		if err := paging.DecodeCursor(*p.Cursor, &c, func() bool { return c.ID != uuid.Nil }); err != nil {
@@ -203,16 +190,7 @@ func (h *Handlers) ListVendorItems(ctx context.Context, req api.ListVendorItemsR
 		return nil, err
 	}
 	out := api.ListVendorItems200JSONResponse{Body: make([]api.VendorItem, 0, len(rows))}
-	if len(rows) > limit {
-		rows = rows[:limit]
-		last := rows[len(rows)-1]
-		v := url.Values{}
-		if p.Limit != nil {
-			v.Set("limit", fmt.Sprint(*p.Limit))
-		}
-		next := paging.NextLink(ctx, fmt.Sprintf("/v1/orgs/%s/vendors/%s/items", req.OrgId, req.Id), v, paging.EncodeCursor(nameCursor{Name: strings.ToLower(last.Sku), ID: last.ID}))
-		out.Headers.Link = &next
-	}
+	rows, out.Headers.Link = paging.Page(ctx, rows, limit, func(last db.VendorItem) any { return nameCursor{Name: strings.ToLower(last.Sku), ID: last.ID} })
 	for _, r := range rows {
 		out.Body = append(out.Body, vendorItemToAPI(r))
 	}

@@ -38,7 +38,10 @@ var (
 // Hub holds this replica's one listening connection and fans hints out to
 // the local subscribers. Create it with NewHub and start it with Run.
 type Hub struct {
-	pool   *pgxpool.Pool
+	pool *pgxpool.Pool
+	// listen, when set, configures the listening connection instead of the pool's config: a
+	// direct connection when the pool goes through a transaction pooler (see ListenVia).
+	listen *pgx.ConnConfig
 	logger *slog.Logger
 
 	mu      sync.RWMutex
@@ -57,6 +60,11 @@ type subscriber struct {
 	ch          chan struct{}
 	removed     bool // under Hub.mu; set when revoked or cancelled
 }
+
+// ListenVia makes the hub listen through a connection of cfg rather than one configured like
+// the pool's: LISTEN needs a session of its own, which a transaction pooler (PgBouncer in
+// transaction mode) does not give. Call it before Run.
+func (h *Hub) ListenVia(cfg *pgx.ConnConfig) { h.listen = cfg }
 
 // NewHub returns a hub that will listen through a connection configured like
 // pool's connections. The pool itself is not used for listening, so the hub
@@ -172,6 +180,9 @@ func (h *Hub) Run(ctx context.Context) error {
 // reports whether LISTEN took effect.
 func (h *Hub) session(ctx context.Context) (listened bool, err error) {
 	cfg := h.pool.Config().ConnConfig
+	if h.listen != nil {
+		cfg = h.listen.Copy()
+	}
 	// The idle check below relies on a timed-out wait leaving the connection
 	// usable, which the deadline handler guarantees (the cancel-request
 	// handler would also send a cancel request to the server every time).

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -18,6 +17,7 @@ import (
 	"github.com/sous-app/sous/internal/apierr"
 	"github.com/sous-app/sous/internal/audit"
 	"github.com/sous-app/sous/internal/authz"
+	"github.com/sous-app/sous/internal/paging"
 	"github.com/sous-app/sous/internal/pg"
 )
 
@@ -163,18 +163,10 @@ func (h *Handlers) ListInspections(ctx context.Context, req api.ListInspectionsR
 		return nil, err
 	}
 	params := db.ListInspectionsParams{OrgID: a.OrgID, Scope: a.SiteScope(), SiteID: p.SiteId, EngagementID: p.EngagementId,
-		CursorAt: at, CursorID: id, MaxRows: int32(limit + 1)}
-	v := url.Values{}
-	if p.SiteId != nil {
-		v.Set("siteId", p.SiteId.String())
-	}
-	if p.EngagementId != nil {
-		v.Set("engagementId", p.EngagementId.String())
-	}
+		CursorAt: at, CursorID: id, MaxRows: paging.Fetch(limit)}
 	if p.Status != nil {
 		s := string(*p.Status)
 		params.Status = &s
-		v.Set("status", s)
 	}
 	q := db.New(h.pool)
 	rows, err := q.ListInspections(ctx, params)
@@ -182,11 +174,7 @@ func (h *Handlers) ListInspections(ctx context.Context, req api.ListInspectionsR
 		return nil, err
 	}
 	out := api.ListInspections200JSONResponse{}
-	if len(rows) > limit {
-		rows = rows[:limit]
-		last := rows[len(rows)-1]
-		out.Headers.Link = nextLink(ctx, fmt.Sprintf("/v1/orgs/%s/inspections", a.OrgID), v, p.Limit, last.ScheduledFor, last.ID)
-	}
+	rows, out.Headers.Link = paging.Page(ctx, rows, limit, func(last db.Inspection) any { return cursor{At: last.ScheduledFor, ID: last.ID} })
 	if out.Body, err = views(ctx, q, a.OrgID, rows); err != nil {
 		return nil, err
 	}

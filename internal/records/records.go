@@ -10,9 +10,7 @@ package records
 
 import (
 	"context"
-	"net/url"
 	"slices"
-	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -209,13 +207,4 @@ func page(limit *int, c *string) (int, *time.Time, *uuid.UUID, error) {
 		return 0, nil, nil, err
 	}
 	return n, &cur.At, &cur.ID, nil
-}
-
-// nextLink is the Link header of a full page whose last row is at (at, id).
-func nextLink(ctx context.Context, path string, q url.Values, limit *int, at time.Time, id uuid.UUID) *string {
-	if limit != nil {
-		q.Set("limit", strconv.Itoa(*limit))
-	}
-	l := paging.NextLink(ctx, path, q, paging.EncodeCursor(cursor{At: at, ID: id}))
-	return &l
 }

@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"maps"
-	"net/url"
 	"slices"
 	"time"
 
@@ -24,6 +22,7 @@ import (
 	"github.com/sous-app/sous/internal/events"
 	"github.com/sous-app/sous/internal/inventory"
 	"github.com/sous-app/sous/internal/money"
+	"github.com/sous-app/sous/internal/paging"
 	"github.com/sous-app/sous/internal/pg"
 )
 
@@ -63,20 +62,12 @@ func (h *Handlers) ListReports(ctx context.Context, req api.ListReportsRequestOb
 		return nil, err
 	}
 	rows, err := db.New(h.pool).ListReports(ctx, db.ListReportsParams{OrgID: a.OrgID, Scope: a.SiteScope(), SiteID: req.Params.SiteId,
-		CursorAt: at, CursorID: id, MaxRows: int32(limit + 1)})
+		CursorAt: at, CursorID: id, MaxRows: paging.Fetch(limit)})
 	if err != nil {
 		return nil, err
 	}
 	out := api.ListReports200JSONResponse{Body: make([]api.Report, 0, len(rows))}
-	if len(rows) > limit {
-		rows = rows[:limit]
-		last := rows[len(rows)-1]
-		v := url.Values{}
-		if req.Params.SiteId != nil {
-			v.Set("siteId", req.Params.SiteId.String())
-		}
-		out.Headers.Link = nextLink(ctx, fmt.Sprintf("/v1/orgs/%s/reports", a.OrgID), v, req.Params.Limit, last.CreatedAt, last.ID)
-	}
+	rows, out.Headers.Link = paging.Page(ctx, rows, limit, func(last db.Report) any { return cursor{At: last.CreatedAt, ID: last.ID} })
 	for _, r := range rows {
 		v, err := reportToAPI(r)
 		if err != nil {

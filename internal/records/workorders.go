@@ -2,8 +2,6 @@ package records
 
 import (
 	"context"
-	"fmt"
-	"net/url"
 	"strings"
 
 	"github.com/google/uuid"
@@ -16,6 +14,7 @@ import (
 	"github.com/sous-app/sous/internal/audit"
 	"github.com/sous-app/sous/internal/authz"
 	"github.com/sous-app/sous/internal/events"
+	"github.com/sous-app/sous/internal/paging"
 	"github.com/sous-app/sous/internal/pg"
 )
 
@@ -58,29 +57,17 @@ func (h *Handlers) ListWorkOrders(ctx context.Context, req api.ListWorkOrdersReq
 		return nil, err
 	}
 	params := db.ListWorkOrdersParams{OrgID: a.OrgID, Scope: a.SiteScope(), SiteID: p.SiteId, EquipmentID: p.EquipmentId,
-		CursorAt: at, CursorID: id, MaxRows: int32(limit + 1)}
-	v := url.Values{}
-	if p.SiteId != nil {
-		v.Set("siteId", p.SiteId.String())
-	}
-	if p.EquipmentId != nil {
-		v.Set("equipmentId", p.EquipmentId.String())
-	}
+		CursorAt: at, CursorID: id, MaxRows: paging.Fetch(limit)}
 	if p.Status != nil {
 		s := string(*p.Status)
 		params.Status = &s
-		v.Set("status", s)
 	}
 	rows, err := db.New(h.pool).ListWorkOrders(ctx, params)
 	if err != nil {
 		return nil, err
 	}
 	out := api.ListWorkOrders200JSONResponse{Body: make([]api.WorkOrder, 0, len(rows))}
-	if len(rows) > limit {
-		rows = rows[:limit]
-		last := rows[len(rows)-1]
-		out.Headers.Link = nextLink(ctx, fmt.Sprintf("/v1/orgs/%s/work-orders", a.OrgID), v, p.Limit, last.CreatedAt, last.ID)
-	}
+	rows, out.Headers.Link = paging.Page(ctx, rows, limit, func(last db.WorkOrder) any { return cursor{At: last.CreatedAt, ID: last.ID} })
 	for _, w := range rows {
 		out.Body = append(out.Body, workOrderToAPI(w))
 	}

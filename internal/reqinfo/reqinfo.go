@@ -2,7 +2,10 @@
 // which sees only a context.Context.
 package reqinfo
 
-import "context"
+import (
+	"context"
+	"net/url"
+)
 
 type key int
 
@@ -71,4 +74,20 @@ func WithAccept(ctx context.Context, accept string) context.Context {
 func Accept(ctx context.Context) string {
 	a, _ := ctx.Value(acceptKey{}).(string)
 	return a
+}
+
+type urlKey struct{}
+
+// WithURL records the request's URL (path and query as the client sent them), from which the
+// next page's link of a list is built.
+func WithURL(ctx context.Context, u *url.URL) context.Context {
+	return context.WithValue(ctx, urlKey{}, u)
+}
+
+// URL is the request's URL, or an empty one outside a request.
+func URL(ctx context.Context) *url.URL {
+	if u, ok := ctx.Value(urlKey{}).(*url.URL); ok {
+		return u
+	}
+	return &url.URL{}
 }

@@ -3,7 +3,6 @@ package sensors
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"strings"
 
 	"github.com/google/uuid"
@@ -34,7 +33,7 @@ func (h *Handlers) ListSensors(ctx context.Context, req api.ListSensorsRequestOb
 	}
 	p := req.Params
 	limit := paging.Limit(p.Limit)
-	params := db.ListSensorViewsParams{OrgID: req.OrgId, Scope: a.SiteScope(), SiteID: p.SiteId, GatewayDeviceID: p.GatewayDeviceId, MaxRows: int32(limit + 1)}
+	params := db.ListSensorViewsParams{OrgID: req.OrgId, Scope: a.SiteScope(), SiteID: p.SiteId, GatewayDeviceID: p.GatewayDeviceId, MaxRows: paging.Fetch(limit)}
 	if p.Cursor != nil {
 		var c sensorCursor
 		if err := paging.DecodeCursor(*p.Cursor, &c, func() bool { return c.ID != uuid.Nil }); err != nil {
@@ -47,22 +46,7 @@ func (h *Handlers) ListSensors(ctx context.Context, req api.ListSensorsRequestOb
 		return nil, err
 	}
 	out := api.ListSensors200JSONResponse{Body: make([]api.Sensor, 0, len(rows))}
-	if len(rows) > limit {
-		rows = rows[:limit]
-		last := rows[len(rows)-1]
-		q := url.Values{}
-		if p.SiteId != nil {
-			q.Set("siteId", p.SiteId.String())
-		}
-		if p.GatewayDeviceId != nil {
-			q.Set("gatewayDeviceId", p.GatewayDeviceId.String())
-		}
-		if p.Limit != nil {
-			q.Set("limit", fmt.Sprint(*p.Limit))
-		}
-		next := paging.NextLink(ctx, fmt.Sprintf("/v1/orgs/%s/sensors", req.OrgId), q, paging.EncodeCursor(sensorCursor{Name: last.Name, ID: last.ID}))
-		out.Headers.Link = &next
-	}
+	rows, out.Headers.Link = paging.Page(ctx, rows, limit, func(last db.SensorView) any { return sensorCursor{Name: last.Name, ID: last.ID} })
 	for _, r := range rows {
 		out.Body = append(out.Body, toAPI(r))
 	}

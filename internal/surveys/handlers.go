@@ -6,8 +6,6 @@ package surveys
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"net/url"
 	"reflect"
 	"strings"
 	"time"
@@ -115,7 +113,7 @@ func (h *Handlers) ListSurveys(ctx context.Context, req api.ListSurveysRequestOb
 		return nil, err
 	}
 	limit := paging.Limit(req.Params.Limit)
-	p := db.ListSurveysParams{OrgID: req.OrgId, Scope: a.SiteScope(), MaxRows: int32(limit + 1)}
+	p := db.ListSurveysParams{OrgID: req.OrgId, Scope: a.SiteScope(), MaxRows: paging.Fetch(limit)}
 	if req.Params.Cursor != nil {
 		var c idCursor
 		if err := paging.DecodeCursor(*req.Params.Cursor, &c, func() bool { return c.ID != uuid.Nil }); err != nil {
@@ -128,15 +126,7 @@ func (h *Handlers) ListSurveys(ctx context.Context, req api.ListSurveysRequestOb
 		return nil, err
 	}
 	out := api.ListSurveys200JSONResponse{Body: make([]api.Survey, 0, len(rows))}
-	if len(rows) > limit {
-		rows = rows[:limit]
-		v := url.Values{}
-		if req.Params.Limit != nil {
-			v.Set("limit", fmt.Sprint(*req.Params.Limit))
-		}
-		next := paging.NextLink(ctx, fmt.Sprintf("/v1/orgs/%s/surveys", req.OrgId), v, paging.EncodeCursor(idCursor{ID: rows[len(rows)-1].Survey.ID}))
-		out.Headers.Link = &next
-	}
+	rows, out.Headers.Link = paging.Page(ctx, rows, limit, func(last db.ListSurveysRow) any { return idCursor{ID: last.Survey.ID} })
 	for _, r := range rows {
 		s, err := toAPI(r.Survey, int(r.ResponseCount))
 		if err != nil {

@@ -3,8 +3,6 @@ package surveys
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"net/url"
 	"strconv"
 	"time"
 
@@ -195,18 +193,7 @@ func (h *Handlers) GetSurveyResults(ctx context.Context, req api.GetSurveyResult
 		out.Body.Questions[i] = r
 	}
 	if more {
-		v := url.Values{}
-		if p.From != nil {
-			v.Set("from", p.From.UTC().Format(time.RFC3339Nano))
-		}
-		if p.To != nil {
-			v.Set("to", p.To.UTC().Format(time.RFC3339Nano))
-		}
-		if p.Limit != nil {
-			v.Set("limit", fmt.Sprint(*p.Limit))
-		}
-		next := paging.NextLink(ctx, fmt.Sprintf("/v1/orgs/%s/surveys/%s/results", req.OrgId, s.ID), v, paging.EncodeCursor(last))
-		out.Headers.Link = &next
+		out.Headers.Link = paging.Next(ctx, last)
 	}
 	return out, nil
 }

@@ -344,7 +344,7 @@ func (h *Handlers) ListTasks(ctx context.Context, req api.ListTasksRequestObject
 	limit := paging.Limit(p.Limit)
 	params := db.ListTasksParams{
 		OrgID: req.OrgId, Scope: a.SiteScope(), SiteID: p.SiteId, PositionID: p.PositionId, AssigneeID: p.AssigneeId,
-		MaxRows: int32(limit + 1),
+		MaxRows: paging.Fetch(limit),
 	}
 	v := url.Values{}
 	if p.SiteId != nil {
@@ -402,12 +402,7 @@ func (h *Handlers) ListTasks(ctx context.Context, req api.ListTasksRequestObject
 		return nil, err
 	}
 	out := api.ListTasks200JSONResponse{Body: make([]api.Task, 0, len(rows))}
-	if len(rows) > limit {
-		rows = rows[:limit]
-		last := rows[len(rows)-1]
-		next := paging.NextLink(ctx, fmt.Sprintf("/v1/orgs/%s/tasks", req.OrgId), v, paging.EncodeCursor(cursor{At: last.DueAt, ID: last.ID}))
-		out.Headers.Link = &next
-	}
+	rows, out.Headers.Link = paging.Page(ctx, rows, limit, func(last db.TaskView) any { return cursor{At: last.DueAt, ID: last.ID} })
 	for _, r := range rows {
 		out.Body = append(out.Body, toAPI(r))
 	}

@@ -61,6 +61,9 @@ type DispatcherOptions struct {
 	// Resolver looks up a subscription's host name when its URL is set; nil is the system
 	// resolver. Tests answer from a table instead of the network.
 	Resolver delivery.Resolver
+	// Listen, when set, configures the connection that LISTENs for new events instead of the
+	// pool's config: a direct connection when the pool goes through a transaction pooler.
+	Listen *pgx.ConnConfig
 }
 
 // Dispatcher delivers committed events to the subscriptions that want them. It keeps its queue
@@ -73,21 +76,22 @@ type DispatcherOptions struct {
 // are dispatched to nobody). Delivery claims queued deliveries one at a time, sends them with the
 // SSRF-safe delivery client, and records each outcome on the delivery and its subscription.
 type Dispatcher struct {
-	pool        *pgxpool.Pool
-	clock       clock.Clock
-	logger      *slog.Logger
-	client      *delivery.Client
-	concurrency int
-	poll        time.Duration
-	batch       int
-	listenPID   atomic.Uint32
-	resolver    delivery.Resolver
+	pool         *pgxpool.Pool
+	listenConfig *pgx.ConnConfig
+	clock        clock.Clock
+	logger       *slog.Logger
+	client       *delivery.Client
+	concurrency  int
+	poll         time.Duration
+	batch        int
+	listenPID    atomic.Uint32
+	resolver     delivery.Resolver
 }
 
 // NewDispatcher builds a Dispatcher; it does nothing until Run, Drain or the step methods run.
 func NewDispatcher(o DispatcherOptions) *Dispatcher {
 	d := &Dispatcher{
-		pool: o.Pool, clock: o.Clock, logger: o.Logger, client: o.Client,
+		pool: o.Pool, listenConfig: o.Listen, clock: o.Clock, logger: o.Logger, client: o.Client,
 		concurrency: o.Concurrency, poll: o.PollInterval, batch: o.BatchSize, resolver: o.Resolver,
 	}
 	if d.resolver == nil {
@@ -180,6 +184,9 @@ func (d *Dispatcher) listen(ctx context.Context, wake chan<- struct{}) {
 // listenSession runs one listening connection until it fails or ctx ends.
 func (d *Dispatcher) listenSession(ctx context.Context, signal, listening func()) error {
 	cfg := d.pool.Config().ConnConfig.Copy()
+	if d.listenConfig != nil {
+		cfg = d.listenConfig.Copy()
+	}
 	// The idle check relies on a timed-out wait leaving the connection usable, which the
 	// deadline handler guarantees.
 	cfg.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {

@@ -2,9 +2,6 @@ package webhooks
 
 import (
 	"context"
-	"fmt"
-	"net/url"
-	"strings"
 
 	"github.com/google/uuid"
 
@@ -29,7 +26,7 @@ func (h *Handlers) ListEvents(ctx context.Context, req api.ListEventsRequestObje
 	limit := paging.Limit(p.Limit)
 	since := h.clock.Now().Add(-Retention)
 	// Without after, the position is the start of the window: every event kept is after it.
-	params := db.ListOrgEventsParams{OrgID: req.OrgId, Since: since, AfterAt: since, AfterID: uuid.Nil, MaxRows: int32(limit + 1)}
+	params := db.ListOrgEventsParams{OrgID: req.OrgId, Since: since, AfterAt: since, AfterID: uuid.Nil, MaxRows: paging.Fetch(limit)}
 	if p.Types != nil {
 		for _, t := range *p.Types {
 			params.Types = append(params.Types, string(t))
@@ -51,22 +48,7 @@ func (h *Handlers) ListEvents(ctx context.Context, req api.ListEventsRequestObje
 		return nil, err
 	}
 	out := api.ListEvents200JSONResponse{Body: make([]api.Event, 0, min(len(rows), limit))}
-	if len(rows) > limit {
-		rows = rows[:limit]
-		v := url.Values{}
-		if p.Types != nil {
-			names := make([]string, len(*p.Types))
-			for i, t := range *p.Types {
-				names[i] = string(t)
-			}
-			v.Set("types", strings.Join(names, ","))
-		}
-		if p.Limit != nil {
-			v.Set("limit", fmt.Sprint(*p.Limit))
-		}
-		next := paging.NextLinkAt(ctx, fmt.Sprintf("/v1/orgs/%s/events", req.OrgId), v, "after", rows[len(rows)-1].ID.String())
-		out.Headers.Link = &next
-	}
+	rows, out.Headers.Link = paging.PageAt(ctx, rows, limit, "after", func(last db.ListOrgEventsRow) string { return last.ID.String() })
 	for _, r := range rows {
 		body, err := delivery.Envelope{ID: r.ID, Event: r.Name, OrgID: req.OrgId, At: r.At, Data: r.Data}.Body()
 		if err != nil {

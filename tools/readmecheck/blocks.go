@@ -11,9 +11,10 @@ import (
 // the runnable walk-through. Unmarked blocks (the quick start's `go run`) are left alone.
 const Marker = "<!-- readme-run -->"
 
-// Block is one marked shell block of the README.
+// Block is one marked shell block of a document.
 type Block struct {
-	Line int // the fence's line, 1-based
+	File string // the document, relative to the repository root
+	Line int    // the fence's line, 1-based
 	Text string
 }
 
@@ -64,7 +65,7 @@ func CheckFailFast(b Block) error {
 			continue
 		}
 		if !failFlag(l) {
-			return fmt.Errorf("README line %d: curl without -f (a failed request would pass): %s", b.Line+1+i, strings.TrimSpace(l))
+			return fmt.Errorf("%s line %d: curl without -f (a failed request would pass): %s", b.File, b.Line+1+i, strings.TrimSpace(l))
 		}
 	}
 	return nil
@@ -99,12 +100,12 @@ func joinContinuations(text string) []string {
 	return out
 }
 
-// Script joins the blocks into one bash script that stops at the first failure.
+// Script joins the blocks into one bash script that stops at the first failure, saying where.
 func Script(blocks []Block) string {
 	var b strings.Builder
 	b.WriteString("set -euo pipefail\n")
 	for _, bl := range blocks {
-		fmt.Fprintf(&b, "echo '== README line %d' >&2\n", bl.Line)
+		fmt.Fprintf(&b, "echo '== %s line %d' >&2\n", bl.File, bl.Line)
 		b.WriteString(bl.Text)
 		b.WriteString("\necho >&2\n")
 	}

@@ -12,14 +12,14 @@ import (
 )
 
 // TestTypeScriptClientPackage installs gen/ts from the repository path into a fresh project as
-// the README shows, compiles a frontend's use of it with tsc and runs it with node against the
+// docs/reference/typescript-client.md shows, compiles a frontend's use of it with tsc and runs it with node against the
 // server: registration, a create with Location, a paged list walked through Link, a typed error.
 func TestTypeScriptClientPackage(t *testing.T) {
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Fatal("node is required (the tools' npm side needs it too)")
 	}
 	dir := t.TempDir()
-	for _, f := range []string{"main.ts", "tsconfig.json"} {
+	for _, f := range []string{"main.ts", "refresh.ts", "tsconfig.json"} {
 		b, err := os.ReadFile(filepath.Join("testdata", "consumer", f))
 		if err != nil {
 			t.Fatal(err)
@@ -28,12 +28,12 @@ func TestTypeScriptClientPackage(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// The README's example is compiled too (not run: it names a production URL).
-	md, err := os.ReadFile(filepath.Join(repo, "README.md"))
+	// The page's example is compiled too (not run: it names a production URL).
+	md, err := os.ReadFile(filepath.Join(repo, "docs", "reference", "typescript-client.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	example, err := sectionBlock(string(md), "## TypeScript client package", "```ts")
+	example, err := sectionBlock("\n"+string(md), "# TypeScript client package", "```ts")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,9 +54,20 @@ func TestTypeScriptClientPackage(t *testing.T) {
 		}
 		return out
 	}
-	// --install-links copies the package (as a registry install would) instead of linking it;
-	// openapi-fetch comes from the npm cache that installing the tools filled.
-	run("npm", "install", "--install-links", "--prefer-offline", "--no-audit", "--no-fund", filepath.Join(repo, "gen", "ts"))
+	// install-links (in .npmrc, as the page says) copies the package, as a registry install
+	// would, instead of linking it, also on every later plain `npm install`; openapi-fetch comes
+	// from the npm cache that installing the tools filled.
+	if err := os.WriteFile(filepath.Join(dir, ".npmrc"), []byte("install-links=true\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run("npm", "install", "--prefer-offline", "--no-audit", "--no-fund", filepath.Join(repo, "gen", "ts"))
+	run("npm", "install", "--prefer-offline", "--no-audit", "--no-fund")
+	if fi, err := os.Lstat(filepath.Join(dir, "node_modules", "@sous", "api-client")); err != nil || fi.Mode()&os.ModeSymlink != 0 || !fi.IsDir() {
+		t.Fatalf("after a second npm install, the package is not a copied directory: %v %v", fi, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "openapi-fetch", "package.json")); err != nil {
+		t.Fatalf("after a second npm install, openapi-fetch is gone: %v", err)
+	}
 	run(filepath.Join(repo, "tools", "node_modules", ".bin", "tsc"), "-p", ".")
 	out := run("node", filepath.Join("dist", "main.js"))
 
@@ -76,26 +87,48 @@ func TestTypeScriptClientPackage(t *testing.T) {
 	if got.Location != "/v1/auth/me" || !slices.Equal(got.Names, want) || got.Error == nil || got.Error.Status != 404 || got.Error.Code != "not_found" {
 		t.Fatalf("client run: %s", out)
 	}
+
+	// Refresh on expiry and the device token, against a fake API (refresh.ts says what).
+	var refresh struct {
+		Results    []any
+		Refreshes  int
+		Kept       string
+		AfterOK    bool `json:"afterOk"`
+		PostBodies []string
+		StaleCode  string
+		Devices    []string
+	}
+	out = run("node", filepath.Join("dist", "refresh.js"))
+	if err := json.Unmarshal(out, &refresh); err != nil {
+		t.Fatalf("node printed %s", out)
+	}
+	body := `{"name":"Harborview"}`
+	if fmt.Sprint(refresh.Results) != "[a@example.com a@example.com a@example.com a@example.com a@example.com 200]" ||
+		refresh.Refreshes != 2 || refresh.Kept != "r2" || !refresh.AfterOK ||
+		!slices.Equal(refresh.PostBodies, []string{body, body}) ||
+		refresh.StaleCode != "invalid_refresh_token" || !slices.Equal(refresh.Devices, []string{"sous_dev_x"}) {
+		t.Fatalf("refresh run: %s", out)
+	}
 }
 
 // sectionBlock returns the first fenced block opened by fence under the heading.
 func sectionBlock(md, heading, fence string) (string, error) {
 	i := strings.Index(md, "\n"+heading+"\n")
 	if i < 0 {
-		return "", fmt.Errorf("README has no %q", heading)
+		return "", fmt.Errorf("the page has no %q", heading)
 	}
 	rest := md[i+len(heading)+2:]
-	if next := strings.Index(rest, "\n## "); next >= 0 {
+	if next := strings.Index(rest, "\n# "); next >= 0 {
 		rest = rest[:next]
 	}
 	start := strings.Index(rest, "\n"+fence+"\n")
 	if start < 0 {
-		return "", fmt.Errorf("README's %q has no %s block", heading, fence)
+		return "", fmt.Errorf("the page's %q has no %s block", heading, fence)
 	}
 	body := rest[start+len(fence)+2:]
 	end := strings.Index(body, "\n```")
 	if end < 0 {
-		return "", fmt.Errorf("README's %q: unterminated block", heading)
+		return "", fmt.Errorf("the page's %q: unterminated block", heading)
 	}
 	return body[:end+1], nil
 }

@@ -1,6 +1,7 @@
-// Command readmecheck runs the README's walk-through against a freshly started server: the
-// ```sh blocks marked with <!-- readme-run --> are joined, in order, into one bash script run
-// with `set -euo pipefail`, so any failing command or non-2xx answer (every curl uses -f) fails.
+// Command readmecheck runs the walk-throughs against a freshly started server: the ```sh blocks
+// marked with <!-- readme-run --> in the README and in every guide under docs/guides (in the
+// order of GuideOrder) are joined into one bash script run with `set -euo pipefail`, so any
+// failing command or non-2xx answer (every curl uses -f) fails.
 //
 //	cd tools && go run ./readmecheck            # starts sous itself
 //	cd tools && go run ./readmecheck -api http://localhost:8080/v1
@@ -15,7 +16,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 )
 
 func main() {
@@ -43,34 +43,23 @@ func run(repo, api string) error {
 		defer srv.Stop()
 		api = srv.API
 	}
-	out, err := RunREADME(ctx, filepath.Join(repo, "README.md"), api)
+	out, err := RunWalkthroughs(ctx, repo, api)
 	os.Stdout.Write(out)
 	return err
 }
 
-// RunREADME runs the README's marked blocks against api and returns their combined output.
-func RunREADME(ctx context.Context, readme, api string) ([]byte, error) {
-	md, err := os.ReadFile(readme)
+// RunWalkthroughs runs the marked blocks of the README and the guides against api, as one
+// script, and returns its combined output.
+func RunWalkthroughs(ctx context.Context, repo, api string) ([]byte, error) {
+	blocks, err := Blocks(repo)
 	if err != nil {
 		return nil, err
-	}
-	blocks, err := Extract(string(md))
-	if err != nil {
-		return nil, err
-	}
-	if len(blocks) == 0 {
-		return nil, fmt.Errorf("%s has no block marked %s", readme, Marker)
-	}
-	for _, b := range blocks {
-		if err := CheckFailFast(b); err != nil {
-			return nil, err
-		}
 	}
 	cmd := exec.CommandContext(ctx, "bash", "-euo", "pipefail", "-c", Script(blocks))
 	cmd.Env = append(os.Environ(), "API="+api)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return out, fmt.Errorf("the README's walk-through failed: %w", err)
+		return out, fmt.Errorf("the walk-through failed (the last '==' line above says where): %w", err)
 	}
 	return out, nil
 }

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -46,10 +47,68 @@ func TestMain(m *testing.M) {
 	}())
 }
 
-func TestREADMEWalkthrough(t *testing.T) {
-	out, err := RunREADME(t.Context(), filepath.Join(repo, "README.md"), srv.API)
+// TestWalkthroughs runs the README's first session and every guide after it, as a reader who
+// pastes them one after another would.
+func TestWalkthroughs(t *testing.T) {
+	out, err := RunWalkthroughs(t.Context(), repo, srv.API)
 	if err != nil {
 		t.Fatalf("%v\n%s\nserver log:\n%s", err, out, srv.Log())
+	}
+}
+
+// TestEveryGuideRuns: every guide file is in GuideOrder, and the guide index lists the guides
+// in that order. The guides of indexLater may run before the index names them.
+func TestEveryGuideRuns(t *testing.T) {
+	docs, err := Documents(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	index, err := os.ReadFile(filepath.Join(repo, GuidesDir, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := -1
+	for _, doc := range docs[1:] {
+		name := strings.TrimPrefix(doc, GuidesDir+"/")
+		i := strings.Index(string(index), "]("+name+")")
+		if i < 0 && slices.Contains(indexLater, name) {
+			t.Logf("%s/README.md does not link %s yet", GuidesDir, name)
+			continue
+		}
+		if i < 0 {
+			t.Errorf("%s/README.md does not link %s", GuidesDir, name)
+			continue
+		}
+		if i < at {
+			t.Errorf("%s/README.md lists %s out of the walk-through's order (GuideOrder)", GuidesDir, name)
+		}
+		at = i
+	}
+}
+
+// indexLater are guides listed in GuideOrder whose line in the index comes with them.
+var indexLater = []string{"sensors.md", "hosted-pages.md", "clinical-fhir.md"}
+
+func TestAGuideNotInTheOrderFails(t *testing.T) {
+	dir := t.TempDir()
+	guides := filepath.Join(dir, GuidesDir)
+	if err := os.MkdirAll(guides, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"README.md", "stock.md", "zebra.md"} {
+		if err := os.WriteFile(filepath.Join(guides, f), []byte("# x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := Documents(dir); err == nil || !strings.Contains(err.Error(), "zebra.md") {
+		t.Fatalf("an unlisted guide passed: %v", err)
+	}
+	if err := os.Remove(filepath.Join(guides, "zebra.md")); err != nil {
+		t.Fatal(err)
+	}
+	docs, err := Documents(dir)
+	if err != nil || strings.Join(docs, ",") != "README.md,docs/guides/stock.md" {
+		t.Fatalf("documents %v, %v", docs, err)
 	}
 }
 

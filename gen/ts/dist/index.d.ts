@@ -6,13 +6,27 @@ export type Schemas = components["schemas"];
 export type ErrorCode = components["schemas"]["ErrorCode"];
 /** A credential, or a function that returns the current one (e.g. after a refresh). */
 export type Credential = string | undefined | (() => string | undefined | Promise<string | undefined>);
+/** A session: what register, login and refresh answer. */
+export type Session = components["schemas"]["Session"];
 export interface SousClientOptions {
     /** The API's base URL, with `/v1`: e.g. `https://api.example.com/v1`. */
     baseUrl: string;
     /** A session's access token, sent as `Authorization: Bearer …`. */
     token?: Credential;
+    /**
+     * The session's refresh token. With `token`, a call answered 401 `token_expired` exchanges it
+     * (`POST /auth/refresh`) and is sent again with the new access token. Calls that find the
+     * token expired at the same time share one exchange, since a refresh token is single use.
+     * From then on the client sends the new tokens; `onSession` hears of each new session, to
+     * keep it (the refresh token of the old one no longer works).
+     */
+    refreshToken?: Credential;
+    /** Called with every session the client obtained by refreshing. */
+    onSession?: (session: Session) => void | Promise<void>;
     /** An API key, sent as `x-api-key` (the endpoints that take one). */
     apiKey?: Credential;
+    /** A paired device's token, sent as `x-device-token` (`/device/state`, readings, board images). */
+    deviceToken?: Credential;
     /** A fetch implementation; the global one by default. */
     fetch?: ClientOptions["fetch"];
 }

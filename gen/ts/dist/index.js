@@ -1,7 +1,8 @@
 // @sous/api-client: a thin typed client for the Sous API on openapi-fetch. The types come from
 // the published contract (schema.d.ts, generated); this file adds what every frontend writes
-// anyway: the base URL, the credential on every request, errors as exceptions carrying the
-// stable `code`, and an iterator over paged lists that follows the `Link` header.
+// anyway: the base URL, the credential on every request, an expired access token refreshed once
+// for all the calls that found it expired, errors as exceptions carrying the stable `code`, and
+// an iterator over paged lists that follows the `Link` header.
 import createFetchClient from "openapi-fetch";
 /** A non-2xx answer: the HTTP status and the error body's fields. */
 export class SousApiError extends Error {
@@ -50,15 +51,71 @@ export function nextLink(link) {
 export function createSousClient(options) {
     const baseUrl = options.baseUrl.replace(/\/+$/, "");
     const fetchImpl = options.fetch ?? globalThis.fetch;
-    const client = createFetchClient({ baseUrl, fetch: fetchImpl });
+    // The session the client obtained by refreshing; it takes over from options.token.
+    let refreshed;
+    let exchange;
+    async function accessToken() {
+        return refreshed?.accessToken ?? (await resolve(options.token));
+    }
+    // refresh exchanges the refresh token once for every caller waiting on it.
+    function refresh() {
+        exchange ??= (async () => {
+            const refreshToken = refreshed?.refreshToken ?? (await resolve(options.refreshToken));
+            const response = await fetchImpl(new Request(baseUrl + "/auth/refresh", {
+                method: "POST",
+                headers: { "content-type": "application/json", accept: "application/json" },
+                body: JSON.stringify({ refreshToken }),
+            }));
+            if (!response.ok)
+                throw await failure(response);
+            const session = (await response.json());
+            refreshed = { accessToken: session.accessToken, refreshToken: session.refreshToken };
+            await options.onSession?.(session);
+            return session.accessToken;
+        })().finally(() => {
+            exchange = undefined;
+        });
+        return exchange;
+    }
     async function authorize(headers) {
-        const token = await resolve(options.token);
+        const token = await accessToken();
         if (token && !headers.has("authorization"))
             headers.set("authorization", `Bearer ${token}`);
         const key = await resolve(options.apiKey);
         if (key && !headers.has("x-api-key"))
             headers.set("x-api-key", key);
+        const device = await resolve(options.deviceToken);
+        if (device && !headers.has("x-device-token"))
+            headers.set("x-device-token", device);
+        return token;
     }
+    async function expired(response) {
+        if (response.status !== 401)
+            return false;
+        try {
+            const body = await response.clone().json();
+            return isErrorBody(body) && body.code === "token_expired";
+        }
+        catch {
+            return false;
+        }
+    }
+    // send adds the credentials and, when the access token has expired and a refresh token was
+    // given, refreshes (or waits for the refresh under way) and sends the request once more.
+    async function send(request) {
+        const retry = options.refreshToken === undefined ? undefined : request.clone();
+        const sent = await authorize(request.headers);
+        const response = await fetchImpl(request);
+        if (!retry || !sent || !(await expired(response)))
+            return response;
+        const current = await accessToken();
+        // Another call may have refreshed since this one was sent: use its token, refresh once.
+        const token = current !== undefined && current !== sent ? current : await refresh();
+        retry.headers.set("authorization", `Bearer ${token}`);
+        await authorize(retry.headers);
+        return fetchImpl(retry);
+    }
+    const client = createFetchClient({ baseUrl, fetch: send });
     async function failure(response) {
         let body;
         try {
@@ -70,10 +127,6 @@ export function createSousClient(options) {
         return new SousApiError(response, body);
     }
     client.use({
-        async onRequest({ request }) {
-            await authorize(request.headers);
-            return request;
-        },
         async onResponse({ response }) {
             if (!response.ok && response.status !== 304)
                 throw await failure(response);
@@ -89,9 +142,7 @@ export function createSousClient(options) {
             yield item;
         let next = nextLink(first.response.headers.get("link"));
         while (next) {
-            const headers = new Headers({ accept: "application/json" });
-            await authorize(headers);
-            const response = await fetchImpl(new Request(new URL(next, baseUrl + "/"), { headers }));
+            const response = await send(new Request(new URL(next, baseUrl + "/"), { headers: { accept: "application/json" } }));
             if (!response.ok)
                 throw await failure(response);
             for (const item of (await response.json()))

@@ -1,7 +1,8 @@
 // @sous/api-client: a thin typed client for the Sous API on openapi-fetch. The types come from
 // the published contract (schema.d.ts, generated); this file adds what every frontend writes
-// anyway: the base URL, the credential on every request, errors as exceptions carrying the
-// stable `code`, and an iterator over paged lists that follows the `Link` header.
+// anyway: the base URL, the credential on every request, an expired access token refreshed once
+// for all the calls that found it expired, errors as exceptions carrying the stable `code`, and
+// an iterator over paged lists that follows the `Link` header.
 import createFetchClient from "openapi-fetch";
 import type { Client, ClientOptions } from "openapi-fetch";
 import type { components, operations, paths } from "../schema.js";
@@ -14,13 +15,28 @@ export type ErrorCode = components["schemas"]["ErrorCode"];
 /** A credential, or a function that returns the current one (e.g. after a refresh). */
 export type Credential = string | undefined | (() => string | undefined | Promise<string | undefined>);
 
+/** A session: what register, login and refresh answer. */
+export type Session = components["schemas"]["Session"];
+
 export interface SousClientOptions {
   /** The API's base URL, with `/v1`: e.g. `https://api.example.com/v1`. */
   baseUrl: string;
   /** A session's access token, sent as `Authorization: Bearer …`. */
   token?: Credential;
+  /**
+   * The session's refresh token. With `token`, a call answered 401 `token_expired` exchanges it
+   * (`POST /auth/refresh`) and is sent again with the new access token. Calls that find the
+   * token expired at the same time share one exchange, since a refresh token is single use.
+   * From then on the client sends the new tokens; `onSession` hears of each new session, to
+   * keep it (the refresh token of the old one no longer works).
+   */
+  refreshToken?: Credential;
+  /** Called with every session the client obtained by refreshing. */
+  onSession?: (session: Session) => void | Promise<void>;
   /** An API key, sent as `x-api-key` (the endpoints that take one). */
   apiKey?: Credential;
+  /** A paired device's token, sent as `x-device-token` (`/device/state`, readings, board images). */
+  deviceToken?: Credential;
   /** A fetch implementation; the global one by default. */
   fetch?: ClientOptions["fetch"];
 }
@@ -102,14 +118,73 @@ export function nextLink(link: string | null): string | null {
 export function createSousClient(options: SousClientOptions): SousClient {
   const baseUrl = options.baseUrl.replace(/\/+$/, "");
   const fetchImpl = options.fetch ?? globalThis.fetch;
-  const client = createFetchClient<paths>({ baseUrl, fetch: fetchImpl });
 
-  async function authorize(headers: Headers): Promise<void> {
-    const token = await resolve(options.token);
+  // The session the client obtained by refreshing; it takes over from options.token.
+  let refreshed: { accessToken: string; refreshToken: string } | undefined;
+  let exchange: Promise<string> | undefined;
+
+  async function accessToken(): Promise<string | undefined> {
+    return refreshed?.accessToken ?? (await resolve(options.token));
+  }
+
+  // refresh exchanges the refresh token once for every caller waiting on it.
+  function refresh(): Promise<string> {
+    exchange ??= (async () => {
+      const refreshToken = refreshed?.refreshToken ?? (await resolve(options.refreshToken));
+      const response = await fetchImpl(
+        new Request(baseUrl + "/auth/refresh", {
+          method: "POST",
+          headers: { "content-type": "application/json", accept: "application/json" },
+          body: JSON.stringify({ refreshToken }),
+        }),
+      );
+      if (!response.ok) throw await failure(response);
+      const session = (await response.json()) as Session;
+      refreshed = { accessToken: session.accessToken, refreshToken: session.refreshToken };
+      await options.onSession?.(session);
+      return session.accessToken;
+    })().finally(() => {
+      exchange = undefined;
+    });
+    return exchange;
+  }
+
+  async function authorize(headers: Headers): Promise<string | undefined> {
+    const token = await accessToken();
     if (token && !headers.has("authorization")) headers.set("authorization", `Bearer ${token}`);
     const key = await resolve(options.apiKey);
     if (key && !headers.has("x-api-key")) headers.set("x-api-key", key);
+    const device = await resolve(options.deviceToken);
+    if (device && !headers.has("x-device-token")) headers.set("x-device-token", device);
+    return token;
   }
+
+  async function expired(response: Response): Promise<boolean> {
+    if (response.status !== 401) return false;
+    try {
+      const body: unknown = await response.clone().json();
+      return isErrorBody(body) && body.code === "token_expired";
+    } catch {
+      return false;
+    }
+  }
+
+  // send adds the credentials and, when the access token has expired and a refresh token was
+  // given, refreshes (or waits for the refresh under way) and sends the request once more.
+  async function send(request: Request): Promise<Response> {
+    const retry = options.refreshToken === undefined ? undefined : request.clone();
+    const sent = await authorize(request.headers);
+    const response = await fetchImpl(request);
+    if (!retry || !sent || !(await expired(response))) return response;
+    const current = await accessToken();
+    // Another call may have refreshed since this one was sent: use its token, refresh once.
+    const token = current !== undefined && current !== sent ? current : await refresh();
+    retry.headers.set("authorization", `Bearer ${token}`);
+    await authorize(retry.headers);
+    return fetchImpl(retry);
+  }
+
+  const client = createFetchClient<paths>({ baseUrl, fetch: send });
 
   async function failure(response: Response): Promise<SousApiError> {
     let body: unknown;
@@ -122,10 +197,6 @@ export function createSousClient(options: SousClientOptions): SousClient {
   }
 
   client.use({
-    async onRequest({ request }) {
-      await authorize(request.headers);
-      return request;
-    },
     async onResponse({ response }) {
       if (!response.ok && response.status !== 304) throw await failure(response);
       return response;
@@ -140,9 +211,7 @@ export function createSousClient(options: SousClientOptions): SousClient {
     for (const item of (first.data ?? []) as ListItem<P>[]) yield item;
     let next = nextLink(first.response.headers.get("link"));
     while (next) {
-      const headers = new Headers({ accept: "application/json" });
-      await authorize(headers);
-      const response = await fetchImpl(new Request(new URL(next, baseUrl + "/"), { headers }));
+      const response = await send(new Request(new URL(next, baseUrl + "/"), { headers: { accept: "application/json" } }));
       if (!response.ok) throw await failure(response);
       for (const item of (await response.json()) as ListItem<P>[]) yield item;
       next = nextLink(response.headers.get("link"));

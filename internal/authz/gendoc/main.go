@@ -1,6 +1,7 @@
 // Command gendoc renders the permission table (internal/authz) and the operations that check
-// each permission (x-permission in gen/openapi.yaml) into the README, between marker comments.
-// `task generate` runs it and `task check` fails when the README is stale.
+// each permission (x-permission in gen/openapi.yaml) into docs/reference/permissions.md, between
+// marker comments.
+// `task generate` runs it and `task check` fails when the page is stale.
 package main
 
 import (
@@ -22,7 +23,7 @@ const (
 )
 
 func main() {
-	if err := run("gen/openapi.yaml", "README.md"); err != nil {
+	if err := run("gen/openapi.yaml", "docs/reference/permissions.md"); err != nil {
 		fmt.Fprintln(os.Stderr, "gendoc:", err)
 		os.Exit(1)
 	}
@@ -31,7 +32,7 @@ func main() {
 // scopes are the x-site-scope values in the order the table lists them.
 var scopes = []string{"site", "org", "none"}
 
-func run(specPath, readmePath string) error {
+func run(specPath, pagePath string) error {
 	var b bytes.Buffer
 	doc, err := openapi3.NewLoader().LoadFromFile(specPath)
 	if err != nil {
@@ -54,7 +55,7 @@ func run(specPath, readmePath string) error {
 			sort.Strings(v)
 		}
 	}
-	// One row per permission and site scope (README "Organizations, roles and plans").
+	// One row per permission and site scope (docs/reference/permissions.md).
 	row := func(perm, role, allows string) {
 		wrote := false
 		for _, scope := range scopes {
@@ -97,18 +98,18 @@ func run(specPath, readmePath string) error {
 	}
 	fmt.Fprint(&b, end)
 
-	readme, err := os.ReadFile(readmePath)
+	page, err := os.ReadFile(pagePath)
 	if err != nil {
 		return err
 	}
-	s := string(readme)
+	s := string(page)
 	i, j := strings.Index(s, begin), strings.Index(s, end)
 	if i < 0 || j < i {
-		return fmt.Errorf("%s has no %q … %q markers", readmePath, begin, end)
+		return fmt.Errorf("%s has no %q … %q markers", pagePath, begin, end)
 	}
 	out := s[:i] + b.String() + s[j+len(end):]
 	if out == s {
 		return nil
 	}
-	return os.WriteFile(readmePath, []byte(out), 0o644)
+	return os.WriteFile(pagePath, []byte(out), 0o644)
 }

@@ -178,7 +178,7 @@ func (e *Env) serve(pool *pgxpool.Pool) {
 		logger = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
 	hub := realtime.NewHub(pool, logger)
-	lookups, err := pg.OpenLookups(pool)
+	lookups, err := pg.OpenLookups(pool, false)
 	if err != nil {
 		t.Fatal(err)
 	}

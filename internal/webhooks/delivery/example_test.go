@@ -15,7 +15,7 @@ import (
 	"github.com/sous-app/sous/internal/webhooks/delivery"
 )
 
-// ExampleVerify runs the README's receiver (receiver_example_test.go) against a delivery
+// ExampleVerify runs the webhooks guide's receiver (receiver_example_test.go) against a delivery
 // signed as Sous signs it, then against one signed with another secret and one whose body was
 // changed after signing.
 func ExampleVerify() {

@@ -7,17 +7,17 @@ import (
 	"testing"
 )
 
-// The README's receivers are the code that is compiled: the Go one here (receiver_example_test.go,
-// run by ExampleVerify) and the TypeScript one by the TypeScript check (tools/ts). A README edit
+// The webhooks guide's receivers are the code that is compiled: the Go one here (receiver_example_test.go,
+// run by ExampleVerify) and the TypeScript one by the TypeScript check (tools/ts). A guide edit
 // that is not made to the compiled file, or the other way round, fails here.
 func TestReadmeShowsTheCompiledReceivers(t *testing.T) {
 	root := filepath.Join("..", "..", "..")
-	readme := read(t, filepath.Join(root, "README.md"))
-	start := strings.Index(readme, "\n## Webhooks\n")
+	guide := read(t, filepath.Join(root, "docs", "guides", "webhooks.md"))
+	start := strings.Index(guide, "\n## Verifying a delivery\n")
 	if start < 0 {
-		t.Fatal("README has no Webhooks section")
+		t.Fatal("docs/guides/webhooks.md has no \"Verifying a delivery\" section")
 	}
-	section := readme[start+1:]
+	section := guide[start+1:]
 	if end := strings.Index(section, "\n## "); end >= 0 {
 		section = section[:end]
 	}
@@ -33,7 +33,7 @@ func TestReadmeShowsTheCompiledReceivers(t *testing.T) {
 			t.Fatalf("%s has no %q", c.file, c.from)
 		}
 		if want := strings.TrimSpace(src[i:]); block != want {
-			t.Errorf("the README's %s receiver differs from %s (from %q on):\n--- README\n%s\n--- %s\n%s", c.lang, c.file, c.from, block, c.file, want)
+			t.Errorf("the guide's %s receiver differs from %s (from %q on):\n--- guide\n%s\n--- %s\n%s", c.lang, c.file, c.from, block, c.file, want)
 		}
 	}
 }
@@ -52,7 +52,7 @@ func fenced(t *testing.T, section, lang string) string {
 	t.Helper()
 	open := "```" + lang + "\n"
 	if strings.Count(section, open) != 1 {
-		t.Fatalf("the Webhooks section has %d %s blocks, want 1", strings.Count(section, open), lang)
+		t.Fatalf("the guide's verifying section has %d %s blocks, want 1", strings.Count(section, open), lang)
 	}
 	body := section[strings.Index(section, open)+len(open):]
 	end := strings.Index(body, "\n```")

@@ -1,8 +1,9 @@
 package delivery_test
 
-// A partner's receiver, written with the standard library alone. The README's "Verifying a
-// delivery" shows this file from its imports down, and TestReadmeShowsTheCompiledReceivers
-// holds the two to the same bytes; ExampleVerify runs it against signed deliveries.
+// A partner's receiver, written with the standard library alone. The webhooks guide's
+// "Verifying a delivery" shows this file from its imports down, and
+// TestReadmeShowsTheCompiledReceivers holds the two to the same bytes; ExampleVerify runs it
+// against signed deliveries.
 
 import (
 	"crypto/hmac"

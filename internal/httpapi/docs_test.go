@@ -1,0 +1,61 @@
+package httpapi_test
+
+import (
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/sous-app/sous/gen"
+	"github.com/sous-app/sous/internal/httpapi/apitest"
+)
+
+// A browser opening the server's root lands on the reference.
+func TestRootRedirectsToTheDocs(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err := client.Get(env.URL + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusFound || res.Header.Get("Location") != "/docs" {
+		t.Fatalf("GET /: %d, Location %q", res.StatusCode, res.Header.Get("Location"))
+	}
+}
+
+// Every page the published spec links to (its introduction links the guides) is served, and
+// nothing else under /docs is.
+func TestTheReferenceLinksToPagesTheServerPublishes(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	spec := string(gen.OpenAPIYAML)
+	links := regexp.MustCompile(`\]\((/docs/[^)]+)\)`).FindAllStringSubmatch(spec, -1)
+	if len(links) < 5 || !strings.Contains(spec, "](/docs/guides/README.md)") {
+		t.Fatalf("the spec links %d pages under /docs, and the guides' index?", len(links))
+	}
+	for _, l := range links {
+		res, err := http.Get(env.URL + l[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK || res.Header.Get("Content-Type") != "text/plain; charset=utf-8" {
+			t.Errorf("GET %s: %d %s", l[1], res.StatusCode, res.Header.Get("Content-Type"))
+		}
+	}
+	if page := get(t, env.URL+"/docs/guides/stock.md"); !strings.HasPrefix(page, "# Stock and the ledger\n") {
+		t.Errorf("stock guide: %.60q", page)
+	}
+	for _, path := range []string{"/docs/guides/nope.md", "/docs/docs.go", "/docs/guides/..%2F..%2Fgo.mod", "/docs/x/stock.md", "/docs/guides"} {
+		res, err := http.Get(env.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusNotFound {
+			t.Errorf("GET %s: %d, want 404", path, res.StatusCode)
+		}
+	}
+}
