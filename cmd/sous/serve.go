@@ -13,6 +13,7 @@ import (
 	"net/http/pprof"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"github.com/sous-app/sous/db/migrations"
@@ -30,11 +31,13 @@ import (
 	"github.com/sous-app/sous/internal/records"
 	"github.com/sous-app/sous/internal/sensors"
 	"github.com/sous-app/sous/internal/tasks"
+	"github.com/sous-app/sous/internal/tracing"
 	"github.com/sous-app/sous/internal/trayline"
 	"github.com/sous-app/sous/internal/webhooks"
 )
 
-// shutdownGrace is how long in-flight requests may finish after SIGINT/SIGTERM.
+// shutdownGrace is how long in-flight requests may finish after SIGINT/SIGTERM (once the
+// readiness grace, SOUS_SHUTDOWN_GRACE, is over).
 const shutdownGrace = 20 * time.Second
 
 func serve(ctx context.Context, args []string) error {
@@ -47,6 +50,19 @@ func serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	// Traces, when the OTEL_* variables ask for them; checked before anything starts.
+	stopTracing, tracingOn, err := tracing.Setup(ctx, os.LookupEnv)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := stopTracing(sctx); err != nil {
+			logger.Warn("flushing traces at shutdown", "err", err.Error())
+		}
+	}()
+
 	url, stopDB, err := database(ctx, cfg, logger)
 	if err != nil {
 		return err
@@ -63,6 +79,7 @@ func serve(ctx context.Context, args []string) error {
 	pool, err := pg.ConnectWith(ctx, url, pg.Options{
 		ConnectTimeout:   cfg.DBConnectTimeout,
 		StatementTimeout: max(cfg.RequestTimeout, cfg.HL7RequestTimeout),
+		Tracer:           sqlTracer(tracingOn),
 	})
 	if err != nil {
 		return err
@@ -92,8 +109,11 @@ func serve(ctx context.Context, args []string) error {
 		<-hubDone
 	}()
 
+	// draining is set at SIGTERM: /readyz answers 503 from then on.
+	var draining atomic.Bool
 	e, err := httpapi.New(httpapi.Deps{
 		Config: cfg, Logger: logger, Pool: pool, Clock: clock.Real{}, SigningKey: key, Hub: hub,
+		Tracing: tracingOn, Draining: &draining,
 	})
 	if err != nil {
 		return err
@@ -143,6 +163,13 @@ func serve(ctx context.Context, args []string) error {
 	if cfg.PprofAddr != "" {
 		go servePprof(cfg.PprofAddr, logger)
 	}
+	if cfg.MetricsAddr != "" {
+		stopMetrics, err := serveMetrics(cfg.MetricsAddr, pool, logger)
+		if err != nil {
+			return err
+		}
+		defer stopMetrics()
+	}
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return err
@@ -174,6 +201,20 @@ func serve(ctx context.Context, args []string) error {
 		stopDispatcher(sctx)
 		return err
 	case <-ctx.Done():
+	}
+	// Behind a load balancer: stop being ready at once, and keep serving until its probes have
+	// seen it, so no request is sent to a listener that has closed.
+	draining.Store(true)
+	logger.Info("shutting down: not ready, still serving during the grace", "grace", cfg.ShutdownGrace.String())
+	if cfg.ShutdownGrace > 0 {
+		select {
+		case <-time.After(cfg.ShutdownGrace):
+		case err := <-errc:
+			sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+			defer cancel()
+			stopDispatcher(sctx)
+			return err
+		}
 	}
 	logger.Info("shutting down: closing device sockets, draining requests and webhook deliveries")
 	stopHub()
@@ -216,7 +257,8 @@ func setup() (config.Config, *slog.Logger, error) {
 	if err != nil {
 		return cfg, nil, err
 	}
-	logger := slog.New(slog.NewJSONHandler(os.Stdout, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	// Lines logged with a request's context carry its trace_id and span_id (when tracing is on).
+	logger := slog.New(tracing.LogHandler(slog.NewJSONHandler(os.Stdout, &slog.HandlerOptions{Level: cfg.LogLevel})))
 	slog.SetDefault(logger)
 	return cfg, logger, nil
 }

@@ -39,6 +39,8 @@ type Options struct {
 	// StatementTimeout is the sessions' statement_timeout and
 	// idle_in_transaction_session_timeout (either in the URL wins for itself).
 	StatementTimeout time.Duration
+	// Tracer, when set, is told of every statement (the SQL spans of tracing).
+	Tracer pgx.QueryTracer
 }
 
 // DefaultOptions are the Options of Connect.
@@ -83,6 +85,9 @@ func PoolConfig(url string, o Options) (*pgxpool.Config, error) {
 	}
 	applyPoolDefaults(cfg, url)
 	applySessionDefaults(&cfg.ConnConfig.Config, url, o)
+	if o.Tracer != nil {
+		cfg.ConnConfig.Tracer = o.Tracer
+	}
 	// Every connection, the pool's and those made from its config (the listeners of the
 	// realtime hub and the webhook dispatcher), goes through the fence's dialer; see fence.
 	f := newFence(cfg.ConnConfig.ConnectTimeout)

@@ -362,9 +362,11 @@ func (d *Dispatcher) send(ctx context.Context, id uuid.UUID) (db.WebhookDelivery
 		}
 		return db.WebhookDelivery{}, err
 	}
-	res := d.client.Deliver(ctx, w.Url, []byte(w.Secret), delivery.Envelope{
+	sctx, span := startDelivery(ctx, w.Event)
+	res := d.client.Deliver(sctx, w.Url, []byte(w.Secret), delivery.Envelope{
 		ID: w.EventID, Event: w.Event, OrgID: w.OrgID, At: w.EventAt, Data: w.EventData,
 	})
+	observeDelivery(span, res)
 	return d.record(ctx, w, res)
 }
 
