@@ -129,7 +129,7 @@ func FromEnv(lookup func(string) (string, bool)) (Config, error) {
 		if err = checkAddr(c.MetricsAddr); err != nil {
 			return c, bad("SOUS_METRICS_ADDR", err)
 		}
-		if c.MetricsAddr == c.Addr {
+		if _, port, _ := net.SplitHostPort(c.MetricsAddr); c.MetricsAddr == c.Addr && port != "0" {
 			return c, bad("SOUS_METRICS_ADDR", errors.New("must differ from SOUS_ADDR: metrics are never served on the API port"))
 		}
 	}
