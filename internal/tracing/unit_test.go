@@ -15,11 +15,11 @@ import (
 func TestQueryName(t *testing.T) {
 	for sql, want := range map[string]string{
 		"-- name: GetUserByEmail :one\nSELECT * FROM users WHERE email = $1": "GetUserByEmail",
-		"-- name: FlushPosting :one\nWITH x AS (SELECT 1) SELECT 1":         "FlushPosting",
-		"SET LOCAL synchronous_commit = off":                                "SET",
-		"  rollback to savepoint ingest":                                    "ROLLBACK",
-		"-- a comment\nSELECT 1":                                            "SELECT",
-		"":                                                                  "SQL",
+		"-- name: FlushPosting :one\nWITH x AS (SELECT 1) SELECT 1":          "FlushPosting",
+		"SET LOCAL synchronous_commit = off":                                 "SET",
+		"  rollback to savepoint ingest":                                     "ROLLBACK",
+		"-- a comment\nSELECT 1":                                             "SELECT",
+		"":                                                                   "SQL",
 	} {
 		if got := tracing.QueryName(sql); got != want {
 			t.Errorf("QueryName(%q) = %q, want %q", sql, got, want)
