@@ -136,19 +136,23 @@ var (
 	}, []string{"version", "revision", "goversion"})
 )
 
+// registered are the collectors of the registry (the pool's and the outbox's join when the
+// server starts).
+var registered = []prometheus.Collector{
+	collectors.NewGoCollector(),
+	collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+	HTTPRequestDuration, HTTPActiveRequests,
+	HL7Messages, HL7BatchDuration,
+	WebhookDeliveries, WebhookDeliveryDuration,
+	PasswordHashWaiting, PasswordHashWait, PasswordHashRefused,
+	RateLimited, IdempotentReplays, RealtimeConnections, RealtimeHints,
+	PeriodicRuns, PeriodicLastSuccess,
+	StockPostings, StockPostingSize,
+	buildInfo,
+}
+
 func init() {
-	Registry.MustRegister(
-		collectors.NewGoCollector(),
-		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		HTTPRequestDuration, HTTPActiveRequests,
-		HL7Messages, HL7BatchDuration,
-		WebhookDeliveries, WebhookDeliveryDuration,
-		PasswordHashWaiting, PasswordHashWait, PasswordHashRefused,
-		RateLimited, IdempotentReplays, RealtimeConnections, RealtimeHints,
-		PeriodicRuns, PeriodicLastSuccess,
-		StockPostings, StockPostingSize,
-		buildInfo,
-	)
+	Registry.MustRegister(registered...)
 	// Known label values exist at 0 from the start, so a rate over them is 0 rather than absent.
 	for _, o := range HL7Outcomes {
 		HL7Messages.WithLabelValues(o)
