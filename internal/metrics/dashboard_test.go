@@ -30,7 +30,7 @@ func exported(t *testing.T) map[string]bool {
 	}
 	describe(newPoolCollector(nil))
 	describe(&outboxCollector{
-		read: func(context.Context) (int64, float64, error) { return 0, 0, nil },
+		read:    func(context.Context) (int64, float64, error) { return 0, 0, nil },
 		pending: prometheus.NewDesc("sous_outbox_pending", "", nil, nil),
 		oldest:  prometheus.NewDesc("sous_outbox_oldest_age_seconds", "", nil, nil),
 	})
