@@ -22,6 +22,13 @@ import (
 	"github.com/sous-app/sous/internal/tracing"
 )
 
+// The W3C headers in their canonical form, as net/http stores them (tracestate travels only
+// with a traceparent).
+const (
+	traceparentHeader = "Traceparent"
+	baggageHeader     = "Baggage"
+)
+
 // Route labels of requests no route matched, and operation label of routes outside the spec.
 const (
 	unmatchedRoute = "unmatched"
@@ -63,6 +70,7 @@ type routeObs struct {
 	method, route, operation string
 	spanName                 string
 	attrs                    []attribute.KeyValue
+	startOpts                []trace.SpanStartOption // kind and attrs, built once
 
 	codes atomic.Pointer[[]codeObs]
 	mu    sync.Mutex // serialises additions to codes
@@ -82,6 +90,7 @@ func newRouteObs(method, route, operation string) *routeObs {
 	if route != unmatchedRoute {
 		r.attrs = append(r.attrs, semconv.HTTPRoute(route))
 	}
+	r.startOpts = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(r.attrs...)}
 	empty := []codeObs{}
 	r.codes.Store(&empty)
 	return r
@@ -195,8 +204,13 @@ func (o *observer) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 		metrics.HTTPActiveRequests.Inc()
 		var span trace.Span
 		if o.tracing {
-			ctx := o.prop.Extract(req.Context(), propagation.HeaderCarrier(req.Header))
-			ctx, span = o.tracer.Start(ctx, r.spanName, trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(r.attrs...))
+			ctx := req.Context()
+			// Only a request that carries trace context pays for reading it (the carrier's
+			// lookups canonicalise, and allocate, each header name).
+			if req.Header[traceparentHeader] != nil || req.Header[baggageHeader] != nil {
+				ctx = o.prop.Extract(ctx, propagation.HeaderCarrier(req.Header))
+			}
+			ctx, span = o.tracer.Start(ctx, r.spanName, r.startOpts...)
 			if span.IsRecording() {
 				span.SetAttributes(
 					semconv.URLPath(req.URL.Path),
