@@ -20,14 +20,19 @@ import (
 // for the operator's monitoring, not the API's clients). The address is bound now, so a busy
 // port stops the start; the returned function closes it.
 func serveMetrics(addr string, pool *pgxpool.Pool, logger *slog.Logger) (func(), error) {
-	if err := metrics.RegisterPool(pool); err != nil {
+	unregisterPool, err := metrics.RegisterPool(pool)
+	if err != nil {
 		return nil, err
 	}
-	if err := webhooks.RegisterOutboxMetrics(pool, logger); err != nil {
+	unregisterOutbox, err := webhooks.RegisterOutboxMetrics(pool, logger)
+	if err != nil {
+		unregisterPool()
 		return nil, err
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
+		unregisterPool()
+		unregisterOutbox()
 		return nil, err
 	}
 	mux := http.NewServeMux()
@@ -43,6 +48,8 @@ func serveMetrics(addr string, pool *pgxpool.Pool, logger *slog.Logger) (func(),
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		_ = srv.Shutdown(ctx)
+		unregisterPool()
+		unregisterOutbox()
 	}, nil
 }
 

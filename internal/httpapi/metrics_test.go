@@ -89,12 +89,16 @@ var (
 // an id or an email.
 func TestMetricsAfterABusyRun(t *testing.T) {
 	env := apitest.New(t, func(c *config.Config) { c.WebhookAllowPrivate = true })
-	if err := metrics.RegisterPool(env.Pool); err != nil {
+	unregisterPool, err := metrics.RegisterPool(env.Pool)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := webhooks.RegisterOutboxMetrics(env.Pool, nil); err != nil {
+	t.Cleanup(unregisterPool)
+	unregisterOutbox, err := webhooks.RegisterOutboxMetrics(env.Pool, nil)
+	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(unregisterOutbox)
 	before := gather(t)
 
 	owner, orgID := env.NewOwner("Harborview Kitchens")

@@ -18,9 +18,17 @@ type poolCollector struct {
 	acquire     *prometheus.Desc
 }
 
-// RegisterPool adds the database pool's gauges (sous_db_pool_*) to the registry.
-func RegisterPool(pool *pgxpool.Pool) error {
-	return Registry.Register(newPoolCollector(pool))
+// RegisterPool adds the database pool's gauges (sous_db_pool_*) to the registry; the returned
+// function removes them (a process serves one pool, a test suite many one after the other).
+func RegisterPool(pool *pgxpool.Pool) (unregister func(), err error) {
+	return register(newPoolCollector(pool))
+}
+
+func register(c prometheus.Collector) (func(), error) {
+	if err := Registry.Register(c); err != nil {
+		return nil, err
+	}
+	return func() { Registry.Unregister(c) }, nil
 }
 
 func newPoolCollector(pool *pgxpool.Pool) *poolCollector {
@@ -69,12 +77,13 @@ type outboxCollector struct {
 // outboxTimeout bounds the scrape's query, well under a scrape timeout.
 const outboxTimeout = 2 * time.Second
 
-// RegisterOutbox adds sous_outbox_pending and sous_outbox_oldest_age_seconds, read with read.
-func RegisterOutbox(read OutboxBacklog, logger *slog.Logger) error {
+// RegisterOutbox adds sous_outbox_pending and sous_outbox_oldest_age_seconds, read with read;
+// the returned function removes them.
+func RegisterOutbox(read OutboxBacklog, logger *slog.Logger) (unregister func(), err error) {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return Registry.Register(&outboxCollector{
+	return register(&outboxCollector{
 		read: read, logger: logger,
 		pending: prometheus.NewDesc("sous_outbox_pending",
 			"Webhook outbox entries not yet handled: committed events not dispatched plus deliveries not yet attempted.", nil, nil),

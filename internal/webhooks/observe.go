@@ -15,8 +15,9 @@ import (
 	"github.com/sous-app/sous/internal/webhooks/delivery"
 )
 
-// RegisterOutboxMetrics adds the outbox backlog gauges, read from the database at each scrape.
-func RegisterOutboxMetrics(pool *pgxpool.Pool, logger *slog.Logger) error {
+// RegisterOutboxMetrics adds the outbox backlog gauges, read from the database at each scrape;
+// the returned function removes them.
+func RegisterOutboxMetrics(pool *pgxpool.Pool, logger *slog.Logger) (unregister func(), err error) {
 	return metrics.RegisterOutbox(func(ctx context.Context) (int64, float64, error) {
 		row, err := db.New(pool).OutboxBacklog(ctx)
 		return row.Pending, row.OldestAgeSeconds, err
