@@ -2,8 +2,8 @@ package httpapi
 
 import (
 	"net/http"
-	"syscall"
 	"net/http/httptest"
+	"syscall"
 	"testing"
 
 	"github.com/labstack/echo/v4"
