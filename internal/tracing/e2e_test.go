@@ -13,7 +13,9 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/sous-app/sous/gen/db"
 	"github.com/sous-app/sous/internal/config"
+	"github.com/sous-app/sous/internal/events"
 	"github.com/sous-app/sous/internal/httpapi/apitest"
 	"github.com/sous-app/sous/internal/pg/pgtest"
 	"github.com/sous-app/sous/internal/tracing"
@@ -149,7 +151,6 @@ func TestRequestTraceContinuesTheCallersTrace(t *testing.T) {
 		t.Fatal("no webhook delivery span in the trace")
 	}
 	mu.Lock()
-	defer mu.Unlock()
 	if len(received) != 1 {
 		t.Fatalf("receiver got %d requests", len(received))
 	}
@@ -157,6 +158,7 @@ func TestRequestTraceContinuesTheCallersTrace(t *testing.T) {
 	if got := received[0].Get("traceparent"); got != want {
 		t.Fatalf("delivery carried traceparent %q, want %q", got, want)
 	}
+	mu.Unlock()
 
 	// An HL7 body: a span per phase, under the request's span.
 	site := env.Site(owner.AccessToken, orgID, "Harborview campus")
@@ -179,6 +181,41 @@ func TestRequestTraceContinuesTheCallersTrace(t *testing.T) {
 		if !phases[want] {
 			t.Errorf("no span %q in the HL7 request's trace: %v", want, phases)
 		}
+	}
+
+	// An outbox dispatch round that finds an event: its span, its statements under it, and the
+	// delivery it queued sent with the delivery's own traceparent.
+	if _, err := events.Publish(t.Context(), db.New(env.Pool), orgID, events.TrayDelivered, env.Clock.Now(),
+		map[string]any{"ticketId": uuid.New(), "siteId": site, "patientId": uuid.New(), "dayPart": "lunch", "date": "2026-03-02"}); err != nil {
+		t.Fatal(err)
+	}
+	exp.Reset()
+	env.DrainWebhooks()
+	var dispatch sdktrace.ReadOnlySpan
+	children := map[string]bool{}
+	all := exp.GetSpans().Snapshots()
+	for _, s := range all {
+		if s.Name() == "outbox dispatch" {
+			dispatch = s
+		}
+	}
+	if dispatch == nil {
+		t.Fatal("no outbox dispatch span")
+	}
+	for _, s := range all {
+		if s.Parent().SpanID() == dispatch.SpanContext().SpanID() {
+			children[s.Name()] = true
+		}
+	}
+	if !children["MatchingWebhooks"] || !children["QueueDelivery"] || !children["MarkEventsDispatched"] {
+		t.Errorf("dispatch span's children %v", children)
+	}
+	mu.Lock()
+	got := len(received)
+	last := received[got-1].Get("traceparent")
+	mu.Unlock()
+	if got != 2 || !strings.HasPrefix(last, "00-") {
+		t.Errorf("receiver: %d requests, the last with traceparent %q", got, last)
 	}
 
 	// A caller that did not sample its trace: the server follows it and records nothing.

@@ -272,6 +272,9 @@ func (d *Dispatcher) dispatchBatch(ctx context.Context) (int, error) {
 		if n == 0 {
 			return nil
 		}
+		// A span only for a round that found work: idle polls would otherwise fill the traces.
+		ctx, span := startDispatch(ctx, n)
+		defer span.End()
 		enabled := map[uuid.UUID]bool{}
 		ids := make([]uuid.UUID, 0, n)
 		for _, e := range evs {

@@ -24,6 +24,11 @@ func RegisterOutboxMetrics(pool *pgxpool.Pool, logger *slog.Logger) (unregister 
 	}, logger)
 }
 
+// startDispatch opens the span of one outbox dispatch round that claimed events.
+func startDispatch(ctx context.Context, events int) (context.Context, trace.Span) {
+	return tracing.Tracer().Start(ctx, "outbox dispatch", trace.WithAttributes(attribute.Int("sous.outbox.events", events)))
+}
+
 // deliveryResult is the metric label of one attempt's outcome.
 func deliveryResult(res delivery.Result) string {
 	switch {
