@@ -47,10 +47,25 @@ cleanup() {
 }
 trap cleanup EXIT
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+# free_port: a port nothing listens on, distinct from those already taken by this script.
+taken=" "
+free_port() {
+	local p
+	while :; do
+		p=$((20000 + RANDOM % 20000))
+		case $taken in *" $p "*) continue ;; esac
+		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+			echo "$p"
+			return
+		fi
+	done
+}
 port=$(free_port)
+taken="$taken$port "
 port2=$(free_port)
+taken="$taken$port2 "
 api_port=$(free_port)
+taken="$taken$api_port "
 api2_port=$(free_port)
 
 log "building sous"
@@ -123,6 +138,9 @@ for n in A1 A2 A3; do site "$n"; done
 
 log "full backup"
 "${as_pg[@]}" pgbackrest --config="$conf" --stanza=sous --type=full backup
+# The restore names this backup: pgBackRest records a backup's stop time to the second, so one
+# that ended within the second before the target would not be picked by time alone.
+label=$("${as_pg[@]}" pgbackrest --config="$conf" --stanza=sous --output=json info | jq -r '.[0].backup[-1].label')
 for n in B1 B2 B3; do site "$n"; done
 
 # The noted time: the database's clock, after every B was acknowledged, before any C.
@@ -143,7 +161,7 @@ pids=()
 log "restore into a new cluster to the noted time"
 "${as_pg[@]}" mkdir -m 700 "$work/restored"
 "${as_pg[@]}" pgbackrest --config="$conf" --stanza=sous --pg1-path="$work/restored" \
-	--type=time --target="$target" --target-action=promote restore
+	--set="$label" --type=time --target="$target" --target-action=promote restore
 # The restored cluster listens elsewhere (the old one's files are left for forensics) and
 # archives into the same repository, on its new timeline.
 "${as_pg[@]}" tee -a "$work/restored/postgresql.auto.conf" >/dev/null <<EOF
