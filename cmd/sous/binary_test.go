@@ -89,7 +89,7 @@ func TestBinaryDrainsInFlightRequestsOnSIGTERM(t *testing.T) {
 	bin := sousBinary(t)
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = append(os.Environ(), "DATABASE_URL="+pgtest.NewURL(t), "SOUS_ADDR=127.0.0.1:0",
-		"SOUS_DATA_DIR="+t.TempDir(), "SOUS_ACCESS_LOG=false")
+		"SOUS_DATA_DIR="+t.TempDir(), "SOUS_ACCESS_LOG=false", "SOUS_SHUTDOWN_GRACE=0s")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

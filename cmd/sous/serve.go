@@ -15,6 +15,7 @@ import (
 	"net/http/pprof"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -35,6 +36,7 @@ import (
 	"github.com/sous-app/sous/internal/records"
 	"github.com/sous-app/sous/internal/sensors"
 	"github.com/sous-app/sous/internal/tasks"
+	"github.com/sous-app/sous/internal/tracing"
 	"github.com/sous-app/sous/internal/trayline"
 	"github.com/sous-app/sous/internal/webhooks"
 )
@@ -42,7 +44,8 @@ import (
 // accessLogFlush is the longest an access log line waits in its batch.
 const accessLogFlush = 200 * time.Millisecond
 
-// shutdownGrace is how long in-flight requests may finish after SIGINT/SIGTERM.
+// shutdownGrace is how long in-flight requests may finish after SIGINT/SIGTERM (once the
+// readiness grace, SOUS_SHUTDOWN_GRACE, is over).
 const shutdownGrace = 20 * time.Second
 
 func serve(ctx context.Context, args []string) error {
@@ -56,6 +59,19 @@ func serve(ctx context.Context, args []string) error {
 		return err
 	}
 	tuneGC()
+	// Traces, when the OTEL_* variables ask for them; checked before anything starts.
+	stopTracing, tracingOn, err := tracing.Setup(ctx, os.LookupEnv)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := stopTracing(sctx); err != nil {
+			logger.Warn("flushing traces at shutdown", "err", err.Error())
+		}
+	}()
+
 	url, stopDB, err := database(ctx, cfg, logger)
 	if err != nil {
 		return err
@@ -76,6 +92,7 @@ func serve(ctx context.Context, args []string) error {
 		ConnectTimeout:   cfg.DBConnectTimeout,
 		StatementTimeout: max(cfg.RequestTimeout, cfg.HL7RequestTimeout),
 		Pooler:           cfg.DatabaseDirectURL != "",
+		Tracer:           sqlTracer(tracingOn),
 	}
 	pool, err := pg.ConnectWith(ctx, url, dbOpts)
 	if err != nil {
@@ -123,6 +140,8 @@ func serve(ctx context.Context, args []string) error {
 		<-hubDone
 	}()
 
+	// draining is set at SIGTERM: /readyz answers 503 from then on.
+	var draining atomic.Bool
 	// The access log is batched: a write per request would cost a system call each. Lines are
 	// out within accessLogFlush, and all of them once the server has stopped.
 	var accessLog io.Writer
@@ -133,6 +152,7 @@ func serve(ctx context.Context, args []string) error {
 	}
 	e, err := httpapi.New(httpapi.Deps{
 		Config: cfg, Logger: logger, AccessLog: accessLog, Pool: pool, Lookups: lookups, Clock: clock.Real{}, SigningKey: key, Hub: hub,
+		Tracing: tracingOn, Draining: &draining,
 	})
 	if err != nil {
 		return err
@@ -182,6 +202,13 @@ func serve(ctx context.Context, args []string) error {
 	if cfg.PprofAddr != "" {
 		go servePprof(cfg.PprofAddr, logger)
 	}
+	if cfg.MetricsAddr != "" {
+		stopMetrics, err := serveMetrics(cfg.MetricsAddr, lookups, pool, logger)
+		if err != nil {
+			return err
+		}
+		defer stopMetrics()
+	}
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return err
@@ -215,6 +242,20 @@ func serve(ctx context.Context, args []string) error {
 		stopDispatcher(sctx)
 		return err
 	case <-ctx.Done():
+	}
+	// Behind a load balancer: stop being ready at once, and keep serving until its probes have
+	// seen it, so no request is sent to a listener that has closed.
+	draining.Store(true)
+	logger.Info("shutting down: not ready, still serving during the grace", "grace", cfg.ShutdownGrace.String())
+	if cfg.ShutdownGrace > 0 {
+		select {
+		case <-time.After(cfg.ShutdownGrace):
+		case err := <-errc:
+			sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+			defer cancel()
+			stopDispatcher(sctx)
+			return err
+		}
 	}
 	logger.Info("shutting down: closing device sockets, draining requests and webhook deliveries")
 	stopHub()
@@ -257,7 +298,8 @@ func setup() (config.Config, *slog.Logger, error) {
 	if err != nil {
 		return cfg, nil, err
 	}
-	logger := slog.New(slog.NewJSONHandler(os.Stdout, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	// Lines logged with a request's context carry its trace_id and span_id (when tracing is on).
+	logger := slog.New(tracing.LogHandler(slog.NewJSONHandler(os.Stdout, &slog.HandlerOptions{Level: cfg.LogLevel})))
 	slog.SetDefault(logger)
 	return cfg, logger, nil
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sous-app/sous/internal/apierr"
+	"github.com/sous-app/sous/internal/metrics"
 )
 
 // passwordQueue admits the operations that run argon2id (sign-in, registration, password
@@ -85,16 +86,27 @@ func newPasswordQueue(slots, limit, share int, now func() time.Time, pace time.D
 func (q *passwordQueue) run(ctx context.Context, addr string, onQueued func(), fn func()) error {
 	w, err := q.enter(ctx, addr)
 	if err != nil {
+		metrics.PasswordHashRefused.Inc()
 		q.hold(ctx)
 		return err
 	}
 	if w != nil {
+		queued := q.now()
+		metrics.PasswordHashWaiting.Inc()
 		if onQueued != nil {
 			onQueued()
 		}
-		if err := q.await(ctx, w); err != nil {
+		err := q.await(ctx, w)
+		metrics.PasswordHashWaiting.Dec()
+		if err != nil {
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) { // answered service_busy
+				metrics.PasswordHashRefused.Inc()
+			}
 			return err
 		}
+		metrics.PasswordHashWait.Observe(q.now().Sub(queued).Seconds())
+	} else {
+		metrics.PasswordHashWait.Observe(0)
 	}
 	start := q.now()
 	defer q.done(start)

@@ -19,6 +19,7 @@ import (
 	"github.com/sous-app/sous/internal/apierr"
 	"github.com/sous-app/sous/internal/authz"
 	"github.com/sous-app/sous/internal/clock"
+	"github.com/sous-app/sous/internal/metrics"
 	"github.com/sous-app/sous/internal/pg"
 )
 
@@ -98,6 +99,7 @@ func (l *orgLocks) lock(ctx context.Context, id uuid.UUID) (func(), error) {
 	}
 	if e.refs > maxWaiting {
 		l.mu.Unlock()
+		metrics.RateLimitedBy("census_writers")
 		return nil, apierr.RateLimited(time.Second)
 	}
 	e.refs++

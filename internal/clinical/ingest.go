@@ -18,6 +18,7 @@ import (
 	"github.com/sous-app/sous/internal/hl7"
 	"github.com/sous-app/sous/internal/pg"
 	"github.com/sous-app/sous/internal/reqinfo"
+	"github.com/sous-app/sous/internal/tracing"
 )
 
 // IngestHl7 applies a body of HL7 messages to a site's census.
@@ -40,9 +41,13 @@ func (h *Handlers) IngestHl7(ctx context.Context, req api.IngestHl7RequestObject
 	if err != nil {
 		return nil, err
 	}
+	began := time.Now()
 	bufs := parsePool.Get().(*parseBuffers)
 	defer bufs.release()
+	_, parse := phase(ctx, "hl7 parse")
 	batch, err := bufs.parser.ParseString(message)
+	parse.SetAttributes(tracing.Attr("sous.hl7.messages", len(batch.Messages)))
+	parse.End()
 	switch {
 	case errors.Is(err, hl7.ErrLimit):
 		return nil, &apierr.Error{Kind: apierr.KindTooLarge, Code: apierr.CodeTooManyMessages, Message: fmt.Sprintf("A body may hold at most %d HL7 messages", hl7.MaxMessagesPerBody)}
@@ -58,7 +63,9 @@ func (h *Handlers) IngestHl7(ctx context.Context, req api.IngestHl7RequestObject
 	msgs := prepare(&batch, &bufs.adts)
 
 	queued := time.Now()
+	_, wait := phase(ctx, "hl7 wait for census lock")
 	unlock, err := h.locks.lock(ctx, req.OrgId)
+	wait.End()
 	if err != nil {
 		return nil, err
 	}
@@ -76,6 +83,7 @@ func (h *Handlers) IngestHl7(ctx context.Context, req api.IngestHl7RequestObject
 	if err != nil {
 		return nil, err
 	}
+	observeBatch(results, time.Since(began))
 	h.logger.DebugContext(ctx, "hl7 ingest queue", "wait", locked.Sub(queued), "held", time.Since(locked))
 	out := api.Hl7IngestResult{Processed: len(results), Results: results}
 	if len(batch.Notes) > 0 {
@@ -128,25 +136,33 @@ func (h *Handlers) ingest(ctx context.Context, tx pgx.Tx, t target, loc *time.Lo
 		return nil, err
 	}
 	locked := time.Now()
-	maps, err := loadMappings(ctx, q, t.orgID)
+	lctx, load := phase(ctx, "hl7 load")
+	maps, err := loadMappings(lctx, q, t.orgID)
 	if err != nil {
+		load.End()
 		return nil, err
 	}
 
 	c := newCensus(loc, t.now, maps)
-	if err := c.load(ctx, q, t, msgs); err != nil {
+	err = c.load(lctx, q, t, msgs)
+	load.End()
+	if err != nil {
 		return nil, err
 	}
 	loaded := time.Now()
+	_, apply := phase(ctx, "hl7 apply")
 	results := make([]api.Hl7MessageResult, len(msgs))
 	for i := range msgs {
 		results[i] = c.apply(&msgs[i])
 	}
+	apply.End()
 	h.logUnreadable(ctx, c)
 	applied := time.Now()
-	werr := c.write(ctx, tx, t, "ingest", func(b *pgx.Batch) error {
-		return audit.RecordSite(ctx, db.New(queue{b}), t.orgID, t.siteID, t.siteID, t.now)
+	wctx, write := phase(ctx, "hl7 write")
+	werr := c.write(wctx, tx, t, "ingest", func(b *pgx.Batch) error {
+		return audit.RecordSite(wctx, db.New(queue{b}), t.orgID, t.siteID, t.siteID, t.now)
 	})
+	write.End()
 	if werr == nil {
 		h.logger.DebugContext(ctx, "hl7 ingest", "messages", len(msgs), "patients", c.patientsWritten,
 			"encounters", len(c.encounters), "lock", locked.Sub(start), "load", loaded.Sub(locked),

@@ -71,7 +71,15 @@ type Config struct {
 	CORSOrigins []string
 	// ReadingsRetentionMonths is how long sensor readings are kept (SOUS_READINGS_RETENTION_MONTHS).
 	ReadingsRetentionMonths int
+	// MetricsAddr serves Prometheus metrics on a separate listener when set (SOUS_METRICS_ADDR).
+	MetricsAddr string
+	// ShutdownGrace is how long the server keeps serving after SIGTERM, answering /readyz 503,
+	// so a load balancer stops sending before the listener closes (SOUS_SHUTDOWN_GRACE).
+	ShutdownGrace time.Duration
 }
+
+// DefaultShutdownGrace outlasts two failed probes of a load balancer checking every 2 seconds.
+const DefaultShutdownGrace = 5 * time.Second
 
 // DefaultReadingsRetentionMonths keeps sensor readings two years, the HACCP record period
 // inspectors most often ask for.
@@ -103,6 +111,7 @@ func FromEnv(lookup func(string) (string, bool)) (Config, error) {
 		BodyLimit:         get("SOUS_BODY_LIMIT", "1M"),
 		HL7BodyLimit:      get("SOUS_HL7_BODY_LIMIT", DefaultHL7BodyLimit),
 		PprofAddr:         get("SOUS_PPROF_ADDR", ""),
+		MetricsAddr:       get("SOUS_METRICS_ADDR", ""),
 	}
 	c.JWTKeyFile = get("SOUS_JWT_KEY_FILE", filepath.Join(c.DataDir, "jwt-signing-key.pem"))
 
@@ -120,6 +129,19 @@ func FromEnv(lookup func(string) (string, bool)) (Config, error) {
 		if err = checkAddr(c.PprofAddr); err != nil {
 			return c, bad("SOUS_PPROF_ADDR", err)
 		}
+	}
+	if c.MetricsAddr != "" {
+		if err = checkAddr(c.MetricsAddr); err != nil {
+			return c, bad("SOUS_METRICS_ADDR", err)
+		}
+		if _, port, _ := net.SplitHostPort(c.MetricsAddr); c.MetricsAddr == c.Addr && port != "0" {
+			return c, bad("SOUS_METRICS_ADDR", errors.New("must differ from SOUS_ADDR: metrics are never served on the API port"))
+		}
+	}
+	// 0 is allowed: no load balancer in front (a developer's machine) need not wait.
+	if c.ShutdownGrace, err = time.ParseDuration(get("SOUS_SHUTDOWN_GRACE", DefaultShutdownGrace.String())); err != nil ||
+		c.ShutdownGrace < 0 || c.ShutdownGrace > 5*time.Minute {
+		return c, bad("SOUS_SHUTDOWN_GRACE", errors.New("not a duration from 0s to 5m (e.g. 5s)"))
 	}
 	if c.WebURL, err = baseURL(c.WebURL); err != nil {
 		return c, bad("SOUS_WEB_URL", err)

@@ -41,6 +41,11 @@ func TestFromEnvRefusesMalformedSettings(t *testing.T) {
 		{"SOUS_CORS_ORIGINS", "app.example.com"},
 		{"SOUS_READINGS_RETENTION_MONTHS", "2y"},
 		{"SOUS_READINGS_RETENTION_MONTHS", "0"},
+		{"SOUS_METRICS_ADDR", "9464"},
+		{"SOUS_METRICS_ADDR", ":8080"}, // the API's own port
+		{"SOUS_SHUTDOWN_GRACE", "-1s"},
+		{"SOUS_SHUTDOWN_GRACE", "a while"},
+		{"SOUS_SHUTDOWN_GRACE", "1h"},
 	}
 	for _, c := range cases {
 		t.Run(c.name+"="+c.value, func(t *testing.T) {
@@ -110,5 +115,22 @@ func TestReadingsRetention(t *testing.T) {
 		if err != nil || c.ReadingsRetentionMonths != want {
 			t.Fatalf("%q: %d (%v), want %d", value, c.ReadingsRetentionMonths, err, want)
 		}
+	}
+}
+
+func TestFromEnvMetricsAndGrace(t *testing.T) {
+	cfg, err := config.FromEnv(env(map[string]string{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.MetricsAddr != "" || cfg.ShutdownGrace != config.DefaultShutdownGrace {
+		t.Fatalf("defaults: metrics %q, grace %v", cfg.MetricsAddr, cfg.ShutdownGrace)
+	}
+	cfg, err = config.FromEnv(env(map[string]string{"SOUS_METRICS_ADDR": "127.0.0.1:9464", "SOUS_SHUTDOWN_GRACE": "0s"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.MetricsAddr != "127.0.0.1:9464" || cfg.ShutdownGrace != 0 {
+		t.Fatalf("set: metrics %q, grace %v", cfg.MetricsAddr, cfg.ShutdownGrace)
 	}
 }

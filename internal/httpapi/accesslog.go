@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // accessLog writes one JSON line per request to w, after the error renderer has set the status;
@@ -49,6 +50,15 @@ func accessLog(w io.Writer) echo.MiddlewareFunc {
 			b = appendJSONString(b, c.RealIP())
 			b = append(b, `,"request_id":`...)
 			b = appendJSONString(b, res.Header().Get(echo.HeaderXRequestID))
+			// The request's span, when tracing made one: a line leads to its trace and back (as
+			// tracing.LogHandler stamps the process's other lines).
+			if sc := trace.SpanContextFromContext(req.Context()); sc.IsValid() {
+				b = append(b, `,"trace_id":"`...)
+				b = append(b, sc.TraceID().String()...)
+				b = append(b, `","span_id":"`...)
+				b = append(b, sc.SpanID().String()...)
+				b = append(b, '"')
+			}
 			b = append(b, "}\n"...)
 			_, _ = w.Write(b)
 			*bp = b

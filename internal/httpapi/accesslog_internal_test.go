@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"go.opentelemetry.io/otel/trace"
 )
 
 func TestRedactQuery(t *testing.T) {
@@ -83,5 +84,31 @@ func TestAccessLogLineIsJSON(t *testing.T) {
 	}
 	if !strings.HasSuffix(buf.String(), "}\n") || strings.Count(buf.String(), "\n") != 1 {
 		t.Errorf("not one line: %q", buf.String())
+	}
+}
+
+// With a span in the request's context, the line names its trace and span.
+func TestAccessLogLineCarriesTheTrace(t *testing.T) {
+	t.Parallel()
+	tid, _ := trace.TraceIDFromHex("4bf92f3577b34da6a3ce929d0e0e4736")
+	sid, _ := trace.SpanIDFromHex("00f067aa0ba902b7")
+	sc := trace.NewSpanContext(trace.SpanContextConfig{TraceID: tid, SpanID: sid, TraceFlags: trace.FlagsSampled})
+	var buf bytes.Buffer
+	e := echo.New()
+	e.Use(func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			c.SetRequest(c.Request().WithContext(trace.ContextWithSpanContext(c.Request().Context(), sc)))
+			return next(c)
+		}
+	})
+	e.Use(accessLog(&buf))
+	e.GET("/", func(c echo.Context) error { return c.NoContent(http.StatusNoContent) })
+	e.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/", nil))
+	var line map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &line); err != nil {
+		t.Fatalf("not JSON: %v: %s", err, buf.String())
+	}
+	if line["trace_id"] != tid.String() || line["span_id"] != sid.String() {
+		t.Fatalf("line %s", buf.String())
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/sous-app/sous/internal/authz"
 	"github.com/sous-app/sous/internal/idempotency"
+	"github.com/sous-app/sous/internal/metrics"
 	"github.com/sous-app/sous/internal/principal"
 	"github.com/sous-app/sous/internal/reqinfo"
 )
@@ -199,6 +200,7 @@ func replay(c echo.Context, res *idempotency.Response) error {
 		h[k] = v
 	}
 	h.Set(replayedHeader, "true")
+	metrics.IdempotentReplays.Inc()
 	c.Response().WriteHeader(res.Status)
 	if len(res.Body) > 0 && c.Request().Method != http.MethodHead {
 		_, err := c.Response().Write(res.Body)

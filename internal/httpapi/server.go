@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"sync/atomic"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -49,6 +50,9 @@ import (
 	"github.com/sous-app/sous/internal/webhooks"
 	"github.com/sous-app/sous/internal/webhooks/delivery"
 )
+
+// errShuttingDown is why a replica that received SIGTERM is not ready.
+var errShuttingDown = errors.New("shutting down")
 
 // Server is the strict server: every domain's handlers, embedded.
 type Server struct {
@@ -129,6 +133,10 @@ type Deps struct {
 	// WebhookResolver looks up webhook host names when a subscription's URL is set; nil is the
 	// system resolver (tests answer from a table).
 	WebhookResolver delivery.Resolver
+	// Tracing makes a server span per request (the global tracer provider is set up).
+	Tracing bool
+	// Draining, once true, makes /readyz answer 503: the server is shutting down.
+	Draining *atomic.Bool
 }
 
 // LoadSpec parses the published bundle embedded in the binary. It is read from the bundle's own
@@ -187,6 +195,9 @@ func New(d Deps) (http.Handler, error) {
 	authn := Authenticators{Bearer: authSvc.Authenticate, APIKey: keys.Authenticate, Device: devs.Authenticate}
 	authorizer := authz.NewAuthorizer(d.Lookups, d.Clock)
 	ready := func(ctx context.Context) error {
+		if d.Draining != nil && d.Draining.Load() {
+			return errShuttingDown
+		}
 		if err := pg.Writable(ctx, d.Pool); err != nil {
 			return err
 		}
@@ -205,7 +216,9 @@ func New(d Deps) (http.Handler, error) {
 	e.HTTPErrorHandler = errorRenderer(d.Logger, ops)
 	e.IPExtractor = ipExtractor(d.Config.TrustedProxies)
 
+	obs := newObserver(&routing, d.Tracing) // metrics and traces (observe.go)
 	e.Use(
+		obs.middleware,
 		requestID(),
 		accessLog(d.AccessLog),
 		recoverPanics(d.Logger),
@@ -285,5 +298,6 @@ func New(d Deps) (http.Handler, error) {
 	})
 	registerHealth(e, ready, d.Logger)
 	registerDocs(e)
+	obs.addRoutes(e.Routes())
 	return securityHeaders(headAsGet(e)), nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/sous-app/sous/gen/db"
 	"github.com/sous-app/sous/internal/apierr"
 	"github.com/sous-app/sous/internal/money"
+	"github.com/sous-app/sous/internal/tracing"
 )
 
 // Movement kinds: the ledger row kinds. The first six are the reasons POST /stock/adjust takes.
@@ -367,7 +368,9 @@ type bucketKey struct{ item, location, lot uuid.UUID }
 
 // finish writes the posting in one statement: each bucket's net change, the ledger rows, and
 // each item's new on-hand and average at the site.
-func (p *poster) finish(ctx context.Context) error {
+func (p *poster) finish(ctx context.Context) (err error) {
+	ctx, span := tracing.Tracer().Start(ctx, "stock posting")
+	defer func() { endPosting(span, len(p.txns), err) }()
 	var f db.FlushPostingParams
 	f.OrgID, f.SiteID, f.Now = p.orgID, p.siteID, p.now
 	f.TakeItems, f.TakeLocations, f.TakeLots, f.TakeQty = []uuid.UUID{}, []uuid.UUID{}, []uuid.UUID{}, []decimal.Decimal{}

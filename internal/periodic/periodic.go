@@ -9,9 +9,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/sous-app/sous/internal/clock"
+	"github.com/sous-app/sous/internal/metrics"
 )
 
 // tick is how often the runner looks for due tasks: no task is run more often.
@@ -32,12 +34,37 @@ const runTimeout = time.Minute
 type Runner struct {
 	tasks  []Task
 	due    []time.Time // when each task is next due; zero: at the first pass
+	jobs   []string    // each task's metric label
 	clock  clock.Clock
 	logger *slog.Logger
 }
 
 func NewRunner(c clock.Clock, logger *slog.Logger, tasks ...Task) *Runner {
-	return &Runner{tasks: tasks, due: make([]time.Time, len(tasks)), clock: c, logger: logger}
+	r := &Runner{tasks: tasks, due: make([]time.Time, len(tasks)), jobs: make([]string, len(tasks)), clock: c, logger: logger}
+	for i, t := range tasks {
+		r.jobs[i] = JobLabel(t.Name)
+		metrics.PeriodicJob(r.jobs[i])
+	}
+	return r
+}
+
+// JobLabel is a task's name as a metric label: lower case, words joined by underscores
+// ("webhooks: maintenance" is webhooks_maintenance).
+func JobLabel(name string) string {
+	var b strings.Builder
+	sep := false
+	for _, r := range strings.ToLower(name) {
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
+			if sep && b.Len() > 0 {
+				b.WriteByte('_')
+			}
+			b.WriteRune(r)
+			sep = false
+		} else {
+			sep = true
+		}
+	}
+	return b.String()
 }
 
 // Run runs every task at start, then each again whenever it is due, until ctx ends.
@@ -79,9 +106,12 @@ func (r *Runner) RunDue(ctx context.Context) error {
 		err := task.Run(tctx)
 		cancel()
 		if err != nil {
+			metrics.PeriodicRuns.WithLabelValues(r.jobs[i], metrics.RunFailure).Inc()
 			errs = append(errs, fmt.Errorf("%s: %w", task.Name, err))
 			continue
 		}
+		metrics.PeriodicRuns.WithLabelValues(r.jobs[i], metrics.RunSuccess).Inc()
+		metrics.PeriodicLastSuccess.WithLabelValues(r.jobs[i]).Set(float64(time.Now().UnixNano()) / 1e9)
 		r.due[i] = nextDue(r.due[i], now, task.Every)
 	}
 	return errors.Join(errs...)

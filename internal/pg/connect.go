@@ -48,6 +48,8 @@ type Options struct {
 	// plan_cache_mode, statement_timeout and idle_in_transaction_session_timeout are then the
 	// database role's (ALTER ROLE … SET; docs/operations/scaling.md).
 	Pooler bool
+	// Tracer, when set, is told of every statement (the SQL spans of tracing).
+	Tracer pgx.QueryTracer
 }
 
 // DefaultOptions are the Options of Connect.
@@ -94,6 +96,9 @@ func PoolConfig(url string, o Options) (*pgxpool.Config, error) {
 	applySessionDefaults(&cfg.ConnConfig.Config, url, o)
 	if o.Pooler && !strings.Contains(url, "default_query_exec_mode") {
 		cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheDescribe
+	}
+	if o.Tracer != nil {
+		cfg.ConnConfig.Tracer = o.Tracer
 	}
 	// Every connection, the pool's and those made from its config (the listeners of the
 	// realtime hub and the webhook dispatcher), goes through the fence's dialer; see fence.

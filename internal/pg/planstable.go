@@ -86,6 +86,15 @@ func (l *Lookups) Close() {
 	}
 }
 
+// Pools are the distinct pools Lookups reads through: main, and the generic-plan pool when there
+// is one (metrics report the connections of both).
+func (l *Lookups) Pools() []*pgxpool.Pool {
+	if l.generic == l.main {
+		return []*pgxpool.Pool{l.main}
+	}
+	return []*pgxpool.Pool{l.main, l.generic}
+}
+
 // Queries returns the generated queries with the listed statements routed to the generic-plan
 // pool. Use it for reads outside a transaction; inside one, db.New(tx).
 func (l *Lookups) Queries() *db.Queries { return db.New(lookupDB{l}) }

@@ -13,6 +13,7 @@ import (
 	"github.com/sous-app/sous/gen/db"
 	"github.com/sous-app/sous/internal/apierr"
 	"github.com/sous-app/sous/internal/clock"
+	"github.com/sous-app/sous/internal/metrics"
 	"github.com/sous-app/sous/internal/pg"
 )
 
@@ -88,6 +89,7 @@ func refuseIfFull(ctx context.Context, q *db.Queries, r Rule, key string, now ti
 	if int(c.N) >= r.Limit {
 		retry := c.Oldest.Add(r.Window).Sub(now)
 		note(ctx, r, 0, retry, true)
+		metrics.RateLimitedBy(r.Bucket)
 		return c, apierr.RateLimited(retry)
 	}
 	return c, nil
@@ -146,6 +148,7 @@ func (l *Limiter) Reserve(ctx context.Context, q *db.Queries, r Rule, key string
 	switch {
 	case err == nil:
 		note(ctx, r, 0, until.Sub(now), true)
+		metrics.RateLimitedBy(r.Bucket)
 		return nil, apierr.RateLimited(until.Sub(now)).WithCode(apierr.CodeAccountLocked)
 	case !pg.IsNoRows(err):
 		return nil, err
@@ -164,6 +167,7 @@ func (l *Limiter) Reserve(ctx context.Context, q *db.Queries, r Rule, key string
 		// As many attempts as the lock allows are failed or still being checked: the same lock.
 		retry := c.Oldest.Add(r.Window).Sub(now)
 		note(ctx, r, 0, retry, true)
+		metrics.RateLimitedBy(r.Bucket)
 		return nil, apierr.RateLimited(retry).WithCode(apierr.CodeAccountLocked)
 	}
 	note(ctx, r, r.Limit-int(c.N)-1, restoredIn(c.N, c.Oldest, now, r.Window), true)

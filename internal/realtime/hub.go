@@ -14,6 +14,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/sous-app/sous/internal/metrics"
 )
 
 // Tuning of the listener connection. Variables so that tests can shorten
@@ -103,6 +105,7 @@ func (h *Hub) Subscribe(deviceID, orgID uuid.UUID) (hints <-chan struct{}, cance
 		add(h.orgs, orgID, s)
 	}
 	h.mu.Unlock()
+	metrics.RealtimeConnections.Inc()
 	return s.ch, func() {
 		h.mu.Lock()
 		h.removeLocked(s)
@@ -132,6 +135,7 @@ func (h *Hub) removeLocked(s *subscriber) {
 		return
 	}
 	s.removed = true
+	metrics.RealtimeConnections.Dec()
 	remove(h.devices, s.device, s)
 	if s.org != uuid.Nil {
 		remove(h.orgs, s.org, s)
@@ -282,6 +286,7 @@ func pokeAll(set map[*subscriber]struct{}) {
 	for s := range set {
 		select {
 		case s.ch <- struct{}{}:
+			metrics.RealtimeHints.Inc()
 		default: // a hint is already pending; it covers this one
 		}
 	}

@@ -279,6 +279,9 @@ func (d *Dispatcher) dispatchBatch(ctx context.Context) (int, error) {
 		if n == 0 {
 			return nil
 		}
+		// A span only for a round that found work: idle polls would otherwise fill the traces.
+		ctx, span := startDispatch(ctx, n)
+		defer span.End()
 		enabled := map[uuid.UUID]bool{}
 		ids := make([]uuid.UUID, 0, n)
 		for _, e := range evs {
@@ -369,9 +372,11 @@ func (d *Dispatcher) send(ctx context.Context, id uuid.UUID) (db.WebhookDelivery
 		}
 		return db.WebhookDelivery{}, err
 	}
-	res := d.client.Deliver(ctx, w.Url, []byte(w.Secret), delivery.Envelope{
+	sctx, span := startDelivery(ctx, w.Event)
+	res := d.client.Deliver(sctx, w.Url, []byte(w.Secret), delivery.Envelope{
 		ID: w.EventID, Event: w.Event, OrgID: w.OrgID, At: w.EventAt, Data: w.EventData,
 	})
+	observeDelivery(span, res)
 	return d.record(ctx, w, res)
 }
 

@@ -59,6 +59,8 @@ type Env struct {
 	nextIP atomic.Uint32
 	tuning Tuning
 	hooks  *hooks
+	// tracing makes the server's request spans (NewTraced).
+	tracing bool
 }
 
 // Tuning sets the server's password work for a test.
@@ -143,6 +145,11 @@ func NewBehindProxy(t testing.TB, opts ...Option) (env *Env, proxy *pgtest.Proxy
 
 func newEnv(t testing.TB, pool *pgxpool.Pool, tuning Tuning, opts ...Option) *Env {
 	t.Helper()
+	return newEnvTraced(t, pool, tuning, false, opts...)
+}
+
+func newEnvTraced(t testing.TB, pool *pgxpool.Pool, tuning Tuning, tracing bool, opts ...Option) *Env {
+	t.Helper()
 	if tuning.HashParams == nil {
 		tuning.HashParams = &cheapHash
 	}
@@ -163,7 +170,7 @@ func newEnv(t testing.TB, pool *pgxpool.Pool, tuning Tuning, opts ...Option) *En
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := &Env{T: t, Pool: pool, Clock: clock.NewFake(Epoch), Config: cfg, router: specRouter(t), key: key, tuning: tuning, hooks: &hooks{}}
+	env := &Env{T: t, Pool: pool, Clock: clock.NewFake(Epoch), Config: cfg, router: specRouter(t), key: key, tuning: tuning, hooks: &hooks{}, tracing: tracing}
 	env.serve(pool)
 	env.nextIP.Store(1)
 	return env
@@ -194,7 +201,7 @@ func (e *Env) serve(pool *pgxpool.Pool) {
 		Config: cfg, Logger: logger, Pool: pool, Lookups: lookups, Clock: e.Clock, SigningKey: e.key, Hub: hub,
 		HashParams: e.tuning.HashParams, HashSlots: e.tuning.HashSlots, OnPasswordVerify: e.verified,
 		HashQueueLimit: e.tuning.QueueLimit, HashQueueShare: e.tuning.QueueShare, OnPasswordQueued: e.queued,
-		WebhookResolver: testResolver{},
+		WebhookResolver: testResolver{}, Tracing: e.tracing,
 	})
 	if err != nil {
 		srv.Close()

@@ -14,6 +14,9 @@ import (
 	"net/url"
 	"syscall"
 	"time"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/propagation"
 )
 
 // Defaults from the webhook spec and for the client's own protection.
@@ -169,6 +172,8 @@ func (c *Client) deliver(ctx context.Context, rawURL string, secret []byte, env 
 	req.Header.Set("x-service-event", env.Event)
 	req.Header.Set("x-service-signature", Sign(secret, body))
 	req.Header.Set("user-agent", c.userAgent)
+	// The delivery's trace continues at the receiver (W3C traceparent); nothing when tracing is off.
+	otel.GetTextMapPropagator().Inject(ctx, propagation.HeaderCarrier(req.Header))
 
 	resp, err := c.http.Do(req)
 	if err != nil {
