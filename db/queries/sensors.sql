@@ -121,3 +121,42 @@ SELECT EXISTS (
 -- How many readings of the sensor are after @after, counting no further than @max_rows.
 SELECT count(*)::int FROM (
     SELECT 1 FROM sensor_readings WHERE sensor_id = @sensor_id AND at > @after::timestamptz LIMIT @max_rows) r;
+
+-- name: TemperatureLogSensors :many
+-- A site's temperature sensors as the temperature log lists them: by location (else equipment)
+-- name, then sensor name; those watching neither come last.
+SELECT * FROM sensor_views
+WHERE org_id = @org_id AND site_id = @site_id AND kind = 'temperature'
+ORDER BY coalesce(location_name, equipment_name) NULLS LAST, name, id
+LIMIT @max_rows;
+
+-- name: TemperatureLogBuckets :many
+-- min, mean (2 places) and max per bucket of @width for each of the sensors, buckets counted
+-- from @origin; by sensor, then time.
+SELECT sensor_id,
+       date_bin(make_interval(secs => @width_seconds::int), at, @origin::timestamptz)::timestamptz AS bucket,
+       min(value)::numeric AS min_value, round(avg(value), 2)::numeric AS mean_value, max(value)::numeric AS max_value,
+       count(*)::int AS readings
+FROM sensor_readings
+WHERE sensor_id = ANY (@sensor_ids::uuid[]) AND at >= @from_at AND at < @to_at
+GROUP BY 1, 2
+ORDER BY 1, 2;
+
+-- name: TemperatureLogExcursions :many
+-- The temperature excursions of the sensors overlapping [from, to), oldest first; an open one's
+-- peak is the sensor's running worst.
+SELECT e.id, e.sensor_id, e.kind, e.started_at, e.ended_at, e.min_temp_f, e.max_temp_f, e.alert_id,
+       coalesce(CASE WHEN st.excursion_id = e.id THEN st.peak END, e.peak)::numeric AS peak
+FROM sensor_excursions e
+LEFT JOIN sensor_states st ON st.sensor_id = e.sensor_id
+WHERE e.org_id = @org_id AND e.sensor_id = ANY (@sensor_ids::uuid[]) AND e.kind = 'temperature_excursion'
+  AND e.started_at < @to_at::timestamptz AND (e.ended_at IS NULL OR e.ended_at >= @from_at::timestamptz)
+ORDER BY e.sensor_id, e.started_at
+LIMIT @max_rows;
+
+-- name: SiteTemperatures :many
+-- A site's active temperature sensors with their latest reading (kitchen wallboards).
+SELECT * FROM sensor_views
+WHERE org_id = @org_id AND site_id = @site_id AND kind = 'temperature' AND active
+ORDER BY coalesce(location_name, equipment_name) NULLS LAST, name, id
+LIMIT @max_rows;

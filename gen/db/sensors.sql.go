@@ -772,6 +772,261 @@ func (q *Queries) SetExcursionAlert(ctx context.Context, arg SetExcursionAlertPa
 	return err
 }
 
+const siteTemperatures = `-- name: SiteTemperatures :many
+SELECT id, org_id, site_id, gateway_device_id, external_id, name, kind, storage_location_id, equipment_id, min_temp_f, max_temp_f, location_min_temp_f, location_max_temp_f, excursion_minutes, active, created_at, updated_at, last_at, last_value, excursion_kind, excursion_started_at, excursion_peak, excursion_alert_id, location_name, equipment_name, timezone FROM sensor_views
+WHERE org_id = $1 AND site_id = $2 AND kind = 'temperature' AND active
+ORDER BY coalesce(location_name, equipment_name) NULLS LAST, name, id
+LIMIT $3
+`
+
+type SiteTemperaturesParams struct {
+	OrgID   uuid.UUID
+	SiteID  uuid.UUID
+	MaxRows int32
+}
+
+// A site's active temperature sensors with their latest reading (kitchen wallboards).
+func (q *Queries) SiteTemperatures(ctx context.Context, arg SiteTemperaturesParams) ([]SensorView, error) {
+	rows, err := q.db.Query(ctx, siteTemperatures, arg.OrgID, arg.SiteID, arg.MaxRows)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []SensorView{}
+	for rows.Next() {
+		var i SensorView
+		if err := rows.Scan(
+			&i.ID,
+			&i.OrgID,
+			&i.SiteID,
+			&i.GatewayDeviceID,
+			&i.ExternalID,
+			&i.Name,
+			&i.Kind,
+			&i.StorageLocationID,
+			&i.EquipmentID,
+			&i.MinTempF,
+			&i.MaxTempF,
+			&i.LocationMinTempF,
+			&i.LocationMaxTempF,
+			&i.ExcursionMinutes,
+			&i.Active,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.LastAt,
+			&i.LastValue,
+			&i.ExcursionKind,
+			&i.ExcursionStartedAt,
+			&i.ExcursionPeak,
+			&i.ExcursionAlertID,
+			&i.LocationName,
+			&i.EquipmentName,
+			&i.Timezone,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const temperatureLogBuckets = `-- name: TemperatureLogBuckets :many
+SELECT sensor_id,
+       date_bin(make_interval(secs => $1::int), at, $2::timestamptz)::timestamptz AS bucket,
+       min(value)::numeric AS min_value, round(avg(value), 2)::numeric AS mean_value, max(value)::numeric AS max_value,
+       count(*)::int AS readings
+FROM sensor_readings
+WHERE sensor_id = ANY ($3::uuid[]) AND at >= $4 AND at < $5
+GROUP BY 1, 2
+ORDER BY 1, 2
+`
+
+type TemperatureLogBucketsParams struct {
+	WidthSeconds int32
+	Origin       time.Time
+	SensorIds    []uuid.UUID
+	FromAt       time.Time
+	ToAt         time.Time
+}
+
+type TemperatureLogBucketsRow struct {
+	SensorID  uuid.UUID
+	Bucket    time.Time
+	MinValue  decimal.Decimal
+	MeanValue decimal.Decimal
+	MaxValue  decimal.Decimal
+	Readings  int32
+}
+
+// min, mean (2 places) and max per bucket of @width for each of the sensors, buckets counted
+// from @origin; by sensor, then time.
+func (q *Queries) TemperatureLogBuckets(ctx context.Context, arg TemperatureLogBucketsParams) ([]TemperatureLogBucketsRow, error) {
+	rows, err := q.db.Query(ctx, temperatureLogBuckets,
+		arg.WidthSeconds,
+		arg.Origin,
+		arg.SensorIds,
+		arg.FromAt,
+		arg.ToAt,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []TemperatureLogBucketsRow{}
+	for rows.Next() {
+		var i TemperatureLogBucketsRow
+		if err := rows.Scan(
+			&i.SensorID,
+			&i.Bucket,
+			&i.MinValue,
+			&i.MeanValue,
+			&i.MaxValue,
+			&i.Readings,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const temperatureLogExcursions = `-- name: TemperatureLogExcursions :many
+SELECT e.id, e.sensor_id, e.kind, e.started_at, e.ended_at, e.min_temp_f, e.max_temp_f, e.alert_id,
+       coalesce(CASE WHEN st.excursion_id = e.id THEN st.peak END, e.peak)::numeric AS peak
+FROM sensor_excursions e
+LEFT JOIN sensor_states st ON st.sensor_id = e.sensor_id
+WHERE e.org_id = $1 AND e.sensor_id = ANY ($2::uuid[]) AND e.kind = 'temperature_excursion'
+  AND e.started_at < $3::timestamptz AND (e.ended_at IS NULL OR e.ended_at >= $4::timestamptz)
+ORDER BY e.sensor_id, e.started_at
+LIMIT $5
+`
+
+type TemperatureLogExcursionsParams struct {
+	OrgID     uuid.UUID
+	SensorIds []uuid.UUID
+	ToAt      time.Time
+	FromAt    time.Time
+	MaxRows   int32
+}
+
+type TemperatureLogExcursionsRow struct {
+	ID        uuid.UUID
+	SensorID  uuid.UUID
+	Kind      string
+	StartedAt time.Time
+	EndedAt   *time.Time
+	MinTempF  *decimal.Decimal
+	MaxTempF  *decimal.Decimal
+	AlertID   *uuid.UUID
+	Peak      decimal.Decimal
+}
+
+// The temperature excursions of the sensors overlapping [from, to), oldest first; an open one's
+// peak is the sensor's running worst.
+func (q *Queries) TemperatureLogExcursions(ctx context.Context, arg TemperatureLogExcursionsParams) ([]TemperatureLogExcursionsRow, error) {
+	rows, err := q.db.Query(ctx, temperatureLogExcursions,
+		arg.OrgID,
+		arg.SensorIds,
+		arg.ToAt,
+		arg.FromAt,
+		arg.MaxRows,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []TemperatureLogExcursionsRow{}
+	for rows.Next() {
+		var i TemperatureLogExcursionsRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.SensorID,
+			&i.Kind,
+			&i.StartedAt,
+			&i.EndedAt,
+			&i.MinTempF,
+			&i.MaxTempF,
+			&i.AlertID,
+			&i.Peak,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const temperatureLogSensors = `-- name: TemperatureLogSensors :many
+SELECT id, org_id, site_id, gateway_device_id, external_id, name, kind, storage_location_id, equipment_id, min_temp_f, max_temp_f, location_min_temp_f, location_max_temp_f, excursion_minutes, active, created_at, updated_at, last_at, last_value, excursion_kind, excursion_started_at, excursion_peak, excursion_alert_id, location_name, equipment_name, timezone FROM sensor_views
+WHERE org_id = $1 AND site_id = $2 AND kind = 'temperature'
+ORDER BY coalesce(location_name, equipment_name) NULLS LAST, name, id
+LIMIT $3
+`
+
+type TemperatureLogSensorsParams struct {
+	OrgID   uuid.UUID
+	SiteID  uuid.UUID
+	MaxRows int32
+}
+
+// A site's temperature sensors as the temperature log lists them: by location (else equipment)
+// name, then sensor name; those watching neither come last.
+func (q *Queries) TemperatureLogSensors(ctx context.Context, arg TemperatureLogSensorsParams) ([]SensorView, error) {
+	rows, err := q.db.Query(ctx, temperatureLogSensors, arg.OrgID, arg.SiteID, arg.MaxRows)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []SensorView{}
+	for rows.Next() {
+		var i SensorView
+		if err := rows.Scan(
+			&i.ID,
+			&i.OrgID,
+			&i.SiteID,
+			&i.GatewayDeviceID,
+			&i.ExternalID,
+			&i.Name,
+			&i.Kind,
+			&i.StorageLocationID,
+			&i.EquipmentID,
+			&i.MinTempF,
+			&i.MaxTempF,
+			&i.LocationMinTempF,
+			&i.LocationMaxTempF,
+			&i.ExcursionMinutes,
+			&i.Active,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.LastAt,
+			&i.LastValue,
+			&i.ExcursionKind,
+			&i.ExcursionStartedAt,
+			&i.ExcursionPeak,
+			&i.ExcursionAlertID,
+			&i.LocationName,
+			&i.EquipmentName,
+			&i.Timezone,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const updateSensor = `-- name: UpdateSensor :execrows
 UPDATE sensors
 SET site_id = $1, gateway_device_id = $2, external_id = $3, name = $4, kind = $5,

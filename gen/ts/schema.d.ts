@@ -12813,7 +12813,8 @@ export interface components {
             maxTempF: string | null;
             /** Format: uuid */
             alertId: string | null;
-            task: components["schemas"]["TemperatureLogTask"];
+            /** @description The corrective task; null when none was opened (the alert was already open). */
+            task: components["schemas"]["TemperatureLogTask"] | null;
         };
         TemperatureLogSensor: {
             /** Format: uuid */
