@@ -625,6 +625,45 @@ func (q *Queries) ReadingsPartitions(ctx context.Context) ([]string, error) {
 	return items, nil
 }
 
+const recoveredSilentSensors = `-- name: RecoveredSilentSensors :many
+SELECT a.org_id, a.subject_id
+FROM alerts a
+LEFT JOIN sensors s ON s.org_id = a.org_id AND s.id = a.subject_id
+LEFT JOIN sensor_states st ON st.sensor_id = s.id
+LEFT JOIN devices d ON d.org_id = s.org_id AND d.id = s.gateway_device_id
+WHERE a.kind = 'sensor_offline' AND a.subject_type = 'sensor' AND a.resolved_at IS NULL
+  AND (s.id IS NULL OR NOT s.active OR s.site_id <> a.site_id OR d.token_hash IS NULL
+       OR st.last_at > a.occurrence)
+LIMIT $1
+`
+
+type RecoveredSilentSensorsRow struct {
+	OrgID     uuid.UUID
+	SubjectID uuid.UUID
+}
+
+// Open sensor_offline alerts about sensors that sent a reading since, were deactivated, moved
+// to another site, lost their paired gateway or no longer exist.
+func (q *Queries) RecoveredSilentSensors(ctx context.Context, maxRows int32) ([]RecoveredSilentSensorsRow, error) {
+	rows, err := q.db.Query(ctx, recoveredSilentSensors, maxRows)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []RecoveredSilentSensorsRow{}
+	for rows.Next() {
+		var i RecoveredSilentSensorsRow
+		if err := rows.Scan(&i.OrgID, &i.SubjectID); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const saveSensorState = `-- name: SaveSensorState :exec
 UPDATE sensor_states
 SET phase = $1, last_at = $2, last_value = $3, out_since = $4, in_since = $5,
@@ -770,6 +809,81 @@ type SetExcursionAlertParams struct {
 func (q *Queries) SetExcursionAlert(ctx context.Context, arg SetExcursionAlertParams) error {
 	_, err := q.db.Exec(ctx, setExcursionAlert, arg.AlertID, arg.ID)
 	return err
+}
+
+const silentSensors = `-- name: SilentSensors :many
+SELECT s.id, s.org_id, s.site_id, s.name, l.name AS location_name, q.name AS equipment_name, si.timezone, st.last_at,
+       coalesce(st.last_at, s.created_at)::timestamptz AS silent_since, coalesce(jsonb_extract_path_text(d.config, 'reportIntervalSeconds')::int, 60)::int AS interval_seconds
+FROM sensors s
+JOIN sensor_states st ON st.sensor_id = s.id
+JOIN devices d ON d.org_id = s.org_id AND d.id = s.gateway_device_id
+JOIN sites si ON si.org_id = s.org_id AND si.id = s.site_id
+LEFT JOIN storage_locations l ON l.org_id = s.org_id AND l.id = s.storage_location_id
+LEFT JOIN equipment q ON q.org_id = s.org_id AND q.id = s.equipment_id
+WHERE s.active AND d.kind = 'sensor_gateway' AND d.token_hash IS NOT NULL
+  AND coalesce(st.last_at, s.created_at) < $1::timestamptz - 3 * coalesce(jsonb_extract_path_text(d.config, 'reportIntervalSeconds')::int, 60) * interval '1 second'
+  AND d.last_seen_at >= coalesce(st.last_at, s.created_at) + coalesce(jsonb_extract_path_text(d.config, 'reportIntervalSeconds')::int, 60) * interval '1 second'
+  AND NOT EXISTS (
+      SELECT 1 FROM alerts a
+      WHERE a.org_id = s.org_id AND a.kind = 'sensor_offline' AND a.subject_id = s.id
+        AND (a.resolved_at IS NULL OR a.occurrence = coalesce(st.last_at, s.created_at)))
+ORDER BY s.org_id
+LIMIT $2
+`
+
+type SilentSensorsParams struct {
+	Now     time.Time
+	MaxRows int32
+}
+
+type SilentSensorsRow struct {
+	ID              uuid.UUID
+	OrgID           uuid.UUID
+	SiteID          uuid.UUID
+	Name            string
+	LocationName    *string
+	EquipmentName   *string
+	Timezone        string
+	LastAt          *time.Time
+	SilentSince     time.Time
+	IntervalSeconds int32
+}
+
+// Active sensors of paired gateways with no reading for 3 of their gateway's report intervals
+// (none since they were registered, for a sensor never heard), whose gateway has been heard
+// from an interval or more after the sensor's last reading (a gateway silent itself is its own
+// alert, not one per probe), and with no alert about this silence yet: none open, and none
+// about the same last reading (one a member resolved while the silence goes on is not opened
+// again).
+func (q *Queries) SilentSensors(ctx context.Context, arg SilentSensorsParams) ([]SilentSensorsRow, error) {
+	rows, err := q.db.Query(ctx, silentSensors, arg.Now, arg.MaxRows)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []SilentSensorsRow{}
+	for rows.Next() {
+		var i SilentSensorsRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.OrgID,
+			&i.SiteID,
+			&i.Name,
+			&i.LocationName,
+			&i.EquipmentName,
+			&i.Timezone,
+			&i.LastAt,
+			&i.SilentSince,
+			&i.IntervalSeconds,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const siteTemperatures = `-- name: SiteTemperatures :many

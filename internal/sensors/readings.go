@@ -163,7 +163,7 @@ func (h *Handlers) PostDeviceReadings(ctx context.Context, req api.PostDeviceRea
 				return err
 			}
 		}
-		return contact(ctx, tx, now, p)
+		return contact(ctx, tx, now, p, ids...)
 	})
 	if err != nil {
 		return nil, err
@@ -194,10 +194,11 @@ func (h *Handlers) requireGateway(ctx context.Context, p principal.Principal) er
 	return nil
 }
 
-// contact records that the gateway was heard from: its silence alert, if open, closes now
-// rather than at the next sweep (the token check already wrote its last contact).
-func contact(ctx context.Context, tx pgx.Tx, now time.Time, p principal.Principal) error {
-	return alerts.Close(ctx, tx, now, p.OrgID, alerts.KindSensorOffline, p.DeviceID)
+// contact records that the gateway, and the sensors whose readings it sent, were heard from:
+// their silence alerts, if open, close now rather than at the next sweep (the token check
+// already wrote the gateway's last contact). One statement for all of them.
+func contact(ctx context.Context, tx pgx.Tx, now time.Time, p principal.Principal, sensorIDs ...uuid.UUID) error {
+	return alerts.Close(ctx, tx, now, p.OrgID, alerts.KindSensorOffline, append(sensorIDs, p.DeviceID)...)
 }
 
 func unitFits(kind string, unit api.ReadingUnit) bool {
