@@ -46,7 +46,7 @@ SELECT * FROM sensor_states WHERE org_id = @org_id AND sensor_id = ANY (@sensor_
 INSERT INTO sensor_readings (org_id, sensor_id, at, value, received_at)
 SELECT @org_id, unnest(@sensor_ids::uuid[]), unnest(@ats::timestamptz[]), unnest(@vals::text[])::numeric, @now
 ON CONFLICT (sensor_id, at) DO NOTHING
-RETURNING sensor_id, at;
+RETURNING sensor_id, at, value;
 
 -- name: ReadingsAfter :many
 -- A sensor's readings after @after (evaluation reads them in time order, a bounded slice at a time).
@@ -55,11 +55,15 @@ WHERE sensor_id = @sensor_id AND at > @after::timestamptz
 ORDER BY at
 LIMIT @max_rows;
 
--- name: SaveSensorState :exec
-UPDATE sensor_states
-SET phase = @phase, last_at = @last_at, last_value = @last_value, out_since = sqlc.narg(out_since), in_since = sqlc.narg(in_since),
-    peak = sqlc.narg(peak), excursion_id = sqlc.narg(excursion_id)
-WHERE sensor_id = @sensor_id;
+-- name: SaveSensorStates :exec
+-- Saves where the judging of several sensors stands, one statement for a whole call: @states is
+-- a JSON array of {sensor_id, phase, last_at, last_value, out_since, in_since, peak, excursion_id}.
+UPDATE sensor_states st
+SET phase = u.phase, last_at = u.last_at, last_value = u.last_value, out_since = u.out_since, in_since = u.in_since,
+    peak = u.peak, excursion_id = u.excursion_id
+FROM jsonb_to_recordset(@states::jsonb) AS u(sensor_id uuid, phase text, last_at timestamptz, last_value numeric,
+                                             out_since timestamptz, in_since timestamptz, peak numeric, excursion_id uuid)
+WHERE st.sensor_id = u.sensor_id;
 
 -- name: InsertExcursion :one
 -- Records an excursion unless the same one (sensor, kind, when it left range) already is: then no row.

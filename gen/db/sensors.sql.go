@@ -361,7 +361,7 @@ const insertReadings = `-- name: InsertReadings :many
 INSERT INTO sensor_readings (org_id, sensor_id, at, value, received_at)
 SELECT $1, unnest($2::uuid[]), unnest($3::timestamptz[]), unnest($4::text[])::numeric, $5
 ON CONFLICT (sensor_id, at) DO NOTHING
-RETURNING sensor_id, at
+RETURNING sensor_id, at, value
 `
 
 type InsertReadingsParams struct {
@@ -375,6 +375,7 @@ type InsertReadingsParams struct {
 type InsertReadingsRow struct {
 	SensorID uuid.UUID
 	At       time.Time
+	Value    decimal.Decimal
 }
 
 // Stores the readings not stored yet; returns those it stored.
@@ -393,7 +394,7 @@ func (q *Queries) InsertReadings(ctx context.Context, arg InsertReadingsParams) 
 	items := []InsertReadingsRow{}
 	for rows.Next() {
 		var i InsertReadingsRow
-		if err := rows.Scan(&i.SensorID, &i.At); err != nil {
+		if err := rows.Scan(&i.SensorID, &i.At, &i.Value); err != nil {
 			return nil, err
 		}
 		items = append(items, i)
@@ -664,35 +665,19 @@ func (q *Queries) RecoveredSilentSensors(ctx context.Context, maxRows int32) ([]
 	return items, nil
 }
 
-const saveSensorState = `-- name: SaveSensorState :exec
-UPDATE sensor_states
-SET phase = $1, last_at = $2, last_value = $3, out_since = $4, in_since = $5,
-    peak = $6, excursion_id = $7
-WHERE sensor_id = $8
+const saveSensorStates = `-- name: SaveSensorStates :exec
+UPDATE sensor_states st
+SET phase = u.phase, last_at = u.last_at, last_value = u.last_value, out_since = u.out_since, in_since = u.in_since,
+    peak = u.peak, excursion_id = u.excursion_id
+FROM jsonb_to_recordset($1::jsonb) AS u(sensor_id uuid, phase text, last_at timestamptz, last_value numeric,
+                                             out_since timestamptz, in_since timestamptz, peak numeric, excursion_id uuid)
+WHERE st.sensor_id = u.sensor_id
 `
 
-type SaveSensorStateParams struct {
-	Phase       string
-	LastAt      *time.Time
-	LastValue   *decimal.Decimal
-	OutSince    *time.Time
-	InSince     *time.Time
-	Peak        *decimal.Decimal
-	ExcursionID *uuid.UUID
-	SensorID    uuid.UUID
-}
-
-func (q *Queries) SaveSensorState(ctx context.Context, arg SaveSensorStateParams) error {
-	_, err := q.db.Exec(ctx, saveSensorState,
-		arg.Phase,
-		arg.LastAt,
-		arg.LastValue,
-		arg.OutSince,
-		arg.InSince,
-		arg.Peak,
-		arg.ExcursionID,
-		arg.SensorID,
-	)
+// Saves where the judging of several sensors stands, one statement for a whole call: @states is
+// a JSON array of {sensor_id, phase, last_at, last_value, out_since, in_since, peak, excursion_id}.
+func (q *Queries) SaveSensorStates(ctx context.Context, states []byte) error {
+	_, err := q.db.Exec(ctx, saveSensorStates, states)
 	return err
 }
 

@@ -3,6 +3,7 @@ package sensors
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
@@ -148,18 +149,35 @@ func (h *Handlers) PostDeviceReadings(ctx context.Context, req api.PostDeviceRea
 			return err
 		}
 		inserted = len(rows)
-		earliest := make(map[uuid.UUID]time.Time, len(ids))
-		for _, r := range rows {
-			if e, ok := earliest[r.SensorID]; !ok || r.At.Before(e) {
-				earliest[r.SensorID] = r.At
+		// This call's readings of each sensor, in time order.
+		slices.SortFunc(rows, func(a, b db.InsertReadingsRow) int {
+			return cmp.Or(slices.Compare(a.SensorID[:], b.SensorID[:]), a.At.Compare(b.At))
+		})
+		fresh := make(map[uuid.UUID][]db.InsertReadingsRow, len(ids))
+		for i := 0; i < len(rows); {
+			j := i + 1
+			for j < len(rows) && rows[j].SensorID == rows[i].SensorID {
+				j++
+			}
+			fresh[rows[i].SensorID] = rows[i:j]
+			i = j
+		}
+		saved := make([]savedState, 0, len(states))
+		for _, st := range states {
+			s, err := judge(ctx, tx, now, byID[st.SensorID], st, fresh[st.SensorID])
+			if err != nil {
+				return err
+			}
+			if s != nil {
+				saved = append(saved, *s)
 			}
 		}
-		for _, st := range states {
-			var from *time.Time
-			if e, ok := earliest[st.SensorID]; ok {
-				from = &e
+		if len(saved) > 0 {
+			raw, err := json.Marshal(saved)
+			if err != nil {
+				return err
 			}
-			if err := judge(ctx, tx, now, byID[st.SensorID], st, from); err != nil {
+			if err := q.SaveSensorStates(ctx, raw); err != nil {
 				return err
 			}
 		}
