@@ -9381,7 +9381,8 @@ export interface components {
             siteId: string;
             /**
              * @description What opened the alert. Today `sensor_offline` (a paired sensor gateway silent for 10
-             *     minutes; subject a device) and `nutrition_risk` (a patient in house on only NPO or clear
+             *     minutes, subject a device; or a probe with no reading for 3 of its gateway's report
+             *     intervals while the gateway reports, subject a sensor) and `nutrition_risk` (a patient in house on only NPO or clear
              *     liquids for 72 hours; subject a patient), `task_missed` (a required task still open its grace
              *     after its due time; subject a task) and `temperature_excursion` (a task completed with a
              *     reading outside its range, subject a task; or a sensor's readings out of its range for its
@@ -9397,7 +9398,7 @@ export interface components {
             severity: components["schemas"]["AlertSeverity"];
             /** @example Sensor gateway "Walk-in probes" has not been heard from since 14:02 */
             message: string;
-            /** @description What the alert is about; `id` is dereferenced through the regular API (a device for `sensor_offline`, a patient for `nutrition_risk`, a task for `task_missed` and a task's `temperature_excursion`, a sensor for a sensor's `temperature_excursion` and `door_open`). */
+            /** @description What the alert is about; `id` is dereferenced through the regular API (a device for a gateway's `sensor_offline`, a sensor for a probe's, a patient for `nutrition_risk`, a task for `task_missed` and a task's `temperature_excursion`, a sensor for a sensor's `temperature_excursion` and `door_open`). */
             subject: {
                 /** @example device */
                 type: string;
