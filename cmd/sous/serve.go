@@ -189,6 +189,7 @@ func serve(ctx context.Context, args []string) error {
 			tasks.PlanTask(pool, clock.Real{}, logger),
 			trayline.LateTask(pool, clock.Real{}),
 			sensors.PartitionTask(pool, clock.Real{}, cfg.ReadingsRetentionMonths),
+			sensors.OfflineTask(pool, clock.Real{}),
 		).Run(dispatchCtx)
 	}()
 

@@ -49,11 +49,12 @@ LIMIT @max_rows;
 
 -- name: RecoveredSensorAlerts :many
 -- Open sensor_offline alerts whose gateway spoke again since @silent_since, was unpaired or
--- moved to another site, or no longer exists.
+-- moved to another site, or no longer exists. (Alerts about a silent sensor, subject_type
+-- sensor, are the sensors' own: see RecoveredSilentSensors.)
 SELECT a.id, a.org_id, a.site_id, a.subject_id
 FROM alerts a
 LEFT JOIN devices d ON d.org_id = a.org_id AND d.id = a.subject_id
-WHERE a.kind = 'sensor_offline' AND a.resolved_at IS NULL
+WHERE a.kind = 'sensor_offline' AND a.subject_type = 'device' AND a.resolved_at IS NULL
   AND (d.id IS NULL OR d.token_hash IS NULL OR d.kind <> 'sensor_gateway' OR d.site_id <> a.site_id
        OR coalesce(d.last_seen_at, d.paired_at) >= @silent_since::timestamptz)
 LIMIT @max_rows;

@@ -46,7 +46,7 @@ SELECT * FROM sensor_states WHERE org_id = @org_id AND sensor_id = ANY (@sensor_
 INSERT INTO sensor_readings (org_id, sensor_id, at, value, received_at)
 SELECT @org_id, unnest(@sensor_ids::uuid[]), unnest(@ats::timestamptz[]), unnest(@vals::text[])::numeric, @now
 ON CONFLICT (sensor_id, at) DO NOTHING
-RETURNING sensor_id, at;
+RETURNING sensor_id, at, value;
 
 -- name: ReadingsAfter :many
 -- A sensor's readings after @after (evaluation reads them in time order, a bounded slice at a time).
@@ -55,11 +55,15 @@ WHERE sensor_id = @sensor_id AND at > @after::timestamptz
 ORDER BY at
 LIMIT @max_rows;
 
--- name: SaveSensorState :exec
-UPDATE sensor_states
-SET phase = @phase, last_at = @last_at, last_value = @last_value, out_since = sqlc.narg(out_since), in_since = sqlc.narg(in_since),
-    peak = sqlc.narg(peak), excursion_id = sqlc.narg(excursion_id)
-WHERE sensor_id = @sensor_id;
+-- name: SaveSensorStates :exec
+-- Saves where the judging of several sensors stands, one statement for a whole call: @states is
+-- a JSON array of {sensor_id, phase, last_at, last_value, out_since, in_since, peak, excursion_id}.
+UPDATE sensor_states st
+SET phase = u.phase, last_at = u.last_at, last_value = u.last_value, out_since = u.out_since, in_since = u.in_since,
+    peak = u.peak, excursion_id = u.excursion_id
+FROM jsonb_to_recordset(@states::jsonb) AS u(sensor_id uuid, phase text, last_at timestamptz, last_value numeric,
+                                             out_since timestamptz, in_since timestamptz, peak numeric, excursion_id uuid)
+WHERE st.sensor_id = u.sensor_id;
 
 -- name: InsertExcursion :one
 -- Records an excursion unless the same one (sensor, kind, when it left range) already is: then no row.
@@ -121,3 +125,80 @@ SELECT EXISTS (
 -- How many readings of the sensor are after @after, counting no further than @max_rows.
 SELECT count(*)::int FROM (
     SELECT 1 FROM sensor_readings WHERE sensor_id = @sensor_id AND at > @after::timestamptz LIMIT @max_rows) r;
+
+-- name: TemperatureLogSensors :many
+-- A site's temperature sensors as the temperature log lists them: by location (else equipment)
+-- name, then sensor name; those watching neither come last.
+SELECT * FROM sensor_views
+WHERE org_id = @org_id AND site_id = @site_id AND kind = 'temperature'
+ORDER BY coalesce(location_name, equipment_name) NULLS LAST, name, id
+LIMIT @max_rows;
+
+-- name: TemperatureLogBuckets :many
+-- min, mean (2 places) and max per bucket of @width for each of the sensors, buckets counted
+-- from @origin; by sensor, then time.
+SELECT sensor_id,
+       date_bin(make_interval(secs => @width_seconds::int), at, @origin::timestamptz)::timestamptz AS bucket,
+       min(value)::numeric AS min_value, round(avg(value), 2)::numeric AS mean_value, max(value)::numeric AS max_value,
+       count(*)::int AS readings
+FROM sensor_readings
+WHERE sensor_id = ANY (@sensor_ids::uuid[]) AND at >= @from_at AND at < @to_at
+GROUP BY 1, 2
+ORDER BY 1, 2;
+
+-- name: TemperatureLogExcursions :many
+-- The temperature excursions of the sensors overlapping [from, to), oldest first; an open one's
+-- peak is the sensor's running worst.
+SELECT e.id, e.sensor_id, e.kind, e.started_at, e.ended_at, e.min_temp_f, e.max_temp_f, e.alert_id,
+       coalesce(CASE WHEN st.excursion_id = e.id THEN st.peak END, e.peak)::numeric AS peak
+FROM sensor_excursions e
+LEFT JOIN sensor_states st ON st.sensor_id = e.sensor_id
+WHERE e.org_id = @org_id AND e.sensor_id = ANY (@sensor_ids::uuid[]) AND e.kind = 'temperature_excursion'
+  AND e.started_at < @to_at::timestamptz AND (e.ended_at IS NULL OR e.ended_at >= @from_at::timestamptz)
+ORDER BY e.sensor_id, e.started_at
+LIMIT @max_rows;
+
+-- name: SiteTemperatures :many
+-- A site's active temperature sensors with their latest reading (kitchen wallboards).
+SELECT * FROM sensor_views
+WHERE org_id = @org_id AND site_id = @site_id AND kind = 'temperature' AND active
+ORDER BY coalesce(location_name, equipment_name) NULLS LAST, name, id
+LIMIT @max_rows;
+
+-- name: SilentSensors :many
+-- Active sensors of paired gateways with no reading for 3 of their gateway's report intervals
+-- (none since they were registered, for a sensor never heard), whose gateway has been heard
+-- from an interval or more after the sensor's last reading (a gateway silent itself is its own
+-- alert, not one per probe), and with no alert about this silence yet: none open, and none
+-- about the same last reading (one a member resolved while the silence goes on is not opened
+-- again).
+SELECT s.id, s.org_id, s.site_id, s.name, l.name AS location_name, q.name AS equipment_name, si.timezone, st.last_at,
+       coalesce(st.last_at, s.created_at)::timestamptz AS silent_since, coalesce(jsonb_extract_path_text(d.config, 'reportIntervalSeconds')::int, 60)::int AS interval_seconds
+FROM sensors s
+JOIN sensor_states st ON st.sensor_id = s.id
+JOIN devices d ON d.org_id = s.org_id AND d.id = s.gateway_device_id
+JOIN sites si ON si.org_id = s.org_id AND si.id = s.site_id
+LEFT JOIN storage_locations l ON l.org_id = s.org_id AND l.id = s.storage_location_id
+LEFT JOIN equipment q ON q.org_id = s.org_id AND q.id = s.equipment_id
+WHERE s.active AND d.kind = 'sensor_gateway' AND d.token_hash IS NOT NULL
+  AND coalesce(st.last_at, s.created_at) < sqlc.arg(now)::timestamptz - 3 * coalesce(jsonb_extract_path_text(d.config, 'reportIntervalSeconds')::int, 60) * interval '1 second'
+  AND d.last_seen_at >= coalesce(st.last_at, s.created_at) + coalesce(jsonb_extract_path_text(d.config, 'reportIntervalSeconds')::int, 60) * interval '1 second'
+  AND NOT EXISTS (
+      SELECT 1 FROM alerts a
+      WHERE a.org_id = s.org_id AND a.kind = 'sensor_offline' AND a.subject_id = s.id
+        AND (a.resolved_at IS NULL OR a.occurrence = coalesce(st.last_at, s.created_at)))
+ORDER BY s.org_id
+LIMIT sqlc.arg(max_rows);
+
+-- name: RecoveredSilentSensors :many
+-- Open sensor_offline alerts about sensors that sent a reading since, were deactivated, moved
+-- to another site, lost their paired gateway or no longer exist.
+SELECT a.org_id, a.subject_id
+FROM alerts a
+LEFT JOIN sensors s ON s.org_id = a.org_id AND s.id = a.subject_id
+LEFT JOIN sensor_states st ON st.sensor_id = s.id
+LEFT JOIN devices d ON d.org_id = s.org_id AND d.id = s.gateway_device_id
+WHERE a.kind = 'sensor_offline' AND a.subject_type = 'sensor' AND a.resolved_at IS NULL
+  AND (s.id IS NULL OR NOT s.active OR s.site_id <> a.site_id OR d.token_hash IS NULL
+       OR st.last_at > a.occurrence)
+LIMIT @max_rows;

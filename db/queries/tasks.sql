@@ -284,3 +284,10 @@ SELECT count(*) AS due,
        count(*) FILTER (WHERE status = 'open') AS open
 FROM tasks
 WHERE org_id = @org_id AND site_id = @site_id AND due_at >= @from_at AND due_at < @to_at AND status <> 'cancelled';
+
+-- name: SensorAlertTaskOutcomes :many
+-- The corrective tasks that sensor alerts opened, with who completed each (reports).
+SELECT t.id, t.source_id AS alert_id, t.status, t.due_at, t.completed_at, t.completed_by, u.name AS completed_by_name, t.evidence
+FROM tasks t
+LEFT JOIN users u ON u.id = t.completed_by
+WHERE t.org_id = @org_id AND t.source = 'sensor_alert' AND t.source_id = ANY (@alert_ids::uuid[]);

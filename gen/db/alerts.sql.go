@@ -265,7 +265,7 @@ const recoveredSensorAlerts = `-- name: RecoveredSensorAlerts :many
 SELECT a.id, a.org_id, a.site_id, a.subject_id
 FROM alerts a
 LEFT JOIN devices d ON d.org_id = a.org_id AND d.id = a.subject_id
-WHERE a.kind = 'sensor_offline' AND a.resolved_at IS NULL
+WHERE a.kind = 'sensor_offline' AND a.subject_type = 'device' AND a.resolved_at IS NULL
   AND (d.id IS NULL OR d.token_hash IS NULL OR d.kind <> 'sensor_gateway' OR d.site_id <> a.site_id
        OR coalesce(d.last_seen_at, d.paired_at) >= $1::timestamptz)
 LIMIT $2
@@ -284,7 +284,8 @@ type RecoveredSensorAlertsRow struct {
 }
 
 // Open sensor_offline alerts whose gateway spoke again since @silent_since, was unpaired or
-// moved to another site, or no longer exists.
+// moved to another site, or no longer exists. (Alerts about a silent sensor, subject_type
+// sensor, are the sensors' own: see RecoveredSilentSensors.)
 func (q *Queries) RecoveredSensorAlerts(ctx context.Context, arg RecoveredSensorAlertsParams) ([]RecoveredSensorAlertsRow, error) {
 	rows, err := q.db.Query(ctx, recoveredSensorAlerts, arg.SilentSince, arg.MaxRows)
 	if err != nil {

@@ -361,7 +361,7 @@ const insertReadings = `-- name: InsertReadings :many
 INSERT INTO sensor_readings (org_id, sensor_id, at, value, received_at)
 SELECT $1, unnest($2::uuid[]), unnest($3::timestamptz[]), unnest($4::text[])::numeric, $5
 ON CONFLICT (sensor_id, at) DO NOTHING
-RETURNING sensor_id, at
+RETURNING sensor_id, at, value
 `
 
 type InsertReadingsParams struct {
@@ -375,6 +375,7 @@ type InsertReadingsParams struct {
 type InsertReadingsRow struct {
 	SensorID uuid.UUID
 	At       time.Time
+	Value    decimal.Decimal
 }
 
 // Stores the readings not stored yet; returns those it stored.
@@ -393,7 +394,7 @@ func (q *Queries) InsertReadings(ctx context.Context, arg InsertReadingsParams) 
 	items := []InsertReadingsRow{}
 	for rows.Next() {
 		var i InsertReadingsRow
-		if err := rows.Scan(&i.SensorID, &i.At); err != nil {
+		if err := rows.Scan(&i.SensorID, &i.At, &i.Value); err != nil {
 			return nil, err
 		}
 		items = append(items, i)
@@ -625,35 +626,58 @@ func (q *Queries) ReadingsPartitions(ctx context.Context) ([]string, error) {
 	return items, nil
 }
 
-const saveSensorState = `-- name: SaveSensorState :exec
-UPDATE sensor_states
-SET phase = $1, last_at = $2, last_value = $3, out_since = $4, in_since = $5,
-    peak = $6, excursion_id = $7
-WHERE sensor_id = $8
+const recoveredSilentSensors = `-- name: RecoveredSilentSensors :many
+SELECT a.org_id, a.subject_id
+FROM alerts a
+LEFT JOIN sensors s ON s.org_id = a.org_id AND s.id = a.subject_id
+LEFT JOIN sensor_states st ON st.sensor_id = s.id
+LEFT JOIN devices d ON d.org_id = s.org_id AND d.id = s.gateway_device_id
+WHERE a.kind = 'sensor_offline' AND a.subject_type = 'sensor' AND a.resolved_at IS NULL
+  AND (s.id IS NULL OR NOT s.active OR s.site_id <> a.site_id OR d.token_hash IS NULL
+       OR st.last_at > a.occurrence)
+LIMIT $1
 `
 
-type SaveSensorStateParams struct {
-	Phase       string
-	LastAt      *time.Time
-	LastValue   *decimal.Decimal
-	OutSince    *time.Time
-	InSince     *time.Time
-	Peak        *decimal.Decimal
-	ExcursionID *uuid.UUID
-	SensorID    uuid.UUID
+type RecoveredSilentSensorsRow struct {
+	OrgID     uuid.UUID
+	SubjectID uuid.UUID
 }
 
-func (q *Queries) SaveSensorState(ctx context.Context, arg SaveSensorStateParams) error {
-	_, err := q.db.Exec(ctx, saveSensorState,
-		arg.Phase,
-		arg.LastAt,
-		arg.LastValue,
-		arg.OutSince,
-		arg.InSince,
-		arg.Peak,
-		arg.ExcursionID,
-		arg.SensorID,
-	)
+// Open sensor_offline alerts about sensors that sent a reading since, were deactivated, moved
+// to another site, lost their paired gateway or no longer exist.
+func (q *Queries) RecoveredSilentSensors(ctx context.Context, maxRows int32) ([]RecoveredSilentSensorsRow, error) {
+	rows, err := q.db.Query(ctx, recoveredSilentSensors, maxRows)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []RecoveredSilentSensorsRow{}
+	for rows.Next() {
+		var i RecoveredSilentSensorsRow
+		if err := rows.Scan(&i.OrgID, &i.SubjectID); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const saveSensorStates = `-- name: SaveSensorStates :exec
+UPDATE sensor_states st
+SET phase = u.phase, last_at = u.last_at, last_value = u.last_value, out_since = u.out_since, in_since = u.in_since,
+    peak = u.peak, excursion_id = u.excursion_id
+FROM jsonb_to_recordset($1::jsonb) AS u(sensor_id uuid, phase text, last_at timestamptz, last_value numeric,
+                                             out_since timestamptz, in_since timestamptz, peak numeric, excursion_id uuid)
+WHERE st.sensor_id = u.sensor_id
+`
+
+// Saves where the judging of several sensors stands, one statement for a whole call: @states is
+// a JSON array of {sensor_id, phase, last_at, last_value, out_since, in_since, peak, excursion_id}.
+func (q *Queries) SaveSensorStates(ctx context.Context, states []byte) error {
+	_, err := q.db.Exec(ctx, saveSensorStates, states)
 	return err
 }
 
@@ -770,6 +794,336 @@ type SetExcursionAlertParams struct {
 func (q *Queries) SetExcursionAlert(ctx context.Context, arg SetExcursionAlertParams) error {
 	_, err := q.db.Exec(ctx, setExcursionAlert, arg.AlertID, arg.ID)
 	return err
+}
+
+const silentSensors = `-- name: SilentSensors :many
+SELECT s.id, s.org_id, s.site_id, s.name, l.name AS location_name, q.name AS equipment_name, si.timezone, st.last_at,
+       coalesce(st.last_at, s.created_at)::timestamptz AS silent_since, coalesce(jsonb_extract_path_text(d.config, 'reportIntervalSeconds')::int, 60)::int AS interval_seconds
+FROM sensors s
+JOIN sensor_states st ON st.sensor_id = s.id
+JOIN devices d ON d.org_id = s.org_id AND d.id = s.gateway_device_id
+JOIN sites si ON si.org_id = s.org_id AND si.id = s.site_id
+LEFT JOIN storage_locations l ON l.org_id = s.org_id AND l.id = s.storage_location_id
+LEFT JOIN equipment q ON q.org_id = s.org_id AND q.id = s.equipment_id
+WHERE s.active AND d.kind = 'sensor_gateway' AND d.token_hash IS NOT NULL
+  AND coalesce(st.last_at, s.created_at) < $1::timestamptz - 3 * coalesce(jsonb_extract_path_text(d.config, 'reportIntervalSeconds')::int, 60) * interval '1 second'
+  AND d.last_seen_at >= coalesce(st.last_at, s.created_at) + coalesce(jsonb_extract_path_text(d.config, 'reportIntervalSeconds')::int, 60) * interval '1 second'
+  AND NOT EXISTS (
+      SELECT 1 FROM alerts a
+      WHERE a.org_id = s.org_id AND a.kind = 'sensor_offline' AND a.subject_id = s.id
+        AND (a.resolved_at IS NULL OR a.occurrence = coalesce(st.last_at, s.created_at)))
+ORDER BY s.org_id
+LIMIT $2
+`
+
+type SilentSensorsParams struct {
+	Now     time.Time
+	MaxRows int32
+}
+
+type SilentSensorsRow struct {
+	ID              uuid.UUID
+	OrgID           uuid.UUID
+	SiteID          uuid.UUID
+	Name            string
+	LocationName    *string
+	EquipmentName   *string
+	Timezone        string
+	LastAt          *time.Time
+	SilentSince     time.Time
+	IntervalSeconds int32
+}
+
+// Active sensors of paired gateways with no reading for 3 of their gateway's report intervals
+// (none since they were registered, for a sensor never heard), whose gateway has been heard
+// from an interval or more after the sensor's last reading (a gateway silent itself is its own
+// alert, not one per probe), and with no alert about this silence yet: none open, and none
+// about the same last reading (one a member resolved while the silence goes on is not opened
+// again).
+func (q *Queries) SilentSensors(ctx context.Context, arg SilentSensorsParams) ([]SilentSensorsRow, error) {
+	rows, err := q.db.Query(ctx, silentSensors, arg.Now, arg.MaxRows)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []SilentSensorsRow{}
+	for rows.Next() {
+		var i SilentSensorsRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.OrgID,
+			&i.SiteID,
+			&i.Name,
+			&i.LocationName,
+			&i.EquipmentName,
+			&i.Timezone,
+			&i.LastAt,
+			&i.SilentSince,
+			&i.IntervalSeconds,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const siteTemperatures = `-- name: SiteTemperatures :many
+SELECT id, org_id, site_id, gateway_device_id, external_id, name, kind, storage_location_id, equipment_id, min_temp_f, max_temp_f, location_min_temp_f, location_max_temp_f, excursion_minutes, active, created_at, updated_at, last_at, last_value, excursion_kind, excursion_started_at, excursion_peak, excursion_alert_id, location_name, equipment_name, timezone FROM sensor_views
+WHERE org_id = $1 AND site_id = $2 AND kind = 'temperature' AND active
+ORDER BY coalesce(location_name, equipment_name) NULLS LAST, name, id
+LIMIT $3
+`
+
+type SiteTemperaturesParams struct {
+	OrgID   uuid.UUID
+	SiteID  uuid.UUID
+	MaxRows int32
+}
+
+// A site's active temperature sensors with their latest reading (kitchen wallboards).
+func (q *Queries) SiteTemperatures(ctx context.Context, arg SiteTemperaturesParams) ([]SensorView, error) {
+	rows, err := q.db.Query(ctx, siteTemperatures, arg.OrgID, arg.SiteID, arg.MaxRows)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []SensorView{}
+	for rows.Next() {
+		var i SensorView
+		if err := rows.Scan(
+			&i.ID,
+			&i.OrgID,
+			&i.SiteID,
+			&i.GatewayDeviceID,
+			&i.ExternalID,
+			&i.Name,
+			&i.Kind,
+			&i.StorageLocationID,
+			&i.EquipmentID,
+			&i.MinTempF,
+			&i.MaxTempF,
+			&i.LocationMinTempF,
+			&i.LocationMaxTempF,
+			&i.ExcursionMinutes,
+			&i.Active,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.LastAt,
+			&i.LastValue,
+			&i.ExcursionKind,
+			&i.ExcursionStartedAt,
+			&i.ExcursionPeak,
+			&i.ExcursionAlertID,
+			&i.LocationName,
+			&i.EquipmentName,
+			&i.Timezone,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const temperatureLogBuckets = `-- name: TemperatureLogBuckets :many
+SELECT sensor_id,
+       date_bin(make_interval(secs => $1::int), at, $2::timestamptz)::timestamptz AS bucket,
+       min(value)::numeric AS min_value, round(avg(value), 2)::numeric AS mean_value, max(value)::numeric AS max_value,
+       count(*)::int AS readings
+FROM sensor_readings
+WHERE sensor_id = ANY ($3::uuid[]) AND at >= $4 AND at < $5
+GROUP BY 1, 2
+ORDER BY 1, 2
+`
+
+type TemperatureLogBucketsParams struct {
+	WidthSeconds int32
+	Origin       time.Time
+	SensorIds    []uuid.UUID
+	FromAt       time.Time
+	ToAt         time.Time
+}
+
+type TemperatureLogBucketsRow struct {
+	SensorID  uuid.UUID
+	Bucket    time.Time
+	MinValue  decimal.Decimal
+	MeanValue decimal.Decimal
+	MaxValue  decimal.Decimal
+	Readings  int32
+}
+
+// min, mean (2 places) and max per bucket of @width for each of the sensors, buckets counted
+// from @origin; by sensor, then time.
+func (q *Queries) TemperatureLogBuckets(ctx context.Context, arg TemperatureLogBucketsParams) ([]TemperatureLogBucketsRow, error) {
+	rows, err := q.db.Query(ctx, temperatureLogBuckets,
+		arg.WidthSeconds,
+		arg.Origin,
+		arg.SensorIds,
+		arg.FromAt,
+		arg.ToAt,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []TemperatureLogBucketsRow{}
+	for rows.Next() {
+		var i TemperatureLogBucketsRow
+		if err := rows.Scan(
+			&i.SensorID,
+			&i.Bucket,
+			&i.MinValue,
+			&i.MeanValue,
+			&i.MaxValue,
+			&i.Readings,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const temperatureLogExcursions = `-- name: TemperatureLogExcursions :many
+SELECT e.id, e.sensor_id, e.kind, e.started_at, e.ended_at, e.min_temp_f, e.max_temp_f, e.alert_id,
+       coalesce(CASE WHEN st.excursion_id = e.id THEN st.peak END, e.peak)::numeric AS peak
+FROM sensor_excursions e
+LEFT JOIN sensor_states st ON st.sensor_id = e.sensor_id
+WHERE e.org_id = $1 AND e.sensor_id = ANY ($2::uuid[]) AND e.kind = 'temperature_excursion'
+  AND e.started_at < $3::timestamptz AND (e.ended_at IS NULL OR e.ended_at >= $4::timestamptz)
+ORDER BY e.sensor_id, e.started_at
+LIMIT $5
+`
+
+type TemperatureLogExcursionsParams struct {
+	OrgID     uuid.UUID
+	SensorIds []uuid.UUID
+	ToAt      time.Time
+	FromAt    time.Time
+	MaxRows   int32
+}
+
+type TemperatureLogExcursionsRow struct {
+	ID        uuid.UUID
+	SensorID  uuid.UUID
+	Kind      string
+	StartedAt time.Time
+	EndedAt   *time.Time
+	MinTempF  *decimal.Decimal
+	MaxTempF  *decimal.Decimal
+	AlertID   *uuid.UUID
+	Peak      decimal.Decimal
+}
+
+// The temperature excursions of the sensors overlapping [from, to), oldest first; an open one's
+// peak is the sensor's running worst.
+func (q *Queries) TemperatureLogExcursions(ctx context.Context, arg TemperatureLogExcursionsParams) ([]TemperatureLogExcursionsRow, error) {
+	rows, err := q.db.Query(ctx, temperatureLogExcursions,
+		arg.OrgID,
+		arg.SensorIds,
+		arg.ToAt,
+		arg.FromAt,
+		arg.MaxRows,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []TemperatureLogExcursionsRow{}
+	for rows.Next() {
+		var i TemperatureLogExcursionsRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.SensorID,
+			&i.Kind,
+			&i.StartedAt,
+			&i.EndedAt,
+			&i.MinTempF,
+			&i.MaxTempF,
+			&i.AlertID,
+			&i.Peak,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const temperatureLogSensors = `-- name: TemperatureLogSensors :many
+SELECT id, org_id, site_id, gateway_device_id, external_id, name, kind, storage_location_id, equipment_id, min_temp_f, max_temp_f, location_min_temp_f, location_max_temp_f, excursion_minutes, active, created_at, updated_at, last_at, last_value, excursion_kind, excursion_started_at, excursion_peak, excursion_alert_id, location_name, equipment_name, timezone FROM sensor_views
+WHERE org_id = $1 AND site_id = $2 AND kind = 'temperature'
+ORDER BY coalesce(location_name, equipment_name) NULLS LAST, name, id
+LIMIT $3
+`
+
+type TemperatureLogSensorsParams struct {
+	OrgID   uuid.UUID
+	SiteID  uuid.UUID
+	MaxRows int32
+}
+
+// A site's temperature sensors as the temperature log lists them: by location (else equipment)
+// name, then sensor name; those watching neither come last.
+func (q *Queries) TemperatureLogSensors(ctx context.Context, arg TemperatureLogSensorsParams) ([]SensorView, error) {
+	rows, err := q.db.Query(ctx, temperatureLogSensors, arg.OrgID, arg.SiteID, arg.MaxRows)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []SensorView{}
+	for rows.Next() {
+		var i SensorView
+		if err := rows.Scan(
+			&i.ID,
+			&i.OrgID,
+			&i.SiteID,
+			&i.GatewayDeviceID,
+			&i.ExternalID,
+			&i.Name,
+			&i.Kind,
+			&i.StorageLocationID,
+			&i.EquipmentID,
+			&i.MinTempF,
+			&i.MaxTempF,
+			&i.LocationMinTempF,
+			&i.LocationMaxTempF,
+			&i.ExcursionMinutes,
+			&i.Active,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.LastAt,
+			&i.LastValue,
+			&i.ExcursionKind,
+			&i.ExcursionStartedAt,
+			&i.ExcursionPeak,
+			&i.ExcursionAlertID,
+			&i.LocationName,
+			&i.EquipmentName,
+			&i.Timezone,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const updateSensor = `-- name: UpdateSensor :execrows

@@ -1715,6 +1715,59 @@ func (q *Queries) RenamePosition(ctx context.Context, arg RenamePositionParams) 
 	return i, err
 }
 
+const sensorAlertTaskOutcomes = `-- name: SensorAlertTaskOutcomes :many
+SELECT t.id, t.source_id AS alert_id, t.status, t.due_at, t.completed_at, t.completed_by, u.name AS completed_by_name, t.evidence
+FROM tasks t
+LEFT JOIN users u ON u.id = t.completed_by
+WHERE t.org_id = $1 AND t.source = 'sensor_alert' AND t.source_id = ANY ($2::uuid[])
+`
+
+type SensorAlertTaskOutcomesParams struct {
+	OrgID    uuid.UUID
+	AlertIds []uuid.UUID
+}
+
+type SensorAlertTaskOutcomesRow struct {
+	ID              uuid.UUID
+	AlertID         *uuid.UUID
+	Status          string
+	DueAt           time.Time
+	CompletedAt     *time.Time
+	CompletedBy     *uuid.UUID
+	CompletedByName *string
+	Evidence        []byte
+}
+
+// The corrective tasks that sensor alerts opened, with who completed each (reports).
+func (q *Queries) SensorAlertTaskOutcomes(ctx context.Context, arg SensorAlertTaskOutcomesParams) ([]SensorAlertTaskOutcomesRow, error) {
+	rows, err := q.db.Query(ctx, sensorAlertTaskOutcomes, arg.OrgID, arg.AlertIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []SensorAlertTaskOutcomesRow{}
+	for rows.Next() {
+		var i SensorAlertTaskOutcomesRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.AlertID,
+			&i.Status,
+			&i.DueAt,
+			&i.CompletedAt,
+			&i.CompletedBy,
+			&i.CompletedByName,
+			&i.Evidence,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const setRoutinePlannedZone = `-- name: SetRoutinePlannedZone :exec
 UPDATE routines SET planned_zone = $1 WHERE org_id = $2 AND id = $3
 `

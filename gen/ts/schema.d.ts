@@ -6724,6 +6724,48 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orgs/{orgId}/reports/temperature-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The temperature log of a site
+         * @description What a health inspector asks for, over the site's local dates `from`..`to` (both included,
+         *     at most 92 days): per storage location (or equipment) and temperature sensor, the readings
+         *     per `interval` (minimum, mean and maximum in °F, buckets counted from local midnight of
+         *     `from`), every excursion that overlaps the period with its start, end, duration in minutes
+         *     and peak, the limits it was judged against, and its corrective task's outcome: status, who
+         *     completed it and when, their note and the temperature they took. Sensors come by location
+         *     name then sensor name; a sensor without a location or equipment comes last.
+         *
+         *     The answer follows `Accept`: `application/json` (default), `text/csv` (one row per reading
+         *     bucket and per excursion, times in the site's time zone, cells made safe for
+         *     spreadsheets) or `application/pdf` (a printable document). At most 200,000 buckets in
+         *     all (sensors × buckets in the period): a longer log is 400, asking for a coarser interval.
+         *
+         *     `from` after `to`, a period longer than 92 days, or an unknown `interval` is 400; a site of
+         *     another organization, or outside a site-scoped member's sites, is 404.
+         *
+         *     Permission: `viewOrg` (any member), at the site.
+         */
+        get: operations["getTemperatureLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orgs/{orgId}/reports/cost-variance": {
         parameters: {
             query?: never;
@@ -8389,10 +8431,39 @@ export interface components {
                 [key: string]: unknown;
             }[];
         };
+        StateTemperature: {
+            /** Format: uuid */
+            sensorId: string;
+            /** @example Walk-in probe */
+            sensor: string;
+            /**
+             * @description The storage location, else the equipment, the sensor watches.
+             * @example Walk-in cooler
+             */
+            location: string | null;
+            /**
+             * Format: date-time
+             * @description The latest reading's time; null before the first.
+             */
+            at: string | null;
+            /** @example 38.5 */
+            valueF: string | null;
+            /**
+             * @description Whole minutes since the latest reading (a stale probe shows a growing age).
+             * @example 1
+             */
+            ageMinutes: number | null;
+            /** @description The latest reading is within the range; null with no reading or no range. */
+            inRange: boolean | null;
+            minTempF: string | null;
+            maxTempF: string | null;
+            /** @description A temperature excursion of the sensor is open. */
+            excursion: boolean;
+        };
         /**
          * @description The fields the spec lists (`device`, `org`, `site`, `date`, `serverTime`, `cast`,
          *     `production`, `alerts`, `handoffs`) are always present. The payload adapts to the kind:
-         *     menu boards also carry `menu`, tray-line screens `trays`; other kinds carry exactly the
+         *     menu boards also carry `menu`, tray-line screens `trays`, kitchen wallboards `temperatures`; other kinds carry exactly the
          *     listed fields.
          */
         DeviceState: {
@@ -8435,6 +8506,12 @@ export interface components {
                 [key: string]: unknown;
             }[];
             menu?: components["schemas"]["StateMenu"];
+            /**
+             * @description Kitchen wallboards (`wallboard_boh`) only: the site's live temperatures, one per active
+             *     temperature sensor, by location name then sensor name: the latest reading (°F), its age
+             *     in whole minutes, and whether it is within the sensor's range. Absent on other kinds.
+             */
+            temperatures?: components["schemas"]["StateTemperature"][];
             /**
              * @description Tray-line screens only: the tray queue (filtered by `config.units`) of the site's day part
              *     in progress, else the next to begin, by unit, room and bed, cancelled tickets left out:
@@ -9304,7 +9381,8 @@ export interface components {
             siteId: string;
             /**
              * @description What opened the alert. Today `sensor_offline` (a paired sensor gateway silent for 10
-             *     minutes; subject a device) and `nutrition_risk` (a patient in house on only NPO or clear
+             *     minutes, subject a device; or a probe with no reading for 3 of its gateway's report
+             *     intervals while the gateway reports, subject a sensor) and `nutrition_risk` (a patient in house on only NPO or clear
              *     liquids for 72 hours; subject a patient), `task_missed` (a required task still open its grace
              *     after its due time; subject a task) and `temperature_excursion` (a task completed with a
              *     reading outside its range, subject a task; or a sensor's readings out of its range for its
@@ -9320,7 +9398,7 @@ export interface components {
             severity: components["schemas"]["AlertSeverity"];
             /** @example Sensor gateway "Walk-in probes" has not been heard from since 14:02 */
             message: string;
-            /** @description What the alert is about; `id` is dereferenced through the regular API (a device for `sensor_offline`, a patient for `nutrition_risk`, a task for `task_missed` and a task's `temperature_excursion`, a sensor for a sensor's `temperature_excursion` and `door_open`). */
+            /** @description What the alert is about; `id` is dereferenced through the regular API (a device for a gateway's `sensor_offline`, a sensor for a probe's, a patient for `nutrition_risk`, a task for `task_missed` and a task's `temperature_excursion`, a sensor for a sensor's `temperature_excursion` and `door_open`). */
             subject: {
                 /** @example device */
                 type: string;
@@ -12661,6 +12739,125 @@ export interface components {
             period: components["schemas"]["ReportPeriod"];
             /** @enum {string} */
             kind: "operations";
+        };
+        /**
+         * @example 1h
+         * @enum {string}
+         */
+        TemperatureLogInterval: "5m" | "15m" | "1h" | "4h";
+        TemperatureLogSite: {
+            /** Format: uuid */
+            id: string;
+            /** @example Main Kitchen */
+            name: string;
+            /** @example America/New_York */
+            timezone: string;
+        };
+        /** @description The corrective task the excursion's alert opened, and how it ended. */
+        TemperatureLogTask: {
+            /** Format: uuid */
+            taskId: string;
+            /** @enum {string} */
+            status: "open" | "done" | "missed" | "cancelled";
+            /** Format: date-time */
+            dueAt: string;
+            /** Format: date-time */
+            completedAt: string | null;
+            /** @description Who completed it (null while open, or when the user was deleted). */
+            completedBy: {
+                /** Format: uuid */
+                userId: string;
+                /** @example Ana Ruiz */
+                name: string;
+            } | null;
+            /** @description The note given at completion. */
+            note: string | null;
+            /** @description The temperature taken at completion, as given and in °F. */
+            temperature: {
+                /** @example 39 */
+                value: string;
+                /** @enum {string} */
+                unit: "F" | "C";
+                /** @example 39 */
+                fahrenheit: string;
+            } | null;
+        };
+        TemperatureLogExcursion: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            kind: "temperature_excursion";
+            /**
+             * Format: date-time
+             * @description The first reading out of range.
+             */
+            startedAt: string;
+            /**
+             * Format: date-time
+             * @description The first reading back in range (that stayed there); null while it goes on.
+             */
+            endedAt: string | null;
+            ongoing: boolean;
+            /**
+             * @description From `startedAt` to `endedAt` (to when the log was made while it goes on), in whole minutes.
+             * @example 27
+             */
+            durationMinutes: number;
+            /**
+             * @description The worst reading, °F.
+             * @example 46
+             */
+            peak: string;
+            /** @description The lower limit it was judged against. */
+            minTempF: string | null;
+            /** @description The upper limit it was judged against. */
+            maxTempF: string | null;
+            /** Format: uuid */
+            alertId: string | null;
+            /** @description The corrective task; null when none was opened (the alert was already open). */
+            task: components["schemas"]["TemperatureLogTask"] | null;
+        };
+        TemperatureLogSensor: {
+            /** Format: uuid */
+            sensorId: string;
+            /** @example Walk-in probe */
+            name: string;
+            /** Format: uuid */
+            storageLocationId: string | null;
+            /** @example Walk-in cooler */
+            location: string | null;
+            /** Format: uuid */
+            equipmentId: string | null;
+            equipment: string | null;
+            /** @description The sensor's range today (its own limit, else its location's). */
+            minTempF: string | null;
+            maxTempF: string | null;
+            active: boolean;
+            /** @description One per interval with readings, oldest first, in °F. */
+            buckets: components["schemas"]["SensorLogBucket"][];
+            /** @description The excursions overlapping the period, oldest first. */
+            excursions: components["schemas"]["TemperatureLogExcursion"][];
+        };
+        TemperatureLog: {
+            site: components["schemas"]["TemperatureLogSite"];
+            /** Format: date */
+            from: string;
+            /** Format: date */
+            to: string;
+            /**
+             * Format: date-time
+             * @description Local midnight starting `from`, in UTC.
+             */
+            periodStart: string;
+            /**
+             * Format: date-time
+             * @description Local midnight ending `to`, in UTC (excluded).
+             */
+            periodEnd: string;
+            interval: components["schemas"]["TemperatureLogInterval"];
+            /** Format: date-time */
+            generatedAt: string;
+            sensors: components["schemas"]["TemperatureLogSensor"][];
         };
         CostVarianceLine: {
             /** Format: uuid */
@@ -31540,6 +31737,64 @@ export interface operations {
             409: components["responses"]["IdempotencyConflict"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getTemperatureLog: {
+        parameters: {
+            query: {
+                /** @example 0192f3a4-0000-7000-8000-0000000000aa */
+                siteId: string;
+                /**
+                 * @description First local date, included.
+                 * @example 2026-03-02
+                 */
+                from: string;
+                /**
+                 * @description Last local date, included.
+                 * @example 2026-03-02
+                 */
+                to: string;
+                /**
+                 * @description Bucket width of the readings, `1h` by default.
+                 * @example 1h
+                 */
+                interval?: components["schemas"]["TemperatureLogInterval"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The log. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TemperatureLog"];
+                    /**
+                     * @example type,location,sensor,sensor_id,at,min_f,mean_f,max_f,readings,ended_at,duration_minutes,peak_f,limit_min_f,limit_max_f,task_status,completed_by,completed_at,note,task_temperature_f
+                     *     reading,Walk-in cooler,Walk-in probe,0192f3a4-0000-7000-8000-0000000000e1,2026-03-02T14:00:00-05:00,38,42.7,46,60,,,,33,41,,,,,
+                     *     excursion,Walk-in cooler,Walk-in probe,0192f3a4-0000-7000-8000-0000000000e1,2026-03-02T14:17:00-05:00,,,,,2026-03-02T14:44:00-05:00,27,46,33,41,done,Ana Ruiz,2026-03-02T15:05:00-05:00,Door gasket torn; product moved to the reach-in,39
+                     */
+                    "text/csv": string;
+                    /** @example (the PDF document) */
+                    "application/pdf": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

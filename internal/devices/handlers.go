@@ -36,6 +36,7 @@ type Handlers struct {
 	zones   zoneCache
 	kitchen Kitchen
 	trays   Trays
+	temps   Temperatures
 }
 
 // Deps are what the handlers need. Hub may be nil, in which case the WebSocket answers 503
@@ -50,6 +51,8 @@ type Deps struct {
 	Kitchen Kitchen
 	// Trays fills tray-line screens' tray queue; nil: none.
 	Trays Trays
+	// Temperatures fills kitchen wallboards' live temperatures; nil: none.
+	Temperatures Temperatures
 }
 
 func NewHandlers(d Deps) *Handlers {
@@ -57,7 +60,7 @@ func NewHandlers(d Deps) *Handlers {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &Handlers{pool: d.Pool, clock: d.Clock, limiter: d.Limiter, hub: d.Hub, logger: logger, kitchen: d.Kitchen, trays: d.Trays}
+	return &Handlers{pool: d.Pool, clock: d.Clock, limiter: d.Limiter, hub: d.Hub, logger: logger, kitchen: d.Kitchen, trays: d.Trays, temps: d.Temperatures}
 }
 
 // access is the request's authorization, established by the policy middleware.

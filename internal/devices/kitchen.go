@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/sous-app/sous/gen/api"
 	"github.com/sous-app/sous/gen/db"
 )
 
@@ -31,6 +32,13 @@ type Trays interface {
 	// only those of units when it is not empty, as the JSON array of the state's `trays`
 	// (encoded once by the tray line: a screen polls hundreds of tickets).
 	Queue(ctx context.Context, orgID, siteID uuid.UUID, date time.Time, dayPart string, units []string) (EncodedTrays, error)
+}
+
+// Temperatures is what the sensors put on kitchen wallboards; nil leaves `temperatures` empty.
+type Temperatures interface {
+	// Live answers the site's active temperature sensors with their latest reading, its age at
+	// now and whether it is in range.
+	Live(ctx context.Context, orgID, siteID uuid.UUID, now time.Time) ([]api.StateTemperature, error)
 }
 
 // EncodedTrays is the state's `trays` array as JSON with the SHA-256 of those bytes: the state's

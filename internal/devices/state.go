@@ -289,6 +289,15 @@ func (h *Handlers) buildState(ctx context.Context, row db.DeviceState, now time.
 			}
 			s.Production, s.Handoffs = prod, hand
 		}
+		if kind == WallboardBOH {
+			temps := []api.StateTemperature{}
+			if h.temps != nil {
+				if temps, err = h.temps.Live(ctx, row.OrgID, row.SiteID, now); err != nil {
+					return s, nil, err
+				}
+			}
+			s.Temperatures = &temps
+		}
 	case TrayLine:
 		// The queue of the day part in progress, else the next to begin.
 		trays := emptyTrays

@@ -42,7 +42,8 @@ func TestStateCarriesTheDeviceOrgAndSite(t *testing.T) {
 }
 
 // The state is the spec's object, field for field, on every kind; only the parts a kind adds
-// (the menu of menu boards, the tray queue of tray-line screens) come on top.
+// (the menu of menu boards, the tray queue of tray-line screens, the live temperatures of
+// kitchen wallboards) come on top.
 func TestStateHasExactlyTheSpecFieldsPlusThoseOfItsKind(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
@@ -53,7 +54,7 @@ func TestStateHasExactlyTheSpecFieldsPlusThoseOfItsKind(t *testing.T) {
 		kind  string
 		extra []string
 	}{
-		{"wallboard_boh", nil},
+		{"wallboard_boh", []string{"temperatures"}},
 		{"wallboard_foh", nil},
 		{"menu_board", []string{"menu"}},
 		{"tray_line", []string{"trays"}},

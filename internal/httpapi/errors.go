@@ -190,7 +190,7 @@ func classify(err error) *apierr.Error {
 	case http.StatusRequestEntityTooLarge:
 		return &apierr.Error{Kind: apierr.KindTooLarge, Message: "Request body too large"}
 	case http.StatusUnsupportedMediaType, http.StatusBadRequest:
-		return apierr.Invalid(capitalize(msg))
+		return apierr.Invalid(capitalize(msg), bindingDetail(msg)...)
 	case http.StatusUnauthorized:
 		return apierr.Unauthenticated("Authentication required")
 	}
@@ -198,6 +198,19 @@ func classify(err error) *apierr.Error {
 		return apierr.Internal(err)
 	}
 	return &apierr.Error{Kind: apierr.KindInvalid, Message: capitalize(msg)}
+}
+
+// badParameter is the generated binder's refusal of a parameter the validator let through (a
+// date like 2026-02-30 matches the date pattern but is no date).
+var badParameter = regexp.MustCompile(`^Invalid format for parameter ([^:]+): (.+)$`)
+
+// bindingDetail names the parameter a binder's 400 is about, so the answer carries the details
+// every 400 documents.
+func bindingDetail(msg string) []apierr.FieldError {
+	if m := badParameter.FindStringSubmatch(msg); m != nil {
+		return []apierr.FieldError{{Field: m[1], Message: m[2]}}
+	}
+	return []apierr.FieldError{{Field: "request", Message: msg}}
 }
 
 // fromValidation reads kin-openapi's request errors. An authentication failure outranks a body

@@ -191,7 +191,7 @@ func New(d Deps) (http.Handler, error) {
 		return nil, err
 	}
 	keys := apikeys.NewHandlers(d.Pool, d.Clock)
-	devs := devices.NewHandlers(devices.Deps{Pool: d.Pool, Clock: d.Clock, Limiter: limiter, Hub: d.Hub, Logger: d.Logger, Kitchen: kitchen.NewScreens(d.Pool), Trays: trayline.NewScreens(d.Pool)})
+	devs := devices.NewHandlers(devices.Deps{Pool: d.Pool, Clock: d.Clock, Limiter: limiter, Hub: d.Hub, Logger: d.Logger, Kitchen: kitchen.NewScreens(d.Pool), Trays: trayline.NewScreens(d.Pool), Temperatures: sensors.NewScreens(d.Pool)})
 	authn := Authenticators{Bearer: authSvc.Authenticate, APIKey: keys.Authenticate, Device: devs.Authenticate}
 	authorizer := authz.NewAuthorizer(d.Lookups, d.Clock)
 	ready := func(ctx context.Context) error {

@@ -114,6 +114,9 @@ var walkFixtures = map[string]walkFixture{
 	"getSensor":         sensorFixture,
 	"updateSensor":      sensorFixture,
 	"getSensorReadings": sensorFixture,
+	"getTemperatureLog": func(w *walker) walkCall {
+		return walkCall{ids: []string{w.create("sensors", w.sensorBody(w.gateway()))}}
+	},
 	"deleteMedia": func(w *walker) walkCall {
 		key := w.media()
 		return walkCall{path: map[string]string{"key": key}, ids: []string{key}}

@@ -93,7 +93,7 @@ func (k *kitchen) token() string {
 	return k.owner.AccessToken
 }
 
-func newKitchen(t *testing.T, env *apitest.Env, name string) *kitchen {
+func newKitchen(t testing.TB, env *apitest.Env, name string) *kitchen {
 	t.Helper()
 	owner, org := env.NewOwner(name)
 	k := &kitchen{env: env, owner: owner, org: org, basePath: "orgs/" + org.String(), signedAt: env.Clock.Now()}

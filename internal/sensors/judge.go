@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/shopspring/decimal"
 
 	"github.com/sous-app/sous/gen/db"
 	"github.com/sous-app/sous/internal/alerts"
@@ -15,24 +16,31 @@ import (
 )
 
 // judge runs a sensor's readings stored after the last one judged through its rule, in time
-// order, acting on what they show, and saves where the judging stands. The caller holds the
-// lock on the sensor's state row (st).
+// order, acting on what they show, and answers where the judging stands for the caller to save
+// (nil: nothing moved). The caller holds the lock on the sensor's state row (st).
 //
-// earliest is the oldest reading this call stored for the sensor. When it is older than the last
-// one judged (a gateway that sent its current reading before flushing its buffer), the judging
-// starts again from the last reading before it that left nothing pending (in range, in no
-// excursion), so the late readings are judged in their place in time. It does so only while no
-// excursion stands in the way: an excursion already recorded (and alerted) is not rewritten, and
-// late readings that would change one are logged but not judged. The look back is bounded
-// (replayWindow, cleanLookback, replayReadings).
-func judge(ctx context.Context, tx pgx.Tx, now time.Time, v db.SensorView, st db.SensorState, earliest *time.Time) error {
+// fresh are the readings this call stored for the sensor, in time order. When they all follow
+// the last one judged (a gateway reporting live), they are the readings to judge: every reading
+// stored before was judged under the same lock, so none other lies after it, and judging needs
+// no read. When the oldest is older than the last one judged (a gateway that sent its current
+// reading before flushing its buffer), the judging starts again from the last reading before it
+// that left nothing pending (in range, in no excursion), so the late readings are judged in their
+// place in time, read back from the table. It does so only while no excursion stands in the way:
+// an excursion already recorded (and alerted) is not rewritten, and late readings that would
+// change one are logged but not judged. The look back is bounded (replayWindow, cleanLookback,
+// replayReadings).
+func judge(ctx context.Context, tx pgx.Tx, now time.Time, v db.SensorView, st db.SensorState, fresh []db.InsertReadingsRow) (*savedState, error) {
+	if len(fresh) == 0 {
+		return nil, nil // nothing new stored (duplicates only): every stored reading was judged
+	}
 	q := db.New(tx)
 	r := ruleOf(v)
 	s := state{phase: st.Phase, lastAt: st.LastAt, lastValue: st.LastValue, outSince: st.OutSince, inSince: st.InSince, peak: st.Peak, excursionID: st.ExcursionID}
-	if earliest != nil && s.lastAt != nil && !earliest.After(*s.lastAt) && r.judged() {
-		from, ok, err := replayFrom(ctx, q, v.ID, r, *earliest, *s.lastAt)
+	live := s.lastAt == nil || fresh[0].At.After(*s.lastAt)
+	if !live && r.judged() {
+		from, ok, err := replayFrom(ctx, q, v.ID, r, fresh[0].At, *s.lastAt)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if ok {
 			s = state{phase: phaseInRange}
@@ -41,47 +49,68 @@ func judge(ctx context.Context, tx pgx.Tx, now time.Time, v db.SensorView, st db
 			}
 		}
 	}
-	after := time.Time{}
-	if s.lastAt != nil {
-		after = *s.lastAt
-	}
 	moved := false
-	for {
-		rows, err := q.ReadingsAfter(ctx, db.ReadingsAfterParams{SensorID: v.ID, After: after, MaxRows: judgeSlice})
-		if err != nil {
-			return err
+	apply := func(at time.Time, value decimal.Decimal) error {
+		moved = true
+		if !r.judged() {
+			s.lastAt, s.lastValue = &at, &value
+			return nil
 		}
-		for _, row := range rows {
-			moved = true
-			if !r.judged() {
-				s.lastAt, s.lastValue = &row.At, &row.Value
-				continue
+		open := s.excursionID
+		t, changed := r.step(&s, at, value)
+		var err error
+		switch {
+		case changed && t.Opened:
+			s.excursionID, err = openExcursion(ctx, tx, now, v, r, t)
+		case changed && t.Resolved && open != nil:
+			err = resolveExcursion(ctx, tx, now, v, r, *open, t)
+		}
+		return err
+	}
+	if live {
+		for i := range fresh {
+			if err := apply(fresh[i].At, fresh[i].Value); err != nil {
+				return nil, err
 			}
-			open := s.excursionID
-			t, changed := r.step(&s, row.At, row.Value)
-			switch {
-			case changed && t.Opened:
-				if s.excursionID, err = openExcursion(ctx, tx, now, v, r, t); err != nil {
-					return err
-				}
-			case changed && t.Resolved && open != nil:
-				if err := resolveExcursion(ctx, tx, now, v, r, *open, t); err != nil {
-					return err
+		}
+	} else {
+		after := time.Time{}
+		if s.lastAt != nil {
+			after = *s.lastAt
+		}
+		for {
+			rows, err := q.ReadingsAfter(ctx, db.ReadingsAfterParams{SensorID: v.ID, After: after, MaxRows: judgeSlice})
+			if err != nil {
+				return nil, err
+			}
+			for _, row := range rows {
+				if err := apply(row.At, row.Value); err != nil {
+					return nil, err
 				}
 			}
+			if len(rows) < judgeSlice {
+				break
+			}
+			after = rows[len(rows)-1].At
 		}
-		if len(rows) < judgeSlice {
-			break
-		}
-		after = rows[len(rows)-1].At
 	}
 	if !moved {
-		return nil
+		return nil, nil
 	}
-	return q.SaveSensorState(ctx, db.SaveSensorStateParams{
-		SensorID: v.ID, Phase: s.phase, LastAt: s.lastAt, LastValue: s.lastValue,
-		OutSince: s.outSince, InSince: s.inSince, Peak: s.peak, ExcursionID: s.excursionID,
-	})
+	return &savedState{SensorID: v.ID, Phase: s.phase, LastAt: s.lastAt, LastValue: s.lastValue,
+		OutSince: s.outSince, InSince: s.inSince, Peak: s.peak, ExcursionID: s.excursionID}, nil
+}
+
+// savedState is a sensor's judging state as SaveSensorStates takes it (JSON; decimals as strings).
+type savedState struct {
+	SensorID    uuid.UUID        `json:"sensor_id"`
+	Phase       string           `json:"phase"`
+	LastAt      *time.Time       `json:"last_at"`
+	LastValue   *decimal.Decimal `json:"last_value"`
+	OutSince    *time.Time       `json:"out_since"`
+	InSince     *time.Time       `json:"in_since"`
+	Peak        *decimal.Decimal `json:"peak"`
+	ExcursionID *uuid.UUID       `json:"excursion_id"`
 }
 
 const (

@@ -3,6 +3,7 @@ package sensors
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
@@ -148,22 +149,39 @@ func (h *Handlers) PostDeviceReadings(ctx context.Context, req api.PostDeviceRea
 			return err
 		}
 		inserted = len(rows)
-		earliest := make(map[uuid.UUID]time.Time, len(ids))
-		for _, r := range rows {
-			if e, ok := earliest[r.SensorID]; !ok || r.At.Before(e) {
-				earliest[r.SensorID] = r.At
+		// This call's readings of each sensor, in time order.
+		slices.SortFunc(rows, func(a, b db.InsertReadingsRow) int {
+			return cmp.Or(slices.Compare(a.SensorID[:], b.SensorID[:]), a.At.Compare(b.At))
+		})
+		fresh := make(map[uuid.UUID][]db.InsertReadingsRow, len(ids))
+		for i := 0; i < len(rows); {
+			j := i + 1
+			for j < len(rows) && rows[j].SensorID == rows[i].SensorID {
+				j++
+			}
+			fresh[rows[i].SensorID] = rows[i:j]
+			i = j
+		}
+		saved := make([]savedState, 0, len(states))
+		for _, st := range states {
+			s, err := judge(ctx, tx, now, byID[st.SensorID], st, fresh[st.SensorID])
+			if err != nil {
+				return err
+			}
+			if s != nil {
+				saved = append(saved, *s)
 			}
 		}
-		for _, st := range states {
-			var from *time.Time
-			if e, ok := earliest[st.SensorID]; ok {
-				from = &e
+		if len(saved) > 0 {
+			raw, err := json.Marshal(saved)
+			if err != nil {
+				return err
 			}
-			if err := judge(ctx, tx, now, byID[st.SensorID], st, from); err != nil {
+			if err := q.SaveSensorStates(ctx, raw); err != nil {
 				return err
 			}
 		}
-		return contact(ctx, tx, now, p)
+		return contact(ctx, tx, now, p, ids...)
 	})
 	if err != nil {
 		return nil, err
@@ -194,10 +212,11 @@ func (h *Handlers) requireGateway(ctx context.Context, p principal.Principal) er
 	return nil
 }
 
-// contact records that the gateway was heard from: its silence alert, if open, closes now
-// rather than at the next sweep (the token check already wrote its last contact).
-func contact(ctx context.Context, tx pgx.Tx, now time.Time, p principal.Principal) error {
-	return alerts.Close(ctx, tx, now, p.OrgID, alerts.KindSensorOffline, p.DeviceID)
+// contact records that the gateway, and the sensors whose readings it sent, were heard from:
+// their silence alerts, if open, close now rather than at the next sweep (the token check
+// already wrote the gateway's last contact). One statement for all of them.
+func contact(ctx context.Context, tx pgx.Tx, now time.Time, p principal.Principal, sensorIDs ...uuid.UUID) error {
+	return alerts.Close(ctx, tx, now, p.OrgID, alerts.KindSensorOffline, append(sensorIDs, p.DeviceID)...)
 }
 
 func unitFits(kind string, unit api.ReadingUnit) bool {

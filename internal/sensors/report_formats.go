@@ -1,0 +1,193 @@
+package sensors
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/go-pdf/fpdf"
+
+	"github.com/sous-app/sous/gen/api"
+	"github.com/sous-app/sous/internal/csvout"
+)
+
+var logCSVHeader = []string{"type", "location", "sensor", "sensor_id", "at", "min_f", "mean_f", "max_f", "readings",
+	"ended_at", "duration_minutes", "peak_f", "limit_min_f", "limit_max_f", "task_status", "completed_by", "completed_at", "note", "task_temperature_f"}
+
+// logCSV writes the log as one row per reading bucket and per excursion (its corrective task on
+// the same row), times in the site's time zone with their offset.
+func logCSV(log api.TemperatureLog, loc *time.Location) ([]byte, error) {
+	var buf bytes.Buffer
+	w := csvout.NewWriter(&buf)
+	header := make([]csvout.Cell, len(logCSVHeader))
+	for i, h := range logCSVHeader {
+		header[i] = csvout.Text(h)
+	}
+	if err := w.Row(header...); err != nil {
+		return nil, err
+	}
+	at := func(t *time.Time) csvout.Cell {
+		if t == nil {
+			return csvout.Text("")
+		}
+		return csvout.Text(t.In(loc).Format(time.RFC3339))
+	}
+	opt := func(s *string) csvout.Cell {
+		if s == nil {
+			return csvout.Text("")
+		}
+		return csvout.Number(*s)
+	}
+	empty := csvout.Text("")
+	for _, s := range log.Sensors {
+		where := csvout.Text(place(s))
+		name, id := csvout.Text(s.Name), csvout.Text(s.SensorId.String())
+		for _, b := range s.Buckets {
+			if err := w.Row(csvout.Text("reading"), where, name, id, at(&b.At), csvout.Number(b.Min), csvout.Number(b.Mean), csvout.Number(b.Max),
+				csvout.Number(strconv.Itoa(b.Count)), empty, empty, empty, opt(s.MinTempF), opt(s.MaxTempF), empty, empty, empty, empty, empty); err != nil {
+				return nil, err
+			}
+		}
+		for _, e := range s.Excursions {
+			status, by, done, note, temp := empty, empty, empty, empty, empty
+			if t := e.Task; t != nil {
+				status, done = csvout.Text(string(t.Status)), at(t.CompletedAt)
+				if t.CompletedBy != nil {
+					by = csvout.Text(t.CompletedBy.Name)
+				}
+				if t.Note != nil {
+					note = csvout.Text(*t.Note)
+				}
+				if t.Temperature != nil {
+					temp = csvout.Number(t.Temperature.Fahrenheit)
+				}
+			}
+			if err := w.Row(csvout.Text("excursion"), where, name, id, at(&e.StartedAt), empty, empty, empty, empty, at(e.EndedAt),
+				csvout.Number(strconv.Itoa(e.DurationMinutes)), csvout.Number(e.Peak), opt(e.MinTempF), opt(e.MaxTempF), status, by, done, note, temp); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// place is where a sensor is: its storage location, else its equipment, else "".
+func place(s api.TemperatureLogSensor) string {
+	switch {
+	case s.Location != nil:
+		return *s.Location
+	case s.Equipment != nil:
+		return *s.Equipment
+	}
+	return ""
+}
+
+func rangeText(lo, hi *string) string {
+	switch {
+	case lo != nil && hi != nil:
+		return *lo + "–" + *hi + " °F"
+	case hi != nil:
+		return "at most " + *hi + " °F"
+	case lo != nil:
+		return "at least " + *lo + " °F"
+	}
+	return "no range"
+}
+
+// logPDF renders the log as a printable document (A4, core fonts; text translated to the
+// fonts' code page): per sensor, its excursions with their corrective action, then its readings.
+func logPDF(log api.TemperatureLog, loc *time.Location) ([]byte, error) {
+	pdf := fpdf.New("P", "mm", "A4", "")
+	pdf.SetCreator("Sous", true)
+	pdf.SetTitle("Temperature log", true)
+	pdf.SetCreationDate(log.GeneratedAt)
+	pdf.SetModificationDate(log.GeneratedAt)
+	pdf.SetAutoPageBreak(true, 15)
+	tr := pdf.UnicodeTranslatorFromDescriptor("")
+	local := func(t time.Time) string { return t.In(loc).Format("2006-01-02 15:04") }
+	row := func(widths []float64, cells []string, bold bool) {
+		style := ""
+		if bold {
+			style = "B"
+		}
+		pdf.SetFont("Helvetica", style, 8)
+		for i, w := range widths {
+			pdf.CellFormat(w, 5, tr(cells[i]), "1", 0, "L", false, 0, "")
+		}
+		pdf.Ln(-1)
+	}
+	text := func(size float64, style, s string) {
+		pdf.SetFont("Helvetica", style, size)
+		pdf.MultiCell(0, 5, tr(s), "", "L", false)
+	}
+
+	pdf.AddPage()
+	pdf.SetFont("Helvetica", "B", 18)
+	pdf.CellFormat(0, 10, tr("Temperature log"), "", 1, "L", false, 0, "")
+	text(10, "", fmt.Sprintf("Site: %s (%s)", log.Site.Name, log.Site.Timezone))
+	text(10, "", fmt.Sprintf("Period %s to %s · readings per %s (min / mean / max °F) · generated %s UTC",
+		localDate(log.From), localDate(log.To), log.Interval, log.GeneratedAt.Format("2006-01-02 15:04")))
+	if len(log.Sensors) == 0 {
+		pdf.Ln(4)
+		text(10, "", "The site has no temperature sensors.")
+	}
+	for _, s := range log.Sensors {
+		pdf.Ln(4)
+		title := s.Name
+		if p := place(s); p != "" {
+			title = p + " · " + s.Name
+		}
+		pdf.SetFont("Helvetica", "B", 12)
+		pdf.CellFormat(0, 7, tr(title), "B", 1, "L", false, 0, "")
+		text(9, "", "Range: "+rangeText(s.MinTempF, s.MaxTempF))
+		if len(s.Excursions) == 0 {
+			text(9, "", "No excursions in the period.")
+		} else {
+			w := []float64{32, 32, 18, 16, 30, 62}
+			row(w, []string{"Out of range from", "Back in range", "Minutes", "Peak °F", "Limits", "Corrective task"}, true)
+			for _, e := range s.Excursions {
+				ended := "ongoing"
+				if e.EndedAt != nil {
+					ended = local(*e.EndedAt)
+				}
+				task := "none"
+				if e.Task != nil {
+					task = string(e.Task.Status)
+					if e.Task.CompletedBy != nil && e.Task.CompletedAt != nil {
+						task += " by " + e.Task.CompletedBy.Name + " " + local(*e.Task.CompletedAt)
+					}
+				}
+				row(w, []string{local(e.StartedAt), ended, strconv.Itoa(e.DurationMinutes), e.Peak, rangeText(e.MinTempF, e.MaxTempF), task}, false)
+				if t := e.Task; t != nil && (t.Note != nil || t.Temperature != nil) {
+					action := "Action:"
+					if t.Temperature != nil {
+						action += fmt.Sprintf(" reading %s °F.", t.Temperature.Fahrenheit)
+					}
+					if t.Note != nil {
+						action += " " + *t.Note
+					}
+					text(8, "I", action)
+				}
+			}
+		}
+		pdf.Ln(2)
+		if len(s.Buckets) == 0 {
+			text(9, "", "No readings in the period.")
+			continue
+		}
+		w := []float64{40, 25, 25, 25, 25}
+		row(w, []string{"From", "Min °F", "Mean °F", "Max °F", "Readings"}, true)
+		for _, b := range s.Buckets {
+			row(w, []string{local(b.At), b.Min, b.Mean, b.Max, strconv.Itoa(b.Count)}, false)
+		}
+	}
+	var buf bytes.Buffer
+	if err := pdf.Output(&buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
