@@ -298,6 +298,21 @@ func (e AuditEntryActorKind) Valid() bool {
 	}
 }
 
+// Defines values for CapabilityStatementResourceType.
+const (
+	CapabilityStatementResourceTypeCapabilityStatement CapabilityStatementResourceType = "CapabilityStatement"
+)
+
+// Valid indicates whether the value is a known member of the CapabilityStatementResourceType enum.
+func (e CapabilityStatementResourceType) Valid() bool {
+	switch e {
+	case CapabilityStatementResourceTypeCapabilityStatement:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CastType.
 const (
 	CastTypeImage   CastType = "image"
@@ -739,6 +754,7 @@ func (e Diet) Valid() bool {
 // Defines values for DietOrderSource.
 const (
 	Adt   DietOrderSource = "adt"
+	Fhir  DietOrderSource = "fhir"
 	Order DietOrderSource = "order"
 )
 
@@ -747,7 +763,27 @@ func (e DietOrderSource) Valid() bool {
 	switch e {
 	case Adt:
 		return true
+	case Fhir:
+		return true
 	case Order:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DietOrderStatus.
+const (
+	Active DietOrderStatus = "active"
+	OnHold DietOrderStatus = "on-hold"
+)
+
+// Valid indicates whether the value is a known member of the DietOrderStatus enum.
+func (e DietOrderStatus) Valid() bool {
+	switch e {
+	case Active:
+		return true
+	case OnHold:
 		return true
 	default:
 		return false
@@ -757,6 +793,7 @@ func (e DietOrderSource) Valid() bool {
 // Defines values for DietOrderType.
 const (
 	DietOrderTypeDiet       DietOrderType = "diet"
+	DietOrderTypeEnteral    DietOrderType = "enteral"
 	DietOrderTypePreference DietOrderType = "preference"
 	DietOrderTypeSupplement DietOrderType = "supplement"
 	DietOrderTypeUnknown    DietOrderType = "unknown"
@@ -766,6 +803,8 @@ const (
 func (e DietOrderType) Valid() bool {
 	switch e {
 	case DietOrderTypeDiet:
+		return true
+	case DietOrderTypeEnteral:
 		return true
 	case DietOrderTypePreference:
 		return true
@@ -1066,6 +1105,39 @@ func (e EvidenceTemperatureUnit) Valid() bool {
 	case EvidenceTemperatureUnitC:
 		return true
 	case EvidenceTemperatureUnitF:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FhirResponseBundleResourceType.
+const (
+	Bundle FhirResponseBundleResourceType = "Bundle"
+)
+
+// Valid indicates whether the value is a known member of the FhirResponseBundleResourceType enum.
+func (e FhirResponseBundleResourceType) Valid() bool {
+	switch e {
+	case Bundle:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FhirResponseBundleType.
+const (
+	BatchResponse       FhirResponseBundleType = "batch-response"
+	TransactionResponse FhirResponseBundleType = "transaction-response"
+)
+
+// Valid indicates whether the value is a known member of the FhirResponseBundleType enum.
+func (e FhirResponseBundleType) Valid() bool {
+	switch e {
+	case BatchResponse:
+		return true
+	case TransactionResponse:
 		return true
 	default:
 		return false
@@ -1423,6 +1495,45 @@ func (e MovementReason) Valid() bool {
 	case MovementReasonTransferIn:
 		return true
 	case MovementReasonTransferOut:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OperationOutcomeResourceType.
+const (
+	OperationOutcomeResourceTypeOperationOutcome OperationOutcomeResourceType = "OperationOutcome"
+)
+
+// Valid indicates whether the value is a known member of the OperationOutcomeResourceType enum.
+func (e OperationOutcomeResourceType) Valid() bool {
+	switch e {
+	case OperationOutcomeResourceTypeOperationOutcome:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OperationOutcomeIssueSeverity.
+const (
+	OperationOutcomeIssueSeverityError       OperationOutcomeIssueSeverity = "error"
+	OperationOutcomeIssueSeverityFatal       OperationOutcomeIssueSeverity = "fatal"
+	OperationOutcomeIssueSeverityInformation OperationOutcomeIssueSeverity = "information"
+	OperationOutcomeIssueSeverityWarning     OperationOutcomeIssueSeverity = "warning"
+)
+
+// Valid indicates whether the value is a known member of the OperationOutcomeIssueSeverity enum.
+func (e OperationOutcomeIssueSeverity) Valid() bool {
+	switch e {
+	case OperationOutcomeIssueSeverityError:
+		return true
+	case OperationOutcomeIssueSeverityFatal:
+		return true
+	case OperationOutcomeIssueSeverityInformation:
+		return true
+	case OperationOutcomeIssueSeverityWarning:
 		return true
 	default:
 		return false
@@ -3497,6 +3608,38 @@ type BrandUpdate struct {
 	Primary *HexColor `json:"primary,omitempty"`
 }
 
+// CapabilityStatement defines model for CapabilityStatement.
+type CapabilityStatement struct {
+	Date         string                          `json:"date"`
+	FhirVersion  string                          `json:"fhirVersion"`
+	Format       []string                        `json:"format"`
+	Kind         string                          `json:"kind"`
+	ResourceType CapabilityStatementResourceType `json:"resourceType"`
+	Rest         []struct {
+		Documentation *string `json:"documentation,omitempty"`
+		Interaction   []struct {
+			Code string `json:"code"`
+		} `json:"interaction"`
+		Mode     string `json:"mode"`
+		Resource []struct {
+			ConditionalCreate *bool   `json:"conditionalCreate,omitempty"`
+			ConditionalUpdate *bool   `json:"conditionalUpdate,omitempty"`
+			Documentation     *string `json:"documentation,omitempty"`
+			Interaction       []struct {
+				Code string `json:"code"`
+			} `json:"interaction"`
+			Type string `json:"type"`
+		} `json:"resource"`
+	} `json:"rest"`
+	Software *struct {
+		Name string `json:"name"`
+	} `json:"software,omitempty"`
+	Status string `json:"status"`
+}
+
+// CapabilityStatementResourceType defines model for CapabilityStatement.ResourceType.
+type CapabilityStatementResourceType string
+
 // CardLine defines model for CardLine.
 type CardLine struct {
 	// AsPurchased For items, the whole run's quantity as purchased (EP / trim yield), in `unit`.
@@ -3878,6 +4021,14 @@ type ClaimPairingCodeRequest struct {
 	//
 	// Example: 7KQM4P
 	Code string `json:"code"`
+}
+
+// ClinicalSettings defines model for ClinicalSettings.
+type ClinicalSettings struct {
+	// FhirMrnSystem The FHIR identifier system whose value is a Patient's MRN; null when the identifier typed `MR` is used.
+	//
+	// Example: urn:oid:1.2.840.114350.1.13.1.1
+	FhirMrnSystem *string `json:"fhirMrnSystem"`
 }
 
 // CodeKind `allergen` for AL1-3 allergens, `diet` for ODS-3 diet, supplement and preference codes.
@@ -4849,12 +5000,20 @@ type DietOrder struct {
 	// Diets The union of the codes' mapped diets.
 	Diets []Diet `json:"diets"`
 
+	// Exclusions Foods to leave off the tray (`excludeFoodModifier`), as sent.
+	//
+	// Example: ["Cashew Nut"]
+	Exclusions *[]string `json:"exclusions,omitempty"`
+
 	// Id Stable while the same order (same source, placer number, type and codes) is sent again;
 	// sign-offs refer to it.
 	Id openapi_types.UUID `json:"id"`
 
 	// Instructions Example: ["No concentrated sweets"]
 	Instructions []string `json:"instructions"`
+
+	// Nutrients Nutrient limits of a FHIR NutritionOrder (`oralDiet.nutrient`), shown on tray tickets.
+	Nutrients *[]NutrientLimit `json:"nutrients,omitempty"`
 
 	// OrderedAt When Sous received the message that created the order. ADT messages restate the current
 	// diet, and an order they restate carries the time of the latest one.
@@ -4863,23 +5022,38 @@ type DietOrder struct {
 	// PlacerOrderNumber ORC-2 for orders sent as ORM^O01 / OMD^O03.
 	PlacerOrderNumber *string `json:"placerOrderNumber,omitempty"`
 
+	// Product The supplement's or enteral formula's product name.
+	//
+	// Example: Ensure Pudding 4 oz container
+	Product *string `json:"product,omitempty"`
+
 	// ServicePeriods Meals the order applies to (ODS-2); empty means all.
 	//
 	// Example: ["B","L","D"]
 	ServicePeriods []string `json:"servicePeriods"`
 
-	// Source `adt` when the ODS rode on an ADT message, `order` for ORM / OMD.
+	// Source `adt` when the ODS rode on an ADT message, `order` for ORM / OMD, `fhir` for a FHIR NutritionOrder.
 	Source  DietOrderSource `json:"source"`
 	StartAt *time.Time      `json:"startAt,omitempty"`
 
-	// Type ODS-1 (`diet`, `supplement`, `preference`; `unknown` when not sent).
+	// Status A FHIR NutritionOrder's status: `active`, or `on-hold` (kept and shown, the kitchen
+	// waits). Absent for HL7 orders, which are active.
+	Status *DietOrderStatus `json:"status,omitempty"`
+
+	// Type ODS-1 (`diet`, `supplement`, `preference`; `unknown` when not sent); `enteral` for a FHIR
+	// NutritionOrder's enteral formula, which is shown but never mapped to a diet.
 	Type DietOrderType `json:"type"`
 }
 
-// DietOrderSource `adt` when the ODS rode on an ADT message, `order` for ORM / OMD.
+// DietOrderSource `adt` when the ODS rode on an ADT message, `order` for ORM / OMD, `fhir` for a FHIR NutritionOrder.
 type DietOrderSource string
 
-// DietOrderType ODS-1 (`diet`, `supplement`, `preference`; `unknown` when not sent).
+// DietOrderStatus A FHIR NutritionOrder's status: `active`, or `on-hold` (kept and shown, the kitchen
+// waits). Absent for HL7 orders, which are active.
+type DietOrderStatus string
+
+// DietOrderType ODS-1 (`diet`, `supplement`, `preference`; `unknown` when not sent); `enteral` for a FHIR
+// NutritionOrder's enteral formula, which is shown but never mapped to a diet.
 type DietOrderType string
 
 // DietRules defines model for DietRules.
@@ -5261,6 +5435,49 @@ type EvidenceTemperatureUnit string
 //
 // Example: 41
 type Fahrenheit = string
+
+// FhirResource A FHIR R4 resource in its JSON form; the operation takes a `Bundle` of type `transaction` or
+// `batch`. Only the members the census reads are read; the rest are accepted and ignored.
+type FhirResource struct {
+	Entry *[]map[string]interface{} `json:"entry,omitempty"`
+
+	// ResourceType Example: Bundle
+	ResourceType string `json:"resourceType"`
+
+	// Type Example: transaction
+	Type                 *string                `json:"type,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
+// FhirResponseBundle defines model for FhirResponseBundle.
+type FhirResponseBundle struct {
+	Entry        []FhirResponseEntry            `json:"entry"`
+	Id           *openapi_types.UUID            `json:"id,omitempty"`
+	ResourceType FhirResponseBundleResourceType `json:"resourceType"`
+	Type         FhirResponseBundleType         `json:"type"`
+}
+
+// FhirResponseBundleResourceType defines model for FhirResponseBundle.ResourceType.
+type FhirResponseBundleResourceType string
+
+// FhirResponseBundleType defines model for FhirResponseBundle.Type.
+type FhirResponseBundleType string
+
+// FhirResponseEntry defines model for FhirResponseEntry.
+type FhirResponseEntry struct {
+	// FullUrl The request entry's fullUrl, when it had one.
+	FullUrl  *string `json:"fullUrl,omitempty"`
+	Response struct {
+		// Location The census patient the entry changed.
+		//
+		// Example: /v1/orgs/0192f3a4-0000-7000-8000-000000000001/patients/0192f3a4-0000-7000-8000-0000000000b1
+		Location *string           `json:"location,omitempty"`
+		Outcome  *OperationOutcome `json:"outcome,omitempty"`
+
+		// Status Example: 201 Created
+		Status string `json:"status"`
+	} `json:"response"`
+}
 
 // FieldError defines model for FieldError.
 type FieldError struct {
@@ -6564,6 +6781,18 @@ type MovementReason string
 // Example: walk-in-cooler-pantry-9
 type NewPassword = string
 
+// NutrientLimit defines model for NutrientLimit.
+type NutrientLimit struct {
+	// Amount Example: 2
+	Amount float32 `json:"amount"`
+
+	// Nutrient Example: Sodium
+	Nutrient string `json:"nutrient"`
+
+	// Unit Example: grams
+	Unit string `json:"unit"`
+}
+
 // Nutrition Nutrients per portion, as stated.
 type Nutrition struct {
 	// CarbohydrateChoices An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
@@ -6608,6 +6837,29 @@ type NutritionInput struct {
 	// Example: 24
 	SodiumMg *PositiveQuantityInput `json:"sodiumMg,omitempty"`
 }
+
+// OperationOutcome defines model for OperationOutcome.
+type OperationOutcome struct {
+	Issue        []OperationOutcomeIssue      `json:"issue"`
+	ResourceType OperationOutcomeResourceType `json:"resourceType"`
+}
+
+// OperationOutcomeResourceType defines model for OperationOutcome.ResourceType.
+type OperationOutcomeResourceType string
+
+// OperationOutcomeIssue defines model for OperationOutcomeIssue.
+type OperationOutcomeIssue struct {
+	// Code FHIR issue type, e.g. `invalid`, `not-found`, `not-supported`, `informational`.
+	//
+	// Example: not-found
+	Code        string                        `json:"code"`
+	Diagnostics *string                       `json:"diagnostics,omitempty"`
+	Expression  *[]string                     `json:"expression,omitempty"`
+	Severity    OperationOutcomeIssueSeverity `json:"severity"`
+}
+
+// OperationOutcomeIssueSeverity defines model for OperationOutcomeIssue.Severity.
+type OperationOutcomeIssueSeverity string
 
 // OperationsReport What happened at the report's sites in the period, as generated.
 type OperationsReport struct {
@@ -11860,6 +12112,12 @@ type ListEventsParams struct {
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
+// IngestFhirParams defines parameters for IngestFhir.
+type IngestFhirParams struct {
+	// SiteId The site whose census the bundle updates.
+	SiteId openapi_types.UUID `form:"siteId" json:"siteId"`
+}
+
 // ListForecastsParams defines parameters for ListForecasts.
 type ListForecastsParams struct {
 	// SiteId Only this site.
@@ -13401,6 +13659,9 @@ type UpdateCertificationJSONRequestBody = CertificationRequest
 // SetDietRulesJSONRequestBody defines body for SetDietRules for application/json ContentType.
 type SetDietRulesJSONRequestBody = DietRulesRequest
 
+// UpdateClinicalSettingsJSONRequestBody defines body for UpdateClinicalSettings for application/json ContentType.
+type UpdateClinicalSettingsJSONRequestBody = ClinicalSettings
+
 // MapUnmappedCodeJSONRequestBody defines body for MapUnmappedCode for application/json ContentType.
 type MapUnmappedCodeJSONRequestBody = MapCodeRequest
 
@@ -13427,6 +13688,12 @@ type CreateEquipmentJSONRequestBody = EquipmentRequest
 
 // UpdateEquipmentJSONRequestBody defines body for UpdateEquipment for application/json ContentType.
 type UpdateEquipmentJSONRequestBody = EquipmentRequest
+
+// IngestFhirApplicationFhirPlusJSONRequestBody defines body for IngestFhir for application/fhir+json ContentType.
+type IngestFhirApplicationFhirPlusJSONRequestBody = FhirResource
+
+// IngestFhirJSONRequestBody defines body for IngestFhir for application/json ContentType.
+type IngestFhirJSONRequestBody = FhirResource
 
 // UpsertForecastJSONRequestBody defines body for UpsertForecast for application/json ContentType.
 type UpsertForecastJSONRequestBody = ForecastRequest
@@ -13658,6 +13925,102 @@ type CreateSupportInquiryJSONRequestBody = SupportInquiryRequest
 
 // SubmitPublicSurveyJSONRequestBody defines body for SubmitPublicSurvey for application/json ContentType.
 type SubmitPublicSurveyJSONRequestBody = SurveySubmission
+
+// Getter for additional properties for FhirResource. Returns the specified
+// element and whether it was found
+func (a FhirResource) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for FhirResource
+func (a *FhirResource) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for FhirResource to handle AdditionalProperties
+func (a *FhirResource) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["entry"]; found {
+		err = json.Unmarshal(raw, &a.Entry)
+		if err != nil {
+			return fmt.Errorf("error reading 'entry': %w", err)
+		}
+		delete(object, "entry")
+	}
+
+	if raw, found := object["resourceType"]; found {
+		err = json.Unmarshal(raw, &a.ResourceType)
+		if err != nil {
+			return fmt.Errorf("error reading 'resourceType': %w", err)
+		}
+		delete(object, "resourceType")
+	}
+
+	if raw, found := object["type"]; found {
+		err = json.Unmarshal(raw, &a.Type)
+		if err != nil {
+			return fmt.Errorf("error reading 'type': %w", err)
+		}
+		delete(object, "type")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for FhirResource to handle AdditionalProperties
+func (a FhirResource) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.Entry != nil {
+		object["entry"], err = json.Marshal(a.Entry)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'entry': %w", err)
+		}
+	}
+
+	object["resourceType"], err = json.Marshal(a.ResourceType)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'resourceType': %w", err)
+	}
+
+	if a.Type != nil {
+		object["type"], err = json.Marshal(a.Type)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'type': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
 
 // Getter for additional properties for JWK. Returns the specified
 // element and whether it was found
@@ -14572,6 +14935,12 @@ type ServerInterface interface {
 	// SetDietRules Set a diet's tray-line rules
 	// (PUT /orgs/{orgId}/clinical/diets/{code}/rules)
 	SetDietRules(ctx echo.Context, orgId OrgId, code Diet) error
+	// GetClinicalSettings Read clinical intake settings
+	// (GET /orgs/{orgId}/clinical/settings)
+	GetClinicalSettings(ctx echo.Context, orgId OrgId) error
+	// UpdateClinicalSettings Change clinical intake settings
+	// (PUT /orgs/{orgId}/clinical/settings)
+	UpdateClinicalSettings(ctx echo.Context, orgId OrgId) error
 	// ListUnmappedCodes List unmapped allergen and diet codes
 	// (GET /orgs/{orgId}/clinical/unmapped-codes)
 	ListUnmappedCodes(ctx echo.Context, orgId OrgId, params ListUnmappedCodesParams) error
@@ -14647,6 +15016,12 @@ type ServerInterface interface {
 	// ListEvents List the organization's events (the event feed)
 	// (GET /orgs/{orgId}/events)
 	ListEvents(ctx echo.Context, orgId OrgId, params ListEventsParams) error
+	// IngestFhir Apply a FHIR R4 transaction or batch Bundle to the census
+	// (POST /orgs/{orgId}/fhir)
+	IngestFhir(ctx echo.Context, orgId OrgId, params IngestFhirParams) error
+	// GetFhirMetadata Read the FHIR CapabilityStatement
+	// (GET /orgs/{orgId}/fhir/metadata)
+	GetFhirMetadata(ctx echo.Context, orgId OrgId) error
 	// ListForecasts List forecasts
 	// (GET /orgs/{orgId}/forecasts)
 	ListForecasts(ctx echo.Context, orgId OrgId, params ListForecastsParams) error
@@ -16893,6 +17268,38 @@ func (w *ServerInterfaceWrapper) SetDietRules(ctx echo.Context) error {
 	return err
 }
 
+// GetClinicalSettings converts echo context to params.
+func (w *ServerInterfaceWrapper) GetClinicalSettings(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetClinicalSettings(ctx, orgId)
+	return err
+}
+
+// UpdateClinicalSettings converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateClinicalSettings(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateClinicalSettings(ctx, orgId)
+	return err
+}
+
 // ListUnmappedCodes converts echo context to params.
 func (w *ServerInterfaceWrapper) ListUnmappedCodes(ctx echo.Context) error {
 	var err error
@@ -17705,6 +18112,47 @@ func (w *ServerInterfaceWrapper) ListEvents(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ListEvents(ctx, orgId, params)
+	return err
+}
+
+// IngestFhir converts echo context to params.
+func (w *ServerInterfaceWrapper) IngestFhir(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params IngestFhirParams
+	// ------------- Required query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.IngestFhir(ctx, orgId, params)
+	return err
+}
+
+// GetFhirMetadata converts echo context to params.
+func (w *ServerInterfaceWrapper) GetFhirMetadata(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetFhirMetadata(ctx, orgId)
 	return err
 }
 
@@ -23864,6 +24312,10 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/board/media/content/:key", wrapper.GetBoardMedia, options.OperationMiddlewares["getBoardMedia"]...)
 	router.POST(options.BaseURL+"/orgs/:orgId/adt/hl7", wrapper.IngestHl7, options.OperationMiddlewares["ingestHl7"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/adt/messages", wrapper.ListHl7Messages, options.OperationMiddlewares["listHl7Messages"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/fhir", wrapper.IngestFhir, options.OperationMiddlewares["ingestFhir"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/fhir/metadata", wrapper.GetFhirMetadata, options.OperationMiddlewares["getFhirMetadata"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/clinical/settings", wrapper.GetClinicalSettings, options.OperationMiddlewares["getClinicalSettings"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/clinical/settings", wrapper.UpdateClinicalSettings, options.OperationMiddlewares["updateClinicalSettings"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/census", wrapper.GetCensus, options.OperationMiddlewares["getCensus"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/patients/:patientId", wrapper.GetPatient, options.OperationMiddlewares["getPatient"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/clinical/unmapped-codes", wrapper.ListUnmappedCodes, options.OperationMiddlewares["listUnmappedCodes"]...)
@@ -31825,6 +32277,275 @@ func (response SetDietRules503JSONResponse) VisitSetDietRulesResponse(w http.Res
 	return err
 }
 
+type GetClinicalSettingsRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+}
+
+type GetClinicalSettingsResponseObject interface {
+	VisitGetClinicalSettingsResponse(w http.ResponseWriter) error
+}
+
+type GetClinicalSettings200JSONResponse ClinicalSettings
+
+func (response GetClinicalSettings200JSONResponse) VisitGetClinicalSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetClinicalSettings401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetClinicalSettings401JSONResponse) VisitGetClinicalSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetClinicalSettings402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response GetClinicalSettings402JSONResponse) VisitGetClinicalSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetClinicalSettings403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetClinicalSettings403JSONResponse) VisitGetClinicalSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetClinicalSettings404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetClinicalSettings404JSONResponse) VisitGetClinicalSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetClinicalSettings406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetClinicalSettings406JSONResponse) VisitGetClinicalSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetClinicalSettings503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetClinicalSettings503JSONResponse) VisitGetClinicalSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateClinicalSettingsRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Body  *UpdateClinicalSettingsJSONRequestBody
+}
+
+type UpdateClinicalSettingsResponseObject interface {
+	VisitUpdateClinicalSettingsResponse(w http.ResponseWriter) error
+}
+
+type UpdateClinicalSettings200JSONResponse ClinicalSettings
+
+func (response UpdateClinicalSettings200JSONResponse) VisitUpdateClinicalSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateClinicalSettings400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateClinicalSettings400JSONResponse) VisitUpdateClinicalSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateClinicalSettings401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateClinicalSettings401JSONResponse) VisitUpdateClinicalSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateClinicalSettings402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response UpdateClinicalSettings402JSONResponse) VisitUpdateClinicalSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateClinicalSettings403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateClinicalSettings403JSONResponse) VisitUpdateClinicalSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateClinicalSettings404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateClinicalSettings404JSONResponse) VisitUpdateClinicalSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateClinicalSettings406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateClinicalSettings406JSONResponse) VisitUpdateClinicalSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateClinicalSettings413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateClinicalSettings413JSONResponse) VisitUpdateClinicalSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateClinicalSettings415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateClinicalSettings415JSONResponse) VisitUpdateClinicalSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateClinicalSettings503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateClinicalSettings503JSONResponse) VisitUpdateClinicalSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListUnmappedCodesRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Params ListUnmappedCodesParams
@@ -35321,6 +36042,325 @@ func (response ListEvents406JSONResponse) VisitListEventsResponse(w http.Respons
 type ListEvents503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response ListEvents503JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IngestFhirRequestObject struct {
+	OrgId                       OrgId `json:"orgId"`
+	Params                      IngestFhirParams
+	ApplicationFhirPlusJSONBody *IngestFhirApplicationFhirPlusJSONRequestBody
+	JSONBody                    *IngestFhirJSONRequestBody
+}
+
+type IngestFhirResponseObject interface {
+	VisitIngestFhirResponse(w http.ResponseWriter) error
+}
+
+type IngestFhir200ApplicationFhirPlusJSONResponse FhirResponseBundle
+
+func (response IngestFhir200ApplicationFhirPlusJSONResponse) VisitIngestFhirResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/fhir+json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IngestFhir400ApplicationFhirPlusJSONResponse OperationOutcome
+
+func (response IngestFhir400ApplicationFhirPlusJSONResponse) VisitIngestFhirResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/fhir+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IngestFhir400JSONResponse ValidationError
+
+func (response IngestFhir400JSONResponse) VisitIngestFhirResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IngestFhir401JSONResponse Error
+
+func (response IngestFhir401JSONResponse) VisitIngestFhirResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IngestFhir402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response IngestFhir402JSONResponse) VisitIngestFhirResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IngestFhir403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response IngestFhir403JSONResponse) VisitIngestFhirResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IngestFhir404JSONResponse Error
+
+func (response IngestFhir404JSONResponse) VisitIngestFhirResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IngestFhir406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response IngestFhir406JSONResponse) VisitIngestFhirResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IngestFhir413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response IngestFhir413JSONResponse) VisitIngestFhirResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IngestFhir415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response IngestFhir415JSONResponse) VisitIngestFhirResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IngestFhir422ApplicationFhirPlusJSONResponse OperationOutcome
+
+func (response IngestFhir422ApplicationFhirPlusJSONResponse) VisitIngestFhirResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/fhir+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IngestFhir429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response IngestFhir429JSONResponse) VisitIngestFhirResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IngestFhir503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response IngestFhir503JSONResponse) VisitIngestFhirResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFhirMetadataRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+}
+
+type GetFhirMetadataResponseObject interface {
+	VisitGetFhirMetadataResponse(w http.ResponseWriter) error
+}
+
+type GetFhirMetadata200ApplicationFhirPlusJSONResponse CapabilityStatement
+
+func (response GetFhirMetadata200ApplicationFhirPlusJSONResponse) VisitGetFhirMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/fhir+json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFhirMetadata401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetFhirMetadata401JSONResponse) VisitGetFhirMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFhirMetadata402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response GetFhirMetadata402JSONResponse) VisitGetFhirMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFhirMetadata403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetFhirMetadata403JSONResponse) VisitGetFhirMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFhirMetadata404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetFhirMetadata404JSONResponse) VisitGetFhirMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFhirMetadata406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetFhirMetadata406JSONResponse) VisitGetFhirMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFhirMetadata503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetFhirMetadata503JSONResponse) VisitGetFhirMetadataResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -61320,6 +62360,12 @@ type StrictServerInterface interface {
 	// SetDietRules Set a diet's tray-line rules
 	// (PUT /orgs/{orgId}/clinical/diets/{code}/rules)
 	SetDietRules(ctx context.Context, request SetDietRulesRequestObject) (SetDietRulesResponseObject, error)
+	// GetClinicalSettings Read clinical intake settings
+	// (GET /orgs/{orgId}/clinical/settings)
+	GetClinicalSettings(ctx context.Context, request GetClinicalSettingsRequestObject) (GetClinicalSettingsResponseObject, error)
+	// UpdateClinicalSettings Change clinical intake settings
+	// (PUT /orgs/{orgId}/clinical/settings)
+	UpdateClinicalSettings(ctx context.Context, request UpdateClinicalSettingsRequestObject) (UpdateClinicalSettingsResponseObject, error)
 	// ListUnmappedCodes List unmapped allergen and diet codes
 	// (GET /orgs/{orgId}/clinical/unmapped-codes)
 	ListUnmappedCodes(ctx context.Context, request ListUnmappedCodesRequestObject) (ListUnmappedCodesResponseObject, error)
@@ -61395,6 +62441,12 @@ type StrictServerInterface interface {
 	// ListEvents List the organization's events (the event feed)
 	// (GET /orgs/{orgId}/events)
 	ListEvents(ctx context.Context, request ListEventsRequestObject) (ListEventsResponseObject, error)
+	// IngestFhir Apply a FHIR R4 transaction or batch Bundle to the census
+	// (POST /orgs/{orgId}/fhir)
+	IngestFhir(ctx context.Context, request IngestFhirRequestObject) (IngestFhirResponseObject, error)
+	// GetFhirMetadata Read the FHIR CapabilityStatement
+	// (GET /orgs/{orgId}/fhir/metadata)
+	GetFhirMetadata(ctx context.Context, request GetFhirMetadataRequestObject) (GetFhirMetadataResponseObject, error)
 	// ListForecasts List forecasts
 	// (GET /orgs/{orgId}/forecasts)
 	ListForecasts(ctx context.Context, request ListForecastsRequestObject) (ListForecastsResponseObject, error)
@@ -63912,6 +64964,79 @@ func (sh *strictHandler) SetDietRules(ctx echo.Context, orgId OrgId, code Diet) 
 	return nil
 }
 
+// GetClinicalSettings operation middleware
+func (sh *strictHandler) GetClinicalSettings(ctx echo.Context, orgId OrgId) error {
+	var request GetClinicalSettingsRequestObject
+
+	request.OrgId = orgId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetClinicalSettings(ctx.Request().Context(), request.(GetClinicalSettingsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetClinicalSettings")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetClinicalSettingsResponseObject); ok {
+		return validResponse.VisitGetClinicalSettingsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateClinicalSettings operation middleware
+func (sh *strictHandler) UpdateClinicalSettings(ctx echo.Context, orgId OrgId) error {
+	var request UpdateClinicalSettingsRequestObject
+
+	request.OrgId = orgId
+
+	var body UpdateClinicalSettingsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateClinicalSettings(ctx.Request().Context(), request.(UpdateClinicalSettingsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateClinicalSettings")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateClinicalSettingsResponseObject); ok {
+		return validResponse.VisitUpdateClinicalSettingsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListUnmappedCodes operation middleware
 func (sh *strictHandler) ListUnmappedCodes(ctx echo.Context, orgId OrgId, params ListUnmappedCodesParams) error {
 	var request ListUnmappedCodesRequestObject
@@ -64767,6 +65892,107 @@ func (sh *strictHandler) ListEvents(ctx echo.Context, orgId OrgId, params ListEv
 		return err
 	} else if validResponse, ok := response.(ListEventsResponseObject); ok {
 		return validResponse.VisitListEventsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// IngestFhir operation middleware
+func (sh *strictHandler) IngestFhir(ctx echo.Context, orgId OrgId, params IngestFhirParams) error {
+	var request IngestFhirRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/fhir+json") {
+		var body IngestFhirApplicationFhirPlusJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.ApplicationFhirPlusJSONBody = &body
+
+	}
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/json") {
+		var body IngestFhirJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.JSONBody = &body
+
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.IngestFhir(ctx.Request().Context(), request.(IngestFhirRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "IngestFhir")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(IngestFhirResponseObject); ok {
+		return validResponse.VisitIngestFhirResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetFhirMetadata operation middleware
+func (sh *strictHandler) GetFhirMetadata(ctx echo.Context, orgId OrgId) error {
+	var request GetFhirMetadataRequestObject
+
+	request.OrgId = orgId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetFhirMetadata(ctx.Request().Context(), request.(GetFhirMetadataRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetFhirMetadata")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetFhirMetadataResponseObject); ok {
+		return validResponse.VisitGetFhirMetadataResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -71186,2167 +72412,2248 @@ func (sh *strictHandler) SubmitPublicSurvey(ctx echo.Context, token CapabilityTo
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P3rchs59iCIvwqCMxGW5p+Uk5QoWXJ0zMiS3FaVbiXJ5brQEsFMkISVBGgAKYpVcsd8/H/eeYeN2G/7",
-	"DLtv8nuSDRwAmchkkiIpVXVP/6oj2iXmBQkcnHNw7uf3WsSHI84IU7K293uNPODhKCHw935ChNJ/3OMk",
-	"JfoPGtf2amFjt9nbxFv1MAzD+o7+543+J8z+Rxq1oHZHmX5aEia5uOW9XkIZqQW1IZES90ltr3YFt1Af",
-	"KzLGE9SufcLJXZ0yNBK8S2S7hgZYIsYV6hLC0IBgEaOe4EMkKYsIamzthc1aUOMjwki8r2p7tWbY3K6H",
-	"m/Wwed0M9xrNvTD8pRbUBJE8uTfPsDRJ8ivvJu6KJPdEUDWp7dXGWDDK+rWgJqkix4stGmP9vMIqlbU9",
-	"mJP+nXa/kEgtAbtIw05NRhpAMbmnEal9+/YtMJshvd349a/t+Gdtx+dvQe2AMJnCfsh0OMRCT/ScETTC",
-	"ihKmEGVowFOpQZxvGI6HVKlp4DS29potCxycJET0CZO1vV9rI4JZqmTts7tONWnqkWY8FWFF+hxm0+M8",
-	"rgW1iMd68jvbzd1WMwzf6D3Ho5GBde2eR7ibJnr+ehdwpCg3g+4zPBpMEvxAZS2ofaD3BD7g7Qv8SXww",
-	"m4H1lYlUZKiR6uBaA5A86BVfwDxr34Li/IvTjkXa96YdbjfelKd2ieWgNJchj4nAqjAbxtUtHo0SGuFu",
-	"QvxZXf50dn556k+M0YgmCWW1b5+DWpdo5NivBbUYK3Lee0eFGtT2ao3dN2E93Ko3NJrHlKhzERNhNkTP",
-	"N/+rtlc7OPhwbh+DSUecSSoVYeo2wqLLB5MYJvx59n7MgevRxfHB4fGRB9yDbHx04I2PGm/CEN1FOAG4",
-	"28k1/362708u4eNbyWOaDl9sPk3UF3iI7KgarE+CIijNY1Ea3akFNcqkEmmOI2ccRZxFhCk9dIzkmBBD",
-	"IlxvWiUNbmoepWlwlOCICNjds3TYJSLnSkLzgAsiKI/hO+9qQe2kFtQOASF5KiINXxwrAy+hcibn2Agl",
-	"ajV4EBbxlCkijpdg/L0E9+ErhlxvDeVNloBvtwHw/QDsbE+JlAS1oWCaIMKwubnV2tYbwPAQZIQeHtJE",
-	"o87h+VEtqPXpPdGPfrd/pn8OaRwnGgo/fDw+O6t9C2qCc41AW0BUkjzU9mrvV2D1KaN6Q7c+6b9Hmm7n",
-	"7LDh4BqWBwmX5JLINFFFXr6PIn0rRgByNKZqgDgj6B4Lilnk8XVNVCmD180rU98N98LQcnfzBJBWtrBW",
-	"dzuq78RvSH23FzbqBqJvdnE3Mvxbb/nUoOEbvRg7qCC4+pGw9MgyH14MO3qhxg4tTBju18WSfDR7kXTz",
-	"6df2apu1oEYeRiSyPzdaFjv7+ncPJ5IENarIcLFtx+bDPMKa5hd7p2vfUfpxQ5RfU8yUOUM0Arqf77DG",
-	"dZizxawI54f5gRGX69vNlr5iMWKvVg83WkDa+bSA9Baa2GdHQ7VTztSgTphFvgCNjST2HAnIIJ4mOAvy",
-	"E7NlYb6AH0tL++aI5GpAyHzy4D2kBsSbZ04bf5HEXyTxr00SBTSvEOm18oAk0IAvzOeYbcCW47H9/W+C",
-	"pWY1OZqa3xmWmp//WyGpGSFHUv37XxNFQW810orBgzIXZmSMZNqVkaAjPXUjqFAlkSSRICpAcsDHDPGS",
-	"yKK1qftMmpuFh7s5HpJ7A7tfazghQm3YV2BxfcZ7vY2YRDQmsYZID9MkFeTAyEVhsJSlIsFSHZKE3hMx",
-	"yalLX72yYHGyuF5gba82HkgS3f70dfN+9/q3yy12MnoTfYobvQ9yu/8d3pwckTD9np6r1t3OD8Pmw48a",
-	"u1OR1PZqA6VGcu/16wHnd3JjoGVvcU/JuH5HVTQgTG5Ye9hryVNpOIVZ9zG7pwqQpWpHaHY33w/F70jx",
-	"ZHwa6JEgMWGK4gQgLwC4ZIipnrzEw/8xZ8rmaKGCyOIXdgtfWMYMAqtajhUJDsL+EDPcJyKjhMXIS9PC",
-	"56BmALenP3+7G/3Q7P60M/x+tCWvG/e/vGGXm+Oft8mH8MtJC7+Pm/2P9Pzrzk93sFeHBiOvDIKWNooh",
-	"PBoJfk9iJIiGoL83FpenxJbW3paDnH1kUWgQ+4qknJ1xpaFywRWWkqZD1ER9ra32qBiS2KAMI6OB4Anv",
-	"TzZ8Y4NRN0qmhsujs/0TX50XhOGkqD6aHyP3yRXV/JPzA/iS1fEv9XdQsz9EZxj+831RsV1sHs9Q8+eo",
-	"85t7LWdSq1Dna+eXh/Xd3UajVqHU+5o8DO/r8iWNMqOkgnbv7djxMqtb7Nl4t1apgRu0Mpuiv28wKZ7I",
-	"0QD3KUZ611JB3qJRQrAkDuVQthsooUOqNMJZM+bxEhaClQ85R4fGQDvDQtraazhIZw8tzokMN4AzhRJZ",
-	"ZtmxuUNiBKdcgDDSJxiJtcYfgNr/NSUpzNAz5ipFhiPli4BxKoDrn2aHFBGCZ9YjGF1z7tKJae8sCuzN",
-	"xTGltwmykZ57hQq25Qzyeis06mSrlN5JC+Zaf63lURp7Ybix2QCm6AHgTRg2MgDUFB0SniqEe4oI9EbW",
-	"cnCUBYqlgNFcAhjNucBolIBhUMADRvgkJDSGboTNKUjszECEZ628scTKG3NXHpZWntGDt/hmuAVy6CE4",
-	"QU6onDIIjHGSdDkWMcIsRhgNCUsRXCiqTVjmKpNmQH09EBea3ViBqpZgFssIj8BoP+Bj5/wy0qq+8gGz",
-	"mPd6+TXzLpw6fUETfepInBr7uhoQkNBjLO40b15A8lqUE7dy11q2/tsuH1g59ooQNgXxxt6mwzWrOnzg",
-	"CmlNLIchsGCqt8Au0PyqmvKW271lLabVVtIcCuAvqNytGE8usMhuFDdvxIUSmKps7zJPT759F4JGJLvi",
-	"9ieh/YF6YoOaS27Qdr5BGiFvHXT93TGrsHtxwrvdSRF53U5Yg0y+FVYReTnAm9UBoR3dO598TmTXY26O",
-	"KBkgnsREKtSjQqrSuTQbrWOsMKh/mqAWnfM89/ELuGm/zeaHi2wyCcNQbzIX/QW/GTaMC3KaEzaae5vh",
-	"RsuHlJPZi3LKstJdvLm0TBU3c9160VcazwH+tFSyKPjfLA1+jeAfeCqSyQnvT+P4gKdCIt5DGEWcJ0SY",
-	"GIQAbiQTX1PrptGd0TYqdrTpqdLGFrEdar3nobZX2wQhmmC9s5tvNpoN8E7Br52NVjWGbM4ZbysE620+",
-	"YrjpjQh6UU+Aq2vGDAXBMWV9q4BARERqWWpjAKSmaW8Z15/is9UVax17D6LxMesTqfbjIVXTWnI8pFJm",
-	"powsDMGe8qBngJKE1iTpDzVzQpKMsHG7dieIkTFYGdf9bcvDTk6vPjze/KPdbqdh2Nx+PLo4Pnj8sH/5",
-	"7vzyx+OjTzeNjebGm61wo9HY2myFG42NxuZG4+b46vzx6vzjlflHLzHcDJvhm82w0ayH22H4+Lh/eH2z",
-	"HzZu9g+vb/fDxuPp1d8B+R4vHpsbrY3G4+Pj/snj2dHj48ez44PzwyP08fp9/U2bHf149qhf8EfVAz5+",
-	"d3V6fP3hxvz73fmHM++RZisM2+zi+PCx8fiYKWU3NzcfTg/MyioXstEwN4+vzm9OL//RaG7Wt1p1rbbc",
-	"3NxcXe3fXF09Ph6eH918t392dAM+05ubm5uTx8fG7psw3Go0H98/Pj42mpvodP/4DF1d39xcHe1fX58c",
-	"3Xzav9l90wi3bj5e7T8+rjXD7fVWq1UPG7CY08fHHzU4YKJtdvFj47HxePy49elmq9G82dfzvrm50YPe",
-	"bD0emW9s3exfXx+dHd7snxwf6GunR4eP+lbl7eMz7wuPs/5XBuH+iZ7I+/2b95zHyAgPk5sPJztho7nz",
-	"mEWx3JhYkpurg+vHqx9vrsC3bR978+jFrvwDIlfMuM3Hw/2bQ5H2p8cNtxt6TBcGcmMiRB5Pzx8vsRy0",
-	"2fnh1ePh47t/nPzj8PHg4MP5zZPhFjcuJOIfzb+f7d8UwiGye4/VYQrt5Y3GORlXe7O7WEUDzVJ7PBXI",
-	"kp/0SXIkeESk1ILOFvCfNLF8NSYKTI7GbGzOQhvJBJyQKcETmKojstqKwQrTRg1gLZnx28nCSxonvgU1",
-	"nqqIg4AHIUEwc2uysZwCWH6+1IplNbMZtlotvUwwHwmCJcAkpjIaYNEnqMcFStkd42OGTi/PUP54YSby",
-	"jloDW2Emm0/PpPBdex/RGLnbJi5PDajmxUwfK8hGQoFRWrPuHo5oQtUEjbFEONGnzwTlOFCYaJyad8lT",
-	"QMvmdHr1od5EGgfg4xouOFJESIQFQXCisH7xI4J8MR6m7BtaTgC01hIKF5NjMEL6eH1ChpzJAN2REYTc",
-	"jXjKYhmgLk/7A6VPHzUgKMKSwJpTaY4kfZHgaDDbI+LFp/1ei6gSxmPImcKUabJxMXd7tZ4gRK9kyoGW",
-	"x7SNBI9TMAG/mOpp3GhOZwEwgIgpTsg9SQzdjrAAwQSQBQjpglOQ9Rqt5RnMZ626kaR3QnvkEE9kba/Z",
-	"CGryLq3t1S4uD+snR6f1BgysZQszgx6OFJh/wo1mK58vwF5jTna/+WZjx3sAnHb6i08rqWUEqVCZKFwu",
-	"6EizN7ufpIqw4maPBwRkwezS/O2OxQT1OY/ly254M4fPfpLUR6kYcUlQL+GpKO399F5tbrfcZr0/uazv",
-	"X9RbYfVWwXX7nS7uL7gNwZIU9BfBLE8wC22EVq1OuJoyciccwnQSWLnmlWrMkfN4y8CcCRqVkCARoffW",
-	"EQU2W3gZnE0FS57xPp00t8LNeqOxk3scz5k3vWa48B4R2KNVYwkMBFeJLPCCCTa3rPK37DjN4jjNEPbL",
-	"u9LaAgXRQbfCw7G6KS+jIi/G99KJ1vVGcWdsxMaCO9Jcckeaz96RzSIkW9OQDP94OGoyOgX/5wGAs0xM",
-	"kfOxaWgj4ykFGhKkbiVMpDhSA0GypICCuF2OgDebdnp+uGDcuHGk9rCCgAsqqo3N4W6edmFteOChnGOe",
-	"3srN02ZZVRAOC08sExLAoygVgjCw/za2Mmle7vd6NsJoE4RbA8RrDr8X90mf8pj2NPQL0NJiwikxvt/i",
-	"VmocqcuI6/3ToKGK4nKcxuwgDMzwE0EYXzhl888vd6YzjP7Oh+S3F4qbSGVZ93rKQ2oAJJeE0K//aUAE",
-	"PIGw9B3HIr4yzrIiqHK3AcIKNcK9rZblFYoOSYC6RI0JYagrCL7rYamAZSQpK+ki1t9lUmNyD0xs/HM5",
-	"kCCoBLKSjJ74J/lnnut8meVq+RbUBpljTy9e3yss6PcageEglj8fyUEQojT0bc3BYKbsQvC+IFIW4mlh",
-	"+G9gtQYjssAsNkpgZIzh/+V9a/cofKclREHt9v6Xxvvm7uaOHtb57TK0Rt9btNZ3jfRqwA2iOBH3RFzT",
-	"ISkx0u29rZZ3VC2RlwbHlQs8xJS572s+SIfkN86AXoZE0Ai/PhjQCPe5ySQ8Nbafa2F19qKu5CxDLqRb",
-	"wWNFsa/SMLKME56ymDzU9hpV5pQq84jA4yctxdX24EZuCt50JuCmMwG3hTXYZt83Btub08vHx8vzo5vL",
-	"44MP+5eHbeHMo62jm1YjvHm3rNlnjrjiHbeCfE2JNHatrV4jauJdEnZ34s2ohd+Q7V4jbkbGERBT1t/P",
-	"DTo2ASu/994adzSOZhBaQSCqsEstYQJcJjrBokRYaQOssN2tEKC0OhYt7lXIUKrkAwCUcoZ833qf45Yz",
-	"vf97IIt18p2R8WF2QFVGiwRIkL4WcIUVoBlXaEIUsl53XxL7zxg6UghOmBso8seHJ+QmtzMyNvni5X0F",
-	"Ry2YF/J8IOvEDdCXNO7nFlhz9ZVEArP+M6PTQXeg9+QUP1yT4eg9ZBQWblDmbmxC2s3XlI6GloO4FIco",
-	"FcbXX7pwSlmqQF9p6auKCIYNt4Pl1jWTsnnzBtsXddgvnq5RyOJXZDgiAqsU0q81tlwa57Gb+TADg/2d",
-	"rb6AToUM/5VCOLnAfXKylIIfRtGiWHYu+lP+aC76mNHfjCODM4itvxAcKUFxUogMWFaoezna9k2NVTIi",
-	"hCRD5kCPwC6axIoRvb0jEzA4ky7kJEB6HGU0gqWBRfI2odIkMkOwrjRBKvdGXm+2vmkBECKcR4JrpqzB",
-	"csRiPwtgqx42CsuChwB9NMWBlHhhmcqsGD/DZd7mqQ2IyizXJJmggSkN4EXUZ2rKX1z8XzTcz27StU24",
-	"kDyVtzG5v/35bvP+7M3X+ck1P339ZbzTreW4U33um4V5iGSiSpzegTR2IMURVdMnv/lvVTylS9y3NqBr",
-	"3E0IajQ1TmJkEt+R8djZAJbJBjpICGZG8TTBLP2E3xMJUrx+Y4JGCVZkA1QqlVi3C+jKCBT0XORx0Szf",
-	"/gpp/RfHccBO0BymEdMUbnFqDaCEEpjJHhElQfR/1zouL1S/JSuR8u55JVIuj/5ezFrq6xW8WAWSSzMe",
-	"OpwquOF9adHkozeLJx9tXjd29lq7c5KP9Dzrrdb29jOyjzavG29mZB/NWOpKETnZS3LhCkYebjjTiKeO",
-	"LCPuDvk9Gdq802rLA35yHvuz7ROF0iN5AZGClaPIAXB5C7bzLciXPfW5RmMr/1zL/1zrCLbLMp+DBEuN",
-	"3ceznw5q91RSlaFSHmJnQkz/pGovQ8GuHJKOaLx5OxTPrwHTepkaMAClyqPAp0w4CowBpDpB1KaFojGm",
-	"irI+yAW42kXkpYtaQ32eHJpfyFM/7bW/kjr/Sur8d03qHBnS+oNzOq3ZQ1bFvJ5yqZALqkcK3xEWQNCL",
-	"IBKyPDkjlqiN0UoNSFb9MObE1Doc4PuSaSoiI/BSt3aCPDBS695BHsII1RmNRXur4RdZPOPIxPEb/wqV",
-	"2RcHWKLctITa1rS02675zgbrXrg1g2RZAZklatfGTF5FmF3RCgelcZciGWEGuhFVBCncR1ihTYQ3hhue",
-	"v7JsknMBHdnh2CcKPqI1gy5JNAWOiDH9SXN9SNSAa/z5O0hmIwxS4msu+vL1InaU13qcRR6FXBZvajFJ",
-	"iCLXuO9N7pIoKogBu4I72fQOj06Oro9WmqHCCz0ZmwNaywbAZ39fyeUHm3NY4QaGG9bFGG7uheFq/kEf",
-	"WBGh9/rgi3l0t2yGT1BTuG8iZ2pbH37avfilCZK5FgbVy/g5V3RPANS/gYntY6EICB6NNiRPvZofEWav",
-	"s8kDVQGxVSW/+mlKLjOGc4EyOp0Ve/qXcXsJ43ZFSpZnechSmjJo1zbfQDTfv4U9PHgZ1LG7P4069sZq",
-	"qBOWUEcjP8Qd/uGY0/Qi2ziQ2gIoU8qCs+WBHdaEK6CM/fa/FMZ8BpYlZUWVop4gcoCkvVmSb6R0JmAy",
-	"+W7Q/XtEz+l37385urz+4epYHg/V6JeD4+3jL/Hd6d9Pw5+/fJecfzp6+OXL2Zez6z49OfguJD/t63e+",
-	"/7HxA+39sEEm3yXkwz49/3K0eX79Q+Psyw+t08N9eTxMBvHB8fbpddQ6O/zYPDvcH58ejCn+6ey34y+c",
-	"Rs3dRjQ5lsfsrPEz1Z/cfzi//m542jwKT65/pGfDU3XW/GHrl6uw9cuX/YeT6+PfYJzf+q2fP3335ZeD",
-	"73Y3ombCusP3YfzTd0keCHvManu7YahFK4CFW7FQUEkqHDbPdqLvxM/jN93rxt3FljyJd3sf8HZ6xFv9",
-	"X2iT/fCw8+O4ZmLIIC5p4XA3Gi8eLTk0IXkDOpIVkXaflz6VueifzfNL2ag6PmalmLrP3z5XhOGBq8iq",
-	"z1XFsG3uUbnA0q9/qcx/qcx/qcx/vsoMJ0KFWghqIEBJ624x6eE0USjGEzTCohi3voDUYaM1DW3aeM2w",
-	"EK+Zxb96MZvhtonZXDLE0z3eDAtKT0wZyxFWP7+th/u2OJ2tGmJpIFyRhgaqbDluehVYLgSYP3yhwdz5",
-	"t2bPH5a3EC4ssYZuPuCV2kDvBO3T+JVE1wJP0IkpVjJvNUAZikd3+/GXVKrhlIdQ72CEpYmMtVlUWaYU",
-	"ZYqbNKmCLDUnNWWxdUXhKhxFPeSGGpNMtpiwMW+++L5/wKXa7yk4Nra3N8JWs7GzudvYDLcWr0gWr5Th",
-	"ZeV7APdIPa987KJZaJx9wCx2623tQPKWn4S0Y9O5rGUun9zSB4A9Y39fCinsOYtzdP3mJzCZv/WWVe6W",
-	"Xw53c2f3jbUaagJw+ZDTedalsL4AdUnCx/qIKBo4DKpUfhfeuMDC6bDLYoJ+/qyUw7kaMph3zopanDHj",
-	"GGSRSyc5LolhU1mH4AjMMlDLt18iJ7WIIT4SNJs7uzkTvH5gciryjkqZElvAD6Mc3wumrWfxG6809ovx",
-	"m+bq/AYW/E/hNltlblPf9HmNm9gfz2maL8pp6g3gNIBkvtmjIsywSI6rRwbTJfbMbnv21WHJ3josmVnZ",
-	"DObxh4QtlUA2XcRUTJBUXDjzcxl2v/6BwPNtcKA6L2g8O3Rz/qPKF/4nRRcgMa8q/JS659+roC6bSfAv",
-	"XRa+sgptE2r3+bXim+HWM6q9+0CssG8NCE7UYFKAp/UrY5oYXf45jp9/Y+AuQ5ytKXj8t+kVby7nMlho",
-	"xaaosb/isLxeIkZuZRsRH752kft2mYYSR6NkckWUMuX9Clplbm4pWFlcc4r3Ce7bw7MVhl6zHn3jggib",
-	"2dAIAV2vcTlfAnz7nCFcOlMRViDKD7W+f5fp+15LKxB7v9/54bT504/vai8aYbzj+eSL3BA1V1F3wamc",
-	"+6vM72sjtWT+rNrCLt9s0RaklQnxJmhCn7QMZd+wUQVTJVI8D/jsli+ZmXaZ7OqZ3vrVgbjcG9eeV30F",
-	"p3rwF6oZVNOM4ppItW/qi0+RMZHK1ak32XPW9iRQFpFUsDzNqVKemea8EuWNRnNGjXLL0Db0DJYtUb61",
-	"RBLw1twS5a2FSpSHmmI/smFWt6XizM6LtmAX2VnhnlqwOsufUXrFZfQ5J5Wt6bBQGZXMt5CyVQunaMT8",
-	"KKfrpqSSCDQecMTHTILMU8jM06zRBJuZm8AzeQ9hxtWgqNP923tOgxkVUpaYQbMwg4KF+wOXI6pwgs5S",
-	"JagV6Z9fHWWGvzfQbNQk9FRWQOni6K7Oe3Vofrxsmtd03ZMZKV87uaHon5/ytWhVlj81IewFsr1mZ3JN",
-	"1Wn5J9dR2ckzAP+8OiqfsBhW5cBfe4nvJh7Qyt9iaIynjGstkTIQHbPYqn+l9PclGwTsVAbv3fprGxF8",
-	"pyfVck6+yhQi1//g3yY6cWtudOLW1r9PdCIQhFRkqp7/FX1w7lI54ralTp6kX64BWo3sje295h/fEbPx",
-	"nOqTK3eytOEqpzyJJwGcn672km1d6bkBtqdbXTaKbkiAMYZyGoJEdESMyGA+JVKWf3cFr/KiAkQctqC8",
-	"mtlYv9KytWU03uxs+ShTIaeP9S2U8KJC/Re+/OfFl6Cw/V/V7O1vNnKj4R+4/b5r0XYp9TbXXZneuhPS",
-	"U86XLhXBQzQmSYKwMk21i1vYKLgCqzeR3xPhCUvFraxpqeWOMHRPEp6q//f/qmUb+wcGoBy7CMLU2y5/",
-	"S7caTRN0MCA4tlUnfX9gTDz3BQhVHy9PMkw3m4oEMS7NDXDLGzVxr/b6vvFHZBgBJKIBGUJjoB4XQzjv",
-	"U0HrgvQIKONenokSUOL+W1C7xIqcUNtcpbiuTwOstMqSaJSwi/uacoXR2vHR9Xs0UGqERxR1sjE663uo",
-	"IzrWBgQ1wCQSWodmUOafxaij4HabSRJxFkuUMkUTb2yq3wDHWxwgstHfQJ12zZXhatfeir8136q/bW6H",
-	"YWcDelHksJ3xXAE0cyBwwRMaTar3l4NgRTl7JZ+AQd0M0wlQLHBP1SlRvbp9rC6wIhC/WbeYtb7XZnrt",
-	"I3jplURangpQ52sJiGtcIOtTkAHohJL2mZa4Eh7dyXWtR/KxrQzRGZu3x5TFfNxmlCEL7UqIfv3b5tvx",
-	"AhDNn3sCop8+fdpP1YAwZRozTEH0nOUAlUhpPFP4joByDFH/e6jzjmBBBBIEJ8O/taHgS7vWCYyy3gFz",
-	"4N/aNcrucULjWyjz06510HhAmAWpyaWEWse2BpB9OkAmTCZGXH/gnt+RGK1dvj9A2zutcL0MhMqZBGjG",
-	"FObC5htE0eAhUZarHOAR7kKFOxvkX4V8UfaQXQp0nxql3YRGWv29Q2tbm14fi/UN9GnAyT0RaMCTWCKq",
-	"0BBPUCpNIql+5S3CrM1symaABFeaaQUZOLjIgGS+iZkcEyHRVrhVBtDXN7+ozZNx2P3prsF2fx41Zev+",
-	"cif9bit6vz04fEP2w+FZg180v15BcAwUesXKU+Nd/2mN7n4VlhyQQ/xwQlhfDcCUWsXIDlJh1d0Sro3w",
-	"15SgCG673iMEdU4ou+sgQ4aOu40Euac8lWiE+yW+TSbfQTrI8Zfj8emXn9Xp4ak6Pfzu4+nh3fbp4f72",
-	"6eE7fMxCt76vKYFgA9czwkxuuRVBl70PMMFqvAB7t+UYOIuA6/JYM5IO3O0UVzHVxE4PZWCQT/ahbqPt",
-	"68bOPm9fpmd9HFdP1h2HrySicXFWC1jge9WIQ+O5s8vPwZTGlcffcUyGI64Iiybfkwref4rviPRZMZK4",
-	"R5DiSBAlJmjtSgk60ouSZKjFoEhT3xWBMJeUUY16IFmgNYw+fjw+RPdb62hEhObKirBYs2yQjN5C3Joe",
-	"M4t1l3hI0B2ZmHI/7oKbyJpJEA6QBkmAAOMC2P31NtNjUIaaW7ZfHTUZ4yJlCPcxZXswHvgH9M6MOJME",
-	"rRmTfIA6Ttjp2AHNqTxK8ITEZnB431JPJ4Oiql/ap/aQ3ozOBrr2F2ItrTHtgUyissVY7tJmW80m6tB8",
-	"V27vyORWkFSSuPMWjQc0IYWpm9epRFLRJNEL1KJGgLbC3TabGoiy21SSDlozkJYDLlQyWd9A35OJaf8D",
-	"3XpGmiX4HoM1fSWVRASaMcL2RYktyRQLIo2Z1uSWm2OZsHjEKVPGlgt+Bcex86NvfQO9t4c66pIehwRw",
-	"0mbZE3o9Eq1thaFeUUP/09T/bOp/thzb8qe6Dt8z1khzREm01np4gOsavLtmnRob9FoDJHmGefA1wI8y",
-	"i2/1wqhBdkn9Tdzs1rd6O7i+i1s79c2o2QvJdrcRbzVn8ROPxuqayGZxwVYLzEvud6OKXmeIqhe4r0H/",
-	"W5Fpt8JqbgwSWGEaNszBvDLED3SYDiGqAWZkfuXz0ZTbJ8LWpY8prmQdGvHpEPc1c9C4v5adPeko4TgG",
-	"VMLgbdDsemgH6qwvyxxJo5o53pHJM7njuXECVQrEHs4BS/fXJ6F0quflWnpN4Yw1GbfU81Z1FWF27SoA",
-	"VK1N4f4riUaCgvQY8ZhsoBOishZhguAYDBp1yiRhkip6T5KJ6VNzHqBj+ONEn8lhgBrwq7HRZvtsgsw8",
-	"jMyr16T5MsRrrI0HWIHMRhWwkyFw3Yzta3o3FUEMXIPCqdBmW2HDOzkizFCm+HnNcqx8XSZvL8ChSjyz",
-	"wFpQQNveepqOr2ifgaF6lnxzwsdEQHO0AXlAH073D+pXH/abrW3H9AQeZ+xfn1GBJjLbGMjAwAt8g/M5",
-	"EkRttNmPRNDeRMvEXEMb+q094Eih7kSRPG8mcBx5hIWEIyXiwxGG3YNADSYVZgqKkZTBudnbjhok7O7i",
-	"VrwV7ZA3vSZudMNoN35DdnrbuNXdijbjJmn0QrzbfRPtxNuk1dvCm91m1IhD8rRkJh385m7KCGuk1SPd",
-	"/BrWd3G99/n37a1v/7WaLKwhpYoiJFWrCW5gcqlAKWu1eR4hf7QtMqpmbIjklTSxADMn/oSxbXriti3H",
-	"cyb+DTpYgsgFOuD+kKdMXXN+gkXf+WWVTfLyWiO+/iKN+SlbRxaglDLbHRF3IRjBRstAj1wYHZGHiJBY",
-	"oka+NxtaqgB9UH9XmqA7KzloXE9NSqARCg233Go2v/lL/a+C9Gp7tf/yWj/PGWFKvjZ35esjmAMst7g9",
-	"+aT0B43kl31Qy8kRlypA2AjO+g/FFU7W0ZinSYxGWFYuo80q1nFHyAg0owia/65dHu0fnh4FqF17B+0Y",
-	"EWeIQb6xbNfW32qxaKApfIylVqhZn8SauL8FtXc4vjTsZqUdAhsBPHTbw9bTZHpT2uZqlCSx1jOHpqdF",
-	"XpZpmGoORww8aIzgCSd3QmKO2207P5R/C5lv7ZmX9tD8sUp7HYYL7/WP2Rdn7vq1p0NRiYY40XRiLA16",
-	"ltKb9gY68/ZhLKhShG3oXTjgrJfQaLU9iNzLRQKJoIqkOziodFCxfUfJAxS1LgNn9/mE4IPEzU3mB5gJ",
-	"olII4spg9caLnMnASwNglGB2mzGuHAp6Ij1oBpZgfVaaCBGTaY7Wmlb9w9EA3rJ1wSHSTT93m8nTBQA1",
-	"s2rfrgvpYuC6SPBsLLrAFE5gwwr6HHXJhFs5qDj5CI+0SEoIagZoJDhqtgJEmCJiJKgkKGUwbRKvA2jf",
-	"c9GlcWxMcEsDtpe97QOVSqvbIwa8F9hdPKQMCZ5oERoNaH/gMsE90G2+DG7lAvgraT65xgXKw72MgMk5",
-	"Svg4U2Az3RPA8ncIMlkBIjIV92RyC06juAwVc1N/PbtfAEAjfBkAJJTdvZr+HIBhhDUjUuYaiOR0SIz2",
-	"rMDowzgampQlME0AODxV9lmcqNou4fOljDHkbKmkR+dGjy7R88/6I79FBevGH8W5gC1l0ri17iFDCQbX",
-	"zQEKeu7aLFPMOhgf8qUa2z1oPJ3SgjszV2yP6KIx7xKMRi+yPcb+VMbi8n7oswq6OM+ycv0RwpTeiWlA",
-	"+X2z504JsPqMH+QQKg5/yBnRUhGoWPZhtQ9R3SBqrgJdxtUtzofIoXrGFcpv7Bmsz21hzgMx9ZUygm+/",
-	"EFjNOjMnAbjYNF9gGdr7bkEw4CAt7Eu09t3V+Rmw1CGXqmDxM6h6xtV7LYCuDMAevJ3D7tw3VzKukHug",
-	"CJqtl5JaLLlntUhBStKU3iUJh6Km3MVTF2xFgEMXeJJwHD9L5RmZMW4V57cg+NemBWGNtOaAsw8UT5nN",
-	"lxXh4GtOzzK24N+IK9djVj0kTF1miuMLSnA/81SAAJTvCGVRksYEef1acsnNu1iS2l5GTqswEVbPDmz5",
-	"ZlrWIArPGdEzFzsBgJc8VZSRP0kTEyJNSEETgyuIgZEOchzkHjo+uz66/HH/5G9Nw2Pf/fzh/OPl3xoo",
-	"wsw+GnHKIhqTgq4GY+2h5w75L6OyBS7xx2Z+IFgYHnIwdgLHUGhNEtJmHVh0J5M49S+90T19Uq3P1v2u",
-	"Isw+MpyqARf0txUJKIUBXGiCT0JeyAJ4XnIik5FpiLRyldk8laq8X42F90uvfuZOnXGr0Dv7LrjdgCFF",
-	"WAhqfZgls/BaR1/YsPPsBMj8hmV21pHkxqyCRyNAPUmsogUmNTUQPO0PMoeX6S8t0yHJPvUWGRrOJLrx",
-	"gNgDAXgAjK5w36rY9mi8MibOd6mcLL7DptUUVthE4eF7TBMnoJQyWu1Dekl6El3ieIyeluE4cZ0zEJzL",
-	"Oafu5dvU+0RRj87GpxJ5T80Xylvhpt5UWVy6N3HO0RCzCRi/xlzEKBqQ6E66BgAVU7Vj3Xb1YMUpWtsY",
-	"lUjfNEOBPG0Hl26ypp4KtFqlQ+icd6mv100tkIolvMCBOmulWJCs3QFnRja0C1lTAzIxvm3UI2OEFcK2",
-	"qbFGTCHoPU7aDArU5G4TSOjTQOilSYKAF8HuW10EDAzgM9fYYXqJpYI5r4D+HRMcJ5SR9UAPbt4vuYWd",
-	"ED7AEl6RA72OLJiOpGQPdfSOgXLT8Tets4HODfBnoNQe6lThY0ert23WsZ1Jb22MT2cdgkTydKJcsAZn",
-	"lCECiBXSbBp1LB16xNTR0qvPnWPQDsq4YuypepEuxo8y1PEwx4aZecGVPlpN6SBXU5GCbpOGeGLoVwlK",
-	"wMTvOaTm+W2/5XymxCz+M7EbiyEfDYJMzz3ijBFjwNK7nWhVJk6t/1LfHg5LrdDMtEuYV5qxN6riRfzO",
-	"vmLiPCS+p6z/1rMlwI5rrQpPsg4IqEsIQ7b77ga6JCNiCwiUTCj2EKoIR/gD2NjsrUFrGKQnfg/cCCQj",
-	"LJT50+ICkgqzuDsJkJORzFJeyTZzXAc4pFbtAVYea6RqvcBUKplEUcyyro63bVYm5pkk7H+hzGogCtPi",
-	"iI9CbebtrreregrGpGNwSpF4zwUtztvtwEodescp6xvbUfWuVxuTcI+sxosUB4i70wCgRll/WRYEYc6X",
-	"JOIi/sj07q9sVNEDC4aTW0NqOckd2xuFmKAppH8Bg+u+KZek90Ovx3fuGfN3gQPGaI2qXB2MCaS9Q61K",
-	"OFp5lA4herfN5ACPiKcXjLBQFCdZU8+3vsMv4X1rfMQpWPljUqIgRJ298JrzU8wmVpmUK8FdYGUdIEUD",
-	"oRNjXAS3Y8iUod0wdGQ1ZRHcfYl90HOyGnQpUNwSjtwwgtxyh3aJTPzEgaqJ2mdf5w/6wfb1PNp+oZft",
-	"49BX58+XFf45aueKmuJMzDil0kSy2JB1P8jbKwJQ2uhPnz7Vy+H887asHP1vAegHKLxkiMMZhwgdAkfr",
-	"h5Mdl8a/lwVDg/DNOJKkP7T+VAFnJZwQp1cf/ii7PHycSsigqlvTSTdVNijfhRqA9K316y7xPBo1AJpM",
-	"RyMuFIkhzNDUclkJdtlAt2CmvgUsz4HofcmzY+8Zlf8pe3uj9fJ21FcSdaxToq6X3XERzJyRouXdeuvW",
-	"OuVpgoGpzaYM8JX2JX0gZKswUTlg/D9m99SUNvBMjjiOoZYFTi6EHllBx1TX4t679LvNbPA3pUbZ/e1u",
-	"9EOz+9PO8PvRlrxu3P/yhl1ujn/eJh/CLyct/D5u9j/S8687P92Z0n2FRIGnQuvywKRf7ec/Z4/x7hcS",
-	"ASO2PhwWkarEL55V7skys0ztRi3YvUVMa8yGxbrnNNPQlw192ya6BVBgVQiOirEiddvJq7SIwJVd+X1q",
-	"yKknXVvHHL6neILRga2TUH78nuLp9XYSyu46hmEY/T3IE0VAY49tzkxHKtzrdfasjKPpeZJFZEKIGdPH",
-	"yK81/bihk17Pg7+dSFB7qOsn6/dYQBAoNMPNduRHik/M+4VrV2aw8h4DBKBgrVle9W5rwTwhcR96lp4S",
-	"02Hh9/IW5Y9B3uqM7Vp4U6ZumNIvFTfSLJTv6bA/f/FZOJ6FAnwgKC+kEiRQM2VagOBDYtgDWJFMOTUI",
-	"1gUZFmtuYUKUzhkxhVeQ8VIySBvQ4gfNqgzJFL6H1rBLeER5cSSrB9F8gEwchl/WfbYOZlQt6Upj+MrC",
-	"MW0VojbLqp9IO6Z+P0A9KohEnULSj9XNqPmGNBoUhEVId0fmi2izKCFYaPYqiOTJPYnfTTpA/+vIC0ZG",
-	"9q5EVBmFqohYdJGtdXUsKvNQ9WwtNzLrQdc8xhPUMV3Mbnmvp5XijtaubR9328zQNTGUNNGnf48L1Ajb",
-	"bGiKd7zN9gjbyCETA9JhrmLRraDyzo5r2nBThkwJIc4QaOtnF+caGgCrNkvo15TGxtS20zQJOP5n7DDr",
-	"AeooLO9uh1Sf+PAFh9pI37CxDoALelf6AkekzYzMDkpSagyz/uD6RbuCynon8BkYXR/PCVFZcECb2YaU",
-	"iKdK0tjYOIUJ4Sh+4K3ZewPgVzLvZMlTyBTOXgQYUCXbrFOumtLxBzUjaYjEXG/miJiJen3qDBwSzvqg",
-	"sWA2a9y3leMqgSe3CVYGQ/SvOhhRFI3uiLI6qK3bhrZayKKH0ZDaTK9oSHDyShrxsQBygSd2HP2lSKN9",
-	"z0oitwkeSfNNOAtQ4S7aDNssxhOZW5WtQC4D1KGsxzuGQCEnJ6Pc/JExFoyyfgfsRJ1II2yEk4zGNWeQ",
-	"PscAbDWyf4/zOGu5WZiVv7bCjfW3SENQIE2nss1kGg0QlqiTcHULk9JzMQb3vGULFXkCq1Y9S7HyRfqt",
-	"4gqZA9Y/5a+KxN0uVqCR7ZqV+pUxGA0IFrE51CXVvBcq+lR9zTCa/SWEFccZn3Ni5tx1Xjg71LRzjyKq",
-	"rCSW83yNBr7tzR5FwJiMsEKVJElPiyplbvzkHPP2/POFfDhZr9zD3/ISDQucAK4o4CJfMI9+g25DcKpX",
-	"nxzZkQHl17o8VW9Rh8agUcQk84bGmUfTWA1Mf/79i2PgQyamVHOz8oET5Bzd3C8dHIHlmeZmgeGbYuj6",
-	"klZ3qtl1kHExm/2TMd1Z/B14f85GIfVqpdNYWXUzJzpbOe5JrcMolzSuELxKj9I4L+Fhz38P0XLazzc5",
-	"wxGPVAs0WCCmmZLfgRGHDrGqUgiKItMewl7BApxYdDKfnwZvVp/sZSUeU/bBbsZsdPG2PqhA1iKvnnFc",
-	"BRVYXEDdYjbNrMJqczlIccXv/aXZg8873fKjrfhl+0Tlt55IZ/L4QsRZRASTlp1qMPuxS/WxFoZM/ccV",
-	"GGcJ4x12zEH7p5D26N5Zf5LkvAdBS/O45ScT6+UqikNh4yLGxpYKnuS5PtV8y+rw/p6pvcX6Ap+fgoWr",
-	"LwDfn17150qvmis0DNY13ivrNxsZtK48bHMT1KhVCzy8cYilP78QXvlnjzewbdPqWE9xOHuzeqxPXNxB",
-	"F8LVLEyFaomVVSKyCuA27ADgpQVZRwUZzWYnZBWaT81+JChfRB7IFnjhXviW1TCdije29eaR4qhduyRa",
-	"ldtD7RrqcVvgpjspLMIeEBvPNJT5UKwmP1NqdXrG+0aSdkWZHZCveCpR3rLTGJc+XqH3h/toiL9wgZhW",
-	"P9Y6Q5oAeyV9YHQ9KgedoM06kUilwhHB7FYOSJKYG1qRIeSWpUorUB1TRBb+HA8IVsDy+cRwfomHpLMe",
-	"5OF3dmpHH19//L7NejwVihAWWMMeVmjgyvXaqrQooRLMAcMhaA4RFprwXMoNl2QDdbRK8JDZZzGAo826",
-	"KTj1aGxDz2w1WwhGt1YMrTdZbcASkYaF/tnXlKcXDAQ6DQeNjQ4MpoCn/QuAAM2EwK8PIKgFtX6SKqDA",
-	"oR5LaGyOSGJqAiTpiMItniSpjMAllyajgW2IGHHB4D8RZ6mRPgQed4mAlxUfYqUZSkSVAJnkjo5pLah1",
-	"McMM6xsDHnENIj1PLu6gzxjpwR0ofVYLajgZDfBtH9qw9kmClZmQBChwHt/GE1PQU5GHImPJV17BWwxC",
-	"XkAZpGozr4nG03tBFRnqc1Bhymyikn0/gBApQYhR7EHTNCYrKCHB+Jj5hk83hp66IASKi5ookMLEvcdm",
-	"zHxSVTaKoP2TRubIwVJLw8rI0RKZKuJV8lhWL/13qIm3gH5hqf1b3mFKCAyMK8KK9LkonCp6k/QxJtI+",
-	"gOKeCs70FGFLh1RGRThMLTmqrEWwf9KobyIKfrkeJSJb8Jp1ZpLhSE1KtRV2tpu7rWYYvqlUpbNK7fMB",
-	"cOqeAzaJo6zHTPadX2v7DI8GkwQ/UAkdgh1gZ+gROQRlxblsimIDGcZEGHIZ0iR+Am6LqYunWEUDT120",
-	"ReYL5oSD60oVCAp4+w9eAMU9qQJlWGL31g6Vfbyg5OQQ9pSbHGsrz6Oh6SzzhKhQPqpcqUZjnKFKopTZ",
-	"ZsIFkslrPM6H7A/uuazr2vznoT5mGVbZx+wYs9d7zEbp8osecVOho7R6bIKssIgBCMb8GpliThNKkjhA",
-	"Iy7AfsJNCAuJbeL6+uoQu7CTcZAzS1oQfFd2wquDcURtrZqy48dU9Z5SyzREbZSIIPe2KtRGjv5dzhOC",
-	"gVF69U4XtZwtaIhIsFQfpRu6VCcES4VkGkVEyl6aaAEjcHGFxoZrtTras7kTqTSHxPNcWzlHOBrRCEH4",
-	"VQ9HBBHWB8FuJHi8Xi02kx59KI4heSpv73Z+GDYfnmQt1HN32bEKIArcbvpbUokMUtI+IzMcwCChYXkH",
-	"xz8XQR5Pl5XW4MLSFuT36Ck97QWeht/5iDAT+sfvKuFlP7GgRWVVTyJMbB6YVmM+1nC71jHz6li3mVsU",
-	"Wuvk6+usvzWlaJIJ4qxYy+r3AhwW6/f+rQz8PxCU02BLY6qOmBIz2M2sSrqZne04dgrLWFBFXOlSg9NX",
-	"VJGSLSi/UbUW2/7194VMoU9yAWe2c+KLhpQmvBG9NVW3MkupPe8/z2El0zCwBbT0Ay4AeP/iGN2RiaE6",
-	"M3pWLdb5hYy/0CbTLG2YslYoWq0A45dn63RUZATNcHMj3Gg0Njd2FnOZgLnEIOjTzotFzIGAaEjxNBqQ",
-	"2LMGYlZhELRYOR7QaGAca7begi2QaLIsYGxJbJjx0oiWN/WqLC8XT+Xf24CmIHMDCYg/t+zkeaZLGrs4",
-	"E0NNgSNkb56eWZOOav4uVWHVOy2ZH2iNfDmjV0GlmycxXYJEt589/k2r5ioa/LCCgAsvEl/HyYJEg1yh",
-	"fREd0xolIfL1yZEOik9nXX9K5FpFgjGeXGATBjMtdVFGFl+O3sQTykjVcoZ4cmDA8yLQMZXqf6+SFESm",
-	"qC66qatoOgJTSeJrfkoZIHA1cWqNwWY2JHzs0mONfmEDjhGglLG/YYnMuKb1VLWMbQZY8Pj2C+3/Puv2",
-	"jyTrqzON1LYU/yJ+2wgn5H12yC4KySU9w8WJLmsGuEyZZwRQZFTE7qftFmnXsBM5veFHOBogmXbrBqrI",
-	"pvvxMZReNwnSACPY3rHxS1MJSYsmsgysaxu1YHFyuzIDV011cV0cpLyqqINPLoxApJC9b1o4ZBXEwJDb",
-	"naA1yGoEsJokUc4iKKQ9GhGtQSepDUAZkKSHEtoj6zOVr/mnj0FGjwYKGF7GZ+8csswvs6yUFeWcs5cP",
-	"hyJeVxC+45IOnwpI4ttwAt/i6fHDKV5feUq61mVlKTqy7rd52/yBPBzwhAvrsTHpfYu+UtoC937gvj1z",
-	"th9H7gxa5lT/UxY0NeHs6FpytvIiFdEA2yJDi/lic+Y35dx8D4Z1MpTGYzMe8MQRX2a4whKN3EfR2tEF",
-	"eo2UoENjr1qHdOeOxmnjBZ2SdJ49x+usWGo2JfCWM2KOMvhsTOUowTPs9/CYvyQT1aKVf5OtDQEutJsQ",
-	"Y5Wz8i3k8PXwkCaTAG1CThMELTCFYtqnRt/JVYnGRgvdVbpvXU+cBU6cmVHMMwWQr38CrAu4gdZIDLCy",
-	"oo+pZbeUlKDx52eNPlnH7j/B5GvNVzM4scd/HS59nkG37gxcjnRfTrSdiSMryZXL7NuqEtfycs8ywsT9",
-	"bHGyfJznx7jFhvvs6J7Gi+I5XDx0q3FDVhiLbUYRGqVyYCQxaP8bCXCDQzKpTWuxEZNZgCVhWb4WlVCz",
-	"/WlTZ4RH1WauDpSF74DRwCrqfXpPWJGHXXNG+wNlKiepGdEorgPtoqYZmzrmMslmz8sELLj69XlOWHGO",
-	"cP/1qHpuw5ml8f0PrVTt/knqgG9Dl/P5ixyDgQSKENgQTwKiYL76IPeVmUY4JhFgUCpCsj7d5gsyMl7D",
-	"TF5buL9ecH0zlLXZbM7gX2ml5iV/P612EmERGxXFJMFpDNSYtAeBsQHqaIrU/7Ukqf8EEQMiU+xZ04EQ",
-	"9b4gMfT27qC17DVHv/pvEEcC1LGcvLMeoA7QLYT1WaEYxs3FYlsgZIqqfQY5Z63LolS0EEo5X3DpwzYA",
-	"qerLL973eWpK1UFUxTnN5jCz+kdPhwDPPx6l4SczwoAti5rFpReNeisJyxobJQSDQaJqvmSjTXf0bnVs",
-	"p/eJqRzRAXB13iLHAuyjWecN93ibmectA9dvOPSyrzhE7GygfQQF47z+8TAlr19WWJUR5R0O81n+UlFt",
-	"85ju92RiJmn4WlXzGMfp/xie7FPvH0eefxz5eTvRWmAnMuKcQ3DekI1Fhnw2Oc6iwhkCgaOqPYShCqrr",
-	"4qiBveHoCMLjTU8bElvkMiWkLs6vrpFpd/k7VJX7Zo7DznrQZiYZBd2RyUZGX3sI+2dUoAnc/qZQ1xgs",
-	"K+UMIxSlCWVYTNosb5UHjY2yMhBafMtHMj7tlMVobSvcWi8FIWYpB7CUzLJUDGDLn5rapQOsiP77AFKJ",
-	"p+02XZoklPX3bdX9RbxX0HqETRZ7dvk4jMXTrekzVefRwBYUf/JLXlvv31cxF/phEg58QdZewcwjKO+F",
-	"Dz1/CtVk42/zasHb06jg2TCaITrBdwRdDbgg6FAE6GBAI9zn6PgEbYfb0OK5zJSWQaX8WweaQtppGDa3",
-	"0blQ9Df0icRx9QH05BcybPKoBU/w/4gGhNW17Pjbhrvj8fWs8YXfEWwreG4FgCWPzww/89H+fw202Wii",
-	"VquFwgZ0OfPG3AqXdaLOjDNx+JRld5QEBkCzBY0Dq/AAFstlnu9rdD9wUYjTvqPncorlXENCLTX5xRxG",
-	"hR3JXUdLc6agdk9Yugjbq+Jh2cZ7Lg3L17KFZ9tX2Bf3Xc/3sTx7g8Wvxt2WQtnn4V9Gro0tv4OfaRPk",
-	"NfELgwpUneYgmnn8x//8X4YVjg0rhM5gIxvvsCRbeTL6ZM3Wclh35YCg2ZxyTV7fGvsDHRL0G2dQWpB4",
-	"t72aplwR+cqkeFM1WSiP508mn4wWcnDrY+6ekjG6wPc0mYLwZrg0l12daJ6khTz3q2xYYvr7k46rjGPL",
-	"5lATtA9mEQ4VOMBFqreRSmsDgcbNrjaH96KrrtNma5Iol/tkLE7QrApJoqBbgsnzYXo4W9ahY2oCYBaR",
-	"JCFxpyjl2smCsZWbimT5RKzIBMOABm/HKIrA+RALVLepAOFx9n7FzR/crCruHfgTrbyfz73qdr4cb2+P",
-	"2T2nEbnAdFZScGSf3KDm0dsRppAcjNwdZO+AVW2IxR2JkX5oOlwcyHYWR8iGM8QNpkg7sBYY5UJUbd9Y",
-	"1AvEFU4ONPnOiDSz34fngqyhWsFQsPWm2QrD4CnDv1u6P8XCBOZRoLdL/5Qs2FnYUpUMW4kvf1ZSbDWy",
-	"bviwBBLbtxzmKZwHLnHr+JHBelvq2lUK8+gAnnaxkV0SYVsV3rGY5xNExiJ7XKA1W03e9bowz60vRCcw",
-	"0AtRSV407SXJxM1wYSIpbOw/lUymUWwuoRSR7E8nlRKOG2IhTKbyfYL701teR52UmZS6WxfqY1we9mJM",
-	"iTKkwmOC8BhDYSQj6oCFDLop2Kfr+iGZNw5f32izOuoYu6UdfwKjeQnHNpfJJZO5xzvmXTbinb3Mcdmd",
-	"oCFP1cDe4zC9W6iK39nLi1rlzYL1fQT3zStDwW5TpoEc22p5p5dnrsGDach+cXxYSFkMTLskU9wZ3kSn",
-	"l0VJZAqE4PX1IOiS5TIgaFluxPW//hq0zJhPsCiqlMebttn5VTAqlO8V9GlTpOmcLRSIu2jIvJQpiRcc",
-	"0yUpzCVUf93f6xe0PpS68oBLhNUvUdqn3PEhxlAX2atTpZWcPdQBNQaS47PiUmsaPSlDmyGCwlmagDNQ",
-	"m+yaDhQxiTtozaTuuYJp636eMgxds9tkpFbzWmWqxgoq/8LJM+bRGWG6VQaBrOZh9t50LRG7hR7G+Bi5",
-	"mkFgClVKGdC3A8ziBL4KP21xMS8OshbUBjiKRrWgBp6ySlgXvrNiTQyf9qaPAMOqAOtsIrurK2dKo60V",
-	"kTFTu6cjV/8VaLTsQ1re+JAHQQx4EhOBxlzcSVs7naq3tvaNq+wHdGLKjUF+yUJiVvpkr24obmZKI1Nl",
-	"6BwEKildPqee7CJC3awaoWUiqaSNStSHNgUXtiPNisYw083XDVI0gIxN8bp6xHlCRH2EmRKT+m7ZQ9jc",
-	"etLSxMjY/8Q8vDrzHp2yn5RmWxy4EkYJpkPbnveAx2RFKFUWQjBtQ2JiQ7QsOkAr3Q10gCUJkBzhiBgP",
-	"bozlgJiGQbTPoCXBWmfn7mt9uDUy/Sp2vv/hdOuiU66cAFfLxr3l6sjA/CvBw2PyfWWxr04mOoIuY4o+",
-	"ZJHjEDlDlLl3fnhV3wSxLEAyHY0SMnTWv1He1gvkSP+s89gvyD8F0WimRAR72KuQheZvEVg+FDS4WVOC",
-	"DockDlA6gtq4WJJ1061BkQeVVyqUBFgN1LZgHMYpbs3Z+cX55fcrM1AH+8owgTOORlzcoToSJKF9ylPp",
-	"QbO2YNqkX+Whev+NTeoay7vVSMNFHRdNz2F1aCg7sLvkPb29VRk2kdVuewqM196j1YH0XKoZ2jFchgLJ",
-	"JlZcFsO7qSLDAGFmA55jEtEhTpCZJlrDgDr64W2UdBFWqPFmd9fo1m2mKbpd22xsb7TatY7t9K8/lXTX",
-	"TSO8Ib+HyIV7InAfrAZ3ZKQ0H2k0s4+NEs1ByuVJYdhaUBthpYjQS7mp//dfw/ru598bQePNt7V2eyP7",
-	"2fy2/t//azUxSfUjFtTVWy/7SaADNdifF3Xwea8sJ5f2BB8uJJosGSTtrXBWsDQ3mf7LrNN/Zbl1LqGZ",
-	"KL4QQMD6shQgrs0bZZaRySGwF/D9KeBULD0oI0oFGuSx0Xa2n2fQaWGvqhL0U5wsE1du3sioPwMmZWp7",
-	"q1bldbNzX+YjSyRv6Ednpj5CYXhx/cCO4xmWPEEiQkfWsSYwkz3NT+A1JPhYosiAvJCwt2BF1SmCWDJH",
-	"QE9sqRxXyJybsdBY82Ob3Af9Z1ImtSQuSd7jIJWWa8LJPSBcEEhZMzeeBwJvuGWW5L22DM65rZTHbKmv",
-	"udfO05XyYyr8KYoMX8n8IKwM79U35pyp+clWdydbxKVCtuaxhPIE+WmYH7prxfO1JAY3w7AyhME7vhZd",
-	"v3tnmS0aY6mW+gi8sPQXTnjf0sSquFs2zRje5HGeLHnFkblHvUVULGFYzhsdX60VCcVByduVMrYUOXIF",
-	"wRQAV96qEovMWEgReE+dLdfZgVl1uixFt6uR+8r4t/gL5eq+zwB6NThTpg4SLsklkWlSFRfmQmDmCyUp",
-	"U1cDQmDQXoL7fQI5bRVs5QMfm9Z1IEmAGm1f2JgL5B9xkpI5rAq6hEIEepIg95JEIy5VqSDXgrCOXJDT",
-	"9ARKa5wJWSf9VJTfhraY5pB3YfOKDE1XmMQWQtszGasJV2itk3B1HHfWA+SKZRknSsJVYCLJwQvTZpY9",
-	"uzEgisN9CLoJ6eGgN4XLfdX7toH2s1590K7FDKIf8zp8t1mX8zsvX1ihTuSEww5a65CHEYFQE1sX1sHO",
-	"bgPIO1RJs1lvvbYUUO21zTQ2sDRJqlIaTC/cZavYBTU7waf3IXBeAu8ow0WovM2Tj95hSTr5CtYrE/Yq",
-	"tbpWQavbnaXUOVhWo/u8jVhgIS8/XUsRs4jT4gGViN9raYHb2PpSfsjIZAl7CSSlhfoIhNRAEDngSTyn",
-	"HJVX3mQJ+d6Rz8KPz9A4n/RwrZLI66PgH5NPbZsuz2W3dkfhwdhJhVWSIiBcJQeeAZ0K7j89CcfT/uP/",
-	"/38gRyr/BMSfJaZ5COTQoyrxuLCVQc7jPPLPOVhBHruvOI5mn0TmcK40DT2vs4wZwVR4WRr5I9/uMqM+",
-	"jBwQ6Pw1JoI4Tv3WO6cg4UDoB1y6DnAMVwFnyIeEqUVrwqwU2m5fWREGixYpXdJc5qSPCp04R81nKSiV",
-	"qRGcqUGdsNjsVICs56n2Ur79p6VQGwg8txGMDdX1AeEj4wz/db7PQU44HgW4TZpNhLPaOpghFmjqUB37",
-	"qsc+N4/nAr0NP4U5m7q8K/oFlq1Iu1TS4cLZK7AOWN2qnr+nWQ08AxLhGhdaVIG4onVoActMPLQ9X3qp",
-	"Skue6bksokRypZ6QisOZ6R6SmWTuCkeCiG6mJ5ezhw3xw7F52O2F+zmbnFdOPljOb74oNc5Gh0OoqbAq",
-	"PrAefdI0ar5wAM9mpbQX8QmaF7Noiika+uCUsKy35vLpurMCL/YN4lQkYGfhTaaDfZJAHVj9tMy8pVS4",
-	"QqMDOoLsAqpIXUZ8ROL1twgCa8ZUErQVbqHOlf6SJgzId+0sm9mN8dLhFhZbXFMjA4PZOHLE+th0pV0N",
-	"T3AaU1sDp6KLsb4poWQHEdKEg/WoGL41HS0UeTB64ZIUtSIhjoig/EnMzAFyYZ7PMGlJaSBnLa0nWEv1",
-	"DrqPBhmMsyXM3s5jJkemJtOKoVvZ6mdFC5neuHpGKH/YJkm4b0PNTdaHyKE1zogLXQJKWl8wfwIG4+Lj",
-	"YpFLIyL0mCZ4KXsZCZ5ADecB7Q+Iq6K+WliTaU8epwmJ3xuEf3lPKBlCuYNVjgvvXU+SK0x5HtrcE6a4",
-	"mGgUXZERzOhh4LeU0iJ+dWXVhSsK6wmW6gmvaPbyGsksebCsyn+wOCH3JFlcTbmwb1Swk6nqqAOS9E5o",
-	"jxziibSTMzmXm9utQg5mo8qOIO/S6a37yOjXlDiZrnhQRliSOmVQLVBvfDIpc/Ltp6PltJK/ODT08t3u",
-	"5dBohouxU68lTIYycwmCqmeEwEaCQBA+XmK3D7J3ppRJANXXlNg1azryM/3nnmfwkNf8fW6NXp6QTI7z",
-	"Tr1S0w86pIblMzL2pSHDUaXhqfKtaZAEMeBdCC4bEswkOCDggVVF9eYUAVTBp5ysYgscABhmb/y56L+U",
-	"HvgBiy4XkG3yvUkvls9sk/eE+nfBExqtqMZ6mz2Xi8JjJ1SqQo2d5yzKDDJnVbbi6jOaNNqko1kB6c6U",
-	"mCUnBdbJlECmt69uln31ze16uFkPtyoi05+0bC1nsiqA4YSynE4XFzSD2VGML5lqck9YzFfqApO96Ykw",
-	"c4xGgB+XZMTFitpLuZFI1v1EVuZGLKZBmAl52oPWDQvd1kyTFBxFpZT3p3XXSwss2wubKtIJkCA9qAcO",
-	"1+yoneUD9c08s1VaHXIe4L+m1HS0WQ36PcGHJwVHUkWGRMn4M237UTy6QxEfEgkN5heS5JcjPW+hqxMe",
-	"NDA7Z+WeK5aBbK7CQBwx5+O95wJdp0TGeALhTexrShSUg586eV6Y5hV/oZ3sc2L0RpdUbDqrrJB4Uojz",
-	"PPH9TYXJLsBhUrZamcSjvJsUZMq5Dhm2S3xWp9Oopa50eDCd8bt0O5FSjaSVe3XM7Jf37IZ7y1VbXqlR",
-	"xZJq3bNbAJZbHmRLnI1aV7TPeK+3olhDiQJxYNGK6gunMIywWrh2ULlJQfZqUJjgPBioFY3UFuHlfKtD",
-	"VxB818NSoXB7Lwz/43/+r0a4txkGKElZNECNhr24tbcZmgwmyhgRqLG9t6lvNMO9MFy4NcihJcKic6G5",
-	"kHcQU+ZUheWtoooOyW+2fNrcPBL33AxFORtnzo4ZVu6Y6D/DYLSIk6E0TedtGOKHazIcvV8i4eY9vEfZ",
-	"Su9VN5qzxhUvWngRo8qf6XB6Qvy7xitqygnukorK4BeCmmg/254c998iURB3sy7x9vy0EsWtkyg6+iWZ",
-	"Bf91XFe0DlrDzGvEr3DfnLhQy8tHN79fv+3vVwrP/mQc9sikiqLmy7mlPkEaMGaFdYKUX7VMRF3s5ltP",
-	"FzAAMGnVBogaAogqSZJeVo65SxAfUlWO+5wp2s1tgmfuvpKIxns5KntTWnObaHMPp+TAHhdtVrHKNYsG",
-	"prIWdAuWqBS+ad1zpok+RjLCLCv9DAGZ/oNavrSTyJGhjFlrtmxufumtw0dvDlTJNoOVuog76BZpwW5x",
-	"CgGmr2+g/apNLH3XIaXGXKogrc4Au2sCU03qd5cktqo4lmazR5ZsbKSlsrkjRmqWph0liREWM3ogztju",
-	"6wVqHV/j/nX+8JRdJ781j4msmo+Jvfa5c1vZFfrHfiuJ6CVJuVIYilOy/6RgeAgPfQtqfYEjcgqtj2fL",
-	"JWgztIw9K5T45sk6iYsceRqe7pxLKLsj8SGPnuG6bFa4GkaCcrGA6K/ncuGeLSDHLKjARs9qvQcvy4sB",
-	"N/mCsx+5ijCb/4Q+oaufWEbjNfiN+9UxBpqefQ13jQv9m3HjcLRJXpZBW84F3d0GVL11/c6NXugvrLMY",
-	"yybD0SVm/YWSis2DL2XOzaQIM5ojn9ks4JNNaVmNDfwJMcvTZ14CpgnBxwzhMZ689Ri3Z8nQhwG+IwxR",
-	"ht4fvT83tZzQmil2EetRpCmGspj7uUJ9a1RzrBdQzrHkT+bowc5dmkeXo52VO1flVmHfgJNFFU8HENuV",
-	"zEE/U3FtxXCJ++oIcKj6BiIByJWQd3ZPAn3muw7jnV/btf/Wrn3ueL0OYLiCvPlrDYq/bNjYSrCLg8Vg",
-	"IyYRjU1Q5EJ6qV0nzAzy40rRb/Psl9Xux1QkC370o0imy8KIpBY4AM7ZHi7unuX5WfKwzySyBTF50cMw",
-	"W4d/Ir4Iw/VnHDzpTYtNrOuL1FhbMDT7rqodChSCSpME3ZGJ6/0FXbyp7eskiBxxJslbr+YuuiNkJBFG",
-	"AywHRb1M8lTe3u38MGw+/Njdvf7tcoudjN5En+JG74Pc7n+HNydHJEy/p+eq9dPXX8YrdRwsn/GCDCmU",
-	"TlEDq5fckQnEBNr1RCRAsBYc193qwM1iFBawdVMGvT2IQJ2HOh7R+h2ZdDaqcY306EM1LE1zelNaKxpg",
-	"qM8rpIMsZSihUkkkOcIwSS1udE2SeZ9RaVTBSnAu1erBtN8HeGXz9aPE5yBmHnKxeLlM753pSpnQL2xm",
-	"PV37HtJSslYOSSSgrk+OiVofn4196IqA5mftBm0GYxIou8ptKVKbdGE1yvyj8rW53ymXO6Hs/nY3+qHZ",
-	"/Wln+P1oS1437n95wy43xz9vkw/hl5MWfh83+x/p+dedn+6eDgkDAFQU5syBbhn0Vdot8MlZlrppgXmV",
-	"0ozZobnywVVWSXqYJqkgWT36+YrUoiklWCpXiPU5KUB6nDy1IdP5Wru7RY3v6Wwvg6SzSsn1GWX9KkQu",
-	"s9QNdATiRlaL1aawtlnnoa5xnUakrscDG6atNZrwMRFQB2hAHtCH0/2D+tWH/WZr22k5Ao9NUdc7MnGq",
-	"i/5smxlQvJKoO1FEGruO6aFq7gSoMx5IEt12kGEZiLIoSWMSr28g/QWBWcyHqEvVVIEg8+JPXzfvn2D6",
-	"7myoFEdFqWHKQKmR3Hv9WiOe3BhkgTx12ydAuhYqrzWjXIxDFgSebC8DR11T+FZAnBKKL8BSXShZxbE1",
-	"ErxHpAQJCuWRamhAktgVuTdRXa6GtORDgqKEMqg7okVPCYkYdpFIkD4WcUKkbDPeg6jbPdQRcUffoVIR",
-	"re/ElCiqKGYB6sRKdOACUTRCikQDRiNzK4qHHRSZoov2LSwmyJazDNqsEw1Iz39E/w5QB2pbdtCH/YOD",
-	"i3p+F8r1StwjaoISguNi+VtILIiV0CCNh/rfAellhTILGUeikkscFBuIL+cgvs6aQr6SyLUiRwkMpcn2",
-	"//m/34P1UOvzt9GARHcdW4Sbp0rSGBznQ4jJlgi3WcerJ3ZLHqLU9I80FST3ICx7jDoR53en1pnR0Tuc",
-	"QJDnSPC+IFIG7rkBT+IPXGWPtpl5Vl/XrGbAFVrD8B99yTR6s12+TKA13IPlrAcId/k9MaMe8CQ+tW4Y",
-	"O4M2c8NGPIkre/Z5017WB1P+6Crve6BY7vWqYm2Hua9+qfD8Jy2AJzzCyTU15+S0jxF8nuXGVU/7LJSd",
-	"64JfnpHRAKNA349KrnUIKu3zXOKWNfnhVng0EvwelGdBvpik4c/PcI+XFpd9snpJ+jCt0LZsg+SnWgna",
-	"psFLpmKtKJgtqs8tnd8FBxkhbH+G7GKa/76SSD+IcKoG+kSK9PzhiCFSBc4/NwTTuu0MTXuIkXuoXWm6",
-	"q64moS2Yf1YRJlFtz74WKbF81ettbIrrYijvC/XYTT9j6jIXEe5jyqRRJEcJZq+kezXCo/Vqu7iZwnPE",
-	"0yfrE3tLsA4wysodkUzh1wkaYaEkiqE/pPJ3VirbxvNp2+ALdh4sZsFlpJTtnAe/ApaatrlL1ec2GL8P",
-	"nUWnyP2usvQsFFjRZzcx7aOMqa8g3ios726HVEoyo8+2aYNZwN2Si9oTCRCIEMiMh9bilKDG1l4YrlcG",
-	"UtmmBj4rpazHoYqSsBW1nMxSlJTy+wsVb82+lC9oNoQPMm44h4+YfU5NLG9gfS1ygEf6mRHROMwZ6ujv",
-	"d2yz1Jxjddb3MiutidxrM7DtUBbLV8iyuAB1PjneYOZkLLlQuSXjGnID7WsxWaWCkdhWIrIti7VqNBLE",
-	"dKfKwhB6NElIjCgzIhBnZJG2IcWZgDFk3vOnhKXvlnj+WuDJCWVkwce/p1zeLfjsFWGSi79jRcbQgBze",
-	"+VzabuOYWKr9uqmI7KEB7E6BJ5n935uxkZ1sE2+7fAAhJ23mXezxQSdAnRIo7btDwtJbeE4/UwSffUQJ",
-	"PLnVZwx0X/dAZu/f6Sv67QoI2Uck3Lntm1sdp9fn6MVHBlhvXcCHuWccUzab2WHeBjqGuBHgESQunEYa",
-	"UKbPMLtjfMzaDMYJ9GkmuO0tAok+rs5YCsWFBWb9Qi9uxPAQzj7oA6CnudYxu7TRTsNwM4KL8CfprG+0",
-	"2T7SoDQdovWW2ZC/jvGVdomLrfUaBmTnUMlW8HtNDvgYOHSGMzZaFOpE9AVNtIoucaoIVIeYwYK+n83N",
-	"vbOSSqc9G1eNtKUKNBOy+bB26SacaTwwcSXmqHQ2mb02a7NH2AD0qLfnMX/rsfgoemyzx3q9Xvi/frmM",
-	"yY+oi6O7Ou/VTcsZa9TIuZb+yBRNPPp1SvVJLGRgWxMEaIBZzHs9MwdUohL0iHqCM5V/8TVyZqaikLXo",
-	"h9Ga7YmgAZd9m/d6qDtxCL1u5+KRInr0sEl/a4p4H21Dayi/n2ESNGZnqR0wJ1z0iAZcjqjCCdJXzWpk",
-	"JAhhevgy3ZvR9ZPoa0pSYgc0lK63kyQ9Z4BDcFWPUmANdoJ8OOTMSltg4zMjlRgCekT2TyRIgidAeZ44",
-	"YB6XaI1xO+t1/cFKhjPnw545pYBpICl4iADnu9sMU3XTABIkNS7vQBbwV1AWK4qDT4kshjyvFFZkVusR",
-	"w/00IY5IZJ0iax1DsprZctHX/7GZNR0t8cFv8ABo5Vb/0sIhcO0cMfVlg5MdMEUZlOysQwFHnIzxBMra",
-	"68PeFEUf4UnCcYxwjEd59CEw2jbLsVQinEgOJD4xuNwJpnBNGqSUHVt/wogq9iUnyphwOBMNZuBQZWTB",
-	"lj2WoXc+Igxl6VE48ZqS5CEuIEj9/ajcdN7CZT1AQy6V6ZYFpw9rM0bGRCrjuAoQVuaRZhhoAS0Xo6wI",
-	"586KnJFDRwnNy7NsU1eAw6xusZhtT3av8C4so6zH1bhX0WQpU55m5BQ2F+l2E2f2hSeyFlw1GDBmWeyc",
-	"Mc9X0me4GXe1GJrtiVXq9OkZmOoo/u58cBQAcojeoD3UgTK2mj6MkRAIywyh/+wJPtT/ZdzQHHb+sWwP",
-	"50l/U2d1KYLhod7ndXvti+Rs4xKPT6228c0wpoXAqI8MKB4u+gs9fy6s79ZBtCryeepc5Wz6VJZ7PvpA",
-	"pXBNfYBa4IDWrGYkyGhkKv1p7cJYdKEChrWumlKYZp/s9nX0cZqYPWSmMW4mOpN4Pd+4Nuu4nJbiLmaJ",
-	"TYGX1RTYjKbiLpvSYYbHMuC5RrDW8zskODYHa9HQvLaFBhA8o3x7OZQ8QAntETN1OeBCEbG+gY4MJ2CG",
-	"GbQZsMM/D5fyw2KGVQXuazU14dEdWvt4fbDudWMBmW6MTdjAW1ug9h5cKNY50zm6xv3OLL5x3WjthVt7",
-	"YeuXhetvQUbqIth8pR80JdknVfxj6mDSMsJeWexZ69FEuQU5bIRiEJ31GcJ8mxU8FCSxJXgZeQAXfJf0",
-	"KQv0eHqcAAnOhyAddjUxZC2UkaLRHVESJaQHTpS9NuuYawanc/R0uKtH0v/tEnggpkSfOlptiQH3GR4S",
-	"fbZljYQkEIoiD+A9RWvHh4dXxygh9ySxjBI8IiTWLwE+6uF8woIhtZwBHh+gNCw1ea23GWQ+aJAlNFKd",
-	"DXTGkU25svFmXKDTyzPplEGzOBRBDy00oExZ+Qc26M8iiimbOZxFhosGLiHaHnIe+WR2OI99Bk5G8Q6y",
-	"SnMRrXKV79u2mgbJrngq0T2PcDdNsJhsoGuza8aeKSi7Q2pAozummahWXLy9lG221qFxLOkt9Nvb7KCE",
-	"fk1pTCWJ0X/8z/8T+Xd3wBWqvxIUr5OogwiWE43E0YCM37aZvQ/fvw07CEqSeQOaG1sdRB6UIEMCwh2N",
-	"7taLrk3TpNN+FaooEixuzRw1Z0iTJP8VcSa1bMjUbYRFlw8msTDbEWERUxzBUAyq3yd8fCt5TNOh/THi",
-	"CktpfveTVBF22xOE2Ls9rNxf1HRFHND+4HYkuCJQ+rKXpDS+FUTzI7fHjKRKQOV+/eV70icKaruaH9j0",
-	"MkxgOndcDmDYBEeKS+K+HWMqJu4HS5X7U6VdctsjJDYmSi5wcpu389Lk4G1q8edW8Wer+HO7+HOn9JNE",
-	"2QW7taXfjdLvZun3Zun3VlE9mr2F04oSJcq1qKpuL5YPe3Dw4bxS9NSMcOEoHqDGCtnaNIZ992T85Kl7",
-	"buFyp6dYRQNX7jSoyYlUZFiq1HlxfHB4fHRdHUJf7lR2kMEXHXjwRY03YYjuTGOIBdrT2aGzGXnVVA1I",
-	"ZzGzlSIMzEvQgWRIcGKCb2Q6NGXGsT0eXkkory/Xg8xKylIlKHQvMSeT58IpuzJzWBwMOI3I6lnlwAlO",
-	"k5XfN1zptL/iAN/mQv48XboK1PKg8euRLwgN/5VFAZC/M2vNEKxcYQdgBJ0fXiFJ+pA+l1WVNskNVHm1",
-	"/ypwhcdkOZ4BXKqCb2TcZ1q8TplXXQK++AoZNgNnv1w8lXsGz6JxVZFa3E18p6/EQweUNfjbZOQFptGd",
-	"QKaDbGAs5xgqQsdErkP0MHSV7GPK3raZpH1WBwUcmiJqMYGqBVP5KJNKGLFJFnjZr7UzrlW8iDAlwM0u",
-	"x8Tyngw0T/fP0qubUzMYpCub+xDbqDKQB426an2rOfZsoP3Da/cMhCuCKuRZZNvMdN+EbE9mwasGZJI9",
-	"7HXjMBYWiwcJVkQqxFk5DXKuXmT2CkjhLOv4WyKIy4N6E7gmzMbtnkTnl6c352EDvUbnp4c35+HmxkLe",
-	"eGP9NdWDKhD8lOBEegSHR6OE2oop54dX9ea6M4RlxdZKCSXvakHtpBbUDpfbbIO+Vf1TY9XJtVfNGwSP",
-	"ida+MfM3FIyrMRG2l+rlqYFMoVNqDP2agPN8nhWG9JxYB2WzWktbeHhVb6A10+lV64CZMAi2jawZaeet",
-	"1grBAdZx1hIF+13obe6a5vsiZaGj6f/H3r8tN45j+cL4qyA8e0dK0ZRTPuXJ0dHjPFXmVB7ctqtqatr1",
-	"NyERkjCmADVBWlbVzoi++sd3vffFvMG8yLxJP8kXWAsAQQqUSNnV813siZgup0jiuLCwsLDW72fKCHQx",
-	"FMoAr0RGdVrFV1vba3Lj5stfpU2GxUWRMtU1/TZN5ZIlbxBVkde0+nqETXhmnHSZ4i7MIbhjvuq20s2N",
-	"0I6lh7aetlsHmOuI4VkOixfRnTqbbltppQ2iO7xoyIFVxUjlPC9ydtEFX+ehMTdG5PHEuS4agfl1XQ/M",
-	"zkY53Q2JCQJt9ed6PwDYB87y+n05Ka/LqbCYlSlXOYHmK49HKnx1ElgSdfg2CI4du1eI+Wgd+6N/apJH",
-	"6kMXR2WULVA9czEljMO9D3cF7pOzEUaWMBPij/CnhFftn47gFTW8/DbLODQCZb9HK0ROWM5oDpF8GJRg",
-	"m7srRGgQIzekBgJ3+NQ51KRJnACX0ZTlyml9GHQw1VKEjuzBZaglU1YWxcS7QWaTCYNQf7hLxlxQmBot",
-	"jm7/hJu/GVXoiEfjZd7fHSk1ZL36Kqm2TND9hQ5bwMxWue/zwtBEMzoGSgTcdclpKZQY581z6CLIsJCE",
-	"KsUg6sz4Qa0HU1VwEJ5vw0Doqi89ZVnt6Rczh6MVmcsin51unHYhwX0dDsEM69yAYGUMSa4Jdd0HMcrZ",
-	"XNc5ZcJcr7bDulvXkRaoou7yRJIfssx4njMB0CH2BnzC75k+/L8CqFND5B+B6RyRH67eEH300Cb3+uXl",
-	"tYDQz15cXj1gOOGr4XAAUFtxf58Yfa1MShya/rpzWjou3r8hR0dHL+tZPY0lViPXj4cVbqrr6+S3428D",
-	"/Z9D+5+/kKtf8K9X+J+e/e/19f71dfKH/p/6f+r92//6yx8G1ff6QRa3d3YRfzb3hZ3Qylri+LmV3uqU",
-	"qluil3vQu6afPT7EXsNR4KcZg12o1IJjOWeAyul02xNFxqtxyiKjHkGa5B3LMp5ggryQqAQ5ZMBMZDZm",
-	"vnUNX2uz1nwD6aYVtLKyoUvGbsM+AiiF6OeuHWRC01TXub+d+7KO9OeMbZyxkAHzzoJ11xanIIBMTWiS",
-	"ZEypU0vYlZB1NLDqjR8V9J83pKb5OsSCX/upDSfHIfkWSCyTBbJAEwwh7JJRMMLo+IDvWI1nNJs+LHK9",
-	"Zb7CXN7BMSyM05CtzBk6cd4J4zJgdiwiItPERam0dh99NvWGFqbZat6kVAWadf7jweCQ9D4SLsyLEXlH",
-	"2ByuF8eriHwlssjdo7//7T/7wYTxTMp5cPybmbFt6JvF13DX7pCaATaJGGvz2U5gsOI7rnje5DHRvTt4",
-	"aa5ClUG8aHEQ9gutjWDkS2dNvEooEAl0/yMIpS+FIrhYHbNJYB2UjDePwY434YKm/Nd/yEooGVoejdvu",
-	"EVl2MsDNbv8l4mzvzM+z5uBqYp9zMxTcYx4zXWUD5Y93S1SdRTduVVHqkrpSDul7W8JbmtOAr69k/Nl3",
-	"lcUQGL7GCLSkirh3MF0IGwoHbRGKEyy/Vk9/85mIvgVQketMRd2wLitftxwTQCBoj01hcAtsRncAoCIx",
-	"g9xO3KtzY3EUfHkNzc52JyMWE2FrAmARUTDRxiAHQMK/nJCwZOxXR/LcqYaOIPGtrGaEhdvyWq3vUDh8",
-	"ulkGLpxqqlm85kTlju/eAuAV+Z9k8lcmnC0sCJ7y1ph2q1sNsgWfI+kzsIxs2wkmlKcVo8vHvXCKwwFl",
-	"bHqpqk/rF3naxMwftmtNuEi4mKptDWkLxdRhmDJH578ZXqZkU4P3d6Pz+hLeK+sbgd9fL2exUkpUGfmy",
-	"z65H3qj+si1m61sEW9x7bxqq4m2fmOjrscwy48LKqboFFS9kThLIAM2tuDsXxvqcLihkMgbnO5c5Td9v",
-	"EInG8apuihYhw9TllkRUX0613tdbENQIFmvrH4qfZdKNOgIabl0Dc3rLWi2WuUzQWdg6kTp0rWnASB6T",
-	"dOJRbK8g7LUZHdt314Ea8GAHG8tKzsOIagJeRUR77i1penvDxQ1m/UbAsPkrnF3vmIj0gW12M6fjGRcM",
-	"TowbODifbb8HSHcg+7AMkLrFLpGc9NAQNB8MHMlv3A4U0wpxHUGvWYi3vrkrz68T8a01/O4I7e+yLMTJ",
-	"egXs72ixGcRJ/WIJDBUM2NlqouoybJwOC9d8RmbFnIpBxmgCgTLG17JPPuaKLGUGcf5zujKByqd4tQUH",
-	"BQi0rrq+vvpchI5et5ka3cY6rg/Hh6urc4IvQQROpE8pGJcykRkZpxgDB15ruOJRjBkW/aTqjzseHm/1",
-	"G+LoVFqFN/vNsxhu+plu8yhlETFruhxZXZyL4jOoUfvkjenIKKMCxzWfcRUZ+Aw9zNC2eP9afGFLDEay",
-	"Nzw0SeCCx6X/Yh1qJos00S/MqEjSEqbcG9P9a3EtBiS+oylPYLpucDuOSe94OOy/IgiBBDoRWqtI+e4p",
-	"iROW6x9jE9zO6HiG97X7xF7haDPEXG3sQ2WFqECIQFUH/Vfki/TQrsCxpQ0XuOpxmW0kkQytmpzeslcA",
-	"q4bJ+AMSL1Iqbux8QrGHpgc+OeYTBegdJKXjW7xpmTDMt9R9SLTSi80vMZY7kdmIJwkTUOaRKdMRUFsS",
-	"Ww+qiyuSS0lSuXRT7bqAZQqZ3yDptC7z2I00uqrLbgJAvC7d4+ylAtMI/V5hqS7xQBf6slaohfkg2B/s",
-	"O65nOzGLTI71yh+lTBdxaMcPtBJXZMnSFG6HtDQVljHSXrh6WIwA9D/WaxKLzmjObkxeBZSsG3dGIEAX",
-	"fraRUqckY3m2InSSs4zEF/ofgzP9j5goNpaYKaQnGxM0b3Ipb1KaTaHBB0e1BsMTAAAV1VmwEJBY2Jzl",
-	"M5nc6EkxN98wgiemtAXNZzgTKjJXJfp9N0vllGKpdvyGz0wB8RkCSlooUROw4F0ily2DbOaEUwg9VHZm",
-	"VLHQZ1yW3MDDG/0Qenzi9fiJIvEbKXIm8sEVvMBRinAh+d3Xy0eduqlbW6QmYOmmEPSO8tT06MRJfznP",
-	"unyEECBCLlvPn9bBmaDpDSo2XfYQZGJUTCuwnqmcThlAeRYGzJW5HVF3+F8HxmYbfEziauNHhVqVrZaS",
-	"zKlYEX3y0FsaQikoyMtbUg6XvfZu2dTdg+BF/ULCUj7Sg8fSFRlLlacrCHPMCkEombAlgdAEbdf2jVOe",
-	"K7M/2csjQlO9DawggADMrZku2kQR2DZUJ0Uf3lqP6ZymuDhvjMoOqvEx7At62gBhliaEmk2BQigN6VHi",
-	"SjISGxFFV/3I0ljoYSxliSsC+w42Aj9Q1YV5dFBtxBNll4LJ+dYDASpTf4Gg3IAFWBP+RSZzOZYpzOpB",
-	"RE5gjZ4JbP8dA0A9GP6MCjVhGVwTJTXt5LSrWjB6i7UkNKcjqpol3r6gu1uITG91uMWX8MG6Xq4HTRZ5",
-	"60mTRT6Wc12vCV306hxLIQxnu8nvda3AfdpENI/lfM5zLT2vPK0OBoLM4D+6tzN6x8iIMUHmNAGpoo6Y",
-	"BBoLyZxUkPhjwuYLmTMxXg2+Z6u4HDFIdTTCTRV7RU7u7x2CiJ5E/dItW+R9u8zBXrihC35zq0symz1o",
-	"xRJQGTaXTIqpHs47eavHMAtudE9UtWDMVbsBtK5K6QbnA2G8yuIrKDOwxAqBKFP6UcLAefOK6J8wyLta",
-	"3Xo9jq7e1OOWDiRrTLFcvdoLhSFgUylKy8WvA4q4MfwDzXVo7WFeekXYvZlrVIuTjKmZhS4zwMba2npq",
-	"HsW1afGIsF2FPwFkDF57y8ypS/zQ8JfepHJ8623lTrkasYSweC6UMX+4MuUZBytX5YU6lkQKkfO0uk6q",
-	"TTU9CMxAtduwPGEpRXaYCByiQKyCA18p+iZjhaqNf7UGLTRWldvx1wa4IpQsMjamBapFCEgDHF2EcyUT",
-	"OufpCiHHm1sDI3UD3BTOjjsDg0WPfIncayMTXEu0fVKWyIXKnQ4twa1v1i3PL5IsGLjVfOTtGcQhcSt1",
-	"PTeoaONURrW/Vosvxda69Qq3E9N7ThK6Uv1XhKpbEBYKrOWYCFArEsZlzhWcPSu2uFeynhyIDPUM5UoI",
-	"R2kMAvNQMuAClqZVLGY8bxBit2JJ2xVsh5waHF5nw60Z5PpsADvhjE+rTTbLdgmb8TSjAgPyclmMZ2XB",
-	"erIhoFSLEUbu5f7Zw+26iufsBrDrb9j9GOhpQtXBtsUUGbGVFEm1LCB915u//mMAZSWmHWZ+U6ryG7kU",
-	"tWGpdCVl1DTSHw1HwUIFgQJIDyForWIzDg8g3zFnGaeaqmc6tx8bYE8g44GgvfL8VUIkm2NeD4IFXbIO",
-	"oh+biswOAseQGxyg6unRgD3iLjEwOweeWpA9QH9BevbU+Ir4JdpalnjfGKjmZeCQalaf3sIh9tLkI2lB",
-	"MwUR5YHCuzMRz7iY3ujz/034hGleQRdBuSt6itIKt1aCZl+i07DWSPGuYRqS/1J/6KqM/HBx29CuMV3Q",
-	"EU95vgLIf4OZbC3hUvlkUh9hk4qZYBrftysBAGpvjEqrDDEml2NmjmeLUycZVhFWizJkLpWi3Bf+bmCx",
-	"bFE1Ipit3dvljd4gb2z+VOW4+uHTczyyIgjpXFtkLtEK9JU+wVkDfk5X9sR5M0uf2yIrJ/ayRLgFIgua",
-	"KQYOqM+XHwaTDFwd1suHmra0+bSl5m2DrtB1uxDsJ2Xx5ClJ+AQSaXLX2B6elSM8RAMCY7Lqh6vk4qZQ",
-	"rNz0XCHlnrfeBH1ay3makhHTomJcGHpvRQMccEfSld1OVDGZ8LE+lt0AD5Sr7YvMCROymM4MQZRB13Ee",
-	"HBuTdAp0gfpLwyBk4imj0p3e09+lMu/DGVG/YGFXiDtcbPCQaQsR5MMe3QwPmWMLFAme7EkqxVQLsysU",
-	"vv9rIXNUAHoZVcQWHlX2MLObR1qhplxUllRElNQnb3PMH7GG1+EgmzgfVJ7RcX7D5/OidIVUGwCLxhT1",
-	"ymPEtB9jyiXW6ruouLiTWrUG+2YeAvcm5dCwO8kT2Ff1MljQFUSvQK+8Y5I73NDFwgqKKrI7troZp9Is",
-	"AjcX+ARAeOChsZERHFD/BIdNPse0UfCzQNAsnpvhoFSpwtob+KyiZbRoczFN2aBQrmJQjzNP6cCJrtTW",
-	"ptgZVTfWTaKqmgvLmdGSckKZiVYE1huQB1RG/xUZy8UKJsqZlV7U75r/GML6Km7ePUjXLP2zeHuEflXk",
-	"pLmxtwTWiwmFeC7JvWjP9yPCJXLNCQgYdnVfnim+9M1BwSGPWpmp57sB4P7a91Z5r40KBcC4dc/LXrS3",
-	"5gipVWt9GSa4p+582Iv2aq4BaEflOO394p+DvZ/tvytnS++5dwAEsgv/dOe9VjkhQTjD+olJy0N5dMGP",
-	"1w4d1Z8r7Qnb+ZCd5lvkECrqWdXmjrhm/BrAaLRW8Sq4bk3uWXy2qk22F+0FbTWDRr1uX+nR9S2kPeT2",
-	"rPxQM0q8XyxRnJ6imokAcuvv8AAwEtqlAw9wL8XQi9qWtxft6R0GCPn8jQKXXk1549xUlC5kz3rqsfx3",
-	"XZeVTyrqqAqMUhnItYh3G0W3jnNQsTYhTC7y0RTR/KHOXnZBcXDX7TLRe3hPei3iWkRg3Mfsf0TBgvIN",
-	"4F3CdVPmXFATaDyni4VurwVodHyATaS3+iVD8fTOxPdpJak7vW9HW29hzXCG+PJHfPec8vVycG7tJrut",
-	"pD/rt8/My7asYMRi+0hIW8xCpny82l8Uo5SrWXMR5/DeuX3Nfo5xqds/xyjAtc/rjIxN+Gn4GpJcuI8h",
-	"rcxITvO3VxldvbUv2U+XNL3NZ5k2KPdVMcL49w0I4fblS/uuK0hmtzeIwJAxJdO7DcWUdIz4IpbxzcUN",
-	"rDDYzUSVfmsLYL5BSrYBiDeK6rYPg9Kw7aPGAdgOoF6bwG2frK/hbV8E5XMr/npALLcOQqMwbfuycRED",
-	"5Dv8eRXEaDgTlvjI4LrQnKZyWjDSA+DsirPCHYrwkwljgB0O952xx+pvU8oaNFqTzgwonPAiWlve0Rqd",
-	"65ruWdcnTSs9agz49nLEatUFtj+eACxFM565iTjVmyDuaUmLyGVdb1Nw2EaWKnPPQMFbjOQYndiR1x7I",
-	"Iv86cWTY663xAbH1qdEya8WORDsmPbql0djQBo4WZQjJw6FVAWLx6S7BYfjZhnAirwPrrZnQWcbEjDXl",
-	"hdkZQVIy0gM76JS8YaniEDol7lgGrgNF3pD/+g/y8ukJ+QM5OgxnptkENLsE3+9Fe2+C+TXAJ7A9ehpf",
-	"c7leXnfWh6L2qScgoWF7v2Fk3rJpxpgi5TsRoQKNRPAfz2lqSA6rAWzHB3uV1OXBn66vk98OomObl/zb",
-	"QXT0rf+nYBLye87SxIX41eZRPwtPoZxMzCUMAl6AXzKRQAsBvjMuzB2wNmzdReaCZnTOcvDga9VZ7YjN",
-	"LG1HTWNJGygGeVXvTbZna0DfNpPEmPDtR4nPduQ2QaiVHXLu2n2Qs7lhaG5UcluDqBeZnC/yhlBsB0Md",
-	"UD3qtklr16P/eyaSLIbUrxuTdgD4SfDgYxKjR9U8Ccbzbkdsouq2JE/d2ioTglYo0tMqOYLwlsgwHnk4",
-	"wP0WYFyhYPF6kgazeKV21tzQe+LjCJHN8FZ6tY3K873MmAWg7wI9KO9Y1pBZs8NSaI1dkJS8hjtnqXaC",
-	"P7Dj0wSB8N+WTmBGyA5IZKfEdrBL9kClk90EwUKzd0GRzNpjR9WGwH0ZlRVv6tBu2RClcNfS+e8XiMaD",
-	"L0RkSHJJDob6/0jPXEl7bET9CvgMvrcNgWaXlVCDLNmSSLAu/7/DdDdCqP7+c78FpenByRFNCy8oh0U6",
-	"4Wn6iQu2hWMsONqp/q6dcrH3c7tD0/qdNRV7xW7onV5kXHHMY9xlvenaAsvNNNHAT87lHSNCLgEqCOL0",
-	"9WdPFADynxo4NQtHZh7ps1ZO0Si1PWmNr7E2d9tkK4SZ9B2CLjHw6Xziu2qkEVV8a4NdHa/h7W+RS27e",
-	"lf6lC2jPIuX569WPTCShBB09iooYrEgyWpE7eDHCZGWAqOppKwljjyHRQ/+Eg2ECHpF2a59AP/WUJhmd",
-	"AE8UI4siG8+osrClC5aZGix03ZJW02kqJplndmOad2DAXmwfsCaNUaaBR2Ymf9kgKheFUDuyE3fcO0I8",
-	"TAZmTjGPb9WjzDiFAGsX8a0nD1deE+rf8bAzgtzjaOjtQ2xTtLtYBvZeJGT3ZmwOPNDhh4Vob3SWjD0X",
-	"hQhZnYUwUZvhyoy11yLLuXTd2W/8wss+mQ5sGtSrjK7+QYJbk7E2DOOPvOu3GIhdxMueHzcerMIP1S1f",
-	"LFjypQLd6suEgNDMIJ+0Ia2xARkQDQJUOkk4z96Tr/qWrT9yLDgZGxU8zUuItjETSh+eIfOE3QFwd0me",
-	"IwVT/RbwaCGhLYfO72plWIJzVvAQTcVIJqvHQmBqCyPGEk4fjjL0GFBFOc/TsO/4UY6wWHyEg+x13Aco",
-	"an92hRn8ONdHgnLNNWptt7EfhOQagmOqUPbBQxqCYajwtT4+BBMkoTklmbFZJzy1QPRtTVDo24VclvAg",
-	"9anK5DLQjLemXuT4QlIOm7knEjJKqbgFG1kRqnhirqtsl4+CS97fcTaPTiEg8KXNgHuKZNOL9ZOg7nS0",
-	"de8q2+Fmtpy6RlG60NNRl6CWa7hp4TSvgg3N2OmcYPRWDdSfZreJXIoaDoN1SGxURdWSPs4hordYpJIm",
-	"NmoWs3Tgo93xlDeqsgAABMT6a7me6tECNCSZOZLOzMJrY4JvGZu/awODcNRuujtBOdTv1Xxt2CwOcvkV",
-	"g+n8a63OKyB4BVbTMuvCn7N5k9eeizsmcgD+1gc2uFyVS7joNFUbopatYw1EveG7Qbl8okBd2SwCAxYM",
-	"GtVXbty8dlBVaIch1SPL4Wyjgu3ow+xRFeLZ/Gm2cgMASVx2BCATELEwqrdbi4yPGbneo6Px9Z7NdaaC",
-	"0DlkSilIpVHk4HD/ZBg8dN8W1dPq+cXbwad3nwcHBydB3Ew4En/cMJ/m0AyTaaQrIka4dD+cdLXDkK77",
-	"lPawzeXohwTecLvupgHtFVbleDBsQO4w91SdQOrrBwRTTLAj7P6NTMN4JWOZyiLTsxv/08XFd9+9fl3D",
-	"IPmng/eHL4+eV+9x/+kvw8HLs8F7Opj88tuzb8Hr2w/p87MGJljEnxdriLQJT16R2GKcxqR3NjzoR8D6",
-	"DEnImfnxUP9opAF+eNGPrkVc4qHCj0d9w2N5Y/w9MelZthqZWboapI/mYkq+vr2sUQvalmCEi21CRc2V",
-	"dRrSEltZLUDFKykwUO+y5+uj9OHTc3J3CCmIuSKCwu2fS8Puvbt43n9lCaoUMXfesBO+uSC9T+/Bxnpz",
-	"of/IyoQDYMw1wdWqH0E455znLFOQiUCNXww8m2ZenihIdjmAAvVfhzhMW866H9LnH8WUqUZ7WK+RJnYC",
-	"SD/EM5MLVXGZPL2c3ec24xo1cKZy3bSIMHHHUrlgbmSqrAJbDx0u7yUwIXKJybleSpEJj52xNCG9kugA",
-	"8goEYSLPgBA7NvYewj25q5eDzlY9log8d4ZvyOxC6HE0PjIL29PKvP+QPjcMpk0Gfk3ZlGO02ZD1Cx7L",
-	"LAmgDDsNsaWBRpV8M6HVMv2YPOjyVSTsfn2Eh4MRVSwhC4n3CHY4rYIya9GmU9lRXp/DeSaaorTa7PYf",
-	"0ufeRm8woFt6wDO6DO+pthO0ZCtzhqoYM/JyCDnECG+AsIIEyKuBAhveP8tj0svoEtLiuALq7RzvImeM",
-	"phBcgw3kUvT3LWyOC2fMQAwA6IItDL1bALTS2jWBR7Yd7f0eZrIa5EWh3jzTO9GYhrcrrfKOSA+18JwB",
-	"dwThiaFnBkgCwe9YpmhKeOKYySrUWfvkJ57PrkVsKnxPx5ClGRPLdIxCHXtJXLdsZQcuKbB9DMFW6kQS",
-	"784/vgkaZtXKwl07jhx6CfaUq3AXKlV+OLt4/fXix4/vfnrgjY0lK+sSdODJgV3LwalcHwFffzjSMbsq",
-	"cfFs02ThzQwRvFosbCzgLb6+q0oIM7z5qxwIF8HhqSf1ZUTY/nSfxGdvr/5/Z8ODuDLDPABmU51t89n2",
-	"6Mz6gJphaRhT7yxZ7cmAxMY4jF/5Hltj9ZMeIBx4achIJK+1S5nAjOZD/AoBj1QuJaJtOZwtSRLpwNf2",
-	"Ue/ERGkluJytSI+WBACIqSCuBXHocJ8vvkRESP1fvTGcf3w7OIoQPs4lp1Wmw+bJ27UcvwKAAnzB+aaR",
-	"RdOYc7QUZtKD1YmpsBMjz/jjcV+3y3GUQglGzAlP8J2DYb+eYg22t8ycneUwRvyMoFNdtB0xe+gyaB+Y",
-	"mG1myHZkHRapR8koQ8gVA4JETWymSbuFzGyeK13VSBYi6UfVYmxjex4xE8TASW2uml2lTK7VtfYBSs4r",
-	"RBeOHzRPOeI0ekPHLVqPUMXc5PFSG41XTq8ue05XBLLIHHGpO0Zg68tbAL0urBCANsOBrB0Z3Fchy7qi",
-	"RUJpBPWzlbZI43km4ojEaHWZrQfWj0nAiPH22+fpMpNqSExpfi1SZjkyyvXXj8giLRSJna0CpUceU6yl",
-	"nULCm5ksFItI7NhHEHTsEgco8jY8vKP598p4GyMlNvMXpKl7oGW5vk8eDDECgAMpKx1rLZCyxOCgs/FM",
-	"MlXVmp8vvxsOhyG1qYXDdbydDxAtyrLwg+Hw8Oj45Nnz0Nv+pIbjejsalc4mKxtQ1Y2eViQbm1YIZCl+",
-	"Y0mSa6KbpsD/AvMOAoYgnTVLHJBKhSR3ckxHRUqzFclZNrfevtZnH92KCzYJnQSXNBNhwPAfaVowg5Ya",
-	"UneCmHxfwzb297/9Z//UAu7h2dYszy5n01Bcz4ciSVL2KGHgu1x+PxZji/MEPMiQhLDjBke9fohggagY",
-	"FBmxsd4nXXz3DIYy7khCuPGcvCVSFntdNnxbjDROdulU68JjqwCkaauVeWbec5FmiSXb20hECC+B84TL",
-	"rEX03xVVt+f23ce+wcAmNw/gbg5dGiCL2Liz+JO19ZLpEcJtmxdV/a7td4tLCY05XonX7xLr2Txpw2kG",
-	"jXu4W9NW45vLH+G2peL1H3FBs1WLtJqGe050UoJNtYtgeBlAQf9tzu7zV2AuOeK1jCh2xzKakpHZrsil",
-	"58e1TtyIfHqvX35z8en9Kfn86dP5tZhkdI6EnjlTEX7vfJ6K9N5/uHz6Wv//1eXT91eXeFqg5Ier94MX",
-	"8NEAh3ROs1tCM3YtcplCuFCyT84AM842E2jIFaG5ubeMP19+iK1btZUHuJSq8M0p6c2kWvCcpn3LvYHH",
-	"PG+nV+bap/tFj5PNTYlUJfdJwDmJIfStl3xZ1hl8GTIqHoVRxhXyerUTJcYO1sE2HqpOLDjt4p5Niltg",
-	"EJFlKEC5RzNwNdKSksijKioBgelIFsAogedZBTi8c5mxcGJrtxQ4mf2gmqz6FmQl95djmYXylBmfziCH",
-	"UXKtJxZSKT5KGelVEzDbpHx5e8P2FLuSbqjaIKXbSZ4S22TyX/+hDf+IZPoEzxIyo+lkwO4YYO7CcREb",
-	"2qqBD2Au0gq1SFnyHm8828m3ajfqjGaCJbuNufL4psL52SnyxNoXDYPxiixZ5p3Jy+Q8E9+QsNbHnXLA",
-	"LpkzTR6QS1ayCbasFd/3WKMeh2TqsbPavNatUVNVVOH6sq9JoMdoqEoeJ7u1lIcAFEBPA4RZr1Dz1fmx",
-	"/A3BU7Vd4hfXNq+OzD2Yyluj12nM7K3YrkGLdI1Dy/ddzGQuP+8UqLol5N9qAT9bbluqnAc48H7rplZm",
-	"2cOX93mb0aiJqh7rzVO4QwKlnwVuclzcm/WgEQNObT/BMJ05IPRVFdQTZcNQY/1NTJYzmrM7wz4Aox3e",
-	"cpOCvaWrYEjpShmM6zyQrW03/8QnIYDmcUWSAnZL6Bt5Xs2KPHp2sm2ejYhX2/OD4H8tGFjs5h7eaout",
-	"bFNePM1fzgb/Rge/Dgcvb/YHv/zhf2ziR2unaLUEfK+/QJnvKJjNZsh7mZEYJi425Oc9K5q69xnrnxKK",
-	"MwtUK0swAwxWGBLfWJzPelbqtriIORcdu1HCA9TDsLYcXJaw7VeWwkGIIFR340mVf8L0vTc0XlH4Z3IK",
-	"x0AzYgDvD6sAH/Y3jMRwaxTybTUdv5EsKyAbwQgXKtyCsfBzr0is1fENruFejLo57kdOFHrmD5OLHFsB",
-	"iiEwy9OQ+lVfYcYRhBrY0CUuSKznOd7f12W8hzr00OF393l8Whu6yk2La6W3ofp4MEblhqJPK6Ykwuvt",
-	"6CgqT431SxnMyLZZhbdsBWxThvQlY4uUjj0c3CeKLDJ2x2UBuYWRkR4hc8OwdMvYQr/NM7WDAVieUf09",
-	"MRRf3BCndVVX9RJ8GimB97VegA4laLlO+R0TdQq+w2GL7c4O6GahLu/la2TOWiZiotUWii/EujiD6ZR4",
-	"bAvVDW1MF3rvINTuXvs1STOkm3uRNv1/aXECWLe+u4lWN8iImjlQn2hQMjas/HcOKsf2bp7AyzVicmdH",
-	"g5V9s8jk1ADouOnbspSvzF78j+QxbaaMp0p5HMeB1DnW0cfc6jT3mMztfhcq55ldzhl2cnYMsN6NvrI2",
-	"CW57fzEM7e9Ld/zHTyB8Lse8Dnmnz+R8PIMdszyTw+aoum3pjzX31UuGDeu7NseWmN82IjxxJsXCHi7W",
-	"70fuWPi8Rs2d7vZO5Wx+5l7+Bmnq7AcDorYR3jGnIqFZAu9+Q0TDqcxWtRvrbEWmUiZqL/pHplRaUfXC",
-	"qdJ0sCiyhVSMTFJZZEGib5p9YncsVUFHJ0nhGYQCoy/dkZ0YXG9tiCk5t0lKioFtoauEH54A0We/teVw",
-	"bpoT9BjNWDr5xCfu0FYm8elzVcPGWMkarmWQvP90MTg7H0C+ydZ9tRA8bzBQXEw7vGMRM3lGJnScy0xZ",
-	"PjDgAtPvtLekcja34vZ76lxMVHEC7a0J23FfVOpz4S++yC7SbvraAoo/EthciZPeVtW9cd+Exhqh+fwG",
-	"NIL1IUy6OguYiZfgqIb4Z2Sa47mjQNqvQ248VCEASLu9vVmXWaBHWs6k4V+q8DK1ymHLZLr1pv9Cv/M4",
-	"mdoh4bVzAE2pZVR7QPnlSFRlspypzTLZ+oxWQ9BCMJYYQrBiQoUUq7k+Z6Vc3CpLmQsMEQs4mo35ghtJ",
-	"qGN0FWhJ+Fl+buM/qXs1tmvCDTIKbG6GS2zGTFvN6fF4eNwopi0uW0z/2q/JC/tJAI6oYnc0VO5dNohp",
-	"yn5QYfbnkrUDJgNZQPTcAD4wssH1jocvcdEGgWnXboVtfQ2SJfk4hMRAUyrG7I0dJDfQXOTPjoM5ILvc",
-	"st61D8lrqWvauQ2h19Zf6HCwWhqi8PEnLlhIPWOqbGhyE64WKV2ZZNpI7741V2qFB64SWfnxy48DhEQ6",
-	"eHn4/ujsOGxA8Qdds+vvu0y45cVpj6+DH4SGDTC6H/kSDubJu4GTOU279O9O8uQhgQuhfcL2s5R9JzJG",
-	"dr0LNBTMSsv9WYqqq9SbkOrmYuTC69AGVWAdpdYpkTBIDsNrNppWY7bLh9WuR3v3A13A4I5mkEKkS/Iq",
-	"eOu+8358j+WXTflkUtNrBy9I0nbzWOJXvHhxeHgStZnYysr0rXDTrogcDf+ng6Q31CZbjVi/1KjSzA3D",
-	"vZszYAcl5y2w9dh5myuLJFs9v9v97oFIpYxvcM77i9MTN8MTYwD5tcBWJc48by9uWMVX/Kzy2znWUfnt",
-	"R6hQN7ByMu9mbbmQbqDNxzA3I0zI93bLVph1DAOdcgFOWIwFe6JIbAuI/XDv3vu3Z9dCcMEi8u4HMpFF",
-	"ljMTNw5YDCa0jLD7PKOqj2xlGV05vnJILBjzBSOZTNNBsVBIZK0NjGuRUjEt6JTtA2ms7ULKJjmB6CHD",
-	"fA00iqQHkd88h0R6y0Ddr6Xp/ba3YFQUep3uTTKGHheFRCIlNdVyxkC0tMBRjm6QOuvAYkZvpnRrtpkd",
-	"t/OMKWA/AI+KoILu9CVDSJqu341ZyrLVTl/O+PiWid0+lWNpXb+dP+Z5tn1DDX4px1IU+W6fZrv1NCtU",
-	"TseMiht99E8nXM12KYdNp7t8tmt1EymTm2S10/xMWUpzvtNoTdMi302ibvmS7/KdFsL7nT4sFrv1cc7T",
-	"252+k2laqPFOgj9XO0nPXMtuluzyqdOlO3wqs50GyGrrHb6UOylAlWd0OWLZbupTFelixs3dbdePczmn",
-	"CELb+cuMsZtdp8bsfl0/DOVGOQdtR2sF3MDOOrEeZBVhWP7MgoA4jzE6JDDCBXiH98kZUeZCAguTk2th",
-	"SdQNef2crsjI80/3YkbHs5jQnAz3D09MvrGNFFjkgCKSjmKTSIZlmeon1wJy0UzRgGVsqGqIIVTSjevF",
-	"ifxVW1F/JAeH5L/+AytKR/1Q/iT6x3fGV1+/8xhTxaq3/8cdb5ONQ9y0LGRG/8tP3zfPdpjAaVpt5bvk",
-	"7eVZ2HF9V3/z8OTk4GXY5xIGm7jNaxdSX78/D6ZIqtrYKT4NvXe/HTfhFjAPbnnSNF6X6yfKW7Zq78PQ",
-	"Q77NIwwFhur/nkt1+0aKCZ92XKXxGL6K9bqLb3UxsaGLV+tOWp6k7IrPmSzySzaWIpQkaB6UBPsEwFt9",
-	"lCGohmQsLzIBF0d68UGWDFHjjDGxT96a6MKXw4q/6uWwEmpY9QoH74Nlxpko7102462Xr+qZmLHte9QV",
-	"vLTukVkbJ1tetUWhufxERyzdMWbKnqfLc+8imexFe78u0mCER0fuiLqCzwrhg4mTXpwV4mMSA2YAtYfC",
-	"XmypHuKILDK2AD0t5LIfwdnR7QQp9HzD3UDzfUAI/ak1MQWAYe+StYcN20xacbA1QqhLmgD/lVXCLfYO",
-	"7w+8aCr81/H94V60R4/1OYaFo/RyL6DHiUrGFnugNG9GK+/CM1BAIzI+dsArf1PM0ic5pqleJyGvdqof",
-	"kiVN08E4leNboDCPSPzhw6vPn2PSOzwezGSR9R1ul27EE4VM579KUSMeOzh4NRxWwfd6fxke/PKX4eDl",
-	"L//r8C/DwdEv/Vd/GQ5O8Kdg6PAnOeU7cmK421UPmELQf57RbCSzO86Wg1uej2dMqH37RjXC7+S4VUzO",
-	"0sCDldUsaXo74GIwljJl2WBBRZ6tBi/r2LGHx92MCHsx6SoNz3DezGRYNvHT4fHwaHBw8HzDZfNX0Swl",
-	"Cc1ZldVAFGmKph9JZe42IyhrtR+gfnisDPwSXHU7QqpEQJogQt1gplXjgmXEvkZ67gMwj7mYEqEtZpox",
-	"505rH4bySeafTHnhe5N2/DM1HqjOqGJd+LY6xy9tTE0yM2UYMH05q+FiuaFwdJHlzDUIvRvZNeG3nz4y",
-	"DVA5DXWU1rK+Lew/n2RusLI72QB6eUEktgKAEdIz148LZmBntRzrQe/r4xwM7CI3ODgQFswnRLClORXG",
-	"bhbia9Gz5zZ8VAnIicmU5cqC4cFkoRr4A4H3SMonJtfPrY1TJNvUKuBamF0DuBE8ji/El9O6ItbdidGM",
-	"gTYDVpY5fAIssR4nMSXAYd83eTugb64FnGIVkUuBjadkatgkEhimiMQX18VweDSutB5+YgN8IvBfMenF",
-	"F4fDw2fDo+Hx4MCgRJndDvTftUgswI8X8y4G+cyrVc+TYegFWw0OugldGSMMoiGMeiRfdR+vxVzemVsG",
-	"fWLEweMq1302s45jFDr2blbyfj7P9n1tww5wNWO6LU9s2yOYgNCeUDUHLA3Q4bAVDdDaYvlMF4h4s0vU",
-	"zHf8jpHYxZPFsFHdcpGUPxpMqYSzvPJc/xDDTQrCzqVc5Qa3y+Do5DN2LWAlIpSbti1YAsUheLpN3p4Y",
-	"wlZjd5BeLGR+Y4DSRoDgEoKD8u+uWm001sm0JWsQlOtfC2ae6134GyIBt6/qLWf5TtW0uffU842XnvVT",
-	"edNl5GfAZwpFp/00k8TwdSNGA10suJi+InF5MRcjShYwrgy0ttKTokjv8svXz+/ekjdXCOgUkblgcyn4",
-	"GG7irkXO7rWqi/2gj1ivC1MJUaz0ZsXnP1yRpzKbqqe/yWz6Mfn21N4bPrUAUwOo5+lv+j/f4mqiUNlc",
-	"ONmWNVZvVyuvra3vzw7HykjY18neq79sno0fPPQroJGvimnGDDDUlQywHogBwKZZKDVlQDNQtjkQm3mY",
-	"bArzxi1qOlyvcmWHswW/jd+YdTn5BUYgH8+aeGshmQwmOyHAW23S1XX3X5EY/4hJLrV+L0HlaohepyS2",
-	"ExpH6AmdyOxaoIYgPcXQOVOddcJEgin7WqRqCsIUMypyBy2tS/AqHq2uhUCu9B4lSVZM9dAyccczKfTW",
-	"QlMz6kggjd30tJYCpYWmbkVtXQujt7Bdgt3gXTEuGsVEwjJ7qQz5lOai2QJWGqzD3pfvz2q5b9j9vRJg",
-	"DZPLvY7DD7bGqqC7L9aFnCWchg5DImcivwrikL6XhQCBs3TqliXhiULgGmRegnt4PVpTyoXKITnYhgAw",
-	"kTvfeN9PvOJzOmVPFxDlgH//+4KV/1iy0cL9Y8on1W76Hz9GAoDuk/V0B+J4LT2J6bp+MyJeULHHwAAX",
-	"mtN9bNrWQ10wFfkLndvswbkBqx5TlSvSi4EU5Xu2ihEPiAsSf/fuijwdSZolSJny1Mzo099u2epb3CrO",
-	"WM3o4cmzAMuiXLJsTBUjM3ZPLj+cDQ5Pnjloci0A1d6/nLx4lgxfHLx4cTx+njw7eUkPJ4zS4fjkhCbD",
-	"gxN6NJocTw5Gh6Ph6MXh4Tg5OEmejQ9ORsPJcEiBErE79hDqThgBRdRMLr2h60mR4tkAHbuKjKkgIwYD",
-	"Srjep8qTurgW+JXp4HIm02rsYgTlCyKFK09OPDYYmBRtEhmDJ2GQ3HYtoBmjlUnsQOe0zyIDCqAzyEzp",
-	"jfMH5vXavBy/ODw4apl/7OsDU4OTD2+deOfYzVh3n5kNG11LOfi98ge6eLi25xr8u+SimzIJpAkJSr6T",
-	"c/brIwb51wLhwRpHA5umKWYGPQQBEfyw2S5O6cLCpxhBaZlB4Ma5WYrUjC+2SlItwSqTEwbh5TQl3pt4",
-	"VpnqMxqkVrlgNW0VK/BxZWxKsyRlCha5br3F3s4SPBKBiab4VAzkZFId7XLus1aDDbZvAJVCYfqXNsIT",
-	"kjGDcbmg+UxvB1XD+e9/+8+430rfy2z6ZU1IP7iFQr43C+UfK66neBm+5IoZ4Dg76ZjzpjXqMoMcOFnS",
-	"ypocOP2fgRrLBSvHST0iBChOUDl0W+Q5LMSi2I0ftlNi1mqcsp8Yu1Xh5OQOfuT2mll3zSanryUONOVR",
-	"yzuWZTxh3ar5ar56OOBVlhuXzlawzsfFpLIbqG1BZc7syPvD0yXNTw/Ra20LPfw2fs5EcQN21YYreQ/H",
-	"tB4svKQrZ5Bx5fifqze2JuTGcym69yDiubTQ0lQulTlWyPFteUevn9fwKE6GLcyn3a/mdacqQdQ1bCPT",
-	"sFhXHLeiCdclnmd6iB+luAfEDpSwxl6b6l1uH02g5fEtzcHfhUFFXamcm3Byt11GygyuSM5Z9kYvpZ0j",
-	"oIBUrzm9xgcHGBoGzM0QAR0iAxrnxpUR6Oimadjt8rj7ZlCd8vXUws2Jp4039m6f2VmIHiwn/oXjFtF4",
-	"aFAIvNwIlLhk7Da8xesnCV21oGsPCpRXbwfp+r8LfLdZttMYAi1hty5ZS1sIETnQh4HSWqiCkxxuC0ny",
-	"5KLmkL78SsxDXcdnKfQmnEvynFwW+u9KRc8311MTMehfWXf0QCXmzL+uUtYSl/2x7N61hbYlFkmXtJty",
-	"rhr8HcRht64GNHoD2thuwD6/jw3fFDDWyhYPzpe5m34UKkTa4Xw3YuGY5K2kN0HmlTk1lyb2rn0/fOaX",
-	"8zBYrwmJ2QL8lhvIEkggNTEsUCZ2x2/8prG+2ECUDEEQ0Av1yvAcLvKY9BKW8jsGyI0LswFEELMPdLEk",
-	"1q15IxUmtMYRloAXPPSOZXTK+hGJ5YIJLqY3Ji85Jj2sbwIXJA7RGViEMgO4H6zwWtRq9Glxb2ShmyzY",
-	"FDhi0cdfPuUiJj1bZp+MWL5kuuKlvBZlaJZ3mIpIzJUqdHNzessEIlkqdkpcFRGJLfSq1MUzBNRQfCpq",
-	"11JmSGGy7Acen+4Nr/xLFsDop2vXh4Tq8FXvcsqC18TrC1ueezGF1Vk/ONQ71OHJMzKe0YyOc5Yp4HGD",
-	"1WZ4P7MiZWqfvJHzucSU0lHGKLBo28BBBbxm+kiZcpX3kUwhY5NCWUL64+GwTtTYKqjx8ORZVd0dhvpY",
-	"5BlvhSFYuyXS38Hl8YJlxOyfeCsFt46BMGaajeRslWQ0Z29m0h422xq7k7Tgyee0yydKJryYf552ih5b",
-	"W/5uhNqZly2GCfF9M7qCOKonCj25ALel4K7zFHmTuSJygRVpIYEXCJ8KmUGklTBl2ygwvmAkkcxLKO4/",
-	"yiw0Wq4tp6Tx+7bz01BAaLK+AkYrIvro0W6ghZ7RxYIJIKIzo6dffqIMxpkNjmMZlwkItQskC4yo/nNi",
-	"2BXVu/sFh7W1VvGbynskpQsF4RRw86//5YHXHhkOXTmJvJY8gXiEild5Q1NaWjGV6LKt9mmrSCG/FRYn",
-	"oUugq2rNZqdfbTih1nMVakMTlRdFrhDPSWogQ8rBCRkGdZOzRG8MzI3Zzj3QyPb8LOFzNqLNNrjZ14zr",
-	"etzFdv6YjdwrgSpLnNh2k7foMBQP4PHgj0UOUXcT+f0NcD4YkaoyLIS4GOyothGxNTqDpnNvKTvuIycx",
-	"UV0YN500tPH03pv4WoiOeUJ6cgIQyFp2HAtTDVXfYF0kELWfW51qQJmaBNXjE1h3NJux+9iJWaeDhDrg",
-	"94cTCu7E46M/LePiuuEilWMTNcqqg3t3w+yaW6m8jWgqmyLeMJONF3EPJo2Dkts0EdgbA94uIHVMClbf",
-	"+EcrYiioAzdPUgSiX95q2dal8DkLU/onBQvrT5uPFigQoSRHTFsIc64Xc7hsfBY4gcPvmIqQc4RWh2UY",
-	"LgbAgFp4b+FwBeNgWu9aYMoIzkmJo//uflxkKpwC5KP73zD7YkxoyrJc28VgvlXmK9yZJVV5Q2AdPCKp",
-	"nE4bLUFpSUawCnvwhuSkTCbF2BzzhHpyLWSRL4qc0JTfMpOYJyHE06QyIftthFGsEN0JZn4qp7op++RL",
-	"kaYYW8CFaQjyMl0Lkz6MLcbIdmQG14dLlZM7mnF9ti3zTgy6oyoWi3Slz6gcsPWXtmQ8UtZVSg2tcFX6",
-	"PBpWdSqn1YiTl2GXtC1m0/b9k+6dqfFbtAfDFAAkO4Sc0q3XHetRyApcBtDiSultVMdaPw+Og9h2DW1+",
-	"cXi8Q5vXmxqVc7Le6oB+tLywaq9p5VXN1tp+HzWdbuy6Cg3d1yxh2SceYugcUcXV9ttu8/1reHvHkNoM",
-	"fYbbPe4tsxU7gVm6LjTBWUJk/cPYGxdFNp5RxaCuB0LvdvN7L1Kev179yESCyB6BeIKGWP44yegkj0mP",
-	"JRwSOvqGhMmMx6nhkWdJrBVYxmgy0ArRj9yGIvbcEIbzu2Wrua9CV4ZoScZpkbAE/DTqCarzanDri5NW",
-	"yuixg3hAvKGfkVlU9XnZindZF5+mMB9fWDcu99d2cZfkJhmGA7IxVbqgkcxnVe8rvrI2MdX1E8gPNqA6",
-	"EJu4MsmTertDzE9IrARabj1OLkXeZAY6xJ1XJBaMJVrYeguaERjIV9dC//33/+d/k54UH/Te/QciBbQI",
-	"foVJQf8uS/qnxPbPfI5JCva30kh4ooiuzHrIrwV0QBcI27Ru7CKT/46K+JToocKyUppNWQbXANCcOCLx",
-	"gmYx/ADNik9JbHNbYzMm16KHfSOFgCBSveJY0oePx7cqJn8kY8bTnv2QPCX6Qd968O9AjAyyYu3W4BoS",
-	"r/Xrfk7lE0Xm8o6L6cAcL8lYmya9WmnAR8THkJ1qEFFgKGZUHw/dvQdZsdxcQWj5vXKyq1sOXSD/9R+k",
-	"0q5Qwl4Nk/TR8txRM4TciwyuMGDN2JwVSFMcFSuFoWiQPduDVenhxHhD5FF7jWQxneX9BkbZ9tn2+tX1",
-	"oNtPbC7DcbbVMa981VrloQB28dijhHf7ApZAp7AZOr69NLkLHkJGOyjn8a3FAluDpGr1terW0k4d2w20",
-	"wNNmnS5XkGqjFalGdbjSURO8gVvJlQ+OD0/ayRuuoB1dLebjxhXVsgC7xnbAsHaIDG6tuttqs5LcAonM",
-	"xmmlvz6PFdSGSs+8Uao02RKEVNGW3VLxRN/KcX3K1nRGqSU3mg1fjR23dliQ/jmilbW9ZhZ3wFD3P2sR",
-	"jm9rXKuwsa+XxXTKlN2IGgwaZIVCxku8DUSefUhCBQgGbZzAjT/PzZYpWD/yU7rQBkIjQ7lKW9lDxgJh",
-	"Cfkj2W78nF4LY2P8kVibyZVwajZpY2aYF9HIsHrEGRuLjE1YlrHE3wVD2/n/3fF23fH+7G0O68IHtlyD",
-	"WESEkipReQ1M4sX+85O2+99lMGnwamaaoPiv4D+12mZb3Z137fabtM/E0oq14QGxu+ujETKYIYSAjm8r",
-	"SVa2RdspYdzS7GYfgAI61/rn/5N2RSObrie/mNgPAKpGR7pTjz6DVEUqbJ7UzYOA/IZ0mEkfKUn3y5OO",
-	"PgMIabRkPjOsph3NjkDoeoMJ4SyHZpuhFBBrX1Rm3zNDaiYFmg7NxsKfS2PE2g6e/K+p3hZb6HeZLALJ",
-	"mOV219FX523OoXujB24LvmHatNS9VHArKP7pMLxD7pK2XbVTPaq8jKkZHE3PwWnRnYmlybKs+J38KWox",
-	"0aFIimBUj1lg1gEEmCUZo0l71rUOLlDs3s4yhtK7zch0zj4IYLVVhsdsGvC1Zy0Mi9fw0j+YtrJlqu8i",
-	"pVuvjM7TADeXT3uIo2AK24YW8LWakreOQ4PE7BnT5rciQEXDkjIVME6pSNSYLgC1bCGzPKM8twBWUt2q",
-	"CgaJe9tkIOiXq+5R/4218TmnusNvITVyffoT9/tGyCh8C8h79F9X0hBlhCgw9QtPlJfHXgJS4J0leLcy",
-	"w3uOjj/FsjuWAce4IlRvfbP+PrlkIiE8vxZUkRmj+nQR3w+whkGu2xAjLhtVJP4T/PDHmJjIyZ/Y6FKO",
-	"b1lej4pVslA3Cbu7+fn26O7Li79e/XpxLD4tXox/Sg4mH9Sz6b/Qo9U7Niy+51/zk3/9678tn49a0A+V",
-	"42JHKSg8ejq4mFocpzAeXA0smt970cNwOAMm93QxoyNW4namUt4O4FpZgc0wjMjXiBxE5KM+LX7SAwp0",
-	"dBBdfS3Wxh3mBwe/PmbPv//z5+PzKjLsXw4HL88GH/7l+89fzgf/9stvz779j440mFdMkDkXRc4sD+ac",
-	"i9xY7ztcflQxKhtWr2OW7Raiq2XbmYMWclHNZJEmZMQwsh9hEKjeiDGy3YINSoNUSnND4gzYSmA0uWN2",
-	"hRO2KhYtDg2N0bNdLPPmENyHxt4E7MTw3ADUWHuAM/PBZTGf02wVgDhjAuCnjY+nFnXNlkzlZMIz1Z6I",
-	"950tMGQBzjNxCaAOgTvNBU+ObuaZwd46//h2cEQ4aMgJZxnRRSXk88UpwTehVeZl+HvtE3+PMIXrkXYf",
-	"b0ekLpsb+QMVRl+rDfW6vZXMeZ4/7LKaNqerv4MDmWPGQlRSaNET5WHSzemC5DJyOjFjC0Zz1Xp6fRzG",
-	"+uy6WjqiOq5ChZkMKQ9+J6Q89eh9nbzmWT4LiNTPP//88+Dz58HbtzGEh9sfYvIU/47LI6UBe5vSO2aB",
-	"SWhO5sV4VnOVvHwxHAyPBweHobgfT/sPBy9/+e34W2+Afx16f/X/1P9TcC9IOMs7elzf2k9Cg+iAL0Oy",
-	"AukSkJZaZBkgvHlghQ+VEwuiuYbvZJfRjtcDk5ROO2BNAWnd+5QGgzVaX1J+kEWQEdesaNjGIBaQK22H",
-	"TCuBhd5F4zyrMToeDIeHR8cnz55vsvg36neWKSnggOhl+JUVHIOYrp/RkAOrhrL08e3ghQXEI733EfkM",
-	"BtIPETmLyJc+LCEAjK2uiPePhMhda82PB4Mj47CXEzKmGSM9UWSQ36E/6Z8a9FpYwnr4uSCAyFlt3vFP",
-	"vz8YjJ5Yd1bydRIOdSlD4cRJb2uorpAaX7zTr3ZlVzSGXRzbwGUsz+027tLfh1S55aKbs3wmk5aUvZ/x",
-	"5e0kw4GEiAnLgLRqt8tGf8hcoz1O27L8bYfmale88J8xBfAxgOfU/6VqBom4+n8Baqt61jWvt6AgrdT4",
-	"Bj+r/maqrL0I9Vd+Oxuv/fQVW1Z2bLe0+M50uus4D8PtLC//HcJWztiPXFHCIFSUHB8eH9bST4fDrg7E",
-	"zUIZFL5yG1nTCkhjVmMi/vou1MEpv2O1He5fzr4EX53zJElrA/HnHz5++bJV85r22NpcUcF+Gd9XrUcM",
-	"onc73GqnVLzHj4JBzZBy2uQ7asBiBq4i84aln1uAK8q4sBFXrxBQOloU5V3ayfabqqADpiFKm7cAXkmp",
-	"uOLGzMw4Td+JJOi0cD7k80wSeFMLt0LI5oQl6NDyAVmRIm9C0xR4vCYZYzbcrlhMM5pAgGD1BmiRUgER",
-	"/IoBhwAVREJYtsx80jBdfaOzZHvekP48mIV6lRWMLGc8ZWvU+JBvLCDswI1AyByszQ/MgVdldZSjUmid",
-	"vDUJ/Lssw4Didi4CfH3dM2AqbLil08Nv3oDEW0iqhiMTV5Bco7WZnvL7GS1UXX6NNN7AZ8GQYiOR6zX7",
-	"Q/1EubMLNCivnfoNrfMik/BjzrJFxhXbfvC3fW846XvqIMAmZIdlaoHeoW0AjR7fD/Q/BuYV8MVKl2td",
-	"8WrTBb8Bpr5ob8lGMynhvs8inNpw4puUKxQFzwIo31l3dttV7BkYG0bJizCGp+vlyZSPQ86O8a2QS0DS",
-	"SN7gFDUHecIZFIxb4n9XOZveMUi0ID0pyHfvrvSRAIJnof6GuM5dcDexuh+xtgbZL0YpVzO4Q8RGcQDl",
-	"GFvGKBOLLwAt3r293yq6gLelcHOYrBuJjOA1G9OV8zwN5w52Pg1Fe6bvjd4F8zwiMk26exFRruw0bLvi",
-	"wzGC3lWgXKuT6bW5CxYnNuWsFMwmwKBScruMI0rw4+f035UivMUycC0oP/LS+mv9aj1CAXuoU1e35cH6",
-	"7QqkavoQ7XQ81rZELkvE0uVMbtU17X2i1Z4bsPRQ2jla+bs1d0bvGBEyf/xmdaKObJvX73wj7pOqLO2V",
-	"w9EmcfBuk0aubxKQgSpVzjKtgScuKqSHjrqRTFYQPeS3p2+5ZXfR221WFAp08/o5txW+pTkN3Y/AW/uu",
-	"XfErQs3+5zquDeJKwx+wADeOuK3QBMkKuXSbYMXQO+qEMhgYtxbj9e6u05XYT2hNvUVIsdCdWGImYPsG",
-	"VZ2zb9Ees21xF0+1Wdtue2IREbYiYIBGwaAC7AwB0ZYTsi4t++XIedZNLdZFJqswLF13S6qTrLlmPuRy",
-	"rMyWbG1ZGFwGYOd313abVsLDhDnCES5r87ILfYPEH47mBWD6sJtjzU51wLxFlZKz+zwin2l2m8il2F9z",
-	"Sg3boECWgxpAjxrPqJha9AGu/G23winrwVI2LBnozNaButySTYtmuxv7U0JJXK6fUuVBQhk2XoUyajet",
-	"dd0kxcOknr9/7NiDbmnUg9Oj2+Dp22q2usvNMBrLabdFsFOfKoipW7poK9jUg92aHsBlPXhMXNbOIDHh",
-	"2JiAe0RIMbDIlYTd03FeS02ICM3JXKqcPHNPFikd13mqDo+rmuJ4WL2A/8Mvf4IL9z/0rq/38a+Ga/dz",
-	"l158UYiuipTm4xlrAPPaYUm3xjjeBIfO7hcp5VvDPi8K8c68+S3aM3TQl9zcUDyqCrLQ0LsmYraz7cqv",
-	"18ykn6xvkiYMYsogGTtGbzTCPj5RZMVZmuD18v5jQ73j4x+bz+XdTmIujsruPw5cEW6Ub2ZyHNyAVBmZ",
-	"u6MJdVH4hhP81VFo2pBwI/n2Y9/Um9XUBJRfnSPPPFM2Dmydx9tqgHLZVUelk7NJ2w7js/GYLXa9MZ1m",
-	"LOCW/lyonIwY0bbzqU/rCO87b8NfCwkIBDnL5irsVQ0wtM3piv7zeMbEQK/yXzcxs1WAdY9bWPXrce+f",
-	"6YqSNzO8++sCS14TDGNx4IA1T8ZrmwCw9S4i4WqR0hWBYHnAOwVTcEwWdMoMiU4ofJWOLYBj2cl/en/y",
-	"8t3w9eNmAmTcmuNeRQfvD18ePd9rOVq2jMi2unng/lyUebrVDhvCzHUun8V6ztFWyJ0N6IJl+4PoOmOa",
-	"ss/0PqyKc8Olunm7wR4Cz2KYiTFHCkaHEOjeaB63yyK7CzGKnhEFT7RgYVKzWkiR6EUMzGo83ydvjQgm",
-	"NKcQxnhKhCQ8CXA+tUps8ZeAtmdSqWyo+m6H9L8WXRPLasLU4L9sCRgQ7eUzKm5/lsVnBNAPi1jDRUn9",
-	"2GmSYvybB7OPlN1cr9EbxrAQ+Cn066dEKsYsTR/mKoEGPKyEHSxbdFKFIZIfC1GmG8BYZaybQMaEzNuJ",
-	"loMz+Ni4XyQsQxib3P1zSRUB1wFLIHVlp2xEgN+/s/PREJCRUpUjag5CH+In4Lg15Gu7yYKXANvUc++V",
-	"x+56N6qRNh5CXyh8D+Ho4QH826DSVDG3YA7/HWBpm8FfWtjZXu5qaXK7de/Z07CoGjDVqvJUXVfN8Gr+",
-	"/FQWhKfuoor63Kp9LWzaPwgL607yMTvfgmhQxTDANe2WMuRPIahJwicTlpmFVa45lpgS4Nxr6sSf+lW6",
-	"6aOXw53wETpgi6xjhVT76/DJyjT3iMxoOhmwO63T8MwyrvO3t14fPpJGFxCQRuyqR8Cq2jL91Um0UTAG",
-	"zaI71pOVnPOu7TT4EuUInF+8HXx693lwcHCytwMuVHvd4mMzeLAJ64hLqhlMYQNqQn1MQguzleLYhUav",
-	"lbi0pMCrU2jX5AUP/olBSuDKbMmbYAYFoSPFRN5vI2vdCfc2Y4OcCUIRBN9H+DN7JbT9iTKPIugUdR9w",
-	"ccdELrNVI9pDK0AGK284SVtl4MIwIq3tH7zRRoIPnijCE8xrjNHrtM8T4PLVhz5DTpXJpSI9QySu20Fi",
-	"C6B1g4GBljyrHZf4on7o6Abydd/hPHeZy/Ht1X3LqK5qw0xVW8e+vOqrX845KwGTbnNO03R1Y5e8t/qd",
-	"2eAbDdWYSL+stRFtBoo6E7VrjzJtWhFqLkFID+8ZKfmXy69fTJxFRJTU5/mETzk4s1Op8v4++SiuRYbe",
-	"QtV4eUJ6c5kxQoVaskyR4+Gwf2qr5kyRsRR3LMvhQJBLm8L9RF0Ll3kNefCkWOid92U9Bf7gcP+kmgA/",
-	"wPuX3w6ig5Nv7hLmt4Po5beGi5htl0ei44XRep+JoHOLJzrhLE36+6FebLpWGrS+V/I9YB12gVvWcDWP",
-	"/XiiyC0DoAhKQASVAqzbQvC/FsxyHyFqfXbHatl6EymTm78WNLVAQmXP6ODXX/T/DAcvb375bRgdvQwj",
-	"FnhuukAsFrJhaX1FzT+I9YaQHrC9nQwjknCVczHO+6eQukfB4222I4lRwatFjfu/IwelT1YML9tr20Yr",
-	"NuBT9JyscgkHVgQmlsmf6mTl21vU3h+5Pq65XOCYZjTnYvpEEXif9BKDmnLSPzXP3HgjZEWVX9bfhg/b",
-	"2PP/HY5QW96F4ytax9qznXwCntAizdU+iSF1UiFUjBE+KhKyYuqpkN649PQBCuX4lMQrpuKnsZBx//Ra",
-	"xHNGBXBOVnXModEpBk1ZC3DGR4WhXISK4ViG0wKJq31oh5kUKpJr8eX88pTEYmGa+OX8kvT0kEhALnn5",
-	"97/9n4MhQH4okrA8o+NcZooM//63//MMLi2hWEcPafRa/5TEObsHRGkw59h9XvY1IsLDcYjgMgLSEmLI",
-	"voixO+MiUzIz16HxJy5uYwMp0w8BSGLNocjbS6eRFOaD2FfN/RK2KkwygrPXrC2b/fSe7PgT88Cimu4p",
-	"tITU8qz3D1thN4pFME/MznS4XQuqFL9rarUTn4Yr5bHMWA0IeGvsGn7kl+21IvIbHFq9G25kQEw3RHW3",
-	"cbIFC93urYe3qm6iVmRHv4/6cwtok/q7MnUHIhn06QaKIByockHHxGC14ZySg/392G4pcXWbQAXkvTvc",
-	"3z8Yat2nAADpBlVnDIdFOSGx2fHjUxLPizTn7gXdDD1S+i27pVde16MeE3otjFmrtzBjrB1Gw+HQA25C",
-	"RXwjZEwoMftijb0WermHyyjaqzRWb3Je0/YiO+FYZo2t1hbUIk3an4wL+53/4xdojP8Lwki9sQ3xH33W",
-	"bQw+ucLm+j/9zNQXCUnUfy7MJcT6zfEip2I7QtlZ+eautzdAx+sRL67rGghdbosr/Hvc58AwNd3jKCby",
-	"B8UXs+yOj9kbQPh4vWjSt63uGKCh5d1CTu8vaN5cKIRjhBUqXA+0qu4KX93xXoCmPPlB5Bj6sTU4rTF5",
-	"4BJYtbUOODgFMg0wjTDuBO2FpUUgmdNbJOhlyzL9Txsrd5IneAWecnELB7gOcdkgZ1ZSKwkadaKXtQmv",
-	"TNTakqgMkp0zN0NO/iJ/1XaJDSqFe9uVxE58s654yzXrh995B+TjYXPs2878jPf4PHQs2nRl5jwnhsOk",
-	"9NGSTBaQbR68Lii509FVCMg92visejZfHA3b3rRVKm+FnlI3E5Aq1wtMq3q0a3Fn574L245fZbA2itD3",
-	"RiBcDrAEiIgRQ9aYUvihSSKHbOIJ5AnboaruqKaAVvup14b3+Fnlt9dlIyq/X7oWVX6+sM2rFszWXnzr",
-	"Gu6PxG5RdrUFV47D64xyxRKiZjLLScZHEQEa26S7t+DBi7YePrQwFwfOSdZDV96xPdlGvgey5heDZb+G",
-	"b3YQvax49o6bPHu+fgi6vvnCRB8mEd414G+KsHuu8lNyyxY5UIjzOyZ2ChTYqGXWF3DT1au5Q0FIdC5A",
-	"n6h9cuZ0iKWjx9e5IpBTzxI3/qewdyGpJR55nTqqJs8dP8rNSljRdNcujQpl1yVUNyjLjg+rvdx2c9TF",
-	"7tzRoLR9XE8AKR2LByGbc91mrBlE+AZB4DgtUECAVvP0qGKE8tI71IemP5LDIfmfVdf1IQpCRTi2DVzV",
-	"7qzT+d6TjObrTeodDA9PyB/JwXD/8KTeCv2scyusdVuqm6Ph/yRGQIhi4yJj6HjV9tEpGdEUWFqTgpHn",
-	"SPFvknf1OyANgSyy4Vazdn3JQ3hFQldlcDQZU0FGzHmsHT4tVGsZ3LQZTX6Vgp1q44KuCE0zRpMVMuF6",
-	"9xG1lJbh4bPB8GhwOKwHY+21ShsFu+ExzdfGNd8umU7NqFZ8vVjbvnH/lMR22IyncSwFuJIiwufzwnBZ",
-	"yozECRvrfiSxHkD99bXA4V9QEz3HRGIvReOy5TGIyOY5AUB7RWLEQU7iqpPB3RTioNgGw4BhmxyEcv0+",
-	"EL9oawPhEL411Xk/XWI53i9nZSP8T8v2eL++s02zU3XljojVqXoj54vCQNSUWNevDJsyF8xsUVyRup1t",
-	"9rYmG/taoJFd0VzIpMwziHHr2c2y3PpOLVUfsDYN+6euUb56VNcirgt2XNeSpySn97rCuBR495LZzjC+",
-	"jizSQvkVXQus6RSHYeMpYp/EucenqHf6ezrO01XZ6T/UO/CHa5HT+8jcIeAKLL+Pq2uybLMuLFpvTZiq",
-	"sSy0HWZewInhj/B6SS+fPWt5LrIDEaCja3+4yul94PvnLw6et/s83IBnh8+PW5VQ941XuhQcK6/JtdDG",
-	"yuSElOsFoxYipEvSz6aw30UmR4zMGVWFVsbccIlOac6WdPVEkXEqx7f9DgwfTCjZAM+Fz56AdtVHBZp+",
-	"TAzlAFe2zuqmB+0bPF/bsLcekNpkkZnxtMlkwAEeOhtVb/vK/MB98l5mJJEyUyX/0ZhmGTcWicr1fmOB",
-	"7KF85FweyyxBevoD0pMLJmBjG5IehpX0yXJGc9B42sahq1p269GL5nCKkzZnrrrY4qRZGhQYBzOEG+Tw",
-	"ghkq3UAYk0jYfdNxDj7WZyCT5Gw3ZBOlQnoQlTrs18FCQticLk+jHJwv0ggaKshSsgDWpZQ8cm2k6+X1",
-	"XvhUagn1a1ZMIW6FXIobrCUGuogNNYLj0pf4fkRiLjD+zBYSXQuQqZs5V3Oaj2fGBgKRSiRTEAkx4bnF",
-	"I8eFpM9rWNzNpEDUOIxqyWdUkJNr4RgiZowmbiuEzdwt7khvVfJGptrwkmkCqGvUzgnMlnpCMpYzoYeg",
-	"XzWJqqMBIZGVrhlBch2DN0xrQQNCzVVjaa3MDWqmritebg8YBeGMSqk3M13K0wah/yEISB2/N1flb/Du",
-	"PmdzQO4rMjtZKiLxwu7c+pVZMeeJNpvK51oR2Ct30APw5rXQGsa+Vh3893vR3htAS7J2ui6jDE/7ZSsW",
-	"t+nWjiAJVjxan5ntFlY5Kh8Mt5yVaxPoat0wT6oMDwldi4WiE+yXROUys6YvVwA/WNFFJy9DyigpFikf",
-	"0zwE6uqKtkc9U0XPEZMbBQKTT/M4ckw1jGYpZxm0Qm8S+RI8R2bTlIKhMbwyqCNaT8zqHrphOLy7pCrs",
-	"Mnel2t8WpOkfj8rB8WpumD+l+FRcUXXbVijrG/YcgD9CiGk5VbdPFAKn9WKE4Ihh86XlfgRqkub2Lfu7",
-	"fvPUmfFSsBCIlp/q9HiQfd+CAwXBqLuGk+sjTlu3mBzTpgSuMvRaizSdMmLfrsdf69FsFW+cyq2W2yeZ",
-	"X7BJ6ySKnaLir+o5MH6EfFTLpVENqTRt0mYe6LM1E1nmNXjT9Uuz3NTi0XfR/rDJXM5kFtgR3+hnXjof",
-	"UlQZ9jKIPid4ZJ7JYjozB26aMSKLXOUUEc97eO3qtsOqSWjatO6v7+bGXVtHtfDQbTg+WFvDSHMM0uly",
-	"XPNpfLa0my/YmXv9W7RHs/EM4tOD1xha/U5lA47Z2OeFD0TuSpVb+UccFCfvMMhPyFzecTEdULyfgw9U",
-	"RMw/E/RtWsxKhZRfJtZ6TnpLxqcz424yfF/9IAVvKC5Q5W+klog8cHh7r4fY5KcY3rEUEscotFBvnVpO",
-	"teClXGGAuz7d6YcsARlAiwxvb6giv7JMPh6kcMZzPqbpJ4cSv5Gxpvp2h/TBJFHcEbetz+7Ht28vP5JU",
-	"v2C1dsLVDPlesjt37UaVYkoheqTTWs+3ufC5mGYs4Va42i5KvmAf3ZdBwjB6/xpOFB1S0+Z09UaK3OAf",
-	"NV02PlFELgWZ09VgjG9jYrY+yLAE7QqeK6KK0cBcRT6BRAPE7V/ks0fhzJpz0bmDjXBuosgzBy63qbQv",
-	"7sUSmmlrL4BVwvvgja9O2vgCZyydfOIT9kEW2YboqWZwIrboiA1SWeStBfMH76tgqTujZW8GU0UW0J4P",
-	"RSwFiywXAq3AvFJ1i+kS/XAsNWjwtnO6gfnV7Sh+qJTbhGw9pRStKbyqcrDTWFmmVZqjcpsKiFptM6hP",
-	"cZd4qvrmuiFWvM3qPs+YYsKywG6g5jPa906O6ahIabYqlU3CMsjjRpvoFYmNalIx4RPQPLC9+VroWth3",
-	"CM8jwvReaN1Xla+0eZ7THLCgCVfEvKPPRYavwX49yRgzl2INg+Yp7W6WT4fkcKvlGpnpZeYp5yeK6A/2",
-	"gyWZ2NkAGE0ZLNOekb8DIlye8fnPeoF4UQ5tK2qPkRZGaqoDlf3SYjbbHTLXc3G0ffwKA8r9VFvSi3HC",
-	"Y7gl15IIzk5H4W9yDpU5nZfTeS16sR3p2sfmzhf0zhNFkA6oemh312ZLuX8t4vosxKSHvPBSpKu+uZgk",
-	"LOGjlOGVtS5gaQADbQZq8soEAZirUPzsWpjvjKYyhiQkYorExz1RpNBWqBq4Askfybtz8pT0dAPJU3Iw",
-	"HAaTbbosGiPq9VCznUV/A2/u77gOGmvdeVG0Xw27OqScHlrOZMpIwiZccEwwY7ABnP9wFYppXvcw+Ye4",
-	"jldiDz9sPPAUQXpDAvmnf//bf5LnJGNTvcX1IwL8dSwhdKr3qhyS1IqMDeYy4RPOEmAfVZacPM/oCrTK",
-	"PjkbYTQ40GFBrqg5oUSGK1pIWxjJitRG5qh//AEm4FoIQARXDzUtaZzD6yGIBZ/SbMpUTgCWEjXbXwu+",
-	"gG1/JtNEuYilEuz0lFD8LiOC6QOyImqR8hxTwdlfC5oSA3O5v37E6nwIKsfneLj5SPT4w6Pm2hBz47OU",
-	"WT7TyxLsn+DA4BflyJgI31wCmKNnqXTMT+5+Wit9ml2ObCVL+doBzK2PF8+fbWVJ9M5mXVGn105uNSz5",
-	"rjDbnY43pv9hK8k73qyfZHyl0LxhWHj5Euy+i391F4cSfPJ69TDs9/YEQeW5zw7aRmh2GJUdzgYOWPb3",
-	"AI29kHJOkA25I7lmI2/n54svxCdw7k7aGRi6ScbUbNeLWvj4St7WSTiz/OZf/3p0N5wffnk+/pfs5+WL",
-	"0dXB7fmx+pS8nHygz4p38mT6b/xQ/Pn++Y/LWqbCwWE3WN1KM8LyMeUq3/VCwknJRk5DeCkoCGeCku/k",
-	"nP3aFT042pPZ9EvwUPoG1oMCEkqfCRLO9T67HfgcWRZpM4eSo+EgoasqS+Q2UN+OTV5QpZYy26opv7Dl",
-	"uX21QVPaxeiKDM/twlwV1dScFHkLu/+r40I0Bf2uHNO3tSSokokxCJy+YBnfzhKMDT/HdzH/flGBaVc8",
-	"Ry4sl0XVAdJyB4pqbICHx2gSQEx3qh4zO0/Nc3vuRqHD6eiTHNMUIrPB+hynheJ3CMMPYbb1CO31M9Ek",
-	"Q2r7rZmnuWzxWp3uMwMy9lxu6vcWeq4M3qrRc0F0gcyImWyCL4H/1qH1k1783bsr8lRmU/X0N5lNPybf",
-	"nuKL6ulv+MfH5BtejNY1Pj5sB376IEEMGNLQt4ntJbbFEK05/DUoerDkiX1hh8yttf3FdHpNtFtM3n8L",
-	"V1hIgEJcYXUR+kdxha2J7j6OnHNdBSKsFotM3j0QQvpRkKy77w56tX+qhLtsXTuTIp3whzb1d0E88Gap",
-	"Eb+asYQlO8Jutwa/rgD1GVKlEHcuvoURI1X0ZxcgbIGie7kcLGS/cs/akXLqd4CH9kb80cGhO4rl41Kj",
-	"1NZFrT2eHDn05jXEhDUhaAvX7OmT6mrbjtjszcd7/DBM0NsEuzkpP9oVetMT2pZ4m1lVubaUt98Za9Nv",
-	"1AakzbrKWaeRpIqtQySno42a9TVVnXCY24bFtL872eU20H7TtfVFSwTp0DQ54ON1KqJKc+qDG5UT02Ja",
-	"d4k3/R0G+/FvghqHb8ugVIIpQ+zWa8+7U1CENrBdVcWa2ewv7lpjt3S9HZyu1eEVZF0ngr44NkPqemWs",
-	"pzHINOB7uaDiliXoVyHXxXB4xAhN5lzYf8ypoNPyGRdqwca5dD/ccbZk2SmJVU4nE0jDdGikFHw6NOUU",
-	"MvHLbyGjaVHkPv8nNAG41+YcuamgYvAjm+/2oj2srtrr8s1gpxupFDOZsg0NRxxVQeeIchO7ZsTdmw11",
-	"7NL8Ig/uERhQ3hDE+rt5fHinODDT+KYwsOYwPHaffx1jCNeYNVjC+iXSs1h4E37H+kSWH7m7KOMaAa8I",
-	"uZqxFQSyTmQhIJKWkhEmBV8LxWg2nr0iFK9BIb0BSsRAB3MLPWFLsmI0U2ROV8hJNtFTiinJ5ltF71hi",
-	"MBWuRS4TzBOdsfGtSXYTkqRSTIGGQinMhZwjPBfecQsJiRiqD3XofwuGwQ2txv5twc6CEaGZbuBDyWwV",
-	"oJCFj0S/s5VtvKnYDa8lkV0SdoDW5ahTcJsnux2D0yE1h21HFDTvuR05KdjZJGfZZ8xHbIAxpupWa6qk",
-	"YJgpoKXIZQ4wbwmUkJWYJlqmUBwfb4UUmWZ0zBob8tYUfDSsYSMPX2wtuQ0q0xVVtxaQKeV6f3orxw8i",
-	"Gg5BVHOZtTCgdFvO7btbMajNU3U+k+hIbX7lckzF5jeu2HzRgOlGsynLr+i0bfwQmy8uqJhuFcor96JP",
-	"4/YQlkgsZMMS25Gm0+1/YdFEnk6IqDO5VxlWV1Ov4TSFB+1zTbjpB81bYMdbKafD1/LMLt6/IScnxyck",
-	"Y04PwI4EUdEXFz98eoc59hFcrskiJ2+vLq/OLq76EWH3Cwr4GJWt81qUwC/gZoqtzo1fkfj9xbs///Ht",
-	"2cdPP5++/vnD1x8u/vgsOhhGB8fRwYvT1z9//vjlh6t3fxzG+8TTxHoLvhZLmqYDSK+Giwv1CkIPYXd0",
-	"2dwAXoa3fWqhuz+YyGxJswRAgWZ0sWBCaWttXoxnJKU5y66FAZnHov+9mC8grOrw1dGQ0JwMj14dDfun",
-	"ZWW2FMwahbomumkjOr71q7kWUoxZZKgPMpVDs/evxbU4w0GGxK1JoWz+w/FwSHqUxAnLKU9VTJjItQmh",
-	"jUmYw5hM+Z2lU8AU6z6kkby6riS1L2imzBzCnxmAtsPrkUNTMBMZARAKzMvluzdfv7z99HNMZEYKxdS1",
-	"iF///O7s8urdRYwoavHHL1fvLn48+wT2L2LHHJyaWNKE8nTlvzKmlr9/zliuC4AS9bxDHbGd8Zj0IGgF",
-	"/OPl9zNZ2DTAOU8En85y3Y/xDC0s3T945Vog9HnGCIASL1JkRJiOk15ZXEQOj/vA6YHd1c349POpff7H",
-	"QyuSBzG2+lqgPXdKXONM8j/OqkUCsJF5gFsVaMe1qDdE76n9vh5SwDMQ0t+IzXI6NHYjdF+PPQpRQlfX",
-	"olcuqggymLXJiAlFRkYVGoqJllxzAS5WkEiaQkOhzVK5aiLC82uByq6EO3j5rGoky8x7eDAcDlErkp73",
-	"Fq5OzGHr75Oza4H2sZQQqKvnTRrdYVPYvHb4i4IqsmRpWmc+aalDAgiQj2XDBryaMDepu3fFBe2PijOv",
-	"cK5o7nTmOhTMdnSRBvMW95/g7lmI8jKu077Zkp4wwnct0un6026k/LS5oejOD4C0lxBkDg7GprvqRfQ0",
-	"lxHASLyPEKQnslHkKiIm2i7S+pP9/W//6af5lKPY8tybFW2vFCzcvbskti5+3c4bOAGW/n/TWnT5gMUY",
-	"7S2pgmczKhI5mWy/w0TXc2GuHBAmH8YbpmiT6OwWqR2XPYkhplMR+Ol9bI+vK/SZUBLDrACYi+uq+8ZO",
-	"VRyRGDodXwvzyHoWY9KzuDeFeKIgohTpQ3QlU23VURLjRhifklgPqwEHgeGMSU5vmQHRvxbwYM4STr9n",
-	"qziUKWAftppq24EHZNbLEQuFg/4e2QYWqKduagbPCu/bnBMMeMt7n0Jie1xqfYF0WxdbVwM8bRL6+0Vq",
-	"Qq47yPsHufRE0KWvIAUwHc8w1bd+g5OPZ3/e4T7EBImHkzvHendteDaRGRtT1TaYxb5+7slwu5COsrVr",
-	"0RG2MEPxhDWALrA0iTZ5OAJDIeOAYIDdAppSU8A5y97oH/e7LLMKC2itoE4JahCefiU/e2H0DWRT72GH",
-	"7FL4Q7JK3UCUodZ+K0rhiWryF+hTwwr5IpdNmECl6dPe9ahNydan6Cuqbrfes3qtsOU3dMW7ftkRX5nm",
-	"rAnHWiYFwPsY0xDs3awQ6onZ3PSBwbswQhWxDlM7PNpuKIbibQLBZA3AMhBahjB7+jA8ltqSb6IKf4g1",
-	"XY+92LmJU33mzSXp6XMv/AyRAv3utKMlgTYO7Ob4jAYxasLpXaRUCJaQv////zdZZGyxMH9zcbPI5DRj",
-	"SsG/ZzIFJaf/TgDP2Dow5vKOmUuEW77AE2kE7+gj04QLE9Bs9klTIWw1UB2CxNnKtMWIVekOS8GC8YiX",
-	"YyrOHB7hmvfIBfD6Qde6hQuW6bG32WVqjJ1HN2REEK8rlw4GbN1X15S776p8ogDcLTPzEVdXzJTllzy8",
-	"PFI6wmy78u2vC1Z6sIKuYZbPZCV2+bt3V3vR3vnXS/jPD/C/Z1dvPuxFe2/ffXp39S4c0kzz2fZ+6bf0",
-	"IKXImGFgtoAV9IeLT1GZvr6gGZ0zoLLDi17CRXUcMMp1ePDycHJEjwfD4XA4eK7/54X+n2H5fwdPAUSm",
-	"xauUbl1JZgLtWLvxMwMQWjpa0t5lGe6O7SwLfH09RFQZR/nGQJ0xFRcuzWSdjo2GUil+Me20WuCNFNaO",
-	"rd8UW4lfU2I9SmLz4439UR87ppYoledktCI86WP6s/tQH0bAfwZqL8J87pHN+y59jAfDIYZMyQnBQGf4",
-	"4E8lgtUf4zDF4IYb4o4B/ltCpHTn7Rjaa5v1xJGfaHo74IKMdTPCgJW6Y91iszDVtlV0lvGsmOh9d1mI",
-	"lTaJ8IWfuhSmkSsELfIZEzlg9yUgKh7CbQbYXYpPxYALcFYC8+RiAc7UjKlizgjPUTr0cnqirkWc0+kb",
-	"mdjDLAS1xxFh45lEN5piIg9NOrxZHfc2yiK4o2MTqoV9//zPnw//9cfXW1WG/ToyTWoeYCXToiFIetzA",
-	"k+ucQ7hFPVEQyUFomsJCMbiPdnfiwuCryQkpFJsUqWBK7ZPvYFlRA0Mwpgs64ilyOY/YjAu9v00V6YGZ",
-	"GVXwSlM5BRcT2lSFyFWfpFQkHS7ova04cEs/blJFPxlUBeyI3ktuhVxa7yN2mWTgWBdyub4Xw47YWiXr",
-	"Rup912rGhpRga8GZ6rkiNPe2Nc+LCjjPfM5MnsPSYmwbhYkXcxYFsSHgtxQgVdU9bYa8rutDRmNQWJ2Z",
-	"EbqTnyJdjdDrH17cbxOv7Bbrduu6XIubj1D4mrshbh/Fi+9DAK+Xg1JmvuuJq29+imA5I5bg/Y0hQsjp",
-	"dCeCoWbEGhPEo1/A6xE36m60mzYacrj3mBli7QhNr+j0Cq/oQ4ymxknr70obMnCWbPRDVjNwZ3m+UK+e",
-	"PqWLxb6Shdo3j57qzefpzkraVVZaekaOSo0UObXcpNJ9hdEgf63gVNO34RN4/boFNDwwQvnpb1uP1VDF",
-	"FW8SOSisUkv84cOrz59rB5Ph0avhOrPX4S8ALv/qL8PBCf75P/ZapVl/plzYdNWgIuBzpntYy8mds4yP",
-	"6dM3Mz6mU9kuospInivRH3R/dILTzMZFxvOVu4EK0Sk8buThogF0M+VaPX08t+4Eg5Bv0BgBoqvufDna",
-	"H+4fHBztP2+z3K0NXLsE0QbdDRcxsOsohyoHl4r2+h8tOsz2PSX2k5sJ5SlL9JfLTIqpe4X0aH4tjKUI",
-	"WY8mjsFg2bn3IGkQoaz7pyRO5fhWl5dLSeZUrIiuABif8AnaNzaFEh2xNC9H7pTEtugbLDWJT0ls8tBv",
-	"MlYodpOwHPCoY0AFFdpqTa6FeYfk8pbhACwAxS23QDX2mGMNYJKxO3nL7HCw5EYWOdaGSe1rdEJm1EBH",
-	"+uOHMnprwqWrzYdcjFDrTSlYLbxla60xEblKg3jUZ/8ve/+63DiO5Yvir4K/Z0ek1E3Jki95sWPiPypn",
-	"Zqer8uK2nZ19UZUJiZCENgWoCMqyqrJOzKf9AOeciPMG+/M8w5w3mSc5gbUAEKRIiZKdWd2zayKmOm3z",
-	"AgIL64a1fr+xEfsycEwQvyeKfFQsacGVhgjeiCSg8bjC1ePugUfhDCx9eQTfvXfyJx7HdP+43SENfkGj",
-	"U3J28ZF8uCLdZzdHJOa3jLyjQ/2LPzd3a3EGSgsTGPHZnv+R5bvfEgt80ZpkNhoxeOI7en9tD6VWZ3w+",
-	"m7GEABe/o2KABOzf55Fh6m/4hBAGpc86ppijaRqnh4MDCg/Lr8JRt46yyIbMxZohx3LxFYZ8eFhryNbF",
-	"29EdYvfDuQNCWet9w8e8cpf793qVphnd0nEpVaHjCCkjtnhWJkeGaOQlu+ND9rjs2rUSJPDdrpyVqtTj",
-	"KNp841vvBiwuXCNYjvRELkRuYzT+8z9eO4ERE5aAv1SSlX+iaoUu07XynRuGL+yPPYzqLBOerT+0QigX",
-	"Xu64QR6l/N04a0VRzu0Hp8LdwcfqB+T3u7eOnmSVqbEybVyyf728mi/ovpbYpgi/qDLWC5t7B8H1x0OY",
-	"RpZoEFKwJmnIOYBgJtpVCBA4E9hj5IyJAIszix+GXanFpS6C0jOLJbE6SPgj4Sm8hEX+qDy8TWA50YuI",
-	"CMWW8nLGhDs/x69t7hRfF/FavIzWjb9AejZugCSnHMaF3pZ/5EImKjUUXkqSEU1gw5+SrmUJl2bonl19",
-	"BjRd5dV5dtdUlecZ20n8Fa1Lw1bO6pu91nxo4Na1WkD/gLvyTIoRH29bTTWEu6BJOsTFvTG7PCQR7HOF",
-	"7FnDhDFRDWIiUpbc0fiKDaUoQw94IxdEjlKTb7PkWwYnBV10ZE964lySNrHV9E/zPKtPfaLcw6c5Mo4y",
-	"s12OQFIYcfX8flcagrkkcI6fT51gNZqR65A0nIPFBQlfY5nyWRggITYX5D//43VgHS8DrtkXOQYxkKtm",
-	"QELLRxWShiOqCkgsx2OTAdMXaSHXFyBTlX6bYeYIAN9qxoRhq8q/s1Tp5CIh77P2gj07FrNf8/FL/tLV",
-	"Y+AVz6KCvDdl3i5jemdrbW0MuEcZDNuxhorcwvuv059svkNuoic8t2yEoI+K7GNKKyhU/h2CawWXAGlh",
-	"s5RVcMNxaS2GQDf4EgCA+fCWVdGMmD9iisEX7r+NEjkNSCqbAZFxxKAtUqvJRng8NSdJ3Ul4Sth0ltou",
-	"BLoIm7WJGNyQv4ExlB1clOJMVS6yz41WSYO46eP0N8Dus18GfbsLrtgOX+a52quN5P5RVc2nuVscIV/t",
-	"gpovuldK2S3PMXPixuxwETKAL2/NAiena8XbyEpFkrBKvp+YXBppWHnX8TGNIXtDpCAfr8+2oFxFiC4/",
-	"UiiNLqf0vsCj/qK8fISWOKOXhl04leSAzGI61JrFKRLsMHHo6E62IRe3YAmUjIgVbXNUenwx5QWEysPn",
-	"9bSSaVHX48evtVOzdgk9K7G7Qne6eXdtumGQ/vZ0mGB0sRfsHWvp7U7yRhJ+WWUb5RoWy6L9qKKtdHSV",
-	"TghIo2hpmu0CVWWBpnIzOyUOeFfUdcOpiJjrjYuP19olBNm1/e6cxRE0xQN1okxQtEnMRik43lyRYcxo",
-	"wqKgL1adGJKwdJ4IqOnrHhvyRggSQ6iESuZsQ/nKSpmaa+nMPDQ/iWa7jRorDLLNzKPV7y3v/SwkxFYV",
-	"VHYomnmfHIxUI/uTH9Gt9gRtnVyrbMXWbj20gLspmM5VqnXnMhcWkYYX5Tat78ZTU76A6AXQ8ciFuSO7",
-	"hits7HItT93jtS3l3c2Zu9Vpzfi05UIQnpWM4ww34HwdmOd7V2fn5wFUCsy0pDYDMhf8xzkjM5bY55xm",
-	"MwLdKJlHj1VWu3Fo+8d8/f79QbfV798/e/X97/9Hzczj6ndXRH3ep9sgzRQTnfrfArUW5oSlJnfk9knL",
-	"9UnHCR9PtD+G4CmwQp52PHWaIqjI9JHQPj8kdDaLOStN/pUyeR/lmLwPypm8N6UrY7l44PjN47/Y+Dfn",
-	"ObfsIF8HTJptxNoiVZoprVECvqJA6Wp5+EM0aDkS81ZZ1HKfQ6mKirUhU8ohiBeN7befrknjVfTyqmeq",
-	"o8JbDlzndzTmkTaPpgO5Ta6YgEK/sDdPJzIxiNgn5BttaQ320tB7HYIxhaX8Tex+xhOmzkvGZJIvZC5S",
-	"HmNlouUCvmWCmDtzuvJFp4IqOY+eXiA5mtEf58x+6GGHRHSpAqK4GMeMzBVrk1f3hp2ZpiS8+HB1Tfbp",
-	"PJ3smweXf9pcbW7u+ahKclD+ShUG70+YeUO5EKRn2nZaDL8vg/MWb4doGctKtyWWxthr14jCj5aK35Ki",
-	"YYTCMPqq2nJrmxNXX+sa5ty7O8APylTW9GGPhBKGTRFQKM2FQTzAMkukixKojalCt8R6IVbVHXXW6t2/",
-	"/f571Ly/d1r39xUa9+HweLF/6uLmaJMk7Ugyvx3obU50V6l867PMV/P6XrEUsPHecpViD81uH6ZWoPMM",
-	"d/TmVlBza8XoXG/PQ8e1FhnGNRBtM7gJTdhbLm5X7Utarl2vgPhSiiE7xUJM7Q9OqJroXXPLZmmb6Idy",
-	"MTZVOYlMgXCBpwZUJGF3XM6BK59QoRYsUeSoc6SVgn5sIQv64/O/podvF53Bn2+74sVfZgfq+O7y2fzb",
-	"o+Hrp5OXz1mvM33flRcHP14dlu6tJK5CNx7EfKi3/q2ODRUTUUDCnxdscDNP4l/2IXuy/+P+zzAPv4Sk",
-	"8eNcphAAhOaP3PujYSZHdrxwX82TO7b0/o6/KKZ4q2srzdsf9PUFMZhDsWVayfXhZKF18IjSsMuiLNiA",
-	"zLTz1gh/vvrw8erm06tvbj5evrWrwoWaubm11GI6BFOmbeWuW3ZlU8dpXKm5Fs5MLNuPM3NRD31608Dx",
-	"eKcTFdiF5f5mBQwDjvAcQSKrj7ep4Cn/CXrB7JWWB8G0KVCTVtT7pk1ecjWL6ZJENKWw/hAp80jB/07Z",
-	"dMASAmQkavUwsbrp1Svi58jAYJoCtUkfGj7ZyFQqaf0XzWMWNctgGGs1vXLhTgacTStyoiQJliT01sxf",
-	"dhVA2xgW17myJ3RwYieY/t8pV3hOFzp0VUTjCYW+otleR09eXvZWH/49kdNZWo7LmInHBoPHbJ+eeZo3",
-	"OoetsDJrZaJZwrh3NZRJzU/JOCprUEPZbvN1ZjTbI6Y7Hek4ao7HTMs6UVrFeyuyjK1b5DoJlewTtGvl",
-	"uuTqioecp0NZVqoOpbtaZEeUx/p/hUxvYG4iPHyeC7TnLMqh1urb9D5ETqLsJjjzsXeU139USWoRrsDK",
-	"oImnPVG0X2MmoI4EOizCOmiD63CTyvgN3lch0dbz8rK1zQgNUjadxbTy0SVdR+9NPb5/o+tddzBCKPbe",
-	"jvRPDMxu8kTeU6TrTBD4SRW5dvgbRlzKFo0rhlZ61dicGmNThokSa626DeP9IKGbdxbwwgy/gUu1PoYR",
-	"Vq4owEmt/+sVAINthZ6s1Hy72uZ6KgOm3gNC3SLEMzdXcprMtRtQOgczyqNtFmlGl9OtaF9R6C7wttIt",
-	"WXPXwRd6W06mNK4/8sIWRFnLyY8vLUXZcFMYeKVjeTIPbzz+rAb5neBNoCdI1ZvVzttq7hFQY7ZZuQwF",
-	"Ye3+whe+w4uNgOxczeqPMocjwNd/9h/nsswz7RGIAB9BPdFcpLBZfr3I4stoqojNpOKpx/hdcqamZfKV",
-	"iLbSVl9EBY7nTGFSqXykWyaosjWv0mCKJXd8yM4mNBmzb2YVsFj1VAm8yFMk9P6SptUPTVkyVaWT57fn",
-	"lYQiNGWQhDHB0HnvfS9rWsTSYzWRC30JcP3lExMbu/yMyqn3udd4KRZm8OijSAvksVWR2R0T83pOa32G",
-	"3K2Vry/4uR5GHF1OHgOPgHdFSa+IUW75V3ahm2IrBbnpC3wtskGXlVP/5ITm5938Bvd46zn4CfqS1vJ7",
-	"XMRSnPHtTCqmzS8Svo2bV16I7U/ECtWM94bsA3KjLZ18PhZyNColAmHAEwuNlTOacuSyijhLETrilIT6",
-	"B8hoh+YowoBK4FHEgirT3WcJXUpyK2zIo4cxnJlHlFNX17pb74P3daNO980bId/chf5dj9trNU3Kt4SQ",
-	"VSkruxbJE0DRZqX5G7PcdVuCHpsNzwjldkx4q++yN9UiNV/Lr5HNB055fj19mfC0qeWz84ZRZKjLRDfw",
-	"dkJBKNds25d4TwV7rMKL2ubJQB6rR8pTTgWxrEhEJiRhf4dWYIQ4xwHiTkcl0CafJpKY5wR9AbuaCtPS",
-	"jWltAS5nwhweGh+LlhyNSqlozdDU/s8cWGhLat3sHPjHXB6Tkx1yaTqmsNvKqqiBcyjy1FmtY91tNwZ8",
-	"5dbbqOS8wenfmuUnK7kUO5K8MOfFOAMHtHO/WfZ+FfLbEvEv474tbICvRX1b3Hdtb9ZWWc9mTJh+wArp",
-	"9gry3KWrBa8GwqiYot26wTyiywvtUa7FnDEOIkG6b+SVwsp03EqkR2b6JwQBZSJCHgVTOmmr2JO5AAD/",
-	"1PEe1G5NeImjLIuBalrOh8GMrMW5sdfVRBhxM+53gZZvPL0933KVVi+OqQHRYZPt/JgyKmzhsuXXRldt",
-	"TIWpocoFVX/bqwWQ+H2wE++Qz1HgFu0qpaMRZg92Kz2As7vcSPA3+SLA46OdEZe0AXRMeI3UoawEZLAk",
-	"swk0rCbQZMsSJUURr4IuKTlDwXoIcRCMrVQ2UioimkTlBfrYHXrPIkCLVzDmEZ3yeHlCplQpEo7DgIS3",
-	"8F/5k/5vPAhPyZ2M51NGwimcosB/UjWD/xno/+2LcDiHn0fxDd43S/V/f4T/jmkcksbHKzKcq1ROabJs",
-	"nmLJEwkZHU7wnPEnJsI20QMHPEeg1IGx9cVQijuWAFgkDn8EsM7qlNBhIpXCCzlTlioFgQWpuQ7EHOq4",
-	"IjaMacJUvnlQa9Jb/R/5k45+B3pxAOdJS7Ca6f8O4H+Gc/1f+EZtQIEVNYWiSX2p/hToOPyp2JtQTk8L",
-	"IfsnGt+a8Rpg5h3qbeo63uUgwBVylDKrXUvlKKJLVO6UTJmYk4GkSYR8fIjXqBdwxgEZdLAkppe3bbRc",
-	"aA7D7YVc9IVrS/eQpZ5YhDytKL17gOEwlWTAxly0yfscYB5oN0M1AwwyepxmzdeXObDNGYS3Dvyp1HrE",
-	"cwFSUN60vcXDy8sl8CkBDLR63aB4t6wowDZhr7WpcLdp2H5cuA98dDUM6huZYm3jgsYxCNRWCBD2MBWH",
-	"Xjk975iYl8s0CLIxixZZysl5IxNz1DPNshIRt2PWw7N6u0tPsbiwUNUlBocB1WrpjtAmXsdeXJDQ7qwN",
-	"rG0lPTsWvSL3/eZdUNRiu02yuTAUBQx7X4bLYcyaJyREBoPzCEyCXhVQ7W7LhzOXnApJA/ar1QtacUDq",
-	"SgElylCKlHKhTGvuFBAE9G/Cvli9sRfHLBkz4drC3deuI9XZcPxdEDS7tLnVWneYDov8ISlrYa5zIOKO",
-	"Qkq2CU0GMoGsnPFT1V7N8n58deVwy8OHr+JKF7rSc+l/6FLaMuFfx+kunwc5vO1Ff5+rr1q9vtJ7WMEI",
-	"QGFk062SAFD6vtn0pJdstLlOPkDI7uoyeW7r48l7mZpWjliiXnp0nvwSEp91t72Td2wK7E5w9Va17Hjt",
-	"mVTZOXJ+guDX0GanRdaCKiRsyPgsVaDI5IwJLsbEnHIbO3KaFfVzhRgxkXWC6B0DOeAAczNkjpqy0KXX",
-	"ff7iRbB6oODzz+L/reeg3a5g3/XAm9nfsJ++Svl+YfsWuG43kY4+0JUO1lX9ZyObPhIyaAmWkq8eeIRt",
-	"eSHShLR5BFA6OsBK5EI9Os3JvajwMGIWjVmCUP2LhKcpE5ArApHHoyKtTvRPKb3VGwR4IBXTwh9rPYP3",
-	"MSzCT+QCtlks0y1QLPT0X9+LeoD4bj2hwx6+rHJNtasc82H6WJQOFul/49dcTWSS0jEGC5tylD1y1HmB",
-	"p3jYNDQ1uvAEyPvnoxEfcibSG/hr6FD6Q/NzYwFgDFSRmA71GgFkZ8KgO7ovJnKBPLNcEXpHOQRZzVPE",
-	"GyFDM0VKr7OBkYEEAOD+nEdsOpMpE8Nl6zu21JIxV6xJIkmEBCh/O9VIaVBOKiJaE1CxI2A2NuYo65l0",
-	"SMjALaL1VpAh0YKEWToa2/iRMJUSrvpiwuKIyHmqtMOLzKLpyYouD1w5tRSo7THFcUcTjsp+JpXFv4X2",
-	"c8GaQV/k9b0e+BOlF4eLcctq/6FUqR8Wl4IC3I21cdokOZkB+yXYA07bC5qUT6kZi51Z7/2kQeM4wzpv",
-	"Zvy4hqqFxHqlqkORusefKZtWVuNs3f6Hl695XrqlnXkrS1PPsw0T6uangNQ9Ioqltduju8e5/ugXVf3R",
-	"P+5AtZcw0MoXkpfXqj9oQFuYlFrgPX7K02KpVLhoruHy//1/iNkvAUkMNs2ExqMWu2PCshANmUhzRrJm",
-	"mYbzmpz4egYl50nlZLLMsQKZDNzezn0dClphsbw9XWmw3sq0LDkUVRS9YcMvkgEXK6A2ZtFdMPHorv9q",
-	"w6XEw8whwvZn497UYpqzpatumbVm22ygr97FfIHY4lkS1Jp3wzEJ0Votj2/7PVcraMimcR3um3XSVpvk",
-	"he9Gtskl8NMkzFCuG3BzLGLQnw6wPJlBBreECLbAu1/R4YTcMjazBDfavppSJWePgZAIaPPRc/XfhH2D",
-	"XEfpywqEHplUJRmhy2wxkWRKI0xn40N3gsHZJmowaqQ3SjeXLeX8BF7fXJ8/Xrr4+t5RZu26SbaeTine",
-	"UBHVmiF/v+9mZG3KYkMchxdiLAdUvySWY+/3gKOpfc0b62sWiDigdP6hJVsQQ9ZYsiu8cEfrbXMsW4ln",
-	"XZNvH77B5p8SwcbIRwhlxxAuxYxqlzw3sa2nh4c7uAcurnROgeUXKNWc1q6tegdusgp+QW6f52XaiZ1b",
-	"UcNlX6WPiyRSX5TW4Mtz71XDNb1k44QxRV7TScLEhOkAkUKx25TGBF9eg/fgy0Ax/QMMbifWwi1c/ceA",
-	"gncbKn8iWI7k7uDYtwBdLxEqr4YrSpbgf5rpGCWM/cSQfRr2YTphBTDi6qm7ms9m8fKKpalt9S6wGd6x",
-	"5BJzy14bTDHnM5snwwlVNstmktHAWwv0/ybrZhlXIHtveibp2JzuQUEGAouQGR3eqtO+mMrEB8N40Sa9",
-	"eEGXitj22AwazKfkCbSThX6XfirCoTe6HT0AgKy1sM5ugrqrBFIgpk9zQvu0SmitQXwd03GFgfivf/9f",
-	"logHxwMfDTMBjEF6LvLdJseQRq+Ra9+Ybs8PcM06YirJHhGMYgqw2uDs48DxKQ6NcGUh8fRoIOWtQx36",
-	"r3//X4831YXdWPZZZatRusnmM8RA149bGhmvx9bXI4klJdUGHfvf4OgkjuWiNZ+RKVOKjlm95Ddsl7uH",
-	"KiXvKXU+90Flbyu1AwaEHLclEIjnzQQV9N8m7jy5dWvOky2wiz9LVZV0JRDAMMcFYwEs8CRdsPiOkYlU",
-	"M57SmNgXYhm5nMcRsjZp4zaVVm7ThC5B+guYVsedGnh+q4arJyj5g5yyn7YHB5RJBSC8X0aJmVxcUIg8",
-	"BwCRaDjLFBNaFyOlJ09JQ9sJkrJ7cDzv4GBD3rKIzGeF8sHyg//iF5R0vs34MD8DFwkfwjmLTEj3AEtG",
-	"NwJ81qowsFKCL82EoVz0kzu2LMlFxVIx9ZBmoC/ne4qq9DHs2xUsjfXBIN5RAag+k0KxNW2jD+DprNl/",
-	"A8vj9X5OqLj9i5y/y/b3F2X0cd5cNrVeX40TktWBFadvKxcPPvpc3PG0IuZxyrYGRDGkIB8iyFtKZQ1Q",
-	"GY+0e7OcAAblR1XZAvmlQbZ8gLM8RFk9SUoNaiUiYmWfExTVVTYv/rJVC0ilW7JTj9rmnVXEclmReP+9",
-	"64a9i3vxcH28aoMvsP2ITBmNyYixaECHt9vb44dpXb8doXZlyBqSb5RROAoF/gLp8UVTkfMRWgse2Rt2",
-	"Svw+mg7P1uRa/5Es5fz/R/4i54kL8CYsnhH9C+OttVdchU5N76BUkxfHtE581TxOS6Lh3cUgQ83aaIIL",
-	"Wk5vOMA6VhbIDfug2ns1WJ7y5ikbfvW3Zy1jxZOReKmFy/ApGBHU0b2NxtUpcVUXUjDSkFiiBj1Xod3c",
-	"YTML6LsdIjGyjLm4VT44VpTQkWNgMFa40J9m/pQXiGDvvqWf0bqjCbi++mH+l700D/Z/9wGf5P/qzLww",
-	"mxe3DltqNfO11Xf9/MtKEY2ZoMGS2CUjt2x5ShgdTmxtlf3LE0X0FJCGYoyEVt6ul7M8XJ5d5yIYjBld",
-	"mUBc03H1AW5NEvwv5yEjPfqaTCHQztfwPXanoQdi9gfdfL09k71PR19SA2eAW4GqgTR0LMjuU6RY/OMl",
-	"0avXPMkBug6p2P9Z//6XsC4K61YM99w7LPc+2ps+v2zBcN47Evz1PYpW0EoyNCkdP1E4DVAFFrET8tzn",
-	"eZYjcpbI4e1IJtETrNc6PCA0nk3ogKWkEfExN/W0QwpZhL6IWQr32tqq84C8DcgHuOhjxoFh2sV8O6zg",
-	"mBeO1tgAVqkvKlbBhOwSyhTHbXKeEh4xkfIR17qW4LwhrTegKmi1mzC4hMYnfQH0UXemxkwwFimfIp2n",
-	"E3M4rCZ8Zm1Krj2zkBz1lrqQt+u13nz73bv3F63rP7X++v3Pz38pzY7mBbicRVB/1hipNFI6nACHU5uE",
-	"WjAASaCqlZQ0QitHgAqil4xHzXZfhI4JxnR3mFr3G3vqBc+dcTaEB3u8MQkWL+YL47G+YbDsC++FDZVS",
-	"aJL2GUCaAZEJpmHoOBNBx9UnFRT9wbGYIuyeqxRgDnBWBtjIBukoEOEQ9kRIGljZjfYjXiIHUITVh1gJ",
-	"XyBth8oZ91kZF62bgLw59a8sWUJ1W14tkU7056eSRDIbi/4CaprpXPUju9NiDLQqNCXQfA6JqUgK1iaO",
-	"UrQv0glPUsYEEh9h/QW4vTM21NaOqluSyAXWs8NpB16zQEEyCGQo+AOmeGQ7MQuGWQER/Ub927PXQRmE",
-	"lk4EY4s4PY8qSpENzu1sIlOp8nR5uVLizdXOBW/Rwfw+KG1lH7Ijis0ujf55VKXNuDdz1tt4Ov8SLgIs",
-	"BhStTTe8stf9EuyNEzpkm0md6ChlCQlhPKGlD0UZHLCh1JoaQYvbpWhM47kWv2pbzSKClzwhAJyqSAPw",
-	"S/QLEK8kawKsFXD8QT/NtNjsCFZQq2iGqtuMUL0M/ufMCpmZQlP3tDJZXqIHJ+SlHJbuK/gyZWfNFFLo",
-	"eXrYjsI9WgGEAn9zKown5OPl2wcvkZ67C/3k0uEkXCY1SnzgIfbanMtV/JB3OmxBZ0DLrnYGQj32GwO2",
-	"jczY5StinqpwuKXZOXvJ1ZCK9Vdcs+ms/IrHLxCi6jarEMJ7vmgSG17owRdqD6HOPegYWbjiSyrGm7/N",
-	"XeiDMmeG/K0ck0U+ElpLRry2wsGiOVtMONC4npR6+ZWcIBRFpyAFhb1eali90qE8FJ0bbZDZcDfn/kR6",
-	"K1/Q93lDmreInjkxum1zGKJuX8rhjjwmkdN3uwCcHHQ2dRTj46vGXSwuGeo9aWB/PHL6WI4hG6dNm6A4",
-	"N3jijNfOEqZXVdERA6nImBJMEgcvG8ZS4b9KqlRW31fqhzpdtAI7kDLhYgz7PXxKx2x/Bu/Ef/99xrIf",
-	"Fmwwcz+M+agU4GsHf2fEY1b7tGSKIl8Tt+snVn5QV3qykZ3ND5YpQz9ZseSORaThPHMMBwFpCYLEwnnw",
-	"/l0X8dQ2A/V0usYsbr501N1H81rn2hcb1ZadwyAnCGa+7MnM5m184ZnfVY9wnowt6Sh4gFy1SY/YYeDv",
-	"ILrh1tFZZ3IRsKovoAGRAx94HMuFMpx8OJATEsZyERIuRjIgof7MuaUSn/DxJCQLmgholAstvn9I7L/y",
-	"MWEsF3sobfPpXrCnb/dZAXKb0V1VugevnBWuEjeYiyGdMmyybHgB3Ijf6SCej7lQzRMSTqmYA3YPUs6B",
-	"ADUDEiZynnLBwr5ohFaRh/Bw8xd90WQeRTELSfES/L2+gs4jnt4YEP6VC/vC/EVfanhAYXVWHwm/LoTZ",
-	"OHatDHFIelrhzdo4+S/es+Tj+PT8ZGc3l892RU7e5OKRORDD6J4foKiUxzH+HPrmLyxENTaQsfQrfdHI",
-	"zhn4kCRzIVgSIA/VqT0CQMgMI9CwaGRIBRkw4qwpaSCzyymhbj8I1hdQ9JZoNz7UBjZstn3CF6A6xhnR",
-	"0jLXBsFE/dh0kbWfmMsgsmART1kED4+YocIRMiXuwaf+S+whMaKOwOi1PowSuhBkYBjsEc0sv+Lm2CFC",
-	"ODX8Kr2L7JNrHFKYZb12XmJpQkzp2QQq4QlPT8ymgtQflDqmdEwaoX5w6HJNQLPL01MSciOzkI2B8nKe",
-	"sr7QVwU2uUR4qlg8gj9n6S+9rMXsl55RLzlFCeSkmlrcln1hMWz0I8tSdM7OAJGo+QZFU64gowl/GVJR",
-	"BzlpZ4yQzUXEacFxqJlA23CAjkYoKzcptTu+578Fdfi14Qo1jLmGbDkgXAzjueJ3DJqRo5Wa7px1/1n7",
-	"kq9tJfeUC/3vw0NkqFi3FHjb+lAle6epO9/qjqKF17cH+N6qabRBzqaJ9D4f20eA2N3w4yMp/i/FD7Z9",
-	"Jj5V/Fmpv+h49sugYM0iUUHYPR2ma6vrDTt/rp6+349cNT3++7BmrWw8X9sV583f69ITlezv5XIFOe8a",
-	"7QIPaQ+4nrBpabIplvMESM+m7pxADRPGREY4H0Y0uc1RMOlfQCw6nhQssvnL6vsrsYR6guwAJ+TVNzw9",
-	"2liGcp3Q5dmEDW/LfIHb8BThqmI+1N4LWDdTJZry4S1LA2N1A2P/qQUkJtRAW5kCem3k1XygUp7OU20s",
-	"Gxn6TsLsyYPDW+BiDDADpyQ0zP8hIDB4f4ZbwRAISbJHB6Z+fzRq+usibw3Amr4dq47sWLCIaq4qsJj1",
-	"DBm430qk6jShy3ZkLwJ3Q/+qhcggMFOYqkQXxV1ZzdW3kbHBQ2z7evDn+Cm74My4OytQyTOUMvjgUm3i",
-	"L8SvAtu8KgplqM15YfhaoM0FEWy7GeNs66q5GgUZ8NjanJnmsL7aX0no8g02Jb8SabLctiBmizTKYPkl",
-	"c7YJXa7nBq4kDtW3nqdsuu1aWd29aVio5NfVgWN/ZSmS4zJDovUQcXwINWjmta66ADpRq9bzxxgbT08s",
-	"FGMthWTeoapoQjNzgY8lq1ZnezB6N0JXjIurkE1h1QK/5cIClG7nmBvQyNBt9RttWkISATBpCfOVTLRq",
-	"dYXg66Tjg3eplvSJXOjdfSZLjxmd66M3Sr6+J7d1/Gpr62GtlVG4yDRSq/LabIOSnNClstCeynELIDQ0",
-	"aXT/69//r+OOX5fD6HASkIirlIth2rS44gD5a3DF9b2eW/e378MCovgR+cSgX/n87GMOOTzX1LPR3crX",
-	"7a7NsuM8FNfDzmaQW+EqebtiscF12u0gQciUFb+ytGg227YPOnaoT1Kfva7y2ytSXD/O2ZxF5L/+5/9J",
-	"qFJsOojNT7CJWUQagyWhArM1CIZO0glFr9fekTThFmdv84kgl0yyogkuqSnXMY9Y+t4pjglPn3BEVqkw",
-	"pLOwzkQhK1TqrD4uM/+mET2EsV+P9hocw20NvsXNrV01bZF2yyzOAM+4S4paTLhQyqGaN4YuI5UxnTgg",
-	"Zs6gEdmFRKr8ZHwnsotHiBZgfLUn0vmUJRNpcGW2elbO7du9wmSV7HnTi8HZKqPFTkRFrTpCwt5xtjiL",
-	"uYBjkdKGIKc1HxiYmavfl/I5bDWiRMppORfyY1Nf+R5wsJeye5s8W/XOzl++vDo3eHL5nYM7hsaxXATE",
-	"cDUtScynUIuZtitZ6r5cZ19GLYQ7LItX/SjWosrq6Ua9YrdX4OksK625hAQKjVf8YDfTNj2AFniodL5v",
-	"uUGZ9PCoTgvYzAaaRwUkBMAeyLo46J4mntAUIHuK0Ji5vIsBbvA46uH8Pk2oUCOW3PDcT3KeWsLc7JD/",
-	"xgBV7gV7MBJ4lj+CfJ6tEjMog/gpPx9ZJNJ0QyVa7iy2Ao9OSJjNUGin5iaWQDcCYwGMeANZcQOYEzfm",
-	"ywFRHsRJgXULTwH2KJbpDZaaYD1xQ78GwTvhtieqGZhdwSGwCrP5CxHWa7BE5rK+0NfNZ+MEUbloSsb0",
-	"jhnP1iJnIOo1HnYhMJBt7yeMJjFniY/vSbhIJd7TF6Y9RC5EWdFrTQXtDkOyDv4MUrj+oUeZ1H8EGDQW",
-	"7RA+bwH8VS/T4ZCQKnMd5Qw3PaIMoBTEIqb3xgeZCptYRw5/XiGGIY1wSBXQFgwoyOW/dDtkSAUwC/QK",
-	"dw2pgHNMQ0+TyjzArAeQ0iGCTqEe296r98VAphOMt4qV/XoQ+ST00eao6KOY0tmMRbbzYo2zVwJLR2cz",
-	"SBcDfm6WdpYRs5HeYsJj/WX4Fj2NYFTMjymg9U7MycKDvclhafsIpiMiRhppwqdTFgVkPpuxhOgJg/p+",
-	"zKqzew8K0QAuAD6ikKKQ+n/34eXZmw97wRqPbv1sYa5ej6o+b1mF5wd16FeMiV6JbL93naQ4BWbebTwk",
-	"lhbcxGA3R8bG71aKXqfWWAtaVmvsj3y3d+IXPfwJO1bPyyHGGqWJMNOcqtAy2BlOrTzaXVHuVBnnRvWA",
-	"aqWsFvhctCZynqVhFLxiaVUGvEPIRfnjVVUZih2VLUVRcsq0WZpSQGA6JaH9O5w7LYDbpjGTSvFBvPS2",
-	"dM4ZsU/ds/NdGkOrpTKGxKuA/XDWe1tq1th9Bc8UbGUAp9KGVqTxEjeyixTtxvN2tIz4SK/OkCYDOVlG",
-	"SWk4V06ubBvi9IDcR+RlI79Pc6LvOZ6+o2qd1xU5KLVs4JsiV1Ld9EN+3l5je87MYMLSxCKMRqeEDuB3",
-	"poPnlrGZKaCHY+g2cSlSmxPG3riJjAEnVf9tnpgOL2koYs3DAFEMHxZhClA12+RMv1nLcahnOHTukUIW",
-	"S/dCaI/TAUtqUs7Zi0xLgWAL8L51aGOej3ZzCpQ8bk66wYOJrxyvyGPQWr26n8kcpdVWMDt+dJk9sxY1",
-	"Y52MfIX4nYs7JnTgpL3B3aTQQzzXK6c3BguMWFm9JmNsSQf5OsEuHnw8ClWGIscVGcaMJiyCqsPbuXbO",
-	"1ITFo7d8xF7SpULPTrsqHArcwLGCiIImQBwAP9CMK+qUhIgBGDp5IqnsC20esO8tc+Wsq4fovxK75Ywr",
-	"N6HKxAIm2CSNo86LZgUusMHLLD0OUCDq+vWlqa2cC7dOIvWiOVIsyM1RxT7uAMc6pCkbm1zUllJr98GW",
-	"gB5usWpnoS7MHTX4RXPyYgaH4HyHT49zYH3dUjt7W0Ic9xFbi0vadUlDe6UtLhQTOmq9Y6YZabvaEneS",
-	"U2s29Ofb1duiGcGewNn19kSm2ka9g/L0x7ZR7Toa3bVV15+ZM3fPiusNk/zjnJnZ0jsQ0n2bQd8vZcyc",
-	"sUBF/YCjm06NcVXrbGDwfsuR+ajuqmyaaahZjCoAoOrCXl9IlP8V2q47JiKZnLv0QfF8AI+PUGsSvBh1",
-	"rq0kg7paa6vgT+2HmL0Pyfiru1w1xL0+YyB+Rm3eQNKfdzoHT8kZTZmBadmWl7hiJq94+gW8V0smqcr8",
-	"UxJz7OLeNJ0+ufm2POPZdu0erBqYHY3eTpziVROfxyje3XezxdS1/TfSoLla1BLf7bQvynwu8HmabdLL",
-	"YB1UCnDCGXrD47tTjwQjvqkl1JXuFhC+t7lvJ7kqN/Hw1dU23ZT47S42NhiUZtfm0CCKyk/V2a5Vq/xa",
-	"D4HM6FwxZWsIOFOkAaWAJlMDgTu0i2D6EjhDZJrVHCDFR/MUBIUkTM2nqFSmuayC+d5VKcKXrY4OSisN",
-	"ZEwq7TEBpCihvjxekvBv/b3f9fe+D7HTAw4a4HGFqpnf5UplahRowrvhwDOvsdbWhpQ7QaZ5scZLPyZx",
-	"lV6KJY2gfXijWGFqrsBto3W16fuBEpJwxGNmwWPA5wphXflYyNJyYH192WHBxfs/BOTbi1d/CMgnNrjQ",
-	"a/OH89cEmk4ht2tST8fkHf+GGBI0+M3z7osDMuP3LFZECkBXiVhfNA4Pg+6zZ8HTTsf+lUM2vRlgU6HX",
-	"7QmJ6uWMmfOpJH2iSHiGPZItgAnz+eqv/vQHrUdNiTVpYEyKWUKCX2UiTuf8DLig4MqvyShUgBmasSLZ",
-	"tZrIBUa7el7a5JOjIM1+q8dWjH+eqEALdl9gvT8gO6GQI4ecATvCE2k8QVByiiNQ2GAFfVPawKC/xxNV",
-	"/MhapYaw/t9XiqZrXvbEs1yANs5t7RcrJJipgJZ9EED3rsBtGfhUuTpLlqso13PFEg/vsvYJyDv3rrJz",
-	"kPWQ3TXqDOxUGJvnf1nZavyJxjyCj3okEs+IpZRvEZuCz2sftgE2wDy6pMRdfwnESGVELXDA/n6uJyI/",
-	"ta/ftg46Lw67tdim1vG9SJHS4cYUE47wzFz8ZZEIGY20y2yzPe6bD8qyO1MuIIJ2PBHZ5RWMD6vPWBXc",
-	"1wlTE2hguUhkNB+Wfg+UOthR1jT07DaipaVe8LBXq5oEfq/+bWQH5KmQjev+mLDeeVHM5CY38sLiFVfH",
-	"n7KdmFzyUrgj24LflSZo6cxuZE/YATr5JRWUXM55GX3BxsfNJibOzJ73+y457h6Q4+Nj0ul2Oqt1Bxse",
-	"+kvl/GKeZ8ui1FqaqpiM3kJzFQ9ec9klc4olJMS8efocRRoQI2ApHSR1mrUq93fVjEX9VQhydYA8YOmC",
-	"MYEDBLxDEWVtTY1O9WAPglz2exNRzYp2XPUccQafKGKeZEiHuEAOnfWjeUxSnXpaeGvmD09Hr378AhUy",
-	"esEmU4kgzCg7tT0jT7NnkduzWrHaDpr/ofqpLMdQrW9tadkXJZErIBp61QdsCjWZIyqGy4B0u8dYafmI",
-	"PAxbFMLN6PD2ymAG1aWM1PfYY7yVYrHVNwCpQZIry/emdpbwIVt1do4Ojuv5OuY0zIP0v3zZevvqXavb",
-	"PX4Uhjd3PLBDoyxc4m73qBX1qIu4ZW4pvBnOzY8/lw9wN+CcYyeTaDfIRlOzi/DnCZXqbIaK8xo48c8d",
-	"xvjaULE4Vtg5uKDLWgRcdfdI5fmSv2HWPcCemOa2TAnspP2z/gKSSjKYez2dDTUfjw2QP9hhtH8xV6nS",
-	"gTLhabNNeiaDJIWdmb6A22dgK3Ozx1X2yhMypbemod8bCCTWlZdjfQL0cIWC0ipxyeuAIqU0RwRm5AoY",
-	"3jpLnrPcFfpi1XBvstqlp+s5vwKLUQ2Wt54uI1kNShQbSqg0t2gG7nTw6ruPPlNhAUItr7Mewn9V0DAb",
-	"dUqZmvhE49t0ksj5eFKCo/er8ql6QytWOlWkFzdzk8Blb7nCw/OUzbaIf7PhXKWsNIn0mDGrKQ60H2ZH",
-	"u40J8EaMNBK7tKhX2fJtgAqFTItnSUflzaj6I79jxeKfp501BZybH+owePzN9rQUS+eFh6VzVAU8s8w1",
-	"ibk5WWmfxE+ptTLVzT+GR5ES/TxEMj8hISxNSBqhWaMTOEsKmwEJl0zdCKn/tmQKfqNnSv8M/9sM+iIU",
-	"EOqG0NDinZ/qi2CywlWu31P/oBXOGP7zP17rpwNyo77TSERYgMWzLfY4rqzQVdhsTB6RFh5XWt5b1Ade",
-	"r2sZqqgOO27syx3E6Lqn7tZ5+0BVtmVM+DBFV0xEmAOUCI652BKh82l8iydau6rFQn1R/d7wguqDUW/Y",
-	"PpeG12jHtmmPkaeSdwc2Xsa5k6sC0X97olwjFj5ul7kzCnpTQeEWlD3+JM3LiNSzT999sDs2/W7XvZps",
-	"6YOYW755KGCMww0WN7NEjhOmlE97V96DUL7VIF+TTeATBZKjDEHrkixYwjwoyzlUo+iPeMg+XKlFrUEU",
-	"uHl67EN2nF5vFmpKgHfH+3qtfNFe8T2rT/E6g10DhXWx7NbwRcmXxPwsbGZCLK7NLjrqu+3MjOdWWOqJ",
-	"0npHpJwgkRzOoY24EQKhARJRAKNB2MSyFkRdmWBH0NbLfsuWlYXMOnoyxczeKhXLlldso09A1Gv9lbZ+",
-	"6rRe3LRb3//+f5TnpuR0lq4gv2w2uXk6BSjzqgpviw0+bLnnXhz4C7lJSqxAVcDW+dPkhA/Q62DhooKu",
-	"0fpkQRVxl9plBijvn2UyPo9+2ffuaSVzofZ/TubiXAvAankL/OWxVf22qqGILANjWt35ZgR1p/xXAair",
-	"XPsynLrS1f9acHXlotc2s4kNRw9HynK9SzcDOTF1V9nvRvp3FkGrpEjzYRhavZgl1UBWEKpgvxCgdysP",
-	"fQpiMCJFcfwBCeGTi3/T31HrOE8P6w0VkRyNqgY2g1MmqJKZmCvdUZ3CD/w6QzXvWgcE5o1Vux0J5i7d",
-	"sLHySjE37h2xwczta+HBxgmPgaiZzhG98sH4YAclXUDbAKmVoDBZ+tpMOAsiUR9c7BNVKXsrxyXLA/1k",
-	"emsvBKELuiSNEDOMZv/ZQunzKPSo3AzGiAMmgdRAmN6L8wiyD9gf3xdyns7mBq/cW39tmvLvBDVuXolg",
-	"Ydpf069MtK4RlhIvmYsnqi8s3Alotybgxes/EPM+bfaEFgfslwPqRW6LZIU0rR2JqwLH18Df+iL7qsBy",
-	"LEJ6BIoy3RjIUKrU1o3PuBAssqCFdywBpkUu9DfPZOI1l/aF7WXBOYzKNNnOXXTbZ27NLTu69VufVm48",
-	"x8FJ8emscyu7kxeaiXAFDZvtBcDYXm+IBcUCDQHkFY89nF0pY21GdeOFdful/DNfe883VG11VowQRJtd",
-	"HZWyS7zUwQ+WQ2Vduy1m9lPD22Jmbz1BqoOmtzKwcO060+jc2LKDt5yOwvJkT6msiKd76/YZhy1wnEGv",
-	"VuUXiprYaswGnKexBJCEMmFuPowtb77FKSeozYpTP8BwykwJaNPGzJyvNk/MPjTX0DsGdBT6qtOisve1",
-	"ch+whUo1LykoXlcmpO2BGCcsAuzHCUDYw1OWzJG9WNfh6eFhjZqFtYhknjbyygVQKQQunPE2iLedHWRZ",
-	"brN6PbRuOxplkVsDX9vnT5SMgFW6DpdujztyjJnkMQWKNXY/M2Rs8o4l2Q4CpDA+1bFHIg2OB1SoTbmg",
-	"Fsg9nScC712lA/PesZrALwRgpXvDhi/oGNqo5gToaegwJd9efXif+TS3bGkY9rkppmqTP7GEj5Z9Ed63",
-	"FEt06NFSfCzMuYn+XuO0JnRhWi4MTs6MJsp0r01LW8pKeV9MKhDcGmKwQKKAXL4+I4eHhy/08D5en+GY",
-	"bYvIlMcxN+fSMy03Ctzfj1AIgKzBUDoQoZOmA8GwqTcFHgFgX1GA4GRkSpeEJgkQNKHjhjORO8w+6Bw8",
-	"bXUOW52D686Lk07npNP5axUAUBkIZkly4zxSBk9tPI9pQnoX5yRiUH0AYCjoilEyYgsyosNUYbuXmtCZ",
-	"jldnTETKch3g7AEkF+Tu4ecniug3I0MELSPG92LuVVFirssqIDRWEsFhTP7Kkw64LiQTRldmDVk2zbar",
-	"PkWvePcTRXgU+M3IBbG2rco4UnBc/ekYMUS0WM0AoQCEzRNtb+VYcMWAnASfEyeMRhC8DRnwNw20p4bL",
-	"gU1shkSL+USvjRD+GRb15yY8EdbpdJ7WqdiBsZdP10rvCH5Jvnlkhyovm0nBVwMyfGVaZUVB9dKUmUTk",
-	"KoW2v4TaaOOA9Q4VDLgy7PXtEjUCz7VOf4U+SfCYDNOBTKTGgcFORUQz3h3BKzLwOe/WsSiDFcexklTK",
-	"W2Am8jSXbdB0dTsVr/XqeJhtoSmHv7dvG1Eea2s/woZILYeABSSY8fMMYUlAQv3FWuuhGD8HHBfTT5lo",
-	"YZ9JEbGIHHc6ofU8pSBqPtRbo5brWUvDkEa4QOlpp0yl2LWp/+U1nza31C3w9PONCsbQ9OlB4Hiy9tVU",
-	"6zzth8U5kVTgMQEGJVIHbI4G6zm9KJZbngCW8VCH+KTwhCwoB3IBDOQirmY0HU5YcgrEf8AOeJLbL1yR",
-	"OWD6QZLCgP4Be2bSFyqVPjBempVt6G2mdWkSsah5SkKfasaBht65k2MWkYP7+9O+CFFWwxNA2cNGVDlP",
-	"h3LK2uRl1ngMvcUMhTJNuE0irMCTm48qQJLjSyrOMcsB3q69QT9R5M319QXBa0+J8aLnItHGFojI9ETx",
-	"KYv04M0+QVw4+71tv3Dv+MWL7bZ+pXI+99U0SoMnR0FOWXoHgJ4Cs1pljUbPep7LcMaN54ameEhTGsvx",
-	"nKEzYlwFs7dVSJRRQdZFM29QZDihM62C8Dl94b0Gk2vh71Z6uVde2oaroL011Ss0YIbuI14SJtJkmZea",
-	"3xlYHuDs+nEuU3aD3HIGx978hYs7yYfsZkZh3mcy5sNlezYfxFxN4NKFTG4RVLedMCXjO9RIeZqdYEVl",
-	"JUzHa7knaVdbjkbtiA15xAqnPN4hiP6IMR2zKRNpe8QFjflPRR7GjRrSTP6Vp9vWtRCUQQSgPY3yGxVw",
-	"A6JHw5DPYAC8fHbx44oT95C2/hXsUMrjecLOoKi7ZCLA2pqdpojiFsIspiq1tnI0j73mIcDj0/alg9yS",
-	"5qK8idtY1lu3V5OqNHPK1vhMMF43SOtNIC1YxIxa83Q/YDXu7kUBuGOF+vX0rd3lMDozKKeDc7ZFj7Sg",
-	"lCMeASYFquG+MEfwz01Vs6r4KPuegi9/0Dl6iBZ3kA/ZHp2k6Uyd7O+DEmyv6UbfVxI0dw2vHXmfza7x",
-	"eioKcpBbgIKQb6KNNrvmmqm06uTed+dOMHYEPWxONcC5c4eMQZnrrwN0moLR56myQR2PUwwzC7wg3o27",
-	"HKoX7t/w0b/O2Xlh0kuPzL1p/2on5f5St72Z+ljGzl5wrJiIZpKLFBAqQ9gOIfl4+dYkoicITws2FcBe",
-	"wFgOCY2iRAfnCoWqYcqD+4KOKReEpsZPyKKeZuDwUQFZARMbM6rUQiYAuT1K6BjsKblkEU/YMFUW06Yv",
-	"kKfc+Z27b+BcHezR840HrrZp0VvkKWYagURggaZ9MtdbOOFwwouFWyLvDaTlnAOfZHIL3adlsOYsqQyg",
-	"kM2do3mQMyZYBLn2gPCR9uV3OiBAkoZKG2XeZl0svWaObGh3M/TwPshVj8USKNc87ahpyGceUf9aRWHX",
-	"1DH7w75XMp7rIb+ve6b2qNWrj0Rg6L7N43Dhacy+ArGKv6r2rSv9jnbGvWCrMPOB21hVPS75Eky3KUpt",
-	"0spSe3oilos9bGCZT4GvZTyBd/KUD2lc3iVgn3dpNlmVeV+NeCCG90jV9SUm4Z7btaUleTK5bWEv9f7P",
-	"CzuGipq8wu4qSe7kxgAE/KVvddft/+w907zzUQv+si/a3jPxb66QxrWSYVfy1/FZSuWp1HMpiaG/lgNT",
-	"Iszt3BxWhSmhtnwhMO2FXvW8+Y17GGlQkmkB7VBgwk1/RvOUmKfIpOwhGWtfji16xrS6yVfse7mH9SR8",
-	"7ruuEyqQ9We3tpJVo5Kfn0vzkQjTB6NrF0FQ6jQDbWhVqPnhdXn/9BvZcK7V6RWwq6M7NOPfsWVvnk5K",
-	"02B5eDY4zbtlS+1L0qgFTqoayhk7JTbFlAuH3rx9RnovrwkXYx0YWa8YvU2uX4Hna7Zv8mTvvkVnvIWV",
-	"1zZhASNEwkCasMSOFX96bbXOt5+u94KV+nhwihVTptaEQkKCpPKWaeWpHyUT83kn5Bt4IkDcHg57Z2ev",
-	"rq5urj989+o9/Ab68+5ozCPSPSZTLuYp1K9+GKTaOddxnnYVScLGXKUsCUgsx/oPCUkYQGngdyO1/d6J",
-	"+YDsQ7XTjX7YHR+yaz3GinUBdiogNNdXPjEfFED5pECweZrCRVyMSSO8+HB1TfZNye2+/j1ag4olwAtb",
-	"8NCydfAG+Md56aF9xQjtSeaP+q7AcsmST2xwJYGs3dgzKFrdX6j/P9z1r7ggL1/96fzsVWFB+mIxYQkj",
-	"g0QuFEuUxd1XLDVnt6pNerjqsRxrgx3RoXbxPSGE4WQTUPHdegNxMZKGIMIC9BhwJ33Zv+lgyEfJwudd",
-	"yTnuHDWfzSSiAheKN/UVyVzg0XlEQYHbUCvQ4eKMpzQ2JP+jEYeDdEjl2vLb6TxOeQtwEjH/IBN1ogO8",
-	"hA2pSvGifFWUCmxVZSztBYhfxMU4yBGpDplQc0VGeGz85u2zoC9Sqm7xrhyGrxyrwFZ34+my4mMdR9l0",
-	"OcS7NEmFXpu+6It/+RdyJqF6kEuh+qJFenGsXz3BSDVhMQXEJVP/AyQLHy/f2lIHgziOkxfu33VDgDvg",
-	"9xYfOHZHPYQ0wrGEkrD2/nAaQfgaNl2/P00xWj/Z34cbdaB+8rzzvKOf2tZDg1ITrD8FoGk6ZfEZVaxN",
-	"ziP81ceP5y9Vm1zzKVMpnc7wt4XKD3gWQiTCQQXhioQ/9/HUor93Qvp7KPWGogkFvr8XkL7R8GcyYnAh",
-	"XMZFipf8Ep4CfRiNIkVCg/0X4pf/7WfA2g0s79Mv32uVdtQ5MFePGNbD4NrPBZ2nE70qWtAiooZUkKNO",
-	"11ysf8Qp6YERnCdDw4IXSSjATQm75yqFY47szN5R/PqWJfAAF47gmZc0ZZZ50hzGHR28MPUyJLxkabJs",
-	"9aA0wexz0jDJzyY84BOk8HE7pRREBg4B6R3lELFp72VEeSzvtKoGT0aHJ03kFDEZPDeu484hvFxPZP7t",
-	"hpoxYiGW5OhX3XjvCU8sJxIEDAaZPIATPyh4T9J42YbnmiPCm7m4FXIhQkAhdvw29pxbPyWWKjWnFEM5",
-	"nfI0hR7vhM2YraKzlQJm0O44ODyP2HQmUyaGy9Z3bBm2jRzaO7BwLmI0AvyrRveYQCOtaZ4KyNMOcTzg",
-	"+tHayqOFb5oTd7MvM0I7kIvjzqHd7znD2xev6HDiTTpsLygsCO9bM5ZMOdhvI5fZL/QbIEVmioiyv2SY",
-	"Yn2RyBjWPuZQLWh5N+zbgBwoK8wglzJmiiRU3Pb1Ilh/gBEaTbmwP0ypoOPsb1yoGRumUkthSkejpv3D",
-	"HWcLlrTJB/s6RcawmwZLMostHi/UpekfW3YLnhKKf7fZPUji4x+9zXJgq9604rL3wiT3SIZhCsVgA1aB",
-	"m9swkMgqbLZJYSUUhVI6rJvjKWuBtxeSiVwQNR/qvei9hiuSYuh/orcgPNedlBsN4WsChGknPfjflh0d",
-	"PpAoxtC64I4xKVEjcvZxyuH84secOPWif3yisvc2oFTAoT8bdkX/6qZ+sKeHAkIV4SMtZPa8xSg0PSoE",
-	"6Zkgnj0OzA7iCZzKcnAOWySUybg4CaXYxwT2HQDjV83JmKV6aIenOAc0UmRKIRdg18fc0NJ/NKgSYH50",
-	"ZGXs5zSw59TAu+VEHxd7MVnisIUURneBRswPNZtWbdxbXJiCNrD0LS7A7w5sWtv6/SqAKc6cQu2twvF+",
-	"0yoGe3LeFzr4gO1nzjAGIA5QsnDlnqg/yYC3Wy83n4GxR/QBuUi07Yn64pVIWTJLuGJW3vEMBhdFeJUy",
-	"1L2RwMND64H4xypPlPZFTvT4P1tT9BkbTcjnvvjcarXg//Wfw6FB604BrfszCelsFnOsI97/u5IiJHjh",
-	"SiHiZ68CDmqLitd55ayfSSwXLBlqozdh9+TNu95Z6+pN7+D4qT12TOjCKfyBjJaBDuu0k+agkPKfqNgw",
-	"Yal+aV+4ilzjs/AI/RIYHP4Tph//Sc2vtG3s7/0SkgZmUUhYyMUAvxaPQsIVUuuaaqbAlLrCZlNQ/ppO",
-	"nJVbV2UKTBBQWDqz9bHwcGMJsCIoV8gBVVO/MwMzkvU7V95h586+BqW2ZYqL3Q5AJW1rirOK4qBQUhxY",
-	"d2YohUqpFgs+ZVjUnHAlxQluc73EHEsh0P3UjljERyPEyjQA8SICdwZ5yG7Z0ioZs3KYLXBMAlTpZ2O8",
-	"SFMCGVtgoAoXE8WGN9aFts51hF6VXSv98AFTaYuNRjJJc0j3OvwEfZeAohOS0HkqpzTlQ3R6tHZz6aoJ",
-	"nc2YgNGAHuWm+AV50wx3JiDYZ/JvXB44tmoR/+gNnBd3DI7uplbop1CIdXB/jxh2oGvdPi89GSPEnY3p",
-	"/W3g5QfMneaZulkZY2CycoJnD+/cqZ1+pndwhxGAVj+2JAFT5aps+4X5U+4wwN9gAi+0HRD6DVXlW4ZD",
-	"3D8PD6srNsDAlGW0zU4BaIH9rEAmNPYQKTdd1YgvM5xBcF5WlH5KQpqGpLTAHUM3cDctZC3apzXaHkeH",
-	"JZcKCspp4Tx3TWUuPLyyuNp8p/OmBzLiemfLONKqFMosMLFx2NGBvIKWRiOd6IfrfcKhAtsrMEJj7kRc",
-	"GUfaVYigYkyz8m1rMK/0nMZcgMkks4QL8PDoGH+pPzH8ecEGN/Mk/mVfB237P6d0rKNHHSrqwAWl3qDk",
-	"0WEilcrZe72McDg6m2WH1oZTGDRYyXQVXlTGdqdcVVzebdC+ewa/3yZXmD6Q8zQwDC0r0ZmOSjPLpWfE",
-	"6ei+CO0wdCSqBxd6xbGLCTPRKHg6UMNBx+joqSb0m6bm0/VjgY4GaCygdA2H3uJCqzR9H8wJx+iXkox0",
-	"DpNNMR8ygU15JjV0kchZwlmK1BBQR+PO3v1k0n7Kkql/LOiSSoBaCq10eyd73Xan3YGq+hkTdMb3TvYO",
-	"2532ITLJTiDhu99esDhuQYS5//fFrWr/3bQEjVlFRTMYnU9sQL5jS3LFUlPFAH02egJyaVXVJpAZNITE",
-	"tiNHK7FbHmFwcuECtRMg2CYNVJ+my8At8Hm0d7L3B5Z+u7g1CXFEi9LDPOh0bCbOngAVfKlcTdLPe3q4",
-	"cD5E4/Heyd6r6OVVDw4O7+Cng+Pj7guAr9IvfRZ1hkeDA/aCdkeHw+Pn+g/pcu9k78N3F3qlFGTg+Xgv",
-	"2LvXE9/98S+9v3x3f5aM/nR18+x6+emPbz6Mn02Gdxd0xt/FyeKc0ovhm4+XEmkX0AfadM707afvrjDx",
-	"uLoo2sQrlsKJzlHnqOpRbs7238v0tZwjosxR52mtG3qQ1YcDbv/8YO/kb98He2o+nWrBPdm7QOMHAgFb",
-	"9A49opxc7AV7KR0rKPVgeLDlR/d7J3soBHpKvWBz72RPWAazfTpPJ/uQVofCDqnSstOZdJ4IraFM3l9v",
-	"zkUitfczpVC8HOlAC37jKmVMkskphqNOt90Xr7WpMo0HZqu71IeprnePHMaQKj2/sIg42SkBibE53yTl",
-	"IS3r/fnElPW42kRI7Oh7WBSAQci0W8LHk9QN20ucHbzAOsB8eqpNPoB+O79wvg2hhky6TXq2uhPTrGBq",
-	"c3Xw9j19wRUxDg0oxRlNaByzmIzn6O6YvDu7HzLjq42QvUqA64VwgVrjYypW6UXBGeuL8wtsV4u1toV5",
-	"QE/ysJNNOjWTRRpHBy/IgC2liJptcmHXD/NAkNnF5jKaEtoX4FHPIJ2QQKKPGw+ExuhPwNdQMpgnChwS",
-	"98IF1eGD/n8tTqemMFNKMtXfQxPWF7anyrYjQHF4aAKym8FcLcNm4PcT8CyRWJJF9Jpd+sIlUcFhbZsc",
-	"meuFkQmUJdwDgMaYGA4EJHzCfgU0uTS1NtXuXeNgbK+H38K2A8JdOmUpgM9VnLZnl+x72UY4RfkeTyuZ",
-	"Sr+R0XI7De6OWjZSHFm53TuBSvMWF62hlDFLWjMq9LS/2KuthOG77UHyL/njVkv8urNhwipPZjRg+UDs",
-	"pftX5rpfao89u2P1zAndKg69aOaoTD/ukqbsLZ9WN4eba/ezC38JsrtaF9BIUPtmczkM8Ahnbr1V+oZG",
-	"bjH0Ld3Nt3yEkwyZQDPBjtZP3/Vi812euJ9JMYo5lq0cdQ8333tBl0AuJuVbmozxnd3jOp9nDhYZcuZd",
-	"L2d488HBVgP+ji0vmQ618eYaX3st5TsqlmY9wD897tT40itUkd/M1XKtX6FlVOsxUJiZpXW7O/Mo7BZ6",
-	"iFMhEWe/yqu4k7cmODdMswAUAwf75nRbjw0tuTntVmpuCkgzh8FGDH1hQUoPOkelcQg8Y0EVFh24WGRI",
-	"41grekVHDCtQZoxqC9HzvS3X8GsGoVK6NNUL2MIFwJXY8k8a1uJmPkmzwkCYBJj31SbPlAU7VdZDz++v",
-	"aT7MsCE62TvZS9KbP/94eNeZHrx/Nvw2+cvi+eC6e3txpN5GL0Zv6NP5K3k8/is/EH+8f/anRX17cYmv",
-	"2cpiHJUAOrmw17j4O+jG39TcJjW3jbr6mB3qbtZaKOyPpp6wS7EyQocyJ9SS2CAwTxIdjGSJlJXtrL3Y",
-	"fOKlIvh+x/Ye7OHMDXvlWvcGKC7r+zbm8tLguPBhX9lTeJBQOTFa/Y5aAqVYPNooTpl/XGXvzjCeAs1u",
-	"hCkLOhUzOVDBFkQKYPlG84jiJ+epSin0LBeMhRzh2Q4ILKbQbbSOl63E7MW3e0m/DsbdNqPfF7QQq7tQ",
-	"3cRAZcE6BG2QUmjiqVFW6pEP0fIB4KwQeOoIujQexEfX2H6uHo4ncDBqYrqyXXkGpyMXmRv06xlVszwX",
-	"mwOuYE+whXddmtBlK+aCtWjaiuhCtI4O6lvZ/BT89wvPvMQGFAydruyQvd8ipv+NIyZnJs7sSWnRWjxR",
-	"2wVKtQyH0eZr7IYUjhC/MlBqKC7GMajlZsEKaItixmiPxwVb9EXuAZA8xBdFgQliItIwR25NLLnWBily",
-	"kZk7KGqTCxwV1v9kWTz7QHsLtlzGShaM2+bYLsBu+b7gqVfCl8VzQznjeryJRKhX/NBESxKJWJodED9m",
-	"AGbCEqtyfgvE/nltQ8/fJadrdxpXTq5/y/P9ZrW+TgD86t6U79CCNCJekye8jxki276bNbYJilO1lSkJ",
-	"P1zg8QlOZ2QyNsDVhepH2FJY5epO5fpiSONYP1Jh0SKee5HDTiuiSyg9TBNO4zYBsl1larwYGVLFWlwo",
-	"JhAvFSrB32Zluoemm8jWDs9Y4oUu+qeJnCenONFQJeVfTxpHnU4AJIYrB0rZyRl0tELzSXZwRjaem53a",
-	"Q7O+yJ+UtUmvUDNP1sVRVXFTXxQO0rY/sLo0AvERQ+d/hnMrUxbSE5T8QU7ZT4hSiCBVe2/creQ7c+sj",
-	"H3XZGdvKZHb/GUwm1C+ZQ1Is7nFHrmbrcmUblVaOxN4apN9Nxs5d5xvKr2xetZaM3Xiz7OE/XAr5t2Dv",
-	"wcdjaM+0gTKi/Zjm1L60lQGVVaafVwJPKOy3BQexHAfa6LsCyZOsyqIR6n/ecBE2g2KhTV+4v94YQEWD",
-	"2Usrc4Pads3yqZNmAKU0rqRSyr4A02NqYfUgsNZGj6Fws/6j/dWNScXoy2gWLuZcnL7IPHGMIBuhueAG",
-	"ArwbDPDgW6A+3WQqTbzaDPA3cp7ayWHRjZynYbMvrMbK2/jQOj44MlcplPkJ+j70eMYABASlJDwDmOcC",
-	"k7JpQoWiuVp3UzSfKhaP2uQ7NkvJC4yytQeh5wctPPSd2Ga4eaJkEp6iZyTYvV6gMcNGCf1ei7b8lovb",
-	"rH0vTFj8r/09fX1/L3zkjOlbrtIrI5CvLIbYdh6BVdIbLzyD7zcuw+4Vi39DbPEiSPexAemGMsUNKMyd",
-	"Tmd0oK+dwXMO2512t3vYfmZZOqGEUe8vLGlMemMY2N47+ROPY7p/3O6QBr+g0Sk5u/hIPlyR7rObIxLz",
-	"W0be0aH+xZ+bMCVlIz066R5sM9JunZEaTfCwAX/vexS1ABVzsrOKplgWo2uZN6D1hgLddym4uC0B3sBm",
-	"3nkSY/vgKcntCQcOqH3mhJGpTJj3+OyTiggR//hB95c6MlstfHuUXCgCFABl8r7Zz/s/37LlL2vNJHbq",
-	"yJG22HxqxANalG1DHPbvQ52kNg7QDJiPPiH/h2TNH5M47Av/cUOq0mab9KA4GP6QtTfCY/0n+S3X0ERj",
-	"PgRJnvQTEJrYGELLvYS9pDriHU5YBBp4LGVEGuGZ/k3rTIo0kfEJmeloMWUBmdL7Fh2zfz3sHh8+7eiI",
-	"lE+nc1h66Pk6H7XeS8Fa72g6nISmilV/fvjqmo5DN9BD6A3PG4UQpw6waPCf7qARe0mmaHnyETw0Fvso",
-	"F2FV5fk3eqHBbVy1F6sLbAYMEziUs6W3uNi9lgf77u+9GD1/GnWed58/Pxo+i54ev6AHI0ZpZ3h8TKNO",
-	"95geDkZHo+7gYNAZPD84GEbd4+jpsHs86Iw6Hdp53t+rQvHITWpOOfg06mWM6zXsFszq/u/yoJ8Nf75B",
-	"1Ju59zp8qAEX2O+woqbKojZ4YkF75iStRI3WEr38WtS5Za2ODfb04ldwY5lZuXrTax0cPw0IwDJHX0Qa",
-	"1luBw7JSI9z8JeIKuS70sdvkvYSuz8JS/DN89NczfV+hDePRUrY/rwIN/e37X3IBZs8aFkzcgtXz7KdB",
-	"eSmxn/iXKgu6recN+hezcJnxXWjx0z/iu/YTRiMuxqo6/dsjigml7RVN2YIuTW8gkJIlcsDUE2IfEpD5",
-	"jKSSdINOp6OVOY1jzIGKJeY/ga0Xn6ODJ2ogQ0cjAM0YxXM1YfjswXw0goyw1yJoYjDzOoMnA+EgjnCw",
-	"7IuQ3acsETQ+j0IE3NIjA8fvVsdhgyVp4OUB9E82AY8YnicFs9EnBr0UEUPQkjb7wga3FpkkV0dDKInm",
-	"GJgAEoEdpWnGhT6PATNMZD6wRl+ECfs7RrfEWXEuInZvku1UIdiLjWOVh3aPVa3wVOOP6F951T36MjPl",
-	"QNsIEExIKhfiRNyY+Q8NkCuATJpSVphwvOyJcgsN08nuaDynFhyET5ldYtOkmsBhhvYwpHaiZkw0M/wT",
-	"98iQ3evIl0vxDktoQ7hUkdDDR7pxF4WkEern3QBMngnc+yLMQcBDRB2Y7ec9BhMQScKGCIxE1S2J5gwl",
-	"1JwJDOjwVv8CRz+SSV8AcowYm3kB5Fm7SpY7AQusGb31RE5Lrv5aagHVEeZauMx9X/x9Ho2NN2iQMFCQ",
-	"G34BmRUkhTQ+rssId0gT1sI8CFMEPOmLWUyHzC5MQOYihiLnCVuSEQXuGwiHBHEzCzvRninYdhgHFqWw",
-	"vzthJvsB+ERTHAoV5BkkN2DyThAPAl5FEdpKD20wT+EcBUcKsrW6OW3hWcJSxLUiM5ZwcJOvPny8url8",
-	"1Xt5/v4P+h/Xr95fn394f/Puw/vrN1dhQA6OyFSKdAKCm20/Uw2ByBKwF12jacSGfEpj+BRUVnh19lmo",
-	"yDL1xlVf2AI6qwSy3dfLnOjMrc690W44sx9D/Zcjg+9T7p/nd69ciAwSrpYzfiFV+hKusrP9K9cwWHNT",
-	"kqfpHmVkajhR4GHKAWs9s9x/J3uvLavf3sne4fP2cWkiRT+qu/FRZ/6j2s/qP0lroFY3e5BB4LTP6m7T",
-	"rWrX5YsWXMxoksbLjYdH2VjUPE63OENauXElKPlkjT1ulq9bhlfD83stkwGPIiZ+K4H4qiUQNfzpK4Ze",
-	"kFVfWSJKb8ftHWnP/XWcWaXZJ0B4Qy2PEAkJEMtP5AJx1rQtR5xY08SKmvZKP1Q7ll5gaD2GvkDG/7nj",
-	"ulhFtAKgIm1iBgn4MVikqKPsVEZgByKaMnsegJBdpmf3JygrR8/QYm5hR3KSZi3YLnF2y0VEGivM9IFh",
-	"+Ufkp4yiXvsIhhvfYMdZHyWiS3gHoFCIub4U/te/Nk3oEtn2iBR94QqZzbza3impPdqUNLBscARVL4hQ",
-	"aA5N8okvYqBYMswPyCadmHZwY6Wt7x4V+ooPO0f4VGHCdOIlpLgiKoUTM3T074CCP5MJdq93vym5YMk1",
-	"R8Z2cJhsqGAaS7RvYcjUAa/HHG4hHDklB51Om/SwaHLE0uEEAFoxkUjJKAGBAAQYx/JZif5acgaUdydy",
-	"OGJrvAmIYUrKQbUL1CUUIYsqEoDeRtguA4gc5Fq8i1mVU1wsw/0Aa8N1pGMSLYX8yHF01D3qHNDB8Ghw",
-	"QJ89Hbx41n0Rveh2O91nw+MXB79SCnCTndabBpKnG031O3slTvIvQA6Ge3PjvZ/slebe2mbeX9aqHiL9",
-	"x10Tj0K2IEEenjjMmBlLrBhgMAzdmFpATF0xn7KKnKR92k4JyCvc+eZtMskJZ0D8Pa8VAaB97SSEO2Ye",
-	"cZNMqKlOM9ot4xuzOkwUFWZVSnL7RfoS037tGZXG3GrtZrYOX2CO/xuf8W2Xt/RO1IzmfmjOMnO1EEB9",
-	"TZUpjWMEeM1crYyliYqlV6nvl2vICEt5AGZ2CjhebWLBbAx7ZA5MHXDeGxmTKWgaRajeS5Om85jwLmyZ",
-	"QHSqrPsC/SJsCwdMmo7t/z61RTZZf4VMXFYFSk3NiC3CrwPOOeqL8MJgz8M1el+P5FxA/Q6A78Cv/YzC",
-	"U73xEzrUptWlBOH58WxCBywlR51Ouy/scxEABj3CmCKIL6jWIZ2RRg583j3Pd05PyChhjBwEZJZIcnAc",
-	"9LUgGlxQMhcGR7W5irVrYXZPzONvsPQl81Bh2CqlS9O47416JZniWLlxwAmDbJcpptWLjK43oszqp8qZ",
-	"goJdk7TtC32l86AUZvbAbfKqiLsdMowpn2L9sMHRyZUSBz6hI2IQnGZzTFMHvl1oilxblHtKEppB0pYm",
-	"dc70sMzsnMmI/bqtjHoAJ3vPvvvju6OLLToRC9/whdMf+LQNftEFXlbfH8Ib0Cuqcoiq2SaCorL55241",
-	"qZFLwJlyYzUnf1vLmqHouNE/3giZ3oCadOzFJ3vletTxcMGeOTnqHNVe6Ffw4IoVtgZiveJv/5ZY+scp",
-	"Eq7bk6MFKbM/7thniEp3s3e0uWqYizuO/YxqH9mAqn2kbyUXqxjomTOUPeuJIomMWWDA6iF/4dwnhVkO",
-	"V/LVF7lGfwvZ657I0Iw2jjqHyMq+QBTwniCGcyEACQ9cvkAmdhf0RbGV9Og0h8FmMNqzv7+oUcKK/luu",
-	"j9O42umy1GLifjp38/OrWszUdHBycXfzYvjHg8Gfn02/mx2p6+7dX5+Ly8PFX56yN52/vz2mr6OD8Uf+",
-	"4cdnf76tb1mL3/pFLevXhijBAmYn8YItfLSWf/RTha9S6PK/QR/J49S94rRBHaivGDK4VZCrHepcDY7w",
-	"Zohgx/YPdRk6kAvIYC6iGM7yDc52JIfzKRMpMGt8e/Xh/U5gwB9mTPRm/FsF3/gwTGDL57UbqnJOD5Tz",
-	"C+ZYYR0TX6lCgO+6OCeH7Y6bqX8IdN/rCYdJeaLcGO34SEMvY/MxoH2tqC3pNH48UXuIhP1Fj2QrCbNj",
-	"/03CHlHC/tJ79/ZxJCxZVx3omsNFhU+atXhrx3ltm/duWGs4gg/J+Ff16UR1s3H9lIj9ki/aSCyT8UaH",
-	"Tc9mfX8Nry7dO75MPLg9eKVLF7kTePTLb6BO/x39s6xR1xcjT6eBatrBPfMoN9bazJK6jACLMrDeM6aC",
-	"NFKuNRposMByzSlDdjblaQkkbKj1w4dkHJIGEt1hq+ms2SZXPGXIDXySe3trwSN2akMdj5KuLzxOuoTR",
-	"CHg2pDRgSuaQ1FSumIw+nc2wiKWq+MR8JLbO6q+ssvigdB8YQf6K+ui3JofyjXep5WjrbWekOtt5Pque",
-	"9bgKm1Iv/taNDR/0zgVzPZuXYnBi6Q3kByiUpZtNO5SxnCeqTS5iKgwTrTk4HywzAuDAgEkDWQ08pndx",
-	"vrqLkcwS9zH4NXqnb9jAlvixglTSMhWW7bePwHNlt9yObgrMA1w3HGIP8L+8fvHssPtUO08JN+v/L53X",
-	"z54+faVXptqvAa7Og6fkjKbMcbPXy+/YL/mimamvqleQhCz6NfXLP2o26tdwXh5HDaKcbq8InWLYK9d3",
-	"RR9kn0bp/iR+Zgq1d9OE5b1beo8wBVzDdweWwFoh/iJ1DOlPFOEiZcmIao9BjLlwrOGGEBaZzE/6ovfy",
-	"+ocesFlPeRoQ/PEAMTCgXwt/89zsCNKI2FSOEzqb8KEKyFzwdD+Rcro/YFFAIDYcc6aCvgCWdiBWwyIM",
-	"fNAhibgaTrRUBGQWz5Vhc090bIAtMVSRDy+viGLjKXDAcaHvzT5WJn3BBflw+e6HD50u2Scf3r384UPn",
-	"sE16b7vZEMiUQvOaSpP5UDtxkfkb0AKICF6CxG9mbvRI+uJODulgHtNkaXnhbGfIlGpN6bW3UEXCuZjS",
-	"2YxFIVSOJEzrVDhK6XUOsBNF//M5QD5DZtKSyTcu/tRtHZDwPNT2ieifjo6bGGMjzzwUg0HNqILiGVgj",
-	"lWOkpynceGjaxSlZ0ERwMT4xTMksgk71Cb2DYowEWHR51FIpXRqCZOAw1RchURlgwti5zkBSQDtjR5KJ",
-	"+4midwzoZ6EnXgpGBjSyt/YFjhxbrMAvTSdYiiwiwvRTwTjq25hIkyVUtiXQbqBCrMZGYqKsD94Qg4d9",
-	"0QjNeMKAhOqWwwIEJHQNe/oH14TXtNzeZmwBWUxoCsODb8HHBvozb6EA2FRim8v1ZuCxLctd2eh2rsJm",
-	"NtSELkjK7tM26bmncNUXHE7sRhwdFNPpCG1NnvUjjXdXb1qHzcD9cUSHPObpEv9y1DT1y1DZR3jUF/D7",
-	"bqd54v02x2cIRcoIZCcs3VO6kE5jAFuz1hMKkQ1kOsGew74A3dL1vwR57/Bb0mWuz8yKiUyIWRZTpM7V",
-	"Cnwg7QtvwXIk12bHIdhCQZMhfybAC0XA/hGjJL/mLDbkkWb/qFQmZrsOtNHTGooLr8TqhOC8ke6LFwH8",
-	"+xCGAbOsfwmCGmDP5bvL96Rxcf6yddgkT48C3HegAAOiNSBW+LOIPD3C24i++JiM6JTHy4CM+Z0hR5ny",
-	"KIrRl1V9cdDpwPW5GcbNHEsxZonpdeOKFPtKqekltTzeyDfG4og0OHL84iZMk7nQk+za/4ZyHkeoz+Am",
-	"ywIHSqV56u1XRCY0q0oVmau5yeydZefPJ6DkLs4t4EbJckNBOp3x1i1bhqZDLwdwDIFsNOUCqeod8n3u",
-	"EBrG1Mo9Wb/SJ8AMz00hnxlPeEqE7IvstBzQsaB837upN08n+s9mB1rfNWxnXOn2GJ0aHBHD2pmHJTnq",
-	"HJEQYoas2g8q70HLuupHW3s4o4liQFKrRQ76AjwNmpHaHbTJN0CxajnssS8bmyjfvH12882Hl3+5eXv+",
-	"7vw6JI0j8u4brV8iNqLzOD0lR91DyxUXmB4QGWdUxd0OtEVaRXZKBsbQyRGhAz3grvdnkAhwJRaMpUTN",
-	"ZOpGJ0daoRcmxZcg6Ja1yJpBxoeKnbXQYZrwO1bCM2dhMc1uzFo+bE0eWS3J+93veqpEf4Dm4ClpvLp8",
-	"1mz/7nfkHU/SCTlDVuKAXE7oTOn1kgk5i+UdS2JGRzD12i3DddcqXrthXKgUWObDM8Nqrp3WE6KlPQto",
-	"JvGz1t3B71nyLMzEPZtRVFtaRrQuf/v2AnpEoMITwHI6950BqI7OfXeof9KBZqyjSSzOjJxv51DFrNj+",
-	"OAfSZedkWmRX9OrXjbMBugIUCEjvSCbTFSI/WG49D72z77Cu0po7nBctEt9efXgPaz3ASUUDZN07Y+Ng",
-	"Vs4uQZW8u3pjyizRXJlOAUNurRbgcBkzuX9E/ut//t+wf473nzZRjb8gYe/sux8QRwoJ2QFJ6ofe2XcZ",
-	"y6AZ6hPVF9qfiRgG8dpJgZbnd1c9HNa7q15LK4leSBpGko0Kc/YryK48JOFL++uTDFjdcRaHzYCEvVch",
-	"aRgT6dU/oD4H6PawdwnU1Kjx4cN6rQMUPjdyz94T6wSgi6XNbu8Vet6XelJfXV7aSTcW/NXlZeu5rbfB",
-	"NxuOY6+2KLD+ETrNeZ/IqQI6BckzPV4ymZ5muIJWUyKMk6Xbbxx1ugE56hwFWj0FWsnp/7xoIkdX6bl4",
-	"yLV3kPaiVC8EVIhjphVWoyT5aWxAEzNENpt70hfhMOaCD2kcksZFIuExr1zlc+mJ6Dm8+0387MHnUkE5",
-	"eGRqPSvjvuRUBIZfgaW8fHX5DHdTw5oqW5dcuZ+bp4QihzHc6IFtGLXhVAY0to0FOE/alONsZE0am0Hs",
-	"KLXdWKB+smYsfEU5INJ8zqO9iiasHdJjCg+L19TburTRuRErKGOtnT5yApGlvYK9qunPg0RpbdQZvLt6",
-	"8/mH/6Pfx8Tb51cX52ef3/Quv/lw+afzV58+a+OO/znoHDztHHYOOs8PO92Dz59N0P5D7+X1Ta/T/fzu",
-	"6g961rufLz4ftI/b3X5ycf7yc/fz526nc3B4dPz02Q8//PDm3dkP7y4/f3754dUP3/bev+onF3/qfu5+",
-	"Pv989OmHo+7BD71+okfSHfaTvbpz8CZ+9ip59mUSfuCF1Fy7rRvc38TPVu6st3aFVctWqbh+dtW6R4ed",
-	"7uHv9Qp9/qzNEizd2Xf6363VpXt31fvc67k13XExShqfne42x0bOJS1EwcJB+yhjuiVCugtGPEvvrJDD",
-	"Y7S6/Ymy7gX03FarJK1YHpRT3brSnGNwcENn/OaWLb0S80LYsFJb3n14bfl76RlW0qgMOprGuagT//SF",
-	"jbsaK5FP0+afzFc7cH877Qe1MrnaY7i0e/shqemtV6usFSAfXH2pFoBirsKykWL1yxMFM+sMprkA4ANG",
-	"zqaq3zoEVm42TrD7zF+3NUDLIf+OLV37ZPDz3oDRhCXlDZVoMWz2vffyGlyliLO0hSGsdde8MwXraJac",
-	"KzhvFs4VZjEVLeOh7p1k962cOegfKg4d3PvXImA4Q2BCqshiEOCAdERm8ro+XHlV1jRDwrBZzxO4EhWP",
-	"jb2poPFSpUQwFmHCPYFfu7GYfGgWz2BTg30mUO/fesDbQQ47jSGO3FAmGRarD83dF5XY3KQmNHeb9Ei2",
-	"DpE9+FWM6fhRxEsL+aW3/pMshV5aLdKbR7wYxBSjFLJDkPKWg0f6LpPDtVgNH/Sws1Mkm6nVn9D+FV3+",
-	"YP04TbTMS6Pf/LitF1UxNnN/YXgeLsRBGSxE7eGZPZIfko3oK4Zk7tnG6ftgbvmlBir714VvNxgYmVLa",
-	"AIEBF14nlMcFV74WOnkm+JegCbYDKHcb9ktBlPsv+EcBMPjKHuA/UbmU1v/a0OcSXvXsulPwu9j1XYun",
-	"Vv0BgHyq9AR68OciI4mcAaICU975Afi6gyUJ0dMOAwekfstFVDCLOip0dpEUzeJGtgzSyNnctbWWeFCt",
-	"X1ZpCvEja1lBg5AFlp8bwAzSMFNAQoQnzWtygxJYavRgqmorcRjnFd5TZV+cZX6izGD/8Uy0mUR7BAjy",
-	"kRtkHqC2YjhAdVFhkJ8elY7lH8/qZdtvrc0zErqDtYM7tzNxmdh8EQOXPf4fxbz9tzZTWsGZOffskvlF",
-	"jXLeL2p3oI1Df42M79jOhXBBjbOVNeVyZ1h9RAXaNUTDbig5ZdAcx2jsoJ9N0YPRrxksIokSCbhlGT7e",
-	"JXwUQs+YZzryZP3ClTIWRPsxh/k8xd4pwm3bPp2yvpBDRMkasgz3R2Cjm00vJQzzLohpfmooRL0bfXBh",
-	"bUCTyFTv6PcrHkPBmL63aSC58QkItb1iaNGaMlMeHJIGF2rGhqnM2htK2SZhxVE5PUoD18O1cD0lvMXh",
-	"gb2+nF9R/zEgRvSj36qGH5zP/PU7l4xUuw1fR9/m90/9NJ6nPhcyucXM4q+lQT8YPQHsuJjjNLXGVXD+",
-	"qBChIXTGGaozHTrOpoZUKbV75InqC4gkGkjPpN0+dQI8vW3yQSu0GUvw0hNCFYJ9IR19EW3NGx7o8wNA",
-	"SSsotBlLtFd7jmqMS6F8pRYQGnMKjv9oFDgVV9GeChrgk0xuPyTRr02rayf3vB7BHHuGvSESk+B7Ez6e",
-	"7G2n+tyHf6mGD6e6a34T7e4Fe2h8e+neiZjHcbBnyCN6RQD4ToZKv6q9Y7lgCRlTdctSErNU+wLJlFCe",
-	"GELcnaa7HvdfdNwpWRqYRxnP9SDfy5TZzzNBW+3Az5R/Z/NjYlQXx9re/Es2ozw5IZ+QR5kgj7J2gI6e",
-	"/ed/vN4L9kx3TPXM1hanbAtVWFNvZ1snSw+XRaiHIMxEB0a/9GDbY+HfhOw3IYNTpHmcfql+dmPYM2P+",
-	"a/S4/3f0C//J2+E/QEy66lqt+phOHZQBfqx4NfVdTSzH33Ra7Ir682URAaFIu2RgvOUti/Lp5FPTvaTv",
-	"1A8x/Ml1Gm+LJ6GmXkdVnoR+uT5dyCNDmYDaeziVMUyZbZ6uMB6dF5nxqMkaHGnbFFOVflSlKvPIUt6Y",
-	"FOurGR+u9ggCc0QTzAMb8XstOXKubm6f/XF6cL8LXzDOW50k5TXKiPrK4fJv51//H3v/ttxGjuUL46+C",
-	"4P5PmIxJUaQOtkzFRGyXy3a7yy6rLVdVTzernWAmSGKUBFgAUjKrwhFz9Y99Pd9Fv8GO+O7mGabfpJ/k",
-	"C6wF5IEipSRFirIrr2wl84BEAmv91um3ljkWXRJZybXo5cVtJbJzIS+/eRsbpwtYaLMWyMLJME0SFGDA",
-	"z+uqpoQ0zPn7ipThEK1C3vA2sfsdXNsWdO7BT1z0BYwcHXqKEST4hASaZOa5ziFH8tsP17NpuPBd3gu1",
-	"UF+aOHT2L27sB8DQdKMkW5GqCd9qW2xNcOZmJf4Fm5WF9I+Dpx9+fX8k3kxPop/i7vAP+vHoj/Rw9oJ1",
-	"0u/4O3P851/+clVZDQiwBBrnBhvoQQbWjAh5depbtjju6wQ3GDZLxM0Ciy+4vkPO3p0vqqIdJ08K+yPb",
-	"Hu2lymi1Lxt7TbRU8xSJvLdsCXg5ugMz4CvTdzUL111YuPJU9y1r+KWWB+4A0OAJw8ZtCzcnFJNpH4ND",
-	"NX7U6WK9GbQ+taLnUqKPOMuYt1fOxeK+NHULb5Wr2zntU2mTubrUWtA8gMQy+zHvdesFWw0bXd/YaczN",
-	"XiJHt/gUrpTdMRMK/W9KvFxZBlbZ11BOU7saS9JE6vCMdkD5zkAtzFTHcHi2m1rAUor0B4ppmSowCMaO",
-	"kwFcL06SXM9RQ+a8tdLGSTMsZc60VkoILwoWyHFHrpSIKsUdrwqE0JDEgRvWF0am0ZjFpOnLU7AMCBh/",
-	"XfXoNRHlvkfzuo+HG+1ZCnESCv0NssnXAblig7GUFzrA7hkTOp1yMdLYVQBfarHws+ZVIYEeXpBnVcM+",
-	"cfA0O17kUDCYfGTfyjMpwldzJIncsKUOHTvdb+SoUmqgf/TAJeHNL7xCu5cF6XjHg8fR3pP4hO09HXa6",
-	"e1iPefKUDqJlKeA0MlJtJB+vNJl2T/mJIE1MivHTMpfZiGaKXXzLh4jUWcu6Ka46QqvaFcE2/TDU630A",
-	"M3up+6FTCK8sGp7dzYunL6aG7dl7rzyHWaf2mwd3cuvgjFxraA8qxTFzZsI8lZYLrF7wEMbVtwGkfPaw",
-	"+0Q2Uc8EJa/khP1q1RhdYDIfr2YyMygDmcJ9Dtuddrd72H6Ssy+CcDgadqMD+pR1Bk/iw+iYnrDHw258",
-	"EDVWj4UZazGY6les41+1YuyFVQmrJYK6Nb21TNDC/etU0PusWAD8RRJQbBmyhFKE28oUtpkSGjlK0X3s",
-	"tKdXIWn217oufTqwatgKiDZ5jkfIgCVSjDyLH9KMlLscZghmOQax106AcagJRES/pBJ70oq80fakFZBB",
-	"atCXdR1xuHQmtDjh/I3WO8xxSy9BNp6+1U3Oyi7aHeiRAU8SLkbP4lgxrRu9RvegQ97QC0bOx1aafKsC",
-	"8nzMIzqS5PUb8rjzuAupGHIypQJcGlYEOfrad8rwX8lPLI6tlKkUY4M2WWBnzej/jsZM7El7k7YfY1UF",
-	"E3U6ufJ6S2eUPMfMv+lYCnvsX7vksHtAjo+PSad7dLA8ySEf3RpKobwCVlMMbpNtSzHUCuE+Q3jzorNY",
-	"veZJnh8G7fdists41oT67qxNSqZMaSmQG8NtfmzLOrCWp5PVrTZ5N2/e9q554KyZvMQFt9A96PdUSJp4",
-	"4EY5jC7WuX24y1jZViXs7eJzBZFYPa5Tmt1txuxq9XSDelrvcy3tvAq/bjn8No9G62y8Opx293DavLat",
-	"pmzL2qVq+GzxCt5+iUi6MNvGNWs32f6FNvQGInZNOeEGwv9T7NmG/MSuV0fCqMKW6BtQusjuf03p1jpz",
-	"IzqzU+vMB64zawX2pbTK3Ww3k50oHrS1bgrygmNuhk0nMF4C/PY3pEEAY0iJQwufcjuP1/a8aPgiX4IT",
-	"DT/+6xWkWhUxKmJd+P3xXvfoQ+co/31kxchzmdohdo861aVqN5eqVqD+8z//HxTyVyjkgZlu6kOM69Qg",
-	"zQ378MPBYT7srCiJC6v1ZlWkdtC4ZCK1A7ZqDDpnndFLnoDBsb6TDhbYisGby9pF99W56NjlHTx0mwnb",
-	"LPPDfQPeNSpwjJhD4nRNgC+A7WwwI6Od8UR5/iigewzdVgtPSegbVjOgTu0LzUyWHoz5wpjGhyEY6AtD",
-	"hZDQfUMv6ma9AScd7sNd+uhWF+ArS+cHJXFvEKerAmT4eFtN26+V6+6U61qrYZm1BDLsvhyMKNRr/2Lt",
-	"X9ykf5FdbszKW1IYvHABL7P13gm/q+5kdb1iZl4X380FVcvsr0xm1xJ0UzLlFTNrCpTtmB4bjEDAu+QB",
-	"iII1MqEzMpGXrGSNBCQEKwO6h9pHJwzMEqn6IoyoiFiSsHjeaMF2WGCyZJQNvs4Rbof8UZTkFznjCQuN",
-	"gS3f5TUgN59hpAnEV1sIheTitLZMHr5lUmu5WsvVdsLvOYxzj/iei0vJoxv6xbx2J8y3gvHh/GTmer6i",
-	"3lshxoPJ0voR8WPYYa60f8tK1WBQAARvC2323eBXo2KPOgdLioPgxqvXfj3ApG6aWPj0HOOEnSV65+hD",
-	"97jXPfR653IFXdZdIYh/mJcYxWwqNdQ8JFww/Mp0YnWZG+rBwZPjJwfzEvpbvCwgh51/KTA0A7ojRhqa",
-	"wKSJ1C5+u3G+/3HPDuzl4bOjvc5zGMGU8rnXP/7QfZxrGvv73CCmWCN9wzAXTmt238O/rDBLR42gMWFm",
-	"LO35EVVxhTErNmTAPt3oNX7kmvp2vkcHRwcwI35BV94VmZa2j7ar3U7u3EtfSh7nLINrhN/cjl8t8Fbc",
-	"7HXo7asJvfFc+j/A4BtPEn3dwMRSbS+AoMN86CRb6F+IDOBae6JXV/4c2E7hKaF9EQ65oMmii8rijUy4",
-	"SDVW1ru7ZDNHxvSSkQFjgthN2ybvBCMJv2R90RTSELtdW9kTfLs2K5CB4tk/6DSL+UFWv6O99y8eEEo0",
-	"i6SI3a0L96NwM3sGvE32qKsxT7A4fm7IQF5keJIAm6wrkEey/oQNDZQH2JnIqKaPOk+3EXb0cmiXgcdr",
-	"inFFkb1Cw2R42a3m6pdQx4068ncJPZCUtwA0OiWMcSd97Rl+b9fXKy6YZRaz28sB7OH7iul5mVdH9eqo",
-	"3iajejzTBPdo998e2cs0qe8T7qUF6DgnbjcW+cvV4R3Tz2vjszY+78n43Kwyqx3AWwtzriRhdxrorCi4",
-	"9/MNupvuQNhmVxPqtQL259Ema7nmVzV5lp2SWB2urImHbGlOVhcsrY7VFn2h3N2dYXYKj+GxtdXsFsxU",
-	"U9FEIz85t0p2W2VtTabJr0xJ1+TcW4B9Edobei+zm+O2O+Ej/jbkKnNK/+Z0ROBvYv+bi4jPYZs8lwL7",
-	"sZm+yFWlYgQ0FvDgMkLtujR8wgKiYVAzElHh2PLlJVNTOiNGjpgZM7UZsxM/lb/GUS/u1OxcqFA2qwGq",
-	"iuYCE+X9GKY1IqkRyZeCSHw/e+YleG1p15b2l2Npo+LLIcoODOx9PaZqZ01w33ILQQrI55Em03SQ8Igk",
-	"XFwEJPztig0+pipxA93n+78ZecEE4BkKhdzQthZ6LyppqMEgfl/AaT0UDopdcplquGkBkx1lnXPJszJu",
-	"KxT12MfGm8yAO7d33IqT/S5uCZguqxkGT76bHrz59PRPV0cv1OMPs+4P/PDd9PiZPvl22Hk1PvjjxdGb",
-	"Xx//OTr5ftIIGqlKGr3G2Jip7u3v0+m0rWWqfS179tFWumtlJQEzCSHOJWrCfm9kRIbXK7aFqM3Zr6L7",
-	"LSyBh+Gr3LcSZFeS9EfJYz1v2mKsckytnZo7R60oI9DW9opr1joF1ylIRm3kVEPTNy5GPk9YsKtSPNOe",
-	"DeFRaxYOkCh9M4LRvsODk4t11G53UTvYULeZFXPzf7AikckthkYRFdQK4ytQGFbI7ExfwFZYntH6J/j5",
-	"9nxWTMeums+KeSu6L8ptCxZRmNxzbiu+b/XMVl9Agy+0cl5rd0leq5fUX3xeK6YjUXDx3NgCulhD4HTI",
-	"GVMRPOaws0XddVBSVXPpZIpyzWKL0JUhig8CMk3s6HN9N5QyhiQgKgx2iO4edcC1FfEp6Bh8bUM/wdZ3",
-	"jLBFBXJ0ctjpdIJGKrg5UzzT7IdHx53rXRbOp1RdgJF5xYW1Iqg2+XAG7JIpOmJ3HNLT7sIRPV40oPdW",
-	"eBMQxjofiGLCKu25Ydw0iiFN9NwwDhYPo3vcWTCOd8PhnmZUS0FiriOot8lhSX6kOKDVZmXvoLNwPHAY",
-	"0mqZMDctbI2q4PmYqhH7ZuouLcAL7V0un95Tg2d0OwfHQcMwNbEnWHjkk/M0i1LlBGpMDTvNojhxysgT",
-	"EtNZoQ9HoZgf3kmjsM8THHMkUxqmn3M76Xao6aA4JcdP8LChn/waOYF7FE96cmyPfa5WP0QTHv8gDPDR",
-	"+XMOOlBZpFDnddfIYAa5vlr+ci7S6+zlryZ7+Rev3x9e7vK3ig6NzpJ6XfMpB6w+5N137d1Ti6awbxMa",
-	"V6SpGSMhLPMPsL3DVs+a0AytJ90Xyn4NFpMxTYZ79ra+BUQE1ER+YwfEbX8Swf4PiKGfiMQwsROOcGPM",
-	"afJtgXnE+iK7AlKg7c9OwFhk6EUwjgr+q4lgI5q1RZ/QGeQwG3qBEsuPCXpWXJFOXzSPOp3WNlKLUUDs",
-	"MsK7EdSzBSQzpxC3jVJuedwmIMg85NgqvrjlfQrYYTE22DIWWKZvK3srYONsMxegNiFqE+L3Z0LgnW41",
-	"GGILGmqL4VaLYSVptszz6slKLEiDib+v3A5ErXVmR53Zsckail8c5L03L/Pt9RNo+mTVE87UiZ0NY60I",
-	"Kx/daVOqDZwW5iIgBLlGmq63MAgw5E54hH1Iya9SsBb20SUh+zS1SCXcWEmGNyPuFuGrIU8NeWqvae01",
-	"fagYqA47b63sZgWl/ODZBT2PQsFbaDck/E+xzI/JgfMcFfyLmJfozCFd6Ipq0Pt90YT28ZG9YQw0BE6B",
-	"t8iEXthnEMGuSOgWfRgQxUyqhH0GEBkCasdY8iWkJ2WJRk3I0JRJ7PLyFqRktnqYeplndxppx4VOUPtg",
-	"91zs4l9moOAuBzRLaikQtbsWuJjQSUKntEMySbUh2lBs9a/phG2D8DCHLLXjsnZc1o7LjZFN1ii+RvE1",
-	"iq+M4mtXZhUYf1DD+Jo+dYP0qbtxAu6jbtx1JT5YF3kn1hyzNwczAj0rA8KF66Te6uVGDRkwZDUv5qkH",
-	"yFSO1OX+hCITejBXOg+3+ugfuqx43iWrB31Rrp2HJFQXiLCmUMEzam/BBRg3IFK4mfnaCP+00yJLXtAX",
-	"3qoqGFVYfJ/TBUDkI5ZgZjlquTkjZyhVZqos63KxjsGCG/bhpGqs0Y+2egWZocMhvvB9gdPfGnRB1chB",
-	"uTksIoQFvV0vOYXUNToc2resMW6NcWuMuwTjenlZw9z78VaX9VONd+vg+R1pEVyTzVx53jtydkDtoUHn",
-	"DD8uRKTLKnpLnvK+8C1MN0wi/C2ObQv4sXYP1tCphk734x50AqaGTvcDnTKBXkOnr6XQfA7FeCRx7xDm",
-	"gRA8+fSEm+mdfsnonQJXpKQusgRgElq5FpJmwfM3kZdMY6fDrHEiJB+41omtm2miyDKWqL5YTBNVSDUo",
-	"ZEe4b3xvrFEPBFR5zqhfTv5iDt9cdQZ/vuiKp/8+PdDHl++fpH88il4+Hn97wp51Jt935dnBL+eHVSmj",
-	"ftlf5aY1Y1Qtl9dmjLqHoAwTOl1O+/EB+CsNB3YmLshYppqRJo0n3FhBY6WClSsWOwIMilsBGcyAxiMg",
-	"FgQGREno9RqTAYt75O3774O+EHTCAkzRlkMy4MqMA+LrHwJi7w8v5uh+aZIwNWICU8bwL850QGLOrIUZ",
-	"W2kI7MfDhI400Wk0JlSTVEzodMpiEsmYYdp4NiexpygBMhKJTB4ZBckpEXSCCWj2776QqdE8Zv4ce4di",
-	"btiGqEqeJ1zwiCYLBC85S6ggQ0ZNqliPhFF+6pmScNoLYZiaKq7Z0vR0/NyVaU1cwrxfAivymmCH0UW8",
-	"Jq5L6Yq0JstGKVKl7bey6400z37s7h2SqeTC2MUVUcUCwj7RyCQz4jIIW+U3OfppyTjtHUujnNBPb5gY",
-	"mbG1ODoPn3wFrsg3+aJH+jP33eL4/HllVoUzXB/nTpKtRK/gKs91ujWKhdLyfShcCweV/KeeXxsCfg87",
-	"B7rCxJ0bqViM1scPQjEabzaF+j2jcWE9FRWnE5ZLsqe92AW1OU2o2HNyttHLL90w/cMCVawMH7p9vFwl",
-	"fzPDuPwsIFpKkbFxkSa1Noc25LjTabXJS57Y5/VIiMI2DEiYaqbwfxdcxOFCnq6+mCfqynWjvqk+ioqZ",
-	"uxtI1wXcWuUXXFEJPVDdg2+8dHjHg8fR3pP4hO09HXa6eweHR8ePn5w8pYMoXqZy4Bttanj2O5eHNpQy",
-	"/ujAxZIhgEOwcpfu4lf9zl75eQN8YUtc4N1Ood06ZKfodyI75WhvBbd2/KRjz9U6ZbG/x2F2j4LrujBZ",
-	"Ge3ky7d7BweH3b1O5+nJek3X0ZkJ74B4fYnTr/jGbmlUXl72/O/xkz4TlLySE/ZrYw3SpNInrqLdrdmg",
-	"mE6TujP7xhmM5oVopuLKP+ycxuhZJhrLY8Y2LvaZ2I3VKSCocYGGqDSKmNbESMJNCxmPpkxxGfOIqFQI",
-	"poBJWPcFJWHp1h8TOtUsJDRhyhAXl4QnHXZKbv4wkx1opKHzTQpi7VUpIgatVvuiOYTdSUK4Y9sJpbB1",
-	"6uiOIPeNaxJGihs0xgB/cqxV8o9/5HQoOO2JlSnEyZS+KL3AUn+cnEwTTkXEFhiGywiNSpt2p1lySwX1",
-	"ToTvalL081p6cJs8OLVq3JpqXOtb36YAt0sNUpL6NTPIZpKbvpIkpWhOBVSGCvNaZwV38vXleBPPxy3a",
-	"r6JxCY7N8qveLXpUi9gvS8TWEm/DLATrCo4HTUXADWlSophgVzSxsN2xBOTGQA/SEwHsY/vJOGXOOPAl",
-	"LfYKu1VcDxLRF9DWBCwPZ3g4p7ZMsHImSqRmurUZbO9K9q9Ju81A86c1NL9nvfH0S9QbYMfWSuP3WfO6",
-	"89pVJ893g29dMGg/5szo/d8iGbPP+ypN2M05FHCG75GCSQuoJC5lRAdpQtWsB2kfI6m4PVMRTLq12iiR",
-	"VywOMESjyZQpMmE0CYhhn0yqGGm+/vbb89ckYZcsaQXk+7N3AYnZkKaJIeDfzQi6/VGdDrThJjUMCbmZ",
-	"cV2UR/ySCTdabM4lGGkCwTh0k/aj2Xr6wiKM/y1n5n2KKdR3jIgXZHa+sLIP5WhFUkzPxzd+nn0cnwXt",
-	"fnjvkqOz426SC8f/Wi0h/+egYT9Fo9dI5NVHLWOeTiDz3n53GCocejtq9BqPO8BwIqYyywrPP+r7LF+7",
-	"atOuWzOOP3+uLITzz7RMAOMc1+H2XYN9iJdT2P+PNDGKzvaAk1+5Teblqf0FMoQ3GT2XanQXg2A+2LBY",
-	"qJZDn6VtBYHPKTXjPO5ppXljHhSusuwx9Hk7IZqbcZSzV2OZsDZ57+S9HUuM4ZABFiRINaKC/wrS7JFu",
-	"kz+lLGUxMTy6YM5OicYsumAukKFNZqngEzASwhUR7JMhIyacYF1qkmxPjJ/Pi/G1ucbWF7I3CdT1hejq",
-	"8nFblkit4WoN98VruN8TG885ON3uoobLcnsNRbzc0vE51HuQQ73UynnmUrRJ89mb7t5hC7v+WKXcfPft",
-	"uT0A11uzhvFLFmNhzHX1RoaMFcqK+yJX5iTmmG2uWCRHgmsWYMKbvacwyYxoxoTvTQmZ2GN5RSZUzAgX",
-	"e5i77nNB+yKiSs0g0N8mIfo2/g1fNSQJ1644SAJlaaIYjWcEfw6y02mShGQgzbiY/t0XlfO/z7lhmEve",
-	"I7RCy0yfiefmEibp2psROeyLQio7gRd1nEP+pGfDIQMuIt+AyYyl9s+yjzkloYyiVCkmIqZDb0L2heET",
-	"HI4guAIWohT8jAHRXKCpLmP2SMMEQsGTLp2/d8UXdWreekb8G67ND259P4flXSUp0VcjWCsdvggscywx",
-	"KOFN0HWbSLGTMXOZddeQb+j3Z4jpNE43twIL5vC4VCS0K7U8OH/dsixJdPYVh+huXb6WiXRihVPhUPYf",
-	"mkDC7ZeRI++l240p8uXFskamfPEGq+XJZ+trKyny2d3r/PiHngGYFTVlcihTtZGTYV9U2vtioOF8q3ep",
-	"Dr6Oy+0tCdWg3llsNYqJxlbVKj6ZuHK2iGq2x4VmQnPDL1kya52SKfJs7DEBt4jGFKj8lO4LX2sW7qOS",
-	"1FNr5qO2yaXt23ffPv/DuzXdDoWio4NOJ2hMuMiKkK6L1+UeCGRsubKogYqSGstWTxa8XATKJowKHTja",
-	"9j2QqBBW7QtXhew7SV7HJIBBXKlzE8EJFmkQJgy4vJH8vHVKEmrAxa21hVR9AUDOZF/PSixc/xnD4BWd",
-	"tclbBy2MhHaZk6mZwXcGtFhmqrH3uaK6LxSDpi744eHtLL4ER7eP915wu0REmzzD6wRjCEIhV3VgYRBg",
-	"oRkzAdESIsLcoo4hjYDzXkY0cXjNUS+64btc1JHcS/gly15AEzuxM4f1ZAb1WF8MUp6YPS5IERNLpsug",
-	"GKo63GTgpCKSLeBD1zIUqzS17Atu4MV0hkL1mE8RQuenbt9dVEbE1xDi6W0gecSMJkedw0VY7y2dlpTv",
-	"XZxPnBmUr1JoK0qE+RhRNZDjWawoVOwm8urjkBoreDN6FWaqO4ne0qkd5VZdRA6n3YZ53hYAyyrjzy9a",
-	"6CPBXeg7PLkFW/tM7uQz+XJdIG/p1FmJIMCzem+nmyqCmi24QcA6Xur1eA6NjPWYMaMDItgV04aEcBGL",
-	"n5mw5IxAtQdEWgsr7+bNfWfFoz2+oQLzha3MFlfr4ZuvWiqOc/HwivUgS0sqzMaKFw7TnlLdGr7ZYE+F",
-	"OcdrHqy9a4cIs3B7YXjh3DVs3vzyVS3efHPV7fe/iuK1whctSHSrWJLZ7kvW3k2BYqQ4TLADtJHKrklf",
-	"hQEQmjr4nJknE2mBAlolY5ZcMheaRWXQF82CXggAsrvmlMPUKqdWm7zB/liKEc2Mk/RnP3wgTgshaRbo",
-	"j/AUBJmF+PZVUFWQS6ognWlBmTbKd/YdWjMhaXKhpywy8vY6MscJuLv6sWza5kJ3J71Dn2bov0zVYOQA",
-	"g5GexVwKM95j1vi3jwrIFU0u9rhYOUeyeqJiPrXbKhWbk/IrCPkVYH7pooUwH3bRtoug8u1RZ3V+MbHT",
-	"h0C4ZagyZYFfRS2VhWn15NHCMr2xKKqgfjIDGXsnNqmIXYUyAtkA3XlIwCw1I0O7dO4E/l8x42X+xjDm",
-	"jqVPLRQ2nDK44obZaVnQTftwHzbNrihIn0NlkEeMDHuBAp4j1HkRPnpMF5KExSOmiJJXkAMOKSJXELXH",
-	"rxHz4ZApnSVW9MVAyotehgrJv3ksSv75f/4LnmpPIJ7smdCS68JKFh6NiWLThM608wNP5CUDmJtO+wK8",
-	"/cA6BIea/kdN6NAwBbSmipELNjUIeOUlU1eKG8NECxhLrf1I/vH3DFmjvBMS3q4vuCYJGxqSCnRkx6Q5",
-	"SKi4IBx93r8yJaGBEftkJRE3pAPHICrRapMXNBrjRHmqPitK2acp5D70BfWQD3hSYRqAVjCbMmgQS5OU",
-	"eTYJitzhJJLaYCSEazJM6MgOztuXfZHdgGt4aUgSWRRYcYEle8v8WWasmB7LJNakGb568aEv9nFr7Wlm",
-	"DBcji/+7HfIvcM3/77hDUpEw7WMocQuiFQVHhx0Gn0xSEAa9zHSAbNEinWyptVP2Dth7V6ZJTAy9YNYc",
-	"ii5gJcQuv6Po8RqwRF7BV7AmDxc6HQ55xJkwH+HCcGkl3Dm8YyWGC/tuGzRM7q7lYETvobKomq4rXrCi",
-	"xitfuti5Xvz4sEqhBZg3D2uFmKPkVezQ2Oqs60u6ETSYUlI1eo3XhR+J/xG9hxAM6dlN1sAf7BMzNdtr",
-	"HLSPGwF41KoZnBT7JWeWb5VrBnANsFr2GslghZV3bofsbYYX8LYL1t730hAmZDoaOykxlIrQXGssFAjO",
-	"hxI68QD9vKmQZswUidwT2+R7F5i9opo4HdJ+IGYEbMjVUVFR6q1jROy7nhy/7aKq+pxlRokcWhUMDnZ4",
-	"9wCSKskFm7GYDGbXlTz8H4qxQTeXugVesBnhEJqHeon4lIQeoPSISJMkJIohtTqo+GcOCHEzlqm15eyd",
-	"XU5joW7NpTXAUKhBd1k2HlBwFnRIg3dzZ6P4xJu1yZ8ygEC4IFTMkG82u20kxSVTRp/2Re4oLNZxwO0e",
-	"6WvK+cY+N+s47s6dBQf+xLsEuvOmL/chlgpdRw5yKRVRzRDFVxRUxZffavz8gZi3cz6CWrn/HssHUPUk",
-	"bsNvy4MVMzuSm0ud5wwcd4nVA0j6PqXYU1ZZC64KJXtf+HugWPZ57bdGxE9dGdwnAyHFR5r88P4NmELO",
-	"SisFzEkzLEULl5op3+JoQqTBFzd1xnjDtXGnVwqkl17UxdR3HEp/eJHrwiK8UebixNtPsE7QGq9eLWDt",
-	"Rra1JO3C/euY9X3FrONs/3qp6o8sQ/T5jr+XqPV7NuLaQAcMoiPFMM9lRA27orOcbRWZVHHs3n/mZPGM",
-	"mR6ZcGFPtYcgc1TGrC+a4dm78w9koRZAG8SeH2K1FxPO6SeFY5uw57Wh9fmQj0L7VFeo3Be+UhmZyElT",
-	"M0ZCnLnv7JHWKZGuyciQsyTW6HtC+e8qUQBKe3pzVw2l+9DoyDHMLshmBvPSd/OgC7TPI5S7kOic9ffo",
-	"ixBSU+29IcQStomfeFfQJMB6wGSuwYxMEypOs+nkegPqBKPGTjLtNiJvPygU7BpPV//XxkjxJLGyiaaG",
-	"NSxid6mvVzRJBpKq+ONAFvLe/+DNrez3bQfcceq2GnHHRX+rcvqeXXkNU73s2F+wpE+f/TUgqcBdveWY",
-	"e1EI1BZH3U55zWgiSlBC3fLdnJZdZrtk4feYJcywReoUvUtFDfbaaNd0rdS12Dffyzzs4AP7iQ3OJVJz",
-	"YEgei4LRCUyOjjrdU6skwd8kRuDjBG9VkbvDqemITjegNr6FN83UxpyAq7Q5njsBWG/0TS19/ChbWPjB",
-	"8sQSv5zfVUA/ELwt9De7+zJ8xcyyNdjZjpI9A0W4FT1be9k2T0O18Y2wg7DI80LBHfq7LAYOnDWC8Sw+",
-	"SnFbOKsHOV1L2DRslcy1C8amui+4V0OOfNbeTUAqgzf8uD0hgWISxYbMROgYtrqH5a1i38pLbG2It4dE",
-	"Dm8wVRENxf6z18yiuwuK4nw0NmOljOXVH6iI5XCos/LaguXCPk0lMBWMGVgmCR+NYbs6S+XFp6ksWCmV",
-	"JcmCL7udUMQuBaJjVqoF49dRiYdr9r4R+X5EvW/rZlh+hV4eYs/35eZO+DVDezAkAxbJCdMQLW6d3iwm",
-	"+8LJyTZ5njCqXMtXPM0lo2EEGR7o66ndwU34dOxT8fzndgpqfP4wQAl8l2wpPMIF9wWBk4Wu4rNUjxkW",
-	"+QO7gsURhE/oiJHmYEYmVpqQCzZrQQqOoyC2u0wKv8sCTAiNIBUHEgMpcGlBmsNQKrCWCZ1OGVUaeDFw",
-	"U/KiT/iRhySpMDwhkZ1rFl9DNX2xHNYU+96n4kLIK0FCeIHv2CxEJy9mcmSvCP+HtKK+ALBjxrQ8qqAM",
-	"bUC6FrANpJpmD1OOgzB0/mHkJNwsFLIi4YN8AB5fwz4Zq+/tTiHdA+yeoNklU4xMGRWpcUXbMxSkggBU",
-	"QurpUQKieyiVyyKeJhQDm4YbCGtm7HHQQSGPRLp1uoKfl2rz1SIt7+LNEj7s1qoBV+19XVPFAaLBpU/Q",
-	"BARxe1+Qb0q52lXpxXtmUgXFvo/3MjYnCHoGWZtGRbodMuEiRZs3BoUT5DxCTjlFCeWTjPoR46X+PSE6",
-	"2iZvuTBZwr1ToCUX8yNNpopdcplqkgr7mWEswM7vbXQHfD0XpYvdgmsgc0ijPvXsz0CnYbGyHSGLT9FH",
-	"DXr0ArMLRF+UPNpt8tOYiSxqCerOPci5IrAOYCTJgM2kayswTWie6kMiOu2L5lAxRg4CMlWSHBwHGBwG",
-	"mh+SChcmbQWY5pIr3QOXzZMxBuE9P2J2T180sdCN8glGkp3XvLWx4OoZvrljCNp0aUF3rYTzJ9/96e3R",
-	"Wd47ZgGHcddxGFfVM8XXvIGfJyB6bLGOXfi+56m6ZMqtOkrGVI+/2kBjBQHtc4wwCeorVY+711Rvr+em",
-	"3JeSUuxSXrDdqSn79DlNAdIbW5VBcqMD9QUx2g1uCUlS0xcQuQRxWwhNBkQKB9KtmuIRtTpoykQMXBOF",
-	"D2AVS8x1RFUM7EUSPNY+WdPec6aJcgFeKFTOUGvRBx440kVgxnOqBtUknE8zRXaKLHUVo6bkB3GDEtu8",
-	"Gwc/1CYNtfuwUu4jC6W2Tr548Yt76T5cwkyM6AhriJcmmX+PLGvArFaJRw1kQ+HO0HElmYGAQbdUllK+",
-	"bgfaN1ybF4Wx362R4F9/a9A05gYqCp9Lqg1NyEspY3JOh8zMyJs3zxtBlW6DQy5oYreHPQmbd1TsM3gE",
-	"fQax1mgFYp24WyTW+VOXRFJNpYKIgn0lKxuhmT+knys5ycbexRaGRhbe5rDbAI+NtZ/9+DFBsNpoOpTa",
-	"0WSNCx3D2619C60EXjFfPP/6VXLG6z6EW8vXhmVW3O4FcZWvZ717trFXSqZT7fiSs3EROSzKLyAPoAT3",
-	"TFb8Byf+h+SCcM8Tlr/w6zjcULNZNIkLK3uXHugqEnGjYmdlQbNiMnI+r9tKSK46bfevSL4CFVH1YxcV",
-	"w82KYKtulIJArHO2NxM1+MK9/7DpoRHAnMasrDDXbqN7bTHeVFCanxyA+6CoA3M6tExA4UkoENbG86+Y",
-	"Kam9u7UF34YMdicd7XW6hSZ2XzK8/63hyJXOkBOp0Ws8Pmwf2henPLEKsVscMtL/lI8hKLH7IWGLJvO4",
-	"NJkxF3aVd8sTUWn6ul180/I4leP/gQGv0WDdsAlExr8v0JImMzK0i0XDYgEIZVXUy+Lwp1Rb0dDr2Pk1",
-	"NCn8+Plu2jBbcgtV4tzi24JKrJXUpsT9K2buJOsfFoXfvALZ9wt1V476l4qxX6+5mjIvfFFnYTt1yE7y",
-	"7DCZxAoISzQjR52nWFJ7pawViJnfKCdPyZArposGXzvbpeS3ohn4OWyTZ7liLI6rxAfXF+6cLEQN6VPg",
-	"JMeWPaUXCOzVC7lq1rExX7rhbdrKrPV1ra9rfV3r6zrYsyJQ8AJ5R5bhLymfTpyYXmgSfoPNyECjWLnW",
-	"Ji95Ypgig1nGBXG6Ujddru4Y+MnGvGKznF1S+/x85xBVBQ1YTbl12JNGkSvi4iMXHyMpE6bmmOTQvTeh",
-	"F/ZVvpPJlF40gsZExixp9BpnT/Y6J93O3vMP+cz8hJ0cSHY7zRSn9uzvzvYODrqdo+M1BP9WAkjZKqrj",
-	"R7uMH7HCbvbCLj+286jRMzLlLIJihmxURZKf84gKYscNOTVmzARISei7GRqqRsx8mE1ZL786DIj7YeOR",
-	"o+WC8R4DR8sEy67FSHX45adxm3GiWppvItaTy/Bdhnr8KOpATx3o6TWexfHKSu3u+P32NjfX9didwjWF",
-	"N7yb96eWhPcpCWvptEkP/8MAr3ejUHlfLI/KBv9IOx7IjL6EY9GaaxQAPgEoj0rkFYvRuM8zPEkE5ame",
-	"wmQzKBepEsqSpwapW6q+rUVzLZq/CB75nTO4OAF6j6Dv8saE/QWs8HiFp+dNqDbksENiOtMBkUmc5fcD",
-	"LUVITRigKyPkcdjC/iJ9wT7RyKALlwxkPCOUXLHBWMoLErOEY5R1aPVERJXiTPfyNiN/PH/3fZD/ae/b",
-	"Jj/h1X2RXW4ViiETqY2rgQRSDGZ/dK3PuNZQVwQXcKZJkwMnBonllQigZgLv1RcYFmsRxWjstNtloVta",
-	"NhNSgLtmqmTE4O5jphjWSekLDinDUsMprha4L8YUGPbhNaxqC+GWwLhsb2uPOyoMeCRpQpO4fHA4f9BT",
-	"hDCqEs4UsJq3cMqA4Fwbqozui6zhMd7Kt3prk59cDxb/8Lkr807J7gvj9RdsaoF/aGZTpkNXWepd8+C7",
-	"iv08NSM5mdA9zSySMK7PGTwBbg0c6aUp5aYvkAvIFZOVGf8dfRAU0c2z/59CveEo7ywDX8UH+GMih9hE",
-	"ZsgY1ooLedUD0Tmxn9E+HROz3WRoBnAF2nTYj4wrLnQLtm2YNmG28LhrAw098wo7J3s7EWe/J1wbFi82",
-	"nV7A6SFpyivhgAxUsrV6+K+2q1mKiCcs7yMK51qglA6yXayzobXJWUIFyQq0/RvYp5wpCc94kdV6L+2K",
-	"gCO7LWBiJQePSyvXt0YoTUsB5xVlyem1JZgt1lUiL6zT6TxeEnmBG67aU2FBVKgkEDUjsBsWLPjiuP/a",
-	"ALaUtkNFACpGQg6H7ZhFPGaxlfHs0zSBMvIhTTRb/BLwsMbqEQs7Zq+6JvTTa7yo2wkaEy78X/PBjKCh",
-	"zQym3c5Uo3qPibtXReZ66saqSLc212gaAVeu1jMCx1TWeltrIIEPe0j9Iw4qMa94uwJMid9JHMosRU3N",
-	"XPla7dMqwDsvjJeY+pnU/bQ3TajYc1Lc2kD+wmuYT6rR+lGsa1BxKBWLqL4BLb70Z0CXWzuUgCAjoYit",
-	"VCdTillwCfS88CH/gIQW00AwS4akaW24BC7UrYCEMZ2dUWXCFRpjE2A2hWnoZWNZnAGQjXm1DIAdt/aZ",
-	"z2CEtsFcw6SVh5YbnEsGAKljCx9vb1bl8T9MEY7d/PyTJc838m5Pz7+LX2HlASSpiMZLnu2WVmkAE/rp",
-	"DRMjM270jjobTr7Q7g3zfZRLDguYsp/sK0BDYZdldwlrsnvQWZq9WExMhKkr/HoIx/BVCxNSyYUxhFxC",
-	"p0L/+lvDmr6Y/teAxEZPpVflXlGni+kVm3GgFNLhfl5D4/udXzVpo/BxavfKRvXlsCCDvTq8cP3tdp61",
-	"Ad1STeH7g02DTut//B31G/yLwoc0YYNC41JVINzkptUjuJED1yweNxJaoNZW7gvcTBr9E/ZcxWNsQDph",
-	"In2k84umQKMCRl2BRTMbhL0lG1HDL5l7qKOYIUedjrWP/ZmOnGxMc3YysLdY7Gk/Md+NGD5h5FdZ6Md+",
-	"Ux55mnBB1aKG4BVV8w9TzVSmnHfcMakgfSuK1h2Ky8rOZD+5W+Xc9Jtmua4rqLpa092u6T6v/H1v02e1",
-	"Ovtyus4+gJyUc2YIzRZPJY1dVgqVYxOjlMc3dKx9ZX8msYxSpAZqjuWVNURiSSgxVF+0AjKYEeAprkY2",
-	"hA+07wYOYk8thETI2W+OYw301l1yz1/h6905mXsAGq3xv8hziFqSRI5gWEq65uURE0ZBx+lk2CbPBvKS",
-	"kaMu+Z//ftmD9v5kqmScRsbRuSUJmVBuH09FBKp5oSDufjhYPXY7eNIIGkD1nZFJrFEz46mn3QsbNoHJ",
-	"TRWzL79MjBYHvEaSN3yuqrYCrpZasm7YUBj5LeNljjvwAFK7RyVpZMHzW6ouMJKI9IkTaHmdTq1CYDEe",
-	"RMph2BAByJZcJPVF0znIdAik/rnYIU0hBWvdKtSsVaHxgO+/jcZHX1BjaDQuVdLgRY/cQHul9JxHGg9D",
-	"del192aRfL/TF9Lz+duxE2taeB5/MDZiifyNhH3i2iyzIT5QDZGpignruD13aSdsXw5vW3BWhpYw2dtM",
-	"aa912ho6baWvd6Pm2nKWO0rtOsW9TnHPuYxw4VVR7QX1sKIpcTthEa7+O+SyezV0t2TJWvztWPzVUmmj",
-	"5DXVN/eDz2rHBXIb8vYs5YCunevAQ3A8BYMArjuoGbPJAk7jU280eNe8FPkYgKYd74JJhTS2ZoXnpfFP",
-	"w35ZmjSPOh1SBuYA76+4ZoHF6ENMIVyK01t3BuqYc59LyBpnbx5n14qmVjRfXsfVnefdY+/nbaPQcRrH",
-	"yQ0e7fMxHxrizgqIQLZ8iDBDcmFAJJxKkwTS46G1413d0H9wg1qRAMUP8+skQnncO1wWYjy4Q4ixEz+1",
-	"LyyNHW9WbRRLqciI6gvIM1filJw8BuE7pgkfpBAhXZnfiuqLypJx2G38vIZHHFdOVZd4tl5qkbdRn/g4",
-	"279eZvkjD8ArrgsS7RGASYtqGY3GhAIDVdbxGUN2pBlqmaqI9dxFYUDckdcxlqXgcWzO3xchgNgwIB4Y",
-	"tSyY1XwkWIxppymz6NZe6Z6o6UyviGUD4vsGLkxWQR+G2w47JdovUPO5WYDjqWaqLD2OB4+jvSfxCdt7",
-	"Oux09w4Oj44fPzl5SgcRrOo4ZXMykXS7CID2Oo97nY59TcWl4sYuxDEfjQstYZ/P4UBCBzLFCbxyMg/F",
-	"HbxtNQG7faFZGdfhh94Fo8vvUC2t9lFuVj5bdms7uVv7tWu/dq/xnkVSxYS6pVdJPa9jU+Rkjnue0/SG",
-	"cl5/BtQVXY/jnjpTQS9xaylGoW3shBgpA/vjlCmL0vuiRO1vNtaZ63V222zsjYdDfxh3O7kBs4hDFglj",
-	"M5bdk07Q0EX+3DzbMFLc8IgmqEGCxgWbOX4DLj7aL5uTHhR8FkAz8ello9c46jagds/+//AQ1LOcTM01",
-	"UgPovq/IgCXyihx1/+e/XzaCxhXjo7Fp9A4/B8WRuLrDOGXf0plu9A79sBI6YInOR2Rf8qNj4s2e+wLy",
-	"FexnoVwwReCixMMyV/bon3zwueSbSWIylkkMZl6weJrc4HBAmgqeD0dH0k/NOfy3d1wY1zkV3PBfIYFa",
-	"gH8LxXk+mO7CacAnRXLiW1Nln+OTKb73O8iakAPN1CXFT53fulN8TxiJUy0/b4ea8vr+qTkqd2qu5XKS",
-	"mIJEW5PJ34npPSuYveTYZBHg8qKIvOUZrMMeCTMhADab3XchaWIhvd+IYSsgYUF85Sdw8TLct+e9hGSn",
-	"vgjttgqdregpAHAXhaQZsyFNE0O6yLUf+s0akmFCR23y2rAJuWAzVHSp4L+kzBc0+GnfJF3mgm22Szuw",
-	"1ki1Rrq7Rqpse11f/V8E3WmN3uq9cp/obf3ttFNO2kUWZu3jqH0cxT6EC1DtBhtOAISt5Pm4nbo2Q3/k",
-	"bQVXR+YvMVLeJS1wIT58IISKtRqs1eDXoQZrfbThloN3Eev37avYYI5nriNeF73aLglzQmMGiZsYEfY/",
-	"mzGbkSumGJ5wxc14k1TFSzRI7SCopf1X7yCokVG9V2pkVCOj3y8f+M5N7OU5Bd9jlrJdm3Fq979j/57S",
-	"ka9yDwH6hS5UkyotVRiUCZ1bvhek7hV5IbE7qv1fsTtymNff9MU9dIksoMAvqU/kYqrEYqIGRMTsWM01",
-	"3sass++y8WDf2tVF1jleuJzJkZWG6EmjCz2zV5tS33/5+isUl9SqE1uN9/j2E5/DbmhsIJXdMTDA/xeh",
-	"iwKsABDxFIY3p/CFhKzCD1eSpALUFZlS/AqKR6yRN0B2WnM6lka+zYtyKnyPg07j5/zRTrWjTu8d5T8U",
-	"NDGo4F7jZSKlIrGiXGgSJYyKNkxcpSbU2UnfzKrmwVbqFF5aRK7lSN7w+oZko+LY5rFIRXh6ON9ZvHpD",
-	"bQu5vlv526+E/RwSngd8Pgm02ht23fnnvk22nDKEU0Mlf2Vi1SnDl8cpk+qHlfKii4iz8biQMfvKmgTy",
-	"kimaJO1K3cq9snwJreqLy+IoXxZuTzQO2yeN2rCoDYtlhsWqSdhZy/mijveY8vUKlnGFJvrLzZ7jjWS1",
-	"rZrNth12/odEy/97SqG7Q+bcliufSvZaThjsevf4jUOa3OjchWyXUySnnMU914cmO5HF9sxYEiFNXyC9",
-	"AOGmVSoJHcwIdW13MhVHmlk/fTksHFYyYVagj/lo7Bve0ChiWhMjsT+OHTHm11HtaIWhm4tVwQU8jgTD",
-	"XIyyCinSzBRcsIBGuC9+lYIFxdYv+d0eAbcxl3FrO/l5O83LWxt4VAQMq1bjrCzzK7uo5qd9mwlhueUz",
-	"bwwgHC9Bf3fozsB+5wgUR+QgKP6R4U7806NO/GslzOkuqSFnDTk3CzmzVbhbyLm62+qBpODVmXd15p3d",
-	"jm4blQMDG4wH3FptWIFMr4CAkQHX+C4UOiAg+EC+eqXqakGwcjCSStlrLxnwAuhHBEVIazNZeHfOvqu9",
-	"rbW3tfa21t7WGvrW0PfL8rZuHvrWYHRrabc79m9WzKm9FSbu+7Vv52jL2b2L65WtgNFzyQU9LC4GORRD",
-	"GTNhVAkNQBVFAfnH3+GvoXLkUU0rREk3IFaOko7Hsft94cVYy7WuRq1ER4zQkcVQBiukXbJgSEb8kmk8",
-	"FlpZH7rSafC3ihnBlvPEC7i+gAFO6AWzA3SnQ+tvdula0MNY2uSFfSt3OVyUc2w5rIRPgbd3RwjtCyDg",
-	"KhBdkSYyb5GQpjE3H92p1ym5srvGeZW1ffAjTUKnlsKgL3zR9pNWm/wgEEGzuDj/GobdJkedp9C0n2Qy",
-	"8zrsd8wjhdyckDQzrBEQmnAKmS3DYXCDe9g9YNMO4tq2qG2L2raobYvatqhti9q2qG2LnTm6H0CVuFub",
-	"a1o213He2t7q/RIu20GV4TPXJW0wQ2B+wWakOWFqxFDrWPsj4VZ2CKZbAfLlYrdoi860PTnmlPDYt5Po",
-	"iyKDXwu6QbtOz9AJYsgNGDAOjluBRZohQr8Qej5kkjtnbUqnkAOS0zaVWZte4t+fTNhqE/91Y6tTUJOX",
-	"8rcVG6aaZQ0xmkedp612X9zSP4PG8fLWdKTpZqPcFqPIQQjNMVqna/ewu9a0ri9u61q3GXvkvBileJ8t",
-	"17twAv9urYnFoG4NJZV9h21WLdZW3+8rZWe5rVFn79RmxsM0M7j4OFVypJjWtaFRV8g+jApZ5Nl22nMX",
-	"VoUeU7WzyMZrrVMX2Zimg4RHJOHigoSvXnwgODIY8P5vRl4w8TnsoXvfiaaYKGY/TZvY+0AcYES5IEoa",
-	"Cj2ogQ7FXonXTRW75DLV+BBt5FSTK6ku4EoDPvvNpG2f25E/JKc8TEKj1/jT5Onl4Lz7K331cvaX825n",
-	"cGCSAe9e/oV3Om9n3f+wx//9p+87f/nzH3+1okwljV5jbMxU9/b36XTa1jLVbXfj4gda6caVBSDM4xsu",
-	"LvYOagn41bta4GvPRTndDr+P3MBLJoxUs72shmtpamDZ9CYRNTSRI2umaCOjCx8ODMhgBgUtroc+OgNS",
-	"wY0OyJQqkrBLlmjX0j5JmBoxoYtUAr+EpGlvYKHo+Xc/tAISRtSwkVSzMCAhhRTDsE3OwLGwlK2gL5pz",
-	"dAU3pCHa/xVkGznnBmKzU9YrvfjeFY/ZopYLfTFPRMgNMVKSJrRkdJPFNQHxEdtJYoCBoWInn6viFM33",
-	"A5UimS1jO3Df8TV8xiqEBxi7vYI2pIXZ9phcYwm/xa+kGVHN9rjQzA6EX7Jk1ipX9A8TmaolJfu/lArt",
-	"JvTTGyZGZtzodTudygQIMFjPK+BXA2myTzQyAbl1fLGakZGUsV4yRn/HDQwVlydpWkutZSeVC38IbIUW",
-	"vswpGUgzxsJEOtDzHAlo5y0aKt5sUfHiwNpwVDxAsgONhVSlNbpEcvor9ueW9OfPa1ScFu5Qpej0GZnS",
-	"Ecv48evK06+j8tStAvyoBZ1qTZxk9pBbNjyLY/RpG2jfQwqqpAchggHV0CrBkObV2KUBJSwegf8iFUYT",
-	"LloBHAYNbJUS130xkOlojA2ALZohXBSV9ZBGRirtn5g9pKS/p85FH2CjYZLwISsrdaSoAYdImzwjMYsS",
-	"UH0wXtRt+b0faTKkE57MSJMbq4QumTIay2OH/BOL+wKH1QoIJXGKssa9PMIN6gaOnbA5ev6nElWC/Tkb",
-	"vbV7qCCpuBDySsBr9IVUhIIG9CEKmBkXmDnqdFCT2xNcPGShyXQOi2qBuXQbpKBz0ZW+KIdXRsxoctQ5",
-	"XF4uW5R2O+1o6EEdXMaNcuFuxBXgNaUiNfbgUDHY73YZ/CA4tMEbNIJcH/ca2Kya5QrwDZtkpE5vYC3C",
-	"C06pavQaQBykmFQxU2eSQxpI93j1voI/Bw1Y1m/40Pk3D7pBQ1+kjV7j7P23e29evN3rwo1hX8EIcPXZ",
-	"R7QPjguURTQag6bNfj84aT85LoIPzVZhZlzwvbdVqntdca+mt+fU9graerHdawXh1uv2SiZRXbt3B09j",
-	"hTc5o7NE0viDlG+oGrGvjWK/iD2qQI+iEqnO+Ldgxd7Epw9wwilgBye2ahuDGvNGbME2vtnqJTcZvVAZ",
-	"WFZ4mzRPHoKUq2XO5uINNF5vO37BhOguewgwOLkay4SRpmYC9h5NkoBQ3IuFTegSflpt8mHM+iI3LiIq",
-	"LJZ2FDaQ5e8fQcaQISOjCzLmGiYX84XIezaRlxBkmIP+Pisn48RxF/aK5gvX5IJNjS9NyMbygHC3J3mf",
-	"F0NfIGw+XgCbDzpfF2xe8Lm2lRtUK5QaxO4+zI4L/l5xqMtYWR5Iep2fQwTjkA1D4QuxOCCKXcoLFhMh",
-	"FWGfpnY3BkQgWTVQVLfJB3nBHO2agCK6hGusNbslPbXELk0KY805zaRmy9pf43z8oJnSIWnSeMJFpmH6",
-	"YllMJpuObbW/7jwt1jGxmAnDaeIS59iE8gTynyb/e0zVQCoLZ/YuuInGTGQBbQg72LnW5bs/Ld29Wtpd",
-	"J8K0u0u+Yq2XkhCncco7UzzwJmuRTV5myVPVyCanDGsqCwujlpgbdsUvmOOCLHJ241JhBJvvvsgg0YbX",
-	"Tni60ZJLmvAYMvCfkJjOMM1fMZP6CmTIOEGA3MROQ8rKqAvGpk740L4YUz1utQmsUcDHgsBW9Xk8HsXb",
-	"G16fMgDnSAU5oTPwcQ8YoQN5yTD1B3efeqSJvBKnWBXMY421BQMvDp35XwTEpElFHMDrIfUlznHcF+6W",
-	"AaETiZyR3jzvldL1C+n4RyQE4G3HN7Qr0JVJC5mNKOiLCaPCvl4eCg8s1saaCJwU78z3XvkMr+fPenpn",
-	"eZ25VL3U2KX/vCzIGypurCTMbxCl1VD8Gp5oN23bdkP7r3MbmMZxxUUtsOI7la9dDKqzM4KcKwsEwPY9",
-	"1F581t7p2ju9oiaGhc0AGUvBNqV/bzIGMod0zDyfyE276ZFXo4tTVVH9pQnToKnAheSJjJ1m4IZcyTSJ",
-	"+2JCLxixgmXWI0IOZDxzNsa8ZjeSUFSqoEmdipNXgjStPnIUH7c0sPG3ltiz5SYLw972CF5ACmZvA0q0",
-	"mOgFijA/w2pBmmhJFKPR2J6TaV0NzrZLidMknLrG98q05jUbKzexskI/q8ntPZoHnaPWnXUqDKmsU+c0",
-	"QCXB8NxpiFrIbc4dbj9MeQPsGIevS1rkao3WzeNfCv/PFJsGJNVsbzCzOyVLacEHwrZUqchgNEBae4xF",
-	"fArVropNweMt5FULfO2UnH370p7zl7M35PXrHnrPIXOlL7LTaZaUY598nYedIA175ismzSxfkwsykElM",
-	"pLBPCggl/Ya1ENwJ/QZJuHDk8FB6G8FdHtkrOaDN61sedzT7DlFmSJpQC7vYt+4TgpYlqLzxdWG7Q9ZZ",
-	"k6hpPHQ0LK5yTKb2BgdBQ6VVmVw63fUKs/ivdrscfOoWSqsavUaq2cfBrHqVAE7nxjzYdkaKk9X4l7Nv",
-	"X+5124fkn//5fxd32hpwQSEz9VpiLJS97U8TystfoPG3Pz/728t3B53goPO3Z53vg8NOcNj528tvn495",
-	"ZFX+VBoy5exvL8//9ue/3JwmuQiS4+6s/TY1IF5BHZ4pLgzJqla9GnSW9QI1WBaKlRFxIs1yv/h7FjF+",
-	"yWJiz4LiAGCV0AZB2ow04QcLJGWaHUyoNq1SnYUUe2PgngCU6izINnljL3ZFsxnMo4qRhA0NsXdMRcK0",
-	"JiEXUZLG7MVkamb/ZsVI2Cah8w9/w4bANQHuLHt7o3Ek9m4D+JFQqN4lTUrs0xP8y2nJRJpH2GSxlXeD",
-	"vMFdD/4srlwOyG31HmT9co+F/ns7Z6u2joTP9/D6R8IIfe7cCkOjne6SodmbbWRoCxcRjDe+1t/Shya6",
-	"S7tDFtfp4sHFrgfrbYN7Zm2tbM9le0YKYvdXaVyemGDRNBV20xdYsuFF1o3ONtgna5RnvJFmtaIMv7fq",
-	"mowvPRCUoGhdPf1qM0Gfa6oZGJpWKX5MpxYFsdixG5WD1EGmplEnD2aG6UXqqy+K+gs5aO0ahRX/SJMf",
-	"3r8hXHsrsKTdSDMsreml7ppvmf0e1x02JdMto00asESKUVb5AWYtlAj2xUBSFWuix/KKcEOavuNzC7mZ",
-	"8ALMMysHlfyJRKRJ4tiuYChLEq4Srs1yIqll0XZAlSsblzvo+etO/YAiBl5qfwrMnBVi/EOeMKdarN3I",
-	"xaiN1yL/yO1Yg1mFrsf04Phxo9d4Ojx5HHdOuicnR9GT+PHxU3owZJR2ouNjGne6x/RwMDwadgcHg87g",
-	"5OAgirvH8eOoezzoDC04OGmsa/4enRx0D9eI6+NXXklrwN6u1cbXoDYmbo/nnkr79zI/pZN895UxcG6A",
-	"rjwTpUOpiJOZzYhqA1EJEP52mfTwLLRguNEkvGCz0IplJuK+CCdpYviUKrNvketeTA0N80RdfILTC9Dl",
-	"MbSSIeyRs+9fBeSPZy9eBeQnNjizovnV65cBoYZMpDZ9cUze8m8wiGLHYfULhOexzSUygydW+YDWOiVU",
-	"zBD5MgtyyfmPr4gDtTFW6lFBIqrUrC9wNlolUr42OZeY8JtNDJacw+0xjUti3SIMx7/QI90XoXP971lZ",
-	"GfokYk2aYVHGysgws6eNYnQCpOxCCpaf7IE7F31hb8yjNKHKGs0wDKdNgS8eTIRH2l4r7UGX9YxJ0lK5",
-	"K2I+YUJnvT8hj1lTYbWoIQmzX7pLpvwTSzBmhBNPTrpPD6z1QInmMcs+CDk8DLpPngSPOx28CNQ9TZK+",
-	"aD55fNL5x9+PDg86mJENRYhW+uv8uzfxw6NXV9OZBnZ5+1WvlBQja2YnVI2Ygs/qv0xfHHUPATF8yBZQ",
-	"pqWzB+TanxSVf7YAT72SpsabvzpSjAndF3ZZDBhxC79NfnKIiJviAtYLOR3tznE3sgI8zw25K8YpwY6y",
-	"v6EvENLpLOI2V4bSXJTSgrkymABzCvE6j/wydLQIr/wAj1oPsazkDl8gReY94jy5DiZWTPqunoCdvfY2",
-	"W4vWACsDWFW/jINVi53q2mCvBzuRW85sAYW+/9sFm9VJLXdvl/j7dOejlMngxmK4OJDxDGu5Gr3G47eN",
-	"9SDkYj+CW7835LtAZZQv04JtRc6dvgNlOqaXjAC20u4P12DR/h0lDCLFTUAXihEjEyQgUmzITDRubVVN",
-	"4jstt88BMbrkFNTypZxQWC0FDbpIPX4Lj/Dqsc4ZeQj2F36TW3bVvRlht/trYPUgQFqwSzHBZZm/D7hp",
-	"LQTEBvu+oHnMp97kKiLWjO/stpBWX0AJSp6nBuxbyAe2CHFCOgmNxjcC4KUhraVuMnz3O4cGCpN4Y3TA",
-	"P3CNAAFeWrWAww3onoP/X54LxX//29O97s/7DiPY/y0Flu4bVecLEZe20JhP2+R7zOy0NqcC1ZoXCdgd",
-	"pqi40Hle58QVIrjqMwhMU236Ql4JpqD2zB8jeAjlQBQxDZ7xfD8SZ+biU2Nf+fzslpJi5fQ/6NBMFlzL",
-	"Ee3lryGHxXxPuLAvCoo1AAFiX3ZZjiiUMN89pdMO3O3LWjXfe4rOpvI/S3vkwad+OvL+pbQHhe0/UlSY",
-	"ZZncPlv8FvHg3FpUeImA/Rvh/xodcQXZ4JyEA0ZiNpGQYe0SLJdLkL4oi5DyDew4F+fEgHjpXWMsmIcZ",
-	"diLgFdxs4GOvy5eAaEl0Go0trCvF7CKZJrGrr73iMRNYmnZ7ka3PJF9dshVT38nKks3n57vSMiJTo3ns",
-	"Pr7ui0XOuztLQ6yvLkjDTdZ73WMVV/E9tsqI4ORNNci4QslWdsFCYOg6E7gFVyeH/t5oEJ6XZf4jDdoh",
-	"yK2s4v7bVjnUhIn0ZnrtaBYlFtaKtFRVoB1LV5JYeccKuSbaUOUyTk7z8M0QabTX5fNansSP1qN9i5Vy",
-	"IneZDPnzBiSW+2z5ckJbU6SQinZJk7Q6QYP9wj8xdqGh0qAaowLrdEuVCjGdnVEFjD+piMb2Y0gFVWZn",
-	"TD2XlwyZdI6g6QyP2HPoR9PrHjw9trMR8WnFaEIED8YrXOeXuSx96FzDLhq9Lv4nprNGrwtdvPD88ykk",
-	"dcJ72/V0yZTiMfMvYko5nU/Wec3HjY2/1Oef12y3o4x+J0pff3lbnHxZfP55Lc+ISKv7RWCt1lpvw34U",
-	"lIS3VwtsyYuylDK6oEgAXAvUIz3HoT+YEbtXM/pHe3JAXp+/I24Luw5cM5dfkDsmXYy/FWATeuqK3TCJ",
-	"Ebgq3A4FJRLZPYrJfioaQ2kDnh8UmZez5wDnBAxswGYSsiIzaRkWSJiXdqpJE6hGuo0Azus30pxrM1kw",
-	"OVrLKthg2+2UGWJOg+xKK6wk9jcjSlcwBkS6VR4Ku7MWQ4ICIqgBwYqA4F517ueVVtNNmnXrCREirUk+",
-	"6prGdSmoC2CgElgpK9PVrNt9NhwybE6zzM79CVgsUAEDNZbGlEhXMlgAHi0kg7U/PNLECwpsuF3ALVnS",
-	"KsAdLshQKs+9lVDDtOmL0MuJEJx/dGjcPezNW23yvZy72kOBUMtURawHGaWhrwNzvWE2bl+/YuaFn8DF",
-	"QGNBatZWDOyywrxTid+zBVWg1wedCenDJUNzRXsVBla1vC93UvgVVx6S16WLR4Mad0mvqKPONjwRpc1V",
-	"hh7ZT9dByJyRDerxC4MO9p1er4CMVkYRsMkbvYZHJW4cK4CE8r5dghbmv1KtzzcXz9QyweDd3Czv0kBf",
-	"oiRvbc4Auijjk0P9jaa7b42dqcPtaCGnfDbgOa2tpNpt+iWYcLUo3mynjV3L3g120bBvAiVhQyDJksK3",
-	"0rDCOduZRBs6c0VaxaQOTIdYw2e5NNfAiebaf/hw/Ie1Zqw1Y60Za6fj19Qy5J48htYY2rdP1Pu/2X8+",
-	"r83kWU3lV/JPOZW/3E2FksVePqVmvEEvVeW+XtpHdtFxitmkeSx1SLhpBXPO0kd6EzjkHO3Db/NXXQuI",
-	"3ItcXqE3lH+nWvHXir9W/LXi/90p/ndZhM1rFTm8BxgADQf3gPFruVPUnoOsYPPNwF5CsmuW/LomRWhC",
-	"RY+cKQmnvhCGqanimpHmUeeAhENGTaqgd2TM1EcYR0ikIEPFWKtNKrlfge8FgpJcmwK4uJ5iC2/7BiZk",
-	"Ze5Re1V7o1yiD48+bUA11wC91DJGj+6H7nGB0UPJybUQWEV5bM9NuGCLph/7aQZkSEU0C0i3e0yQRbz6",
-	"7ZFcFciUPFh0vKpVLo+9Ov9+rsGnHfEHaWjiNPbJcacTNARjscUyjcNju/DEH6iwfwGXqhSw7OxjYdVF",
-	"F+fIUt51f7omo9ByE4/Yb3CAS9S33f8lpcJwM/PPAPykwWsGD4Y2/EtagfoOpvb/z6U2buhHB8edoHHJ",
-	"RCzV6xU60Lkrqk9mdJBd5abzpWJ6bKfSigZopWpXLwgBXHAiTRIL2FU0pprBBLqGdWso/WnCzTezH2EA",
-	"meFgqIEesLGiQ7uujCwu5BM4Mv+ZF8KE4o5Yg3Uvk0mrMe/JXHD/Hvj3Dirp/gkT5r03LB40+qmSxfRs",
-	"YkVeEctsMMe6sH4KGMRtOPuFb44nTBMq9pz2hp6lmfreeqi3AGv2R0wAXfzmm5Q8l5NpapijfDOSDNJZ",
-	"oXsf2v+h1X9hux0aGfZyBsFwSlVIQJn6fG4Mm0NXEntaX9C8K7+HLwVKuKmS/8Eiw2Li5T5pOnbsgGTf",
-	"NSD/arESfsp//p//InQ6VfKSxX1RUA+6RbgG8tkr+0wL8xhQ1dsB2Kuyh536p3GmiQLiwnRq3x3DMqCZ",
-	"nCOnL1wL9KliQ6YUiwkKeHxHT58TSW2w8Qo4f6Bl+R69ZMpKMTB82+Q1+Fw8txuFfi2LbqmYa0cbQKqZ",
-	"J0pE+juc96FULKLalCcfLocx+98JNvCGkNO1D0lSzTRpwqUuRa6c+ED+8Xfi72Sf8WmayNhOOkUnkkoF",
-	"cQtTKuBnDLLeNTqiSTYhXJEoVYoJQy6ZAtrDgOh0sOfPhmJnxSd9MeMsiXX20gE0pPFt23ULvql2VcD4",
-	"/7kvGw6kGYfEQLk1ZvABc6H/nHYx2MdlUwR3wahbdsw+UWP1Qcax+PQQu3U2WaKBRbF1SoSESQCiRG4M",
-	"Exu3BW7uS1/NInjlhEeugXdZflDG3ouA9UZwzzzMqezWuDZb26QZrA2R2hCpDZG7GCJVt3XB/FjssoRh",
-	"FeDilosyiuju/kszvjYzoy7pqGYSeeWGZC1+qVc1jIpgZE3r6EYr59a01nzIeXIraLSMLscLMDxV465m",
-	"jpicmwfmq33FTBGU3cWrWWOJGkvUWOKBYIkiiqj1+hfqPsQ05HX05E4ciOt2P55XwPvsk8UuN9IMZc07",
-	"nPLV5Pn5j6QZQsfWSF+GAfnhw8u9k4A8f//mZavnHFwB0RdpQAr3C9DZhv98tCIO+hjziCFphD0ckFgm",
-	"CVUa+1PYR36E3U2a/gegz3VONDNmAtsUPixd/wKmdQV17yez3PzWzaSdyOI84jTmswhzGORz1Vd9cU1u",
-	"BwVtE/SX6u1+IzgIrIILjg7ax53g5Ljd6dgbrt5b9/n5j7VE3H2FBa7F36NwA4G1/5v9x5EE32emKNB+",
-	"csHai3M/cVR3Kp7+2U6wicYLWksx4xziXLBHuhBwyfzrrQAsqmI0ImO4cZGd4m++FJtOWF9wccmEkWoG",
-	"v7Ww1RFDBn+DDQhRZ5xmg7BHFQNJFZOmUwR2HBBOCfAckF4g+ftCS9/tx0la+BH4gRz6RNsQ7kvjPSmS",
-	"WY8cdZ4+SLc8pklnCuENF3fLhi2bSwWT46jTWJHGszSobaWz1jZrbbPWNmtts9a+6Ifqi96WZf0i5nPg",
-	"E3T9Q3JD7/vt+tu2q4cXZuWETjKF6MDWkFFd9m0D/4KDYxmD0ZxhDk5yTGdpOkiCV2Bai36EuSn6lMQs",
-	"4VAAJIVLEkFre5LnUdjPlMEqRHH+m9vHXfg+jDEyB4PA4WKErO8FasSnp4QWfPi+t6aReG2QMzQ+MMB2",
-	"XvDWn+Py2GUiRaZQ3Fqprguuv8g2MZ7MNE8N+GrA92AAX2nBPc4X3AIIWGUAh42NA0W/rzcHFUvvhrsi",
-	"oiJiSVIEwVEidenvxbWE3aN80pz6KBecHVXfS9HhVrdqBEMRl5JH7KxQhojvt+qmXbxBV9t2hUHgJlEs",
-	"YvySxWfurM6S3bbO1oAaSGmYf+FMIr9eQZD6AebroiAg7I3w4BqVimWzSKeDCTem+KCKix2X5LFbkqtK",
-	"nRUKfTPl+c5r3htMKu+UygiuyxkKtbFVG1v3kPiD9Y8PLOtHp6MR05C7f2O40ZUmImnB0sIBri2Kl8qV",
-	"AGDeuWLOWJJcGNLE+CBXUBNwNWaiL9COKZ7FNem0eoVH/BtxNQmkmc1vjyTSaMI+Te0mIQM2lNBGN6Yz",
-	"krChITI1LfKvfZEVLjQzyQayYEqV4TRJZsRLVicRgqz7vkyNNlTEXIxapboHUix76IsCJyqUDMyYIcM0",
-	"GXKr19vkHKeZxc4U/DcSMZ40m9fqIlpkH05pedc+1j4sqVRok1dKplP78lnwtZmTS2SFDktKJxKqTeCK",
-	"RLysJlbet05dc0SRQnMvKFDIlwqJ6IS5fC5N9FheiTYJ/R1CcsHYFO1lPFad3jAoFqjcUFh7Xli2XwO/",
-	"bl4DjDNmDeD8FZfVAmf69d6a6cDPN4DQVaEHvgF+tpIo+utvD8aQ+1NulB2ctJ8cr2DfHZSsu+uIM9v2",
-	"zrZzQvDMykB773VtwHUR6nWUt67heIMJuBrGK+70JRivtFNqwosde5YR5uiSgF45q2GbRZ1Tajic/Jv7",
-	"3+sbUp6fEXcSlMGNZQpWg1XxgWsGmiRMjTjTQVZgF3NmfPKzT4pmAuxlpsiYayPVrC+gMSW8vC7RYbhS",
-	"wiy7eiIvmbUGNHQkdsNBWg8sD3U9Mim23sRpi/Muedh9rtAXZ7E6fp5wwSOaLOq8c5ZQQTJnbxjlp153",
-	"DS9ssfmKmTMc+N0Zid0M3Np+0j+wOp1OfsVCOeMeXJuLd8ueqjBx50YqFr9nkVTxD0IxGm+F3naaLUkv",
-	"oPzKXiKe/B5ZZINFxd82mna1dCVagyxeFdcOuosznzJheLfkp+viViY84my5eXnmToCS90JDZRSdUGVM",
-	"J1yMSKGFGfbRzIRbc1krZd+NWDPmSpYxUdVwk7CioKVJ4hKvsDj6JpOFCt8TubXYRPFv1LgzSw6NLoS8",
-	"Slg8YvFzVC+N3pAmmi3yCR+At7lT4JfDS37El1qBYy4utGBYoVVx0ICJbfQaFlJfUT22q2K5r7CbD9VP",
-	"PJIDQSSu8b9I4Tb2g/xE9Ri8ALhYDjpEs0iKGCykCvMBa3H2eoUpmKaDhOvxgtsWxp45ULOzG0Vp89Jq",
-	"db+y2vm7Nnpdu71Xflnv6bC/JXZjDKWM243lUYKNz8C1r3fLDDyLY01GibxkvrN4aRoOHMPeamw2sMtm",
-	"VdtnKqbTxNT2wYa5Xaa5qMtAvj/0AHpo4nLPWj65FUdmzPQIjS0GwJpjOOHs3fkH8s///L/7XhahkxBX",
-	"NOGm7QnqdEjYZGoshpeq4GrETA0ODjd8cFmlBeRqzKOxY81w/fyNLJyxlNpVTqYJpyJiVchdsWuY2x87",
-	"zY/YjAKpDOCLL75NzogNq2UXA334mrm678YL55uF8VbL+70cqtsurhSqK+z/ctTuK+mkOPVisYK+mhe+",
-	"lYNr5bV3U2CtqKFQD3gl1XR5hz6hELMBfUVHbgWRojTC484RJQVb2455xUymQO4YL1gkLNGurE2Y2oT5",
-	"ekyYzerGWmFtjnHFrCj3d9rO6mZlsl8Qp7tKjf+wUPfoku7JtJgUETstnHc9H91eBpGPvijcbsKEabXJ",
-	"UeepFxZWX/nbck2yfbq2jnuWP22TxtKmlOU1aXVwFyGYajYXxz0ePI72nsQnbO/psNPdOzg8On785OQp",
-	"HURxWbStJtielb9hLee2DMx3j60LX3yRDNiIzK0uFSeYv7AEc7+UPp2J562CHAhvFqIPyL+70I3TImbs",
-	"0pScFIyoIJqxHvKborxxpT+5lwcu8sS7y0G7l3B5+MOePqaXkFi2GQdRFqSY36z6zmh/dcEEEZpr0Y5r",
-	"B26Shi6E9UxQ8kpO2K/2LSSAeC70lEVGqpUlIKg/Bpl/C8eCThv35G+YIK+NrPrc5ROCeTgrZ3Bz45vX",
-	"vLWa9TvX38Pea1NyXNeC/L4A60+w4XVJRmzWYbFTBJvbybuBr8+IYFfO8Z/BVCuCBftkXMprK8+/eUvV",
-	"RSyvBLFWLtKNE/etrP6ATGE0CS0S/RadNlQxRx1ulUfESCoMT27CrHd19P+YKdsdEkuv6gc4dTOHlrUm",
-	"A2auGBPEUH0BBvbNBviKEs1N0VbZpL8gT4irFrpe/VPR53G43vTXQYE6KPBQDJdCCHglY2UzgYFME+7/",
-	"5v73ed/t0F3QYnldiBqwlFd2sDBlLJ+y5QljE/qJT9JJo9cFMRQ0Jly4A1niBheGjZhy3FkLdfbbjAQB",
-	"v9Yyi2nIFdMkRMnYzsQd+c3LysCf/jlsk2d9kZ+Svb619LzA63mVbUUzN+i5CohUxeN+CckkhsgMFWgI",
-	"zg0wIFznVFh31f1n+PwtKP+NB3vqhLU62lNHe2rj+ev2gjqBTOi9QQlXfXpDZrU7gzSVTJgmUmCwJZFS",
-	"9YicMgHdmKW8CEjM9biVNRbjyoVNdEAk3A/qZF278sWpaitlSPuxr9ocNXvrzddz3lsN5V9/W0a7c1CQ",
-	"fBWJNSCf373Ku8IXXaMaEx2VZfV5k4t0vaxd/H5V83YL37uWkRtO3c33YC6n/LEHkbyLg8lr3U7RMUSo",
-	"1nwksMzDgnLFXHhmDBD8kSbNfmMyw7P7DXsDiPl4mbQEgH+wp99ATba4KN074dy63qX/bRNiYAVgg2+8",
-	"TXfaAxeTP688WbeJua27v9z+rv1ftf+rlBSbSa8qqqAgLleHq1lO7JZjP+kCpfKeWRGgXdAfB3QKUR4I",
-	"zEdUCOmjOaR51OmsqiuWcYwX1MNXLN07X5V0rwqCN68Darl8R9m6qTJxu6R2IR73nfG9MzE5TWg0Jycf",
-	"aQevdZu8ADSdakMGdn5c8fW1hKfSxSBhrUztYz+LK0cWcTfxes4yZ8JbN2d3ELHb3/xukLVYrcXq71Ws",
-	"njODOY0yifU9SdesCf+eSm/wmL5PhSYFLj9dzPLUjOlTMuSJlZ++FjgMSGgBnv0Xgwr+f1yKsDrzXZuc",
-	"W/kI79EDYvnlFHhn2dvY8a7mQt2l2zS47uOxlmpC7AQWp708yEyGHS4Zir188UDcLyvw7+E3LA9gmlAh",
-	"IEK0cCI8D301cfU+FY65/tZxOH9APpCxzNo0LBsJ7qNS/P0NEyMzhgj8hl3ZcIXfUPkGh8BWii76S5qk",
-	"6PIeUBON7SXdpYG/ztMCn7X9dHMfP6azM6qA5i4V0RjmZppQLpDX3kTjAllf96h91AjKj5WXsEe6B53A",
-	"LhIW0aoMzEOMLUrlQi6No5PC32dMPbf3tneCpyrKNYs/yLdcfIPNwFwQXEc0YS8ppAb3Gt32QSNozDhL",
-	"YvsKBf737kHO6XcBa3alSPj8QH+5Ni+KRXxaUYVHcE+8wuUZPx/z6IIJMpWGTDnLfi6G7ldOY5apiuzN",
-	"R65Hduwitbg5Cqs/D99mWxMPnXMRseWLKp/QpTH+/PTPP5epw6rFN4qyuTI5SVrHNzYf38i+BMxvAV1c",
-	"uPT4BxDjUKnICPys9pswkfZI6LdvSKAMJfTbN8zTkkO7lkOvNXHzkSZKO+ADxs7sE250K8B8JDzpkZ7P",
-	"nNJkyu0uWpqYlCZcUDVbRA1YDbW4GElpb+wyUFJNuRSE6EFnLZG5DhX/nLBbkfzkfbq1gIzX9guVfUHX",
-	"16q+VvWVVT2NP45ltFs9vwJDaFm7L9Xm2w7jlc3ZOphXN6NYM/InCI33xjKyi7YSQiojgnUdMPse4a/t",
-	"4F6KqV58miYydp4bNhwy7JpsgRX5x9+JVwVZTkhMZ9AIgnBhJCDFHvEiFTJLIGPOXfUIU1tzxBUQqfoC",
-	"lY29fXalxUJw+BQy5izOs4ccTrPwyT84IAXQlt/5kUdvwTxMC7xzoC+yroN4TZtkq8b0fK46NwRFoIa3",
-	"I9rwJCFOoAYu3d3I1KpOe2e7XO2YdQDDVGwCpVnuArhHX2ALEJhUaCVxSQXWtWFowL5uRJXiwIenSeiU",
-	"d7g9iPnKrajbnGMPA2XCLkNk8/PWYrh+SuxEbCvg4Hyp3l4vQcOfCqWRGRP6nGMoC1cAasPFFjd6ncD5",
-	"lWrHUY0mvzzHkb3ALXxYy+6SRq+zAtgsb1+dJgu5VG7YZDUirBHhCixZuNqwyI7OHunqbrMNgcJCq5vN",
-	"40JfmF9s3EWaIVTuhQEJsSnQOxG6CTAs78ElRorF0HYDqXsLoapHet7R6H7tC3uPHoJMlYpHHr55DOjr",
-	"DUGwxz5hwiKnpk4He3hWTv8YEKP4hIDI14TmXQzjVgB8BCzuCwuPLB6DbiV5+zAyoJoRK8MCQKPQkcef",
-	"2ybPMADn24XZl4ASRwR58E6pZkRI7CsWFDtJ9wWwUioIlrpG0qfEW65wqDhd7tK8wXQRCiKgY469JCTN",
-	"jEVlXxs6HK6UkO0cYfwBpGUvQiQWuXtz//UK2RirqkYjV33KQXWAWZ7jrTIuu7Z7hZa4C7rm3t4ld91p",
-	"z3r55U+rmEMz7Jb66tqd+EOhVVd242+oZq7rWNU7HzRW75xbQort48IRNwB3NG8nBq1rnXCcX8XY0raR",
-	"21x2r5fOWNDL+edttahdfaXf2MY269lccTMUpM0SzyCWiRcU0Jb9hMUelbWTsIaEK0JCgExziAlqsRAe",
-	"FnAPwKKqjd7Kan5ttHgjtfY79LltPv/qFTPzYcy758/UEbXaB/K1+UC2EVSrtdemO+CVTNcdpsiszSy4",
-	"QCnsR1TFNzZdcBa4z50pGudZrCU3y7lxVnzBD5BFgVLkHbIKA4RlQNgnGmXdQfsikvJib6g4E3EyIzHX",
-	"04TOTknRxKfaUS7IK0E0i8zcAK483ax9GqjaU6INm1pLHNqPMmuwR4obHtHEhY3QME812xvMtqIGQTQ/",
-	"t1N9ZxXoP1hZB8J8EvtbSRVmr4x/TMf044gmjV5jqBgDnSWooIW/Gawr91fEEgZPSMWFkFd2zUcojQvn",
-	"jGUkE1Sh/hA3CmSm/1tGUqSmeEAV76BSbWjEqPioxyxJhkDp5X9lo1H+R/mnoZTxx3hWePKIJdTwwr1H",
-	"SWpgtHaCKQcX3QW/4vkZduifCn+m0+L1E55clK+eyCRJdVR4vYkujHBi38V+IH9gyqhITeH0qVQX+V+a",
-	"aVRz/m85K/xhFL0aMKWKx9JkOkYWYH/IyAk1svC3Yuxj+aFXYwY53tmLfA6qwRh3eu+vfirdnPhb/my/",
-	"H+6lN7CVcDXLi7dcfGCT6Ut748fWSB7LJP6DNMXjh8d2HNXwV+4VoPrMe/MavcYTsMDn3+WxvQeKD/sX",
-	"AT1c3fynnUIxjwcgZsxH49yOj3kEcOCX8lON4pN/tzDrjKkItnTjpFNGWMF1CHnUPimN+Kh9QpJ8CD+y",
-	"RKbmH/9v/vTL/Mgv87dZDXAV4F8C/osJnT3H724/u91/+bL+uRLgWwZJ7wEJqlSsxKe9ACRvIA+xiBsV",
-	"m04dbmRT2EnnV8zpqEs2YgBWIMr7Uiax90U7OQuqxn9re8439IJZNdd9fEz+579ftiEing7eo3aE/bFs",
-	"p3Tah48XbBV3OF97h487ZNXtcpCv1W9SY5gqLwz3jMIe+HnR2t7ASl74Qf3Ev7WTR8kgkSImSqaf7Iz+",
-	"NOb6wk+7NjK6gEnNtkSJ0e3nOWSv2Tezoux6vB6qz+HBEkRfVO81sN8wsEdMm0/x1wLt2eWN3R0+ZHAe",
-	"TiTaKEYnATBz+v7691CT9+Lyzr0U4Ir8bcvIGI+Xy6tAPlSU8aAn4ILvuLCXpBrEG73ZpQR7fqrkAHz+",
-	"e1YOmQwPnTSqe1megh5cTa25Ohr7wI/RmEUX69Xn+K9TtTTHT3UtoTZanEOL21Q/fOm0tIJnOmUCqpjD",
-	"fGVCOoHEmmAHLRkUCk/H0kio6QmvqDYsxPdvk2fEXm1lSqpYqSAor9lxJklfgH0P7I3Zc92VH9mnKAXF",
-	"HhKaMGVIE9wQIfzRdo7jsHVK6NAwBRXYXIyC4tMx6RXeg8WYQ6pNX9ixmCu5pw0dMRJJCUSuKk0YaXYP",
-	"AbiRf/7//4s86cB/7WO5IAdkDLVHAn476hZ/OyKT/4+9d1tuI8fWBl8Fw/gnTP47RZM6+EBFx4zah2rv",
-	"dtlqS7Vr9jQ7nGAmSKKVBFgAUjSrwhFzNfHP7X/zv8DEXM8zzH6T/SQTWAvIA0VKSYoUZTsvutpK5gGJ",
-	"BNb61ulbQArbcj0VBgqcLPheAFzohPUFvoegE/s8xDN0xCokD5RSBu5RqITiYp/5A6tF7lKxuEb0Ht5t",
-	"p6mhsMBXaLCyW+fH019f1/5Ut2qpWknV0d21LIVIKmcr4AKqpIa3GL19OqYilsPhvhoBXTCjCxEA5/RA",
-	"dZTrdTdIp6tPvQ5yrEYzmiQDSVWsiR7LGeFmV6rpLziOx1NE69x2l4rOyTFRjMbzkuuIfZnK6trIvd5O",
-	"lVEdaq9D7bsPtcO6r8PsNYz4IWDEOdXagQgjCSU5CdHDYgm/3fYDJXx1pDVzXXgE/s3F56mSI8W0hr+d",
-	"xQ3/jqVgPTKUakZVTLDKckLnRF/xKcb3T61ZTKOr7ARIy4fuCvKaufJPe5tSSr6nZ5TXrIhjHDuZ84z6",
-	"4ACdMGIUFZpGGfgZc+GAkatw0JFiTOhTeBbwiEgLeHLoZMZMKobpB6neoX1+sZB+d+HJt/YHgzI5X/jW",
-	"1WHPBTPZa9TYp8Y+32GaYXFf1BioxkDfHwb6GVRtGQOleqcQyCVBHEjli0eWt4By5xE8LyCCzfJIKHl7",
-	"k8z0molYKvy3gwxtck5HzDW0DyH8EILiDqNUaalC0gzfc3EVEixQaW0aYs2YpOEZmPyo5cRzsWrGfKYk",
-	"HHji3opIkcxXhGWL5Ufrd5vC+7d3SIGaPxIn/s6H+u+zhce62QMoWKI+3QLNaWnii4SndyAzyLirAsdf",
-	"wdJrbKMX15JKwkTqNSsLY5bwa6bKNXLH1av5oqNSRmD5c71nEyl0QIZURPOAdLsnJJIpeGyr3h6GIq4l",
-	"j9i54hF7hakFrpZxzSpCO85LaWji7vLipNOxeyu6uuC/QxVhA/90pY4R1cwdATY9++/CII4PTzoAThi/",
-	"ZvG5O6tjF9tVaqXYp9cH79/8fNDtnkDuEuyA6kOODjE5C/yV+MKw9K2AsLfAQ/7x+Vcv1D3lp21cupiV",
-	"LC6WLy6uqBO3osyNCb6lWPEka0vqxEOliek2NmnhVtzaVfIozsiUjiDdflpWR4vlj1xc3VRhYT/tdI6i",
-	"VCXwD3ZKFEv+1G8I9sX0GyGZjSGRlSkGkeuJVGA35i+1KAy/1thuu0Sr5Y9atQzwgblWM/6H8nARsOGu",
-	"gaoO7DTnfChAlIAtg7KTgO/KlY7ALZ7ovnC/YSYDNtCG9W5FGWniwiWdVkBA7MUkS5bNbgkFlTxiJBUJ",
-	"05qEuYAMCdd9MeLXTLTJmSCudKF4dXBzfBTbbLjDAaGCcEGRDa10quoLbl/ASDV3N5PKDf0//6//m3QK",
-	"pA2IAWNmKE80yagfPPPDKnqvi3Q6Tea3tNZzE3l7VkZJ7uyV0GGVrs/1d1HVbaqw1lU1a8v+9ahlS/O/",
-	"065/NSCrAdnuAdmtXBIPAb02sqVu55aAadw1+2zZ91ATS9T+so37TpawWFXkWMQUm3rM7qaPWMCJGfE+",
-	"qIQAi3JnVBMvpjJGWU/C54Q7wjpd3SdWERT9xMwiIrpn37Ba7dZq94f1g2xVGTs1XCvFbfNVbKQvHlld",
-	"2xJF9BRl776yV84y9EiyHenUXtNZ9pmaa5EBi+SEaRJmCiNskzMxJ+hvsBudFfNRfPHGstTY7bgHYBw7",
-	"cA9sTZuWpNRJrixr/Vrr123r12zh1fq1NjqXGZ2PwP6DJbp/++8pyN/9ad2isoVeIJwmybxgUeaWJ0hs",
-	"qAw1VEAKaa6GQYmEPe+Ex7pKrgn7MmWRYfGetbMd3mNWzoumbi7yTsrKulbOD6+cu9+ZcoZVVmvmWjM/",
-	"Us1s1+fNILkeS2UeXj273bgvBf0JH69dLLwc83cauUmrafHToq71JaSsjzH6GdesVUw5cP0UQrjH1IQk",
-	"YbHVvErOtNe6Pj5Dmji8//gfME6i+e/M93/oi8UGEC3sc0ZJIk2bXMJ9jAUL8Gou2yEmg3lfhPaUSMYs",
-	"JE2n+yAzwEgobwEEwBJYLkne5cEN+YkGNktkwSRZsjix9+uLZvjJSq/OUef4oBv2irUmhY7wmSMd30Ec",
-	"mHHhTvaZhT4QxIypITGdn/aFA0vDvMQFMh3s/diXKVdzosfUYiTTapMzItgM7ga/2QsFgXd3f38UoXtR",
-	"30UXvyuM8V+KIwz1mCXD93zIXtO59ldBhzWcazc5WUM2uOFEXnMxOqDXTCG3hs5eLHsWKMpeOSmkeSPI",
-	"0MJkKMgUcT1/YfH5G5BstUEeSelahw/NmIp8mWMnOLs8sOYH/sbVxwVr98UnfCFNaBSlkzSBlifZ5fbC",
-	"MNsRn/3bhCQVhifEzsscFzwvxFG4IEOrZYF0RLhNYC87dVj3wkqjkMC/NeGGND0Gbq0Ay22CezlDx/Y1",
-	"kdREqhEV/Hdfzy2vmTrwn8nIhCkLFUmz2yH/M/xYmhzYea0SnM7bofSFz4ohr6TwPZeVnzE5hLnFibKr",
-	"UTPFaWLVWkA0bFE3M9iiLx/ZtWvVHBZ0wcFf2dxvJLvgr9gc5yI7MpDxPBspNDXkStvx6DQxSPSybPCn",
-	"bg+7bCJ7l4AcHx7uyFpwMvfx5PrkKy6rD8oBuv3XuzWwd7JB65FEGhxxbNXn+wMrNLGqCoVTAQkedtCb",
-	"vQJgH73sgD+6aj+Lm19iVxVqkHtacR5PFruK/PCxS/thH6n5drg/863wBS+7R72u/8jbNej8E7ds0pWH",
-	"vIFJZ7647pm+jPHuC1n3BoVSeRj0evRKanM2NFBF2T05bD97efLs5LD7/Ohl92iNhfxsg85FV0j15PTn",
-	"5sK06jQ+t7pJ/IWK2L/wyfNSw6T8iGIU5FlhcJvWVa4nB11quxeHn2FLfPaj+Fps44T/fgWGzrJPBzXA",
-	"fmE+f7GOplhQEe7hK4or8eciSEQuOm4yvF80diwaMawuyKwTzNbktrJS+RFEGFAp7Duwn8UKMh0V9vJk",
-	"NrA+hkr+7si5uUFkAp0ppHA+vb0GES5g3N9SFKEO6NcB/Tphrg4b/BBhAxTPD6tule8PcQsX/IJzzzdc",
-	"GszBzR0Q75TzXZ8CX9+mwBOZtRoCbRVJbXS7LxxpQo+Ev4WkaW/UCkgYUcNGUs3DgIRURWPwWD4Yc0Lx",
-	"RQ9mPGanjkpBr+BSUIyCojdSkmbWiEox9IzHdorQPWtPby0nV/AdOqqwKvhHYE9pO2nEd+JB9gHDvgAh",
-	"cKZfG0hZs4yL4LdSfe+EfnnPxMiMG72uFXZrcC74j0aaVtEccKGZsHL7miXzVnk0TBjsO7RsQP4+WxiX",
-	"XzukaVTKWkD4hUWbTXA/tvxUnpKBNGP0+NOBdnzK2YCdr3LZaP0jllVJD6RMGBWPkKsBWazyTZ9Ln7y+",
-	"3P280BmhbhhWNwxb0TAs2wp+v2Q7ubDjreB3cOpZ97jjDki7KE2+0yrwpd23rRhfgwksb1aIMnnnncJO",
-	"KncKW7cD2Db6f31xFG+NQzueO/qBTTJGuMbRzanI6dQcg9sCLdxRp/DKI4jI4Hmv8nXUPTkOGlm0+C8y",
-	"tZrz+eFKKrUdtdlKhV3KLH6HvB9rLpNCh6xXKCWhmdRdfG2F7lOHFYn1Nur0AktmPX6Sgv6oeUn2Y/1U",
-	"MWbOJjIVpuiw3CKdicpQ7QY9aRzYPrDwGuOiN8wZqUbbZzc5i4Hk1TW2bboNRrqtNnmXKwJYiGWuj0Ja",
-	"U25BWFFCIV0oy26xaP2aKaMDIAwptq/NT8ZbcUVgUz/RZEgnPJljsskCLUnxeUH+NGpILJkmQhr/SPsr",
-	"3NCKtL5wwtTeK+bDIQMDDh7EmUaCXOIFOKEDec2IF/9FIpNCKtbQ3vw0S5/medRhhTPzVZpwQdUSd+ad",
-	"VtkdFHcjZjQ57hyt4kBxQm2vCRHLENJ9gc19wco2UMneMcgOkMf+IUZF4tzKOSl8ynbFPVOwMJdQJcPx",
-	"uhN1bVjWhmVtWNaG5eM2LLsVFc+6queWtBanHXZIvOQAd024VOfDbEq4pLz9cLdtWzZ1Gsvt2FVRudvp",
-	"lS5LjU3LMbicaOlmFK5pxoqxA0w/UTJJDtIpMWMl09GYFEzSVtAXEzo/cAqZJNBy1ofwoL1IZlDCX06O",
-	"fjPRt5+YySzBrURUarxb490a79Z4t8a733cgZdt4t0ahew5ZOGK0NXDdQ8csqqcwp0trsKcJjZguN8OP",
-	"2ZALyK8ks7FMsFR4Qq+Ap12wmQeTp0SlQgckgga9OQKkCbSrJRMaM3LF2BSLZT0ENWM2J1MuBHCnFJAl",
-	"BihSzVzSkjtKDTTli9nUjAtp0aUgw5SacV80w4I6aXfbXhyHPdJvpFjOqlky7JFzFI7QKdALePjD/dBv",
-	"tCCukuULubFEVEDsZEzFiJHmcedla4Mwxg3E+QsIowLorKMHdfTg+48ebNeasoLCWrYFCVUbWLWBVRtY",
-	"tYFVG1i1gXXTwFqqMGqb67vy/O/KMkTEXkgKK1lGrQeKATx1emtfFbCvWcKMtcGyeeDa2UxYsNqDclcq",
-	"iJAkkcIaQQNGaByj037CRKqtGdVpkUFqwJ7MrEDw4YP5CIWvZ9ltzYxH8KQxVZOEab0NEwxvv9UUsJ1g",
-	"3QWLtEa4NcJdE+GiD6oGuDXArQHu9wpwb2iJGtbWCS2Vwa3DQg+d0fLUF4qvTG15A2kbPpCQc6LyKVto",
-	"vr+HXJPbyrj/zb/ZvXFhcY7KyND/Uq7PraSt4ZQ/zyuxUyxTmrmmyCWeVYAVHr54p/JduvcoTnNzfuEm",
-	"qUKpWnkWa5G51covmgcYr/Pd8M1GVKtJsqd/uH9VSdcjFPh2Z9SxUNM8ba9ZyL8LljFnZPl8QyUnrk7M",
-	"5/5BRl/rcYjELLfO7c7GAwSFTL6ta3O5NpfrgFBtL9f2cl1hsjwgVFIWNQR8DAl4UrCizfcd5OMFf6y2",
-	"PIhILboq0U11HdXUlJpxvreuCxCqmGizQJPFJ+kESLI6nQ6IMHcgs4e4MGwE7IHLUK2VUast8g8Fo5s0",
-	"p3TE4tV8bAFZ4GMjZ7cX7GvmchOhB4kbS06EoLGXQpNGQLuZnSAYi0slHrdAXyrmbgwredhwBqrwsEHa",
-	"IrZaKfObVWSlXMYn5pgtix91KNUEEEua8rixlPvsUZGLoSMiPzViyvChO1m/+TLlMHA4q/hTNX0TP+8s",
-	"7dhwfNApMJsDHnZRwA0YxFPNFug7TwbPooPn8Qt28HLY6R4cHh2fPHv+4iUdRLE7/wN+wDNByU9ywn6H",
-	"WeRCT1lkvAvH9aXJYdGzo/YRQEtEkTFs1CHlifsnzzRydsptPXCHHFq0aCdD/LMrzmwXCGMXx4ZNTeyc",
-	"Up5sMJeGTabWsnDz87MUZpzMif1CRNMhM4gXplRr+9Kdr7AtxdvsVcCthYg5Q9nuRSu+2FGnsfF0KDmZ",
-	"mswZ6YwGK8LoAPiKQeQB1Nlkbqi+qvoOXXf+heeytbMEU6fRBvp7Bql/plyQvzotue6o7B3tc2DBxlKw",
-	"Ru/oRSdoxNaMPu4eop3Y6L202gW/WfcYv1mj9/IrfnArVlPF3nyxugBX/1HQmFFtwBYfzD85mv+//9FI",
-	"pFuwGfW/vGZqqmScwudaINR/+ezYSjK86rBwlZ5KntARWzi/++L5sX0nvOCo/OPhi6MXFoPctNqsPLns",
-	"vMj3VjWrKwZDx0mhTL1o3FhcAsQdKjkp7mH4srJw5MhRAhc4Wzf5imv7Ua3qq+o5RbFQs3t9D85alYEe",
-	"D7H9kQoQu0wtvG0yrp9cjzpNqCD5fnJDRgMB4GIzdB5M+5fFnrhfQmB9dbEjV9+C+LEvskvckTAowMhT",
-	"wJXQjI1pbZFqAWJi97IQt3TYIyAviRWWAbHSMegLlI2gHaxoPCUFsUhYJhdPSQEi+K4dFuxGUjF9CtcS",
-	"r9ZPCUhQ5O6C3nbXVHFoqjaD7eM7y52SMujCdnzQPu2vbGoI1YXmf81/vfj4oRUQxQR2YqOa0L44f/2W",
-	"DOYk/OnNJfGGAbq7p/EwbJO30N8vxF/a03SQcD1mMfkDj7yLA/QpBwS/xNdwZeKWhTbwGlVStzx51xTb",
-	"aO6PvOsRCPmq7pDinO2K8WnhzBr116i/Rv016q9R/2NUCB7rr4Ptt87AlEOK2vVeNWGtAGDKuWvfdg6a",
-	"h/ng7p+WG6SvtkUW4eMa/U5w7VkMfeAx9Eqv9zm01GOTIG9afKPBtiah3eBhux0aGVqTwqQ0IammI0b+",
-	"BDCeixE2jCL/kncu/pe+MIoKPWQK2H//87/9d5IfkKmBI1EidXZ54MA+MA2X7st1cXDYP4s4Y0cwqpg2",
-	"vl862k445gADhsVnZEf8DUjxemaNmiGxb0qatC9y7mApWCtY2nwQ7mIVJ4xcakYGzMwYWv7EzKTrk/aE",
-	"GD6xlo8ZM6kYAIC+8PNoz8V/Z020B/PiS1vVRXItgjUmoKh9YFRhMT+aWUhMAI3I+TRPByP/8T+IjmjC",
-	"Wt7k+lPO3owHEjka2acXXgJfoJ0bZX/yy+A//9t/hw7Z/oXgo8J92uRvGPDkzFNKF7ugZ73mrUXnWacZ",
-	"jcbEx0ntUPMLbu2AbqcoIGOaDA8YdDWH2LAbLKjGbMT4FyzGfNTZwb6AscPfxVb7CRdXwLpAsAWn7hXm",
-	"JVhcEngAPpBfMNnU6nZf/MrN2G4AWBuFpej5K8ABUGict3G7vOVt8n5i0OHz37x0uGFqbjfeszqoVyH+",
-	"kw8lNxFWPBBgSKXH2V1T+XEvVjzOyHs97P59BVGqvbILp3qnuqB03aL19eLy8LBgfS3gusNSC0HcTpAO",
-	"0ggahc3V6D2DCK17UKPXeNF+frJBL197vrOysEOhfT7ssssv4l0MKrRSw+J/IJzHwXQ7jcC34IVugW50",
-	"Kl3jnof2ngUBYu8D+UELMqXRO4G5yBTfO+FaD2ZHPkLSXCGjptSG190FloeF+l6hN44Kf+bTntkk0AQx",
-	"l2WN3nH243s5qv6iR41/fM2nb63F1m2Ur1uSMvMsX2xrm5pycZNCQ0N0S9xcjKs+zMopzKetem5OSaqu",
-	"tEDAq1jbBTtrYrirHJ5XJbd07p8H6AxIeZudDDcNN6y0CG7lWv0o/MoMSi70jTNOID/amTv31HO157X2",
-	"vNae19rzWntevwfPa417tudZNOs5FXeT4LB5nVk58H5HYRn4REqBfHL++i2JZZROmDD3Byrn8XA9rOLG",
-	"nLsMmmbMSoNqLc92HfjK4hvZP/XGeYiNc5a52LT9XN/k3vkt5ZqbW4vMPxVOWqgqJ647eZZLFJBQAxp4",
-	"uGbktFrKvE+Pf0KKL02kSOar8twLc7NmsnvpGe2tJrIv7XZeeCHwjtuBwGdY+WyEbNVVcvYEB/YeaVI9",
-	"nU6VvL7dJIms3W2Bsj1JpEmysiSxe1x2YvrAbUXQM7AwapgmQ15+WjXc1hl2S37SAdXsl4JnL7vxn6lm",
-	"zvNX9c6HG3hRi2VnhT/d07330/keI3vUfk/BWMziglV8dNA5ygsZ30pFLlOmYzqHWI74LWWGTBWb2i2H",
-	"vg/2UcXW+LXT8I/1LRrtrRO/NqAudjDhZvkX7/ovbuS63xuq8ZZX9eULcKO842z7rdthuCyG6kTkbz8R",
-	"uaSVKrkJHzgh+UwQLgxTgibEpY6SoVREGxldAcuhvGbIyyAFs4chDuvTYAoeUSN9A9+AcNEXYazo0ITF",
-	"gKrVZ5D5jOkHNI/6WrCwqq2wvTM3xeBxX1Axx468LNGsxKtv7zRTgCZc196bWAXxA3MujpA0nXNHqqfa",
-	"0OHwRki18CGf6BUBVp+Umu/+fWbzbqoBcxV2T5WzTd2yfphofWWwdvJx9p13mYFchEgO/dSA6IcERCBN",
-	"F9EQfpHtYp9s1XzdwOBY5c+A0RfF6M6zMXPNW6dk1hyCmzfFLKrzSgCuDC7WyOFcXLG3h22zs/OumCBt",
-	"AzIbU+ThymSsRWmQZecT07xsItIKJ43b0/Nv8TUICNdCSOB1Lc7n/WLEtfug1paP3X2wRRVaUp61Ntt6",
-	"l7y1Bf3jjQ649gq4B/bVXsGuWch3RC0VuuGEPUJJtidLimzAIjlhOjs1Dh1FJGRJ0xHlQptidvxUyX+y",
-	"yN4G3BVtcibmBFwQSBtZTKf2DfeWabeKidVVdNwZDn3rboBaUdaKslaUtaJ8PBm3O2Zxx3W5mWaukmpb",
-	"QYGiTHws+hNHA+oTzLWgoEWlIn4jL9eomXgPN1aSFZ3mp4SKfDBSMEc8Ulaya7rWYfTftk4tnfTsBn99",
-	"rWW/Zy2brYRazdZq9jGpWZSs+3V0PnXiZF+K9md57YlarRXZg/g380HrgFAS+rq9zzI1YdalwJUFZ8Hw",
-	"wDHJenaqvsC/ZWpIE0tOYpJIV/acsKFxxeXFJ3ARen4vTSfMnY+6MmbacOGeRQ3UYONZkdQGWisQLkDp",
-	"wv0oJMC3yUd4VZqQKVMHEIn/La/SbroSbXv8iXbV2TEb0jQxvb4AbzKH2n1tKJRNtNpkQQDkQCNTDWFg",
-	"UUk4pcpwmiTzz/kvJBWGJ0hA1hcwHo6l7m0COXJFBNGUimQ3yV3ardLjecHZ3UNwM+OaWUjTF+Gn8plC",
-	"muz2YZtcQKaDHkNuqCl+1yIwAic7/GZPpCPHWjaBteMSDU4hxYaYMRXF6SqmJzxQLsJbnIzHkoyQIwn7",
-	"r3drIIWS5gevVzX9dXMCClH6r/cFf1WxzpEvFnff4PH7YgpI6bJ7uG71yrq40SO3Gjvegh2zSds/djRf",
-	"REYDIFWlezM76bR00+PL7lE+Wno9eiW1ORsaZu/YPX7efnH4rPPi2cuTZyeHh9VXR/Rsg9XhKq2K+t2u",
-	"4E0Sp2TlGvnnVl6Lv1AR+7fulBfqQUZP4IvTFga49mIChbau6HLpoaqc0LqMsGD5hytWyh0cH550LFJ7",
-	"lEvnxRaWDhcbrJzD+64cv1IKq2f14uHim1w7sHT+sYnt6mDAxKr1FWbsMD+lt4ivCLWzTLhZSgE1U1YU",
-	"18ZvnVq0jsXtluSeTW4EEo/FtY2jyV3buTmZAZ6d+63XM7AuYFyP1iNdpwr/yBZDtmlqb3OtcB+Ttxml",
-	"5p5Vn5EHU7kvzffaqjcdoAu56OYsK52i99Bl9QIRaCltl0zt/xQbMqVYTK6ZiKXq9UXmuiZck4FMR2Or",
-	"15T9R5GLc/FKV5TFhesrMaXRlSbKrlJmFSToR250X0wVjxj6gF3+sIfHJeyskEGTxWQgzZjM6Fy3yRmO",
-	"bAaUqVDmNaaaCJkPB1qiGX7NWsWBlWq8Mm1/Wl5L2HZ4wcULfmiaKEbjuX1YXyxkPwcl1k3yAZ259jYO",
-	"4dtXEzvNGisIwEt5XtQGev/AYloeDxAqLUEWQGm6FtKIWcKvmSrrzOM1zPajEm4o7zQkjwzIkIpoHpBu",
-	"9wQTCde4PQxFXEsesXO75J056rDNmqjCjvNSmoyJ8MVJp2M/bXR1wX9nDmvYP38pAAs8oh2z47QwCGsT",
-	"O0bLaxafu7MsNNJXaaPXOP/0+uD9m58Put0TaE1qN9K76kOODhHUAHjBF4bN8p5rcFbgIf/4/KsXFvu7",
-	"NcDfbqqiFif7loqnk6yHK0xUZbJLHxb5djz8NTK/JzKvJpi+h5zMTfD7gvK6G81n2AEt/wXdXGP9bxXr",
-	"X6ZKLKAzLoxc/MC7TemUqUHhtYotyZ1ABnMgJwiIdKkSyZzIIVIeWMRWqdevRGIhxpW+X9NeP+y1iYzc",
-	"hfts37sFWiBA/55cfale7F4edtYOTkP0JGdEpVrzkWAIceVamGUABItxyiAK8zMXKTBodoLGSNGIZQeO",
-	"OnmYKGe1/JzIEarVKxa/llFltTJ4bjfGVHGpUAmO+Wi8hI/e/a3Px9LIjPPUH72IqFg885JNpv6YoWrE",
-	"zCWtyI7aYc8dS+snKkbMte1+2+g1jq2OnnBh/310BPFjbmBFvpcjMqPJ1QEXJJIyYarYThCVtuvAf+NX",
-	"7RoXDmWqyFimIEIE+2I+RlGqFBMRgJWCSiMeQx0A9XgjKP32YtVvR8QzlS/7rdu55bfy8+yOUCm8+NtP",
-	"b/72p9dn797/++mf//0vH3/59KdnQbcTdI+D7ovTP//7z+8+/HL55k+dzRCxMroMclZq+eL22YThCMVM",
-	"5daqmVSqdfl26YVyPZFxGfpD+ycWIorZDQk9eMYsukq4Nj1ABH6fErsrMvwHSw/zLmW2lcmEXjGNyAFY",
-	"haHNKUSke/79Q5ePiAy5PCIqFYIpdym044F+pnLoRAcqGH/5E114nu4Llw5pRQo5PEYRExBpBzOF0C9c",
-	"hZ1Q83HOxtQw305JpAAVgNMLdJ0+JZQINuuL/KFAyUVjRqiBuzuiJDtWSIdMGQkXVEyYBaSLY7bgBGbS",
-	"jKnpi4gKIQ0ZMJJix9bcb5YlMWJqAGlqxkgIwinsEQHjx/tyMQK/WZ7Q+PJZXxTmyf7Y7XQ6bm4piem8",
-	"deo+on01+OZI2nr+8eKSPMUT4bA93/65yqd2aU+9zaWWTeKtVExOTO0z87GMZWrw8T2Cj30p9+rmOW6E",
-	"nfJU1Zi93jY1Zn8ozL7mzr8Dme+ai8th0vV4uNzQ6w6p32eH1JxhK0NpFWyYAjxc2wl4O6lWYTvkhFpg",
-	"AxRA7736DWTvec80r1rT1pq21rTfqqatXWBb7oSzjvrYK2NX0JimSxt2TBMaOUeVXybkndHOsyKkIXNm",
-	"sMk11MMOiyqJaMOThBhJIonxKyYCyKey4q3VF1QxotgEksyoiMk0oULYf48oF3kps2Cz3B0HauA0d5sV",
-	"n+czqQZslIqgL2IpWECwlVeAqpPiw8F/RGNGBnOiUnEg5Aw8Q1dsatrkZ2jsnH/BAn848olzTRQbgg+r",
-	"edzptHrg0EM/GpGCrek8uqmUf4HNX9TLtZOn1qE/kpOnhp71tqmhZw09fzzPy328J1tygIztrnxwB8hT",
-	"h8T2RrYDQVkpWAFUPsmx7ow0IQK8PPoJaFXIWSsgqYgB2xVjsHKI9QlyJrCU1+6QOAUC9CKCVYykgg6H",
-	"QB3bJr9KdaWB9IcKwkU5OkyMlPdGmp9S4TbVBznbf0J/PhkloUQ6L3vA+ZGJTtfHd0EnOw3wEbv8Wz1x",
-	"1Qg209TUGBqNJ0wY2GFZ6VupW7XLj/aH/jy/NWW6jEBKiw+vsqvK3PHi7JrHOD94zU30sE4C9WqkAZ2Q",
-	"HQx4rLBjU76ARi7Y8NA6JAe61KXaY581SAgA/LiV+msJ0eQ5i/Zlp8gNsHWgVF17p+KDnH3CLukrVHhB",
-	"xqF57gRm7U760cMon1JRcKG4TKLdQQkdUfH0D0NHr2TMvt7ShFbL5NqqWjJVXEC6NB0RaJVMp1NwUmkS",
-	"/jFjg8+pShbvG7Z8yzfc9uhW6gvQcF8M3selPCcyogk00MdEMj5hrSylDPnv0LUW0SRhCpKkE0ZoksgZ",
-	"xnN+5WYsU0MouaYJj4lmMEPI+uFzp7oFAriICgLFirAhQz/sgOAkhdjVlfXFQMbzgAzmhgG6gH9kjH2z",
-	"MQNfl1Tg4sM0tRFhX7g2OiBaEj9b9nmauVdKNVN94cs5rVK2Isi+sGI6nbBsiG1yBj+z2J5gLyOzscyK",
-	"I306O1IN9oVUIyr479jUb8SMfenjUzuMWMKHdOdj4SYmvccS7sVFlKQx86/gsrICJMijYm7BHqAreEEo",
-	"0YR72mvhde0czKgmihmrttboLdwXS0opYe2BVrsPUIIrYBus2KX+vKf2URd+v1QT+vYSGGh6W827X/12",
-	"J/i175d2tpzdGt+pKrDDvakOvqkmH7AoCIWtIVAeFcSkPbp2vMAeTWFWmDB2FbH4QGdganfRBPs1LlHm",
-	"LGsEopnQUulbI93F3W73K17iq2BQdPjXjf3WL9W4ZNegAOGqL0Ao3NlJ/DTPrp3SkRXhv3x6b8WSy7st",
-	"9Rnvi2ZY6mnbqhqCXyIZ3nNtLtzkVKmsKb0hz3NN91VZE9w6Suxibw2yvNafazKihs3ofN1xx/GKcbv7",
-	"vWZ2w63/Ao+qCTmK+Hy73C7l4Ty7hhbkfKWSCbx6vX7QbmS7agVdvH/dEvqhajZ0JoAy3eOO7L1i4xMb",
-	"cW2AzoNMlRwwMmBjjvTUOMjPbveHJIb9nyXku+MO+vWIYjTmYqQRW7pfiX2sBg1jwfVgTkL2BVtPv4tD",
-	"0kwF/y3FIgt3RYDUy7B26RUTLauZCnZ2X+C4rPr4ZxqPfFhbA1EJUeBhbYYTLi7ZZPo2fBpO6Bf8Z4Cd",
-	"o+1piz2tn+jWKaF9EUup3Peygx3LGUkk0I4QbehcgxljR+Tfr8Q+cmPOAnvPEOV+6IjMoLKiNIHIVrKk",
-	"z7YimbsCmm6XQ+V9cdzpnBKaz9zyK5ehb6d4SxZAE0fBjTUNUqN5zNzfZVDgvrhu2fc+7hyvcpWivtBW",
-	"SccTZ7CsAPCYGegE5j5rN/LF2eg1YEMcPG8ENzRgZXV60w1400UFj9koygTrZU0egCiqHmXCD7KrGoKC",
-	"Kr5TE39gM69O1xz9KkMLH7zjNGgn5+tuxDVl6NrWKypmK4G9WLwbPZQEb3UPX3GV3taBGE8MCt2HqWHa",
-	"eNWfOSrYF2v4If2DFW8jxbRuk4/LlEpflLUKKEPQFtL5ynIVFZQddMf3MAx/YiZTN1uxJu4UYb9SNdmR",
-	"DKsly5Y7w66x5R59fqlDs0jwh9W/Jb0etoJCkXCaMI1FzCh/HMMueWd0X2QQ30eklm50QMqu+NnhcdhC",
-	"TBdTT79kYmML+BHTOgsbemP4594ni/sedoKHAYXeSmn0GsedFSCRNAcU+tawZNj6XhBj51tBjC57q5a6",
-	"3xye245uQCHz0IDsqRe6tzr38QqIjY6sLP57aEVtGJDQyLDVc2maHqc1Q0VnVu5LJJQ9OZiAvAOCh4Ox",
-	"TBUZpNEVM33RpAkEFIkU5JfLVy0Q+xMu+CSdBGTCKMrlCf1ij7TJZTE5lCpmB/P//b9vc66MVHBTdhFp",
-	"JkwbBupbkGliJCSGQRAB3gRKBUhM52TAhlIxON8qGT2lAnw03rXyvC9iOtf5Sx51iTtwMglb9h2Pnj3z",
-	"h7rj0PkxOgGh2v7TPRAJNbJnbQNrfvKf8o5QxIWhygQYZNX8eiECUSDu6xQTr5d47u2bLHfX26V8YPiE",
-	"VQk6vBFxYHX9raM5unM0Rm5hLPBVSdOtlFZA7FeFtnPdcVgeWne8YiAqD8Oupxrey1EphHv/UITdbMn8",
-	"Tm32FzjtvRytrc3wmqUKLZGjWottsX11LoVVvtEfuQVxU/fwkZDD4Wp185ozC93tqHVgMT7TBptglpgU",
-	"B3OCCX0B+quhpaPhIOtXhpr7IudTJNViy6RZih6vCBa/SrjgEU2WZO6S84QKMmSgs3okjPJTz5WE094I",
-	"w9RUcc1WB5n9tFWJMrvZQy8819jbpCy7pgyY4FdFkjFVsrIkwMFd4FWrosolVkkc4eMLfcMg3ULafJxA",
-	"kbxsnO7O30WQu7CRb49y+xM3iXHjtesFuQsfbSdB7sL9H0uQ+7CS0TNhAvsLqUevMCtM3IWRisWfWCRV",
-	"/Av4jnYQW4+tNoKUSCd9vb71YnyFwvUKAbTuNKHiwGmARi+/9IGC8NgixVXIDAktyDfMAXev6RpvDKVy",
-	"S9wqWZq56lgMp3HDqQB2xL5wp10xNtUu4AslNJpwF7WeWW3snmd1dP6gpXHjJgTeq8aHC676U6jbgfu6",
-	"enE3Nqxld+quL4ptOVb4BXeqy10k2om1fYai7ZdwFPTVaygcv/0nJmiC3xJmO57r6ZiOOCWGfbFzc0qm",
-	"CaOakUiKIVcTMpWGas3TCZJdt+HVvS6sXtxTDY+UJnmn4WUPo+7Sged4XqbOvq4JrVaZWO75brHvOtrs",
-	"FPkews3fmX77IcLUj0CFZ83BCmrHqjev0Kvp87Ja2ESjr7SC746Ju51NzrxCAw2OJm8FJXl3OHun6u4n",
-	"ZnJdd0+DI2thcpewfc0iHrN468LWC9la8n3jyN5F4UvY/lFD+/s62zDSE7OIa4cH9tKoEPYlpAKXYAsI",
-	"EgYmClRruFG3Y9zHIWHX1npoxtTQXvbzuzgM+iLMUGQYkLCAae2fLjHW/uBePWy1CQzDPl0wFrtHqjgk",
-	"zdzQ6YvM0mmRSLGYCcNpQiSmtaKI1WM+LXO0K5mwHiBimRqCcSgngDEGdBT0hX0ZzwwgZ4Kpgmz3RFju",
-	"zcm9rJUsXQreLn+LBbHeFxvIdfyUj8KMyRZ1sceVs1POM6vjkIy8LcJiNFoEm46VTORo3q5uWpRefKd5",
-	"CHtXd34Rfntqr/rqiWQMccxMEwYNppRUfokjnVxJURTEhoqLQoMslRkZ8QDU1vWOO0eVv88bGMlKCp4E",
-	"+OyMlCSRM4i1L8imBLqtLpMAtanz+DJyz3C/E/C+/ZNFZjOEshNjxbD1aj8x0XaN0s8sHHevOm0MlBnI",
-	"hNlClXaV0IY9a6O4hqnc6wgn5mHF7zdXAue+ehYNh7/337AojrW31puUXGGj8YBQMpZ6yg1N7L+vmUhZ",
-	"K896f3f24QxYJ8jvUrDTAh8FZsbGdN4XU6qM64ojJ9PUsJhwAam0Z4Kk4krImchvUmzZ0yY/o45Y3ncw",
-	"6/aDVEir9qVrnsjN0gxae5zA3PZKwuFgxmN2mlM/LO986Lgijm5zoJv9NuFx8dyfKRck7x9v59tOt/30",
-	"E6Z4RJ++GvOIjuT6zmvDdlsYVYmGYk0KCjx9pRTbuX/asLoWakscRj8mCMtaSDg2jrv0SUEK3tQpUo1W",
-	"oamnf6Bv4o56KGgT+7GKm7d64dLdMAqctoY9FNXNtmVMDZRurz2qtrL3lTV4gZlcK2uPkOMUzVpsr5yD",
-	"HKkggxuhETB6JVCMDkwmCY1YjGVKrXXhzKqCIL9LNvVd0fm5HStMIIOiHaAazvPFBorRqyHVxrP+NnqN",
-	"zrPeUQem0l1yXLokSUU0Lpze7dqf89MPO/by7PSYCwEEhtn5z8vndw5Ltxd8NC6O5hB+XoOcMJ+63Zbx",
-	"PLDsyap3Hl4GPVpC5O+gFGcLMGCVV8XI6OoW9X8whtYa0JqVTch//I+cfqM5oYYpThO7BvKix4TFI6Za",
-	"gWffsNc90WRANYOyGM95COdKo8lYJjEWYAbkmiYp2pCRnS3PwuLuMYHOGgf0mgGFSCS18WcgSHkHTVoH",
-	"875Al084YImcnVP1J7udw0KKGLZzRc4/6d6ycCvSpEmSvSqSgMC9PCXYlCqSsGuWYFpmtTb62EEf3E2r",
-	"Mr77Yr2U76VoarlLCr70uo33YX080gRp/3nWHN6gsyovOslLRrc0RLvM1hweXTk8e7OtDA0Xf2E9k3w5",
-	"u02QUwbdZIdz3WCWjNBvt2U5yQMpE0bFo00ktwv9vZ2CCg7XwrmbuF2zy9ekTbPX4WfaWVp5zZl2N6Ko",
-	"4iA4m8hUmCKg2KafGRaCFMSqrSIwSKfTZP5wDuflaOIpjf+Zoh96u37sXxWoUmdjTaiYO7BBEi4YgAXn",
-	"5eYCzjKKCo00sj2iWMT41JpkiD9CC0ZeSW1e2XGEgHHgWBg4oFGEHqswRwsbk9mzBzShImI66At48JAp",
-	"K2TNjOEuKxI7A6oICNc6de70SCrFHOMt+VtKheGGu+piZDuGUPiEJn2B+1Ejgcw8KzZGiBZJcc3A9Awj",
-	"qlkYkJDRaGz/X/4e/uf/8f+0AiBh8676AjQDiHFAzmA+HTgSbEShbcRvOKY5mck0iYG2jtCinvAwquli",
-	"wFYnxBbiPdEtVDZ9QcjvDHI7sowSEnKh0+GQR5wJ8xlWUJhTddhXKlC+AUzzWyMbkmNkJkRIM7afAqlb",
-	"iTOJLXibKW4ME237fm9cmTisBzKSzM4kVF4n0mB/Dbt6cPyDOQkTaYDZTvm/2pGMWUiark8D4UMi2KwV",
-	"2DEA+x7cyrXtIHImfDnAiAmLy5j93jEjzfDTYefwWeeoc3zQDXvkFvrvMbM3d6tRHJhx4V72WUXwijUN",
-	"dN4qcBVNuXJjh38z/VF4qkB3b5iQa7vO7EP/pbj6QyDjeM+H7DWda3+dkIK1yXvYe3IIc+Zn3H0ATSfZ",
-	"sDG/Csehx3ZZI/QovUabfAQ+pIm8ZhO0AGIwDlDkzTJG80Qae+Pmjc1X3Egt2D1jlsR5lqoVGtLAOjgT",
-	"uAHtl4ZMLAkzaaCRS27PWBtlMCeMqoTbd8N3COyPgsgkRm4oWEyncLYdmB+pe2H77k5qlwdCEqoNab59",
-	"8/Zjq03ewKeJ8ZlNdy2W59ubGhnTuber3Dr5XQqG7ykgAwzeKO5hTJu5+3nkMDSlZC6cbHvnfL4ndI57",
-	"24zZhDRnVBv3bzRVzj9eXJKncPggkSMNxMVWZoRe6H3mIlyYUre0dD6hwGKJi8Wur+xamZrQiXNP4E6Q",
-	"Vh7WkJHyCixLyKIGMnm4nTXs3HryMx4pqQvCFkZ53Om414iZoTyxS9nLDCcheoTmkUuQrE33LpmEtR9z",
-	"IM0YftYtoL8kuXx0a3+mpF23fIR5dvjCVCNvpRxiER9wOTzzkp0goVGQiw/HD5btIak8BX2BBrPMmWmF",
-	"oZ8Et1Smdo1J6KeA69ReD5pMCntrKuY4BwPYW14y2nGWt9dKjyUAjyoNg84AG6ywRR8wcgpLDB7qrKrK",
-	"llmyFq/QwF1jCnle7w+PO0cH3e5zMKqcMC6QTBx2LCTz68n+AO5dCm/RcF+nETTs8mv0GlbLu78yONPo",
-	"dV+8fGlnaD32pOpOSPsF8WPu1oGaP2fiLrnbNCuc/3WTN3JXLvWw0uyMTLk6EKrkLMcZte81j/2unQh5",
-	"ExEWMiLfFX4k/sdycuPLoJH5NXNDqtc4bJ+4fpy73vBuayaDdRegD3+vzLr8IA1hAnukgFbHBiRegZPm",
-	"MjztuO9C/AspkbzOiNwT2+SD14R0YR3/oGF4sDfdLGcAqYq5XVSK63nin5ov4vYkRxQ2ZUoSz3yVLYLM",
-	"WZTZUaDtuYFv65zs1AQIsLxtS4cG/PzBogcwc5BnJ+RoxmKwVLn+XTQyUrXJW54A2/pgjr0zggUzLiBX",
-	"wL7u2hqRpiOjyqigkNErJ2Nqrfavu+4clR3sZKf+9Uv7+db1sVvF8Uhd7I/Tf/0NeP8BDPj+Kna1l4cJ",
-	"VtqKcQBxZlWlcflF/NWef+s4KGB53L0wILvrVhCcdR+Kbi0fnuOfu2tkL3ZFvfZIgxGXThXcjXfhzE0D",
-	"EZdfxHphiALcraMQ30PnFvAmOQ+R/bSPLKJgsUmWbnsHQehCcxHvRFpaGgKOaim8J60FpSLgP7V63tWM",
-	"eOL2qmH9+4OIInfx+lgi93c9OkDh2k83jUpZC/nv/SFo3NtaMfjV4Wa8/PZg81aEcfmbVJDJ5Qs2E83F",
-	"e1St0inMYC0ktx1zLYuWPUrJuwp9FlssNWM1x5hf4Ho6B2SoGPvd/mNAVSsPnRbaXniay74ocLgj1b01",
-	"x6DblS8Vt4Z3KQRVoWa8utPYFaMsbIl9uo8duX3Wd7vIa+9aa/u/j45u6de9I+/s0gnbbSHPwsdZU0au",
-	"5yZbuPJWSbjrap9FfFJX/tQ11xuX+ywI7l36Gpet2lurgBbGtuuKoKX1QDc0wHah3WOSWrUE2XbF0Qab",
-	"69G3PSqm6RorRKCy6LSYHoAdPSk2DsU0+TvAW5mflJyRmIGl5ZJ03H0xl961GY2uYOOOuZ3lOeQRYBqN",
-	"kNAgCdPI7w0EXdXOEjGwAxzXqYrjyBqkoEvfYNcR9FrG1SjpcRU0PRjQgdMPNDPmzu5Ciz5CuJT4S3vo",
-	"p6YkkqkwkKL2RJNrqjgVEXAgDRM6GrF4DYxD7iComCxnyPAhTyu9gd9NyoBoboeBKXAwREwddoMigzlB",
-	"vuOboAre88LP0P3lTfl+d4qb8ulrSJvFC1c0j8Tfa2GzZUC1sD02QlNuXR/Yhez9vMvYC+7hJ1uGoC6Y",
-	"0VV3c4/Ia6ZI6H96m9DROVMREyb0wYWBlFd9keV/2t198yJXZcAFpl+Q5kCacWttSETW57Tpi2WkNquw",
-	"1U1psCG0uvHyjd7hSacTNJZMZaPXOGnca+dvHTXVUqwu6d4+AkLeiE2E5+3wZwXJS6qu2Xw16rnA38vJ",
-	"ZGuUMuOBJ8Q9Jy9UuSGYiBRMk6aQWDS1y+SsVYx8bi7W1SUPm/0BI4oSqZk+M42eSJMkaLgqozOz0Bbx",
-	"ZSEbplIMIYbcJ2fDnrt2KBNGEzJkLB5QSKUFoYFxzr//0bhic2AmlfHn31KacGMX31TJydSO5i9yBhmF",
-	"Vgvac/6XxqIktnKQJuxn+qXRO8limPbbiBHMKj5AsUhOJgwSn0p3T/gVS+YAZecytSsxO5XIVHkyu/KD",
-	"IZycPUxMdeFJQ3otU4WEChjhgn335wLFyXvHXfIaSUn+URjSr2MejXHKYh7DkOwIyYBpc9sYNBejhH2O",
-	"xpJHrDAafBXIKs2ecearMVii2W03NeyLKa23VxbMNHrdw02aJkPXtJ7dOWCOjam4+neZ/sy0piMGeoiK",
-	"K/vG/xP5dzvz3kc0Zsm0+CkssnA0JKtXLFQmrBkRhw28ZsU0bvo6Tem7iMBnEjxXlnhk74F3jOBA7B2G",
-	"1AO/aCZJSfPKqsdU8N9SduoC6452VgqCUiE/PSBeZsIpfSEFQYmpoXYX+0368Dyx6gLq0/jE14pScXVg",
-	"ZdMEd+9dKh3INnE4nm7Ta3Tj+3UVFD5pHneOMvL4Zar+FrsG7rvEsFlNson7fp/R/kWFXGvQ702D7lNd",
-	"rmEr2p2wqzSOZQu9Rp71vlkHeXYeP/Bcb7OtdMjAr7vOLUJlWWcU1VzC20gu8jjqbvRcwmprxNoKy/XW",
-	"VCLcPPdmB/YvdB93S63zap33/Xtbtqv0alW0LeH8EzPrSeZHn5CGQ3+iHSu2d1YUfRTBTQcFSPpMFLbJ",
-	"RxExQvvCTyX25dYLXhXfIQRjKs3jzstWj0RyOi+MhHChDaMxtArH0gS8rC/wuq14KnzsNFNItaOhVh4/",
-	"lKOhBl31vqlBVw266lzZrefKPqTd/pSLa27yOud9NGj+mQujScLFlbbCMMdyPRJCul5IqJBiPpEpkAFr",
-	"oLOSggGFr2IRn4LUbyIEZRPKEySIVWzIFANsqRi5YlMDUaxFgoDAUWnqsZwJ323ZjqeFTSStnDtINR5z",
-	"dQ5SsL7Q6cB9jFMSOma/MxMSJlyrVnyp5nHnGNlYgPKTRgbigBBmy98wJmH2LjrcekDtXeFD7zO2lk1T",
-	"UY6+LGn+fBpgcE65f5JyQo67yI3ovqtdPZ8+kG6nc3h0fPLsuYNc9oP9olmGXarJ5cIM7S7m8vc/GrBA",
-	"PRCqMB1VgdBhDoQqzdWNmQoaRl4xuyX/8tvRr5MX/7vqXn45+ev1y/PB4Yf5s/fR8U+68zZ+/q/06Bf2",
-	"4iPvfpqd/M3iq1QljV5jbMxU954+pdNpW8tUt91LO4HzdK2bbpwwkn/FyhwKdpOeEkajMYEJIFxnsiBi",
-	"tdO/dvo/dqc/LHpG8Ir4Bm3hDvGDYjpNzOqU03OmMg9OgGnyqOC95gRW+/DvQyUnATGyFZJmzIY0TUyP",
-	"0CQBDw9Ut1hlj9ZNYK0VgSo+5tooPkg9M7LLmwGt+OH8AqkNP5xfEB1JxUjTmiQSyAonXKSaxMwoYDHU",
-	"QDM9lRaMtII8tdVaJN4wKCfOBlkmqx0apKCVs1gzsCHsPXyOmr2hbm0pGvLJTf8dtEEXhel+lORwxQFW",
-	"oYc7rjK274Eezv6z7L7AtWjhiDWKi+vfntuFoPxho9cNGkfw3+NG7zhonDR6z74Gy30fdjc1eo3j9uHJ",
-	"XZ6Qm86OwnA6N4fTgeHgoLqdRu8QxtaBsXVgbB0YWzdoPIP/Pof/voAzXzZ6R9mYi+4UN+AX7S60CJxq",
-	"lDt+J8PFU6o1v7YzfoTvJHFvnNglIRVr9I46Xzf3zCw4YvJZeBk0UGDZMeUuGDsk53yxnwP9MYXXK/pw",
-	"KrtmVnpiCh8lWMctA7IJVhkIaHPD4XF02T3sHflNB94a57aQ6RRWSyKvWTJvw7K/06mztocSpd0KIOd0",
-	"UZ39+41HyfBj+8/5+ONktyMk6H2yX99KKVAHDIh2TDGZpInhmWcjIOEfMzb4nKrEv8LTP8Ag+hqekogm",
-	"CXZtJHREuegLJQ11lC/Q9Xaq2DWXKbpyiiwwmFUcsVabFGxs7HTE7JsYZ4RtxelxYd9tm0nE91Hdj8ig",
-	"rixq7fyB0LzFXj6FNbXUWq7l4D1t2P2bk1ZqZJ7oJ9qLC/vhd2hX4n2rEzbY8wPfkCkrZbzJTZUVMMIV",
-	"C7UNfeG7esCPrl83NcSVLt6/EPGSboNlwU/OrVXJ8KgNyEcv6aiqs8yOo252f2vd0lRxASU3tFzpG1Gx",
-	"/8olBATUDg5b0mE7EUPViJnAmjwwfGLtPvYFXQX2/L99wtPlkIQzNvhFJWFfNIuAIaLi6R/2nK9hq00u",
-	"4YYaW5j1fJ/GZogPeheHVm0U2prx2HUpIVPOItYXckjYbymfYn8LtYzmFN9s4Jv20QFLMJDiS6WSeWFD",
-	"U8d11QwxkBxCdCebB66JkPasSLGYCcNp0rMQVCbXDvYIxmLtOVrGfJo1LCvKpVUQxm7NdYI2dkvutV+W",
-	"nc2bzFeHsKDtJ7xEYZF9o3XJSi/paKcEpYaOqsjLNagb8OxVUnHHYQIrReoYQR0j2EJhQEE/3a2ecum1",
-	"Fo7LigJiljDDluM5Q0dPNEpfbeRUF8Rt0w5HOyPS2pCtNnklY9cfF8P1Cibo/gL3NQwRBe6C0Km0mF85",
-	"oVRvzO0RThmuGKKUbSzRB3b/GKqvbrFk7K9Eg4wA4BKn7MyE4EMRiIOmdMTiNchSfAOuXl94cBOQEPPf",
-	"7L+oho7S9jhpwuiIOxRjxg013laKuWKYn6IItEieSs0BbZkxm/fFWCZxj/QbkzmBG/UbrYCE/iR88BUX",
-	"OABoFBZiMM2+5lvo+vUU/n0pQ9LMGoCRgV13GvqTugkJfDdTP0FDqaAh6qe3r8jR0dHLVjXmGoktMxhX",
-	"+jZjjoq5u9mKVh3w3dbuzwGT9AibfcEigAnmjkq2PEiXM7l0EJhXWR026asLvOT20ZSXJPdQe/lKJHYh",
-	"rpjXk8Gz6OB5/IIdvBx2ugeY7vLiJR1E8YpXyjfI1ub2xtv44a+7GAar+pflm25rg17dwKzQEuJzIkdb",
-	"aWVG9dWtvcxwTK4xN9dEKj7iC/OnZGq4WNVaDSXQeksVL7l9THHKbsbRJ9LaQSsi6YfER6sPOs96nc6K",
-	"ATshWXnEr61orDzYYmT9jtEeHvVOXvZOXt412ku5yVgfHweXlwD2uHu7j64XdiQl9K7Ot1vFbfs1aFBj",
-	"aDS2Mw3mwLvYKo1/BA37OhZ1xoWSCH/oz/NbqyS6l4eFvIfSV8erQF2Wv2b3eGHtsWseY1IgXjNSNGI/",
-	"c5EaiJh3qmYddoZWOjlW7ZsyIqEW+7sU/4SLKxa/lhHOQpU5fI6VClwqbIw95qPxknoM97c+H0sjs+f5",
-	"oxcWNi6ceckm06yaY926ApQQRdmDhyreJHq+rDgBnCrgsa12F/b8ljYzZolzxn6dT1SMYIlP6Jdi7xrH",
-	"d27P4gZEwXs5IrOy76fweTdJz7TCdT02rww71dH8b77loAPP3pTDv/ffQItMqEhpAuMjTWex9NzRsNXO",
-	"jA9ni+gpi55oNEWa4UoJG7aIVH3hLZXTLBpuV59rtZ3dEg2F36VgbRIWhVboXM7OaX5JR2DAURKlSjFh",
-	"+sLQkSclBv+6VPZPz7p5SsJs02f3KkrAEMO4XveRSaoNGbCMVLgvwAalUcR0XpvhHlQA5IUhnBIU82SU",
-	"8pjp7JY+FRIbUryh0RjKM1JNE8I1oeS40yGCTqBoeMzIkLPkFt+Ovlri3Al8Uwv7NV1HmvZK/7q+2quD",
-	"vQg4NoIWVdR8Wa0/62SqekK5HSgVgI63oJknLObp5G7dvJnK9VrpNYPSS9fhfDLgRF6jSFwv9KCvdsmq",
-	"VWPJhUW3AZZcWKBbxpHrrdYykFxAl4gk3cGNoSQqnBKSxMlchRPx1wKmcwe2tFEQrK0KdumrnUe79FUd",
-	"7tpSuOs7CVsZ1Nh3IcgCQlgjYpUtt9vyjwAkZu1Sp1ZEaNKEA3af/fLpvUZfumbqGvbepBXAuSVM9ITA",
-	"LsUaFW50X3iF4WhUNnZT/8SMwzX3y1p8SAVWRS+8bHwTLhP8vAAkK2q8wfMCuHl1w8wmiRwBynxEzhhY",
-	"9Uhbj+vJJYLwCR2xp/+cMvuoFfQe3Ze9k+fuKwx5wtzaQv9C+5/TEdR2wNKo9r4voYj1d9bodV8cdTrH",
-	"PnP26XUXd/jd9+h03favMr1P8fWfVhra19p39Th9V9sDQTU42S4zWkUd/7iqPXL08NQrpL2Ve1B1ZXEF",
-	"Ce3WDIlUJLTTxuIQ0UsYS8HCHMR4pYapkPoK8csyL1RfhDqi4pWMWRg4uwLzQTN/FMncURCsy5MiyWws",
-	"NXNJpj7x0zlp8OApEmqUnw4i0TuuqCEJoxr56UEME8QTLMbkb9I8/3hxSYqfA6V1C24Ob9YXZf9X5mDL",
-	"xUPYJr/aUXBNYMGJkZ3FmZJiVKhpyXxV3JAmu2Zq3hdTJQcJm/hqF8hfCGNmKE906EqKhcSCO669GxDA",
-	"3llJ60vXaLnovdOGJwnx6yufQde/P8w+pEzNxyFc1CNWR4QBprjbBaEJLb3rZ/YlSpXdVCGhCVOGNGdQ",
-	"cji0M0RCONZ2yhxzUPRYzrTnSEHXZV+4ukgrdJOBpCrWkK4FY7VvSwkuQlxiXBOaJHLG4p6dPjvRVFl4",
-	"HFqEEuawOLSnf/brFwfIfZYYi7M16/vaxsCpokhERcSShMWFD/aShJGzisJTyC42M+nnM6uLhs9m7zLj",
-	"Ykm2CKJt9ld8Xchf0VMWGameakOHwzUdke5j7t0VKaQBn4GUioyovmKGRGMWXbEYgyS46xu9xl+f/+3t",
-	"4c8v/7fzs0ZQBJj2JqngFu29bQQNaHhntfKL9ska+bXF+dglF90+3XOLaPiFQ8MlS6ZqJstD2Dp/NHKB",
-	"kru5AJXaOV+yLOjoXWUU+PXGMhrSsWJizGAxwQIKbl1adeB6X+DfStsfGPwHoG5qE+CH9086ye2sF4Rj",
-	"mfy825YpY4oNXJZPYxk9BHffnVTQDuyUfJ0Y6i0EluGwDxiXbAQfIcbbYM9r0vRXwLQKSVx+s4b6MXsJ",
-	"gG8f76ZFQosiXF8zknwTrF2ga/W1net7QK14TSWylriyg/tegVOdI1fnyNV+xh+7C/TeOXrfc3Hl9FEs",
-	"o3SyQLS3m5DkUx9y2Y9L8QydbJpQ73Ureg1DoJCZUmWeDqWaHMTUUOdetLocgkI+0c2eRcIhT1gYeAdD",
-	"XzDHh0s1AdcRXoOZcs6jByGhVo+cf/gpIP96/uangPzKBudEKvLTu7dkaNeVLxNgZDA3TAeEjhRjXIxc",
-	"Dpv9JWZRAkQWdusHhBLFaGw/syukArfNRGpDXnRfHpIp/8IS8HVRAv44Cw6OjoLu8+fBs07HvhZNkqAv",
-	"/FUn5Gf+Z9I87h4ROpDXrJV5qG71TLXJmbvBYcdHlRFM7toDdRbHdlWiStipB2rJMlkAF3ZdlGOBleXn",
-	"L1Oo1fVvstOGiXXM8/aY5zo6D9fdCsUHT32wNCP/kn+4T1HnHdVl9pthBNSXXlsuRwcDGc8PoGS10Ws8",
-	"+7mxA6fAjfV8Sy3+JzaR1wUND6qUFuKBjhsFtFjzuPMSAiUYu+llYIBoQ+fLiG23q7N8tX6utuqa/f3t",
-	"8m3V+9sFePue2WB/BKtT+eBBTzSCRdLkRpMwVUlW52Ef3MIeYk7lO9IJbCKm75uit2LtLjpkEGD81xII",
-	"aTQzZO1foLW8AHjABYVyzRvVTcsULtxxQeG+stD/wG4WJZMlZVdTxa+pYQGZ0C8HdMT+dNQ9OXrW6XQC",
-	"wieTFJZYWK4xrXJJXZr1MEk3zjqpuuv2mXYT3LaLebxuUT2gaChpnlIzzr1EHokv6/lVtcD+1gwhxdCL",
-	"ujdzHp6eO+yRWsExLTTDVDMFJB6zsUSv/ZhayVyqACvo55ZnZ+iLxWqwwlmkWWQIudVPv9Ji7ouiyXxf",
-	"d/4n9xn2nnuxkce8molVfMc6LFCHBeqwQB0WqK2X7yn3wEv4HVdHKTo/MDy6YuZ2fmZ3DuYEu7J2aF6R",
-	"k52lgpuAKCknoJsHLG4T37XV7kgsivr50wdN6HTKqEL6LsxxtfjzVcIFj2gSVvAzlLwLbXJhkQi8aw86",
-	"9mAp+nlCBRky2Js9Ekb+/qR5riRc/EYYpqaKa7aKGUzR+aWbnzv4wXxT6u0zgm2OV5dCa/vdnmjg2k1I",
-	"fIMeLG8IsooaiEIrkwqjcmeuM6qYziGaVB5T4nrcLh/O/Jwqc+uIJvTLeyZGZtzonXQq82a5NV+kUksX",
-	"CN9+S1nK4i2xqSk6v4tNzY5DpApy1+2GK4/m+NcVI4E0yxUT0u0smZF/3JvVvIAic6lWECXtPOXz7380",
-	"aJIwNWLY3XjKqEgNyLgBg2AWpNE64e6BzFIYeFRqrwjrb2FF++WSL6qYM+PL3iDpNZGzz1q6MnI3g+/l",
-	"jLhjdnLGXBtpX8mO/ZYRDOaVZAB0us7Aj1tU1asDGVzvqHrse4xZdGVR1FX+An+mVywmkUSBQjX2nPqH",
-	"a8lZEaVFnS6Yqf4BOh1ow01qYA/4Vt0J5YIoHrHSoxqaGjonmqYRet4oF5oUvvV6AzmCm2OOWrUrDmFG",
-	"J0pgu8wuzrqQAO4bIN5BW1UbwQCudpd8wDd/LVlA/pUC+LWKELDkYeMe/a0z+eISpWGHL+1XXVx3X/+x",
-	"SaeATNVVbhjgd/KDgtXDSrEni+8/eX3wozAxKZpprSJgVHSeWIuskrN9mlBx4EBTo9fwoGnbtE23QtGn",
-	"IyZgYBu70lY6yT4Kv25da0cEqFyQsUw183EqdG1BKRwTOtWtgLAv9rORD+cf/VU6yDJbscG3iHP8gtmx",
-	"7lERVYq7XFp38RNNNEtYBBVK0B8B81igPyaBHZv3MwEVdeoSYu1vhGufZ4M9m7RZuHmmUUkz9NLWcQ2n",
-	"4krImQiJ16k94g65SMiUam3xuiZDxVgLX4wzQ1SaME2aETVsJO0bBUjPiy08LYQLoLdEqlirTT4K4j4k",
-	"h0wb/zgsrsOXcCIcLAiYAM7s6P085AoGBoHVZDBbwDDF4iL/G8QyBXIsZNaZ6WWfi9AYG98RzUXEyIgZ",
-	"v10CEnMdjakasTg7/wlB8ZshQapY7rUMlv2q2CDliclTlnD5BNlJU6qNvzDnOzcyjcarCc9f5ZbLovtz",
-	"N6bPT27/3Wr+PKArtRqQW0/LVnbWFCdjZ0nYqzEzlKxibDIugOY/GtlKhFaQDg43eseHQUNf8emUxR+m",
-	"ErpTpsItMOiR6eBDo3f09eumk6DTxCyDBeXB1rhgx86vOisnl1UYmSpAIHRWWaVUDQyVZe0mYOh2UIMt",
-	"IzOdv++6HlrWX0+0Ax1OEedIApvP6lynseHQvsM1IxMmUh8UzJHP2U1NXyyvz5J20TZcUTx/SmgG1Io6",
-	"87ZI4V7chBcMvIQX+Ye9h6LzNnC1UJA1x9eoIyqN8uEVWW4yltRY7fqpXT+162drrp+va8kD7/C5zcFT",
-	"47jvH8dtqbs3Mj15PKGLKvFBvFFVAJjbX/vJ0XIo5j//z/9OqNZsMkjcX96ZY/8ds4RfMwWODsGINmyK",
-	"XS4Nn/gsbTNmagaAhITu2rzvJoukiC3C0dBN1+pPribUp3CBK8fimkz19oBGhw8daY+9SaqZglSxfJwm",
-	"EwkFcOYJfjIKHhJRISTWhGeXSpW9oR0/sK/7tww9J5H9WO38cJu8AX8XJBCP827nrvuS/bJ2IREdKcYq",
-	"cfo8JBz0sb/9OU0yTZJ9hsbX9WORNU6scWKNE2ucWOPEGic+Cn/fz1hP5OAH5LhniTb7AZnXTMRS3Z5A",
-	"V+TDeaKJu4QM5kgL7tp8kpCCYy1sk3Mola/eKPSWqiX7r1Uho+K4DmY8Zqe+DfqKxpuK0djCRCMlafrX",
-	"QFb0Al/P8my6f3MTVaXTJk4EaVqgAaUIXPhDoN1bfg5LKVCY+LW0DyRcvKz8aCBlwqh4tO3rokimwnxI",
-	"7Vdp9Bpv3x8cdl4eWdXi3sm9NSjMCO7JJpQnkBsn6P86VEyP7W5o+9tmk/KaCko+pfz3BtB/C3vsX7rk",
-	"pHtITk5OSKfb6diNuyLjvnuSo5iK+dmRHXbCaHzJJ+w1nWuIT024+Khipl4B60bv8KTT6WRjfOuHT86V",
-	"jFOADNKejZf/vTGRkCo+Tu1uh1/euNeHP/TSCViqIIuvtEEbNFze6zVCKyziuhXat56Ac53JN6+IpqmK",
-	"xlTb6a5QdOck7oGVsX5XL6ggqUY76JUWx5pQN/wesEc7qRMQJ1UCApuJsAO7twJi9zD4IwIy4YJP0ok7",
-	"AQiJ4V8xnes2OQMFlxH5Qs5GhXKvi3Q6TeZ3JTzc0F6reoK5rbnXrmD7l+P7F7yVjQ78YO/ENN1RI69a",
-	"q+5Fq673/VcZnCipdkwh46R53auqNlE3bWx17dVOJTxQ1HyN5Zp/le2ZdbjaN1MsjueJxi6fmjTpQDNh",
-	"iISzaeKPG3rFfHIr5nrqVg4WBMQ33M3ImOoHhQy/gBTLIEOt8R+nxu/UGv/H0/i1Hv6xUgpQFj+4Kn3K",
-	"J/aVDoARdm+ELiTm2ig+SA2oVDSrkaSWavLq4t96d7G0DnmynKQV6036Ak8wmiVDe8/QsC/maaSvwzZ5",
-	"JZN0IsBHjdAZlHNAIqrZAReaCc2t3Ezm2NdHECrmOMgeCfVVGgZ9ERZeKQxIOKXRVUia9v+I5r+zljv2",
-	"ORXcwAmKR8yeAXUo0dUpCY8P2yf2p//SDQ6PjtsnHddyqS88qkjmJOSGTcKATKiBxlFGEioIF9dMGOmr",
-	"ZgZzAqS0CDOkIhd//YU0b75Qq01+5WYsU9MXVLh7kwgmBOYOm6cLwiZTMycRSxIgnZUz7HnkhjBWMh2N",
-	"C7jIJcM6X8hYJjHQ2HKj7Uja5G+pNND0ymKkgERyMqFYNw+Ce6AYvYKC5N/sido+85fLtwcvgCvMrY8J",
-	"VVdwyatP79/CdX3BRIz1KRQEias0OSPaqDQyqaIJYUpJRZqUeLXrXte3yrLPgsVSpA18dfFvAZHXTJET",
-	"8vOfoUe9/eOwE3Q6nb5QcqZbpdxfO66ZgkCCS/ltk48+l4UwGo39JIZZb6omJYLN7ATZxeIUTgjVWX1h",
-	"PyD7wrXBaaI4dyTmwyFTGi4Qrh4hhD/cxwlJU0j8HEAyDCGGECYhdI1fXXdX1hcCMAM8AIPVdv0lid9Y",
-	"Xpxhy/1rmvDYvoWbcYtKGGwPaFWmqNAUsqLaffEOpIxvjK/tooQ5hpIuT0iXzdSucS+OBvXwTyD4Hgdx",
-	"MEi8dqSvq4MJfBV4iTyBJWh46VZm3dNXaVAQU4EVO0EmlAKQSIFdKn3VF+efXh+8f/PzQbd7EvQb79kE",
-	"yveGVETzgHS7JwRQZr8RdAMrV4J+479Y+dXpNwI82d7kdq/81qFvVhvUDRqwxHWj14GbWrsLu9oaNqmY",
-	"fhAD9uQW5B4GDZmaSCLvsXtKYCe00WsUZqoRNFAAvqv+mAiTMexGgoFn+xjGnm1k/MuXNHWqFzTZtYHL",
-	"5I5ypkwqxTyuAWjtCFoDveL6skChgN1uwbB3sgffH9f6QObSTIW/yFkRrWiWJHoBQ+me1cQByRAcqhsg",
-	"/wFJSTxyCyzcAljz/eYyvIPpXFdN7iWLoOTiuNsRUV4Yq/TcGh6LQ5d/uI6WscvoAgjxG/7PXzDLzepW",
-	"e0SxIVMFzh9Ygs7/cXx40lmujO70WmT6qrI7ZuN8AbuENskZwN1YJw58D4kDNPebcydRHmUGwX0dGnGs",
-	"yXiZjrlhqiNBNygZq1sKbebgT+DJtsZbJMU1UwYIbK3BNqCa4SlNa2/mdRKnhIK1X3h0ZocvxBdImIkV",
-	"12iZRAmjCiMcw8S3wsYhPNGkFK3AKtqm7xwDPa397UA32hNaD5r3ACJmv7kPRe1TXbU8CnWxbgTDDnqH",
-	"eQu1Ht+tHl//a98es0Bx9kCpCv5tPdCv9XRtrVbvGRDHGRKBVbvLaMuMJlfOQX6gUpFnMCw1TM+ISgXJ",
-	"3LJOW9+nVcev+fM/paJx7+gyjiivrSrQkBo2tRq010j4aGw0wCjXmP9cyQEjUniuKKMY0WOWDBvF6+xc",
-	"cVHqkb5G6Vf8rLtZfZFa1vOsm4tWd8o6fe2zqiWdDpCLy70ozhzO4l+ROB0ryAJ0/9qhIyn7VXEqraKQ",
-	"k6kB34WMCR4G0DSkQhMpGjdV8MJzigzehadVY2L348k+UTaeX1fzhFcY0hez6s2xGq3woDPfccFIopgV",
-	"LaUHQLUEWKd+ypd808Psm/qT1vmqhb38ruKS7JQv+7DQXMB++oSjNqqmjhf28wqVjC7v2ou7Tfola74W",
-	"PqWV1AXFUfjlsTWe+Uc1pfS0pBn2kGB35mzTwRy5AK7YPMCohDNDr7iIQS/Cz4KxWKP5K+jEBxdRvpQM",
-	"Ymwk1xfg87FYhPBYL2vg3iZnJBMMoImRfVFnIUpX1H/m283k/ta+KDhcaWwfgEzWjGPFvX7i+8I2fYdU",
-	"Z5c7tWifpw2dQ3MZNLWRA6Av4MKMPLNcYxeUA8/oY4CmtRDBjiVGVjF6fBNJTJkaSjV5hw3tuBS62N4u",
-	"IDThFDjBh8Pg1t7yRcGULaT72NIPjzQ2EsL+XXfan6ZGXWuhLi4+T5UcKaZ1jbv2grvwjiWUhYdqDPWD",
-	"+Bb2nlL5iUVSxSXI5uVoZdh2UztWrpZfjrFwR+wr0/ICnq493Oi58G+WCge4KgtBwGSxOMAWd0BpOZaa",
-	"kTBmhvJEh5heaBFaX6TCn493aYYgdtsYkrticwzJha02eYs0SIUJaueo6w+VindxQEpyIiCoYL6G7b7A",
-	"l4BsMswf4yvKJbYEbeBxN9woWwgy1Iig9sPUfpjaD1NjiLvb3O0/aoB64D4+oO2AidVZbZDqGeeLWUPb",
-	"jjzDC8SUARXuHCbQoRb9IBHwzrlut5o06YKLoy/KOWWaQSWk1KwVZPQ+m8Yp3nNd1LC6ce88sKUR48PL",
-	"bmfdEjQUHa7HqUR5kRfE3RQgXvNVbHJKqV0otUZ6EI20NIxeXBQbJLcVlm3VflK1UthJctmsLED26pi/",
-	"pdZttCCle5gz7ewm7TzeWHhFcIkHkFntK8uxMK5pZfeCfJfDvrCyvPDKLSf0nfNcDr2DnBvvQA/9Tgmt",
-	"HHdV6q02CZ0gC13114ReMW2vu/nkgMzGPBq7O2KrdVAY+Skre/7IyTThVEAx3J1NzzHbq7jn9pnuVWuF",
-	"b18rbObzX8PV392ohqkGLvUSXQe4bLCK74InO83kK2rlmnmo7gRfIBOalbR7RRi3CCY2sqxvz837KErI",
-	"yiIlLrircN5Gfl5jS/Wvte6odceedUctzHeWd/Yd5Jz5fLNU7K1BzYWhykoMyLpyLtBSpNjOOhjV2Cpm",
-	"KBXSXoDUwg65cspZHBAtSUINU4TF3GgSSyKk6bsqfveEVMRMkRmd7yxKad9nF0HKTZuy7KZH7ZLX3KUx",
-	"lkdZ63yoWvHW+VAPahcWymVqOPFj24Yg9jeFQfcKu2rDDhI5Wh10/dWeQuwpARFsxrQhQ660KfrxLSyA",
-	"VBoLKyBJ/ZopOrIQQhvfEwXz3sGZzg2bBH1R6BuMHfHCoZKTkHARJanm1ywgoZEhYV/c38sz05dEbRlX",
-	"ui+kSOa7JC1ZEebVhr23M1qlO4oZc+074dk5LjVBqapcl7VJcQq6KCHtIoEGZmnK7S+LZBDB6hH60tc1",
-	"hkaxUdmSobmi420MzWJabVyMn2syBUZU6I+oUvFEE5maaWrWHHq0cuiQu7eFkdtP7ckduXZkdOVR6qnk",
-	"CR2xVSOBSxrVNaA27BNec+ugqCFSETq0eB/GZndmeWSFAu1O0fOyZJR2Py+fLmuzH9h7rzdnAzaUit05",
-	"shd3jszIjcb1qAiB4IpZJm9WLAF/8tNcMpV7xlVMA8CL12O4mWXKo+a3+T5SEPz3LMATjfXie089wHx4",
-	"TbSR0RWQts4EoTOKtLaz8bxNfkXKUkpCeJOQJCweMQWsgABg4mUIpi8gGWFqUYc0QHkviBVtPTjVSpTY",
-	"/gIFbG/fvP2Iop19mULSeSKNRszUapM37iAOMqKCDFhfwGjiNvkZhRuFnG8pyBi4UHNKGxJyodPhkEec",
-	"CfMZbhIGwMRqTaOVBKM3Ouhm/pe7UxHcvt+ns6U6TQmiDm99rdPe0yWQ/yyTeB6QAY2u8sxBoDb5LaXC",
-	"cGP3wrOs22lZUa/rFXGdPi2Qrm7Mlr/LrrxDJd1SWbU0vn5dC5HgJUut8UzU7Nwg9yZQbYovmOJrBOaw",
-	"m/JN4dRwRLWNXuNd4Ufif0QP3iu4/Ljz0h6wP9gnZnqo1zhsn6xFVrS5FHA7MhmssZIv7JC9N+INvO2S",
-	"Nf1BGsIE+N5R9g+t8IWm6BM7I80Voh3sVvyrBQrG1077Ltlt8gHFvt0yoAoME+0fmf/mvRyh+KgCUpb0",
-	"kV3Pc1IlqO5F2T18CxBKz3TxloyGPQv2WtZurxaUxuA/dHO7P3i+cfiUDcZSXq3VfVmng+wMHRCZxAX3",
-	"ZNY7wzGbOzjHFUmoNiRmCb9man7aF4Jdg7cDmCxYpJjRq7J5ca/KmWCq1SbnCRXENZzukdC/Qkia50rC",
-	"Vn4jDFNTxTVrtfviDpJjertvc8SMNQKO2sA7v8Tz6Gfw3uKhNK93yoiL0tmb+BZw4MX7VC01KI20blz/",
-	"WNwE+EHLX6cY0PArdVWemxdLCx3dZ/kKf4h2um5BDhhwzvzl8vL8gjARTyUX0LAeDX92be+bG4uGJnKU",
-	"OjYbCf1FEMT9vd/4r/3GP8J2X1wWuo2QiCrFXds9zUcQ5EQxFBApInbqUjRQTCUcXQWvUX7ZCyFyDg/B",
-	"8gjBvhgcVpuciZKkQY5cR2l72Cl/IWD/IQM2lyLGOIgd5y+f3mPJfKoZCcfGTDVGUOCgkIbghEBGyVTx",
-	"a2pYQBIpp2hEK/umTF2zmNA4VkxrDP3EhGrfdkUm9tXsQU246RFKxnaATMR2MrgglLjeLRy+xbvz62N/",
-	"N9+waCjVpC9CLpj5TI0UoWuSo0kzPOwedZ53nh0fHYUBCTtfng/b3RB8iH6cVvpO00HCo+y+nifAQeq+",
-	"oJoMZapIzCI+oYkbkoYmRnZIz0jCDVM0saP8ZxqPWEwGGKYoD9gQK+djjfkutC+AZwCe5yYjsEunPB7m",
-	"GJearhzekQNQ44pQvEKDINmAxvbD9UWROwmXYZHcwM5umKok/Nb0nXOC4AD26pvC7W+lGk2YMu1C9xQ+",
-	"EnI4bNvlErPYCrtUJY1eA/ZQ7+lTmLz2mKqBVBaMHVyhEaJ9X76nWqZ6bc8QTspOHUNZI5o7oMErd97X",
-	"Nd8hXgoJ7oYAQR6PRglK9FjOBMaLrCzdtTPJ7Yg9uJK+MzSyqQvKfYHPIFI+K0aht1DuhVrUhxG1OvGa",
-	"FZXiKviy4KyqvKZX+oQWTZoSk/2idv62XTprCJeYGjqgugQywSjxGNNOmz/JfkCLQQYWR8DHtogDY+rx",
-	"gVWYOc1Ltkj8xZ/TwiPyNVK6P9ekcNYpUcyouRUrysC9i4vipHMEH1not5QngFkXx/3Lp/dPNKKbSKZJ",
-	"TNzgEymtTk+nS4arEXTfMlq/Yu+8+ymxowfksGzs21nShVEAsFk+FCLkjDQpef3hggxxugI4ieJVJXbH",
-	"vgB6x1aPhHZSQugsuGRewjb5iCSSKz5gry/CZZ/fohxFQucr+JyKKyFnAhpUFmkmMhSCw8MlZxFduy8+",
-	"wcrA1IkQ/jg4s3+EVhdJEWsEMgX1UzhpifWBF5FUGJ44oAxKgkzoHNe7UZzF5Qj4hAs+SSfQac0Z0FwY",
-	"NmLwtW4wfqB9Ax0wC4aNwzQ7N9hWOoEyn2rMEmbYsljvRF57m6kgJbGDqdEZGiZjro1U85LB5MVslrVO",
-	"hlxwPT7ti99SlloZIhgmwcdKTqeuz+Y3hI9fw7zl+HgB71VS4a+cyK5hzP69u3a1E1pa6o/Wn1K9coWa",
-	"aHxzb79yXMTGOR8cKzAIJTKEXFJwrkwpUBc3Q+yl0iOQmR62XH9XnU5YJgc4s9L3DbpqQHTLKEoVmY2h",
-	"TWtZhnCN945BAliV5O7CYqyEwaZGaGH0RcZAjBUx1vwWbIZDH7C5ZyNMGDiJwHSyTykSO4MN3vrWhAz2",
-	"9C4KmXu2FcLSgqoYpPT4XbET3/CHr+UOXydstpnFW/u872Vl7rGhfm0R1RZRbRE9LosIoUcGLh4ccd1u",
-	"ED3NwcytUfLimJ9odGspFln4lN+hXM3TyyFW4DpQQBgHevPba+1VT/BwqgNo/phI35LCGDaZQvvdK59r",
-	"S7iBNbwQqrKA6opNjV1AfXHUITGdf8vB9vzVNm0efP8KgPKquBWbFIa7eZze3WR+hp+9aqi+gMRrzPJY",
-	"2tUuiIobUuJbNzLvEKiG6b1x1bttpIFu0Iuzth1R6GzdplXLJPyj+JHexV/DlpVVWDlYcn0ZCHEFfTEb",
-	"UwPJAlaSF+1mEJP2gDN8MbEAjV0XjHbx4ix7ygn3J7ovHBToZXy69mI9F9FYSSFTLJM3wKJINaqHLMSP",
-	"GgTRS9ZT90VfOCDQapP3/IpBIN+rE24IcrtoEiZUm1zuhAEeuQBt5Oo5HWJ6JVNhwqAv0BNI6HQKLX85",
-	"csJnfsGEa2NNdVRS+XH7SoYnCaHksNMhY6bcC7u37wue3Wwg4/m3prwuWaa89svyX9RdFULJdtyZxlnX",
-	"qr6hsparKL/yvBPZffJaX/3ItOjMSkVi5XImJPZhCEh1dQBEuqux/4cCoCfNKR2xeHXde0AW6t59mX7P",
-	"E+PaU+wCm9qlhn8i/A9Xl+H3RaEOP28Qp+/HnC7V1Ud89TVr6h9pOX02q+uPkD3//9n71uU2biz/V8Gf",
-	"U/8KNdWkSF1im/qwozhx4qk40ViayUyGKRPsBkkMmwADoCXTLlftp32A3Q/7GvsMu28yT7J1zgH6Qjbl",
-	"lm0plpafbDW7cT34nQvOZcsISzv1CYYJ5EZ5mz2zk14lrI5XLzFkonbFKDdPY6AOe0w8/TOMtqaEQqkw",
-	"rsigE6falvPfNEhQuMl1Un0lDJtyOxeOpcC6r7hZMC4Nk5QUoLS1zWmkWbKd4x6m/pHaUGjjTIY8jTrN",
-	"YJA/YFykT+/z4VmffAMhYZMnHCcd0tHXWucr4LRRrVvKZR+I7KaZ7Hex6w/AKb2AtBL/zs/W55A6vxgi",
-	"A32OLaWIMW4lHyXqTmiqK1gI8rq9CKO81eiEhdMcUt1bYM6jhUhkthjdVn4+73uaH7Df0iX3riB2Eza3",
-	"4tlNfXjDOt5q8r8dL/tseNmNxaTfNoldoYzsguZ3+esoNyPjJf7VkMN+TOq6dRq8NgI7H9hHpTIvcbeP",
-	"rG65g96HC707MPzEucFviiqfWWD7GlDtB+r9ba6dSEtg//y3f2ejUtpk/8SHHyYj1ibLYfUE+xQk1Mb+",
-	"xvdDNYq5ikWaimTUZadqxShXCbqvUhljzCeuJwzGm6YiZeTIPTF6gTdhaGXC/11JZbvsJY5IqimbSCPs",
-	"UI1gQV8RmIfhsrdX4XQWxZQjVkK8d7em+VwYriyWyfg8tJ91zG19S4BoxDLlsfeOCQAaFvADYLCY9235",
-	"Xl7LKStoflgwxgfLO2v38VbSsK+Rxgfx18Mdf90pG7ejbLygWIhbVjbsjBuxL/ffOj0X6t21DndSXWoZ",
-	"C8YtXhvHKeU4E4KyGYwNV0kUHgcXDBexVCphI7ak21zynxjzFFhod6i+lnaZ8hX6bTLKZX2qmPfDjJjR",
-	"wCnRufdSY8lNHGnuwYGhUXwh2FHvqMu+L+7p+gc9SsBgMaWlH9bzM/xrIVXmBOOx0daGDASpVPOaKzz6",
-	"dcTaSrPYiEQoJ3lKZURoLN5P4s8vvwfuT24jSz6WqXSrvTrvhG+FO4eFT57Tkt6Ykz7N27+AEXz0nc/b",
-	"lt+QpxTm34tauJ0UthBjE63fPTt+8k3vq+Ly67s8pp/5xGJUYUF6Ev5d/9nBk8NHcCZo+X2Ngxd8xdlT",
-	"ykOGNOKfw6N//ut//GicfMOuRIJpMYwARCC/VHyZar6UoPjLTv/w4qDEHKW12TpYH130jweI1z8XNbES",
-	"sdRWulbUQhqlu6+FzpTz63Bw8Oj40UG04dOEn0XssPf/84woWjnDY+AYjqe4IZQ4ozVoPf/hLx1gXc8O",
-	"T486vae9Q9xvmax1Eg7I9mEshJtpLPLBTeIbqU7z+KL/ZeXqKPA5eBUQBEZXabV5AsAKxW7hXh4j1ixz",
-	"L7kTdI35HtNc8eK7qPiqc6ZTGa8af+xf//C7pbthbgcNmNuF1i+4WvnR2Y9mLyLOSP76+y81idWQGyRh",
-	"E0sMhzCwjtvQDxscRmlV5TDKLhsymcC3fFUWNhYzqfLRIUoPqKYTwFAEjENEzMbawD+e50VsIjGtjg2V",
-	"k4eKzkKRIC3WxgiMyWKcvuqyHzSTiY2Y0sH1Qyy4TO1WpmTEpZ5TXX1kBescCYiyE9xHKoyoOacxW9uo",
-	"t+CFkxpW8qMNebDEFcm3FbXC+lKd/nwpT2OXZ5xUqKhIJ2Oe+rC3PAPxxZVmmUKpmi2x5tCEGc8KQ4me",
-	"b9BVEYbJpRKGpXyMSjduaRLyz4jQ41OdJmym0wRvln+JWgv++hzIwucyXgrjOdmXh91DWpQshb8nXKZ4",
-	"S00vH3YfFw3TBP3FO0w1nxBofjkrqRYqUiU7oHevQwy29ppaR1SUYCxSfcWO+v/9X8/QCrKxgL5DaOyV",
-	"H/j717QYhP/kJosMaxmUo41FhpOY83WpWJFiNOc9gFCpoO2CdUp58YlWbpau2ETrhFk+EW7VujFHyun8",
-	"llSq/3Ps4DzwgTUs/niO8B7PNozrQZhHOK26Yf1p8eRyfN5/w799tvr5vN8bH7h0LPuXP8te78Wq/w94",
-	"/reffuj9/Nc/vgnuWkvuZuVyGHOxWdqsEkbFX38v1NTNWoN+rxe1FlLlf296lf1SMLhfG3G3XzPttipQ",
-	"bjP15xadCjmfJdZno6G6FCoTEZtilFgMgmOudaHAB/8Ks7ARu+SpTKSjYgHk6sau18CGynO7KPC6RroY",
-	"a4+AU79S2r2awMkY7a2rZ5QJb6huop6x9tHBE+/uWQ6127tbve1PsI+fgdZGuf+wUrLnNnektnnN6Syw",
-	"1MOe186+UcmabnZ00TsqdLPb0PeQ7jEiojXoH/XK2lz1CH5luLQioSheZuQ4YsiMkkIlBEZULYPQP+oh",
-	"7r2mgGRCjLIedfT4sAdYkSnpzoDf+ueHR8e9TcfT8yU38xQTmUsFlMix8rLvfiyoIscNh/CkXzuCL+sG",
-	"8BJOI0O+Y4uOjVCgt651W+7Vix8VDbK+2/5xr6bfHyeTjqVaaIm0iFIlTbx4Uh7A9bPuHPRq+8fHKJsQ",
-	"23s642Yqvlr6n0qSiRWKmNprkNPxjX7v4BjEFAPyXgs0fE/rDLmlz9gByHsSrFgsyQR7hEGeRekmH2fa",
-	"RcPyQrwB9jdonS6EkTHffzqTMZ/qoJH7KBHsZ03nr8whLDCscA8LUZbX4/gRPXb8dSCAx9hG+aVHx49J",
-	"60dW8GflZFoS7Q+A0JCdtAat7/lcIEyc8UuZ0pG8FIYYff+GYhpB5hYJDfnizmhwn40Gv3qW+MlMBrlE",
-	"tU9cDq+Say97gYKCiOST4bpc2MIrVxC3QH6IGJ8aIXzZV3iKB521R/h8wABkRhETqQUpprc3oFzD1NRY",
-	"gA5lK/a+qBR9OAoPRTKKfBgKdwKExS628IqGJ5IRXfP6bMajt/j98ySijuA/xZF9h4EoXnL0Kb1COxFL",
-	"RAzcDoWyUIqpVEppqNoj6hoEMbzQ3jsBvfAHZuUiSx1XAmMaad0iupzO4liIxFYEtoMepggWa+Z0Et8+",
-	"V4GNDs8nldmiO73mRrIMvA9NURhyteJ/ALmto0F0Cnl0CwmvkNQag/QZLj6t163edJck1rctXmOjP/BS",
-	"Xd1cdtLtTrrdSbdNpdvAJXYS7m8v4Ya92Im6d+P8cd8SSH9Ogj3tw+2I9rRyHalAqlhtl+lDmVPOFsJa",
-	"PhWYjAtA5xzkVSf44oQpDecKkJUpIRKRdNmpl30PegdkUfU9MWmHyjpt/M3GlUxThjmB4X0qYYHyVUXo",
-	"Pa7xHZnpzBRS7VBVU36V64o0kG73tpd9OKeleu5X6jet/uAFT674H64p5NCKWn6zWoPWT4KZTDF3JdJL",
-	"wWbaLqXjKQvf0CZggrgUU6KwRCx08KZwhq/Qgt0tBLtTxdm3eiHewHqZ6VZRz+mljFuDFvBMdKjVhvUP",
-	"KGfIDe6WKqt/I4n44IZlX5t5NiZP8OICM8xsOCL2ntzYEXF9grGQ9SlDXvo+7znP2rGg+8SCnmrleOyY",
-	"nybThlmeVjJ1fRQXMpdi1ejGjl79wjK8AI8YThvLSKEbI+ijUk2jnDvRjBOsStX4Yi0YbsjK0caSqdSx",
-	"z9IkFUsMn7i9km3n6IRxRp7i/mWMWsAa3tw6Jp0dKvgdrV1yISJ21O+x9ohefkWfbruWa+g0OVSfx7Uc",
-	"mS/OcWafgzflJ7ZTaCtsERiW0yBObi5WXrN/9WvGYRZl947v9BVWzIVlhHf+pfb6m6fiBX/dGhznd9yw",
-	"vGqK5i7qwIhYLxZCJeutA/tOV5juYaUzIKL8VQaikuf41Y6Duk2dqaUt9TThlxpAAf1WQnXGv7e+MoLP",
-	"J2RP+D5T8awVtb6WSgkDGFA41cxkPGMLwVOWyASHhALGWFh33RjgmKTiVTwj98Z8NDQVV3HcOVUrqkUs",
-	"Uiuua9SJ1+49XjJuxtX8bzp7kUtOF/AEBv7/2N9gAcORn4l0WV7Rbilm4Yw7PKo474kQyZjH85ta//zx",
-	"2ZqPG37daa5N8m03GNm33h/mc+K6PsDZsx5A9tvgt/s2G3uKuV73o7uIse/JO6+gdxsmsrbOX/N4NBz4",
-	"XM3hMOa/5EpeNFSCxzOGibZB15DO5m8Bj18tBdVV4GoqIkZgYBlfhCTAOlThhZNdVNOKer3eUMUzjrc/",
-	"hhxIPaNnc7GyJxQieCXpXmm9SCGw13y0cwGCAiNA6mSWfF6HinJOVheFilkGlu6vh16F+Y4oK/XehqRQ",
-	"iBH9Xs7/h2r7Nc/nEDVxjmTzaTn9Hd/m0KrTR56teHDV2RL5dKovRYooW7DBQeBzUZXNA7su2PLgyQ2K",
-	"+ePynedkdCtXPXTMN8LmDi/6B4PDcLvxMezvhtO9XsfVJrn3Ou49sMvehDPuNOiP8eHF07eG95+AnVe7",
-	"fNsaC26EOc3cDEYQ7qXq3XvPjE6yEJJQrRLLl7JrdVYUhb3stzZv2U5ZqmOeMuqCtUdTjVbG7n68SLCO",
-	"7Giv0vRgfx+/mGnrBo97j3vY7i/5MmyKHlNpHTGdCOtUd6SKPMcyYmKEnYWIEvxZJB2pWGaFKZkqrfCo",
-	"unlNWPLvtZEPREFtMbQqDVumXJVa02Zqa5o6Ry7dDgbVKLex2ojh/Zbdy/NbS4MWAPYGpAdy7F+xJTfO",
-	"dqvZP+s6eoGBMDZiRqfCUt4BytpMRpCCvdsTJtWldNyX8sybplga+54FYadnz1FaQmuKXVknFgyrWNCG",
-	"WNbOq7vQAE7Yd98/YlJNhXV7pf74UnagoZoO8TIuS6RjqZ5i1jkUGlHoKbcAr9SteqWUuJ6sFUzHLHSV",
-	"YqdUZTBs9XrBPtr1UtZdLByQjyLPn1s/D1+Uvajb5XR9WdcBQ7lXKEe5v4F6z348v2C8SFo+FTDMor66",
-	"Z09k59LJilH/YwwMwBZ82mnL4hlfYt71sb4UJLpVJ9DxtRY3p3FmYIMTBueRtf/0ksU6AcrViiz2pfQW",
-	"3mddGz4VLGTt8tXFTZ4/gzMbc6WoyTJ1x7zuQH5TbNyM0zUSq4is0TXhV6XmPWpudvATT9Ox5iaxEVsI",
-	"lbHwhzN81UkliPOxEXiC51LbOa24FcpiGgInrvjKDphBZBL+/mqoYq0mcpr5qyueLKTCIGvUfPDcc/IE",
-	"6QBxJLiuSIWK8Qz+cSC65bXbpWH6SoUwtvbodScRwG46+ICS8WM5e3qX8pfAQGeCY037FAFmhkuJaR1/",
-	"EuNzHc+FqxAEtVpL0EUEVcRm2aKIU0i0Nmxp9FjYEA143fKUlgMHS2HgGAtoYd98sXr/bc1cIyreggX5",
-	"Uz0lCvOV7oPmCedpqHBQX9igL+qlUFjorhQN9kq8jjP0KPCZqWE25InHMO2HrawPTaxufZ4v+FRYli1B",
-	"3hEJYiTREmvH3GJJU+5pCeY4F6u9CgQnkm/BkaW3HsVC2cyyCS0iQOvlATv9+iLcwfoENvllHhxdM+Gx",
-	"YEJNpRJ2gCuPzM9GQ+UMV3aCvCPUOMD9lDZGZw84vGkqzDRcCCZSuJCQecGXS4I0vPG91DEfZynHqj5D",
-	"lSn6vQN0zQx6cQQoCJTQgeakk1wRJ9eTCSB2qZPK0sepVBhpV8OlgiLKU79poPtTEvA2Z1amFMlTJsqI",
-	"8bCwX1imMmckhVJJO4ffYJ1Q6eb0d4lmWE4zEZKgA2TNqGgtXhXsDbCyg0iwckM0VFQAXisvlzggSi8Z",
-	"sKscgXw9DCA+WCulMxXnCMBGldL+vjxHZYVo6luIKKeK/PJ2QEuNRSHJsxTNk04CKiCSBsJDskITAFFg",
-	"Xt8e4y5ZPBMxBtmW7T7F2m7SEB195q40yLZWK2oiyvlvZVowYBhvzcReilguvaMu855BIAJl446hn6BN",
-	"gwhbHUasrbMnLF7FqUDg943AMRgqfSmMkYmwJ3COBZxfewIY5+VjkGotmwoFFAGHPSyQmEx8zDIyk//5",
-	"z/z7HO3G3MUzFhOX8UHPmH4qCgID4jZXiZ5MsFexjECE7YwJb8NEKBa0ekg8UdUs1VPv6uzZY96bd2oG",
-	"lNKLZeZIfhCveYyAAy94P5O8GotnsDAcumCiYQUXKsovjcHXpLbDm5jAai8Kwes0yZBSoXrO/UBrpTvQ",
-	"llCuQ7fL0ApSmh0UtsaoLOiyNhrBorLJThumtNuLfPCpxTpx4WrQen2MtpWXTWm0CIVjS5U50PDqpAwQ",
-	"Xng48l9YFPAlgGiChs6xsEBtLNZ6LtV0QOcBMARtmQXypHpqIxangiMnQ1GjkMDwK9hZkCaTTDDsFTk/",
-	"0bwP9KVZiEuZCBULhMiYq4gtZ9ppQP2hcmV2z2GxxF6XnRbWW8BFKksLyAEiJ3QTfPAJPbFXgDMLTY7g",
-	"k1f0i2eu74XEKhBwWytrvwSFl2g7XzbW5oq9fPaUHR8fHSPGBbHY95UrXHskWi74XOCkfF1BWEIsz2tg",
-	"jUqc2ujMoYtvjbSsKReZDfOapCAbtYPgAdsbAX+d+U6pv5gr9HWypLEyp0+o/5lOE2EoBNXNxKIs0Iau",
-	"aobxbSYTwRIdZ5TRp/2Cm3kCHIiAGyWVygiQtJ0utT+FNmr12pmcODbLkiQF4J1pm+dn8LtPbZba8i9v",
-	"YUxSAQ6BshVzx0HraxNbKWnHmZIOxWfDUnEpUlsBQrsXBcVjqEqaB+620/GcpSKZClPwLa06s6DULzQo",
-	"Jh1Ovs/EGCLg6n4EyNJXEYj0GUgRMyE88Fxx6+hIrsHAcpmuamb7F6ESbWzJlIATjUja6eCSM7lYaoOT",
-	"zUw844hVuaJH2iB6NOBB9DQQDRUlbLfZdFp2gKCneCAqQ/Rt16Ms2jml8EkHUTYL+nFgsayN/g7WaywI",
-	"kHbmD7xcLDI0R+75OoyAlnOlr3AXyDbjMWOiTSwilDVsVcFf+kHUSdpF3HtIV4CAn2fUomwjlWuoBWv7",
-	"GltEW55SQ5aMiJA0T0pSyj2CxLwXBSZQZDkJqUp88L2vXIamC6GmfCoWeZ3voZoanS0rY4S3J0aIN4LG",
-	"h6UZJlLxVL7BUv/FWpQ+q1ORCwU8yLyhdFS5gEqbxEqpWMiWGbE8c6U2LM+ZWdZKikxmW1AmKUMu4KaH",
-	"uogF1xYYC6rRgTkV1I9CVBh02azC07mbGZ1NZ7UIhGQZC+PkxN9vWNbGFBVwqFNhIkpYQbWPTKHFROy7",
-	"06dPz/ZyE6FXFvKcMylf2jIVVju5TvOwngywMU5GOO9zdDXTqcg9YUG0BJlCGKkTLGP7x/Mff8ARnX39",
-	"rMxnqL1tOmF+5PLUVmFScyr3jgs7VSiXWUs20qrRz3G0tb7u5HaskOsyaBnbL4FPVVF0N2hduPkiGVyj",
-	"LSmmJxOyqqA2ho8QYYFWUg3HqLq1tCcog2zR0fCI4hXn12VLW8XC5s1HVMBYhohAbdjo96PuUFXNhlga",
-	"BWknlK7arKZ3Aly53syGVWUvhZGTlfT30rARuBh1F6e4duRUnHxzSSHPN7s3xa++Q4NgkzvT8zCa8MlH",
-	"XZpu5jg96g96ve7BMaY55Y5XUqi+35c27j1p1SXuKUw1mP4HVhgDda64Aci5cSbSdz7GK2xBTvTNkqaK",
-	"Xq/3JTk7N+yz129+J3q6QRRN7oD/+tetJT4L73ukaanY41AA+6TkGmmpoCQoJ3KqgI1SYp66lovUyl6N",
-	"baNaFbSn9W72oFG+Xuuyy55j/U9QJfLS2dfdnK3v1VoRvGDL/uSl8PJYYa/CvsKcfdsBkoUP8sycVxw0",
-	"PjPH/E8yuceQFabm0w2ecflwkcsHfzdDrj5mNsJFafrJYWs9ovMAQxhzcKonvOYgdXBrIPV0GxnssIqw",
-	"atvW3TlmVfMbXIta5UwNoEQVOIaNROwKXXjHIiZoKpItPABAwyDRUz/3HaQFSPN5L5p9cNAY0Naosjmk",
-	"9W8d0moIYQdqa6C2sX13BWuFfaWbW0yuVVXXzTJfBHUdZbKy1eW+Algxt2dhNg8XvvK5NoUkUVb2aqmn",
-	"Mfb0e7eGPd9s28Md8hDybNm5u4IdtEmvurnp7Toxit4NBnOEmTUrOcz7KjeC32Pooamehdk9WNiheTaF",
-	"nKNyrpLDEvxsUFFzsefw1qDnrG4Pd7BDsFOzY3cFOSSlNIOccOcQbhpKEk7uqXKPYYam8/BhhubZFGY4",
-	"JcYv6gZ9hBV8g9iaI9OjW0Oml3XbvkMmQqaaHbsrZIKzqieTbiJimVwPTIWfJ18ujb4MpTn+IWKyMOWh",
-	"aN4jEd1F7zFU+bX5mpbmwSIVbL0nprCx8KsUzhfBbH7b5334mn6CBUBokZt+Mr4RMgKwlpBxndibA+Pj",
-	"WwPG8xoi2+Ei4eLmft0VLDrDV9084uc6VCwCTLzHdel6MG/gHoMgzC8f+cPFwLXaS4f42+qMG/g+9YlQ",
-	"PgjemktxY0w1AkTUtIdHZXRbo9nm4HZ8a+B2sUk8O2wjbNvYrbuCtpJbXjeX2K5DuCl5CJa+Q7u73zB2",
-	"JYwoRL97jHSlCZ6H6Txc9TRTTUEm+YDi0KW1bNpNXMayeiJtDmlPbg3SftpKJTtkI2Tbtnd3BnD0RtcJ",
-	"e036o3MEHpWu2HjFRhimva/N1O6/Rbp5tx862n8rk3f70NgoAjxDBPP5gfIGI3Y1405cClOqVDGRqRMG",
-	"1y/mCtZvnH81RnD8ILRsy3w/FtzFM4rMGv0e8wD+tghKDVwI6x4scJY3qGkB/34F2srk2fy+8vZ8JX5a",
-	"37UdkHkgq+7UneGXNvNXGO7RDZEd13pFFIGDRaAIaqHh6/ssk2kzRyvUSz+Xh+sNEXaxqbz05YeIZWE5",
-	"m3ZyXEGuGsJsLpId3R6A1RPJDsY8jNVu292g2bt3/xsAAP//",
+	"7P3tcuM40iAK3wpCuxFl70ouSpbssismdt22a8rd/mrb1dUfKlsQCUloUwALAK1St2tif76/372K8+9c",
+	"wzl38lzJCSQAEqQoWZLdPbPz9BPx9JRFEAQSmYn8zt9rIR8nnBGmZG3/9xr5gsdJTODfBzERSv/jAccp",
+	"0f+gUW2/FjT3WoNt3G4EQRA0dvV/3uj/BNn/kWatXrunTI+WhEku7vhgEFNGavXamEiJh6S2X7uGR2iI",
+	"FZngKerWPuL4vkEZSgTvE9mtoRGWiHGF+oQwNCJYRGgg+BhJykKCmu39oFWr13hCGIkOVG2/1gpaO41g",
+	"uxG0blrBfrO1HwQ/1+o1QSSPH8wYlsZx/ss3U/eLJA9EUDWt7dcmWDDKhrV6TVJFTpbbNMZ6vMIqlbV9",
+	"WJP+O+3/SkK1AuxCDTs1TTSAIvJAQ1L7+vVr3RyG9E7jl7+O4591HJ++1muHOMF9GlNFDbHIdDzGQi/3",
+	"4wgrpEYEvXt/coX6WBKEw5AkStbqOSlFWJEChGr12mBExQ9ESMpZbb/W3gq29NcHXIyxqu3/UsNJEtMQ",
+	"K8rZaz32v/8qud6W/zv89Ck7b8qkwiwkFuqpCMmN2U22gem1woqMCVNmkALciniY6t9g1tp+7ZuURTGR",
+	"iA+QBgdSAjOJQ/0UcYH6WIUjhAVBsBgSIcUBCCFhMjWvjQjSB4gYHpMI9afIHOdWrV6jTBFhZoOvhzzS",
+	"a/Q+Uvtaz36Gj9W+fqrXxuYHScQDEd4e7SQsovpdHB8KAvBWIiV1/8GHJPIezFlGaN72VpCa1/QSLHJc",
+	"YkU1CL9+0j9KPlATLOCk9XY1efFU1r56OKm/86DRqV47BCAV0eiCEZSYSRFlaMRTSXIE+uX3Go7GVKlZ",
+	"Smu291sdS2k4jokYEiY1+iQEs1RJjR3md0BdPdOcUSFWZMhhNQPOo1rdbX93p7XXaQXBG81AcJIYwq09",
+	"8BD301ivXx+FASRMesBwMprG+AvVRPCePhD4gEfk8E/i06yZWP8ylYqMNQgPbzQ1ki96x5ewTjgUf/3F",
+	"ZUciHXrLDnaab8pLu8JyVFqLxiqhz9dbDePqztJZPyb+qq5+PL+4OvMXxmhI45gywI8+0XR4UKsDyV8M",
+	"vqFCjWr7tebem6ARtBtNTfkRJepCRETIDO+kj4GHh+8v7DBYdMiZpFIRpu5CLPp8NI1gwZ/mn8cCuB5f",
+	"nhwenRx7wD3M5keH3vyo+SYI0H2IY58YWn8/P/AXF/PJneQRTccvtp4WGgo8RnZWDdYnQVEvrWNZhr8L",
+	"7EgqkeY4cs5RyFlImNJTR0hOCDEkwvWhVdLgtr7wNA0mMQ6JgNM9T8d9IvIrTugL5ZIIyiP4zje1eu20",
+	"Vq8dAUJaTlbDkTLwEiq/Md2dRIlaDx6EhTzV/O5kBSliEOMhfMWQ652hvOkK8O03Ab7vgZ1ZtjsW+oZp",
+	"BkFru93Z0QdgeObvtQEe01ijztHFca1eG9IHood+e3Cu/xzTKIo1FL7/cHJ+rpmr4FwjUBuISpIvtf3a",
+	"uzXkhpRRfaDtj/rfwOoXnLARB2LKaIjja6IUZcMSLz+7OpdwOeo7kEaEKTqgRGTX4ojLhCocv5Lo7Ooc",
+	"WULwpAV9258Jdu0oJBVsn9Nov7nV2nrTDraazfZ2J9hqbjW39X/MpaKP9zDmklwRmcaquKQDFOpHEQIs",
+	"QBOqRogzgh6woFZgyL4OQ+Af8MoMKIL9ILAXjhkB1J7ButPfCRu70RvS2BsEzYY55Dd7uB+aK0Vj4cyk",
+	"wRsNXzsp3L9VQ4LSkFU+vBzCDgKNsFpYNgxZy3MfDHrE/Xz5tf3adq1eI18SEto/tzqWYIb67wGOpZYw",
+	"FBkvh4nYfJgbuW65d/r2HaWHGz7xOcVMmWtN04T78xusyQ/WbJE9xLl8cWjUwcZOq6N/sRixX2sEWx3g",
+	"NvmygBsstbBPjqxrZ5ypUYMwi3x1NDGaxnMkfIN4mgdYkJ+aIwvyDfxQ2lpGJNcjQhaTh6XTfJ05bfxF",
+	"En+RxL82SRTQvELL0MoxkkADvn6RY7YBW47H9u9/Eyw1u8nR1PydYan58/8oJDUz5Eiq//7XRFGwyxgB",
+	"yuBBmQszMkEy7ctQ0ARsDSCoUCWRJKEgqo7kiE8Y4iWRxSrXTuGfg4d7OR6SBwO7X2o4JkJt2Vdgc0PG",
+	"B4OtiIQ0IpGGyADTOBXk0MhFQX0lS1yMpToiMX0gYppTl/712oLFqQd6g7X92mQkSXj34+fth72b367a",
+	"7DR5E36MmoP3cmf4Ld6eHpMg/Y5eqM797vfj1pcfNHanIq7t10ZKJXL/9esR5/dya6TVAfFAyaRxT1U4",
+	"IkxuWXvvawnWifwcTtgDdbaf2ROh2dP8PBS/J8Wb8Wmgh4KAMIxjgLwA4JIxpnrxEo//54Ilm6uFCiKL",
+	"X9grfGEVMx/sajVWJDjoH2PM8BAMUIYSliMvTQuf6jUDuH39+bu98PtW/8fd8XdJW940H35+w662Jz/t",
+	"kPfBr6cd/C5qDT/Qi8+7P97DWR0ZjLw2CFo6KIZwkgj+QCIkiIZgwfpo3pwRWzr7bQc5O2RZaBD7iqSc",
+	"nXOwbV5yhaWk6Ri10FAr0AMqxiQyKMNIMhI85sPplm//MOpGyfpxdXx+cOpbGARhOC5qtOaPxH1yTcvD",
+	"6cUhfMmaHa70d1BrOEbnGP7nu6Kuvdw6nmF5WGBh2N7vOCtfhYWhdnF11NjbazZrFXYG37gA0/vmhZKS",
+	"m1FSweDgndjJKrtbbmy0V6s0Chi0Moeiv28wKZrKZISHFCN9aqkgb1ESEyyJQzmUnQaK6ZgqjXDWsnqy",
+	"gtFi7UvO0aFxQMwx2nb2mw7S2aDlOZHhBnCnzPgjDlBknpAIwS1XRxjpG4xEWuOvg9r/OSUprNCzLytF",
+	"xonyRcAoFcD1z7JLigjBM4MWzK45d+nGtE+WBfb28pgy2AbZSK+9QgVrO4eTPgqNOtkupXfTggXZ32t5",
+	"luZ+EGxtN4EpegB4EwTNDAA1RceEpwrhgSICvZG1HBxlgWIlYLRWAEZrITCaJWAYFPCAETwJCY2hW0Fr",
+	"BhK7cxDhWTtvrrDz5sKdB6WdZ/Tgbb4VtEEOPQIn3ymVMwaBCY7jPsciQphFCKMxYSmCH4pqE5a5yqQZ",
+	"0FBPxAX1nGkxZpEMcQJ+hBGfOOeukVb1L+8xi/hgkP9m3oVbZyhorG8diVNj8lcjAhJ6hMW95s1LSF7L",
+	"cuJO7jrO9n/X5yMrx14TwmYg3tzfdrhmVYf3XCGtieUwBBZM9RHYDZq/qpbcdqe3qhG32nCbQwFcGJWn",
+	"FeHpJRbZg+LhJVwoganKzi5zPuXHdyloSLJf3PnEdDhSTxxQa8UD2skPSCPknYOufzpmF/YsTnm/Py0i",
+	"rzsJa5DJj8IqIi8HeLM7ILTjBxdzkhPZzYSbK0rWEY8jIhUaUCFV6V6aj9YRVhjUP01Qy655UXjEC4Qh",
+	"fJ3PD5c5ZBIEgT5kLoZLfjNoGq/oLCdstva3g62ODyknsxfllFWlu2h7ZZkqauW69bKvNJ8D/FmpZFnw",
+	"v1kZ/BrB3/NUxNNTPpzF8RFPjfMHo5DzmAgTY1OHB/HU19T6aXhvtI2KE215qrSxRewEWu/5UtuvbYMQ",
+	"TbA+2e03W60mOMzgr92tTjWGbC+Yrx2A9TafMdj2ZgS9aCDA+zZnhYLgyLjGtAICET+pZanNEZCapr1V",
+	"vJGKz1dXrHXsHYjGJ2xIpDqIxlTNasnRmEqZmTKyyAh7y4OeAUoS2pBkONbMCUmSYOMJ7k8RIxOwMm76",
+	"x5aHVZ1dv3+8/Ue3202DoLXzeHx5cvj4/uDqm4urH06OP95WevBuT64vHq8vPlyb/+gtBttBK3izHTRb",
+	"jWAnCB4fD45ubg+C5u3B0c3dQdB8PLv+OyDf4+Vja6uz1Xx8fDw4fTw/fnz8cH5yeHF0jD7cvGu86bLj",
+	"H84f9Qv+rHrCx2+vz05u3t+a/3578f7cG9LqBEGXXZ4cPTYfHzOl7Pb29v3ZodnZHFekeXhyfXF7dvWP",
+	"Zmu70e40tNpye3t7fX1we339+Hh0cXz77cH58S24cW9vb29PHx+be2+CoN1sPb57fHxstrbR2cHJObq+",
+	"ub29Pj64uTk9vv14cLv3phm0bz9cHzw+brSCnc1Op9MImrCZs8fHHzQ4YKFddvlD87H5ePLY/njbbrZu",
+	"D/S6b29v9aS37cdj84327cHNzfH50e3B6cmh/u3s+OhRP6p8fHLufeFx3v+VQXhwqhfy7uD2HecRMsLD",
+	"9Pb96W7QbO0+ZoE1tya85fb68Obx+ofba3C322FvHr1wmn9AMI2Zt/V4dHB7JNLh7LzBTlPP6SJTbk3Q",
+	"yuPZxeMVlqMuuzi6fjx6/OYfp/84ejw8fH9x+2QEyK2L0vhH6+/nB7eFCI3s2WN15ER3daNxTsbV3mwT",
+	"gMYHaMBTgSz5FSLuEsFDIqUWdNrAf9LY8tWIKDA5GrOxuQttcBVwQqYEj2Gpjshqa8ZPzBo1gLVkxm8n",
+	"C69onPhar/FUhRwEPBuAl5tsLKcAlp9vtWJbrWyFnU5HbxPMR4JgCTCJqAxHWAwJGnCBUnbP+IRBwEI+",
+	"vLASeU+tga2wku2nV1L4rn2OaITcYxN3qkZU82KmrxXkBUEC6x7gEKIb0QRLhGN9+0xRjgOFhUapeZc8",
+	"BbRsTWfX7xstpHEAPq7hgkNFhAnzgBuFDYsfEeRX42HKvqHlBEBrLaFwMT0BI6SP16dkzJmso3uSQBRg",
+	"wlMWyTrq83Q4Uvr2gRhLiDFlEUqluZL0jwSHo/keES9k7vdaSJUwHkPOFKZMk40LA9yvDQQheiczDrQ8",
+	"zC4RPErBBPxiqqdxozmdBcAAIqY4JQ8kNnSbYAGCCSALENIlpyDrNTurM5hPWnUj8eCUDsgRnsrafqtZ",
+	"r8n7tLZfu7w6apwenzWaMLGWLcwKBjhUYP4JtlqdfL0Ae4052fPWm61dbwA47fQXn1ZSywhSoTJR+Lmg",
+	"I80/7GGcKsKKhz0ZEZAFs58WH3ckpmjIeSRf9sBbOXwO4riRpCLhkqBBzFNROvvZs9re6bjDend61Ti4",
+	"bHSC6qOC3+13+ni45DHUV6SgvwhmdYJZ6iC0anXK1YyRO+YQphPDzjWvVBOOnMdb1s2doFEJCRIS+mAd",
+	"UWCzhZfB2VSw5Bnv02mrHWw3ms3d3ON4wbzltYKlz4jAGa0bS2AguE5kgRdMsN22yt+q87SK87QCOC/v",
+	"l04bFEQH3QoPx/qmvIyKvLDjKydaN5rFk7ERG0ueSGvFE2k9+0S2i5DszEIy+OPhqMnoDPyfhwDOMjGF",
+	"zsemoY2MpxRoSJBGIcVDkCxPoSBul4PyzaGdXRwtGcpuHKkDrCDggopqY3Owl6cVWRseeCgXmKfbuXna",
+	"bKsKwkFhxCohATwMUyEIA/tvs51J8/JgMLARRtsg3Bog3nD4e3mf9BmP6EBDvwAtLSacEeP7LR6lxpGG",
+	"DLk+Pw0aqigux2nMD8LADD8RhPErp2zx/eXudIbR3/mY/PZCcROpLOteT3lIDYDkihD65T8NiIAnEJZ+",
+	"w7GIro2zrAiq3G2AsELNYL/dsbxC0TGpoz5RE0IY6guC7wdYKmAZccpKuoj1d5lsndwDU5UUZ7PujJ74",
+	"J/lnnut8medq+VqvjTLHnt68flbY0O81AtNBekE+k4MgRGnox5qDwUrZpeBDQaQsxNPC9F/Bag1GZIFZ",
+	"ZJTA0BjD/8u7zt5x8I2WEAW1x/tfmu9ae9u7elrnt8vQGn1n0Vo/NdKrzZL7VLfpdzd0TEqMdGe/3fGu",
+	"qhXyLuG6coGHmDL3fc0H6Zj8xhnQy5gIGuLXhyMa4iE3mbJnxvZzI6zOXtSVnGXIhXQrGFYU+yoNI6s4",
+	"4SmLyJfafrPKnFJlHhF48qSluNoe3MxNwdvOBNxyJuCusAbb7PvGYHt7dvX4eHVxfHt1cvj+4OqoK5x5",
+	"tHN822kGt9+savZZIK54160gn1MijV2rPWiGLbxHgv5utB128BuyM2hGrdA4AiLKhge5QcfmhOXP3lnj",
+	"jsbRDEJrCEQVdqkVTICrRCdYlAgqbYAVtrs1ApTWx6LlvQoZSpV8AIBSzpDvW+9z3HKm938PZLFOvnMy",
+	"OcouqMpokToSZKgFXGEFaMYVmhKFrNfdl8T+M4aOFIITFgaK/PHhCbnJ7ZxMTD2E8rmCoxbMC3k+kHXi",
+	"1tGvaTTMLbDm11cSCcyGz4xOB92BPpAz/OWGjJN3kORYeECZe7ANaTefU5qMLQdxKQ5haosLlH44oyxV",
+	"oK909K+KCIYNt4PtNjSTsnUhDLYv67BfPl2jUKVCkXFCBFYpZIRrbLkyzmO38nEGBvt3tvsCOhUqWKwV",
+	"wskFHpLTlRT8IAyXxjKuDkxhhTKa2XICKOFSab4Rc1bAICpl0UpF2QOOqYndwEPGpaKh1idvRgT1eTRF",
+	"41Qq1CcII/PFhZUc6sClsFtGMRDGhPp9/TRTUuICDo1ydmEvNL3HCzGc8blzMcSM/macNZxB/sCl4EgJ",
+	"iuNC9MOqguvL8S/fnFolB0PYNWRHDAhgqkkeSejdPZmCUZ30Ie8CUgBNdrDz993FVJr8cQhIliYQ58Ho",
+	"JK3OVy3kQhR3Iri+eDRYjlnkZzq0G0GzsC0YBCSiuQpIwpeWcc6LYzSc9G2evoGozPJp4ikamYoMXtZA",
+	"por9dVP9i4Y02kO6sUklkqfyLiIPdz/dbz+cv/m8OIHox88/T3b7tRx3qmUbszEPkUzkjNOtkMYOpDii",
+	"ala6Mf9bFTPq6iVYO9cN7scENVsaJzEy9QaQ8UraIJ3pFjqMCWZGuTYBO8OYPxAJmop+Y4qSGCuyBWqj",
+	"iq1rCewBCIwQuVjnIna+/hW2+y+O44Cd5l6aQUxzazrVDVAC7rcBESVh+//U8jkvVDYnq0zzzfMq01wd",
+	"/72YmTXUO3ixwi9XZj50NFPnxPvSsglWb5ZPsNq+ae7ud/YWJFjpdTY6nZ2dZ2RYbd8038zJsJqz1bWi",
+	"jrKX5NKFozzccOYfT+VaRaQf8wcoLiazwISydQU/uY6D+TaYQsWXvG5LwZJT5AC4fAQ7+RHk2575XLPZ",
+	"zj/X8T/XOYbjssznMMZSY/fJ/NH12gOVVGWolIcRmjDaP6nIzliwa4ekCY2278bi+aV3Oi9TegegVHkV",
+	"+JQJV4Ex8lQnwdrUVzTBVFE2BLkAV7vBvJRY64zIE2DzH/L0VvvbX4mrfyWu/rsmriaGtP7gvFVr2pFV",
+	"cb1nXCrkEgeQwveE1SGwRxAJmaycEUvUxjCnRiSrYBpxYuqVjvBDyfwWkgQ88Z3deh78qXXveh6mCRVW",
+	"jdW+3fQLpZ5zZHIVjA+JyuyLIyxRbj5DXWs+2+vWfIeKdaHcmUmyzIfM2rZn40KvQ8yuaYUT1riEkQwx",
+	"A92IKoIUHiKs0DbCW+MtzydbNju6oJXschwSBR/RmkGfxMaMw7JqnZDyoUZc48/fQTJLMEiJr7kYytfL",
+	"2FFe63mWGQr5Ot7SIhITRW7w0FvcFVEUCqlRjQ9Df3lHx6fHN8drrVDhpUZG5oLWsgHw2d/XcmvC4RxV",
+	"uLrhgXWjBtv7QbCeD9QHVkjog774Ih7er5rFVK8pPDTRQbX2+x/3Ln9ugWSuhUH1Mr7cNV0wAPWvYGL7",
+	"UCh0gpNkS/LUq2sSYvY6WzxQFRBbVYKvn4rlsn84Fyij03nxtX8Z8Fcw4FeknXmWhyxtK4N2bfsNRCz+",
+	"W9j86y+DOvb0Z1HHPlgPdYIS6mjkh9jKPxxzWl70HgdSWwJlSpl+tsS3w5pgDZSx3/6XwphPwLKkrKjE",
+	"NBBEjpC0D0vyjZTOBEym3476fw/pBf323c/HVzffX5/Ik7FKfj482Tn5Nbo/+/tZ8NOv38YXH4+//Pzr",
+	"+a/nN0N6evhtQH480O9890Pzezr4fotMv43J+wN68evx9sXN983zX7/vnB0dyJNxPIoOT3bObsLO+dGH",
+	"1vnRweTscELxj+e/nfzKadjaa4bTE3nCzps/Uf3Jgy8XN9+Oz1rHwenND/R8fKbOW9+3f74OOj//evDl",
+	"9ObkN5jnt2Hnp4/f/vrz4bd7W2ErZv3xuyD68ds4D/Y9YbX9vSDQohXAwu1YKKiWFYxb57vht+KnyZv+",
+	"TfP+si1Po73Be7yTHvPO8GfaYt9/2f1hUjNxchB7tXRIH42Wjwgdm7DDEU1kRTThp5VvZS6G54v8UjZy",
+	"kE9YKW4QSpPPhBqCq8iqz1U1yG1+VbmI1C9/qcx/qcx/qcx/vsoMN0KFWghqIEBJ624RGeA0VijCU5Rg",
+	"UYzNX0LqsBGphjZtTGpQiEnNYny9uNRgx8SlrhjG6oa3goLSE1HGcoTV43f0dF+Xp7N1w0gNhCtS7UCV",
+	"LceGrwPLpQDzh2+0vnD9nfnrh+0thQsr7KGfT3itttA3gg5p9EqiG4Gn6NQUZFm0G6AMxcP7g+jXVKrx",
+	"jIdQn2CIpYn+tZliWTYYZYqbVLCCLLUg/Wa5fYXBOhxFfckNNSZhbjlhY9F68cPwkEt1MFBwbezsbAWd",
+	"VnN3e6+5HbSXr7oWrZXFZuV7AHeinlcid9lMO87eYxa5/XZ2IUHNT7TatSlr1jKXL27lC8Desb+vhBT2",
+	"nsU5un71k7TMv/WRVZ6WX/J3e3fvjbUaagJwOZ+zueSl0MU66pOYT/QVUTRwGFSp/C68cYlF1jVnRUzQ",
+	"489LearrIYN557yoxRkzjkEWuXIi54oYNpNZCY7ALMu2/Pgl8m6LGOIjQau1u5czwZsvTM5E3kHcoC1S",
+	"iFGO7wXT1rP4jVf++8X4TWt9fmMCJf8Z3KZd5jaNbZ/XuIX98Zym9aKcptEETgNI5ps9KsIMi+S4fvQz",
+	"XeHM7LFnXx2X7K3jkpmVzWEef0jYUglks4VaxRRJxYUzP5dh98sfCDzfBgeq85LGsyO35j+qRON/UnQB",
+	"EvMq38+oe/6zCuqy2RL/0qXvKyvttqA+oV8PvxW0n1HR3gdihX1rRHCsRtMCPK1fGdPY6PLPcfz8GwN3",
+	"FeLszMDjv83ueHs1l8FSOzaFm/0dB+X9EpG4nW2FfPzaRe7bbRpKTJJ4Wt3d6yY3txSsLK4Bx7sYD+3l",
+	"2QkCryGRfnBJhM1saAaArje4nC8Bvn3OEC7dqcj2GR1rff8+0/e9tl0g9n63+/1Z68cfvqm9aITxrueT",
+	"L3JD1FpH3QWncu6vMn/bvJLMn1Vb2uWbbdqCtDLp3wRN6JuWoewbNqpgpgyM5wGf39YmM9OukkE+11u/",
+	"PhBXe+PG86qv4VSv/4VqBtU0o7ghUh2YGuozZEykcrX4TYagtT0JlEUkFSxPCyqxZ6Y5rwx7s9maU4fd",
+	"MrQtvYJVy7C3V0h0bi8sw95Zqgx7ABTrNf6tjvGvawBSkZdvrSNcSg9xQjQWEcWh50XAtkylcRH4MCdM",
+	"6c/88nttkMaxOf1UsP00pdH+7iDAzbDTamzjzk6jHXU6jb0owI2g3yTtsDNoYlu3EBKXTRVYG5p0+eEm",
+	"a8pjcxf+R94H8m9PtHPMk60h0JbkKmCfCjWyoUSFsP0hYeBhqw3IGFuPpfsc7E8u20rS6Y5A5OCOz3ni",
+	"2ZXvUNNksv/6tSJiTJlp7TKKd7e4GL4+5BExzStfP7QaQSvYNtTivPXeBjMX5S9+DDIneQzyL7VvMdiC",
+	"v08pY7bOSW2/xgcDGlIcV6UmZu2ZoSrfWmfbmne2F9f54R67UPvySYUmLDwD3cnZ5Rqw224chApCsr7O",
+	"nKiDZSmaPM70c69UFQQ8U5nEeArx8qjdbDUOal/BfAW+QyA7a8kv3nEQm99wnp4yoHMAeF4xyhqJK1NS",
+	"6MIuyIBAraSV6ewrnOST52EL4Z4wpe8LaIdWPpgsS+cXk6bzKc/XdBJjFe5byXflM7TMieYramTpoUAT",
+	"oa3HNftJP28oPz2b0TO7EMn4mERblA34axkqO7ugSn/LmKRGdDjKPaTPPJEZXKgC/lKndp4qAQ3aTZxA",
+	"6cS05jxbbMZJFhYz5zM8Cx3Xcze7zJn7aIObfKecPZ1fNDqdVtM4s5gyl6rzpnOBY0hP2v+9BnPAY60r",
+	"jl3fXGtoGwrs1+lsfYUG9naJVQe+vbe32wqgYFx+3tcu+GCJ884b1P9SOf+bnZ3mXgDgyj9wyifugrS1",
+	"1Jb4ksatPwiNSthQ1UJ/luHbtPrM8ulluddKEsY70winLK15afGTEZcESRJyFiGQEZC+o6QWOWzKoRbn",
+	"+iaxPo8753G0MGmfcdUY8JTNpu2bjzTRRsZPN/eRZZwoAy5aBbR7iJplaW0HprclkMyy3+pnI619QMHk",
+	"rBAN+ZIIF3/2iwXrFrz/S/PTloP6lmPqn55RKsA7kysiE84kmdW0Q8JkKlE4wsyWcSI4HJkdvbwol68i",
+	"vzprrx+aK8SWu/p/r5eNPXHY3QqayFUGf7bc8s/dSIAuvnO8/6+VzB7up9U6VS7P6xrZLjWBfWDjrORn",
+	"hSk0r/eJXcJcRdTfkoU9/4yqna4YjIv9s+UAl6rAmZ1EytatuanvvA9ytuRmKonQdwbiEybBlFwoeKLV",
+	"UpPDYx6CKYoPENYMuOgq+7cPSK3PKa65wgpahRUUAofeWxkPZSLEixTWnBNGW699dHUSKotn9nF43+CD",
+	"xoinkqxaPWO2ZOacShq7uf/9n19JY9mCnn9qnY0XKKIxv0DGTInPf3IJzt28sMqfV4LzIxbjqvJpN17N",
+	"NJNmZd0aYmxiUhjnrI4oAxk1S1n5V6qctmJvud3KnKg7f28Jwfd6UR0XO1lZmcG1zvu3SfpqL0z6arf/",
+	"fZK+gCCkIjOt4K7pFxeFKhNuu7Hmtc/K7SOqkb25s9/y+qnjFTuYL3fOg+ZzGhesEXNlT9dkAZzxOJrW",
+	"4f50Ois0UClEV+14f36DwSDcLEZ3AowxVGIUJKQJMSKD+ZRIWf7dNYJ1lxUgoqADFmtzsH6THusibr7Z",
+	"bfsoUyGnT/QjFPOin/IvfPnPiy/1wvF/VvOPv9XMYzH+wOP3IzYNjPzDdb/MHt0pGSgXoiwVwWM0IXGM",
+	"sEJhzMtH2CxEWFYfIn8gwhOWikdZ01LLPWHogcQ8Vf/v/1XLDvYPjOs/cYlZqXdc/pG2my0Tyz0iOLIN",
+	"C/wwy4h4UWEgVH24Os0w3RwqyixzYMMzauKq1o2lCzcAJMIRGUNP2QEXY7jvU0EbuSU4T99XArqjfa3X",
+	"rrAip9T25Szu6+MIK62yxBol7OY+p1xhtHFyfPMOjZRKcEJRL5ujt7mPeqJnXevgY5BIaB2aQYc4FqGe",
+	"gsddZoy5EqVM0dibm+o3IJ4xqiOyNdxCvW7NVXDu1t6Kv7Xeqr9t7wRBbwvaGOawnTOuAJoFELjkMQ2n",
+	"1efLnbn0lXwCBg0zTa+OIoEHqkGJGjTssIbAioDPu2Exa3O/y/TeE3jplQSzdh31PpeAuMEFsqFasg46",
+	"oaRDpiWumIf3clPrkXxiC+71JubtCWURn3QZZdZ0Lish+vlv228nS0A0H/cERD9+/HiQqhFhyvT0m4Ho",
+	"BcsBKpHSeKbwPQHlGCzd+6j3DcGCCCQIjsd/60IdzW6tVzfKeg/s2n/ruqq7d1A9tVvrocmIMAtSU6IG",
+	"2uTY0qp2dB2Z7IMIcf2BB35PIrRx9e4Q7ex2gs0yECpXUkdzlrAQNuCjEXhMlOUqhzjBfSiObnOnq5Av",
+	"zAbZrUDj4iTtxzTU6u892mhvey0QN7fQxxEnD0SAB0QiqtAYT1EqTX0e/cpbhFmX2Uo4dSS40kyrnoGD",
+	"iwxI5puYyQkRErWDdhlAn9/8rLZPJ0H/x/sm2/spacnOw9Vu+m07fLczOnpDDoLxeZNftj5fQ84B9AjB",
+	"ylPj4QvWu+8Xt8wBOcZfTgkbqhFEqFQxssNUWHW3hGsJ/pwSFMJj17aSoN4pZfc9ZMjQcbdEkAfKU4kS",
+	"PCzxbTL9FrLsT349mZz9+pM6OzpTZ0fffjg7ut85OzrYOTv6Bp+wwO3vc0rAG+LaDZrFrbYjaND+HhZY",
+	"jRcQRmQ5Bs4Si/o80oykB097xV3M9D/XUxkY5Iv90rBJzA0TvrToXGZXfRJVL9Zdh68kolFxVUsENg2q",
+	"EQfqbc9fXX4PpjSqvP5OIjJOuCIsnH5HKnj/Gb4n0mfFSOIBQYojQZSYoo1rJWiiNyXJWItBoaa+awKB",
+	"TymjGvVAskAbGH34cHKEHtqbKCFCc2VFWKRZNkhGbyEdSM+ZpRBLPCbonpg4quwHt5AN47qvIw2SOgKM",
+	"q8Ppb3aZnoMy1GrbVufW8yhShvAQU7YP84F/ADkPBdowJvk66jlhp2cnNLdyEuMpiczk8L6lnl4GRdW4",
+	"sqP2kT6M3ha68TdiLa0RHYBMorLNWO7SZe1WC/Vofip392R6J0gqSdR7iyYjGpPC0s3rVCKpaBzrDWpR",
+	"o47awV6XzUxE2V0qSQ9tGEjLERcqnm5uoe/I1HSOhUaviWYJvsdgQ/+SSiLqmjHC8YWxrXQbCSKNmdaU",
+	"7DLXMmFRwilTxpYLfgXHsfOrb3MLvbOXOuqTAYe6WqTLshF6PxJttINA76ip/9PS/9nW/2k7tuUvdRO+",
+	"Z6yR5oqSaKPz5Qv8rsG7Z/apsUHvtY4kzzAPvgb4UWbxnUEQNskeabyJWv1Ge7CLG3u4s9vYDluDgOz0",
+	"m1G7NY+feDTW0EQ2jwt2OmBecn83q+h1jqh6iYca9L8VmXYnqObGLuowX4aNHjevjPEXOk7HECwOKzJ/",
+	"5evRlDskwrY0iyiuZB0a8ekYDzVz0Li/kd09aRJzHAEqYfA2aHY9thP1NldljqRZzRzvyfSZ3PHCOIEq",
+	"BWIP54Cl+/uT0HXD83KtvKdgzp6MW+p5u7oOMbtxhdWq9qbw8JVEiaAgPYY8IlvolKisu7QgOAKDRoMy",
+	"SZikij6QeGpanF7U0Qn841TfyUEdNeGv5laXHbApMuswMq8JYWEcwuA3JiOsQGajCtjJGLhuxvY1vZtC",
+	"iwau9cKt0GXtoOndHCFmXpRK3mfVytdl8vbixqvEMwusJQW0nfbTdHxNhwwM1fPkm1M+IQL6ao/IF/T+",
+	"7OCwcf3+oNXZcUxP4EnG/vUdVddEZnvKGhh4+URwP4eCqK0u+4EIOphqmZhraEOr7i84VKg/VSQvR1B3",
+	"HDnBQsKVEvJxguH0IP6dSYWZghqPZXBuD3bCJgn6e7gTtcNd8mbQws1+EO5Fb8juYAd3+u1wO2qR5iDA",
+	"e/034W60QzqDNt7ut8JmFJCnJTPp4LfwUBKskVbPdPtL0NjDjcGn33faX/9rNVlYQ0oVRUiq1hPcwORS",
+	"gVLWavM8Qv5guytWrdgQyStpYgHmLvwJY9vswm1Hx+cs/GseDgQ64AGEKd5wforF0PlllY3j87rqv/5V",
+	"GvNTto8sji1ltrE+7kMwgk1CqB0wZIIgEfkSEhJJ1MzPZktLFaAP6u9KE0JnJQeN66mptGKEQsMt263W",
+	"V3+r/1WQQW2/9l9e6/GcQSCOeSpfH5vQs6/QEsM/nnxR+oNG8ss+qOXkkEtVR9gIzvofiiscb6IJT+MI",
+	"JVhWbqPLKvZxT0gCmlGo14Y2ro4Pjs6O66hb+wY6+SPOEIMyTrJb2yyG4JkIt0gT99d67RscXeVhsyuf",
+	"ENgIYNDdAFtPU0QUprYz+ICSONJ65ti0Q8yr3eZ9g2AOBCOc3Amhfe607fpQ/i1kvrVvXtpHi+cqnXUQ",
+	"LH3WP2RfnHvqN54ORSUa41jTibE06FVKb9lb6Nw7h4mgShG2pU/hkLNBTMP1ziB0LxcJJIQAT3dxUOmg",
+	"Eut7forIF+gVVAbO3vMJwQeJW5vMLzATRKUQpOvA7o0XOZOBVwZAEmN2lzGuHAp6IQPoIx1jfVeaCBGT",
+	"nYM2Wlb9w+EI3rLtliCBSI+7y+TpAoBaWRMlPXVtaXBdxng+Fl1iCjewYQVDjvpkyq0cVFx8iBMtkhKC",
+	"WnWUCI5anToiTBGRCCoJShksm0SbANp3XPRpFBkT3MqAHWRv+0Cl0ur2iAHvBXYXjSlDgsdahEYjOhx5",
+	"EdUOdNsvg1u5AP5Kmk9ucIHycC8jYHKOYj7JFNhM9wSw/B2CTNaAiEzFA5negdMoKkPFPNRfz54XANAM",
+	"XgYAMWX3r2Y/B2BIsGZEyvwGIjkdE6M9KzD6MI7GphIEmCYAHJ4q+yxOVG2X8PlSxhhytlTSo3OjR5/o",
+	"9VsJgERvUcG68UdxLmBLmTRurXvIUILBdXOBgp67Mc8UswnGh3yrxnYPGk+vtOHe3B3bK7pozLsCo9GL",
+	"HI+xP5WxuHwe+q7S4+Zauf4IYUqfxCygIIPA3l8LlwRYfc4PcwgVpz/iDBITQMWyg9UBJMuCqLkOdBlX",
+	"dzifIofqOVcof7BvsD63hTkPxMxXygi+80JgNfvMnATgYtN8gWVo77sFwYADHR0l2vj2+uIcWOqYS1Ww",
+	"+BlUPefqHeSdrAtAl7XiYHfhmysZV8gNKIKm/VJSiyX3LNUGpCRoX0liDr0iuIunLtiKAIcu8TTmOHqW",
+	"ypOYOe4U53cg+NdmBWHouwkXnB1QvGW2X1aEg685PcvYgn8jrgqq2fWYMHWVKY4vKMH9xFMBAlB+IpSF",
+	"cRoR5LXBzCU378eS1PYyclqFibB6dWDLN8uyBlEYZ0TPXOwEAF7xVFFG/iRNTIg0JgVNDH5BDIx0kOMg",
+	"99HJ+c3x1Q8Hp39rGR77zU/vLz5c/a2JQszs0JBTFtKIFHQ1mGsfPXfKfxmVre7qKdjMDwQbw2MOxk7g",
+	"GAptSEK6rAeb7mUSp/5LH/RA31Sb83W/6xCzDwynasQF/W1NAkphAhea4JOQF7IAnpecyGRo+syu3bwj",
+	"r1BRPq/m0ueldz/3pM65VeidfRdlbYdDLAS1PsySWXijp3/Ysuvs1ZH5G7bZ20SSG7MKThJAPUmsogUm",
+	"NTUSPB2OMoeXFpwFkemYZJ96iwwNZxLdZETshQA8AGZXeGhVbHs1XhsT5zepnC5/wtLmJWMThYcfMI2d",
+	"gFIqFGQH6S3pRfSJ4zF6WYbjRA3O4mlFKR/38l3qfaKoR2fzU4m8UYuF8k6wrQ9VFrfuLZxzNMZsCsav",
+	"CRcRCkckvJeur1rFUu1cd309WXGJ1jZGJdIPzVQgT9vJpVusKVOpj08rR4gydKV/b5gSixVbeIELdd5O",
+	"sSBZFznOjGxoN7KhRmRqfNtoQCYIK4RhxSaTQQj6gOMug3zx3G0CdVI0EAZpHCPgRXD6VhcBAwP4zCG9",
+	"FVo0p4I5r4D+OyI4iikjm3U9uXm/5BZ2QvgIS3hFjvQ+smA6kpJ91NMnBspNzz+03ha6MMCfg1L7qFeF",
+	"jz2t3nZZj5vE3jsb49PbhCCRPJ0oF6zBGWWIAGKFNJtGPUuHHjH1tPTqc+cItIMyrhh7qt6ki/GjDPU8",
+	"zLFhZl5wpY9WMzrI9UykoDukMZ4a+lWCEjDxew6pRX7brzmfKTGL/0zsxmLIB4MgFZnenDFiE/CxRLFW",
+	"ZaLU+i/143Gpeo9ddgnzSiv2ZlW8iN/ZV0ych8QPlA3ferYEOHGtVeFp1lgO9QlhLl9+C12RhNi6bCUT",
+	"ir2EKsIR/gA2Nv9o0AYG6Yk/ADcCyQgLZf5pcQFJhVnUn9aRk5HMVl7JLnNcBzikVu0BVh5rpGqzwFQq",
+	"mURRzLKujrddVibmuSTsf6HMaiAK0+KIj0Jd5p2ud6p6CcakY3BKkWjfBS0uOu26lTr0iVM2NLaj6lOv",
+	"NibhAVmPFykOEHe3AUCNsuGqLAjCnK9IyEX0genTX9uooicWDMd3htRykjuxDwoxQTNI/wIG1wNThVaf",
+	"h96P79wz5u8CB4zQBlW5OhgRSHuHFgBwtfIwHUP0bpfJEU6IpxckWCiKYzjAEZ+wt77DL+ZDa3zEKVj5",
+	"I1KiIESdvfCG8zPMplaZlGvBXWBlHSBFA6ETY1wEt2PIlKG9IHBkNWMR3HuJc9Brshp0KVDcEo7cMoLc",
+	"apd2iUz8xIGqhdqxr/OBfrB9I4+2X+plOxzalf75ssI/R+1cU1OcixlnVJpIFhuy7gd5e0UASgf98ePH",
+	"Rjmcf9GRlaP/LQD9AIWXDHE45xChQ+BqfX+669L497NgaBC+GUeSDMfWnyrgroQb4uz6/R9ll4ePUwkZ",
+	"VA1rOumnygblu1ADkL61ft0nnkejBkCTaZJwoUgEYYY3WR3AlWGXTXQHZuo7wPIciN6XPDv2vlH5n7K3",
+	"Nzsvb0d9JVHPOiUaets9F8HMGSla3q23bqNXXiYYmLpsxgBfaV/qmqJUdp0QlQPG/xP2QE1pA8/kiKMI",
+	"alng+FLomRXVCoGt9514P/1uMxv8Q6lR9nC3F37f6v+4O/4uacub5sPPb9jV9uSnHfI++PW0g99FreEH",
+	"evF598d7UxG9kCjwVGhdHpj0i/18VoOsxk2NqK91uz0oCVeR+MWzgqhZZpYpia8Fu7eIaY3ZsFg3TjMN",
+	"/bOhbxMSVQQFVoXgqAgr0rANkkubqLuyK7/PTDkz0nXLz+F7hqcYHdo6CeXhDxTP7rcXU3bfMwzD6O/1",
+	"PFEENPbI5sz0pMKDQW/fyjianqdZRCaEmDF9jfxS08MNnQwGHvztQuq1Lw09svGABQSB6lfyE/mB4lPz",
+	"fuG3azNZ+YwBAtAHxGyv+rS1YB6TaEg0CzwjpnHd7+UjyodB3uqc41r6UGYemNIvFQ/SLJTv6bA/f/NZ",
+	"OJ6FAnygXt5IJUigZsqsAMHHxLAHsCKZKtUQrAsyLNbcwoQoXTBiCq8g46VkkDagxQ+aVRlyBeM2sEt4",
+	"RHlxJKsH0XyCTByGv6z7bBPMqFrSlcbwlYVj2ipEXZZVP5F2Tv1+HQ2oIBL1Ckk/Vjej5hvSaFAQFiHd",
+	"E5lvosvCmGCh2asgkscPJPpm2gP630ReMDKyTyWiyihURcSiyxytq2NRmYeqV2u5kdkPuuERnqKeaQ59",
+	"xwcDrRT3tHadYBBpbI941xte0ljf/gMuUDPosrEp3vE2OyNsI4dMDEgvq0Z5J6i8t/OaUoOUIVNCiDME",
+	"2vr55YWGBsCqy2L6OaWRMbXttkwCjv8ZO81mHfUUlvd3Y6pvfPiCQ22kH9hYB8AFfSpDgUPSZUZmByUp",
+	"NYZZf3L9ot1BZb0T+AzMrq/nmKgsOKDLbJ9/xFMlaWRsnMKEcBQ/8NacvQHwK2PDomwo9ZtahcheBBhQ",
+	"JbusV66a0vMnNTNpiERcH2ZCzEK99t8GDjFnQ9BYMJs379vKeZXA07sYK4Mh+q8GGFEUDe+JsjqoLYeN",
+	"2h1k0cNoSF2mdzQmOH4ljfhYALnAUzuP/lKo0X5gJZG7GCfSfBPuAlR4iraDLovwVOZWZSuQyzrqUTbg",
+	"PUOgkJOTUW4+ZIIFo2zYAztRz5WWzWhccwbpcwzAViP7Dzh3VdBEcVX+3goPNt8iDUGBNJ3KLpNpOEJY",
+	"ol7M1R0sSq/FGNzzTphU5AmsWvUsxcoX6beKK2QOWP+Wvy4Sd7dYgUZ2a1bqV8ZgNCJYROZSl1TzXqjo",
+	"U/U1w2gOVhBWHGd8zo2Zc9dF4exQ084NRVRZSSzn+RoNfNubvYqAMRlhhSpJ4oEWVcrc+Mk15mVFFwv5",
+	"cLNeu8Ff8xINS9wAMiv4/PQXzNCvhXrWFTdHdmVA+bU+T9Vb1KMRaBQRybyhUebRNFaDYRpjgQ4uT4AP",
+	"mZhSzc3KF07dq0ELz0sXR93yTPOwwPBNeXz9k1Z3qtl1PeNiNvsnY7rz+Dvw/pyNQurVWrexKzufE52t",
+	"HPek1mGUSxpVCF6loTTKS3jY+99DtJz280POcMQj1QINFohpruRnS38eYVWlEBRFpn2EvYIFOLboZD4/",
+	"C96sPtnLSjym7IM9jPno4h19vQJZi7x6znVVr8DiAuoWs2nmFVZbyEGKO37nb81efN7tll9txS/bEZXf",
+	"eiKdyeMLIWchEUxadqrB7McuNSZaGDL1H9dgnCWMd9ixAO2fQtrjB2f9ieOLAQQtLeKWH02sl2vUBP1i",
+	"ihgbWSp4kuf6VPM1a2/ye6b2FusLfHoKFq6+AHx/dtefKr1qrn8LWNf4oKzfbGXQuvawzS1Qo1at7uGN",
+	"Qyz9+aXwyr97vIk1wXmspzidfVg910cu7qGw+noWpkK1xMoqEVljJRt2APDSgqyjgoxmsxuyCs1nVp8I",
+	"ypeRB7INXroXvmY1TGfijW0bL6Q46tauiFbl9lG3hgbcFrjpTwubsBfE1jMNZT4Uq8nPlFqdXfGBkaRd",
+	"UWYH5GueSvTAQ9zXcsTUGJc+XKN3RwdojH/lAjGtfmz0xjQG9kqGwOgGVI569S7rhSKVCocEszs5InFs",
+	"HmhFhpA7liqtQPVMEVn452REsAKWz6eG80s8Jr3Neh5+Z5d2/OH1h++6bMBToQhhdWvYwwq5lgxZA5+Y",
+	"SjAHjMegOYRYaMJzKTdcki3U0yrBl8w+iwEcXdZPwalHIxt6ZqvZQjC6tWJovclqA5aINCz0n0NNeXrD",
+	"QKCzcNDY6MBgCnjafwEQoEcr+PUBBLV6bRinCihwrOcSGptDEpuaAHGaUHjE4ziVoemPEicj22c+5ILB",
+	"/4TcNvlQAk/6RMDLio+x0gwlpEqATHJPJ7RWr/UxwwzrByMecg0ivU4u7qF9MxnAEyh9VqvXcJyM8N0Q",
+	"x9A3KMbKLEgCFDiP7qKpKeipyJciY8l3XsFbDEJeQhmkajOvicbTZ0EVGet7UGHKbKKSfb8OIVKCEKPY",
+	"g6ZpTFZQQoLxCfMNn24OvXRBCBQXNVEghYV7w+asfFpVNoqgg9Nm5sjBUkvDysjREpkq4lXyWFYv/Xeo",
+	"ibeEfmGp/WveuFcIDIwrb1eTM39oW1OvRSIdAigeqOBMLxGOdExlWITDzJbDyloEB6fNxjbK26hkG96w",
+	"zkwyTtS0VFvB71Ezq0pnldoXA+DMjQM2aZLYZEEX+KV2wHAymsb4C5V6Txlg5+gROQRlxb1simIDGUZE",
+	"GHIZU+jesQhuy6mLZ1iFI09dtEXmC+aEw5tKFQgKePsDs2Y/i++TDEvs2dqpso8XlJwcwp5yk2Nt5X2U",
+	"tbZZKCqUrypXqtEYZ6iSKGVUzZJMXuNxMWS/d+OyZtaLx0N9zDKsso/ZOebv94Ql6eqbTrip0FHaPTZB",
+	"VlhEAARjfg1NMacpJXFURwkXYD/hJoSFRDZxfXN9iF3axTjImS0tCb5ru+D1wZhQW6um7PgxVb1n1DIN",
+	"URslIsiDrQq1laN/n/OYYGCUXr3TZS1nSxoiYizVB+mmLtUJwVIhmYYhkXKQxlrAqLu4QmPDtVodHdjc",
+	"iVSaS+J5rq2cIxwnNEQQfjXAIUGEDUGwSwSPNqvFZjKgX4pzSJ7Ku/vd78etL0+yFuq5u+xcBRDV885o",
+	"+ZFUIoOUdMjIHAcwSGhY3sP1z0U9j6fLSmtwYWkL8nv0kp72As/C7yIhzIT+8ftKeNlPLGlRWdeTCAtb",
+	"BKb1mI813G70zLp61m3mNoU2evn+eptvTSmaeIo4K9ay+r0Ah9pS3W6+loH/B4JyFmxpRNWx6QFVxW7m",
+	"VdLN7GwnkVNYJoIq4kqXGpy+poqUbEH5g6q94FDxCo93NQd6kgs4s50TXzSkNOEl9M5U3cospfa+/7SA",
+	"lczCwBbQ0gNcAPDB5Qm6J1NDdWb2rFqs8wsZf6FNplnZMGWtULRaAcYvz9ZpUmQErWB7K9hqNre3dpdz",
+	"mYC5xCDo086LZcyBgGhI8TQckcizBmJWYRC0WDkZ0XBkHGu23oItkGiyLGBuSWyY8cqIlvdKriwvF83k",
+	"39uApnrmBhIQf27ZyfNMl/AKtjcMBBFjV9Q7W6dn1qRJzT+lKqz6Rkvmh1ojX83oVVDpFklMVyDRHWTD",
+	"v2rVXIWj79cQcOFF4us4WZBoPVdoX0THtEZJiHx9cqbD4uis60+JXKtIMMLTS2zCYGalLsrI8tvRh3hK",
+	"GanazhhPDw14XgQ6plL971WSgsgU1WUPdR1NR2AqSXTDzygDBK4mTq0x2MyGmE9ceqzRL2zAMQKUMvY3",
+	"LJGZ17SeqpaxzQRLXt9+of3f5z3+gWR9dWaR2pbiX8ZvG+KYvMsu2WUhuaJnuLjQVc0AVynzjACKJEXs",
+	"ftpukfYNO5GzB36MwxGSab9hoIpsuh+fQOl1kyANMILjnRi/NJWQtGgiy8C6tlWrL09u18R2U51d6vK6",
+	"OEh5VVEHH10YgUghe9+0cMgqiIEhtz9FG5DVCGA1SaKchVBIO0mI1qDj1AagjEg8QDEdkM25ytfi28cg",
+	"o0cDBQwv47N3D1nml1lWyopyztnLl0MRrysI33FJh08FJPFtOHXf4unxwxleX3lLutZlZSk6tO63Rcf8",
+	"nnw55DEX1mNj0vuWfaV0BO79uvv23NV+SNwdtMqt/qdsaGbBeQ1+6Bo4tmuYcZFWs9HBiIpZJuo9t5i+",
+	"Cqdx6kVlmFDedzTXP6q28Kk6zKi4lNImbdbVfE4Ldo5cfZszjzNnP2Ej1aOqMGhGfqiertiUfO5SmMM/",
+	"47z2JvKNV/mwHHVnh/2LAshF6iwXluOt8OnJS3OMXR1gC/hVp6vXJB+oCRZkFihzosaXtdPkQsAT94hP",
+	"Q961YK8Jqwb7ZJ0RsSWgT5VMxMq/K7I8eZmKcIRtpbLlAjpyCWomQuIdeOfIWBq372TEY3eDZ9ZvLFHi",
+	"Poo2ji/Ra6QEHRuj9ybUTOjpi9GEUsyoS89e401WcTlbEoTcMGLkYfhs1g2/ygkIw/wtmdC4kPN7U/IB",
+	"ouRoPybGtG+VZEgEHuAxjad1tA2JkRD5xBSK6JAao0luj2huddB9ZQyIa6y1hNg6NxVirhbz+U+AdQE3",
+	"0AaJAFZWfzIFMVdSNTT+/KTR55KIZe7wF/EbWRv4HHHOE+IcLs2jWydIr0a6L6cfz8WRtZTTVc5tXbVt",
+	"deVpFY3kYb5OOsPLM13AYsNDxrNn8aIozBcl92rckBUeJ5uWiJJUjow6Bz3EQwGxNJCRbnPjbNh1FqVN",
+	"WJb0SSU0fnjaXxLipNpW3oPeEj2wPFpr35A+EFbkYTec0eFImfJrak5Im2tjvax91+afOiF0/rpM1JNr",
+	"gpEnlhbXCM9fJ9VrG8/tr+F/aK2WGU9SB3z7g4if2uQErKxQycTGiRPQJ/Pd13OHu+mmZbKJRqVKRpuz",
+	"vQIhres1rOS1hfvrJfc3x+Izn80Z/Cvt1Lzkn6c1cYRYRMbOYTJpNQZqTNqH6Po66mmK1P9rSVL/E0QM",
+	"CG+zd00P8lyGgkRUs4Ie2shec/Sr/w3iSB31LCfvbdZRD+gWYoOtZg3z5rq1rTI0Q9U+g1yw11VRKlwK",
+	"pVxASenDNoqx6ssv3jx+ZknVkZjFNc3nMPOa0M/mESy+HqXhJ3OUFsui5nHpZUNnS8KyxkYJEaWQ7Z5v",
+	"2Zjkevq0TELFGE9N+ZkegKv3FjkWYIdm7Xvc8C4z4y0D12849LKvOETsbaEDBFUnobGfLZqql+Q13Quq",
+	"0iq9y2Exy18pNHYR0/2OTM0iDV+r6kDlOP0fw5N96v3jyPOPIz/vJDpLnERGnAsIzpuyucyUzybHeVQ4",
+	"RyBwVLWPMJRSdq1gNbC3HB1Bjo1pjEUii1ymDt3lxfUNMj1zf4fSlF/NddjbrHeZyWhD92S6ldHXPsL+",
+	"HVXXBG7/plAcHcyz5TRFFKYxZVhMuyzvtwnd0bJaMlp8y2cygTEpi9BGO2hvliKZs7wl2Epmni5Gweaj",
+	"Zk7pECui/30I9QhmjSV9GseUDQ9s645lXODQv4hNlxu7ejDX8jUb6DNV52RkuxI8+aUUbHkrbGNBrJUD",
+	"Xz3r0WLWUS+fhQ89fwnVZOMf83oZILOo4NkwWgE6xfcEXY+4IOhI1NHhiIZ4yNHJKdoJdqBPfJkprYJK",
+	"+bcONYV00yBo7aALoehv6COJouoL6MkvZNjkUQue4v8ZjghraNnxty33xOPrWfccv61gu/7cMiIrXp8Z",
+	"fuaz/fcm2m62UKfTQUETWiV6c7aDVSMx5hpBHT5lKWIlgQHQbEnjwDo8gEVylfFDje6HLpR51gH9XE6x",
+	"mn9ZqJUWv5zXuXAiuf95Zc5Urz0Qli7D9qp4WHbwnl/U8rVs49nxFc7FfdezlK/O3mDz63G3lVD2efiX",
+	"kWuz7bcBNb3GvE6gQb0CVWc5iGYe//G//rdhhRPDCqG9YGKDplZkK0+GsG3YgjCbrqYYdKxUrlP0W2N/",
+	"oGOCfuMM6pMS77FXGJkrIl+ZOhFUTZdKBvyTySejhRzc+pp7oGSCLvEDjWcgvB2szGXXJ5onaSFPIC0b",
+	"lpj+/rTnymvZ2lvUZP6AWYRDGR+Is9DHSKW1gUD3d1fgx3vRlejqsg1JlEugNBYn6HiHJFHQcsUkCzI9",
+	"na0N0zOFRTALSRyTqFeUcu1iwdjKTVnDfCFWZIJpQIO3cxRF4HyKJUpkVYDwJHu/4uH3blUVzw79hVY+",
+	"z9de9Tjfjne2J+yB05BcYjqvskBoR25RM/QuwRQqDCD3BNknYFUbY3FPIqQHzeacANnO4wjZdIa4wRRp",
+	"J9YCo1yKqu0by3qBuMLxoSbfOeGq9vswrp51ZSwYCtpvWp0gqD9l+Hdb95dYWMAiCvRO6Z+SSj8PW6oy",
+	"6ivx5c/KrK9G1i0flkBiB5bDPIXzwCXuHD8yWG/r5btygx4dwGgXYN0nIbatJRyLeT5BZCxywAXasC0p",
+	"XMMcM25zKTqBiV6ISvLKiy9JJm6FSxNJ4WD/qWQyi2ILCaWIZH86qZRw3BALYTKV72I8nD3yBuqlzOTl",
+	"3rl4QePysD9GlChDKjwiCE8wVFczog5YyKAlix3d0IMkIixKOGUK+o01UM/YLe38U5jNq1pgEyJdRqob",
+	"3jPvsoT39jPHZX+KxjxVI/uMw/LuoLVGbz+vjJd3HNfPETw3r4wFu0uZBnJkS26eXZ27LjEDKqRClydH",
+	"hbznuum5ZirEw5vo7KooicyAELy+HgRdxm0GBC3LJVz/19+DlhnzBRZFlfJ8szY7v5ROhfK9hj5tKr1d",
+	"sKWi+ZfNu5EyJdGSc7pQxIWE6u/7O/2C1odSV2N0hdycFeqDldvGRBiKq3vF7rSSs496oMZAhY2sQt2G",
+	"Rk/K0HaAoPqeJuAM1CZFrweVkKIe2jD5v67q4qZf7ACmrtljMlKrea0y+HINlX/pDDwz9HypCDp4Pyuc",
+	"mr03W5DIHqGHMT5GrmcQmEGVUhmFuxFmUQxfhT9thUIvmLpWr41wGCa1eg08ZZWwLnxnzcI6Pu3NXgGG",
+	"VQHW2WoYrjilqa+4UUTGTO2eDX//V6DRsg9pdeNDHgQx4nFEBJpwcS9tAwaq3toCWq48KNCJqVkISWpL",
+	"iVnpkw3/oUKiqa9OlaFzEKikdEnherHLCHXzCg2XiaSSNipRH3qdXNq2Vmsaw0xLcDdJ0QAyMRUwGyHn",
+	"MRGNBDMlpo29soew1X7S0sTIxP/EIrw694bO2E9Kqy1OXAmjGNOx7fF9yCOyJpQqq6mY3kMRsSFaFh2g",
+	"H/cWOsSS1JFMcEiMBzfCckRM1zE6ZNDXZKO3e/+5MW4npunN7nffn7Uve+XyK/Br2bi3WjGquXHfhzFl",
+	"NMTxNVGKsmFFYPlgRMWZYNdZiZNZGLx7f3LlF5UxGcqacCRB0MrJ+LovTVHLV1ILaH4MG5gS8veNQNY7",
+	"uwKwuOoKntgk2D6n0X5zq7X1ph1sNZvt7U6w1dxqbuv/POkTX81mVwRAJRB5RL6rLLvYy+RvUAhN+Z0s",
+	"hwfCj4gyzy6OrhvbINvWkUyTJCZjZ0JN8gaLIIz7AoN3h4EQWZAv54qVQAiD+VkEc/AczEcKWo1tKEHH",
+	"YxLVUZpAlXIsyabpm6PIF5WfqyTAr6HKEOMwT/E0zy8uL66+W/sWcrCvjLU45yjh4h41kCAxHVKeSg+a",
+	"tSUT2P16O9Xnbwx7N1jer8dfXOh20X4fVMfXskN7St7onXZl7ElWRfMpMN54Q6tTmrhUc0wM8DOUqjcB",
+	"97IYI08VGdcRZjZqPCIhHeMYmWWiDQyoowfvoLiPsELNN3t7xkDRZZotdmvbzZ2tTrfWM7/Cp+L+pmlJ",
+	"OuYPEP7xQAQeAqO5J4nSzLjZyj6WxJoNlwtFw7S1ei3BShGht3Lb+B+/BI29T7836803Xze63a3sz9bX",
+	"zf/xX6uJSaofsKCu80XZ2cQlXD3p8l5S75XVhPuB4OOl5LsVI829Hc6LOOem5soq+/RfWW2fK6h3ii8F",
+	"EDBhrQSIG/NGmWVkwhycBXx/BjgVW6+XEaUCDfIAc7vaT3PotHBWVaVSUhyvEpxv3sioPwMmZWqnXaty",
+	"Xdq1r/KRFTJg9NC5SejQokPcfGEn0RxzqCAhoYn1TgrM5EDzE3gNCT6RKDQgL6ROL1nbeoYgVky00Atb",
+	"qdoA5DDP2Wik+bFNs4ZOYCmTVirLus2k0nJNuLlHhAsCycPmwfNA4E23ypa811bBOXeU8oSt9DX32kW6",
+	"VpJRhVNKkfErmV+ElTHS+sGCOzW/2RruZgu5VMhWn5dQKCa/DfNLd6N4v5Z0iVYQVMaBeNfXsvt376xy",
+	"RBMs1UofgRdW/sIpH1qaWBd3y/Ytw5s8zpNlADky96i3iIolDMt5o+OrtSKhOCh5p1LGliJHriCYAuDK",
+	"R1VikRkLKQLvqbvlJrswq26Xleh2PXJfG/+Wf6FcZ/0ZQK8GZ8rUYcwluSIyjauC61wc0WKhJGXqekQI",
+	"TDqI8XBIIDGwgq285xPTRBQkCbBF2Be2FgL5B63EL2BVRsnnA63bIveSRAmXqlQacUlYhy5SbHYBpT3O",
+	"hayTfioaIUCDYnPJu9wDRcamP1dsS1Lum7TfmCu00Yu5Ool6m3XkyhYaT1TMVd2E44Mrq8sse3ZzQCiM",
+	"+xD0ddPTQZcgl0Csz20LHWRdU6FxlplEDwuxENTEVHVZn/N7L+laoV7ohMMe2uiRLwmBeB1bodvBzh4D",
+	"yDtUSXNYb70GQVB3u8s0NrA0jqvyQkxX8lXridZrdoFPn0PduVq8qwwXofI2z+D6BkvSy3ewWZn1WKnV",
+	"dQpa3d48pc7BshrdFx3EEht5+eVaiphHnBYPqET8QUsL3CYolJJsEpNq7WXhlDbqIxBSI0HkiMfRgsKA",
+	"XqGLFeR7Rz5LD5+jcT7pJlwnG9pHwT8mKd22v1/Ibu2JwsDISYVVkiIgXCUHngOdCu4/uwjH0/7j//f/",
+	"R45U/gmIP09M8xDIoUdV9nbhKOs5j/PIP+dgBXnsoeI6mn8Tmcu50jT0vB5fZgZTa2tl5A99u8ucSl1y",
+	"RKAH44QI4jj1W++egqwNoQe4nCfgGK4W2ZiPCVPLVudaKz/AvrImDJYtF72iucxJHxU6cY6az1JQKvNL",
+	"OFOjBmGROak6su672ksFSDwthdpo6oUtuWy8sw8IHxnnBAHk51zPCcejAHdI84lwXoMdM8US7XWqA4j1",
+	"3BdmeC7Q2xheWLOpkL6mX2DV2uArZW4unQIE+4Ddres+fZrVwBiQCDe40KIKBGdtQjNuZoLK7f0ySFVa",
+	"cu8vZBElkit151Uc7kw3SGaSuSvhCyK6WZ5czR42xl9OzGB3Fu7P+eS8dgbHasEHy1LjfHQ4gsIU6+ID",
+	"G9AnTaPmC4cwNmtqsIxP0LyYhaTM0NB7p4RlXY5Xz3meF71yYBCnIos9ixEDbAe/rW2ZJTNvKRWu5POI",
+	"JpCiQRVpyJAnJNp8iyA6aUIlQe2gjXrX+kuaMCBpuLdqejzGK8esWGxx7eUMDObjyDEbYtMffD08wWlE",
+	"bSGhin7y+qGEuidESBNTN6Bi/Nb0FlLki9ELV6SoNQkxIYLyJzEzB8ilGZ9h0orSQM5aOk+wluoTdB+t",
+	"ZzDOtjD/OE+YTExhqzXj37Ldzwu5Ml3K9YpQPthmmrhvQ/VjNoTwqw3OiIv/AkraXDIJBSbj4sNy4V8J",
+	"EXpOEwGWvYwEj6Ga/ogOR8T1s1gvNqxe0ygSpTGJ3hmEf3lPKBlDzYh1rgvvXU+SKyx5Edo8EKa4mGoU",
+	"XZMRzOkm4zf30yJ+dY3rpWu76wWWKruvafbyWnqteLGsy3+wOCUPJF5eTbm0b1Swk5kKmyMSD07pgBzh",
+	"qbSLM4mr2zudQiJrs8qOIO/T2aP7wOjnlDiZrnhRhliSBmVQclEffDwtc/Kdp0MOtZK/PDT09t3p5dBo",
+	"BcuxU685V4YyCwmCqmfEEYeCQLAcXuG0D7N3ZpRJANXnlNg9azryyyUsvM9gkIYJj5+0hl3xmGRynHfr",
+	"ldov0TE1LJ+RiS8NGY4qDU+Vb02rOgik70Nw2ZhgJsEBAQPWFdVbMwRQBZ9yxo+tEgFgmH/wF2L4Unrg",
+	"eyz6XEDKzncmR1s+s2HpE+rfJY9puKYa6x32Qi4Kw06pVIVCRc/ZlJlkwa5s2dpntMu1mVvzovqdKTHL",
+	"8KpbJ1MM6fK+uln21bd2GsF2I2hXhPc/adlazWRVAMMpZTmdLi9o1udHMb5kvs4DYRFfqx9X9qYnwiww",
+	"GgF+XJGEizW1l3JLp6wPlaxMMFlOgzAL8rQHrRsW+l6adlU4DEt1A57WXa8ssCAeuadH9epIkAF0ZoDf",
+	"7Ky91bMdzDqzXVodchHgP6fU9BZbD/oDwcenBUdSRZpJyfgza/tRPLxHIR8TifSES0nyq5Get9H1CQ9a",
+	"SV6wcvcry0C212Egjpjz+d5xgW5SIiM8hfAm9jklChpzzNw8L0zzir/QSQ45MXqjy8w2hdvXyN4pxHme",
+	"+v6mwmKX4DApW6/W5HHe1w/SDV2vIlMvMi92atRSV3+9PqcLxSqNnUqFptbumjS3c+mzW5+uVrJ6rZZB",
+	"K6p1z27GWm4+k21xPmpd0yHjg8GaYg0lCsSBZcvSL53CkJg0oHWu8PzVemGBi2Cg1jRSW4SXi60OfUHw",
+	"/QBLhYKd/SD4j//1v5vB/nZQR3HKwhFqNu2P7f3twKSBUcaIQM2d/W39oBXsB8HSTZqOLBEWnQutpbyD",
+	"mDKnKqxuFVV0TH6zNegW5pG4cXMU5WyeBSdmWLljov8Mg9EyTobSMp23YYy/3JBx8m6FhJt38B5la71X",
+	"3fLTGle8aOFljCp/psPpCfHvBq+pKce4TyrKq18KaqL9mG1DPHyLREHc1X8kY8JseeaelSjunETR0y/J",
+	"LPiv5/pT9tAGZih7W48yNy4URPPRTSuDbpjttFoKz/5oHPbI5Nui1su5pT5CLjVmhX2ClF+1TURd7OZb",
+	"TxcwADC56QaIGgKIKkniQVbTuk8QH1NVjvucK9otbEdqnr6SiEb7OSp7S9pwh2hzD2fkwAEXXVaxyw2L",
+	"BqY8GfRtl6gUvmndc3XYG0YyxCyrnw0Bmf5ALV/aReTIUMasDVt7OP/prcNHbw1UyS6DnbqIO+jba8Fu",
+	"cQoBpm9uoYOqQyx91yGlxlyqIK3OALtvAlNN/nyfxLY0O5bmsBNLNjbSUtncESM1S9MYmEQIizndaOcc",
+	"980SBaNv8PAmHzxj18kfLWIi6+ZjYq+R+cKmooVO3l9LInpJUq4UhqKUHDwpGB7BoK/12lDgkJxBE/r5",
+	"cgnaDixjz6pNvnmy2OQyV56Gp7vnYsruSXTEw2e4LlsVroZEUC6WEP31Wi7d2AJyzIMKHPS8Jqjwsrwc",
+	"cZMvOH/IdYjZ4hH6hq4esYrGa/AbD6tjDDQ9+xruBhf6b8aNw9EmeVkGbTkX9NkcUfUWGXOB1Qv9jfWW",
+	"Y9lknFxhNlwqqdgMfClzbiZFmNkc+cxnAR9tSst6bOBPiFmevfNiME0IPmEIT/D0rce4PUuGvgzwPWGI",
+	"MvTu+N2FKYiFNkzFkEjPIk1FmeXczxXqW7OaY72Aco4lfzJHD07uygxdjXbWbv+VW4V9A04WVTwbQGx3",
+	"sgD9TNm6NcMlHqojwKF0HogEIFdC3tkDqes7n1ibUO+Xbu2/dWufel7DCJiuIG/+UoMKOls2thLs4mAx",
+	"2IpISCMTFLmUXmr3CSuD/LhS9Nsi+2W1+zEV8ZIf/SDi2do6Iq7VHQAXHA8X98/y/Kx42WcS2ZKYvOxl",
+	"mO3DvxFfhOH6K64/6U2LTKzrixSqWzI0+76qpwxU00rjGN2TqWugpgVbE21ApRZhE84keesVLkb3hCQS",
+	"YTTCclTUyyRP5d397vfj1pcf+ns3v1212WnyJvwYNQfv5c7wW7w9PSZB+h29UJ0fP/88WattY/mOF2RM",
+	"oXSKGlm95J5MISbQ7ickdQR7wVHD7Q7cLEZhAVs3ZdAghQjU+9LACW3ck2lvqxrXyIB+qYblPZm+srcJ",
+	"CkcYihwL6SBLGYqpVBJJjjAsUosbfZNkPmR0pn6PB86V+mXos7bwytbrR4kvQMw85GL5mqPeO7PlRqHp",
+	"2tyixPY9pKVkrRySUEBdnxwTtT4+H/vQNQHNz9oNugzmJFC7ltt6rjbpwmqU+Ufla/O8Vy53QtnD3V74",
+	"fav/4+74u6Qtb5oPP79hV9uTn3bI++DX0w5+F7WGH+jF590f758OCQMAVFQ3zYFuGfR12i/wyXmWuooe",
+	"ymvUt8wuzbUvrrJKMsA0TgXJivovVqSWTSnBUrlqts9JAdLz5KkNmc7X2dsranxPZ3sZJJ1Xj2/IKBtW",
+	"IXKZpW6hYxA3soK2NoW1y3pfGhrXaUgaej6wYdqCrTGfEAF1gEbkC3p/dnDYuH5/0OrsOC1H4ImpjHtP",
+	"pk510Z/tMgOKVxL1p4pIY9cxjWjNkzrqTUaShHc9ZFgGoiyM04hEm1tIf0FgFvEx6lM1UyDIvPjj5+2H",
+	"J5i+uxsqxVFR6jozUiqR+69fa8STW6MskKdhmy1I14fmtWaUy3HIgsCTnWXdUdcMvhUQp4TiS7BUF0pW",
+	"cW0lgg+IlCBBoTxSDY1IHLlOASaqyxXilnxMUGgL0UHJJgmJGHaTSJAhFlFMpOwyPoCo233UE1FPP6FS",
+	"Ea3vRJQoqihmddSLlOjBD0TRECkSjhgNzaMwGvdQaCpX2rewmCJbE7TeZb1wRAb+EP13HfWgQGgPvT84",
+	"PLxs5E+h5rHEA6KmKCY4KtYQhsSCSAkN0mis/zsig6zaaCHjSFRyiUNBocIABMXJFR3EN1lnzVcShXYm",
+	"FMNUmmz/n//7HVgPtT5/F45IeN+zlcx5qiSNwHE+hphsiXCX9bx6YnfkS5iaJpymDOc+hGVPUC/k/P7M",
+	"OjN6+oRjCPJMBB8KImXdjRvxOHrPVTa0y8xY/btmNSOu0AaG/9E/mQqCtlWaCbSGZ7CdzTrCff5AzKyH",
+	"PI7OrBvGrqDL3LQhj6PKxofeslf1wZQ/us77HihWe72qWNtR7qtfKTz/SQvgKQ9xfEPNPTnrYwSfZ7n8",
+	"4tM+C2XXuuSX52Q0wCzQPKWSax2BSvs8l7hlTX64FU4SwR9AeRbkV5M0/OkZ7vHS5rJPVm9JX6YV2pbt",
+	"Mv1UP0bbeXnFVKw1BbNl9bmV87vgIiOEHcyRXUwH5VcS6YEIp2qkb6RQrx+uGCJV3fnnxmBat6VJ6QAx",
+	"8gC1K02L2vUktCXzzyrCJKrt2TciJZaveg2iTYViDDWSoai9aQpNXeYiwkNMmTSKZBJj9kq6V0OcbFbb",
+	"xc0SniOePlnk2duCdYBRVm4rZarnTlGChZIogiabyj9ZqWwv1Kdtgy/YvrGYBZeRUnZyHvwKWGp6D69U",
+	"5Nxg/AG0Z50h9/vK0rNQYEXf3cT04DKmvoJ4q7C8vxtTKcmcZuWml2gBd0suak8kQCBCIDMf2ohSgprt",
+	"/SDYrAyksp0hfFZK2YBDFSVhK2o5maUoKeXPlyremn0p39B8CB9m3HABHzHnnJpY3rr1tcgRTvSYhGgc",
+	"5gz19Pd7tuNszrF6m/uZldZE7nUZ2HYoi+QrZFlcHfU+Ot5g1mQsuVC5JeMacgsdaDFZpYKRyFYisn2f",
+	"tWqUCGJafGVhCAMaxyRClBkRiDOyTO+V4krAGLJo/Blh6TcrjL8ReHpKGVly+HeUy/slx14TJrn4O1Zk",
+	"Al3c4Z1PpeM2jomVetibisgeGsDpFHiSOf/9OQfZyw7xrs9HEHLSZd6PAz7q1VGvBEr77piw9A7G6TFF",
+	"8NkhSuDpnb5joIW9BzL7/F7/ot+ugJAdIuHJ3dA86jm9PkcvnhhgvXUBH+aZcUzZbGaHeVvoBOJGgEeQ",
+	"qHAbaUCZZs3snvEJ6zKYp65vM8FtgxZI9HF1xlIoLiwwGxYamiOGx3D3QTMFvcyNnjmlrW4aBNsh/Aj/",
+	"JL3NrS47QBqUps22PjIb8tczvtI+cbG1XteF7B4q2Qp+r8kRnwCHznDGRotCnYihoLFW0SVOFYHqEHNY",
+	"0Hfzubl3V1LptGfjqpG2VIFmQjYf1m7dhDNNRiauxFyVziaz32Vd9ggHgB718Tzmbz0Wh6LHLntsNBqF",
+	"/9cvlzH5EfVxeN/gg4bp22ONGjnX0h+ZoYlHv06pvomFrNv+DnU0wizig4FZAypRCXpEA8GZyr/4Gjkz",
+	"U1HIWvbDaMM2ltCAy77NBwPUnzqE3rRr8UgRPXrYpL81Q7yPtis49DDIMAm627PUTpgTLnpEIy4TqnCM",
+	"9K9mNzIUhDA9fZnuzex6JPqckpTYCQ2l6+Mk8cAZ4BD8qmcpsAa7QD4ec2alLbDxmZlKDAE9IvtPJEiM",
+	"p0B5njhghku0wbhd9ab+YCXDWfBhz5xSwDSQFDxEgPvdHYapumkACZIal/cgC/g7KIsVxclnRBZDntcK",
+	"KzKvf4vhfpoQExJap8hGz5CsZrZcDPX/2Myanpb44G/wAGjlVv+lhUPg2jli6p8NTvbAFGVQsrcJBRxx",
+	"PMFTKGuvL3tTFD3B05jjCOEIJ3n0ITDaLsuxVCIcSw4kPjW43KvP4Jo0SCl7tv6EEVXsS06UMeFwJhrM",
+	"wKHKyIIteyxD7yIhDGXpUTj2OrvkIS4gSP39uNy538Jls47GXCrTcgxuH9ZljEyIVMZxVUdYmSGtoK4F",
+	"tFyMsiKcuytyRg79JzQvz7JNXQEOs7vlYrY92b3Cu7CKsh5V415Fp6pMeZqTU9hapmVQlNkXnshacNVg",
+	"wJhlsXPOOl9Jn+Fm3NViaHYmVqnTt2fdVEfxT+e9owCQQ/QB7aMelLHV9GGMhEBYZgr9z4HgY/2/jBua",
+	"w84/lp3hIulv5q4uRTB8aQx5w/72q+Rs6wpPzqy28dUwpqXAqK8MKB4uhkuNvxDWd+sgWhX5PHOvcjZ7",
+	"K8t9H32gUrimPkAtcEBrVpMIkiSm0p/WLoxFFypgWOuqKYVpzskeX09fp7bPCzPdhTPRmUSb+cF1Wc/l",
+	"tBRPMUtsqntZTf8fe2+73DiOrAnfCsJnN0qKoVzyV305JmZdrqqpmq6vsd3dO2fca0IiJOGYAtQEaVnd",
+	"WxHz8/397o9zB+dGzp3MlbyBTAAEKVAiZXef98dOxHRZEonPRCKBzHyeyGQ0VWcZocNQxwrQuWhY6/a9",
+	"YTTBjbV60dw7JjMInsn9+3KAPCApnzBsuprJLGdZf5+8RU0gUBlcC1CHv58slZtFw60K/K6Pqakc35Le",
+	"91fnfY+NBWy6JcWwgVMDUHsHLhTjnInfXtFp3KQ3rg5OXg2PXw1P/rU1/hZkpLaR5kv9IEKyr0L6Y21j",
+	"0jbCq7rZ05vwNLcdstIIYBBxv8GYvxYVDwVLDQSvYPfggh+xKReRLk+XE5FMyjlYhyO9GBwPNcn5+Jbl",
+	"iqRsAk6UV9cixu9QpkvxtLKrS9L/jhg8kHCmdx19bElA9gWdM723OSIhBQslZ/fgPSW9D2/eXH4gKbtj",
+	"qVGU4BFhiX4J5FEX5y8sKFLbGeDxgZVGlV5e/WsBmQ96yFI+zuN98lkSk3Jl4s1kRj5dfFb2MIidI2Mg",
+	"IiMzLnJj/8AE/V6LYu3OHPYi1KKRTYg2m5y3fNw9nKc+I2ujeBtZ8LqIh1zlZ4abFIXsUhaK3MkxHRUp",
+	"zVb75ApnDe8zMy5uST7j41uhlag+uHhzqa5FL+ZJovgNkBYexSTlPxc84Yol5J//+A/i//ocXKG6lqj6",
+	"PRvHhFG10kI8nrHl6bUwv0P9N8OYACSZVyD+cBwTdp9nbM7AuOPj237VtYlMp6ZWQFFkNLvBNmrNUKRp",
+	"+WkshdK2ochvxjQbydkqyXA6xjRLOB1DUQLQ71O5vFEy4cXcfFjInCqFn6dpkTNxM8kYM79OaG7/4kgt",
+	"OePT2c0ikzkD6MtJWvDkJmNaH9k5FqzIM0Du1zXfsSnLAdsVP1AkhEyhObdSzaDYlI5zqZitO6E8W9kP",
+	"osjtn3kxYjcTxhK8opQZTW9KOi+9HLxJrX48rn48qX58Vv34vPaRjd0XZmprnw9qnw9rn49qn4+rx6Pm",
+	"KVw/KHGWW4qqML1YWez5+fsvQdNTK8LWUTywGgO2NbLrvt4aP/nJPtca7vQTzcczC3ca7SnHjuchdX79",
+	"cP7mw9urcAh9nans3I0vOffGlxy8GA7JLRJDtOD4M0W7FnloqjikTcpspwgDfAkYSOaMphh8o4o5woxT",
+	"sz08UQCvr/qRuyUVRZ5xYC/Bnclz4dRdmeVYnM8kH7Pds8pBE3xKd34ftdKn6Y4FfNs48l+KzihQ3YfG",
+	"xyNvORr+K20HoHynqc8QrBy4BxCMfHlzSRSbQvqcQ5XG5Aaee9h/AVmRCeumM0BLBfSG0z7r5nUhPHQJ",
+	"qPEJQTUDe79qn8rdoLPY/TgtlIVPqDbgnZQJnJVTRu8YXEk647cXw5sJ0w99kglQaWrTkSogX6xF/p9T",
+	"NWNL8rnIK0H+W2GneRLC0KWj1PdJKzq3c9aDvzFhMEIevowgS3CEF/sUAKsTpvoQ3Aykl1PKxem1UHwq",
+	"BnA/AJyNuuc8b5lpyIXKM7TqVEXV/n3vs9Qn0DETeQZRAGrJjGpsPw5Og60Px2fzkw21khNCkSMVftFP",
+	"fcGxibV5oAVh3xanJ8wGV+K8mjNFa7mytYNaCRKT6bo3gDGD2WqSShITrgeGNt4DGKd1uSz3ydmbK/sM",
+	"xIHCGdO76r4WSGsKabTCCEY+Yyv3sEdzgldXZoGlNGcqJ1LU80s3HjhRymCMPzs+6pqmuTgfHMJ2BK2x",
+	"cqfIl4tP/+vL8IA8JV8+vflfX4ZH+23CHMwJouFE7sy/J3CAYiJnGU117fMipeWNGJyxqgfvt0LpE8PX",
+	"IoG7imMif9Gym1MuwCoNONbhgh8BogLC+YnRVHk6lS4WKTegOF/eXA4O+/au0+Hp1TTH671o7+NetPem",
+	"24JBFRCiyE3yuLyg0Oo/kwnT8k+FL1pwf56wzNDlXnzCOYpIPJlx821wnVXochMg7YLtJwJq3zBCVk6z",
+	"/EFxL86KrJ8QAw00l52FekViDNiN4UIqlmIwk2kSkx5wmur1A8ohMtf5cId3LZaU56q/T84QCFEPxPuP",
+	"z41kWz8huAqg8OpBzkUIm8qC45GbhO3aInpzOTggPSQxjkhcCjpc2zme3fiUxMa3G9uLwBxWXP+UxGY5",
+	"+BN4LdYGqLZobK9cOsyoyE20ltmNc0kobMnV7hpK5MqRrMIIbBoKr0CVgQEJBQXBI5ExQqwJUduG1pan",
+	"Wxa+Wm4y0S+KlKmuiexpKpcsOUd8Ul6zj9Zj1cJy7RaxKe7CXCd1zPzeVrrxre5YesiIa2uEwcEX0XDL",
+	"YfFyI1J3OtpWWmnN6w4vGrLJVTFSOc+LnF10Qap6aPSaEX68u1kXjcD8uq4HZmejnO6GaQYh6/p1bQAA",
+	"gIpewLXIE1IGnlBh0V9TrnICzVceI1vYCRlYEnUgRAgzH7tHiHlpHUWnf2rSsOpDF0dlvDqQpuv9m3Hw",
+	"oHJXoFXaNnjLAgkTXrX4OsLA1Jgn2izj0AiU/R6tEINkOaM5aFkM77HN3RVsN4g2HVIDgWgY6q6mpUlB",
+	"gsvXKcuV22Rg0OFUkSIIaw/CCiwtubJ4QF4sBptMGGyJEJWBWdUwNVocnZkCPvQZVejSQmt13t8dczh0",
+	"0PJVUm2Z4EUyuj4AfV7l/u0xBvma0TGgPHDxnZyWQokZEzyHLoIMC0moUgziN41HwfoCVAVR5Pk2NJGu",
+	"+tJTlrWzlJnD0YrMZZHPTjdOu5BwZgoHM4d1bkCwMoZ08YS67oMY5Wyu65wyYQIV2qFGrutIC/lSNw2R",
+	"LossM57nTAAIj40lmfB7pgjPXwFocETUgurztNb6Efn+6pzoU7I+Y62HAVwLCKLuxaUTDwNzXw2HAwCt",
+	"i/v7xOhrZZJL8aynO6el4+LdOTk6OnpZz49rLLGaA3I8rLC8XV8nvx5/G+h/Du0/fydXP+Ffr/Cfnv33",
+	"+nr/+jr5Q/9P/T/1/vV///0Pg+pz/SAf4lu7iD8Zz3sn3L+WiJhupbc6l+uW6OUevKfWvz0+WGXDievH",
+	"GYNdqNSCYzlngG/rdNsTRcarccoiox5BmuQdyzKeINSEkKgEOeSSTWQ2Zv5BC97WZq15BxK3K7h/ZUOX",
+	"jN2Gj85QCtG/u3aQCU1TXef+dhbZOmamM7ZxxkIGzFsLe19bnIIAxjuhSZIxpU4t9V1C1nH1qkd4Kuj/",
+	"2JDk6esQCyPvJwmdHIfkWyBFUxbIp04wGLdLbs4I80wCXhg1ntFs+rAckJaZP3N5BweyMOJJtjJXFYm7",
+	"jjJ3RMyORURkmrh4r9YXZp9MvaGFabaa85SqQLO+/nAwOCS9D4QL82BE3hI2B0f9eBWRL0QWufvpn//4",
+	"j34QeiGTch4c/2aOeRtEapFqXAALJDmBTSLG2ny2Exis+I4rnjddkeneHbw0QQX2BrnFQdgvtDaCkS+d",
+	"NfEqQXX0aKBM+kIRXKyOIyiwDkruqMfgmZxwQVP+y++yEkquo0djiXxEvqoMEOjbv4mI9TszXa3dIzbx",
+	"OLoZCu4xj5n4tYE8y/O3VmfRjVtVlLokgZVD+s6W8IbmNHClWnJn7bvKYkixWOPWWlJF3DOYeIcNhYO2",
+	"CEXclm+rp7/6nF7fAvjidc6vbqixlbdbjglgebRHeTEIIBYbIQD1kphBbifu1bmxiCS+vIZmZ/slIxYT",
+	"YWsCsCtRMGXNYHAAdIackLBk7FdH8qtTDR3pFlpZzQiwuOWxWt+hcHh1swxcONVUs3jNicod370FwCvy",
+	"P8nkL0w4W1gQPOWtcVZXtxrk3f6K9OnA17NtJ5hQnlaMLh9BxikOBzmz6aGqPq27xLWJmT9s15pwkXAx",
+	"Vdsa0hbUrMMwZUwV6da9xuclhOd3I8b7HN4r6xuB318v+7dSSlQZ+bLPrkfeqP60LfrxWwRb3DtvGmph",
+	"AeYXk8cwlllmrrByqm5BxQuZkwRyqXMr7u4KY31OFxRygoPzncucpu82iETjeFU3RYs1Y+pySyKqL6da",
+	"7+stCGoEi1r3uyLRmcS9jtCgW9fAnN6yVotlLhO8LGwNSRDyHhtYn8ekb3kU2ysIIG9Gx/bddaAG4dnB",
+	"xrKS8zDKp8CtIuKm95Y0vb3h4gbz5yPgqv0Fzq53TET6wDa7mdPxjAsGJ8YNbLbPtvsB0h1ocyyXqm6x",
+	"g2QgPTQEzQsDR5cdt4OXtUJcx6JsFuKtT+7KmO1EfGsNvznXwdssC7Eb65mxFpvBbtUPlhBrwdC3rSaq",
+	"LsNGvLFwzWdkVsypGGSMJhDTZe5a9smHXJGlzCAKZU5XJuT/FF1bcFCAlIXq1dcXn9XTEVXvNcZL2Kjh",
+	"9eF4f3X11QRJQLBYpE8pGIg0kRkZpxhNCrfW4OJRDEOQ9DhWGnU8PN56b4ijU2kVevabZzHc9DPd5lHK",
+	"ImLWdDmyujgXD2vw1/bJuenIKKMCxzWfcRWZ0AY9zNC2eP9afGZLjJuzHh6aJODgcYn0WIeaySJN9AMz",
+	"KpK0BPz3xnT/WlyLAYnvaMoTmK4b3I5j0jseDvuvCIKJgU6E1ipSPntK4oTl+svYpIkwOp6hv3afWBeO",
+	"NkOMa2MfKitEBYwHqjrovyKfpYcbBxdb2nABV4/LESWJZGjV5PSWvQKAQoS1GJB4kVJxY+cTij00PfBp",
+	"Zp8owMEhKR3foqdlwjBzWfch0UovNt/EWO5EZiOeJExAmUemTEflbumgPdA7rkguJUnl0k216wKWKWR+",
+	"g/TtusxjN9J4VV12E6gWdOke+zUVmJDr9wpLdSk8utCXtUItYA7B/mDfcT3biVlkcqxX/ihluohDO36g",
+	"lbgiS5ZiKI6WpsJyr1qHq4dqCpQZY70mseiM5uzGZChBybpxZwRC3eFrG5B2SjKWZytCJznLSHyhPwzO",
+	"9IeYKDaWmHOnJxtTnW9yKW9Smk2hwQdHtQbDLwClK6qzYMFUsbA5y2cyudGTYjzfMIInprQFzWc4Eyoy",
+	"rhL9vJulckqxVDt+w2emgPgMoVktKK8JWPCcyGXLABcg4RSiZJWdGVUs9BmXJTfw443+EXp84vX4iSLx",
+	"uRQ5E/ngCh7gKEW4kPzu6+WjTt3UrS1SE7B0Uwh6R3lqenTipL+cZ10+gnEQIZet50/r4EzQ9AYVmy57",
+	"CDIxKqYVgNxUTqcMQHELA4vM3I6oO/w/B8ZmG3xI4mrjR4Vala2WksypWBF98tBbGoKSKIiQW1IOzl7r",
+	"WzZ19yBaVT+QsJSP9OCxdEXGUuXpCuLyskIQSiZsSSA0Qdu1fXMpz5XZn6zziNBUbwMrCCAAc2umizZR",
+	"BLYN1UnRh7fWYzqnKS7OG6Oyg2p8DPuCnjbAaqYJoWZToBBKQ3qUuJKMxEZE0VU/soQwehhLWeKKwL6D",
+	"jcAXVHVhHh1UG/FE2aVg0BP0QIDK1G8gvD2gataEf5HJXI5lCrN6EJETWKNnAtt/xwCaEoY/o0JNWAZu",
+	"oqSmnZx2VQtGb7GWhOZ0RFWzxNsHdHcLkemtDrf4Eohb18v1oMkibz1pssjHcq7rNZGSXp1jKQQzSdzS",
+	"ukKxFbhPm+D7sZzPea6l55Wn1cFAkBn8o3s7o3eMjBgTZE4TkCrqKH6gsZAWTQWJPyRsvpA5E+PV4Du2",
+	"issRg6RhI9xUsVfk5P7eYfHoSdQP3bJF3rfLHOyFG7rgN7e6JLPZg1Ysoclhc8mkmOrhvJO3egyz4Eb3",
+	"RFULxqzPG8C9q5RuEHMQEK8svoLXBEusEIjXpn9KGFzevCL6K8xHqFa3Xo9W+UqV9bilA2lPUyxXr/ZC",
+	"YQjYVIrScvHrgCJuDJNHcx1ae5iHXhF2b+Ya1eIkY2pmQQANRLi2tp6an+LatHiU8q7CHwF8Cd3eMnPq",
+	"El80TMA3qRzfelu5U65GLCGDgwtlzB+uTHnmgpWr0qGOJZFC5DytrpNqU00PAjNQ7TYsT1hKkR0mAoco",
+	"EKvgwFeKvslYoWrjX61BC41V5Xb8tQGuCCWLjI1pgWoRAtIAkRqBkcmEznm6QvD+5tbASN0Ay4uz487A",
+	"YNEjX2Jg28gE1xJtn5QlcqFyp0NLmPibdcvzsyQLBtdqPob9DOKQuJW6nhtUtHEqo9pfq8WXYmvdeoXb",
+	"iek9Jwldqf4rQtWtiQQXbGkyP2pFwrjMuYKzZ8UW90pemrwn31CuhHCUxiBweCUDLmBpWsVixvMGwaor",
+	"lrRdwXbIqUG0djbcmkGuzwawE874tNpks2yXsBlPMyowIC+XxXhWFqwnGwJKtRhh5F7unz3crqt4zm6A",
+	"BeKG3Y+B6ClUHWxbTJERW0mRVMvSRSi9+es/BlBWYtph5jelKr+RS1EblkpXMEWtPhqOzIgKAgWQHoI5",
+	"W8VmLjyAxsqcZZxqqp7p3H5sIHKB1gqC9srzVwk2bo55PQgWdHlliCNuKjI7CBxDbnCAqqdHA5uKu8TA",
+	"7Bx4akEeDv0G6dlT4yvil2hrWaK/MVDNy8Ah1aw+vYVD7KVJndOCZgoiyqNXcGcinnExvdHn/5vwCdM8",
+	"glcE5a7oKUor3FoJmn2JTsNaI0VfwzQk/6X+0FUZ+eHitqFdY7qgI57yfAXkGQZ93FrCpfLJpD7CJhUz",
+	"wTS+b1cCQD3fGJVWGWKEacAEKM8Wp04yrCKsFmVokSpFuTf83cCiQqNqRFhou7fLG71B3tiEucpx9f3H",
+	"53hkRTjfubbIXGYd6Ct9grMG/Jyu7InzZpY+t0VWTuxlieAFIguaKQYXUJ8u3w8mGVx12Fs+1LSlzact",
+	"NW8bdIWu24VgPynLzEBJwieQUpO7xvbwrBzhIRqwTJNVP1wlFzeFYuWm5wop97z1JujTWs7TlIyYFhVz",
+	"haH3VjTAAcEnXdntRBWTCR/rY9kNMKq52j7LnDAhi+nMUK0ZnCp3g2Njkk6BeFO/abi4TDxlVF6n9/R7",
+	"qcz7cEbUD1gAI+IOFxtuyLSFCPJhj26G0c/xbooET/YklWKqhdkVCu//XMgcFYBeRhWxhZ8qe5jZzSOt",
+	"UFMuKksqIkrqk7c55o9Yw+NwkE3cHVSe0XF+w+fzorwKqTYAFo0p6pXHLWtfxuxgrNW/ouLiTmrVGuyb",
+	"+RFYbCmHht1JnsC+qpfBgq4gegV65R2T3OGGLhZWUFSR3bHVzTiVZhG4ucBfAM4KfjQ2MsJs6q/gsMnn",
+	"mOEM9ywQNIvnZjgoVaqw9gb+VtEyWrS5mKZsUChXMajHmad04ERXamtT7IyqG3tNoqqaC8uZ0ZK8RZmJ",
+	"VgTWG9BwVEb/FRnLxQomypmVXtTv2v0xhPVVrnn3ID+3vJ9F7xHeqyK70431EthbTCjEu5Lci/b8e0Rw",
+	"ItcuAQENsn6XZ4ov7+ag4NCNWpmp518DgP/av63yHhsVCiCm6zcve9He2kVIrVp7l2GCe+qXD3vRXu1q",
+	"ANpROU573/jnYO9r+7lytvR+9w6AQBvjn+68xyonJAhnWD8xaXkojy748tqho/p1pT1hOx+y03yLHEJF",
+	"Pava+Ihrxq+BXkdrFV3BdWtyzyIdVm2yvWgvaKsZXPd1+0qPrm8h7SFLbuWLmlHifWMpF/UU1UwEkFt/",
+	"hweontAuHfgB91IMvahteXvRnt5hgNrS3yhw6dWUN85NRelCHq2nHsvPdV1W/lJRR1WIocpArkW82yi6",
+	"dcSQirUJYXKRj0uK5g919rILigNft4Me6KGf9FrEtYjAuI9AFYgnB+Ub6MiE66bMuaAm0HhOFwvdXgt1",
+	"6pg1m+ij9UOGLO2tie/TSlJ3et+Ott7CmoFB8eEP+OxXytfLwbm1m+y2kv6qnz4zD9uyghGL7SMhbTEL",
+	"mfLxan9RjFKuZs1FfIXnvtrH7OsYl7r9dYwCXHu9zm3ahESIjyFdjHsZ0sqM5DS/e5XR1Rv7kH11SdPb",
+	"fJZpg3JfFSOMf9+AtW8fvrTPuoJkdnuDkBsZUzK921BMSWyKD2IZ31zcwAqD3UxU6be2VAAbpGQbFH+j",
+	"qG57MSgN215qHIDtVAS1Cdz2yvoa3vZGUD63MhkExHLrIDQK07Y3GxcxkCfAn1dBSIgzYSnEDEISzWkq",
+	"pwUjPYCgr1xWuEMRvjJhDFD4wd+Jh6p+JaWsQaM16cyAwgkvorXlHa0RI6/pnnV90rTSo8aAby9HrFZd",
+	"YPvjCQBUNDMDmIhTvQninpa0iFzW9TYFh23kezN+Bgq3xUgz04lnfO0HWeRfJo5Wfr01PrS8PjVajrrY",
+	"0dHHpEe3NBob2sB2pAy1fzi0KkDRP90lOAxf2xBO5HVgvTUTOsuYmLGmvDA7I0jvR3pgB52Sc5YqDqFT",
+	"4o5lcHWgyDn5z38nL5+ekD+Qo8NwZppNQLNL8N1etHcezK8BZo7t0dP4mMv18rqzPhS1Vz0BCQ3buw0j",
+	"84ZNM8YUKZ+JCBVoJML98Zymhi60GsB2fLBXSV0e/On6Ovn1IDq2ecm/HkRH3/p/CiYhv5tx2H5sFm57",
+	"ehmDEnRxXAYCcfQj/eXyy2cIvDkNxXEQSuLXhUhSFoMCXi0YgPcLRZFHgMjsWsQj8Jvsky8WCwEPVObm",
+	"hQlVIDw0OnIRKNpEW+QGR8h4fuACaiokXvoEkn/ybFVJT9gdAxizAWAw7NZTzhN2em8DcpHHelWOx9bF",
+	"WqkxKHU4x3CcMY1YW7Pro7Bp6/VLfAtvNqLwbVW2awNmlrFp6SakJ/uoN1oDe27bi/ZAhMovfuo0kA4s",
+	"CUdm27i+teNXU4VFmn6fpU16EC+MoYYnipiHTTYrz8mMJsTQI4SGDbu1Vqe92G1IysWlY/EpMNEoz2yw",
+	"bI0F/endAebVDQ9eHk6O6PFgOBwOB8/1f17o/wzL/x08NYW2eXp0EOqUuUPaJn5frEb5Yp6vplx60A8H",
+	"5LzJXqnHQ+P7WzV8QJw8ieAsTVzAdE0U9G/hOZGTiXFpI3wQeHkSCXRV4IngwkTUjGSycmEhC5rROcvB",
+	"H7qOymfz9NtR5lkyKYohs1Uv9PbcN+jbZvI6kwzzKNkujnQvCFy1QwZzuxdyNv+OrcKgZMZkbIPCOF/k",
+	"DYktjh4jYMip2yYbuJ5L1TPbcQyJtDcmiQvA7+CHD0mM/inzSzA7YmtHdFWXDQiCgVY5/EDS0wZuBMGC",
+	"kWFi9PgJ+i2wLEOpN/WUN2Y3Tztrbug98THz5oa30qttFOPvZMYsMU4XSGR5x7KGPMUdlkJrJJik5Fve",
+	"Oee/E5iMHZ8mQJn/suQsM0J2QCI7JbaDXXKxKp3sJgiWMqYLunXWHolvbd8yb0ZlxZs6tFtuWSncNXCU",
+	"+wVim+EDERmSXJIDMAVIzwT4eCyJ/QqUFz63Dc9rl5VQA4Dakpa1Lv+/wXQ3Qrv/9nO/BfPuwalmTQsv",
+	"KIdFOuFp+pELtoX7NDjaqX6vnXKx0Q67Q+b7nTUVe8Vu6J1eZFxxzArfZb3p2gLLzTTRYCbP5R0jQi4B",
+	"eA2ynvRrTxQQBZ0acEoL7mh+kkUOeZXaKLU9aY1WtDZ322QrhED3Z4SwY3BD/pHvqpFGVPGtDXZ1vIan",
+	"v0UOKmJXWrouEGiLlOevVz8wkYTSHfUoKmKQd8loRe7gwQihHwDwr6etJMzkgLQ5/RUOhgkfRzrQfQL9",
+	"1FOaZHQC/JWMLIpsPKPKYm0vWGZqsECgS1pNTqyYZJ7ZjaAZgQF7sX3AmjRGCaoRmZn8aYOoXBRC7SYl",
+	"XfeOED+kuahSzOOB96i8TiFdxeXP6MnDldeEoXo87IzH+TgaevsQW8CLLpaB9TKH7N6MaR3V9GMh2hud",
+	"JZPgRSFCVmchzEVHuDJj7bXAjCgdIfYdv/CyT6YDmwb1KqOr30lwazJ20iIX/ZF3/RYDsYt42fPjxoNV",
+	"+Ed1yxcLlnyuAGH7MiEg0J2Fjt+GTM+Gt0FsHVD8JWHUEk++6lu2fsmx82VsVPA0LwEvzb0dBGtm7A54",
+	"L0pSPymY6rcAmwwJbTl0flcrwxKcs4KH6LNGMlk9Fp5dW1BGlnD6cMy2xwB+y3mehj1xj3KExeIjHGSv",
+	"4z7cW/uzK8zgh7k+EpRrrlFru439ICTXEGpYvX4NHtIQWkiFg6TwRzBBEppTkhmbdcJTy+PS1gSFvl3I",
+	"ZQm2tOaokctAM96YetG5hGRhNg9aJGSUUnELNrIiVPHEOP9tl4+CS97fcTaPTiEgjLDNgHuKZNOD9ZOg",
+	"7nS0de8q2+Fmtpy6RlG60NNRl6CWa7hp4TSvgg3N2OmcYPRWjYmGZreJXIoaqo29kNioiqolfZhDfkSx",
+	"SCVNbA4C5jzCS7uj029UZQE4Hcic0nI91aMF2HIyc+ThmSUrQLiEMtNp1wYGwf3ddHcCxqlHKfjasFkc",
+	"5PJL6VZycTpdV0DQEVnTMuvCn7N50609F3dM5ECjoA9s4LuWSwgbMVUbArmtY63VUYOHUS6fKFBXNifL",
+	"QK+DRvWVGzePHVQV2mFI9bT00tVHH2aPqpBj8sfZyg0ApMTaEYC8akQWqnq3FhkfM3K9R0fj6z2LHEEF",
+	"oXPIO1WQmKjIweH+yTB46L4tqqfVrxdvBh/ffhocHJwEUYjhSPxhw3yaQzNMppGuiBjh0v1w0tUOkb9+",
+	"p7SHbS5HPyTwhnN+Nw1oXViV48GwAQfJ+Kk6UX4EPK66mGBH2P25TMPoT2OZyiLTsxv/y8XFn//8+nUN",
+	"0elfDt4dvjx6Xo2K+Ze/Dwcvzwbv6GDy06/PvgWDYd6nz88aGOqRzUOs4XsnPHlFYosYHZPe2fCgH5mA",
+	"lgnLMvPlof7SSAN88aIfXYu4RJeGL4/6hl/7xtz3xKRnyd5kZtneIHQO8A++vLmsUR7blmC8oG1CRc2V",
+	"dRoKKFtZLdzPKykwUG+z5+uj9P7jc3J3aOOABAXvnwO16L29eN5/ZYkzFTE+b9gJzy9I7+M7sLHOL/Qf",
+	"fgQPF9fCBEuofgTB8XOes0xBXhc192Jws2nm5YmC1MEDKFD/dYjDtOWs+z59/kFMmWq0h/UaaeJ6gWRu",
+	"PDO5wD+XF9nL2X1u8StQA2cq102LCBN3LJUL5kamytGy9dDhsggDEyKXCHXgJWiaZIMZSxPSK2ljIEtL",
+	"mGAQLkhs7D0Ez3Oul4POVj2WiPy7hiTP7EJ442juyCwIWivz/n363DCrNxn4NWVTjtFmQ9YveCyzJIDZ",
+	"7jTElgYaVfLNJKrI9EPyIOerSNj9+ggPByOqWEIWEv0IdjitgjJr0cYa2VFen8N5JppiXtvs9u/T595G",
+	"byKBWt6AZ3QZ3lNtJ2hJ9ukMVTFm5OUQEBkQLAZBWoni+pfYPn+Wx6SX0SUkGXN1LYB1HXyRM0ZTCK7B",
+	"BnIp+vsWhMwFh2cgBgAbxBaGpy8QjGXtmsBPth3t7z3MZDXIi0K9eaZ3oqZIL63yjkgPtfCcARMP4UlE",
+	"WKoYArwIfscyRVPCE0enWeE93Cc/8nx2LWJT4Ts6hpz3GJRq7IQ69lJib9nKDlxSYPsYQlfVaXnefv1w",
+	"HuYGrVQW7tpx5LCgsKdchbtQqfL92cXrLxc/fHj74wM9Njb+sEvQgScHdi0Hp3J9BHz94aIS7arExbNN",
+	"k4U3M8RDbLGwsYA3+PiuKiFMz+mvcggFhgtPPakvI8L2p/skPntz9b/OhgdxZYZ5ABqsOtvmte2x7vUB",
+	"NcPSMKbeWbLakwGJjXEYv/JvbI3VT3qAF+OBOixRq+kPDg4CzYf4FcLHqVxKxC50qIWSJNJBWe6j3omJ",
+	"0kpwOVuRHi3pVBChRlwL4rA2P118joiQ+l+9MXz98GZwFCEYp0v1rUyHRR2xazl+BXAv+IC7m0b6bGPO",
+	"0VKYSQ9WJwILTIw845fHfd0ux50OJRgxJzzBZw6G/TpgBdjeMnN2lkNs8vMrT3XRdsTsoctgJyHMhZkh",
+	"25F1kLkeJaMMAawMpBw1sZkGxABwLniudFUjWYikH1WLsY3teTR3EAMntblqdpUSqkDX2gdgTq8QXTi+",
+	"0DzliHrrDR232GdCFXODikBtNF45vbrsOV0RyMl1jOXuGIGtL70Ael1YIQBthgNZOzK4t0KWdUWLhJKy",
+	"6mcrbZHG80zEEVIOQ4qM3npg/ZjA3hi93z7roZlUwwFO82uRMss4VK6/fkQWaaFI7GwVKD3yKOJtkDTS",
+	"h81koVhEYsflhBCOlzhAkbfhoY/m3yrjbYyU2MxfkPTzgZbl+j55MMQIAA6c5nSstUDKEsMqwcYzyVRV",
+	"a366/DPEcofm0Ot4uztAtCjLwg+Gw8Oj45Nnz4Ox396khuN6OxqVziYrG1DVjZ5WJBubVgjkaz4H3uR1",
+	"0U1TYNOCeQcBQ8jjmiUOuM9Ckjs5pqMipdmK5Cyb29u+1mcf3YoLNgmdBJc0E2H6hR9oWjCDPR1Sd4IY",
+	"9ATD3fjPf/xH30uoATWMy7PL2TQU1/O+SIIZKL9T7Otj8V+5m4AHGZIQdtxwUa9/ROhVVAyKjNhY75Mu",
+	"vnsGQxl3pHTdeE7eEimLvS4bvi1GGie7vFTrwgquAPJuq5V5Zp5zkWaJpS7dSOsKD8HlCZdZi+i/K6pu",
+	"v9pnH9uDgU1uHsDdLnRpgHpn487iT9ZWJ9MjhNs2L6q6r+03i0sJjTm6xOu+xHo2T9pwmkHjHnxr2mo8",
+	"v/wBvC2VW/8RFzRbtUirafBz4iUl2FS7CIaXARS8v83Zff4KzCVHY5kRxe5YRlMyMtsVufTuce0lbkQ+",
+	"vtMPn198fHdKPn38+PVaTDI6R3rknKkI33d3nor03r2/fPpa///q8um7q0s8LVDy/dW7wQt4aYBDOqfZ",
+	"LaEZuxa5TCFcKNknZ4DAaZupcoi6o7nxW8afLt/H9lq11Q1wKVVhzynpzaRa8JymfctkhMc8b6dXxu3T",
+	"3dHjZHNTIlXJJBW4nMQQ+tZLvizrDN4MGRWPws/lCnm92olgaAfrYBurXydOsXZxzybFLTCIyNkWIDCl",
+	"GVw10pLgzSN+K+HV6UgWwM+D51kFqOZzmbEwTEC3FDiZfa+arPoW1E/3l2OZhVAfGJ/OIIdRcq0nFlIp",
+	"PkoZ6VXT2dukfHl7w/YUu5K8rdogpdtJnhLbZPKf/64N/4hk+gTPEjKj6WTA7hggmMNxERvaqoEP4IHT",
+	"CrVIWfIOPZ7t5Fu1G3VGM8GS3cZceex9YbSLFFm37YOGD35FlizzzuRlcp6Jb0hY6+NOOWCXzJkmD8gl",
+	"KxOFW9aKz3scfI9D2ffYWW1e69aI/iqqcH3Z1yTQ44dVJSue3VrKQwAKoKcBwhyCqPnqbIP+huCp2i7x",
+	"i2ubV0ceNEzlrZGVNWb2VmzXoEW6xkjo313MZC4/7RSouiXk32oBP1tuW6qcB9/ybuumVmKWwJv3eZvR",
+	"qImqHuvNU7hDAqWfBW5yXNyT9aARA/VvX8EwnTngkVQV1BNlw1Bj/U5MljOaszvD5QKjHd5yk4K9oatg",
+	"SOlKGcaAPJCtbTf/xKd0geZxRZICdkvoG3lezYo8enaybZ6NiFfb873gPxcMLHbjh7faYit3nxdP8/ez",
+	"wb/SwS/Dwcub/cFPf/hvm9gm2ylaLQHf6TdQ5jsKZrMZ8k5mJIaJi2FcFelZ0dS9z1j/lFCcWSCuWoIZ",
+	"YJAXkUbMoibXs1K3xUXMuejYjRIeoB6GteXgsoRtv7IUDkJ0y7obT6psPqbvvaG5FYWPySkcA82IAVkK",
+	"rAL8sb9hJIZbo5Bvq+n4jdSDAdkIRrhQ4RaMBfN8RWKtjm9wDfdi1M1xP3Ki0DN/mFzk2ApQDIFZnobU",
+	"j/oKM44g1MCGLnFBYj3P8f6+LuMd1KGHDt+7z+PT2tBVPC2uld6G6qNrGZUbij6tmJIIVrrjRVF5aqw7",
+	"ZTAj22YV3rIVcPcZCq2MLVI69lDFnyiyyNgdlwXkFkZGeoTMDV/dLWML/TTP1A4GYHlG9ffEUHxxQ5zW",
+	"VV3VS7jTSAk8r/UCdChBy3XK75ioE5oeDltsd3ZANwt16ZevUeNrmYiJVlsovhDr4gymU+Jx11Q3tDFd",
+	"6L2DULt77dckzVAY70Xa9P+pxQlg3fruJlrdICNq5kB9okHJ2LDy3zioHNu7eQJL+BM7xs6OBiv7ZpHJ",
+	"qQHQcdO3ZSlfmb3492SFbqRa1iLjMcYHUudYxzvmVqe5RzkYGV5bvwuV88wu5ww7OTsGWO9GBlybBLe9",
+	"vxiG9velO/7jKxA+l2Neh7zTZ3I+nsGOWZ7JYXNU3bb0x5r7qpNhw/quzbGZXteI8MSZFAt7uFj3j9yx",
+	"8HmNGp/u9k7lbH7mHv4GaersewNJuREsN6cioVkCz35DfNipRBA5z2OdrchUykTtRb9nSqUVVS+cKk0H",
+	"iyJbSMXIJJVFthcU1ewju2OpCl50khR+g1BgvEt31FGGJUEbYkrObZKSYmBb6CrhiydAm9xvbTl8Nc0J",
+	"3hjNWDr5yCfu0FYm8elzVcPGWMkarmWQvPt4MTj7OoB8k637aiF43mCguJh2eMbiD/OMTOg4l5my7IrA",
+	"rKifaW9J5Wxuxe231LmYqOIE2lsTtuO+qNTnwl98kV2k3fS1pWd4JLC5knWirao7d++Exhqh+fwGNIL1",
+	"IemEOguYiZdwUQ3xz8jbyXNHKLdfh9x4qEIAygvrvVmXWSCbW86kYbOrsNy1ymHLZLrV03+hn3mcTO2Q",
+	"8No5gKbUMqo92pFyJKoyWc7UZplsfUarIWghGEsMIVgxoUKK1Vyfs1IubpUlIAe+nQUczcZ8wY0k1DG6",
+	"CrQk/Cw/t/Gf1G81tmvCDTIK3JiGmXHGTFvN6fF4eNwopi2cLaZ/7dfkhX0lAEdUsTsaKvecDWKasu9V",
+	"mEu/5ECCyUDMYz03gLaO3Jq94+FLXLRBmO81r7Ctr0GyJB+HkBhoSsWYndtBcgPNRf7sOJgDsouX9a59",
+	"SF5LXdPu2hB6be8LHQ5WS0MUXv7IBQupZ0yVDU1uwtUipSuTTBvp3bd2lVph1axEVn74/MMAIZEOXh6+",
+	"Ozo7DhtQ/EFudv1+lwm3LGPt8XXwhdCwAePBIzvhYJ48D5zMadqlf3eSJw8JXAjtE7afpew7kTGy6znQ",
+	"UDArLfdnKaquUm9CqpuLkQuvQxtUgb0otZcSCYPkMHSz0bQas13+WO16tHc/0AUM7mgGKUS6JK+CN+49",
+	"78t3WH7ZlI8mNb128IIkbTePJX7FixeHhydRm4mtrEzfCjftisjR8L87gg9DFLXViPVLjSrN3DDcu10G",
+	"7KDkvAW2Hjtvc2WRsrDnd7vfPRCplPENl/P+4vTEzbBuGXoTLbBViTO/txc3rOILvlb57ivWUfnuB6hQ",
+	"N7ByMu9mbbmQbr2QGYa5GWFC9sxbtsKsYxjolAu4hMVYsCeKxLaA2A/37r17c3YtBBcsIm+/JxNZZDkz",
+	"ceOAxWBCywi7zzOq+sj9mNEVptApk1gw5gtGMpmmg2KhiFoweqsNjGuRUjEt6JTtAwW37ULKJjmB6CG8",
+	"iYcuJaQHkd88h0R6y+ffr6Xp/bq3YFQUep3uTTKGNy4KaZlKor/ljIFoaYGjHK9B6hwuixm9mdKt2WZ2",
+	"3L5mTAGXDNyoCCroTm8yhKTp+t6YpSxb7fTmjI9vmdjtVTmW9uq388s8z7ZvqME35ViKIt/t1Wy3nmaF",
+	"yumYUXGjj/7phKvZLuWw6XSX13atbiJlcpOsdpqfKUtpzncarWla5LtJ1C1f8l3e00J4v9OLxWK3Ps55",
+	"ervTezJNCzXeSfDnaifpmWvZzZJdXnW6dIdXZbbTAFltvcObcicFqPKMLkcs2019qiJdzLjx3XZ9OZdz",
+	"iiC0nd/MGLvZdWrM7tf1xVBulLug7WitwDWws07sDbKKMCx/ZkFA3I0xXkhghAuwuO+TM6KMQwILk5Nr",
+	"QYWES6cJnfN0BemiI+9+uhczOp7FhOZkuH94YvKNbaTAIgcUkXQUm0QyLMtUP7kWkItmigYsY0P8RQw9",
+	"nW5cL07kL9qK+iM5OCT/+e9YUTrqh/In8X58Z3z1dZ/HmCpW9f4fd/Qmmwtx07KQGf2XH7/bxjlVN6Wm",
+	"1Va+Td5cnoUvru/qTx6enBy8DN+5hMEmbvOaQ+rLd1+DKZKqNnaKT0PP3W/HTbgFzINbnjSN1+X6ifKW",
+	"rdrfYegh33YjDAWG6v+OS3V7LsWETzuu0ngMbwHrWXyri4kJcjqr9UtanqTsis+ZLPJLNpYilCRofoBF",
+	"ru17SgC81UcZgmpIxvIiE+A40osPsmSIGmeMiX3yxkQXvhxW7qteDiuhhtVb4aA/WGacidLvshlvvXxU",
+	"z8SMbd+jruCh9RuZtXGy5VVbFJrLj3TE0h1jpux5ujz3LpLJXrT3yyINRnh05I6oK/isED6YOOnFWSE+",
+	"JDFgBlB7KOzFluohjsgiYwvQ00Iu+xGcHd1OkELPN/gGmv0BIfSn1sQUAIa9S9YeNmwzacXB1gihLmkC",
+	"/BdWCbfYO7w/8KKp8NPx/eFetEeP9TmGhaP0ci+gx4lKxhZ7oDRvRivP4bmdo65ExscOeOVviln6KMc0",
+	"1eskdKud6h/JkqbpYJzK8S3J+ZxFJH7//tWnTzHpHR4PZrLI+g63SzfiiYLHyC+GoM7L8j94NRxWwfd6",
+	"fx8e/PT34eDlT//78O/DwdFP/Vd/Hw5O8Ktg6PBHOeU7cmI476oHTCHo/5jRbCSzO86Wg1uej2dMqH37",
+	"RDXC7+S4VUzO0sCDldUsaXo74GIwljJl2WBBRZ6tBi/r2LGHx92MCOuYdJWGZzhv5oUtm/jx8Hh4NDg4",
+	"eL7B2fxFNEtJQnNWZTUQRZqi6UdSmbvNCMpa7QeoHx4rA78EV92OkGooEYMIdYOZVo0LlhH7GOm5F8A8",
+	"5mJKhLaYacbcdVr7MJSPMv9oORmDfpN2/DM1HqjOqGJd+LY6xy9tTE0yM2X4hH05q+FiuaFw5LvlzDUI",
+	"/UeP7TLMg/nINEDlNNRRWsv6trD/fJS5wcruZAPo5QWR2AoARkjPuB8XzMDOajnWg97XxzkY2EVucHAg",
+	"LJhPiGBLcyqM3SzE16Jnz234UyUgJyZTlisLhgeThWrgDwSeIymfmFw/tzZOkbpYq4BrYXYN4EbwOL4Q",
+	"X07rilh3J0YzBtoMWFnm8AmwxHqcxJSoXI5v+yZvB/TNtYBTrCJyKbDxlEwNm0QCwxSR+OK6GA6PxpXW",
+	"w1dsgL8I/BSTXnxxODx8NjwaHg8ODEqU2e1A/12LxAL8eDHvYpDPvFr1PBm+c7DV4KCb0JUxwiAawqhH",
+	"8kX38VrM5Z3xMugTIw4eV7nus5l1HKPQsXezkvfzebbvaxt2gKsZ0215YtsewQSE9oSqOWBpgA6HrWiA",
+	"1hbLJ7pAxJtdomb+zO8YiV08WQwb1S0XSfmlwZRKOMsrv+svYvCkIOxcylVucLsMjk4+Y9cCViJCuWnb",
+	"wvBNI3i6Td6eGMJWY3eQXixkfmOA0kaA4BKCg/J9V602GnvJtCVrEJTrzwUzv+td+BsiAbev6g1n+U7V",
+	"tPF76vlGp2f9VN7kjPwE+Eyh6LQfZxKyuBPM9iJzulhwMX1F4tIxFyNKFjCuDLS20pOiSO/y85dPb9+Q",
+	"8ysEdIrIXLC5FHwMnrhrkbN7repiP+gj1uvCVEIUK2+z4q/fXxEkU/5VZtMPyben1m/41AJMDaCep7/q",
+	"f77F1UShsrlwsi1rrHpXK4+tre9PDsfKSNiXyd6rv2+eje899Ku9b1F9m82YAYa6kgHWAzEA2DQLpaYM",
+	"aAbKNgdiMw+TTWHeuEVNB/cqV3Y4W/Db+I1Zl5OfYATy8ayJtxaSyWCyE3JH04KZdHXd/Vckxj9ikkut",
+	"30tQuRqi1ymJ7YTGEd6ETmR2LVBDkJ5ieDlTnXXCRIIp+1qkagrCFDMqcgctrUvwKh6troWAlDEAgcyK",
+	"qR5aJu54JoXeWmhqRh0JpLGbntZSoLTQ1K2orWth9Ba2S7Ab9BXjolFMJCyzTmXIpzSOZgtYabAOe5+/",
+	"O6vlvmH390qANUwu9zoOX9gaq4Lu3lgXcpZwGjoMiZyJ/CqIQ/pOFgIELmMUTA3LkvBEIXANMi+BH16P",
+	"1pRyoXJIDrYhAEzk7m687yde8TmdsqcLiHLAv/9twcoPSzZauA9TPql203/5MRIAdJ/sTXcgjtfSk5iu",
+	"6ycj4gUVewwM4NCc7mPTth7qgqnIn+ncZg/ODVj1mKpckV4MpCjfsVWMeEBckPjPb6/I05GkWYKUKU/N",
+	"jD799ZatvsWt4ozVjB6ePAuwLMoly8ZUMTJj9+Ty/dng8OSZgybXAlDt/cvJi2fJ8MXBixfH4+fJs5OX",
+	"9HDCKB2OT05oMjw4oUejyfHkYHQ4Go5eHB6Ok4OT5Nn44GQ0nAyHFCgRu2MPoe6EEVBEzeTSG7qeFCme",
+	"DfBiV5ExFWTEYEAJ1/tUeVIX1wLfMh1czmRajV2MoHxBpHDlyYnHBgOTok0iY/AkDJLbrgU0Y7QyiR14",
+	"Oe2zyIAC6AwyU97G+QPzem1ejl8cHhy1zD/29YGpwcmHt068c+xmrLtPzIaNrqUc/Fb5A11uuLbnGvyb",
+	"5KKbMgmkCQlK/izn7JdHDPKvBcKDNY4GNk1TzAx6CAIi3MNmu1xKFxY+xQhKywwCN87NUqRmfLFVkmoJ",
+	"VpmcMAgvpynxnsSzylSf0SC1ygWraatYwR1XxqY0S1KmYJHr1lvs7SzBIxGYaIpPxUBOJtXRLuc+azXY",
+	"YPsGUCkUpn9pIzwhGTMYlwuaz/R2UDWc//mP/4j7rfS9zKaf14T0vVso5DuzUH5fcT1FZ/iSK2aA4+yk",
+	"Y86b1qjLDHLgZEkra3Lg9D8DNZYLVo6TekQIUJygcui2yHNYiEWxGz9sp8Ss1ThlPzJ2q8LJyR3ukdtr",
+	"Zt01m5y+ljjQlEct71iW8YR1q+aLeevhgFdZbq50toJ1Pi4mld1AbQsqc2ZH3h+eLml+eohea1vo4d74",
+	"ORPFDdhVG1zyHo5pPVh4SVfOIOPK8T9XPbYm5Ma7UnTPQcRzaaGlqVwqc6yQ49vSR69/r+FRnAxbmE+7",
+	"u+Z1pypB1DVsI9OwWFcct6IJ1yV+zfQQP0pxD4gdKGGNvTbVu9w+mkDL4xuaw30XBhV1pXJuwsnd5oyU",
+	"GbhIvrLsXC+lnSOggFSvOb3GBwcYGgbMzRABHSIDGufGlRHo6KZp2M153H0zqE75emrh5sTTRo+922d2",
+	"FqIHy4nvcNwiGg8NCoGHG4ESl4zdhrd4/UtCVy3o2oMC5dXbQbr+7wLfbZbtNIZAS9itS9bSFkJEDvRh",
+	"oLQWquAkh9tCkjy5qF1IX34h5kddxycp9CacS/KcXBb670pFzzfXUxMx6F9Zd/RAJebMv65S1hKX/bHs",
+	"3rWFtiUWSZe0m3KuGvwdxGG3rgY0egPa2G7APr+NDd8UMNbKFg/Ol/FNPwoVIu1wvhuxcEzyVtKbIPPK",
+	"nBqnifW174fP/HIeBus1ITFbgN9yA1kCCaQmhgXKxO74jd801hcbiJIhCAJ6oV4ZnsNFHpNewlJ+xwC5",
+	"cWE2gAhi9oEulsS6NedSYUJrHGEJ6OChdyyjU9aPSCwXTHAxvTF5yTHpYX0TcJA4RGdgEcoM4H6wwmtR",
+	"q9Gnxb2RhW6yYFPgiMU7/vJXLmLSs2X2yYjlS6YrXsprUYZmeYepiMRcqUI3N6e3TCCSpWKnxFURkdhC",
+	"r0pdPENADcWnouaWMkMKk2Vf8Ph0b3jlkyyA0U/Xrg8J1eGr+nLKgtfE6zNbfvViCquzfnCod6jDk2dk",
+	"PKMZHecsU8DjBqvN8H5mRcrUPjmX87nElNJRxiiwaNvAQQW8ZvpImXKV95FMIWOTQllC+uPhsE7U2Cqo",
+	"8fDkWVXdHYb6WORwhPrI5zxvygqvA5OYUkyCPaAzYCnVK71LmfBivimWrXx2mtG52qo4XT02Edwu6NC6",
+	"ha61gkesOcBMJQiKZUwDdLiBQzUQoU2zkZytkozm7Hwm7Tm6rR0/SQuefEq7vKJgaD9NOwXGNY9QO8u5",
+	"xTAhdHFGVxAi9kThJTUgiSlw454iJTRXRC6wIi3/8ADhUyEzCCKz82wD3PiCkUQyL1e6/yiz0GiUt5yS",
+	"xvfbzk9DAaHJ+gLws1wKj+2ydk4GfdfWoqqX9wHeDlxr2vts66S3KnmtQVsD5SslWf38U4u+frA9C0fZ",
+	"1cIG3n+4IFA20GVat4nhUosjCOQYwN5pPziiTf2Fxz1M0xqNvXszSKrE6VRIlfNxmISM3S8y9AZVJmmr",
+	"dwZYfkwUrB38Cc1pqpuWZcAOYFjmAAvLNb9F6oIt2sQBb5wMdcH0KDVQrc/oYsEEkDuaZasffqIMbqAN",
+	"OGUZlwloUxecGVjK+s+JYSxVb+8XHFq/VvF55TmS0oWCECWIptGfPEDoI8NLLSeR15InEONT8dRsaErL",
+	"k0ElYnPrma9V9J3fCos90iV4XLVmiNSPNtz61PN/akMTlc5XV4jneDAwPOXghIStLvslImpgboyJ7AGx",
+	"tuc8Ct9dIYJzg+tq7cBa10bbOZk28hkFqiyxl9tN3qLDUDyAG4c/FuFK/erV72+AR8WIVJW1JMRvYke1",
+	"jYitUYQ03SWVsuNechIT1YVx0+ldH0jeeRNf27/ML6QnJwArrmXHMZvVmCoMfkwCmTC51akG6KxJUD2O",
+	"jnXnjRm7D53YqjpIqCNTeDhJ507cWPrVMta0G9ZYOTZRo6w6CgU3zK65lcrbiKaysAsNM9no3H4wESOU",
+	"3KaJwIgauEEGotSkYPWNf7QihtY94M2VImDPvdGyrUvhc7YfBh4rWFh/2hzPQIEIzzpi2kKYc72Yw2Xj",
+	"b4FbLfge03tyjnQFsAzDxQDAVguPCFxYwDiY1rsWmDKCc1JyU7y9HxeZCqfV+YwZN8w+GBOasizXBzIw",
+	"3yrzFe7Mkqq8IVgVfiKpnE4bLUFpiXuwCnuZBQl/mUyKsbk6EerJtZBFvihyQlN+y0yyq4SwaZMeiIzS",
+	"EUaGQ8Q0nC9TOdVN2SefizTFeB0uTEOQ6+xamJR8bDFmi+AhYJ+cS5WTO5pxKsZeLpdBTNWnhXRFxjPK",
+	"ga9iaUvGa5q6SqkhgK7Ke8SGVZ3KaTWK62XYzWOL2bR9/6h7Z2r8Fu3BMAVA/g4hT3urC3E9sl/BNRy0",
+	"uFJ6G9Wx1s+D4yBeZEObXxwe79Dm9aZG5ZystzqgHy3XstprWnlVs7W230dNpxu7roJnsCxh2UceYr0d",
+	"UcW3H/bt+6/h6R3D1DO8h9/uxWqZAdwJINZ1oQkiFrJVHsaIuiiy8YwqBnU9EM66my9pkfL89eoHJhJE",
+	"ywnE6DTkx8RJRid5THos4ZAk1TfEZmY8IBcK/oq1AssYTQZaIfrZEFDEnhvCMGaCbDX3VTjYENXPOC0S",
+	"lsAFoXqC6rwaMP7ipJUyeuzAOBBv6GdkFlV9XrZiyNbFpyl0zhfWjcv9tV3cJWFQhiG2bEyVLmgk81nV",
+	"o4GPrE1Mdf0Ecu4NUBXE+65MQrLe7vCaH5KVgepej5ODnTDZtg7F6hWJBWOJFrbegmYEBvLVtdB///P/",
+	"+X9JT4r3eu/+A5ECWgTfwqSgz4Ql/VNi+2dex8Qf+11pJDxRRFdmvU7XAjqgC4RtWjd2kcl/Q0V8SvRQ",
+	"YVkpzaYsA9caNCeOSLygWQxfQLPiUxLbfPHYjMm16GHfSCEgMFuvOJb04eXxrYrJH8mY8bRnXyRPif6h",
+	"b71idyBGBq205om7BjAD/bifp/xEkbm842I6MMdLMtamSa9WGnB88TFkfBuUIRiKGdXHQ+dLJCuWG7ee",
+	"lt8rJ7u65dAF8p//TirtCiXB1nB+Hw07AjVD6HqRgVsQ1ozNA4PU31GxUhjeCRnpPViVHvaSN0QeXd5I",
+	"FtNZ3m9gaW6PYKEfXQ9k/8jmMhy7Xh3zylutVR4KYBdXEUp4tzdgCXQKRaPj20uTD+ShzrSDRx/ffr/m",
+	"DzQwb63eVt1a2qljuwGBeNqsk1cP6WtaEdVUhysdNblZ3UquvHB8eNJO3nAF7XjVYl5uXFEtC7BrbAdc",
+	"eIdy4taqiwAxK8ktkMhsnFb66/NYQUKp9MwbpUqTLelOFcHcLRVP9K0c16dsTWeUWnKj2fDF2HFrhwXp",
+	"nyNaWdtrZnEHXgL/tRYpLrbGtQob+3pZTKdM2Y2owaBBpjVkkUU3NFSFXOwAa6KNE4ii4bnZMgXrR36a",
+	"JNpAaGQoV2kre8hYICwhfyTbjZ/Ta2FsjD8SazO5Ek7NJm3MDPMgGhlWjzhjY5GxCcsylvi7YGg7/787",
+	"3q473l+9zWFd+MCWaxCLiFBSJf+vAbS82H9+0nb/uwwm4l7NTBMU/wXuT6222VZ35127/SbtBxG1YkJ5",
+	"QDz8+miEDGaIXaHj20riom3RdpoltzS72QeggL5q/fP/S7uikaHak18EywBQYqMj3alHn0GqIhU2T+rm",
+	"QUB+QzrMpGS5sEfvpKPPAEIaLZnPDFNwR7MjkA7SYEI4y6HZZigFxNoXldn3zJCaSYGmQ7Ox8NfSGLG2",
+	"gyf/a6q3xRb650wWgQTncrvreFfnbc4hv9EDtwXfMG1a6h68ghUU/3QY3iF3gUKo2qke/WTG1AyOpl/h",
+	"0qI7u1GTZVm5d/KnqMVEhyIpglE9ZoHZCyDAAcoYTdozGXa4AsXu7SxjKL3bjEx32QdB4bbK8JhNA3ft",
+	"WQvD4jU89DtTwbZMn1+kdKvL6Gsa4LvzqURxFExh2xA4vlTTXNexneCqC+BMCFcEonpZUqbXxikViRrT",
+	"BSABLmSWZ5TnFhROqltVwfVxT5usHv1w9XrUf2JtfL5S3eE3kG68Pv2J+34jDBs+BYRY+q8rachnQrSy",
+	"+oEnysOGKEFe0GcJt1sZUwsplOGQUiy7Yxnw9itC9dY36++TSyYSwvNrQRWZMapPF/H9AGsY5LoNMWId",
+	"UkXiP8EXf4yJCdn9kY0u5fiW5fVIcyULdZOwu5u/3R7dfX7x89UvF8fi4+LF+MfkYPJePZv+hR6t3rJh",
+	"8R3/kp/8z5//dfl81ILSqxwXO0pB4dHTwcXUYqO1if685PdeRD4czggVBMiORqzEwk2lvB2AW1mBzTCM",
+	"yJeIHETkgz4tftQDChSPkLFwLdbGHeYHB78+Zs+/++un469VtOW/Hw5eng3e/+W7T5+/Dv71p1+ffftv",
+	"Hallr5ggcy6KnFlu2TkXubHed3B+VHFfG1avY2vuFhuuZduZgxbGVM1kkSZkxDBbBqFFqN6IMVvEAnhK",
+	"g/5Lc0OMDnhlYDS5Y3aFZ7kqFi0ODY1h210s8+bY74fG3gTsxPDc5Dbnoh1ooHnhspjPabYKwAYyAZDu",
+	"5o6nFu7PlkzlZMIz1Z7c+q0tMGQBzjNxCeHgAZ/mgidHN/PM4Nl9/fBmcEQ4aMgJZxnEdSfk08UpwSeh",
+	"VeZh+HvtFX+PMIXrkXYvbw+VLpsb+QMVRjSsDfW6vZXMeZ4/zFlNmyEg3sKBzLHNIdIvtOiJ8nAe53RB",
+	"chk5nZixBaO5aj29PrZpfXZdLR2RUlehwkzWoQdpFYy/pzn7MnnNs3wWEKm//e1vfxt8+jR48yaG8HD7",
+	"RUye4t9xeaQ0AIpTescs2A/NybwYz2pXJS9fDAfD48HBYSjux9P+w8HLn349/tYb4F+H3l/9P/X/9N/C",
+	"6QQs73jj+sa+EhpEByYbkhXI04FU7yLLADXRAwB9qJxYYNo1zDS7jHZ0D0xSOu2A3wZEkO9SGgzWaO2k",
+	"fC+LIMu0WdGwjUEsIFfaDplWAgs9R+M8q7GkHgyHh0fHJ8+eb7L4N+p3likp4IDoZc2WFRyDmK6f0ZBX",
+	"roZc9uHN4IUFmSS9dxH5BAbS9xE5i8jnPiwhAGGuroh3j4RyX2vNDweDI3NhLydkTDNGeqLIIL9Dv9I/",
+	"NYjQsIT18HNBAOW22rzjH397gCU9se6s5OskHOpShsLJyN7WUF0hvsb39atd2RWNYRfHNsAmyx29jQ/4",
+	"tyEqb7no5iyfyaQlDfYnfHg7cXcgIWLCMiCC283Z6A+Za7THE12Wv+3QXO2KF/4zpgDoB5C3+l+qZpDc",
+	"rv8L8HXVs655vAWtb6XGc3yt+p2psvYg1F/57my89tUXbFnZsd2gJjpTVK9jpwy3Myf9VwhbOWM/cEUJ",
+	"g1BRcnx4fFhL6R4Ou14gbhbKoPCV28iaVkBqwBq795e3oQ5O+R2r7XB/OfscfHTOkyStDcRfv//w+fNW",
+	"zWvaY2tzRQX7Ze6+aj1iEL3bwaudUvEOXwoGNUOuc9PdUQO+OfB/mScspeMCrqLMFTZiVRYCSkeLovSl",
+	"nWz3VAUvYBqitHkLMKOUiituzMyM0/StSIKXFu4O+WsmCTyphVshDHrCErzQ8kGOkXZyQtMUuPEmGWM2",
+	"3K5YTDOaQIBg1QO0SKmACH7FgJeDCiIhLFtmPhGfrr7xsmR73pB+PZiFepUVjCxnPMXIu0pvuCL6v7kq",
+	"RyBkDtbmB+bAq7I6ylEptE7emgT+LeQHt74iwMfXbwZMhQ1eOj385glIvIVsfjgycQXJNVqb6Sm/n9FC",
+	"1eXXSOMNvBYMKTYSuV6zP9RPlDu7QIPy2qnfUKUvMglf5ixbZFy1yFq3fW846XvqIMDQZYdlaskToG1A",
+	"NxDfD/SHgXkE7mKly7Wu3GrTBb8B9stob8lGMynB32dRg2048U3KFYqCZwGUz6xfdttV7OeVN4+SF2EM",
+	"v66XJ1M+Dl12jG+FXAI6TXKOU9Qc5AlnUDBuif9e5Wx6xyDRgvSkIH9+e6WPBBA8C/U3xHXugmWL1f2A",
+	"tTXIfjFKuZqBDxEbxQHoZmxZ2EwsvgAGBvf0fqvoAt6WFtHhHG8kB4PHbExXzvM0nDvY+TQU7Zm+N94u",
+	"mN8jItOk+y0iypWdhm0uPhwj6F0FHrk6mV6bu+DbYlPOSsFsAuEqJbfLOKIEP35O/10pwlssA9eC8iUv",
+	"rb/Wr9YjFLCHOnV1Wx6s365AqqZPe0DHY21L5LJEAV7O5FZd0/5OtNpzQ0AQSjtHK3+35s7oHSNC5o/f",
+	"rE50rG3z+t3diHulKkt75XC0SRy826SR65sEZKBKlbNMa+CJiwrp4UXdSCYriB7y29O3fM276O02KwoF",
+	"unn9fLUVvqE5DflH4Kl91674FaFm/3Md1wZxpeEPWIAbR9xWaIJkhVy6TbBi6B11Qu4MjFuL8Xp718kl",
+	"9iNaU28Qpi/kE0vMBGzfoKpz9i3aY7YtzvFUm7XtticWEWErAgZoFAwqwM4QEG05IevSsl+OnGfd1GJd",
+	"ZLIKQz12t6Q6yZpr5kOcY2W2ZGvLwuAy6JdLt92mlfAwYY5whMvavOxC3yDxh6N5AZg+7HaxZqc6YN6i",
+	"SsnZfR6RTzS7TeRS7K9dSg3bIKuWgxpAjxrPqJha9AGu/G23wtPsQb02LBnozNaButySTYtmuxv7U0JJ",
+	"XK6fUuVBQhk2XoUyajetdd0kxcNEub997NiDvDTqwenRbTgqbDVbr8vNMBrLabdFsFOfKijEW7poK9jU",
+	"g92aHsA6PnhMrOPOIDHh2JjA9YiQYmDRYAm7p+O8lpoQEZqTuVQ5eeZ+WaR0XOd+OzyuaorjYdUB/4ef",
+	"/gQO9z/0rq/38a8Gt/tXl158UYiuipTm4xlrAPPaYUm3xg3fRDHA7hcp5VvDPi8K8dY8+S3aMxTrl9x4",
+	"KB5VBVm49V0TMdvZduXba2bSj/ZukiYMYsogGTvG22jEG32iyIqzNEH38v5j0yfgzz80n8u7ncRcHJXd",
+	"fxy4IniUb2ZyHNyAVBmZu6MJdVH4hhP81VFo2hDbI6H9Y3vqzWpqIp+ozpFnnikbB7bOjW81QLnsqqPS",
+	"6bJJ2w7js/GYLXb1mE4zFriW/lSonIwY0bbzqU+VCs+724afCwkIBDnL5ip8qxpgPZzTFf0f4xkTA73K",
+	"f9nEdlgBqz5uYdWvx71/oitKzmfo++sC9V9HljaXEjBgzZPx2iYAbPVFJFwtUroiECwPeKdgCo7Jgk6Z",
+	"IaYKha/S8XgNSPtf3p28fDt8/biZABm35rhX0cG7w5dHz/dajpYtI7Ktbh64vxZlnm61w4aEdp0fa7Ge",
+	"c7QVcmcDumDZ/iC6zpim7BO9D6vi3EAfb95usIcAbhxmN80R99ghBLonmsftssjuQiy9Z0TBL1qwMKlZ",
+	"LaRI9CIGtkKe75M3RgQTmlMIYzwlQhKeBHjUWiW2+EtA2zOpVDZUfbdD+s9F18SymjA13F+2BAyI9vIZ",
+	"Fbd/k8UnJKUIi1iDo6R+7DRJMb7nwewjZTfXa/SGMSwEfgr9+imRijFL04ddlUADHlbCDpYtXlKFIZIf",
+	"C1GmG8BYZaybQMaEzNuJloMz+NC4XyQsQxib3H1cUkXg6oAlkLqyUzYiUFrc2floCMhIqcoRNQehD/EV",
+	"uLg1hIa7yYKXANvUc++Rx+56N/qeNjeEvlD4N4Sjhwfwb4NKU8Xcgjn8V4ClbQZ/aWFne7mrpcnt1r1n",
+	"T8OiasBUq8pTdV01w6v581NZEJ66iyrqc6v2tbBpvxMW1p3kY/Z1C6JBFcMA17RbypA/haAmCZ9MWGYW",
+	"VrnmWGJKgHOvqRO/6lcp3I9eDnfCR+iALbKOFVLtr8MnK9PcIzKj6WTA7rROwzPL2JBIdV8fPpJGFxCQ",
+	"RuyqR8Cq2jL91Um0UTAGzaI71pOVnK9d22nwJcoR+HrxZvDx7afBwcHJ3g64UO11i4/N4MEmrCMuqWYw",
+	"hQ2oCfUxCS3MVopjF2rKVuLSklayTktfkxc8+CcGKYErsyVvghkUhI4UE3m/jax1J7HcjA1yJghFEHwf",
+	"4c/sldD2J8r8FEGnqHuBizsmcpmtGtEeWgEyWHnDSdoqAxeGZWyds6fRRoIXnijCE8xrjPHWaZ8nwI+t",
+	"D32G8C2TS0V6hpxft4PEFkDrBgMDLSFdO37+Rf3Q0Q3k677Dee4yl+Pbq/uWUV3Vhpmqto596eqrO+ec",
+	"lYBJtzmnabq6sUveW/3ObPCNhmpMpF/W2og2A0WdiZrbo0ybVoQaJwjpoZ+Rkr9cfvls4iwioqQ+zyd8",
+	"yuEyO5Uq7++TD+JaZHhbqBqdJ6Q3lxkjVKglyxQ5Hg77p7ZqzhQZS3HHshwOBLm0KdxP1LVwmdeQB0+K",
+	"hd55X9ZT4A8O90+qCfAD9L/8ehAdnHxzTphfD6KX3xocMducR6Kjw2i9z0TQucUTnXCWJv39UC82uZUG",
+	"rf1K/g1Yh13gljW45rEfTxS5ZQAUQQmIIPBLneoZ+rlglvsIUeuzO1bL1ptImdz8XNDUAgmVPaODX37S",
+	"/xkOXt789OswOnoZRizwrukCsVhIw6b1FTUfiL0NIT1gUDwZRiThKudinPdPIXWPwo232Y4kRgWvFqya",
+	"b9qR19UnAIeHrdu20YoN3Cl6l6xyCQdWBCaWyZ+qYnLSokXt7yPXxzWXCxzTjOZcTJ8oAs+TXmJQU076",
+	"p+Y3N94IWVHlbPa34cM29vx/xUWoLe/C8RWtY+3ZTj6Bm9AizdU+iSF1UiFUjBE+KhKyYuqpkN649PQB",
+	"CuX4lMQrpuKnsZBx//RaxHNGBfC4VnXModEpBk1ZC3DGR4WhMYWK4ViG0wKJq31oh5kUKpJr8fnr5SmJ",
+	"xcI08fPXS9LTQyIBueTlP//xfw6GAPmhSMLyjI5zmSky/Oc//s8zcFpCsY5y1ei1/imJc3YPiNJgzrH7",
+	"vOxrRISH4xCBMwLSEmLIvoixO+MiUzIz7tD4Ixe3sYGU6YcAJLHmUOTtpdNICvNB7KPGv4StCpOM4Ow1",
+	"a8vme3pPdvyJeWBRTX4KLSG1POv9w1bYjWIRzBOzMx1u14Iqxe+aWu3Ep8GlPJYZqwEBb41dw5f8sr1W",
+	"RH6DQ6t3g0cGxHRDVHebS7Zgodtv6+Gp6jVRK7Kj30b9uQW0Sf1Z+s1AJIM+3UARhAP9NOiYGKw2nFNy",
+	"sL8f2y0lrm4TqIC8Z4f7+wdDrfsUACDdoOqM4bAoJyQ2O358SuJ5kebcPaCboUdKP2W39MrjetRjQq+F",
+	"MWv1FmaMtcNoOBx6wE2oiG+EjAklZl+sMUJDL/dwGUV7lcbqTc5r2l5kJxzLrDFA24JapEn7k3Fh3/O/",
+	"/AyN8b9BGKlz2xD/p0+6jcFfrrC5/ld/Y+qzhCTqvxbGCbHuOV7kVGxHKDsrn9zVewMU1x7x4rqugdDl",
+	"trjCv4U/B4apyY+jmMgfFF/Msjs+ZueA8PF60aRvW/kYoKGlbyGn9xc0by4UwjHCChXcA62qu8JHd/QL",
+	"0JQn34scQz+2Bqc1Jg9cAlO91gEHp0CmAaYRxp2gvbC0CCRzeovM0GxZpv9pY+VO8gRd4CkXt3CA6xCX",
+	"DXJmJbWSoFEnelmb8MpErS2JyiDZOXMz5OQv8ldtl9igUri3uSR24pt1xVuuWT/8zjsgHw+bY9925me8",
+	"x99Dx6JNLjN3c2I4TMo7WpLJArLNg+6CU+IiUOGqEJB7tPFZvdl8cTRs62mrVN4KPaVuJiBVrheYVr3R",
+	"rsWdffWvsO34VQZrowh9ZwTC5QBLgIgYMWSNKYUfmiSQeHoCecJ2qKo7qimg1X7qteEdvlb57nXZiMr3",
+	"l65Fla8vbPOqBbO1B9+4hvsjsVuUXW3BlePwOqNcsYSomcxykvFRRIDGNul+W/DgRVsPH1oYx4G7JOvh",
+	"Vd6xPdlG/g1k7V4Mlv0avtlB9LJys3fcdLPn64fg1TdfmOjDJEJfA36nCLvnKj8lt2yRA4U4v2Nip0CB",
+	"jVpmfQE3uV6NDwUh0bkAfaL2yZnTIeC5d34Trgjk1LPEjf8p7F1IaolHXqeOqslzx4/iWQkrmu7apVGh",
+	"7LqE6gZl2fFhtZfbPEdd7M4dDUrbx/UEkPJi8SBkc67bjDWDCJ8gCBynBQoI0Go3PaoYobz0DvWh6Y/k",
+	"cEj+e/Xq+hAFoSIc2wauanfW6XzvSUbz9Sb1DoaHJ+SP5GC4f3hSb4X+rXMrrHVbqpuj4X8nRkCIYuMi",
+	"Y3jxqu2jUzKiKbC0JgUjz5Hi3yTv6mdAGgJZZMOtZu36kofwioSuyuBoMqaCjJi7sXb4tFCtZXDTZjT5",
+	"RQp2qo0LuiI0zRhNVsiE6/kjaiktw8Nng+HR4HBYD8baa5U2CnbDY5qvjWu+XTKdmlGt+Hqxtn3j/imJ",
+	"7bCZm8axFHCVFBE+nxeGy1JmJE7YWPcjifUA6revBQ7/gproOSYS6xSNy5bHICKb5wQA7RWJEQc5iauX",
+	"DM5TiINiGwwDhm1yEMp1fyC+0dYGwiF8Y6rzvrrEcrxvzspG+K+W7fG+fWubZqfqyh0Rq1N1LueLwkDU",
+	"lFjXrwybMhfMbFFckbqdbfa2Jhv7WqCRXdFcyKTMM4hx69nNstz6Ti1VH7A2DfunrlG+elTXIq4LdlzX",
+	"kqckp/e6wrgUePeQ2c4wvo4s0kL5FV0LrOkUh2HjKWKfxLnHp6h3+ns6ztNV2ek/1Dvwh2uR0/vI+BBw",
+	"BZbvx9U1WbZZFxattyZM1VgW2g4zL3CJ4Y/wekkvnz1reS6yAxGgo2t/uMrpfeD95y8Onrd7PdyAZ4fP",
+	"j1uVUL8br3QpOFZek2uhjZXJCSnXC0YtREiXpJ9NYb+LTI4YmTOqCq2MueESndKcLenqiSLjVI5v+x0Y",
+	"PphQsgGeC397AtpVHxVo+iExlANc2Tqrmx60b/B8bcPeekBqk0VmxtMmkwEHeOhsVPX2lfmB++SdzEgi",
+	"ZaZK/qMxzTJuLBKV6/3GAtlD+ci5PJZZgvT0B6QnF0zAxjYkPQwr6ZPljOag8bSNQ1e17NajF83hFCdt",
+	"zlx1scVJszQoMA5mCDfI4QUzVLqBMCaRsPum4xy8rM9AJsnZbsgmSoX0ICp12K+DhYSwOV2eRjk4n6UR",
+	"NFSQpWQBrEspeeTaSNfL673wqdQS6tesmELcCrkUN1hLDHQRG2qEi0tf4vsRibnA+DNbSHQtQKZu5lzN",
+	"aT6eGRsIRCqRTEEkxITnFo8cF5I+r2FxN5MCUeMwqiWfUUFOroVjiJgxmritEDZzt7gjvVXJG5lqw0um",
+	"CaCuUTsnMFvqCclYzoQegn7VJKqOBoREVrpmBMl1DJ4wrQUNCDVXjaW1MjeombqueLk9YBSEMyql3sx0",
+	"KU8bhP77ICB1/M64ys/Rd5+zOSD3FZmdLBWReGF3bv3IrJjzRJtN5e9aEViXO+gBePJaaA1jH6sO/ru9",
+	"aO8c0JKsna7LKMPTftqKxW26tSNIghWP1mdmu4VVjsoHwy1n5doEulo3zJMqw0NCbrFQdIJ9k6hcZtb0",
+	"5QrgByu66ORlSBklxSLlY5qHQF1d0faoZ6roOWJyo0Bg8mkeR46phtEs5SyDVuhNIl/CzZHZNKVgaAyv",
+	"DOqI1hOz+g3dMBzeXVIVdpm7Uu1vC9L0j0fl4Hg1N8yfUnwqrqi6bSuU9Q17DsAfIcS0nKrbJwqB03ox",
+	"QnDEsPnScj8CNUlz+5T9Xj956sx4KVgIRMtPdXo8yL5vwYGCYNRdw8n1EafttZgc06YErjL0Wos0nTJi",
+	"n67HX+vRbBVvnMqtlttHmV+wSeskip2i4q/qOTB+hHxUy6VRDak0bdJmHnhnayayzGvwpuunZrmpxaPv",
+	"ov1hk7mcySywI57r37x0PqSoMuxlEH1O8Mg8k8V0Zg7cNGNEFrnKKSKe99Dt6rbDqklo2rR+X9/tGndt",
+	"HdXCQ7fh+GBtDSPNMUiny3HNp/HZ0m6+YGfu8W/RHs3GM4hPD7oxtPqdygYcs7HPCx+I3JUqt/KPOChO",
+	"3mGQn5C5vONiOqDon4MXVETMxwTvNi1mpULKLxNrPSe9JePTmbluMnxf/SAFbyguUOXnUktEHji8vdND",
+	"bPJTDO9YColjFFqot04tp1rwUq4wwF2f7vSPLAEZQIsMvTdUkV9YJh8PUjjjOR/T9KNDid/IWFN9ukP6",
+	"YJIo7ojb1mf3w5s3lx9Iqh+wWjvhaoZ8L9mdc7tRpZhSiB7ptNbzbVf4XEwzlnArXG0XJV+wD+7NIGEY",
+	"vX8NJ4oOqWlzujqXIjf4R03OxieKyKUgc7oajPFpTMzWBxmWoF3Bc0VUMRoYV+QTSDRA3P5FPnsUzqw5",
+	"F5072AjnJoo8c+Bym0r77B4soZm29gJYJbwXzn110uYucMbSyUc+Ye9lkW2InmoGJ2KLjtgglUXeWjC/",
+	"994KlrozWvZmMFVkAe35UMRSsMhyIdAKzCtVt5gu0Q/HUoMGbzunG5hf3Y7ih0q5TcjWU0rRmsKrKgc7",
+	"jZVlWqU5KrepgKjVNoP6FHeJp6pvrhtixdus7q8ZU0xYFtgN1HxG+97JMR0VKc1WpbJJWAZ53GgTvSKx",
+	"UU0qJnwCmge2N18LXQv7DOF5RJjeC+31VeUtbZ7nNAcsaMIVMc/oc5Hha7BvTzLGjFOsYdA8pd3N8umQ",
+	"HG61XCMzvcw85fxEEf3CfrAkEzsbAKMpg2XaM/J3QITLMz7/m14gXpRD24raY6SFkZrqQGU/tZjNdofM",
+	"9VwcbR+/woByP9WW9GKc8Bi85FoS4bLTUfibnENlTufldF6LXmxHuvay8fmC3nmiCNIBVQ/tzm22lPvX",
+	"Iq7PQkx6yAsvRbrqG8ckYQkfpQxd1rqApQEMtBmoySsTBGBcofjatTDvGU1lDElIxBSJj3uiSKGtUDVw",
+	"BZI/krdfyVPS0w0kT8nBcBhMtumyaIyo10PNdhb9Dby5v+E6aKx150XRfjXseiHl9NByJlNGEjbhgmOC",
+	"GYMN4Ov3V6GY5vUbJv8Q19El9vDDxgNPEaQ3JJB/+s9//Ad5TjI21VtcPyLAX8cSQqd6r8ohSa3I2GAu",
+	"Ez7hLAH2UWXJyfOMrkCr7JOzEUaDAx0W5IqaE0pkuKKFtIWRrEhtZI76/Q8wgauFAERw9VDTksY5vB6C",
+	"WPApzaZM5QRgKVGz/VzwBWz7M5kmykUslWCnp4TiexkRTB+QFVGLlOeYCs5+LmhKDMzl/voRq/MhqByf",
+	"4+HmI9HjD4+aa0PMjc9SZvlML0uwf4IDg2+UI2MifHMJYI6epdIxP7n7aa280+xyZCtZytcOYG59vHj+",
+	"bCtLonc264o6vXZyq2HJd4XZ7nS8Mf0PW0ne8Wb9JOMrheYNw8LLl2D3Xe5Xd7lQglderx6G/d6eIKg8",
+	"99lB2wjNDqOyw9nAAcv+FqCxF1LOCbIhdyTXbOTt/HTxmfgEzt1JOwNDN8mYmu3qqIWXr+RtnYQzy2/+",
+	"589Hd8P54efn479kf1u+GF0d3H49Vh+Tl5P39FnxVp5M/5Ufir/eP/9hWctUODjsBqtbaUZYPqZc5bs6",
+	"JJyUbOQ0hIeCgnAmKPmznLNfuqIHR3sym34OHkrPYT0oIKH0mSDhXO+z28GdI8sibeZQcjQcJHRVZYnc",
+	"BurbsckLqtRSZls15We2/GofbdCUdjG6IsNzuzCuopqakyJvYfd/cVyIpqDflGP6tpYEVTIxBoHTFyzj",
+	"21mCseFf8VnMv19UYNoVz5ELy2VRdYC03IGiGhvg4TGaBBDTneqNmZ2n5rn96kahw+nooxzTFCKzwfoc",
+	"p4XidwjDD2G29Qjt9TPRJENq+62Zp7ls8Vid7jMDMvZcbur3FnquDJ6q0XNBdIHMiJlsgg/B/a1D6ye9",
+	"+M9vr8hTmU3V019lNv2QfHuKD6qnv+IfH5Jv6Bita3z8sR346YMEMWBIQ98mtpfYFkO05vDXoOjBkif2",
+	"gR0yt9b2F9PpNdFuMXn/JVxhIQEKcYXVRej34gpbE919HDl3dRWIsFosMnn3QAjpR0Gy7r476NX+sRLu",
+	"snXtTIp0wh/a1N8E8cCbpUb8asYSluwIu90a/LoC1GdIlULcufgURoxU0Z9dgLAFiu7lcrCQ/YqftSPl",
+	"1G8AD+2N+KODQ3cUy8elRqmti1p7PDly6M1riAlrQtAWrtnTJ9XVth2x2ZuPd/himKC3CXZzUr60K/Sm",
+	"J7Qt8TazqnJtKW+/Mdam36gNSJt1lbNOI0kVW4dITkcbNetrqjrhMLcNi2nvO9nFG2jf6dr6oiWCdGia",
+	"HPDxOhVRpTn1wY3KiWkxrbvEm/4Gg/34nqDG4dsyKJVgyhC79drv3SkoQhvYrqpizWz2F3etsVu63g5O",
+	"1+rwCrKuE0FfHJshdb0y1tMYZBq4e7mg4pYleK9Crovh8IgRmsy5sB/mVNBp+RsXasHGuXRf3HG2ZNkp",
+	"iVVOJxNIw3RopBTudGjKKWTil+9CRtOiyH3+T2gCcK/NOXJTQcVwj2ze24v2sLpqr8sng51upFLMZMo2",
+	"NBxxVAWdI8pN7JoRd2821LFL84s8uEdgQHlDEOtvduPDO8WBmcY3hYE1h+Gx+/zLGEO4xqzBEtYPkZ7F",
+	"wpvwO9YnsnzJ+aLM1QjcipCrGVtBIOtEFgIiaSkZYVLwtVCMZuPZK0LRDQrpDVAiBjoYL/SELcmK0UyR",
+	"OV0hJ9lETymmJJt3Fb1jicFUuBa5TDBPdMbGtybZTUiSSjEFGgqlMBdyjvBc6OMWEhIxVB/q0J8Fw+CG",
+	"VmP/pmBnwYjQTDfwoWS2ClDIwkei39jKNrep2A2vJZFdEnaA1uWoU3CbJ7sdg9MhNYdtRxQ0z7kdOSnY",
+	"2SRn2SfMR2yAMabqVmuqpGCYKaClyGUOMG8JlJCVmCZaplAcH2+FFJlmdMwaG/LGFHw0rGEjD19sLbkN",
+	"KtMVVbcWkCnlen96I8cPIhoOQVRzmbUwoHRbvtpnt2JQm1/V15nEi9TmRy7HVGx+4orNFw2YbjSbsvyK",
+	"TtvGD7H54oKK6VahvHIP+jRuD2GJxEI2LLEdaTrd/hcWTeTphIg6k3uVYXU19RpOU3jQPteEm37QvAV2",
+	"9Eo5Hb6WZ3bx7pycnByfkIw5PQA7EkRFX1x8//Et5thH4FyTRU7eXF1enV1c9SPC7hcU8DEqW+e1KIFf",
+	"4Joptjo3fkXidxdv//rHN2cfPv7t9PXf3n/5/uKPz6KDYXRwHB28OH39t08fPn9/9faPw3ifeJpYb8HX",
+	"YknTdADp1eC4UK8g9BB2R5fNDeBl6O1TC939wURmS5olAAo0o4sFE0pba/NiPCMpzVl2LQzIPBb9b8V8",
+	"AWFVh6+OhoTmZHj06mjYPy0rs6Vg1ijUNdFNG9HxrV/NtZBizCJDfZCpHJq9fy2uxRkOMiRuTQpl8x+O",
+	"h0PSoyRO/j/2/nW5cRxLF4ZvBZ9nIlLqpmX5lAc7Jva4nJmVrsqDO+3s6upWjQmRkIQ2BagI0rKquiLm",
+	"176A/f1472B+zzXMeyd9JW9gLQAEKVKiZGdWz+zqiM6yJBIEgYWFhXV4HpZRnqiQMJFpE0IbkzCHIRnz",
+	"O0ungCXWXSgjORmUitpnNFVmDuHPFEDb4fLAoSmYiQwACAXm5erV+Yf3L99+HxKZklwxNRDhV9+/Oru6",
+	"fvUxRBS18OL99auPfzx7C/YvYsfsn5pc0pjyZOFfElHL3z9lLNMNQIt63uEZoZ3xkHQgaQX848X9E5nb",
+	"MsApjwUfTzL9HtEELSz9fnDJQCD0ecoIgBLPEmREGEdxp2guIAdHXeD0wNfV3Xj7/an9/V8OrEjuh9jr",
+	"gUB77pS4zpnif5xViwRgM/MAt6qmHwNR7YjeU7tdPaSAZyCkvxGb5XRg7EZ4fT32KEQxXQxEp1hUAVQw",
+	"a5MRC4qMjCo0FGMtuSYALhZQSJpAR6HPUrnHBIRnA4HKroA7ePG0bCTL1Ptxv9/vo1YkHe8qXJ1Yw9bt",
+	"kbOBQPtYSkjU1fMmje6wJWxeP/xFQRWZsySpMp+01CE1CJCPZcPWeDVhbhIXd8UF7Y+KM69wrmjmdOYy",
+	"FMx6dJEG8xb3n9rdMxdFMG6jfbMlPWGA11qk0+VfNyPlp80dRXd+DUh7AUHm4GBsuateRHuZDABG4nWA",
+	"ID2BzSJXATHZdoHWn+zv//4ffplPMYotz71p3jakYOHuXZDYuvh1P2/gBFj4/01v0eUDFmOwM6cKfptQ",
+	"EcvRaH0ME13PuQk5IEw+jDdM0SrR2S5TOyzeJIScTkXgq9ehPb4u0GdCSQizAmAu7lXdPXaqwoCE8NLh",
+	"QJifrGcxJB2Le5OLJwoySpE+RD9krK06SkLcCMNTEuphNeAgMJwhyegtMyD6AwE/TFnM6bdsEdZVCtgf",
+	"W021fYEHVNbLIatLB/0c1QYWqKdqataeFV63OScY8JbXPoXE+rzU6gLZbF2sXQ3wa5PQ388Sk3K9gby/",
+	"kXNPBF35ClIA02iCpb7VCE4WTf6wRTzEJInXF3dGendt+G0kUxZR1TaZxV5+6clwu5SOordL2RG2MUPx",
+	"hE8AXWBpEm3xcACGQsoBwQBfC2hKTQOXLD3XX/Y2WWYlFtBKQxsVqEF6+rV856XRN5BNvYYdcpPGH1JV",
+	"6gaiSLX2e1EIT1CRv5p3algh7+W8CROoMH3aux61Kdn6FH1N1e3aOKvXC9t+w6t44Zct8ZVpxppwrGWc",
+	"A7yPMQ3B3k1zoZ6YzU0fGLyAEaqIZZja/uF6Q7Eu36YmmawBWAZSyxBmTx+GI6kt+Saq8IdY09Xci627",
+	"ONZn3kySjj73wteQKdDdnHa0INDGgV2dn9EgRk04vbOECsFi8vf//X/ILGWzmfmbi5tZKscpUwo+T2QC",
+	"Sk7/HQOesXVgTOUdM0GEWz7DE2kA1+gj04gLk9Bs9knzQNhq4HEIEmcfpi1GfJR+YSlYbT7iVUTFmcMj",
+	"XPIeuQReP+la93DGUj32trpMRfjy6IYMCOJ1ZdLBgC376ppq990jnygAd0vNfITlFTNm2RWvXx4JHWK1",
+	"XXH1hxkrPFi1rmGWTWQpd/nrV9c7wc7lhyv4zyf49+z6/M1OsPPy1dtX16/qU5ppNln/XvoqPUgJMmYY",
+	"mC1gBf308W1QlK/PaEqnDKjsMNBLuCiPA2a59vdfHIwO6dFuv9/v7z7T/zzX//SL/+3vAYhMi0spXbuS",
+	"zATasXbjZwagbuloSXuVprg7trMs8PLlFFFlHOUrE3UiKj66MpNlOjZaV0rxg+mn1QLnUlg7thopthK/",
+	"pMQ6lITmyxv7pT52jC1RKs/IcEF43MXyZ3ejPoyA/wzUXoD13ENb9134GPf7fUyZkiOCic5ww/8qEKz+",
+	"JaynGFwRId4wwX9NipR+eTuGNmyzXDjyHU1ud7kgke5GPWClfrHNcrOw1LZVdpbxrJjsfRcsxIc2ifBH",
+	"v3SpnkYuFzTPJkxkgN0Xg6h4CLcpYHcpPha7XICzEpgnZzNwpqZM5VNGeIbSoZfTEzUQYUbH5zK2h1lI",
+	"ag8DwqKJRDeaYiKrm3S4sjzubZRF7Y6OXSg39u2zP7w7+NMfv1qrMuzdgelS8wArmeQNSdJRA0+ucw7h",
+	"FvVEQSYHoUkCC8XgPtrdiQuDryZHJFdslCeCKdUjX8OyogaGIKIzOuQJcjkP2YQLvb+NFemAmRmU8EoT",
+	"OQYXE9pUuchUlyRUxBsE6L2tuCZKHzWpou8MqgK+iN5LboWcW+8jvjJJwbEu5Hx5L4YdsbVK1p3U+67V",
+	"jA0lwdaCM4/nitDM29Y8LyrgPPMpM3UOc4uxbRQmBuYsCmJDwm8hQKqse9oMeVXX1xmNtcLqzIy6mPwY",
+	"6WqEXv9wYa9NvrJbrOut62Itrj5C4WUuQtw+ixevhwRerwalqHzXE1fd/BTBdoYsxviNIULI6HgrgqFm",
+	"xBqTxKMvwPCIG3U32k0bDTnYecwKsXaEptd0fI0h+jpGU+Ok9XelFRU4czb8lFYM3EmWzdTJ3h6dzXpK",
+	"5qpnftrTm8/e1kraPayw9IwcFRopcGq5SaX7CqNB/lrBqSYv60/g1XALaHhghPLL39Yeq+ER17xJ5KCx",
+	"0lPCN29O3r2rHEz6hyf9ZWavgx8AXP7kL/3dY/zzn3dalVm/o1zYctVaRcCnTL9hpSZ3ylIe0b3zCY/o",
+	"WLbLqDKS51r0B90fndppZlGe8mzhIlB1dAqPm3k4awDdTLhWTxeX1p1gEPINGiNAdFWdL4e9fm9//7D3",
+	"rM1ytzZwJQiiDbobLkJg11EOVQ6Cijb8jxYdVvueEnvLzYjyhMX6znkqxdhdQjo0GwhjKULVo8ljMFh2",
+	"7jooGkQo6+4pCRMZ3er2MinJlIoF0Q8Axif8Be0bW0KJjliaFSN3SkLb9A22GoenJDR16DcpyxW7iVkG",
+	"eNQhoIIKbbXGA2GuIZm8ZTgAM0BxyyxQjT3mWAOYpOxO3jI7HCy+kXmGT8Oi9iU6ITNqoCP98UMZvTXp",
+	"0uXuQy1GXe9NK/hYuMo+tcJE5B5ai0d9NjZiXweOCeL3RJFPiqW7cKUhgjciCWg8LnH1eP/Ao3AGlr4y",
+	"gu/OO/kTTxK6d9zrkw6/pPEpOb/8RD5ckf1nN0ck4beMvKOR/uJP3e1KnIHSwhyM+GzHf8n61W+JBT5r",
+	"TjIbjRi0+I7eX9ug1PKI57MZS0nCpzxzVAzggP1rHo8RLrfjE0IYlD5rmKKPpmuMHg4GKDRWnoWj/TbK",
+	"ougyFyu6nMj5F+jy4WGrLlsTb0tziN1HuQNCWWl9w8u8cpf793qZpgXd0nEtVaHjCKkjtnhWJ0eGaOQl",
+	"u+MRe1x27VYOEnhvl85KVeZxFK2/8a13AyYXrhAsR3oi56K0MDr/9Z+vncCICUvBXqrxyj9RrY4u05Xy",
+	"XeqGL+yP3Y1mLxPG1h+aIVQ6Xm65QB4l/d0Ya1VRLq0Hp8Jd4GP5Bcrr3ZtHT7Lq1FidNq5Zv55fzRd0",
+	"X0tskoRfVRmrhc09g+D8YxCmUzgahBSsSzoyBxDMVJsKAQJnAnuMnDERYHJm9cWwKrU61VVQemaxJJY7",
+	"CT8SnsFDWOz3ysPbBJYTPYmIUGwpL2dMuPg5vm13q/N1Fa/F82jd+BOkR+MGSHLqYVzobf1LzmWqMkPh",
+	"pSQZ0RQW/CnZtyzh0nTd21efAU1XfXaeXTVN6Xlm7yT+jLalYatn9S0ea140cPPaLKBf46o8l2LEx5tm",
+	"U0VwFxRJhzi5N2aVhySGda6QPStKGRPNICYiY+kdTa5YJEUdesAbOSdylBl/myXfMjgpaKIje9ITZ5L0",
+	"iM2mf1rmWX3qE+UePi2RcdRt2/UIJJUeN4/vt7VHMOcELvHzqRPMRjNyHZKOM7C4IOFrTFM+DwMkxOaC",
+	"/Nd/vg6s4WXANQeixCAGctUNSGj5qELScURVAUnkeGw8YPoiLeT6AmSq0k8zzBwB4FvNmDBsVeVn1iqd",
+	"0knIe62dYMf2xazX8vmlfOlyGHjJsmgg782Yt8qYXtlaW5sN3KMMhuXYQkVuYP23qU827yHX0RNeWDZC",
+	"0EdV9jGlFRQq/z7BuYJLgLSwW8squCZc2ooh0HW+BgAgj25ZE82I+RFdDL5w/2WUymlAMtkNiExiBmWR",
+	"Wk12wuOpiSTtT8JTwqazzFYh0HnYbU3E4Lr8FfShLnBRizPVOMk+N1ojDeK6l9PvAKvPvhnU7c65Ylu8",
+	"mWdqLxeS+6Gqlq25WxwhX+uEms+6VmrZLS/Qc+L67HARCoAvb84CJ6crxdvISoOTsEm+nxhfGulYedfn",
+	"Y5qA94ZIQT5dn29AuYoQXf5JofZ0OaX3FR71F/XpI7TGGP1o2IUzSQ7ILKGR1ixOkWCFiUNHd7INvrg5",
+	"SyFlRCxpm6Pa8MWUVxAqD5+300qmRF33H9/WDs3KKfR2ie0VutPN22vTNZ30l6fDBKPznWDnWEvv/qS8",
+	"ScKXTXujXMFiWd0/mmgrHV2lEwLSqe403V6FqrJCU7menRI7vC3quuFURMz1zuWna20SguzaenfOkhiK",
+	"4oE6UaYo2iRhowwMb65IlDCasjgYiGUjhqQsy1MBOX37x4a8EQ6JIWRCpTlbk76ylKbmSjoLC813otlq",
+	"o84Sg2y3sGj1c+trPysOsWUFVQRFC+uTwybVKX7yT3TLNUEbO9caS7G1WQ8l4G4IprnKtO5clI5FpOOd",
+	"crvWduOZSV9A9AKoeOTC3FFcwxUWdrmSp/3jlSXl++s9d8vDWvBpy7kgvEgZxxHuQHwdmOfPrs4vLgLI",
+	"FJhpSe0GJBf8x5yRGUttO6fFiEA1SmHRY5bVdhzafphvMLg/2N8dDO6fvfrh9//c0vO4/N4Npz7v1e0h",
+	"zSQTnfrvArkWJsLSkjtyc6flaqfjhI8n2h5D8BSYIU87njpNETR4+kho2w8Jnc0Szmqdf7VM3kclJu+D",
+	"eibvde7KRM4f2H/T/Gfr/3o/54YV5KuASYuF2Fqkaj2lLVLAlxQoXU4Pf4gGrUdi3siLWm9zKNWQsRYx",
+	"pRyCeHWz/ea7a9J5Fb+8OjPZUeEtB67zO5rwWG+PpgK5R66YgES/8CzPJjI1iNgn5Cu90xrspch7HIIx",
+	"hbX8Tex+xlOmLmr6ZJwvJBcZTzAz0XIB3zJBzJ0lXfmi30CVXEZPr5AczeiPObMvetgnMV2ogCguxgkj",
+	"uWI98uresDPTjISXH66uyR7Ns8meabj+1XK1vrjnk6rxQfkzVem8P2DmCfVCkJ3rvdNi+H0enLdkM0TL",
+	"RDaaLYk0m702jSh8tFT8lhQNTygMT19NS25lceLyY13BnHt2H/hBmSqKPmxIKGVYFAGJ0lwYxANMs0S6",
+	"KIHamCo0S6wVYlXdUX+l3v3L739Azft7p3V/36BxHw6Pl/hRFzdG6yRpS5L5zUBvS6K7TOXbnmW+mdf3",
+	"imWAjfeWqwxraLZ7MbUEnWe4o9eXgppbG3rnanse2q+VyDCugGiTzk1oyt5ycbu8v2T12vUKiC+liNgp",
+	"JmJqe3BC1USvmls2y3pEN8rF2GTlpDIDwgWeGVCRlN1xmQNXPqFCzVmqyFH/SCsF3WzFC/rj8z9nh2/n",
+	"/eGfbvfFi+9nB+r47uOz/Juj6PXTycvn7Kw/fb8vLw9+vDqsXVtp0oRuPEx4pJf+rT4bKibigIQ/z9nw",
+	"Jk+TX/bAe7L3497PMA6/hKTzYy4zOACE5kfu/WiYyZEdL9xTeXrHFt7v+EXVxducW2me/qC3r4hBDsmW",
+	"WSPXh5OF3YNHlIZtJmXOhmSmjbdO+PPVh09XN9+9+urm08e3dla4UDM3tpZaTB/BlClbuduvu7Krz2lc",
+	"qVwLZyGWvccZufgMbXpTwPF40YkG7MJ6e7MBhgF7eIEgkc3hbSp4xn+CWjB7peVBMGUK1LgV9brpkZdc",
+	"zRK6IDHNKMw/nJR5rOC/UzYdspQAGYlaDiY2F716SfwcGRhMUaDe0iPDJxubTCWt/+I8YXG3DoaxVdEr",
+	"Fy4y4Pa0KidKmmJKwtmK8SuuAmgbw+KaKxuhg4idYPq/U64wThc6dFVE4wmFvqLbW0VPXp/21h7+PZXT",
+	"WVaPy1iIx5oNj9k6PdOa1zuHrbA0anWiWcO4dxXJtOWrFByVLaihbLX5qm20WCOmOh3pOFr2xwzLKlFa",
+	"xnursoytmuQ2DpXiFbRp5ark2oqHzLNI1qWqQ+quFtkR5Yn+r5DZDYxNjMHnXOB+zuISaq2+Ta9D5CQq",
+	"boKYj72jPv+jSVKrcAVWBs152hNF+zZmANpIoMMibIM2uAo3qY7f4H0TEm07K6+Y24LQIGPTWUIbm66p",
+	"Onpv8vH9G13tuoMRQrH3VqQfMTCryRN5T5Gu2oLATmrwtcNveOJSNmlcMdyllzebU7PZ1GGiJFqrbsJ4",
+	"P0zp+pUFvDDRV3Cp1sfQw8YZBTip1b9eATDYRujJSuWb5Ta3Uxkw9B4Q6gZHPHNzI6dJrs2A2jGYUR5v",
+	"MkkzuphuRPuKQneJt9UuyZarDt7QW3Iyo0n7nleWIMpaSX58aanKhhvCwEsdK5N5eP3xRzUorwRvAD1B",
+	"al6sdtyWfY+AGrPJzBUoCCvXFz7wHV5sBGTrbFa/lyUcAb76tf+QyzrL9IzACfAR1BMtnRTWy693svg8",
+	"mipmM6l45jF+18TUtEy+EvFG2uqzqMBxzhQ6lep7uqGDqpjzJg2mWHrHI3Y+oemYfTVrgMVqp0rgQZ4i",
+	"ofcfadbcaMbSqaodPL88r+YoQjMGThhzGLo4e39WFC1i6rGayLm+BLj+yo6JtVV+RuW0e91rvBQTM3j8",
+	"SWQV8timk9kdE3k7o7U9Q+7GytcX/FINI/auJI+BR8C7pKSXxKg0/Uur0A2xlYLS8AW+Flmjy+qpf0pC",
+	"8/N2doNr3loOvoO+prT8HiexFmd8sy0V3eaXKd/EzKtPxPYHYolqxntC8QKl3tYOPh8LORrVEoEw4ImF",
+	"wsoZzThyWcWcZQgdcUpC/QE82qEJRRhQCQxFzKky1X2W0KXGt8IiHj+M4cw0UU9d3epuvQ7etz11unde",
+	"C/nmLvTvetxaq2lavySEbHJZ2blInwCKNqv135jpblsS9NhseEYoN2PCW36WvakVqflKfo1iPHDIy/Pp",
+	"y4SnTS2fndeNKkNdIbqBtxIqQrli2b7EexrYYxVe1DMtA3ms7inPOBXEsiIRmZKU/RVKgRHiHDuIKx2V",
+	"QI98N5HEtBMMBKxqKkxJN7q1BZicKXN4aHwsduVoVEtFa7qm9n7mwEJbk+tmx8APc3lMTrbLte6Yymqr",
+	"y6IGzqHYU2etwrqbLgx4y42XUU28wenfluknS74U25OyMJfFuAAHtGO/XvZ+FfLbGvGv476tLIAvRX1b",
+	"XXc9b9SWWc9mTJh6wAbp9hLy3KXLCa8Gwqjqot24wDymi0ttUa7EnDEGIkG6b+SVwsx0XErkjMz0JwQB",
+	"ZSJGHgWTOmmz2NNcAIB/5ngPWpcmvMRe1p2BWu6cD4MZWYlzY69riTDiRtyvAq1feHp5vuUqa54ckwOi",
+	"j0228mPKqLCJy5ZfG021MRUmh6p0qPrLTiuAxB+CrXiHfI4CN2lXGR2N0HuwXeoBxO5KPcFvykmAx0db",
+	"Iy7pDdAx4XUyh7ISkOGCzCZQsJpCkS1LlRRVvAq6oOQcBeshxEHQt1rZyKiIaRrXJ+hjdeg9iwEtXkGf",
+	"R3TKk8UJmVKlSDgOAxLewr/yJ/1vMgxPyZ1M8ikj4RSiKPBPpmbwn6H+70CEUQ6fR8kN3jfL9L8/wr9j",
+	"moSk8+mKRLnK5JSmi+4ppjyRkNFognHGn5gIe0R3HPAcgVIH+jYQkRR3LAWwSOz+CGCd1SmhUSqVwgs5",
+	"U5YqBYEFqbkOxBzyuGIWJTRlqlw8qDXprf5H/qRPv0M9OYDzpCVYzfS/Q/hPlOt/4R31BgqsqBkkTepL",
+	"9atAxeFP1dqEenpaOLJ/R5Nb018DzLxFvk1bw7seBLhBjjJmtWutHMV0gcqdkikTORlKmsbIx4d4jXoC",
+	"ZxyQQYcLYmp5e0bLhSYYbi/kYiBcWbqHLPXEIuRpRendAwyHmSRDNuaiR96XAPNAuxmqGWCQ0f00c746",
+	"zYGt9yC8deBPtbtHkguQgvqi7Q0ar0+XwFYC6GjzvEHybl1SgC3CXrmnwt2mYPtx4T6w6WYY1Dcyw9zG",
+	"OU0SEKiNECBsMBW73jg875jI62UaBNlsixZZysl5pxBz1DPduhQRt2JWw7N6q0sPsbi0UNU1Gw4DqtXa",
+	"FaG3eH324oKEdmWtYW2rqdmx6BWl9zfPgqQWW21SjIWhKGBY+xItooR1T0iIDAYXMWwJelZAtbslH86c",
+	"cyokHVivVi9oxQGuKwWUKJEUGeVCmdLcKSAI6G/CgVi+8SxJWDpmwpWFu7ddRaqzJvxdETQ7taXZWhVM",
+	"h0n+kNaVMLcJiLhQSM0yoelQpuCVM3aq2mmZ3o+Pbuxu/fHhi5jSlar0kvsfqpQ2dPi3Mbrrx0FGt2fx",
+	"X3P1RbPXl2oPGxgBKPRsupETAFLf12892Uc2Wp8nHyBkd3OaPLf58eS9zEwpRyJRLz06T34Nic+q297J",
+	"OzYFdie4eqNcdrz2XKoijlweIPgayuy0yFpQhZRFjM8yBYpMzpjgYkxMlNvsI6dFUj9XiBETWyOI3jGQ",
+	"Aw4wNxFz1JSVKr395y9eBMsBBZ9/Fv+3moN2s4R9VwNvRn/Nevoi6fuV5Vvhul1HOvpAUzpYlfVf9Gz6",
+	"SMigNVhKvnrgMZblhUgT0uMxQOnoA1Yq5+rRaU7uRYOFkbB4zFKE6p+nPMuYAF8RiDyGirQ60Z8yeqsX",
+	"CPBAKqaFP9F6Bu9jmISfyjkss0RmG6BY6OG/vhftAPHdfEKFPbxZ45xqUznhUfZYlA4W6X/t21xNZJrR",
+	"MR4W1vkoz8hR/wVG8bBoaGp04QmQ9+ejEY84E9kN/Bo6lP7QfO7MAYyBKpLQSM8RQHamDKqjB2Ii58gz",
+	"yxWhd5TDIat7ingjJDJDpPQ8GxgZcAAA7s9FzKYzmTERLXa/ZQstGbliXRJLIiRA+duhRkqDelIRsTsB",
+	"FTsCZmOzHRU1kw4JGbhFtN4KCiRakDBLR2MLP1KmMsLVQExYEhOZZ0obvMgsmp0s6fLApVNLgdoeXRx3",
+	"NOWo7GdSWfxbKD8XrBsMRFnf644/UXpyuBjvWu0fSZX5x+JaUIC7sd6c1klOsYH9EuwAp+0lTeuH1PTF",
+	"jqz3fNKhSVJgnXcLflxD1UISPVPNR5G24c+MTRuzcTYu/8PLV7SXbbjPvJW1rufZmgF141NB6h4RxbLW",
+	"5dH7x6X66BdN9dE/bkG1lzLQypeS1+eqP6hDG2wprcB7fJenxVJpMNFcweX/+/8Qs14CkhpsmglNRrvs",
+	"jgnLQhQxkZU2yZZpGs5qcuLrbSglS6okk3WGFchk4NZ26e1Q0CqT5a3pxg3rrczqnENxQ9IbFvwiGXA1",
+	"A2qtF90dJh7d9F8uuJQYzIwQtr/o97oS09JeumyW2d1skwX0xauYLxFbvHCC2u3dcEzCaa2Vxbf5mmt1",
+	"aCiGcRXumzXSlovkhW9G9shH4KdJmaFcN+DmmMSgXx1geYoNGcwSItgc735Fowm5ZWxmCW70/mpSldx+",
+	"DIREQJuPlqv/JKwb5PqUvmhA6JFpk5MRqszmE0mmNEZ3Nja6FQzOJqcGo0bORtn6tKWSncDbb9cXj+cu",
+	"vr53lFnbLpKNh1OKN1TErUbIX+/bbbLWZbHmHIcX4lkOqH5JIsfe94CjqW3NG2trVog4IHX+oSlbcIZs",
+	"MWVXeOGWu7f1sWwknm23fNv4mj3/lAg2Rj5CSDuG41LCqDbJSwO7+/TwcAvzwJ0rnVFg+QVqNafd15at",
+	"AzdYFbugtM7LMu3Ezs2o4bJv0sdVEqnPSmvw+bn3muGaXrJxypgir+kkZWLC9AGRQrLblCYEH96C9+Dz",
+	"QDH9A3RuK9bCDUz9x4CCdwuqHBGsR3J3cOwbgK7XCJWXwxWnC7A/zXCMUsZ+Ysg+Deswm7AKGHHz0F3l",
+	"s1myuGJZZku9K2yGdyz9iL5lrwym6vOZ5Wk0ocp62YwzGnhrgf7feN0s4wp4703NJB2b6B4kZCCwCJnR",
+	"6FadDsRUpj4YxoseOUvmdKGILY8toMF8Sp5AG1lod+lWEQ69s9/XHQDIWgvr7AZof5lACsT0aUlonzYJ",
+	"rd0QXyd03LBB/P3f/8MS8WB/4KVhJIAxSI9FudrkGNzoLXzta93t5Q6umEd0JdkQwSihAKsNxj52HFtx",
+	"aIRLE4nRo6GUtw516O///h+PN9SV1Vj3WnWzUbvI8hlioOvmFkbG27H1nZHUkpLqDR3r3yB0kiRyvpvP",
+	"yJQpRcesnfMblsvdQ5WS10qb131Q2ttS7oABIcdlCQTi5W2CCvqvExdP3r018WQL7OKPUlMmXQ0EMIxx",
+	"ZbMAFniSzVlyx8hEqhnPaELsAzGNXOZJjKxNenObSiu3WUoXIP0VTKvjfgs8v+WN60xQ8rWcsp82BweU",
+	"aQMgvJ9GiZ5cnFA4eQ4BItFwlikmtC5GSk+ekY7eJ0jG7sHwvIPAhrxlMclnlfTB+sB/9Q1qKt9mPCqP",
+	"wGXKI4izyJTsH2DK6FqAz1YZBlZK8KGFMNSLfnrHFjW+qEQqph5SDPT5bE/R5D6GdbuEpbH6MIh3NACq",
+	"z6RQbEXZ6AN4OlvW38D0eLWfEypuv5f5u2J9f1ZGH2fNFUPr1dU4IVnuWHX4NjLx4KUvxB3PGs48Ttm2",
+	"gCgGF+RDBHlDqWwBKuORdq+XE8Cg/KQaSyA/N8iWD3BWhihrJ0mZQa1ERKzidYKquirGxZ+2ZgFpNEu2",
+	"qlFbv7KqWC5LEu8/d1W3tzEvHq6Pl/fgSyw/IlNGEzJiLB7S6Hbz/fhhWtcvR2idGbKC5BtlFEKhwF8g",
+	"Pb5oKko2wu6cx/aGrRy/j6bDizm51j+Shcz/f+R7mafugDdhyYzoL4y11lsyFfotrYNaTV7t0yrxVXmS",
+	"1ZyGtxeDAjVr7RZc0XJ6wQHWsbJAblgH1dtpwfJU3p6K7je/e1EyVo2MJAstXIZPwYigPt3b07g6JS7r",
+	"QgpGOhJT1KDmKrSLO+wWB/r9PpF4sky4uFU+OFac0pFjYDC7cKU+zfxUFohg535Xt7F7R1MwfXVj/pu9",
+	"NA37333Alvyvzs0Di3Fx87ChVjNv23zXz78sJdGYARouiJ0ycssWp4TRaGJzq+wvTxTRQ0A6ijESWnm7",
+	"XszKcHl2nqtgMKZ3dQJxTcfNAdyWJPifz0JGevQVnkKgnW9he2xPQw/E7A+6+XpzJnufjr4mB84AtwJV",
+	"A+nosyC7z5Bi8Q8fiZ697kkJ0DWiYu9n/f0vYVsU1o0Y7rkXLPde2hs+P23BcN47EvzVNYpW0Go8NBkd",
+	"P1E4DJAFFrMT8tzneZYjcp7K6HYk0/gJ5msdHhCazCZ0yDLSifmYm3zaiIIXYSASlsG9NrfqIiBvA/IB",
+	"LvpUcGCYcjF/H1YQ5oXQGhvCLA1EwyyYI7uENMVxj1xkhMdMZHzEta4lOG5I6w2oClrtpgwuocnJQAB9",
+	"1J3JMROMxcqnSOfZxASH1YTP7J5SKs+sOEe9qa747c5233zz7bv3l7vXf9z98w8/P/+l1jtaFuB6FkH9",
+	"WmOk0shoNAEOpx4JtWAAkkBTKSnphFaOABVETxmPu72BCB0TjKnuMLnuNzbqBe3OOIugYY83JsXkxXJi",
+	"POY3DBcD4T2wozIKRdI+A0g3IDJFNwwdFyLouPqkgqQ/CIspwu65ygDmAEdliIVs4I4CEQ5hTYSkg5nd",
+	"uH8kC+QAijH7EDPhK6TtkDnjXqvgonUDUN5O/StrplDd1mdLZBP9+pkksSz6ot+AmmI6l/3I7rQYA60K",
+	"zQgUn4NjKpaC9YijFB2IbMLTjDGBxEeYfwFm74xFerej6pakco757BDtwGvmKEgGgQwFf8gUj20lZmVj",
+	"VkBEv1b/ntnrIA1CSyeCscWcXsQNqcgG53Y2kZlUZbq8Uirx+mznirXoYH4f5LayjWyJYrNNoX8ZVWk9",
+	"7k3OztZG51/CRYDFgKK17oZX9rpfgp1xSiO2ntSJjjKWkhD6E1r6UJTBIYuk1tQIWtyrRWMa51r8mvdq",
+	"FhO85AkB4FRFOoBfoh+AeCVFEWCrA8fXujVTYrMlWEGrpBmqbgtC9Tr4n3MrZGYITd7T0mB5jh4ckJcy",
+	"ql1X8GbKjppJpNDj9LAVhWu0AQgFfnMqjKfk08e3D54iPXaXuuXa7qRcpi1SfKARe23J5Kq+yDt9bEFj",
+	"QMuuNgZC3fcbA7aNzNj1M2JaVdjdWu+cveQqomL1FddsOqu/4vEThKi6LTKE8J7P6sSGB3rwhdpCaHMP",
+	"GkYWrvgjFeP17+Yu9EGZi438rRyTefkktJKMeGWGg0VztphwoHE9KfX8KyVBqIpORQoqa712Y/VSh8pQ",
+	"dK63QbGHuzH3B9Kb+Yq+L2+k5R3R206Mblt/DFG3L2W0JY9J7PTdNgAnB/11FcXYfFO/q8klkV6TBvbH",
+	"I6dP5Bi8cXprExTHBiPOeO0sZXpWFR0xkIqCKcE4cfCyKJEK/6rJUll+Xq0d6nTREuxAxoQ7Y9j34VM6",
+	"ZnszeCb+/dcZKz7M2XDmPoz5qBbgawt7Z8QT1jpaMkWRb4nb9ROrD9TVRjaK2PxwkTG0kxVL71hMOs4y",
+	"x+MgIC3BIbESD96720c8tfVAPf19sy2uv3S0v4fba5trX6xVW3YMg5IgmPGykZn1y/jS236XLcI8HVvS",
+	"UbAAueqRM2K7gd/B6YZbQ2fVlouAVQMBBYgc+MCTRM6V4eTDjpyQMJHzkHAxkgEJ9Wvmlkp8wseTkMxp",
+	"KqBQLrT4/iGxf5XPhImc76C05dOdYEff7rMClBaju6p2DV65XbhJ3GAsIjplWGTZ8Q5wI36nD/F8zIXq",
+	"npBwSkUO2D1IOQcC1A1ImMo844KFA9EJrSIPoXHzi75oksdxwkJSvQS/11fQPObZjQHhX7pwIMwv+lLD",
+	"Awqzs9wkfF05ZmPftTLELulhhSfrzcl/8I4lH8fWy4Nd3Fw/2g0+eeOLR+ZAPEaf+QcUlfEkwc+hv/2F",
+	"lVONPchY+pWB6BRxBh6RNBeCpQHyUJ3aEABCZhiBhkkjERVkyIjbTUkHmV1OCXXrQbCBgKS3VJvxod5g",
+	"w27PJ3wBqmMcES0tud4QzKkfiy6K8hNzGZwsWMwzFkPjMTNUOEJmxDV86j/EBokRdQR6r/VhnNK5IEPD",
+	"YI9oZuUZN2GHGOHU8K30KrIttwhSmGm9dlZirUNM6dEEKuEJz07MogLXH6Q6ZnRMOqFuOHS+JqDZ5dkp",
+	"CbmRWfDGQHo5z9hA6KsC61wiPFMsGcHPhftLT2vV+6VH1HNOUQI+qa4Wt8VAWAwb3WSdi87tM0Akat5B",
+	"0Ywr8GjCLxEVbZCTtsYIWZ9EnFUMh5YOtDUBdNyEinST2n3Ht/w3oA6/NlyhhjHXkC0HhIsoyRW/Y1CM",
+	"HC/ldJd295+1LfnaZnJPudB/Hx4iQ8WqqcDbVh9VimeavPON7qju8Pr2AJ/bNIz2kLNuIL3Xx/IRIHY3",
+	"/PhIiv9L9YVtnYlPFX9eay86nv06KFgzSVQQdk+jbGV2vWHnL+XTDwaxy6bHvw9b5som+cqqOG/8XtdG",
+	"VIrf6+UKfN4tygUeUh5wPWHTWmdTIvMUSM+mLk6gopQxURDOhzFNb0sUTPoLOIuOJ5Ud2fyy/PxGLKEz",
+	"QbaAE/LyG54erU1DuU7p4nzCots6W+A2PEW4qoRH2nqB3c1kiWY8umVZYHbdwOz/1AISE2qgrUwCvd7k",
+	"VT5UGc/yTG+WnQJ9J2U28uDwFrgYA8zAKQkN838ICAzez3ArbARCkqLpwOTvj0Zdf17krQFY07dj1pHt",
+	"CyZR5aoBi1mPkIH7bUSqzlK66MX2IjA39Fe7iAwCI4WuSjRR3JXNXH1rGRs8xLYvB3+Or7INzoy7swGV",
+	"vEApgxeu1Sb+RPwqsM3LolCH2lwWhi8F2lwRwZ4bMc42zpprkZABzbbmzDTB+mZ7JaWLN1iU/Epk6WLT",
+	"hJgN3CjDxef02aZ0sZobuJE4VN96kbHppnNldfe6bqGSX5UHjvWVtUiOiwKJ1kPE8SHUoJjXmuoC6ESt",
+	"Wi+HMdZGTywUYyuFZJ6hmmhCi+0CmyXLu87mYPSuhy4ZF2ehGMKmCX7LhQUo3cwwN6CRoVvqN3prCUkM",
+	"wKQ1zFcy1arVJYKvko4P3qVa0idyrlf3uawNMzrTRy+Ucn5Paen42dbWwlopo3CRKaRW9bnZBiU5pQtl",
+	"oT2V4xZAaGjS2f/7v///j/t+Xg6j0SQgMVcZF1HWtbjiAPlrcMX1vZ5Z95cfwgqi+BH5jkG98sX5pxJy",
+	"eKmoZ625Vc7bXellx3GozocdzaA0w03ydsUSg+u0XSBByIxV37I2abZYtg8KO7QnqS8e1/juDS6uH3OW",
+	"s5j8/X//H0KVYtNhYj7BImYx6QwXhAr01iAYOskmFK1ee0fahVvcflt2BDlnkhVNMElNuo5pYuFbp9gn",
+	"jD5hj6xSYUhnYY2Jileo1lh9XGb+dT16CGO/7u01GIabbvgWN7d11rRF2q3bcYYY465JajHHhVoO1fJm",
+	"6DxSBdOJA2LmDAqR3ZFI1UfGtyK7eITTAvSv9UA6m7JmIA2uzEZtlcy+7TNMlsme1z0YjK06WuxUNOSq",
+	"IyTsHWfz84QLCIvUFgQ5rfnAg5m5+n0tn8NGPUqlnNZzIT829ZVvAQc7Gbu3zrNl6+zi5curC4MnV145",
+	"uGJoksh5QAxX04IkfAq5mFmvkaXu81X2FdRCuMKK86p/irWosnq4Ua/Y5RV4OstKa8khgULjJT/YxbRJ",
+	"DaAFHqod71tuUCY9PKrTCjazgeZRAQkBsAe8Lg66p4sRmgpkTxUas+R3McANHkc9xO+zlAo1YukNL32S",
+	"eWYJc4sg/40BqtwJdqAn0Jbfg7KfrREzqID4qY+PzFNpqqFSLXcWW4HHJyQsRii0Q3OTSKAbgb4ARryB",
+	"rLgBzIkb8+aAKA/ipGB3C08B9iiR2Q2mmmA+cUc/BsE74bYnqhuYVcHhYBUW4xcirNdwgcxlA6Gvy2fj",
+	"FFG5aEbG9I4Zy9YiZyDqNQa7EBjIlvcTRtOEs9TH9yRcZBLvGQhTHiLnoi7ptaWCdsGQooK/gBRuH/So",
+	"k/pPAIPG4i2OzxsAf7XzdDgkpEZfRz3DzRlRBlAKziKm9sYHmQq7mEcOPy8Rw5BOGFEFtAVDCnL5T/t9",
+	"ElEBzAJnlbsiKiCOaehpMlkGmPUAUvpE0CnkY9t79boYymyC561qZr/uRNkJfbT+VPRJTOlsxmJbebHC",
+	"2KuBpaOzGbiLAT+3cDvLmNmT3nzCE/1m+BQ9jLCpmI8ZoPVOTGThwdZkVFs+gu6ImJFOlvLplMUByWcz",
+	"lhI9YJDfj151du9BIRrABcBHFFJUXP/vPrw8f/NhJ1hh0a0eLfTV61615y1rsPwgD/2KMXFWI9vvXSUp",
+	"DoEZd3seEgsLbmKwm2Ozx2+Xit4m11gLWpFr7Pd8u2fiGz28hS2z52WEZ41aR5gpTlW4M9gRzqw82lVR",
+	"b1QZ40adAdVKXS7whdidyLxwwyh4xMKqDHiGkPP65lVTGortlU1FUXLK9LY0pYDAdEpC+zvEnebAbdOZ",
+	"SaX4MFl4S7pkjNhWd+x4156h1UKZjcTLgP1wfva2dltj9w08U7CUAZxKb7QiSxa4kN1J0S48b0XLmI/0",
+	"7EQ0HcrJIk5rj3P15Mq2IE53yL1EWTbK67Qk+p7h6Ruq1nhdkoPanQ1sU+RKaut+KI/bayzPmRlMWJpa",
+	"hNH4lNAhfGcqeG4Zm5kEeghD94hzkVqfMNbGTWQCOKn6tzw1FV7SUMSaxgBRDBuL0QWouj1yrp+s5TjU",
+	"Ixw680ghi6V7IJTH6QNLZlzOxYNMSYFgc7C+9dHGtI/75hQoedyY7AcPJr5yvCKPQWv16n4mS5RWG8Hs",
+	"+KfLos1W1IxtPPIN4nch7pjQBydtDW4nhR7iuZ45vTBYYMTK6jWZYEk6yNcJVvFg8yhUBYocVyRKGE1Z",
+	"DFmHt7k2ztSEJaO3fMRe0oVCy06bKhwS3MCwghMFTYE4AD7QgivqlISIARg6eSKZHAi9PWDdW2HKWVMP",
+	"0X8lVssZU25ClTkLmMMm6Rz1X3QbcIENXmZtOECBqOvH17q2SibcKonUk+ZIscA3RxX7tAUca0QzNja+",
+	"qA2l1q6DDQE93GS19kJdmjta8IuW5MV0DsH5Dp8el8D69mv32dsa4rhPWFpcU65LOtoq3eVCMaFPrXfM",
+	"FCNtllviIjmtRkO/vp29DYoRbATOzrcnMs171DtIT3/sParXRqO7sur2I3Pu7lkyvWGQf8yZGS29AsHd",
+	"tx70/aNMmNssUFE/IHTTb9GvZp0NDN5vOTIftZ2VdSMNOYtxAwBUW9jrS4nyv0TbdcdELNML5z6oxgcw",
+	"fIRak+DFqHNtJhnk1dq9Cn7qPWTb+5COv7jJ1ULc2zMG4mu05g0kg7zfP3hKzmnGDEzLprzEDSN5xbPP",
+	"YL1aMklVZ5+ShGMV97rh9MnNN+UZL5br/sHyBrPlprcVp3jTwJcxire33WwydWv7jXRoKRe1xnY7HYg6",
+	"mwtsnm6PnBWwDioDOOECveHxzalHghFfVxLqUncrCN+b3LeVXNVv8fDWzXu6SfHbXmzsYVCaVVtCg6gq",
+	"P9VmuTbN8mvdBTKjuWLK5hBwpkgHUgGNpwYO7lAugu5L4AyRWZFzgBQf3VMQFJIylU9RqUxLXgXzvstS",
+	"hA9b7h2kVhrImEzaMAG4KCG/PFmQ8C+Dnd8Ndn4IsdIDAg3QXCVr5nelVJkWCZrwbAh4ljXWytyQeiPI",
+	"FC+2eOinNGnSS4mkMZQPrxUrdM1VuG20rjZ1P5BCEo54wix4DNhcIcwrHwtZmw6sr68LFly+/zog31y+",
+	"+jog37HhpZ6bry9eEyg6Bd+ucT0dk3f8K2JI0OCb5/svDsiM37NEESkAXSVmA9E5PAz2nz0Lnvb79lcO",
+	"3vRugEWFXrUnOKoXM2biU2n2RJHwHGskdwEmzOerv/rj11qPmhRr0sEzKXoJCb6VOXE642fIBQVTfoVH",
+	"oQHM0PQVya7VRM7xtKvHpUe+cxSkxbe6b9XzzxMVaMEeCMz3B2QnFHLkkDNgRxiRxgiCklPsgcICK6ib",
+	"0hsM2ns8VdWXbJVqCPP/Q6NouuJlTzzrBWjt2LZ+sEKCmQZo2QcBdG8L3FaAT9Wrs3SxjHKdK5Z6eJet",
+	"IyDv3LPq4iCrIbtb5BnYoTB7nv9mdbPxR5rwGF7qkUg8Y5ZRvsHZFGxe29ga2ADTdE2Ku34TOCPVEbVA",
+	"gP19rgeiPLSv3+4e9F8c7rdim1rF9yJFRqO1Libs4bm5+PMiETIaa5PZenvcOx/UeXemXMAJ2vFEFJc3",
+	"MD4st7EsuK9TpiZQwHKZyjiPat8HUh1sL1tu9Ow2prWpXtDYq2VNAt+rfx3ZDnkqZO28Pyasd1kUC7kp",
+	"9bwyedXZ8YdsKyaXshRuybbgV6UJWjuya9kTtoBOfkkFJR9zXkdfsLa52cScM4v2fr9PjvcPyPHxMenv",
+	"9/vLeQdrGv2lcXzRz7NhUmorTVV1Rm+guaqB15J3yUSxhIQzb5k+R5EOnBEwlQ6cOt1Wmfvbasaq/qoc",
+	"cvUBeciyOWMCOwh4hyIuypo6/ebOHgQl7/c6opol7bhsOeIIPlHEtGRIh7hADp3VvXlMUp12Wnhj5g9P",
+	"Ry+//BwVMlrBxlOJIMwoO60tI0+zFye3Z63Oalto/ofqpzofQ7O+talln5VEroJo6GUfsCnkZI6oiBYB",
+	"2d8/xkzLR+Rh2CARbkaj2yuDGdSWMlLfY8N4S8liy08AUoO0lJbvDe0s5RFbNnaODo7b2TomGuZB+n98",
+	"ufv21bvd/f3jR2F4c+GBLQpl4RJ3u0etqHtdxS1zU+GNcGl8/LF8gLkBcY6ttkS7QNZuNdsIf5lQqc1i",
+	"aIjXQMS/FIzxtaFiSaKwcnBOF60IuNqukcb4kr9gVjVgI6alJVMDO2l/1m9AMkmGuVfT2VH5eGyA/GEf",
+	"xv0v4SpT+qBMeNbtkTPjQZLCjsxAwO0z2CtLo8dV8cgTMqW3pqDf6wg41pXnY30C9HCVhNImcSnrgCql",
+	"NEcEZuQKiG7dTl7auRv0xfLGvW7Xro2ul+wKTEY1WN56uIxkdShRLJKQaW7RDFx08OrbTz5TYQVCrayz",
+	"HsJ/VdEwa3VKnZr4jia32SSV+XhSg6P3q/Kpel2rZjo1uBfXc5PAZW+5wuB5xmYbnH+L7lxlrNaJ9Jhn",
+	"VpMcaF/M9naTLcDrMdJIbFOi3rSXbwJUKGRWjSUd1Rej6pf8llWTf572VyRwrm/UYfD4i+1pLZbOCw9L",
+	"56gJeGZRKhJzY7JUPomv0mpmmot/DI8iJbo9RDI/ISFMTUg6oZmjE4glhd2AhAumboTUvy2Ygm/0SOnP",
+	"8N9uMBChgKNuCAUtXvxUXwSDFS5z/Z76gVaIMfzXf77WrQNyo77TSERYgcWzJfbYryLRVVhvTBmRFpqr",
+	"Te+t6gOv1rUOVVQfO27swx3E6KpWt6u8faAq2/BM+DBFV3VEmABKDGEutkDofJrcYkRrW7VYyS9qXxte",
+	"UX3Q6zXL56PhNdqybNpj5Gnk3YGFV3DulLJA9G9PlCvEwua2GTujoNclFG5A2eMPUl5HpF68+vad3bLo",
+	"d7Pq1XRDG8Tc8tVDAWMcbrC4maVynDKlfNq7+hqE+qUG/ppiAJ8okBxlCFoXZM5S5kFZ5pCNol/iIetw",
+	"KRe1BVHg+uGxjWw5vN4otJQA74737Ur54p3qc5Zb8SqDXQGFNbHs0vBFyZfE8iisZ0Kszs02OurbzbYZ",
+	"z6yw1BO1+Y5IOUFiGeVQRtwJgdAAiSiA0SDsYloLoq5MsCJo42m/ZYvGRGZ9ejLJzN4sVdOWl/ZGn4Do",
+	"bPfPdPen/u6Lm97uD7//53rflJzOsiXkl/VbbplOAdK8mo631QIftthxDw78iVwnJVagGmDr/GFywgfo",
+	"dTBxcUXXaH0yp4q4S+00A5T3zzIdX8S/7Hn37Ka5UHs/p7m40AKwnN4Cvzy2qt9UNVSRZaBPyyvf9KDt",
+	"kP8qAHWNc1+HU1c7+18Krq5e9HpmNLHg6OFIWa526WYoJybvqvhupL+zCFo1SZoPw9A6S1jaDGQFRxWs",
+	"FwL0buWhT8EZjEhR7X9AQnjl6m/6PVqF83S33lARy9GoqWMziDJBlszEXOlCdQpf8Mt01TxrFRCY11dt",
+	"dqTou3TdxswrxVy/t8QGM7evhAcbpzwBomaaI3rlg/HBDmqqgDYBUqtBYbL0tYVwVkSiPbjYd1Rl7K0c",
+	"10wP1JPppT0XhM7pgnRC9DCa9WcTpS/i0KNyMxgjDpgEXANhdi8uYvA+YH38QMg8m+UGr9ybf701lZ8J",
+	"atw8EsHCtL2mH5lqXSMsJV6aiydqICzcCWi3LuDF6x+IeZ7e9oQWB6yXA+pFbpNkhTSlHanLAsfHwG8D",
+	"UbxVYDkWwT0CSZmuDySSKrN54zMuBIstaOEdS4FpkQv9zjOZesWlA2FrWXAM4zpNtnUV3eaeW3PLlmb9",
+	"xtHKtXEcHBSfzro0s1tZoYUIN9Cw2VoAPNvrBTGnmKAhgLzisbuzLWWs9aiuvbBtvZQf87X3fEXVRrFi",
+	"hCBab+qojH3ESx38YD1U1rVbYmY9dbwlZtbWE6Q66HozAxPXazOMzoytC7yVdBSmJ3tKZUk83VM39zhs",
+	"gOMMerXJv1DVxFZjdiCexlJAEiqEufswtrx8gygnqM2GqB9gOBVbCWjTzszEV7snZh2aa+gdAzoKfdVp",
+	"Vdn7WnkA2EK1mpdUFK9LE9L7gRinLAbsxwlA2EMrC+bIXqzp8PTwsEXOwkpEMk8beekCqBQCd5zxFoi3",
+	"nB1kWWmxejW0bjkaZVGaA1/blyNKRsAaTYePbo07coyZ5AkFijV2PzNkbPKOpcUKAqQwPtVnj1QaHA/I",
+	"UJtyQS2Qe5anAu9dpgPznrHswK8cwGrXhj2+oGFoTzUnQE9Do4x8c/XhfWHT3LKFYdjnJpmqR/7IUj5a",
+	"DER4v6tYqo8eu4qPhYmb6Pc1RmtK56bkwuDkzGiqTPXatLakrJb3xbgCwawhBgskDsjH1+fk8PDwhe7e",
+	"p+tz7LMtEZnyJOEmLj3TcqPA/P0EiQDIGgypAzEaafogGHb1osAQANYVBQhORqZ0QWiaAkETGm44EqVg",
+	"9kH/4Olu/3C3f3Ddf3HS75/0+39uAgCqA8GscW5cxMrgqY3zhKbk7PKCxAyyDwAMBU0xSkZsTkY0yhSW",
+	"e6kJnenz6oyJWFmuAxw9gOQC3z18fqKIfjIyRNA6YnzvzL0sSsxVWQWEJkoiOIzxX3nSAdeFZMLo0qgh",
+	"y6ZZds1R9IZnP1GEx4FfjFwRa1uqjD0Fw9UfjhFDRItlDxAKQNg90futHAuuGJCTYDtJymgMh7eIAX/T",
+	"UFtqOB1YxGZItJhP9NoJ4c+wqj/X4Ymwfr//tE3GDvS9friWakfwTcrFI1tkeVlPCj4akOEb3SpLCuos",
+	"y5hxRC5TaPtTqDdt7LBeoYIBV4a9vlejRqBda/Q36JMUw2ToDmQiMwYMVioimvH2CF6xgc95t4pFGXZx",
+	"7CvJpLwFZiJPc9kCTZe30/BYL4+H2RKaevh7+7QR5Yne7UdYEKnlELCABDN2niEsCUio31hrPRTj54Dj",
+	"YuopUy3sMyliFpPjfj+0lqcUROWRXhqtTM9WGoZ0wjlKTy9jKsOqTf2XV3za3VC3QOsXaxWMoenTncD+",
+	"FOWrmdZ52g5LSiKpwGICDEqkDlh/Gmxn9KJYbhgBrOOhDrGl8ITMKQdyATzIxVzNaBZNWHoKxH/ADnhS",
+	"Wi9ckRww/cBJYUD/gD0zHQiVSR8YLyvSNvQy07o0jVncPSWhTzXjQEPvXOSYxeTg/v50IEKU1fAEUPaw",
+	"EFXmWSSnrEdeFoXHUFvMUCizlFsnwhI8uXmpCiQ5PqQhjlkP8HbtdfqJIm+ury8JXntKjBWdi1RvtkBE",
+	"pgeKT1msO2/WCeLC2fft+Yl7xy9ebLb0G5Xzha+mURo8OQpKytILAHoKzGqVFRq9qHmuwxk3lhtuxRHN",
+	"aCLHOUNjxJgKZm2rkCijgqyJZp6gSDShM62CsJ2B8B6DzrXwd0u13EsP7cFVUN6a6RkaMkP3kSwIE1m6",
+	"KEvN7wwsD3B2/ZjLjN0gt5zBsTe/cHEnecRuZhTGfSYTHi16s3yYcDWBS+cyvUVQ3V7KlEzuUCOVaXaC",
+	"JZWVMn1eK7WkTW05GvViFvGYVaI8XhBEv8SYjtmUiaw34oIm/KcqD+NaDWkG/8rTbatKCOogAnA/jcsL",
+	"FXAD4kfDkC9gADx/dvXlqgP3kLL+JexQypM8ZeeQ1F0zELDbmpWmiOIWwiyhKrN75ShPvOIhwOPT+0sf",
+	"uSXNReUtbm1ab9taTaqywihbYTNBf10nrTWBtGAxM2rN0/2A1bi9FQXgjg3q19O3dpVD70ynnA4u7S26",
+	"pxWlHPMYMClQDQ+ECcE/N1nNquGl7HMqtvxB/+ghWtxBPhRrdJJlM3WytwdKsLeiGn1PSdDcLax25H02",
+	"q8arqajIQWkCKkK+jjbarJprprKmyL1vzp3g2RH0sIlqgHHngoxBnemvD+g0g02fZ8oe6niS4TGzwgvi",
+	"3bhNUL1y/5qX/nVi55VBrw2Ze8P+xSLl/lT3vJH6VMfOXjGsmIhnkosMECpDWA4h+fTxrXFETxCeFvZU",
+	"AHuBzTIiNI5TfThXKFQdkx48EHRMuSA0M3ZCcerpBg4fFZAV0LExo0rNZQqQ26OUjmE/JR9ZzFMWZcpi",
+	"2gwE8pQ7u3P7BVzKgz16vjbgaosWvUmeoqcRSATmuLVPcr2EUw4RXkzcEmVrIKvnHPhOprdQfVoHa87S",
+	"xgMUsrlz3B7kjAkWg689IHykbfmtAgRI0tC4R5mnWRNLz5kjG9p+G3p4HeSyxWIJlFtGO1pu5DOPqH+l",
+	"orBz6pj9Yd0rmeS6y+/bxtQeNXv1kQgM3bt5HC48S9gXIFbxZ9U+dane0Y64d9iqjHzgFlZTjUs5BdMt",
+	"ito9aWmqPT2RyPkOFrDkU+BrGU/gmTzjEU3qqwRsex/NImva3pdPPHCG90jV9SXG4V5atbUpeTK93cVa",
+	"6r2f57YPDTl5ldVV49wp9QEI+Guf6q7b+9lr0zzzURP+ijfa3DLxb26QxpWSYWfy17FZauWp1nKpOUN/",
+	"KQOmRph7pTFsOqaEeucLgWkv9LLnzTeuMdKhpNAC2qBAh5t+je4pMa3ItK6RgrWvxBY9Y1rdlDP2Pd/D",
+	"ahI+917XKRXI+rNdWcnyplIen4/mJRGmD3rXq4KgtCkGWlOq0PLF2/L+6SeyKNfq9ArY1dEcmvFv2eIs",
+	"zya1brAyPBtE827ZQtuSNN4FI1VFcsZOiXUxlY5Db94+I2cvrwkXY30wslYxWptcPwLja7Zu8mTnfpfO",
+	"+C5mXluHBfQQCQNpylLbV/z02mqdb7673gmW8uPBKFZMmVwTCg4JkslbppWnbkqm5vVOyFfQIkDcHkZn",
+	"5+evrq5urj98++o9fAP1eXc04THZPyZTLvIM8lc/DDNtnOtznjYVScrGXGUsDUgix/qHlKQMoDTwvZHa",
+	"fufEvEDxotroRjvsjkfsWvexYV6AnQoIzfWVT8wLBZA+KRBsnmZwERdj0gkvP1xdkz2Tcrunv8fdoGEK",
+	"8MJdaLRuHrwO/iGvDdo39NBGMn/UdwWWS5Z8x4ZXEsjazX4GSat7c/W/4K5/wQl5+eqPF+evKhMyEPMJ",
+	"SxkZpnKuWKos7r5imYndqh45w1lP5Fhv2DGNtInvCSF0pxiAhvfWC4iLkTQEERagx4A76cv+VR+GfJQs",
+	"bO9K5rhyVD6bSUQFriRv6ivSXGDoPKagwO1RK9DHxRnPaGJI/kcjDoF0cOXa9NtpnmR8F3AS0f8gU3Wi",
+	"D3gpi6jK8KJyVpQKbFZlIu0FiF/ExTgoEalGTKhckRGGjd+8fRYMREbVLd5VwvCVYxXY7G6MLis+1uco",
+	"6y6H8y5NM6HnZiAG4p/+iZxLyB7kUqiB2CVnSaIfPcGTasoSCohLJv8HSBY+fXxrUx0M4jgOXrh3tx8C",
+	"3AG/t/jAiQv1ENIJxxJSwnp70TSG42vYdfX+NMPT+sneHtyoD+onz/vP+7rVnu4apJpg/ikATdMpS86p",
+	"Yj1yEeNXnz5dvFQ9cs2nTGV0OsNvK5kf0BZCJEKggnBFwp8HGLUY7JyQwQ5KvaFoQoEf7ARkYDT8uYwZ",
+	"XAiXcZHhJb+Ep0AfRuNYkdBg/4X45n/5GbB2A8v79MsPWqUd9Q/M1SOG+TA497mgeTbRs6IFLSYqooIc",
+	"9ffNxfojDskZbIJ5GhkWvFhCAm5G2D1XGYQ5ipi9o/j1d5bAA1w4gjY/0oxZ5kkTjDs6eGHyZUj4kWXp",
+	"YvcMUhPMOicd4/zsQgPfgQsfl1NGQWQgCEjvKIcTm7ZeRpQn8k6rarBk9PGki5wixoPn+nXcP4SH64Es",
+	"P91QM8YsxJQc/agb7znhieVEggODQSYPIOIHCe9plix60K4JEd7k4lbIuQgBhdjx29g4t24lkSozUYpI",
+	"Tqc8y6DGO2UzZrPobKaA6bQLB4cXMZvOZMZEtNj9li3CnpFDewcmzsWMxoB/1dk/JlBIa4qnAvK0TxwP",
+	"uG5a7/K4w3dNxN2sy4LQDuTiuH9o13tp4x2IVzSaeIMOywsSC8L73RlLpxz2byOXxRf6CeAiM0lExS8F",
+	"pthApDKBuU84ZAta3g37NCAHKhIzyEeZMEVSKm4HehKsPcAIjadc2A9TKui4+I0LNWNRJrUUZnQ06tof",
+	"7jibs7RHPtjHKTKG1TRckFli8XghL01/3LVL8JRQ/N1698CJjz96i+XAZr1pxWXvhUE+IwWGKSSDDVkD",
+	"bm7HQCKrsNsjlZlQFFLpMG+OZ2wXrL2QTOScqDzSa9F7DFckw6P/iV6C0K6LlBsN4WsChGknZ/DfXds7",
+	"bJAoxnB3wRVjXKJG5GxzyuH84sucOPWiPz5RxXM7kCrg0J8Nu6J/dVc37OmhgFBF+EgLmY23GIWme4Ug",
+	"PRPEs8eO2U48gagsB+Nwl4QyHVcHoRb7mMC6A2D8pjEZs0x37fAUx4DGikwp+ALs/JgbdvWPBlUCth99",
+	"sjL75zSwcWrg3XKij5M9nyyw20IKo7tAI5a7Wgyr3tx3uTAJbbDT73IBdndg3drW7lcBDHFhFGprFcL7",
+	"XasYbOR8IPThA5afiWEMQRwgZeHKtahfyYC3Wyu37IGxIfqAXKZ674kH4pXIWDpLuWJW3jEGg5MivEwZ",
+	"6p5IoPHQWiB+WOWJ0rbIie7/3+xW9DcsNCF/G4i/7e7uwv/1z2Fk0LozQOv+GwnpbJZwzCPe+6uSIiR4",
+	"4VIi4t+8DDjILape56Wz/o0kcs7SSG96E3ZP3rw7O9+9enN2cPzUhh1TOncKfyjjRaCPddpIc1BI5VdU",
+	"LEpZph86EC4j19gsPEa7BDqHf8Lw45/UfKX3xsHOLyHpoBeFhBVfDPBr8TgkXCG1rslmCkyqKyw2Bemv",
+	"2cTtcquyTIEJAhJLZzY/Fho3OwFmBJUSOSBr6nemY0ayfufSO+zY2ceg1O6a5GK3AlBJ25ziIqM4qKQU",
+	"B9aciaRQGdViwacMk5pTrqQ4wWWup5hjKgSan9oQi/lohFiZBiBexGDOIA/ZLVtYJWNmDr0FjkmAKt02",
+	"nhdpRsBjCwxU4XyiWHRjTWhrXMdoVdm50o0Pmcp22Wgk06yEdK+Pn6DvUlB0QhKaZ3JKMx6h0aO1m3NX",
+	"TehsxgT0BvQoN8kvyJtmuDMBwb6Qf2PyQNhql/ihNzBeXBgczU2t0E8hEevg/h4x7EDXunVeGxkjxMXG",
+	"9Po28PJD5qJ5Jm9WJngwWYrg2eCdi9rpNr3AHZ4AtPqxKQnoKld1yy8sR7nDAL9BB15oKyD0E5rStwyH",
+	"uB8PD5szNmCDqfNom5UC0AJ7RYJMaPZDpNx0WSO+zHAGh/O6pPRTEtIsJLUJ7nh0A3PTQtbi/rRC22Pv",
+	"MOVSQUI5rcRzV2TmQuONydXmPZ01PZQx1ytbJrFWpZBmgY6Nw74+yCsoaTTSiXa4XiccMrC9BCPczJ2I",
+	"K2NIuwwRVIxZkb5tN8wrPaYJF7BlklnKBVh4dIxf6lcMf56z4U2eJr/s6UPb3s8ZHevToz4q6oMLSr1B",
+	"yaNRKpUq7fd6GiE4OpsVQWvDKQwarGa4Kg+qY7tTLiuubDZo272A3++RK3QfyDwLDEPL0ulMn0qLnUuP",
+	"iNPRAxHabuiTqO5c6CXHzifMnEbB0oEcDjpGQ091od40M6+umwU6GqCxgNQ17PouF1ql6ftgTDiefikp",
+	"SOfQ2ZTwiAksyjOuoctUzlLOMqSGgDwaF3v3nUl7GUunfljQOZUAtRRK6XZOdvZ7/V4fsupnTNAZ3znZ",
+	"Oez1e4fIJDsBh+9eb86SZBdOmHt/nd+q3l9NSdCYNWQ0w6bzHRuSb9mCXLHMZDFAnY0egJJbVfUIeAYN",
+	"IbGtyNFK7JbHeDi5dAe1EyDYJh1Un6bKwE3wRbxzsvM1y76Z3xqHOKJF6W4e9PvWE2cjQBVbqpST9POO",
+	"7i7Eh2gy3jnZeRW/vDqDwOEdfDo4Pt5/AfBV+qHP4n50NDxgL+j+6DA6fq5/yBY7Jzsfvr3UM6XAA8/H",
+	"O8HOvR74/R+/P/v+2/vzdPTHq5tn14vv/vDmw/jZJLq7pDP+LknnF5ReRm8+fZRIu4A20Lo40zfffXuF",
+	"jsflSdFbvGIZRHSO+kdNTbkx23svs9cyR0SZo/7TVjecgVcfAtx+/GDn5C8/BDsqn0614J7sXOLmBwIB",
+	"S/QOLaKSXOwEOxkdK0j1YBjY8k/3Oyc7KAR6SL3D5s7JjrAMZns0zyZ74FaHxA6psrroTJanQmso4/fX",
+	"i3OeSm39TCkkL8f6oAXfuEwZ42RyiuGov98biNd6qzKFB2apO9eHya53TUYJuEovLi0iThElIAkW5xun",
+	"PLhlvZ9PTFqPy00Ex46+h8UBbAiFdkv5eJK5bnuOs4MXmAdYdk/1yAfQbxeXzrYh1JBJ98iZze5ENyts",
+	"taU8ePucgeCKGIMGlOKMpjRJWELGOZo7xu/O7iNmbLURslcJML0QLlBrfHTFKj0pOGIDcXGJ5WqJ1rYw",
+	"DmhJHvaLQadmsEjn6OAFGbKFFHG3Ry7t/KEfCDy7WFxGM0IHAizqGbgTUnD0cWOB0ATtCXgbSoZ5qsAg",
+	"cQ+cU3180P/X4nRqEjOlJFP9PjRlA2Frqmw5AiSHh+ZAdjPM1SLsBn49AS8ciTVeRK/YZSCcExUM1p7x",
+	"kblaGJlCWsI9AGiMieFAQMInrFfALZdmdk+1a9cYGJvr4bew7IBwl05ZBuBzDdH24pI9z9sIUZQfMFrJ",
+	"VPaVjBebaXAXallLcWTlducEMs13udiNpExYujujQg/7i53WShje2waSfymHWy3x69YbE2Z5MqMB6zti",
+	"L927Mtf90rrvxR3LMSc0qzjUoplQmW7uI83YWz5tLg431+4VF/4SFHftXkIhQeubzeXQwSMcudW70lc0",
+	"dpOhb9lff8sniGTIFIoJttz99F0v1t/lifu5FKOEY9rK0f7h+nsv6QLIxaR8S9MxPnP/uM3rmcAiQ868",
+	"68UMbz442KjD37LFR6aP2nhzi7e9lvIdFQszH2CfHvdbvOkVqsivcrVYaVdoGdV6DBRmsdO61V1YFHYJ",
+	"PcSokIiz32RV3Mlbczg3TLMAFAOBfRPd1n3DndxEu5XKTQJpYTDYE8NAWJDSg/5R7TkE2phThUkH7iwS",
+	"0STRil7REcMMlBmjeoc4860tV/BrOqEyujDZC1jCBcCVWPJPOnbHLWySbsMGYRxg3lsbP1Nx2GnaPfT4",
+	"/prbh+k2nE52TnbS7OZPPx7e9acH759F36Tfz58Pr/dvL4/U2/jF6A19mr+Sx+M/8wPxh/tnf5y33y8+",
+	"4mM22jGOagCd3LHXmPhb6Mbf1Nw6NbeJuvpUBHXXay0U9kdTT1il2HhChzQn1JJYIJCnqT6MFI6UpeWs",
+	"rdiy46Xh8P2O7TzYwskNe+VK8wYoLtvbNuby2sNx5cW+sKXwIKFyYrT8Hq0ESrFktFacCvu4ab87x/MU",
+	"aHYjTMWhUzHjAxVsTqQAlm/cHlH8ZJ6pjELNcmWzkCOM7YDAogvdntbxsqUze/XpntOvj+du69EfCFo5",
+	"q7ujujkD1R3W4dAGLoUuRo2KVI/yEa18AJxVDp76BF17HsSmWyw/lw/HUwiMmjNd3ao8h+jIZWEG/Xqb",
+	"qpmey/UHrmBHsLl3XZbSxW7CBdul2W5M52L36KD9Llsegv95xzPPsQEJQ6dLK2TntxPT/8UnJrdNnNtI",
+	"aXW3eKI2Oyi12jiMNl+xb0jhCPEbD0odxcU4AbXcrewCekcxfbThccHmA1FqAJyH+KA4MIeYmHRMyK2L",
+	"Kdd6Q4rdycwFinrkEnuF+T+FF882aG/BkstEycrmtv5sF2C1/EDwzEvhK85zkZxx3d9UItQrvmiqJYnE",
+	"LCsCxI95ADPHEqtyfjuI/ffdG878VXK6cqVx5eT6Nz/fb7vWlzkAv7o36Tu0Io2I1+QJ72MekW3dzYq9",
+	"CZJT9S5Tc/xwB4/vIDoj07EBrq5kP8KSwixXF5UbiIgmiW5SYdIixr3IYX83pgtIPcxSTpMeAbJdZXK8",
+	"GImoYrtcKCYQLxUywd8WabqHpprI5g7PWOodXfSniczTUxxoyJLyryedo34/ABLDpYBSETmDilYoPikC",
+	"Z2Rt3OzUBs0Gohwp65GzSs48WXWOajo3DUQlkLZ5wOqjEYhPeHT+7xC3MmkhZ4KSr+WU/YQohQhStfPG",
+	"3Uq+Nbc+cqjLjthGW+b+f4ctE/KXTJAUk3tcyNUsXa5sodJSSOytQfpdt9m56/yN8gtvr1pLJq6/hffw",
+	"H86F/Nth78HhMdzP9AZlRPsxt1P70N0CqKzR/bx08ITEfptwkMhxoDd9lyB5UmRZdEL95w0XYTeoJtoM",
+	"hPv1xgAqGsxe2ugb1HvXrOw66QaQSuNSKqUcCNh6TC6s7gTm2ug+VG7WP9qvbowrRl9Gi+NiycQZiMIS",
+	"xxNkJzQX3MAB7wYPePAukJ9uPJXmvNoN8BuZZ3ZwWHwj8yzsDoTVWOU9PrSGD/bMZQoVdoK+Dy2eMQAB",
+	"QSoJLwDmuUCnbJZSoWgp190kzWeKJaMe+ZbNMvICT9nagtDjgzs81J3YYrg8VTINT9EyEuxeT9CYYaGE",
+	"fq5FW37LxW1RvhemLPmXwY6+frATPrLH9C1X2ZURyFcWQ2wzi8Aq6bUXnsP7G5Nh+4zFvyC2eBWk+9iA",
+	"dEOa4hoU5n6/PzrQ186gncNev7e/f9h7Zlk6IYVRry9MaUzPxtCxnXfyJ54kdO+41ycdfknjU3J++Yl8",
+	"uCL7z26OSMJvGXlHI/3Fn7owJHU9PTrZP9ikp/ttemo0wcM6/INvUbQCVCzJzjKaYt0ZXcu8Aa03FOi+",
+	"ScHFbQ3wBhbz5mmC5YOnpLQmHDigtplTRqYyZV7zxStVESL+8Q/dnytktpz49ii+UAQoAMrkPbOe936+",
+	"ZYtfVm6TWKkjR3rH5lMjHlCibAvisH4f8iT15gDFgOXTJ/j/kKz5U5qEA+E3F1GVdXvkDJKD4YeivBGa",
+	"9VvyS66hiMa8CJI86RYQmthshJZ7CWtJ9Yk3mrAYNPBYyph0wnP9ze65FFkqkxMy06fFjAVkSu936Zj9",
+	"y+H+8eHTvj6R8uk0h6mHmq+L0e57KdjuO5pFk9BkserXD19d03HoOnoIteHlTSHEoQMsGvzTBRqxlmSK",
+	"O0/5BA+FxT7KRdiUef6VnmgwG5f3i+UJNh2GAYzkbOFNLlavlcG+BzsvRs+fxv3n+8+fH0XP4qfHL+jB",
+	"iFHaj46PadzfP6aHw9HRaH94MOwPnx8cRPH+cfw02j8e9kf9Pu0/H+w0oXiUBrWkHHwa9TrG9Rb7Fozq",
+	"3u/KoJ8df7xB1Lul5zp8qCEXWO+wpKbqTm3QYkV7liStRo22Er3yXLS5ZaWODXb05DdwY5lRuXpztntw",
+	"/DQgAMscfxZpWL0LHNalGuHirxFX8HWhjd0j7yVUfVam4r/DS3+5re8LlGE8msv252Wgob/88EvpgHlm",
+	"NxZ03MKu5+2fBuWlZv/EX5p20E0tb9C/6IUrNt+5Fj/9EZ+1lzIaczFWze7fM6KYUHq/ohmb04WpDQRS",
+	"slQOmXpCbCMByWckk2Q/6Pf7WpnTJEEfqFig/xPYerEdfXiiBjJ0NALQjFGSqwnDtof5aAQeYa9E0JzB",
+	"zOMMngwcB7GHw8VAhOw+Y6mgyUUcIuCW7hkYfrf6HDZckA5eHkD9ZBfwiKE9KZg9feKhlyJiCO6k3YGw",
+	"h1uLTFLKoyGUxDkeTACJwPbSFONCnceQGSYyH1hjIMKU/RVPt8Tt4lzE7N4426lCsBd7jlUe2j1mtUKr",
+	"xh7RX3nZPfoyM+RA2wgQTEgqF+JA3JjxDw2QK4BMmlRWGHC87IlyEw3Dye5oklMLDsKnzE6xKVJNIZih",
+	"LQypjagZE90C/8Q1GbJ7ffLlUrzDFNoQLlUk9PCRbtxFIemEur0bgMkzB/eBCEsQ8HCiDszy85pBB0Sa",
+	"sgiBkai6JXHOUEJNTGBIo1v9BfZ+JNOBAOQYMTbjAsizdpYsdwImWDN664mcllz9ttQCqiPMtXCe+4H4",
+	"ax6PjTVokDBQkDt+ApkVJIU0Pq7KCFdIF+bCNIQuAp4OxCyhEbMTE5BcJJDkPGELMqLAfQPHIUHcyMJK",
+	"tDEFWw7jwKIU1nenzHg/AJ9oil2hgjwD5wYM3gniQcCjKEJb6a4N8wziKNhTkK3lxWkTz1KWIa4VmbGU",
+	"g5l89eHT1c3HV2cvL95/rf+4fvX++uLD+5t3H95fv7kKA3JwRKZSZBMQ3GL5mWwIRJaAtegKTWMW8SlN",
+	"4FVQWeHVxWuhIivUG1cDYRPorBIoVt9ZYUQXZnXpiXbBmfUY6l+ODL5PvX1eXr1yLgpIuFbG+KVU2Uu4",
+	"yo72r5zDYLebGj/N/lFBpoYDBRamHLLdZ5b772TntWX12znZOXzeO651pOim9tc2de431XvWviWtgXb3",
+	"i4YMAqdta3+TalU7L5814WJG0yxZrA0eFX1ReZJtEENaunHpUPKd3exxsXzZNLwWlt9rmQ55HDPxWwrE",
+	"F02BaGFPXzG0gqz6KhxRejlubkh75q/jzKr1PgHCG2p5hEhIgVh+IueIs6b3csSJNUWsqGmvdKPasPQO",
+	"htZiGAhk/M8d18UyohUAFektZpiCHYNJivqUnckY9oGYZszGAxCyy9Ts/gRp5WgZWswtrEhOs6IE2znO",
+	"brmISWeJmT4wLP+I/FRQ1GsbwXDjG+w4a6PEdAHPABQKketL4b/+tVlKF8i2R6QYCJfIbMbV1k5JbdFm",
+	"pINpgyPIekGEQhM0KTu+iIFiKTA/wJt0YsrBzS5tbfe4Uld82D/CVoU5phPPIcUVURlEzNDQvwMK/kIm",
+	"2L1e/SblgqXXHBnbwWCyRwVTWKJtC0OmDng9JriFcOSUHPT7PXKGSZMjlkUTAGhFRyIloxQEAhBgHMtn",
+	"I/prTQyobE6UcMRWWBNwhqlJB9Um0D6hCFnU4AD0FsJmHkDkINfiXfWqnOJkGe4HmBuuTzrG0VLxjxzH",
+	"R/tH/QM6jI6GB/TZ0+GLZ/sv4hf7+/39Z9Hxi4NfyQW4bp/Wiwacp2u36nf2ShzkX4AcDNfm2nu/s1ea",
+	"e1tv8/60NtUQ6R+3dTwKuQsO8vDEYcbMWGrFAA/DUI2pBcTkFfMpa/BJ2ta2ckBe4co3T5NpSTgD4q95",
+	"rQgA7WsrIdzS84iLZEJNdprRbgXfmNVhoqowm1ySm0/S5xj2a29T6eRWa3eLefgMY/w/OMa3md/Si6gZ",
+	"zf1Qn2VhaiGA+oosU5okCPBamFoFSxMVCy9T30/XkDGm8gDM7BRwvHrEgtkY9sgSmDrgvHcKJlPQNIpQ",
+	"vZYmXWcx4V1YMoHoVEX1BdpFWBYOmDR9W/99apNsivoKmTqvCqSamh5bhF8HnHM0EOGlwZ6Ha/S6Hslc",
+	"QP4OgO/A175H4ale+CmN9NbqXILQfjKb0CHLyFG/3xsI2y4CwKBFmFAE8QXVGtEZ6ZTA5117vnF6QkYp",
+	"Y+QgILNUkoPjYKAF0eCCklwYHNXuMtauhdk9Mc3fYOpLYaFCt1VGF6Zw3+v1kjPFsXJjh1MG3i6TTKsn",
+	"GU1vRJnVrcqZgoRd47QdCH2ls6AUevbAbPKyiPf7JEoon2L+sMHRKaUSBz6hI2IQnBZjTDMHvl0pilyZ",
+	"lHtKUlpA0tY6dc51t8zonMuY/bqljLoDJzvPvv3Du6PLDSoRK+/wmd0f2Noau+gSL2tvD+ENaBU1GUTN",
+	"bBNBVdn89y41aeFLwJFyfTWRv41lzVB03OiPN0JmN6AmHXvxyU69HnU8XLBmTo76R60n+hU03DDDdoNY",
+	"rfh7vzmW/nGShNvW5GhBKvYfF/aJUOmut47WZw1zccexnlHtIRtQs430jeRiGQO9MIaKtp4oksqEBQas",
+	"HvwXznxS6OVwKV8DUSr0t5C9rkWG22jnqH+IrOxzRAE/E8RwLgQg4YHzF8jUroKBqJaSHp2WMNgMRnvx",
+	"+4sWKaxov5XqOI2pnS1qd0xcTxdufH7VHTMzFZxc3N28iP5wMPzTs+m3syN1vX/35+fi4+H8+6fsTf+v",
+	"b4/p6/hg/Il/+PHZn27b76zVd/2sO+uXhijBBGYn8YLNfbSWf/SowhdJdPm/oI7kcfJecdggD9RXDAXc",
+	"KsjVFnmuBkd4PUSwY/uHvAx9kAvIMBdxArF8g7MdyyifMpEBs8Y3Vx/ebwUG/GHGxNmMf6PgHR+GCWz5",
+	"vLZDVS7pgXp+wRIrrGPiq1UI8F6XF+Sw13cj9Q+B7ns94TAoT5Tro+0f6ehp7D4GtK8VtQWdJo8nag+R",
+	"sO91TzaSMNv33yTsESXs+7N3bx9HwtJV2YGuOFw02KRFibc2nFeWeW+HtYY9+JCOf1WbTjQXG7d3idg3",
+	"+ayFxDIdrzXY9Gi2t9fw6tq148vEg8uDl6p0kTuBx7/8Bur0P9E+Kwp1fTHydBqopi3MM49yY+WeWZOX",
+	"EWBSBuZ7JlSQTsa1RgMNFliuOWXIzqY8q4GEDbV++JCOQ9JBojssNZ11e+SKZwy5gU9KT9+d85id2qOO",
+	"R0k3EB4nXcpoDDwbUhowJRMkNZkrxqNPZzNMYmlKPjEviaWz+i2bdnxQug88Qf6K+ui3Iof6hfdRy9HG",
+	"y85IdbHyfFY9a3FVFqWe/I0LGz7olQvb9SyvxeDE1BvwD1BISzeLNpKJzFPVI5cJFYaJ1gTOh4uCADgw",
+	"YNJAVgPNnF1eLK9iJLPEdQx2jV7paxawJX5sIJW0TIV16+0T8FzZJbelmQLjANdFEdYA/9PrF88O959q",
+	"4ynlZv7/qf/62dOnr/TMNNs1wNV58JSc04w5bvZ2/h37Jp/VM/VF9QqSkMW/pn75R/VG/RrGy+OoQZTT",
+	"zRWhUww79fquaoPs0TjbmyTPTKL2dpqwvnZLrxGmgGv47sASWCvEX6SOIf2JIlxkLB1RbTGIMReONdwQ",
+	"wiKT+clAnL28/rczYLOe8iwg+PEAMTCgXgu/eW5WBOnEbCrHKZ1NeKQCkgue7aVSTveGLA4InA3HnKlg",
+	"IIClHYjVMAkDGzokMVfRREtFQGZJrgybe6rPBlgSQxX58PKKKDaeAgccF/re4mVlOhBckA8f3/3bh/4+",
+	"2SMf3r38tw/9wx45e7tfdIFMKRSvqSzNI23ExeY3oAUQMTwEid/M2OieDMSdjOgwT2i6sLxwtjJkSrWm",
+	"9MpbqCJhLqZ0NmNxCJkjKdM6FUIpZ/0DrETRfz4HyGfwTFoy+c7lH/d3D0h4Eer9iehPR8ddPGMjzzwk",
+	"g0HOqILkGZgjVWKkpxnceGjKxSmZ01RwMT4xTMkshkr1Cb2DZIwUWHR5vKsyujAEycBhqi9CojLAhLFj",
+	"XYCkgHbGiiRz7ieK3jGgn4WaeCkYGdLY3joQ2HMssQK7NJtgKrKICdOtwuaob2MiSxeQ2ZZCuYEKMRsb",
+	"iYmKOnhDDB4ORCc0/QkDEqpbDhMQkNAV7OkPrgiva7m9Td8CMp/QDLoH74LNBvo1byEB2GRim8v1YuCJ",
+	"TctdWuh2rMJu0dWUzknG7rMeOXOtcDUQHCJ2I44Giql0hLImb/cjnXdXb3YPu4H7cUQjnvBsgb8cdU3+",
+	"MmT2ER4PBHy/3++eeN+W+AwhSRmB7ISle8rm0mkMYGvWekIhsoHMJlhzOBCgW/b9N0HeO3yXbFGqM7Ni",
+	"IlNipsUkqXO1BB9IB8KbsBLJtVlxCLZQ0WTInwnwQjGwfyQoya85Swx5pFk/KpOpWa5DvelpDcWFl2J1",
+	"QnDcyP6LFwH8fQjdgFHWX4KgBlhz+e7je9K5vHi5e9glT48CXHegAAOiNSBm+LOYPD3C24i++JiM6JQn",
+	"i4CM+Z0hR5nyOE7QllUDcdDvw/WlEcbFnEgxZqmpdeOKVOtKqakltTzeyDfGkph0OHL84iLM0lzoQXbl",
+	"f5HMkxj1GdxkWeBAqXRPvfWKyIRmVqkiucqNZ++8iD+fgJK7vLCAGzXTDQnpdMZ3b9kiNBV6JYBjOMjG",
+	"Uy6Qqt4h35eC0NCn3VLL+pE+AWZ4YRL5TH/CUyLkQBTRckDHgvR976azPJvon80KtLZr2Cu40m0YnRoc",
+	"EcPaWYYlOeofkRDODEW2H2Teg5Z12Y8293BGU8WApFaLHNQFeBq0ILU76JGvgGLVcthjXTYWUb55++zm",
+	"qw//H3v/ttxGrqWLwq+C4P+vMNmdokkdfKCiYy+VfCjPsmxNya6aa05WOcFMkEQrCbAApGRWlXesqx3r",
+	"eu0d0W+wr/sZut+kn2QHxgAykxQpJSlSlF15U2Ul84BEAmN84/SNF//j09s3J28+hKS+T06+s/IlZn2a",
+	"JuaQ7Lf3fK+4wNWAyCRvVdxuQVmkF2SHpOcUnewT2rMDbhd+hhUBUOKKMUP0WJpsdLJvBfrMpBRXEFTL",
+	"embNIO+HipW1UGGq+CWb02fO02K63ZiXfPicPHI9Je+f/ulIz5EfIDm4IfWXZ08bzX/6J3LClRmSY+xK",
+	"HJCzIR1r+72kIseJvGQqYbQPU29hGX53K+ItDONCG+gyHx67ruYWtHaIXe25QTNMnu5c7v4zU0/DfLnn",
+	"M4piy64RK8vfvj2FGhHI8ASynNbnVg9ER+tzO7J/WUMzsdYkJmfGGbbLWMX8sv01habLGcj0zK6I6m8a",
+	"Zx1kBQgQWL19qUbXGvnB57bzcHT8A+ZVenWH82KXxF/O37+Db93DSUUF5OGd03EwK8dnIEpOzr93aZao",
+	"rlylgGtura8AcDk1+Xif/Nf/9f/A/jl4/KSBYvw5CY+Of/gFeaSwITswSf1ydPxD3mXQDfWR7gqLZ2KG",
+	"RrwFKVDyfHJ+hMM6OT/asULiKCR1t5KdCMv0V5CfuUfCF/5wJydWz3oWh42AhEcvQ1J3KrKQ/4DyHKjb",
+	"w6MzaE2NEh9e7GhnFxdfNvKCviceBCDEsmr36CUi7zM7qS/PzvykOw3+8uxs55nPt8Enux7HhdyiwOMj",
+	"BM3TmCgTBXQEK8/VeEk1Osx5Bb2kRBon326/vt9qB2S/tR9Y8RRYIWf/87yBPbrmxsVDbtGBOYqN/RCQ",
+	"IY6eVvgac5yfTgc00EPkvbmdrgijhAse0SQk9VMl4TYvs8znuRHRN/Ds75Ond45LBfPJI41HVg6+TIkI",
+	"NL8C3/Ly5dlT3E11r6p8XvLC/dw4JBR7GMOFBbINJzYykQGFbQMB4MmqcpyNvEjjdhI7Sn01FoifvBgL",
+	"HzGfEClNeVxbUIS1gntMY7D4hnzbzG30xi0rSGMt7T7KFkTu9gpqi6Z/miTKSqNW7+T8+z9++T+7XXS8",
+	"/fHy9M3xH98fnX33/uzHNy9/+sMqd/zPbmv3SWuvtdt6ttdq7/7xhzPafzl68eHTUav9x8n5azvr7T9O",
+	"/9htHjTbXXX65sUf7T/+aLdau3v7B0+e/vLLL9+fHP9ycvbHHy/ev/zlL0fvXnbV6Y/tP9p/vPlj/6df",
+	"9tu7vxx1lR1JO+qqWtk5+D55+lI93YzDD1BIyW+3dIH798nTa1eW+3YzXy3/SrPfz3+19v5eq733z/YL",
+	"/fGHVUvw6Y5/sP/euf7pTs6P/jg6yr7pih9jTuFzJrtd2CiDpDNWsMiofbRT3RIp3QUjBU2faaGMj9HL",
+	"9kfawwuouV0skqxguZNPdelMc47GwSc65p8u2KSQYj5jNlzLLW/fPbf8nSwoVlJfaHQ0HLgoY/90hbe7",
+	"6tcsn4b3P7m3zsj9/bTvlvLkWsRw5vf2XVzTS3+teaUA08bVpkoAZn0VvhspZr880jCzmcJ0JwB9QD/T",
+	"qbqqELh2sQPB2WtutzTArkP+A5tk5ZPB77Ueo4qp+QWVqDG89/3oxQeASjFnZgdNWA/XCjEFDzTnxBUy",
+	"NAtxhXFCxY5DqLVOft21mIP9Y0HQIXv+jQwYmSJwJlXsOQhwQNYic37dIl35Iq9pzoThvZ4dOBMFj7e9",
+	"qaDJRBsiGIvR4a7gcDYW5w/N7RksavD3hNb7FwXi7WCKO40hj1wkVc7FWqTm7oqF3NykJDV3kxyR/DvE",
+	"PvCrGbP2o0gmnvLLbv1HuQt9brbIURrzWSNm1kohKxgpbzkg0pN8Hd7I1fDeDjuPInlPrX2F5hYhf3Dz",
+	"OJ21zOdav9Pj9ihqwdjc9TPDK/BC7M6jhSg9PLdHpofkLfoFQ3LXLAP63rtLvpRgZb9f+nbHgZELpVso",
+	"MODED4ryZAbKl2Inzxf+GUiC5QjKsw27KYry4gMeCoHBPSPAryhdysp/q+inHF7l9Hom4FfR66smT13H",
+	"A0D5tBAJHMHPsx1J5BgYFZguxA8A6/YmJESkHQYZkfoFF/GMWrRWYaYXyaxavLVbBqlP6dwbcy0xUG0f",
+	"tlAV4kuW0oKOIQs0P3eEGaTupoCESE86LckdS+BcpQdTVVqIwzjP8ZpF+iXTzI+0G+zDU9FuEn0IENbH",
+	"1CCnCWoXDAdaXSxQyE/2547l4Wm9fPvdqPPcCl1B28GVy6m4fNlsRMHlt38o6u2bVlNWwLk5L+gld6BE",
+	"Ou9G9Q6Ucdi3kcklWzkRLigRW7khXe4Ys4+oQL2GbNh1LUcMiuMYTTLqZ5f04ORrTotIYiWBtyznxzuD",
+	"l0LqGXfPrHmyfeC1NBZk+3HBfG6wdopwX7ZPR6wrZIQsWRHLeX8EFrp595Ji6HdBTvND10K0cGGRXNgq",
+	"UBW77B37fM0TSBiz1zYcJTfeAam2ryla1KbMpQeHpM6FHrPIyLy8YW63SfjiKJzWUsB1dylcTggvETzw",
+	"58/vr2h/DIhb+nGVNXxnf+b2K5fcqs42fBl5O71/yrvxCuLzSqoL9CxuS4K+d3ICuuOij9PlGi+i80eB",
+	"CAWhY85QnFnTcTxyTZWM3yOPdFeAJVHH9kwW9ukO9OltkvdWoI2ZwlM7hGok+8J29LNsa4XhgTzfBZa0",
+	"GYE2Zsqi2jcoxrgUuijUAkITTgH49/tBJuIWlKeCBPhJqov3Kt52W10/uW/KNZhjT7E2RKITvDbkg2Ft",
+	"OdGXvfimCj4y0V3ynWi7FtRQ+R6ZWkekSRLUXPOIo1kC+FbOSn9deifyiikyoPqCGZIwY7GAGhHKlWuI",
+	"u9J0l+v9Fx+05nwamEeZpHaQ76Rh/vWc0Vba8HPp3/n8OBs1s2N9bf4ZG1OuOuQn7KNMsI+yBUD7T//j",
+	"31/Vgpqrjlk8s6WXU76FFmjTws72IMsOl8Uoh8DMRABjH7q7bFi4WmTVIoMoUpqYTdWzO8WeK/Nt1Lh/",
+	"i7jwKy+Hfw826XVodR1jZuJgHuHHNVRTHmpiOv5t0eIsqX86LSIgFNsuORpvecHiaXfyoateslfam7j+",
+	"yWUKb2cjoS5fRy+MhG6uThf8yJAmoGt3b2UMU+aLpxcoj9bzXHmU7BocW92UUG0+6rkic9+3vHEu1pdj",
+	"Hl2vEYTOEQ1QD6zPP9uVI1P96eLpX0e7n1fpF4zzVsZJ+QHXiL5nc7mKfy1yLLoksinXopcXt5XIzoS8",
+	"/OatrZ0uYK7NWiALJ/00SVCAAT+vq5oS0jDn7ytShkO0CnnDm8Tud3BtW9C5Az9x0RUwcnToKUaQ4BMS",
+	"aJKJ5zqHHMkXH65n03Dhu7wXaqG+NnHo7F/c2A+AoelGSbYkVRO+1abYmuDM9Ur8CzaZFtI/9p5/+O1s",
+	"X7wdP4t+itv97/WTwV/o3uQla6U/8Pfm4G+//v2qtBoQYAnUzg020IMMrAkR8urQt2xx3NcJbjBsloib",
+	"BRZfcH2HnL4/n1dFO0yeFvZHtj2aC5XRcl829ppooeYpEnlv2BLwcnQLZsA3pu8qFq67sHDlqe4b1vAL",
+	"LQ/cAaDBE4aN2+ZuTigm0z4Gh2p8v9XGejNofWpFz6VEH3GWMW+vnInFfW3qFt4qV7cz2qfUJnN1qZWg",
+	"eQCJZfZj3uvWCzYaNrq+sdOYm51EDm7xKVwpu2NGFPrfTPFyZRlY076G6TS1q6EkdaQOz2gHlO8M1MBM",
+	"dQyHZ7upASylSH+gmJapAoNg6DgZwPXiJMn1HDVkzlspbZzUw6nMmcZSCeFFwQI57siVElGluONVgRAa",
+	"kjhww7rCyDQaspjUfXkKlgEB46+rHr0motz3qF/38XCjPUshTkKhv0E2+TogV6w3lPJCB9g9Y0THYy4G",
+	"GrsK4EvNF37WvCok0MML8qxq2CcOHmbHixwKBpOP7Ft5JkX4ao4kkRu20KFjp/utHJRKDfSP7rkkvNmF",
+	"V2j3Micd76D3JNp5Gj9jO8/7rfYO1mM+e0570aIUcBoZqdaSjzc1mXZP+YkgdUyK8dMyk9mIZopdfIuH",
+	"iNRZi7opLjtCq9oVwTb9MNTrfQAze6n9oVUIr8wbnt3N86cvpobt2HsvPYdZp/abB/fs1sEZudLQHlSK",
+	"Y+bMhHmaWi6wesFDGJffBpDy2cHuE9lEHQlKXssR+82qMTrHZD5YzmRmUAYyhvvsNVvNdnuv+TRnXwTh",
+	"sN9vR7v0OWv1nsZ70QF9xp702/FuVFs+FmasxWDKX7GKf9WKsZdWJSyXCOrW9MYyQQv3r1JB77NiAfAX",
+	"SUCxZcgSShFuK1PYZEpo5ChFH2OnPb0MSbO/1nXp04FVw1ZANMkxHiE9lkgx8Cx+SDMy3eUwQzCLMYi9",
+	"dgSMQ3UgIvo1ldiTVuSNtkeNgPRSg76s64jDpTOhxQnnr7XeYYZbegGy8fStbnKWdtFuQY/0eJJwMTiK",
+	"Y8W0rnVq7d0WeUsvGDkfWmnyQgXkeMgjOpDkzVvypPWkDakYcjSmAlwaVgQ5+tr3yvDfyE8sjq2UKRVj",
+	"gzZZYGdN6H+PhkzsSHuTph9jWQUTtVq58jqhE0qOMfNvPJTCHvvnNtlr75KDgwPSau/vLk5yyEe3glKY",
+	"XgHLKQa3yTalGCqFcJ8hvFnRWaxe8yTPD4P2ez7ZbRxrQn131jolY6a0FMiN4TY/tmXtWcvTyepGk7yf",
+	"NW871zxw1kxe4IKb6x70eyokdTxwoxxGF+vMPtxmrGyjEvZ28bmESCwf15ma3U3G7Cr1dIN6Wu1zLey8",
+	"Cr9uOPw2i0arbLwqnHb3cNqsti2nbKe1S9nw2fwVvPkSkXRuto1r1m6y/Qtt6A1E7OpyxA2E/8fYsw35",
+	"iV2vjoRRhS3R16B0kd3/mtKtdOZadGar0pkPXGdWCuxraZW73m4mW1E8aGvdFOQFx9wEm05gvAT47W9I",
+	"gwDGkCkOLXzK7Txem/Oi4Yt8DU40/PhvlpBqZcSoiHXh9yc77f0Prf3894EVI8cytUNs77fKS9V2LlWt",
+	"QP2v//l/o5C/QiEPzHRjH2JcpQZpZth7H3b38mFnRUlcWK03KSO1g9olE6kdsFVj0DnrlF7yBAyO1Z10",
+	"sMCWDN5cVi66b85Fxy7v4KFbT9hmkR/uO/CuUYFjxBwSp2sCfAFsZ4MZGc2MJ8rzRwHdY+i2WnhIQt+w",
+	"mgF1aldoZrL0YMwXxjQ+DMFAXxgqhITuG3peN+s1OOlwH27TR7e8AF9aOj8oiXuDOF0WIMPH22jafqVc",
+	"t6dcV1oNi6wlkGH35WBEoV75Fyv/4jr9i+xybVbegsLguQt4ka33XvhddSer6zUzs7r4bi6oSmZ/YzK7",
+	"kqDrkimvmVlRoGzG9FhjBALeJQ9AFKyREZ2QkbxkU9ZIQEKwMqB7qH10wsAskaorwoiKiCUJi2eNFmyH",
+	"BSZLRtng6xzhdsgfRUl+kTOesNAY2PJdXgNy8xlG6kB8tYFQSC5OK8vk4VsmlZartFxlJ/yZwzj3iO+5",
+	"uJQ8uqFfzBt3wmwrGB/OTyau5yvqvSViPJgsrR8RP4Yt5kr7tyxVDQYFQPC20GbfDX45KvaotbugOAhu",
+	"vHzt1wNM6qaJhU/HGCdsLdA7+x/aB532ntc7l0vosvYSQfy9vMQoZmOpoeYh4YLhV6Yjq8vcUHd3nx48",
+	"3Z2V0C/wsoDstf5bgaEZ0B0x0tAEJk2kdvHbjfPuxx07sFd7R/s7rWMYwZjymdc/+NB+kmsa+/vMIMZY",
+	"I33DMOdOa3bfvb8vMUv7taA2YmYo7fkRVXGJMSvWZ8A+XevUfuSa+na++7v7uzAjfkGX3hWZlraPtqvd",
+	"Tu7MS19KHucsgyuE39yOXy7wVtzsVejtmwm98Vz6P8DgG08Sfd3AxFJtL4Cgw3zoJFvoX4j04Fp7oldX",
+	"/hzYTuEhoV0R9rmgybyLpsUbGXGRaqysd3fJZo4M6SUjPcYEsZu2Sd4LRhJ+ybqiLqQhdrs2sif4dm1W",
+	"IAPFs3/QYRbzg6x+R3vvXzwglGgWSRG7WxfuR+Fm9gx4m+xRV0OeYHH8zJCBvMjwJAE2WVcgj2T9Cesb",
+	"KA+wM5FRTe+3nm8i7Ojl0DYDj9cU45Iie4mGyfCyG83Vn0IdN+rIPyX0QFLeAtBoTWGMO+lrz/B7u75e",
+	"csEsspjdXg5gD99XTM/LvCqqV0X11hnV45kmuEe7//bIXqZJfZ9wLy1Axzlxu7bIX64O75h+XhmflfF5",
+	"T8bnepVZ5QDeWJhzKQm71UBnScH9ON+g2+kOhG12NaFeK2B/Hm2ylmt+VZOj7JTE6nBlTTxkS3OyumBp",
+	"tay26Arl7u4Ms0N4DI+trWa3YKaaiiYa+cm5VbLbKmtrMk1+Y0q6JufeAuyK0N7Qe5ndHDfdCZ/wtz5X",
+	"mVP6d6cjAn8T+89cRHwJm+RYCuzHZroiV5WKEdBYwIPLCLXr0vARC4iGQU1IRIVjy5eXTI3phBg5YGbI",
+	"1HrMTvxU/hpHvbhVs3OuQlmvBigrmgtMlPdjmFaIpEIkXwsi8f3smZfglaVdWdpfj6WNii+HKFswsB/r",
+	"IVVba4J7wi0EKSCfR5qM017CI5JwcRGQ8Pcr1vuUqsQN9DF//LuRF0wAnqFQyA1ta6H3opKGGgzidwWc",
+	"1kHhoNgll6mGmxYw2X7WOZccTeO2QlGPfWy8zgy4c3vHjTjZ7+KWgOmymqH39Ifx7tvPz/96tf9SPfkw",
+	"aX/ke+/HB0f62Yt+6/Vw9y8X+29/e/K36Nm7US2opSqpdWpDY8a68/gxHY+bWqba17JnH22pu5ZWEjCT",
+	"EOJcoCbs90ZGZHi9YluIypz9JrrfwhJ4GL7Kx1aCbEuS/ih5rGdNW4xVDqm1U3PnqBVlBNraXnHNGofg",
+	"OgXJqI0ca2j6xsXA5wkLdjUVz7RnQ3jUmoU9JEpfj2C07/Dg5GIVtdte1A421G1mxcz87y5JZHKLoVFE",
+	"BZXC+AYUhhUyW9MXsBUWZ7T+FX6+PZ8V07HL5rNi3oruium2BfMoTO45txXft3xmqy+gwRdaOq+1vSCv",
+	"1Uvqrz6vFdORKLh4bmwBXawhcDrklKkIHrPX2qDu2p1SVTPpZIpyzWKL0JUhivcCMk7s6HN915cyhiQg",
+	"Kgx2iG7vt8C1FfEx6Bh8bUM/w9Z3jLBFBbL/bK/VagW1VHBzqnim2ff2D1rXuyycj6m6ACPzigtrRVBt",
+	"8uH02CVTdMDuOKTn7bkjejJvQGdWeBMQxjofiGLCKu2ZYdw0ij5N9MwwducPo33QmjOO9/3+jmZUS0Fi",
+	"riOot8lhSX6kOKDlZmVntzV3PHAY0mqZMDctbI2q4HhI1YB9N3aXFuCF9i6Xz2fU4Bnt1u5BUDNMjewJ",
+	"Fh755DzNolQ5gRpTww6zKE6cMvKUxHRS6MNRKOaHd9Io7PMExxzJTA3Tz7mddDvUtFeckoOneNjQz36N",
+	"PIN7FE96emCPfSlXP0QTHn8UBvjo/Dm7LagsUqjz2itkMINcXy5/ORfpVfbyN5O9/KvX7w8vd/mFon2j",
+	"s6Re13zKAasPefdde/fUoins24TGFalrxkgIy/wDbO+w0bEmNEPrSXeFsl+DxWRIk/6Ova1vAREBNZHf",
+	"2AFx259EsP8DYuhnIjFM7IQj3BhzmnxbYB6xrsiugBRo+7MTMBYZehGMo4J/aiLYgGZt0Ud0AjnMhl6g",
+	"xPJjgp4VV6TVFfX9VquxidRiFBDbjPCuBfVsAMnMKMRNo5RbHrcOCDILOTaKL255nwJ2mI8NNowFFunb",
+	"0t4K2DibzAWoTIjKhPjzmRB4p1sNhtiChspiuNViWEqaLfK8erISC9Jg4u8rtwNRa5XZUWV2rLOG4lcH",
+	"ee/Ny3x7/QSaPln1hDN1YmfDWCvCykd32phqA6eFuQgIQa6RuustDAIMuRMeYR9S8psUrIF9dEnIPo8t",
+	"UgnXVpLhzYi7RfgqyFNBnsprWnlNHyoGqsLOGyu7WUIpP3h2Qc+jUPAW2g0J/1Is82Ny4DxHBf8y5lN0",
+	"5pAudEU16P2uqEP7+MjeMAYaAqfAG2REL+wziGBXJHSLPgyIYiZVwj4DiAwBtWMs+RLSk7JEozpkaMok",
+	"dnl5c1IyGx1MvcyzO42040InqH2wey528Z9moOAuBzRLaikQtbsWuJjQSUKntEMySrUh2lBs9a/piG2C",
+	"8DCHLJXjsnJcVo7LtZFNVii+QvEVii+N4itXZhkYv1vB+Io+dY30qdtxAj5G3bjtSnywLvJOrDlmr/cm",
+	"BHpWBoQL10m90cmNGtJjyGpezFMPkKkcqcv9CUUm9GCmdB5u9ck/dFHxvEtWD7piunYeklBdIMKaQgXP",
+	"qL0FF2DcgEjhZuJrI/zTDosseUFXeKuqYFRh8X1OFwCRj1iCmeWo5WaMnL5UmamyqMvFKgYLbtiHk6qx",
+	"Qj/a8hVkhvb7+ML3BU5/r9E5VSO7081hESHM6e16ySmkrtF+375lhXErjFth3AUY18vLCubej7d6Wj9V",
+	"eLcKnt+RFsE12cyV570jZwfUHhp0zvDjXES6qKJ3ylPeFb6F6ZpJhF/g2DaAHyv3YAWdKuh0P+5BJ2Aq",
+	"6HQ/0CkT6BV0+lYKzWdQjEcS9w5hHgjBk09PuJne6deM3ilwRUrqIksAJqGVayGpFzx/I3nJNHY6zBon",
+	"QvKBa53YuJkmiixiieqK+TRRhVSDQnaE+8b3xhr1QECV54z69dnfzd7bq1bvbxdt8fx/jHf1weXZ0/Qv",
+	"+9GrJ8MXz9hRa/SuLU93fz3fK0sZ9evjZW5aMUZVcnllxqh7CMowodPFtB8fgL/ScGBn4oIMZaoZqdN4",
+	"xI0VNFYqWLlisSPAoLgRkN4EaDwCYkFgQJSEXq8x6bG4Q07O3gVdIeiIBZiiLfukx5UZBsTXPwTE3h9e",
+	"zNH90iRhasAEpozhX5zpgMScWQszttIQ2I/7CR1ootNoSKgmqRjR8ZjFJJIxw7TxbE5iT1ECZCQSmTwy",
+	"CpJDIugIE9Ds310hU6N5zPw59g7F3LA1UZUcJ1zwiCZzBC85TaggfUZNqliHhFF+6qmScNpLYZgaK67Z",
+	"wvR0/NylaU1cwrxfAkvymmCH0Xm8Jq5L6ZK0JotGKVKl7bey643UT39s7+yRseTC2MUVUcUCwj7TyCQT",
+	"4jIIG9Nvsv/TgnHaO06NckQ/v2ViYIbW4mg9fPIVuCLf5PMe6c987BbHly9Lsyqc4vo4d5JsKXoFV3mu",
+	"041RLEwt34fCtbBbyn/q+bUh4Pewc6BLTNy5kYrFaH18FIrReL0p1GeMxoX1VFScTlguyJ72YhfU5jih",
+	"YsfJ2Vonv3TN9A9zVLEyvO/28WKV/N0E4/KTgGgpRcbGRerU2hzakINWq9Ekr3hin9chIQrbMCBhqpnC",
+	"f11wEYdzebq6YpaoK9eN+qb6KCom7m4gXedwa02/4JJK6IHqHnzjhcM76D2Jdp7Gz9jO836rvbO7t3/w",
+	"5Omz57QXxYtUDnyjdQ3PfufpofWljD85cLFgCOAQLN2lu/hVf7BXflkDX9gCF3i7VWi3Dtkp+r3ITtnf",
+	"WcKtHT9t2XO1Tlns77GX3aPgui5MVkY7+epkZ3d3r73Taj1/tlrTdXRmwjsgXl/g9Cu+sVsapZeXPf8d",
+	"ftIjQclrOWK/1VYgTZr6xGW0uzUbFNNpUnVmXzuD0awQzVTc9A9bpzE6ykTj9JixjYt9JnZjdQoIalyg",
+	"ISqNIqY1MZJw00DGozFTXMY8IioVgilgEtZdQUk4detPCR1rFhKaMGWIi0vCk/ZaU27+MJMdaKSh800K",
+	"Yu1VKSIGrVa7ot6H3UlCuGPTCaWwcejojiD3jWsSRoobNMYAf3KsVfKPf+R0KDjtiZUpxMmUrph6gYX+",
+	"ODkaJ5yKiM0xDBcRGk1t2q1myS0U1FsRvstJ0S8r6cFN8uBUqnFjqnGlb32bAtwsNciU1K+YQdaT3PSN",
+	"JClFMyqgNFSY1TpLuJOvL8ebeD5u0X4ljUtwbE6/6t2iR5WI/bpEbCXx1sxCsKrgeNBUBNyQOiWKCXZF",
+	"EwvbHUtAbgx0ID0RwD62n4xT5owDX9Jir7BbxfUgEV0BbU3A8nCGh3NqywQrZ6JEaqYb68H2rmT/mrRb",
+	"DzR/XkHze9Ybz79GvQF2bKU0/pw1r1uvXXXyfDv41gWDHsecGf3490jG7MtjlSbs5hwKOMP3SMGkBVQS",
+	"lzKivTShatKBtI+BVNyeqQgm3VptlMgrFgcYotFkzBQZMZoExLDPJlWM1N+8eHH+hiTskiWNgLw7fR+Q",
+	"mPVpmhgC/t2MoNsf1WlPG25Sw5CQmxnXRXnAL5lwo8XmXIKROhCMQzdpP5qNpy/Mw/gvODNnKaZQ3zEi",
+	"XpDZ+cLKPpSjFUkxPR/f+Dj7OD4L2v1w5pKjs+NukgvH/1EuIf/noGY/Ra1TS+TVJy1jno4g895+dxgq",
+	"HDoZ1Dq1Jy1gOBFjmWWF5x/1LMvXLtu069aM4y9fSgvh/DMtEsA4x1W4fdtgH+LlFPb/I02MopMd4ORX",
+	"bpN5eWp/gQzhdUbPpRrcxSCYDTbMF6rToc+pbQWBzzE1wzzuaaV5bRYULrPsMfR5OyGam3GUs1dDmbAm",
+	"OXPy3o4lxnBIDwsSpBpQwX8DafZIN8lfU5aymBgeXTBnp0RDFl0wF8jQJrNU8AkYCeGKCPbZkAETTrAu",
+	"NEk2J8bPZ8X4ylxjqwvZmwTq6kJ0efm4KUuk0nCVhvvqNdyfiY3nHJxud1HD03J7BUW82NLRzBguBovt",
+	"m+/l1Rw1RfwNSJ+xGLWUYjTukLA/5OpEifOJNmwUBnDxq+/fnBEeM2ENN6aIhh+74mooNSMgqtBj51JN",
+	"H2lycvaO1K1AIqkwPCGaGayWKdzGTMYsJuHJWWivTvU9WC4LEq/dRed+Nu8s4Ivf5ea03tlHlxd0cy6d",
+	"K+/8WJqV/NoAQs92EhfQEUvna2gj+a0uF3THblePgdcI3hch5HMLZmeEQ4dQFA35ti/sboD7XDthYXc4",
+	"NyAXAnI1pAY8GlCQZ8WAkxVRwqjSmFr0XSpii48Vixi/tPC5bxi6+R0Vr50Cwk0JoEzjERdrlBnO0T9P",
+	"bKwAmbcsMdYNbh+w7Kvg3mpw7+tFb8coKu4mpTcI4HwR3A4UwS2EcUeuxo7Uj962d/Ya2LaRM0Pq71+c",
+	"2wNwfS4sobJ5DvBDvOd5Yboi98aQmGO5oGKRHAiuWYAVC/aewiQTohkTvrk4lNIN5RUZUTEhXOxg8aEv",
+	"5umKiCo1gUzNJgkxOPUv+KohSbh21d0SOOcTK8knBH8OstNpkoSkJ82wWL/XFaUL+M65YVgMaDXV7T3P",
+	"fSmFm0uYpGtvRmS/Kwq1iARe1JFG+pOO+n0GZJK+g6YBpIwX2MccklBGUaoUExHToY8BdIXhIxyOILgC",
+	"5rqZ8DMGRHOBsRYZs0caJhAq1vXU+TtXPGZbQNZvuTYf3fo+huVdpqrEl5MSqfCLwDLHGtEphyE4K9ZR",
+	"IyFj5kojrrkuQ78/Q8yHds6VRmBBBh6XioR2pU4Pzl+3qMwFo7XFIbpbT1/LRDqywqlwKPsHTUBWfR1F",
+	"jl663QgIphfLCqWOxRssV+iYra+N1Dhmd68KHB96CUdWlZ7JoUzVRk6GfVV1i/OBhguO34Xe5TrYtrck",
+	"VIN6Z7HVKCYaWlWr+Gjk+AgiqtkOF5oJzQ2/ZMmkcUjGSJS2wwTcIhpS4GJWuis8WUD4GJWkHtOIadQ2",
+	"ubQ9ef/i+Pv3K8aNClXju61WUBtxkVWRXxevi0NISLlnbVtgbS6osWz1ZNln80DZiFGhA9d3ZwckKuTF",
+	"dYWjkfGtwK9jEsAgjqumjuAEq2wJEwZyFtBkbhyShBrIUdDaQqquACBnsq9nJRau/4wi+opOmuTEQQsj",
+	"od/5aGwm8J0BLU5TDdr7XFHdFYpBVz788PB2Fl9CpoJP2LvgdomIJjnC6wRjCEKh2KhnYRBgoQkzAdES",
+	"Uvq4RR19GkHTImlBPeI1x53thu+KiQZyJ+GXLHsBTezEThzWkxnUY13RS3lidrggRUwsmZ4GxVCW6yYD",
+	"JxWRbAEfup7vSLOhZVdwAy+mMxSqh3yMEDo/dfPxvmlEfA0hHt4GkgfMaLLf2puH9U7oeEr53iV6yJlB",
+	"+SqFtqJEmE8RVT05nMSKAuVKIq8+9amxgjfjx2OmfJTvhI7tKDca43M47TbMc1IALMuMP79oruMDd6Fv",
+	"0ekWbOUF+ZN6QU7o2FmJIMAzwh6nm7bnBgHreKHX49j+TPSQMaMDItgV04aEcBGLj0w45YxAtQdMqHOp",
+	"E2bNfWfFoz2+Joagub1o59Mt4Jsvy/WDc/Hw2BYgzV4qTKeP5w7TnlLeGr7ZYE+FOcdrHqy9a4cIs3C7",
+	"G7xw7go2b375shZvvrk2Zfg+JJP3T8A+UPiiBYluFUsy2T7nwPsxcMQVhwl2gDZS2TXpy2gBQlMHnzPz",
+	"ZCQtUECrZMiSS+Zy61AZdEW9oBcCgOyuu3g/tcqp0SRvscGpAu+/k/SnHz8Qp4WQ9RT0R3gIgsxCfPsq",
+	"qCrIJVWQjz6HZwflO/sBrZmQ1LnQYxYZeTsRgCN13h4BQDZtM7lXzzp7vk7Ef5my2WQ9zCbzbWikMMMd",
+	"Zo1/+6iAXNHkYoeLpYtcykcH86ndVK3/jJRfQsgvE+UsXjQ/vml/3HQVe749qrKcryb57SEwphqqzLTA",
+	"L6OWpoVp+eqfwjK9saq9oH4yAxmbX9epiB3FDAJZTFVxHTSkZqRvl86dwP9rZrzMXxvG3LL0qYTCmms+",
+	"ltwwW63rvmkfPoZNsy0O+WMo7faIkWEzd8BzhDovwieP6UKSsHjAFFHyCor4IMcX81vxa8S832dKZ4kV",
+	"XdGT8qKToULyLx6Lkv/6X/8bnmpPIL5bB6FTrgsrWXg0JIqNEzrRzg88kpcMYG467grw9gNtJByq+x+1",
+	"y4TjBsDsBRsbBLzykqkrxY1hogGU89Z+JP/5bxmyRnknJLxdV3BNEtY3JBXoyI5JvZdQcUE4+rx/Y0pC",
+	"B0r22UoibkgLjjGXofeSRkOcKM+1bEUp+zyG3IeuoB7yAdE9TAPwQmdTBh3+IXvYCVmKzV9IJLXBSAjX",
+	"pJ/QgR2cty+7IrsB1/DSkCQyL7DiAkv2lvmzzFAxPZRJrEk9fP3yQ1c8xq2147OCwkPSbpH/Btf8/w9a",
+	"JBUJ0z6GEjcgWlFwdEBu42iUgjDoZKYDlPsU+wFM9ebM3gG+8ZVMk5hgapKR0QWshNjldxQ9Xj2WyCv4",
+	"Ctbk4UKn/T6POBPmE1wYLqQyOId3LEVRZt9tjYbJ3bUcjOgMSsPL6briBUtqvOlL5zvXix8fVin0cPXm",
+	"YaUQc5S8jB0aW511fUnXghpTSqpap/am8CPxP6L3EIIhHbvJaviDfWKmZju13eZBLQCPWjmDkwJnQ275",
+	"lrmmB9cALXmnlvSWWHnndsjeZngJbztn7b2ThjAh08HQSYm+VITmWmOuQHA+lNCJh4CAU0KaIVMkck9s",
+	"kncuMHtFNXE6pPlAzAjYkMujoqLUW8WIeOyaqv2+DVocSLdHo0T2rQoGBzu8ewBJleSCTVhMepPrSh7+",
+	"DWw6oJun2j1fsAnhEJqHgtf4kIQeoHSISJMkJIphbxxQ8UcOCHEzlKm15eydXU5jgXjApTXAUKhBd1k2",
+	"HlBwFnRIg3dzZ6P4xJs1yV8zgEAgVX+CDQOy20ZSXDJl9GFX5I7CYiEu3O6Rvqacb2xUuIrj7txZcOBP",
+	"vEugO+/adx9iqdA2bjeXUhHVDFF8SUFVfPmNxs8fiHk74yOolPufsf4TVU/iNvymPFgxsyO5matmxsBx",
+	"l1g9gF17xtTuQavjhTRleup0hb8HimWf135rRPzQ8Rh8NhBSfKTJx7O3YAo5K20qYE7q4VS0cKGZ8gJH",
+	"c61oa0F+uTu9VCB96kVdTH3LofSHF7kuLMIbZS5OvP0EqwSt8erlAtZuZBtL0i7cv4pZ31fMOs72r5eq",
+	"/sgiRJ/v+HuJWp+xAdcGWpgRHSmGeS4DatgVneR0+UiFj2P3/jMniyfMdMiIC3uqPQSZozJmXVEPT9+f",
+	"fyBztQDaIPb8EKu9mHBOPykcXZg9r0lCa8TxAdTQO6aZrvBUM9hKhtQ1YyTEmfvBHmkcEum6xPU5S2KN",
+	"vieU/64SBaC070/jqqF0FzpVuhYBc7KZwbz07djoHO3zCOUuJDpnDdq6IoTUVHtvCLGETeIn3hU0CbAe",
+	"MJmrNyHjhIrDbDq5XoM6waixk0zbjcjbDwqltMb3G/pHbaB4kljZRFPDahaxu9TXK5okPUlV/KknC3nv",
+	"33tzK/t90wF3nLqNRtxx0d+qnN6xK69hyvPG+AsWNFq2vwYkFbirNxxzLwqByuK4M2X8nzP+7iUooW75",
+	"rk/LLrJdsvB7zBJm2Dx1it6logZ7Y7TrmquNHGtyJdUFBFBc2Yv3sIMP7CfWO5fIrYYheSwKRicw2d9v",
+	"tQ+tkgR/kxiAjxO8VUXyNaemIzpeg9p4AW+aqY0ZAVdqcxw7AVht9HUtffwoG1j4weLEEr+c35dAPxC8",
+	"LTSovfsyfM3MojXY2oySPQVFuBE9W3nZ1s8juvaNsIWwyHGh4A79XRYDB84awXgWH6S4LZzVg1w9U9g0",
+	"bEyZaxeMjXVXcK+GXPcAezcBqQze8OP2hASKSRTrMxOhY9jqHpb3+j+Rl9ibGm8PiRzeYCojGgpygVwz",
+	"i+4uKIrzUVuPlTKUV99TEct+X2fltQXLhX0eS2AqGDKwTBI+GMJ2dZbKy89jWbBSSkuSOV92M6GIbQpE",
+	"R41ZCcZvoxIP1+x9I/LHEfW+rZth+RV6eYg935ebO+FXD+3BkPRYJEdMQ7S4cXizmOwKJyeb5DhhVLme",
+	"/XiaS0bDCDI80NdTu4Pr8OnYp+L5x3YKKnz+MEAJfJdsKTzCBfcVgZO5ruLTVA8ZFvkDu4LFEYSP6ICR",
+	"em9CRlaakAs2aUAKjushYXeZFH6XBZgQGkEqDiQGUuDSgjSHvlRgLRM6HgNPItXEbUpe9Ak/8pAEqVeB",
+	"VJHF11BNVyyGNRmYORIkFRdCXgkSwgv8wCYhOnkxkyN7Rfg3pBV1BYAdM6TTowqmoQ1I1wK2gVTT7GHK",
+	"kUiHzj+MpNLrhUJWJHyQD8Dja9hnY/W93SmkvYtkuppdMsXImFGRGle0PUFBKghAJewdMkhAdPelclnE",
+	"44RiYNNwA2HNjD0OWmDlkUi3Tpfw81Jtvlmk5V28WcKH3VoV4Kq8ryuqOEA0uPQJmoAgbu8L8o0pV9sq",
+	"vThjJlVQ7PtkJ2NzgqBnkPXZVqTdIiMuUrR5Y1A4Qc4j5JRTlFA+yqgfMV7q3xOio01ywoXJEu6dAp1y",
+	"MT/SZKzYJZepJqmwnxnGAu2VvI3ugK/nonSxW3ANZA5p1Ke+fQfQaVisbEfI4kP0UYMevcDsAtEVUx7t",
+	"JvlpyEQWtQR15x7kXBFYBzCQpMcm0vWFGic0T/UhER13Rb2vGCO7ARkrSXYPAgwOA80PSYULkzYCTHPJ",
+	"le6uy+bJGIPwnp8wu6cr6ljoRvkII8nOa95YW3D1FN/cMQStu7SgvVLC+dMf/nqyf5o3/5vThKLtmlCU",
+	"1TPF17yBnycgemixjl34vmm9umTKrTpKhlQPv9lAYwkB7XOMMAnqG1WP29dUJ9dzU+5LSSl2KS/Y9tSU",
+	"ffqMpgDpjb1mIbnRgfqCGG0Ht4QkqekKiFyCuC2EJgMihQPpVk3xiFodNGYiBq6JwgewiiXmOqIqBvYi",
+	"CR5rn6xp7znRRLkALxQqZ6i16AMPHOkiMOM5VYNqEs6nmSI7RJa6klFT8lHcoMTW78bBD7VOQ+0+rJT7",
+	"yEKprJOvXvziXroPlzATAzrAGuKFSebvkGUNmNVK8aiBbCjcGVrmJRMQMOiWylLKb6BNoGLiHrWAMO1l",
+	"Yex36wT9j99rNI25gYrCY0m1oQl5JWVMzmmfmQl5+/a4FpRpF93ngiZ2e9iTsPtayUbR+9AoGmuNliDW",
+	"idtFYp2/tkkk1VgqiCjYV7KykSkugXayr+QoG3sbe1AbWXibvXYNPDbWfvbjxwTBcqNpUWpHk3Wedgxv",
+	"tzaethJ4yXzx/OuXyRmvGklvLF8blllxuxfEVb6e9fbZxl4rmY6140vOxkVkvyi/gDyAEtwzWfEfnPiv",
+	"kgvCPU9Y/sJv4sW1K3nP6lJl9iBgCit7mx7oMhJxrWJnaUGzZDJyPq+bSkguO233r0i+ARVR9mMXFcPN",
+	"imCjbpSCQKxyttcTNfjKvf+w6aERwIzGLK0wZ3XKKjD/Zjq0D1PIPQD3QVEH5nRomYDCk1AgrIznXzMz",
+	"pfbuguY3I4PdSfs7rXahC/HXDO9/rzlypVPkRKp1ak/2mnv2xSlPrEJsF4eM9D/TxxCU2P2QsHmTeTA1",
+	"mTH2AGxPT0Sp6Wu38U2nx6kc/w8MeOlapqBm2Agi4+8KtKTJhPTtYtGwWABCWRX1qjj8MdVWNHRadn4N",
+	"TQo/frmbNsyW3FyVOLP4NqASKyW1LnH/mpk7yfqHReE3q0Ae+4W6LUf9K8XYb9dcTZkXvqiz6uhel4Jl",
+	"7DCZxAoISzQj+63nWFJ7pawViJnfKCcPSZ8rposGXzPbpeT3ohn4JWySo1wxFsc1xQfXFe6cLEQN6VPg",
+	"JMeWPVMvENir53LVrGJjvnLDW7eVWenrSl9X+rrS11WwZ0mg4AXylizDX1M+HjkxPdck/A6bkYFGsXKt",
+	"SV7xxDBFepOMC+JwqW66XN0x8JONeclmOduk9vn5ziGqEhqwnHJrsae1IlfExScuPkVSJkzNMMmhe29E",
+	"L+yr/CCTMb2oBbWRjFlS69ROn+60nrVbO8cf8pn5CTs5kOx2milO7dk/nO7s7rZb+wcrCP6NBJCyVVTF",
+	"j7YZP2KF3eyFXX5s61GjIzLmLIJihmxURZKf84gKYscNOTVmyARISei7GRqqBsx8mIxZJ786DIj7Ye2R",
+	"o8WC8R4DR4sEy7bFSHn45adxk3GiSpqvI9aTy/Bthnr8KKpATxXo6dSO4nhppXZ3/H57m5vreuxO4ZrC",
+	"G97N+1NJwvuUhJV0WqeH/2GA17tRqJwVy6OywT/Sjgcyoy/hWLTmGgWATwDKoxJ5xWI07vMMTxJBeaqn",
+	"MFkPykWqhGnJU4HUDVXfVqK5Es1fBY/81hlcnAC9R9B3eWPC/hxWeLzC0/MmVBuy1yIxneiAyCTO8vuB",
+	"liKkJgzQlRHyOGxgf5GuYJ9pZNCFS3oynhBKrlhvKOUFiVnCMcrat3oiokpxpjt5m5G/nL9/F+R/2vs2",
+	"yU94dVdkl1uFYshIauNqIIEUg9kfXeszrjXUFcEFnGlS58CJQWJ5JQKomcB7dQWGxRpEMRo77XZZ6JaW",
+	"zYQU4K4ZKxkxuPuQKYZ1UvqCQ8qw1HCKqwXuiiEFhn14DavaQrglMC7b29rjjgoDHknq0CQuHxzOH/QU",
+	"IYyqhDMFrOYNnDIgONeGKqO7Imt4jLfyrd6a5CfXg8U/fObKvFOy+8J4/QUbW+AfmsmY6dBVlnrXPPiu",
+	"Yj9P9UiORnRHM4skjOtzBk+AWwNH+tSUctMVyAXkismmGf8dfRAU0c2y/x9CveEg7ywDX8UH+GMi+9hE",
+	"ps8Y1ooLedUB0Tmyn9E+HROz3WRoBnAF2nTYj4wrLnQLtmmYNmG28LhrAw098wo7J3s7EWe/J1wbFs83",
+	"nV7C6SGpyyvhgAxUsjU6+H9tV7MUEU9Y3kcUzrVAKe1lu1hnQ2uS04QKkhVo+zewTzlVEp7xMqv1XtgV",
+	"AUd2W8DESg4eT61c3xphaloKOK8oSw6vLcFssS4TeWGtVuvJgsgL3HDZngpzokJTAlEzArthzoIvjvsf",
+	"NWBLaTpUBKBiIGS/34xZxGMWWxnPPo8TKCPv00Sz+S8BD6stH7GwY/aqa0Q/v8GL2q2gNuLC/zUbzAhq",
+	"2kxg2u1M1cr3mLh7VWSup26sinRrc4WmEXDlcj0jcEzTWm9jDSTwYQ+pf8RuKeYVb1eAKfEniUOZhaip",
+	"nitfq30aBXjnhfECUz+Tup93xgkVO06KWxvIX3gN80k1WD2KdQ0q9od34HxZGBSbgzBfff/mjPSoZk3y",
+	"gV4A6RkcOtsn4XepiBMGiMiufhIaRYWmkM0QWhQU9qiJhmFXYH9dJkymksNTariLmr0U2PdU2T+Qwmry",
+	"Rhhr9qELAboRvUuN4vbW71XMVNgVimmZqsjK99A5DJojZoYyDgnwx+AYTj9+sFgXlLYVbOgRGWWkh5BC",
+	"QCImdOrZZ+xxlSZMB57hjRhFeRKQVIzoeMziHSjdV8yuhsD+ONmBFgyeTUXEHkNn6Pz7t0/J5W5XcDFg",
+	"2nQAF8EUAIYwrt2FPQsdJcgG2pvgfFtVLZi/BGDKTj6JCC9Pzt55aMVjJgzvW/yJcw+4EIBseHJmkUz2",
+	"g55ow0Ye43YFmV0CoV1sJ0qc44kBAbbd04+z/UyihAse0eRx1l234fIwAeBZiWzvXhha3Xf8DUdKfEqF",
+	"HSO2LIHWljRx3L9hjyszfEENsytkwIRdAE2YgXztdEiI+VshCbnYGSs5UExrXATWcLlkcYhzrR2gwem3",
+	"cwErF9o+27Vhh+nlft7e0LEdNAIS9rngemjvZ28e2VWaJPbPmOtoSJWjLh4dktBf/o/WzyEZ8Eum7d1T",
+	"wU1AlLTWg4hJz4Jf12+a+PjUI12cK6nszccJnQAb4Md3bz78cvb+/ckv3718YYdh7wpHiT26Y48i9zHz",
+	"M2Q/ZX7DzKi55JobItJRjymc0zlbEBfY+bv3Jy9fkOMPdjRnn99JNXL8NtlnNuyzCQgXbndRR0hnR3cp",
+	"I9pLE6omTRL6xXKefzIrOC4ZTqnd2wl8MFXoI+Co8QJ4V4vv+w6mZHdRrJ8a/12AK4nFO1zsQF/ZkFhc",
+	"p4CUPSDdmpAEOQjdfbs1eBv4QFZGWVAPrBzUovhoGODPGZXpyEo3J8+s+UVCLx5CMGVQPDTJMTVsIK3p",
+	"SpBbEQcNXwCu66UGbBC8GJpHUwGiIFbpIGMEhI8zIwaLq95PoF3QYaxo34QNazBppwRjpgISSrEzlEns",
+	"TURuH6uglxAhUhD7W0DCLJnU7jgkb4mdIL4+rQzSs5sklIomLzgzTZQ22WzWs5UDKdF2kYBt2rCvbCVx",
+	"zNmUZTstgey8WIECz3dCap4kPiyOgH22OtmNuZ+kPD6WQlsrT0STDzA+9/A3L16cvyEJu2QJjDZzZ1zR",
+	"ySEJhZ1xK2UxCU4HJGSfoySN2Ssp4xMZ436yYkHK+FSxPlNMRCz/xd4Uegg64oQ6SONO4Vix9RNN7OoZ",
+	"pQnNz3Q/hEFhnYDb3t7aTl4jX4WubRR8b2vZC3ZF7LTAedOsaU4EWv2XKsWg+z0zwM8Jl8PAQUUBlUwd",
+	"ZiWXIY38btxolvRBL30oyFaunesBsgrT3r+yyITkMQnHmeaiJEyV6FgzrxOSfpokH1XibVVh0PmEffgB",
+	"bwT2Cqf4IDoazjmZ+HOBgDWSIoY9QxOSfZ6u8Hf5P/I3+pd/oDr842doIR8iSDw5e9doWnMc4As8bUIw",
+	"XuJBCCIgqpjvA2+12m6rRd7/EDqviSBcoFWLI5GpieTIdT0BwRRn84f3QHrQIqza8fC3gK8Kx77zby2Y",
+	"m44xjBHAUVfgIe4+bgfELFzZzGTIbqtNMOsoDkkdaYP8x5QKL7Qa0L0aTnBX7H/+7Pw02S3d69kNSML3",
+	"3nPx3h/VdILct3aLZRd5bZnDEQfMPPAhRwReOsNy0CMZX4wmUgDXX2HCXCzL9cm0YruDqp0KPx99yhMd",
+	"ZFLdXgD3jr24mfoa+63WvNcRdGQvRreWUVZYvwSPIPwVgFuIXYLTRPsvH2QKwDldpsBmV9TD1y9nQRaN",
+	"zWN3mg4Dh7sBIaId69ejFXBo0LpctCP0TXr6w7+cv3+X6R3qFk5OfbW7my3a6y8LHwEvGNFJV1iVkfl3",
+	"20Gr1cqhvoiJAFIt9/PerhO0JGZsTOr2SUiB2Di0I7QXjeiE9BhJx0As/oycfEfq++09fx68zrFisGlp",
+	"ojtWX3qEjegaCJmPTt9AG+y5ri4uSPh5h475zoXnOaZEM7DyCr5ZJKxSMmHNvEOeLzda3ByP1Of1dJiT",
+	"FIjDPYrNDDkWqsnrmtC9U2PGfdgVGaAq7z98A89+ZS3JEv5DeFU0GdyWzMWss1Y2kIg9HfhcOjG7TBTZ",
+	"Wjf/PM/NVZAit/q6PhTOLc8BZuf+zG1YuOw2z9u9D+mOsed1z+2Ze/TyLwSXoZSb50h8LyBeC2dd15xe",
+	"iHvNWYzpLvvmvqir/Eu/wivKv/KswL5taRU4UoGzF0765AZqZ8pYDQlyAXJHihvUM4t3arlUROJf2Jd2",
+	"G4KRAPFUnMz8GQSf0SF4uw6Zew9flwUsq539Vqv0RPyYPekljGGuB7kIFrzOwxUAujKi0AjVDsqhgrpH",
+	"Clc0gwoNZ7R1xXV1eei7AODrw10BcxRnok4hBmpv6/WMBboozlDF2t/efXyLj7LCN9UpTQhMr5Xvufd4",
+	"aWpcLmAon+iYf7pgVhD7j/YGf/GK59rHaJfPl1j0Cd5JEmXanNTDo9QM7R/O7eLlT9hwWvpKSTEIiDNK",
+	"AZVaKL5TVJVd4bV/PZx5BX8fiwHwB6f2szm8Z2f60l9LSPMJEEXhO01DjWufaf/un2nWOex79RazwmBm",
+	"M5zkTnD9I6CBFiSNfWX9gFzu8bKCXkjj9M2t9KHSHGWq6Q5Cfu4nA9TvvgRd6KLPLUcwcwqk5M6qViRm",
+	"YzNEFwh+wd0SKT0fpDyhYuJEv75zbIdFqeJmgtyOY/4Dm1hpUev84+cvwe+1HqOKqezIz1Pp2+NxMilE",
+	"L4piXypnVDozyDkvEecWwkIeY2NYyM7sDsxHrVN7dlK7FirKwP28SFF2r7LZQXahPR4xQ2Nq6MIkoZ+y",
+	"9IMFcRxCYUe5JJ7p9QCuMrcgOHicPFUBFbG1McAx4M5DzA/OlzUEc7iAfnlmyEZN8i43xRWjMenR6AIp",
+	"/OxrHBY+TnYKOh+u28t4WviwLK/XDMyuE/8x14OpIzqmPZ5ww9ntwfnj4slflugL4y6bnBtqbqxln3Nq",
+	"s4pwryXCvboUhB6hdnWDPJj3NRdJu3VItjXHwKViEdU3ZEy+8meAMWeHEhDsyidiEtMJGVNkgknskwrA",
+	"O+wrOYKCThmSeiIjmsCFEPyL6eSUKhPeVGZj/1VIeScAz2AaOtlY5lfBZ2Nergp+mzXwwXUWHwhlcg2T",
+	"Nj20POl6wQCAPmXu4+3Nyjz+4xg1+M3Pf7bg+Ube7en5d/ErbHoASSqi4YJnu6U1NYAR/fyWiYHdzfut",
+	"NRMQaPeG+T7KRYWV4dlP9hUgIuKYZi5hTbZ3WwsZfIrkPDB1hV/34Bi+amFCSqXx94FPx6WR/eP3mgXs",
+	"SIFTA3If306uzL2iVhspBtZTRFCghPl5haw3v/PLEhcUPk5VYrDWnLF+QQZ7bXjBTTRkYvvMBec+oO9H",
+	"CQFJ9M//57+hfoP/o/AhddigFk5DSoJvOslNo0NwI2NylN9ImIVNRyzuCtxMGn1W9lzlQDoZMZE+0vlF",
+	"Y2glAonNhU6S2SDsLdmAGn7J3EN9UG2/1TokNDvTNega0rxDF+Qcs9gHyVzCluEjRn6TohC0uoFLLU24",
+	"oGoypxqtpGr+ONZMZcp5q0QMU9K3pGjdorgs76l3k7vRvpN+0yzWdQVVV2m62zXdl6W/7236rFJnK1bM",
+	"/Tnbb54zQ2i2eEpp7GmlUNoDN0h5zBZbm6/tzySWUeqyvIbyCnLbJKHEUH3RCEhvQqBXb7mGO/hA+26Q",
+	"k+zb62Az4Ow312cM9NZd+Nde4+vdmdCsBxqt9v8jx1C5SxI5gGEp2WPedWcUI3rIkn6THPXkJSP7bfIf",
+	"//6qQ0b2j7GScRoZ19IsSciIcvt4KiJQzXMFcfvD7vL1y72nEMOMOc0aKqzAG+nbL7sXNmwEk5sqZl9+",
+	"kRgtDngFojP4XGVtBVwtlWRds6Ew8FvGyxx34AHQmw2mpJEFzydUXWA1LbYQHNEB0yQdW4XAnAcd2+7C",
+	"hghAtuQiqSvqzkGmQ2hsn4sdUhdSsMatQs1aFRoPYNIUVz62QI2hkEyds0niRY/cQDtTFBWPNB5e4K0v",
+	"NqBvdYX0Pe3t2F12NfayB2MjlpjUTdhnrs0iG+ID1VCdWZK0DbfnNu2EzcvhTQvO0tASJnuTtG6VTltB",
+	"py319W7UXBtmekOpXdG8VTRveT8fXHhlVHtBPSxpStzetAdX/x343LwauhthUCX+tiz+Kqm01gYu5Tf3",
+	"g2d2wwVyG/L2nboBXTvXgYfgeAoGAaAmEJwNozl9fQ+90eBd867UDG0NbegkcDUz0Bw9tmaFT+n1T+sK",
+	"HFF9v9Ui08Ac4P0V1wwyXPsuSXMRTm/cGagj71wuISucvX6cXSmaStF8dfB3+9xzxyCvN41Ch2kcJzd4",
+	"tM+HvG+IOysgAjvGQ4QZ6BwCIsdYzJpAmZ0U7O5u6O/doJZsAuKH+W02A3nS2VsUYty9Q4ixFT+3LyyN",
+	"HW/GuBlLqciA6gvgWlPikDx7AsJ3SBPeSyFCunSPJ6ovSkvGfrv28woecVw5ZV3i2XqpRN5afeLDbP96",
+	"meWPPACvuC5ItEcAJi2qhRpyVwvQY8h0iCE7Ug+xFrLjLgoD4o68iZGaEY8H5IJDjjyA2DDIypagXEvz",
+	"gXD15HHKfP2We6KmE70klg2Iy/Kfn6yCPgy3HbbabL7Qns7NAhxPNVPT0uOg9yTaeRo/YzvP+632zu7e",
+	"/sGTp8+e014EqzpO2YxMJO02AqCd1pNOq2VfU3GJadG1IR9YIZhhqxkcSGhPpjiBV07mobiDty0nYDcv",
+	"NEvjOvzQ2+hq8idUS8t9lJuVz4bd2k7uVn7tyq/dqZ0BmRWhbumVUs+r2BR5Q8Md39fzBkprfwawF12P",
+	"4x46U0EvcGspV84yIkbKwP44ZsqidCgoy9vbm6IX607WyZvsttnYaw+nBWDcbuUGzLw+qtg0Nes0+6wF",
+	"1US5ks6zDSPFDVTxOOaNCzZxHP9cfLJfNif+L/gsoNXC51e1Tm2/XQP+WvvvvT1Qz3I0NteI/e3HkYr0",
+	"WCKvyH77P/79VS2oXTE+GJpaZ+9LUByJ496NU/aCTnSts+eHldAeS3Q+IvuSn1w32uy5yMdjPwvlgikC",
+	"FyUeljnqX//k3S9TvpkkJq4EH5y386bJDQ4HpKng+XB0JP3UnMM/OweFcZ1TwQ3/DRKoBfi3UJzng2nP",
+	"nQZ8UiRHI8dGmn2Oz6b43u8ha0L2NFOXFD91futW8T1hJE61/LyZ9ozX90/Vp3Gr5louJ4kpSLQVu9k7",
+	"Mb1jBbOXHOssAlxcFOFEPRANsJHukDATAmCz2X0XkjrWCfuNGDYCEhbEV34CF6/Cx/a8V5Ds1BWh3Vah",
+	"sxU9DT7uopDUY9anaWJIG3n8Qr9ZQ9JP6KBJ3hg2IhdsgoouFfzXlPmCBj/t62wZOWebbdMOrDRSpZHu",
+	"rpFK217XV/9X0fKzQm/VXrlP9Lb6dtpqX9Z5Fmbl46h8HHnunpiHakuD2tv7dwGELeX5uL19a4b+yEkJ",
+	"V0fmLzFS3iUtcC4+fCBNBSs1WKnBb0MNVvporVmbdxPr9+2rWGOOZ64j3hS92i4Jc0RjBombGBH2P5sh",
+	"m5ArphiecMXNcJ3tehdokMpBUEn7b95BUCGjaq9UyKhCRn/enthbN7EX5xS8wyxluzbj1O5/1wF7TAe+",
+	"yj0E6OeoaKNUaQlstcWmxo0meYW0kJ0iL6TrkxOQkIkBHQBl5ps4zOtvuuIGPo+8tn1dSQhLp0k/KJ5I",
+	"GFwxUQMiYnas5hpvY9aQbNF44MvUlhdZ2DvuBiZHNjVE300m//5LTmkM5E3zXqG4pJad2HK9f28/8Rh2",
+	"Q20NqeyOgQH+PQ9dFGAFgIjnMLwZhS8kZBV+uJIkFdgRc0zxKygeMQd4LFJzWnM8lEae5EU5Jb7Hbqv2",
+	"c/5op9pRp3f28x8KmhhUcKf2KpFSkVhRLjSJEkZFEyYuW6rXVOtBjviyk76blM2DDcogyalF1BFpkgS1",
+	"PhcW2+gbk42KY5vFIiXh6R6ubL9Z3pQEtZ7m7Ielv/1S2M8h4VnA55NAy71h253vpEbHSmeEU30lf2Ni",
+	"2SnDl8cpk+rjUnnRRcRZe1LImH1tTQJ5yRRNEiudxt4gqD3Za+6hpzdN7N8ORGfK8hU0kygui/18Wbg9",
+	"UdtrPqtVhkVlWCwyLJZNwtZ+LxV1vMeUb5awjP01726ykBeZPQdryWpbNpttMx3qH1Jr+j9TCt0dMuc2",
+	"XPk0Za/lhMHQdJpmBhypQ5eezMOsGInkmLO4Q+zPKj+RxfbMWBIhTVcgvQDhpjFVEtqbEOr6v2YqDjpd",
+	"IVWB7BcOK5kwK9CHfGDFDmbYRRHTGrpA+mInzK+j2tEKQ+NXq4ILeBwJhn03TuQnyxRcMIdGuCt+k4IF",
+	"BcKDwt0eAbcxl3FjM/l5W83LWxl4lAQMy1bjLC3zyzcumZn2TSaE5ZbPrDGAcHwK+rtDdwb2W0egOCIH",
+	"QfGPDHfinx514l9LYU53SQU5K8i5XsiZrcLtQs7l3VYPJAWvyryrMu/sdnTbaDowsMZ4wK3VhiXI9AoI",
+	"GBlwje9CoQMCgg/kq1eqrhYEKwcjqZS99pIBL4B+RFCENNaThXfn7LvK21p5Wytva+VtraBvBX2/Lm/r",
+	"+qFvBUY3lna7Zf9myZzaW2HiY7/27RxtOLt3fr2yFTB6Jrmgg8XFIIdiKGMmjCqhAaiiKCD/+W/wV9+1",
+	"ZiZ1K0RJOyBWjpKWx7GPu8KLsQb2S3ZaiQ4YoQOLoQxWSLtkwZAM+CXTeAw7g7vSafC3igk8gMXEC7iu",
+	"gAGO6AWzA3Snk6shNeySYVMGGEuTvLRv5S6Hi3KOLYeV8Cnw9u4IoV0BBFwFoitSR+YtEtI05uaTO/U6",
+	"JVd21zivsrYPfqRJ6NRSGHSFL9p+2miSjwIRNIuL869h2E2y33pOrNQnmcy8Dvsd80ghNyck9QxrBIQm",
+	"nEJmS78f3OAedg9Yt4O4si0q26KyLSrborItKtuisi0q22Jrju4HUCXu1uaKls11nLeyt/rxFC7bQpXh",
+	"keuS1psgML9gE1IfMTVgqHWs/ZFwKzsE040A+XKxW7RFZ9qeHHNKeOzbSXRFkcGvAd2gXadn6ATR5wYM",
+	"GAfHrcAi9RChXwg9HzLJnbM2pWPIAclpm6ZZm17h359N2GgS/3Vjq1NQk0/lbyvWTzXLGmLU91vPG82u",
+	"uKV/Bo3jxa3pSN3NxnRbjCIHITTHaByu3MPuWtO6rrita9167JHzYpTiLFuud+EE/tNaE/NB3QpKKvsO",
+	"m6xarKy+P1fKzmJbo8reqcyMh2lmcPFprORAMa0rQ6OqkH0YFbLIs+205zasCj2kamuRjTdapy6yMU57",
+	"CY9IwsUFCV+//EBwZDDgx78becHEl7CD7n0nmmKimP00TWLvA3GAAeWCKGko9KAGOhR7JV43VuySy1Tj",
+	"Q7SRY02upLqAKw347NeTtn1uR/6QnPIwCbVO7a+j55e98/Zv9PWryd/P263erkl6vH35d95qnUza/2qP",
+	"/4+f3rX+/re//GZFmUpqndrQmLHuPH5Mx+OmlqluuhsXP9BSNy4tAGEe33JxsbNbScBv3tUCX3smyul2",
+	"+H3kBl4yYaSa7GQ1XAtTA6dNbxJRQxM5sGaKNjK68OHAgPQmUNDieuijMyAV3OiAjKkiCbtkiXYt7ZOE",
+	"qQETukgl8GtI6vYGFoqe//CxEZAwooYNpJqEAQkppBiGTXIKjoWFbAVdUZ+hK7ghDdH+qyDbyDk3EJsd",
+	"s87Ui+9c8ZjNa7nQFbNEhNwQIyWpQ0tGN1lcExAfsZ0kBhgYKnbyuSpO0Ww/UCmSySK2A/cd38BnLEN4",
+	"gLHbK2hDWphtj8k1lvBb/ErqEdVshwvN7ED4JUsmjemK/n4iU7WgZP/XqUK7Ef38lomBGdY67VarNAEC",
+	"DNbzCvjVQOrsM41MQG4dX6wmZCBlrBeM0d9xDUPF5Unq1lJr2Enlwh8CW6GBL3NIetIMsTCR9vQsRwLa",
+	"efOGijebV7zYszYcFQ+Q7EBjIdXUGl0gOf0Vj2eW9JcvK1ScFu5Qpuj0iIzpgGX8+FXl6bdReepWAX7U",
+	"gk61Jk4yecgtG47iGH3aBtr3kIIq6UCIoEc1tEowpH41dGlACYsH4L9IhdGEi0YAh0EDW6XEdVf0ZDoY",
+	"YgNgi2YIF0Vl3aeRkUr7J2YPmdLfY+eiD7DRMEl4n00rdaSoAYdIkxyRmEUJqD4YL+q2/N6PNOnTEU8m",
+	"pM6NVUKXTBmN5bF9/pnFXYHDagSEkjhFWeNeHuEGdQPHTtgcPf9jiSrB/pyN3to9VJBUXAh5JeA1ukIq",
+	"QkED+hAFzIwLzOy3WqjJ7QkuHjLXZDqHRTXHXLoNUtCZ6EpXTIdXBsxost/aW1wuW5R2W+1o6EEdXMaN",
+	"cuFuxBXgNaUiNfZgXzHY73YZfBQc2uD1akGujzs1bFbNcgX4lo0yUqe3sBbhBcdU1To1IA5STKqYqVPJ",
+	"IQ2kfbB8X8Gfgxos67e87/ybu+2gpi/SWqd2evZi5+3Lk5023Bj2FYwAV599RHP3oEBZRKMhaNrs991n",
+	"zacHRfCh2TLMjHO+96ZKda8r7uX09ozaXkJbz7d7rSDceN3elElU1e7dwdNY4k1O6SSRNP4g5VuqBuxb",
+	"o9gvYo8y0KOoRMoz/s1ZsTfx6QOccArYwYmN2sagxrwRW7CNb7Z6yU1GL1QGTiu8dZonD0HKVTJnffEG",
+	"Gq+2Hb9iQnSXPQQYnFwNZcJIXTMBe48mSUAo7sXCJnQJP40m+TBkXZEbFxEVFks7ChvI8vePIEPIkJHR",
+	"BRlyDZOL+ULkjI3kJQQZZqC/z8rJOHHchZ2i+cI1uWBj40sTsrE8INztSd5nxdBXCJsP5sDm3da3BZvn",
+	"fK5N5QZVCqUCsdsPs+OCv1cc6jJWFgeS3uTnEME4ZMNQ+EIsDohil/KCxURIRdjnsd2NARFIVg0U1U3y",
+	"QV4wR7smoIgu4RprzW5JT51ilyaFseacZlKzRe2vcT4+aqZ0SOo0HnGRaZiuWBSTyaZjU+2vW8+LdUws",
+	"ZsJwmrjEOTaiPIH8p9F/H1LVk8rCmZ0LbqIhE1lAG8IOdq719N2fT929XNpdK8K0u0u+ZK2XkhCncco7",
+	"UzzwJiuRTV5myVPlyCbHDGsqCwujkphrdsXPmeOCLHJ240JhBJvvvsgg0YbXTni60ZJLmvAYMvCfkphO",
+	"MM1fMZP6CmTIOEGAXMdOQ8rKqAvGxk740K4YUj1sNAmsUcDHgsBW9Xk8HsXbG16fMgDnSAU5ohPwcfcY",
+	"oT15yTD1B3efeqSJvBKHWBXMY421BT0vDp35XwTEpE5FHMDrIfUlznHcFe6WAaEjiZyR3jzvTKXrF9Lx",
+	"90kIwNuOr29XoCuTFjIbUdAVI0aFfb08FB5YrI01ETgp3pnvvfIZXs+f9fzO8jpzqXqpsU3/+bQgr6m4",
+	"tpQwv0GUlkPxK3ii3bRt2g3tv85tYBrHFRe1wJLvNH3tfFCdnRHkXFkgADbvofbis/JOV97pJTUxLGwG",
+	"yFgKti79e5MxkDmkY+b5RG7aTY+8Gp2fqorqL02YBk0FLiRPZOw0AzfkSqZJ3BUjesGIFSyTDhGyJ+OJ",
+	"szFmNbuRhKJSBU3qVJy8EqRu9ZGj+LilgY2/tcSeLTdZGPa2+/ACUjB7G1CixUQvUIT5GVYL0kRLohiN",
+	"hvacTOtqcLZdSpwm4dQ1vlemNa/ZWLmJlRX6WU1u71Hfbe037qxTYUjTOnVGA5QSDMdOQ1RCbn3ucPth",
+	"pjfAlnH4qqRFrtZo1Tz+hfD/VLFxQFLNdnoTu1OylBZ8IGxLlYoMRgOktcdYxMdQ7arYGDzeQl41wNdO",
+	"yemLV/acv5++JW/edNB7DpkrXZGdTrOkHPvk6zzsBGnYM18xqWf5mlyQnkxiIoV9UkAo6dasheBO6NZI",
+	"woUjh4fS2wju8sheyQFtXt/yuKPZD4gyQ1KHWtj5vnWfELQoQeWtrwvbHrLOmkSN476jYXGVYzK1N9gN",
+	"aioty+TSaq9WmMV/s9tl93O7UFpV69RSzT71JuWrBHA61+bBtjNSnKzafzt98Wqn3dwj//U//9/5nbZ6",
+	"XFDITL2WGAtlb4/HCeXTX6D2y9+Ofnn1frcV7LZ+OWq9C/ZawV7rl1cvjoc8sip/LA0Zc/bLq/Nf/vb3",
+	"m9Mk50Fy3J2V36YCxEuow1PFhSFZ1apXg86ynqMGp4ViaUScSLPYL37GIsYvWUzsWVAcAKwS2iBIm5A6",
+	"/GCBpEyzgwnVpjFVZyHFzhC4JwClOguySd7ai13RbAbzqGIkYX1D7B1TkTCtSchFlKQxezkam8m/WDES",
+	"Nkno/MPfsT5wTYA7y97eaByJvVsPfiQUqndJnRL79AT/cloykeYRNlls5N0gb3DXgz+LK5cDclu9B1m9",
+	"3GOu/97O2bKtI+HzPbz+kTBCnzu3xNBoq71gaPZmaxna3EUE442v9bf0oYn2wu6QxXU6f3Cx68F62+CO",
+	"rK2V7blsz0hB7P6aGpcnJpg3TYXd9BWWbHiRdaOzDfbJCuUZb6VZrijD762qJuNrDwQlKFqXT79aT9Dn",
+	"mmoGhqZlih/TsUVBLHbsRtNB6iBT06iTexPD9Dz11RVF/YUctHaNwop/pMnHs7eEa28FTmk3Ug+n1vRC",
+	"d80LZr/HdYfNlOmW0Sb1WCLFIKv8ALMWSgS7oiepijXRQ3lFuCF13/G5gdxMeAHmmU0HlfyJRKRJ4tiu",
+	"YCgLEq4Srs1iIqlF0XZAlUsbl1vo+etO/YAiBl7q8RiYOUvE+Ps8YU61WLuRi0ETr0X+kduxBrMKXQ/p",
+	"7sGTWqf2vP/sSdx61n72bD96Gj85eE53+4zSVnRwQONW+4Du9fr7/XZvt9fqPdvdjeL2Qfwkah/0Wn0L",
+	"Dp7VVjV/95/ttvdWiOvjV15Ka8DertTGt6A2Rm6P555K+/ciP6WTfPeVMXBugK48E6V9qYiTmfWIagNR",
+	"CRD+dpl08Cy0YLjRJLxgk9CKZSbirghHaWL4mCrz2CLXnZgaGuaJuvgEpxegy2NoJUPYIafvXgfkL6cv",
+	"XwfkJ9Y7taL59ZtXAaGGjKQ2XXFATvh3GESx47D6BcLz2OYSmcETq3xAax0SKiaIfJkFueT8x9fEgdoY",
+	"K/WoIBFVatIVOBuNKVK+JjmXmPCbTQyWnMPtMY1LYt0iDMe/0CPdFaFz/e9YWRn6JGJN6mFRxsrIMLOj",
+	"jWJ0BKTsQgqWn+yBOxddYW/MozShyhrNMAynTYEvHkyER9peK+1Bl/WMSdJSuStiPmJCZ70/IY9ZU2G1",
+	"qCEJs1+6Tcb8M0swZoQTT561n+9a64ESzWOWfRCytxe0nz4NnrRaeBGoe5okXVF/+uRZ6z//bX9vt4UZ",
+	"2VCEaKW/zr97HT88enU1nWhgl7df9UpJMbBmdkLVgCn4rP7LdMV+ew8Qw4dsAWVaOntArv1JUflnC/DQ",
+	"K2lqvPmrI8WY0F1hl0WPEbfwm+Qnh4i4KS5gPZfT0e4cdyMrwPPckLtinCnYMe1v6AqEdDqLuM2UodTn",
+	"pbRgrgwmwBxCvM4jvwwdzcMrH+FRqyGWpdzhc6TIrEecJ9fBxJJJ3+UTsLPX3mRr0QpgZQCr7JdxsGq+",
+	"U10b7PVgJ3LDmS2g0B//fsEmVVLL3dsl/jnd+ShlMrgxHy72ZDzBWq5ap/bkpLYahJzvR3Dr94Z8F6iM",
+	"8mVasK3IudN3oEyH9JIRwFba/eEaLNq/o4RBpLgO6EIxYmSCBESK9ZmJho2Nqkl8p8X2OSBGl5yCWn4q",
+	"JxRWS0GDzlOPL+ARXj1WOSMPwf7Cb3LLrro3I+x2fw2sHgRIc3YpJrgs8vcBN62FgNhg3xc0D/nYm1xF",
+	"xJrxnd0W0uoKKEHJ89SAfQv5wOYhTkgnodHwRgC8MKS10E2G737n0EBhEm+MDvgHrhAgwEvLFnC4Ad1z",
+	"8P/rc6H47397utf9ed9hBI9/T4Gl+0bV+VLEU1toyMdN8g4zO63NqUC15kUCdocpKi50ntc5coUIrvoM",
+	"AtNUm66QV4IpqD3zxwgeQjkQRUyDZzzfj8SZufjU2Fc+H91SUqyc/gcdmsmCazminfw1ZL+Y7wkXdkVB",
+	"sQYgQOzLLsoRhRLmu6d02oG7fVmp5ntP0VlX/ufUHnnwqZ+OvH8h7UFh+w8UFWZRJrfPFr9FPDi3FhVe",
+	"ImD/Rvi3RkdcQTY4J2GPkZiNJGRYuwTLxRKkK6ZFyPQN7Djn58SAeOlcYyyYhRl2IuAV3GzgY6/Ll4Bo",
+	"SXQaDS2sm4rZRTJNYldfe8VjJrA07fYiW59JvrxkK6a+k6Ulm8/Pd6VlRKZG89h9fN0V85x3d5aGWF9d",
+	"kIbrrPe6xyqu4ntslBHByZtykHGJkq3sgrnA0HUmcAuuSg79s9EgHE/L/EcatEOQW1nF/bepcqgRE+nN",
+	"9NrRJEosrBXpVFWBdixdSWLlHSvkmmhDlcs4OczDN32k0V6Vz2txEj9aj/YtlsqJ3GYy5M9rkFjus+XL",
+	"CW1NkUIq2iVN0vIEDfYL/8TYhYZKg3KMCqzVnqpUiOnklCpg/ElFNLQfQyqoMjtl6lheMmTS2YemMzxi",
+	"x9CPptPefX5gZyPi45LRhAgejFe4zi8zWfrQuYZd1Dpt/EdMJ7VOG7p44fnnY0jqhPe26+mSKcVj5l/E",
+	"TOV0Pl3lNZ/U1v5SX35esd2OMvq9mPr6i9vi5Mviy88reUZEWt4vAmu10npr9qOgJLy9WmBDXpSFlNEF",
+	"RQLgWqAe6TgO/d6E2L2a0T/akwPy5vw9cVvYdeCauPyC3DHpYvyNAJvQU1fshkmMwFXhdigokcjuUUz2",
+	"U9EQShvw/KDIvJw9BzgnYGA9NpGQFZlJy7BAwrywU02aQDXSbQRwXr+R+kybyYLJ0VhUwQbbbqvMEDMa",
+	"ZFtaYSmxvx5RuoQxINKN8lDYnTUfEhQQQQUIlgQE96pzvyy1mm7SrBtPiBBpRfJR1TSuSkFdAAOlwMq0",
+	"Ml3Oun3M+n2GzWkW2bk/AYsFKmCgxtKYEulKBgvAo4FksPaHR5p4QYENtwu4JUtaBbjDBelL5bm3EmqY",
+	"Nl0RejkRgvOP9o27h715o0neyZmrPRQItUxVxDqQURr6OjDXG2bt9vVrZl76CZwPNOakZm3EwJ5WmHcq",
+	"8TuaUwV6fdCZkN5bMDRXtFdiYGXL+3InhV9x00PyunT+aFDjLugVtd/ahCdianNNQ4/sp+sgZMbIBvX4",
+	"lUEH+05vlkBGS6MI2OS1Ts2jEjeOJUDC9L5dgBZmv1Klz9cXz9QyweDdzCxv00BfoCRvbc4Auijjk0P9",
+	"jaa7b42dqcPNaCGnfNbgOa2spMpt+jWYcJUoXm+njW3L3jV20bBvAiVhfSDJksK30rDCOduZRBs6cUVa",
+	"xaQOTIdYwWe5MNfAiebKf/hw/IeVZqw0Y6UZK6fjt9Qy5J48htYYemyfqB//bv/3ZWUmz3Iqv5R/yqn8",
+	"xW4qlCz28jE1wzV6qUr39dI+souOU8wmzWOpfcJNI5hxlj7S68Ah52gfvshfdSUgci9yeYneUP6dKsVf",
+	"Kf5K8VeK/0+n+N9nETavVWT/HmAANBzcAcavxU5Rew6ygs02A3sFya5Z8uuKFKEJFR1yqiSc+lIYpsaK",
+	"a0bq+61dEvYZNamC3pExU59gHCGRgvQVY40mKeV+Bb4XCEpybQrg4nqKLbztW5iQpblH7VXNtXKJPjz6",
+	"tB7VXAP0UosYPdof2gcFRg8lR9dCYCXlsT034YLNm37spxmQPhXRJCDt9gFBFvHyt0dyVSBT8mDR8aqW",
+	"uTz26vzdTINPO+IP0tDEaexnB61WUBOMxRbL1PYO7MIT31Nh/wIuVSlg2dnHwqqLLs6Rpbzt/nRNRqHl",
+	"Jh6x32AXl6hvu/9rSoXhZuKfAfhJg9cMHgxt+Be0AvUdTO2/j6U2buj7uwetoHbJRCzVmyU60Lkryk9m",
+	"tJtd5abzlWJ6aKfSigZopWpXLwgBXHAiTRIL2FU0pJrBBLqGdSso/XHCzXeTH2EAmeFgqIEesLGifbuu",
+	"jCwu5GdwZPYzz4UJxR2xAuteJpOWY96TueD+M/Dv7ZbS/SMmzJk3LB40+imTxXQ0siKviGXWmGNdWD8F",
+	"DOI2nP3CN8cTxgkVO057Q8/STH1vPNRbgDWPB0wAXfz6m5Qcy9E4NcxRvhlJeumk0L0P7f/Q6r+w2QyN",
+	"DDs5g2A4piokoEx9PjeGzaEriT2tK2jeld/DlwIl3FjJf2WRYTHxcp/UHTt2QLLvGpB/tlgJP+V//a//",
+	"Teh4rOQli7uioB50g3AN5LNX9pkW5jGgqrcDsFdlDzv0T+NMEwXEhenYvjuGZUAzOUdOV7gW6GPF+kwp",
+	"FhMU8PiOnj4nktpg4xVw/kDL8h16yZSVYmD4Nskb8Ll4bjcK/Vrm3VIx1442gFQzT5SI9Hc4732pWES1",
+	"mZ58uBzG7H8n2MAbQk7XPiRJNdOkDpe6FLnpxAfyn/9G/J3sMz6PExnbSafoRFKpIG5hSgX8jEHWu0ZH",
+	"NMkmhCsSpUoxYcglU0B7GBCd9nb82VDsrPioKyacJbHOXjqAhjS+bbtuwDfVrgoY/z3zZcOeNMOQGCi3",
+	"xgw+YC70n9MuBvu4bIrgLhh1y47ZJ2qsPsg4Fp/vYbfOOks0sCg2DomQMAlAlMiNYWLttsDNfenLWQSv",
+	"nfDINfA2yw+msfc8YL0W3DMLc0q7Na7N1iZpBitDpDJEKkPkLoZI2W1dMD/muyxhWAW4uOGijCK6u//S",
+	"jG/NzKhKOsqZRF65IVmLX+plDaMiGFnROrrRyrk1rTUfcp7cChoto8vxAgxP1birmSMm5+aB+WpfM1ME",
+	"ZXfxalZYosISFZZ4IFiiiCIqvf6Vug8xDXkVPbkVB+Kq3Y9nFfBj9tlilxtphrLmHU75anJ8/iOph9Cx",
+	"NdKXYUA+fni18ywgx2dvXzU6zsEVEH2RBqRwvwCdbfi/T1bEQR9jHjEkjbCHAxLLJKFK/3/svd1y20i2",
+	"LvgqOZyYMDkbokn9+IeKjhmXq1zt3XZZbam6Zk+zwkgCSTJbYCYLmZDMqnDEuTpx5nbf7BeYOBFzd57h",
+	"7DfpJ5nItTKBBEVSAEVKKhcuussC8ZNIZK71rb9vYX8K88hPsLtJ2/0A9LnWiaanTGCbwsel67+Daa2h",
+	"7t1klpvf2pk0E+nPI05jMYswh0ExV8N0KG7I7cDTNsFwrd4etoLDwCi44Piwe9ILXpx0ez1zw/q9dV+f",
+	"/62RiA9fYYFr8Y8o3EBgPf3N/MeSBN9npijQfnLBuqtzP3FUdyqe/tlMsI6mK1pLMW0d4lywJ8oLuOT+",
+	"9U4AFpUfjcgZbmxkx//NlWLTGRsKLq6Y0DJdwG8dbHXEkMFfYwNC1Bmn+SDM0ZSBpIpJ2yoCMw4IpwR4",
+	"DkgvkPxDoaTr9mMlLfwI/EAWfaJtCPel8YEUyWJAjnsvH6VbHtOkc4Xwjou7ZcOWzSXP5DjutWrSeJYG",
+	"ta901sZmbWzWxmZtbNbGF/1YfdH7sqy/i/kS+ARd/5jc0E/ddv1t39XDK7NyQiuZQnRgK8ioLvu2gX/B",
+	"wrGcwWjJMAcnOaaztC0kwSswrUU9wdwUdUpilnAoAJLCJomgtT0r8ijMZ8phFaI4983N4y5dH8YYmYNB",
+	"4HAxQdZ3jxrx5Smhng/f9dbUEq8NCobGRwbYzj1v/Tkuj4dMpMgVil0r1XXBzRfZJ8aTueZpAF8D+B4N",
+	"4CstuGfFglsBAasM4Ki1c6Do9vXuoGLp3XBXRFRELEl8EBwlUpX+Xl1L2D8uJs2qj3LB2XH1vRQd7XWr",
+	"RjAUcSV5xM68MkR8v7qbdvUGrbftvEHgJklZxPgVi8/sWb01u22brQE1kFIz98K5RH5bQ5C6ARbrwhMQ",
+	"5kZ4cItKxbJZpLLRjGvtP6jiYscleWKXZF2pU6PQN1eeH5zm3WBSOadUTnBdzlBojK3G2LqHxB+sf3xk",
+	"WT8qm0yYgtz9jeFGW5qIpAVrCwe4MiheprYEAPPOU2aNJcmFJm2MD/IUagKup0wMBdox/llckV5n4D3i",
+	"T8TWJJB2Pr8DkkitCPs8N5uEjNhYQhvdmC5IwsaayEx3yL8MRV640M4lG8iCOU01p0myIE6yWokQ5N33",
+	"ZaaVpiLmYtIp1T0Qv+xhKDxOVCgZWDBNxlky5kavd8k5TjOLrSn4JxIxnrTbN+oiOuQpnNJxrn2sfVhT",
+	"qdAl36cym5uXz4Ov7YJcIi90WFM6kVClA1sk4mQ1MfK+c2qbI4oMmntBgUKxVEhEZ8zmcymipvJadEno",
+	"7hCSS8bmaC/jser0hoFfoLKhsPbcW7ZfA79uUQOMM2YM4OIV19UC5/r13prpwM8bQGhd6IFvgJ+tJIr+",
+	"/tujMeT+Whhlhy+6z09q2HeHJevuJuLMt7217awQPDMy0Nx7WxtwW4R6E+VtazhuMAHrYTx/p6/BeKWd",
+	"0hBePLBnGWGOKgno2lkN+yzqnFPN4eTf7L/ebkh5fkXsSVAGN5UZWA1GxQe2GWiSsHTCmQryAruYM+2S",
+	"n11SNBNgL7OUTLnSMl0MBTSmhJdXJToMW0qYZ1fP5BUz1oCCjsR2OEjrgeWhtkcmxdabOG1x0SUPu895",
+	"fXFWq+PXCRc8osmqzjtnCRUkd/aGUXHqTdfwyhab3zN9hgO/OyOxnYFb20+6B1an0ymuWCln7IMbc/Fu",
+	"2VMVJu5cy5TFH1kk0/hHkTIa74Xedp4vSSeg3MpeI57cHlllg0X+bztNu1q7Eo1BFtfFtaP+6synXBje",
+	"LfnppriVCY84W29entkToOTda6iMohOqjOmMiwnxWphhH81cuLXXtVJ23YgVY7ZkGRNVNdcJ8wUtTRKb",
+	"eIXF0ZtMFipcT+TOahPFvVHrziw5NLoU8jph8YTFr1G9tAZjmii2yid8CN7mnscvh5f8DV+qBsdc7LVg",
+	"qNGqOGjBxLYGLQOpr6mamlWx3lfYL4bqJh7JgSAS1/pfiXcb80F+omoKXgBcLIc9olgkRQwWUoX5gLW4",
+	"eFtjCubZKOFquuK23thzB2p+dsuXNm+MVncrq1u8a2vQN9u79ss6T4f5LTEbYyxl3G2tjxLsfAZufL1b",
+	"ZuBVHCsySeQVc53FS9NwaBn26rHZwC5bVG2fmTKVJbqxD3bM7TIvRF0O8t2hR9BDE5d73vLJrjiyYHpA",
+	"aGwwANYcwwlnH84vyD//y39/6mQROglxRROuu46gToWEzebaYHiZeq5GzNTg4HDDB5dVWkCupzyaWtYM",
+	"289fS++MtdSucjZPOBURq0Luil3D7P540PyI3SiQygDef/F9ckbsWC3bGOjj18zVfTdOOG8Wxnst73dy",
+	"qGm7WCtU5+3/ctTuK+mkOHdisYK+Wha+lYNr5bW3KbDmayjUA05JtW3eoUsoxGxAV9FRWEHEl0Z43Dqi",
+	"pGBb2zHfM50rkDvGC1YJS7QrGxOmMWG+HhNmt7qxUVi7Y1zRNeX+g7az2qxMnnri9KFS4y9W6h5V0j25",
+	"FpMiYqfeeTfz0c1lEPkYCu92MyZ0p0uOey+dsDD6yt2WK5Lv06113Kviabs0lnalLG9Iq8O7CMFMsaU4",
+	"7snoWXTwPH7BDl6Oe/2Dw6Pjk2fPX7ykoygui7Z6gu1V+Rs2cm7PwPzhsbX3xVfJgJ3I3OpScYb5C2sw",
+	"9xvp0pl40SrIgvC2F31A/t2VbpwO0VObpmSlYEQFUYwNkN8U5Y0t/Sm8PHCRI95dD9qdhCvCH+b0Kb2C",
+	"xLLdOIjyIMXyZlV3Rvv1BRNEaG5EO24c2CQNbQjrlaDkezljv5q3kADiuVBzFmmZ1paAoP4YZP6tHAs6",
+	"beyTv2GCvNWy6nPXTwjm4dTO4ObaNa95bzTrX2x/D3OvXclx1Qjy+wKsP8GGVyUZsVuHxYMi2MJOfhj4",
+	"+ooIdm0d/zlMNSJYsM/aprx2ivyb9zS9jOW1IMbKRbpxYr+V0R+QKYwmoUGi36LThqbMUocb5RExkgnN",
+	"k02Y9a6O/r/lyvYBiaXr+gFO7cyhZa3IiOlrxgTRVF2Cgb3ZAK8p0ewU7ZVN+nfkCbHVQjerfyr6PI62",
+	"m/4mKNAEBR6L4eKFgGsZK7sJDOSa8Olv9l9fntod+hC0WE4XogYs5ZUdrkwZK6ZsfcLYjH7ms2zWGvRB",
+	"DAWtGRf2QJ64wYVmE5Za7qyVOvt9ToKAX2udxTTmKVMkRMnYzcUd+c3JysCd/iXskldDUZySv76x9JzA",
+	"GziVbUQz1+i5CohM/eNuCckkhsgMFWgILg0wIFwVVFh31f1n+Pw9KP+dB3uahLUm2tNEexrj+ev2glqB",
+	"TOi9QQlbfbohs9qeQdqpTJgiUmCwJZEyHRA5ZwK6MUt5GZCYq2knbyzGUxs2UQGRcD+ok7XtylenqtXK",
+	"kHZjr9scNX/r3ddz3lsN5d9/W0e7c+hJvorEGpDPb1/lg/dFt6jGREdlWX1ucpFul7WL369q3q73vRsZ",
+	"uePU3WIPFnLKHXsUybs4mKLW7RQdQ4QqxScCyzwMKE+ZDc9MAYI/UaQ9bM0WePawZW4AMR8nk9YA8Atz",
+	"+gZqstVF6c4JZ9f1Q/rfdiEGagAbfON9utMeuZj8ufZk3Sbm9u7+svu78X81/q9SUmwuvaqoAk9c1oer",
+	"eU7snmM/2Qql8pEZEaBs0B8HdApRHgjMR1QI6aI5pH3c69XVFes4xj318BVL995XJd2rguDd64BGLt9R",
+	"tu6qTNwsqYcQj0+t8f1gYnKe0GhJTj5RFl6rLvkO0HSmNBmZ+bHF1zcSnkoXg4Q1MnWI/SyuLVnE3cTr",
+	"OcudCe/tnN1BxO5/89tBNmK1Eat/VLF6zjTmNMokVvckXfMm/AdptsFj+jETinhcfsrP8lSMqVMy5omR",
+	"n64WOAxIaACe+S8GFdy/uBRhdea7Ljk38hHeYwDE8usp8M7ytzHjredCfUi3aXDTx2Ms1YSYCfSnvTzI",
+	"XIYdrRmKuXz1QOwvNfj38BuWBzBPqBAQIVo5EY6Hvpq4+pgJy1x/6zisP6AYyFTmbRrWjQT3USn+/o6J",
+	"iZ5CBH7Hrmy4wm2oYoNDYCtDF/0VTTJ0eY+ojqbmkv7awF/vpcdnbT7d0seP6eKMpkBzl4loCnMzTygX",
+	"yGuvo6lH1tc/7h63gvJj5RXskf5hLzCLhEW0KgPzGGOLMrUhl9bxC+/vM5a+Nvc2d4KnppQrFl/I91x8",
+	"g83AbBBcRTRhbyikBg9a/e5hK2gtOEti8woe/3v/sOD0u4Q1WysSvjzQX27MS8oiPq+owiO4J15h84xf",
+	"T3l0yQSZS03mnOU/+6H72mnMMksjc/OJ7ZEd20gtbg5v9Rfh23xr4qFzLiK2flEVE7o2xl+c/uXnMnVY",
+	"tfiGL5srk5NkTXxj9/GN/EvA/Hro4tKmxz+CGEeaiZzAz2i/GRPZgIRu+4YEylBCt33DIi05NGs5dFoT",
+	"Nx9po7QDPmDszD7jWnUCzEfCk56o5cwpRebc7KK1iUlZwgVNF6uoAauhFhsjKe2NhwyUVFMunhA97G0l",
+	"Mreh4l8SdjXJTz5mewvIOG2/Utl7ur5R9Y2qr6zqafxpKqOH1fM1GELL2n2tNt93GK9szjbBvKYZxZaR",
+	"P0FofDCVkVm0lRBSGRFs64B56hD+1g7utZjqu8/zRMbWc8PGY4Zdkw2wIv/5H8SpgjwnJKYLaARBuNAS",
+	"kOKAOJEKmSWQMWeveoKprQXiCohMhwKVjbl9fqXBQnD4FDLmDM4zhyxOM/DJPTggHmgr7vzEobdgGaYF",
+	"zjkwFHnXQbymS/JVowcuV51rgiJQwdsRpXmSECtQA5vurmVmVKe5s1muZswqgGGmbAalWfYCuMdQYAsQ",
+	"mFRoJXFFBda1YWjAvG5E05QDH54ioVXe4f4g5vd2Rd3mHHscKBN2GSKbn/cWw3VTYiZiXwEH60t19noJ",
+	"Gv7klUbmTOhLjqE8XAGoDRdb3Br0AutXahxHDZr8/TmOzAV24cNatpe0Br0aYLO8fVWWrORS2bDJGkTY",
+	"IMIaLFm42rDIji6eqOpusx2BQq/Vze5xoSvM9xt3kXYIlXthQEJsCvRBhHYCNCt6cIlJymJou4HUvV6o",
+	"6oladjTaX4fC3GOAIDPNxBMH3xwGdPWGINhjlzBhkFNbZaMDPKugfwyITvmMgMhXhBZdDONOAHwELB4K",
+	"A48MHoNuJUX7MDKiihEjwwJAo9CRx53bJa8wAOfahZmXgBJHBHnwTpliREjsKxb4naSHAlgpUwiW2kbS",
+	"p8RZrnDIny57adFg2oeCCOiYZS8JSTtnUXmqNB2PayVkW0cYfwRp2asQiUHuztx/WyMbo65q1LLuUw6r",
+	"A8zyHO+Vcdm23fNa4q7omnt7l9xtpz3v5Vc8rWIOzbhf6qtrduKPXquu/MbfUMVs17Gqdz5s1e+cW0KK",
+	"3RPviB2APVq0E4PWtVY4Lq9ibGnbKmwus9dLZ6zo5fzzvlrU1l/pG9vY5j2bK24GT9qs8QximbingPbs",
+	"J/R7VDZOwgYS1oSEAJmWEBPUYiE89HAPwKKqjd7Kan5rtLiRWvsD+tx2n3/1PdPLYcy75880EbXGB/K1",
+	"+UD2EVRrtNeuO+CVTNcHTJHZmllwhVJ4GtE03th0wVrgLnfGN87zWEthlnNtrXjPD5BHgTLkHTIKA4Rl",
+	"QNhnGuXdQYcikvLyYJxyJuJkQWKu5gldnBLfxKfKUi7Ia0EUi/TSAK4d3ax5GqjaU6I0mxtLHNqPMmOw",
+	"RynXPKKJDRuhYZ4pdjBa7EUNgmh+bab6zirQfbCyDoT5JOa3kirMXxn/mE/ppwlNWoPWOGUMdJaggnp/",
+	"M1hX9q+IJQyekIlLIa/Nmo9QGnvnTGUkE1Sh7hDXKchM97eMpMi0fyD175BmStOIUfFJTVmSjIHSy/3K",
+	"JpPij/JPYynjT/HCe/KEJVRz796TJNMwWjPBlIOL7pJf8+IMM/TP3p/Z3L9+xpPL8tUzmSSZirzXmylv",
+	"hDPzLuYDuQNzRkWmvdPnMr0s/lJMoZpzf8uF94dO6fWIpal/LEvmU2QBdoe0nFEtvb9Txj6VH3o9ZZDj",
+	"nb/Il6AajLGnD/7uptLOibvlz+b74V56B1sJV7O8fM/FBZvN35gbPzNG8lQm8Z+l9o8fnZhxVMNfhVeA",
+	"qjPnzWsNWs/BAl9+l2fmHig+zF8E9HB185/2vGIeB0D0lE+mhR0f8wjgwC/lp+qUz/7NwKwzlkawpVsv",
+	"emWEFdyEkMfdF6URH3dfkKQYwt9YIjP9n/9f8fSr4sgvy7epB7g8+JeA/2JGF6/xu5vPbvZfsax/rgT4",
+	"1kHSe0CCaSZq8WmvAMk7yEP0cWPK5nOLG9kcdtL5NbM66opNGIAViPK+kUnsfNFWzoKqcd/anPMNvWRG",
+	"zfWfnZD/+T/edCEino0+onaE/bFup/S6R89WbBV7uFh7R896pO52OSzW6jeZ1iwtLwz7DG8P/Lxqbe9g",
+	"Ja/8oG7i35vJo2SUSBGTVGafzYz+NOXq0k270jK6hEnNt0SJ0e3nJWSv2DcLX3Y92w7VF/BgDaL31XsD",
+	"7HcM7BHTFlP8tUB7drWxu8NFDufhRKJ0yugsAGZO11//Hmryvru6cy8FuKJ42zIyxuPl8iqQDxVlPOgJ",
+	"uOAvXJhLMgXijW52KcGen6dyBD7/AyOHdI6HXrSqe1legh6sp9ZsHY154KdoyqLL7epz3NepWprjprqR",
+	"UDstzqH+NlWPXzqtreCZz5mAKuawWJmQTiCxJthCSwaFwvOp1BJqesJrqjQL8f275BUxVxuZkqWsVBBU",
+	"1OxYk2QowL4H9sb8ufbKT+xzlIFiDwlNWKpJG9wQIfzRtY7jsHNK6FizFCqwuZgE/tMx6RXeg8WYQ6r0",
+	"UJix6Gt5oDSdMBJJCUSuaZYw0u4fAXAj//yv/06e9+Cf5rFckEMyhdojAb8d9/3fjskMSGE7tqfCKAUn",
+	"C74XABc6Y0OB7yHozDwP8QydsArJA6WUgTsUKqG4eMj8gfUid6VYrBG9h3fba2ooLPA1Gqzs1vnj6a8v",
+	"tT/VRi3VKKkmulvLUohkam0FXECV1PAOo7dPp1TEcjx+qEZA50wrLwJgnR6ojgq9bgdpdfWp00GW1eia",
+	"JslI0jRWRE3lNeF6X6rpzziOx1NEa912FyldkGOSMhovSq4j9nkuq2sj+3p7VUZNqL0Jte8/1A7rvgmz",
+	"NzDiDwEjzqhSFkRoSSgpSIjuF0u47fYwUMJVRxoz14ZH4N9cfJqncpIypeBva3HDv2Mp2ICMZXpN05hg",
+	"leWMLoi65HOM758as5hGl/kJkJYP3RXkFbPln+Y2pZR8R88or5iPYyw7mfWMuuAAnTGiUyoUjXLwM+XC",
+	"AiNb4aCilDGhTuFZwCMiDeApoJOeMpkyTD/I1B7t8/Ol9LtzR771cDAol/Pet64Oe86Zzl+jwT4N9vkK",
+	"0wz9fdFgoAYDfX0Y6D2o2jIGytReIZBNgjiQqSseWd0Cyp5H8LyACHZdRELJm5tkpldMxDLFf1vI0CVn",
+	"dMJsQ/sQwg8hKO4wylIl05C0w3dcXIYEC1Q624ZYcyZpeAYmPyo5c1ysijGXKQkHnti3IlIkizVhWb/8",
+	"qH63Kbx/d48UqMUjceJvfaj7Pjt4rJ09gIIl6tMd0JyWJt4nPL0FmUHGXRU4/hqWXmsXvbhWVBImUtWs",
+	"LIxZwq9YWq6RO65ezRcdlTICy5/rHZtJoQIypiJaBKTfPyGRzMBjW/X2MBRxJXnEzlIesdeYWmBrGWtW",
+	"EZpxXkhNE3uXFye9ntlb0eU5/xWqCFv4py11jKhi9giw6Zl/e4M4PjzpAThh/IrFZ/asnllsl5mRYh+/",
+	"PXj33fuDfv8EcpdgB1QfcnSIyVngr8QXhqVvBIS5BR5yjy++ulf3VJy2deliXrK4XL64vKJO7IrSNyZ4",
+	"Q7HiSd6W1IqHShPTb23Tws3f2lXyKF6ROZ1Auv28rI6Wyx+5uLypwsJh1usdRVmawD/YKUlZ8qdhS7DP",
+	"etgKyfUUEllZyiByPZMp2I3FSy0Lwy8Nttst0Wr5o1YtA7xnrtWc/6E8XARsuGugqgM7zVkfChAlYMug",
+	"/CTgu7KlI3CLJ2oo7G+YyYANtGG9G1FG2rhwSa8TEBB7McmTZfNbQkEljxjJRMKUImEhIEPC1VBM+BUT",
+	"XfJKEFu64F8d3BwfxTYb9nBAqCBcUGRDK52aDgU3L6BlurA3k6kd+j//n/+X9DzSBsSAMdOUJ4rk1A+O",
+	"+WEdvdd5Np8niw2t9exEbs7KKMmdByV0WKfrC/3tq7ptFVZdVVNb9tejli3N/167/jWArAFk+wdkG7kk",
+	"7gN6bWVLbeaWgGncN/ts2ffQEEs0/rKt+06WsFhV5Ohjim09ZrfTRyzhxJx4H1RCgEW511QRJ6ZyRllH",
+	"wmeFO8I6Vd0nVhEUfc/0MiK6Y9+wRu02avcP6wfZqTK2arhRirvmq9hKXzyyurYViugpyt6Hyl55laNH",
+	"ku9Iq/ba1rLP1VyHjFgkZ0yRMFcYYZe8EguC/gaz0Zmfj+KKN1alxu7GPQDj2IN7YGfatCSlTgpl2ejX",
+	"Rr/uWr/mC6/Rr43RucrofAT2HyzRh7f/noL8fTit6ytb6AXCaZIsPIuysDxBYkNlqKYCUkgLNQxKJBw4",
+	"JzzWVXJF2Oc5izSLH1g7m+E9ZuW8bOoWIu+krKwb5Xz/yrn/lSlnWGWNZm408yPVzGZ93gySq6lM9f2r",
+	"Z7sbH0pBf8THKxsLL8f8rUZu02pa/NTXta6ElA0xRn/NFev4KQe2n0II95jrkCQsNpo3ldfKaV0XnyFt",
+	"HN5//geMkyj+K3P9H4ZiuQFEB/ucUZJI3SUXcB9twAK8ms12iMloMRShOSWSMQtJ2+o+yAzQEspbAAGw",
+	"BJZLUnR5sEN+ooDNElkwSZ4sTsz9hqIdfjTSq3fUOz7ohwO/1sTrCJ870vEdxIGeencyz/T6QBA9pZrE",
+	"dHE6FBYsjYsSF8h0MPdjn+c8XRA1pQYj6U6XvCKCXcPd4DdzoSDw7vbvDyK0L+q66OJ3hTH+iz/CUE1Z",
+	"Mn7Hx+xbulDuKuiwhnNtJydvyAY3nMkrLiYH9IqlyK2h8hfLnwWKclBOCmnfCDJ0MBkKMkVsz19YfO4G",
+	"JF9tkEdSutbiQz2loljm2AnOLA+s+YG/cfVxwbpD8RFfSBEaRdksS6DlSX65uTDMd8Qn9zYhyYTmCTHz",
+	"ssAFz704ChdkbLQskI4IuwnMZacW654baRQS+LciXJO2w8CdNWC5S3Av5+jYvCaSmsh0QgX/1dVzyyuW",
+	"HrjPpGXCUgMVSbvfI/8b/FiaHNh5nRKcLtqhDIXLiiGvpXA9l1M3Y3IMc4sTZVajYimniVFrAVGwRe3M",
+	"YIu+YmRXtlVz6OmCg7+whdtIZsFfsgXORX5kJONFPlJoashTZcajskQj0cuqwZ/aPWyzicxdAnJ8eLgn",
+	"a8HK3MeT61OsuLw+qADo5l9va2DvZIvWI4nUOOLYqM93B0ZoYlUVCicPCR720Ju9BmAfveyBP7pqP4ub",
+	"X2JfFWqQe1pxHk+Wu4r84WOX5sM+UvPt8OHMN+8LXvSPBn33kXdr0Lkn7tikKw95C5NOf7bdM10Z4+0X",
+	"sv4NCqXyMOjV5LVU+tVYQxVl/+Sw++zlybOTw/7zo5f9oxoL+dkWnYsukerJ6s/thWnVaXxudJP4MxWx",
+	"e+GT56WGScWRlFGQZ97gtq2rrCcHbWq7E4efYEt8cqP44rdxwn+/BkNn1aeDGmC3MJ+/qKMpllSEffia",
+	"4kr82QeJyEXHdY73fWPHoBHNmoLMJsGsJreVkcqPIMKASuGhA/t5rCDXUeGgSGYD62Ocyl8tOTfXiEyg",
+	"M4UU1qf3oEGEcxj37ymK0AT0m4B+kzDXhA3+EGEDFM/3q25T1x9iAxf8knPPNVwaLcDNHRDnlHNdnwJX",
+	"35aCJzJvNQTaKpJKq+5QWNKEAQl/CUnb3KgTkDCimk1kuggDEtI0moLH8t6YE/wXPbjmMTu1VApqDZdC",
+	"yigoei0laeeNqFKGnvHYTBG6Z83pndXkCq5DRxVWBfcI7CltJo24TjzIPqDZZyAEzvVrCylrVnER/FKq",
+	"753Rz++YmOhpa9A3wq4G54L7aKRtFM0BF4oJI7evWLLolEfDhMa+Q6sG5O6zg3G5tUPaOs1YBwi/sGiz",
+	"De7HjpvKUzKSeooefzpSlk85H7D1Va4arXvEqirpkZQJo+IRcjUgi1Wx6QvpU9SX25+XOiM0DcOahmFr",
+	"GoblW8Htl3wnezveCH4Lp571j3v2gDSLUhc7rQJf2l3bivEaTGBFs0KUyXvvFHZSuVNY3Q5gu+j/9dlS",
+	"vLUOzXhu6Qc2yxnhWkc3p6KgU7MMbku0cEc975UnEJHB814X66h/chy08mjxn2VmNOfzw7VUantqs5UJ",
+	"s5RZ/BZ5P2ouE69D1muUktBM6ja+Nq/71GFFYr2tOr3AkqnHT+Lpj4aX5GGsnyrGzKuZzIT2HZY7pDNJ",
+	"c1S7RU8aC7YPDLzGuOgNc0amk92zm7yKgeTVNrZt2w1G+p0ueVsoAliIZa4PL62psCCMKKGQLpRntxi0",
+	"fsVSrQIgDPHb1xYn4614SmBTP1FkTGc8WWCyyRItif+8oHga1SSWTBEhtXuk+RVuaETaUFhhau4V8/GY",
+	"gQEHD+JMIUEucQKc0JG8YsSJf5/IxEvFGpubn+bp07yIOqxxZr7OEi5ousKdeatVdgvF3YRpRY57R+s4",
+	"UKxQe9CEiFUI6a7A5q5gZReo5MExyB6Qx8NDjIrEuZVzUvic7Yt7xrMwV1Alw/GmE3VjWDaGZWNYNobl",
+	"4zYs+xUVT13VsyGtxWqHPRIvWcDdEC41+TDbEi6lzn643bYtmzqt1XbsuqjcZnqli1Jj03IMriBauhmF",
+	"a+tpytgBpp+kMkkOsjnR01RmkynxTNJOMBQzujiwCpkk0HLWhfCgvUhuUMJfVo7+bqJv3zOdW4I7iag0",
+	"eLfBuw3ebfBug3e/7kDKrvFug0IfOGRhidFq4Lr7jllUT2HOVtZgzxMaMVVuhh+zMReQX0mupzLBUuEZ",
+	"vQSedsGuHZg8JWkmVEAiaNBbIECaQLtaMqMxI5eMzbFY1kFQPWULMudCAHeKhywxQJEpZpOW7FGqoSlf",
+	"zOZ66qVFl4IMc6qnQ9EOPXXS7XedOA4HZNjKsJxVsWQ8IGcoHKFToBPw8If9YdjqQFwlzxeyY4mogNjJ",
+	"lIoJI+3j3svOFmGMG4jzRxBGHuhsogdN9ODrjx7s1poygsJYtp6EagysxsBqDKzGwGoMrMbAumlgrVQY",
+	"jc31VXn+92UZImL3ksJKllHnnmIAT63eeqgK2G9ZwrSxwfJ54MraTFiwOoByVyqIkCSRwhhBI0ZoHKPT",
+	"fsZEpowZ1euQUabBnsytQPDhg/kIha+v8tvqax7Bk6Y0nSVMqV2YYHj7naaA7QXrLlmkDcJtEG5NhIs+",
+	"qAbgNgC3AbhfK8C9oSUaWNsktFQGtxYL3XdGy1NXKL42teU7SNtwgYSCE5XP2VLz/QfINdlUxv0392Z3",
+	"xoX+HJWRofulXJ9bSVvDKd8sKrFTrFKahaYoJJ5RgBUevnyn8l36dyhOs3N+biepQqlaeRYbkbnTyi9a",
+	"BBivit3wu42oVpNkT3+z/6qSrkco8O1eU8tCTYu0vbaXfxesYs7I8/nGqZzZOjGX+wcZfZ3HIRLz3Dq7",
+	"O1v3EBTSxbZuzOXGXG4CQo293NjLTYXJ6oBQSVk0EPAxJOBJwXyb7yvIxwt+W295EJEZdFWim+pbqqk5",
+	"1dNib115EMpPtFmiyeKzbAYkWb1eD0SYPZDbQ1xoNgH2wFWo1sio9Rb5D57RTdpzOmHxej62gCzxsZFX",
+	"mwv2FbO5idCDxI6lIEJQ2EuhTSOg3cxPEIzFpRKPDdCXioUdw1oeNpyBKjxskLaIrVbK/GYVWSlX8YlZ",
+	"Zkv/o45lOgPEkmU8bq3kPntU5GLoiChOjViq+dierL77POcwcDjL/6mavomf91Z2bDg+6HnM5oCHbRRw",
+	"CwbxTLEl+s6T0bPo4Hn8gh28HPf6B4dHxyfPnr94SUdRbM//AT/gK0HJ93LGfoVZ5ELNWaSdC8f2pSlg",
+	"0bOj7hFAS0SRMWzUMeWJ/SfPNXJ+yqYeuGMOLVqUlSHu2RVntg+Esctjw6YmZk4pT7aYS81mc2NZ2Pl5",
+	"L4WeJgtivhBRdMw04oU5Vcq8dO8LbEvxJn8VcGshYs5Rtn3Rii921GttPR2pnM117oy0RoMRYXQEfMUg",
+	"8gDqbDM3VF1WfYe+Pf/ccdmaWYKpU2gD/T2H1O8pF+QvVkvWHZW5o3kOLNhYCtYaHL3oBa3YmNHH/UO0",
+	"E1uDl0a74DfrH+M3aw1efsEPbsRqlrLvPhtdgKv/KGhdU6XBFh8tPlqa/7//1kqkXbA59b+8Yuk8lXEG",
+	"n2uJUP/ls2MjyfCqQ+8qNZc8oRO2dH7/xfNj8054wVH5x8MXRy8MBrlptRl5ctF7UeytalZXDIaOlUK5",
+	"elG4sbgEiDtO5czfw/BlpXfkyFICe5yt23zF2n5Uo/qqek5RLDTsXl+DszbNQY+D2O5IBYhdphbeNRnX",
+	"97ZHnSJUkGI/2SGjgQBwsR1aD6b5y2BP3C8hsL7a2JGtb0H8OBT5JfZIGHgw8hRwJTRjY0oZpOpBTOxe",
+	"FuKWDgcE5CUxwjIgRjoGQ4GyEbSDEY2nxBOLhOVy8ZR4EMF17TBgN5IpU6dwLXFq/ZSABEXuLuhtd0VT",
+	"Dk3VrmH7uM5yp6QMurAdH7RP+wuba0KV1/yv/a/nH37oBCRlAjuxUUXoUJx9+4aMFiT8/rsL4gwDdHfP",
+	"43HYJW+gv1+Iv3Tn2Sjhaspi8hseeRsH6FMOCH6JL+HaxC0DbeA1qqRuOfKuObbRfDjyrkcg5Ku6Q/w5",
+	"2xfj09KZDepvUH+D+hvU36D+x6gQHNavg+13zsBUQIrG9V41Yc0DMOXctd93DpqD+eDun5cbpK+3RZbh",
+	"Y41+J7j2DIY+cBh6rdf7DFrqsVlQNC2+0WBbkdBs8LDbDbUMjUmhM5qQTNEJI38CGM/FBBtGkX8pOhf/",
+	"y1DolAo1Zimw//7zv/07KQ7ITMORKJEqvzywYB+Yhkv35cofHPbPItbYEYymTGnXLx1tJxxzgAFD/xn5",
+	"EXcD4l/PjFEzJuZNSZsORcEdLAXrBCubD8JdjOKEkUvFyIjpa4aWP9HX0vZJe0I0nxnLR0+ZTBkAgKFw",
+	"82jOxX/nTbRHC/+ljeoihRbBGhNQ1C4wmmIxP5pZSEwAjcj5vEgHI//5H0RFNGEdZ3L9qWBvxgOJnEzM",
+	"072XwBfoFkbZn9wy+Od/+3fokO1eCD4q3KdL/ooBT84cpbTfBT3vNW8sOsc6zWg0JS5OaoZaXLCxA7qZ",
+	"ooBMaTI+YNDVHGLDdrCgGvMR41+wGItR5weHAsYOf/ut9hMuLoF1gWALTjXw5iVYXhJ4AD6QWzD51Kru",
+	"UPzE9dRsAFgb3lJ0/BXgAPAa523dLm91m7zvGXT4/JuTDjdMzd3Ge9YH9SrEf4qhFCbCmgcCDKn0OLNr",
+	"Kj/uxZrHaXmnh929ryBKtddm4VTvVBeUrlu2vl5cHB561tcSrjsstRDE7QTpIK2g5W2u1uAZRGjtg1qD",
+	"1ovu85Mtevma862VhR0KzfNhl118Fm9jUKGVGhb/jHAeB9PvtQLXghe6BdrRpVmNex6ae3oCxNwH8oOW",
+	"ZEprcAJzkSu+t8K2HsyPfICkOS+jptSG194FloeB+k6ht468P4tpz20SaIJYyLLW4Dj/8Z2cVH/Ro9bP",
+	"X4rpq7XY+q3ydStSZp4Vi622qSmXNyk0NES3xM3FuO7DrJ3CYtqq5+aUpOpaCwS8io1dsLcmhvvK4Xld",
+	"cksX/nmAzoCUd9nJcNtww1qLYCPX6gfhVmZQcqFvnXEC+dHW3Lmjnms8r43ntfG8Np7XxvP6NXheG9yz",
+	"O8+irudU3E+Cw/Z1ZuXA+y2FZeATKQXyydm3b0gso2zGhL47UDmLx/Wwih1z4TJo6ykrDaqzOtt15CqL",
+	"b2T/NBvnPjbOq9zFpszn+l3unV8yrrjeWGT+0Ttpqaqc2O7keS5RQEIFaOD+mpHTainzLj3+CfFfmkiR",
+	"LNbluXtzUzPZvfSM7k4T2Vd2O/deCLzjZiDwGdY+GyFbdZWcP8GCvUeaVE/n81RebTZJImN3G6BsThJZ",
+	"kqwtSewfl52YLnBbEfSMDIwaZ8mYl59WDbf1xv2Sn3REFfvR8+zlN/6GKmY9f1XvfLiFF9UvO/P+tE93",
+	"3k/re4zMUfM9BWMxiz2r+Oigd1QUMr6RKbnImIrpAmI54peMaTJP2dxsOfR9sA9pbIxfMw0/17dolLNO",
+	"3NqAutjRjOvVX7zvvriWdb83VOOtruorFuBWecf59qvbYbgshppE5N9/InJJK1VyE95zQvIrQbjQLBU0",
+	"ITZ1lIxlSpSW0SWwHMorhrwMUjBzGOKwLg3G84hq6Rr4BoSLoQjjlI516AdUjT6DzGdMP6BF1NeAhXVt",
+	"hc2dufaDx0NBxQI78rJEsRKvvrnTdQpownbtvYlVED8w6+IISds6d2T6VGk6Ht8IqXof8olaE2B1SanF",
+	"7n/IbN5tNWChwu6ocnapW+qHieorg9rJx/l33mcGsg+RLPppANEfEhCBNF1GQ/hFdot98lXzZQuDY50/",
+	"A0bvi9G9Z2MWmrdJyWw4BLdviumr80oArgwuauRwLq/YzWHb/OyiKyZI24BcTynycOUy1qA0yLJziWlO",
+	"NhFphJPC7en4t3gNAsJaCAm8rv583i1G3LgPGm352N0HO1ShJeXZaLOdd8mrLegfb3TAtlfAPfBQ7RXM",
+	"moV8R9RSoR1OOCCU5HuypMhGLJIzpvJT49BSREKWNJ1QLpT2s+PnqfwHi8xtwF3RJa/EgoALAmkj/XRq",
+	"13BvlXarmFhdRce9wqHv3A3QKMpGUTaKslGUjyfjds8s7rgut9PMVVJtKyhQlImPRX/iaEB9grkWeFpU",
+	"psRt5NUaNRfv4dZKsqLT/JRQUQxGCmaJR8pKtqZrHUb/+9appZOe3eCvb7Ts16xl85XQqNlGzT4mNYuS",
+	"9WEdnU+tOHkoRfteXjmiVmNFDiD+zVzQOiCUhK5u75PMdJh3KbBlwXkwPLBMso6daijwb5lp0saSk5gk",
+	"0pY9J2ysbXG5/wQuQsfvpeiM2fNRV8ZMaS7ss6iGGmw8K5JKQ2sFwgUoXbgfhQT4LvkAr0oTMmfpAUTi",
+	"fymqtNu2RNscf6JsdXbMxjRL9GAowJvMoXZfaQplE50uWRIABdDIVUMYGFQSzmmqOU2SxafiF5IJzRMk",
+	"IBsKGA/HUvcugRw5H0G0ZUrymxQu7U7p8dxzdg8Q3FxzxQykGYrwY/lMIXV++7BLziHTQU0hN1T739UH",
+	"RuBkh9/MiXRiWctmsHZsosEppNgQPaXCny4/PeGechHe4GQ8lmSEAkmYf72tgRRKmh+8XtX0180J8KL0",
+	"X+4K/qpinSNXLG6/weP3xXhI6aJ/WLd6pS5udMitwY4bsGM+aQ+PHfVnkdMAyLTSvZmZdFq66fFF/6gY",
+	"Lb2avJZKvxprZu7YP37efXH4rPfi2cuTZyeHh9VXR/Rsi9VhK618/W5W8DaJU7JyjfxzI6/Fn6mI3Vv3",
+	"ygv1IKcncMVpSwOsvZhAodUVXTY9NC0ntK4iLFj94fxKuYPjw5OeQWqPcum82MHS4WKLlXN415XjVoq3",
+	"etYvHi5+l2sHls7P29iuFgbMjFpfY8aOi1MGy/iKUDPLhOuVFFDXqRHFjfHbpBbVsbjtknxgkxuBxGNx",
+	"beNoCtd2YU7mgGfvfut6BtY5jOvReqSbVOE/ssWQb5rG29wo3MfkbUap+cCqT8uDuXwozfetUW8qQBey",
+	"7+YsKx3fe2izeoEItJS2S+bmfykbszRlMbliIpbpYChy1zXhioxkNpkavZaaf/hcnMtX2qIsLmxfiTmN",
+	"LhVJzSplRkGCfuRaDcU85RFDH7DNH3bwuISdU2TQZDEZST0l13ShuuQVjuwaKFOhzGtKFRGyGA60RNP8",
+	"inX8gZVqvHJtf1peS9h2eMnFC35omqSMxgvzsKFYyn4OSqyb5Ad05prbWIRvXk3sNWvME4AX8szXBurh",
+	"gcW8PB4gVFqBLIDStBbSiFnCr1ha1pnHNcz2oxJuKO80JI8MyJiKaBGQfv8EEwlr3B6GIq4kj9iZWfLW",
+	"HLXYpiaqMOO8kDpnInxx0uuZTxtdnvNfmcUa5s8fPWCBR5Rldpx7gzA2sWW0vGLxmT3LQCN1mbUGrbOP",
+	"3x68++79Qb9/Aq1JzUZ6W33I0SGCGgAv+MKwWd5xBc4KPOQeX3x1b7G/rQH+9lMVtTzZGyqeTvIerjBR",
+	"lckuXVjk9+Phb5D5HZF5NcH0NeRkboPfl5TX7Wg+xw5o+S/p5gbr/16x/kWWiiV0xoWWyx94vymdMtMo",
+	"vNaxJdkTyGgB5AQBkTZVIlkQOUbKA4PYKvX6lUgsxHiq7ta01w27NpGRvfAh2/fugBYI0L8jV1+pF/sX",
+	"h73awWmInhSMqFQpPhEMIa6shVlGQLAYZwyiMO+5yIBBsxe0JimNWH7gqFeEiQpWy0+JnKBavWTxtzKq",
+	"rFZGz83GmKdcpqgEp3wyXcFHb/9WZ1OpZc556o6eR1Qsn3nBZnN3TNN0wvQFrciO2mPPLUvrRyomzLbt",
+	"ftMatI6Njp5xYf59dATxY65hRb6TE3JNk8sDLkgkZcJSv50gKm3bgf/Gr8o2LhzLLCVTmYEIEeyz/hBF",
+	"WZoyEQFY8VQacRjqAKjHW0Hptxfrfjsijql81W/93obfys8zOyLN4MXffPzur3/69tXbd/92+s2//fnD",
+	"jx//9Czo94L+cdB/cfrNv71/+8OPF9/9qbcdIk61KoOctVre3z7bMByhmKncWjWXSo0u3y29UKEnci5D",
+	"d+jhiYVIysyGhB48UxZdJlzpASACt0+J2RU5/oOlh3mXMt/KZEYvmULkAKzC0OYUItID9/6hzUdEhlwe",
+	"kTQTgqX2UmjHA/1M5diKDlQw7vInynueGgqbDmlECjk8RhETEGkGM4fQL1yFnVCLcV5PqWaunZLIACoA",
+	"pxfoOnVKKBHseiiKhwIlF40ZoRrubomSzFghHTJjJFxSMWEekPbHbMAJzKSeUj0UERVCajJiJMOOrYXf",
+	"LE9ixNQA0laMkRCEUzggAsaP9+ViAn6zIqHx5bOh8ObJ/Njv9Xp2bimJ6aJzaj+ieTX45kjaevbh/II8",
+	"xRPhsDnf/LnOp3ZhTt3kUssncSMVkxVTD5n5WMYyDfj4GsHHQyn36uY5boS98lQ1mL3ZNg1mvy/MXnPn",
+	"34LM983FZTFpPR4uO/SmQ+rX2SG1YNjKUVoFG8aDh7WdgJtJtbztUBBqgQ3ggd479RvI3/OOaV6Npm00",
+	"baNpf6+atnGB7bgTTh318aCMXUFrnq1s2DFPaGQdVW6ZkLdaWc+KkJosmMYm11APO/ZVElGaJwnRkkQS",
+	"41dMBJBPZcRbZyhoykjKZpBkRkVM5gkVwvx7QrkoSpkFuy7ccaAGTgu3mf88l0k1YpNMBEMRS8ECgq28",
+	"AlSdFB8O/iMaMzJakDQTB0Jeg2foks11l7yHxs7FF/T4w5FPnCuSsjH4sNrHvV5nAA499KMRKVhN59FN",
+	"pfwjbH5fLzdOnkaH/pGcPA30bLZNAz0b6PnH87zcxXuyIwfI1OzKe3eAPLVI7MHIdiAoKwXzQOWTAute",
+	"kzZEgFdHPwGtCnndCUgmYsB2fgxWjrE+QV4LLOU1OyTOgADdR7ApI5mg4zFQx3bJTzK9VED6QwXhohwd",
+	"JlrKOyPNj5mwm+oHef3wCf3FZJSEEum9HADnRy46bR/fJZ1sNcAH7PJv9MRlK9hOU1OtaTSdMaFhh+Wl",
+	"b6Vu1TY/2h36ZrExZbqMQEqLD68yq0rf8uLsisc4P3jNTfRQJ4F6PdKATsgWBjxW2LEtX0CrEGx4qA7J",
+	"gSp1qXbYpwYJAYAfu1J/KiGaImfRvOwcuQF2DpSqa+9M/CCvP2KX9DUq3JNxaJ5bgdm4k/7oYZSPmfBc",
+	"KDaTaH9QQkVUPP1N08lrGbMvG5rQKplcGVVL5ikXkC5NJwRaJdP5HJxUioS/XbPRpyxNlu8bdlzLN9z2",
+	"6FYaCtBwnzXex6Y8JzKiCTTQx0QyPmOdPKUM+e/QtRbRJGEpJEknjNAkkdcYz/mJ66nMNKHkiiY8JorB",
+	"DCHrh8ud6nsEcBEVBIoVYUOGbtgBwUkKsasrG4qRjBcBGS00A3QB/8gZ+66nDHxdMgUXH6apTQj7zJVW",
+	"AVGSuNkyz1PMvlKmWDoUrpzTKGUjgswLp0xlM5YPsUtewc8sNieYy8j1VObFkS6dHakGh0KmEyr4r9jU",
+	"b8K0eenjUzOMWMKHtOdj4SYmvccS7sVFlGQxc69gs7ICJMijYmHAHqAreEEo0YR7mmvhdc0cXFNFUqaN",
+	"2qrRW3goVpRSwtoDrXYXoARXwDZYs0vdeU/No87dfqkm9M0lMNBsU827W/1mJ7i175Z2vpztGt+rKjDD",
+	"vakOfldNPmBREApbQ6A88sSkOVo7XmCOZjArTGizilh8oHIwtb9ogvkaFyhzVjUCUUwomaqNkW5/t5v9",
+	"ipe4KhgUHe51Y7f1SzUu+TUoQHg6FCAUbu0kflpk187pxIjwHz++M2LJ5t2W+owPRTss9bTtVA3Br5AM",
+	"77jS53ZyqlTWlN6QF7mmD1VZE2wcJXaxNwZZUevPFZlQza7pou6443jNuO39vmVmw9V/gUfVhBxFfLFd",
+	"Nkt5OM+soSU5X6lkAq+u1w/ajmxfraD9+zctoe+rZkPlAijXPfbIg1dsfGQTrjTQeZB5KkeMjNiUIz01",
+	"DvKT3f0hiWH/5wn59riFfgOSMhpzMVGILe2vxDxWgYYx4Hq0ICH7jK2n38YhaWeC/5JhkYW9IkDqZVi7",
+	"9JKJjtFMnp09FDguoz7+kcUTF9ZWQFRCUvCwtsMZFxdsNn8TPg1n9DP+M8DO0ea05Z7WT1TnlNChiKVM",
+	"7fcyg53Ka5JIoB0hStOFAjPGjMi9X4l95MacBeaeIcr90BKZQWVFaQKRrWRFn+2U5O4KaLpdDpUPxXGv",
+	"d0poMXOrr1yFvq3iLVkAbRwF18Y0yLTiMbN/l0GB/eKqY977uHe8zlWK+kIZJR3PrMGyBsBjZqAVmA9Z",
+	"u1EsztagBRvi4HkruKEBK6vTm27Amy4qeMxWUSZYLzV5AKKoepQJP8i+agg8VXyrJv6BXTt1WnP06wwt",
+	"fPCe06CtnG+6ETeUobWtV1TMRgI7sXg7eigJ3uoePn+VbupAjCcGXvdhqpnSTvXnjgr22Rh+SP9gxNsk",
+	"ZUp1yYdVSmUoyloFlCFoC2l9ZYWKCsoOuuM7GIbfM52rm51YE7eKsJ9oOtuTDGsky447w9bYco8+v9Si",
+	"WST4w+rfkl4PO4FXJJwlTGERM8ofy7BL3mo1FDnEdxGplRsdkLItfrZ4HLYQU37q6edcbOwAP2Jap7eh",
+	"t4Z/9n3yuO9hL7gfUOislNagddxbAxJJe0Shbw1Lxp2vBTH2fi+I0WZvNVL3d4fndqMbUMjcNyB76oTu",
+	"Ruc+XgGx0YmRxX8PjagNAxJqGXYGNk3T4bR2mNJrI/clEsqeHMxA3gHBw8FUZikZZdEl00PRpgkEFIkU",
+	"5MeL1x0Q+zMu+CybBWTGKMrlGf1sjnTJhZ8cSlNmBvM//8ebgisjE1yXXUSKCd2FgboWZIpoCYlhEESA",
+	"N4FSARLTBRmxsUwZnG+UjJpTAT4a51p5PhQxXajiJY/6xB44mYUd845Hz565Q/1paP0YvYBQZf5pH4iE",
+	"GvmzdoE1P7pPeUso4lzTVAcYZFX8aikC4RH39fzE6xWee/Mmq931ZikfaD5jVYIO34k4MLp+42iObh2N",
+	"ljsYC3xV0rYrpRMQ81Wh7Vx/GpaH1p+uGUhahGHrqYZ3clIK4d49FGE2W7K4VZv9GU57Jye1tRles1Kh",
+	"JXLSaLEdtq8upHBabPRHbkHc1D18IuR4vF7dfMuZge5m1CowGJ8pjU0wS0yKowXBhL4A/dXQ0lFzkPVr",
+	"Q81DUfApkmqxZdIuRY/XBItfJ1zwiCYrMnfJWUIFGTPQWQMSRsWpZ6mE074TmqXzlCu2Psjspq1KlNnO",
+	"HnrhucLeJmXZNWfABL8ukoypkpUlAQ7uHK9aF1UusUriCB9f6BsGaRfS9uMEiuRV47R3/iqC3N5G3hzl",
+	"diduE+PGa+sFub2Ptpcgt3f/xxLkPqxk9MyYwP5C6aNXmBUm7lzLlMUfWSTT+EfwHe0hth4bbQQpkVb6",
+	"On3rxPgahesUAmjdeULFgdUArUFx6T0F4bFFiq2QGRPqyTfMAbevaRtvjGVql7hRsjR31bEYTuOaUwHs",
+	"iENhT7tkbK5swBdKaBThNmp9bbSxfZ7R0cWDVsaN2xB4rxof9lz1p1C3A/e19eJ2bFjLbtXdUPhtOdb4",
+	"Bfeqy20k2oq1hwxFmy9hKeir11BYfvuPTNAEvyXMdrxQ8ymdcEo0+2zm5pTME0YVI5EUY57OyFxqqhTP",
+	"Zkh23YVXd7qwenFPNTxSmuS9hpcdjLpNB57hebk6+1ITWq0zsezz7WLfd7TZKvIHCDd/ZfrtDxGmfgQq",
+	"PG8O5qkdo96cQq+mz8tqYRuNvtYKvj0mbnc2eeUUGmhwNHkrKMnbw9l7VXffM13oujsaHHkLk9uE7bcs",
+	"4jGLdy5snZBtJN/vHNnbKHwJ2z9qaH9XZxtGemIWcWXxwIM0KoR9CanAJdgCgoSBiQLVGnbU3Rj3cUjY",
+	"lbEe2jHVdJD//DYOg6EIcxQZBiT0MK350ybGmh/sq4edLoFhmKcLxmL7yDQOSbswdIYit3Q6JEpZzITm",
+	"NCES01pRxKopn5c52lOZsAEgYplpgnEoK4AxBnQUDIV5GccMIK8FSz3Z7oiw7JuTO1kreboUvF3xFkti",
+	"fSi2kOv4KR+FGZMvar/HlbVTznKr45BMnC3CYjRaBJtPU5nIyaJb3bQovfhe8xAeXN25Rfj7U3vVV08k",
+	"Y4hj5powaLE0lalb4kgnV1IUnthIY19okJUyIycegNq6wXHvqPL3+Q5GspaCJwE+Oy0lSeQ1xNqXZFMC",
+	"3VZXSYDG1Hl8GbmvcL8T8L79g0V6O4SyF2NFs3q1n5hoW6P0Mw/H3alOGwNlGjJhdlClXSW0Yc7aKq6h",
+	"K/c6wom5X/H7uyuBs189j4bD3w/fsCiOlbPW25RcYqPxgFAylWrONU3Mv6+YyFinyHp/++qHV8A6QX6V",
+	"gp16fBSYGRvTxVDMaaptVxw5m2eaxYQLSKV9JUgmLoW8FsVN/JY9XfIedcTqvoN5tx+kQlq3L23zRK5X",
+	"ZtCa4wTmdlASDgfXPGanBfXD6s6HliviaJMDXT9sEx4bz31PuSBF/3gz32a6zaefsZRH9OnrKY/oRNZ3",
+	"Xmu238KoSjQUNSko8PS1Umzv/mnNmlqoHXEY/TFBWN5CwrJx3KZPPCl4U6fIdLIOTT39DX0Tt9RDQZvY",
+	"D1XcvNULl26HUeC01ey+qG52LWMaoLS59qjayn6orMFzzORaW3uEHKdo1mJ75QLkyBQyuBEaAaNXAsXo",
+	"wGSS0IjFWKbUqQtn1hUEuV2yre+KLs7MWGECGRTtANVwkS82Shm9HFOlHetva9DqPRsc9WAq7SXHpUuS",
+	"TERT7/R+3/xcnH7YM5fnp8dcCCAwzM9/Xj6/d1i6veCTqT+aQ/i5BjlhMXX7LeO5Z9mTV+/cvwx6tITI",
+	"X0Epzg5gwDqvipbR5Qb1fzCF1hrQmpXNyH/+R0G/0Z5RzVJOE7MGiqLHhMUTlnYCx75hrnuiyIgqBmUx",
+	"jvMQzpVakalMYizADMgVTTK0ISMzW46Fxd5jBp01DugVAwqRSCrtzkCQ8haatI4WQ4Eun3DEEnl9RtM/",
+	"me0ceili2M4VOf+kfUvvVqRNkyR/VSQBgXs5SrA5TUnCrliCaZnV2uhjB31wN63L+B6KeinfK9HUapcU",
+	"fOm6jfdhfTzSBGn3eWoOb9RblxedFCWjOxqiWWY1h0fXDs/cbCdDw8XvrWdSLGe7CQrKoJvscLYbzIoR",
+	"uu22Kid5JGXCqHi0ieRmob8zU1DB4eqdu43bNb+8Jm2auQ4/097SyhvOtNsRRRUHwauZzIT2AcUu/cyw",
+	"EKQgRm35wCCbz5PF/TmcV6OJpzT+R4Z+6N36sX9KQZVaG2tGxcKCDZJwwQAsWC83F3CWTqlQSCM7ICmL",
+	"GJ8bkwzxR2jAyGup9GszjhAwDhwLAws0fOixDnN0sDGZOXtEEyoipoKhgAePWWqErL5muMt8YmdAFQHh",
+	"SmXWnR7JNGWW8Zb8NaNCc81tdTGyHUMofEaTocD9qJBAZpEXGyNEi6S4YmB6hhFVLAxIyGg0Nf+Vv4b/",
+	"/C//vRMACZtz1XvQDCDGAXkF82nBkWATCm0jfsExLci1zJIYaOsI9fWEg1FtGwM2OiE2EO+J6qCyGQpC",
+	"fmWQ25FnlJCQC5WNxzziTOhPsILCgqrDvJJH+QYwzW2NfEiWkZkQIfXUfAqkbiXWJDbg7TrlWjPRNe/3",
+	"nS0Th/VAJpKZmYTK60Rq7K9hVg+Of7QgYSI1MNul7q9uJGMWkrbt00D4mAh23QnMGIB9D25l23YQeS1c",
+	"OcCECYPLmPneMSPt8ONh7/BZ76h3fNAPB2QD/feUmZvb1SgO9NS7l3mWD16xpoEuOh5X0Zynduzwb6Y+",
+	"CEcVaO8NE3Jl1pl56L/4qz8EMo53fMy+pQvlrhNSsC55B3tPjmHO3IzbD6DoLB825lfhONTULGuEHqXX",
+	"6JIPwIc0k1dshhZADMYBirzrnNE8kdrcuH1j8/kbqQO7Z8qSuMhSNUJDalgHrwRuQPOlIRNLwkxqaORS",
+	"2DPGRhktCKNpws274TsE5kdBZBIjNxQsplM42wzMjdS+sHl3K7XLAyEJVZq033z35kOnS76DTxPjM9v2",
+	"WizPNzfVMqYLZ1fZdfKrFAzfU0AGGLxRPMCYNrP3c8hhrEvJXDjZ5s7FfM/oAve2nrIZaV9Tpe2/0VQ5",
+	"+3B+QZ7C4YNEThQQFxuZETqh94mLcGlK7dJSxYQCiyUuFrO+8mtlpkMrzh2BO0FaeVhDWspLsCwhixrI",
+	"5OF2xrCz68nNeJRK5QlbGOVxr2dfI2aa8sQsZSczrIQYEFpELkGytu275BLWfMyR1FP4WXWA/pIU8tGu",
+	"/etUmnXLJ5hnhy9MFfJWyjEW8QGXwzMn2QkSGgWF+LD8YPkekqmjoPdoMMucmUYYukmwS2Vu1piEfgq4",
+	"Ts31oMmkMLemYoFzMIK95SSjGWd5e631WALwqNIw6BVggzW26D1GTmGJwUOtVVXZMktq8QqN7DXay/N6",
+	"d3jcOzro95+DUWWFsUcycdgzkMytJ/MDuHcpvEXLfp1W0DLLrzVoGS1v/8rhTGvQf/HypZmheuxJ1Z2Q",
+	"5gvix9yvA7V4zsxecrtp5p3/ZZs3sleu9LDS/IxcuVoQmsrrAmc0vtci9ls7EfImIvQyIt96PxL3Yzm5",
+	"8WXQyv2ahSE1aB12T2w/zn1veLs1k1HdBejC32uzLn+QmjCBPVJAq2MDEqfASXsVnrbcdyH+hZRITmdE",
+	"9old8oPThHRpHf9Bw/Bgb9pZzgFSFXPbV4r1PPFP9WexOckRhU2ZksQxX+WLIHcW5XYUaHuu4dtaJzvV",
+	"AQIsZ9vSsQY/f7DsAcwd5PkJBZoxGCxLbf8uGmmZdskbngDb+miBvTOCJTMuIJfAvm7bGpG2JaPKqaCQ",
+	"0asgY+qs96/b7hyVHexkr/71C/P56vrYjeJ4pC72x+m//h14/wEMuP4qZrWXhwlW2ppxAHFmVaVx8Vn8",
+	"xZy/cRwUsDzuXhiQ2XVrCM7690W3VgzP8s/dNrIX+6Jee6TBiAurCm7Hu3DmtoGIi8+iXhjCg7tNFOJr",
+	"6NwC3iTrITKf9pFFFAw2ydNtbyEIXWou4pxIK0tDwFEthfOkdaBUBPynRs/bmhFH3F41rH93EOFzF9fH",
+	"EoW/69EBCtt+uq3TjHWQ/94dgsa9nTWDXx9uxss3B5t3IozL36SCTC5fsJ1o9u9RtUrHm8FGSO465loW",
+	"LQ8oJW8r9FlusdSO0wXG/ALb0zkg45SxX80/RjTtFKFTr+2Fo7kcCo/DHanujTkG3a5cqbgxvEshqAo1",
+	"49WdxrYYZWlLPKT72JLb5323fV5721rb/X10tKFf9568sysnbL+FPEsfp6aMrOcmW7pyoyTcd7XPMj5p",
+	"Kn+amuuty32WBPc+fY2rVu3GKqClse27ImhlPdANDbBbaPeYpFYjQXZdcbTF5nr0bY/8NF1thAhUFp36",
+	"6QHY0ZNi41BMk78FvJX5SckrEjOwtGySjr0v5tLbNqPRJWzcKTezvIA8AkyjERIaJGEa+Z2BoK3aWSEG",
+	"9oDjelVxHKlBCrryDfYdQW9kXIOSHldB070BHTj9QDGtb+0utOwjhEuJu3SAfmpKIpkJDSlqTxS5oimn",
+	"IgIOpHFCJxMW18A45BaCitlqhgwX8jTSG/jdpAyI4mYYmAIHQ8TUYTsoMloQ5Du+CargPc/dDN1d3pTv",
+	"d6u4KZ9eQ9osX7imeST+3gibHQOqpe2xFZqy6/rALGTn513FXnAHP9kqBHXOtKq6mwdEXrGUhO6nNwmd",
+	"nLE0YkKHLrgwkvJyKPL8T7O7b15kqwy4wPQL0h5JPe3UhkSkPqfNUKwitVmHrW5Kgy2h1Y2Xbw0OT3q9",
+	"oLViKluD1knrTjt/56ipkWJNSffuERDyRmwjPDfDnzUkL1l6xRbrUc85/l5OJqtRyowHnhD7nKJQ5YZg",
+	"IlIwRdpCYtHUPpOz1jHy2bmoq0vuN/sDRhQlUjH1SrcGIkuSoGWrjF7ppbaIL71smEoxhBhyn6wNe2bb",
+	"ocwYTciYsXhEIZUWhAbGOf/+W+uSLYCZVMaffslowrVZfPNUzuZmNH+W15BRaLSgOef/aC1LYiMHacLe",
+	"08+twUkewzTfRkxgVvEBKYvkbMYg8al094RfsmQBUHYhM7MS81OJzFJHZld+MIST84eJufKeNKZXMkuR",
+	"UAEjXLDvvvEoTt5Z7pJvkZTkZ29IP015NMUpi3kMQzIjJCOm9KYxKC4mCfsUTSWPmDcafBXIKs2f8cpV",
+	"Y7BEsU031eyzLq231wbMtAb9w22aJkPXtIHZOWCOTam4/DeZvWdK0QkDPUTFpXnj/4X8m5l55yOasmTu",
+	"fwqDLCwNyfoVC5UJNSPisIFrVkzjpm/SlL6KCHwuwQtliUcePPCOERyIvcOQBuAXzSUpaV8a9ZgJ/kvG",
+	"Tm1g3dLOSkFQKhSnB8TJTDhlKKQgKDEV1O5iv0kXnidGXUB9Gp+5WlEqLg+MbJrh7r1NpQPZJg7H0W06",
+	"ja5dvy5P4ZP2ce8oJ49fpeo32DVw3xWGzXqSTdz3DxntX1bIjQb92jToQ6rLGrai2Qn7SuNYtdAb5Nns",
+	"mzrIs/f4gWe9zbbWIQO/7ju3CJVlk1HUcAnvIrnI4ajb0XMJq9WItXnLdWMqEW6eO7MDuxe6i7ul0XmN",
+	"zvv6vS27VXqNKtqVcP6e6XqS+dEnpOHQnyjLiu2cFb6PIrjpoABJn4vCLvkgIkboULipxL7casmr4jqE",
+	"YEylfdx72RmQSM4X3kgIF0ozGkOrcCxNwMuGAq/biafCxU5zhdQ4Ghrl8YdyNDSgq9k3DehqQFeTK7vz",
+	"XNn7tNufcnHFdVHn/BANmt9zoRVJuLhURhgWWG5AQkjXCwkVUixmMgMyYAV0VlIwoPBNWcTnIPXbCEHZ",
+	"jPIECWJTNmYpA2yZMnLJ5hqiWMsEAYGl0lRTeS1ct2Uzng42kTRy7iBTeMzWOUjBhkJlI/sxTklomf1e",
+	"6ZAwYVu14ku1j3vHyMYClJ800hAHhDBb8YYxCfN3UeHOA2pvvQ/9kLG1fJp8OfqypPmLaYDBWeX+UcoZ",
+	"Oe4jN6L9rmb1fPyB9Hu9w6Pjk2fPLeQyH+xHxXLsUk0uezO0v5jL339rwQJ1QKjCdFQFQocFEKo0Vzdm",
+	"KmhpecnMlvzzL0c/zV7832n/4vPJX65eno0Of1g8excdf696b+Ln/0qPfmQvPvD+x+uTvxp8laVJa9Ca",
+	"aj1Xg6dP6XzeVTJTXfvSVuA8rXXTrRNGiq9YmUPBbNJTwmg0JTABhKtcFkSscfo3Tv/H7vSHRc8IXhHf",
+	"oC3cI35ImcoSvT7l9IyluQcnwDR5VPBOcwKrffj3cSpnAdGyE5J2zMY0S/SA0CQBDw9Utxhlj9ZNYKwV",
+	"gSo+5kqnfJQ5ZmSbNwNa8Yezc6Q2/OHsnKhIpoy0jUkigaxwxkWmSMx0CiyGCmim59KAkU5QpLYai8QZ",
+	"BuXE2SDPZDVDgxS0chZrDjaEuYfLUTM3VJ0dRUM+2um/hTbo3JvuR0kO5w+wCj3ccZWxfQ30cOafZfcF",
+	"rkUDR4xR7K9/c24fgvKHrUE/aB3B/x+3BsdB66Q1ePYlWO37MLupNWgddw9PbvOE3HR2eMPp3RxOD4aD",
+	"g+r3WoNDGFsPxtaDsfVgbP2g9Qz+/zn8/ws482VrcJSP2Xen2AG/6PahReBcodxxOxkunlOl+JWZ8SN8",
+	"J4l748QsCZmy1uCo92V7z8ySI6aYhZdBCwWWGVPhgjFDss4X8znQH+O9nu/DqeyaWeuJ8T5KUMctA7IJ",
+	"VhkIaH3D4XF00T8cHLlNB94a67aQ2RxWSyKvWLLowrK/1alT20OJ0m4NkLO6qMn+/Z1HyfBju8/5+ONk",
+	"mxES9D55WN9KKVAHDIhmTDGZZYnmuWcjIOFv12z0KUsT9wpPfwOD6Et4SiKaJNi1kdAJ5WIoUqmppXyB",
+	"rrfzlF1xmaErx2eBwaziiHW6xLOxsdMRM2+irRG2E6fHuXm3XSYR30V1PyKDurKoNfMHQnODvXwKa2ql",
+	"tdzIwTvasA9vThqpkXuinygnLsyH36NdifetTthgzg9cQ6a8lPEmN1VewAhXLNU2DIXr6gE/2n7dVBNb",
+	"unj3QsQLuguWBTc5G6uS4VFbkI9e0ElVZ5kZR9PsfmPd0jzlAkpuaLnSN6Li4SuXEBBQMzhsSYftRDRN",
+	"J0wHxuSB4RNj97HP6Cow5//1I54uxyS8ZqMf0yQcirYPGCIqnv5mzvkSdrrkAm6osIXZwPVpbIf4oLdx",
+	"aNSG19aMx7ZLCZlzFrGhkGPCfsn4HPtbpKtoTvHNRq5pHx2xBAMprlQqWXgbmlquq3aIgeQQojv5PHBF",
+	"hDRnRSmLmdCcJgMDQWVyZWGPYCxWjqNlyud5wzJfLq2DMGZr1gnamC35oP2yzGzeZL46hAVtPuEFCov8",
+	"G9UlK72gk70SlGo6qSIva1A34NnrpOKewwRGijQxgiZGsIPCAE8/3a6eCulVC8flRQExS5hmq/GcppMn",
+	"CqWv0nKuPHHbNsNR1og0NmSnS17L2PbHxXB9ChN0d4H7LQwRBe6S0Km0mF9bodRszN0RTmmeMkQpu1ii",
+	"9+z+0VRdbrBkzK9EgYwA4BJn7JUOwYciEAfN6YTFNchSXAOuwVA4cBOQEPPfzL+ogo7S5jhpw+iIPRRj",
+	"xg3VzlaKecowPyUl0CJ5LhUHtKWnbDEUU5nEAzJszRYEbjRsdQISupPwwZdc4ACgUViIwTTzmm+g69dT",
+	"+PeFDEk7bwBGRmbdKehPaickcN1M3QSNZQoNUT++eU2Ojo5edqox10hsmcF4qjYZc1Qs7M3WtOqA71a7",
+	"PwdM0iNs9gWLACaYWyrZ8iBtzuTKQWBeZXXYpC7P8ZLNoykvSe6g9uqVSMxCXDOvJ6Nn0cHz+AU7eDnu",
+	"9Q8w3eXFSzqK4jWvVGyQnc3tjbdxw6+7GEbr+pcVm25ng17fwMxrCfEpkZOdtDKj6nJjLzMck23MzRWR",
+	"KZ/wpflLZaa5WNdaDSVQvaWKl2weU5yxm3H0mTR20JpI+iFx0eqD3rNBr7dmwFZIVh7xt0Y0Vh6sH1m/",
+	"ZbSHR4OTl4OTl7eN9kJuM9bHx8HlJIA5bt/ug+2FHUkJvauL7VZx234JWlRrGk3NTIM58DY2SuPnoGVe",
+	"x6DO2CuJcIe+WWyskuhfHHp5D6WvjleBuix/zf7x0tpjVzzGpEC8ZpLSiL3nItMQMe9VzTrsjY10sqza",
+	"N2VEQg32tyn+CReXLP5WRjgLVebwOVYqcJliY+wpn0xX1GPYv9XZVGqZP88dPTewcenMCzab59UcdesK",
+	"UEL4sgcPVbxJ9HxVcQI4VcBjW+0u7PmGNjN6hXPGfJ2PVExgic/oZ793jeU7N2dxDaLgnZyQ67Lvx/u8",
+	"26RnGuFaj80rx05NNP9333LQgmdnyuHfD99Ai8yoyGgC4yNta7EM7NGw082ND2uLqDmLnig0RdrhWgkb",
+	"dohMh8JZKqd5NNysPttqO78lGgq/SsG6JPSFVmhdztZpfkEnYMBREmVpyoQeCk0njpQY/OsyNX861s1T",
+	"EuabPr+XLwFDDOM63UdmmdJkxHJS4aEAG5RGEVNFbYZ9kAfIvSGcEhTzZJLxmKn8li4VEhtSfEejKZRn",
+	"ZIomhCtCyXGvRwSdQdHwlJExZ8kG3466XOHcCVxTC/M1bUea7lr/urp8UAe7Dzi2ghZV1HxZrT/r5ap6",
+	"RrkZKBWAjnegmWcs5tnsdt28ncp1WulbBqWXtsP5bMSJvEKRWC/0oC73yarVYMmlRbcFllxaoDvGkfVW",
+	"axlILqFLRJL24NZQEhVOCUniZK7Difirh+nsgR1tFARr64Jd6nLv0S512YS7dhTu+krCVho19m0I0kMI",
+	"NSJW+XLblH8EIDFvlzo3IkKRNhww++zHj+8U+tIVS69g7806AZxbwkRPCOxSrFHhWg2FUxiWRmVrN/X3",
+	"TFtcc7esxftUYFX0wsvW78Jlgp8XgGRFjTd67oGb1zfMbJLICaDMR+SMgVWPtPW4nmwiCJ/RCXv6jzkz",
+	"j1pD79F/OTh5br/CmCfMri30L3T/MZ9AbQcsjWrv+xKKWH9lrUH/xVGvd+wyZ59e9XGH336PXt9u/yrT",
+	"+xRf/2mloX1pfFeP03e1OxDUgJPdMqNV1PGPq9qjQA9PnUJ6sHIPml4aXEFCszVDIlMSmmljcYjoJYyl",
+	"YGEBYpxSw1RIdYn4ZZUXaihCFVHxWsYsDKxdgfmguT+K5O4oCNYVSZHkeioVs0mmLvHTOmnw4CkSapSf",
+	"DiLROa6oJgmjCvnpQQwTxBMsxuRv0j77cH5B/M+B0roDN4c3G4qy/yt3sBXiIeySn8wouCKw4MTEzOJ1",
+	"KsXEq2nJfVVckza7YuliKOapHCVs5qpdIH8hjJmmPFGhLSkWEgvuuHJuQAB7r0paX9pGy773TmmeJMSt",
+	"r2IGbf/+MP+QMtMfxnDRgBgdEQaY4m4WhCK09K6f2OcoS82mCglNWKpJ+xpKDsdmhkgIx7pWmWMOiprK",
+	"a+U4UtB1ORS2LtII3WQkaRorSNeCsZq3pQQXIS4xrghNEnnN4oGZPjPRNDXwODQIJSxgcWhO/+TWLw6Q",
+	"uywxFudr1vW1jYFTJSURFRFLEhZ7H+wlCSNrFYWnkF2sr6Wbz7wuGj6bucs1FyuyRRBts7/g60L+ipqz",
+	"SMv0qdJ0PK7piLQf88FdkUJq8BlImZIJVZdMk2jKoksWY5AEd31r0PrL87++OXz/8v86e9UKfIBpbpIJ",
+	"btDem1bQgoZ3Riu/6J7UyK/152OfXHQP6Z5bRsMvLBouWTJVM1nuw9b5rVUIlMLNBajUzPmKZUEnbyuj",
+	"wC83ltGYTlMmpgwWEyygYOPSagLXDwX+jbT9A4P/ANRNYwL84f2TVnJb6wXhWC4/b7dlyphiC5fl01hG",
+	"98HddysVtAU7JV8nhnq9wDIcdgHjko3gIsR4G+x5TdruCphWIYnNb1ZQP2YuAfDt4t3UJ7Tw4XrNSPJN",
+	"sHaOrtVvzVzfAWrFNZVILXFlBve1AqcmR67JkWv8jH/sLtAPztH7jotLq49iGWWzJaK9/YQkn7qQy8O4",
+	"FF+hk00R6rxuvtcwBAqZOU3107FMZwcx1dS6F40uh6CQS3QzZ5FwzBMWBs7BMBTM8uFSRcB1hNdgppz1",
+	"6EFIqDMgZz98H5B/Pfvu+4D8xEZnRKbk+7dvyNisK1cmwMhooZkKCJ2kjHExsTls5peYRQkQWZitHxBK",
+	"UkZj85ltIRW4bWZSafKi//KQzPlnloCvixLwxxlwcHQU9J8/D571eua1aJIEQ+GuOiHv+Tekfdw/InQk",
+	"r1gn91Bt9Ex1ySt7g8OeiyojmNy3B+pVHJtViSphrx6oFctkCVyYdVGOBVaWnz/OoVbXvcleGyY2Mc/N",
+	"Mc86Og/X3RrFB0+9tzQj95K/2U/R5B01ZfbbYQTUl05brkYHIxkvDqBktTVoPXvf2oNT4MZ63lCL/5HN",
+	"5JWn4UGVUi8eaLlRQIu1j3svIVCCsZtBDgaI0nSxith2tzrLVesXaqup2X+4Xb6ren+zADfvmS32R7A+",
+	"lQ8e9EQhWCRtrhUJszTJ6zzMgzvYQ8yqfEs6gU3E1F1T9Nas3WWHDAKM/70EQlrtHFm7F+isLgAecUGh",
+	"XPNGddMqhQt3XFK4rw30PzCbJZXJirKrecqvqGYBmdHPB3TC/nTUPzl61uv1AsJnswyWWFiuMa1ySVOa",
+	"dT9JN9Y6qbrrHjLtJti0i3lct6geUDSUNM+pnhZeIofEV/X8qlpgvzFDKGXoRX0wcx6eXjjskVrBMi20",
+	"w0yxFEg8rqcSvfZTaiRzqQLM088dx84wFMvVYN5ZpO0zhGz006+1mIfCN5nv6s7/aD/Dg+debOUxr2Zi",
+	"+e/YhAWasEATFmjCAo318jXlHjgJv+fqqJQuDjSPLpnezM9sz8GcYFvWDs0rCrKzTHAdkFTKGejmEYu7",
+	"xHVtNTsSi6Lef/xBETqfM5oifRfmuBr8+Trhgkc0CSv4GUrehS45N0gE3nUAHXuwFP0soYKMGezNAQkj",
+	"d3/SPkslXPyd0Cydp1yxdcxgKV1c2Pm5hR/MNaXePSPY9nh1JbQ23+2JAq7dhMQ36MGKhiDrqIEotDKp",
+	"MCp7Zp1RxXQB0aTymBLb43b1cBZnNNUbRzSjn98xMdHT1uCkV5k3y655n0otWyJ8+yVjGYt3xKaW0sVt",
+	"bGpmHCJLIXfdbLjyaI5/WjMSSLNcMyH93ooZ+fnOrOYeiiykmidKukXK599/a9EkYemEYXfjOaMi0yDj",
+	"RgyCWZBGa4W7AzIrYeBRqb0irL+lFe2WS7GoYs60K3uDpNdEXn9S0paR2xl8J6+JPWYmZ8qVluaVzNg3",
+	"jGC0qCQDoNN1Dn7soqpeHcjgekvVY95jyqJLg6Iuixf4hl6ymEQSBQpV2HPqZ9uSsyJKi3p9MFPdA1Q2",
+	"UprrTMMecK26E8oFSXnESo9qKarpgiiaReh5o1wo4n3regM5gptjjlq1Kw5hRmepwHaZfZx1IQHct0C8",
+	"g7aqNoIRXG0v+QHf/FvJAvKvFMCvUYSAJQ9bd+hvncsXmygNO3xlv2p/3X35eZtOAbmqq9wwwO3kewWr",
+	"h5ViTwbff3T64I/CxJTSXGv5gDGli8RYZJWc7fOEigMLmlqDlgNNu6Zt2ghFn06YgIFt7Upb6yT7INy6",
+	"ta0dEaByQaYyU8zFqdC1BaVwTKhMdQLCPpvPRn44++CuUkGe2YoNvkVc4BfMjrWPimiacptLay9+oohi",
+	"CYugQgn6I2AeC/THJLBji34moKJObUKs+Y1w5fJssGeT0ks3zzUqaYdO2lqu4UxcCnktQuJ06oDYQzYS",
+	"MqdKGbyuyDhlrIMvxpkmaZYwRdoR1WwizRsFSM+LLTwNhAugt0SWsk6XfBDEfkgOmTbucVhchy9hRThY",
+	"EDABnJnRu3koFAwMAqvJYLaAYYrFPv8bxDIFcizk1pke5J+L0Bgb3xHFRcTIhGm3XQIScxVNaTphcX7+",
+	"E4LiN0eCNGWF1zJY9WvKRhlPdJGyhMsnyE+aU6XdhQXfuZZZNF1PeP66sFyW3Z/7MX2+t/tvo/lzj67U",
+	"akCunpat7KzxJ2NvSdjrMTOUrGJsMvZA82+tfCVCK0gLh1uD48OgpS75fM7iH+YSulNmwi4w6JFp4UNr",
+	"cPTly7aToLJEr4IF5cE2uGDPzq8mK6eQVRiZ8iAQOquMUqoGhsqydhswtBnUYMvIXOc/dF0PLeuvJ8qC",
+	"DquICySBzWdVodPYeGze4YqRGROZCwoWyOfVTU3vl9fnSbtoG64pnj8lNAdqvs7cFCl8EDfhOQMv4Xnx",
+	"Ye+g6JwNXC0UZMzxGnVEpVHevyIrTMaSGmtcP43rp3H97Mz186WWPHAOn00OngbHff04bkfdvZHpyeEJ",
+	"5avEe/FGVQFgdn89TI6WRTH//K//TqhSbDZK7F/OmWP+HbOEX7EUHB2CEaXZHLtcaj5zWdp6ytJrACQk",
+	"tNcWfTdZJEVsEI6CbrpGf/J0Rl0KF7hyDK7JVe8AaHT42JL2mJtkiqWQKlaMU+ciwQNnjuAnp+AhERVC",
+	"Yk14fqlM8zc04wf2dfeWoeMkMh+rWxzuku/A3wUJxNOi27ntvmS+rFlIREUpY5U4fe4TDrrY38M5TXJN",
+	"kn+G1pf6scgGJzY4scGJDU5scGKDEx+Fv+891hNZ+AE57nmizcOAzCsmYpluTqDz+XCeKGIvIaMF0oLb",
+	"Np8kpOBYC7vkDErlqzcK3VC1ZP61LmTkj+vgmsfs1LVBX9N4M2U0NjBRS0na7jWQFd3j61mdTfc3O1FV",
+	"Om3iRJC2ARpQisCFOwTavePmsJQChYlfK/tAwsWryo9GUiaMikfbvi6KZCb0D5n5Kq1B6827g8PeyyOj",
+	"Wuw72bcGhRnBPdmM8gRy4wT9P8cpU1OzG7rutvmkfEsFJR8z/msL6L+FOfYvfXLSPyQnJyek1+/1zMZd",
+	"k3HfPylQTMX87MgMO2E0vuAz9i1dKIhPzbj4kMYsfQ2sG4PDk16vl4/xjRs+OUtlnAFkkOZsvPzvrZmE",
+	"VPFpZnY7/PKdfX34Q62cgJUK0n+lLdqg4fKu1wjNW8RNK7TfewLOVS7fnCKaZ2k0pcpMd4WiOytxD4yM",
+	"dbt6SQXJdLKHXmlxrAi1wx8Ae7SVOgGxUiUgsJkIOzB7KyBmD4M/IiAzLvgsm9kT/n/2vnW7jSNJ81Vy",
+	"MbNH4JwiCN4sG/qxw5YlWzOSzRbl9nQ3fFSJqgSQjUImnJlFCPbROftrH2D3x77GPsPum8yT7ImIzLqA",
+	"BRIgBZKS8UtioS55ifziHoEFifF/KV/YDjtDBlcU8sWYjTXSvS7y2Sxb3BTwcIV7reoJ5o/mg3YFe3gc",
+	"f3jgXVvpoA17pWb5lhp57bjqg3DVzfZ/lcJJSLXlEjIezXe9qnYq6m0bW10GtrOWPFDlfK1mzr9K9yw6",
+	"XD10pVgazxNLXT4ta/OBFcoxjXfzLFx3fCJCcCvFetq9UlhQ6N/wL2Njbu9VZPgJUawQGXYc/3Fy/O6O",
+	"4//xOP6OD/+xQgoIi++dlR7IKUxpHyvCPlhBF5ZK64wc5A5ZKqnVVKSWW/b84i+9m6q0DmXWXKSV8k36",
+	"im5wVmRDeGfsxAd3kNjLuMOe6yyfKrRRk+iMzDliCbdiXyorlJWAm9mC+vooxtWCBtljsZ3kcdRXcWVK",
+	"ccTiGU8mMWvDP8zK38Sev/Y+V9LhDUYmAu7APJRk8ozFJ0edU/jpnw+jo+OTzmnXt1zqqyBVZAsWSyem",
+	"ccSm3GHjKKcZV0yqS6GcDlkzgwXDorQkZmjDLv79J9a+OqG9DvtZurHOXV9x5d/NElwQXDtqnq6YmM7c",
+	"giUiy7DorJ5TzyM/hLHR+WhckYt8MKy3hYx1lmIZW+ksjKTD/pxrh02vQEaKWKKnU0558wjcAyP4BBOS",
+	"f4UbLXzzp3cv97/GWmGePqbcTPCR529fv8Tn+kqolPJTOAKJzzQ5Y9aZPHG54RkTxmjD2pwFtuunG1pl",
+	"wbeQWKplA59f/CVi+lIYdsre/Al71MMfR92o2+32ldFzu1eL/YVxzQ06EnzIb4f9GGJZmODJOCxiXPSm",
+	"anOmxBwWCIjFM5wYs7P6CjZQfJDW0TJxWjuWyuFQGIsPKJ+PEOMffnNi1laatgOLDKOLIcZFiH3jV9/d",
+	"VfSVQpkBP0DOaqC/LAsHK8AZtdy/5JlMYRZ+xUEqEXg8sFWZ4cpyjIrq9NUrRJnQGN8CUeIaY0pXKEhX",
+	"rNS25V4aDfHh7xD4HkfhYES8TmIv1xcmaCo4iTKAJWoFdKtX3bOTPKrAVASwExWgFCEiRUAqfdNX52+/",
+	"3X/94s3+4eFp1G+9FlNM3xtylSwidnh4ylDK7LeiwwhwJeq3/hnwq9tvRXQzvOR6q/wnF32L3KDDqIUk",
+	"blu9Lr4U9C7qauvEdM3wgxRlTwlC7lHU0rlLNNU99l+JYEFbvVZlpVpRiwDw1fqfSSgYAw4SDrw4xzj2",
+	"4iDTXyGlqbt+QhPQBpHJDelMBSqlMt0JoDtD0AbSK9EXCAoV2e0aGfbG6sF3l2uDI7MxUuF7Pa9KK1Zk",
+	"mV2SoWwPOHHECgmO2A0W/0GkZEFyi0DcQrHmy41leIXLuSmbfJAogpqJ42ZDRJ0wVvG5DSwWRz7+cBMu",
+	"A2R0gQXxW+HPnyjKDXgrXDFiKEyl5g+SoLd/nByddpuZ0Y1Wi4JfrW2OuXW8AJDQbWIG6DTuAge+hMAB",
+	"XtrNpUeURxlBcFeDRppaNm7iMVdUdSrQjUwGeEulzRz+iXWyQXlLtLoUxmEBW1DYBtwKuqUN+maZJ/GM",
+	"cdT2K58u9PAl/wKLC1jxjZZZkgluyMMxzEIrbBrCE8tq3grKom2HzjHY0zq8Dnkj3LB3r3EPCDEPG/tQ",
+	"5T7rs5ZHwS429WDAoLcYt7Dj49vl45vv9vU+C4KzewpVCLMNgv6OT++01fV7BqRpIYkg1W7T2zLn2cQb",
+	"yPdNrsoIhkbF9IyZXLHCLOu59V1adfxcfv9trlp39i7TiMrcqkoZUidmwEF7rUyOxs6iGOUb858bPRBM",
+	"q1AryhnB7Fhkw1b1OVgrqWo90jdI/Uq/OrxdfpFp6nl2WEKrv2WTvvZF1pLNB1SLy0+UVo5W8d+pcDpl",
+	"kEVk/oWhU1H2SXUpgVHo6cyh7UKnjC6j0DTkyjKtWldZ8NJ3qhW8K19brxJ7GE+xRcV4fl5dJ3yNIX1w",
+	"q2ZO2WiVD52FjgtOMyMAWmofwGwJ1E7Dkjfs6VGxp+GmTXa1cpZfrUmS3fpjPyw1F4CtzyRxo/XY8dJ5",
+	"XsGSyeS9s+J+yvJLoL5WthKQusI4Kr88tsYzv6zHlA5qnOEBAuzOvG46WFAtgIlYROSV8GroRKoU+SL+",
+	"rIRILam/ik+Dc5HwpaYQUyO5vkKbD8giTKa2qYF7h52xAhiQE1P1RVu4KH1S/1loN1PaW/uqYnDlKXyA",
+	"KlkLSRn39knoC9sOHVK9Xu7ZInzPOr7A5jKkalMNgL7CB4vimfUcu6jueCYbAzatRQ92qsmzSt7jq5LE",
+	"TJihNtNX1NBOamWr7e0ixjPJsSb4cBhd21u+CkwFId1Fl75/SeNWIBzmutX+NDupayOpS6r3M6NHRli7",
+	"k7seRO6iN9akLLq0k6H+ILaFBw+pfCsSbdKayBZwdG2x7Sp3XDtbvlnGohPxUJGWF/h1G8SNnnf/FqFw",
+	"KFcVLghcLJFG1OIOS1qOtRUsToXjMrMxhReChNZXuQr301vaMcJuh1xyE7Egl1y812EvqQxSZYE6pdT1",
+	"u8nVqzRiNZyIGDGYj3Gnr2gSGE1G8WNyRbrEJxJt8HNXzCifwMmwkwh2dpidHWZnh9nJEDe3uXt4rwHx",
+	"gbvYgD6NMLE6qg1DPdOSmC227SgjvBCmHLJwbzDBDrVkB0mw7pzvdmtZmy+ZOPqqHlNmBWZCaiv2oqK8",
+	"z239FK+lrXJY27pzHFijx/jo3WF30xQ0gg7f41QTXpQJcVcBJHC+NZuccg6EsuNI98KRGt3oVaK4RXBb",
+	"hWzX7Se1YwpbCS6b1wHkQQ3z1+S6jZZQukcx015vst7iTYlXjEg8wsjqkFlOiXFtwO4lfNfDvgIsr0x5",
+	"z4O+N57rYTCQSxcM6HE4KTHguM9S3+uw2ANZ7LO/pnwiLDx39csRm49lMvZvpFbryDDKW1b2/NHTWSa5",
+	"wmS4G5ueU7RX9cw9ZLjXjit8/lzhdjb/DUz9h7fKYdoJLjsS3URwuQUV3ySebDWSr8qVd5WHdp3gK8WE",
+	"5jXuvqYYtyxM3Eqzvj4270dVk6xAUpJK+gznTxGf1/pE+a873rHjHQ/MO3ZgvrW4sy8g5izEm+XqwRrU",
+	"XDhuADEw6sqbQGueYlh1VKqpVcxQGyp7gahFHXL1TIo0YlazjDthmEilsyzVTGnX91n8/gu5SoVhc77Y",
+	"mpcS5rMNJ+Vtm7Jsp0dtwzS3qYyVXtZdPNSO8e7ioe5VL6yky+zEiT+2boiwf1sx6E5uV+vEfqZHq52u",
+	"P8MtDG6JmBJzYR0bSmNd1Y4PYgGG0oBYgUHql8LwEYgQ1oWeKBT3jsZ06cQ06qtK32DqiBcPjZ7GTKok",
+	"y628FBGLnY6Z+OD/bo5Mb/DaCmlsX2mVLbZZtGSFm9c68RpWdJ3uKG4sbeiEB2tca4KyLnNtapPiGXQV",
+	"IYFIsIFZnkv4ZbkYRLR6hCH1dYOhcWpU1jA0n3T8KYYGMq113scvLZthRVTsj2hy9cQynbtZ7jYcerJy",
+	"6Bi79wlGDlsdijtK64vR1UdpZ1pmfCRWjQQfaa3PAa0Tb+mZawfFHdOG8SHI+zg2OJn1kVUStLtVy0vD",
+	"KOE8Ny8X6Oz78O7N1mwghtqIG0f29Y0jc/pW43pUBYHwiXmBNytIINx8UCJTvWfcmmEA9PBmFW7mBfPY",
+	"1bf5MkIQwn5WxBNL+eIPHnpA8fCWWaeTCRZtnSvG55zK2s7Hiw77mUqWchbjTGKWiXQkDFYFRAEmbZJg",
+	"+gqDEWYgdWiHJe8VA2jr4a2AKCn8gglsL1+8/JGgXXyYYdB5pp0lmWmvw174izTIhCs2EH2Fo0k77A2B",
+	"G8eYb63YGGuhliVtWCyVzYdDmUih3Ht8SRxhJVZQjVYWGL3SQbewv9wciuDP/UMaW9YvU0JSR9C+Nmnv",
+	"6QPI3+gsXURswJNJGTmIpU1+zbly0sFZ+Krodlpn1JtaRXynTxCk11dm6/uyLetQjbeszVpaHz9uJJHQ",
+	"I43aeAE1W1fIgwq0U8WXVPENHHPUTfkqOLV8odpWr/Wq8iMLP5IF7zk+ftL9Bi7AD/DFgg/1Wked042K",
+	"Fd0eBfyJzAYbUPIFDDlYI17gbBto+gftmFBoeyfsHwL4YlP0KaxIewW0o95Kf+0hgwm506FLdof9QLAP",
+	"RwZZgROq80euf/Najwg+1hFSGvrIbmY5WcepHqDsDrYFdKUXvPgTKQ0PDOw7rP10uaA8RfuhX9uHE89v",
+	"7T4Vg7HWk426L9t8UNxhI6aztGKeLHpn+MrmXpyThmXcOpaKTF4Ks3jWV0pcorUDK1mIxAhnV0Xz0lnV",
+	"cyXMXoedZ1wx33C6x+IwhZi1z43Go/xCOWFmRlqx1+mrG4oc8+ttmyPhQAk47mDd+QbLY1jBO8NDbV1v",
+	"xIiL2t23sS3QwKvvWTfVoDbSXeP6x2ImoA2t707VoREodVWcW4ClpY7u85LC76OdrifIgcCaM9+/e3d+",
+	"wYRKZ1oqbFhPir+4hPeWyqLjmR7lvpqNxv4iJMT9vd/6l37rl7jTV+8q3UZYwo2Rvu2elSN0chIMRUyr",
+	"RDzzIRoEU5kkU8G3hF/wIHrO8SOUHqHEB0fD6rAzVUMaqpHrS9oedes7hNV/2EAstErJDwLj/Onta0qZ",
+	"z61g8di5mSUPCl5U2jFaEIwomRl5yZ2IWKb1jJRoAzMV5lKkjKepEdaS6ydl3Ia2KzqDqcFFy6TrMc7G",
+	"MEChUlgMqRhnvneLxL14dX55Et4WGhYNtZn2VSyVcO+50yr2TXIsa8dHh8fdp92vTo6P44jF3Q9Ph53D",
+	"GG2IYZyAvrN8kMmkeG+oE+BF6r7ilg11blgqEjnlmR+SxSZGMKSvWCadMDyDUf4jT0ciZQNyU9QH7Bjg",
+	"fGop3oX3FdYZwO/5xYiAdOrjEb7iUtunw/viANz5JJTA0NBJNuApbFxfVWsnERlWixvA6sa5yeLPjd95",
+	"IwgN4EFtU3T8AdV4JozrVLqnyJHSw2EHyCUVKYBdbrJWr4VnqHdwgIvXGXMz0AaEsf0JKSE29OU7sDq3",
+	"G1uGaFG2ahgqGtHcIBo89/d93HAOaaNIcLMIEJX+aEJQZsd6rshfBFi6bWOSPxEPYEr6wqSR25qg/A68",
+	"R0h5bwTH3kKlFWqZHyYceOKlqDLFVeLLkrFqbZpeaRNaVmlqleyXufPnbdLZAFxS7viA25qQiUpJkDFh",
+	"2cJNsIEggwxAjsDNBomDfOrpPjDMssxLQSTh4fd55RMljdTeLy2r3PWMGeHMAmDFOHx3lShOu8e4ycq+",
+	"5DJDmXV53D+9ff3EknST6DxLmR98pjXw9HzWMFxLQvc1ow0Ue+PbnzEYPUoOTWP/NCRdGQUKNs1DYUrP",
+	"WZuzb3+4YENarghv4vRUrbpjX2F5x70ei2FRYuws2LAucYf9SEUkV2xgr6/ipu0HKcew2NsK3udqovRc",
+	"YYPKapmJQgqh4RHJgUTX6au3SBkUOhHjH/tn8EcMvEir1JIgU2E/lZsatA96iOXKycwLysgk2JQviN6d",
+	"kSKte8CnUslpPsVOa16BlsqJkcDdulLxg/Qb7IBZUWy8TLN1hW2lEaiwqaYiE040+Xqn+jLoTBWUpA6m",
+	"zhbSMBtL67RZ1BSmALNF1DobSiXt+Flf/ZqLHDBECQqCT42ezXyfzc9IPv4W162Uj5fkvbVY+HMP2Tsx",
+	"5uGtu0DtjNdI/dHaU9bPXOEuGV892899LWLnjQ++KjCCEhtiLCkaV2YcSxe3Y+ql0mMYmR7v+f6uNp+K",
+	"AgekAPR9QaYahG6dJLlh8zG2aa1jiLT07hQRAFiSf4tIKROGmhqRhtFXRQViyogB9VuJOQ19IBahGmEm",
+	"0EiEqhN8pVrYGXXwvc8NZKindxVk7thWiFIL1pVBap/fVnXiK/bwjczhm7jNbqfx7mzed9IyH7Ch/k4j",
+	"2mlEO43ocWlEJHoUwsW9S1zXK0QHpTBzrZe8OuYnlsxaRiQgPpVvqGfz9EoRK/IdKNCNg7354Vl46gld",
+	"zm2EzR8zHVpSOCemM2y/Owmxtkw6pOElVxUIVBMxc0BAfXXcZSlffM7O9nJqt20efPcMgDpVXCubVIZ7",
+	"ez+9f8nijLZ9XVd9RRLfySyPpV3tElRcQYnPXcm8AVCdsA9Wq94fI4vlBgOcdWBEsdd128CWWfx7dZNe",
+	"pR/jPcAqyhysmb4curiivpqPucNgAUDyqt6MMAkXvOJLgQWk7HpntPcXF9FTHtyf2L7yokCvqKcLD9uF",
+	"SsZGK51TmrzDKorcEnsoXPzEQUh6KXrqft1XXhDY67DXciLQkR/YiXSMartYFmfcuhJ34oiuXCA38vmc",
+	"XmJ6rnPl4qivyBLI+GyGLX8l1YQv7IKZtA5UdWJS5XWYkpNZxjg76nbZWBg/YT/7vpLFywY6XXxuzOud",
+	"KJjXw1b5r/KuNVzJMO6C42yqVV9hWc0sKlBeMCL7Ld/xqz9yWXQBqMgAlwuQeAhFQJvJPhbSXS37/1AR",
+	"6Fl7xkciXZ33HrGlvPeQpt8LhXHhFiCwGZAa/Unif7w6Db+vKnn4ZYM4e7fK6dpMfqSpb5hT/0jT6YtV",
+	"3XyE4umKEVZ26hMME8iN6jZ7Zie9Slgfr55hykTjilFtnrWBOuwx8fRHmG1NBYUyYVxZQSfJtK3Wv1mj",
+	"QOFVrpPpuTBsxO1EOJYB655zM2VcGiapKEBla9enkfWK7Zx2sfSP1IZSG8cy1GnUWQ6D/AHzIn15n9tX",
+	"ffIvCAWbPOE46ZCOvtW6WAGnjWptqZZ9ILJNK9nvcte/gKD0EtIq/Ls4W4+hdH45RAb6HJtJkWDeSjFK",
+	"1J3QVFeyEOR1exFmeav4GQunOZS6t8Cc46lIZT6Nt1Wfz8eeFgfsIUNy7wtir8LmSjzbNIY3rONWi//t",
+	"eNmj4WUbi0kPW8SuVEZ2SfO7+nVUm5HxCv9ak8PepXTdMg1em4FdDOxOpcwr3O2O3S130PvlQu8ODD9x",
+	"bfBNUeWRJbYvAdVBoN6HcTuRlsD+83/8TxZXyib7Kz79MI1ZmyyH9RPsS5DQOw6uPN9XccJVIrJMpHGH",
+	"nakFo1olGL5KbYyxnrgeMhhvlomMUSD30OgpesLQyoT/m0tlO+wtjkiqERtKI2xfxbCg7wnMw3DZ7/Nw",
+	"OstmyhGrIN7HrWk+7wxXFttkPA7tZxlzW98RIBoxy3jio2MCgIYFvAUMlvPeVuzltZyyhubHJWP8Ynln",
+	"4z5upQz7Emncir8e7/jrTtnYjrLxhnIhtqxs2DE34kAe/O70RKiP1wbcSXWpZSIYt+g2TjKqcSYEVTMY",
+	"GK7SKFwOIRguYplUwkZsRt5cip8Y8AxYaKevvpV2lvEFxm0yqmV9ppiPw4yY0cApMbj3UmPLTRxpEcGB",
+	"qVF8KthJ96TDXpd+usOjLhVgsFjS0g/r1Tn+NZUqd4LxxGhrQwWCTKpJgwuPfo1ZW2mWGJEK5STPqI0I",
+	"jcXHSfz09jVwfwobmfGBzKRb7DVFJ3wn3AUsfPqKlnRjTvq8eP87GMGdfT6/t/yGPKc0/27Uwu2ktIUE",
+	"X9H6p5en37zo/ql0fn1f5PQzX1iMOixIT8L/dPjy6Jvjp3AmaPl9j4M3fMHZc6pDhjTir8Ol//zv/+tH",
+	"4+RvbC5SLIthBCACxaXizdTzpQLFX+0fHr87qjBHaW2+DNYn7w5Pe4jXfyt7YqVipq10raiFNEq+r6nO",
+	"lfPrcHT09PTpUXQlpgkfi9hx978WFVG0coYnwDEcz3BDqHBGq9d69cNf9oF1vTw+O9nvPu8e437LdOkj",
+	"4YCsHsZUuLHGJh/cpP4l9Wmevjv8quY6CnwObgUEgdHV3rp+AcAaxa7gXh4jlixzb7kT5Ma8wTRX3vgx",
+	"Kp/aP9eZTBZrP+xvv71v6X6Y29EazO2d1m+4WvjR2TuzF5HkJH/9/ZeGwmrIDdKwiRWGQxjYxG3ohysc",
+	"RmlV5zDKztZkMoFv+a4sbCDGUhWjQ5TuUU8ngKEIGIeImE20gX88z4vYUGJZHRs6J/cVnYWyQFqijRGY",
+	"k8U4PdVhP2gmUxsxpUPoh5hymdmVTMmISz2hvvrICpY5EhDlfggfqTGi9TmNWfmOZgteOKlhJe9syIMl",
+	"rkm+ragV1pf69BdLeZa4ouKkQkVFOpnwzKe9FRWI3801yxVK1WyGPYeGzHhWGFr0vMBQRRgml0oYlvEB",
+	"Kt24pWmoPyPCF5/rLGVjnaXoWf4lak35hwsgC1/LeCaM52RfHXeOaVHyDP4ecpmhl5puPu58Xb6YJugd",
+	"7zDVYkKg+RWspN6oSFXsgD68DjHY2mt6HVFTgoHI9JydHP7f//MSrSBXFtB/EF723g/85jUtB+Ef2WSR",
+	"YS2DcnRlkeEkFnxdKlaWGC14DyBUJmi7YJ0yXj6ilRtnCzbUOmWWD4VbtDbmSAWdb0ml+sOxg4vAB5aw",
+	"+O4c4YbINszrQZhHOK2HYf15+s3l4OLwN/7dy8XfLg67gyOXDeTh5d9kt/tmcfgPuP7Xn3/o/u0//u23",
+	"EK41425cbYcxEVdbm9XSqPiH10KN3LjVO+x2o9ZUquLvq1Flv5QM7te1uNuvuXYrFSh3tfTnCp0KOZ8l",
+	"1mejvroUKhcRG2GWWAKCY6F1ocAH/woztRG75JlMpaNmARTqxq7XwPrKc7so8Lq1dDHWjoFTv1favR/C",
+	"yYj3ltUzqoTXV5uoZ6x9cvSND/esptrt3a/e9mfYx0egtVHtP+yU7LnNPaltXnM6Dyz1uOu1sxcqXdLN",
+	"Tt51T0rdbBv6HtI9ZkS0eocn3ao2Vz+CfzJcWpFSFi8zchAxZEZpqRICI6q3QTg86SLufaCEZEKMqh51",
+	"8vVxF7AiV9KdA7/1149PTrtXA08vZtxMMixkLhVQIsfOy/7zA0EdOTYcwjeHjSP4qmkAb+E0MuQ7tvyw",
+	"EQr01qXPVr/qxY+aBtn82cPTbsN3fxwO9y31QkulRZSqaOLlleoArp/1/lG38ft4GWUTYnvPx9yMxJ9m",
+	"/qeKZGKFIqb2AeR0vOOwe3QKYooBea8FGr6ndYbc0lfsAOR9FqxYLM0Fe4pJnmXrJp9n2kHD8lT8Buyv",
+	"1zqbCiMTfvB8LBM+0kEj91ki+J0lnb82h7DAsMJdbERZXY/Tp3TZ8Q+BAL7Gd1Rvenr6NWn9yAp+Uk5m",
+	"FdH+CAgN2Umr13rNJwJh4pxfyoyO5KUwxOgPNxTTCDJXSGjIF3dGg8/ZaPCrZ4mfzGRQSFQHxOXQldzo",
+	"7AUKCiKSL4brCmELXa4gboH8EDE+MkL4tq9wFQ86a8d4vccAZOKIicyCFNPd61GtYXrVQIAOZWv2vqiS",
+	"fRiHiyKNI5+Gwp0AYbGDb3hPwxNpTG5eX804/h2ff5VG9CH4T3lkP2IiipccfUmv8J6IpSIBbodCWWjF",
+	"VGml1FftmD4Nghg6tPeegV74A7NymmeOK4E5jbRuETmn8yQRIrU1ge2oiyWCxZI5ncS3xyqw0eH5pDJb",
+	"dK9ubiTLwPvQFIUpVwv+ryC37WsQnUId3VLCKyW1tUH6HBef1murnu6KxPp7izfY6I+8VNc0l510u5Nu",
+	"d9LtutJt4BI7CffhJdywFztR936CPz63AtKPSbCnfdiOaE8rty8VSBWL1TJ9aHPK2VRYy0cCi3EB6FyA",
+	"vOoEnz5jSsO5AmRlSohUpB125mXfo+4RWVT9l5i0fWWdNt6zMZdZxrAmMNxPLSxQvqoJvacNsSNjnZtS",
+	"qu2resmval+RNaTbvdVtHy5oqV75lXrQ7g9e8OSK/+s1jRxaUctvVqvX+lkwkyvm5iK7FGys7Uw6nrHw",
+	"DG0CFojLsCQKS8VUh2gKZ/gCLdidUrA7U5x9p6fiN1gvM1op6jk9k0mr1wKeiQG12rDDI6oZsoFvqbb6",
+	"G0nERxu2fV0vsjH9Bh0XWGHmSiBi95uNAxGXJ5gI2Vwy5K3/5mfOs3Ys6HNiQc+1cjxxzE+TacMsz2qV",
+	"uu7EhcylWKzlsaNbn1iGDvCI4bSxjRSGMYI+KtUoKrgTzTjFrlRrO9aC4YasHG1smUof9lWapGKp4UO3",
+	"V7HtnDxjnFGkuL8Zsxawhze3jkln+wp+R2uXnIqInRx2WTumm9/To6vccmsGTfbV43DLkfniAmf2GKIp",
+	"P7GdQlthy8SwggZxchOx8Jr9+19zDrOohnd8r+fYMReWEe75b43ub56JN/xDq3da+LhhedUIzV30ASMS",
+	"PZ0KlS6/Hdh3tsByDwudAxEVtzIQlTzHr384qNv0MTWzlS8N+aUGUMC4ldCd8e+tPxnBJ0OyJ7zOVTJu",
+	"Ra1vpVLCAAaUQTVjmYzZVPCMpTLFIaGAMRDWXTcGOCaZeJ+MKbyxGA1NxdUCd87UgnoRi8yK617qxAd3",
+	"Q5SMG3M1+avO3xSS0zu4AgP/L+yvsIDhyI9FNquuaKeSs3DOHR5VnPdQiHTAk8mm1j9/fFbW44Zfd5rr",
+	"OvW21xjZdz4e5jFxXZ/g7FkPIPs2+O2BzQeeYq7X/cgXMfBf8sErGN2Ghayt824ej4Y9X6s5HMbil0LJ",
+	"i/pK8GTMsNA26BrS2eIu4PGLmaC+ClyNRMQIDCzj01AEWIcuvHCyy25aUbfb7atkzNH7YyiA1DN6NhEL",
+	"+4xSBOeS/ErLTQqBvRajnQgQFBgB0n5uKea1r6jmZH1RqJllYOnePfQ+zDemqtR7VySFUow47Bb8v69W",
+	"u3keQ9bEBZLNp+X09+zNoVWnhzxb8eCq8xny6UxfigxRtmSDvcDnojqbB3ZdsuXeNxs088fluyjIaCuu",
+	"HjrmV9Lmjt8dHvWOg3fjLuxvw+ler+Nqk372Ou5nYJfdhDPuNOi7xPDi6VvC+0/Azuuf/L01ENwIc5a7",
+	"MYwg+KWaw3vPjU7zkJJQ7xLLZ7JjdV42hb08bF31sp2xTCc8Y/QJ1o5HGq2MnYNkmmIf2Xiv9urewQE+",
+	"MdbW9b7uft3F9/5SLMNV0WMkrSOmE2Gf6n2pIs+xjBgaYcchowR/Fum+VCy3wlRMlVZ4VL3qJqzE99rI",
+	"J6KgthjeKg2bZVxV3qbNyDa86gK5dDsYVKPCxmojhv4tu1fUt5YGLQDsN5AeKLB/wWbcONupV/9s+tAb",
+	"TISxETM6E5bqDlDVZjKClOzdPmNSXUrHfSvP4tWUS2NvWBB2dv4KpSW0ptiFdWLKsIsFbYhl7aK7Cw3g",
+	"Gfv+9VMm1UhYt1f5Hp/JfXhRwwfRGZen0rFMj7DqHAqNKPRU3wC3NK16rZW4Hi41TMcqdLVmp9RlMGz1",
+	"csM+2vVK1V1sHFCMoqif2zwP35S97NvldHNb1x5DuVcoR7W/gXrPf7x4x3hZtHwkYJhlf3XPnsjOpdMF",
+	"o+8PMDEA3+DLTluWjPkM664P9KUg0a0+gX3fa/HqNM4NbHDK4Dyy9p/fskSnQLlakcW+Ut7Cx6xrw0eC",
+	"hapdvru4KepncGYTrhS9skrdCW86kC/KjRtzciOxmsgaXZN+VXm9R82rH/iZZ9lAc5PaiE2Fyln4wxm+",
+	"2M8kiPOJEXiCJ1LbCa24FcpiGQIn5nxhe8wgMgnvv+qrRKuhHOXedcXTqVSYZI2aD557TpEg+0AcKa4r",
+	"UqFiPId/HIhuRe92aZieq5DG1o4/7KcC2M0+XqBi/NjOnu6l+iUw0LHg2NM+Q4AZ41JiWcefxeBCJxPh",
+	"agRBb20k6DKDKmLjfFrmKaRaGzYzeiBsyAa8bnkqy4GDpTRwzAW0sG++Wb1/tmGuETVvwYb8mR4RhflO",
+	"90HzhPPUVzioJzboi3omFDa6q2SDvRcfkhwjCnxlapgNReIxLPtha+tDE2tan1dTPhKW5TOQd0SKGEm0",
+	"xNoJt9jSlHtagjlOxGKvBsGp5CtwZOatR4lQNrdsSIsI0Hp5xM6+fRd8sL6ATeHMg6NrhjwRTKiRVML2",
+	"cOWR+dmor5zhyg6Rd4QeB7if0iYY7AGHN8uEGQWHYCqFCwWZp3w2I0hDj++lTvggzzh29emrXNHv+0DX",
+	"zGAUR4CCQAn78DrpJFfEyfVwCIhd+Uht6ZNMKsy0a+BSQRHlmd800P2pCHibMyszyuSpEmXEeFjYJ5ap",
+	"3BlJqVTSTuA3WCdUujn9XaEZVtBMhCToAFlzalqLroK9HnZ2ECl2boj6ihrAa+XlEgdE6SUDNi8QyPfD",
+	"AOKDtVI6V0mBACyutfb37TlqK0RTX0FEBVUUztseLTU2haTIUjRPOgmogEgaCA/JCk0ARIFFf3vMu2TJ",
+	"WCSYZFu1+5Rre5WG6OgzN9cg21qt6BVRwX9r04IBw3gbJvZWJHLmA3WZjwwCESgf7Bv6Cd5pEGHrw0i0",
+	"dfYZSxZJJhD4/UvgGPSVvhTGyFTYZ3COBZxf+wwwzsvHINVaNhIKKAIOe1ggMRz6nGVkJv/vfxfPF2g3",
+	"4C4Zs4S4jE96xvJTURAYELe5SvVwiF8VswhE2P0B4W2YCOWC1g+JJ6qGpXruQ509eyy+5oOaAaX0dJY7",
+	"kh/EB54g4MANPs6k6MbiGSwMhxxMNKwQQkX1pTH5mtR2uBMLWO1FIXmdJhlKKtTPuR9oo3QH2hLKdRh2",
+	"Gd6ClGZ7pa0xqgq6rI1GsKhqstOGKe32Ip98arFPXHANWq+P0bbyqimNFqEMbKkzBxpek5QBwgsPR/6J",
+	"RQFfAoimaOgcCAvUxhKtJ1KNenQeAEPQllkiT6ZHNmJJJjhyMhQ1SgkMn4KdBWkyzQXDryLnJ5r3ib40",
+	"C3EpU6ESgRCZcBWx2Vg7DajfV67K7jksltjrsLPSegu4SG1pATlA5ITPhBh8Qk/8KsCZhVfG8Mh7+sUz",
+	"1xshsQ4E3DbK2m9B4SXaLpaNtblib18+Z6enJ6eIcUEs9t8qFK49Ei2nfCJwUr6vICwhtuc1sEYVTm10",
+	"7jDEt0Fa1lSLzIZ5DTOQjdpB8IDtjYC/jv1H6XsJVxjrZEljZU4/o++PdZYKQymobiymVYE2fKphGN/l",
+	"MhUs1UlOFX3ab7iZpMCBCLhRUqmNAEnb6cr7R/CORr12LIeOjfM0zQB4x9oW9Rn87tM7K+/yN69gTFIB",
+	"DoGylXDHQetrE1upaMe5kg7FZ8MycSkyWwNCuxcFxaOvKpoH7rbTyYRlIh0JU/ItrfbHQamfalBM9jnF",
+	"PhNjiICr+xEgS19EINLnIEWMhfDAM+fW0ZFcgoHZLFs0zPYvQqXa2IopAScakbSzj0vO5HSmDU42N8mY",
+	"I1YVih5pgxjRgAfR00DUV1Sw3eajUTUAgq7igagN0b+7GWXRzimFLzqIslnQjwOLZW2Md7BeY0GAtGN/",
+	"4OV0mqM5cs/3YQS0nCg9x10g24zHjKE2iYhQ1rB1BX/mB9EkaZd576FcAQJ+UVGLqo3U3FBT1vY9toi2",
+	"PKWGKhkRIWlRlKRSewSJeS8KTKCschJKlfjke9+5DE0XQo34SEyLPt99NTI6n9XGCHcPjRC/CRoftmYY",
+	"SsUz+Ru2+i/XovJYk4pcKuBB5g2to6oNVNokVkrFQrXMiBWVK7VhRc3MqlZSVjJbgTJpFXIBNz3URSyE",
+	"tsBYUI0OzKmkfhSiwqCrZhWeTdzY6Hw0bkQgJMtEGCeH3r9hWRtLVMChzoSJqGAF9T4ypRYTse/Pnj8/",
+	"3ytMhF5ZKGrOZHxmq1RY/8h1mof1ZIAv42SE8zFH87HORBEJC6IlyBTCSJ1iG9t/u/jxBxzR+bcvq3yG",
+	"3rdKJyyOXFHaKkxqQu3ecWFHCuUya8lGWjf6OY621g/7hR0r1LoMWsZqJ/CZKpvuBq0LN1+kvWu0JcX0",
+	"cEhWFdTG8BIiLNBKpuEY1beW9gRlkBU6Gh5RdHF+W7W01Sxs3nxEDYxlyAjUhsX/Enf6qm42xNYoSDuh",
+	"ddXVbnrPgCs3m9mwq+ylMHK4kN4vDRuBi9HkOMW1o6Di9MUlpTxv5jfFp75Hg+A6PtOLMJrwyJ2cpldr",
+	"nJ4c9rrdztEpljnljtdKqN4cS5t0v2k1Fe4pTTVY/gdWGBN15twA5GxcifSjz/EKW1AQ/XpFU0W32/2K",
+	"gp3X/Gb3cH2f6NkVoljHB/wf/7GyxWcZfY80LRX7OjTAflYJjbTUUBKUEzlSwEapME/Tm8vSyl6NbaNa",
+	"FbSn5c/swUv5cq/LDnuF/T9BlShaZ1/nOVveq6UmeMGW/clb4RW5wl6FfY81+1YDJAsPFJU55xw0PjPB",
+	"+k8y/YwhK0zNlxs85/LLRS6f/L0ech1iZSNclHUfOW4tZ3QeYQpjAU7NhLc+SB1tDaSeryKDHVYRVq3a",
+	"unvHrHp9g2tRq1qpAZSoEsfwJRGbYwjvQCQETWWxhS8A0DBJ9MzPfQdpAdJ83Yv1HjhaG9CWqHJ9SDvc",
+	"OqQ1EMIO1JZA7cr23ReslfaVTmExuVZVXTbLPAnqOspkVavL5wpg5dxehtl8ufBVzHVdSBJVZa+RetbG",
+	"nsPu1rDnxao93CEPIc+Knbsv2EGb9KJTmN6uE6Po3mAwR5hZspLDvOeFEfwzhh6a6nmY3RcLOzTPdSHn",
+	"pFqr5LgCP1eoaH2x53hr0HPetIc72CHYadix+4IcklLWg5zgcwiehoqEU0SqfMYwQ9P58mGG5rkuzHAq",
+	"jF/2DbqDFfwKsa2PTE+3hkxvm7Z9h0yETA07dl/IBGdVD4edVCQyvR6YyjhPPpsZfRlac/xDJGRhKlLR",
+	"fEQihot+xlDl1+ZbWpovFqlg6z0xhY2FX6Vwvgnm+t4+H8O37iPYAIQWed1HBhshIwBrBRmXiX19YPx6",
+	"a8B40UBkO1wkXLy6X/cFi87wRafI+LkOFcsEEx9xXXEPFi/4jEEQ5leM/MvFwKXeS8f42+KcG3g+84VQ",
+	"bgVv60txAyw1AkS07heeVtFtiWbXB7fTrYHbu6vEs8M2wrYru3Vf0FYJy+sUEtt1CDeiCMHKc2h39xvG",
+	"5sKIUvT7jJGuMsGLMJ0vVz3N1bogk96iOXRlLdf9TFLFsmYiXR/SvtkapP28kkp2yEbItmrv7g3g6I6O",
+	"E/aa8kcXCDwqW7DBgsWYpn2gzcge/I508/EgfOjgd5l+PICXxRHgGSKYrw9UvDBi8zF34lKYSqeKocyc",
+	"MLh+CVewfoPiqQGC463Qsi2L/Zhyl4wpMyv+F6wD+LAISi94J6z7YoGzukHrNvA/rEFblTzX91duL1bi",
+	"5+Vd2wGZB7L6Tt0bfmkzeY/pHp2Q2XFtVESZOFgmiqAWGp7+nGUybSZohXrr5/LlRkOEXVxXXvrqNmJZ",
+	"WM51P3JaQ64GwlxfJDvZHoA1E8kOxjyMNW7b/aDZx4//PwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
