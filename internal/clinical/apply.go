@@ -199,7 +199,7 @@ type patientState struct {
 	// storedAllergies is the stored list, loaded only for the patients of FHIR entries that add
 	// or remove one allergy (decoded by allergiesOf).
 	storedAllergies []byte
-	enc          *encounterState // the open encounter, nil when not in house
+	enc             *encounterState // the open encounter, nil when not in house
 }
 
 type encounterState struct {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -161,7 +162,7 @@ func fhirResponse(orgID uuid.UUID, typ string, msgs []prepared, results []api.Hl
 		}
 		if r.Detail.Warnings != nil {
 			for _, w := range *r.Detail.Warnings {
-				issues = append(issues, fhir.Issue{Severity: "warning", Code: "informational", Diagnostics: w})
+				issues = append(issues, fhir.Issue{Severity: "warning", Code: "informational", Diagnostics: fhirWords.Replace(w)})
 			}
 		}
 		if len(issues) > 0 {
@@ -269,3 +270,6 @@ func clinicalSettings(sys string) api.ClinicalSettings {
 	}
 	return out
 }
+
+// fhirWords says in FHIR's terms what the census's warnings say in HL7's.
+var fhirWords = strings.NewReplacer("PV1-3", "Encounter.location")

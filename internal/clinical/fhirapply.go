@@ -152,7 +152,9 @@ func (c *census) changeAllergy(list []allergyDoc, ch *fhirAllergyChange, s *step
 		s.unmapped = appendUnmapped(s.unmapped, *u)
 	}
 	if d.Status == string(hl7.StatusNoneKnown) {
-		if slices.ContainsFunc(out, func(x allergyDoc) bool { return x.Status == string(hl7.StatusMapped) || x.Status == string(hl7.StatusUnmapped) }) {
+		if slices.ContainsFunc(out, func(x allergyDoc) bool {
+			return x.Status == string(hl7.StatusMapped) || x.Status == string(hl7.StatusUnmapped)
+		}) {
 			s.warnings = append(s.warnings, "a no-known-allergy statement was not recorded: the patient has allergies on record")
 			return out
 		}

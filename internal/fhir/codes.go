@@ -122,7 +122,6 @@ var SNOMEDDiets = map[string][]string{
 	"226211001":       {"iddsi_food_4"},            // Pureed diet
 	"15108003":        {"low_fiber"},               // Restricted fiber diet
 	"16208003":        {"low_fat"},                 // Low fat diet
-	"228055009":       {"iddsi_food_3"},            // Liquidized food
 	"228049004":       {"iddsi_food_6"},            // Chopped food
 	"439091000124107": {"iddsi_food_7ec"},          // Easy to chew food
 	"439021000124105": {"iddsi_drink_2"},           // Nectar thick liquid
