@@ -1755,7 +1755,7 @@ export interface paths {
          * @description Sets `fhirMrnSystem`: a FHIR Patient's identifier of this system is its MRN, whatever its
          *     type (null clears it). Bundles received after the change read it.
          *
-         *     Permission: `manageClinical` (admin and up). Plan feature: `clinical` (Pro and Enterprise).
+         *     Permission: `manageClinical` (manager and up). Plan feature: `clinical` (Pro and Enterprise).
          */
         put: operations["updateClinicalSettings"];
         post?: never;
