@@ -1748,6 +1748,8 @@ export interface paths {
          *     whose value is a Patient's MRN (null until set: the identifier typed `MR` is used).
          *
          *     Permission: `viewClinical` (manager and up). Plan feature: `clinical` (Pro and Enterprise).
+         *     Site scope: organization-wide; members limited to some sites read it too, since their sites'
+         *     census is read by it.
          */
         get: operations["getClinicalSettings"];
         /**
@@ -16643,7 +16645,21 @@ export interface operations {
                  */
                 siteId: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The organization's id (from the user's memberships).
@@ -16734,6 +16750,7 @@ export interface operations {
                 };
             };
             406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             /** @description The body is not a `transaction` or `batch` Bundle, or is beyond the entry or depth limit. */
@@ -16773,6 +16790,7 @@ export interface operations {
                     "application/fhir+json": components["schemas"]["CapabilityStatement"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["PaymentRequired"];
             403: components["responses"]["Forbidden"];
@@ -16805,6 +16823,7 @@ export interface operations {
                     "application/json": components["schemas"]["ClinicalSettings"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["PaymentRequired"];
             403: components["responses"]["Forbidden"];

@@ -45,7 +45,7 @@ func (h *Handlers) IngestFhir(ctx context.Context, req api.IngestFhirRequestObje
 	bundle, err := fhir.Parse(raw)
 	var fe *fhir.Error
 	if errors.As(err, &fe) {
-		return api.IngestFhir422ApplicationFhirPlusJSONResponse(*toAPIOutcome(fhir.Outcome("error", fe.Code, fe.Message))), nil
+		return api.IngestFhir422ApplicationFhirPlusJSONResponse(*toAPIOutcome(fhir.Outcome("error", fe.Issue, fe.Message))), nil
 	} else if err != nil {
 		return nil, err
 	}
@@ -145,24 +145,24 @@ func fhirResponse(orgID uuid.UUID, typ string, msgs []prepared, results []api.Hl
 				code = "processing"
 			}
 			e.Response.Status = strconv.Itoa(status) + " " + http.StatusText(status)
-			is := fhir.Issue{Severity: "error", Code: code, Diagnostics: reasonOf(r)}
+			is := fhir.Issue{Severity: "error", Type: code, Diagnostics: reasonOf(r)}
 			if f.expression != "" {
 				is.Expression = []string{f.expression}
 			}
 			issues = append(issues, is)
 		default: // skipped: nothing to change, or a resource the census does not take
 			e.Response.Status = "200 OK"
-			issues = append(issues, fhir.Issue{Severity: "information", Code: "informational", Diagnostics: reasonOf(r)})
+			issues = append(issues, fhir.Issue{Severity: "information", Type: "informational", Diagnostics: reasonOf(r)})
 		}
 		if r.Detail.UnmappedCodes != nil {
 			for _, u := range *r.Detail.UnmappedCodes {
-				issues = append(issues, fhir.Issue{Severity: "warning", Code: "code-invalid",
+				issues = append(issues, fhir.Issue{Severity: "warning", Type: "code-invalid",
 					Diagnostics: fmt.Sprintf("%s code %s is not in the vocabulary; kept for review", u.Kind, u.Code)})
 			}
 		}
 		if r.Detail.Warnings != nil {
 			for _, w := range *r.Detail.Warnings {
-				issues = append(issues, fhir.Issue{Severity: "warning", Code: "informational", Diagnostics: fhirWords.Replace(w)})
+				issues = append(issues, fhir.Issue{Severity: "warning", Type: "informational", Diagnostics: fhirWords.Replace(w)})
 			}
 		}
 		if len(issues) > 0 {
@@ -175,7 +175,7 @@ func fhirResponse(orgID uuid.UUID, typ string, msgs []prepared, results []api.Hl
 func toAPIOutcome(o *fhir.OperationOutcome) *api.OperationOutcome {
 	out := &api.OperationOutcome{ResourceType: api.OperationOutcomeResourceTypeOperationOutcome, Issue: make([]api.OperationOutcomeIssue, 0, len(o.Issue))}
 	for _, is := range o.Issue {
-		x := api.OperationOutcomeIssue{Severity: api.OperationOutcomeIssueSeverity(is.Severity), Code: is.Code}
+		x := api.OperationOutcomeIssue{Severity: api.OperationOutcomeIssueSeverity(is.Severity), Code: is.Type}
 		if is.Diagnostics != "" {
 			x.Diagnostics = ptr(is.Diagnostics)
 		}

@@ -26,7 +26,7 @@ const (
 
 // Error is a body that cannot be taken, with the FHIR issue code that says why.
 type Error struct {
-	Code    string // invalid, too-costly, not-supported
+	Issue   string // the FHIR issue type: invalid, too-costly, not-supported
 	Message string
 }
 
@@ -36,7 +36,7 @@ func (e *Error) Error() string { return e.Message }
 // Bundle of type transaction or batch, and one with more than MaxEntries entries.
 func Parse(raw []byte) (*Bundle, error) {
 	if d := depth(raw); d > MaxDepth {
-		return nil, &Error{Code: "too-costly", Message: fmt.Sprintf("The body nests %d levels deep; at most %d are taken", d, MaxDepth)}
+		return nil, &Error{Issue: "too-costly", Message: fmt.Sprintf("The body nests %d levels deep; at most %d are taken", d, MaxDepth)}
 	}
 	var head struct {
 		ResourceType string            `json:"resourceType"`
@@ -44,20 +44,20 @@ func Parse(raw []byte) (*Bundle, error) {
 		Entry        []json.RawMessage `json:"entry"`
 	}
 	if err := json.Unmarshal(raw, &head); err != nil {
-		return nil, &Error{Code: "invalid", Message: "The body is not a FHIR resource: " + err.Error()}
+		return nil, &Error{Issue: "invalid", Message: "The body is not a FHIR resource: " + err.Error()}
 	}
 	if head.ResourceType != "Bundle" {
 		what := "a " + head.ResourceType
 		if head.ResourceType == "" {
 			what = "a resource without resourceType"
 		}
-		return nil, &Error{Code: "invalid", Message: "The body must be a Bundle of type transaction or batch, not " + what}
+		return nil, &Error{Issue: "invalid", Message: "The body must be a Bundle of type transaction or batch, not " + what}
 	}
 	if head.Type != Transaction && head.Type != Batch {
-		return nil, &Error{Code: "not-supported", Message: fmt.Sprintf("A Bundle of type %q is not taken: send a transaction or a batch", head.Type)}
+		return nil, &Error{Issue: "not-supported", Message: fmt.Sprintf("A Bundle of type %q is not taken: send a transaction or a batch", head.Type)}
 	}
 	if len(head.Entry) > MaxEntries {
-		return nil, &Error{Code: "too-costly", Message: fmt.Sprintf("The bundle holds %d entries; at most %d are taken in one bundle", len(head.Entry), MaxEntries)}
+		return nil, &Error{Issue: "too-costly", Message: fmt.Sprintf("The bundle holds %d entries; at most %d are taken in one bundle", len(head.Entry), MaxEntries)}
 	}
 	b := &Bundle{ResourceType: head.ResourceType, Type: head.Type, Entry: make([]Entry, len(head.Entry))}
 	for i, e := range head.Entry {

@@ -193,12 +193,12 @@ type OperationOutcome struct {
 // Issue is one issue of an OperationOutcome.
 type Issue struct {
 	Severity    string   `json:"severity"`
-	Code        string   `json:"code"`
+	Type        string   `json:"code"` // the FHIR issue type
 	Diagnostics string   `json:"diagnostics,omitempty"`
 	Expression  []string `json:"expression,omitempty"`
 }
 
 // Outcome builds an OperationOutcome of one issue.
 func Outcome(severity, code, diagnostics string, expression ...string) *OperationOutcome {
-	return &OperationOutcome{ResourceType: "OperationOutcome", Issue: []Issue{{Severity: severity, Code: code, Diagnostics: diagnostics, Expression: expression}}}
+	return &OperationOutcome{ResourceType: "OperationOutcome", Issue: []Issue{{Severity: severity, Type: code, Diagnostics: diagnostics, Expression: expression}}}
 }
