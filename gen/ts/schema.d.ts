@@ -9510,6 +9510,16 @@ export interface components {
             items: components["schemas"]["TrayItem"][];
             /** @description An item conflicts with the patient's current diets or allergens. */
             conflict: boolean;
+            /**
+             * @description What the patient's current diet orders ask of the tray beyond its diets: nutrient limits,
+             *     foods to exclude, supplements and tube feedings, an order on hold (FHIR NutritionOrders
+             *     carry them).
+             * @example [
+             *       "Sodium: at most 2 grams",
+             *       "Exclude: Cashew Nut"
+             *     ]
+             */
+            dietNotes?: string[];
             notes: string;
             status: components["schemas"]["TrayStatus"];
             history: components["schemas"]["TrayHistoryEntry"][];
