@@ -88,19 +88,16 @@ func prepareBundle(b *fhir.Bundle, mrnSystem string) []prepared {
 	patients := make([]*fhir.Patient, len(b.Entry))
 	ids := make([]string, len(b.Entry))
 	for i := range b.Entry {
-		types[i] = fhir.ResourceType(b.Entry[i].Resource)
+		// One decode per resource here: its type and id, and the whole of a Patient, which
+		// the entries referring to it read.
+		var pt fhir.Patient
+		if len(b.Entry[i].Resource) == 0 || json.Unmarshal(b.Entry[i].Resource, &pt) != nil {
+			types[i] = fhir.ResourceType(b.Entry[i].Resource)
+			continue
+		}
+		types[i], ids[i] = pt.ResourceType, pt.ID
 		if types[i] == fhirPatient {
-			var pt fhir.Patient
-			if json.Unmarshal(b.Entry[i].Resource, &pt) == nil {
-				patients[i] = &pt
-				ids[i] = pt.ID
-			}
-		} else if types[i] != "" {
-			var h struct {
-				ID string `json:"id"`
-			}
-			_ = json.Unmarshal(b.Entry[i].Resource, &h)
-			ids[i] = h.ID
+			patients[i] = &pt
 		}
 	}
 	idx := fhir.NewIndex(b, func(i int) (string, string) { return types[i], ids[i] })
