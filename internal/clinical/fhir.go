@@ -17,6 +17,7 @@ import (
 	"github.com/sous-app/sous/internal/audit"
 	"github.com/sous-app/sous/internal/fhir"
 	"github.com/sous-app/sous/internal/pg"
+	"github.com/sous-app/sous/internal/reqinfo"
 )
 
 // IngestFhir applies a FHIR R4 transaction or batch Bundle to a site's census, through the
@@ -31,16 +32,18 @@ func (h *Handlers) IngestFhir(ctx context.Context, req api.IngestFhirRequestObje
 	if err != nil {
 		return nil, err
 	}
-	body := req.ApplicationFhirPlusJSONBody
-	if body == nil {
-		body = req.JSONBody
-	}
-	if body == nil {
-		return api.IngestFhir422ApplicationFhirPlusJSONResponse(*toAPIOutcome(fhir.Outcome("error", "required", "The body must be a FHIR Bundle"))), nil
-	}
-	raw, err := json.Marshal(body)
-	if err != nil {
-		return nil, err
+	raw := reqinfo.Body(ctx) // as sent, for application/fhir+json
+	if raw == nil {
+		body := req.ApplicationFhirPlusJSONBody
+		if body == nil {
+			body = req.JSONBody
+		}
+		if body == nil {
+			return api.IngestFhir422ApplicationFhirPlusJSONResponse(*toAPIOutcome(fhir.Outcome("error", "required", "The body must be a FHIR Bundle"))), nil
+		}
+		if raw, err = json.Marshal(body); err != nil {
+			return nil, err
+		}
 	}
 	bundle, err := fhir.Parse(raw)
 	var fe *fhir.Error
