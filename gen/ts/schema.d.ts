@@ -1659,14 +1659,18 @@ export interface paths {
          *       `verificationStatus` `refuted` or `entered-in-error` ignores it, "no known allergy" codes
          *       are recorded as such, codes nothing matches are kept `unmapped` for review. Category
          *       `medication` is kept but not mapped, as an HL7 drug allergy.
-         *     - `NutritionOrder`: `status` `active` (or `draft`) sets the order, `on-hold` keeps it marked
-         *       on hold, `completed`, `revoked` and `entered-in-error` end it. `oralDiet.type` codes
+         *     - `NutritionOrder`: `status` `active` sets the order, `on-hold` keeps it marked on hold,
+         *       `completed`, `revoked` and `entered-in-error` end it (`draft` is ignored, with an
+         *       informational outcome). `oralDiet.type` codes
          *       (SNOMED CT, or text only) map to diets with the organization's mappings and the
          *       unmapped-code review; `oralDiet.texture` and `fluidConsistencyType` map to IDDSI levels
          *       the same way; `nutrient` limits, `excludeFoodModifier`, `foodPreferenceModifier`,
          *       supplements (`type: supplement`) and enteral formulas (`type: enteral`, not mapped to a
-         *       diet) are kept on the order. A new oral diet replaces the patient's current diet; an order
-         *       sent again (same identifier) replaces itself.
+         *       diet) are kept on the order and shown on tray tickets (`dietNotes`); a
+         *       `foodPreferenceModifier` becomes a preference order mapped like a diet; an
+         *       `allergyIntolerance` reference that is not an entry of the bundle adds its display as a
+         *       food allergy. A new oral diet replaces the patient's current diet; an order sent again
+         *       (same identifier) replaces itself.
          *
          *     The patient is named by `subject` / `patient`: a `urn:uuid:` fullUrl of an entry of the
          *     bundle, a `Patient/{id}` of an entry of the bundle, or a conditional reference

@@ -170,6 +170,12 @@ func TestFHIRNutritionOrderExamples(t *testing.T) {
 			t.Errorf("%s: outcome %+v", c.example, a.Entry[i].Response.Outcome)
 		}
 	}
+	// The cardiac order's allergyIntolerance reference is not an entry of this batch: its
+	// display is recorded as a food allergy, so the tray line avoids it.
+	if p := h.patientByMRN("NO-00"); len(p.Allergies) != 1 || p.Allergies[0].Text != "Cashew Nuts" ||
+		!slices.Contains(p.Allergens, "tree_nuts") {
+		t.Errorf("referenced allergy %+v", p.Allergies)
+	}
 	enteral := h.patientByMRN("NO-10").DietOrders[0]
 	if enteral.Codes[0].Status != "not_applicable" || !slices.Contains(enteral.Instructions, "Route: Instillation, gastrostomy tube") ||
 		!slices.Contains(enteral.Instructions, "Caloric density: 1.5 calories per milliliter") {
