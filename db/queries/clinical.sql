@@ -28,10 +28,13 @@ CROSS JOIN LATERAL (
 -- ConsumedControlIDs and for the same reason: the row without its allergies (AL1 lists replace
 -- them whole, never merge, so they are not read) and the open encounter. Diet orders come whole
 -- only for the patients of order messages (full_mrns), which change them one by one; for the
--- others the ids of their orders suffice, to tell a new order from a restated one.
+-- others the ids of their orders suffice, to tell a new order from a restated one. Allergies
+-- come only for the patients of FHIR AllergyIntolerance and NutritionOrder entries
+-- (allergy_mrns), which add or remove one allergy at a time.
 SELECT p.id, p.mrn, p.mrn_source, p.mrn_authority, p.family_name, p.given_name, p.middle_name, p.birth_date,
        p.sex, p.encounter_id, p.unit, p.room, p.bed, p.admitted_at, p.allergies_hash, p.diet_orders_hash,
        (CASE WHEN p.mrn = ANY (@full_mrns::text[]) THEN p.diet_orders END)::json AS diet_orders, p.diet_order_ids,
+       (CASE WHEN p.mrn = ANY (@allergy_mrns::text[]) THEN p.allergies END)::json AS allergies,
        coalesce(e.visit_number, '')::text AS visit_number,
        coalesce(e.patient_class, '')::text AS patient_class,
        coalesce(e.admitted_at, '0001-01-01 00:00:00+00')::timestamptz AS encounter_admitted_at -- zero: none
@@ -343,3 +346,11 @@ WHERE a.kind = 'nutrition_risk' AND a.resolved_at IS NULL
   AND (sqlc.narg(after_id)::uuid IS NULL OR a.subject_id > sqlc.narg(after_id)::uuid)
 ORDER BY a.subject_id
 LIMIT @max_rows;
+
+-- name: GetClinicalSettings :one
+-- '' when the organization has set nothing.
+SELECT coalesce((SELECT s.fhir_mrn_system FROM clinical_settings s WHERE s.org_id = @org_id), '')::text AS fhir_mrn_system;
+
+-- name: UpsertClinicalSettings :exec
+INSERT INTO clinical_settings (org_id, fhir_mrn_system, updated_at) VALUES (@org_id, @fhir_mrn_system, @now)
+ON CONFLICT (org_id) DO UPDATE SET fhir_mrn_system = excluded.fhir_mrn_system, updated_at = excluded.updated_at;

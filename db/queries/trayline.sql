@@ -17,8 +17,9 @@ FROM patients
 WHERE org_id = @org_id AND site_id = @site_id AND encounter_id IS NOT NULL;
 
 -- name: TrayPatients :many
--- Names and MRNs of patients, for members with viewClinical.
-SELECT id, mrn, family_name, given_name FROM patients WHERE org_id = @org_id AND id = ANY (@ids::uuid[]);
+-- Names and MRNs of patients, for members with viewClinical, and their diet orders, whose limits
+-- and exclusions every ticket shows.
+SELECT id, mrn, family_name, given_name, diet_orders FROM patients WHERE org_id = @org_id AND id = ANY (@ids::uuid[]);
 
 -- name: TrayPatientFacts :many
 -- What the re-check reads of patients.

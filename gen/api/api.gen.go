@@ -298,6 +298,21 @@ func (e AuditEntryActorKind) Valid() bool {
 	}
 }
 
+// Defines values for CapabilityStatementResourceType.
+const (
+	CapabilityStatementResourceTypeCapabilityStatement CapabilityStatementResourceType = "CapabilityStatement"
+)
+
+// Valid indicates whether the value is a known member of the CapabilityStatementResourceType enum.
+func (e CapabilityStatementResourceType) Valid() bool {
+	switch e {
+	case CapabilityStatementResourceTypeCapabilityStatement:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CastType.
 const (
 	CastTypeImage   CastType = "image"
@@ -739,6 +754,7 @@ func (e Diet) Valid() bool {
 // Defines values for DietOrderSource.
 const (
 	Adt   DietOrderSource = "adt"
+	Fhir  DietOrderSource = "fhir"
 	Order DietOrderSource = "order"
 )
 
@@ -747,7 +763,27 @@ func (e DietOrderSource) Valid() bool {
 	switch e {
 	case Adt:
 		return true
+	case Fhir:
+		return true
 	case Order:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DietOrderStatus.
+const (
+	Active DietOrderStatus = "active"
+	OnHold DietOrderStatus = "on-hold"
+)
+
+// Valid indicates whether the value is a known member of the DietOrderStatus enum.
+func (e DietOrderStatus) Valid() bool {
+	switch e {
+	case Active:
+		return true
+	case OnHold:
 		return true
 	default:
 		return false
@@ -757,6 +793,7 @@ func (e DietOrderSource) Valid() bool {
 // Defines values for DietOrderType.
 const (
 	DietOrderTypeDiet       DietOrderType = "diet"
+	DietOrderTypeEnteral    DietOrderType = "enteral"
 	DietOrderTypePreference DietOrderType = "preference"
 	DietOrderTypeSupplement DietOrderType = "supplement"
 	DietOrderTypeUnknown    DietOrderType = "unknown"
@@ -766,6 +803,8 @@ const (
 func (e DietOrderType) Valid() bool {
 	switch e {
 	case DietOrderTypeDiet:
+		return true
+	case DietOrderTypeEnteral:
 		return true
 	case DietOrderTypePreference:
 		return true
@@ -1066,6 +1105,39 @@ func (e EvidenceTemperatureUnit) Valid() bool {
 	case EvidenceTemperatureUnitC:
 		return true
 	case EvidenceTemperatureUnitF:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FhirResponseBundleResourceType.
+const (
+	Bundle FhirResponseBundleResourceType = "Bundle"
+)
+
+// Valid indicates whether the value is a known member of the FhirResponseBundleResourceType enum.
+func (e FhirResponseBundleResourceType) Valid() bool {
+	switch e {
+	case Bundle:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FhirResponseBundleType.
+const (
+	BatchResponse       FhirResponseBundleType = "batch-response"
+	TransactionResponse FhirResponseBundleType = "transaction-response"
+)
+
+// Valid indicates whether the value is a known member of the FhirResponseBundleType enum.
+func (e FhirResponseBundleType) Valid() bool {
+	switch e {
+	case BatchResponse:
+		return true
+	case TransactionResponse:
 		return true
 	default:
 		return false
@@ -1423,6 +1495,45 @@ func (e MovementReason) Valid() bool {
 	case MovementReasonTransferIn:
 		return true
 	case MovementReasonTransferOut:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OperationOutcomeResourceType.
+const (
+	OperationOutcomeResourceTypeOperationOutcome OperationOutcomeResourceType = "OperationOutcome"
+)
+
+// Valid indicates whether the value is a known member of the OperationOutcomeResourceType enum.
+func (e OperationOutcomeResourceType) Valid() bool {
+	switch e {
+	case OperationOutcomeResourceTypeOperationOutcome:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OperationOutcomeIssueSeverity.
+const (
+	OperationOutcomeIssueSeverityError       OperationOutcomeIssueSeverity = "error"
+	OperationOutcomeIssueSeverityFatal       OperationOutcomeIssueSeverity = "fatal"
+	OperationOutcomeIssueSeverityInformation OperationOutcomeIssueSeverity = "information"
+	OperationOutcomeIssueSeverityWarning     OperationOutcomeIssueSeverity = "warning"
+)
+
+// Valid indicates whether the value is a known member of the OperationOutcomeIssueSeverity enum.
+func (e OperationOutcomeIssueSeverity) Valid() bool {
+	switch e {
+	case OperationOutcomeIssueSeverityError:
+		return true
+	case OperationOutcomeIssueSeverityFatal:
+		return true
+	case OperationOutcomeIssueSeverityInformation:
+		return true
+	case OperationOutcomeIssueSeverityWarning:
 		return true
 	default:
 		return false
@@ -3579,6 +3690,38 @@ type BrandUpdate struct {
 	Primary *HexColor `json:"primary,omitempty"`
 }
 
+// CapabilityStatement defines model for CapabilityStatement.
+type CapabilityStatement struct {
+	Date         string                          `json:"date"`
+	FhirVersion  string                          `json:"fhirVersion"`
+	Format       []string                        `json:"format"`
+	Kind         string                          `json:"kind"`
+	ResourceType CapabilityStatementResourceType `json:"resourceType"`
+	Rest         []struct {
+		Documentation *string `json:"documentation,omitempty"`
+		Interaction   []struct {
+			Code string `json:"code"`
+		} `json:"interaction"`
+		Mode     string `json:"mode"`
+		Resource []struct {
+			ConditionalCreate *bool   `json:"conditionalCreate,omitempty"`
+			ConditionalUpdate *bool   `json:"conditionalUpdate,omitempty"`
+			Documentation     *string `json:"documentation,omitempty"`
+			Interaction       []struct {
+				Code string `json:"code"`
+			} `json:"interaction"`
+			Type string `json:"type"`
+		} `json:"resource"`
+	} `json:"rest"`
+	Software *struct {
+		Name string `json:"name"`
+	} `json:"software,omitempty"`
+	Status string `json:"status"`
+}
+
+// CapabilityStatementResourceType defines model for CapabilityStatement.ResourceType.
+type CapabilityStatementResourceType string
+
 // CardLine defines model for CardLine.
 type CardLine struct {
 	// AsPurchased For items, the whole run's quantity as purchased (EP / trim yield), in `unit`.
@@ -3960,6 +4103,14 @@ type ClaimPairingCodeRequest struct {
 	//
 	// Example: 7KQM4P
 	Code string `json:"code"`
+}
+
+// ClinicalSettings defines model for ClinicalSettings.
+type ClinicalSettings struct {
+	// FhirMrnSystem The FHIR identifier system whose value is a Patient's MRN; null when the identifier typed `MR` is used.
+	//
+	// Example: urn:oid:1.2.840.114350.1.13.1.1
+	FhirMrnSystem *string `json:"fhirMrnSystem"`
 }
 
 // CodeKind `allergen` for AL1-3 allergens, `diet` for ODS-3 diet, supplement and preference codes.
@@ -4936,12 +5087,20 @@ type DietOrder struct {
 	// Diets The union of the codes' mapped diets.
 	Diets []Diet `json:"diets"`
 
+	// Exclusions Foods to leave off the tray (`excludeFoodModifier`), as sent.
+	//
+	// Example: ["Cashew Nut"]
+	Exclusions *[]string `json:"exclusions,omitempty"`
+
 	// Id Stable while the same order (same source, placer number, type and codes) is sent again;
 	// sign-offs refer to it.
 	Id openapi_types.UUID `json:"id"`
 
 	// Instructions Example: ["No concentrated sweets"]
 	Instructions []string `json:"instructions"`
+
+	// Nutrients Nutrient limits of a FHIR NutritionOrder (`oralDiet.nutrient`), shown on tray tickets.
+	Nutrients *[]NutrientLimit `json:"nutrients,omitempty"`
 
 	// OrderedAt When Sous received the message that created the order. ADT messages restate the current
 	// diet, and an order they restate carries the time of the latest one.
@@ -4950,23 +5109,38 @@ type DietOrder struct {
 	// PlacerOrderNumber ORC-2 for orders sent as ORM^O01 / OMD^O03.
 	PlacerOrderNumber *string `json:"placerOrderNumber,omitempty"`
 
+	// Product The supplement's or enteral formula's product name.
+	//
+	// Example: Ensure Pudding 4 oz container
+	Product *string `json:"product,omitempty"`
+
 	// ServicePeriods Meals the order applies to (ODS-2); empty means all.
 	//
 	// Example: ["B","L","D"]
 	ServicePeriods []string `json:"servicePeriods"`
 
-	// Source `adt` when the ODS rode on an ADT message, `order` for ORM / OMD.
+	// Source `adt` when the ODS rode on an ADT message, `order` for ORM / OMD, `fhir` for a FHIR NutritionOrder.
 	Source  DietOrderSource `json:"source"`
 	StartAt *time.Time      `json:"startAt,omitempty"`
 
-	// Type ODS-1 (`diet`, `supplement`, `preference`; `unknown` when not sent).
+	// Status A FHIR NutritionOrder's status: `active`, or `on-hold` (kept and shown, the kitchen
+	// waits). Absent for HL7 orders, which are active.
+	Status *DietOrderStatus `json:"status,omitempty"`
+
+	// Type ODS-1 (`diet`, `supplement`, `preference`; `unknown` when not sent); `enteral` for a FHIR
+	// NutritionOrder's enteral formula, which is shown but never mapped to a diet.
 	Type DietOrderType `json:"type"`
 }
 
-// DietOrderSource `adt` when the ODS rode on an ADT message, `order` for ORM / OMD.
+// DietOrderSource `adt` when the ODS rode on an ADT message, `order` for ORM / OMD, `fhir` for a FHIR NutritionOrder.
 type DietOrderSource string
 
-// DietOrderType ODS-1 (`diet`, `supplement`, `preference`; `unknown` when not sent).
+// DietOrderStatus A FHIR NutritionOrder's status: `active`, or `on-hold` (kept and shown, the kitchen
+// waits). Absent for HL7 orders, which are active.
+type DietOrderStatus string
+
+// DietOrderType ODS-1 (`diet`, `supplement`, `preference`; `unknown` when not sent); `enteral` for a FHIR
+// NutritionOrder's enteral formula, which is shown but never mapped to a diet.
 type DietOrderType string
 
 // DietRules defines model for DietRules.
@@ -5348,6 +5522,49 @@ type EvidenceTemperatureUnit string
 //
 // Example: 41
 type Fahrenheit = string
+
+// FhirResource A FHIR R4 resource in its JSON form; the operation takes a `Bundle` of type `transaction` or
+// `batch`. Only the members the census reads are read; the rest are accepted and ignored.
+type FhirResource struct {
+	Entry *[]map[string]interface{} `json:"entry,omitempty"`
+
+	// ResourceType Example: Bundle
+	ResourceType string `json:"resourceType"`
+
+	// Type Example: transaction
+	Type                 *string                `json:"type,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
+// FhirResponseBundle defines model for FhirResponseBundle.
+type FhirResponseBundle struct {
+	Entry        []FhirResponseEntry            `json:"entry"`
+	Id           *openapi_types.UUID            `json:"id,omitempty"`
+	ResourceType FhirResponseBundleResourceType `json:"resourceType"`
+	Type         FhirResponseBundleType         `json:"type"`
+}
+
+// FhirResponseBundleResourceType defines model for FhirResponseBundle.ResourceType.
+type FhirResponseBundleResourceType string
+
+// FhirResponseBundleType defines model for FhirResponseBundle.Type.
+type FhirResponseBundleType string
+
+// FhirResponseEntry defines model for FhirResponseEntry.
+type FhirResponseEntry struct {
+	// FullUrl The request entry's fullUrl, when it had one.
+	FullUrl  *string `json:"fullUrl,omitempty"`
+	Response struct {
+		// Location The census patient the entry changed.
+		//
+		// Example: /v1/orgs/0192f3a4-0000-7000-8000-000000000001/patients/0192f3a4-0000-7000-8000-0000000000b1
+		Location *string           `json:"location,omitempty"`
+		Outcome  *OperationOutcome `json:"outcome,omitempty"`
+
+		// Status Example: 201 Created
+		Status string `json:"status"`
+	} `json:"response"`
+}
 
 // FieldError defines model for FieldError.
 type FieldError struct {
@@ -6651,6 +6868,18 @@ type MovementReason string
 // Example: walk-in-cooler-pantry-9
 type NewPassword = string
 
+// NutrientLimit defines model for NutrientLimit.
+type NutrientLimit struct {
+	// Amount Example: 2
+	Amount float32 `json:"amount"`
+
+	// Nutrient Example: Sodium
+	Nutrient string `json:"nutrient"`
+
+	// Unit Example: grams
+	Unit string `json:"unit"`
+}
+
 // Nutrition Nutrients per portion, as stated.
 type Nutrition struct {
 	// CarbohydrateChoices An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
@@ -6695,6 +6924,29 @@ type NutritionInput struct {
 	// Example: 24
 	SodiumMg *PositiveQuantityInput `json:"sodiumMg,omitempty"`
 }
+
+// OperationOutcome defines model for OperationOutcome.
+type OperationOutcome struct {
+	Issue        []OperationOutcomeIssue      `json:"issue"`
+	ResourceType OperationOutcomeResourceType `json:"resourceType"`
+}
+
+// OperationOutcomeResourceType defines model for OperationOutcome.ResourceType.
+type OperationOutcomeResourceType string
+
+// OperationOutcomeIssue defines model for OperationOutcomeIssue.
+type OperationOutcomeIssue struct {
+	// Code FHIR issue type, e.g. `invalid`, `not-found`, `not-supported`, `informational`.
+	//
+	// Example: not-found
+	Code        string                        `json:"code"`
+	Diagnostics *string                       `json:"diagnostics,omitempty"`
+	Expression  *[]string                     `json:"expression,omitempty"`
+	Severity    OperationOutcomeIssueSeverity `json:"severity"`
+}
+
+// OperationOutcomeIssueSeverity defines model for OperationOutcomeIssue.Severity.
+type OperationOutcomeIssueSeverity string
 
 // OperationsReport What happened at the report's sites in the period, as generated.
 type OperationsReport struct {
@@ -10399,6 +10651,14 @@ type TrayTicket struct {
 	CreatedAt time.Time          `json:"createdAt"`
 	Date      openapi_types.Date `json:"date"`
 	DayPart   string             `json:"dayPart"`
+
+	// DietNotes What the patient's current diet orders ask of the tray beyond its diets: nutrient limits,
+	// foods to exclude, supplements and tube feedings, an order on hold (FHIR NutritionOrders
+	// carry them).
+	//
+	//
+	// Example: ["Sodium: at most 2 grams","Exclude: Cashew Nut"]
+	DietNotes *[]string          `json:"dietNotes,omitempty"`
 	Diets     []TrayDiet         `json:"diets"`
 	History   []TrayHistoryEntry `json:"history"`
 	Id        openapi_types.UUID `json:"id"`
@@ -12105,6 +12365,23 @@ type ListEventsParams struct {
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
+// IngestFhirParams defines parameters for IngestFhir.
+type IngestFhirParams struct {
+	// SiteId The site whose census the bundle updates.
+	SiteId openapi_types.UUID `form:"siteId" json:"siteId"`
+
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListForecastsParams defines parameters for ListForecasts.
 type ListForecastsParams struct {
 	// SiteId Only this site.
@@ -13660,6 +13937,9 @@ type UpdateCertificationJSONRequestBody = CertificationRequest
 // SetDietRulesJSONRequestBody defines body for SetDietRules for application/json ContentType.
 type SetDietRulesJSONRequestBody = DietRulesRequest
 
+// UpdateClinicalSettingsJSONRequestBody defines body for UpdateClinicalSettings for application/json ContentType.
+type UpdateClinicalSettingsJSONRequestBody = ClinicalSettings
+
 // MapUnmappedCodeJSONRequestBody defines body for MapUnmappedCode for application/json ContentType.
 type MapUnmappedCodeJSONRequestBody = MapCodeRequest
 
@@ -13686,6 +13966,12 @@ type CreateEquipmentJSONRequestBody = EquipmentRequest
 
 // UpdateEquipmentJSONRequestBody defines body for UpdateEquipment for application/json ContentType.
 type UpdateEquipmentJSONRequestBody = EquipmentRequest
+
+// IngestFhirApplicationFhirPlusJSONRequestBody defines body for IngestFhir for application/fhir+json ContentType.
+type IngestFhirApplicationFhirPlusJSONRequestBody = FhirResource
+
+// IngestFhirJSONRequestBody defines body for IngestFhir for application/json ContentType.
+type IngestFhirJSONRequestBody = FhirResource
 
 // UpsertForecastJSONRequestBody defines body for UpsertForecast for application/json ContentType.
 type UpsertForecastJSONRequestBody = ForecastRequest
@@ -13917,6 +14203,102 @@ type CreateSupportInquiryJSONRequestBody = SupportInquiryRequest
 
 // SubmitPublicSurveyJSONRequestBody defines body for SubmitPublicSurvey for application/json ContentType.
 type SubmitPublicSurveyJSONRequestBody = SurveySubmission
+
+// Getter for additional properties for FhirResource. Returns the specified
+// element and whether it was found
+func (a FhirResource) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for FhirResource
+func (a *FhirResource) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for FhirResource to handle AdditionalProperties
+func (a *FhirResource) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["entry"]; found {
+		err = json.Unmarshal(raw, &a.Entry)
+		if err != nil {
+			return fmt.Errorf("error reading 'entry': %w", err)
+		}
+		delete(object, "entry")
+	}
+
+	if raw, found := object["resourceType"]; found {
+		err = json.Unmarshal(raw, &a.ResourceType)
+		if err != nil {
+			return fmt.Errorf("error reading 'resourceType': %w", err)
+		}
+		delete(object, "resourceType")
+	}
+
+	if raw, found := object["type"]; found {
+		err = json.Unmarshal(raw, &a.Type)
+		if err != nil {
+			return fmt.Errorf("error reading 'type': %w", err)
+		}
+		delete(object, "type")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for FhirResource to handle AdditionalProperties
+func (a FhirResource) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.Entry != nil {
+		object["entry"], err = json.Marshal(a.Entry)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'entry': %w", err)
+		}
+	}
+
+	object["resourceType"], err = json.Marshal(a.ResourceType)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'resourceType': %w", err)
+	}
+
+	if a.Type != nil {
+		object["type"], err = json.Marshal(a.Type)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'type': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
 
 // Getter for additional properties for JWK. Returns the specified
 // element and whether it was found
@@ -14831,6 +15213,12 @@ type ServerInterface interface {
 	// SetDietRules Set a diet's tray-line rules
 	// (PUT /orgs/{orgId}/clinical/diets/{code}/rules)
 	SetDietRules(ctx echo.Context, orgId OrgId, code Diet) error
+	// GetClinicalSettings Read clinical intake settings
+	// (GET /orgs/{orgId}/clinical/settings)
+	GetClinicalSettings(ctx echo.Context, orgId OrgId) error
+	// UpdateClinicalSettings Change clinical intake settings
+	// (PUT /orgs/{orgId}/clinical/settings)
+	UpdateClinicalSettings(ctx echo.Context, orgId OrgId) error
 	// ListUnmappedCodes List unmapped allergen and diet codes
 	// (GET /orgs/{orgId}/clinical/unmapped-codes)
 	ListUnmappedCodes(ctx echo.Context, orgId OrgId, params ListUnmappedCodesParams) error
@@ -14906,6 +15294,12 @@ type ServerInterface interface {
 	// ListEvents List the organization's events (the event feed)
 	// (GET /orgs/{orgId}/events)
 	ListEvents(ctx echo.Context, orgId OrgId, params ListEventsParams) error
+	// IngestFhir Apply a FHIR R4 transaction or batch Bundle to the census
+	// (POST /orgs/{orgId}/fhir)
+	IngestFhir(ctx echo.Context, orgId OrgId, params IngestFhirParams) error
+	// GetFhirMetadata Read the FHIR CapabilityStatement
+	// (GET /orgs/{orgId}/fhir/metadata)
+	GetFhirMetadata(ctx echo.Context, orgId OrgId) error
 	// ListForecasts List forecasts
 	// (GET /orgs/{orgId}/forecasts)
 	ListForecasts(ctx echo.Context, orgId OrgId, params ListForecastsParams) error
@@ -17155,6 +17549,38 @@ func (w *ServerInterfaceWrapper) SetDietRules(ctx echo.Context) error {
 	return err
 }
 
+// GetClinicalSettings converts echo context to params.
+func (w *ServerInterfaceWrapper) GetClinicalSettings(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetClinicalSettings(ctx, orgId)
+	return err
+}
+
+// UpdateClinicalSettings converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateClinicalSettings(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateClinicalSettings(ctx, orgId)
+	return err
+}
+
 // ListUnmappedCodes converts echo context to params.
 func (w *ServerInterfaceWrapper) ListUnmappedCodes(ctx echo.Context) error {
 	var err error
@@ -17967,6 +18393,64 @@ func (w *ServerInterfaceWrapper) ListEvents(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ListEvents(ctx, orgId, params)
+	return err
+}
+
+// IngestFhir converts echo context to params.
+func (w *ServerInterfaceWrapper) IngestFhir(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params IngestFhirParams
+	// ------------- Required query parameter "siteId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "siteId", ctx.QueryParams(), &params.SiteId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter siteId: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.IngestFhir(ctx, orgId, params)
+	return err
+}
+
+// GetFhirMetadata converts echo context to params.
+func (w *ServerInterfaceWrapper) GetFhirMetadata(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetFhirMetadata(ctx, orgId)
 	return err
 }
 
@@ -24172,6 +24656,10 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/board/media/content/:key", wrapper.GetBoardMedia, options.OperationMiddlewares["getBoardMedia"]...)
 	router.POST(options.BaseURL+"/orgs/:orgId/adt/hl7", wrapper.IngestHl7, options.OperationMiddlewares["ingestHl7"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/adt/messages", wrapper.ListHl7Messages, options.OperationMiddlewares["listHl7Messages"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/fhir", wrapper.IngestFhir, options.OperationMiddlewares["ingestFhir"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/fhir/metadata", wrapper.GetFhirMetadata, options.OperationMiddlewares["getFhirMetadata"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/clinical/settings", wrapper.GetClinicalSettings, options.OperationMiddlewares["getClinicalSettings"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/clinical/settings", wrapper.UpdateClinicalSettings, options.OperationMiddlewares["updateClinicalSettings"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/census", wrapper.GetCensus, options.OperationMiddlewares["getCensus"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/patients/:patientId", wrapper.GetPatient, options.OperationMiddlewares["getPatient"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/clinical/unmapped-codes", wrapper.ListUnmappedCodes, options.OperationMiddlewares["listUnmappedCodes"]...)
@@ -32134,6 +32622,289 @@ func (response SetDietRules503JSONResponse) VisitSetDietRulesResponse(w http.Res
 	return err
 }
 
+type GetClinicalSettingsRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+}
+
+type GetClinicalSettingsResponseObject interface {
+	VisitGetClinicalSettingsResponse(w http.ResponseWriter) error
+}
+
+type GetClinicalSettings200JSONResponse ClinicalSettings
+
+func (response GetClinicalSettings200JSONResponse) VisitGetClinicalSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetClinicalSettings400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetClinicalSettings400JSONResponse) VisitGetClinicalSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetClinicalSettings401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetClinicalSettings401JSONResponse) VisitGetClinicalSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetClinicalSettings402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response GetClinicalSettings402JSONResponse) VisitGetClinicalSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetClinicalSettings403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetClinicalSettings403JSONResponse) VisitGetClinicalSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetClinicalSettings404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetClinicalSettings404JSONResponse) VisitGetClinicalSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetClinicalSettings406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetClinicalSettings406JSONResponse) VisitGetClinicalSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetClinicalSettings503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetClinicalSettings503JSONResponse) VisitGetClinicalSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateClinicalSettingsRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Body  *UpdateClinicalSettingsJSONRequestBody
+}
+
+type UpdateClinicalSettingsResponseObject interface {
+	VisitUpdateClinicalSettingsResponse(w http.ResponseWriter) error
+}
+
+type UpdateClinicalSettings200JSONResponse ClinicalSettings
+
+func (response UpdateClinicalSettings200JSONResponse) VisitUpdateClinicalSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateClinicalSettings400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateClinicalSettings400JSONResponse) VisitUpdateClinicalSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateClinicalSettings401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateClinicalSettings401JSONResponse) VisitUpdateClinicalSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateClinicalSettings402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response UpdateClinicalSettings402JSONResponse) VisitUpdateClinicalSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateClinicalSettings403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateClinicalSettings403JSONResponse) VisitUpdateClinicalSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateClinicalSettings404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateClinicalSettings404JSONResponse) VisitUpdateClinicalSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateClinicalSettings406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateClinicalSettings406JSONResponse) VisitUpdateClinicalSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateClinicalSettings413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateClinicalSettings413JSONResponse) VisitUpdateClinicalSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateClinicalSettings415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateClinicalSettings415JSONResponse) VisitUpdateClinicalSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateClinicalSettings503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateClinicalSettings503JSONResponse) VisitUpdateClinicalSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListUnmappedCodesRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Params ListUnmappedCodesParams
@@ -35630,6 +36401,355 @@ func (response ListEvents406JSONResponse) VisitListEventsResponse(w http.Respons
 type ListEvents503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response ListEvents503JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IngestFhirRequestObject struct {
+	OrgId                       OrgId `json:"orgId"`
+	Params                      IngestFhirParams
+	ApplicationFhirPlusJSONBody *IngestFhirApplicationFhirPlusJSONRequestBody
+	JSONBody                    *IngestFhirJSONRequestBody
+}
+
+type IngestFhirResponseObject interface {
+	VisitIngestFhirResponse(w http.ResponseWriter) error
+}
+
+type IngestFhir200ApplicationFhirPlusJSONResponse FhirResponseBundle
+
+func (response IngestFhir200ApplicationFhirPlusJSONResponse) VisitIngestFhirResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/fhir+json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IngestFhir400ApplicationFhirPlusJSONResponse OperationOutcome
+
+func (response IngestFhir400ApplicationFhirPlusJSONResponse) VisitIngestFhirResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/fhir+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IngestFhir400JSONResponse ValidationError
+
+func (response IngestFhir400JSONResponse) VisitIngestFhirResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IngestFhir401JSONResponse Error
+
+func (response IngestFhir401JSONResponse) VisitIngestFhirResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IngestFhir402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response IngestFhir402JSONResponse) VisitIngestFhirResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IngestFhir403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response IngestFhir403JSONResponse) VisitIngestFhirResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IngestFhir404JSONResponse Error
+
+func (response IngestFhir404JSONResponse) VisitIngestFhirResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IngestFhir406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response IngestFhir406JSONResponse) VisitIngestFhirResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IngestFhir409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response IngestFhir409JSONResponse) VisitIngestFhirResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IngestFhir413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response IngestFhir413JSONResponse) VisitIngestFhirResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IngestFhir415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response IngestFhir415JSONResponse) VisitIngestFhirResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IngestFhir422ApplicationFhirPlusJSONResponse OperationOutcome
+
+func (response IngestFhir422ApplicationFhirPlusJSONResponse) VisitIngestFhirResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/fhir+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IngestFhir429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response IngestFhir429JSONResponse) VisitIngestFhirResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IngestFhir503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response IngestFhir503JSONResponse) VisitIngestFhirResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFhirMetadataRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+}
+
+type GetFhirMetadataResponseObject interface {
+	VisitGetFhirMetadataResponse(w http.ResponseWriter) error
+}
+
+type GetFhirMetadata200ApplicationFhirPlusJSONResponse CapabilityStatement
+
+func (response GetFhirMetadata200ApplicationFhirPlusJSONResponse) VisitGetFhirMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/fhir+json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFhirMetadata400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetFhirMetadata400JSONResponse) VisitGetFhirMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFhirMetadata401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetFhirMetadata401JSONResponse) VisitGetFhirMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFhirMetadata402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response GetFhirMetadata402JSONResponse) VisitGetFhirMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFhirMetadata403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetFhirMetadata403JSONResponse) VisitGetFhirMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFhirMetadata404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetFhirMetadata404JSONResponse) VisitGetFhirMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFhirMetadata406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetFhirMetadata406JSONResponse) VisitGetFhirMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFhirMetadata503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetFhirMetadata503JSONResponse) VisitGetFhirMetadataResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -61782,6 +62902,12 @@ type StrictServerInterface interface {
 	// SetDietRules Set a diet's tray-line rules
 	// (PUT /orgs/{orgId}/clinical/diets/{code}/rules)
 	SetDietRules(ctx context.Context, request SetDietRulesRequestObject) (SetDietRulesResponseObject, error)
+	// GetClinicalSettings Read clinical intake settings
+	// (GET /orgs/{orgId}/clinical/settings)
+	GetClinicalSettings(ctx context.Context, request GetClinicalSettingsRequestObject) (GetClinicalSettingsResponseObject, error)
+	// UpdateClinicalSettings Change clinical intake settings
+	// (PUT /orgs/{orgId}/clinical/settings)
+	UpdateClinicalSettings(ctx context.Context, request UpdateClinicalSettingsRequestObject) (UpdateClinicalSettingsResponseObject, error)
 	// ListUnmappedCodes List unmapped allergen and diet codes
 	// (GET /orgs/{orgId}/clinical/unmapped-codes)
 	ListUnmappedCodes(ctx context.Context, request ListUnmappedCodesRequestObject) (ListUnmappedCodesResponseObject, error)
@@ -61857,6 +62983,12 @@ type StrictServerInterface interface {
 	// ListEvents List the organization's events (the event feed)
 	// (GET /orgs/{orgId}/events)
 	ListEvents(ctx context.Context, request ListEventsRequestObject) (ListEventsResponseObject, error)
+	// IngestFhir Apply a FHIR R4 transaction or batch Bundle to the census
+	// (POST /orgs/{orgId}/fhir)
+	IngestFhir(ctx context.Context, request IngestFhirRequestObject) (IngestFhirResponseObject, error)
+	// GetFhirMetadata Read the FHIR CapabilityStatement
+	// (GET /orgs/{orgId}/fhir/metadata)
+	GetFhirMetadata(ctx context.Context, request GetFhirMetadataRequestObject) (GetFhirMetadataResponseObject, error)
 	// ListForecasts List forecasts
 	// (GET /orgs/{orgId}/forecasts)
 	ListForecasts(ctx context.Context, request ListForecastsRequestObject) (ListForecastsResponseObject, error)
@@ -64377,6 +65509,79 @@ func (sh *strictHandler) SetDietRules(ctx echo.Context, orgId OrgId, code Diet) 
 	return nil
 }
 
+// GetClinicalSettings operation middleware
+func (sh *strictHandler) GetClinicalSettings(ctx echo.Context, orgId OrgId) error {
+	var request GetClinicalSettingsRequestObject
+
+	request.OrgId = orgId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetClinicalSettings(ctx.Request().Context(), request.(GetClinicalSettingsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetClinicalSettings")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetClinicalSettingsResponseObject); ok {
+		return validResponse.VisitGetClinicalSettingsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateClinicalSettings operation middleware
+func (sh *strictHandler) UpdateClinicalSettings(ctx echo.Context, orgId OrgId) error {
+	var request UpdateClinicalSettingsRequestObject
+
+	request.OrgId = orgId
+
+	var body UpdateClinicalSettingsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateClinicalSettings(ctx.Request().Context(), request.(UpdateClinicalSettingsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateClinicalSettings")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateClinicalSettingsResponseObject); ok {
+		return validResponse.VisitUpdateClinicalSettingsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListUnmappedCodes operation middleware
 func (sh *strictHandler) ListUnmappedCodes(ctx echo.Context, orgId OrgId, params ListUnmappedCodesParams) error {
 	var request ListUnmappedCodesRequestObject
@@ -65232,6 +66437,107 @@ func (sh *strictHandler) ListEvents(ctx echo.Context, orgId OrgId, params ListEv
 		return err
 	} else if validResponse, ok := response.(ListEventsResponseObject); ok {
 		return validResponse.VisitListEventsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// IngestFhir operation middleware
+func (sh *strictHandler) IngestFhir(ctx echo.Context, orgId OrgId, params IngestFhirParams) error {
+	var request IngestFhirRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/fhir+json") {
+		var body IngestFhirApplicationFhirPlusJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.ApplicationFhirPlusJSONBody = &body
+
+	}
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/json") {
+		var body IngestFhirJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.JSONBody = &body
+
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.IngestFhir(ctx.Request().Context(), request.(IngestFhirRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "IngestFhir")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(IngestFhirResponseObject); ok {
+		return validResponse.VisitIngestFhirResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetFhirMetadata operation middleware
+func (sh *strictHandler) GetFhirMetadata(ctx echo.Context, orgId OrgId) error {
+	var request GetFhirMetadataRequestObject
+
+	request.OrgId = orgId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetFhirMetadata(ctx.Request().Context(), request.(GetFhirMetadataRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetFhirMetadata")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetFhirMetadataResponseObject); ok {
+		return validResponse.VisitGetFhirMetadataResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -71677,2215 +72983,2301 @@ func (sh *strictHandler) SubmitPublicSurvey(ctx echo.Context, token CapabilityTo
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P3rcuM4tiAKvwpCMxFpz0c5KVm2087omHHZzk5X+Va2s7IuKlsQCUlIUYASAK1UlXPH/vn9PvMOJ+L8",
-	"m2eY8yb7SU5gASBBipIl2VXd07s6orMsEsRlYWFh3dfvtYiPxpwRpmTt4Pca+YJH44TA34cJEUr/8YCT",
-	"lOg/aFw7qIWN/WZvG7fqYRiG9T39zxv9T5j9jzRqQW1ImW4tCZNc3PNeL6GM1ILaiEiJ+6R2ULuBV6iP",
-	"FZngKWrXPuJkWKcMjQXvEtmuoQGWiHGFuoQwNCBYxKgn+AhJyiKCGq2DsFkLanxMGIkPVe2g1gybu/Vw",
-	"ux42b5vhQaN5EIY/14KaIJInD6YNS5Mkf/LN1D2R5IEIqqa1g9oEC0ZZvxbUJFXkdLlFY6zbK6xSWTuA",
-	"OenfafcTidQKsIs07NR0rAEUkwcakdrXr18DsxnS241f/tqOf9R2/Po1qB0RJlPYD5mORljoiV4ygsZY",
-	"UcIUogwNeCo1iPMNw/GIKjULnEbroLljgYOThIg+YbJ28EttTDBLlaz96p5TfTR1T3NaRViRPofZ9DiP",
-	"a0Et4rGe/N5uc3+nGYZv9J7j8djAuvbAI9xNEz1/vQs4UpSbTg8ZHg+mCf5CZS2ovacPBAbw9gX+JD6Y",
-	"Tcf6yVQqMtJIdXSrAUi+6BVfwTxrX4Pi/IvTjkXa96Yd7jbelKd2jeWgNJcRj4nAqjAbxtU9Ho8TGuFu",
-	"QvxZXf94cXl97k+M0YgmCWW1r78GtS7RyHFYC2oxVuSy9w0ValA7qDX234T1sFVvaDSPKVGXIibCbIie",
-	"b/5X7aB2dPT+0jaDSUecSSoVYeo+wqLLB9MYJvzr/P1YANeTq9Oj49MTD7hHWf/oyOsfNd6EIRpGOAG4",
-	"28k1/35x6E8u4ZN7yWOajl5sPk3UF3iEbK8arE+CIijNY9kzulcLapRJJdIcRy44ijiLCFO66xjJCSHm",
-	"iHC9aZVncFvTKH0GxwmOiIDdvUhHXSJyqiQ0DbgigvIYxvmmFtTOakHtGBCSpyLS8MWxMvASKidyjoxQ",
-	"otaDB2ERT5ki4nQFwt9LcB9GMcf13py86Qrw7TYAvu+BnB0okZKgNhJMH4gwbG63dnb1BjA8Ah6hh0c0",
-	"0ahzfHlSC2p9+kB0028PL/TPEY3jREPh+w+nFxe1r0FNcK4RqAWHSpIvtYPauzVIfcqo3tDWR/33WJ/b",
-	"BTtsKLiG5VHCJbkmMk1UkZYfoki/ihGAHE2oGiDOCHrAgmIWeXRdH6qUwefmk5lxw4MwtNTdtICjlS1s",
-	"p7sb1ffiN6S+3wsbdQPRN/u4Gxn6rbd8ptPwjV6M7VQQXN0kLDVZZeDlsKMXauzQzIShfl0syQezF0k3",
-	"n37toLZdC2rky5hE9ufWjsXOvv7dw4kkQY0qMlpu27EZmEdYn/nlvunab5Rubg7l5xQzZe4QjYDu5zdY",
-	"4zrM2WJWhPPL/Miwy/Xd5o5+YjHioFYPt3bgaOfTgqO31MR+dWeods6ZGtQJs8gXoInhxJ7DARnE0wfO",
-	"gvzMbFmYL+CH0tK+ukNyMyBk8fHgPaQGxJtnfjb+OhJ/HYl/7iNRQPMKll4LD0jCGfCZ+RyzDdhyPLa/",
-	"/0Ww1KwmR1PzO8NS8/P/KCQ1PeRIqn//c6IoyK2GWzF4UKbCjEyQTLsyEnSsp24YFaokkiQSRAVIDviE",
-	"IV5iWbQ09ZBxc/PwcD/HQ/JgYPdLDSdEqC37CSyuz3ivtxWTiMYk1hDpYZqkghwZvigMVtJUJFiqY5LQ",
-	"ByKm+enST28sWBwvrhdYO6hNBpJE9z9+3n7Yv/3tusXOxm+ij3Gj917u9r/F29MTEqbf0Uu1M9z7ftT8",
-	"8oPG7lQktYPaQKmxPHj9esD5UG4NNO8tHiiZ1IdURQPC5JbVh72WPJWGUph1n7IHqgBZqnaEZm/z/VB8",
-	"SIo349NAjwSJCVMUJwB5AcAlI0z15CUe/Y8FUzZXCxVEFkfYL4ywihoEVrUaKRIcmP0RZrhPRHYSljte",
-	"+iz8GtQM4A708Pf70ffN7o97o+/GLXnbePj5Dbvenvy0S96Hn8528Lu42f9ALz/v/TiEvTo2GHljELS0",
-	"UQzh8VjwBxIjQTQE/b2xuDzDtuwctBzkbJNloUHsJ5JydsGVhsoVV1hKmo5QE/W1tNqjYkRigzKMjAeC",
-	"J7w/3fKVDUbcKKkark8uDs98cV4QhpOi+Gh+jN2Qa4r5Z5dHMJKV8a/1OKjZH6ELDP/5rijYLjePZ4j5",
-	"C8T57YMdp1KrEOdrl9fH9f39RqNWIdT7kjx078vyJYkyO0kF6d7bsdNVVrdc23i/VimBG7Qym6LHN5gU",
-	"T+V4gPsUI71rqSBv0TghWBKHcijbDZTQEVUa4awa83QFDcHal5w7h0ZBO0dDunPQcJDOGi1PiQw1gDuF",
-	"Elkm2bF5Q2IEt1yAMNI3GIm1xB+A2P85JSnM0FPmKkVGY+WzgHEqgOqfZ5cUEYJn2iPoXVPu0o1p3ywL",
-	"7O3lMaW3DbyRnnuFCNZyCnm9FRp1slVK76YFda2/1nIvjYMw3NpuAFH0APAmDBsZAGqKjghPFcI9RQR6",
-	"I2s5OMoMxUrAaK4AjOZCYDRKwDAo4AEjfBISGkO3wuYMJPbmIMKzVt5YYeWNhSsPSyvPzoO3+GbYAj70",
-	"GIwgZ1TOKAQmOEm6HIsYYRYjjEaEpQgeFMUmLHORSROgvu6IC01uLENVSzCLZYTHoLQf8IkzfhluVT95",
-	"j1nMe738mfkWbp2+oIm+dSROjX5dDQhw6DEWQ02bl+C8lqXEO7lpLVv/fZcPLB97QwibgXjjYNvhmhUd",
-	"3nOFtCSWwxBIMNVbYBdoflVNueV2b1WNabWWNIcC2AsqdyvG0yssshfFzRtzoQSmKtu7zNKTb9+VoBHJ",
-	"nrj9SWh/oJ7YoOaKG7Sbb5BGyHsHXX93zCrsXpzxbndaRF63E1Yhk2+FFUReDvBmdXDQTh6cTT4/ZLcT",
-	"bq4oGSCexEQq1KNCqtK9NB+tY6wwiH/6QC0750Xm4xcw036dTw+X2WQShqHeZC76S44ZNowJcpYSNpoH",
-	"2+HWjg8px7MX+ZRVubt4e2WeKm7msvWynzSeA/xZrmRZ8L9ZGfwawd/zVCTTM96fxfEBT4VEvIcwijhP",
-	"iDA+CAG8SKa+pNZNo6GRNip2tOmJ0kYXsRtquedL7aC2DUw0wXpnt99sNRtgnYJfe1s71RiyvaC/Vgja",
-	"27zHcNvrEeSingBT15wZCoJjyvpWAAGPiNSS1MYAjpo+e6uY/hSfL65Y7dg7YI1PWZ9IdRiPqJqVkuMR",
-	"lTJTZWRuCPaWBzkDhCS0IUl/pIkTkmSMjdm1O0WMTEDLuOlvW+52cn7z/vHu39rtdhqGzd3Hk6vTo8f3",
-	"h9ffXF7/cHry8a6x1dx60wq3Go3W9k641dhqbG817k5vLh9vLj/cmH/0EsPtsBm+2Q4bzXq4G4aPj4fH",
-	"t3eHYePu8Pj2/jBsPJ7f/B2Q7/Hqsbm1s9V4fHw8PHu8OHl8/HBxenR5fII+3L6rv2mzkx8uHvUHfq+6",
-	"w8dvb85Pb9/fmX+/vXx/4TVp7oRhm12dHj82Hh8zoezu7u79+ZFZWeVCthrm5enN5d359b81mtv11k5d",
-	"iy13d3c3N4d3NzePj8eXJ3ffHl6c3IHN9O7u7u7s8bGx/yYMW43m47vHx8dGcxudH55eoJvbu7ubk8Pb",
-	"27OTu4+Hd/tvGmHr7sPN4ePjRjPc3dzZ2amHDVjM+ePjDxocMNE2u/qh8dh4PH1sfbxrNZp3h3red3d3",
-	"utO71uOJGaN1d3h7e3JxfHd4dnqkn52fHD/qV5WvTy+8ER7n/a8MwsMzPZF3h3fvOI+RYR6md+/P9sJG",
-	"c+8x82K5M74kdzdHt483P9zdgG3bNnvz6Pmu/Bt4rph+m4/Hh3fHIu3P9hvuNnSfzg3kzniIPJ5fPl5j",
-	"OWizy+Obx+PHb/7t7N+OH4+O3l/ePelucedcIv6t+feLw7uCO0T27rHaTaG9utI4P8bV1uwuVtFAk9Qe",
-	"TwWyx0/6R3IseESk1IxOC+hPmli6GhMFKkejNjZ3ofVkAkrIlOAJTNUdstqazgqzSg0gLZny2/HCKyon",
-	"vgY1nqqIA4MHLkEwc6uysZQCSH6+1IplNbMZ7uzs6GWC+kgQLAEmMZXRAIs+QT0uUMqGjE8YOr++QHnz",
-	"wkzkkFoFW2Em20/PpDCufY9ojNxr45enBlTTYqavFWQ9oUAprUl3D0c0oWqKJlginOjbZ4pyHChMNE7N",
-	"t+QpoGVzOr95X28ijQMwuIYLjhQREmFBENworF8cRJBPxsKUjaH5BEBrzaFwMT0FJaSP12dkxJkM0JCM",
-	"weVuzFMWywB1edofKH37qAFBEZYE1pxKcyXphwRHg/kWEc8/7fdaRJUwFkPOFKZMHxvnc3dQ6wlC9Epm",
-	"DGi5T9tY8DgFFfCLiZ7GjOZkFgADsJjijDyQxJzbMRbAmACywEG64hR4vcbO6gTmVy26kaR3RnvkGE9l",
-	"7aDZCGpymNYOalfXx/Wzk/N6AzrWvIWZQQ9HCtQ/4VZzJ58vwF5jTva++WZrz2sARjs94tNCahlBKkQm",
-	"Co8LMtL8ze4nqSKsuNmTAQFeMHu0eLtjMUV9zmP5shvezOFzmCT1cSrGXBLUS3gqSns/u1fbuztus96d",
-	"XdcPr+o7YfVWwXM7Thf3l9yGYMUT9NeBWf3ALLURWrQ642pGyZ1wcNNJYOWaVqoJR87iLQNzJ2hUQoJE",
-	"hD5YQxTobOFjMDYVNHnG+nTWbIXb9UZjL7c4XjJves1w6T0isEfr+hIYCK7jWeA5E2y3rPC3aj/NYj/N",
-	"EPbLe7LTAgHRQbfCwrG+Ki87RZ6P77VjreuN4s5Yj40ld6S54o40n70j20VI7sxCMvzj4aiP0TnYP48A",
-	"nOXDFDkbm4Y2MpZSOEOC1C2HiRRHaiBIFhRQYLfLHvBm084vj5f0GzeG1B5W4HBBRbWyOdzPwy6sDg8s",
-	"lAvU061cPW2WVQXhsNBiFZcAHkWpEISB/rfRyrh5edjrWQ+jbWBuDRBvOfxe3iZ9zmPa09AvQEuzCefE",
-	"2H6LW6lxpC4jrvdPg4Yqist+GvOdMDDDTzhhfOKULb6/3J3OMPo7H5HfXshvIpVl2espC6kBkFwRQr/8",
-	"pwER0ATC0m84FvGNMZYVQZWbDRBWqBEetHYsrVB0RALUJWpCCENdQfCwh6UCkpGkrCSLWHuXCY3JLTCx",
-	"sc/lQAKnEohKMnLin2Sfea7xZZ6p5WtQG2SGPb14/a6woN9rBLoDX/68JwdB8NLQrzUFg5myK8H7gkhZ",
-	"8KeF7r+C1hqUyAKz2AiBkVGG/5d3O/sn4TeaQxTUbu9/abxr7m/v6W6d3S5Da/SdRWv91nCvBtzAihPx",
-	"QMQtHZESId09aO14V9UKcWlwXTnHQ0yZG1/TQToiv3EG52VEBI3w66MBjXCfm0jCc6P7uRVWZi/KSk4z",
-	"5Fy6FTQrsn2VipFVjPCUxeRL7aBRpU6pUo8IPHlSU1ytD27kquBtpwJuOhVwW1iFbTa+UdjenV8/Pl5f",
-	"ntxdnx69P7w+bgunHt05udtphHffrKr2WcCueNetIJ9TIo1eq9VrRE28T8LuXrwd7eA3ZLfXiJuRMQTE",
-	"lPUPc4WODcDK372zyh2NoxmE1mCIKvRSK6gAV/FOsCgRVuoAK3R3azgorY9Fy1sVMpQq2QAApZwi39fe",
-	"57jlVO//GshijXwXZHKcXVCV3iIBEqSvGVxhGWjGFZoShazV3efE/jO6jhScExY6ivzx7gm5yu2CTEy8",
-	"eHlfwVAL6oU8HsgacQP0KY37uQbWPH0lkcCs/0zvdJAd6AM5x19uyWj8DiIKCy8ocy+2Iezmc0rHI0tB",
-	"XIhDlApj6y89OKcsVSCv7OinigiGDbWD5dY1kbJx8wbblzXYLx+uUYjiV2Q0JgKrFMKvNbZcG+Oxm/ko",
-	"A4P9na2+gE6FCP+1XDi5wH1ytpKAH0bRslh2Kfoz9mgu+pjR34whgzPwrb8SHClBcVLwDFiVqXu5s+2r",
-	"Gqt4RHBJhsiBHoFdNIEVY3o/JFNQOJMuxCRAeBxlNIKlgUbyPqHSBDKDs640TioPhl9v7nzVDCB4OI8F",
-	"10RZg+WExX4UQKseNgrLgkaAPvrEAZd4ZYnKPB8/Q2Xe5qENiMos1iSZooFJDeB51Gdiyl9U/J/U3c9u",
-	"0q0NuJA8lfcxebj/abj9cPHm8+Lgmh8//zzZ69Zy3Km+983CPEQyXiVO7kAaO5DiiKrZm9/8t8qf0gXu",
-	"Wx3QLe4mBDWaGicxMoHvyFjsrAPLdAsdJQQzI3gaZ5Z+wh+IBC5efzFF4wQrsgUilUqs2QVkZQQCes7y",
-	"OG+Wr3+5tP6T4zhgJ0gOs4hpErc4sQZQQgnMZI+IEiP6f2oelxfK35KlSPnmeSlSrk/+Xoxa6usVvFgG",
-	"kmvTHzqeSbjhjbRs8NGb5YOPtm8bewc7+wuCj/Q86zs7u7vPiD7avm28mRN9NGepa3nkZB/JpTMYebjh",
-	"VCOeOLIKuzviD2Rk406rNQ/4yXkcztdPFFKP5AlEClqOIgXA5S3YzbcgX/bMcI1GKx9uxx9u5wS2yxKf",
-	"owRLjd2n81sHtQcqqcpQKXexMy6mf1K2l5FgNw5JxzTevh+J5+eA2XmZHDAApcqrwD+ZcBUYBUh1gKgN",
-	"C0UTTBVlfeALcLWJyAsXtYr6PDg0f5CHftpnfwV1/hXU+a8a1Dk2R+sPjum0ag9Z5fN6zqVCzqkeKTwk",
-	"LACnF0EkRHlyRuyhNkorNSBZ9sOYE5PrcIAfSqqpiIzBSr2zF+SOkVr2DnIXRsjOaDTarYafZPGCI+PH",
-	"b+wrVGYjDrBEuWoJta1qab9d840N1rxwbzrJogIyTdS+9Zm8iTC7oRUGSmMuRTLCDGQjqghSuI+wQtsI",
-	"b422PHtlWSXnHDqyy7FPFAyiJYMuSfQJHBOj+pPm+YioAdf483fgzMYYuMTXXPTl62X0KK91P8s0hVgW",
-	"b2oxSYgit7jvTe6aKCqIAbuCN9n0jk/OTm5P1pqhwku1jM0FrXkDoLO/r2Xyg805rjADwwtrYgy3D8Jw",
-	"PfugD6yI0Ad98cU8Gq4a4RPUFO4bz5la6/2P+1c/N4Ez18ygehk755rmCYD6V1CxfSgkAcHj8ZbkqZfz",
-	"I8LsdTZ5OFVw2KqCX/0wJRcZw7lA2Tmd53v6l3J7BeV2RUiWp3nIQpoyaNe234A337+EPjx4GdSxuz+L",
-	"OvbFeqgTllBHIz/4Hf7hmNP0PNs4HLUlUKYUBWfTAzusCddAGTv2PxXG/AokS8qKLEU9QeQASfuyxN9I",
-	"6VTAZPrtoPv3iF7Sb9/9fHJ9+/3NqTwdqfHPR6e7p5/i4fnfz8OfPn2bXH48+fLzp4tPF7d9enb0bUh+",
-	"PNTffPdD43va+36LTL9NyPtDevnpZPvy9vvGxafvd86PD+XpKBnER6e757fRzsXxh+bF8eHk/GhC8Y8X",
-	"v51+4jRq7jei6ak8ZReNn6ge8vDL5e23o/PmSXh2+wO9GJ2ri+b3rZ9vwp2fPx1+Obs9/Q36+a2/89PH",
-	"bz/9fPTt/lbUTFh39C6Mf/w2yR1hT1ntYD8MNWsFsHArFgoySYWj5sVe9K34afKme9sYXrXkWbzfe493",
-	"0xO+0/+ZNtn3X/Z+mNSMDxn4JS3t7kbj5b0lR8Ylb0DHssLT7teVb2Uu+heL7FLWq45PWMmn7tevv1a4",
-	"4YGpyIrPVcmwbexROcHSL3+JzH+JzH+JzH++yAw3QoVYCGIgQEnLbjHp4TRRKMZTNMai6Le+BNdhvTXN",
-	"2bT+mmHBXzPzf/V8NsNd47O5oouna94MC0JPTBnLEVa339XdfV3+nK3rYmkgXBGGBqJs2W96HVguBZg/",
-	"fKHBwvnvzJ8/LG8pXFhhDd28wxu1hb4RtE/jVxLdCjxFZyZZyaLVwMlQPBoexp9SqUYzFkK9gxGWxjPW",
-	"RlFlkVKUKW7CpAq81ILQlOXWFYXrUBT1JVfUmGCy5ZiNRfPFD/0jLtVhT8G1sbu7Fe40G3vb+43tsLV8",
-	"RrJ4rQgvy98DuMfqeeljl41C4+w9ZrFb784eBG/5QUh7NpzLaubyya18Adg79veVkMLeszhH169+AJP5",
-	"W29Z5W756XC39/bfWK2hPgAuHnI2zrrk1hegLkn4RF8RRQWHQZXKceGLKyycDLsqJuj2F6UYzvWQwXxz",
-	"UZTijBrHIItcOchxRQybiToEQ2AWgVp+/RIxqUUM8ZGg2dzbz4ng7RcmZzzvqJQpsQn8MMrxvaDaeha9",
-	"8VJjvxi9aa5Pb2DB/xBq0ypTm/q2T2vcxP54StN8UUpTbwClASTz1R4VbobF47i+ZzBdYc/stmejjkr6",
-	"1lFJzcrmEI8/xG2pBLLZJKZiiqTiwqmfy7D75Q8Enq+DA9F5SeXZsZvzH5W+8D8pusAR87LCz4h7/ruK",
-	"02UjCf6p08JXZqFtQu4+P1d8M2w9I9u7D8QK/daA4EQNpgV4WrsypomR5Z9j+PkXBu4qh3NnBh7/bXbF",
-	"26uZDJZasUlq7K84LK+XiLFb2VbER6+d575dpjmJ43EyvSFKmfR+BakyV7cUtCyuOMW7BPft5bkThl6x",
-	"Hv3iiggb2dAIAV1vcTleAmz7nCFculMRVsDKj7S8P8zkfa+kFbC93+19f9788Ydvai/qYbzn2eSL1BA1",
-	"1xF3waic26vM71vDtWT2rNrSJt9s0RaklQHxxmlC37QMZWNYr4KZFCmeBXx+yZdMTbtKdPVca/36QFzt",
-	"i1vPqr6GUT34C9UMqmlCcZtbvmfSomqmWIyM9MU4ZzOy+Gxq1Jl0o7Wg1icM6mTOOEb6NYcoU0Q84MRl",
-	"Hh2DReDEqlnzT7w8IKbJjVXf+ZvmNTLOELLiMlyYxfXNCllc85Srb6pTuO4vSuG6m3fWam7tFTr71bON",
-	"L2Msd/79KyZazvLGO9N6cy+oEVZVjGT/oLWaNtFEWs+6WdznFv6nuVjO+hws6y7clOChgx2obytn2thz",
-	"5iEsh+aC0adAVRYKzi78rNE3U/2NZ368TulvtaoEHnPXbpIvximpGHDbpcixpqNjDoWQ5ZAopLhgb5FN",
-	"6YBGUDAGEvsQJAiOBrbCkzPixNyomrEcrmI08p1ewIF6IAgbEJCxAcernFv2a1+/+nWrqoSLFYWSzPNl",
-	"5WTDa3syQJ60PzL7xQWZ3P/ETZxUKSWyueKJVIemrMMM90SkcuVBpnbPQeUvUOYIWlD4LygOkVlEvMoQ",
-	"jUZzTmkIy0du6RmsWhmitQJFaC2sDLGzVGWIUEPxAxtl6bIqRKU8VxZ2DvUVXgFLJsX6MzJeuUBq5xtg",
-	"U+kslb0qowYpWzdfleYHPsjZdFWa4qHJgCM+YRJEzUJAtOZIjY+veQmsKu8hzLgaFFVp//IOK8GcxFQr",
-	"zKBZmEHBsPieyzFVOEEXqRLUalKen5RqjptNoCm0iaOsTDzVxdGwznt1qDm/anTtbLqpOZG2e7l+/h8f",
-	"abtsMqw/NQ73BYJs5wfQzqTH+genr9rLA6//vPRVH7EYVaUeufXyjRg3bKv28KWmQItNWmL3GN5/nqwj",
-	"K4oLe08z844531nAnLeysjP/Mk7hrYVO4a3Wv45TOBwIqWb1BTf0i/NSkWNuK5nluVHKqZerkb2xe9D8",
-	"4wsRN56T9HftAsJW1DvnSTwN4P50Ke9sxWDP+ro7W2G4UfT+ABhjyGIkSETHxLAMZiiRsnzcNZx5lmUg",
-	"4nAHslqajfUT3FsVcuPNXstHmQo+faJfoYQX9Zh/4ct/XnwJCtv/Wc3f/mbDU938cdvve3TY4tDe5ron",
-	"s1t3RnrKqU2lIniEJiRJEFYISrcXt7BR8MCo3kT+QITHLBW3sqa5liFh6IEkPFX/7/9Tyzb2D/T7O3WO",
-	"26m3Xf6WthpN4+s1IDi2yX59N4yYeFZjYKo+XJ9lmG42FQliPEm2wBvKiIkHtdcPjT8isBMgEQ3ICOqx",
-	"9bgYwX2fCloXpEdAGPfC+5SAyiJfg9o1VuSM2ppWxXV9HGClRZZEo4Rd3OeUK4w2Tk9u36GBUmM8pqiT",
-	"9dHZPEAd0bE6IEi9KJHQMjSD6iosRh0Fr9tMkoizWKKUKZp4fVP9Bfg7xAEiW/0t1GnXXPbDdu2t+Fvz",
-	"rfrb9m4YdragBFAO2zntCqBZAIErntBoWr2/HBgrytkr+QQM6qabToBigXuqTonq1W2zusCKgNt83WLW",
-	"5kGb6bWP4aNXEml+KkCdzyUgbnCBrClXBiATStpnmuNKeDSUm1qO5BObkKczMV9PKIv5pM0oQxbalRD9",
-	"/Lftt5MlIJq3ewKiHz9+PEzVgDBl6uHMQPSS5QCVSGk8U3hIQDiGYKsD1PmGYEEEEgQno7+1Ic9Wu9YJ",
-	"jLDeAXXg39o1yh5wQuN7yK7WrnXQZECYBakJYQdNtE29ZlsHyHgnxojrAR74kMRo4/rdEdrd2wk3y0Co",
-	"nEmA5kxhIWy+gvMiHhFlqcoRHuMuJBa1sVVVyBdljexSoOjfOO0mNNLi7xBttLa98kGbW+jjgJMHItCA",
-	"J7FEVKERnqJUmvh9/clbhFmb2Uj5AAmuNNEKMnBwkQHJjImZnBAhUStslQH0+c3PavtsEnZ/HDbY/k/j",
-	"ptx5uN5Lv21F73YHx2/IYTi6aPCr5ucb8EmE/NpYeWK8K/uv0d1PfpUDcoS/nBHWVwNQpVYRsqNUWHG3",
-	"hGtj/DklKILXruQTQZ0zyoYdZI6ho25jQR4oTyUa436JbpPptxCFd/rpdHL+6Sd1fnyuzo+//XB+PNw9",
-	"Pz7cPT/+Bp+y0K3vc0rAx8uV6jGTW21FUNz0PUywGi9A320pBs4cj7s81oSkA287xVXM1A7VXRkY5JP9",
-	"UrdBTnWjZ1+0L7OzPo2rJ+uuw1cS0bg4qyU08L1qxKHxwtnl92BK48rr7zQmozFXhEXT70gF7T/HQyJ9",
-	"Uowk7hGkOBJEiSnauFGCjvWiJBlpNijSp++GgHdhyqhGPeAs0AZGHz6cHqOH1iYaE6GpsgKTJTLpGN6C",
-	"u7DuMwsxknhE0JBMTZY198BNZMPkZQiQBkmAAOMC2P3NNtN9UIaaLVsmlJpEHSJlCPcxZQfQH9gH9M6M",
-	"OZMEbRiVfIA6jtnp2A7NrTxO8JTEpnP43p6eTgZFVb+2rQ6Q3ozOFrr1F2I1rTHtAU+issVY6tJmrWYT",
-	"dWi+K/dDMr0XJJUk7rxFkwFNSGHq5nMqkVQ0SfQCNasRoFa432YzHVF2n0rSQRsG0nLAhUqmm1voOzI1",
-	"VdegSNpYkwTfYrChn6SSiEATRti+KLGZ8GJBpFHTmpQe5lomLB5zypTR5YJdwVHs/Orb3ELv7KWOuqTH",
-	"Ie8GabOshV6PRButMNQrauh/mvqfbf1Py5Etf6qbMJ7RRporSqKNnS9f4LkG775Zp8YGvdYASZ5hHowG",
-	"+FEm8Tu9MGqQfVJ/Eze79VZvD9f38c5efTtq9kKy223EreY8euKdsbo+ZPOo4M4OqJfc70bVeZ3Dql7h",
-	"vgb9b0WivRNWU2PgwArTsN5l5pMR/kJH6QicyWBG5lc+H31y+0TYciAxxZWkQyM+HeG+Jg4a9zeyuycd",
-	"JxzHgEoYrA2aXI9sR53NVYkjaVQTxyGZPpM6XhojUCVD7OEckHR/fRIyVntWrpXXFM5ZkzFLPW9VNxFm",
-	"ty7xStXaFO6/kmgsKHCPEY/JFjojKqvMKAiOQaFRp0wSJqmiDySZmvJglwE6hT/O9J0cBqgBvxpbbXbI",
-	"psjMw/C8ek2aLoOb3MZkgBXwbFQBORkB1c3Ivj7vJhGTgWtQuBXarBU2vJsjwgxlgp9Xo8zy1+Xj7fmV",
-	"VbFnFlhLMmi7rafP8Q3tM1BUz+NvzviECKhJOSBf0Pvzw6P6zfvD5s6uI3oCTzLyr++oQB8yW4/NwMDz",
-	"N4b7ORJEbbXZD0TQ3lTzxFxDG8pcfsGRQt2pInm4YuAo8hgLCVdKxEdjDLsHviNMKswU5IAqg3O7txs1",
-	"SNjdxztxK9ojb3pN3OiG0X78huz1dvFOtxVtx03S6IV4v/sm2ot3yU6vhbe7zagRh+Rpzkw6+C3clDHW",
-	"SKt7uvslrO/jeu/X33dbX/9r9bGwipSqEyGpWo9xA5VLBUpZrc3zDvIH69hUNWNzSF5J4wswd+JPKNtm",
-	"J26dqZ4z8a9QOBhYLpABD0c8ZeqW8zMs+s4uq2xsrVeR9vUnadRP2Toyv9CU2aK0uAvOCNZbBkqTQ++I",
-	"fIkIiSVq5HuzpbkKkAf1uNL4OlvOQeN6aiKxDVNoqGWr2fzqL/W/CtKrHdT+y2vdnjPClHxt3srXJzAH",
-	"WG5xe/JJ6QEN55cNqPnkiEsVIGwYZ/2H4gonm2jC0yRGYywrl9FmFesYEjIGySiCmusb1yeHx+cnAWrX",
-	"voEquIgzxCDNg2zXNt9qtmigT/gESy1Qsz6J9eH+GtS+wfG1ITdr7RDoCKDRfQ9bS5MpCWxrWlKSxFrO",
-	"HJlSQnk2vFGqKRwx8KAxghaO7zQul3a37fxQPhYyYx2Yjw7Q4r5Kex2GS+/1D9mIc3f91pOhqEQjnOhz",
-	"YjQNepbSm/YWuvD2YSKoUoRt6V044qyX0Gi9PYjcx8UDEoGPq7s4qHRQseWeyReoJVAGzv7zD4IPEjc3",
-	"mV9gxolKIfArg9UbK3LGA68MgHGC2X1GuHIo6In0oAZjgvVdaTxETIIPtNG04h+OBvCVLccAnm663X3G",
-	"TxcA1MyKLLjiz8uB6yrB87HoClO4gQ0p6HPUJVNu+aDi5CM81iwpIagZoLHgqLkTIMIUEWNBJUEpg2mT",
-	"eBNA+46LLo1jo4JbGbC97GsfqFRa2R4xoL1A7uIRZUjwRLPQaED7A5eAwwPd9svgVs6Av5JmyA0uUO7u",
-	"ZRhMzlHCJ5kAm8meAJa/g5PJGhCRqXgg03swGsVlqJiXevTsfQEAjfBlAJBQNnw1OxyAYYw1IVLmGbDk",
-	"dESM9KxA6cM4GplIUVBNADg8UfZZlKhaL+HTpYww5GSpJEfnSo8u0fPPytK/RQXtxh9FuYAsZdy41e4h",
-	"cxIMrpsLFOTcjXmqmE1QPuRLNbp7kHg6pQV35q7YXtFFZd41KI1eZHuM/qmMxeX90HcVFM+fp+X6I5gp",
-	"vROzgNJTcffXwikBVl/woxxCxe6POSOaKwIRyzZWh+DVDazmOtBlXN3jvIscqhdcofzFgcH6XBfmLBAz",
-	"o5QRfPeFwGrWmRkJwMSm6QLL0N43C4ICB2lmX6KNb28uL4CkjrhUBY2fQdULrt5pBnRtAPbg6xx2l766",
-	"knGFXIMiaFovxbXY456lgAYuSZ/0Lkk45JLmzp+6oCsCHLrC04Tj+Fkiz9j0ca84vwfGvzbLCGukNRec",
-	"bVC8ZbZfloWD0ZycZXTBvxGXJc2sekSYus4Exxfk4H7iqQAGKN8RyqIkjQnyymTlnJv3sMS1vQyfVqEi",
-	"rJ4d6PLNtKxCFNoZ1jNnOwGA1zxVlJE/SRITIk1IQRKDJ4iBkg5iHOQBOr24Pbn+4fDsb01DY7/56f3l",
-	"h+u/NVCEmW0accoiGpOCrAZ9HaDndvlPI7IFLvDHRn4gWBgecVB2AsVQaEMS0mYdWHQn4zj1L73RPX1T",
-	"bc6X/W4izD4wnKoBF/S3NQ9QCh041wT/CHkuC2B5yQ+ZjEwdurWTe+cRrOX9aiy9X3r1c3fqgluB3ul3",
-	"wewGBCnCQlBrwyyphTc6+sGWnWcnQOY3LLOziSQ3ahU8HgPqSWIFLVCpqYHgaX+QGbxMWX+Zjkg21Ftk",
-	"znDG0U0GxF4IQAOgd4X7VsS2V+ONUXF+k8rp8jtsKvxhhY0XHn7ANHEMSimRgG2kl6Qn0SWOxuhpGYoT",
-	"1zkrhglb7HEf36feEEU5OuufSuS1WsyU74TbelNlcenexDlHI8ymoPyacBGjaECioXR1Vyqmavu67+rO",
-	"ilO0ujEqkX5pugJ+2nYu3WRNGiuocE1HULD0Wj+vmxRMFUt4gQt13kqxIFmVGc4Mb2gXsqEGZGps26hH",
-	"JggrhG0teY2YQtAHnLQZ5AXLzSYQ0KeB0EuTBAEtgt23sggoGMBmrrHDlHBMBXNWAf07JjhOKCObge7c",
-	"fF8yCzsmfIAlfCIHeh2ZMx1JyQHq6B0D4abjb1pnC10a4M9BqQPUqcLHjhZv26xjC0LfWx+fziY4ieTh",
-	"RDljDcYocwjAV0iTadSx59A7TB3NvfrUOQbpoIwrRp+qF+l8/ChDHQ9zrJuZ51zpo9WMDHIz4ynoNmmE",
-	"p+b8KkEJqPg9g9Qiu+3XnM6UiMV/JnJjMeSDQZDZuUecMWIUWHq3Ey3KxKm1X+rXo1GpAqWZdgnzSjP2",
-	"erUh4tkaslGMn4fED5T133q6BNhxLVXhaVZ4BnUJYcgWPd9C12RMbN6WkgrFXkIV7gh/ABmbvzVoAwP3",
-	"xB+AGgFnhIUyf1pcQFJhFnenAXI8klnKK9lmjuoAhdSiPcDKI41UbRaISiWRKLJZ1tTxts3Kh3nuEfZH",
-	"KJMa8MK0OOKjUJt5u+vtqp6CUekYnFIkPnBOi4t2O7Bch95xyvpGd1S969XKJNwj69EixQHi7jYAqFHW",
-	"X5UEgZvzNYm4iD8wvftrK1UgHQnDyb05avmRO7UvCj5BM0j/AgrXQ5OlTu+HXo9v3DPq7wIFjNEGVbk4",
-	"GBMIe4cUwXC18igdgfdum8kBHhNPLhhjoShOslrKb32DX8L7VvmIU9Dyx6R0ghB1+sJbzs8xm1phUq4F",
-	"d4GVNYAUFYSOjXEe3I4gU4b2w9AdqxmN4P5L7IOek5WgS47i9uDILcPIrXZpl46JHzhQNVHb9nXe0He2",
-	"r+fe9kt9bJtDObM/n1f4x4ida0qKczHjnErjyWJd1n0nby8JQGmjP378WC+78y/asrL3vwWg76Dwki4O",
-	"Fxw8dAhcre/P9lwY/0HmDA3MN+NIkv7I2lMF3JVwQ5zfvP+j9PIwOJUQQVW3qpNuqqxTvnM1AO5by9dd",
-	"4lk0agA0mY7HXCgSg5uhSaG1Fuyyju5BTX0PWJ4D0RvJ02MfGJH/KX17Y+fl9aivJOpYo0RdL7vjPJg5",
-	"I0XNu7XWbXTK0wQFU5vNKOAr9Uv6QshWYbxyQPl/yh6oSW3gqRxxHEMuC5xcCd2zgkLVLtWT9+h3G9ng",
-	"b0qNsof7/ej7ZvfHvdF345a8bTz8/IZdb09+2iXvw09nO/hd3Ox/oJef934cmuREhUCBp1zrcsekX+zw",
-	"v2bNePcTiYAQWxsOi0hV4BfPMvdkkVkmZa5m7N4ipiVmQ2JdO0009GNzvm3t8gIosCo4R8VYkbotoFha",
-	"RODSrvw+0+VMS1dNN4fvOZ5idGTzJJSbP1A8u95OQtmwYwiGkd+DPFAEJPbYxsx0pMK9XufA8jj6PE8z",
-	"j0xwMWP6Gvmlppubc9LrefC3EwlqX+q6Zf0BC3AChRrk2Y78QPGZ+b7w7MZ0Vt5jgADkCTfLq95tzZgn",
-	"JO5DqehzYgrb/F7eorwZxK3O2a6lN2XmhUn9UvEizVz5nnb78xefueNZKMAAQXkhlSCBnCmzDAQfEUMe",
-	"QItksliCsy7wsFhTC+OidMmISbyCjJWSQdiAZj9olmVIpjAe2sAu4BHlyZGsHETzDjJ2GH5Z89kmqFE1",
-	"pyuN4itzx7RZiNosy34ibZ/6+wD1qCASdQpBP1Y2o2YMaSQocIuQ7o3MF9FmUUKw0ORVEMmTBxJ/M+3A",
-	"+d9EnjMysm8losoIVEXEostsrctjURmHqmdrqZFZD7rlMZ6ijknCds97PS0Ud7R0PcbA0tgasq52rKSJ",
-	"vv17XKBG2GYjk7wjyPYIW8+ht8grdwssAuOuRC58va25ZA0m2/MriI3hQpmYHvGAE+nJuG5806YwoJmh",
-	"cTrpMJci6V5QObQLgbxZmhU3OYs4Q6AeuLi61LOEzWmzhH5OaWx0e3tNE/Hz1hvGdrMZoI7Ccng/oprF",
-	"gBHcWUL6hXWuAOSD9QkckTYzQgJIZanRBPud6w/tCioTrMAw0HuWqNB6I7SZgypPlaSxUaoK4zNSHMDu",
-	"iYHXK5lXLOapcrsBHwIMqJJt1imnaelUQD5AnZhr7BkTM1GvHqmBQ8JZH0QkzOb1+7ayXyXw9D7ByqCk",
-	"/lUHrY2i0ZAoK/TaRHGotYMsPhqRrM30ikYEJ6+k4VcLIBd4avvRI0X6nPUs63Of4LE0Y8Llgwpv0XbY",
-	"ZjGeylyNbSUAGaAOZT3eMRQBgoAyUpE3mWDBKOt3QDHViTTCRjjJiIomRdInUYCtRtjocR5npZULs/LX",
-	"Vnix+RZpCAqkCYNsM5lGA4Ql6iRc3cOk9FyMhj8vzUVFHjGrZd2Sc36RYFSRoczi67MVN0Vq0i6mvJHt",
-	"mhUzlNFQDQgWseEiJNXEHlIIVY1mKNvhCtyRI8XPuaJzcr7Ifx6S6LmmiCrL+uWXjEYDX9ln7z4gTIY7",
-	"okqSpKd5ozL5f3KOkCkNMk0slirgKr9xjb/mOSGWuHJcFsJlRjBNv0JVOWAjqq+q7I6CfG9dnqq3qENj",
-	"EGFikplf48yEatQU/TTBAh1enQIdMk6sJuAnv2fKt12QkRy/SPsrfa1nl4d+Ub5cAktXzcvCpWAKY+hH",
-	"erxqkj4zbEaY590BcD/kpBbiwdZiEZSVgfODadPZPSkKGYmXxhXcYKkpjfO8IpYp8ZAxpw85ImR45B3n",
-	"wjktHLi57OiR4dGOsaqSUop83AHCXhYFnFiUM8PPgjdLmvaybJjJRWE3Yz66eFsfVCBxkZ7PudKCCiwu",
-	"oG4xxGdetreFVKa44nf+0uzl6N2A+fVXHNm2qBzriRgrj3ZEnEVEMGlJrgaz71BVn2iGySSlXIO4ljDe",
-	"YccCtH8KaU8enEoqSS574Em1iKJ+NA5orroE5CEvYmxsT8GTdNk/NV+z5MC/Z7J4MenBr0/BwiU9gPFn",
-	"V/1rpanPZT8GlR/vlYWurQxaNx62uQlq1KoFHt44xNLDL4VX/v3kdWxLdjvSU+zOvqzu6yMXQ6hIu57a",
-	"q5DCsTJ1RVYNwvpCALw0s+tOQXZms1u0Cs1nZj8WlC/DM2QLvHIffM0Sq844QdvaI0hx1K5dEy1fHqB2",
-	"DfW4zbrTnRYWYS+IrWdq73woVh8/k/91dsaHhtt2maIdkG94KlFevtlovD7coHfHh2iEP3GBmBZRNjoj",
-	"mgB5JX0gdD0qB52gzTqRSKXCEcHsXg5IkpgXWtgh5J6lSgtZHZPZFv6cDAhWQPL51FB+iUeksxnkPoF2",
-	"aicfXn/4rs16PBWKEBZYbSNWaOByCNtUuSihEnQUoxFIFxEW+uC5OCAuyRbqaLHhS6Y0xgCONuumYGmk",
-	"sfWHsyl2wUPeqla0bGUlBnuINCz0z74+eXrBcEBn4aCx0YHBZBW1fwEQoLAcOBsACGpBrZ+kCk7gSPcl",
-	"NDZHJDGJCpJ0DBnzRzxJUhmBnTBNxgNbHDfigsF/Is5Sw30IPOkSAR8rPsJKE5SIKgE8yZBOaC2odTHD",
-	"DOsXAx5xDSI9Ty6GUHOS9OAN5GOrBTWcjAf4vg8lufskwcpMSAIUOI/v46nJMqrIlyJhyVdeQVsMQl5B",
-	"bqZq3bNxEdR7QRUZ6XtQYcps9JT9PgC/LUGIEf5BGjV6NMhrwfiE+dpY14eeuiAEMp4a15TCxL1mc2Y+",
-	"rcplRdDhWSOzLmGpuWFl+GiJTGrzKn4sS+L+OyTqW0IGsaf9a15tUAgMhCvCivS5KNwqepP0NSbSPoDi",
-	"gQrO9BRhS0dURkU4zCw5qkyQcHjWqG8jCsbCHiUiW/CGtbCS0VhNSwkf9nab+zvNMHxTKW5n6eMXA+Dc",
-	"tQMyiaOs3lg2zi+1Q4bHg2mCv1AJ1eIdYOfIETkEZcW9bDJ1wzGMoSAMwC2Jn4DbciLlOVbRwBMpbeb7",
-	"gsrh6LZSBIKs4n7DKzhxT4pAGZbYvbVdZYMXhJwcwp5wk2Nt5X00MsVinmAVyleVyx9pFDhUSZQyW1i+",
-	"cGTyxJOLIfu9a5dV4FzcHpJ2lmGVDWb7mL/eUzZOV1/0mJu0IaXVY+P5hUUMQDAq2shkmJpSksQBGnMB",
-	"OhZu/GpIbKPpN9eH2JWdjIOcWdKS4LuxE14fjGNqE+iUrVEm1fiMWKYhal1XBHmwqaq2cvTvcp4QDITS",
-	"S8K6rHZtSUVEgqX6IF3XpeQlWCok0ygiUvbSRDMYgXN2NHpeK9XRng3oSKW5JJ5nb8spwsmYRgisET0c",
-	"EURYHxi7seDxZjXbTHr0S7EPyVN5P9z7ftT88iRpoZ4NzvZVAFHgdtPfkkpkkJL2GZljlQYODcshXP9c",
-	"BLmTX5bvgwt7tiDoSE/padP0LPwux4QZf0Q+rISXHWJJjcq65k2Y2CIwrUd8rHJ3o2Pm1bG2PLcotNHJ",
-	"19fZfGvy4yRTxFkxwdbvBTgsV8bpaxn4fyAoZ8GWxlSdMCXmkJt56X0zPdtp7ASWiaCKuHyqBqdvqCIl",
-	"XVD+omotthT470upQp+kAk5t59gXDSl98Mb03qQCyzSl9r7/dQEpmYWBzeqlGziv5MOrUzQkU3PqTO9Z",
-	"CltnOzI2RRvhs7JiymqhaLUAjF+erNNxkRA0w+2tcKvR2IZKd0uYVUBdYhD0aQPHMupAQDSkeBoNSOxp",
-	"AzGrUAharJwMaDQwxjebBMJmbTShH9C3JNb3eWVEyws8Vua8i2eSAlgvqyAzFQlwirfk5HmqSxo75xdz",
-	"mgJ3kL15empNOq75u1SFVd9ozvxIS+SrKb0KIt0ijukaOLrDrPlXLZqraPD9GgwufEh8GSfzXA1ygfZF",
-	"ZEyrlAR33Cd7Oiq2zkoRlY5r1RGM8fQKG9+cWa6LMrL8cvQmnlFGqpYzwtMjA54XgY5Jn/97FacgMkF1",
-	"2U1dR9IRmEoS3/JzygCBqw+nlhhsuEXCJy5m18gX1gsaAUoZ/RuWyPRr6mFV89imgyWvbz/7/+/zXv9A",
-	"smI/s0ht6wMsY9uNcELeZZfsspBc0XpcnOiqaoDrlHlKAEXGRex+Wm+Rdg05kbMbfoKjAZJpt26gimwM",
-	"Ip9APngTtQ0wgu2dGNs1lRBJadzdQLu2VQuWP243puOqqS4viwOXV+WZ8NG5GogUUgq4gqM2rRkocrtT",
-	"tAGhlgBWE7nKWQTZvcdjoiXoJLVOKgOS9FBCe2RzrvC1+PYxyOidgQKGl/HZu4cs8cs0K2VBOafs5cuh",
-	"iNcVB99RSYdPBSTxdTiBr/H06OEMra+8JV09tTIXHVnz26Jtfk++HPGEC2uxMTGHy35S2gL3feDGnjvb",
-	"D2N3B61yq/8pC5qZcHZ1rThbeZWKaIBt5qPlbLE58Zsxbr4DxToZSWOxmQx44g5fprjCEo3doGjj5Aq9",
-	"RkrQkdFXbUIMdkfjtLGCznA6z57jbZbBNZsSWMsZMVcZDBtTOU7wHP09NPOXZLxatPBvQsjBwYV2E2K0",
-	"cpa/hcDCHh7RZBqgbQi0AqcFplBM+9TIO7ko0djaQcNK860r1LPEjTPXtXouA/L5T4B1ATfQBokBVpb1",
-	"MQn2VuISNP78pNHniohljt+LqHyt+moOJfbor8OlX+ecW3cHrnZ0X461nYsja/GVq+zbuhzX6nzPKszE",
-	"w3x2snyd59e4xYaH7OqexYviPVy8dKtxQ1Yoi22YExqncmA4MahJHAkwg0OEq421sV6VmRMmYVkQGZWQ",
-	"SP5pVWeEx9Vqrg7kqu+A0sAK6n36QFiRht1yRvsDZdI5qTneKK4s7rKqGRvP5sLb5s/LOCy4pPp5oFpx",
-	"jvD+9bh6bqO5+fr9gdZKwf/k6YCxP4jkqUVOQEECmRGsGygBVjBffZDbykx1HhMsMChlRtmcrT0GYSKv",
-	"YSavLdxfL7m+OcLafDJn8K+0UvORv59WOomwiI2IYiLzNAZqTDoA59kAdfSJ1P+1R1L/CSwGeKbYu6YD",
-	"bux9QWIoON5BG9ln7vzqv4EdCVDHUvLOZoA6cG7Brc8yxdBvzhbbrCUzp9onkAvWuipKRUuhlLMFlwa2",
-	"DkhVI794MeqZKVU7URXnNJ/CzCtqPesCvPh6lIaezHEDtiRqHpVe1uutxCxrbJTgDAbRs/mSjTTd0bvV",
-	"seXnpyadRQfA1XmLHAmwTbNyIK55m5n2loDrLxx62U8cIna20CGCLHZeUXuYklfEK6wK0/Iuh8UkfyWv",
-	"tkVE9zsyNZM0dK2qoo2j9H8MTfZP7x93PP+44+ftxM4SO5EdzgUHzuuysUyXzz6O807hHIbAnaoDhCE1",
-	"qystqYG95c4RuMebQjsktshl8lpdXd7cIlOD83dIdffVXIedzaDNTMAKGpLpVna+DhD276hAH3D7m0Ky",
-	"ZdCslKOQUJQmlGExbbO8fh9UW8pyUzATWWh7MjbtlMVooxW2NktOiFnIASwl0ywVHdjyVjO7dIQV0X8f",
-	"QXzzrN6mS5OEsv6hLQWwjPUK6qGw6XJtV/fDWD4GnD5TdB4PbJbzJ0fyao3/vo660HeTcOALspoPZh5B",
-	"eS986PlTqD42/jav57w9iwqeDqMZojM8JOhmwAVBxyJARwMa4T5Hp2doN9yFutNlorQKKuVjHekT0k7D",
-	"sLmLLoWiv6GPJI6rL6AnR8iwyTsteIr/RzQgrK55x9+23BuPrmfVOPwyZa3guWkJVrw+M/zMe/v/NdB2",
-	"o4l2dnZQ2IDSa16frXBVI+pcPxOHT1l0R4lhADRbUjmwDg1gsVylfV+j+5HzQpy1HT2XUqxmGhJqpckv",
-	"ZzAq7EhuOlqZMgW1B8LSZcheFQ3LNt4zaVi6li08277CvrhxPdvH6uQNFr8edVsJZZ+Hf9lxbbT8soKm",
-	"dpFXWTAMKlB1loJo4vEf//4/DSmcGFII5crG1t9hRbLypPfJhk0wselyFEEFPOUqz741+gc6Iug3ziDf",
-	"IfFee4lWuSLylQkDp2q6VBzPn3x8srOQg1tfcw+UTNAVfqDJDIS3w5Wp7PqH5smzkMd+lRVLTI8/7bh0",
-	"PTaXDzVO+6AW4ZAWBEykehuptDoQqCbtEoZ4H7qUP222IYlysU9G4wQVtJAkCko4mDgfpruzqR86Jm8A",
-	"ZhFJEhJ3ilyunSwoW7lJk5ZPxLJM0A1I8LaPIgucd7FEyp0KEJ5m31e8/N7NquLdkT/Ryvf53Kte58vx",
-	"9vaUPXAakStM5wUFR7blFjVN78eYQnAwcm+QfQNatREWQxIj3WjWXRyO7TyKkHVnDjeoIm3HmmGUS51q",
-	"+8WyViCucHKkj+8cTzM7PrQLsipvBUVB601zJwyDpxT/bun+FAsTWHQCvV36h0TBzsOWqmDYSnz5s4Ji",
-	"q5F1y4clHLFDS2GewnmgEveOHhmst/m3Xfoy7xxAa+cb2SURtqnqHYl5/oHISGSPC7RhU9y7Ahym3eZS",
-	"5wQ6eqFTkmdye8lj4ma49CEpbOw/9JjMotjCg1JEsj/9qJRw3BwWwmQq3yW4P7vlddRJmQmpu3euPsbk",
-	"YR/GlChzVHhMEJ5gSJ5kWB3QkEGJB9u6rhvJvJr55lab1VHH6C1t/1PozQs4trFMLpjMNe+Yb9mYdw4y",
-	"w2V3ikY8VQP7jsP07iFVf+cgT3yVVzDW7xG8N5+MBLtPmQZybFP4nV9fuKoTpkr81elxIWQxMDWcTMZp",
-	"+BKdXxc5kRkQgtXXg6ALlsuAoHm5Mdf/+mvQPGM+wSKrUu5vVmfnZ8GoEL7XkKdNIqdLtpQj7rIu81Km",
-	"JF6yTxeksPCg+uv+Tn+g5aHU5Sxcwa1+hfQ/5TIUMYZkzV4uKy3kHKAOiDEQHJ8loNrQ6EkZ2g4RJNfS",
-	"BzgDtYmu6UASk7iDNkzonkuqtunHKUPXNbtNhms1n1WGaqwh8i8dPGOaznHTrVIIZIkYs+9mc4nYLfQw",
-	"xsfI9RQCM6hSioC+H2AWJzAq/LQJyDw/yFpQG+AoGteCGljKKmFdGGfNnBj+2Zu9AgypAqyzgewu95xJ",
-	"n7ZRRMZM7J71XP1nOKNlG9LqyofcCWLAk5gINOFiKG1Cd6re2tw3LvsfnBOTkgziS5Zis9InC4hDAjST",
-	"r5kqc86BoZLSxXPqyS7D1M1LXFo+JJVnoxL1oXbClS2Ts6YyzJQYdp0UFSATk+CuHnGeEFEfY6bEtL5f",
-	"thA2W09qmhiZ+EMswqsLr+mM/qQ022LHlTBKMB3ZmsFHPCZrQqkyEYKpZRIT66Jl0QHq+26hIyxJgOQY",
-	"R8RYcGMsB8RUMaJ9BnUSNjp7w8/1UWtsimjsfff9eeuqU86cAE/Lyr3V8sjA/CvBw2PyXWWyr07GOoIs",
-	"Y5I+ZJ7j4DlDlHl3eXxT3wa2LEAyHY8TMnLav3Feawz4SP+u88gv8D8F1mguRwR72KvghRZvEWg+FFTd",
-	"2VCCjkYkDlA6hoS9WJJNU0JCkS8qz2YoCZAayG3BOPRT3JqLy6vL6+/WJqAO9pVuAhccjbkYojoSJKF9",
-	"ylPpQbO2ZNikn+Whev+NTuoWy+F6R8N5HRdVz2G1ayg7srvktd5tVbpNZLnbngLjrde02pGeSzVHOobH",
-	"kLXZ+IrLons3VWQUIMysw3NMIjrCCTLTRBsYUEc33kVJF2GFGm/2941s3Wb6RLdr243drZ12rWOewlBJ",
-	"d9NU5xvxB/BceCAC90FrMCRjpelIo5kNNk40BSmnMIVua0FtjJUiQi/lrv7ffwnr+7/+3ggab75utNtb",
-	"2c/m183//l+rD5NUP2BBXRL4sp0EymKD/nlZA5/3yWp8aU/w0VKsyYpO0t4K5zlLcxPpv8o6/U9WW+cK",
-	"koniSwEEtC8rAeLWfFEmGRkfAnsB488Ap2LpQRlRKtAg9422s/11zjkt7FVVgH6Kk1X8ys0X2enPgEmZ",
-	"2m3Vqqxudu6rDLJC8IZuOjf0EbLVi9sv7DSeo8kTJCJ0bA1rAjPZ0/QEPkOCTySKDMgLAXtLZlSdORAr",
-	"xgjoia0U4wqRc3MWGmt6bIP7oChOyqTmxCXJCy+k0lJNuLkHhAsCIWvmxfNA4HW3ypK8z1bBObeV8pSt",
-	"NJr77DJdKz6mwp6iyOiVzC/CSvde/WLBnZrfbHV3s0VcKmTzIktIT5Dfhvmlu1G8X0tscDMMK10YvOtr",
-	"2fW7b1bZogmWaqVB4IOVRzjjfXsm1sXdsmrG0CaP8mTBK+6Ye6e3iIolDMtpo6OrteJBcVDydqWMLUWK",
-	"XHFgCoArb1WJRGYkpAi8p+6W2+zCrLpdVjq36x33tfFv+Q/K2X2fAfRqcKZMHSVckmsi06TKL8y5wCxm",
-	"SlKmbgaEQKe9BPf7BGLaKsjKez4x9fSAkwAx2n6wtRDIP+AkJQtIFZQuBQ/0JEHuI4nGXKpSQq4lYR05",
-	"J6fZCZTWOBeyjvupSL8NtTrNJe/c5hUZmVI1iU2EdmAiVhOu0EYn4eo07mwGyCXLMkaUhKvAeJKDFabN",
-	"LHl2fYAXhxsIShzp7qB+hYt91fu2hQ6zAoJQQ8Z0opt5ZcfbrMv50IsXVqgTOeawgzY65MuYgKuJzQvr",
-	"YGe3AfgdqqTZrLde6QrI9tpmGhtYmiRVIQ2mQO+qWeyCmp3g0/sQOCuBd5XhIlTe5sFH32BJOvkKNisD",
-	"9iqlup2CVLc/T6hzsKxG90UbscRCXn669kTMO5wWD6hE/EFzC9z61pfiQ8YmStgLICkt1EcgpAaCyAFP",
-	"4gXpqLz0Jivw9+74LN18jsT5pIVrnUBeHwX/mHhqWwl6Ibm1OwoNY8cVVnGKgHCVFHgOdCqo/+wkHE37",
-	"j////4XcUfkHIP48Ns1DIIceVYHHha0MchrnHf+cghX4sYeK62j+TWQu50rV0POqz5geTIaXlZE/8vUu",
-	"c/LDyAGBcmQTIoij1G+9ewoCDoRu4MJ1gGK4DDgjPiJMLZsTZi3XdvvJmjBYNknpiuoyx31UyMQ5aj5L",
-	"QKkMjeBMDeqExWanAmQtT7WXsu0/zYVaR+CFhWCsq64PCB8Z59iv830O8oPjnQC3SfMP4byyDqaLJYo6",
-	"VPu+6r4vTfOcobfupzBnk5d3TbvAqhlpVwo6XDp6BdYBq1vX8vc0qYE2wBFucKFZFfAr2oS6tMz4Q9v7",
-	"pZeqtGSZXkgiSkeuVKhScbgzXSOZceYucSSw6GZ6cjV92Ah/OTWN3V64n/OP89rBB6vZzZc9jfPR4Rhy",
-	"KqyLD6xHn1SNmhGOoG2WSnsZm6D5MPOmmDlD750QlhX8XD1cd57jxaFBnIoA7My9yZTVTxLIA6tby8xa",
-	"SoVLNDqgY4guoIrUZcTHJN58i8CxZkIlQa2whTo3eiR9MCDetbNqZDfGK7tbWGxxRY0MDObjyAnrY1Mq",
-	"dz08wWlMbQ6citLK+qWElB1ESOMO1qNi9NZUtFDki5ELVzxRax7EMRGUP4mZOUCuTPsMk1bkBnLSsvME",
-	"aaneQTdokME4W8L87TxlcmxyMq3pupWtfp63kCnYq2eE8sY2SMKNDTk3WR88hzY4I851CU7S5pLxE9AZ",
-	"Fx+W81waE6H7NM5L2cdI8ARyOA9of0BcFvX13JpMzfQ4TUj8ziD8y1tCyQjSHaxzXXjfepxcYcqL0OaB",
-	"MMXFVKPomoRgTg0Dv6SUZvGrM6sunVFYT7CUT3hNtZdXSGbFi2Vd+oPFGXkgyfJiypX9ooKczGRHHZCk",
-	"d0Z75BhPpZ2cibnc3t0pxGA2qvQIcpjObt0HRj+nxPF0xYsywpLUKYNsgXrjk2mZku8+7S2nhfzloaGX",
-	"73Yvh0YzXI6ceiVhMpRZeCCoeoYLbCQIOOHjFXb7KPtmRpgEUH1OiV2zPkd+pP/C+wwaeRXpF+bo5QnJ",
-	"+Djv1isV/aAjakg+IxOfGzIUVRqaKt+aAkngA94F57IRwUyCAQIarMuqN2cOQBV8ysEqNsEBgGH+xl+K",
-	"/kvJge+x6HIB0SbfmfBi+cwyeU+If1c8odGaYqy32QupKDQ7o1IVcuw8Z1GmkwWrshlXn1Gk0QYdzXNI",
-	"d6rELDgpsEamBCK9fXGzbKtv7tbD7XrYqvBMf1KztZrKqgCGM8ryc7o8oxnM92J8yVCTB8JivlYVmOxL",
-	"j4VZoDQC/LgmYy7WlF7KhUSy6ieyMjZiOQnCTMiTHrRsWKi2Zoqk4Cgqhbw/LbteW2CZcta6VSdAgvQg",
-	"Hzg8s712VnfUN/PMVmllyEWA/5xSU9FmPej3BB+dFQxJFRESJeXPrO5H8WiIIj4iEorQL8XJr3b0vIWu",
-	"f/CggNklK9dcsQRkex0C4g5z3t87LtBtSmQMNdS7mH1OiYJ08DM3zwufecVfaCf7nBi50QUVm8oqawSe",
-	"FPw8z3x7U2GyS1CYlK2XJvEkryYFkXKuQoatEp/l6TRiqUsdHsxG/K5cTqSUI2ntWh1z6+U9u+DeatmW",
-	"1ypUsaJY9+wSgOWSB9kS56PWDe0z3uutydZQooAdWDaj+tIhDGOsls4dVC5SkH0aFCa4CAZqTSW1RXi5",
-	"WOvQFQQPe1gqFO4ehOF//Pv/bIQH22GAkpRFA9Ro2Ietg+3QRDBRxohAjd2Dbf2iGR6E4dKlQY7tISwa",
-	"F5pLWQcxZU5UWF0rquiI/GbTpy2MI3Ht5gjKWT8LdsyQckdE/xEKo2WMDKVpOmvDCH+5JaPxuxUCbt7B",
-	"d5St9V11oTmrXPG8hZdRqvyZBqcn2L9bvKaknOAuqcgMfiWo8faz5clx/y0SBXY3qxJv70/LUdw7jqKj",
-	"P5KZ81/HVUXroA3MvEL8CvfNjQu5vHx08+v12/p+Jffsj8Zgj0yoKGq+nFnqI4QBY1ZYJ3D5VctE1Plu",
-	"vvVkAQMAE1ZtgKghgKiSJOll6Zi7BPERVWW/z7ms3cIieObtK4lofJCjsjelDbeJNvZwhg/scdFmFavc",
-	"sGhgMmtBtWCJSu6b1jxniuhjJCPMstTP4JDpN9T8pZ1EjgxlzNqwaXPzR28dPnpzoEq2GazUedxBtUgL",
-	"dotTCDB9cwsdVm1iaVyHlBpzqYKwOgPsrnFMNaHfXZLYrOJYms0e22NjPS2VjR0xXLM05ShJjLCYUwNx",
-	"znbfLpHr+Bb3b/PGM3qd/NUiIrJuPCb2yucuLGVXqB/7tcSilzjlSmYoTsnhk4zhMTT6GtT6AkfkHEof",
-	"z+dL0HZoCXuWKPHNk3kSl7nyNDzdPZdQNiTxMY+eYbpsVpgaxoJysQTrr+dy5doWkGMeVGCj55Xeg4/l",
-	"1YCbeMH5TW4izBa30Dd0dYtVJF6D37hf7WOgz7Mv4W5woX8zbgyONsjLEmhLuaC624Cqt67euZEL/YV1",
-	"liPZZDS+xqy/VFCxafhS6tyMizC9ueMznwR8tCEt65GBP8FnefbOS0A1IfiEITzB07ce4fY0GfoywEPC",
-	"EGXo3cm7S5PLCW2YZBex7kWaZCjLmZ8rxLdGNcV6AeEcS/5kjB7s3LVputrZWbtyVa4V9hU4mVfxrAOx",
-	"XckC9DMZ19Z0l3io9gCHrG/AEgBfCXFnDyTQd76rMN75pV37b+3arx2v1gF0V+A3f6lB8pct61sJenHQ",
-	"GGzFJKKxcYpcSi6164SZQXxcyfttkf6y2vyYimTJQT+IZDYtjEhqgQPggu3hYvgsy8+Kl33GkS2Jycte",
-	"htk6/BvxRQiuP+PgSWtabHxdXyTH2pKu2cOqciiQCCpNEjQkU1f7C6p4U1vXSRA55kySt17OXTQkZCwR",
-	"RgMsB0W5TPJU3g/3vh81v/zQ3b/97brFzsZvoo9xo/de7va/xdvTExKm39FLtfPj558na1UcLN/xgowo",
-	"pE5RAyuXDMkUfALteiISIFgLjutudWBmMQIL6Lopg9oeRKDOlzoe0/qQTDtb1bhGevRLNSxNcXqTWisa",
-	"YMjPK6SDLGUooVJJJDnCMEnNbnRNkHmfUWlEwUpwrlTqwZTfB3hl8/W9xBcgZu5ysXy6TO+b2UyZUC9s",
-	"bj5d+x3SXLIWDkkkIK9PjolaHp+PfeiGgORn9QZtBn0SSLvKbSpSG3RhJcp8UPnavO+U051Q9nC/H33f",
-	"7P64N/pu3JK3jYef37Dr7clPu+R9+OlsB7+Lm/0P9PLz3o/Dp13CAAAViTlzoFsCfZN2C3RynqZulmFe",
-	"JzVjdmmufXGVRZIepkkqSJaPfrEgtWxICZbKJWJ9TgiQ7icPbchkvp39/aLE93S0l0HSeank+oyyfhUi",
-	"l0nqFjoBdiPLxWpDWNus86WucZ1GpK77Ax2mzTWa8AkRkAdoQL6g9+eHR/Wb94fNnV0n5Qg8MUldh2Tq",
-	"RBc9bJsZULySqDtVRBq9jqmhat4EqDMZSBLdd5AhGYiyKEljEm9uIT2CwCzmI9SlaiZBkPnwx8/bD08Q",
-	"fXc3VLKjolQwZaDUWB68fq0RT24NMkeeuq0TIF0JldeaUC5HIQsMT7aXgTtdM/hWQJwSii9BUp0rWcW1",
-	"NRa8R6QEDgrlnmpoQJLYJbk3Xl0uh7TkI4KihDLIO6JZTwmBGHaRSJA+FnFCpGwz3gOv2wPUEXFHv6FS",
-	"ES3vxJQoqihmAerESnTgAVE0QopEA0Yj8yqKRx0UmaSL9isspsimswzarBMNSM9von8HqAO5LTvo/eHR",
-	"0VU9fwvpeiXuETVFCcFxMf0tBBbESmiQxiP974D0skSZhYgjUUkljooFxFczEN9mRSFfSeRKkaMEutLH",
-	"9n//r3egPdTy/H00INGwY5Nw81RJGoPhfAQ+2RLhNut4+cTuyZcoNfUjTQbJA3DLnqBOxPnw3BozOnqH",
-	"E3DyHAveF0TKwLUb8CR+z1XWtM1MW/1ck5oBV2gDw3/0I1PozVb5Mo7W8A6Wsxkg3OUPxPR6xJP43Jph",
-	"7AzazHUb8SSurNnnTXtVG0x50HW+90Cx2udVydqOc1v9Su75T2oAz3iEk1tq7slZGyPYPMuFq562WSg7",
-	"1yVHnhPRAL1A3Y9KqnUMIu3zTOKWNPnuVng8FvwBhGdBPpmg4V+fYR4vLS4bsnpJ+jKtkLZsgeSnSgna",
-	"osErhmKtyZgtK8+tHN8FFxkh7HAO72KK/76SSDdEOFUDfSNFev5wxRCpAmefG4Fq3VaGpj3EyAPkrjTV",
-	"Vdfj0JaMP6twk6jWZ9+KlFi66tU2Nsl1MaT3hXzspp4xdZGLCPcxZdIIkuMEs1fSfRrh8Wa1XtxM4Tns",
-	"6ZP5ib0lWAMYZeWKSCbx6xSNsVASxVAfUvk7K5Ut4/m0bvAFKw8Wo+Cyo5TtnAe/Apaasrkr5ec2GH8I",
-	"lUVnjvuwMvUsJFjRdzcx5aOMqq/A3iosh/cjKiWZU2fblMEs4G7JRO2xBAhYCGT6QxtxSlCjdRCGm5WO",
-	"VLaogU9KKetxyKIkbEYtx7MUOaX8/VLJW7OR8gXNh/BRRg0X0BGzz6nx5Q2srUUO8Fi3GRONw5yhjh6/",
-	"Y4ul5hSrs3mQaWmN516bgW6Hsli+QpbEBajz0dEGMyejyYXMLRnVkFvoULPJKhWMxDYTkS1ZrEWjsSCm",
-	"OlXmhtCjSUJiRJlhgTgjy5QNKc4ElCGL2p8Tln6zQvtbgadnlJElm39HuRwu2faGMMnF37EiEyhADt/8",
-	"WtpuY5hYqfy6yYjsoQHsToEmmf0/mLORnWwT77t8AC4nbeY97PFBJ0CdEijttyPC0ntop9sUwWebKIGn",
-	"9/qOgerrHsjs+6F+or+ugJBtIuHNfd+86ji5PkcvPjbAeuscPsw7Y5iy0cwO87bQKfiNAI0gceE20oAy",
-	"dYbZkPEJazPoJ9C3meC2tggE+rg8YykkFxaY9Qu1uBHDI7j7oA6AnuZGx+zSVjsNw+0IHsKfpLO51WaH",
-	"SIPSVIjWW2Zd/jrGVtolzrfWKxiQ3UMlXcHvNTngE6DQGc5Yb1HIE9EXNNEiusSpIpAdYg4J+m4+Nffu",
-	"Siqd9GxMNdKmKtBEyMbD2qUbd6bJwPiVmKvS6WQO2qzNHmED0KPensf8q8diU/TYZo/1er3wf/1xGZMf",
-	"URdHwzrv1U3JGavUyKmWHmTmTDz6eUr1TSxkYEsTBGiAWcx7PTMHVDol6BH1BGcqH/E1cmqmIpO17MBo",
-	"w9ZE0IDLxua9HupOHUJv2rl4RxE9etikx5o5vI+2oDWk388wCQqzs9R2mB9c9IgGXI6pwgnST81qZCQI",
-	"Ybr78rk3veuW6HNKUmI7NCddbydJek4Bh+Cp7qVAGuwE+WjEmeW2QMdneioRBPSI7J9IkARP4eR57IBp",
-	"LtEG43bWm3rASoKzYGBPnVLANOAUPESA+91thsm6aQAJnBqXQ+AF/BWU2Ypi5zMsizmeNworMq/0iKF+",
-	"+iCOSWSNIhsdc2Q1seWir/9jI2s6muOD32AB0MKt/qWZQ6DaOWLqxwYnO6CKMijZ2YQEjjiZ4CmktdeX",
-	"vUmKPsbThOMY4RiPc+9DILRtlmOpRDiRHI741OByJ5jBNWmQUg89c5Yl8pVCsmNTVBhuxvbruB3jMWcc",
-	"xgyoqvQw2FLQMoAvx4ShLIIKJ17dktwLBnitv5+U69Jb0G0GaMSlMgW14IJibcbIhEhlbFsBwso0aYaB",
-	"5uG8dRouz10nOa2HohOa3GcBqS5Hh1ndcm7dHntfYYBYRZ6Pq9Gzog5TJl/NCTtsLlMQJ85UEE8ENriE",
-	"MaDvsgg8Z56vpE+TMwJskTjbEyv36Qs2MAlU/N157w4JsCp6gw5QBzLd6iNk9Ihw9kwX+s+e4CP9X8bN",
-	"scTOhJbt4SIGceY6Lzk5fKn3ed0++yQ527rGk3MrkHw1tGspMOpbBfKLi/5S7S+FNe86iFY5R89cvZxV",
-	"HPYDH30gmbg+fYBaYKPW1GgsyHhskgFqAcQofSFJhlXAmmyZZp/s9nX0jZuYPWSmdm7GXZN4M9+4Nuu4",
-	"sJfiLmaxT4EX+BTYoKfiLpvsYoYMMyDLhvfW8zsmODZ3b1EXvdFCA/CvUb5KHbIioIT2iJm6HHChiNjc",
-	"QieGEjBDDNoMyOGfh0v5fTJH8QLvtSSb8GiINj7cHm16BVuA7Ztg41nw1uawfQAri7XfdE5ucb8zj27c",
-	"NnYOwtZBuPPz0im6IGh1GWy+0Q2LpU0qyMh3s/fURolP3QQGo4DRCeiVvI4D4P/HRCBjRmuzWf4m0DDJ",
-	"8/3aYqjMvoUH1sSJlb5oNEwBpf73/3q3GQBLjvtg4LdWS6OClIFl2wncp8bp3ssfZbrXx1ALQVvo0ORA",
-	"cCiHqjDuSeAWisBUpPMXNvtHWR9Z5hdyyHrc6EaPJsohkaMAkKND70WljAVQyQ1HJLGZkRn5Ap4RXdKn",
-	"DDZA9xMgwfkIwNbVBCirbI0UjYZESZSQHti2DtqsY54ZOpKTBEcvdE/6v10CDWJK9E2vpckY6I3eVs1P",
-	"ZPWdJBAnRb6AURttnB4f35yihDyQxF5OYKgisf4IdkR35xMz6FKzf2CIA+qGpSZpm20GASkaZAmNVGcL",
-	"XXBkI+GsGyAX6Pz6QjoZ3SwORVDaDA0oU5YthQ36swjRjCkD7n9zcwUuTt0yFh7JytSj3pUVOL7QYx4q",
-	"tXi0yoPh0FY7NUh2w1OJHniEu2mCxXQL3ZpdM2pmQdkQqQGNhkxfXFqe9PZSttlGh8axpPdQBnG7gxL6",
-	"OaUxlSRG//Hv/zfy3+6BhVqPEhSfk6iDCJZTjcTRgEzetpl9D+Pfhx0EJ93r0LxodRD5ogQZEWCoaTTc",
-	"LFqcTe1UOyoktyRY3Js5amqcJkn+K+JMan6cqfsIiy4fTGNhtiPCIqY4gq4YFCVI+ORe8pimI/tjzBWW",
-	"0vzuJ6ki7L4nCLFve1i5v6gpVjmg/cH9WHBFICNpL0lpfC+IvgPcHjOSKgEFFfTID6RPFKTcNT+wKTGZ",
-	"wHSGXA6g2wRHikvixo4xFVP3g6XK/anSLrnvERIbzTEXOLnPq6zp4+BtavFnq/hzp/hzt/hzr/STRNkD",
-	"u7Wl343S72bp93bpd6sotc7fwln5lRLlKodVV33Luz06en9Zye5rQri0cxWcxoqLxNTr/eZJt9Zz127p",
-	"LLTnWEUDl4U2qMmpVGRUSqB6dXp0fHpyWx3ZUC4gd5TBFx158EWNN2GIhqZexxJVA23X2Yy8JLcGpPOI",
-	"2VqOH+YjYFxGBCfGJ0qmI5P9Hdvr4ZWEqgdyM8iU1yxVgkJRGXMzeZa1soU5h8XRgNOIrB/sD5TgPFn7",
-	"e0OVzvtrdvB1IeQv05WTc60OGj9N/JLQ8D9ZFgD5N/PWDD7kFboX9v+x927LjeNYuvCrIDx7R0rRlFM+",
-	"5cnR0dt5qsypPLhtV9XUtGubkAhJGFOAmiAtq2pnRF/98V/vfTFvMC8yb9JP8gfWAkCQAiVSdvX8F3si",
-	"psspgiAOCwsLC2t9HyNf314SxaaQ1ejAvjHnhOceJGNAVmTCuukM0FIBveG0z/qRphAe6Ad88QlBNQN7",
-	"v2qfYd+gs3gSwg6mo9S/i1fa/DeJOPA3JkpGyD+YEST2jfBCgwJQd8JUH4K6gexzSrk4vRaKT8UAnB7A",
-	"VanNBJ63zLDkQuUZmk2qosv+svdF6mP1mIk8g+gHtWRG97ih2U5rpnu3AcoZrCuTkpKYYD+wB9FFYK68",
-	"S+nZJ2dvr2wZiCKF46fnKL8WSIoKSbjCDG8+YytX2CNJQa+WkQNz5JKinp268SyKcwVL4YsjYq4tiIs3",
-	"g0PQmtAaO3uKfL34/D+/Dg/IU/L189v/+XV4tN8qSAKd8gjqFBDwz4ymyltwdLFIuQGy+fr2cnDYt85H",
-	"h4FXy/N5vRftfdqL9t52m2wU3xCtbZLHpcdA64ZMJkwfP6nwJxR83gnLDMXtxWccmQqBbQI0WqB5fmmK",
-	"DntICEpuko1rU/j2cnBAekjAq8+AzhgEf5LjiI1P9akQ7iVj66HKYb4rlPOGabdiUlaIZk0dgS6GIkyg",
-	"SGRUp1V8tbW9JjduvvxV2mRYXBQpU12zotNULlnyBsEueU2rrwc+hWfGSZep7sIcgjumEW+r3VzU7Vh7",
-	"aOtpu3WAuY7QquWweIH2qbPpttVW2iC6w4uG1GRVjFTO8yJnF11gjx4aCmVEHk+c66IRmF/X9cDsbJTT",
-	"3QCyIP5Zv673A0Dj4CyvhzGQMoqBCgslmnKVE2i+8ui9wtdVgSVRR9WDmOWxK0LMS+uQLP1Tk9NTH7o4",
-	"KoOfgYGbiylhHH2DrkLrBrSRQBaVlvCq/dMRU6RGY9BmGYdGoOz3aIWO0uWM5hBgibEitrm7IrcGoYtD",
-	"aiAQWkGdQ02afBZwGU1ZrpzWh0EHUy1FRM8e3FFbjmtlwWW8i302mTBwHcMVP6bowtRocXT7J1zIzqjC",
-	"yw80Xub93QFsQ9arr5JqywTdX+iwBShzlfs+L4wYNaNjEF7AXZeclkKJ4fc8hy6CDAtJqFIMggGNH9R6",
-	"MFUFnuL5NmiKrvrSU5bVnn4xczhakbks8tnpxmkXEtzX4cjYsM4NCFbGkHucUNd9EKOczfU3p0yYK+12",
-	"EITrOtLih9Rdnsi9RJYZz3MmANHFBiZM+D3Th/9XgEAbEbWg+pCitX5Efrh6Q/TRQ5vc6xfG1wIicntx",
-	"ed2DUZ6vhsMBIKDF/X1i9LUymYpo+uvOaem4eP+GHB0dvawnWzXWWE0oOB5WKMOur5Pfjr8N9H8O7X/+",
-	"Qq5+wb9e4X969r/X1/vX18kf+n/q/6n3r//rL38YVMv1g+R67+wi/mzuaDuByLWEV3QrvdUpVbdEL/eg",
-	"d00/e3zkw4ajwE/mhqrUgmM5ZwCW6nTbE0XGq3HKIqMeQZrkHcsyniBugZCoBDkkJk1kNma+dQ1va7PW",
-	"vANZwBUQubKhS8Zuwz4CqIXo564dZELTVH9zfzslaR2A0RnbOGMhA+adxVCvLU5BADCc0CTJmFKnlkct",
-	"IesgbdVbViro/9iQMejrEItJ7mecnByH5Fsg308WSM5NMLKzS6LHCJMWAr5jNZ7RbPqwhIKWaSRzeQfH",
-	"sDB8RrYyZ+jEeSeMy4DZsYiITBMXGdTaffTZfDe0MM1W8yalKtCs8x8PBoek95FwYQpG5B1hc7heHK8i",
-	"8pXIIneP/v63/+gH8/gzKefB8W8mLLcRifYa24U6QMYM2CRirM1nO4HBD99xxfMmj4nu3cFLcxWqDBBJ",
-	"i4OwX2ltBCNfOmviVSK06NFAmfSFIrhYHeFMYB2URESPQVo44YKm/Nd/yEooiXMejXLwEcmPMoAzb/8m",
-	"wp/vTJu05uBqIgV0MxTcYx4zi2gDE5N3S1SdRTduVVHqklFUDul7W8NbmtOAr68kYtp3H4shXn+NqGlJ",
-	"FXFlMIsLGwoHbRGKzSzfVk9/8wmivgXAqusEUt0gSCtvtxwTAIZoDxli4CRson0ANyQxg9xO3KtzY+Et",
-	"fHkNzc52JyNWE2FrAhgeUTD/yQA6AA6DnJCwZOxXR/LcqYaO2P2trGZE69tSrNZ3qBxe3SwDF0411Sxe",
-	"c6Jyx3dvAfCK/E8y+SsTzhYWBE95awTI1a0GSZzPkYsbyF+27QQTytOK0eXDkTjF4fBLNhWq6tP6RZ42",
-	"MfOH7VoTLhIupmpbQ9oiZHUYpoypIt261/gkd1B+N5a1L+G9sr4R+P31UkkrtUSVkS/77Hrkjeov22K2",
-	"vkWwxb33pqEq3vaJiXgfyywzLqycqltQ8ULmJIHE3NyKu3NhrM/pgkKCaXC+c5nT9P0GkWgcr+qmaIFL",
-	"zLfckojqy6nW+3oLghrBQqD9Q2HNTBZYR5zJrWtgTm9Zq8Uylwk6C1vnt4euNQ1GzGNygTyK7RVEIzej",
-	"Y/vuOlDDg+xgY1nJeRh/UMCriPHAvSVNb2+4uMFk7AiIT3+Fs+sdE5E+sM1u5nQ844LBiXEDNeqz7fcA",
-	"6Q4cLJaYU7fY5feTHhqC5oWB416O22GVWiGuAxs2C/HWkrvSLzsR3/qF3x04/12Whahyr4CUHy02AwSq",
-	"C5Z4XcGAna0mqq7Dxumw8JfPyKyYUzHIGE0gUMb4WvbJx1yRpcwgEH5OVyZQ+RSvtuCgAIHWVdfXV58i",
-	"0rEeNzPW21jH9eH4cHV1TrAQROBE+pSCcSkTmZFxijFw4LWGKx7FMCJFj2OlUcfD461+QxydSqvwZr95",
-	"FsNNP9NtHqUsImZNlyOrq3NRfAbMa5+8MR0ZZVTguOYzriKDaqKHGdoW71+LL2yJwUj2hocmCVzwuKxs",
-	"/IaaySJNdIEZFUlaosd7Y7p/La7FgMR3NOUJTNcNbscx6R0Ph/1XBJGpQCdCaxUpy56SOGG5/jE2we2M",
-	"jmd4X7tP7BWONkPM1cY+fKwQFWQX+NRB/xX5Ij0QMnBsacMFrnpcNiFJJEOrJqe37BWg3SFGwoDEi5SK",
-	"GzufUO2h6YHPWfpEAagKSen4Fm9aJgzTRHQfEq30YvNLjPVOZDbiScIE1Hlk6nS84JZb2ENQ44rkUpJU",
-	"Lt1Uuy5gnULmN8gFrus8diONruqym4Dbr2v3qJSpwMwRv1dYq0s80JW+rFVq0VcI9gf7juvZTswik2O9",
-	"8kcp01Uc2vEDrcQVWbI0hdshLU2FJfK0F64eRCbwL4z1msSqM5qzG5NXATXrxp0RCNCFn22k1CnJWJ6t",
-	"CJ3kLCPxhf7H4Ez/IyaKjSXmyujJxrzZm1zKm5RmU2jwwVGtwfAEcFlFdRYsMidWNmf5TCY3elLMzTeM",
-	"4ImpbUHzGc6EisxViS7vZqmcUqzVjt/wmakgPkOcT4vwagIWvEvksmWQZJ5wCqGHys6MKhb6jMuSG3h4",
-	"ox9Cj0+8Hj9RJH4jRc5EPriCAhylCBeS3329fNSpm7q1RWoClm4KQe8oT02PTpz0l/Os60dkByLksvX8",
-	"aR2cCZreoGLTdQ9BJkbFtIK2msrplAHCamEwdpnbEXWH/2VgbLbBxySuNn5UqFXZainJnIoV0ScPvaUh",
-	"woWCXMgl5XDZa++Wzbd7ELyoCyQs5SM9eCxdkbFUebqCMMesEISSCVsSCE3Qdm3fOOW5MvuTvTwiNNXb",
-	"wAoCCMDcmumqTRSBbUN1UvThrfWYzmmKi/PGqOygGh/DvqCnDYB/aUKo2RQohNKQHiWuJiOxEVF01Y8s",
-	"u4gexlKWuCKw72Aj8AVVXZhHB9VGPFF2KZhUfD0QoDL1G4iVDhCNNeFfZDKXY5nCrB5E5ATW6JnA9t8x",
-	"wDmE4c+oUBOWwTVRUtNOTruqBaO3+JWE5nREVbPE2wK6u4XI9FaHW3yJ6qy/y/WgySJvPWmyyMdyrr9r",
-	"Qhe9b46lEIZK3+RUu1bgPm0imsdyPue5lp5XnlYHA0Fm8B/d2xm9Y2TEmCBzmoBUUccXA42FbEcqSPwx",
-	"YfOFzJkYrwbfs1Vcjhiklxrhpoq9Iif39w7YRU+iLnTLFnnfLnOwF27ogt/c6prMZg9ascS5hs0lk2Kq",
-	"h/NO3uoxzIIb3RNVrRhz1W4ARK1Su4FfQXS1svoK+A8ssUIg+Jd+lDBw3rwi+icM8q5+bv07WuUrVX7H",
-	"LR1I1phivXq1FwpDwKZSlJaL/w2o4sbQQjR/Q2sPU+gVYfdmrlEtTjKmZhZRzuBNa2vrqXkU16bF4yd3",
-	"H/wJkHzw2ltmTl3ii4ZW9iaV41tvK3fK1YglhMVzoYz5w5WpzzhYuSov1LEmUoicp9V1Um2q6UFgBqrd",
-	"huUJSymyw0TgEAViFRz4StU3GStUbfyrX9BCY1W5HX9tgCtCySJjY1qgWoSANIA3RpRdMqFznq4QCb65",
-	"NTBSN0AZ4uy4MzBY9MiXgMo2MsG1RNsnZY1cqNzp0BJz/Gbd8vwiyYKBW80HRJ9BHBK3Utdzg4o2TmVU",
-	"+2tf8aXYWrde5XZies9JQleq/4pQdQvCQoFMHhMBalXCuMy5grNnxRb3ataTA5GhnqFcCeEojUEghEoG",
-	"XMDStIrFjOcNIh9XLGm7gu2QUwOP7Gy4NYNcnw1gJ5zxabXJZtkuYTOeZlRgQF4ui/GsrFhPNgSUajHC",
-	"yL3cP3u4XVfxnN0ApcANux8Da1Doc7BtMUVGbCVFUq0LuPj15q//GEBdiWmHmd+UqvxGLkVtWCpdSRk1",
-	"jfRHwzHjUEGgAtJDZGCr2IzDAziRzFnGqabqmc7txwZvFTiSIGivPH+VyNXmmNeDYEGXrIOg1OZDZgeB",
-	"Y8gNDlD19GgwOHGXGJidA08tSOqg3yA9e2p8Rfwa7VeWeN8Y+MzLwCHVrD69hUPspclH0oJmKiLKw+p3",
-	"ZyKecTG90ef/m/AJ0xRBF0G5K3qK0gq3VoJmX6LTsNZAGIaS4CrQA45+GyM/XNw2tGtMF3TEU56vgInB",
-	"QFlbS7hUPpnUR9ikYiaYxvftSgDc4Buj0ipDjMnlmJnj2eLUSYZVhNWqDMdOpSr3hr8bWIhhVI2IMWz3",
-	"dnmjN8gbmz9VOa5++PQcj6yIDTvXFplLtAJ9pU9w1oCf05U9cd7M0ue2ysqJvawRboHIgmaKgQPq8+WH",
-	"wSQDV4f18qGmLW0+bal526CrdN0uBPtJWZh/ShI+gUSa3DW2h2flCA/RAIyZrPrhT3JxUyhWbnquknLP",
-	"W2+CPq3lPE3JiGlRMS4MvbeiAQ5YL+nKbieqmEz4WB/LboCey33ti8wJE7KYzgxvl0E0ch4cG5N0CiyO",
-	"+k1D7GTiKaPSnd7T76Uy78MZURewUDfEHS42eMi0hQjyYY9uhh7OkTiKBE/2JJViqoXZVQrv/7WQOSoA",
-	"vYwqYguPKnuY2c0jrVBTLipLKiJK6pO3OeaPWENxOMgmzgeVZ3Sc3/D5vChdIdUGwKIxVb3yiErty5hy",
-	"iV/1XVRc3EmtWoN9Mw+BEpVyaNid5Ansq3oZLOgKolegV94xyR1u6GJhBUUV2R1b3YxTaRaBmwt8AsBH",
-	"8NDYyIjZqH+CwyafY9oo+FkgaBbPzXBQqnzC2hv4rKJltGhzMU3ZoFDuw6AeZ57SgRNdqa1NtTOqbqyb",
-	"RFU1F9YzoyUTiDITrQisN+B0qIz+KzKWixVMlDMrvajfNf8xhPVV3Lx7kK5Z+mfx9gj9qkgVdGNvCawX",
-	"EyrxXJJ70Z7vR4RL5JoTEKAF6748U33pm4OKQx61MlPPdwPA/bXvrfKKjQoFeMV1z8tetLfmCKl91voy",
-	"THBP3fmwF+3VXAPQjspx2vvFPwd7P9t/V86W3nPvAAgcJP7pzitWOSFBOMP6iUnLQ3l0wZfXDh3Vnyvt",
-	"Cdv5kJ3mW+QQKupZ1eaOuGb8GhxvtFbxKrhuTe5ZTLyqTbYX7QVtNQMSvm5f6dH1LaQ9pFyt/FAzSrxf",
-	"LH+fnqKaiQBy6+/wADAS2qUDD3AvxdCL2pa3F+3pHQZ4Ev2NApdeTXnj3FSULmTPeuqx/Hddl5VPKuqo",
-	"CoxSGci1iHcbRbeOc1CxNiFMLvIRLNH8oc5edkFxcNftMtF7eE96LeJaRGDcx+x/RMGC+g3IYMJ1U+Zc",
-	"UBNoPKeLhW6vBcV0NI1NXMS6kGHeemfi+7SS1J3et6Ott7BmCEks/BHLnlO+Xg/Ord1kt9X0Z136zBS2",
-	"dQUjFttHQtpqFjLl49X+ohilXM2aqziHcue2mH0d41K3v45RgGuv14kym2DVsBhyj7iXIa3MSE7zu1cZ",
-	"Xb21heyrS5re5rNMG5T7qhhh/PsG4HZb+NKWdRXJ7PYGERgypmR6t6GakiUTC2Id31zcwAqD3UxU6be2",
-	"uPIbpGQbrnujqG57MSgN215qHIDtuPa1Cdz2yvoa3vZGUD63wuIHxHLrIDQK07Y3GxcxIPHDn1dBjIYz",
-	"YfmoDK4LzWkqpwUjPcAzrzgr3KEIX5kwBpDucN+Jh6oKYEOTRmvSmQGFE15Ea8s7WmPZXdM96/qkaaVH",
-	"jQHfXo5Y7XOB7Y8nAEvRDDNvIk71Joh7WtIicll/tyk4bCN5mLlnQGRM5CzpRFq99kAW+deJ4yhfb42P",
-	"46lPjZbwLHbc5jHp0S2NxoY2UOcowxMfDq0K8L1PdwkOw9c2hBN5HVhvzYTOMiZmrCkvzM4IcsWRHthB",
-	"p+QNSxWH0ClxxzJwHSjyhvznv5OXT0/IH8jRYTgzzSag2SX4fi/aexPMrwGah+3R01jM5Xp53Vkfitqr",
-	"noCEhu39hpF5y6YZY4qUZSJCBRqJ4D+e09RwT1YD2I4P9iqpy4M/XV8nvx1ExzYv+beD6Ohb/0/BJOT3",
-	"nKWJC/GrzaN+Fp5COZmYSxgEvAC/ZCKBrQN8Z1yYO2Bt2LqLzAXN6Jzl4MHXqrPaEZtZ2o4xyHJpUAzy",
-	"qt6bbM/WgL5t5u4x4duPEp/tOIeCUCs75Ny1eyFnc0Oc3ajktgZRLzI5X+QNodgO+jugetRtk9auR//3",
-	"TCRZDKlfNybtAPCT4MHHJEaPqnkSjOfdjthE1W3Jabu1VSYErVCkp1VyBOEtkSGi8nCA+y3AuELB4vUk",
-	"DWbxSu2suaH3xMfxVJvhrfRqG8Pqe5kxC/rfBXpQ3rGsIbNmh6XQGrsgKekmd85S7QR/YMenCQLhvyyd",
-	"wIyQHZDITontYJfsgUonuwmChcPvgiKZtceOqg2BezMqP7ypQ7tlQ5TCXUvnv18gGg8WiMiQ5JIcDPX/",
-	"kZ65kvZIovoV8Bkstw2BZpeVUIMs2ZJIsC7/v8N0N0Ko/v5zvwWl6cHJEU0LLyiHRTrhafqJC7aF+i04",
-	"2ql+r51ysfdzu0PT+p01H/aq3dA7vci44pjHuMt6018LLDfTRAM/OZd3jAi5BKggiNPXrz1RAMh/auDU",
-	"LByZeaTPWjlFo9T2pDW+xtrcbZOtEGbSdwi6xMCn84nvqpFGVPGtDXbfeA2lv0UuuXlXyp0uoD2LlOev",
-	"Vz8ykYQSdPQoKmKwIsloRe6gYITJygBR1dNWEsYeQ6KH/gkHwwQ8IhvaPoF+6ilNMjoB+i5GFkU2nlFl",
-	"YUsXLDNfsNB1S1pNp6mYZJ7ZjWnegQF7sX3AmjRGmQYemZn8ZYOoXBRC7Uga3XHvCHFfGZg5xTwaXI8y",
-	"4xQCrF3Et548XHlNqH/Hw84Ico+jobcPsU3R7mIZ2HuRkN2bsTnQc4cfFqK90VmyJF0UImR1FsJEbYY/",
-	"Zqy9FlnOpevOvuNXXvbJdGDToF5ldPUPEtyajLUhfn/kXb/FQOwiXvb8uPFgFX6obvliwZIvFehWXyYE",
-	"hGYGab4NaY0NyIBoEKDSScJ59p581bds/ZJjwcnYqOBpXkK0jZlQ+vAMmSfsDoC7S/IcKZjqt4BHCwlt",
-	"OXR+VyvDEpyzgodoKkYyWT0WAlNbGDGWcPpwlKHHgCrKeZ6GfcePcoTF6iMcZK/jPkBR+7MrzODHuT4S",
-	"lGuuUWu7jf0gJNcQHFOFsg8e0hAMQ4Wv9fEhmCAJzSnJjM064akFom9rgkLfLuSyhAepT1Uml4FmvDXf",
-	"RV41JOWwmXsiIaOUiluwkRWhiifmusp2+Si45P0dZ/PoFAICX9oMuKdINhWsnwR1p6Ote1fZDjez5dQ1",
-	"itKFno66BLVcw00Lp3kVbGjGTucEo7dqoP40u03kUtRwGKxDYqMqqtb0cQ4RvcUilTSxUbOYpQMv7Y6n",
-	"vFGVBQAgINZfy/VUjxagIcnMEaNmFl4bE3zL2PxdGxiEo3bT3QnKoX6v5mvDZnGQy68YTOdfa3VeAcEr",
-	"sJqWWRf+nM2bvPZc3DGRA/C3PrDB5apcwkWn+bQhatk61sCfHL4blEugTBTMZhEYsGDQqL5y46bYQVWh",
-	"HYZUjyyHs40KtqMPs0dViNv0p9nKDQAkcdkRgExAxMKo3m4tMj5m5HqPjsbXezbXmQpC55AppSCVRpGD",
-	"w/2TYfDQfVtUT6vnF28Hn959HhwcnARxM+FI/HHDfJpDM0ymka6IGOHS/XDS1Q5Duu5T2sM2l6MfEnjD",
-	"p7ubBrRXWJXjwbABucPcU3UCqa8fEEw1wY6w+zcyDeOVjGUqi0zPbvxPFxfffff6dQ2D5J8O3h++PHpe",
-	"vcf9p78MBy/PBu/pYPLLb8++Ba9vP6TPzxrYdxF/Xqwh0iY8eUVii3Eak97Z8KAfARk3JCFn5sdD/aOR",
-	"BvjhRT+6FnGJhwo/HvUNj+WN8ffEpGfZamRm6WqQspuLKfn69rJGLWhbghEutgkVNVd+05CW2I/VAlS8",
-	"mgID9S57vj5KHz49J3eHkIKYKyIo3P65NOzeu4vn/VeWoEoRc+cNO+GbC9L79B5srDcX+o+sTDgAlmIT",
-	"XK36EYRzznnOMgWZCNT4xcCzaebliYJklwOoUP91iMO05az7IX3+UUyZarSH9RppYieA9EM8M7lQFZfJ",
-	"08vZfW4zrlEDZyrXTYsIE3cslQvmRqbKKrD10OHyXgITIpeYnOulFJnw2BlLE9IriQ4gr0AQJvIMSMhj",
-	"Y+8h3JO7ejnobNVjjchzZ/iGzC6EHkfjI7OwPa3M+w/pc8Ng2mTg15RNOUabDVm/4rHMkgDKsNMQWxpo",
-	"VMk3E1ot04/Jgy5fRcLu10d4OBhRxRKykHiPYIfTKiizFm06lR3l9TmcZ6IpSqvNbv8hfe5t9AYDuqUH",
-	"PKPL8J5qO0FLtjJnqIoxIy+HkEOM8AYIK0iAMBxox6H8WR6TXkaXkBbHFdCd53gXOWM0heAabCCXor9v",
-	"YXNcOGMGYgBAF2xh6N0CoJXWrgk8su1o7/cwk9UgLwr15pneicY0vF1plXdEeqiF5wy4IwhPDD0zQBII",
-	"fscyRVPCE8dMVqHO2ic/8Xx2LWLzwfd0DFmaMbFMxyjUsZfEdctWduCSAtvHEGylTiTx7vzjm6BhVv1Y",
-	"uGvHkUMvwZ5yFe5C5ZMfzi5ef7348eO7nx54Y2PJyroEHXhyYNdycCrXR8DXH450zK5KXDzbNFl4M0ME",
-	"rxYLGyt4i8V3VQlhhjd/lQPhIjg89aS+jAjbn+6T+Ozt1f88Gx7ElRnmATCb6myb17ZHZ9YH1AxLw5h6",
-	"Z8lqTwYkNsZh/Mr32Bqrn/QA4cBLQ0byfq1dygRmNB/iVwh4pHIpEW3L4WxJkkgHvraPeicmSivB5WxF",
-	"erQkAEBMBXEtiEOH+3zxJSJC6v/qjeH849vBUYTwcS45rTIdNk/eruX4FQAUYAHnm0YWTWPO0VKYSQ9W",
-	"J6bCTow844/Hfd0ux1EKNRgxJzzBMgfDfj3FGmxvmTk7y2GM+BlBp7pqO2L20GXQPjAx28yQ7cg6LFKP",
-	"klGGkCsGBIma2EyTdguZ2TxX+lMjWYikH1WrsY3tecRMEAMntblqdpUyuVZ/tQ9Qcl4lunJ8oXnKEafR",
-	"Gzpu0XqEKuYmj5faaLxyenXdc7oikEXmiEvdMQJbX94C6HVhhQC0GQ5k7cjg3gpZ1hUtEkojqJ+ttEUa",
-	"zzMRRyRGq8tsPbB+TAJGjLffPk+XmVRDYkrza5Eyy5FRrr9+RBZpoUjsbBWoPfKYYi3tFBLezGShWERi",
-	"xz6CoGOXOECRt+HhHc2/VcbbGCmxmb8gTd0DLcv1ffJgiBEAHEhZ6VhrgZQlBgedjWeSqarW/Hz53XA4",
-	"DKlNLRyu4+18gGhRlpUfDIeHR8cnz56HSvuTGo7r7WhUOpusbEBVN3pakWxsWiGQpfiNJUmuiW6aAv8L",
-	"zDsIGIJ01ixxQCoVktzJMR0VKc1WJGfZ3Hr7Wp99dCsu2CR0ElzSTIQBw3+kacEMWmpI3Qli8n0N29jf",
-	"//Yf/VMLuIdnW7M8u5xNQ3E9H4okSdmjhIHvcvn9WIwtzhPwIEMSwo4bHPX6IYIFomJQZMTGep908d0z",
-	"GMq4IwnhxnPylkhZ7HXZ8G0x0jjZpVOtC4+tApCmrVbmmSnnIs0SS7a3kYgQCoHzhMusRfTfFVW357bs",
-	"Y99gYJObB3A3hy4NkEVs3Fn8ydp6yfQI4bbNi6p+1/a7xaWExhyvxOt3ifVsnrThNIPGPdytaavxzeWP",
-	"cNtS8fqPuKDZqkVaTcM9JzopwabaRTC8DKCg/zZn9/krMJcc8VpGFLtjGU3JyGxX5NLz41onbkQ+vdeF",
-	"31x8en9KPn/6dH4tJhmdI6FnzlSE7zufpyK99x8un77W/391+fT91SWeFij54er94AW8NMAhndPsltCM",
-	"XYtcphAulOyTM8CMs80EGnJFaG7uLePPlx9i61Zt5QEupSp8c0p6M6kWPKdp33Jv4DHP2+mVufbpftHj",
-	"ZHNTIlXJfRJwTmIIfeslX9Z1Bm+GjIpHYZRxlbxe7USJsYN1sI2HqhMLTru4Z5PiFhhEZBkKUO7RDFyN",
-	"tKQk8qiKSkBgOpIFMErgeVYBDu9cZiyc2NotBU5mP6gmq74FWcn95VhmoTxlxqczyGGUXOuJhVSKj1JG",
-	"etUEzDYpX97esD3FrqQbqjZI6XaSp8Q2mfznv2vDPyKZPsGzhMxoOhmwOwaYu3BcxIa2auADmIu0Qi1S",
-	"lrzHG8928q3ajTqjmWDJbmOuPL6pcH52ijyxtqBhMF6RJcu8M3mZnGfiGxLW+rhTDtglc6bJA3LJSjbB",
-	"ll/F8h5r1OOQTD12VpvXujVqqooqXF/2NQn0GA1VyeNkt5byEIAC6GmAMOsVar46P5a/IXiqtkv84trm",
-	"1ZG5B1N5a/Q6jZm9Fds1aJGucWj5vouZzOXnnQJVt4T8Wy3gZ8ttS5XzAAfeb93Uyix7ePM+bzMaNVHV",
-	"Y715CndIoPSzwE2OiytZDxox4NT2FQzTmQNCX1VBPVE2DDXW78RkOaM5uzPsAzDa4S03KdhbugqGlK6U",
-	"wbjOA9nadvNPfBICaB5XJClgt4S+kefVrMijZyfb5tmIeLU9Pwj+14KBxW7u4a222Mo25cXT/OVs8K90",
-	"8Otw8PJmf/DLH/7bJn60dopWS8D3+g2U+Y6C2WyGvJcZiWHiYkN+3rOiqXufsf4poTizQLWyBDPAYIUh",
-	"8Y3F+axnpW6Li5hz0bEbJTxAPQxry8FlCdt+ZSkchAhCdTeeVPknTN97Q+MVhX8mp3AMNCMG8P6wCvBh",
-	"f8NIDLdGId9W0/EbybICshGMcKHCLRgLP/eKxFod3+Aa7sWom+N+5EShZ/4wucixFaAYArM8DamL+goz",
-	"jiDUwIYucUFiPc/x/r6u4z18Qw8dvnefx6e1oavctLhWehuqjwdjVG4o+rRiSiK83o6OovLUWL+UwYxs",
-	"m1V4y1bANmVIXzK2SOnYw8F9osgiY3dcFpBbGBnpETI3DEu3jC10aZ6pHQzA8ozq74mh+OKGOK2ruqqX",
-	"4NNICZTXegE6lKDlOuV3TNQp+A6HLbY7O6Cbhbq8l6+ROWuZiIlWWyi+EOviDKZT4rEtVDe0MV3ovYNQ",
-	"u3vt1yTNkG7uRdr0/6XFCWDd+u4mWt0gI2rmQH2iQcnYsPLfOagc27t5Ai/XiMmdHQ1W9s0ik1MDoOOm",
-	"b8tSvjJ78T+Sx7SZMp4q5XEcB1LnWEcfc6vT3GMyt/tdqJxndjln2MnZMcB6N/rK2iS47f3FMLS/L93x",
-	"H1+B8Lkc8zrknT6T8/EMdszyTA6bo+q2pT/W3FcvGTas79ocW2J+24jwxJkUC3u4WL8fuWPh8xo1d7rb",
-	"O5Wz+Zkr/A3S1NkPBkRtI7xjTkVCswTKfkNEw6nMVrUb62xFplImai/6R6ZUWlH1wqnSdLAosoVUjExS",
-	"WWRBom+afWJ3LFVBRydJ4RmEAqMv3ZGdGFxvbYgpObdJSoqBbaE/CT88AaLPfmvL4dw0J+gxmrF08olP",
-	"3KGtTOLT56qGjbGSNVzLIHn/6WJwdj6AfJOt+2oheN5goLiYdihjETN5RiZ0nMtMWT4w4ALTZdpbUjmb",
-	"W3H7PXUuJqo4gfbWhO24Lyr1ufAXX2QXaTd9bQHFHwlsrsRJb6vq3rh3QmON0Hx+AxrB+hAmXZ0FzMRL",
-	"cFRD/DMyzfHcUSDt1yE3HqoQAKTd3t6syyzQIy1n0vAvVXiZWuWwZTLdetN/ocs8TqZ2SHjtHEBTahnV",
-	"HlB+ORJVmSxnarNMtj6j1RC0EIwlhhCsmFAhxWquz1kpF7fKUuYCQ8QCjmZjvuBGEuoYXQVaEn6Wn9v4",
-	"T+peje2acIOMApub4RKbMdNWc3o8Hh43immLyxbTv/Zr8sK+EoAjqtgdDR/3LhvENGU/qDD7c8naAZOB",
-	"LCB6bgAfGNngesfDl7hog8C0a7fC9nsNkiX5OITEQFMqxuyNHSQ30Fzkz46DOSC73LLetQ/Ja6lr2rkN",
-	"odfWX+hwsFoaovDyJy5YSD1jqmxochOuFildmWTaSO++NVdqhQeuEln58cuPA4REOnh5+P7o7DhsQPEH",
-	"XbPr97tMuOXFaY+vgy+Ehg0wuh/5Eg7mybuBkzlNu/TvTvLkIYELoX3C9rOUfScyRna9CzQUzErL/VmK",
-	"qqvUm5Dq5mLkwuvQBlVgHaXWKZEwSA7DazaaVmO2y4fVrkd79wNdweCOZpBCpGvyPvDWvef9+B7rL5vy",
-	"yaSm1w5ekKTt5rHEr3jx4vDwJGozsZWV6Vvhpl0RORr+dwdJb6hNthqxfq1RpZkbhns3Z8AOSs5bYOux",
-	"8zZXFkm2en63+90DkUoZ3+Cc9xenJ26GJ8YA8muBrUqced5e3PATX/G1ym/n+I3Kbz/CB3UDKyfzbtaW",
-	"C+kG2nwMczPChHxvt2yFWccw0CkX4ITFWLAnisS2gtgP9+69f3t2LQQXLCLvfiATWWQ5M3HjgMVgQssI",
-	"u88zqvrIVpbRleMrh8SCMV8wksk0HRQLhUTW2sC4FikV04JO2T6QxtoupGySE4geMszXQKNIehD5zXNI",
-	"pLcM1P1amt5vewtGRaHX6d4kY+hxUUgkUlJTLWcMREsLHOXoBqmzDixm9GZKt2ab2XE7z5gC9gPwqAgq",
-	"6E5vMoSk6fremKUsW+305oyPb5nY7VU5ltb12/llnmfbN9Tgm3IsRZHv9mq2W0+zQuV0zKi40Uf/dMLV",
-	"bJd62HS6y2u7fm4iZXKTrHaanylLac53Gq1pWuS7SdQtX/Jd3tNCeL/Ti8Vitz7OeXq703syTQs13knw",
-	"52on6Zlr2c2SXV51unSHV2W20wBZbb3Dm3InBajyjC5HLNtNfaoiXcy4ubvt+nIu5xRBaDu/mTF2s+vU",
-	"mN2v64uh3CjnoO1orYAb2Fkn1oOsIgzLn1kQEOcxRocERrgA7/A+OSPKXEhgZXJyLSyJuiGvn9MVGXn+",
-	"6V7M6HgWE5qT4f7hick3tpECixxQRNJRbBLJsC7z+cm1gFw0UzVgGRuqGmIIlXTjenEif9VW1B/JwSH5",
-	"z3/HD6Wjfih/Ev3jO+Orr995jKli1dv/4463ycYhbloWMqP/+afvm2c7TOA0rbbyXfL28izsuL6rlzw8",
-	"OTl4Gfa5hMEmbvPahdTX78+DKZKqNnaKT0Pl7rfjJtwC5sEtT5rG63L9RHnLVu19GHrIt3mEocLQ97/n",
-	"Ut2+kWLCpx1XaTyGt2K97uJbXU1s6OLVupOWJym74nMmi/ySjaUIJQmaByXBPgHwVh9lCD5DMpYXmYCL",
-	"I734IEuGqHHGmNgnb0104cthxV/1clgJNax6hYP3wTLjTJT3Lpvx1suieiZmbPsedQWF1j0ya+Nk66u2",
-	"KDSXn+iIpTvGTNnzdHnuXSSTvWjv10UajPDoyB1RV/BZIXwwcdKLs0J8TGLADKD2UNiLLdVDHJFFxhag",
-	"p4Vc9iM4O7qdIIWeb7gbaL4PCKE/tSamADDsXbL2sGGbSSsOtkYIdUkT4L+ySrjF3uH9gRdNhf86vj/c",
-	"i/bosT7HsHCUXu4F9DhRydhiD5TmzWjlXXgGKmhExscOePVviln6JMc01esk5NVO9UOypGk6GKdyfAsU",
-	"5hGJP3x49flzTHqHx4OZLLK+w+3SjXiikOn8VylqxGMHB6+Gwyr4Xu8vw4Nf/jIcvPzlfx3+ZTg4+qX/",
-	"6i/DwQn+FAwd/iSnfEdODHe76gFTCPo/ZjQbyeyOs+XglufjGRNq35aoRvidHLeKyVkaeLDyM0ua3g64",
-	"GIylTFk2WFCRZ6vByzp27OFxNyPCXky6j4ZnOG9mMiyb+OnweHg0ODh4vuGy+atolpKE5qzKaiCKNEXT",
-	"j6Qyd5sR1LXaD1A/PFYGfgmuuh0hVSIgTRChbjDTqnHBMmKLkZ57AcxjLqZEaIuZZsy509qHoXyS+SdT",
-	"X/jepB3/TI0HqjOqWBe+rc7xSxtTk8xMGQZMX85quFhuKBxdZDlzDULvRnZN+O2rj0wDVE5DHaW1/N4W",
-	"9p9PMjdY2Z1sAL28IBJbAcAI6ZnrxwUzsLNajvWg9/VxDgZ2kRscHAgL5hMi2NKcCmM3C/G16NlzGz6q",
-	"BOTEZMpyZcHwYLJQDfyBQDmS8onJ9XNr4xTJNrUKuBZm1wBuBI/jC/HltK6IdXdiNGOgzYCVZQ6fAEus",
-	"x0lMCXDY903eDuibawGnWEXkUmDjKZkaNokEhiki8cV1MRwejSuth5/YAJ8I/FdMevHF4fDw2fBoeDw4",
-	"MChRZrcD/XctEgvw48W8i0E+876q58kw9IKtBgfdhK6MEQbREEY9kq+6j9diLu/MLYM+MeLgcZXrPptZ",
-	"xzEKHXs3K3k/n2f7vrZhB7iaMd2WJ7btEUxAaE+omgOWBuhw2IoGaG2xfKYLRLzZJWrmO37HSOziyWLY",
-	"qG65SMofDaZUwlleea5/iOEmBWHnUq5yg9tlcHTyGbsWsBIRyk3bFiyB6hA83SZvTwxhq7E7SC8WMr8x",
-	"QGkjQHAJwUH5d1etNhrrZNqSNQjK9a8FM8/1LvwNkYDbf+otZ/lOn2lz76nnGy8966fypsvIz4DPFIpO",
-	"+2kmieHrRowGulhwMX1F4vJiLkaULGBcGWhtpSdFkd7ll6+f370lb64Q0Ckic8HmUvAx3MRdi5zda1UX",
-	"+0EfsV4X5iNEsdKbFZ//cEWeymyqnv4ms+nH5NtTe2/41AJMDeA7T3/T//kWVxOFyubCybb8YvV2tVJs",
-	"bX1/djhWRsK+TvZe/WXzbPzgoV8BjXxVTDNmgKGuZID1QAwANs1CqSkDmoGyzYHYzMNkU5g3blHT4XqV",
-	"KzucLfht/Masy8kvMAL5eNbEWwvJZDDZCQHeapOurrv/isT4R0xyqfV7CSpXQ/Q6JbGd0DhCT+hEZtcC",
-	"NQTpKYbOmeqsEyYSTNnXIlVTEKaaUZE7aGldg/fh0epaCORK71GSZMVUDy0TdzyTQm8tNDWjjgTS2E1P",
-	"aylQWmjqVtTWtTB6C9sl2A3eFeOiUUwkLLOXypBPaS6aLWClwTrsffn+rJb7ht3fKwHWMLnc6zj8YL9Y",
-	"FXT3xrqQs4TT0GFI5EzkV0Ec0veyECBwlk7dsiQ8UQhcg8xLcA+vR2tKuVA5JAfbEAAmcucb7/uJV3xO",
-	"p+zpAqIc8O9/W7DyH0s2Wrh/TPmk2k3/5cdIANB9sp7uQByvpScxXdclI+IFFXsMDHChOd3Hpm091AVT",
-	"kb/Quc0enBuw6jFVuSK9GEhRvmerGPGAuCDxd++uyNORpFmClClPzYw+/e2Wrb7FreKM1YwenjwLsCzK",
-	"JcvGVDEyY/fk8sPZ4PDkmYMm1wJQ7f3LyYtnyfDFwYsXx+PnybOTl/Rwwigdjk9OaDI8OKFHo8nx5GB0",
-	"OBqOXhwejpODk+TZ+OBkNJwMhxQoEbtjD6HuhBFQRM3k0hu6nhQpng3QsavImAoyYjCghOt9qjypi2uB",
-	"b5kOLmcyrcYuRlC/IFK4+uTEY4OBSdEmkTF4EgbJbdcCmjFamcQOdE77LDKgADqDzJTeOH9gXq/Ny/GL",
-	"w4OjlvnHvj4wX3Dy4a0T7xy7GevuM7Nho2spB79X/kAXD9f2XIN/k1x0UyaBNCFByXdyzn59xCD/WiA8",
-	"WONoYNM0xcyghyAggh8228UpXVj4FCMoLTMI3Dg3S5Ga8cVWSaolWGVywiC8nKbEK4lnlak+o0FqlQtW",
-	"01axAh9XxqY0S1KmYJHr1lvs7SzBIxGYaIpPxUBOJtXRLuc+azXYYPsGUCkUpn9pIzwhGTMYlwuaz/R2",
-	"UDWc//63/4j7rfS9zKZf1oT0g1so5HuzUP6x4nqKl+FLrpgBjrOTjjlvWqMuM8iBkyWtrMmB0/8ZqLFc",
-	"sHKc1CNCgOIElUO3RZ7DQiyK3fhhOyVmrcYp+4mxWxVOTu7gR26vmXXXbHL6WuJAUx61vGNZxhPW7TNf",
-	"zVsPB7zKcuPS2QrW+biYVHYDtS2ozJkdeX94uqT56SF6rW2hh9/Gz5kobsCu2nAl7+GY1oOFl3TlDDKu",
-	"HP9z9cbWhNx4LkVXDiKeSwstTeVSmWOFHN+Wd/T6eQ2P4mTYwnza/Wped6oSRF3DNjINi/WH41Y04brG",
-	"80wP8aNU94DYgRLW2GtTvcvtowm0PL6lOfi7MKioK5VzE07utstImcEVyTnL3uiltHMEFJDqNafX+OAA",
-	"Q8OAuRkioENkQOPcuDoCHd00DbtdHnffDKpTvp5auDnxtPHG3u0zOwvRg+XEv3DcIhoPDQqBwo1AiUvG",
-	"bsNbvH6S0FULuvagQHnf7SBd/3eB7zbLdhpDoCXs1iVraQshIgf6MFBaC1VwksNtIUmeXNQc0pdfiXmo",
-	"v/FZCr0J55I8J5eF/rvyoeebv1MTMehf+e3ogUrMmX9dpawlLvtj2b1rC21LLJKuaTflXDX4O4jDbl0N",
-	"aPQGtLHdgH1+Hxu+KWCslS0enC9zN/0oVIi0w/luxMIxyVtJb4LMK3NqLk3sXft++Mwv52GwXhMSswX4",
-	"LTeQJZBAamJYoE7sjt/4TWN9sYEoGYIgoBfqleE5XOQx6SUs5XcMkBsXZgOIIGYf6GJJrFvzRipMaI0j",
-	"rAEveOgdy+iU9SMSywUTXExvTF5yTHr4vQlckDhEZ2ARygzgfvCD16L2RZ8W90YWusmCTYEjFn385VMu",
-	"YtKzdfbJiOVLpj+8lNeiDM3yDlMRiblShW5uTm+ZQCRLxU6J+0REYgu9KnX1DAE1FJ+K2rWUGVKYLPuC",
-	"x6d7wyv/kgUw+umv60NCdfiqdzllxWvi9YUtz72YwuqsHxzqHerw5BkZz2hGxznLFPC4wWozvJ9ZkTK1",
-	"T97I+VxiSukoYxRYtG3goAJeM32kTLnK+0imkLFJoSwh/fFwWCdqbBXUeHjyrKruDkN9LPKMt8IQrN0S",
-	"6ffg8njBMmL2T7yVglvHQBgzzUZytkoymrM3M2kPm22N3Ula8ORz2uUVJRNezD9PO0WPrS1/N0LtzMsW",
-	"w4T4vhldQRzVE4WeXIDbUnDXeYq8yVwRucAPaSGBAoRPhcwg0kqYum0UGF8wkkjmJRT3H2UWGi3XllPS",
-	"+H7b+WmoIDRZXwGjFRF99Gg30ELP6GLBBBDRmdHThZ8og3Fmg+NYxmUCQu0CyQIjqv+cGHZF9e5+wWFt",
-	"rX34TaUcSelCQTgF3Pzrf3ngtUeGQ1dOIq8lTyAeoeJV3tCUllZMJbpsq33aKlLIb4XFSegS6Kpas9np",
-	"og0n1HquQm1oovKiyFXiOUkNZEg5OCHDoG5yluiNgbkx27kHGtmenyV8zka02QY3+5pxXY+72M4fs5F7",
-	"JfDJEie23eQtOgzFA3g8+GORQ9TdRH5/A5wPRqSqDAshLgY7qm1EbI3OoOncW8qOe8lJTFQXxk0nDW08",
-	"vfcmvhaiY56QnpwABLKWHcfCVEPVN1gXCUTt51anGlCmJkH1+ATWHc1m7D52YtbpIKEO+P3hhII78fjo",
-	"V8u4uG64SOXYRI2y6uDe3TC75lY+3kY0lU0Rb5jJxou4B5PGQc1tmgjsjQFvF5A6JgWrb/yjFTEU1IGb",
-	"JykC0S9vtWzrWvic7YdBkgoW1p82Hy1QIUJJjpi2EOZcL+Zw3fgscAKH3zEVIecIrQ7LMFwNgAG18N7C",
-	"4QrGwbTetcDUEZyTEkf/3f24yFQ4BchH979htmBMaMqyXNvFYL5V5ivcmSVVeUNgHTwiqZxOGy1BaUlG",
-	"8BP24A3JSZlMirE55gn15FrIIl8UOaEpv2UmMU9CiKdJZUL22wijWCG6E8z8VE51U/bJlyJNMbaAC9MQ",
-	"5GW6FiZ9GFuMke3IDK4PlyondzTj+mxb5p0YdEdVLBbpSp9ROWDrL23NeKSsq5QaWuGq9Hk0rOpUTqsR",
-	"Jy/DLmlbzabt+yfdO/PFb9EeDFMAkOwQckq3XnesRyErcBlAiyu1t1Eda/08OA5i2zW0+cXh8Q5tXm9q",
-	"VM7JeqsD+tHywqq9ppVXNVtr+33UdLqx6yo0dF+zhGWfeIihc0QVV9tvu837r6H0jiG1GfoMt3vcW2Yr",
-	"dgKzdF1ogrOEyPqHsTcuimw8o4rBtx4IvdvN771Ief569SMTCSJ7BOIJGmL54ySjkzwmPZZwSOjoGxIm",
-	"Mx6nhkeeJbFWYBmjyUArRD9yG6rYc0MYzu+Wrea+Cl0ZoiUZp0XCEvDTqCeozqvBrS9OWimjxw7iAfGG",
-	"fkZmUdXnZSveZV18msJ8fGHduNxf28VdkptkGA7IxlTpikYyn1W9r1hkbWKq6yeQH2xAdSA2cWWSJ/V2",
-	"h5ifkFgJtNx6nFyKvMkMdIg7r0gsGEu0sPUWNCMwkK+uhf777//v/yY9KT7ovfsPRApoEfwKk4L+XZb0",
-	"T4ntn3kdkxTsb6WR8EQR/THrIb8W0AFdIWzTurGLTP4bKuJToocK60ppNmUZXANAc+KIxAuaxfADNCs+",
-	"JbHNbY3NmFyLHvaNFAKCSPWKY0kfXh7fqpj8kYwZT3v2RfKU6Ad968G/AzEyyIq1W4NrSLzWxf2cyieK",
-	"zOUdF9OBOV6SsTZNerXagI+IjyE71SCiwFDMqD4eunsPsmK5uYLQ8nvlZFe3HLpA/vPfSaVdoYS9Gibp",
-	"o+W5o2YIuRcZXGHAmrE5K5CmOCpWCkPRIHu2B6vSw4nxhsij9hrJYjrL+w2Msu2z7XXR9aDbT2wuw3G2",
-	"1TGvvNVa5aEAdvHYo4R3ewOWQKewGTq+vTS5Cx5CRjso5/GtxQJbg6Rq9bbq1tJOHdsNtMDTZp0uV5Bq",
-	"oxWpRnW40lETvIFbyZUXjg9P2skbrqAdXS3m5cYV1bICu8Z2wLB2iAxurbrbarOS3AKJzMZppb8+jxXU",
-	"hkrPvFGqNNkShFTRlt1S8UTfynF9ytZ0RqklN5oNX40dt3ZYkP45opW1vWYWd8BQ919rEY5vv7j2wca+",
-	"XhbTKVN2I2owaJAVChkv8TYQefYhCRUgGLRxAjf+PDdbpmD9yE/pQhsIjQzlPtrKHjIWCEvIH8l24+f0",
-	"Whgb44/E2kyuhlOzSRszwxREI8PqEWdsLDI2YVnGEn8XDG3n/3fH23XH+7O3OawLH9hyDWIREUqqROU1",
-	"MIkX+89P2u5/l8GkwauZaYLiv4L/1Gqbbd/uvGu336R9JpZWrA0PiN1dH42QwQwhBHR8W0mysi3aTgnj",
-	"lmY3+wAU0LnWP/+/tCsa2XQ9+cXEfgBQNTrSnXr0GaQqUmHzpG4eBOQ3pMNM+khJul+edPQZQEijJfOZ",
-	"YTXtaHYEQtcbTAhnOTTbDKWAWPuiMvueGVIzKdB0aDYW/lwaI9Z28OR/TfW22EK/y2QRSMYst7uOvjpv",
-	"cw7dGz1wW/AN06al7qWCW0HxT4fhHXKXtO2qnepR5WVMzeBoeg5Oi+5MLE2WZcXv5E9Ri4kORVIEo3rM",
-	"ArMOIMAsyRhN2rOudXCBYvd2ljGU3m1GpnP2QQCr/WR4zKYBX3vWwrB4DYX+wbSVLVN9FyndemV0nga4",
-	"uXzaQxwFU9k2tICv1ZS8dRwaJGbPmDa/FQEqGpaUqYBxSkWixnQBqGULmeUZ5bkFsJLqVlUwSFxpk4Gg",
-	"C1fdo36JtfE5p7rDbyE1cn36E/f7RsgoLAXkPfqvK2mIMkIUmLrAE+XlsZeAFHhnCd6tzPCeo+NPseyO",
-	"ZcAxrgjVW9+sv08umUgIz68FVWTGqD5dxPcD/MIg122IEZeNKhL/CX74Y0xM5ORPbHQpx7csr0fFKlmo",
-	"m4Td3fx8e3T35cVfr369OBafFi/GPyUHkw/q2fSf6dHqHRsW3/Ov+cm//PVfl89HLeiHynGxoxQUHj0d",
-	"XEwtjlMYD64GFs3vvehhOJwBk3u6mNERK3E7UylvB3CtrMBmGEbka0QOIvJRnxY/6QEFOjqIrr4Wa+MO",
-	"84ODXx+z59//+fPxeRUZ9i+Hg5dngw///P3nL+eDf/3lt2ff/ltHGswrJsiciyJnlgdzzkVurPcdLj+q",
-	"GJUNq9cxy3YL0dWy7cxBC7moZrJIEzJiGNmPMAhUb8QY2W7BBqVBKqW5IXEGbCUwmtwxu8IJWxWLFoeG",
-	"xujZLpZ5cwjuQ2NvAnZieG4Aaqw9wJl54bKYz2m2CkCcMQHw08bHU4u6ZkumcjLhmWpPxPvOVhiyAOeZ",
-	"uARQh8Cd5oInRzfzzGBvnX98OzgiHDTkhLOM6KoS8vnilGBJaJUpDH+vveLvEaZyPdLu5e2I1GVzI3+g",
-	"wuhrtaFet7eSOc/zh11W0+Z09XdwIHPMWIhKCi16ojxMujldkFxGTidmbMForlpPr4/DWJ9d95WOqI6r",
-	"UGUmQ8qD3wkpTz16XyeveZbPAiL1888//zz4/Hnw9m0M4eH2h5g8xb/j8khpwN6m9I5ZYBKak3kxntVc",
-	"JS9fDAfD48HBYSjux9P+w8HLX347/tYb4F+H3l/9P/X/FNwLEs7yjh7Xt/aV0CA64MuQrEC6BKSlFlkG",
-	"CG8eWOFD5cSCaK7hO9lltOP1wCSl0w5YU0Ba9z6lwWCN1peUH2QRZMQ1Kxq2MYgF5ErbIdNKYKF30TjP",
-	"aoyOB8Ph4dHxybPnmyz+jfqdZUoKOCB6GX7lB45BTNfPaMiBVUNZ+vh28MIC4pHe+4h8BgPph4icReRL",
-	"H5YQAMZWV8T7R0LkrrXmx4PBkXHYywkZ04yRnigyyO/Qr/RPDXotLGE9/FwQQOSsNu/4p98fDEZPrDsr",
-	"+ToJh7qUoXDipLc1VFdIjS/e6Ve7sisawy6ObeAylud2G3fp70Oq3HLRzVk+k0lLyt7PWHg7yXAgIWLC",
-	"MiCt2u2y0R8y12iP07asf9uhudoVL/xnTAF8DOA59X+pmkEirv5fgNqqnnVN8RYUpJUvvsHXqr+ZT9YK",
-	"wvcrv52N1376ii0rO7ZbWnxnOt11nIfhdpaX/wphK2fsR64oYRAqSo4Pjw9r6afDYVcH4mahDApfuY2s",
-	"aQWkMasxEX99F+rglN+x2g73z2dfgkXnPEnS2kD8+YePX75s1bymPfZrrqpgv4zvq9YjBtG7HW61Uyre",
-	"40vBoGZIOW3yHTVgMQNXkSlh6ecW4IoyLmzE1SsE1I4WRXmXdrL9pirogGmI0uYtgFdSKq64MTMzTtN3",
-	"Igk6LZwP+TyTBEpq4VYI2ZywBB1aPiArUuRNaJoCj9ckY8yG2xWLaUYTCBCs3gAtUioggl8x4BCggkgI",
-	"y5aZTxqmP9/oLNmeN6RfD2ahXmUFI8sZT9kaNT7kGwsIO3AjEDIHa/MDc+B9sjrKUSm0Tt6aBP5dlmFA",
-	"cTsXARZf9wyYDzbc0unhNyUg8RaSquHIxBUk12htpqf8fkYLVZdfI4038FowpNhI5PqX/aF+otzZBRqU",
-	"1079htZ5kUn4MWfZIuOKbT/42743nPQ9dRBgE7LDMrVA79A2gEaP7wf6HwNTBHyx0uVaV7zadMFvgKkv",
-	"2luy0UxKuO+zCKc2nPgm5QpFwbMAyjLrzm67ij0DY8MoeRHG8HS9PpnyccjZMb4VcglIGskbnKLmIE84",
-	"g4JxS/z3KmfTOwaJFqQnBfnu3ZU+EkDwLHy/Ia5zF9xN/NyP+LUG2S9GKVczuEPERnEA5RhbxigTiy8A",
-	"Ld6V3m8VXcDbUrg5TNaNREZQzMZ05TxPw7mDnU9D0Z7pe6N3wTyPiEyT7l5ElCs7Dduu+HCMoHcVKNfq",
-	"ZHpt7oLFiU05KwWzCTColNwu44gS/Pg5/XelCG+xDFwLype8tP5av1qPUMAe6tTVbXmwfrsCqZo+RDsd",
-	"j7UtkcsSsXQ5k1t1TXufaLXnBiw9lHaOVv5uzZ3RO0aEzB+/WZ2oI9vm9TvfiHulKkt75XC0SRy826SR",
-	"65sEZKBKlbNMa+CJiwrpoaNuJJMVRA/57elbbtld9HabFYUC3bx+zu0H39Kchu5HoNS+a1f8ilCz/7mO",
-	"a4O40vAHLMCNI24/aIJkhVy6TbBi6B11QhkMjFuL8Xp31+lK7Ce0pt4ipFjoTiwxE7B9g6rO2bdoj9m2",
-	"uIun2qxttz2xighbETBAo2BQAXaGgGjLCVmXlv1y5DzrphbrIpNVGJauuyXVSdZcMx9yOVZmS7a2LAwu",
-	"A7Dzu2u7TSvhYcIc4QiXX/OyC32DxB+O5gVg+rCbY81OdcC8RZWSs/s8Ip9pdpvIpdhfc0oN26BAloMa",
-	"QI8az6iYWvQBrvxtt8Ip68FSNiwZ6MzWgbrckk2LZrsb+1NCSVyun1LlQUIZNl6FMmo3rXXdJMXDpJ6/",
-	"f+zYg25p1IPTo9vg6dvPbHWXm2E0ltNui2CnPlUQU7d00X5gUw92a3oAl/XgMXFZO4PEhGNjAu4RIcXA",
-	"IlcSdk/HeS01ISI0J3OpcvLMPVmkdFznqTo8rmqK42H1Av4Pv/wJLtz/0Lu+3se/Gq7dz1168UUhuipS",
-	"mo9nrAHMa4cl3RrjeBMcOrtfpJRvDfu8KMQ7U/JbtGfooC+5uaF4VBVkoaF3TcRsZ9uVb6+ZST9Z3yRN",
-	"GMSUQTJ2jN5ohH18osiKszTB6+X9x4Z6x8c/Np/Lu53EXByV3X8cuCLcKN/M5Di4AakyMndHE+qi8A0n",
-	"+Kuj0LQh4Uby7ce+qTerqQkovzpHnnmmbBzYOo+31QDlsquOSidnk7YdxmfjMVvsemM6zVjALf25UDkZ",
-	"MaJt51Of1hHKO2/DXwsJCAQ5y+Yq7FUNMLTN6Yr+j/GMiYFe5b9uYmarAOset7Dq1+PeP9MVJW9mePfX",
-	"BZa8JhjG4sABa56M1zYBYOtdRMLVIqUrAsHygHcKpuCYLOiUGRKdUPgqHVsAx7KT//T+5OW74evHzQTI",
-	"uDXHvQ8dvD98efR8r+Vo2Toi2+rmgftzUebpVjtsCDPXuXwW6zlHWyF3NqALlu0PouuMaco+0/uwKs4N",
-	"l+rm7QZ7CDyLYSbGHCkYHUKgK9E8bpdFdhdiFD0jCp5owcKkZrWQItGLGJjVeL5P3hoRTGhOIYzxlAhJ",
-	"eBLgfGqV2OIvAW3PpFLZUPXdDul/LbomltWEqcF/2RIwINrLZ1Tc/iyLzwigHxaxhouS+rHTJMX4Nw9m",
-	"Hym7uf5FbxjDQuCn0K+fEqkYszR9mKsEGvCwGnawbNFJFYZIfixEmW4AY5WxbgIZEzJvJ1oOzuBj436R",
-	"sAxhbHL3zyVVBFwHLIHUlZ2yEQF+/87OR0NARkpVjqg5CH2Ir4Dj1pCv7SYLXgJsU8+9Io/d9W5UI208",
-	"hL5Q+B7C0cMD+LdBpalibsEc/ivA0jaDv7Sws73c1dLkduves6dhUTVgqlXlqbqumuHV/PmpLAhP3UUV",
-	"9blV+1rYtH8QFtad5GN2vgXRoIphgGvaLWXIn0JQk4RPJiwzC6tccywxNcC513wTf+pX6aaPXg53wkfo",
-	"gC2yjhVS7a/DJyvT3CMyo+lkwO60TsMzy7jO3956ffhIGl1AQBqxqx4Bq2rL9Fcn0UbBGDSL7lhPVnLO",
-	"u7bT4EuUI3B+8Xbw6d3nwcHByd4OuFDtdYuPzeDBJqwjLqlmMIUNqAn1MQktzFaKYxcavVbi0pICr06h",
-	"XZMXPPgnBimBK7Mlb4IZFISOFBN5v42sdSfc24wNciYIRRB8H+HP7JXQ9ifKPIqgU9S9wMUdE7nMVo1o",
-	"D60AGay84SRtlYELw4i0tn/wRhsJXniiCE8wrzFGr9M+T4DLVx/6DDlVJpeK9AyRuG4HiS2A1g0GBlry",
-	"rHZc4ov6oaMbyNd9h/PcZS7Ht1f3LaO6qg0zn9o69uVVX/1yzlkJmHSbc5qmqxu75L3V78wG32ioxkT6",
-	"da2NaDNQ1JmoXXuUadOKUHMJQnp4z0jJP19+/WLiLCKipD7PJ3zKwZmdSpX398lHcS0y9BaqxssT0pvL",
-	"jBEq1JJlihwPh/1T+2nOFBlLcceyHA4EubQp3E/UtXCZ15AHT4qF3nlf1lPgDw73T6oJ8AO8f/ntIDo4",
-	"+eYuYX47iF5+a7iI2XZ5JDpeGK33mQg6t3iiE87SpL8f6sWma6VB63sl3wPWYRe4ZQ1X89iPJ4rcMgCK",
-	"oAREUCnAui0E/2vBLPcRotZnd6yWrTeRMrn5a0FTCyRU9owOfv1F/89w8PLml9+G0dHLMGKB56YLxGIh",
-	"G5bWV9T8g1hvCOkB29vJMCIJVzkX47x/Cql7FDzeZjuSGBW8WtS4/ztyUPpkxVDYXts2WrEBn6LnZJVL",
-	"OLAiMLFM/lQnK9/eovb+yPVxzeUCxzSjORfTJ4pAedJLDGrKSf/UPHPjjZAVVX5Zfxs+bGPP/1c4Qm19",
-	"F46vaB1rz3byCXhCizRX+ySG1EmFUDFG+KhIyIqpp0J649LTByiU41MSr5iKn8ZCxv3TaxHPGRXAOVnV",
-	"MYdGpxg0ZS3AGR8VhnIRPgzHMpwWSFztQzvMpFCRXIsv55enJBYL08Qv55ekp4dEAnLJy7//7f8cDAHy",
-	"Q5GE5Rkd5zJTZPj3v/2fZ3BpCdU6ekij1/qnJM7ZPSBKgznH7vOyrxERHo5DBJcRkJYQQ/ZFjN0ZF5mS",
-	"mbkOjT9xcRsbSJl+CEASvxyKvL10GklhPogtau6XsFVhkhGcvWZt2eyn92THn5gHVtV0T6ElpJZnvX/Y",
-	"CrtRLIJ5Ynamw+1aUKX4XVOrnfg0XCmPZcZqQMBbY9fwJb9urxWR3+DQ6t1wIwNiuiGqu42TLVjpdm89",
-	"lKq6iVqRHf0+6s8toE3q78p8OxDJoE83UAXhQJULOiYGqw3nlBzs78d2S4mr2wQqIK/scH//YKh1nwIA",
-	"pBtUnTEcFuWExGbHj09JPC/SnLsCuhl6pHQpu6VXiutRjwm9Fsas1VuYMdYOo+Fw6AE3oSK+ETImlJh9",
-	"scZeC73cw2UU7VUaqzc5r2l7kZ1wrLPGVmsrapEm7U/GhX3P//ELNMb/BWGk3tiG+I8+6zYGn1xhc/2f",
-	"fmbqi4Qk6j8X5hJi/eZ4kVOxHaHsrCy56+0N0PF6xIvrugZCl9viCv8e9zkwTE33OIqJ/EHxxSy742P2",
-	"BhA+Xi+a9G2rOwZoaHm3kNP7C5o3VwrhGGGFCtcDrT53hUV3vBegKU9+EDmGfmwNTmtMHrgEVm2tAw5O",
-	"gUwDTCOMO0F7YWkRSOb0Fgl62bJM/9PGyp3kCV6Bp1zcwgGuQ1w2yJmV1EqCRp3oZW3CKxO1tiQqg2Tn",
-	"zM2Qk7/IX7VdYoNK4d52JbET36yr3nLN+uF33gH5eNgc+7YzP+M9Pg8dizZdmTnPieEwKX20JJMFZJsH",
-	"rwtK7nR0FQJyjzY+q57NF0fDtjdtlY+3Qk+pmwlIlesFplU92rW4s3PfhW3HrzJYG0XoeyMQLgdYAkTE",
-	"iCFrTCn80CSRQzbxBPKE7VBVd1RTQav91GvDe3yt8tvrshGV3y9diyo/X9jmVStmawXfuob7I7FblF1t",
-	"wZXj8DqjXLGEqJnMcpLxUUSAxjbp7i148KKthw8tzMWBc5L10JV3bE+2ke+BrPnFYNmv4ZsdRC8rnr3j",
-	"Js+erx+Crm++MNGHSYR3DfibIuyeq/yU3LJFDhTi/I6JnQIFNmqZ9QXcdPVq7lAQEp0L0Cdqn5w5HWLp",
-	"6LE4VwRy6lnixv8U9i4ktcQjr1NH1eS540e5WQkrmu7apVGh7LqE6gZl2fFhtZfbbo662J07GpS2j+sJ",
-	"IKVj8SBkc67bjDWDCEsQBI7TAgUEaDVPjypGKC+9Q31o+iM5HJL/XnVdH6IgVIRj28BV7c46ne89yWi+",
-	"3qTewfDwhPyRHAz3D0/qrdDPOrfCWrelujka/ndiBIQoNi4yho5XbR+dkhFNgaU1KRh5jhT/JnlXlwFp",
-	"CGSRDbeatetLHsIrEroqg6PJmAoyYs5j7fBp4bOWwU2b0eRXKdipNi7oitA0YzRZIROudx9RS2kZHj4b",
-	"DI8Gh8N6MNZeq7RRsBse03xtXPPtkunUjGrF14u17Rv3T0lsh814GsdSgCspInw+LwyXpcxInLCx7kcS",
-	"6wHUb18LHP4FNdFzTCT2UjQuWx6DiGyeEwC0VyRGHOQkrjoZ3E0hDoptMAwYtslBKNfvA/GNtjYQDuFb",
-	"8znvp0usx/vlrGyE/2rZHu/Xd7Zpdqqu3BGxOlVv5HxRGIiaEuv6lWFT5oKZLYorUrezzd7WZGNfCzSy",
-	"K5oLmZR5BjFuPbtZllvfqaXqA9amYf/UNcpXj+paxHXBjuta8pTk9F5/MC4F3hUy2xnG15FFWij/Q9cC",
-	"v3SKw7DxFLFP4tzjU9Q7/T0d5+mq7PQf6h34w7XI6X1k7hBwBZbvx9U1WbZZVxattyZM1VhW2g4zL+DE",
-	"8Ed4vaaXz561PBfZgQjQ0bU/XOX0PvD+8xcHz9u9Hm7As8Pnx61qqPvGK10KjpXX5FpoY2VyQsr1glEL",
-	"EdIl6WdT2O8ikyNG5oyqQitjbrhEpzRnS7p6osg4lePbfgeGDyaUbIDnwmdPQLvqowJNPyaGcoAr+83q",
-	"pgftGzxf27C3HpDaZJGZ8bTJZMABHjobVW/7yvzAffJeZiSRMlMl/9GYZhk3FonK9X5jgeyhfuRcHsss",
-	"QXr6A9KTCyZgYxuSHoaV9MlyRnPQeNrGoataduvRi+ZwipM2Z6662OKkWRoUGAczhBvk8IIZKt1AGJNI",
-	"2H3TcQ5e1mcgk+RsN2QTpUJ6EJU67NfBQkLYnC5PoxycL9IIGirIUrIA1qWUPHJtpOvl9V74VGoJ9WtW",
-	"TCFuhVyKG/xKDHQRG74Ijktf4vsRibnA+DNbSXQtQKZu5lzNaT6eGRsIRCqRTEEkxITnFo8cF5I+r2F1",
-	"N5MCUeMwqiWfUUFOroVjiJgxmritEDZzt7gjvVXJG5lqw0umCaCuUTsnMFvqCclYzoQegn7VJKqOBoRE",
-	"VrpmBMl1DEqY1oIGhC9XjaW1OjeombqueLk9YBSEMyql3sx0KU8bhP6HICB1/N5clb/Bu/uczQG5r8js",
-	"ZKmIxAu7c+sis2LOE202lc+1IrBX7qAHoOS10BrGFqsO/vu9aO8NoCVZO13XUYan/bIVi9t0a0eQBCse",
-	"rc/MdgurHJUPhlvOyrUJdF/dME+qDA8JXYuFohPsm0TlMrOmL1cAP1jRRScvQ8ooKRYpH9M8BOrqqrZH",
-	"PfOJniMmNwoEJp/mceSYahjNUs4yaIXeJPIleI7MpikFQ2N4ZVBHtJ6Y1T10w3B4d0lV2GXuSrW/LUjT",
-	"Px6Vg+N9uWH+lOJTcUXVbVuhrG/YcwD+CCGm5VTdPlEInNaLEYIjhs2XlvsRqEma21L2d13y1JnxUrAQ",
-	"iJaf6vR4kH3fggMFwai7hpPrI05bt5gc06YErjL0Wos0nTJiS9fjr/Votoo3TuVWy+2TzC/YpHUSxU5R",
-	"8Vf1HBg/Qj6q5dKohlSaNmkzD/TZmoks8xq86fqlWW5q8ei7aH/YZC5nMgvsiG/0My+dDymqDHsZRJ8T",
-	"PDLPZDGdmQM3zRiRRa5yiojnPbx2ddth1SQ0bVr313dz466to1p46DYcH/xaw0hzDNLpclzzaXy2tJsv",
-	"2Jkr/i3ao9l4BvHpwWsMrX6nsgHHbOzzwgcid6XKrfwjDoqTdxjkJ2Qu77iYDijez8ELKiLmnwn6Ni1m",
-	"pULKLxNrPSe9JePTmXE3Gb6vfpCCNxQXqPI3UktEHji8vddDbPJTDO9YColjFFqot04tp1rwUq4wwF2f",
-	"7vRDloAMoEWGtzdUkV9ZJh8PUjjjOR/T9JNDid/IWFMt3SF9MEkUd8Rt67P78e3by48k1QWs1k64miHf",
-	"S3bnrt2oUkwpRI90Wuv5Nhc+F9OMJdwKV9tFyRfso3szSBhG71/DiaJDatqcrt5IkRv8o6bLxieKyKUg",
-	"c7oajLE0JmbrgwxL0K7guSKqGA3MVeQTSDRA3P5FPnsUzqw5F5072AjnJoo8c+Bym2r74gqW0ExbewGs",
-	"Et4Lb3x10sYXOGPp5BOfsA+yyDZETzWDE7FFR2yQyiJvLZg/eG8Fa90ZLXszmCqygPZ8KGIpWGS5EGgF",
-	"5pWqW0yX6IdjqUGDt53TDcyvbkfxQ6XcJmS/U0rRmsKrKgc7jZVlWqU5KrepgKjVNoP6FHeJp6pvrhti",
-	"xdus7vOMKSYsC+wGaj6jfe/kmI6KlGarUtkkLIM8brSJXpHYqCYVEz4BzQPbm6+FroUtQ3geEab3Quu+",
-	"qrylzfOc5oAFTbgipow+Fxm+Bvv2JGPMXIo1DJqntLtZPh2Sw62Wa2Sml5mnnJ8ool/YD9ZkYmcDYDRl",
-	"sEx7Rv4OiHB5xuc/6wXiRTm0/VB7jLQwUlMdqOyXFrPZ7pC5nouj7eNXGFDup9qSXowTHsMtuZZEcHY6",
-	"Cn+Tc6jM6byczmvRi+1I1142d76gd54ognRA1UO7uzZbyv1rEddnISY95IWXIl31zcUkYQkfpQyvrHUF",
-	"SwMYaDNQk1cmCMBcheJr18K8ZzSVMSQhEVMkPu6JIoW2QtXAVUj+SN6dk6ekpxtInpKD4TCYbNNl0RhR",
-	"r4ea7Sz6G3hzf8d10PjVnRdF+9Wwq0PK6aHlTKaMJGzCBccEMwYbwPkPV6GY5nUPk3+I63gl9vDDxgNP",
-	"EaQ3JJB/+ve//Qd5TjI21VtcPyLAX8cSQqd6r8ohSa3I2GAuEz7hLAH2UWXJyfOMrkCr7JOzEUaDAx0W",
-	"5IqaE0pkuKKFtJWRrEhtZI76xx9gAq6FAERw9VDTksY5vB6CWPApzaZM5QRgKVGz/bXgC9j2ZzJNlItY",
-	"KsFOTwnF9zIimD4gK6IWKc8xFZz9taApMTCX++tHrM6HoHJ8joebj0SPPzxqrg0xNz5LmeUzvSzB/gkO",
-	"DL5RjoyJ8M0lgDl6lkrH/OTup7XSp9nlyFaylK8dwNz6ePH82VaWRO9s1hV1eu3kVsOS7wqz3el4Y/of",
-	"tpK84836ScZXCs0bhoWXL8Huu/hXd3EowSuvVw/Dfm9PEFSe++ygbYRmh1HZ4WzggGV/D9DYCynnBNmQ",
-	"O5JrNvJ2fr74QnwC5+6knYGhm2RMzXa9qIWXr+RtnYQzy2/+5a9Hd8P54Zfn43/Ofl6+GF0d3J4fq0/J",
-	"y8kH+qx4J0+m/8oPxZ/vn/+4rGUqHBx2g9WtNCMsH1Ou8l0vJJyUbOQ0hEJBQTgTlHwn5+zXrujB0Z7M",
-	"pl+Ch9I3sB4UkFD6TJBwrvfZ7cDnyLJImzmUHA0HCV1VWSK3gfp2bPKCKrWU2VZN+YUtz23RBk1pF6Or",
-	"Mjy3C3NVVFNzUuQt7P6vjgvRVPS7ckzf1pKgSibGIHD6gmV8O0swNvwcy2L+/aIC0654jlxYLouqA6Tl",
-	"DhTV2AAPj9EkgJjuVD1mdp6a5/bcjUKH09EnOaYpRGaD9TlOC8XvEIYfwmzrEdrrZ6JJhtT2WzNPc9mi",
-	"WJ3uMwMy9lxu6vcWeq4MStXouSC6QGbETDbBQuC/dWj9pBd/9+6KPJXZVD39TWbTj8m3p1hQPf0N//iY",
-	"fMOL0brGx4ftwE8fJIgBQxr6NrG9xLYYojWHvwZVD5Y8sQV2yNxa219Mp9dEu8Xk/ZdwhYUEKMQVVheh",
-	"fxRX2Jro7uPIOddVIMJqscjk3QMhpB8Fybr77qBX+6dKuMvWtTMp0gl/aFN/F8QDb5Ya8asZS1iyI+x2",
-	"a/DrClCfIVUKcediKYwYqaI/uwBhCxTdy+VgIfuVe9aOlFO/Azy0N+KPDg7dUSwflxqlti5q7fHkyKE3",
-	"ryEmrAlBW7hmT59UV9t2xGZvPt7ji2GC3ibYzUn50q7Qm57QtsTbzKrKtaW8/c5Ym36jNiBt1lXOOo0k",
-	"VWwdIjkdbdSsr6nqhMPcNiym/d3JLreB9p2urS9aIkiHpskBH69TEVWaUx/cqJyYFtO6S7zp7zDYj38T",
-	"1Dh8WwalEkwZYrdee96dgiK0ge2qKtbMZn9x1xq7pevt4HStDq8g6zoR9MWxGVLXq2M9jUGmAd/LBRW3",
-	"LEG/CrkuhsMjRmgy58L+Y04FnZbPuFALNs6l++GOsyXLTkmscjqZQBqmQyOl4NOhKaeQiV++CxlNiyL3",
-	"+T+hCcC9NufITQUfBj+yeW8v2sPPVXtdlgx2upFKMZMp29BwxFEVdI4oN7FrRty92fCNXZpf5ME9AgPK",
-	"G4JYfzePD+8UB2Ya3xQG1hyGx+7zr2MM4RqzBktYFyI9i4U34XesT2T5kruLMq4R8IqQqxlbQSDrRBYC",
-	"ImkpGWFS8LVQjGbj2StC8RoU0hugRgx0MLfQE7YkK0YzReZ0hZxkEz2lmJJs3lX0jiUGU+Fa5DLBPNEZ",
-	"G9+aZDchSSrFFGgolMJcyDnCc+Edt5CQiKH68A39b8EwuKHV2L8t2FkwIjTTDXwoma0CFLLwkeh3trKN",
-	"NxW74bUkskvCDtC6HHUKbvNkt2NwOqTmsO2Igqac25GTgp1NcpZ9xnzEBhhjqm61pkoKhpkCWopc5gDz",
-	"lkAJWYlpomUKxfHxVkiRaUbHrLEhb03FR8MaNvLwxdaa26AyXVF1awGZUq73p7dy/CCi4RBENZdZCwNK",
-	"t+Xclt2KQW2eqvOZREdqc5HLMRWbS1yx+aIB041mU5Zf0Wnb+CE2X1xQMd0qlFeuoE/j9hCWSKxkwxLb",
-	"kabT7X9h0USeToioM7lXGX6upl7DaQoP2ueacNMPmrfAjrdSToev5ZldvH9DTk6OT0jGnB6AHQmioi8u",
-	"fvj0DnPsI7hck0VO3l5dXp1dXPUjwu4XFPAxKlvntSiBX8DNFFudG78i8fuLd3/+49uzj59+Pn3984ev",
-	"P1z88Vl0MIwOjqODF6evf/788csPV+/+OIz3iaeJ9RZ8LZY0TQeQXg0XF+oVhB7C7uiyuQG8DG/71EJ3",
-	"fzCR2ZJmCYACzehiwYTS1tq8GM9ISnOWXQsDMo9V/1sxX0BY1eGroyGhORkevToa9k/Lj9laMGsUvjXR",
-	"TRvR8a3/mWshxZhFhvogUzk0e/9aXIszHGRI3JoUyuY/HA+HpEdJnLCc8lTFhIlcmxDamIQ5jMmU31k6",
-	"BUyx7kMayavrSlL7gmbKzCH8mQFoOxSPHJqCmcgIgFBgXi7fvfn65e2nn2MiM1Iopq5F/Prnd2eXV+8u",
-	"YkRRiz9+uXp38ePZJ7B/ETvm4NTEkiaUpyu/yJha/v45Y7muAGrU8w7fiO2Mx6QHQSvgHy/fn8nCpgHO",
-	"eSL4dJbrfoxnaGHp/kGRa4HQ5xkjAEq8SJERYTpOemV1ETk87gOnB3ZXN+PTz6f2+R8PrUgexNjqa4H2",
-	"3ClxjTPJ/zirFgnARuYBblWgHdei3hC9p/b7ekgBz0BIfyM2y+nQ2I3QfT32KEQJXV2LXrmoIshg1iYj",
-	"JhQZGVVoKCZacs0FuFhBImkKDYU2S+U+ExGeXwtUdiXcwctnVSNZZt7Dg+FwiFqR9LxSuDoxh62/T86u",
-	"BdrHUkKgrp43aXSHTWHz2uEvCqrIkqVpnfmkpQ4JIEA+lg0b8GrC3KTu3hUXtD8qzrzCuaK505nrUDDb",
-	"0UUazFvcf4K7ZyHKy7hO+2ZLesIIy1qk0/Wn3Uj5aXND0Z0fAGkvIcgcHIxNd9WL6GkuI4CReB8hSE9k",
-	"o8hVREy0XaT1J/v73/7DT/MpR7HluTcr2l4pWLh7d0lsXfy6nTdwAiz9/6a16PIBizHaW1IFz2ZUJHIy",
-	"2X6Hia7nwlw5IEw+jDdM0SbR2S1SOy57EkNMpyLw0/vYHl9X6DOhJIZZATAX11X3jp2qOCIxdDq+FuaR",
-	"9SzGpGdxbwrxREFEKdKH6I9MtVVHSYwbYXxKYj2sBhwEhjMmOb1lBkT/WsCDOUs4/Z6t4lCmgH3Yaqpt",
-	"Bx6QWS9HLBQO+ntkG1ignrqpGTwrvG9zTjDgLe99Contcan1BdJtXWxdDfC0SejvF6kJue4g7x/k0hNB",
-	"l76CFMB0PMNU3/oNTj6e/XmH+xATJB5O7hzr3bXh2URmbExV22AWW/zck+F2IR1la9eiI2xlhuIJvwC6",
-	"wNIk2uThCAyFjAOCAXYLaEpNBecse6N/3O+yzCosoLWKOiWoQXj6lfzshdE3kE29hx2yS+UPySp1A1GG",
-	"WvutKIUnqslfoE8NK+SLXDZhApWmT3vXozYlW5+ir6i63XrP6rXC1t/QFe/6ZUd8ZZqzJhxrmRQA72NM",
-	"Q7B3s0KoJ2Zz0wcG78IIVcQ6TO3waLuhGIq3CQSTNQDLQGgZwuzpw/BYaku+iSr8IdZ0PfZi5yZO9Zk3",
-	"l6Snz73wM0QK9LvTjpYE2jiwm+MzGsSoCad3kVIhWEL+/v/8b7LI2GJh/ubiZpHJacaUgn/PZApKTv+d",
-	"AJ6xdWDM5R0zlwi3fIEn0gjK6CPThAsT0Gz2SfNB2GrgcwgSZz+mLUb8lO6wFCwYj3g5puLM4RGueY9c",
-	"AK8fdK1buGCZHnubXabG2Hl0Q0YE8bpy6WDA1n11Tbn77pNPFIC7ZWY+4uqKmbL8koeXR0pHmG1Xlv66",
-	"YKUHK+gaZvlMVmKXv3t3tRftnX+9hP/8AP97dvXmw1609/bdp3dX78IhzTSfbe+XLqUHKUXGDAOzBayg",
-	"P1x8isr09QXN6JwBlR1e9BIuquOAUa7Dg5eHkyN6PBgOh8PBc/0/L/T/DMv/O3gKIDItilK6dSWZCbRj",
-	"7cbPDEBo6WhJe5dluDu2syyw+HqIqDKO8o2BOmMqLlyayTodGw2lUvxi2mm1wBsprB1bvym2Er+mxHqU",
-	"xObHG/ujPnZMLVEqz8loRXjSx/Rn96I+jID/DNRehPncI5v3XfoYD4ZDDJmSE4KBzvDCn0oEqz/GYYrB",
-	"DTfEHQP8t4RI6c7bMbTXNuuJIz/R9HbABRnrZoQBK3XHusVmYaptq+gs41kx0fvushA/2iTCF37qUphG",
-	"rhC0yGdM5IDdl4CoeAi3GWB3KT4VAy7AWQnMk4sFOFMzpoo5IzxH6dDL6Ym6FnFOp29kYg+zENQeR4SN",
-	"ZxLdaIqJPDTpULI67m2URXBHxyZUK/v++Z8/H/7Lj6+3qgz7dmSa1DzASqZFQ5D0uIEn1zmHcIt6oiCS",
-	"g9A0hYVicB/t7sSFwVeTE1IoNilSwZTaJ9/BsqIGhmBMF3TEU+RyHrEZF3p/myrSAzMzquCVpnIKLia0",
-	"qQqRqz5JqUg6XNB7W3Hgln7cpIp+MqgK2BG9l9wKubTeR+wyycCxLuRyfS+GHbG1StaN1Puu1YwNKcHW",
-	"gjOf54rQ3NvWPC8q4DzzOTN5DkuLsW0UJl7MWRTEhoDfUoBUVfe0GfK6rg8ZjUFhdWZG6E5+inQ1Qq9/",
-	"KLjfJl7ZLdbt1nW5FjcfobCYuyFuH8WL5SGA18tBKTPf9cTVNz9FsJ4RS/D+xhAh5HS6E8FQM2KNCeLR",
-	"BfB6xI26G+2mjYYc7j1mhlg7QtMrOr3CK/oQo6lx0vq70oYMnCUb/ZDVDNxZni/Uq6dP6WKxr2Sh9s2j",
-	"p3rz+f/Ye9/lxnFkX/BVsD43oqQZWZb8p6rLjht73a6qKXfXH0/ZNT0zrT4mJEISxhSgJkDL6p6OuJ/u",
-	"A+xuxL7B/Xyf4eybnCfZQCYAghQpUbKre865MxHTZUkkCAKJRGYi8/c72FlJ+4fllp6Vo1wjdbxarlPp",
-	"ocKokb9GcKrJq2oPvHzcAhoeGKHC8reNbjU84obXiRw0VnhK9Pbt6fv3Jcekd3TaW2X2OvwBwOVPv+/t",
-	"n+Cf/2WvUZn1e8qFK1etVAR8xswblmpyZyzlI3pwMeUjOpHNMqqs5PkWw0EPR6dymtkoS7le+hOoKjqF",
-	"p808nNeAbibcqKfLKxdOsAj5Fo0RILrKwZejbq/b7x91XzRZ7s4GLh2CGIPulosI2HWUR5WDQ0V3/I8W",
-	"HVb7nhF3y+2Y8oTF5s5FKsXEX0JaVA+EtRSh6tHmMVgsO38dFA0ilHX7jESJHN2Z9rSUZEbFkpgHAOMT",
-	"/oL2jSuhxEAs1fnInZHINX2LrcbRGYlsHfptyjLFbmOmAY86AlRQYazWeCDsNUTLO4YDMAcUN+2Aapyb",
-	"4wxgkrJ7ecfccLD4VmYan4ZF7St0QnbUQEeG44cyemfTpYvdh1qMqt7bVvCxcJV7aomJyD+0Eo/6fGLF",
-	"vgocE8TvmSKfFUv34UpLBG9FEtB4fOLqSf8woHAGlr4igu/ee/kTTxJ6cNLtkRa/ovEZubj6TD5ek/6L",
-	"22OS8DtG3tOR+eLP7d1KnIHSwjpGfL4XvmT16nfEAl80J5mNxwxafE8fbtyh1OqIZ/M5Swlw8XsqBgjA",
-	"/i2LLVN/KySEsCh9zjDFGE3bGj0cDFBorDgLx/0myiLvMhdrupzIxa/Q5aOjRl12Jt6O5hB7GGUeCGWt",
-	"9Q0v89pfHt4bZJrmdEsnlVSFniOkitjiRZUcWaKRV+yej9jTsms3CpDAe/t0Vqp0wFG0+cZ3wQ2YXLhG",
-	"sDzpiVyIwsJo/dv/euMFRkxZCvZSRVT+mWrkuszWynehG6GwP3U36qNMeLb+2Ayhgnu54wJ5kvR3a6yV",
-	"RbmwHrwK9wcfqy9QXO/BPAaSVaXGqrRxxfoN4mqhoIdaYpsk/LLKWC9s/hkE5x8PYVp5oEFIwdqkJTMA",
-	"wUyNqdBB4Exgj5FzJjqYnFl+MaxKLU91GZSeOSyJ1U7Cj4RreAiLw14FeJvAcmImERGKHeXlnAl/fo5v",
-	"297Jvy7jtQQRrdtwgsxo3AJJTjWMC72rfsmFTJW2FF5KkjFNYcGfkb5jCZe268G++gJouqqz89yqqUvP",
-	"s3snCWe0KQ1bNatv/lj7oh0/r/UC+gdclRdSjPlk22yqEdwFRdIRTu6tXeURiWGdK2TPGqWMiXoQE6FZ",
-	"ek+TazaSogo94K1cEDnWNt7myLcsTgqa6Mie9MybJF3isumfF3lWn4dEuUfPC2QcVdt2NQJJqcf14/tt",
-	"pQvmg8AFfj51itloVq4j0vIGFhckeoNpyhdRBwmxuSD/9r/edJzhZcE1B6LAIAZy1e6QyPFRRaTliao6",
-	"JJGTiY2AmYuMkJsLkKnKPM0yc3QA32rOhGWrKj6zUukUPKHgtfY6e64vdr0W/ZfipavHwCuWRQ15r2bB",
-	"KmNmZRttbTfwgDIYlmMDFbmF9d+kPtm+h9xET3jp2AhBH5XZx5RRUKj8ewTnCi4B0sJ2JavghuPSRgyB",
-	"vvMVAADZ6I7V0YzYHzHEEAr39+NUzjpEy3aHyCRmUBZp1GQrOpnZk6T+NDojbDbXrgqBLqJ2YyIG3+Wv",
-	"oQ9VBxeVOFO1kxxyo9XSIG56OfMOsPrcm0Hd7oIrtsObBab2aiF5eFTVsDV/iyfka5xQ80XXSiW75SVG",
-	"TnyfPS5CDvAVzFnHy+la8bayUhMkrJPvZzaWRlpO3o1/TBOI3hApyOebiy0oVxGiK/QUKr3LGX0o8ai/",
-	"rE4foRXG6CfLLqwlOSTzhI6MZvGKBCtMPDq6l22IxS1YCikjYkXbHFceX8x4CaHy6KtmWsmWqJv+49u6",
-	"oVk7hcEusbtC97p5d226oZPh8vSYYHSx19k7MdLbnxY3Sfiybm+Ua1gsy/tHHW2lp6v0QkBa5Z2m3S1R",
-	"VZZoKjezU2KHd0Vdt5yKiLneuvp8Y0xCkF1X785ZEkNRPFAnyhRFmyRsrMHw5oqMEkZTFncGYtWIISnT",
-	"WSogp69/YskbwUmMIBMqzdiG9JWVNDVf0plbaGEQzVUbtVYYZNu5RWueW137WQqIrSqo/FA0tz45bFKt",
-	"/KfQo1utCdo6uFZbim3MeigB90Mwy5Q2unNZcItIK/By285249qmLyB6AVQ8cmHvyK/hCgu7fMlT/2Rt",
-	"SXl/c+RudVhzPm25EITnKeM4wi04Xwfm+fPri8vLDmQKzI2ktjskE/zHjJE5S107Z/mIQDVKbtFjltVu",
-	"HNrhMd9g8HDY3x8MHl68/uH3/6Vh5HH1vWu8vuDVnZNmk4nOwneBXAt7wtKQO3L7oOX6oOOUT6bGHkPw",
-	"FJihQDueeU3RqYn0kci1HxE6nyecVQb/Kpm8jwtM3ofVTN6bwpWJXDyy/7b5L9b/zXHOLSvI1wGT5gux",
-	"sUhVRkobpICvKFC6mh7+GA1ajcS8VRS12uZQqiZjbcSU8gji5c32m+9uSOt1/Or63GZHRXccuM7vacJj",
-	"sz3aCuQuuWYCEv2i80xPZWoRsU/J12antdhLo+BxCMYUVfI3sYc5T5m6rOiTDb6QTGieYGai4wK+Y4LY",
-	"Owu68mWvhiq5iJ5eIjma0x8z5l70qEdiulQdoriYJIxkinXJ6wfLzkw1ia4+Xt+QA5rp6YFtuPrVMrW5",
-	"uOezqohBhTNV6nw4YPYJ1UKgL8ze6TD8vgzOW7IdomUia82WRNrN3phGFD46Kn5HioYeCkPvq27JrS1O",
-	"XH2sL5jzz+4BPyhTedGHOxJKGRZFQKI0FxbxANMskS5KoDamCs0SZ4U4VXfcW6t3v//9D6h5f++17u9r",
-	"NO7j4fGS8NTFj9EmSdqRZH470NuC6K5S+TZnma/n9b1mGrDx3nGlsYZmtxdTK9B5ljt6cymovbWmd762",
-	"57H9WosM4wuItunclKbsHRd3q/uLrtau10B8KcWInWEiprEHp1RNzaq5Y3PdJaZRLiY2KyeVGggXuLag",
-	"Iim75zIDrnxChVqwVJHj3rFRCqbZUhT0x6/+qo/eLXrDP9/1xcu/zA/Vyf2nF9k3x6M3z6evvmLnvdmH",
-	"vrw6/PH6qHJtpUkduvEw4SOz9O+Mb6iYiDsk+nnBhrdZmvxyANGTgx8PfoZx+CUirR8zqcEBiOyPPPjR",
-	"MpMjO150oLL0ni2D3/GLcoi3PrfSPv1Rb18SgwySLXUt14eXhf3DJ5SGXSZlwYZkboy3VvTz9cfP17ff",
-	"vf769vOnd25WuFBzP7aOWsy4YMqWrdz3q65sGz+NK5UZ4czFsvs0Ixefo01vCzie7nSiBruw2t6sgWHA",
-	"Hl4iSGT98TYVXPOfoBbMXel4EGyZArVhRbNuuuQVV/OELklMNYX5B0+Zxwr+nbHZkKUEyEjU6mFifdFr",
-	"kMTPkYHBFgWaLX1k+WRjm6lk9F+cJSxuV8EwNip65cKfDPg9rcyJkqaYknC+ZvzyqwDaxrK4Zsqd0MGJ",
-	"nWDm3xlXeE4XeXRVROOJhLmi3V1HT16d9tYc/j2Vs7muxmXMxWPDhsdcnZ5tLeidx1ZYGbUq0axg3Lse",
-	"ybThq+QclQ2ooVy1+bptNF8jtjod6Tga9scOyzpRWsV7K7OMrZvkJgGV/BWMaeWr5JqKh8z0SFalqkPq",
-	"rhHZMeWJ+VdIfQtjE+PhcyZwP2dxAbXW3GbWIXIS5TfBmY+7ozr/o05Sy3AFTgatPx2IonsbOwBNJNBj",
-	"ETZBG1yHm1TFb/ChDom2mZWXz21OaKDZbJ7Q2qYrqo4+2Hz88EZfu+5hhFDsgxUZnhjY1RSIfKBI121B",
-	"YCfVxNrhN/S4lEsaVwx36dXN5sxuNlWYKInRqtsw3g9TunllAS/M6Gu41Ohj6GHtjAKc1PpfrwEYbCv0",
-	"ZKWy7XKbm6kMGPoACHULF8/eXMtpkhkzoHIM5pTH20zSnC5nW9G+otBd4W2VS7LhqoM3DJac1DRp3vPS",
-	"EkRZK8hPKC1l2fBD2AlSx4pkHkF/wlHtFFdCMICBINUvVjduq7FHQI3ZZuZyFIS16wsf+B4vtgKyczZr",
-	"2MsCjgBf/9p/zGSVZXpOwAN8AvVEC57CZvkNPIsvo6liNpeK64Dxu+JMzcjkaxFvpa2+iAqcZExhUKm6",
-	"p1sGqPI5r9NgiqX3fMQupjSdsK/nNbBYzVQJPChQJPThE9X1jWqWzlTl4IXleRWuCNUMgjDWGbo8/3Ce",
-	"Fy1i6rGayoW5BLj+ioGJjVV+VuU0e90bvBQTM3j8WegSeWydZ3bPRNbMaG3OkLu18g0Fv1DDiL0ryGMn",
-	"IOBdUdIrYlSY/pVV6IfYSUFh+DqhFtmgy6qpfwpC8/NudoNv3lkOYYC+orT8ASexEmd8uy0Vw+ZXKd/G",
-	"zKtOxA4HYoVqJnhC/gKF3lYOPp8IOR5XEoEw4ImFwso51Ry5rGLONEJHnJHIfICIdmSPIiyoBB5FLKiy",
-	"1X2O0KUitsJGPH4cw5ltopq6utHdZh18aOp1+nfeCPnmLwzvetpaq1lavSSErAtZublInwGKNquM39jp",
-	"bloS9NRseFYot2PCW32Wu6kRqflafo18PHDIi/MZykSgTR2fXdCNMkNdLrqdYCWUhHLNsn2F99Swxyq8",
-	"qGtbBvJY01OuORXEsSIRmZKU/Q1KgRHiHDuIKx2VQJd8N5XEttMZCFjVVNiSbgxrCzA5U+bx0PhE7Mvx",
-	"uJKK1nZNHfzMgYW2ItfNjUF4zBUwObkuV4ZjSqutKosaOIfiQJ01OtbddmHAW269jCrOG7z+bZh+shJL",
-	"cT0pCnNRjHNwQDf2m2XvNyG/rRD/Ku7b0gL4tahvy+uuG4zaKuvZnAlbD1gj3UFCnr90NeHVQhiVQ7Rb",
-	"F5jHdHllLMq1mDPWQCRI9428UpiZjkuJnJO5+YQgoEzEyKNgUyddFnuaCQDw1573oHFpwivsZZUP1HDn",
-	"fBzMyFqcG3ddQ4QRP+JhFWj1wjPL8x1Xun5ybA6IcZtc5ceMUeESlx2/NppqEypsDlXBqfp+rxFA4g+d",
-	"nXiHQo4CP2nXmo7HGD3YLfUAzu4KPcFvikmAJ8c7Iy6ZDdAz4bW0R1npkOGSzKdQsJpCkS1LlRRlvAq6",
-	"pOQCBesxxEHQt0rZ0FTENI2rE/SxOvSBxYAWr6DPYzrjyfKUzKhSJJpEHRLdwX/lT+a/yTA6I/cyyWaM",
-	"RDM4RYH/aDWHf4bm34GIRhl8Hie3eN9cm//+CP+d0CQirc/XZJQpLWc0XbbPMOWJRIyOpnjO+BMTUZeY",
-	"jgOeI1DqQN8GYiTFPUsBLBK7PwZYZ3VG6CiVSuGFnClHlYLAgtReB2IOeVwxGyU0ZapYPGg06Z35j/zJ",
-	"eL9DMzmA82QkWM3Nf4fwzygz/4V3NBsosKJqSJo0l5pXgYrDn8q1CdX0tOCyf0eTO9tfC8y8Q75NU8O7",
-	"GgS4Ro40c9q1Uo5iukTlTsmMiYwMJU1j5ONDvEYzgXMOyKDDJbG1vF2r5SJ7GO4u5GIgfFl6gCz1zCHk",
-	"GUUZ3AMMh1qSIZtw0SUfCoB5oN0s1QwwyJh+2jlfn+bANkcQ3nnwp8rdI8kESEF10fYWjVenS2ArHeho",
-	"/bxB8m5VUoArwl67p8LdtmD7aeE+sOl6GNS3UmNu44ImCQjUVggQ7jAVu147PO+ZyKplGgTZbosOWcrL",
-	"eSsXc9Qz7aoUEb9i1sOzBqvLDLG4clDVFRsOA6rVyhVhtnjje3FBIreyNrC2VdTsOPSKwvvbZ0FSi6s2",
-	"ycfCUhQwrH0ZLUcJa5+SCBkMLmPYEsysgGr3Sz6a++BURFqwXp1eMIoDQlcKKFFGUmjKhbKluTNAEDDf",
-	"RAOxeuN5krB0woQvC/dvu45UZ8Pxd0nQ3NQWZmvdYTpM8se0qoS5yYGIPwqpWCY0HcoUonLWTlV7DdP7",
-	"8dG13a12H34VU7pUlV4I/0OV0pYB/yZGd+04BBQuFYeJk3r2z++gVtBxpSkubLFSCS6gRY3vk7gCD2Sx",
-	"pWSS4gEHnZSySvu19moQX64rGi4++5kKQWarcAp2C7+yeiSa8wI+cA5F4zSNr9ZyVb4V6kt4is6NWAy5",
-	"TgTMQ3Ofg9TlemqMAo+NksInB41S845BN5IATXdzCU9gr/jix074ygskJVkH0doIcCooQdsKnapBephD",
-	"s9sGRWqbUn4oXn5TWfq8Xf1SUKVvex1MVyeolH5jPuVLOJetWsQnL9nV+kKO7s7jv2XqV612WalVrmEQ",
-	"odCz2VZBQyiV2Wyq6k9svLmupoMQ//VlNdzV05APUtvSr0SiHbNVfU0TnqEK0q91t72X92wGbHBw9Va1",
-	"L3jthVR53klxgOBrKMs1W5wDYUnZiPG5VmD4GIVoFJXNirF251leBMQVYkrFzmmi9wzkgAMs1oh5KttS",
-	"VW//q5cvO6sHkCFfNf5vPWf1dgU+HjPDjv6G9fSrlPuUlm+JG3sTSfEjXe/OuiqhvGezJ0ISrsBeC9UD",
-	"j3F3ipBWqMtjgN7iWgHLxpPTIj2IGo8kYfGEpUjtsUi51kxAbBlEHo+WjToxnzS9MwsEeGMVM8KfGD2D",
-	"9zEs2knlApZZIvUWqDdm+G8eRDMCDT+fsM/Am9XOqXGtEz7ST0UB45hBNr7N9VSmmk4wuLDpTOOcHPde",
-	"4qk/FhnOrC48JREXKhuP+YgzoW/h18izekT2c2sB4C1UkYSOzBwBxG/KAE1hIKZygbzUXBF6Tzns9O0z",
-	"xCciIztEysyzhZ2CgCHghF3GbDaXmonRcv9btjSSkSnWJrEkQgL1hxtqpECpJiES+1NQsWNgQrfbEQ2M",
-	"N4ucDlxERm91cuRqkDBHX+UKxVJjhHI1EFOWxERmWhkHGZmI9emKLu/48gspUNtjSPSephyV/Vwqh5cN",
-	"cBWCtTsDUdT3puPPlJkcLib7TvuPpNJhGK0SROR+YjanTZKTb2C/dPaAA/uKptVDavviRjZ4PmnRJMm5",
-	"Edo5n7aldiKJman60EXTdAnNZrXZe1uXC+Pla9rTW+4z72TlUdV8w4D68Skh+4+JYroxnEL/pICn8LIO",
-	"T+HHHag5UwZa+Ury6tqWR3Voiy2lEdhXeETiPJAaE80XaP9//y+x66VDUotlNaXJeJ/dM+FYy0ZMFB3o",
-	"hmld3mry4htsKAVLqiCTVYYVyGTHr+3C26GglSYrWNO1G9Y7qauCyXFNkiwCBCB5eDljcqPH6Z2JJzf9",
-	"Vwu0JSY/jJDmI+/3ppL0wl66apa53WybBfSrox5cIRdBfmjitnfLSQveWiOLb/s118hpyIdxHU6kM9JW",
-	"QTVEaEZ2ySeIsKWMCAYRayRDwKQn8+oA45VvyGCWEMEWePdrOpqSO8bmjhDL7K82tdHvx0BgllDtLNfw",
-	"SVhnzI2XvqxB9JJp3aEEVKUuppLMaIzhJGx0J9isbbwGq0bOx3pzmmPBTuDNt+vLpzteunnwFHu7LpKt",
-	"h1OKt1TEjUYoXO+7bbIuZLHBj8ML0ZcDanCSyEnwPeDuGlvz1tmaJeIeKLV5bIon+JANpuwaL9xx93Yx",
-	"lq3Es+mW7xrfsOefEcEmyF8KZQrgLiWMGpO8MLD7z4+OdjAPvF/pjQLHR1KpOd2+tmod+MEq2QWFdV6U",
-	"aS92fkY7VlnV6OMy6dwXpUH58lyd9fBur9gkZUyRN3SaMjFlxkGkkBw7ownBhzfgSfky0G3/AJ3bieV0",
-	"C1P/Kagj/IIqZhBUnwN4+oYtSBoqhCrI+YzTJdifdjjGKWM/MWSrh3Wop6wEXl4/dNfZfJ4sr5nWDhqi",
-	"xH56z9JPGFsOyubKMZ95lo6mVLkomw1GA8+1pneM2KibY2iC6L2tsaYTmw0ACVwIRETmdHSnzgZiJtMQ",
-	"POdll5wnC7pUxJXT51CCIYVXxxhZaHeZVpE+odXvmQ7AeaWDgfcD1F8lnAMxfV4Q2ud1Qus2xDcJndRs",
-	"EP/+3/+nI+7C/sBLw0gAw5gZi+KR3gmE0RvE2jeG24sdXDOPGEpyRwTjhAIMPxj72HFsxaOXrkwknh4N",
-	"pbzzKGX//t//59MNdWk1Vr1W1WxULrJsjpwJprmllfFm7J7nJHUkxmZDx3pZODpJErnYz+ZkxpSiE9Ys",
-	"+A3L5f6xSilopcnrPipNdiXXyCYD4LIkE1k+naaC/repzz/Zv7P5Jw4IKhyluszbCshwGOPSZsFImgmi",
-	"Fyy5Z2Qq1ZxrmhD3QCw7kVkSI8ub2dxm0smtTukSpL+EgXfSa4D/ubpxnQtK/iBn7KftwURlWkMgEaZd",
-	"YyQXJxQ8zyFAqlqOQ8WE0cVIAcw1aZl9gmj2AIbnPRxsyDsWk2xeSjeuThQqv0FFpeycj4ojcJXyEZyz",
-	"yJT0DzHFfCMgcKOMJCcl+NBcGKpFP71ny4pYVCIVU48pHvxytqeoCx/Dul3B3lnvDOIdNQQMcykUW1Nm",
-	"/ghe34b1ejA9Qa34lIq7v8jsfb6+vygDmLfm8qEN6vC8kKx2rDx8W5l48NKX4p7rGp/HK9sGOVQQgnyM",
-	"IG8plQ1AqAKS/81yApi1n1VtyfSXBuULARGLkIbNJElblFtE0Mtfp1NWV/m4hNNWLyC1ZslONa2bV1YZ",
-	"+2lF4sPnruv2LubF4/Xx6h58heWKZMZoQsaMxUM6utt+P36c1g3LlxpnhlRXaOHWDoMMR6HAdyIDfnkq",
-	"CjbC/oLH7oadAr9PpsPzObkxP5KlzP4P8heZpd7Bm7JkTswX1lrrrpgKvYbWQaUmL/dpnfiqLNEV3vDu",
-	"YpCj7G3cgktaziw4wEZXDvgR6ya7ew1Y4YrbU979+nfPS0zLJyPJ0giX5V+xImi8e+eNqzPisy6kYKQl",
-	"MUUNajQjt7ijdu7Q93tEomeZcHGnQjC9OKVjz9hid+FSPav9qSgQnb2HfdPG/j1NwfQ1jYVv9so2HH73",
-	"EVsKv7qwD8zHxc/DllrNvm39XT//spJEYwdouCRuysgdW54RRkdTl1vlfnmmiBkC0lKMkcjJ281yXoTX",
-	"dPNcBo+yvasSiBs6qT/AXRuep5MLc9kXtZATOsQknbpIITlspN92N281TSdMP+rmG/h642je5Bf/0tlb",
-	"sOHnOmhhB/QM1C6kZXxB9qCRkvWPn4iZvfZpAQB6RMXBz+b7X6KmqM3mlm9f/PH94Z//9HUzA8kelgcv",
-	"HQxfmLYAk+pfcVNNsxO0qtoBOnmmcBggCyxmp+SrkBdejslFKkd3Y5nGzzBf6+iQ0GQ+pUOmSSvmE27z",
-	"aUcUoggDkTAN97rcqssOedchH+Gizzlnji0vDfdhBce8cLTGhjBLA1EzC9Zll5CmOOmSS014zITmY250",
-	"LcFxg2cCUbk2ajdlcAlNTgcC6ObubY6ZYCw2dykk2MBkNDwcVlM+d3tKoZy7FBwNproUtzvff/vNt+8/",
-	"XO3f/Gn/rz/8/NUvldHRogBXs46a15og9Y6moylwvnVJZAQDkEfqSs9JK3JyBChCZsp43O4OROSLJ2w1",
-	"mM11v3WnXtDunLMRNBzwTKWYvFhMjMf8huFyIIIHtpSmAKoQMga1O0SmGIahk1wEfc2MVJD0B8diirAH",
-	"rjTAouCoDLHwFcJRIMIRrImItDCzG/ePZImcYTFmH2ImfKE62XwVclPn3NV+AIrbaXhlxRSqu+psCT01",
-	"r68liWXeF/MG1Bbf+uxHdm/EGCqbqCYAVgGBqVgK1iWegngg9JSnmjGBRGmYfwFm75yNzG5H1R1J5QLz",
-	"2eG0A69ZoCBZxEIU/CFTPHaV26WNWSk+EWyj/j1310EahJFOBG+MOb2Ma1KRLS72fCq1VEV6zUIq8eZs",
-	"55K16GHBHxW2co3siHq1CzBIEYVtM05Wxs43ns6/gosAuwVFa9MNr911v3T2Jikdsc0kcHSsWUoi6E/k",
-	"6IZRBodsJI2mRpDzbiV62yQz4le/V7OY4CXPCAAtK9ICvCPzAMQ3youGGzkcfzCt2RKbHcFNGiXNUHXn",
-	"s2YqEe4vnJDZIbR5TyuDFdbJwYC8kqPKdQVvptyo2UQKM06PW1G4RmuAk+A3r8J4Sj5/evfoKTJjd2Va",
-	"ruxOymXaIMUHGnHXFkyu8ou8N24LGgNGdo0xEJm+31pwfmTSr54R26rC7lZG59wl1yMq1l9xw2bz6iue",
-	"PkGIqrs8Qwjv+aJBbHhgAHdqLIQm96Bh5ODNfbXq2tv8hSGIe76Rv5MTsih6QmvJy9dmODj0d4chCRo3",
-	"kNIgvlIQhLLolKSgtNYrN9YgdagIXel728n3cD/m4UAGM1/S98WNtLgjBtuJ1W2b3RB190qOduQ9ir2+",
-	"2wUQ6bC3CYEAm6/rdzm5ZGTWpIUJy6XmNpETiMaZrU1QHBs8ccZr5ykzs6romIFU5MwqNoiDl40SqfCv",
-	"iiyV1edV2qFeF63AlGgmvI/h3ofP6IQdzOGZ+Pff5iz/sGDDuf8w4eNKQMAd7J0xT1jj05IZinxDnL+f",
-	"WPVBXeXJRn42P1xqhnayYuk9i0nLW+boDgIyGziJpfPgg/s+4i9uBvbq9e22uPnScf8At9cm177cqLbc",
-	"GHYKgmDHy53MbF7GV8H2u2oRZunEkRSDBchVl5wT1w38Drwb7gyddVsuAtwNBBQgcr20+SPKcnhiR05J",
-	"lMhFRLgYyw6JzGtmM+vRTvlkGpEFTQUUykWODyQi7q+iT5jIxR5KWzbb6+yZ20MWkcJi9FdVrsFrvwvX",
-	"iRuMxYjOGBZZtgIHbszvjRPPJ1yo9imJZlRkgPWFFJUgQO0OiVKZaS5YNBCtyCnyCNEZ8Bdz0TSL44RF",
-	"pHwJfm+uoFnM9a0l7Vi5cCDsL+ZSyxsMs7PaJHxdcrOx70YZYpfMsMKTzeYUPtgDDGDrxcHOb64e7ZqY",
-	"vI3FI9MoutHnoYOiNE8S/ByF219U8mqcI+PomgailZ8z8BFJMyFY2kHeujN3BIAQO1agYdLIiAoyZMTv",
-	"pqSFTFBnhPr1INhAQNJbasz4yGywUbsbEkQBNTqOiJGWDPA/0OvHoou8/MReBp4Fi7lmMTQeM0udJaQm",
-	"vuGz8CHukBhRiqD3Rh/GKV0IMlzailJAPyzOuD12iBF+Ed/KrCLXcoNDCjutN95KrAyIKTOaQD0+5frU",
-	"LioI/UGqo6YT0opMw5GPNQEtN9dnJOJWZiEaA+nlXLOBMFd1XHCJcK1YMoaf8/CXmdZy9MuMaBCcogRi",
-	"Um0jbsuBcJhXpsmqEJ3fZ4B42L6DoporiGjCLyMqmiCt7YwptDmJWJcMh4YBtA0H6LgJ5ekmlftOaPmv",
-	"NRwrKjhyhm0LT9MhXIySTPF7BsXI8UpOd2F3/9nYkm9cJveMC/P30REy2qybCrxtvauSP9PmnW91R3mH",
-	"N7d38Ll1wxigL60dyOD1sXxk742rbnBIMr+UX9jVmTgBMXdcVNqLtp1q6Gg7SVQQ9kBHem12vYW0KeTT",
-	"Dwaxz6bHv48a5som2dqquGD83mxCY6qUK4h5NygXeEx5QNDJd7LieNIYG404NyZMmHa2PJoUmqX3SFq3",
-	"yUXPe3np7kImPy7j16IiTgMojh7MmCBaM4m0jGAdf765IC32MEqymMXtWsStKu5ALuNrXQnJWXom4ETC",
-	"U804+uc2fxiaOM3TI4oDdY0ITDWUclu2Ze6A5LEG4lABswKFFRIMYLlXHMVwFgOZKMpUPhYb1to7OXkd",
-	"gqCVDimMsbhj5CrOUtimaoPcb4xlHsGkmz5HREsSMRHjh5aWuaGVQFBJYS3pYsoT4CydSDiobIOgLEIQ",
-	"u8KyP3xRFRq3D6rDG04DbLYhHd2ZRwDmmvElKMjq0vhcxuNwbOflju2OS7dlqNztCWEIowoAbF2Wyjs5",
-	"CcQil4kf1taTmcHK5oBTw2fclxf/LYsnLEZuaqW7jfDgasvCEJNr8QTPkGIizZ+VUeA5o3fVD1/IQBo6",
-	"5N/+15vStvK8Fju3qYjZEqJ0pUJ6fUalPRdthsVTXPVwplrNClBi2PXSzQQR0ro7xrNwYOI2nGC238S8",
-	"0BJ+ba+Zkpp0IB4X2PdSp8vcWs1ncFW92AmsrYOzmswO2mateBlstm59nRiF3Mf/Tvc6e8fTorvVn+41",
-	"XWuv71m6hJbch37x0zT4YJ6z0sFrD3PYvFp1mI3umFbVZ+lmFbvtBL0mK52lI2RQt3YRNIORgZ6+k5Ov",
-	"4fFVO2zu5zRKOXdX77g1ed1YBy7sf4dCs4TO55Bm4KMSa87Um6/AXMdWDEgI2vmbwGxWJADDND5Tdh/U",
-	"MqZL0oLCyYVA3WzBQyGn0r7AM9Xu7pY8/bSYnapY1bqT5NSjd3qk8/JDCnieodwWffsNxbtu3RZEd7MO",
-	"+w2RkVdBjz+wxe1fZHr3dKjHFRtaE8Z4TAdy4/hM2f0LdzRAeiNTAPkisO+sAqZ/iSyYVcKOPIzJNWkF",
-	"BqbpKOBhePM4UyyF/ddGHitXXPEdqusFP2X8p8qyFdWQ/K00lfa+NdEnn2nTzOKp54YDCq8Jv2eCUO0G",
-	"z7LDbHHKvk2ctdIea4ojWQwXVeRwBfEOTe/KrwXRDvu6Ig525PXTPs4DXEX04pfrUJK2iDmtb3JdUKgT",
-	"du6HTaaiHeogAcAlB6w7Wre0duHgVyqWKZtV5hQlMksJ7OY+HVSNUsZEl7xiY5olmkQxTe8KzPzmC0g5",
-	"mExLBy/2l9UwUy3E/LkgO6DMB2Usz483VhvdpHR5MWWju6ojn7voDFkMEj4yXjocYthiYM3NLtWxhysd",
-	"e8xDHU8doZbxwOIktM9IpLKh0lxnmsXG5fcgyylzCaYeVhPcJAF3pWycwblPq/gz3Orw0vOmOxamYTxu",
-	"h/Mi7yzvhrkdi8tcX7BWLlM169yMkGWBqyUw1ClddmN3EZwqma/2EQAWRsqGNOAkyl9Zxc+BOm9jUDEg",
-	"8vj1WDHxVXbZHPydNWSVOXkFvHDlQg0n4jdh81sVhSoyv6Iw/FpcfiUR7PoR42zr4sgGdTfQbH3xeOkV",
-	"bU1G/bFUSpdvEXvutdDpctu6py2MiuHyS6bmpdRXJpb9B7d1UV07BJeazbadK6e7N3ULlfy6cn+E0aqk",
-	"DFnmBGUB8HGIlA82qjuRFRAYdWq9mK26MUnWMfQ0Ukj2GarOF8i3C2yWrO4623OU+h56zwVnIR/Cugl+",
-	"x4Xjrdru/NVyCUV+qd+arSUiMfBVqdV9RKZGtfqowjrp+BhcaiR9KhdmdV/Iymxyb/qYhVIs46rjJNHO",
-	"wloro3CRtUNVdQm+Jc9L6VI5xiflKWeRMZC0+v/+3//vk15YfsXoaNohMVeai5FuO7pJ5LRBuklzb2DW",
-	"ff9DVCKaPCbfMYClu7z4XCCULGC3bDS3iuXZa5MpcRzK8+FGs1OY4Tp5u2aJhe/eLV/UmNDlt6ysjc6X",
-	"7aOyS9fUq9eswfq1VpfJ9GPGMhaTf/8f/xehSrHZMLGfYBGzmLSGS0IFJuUgRybRU4pWr7sjbcMtfr8t",
-	"5vt4X92JJpiktirLNrEMrVPsEyYZY4+cUmHIcuyMiU1Oaf7iOxI1rvjGm3q00byxTdZN0w0Yhttu+I5O",
-	"rfHpryNgq9pxhljKUBG1se5ClWdW2gx94lFOgO35+TgDvDnvEqnqAoidOJCfwFuA/jU/Rnc2ZcVAWvjg",
-	"rdoqmH27FxL55zV+MBhbFQ+cpaIGkgCZf+45W1wkXED2a7cubqWewDGzV3+opPndqkepxFSVR8Hlbm0B",
-	"d/Y0e6gPel2+enV9aWkDiisHVwxNErnoEEvhv8RDB2Vpgipy0m386gvjcNoVlvuroRfryIMkZHMMmWOu",
-	"B7vf6ywnrYWABApNEOJyi2kbqCeHL1053nfckokEsONnJQoui8CsOiQCXGaIuniE5jYm4paQmcsMKIW4",
-	"i8XnhHd10OVmxFMq1Jilt7zwSWZAX2nBnW0tx63lI9nr7EFPoK2wB8U4Wy00dI7kXJ0Gu0ilBb1Jjdw5",
-	"CE0en5IoH6HIDc1tIoGFGvoC1KEWmfQWoEVv7ZsD0SiIk4LdLToDdOtE6lusKMKy8ZZ5DHK0wG3PVLtj",
-	"VwUHxyrKxy9C9PbhkiymfDQdCDgWmE9SBF+nmkzoPbOWrQNIRXIzzGlG/GeH4kgYTRPO0pDGhXChJd4z",
-	"EBYFRC5EVW1zQwXtc15zoMacOap5bmuV1H8GtHsW7+A+b4Hv3izS4QGva2Md1cTn50RZ3HDwRSzESogl",
-	"HrURLgB+XuELJ61oRBWw2Q4pyOW/9HtkRAUQzp6X7hpRAenqlrVcyyKPUICD2yOCztx5OHIQiZgMpZ6i",
-	"v1UGcDCdKAahjzd7RZ/FjM7nLHYAG2uMvQr2AXtgjzRJedhZxsx5eniUltmn+NM0+1EDKdPUJpA+2poc",
-	"VaKEYDgiZqSlUz6bsbhjU6nMgAGMA0bV2UPAeGFxNYEGQ0hRCv2///jq4u3HSmuPV+Z9lEcLY/WmV41f",
-	"vM7yg9SIa8ZEVQbUBw8YhkNgx935Q2LpMGwtRVds9/jdzlqblJQbQctLysOe7/ZMfKPHt7AjSIIcoa9R",
-	"GQizGGQKdwY3wtrJo1sV1UaVNW7UOTBwV5V8X4r9qczyMIyCRyydyoBnCLmobl7VVRu5XrmKIyVnzGxL",
-	"MwpA22ckcr/DudMCKM9bc6kUHybLYEkXjBHX6p4b70ofWi2V3UiCQuePF+fvqo92H3Tdme6DxSA3G63Q",
-	"yRIXsvcU3cILVrSM+djMzoimQzldxmmTFGJPKo+4R6ZD/iWKslFcpwXRDwzP0FB1xuuKHFTubGCbIoV+",
-	"0/BDKUsYUVjmlvqHpo5IJj4jdAjfWaCWO8bmFicBDpa7xIdIXUwYIZCmMgE6HPObzSIkLYnAkq4xAI7H",
-	"xmIMAap2l1yYJ0OGuhnhyJtHyqXL2wcCCpJxWLQNOecPssgRgi3A+jaujW0f980ZMLX7MemvnsS4WPFa",
-	"pQwjjnFlTx/bRA3ijU4RrmaJvH6YS7KgSTKUNI23RVMOvcu8zc0VuJQ2isjXiN+luGfCOE7GGtxNCgNi",
-	"OzNzZmGwjhUrp9dkgsiDIF+nCNaCzaNQ5WQBXJFRwmjKYiguvcuMcaamLBm/42P2ii4VWnbGVOFQxwiG",
-	"FXgUNAV+SPjgl2XUPiMRZotFXp6IlgNhtgeEN8pNOWfqIcmTdHTvYMpNqbK+gHU2Seu497JdQ/9kE00r",
-	"jwMUiLp5fGVoq2DCrZNIM2nn/uJfOnvmRT7vwLozoppNbCxqS6l162BL3FY/WY2jUFf2jvLBQK+iKCWU",
-	"F9s55GA4en5S4GToV+6zd9nq1H1GBLkKVDbSMlbpPheKCeO13jOLObNdbok/yWk0Gub13extgTnhTuDc",
-	"fAciU79HvQcUgqfeo7pNNLpHz2s+Mhf+nhXTGwb5x4zZ0TIrEMJ9m7n9PsmE+c0CFfUjjm56DfpVr7M/",
-	"pjFL33EkuG46K5tGGkpT45rc+KbsZlcS5X+Fnf2eiVimlz58UD4fwOMj1JoEL0ad6zLJoHza7VXwU/cx",
-	"297HdPKrm1wNxH2Y0s1myNfmInyNajukgiWCDLJe7/A5uaCa2dqLrfR1/Uhec/0FrNfIBoxVlX1KEo6F",
-	"BZuG0zXSWHW8smHqwnLtH65uMDtuemEW+NpjAXfduoEv5tPvbrvl1QgN7TfSooUU3Arb7WwgqmwusHna",
-	"XXKeo3cqDaxROUjn05tTT8QW17B65U25WmSb+3aSq+otHt66fk+3KX67i41zBqVdtQXQz7LyU02Wa90s",
-	"vzFdIHOaKaZcDgFnirQgFdBGasBxB1QQDF8CNazUec4BMrm2z0BQSMpUNkOlMitEFez7rkoRPmy1d5Ba",
-	"aZGBtXTHBBCiBBiBZEmi7wd7vxvs/RAhoAccNEBzpayZ3xVSZRokaMKz4cCzqLHW5oZUG0EWo6rBQz+n",
-	"SZ1eSiSNASVuo1hhaK5EYWx0tYV3gRSSaMwT5jCCweaKYF75RMjKdGBzfdVhwdWHP3TIN1ev/9Ah37Hh",
-	"lZmbP1y+IYAtBrFdG3o6Ie/518Ry3cM3X/VfHpI5f2CJIlIAiG7MBqJ1dNTpv3jRed7ruV85RNPbHcSO",
-	"CkC9IFC9nDN7PpXqZ4pEFwiFtQ9o8P5YojsQ13/6g9GjNsWatNAnxSghwbeyHqc3foZcUDDl10QUajgr",
-	"bF8lBATVVC7Q2zXj0iXf2QiOOwqB0eJqxf95pjpGsAcC8/0BwBuFHJ7RspjWeCKNJwhKzrAHCnF0AB7H",
-	"bDBo7/FUlV+yUaohzP8PtaLpMeoC8awWoI1j2/jBiqVrGIQexcO2a2l8jjFerc7S5SqZGZRR5bQmjU9A",
-	"3vtnVZ2DrGdma5Bn4IbC7nnhm1XNxp9owmN4qddpigXCzRLi8fKKNHimKd/CNwWb1zW2AR3SNl2R4m7e",
-	"BHykqgpnOGD/kJmBKA7tm3f7h72XR/1GpOLraH2l0HS0McSEPbywF39ZwglGY2Myu2hPDm9RFd2ZcQEe",
-	"tKcDzS+vIfZcbWNVcN+kTE2hgOUqlXE2qnwfSHVwvWy40bO7mFamekFjr1c1CXyv/tvYdShQIRvn/SnZ",
-	"24qimMtNoeelySvPTjhkOxH2FqVwR1LNsCpN0MqR3UiSuUOR9yual52WHYKNzc2nK9XGv++Tk/4hOTk5",
-	"Ib1+r7ead7C5xLtmfDHOs2VSaiNNVQ5Gb6G5ygevheiSPcUSEnzeIkuyIi3wETCVDoI67UaZ+7tqxrL+",
-	"Kjm5xkEeMr1gTGAHgdZCxHlZU6tX39nDTiH6vYmPeEU7rlqOOILPFLEtWW5pLpAqeX1vnpI7uZkW3prg",
-	"NdDRFYA3qJDRCraRSuTaQtlpbBkFmj333F408tV20PyP1U9VMYZ6fetSy5qjrzyeuCLIPmAzyMkcUzFa",
-	"dki/f4KZlk+ILrVFItycju6uLTT0ej46G2O397hjvJVksdUnAHdlWkjLD8GbUj5iq8bO8eFJM1vHnoYF",
-	"zI2fXu2/e/1+v98/eRIif388sEOhLFzib+/kCYWm12V4ej8VwQgXxiccy0eYG3DOsdOW6BbIxq1mF+Ev",
-	"8mY3WQw15zVw4l84jAm1oWJJorBycEGXjXjWm66R2vOlcMGsa8CdmBaWTAW7iPvZvAHRkgyzoKazpbLJ",
-	"xPI1wj6M+1/ClVbGUSZct7vk3EaQpHAjMxBwO2JJFUaPq/yRp2RG72xBf9ARCKyrIMb6jIwTOikllNaJ",
-	"S1EHlMJu5jcix5YSEvH8YCcv7Nw1+mJ14960a1eerhfsCkxGtZRtZrisZLUoUWwkIdPcoRn408Hrbz8H",
-	"ibgvS0j5RZ31GJrzkobZqFOq1MR3NLnT01Rmk2kFXcIX85ObHIQEXStnOtWEFzdjnMFl77jCw3PN5lv4",
-	"v3l3rjWrDCI9pc/qAPbsi7nebrMFBD1GttBdStTr9vJt+CgcHlDByassRjUv+S0rJ/88761J4NzcqIe9",
-	"CRfb80rI5JcBZPJxHb7wslAk5sdkpXwSX6XRzNQX/6AiAbZBNkfCulMSwdREpBXZOTqFs6So3SHRkqlb",
-	"Ic1vS6bgGzNS5jP82+4MRCTA1Y2goCU4PzUXwWBFnRWM5rPwoFVZKCPTOhB0mDutREQl9gNXYo/9yhNd",
-	"hYvGFImHoLnK9N6yPijhQJXJY4zbcese7plk1rW6W+XtI1XZlj7h4xRdORBhD1BiOOZiS2RIpMkdnmjt",
-	"qhZL+UXNa8NLqg96vWH5fLL01TuWTQfEy7X0yrDwcmrlQhaI+e2Z8oVY2NwuY2cV9KaEwi2YmcNByqpQ",
-	"o/NX372zOxb9ble9mm5pg9hbvn4sYIynhxK381ROUqYUAlBhEnp1DUL1UoN4TT6AzxRIjgJSDrPwFixl",
-	"AWNJJoh9icesw5VcVNfzx9S7+EZ2HN5gFBpKQHDHh2alfPFe+TmrrQSVwb6AwplYbmmEolTEOg5HoTiw",
-	"G5YizM0uOurb7baZwKxwDKOV+Y7ILEpiOcqgjLgVAW8l8o0CcWXUxrQWRF2ZYkXQ1tN+x5a1iczGe7LJ",
-	"zMEsldOWV/bGkGf6fP+vdP+n3v7L2+7+D7//L9WxKTmb6xXkl81bbpE1E9K86tzbcoEPW+75B3fCidwk",
-	"JU6gamDrwmHywgfodTBxcUnXGH2yoIr4S900A2PbzzKdXMa/HAT37KeZUAc/p5m4NAKwmt4Cvzy1qt9W",
-	"NZSRZTJxWbXybQ+aDvlvAlBXO/dVOHWVs/9rwdVVi17XjiYWHD0eKcvXLt0O5dTmXeXfjc13DkGrIknz",
-	"cRha5wlL64GswFXBeiFAJFYB+hT4YESKcv87JIJXLv9m3qPRcZ7p1lsqYjke13VsDqdMkCUztVf6ozqF",
-	"L/jrdNU+ax0QWNBXY3akGLv03cbMK8V8v3fEBrO3r4UHm6Q8SYCUNEP0ykfjgx1WVAFtA6RWgcIE41kQ",
-	"zpJINAcX+44q7ViRStMD9WRmaS8EoQu6JK0II4x2/SUeLz0KGPstxogHJoHQQKQfxGUM0Qesjx8Imel5",
-	"Zmnpgvk3W1PxmaDG7SMRLMzYa+aRqdE1QLxnjeRnaiAc3AlotzbQApofiH2e2faEEQesl+sQJQl3SbJC",
-	"2tKO1GeB42Pgt4HI38qiiijMIYakTN8HMpJKu7zxOReCxQ608J4BejlBfPy5TIPi0oFwtSw4hnGVJtu5",
-	"im77yK29ZUezfuvTyo3nODgoltYEQQjCmd3JCk0KvAL1BQjWtzcLYkGVRfYep3L21N3ZlRvDRVQ3Xti0",
-	"Xio883X3fE3VVmfFCEG02dRRmn3CSz38YDVU1o1fYnY9tYIlZtfWM2S0bAczAxPXCFHem7FVB28FHYXp",
-	"yYFSWRFP/9TtIw5b4DiDXq2LL5Q1sdOYLWmJYxKpA2Eu4rs2BAIKTju2OOUEtVlz6gcYTvlWAtq0Nbfn",
-	"q+1Tuw7tNfSeAeuoueqsrOxDrTwAbKFKzUtKitenCZn9QExSFgP24xSYCqGVJfOcvs50eH501CBnYS0i",
-	"WRISkPjDPFQKHe/OBAskWM4esqywWIMaWr8cPZ5+MAehti+eKFkBqzUdPvk17jlQ55InFJj02cPccu7L",
-	"e5bmKwiQwvjM+B6ptDgekKE244I6IHedpQLvXWV9D56xGsAvOWCVa8O5L2gYOq/mFKga6EiTb64/fsht",
-	"mju2VFhezW0yVZf8iaV8vByI6GFfsdS4HvuKT4Q9NzHva43WlC5syYXFyZnTVNnqtVllSVklva8NBYJZ",
-	"QywWSNwhn95ckKOjo5eO7RH67EpEZjxJuD2Xnhu5UWD+foZEANIyJgykDsRopBlHMGqbRYFHAFhX1EFw",
-	"MjKjS0LTFHi40XDDkSgcZh/2Dp/v9472e4c3vZenvd5pr/fXxsRocWVw4zJWFk9tkiU0JedXlyRmkH0A",
-	"YChoilEyZgsypiOtsNxLTenc+KtzJmLluA5w9ACSC2L38PmZIubJyBBB20GlXi7r3ueuoJ3yVVYdQhMl",
-	"ERzGxq8C6YDrIjJldGXUwHHs2mVXf4pe8+xnivC4ExYjl8TalSpjTy3xSP7FmCGixWoECAUgap+a/VZO",
-	"BFcMOGixHcsaN0/liAFN99BYajgdWMRmudKZMZCBVcJIXQR/RmX9uQlPhPV6vedNMnag79XDtVI7gm9S",
-	"LB7ZIcvLRVLw0YAMXxtWWVFQ51ozG4hcZXcLp9Bs2thhs0IFA64Md323Qo1Au9Vchl6fpHhMhuFAJnSB",
-	"FBPRjHdH8PJsfxW7/Fu5IGbYcRfHvhIt5R0Q1QWayxVo+rydmseGLKGuhKYa/t49bUx5Ynb7MRZEGjkE",
-	"LCDBrJ1nCUs6JDJvbLQeivFXgONi6ylTI+xzKWIWk5NeL3KWpxREZSOzNBqZno00DGlFC5SermZKY9Wm",
-	"+SsoPm1vqVug9cuNCgZJI0HBYH/y8lVtdJ6xw5KCSCqwmACDssQ9XOsNNjN6USy3PAGsYqCKsKXolCwo",
-	"B3IBdORiruZUj6YsPSORRYmKTgvrhSuSAaYfBCks6J9R9SwdCKVlCIyn87QNs8yMLk1jFrfPSBRSzXjQ",
-	"0Ht/csxicvjwcDYQEcpqdAooe1iIKjM9kjPWJa/ywmOoLWYolDrlLoiwAk9uX6oESY4PqTnHrAZ4uwk6",
-	"/UyRtzc3VwSvPSPWis5EajZb4Js3A8VnLDadt+sEceHc+3bDxL2Tly+3W/q1yvkyVNMoDYEcdQrKssBO",
-	"5RWY0yprNHpe81yFM24tN9yKR1TTRE4yhsaINRXs2lYRUVYFORPNPkGR0ZTOjQrCdgYieAwG16LfrdRy",
-	"rzy0C1dBeas2MzRklu4jWRImdLosSs3vLCwPULP/mEnNbuloxOba4tjbX7i4l3zEbucUxn0uEz5adufZ",
-	"MOFqCpcuZHqHoLrdlCmZ3KNGKtLsdFZUVsqMv1ZoyZjacjzuxmzEY1Y65QkOQcxLTOiEzZjQ3TEXNOE/",
-	"oYRvoSHt4F8Hum1dCUEVRADup3FxoQJuQPxkGPI5DEAQzy6/XHngHlPWv4IdSnmSpewCkrorBgJ2W7vS",
-	"FFHcQZglVGm3V46zJCgeAjw+s7/0jHFJ3UXFLW5jWm/TWk2qdG6UrbGZoL++k86acEznVq0Fut/Tze5m",
-	"RQG4Y436DfStW+XQO9spr4MLe4vpaUkpxzwGTApUwwNhj+C/slnNqual3HNKtvxh7/gxWtxDPuRrdKr1",
-	"XJ0eHIAS7K6pRj9QEjR3A6vdPMSvmqCmoiQHhQkoCXm4TtdsDDdM6bqT+9CcO0XfEfSwPdUA484fMnaq",
-	"TH/joFMNmz7Xyjl1PNHoZpZ4QYIbdzlUL92/4aV/m7Pz0qBXHpkHw/6rnZSHU90NRuozSvtaw4qJeC65",
-	"0IBQGcFyiMjnT+9sIHqK8LSwpwLYC2yWI0LjODXOuUKhatn04IEAAn5CtbUTcq+n3fH4qICsgIGNOVVq",
-	"IVOA3B6ndAL7KfnEYp6ykVYO02YgxjJJ5MLbnbsv4EIe7PFXGw9cXdFiMMkzjDQCicACt/ZpZpZwyuGE",
-	"FxO3RNEa0NWcA9/J9A6qT6tgzZGkvjpdG1iKuQ7p98epnHUIHxtbfqcDAiRpqN2j7NOciWXmzJMN7b4N",
-	"Pb4OcltG+F39w3nKZdrgjMvP6ZW7Ada9kklmuvyh6Znak2avPhGBoX+3gMOF64T9CsQqRb50fOpKvaMb",
-	"8cDZKo18xy+suhqXYgqmXxSVe9LKVAd6IpGLPSxgyWbA1zKZwjO55iOaVFcJuPY+2UVWt72vejzgwxM/",
-	"SMRcYgPuhVVbmZIn07t9rKU++Hnh+lCTk1daXRXBnUIfjKIQlU/11x38HLRpn/mkCX/5G21vmYQ310jj",
-	"WslwM/nb2CyV8lRpuVT40L+WAVMhzN3CGNa5KZHZ+SJg2ouC7Hn7jW+MtCjJtQCSw7vXaJ8R24pMqxrJ",
-	"WfsKbNFICF/M2A9iD+tJ+Px73aRUIOvPbmUlq5tKcXw+2ZdEmD7oXbcMgtKkGGhDqULDF2/K+2eeyEaZ",
-	"UafXwK6O5tCcf8uW55meVobBivBscJp3x5YdjLwKYpzAdExHjDAx4QKcU8fhiFQIXXJug0+hozQQb9+9",
-	"IOevbggXE+MztaKrj9dlTUZjfTBNXkRtd6hpk7sgOsaEyoyjK1181XldA4EwGtz6udy8Cp7jufrM072H",
-	"fTrn+5jh7QIjMBJITEhTlroxwU9vnHb75rubvc5KHj4Y34opm9NCIfBBtLxjRkmbpmRqh/GUfA0tApTu",
-	"0ej84uL19fXtzcdvX3+Ab6AO8J4mPCb9EzLjItOQJ/txqI0TYPxJY5KSlE240iztkEROzA8pSRlAduB7",
-	"I4X+3ql9gfxFjXGP9t49H7Eb08ea+QcWLCBON1c+sy/UgTRNgaD2VMNFXEz8HNrU3gPzPe46NVOAF+5D",
-	"o1XzEHTwj1llckBND92J6Y/mro7jrCXfseG1BFJ4u29CcuzBQv2fcNd/xQl59fpPlxevSxMyEIspSxkZ",
-	"pnKhWKocvr9i2p4RK5R0pcx0GMMgpiNdFELoTj4ANe9tFioXY2mJKBwQkAWRMpf9N+N0hWhc2N61zHCF",
-	"qmw+l4g+XEoSNVekmcAlFFPYKJxL1zFu6ZxrmiBBkRyPORzYQ8jYpfnOskTzfcBjxBUnU3VqHMmUjajS",
-	"eFEx+0p1XPZmIt0FiJPExaRTIGzFVU3GeDz99t2LjlnN6g7vKmAFy4nquCxyPMVWfGL8NReWB7+aplqY",
-	"uRmIgfiXfyF/gMKYgbiZckXmAQylT1DI00y8QkFqh++xqOaH1kEsR8qV2Hx6ff7q/evuLG5D0cZA2KA2",
-	"JizEcmaWLGZ5WNBNywckheYiY4pQG5uzyoO08nWNdjRghWpmZNCdL+S9nQPF0AgSWBZTHyDwfSdqSlOm",
-	"Tsn3b29uroCQxRgXXAr/Jr6xA6MY9oMrzGt1yPdwkgJYChX3wI/78CNcPhDf85jN5lIzMVquXh/8aJuf",
-	"0wkX0NnVq/PfXOOpGRGkpFy93Py4jz+6xlk64zCwysqIZgOhRnLOKp6WX2xu7xLEsMRzQuIONBDr154n",
-	"RthG5ATsIh+9gdgn50liZHuKIZeUJRSgw2wiG7CFfP70zm1vFjofJTI6uO9HgNvBHxzQdeLPLAlpRRMJ",
-	"uY3dg9EshjhM1PbAFVRj2On04ABunEqlT7/qfdUzrXZN1yBnChOpATGdzlhyQRXrkssYv/r8+fKV6pIb",
-	"PmNK09kcvy2lMEFbOE4oJ1yR6OcBHr8N9k7JYA/VquUaQ4062OuQgTVVLmTM4EK4jAuNl5gLRu4n24bS",
-	"xte+VYLesdsRVb61X6JTMyYRPDUyfTA6f87kPGGotujSwksDdWTM8ouMwUVnCtMsjeEMsJqmV9EZGaZU",
-	"jKbEWBXEp8uMaZKQIR3duYm0If2Aa20pMxIDGxa5E3LR7gKnH41jRSILyBnhLH7/MwBgdxwZ2y8/mP3/",
-	"uHdorx4zTFJDRZkJmumpkTCjlWOiRlSQ417fXmw+4vSeg2WapSNLTRlLyIrXhD1wpeHsMU+k8TZbaO51",
-	"AhSUY2jzU7723An58eFLp96iT0yny/1zyBeymyJp2ROJNjTwHZyr4d6jKYg/nMzTe8ohjGJcijHlidFn",
-	"HQLuhaapbiPRj9Nprl8nvSN4OEx94emWL9VMc+QedRs8Jzp1RGXgxVu6gA4cw0MVSqqTZRfatef2t5kw",
-	"EykigAb3pFMu+cS0kkil7dHhSM5mXGsAXkjZnLnUVpe+YzvtczSiy1wt7n/LlpHTPe4OzGaNGY0BlK7V",
-	"PyFQ3W4rGjvkeY94cn7TtLGv0bZu2zQYq2NylkmQi5PekdNdBSt1IF6bHSwfdFAVkO0TPeznmtLKZf6F",
-	"eQLErW1mX/5LDvQ3EKlMYO4TDim8jgzHPQ0Yu/JsKfJJJkyRlIq7gZkEZzwzQuMZF+7DjAo6yX/jQs3Z",
-	"SEsjhZqOx233wz1nC5Z2yUf3OEUmsJqGSzJPHEg2JIuaj/tuCZ4Rir+7kDucrOGPwWI5dKmoRgm7e2GQ",
-	"z0kOLAwqachqwKxbFqdcRWYbKs6EopDfismsXLN92M4iMpULorKRWYvBY4yBg/G4U7MEoV2fvmI1RKgJ",
-	"kDuBnMO/+6532CBRjOE+iivGnlNYkXPNKQ++jS9zmruEXLNnKn9uCxSmh2S3lKfh1W3TcKCHOoQqwsdG",
-	"yNwhqFVopleInDVFkgnsmOvEM0iV4OBJ7ZNIppPyIFQCkhNYd8BWUTcmE6ZN147OcAxorMiMQoDOzY+9",
-	"Yd/8aKFeYCuVc+aS2mcdlzwCZHhe9HGyF9MldltIYXUXaMRiV/NhNZbwPhc2yxTM4n0uwEntuLMmd0Sl",
-	"OjDEuQdlXDvIuWk7xeDSWQbiXBBcfvZgcQjiAHlE175F80qWUaHSrfd5Mx1ylZq9Jx6I10KzdJ5yxZy8",
-	"48EoTooI0teofyKBxiO/CQdnnc+UsatOTf//7raiv2P1F/n7QPx9f38f/m9+jkYWQl8DhP7fSUTn84Rj",
-	"cv/B35QUEcELV7KD/x6kpULCX/m6IMf87ySRC5Yaq4VM2QN5+/78Yv/67fnhyXOXC5DShVf4QxkvO+SO",
-	"LY1H4/HJiq+o2Chl2jzUeDQ2Td7aXzxGGws6h3/C8OOf1H5l9kZjPZEWhjZJVAqQAukdj421hHzXNsWw",
-	"Y/PPYbEpyEnXU7/LrUv9BnoWyPaeu6R1aNzuBNasDrOrIJXxd7ZjVrJ+53Ou3Ni5x6DU7tuMf78CUEm7",
-	"RP88zb9TyvPvOHNmJIXS1IgFnzGsNEi5kuIUl7mZYo75SWhKG0Ms5uMxAtha1gYwFnmCHuQdWzolY2cO",
-	"Q3ie3oMq0zYGV4yPaNQ2uITRYqrY6Na5A85RiNGqcnNlGh8ypffZeCxTXaCfkGLEQN+loOiEJDTTckY1",
-	"H6HRY7SbjyFP6XzOBPQG9Ci3GWlIZmgJbYFWIpd/a/LAWfI+Cc/DwXjxuSlobhqFfgbZkYcPDwgsCbrW",
-	"r/PK42pC/IG1Wd+W82HI/BG7TWaXCTpZK8fq7kTdH6WbNoPTdPRmjPpxeUJ4fqWqll9UTD2JOvgNRtUj",
-	"V5ZknlCXU2mJ/cMklag+jQo2mKpjJrtSAO/jIM9ai+x+iDy4PpUrlBnOIJJVVSlyRiKqI1JZdYJuKJib",
-	"Dkca96c12h57h3nQCqo8aCnJYk26PDReW/Fg39Nb00MZc7OyZRIbVQrxFYwCHvVITJcK6oytdKIdbtYJ",
-	"h7KIIOsPN3Mv4soa0j5tCxWjzmsq3IZ5bcY04QK2TDJPuQALj07wS/OK0c8LNrzN0uSXA+O0Hfys6cT4",
-	"nL9EZxhqAam30JV0lEqlCvu9mUbIWJjP80wS63yCBqsYrtKDqigolU9VLZoNxnbPOTG65BpjbTLTHUub",
-	"tOKdGa8037nMiHgdPRCR64bxRE3noiBjfTFl1hsFSwcSq+gEDT3VhiJwbV/dNAscUcAtA6E37Po+F0al",
-	"mftgTDh6v5TkTJAYmU34iAmslLVx1KtUzlPONPK1QHKbT4gJI68HmqWz8KzeR2ABShjqW/dO9/rdXrcH",
-	"pS5zJuic753uHXV73SOkd57CKcxBd8GSZB88zIO/Le5U92+2Tm/CasoMYNP5jg3Jt2xJrpm2qUVQ/GYG",
-	"oHAGoboEwuiWJdyVyRkldsdjdE6uvKN2Cqz3pIXq05b++Am+jPdO9/7A9DeLO3tKhRBuppuHvZ4LW7tj",
-	"2ZItVUgU/HnPdBcObWky2Tvdex2/uj6H0/x7+HR4ctJ/CZhy5qEv4t7oeHjIXtL++Gh08pX5QS/3Tvc+",
-	"fntlZkrBsRif7HX2HszA93/8y/lfvn24SMd/ur59cbP87o9vP05eTEf3V3TO3yfp4pLSq9Hbz58kcqGg",
-	"DbTp8Peb7769xij96qSYLV4xDcesx73juqb8mB18kPqNzBDm6bj3vNENeKAGWSfhod7e6fc/dPZUNpsZ",
-	"wT3du8LNDwQClug9WkQFudjr7Gk6UZB/xfC0OfTu9073UAjMkAbO5t7pnnC0ggc009MDOIOCbCupdNWR",
-	"qc5SYTSUjXObxblIpbF+ZhQqCmLjaME3Pn3NBpm8Yjju9bsD8cZsVbYayC51H/qwJS++yVEC5wqXVw6m",
-	"Kj9SIwkiZtgTLDjDCH4+taF0nzAMgR1zD4s7sCHk2i3lk6n23Q4CZ4cvMTm3GJ7qko+g3y6vvG1DqGV4",
-	"75Jzl3KNIWPYagvFKe45A8EVsQYNKMU5TWmSsIRMMjR37CEVexgxa6uNkVJOgOmFGJ5G42NYWZlJwREb",
-	"iMsrrCFNjLaFcUBL8qiXDzq1g0Vax4cvyZAtpYjbXXLl5g/jQBClxopPqgkdCLCo5xBOSCHQx60FQhO0",
-	"J+BtKBlmqQKDxD9wQY37YP5vxOnMZktLSWbmfWjKBsIVOroaIajYiKxDdjvM1DJqd8IiH54HEiuiiEEF",
-	"2kD4ICoYrF0bI/MFangmDtsUxDGQmARZ2LCICLdcqt2e6tauNTC218PvYNkBCzadMQ2IkDUpMPklB0G0",
-	"EY4cf8AUAqb01zJebqfB/bnkRt4xJ7d7p1D+sc/F/kjKhKX7cyrMsL/ca6yE4b1ddscvxRwIx8a888aE",
-	"qdfMasDqjrhLD67tdb807nt+x+oBLZpVHApE7bmyae4T1ewdn9UjNthrD/ILf+nkd+1fQXVP45vt5dDB",
-	"Yxy59bvS1zT2k2Fu6W++5TOcZMgUKnx23P3MXS833xWI+4UU44RjLtlx/2jzvVd0CYx/Ur6j6QSf2T9p",
-	"8nr2FJ4hkeXNco43Hx5u1eFv2fITM6423tzgbW+kfE/F0s4H2KcnvQZveo0q8utMLdfaFUZGiTvVznda",
-	"v7pzi8ItoccYFRLJL+qsint5Z51zS/8M6E2QBWNTQUzfcCe3qSFKZTarOzcYnMcwEA45+LB3XOmHQBsL",
-	"qjBDx/siI5okRtErOmaYFjZn1OwQ56G15avwbSeUpkub6oN1lYAmizgcpOV23NwmaddsEDYAFry1jTPl",
-	"zk7d7mHG97fcPmy3wTvZO91L9e2ffzy6780OP7wYfZP+ZfHV8KZ/d3Ws3sUvx2/p8+y1PJn8lR+KPz68",
-	"+NOi+X7xCR+z1Y5xXIGy5t1ea+LvoBv/qeY2qblt1NXn/FB3s9ZCYX8y9YSlw7UeOuQEopbEqp0sTY0z",
-	"kgdSVpazsWKLgZca5/s923u0hZNZStm15g3wzja3bezllc5x6cV+ZUvhUULlxWj1PRoJlGLJeKM45fZx",
-	"3X53gf4UaHYrTLnTqZiNgQq2IFIA9T5ujzYnLNNKUwASKG0WcoxnOyCwGEJ33jpetuKzl58eBP166He7",
-	"iP5A0JKv7l116wNVOevgtEFIoY2nRnmqR9FFKzqA85LjaTzoSn8Qm26w/HzyKE/hYNT6dFWr8gJOR65y",
-	"M+i321Tt9Fxtdrg6e4Itgut0Spf7CRdsn+r9mC7E/vFh8122OAT/+dyzILABCUNnKytk758e0//GHpPf",
-	"Ji7cSWl5t3imtnOUGm0cVpuv2TekUNlsg6PUUlxMElDL7dIuYHYUl59sj8cFWwxEoQEIHuKD4o51YmLS",
-	"skdubaxPMBtS7D0zf1DUJVfYK8z/yaN4rkF3C9ZBJ0qWNrfNvl0HISwGgusghS/350Zyzk1/U4n4y/ii",
-	"qZEkEjOdHxA/pQNm3RKncv7piP3H3RvOw1VytnalceXl+p9xvn/uWr+OA/z6wabv0JI0YtZ6ILxP6SK7",
-	"YpY1exMkp5pdpsL98I7Hd3A6I9OJRZMvZT/CksIsV38qNxAjmiSmSYVJi3juRY56+zFdQuqhTjlNugQY",
-	"sJXN8WJkRBXb50IxgSDGkAn+Lk/TPbKldy53eM7SwHUxn6YyS89woCFLKryetI57vQ4wi64cKOUnZ1Bm",
-	"DpVa+cEZ2XhuduYOzQaieFLWJeelnHmyzo+q85sGonSQtv2B1ScrEJ/Rdf6PcG5l00LOBSV/kDP2E0KH",
-	"InLc3lt/K/nW3vrER11uxLbaMvv/EbZMyF+yh6SY3OOPXO3S5cpV9a0cib2z8NubNjt/XbhR/srbq9GS",
-	"ie9vHj38hwsh/9PZe/Tx2IUt2vSxoqfcTt1D93P0wNrw84rjCYn9LuEgkZOO2fR9guRpnmXRisyft1xE",
-	"7U450WYg/K+3FuXUAmnT2tig2bvmxdBJuwOpND6lUsqBgK3H5sKaTmCujelD6Wbzo/vq1oZizGU0dxcL",
-	"Js5A5JY4epCtyF5wCw7eLTp48C6Qn24jldZfbXfwG5lpNzgsvpWZjtphTW64x0fO8MGe+Uyh3E4w96HF",
-	"MwF0Lkgl4TnrAxcYlNUpFYoWct1t0rxWLBl3ybdsrslL9LKNBWHGB3d4qDtxxXBZqmQanaFlJNiDhtph",
-	"LJQwz3UQ6O+4uMvL96KUJf91sGeuH+xFTxwxfceVvrYC+doB+21nETglvfHCC3h/azLsnrH4PQL+l5Hz",
-	"TyxyPqQpboBG7/V640Nz7RzaOer2uv3+UfeFo86FFEazvjClMT2fQMf23sufeJLQg5Nuj7T4FY3PyMXV",
-	"Z/LxmvRf3B6ThN8x8p6OzBd/bsOQVPX0+LR/uE1P+016ajXB4zr8Q2hRNEI5LcjOKsRplY8ONf9Y4i+0",
-	"KpsUXNxVoOFg7XGWJlg+eEYKa8IjdhqbOWVkJlMWNJ+/Uhm25R/f6f5SR2ariW9PEgtFNA/gMT+w6/ng",
-	"5zu2/GXtNomVOnIMcDYzKx5QouwK4hDsAvIkzeYAxYBF7xPif8ig/jlNooEImxtRpdtdcg7JwfBDXt4I",
-	"zYYthSXXUERjXwSZ10wLiBduN0JHiIa1pMbjHU1ZDBp4ImVMWtGF+Wb/QgqdyuSUzI23qFmHzOjDPp2w",
-	"/3rUPzl63jMeKZ/NMph6qPm6HO9/kILtv6d6NI1sFqt5/ej1DZ1EvqNHUBte3BQiHDoAiMI//UEj1pLM",
-	"cOcpevBQWBxCwkR1medfm4kGs3F1v1idYNthGMCRnC+DycXqtSIC/2Dv5fir53Hvq/5XXx2PXsTPT17S",
-	"wzGjtDc6OaFxr39Cj4bj43F/eDjsDb86PBzF/ZP4+ah/MuyNez3a+2qwVwd5UxjUgnIIsKP6vYA43GuL",
-	"zfsWjOrB74pIvK1wvEHU24XnetC2IRdY77Cipqq8NmixpD0LklahRhuJXnEumtyyVsd29szk1xDW2VG5",
-	"fnu+f3jyvEMAKz3+ItKwfhc4qko1wsVfIa4Q60Ibu0s+SKj6LE3Ff4SX/vW2vl+hDOPJQrY/r6Jyff/D",
-	"LwUH89xtLBi4hV0v2D8tJFLF/om/1O2g21reoH8xCpdvvgsjfuYjPusgZTTmYqLqw7/nRDGhzH5FNVvQ",
-	"pa0NBKbAVA6ZekZcIx2SzYmWpN/p9XpGmdMkwRioWGL8Eyi0sR3jPFGL4zseA2jGOMkAvse0PczGY4gI",
-	"ByWC1gezj7PYOOAOYg+Hy4GI2INmqaDJZRx1ySfbMzD87owfNlySFl7egfrJNoCEQ3tSMOd9otNLETEE",
-	"d9L2QDjn1iGTFPJoCCVxho4JIBG4XtpiXKjzGDJLDxgCawxElLK/oXdL/C7ORcwebLCdKgR7cX6sCigo",
-	"MKsVWrX2iPkqyO4xl9khBy5VwCtDpscIB+LWjn9k0ZUB+dWmssKA42XPlJ9oGE52T5OMOnAQPmNuim2R",
-	"agqHGcbCkBLQ/0Q7xz/xTUbswXi+XIr3mEIbwaWKRAGY2K2/KCKtyLR3C9iV1nEfiKjAywAetYVADDHJ",
-	"MACRpmyEIE9U3ZE4Yyih9kwAUIO4sL0fy3QgADlGTOy4ABy0myVHaIIJ1ozeBSJnJNe8LXUsB4g9L3zk",
-	"fiD+lsUTaw1aJAwU5FaYQOYESSG3lq8ywhXShrmwDWGIgKcDMU/oiLmJ6ZBMJJDkPGVLBEdCsDwohrEj",
-	"CyvRnSm4chgPfKWwvjtlNvoB+EQz7AoV5AUEN2DwThEPAh5FEQfOdG2YaThHwZ6CbK0uTpd4ljKNGF1k",
-	"zlIOZvL1x8/Xt59en7+6/PAH88fN6w83lx8/3L7/+OHm7XXUIYfHZCaFnoLg5svPZkMgsgSsRV9oGrMR",
-	"n9EEXgWVFV6dvxYqsly9cTUQLoHOKYF89Z3nRnRuVhee6BacXY8AcXVs8X2q7fPi6pULkeMnNjLGr6TS",
-	"r+AqN9q/cQ6D224q4jT945zhEAcKLEw5ZPsvHCHn6d4bR7W5d7p39FX3pDKQYprqb2zqImyq+6J5S0YD",
-	"7ffzhiwsrmurv021qpuXL5pwMaepTpYbD4/yvqgs0VucIa3cuOKUfOc2e1wsv24aXgPL741MhzyOmfhn",
-	"CsSvmgLRwJ6+ZmgFOfWVB6LMctzekA7MX09kVxl9AoQ31PIIkZAyJgD+BXHWAI8QwJttEStq2mvTqDEs",
-	"A8fQWQwA8Dnmk8wT0KwiWgFQkdlihinYMZikaLxsLWPYB2KqmTsPQMguW7P7E6SVo2XoMLewIjnVeQm2",
-	"D5zdcRGTVgAGaxpJVQcNQYXIT1MqYjkeA+nrgiYJOBIWO87ZKDFdwjMAhUJk5lL4N7xWp3SJFJiA1ugT",
-	"me24utopaSxaTVqYNjiGrBdEKLSHJsXAF7FQLDnmB0STTm05uN2lne0el+qKj3rH2KqwbjoJAlJcEaXh",
-	"xAwN/XuW2mxGlAn2YFa/Tblg6Q2HxBc0mJyrYAtLjG0B2EoWkM0ebiFHACWHvV6XnGPS5Jjp0RTQjDGQ",
-	"SMk4BYEABBhPvVsLlVxxBlQ0Jwo4YmusCfBhKtJBjQnUJxQhi2oCgMFC2C4C6MA62UpU5QwnyxKywNxw",
-	"4+nYQEspPnISH/ePe4d0ODoeHtIXz4cvX/Rfxi/7/V7/xejk5eFvFALctE+bRQPB041b9Xt3JQ7yL8DY",
-	"h2tz473fuSvtvY23+XBa62qIzI+7Bh6F3IcAeXTqMWPmLHVigM4wVGMaAbF5xXzGamKSrrWdApDXuPLt",
-	"02RaEM4OCde8UQSA9rWTEO4YecRFMqU2O81qt5wE0OkwUVaYdSHJ7SfpSwz7TbCptDKntdv5PHyBMf5P",
-	"fMa3XdwyOFGzmvuxMcvc1EK2gTVZpjRJEOA1N7Vy6jQqlkGmfpiuIWNM5QGY2RngeHWJA7OxlK4F5gEg",
-	"RWjl9MKgaRShZi1N295iwruwZALRqfLqC7SLsCwcMGl6rv77zCXZ5PUVMvVRFUg1tT12CL8eOOd4IKIr",
-	"S9QA15h1PZaZgPwdAN+Br8OIwnOz8FM6MlurDwlC+8l8SodMk+NerzsQrl0EgEGLMKEI4guqdUTnpFVg",
-	"avDthcbpKRmnjJHDDpmnkhyedAZGEC0uKMmExVFtr2LtOpjdU9v8Laa+5BYqdFtpurSF+0GvV4Ipniof",
-	"O5wyiHbZZFozyWh6I8qsaVXOFSTs2qDtQJgrvQWlMLIHZlOQRdzvkVFC+Qzzhy2OTiGVuBOyrCIGwVk+",
-	"xlR78O1SUeTapNwzkoPkI4DkaiGj6ZYdnQsZs9+2lNF04HTvxbd/fH98tUUlYukdvnD4A1vbYBdd4WXN",
-	"7SG8Aa2iOoOonpqlU1Y2/7FLTRrEEnCkfF/tyd/Wsmb5bG7Nx1sh9S2oSU8pfrpXrUc9OR6smdPj3nHj",
-	"iQbGgboZdhvEesXf/Wdg6R8nSbhpTY4RpHz/8cc+I1S6m62jzVnDXNxzrGdUB8gCX28jfSO5WMVAz42h",
-	"vK1niqQyYR0LVg/xC28+KYxy+JSvgSgU+jvIXt8iw220ddw7QiqvBaKAnwtiORc6IOEdHy+QqVsFA1Eu",
-	"JT0+K2CwWYz2/PeXDVJY0X4r1HFaU1svK3dMXE+Xfnx+0x1T2wpOLu5vX47+eDj884vZt/NjddO//+tX",
-	"4tPR4i/P2dve396d0Dfx4eQz//jjiz/fNd9Zy+/6RXfWXxuiBBOYvcQLtgjRWv7RTxV+lUSX/w3qSJ4m",
-	"7xWHDVkSA8WQw62CXO2Q52pxhDdDBDvGqhjyMowj1yHDTMQJnOVbnO1YjrIZExqYNb65/vhhJzDgj3Mm",
-	"zuf8GwXv+DhMYEd+txuqckEPVJN+FqiaPT1mpUKA97q6JEfdnh+pfwh0X2CwO7+6fKZ8H13/SMtMY/sp",
-	"oH2dqC3pLHk6UXuMhP3F9GQrCXN9/6eEPaGE/eX8/bunkbB0XXagLw4XNTZpXuJtDOe1Zd67Ya1hDz6m",
-	"k9/UphP1xcbNQyLuTb5oIbFMJxsNNjOaze01vLpy7YQy8ejy4JUqXeRO4PEv/wR1+s9on+WFuqEYBToN",
-	"VNMO5llAubF2z6zIy+hgUgbmeyZUkJbmRqOBBus4rjllyc5mXFdAwkZGP3xMJxFpIdEdlprO211yzTUj",
-	"0OPTwtP3FzxmZ87VCSjpBiLgpEsZjYFnQ0oLpmQPSW3mio3o0/kck1jqkk/sS2LprHnLuh0flO4jPcjf",
-	"UB/9s8iheuF9MnK09bKzUp2vvJBVz1lcpUVpJn/rwoaPZuXCdj3PKjE4MfUG4gMU0tLtoh3JRGap6pKr",
-	"hArLqmsPzofLnC27Y8GkkSfaNHN+dbm6ipHMEtcx2DVmpW9YwI74sYZU0jEVVq23z8Bz5ZbcjmYKjANc",
-	"NxphDfC/vHn54qj/3BhPKbfz/y+9Ny+eP39tZqbergGuzsPn5IJqhofpjeM77k2+aGTqV9UrSEIW/5b6",
-	"5R81GvVbGC9PowZRTrdXhF4x7FXru7INckBjfTBNXthE7d00YXXtllkjTAHX8P2hI7BWiL9IyVSqOdc0",
-	"eaYIF5qlY2osBjHhwjOgW0JYpP0/HYjzVzf/eg5s1jOuOwQ/HiIGBtRr4Tdf2RVBWjGbyUlK51M+Uh2S",
-	"Ca4PUilnB0MWdwj4hhPOVGcgYs40EqthEgY2dERirkZTIxUdMk8yReA6qDRSWBJDFfn46pooNpkBBxwX",
-	"5t78ZWU6EFyQj5/e/+vHXp8ckI/vX/3rx95Rl5y/6+ddIDMKxWtKp9nIGHGx/Y1ZZnrzECR+s2NjejIQ",
-	"93JEh1lC06XjhXOVITNqNGVQ3kIViTIxo/M5iyPIHEmZ0alwlHLeO8RKFPPnVwD5DJHJOdWQbtC6+lN/",
-	"/5BEl5HZn4j5dHzSRh8bZgeTwSBnVEHyDMyRhRS1jVANNx7ZcnFKFjQVXExOLVMyQyL2Kb2HZIwUWHR5",
-	"vK80XVqCZOAwBbZ2ICoDTBg31jlICmhnrEiyfj9R9J4B/SzUxEvByJDG7taBwJ5jiRXYpXqKqcgiJsy0",
-	"CpujuY0JnS4hsy2FcgMVYTY2EhPldfCWGDwaiFZk+xN1SKTuOExAh0S+YM988EV4bcftbfvWIYsp1dA9",
-	"eBdstmNe8w4SgG0mtr3cLAaeuLTclYXuxipq511N6YJo9qC75Ny3wtVAcDixG3M0UGylI5Q1Bbsfab2/",
-	"frt/1O74H8d0xBOul/jLcdvmL0NmH+HxQMD3/V77NPi2wGcIScoIZCcc3ZNeSK8xgK3Z6AmFyAZST7Hm",
-	"cCBAt/TDN0HeO3wXvSzUmTkxkSmx02KT1LlagQ+kAxFMWIHk2q44BFsoaTLkzwR4oRjYPxKU5DecJZY8",
-	"0q4fpWVql+vQbHpGQ3ERpFidEhw30n/5sgN/H0E3YJTNlyCoHay5fP/pA2ldXb7aP2qT58cdXHegADvE",
-	"aEDM8GcxeX6MtxFz8QkZ0xlPlh0y4feWHGXG4zhBW1YNxGGvB9cXRhgXcyLFhKW21o0rUq4rpbaW1PF4",
-	"I98YS2LS4sjxi4tQp5kwg+zL/0YyS2LUZ3CTY4EDpdI+C9YrIhPaWaWKZCqzkb2L/Pz5FJTc1aUD3KiY",
-	"bkhIp3O+f8eWka3QKwAcgyMbz7hAqnqPfF84hIY+7RdaNo8MCTCjS5vIZ/sTnREhByI/LQd0LEjfD246",
-	"z/TU/GxXoLNdo27Ole6O0anFEbGsnUVYkuPeMYnAZ8iz/SDzHrSsz350uYdzmioGJLVG5KAuINCgOand",
-	"YZd8DRSrjsMe67KxiPLtuxe3X3989Zfbd5fvL28i0jom7782+iVmY5ol+owc948cV1zH1oDIJKcq7veg",
-	"LNIpsjMytBudHBM6NB3uBz+DRIApsWBMEzWX2vdOjo1CLw1KKEFQLeuQNTs5HypW1kKFacrvWQXPnIPF",
-	"tKsxL/lwOXlkNSXvd787VxX6AzQH16T1+tOLdvd3vyPveaqn5AJZiTvk05TOlZkvmZKLRN6zNGF0DENv",
-	"zDKcd6PijRnGhdLAMh9dWFZzY7SeEiPtuUMzTV7s3x/+nqUvolzc8xFFtWVkxOjyd++uoEYEMjwBLKf3",
-	"0BuC6ug99Efmk3E0E+NNYnJm7G07jyrmxPbHDEiXvZHpkF3Rql/XzxboClAgIL1jmc5WiPxgus04nF98",
-	"i3mVbrvDcTEi8c31xw8w10McVNyAnHln9zgYlYtPoEreX7+1aZa4XdlKAUturRZgcNlt8uCY/Pv/+H9g",
-	"/ZwcPG+jGn9JovOLb/8VcaSQkB2QpP71/OLbnGXQdvWZGghjz8QMnXhjpEDJ8/vr8/+fvXfbbtvY0oVf",
-	"pQb338PkaIgmKckHavQYW/EpXrFjLctJ1l6LiVEEimS1wCoGVZDMJP5HX+7r/V/0G+zrfobuN+kn+UfN",
-	"WYUDCUogRYqyg5tEBnEoFKrmN4/fxGG9PT89MELi1CdNu5KtCEvxy8vOPCT+c3e4nxGrpz2L/ZZH/NMX",
-	"PmlaiMzlP6A8B+p2//Q9tKZGiQ8vdnrQw8WXjjyH98QpAahiGdg9fYGa93szqS/ev3eTbhH8xfv3B09c",
-	"vg0+2fY4zuUWeU4/QqW5qBOlooBOYeXZGi8ZT08yXkEnKZHGybXbbx51uh456hx5Rjx5RsiZ/zxtYY+u",
-	"0ri4z412oE9DbT4EZIijpxW+Ronz02JACz1EzpvbHwg/iLjgAY180jyLJdzmRZr5XBoRfQ3P/jZ6fOu4",
-	"lFdOHqmdZmXVl4KIQPPLcy0vX7x/jLup6aDK5SWv3M+tE0KxhzFcmCPbsGIjFRlQ2DYWoDwZKMfZyIo0",
-	"biaxo9RVY4H4yYqx8BHlhEhJwsPGiiKsDdxjCoPF1+Tbpm6j13ZZQRprZfdRuiAyt5fXWDX9RZIoI406",
-	"w7fn3/7xy/87GKDj7Y8XZ6+f/fHt6ftv3r3/8fWLn/4w4I7/6XV6jzqHnV7nyWGn2/vjD2u0/3L6/MPH",
-	"0073j7fnr8ysd/84+6PXPm53B/HZ6+d/dP/4o9vp9A6Pjh89/uWXX759++yXt+//+OP5uxe//OX0+xeD",
-	"+OzH7h/dP17/cfTTL0fd3i+ng9iMpBsM4kbVOfg2evwifrwbhx9oIRW/3doF7t9Gj5eurPbtFr5a9pUW",
-	"v5/7at2jw0738J/NF/rjDwNL8OmefWf+Plj+dG/PT/84PU2/6YYfo6TwOZXdNmyUqqQLVrBIqX2UhW6J",
-	"lO6CkRzSpyiU8jE62f5AOfUCam5XiyQjWG7lU10705yjcfCRzvjHCzbPpZgvmA1LueXd2+eWfy9zwEqa",
-	"K42OllUuqtg/A+HsruaS5dNy/if71im5v5v2XiVPrtEY3ru9fRvX9Npfq6wUoGhc7aoEYNFX4bqRYvbL",
-	"AwUzmwKmPQHoA0Yppqq6QmDpYqsEp6+539IAsw75d2yelk96vzeGjMYsLi+oRMRw3vfT5x9AVQo50wdo",
-	"wjp1LRdTcIpmSVwh1WYhrjCLqDiwGmqjn123FHMw/1gRdEiffy0DRgoE1qQKHQcBDshYZNavm6crX+U1",
-	"zZgwnNezD2ei4HG2NxU0mitNBGMhOtxjOJyOxfpDM3sGixrcPaH1/kWOeNsrcKcx5JELZJxxseapuQdi",
-	"JTc3qUjN3SanJPsOoQv8KsaM/SiiuaP8Mlv/QeZCL80WOU1CvmjELFopZAMj5Q0HjfRttg6v5Wp4Z4ad",
-	"RZGcp9a8QnuPKr93/TittcxLrd/iuJ0WtWJs9vqF4eV4IXpltBCVh2f3SHFIzqJfMSR7zTpK3zt7yecK",
-	"rOx3S99uOTAyoXQDBQac+CGmPFpQ5Suxk2cL/z1IgvUIytMNuyuK8vwD7guBwR1rgF9QupSR/wboCw6v",
-	"arieCvhNcH3T5KllfQAon1ZqAqfw82JHEjkDRgWmcvED0HWHc+Kjpu17KZH6BRfhAiwaqzDFRbIIizd2",
-	"yyDNAuZem2uJgWrzsJVQiC9ZCQUtQxYgP7eEGaRpp4D4SE9alOSWJbAU9GCqKgtxGOc5XrMKX1JkfqDs",
-	"YO8fRNtJdCFAWB+FQRYJalcMB1pdrADkR0elY7l/qJdtv2sxz67QDdAOrlwP4rJlsxOAy25/X+Dtq4Yp",
-	"I+DsnOdwyR6okM67U9yBMg7zNjK6ZBsnwnkVYivXpMs9w+wjKhDXkA27qeSUQXEco1FK/WyTHqx8zWgR",
-	"SRhL4C3L+PHew0sh9Yy9Z9o82TxwKY0F2X5sMJ9rrJ0i3JXt0ykbCBkgS1bAMt4fgYVuzr0UM/S7IKf5",
-	"iW0hmrswTy5sADQObfaOeb7iESSMmWtblpIb74BU20tAi2jKbHqwT5pcqBkLtMzKG0q7TcIXR+G0lQKu",
-	"20vhakJ4jeCBO7+8v6L50SN26Yd11vCt/Zn7r1yyqzrd8FXkbXH/VHfj5cTnlYwv0LO4Lwn6zsoJ6I6L",
-	"Pk6ba7yKzh8FIhSEzjhDcWZMx9nUNlXSbo88UAMBlkQT2zMZtU/1oU9vm7wzAm3GYjy1T6hCsi9sR7/I",
-	"tpYbHsjzHrCkLQi0GYuNVvsaxRiXQuWFmkdoxCko/qORl4q4FeWpIAF+kvHFuzjcd1tdN7mvqzWYY4+x",
-	"NkSiE7wx4eNJYz3Rl774rgo+UtFd8Z1ot+E1EHxPdaMvkijyGrZ5xOkiAXwnY6Vflt6RvGIxGVN1wTSJ",
-	"mDa6QDwllMe2Ie5G012t91943Cn5NDCPMkrMIL+XmrnXs0ZbZcPPpn9n82Nt1NSOdbX579mM8rhPfsI+",
-	"ygT7KBsF6Ojxf/7Hy4bXsNUxq2e28nLKttAKNM3tbKdkmeGyEOUQmJmowJiH9tYNC9eLrF5kEEVKIr2r",
-	"enYL7BmY76PG/WvUC7/wcvh3YJMuq1bLOmYqDsoIP5a0muqqJqbj3xQtTpP6i2kRHqHYdsnSeMsLFhbd",
-	"ySe2eslcaW5i+ydXKbxdjITafB21MhK6uzpd8CNDmoBq3L6VMUyZK55eAR6dpxl4VOwaHBpsiqjSP6hS",
-	"kXnkWt5YF+uLGQ+WawShc0QL4IGN+CezcmSiPl48/uu092mTfsE4b1WclB9wjag7Npfr+Ncqx6JNIiu4",
-	"Fp28uKlEdiHk5TZvY+t0AaU2a44snIySKEIBBvy8tmpKSM2svy9PGQ7RKuQNbxOz38G1bZTOA/iJi4GA",
-	"kaNDL2YECT4hgSaaO65zyJF8/mE5m4YL1+U9Vwv1pYlDa//ixr4HDE3XSrI1qZrwrXbF1gRnblfiX7B5",
-	"UUj/OHz64bf3R+LN7EnwU9gdfasejf9CD+cvWCf5jr/Tx3/79e9XlWFAgCXQONfYQA8ysOZEyKsT17LF",
-	"cl9HuMGwWSJuFlh83vIOOXt3XlZFO4ke5/ZHuj3aK8FovS8bOiRaiTx5Iu8dWwJOju7BDPjK8K5m4boN",
-	"C1eW6r5jhF9peeAOAASPGDZuK92cUEymXAwOYfyo08V6M2h9akTPpUQfcZoxb65ciMV9aXALb5XB7QL6",
-	"VNpkti61FjT3ILHMfMw73XreTsNGyxs7Cbk+iOT4Bp/CVWx2zJRC/5sCL1eagVX0NRTT1K4mkjSROjyl",
-	"HYhdZ6AWZqpjODzdTS1gKUX6g5gpmcRgEEwsJwO4XqwkWc5RQ+a8jdLGSdMvZM601koIzwsWyHFHrpSA",
-	"xjG3vCoQQkMSB67ZQGiZBBMWkqYrT8EyIGD8tdWjSyLKfo/mso+Ha+VYCnEScv0N0slXHrliw4mUF8rD",
-	"7hlTOptxMVbYVQBfqlz4GfMql0APL8jTqmGXOHiSHs9zKGhMPjJv5ZgU4atZkkSu2UqHjpnuN3JcKTXQ",
-	"PXpok/AWF16u3UtJOt7x8FFw8Dh8wg6ejjrdA6zHfPKUDoNVKeA00DLeSj5eYTLNnnITQZqYFOOmZSGz",
-	"Ec0Us/hWDxGps1Z1U1x3hAbaY4Jt+mGoy30AU3up+6GTC6+UDc/s5vLpC6lmB+bea89h2qn9+sE9uXFw",
-	"Wm40tHuV4pg6M2GeCssFVi94CMPq2wBSPvvYfSKdqFNBySs5Zb8ZGKMlJvPxeiYzgzKQGdznsN1pd7uH",
-	"7ccZ+yIIh6NRN+jRp6wzfBweBsf0CXs06oa9oLF+LEwbi0FXv2IT/6oRYy8MJKyXCGrX9M4yQXP3r1NB",
-	"77JiAfQvEgGwpZollCLcVKawy5TQwFKKPsROe2odkmZ3re3SpzwDw0ZAtMkzPEKGLJJi7Fj8kGak2OUw",
-	"1WBW6yDm2ikwDjWBiOjXRGJPWpE12p62PDJMNPqyljUOm86EFiecv9V6hwVu6RWajaNvtZOztot2Dzgy",
-	"5FHExfg0DGOmVKPf6PY65A29YOR8YqTJ89gjzyY8oGNJXr8hjzqPupCKIaczKsClYUSQpa99F2v+G/mJ",
-	"haGRMpVibNAmC+ysOf2fwYSJA2lu0nZjrAowQaeTgddbOqfkGWb+zSZSmGP/3CWH3R45Pj4mne5Rb3WS",
-	"Qza6DUChuALWAwa7yXYFDDUg3GUIb1F05qvXHMnz/aD9Lie7DUNFqOvO2qRkxmIlBXJj2M2PbVmHxvK0",
-	"srrVJu8Wzdv+kgfOmMkrXHCl7kG3p3zSxAPXymF0sS7sw33GynYqYW8Wn2uIxOpxncLs7jJmV8PTNfC0",
-	"2eda2XkVft1x+G1RG62z8epw2u3DaYtoWw1si+hSNXxWvoJ3XyKSlGbb2GbtOt2/0IZeQ8SuKadcQ/h/",
-	"hj3bkJ/Y9uqIGI2xJfoWQBfZ/ZdAt8bMrWBmp8bMe46ZNYB9Ka1yt9vNZC/Ag7bWdUFecMzNsekExkuA",
-	"3/6aNAhgDClwaOFTbubx2p0XDV/kS3Ci4cd/vYZUqyJGRahyvz866B596Bxlv4+NGHkmEzPE7lGnulTt",
-	"ZlLVCNT//rf/D4X8FQp5YKabuRDjJjVIC8M+/NA7zIadFiVxYVBvXkVqe41LJhIzYANj0DnrjF7yCAyO",
-	"zZ10sMDWDN5c1i66r85Fxy5v4aHbTthmlR/uG/CuUYFjxBwSizUevgC2s8GMjHbKE+X4o4Du0bdbzT8h",
-	"vmtYzYA6dSAU02l6MOYLYxofhmCgLwwVQkL3DVXWzXoLTjrch/v00a0vwNeWzvdK4l4jTtdVkOHj7TRt",
-	"vwbX/YHrRqthlbUEMuyuHIwo1Gv/Yu1f3KZ/kV1uzcpbURhcuoBX2XrvhNtVt7K6XjG9iMW3c0HVMvsr",
-	"k9m1BN2WTHnF9IYCZTemxxYjEPAuWQAiZ41M6ZxM5SUrWCMe8cHKgO6h5tERA7NExgPhB1QELIpYuGi0",
-	"YDssMFlSygZX5wi3Q/4oSrKLrPGEhcbAlm/zGpCbTzPSBOKrHYRCMnFaWyb33zKpUa5GudpO+DOHce5Q",
-	"v+fiUvLgmn4xr+0Ji61gXDg/mtuer4h7a8R4MFlaPSBuDHvMlXZvWakaDAqA4G2hzb4d/HpU7EGnt6I4",
-	"CG68fu3XPUzqppFRn55hnLCzAneOPnSP+91DhzuXa2BZd40g/mFWYhSymVRQ8xBxwfAr06nBMjvUXu/x",
-	"8ePeooR+jpd55LDzTzmGZtDuiJaaRjBpIjGL32yc7388MAN7eXh6dNB5BiOYUb7w+scfuo8ypDG/Lwxi",
-	"hjXS1wyzdFrT+x7+fY1ZOmp4jSnTE2nOD2gcVhhzzEYM2Kcb/caPXFHXzveod9SDGXELuvKuSFHaPNqs",
-	"djO5Cy99KXmYsQxuEH6zO369wFt+s9eht68m9MYz6X8Pg288itSygYml2k4AQYd530o2370QGcK15kQH",
-	"V+4c2E7+CaED4Y+4oFHZRUXxRqZcJAor6+1d0pkjE3rJyJAxQcymbZN3gpGIX7KBaAqpidmurfQJrl2b",
-	"EchA8ewedJLG/CCr39Leuxf3CCWKBVKE9ta5+1G4mTkD3iZ91NWER1gcvzBkIC/SPIqATdYWyCNZf8RG",
-	"GsoDzEykVNNHnae7CDs6ObTPwOMSMK4pstdomAwvu9Nc/YLWcS1G/ilVDyTlzSkanYKOcSu8dgy/N+P1",
-	"mgtmlcVs97IHe/iuYnpO5tVRvTqqt82oHk+R4A7t/psjeymSuj7hTloAxllxu7XIXwaHt0w/r43P2vi8",
-	"I+Nzu2BWO4B3FuZcS8LuNdBZUXA/zDbofroDYZtdRahDBezPo3Tacs2tanKanhIZDI+NiYdsaVZW5yyt",
-	"jkGLgYjt3a1hdgKP4aGx1cwWTKEpb6KRn6xbJb1tbGxNpshvLJa2ybmzAAfCNzd0XmY7x217wkf8bcTj",
-	"1Cn9u8UIz93E/JmJiM9+mzyTAvux6YHIoDJmBBALeHAZoWZdaj5lHlEwqDkJqLBs+fKSxTM6J1qOmZ6w",
-	"eDtmJ34qd42lXtyr2VkKKNtFgKqiOcdEeTeGaa2R1BrJl6KRuH72zEnw2tKuLe0vx9JG4MtUlD0Y2A/V",
-	"hMZ7a4L7lhsVJKf5PFBklgwjHpCIiwuP+L9fseHHJI7sQB/yh79recEE6DMUCrmhbS30XoylphqD+AMB",
-	"p/VROMTskstEwU1zOtlR2jmXnBb1tlxRj3lsuM0MuHNzx5042W/jloDpMsgwfPzdrPfm09O/Xh29iB99",
-	"mHd/4IfvZsen6snzUefVpPeXi6M3vz36W/Dk+2nDayRx1Og3JlrPVP/hQzqbtZVMlKtlTz/aWnetDBIw",
-	"kxDiXAET5nsjIzK8Xr4tRG3OfhXdb2EJ3A9f5UMjQfYlSX+UPFSLpi3GKifU2KmZc9SIMgJtba+4Yq0T",
-	"cJ2CZFRazhQ0feNi7PKEBbsqxDPN2RAeNWbhEInStyMYzTvcO7lYR+32F7WDDXWTWbEw/701iUxuMDTy",
-	"WkENGF8BYBghsze8gK2wOqP1r/DzzfmsmI5dNZ8V81bUQBTbFpRRmNxxbiu+b/XMVldAgy+0dl5rd0Ve",
-	"q5PUX3xeK6YjUXDxXNsCOl9DYDHkjMUBPOaws0Ps6hWgaiGdLKZcsdBo6LEmMR96ZBaZ0Wd4N5IyhCQg",
-	"KjR2iO4edcC1FfAZYAy+tqafYOtbRtg8gBw9Oex0Ol4jEVyfxTxF9sOj485yl4XzGY0vwMi84sJYEVTp",
-	"bDhDdsliOma3HNLTbumIHpUN6L0R3gSEscoGEjNhQHthGNeNYkQjtTCMXvkwusedknG8G40OFKNKChJy",
-	"FUC9TaaWZEfyA1pvVg56ndLxwGFIq2VCX7ewFULBswmNx+ybmb00p14o53L59J5qPKPb6R17Dc3iqTnB",
-	"qEcuOU+xIImtQA2pZidpFCdMGHlMQjrP9eHIFfPDOykU9lmCY6bJFIbp5txMuhlqMsxPyfFjPKzpJ7dG",
-	"nsA98ic9PjbHPlerH6IRD38QGvjo3Dm9DlQWxYh53Q0ymEGur5e/nIn0Onv5q8le/tXh+/3LXX4e05FW",
-	"aVKvbT5lFasPWfddc/fEaFPYtwmNK9JUjBEflvkH2N5+q29MaIbWkxqI2HwNFpIJjUYH5rauBUQA1ERu",
-	"Y3vEbn8SwP73iKafiMQwsRWOcGPMaXJtgXnABiK9AlKgzc9WwBjN0IlgHBX8qYhgY5q2RZ/SOeQwa3qB",
-	"EsuNCXpWXJHOQDSPOp3WLlKLUUDsM8K7Fa1nB5rMAiDuWku54XHbUEEWVY6d6hc3vE9OdyjXDXasC6zC",
-	"28reCtg4u8wFqE2I2oT485kQeKcbDYbQKA21xXCjxbCWNFvleXVkJUZJg4m/q9wO1FrrzI46s2ObNRS/",
-	"WpX3zrzMN9dPoOmTVk9YUye0NoyxIox8tKfNqNJwmp+JAB/kGmna3sIgwJA74QH2ISW/ScFa2EeX+OzT",
-	"zGgq/tZKMpwZcbsIX63y1CpP7TWtvab3VQeqw847K7tZA5TvPbug41HIeQvNhoS/Ypb6MTlwniPAvwh5",
-	"gc4c0oWuqALcH4gmtI8PzA1DoCGwAN4iU3phnkEEuyK+XfS+R2Kmk1iYZwCRIWjtGEu+hPSkNNGoCRma",
-	"MgptXl5JSmarj6mXWXanlmZc6AQ1D7bPxS7+RQYKbnNA06SWHFG7bYGLCZ3Et6Dtk2miNFGaYqt/Rads",
-	"F4SHmcpSOy5rx2XtuNwa2WStxddafK3FV9bia1dmFTW+V6vxNX3qFulT9+MEfIjYuO9KfLAusk6smc7e",
-	"HM4J9Kz0CBe2k3qrnxk1ZMiQ1Tyfp+4hUzlSl7sT8kzo3kLpPNzqo3voquJ5m6zuDUSxdh6SUG0gwphC",
-	"Oc+ouQUXYNyASOF67moj3NNO8ix53kA4qypnVGHxfUYXAJGPUIKZZanlFoyckYxTU2VVl4tNDBbcsPcn",
-	"VWODfrTVK8g0HY3whe9KOf29QUuqRnrF5rCoIZT0dr3kFFLX6Ghk3rLWcWsdt9ZxV+i4Tl7Wau7deKuL",
-	"+FTru3Xw/Ja0CLbJZgaed645W0XtvqnOqf5YqpGuqugteMoHwrUw3TKJ8HMc2w70x9o9WKtOtep0N+5B",
-	"K2Bq1eluVKdUoNeq09dSaL6gxThN4s5VmHtC8OTSE66nd/o1pXfybJFSfJEmABPfyDWfNHOev6m8ZAo7",
-	"HaaNEyH5wLZObF1PE0VWsUQNRDlNVC7VIJcdYb/xnbFG3ROlynFG/frk7/rwzVVn+LeLrnj6v2Y9dXz5",
-	"/nHyl6Pg5aPJ8yfstDP9vivPer+eH1aljPr14To3rRmjarm8MWPUHQRlmFDJatqPD8BfqTmwM3FBJjJR",
-	"jDRpOOXaCBojFYxcMbojqEFhyyPDOdB4eMQogR6JJfR6DcmQhX3y9v333kAIOmUepmjLERnyWE884uof",
-	"PGLuDy9m6X5pFLF4zASmjOG/OFMeCTkzFmZopCGwH48iOlZEJcGEUEUSMaWzGQtJIEOGaePpnISOogTI",
-	"SCQyeaQUJCdE0CkmoJl/D4RMtOIhc+eYO+Rzw7ZEVfIs4oIHNCoRvOQsooKMGNVJzPrED7JTz2IJp70Q",
-	"msWzmCu2Mj0dP3dlWhObMO+WwJq8JthhtIzXxHYpXZPWZNUoRRIr863MeiPNsx+7B4dkJrnQZnEFNGYe",
-	"YZ9ooKM5sRmEreKbHP20YpzmjoVRTumnN0yM9cRYHJ37T74CV2SbvOyR7syHdnF8/rw2q8IZro9zK8nW",
-	"olewlecq2RnFQmH53heuhV4l/6nj14aA3/3Oga4wcedaxixE6+MHETMabjeF+j2jYW495YHTCssV2dNO",
-	"7AJsziIqDqycbfSzS7dM/1ACxbHmI7uPV0PyN3OMy889oqQUKRsXaVJjcyhNjjudVpu85JF5Xp/4KGx9",
-	"j/iJYjH+dcFF6JfydA3EIlFXho3quvooKub2biBdS7i1ii+4JgjdU+zBN145vOPho+DgcfiEHTwddboH",
-	"vcOj40ePnzylwyBcBTnwjbY1PPOdi0MbSRl+tMrFiiGAQ7Byl+78V/3OXPl5C3xhK1zg3U6u3Tpkp6h3",
-	"Ij3l6GANt3b4uGPOVSphobvHYXqPnOs6N1kp7eTLtwe93mH3oNN5+mSzpuvozIR3QH19hdMv/8Z2aVRe",
-	"Xub87/GTngpKXskp+62xAWlS4RNXQXdjNsRMJVHdmX3rDEaLQjSFuOIPe6cxOk1FY3HM2MbFPBO7sVoA",
-	"ghoXaIhKg4ApRbQkXLeQ8WjGYi5DHpA4EYLFwCSsBoISv3DrjxGdKeYTGrFYExuXhCcddgpufj+VHWik",
-	"ofNNCmLsVSkCBq1WB6I5gt1JfLhj2wolv3Vi6Y4g940r4gcx12iMgf7JsVbJPf6BxVBw2hMjU4iVKQNR",
-	"eIGV/jg5nUWcioCVGIarCI0Km3avWXIrBfVehO96UvTzRji4Sx6cGhp3Bo0bfeubAHC31CAFqV8zg2wn",
-	"uekrSVIKFiCgsqqwiDpruJOXl+N1PB83oF9F4xIcm8VXvV30qBaxX5aIrSXellkINhUc95qKgGvSpCRm",
-	"gl3RyKjtliUgMwb6kJ4Iyj62nwwTZo0DV9JirjBbxfYgEQMBbU3A8rCGh3VqywgrZ4JIKqZa29Htbcn+",
-	"krTbjmr+tFbN7xg3nn6JuAF2bA0af86a173Xrlp5vh/91gaDHoacafXw90CG7PPDOInY9TkUcIbrkYJJ",
-	"CwgSlzKgwySi8bwPaR9jGXNzZkww6dagUSSvWOhhiEaRGYvJlNHII5p90knMSPP18+fnr0nELlnU8sj3",
-	"Z+88ErIRTSJNwL+bEnS7oyoZKs11ohkScjNtuyiP+SUTdrTYnEsw0gSCcegm7Uaz8/SFMh3/OWf6fYIp",
-	"1LeMiOdkdraw0g9laUUSTM/HN36WfhyXBW1/eG+To9PjdpJzx/9RLSH/Z69hPkWj34jk1UclQ55MIfPe",
-	"fHcYKhx6O270G486wHAiZjLNCs8+6vs0X7tq064bM44/f64shLPPtEoA4xzX4fZ9K/sQL6ew/x8oomM6",
-	"PwBO/thuMidPzS+QIbzN6LmMx7cxCBaDDeVCtRj6LGwrCHzOqJ5kcU8jzRuLSuE6yx5DnzcTotkZRzl7",
-	"NZERa5P3Vt6bsYQYDhliQYKMx1Tw30CaPVBt8teEJSwkmgcXzNopwYQFF8wGMpROLRV8AkZCeEwE+6TJ",
-	"mAkrWFeaJLsT4+eLYnxjrrHNhex1AnVzIbq+fNyVJVIjXI1wXzzC/ZnYeM7B6XYbGC7K7Q2AeLWl43Ko",
-	"DyCHeqWVc2pTtEnz9E334LCFXX8MKDffPT83B+B6Y9YwfslCLIxZhjcyYixXVjwQGZiTkGO2ecwCORZc",
-	"MQ8T3sw9hY7mRDEmXG9KyMSeyCsypWJOuDjA3HWXCzoQAY3jOQT628RH38a/4Kv6JOLKFgdJoCyNYkbD",
-	"OcGfvfR0GkU+GUo9yad/D0Tl/O9zrhnmkvcJrdAy02Xi2bmESVp6MyJHA5FLZSfwopZzyJ10Ohox4CJy",
-	"DZj0RCr3LPOYE+LLIEjimImAKd+ZkAOh+RSHIwiugFItBT+jRxQXaKrLkD1QMIFQ8KQK5x9c8bJOzTvP",
-	"iH/Dlf7Bru9nsLyrJCW6agRjpcMXgWWOJQYFfROwbhspdjJkNrNuSfP13f70MZ3GYnPLM8ocHpcx8c1K",
-	"LQ7OXbcqSxKdffkh2lsXr2UimRrhlDuU/kEjSLj9MnLknXS7NkW+uFg2yJTP32C9PPl0fe0kRT69e50f",
-	"f98zANOiplQOpVAbWBn2RaW9lysa1rd6m+rgZb3c3JJQBfDOQoMoOpgYqI35dGrL2QKq2AEXignFNb9k",
-	"0bx1QmbIs3HABNwimFCg8ovVQLhaM/8hgqSaGTMf0SaTtm/fPX/27bsN3Q65oqNep+M1plykRUjL4nW1",
-	"BwIZW66M1kBFAcbS1ZMGL8uUsimjQnmWtv0AJCqEVQfCViG7TpLLOgnoILbUuYnKCRZpECY0uLyR/Lx1",
-	"QiKqwcWtlFGpBgIUOZ1+PSOxcP2nDINXdN4mb61qoSW0y5zO9By+M2iLRaYac58rqgYiZtDUBT88vJ3R",
-	"L8HR7eK9F9wsEdEmp3idYAyVUMhVHRo1CHShOdMeURIiwtxoHSMaAOe9DGhk9TVLvWiHb3NRx/Ig4pcs",
-	"fQFFzMTOra4nU1WPDcQw4ZE+4ILkdWLJVFEphqoOOxk4qajJ5vRD2zIUqzSVHAiu4cVUqoWqCZ+hCp2d",
-	"unt3UVEjXtIQT25SksdMK3LUOSzT9d7SWQF8b+N84kyjfJVCGVEi9MeAxkM5mYcxhYrdSF59HFFtBG9K",
-	"r8J0dSfRWzozo9ypi8jqaTfpPG9zCss6488uKvWR4C50HZ7sgq19JrfymXy5LpC3dGatRBDgab23xaaK",
-	"Ss0O3CBgHa/0ejyDRsZqwphWHhHsiilNfLiIhafaLzgjEPaASKu08m7R3LdWPNrjWyowL21lVl6th2++",
-	"bqk4zsX9K9aDLC0ZYzZWWDpMc0p1a/h6gz0R+hyvubf2rhkizMLNheG5czewebPL17V4s81Vt9//KorX",
-	"cl80J9ENsETz/ZesvZsBxUh+mGAHKC1jsyZdFQao0NSqz6l5MpVGUUCrZMKiS2ZDswgGA9HM4YIHKrtt",
-	"TjlKDDi12uQN9seKGVFMW0l/9sMHYlEISbMAP/wTEGRGxTevglBBLmkM6UwlZdoo39l3aM34pMmFmrFA",
-	"y5vryCwn4P7qx9JpWwjdPekfujRD92WqBiOHGIx0LOZS6MkBM8a/eZRHrmh0ccDF2jmS1RMVs6ndVanY",
-	"gpRfQ8ivoeYXLipV82EX7boIKtsedVbnFxM7vQ+EW5rGuijwq8BSUZhWTx7NLdNri6Jy8JMayNg7sUlF",
-	"aCuUUZH10J2HBMxSMTIyS+dWyv8rpp3M35qOuWfpUwuFLacMrrlh9loWdN0+fAibZl8UpM+gMshpjAx7",
-	"gYI+R6j1Inx0Op1PIhaOWUxieQU54JAicgVRe/waIR+NWKzSxIqBGEp50U+1QvIvThcl//2//w881ZxA",
-	"HNkzoQXXhZEsPJiQmM0iOlfWDzyVlwzU3GQ2EODtB9YhONR0PypCR5rFQGsaM3LBZhoVXnnJ4quYa81E",
-	"CxhLjf1I/uvfU80a5Z2Q8HYDwRWJ2EiTRKAjOyTNYUTFBeHo8/6NxRIaGLFPRhJxTTpwDKISrTZ5QYMJ",
-	"TpSj6jOilH2aQe7DQFCn8gFPKkwD0AqmUwYNYmmUMMcmQZE7nARSaYyEcEVGER2bwTn7ciDSG3AFLw1J",
-	"ImWBFRtYMrfMnqUnMVMTGYWKNP1XLz4MxEPcWgeKac3F2Oj/3Q75J7jm/znukERETLkYStiCaEXO0WGG",
-	"wafTBIRBPzUdIFs0TydbaO2UvgP23pVJFBJNL5gxh4ILWAmhze/Ie7yGLJJX8BWMycOFSkYjHnAm9Ee4",
-	"0F9ZCXcO71iJ4cK82xYNk9ujHIzoPVQWVcO6/AVrIl7x0nLnev7jwyqFFmDOPKwBMdOS17FDQ4NZy0u6",
-	"4TVYHMu40W+8zv1I3I/oPYRgSN9ssgb+YJ6Ywmy/0WsfNzzwqFUzOCn2S04t3yrXDOEaYLXsN6LhGivv",
-	"3AzZ2Qwv4G1L1t73UhMmZDKeWCkxkjGhGWqUCgTrQ/GteIB+3lRIPWExCewT2+R7G5i9oopYDGnfEzMC",
-	"NuT6WlFe6m1iRDy0PTl+30dV9TlLjRI5MhAMDnZ4dw+SKskFm7OQDOfLIA9/QzE2YHOhW+AFmxMOoXmo",
-	"lwhPiO8UlD4RSRT5JGZIrQ4Qf2oVIa4nMjG2nLmzzWnM1a3ZtAYYCtXoLkvHAwBnlA6p8W72bBSfeLM2",
-	"+WuqIBAuCBVz5JtNbxtIcclirU4GInMU5us44HYP1BI4X9vnZhPH3bm14MCfeJtAd9b05S7EUq7rSC+T",
-	"UgFVDLX4ioIq//I7jZ/fE/N2wUdQg/ufsXwAoSeyG35XHqyQmZFcX+q8YODYSwwOIOn7jGJP2dhYcFUo",
-	"2QfC3QPFsstrvzEifmLL4D5pCCk+UOSH92/AFLJWWiFgTpp+IVq40kx5jqPxkQZfXNcZ4w1X2p5eKZBe",
-	"eFEbU99zKP3+Ra5zi/BamYsTbz7BJkFrvHq9gLUd2c6StHP3r2PWdxWzDtP966SqO7JKo892/J1Erd+z",
-	"MVcaOmAQFcQM81zGVLMrOs/YVpFJFcfu/GdWFs+Z7pMpF+ZUcwgyR2XIBqLpn707/0BKUQBtEHO+j9Ve",
-	"TFinnxSWbcKc14bW5yM+9s1TbaHyQLhKZWQiJ03FGPFx5r4zR1onRNomIyPOolCh7wnlv61EAVXa0Zvb",
-	"aig1gEZHlmG2JJsZzEvXzYOWoM8DlLuQ6Jz29xgIH1JTzb0hxOK3iZt4W9AkwHrAZK7hnMwiKk7S6eRq",
-	"C3CCUWMrmfYbkTcfFAp2taOr/0djHPMoMrKJJpo1jMZuU1+vaBQNJY3Dj0OZy3v/1plb6e+7Drjj1O00",
-	"4o6L/kZw+p5dOYSpXnbsLljRp8/86pFE4K7eccw9LwRqi6Nup7xhNBElKKF2+W4PZVfZLmn4PWQR06wM",
-	"TtG7lEew11rZpmuFrsWu+V7qYQcf2E9seC6RmgND8lgUjE5gcnTU6Z4YkAR/kxiDjxO8VXnuDgvTAZ1t",
-	"ATaew5umsLEg4CptjmdWANYbfVtLHz/KDha+tzqxxC3ndxW0Hwje5vqb3X4ZvmJ61Rrs7AZkzwAId4Kz",
-	"tZdt+zRUW98IewiLPMsV3KG/y+jAnrVGMJ7FxwluC2v1IKdrQTf1WwVz7YKxmRoI7mDIks+auwlIZXCG",
-	"HzcnRFBMErMR0wE6hg32sKxV7Ft5ia0N8faQyOEMpiqiId9/dsksur2gyM9HYztWykRefUtFKEcjlZbX",
-	"5iwX9mkmgalgwsAyifh4AtvVWiovPs1kzkqpLElKvuxuQhH7FIiWWakWjF9HJR6u2bvWyB8G1Pm2rlfL",
-	"r9DLQ8z5rtzcCr+mbw76ZMgCOWUKosWtk+vF5EBYOdkmzyJGY9vyFU+zyWgYQYYHunpqe3AbPh3zVDz/",
-	"mZmCWj+/H0oJfJd0KTzABfcFKSelruKzRE0YFvkDu4LRIwif0jEjzeGcTI00IRds3oIUHEtBbHaZFG6X",
-	"eZgQGkAqDiQGUuDSgjSHkYzBWiZ0NmM0VsCLgZuS533CD5xKkgjNIxKYuWbhklYzEKvVmnzf+0RcCHkl",
-	"iA8v8B2b++jkxUyO9BXhb0grGghQdvSEFkflFVUbkK453QZSTdOHxZaD0Lf+YeQk3K4qZETCB3kPPL6a",
-	"fdIG781OId0edk9Q7JLFjMwYFYm2RdtzFKSCgKqE1NPjCET3SMY2i3gWUQxsaq4hrJmyx0EHhSwSadfp",
-	"Gn5eqvRXq2k5F2+a8GG2Vq1w1d7XDSEONBpc+gRNQBC3d6XyzSiP91V68Z7pJIZi30cHKZsTBD29tE1j",
-	"TLodMuUiQZs3BMDxMh4hC05BRPk0pX7EeKl7T4iOtslbLnSacG8BtOBifqDILGaXXCaKJMJ8ZhgLsPM7",
-	"G90qvo6L0sZuwTWQOqQRTx37M9BpGF3ZjJCFJ+ijBhy9wOwCMRAFj3ab/DRhIo1aAtzZB1lXBNYBjCUZ",
-	"srm0bQVmEc1SfUhAZwPRHMWMkZ5HZrEkvWMPg8NA80MSYcOkLQ/TXDLQ7dlsnpQxCO/5EbN7BqKJhW6U",
-	"TzGSbL3mra0FV8/wzS1D0LZLC7obJZw//u6vb4/Ost4xJRzGXcthXBVn8q95DT+PR9TE6Dpm4buep/El",
-	"i+2qo2RC1eSrDTRWENAuxwiToL5SeNw/Ur1dzk25K5CK2aW8YPuDKfP0BaQA6Y2tyiC50Sr1OTHa9W4I",
-	"SVI9EBC5BHGbC016RAqrpBuY4gE1GDRjIgSuidwHMMASchXQOAT2Igkea5esae45VyS2AV4oVE611rwP",
-	"3LOki8CMZ6EGYRLOpymQnSBLXcWoKflBXANi23fj4IfapqF2F1bKXWSh1NbJFy9+cS/dhUuYiTEdYw3x",
-	"yiTz75FlDZjVKvGogWzI3Rk6rkRzEDDolkpTyjftQPuGK/0iN/bbNRL8x+8NmoRcQ0XhM0mVphF5KWVI",
-	"zumI6Tl58+ZZw6vSbXDEBY3M9jAnYfOOin0Gj6DPINYarUGsE3bzxDp/7ZJAxjMZQ0TBvJKRjdDMH9LP",
-	"YzlNx97FFoZa5t7msNsAj42xn934MUGw2mg6lJrRpI0LLcPbjX0LjQReM188+/pVcsbrPoQ7y9eGZZbf",
-	"7jlxla1ntX+2sVexTGbK8iWn4yJylJdfQB5ACe6ZtPgPTvxXyQXhjicse+HXob+lZrNoEudW9j490FUk",
-	"4lbFztqCZs1k5Gxed5WQXHXa7h5IvgKIqPqx88BwPRDs1I2SE4h1zvZ2ogZfuPcfNj00AlhAzMqAuXEb",
-	"3aXFeF1BaXayB+6DPAZmdGipgMKTUCBsrM+/YroAe7drC74LGWxPOjrodHNN7L5k9f73hiVXOkNOpEa/",
-	"8eiwfWhenPLIAGI3P2Sk/ykeQ6XE7IeIlU3mcWEyQy7MKu8WJ6LS9HW7+KbFccaW/wcGvEGDdc2mEBn/",
-	"PkdLGs3JyCwWBYsFVCgDUS/zw59RZURDv2PmV9Mo9+Pn26FhuuRKIXFh8e0AEmuQ2pa4f8X0rWT9/aLw",
-	"WwSQh26h7stR/zJm7LclV1Pqhc9jFrZTh+wkxw6TSiyPsEgxctR5iiW1V7GxAjHzG+XkCRnxmKm8wddO",
-	"dyn5PW8Gfvbb5DQDxvy4CnxwA2HPSUPUkD4FTnJs2VN4Ac9cXcpVs4mN+dIOb9tWZo3XNV7XeF3jdR3s",
-	"WVNRcAJ5T5bhrwmfTa2YLjUJv8FmZIAoRq61yUseaRaT4TzlgjhZq5suj28Z+EnHvGaznH1S+/x86xBV",
-	"BQSsBm4d9riR54q4+MjFx0DKiMULTHLo3pvSC/Mq38loRi8aXmMqQxY1+o2zxwedJ93OwbMP2cz8hJ0c",
-	"SHo7xWJOzdnfnR30et3O0fEGgn8nAaR0FdXxo33Gj1huNzthlx3be9TolMw4C6CYIR1VnuTnPKCCmHFD",
-	"To2eMAFSEvpu+prGY6Y/zGesn13te8T+sPXI0WrBeIeBo1WCZd9ipLr65aZxl3GiWppvI9aTyfB9hnrc",
-	"KOpATx3o6TdOw3BtULu9/n5zm5tlHLtVuCb3hrfz/tSS8C4lYS2dtunhvx/K6+0oVN7ny6PSwT9Qlgcy",
-	"pS/hWLRmGwWATwDKoyJ5xUI07rMMTxJAeaqjMNmOlotUCUXJUyupO6q+rUVzLZq/CB75vTO4WAF6h0rf",
-	"5bUJ+yWs8HiFo+eNqNLksENCOlcekVGY5vcDLYVPte+hK8Pnod/C/iIDwT7RQKMLlwxlOCeUXLHhRMoL",
-	"ErKIY5R1ZHAioHHMmepnbUb+cv7uey/7p7lvm/yEVw9EerkBFE2mUmlbAwmkGMz8aFufcaWgrggu4EyR",
-	"JgdODBLKK+FBzQTeayAwLNYiMaOhRbfLXLe0dCakAHfNLJYBg7tPWMywTkpdcEgZlgpOsbXAAzGhwLAP",
-	"r2GgzYdbAuOyua05bqkw4JGkCU3issHh/EFPEcJoHHEWA6t5C6cMCM6VprFWA5E2PMZbuVZvbfKT7cHi",
-	"Hr5wZdYp2X5hvP6CzYzi7+v5jCnfVpY61zz4rkI3T81ATqf0QDGjSWjb5wyeALcGjvTClHI9EMgFZIvJ",
-	"ioz/lj4IiugW2f9PoN5wnHWWga/iAvwhkSNsIjNiDGvFhbzqg+icms9ono6J2XYyFAN1Bdp0mI+MK863",
-	"C7atmdJ+uvC4bQMNPfNyOyd9OxGmv0dcaRaWm04v4HSfNOWVsIoMVLK1+vh/ZVazFAGPWNZHFM41ilIy",
-	"THexSofWJmcRFSQt0HZvYJ5yFkt4xou01ntlVwQc2U0BEyM5eFhYua41QmFacnpeXpacLC3BdLGuE3lh",
-	"nU7n0YrIC9xw3Z4KJVGhgkBUjMBuKFnw+XH/owFsKW2rFYFSMRZyNGqHLOAhC42MZ59mEZSRj2ikWPlL",
-	"wMMa60cszJgddE3pp9d4UbfjNaZcuH8tBjO8htJzmHYzU43qPSZuXxWZ4dS1VZF2bW7QNAKuXK9nBI6p",
-	"iHo7ayCBD7tP/SN6lZhXnF0BpsSfJA6lV2pNzQx8Dfq0cuqdE8YrTP1U6n46mEVUHFgpbmwgd+GSzifj",
-	"8eZRrCVVcSRjFlB1jbb40p0BXW7NUDyCjIQiNFKdzChmwUXQ88KF/D3iG50GglnSJ01jw0VwoWp5xA/p",
-	"/IzG2l+jMTYBZlOYhn46lvIMgHTM62UA7Lm1z2IGI7QN5gomrTi0zOBcMQBIHSt9vLlZlcf/MEN17Prn",
-	"P1nxfC1v9/Tsu7gVVhxAlIhgsuLZdmkVBjCln94wMdaTRv+os+XkC2XfMNtHmeQwClP6k3kFaChss+wu",
-	"YU12e52V2Yv5xESYutyvh3AMXzU3IZVcGCPIJbQQ+o/fG8b0xfS/BiQ2Oiq9KvcKOl1Mr9iOAyWXDvfz",
-	"Bojvdn7VpI3cx6ndK1vFy1FOBjs4vLD97faetQHdUnXu+4NNg07r//p3xDf4Pwof0oQNCo1L4xzhJtet",
-	"PsGN7Nlm8biR0AI1tvJA4GZS6J8w58Y8xAakUyaSByq7aAY0KmDU5Vg000GYW7Ix1fyS2Ydaihly1OkY",
-	"+9idacnJJjRjJwN7i4WO9hPz3YjmU0Z+k7l+7NflkScRFzQuawheEZp/mCkWp+C8545JOelbUbTuUVxW",
-	"dia7yd0p56bbNKuxLgd1NdLdjHSf1/6+N+FZDWdfTtfZe5CTcs40oeniqYTYRVCoHJsYJzy8pmPtK/Mz",
-	"CWWQIDVQcyKvjCESSkKJpuqi5ZHhnABPcTWyIXygeTdwEDtqISRCTn+zHGuAW7fJPX+Fr3frZO4hIFrj",
-	"f5BnELUkkRzDsGJpm5cHTOgYOk5HozY5HcpLRo665D//42Uf2vuTWSzDJNCWzi2KyJRy83gqAoDmUkHc",
-	"/dBbP3Y7fNzwGkD1nZJJbFAz46in7QtrNoXJTWJmXn6VGM0PeIMkb/hcVW0FXC21ZN2yoTB2W8bJHHvg",
-	"HqR2jwvSyCjPb2l8gZFEpE+cQsvrZGYAgYV4ECmHYUN4IFsykTQQTesgUz6Q+mdihzSFFKx1o1AzVoXC",
-	"A67/NhofA0G1psGkUEmDFz2wA+0X0nMeKDwM1aXL7s08+X5nIKTj8zdjJ8a0cDz+YGyEEvkbCfvElV5l",
-	"Q3ygCiJTFRPWcXvu007YvRzeteCsrFrCZO8ypb3GtA0wba2vdy1y7TjLHaV2neJep7hnXEa48KpAew4e",
-	"1jQlbiYswtV/i1x2B0O3S5asxd+exV8tlbZKXlN9c9/7rHZcIDdp3o6lHLRr6zpwKjiegkEA2x1UT9i0",
-	"hNP4xBkNzjUvRTYGoGnHu2BSIQ2NWeF4adzTsF+WIs2jTocUFXNQ76+4Yp7R0UeYQrhST2/dWlHHnPtM",
-	"QtZ69vb17BpoaqD58jqu7j3vHns/71oLnSRhGF3j0T6f8JEm9iyPCGTLhwgzJBd6RMKpNIogPR5aO97W",
-	"Df2tHdSaBChumF8nEcqj/uGqEGPvFiHGTvjUvLDUZrxptVEoZUzGVF1AnnksTsiTRyB8JzTiwwQipGvz",
-	"W1F1UVkyjrqNnzfwiOPKqeoST9dLLfK26hOfpPvXySx35B54xVVOoj0AZdJotYwGE0KBgSrt+IwhO9L0",
-	"lUzigPXtRb5H7JHXIZal4HFszj8QPiixvkecYtQyyqziY8FCTDtNmNFuzZX2iYrO1Zq6rEdc38DSZBX0",
-	"YdjtsFei/Rw1n50FOJ4oFhelx/HwUXDwOHzCDp6OOt2D3uHR8aPHT57SYQCrOkzYgkwk3S4qQAedR/1O",
-	"x7xmzGXMtVmIEz6e5FrCPlvQAwkdygQn8MrKPBR38LbVBOzuhWZlvQ4/9D4YXf6EsLTeR7kefHbs1rZy",
-	"t/Zr137tfuM9C2QcEmqXXiV43sSmyMgcDxyn6TXlvO4MqCtajuOeWFNBrXBrxYxC29gp0VJ65scZi42W",
-	"PhAFan+9tc5cr9PbpmNv3B/6w7DbyQyYMg5ZJIxNWXafdLyGyvPnZtmGQcw1D2iECOI1Ltjc8htw8dF8",
-	"2Yz0IOezAJqJTy8b/cZRtwG1e+bvw0OAZzmd6SVSA+i+H5Mhi+QVOer+53+8bHiNK8bHE93oH3728iOx",
-	"dYdhwp7TuWr0D92wIjpkkcpGZF7yo2XiTZ/7AvIVzGehXLCYwEWRU8ts2aN7cu9zwTcThWQioxDMPK98",
-	"muzgcECKCp4NRwXSTc05/Nk/zo3rnAqu+W+QQC3Av4XiPBtMt3Qa8EmBnLrWVOnn+KTz7/0OsibkULH4",
-	"kuKnzm7dyb8njMRCy8+7oaZc3j81R+VezbVMThKdk2gbMvlbMX1gBLOTHNssAlxdFJG1PIN12Cd+KgTA",
-	"ZjP7zidNLKR3G9FvecTPia/sBC5e+g/NeS8h2WkgfLOtfGsrOgoA3EU+aYZsRJNIky5y7ftus/pkFNFx",
-	"m7zWbEou2ByBLhH814S5ggY37dukyyzZZvu0A2tEqhHp9ohU2fZaXv1fBN1prb3Ve+UutbfNt9NeOWnL",
-	"LMzax1H7OPJ9CEu02i02nAAVtpLn42bq2lT7I28ruDpSf4mW8jZpgaX64T0hVKxhsIbBrwMGazzacsvB",
-	"24j1u/ZVbDHHM8OI13mvtk3CnNKQQeImRoTdz3rC5uSKxQxPuOJ6sk2q4hUIUjsIamn/1TsIas2o3iu1",
-	"ZlRrRn9ePvC9m9ircwq+xyxlszbDxOx/y/49o2NX5e6D6ufbUE0SKxn7XpHQueV6Qap+nhcSu6Oav/Ld",
-	"kf2s/mYg7qBLZE4L/JL6RJZTJeYTNSAiZsaql3gb086+q8aDfWvXF1nneOFqJkdWGKIjjc71zF5vSl3/",
-	"5eVXyC+pdSe2Gu/xzSc+g93Q2EIqu2VggL/LtIucWgFKxFMY3gLgCwlZhR+uJEkEwBWZUfwKMQ9YI2uA",
-	"bFFzNpFavs2Kcip8j16n8XP2aAvtiOn9o+yHHBIDBPcbLyMpYxLGlAtFgohR0YaJq9SEOj3pm3nVPNhK",
-	"ncILi8i2HMkaXl+TbJQf26IuUlE9PVzsLF69obZRub5b+9uvpftZTXhR4XNJoNXesGvPP3dtsuWMoTo1",
-	"iuVvTKw7ZfjyOGUy/mGtvOi8xtl4lMuYfWVMAnnJYhpF7Urdyh1YvoRW9fllcZQtC7snGoftJ43asKgN",
-	"i1WGxbpJ2GnL+TzGO53y9RqWcYUm+qvNnuOtZLWtm822G3b++0TL/2dKobtF5tyOK58K9lpGGGx797iN",
-	"Q5pcq8yFbJZTIGechX3bhyY9kYXmzFASIfVAIL0A4bpVKAkdzgm1bXdSiCPNtJ++HOUOxzJiRqBP+Hji",
-	"Gt7QIGBKES2xP44ZMebXUWVphaGbi4HgnD6OBMNcjNMKKdJMAc4roREeiN+kYF6+9Ut2twfAbcxl2NpN",
-	"ft5e8/I2VjwqKgzrVuOsLfMru6gWp32XCWGZ5bNoDKA6XlD97aFbK/Z710BxRFYFxX+keif+02md+K+1",
-	"dE57Sa1y1irndlXOdBXuV+Vc3211T1Lw6sy7OvPObEe7jYqBgS3GA26sNqxAppfTgJEBV7suFMojIPhA",
-	"vjpQtbUgWDkYyDg2114y4AVQDwiKkNZ2svBunX1Xe1trb2vtba29rbXqW6u+X5a3dfuqb62M7iztds/+",
-	"zYo5tTeqiQ/d2jdztOPs3vJ6ZSNg1EJyQR+Li0EOhVDGTBiNhQJFFUUB+a9/h3+NYkse1TRClHQ9YuQo",
-	"6Tg99uFAODHWsq2rEZXomBE6NjqUxgppmyzokzG/ZAqP+UbW+7Z0GvytYk6w5TxxAm4gYIBTesHMAO3p",
-	"0PqbXdoW9DCWNnlh3speDhdlHFtWV8KnwNvbI4QOBBBw5YiuSBOZt4hPk5Drj/bUZUqu9K5hVmVtHvxA",
-	"Ed/Cku8NhCvaftxqkx8EatAszM+/gmG3yVHnKTTtJ6nMXFb7LfNILjfHJ81U1/AIjTiFzJbRyLvGPWwf",
-	"sG0HcW1b1LZFbVvUtkVtW9S2RW1b1LbF3hzd96BK3K7NDS2bZT1vY2/1w4Jetocqw1PbJW04R8X8gs1J",
-	"c8riMUPUMfZHxI3sEEy1POTLxW7RRjtT5uSQU8JD105iIPIMfi3oBm07PUMniBHXYMBYddwILNL0UfXz",
-	"oedDKrkz1qZkBjkgGW1TkbXpJf77k/ZbbeK+bmgwBZG8kL8ds1GiWNoQo3nUedpqD8QN/TNoGK5uTUea",
-	"djaKbTHyHITQHKN1snEPu6WmdQNxU9e67dgj5/koxft0ud6GE/hPa02UK3UbgFT6HXZZtVhbfX+ulJ3V",
-	"tkadvVObGffTzODi4yyW45gpVRsadYXs/aiQRZ5ti577sCrUhMZ7i2y8ViqxkY1ZMox4QCIuLoj/6sUH",
-	"giODAT/8XcsLJj77fXTvW9EUkpiZT9Mm5j4QBxhTLkgsNYUe1ECHYq7E62Yxu+QyUfgQpeVMkSsZX8CV",
-	"Gnz220nbPjcjv09OeZiERr/x1+nTy+F59zf66uX87+fdzrCnoyHvXv6ddzpv591/Ncf/10/fd/7+t7/8",
-	"ZkRZHDX6jYnWM9V/+JDOZm0lE9W2N85/oLVuXFkAwjy+4eLioFdLwK/e1QJfeyHKaXf4XeQGXjKhZTw/",
-	"SGu4VqYGFk1vElBNIzk2ZorSMrhw4UCPDOdQ0GJ76KMzIBFcK4/MaEwidskiZVvaRxGLx0yoPJXArz5p",
-	"mhsYVfT8ux9aHvEDqtlYxnPfIz6FFEO/Tc7AsbCSrWAgmgt0BdekIZq/crKNnHMNsdkZ6xde/OCKh6ys",
-	"5cJALBIRck20lKQJLRntZHFFQHyEZpIY6MBQsZPNVX6KFvuBShHNV7Ed2O/4Gj5jFcIDjN1eQRvS3Gw7",
-	"nVxhCb/RX0kzoIodcKGYGQi/ZNG8VazoH0UyiVeU7P9aKLSb0k9vmBjrSaPf7XQqEyDAYB2vgFsNpMk+",
-	"0UB75MbxhfGcjKUM1YoxujtuYai4PEnTWGotM6lcuENgK7TwZU7IUOoJFibSoVrkSEA7r2yoeLOy4sWh",
-	"seGouIdkBwoLqQprdIXkdFc8XFjSnz9vUHGau0OVotNTMqNjlvLj15WnX0flqV0F+FFzmGpMnGh+n1s2",
-	"nIYh+rQ1tO8hOSjpQ4hgSBW0StCkeTWxaUARC8fgv0iEVoSLlgeHAYENKHE1EEOZjCfYANhoM4SLPFiP",
-	"aKBlrNwT04cU8HtmXfQeNhomER+xIqgjRQ04RNrklIQsiAD6YLyIbdm9HygyolMezUmTawNClyzWCstj",
-	"R/wTCwcCh9XyCCVhgrLGvjyqG9QOHDthc/T8zyRCgvk5Hb2xe6ggibgQ8krAawyEjAkFBHQhCpgZG5g5",
-	"6nQQyc0JNh5SajKdw6IqMZduUinoQnRlIIrhlTHTihx1DleXy+al3V47GjqlDi7jOrbhbtQrwGtKRaLN",
-	"wVHMYL+bZfCD4NAGb9jwMjzuN7BZNcsA8A2bpqROb2AtwgvOaNzoN4A4KGYyDll8JjmkgXSP1+8r+LPX",
-	"gGX9ho+sf7PX9RrqImn0G2fvnx+8efH2oAs3hn0FI8DVZx7R7h3nKItoMAGkTX/vPWk/Ps4rH4qtw8xY",
-	"8r13Vaq7DNzr4fYCbK+B1uV2rxGEO6/bK5hEde3eLTyNFd7kjM4jScMPUr6h8Zh9bRT7ed2jiuqRB5Hq",
-	"jH8lK/Y6Pn1QJywAW3Vip7YxwJgzYnO28fVWL7nO6IXKwCLgbdM8uQ9SrpY524s30HCz7fgFE6Lb7CHQ",
-	"wcnVREaMNBUTsPdoFHmE4l7MbUKb8NNqkw8TNhCZcRFQYXRpS2EDWf7uEWQCGTIyuCATrmByMV+IvGdT",
-	"eQlBhgXV32XlpJw49sJ+3nzhilywmXalCelY7pHe7UjeF8XQF6g2H5eozb3O16U2l3yuXeUG1YBSK7H7",
-	"D7Pjgr9TPdRmrKwOJL3OziGCcciGofCFWOiRmF3KCxYSIWPCPs3MbvSIQLJqoKhukw/yglnaNQFFdBFX",
-	"WGt2Q3pqgV2a5MaacZpJxVa1v8b5+EGxWPmkScMpFynCDMSqmEw6Hbtqf915mq9jYiETmtPIJs6xKeUR",
-	"5D9N/+eExkMZG3Xm4ILrYMJEGtCGsIOZa1W8+9PC3aul3XUCTLu75GvWesUS4jQWvFPggTfZiGzyMk2e",
-	"qkY2OWNYU5lbGLXE3LIrvmSOc7LI2o0rhRFsvrsig0QbXlnhaUdLLmnEQ8jAf0xCOsc0/5jpxFUgQ8YJ",
-	"KshN7DQUGxl1wdjMCh86EBOqJq02gTUK+rEgsFVdHo/T4s0Nl6cMlHOkgpzSOfi4h4zQobxkmPqDuy9+",
-	"oIi8EidYFcxDhbUFQycOrfmfV4hJk4rQg9dD6kuc43Ag7C09QqcSOSOded4vpOvn0vGPiA+KtxnfyKxA",
-	"WyYtZDoibyCmjArzelko3DO6NtZE4KQ4Z77zyqf6evasp7eW16lL1UmNffrPi4K8EYeNtYT5NaK0mha/",
-	"gSfaTtuu3dDu69ykTOO4wjwKrPlOxWvLler0DC/jygIBsHsPtROftXe69k6vicSwsBloxlKwbeHvdcZA",
-	"6pAOmeMTuW43PXAwWp6qivCXREwBUoELyREZW2TgmlzJJAoHYkovGDGCZd4nQg5lOLc2xiKya0kogiog",
-	"qYU4eSVI0+CRpfi4oYGNu7XEni3XWRjmtkfwAlIwcxsA0XyiFwBhdoZBQRopSWJGg4k5J0VdBc62S4nT",
-	"JCxc43ulqLlkY2UmVlroZ5Dc3KPZ6xy1bo2pMKQipi4gQCXB8MwiRC3ktucONx+muAH2rIdvSlpka402",
-	"zeNfqf6fxWzmkUSxg+Hc7JQ0pQUfCNsyTkSqRoNKa46xgM+g2jVmM/B4C3nVAl87JWfPX5pz/n72hrx+",
-	"3UfvOWSuDER6Ok2TcsyTl3nYCdKwp75i0kzzNbkgQxmFRArzJI9QMmgYC8GeMGiQiAtLDg+ltwHc5YG5",
-	"koO2ubzlcUez71DL9EkTamHLfesuIWhVgsobVxe2P806bRI1C0eWhsVWjsnE3KDnNeKkKpNLp7tZYRb/",
-	"zWyX3qdurrSq0W8kin0czqtXCeB0bs2DbWYkP1mNfzp7/vKg2z4k//1v/7e809aQCwqZqUuJsVD29nAW",
-	"UV78Ao1f/nb6y8t3vY7X6/xy2vneO+x4h51fXj5/NuGBgfyZ1GTG2S8vz3/529+vT5MsU8lxd9Z+m1oh",
-	"XgMOz2IuNEmrVh0MWsu6BAaLQrGyRhxJvdov/p4FjF+ykJizoDgAWCWURiVtTprwg1EkZZIejKjSrUKd",
-	"hRQHE+CeAC3VWpBt8sZcbItmUzWPxoxEbKSJuWMiIqYU8bkIoiRkL6YzPf8XI0b8NvGtf/gbNgKuCXBn",
-	"mdtrhSMxdxvCj4RC9S5pUmKeHuG/LEpGUj/AJoutrBvkNe568Gfx2OaA3FTvQTYv9yj135s5W7d1JHy+",
-	"+9c/EkbocufWGBrtdFcMzdxsK0MrXUQw3nCpv6ULTXRXdofMr9PywYW2B+tNgzs1tla659I9IwUx+6sw",
-	"LkdMUDZNud30BZZsOJF1rbMN9skG5RlvpF6vKMPtrbom40sPBEUoWtdPv9pO0GcJmoGhaZ3ix2RmtCAW",
-	"WnajYpDaS2EaMXk410yVwddA5PELOWjNGoUV/0CRH96/IVw5K7CAbqTpF9b0SnfNc2a+x7LDpmC6pbRJ",
-	"QxZJMU4rP8CshRLBgRhKGoeKqIm8IlyTpuv43EJuJrwA88yKQSV3IhFJFFm2KxjKioSriCu9mkhqVbQd",
-	"tMq1jcs99Py1p35AEQMv9XAGzJwVYvwjHjELLcZu5GLcxmuRf+RmXYMZQFcT2jt+1Og3no6ePAo7T7pP",
-	"nhwFj8NHx09pb8Qo7QTHxzTsdI/p4XB0NOoOe8PO8EmvF4Td4/BR0D0edkZGOXjS2NT8PXrS6x5uENfH",
-	"r7wWasDermHja4CNqd3jmafS/HuVn9JKvrvKGDjXQFeeitKRjImVmc2AKg1RCRD+Zpn08Sy0YLhWxL9g",
-	"c9+IZSbCgfCnSaT5jMb6odFcD0KqqZ8l6uITLC5Al0ffSAa/T86+f+WRv5y9eOWRn9jwzIjmV69feoRq",
-	"MpVKD8Qxecu/wSCKGYfBFwjPY5tLZAaPDPgAap0QKuao+TKj5JLzH18Rq9SGWKlHBQloHM8HAmejVSDl",
-	"a5NziQm/6cRgyTncHtO4JNYtwnDcCz1QA+Fb1/+BkZW+SyJWpOnnZawMNNMHSseMToGUXUjBspOd4s7F",
-	"QJgb8yCJaGyMZhiGRVPgiwcT4YEy10pz0GY9Y5K0jO0VIZ8yodLen5DHrKgwKKpJxMyX7pIZ/8QijBnh",
-	"xJMn3ac9Yz1QonjI0g9CDg+97uPH3qNOBy8CuKdRNBDNx4+edP7r348Oex3MyIYiRCP9Vfbdm/jh0aur",
-	"6FwBu7z5qlexFGNjZkc0HrMYPqv7MgNx1D0EjeFDuoBSlE4fkKE/yYN/ugBPHEhT7cxfFcSMCTUQZlkM",
-	"GbELv01+shoR1/kFrEo5Hc3OsTcyAjzLDbmtjlNQO4r+hoFAlU6lEbeFMpRmWUoL5spgAswJxOuc5pdq",
-	"R2X6yg/wqM00lrXc4SVSZNEjzqNlZWLNpO/qCdjpa++ytWitYKUKVtUvY9Wqcqe60tjrwUzkjjNbANAf",
-	"/n7B5nVSy+3bJf453fkoZVJ1o1xdHMpwjrVcjX7j0dvGZipkuR/Brt9r8l2gMsqVacG2IucW7wBMJ/SS",
-	"EdCtlP2HbbBo/h1EDCLFTdAuYka0jJCAKGYjpoNJa6cwie+02j4HjdEmpyDKF3JCYbXkELQMHp/DIxw8",
-	"1jkj98H+wm9yw666MyPsZn8NrB5UkEp2KSa4rPL3ATetUQGxwb4raJ7wmTO58hprynd2U0hrIKAEJctT",
-	"A/Yt5AMr0zghnYQGk2sV4JUhrZVuMnz3W4cGcpN4bXTAPXCDAAFeWrWAww7ojoP/X54LxX3/m9O97s77",
-	"DiN4+HsCLN3XQucLERa20ITP2uR7zOw0NmcM0JoVCZgdFlNxobK8zqktRLDVZxCYpkoPhLwSLIbaM3eM",
-	"4CGUA0HAFHjGs/1IrJmLTw1d5fPpDSXFscV/wNBUFizliPaz15CjfL4nXDgQOWD1QICYl12VIwolzLdP",
-	"6TQDt/uyhuY7T9HZVv5nYY/c+9RPS96/kvYgt/3HMRV6VSa3yxa/QTxYtxYVTiJg/0b4W6EjLicbrJNw",
-	"yEjIphIyrG2C5WoJMhBFEVK8gRlneU4MiJf+EmPBopphJgJewc4GPnZZvnhESaKSYGLUukLMLpBJFNr6",
-	"2iseMoGlaTcX2bpM8vUlWz71nawt2Vx+vi0tIzLRiof246uBKHPe3VoaYn11Thpus97rDqu48u+xU0YE",
-	"K2+qqYxrlGylF5QqhrYzgV1wdXLon40G4VlR5j9QgA5eZmXl99+uyqGmTCTX02sH8yAyaq1IClUFyrJ0",
-	"RZGRdyyXa6I0jW3GyUkWvhkhjfamfF6rk/jRejRvsVZO5D6TIX/egsSyny1bTmhrigRS0S5plFQnaDBf",
-	"+CfGLhRUGlRjVGCdbqFSIaTzMxoD408igon5GDKGKrMzFj+TlwyZdI6g6QwP2DPoR9Pv9p4em9kI+Kxi",
-	"NCGAB+MVtvPLQpY+dK5hF41+F/8I6bzR70IXLzz/fAZJnfDeZj1dsjjmIXMvogs5nY83ec1Hja2/1Oef",
-	"N2y3E2v1ThS+/uq2ONmy+PzzRp4RkVT3i8BarVFvy34UlIQ3VwvsyIuykjI6BySgXAvEkb7l0B/Oidmr",
-	"Kf2jOdkjr8/fEbuFbQeuuc0vyByTNsbf8rAJPbXFbpjECFwVdocCiARmj2KyXxxMoLQBz/fyzMvpc4Bz",
-	"AgY2ZHMJWZGptPRzJMwrO9UkEVQj3UQA5/CNNBfaTOZMjtaqCjbYdntlhlhAkH2hwlpifzuidA1jQCQ7",
-	"5aEwO6tcJchpBLVCsKZCcKeY+3mt1XQdsu48IUIkNclHXdO4KQV1ThmopKwUwXQ96/YhG40YNqdZZef+",
-	"BCwWCMBAjaUwJdKWDOYUjxaSwZofHijiBAU23M7pLWnSKqg7XJCRjB33VkQ1U3ogfCcnfHD+0ZG29zA3",
-	"b7XJ93LhaqcK+EomccD6kFHquzow2xtm6/b1K6ZfuAksVzRKUrN2YmAXAfNWJX6nJVWgy4NOhfThiqHZ",
-	"or0KA6ta3pc5KdyKKw7JYWn5aBBxV/SKOurswhNR2FxF1SP9aVkJWTCyAR6/MNXBvNPrNTSjtbUI2OSN",
-	"fsNpJXYcaygJxX27QltY/Eo1nm8vnqlkhMG7hVnep4G+AiRvbM4AWJTyySF+o+nuWmOncLgbFLLgswXP",
-	"aW0l1W7TL8GEq0Xxdjtt7Fv2brGLhnkTKAkbAUmWFK6VhhHO6c4kStO5LdLKJ3VgOsQGPsuVuQZWNNf+",
-	"w/vjP6yRsUbGGhlrp+PX1DLkjjyGxhh6aJ6oHv5u/vd5YybPapBfyT9lIX+1mwoli7l8RvVki16qyn29",
-	"lIvsouMUs0mzWOqIcN3yFpylD9Q29JBztA+fZ6+6kSJyJ3J5jd5Q7p1q4K+Bvwb+Gvj/dMD/Lo2wOVSR",
-	"oztQA6Dh4AEwfq12ippzkBVssRnYS0h2TZNfN6QIjajok7NYwqkvhGbxLOaKkeZRp0f8EaM6iaF3ZMji",
-	"jzAOn0hBRjFjrTap5H4FvhcISnKlc8rFcootvO0bmJC1uUfNVe2tconeP/q0IVVcgeoVr2L06H7oHucY",
-	"PWI5XQqBVZTH5tyIC1Y2/dhP0yMjKoK5R7rdY4Is4tVvj+SqQKbklEXLq1rl8tDB+fcLDT7NiD9ITSOL",
-	"2E+OOx2vIRgLjS7TODw2C098S4X5F3CpSgHLzjwWVl1wcY4s5V37T9tkFFpu4hHzDXq4RF3b/V8TKjTX",
-	"c/cM0J8UeM3gwdCGf0UrUNfB1Pz9TCpth37UO+54jUsmQhm/XqMDnb2i+mQGvfQqO50vY6YmZiqNaIBW",
-	"qmb1ghDABSeSKDIKexxMqGIwgbZh3QagP4u4/mb+IwwgNRw01dADNozpyKwrLfML+QkcWfzMpWpCfkds",
-	"wLqXyqT1mPdkJrj/DPx7vUrYP2VCv3eGxb3WfqpkMZ1OjcjL6zJbzLHOrZ+cDmI3nPnC18cTZhEVBxa9",
-	"oWdpCt87D/Xm1JqHYyaALn77TUqeyeks0cxSvmlJhsk8170P7X/f4J/fbvta+v2MQdCf0dgnAKYunxvD",
-	"5tCVxJw2EDTryu/Ulxwl3CyW/8oCzULi5D5pWnZsj6Tf1SP/bHQl/JT//b//D6GzWSwvWTgQOXhQLcIV",
-	"kM9emWcaNY8BVb0ZgLkqfdiJexpnisRAXJjMzLtjWAaQyTpyBsK2QJ/FbMTimIUEBTy+o6PPCaTS2HgF",
-	"nD/QsvyAXrLYSDEwfNvkNfhcHLcbhX4tZbeMmW1H60GqmSNKRPo7nPeRjFlAlS5OPlwOY3a/E2zgDSGn",
-	"pQ9JEsUUacKlNkWumPhA/uvfibuTecanWSRDM+kUnUhxIohdmDIGfkYv7V2jAhqlE8JjEiRxzIQmlywG",
-	"2kOPqGR44M6GYueYTwdizlkUqvSlPWhI49q2qxZ8U2WrgPHvhS/rD6We+ERDuTVm8AFzofucZjGYx6VT",
-	"BHfBqFt6zDxRYfVByrH49BC7dTZZpIBFsXVChIRJAKJErjUTW7cFru9LX80ieGWFR4bA+yw/KOreZYr1",
-	"VvSeRTWnsltjabZ2STNYGyK1IVIbIrcxRKpu65z5Ue6yhGHl1MUdF2Xktbu7L8342syMuqSjmknkwA3J",
-	"WtxSr2oY5ZWRDa2ja62cG9NasyFnya2AaCldjhNgeKrCXc0sMTnX98xX+4rpvFJ2G69mrUvUukStS9wT",
-	"XSKvRdS4/oW6DzENeROc3IsDcdPux4sA/JB9MrrLtTRDafMOC76KPDv/kTR96NgaqEvfIz98eHnwxCPP",
-	"3r952epbB5dH1EXikdz9PHS24f8+GhEHfYx5wJA0whz2SCijiMYK+1OYR36E3U2a7gegz7VOND1hAtsU",
-	"3i+sfwHTugbcu8ksNr+1M2kmMj+POI3ZLMIcetlcDeKBWJLbXg5tvMFK3B40vJ5nAM476rWPO96T43an",
-	"Y264fm/dZ+c/1hJx/xUWuBb/jMINBNbD383/LEnwXWaKAu0nF6xdnvuJo7pV8fTPZoJ1MClpLcW0dYhz",
-	"wR6oXMAl9a+3PLCo8tGIlOHGRnbyv7lSbDplA8HFJRNaxnP4rYWtjhgy+GtsQIiYcZIOwhyNGUiqkDQt",
-	"EJhxQDjFw3NAeoHkHwglXbcfK2nhR+AHston2oZwXxoeSBHN++So8/ReuuUxTToFhDdc3C4btmgu5UyO",
-	"o05jTRrPwqB2lc5a26y1zVrbrLXNWvui76sveleW9YuQLyifgPX3yQ390G3X33ddPVyaleNbyeSjA1tB",
-	"RnXRtw38C1YdSxmMFgxzcJJjOkvTqiR4Baa1qAeYm6JOSMgiDgVAUtgkEbS2p1kehflMqVqFWpz75uZx",
-	"F64PY4jMwSBwuBgj63uOGvHpCaE5H77rraklXutlDI33TGE7z3nrz3F57DORIgUUu1aqY8Hyi+xSx5Mp",
-	"8tQKX63w3RuFr7DgHmULrkQFrDKAw8bWFUW3r7enKhbeDXdFQEXAoiivBAeRVIV/l9cSdo+ySbPwUSw4",
-	"O6q+l4LDnW7VAIYiLiUP2FmuDBHfb91NW75B19t2uUHgJolZwPglC8/sWZ0Vu22TrQE1kFIz98KpRH69",
-	"hiB1A8zWRU5AmBvhwQ0qFYtmkUqGU651/kEVFzsuyWO7JNeVOmsU+qbg+c4h7zUmlXNKpQTXxQyF2tiq",
-	"ja07SPzB+sd7lvWjkvGYKcjdvzbcaEsTkbRgZeEAV0aLl7EtAcC885hZY0lyoUkT44M8hpqAqwkTA4F2",
-	"TP4srkin1c894l+IrUkgzXR++ySSWhH2aWY2CRmykYQ2uiGdk4iNNJGJbpF/Hoi0cKGZSjaQBTMaa06j",
-	"aE6cZLUSwUu778tEK01FyMW4Vah7IPmyh4HIcaJCycCcaTJKohE3uN4m5zjNLLSm4L+QgPGo2Vyqi2iR",
-	"h3BKy7n2sfZhRaVCm7yKZTIzL58GX5sZuURa6LCidCKiSnu2SMTJamLkfevENkcUCTT3ggKFbKmQgE6Z",
-	"zedSRE3klWgT393BJxeMzdBexmPV6Q29fIHKNYW157ll+zXw62Y1wDhjxgDOXnFVLXCKr3fWTAd+vkYJ",
-	"XVf1wDfAz1YQRf/4/d4Ycn/NjLLek/bj4zXsu17BulvWONNtb207KwTPjAw0997UBtxUQ13W8jY1HK8x",
-	"AdfT8fI7fYWOV9gpNeHFnj3LqOaogoBeO6thl0WdM6o5nPy7/ev1NSnPp8SeBGVwE5mA1WAg3rPNQKOI",
-	"xWPOlJcW2IWcaZf87JKimQB7mcVkwpWW8XwgoDElvLwq0GHYUsI0u3oqL5mxBhR0JLbDQVoPLA+1PTIp",
-	"tt7EaQuzLnnYfS7XF6ccjp9FXPCARmWdd84iKkjq7PWD7NRl13Bpi81XTJ/hwG/PSGxn4Mb2k+6B1el0",
-	"sitK5Yx9cG0u3i57qsLEnWsZs/A9C2Qc/iBiRsOd0NvO0iXpBJRb2SvEk9sjZTZYkP9tq2lXK1eiMcjC",
-	"dfXaYbc88ykVhrdLfloWtzLiAWerzcszewKUvOcaKqPohCpjOuViTHItzLCPZircmqtaKbtuxIoxW7KM",
-	"iaqa64jlBS2NIpt4hcXR15ksVLieyK1yE8W9UePWLDk0uBDyKmLhmIXPEF4a/RGNFCvzCffA29zJ8cvh",
-	"JT/iS63BMRfmWjCs0arYa8DENvoNo1JfUTUxq2K1r7CbDdVNPJIDQSSu8T9I7jbmg/xE1QS8ALhYeh2i",
-	"WCBFCBZShfmAtTh/vcYUzJJhxNWk5La5sacO1PTsRl7avDSo7lZWO3vXRr9rtvfaL+s8Hea3yGyMkZRh",
-	"u7E6SrD1GVj6ejfMwGkYKjKO5CVzncUL09CzDHvrsdnALptXbZ8ZM5VEurYPtsztMstEXarku0P3oIcm",
-	"Lve05ZNdcWTOdJ/Q0OgAWHMMJ5y9O/9A/vvf/u9DJ4vQSYgrmnDddgR1yidsOtNGh5dxztWImRocHG74",
-	"4CKkeeRqwoOJZc2w/fy1zJ2xktpVTmcRpyJgVchdsWuY3R97zY/YDoBUVuDzL75Lzogtw7KNgd5/ZK7u",
-	"u3HC+XphvNPyfieH6raLa4Xqcvu/GLX7SjopzpxYrIBXi8K3cnCtuPauC6zlEQpxwIFU0+YduoRCzAZ0",
-	"FR2ZFUTy0giPW0eUFGxjO+YV0ymA3DJeUCYs0a6sTZjahPl6TJjtYmMNWNtjXNFryv29trO6Hkwe5sTp",
-	"vlLjP5RijypgT4piUgTsJHfecj66uQwiHwORu92UCd1qk6POUycsDF6523JF0n26McadZk/bprG0LbBc",
-	"kla92wjBRLGFOO7x8FFw8Dh8wg6ejjrdg97h0fGjx0+e0mEQFkXbeoLttPgNazm3Y8V8/7p17ouXyYCt",
-	"yNzqUnGK+QsrdO6X0qUz8axVkFXCm7noA/LvlrpxWkRPbJqSlYIBFUQx1kd+U5Q3tvQn8/LARY54d7XS",
-	"7iRcFv4wp0/oJSSWbcdBlAYpFjerurW2v75gggjNUrRj6cB10tCGsE4FJa/klP1m3kKCEs+FmrFAy3ht",
-	"CQjwxyDzr3Qs6LSxT/6GCfJay6rPXT0hmIezdgY31655zVuDrN/Z/h7mXtuS46oW5HelsP4EG14VZMR2",
-	"HRZ71WAzO3k/6uspEezKOv5TNdWIYME+aZvy2sryb97S+CKUV4IYKxfpxon9VgY/IFMYTUKjiT5Hpw2N",
-	"maUON+ARMJIIzaPrdNbbOvp/TMF2j8TS6/oBTuzMoWWtyJDpK8YE0VRdgIF9vQG+pkSzU7RTNukvyBNi",
-	"q4WWq38q+jwON5v+OihQBwXui+GSCwGvZaxsJzCQIuHD3+1fnx/aHboPWiyHhYiAhbyyXmnKWDZlqxPG",
-	"pvQTnybTRr8LYshrTLmwB9LEDS40G7PYcmeVYvbblAQBv9Yqi2nEY6aIj5KxnYo78ruTlZ47/bPfJqcD",
-	"kZ2Svr6x9JzA6zvINqKZa/RceUTG+eNuCckohMgMFWgILgzQI1xlVFi3xf4zfP4OwH/rwZ46Ya2O9tTR",
-	"ntp4/rq9oFYgE3pnqoStPr0ms9qeQZqxjJgiUmCwJZIy7hM5YwK6MUt54ZGQq0krbSzGYxs2UR6RcD+o",
-	"k7XtystT1dbKkHZjX7c5avrW26/nvLMayn/8vop2p5eTfBWJNSCf377Ku9wX3aAaEx2VRfi8zkW6WdYu",
-	"fr+qebu5713LyC2n7mZ7MJNT7ti9SN7FwWS1bifoGCJUKT4WWOZhlPKY2fDMBFTwB4o0B43pHM8eNMwN",
-	"IObjZNIKBfyDOf0aarLyonTnhLPrep/+t22IgTUUG3zjXbrT7rmY/HntybpJzO3c/WX3d+3/qv1fhaTY",
-	"VHpVgYKcuFxfXU1zYncc+0lKQOU9MyJA2aA/DugEojwQmA+oENJFc0jzqNNZFytWcYzn4OErlu6dr0q6",
-	"V1WCt48BtVy+pWzdVpm4WVL7EI8PrfG9NzE5i2iwICcfKKteqzZ5Adp0ojQZmvmxxddLCU+Fi0HCGpk6",
-	"wH4WV5Ys4nbi9ZylzoS3ds5uIWJ3v/ntIGuxWovVP6tYPWcacxplFKo7kq5pE/6DOLnGY/o+EYrkuPxU",
-	"PstTMaZOyIhHRn66WmDfI75R8Mz/Majg/uJS+NWZ79rk3MhHeI8+EMuvpsA7S9/GjHc9F+o+3abeso/H",
-	"WKoRMROYn/biIFMZdrhiKOby8oHYX9bg38NvWBzALKJCQISodCIcD301cfU+EZa5/sZxWH9ANpCJTNs0",
-	"rBoJ7qNC/P0NE2M9gQj8ll3ZcIXbUNkGh8BWgi76Sxol6PIeUh1MzCXdlYG/ztMcn7X5dAsfP6TzMxoD",
-	"zV0iggnMzSyiXCCvvQ4mObK+7lH7qOEVHysvYY90ex3PLBIW0KoMzCOMLcrYhlwaR09y/z5j8TNzb3Mn",
-	"eGpMuWLhB/mWi2+wGZgNgquARuwlhdTgfqPb7jW8xpyzKDSvkON/7/YyTr8LWLNrRcIXB/rr0rzELOCz",
-	"ihAewD3xCptn/GzCgwsmyExqMuMs/Tkful87jVkmcWBuPrY9skMbqcXNkVv9Wfg23Zp46JyLgK1eVNmE",
-	"rozxZ6d//rlIHVYtvpGXzZXJSZI6vrH9+Eb6JWB+c9rFhU2PvwcxjjgRKYGfQb8pE0mf+G77+gTKUHy3",
-	"ff0sLdk3a9l3qImbjzRR2gEfMHZmn3KtWh7mI+FJD9Ri5pQiM2520crEpCTigsbzMmrAalqLjZEU9sY+",
-	"AyXVwCUnRHudjUTmJlT8C8JuTfKT98nOAjIO7UvBPof1NdTXUF8Z6mn4cSKD/eL8GgyhRXRfiea7DuMV",
-	"zdk6mFc3o9gw8if+f/b+bcltHNsbxF8Ff8X3D0uzmbKUBx+U0TGTZZervdsuu+2sXbOnVWFCJCSxkwJU",
-	"AJiyqsIRc/XFN7f7Zr/AxETM3fcMu9+kn2QCawEkqJSUlFJKpV2si3JK4gEEgbV+6/RbhMZHYxGZRVsJ",
-	"IZURwbYOmMcO4W/t4F6Jqb7/PE1FbD03bDhk2DXZACvyj/8kThXkOSExnUMjCJJwLQAp9ogTqZBZAhlz",
-	"9qxHmNpaIK6ACNnnqGzM5fMzDRaCr88hY87gPPOVxWkGPrkbB8QDbcWVHzn0FizCtMA5B/o87zqI57RJ",
-	"vmp0z+WqJ5qgCFTwdETpJE2JFaiBTXfXIjOq01zZLFczZhXAMCWbQGmWPQGu0efYAgQmFVpJXFOOdW0Y",
-	"GjCPG1EpE+DDUyS0yjvcH8T8wa6o25xjDwNlwi5DZPPL3mK4bkrMROwr4GB9qc5eL0HDn73SyJwJfcEx",
-	"lIcrALXhYosbvU5g/Uq146hGk1+f48icYBc+rGV7SqPX2QBslrevytKlXCprNlmNCGtEuAFLFq42LLKj",
-	"80equttsR6DQa3Wze1zoCvP9xl2kGULlXhiQEJsCveOhnQDNih5cfCRZDG03kLrXC1U9UouORvtrn5tr",
-	"9BBkyow/cvDNYUBXbwiCPXYJEwY5NVU2OMKjCvrHgGiZTAiIfEVo0cUwbgXAR8DiPjfwyOAx6FZStA8j",
-	"A6oYMTIsADQKHXncsW1ygQE41y7MPASUOCLIg2fKFCNcYF+xwO8k3efASikhWGobSZ8TZ7nCV/502VOL",
-	"BtM+FERAxyx7SUiaOYvKY6XpcLhRQrZ1hCUPIC17GSIxyN2Z+683yMbYVDVqseldjqsDzPIc75Vx2bbd",
-	"81riLumae3uX3G2nPe/lV9ytYg7NsFvqq2t24k9eq678wt9RxWzXsapXPm5s3jm3hBTbZ943dgD226Kd",
-	"GLSutcJxcRVjS9tGYXOZvV46Ykkv51/21aJ285W+to1t3rO54mbwpM0KzyCWiXsKaM9+Qr9HZe0krCHh",
-	"hpAQINMCYoJaLISHHu4BWFS10VtZzW+NFtdSa79Dn9vu869+YHoxjHn3/Jk6olb7QL41H8g+gmq19tp1",
-	"B7yS6XrAFJmtmQWXKIXHEZXx2qYL1gJ3uTO+cZ7HWgqzPNHWivf8AHkUKEPeIaMwQFgGhH2mUd4dtM8j",
-	"Ia6OhjJhPE7nJE7UNKXzc+Kb+FRZygUx40SxSC8MYOboZs3dQNWeE6XZ1Fji0H6UGYM9kolOIprasBEa",
-	"5pliR4P5XtQgiOYXZqrvrALdCyvrQJhPYn4rqcL8kfHDdEw/jWja6DWGkjHQWZxy6n1msK7sp4ilDO6Q",
-	"8SsuZmbNRyiNvWPGIhIpqlD3VaIlyEz3WUSCZ9r/QvpXkJnSNGKUf1JjlqZDoPRyv7LRqPhQ/mkoRPwp",
-	"nnt3HrGU6sS79ijNNIzWTDBNwEV3lcyS4ggz9M/ex2zqnz9J0qvy2RORppmKvMebKG+EE/Ms5gW5L6aM",
-	"8kx7h0+FvCo+KaZQzbnPYu590JLOBkxK/7ssnY6RBdh9pcWEauF9lox9Kt90NmaQ450/yJegGoyxh/f+",
-	"5qbSzom75C/m/eFeegNbCVezuHqb8Es2mb4yF35ijOSxSOM/C+1/f3JmxlENfxVeAareO29eo9d4Chb4",
-	"4rM8MddA8WE+EdDD1c1/2vGKeRwA0eNkNC7s+DiJAA78Wr6rlsnk3w3Mes9kBFu68axTRljBTQh52n5W",
-	"GvFp+xlJiyH8G0tFpv/x/xZ3vy6++XXxMpsBLg/+peC/mND5C3zv5rWb/Vcs618qAb5VkPQekKDM+EZ8",
-	"2ktA8g7yEH3cKNl0anEjm8JO+jhjVkddsxEDsAJR3lcijZ0v2spZUDXuXZtjvqNXzKi57pMz8l//81Ub",
-	"IuLZ4ANqR9gfq3ZKp33yZMlWsV8Xa+/kSYdsul2Oi7X6XaY1k+WFYe/h7YFflq3tHazkpS/UTfxbM3mU",
-	"DFLBYyJF9tnM6M/jRF25aVdaRFcwqfmWKDG6/bKA7BX7bu7LrifbofoCHqxA9L56r4H9joE9Ytpiir8V",
-	"aM+u13Z3uMzhPBxIlJaMTgJg5nT99e+hJu/76zv3UoAziqctI2P8vlxeBfKhoowHPQEn/CXh5pRMgXij",
-	"611KsOenUgzA539k5JDO8dCzRnUvy3PQg5upNVtHY274KRqz6Gq7+hz3dqqW5ripriXUTotzqL9N1cOX",
-	"TisreKZTxqGKOSxWJqQTCKwJttCSQaHwdCy0gJqecEaVZiE+f5tcEHO2kSmZZKWCoKJmx5okfQ72PbA3",
-	"5ve1Z35in6MMFHtIaMqkJk1wQ4TwoW0dx2HrnNChZhIqsBM+Cvy7Y9IrPAeLMYdU6T43Y9EzcaQ0HTES",
-	"CQFErjJLGWl2TwC4kX/+9/8gTzvwp7ltwskxGUPtEYffTrv+b6dkAqSwLdtTYSDByYLPBcCFTlif43Nw",
-	"OjH3QzxDR6xC8kApZeAOhUooLg6ZP7Ba5C4VixtE7+HZ9poaCgt8hQYru3X+ePrry8avaq2WqpVUHd3d",
-	"yFKIhLS2Ai6gSmp4h9Hbx2PKYzEcHqoR0EemlRcBsE4PVEeFXreDtLr63Okgy2o0o2k6EFTGiqixmJFE",
-	"70s1/RnH8XCKaK3b7lLSOTklktF4XnIdsc9TUV0b2cfbqzKqQ+11qH3/oXZY93WYvYYRfwgY8Z4qZUGE",
-	"FoSSgoTofrGE226HgRKuOtKYuTY8An8n/NNUipFkSsFna3HD37HgrEeGQs6ojAlWWU7onKirZIrx/XNj",
-	"FtPoKj8A0vKhu4K4Zrb801ymlJLv6BnFNfNxjGUns55RFxygE0a0pFzRKAc/44RbYGQrHFQkGePqHO4F",
-	"PCLCAJ4COukxE5Jh+kGm9miff1xIv/voyLcOB4NyOe+96+qw5yPT+WPU2KfGPt9gmqG/L2oMVGOgbw8D",
-	"vQVVW8ZAmdorBLJJEEdCuuKR5S2g7HEEjwsIZ7MiEkpe3SQzvWY8FhL/tpChTd7TEbMN7UMIP4SguMMo",
-	"k0rIkDTDNwm/CgkWqLS2DbHmTNJwD0x+VGLiuFgVYy5TEr54ZJ+KCJ7OV4Rl/fKjzbtN4fXbe6RALW6J",
-	"E3/rTd372cFt7ewBFCxRn+6A5rQ08T7h6S3IDDLuqsDxF7D0GrvoxbWkkjAVasPKwpilyTWT5Rq50+rV",
-	"fNFJKSOw/LresIngKiBDyqN5QLrdMxKJDDy2VS8PQ+HXIonYe5lE7AWmFthaxg2rCM04L4Wmqb3Ks7NO",
-	"x+yt6Opj8htUETbwoy11jKhi9htg0zN/e4M4PT7rADhhyTWL39ujOmaxXWVGin14efTm+7dH3e4Z5C7B",
-	"Dqg+5OgYk7PAX4kPDEvfCAhzCfzK3b54617dU3HY1qWLecniYvni4oo6sytK35jgNcWKZ3lbUiseKk1M",
-	"t7FNCzd/a1fJo7ggUzqCdPtpWR0tlj8m/OqmCgv7WadzEmUyhT/YOZEs/VO/wdln3W+EZDaGRFYmGUSu",
-	"J0KC3Vg81KIw/FJju90SrZZfatUywHvmWs35H8rDRcCGuwaqOrDTnPWhAFECtgzKDwK+K1s6Apd4pPrc",
-	"/oaZDNhAG9a7EWWkiQuXdFoBAbEXkzxZNr8kFFQmESMZT5lSJCwEZEgS1eej5JrxNrngxJYu+GcHN8dH",
-	"sc2G/ToglJOEU2RDKx0q+zwxD6CFnNuLCWmH/s//6/8mHY+0ATFgzDRNUkVy6gfH/LCK3utjNp2m8zWt",
-	"9exErs/KKMmdgxI6rNL1hf72Vd22CmtTVbOx7N+MWrY0/3vt+lcDshqQ7R+QreWSuA/otZUttZ5bAqZx",
-	"3+yzZd9DTSxR+8u27jtZwmJVkaOPKbb1mN1OH7GAE3PifVAJARblzqgiTkzljLKOhM8Kd4R1qrpPrCIo",
-	"+oHpRUR0x75htdqt1e4f1g+yU2Vs1XCtFHfNV7GVvnhgdW1LFNFjlL2Hyl65yNEjyXekVXtNa9nnaq5F",
-	"BiwSE6ZImCuMsE0u+Jygv8FsdObno7jijWWpsbtxD8A49uAe2Jk2LUmps0JZ1vq11q+71q/5wqv1a210",
-	"LjM6H4D9B0v08PbfY5C/h9O6vrKFXiAJTdO5Z1EWlidIbKgM1ZRDCmmhhkGJhD3nhMe6ykQR9nnKIs3i",
-	"A2tnM7yHrJwXTd1C5J2VlXWtnO9fOXe/MeUMq6zWzLVmfqCa2azPm0FyNRZS3796trvxUAr6A95e2Vh4",
-	"OeZvNXKTVtPi576udSWkrI8x+lmiWMtPObD9FEK4xlSHJGWx0bxSzJTTui4+Q5o4vH/8J4yTqOQ35vo/",
-	"9PliA4gW9jmjJBW6TS7hOtqABXg0m+0Qk8G8z0NzSCRiFpKm1X2QGaAFlLcAAmApLJe06PJgh/xIAZsl",
-	"smCSPFmcmOv1eTP8YKRX56RzetQNe36tidcRPnek4zPwIz32rmTu6fWBIHpMNYnp/LzPLVgaFiUukOlg",
-	"rsc+TxM5J2pMDUbSrTa5IJzN4GrwmzmRE3h2+/kdD+2Dui66+F5hjP/ijzBUY5YO3yRD9pLOlTsLOqzh",
-	"XNvJyRuywQUn4jrhoyN6zSRya6j8wfJ7gaLslZNCmjeCDC1MhoJMEdvzFxafuwDJVxvkkZTOtfhQjykv",
-	"ljl2gjPLA2t+4DOuvoSzdp9/wAdShEZRNslSaHmSn25ODPMd8ck9TUgyrpOUmHmZ44JPvDhKwsnQaFkg",
-	"HeF2E5jTzi3W/WikUUjgb0USTZoOA7dWgOU2wb2co2PzmEhqIuSI8uQ3V88trpk8cq9Ji5RJAxVJs9sh",
-	"/3/4sTQ5sPNaJThdtEPpc5cVQ14I7nouSzdjYghzixNlVqNiMqGpUWsBUbBF7cxgi75iZNe2VXPo6YKj",
-	"v7C520hmwV+xOc5F/s1AxPN8pNDUMJHKjEdlqUail2WDP7d72GYTmasE5PT4eE/WgpW5DyfXp1hxeX1Q",
-	"AdDNX683wN7pFq1HUqFxxLFRn2+OjNDEqioUTh4SPO6gN3sFwD553gF/dNV+FjffxL4q1CD3tOI8ni12",
-	"FfnDxy7Ni32g5tvx4cw37w1edk96XfeSd2vQuTvu2KQrD3kLk05/tt0zXRnj7Sey7g0KpfIw6PXohVD6",
-	"YqihirJ7dtx+8vzsydlx9+nJ8+7JBgv5yRadi66Q6snqz+2FadVpfGp0E/8z5bF74LOnpYZJxTeSUZBn",
-	"3uC2ravcTA7a1HYnDj/BlvjkRvHFb+OEf78AQ2fZq4MaYLcwnz7bRFMsqAh78xXFlfizDxKRiy7ROd73",
-	"jR2DRjSrCzLrBLMNua2MVH4AEQZUCocO7OexglxHhb0imQ2sj6EUv1ly7kQjMoHOFIJbn95BgwgfYdxf",
-	"UxShDujXAf06Ya4OG/whwgYonu9X3UrXH2INF/yCc881XBrMwc0dEOeUc12fAlffJsETmbcaAm0VCaVV",
-	"u88taUKPhL+GpGku1ApIGFHNRkLOw4CEVEZj8FjeG3OC/6BHsyRm55ZKQa3gUpCMgqLXQpBm3ohKMvSM",
-	"x2aK0D1rDm8tJ1dwHTqqsCq4W2BPaTNpxHXiQfYBzT4DIXCuXxtIWbOMi+DXUn3vhH5+w/hIjxu9rhF2",
-	"G3AuuJdGmkbRHCVcMW7k9jVL563yaBjX2Hdo2YDcdXYwLrd2SFPLjLWA8AuLNpvgfmy5qTwnA6HH6PGn",
-	"A2X5lPMBW1/lstG6Wyyrkh4IkTLKHyBXA7JYFZu+kD5Ffbn9eaEzQt0wrG4YtqJhWL4V3H7Jd7K3443g",
-	"t3DqSfe0Y78QZlHqYqdV4Eu7a1uxZAMmsKJZIcrkvXcKO6vcKWzTDmC76P/12VK8NY7NeG7pBzbJGeEa",
-	"JzenoqBTswxuC7RwJx3vkUcQkcHjXhTrqHt2GjTyaPGfRWY059PjlVRqe2qzlXGzlFn8Gnk/NlwmXoes",
-	"FygloZnUbXxtXvep44rEelt1eoElsxk/iac/al6Sw1g/VYyZi4nIuPYdljukM5E5qt2iJ40F20cGXmNc",
-	"9IY5I+Ro9+wmFzGQvNrGtk27wUi31SavC0UAC7HM9eGlNRUWhBElFNKF8uwWg9avmdQqAMIQv31tcTBe",
-	"KpEENvUjRYZ0kqRzTDZZoCXx7xcUd6OaxIIpwoV2tzS/wgWNSOtzK0zNteJkOGRgwMGNEqaQIJc4AU7o",
-	"QFwz4sS/T2TipWINzcXP8/TppIg6rHBmvsjShFO5xJ15q1V2C8XdiGlFTjsnqzhQrFA7aELEMoR0V2Bz",
-	"V7CyC1RycAyyB+RxeIhRkTi3ck5KMmX74p7xLMwlVMnwfd2JujYsa8OyNixrw/JhG5bdiopnU9WzJq3F",
-	"aoc9Ei9ZwF0TLtX5MNsSLklnP9xu25ZNncZyO3ZVVG49vdJlqbFpOQZXEC3djMI19VgydoTpJ1Kk6VE2",
-	"JXosRTYaE88kbQV9PqHzI6uQSQotZ10ID9qL5AYlfLJy9KuJvv3AdG4J7iSiUuPdGu/WeLfGuzXe/bYD",
-	"KbvGuzUKPXDIwhKjbYDr7jtmUT2FOVtagz1NacRUuRl+zIYJh/xKMhuLFEuFJ/QKeNo5mzkweU5kxlVA",
-	"ImjQWyBAmkK7WjKhMSNXjE2xWNZBUD1mczJNOAfuFA9ZYoAiU8wmLdlvqYamfDGb6rGXFl0KMkypHvd5",
-	"M/TUSbvbduI47JF+I8NyVsXSYY+8R+EInQKdgIcP9od+owVxlTxfyI4lohxiJ2PKR4w0TzvPW1uEMW4g",
-	"zp9AGHmgs44e1NGDbz96sFtryggKY9l6Eqo2sGoDqzawagOrNrBqA+umgbVUYdQ21zfl+d+XZYiI3UsK",
-	"K1lGrXuKATy2eutQFbAvWcq0scHyeUiUtZmwYLUH5a6UEy5IKrgxggaM0DhGp/2E8UwZM6rTIoNMgz2Z",
-	"W4HgwwfzEQpfL/LL6lkSwZ3GVE5SptQuTDC8/E5TwPaCdRcs0hrh1gh3Q4SLPqga4NYAtwa43yrAvaEl",
-	"alhbJ7RUBrcWC913RstjVyi+MrXle0jbcIGEghM1mbKF5vsHyDVZV8b9b+7J7owL/TkqI0P3S7k+t5K2",
-	"hkO+m1dip1imNAtNUUg8owAr3HzxSuWrdO9QnGbn/KOdpAqlauVZrEXmTiu/aBFgvC52w1cbUa0myR7/",
-	"bv+qkq5HKPDtzqhloaZF2l7Ty78LljFn5Pl8Qykmtk7M5f5BRl/rYYjEPLfO7s7GPQSFdLGta3O5Npfr",
-	"gFBtL9f2cl1hsjwgVFIWNQR8CAl4gjPf5vsG8vGC31dbHoRnBl2V6Ka6lmpqSvW42FvXHoTyE20WaLKS",
-	"STYBkqxOpwMizH6R20MJ12wE7IHLUK2RUast8h89o5s0p3TE4tV8bAFZ4GMjF+sL9hWzuYnQg8SOpSBC",
-	"UNhLoUkjoN3MD+CMxaUSjzXQl/K5HcNKHjacgSo8bJC2iK1WyvxmFVkpl/GJWWZL/6UOhZwAYsmyJG4s",
-	"5T57UORi6IgoDo2Y1MnQHqy+/zxNYOBwlP9TNX0TP+0s7dhwetTxmM0BD9so4BYM4pliC/SdZ4Mn0dHT",
-	"+Bk7ej7sdI+OT07Pnjx99pwOotge/yO+wAtOyQ9iwn6DWUy4mrJIOxeO7UtTwKInJ+0TgJaIImPYqEOa",
-	"pPbPJNfI+SHreuAOE2jRoqwMcfeuOLNdIIxdHBs2NTFzSpN0i7nUbDI1loWdn7eC63E6J+YNEUWHTCNe",
-	"mFKlzEN3vsC25K/yRwG3FiLmHGXbB634YCedxtbTIcVkqnNnpDUajAijA+ArBpEHUGebuaHqquozdO3x",
-	"Hx2XrZklmDqFNtDfckj9liac/MVqyU1HZa5o7gMLNhacNXonzzpBIzZm9Gn3GO3ERu+50S74zrqn+M4a",
-	"vedf8IUbsZpJ9v1nowtw9Z8EjRlVGmzxwfyDpfn/2++NVNgFm1P/i2smp1LEGbyuBUL9509OjSTDs469",
-	"s9RUJCkdsYXju8+enppnwhNOyj8ePzt5ZjDITavNyJPLzrNib1WzumIwdKwUytWLwo2VCIC4Qykm/h6G",
-	"Nyu8b04sJbDH2brNW9zYj2pUX1XPKYqFmt3rW3DWyhz0OIjtvqkAscvUwrsm4/rB9qhThHJS7Cc7ZDQQ",
-	"AC42Q+vBNJ8M9sT9EgLrq40d2foWxI99np9ivwkDD0aeA66EZmxMKYNUPYiJ3ctC3NJhj4C8JEZYBsRI",
-	"x6DPUTaCdjCi8Zx4YpGwXC6eEw8iuK4dBuxGQjJ1DucSp9bPCUhQ5O6C3nbXVCbQVG0G28d1ljsnZdCF",
-	"7figfdpf2FQTqrzmf81//fjux1ZAJOPYiY0qQvv8/ctXZDAn4Q/fXxJnGKC7exoPwzZ5Bf39QvylPc0G",
-	"aaLGLCa/4zev4wB9ygHBN/ElXJm4ZaANPEaV1C1H3jXFNpqHI+96AEK+qjvEn7N9MT4tHFmj/hr116i/",
-	"Rv016n+ICsFh/U2w/c4ZmApIUbveqyaseQCmnLv2deegOZgP7v5puUH6altkET5u0O8E157B0EcOQ6/0",
-	"er+HlnpsEhRNi2802FYkNBs8bLdDLUJjUuiMpiRTdMTInwDGJ3yEDaPIvxSdi/+lz7WkXA2ZBPbff/6P",
-	"/yDFFyLT8E2UCpWfHliwD0zDpesmyh8c9s8i1tjhjEqmtOuXjrYTjjnAgKF/j/wbdwHin8+MUTMk5klJ",
-	"k/Z5wR0sOGsFS5sPwlWM4oSRC8XIgOkZQ8uf6JmwfdIeEZ1MjOWjx0xIBgCgz908mmPx77yJ9mDuP7RR",
-	"XaTQIlhjAoraBUYlFvOjmYXEBNCIPJkW6WDkH/9JVERT1nIm158K9mb8IhWjkbm79xD4AO3CKPuTWwb/",
-	"/B//AR2y3QPBS4XrtMlfMeCZMEcp7XdBz3vNG4vOsU4zGo2Ji5OaoRYnrO2AbqYoIGOaDo8YdDWH2LAd",
-	"LKjGfMT4CRZjMer8yz6HscNnv9V+mvArYF0g2IJT9bx5CRaXBH4BL8gtmHxqVbvPf0702GwAWBveUnT8",
-	"FeAA8Brnbd0ub3mbvB8YdPj8Nycdbpiau433rA7qVYj/FEMpTIQVNwQYUul2ZtdUvt2zFbfT4k43u3tf",
-	"QZRqL8zCqd6pLiidt2h9Pbs8PvasrwVcd1xqIYjbCdJBGkHD21yN3hOI0NobNXqNZ+2nZ1v08jXHWysL",
-	"OxSa+8Muu/zMX8egQis1LP4F4TwOpttpBK4FL3QLtKOT2QbXPDbX9ASIuQ7kBy3IlEbvDOYiV3yvuW09",
-	"mH/zDpLmvIyaUhteexVYHgbqO4XeOPE+FtOe2yTQBLGQZY3eaf7jGzGq/qAnjV++FNO30WLrNsrnLUmZ",
-	"eVIsto1NTbG4SaGhIbolbi7GVS9m5RQW01Y9N6ckVVdaIOBVrO2CvTUx3FcOz4uSW7rwzwN0BqS8y06G",
-	"24YbVloEnhvjKBWjlTbBz2OqCSVjRlM9dj58IQkEAoZCVrcVSBN6zyU8SrOYxUGfU00mZhafH5OYzlWr",
-	"B7yqSgtAdM6gJk0hiVGs0wnjuoUYyosxKMaVGQeCJQputT43VwoTrpm8pqnBRJggFJAJo9xSf0EOkQGi",
-	"//U/XwVkkEVXTBcAHlLO8WEmScyT0diYEn2Oz9RyMZQ8xIGp7WY2UjpF7IZOkYKdFuyRwJgVAYkzmfdN",
-	"mSQ8g5wf5JalVxZDQt6sS57/exYbIE5HNOFKB7brshmvlAy7/Wmqrh6BNRWJCesRbAdr7CjR57mL1bVN",
-	"n40NNkb7gAsMt6CR4s0u0JppIa7a5CNMtLnhhBlrxL2gPofWjHrMuH0Z0Kvx3OwI/DizCJcWL9V/pwQb",
-	"TafUVjhBqR92XRmKNDVWVYiiIuyRcBEIhaQZsyHNUt0KSKjZZ/04UtchaRoLSYoZLCq7MPoc33JO4pu/",
-	"vQDNMWeW2LVsviO/QbgrYmmqkPxN0SEza7/P1dRcWI0Z0woCcKXRTeOhsRvJVCYcpByJRZTBKm6TC7v4",
-	"jzudoNPp5Msv4X1O05Q0lZ3uf/yn95u3rFo9mE9gH0gFtKAxWt3sTGPeDqGpTSSoVMastzsB5hdXsO2h",
-	"b7ZmQKhbq/aCeky525fYH4cTWxHgbyu853ku+4ZmCS/r1SOkWZUqiZk9FuVbbJPUbA9vFeAVTyumtpUt",
-	"mz5fZttcFov5jRg9aOumLHlfQfJhIU2DXHSWk/DuxRJa6BBOdzOyOxpNN8b1HW7uWRLrcVFHiSohIGF3",
-	"HBq5ZaVFeazd8YoxusXeqAr7ygvutTv9yw7YM2ZUTi7MruVitX/anbAwkA0475acuCDWSsZno2nm+f3L",
-	"V4V4W57XOXA1tDdeZMOJ7fKFzXGBUxmBVfT4z6ckDqgOJgn/NAyMTjf/0M+fhkH+whmPWfyJ6sCp2k9W",
-	"zwZGxX4aBqBfP+El7N9wBaNGP1ndmWvNT4O594HqwKhMPNTTl5+GfW4HEPxM06ujhJNIiJTJ/ONUigEL",
-	"qliqwZLu/0fQfD04eRacHrefBqdPgiedIAiCk5PgtGv+CPq8UGq7HkL3aTEE81/519PT4tdjGBuOCvJF",
-	"LjglH7Lkt2AhuHtWnPNSCElGVJk9rIXk587BSSbiGrOo7Y6OxkcJD06eg8hfkz+1zORKxai2t3ZnB10u",
-	"AEYDRXJryDOBLJy5v0yrlabP2jYT77gzyoNS9tDWyfZQGmojPXd08dVJJ3XSSZ10Uied1Ekn30LSSQ1B",
-	"dpdUoTfLp9gP4tieYqOcc3wLpwaEg0s5zCXb6+5A5X083Ayr7N4grDfOvWycizy7QJnX9VXunV+zRCV6",
-	"Lb/WB++gBUIt8ipJzeXzMoqAhGj5h23yno6YWl33S5oLdb9bUtHQatXCrjL4EfEfmgiezleV+Hpzs2Gd",
-	"b+ke7Z3W8C65cemBwMmdKBu8WHlvhGzVVXJ+Bwv2Hmg9MZ1Opbheb5JElEcAlM1BPEvTlWwszmvk8jdc",
-	"zmpF0DMwMGqYpcOkfLdquK0z7JZSRAZUsZ+8pIb8wt9RxWzSQ9UrH2+RQOIzbngf7d1d4odNu4jMt+Z9",
-	"csZiFntW8clR56TgcHklJLnMmIrpHNLY+K8Z02Qq2dRsOQz7sncyNsavmYZfNrdolLNO3NoASqDBJNHL",
-	"33jXvXEtNn3fQESynNCkWIBblVzm269K3eUFmdIRBNUXxVBdg/n112CWtFKlDIl7rsW84Bgv5TQltmoO",
-	"wqlKi+gKCN7FNcP8AMHZzYSFIhlEC2LjoQEEdsNY0qEO/VxSo8+g6BMzr2mR8GrAAoWk2CInNxL8mkkN",
-	"dZqJ9vNm+5zyuR4nfERYqlippRhE+yWgCTOahI9uYhXED8y6OELSzHM9HitNh8Mb2aTei7Th29U1jMXu",
-	"P2Qh47YasFBhd1Q5u9Qtm2fIba4MNq67zN/zPosvfYhk0U8NiP6QgAik6SIawjeyW+yTr5ovWxgcq/wZ",
-	"MHpfjO69EK3QvHU1Wk2fvmnCK0hUcLT66rwSgCuDiw3K1xZX7PqwbX50kXIJ0jYgszHFLMpcxhqUBgVG",
-	"LuvRySYijHBSuD1dHmiyAff6RggJvK7+fN4tRly7D2pt+dDdBztUoSXlWWuznTcI31jQP9zogO0sh3vg",
-	"UJ3lIFlKUm61VGiHE/YIJfmeLCmyAcPkeHdoHFp2fCgQtcUAfsr6VIq/s8hcBtwVbXLB5wRTsoEx368k",
-	"db3Gl2m3ijWlVXTcBQ59526AWlHWirJWlLWifDjFhntuYIXrcjvNXKXKsIICRZn4UPQnjgbUJ5hrgadF",
-	"hSRuIy/XqLl4D7dWkhWd5ueE8mIwgjPLuVhWshu61mH0X7dOLR305EbrrlrLfstaNl8JtZqt1exDUrMo",
-	"WQ/r6HxsxcmhFO1bce16VBgrsgfxb+aC1gGhJHSUJZ9EpsO8QZtlRMqD4YFtouGIefscP4tMkyaWnMQk",
-	"FZbxKWVDbXm1/DskPHTlnIpOmD0edWXMlE64vRfVQD+FR0UCyuTTlCQclC5cj0ICfJu8g0elKZkyeQSR",
-	"+F8LgqqmrbQ23z9SlpjK1o32+hy8yQkU2itNoWyi1SYLAqAAGrlqCKEQOpxSqROapvNPxS8k4zpJkVOg",
-	"z2E8CbJ8tQnkyPkIoikkyS9SuLRbpdsnnrO7h+BmlihmIE2fhx/KR3Kh88uHbfIRMh3UGHJDtf9efWAE",
-	"Tnb4zRxIR5aweQJrxyYanEOKDdaTe9PlpyfcUy7CK5yMh5KMUCAJ89frDZBCSfOD16ua/ro5AV6U/std",
-	"wV9VrHPiSr7tO3j4vhgPKV12jzetXtkUNzrkVmPHNdgxn7TDY0f9mecMaEJWujYzk05LFz297J4Uo6XX",
-	"oxdCaSj1N+/o9Gn72fGTzrMnz8+enB0fV18d0ZMtVoettPL1u1nB2yROicr0YE+NvOZ/pjx2T90pL9Sj",
-	"nJnNFactDHDjxQQKbVPRZdNDZTmhdRlX2/IX51fKHZ0en3UMUnuQS+fZDpZOwrdYOcd3XTlupXirZ/Xi",
-	"SfhXuXZg6fyyje1qYcDEqPUVZuywOKS3iK8sbZDlkFpkv51JI4pr47dOLdrE4rZL8sAmNwKJh+LaxtEU",
-	"ru3CnMwBz9791psZWB9hXA/WI12nCv+RLYZ809Te5lrhPiRvM0rNA6s+LY6m4lCa76VRbypAF7Lv5iwr",
-	"Hd97aLN6oQdCKW0XSD2nkg2ZlCwm14zHQvb6PHddk0SRgchGY6PXpPnDb0OweKYtykq4bak3pdGVItKs",
-	"UmYUJOjHRKs+n8okYugDtvnDDh6XsLPE5gEsJkCGO6Nz1SYXOLIZdIuAMq8xVYSLYjjQDVon16zlD6xU",
-	"45Vr+/PyWkJa2gUXL1J6ppLReG5u1ucL2c9BqeEA+RGdueYyFuED3etes8Y8AXgp3vvaQB0eWEzL4wFC",
-	"pSXIAro5bIQ0YpYm10yWdebpBmb7SQk3LPB2Am9+QIaUR/OAdLtnmEi4weVhKPxaJBF7b5a8NUctttkQ",
-	"VZhxXgqdk7A/O+t0zKuNrj4mvzGLNczHnzxggd8oS2o/9QZhbGJL5n/N4vf2KAON1FXW6DXef3h59Ob7",
-	"t0fdrgEruJFeVx9ydIygBsALPjBsljeJAmcFfuVuX7x1b7G/3gD87acqanGy11Q8ndklaSeqMs+/C4t8",
-	"PR7+GpnfEZlXE0zfQk7mNvh9QXndjuZz7ICW/4JurrH+14r1LzPJF9BZwrVYfMH7TekUmUbhtYotyR5A",
-	"BnMgJwiIsKkS6ZyIIVIeGMRGLioQFwkkFmKJVFszkwGZkRv2xkRG9sQy3fcuuN6rsx7tgBYI0L+jSF+q",
-	"F7uXx52Ng9MQPSkYUalSyYgzhLhiI8wyAILFOGMQhXmLTNuNXidojCSNWP7FSacIE3m82Slw86Nt9FJE",
-	"ldXK4KnZGFOZCIlKcJyMxktY5e1n9X4stMg5T923HyPKF4+8ZJOp+05TOWL6klZkR+2wp5al9QPlI5jN",
-	"Cf38qtFrnBodPUm4+fvkBOLHiYYV+UaMyKxE1+3TKqPSxgX44savyvYiGYpMkrHIQIRw9lm/i6JMSsYj",
-	"ACueSiMFn/iTHjST8n97tuq3E+KaNC37rdtZ81v5fmZHyAwe/NWH7//6p5cXr9/8+/l3//7ndz99+NOT",
-	"oNsJuqdB99n5d//+9vWPP11+/6fOdohYalUGOSu1vL99tmE4QjFThd0IlH0ulWpdvlt6oUJP5FyG7qvD",
-	"EwsRycyGhPajYxZdpYnSPUAEbp8Ssyty/AdLD/MuRb6VyYReQacaLaDjj+rzZogR6Z57/tDmIyJDbhIR",
-	"mXHOpD0VmvxABycxtKIDFYw7/ZHy7qf63KZDGpFCjk9RxAREmMFAdx08C4btjXM2ppq57lA8A6gAnF6g",
-	"69Q5oYSzWZ8XNwVKLhozQjVc3RIlmbFCOmTGSLigYsI8IO2P2YATmEk9prrPI8q50GTAiAF0Jb9ZnsSI",
-	"qQGkqRgjIQinsEc4jB+vm/AR+M2KhMbnT/rcmyfzY7fT6di5pSSm89a5fYnm0eCdI2nr+3cfL8ljPBC+",
-	"Nsebj6t8apfm0HUutXwS11IxWTF1yMzHMpapwce3CD4Opdyrm+e4EfbKU1Vj9nrb1Jj9vjD7hjv/FmS+",
-	"by4ui0k34+GyQ//Du/U8NFJOn/tWGLZylFbBhvHg4cZOwPWkWt52KAi1wAbwQO+d+g3kz3nHNK9a09aa",
-	"tta0X6umrV1gO+6Es4n6OChjV9CYZksbdkxTGllHlVsm5LVW1rPChSZzprGfNtTDDn2VRJRO0pRoAY2l",
-	"AyKmjAeQT2XEW6vPqWREMmwqCZ2gU8q5661dlDJzNivccaAGzgu3mX8/l0k1YKOMB30ODS8JtvIKUHVS",
-	"vDn4j2gM/bNlxo+4mIFn6IpNdZu8FddQG5tr3YI/HPnEE0UkG4IPq3na6bR64NBDPxoRnG3oPLqplH+C",
-	"ze/r5drJU+vQP5KTp4ae9bapoWcNPf94npe7eE925AAZm1157w6QxxaJHYxsB4KygjMPVD4qsO6MNCEC",
-	"vDz6CWiVi1krIBmPAdv5MVgxxPoEMeNYymt2SJwBAbqPYCUjGafDIVDHtsnPQl4pIP2hnCS8HB0mWog7",
-	"I80PGbeb6kcxO3xCfzEZJaFEOs97wPmRi07bx3dBJ1sN8G7KOAT3hbhqBNtpaqo1jcYTxjXssLz0rdSt",
-	"2uZHu6++m69NmS4jkNLiw7PMqtK3PDi7TmKcHzznJnrYJIF6NdKATsgWBjxU2LEtX0CjEGz41SYkB6rU",
-	"pdphnw1ICAD82JX6cwnRFDmL5mGnyA2wc6BUXXtn/Ecx+4Bd0leocE/GoXluBWbtTvqjh1E+ZNxzodhM",
-	"ov1BCRVR/vh3TUcvRMy+rGlCq0R6bVQtmcqEQ7o0HRFolUynU3BSKRL+PmODT5lMF68btlzLN9z26Fbq",
-	"c9BwnzVex6Y8pyKiKTTQx0SyZMJaeUoZ8t+hay2iacokJEmnjNA0FTOM5/yc6LHINKHkmqZJTBSDGULW",
-	"D5c71fUI4CLKCRQrwoYM3bADgpMUYldX1ucDEc8DMphrBugC/sgZ+2ZjBr4uIcHFh2lqI8I+J0qrgChB",
-	"3GyZ+ylmHylTTPa5K+c0StmIIPPAkqlswvIhtskF/Mxic4A5jczGIi+OdOnsSDXY50KOKE9+w6Z+I6bN",
-	"Q5+em2HEAl6kPR4LNzHpPRZwrYRHaRYz9wg2KytAgjzK5wbsAbqCB4QSTbimORce18zBjCoimTZqa4Pe",
-	"wn2+pJQS1h5otbsAJTgDtsGKXeqOe2xu9dHtl2pC35wCA83W1by71W92glv7bmnny9mu8b2qAjPcm+rg",
-	"q2ryAYuCUNgaHOWRJybNtxvHC8y3GcwK49qsIhYfqRxM7S+aYN7GJcqcZY1AFONKSLU20u3vdrNf8RRX",
-	"BYOiwz1u7LZ+qcYlPwcFSCL7HITCrZ3Ez4vs2ikdGRH+04c3RizZvNtSn/E+b4alnratqiH4JZLhTaL0",
-	"Rzs5VSprSk+YFLmmh6qsCdaOErvYG4OsqPVPFBlRzWZ0vum443jFuO31XjKz4TZ/gAfVhBxFfLFd1kt5",
-	"OM6soQU5X6lkAs/erB+0Hdm+WkH7169bQt9XzYbKBVCue+w3B6/Y+MBGidJA50GmUgwYGbBxgvTUOMhP",
-	"dveHJIb9nyfk2+8t9OsRyWic8JFCbGl/Jea2CjSMAdeDOQnZZ2w9/ToOSTPjya8ZFlnYMwKkXoa1S68Y",
-	"bxnN5NnZfY7jMurj71k8cmFtBUQlRIKHtRlOEn7JJtNX4eNwQj/jnwF2jjaHLfa0fqRa54T2eSyEtO/L",
-	"DHYsZiQVQDtClKZzBWaMGZF7vhL7yI05C8w1Q5T7oSUyg8qK0gQiW8mSPtuS5O4KaLpdDpX3+Wmnc05o",
-	"MXPLz1yGvq3iLVkATRxFoo1pkGmVxMx+LoMC+8ZVyzz3aed0lasU9YUySjqeWINlBYDHzEArMA9Zu1Es",
-	"zkavARvi6GkjuKEBK6vTm27Amy4quM1WUSZYLxvyAERR9SgTvpB91RB4qvhWTfwjmzl1uuHoVxlaeOM9",
-	"p0FbOV93I64pQze2XlExGwnsxOLt6KEkeKt7+PxVuq4DMR4YeN2HqWZKO9WfOyrYZ2P4If2DEW8jyZRq",
-	"k3fLlEqfl7UKKEPQFsL6ygoVFZQddKd3MAx/YDpXNzuxJm4VYT9TOdmTDKsly447w26w5R58fqlFs0jw",
-	"h9W/Jb0etgKvSDhLmcIiZpQ/lmGXvNaqz3OI7yJSSzc6IGVb/GzxOGwhpvzU08+52NgBfsS0Tm9Dbw3/",
-	"7PPkcd/jTnA/oNBZKY1e47SzAiSS5oBC3xqWDlvfCmLsfC2I0WZv1VL3q8Nzu9ENKGTuG5A9dkJ3rXMf",
-	"z4DY6MjI4r+FRtSGAQm1CFs9m6bpcFozlHRm5L5AQtmzownIOyB4OBqLTJJBFl0x3edNmkJAkQhOfrp8",
-	"0QKxP0l4MskmAZkwinJ5Qj+bb9rk0k8OpZKZwfzX/3xVcGVkPNFlF5FiXLdhoK4FmSJaQGIYBBHgSaBU",
-	"gMR0TgZsKCSD442SUVPKwUfjXCtP+zymc1U85EmX2C/OJmHLPOPJkyfuq+44tH6MTkCoMn/aGyKhRn6v",
-	"XWDND+5V3hKK+Kip1AEGWVVyvRCB8Ij7On7i9RLPvXmS5e56s5SPdDJhVYIO3/M4MLp+7WhObh2NFjsY",
-	"C7xV0rQrpRUQ81ah7Vx3HJaH1h2vGIgswrCbqYY3YlQK4d49FGE2Wzq/VZv9GQ57I0YbazM8Z6lCS8Wo",
-	"1mI7bF9dSGFZbPQHbkHc1D3JiIvhcLW6eZkwA93NqFVgMD5TGptglpgUB3OCCX0B+quhpaNOQNavDDX3",
-	"ecGnSKrFlkmzFD1eESx+kSY8iWi6JHOXvE8pJ0MGOqtHwqg49L0UcNj3XDM5lYliq4PMbtqqRJnt7KEX",
-	"PlHY26Qsu6YMmOBXRZIxVbKyJMDBfcSzVkWVS6ySOMKHF/qGQdqFtP04gSJ52Tjtlb+JILe3kddHud2B",
-	"28S48dzNgtzeS9tLkNu7/kMJch9XMnomjGN/IfngFWaFifuohWTxBxYJGf8EvqM9xNZjo40gJdJKX6dv",
-	"nRhfoXCdQgCtO00pP7IaoNErTr2nIDy2SLEVMkNCPfmGOeD2MW3jjaGQdokbJUtzVx2L4bBEJ5QDO2Kf",
-	"28OuGJsqG/CFEhpFEhu1nhltbO9ndHRxo6Vx4yYE3qvGhz1X/TnU7cB1bb24HRvWslt11+d+W44VfsG9",
-	"6nIbibZi7ZChaPMmLAV99RoKy2//gXGa4ruE2Y7najqmo4QSzT6buTkn05RRxUgk+DCREzIVmiqVZBMk",
-	"u27DoztdWL24pxoeKU3yXsPLDkbdpgPf43G5OvuyIbRaZWLZ+9vFvu9os1XkBwg3f2P67Q8Rpn4AKjxv",
-	"DuapHaPenEKvps/LamEbjb7SCr49Jm53NrlwCg00OJq8FZTk7eHsvaq7H5gudN0dDY68hcltwvYli5KY",
-	"xTsXtk7I1pLvK0f2NgpfwvYPGtrf1dmGkZ6YRYmyeOAgjQphX0IqcAm2gCBhYKJAtYYddTvGfRwSdm2s",
-	"h2ZMNe3lP7+Ow6DPwxxFhgEJPUxrPtrEWPODffSw1SYwDHN3zlhsbynjkDQLQ6fPc0unRSLJYsZ1QlMi",
-	"MK0VRawaJ9MyR7sUKesBIhaZJhiHsgIYY0AnQZ+bh3HMAGLGmfRkuyPCsk9O7mSt5OlS8HTFUyyI9T7f",
-	"Qq7jq3wQZky+qP0eV9ZOeZ9bHcdk5GwRFqPRwtl0LEUqRvN2ddOi9OB7zUM4uLpzi/DrU3vVV08kYohj",
-	"5powaDAphXRLHOnkSorCExsy9oUGWSozcuIBqK3rnXZOKr+f72EkKyl4UuCz00KQVMwg1r4gm1LotrpM",
-	"AtSmzsPLyL3A/U7A+/Z3FuntEMpejBXNNqv9xETbDUo/83Dcneq0MVCmIRNmB1XaVUIb5qit4hq6cq8j",
-	"nJj7Fb9fXQmcfet5NBw+H75hURwrZ603KbnCRuMBoWQs1DTRNDV/XzOesVaR9f764scLYJ0gvwnOzj0+",
-	"CsyMjem8z6dUatsVR0ymmWYxSTik0l5wkvErLma8uIjfsqdN3qKOWN53MO/2g1RIq/albZ6Y6KUZtOZ7",
-	"AnPbKwmHo1kSs/OC+mF550PLFXGyzoGuD9uEx8Zz39KEk6J/vJlvM93m1U+YTCL6+MU4iehIbO681my/",
-	"hVGVaCg2pKDAw1dKsb37pzWra6F2xGH0xwRheQsJy8Zxmz7xpOBNnSLkaBWaevw7+iZuqYeCNrHvqrh5",
-	"qxcu3Q6jwGmr2X1R3exaxtRAaX3tUbWVfaiswY+YybWy9gg5TtGsxfbKBcgREjK4ERoBo1cKxejAZJLS",
-	"iMVYptTaFM6sKghyu2Rb3xWdvzdjhQlkULQDVMNFvthAMno1pEo71t9Gr9F50jvpwFTaU05Lp6QZj8be",
-	"4d2u+bk4/LhjTs8PjxPOgcAwP/5p+fjOcenyPBmN/dEcw88bkBMWU7ffMp57lj159c79y6AHS4j8DZTi",
-	"7AAGrPKqaBFdrVH/R2NorQGtWdmE/OM/C/qN5oRqJhOamjVQFD2mLB4x2Qoc+4Y575EiA6oYlMU4zkM4",
-	"VmhFxiKNsQAzINc0zdCGjMxsORYWe40JdNY4otcMKEQiobQ7AkHKa2jSOpj3Obp8wgFLxew9lX8y2zn0",
-	"UsSwnSty/gn7lN6lSJOmaf6oSAIC13KUYFMqScquWYppmdXa6GMHfXA3rcr47vPNUr6XoqnlLil405s2",
-	"3of18UATpN3r2XB4g86qvOi0KBnd0RDNMttweHTl8MzFdjI0XPzeeibFcraboKAMuskOZ7vBLBmh227L",
-	"cpIHQqSM8gebSG4W+hszBRUcrt6x27hd89M3pE0z5+Fr2ltaec2ZdjuiqOIguJiIjGsfUOzSzwwLQXBi",
-	"1JYPDLLpNJ3fn8N5OZp4TOO/Z+iH3q0f+2cJqtTaWBPK5xZskDThDMCC9XInHI7SknKFNLI9IlnEkqkx",
-	"yRB/hAaMvBBKvzDjCAHjwHdhYIGGDz1WYY4WNiYzRw9oSnnEVNDncOMhk0bI6hnDXeYTOwOqCEiiVGbd",
-	"6ZGQklnGW/LXjHKd6MRWFyPbMYTCJzTtc9yPCglk5nmxMUK0SPBrBqZnGFHFwoCEjEZj86/4Lfzn//n/",
-	"tAIgYXOueg+aAcQ4IhcwnxYccTai0DbiVxzTnMxElsZAW0eoryccjGraGLDRCbGBeI9UC5VNnxPyG4Pc",
-	"jjyjhIQJV9lwmEQJ4/oTrKCwoOowj+RRvgFMc1sjH5JlZCaECz02rwKpW4k1iQ14m8lEa8bb5vm+t2Xi",
-	"sB7ISDAzk1B5nQqN/TXM6sHxD+YkTIUGZjvpPrUjEbOQNG2fBpIMCWezVmDGAOx7cCnbtoOIGXflACPG",
-	"DS5j5n3HjDTDD8ed4yedk87pUTfskTX032NmLm5XIz/SY+9a5l4+eMWaBjpveVxF00TascPfTL3jjirQ",
-	"Xhsm5NqsM3PTf/FXfwhkHG+SIXtJ58qdxwVnbfIG9p4Ywpy5GbcvQNFJPmzMr8JxqLFZ1gg9So/RJu+A",
-	"D2kirtkELYAYjAMUebOc0TwV2ly4eWPz+RupBbtnzNK4yFI1QkNoWAcXHDegedOQiSVgJjU0cinsGWOj",
-	"DOaEUZkm5tnwGQLzIycijZEbChbTORxtBuZGah/YPLuV2uWBkJQqTZqvvn/1rtUm38OrifGeTXsulueb",
-	"i2oR07mzq+w6+U1whs/JIQMMnijuYUyb2es55DDUpWQunGxz5WK+J3SOe1uP2YQ0Z1Rp+zeaKu/ffbwk",
-	"j+Hro1SMFBAXG5kROqH3KeHhwpTapaWKCQUWS1wsZn3l54pMh1acOwJ3grTysIa0EFdgWUIWNZDJw+WM",
-	"YWfXk5vxSArlCVsY5WmnYx8jZpomqVnKTmZYCdEjtIhcgmRt2mfJJax5mQOhx/CzagH9JSnko137MynM",
-	"uk1GmGeHD0wV8laKIRbxAZfDEyfZCRIaBYX4sPxg+R4S0lHQezSYZc5MIwzdJNilMjVrTEA/BVyn5nzQ",
-	"ZIKbS1M+xzkYwN5yktGMs7y9VnosAXhUaRh0AdhghS16j5FTWGJwU2tVVbbM0o14hQb2HO3leb05Pu2c",
-	"HHW7T8GossLYI5k47hhI5taT+QHcuxSeomHfTiNomOXX6DWMlrefcjjT6HWfPX9uZmgz9qTqTkjzBvFl",
-	"7teBWtxnYk+53TTzjv+yzRPZM5d6WGl+RK5cLQiVYlbgjNr3WsR+N06EvIkIvYzI196PxP1YTm58HjRy",
-	"v2ZhSPUax+0z249z3xvebs10sOkCdOHvlVmXPwpNGMceKaDVsQGJU+CkuQxPW+67ED8hJZLTGZG9Y5v8",
-	"6DQhXVjHf9AwPNibdpZzgFTF3PaV4mae+Mf6M1+f5IjCpkxJ4piv8kWQO4tyOwq0faLh3VonO9UBAixn",
-	"29KhBj9/sOgBzB3k+QEFmjEYLJO2fxeNtJBt8ipJgW19MMfeGcGCGReQK2Bft22NSNOSUeVUUMjoVZAx",
-	"tVb71213jsoOdrJX//qleX2b+tiN4nigLvaH6b/+Crz/AAZcfxWz2svDBCttxTiAOLOq0rj8zP9ijl87",
-	"DgpYHncvDMjsuhUEZ937olsrhmf5524b2bN9Ua890GDEpVUFt+NdOHLbQMTlZ75ZGMKDu3UU4lvo3ALe",
-	"JOshMq/2gUUUDDbJ021vIQhdaC7inEhLS0PAUS2486S1oFQE/KdGz9uaEUfcXjWsf3cQ4XMXb44lCn/X",
-	"gwMUtv10U8uMtZD/3n0FjXtbKwa/OtyMp68PNu9EGJffSQWZXD5hO9HsX6NqlY43g7WQ3HXMtSxaDigl",
-	"byv0WWyx1IzlHGN+ge3pHJChZOw388eAylYROvXaXjiayz73ONyR6t6YY9DtypWKG8O7FIKqUDNe3Wls",
-	"i1EWtsQh3ceW3D7vu+3z2tvW2u7zycmaft178s4unbD9FvIsvJwNZeRmbrKFM9dKwn1X+yzik7ryp665",
-	"3rrcZ0Fw79PXuGzVrq0CWhjbviuCltYD3dAAu4V2D0lq1RJk1xVHW2yuB9/2yE/T1UaIQGXRuZ8egB09",
-	"KTYOxTT5W8BbmZ+UXJCYgaVlk3TsdTGX3rYZja5g444TM8tzyCPANBouoEESppHfGQjaqp0lYmAPOK5T",
-	"FceRDUhBlz7BviPotYyrUdLDKmi6N6ADhx8ppvWt3YUWfYRwKnGn9tBPTUkkMq4hRe2RItdUJpRHwIE0",
-	"TOloxOINMA65haBispwhw4U8jfQGfjchAqISMwxMgYMhYuqwHRQZzAnyHd8EVfCcH90M3V3elK93q7gp",
-	"H76BtFk8cUXzSPy9FjY7BlQL22MrNGXX9ZFZyM7Pu4y94A5+smUI6iPTqupu7hFxzSQJ3U+vUjp6z2TE",
-	"uA5dcGEgxFWf5/mfZnffPMlWGSQc0y9IcyD0uLUxJCKbc9r0+TJSm1XY6qY02BJa3Xj4Ru/4rNMJGkum",
-	"stFrnDXutPN3jppqKVaXdO8eASFvxDbCcz38WUHykslrNl+Nej7i7+Vksg1KmfGLR8TepyhUuSGYiOBM",
-	"kSYXWDS1z+SsVYx8di421SX3m/0BI4pSoZi60I0ez9I0aNgqowu90BbxuZcNUymGEEPuk7Vh39t2KBNG",
-	"UzJkLB5QSKUFoYFxzr/93rhic2AmFfGnXzOaJtosvqkUk6kZzZ/FDDIKjRY0x/yvjUVJbOQgTdlb+rnR",
-	"O8tjmObd8BHMKt5AskhMJgwSn0pXT5Mrls4Bys5FZlZifigRmXRkduUbQzg5vxmfKu9OQ3otMomEChjh",
-	"gn33nUdx8sZyl7xEUpJfvCH9PE6iMU5ZnMQwJDNCMmBKrxuDSvgoZZ+isUgi5o0GHwWySvN7XLhqDJYq",
-	"tu6imn3WpfX2woCZRq97vE3TZOia1jM7B8yxMeVX/y6yt0wpOmKghyi/Mk/8/yP/bmbe+YjGLJ36r8Ig",
-	"C0tDsnrFQmXChhFx2MAbVkzjpq/TlL6JCHwuwQtlid8cPPCOERyIvcOQeuAXzSUpaV4Z9Zjx5NeMndvA",
-	"uqWdFZygVCgOD4iTmXBInwtOUGIqqN3FfpMuPE+MuoD6tGTiakUpvzoysmmCu/c2lQ5kmzgcR7fpNLp2",
-	"/bo8hU+ap52TnDx+mapfY9fAdZcYNqtJNnHfHzLav6iQaw36rWnQQ6rLDWxFsxP2lcaxbKHXyLPeN5sg",
-	"z87DB56bbbaVDhn4dd+5Rags64yimkt4F8lFDkfdjp5LWG2DWJu3XNemEuHmuTM7sHugu7hbap1X67xv",
-	"39uyW6VXq6JdCecfmN5MMj/4hDQc+iNlWbGds8L3UQQ3HRQg6XNR2CbveMQI7XM3ldiXWy14VVyHEIyp",
-	"NE87z1s9Eonp3BsJSbjSjMbQKhxLE/C0PsfzduKpcLHTXCHVjoZaefyhHA016Kr3TQ26atBV58ruPFf2",
-	"Pu32xwm/TnRR53yIBs1vE64VSRN+pYwwLLBcj4SQrhcSygWfT0QGZMAK6KwEZ0DhK1mUTEHqNxGCsglN",
-	"UiSIlWzIJANsKRm5YlMNUaxFgoDAUmmqsZhx123ZjKeFTSSNnDvKFH5n6xwEZ32usoF9GecktMx+Fzok",
-	"jNtWrfhQzdPOKbKxAOUnjTTEASHMVjxhTML8WVS484Daa+9FHzK2lk+TL0eflzR/MQ0wOKvcPwgxIadd",
-	"5Ea079Wsng8/km6nc3xyevbkqYVc5oX9pFiOXarJZW+G9hdz+dvvDVigDghVmI6qQOi4AEKV5urGTAUN",
-	"La6Y2ZJ//vXk58mz/0N2Lz+f/eX6+fvB8Y/zJ2+i0x9U51X89F/pyU/s2buk+2F29leDrzKZNnqNsdZT",
-	"1Xv8mE6nbSUy1bYPbQXO440uunXCSPEWK3MomE16ThiNxgQmgCQqlwURq53+tdP/oTv9YdEzgmfEN2gL",
-	"94gfJFNZqlennL5nMvfgBJgmjwreaU5gtQ//NpRiEhAtWiFpxmxIs1T3CE1T8PBAdYtR9mjdBMZa4aji",
-	"40RpmQwyx4xs82ZAK/74/iNSG/74/iNRkZCMNI1JIoCscJLwTJGYaQkshgpopqfCgJFWUKS2GovEGQbl",
-	"xNkgz2Q1Q4MUtHIWaw42uLmGy1EzF1StHUVDPtjpv4U26KM33Q+SHM4fYBV6uNMqY/sW6OHMn2X3Ba5F",
-	"A0eMUeyvf3NsF4Lyx41eN2icwP9PG73ToHHW6D35Eiz3fZjd1Og1TtvHZ7d5Qm46O7zhdG4OpwPDwUF1",
-	"O43eMYytA2PrwNg6MLZu0HgC/38K/38GRz5v9E7yMfvuFDvgZ+0utAicKpQ7bifDyVOqVHJtZvwEn0ng",
-	"3jgzS0JI1uiddL5s75lZcMQUs/A8aKDAMmMqXDBmSNb5Yl4H+mO8x/N9OJVdMys9Md5LCTZxy4BsglUG",
-	"AlrfcHicXHaPeydu04G3xrotRDaF1ZKKa5bO27Dsb3XqbOyhRGm3AshZXVRn/37lUTJ82e51Pvw42XqE",
-	"BL1PDutbKQXqgAHRjCkmkyzVSe7ZCEj4+4wNPmUydY/w+HcwiL6E5ySiaYpdGwkd0YT3uRSaWsoX6Ho7",
-	"lew6ERm6cnwWGMwqjlirTTwbGzsdMfMk2hphO3F6fDTPtssk4ruo7gdkUFcWtWb+QGiusZfPYU0ttZZr",
-	"OXhHG/bw5qSRGrkn+pFy4sK8+D3alXjd6oQN5vjANWTKSxlvclPlBYxwxkJtQ5+7rh7wo+3XTTWxpYt3",
-	"L0S8pLtgWXCTs7YqGW61BfnoJR1VdZaZcdTN7tfWLU1lwqHkhpYrfSPKD1+5hICAmsFhSzpsJ6KpHDEd",
-	"GJMHhk+M3cc+o6vAHP/XD3i4GJJwxgY/yTTs86YPGCLKH/9ujvkSttrkEi6osIVZz/VpbIZ4o9dxaNSG",
-	"19YsiW2XEjJNWMT6XAwJ+zVLptjfQi6jOcUnG7imfXTAUgykuFKpdO5taGq5rpohBpJDiO7k85AowoU5",
-	"KpIsZlwnNO0ZCCrSawt7OGOxchwt42SaNyzz5dIqCGO25iZBG7MlD9ovy8zmTearY1jQ5hVeorDI39Gm",
-	"ZKWXdLRXglJNR1Xk5QbUDXj0Kqm45zCBkSJ1jKCOEeygMMDTT7erp0J6bYTj8qKAmKVMs+V4TtPRI4XS",
-	"V2kxVZ64bZrhKGtEGhuy1SYvRGz742K4XsIE3V3gvoQhosBdEDqVFvMLK5Tqjbk7wimdSIYoZRdL9J7d",
-	"P5qqqzWWjPmVKJARAFzijF3oEHwoHHHQlI5YvAFZimvA1etzB24CEmL+m/mLKugobb4nTRgdsV/FmHFD",
-	"tbOV4kQyzE+RBFokT4VKAG3pMZv3+VikcY/0G5M5gQv1G62AhO4gvPFVwnEA0CgsxGCaecxX0PXrMfx9",
-	"KULSzBuAkYFZdwr6k9oJCVw3UzdBQyGhIeqHVy/IycnJ81Y15hqBLTNYItU6Y47yub3YilYd8N427s8B",
-	"k/QAm33BIoAJTiyVbHmQNmdy6SAwr7I6bFJXH/GU9aMpL8nEQe3lK5GYhbhiXs8GT6Kjp/EzdvR82Oke",
-	"YbrLs+d0EMUrHqnYIDub2xtP44a/6WIYrOpfVmy6nQ16dQMzryXEp1SMdtLKjKqrtb3McEy2MXeiiJDJ",
-	"KFmYPykynfBVrdVQAm22VPGU9WOKM3Yzjj4Rxg5aEUk/Ji5afdR50ut0VgzYCsnKI35pRGPlwfqR9VtG",
-	"e3zSO3veO3t+22gvxTZjfXgcXE4CmO/t072zvbAjIaB3dbHdKm7bL0GDak2jsZlpMAdex0Zp/BI0zOMY",
-	"1Bl7JRHuq+/ma6skupfHXt5D6a3jWaAuy2+ze7qw9th1EmNSIJ4zkjRibxOeaYiYd6pmHXaGRjpZVu2b",
-	"MiKlBvvbFP804VcsfikinIUqc/gUKxUSIbEx9jgZjZfUY9jP6v1YaJHfz3370cDGhSMv2WSaV3NsWleA",
-	"EsKXPfhVxYtET5cVJ4BTBTy21a7Cnq5pM6OXOGfM2/lA+QiW+IR+9nvXWL5zc1SiQRS8ESMyK/t+vNe7",
-	"TXqmEa6bsXnl2KmO5n/1LQcteHamHH4+fAMtMqE8oymMjzStxdKz34atdm58WFtETVn0SKEp0gxXStiw",
-	"RYTsc2epnOfRcLP6bKvt/JJoKPwmOGuT0BdaoXU5W6f5JR2BAUdJlEnJuO5zTUeOlBj860Kaj45185yE",
-	"+abPr+VLwBDDuE73kUmmNBmwnFS4z8EGpVHEVFGbYW/kAXJvCOcExTwZZUnMVH5JlwqJDSm+p9EYyjMy",
-	"RVOSKELJaadDOJ1A0fCYkWHC0jW+HXW1xLkTuKYW5m3ajjTtlf51dXVQB7sPOLaCFlXUfFmtP+nkqnpC",
-	"EzNQygEd70AzT1icZJPbdfN2KtdppZcMSi9th/PJICHiGkXiZqEHdbVPVq0aSy4sui2w5MIC3TGO3Gy1",
-	"loHkArpEJGm/3BpKosIpIUmczFU4EX/1MJ39YkcbBcHaqmCXutp7tEtd1eGuHYW7vpGwlUaNfRuC9BDC",
-	"BhGrfLmtyz8CkJi3S50aEaFIE74w++ynD28U+tIVk9ew9yatAI4tYaJHBHYp1qgkWvW5UxiWRmVrN/UP",
-	"TFtcc7esxftUYFX0wvPGV+EywdcLQLKixhs89cDNixtmNknFCFDmA3LGwKpH2npcTzYRJJnQEXv89ykz",
-	"t1pB79F93jt7at/CMEmZXVvoX2j/fTqC2g5YGtWe9zkUsf7GGr3us5NO59Rlzj6+7uIOv/0ana7d/lWm",
-	"9zE+/uNKQ/tS+64epu9qdyCoBie7ZUarqOMfVrVHgR4eO4V0sHIPKq8MriCh2ZohEZKEZtpYHCJ6CWPB",
-	"WViAGKfUMBVSXSF+WeaF6vNQRZS/EDELA2tXYD5o7o8iuTsKgnVFUiSZjYViNsnUJX5aJw1+eY6EGuW7",
-	"g0h0jiuqScqoQn56EMME8QSLMfmbNN+/+3hJ/NeB0roFF4cn6/Oy/yt3sBXiIWyTn80oEkVgwfGRmcWZ",
-	"FHzk1bTkvqpEkya7ZnLe51MpBimbuGoXyF8IY6ZpkqrQlhRzgQV3iXJuQAB7FyWtL2yjZd97p3SSpsSt",
-	"r2IGbf/+MH+RItPvhnBSjxgdEQaY4m4WhCK09Kyf2Ocok2ZThYSmTGrSnEHJ4dDMEAnhu7ZV5piDosZi",
-	"phxHCrou+9zWRRqhmw4ElbGCdC0Yq3laSnAR4hJLFKFpKmYs7pnpMxNNpYHHoUEoYQGLQ3P4J7d+cYCJ",
-	"yxJjcb5mXV/bGDhVJIkoj1iasth7Yc9JGFmrKDyH7GI9E24+87poeG3mKrOEL8kWQbTN/oKPC/krasoi",
-	"LeRjpelwuKEj0r7Mg7siudDgMxBCkhFVV0yTaMyiKxZjkAR3faPX+MvTv746fvv8f39/0Qh8gGkukvHE",
-	"oL1XjaABDe+MVn7WPtsgv9afj31y0R3SPbeIhp9ZNFyyZKpmstyHrfN7oxAohZsLUKmZ8yXLgo5eV0aB",
-	"X24soyEdS8bHDBYTLKBg7dKqA9eHAv9G2v6BwX8A6qY2Af7w/kkrua31gnAsl5+32zJlTLGFy/JxLKL7",
-	"4O67lQragp2SrxNDvV5gGb52AeOSjeAixHgZ7HlNmu4MmFYuiM1vVlA/Zk4B8O3i3dQntPDh+oaR5Jtg",
-	"7SO6Vl+aub4D1Io3VCIbiSszuG8VONU5cnWOXO1n/GN3gT44R++bhF9ZfRSLKJssEO3tJyT52IVcDuNS",
-	"vEAnmyLUed18r2EIFDJTKvXjoZCTo5hqat2LRpdDUMglupmjSDhMUhYGzsHQ58zy4VJFwHWE52CmnPXo",
-	"QUio1SPvf/whIP/6/vsfAvIzG7wnQpIfXr8iQ7OuXJkAI4O5ZiogdCQZS/jI5rCZX2IWpUBkYbZ+QCiR",
-	"jMbmNdtCKnDbTITS5Fn3+TGZJp9ZCr4uSsAfZ8DByUnQffo0eNLpmMeiaRr0uTvrjLxNviPN0+4JoQNx",
-	"zVq5h2qtZ6pNLuwFjjsuqoxgct8eqIs4NqsSVcJePVBLlskCuDDrohwLrCw/f5pCra57kr02TKxjnutj",
-	"npvoPFx3KxQf3PXe0ozcQ/5uX0Wdd1SX2W+HEVBfOm25HB0MRDw/gpLVRq/x5G1jD06BG+t5TS3+BzYR",
-	"156GB1VKvXig5UYBLdY87TyHQAnGbno5GCBK0/kyYtvd6ixXrV+orbpm/3C7fFf1/mYBrt8zW+yPYHUq",
-	"H9zokUKwSJqJViTMZJrXeZgbt7CHmFX5lnQCm4ipu6borVi7iw4ZBBj/SwmENJo5snYP0FpeADxIOIVy",
-	"zRvVTcsULlxxQeG+MND/yGwWKdIlZVdTmVxTzQIyoZ+P6Ij96aR7dvKk0+kEJJlMMlhiYbnGtMopdWnW",
-	"/STdWOuk6q47ZNpNsG4XJ/GmRfWAoqGkeUr1uPASOSS+rOdX1QL7tRlCkqEX9WDmPNy9cNgjtYJlWmiG",
-	"mWISSDxmY4Fe+zE1krlUAebp55ZjZ+jzxWow7yjS9BlC1vrpV1rMfe6bzHd153+wr+HguRdbecyrmVj+",
-	"M9ZhgTosUIcF6rBAbb18S7kHTsLvuTpK0vmRTqIrptfzM9tjMCfYlrVD84qC7CzjiQ6IFGICunnA4jZx",
-	"XVvNjsSiqLcfflSETqeMSqTvwhxXgz9fpAlPIpqGFfwMJe9Cm3w0SASetQcde7AU/X1KORky2Js9Ekbu",
-	"+qT5Xgo4+XuumZzKRLFVzGCSzi/t/NzCD+aaUu+eEWx7vLoUWpv39kgB125K4hv0YEVDkFXUQBRamVQY",
-	"lT1yk1HFdA7RpPKYUtvjdvlw5u+p1GtHNKGf3zA+0uNG76xTmTfLrnmfSi1bIHz7NWMZi3fEpibp/DY2",
-	"NTMOnknIXTcbrjya059XjATSLFdMSLezZEZ+uTOruYciC6nmiZJ2kfL5t98bNE2ZHDHsbjxllGcaZNyA",
-	"QTAL0mitcHdAZikMPCm1V4T1t7Ci3XIpFlWcMO3K3iDpNRWzT0rYMnI7g2/EjNjvzOSME6WFeSQz9jUj",
-	"GMwryQDodJ2DH7uoqlcHMjjfUvWY5xiz6MqgqKviAb6jVywmkUCBQhX2nPrFtuSsiNKiThfMVHcDlQ2U",
-	"TnSmYQ+4Vt0pTTiRScRKt2ooqumcKJpF6HmjCVfEe9ebDeQELo45atXOOIYZnUiO7TK7OOtcALhvgHgH",
-	"bVVtBAM4257yIz75S8EC8q8UwK9RhIAljxt36G+dyxebKA07fGm/an/dffllm04Buaqr3DDA7eR7BavH",
-	"lWJPBt9/cPrgj8LEJGmutXzAKOk8NRZZJWf7NKX8yIKmRq/hQNOuaZvWQtHHI8ZhYFu70lY6yd5xt25t",
-	"a0cEqAknY5Ep5uJU6NqCUjjGVaZaAWGfzWsjP75/585SQZ7Zig2+eVzgF8yOtbeKqJSJzaW1Jz9SRLGU",
-	"RVChBP0RMI8F+mMS2LFFPxNQUec2Idb8RhLl8mywZ5PSCxfPNSpphk7aWq7hjF9xMeMhcTq1R+xXNhIy",
-	"pUoZvK7IUDLWwgdLmCYyS5kizYhqNhLmiQKk58UWngbCBdBbIpOs1SbvOLEvMoFMG3c7LK7Dh7AiHCwI",
-	"mICEmdG7eSgUDAwCq8lgtoBhisU+/xvEMjlyLOTWme7lr4vQGBvfEZXwiJER0267BCROVDSmcsTi/PhH",
-	"BMVvjgSpZIXXMlj2q2SDLEl1kbKEyyfID5pSpd2JBd+5Flk0Xk14/qKwXBbdn/sxfX6w+2+t+XOPrtRq",
-	"QG4zLVvZWeNPxt6SsFdjZihZxdhk7IHm3xv5SoRWkBYON3qnx0FDXSXTKYt/nAroTplxu8CgR6aFD43e",
-	"yZcv206CylK9DBaUB1vjgj07v+qsnEJWYWTKg0DorDJKqRoYKsvabcDQelCDLSNznX/ouh5a1l+PlAUd",
-	"VhEXSAKbz6pCp7Hh0DzDNSMTxjMXFCyQz8VNTe+X1+dJu2gbriiePyc0B2q+zlwXKTyIm/AjAy/hx+LF",
-	"3kHRORu4WijImOMb1BGVRnn/iqwwGUtqrHb91K6f2vWzM9fPl43kgXP4rHPw1Dju28dxO+rujUxPDk8o",
-	"XyXeizeqCgCz++swOVoWxfzzv/8HoUqxySC1n5wzx/wdszS5ZhIcHZwRpdkUu1zqZOKytPWYyRkAEhLa",
-	"c4u+mywSPDYIR0E3XaM/EzmhLoULXDkG1+Sqtwc0OsnQkvaYi2SKSUgVK8apc5HggTNH8JNT8JCIci6w",
-	"Jjw/Vcj8Cc34gX3dPWXoOInMy2oXX7fJ9+DvggTicdHt3HZfMm/WLCSiIslYJU6f+4SDLvZ3OKdJrkny",
-	"19D4snksssaJNU6scWKNE2ucWOPEB+Hve4v1RBZ+QI57nmhzGJB5zXgs5PoEOp8P55Ei9hQymCMtuG3z",
-	"SUIKjrWwTd5DqXz1RqFrqpbMX6tCRv64jmZJzM5dG/QVjTclo7GBiVoI0nSPgazoHl/P8my6f7MTVaXT",
-	"Jk4EaRqgAaUICXdfgXZvuTkspUBh4tfSPpBw8rLyo4EQKaP8wbaviyKRcf1jZt5Ko9d49ebouPP8xKgW",
-	"+0z2qUFhRnBNNqFJCrlxnP5vQ8nU2OyGtrtsPikvKafkQ5b81gD6b26++5cuOesek7OzM9Lpdjpm467I",
-	"uO+eFSimYn52ZIadMhpfJhP2ks4VxKcmCX8nYyZfAOtG7/is0+nkY3zlhk/eSxFnABmEORpP/1tjIiBV",
-	"fJyZ3Q6/fG8fHz6opROwVEH6j7RFGzRc3ps1QvMWcd0K7WtPwLnO5ZtTRNNMRmOqzHRXKLqzEvfIyFi3",
-	"qxdUkJCjPfRKi2NFqB1+D9ijrdQJiJUqAYHNRNiR2VsBMXsY/BEBmSQ8mWQTewAQEsNfMZ2rNrkABZcT",
-	"+ULORoVyr4/ZdJrOb0t4uKG9VvUEs1vzoF3BDi/HDy94Kxsd+MJe82m2p0ZetVY9iFbd7P2vMjhRUu2Z",
-	"QsZK87pXVW2ibtvY6tqpnUp4wNd8jeWaf5XtmXe4OjRTLI7nkcIun4o06UAxromAo2nqvtf0irnkVsz1",
-	"VK0CLHCIb9iLkTFV9woZfgIplkOGWuM/TI3fqTX+H0/j13r4j5VSgLL43lXp42RiHukIGGEPRuhC4kRp",
-	"mQwyDSoVzWokqaWKvPj4b73bWFqHSbqcpBXrTfocD9CKpUNzzVCzz/pxpK7DNnkh0mzCwUeN0BmUc0Ai",
-	"qthRwhXjKjFyM51jXx9OKJ/jIHskVFdZGPR56D1SGJBwSqOrkDTNP0Qlv7GW/e5TxhMNB8gkYuYIqEOJ",
-	"rs5JeHrcPjM//bducHxy2j7r2JZLfe5QRTonYaLZJAzIhGpoHKUFoZwk/JpxLVzVzGBOgJQWYYaQ5ONf",
-	"fiLNmw/UapOfEz0Wme5zyu21SQQTAnOHzdM5YZOpnpOIpSmQzooZ9jyyQxhLkY3GHi6yybDWFzIWaQw0",
-	"tolWZiRt8tdMaGh6ZTBSQCIxmVCsmwfBPZCMXkFB8q/mQGXu+dPlq6NnwBVm18eEyis45cWHN6/gvD5n",
-	"PMb6FAqCxFaaXBClZRbpTNKUMCmFJE1KnNq1j+taZZl7wWLxaQNffPy3gIhrJskZefsd9Kg3H447QafT",
-	"6XMpZqpVyv0145pJCCTYlN82eedyWQij0dhNYpj3pmpSwtnMTJBZLFbhhFCd1efmBbLPidI4TRTnjsTJ",
-	"cMikghO4rUcI4YN9OSFpcoGvA0iGIcQQwiSEtvGr7e7K+pwDZoAbYLDarL80dRvLiTNsuX9N0yQ2T2Fn",
-	"3KASBtsDWpVJyhWFrKh2n78GKeMa4yuzKGGOoaTLEdLlM7Vv3IujQT38Awi+h0EcDBKvHanr6mACHwUe",
-	"okhgCRpOupVZ99RVFnhiKjBiJ8iFUgASKTBLpS/7/P2Hl0dvvn971O2eBf3GGzaB8r0h5dE8IN3uGQGU",
-	"2W8E3cDIlaDf+G9GfnX6jQAPNhdZ75XfOfTNa4O6QQOWuGr0OnBRY3dhV1vNJhXTD2LAnokBucdBQ2Q6",
-	"Esh7bO8SmAlt9BreTDWCBgrA19VvE2EyhtlIMPB8H8PY842Mn1xJU6d6QZNZG7hMbilnyqVSnMQ1AK0d",
-	"QRugV1xfBih42G0Nhr2VPfjuuNYFMpdmKvxZzHy0oliaqgUMpXpGEwckR3CoboD8ByQlccgtMHALYM23",
-	"m8vwGqZzUzV5kCyCkovjdkdEeWGs0nMbeCyObf7hJlrGLKOPQIjfcB9/wiw3o1vNN5INmfQ4f2AJWv/H",
-	"6fFZZ7kyutVrkeuryu6YrfMFzBLaJmcAd2OdOPAtJA7Qwm+eWInyIDMI7urQiGNFxst0zA1THQm6QckY",
-	"3eK1mYOPwJNtjLdI8GsmNRDYGoNtQBXDQ5rG3izqJM4JBWvfu3Vuhy/EF0iYixXbaJlEKaMSIxzD1LXC",
-	"xiE8UqQUrcAq2qbrHAM9rd3lQDeaA1r3mvcAIuawuQ++9qmuWh6Eutg0gmEGvce8hVqP71ePb/6218cs",
-	"UJzdU6qCe1oH9Gs9XVur1XsGxHGORGDV7jPaMqPplXWQH8mMFxkMSw3TCyIzTnK3rNXWd2nV8XNx/w8Z",
-	"b9w5uowjKmqrPBpSzaZGg/YaaTIaawUwyjbmfy/FgBHBHVeUloyoMUuHDf88M1cJL/VI36D0K37S3a6+",
-	"SC7redYtRKs9ZJO+9nnVksoGyMVlHxRnDmfxL0icjhVkAbp/zdCRlP3Kn0qjKMRkqsF3IWKCXwNoGlKu",
-	"iOCNmyp44T4+g7d3t2pM7G48+SvKx/Pzap7wCkP6rFc9OVajeTe6cB0XtCCSGdFSugFUS4B16qZ8yTs9",
-	"zt+pO2iTt+rt5dcVl2SnfNqPC80FzKtPE9RG1dTxwn5eoZLR5V17cXdJv2TMV+9VGkntKQ7vl4fWeOaX",
-	"akrpcUkzHCDB7sLapoM5cgFcsXmAUQlrhl4lPAa9CD9zxmKF5i+nExdcRPlSMoixkVyfg8/HYBGSxGpZ",
-	"A/c2uSC5YABNjOyLKg9R2qL+C9dupvC39rnncKWxuQEyWbMEK+7VI9cXtuk6pFq73KpFcz+l6Ryay6Cp",
-	"jRwAfQ4n5uSZ5Rq7oBx4Rh8DNK2FCHYsMLKK0eObSGLK5FDIyWtsaJcIrvz2dgGhaUKBE3w4DNb2lvcF",
-	"U76Q7mJL3z/S2EoIu2fda3+aGnVthLoS/mkqxUgypWrcdRDchVcsoSz8qsZQfxDfwsFTKj+wSMi4BNmc",
-	"HK0M225qx8rV8ssxFu6IQ2VafoS7Kwc3ejb8m6fCAa7KQxAwWSwOsMUdUFqOhWIkjJmmSapCTC80CK3P",
-	"M+6Ox6s0QxC7bQzJXbE5huTCVpu8Qhokb4LaBer6XWb8dRyQkpwICCqYL2G7z/EhIJsM88eSFeUSO4I2",
-	"cLsbbpQdBBlqRFD7YWo/TO2HqTHE7W3uDh81QD1wFx/QbsDE6qw2SPWMi8WsoG1HkeEFYkqDCrcOE+hQ",
-	"i36QCHjnbLdbRZp0wcXR5+WcMsWgElIo1gpyep9t4xRvEuVrWNW4cx7Y0ojx8WW3s2kJGooO2+NUoLwo",
-	"CuJuChCn+So2OaXULJRaI92LRloaRvcXxRbJbd6yrdpPqlYKe0kum5UFyEEd82tq3UYLUrqHOdPWblLW",
-	"442FVwSXeACZ1a6yHAvjmkZ2L8h3MexzI8u9R25ZoW+d52LoHOSJdg700O2U0MhxW6XeapPQCrLQVn9N",
-	"6BVT5rybdw7IbJxEY3tFbLUOCqM4ZGXPHzGZpgnlUAx3a9NzzPby99wh071qrfD1a4XtfP4buPq7W9Uw",
-	"1cClXqKbAJctVvFt8OT/Y+/LltvIsTZfBcM/Jix1pChqK9vUxfxqL1X+w3apLfdfvbBCBDNBEs0kwAKQ",
-	"olkOR8zVPMDMxbzGPMPMm/STTJxzgFzIpExKphY3r6pMZSKxHHxnP2ejkXxlrrytPLTtBF8qJjStcPcV",
-	"xbh5YeJGmvX1sXk/q4pkBZKSVNJnOH+L+LzGN8p/3fKOLe+4Z96xBfONxZ19BzFnId4sU/fWoObCcQOI",
-	"gVFX3gRa8RTDrqNSTa1i+tpQ2QtELeqQqydSJBGzmqXcCcNEIp1liWZKu47P4vdfyFQiDJvy2ca8lLCe",
-	"TTgpb9qUZTM9amuWuUllrPCybuOhtox3Gw91p3phKV1mK078a+uGCPs3FYNu5Xa1TuylerDc6foLPMLg",
-	"kYgpMRXWsb401pXt+CAWYCgNiBUYpH4lDB+ACGFd6IlCce9oTJdOjKOOKvUNpo543b7R4y6TKk4zK69E",
-	"xLpOd5n45P9dH5le47UV0tiO0iqdbbJoyRI3r3XiLezoKt1R3FDa0AkP9rjSBGVV5lrXJsUz6DJCApFg",
-	"A7Msk/CX+WIQ0fIZhtTXNabGqVFZzdR80vG3mBrItNZ5H7+0bIIVUbE/osnUE8t05iaZW3Pq8dKpY+ze",
-	"N5g5HHUo7iitL0ZXnaWdaJnygVg2E3ylsToHtE58oHeunRR3TBvG+yDv49zgZlZnVkrQbpUtLzWzhPtc",
-	"v12gs+/B2OvtWU/0tRFfndmzr87M6RvN60EVBMI3pjneLCGB8PB+gUzVnnErhgHQy+tVuJnmzGNb3+b7",
-	"CEEI51kSTyzli9976AHFw1tmnY5HWLR1qhifciprOx3OmuwXKlnKWRdX0mWpSAbCYFVAFGCSOgmmozAY",
-	"YQJSh3ZY8l4xgLY2PgqIksBfMIHt9avXPxO0i08TDDpPtbMkM+022Sv/I00y5or1REfhbJIme0fgxjHm",
-	"Wys2xFqoRUkb1pXKZv2+jKVQ7hIH6UZYiRVUo6UFRhc66Ob2l6+HIvh7f5/GltXLlJDUEbSvddp7+gDy",
-	"dzpNZhHr8XhURA5iaZPfMq6cdHAXfsi7nVYZ9bpWEd/pEwTp1ZXZ6rlsyjpU4S0rs5bGly9rSST0Sq02",
-	"nkPNxhXyoAJtVfE5VXwNxxx1U14Ep4YvVNtoN96U/sjCH8mC9wJfP249hx/gD/DFnA+1G4fNk7WKFd0c",
-	"BfyNTHtrUPIFTDlYI17hamto+r12TCi0vRP29wF8sSn6GHZkZwm0o95K/9pFBhNyp0OX7CZ7T7APVwZZ",
-	"gROq+a9c/+atHhB8rCKk1PSRXc9ysopTPUDZLWwL6ErPefE3UhruGdi3WPvtckF5gvZDv7f3J57f2H0q",
-	"ekOtR2t1X7ZZL3/CRkynSck8mffO8JXNvTgnDUu5dSwRqbwSZnbaUUpcobUDK1mI2Ahnl0Xz0l3VUyXM",
-	"bpOdp1wx33C6zbphCV22c240XuVXygkzMdKK3WZHfaXIMb/etjkQDpSAoybWna+xPIYdvDU8VPb1qxhx",
-	"UXn6JrYFmnh5nFVTDSoz3TaufyhmAjrQ6umUHRqBUpfFuQVYmuvoPi0o/C7a6XqC7AmsOfPTx4/nF0yo",
-	"ZKKlwob1pPiLKxi3UBYdT/Ug89VsNPYXISHu753GHzqNX7vNjvpY6jbCYm6M9G33rBygk5NgKGJaxeLU",
-	"h2gQTKWSTAUvCb/gRfSc40coPUKJT46m1WRnqoI0VCPXl7Q9bFVPCKv/sJ6YaZWQHwTm+ecPbyllPrOC",
-	"dYfOTSx5UPBHpR2jDcGIkomRV9yJiKVaT0iJNrBSYa5EwniSGGEtuX4Sxm1ou6JTWBr8aJl0bcbZECYo",
-	"VAKbIRXjzPdukXgWb86vjsNooWFRX5txR3WlEu6SO626vkmOZTvdw4Oj1tPWD8dHR92IdVufnvabB120",
-	"IYZ5AvpOsl4q43zcUCfAi9QdxS3r68ywRMRyzFM/JYtNjGBKP7BUOmF4CrP8R5YMRMJ65KaoTtgxwPnE",
-	"UrwL7yisM4Df85sRAelU5yN8xaUdnw7viwNw55NQAkNDJ1mPJ3BwHVWunURkWC5uALvbzUzafWz8zhtB",
-	"aAL3apui6w+oxlNhXLPUPUUOlO73m0AuiUgA7DKTNtoNvEPt/X3cvOaQm542IIztjUgJsaEv377VmV3b",
-	"MkSbslHDUN6I5iuiwQv/3Jc115DUigRfFwGiwh9NCMrsUE8V+YsASzdtTPI34h5MSd+ZNHJTE5Q/gUuE",
-	"lEsjOPYWKqxQ8/ww5sATr0SZKS4TX+aMVSvT9FKb0LxKU6lkP8+dH7dJZw1wSbjjPW4rQiYqJUHGhG0L",
-	"D8EBggzSAzkCDxskDvKpJ3vAMIsyLzmRhJcvs9InChqpjC8tKz11yoxwZgawYhyOXSaKk9YRHrKyr7lM",
-	"UWadn/efP7x9Ykm6iXWWJsxPPtUaeHo2qZmuJaH7mtkGiv3q6KcMZo+SQ93cvw1Jl2aBgk39VJjSU7bD",
-	"2cv3F6xP2xXhQ5zeqlR37Cgs77jbZl3YlC52FqzZl26T/UxFJJccYLujunXHD1KOYV1vK7jM1EjpqcIG",
-	"leUyE7kUQtMjkgOJrtlRH5AyKHSii//YO4N/dIEXaZVYEmRK7Kf0UI32QS+xTDmZekEZmQQb8xnRuzNS",
-	"JFUP+FgqOc7G2GnNK9BSOTEQeFoLFT9Iv8EOmCXFxss0G1fYlhqBcptqIlLhRJ2vd6yvgs5UQknqYOps",
-	"Lg2zobROm1lFYQowm0ets75U0g5PO+q3TGSAIUpQEHxi9GTi+2w+Ivn4Je5bIR/PyXsrsfAXHrK3Ysz9",
-	"W3eB2hmvkPqDtaesnrnCXTxcvNsvfC1i540PviowghLrYywpGlcmHEsX73Spl0qbYWR6d9f3d7XZWOQ4",
-	"IAWg7ysy1SB06zjODJsOsU1rFUOkpbETRABgSX4UkVAmDDU1Ig2jo/IKxJQRA+q3ElOaek/MQjXCVKCR",
-	"CFUn+Eq5sDPq4LuPDWSop3cZZG7ZVohSC1aVQSqf31R14gV7+Frm8HXcZjfTeLc271tpmffYUH+rEW01",
-	"oq1G9LA0IhI9cuHiziWu6xWi/UKYudZLXp7zE0tmLSNiEJ+KEarZPO1CxIp8Bwp042BvfngX3npCP2c2",
-	"wuaPqQ4tKZwT4wm23x2FWFsmHdLwnKsKBKqRmDggoI46arGEzx6zs71Y2k2bB98+A6BKFdfKJqXp3txP",
-	"7weZndGxr+qqL0niW5nlobSrnYOKBZR47ErmVwDVCXtvter9NbJYbjDAWRNm1PW67g6wZdb9XD6kN8mX",
-	"7i5gFWUOVkxfDl1cUUdNh9xhsAAgeVlvRpiEH7ziS4EFpOx6Z7T3F+fRUx7cn9iO8qJAO6+nCy/bmYqH",
-	"RiudUZq8wyqK3BJ7yF38xEFIesl76j7rKC8I7DbZWzkS6MgP7EQ6RrVdLOum3LoCd7oR/XKB3Mjnc3qJ",
-	"6YXOlOtGHUWWQMYnE2z5K6kmfG4XTKV1oKoTkyp+hyU5maaMs8NWiw2F8Qv2q+8omQ/W08nssTGvjyJn",
-	"Xvdb5b/Mu1ZwJcO8c46zrla9wLLqWVSgvGBE9ke+5Vf/ymXRBaAiA1zOQeI+FAFtRntYSHe57P++JNCz",
-	"nQkfiGR53nvE5vLeQ5p+OxTGhUeAwCZAavRPEv+7y9PwO6qUh180iLO3q5yuzehnWvqaOfUPNJ0+39X1",
-	"ZyieLplh6aS+wTSB3Khus2d20quE1fnqCaZM1O4Y1eZZGajDGRNPf4DZ1lRQKBXGFRV04lTbcv2bFQoU",
-	"LnKdVE+FYQNuR8KxFFj3lJsx49IwSUUBSke7Oo2sVmznpIWlf6Q2lNo4lKFOo04zmOR7zIv05X1uXvXJ",
-	"DxAKNnnCcdIhHb3UOt8Bp41qbKiWfSCydSvZb3PXv4Og9ALSSvw7v1sPoXR+MUUG+hybSBFj3ko+S9Sd",
-	"0FRXsBDkdbsRZnmr7ikLtzmUurfAnLtjkchs3N1UfT4fe5pfsPsMyb0riF2EzaV4tm4Mb9jHjRb/2/Ky",
-	"B8PL1haT7reIXaGMbJPmt/XrqDYj4yX+tSKHvU3punkavDYDO5/YrUqZl7jbLbtbbqH3+4XeLRh+49rg",
-	"66LKA0tsnwOq/UC99+N2Ii2B/fN//E/WLZVN9r/49MOky3bIcli9wb4ECY2xv/B+R3VjrmKRpiLpNtmZ",
-	"mjGqVYLhq9TGGOuJ6z6D+aapSBkFcveNHqMnDK1M+H9TqWyTfcAZSTVgfWmE7agubOglgXmYLvs8Dbez",
-	"aKYcsRLifdmY5vPRcGWxTcbD0H7mMbfxIwGiEZOUxz46JgBo2MAbwGCx7k3FXl7LKStoflQwxu+Wd9ae",
-	"40bKsM+Rxo3469GWv26Vjc0oG+8oF2LDyoYdciP25f5np0dCfbk24E6qKy1jwbhFt3GcUo0zIaiaQc9w",
-	"lUTh5xCC4SKWSiVsxCbkzaX4iR5PgYU2O+qltJOUzzBuk1Et6zPFfBxmxIwGTonBvVcaW27iTPMIDkyN",
-	"4mPBjlvHTfa28NMdHLaoAIPFkpZ+Wm/O8V9jqTInGI+NtjZUIEilGtW48OivXbajNIuNSIRykqfURoTm",
-	"4uMk/vzhLXB/ChuZ8J5MpZvt1kUn/CjcBWx88oa2dG1O+iIf/yPM4NY+n88NfyAvKM2/FTXwOCltIcYh",
-	"Gv/2+uT5q9YfC+fXT3lOP/OFxajDgvQk/G8Hrw+fHz2FO0Hb73scvOMzzl5QHTKkEf87/PTP//6/fjZO",
-	"/s6mIsGyGEYAIlBcKj5MPV9KUPzD3sHRx8MSc5TWZvNgffzx4KSNeP23oidWIibaSteIGkij5Psa60w5",
-	"vw+Hh09Pnh5GCzFN+FrEjlr/Na+IopUzPAaO4XiKB0KFMxrtxpv3/7kHrOv10dnxXutF6wjPWyZzHwkX",
-	"ZPk0xsINNTb54Cbxg1SXefLx4IeK6yjwOXgUEARmVxl19QKAFYpdwr08RsxZ5j5wJ8iN+RXTXPHgl6h4",
-	"a+9cpzKerfyyf/zmvqW7YW6HKzC3j1q/42rmZ2dvzV5EnJH89fdfawqrITdIwiGWGA5hYB23oT8scBil",
-	"VZXDKDtZkckEvuW7srCeGEqVzw5Ruk09nQCGImAcImI21gb+43lexPoSy+rY0Dm5o+guFAXSYm2MwJws",
-	"xumtJnuvmUxsxJQOoR9izGVqlzIlI670iPrqIyuY50hAlHshfKTCiFbnNGbpGPUWvHBTw07e2pAHW1yR",
-	"fBtRI+wv9enPt/IsdnnFSYWKinQy5qlPe8srEH+capYplKrZBHsO9ZnxrDC06HmFoYowTS6VMCzlPVS6",
-	"8UiTUH9GhC++0GnChjpN0LP8a9QY808XQBa+lvFEGM/JfjhqHtGmZCn8u89lil5qevio+awYmBboHe+w",
-	"1HxBoPnlrKTaqEiV7IA+vA4x2Npreh1RU4KeSPWUHR/83//zGq0gCxvoPwiDXfqJf31Pi0n4V9bZZNjL",
-	"oBwtbDLcxJyvS8WKEqM57wGESgUdF+xTyotXtHLDdMb6WifM8r5ws8baHCmn8w2pVP9y7OAi8IE5LL49",
-	"R/hKZBvm9SDMI5xWw7D+NH5+1bs4+J3/+Hr2t4uDVu/QpT15cPU32Wq9mx38A37/6y/vW3/7y3/8HsK1",
-	"JtwNy+0wRmKxtVkljYp/eivUwA0b7YNWK2qMpcr/vRhV9mvB4H5bibv9lmm3VIFyi6U/l+hUyPkssT4b",
-	"ddSVUJmI2ACzxGIQHHOtCwU++K8wYxuxK57KRDpqFkChbux6DayjPLeLAq9bSRdjO13g1JdKu8s+3Izu",
-	"7rx6RpXwOmod9YztHB8+9+Ge5VS73bvV2/4E5/gAtDaq/Yedkj23uSO1zWtO54GlHrW8dvZKJXO62fHH",
-	"1nGhm21C30O6x4yIRvvguFXW5qpX8I+GSysSyuJlRvYihswoKVRCYETVNggHxy3EvU+UkEyIUdajjp8d",
-	"tQArMiXdOfBb//vR8UlrMfD0YsLNKMVC5lIBJXLsvOw/3xPUkWPNKTw/qJ3BD3UT+AC3kSHfscWHjVCg",
-	"t859tvxVL35UNMj6zx6ctGq++3O/v2epF1oiLaJUSRMvfilP4PpV7x22ar+PP6NsQmzvxZCbgfjjxP+p",
-	"JJlYoYipfQI5HZ84aB2egJhiQN5rgIbvaZ0ht/QVOwB5T4MViyWZYE8xybNo3eTzTJtoWB6L34H9tRtn",
-	"Y2FkzPdfDGXMBzpo5D5LBL8zp/NX1hA2GHa4hY0oy/tx8pR+dvxTIIBnOEb5oacnz0jrR1bwZ+VkWhLt",
-	"D4HQkJ002o23fCQQJs75lUzpSl4JQ4z+YE0xjSBziYSGfHFrNHjMRoPfPEv8ZiaDXKLaJy6HruRaZy9Q",
-	"UBCRfDFclwtb6HIFcQvkh4jxgRHCt32FX/Gis50u/t5mADLdiInUghTT2m1TrWEaqidAh7IVe19Uyj7s",
-	"hh9F0o18Ggp3AoTFJo5wSdMTSZfcvL6acfczvv8miehD8D/Flf2CiShecvQlvcI4EUtEDNwOhbLQiqnU",
-	"Sqmjdrr0aRDE0KG9ewp64Xtm5ThLHVcCcxpp3yJyTmdxLERiKwLbYQtLBIs5czqJbw9VYKPL801ltuhO",
-	"3dxIloH3oSkKU65m/N9BbtvTIDqFOrqFhFdIaiuD9DluPu3XRj3dJYn1c4PX2OgPvVRXt5atdLuVbrfS",
-	"7arSbeASWwn3/iXccBZbUfdugj8eWwHphyTY0zlsRrSnnduTCqSK2XKZPrQ55WwsrOUDgcW4AHQuQF51",
-	"go9PmdJwrwBZmRIiEUmTnXnZ97B1SBZV/yUmbUdZp433bExlmjKsCQzPUwsLlK8qQu9JTezIUGemkGo7",
-	"qlryq9xXZAXpdnd524cL2qo3fqfutfuDFzy54v9+TSOHRtTwh9VoN34RzGSKualIrwQbajuRjqcsvEOH",
-	"gAXiUiyJwhIx1iGawhk+Qwt2sxDszhRnP+qx+B32ywyWinpOT2TcaDeAZ2JArTbs4JBqhqzhW6rs/loS",
-	"8eGabV9Xi2xMnqPjAivMLAQitp6vHYg4v8BYyPqSIR/8Nx85z9qyoMfEgl5o5XjsmF8m04ZZnlYqdd2K",
-	"C5krMVvJY0ePPrEMHeARw2VjGykMYwR9VKpBlHMnWnGCXalWdqwFww1ZOXawZSp92Fdpkoolhvfdbsm2",
-	"c3zKOKNIcf8wZi1gD29uHZPOdhT8Ha1dciwidnzQYjtdeviSXl3mllsxaLKjHoZbjswXF7iyhxBN+Y3t",
-	"FNoKWySG5TSIixuJmdfsL3/LOKyiHN7xk55ix1zYRnjmv9W6v3kq3vFPjfZJ7uOG7VUDNHfRB4yI9Xgs",
-	"VDI/OrDvdIblHmY6AyLKH2UgKnmOX/1wULfpY2piS1/q8ysNoIBxK6E7498bfzSCj/pkT3ibqXjYiBov",
-	"pVLCAAYUQTVDGQ/ZWPCUJTLBKaGA0RPWXTcHuCapuIyHFN6Yz4aW4iqBO2dqRr2IRWrFdYM68cl9JUrG",
-	"Dbka/VVn73LJ6SP8AhP/L+yvsIHhyg9FOinvaLOUs3DOHV5VXHdfiKTH49G61j9/fZbW44a/bjXXVept",
-	"rzCzH308zEPiuj7B2bMeQPZN8Nt9m/U8xVyv+5Evoue/5INXMLoNC1lb5908Hg3bvlZzuIz5X3IlL+oo",
-	"weMhw0LboGtIZ/OngMfPJoL6KnA1EBEjMLCMj0MRYB268MLNLrppRa1Wq6PiIUfvj6EAUs/o2UjM7Cml",
-	"CE4l+ZXmmxQCe81nOxIgKDACpL3MUsxrR1HNyeqmUDPLwNK9e+gyrLdLVal3FySFQow4aOX8v6OWu3ke",
-	"QtbEBZLNt+X0d+zNoV2nlzxb8eCqswny6VRfiRRRtmCD7cDnoiqbB3ZdsOX28zWa+eP2XeRktBFXD13z",
-	"hbS5o48Hh+2j4N24Dftbc7nX67jaJI9ex30Edtl1OONWg75NDC/evjm8/wbsvPrJz42e4EaYs8wNYQbB",
-	"L1Uf3ntudJKFlIRql1g+kU2rs6Ip7NVBY9HLdsZSHfOU0SfYTneg0crY3I/HCfaR7e5Whm7v7+MbQ21d",
-	"+1nrWQvH/TXfhkXRYyCtI6YTYZ/qPakiz7GM6BthhyGjBP8skj2pWGaFKZkqrfCouugmLMX32sgnoqC2",
-	"GEaVhk1SrkqjaTOwNUNdIJfeCQbVKLex2oihf8vu5vWtpUELAPsdpAcK7J+xCTfONqvVP+s+9A4TYWzE",
-	"jE6FpboDVLWZjCAFe7enTKor6bhv5ZkPTbk09isbws7O36C0hNYUO7NOjBl2saADsafMaZi5GwpSOHOv",
-	"mm9A/dPbp+zs5Ucm1UBYhzaXiE1RI/RSDcoZQtmsPD0+kXvw3Zr5oe8uS6RjqR5gkTqUMXG08gjwSN0h",
-	"VTqP6/5cf3UsWlfpjUpNCQNlzPf3IyIpFenFPgP5LPJyu/Xr8D3cizZfTtd3gW0zFJOFclQqHDbt/OeL",
-	"j4wXNc4HAqZZtGP33IzMYjqZMfp+D/MIcARfpdqyeMgnWKa9p68ESXrVBez51oyLyzg3QA8Jg+vLdv70",
-	"gcU6AULXigz8pWoYPsRdGz4QLBT58s3ITV5ugzMbc6VoyPJliHnd/X1VHNyQk9eJVSTc6JpsrdLwHmQX",
-	"P/ALT9Oe5iaxERsLlbHwD2f4bC+VIP3HRuCFH0ltR7TjViiLVQucmPKZbTODQCa8u6ujYq36cpB5TxdP",
-	"xlJhTjYqSggTnAJH9oA4EtxXpELFeAb/cSDp5TdNGqanKmS97XQ/7SUCuNMe/kC1+7H7PT1L5U5gokPB",
-	"sQV+ing0xK3EKpC/iN6FjkfCVQiCRq0l6CLhKmLDbFykNSRaGzYxuidsSB68bntK24GTpaxxTB20cG4e",
-	"Wvy7NWuNqNcL9u9P9YAozDfGD4oq3KeOwkk9sUG91BOhsC9eKXnsUnyKMwxA8IWsYTUUuMewSoit7A8t",
-	"rG5/3oz5QFiWTUA8EglCKtES24m5xQ6o3NMSrHEkZrsVxE4kX4IjE29sIhxlfdpEwN6rQ4Rf7wX09W5y",
-	"3x9cXdPnsWBCDaQSto07j7zSRh3lDFe2j6wmtETA85Q2xtgQuLxpKswg+A8TKVyo3zzmkwlBGjqIr3TM",
-	"e1nKsQlQR2WK/r4HdM0MBn0EKAiUsAfDSSe5Isav+31A7NJHKlsfp1JhYl4NUwt6K0/9oTHufNeCHc6s",
-	"TCnxp0yUEeNhY59YpjJnJGVeSTuCv8E+oY7O6d8lmmE5zURIgg6QNaMet+hZ2G1jIwiRYKOHqKOoX7xW",
-	"XoxxQJRekGDTHIF8+wwgPtgrpTMVF7y2iytr+ko0vptHZYdo6UuIKKeK3Nfbpq3GHpIUiIrWTCcBFRBJ",
-	"A+EhWRWcvGiHj2maLB6KGHNyy2aiYm8XaYiuPnNTDaKw1YqGiHL+W1kWTBjmW7OwDyKWEx/Xy3wgEUhM",
-	"WW/P0J9gTIMIW51GrK2zpyyexalA4PeDwDXoKH0ljJGJsKdwjwXcX3sKGOfFaRCCLRsIBRQBlz1skOj3",
-	"fYozMpP/97/z93O063EXD1lMXMbnSGO1qigIDIjbXCW638evikkEEu9ej/A2LIRSR6uXxBNVzVa98JHR",
-	"nj3mX/Mx0IBSejzJHMkP4hOPEXDgAR+Wkjdv8QwWpkP+KJpWkA2pHDXmapOWD09ivavdKOS60yJDBYbq",
-	"PfcTrZXuQLlCuQ6jNMMoSGm2XZgmo7JczHbQZhaVLXzaMKXdbuRzVS22lQueROvVNzpWXra80SYUcTBV",
-	"5kDTq5MyQHjh4co/sagPSADRBO2iPWGB2lis9UiqQZvuA2AImj4L5En1wEYsTgVHToaiRiGB4VtwsiBN",
-	"Jplg+FXk/ETzPi+YViGuZCJULBAiY64iNhlqpwH1O8qV2T2HzRK7TXZWGHsBF6mLLSAHiJzwmRCyT+iJ",
-	"XwU4szBkF165pL945vpVSKwCAbe1svYH0I+JtvNtYztcsQ+vX7CTk+MTxLggFvtv5frZLomWYz4SuCjf",
-	"hhC2ELv5GtijEqc2OnMYEVwjLWsqXWbDuvopyEY7QfCA442Avw79R+l7MVcYGmVJwWVOn9L3hzpNhKGM",
-	"VTcU47JAGz5VM40fM5kIlug4owJAO++4GSXAgQi4UVKpzABJ2+nS+AMYo1YNHsq+Y8MsSVIA3qG2eTkH",
-	"f/o0Zmks//ASxiQV4BAoWzF3HLS+HWIrJWU6U9Kh+GxYKq5EaitAaHejoHh0VEnzwNN2Oh6xVCQDYQq+",
-	"pdXeMNgAxhoUkz1OodLEGCLg6n4GyNJnEYj0GUgRQyE88Ey5dXQl52BgMklnNav9T6ESbWzJ8oALjUja",
-	"2cMtZ3I80QYXm5l4yBGrckWPtEEMgMCL6Gkg6iiq726zwaAcL0G/4oWoTNGPXY+yaBaVwtcoRNks6MeB",
-	"xbIdDI+wXmNBgLRDf+HleJyh9XLXt20EtBwpPcVTIFOOx4y+NrGIUNawVQV/4idRJ2kXafKhugECfl6A",
-	"i4qTVLxWY7bjW3IRbXlKDUU1IkLSvIZJqVQJEvNuFJhAURQlVDbxufq+0RmaLoQa8IEY523BO2pgdDap",
-	"zBGe7hshfhc0P+zk0JeKp/J3kVROq/RanYpcKOBB5g2dpsr9VnZIrJSKheKaEcsLXWrD8hKbZa2kKHy2",
-	"BGWSMuQCbnqoi1iIhIG5oBodmFNB/ShEhUmXzSo8Hbmh0dlgWItASJaxME72vTvEsh2saAGXOhUmovoW",
-	"1CrJFFpMxH46e/HifDe3KHplIS9Rk/KJLVNh9SPXaR7WkwEOxslm50OUpkOdijxwFkRLkCmEkTrBrrf/",
-	"cfHze5zR+cvXZT5D4y3TCfMrl1fCCosaUXd43NiBQrnMWjKpVm2EjqNp9tNebscKpTGDlrHcZ3ymih69",
-	"QevCwxdJ+xptSTHd75NVBbUx/AkRFmgl1XCNqkdLZ4IyyBIdDa8oekRfli1tFQubNx9Rv2MZEgi1Yd0/",
-	"dJsdVTUbYicVpJ3Q6Wqx+d4pcOV6Mxs2ob0SRvZn0rux4SBwM+r8rLh3FIOcvLqiDOn13Kz41k9oEFzF",
-	"xXoRZhNeuZWPdbEk6vFBu9VqHp5gVVTueKXi6tdDb+PW80ZdnZ/CVIPVgmCHMa9nyg1AztqFS7/4lLBw",
-	"BDnRr1ZjVbRarR8oNnrFb7YOVnehni0QxSou47/8ZWlH0CJYH2laKvYs9Ms+LUVSWuo/CcqJHChgo1TH",
-	"p27kohKzV2N3UK0K2tP8Z3ZhUD7fGrPJ3mC7UFAl8k7b1zna5s9qrmdesGV/8855eWqxV2EvscTfcoBk",
-	"4YW8kOeUg8ZnRlguSiaPGLLC0nx1wnMuv1/k8rniqyHXARZCwk1Z9ZWjxnwC6CFmPObgVE94q4PU4cZA",
-	"6sUyMthiFWHVsqO7c8yqlkO4FrXKhR1AiSpwDAcJ/t2eiAmaitoM3wGgYU7pmV/7FtICpPkyGau9cLgy",
-	"oM1R5eqQdrBxSKshhC2ozYHawvHdFawV9pVmbjG5VlWdN8s8Ceo6ymRlq8tjBbBiba/Dar5f+MrXuiok",
-	"ibKyV0s9K2PPQWtj2PNq2RlukYeQZ8nJ3RXsoE161sxNb9eJUfRsMJgjzMxZyWHd09wI/oihh5Z6Hlb3",
-	"3cIOrXNVyDkulzY5KsHPAhWtLvYcbQx6zuvOcAs7BDs1J3ZXkENSymqQE3wOwdNQknDySJVHDDO0nO8f",
-	"Zmidq8IMpzr6RZuhW1jBF4htdWR6ujFk+lB37FtkImSqObG7Qia4q7rfbyYilsn1wFTEefLJxOir0Mnj",
-	"HyImC1OeueYjEjFc9BFDld+bl7Q13y1SwdF7YgoHC3+Vwvmemat7+3wM36qvYL8Q2uRVX+mthYwArCVk",
-	"nCf21YHx2caA8aKGyLa4SLi4eF53BYvO8Fkzz/i5DhWLBBMfcV1yD+YDPGIQhPXlM/9+MXCuVdMR/m12",
-	"zg28n/q6KTeCt9WluB5WJgEiWvULT8voNkezq4PbycbA7eMi8WyxjbBt4bTuCtpKYXnNXGK7DuEGFCFY",
-	"eg/t7v7A2FQYUYh+jxjpSgu8CMv5ftXTTK0KMskNekmX9nLVz8RlLKsn0tUh7fnGIO2XpVSyRTZCtmVn",
-	"d2cAR080nbDXVEu6QOBR6Yz1ZqyLadr72gzs/mekmy/74UP7n2XyZR8G60aAZ4hgvpxQPmDEpkPuxJUw",
-	"pcYWfZk6YXD/Yq5g/3r5Wz0Exxuh5Y7Mz2PMXTykzKzuH7Bs4P0iKA3wUVj33QJn+YBW7fd/UIG2Mnmu",
-	"7q/cXKzEL/OntgUyD2TVk7oz/NJmdInpHs2Q2XFtVESROFgkiqAWGt5+zDKZNiO0Qn3wa/l+oyHCKa4q",
-	"L/1wE7EsbOeqHzmpIFcNYa4ukh1vDsDqiWQLYx7Gao/tbtDsy5f/HwAA//8=",
+	"7P3rchs5tiAKvwqCMxGWZpJykiJ1c3TMyJLcVpVuJcnlusgSwUyQhJUEaAApmlVyx/z8fn/zFOffeYZz",
+	"3mQ/yQksAJnIZJIiKVV1T+/aEbvaYiKRwMJaC+u+fq9FfDjijDAla3u/18hXPBwlBP69nxCh9D8ecJIS",
+	"/Q8a1/ZqYWO32dvErXoYhmF9W/9nR/8nzP6PNGpB7Z4yPVoSJrm4471eQhmpBbUhkRL3SW2vdgWPUB8r",
+	"MsYTdFP7iJP7OmVoJHiXyJsaGmCJGFeoSwhDA4JFjHqCD5GkLCKo0doLm7WgxkeEkXhf1fZqzbC5VQ83",
+	"62HzuhnuNZp7YfhLLagJInnyYMawNEnyX95O3C+SPBBB1aS2VxtjwSjr14KapIocL7ZpjPV4hVUqa3uw",
+	"Jv132v1MIrUE7CINOzUZaQDF5IFGpPbt27fAHIb0TuPXv47jn3Ucn74FtQM8wl2aUEUNsch0OMRCL/fj",
+	"ACukBgS9e398ibpYEoSjiIyUrAU5KcVYkQKEakGtN6DiRyIk5ay2V2tthBv66z0uhljV9n6t4dEooRFW",
+	"lLPXeux//yy53pb/O/z0KTtvyqTCLCIW6qmIyLXZTbaByZXCigwJU2aQAtyKeZTq32DW2l7tbcrihEjE",
+	"e0iDAymBmcSRfoq4QF2sogHCgiBYDImR4gCEiDCZmtcGBOkDRAwPSYy6E2SOc6MW1ChTRJjZ4OsRj/Ua",
+	"vY/UvgXZz/Cx2rdPQW1ofpBEPBDh7dFOwmKq38XJgSAAbyVSEvgPPoxi78GMZUTmbW8FqXlNL8EixwVW",
+	"VIPw2yf9o+Q9NcYCTlpvV5MXT2Xtm4eT+jsPGp2C2gEAqYhG54ygkZkUUYYGPJUkR6Bff6/heEiVmqa0",
+	"Rmuv2baUhpOEiD5hUqPPiGCWKqmxw/wOqKtnmjEqwor0Oaymx3lcC9z2t7eau+1mGO5oBoJHI0O4tQce",
+	"4W6a6PXrozCAhEn3GR4NJgn+SjURvKcPBD7gETn8k/g0aybWv0ykIkMNwoNrTY3kq97xBawTDsVff3HZ",
+	"sUj73rLDrcZOeWmXWA5Ka9FYJfT5eqthXN1ZOusmxF/V5U9n55en/sIYjWiSUAb40SWaDvdrAZD8ee8t",
+	"FWpQ26s1dnfCetiqNzTlx5SocxETITO8kz4GHhy8P7fDYNERZ5JKRZi6i7Do8sEkhgV/mn0ec+B6dHF8",
+	"cHh85AH3IJsfHXjzo8ZOGKL7CCc+MTT/frbvLy7h4zvJY5oOX2w9TdQXeIjsrBqsT4IiKK1jUYa/DexI",
+	"KpHmOHLGUcRZRJjSU8dIjgkxJML1oVXS4Ka+8DQNjhIcEQGne5YOu0TkV5zQF8oFEZTH8J23taB2Ugtq",
+	"h4CQlpPVcKwMvITKb0x3J1GiVoMHYRFPNb87XkKK6CW4D18x5HpnKG+yBHy7DYDve2Bnlu0Ohb5hGmHY",
+	"3Gy1t/QBGJ75e62HhzTRqHN4flQLan36QPTQ7/bP9J9DGseJhsIPH47PzjRzFZxrBGoBUUnytbZXe7eC",
+	"3JAyqg+09VH/G1j9nBM24kBCGY1wckWUoqxf4uWnl2cSLkd9B9KYMEV7lIjsWhxwOaIKJ68kOr08Q5YQ",
+	"PGlB3/angl05CkkF2+M03mtsNDd2WuFGo9HabIcbjY3Gpv6PuVT08R4kXJJLItNEFZe0jyL9KEaABWhM",
+	"1QBxRtADFtQKDNnXYQj8A16ZAkW4F4b2wjEjgNozWLe7W1F9O94h9d1e2KibQ97Zxd3IXCkaC6cmDXc0",
+	"fO2kcP9WDQlLQ5b58GII2ws1wmph2TBkLc99MOiRdPPl1/Zqm7WgRr6OSGT/3Ghbgunrv3s4kVrCUGS4",
+	"GCZi82Fu5LrF3unad5QebvjElxQzZa41TRPuz7dYkx+s2SJ7hHP54sCog/WtZlv/YjFir1YPN9rAbfJl",
+	"ATdYaGGfHFnXTjlTgzphFvkCNDaaxnMkfIN4mgdYkJ+YIwvzDfxY2lpGJFcDQuaTh6XTfJ05bfxFEn+R",
+	"xL82SRTQvELL0MoxkkADvn6RY7YBW47H9u9/Eyw1u8nR1PydYan58/8oJDUz5Eiq//7XRFGwyxgByuBB",
+	"mQszMkYy7cpI0BHYGkBQoUoiSSJBVIDkgI8Z4iWRxSrXTuGfgYe7OR6SBwO7X2s4IUJt2Fdgc33Ge72N",
+	"mEQ0JrGGSA/TJBXkwMhFYbCUJS7BUh2ShD4QMcmpS/96ZcHi1AO9wdpebTyQJLr76cvmw+71b5ctdjLa",
+	"iT7Gjd57udX/Dm9OjkiYfk/PVft++4dh8+uPGrtTkdT2agOlRnLv9esB5/dyY6DVAfFAybh+T1U0IExu",
+	"WHvvawnWifwcjtkDdbaf6ROh2dP8PBS/J8Wb8WmgR4KAMIwTgLwA4JIhpnrxEg//55wlm6uFCiKLX9gt",
+	"fGEZMx/sajlWJDjoH0PMcB8MUIYSFiMvTQufgpoB3J7+/N1u9EOz+9P28PtRS143Hn7ZYZeb45+3yPvw",
+	"80kbv4ub/Q/0/Mv2T/dwVocGI68MgpYOiiE8Ggn+QGIkiIZgwfpo3pwSW9p7LQc5O2RRaBD7iqScnXGw",
+	"bV5whaWk6RA1UV8r0D0qhiQ2KMPIaCB4wvuTDd/+YdSNkvXj8uhs/8S3MAjCcFLUaM0fI/fJFS0PJ+cH",
+	"8CVrdrjU30HN/hCdYfif74u69mLreIblYY6FYXOv7ax8FRaG2vnlYX13t9GoVdgZfOMCTO+bF0pKbkZJ",
+	"BYODd2LHy+xusbHxbq3SKGDQyhyK/r7BpHgiRwPcpxjpU0sFeYNGCcGSOJRD2WmghA6p0ghnLavHSxgt",
+	"Vr7kHB0aB8QMo217r+EgnQ1anBMZbgB3ypQ/Yh/F5gmJEdxyAcJI32Ak1hp/AGr/l5SksELPvqwUGY6U",
+	"LwLGqQCuf5pdUkQInhm0YHbNuUs3pn2yKLA3F8eU3ibIRnrtFSpYyzmc9FFo1Ml2Kb2bFizI/l7LszT2",
+	"wnBjswFM0QPAThg2MgDUFB0SniqEe4oItCNrOTjKAsVSwGguAYzmXGA0SsAwKOABI3wSEhpDN8LmFCS2",
+	"ZyDCs3beWGLnjbk7D0s7z+jB23wzbIEceghOvhMqpwwCY5wkXY5FjDCLEUZDwlIEPxTVJixzlUkzoL6e",
+	"iAvqOdMSzGIZ4RH4EQZ87Jy7RlrVv7zHLOa9Xv6beRdunb6gib51JE6NyV8NCEjoMRb3mjcvIHktyonb",
+	"ues42/9dlw+sHHtFCJuCeGNv0+GaVR3ec4W0JpbDEFgw1UdgN2j+qlpyy53eskbcasNtDgVwYVSeVown",
+	"F1hkD4qHN+JCCUxVdnaZ8yk/vgtBI5L94s4nof2BeuKAmkse0FZ+QBoh7xx0/dMxu7BnccK73UkRed1J",
+	"WINMfhRWEXk5wJvdAaEdPbiYk5zIrsfcXFEyQDyJiVSoR4VUpXtpNlrHWGFQ/zRBLbrmeeERLxCG8G02",
+	"P1zkkEkYhvqQuegv+M2wYbyi05yw0dzbDDfaPqSczF6UU5aV7uLNpWWquJnr1ou+0ngO8KelkkXBv7M0",
+	"+DWCv+epSCYnvD+N4wOeGucPRhHnCREmxiaAB8nE19S6aXRvtI2KE216qrSxRWyFWu/5WturbYIQTbA+",
+	"2c2djWYDHGbw1/ZGuxpDNufM1wrBepvPGG56M4Je1BPgfZuxQkFwbFxjWgGBiJ/UstTGAEhN094y3kjF",
+	"Z6sr1jr2DkTjY9YnUu3HQ6qmteR4SKXMTBlZZIS95UHPACUJrUnSH2rmhCQZYeMJ7k4QI2OwMq77x5aH",
+	"VZ1evX+8/cfNzU0ahs2tx6OL44PH9/uXb88vfzw++nhb6cG7Pb46f7w6/3Bl/qO3GG6GzXBnM2w06+FW",
+	"GD4+7h9e3+6Hjdv9w+u7/bDxeHr1d0C+x4vH5kZ7o/H4+Lh/8nh29Pj44ez44PzwCH24flffuWFHP549",
+	"6hf8WfWEj99dnR5fv781//3u/P2ZN6TZDsMbdnF8+Nh4fMyUstvb2/enB2ZnM1yR5uHx1fnt6eU/Gs3N",
+	"eqtd12rL7e3t1dX+7dXV4+Ph+dHtd/tnR7fgxr29vb09eXxs7O6EYavRfHz3+PjYaG6i0/3jM3R1fXt7",
+	"dbR/fX1ydPtx/3Z3pxG2bj9c7T8+rjXDrfV2u10PG7CZ08fHHzU4YKE37OLHxmPj8fix9fG21Wje7ut1",
+	"397e6klvW49H5hut2/3r66Ozw9v9k+MD/dvp0eGjflT5+PjM+8LjrP8rg3D/RC/k3f7tO85jZISHye37",
+	"k+2w0dx+zAJrbk14y+3VwfXj1Y+3V+But8N2Hr1wmn9AMI2Zt/l4uH97KNL+9LzhVkPP6SJTbk3QyuPp",
+	"+eMlloMbdn549Xj4+PYfJ/84fDw4eH9++2QEyK2L0vhH8+9n+7eFCI3s2WN15MTN8kbjnIyrvdkmAI33",
+	"UI+nAlnyK0TcjQSPiJRa0GkB/0kTy1djosDkaMzG5i60wVXACZkSPIGlOiKrrRg/MW3UANaSGb+dLLyk",
+	"ceJbUOOpijgIeDYALzfZWE4BLD/fasW2mtkK2+223iaYjwTBEmASUxkNsOgT1OMCpeye8TGDgIV8eGEl",
+	"8p5aA1thJZtPr6TwXfsc0Ri5xybuVA2o5sVMXyvIC4IE1t3DEUQ3ojGWCCf69pmgHAcKC41T8y55CmjZ",
+	"mk6v3tebSOMAfFzDBUeKCBPmATcK6xc/Ishn42HKvqHlBEBrLaFwMTkGI6SP1ydkyJkM0D0ZQRTgiKcs",
+	"lgHq8rQ/UPr2gRhLiDFlMUqluZL0jwRHg9keES9k7vdaRJUwHkPOFKZMk40LA9yr9QQheidTDrQ8zG4k",
+	"eJyCCfjFVE/jRnM6C4ABRExxQh5IYuh2hAUIJoAsQEgXnIKs12gvz2A+adWNJL0T2iOHeCJre81GUJP3",
+	"aW2vdnF5WD85Oq03YGItW5gV9HCkwPwTbjTb+XoB9hpzsufNnY1tbwA47fQXn1ZSywhSoTJR+LmgI80+",
+	"7H6SKsKKhz0eEJAFs5/mH3csJqjPeSxf9sCbOXz2k6Q+SsWIS4J6CU9F6eynz2pzq+0O693JZX3/ot4O",
+	"q48Kfrff6eL+gscQLElBfxHM8gSz0EFo1eqEqykjd8IhTCeBnWteqcYcOY+3DMydoFEJCRIR+mAdUWCz",
+	"hZfB2VSw5Bnv00mzFW7WG43t3ON4zrzlNcOFz4jAGa0aS2AguEpkgRdMsNmyyt+y8zSL8zRDOC/vl3YL",
+	"FEQH3QoPx+qmvIyKvLDjSyda1xvFk7ERGwueSHPJE2k++0Q2i5BsT0My/OPhqMnoFPyfBwDOMjFFzsem",
+	"oY2MpxRoSJB6IcVDkCxPoSBul4PyzaGdnh8uGMpuHKk9rCDggopqY3O4m6cVWRseeCjnmKdbuXnabKsK",
+	"wmFhxDIhATyKUiEIA/tvo5VJ83K/17MRRpsg3BogXnP4e3Gf9CmPaU9DvwAtLSacEuP7LR6lxpG6jLg+",
+	"Pw0aqigux2nMDsLADD8RhPGZUzb//nJ3OsPo73xIfnuhuIlUlnWvpzykBkBySQj9+p8GRMATCEvfcizi",
+	"K+MsK4IqdxsgrFAj3Gu1La9QdEgC1CVqTAhDXUHwfQ9LBSwjSVlJF7H+LpOtk3tgqpLibNad0RP/JP/M",
+	"c50vs1wt34LaIHPs6c3rZ4UN/V4jMB2kF+QzOQhClIZ+rDkYrJRdCN4XRMpCPC1M/w2s1mBEFpjFRgmM",
+	"jDH8v7xr7x6Fb7WEKKg93v/SeNfc3dzW0zq/XYbW6HuL1vqpkV5tltynwKbfXdMhKTHSrb1W27uqlsi7",
+	"hOvKBR5iytz3NR+kQ/IbZ0AvQyJohF8fDGiE+9xkyp4a28+1sDp7UVdyliEX0q1gWFHsqzSMLOOEpywm",
+	"X2t7jSpzSpV5RODxk5biantwIzcFbzoTcNOZgG+ENdhm3zcG29vTy8fHy/Oj28vjg/f7l4c3wplH20e3",
+	"7UZ4+3ZZs88cccW7bgX5khJp7FqtXiNq4l0SdrfjzaiNd8hWrxE3I+MIiCnr7+cGHZsTlj97Z407Gkcz",
+	"CK0gEFXYpZYwAS4TnWBRIqy0AVbY7lYIUFodixb3KmQoVfIBAEo5Q75vvc9xy5ne/z2QxTr5zsj4MLug",
+	"KqNFAiRIXwu4wgrQjCs0IQpZr7svif1nDB0pBCfMDRT548MTcpPbGRmbegjlcwVHLZgX8nwg68QN0Oc0",
+	"7ucWWPPrK4kEZv1nRqeD7kAfyCn+ek2Go3eQ5Fh4QJl7sAlpN19SOhpaDuJSHKLUFhco/XBKWapAX2nr",
+	"XxURDBtuB9utayZl60IYbF/UYb94ukahSoUiwxERWKWQEa6x5dI4j93KhxkY7N/Z7gvoVKhgsVIIJxe4",
+	"T06WUvDDKFoYy7jaN4UVymhmywmgEZdK842EswIGUSmLVirKHnBCTewG7jMuFY20Pnk9IKjL4wkaplKh",
+	"LkEYmS/OreQQAJfCbhnFQBgT6vft01RJiXM4NMrZub3Q9B7PRX/K585FHzP6m3HWcAb5AxeCIyUoTgrR",
+	"D8sKri/Hv3xzapUcDGHXkB3RI4CpJnlkRO/uyQSM6qQLeReQAmiyg52/7y6h0uSPQ0CyNIE4D0Ynaba/",
+	"aSEXorhHguuLR4PliMV+pkOrHjYK24JBQCKaq4AkfGEZ56w4RsNJ3+TpG4jKLJ8mmaCBqcjgZQ1kqthf",
+	"N9W/aEijPaRrm1QieSrvYvJw9/P95sPZzpf5CUQ/ffllvN2t5bhTLduYjXmIZCJnnG6FNHYgxRFV09KN",
+	"+d+qmFFXL8Haua5xNyGo0dQ4iZGpN4CMV9IG6Uw20EFCMDPKtQnY6Sf8gUjQVPQbEzRKsCIboDaqxLqW",
+	"wB6AwAiRi3UuYufbX2G7/+I4Dthp7qUpxDS3plPdACXgfusRURK2/08tn/NCZXOyyjRvn1eZ5vLo78XM",
+	"rL7ewYsVfrk086HDqTon3pcWTbDaWTzBavO6sb3X3p2TYKXXWW+3t7aekWG1ed3YmZFhNWOrK0UdZS/J",
+	"hQtHebjhzD+eyrWMSD/kD1BcTGaBCWXrCn5yHfuzbTCFii953ZaCJafIAXD5CLbyI8i3PfW5RqOVf67t",
+	"f659BMdlmc9BgqXG7uPZo4PaA5VUZaiUhxGaMNo/qcjOULArh6QjGm/eDcXzS++0X6b0DkCp8irwKROu",
+	"AmPkqU6CtamvaIypoqwPcgGudoN5KbHWGZEnwOY/5Omt9re/Elf/Slz9d01cHRnS+oPzVq1pR1bF9Z5y",
+	"qZBLHEAK3xMWQGCPIBIyWTkjlqiNYU4NSFbBNObE1Csd4IeS+S0iI/DEt7eDPPhT695BHqYJFVaN1b7V",
+	"8AulnnFkchWMD4nK7IsDLFFuPkM31ny2e1PzHSrWhXJnJskyHzJr266NC72KMLuiFU5Y4xJGMsIMdCOq",
+	"CFK4j7BCmwhvDDc8n2zZ7OiCVrLLsU8UfERrBl2SGDMOy6p1QsqHGnCNP38HyWyEQUp8zUVfvl7EjvJa",
+	"z7PIUMjX8ZYWk4Qoco373uIuiaJQSI1qfOj7yzs8Ojm6PlpphQovNDI2F7SWDYDP/r6SWxMO57DC1Q0P",
+	"rBs13NwLw9V8oD6wIkIf9MUX8+h+2SymoKZw30QH1Vrvf9q9+KUJkrkWBtXL+HJXdMEA1L+Bie1DodAJ",
+	"Ho02JE+9uiYRZq+zxQNVAbFVJfj6qVgu+4dzgTI6nRVf+5cBfwkDfkXamWd5yNK2MmjXNncgYvHfwuYf",
+	"vAzq2NOfRh37YDXUCUuoo5EfYiv/cMxpetF7HEhtAZQpZfrZEt8Oa8IVUMZ++18KYz4By5KyohJTTxA5",
+	"QNI+LMk3UjoTMJl8N+j+PaLn9Lt3vxxdXv9wdSyPh2r0y8Hx1vHn+P7076fhz5+/S84/Hn395fPZ57Pr",
+	"Pj05+C4kP+3rd77/sfED7f2wQSbfJeT9Pj3/fLR5fv1D4+zzD+3Tw315PEwG8cHx1ul11D47/NA8O9wf",
+	"nx6MKf7p7Lfjz5xGzd1GNDmWx+ys8TPVn9z/en793fC0eRSeXP9Iz4an6qz5Q+uXq7D9y+f9ryfXx7/B",
+	"PL/12z9//O7zLwff7W5EzYR1h+/C+KfvkjzY95jV9nbDUItWAAu3Y6GgWlY4bJ5tR9+Jn8c73evG/UVL",
+	"nsS7vfd4Kz3i7f4vtMl++Lr947hm4uQg9mrhkD4aLx4ROjRhhwM6khXRhJ+WvpW56J/N80vZyEE+ZqW4",
+	"QShNPhVqCK4iqz5X1SC3+VXlIlK//qUy/6Uy/6Uy//kqM9wIFWohqIEAJa27xaSH00ShGE/QCItibP4C",
+	"UoeNSDW0aWNSw0JMahbj68WlhlsmLnXJMFY3vBkWlJ6YMpYjrB6/paf7tjidrRpGaiBckWoHqmw5NnwV",
+	"WC4EmD98o8Hc9bdnrx+2txAuLLGHbj7hldpAbwXt0/iVRNcCT9CJKcgybzdAGYpH9/vx51Sq4ZSHUJ9g",
+	"hKWJ/rWZYlk2GGWKm1Swgiw1J/1msX1F4SocRX3NDTUmYW4xYWPeevFD/4BLtd9TcG1sbW2E7WZje3O3",
+	"sRm2Fq+6Fq+UxWblewD3SD2vRO6imXacvccsdvttb0OCmp9otW1T1qxlLl/c0heAvWN/Xwop7D2Lc3T9",
+	"5idpmX/rI6s8Lb/k7+b27o61GmoCcDmf07nkpdDFAHVJwsf6iigaOAyqVH4X3rjAIuuasyQm6PFnpTzV",
+	"1ZDBvHNW1OKMGccgi1w6kXNJDJvKrARHYJZlW378Enm3RQzxkaDZ3N7NmeD1VyanIu8gbtAWKcQox/eC",
+	"aetZ/MYr//1i/Ka5Or8xgZL/DG7TKnOb+qbPa9zC/nhO03xRTlNvAKcBJPPNHhVhhkVyXD36mS5xZvbY",
+	"s68OS/bWYcnMymYwjz8kbKkEsulCrWKCpOLCmZ/LsPv1DwSeb4MD1XlB49mhW/MfVaLxPym6AIl5le+n",
+	"1D3/WQV12WyJf+nS95WVdptQn9Cvh98MW8+oaO8DscK+NSA4UYNJAZ7Wr4xpYnT55zh+/o2Buwxxtqfg",
+	"8d+md7y5nMtgoR2bws3+jsPyfokYuZ1tRHz42kXu220aShyNkkl1d6/r3NxSsLK4BhzvEty3l2c7DL2G",
+	"RPrBBRE2s6ERArpe43K+BPj2OUO4dKci22d0qPX9+0zf99p2gdj7/fYPp82ffnxbe9EI423PJ1/khqi5",
+	"iroLTuXcX2X+tnklmT+rtrDLN9u0BWll0r8JmtA3LUPZN2xUwVQZGM8DPrutTWamXSaDfKa3fnUgLvfG",
+	"tedVX8GpHvyFagbVNKO4zj3fU6VftVAshkb7YpyzKV18uvzrVEnVWlDrEwbtSacCI/2+StDK9gEnrrrq",
+	"CDwCR9bMmr/i1ToxQ66s+c4/NG+QCYaQFZfh3Eq1O0tUqs3Lyu5Ul6ndnVemdiufrNXc2C5M9snzjS/i",
+	"LHfx/UsWk85q4zvXenM7qBFW1XBld6+1nDXRZJNPh1nc5R7+p6VYzvocPOsupZbgewc7MN9WrrSx7dxD",
+	"WN6bC0ZTgaps9p1d+NmgtxOvG/I+w+gypb/VqoqUzNy7KTAZp6Tig5uuDJB1HR1yaGYu74lCigv2Btmy",
+	"FWgITXFsf2pBcDSwXaycEyc2yZZ6m8s4jfygFwigHgjCBgR0bMDxquCW3dq3b35vrirlYkmlJIt8Wbqg",
+	"8sqRDFAL7o+s8HFGxnc/c5MnVSr7bK54ItW+aV0xJT0RqVwLlIk9czD5C5QFghYM/nMaYGQeEa/7RaPR",
+	"nNH+wsqRG3oFy3a/aC3BEVpzu1+0F+p+EQIUvX7r1alVgQYgFXnV7ADhUlaes11gEVMcec5bbKsDG8+s",
+	"D3PClP7Mr7/XemmSmEs3FWwvTWm8t90LcSNqN+ubuL1Vb8Xtdn03DnE97DZIK2r3GtiWi4V6Eab4to0I",
+	"vfhwnfVCsylj/yNvv/u3J7ro5jUuIL+B5Ja3LhVqYCM4C9lSfc3lRW2v1iNDbANF3Odgf3LRDr7OZAey",
+	"FfDqXBQ9vfTjGLR0svf6tSJiSJnpqDVItje46L8+4DExPYNfPzTrYTPcNEKK4z7eBrPIkF/91A9O8tSP",
+	"X2vfYeCLP6SUMVteqrZX470ejShOqjLCs674UAx1pbNtzjrb86v8cI9chlP5pCKTjZOB7vj0YgXYbdb3",
+	"IwWRsN+mTtTBspTEk/Nzr0Ig5JlQOUrwBNKUUKvRrO/X4AIw0heQXYUEtmNSourOwV4GdA4A7x6jrD5y",
+	"1aEg1uAziZQpY9wjUKJuaTr7Bif55HnY+uPHTOkrDLpQlg8mS4781WRHfsrT5J2iXoX7VuZc+gwtc6L5",
+	"iupZVj7QRGTLIE5/0k/XzE/PJlJOL0QyPiTxBmU9/lpGys4uqNLfMp6AAe0P8sCUZ57IFC5UAX+hUztL",
+	"lV4mZyY8q3RiMVZkusaXU+gsZs5meBY6rtV5pkMx99E6N2mmOXs6O6+3282GiSFgylyqLoiJC5xAVqgW",
+	"KvUc8FiL60PXrtzKW32B/fLIzW9BbWiKKIrqA9/c3d1uhlCnMz/vKxfztcB56wUb9v1r5fw7W1uN3RDA",
+	"lX/ghI/dBWlLWC7wJY1bfxAalbDBb2hnaPBbBcO31Uwyh5NXXKRWkjDemf5jZWnNq0YyHnBJkCQRZzEC",
+	"GQHpO0pqkcNmemtxrmvqmeTpPjyJ59ZKYVzVezxl09VSzEcaaC3jp+t7yDJOlAEXLQPaXUTNsjCze7CV",
+	"58yy3+hnA8r6pk59Vv+LfB0JF/b7qwXrBrz/a+PThoP6hmPqn55RocU7k0siR5xJMm3gjAiTqUTRADNb",
+	"PU8rTmZHLy/K5avw9KLXD40lUnpc2dXXi4b8Oexuhg3kGjI8W275524kROffO97/10qmD/fTcg2CF+d1",
+	"9WyXmsA+sGFWabnCA5WXWcYuT7ki2HrBesp/RrFkV4PLhVzbKqwLFT7OTiJlq5Y61nfeBzld6TiVROg7",
+	"A/Exk+DBK9SZ0mqpSZ00D8EDwHsIawZcjFD4t88DCGbUNF5iBc3CCgrxmu+tjIcyEeJF6hnPyF4Iah9d",
+	"eZrKmsVdHN3Xea8+4KkkyxYtmq5UPKOA0XYe9vTPL2C0aB3lP7W80QvULppdl2iqsvI/ufLxdl7P6s+r",
+	"fPwRi2FV1cprr1SlyW613mTfGRUgykBG9fwI/zoFK5f0wmw/7SNxPo/2HJ9HK+tY+m+Ta9uam2vbav37",
+	"5NoCQUg17Ya9ol9d8L8ccdsEOy85We7aU43sja29ZuaENEOW6RKx2Dn3Gs/pF7NCqKs9XeNBO+VJPAng",
+	"/nQ6K/StKgS1bnl/vsVgEG4Ug+oBxhgK4AoS0RExIoP5lEhZ/t0VciQWFSDisA0Wa3Owfm80G5nT2Nlu",
+	"+ShTIaeP9SOU8GJ4yF/48p8XX4LC8X9Rs4+/2fA84n/c8fuB8gZG/uG6X6aP7oT0lItGkYrgIRqTJEFY",
+	"oSjh5SNsFALbqw+RPxDhCUvFo6xpqeWeMPRAEp6q//f/qmUH+wemUx27fNjUOy7/SFuNpkmhGRAc2z4x",
+	"fnR7TLxgXBCqPlyeZJhuDhVlljmw4Rk1cVnrxsL1cgAS0YAMoZV3j4sh3PepoPXcEpxXTVECmlJ+C2qX",
+	"WJETatshF/f1cYCVVlkSjRJ2c19SrjBaOz66focGSo3wiKJONkdnfQ91RMe61sHHIJHQOjSDxpwsRh0F",
+	"j2+YMeZKlDJFE29uqt+AMPI4QGSjv4E6NzVXOP+m9kb8rflG/W1zKww7G9A9NoftjHEF0MyBwAVPaDSp",
+	"Pl/uzKWv5BMwqJtpOgGKBe6pOiWqV7fD6gIrAj7vusWs9b0bpvc+gpdeSTBrB6jzpQTENS6QjZCVAeiE",
+	"kvaZlrgSHt3Lda1H8rGtc9oZm7fHlMV8fMMos6ZzWQnRL3/bfDNeAKL5uCcg+vHjx/1UDQhTppXqFETP",
+	"WQ5QiZTGM4XvCSjHYOneQ523BAsikCA4Gf7tBsoX39Q6gVHWO2DX/tuNK3Z+B0Wrb2odNB4QZkFqKoNB",
+	"gI+taG1HB8gkfcWI6w888HsSo7XLdwdoa7sdrpeBULmSAM1YwlzYgI9G4CFRlqsc4BHuQk8KW7KiCvmi",
+	"bJDdCvSLH6XdhEZa/b1Ha61Nr/Ps+gb6OODkgQjwgEhEFRriCUqlKYumX3mDMLthtgBZgARXmmkFGTi4",
+	"yIBkvomZHBMhUStslQH0ZecXtXkyDrs/3TfY7s+jpmw/XG6n37Wid1uDwx2yHw7PGvyi+eUKUr2gNRNW",
+	"nhoPX7Defb+mcA7IIf56QlhfDSBCpYqRHaTCqrslXBvhLylBETx23YIJ6pxQdt9BhgwddxsJ8kB5KtEI",
+	"90t8m0y+g+Imx5+Px6eff1anh6fq9PC7D6eH91unh/tbp4dv8TEL3f6+pAS8Ia7Lq1nccjs6eiBMvYcF",
+	"VuMFhBFZjoGzfM4ujzUj6cDTTnEX5cwDWKuBQb7Yr3VbO6Juwpfmncv0qo/j6sW66/CVRDQurmqBwKZe",
+	"NeJAm4PZq8vvwZTGldffcUyGI64Iiybfkwref4rvifRZMZK4R5DiSBAlJmjtSgk60puSZKjFoEhT3xWB",
+	"wKeUUY16IFmgNYw+fDg+RA+tdTQiQnNlBZGgyDgK3kAWpp4zq9wg8ZCge2LiqLIf3ELWjOs+QBokAQKM",
+	"C+D012+YnoMy1GxBJLF0nkeRMoT7mLI9mA/8A8h5KNCaMckHqOOEnY6d0NzKowRPSGwmh/ct9XQyKKr6",
+	"pR21h/RhdDbQtb8Ra2mNaQ9kEpVtxnKXG9ZqNlGH5qdyd08md4KkksSdN2g8oAkpLN28TiWSiiaJ3qAW",
+	"NQLUCndv2NRElN2lknTQmoG0HHChksn6BvqeTEzDbuivPdIswfcYrOlfUklEoBkjHF+U2ALjsSDSmGlN",
+	"pURzLRMWjzhlythywa/gOHZ+9a1voHf2Ukdd0uNQzpDcsGyE3o9Ea60w1Dtq6P809X829X9ajm35S12H",
+	"7xlrpLmiJFprf/0Kv2vw7pp9amzQew2Q5BnmwdcAP8osvt0LowbZJfWduNmtt3rbuL6L29v1zajZC8lW",
+	"txG3mrP4iUdjdU1ks7hguw3mJfd3o4peZ4iqF7ivQf9bkWm3w2pu7KIO82XYpB3zyhB/pcN0CDk6sCLz",
+	"V74eTbl9ImwnyZjiStahEZ8OcV8zB437a9ndk44SjmNAJQzeBs2uh3aizvqyzJE0qpnjPZk8kzueGydQ",
+	"pUDs4RywdH9/EpodeV6upfcUztiTcUs9b1dXEWbXrp5l1d4U7r+SaCQoSI8Rj8kGOiEqa+ovCI7BoFGn",
+	"TBImqaIPJJmYztLnATqGf5zoOzkMUAP+amzcsH02QWYdRuY1ISyMQ/bR2niAFchsVAE7GQLXzdi+pndT",
+	"39bANSjcCjesFTa8myPCzItSydtbW/m6TN5euk6VeGaBtaCAttV6mo6vaJ+BoXqWfHPCx0RoGKMB+Yre",
+	"n+4f1K/e7zfbW47pCTzO2L++owJNZLaVt4GBl8YJ93MkiNq4YT8SQXsTLRNzDW09lHzFkULdiSJ5FZjA",
+	"ceQRFhKulIgPRxhOD0LymVSYKSitWwbnZm8rapCwu4vbcSvaJju9Jm50w2g33iHbvS3c7raizbhJGr0Q",
+	"73Z3ou14i7R7LbzZbUaNOCRPS2bSwW/uoYywRlo90+2vYX0X13ufft9qffuv1WRhDSlVFCGpWk1wA5NL",
+	"BUpZq83zCPmDzRepWrEhklfSxALMXPgTxrbphdsclecs/FseDgQ64D6EKV5zfoJF3/lllY3jw3k7w9ef",
+	"pTE/ZfvI4thSNhI8IlLiLgQj2CSE2j5DJggSka8RIbFEjfxsNrRUAfqg/q40IXRWctC4npoCV0YoNNyy",
+	"1Wx+87f6XwXp1fZq/+W1Hs8ZBOKYp/L1kQk9+wadiPzjyRelP2gkv+yDWk6OuFQBwkZw1v9QXOFkHY15",
+	"msRohGXlNm5YxT7uCRmBZhTptaG1y6P9w9OjAN3U3vKUxRJxhhhUz5M3tfViCJ6JcIs1cX8Lam9xfJmH",
+	"zS59QmAjgEF3PWw9TTFRmCYmBKRHSRJrPXNoutDmRcbzdm0wB4IRTu40mWz2tO36UP4tZL61Z17aQ/Pn",
+	"Kp11GC581j9mX5x56teeDkUlGuJE04mxNOhVSm/ZG+jMO4exoEoRtqFP4YCzXkKj1c4gci8XCSSCAE93",
+	"cVDpoJLoe36CyFdo0VYGzu7zCcEHiVubzC8wE0SlEKTrwO6NFzmTgZcGwCjB7C5jXDkU9EJ60L4/wfqu",
+	"NBEiJjsHrTWt+oejAbxlu9xBApEed5fJ0wUANbPedXrq2sLgukjwbCy6wBRuYMMK+hx1yYRbOai4+AiP",
+	"tEhKCGoGaCQ4arYDRJgiYiSoJChlsGwSrwNo33HRpXFsTHBLA7aXve0DlUqr2yMGvBfYXTykDAmeaBEa",
+	"DWh/4EVUO9Btvgxu5QL4K2k+ucYFysO9jIDJOUr4OFNgM90TwPJ3CDJZASIyFQ9kcgdOo7gMFfNQfz17",
+	"XgBAI3wZACSU3b+a/hyAYYQ1I1LmNxDJ6ZAY7VmB0YdxNDQFeMA0AeDwVNlncaJqu4TPlzLGkLOlkh6d",
+	"Gz26RK/fSgAkfoMK1o0/inMBW8qkcWvdQ4YSDK6bCxT03LVZpph1MD7kWzW2e9B4OqUNd2bu2F7RRWPe",
+	"JRiNXuR4jP2pjMXl89B3lR4308r1RwhT+iSmAQUZBPb+mrskwOozfpBDqDj9IWeQmAAqlh2s9iFZFkTN",
+	"VaDLuLrD+RQ5VM+4QvmDPYP1uS3MeSCmvlJG8K0XAqvZZ+YkABeb5gssQ3vfLQgGHGikK9Had1fnZ8BS",
+	"h1yqgsXPoOoZV+8g72RVALqsFQe7c99cybhCbkARNK2XklosuWepNiAlQddgknBo0cNdPHXBVgQ4dIEn",
+	"Ccfxs1SekZnjTnF+B4J/bVoQhnbHcMHZAcVbZvNlRTj4mtOzjC34N+KKT5tdDwlTl5ni+IIS3M88FSAA",
+	"5SdCWZSkMUFe9+FccvN+LEltLyOnVZgIq1cHtnyzLGsQhXFG9MzFTgDgJU8VZeRP0sSESBNS0MTgF8TA",
+	"SAc5DnIPHZ9dH13+uH/yt6bhsW9/fn/+4fJvDRRhZodGnLKIxqSgq8Fce+i5U/7LqGyBq6dgMz8QbAwP",
+	"ORg7gWMotCYJuWEd2HQnkzj1X/qge/qmWp+t+11FmH1gOFUDLuhvKxJQChO40ASfhLyQBfC85EQmI9Pe",
+	"e+WeSXlhoPJ5NRY+L737mSd1xq1C7+y7KOv2HmEhqPVhlszCax39w4ZdZydA5m/YZmcdSW7MKng0AtST",
+	"xCpaYFJTA8HT/iBzeGnBWRCZDkn2qTfI0HAm0Y0HxF4IwANgdoX7VsW2V+OVMXG+TeVk8ROWNi8Zmyg8",
+	"/IBp4gSUUn02O0hvSS+iSxyP0csyHCeuc1asvmSxx718l3qfKOrR2fxUIm/UfKG8HW7qQ5XFrXsL5xwN",
+	"MZuA8WvMRYyiAYnupWtnWbFUO9ddV09WXKK1jVGJ9EMzFcjTdnLpFmuqA+vj08oRogxd6t/rprJtxRZe",
+	"4EKdtVMsSNa8kzMjG9qNrKkBmRjfNuqRMcIKYVixyWQQgj7g5IZBvnjuNoE6KRoIvTRJEPAiOH2ri4CB",
+	"AXzmkN4KnfFTwZxXQP8dExwnlJH1QE9u3i+5hZ0QPsASXpEDvY8smI6kZA919ImBctPxD62zgc4N8Geg",
+	"1B7qVOFjR6u3N6zDTWLvnY3x6axDkEieTpQL1uCMMkQAsUKaTaOOpUOPmDpaevW5cwzaQRlXjD1Vb9LF",
+	"+FGGOh7m2DAzL7jSR6spHeRqKlLQHdIQTwz9KkEJmPg9h9Q8v+23nM+UmMV/JnZjMeSDQZCKTG/OGLEJ",
+	"+FiiRKsycWr9l/rxsFS9xy67hHmlFXuz2spb2R6yr5g4D4kfKOu/8WwJcOJaq8KTrJ8n6hLCXL78Brok",
+	"I2LLYZZMKPYSqghH+APY2OyjQWsYpCf+ANwIJCMslPmnxQUkFWZxdxIgJyOZrbySN8xxHeCQWrUHWHms",
+	"kar1AlOpZBJFMcu6Ot7csDIxzyRh/wtlVgNRmBZHfBS6Yd7peqeql2BMOganFIn3XNDivNMOrNShT5yy",
+	"vrEdVZ96tTEJ98hqvEhxgLi7DQBqlPWXZUEQ5nxJIi7iD0yf/spGFajyyHByZ0gtJ7lj+6AQEzSF9C9g",
+	"cN03xb/1eej9+M49Y/4ucMAYrVGVq4MxgbR36LwCVyuP0iFE794wOcAj4ukFIywUxQkc4ICP2Rvf4Zfw",
+	"vjU+4hSs/DEpURCizl54zfkpZhOrTMqV4C6wsg6QooHQiTEugtsxZMrQbhg6spqyCO6+xDnoNVkNuhQo",
+	"bglHbhhBbrlLu0QmfuJA1ULt2Nf5QD/Yvp5H2y/0sh0OXaL/fFnhn6N2rqgpzsSMUypNJIsNWfeDvL0i",
+	"AKWD/vjxY70czj/vyMrR/xaAfoDCS4Y4nHGI0CFwtb4/2XZp/HtZMDQI34wjSfpD608VcFfCDXF69f6P",
+	"ssvDx6mEDKq6NZ10U2WD8l2oAUjfWr/uEs+jUQOgyXQ04kKRGMIMr7M6gEvDLpvoDszUd4DlORC9L3l2",
+	"7D2j8j9lb2+0X96O+kqijnVK1PW2Oy6CmTNStLxbb91ap7xMMDDdsCkDfKV96cYUpbLrhKgcMP4fswdq",
+	"Sht4Jkccx1DLAicXQs+sqFYIXAVd76ffbWaDfyg1yh7udqMfmt2ftoffj1ryuvHwyw673Bz/vEXeh59P",
+	"2vhd3Ox/oOdftn+6NzVfC4kCT4XW5YFJv9rPZzXIatzUiPoW2O1BSbiKxC+eFUTNMrNMJxIt2L1BTGvM",
+	"hsW6cZpp6J8NfZuQqCIosCoER8VYkbrtS1/aRODKrvw+NeXUSBOW5cP3FE8wOrB1EsrDHyie3m8noey+",
+	"YxiG0d+DPFEENPbY5sx0pMK9XmfPyjianidZRCaEmDF9jfxa08MNnfR6HvztQoLa17oeWX/AAoJA9Sv5",
+	"ifxI8Yl5v/DblZmsfMYAAWi/ZLZXfdpaME9I3CeaBZ4S0y/09/IR5cMgb3XGcS18KFMPTOmXigdpFsr3",
+	"dNifv/ksHM9CAT4QlDdSCRKomTItQPAhMewBrEimOQAE64IMizW3MCFK54yYwivIeCkZpA1o8YNmVYZc",
+	"wbg17BIeUV4cyepBNJ8gE4fhL+s+WwczqpZ0pTF8ZeGYtgrRDcuqn0g7p34/QD0qiESdQtKP1c2o+YY0",
+	"GhSERUj3ROabuGFRQrDQ7FUQyZMHEr+ddID+15EXjIzsU4moMgpVEbHoIkfr6lhU5qHq1VpuZPaDrnmM",
+	"J6hjalvf8V5PK8UdrV2PMIg05gmyFTiQpIm+/XtcoEZ4w4ameEeQnRG2kUNvrBsKyqOAiMA4aCwaKfTb",
+	"m1pK1mCyM7+C3BgulMnpEQ84kZ6O675vxhQ+aFZogk46WfnLO0Hlvd2IqW1IGTI1izhDYB44uzjXq4TD",
+	"uWEJ/ZLS2Nj2tpsm4+eN9xk7zXqAOgrL+7sh1SIGfMHREtIPbHAFIB/sT+CI3DCjJIBWlhpLsD+5ftHu",
+	"oLLACnwGZs/qv9tohBvmoMpTJWlsjKrCxIwUP2DPxMDrlXTHIfWb7jTgRYABVfKGdcplWjoVkA9QJ+Ya",
+	"e0bELFT/5RAH4JBw1gcVCbNZ876pnFcJPLlLsDIoqf+qg9VG0eieKKv02vrbqNVGFh+NSnbD9I6GBCev",
+	"pJFXCyAXeGLn0V+KNJ31rOhzl+CRNN+EywcVnqLN8IbFeCJzM7bVAGSAOpT1eMdwBEgCylhFPmSMBaOs",
+	"3wHDVMfVss2YimZF0mdRgK1G2ehx7squieKq/L0VHqy/QRqCAmnGIG+YTKMBwhJ1Eq7uYFF6LcbCn3c8",
+	"piLPmNW6bik4v8gwqthQ5vH1xYqrIje5KZa8kTc1q2YoY6EaECxiI0VIqpk9lBCq+prhbPtLSEeOFT/n",
+	"is7Z+bz4eSii54Yiqqzol18yGg18Y5+9+4AxGemIKkmSnpaNyuz/yTXmdUznaxVwlV+5wd/ymhALXDky",
+	"qzD99BfM0G+FAtoVV1V2R0G9ty5P1RvUoTGoMDHJ3K9x5kI1Zop+mmCB9i+OgQ+ZIFaT8JPfM+XbLshY",
+	"jh0KyPhKBl5hXP2gfLkElq+ah4VLwdTs1z/p71Wz9KnPZox51h0A90POaiEfbCURwdXCzwnTlrN7UhUy",
+	"Gi+NK6TB0lAa53VFrFDiIWPOH3JEyPDII+cCnRYIbqY4auuRHmJVpaUU5bg9hL0qCjixKGc+Pw3erGja",
+	"y4phphaFPYzZ6OIdfVCBxEV+PuNKCyqwuIC6xRSfWdXe5nKZ4o7f+Vuzl6N3A+bXX/HLdkTlt57IsfJ4",
+	"R8RZRASTluVqMPsBVfWxFphMUcoVmGsJ4x12zEH7p5D26MGZpJLkvAeRVPM46kcTgOaa9kF7pyLGxpYK",
+	"nuTLPtV8y3qu/J7p4sWiB5+egoUregDfn971p0pXn2sqAyY/3isrXRsZtK48bHML1KhVCzy8cYilP78Q",
+	"Xvn3kzexJjiP9RSnsw+r5/rIxT1Ue1/N7FUo4VhZuiJrsmdjIQBeWth1VJDRbHaLVqH51OpHgvJFZIZs",
+	"gxfuhW9ZYdWpIGjb0hEpjm5ql0Trl3vopoZ63Fbd6U4Km7AXxMYzrXc+FKvJz9R/nV7xvpG2XaVoB+Qr",
+	"nkr0wCPc1bLGxFi8Plyhd4f7aIg/c4GYVlHWOkOaAHslfWB0PSoHneCGdSKRSoUjgtmdHJAkMQ+0skPI",
+	"HUuVVrI6prIt/HM8IFgBy+cTw/klHpLOepDHBNqlHX14/eH7G9bjqVCEsMBaG7FCrk9E1lUooRJsFMMh",
+	"aBcRFprwXB4Ql2QDdbTa8DUzGmMAxw3rpuBppLGNh7MldiFC3ppWtG5lNQZLRBoW+s++pjy9YSDQaTho",
+	"bHRgMFVF7b8ACNCvG4INAAS1oNZPUgUUONRzCY3NEUlMoYIkHUEjsiFPklRGpmlLMhpQk5IZccHgfyJu",
+	"O48ogcddIuBlxYdYaYYSUSVAJrmnY1oLal3MMMP6wYBHXINIr5OLe2jlT3rwBOqx1YIaTkYDfNfHCTQz",
+	"SrAyC5IABc7ju3hiqowq8rXIWPKdV/AWg5AXUJup2vZsQgT1WVBFhvoeVJgymz1l3w8gbksQYpR/0EaN",
+	"HQ3qWjA+Zr411s2hly4IgYqnJjSlsHBv2IyVT6pqWRG0f9LIvEtYamlYGTlaIlPavEoey4q4/w6F+hbQ",
+	"QSy1f8ubuAuBgXHlPXRy5g+9dIJaLNI+gOKBCs70EuFIh1RGRThMbTmqLJCwf9Kob6K8t0u24TXrYSXD",
+	"kZqUCj74jXOm1e2sfPx8AJy6ccAmTWadLOgCv9b2GR4NJgn+SqXeUwbYGXpEDkFZcS+bSt1AhjH02QS4",
+	"QUuReXBbTKU8xSoaeCqlrXxfMDkcXFeqQFBV3B+YdSCaf59kWGLP1k6Vfbyg5OQQ9pSbHGsr76Os385c",
+	"UaF8Vbn6kcaAQ5VEKaNqmmTywpPzIfuDG/fNVXicPx6KdpZhlX3MzjF7v8dslC6/6RE3ZUNKu8cm8guL",
+	"GIBgTLSRqTA1oSSJAzTiAmws3MTVkNhm06+vDrELuxgHObOlBcF3ZRe8OhhH1BbQKXujTKnxKbVMQ9SG",
+	"rgjyYEtVbeTo3+U8IRgYpVeEdVHr2oKGiARL9UG6qUvFS7BUSKZRRKTspYkWMAIX7GjsvFaroz2b0JFK",
+	"c0k8z9+Wc4SjEY0QeCN6OCKIsD4IdiPB4/VqsZn06NfiHJKn8u5++4dh8+uTrIV6Pjg7VwFEQd6uLT+S",
+	"SmSQkvYZmeGVBgkNy3u4/rkI8iC/rN4HF5a2IOlIL+lp1/Q0/M5HhJl4RH5fCS/7iQUtKqu6N2Fh88C0",
+	"GvOxxt21jllXx/ry3KbQWiffX2f9jamPk0wQZ8UCW78X4LBYd9xvZeD/gaCcBlsaU3VkGlNVsZtZ5X0z",
+	"O9tx7BSWsaCKuHqqBqevqCIlW1D+oGovOFK8wg1fzYGe5ALObOfEFw0pTXgjemdKgWWWUnvff5rDSqZh",
+	"YKt66QEuKnn/4hjdk4mhOjN7VsLW+Y6MT9Fm+CxtmLJWKFqtAOOXZ+t0VGQEzXBzI9xoNDahgfgCbhUw",
+	"lxgEfdrBsYg5EBANKZ5GAxJ71kDMKgyCFivHAxoNjPPNFoGwVRtN6gfMLYmNfV4a0fK++ZU17+KpogA2",
+	"yirIXEUCguItO3me6RJewfaGgchm7CqNZ+v0zJp0VPNPqQqr3mrJ/EBr5MsZvQoq3TyJ6RIkuv1s+Det",
+	"mqto8MMKAi68SHwdJ4tcDXKF9kV0TGuUhHDcJ2c6KI7OWhGVyLWKBGM8ucAmNmda6qKMLL4dfYgnlJGq",
+	"7Qzx5MCA50WgY8rn/14lKYhMUV30UFfRdASmksTX/JQyQOBq4tQag023SPjY5ewa/cJGQSNAKWN/wxKZ",
+	"eU0/rGoZ20yw4PXtV///fdbjH0nW7GcaqW1/gEV8uxFOyLvskl0Ukkt6j4sLXdYMcJkyzwigyKiI3U/b",
+	"LdKuYSdy+sCPcDRAMu3WDVSRzUHkY6gHb7K2AUZwvGPju6YSMilNuBtY1zZqweLkdkVsi9fppS6ui4OU",
+	"VxWZ8NGFGogUSgqYvhJZWTMw5HYnaA1SLQGsJnOVswiqe49GRGvQSWqDVAYk6aGE9sj6TOVr/u1jkNGj",
+	"gQKGl/HZu4cs88ssK2VFOefs5cuhiNcVhO+4pMOnApL4NpzAt3h6/HCK11fekq6fWlmKjqz7bd4xvydf",
+	"D3jChfXYmJzDRV8pHYF7P3DfnrnaDyN3By1zq/8pG5pacN4YAFoZDu0aplyk1Wy0N6Bimol6zy2mL8Np",
+	"nHpRGUqUN0PN9Y+qLXyqDkUqLqW0SZsKNpvTgp0jV99mzOPM2U/YSPWoKgyakh+qpyt2Sp+5FObwzziv",
+	"vYl841U+LEfd6WH/ogBykTqLheV4K3x68tIcQ1ec2AJ+2emCmuQ9NcaCTANlRij7onaaXAh44h7xaci7",
+	"Fuw1YdVgn6wzIrYE9KmSiVj5d0mWJy9SEQ2wLZ+2WEBHLkFNRUi8A+8cGUrj9h0PeOJu8Mz6jSUauY+i",
+	"taML9BopQYfG6L0OhRw6+mI0oRRT6tKz13idlYHOlgQhN4wYeRg+m7Xor3ICwjB/SyY0LuL83tShgCg5",
+	"2k2IMe1bJRmyk3t4SJNJgDYhWxMin5hCMe1TYzTJ7RGNjTa6r4wBcd2+FhBbZ+ZnzNRivvwJsC7gBloj",
+	"McDK6k+mSudSqobGn581+lwQscgd/iJ+I2sDnyHOeUKcw6VZdOsE6eVI9+X045k4spJyusy5raq2La88",
+	"LaORPMzWSad4eaYLWGx4yHj2NF4Uhfmi5F6NG7LC42RzJdEolQOjzkFj80hALA2kyduEPRuanUVyE5Zl",
+	"olIJ3Sie9pdEeFRtK+9Aw4sOWB6tta9PHwgr8rBrzmh/oExNODUjpM311l7UvmuTYp0QOntdJurJdebI",
+	"s12La4Tnr0fVaxvObPrhf2ilPh5PUgd8+4NIntrkGKysUF7FxpIT0Cfz3Qe5w920+DIZR4NSeaX16QaG",
+	"kGv2Glby2sL99YL7m2Hxmc3mDP6Vdmpe8s/TmjgiLGJj5zDpvRoDNSbtQQR+gDqaIvX/WpLU/wQRA8Lb",
+	"7F3TgVyYviAx1aygg9ay1xz96n+DOBKgjuXknfUAdYBuITbYatYwb65b29JHU1TtM8g5e10WpaKFUMoF",
+	"lJQ+bKMYq7784h3tp5ZUHYlZXNNsDjOrM/50HsH861EafjJDabEsahaXXjR0tiQsa2yUEFEKKfj5lo1J",
+	"rqNPyyRUDPHE1MTpALg6b5BjAXZo1lPIDb9hZrxl4PoNh172FYeInQ20j6AUJnQbtJVc9ZK8ToBhVa6n",
+	"dznMZ/lLhcbOY7rfk4lZpOFrVW2xHKf/Y3iyT71/HHn+ceTnnUR7gZPIiHMOwXlTNhaZ8tnkOIsKZwgE",
+	"jqr2EIb6zq4/rQb2hqMjyLEx3bpIbJHLFMe7OL+6RqaR7+9QL/ObuQ4768ENM1lv6J5MNjL62kPYv6MC",
+	"TeD2bwoV28E8W05lRFGaUIbF5IblTUChZVtW4IaZ9GQ7kwmMSVmM1lpha70UyZzlLcFWMvN0MQo2HzV1",
+	"SgdYEf3vAyiSMG0s6dIkoay/b/uJLOICh6ZKbLLY2OWDuRYvJEGfqTqPBrZVwpNfSsGWt8Q25sRaOfAF",
+	"WeMYs46gfBY+9PwlVJONf8yrZYBMo4Jnw2iG6ATfE3Q14IKgQxGggwGNcJ+j4xO0FW5B8/oyU1oGlfJv",
+	"HWgKuUnDsLmFzoWiv6GPJI6rL6Anv5Bhk0cteIL/ZzQgrK5lx9823BOPr2ctffxeh63gubVNlrw+M/zM",
+	"Z/vvDbTZaKJ2u43CBvRv9OZshctGYsw0gjp8ylLESgIDoNmCxoFVeACL5TLj+xrdD1wo87QD+rmcYjn/",
+	"slBLLX4xr3PhRHL/89KcKag9EJYuwvaqeFh28J5f1PK1bOPZ8RXOxX3Xs5Qvz95g86txt6VQ9nn4l5Fr",
+	"o+X3JjUN0Lz2pGFQgarTHEQzj//4X//bsMKxYYXQ83Bkg6aWZCtPhrCt2So1667QGbTRVK599Rtjf6BD",
+	"gn7jDIqmEu+xV62ZKyJfmVoSVE0WSgb8k8kno4Uc3Pqae6BkjC7wA02mILwZLs1lVyeaJ2khTyAtG5aY",
+	"/v6k42p+2YJg1GT+gFmEQ20hiLPQx0iltYFAS3pXdch70dUNu2FrkiiXQGksTtCGD0mioA+MSRZkejpb",
+	"P6Zjio9gFpEkIXGnKOXaxYKxlZtai/lCrMgE04AGb+coisD5FAvU7aoA4XH2fsXDH9yqKp4d+AutfJ6v",
+	"vepxvh3vbI/ZA6cRucB0VmWByI7coGbo3QhTqDCA3BNkn4BVbYjFPYmRHjSdcwJkO4sjZNMZ4gZTpJ1Y",
+	"C4xyIaq2byzqBeIKJweafGeEq9rvw7ggaxVZMBS0dprtMAyeMvy7rftLLCxgHgV6p/RPSaWfhS1VGfWV",
+	"+PJnZdZXI+uGD0sgsX3LYZ7CeeASd44fGay3RfxdDUSPDmC0C7DukgjbfheOxTyfIDIW2eMCrdk+Ga6L",
+	"jxm3vhCdwEQvRCV5OciXJBO3woWJpHCw/1QymUaxuYRSRLI/nVRKOG6IhTCZyncJ7k8feR11Umbycu9c",
+	"vKBxedgfY0qUIRUeE4THGCqwGVEHLGTQJ8aOrutBEhEWjzhlCpqg1VHH2C3t/BOYzataYBMiXUaqG94x",
+	"77IR7+xljsvuBA15qgb2GYfl3UG/j85eXj0vb4OunyN4bl4ZCnaXMg3k2NYBPb08c61relRIhS6ODwt5",
+	"z4FpBGfK1sOb6PSyKIlMgRC8vh4EXcZtBgQty424/q+/By0z5gssiirl+aZtdn4pnQrlewV92lSDO2cL",
+	"RfMvmncjZUriBed0oYhzCdXf9/f6Ba0Ppa7w6RK5OUvUECv3sokxVHz3CuJpJWcPdUCNgQobWRW7NY2e",
+	"lKHNEEGFPk3AGahNil4HKiHFHbRm8n9dZcZ1v9gBTF2zx2SkVvNaZfDlCir/whl4ZujZQhF08H5WzTV7",
+	"b7ogkT1CD2N8jFzNIDCFKqUyCncDzOIEvgp/2iqGXjB1LagNcBSNakENPGWVsC58Z8XCOj7tTV8BhlUB",
+	"1tlqGK6ApanBuFZExkztng5//1eg0bIPaXnjQx4EMeBJTAQac3EvbVcIqt7YAlquhCjQialrCElqC4lZ",
+	"OTnMraJoir5TZegcBCopXVK4XuwiQt2s6sdlIqmkjUrUhwYsF7bX1orGMNOn3E1SNICMTZXMesR5QkR9",
+	"hJkSk/pu2UPYbD1paWJk7H9iHl6deUOn7Cel1RYnroRRgunQNh4/4DFZEUqV1VRMQ6SY2BAtiw7QJHwD",
+	"HWBJAiRHOCLGgxtjOSCmFRrtM2i2stbZvv9SH7ZGphPP9vc/nLYuOuXyK/Br2bi3XDGqmXHfBwllNMLJ",
+	"FVGKsn5FYHlvQMWpYFdZiZNpGLx7f3zpF5UxGcqacCRB0F/K+LovTFHLV1ILaH4MG5gS8veNQNY5vQSw",
+	"uOoKntgk2B6n8V5jo7mx0wo3Go3WZjvcaGw0NvV/nvSJL2ezKwKgEog8Jt9Xll3sZPI3KISm/E6WwwPh",
+	"R0SZZ+eHV/VNkG0DJNPRKCFDZ0Id5V0fQRj3BQbvDgMhsiBfzhQrgRB6s7MIZuA5mI8U9D9bU4IOhyQO",
+	"UDqC0ulYknXTzEeRryo/V0mAX0OVIcZhnuJpnp1fnF9+v/It5GBfGWtxxtGIi3tUR4IktE95Kj1o1hZM",
+	"YPfr7VSfvzHsXWN5vxp/caHbRft9WB1fyw7sKXmjt1qVsSdZFc2nwHjtDa1OaeJSzTAxwM9QP98E3Mti",
+	"jDxVZBggzGzUeEwiOsQJMstEaxhQRw/eQkkXYYUaO7u7xkBxwzRbvKltNrY22je1jvkVPpV0102f1CF/",
+	"gPCPByJwHxjNPRkpzYwbzexjo0Sz4XIxaZi2FtRGWCki9FZu6//j17C+++n3RtDY+bZ2c7OR/dn8tv4/",
+	"/ms1MUn1IxbUteMoO5u4hKsnXdxL6r2ynHDfE3y4kHy3ZKS5t8NZEefc1FxZZp/+K8vtcwn1TvGFAAIm",
+	"rKUAcW3eKLOMTJiDs4DvTwGnYutBGVEq0CAPMLer/TSDTgtnVVUqJcXJMsH55o2M+jNgUqa2WrUq16Vd",
+	"+zIfWSIDRg+dmYQOfUPE9Vd2HM8whwoSETqy3kmBmexpfgKvIcHHEkUG5IXU6QVrW08RxJKJFnphS1Ub",
+	"gBzmGRuNNT+2adbQnixl0kplWQucVFquCTf3gHBBIHnYPHgeCLzpltmS99oyOOeOUh6zpb7mXjtPV0oy",
+	"qnBKKTJ8JfOLsDJGWj+Yc6fmN1vd3WwRlwrZCvUSCsXkt2F+6a4V79eSLtEMw8o4EO/6WnT/7p1ljmiM",
+	"pVrqI/DC0l844X1LE6vibtm+ZXiTx3myDCBH5h71FlGxhGE5b3R8tVYkFAcl71TK2FLkyBUEUwBc+ahK",
+	"LDJjIUXgPXW3XGcXZtXtshTdrkbuK+Pf4i+U66w/A+jV4EyZOki4JJdEpklVcJ2LI5ovlKRMXQ0IgUl7",
+	"Ce73CSQGVrCV93xsOpuCJAG2CPvCxlwg/6iV+Dmsyij5vKd1W+RekmjEpSqVRlwQ1pGLFJteQGmPMyHr",
+	"pJ+KRgjQNdlc8i73QJGhaRqW2JKUeybtN+EKrXUSro7jznqAXNlC44lKuApMOD64sm6YZc9uDgiFcR+C",
+	"ZnN6Ougk5BKI9bltoP2slSt08zKT6GERFoKamKob1uX83ku6VqgTOeGwg9Y65OuIQLyOrdDtYGePAeQd",
+	"qqQ5rDdeEyGou33DNDawNEmq8kJMq/Rl64kGNbvAp88hcK4W7yrDRai8yTO43mJJOvkO1iuzHiu1unZB",
+	"q9udpdQ5WFaj+7yDWGAjL79cSxGziNPiAZWIP2hpgdsEhVKSzcikWntZOKWN+giE1EAQOeBJPKcwoFfo",
+	"Ygn53pHPwsNnaJxPuglXyYb2UfCPSUq3Pfnnslt7ojAwdlJhlaQICFfJgWdAp4L7Ty/C8bT/+P/9/5Ej",
+	"lX8C4s8S0zwEcuhRlb1dOMog53Ee+eccrCCPPVRcR7NvInM5V5qGntcHzMxgam0tjfyRb3eZUalLDgg0",
+	"hhwTQRynfuPdU5C1IfQAl/MEHMPVIhvyIWFq0epcK+UH2FdWhMGi5aKXNJc56aNCJ85R81kKSmV+CWdq",
+	"UCcsNicVIOu+q71UgMTTUqiNpp7bksvGO/uA8JFxRhBAfs5BTjgeBbhDmk2EsxrsmCkWaK9THUCs5z43",
+	"w3OB3sbwwppNhfQV/QLL1gZfKnNz4RQg2AfsblX36dOsBsaARLjGhRZVIDhrHTqEMxNUbu+XXqrSknt/",
+	"LosokVypZbDicGe6QTKTzF0JXxDRzfLkcvawIf56bAa7s3B/zibnlTM4lgs+WJQaZ6PDIRSmWBUfWI8+",
+	"aRo1XziAsVlTg0V8gubFLCRliobeOyUsa728fM7zrOiVfYM4FVnsWYwYYDv4bW3LLJl5S6lwJZ8HdAQp",
+	"GlSRuoz4iMTrbxBEJ42pJKgVtlDnSn9JEwYkDXeWTY/HeOmYFYstrr2cgcFsHDlifWyalq+GJziNqS0k",
+	"VNHkXj+UUPeECGli6npUDN+Y3kKKfDV64ZIUtSIhjoig/EnMzAFyYcZnmLSkNJCzlvYTrKX6BN1HgwzG",
+	"2RZmH+cxkyNT2GrF+Lds97NCrkzrdL0ilA+2mSbu21D9mPUh/GqNM+Liv4CS1hdMQoHJuPiwWPjXiAg9",
+	"p4kAy15GgidQTX9A+wPi+lmsFhsW1DSKxGlC4ncG4V/eE0qGUDNilevCe9eT5ApLnoc2D4QpLiYaRVdk",
+	"BDO6yfjN/bSIX13jeuHa7nqBpcruK5q9vJZeS14sq/IfLE7IA0kWV1Mu7BsV7GSqwuaAJL0T2iOHeCLt",
+	"4kzi6uZWu5DI2qiyI8j7dProPjD6JSVOpitelBGWpE4ZlFzUB59Mypx86+mQQ63kLw4NvX13ejk0muFi",
+	"7NRrzpWhzFyCoOoZccSRIBAsh5c47YPsnSllEkD1JSV2z5qO/HIJc+8zGKRhwpMnrWGXPCGZHOfdeqX2",
+	"S3RIDctnZOxLQ4ajSsNT5RvTqg4C6bsQXDYkmElwQMCAVUX15hQBVMGnnPFjq0QAGGYf/Lnov5Qe+B6L",
+	"LheQsvO9ydGWz2xY+oT6d8ETGq2oxnqHPZeLwrATKlWhUNFzNmUmmbMrW7b2Ge1ybebWrKh+Z0rMMrwC",
+	"62RKIF3eVzfLvvrmVj3crIetivD+Jy1by5msCmA4oSyn08UFzWB2FONL5us8EBbzlfpxZW96IswcoxHg",
+	"xyUZcbGi9lJu6ZT1oZKVCSaLaRBmQZ72oHXDQt9L064KR1GpbsDTuuulBRbEI3f0qE6ABOlBZwb4zc7a",
+	"WT7bwawz26XVIecB/ktKTW+x1aDfE3x4UnAkVaSZlIw/07YfxaN7FPEhkUhPuJAkvxzpeRtdnfCgleQ5",
+	"K3e/sgxkcxUG4og5n+8dF+g6JTLGEwhvYl9SoqAxx9TN88I0r/gLnWSfE6M3usxsU7h9heydQpznie9v",
+	"Kix2AQ6TstVqTR7lff0g3dD1KjL1IvNip0YtdfXXgxldKJZp7FQqNLVy16SZnUuf3fp0uZLVK7UMWlKt",
+	"e3Yz1nLzmWyLs1HrivYZ7/VWFGsoUSAOLFqWfuEUhpFJA1rlCs9fDQoLnAcDtaKR2iK8nG916AqC73tY",
+	"KhRu7YXhf/yv/90I9zbDACUpiwao0bA/tvY2Q5MGRhkjAjW29jb1g2a4F4YLN2k6tERYdC40F/IOYsqc",
+	"qrC8VVTRIfnN1qCbm0fixs1QlLN55pyYYeWOif4zDEaLOBlKy3TehiH+ek2Go3dLJNy8g/coW+m96paf",
+	"1rjiRQsvYlT5Mx1OT4h/13hFTTnBXVJRXv1CUBPtx2wb4v4bJArirv5jNCTMlmfuWInizkkUHf2SzIL/",
+	"Oq4/ZQetYYayt/Uoc+NCQTQf3bQy6IbZTqul8OyPxmGPTL4tar6cW+oj5FJjVtgnSPlV20TUxW6+8XQB",
+	"AwCTm26AqCGAqJIk6WU1rbsE8SFV5bjPmaLd3Hak5ukriWi8l6Oyt6Q1d4g293BKDuxxccMqdrlm0cCU",
+	"J4O+7RKVwjetey6AvWEkI8yy+tkQkOkP1PKlXUSODGXMWrO1h/Of3jh89NZAlbxhsFMXcQd9ey3YLU4h",
+	"wPT1DbRfdYil7zqk1JhLFaTVGWB3TWCqyZ/vksSWZsfSHPbIko2NtFQ2d8RIzdI0BiYxwmJGN9oZx329",
+	"QMHoa9y/zgdP2XXyR/OYyKr5mNhrZD63qWihk/e3kohekpQrhaE4JftPCoaHMOhbUOsLHJFTaEI/Wy5B",
+	"m6Fl7Fm1yZ0ni00ucuVpeLp7LqHsnsSHPHqG67JZ4WoYCcrFAqK/XsuFG1tAjllQgYOe1QQVXpYXA27y",
+	"BWcPuYowmz9C39DVI5bReA1+4351jIGmZ1/DXeNC/824cTjaJC/LoC3ngj6bA6reIGMusHqhv7HOYiyb",
+	"DEeXmPUXSio2A1/KnJtJEWY2Rz6zWcBHm9KyGhv4E2KWp++8BEwTgo8ZwmM8eeMxbs+SoS8DfE8Yogy9",
+	"O3p3bgpioTVTMSTWs0hTUWYx93OF+tao5lgvoJxjyZ/M0YOTuzRDl6Odldt/5VZh34CTRRVPBxDbncxB",
+	"P1O2bsVwiYfqCHAonQciAciVkHf2QAJ95xNrE+r8elP7bze1Tx2vYQRMV5A3f61BBZ0NG1sJdnGwGGzE",
+	"JKKxCYpcSC+1+4SVQX5cKfptnv2y2v2YimTBj34QyXRtHZHUAgfAOcfDxf2zPD9LXvaZRLYgJi96GWb7",
+	"8G/EF2G4/oqDJ71psYl1fZFCdQuGZt9X9ZSBalppkqB7MnEN1LRga6INqNQi7IgzSd54hYvRPSEjiTAa",
+	"YDko6mWSp/LufvuHYfPrj93d698uW+xktBN9jBu993Kr/x3enByRMP2enqv2T19+Ga/UtrF8xwsypFA6",
+	"RQ2sXnJPJhATaPcTkQDBXnBcd7sDN4tRWMDWTRk0SCECdb7W8YjW78mks1GNa6RHv1bD8p5MXtnbBEUD",
+	"DEWOhXSQpQwlVCqJJEcYFqnFja5JMu8zOlW/xwPnUv0y9FlbeGXr9aPE5yBmHnKxeM1R753pcqPQdG1m",
+	"UWL7HtJSslYOSSSgrk+OiVofn4196IqA5mftBjcM5iRQu5bbeq426cJqlPlH5WvzvFMud0LZw91u9EOz",
+	"+9P28PtRS143Hn7ZYZeb45+3yPvw80kbv4ub/Q/0/Mv2T/dPh4QBACqqm+ZAtwz6Ku0W+OQsS11FD+UV",
+	"6ltml+bKF1dZJelhmqSCZEX95ytSi6aUYKlcNdvnpADpefLUhkzna+/uFjW+p7O9DJLOqsfXZ5T1qxC5",
+	"zFI30BGIG1lBW5vCesM6X+sa12lE6no+sGHagq0JHxMBdYAG5Ct6f7p/UL96v99sbzktR+CxqYx7TyZO",
+	"ddGfvWEGFK8k6k4UkcauYxrRmicB6owHkkR3HWRYBqIsStKYxOsbSH9BYBbzIepSNVUgyLz405fNhyeY",
+	"vrsbKsVRUeo6M1BqJPdev9aIJzcGWSBP3TZbkK4PzWvNKBfjkAWBJzvLwFHXFL4VEKeE4guwVBdKVnFt",
+	"jQTvESlBgkJ5pBoakCR2nQJMVJcrxC35kKDIFqKDkk0SEjHsJpEgfSzihEh5w3gPom73UEfEHf2ESkW0",
+	"vhNToqiimAWoEyvRgR+IohFSJBowGplHUTzsoMhUrrRvYTFBtiZocMM60YD0/CH67wB1oEBoB73fPzi4",
+	"qOdPoeaxxD2iJighOC7WEIbEglgJDdJ4qP87IL2s2mgh40hUcokDQaHCAATFySUdxNdZZ81XEkV2JpTA",
+	"VJps/5//+x1YD7U+fxcNSHTfsZXMeaokjcFxPoSYbInwDet49cTuyNcoNU04TRnOPQjLHqNOxPn9qXVm",
+	"dPQJJxDkORK8L4iUgRs34En8nqts6A0zY/XvmtUMuEJrGP5H/2QqCNpWaSbQGp7BdtYDhLv8gZhZD3gS",
+	"n1o3jF3BDXPTRjyJKxsfeste1gdT/ugq73ugWO71qmJth7mvfqnw/CctgCc8wsk1NffktI8RfJ7l8otP",
+	"+yyUXeuCX56R0QCzQPOUSq51CCrt81ziljX54VZ4NBL8AZRnQT6bpOFPz3CPlzaXfbJ6S/oyrdC2bJfp",
+	"p/ox2s7LS6ZirSiYLarPLZ3fBRcZIWx/huxiOii/kkgPRDhVA30jRXr9cMUQqQLnnxuCad2WJqU9xMgD",
+	"1K40LWpXk9AWzD+rCJOotmdfi5RYvuo1iDYVijHUSIai9qYpNHWZiwj3MWXSKJKjBLNX0r0a4dF6tV3c",
+	"LOE54umTRZ69LVgHGGXltlKmeu4EjbBQEsXQZFP5JyuV7YX6tG3wBds3FrPgMlLKTs6DXwFLTe/hpYqc",
+	"G4zfh/asU+R+X1l6Fgqs6LubmB5cxtRXEG8Vlvd3QyolmdGs3PQSLeBuyUXtiQQIRAhk5kNrcUpQo7UX",
+	"huuVgVS2M4TPSinrcaiiJGxFLSezFCWl/PlCxVuzL+Ubmg3hg4wbzuEj5pxTE8sbWF+LHOCRHjMiGoc5",
+	"Qx39/Y7tOJtzrM76XmalNZF7NwxsO5TF8hWyLC5AnY+ON5g1GUsuVG7JuIbcQPtaTFapYCS2lYhs32et",
+	"Go0EMS2+sjCEHk0SEiPKjAjEGVmk90pxJWAMmTf+lLD07RLjrwWenFBGFhz+PeXyfsGxV4RJLv6OFRlD",
+	"F3d451PpuI1jYqke9qYisocGcDoFnmTOf2/GQXayQ7zr8gGEnNww78ceH3QC1CmB0r47JCy9g3F6TBF8",
+	"dogSeHKn7xhoYe+BzD6/17/otysgZIdIeHLXN486Tq/P0YuPDLDeuIAP88w4pmw2s8O8DXQMcSPAI0hc",
+	"uI00oEyzZnbP+JjdMJgn0LeZ4LZBCyT6uDpjKRQXFpj1Cw3NEcNDuPugmYJe5lrHnNLGTRqGmxH8CP8k",
+	"nfWNG7aPNChNm219ZDbkr2N8pV3iYmu9rgvZPVSyFfxekwM+Bg6d4YyNFoU6EX1BE62iS5wqAtUhZrCg",
+	"72dzc++upNJpz8ZVI22pAs2EbD6s3boJZxoPTFyJuSqdTWbvht2wRzgA9KiP5zF/67E4FD3esMd6vV74",
+	"f/1yGZMfURdH93Xeq5u+PdaokXMt/ZEpmnj065Tqm1jIwPZ3CNAAs5j3emYNqEQl6BH1BGcq/+Jr5MxM",
+	"RSFr0Q+jNdtYQgMu+zbv9VB34hB63a7FI0X06GGT/tYU8T7aruDQwyDDJOhuz1I7YU646BENuBxRhROk",
+	"fzW7kZEghOnpy3RvZtcj0ZeUpMROaChdHydJes4Ah+BXPUuBNdgF8uGQMyttgY3PzFRiCOgR2X8iQRI8",
+	"AcrzxAEzXKI1xu2q1/UHKxnOnA975pQCpoGk4CEC3O/uMEzVTQNIkNS4vAdZwN9BWawoTj4lshjyvFJY",
+	"kVn9Wwz304Q4IpF1iqx1DMlqZstFX/+PzazpaIkP/gYPgFZu9V9aOASunSOm/tngZAdMUQYlO+tQwBEn",
+	"YzyBsvb6sv//2Hu75cZxJH/0VRDe3SgphnLJLru+HBOzLldVV03X19ju7p1p95qQCElYU4CaIC2r+18R",
+	"c3muz/9i32CvzzOcfZN5khPIBECQAiVSdveei/9ETJclkfhMJBKJzN8PQdEXdJVKmhCa0EUZfQiK9kqU",
+	"UqoITZWEJb5CWY6jNVlTKJS66rW1rIjvFFKxgahAa8aUa60djJjDgDEcqpAfhhoNWh/gzwsmiMugoqlH",
+	"/lJGwYCt9c2bOrm/Gbp+ROZS5chKBhuUuBKCLZnK8W4rIjTHRw6HkbbhvH6ilWe3k1LXA0WFVvcuIdVi",
+	"dGDv2oV1e+Z94AKiy3k+CYtngMzKna8a0g4P27AKJc4FsSWxwQLGgL/LCHBDOx8pXyc7BWyE2M2JOffp",
+	"DTZCABV/dt7ZRQKmip6glyQGpFu9hNCPCGsPi9B/TjI51/8KicuS2is0N4ebDMS17bwW5HA3mMqB+e4/",
+	"lBT753T50RxIvqLuajWMelcBfPFs2ur5z5m53rUjGgqOXtt6pQgs9pe++ACYuF59IFpwR6210SJjiwWC",
+	"AeoDCDp9ASTDOGARLRPnyUxfrHdcQwUjkIDYWdcs6ZcTdyVim/ZSnUWX+xR5iU+RSXqqzjKii6EaFqCW",
+	"0fbW7XvNaIJ7b9UX3TsiM4ivyX2XOqAikJRPGDZdzWSWs6y/T96gJhCoDK4EqMPfT5bK/aTB8QK/65Ns",
+	"Ksc3pPfd5VnfI2wBs29JMbLgxGDY3sIti7m/id9c0mncpDcuD45fDo9eDo//1hqiC5JW20jzhX6wSm0S",
+	"UCPfru9TvZqd2gcDoyLRKfiVvIIjsP8XLCN4jXYl1u2bSI9JifdrGGWF+RW+MFecNNcbjR5TEKn/9/95",
+	"24/AJKdTuOA3t5boglSRMdsZ7KcYdO/hR2HxehnqQ9A+OUUMBCtyJCRxWwe3QgITgPPPDPpH3R9ZtxfK",
+	"kfWs0d6Ep7kVIqsBAKNDz0XwjAWjUl4csdQgIwt2B5ERIzblAiZAlxORTMo5DNtIKyBHD05yPr5huSIp",
+	"m8Dd1ssrEeN3qEdKlWD1hS5J/zti8EDCmd7p9WkyAX2jp1XbE47fSYFyytkdXGqT3vvXry/ek5TdstRs",
+	"TnBRxRL9EsyILs5XZlCkNv/gIg60G1VapfWvBCSk6CFL+TiP98knSUwmnAkDlBn5eP5J2TM6do6MgR+O",
+	"zLjIjVkKE/R7KaK1qwzY/3HnimyeujEsPJXl3KPelhVZu9AzHoJePB6KYDg1lLEoZBeyUORWjumoSGm2",
+	"2ieXOGvoZs64uCH5jI9vhN649HnSm0t1JXoxTxLFr4FL8klMUv5zwROuWEL+8ff/Iv6vz+CGWtcSVb9n",
+	"45gwqlZaiMcztjy5EuZ3qP96GBNY6V6B+MNRTNhdnrE5A4Oaj2/61RtnJKA1tQK4JaPZNbZRa+MiTctP",
+	"YymUtsdFfj2m2UjOVkmG0zGmWcLpGIoSQEqQyuW1kgkv5ubDQuZUKfw8TYucietJxpj5dUJz+xdHxs8Z",
+	"n86uF5nMGSCSTtKCJ9cZ03uAnWPBijwDQgVd8y2bshwgd/EDRZ7OFJpzI9UMik3pOJeK2boTyrOV/SCK",
+	"3P6ZFyN2PWEsQc+xzGh6XbKs6eXgTWr141H143H149Pqx2e1j2zsvjBTW/t8UPt8WPv8pPb5qHpqbZ7C",
+	"9fMrZ7llDguzvpXFnp29+xw097UibB1cBasxsJEg6fGrrWGtH+1zrVFoP9J8PLMotNGecqSFHoDql/dn",
+	"r9+/uQxnNtQJ5M7c+JIzb3zJwfPhkNwgX0cL6kVTtGuRB3KLQ9qkzHYK/MCXwHCZM5piTJQq5oj+Ts32",
+	"8EgB64HqR855LYo840AqgzuTd7NWv2Eux+JsJvmY7Z7sD5rgY7rz+6iVPk53LODrxpH/XHQG5+o+ND5M",
+	"fMvR8F9pOwDlO019hhjygO9FMPL59QVRbApZjQ7sG3NOeO5BMgZkRSasm84ALRXQG077rB9pCuGBfkCN",
+	"jwiqGdj7VfsM+wadxe7GaaEsqkW1AW+lTMA/kTJ6y8BT7IzfXgxvJkw/9FEmwHCqTUeqgBOzlpBxRtWM",
+	"LcmnIq/kXmxFA+dJCNqYjlI/VEDp04nJE4K/MY8zQnrEjCB5c4T3LRRwxBOm+hBzDlykU8rFyZVQfCoG",
+	"4JMBKk3dc563TADlQuUZWnWqomp/3Psk9al/zESeQXCGWjKjGtuPg9Ng68PxyfxkI+DkhFCkroVf9FOf",
+	"cWxibR5oQdi3xekJszGvOK/mTNFarmztoFaCfHG67g0Y2WC2mlyfxERRgqGNvhcTS1Auy31y+vrSPgPh",
+	"uXCu924grgSyzUJ2szCCkc/Yyj3ssc+gu9AsMHOWlaKe9rvxkI9SBmP8ydGE1zTN+dngELYjaI2VO0U+",
+	"n3/898/DA/KYfP74+t8/D5/st4k+MSeIBi+IM/8ewQGKiZxlNNW1z4uUll5IOGNVnR1vhNInhi9FAof5",
+	"IyJ/0bKbUy7AKg3EO8C9C+J2BYTzI6Op8nQqXSxSbrCKPr++GBz2rX/ZwRzWNMervWjvw16097rbgkEV",
+	"EGIuTvK4dApp9Z/JhGn5p8IXLbjWSFhmWIzPP+IcRSSezLj5NrjOKizGCXCpwfYTAeNyGLgsp1l+r3Ak",
+	"Z0XWT4iBBhoHc6FekhgdQDE4AWMpBjOZJjHpAdWsXj+gHCJzywLOpyuxpDxXfeeb0QPx7sMzI9n2+hZu",
+	"cKDw6kHOBW6byoLjkZs8+toien0xOCA95JaOSFwKOrhKHf1xfEJic+UeW+drDiuuf0Jisxz8CbwSawNU",
+	"WzS2Vy5LaVTkJojO7Ma5JBS25Gp3DVN15UhWIWo2DYVXoMrAgIRiteCRyBgh1oSobUNry9MtC18tN5no",
+	"50XKVFd8gTSVS5acIWwsr9lH6yGEYbl2i9gUd27cSR0T8reVbq68dyw9ZMS1NcLg4IsgxeWweCkrqTsd",
+	"bSuttOZ1hxcNSf6qGKmc50XOzrsAiN03qNAIP/pu1kUjML+u64HZ2Sinu0HNQSaBfl0bAIBroxdwLSCI",
+	"lPFAVFhQ3pSrnEDzlUeUF774DSyJOj4lRP+P3SPEvLQObtQ/Mdlx9aGLozKNALjs9f7NOHrZXYFWaduY",
+	"OovvTHjV4uuIzlMjBGmzjEMjUPZ7tMIrh+WM5qBlMerKNndXDOQgCHhIDQSClKhzTUuTGQbO1ynLldtk",
+	"YNDhVJEiNm4Poj0sW7yyME1eiAybTBhsiRAsg8nuMDVaHJ2ZAqENM6rwGhGt1Xl/dyjo0EHLV0m1ZYKO",
+	"ZLz6AFIAlfveY4y9NqNjsJLA8Z2clEKJiSw8hy6CDAtJqFIMwmrNjYK9C1AVoJdn20BeuupLT1nWzlJm",
+	"DkcrMpdFPjvZOO1CwpkpHGMe1rkBwcoYsvgT6roPYpSzua5zyoQJDmkH5rmuIy0ST900RBYzssx4njMB",
+	"2Eg2xGfC75giPH8JWM4RUQuqz9Na60fku8szok/J+oy1HnpxJSC2vReXF6cYL/1yOBwAlmDc3ydGXyuT",
+	"84tnPd05LR3nb8/IkydPXtTTFhtLrKbmHA0r5HtXV8mvR18H+p9D+8+P5PIn/Osl/tOz/15d7V9dJX/o",
+	"/6n/p97f/tePfxhUn+sHaSrf2EX80UQ7dIJjbAlU6lZ6q3O5bole7kE/tf7t4TFEG05cP5i73lILjuWc",
+	"Aeyw022PFBmvximLjHoEaZK3LMt4ggggQqIS5JDiN5HZmPkHLXhbm7XmHcinr8Axlg1dMnYTPjpDKUT/",
+	"7tpBJjRNdZ3728l961CmztjGGQsZMG8sG0FtcQoC0PuEJknGlDqxjIQJWYc7rB7hqaD/uiH31tchFt3f",
+	"z906PgrJt0DmrCyQ5p5gjHSXlKkRpv8EbmHUeEaz6f1Sc1omZM3lLRzIwkA02cq4KhLnjjI+ImbHIiIy",
+	"TVyMXWuH2UdTb2hhmq3mLKUq0Kwv3x8MDknvPeHCPBiRN4TN4aJ+vIrIZyKL3P30j7//Vz+IiJFJOQ+O",
+	"fzP1v43ttQEhLmgIcs/AJhFjbT7bCQxWfMsVz5tcZLp3By9MUIH1ILc4CPuF1kYw8qWzJl4l1pEeDZRJ",
+	"XyiCi9VRNwXWQUnp9RD0nxMuaMp/+V1WQklB9WDknQ9II5YBMUD7N5FIYGcCsjU/YhO9ppuh4B7zkPl4",
+	"GzjNvPvW6iy6cauKUpfcvHJI39oSXtOcBlyqJaXZvqsshsyXNcqzJVXEPYP5kNhQOGiLUJRz+bZ6/KtP",
+	"tfY1APtep2LrBuZbebvlmADESnvwHQPMYiErAgg8iRnkduJenRsLFOPLa2h2tjsZsZgIWxNAw4mCmYQG",
+	"GgUQTeSEhCVjvzqSX5xq6MiC0cpqRtzLLY/V+g6Fw6ubZeDcqaaaxWtOVO747i0AXpH/SSZ/YcLZwoLg",
+	"KW+NSry61SAd+hdktQcapW07wYTytGJ0+cA+TnE4JKBND1X1af1KXJuY+f12rQkXCRdTta0hbbHmOgxT",
+	"xlSRbt1rfLpIeH43vsJP4b2yvhH4/fWSsiulRJWRL/vseuSN6k/boh+/RrDFvfWmoRYWYH4xuSNjmWXG",
+	"hZVTdQMqXsicJJDinltxdy6M9TldUEjVDs53LnOavt0gEo3jVd0ULQSQqcstiai+nGq9r7cgqBEsmODv",
+	"ChBo8ik7IrZuXQNzesNaLZa5TNBZ2BopInR7bNCWHpJV50FsryCuvxkd23fXgRqyagcby0rO/Zi4Al5F",
+	"jKzvLWl6c83FNcIaREAh/AucXW+ZiPSBbXY9p+MZFwxOjBtIhp9uvwdId2AzshS3usUOKYP00BA0Lwwc",
+	"i3ncDvXXCnEdIrRZiLc+uSuRuRPxrTX85hQUb7IsRDqtZ8ZabAZSVz9YIt8FQ9+2mqi6DBvxxsI1n5JZ",
+	"MadikDGaQEyX8bXsk/e5IkuZQRTKnK5MyP8JXm3BQQFSFqqur88+2arjD99rjJewUcPrw/Hu8vKLCZKA",
+	"YLFIn1IwEGkiMzJOMZoUvNZwxaMYhiDpcaw06mh4tNVviKNTaRXe7DfPYrjpp7rNo5RFxKzpcmR1cS4e",
+	"1sDi7ZMz05FRRgWOaz7jKjKhDXqYoW3x/pX4xJYYN2dveGiSwAWPwzfAOtRMFmmiH5hRkaQlD4M3pvtX",
+	"4koMSHxLU57AdF3jdhyT3tFw2H9JEOMNdCK0VpHy2RMSJyzXX8YmTYTR8Qzva/eJvcLRZoi52tiHygpR",
+	"wUiCqg76L8kn6cH5gWNLGy5w1ePyckkiGVo1Ob1hLwE3EtFGBiRepFRc2/mEYg9ND3z230cK4IlISsc3",
+	"eNMyYZhwpfuQaKUXm29iLHcisxFPEiagzCemTMewb1m6PSxCrkguJUnl0k216wKWKWR+jaz6uswjN9Lo",
+	"qi67CQwYunSPlJwKzMHye4WluhQeXeiLWqEWx4hgf7DvuJ7txCwyOdYrf5QyXcShHT/QSlyRJUsxFEdL",
+	"U2Epce2Fqwc2C0wmY70mseiM5uzaZChBybpxpwRC3eFrG5B2QjKWZytCJznLSHyuPwxO9YeYKDaWmHWm",
+	"Jxsz0K9zKa9Tmk2hwQdPag2GXwDhWFRnwWLcYmFzls9kcq0nxdx8wwgem9IWNJ/hTKjIXJXo590slVOK",
+	"pdrxGz41BcSniJhrsZJNwIJ3iVy2DOAaEk4hSlbZmVHFQp9xWXINP17rH6HHx16PHykSn0mRM5EPLuEB",
+	"jlKEC8nvvl4+6sRN3doiNQFL14Wgt5SnpkfHTvrLedblI0YKEXLZev60Ds4ETa9RsemyhyATo2JawS1O",
+	"5XTKAKu4MGjVzO2IusP/NjA22+B9ElcbPyrUqmy1lGROxYrok4fe0hArRkGE3JJyuOy1d8um7h5Eq+oH",
+	"EpbykR48lq7IWKo8XUFcXlYIQsmELQmEJmi7tm+c8lyZ/cleHhGa6m1gBQEEYG7NdNEmisC2oTop+vDW",
+	"ekznNMXFeW1UdlCNj2Ff0NMGENo0IdRsChRCaUiPEleSkdiIKLrqR5anRw9jKUtcEdh3sBH4gqouzCcH",
+	"1UY8UnYpGFALPRCgMvUbyDoAYKc14V9kMpdjmcKsHkTkGNboqcD23zJADIXhz6hQE5bBNVFS005Ou6oF",
+	"ozdYS0JzOqKqWeLtA7q7hcj0VodbfImPruvletBkkbeeNFnkYznX9ZpISa/OsRSCmcR5aa9CsRW4T5vg",
+	"+7Gcz3mupeelp9XBQJAZ/KN7O6O3jIwYE2ROE5Aq6piXoLGQN0wFid8nbL6QORPj1eBbtorLEYNEbSPc",
+	"VLGX5PjuzkEk6UnUD92wRd63yxzshWu64Nc3uiSz2YNWLBHjYXPJpJjq4byVN3oMs+BG90hVC8asz2uA",
+	"I6yUboCMEKewLL4CowVLrBAIo6d/Shg4b14S/RXmI1SrW69Hq3ylynrc0oG0pymWq1d7oTAEbCpFabn4",
+	"dUAR14ZgpbkOrT3MQy8JuzNzjWpxkjE1s9iMBrldW1uPzU9xbVo8pn9X4Q+AiYXX3jJz6hJfNATN16kc",
+	"33hbuVOuRiwhg4MLZcwfrkx5xsHKVXmhjiWRQuQ8ra6TalNNDwIzUO02LE9YSpEdJgKHKBCr4MBXir7O",
+	"WKFq41+tQQuNVeV2/LUBrggli4yNaYFqEQLSACgc8arJhM55ukJOhebWwEhdA/mOs+NOwWDRI19Ck9vI",
+	"BNcSbZ+UJXKhcqdDS/T+63XL85MkCwZuNZ9aYAZxSNxKXc8NKto4lVHtr9XiS7G1br3C7cT0npGErlT/",
+	"JaHqxkSCC7Y0mR+1ImFc5lzB2bNii3slL03ek28oV0I4SmMQqNWSARewNK1iMeN5jRjiFUvarmA75NQA",
+	"jTsbbs0g12cD2AlnfFptslm2S9iMpxkVGJCXy2I8KwvWkw0BpVqMMHIv988ebtdVPGfXQM5xze7GwL8V",
+	"qg62LabIiK2kSKpl6SKU3vz1HwMoKzHtMPObUpVfy6WoDUulK5iiVh8NxzFFBYECSA8xtq1iMw4PYBcz",
+	"ZxmnmqpnOrcfG+RiYBuDoL3y/FViwJtjXg+CBV1eGcK7m4rMDgLHkGscoOrp0aDZ4i4xMDsHnlqQHkW/",
+	"QXr21PiS+CXaWpZ43xio5kXgkGpWn97CIfbSpM5pQTMFEeWxXrgzEc+4mF7r8/91+IRpHkEXQbkreorS",
+	"CrdWgmZfotOw1kBAk5IqLtADjn4bIz9c3DS0a0wXdMRTnq+A08SAwltLuFQ+mdRH2KRiJpjG9+1KAATu",
+	"a6PSKkOMMA2YAOXZ4tRJhlWE1aIMW1WlKPeGvxtYsG5UjYjWbfd2ea03yGubMFc5rr778AyPrIiyPNcW",
+	"mcusA32lT3DWgJ/TlT1xXs/SZ7bIyom9LBFugciCZoqBA+rjxbvBJANXh/XyoaYtbT5tqXnboCt03S4E",
+	"+0lZwgxKEj6BlJrcNbaHZ+UID9EAMZus+uEqubguFCs3PVdIueetN0Gf1nKepmTEtKgYF4beW9EAB9Sk",
+	"dGW3E1VMJnysj2XXQHTnavskc8KELKYzw4BnsMGcB8fGJJ0AH6p+01CkmXjKqHSn9/R7qcz7cEbUD1jQ",
+	"KOIOFxs8ZNpCBPmwRzdDtOjoUEWCJ3uSSjHVwuwKhfd/LmSOCkAvo4rYwk+VPczs5pFWqCkXlSUVESX1",
+	"ydsc80es4XE4yCbOB5VndJxf8/m8KF0h1QbAojFFvfQof+3LmB2MtfouKi5upVatwb6ZH4FcmHJo2K3k",
+	"Ceyrehks6AqiV6BX3jHJHW7oYmEFRRXZLVtdj1NpFoGbC/wFIMTgR2MjI/qp/goOm3yOGc7gZ4GgWTw3",
+	"w0GpUoW1N/C3ipbRos3FNGWDQrmKQT3OPKUDJ7pSW5tiZ1RdWzeJqmouLGdGS04dZSZaEVhvwI5SGf2X",
+	"ZCwXK5goZ1Z6Ub9r/mMI66u4efcgP7f0z+LtEfpVkXTr2t4SWC8mFOK5JPeiPd+PCJfINScggHTWfXmm",
+	"+NI3BwWHPGplpp7vBoD7a99b5T02KhQgf9c9L3vR3pojpFat9WWY4J6682Ev2qu5BqAdleO0941/Dva+",
+	"tp8rZ0vvd+8ACGw+/unOe6xyQoJwhvUTk5aH8uiCL68dOqpfV9oTtvMhO823yCFU1LOqzR1xzfg1iPho",
+	"reJVcN2a3LPoklWbbC/aC9pqBm5/3b7So+tbSHtIXlz5omaUeN9YJkw9RTUTAeTW3+EBqie0Swd+wL0U",
+	"Qy9qW95etKd3GGAc9TcKXHo15Y1zU1G6kEfrqcfyc12Xlb9U1FEVYqgykGsR7zaKbh0xpGJtQphc5GPB",
+	"ovlDnb3sguLgrttBD/TwnvRKxLWIwLiPQBWIJwflG7jOhOumzLmgJtB4ThcL3V4LL+sIT5tYvfVDhsPu",
+	"jYnv00pSd3rfjrbewprBWPHh9/jsF8rXy8G5tZvstpL+op8+NQ/bsoIRi+0jIW0xC5ny8Wp/UYxSrmbN",
+	"RXyB577Yx+zrGJe6/XWMAlx7vU452wRQiI8hi497GdLKjOQ0v3uZ0dVr+5B9dUnTm3yWaYNyXxUjjH/f",
+	"QIFgH76wz7qCZHZzjZAbGVMyvd1QTMk3iw9iGV9d3MAKg91MVOnXtgwNG6RkG0NCo6huezEoDdteahyA",
+	"7QwRtQnc9sr6Gt72RlA+txJMBMRy6yA0CtO2NxsXMXBawJ+XQUiIU2GZ3QxCEs1pKqcFIz1gBqg4K9yh",
+	"CF+ZMAbkCHDfiYeqfiWlrEGjNenMgMIJL6K15R2t8VWv6Z51fdK00qPGgG8vR6xWXWD74wkAVDQTNpiI",
+	"U70J4p6WtIhc1vU2BYdtpOEz9wyIMYvsP53o39d+kEX+eeLY/tdb4yPi6lOjpQ6EVsJ7MenRLY3GhjaQ",
+	"UKkxFc2Yhethw3S6S3AYvrYhnMjrwHprJnSWMTFjTXlhdkaQdZH0wA46IWcsVRxCp8Qty8B1oMgZ+e//",
+	"JC8eH5M/kCeH4cw0m4Bml+DbvWjvLJhfA4Qp26On8TGX6+V1Z30oaq96AhIatrcbRuY1m2aMKVI+ExEq",
+	"0EgE//GcpobFtRrAdnSwV0ldHvzp6ir59SA6snnJvx5ET772/xRMQn4747D92Czc9qw/BiXo/KgMBOJ4",
+	"j/Tni8+fIPDmJBTHQSiJXxUiSVkMCni1YMCpIBRFegcisysRj+DeZJ98tlgIeKAynhcmVIGQ3HiRi+Dc",
+	"JtoiNzhC5uYHHFBTIdHpE0j+ybNVJT1hdwxgzAaAwbBbTzlP2Om9DchFHhlZOR5bF2ulxqDU4RzDccY0",
+	"Ym3Nro/Cpq3XL/ENvNmIwrdV2a4NmFnGpqWbkJ7so95oDey5bS/aAxEqv/ip00A6sCQcmW3j+saOX00V",
+	"Fmn6XZY26UF0GEMNjxQxD5tsVp6TGU2IoaQIDRt2a61O69htSMrFpWPxKTDRKM9ssGyNnP7x7QHm1Q0P",
+	"XhxOntCjwXA4HA6e6f881/8Zlv87eGwKbfP06CDUKeND2iZ+n61G+Wyer6ZcetAPB+SsyV6px0Pj+1s1",
+	"fECcPIngLE1cwHRNFPRv4TmRk4m50kb4ILjlSSSwiMFNBBcmomYkk5ULC1nQjM5ZDveh66h8Nk+/HZOh",
+	"5fiiGDJbvYXenvsGfdvMKWiSYR4k28VxIQaBq3bIYG73Qs7m37JVGJTMmIxtUBjni7whscVRkgQMOXXT",
+	"ZAPXc6l6ZjuOIZH22iRxAfgd/PA+ifF+yvwSzI7Y2hFd1UUDgmCgVQ4/kPS0gRtBsGBkCDI9foJ+CyzL",
+	"UOpNPeWN2c3Tzpobek98zLy54a30ahvz+1uZMUtG1AUSWd6yrCFPcYel0BoJJilpsHfO+e8EJmPHpwlQ",
+	"5n8sOcuMkB2QyE6J7WCXXKxKJ7sJgqXp6YJunbVH4lvbt8ybUVnxpg7tlltWCncNHOVugdhm+EBEhiSX",
+	"5ABMAdIzAT4eeWW/AuWFz23D89plJdQAoLakZa3L/28w3Y3Q7r/93G/BvLt3qlnTwgvKYZFOeJp+4IJt",
+	"oaQNjnaq32unXGy0w+6Q+X5nTcVesRt6pxcZVxyzwndZb7q2wHIzTTSYyXN5y4iQSwBeg6wn/dojBURB",
+	"Jwac0oI7mp9kkUNepTZKbU9aoxWtzd022Qoh0H2DEHYMPOQf+K4aaUQV39pgV8crePpr5KAidqUC7AKB",
+	"tkh5/mr1PRNJKN1Rj6IiBnmXjFbkFh6MEPoBAP962krCTA5Im9Nf4WCY8HFkad0n0E89pUlGJ0Arysii",
+	"yMYzqizW9oJlpgYLBLqk1eTEiknmmd0ImhEYsOfbB6xJY5SgGpGZyZ82iMp5IdRuUtJ17whxchpHlWIe",
+	"Pb9H5XUC6Souf0ZPHq68JgzVo2FnPM6H0dDbh9gCXnSxDOwtc8juzZjWUU0/FqK90VmyN54XImR1FsI4",
+	"OsKVGWuvBWZEeRFi3/ELL/tkOrBpUC8zuvqdBLcmY8ctctEfeNdvMRC7iJc9P248WIV/VDd8sWDJpwoQ",
+	"ti8TAgLdWej4bcj0bHgbxNYBxV8SRi3x5Ku+ZeuXHDtfxkYFT/MS8NL47SBYM2O3wHtRkvpJwVS/Bdhk",
+	"SGjLofO7WhmW4JwVPESfNZLJ6qHw7NqCMrKE0/tjtj0E8FvO8zR8E/cgR1gsPsJB9jruw721P7vCDL6f",
+	"6yNBueYatbbb2A9Ccg2hhlX3a/CQhtBCKhwkhT+CCZLQnJLM2KwTnloel7YmKPTtXC5LsKW1ixq5DDTj",
+	"takXL5eQLMzmQYuEjFIqbsBGVoQqnpjLf9vlJ8El7+84m0enEBBG2GbAPUWy6cH6SVB3Otq6d5XtcDNb",
+	"Tl2jKJ3r6ahLUMs13LRwmlfBhmbsdE4weqvGREOzm0QuRQ3VxjokNqqiaknv55AfUSxSSRObg4A5j/DS",
+	"7uj0G1VZAE4HMqe0XE/1aAG2nMwcYXtmyQoQLqHMdNq1gUFwfzfdnYBx6lEKvjZsFge5/FxeK7k4na4r",
+	"IHgRWdMy68Kfs3mT156LWyZyoFHQBza4u5ZLCBsxVRsCua1jrdVRww2jXAKVs2A2J8tAr4NG9ZUbN48d",
+	"VBXaYUj1tLylq48+zB5VoYvJH2YrNwCQEmtHAPKqEVmoeru1yPiYkas9Ohpf7VnkCCoInUPeqYLEREUO",
+	"DvePh8FD901RPa1+OX89+PDm4+Dg4DiIQgxH4vcb5tMcmmEyjXRFxAiX7oeTrnaI/HWf0h62uRz9kMAb",
+	"nv/dNKC9wqocD4YNOEjmnqoT5UfgxlUXE+wIuzuTaRj9aSxTWWR6duN/Oj//5ptXr2qITv908PbwxZNn",
+	"1aiYf/pxOHhxOnhLB5Offn36NRgM8y59djoOX50jm4dYw/dOePKSxBYxOia90+FBPzIBLROWZebLQ/2l",
+	"kQb44nk/uhJxiS4NXz7pG37ta+PviUnPkr3JzLK9Qegc4B98fn1Rozy2LcF4QduEipor6zQUULayWrif",
+	"V1JgoN5kz9ZH6d2HZ+T20MYBCQq3fw7Uovfm/Fn/pSXOVMTcecNOeHZOeh/ego11dq7/8CN4uLgSJlhC",
+	"9SMIjp/znGUK8rqo8YuBZ9PMyyMFqYMHUKD+6xCHactZ91367L2YMtVoD+s10sT1AsnceGZygX8uL7KX",
+	"s7vc4legBs5UrpsWESZuWSoXzI1MlaNl66HDZREGJkQuEerAS9A0yQYzliakV9LGQJaWMMEgXJDY2HsI",
+	"nueuXg46W/VYIvLvGpI8swuhx9H4yCwIWivz/l36zDCrNxn4NWVTjtFmQ9YveCyzJIDZ7jTElgYaVfLV",
+	"JKrI9H1yr8tXkbC79REeDkZUsYQsJN4j2OG0CsqsRRtrZEd5fQ7nmWiKeW2z279Ln3kbvYkEaukBz+gy",
+	"vKfaTtCS7NMZqmLMyIshIDIgWAyCtBLF9S+xff40j0kvo0tIMubqSgDrOtxFzhhNIbgGG8il6O9bEDIX",
+	"HJ6BGABsEFsYnr5AMJa1awI/2Xa093uYyWqQF4V681TvRE2RXlrlPSE91MJzBkw8hCcRYaliCPAi+C3L",
+	"FE0JTxydZoX3cJ/8wPPZlYhNhW/pGHLeY1CqsRPq2EuJvWErO3BJge1jCF1Vp+V58+X9WZgbtFJZuGtH",
+	"kcOCwp5yFe5Cpcp3p+evPp9///7ND/e8sbHxh12CDjw5sGs5OJXrI+DrDxeVaFclLp5tmiy8mSEeYouF",
+	"jQW8xsd3VQlhek5/lUMoMDg89aS+iAjbn+6T+PT15b+fDg/iygzzADRYdbbNa9tj3esDaoalYUy9s2S1",
+	"JwMSG+Mwful7bI3VT3qAF+OBOixRq+kPDg4CzYf4JcLHqVxKxC50qIWSJNJBWe6j3omJ0kpwOVuRHi3p",
+	"VBChRlwJ4rA2P55/ioiQ+l+9MXx5/3rwJEIwTpfqW5kOizpi13L8EuBe8AHnm0b6bGPO0VKYSQ9WJwIL",
+	"TIw845dHfd0ux50OJRgxJzzBZw6G/TpgBdjeMnN2lkNs8vMrT3TRdsTsoctgJyHMhZkh25F1kLkeJaMM",
+	"AawMpBw1sZkGxABwLniudFUjWYikH1WLsY3teTR3EAMntblqdpUSqkDX2gdgTq8QXTi+0DzliHrrDR23",
+	"2GdCFXODikBtNF45vbrsOV0RyMl1jOXuGIGtL28B9LqwQgDaDAeydmRwb4Us64oWCSVl1c9W2iKN55mI",
+	"I6QchhQZvfXA+jGBvTHefvush2ZSDQc4za9EyizjULn++hFZpIUisbNVoPTIo4i3QdJIHzaThWIRiR2X",
+	"E0I4XuAARd6Gh3c0/1EZb2OkxGb+gqSf97Qs1/fJgyFGAHDgNKdjrQVSlhhWCTaeSaaqWvPjxTcQyx2a",
+	"Q6/j7XyAaFGWhR8Mh4dPjo6fPgvGfnuTGo7r7WhUOpusbEBVN3pakWxsWiGQr/kMeJPXRTdNgU0L5h0E",
+	"DCGPa5Y44D4LSW7lmI6KlGYrkrNsbr19rc8+uhXnbBI6CS5pJsL0C9/TtGAGezqk7gQx6AmGu/Eff/+v",
+	"vpdQA2oYl2eXs2koruddkQQzUH6n2NeH4r9ynoB7GZIQdtzgqNc/IvQqKgZFRmys90kX3z2DoYw7Urpu",
+	"PCdviZTFXpcN3xYjjZNdOtW6sIIrgLzbamWemudcpFliqUs30rrCQ+A84TJrEf13SdXNF/vsQ99gYJOb",
+	"B3A3hy4NUO9s3Fn8ydp6yfQA4bbNi6p+1/abxaWExhyvxOt3ifVsnrThNIPGPdytaavx7OJ7uG2peP1H",
+	"XNBs1SKtpuGeE52UYFPtIhheBlDQf5uzu/wlmEuOxjIjit2yjKZkZLYrcuH5ca0TNyIf3uqHz84/vD0h",
+	"Hz98+HIlJhmdIz1yzlSE7zufpyK9t+8uHr/S/7+8ePz28gJPC5R8d/l28BxeGuCQzml2Q2jGrkQuUwgX",
+	"SvbJKSBw2maqHKLuaG7uLeOPF+9i61Zt5QEupSp8c0p6M6kWPKdp3zIZ4THP2+mVufbpftHjZHNTIlXJ",
+	"JBVwTmIIfeslX5Z1Cm+GjIoH4edyhbxa7UQwtIN1sI3VrxOnWLu4Z5PiFhhE5GwLEJjSDFyNtCR484jf",
+	"Snh1OpIF8PPgeVYBqvlcZiwME9AtBU5m36kmq74F9dPdxVhmIdQHxqczyGGUXOuJhVSKj1JGetV09jYp",
+	"X97esD3FriRvqzZI6XaSx8Q2mfz3f2rDPyKZPsGzhMxoOhmwWwYI5nBcxIa2auA9eOC0Qi1SlrzFG892",
+	"8q3ajTqjmWDJbmOuPPa+MNpFiqzb9kHDB78iS5Z5Z/IyOc/ENySs9XGnHLAL5kyTe+SSlYnCLWvF5z0O",
+	"voeh7HvorDavdWtEfxVVuL7saxLo8cOqkhXPbi3lIQAF0NMAYQ5B1Hx1tkF/Q/BUbZf4xbXNqyMPGqby",
+	"1sjKGjN7K7Zr0CJdYyT0fRczmcuPOwWqbgn5t1rAz5bblirnwbe83bqplZgl8OZd3mY0aqKqx3rzFO6Q",
+	"QOlngZscF/dkPWjEQP3bVzBMZw54JFUF9UjZMNRYvxOT5Yzm7NZwucBoh7fcpGCv6SoYUrpShjEgD2Rr",
+	"280/8SldoHlckaSA3RL6Rp5VsyKfPD3eNs9GxKvt+U7wnwsGFru5h7faYit3nxdP8+Pp4G908Mtw8OJ6",
+	"f/DTH/55E9tkO0WrJeBb/QbKfEfBbDZD3sqMxDBxMYyrIj0rmrr3GeufEIozC8RVSzADDPIi0ohZ1OR6",
+	"Vuq2uIg5Fx27UcID1MOwthxclrDtV5bCQYhuWXfjUZXNx/S9NzReUfiYnMAx0IwYkKXAKsAf+xtGYrg1",
+	"Cvmmmo7fSD0YkI1ghAsVbsFYMM+XJNbq+BrXcC9G3Rz3IycKPfOHyUWOrQDFEJjlaUj9qK8w4whCDWzo",
+	"Ehck1vMc7+/rMt5CHXro8L27PD6pDV3lpsW10ttQfXQto3JD0acVUxLBSnd0FJWnxvqlDGZk26zCG7YC",
+	"7j5DoZWxRUrHHqr4I0UWGbvlsoDcwshIj5C54au7YWyhn+aZ2sEALM+o/p4Yii9uiNO6rKt6CT6NlMDz",
+	"Wi9AhxK0XKf8lok6oenhsMV2Zwd0s1CX9/I1anwtEzHRagvFF2JdnMF0QjzumuqGNqYLvXcQanev/Zqk",
+	"GQrjvUib/j+1OAGsW9/dRKsbZETNHKhPNCgZG1b+GweVY3s3T2AJf2LH2NnRYGVfLzI5NQA6bvq2LOVL",
+	"sxf/nqzQjVTLWmQ8xvhA6hzr6GNudZp7kIOR4bX1u1A5z+xyzrCTs2OA9W5kwLVJcNv782Fof1+64z++",
+	"AuFzOeZ1yFt9JufjGeyY5ZkcNkfVbUt/qLmvXjJsWN+1OTbT6xoRnjiTYmEPF+v3I7csfF6j5k53e6dy",
+	"Nj91D3+FNHX2nYGk3AiWm1OR0CyBZ78iPuxUIoicd2OdrchUykTtRb9nSqUVVS+cKk0HiyJbSMXIJJVF",
+	"thcU1ewDu2WpCjo6SQq/QSgw+tIddZRhSdCGmJJzm6SkGNgWukr44hHQJvdbWw5fTHOCHqMZSycf+MQd",
+	"2sokPn2uatgYK1nDtQyStx/OB6dfBpBvsnVfLQTPGwwUF9MOz1j8YZ6RCR3nMlOWXRGYFfUz7S2pnM2t",
+	"uP2WOhcTVZxAe2vCdtwXlfpc+Isvsou0m7629AwPBDZXsk60VXVn7p3QWCM0n9+ARrA+JJ1QpwEz8QIc",
+	"1RD/jLydPHeEcvt1yI37KgSgvLC3N+syC2Rzy5k0bHYVlrtWOWyZTLfe9J/rZx4mUzskvHYOoCm1jGqP",
+	"dqQciapMljO1WSZbn9FqCFoIxhJDCFZMqJBiNdfnrJSLG2UJyIFvZwFHszFfcCMJdYyuAi0JP8vPbfzH",
+	"da/Gdk24QUaBG9MwM86Yaas5PR4NjxrFtMVli+lf+zV5bl8JwBFV7I6Gyr3LBjFN2XcqzKVfciDBZCDm",
+	"sZ4bQFtHbs3e0fAFLtogzPfarbCtr0GyJB+HkBhoSsWYndlBcgPNRf70KJgDssst6237kLyWuqad2xB6",
+	"bf2FDgerpSEKL3/ggoXUM6bKhiY34WqR0pVJpo307ltzpVZYNSuRle8/fT9ASKSDF4dvn5wehQ0ofq9r",
+	"dv1+lwm3LGPt8XXwhdCwAePBA1/CwTx5N3Ayp2mX/t1KntwncCG0T9h+lrLvRMbIrneBhoJZabk/S1F1",
+	"lXoTUt1cjFx4HdqgCqyj1DolEgbJYXjNRtNqzHb5Y7Xr0d7dQBcwuKUZpBDpkrwKXrv3vC/fYvllUz6Y",
+	"1PTawQuStN08lvgVz58fHh5HbSa2sjJ9K9y0KyJPhv/iCD4MUdRWI9YvNao0c8Nw7+YM2EHJeQtsPXbe",
+	"5soiZWHP73a/eyBSKeMbnPP+4vTEzbBuGXoTLbBViTO/txc3rOIzvlb57gvWUfnue6hQN7ByMu9mbbmQ",
+	"br2QGYa5GWFC9swbtsKsYxjolAtwwmIs2CNFYltA7Id7996+Pr0SggsWkTffkYksspyZuHHAYjChZYTd",
+	"5RlVfeR+zOgKU+iUSSwY8wUjmUzTQbFQRC0YvdEGxpVIqZgWdMr2gYLbdiFlk5xA9BB64qFLCelB5DfP",
+	"IZHe8vn3a2l6v+4tGBWFXqd7k4yhx0UhLVNJ9LecMRAtLXCUoxukzuGymNHrKd2abWbH7UvGFHDJgEdF",
+	"UEF3epMhJE3X98YsZdlqpzdnfHzDxG6vyrG0rt/OL/M8276hBt+UYymKfLdXs916mhUqp2NGxbU++qcT",
+	"rma7lMOm011e27W6iZTJdbLaaX6mLKU532m0pmmR7yZRN3zJd3lPC+HdTi8Wi936OOfpzU7vyTQt1Hgn",
+	"wZ+rnaRnrmU3S3Z51enSHV6V2U4DZLX1Dm/KnRSgyjO6HLFsN/WpinQx4+butuvLuZxTBKHt/GbG2PWu",
+	"U2N2v64vhnKjnIO2o7UCbmBnnVgPsoowLH9mQUCcxxgdEhjhAizu++SUKHMhgYXJyZWgQoLTaULnPF1B",
+	"uujI80/3YkbHs5jQnAz3D49NvrGNFFjkgCKSjmKTSIZlmeonVwJy0UzRgGVsiL+IoafTjevFifxFW1F/",
+	"JAeH5L//EytKR/1Q/iT6x3fGV1+/8xhTxaq3/0cdb5ONQ9y0LGRG//mHb7dxTtVNqWm1lW+S1xenYcf1",
+	"bf3Jw+Pjgxdhn0sYbOImr11Iff72SzBFUtXGTvFp6Lm77bgJN4B5cMOTpvG6WD9R3rBVex+GHvJtHmEo",
+	"MFT/t1yqmzMpJnzacZXGY3gLWM/iG11MTJDTWa07aXmSsks+Z7LIL9hYilCSoPkBFrm27ykB8FYfZQiq",
+	"IRnLi0zAxZFefJAlQ9Q4Y0zsk9cmuvDFsOKvejGshBpWvcLB+2CZcSbKe5fNeOvlo3omZmz7HnUJD617",
+	"ZNbGyZZXbVFoLj/QEUt3jJmy5+ny3LtIJnvR3i+LNBjh0ZE7oq7gs0L4YOKkF2eFeJ/EgBlA7aGwF1uq",
+	"hzgii4wtQE8LuexHcHZ0O0EKPd9wN9B8HxBCf2pNTAFg2Ltk7WHDNpNWHGyNEOqSJsB/YZVwi73DuwMv",
+	"mgo/Hd0d7kV79EifY1g4Si/3AnqcqGRssQdK83q08i48t3PUlcj42AGv/E0xSx/kmKZ6nYS82qn+kSxp",
+	"mg7GqRzfkJzPWUTid+9efvwYk97h0WAmi6zvcLt0Ix4peIz8YgjqvCz/g5fDYRV8r/fj8OCnH4eDFz/9",
+	"r8Mfh4MnP/Vf/jgcHONXwdDhD3LKd+TEcLerHjCFoP86o9lIZrecLQc3PB/PmFD79olqhN/xUauYnKWB",
+	"ByurWdL0ZsDFYCxlyrLBgoo8Ww1e1LFjD4+6GRH2YtJVGp7hvJkXtmzih8Oj4ZPBwcGzDZfNn0WzlCQ0",
+	"Z1VWA1GkKZp+JJW524ygrNV+gPrhoTLwS3DV7QiphhIxiFA3mGnVuGAZsY+RnnsBzGMupkRoi5lmzLnT",
+	"2oehfJD5B8vJGLw3acc/U+OB6owq1oVvq3P80sbUJDNThk/Yl7MaLpYbCke+W85cg9B/8NguwzyYD0wD",
+	"VE5DHaW1rG8L+88HmRus7E42gF5eEImtAGCE9Mz144IZ2Fktx3rQ+/o4BwO7yA0ODoQF8wkRbGlOhbGb",
+	"hfhK9Oy5DX+qBOTEZMpyZcHwYLJQDfyBwHMk5ROT6+fWxglSF2sVcCXMrgHcCB7HF+LLaV0R6+7EaMZA",
+	"mwEryxw+AZZYj5OYEpXL8U3f5O2AvrkScIpVRC4FNp6SqWGTSGCYIhKfXxXD4ZNxpfXwFRvgLwI/xaQX",
+	"nx8OD58OnwyPBgcGJcrsdqD/rkRiAX68mHcxyGderXqeDN852Gpw0E3oyhhhEA1h1CP5rPt4Jeby1twy",
+	"6BMjDh5Xue6zmXUco9Cxd7OS9/N5tu9rG3aAyxnTbXlk2x7BBIT2hKo5YGmADoetaIDWFstHukDEm12i",
+	"Zr7ht4zELp4sho3qhouk/NJgSiWc5ZXf9Rcx3KQg7FzKVW5wuwyOTj5jVwJWIkK5advC8E0jeLpN3p4Y",
+	"wlZjd5BeLGR+bYDSRoDgEoKD8u+uWm001sm0JWsQlOvPBTO/6134KyIBt6/qNWf5TtW0uffU842XnvVT",
+	"edNl5EfAZwpFp/0wk5DFnWC2F5nTxYKL6UsSlxdzMaJkAePKQGsrPSmK9C4+ff745jU5u0RAp4jMBZtL",
+	"wcdwE3clcnanVV3sB33Eel2YSohipTcr/vLdJUEy5V9lNn2ffH1s7w0fW4CpAdTz+Ff9z9e4mihUNhdO",
+	"tmWN1dvVymNr6/ujw7EyEvZ5svfyx82z8Z2HfrX3NapvsxkzwFCXMsB6IAYAm2ah1JQBzUDZ5kBs5mGy",
+	"Kcwbt6jpcL3KlR3OFvw2fmPW5eQnGIF8PGvirYVkMpjshNzStGAmXV13/yWJ8Y+Y5FLr9xJUrobodUJi",
+	"O6FxhJ7QicyuBGoI0lMMnTPVWSdMJJiyr0WqpiBMMaMid9DSugSv4tHqSghIGQMQyKyY6qFl4pZnUuit",
+	"haZm1JFAGrvpaS0FSgtN3YrauhJGb2G7BLvGu2JcNIqJhGX2UhnyKc1FswWsNFiHvU/fntZy37D7eyXA",
+	"GiaXex2HL2yNVUF3b6wLOUs4DR2GRM5EfhnEIX0rCwEClzEKpoZlSXikELgGmZfgHl6P1pRyoXJIDrYh",
+	"AEzkzjfe9xOv+JxO2eMFRDng3/+xYOWHJRst3Icpn1S76b/8EAkAuk/W0x2I47X0JKbr+smIeEHFHgMD",
+	"XGhO97FpWw91wVTkT3RuswfnBqx6TFWuSC8GUpRv2SpGPCAuSPzNm0vyeCRpliBlymMzo49/vWGrr3Gr",
+	"OGM1o4fHTwMsi3LJsjFVjMzYHbl4dzo4PH7qoMm1AFR7/2Ly/GkyfH7w/PnR+Fny9PgFPZwwSofj42Oa",
+	"DA+O6ZPR5GhyMDocDUfPDw/HycFx8nR8cDwaToZDCpSI3bGHUHfCCCiiZnLpDV1PihTPBujYVWRMBRkx",
+	"GFDC9T5VntTFlcC3TAeXM5lWYxcjKF8QKVx5cuKxwcCkaJPIGDwJg+S2KwHNGK1MYgc6p30WGVAAnUFm",
+	"Sm+cPzCv1ubl6PnhwZOW+ce+PjA1OPnw1ol3jt2MdfeR2bDRtZSD3yp/oIuHa3uuwX9ILropk0CakKDk",
+	"GzlnvzxgkH8tEB6scTSwaZpiZtB9EBDBD5vt4pQuLHyKEZSWGQRunJulSM34Yqsk1RKsMjlhEF5OU+I9",
+	"iWeVqT6jQWqVC1bTVrECH1fGpjRLUqZgkevWW+ztLMEjEZhoik/FQE4m1dEu5z5rNdhg+wZQKRSmf2kj",
+	"PCEZMxiXC5rP9HZQNZz/8ff/ivut9L3Mpp/WhPSdWyjkW7NQfl9xPcHL8CVXzADH2UnHnDetUZcZ5MDJ",
+	"klbW5MDpfwZqLBesHCf1gBCgOEHl0G2R57AQi2I3fthOiVmrccp+YOxGhZOTO/iR22tm3TWbnL6WONCU",
+	"Ry1vWZbxhHWr5rN56/6AV1luXDpbwTofFpPKbqC2BZU5syPvD0+XND89RK+0LXT/2/g5E8U12FUbruQ9",
+	"HNN6sPCSrpxBxpXjf67e2JqQG8+l6J6DiOfSQktTuVTmWCHHN+Udvf69hkdxPGxhPu1+Na87VQmirmEb",
+	"mYbFuuK4FU24LvFLpof4QYq7R+xACWvstane5fbRBFoeX9Mc/F0YVNSVyrkJJ3fbZaTM4IrkC8vO9FLa",
+	"OQIKSPWa02t8cIChYcDcDBHQITKgcW5cGYGObpqG3S6Pu28G1SlfTy3cnHjaeGPv9pmdhejecuJfOG4R",
+	"jfsGhcDDjUCJS8Zuwlu8/iWhqxZ07UGB8urtIF3/Z4HvNst2GkOgJezGJWtpCyEiB/owUFoLVXCSw20h",
+	"SZ5c1BzSF5+J+VHX8VEKvQnnkjwjF4X+u1LRs8311EQM+lfWHd1TiTnzr6uUtcRlfyi7d22hbYlF0iXt",
+	"ppyrBn8HcditqwGN3oA2thuwz29jwzcFjLWyxYPzZe6mH4QKkXY4341YOCZ5K+lNkHllTs2lib1r3w+f",
+	"+eU8DNZrQmK2AL/lBrIEEkhNDAuUid3xG79prM83ECVDEAT0Qr00PIeLPCa9hKX8lgFy48JsABHE7ANd",
+	"LIl1a86kwoTWOMIS8IKH3rKMTlk/IrFcMMHF9NrkJcekh/VN4ILEIToDi1BmAPeDFV6JWo0+Le61LHST",
+	"BZsCRyz6+MtfuYhJz5bZJyOWL5mueCmvRBma5R2mIhJzpQrd3JzeMIFIloqdEFdFRGILvSp18QwBNRSf",
+	"itq1lBlSmCz7gsene80rn2QBjH66dn1IqA5f9S6nLHhNvD6x5RcvprA66weHeoc6PH5KxjOa0XHOMgU8",
+	"brDaDO9nVqRM7ZMzOZ9LTCkdZYwCi7YNHFTAa6aPlClXeR/JFDI2KZQlpD8aDutEja2CGg+Pn1bV3WGo",
+	"j0UOR6gPfM7zpqzwOjCJKcUk2AM6A5ZSdeldyIQX802xbOWz04zO1VbF6eqxieB2QYfWLXStFTxi7QLM",
+	"VIKgWMY0wAs3uFANRGjTbCRnqySjOTubSXuObmvHT9KCJx/TLq8oGNqP006Bcc0j1M5ybjFMCF2c0RWE",
+	"iD1S6KQGJDEF17gnSAnNFZELrEjLPzxA+FTIDILI7DzbADe+YCSRzMuV7j/ILDQa5S2npPH9tvPTUEBo",
+	"sj4D/CyXwmO7rJ2TQd+1tajq5b2HtwNuTevPtpf0ViWvNWhroHylJKuff2rR1/e2Z+Eou1rYwLv35wTK",
+	"BrpMe21iuNTiCAI5BrB32g+OaFN/4XEP07RGY+/eDJIqcToVUuV8HCYhY3eLDG+DKpO09XYGWH5MFKwd",
+	"/AnNaaqblmXADmBY5gALyzW/ReqCLdrEAW+cDHXO9Cg1UK3P6GLBBJA7mmWrH36kDG6gDThlGZcJaFMX",
+	"nBlYyvrPiWEsVW/uFhxav1bxWeU5ktKFghAliKbRnzxA6CeGl1pOIq8ljyDGp3JTs6EpLU8GlYjNrWe+",
+	"VtF3fiss9kiX4HHVmiFSP9rg9ann/9SGJiovX10h3sWDgeEpByckbHXZLxFRA3NjTGQPiLU951HYd4UI",
+	"zg1XV2sH1ro22s7JtJHPKFBlib3cbvIWHYbiHtw4/KEIV+quV7+/AR4VI1JV1pIQv4kd1TYitkYR0uRL",
+	"KmXHveQkJqoL46bTuz6QvPUmvrZ/mV9IT04AVlzLjmM2qzFVGPyYBDJhcqtTDdBZk6B6HB3rlzdm7N53",
+	"YqvqIKGOTOH+JJ07cWPpV8tY025YY+XYRI2y6igU3DC75lYqbyOaysIuNMxk4+X2vYkYoeQ2TQRG1IAH",
+	"GYhSk4LVN/7Rihha98BtrhQBe+61lm1dCp+z/TDwWMHC+tPmeAYKRHjWEdMWwpzrxRwuG38LeLXge0zv",
+	"yTnSFcAyDBcDAFstbkTAYQHjYFrvWmDKCM5JyU3x5m5cZCqcVuczZlwz+2BMaMqyXB/IwHyrzFe4M0uq",
+	"8oZgVfiJpHI6bbQEpSXuwSqsMwsS/jKZFGPjOhHq0ZWQRb4ockJTfsNMsquEsGmTHoiM0hFGhkPENJwv",
+	"UznVTdknn4o0xXgdLkxDkOvsSpiUfGwxZovgIWCfnEmVk1uacSrGXi6XQUzVp4V0RcYzyoGvYmlLRjdN",
+	"XaXUEEBXpR+xYVWnclqN4noRvuaxxWzavn/QvTM1fo32YJgCIH+HkKe99QpxPbJfgRsOWlwpvY3qWOvn",
+	"wVEQL7Khzc8Pj3Zo83pTo3JO1lsd0I+Wa1ntNa28qtla2++jptONXVfBM1iWsOwDD7Hejqji2w/79v1X",
+	"8PSOYeoZ+uG332K1zADuBBDrutAEEQvZKvdjRF0U2XhGFYO67gln3e0uaZHy/NXqeyYSRMsJxOg05MfE",
+	"SUYneUx6LOGQJNU3xGZmPCAXCv6KtQLLGE0GWiH62RBQxJ4bwjBmgmw191U42BDVzzgtEpaAg1A9QnVe",
+	"DRh/ftxKGT10YByIN/QzMouqPi9bMWTr4tMUOucL68bl/sou7pIwKMMQWzamShc0kvmseqOBj6xNTHX9",
+	"BHLuDVAVxPuuTEKy3u7QzQ/JykB1r8fJwU6YbFuHYvWSxIKxRAtbb0EzAgP58krov//xf/3fpCfFO713",
+	"/4FIAS2Cb2FS8M6EJf0TYvtnXsfEH/tdaSQ8UkRXZm+drgR0QBcI27Ru7CKT/4GK+IToocKyUppNWQZX",
+	"a9CcOCLxgmYxfAHNik9IbPPFYzMmV6KHfSOFgMBsveJY0oeXxzcqJn8kY8bTnn2RPCb6h769FbsFMTJo",
+	"pbWbuCsAM9CP+3nKjxSZy1supgNzvCRjbZr0aqUBxxcfQ8a3QRmCoZhRfTx0d4lkxXJzrafl99LJrm45",
+	"dIH893+SSrtCSbA1nN8Hw45AzRByLzK4FoQ1Y/PAIPV3VKwUhndCRnoPVqWHveQNkUeXN5LFdJb3G1ia",
+	"2yNY6EfXA9k/sLkMx65Xx7zyVmuVhwLY5aoIJbzbG7AEOoWi0fHNhckH8lBn2sGjj2++W7sPNDBvrd5W",
+	"3VraqWO7AYF42qzTrR7S17QiqqkOVzpqumZ1K7nywtHhcTt5wxW0o6vFvNy4oloWYNfYDrjwDuXErVUX",
+	"AWJWklsgkdk4rfTX57GChFLpmTdKlSZb0p0qgrlbKp7oWzmuT9mazii15Eaz4bOx49YOC9I/R7SyttfM",
+	"4g68BP5rLVJcbI1rFTb29aKYTpmyG1GDQYNMa8gii9fQUBVysQOsiTZOIIqG52bLFKwf+WmSaAOhkaFc",
+	"pa3sIWOBsIT8kWw3fk6uhLEx/kiszeRKODGbtDEzzINoZFg94oyNRcYmLMtY4u+Coe38/+x4u+54f/E2",
+	"h3XhA1uuQSwiQkmV/L8G0PJ8/9lx2/3vIpiIezkzTVD8F/CfWm2zre7Ou3b7TdoPImrFhHKPePj10QgZ",
+	"zBC7Qsc3lcRF26LtNEtuaXazD0ABfdH65/+XdkUjQ7UnvwiWAaDERke6U48+g1RFKmye1M2DgPyGdJhJ",
+	"yXJhj95JR58BhDRaMp8ZpuCOZkcgHaTBhHCWQ7PNUAqItS8qs++ZITWTAk2HZmPhL6UxYm0HT/7XVG+L",
+	"LfSbTBaBBOdyu+voq/M259C90T23Bd8wbVrqHryCFRT/dBjeIXeBQqjaqR79ZMbUDI6mX8Bp0Z3dqMmy",
+	"rPid/ClqMdGhSIpgVI9ZYNYBBDhAGaNJeybDDi5Q7N7OMobSu83IdM4+CAq3VYbHbBrwtWctDItX8NDv",
+	"TAXbMn1+kdKtV0Zf0gDfnU8liqNgCtuGwPG5mua6ju0Eri6AMyFcEYjqZUmZXhunVCRqTBeABLiQWZ5R",
+	"nltQOKluVAXXxz1tsnr0w1X3qP/E2vh8obrDryHdeH36E/f9Rhg2fAoIsfRfl9KQz4RoZfUDj5SHDVGC",
+	"vOCdJXi3MqYWUijDIaVYdssy4O1XhOqtb9bfJxdMJITnV4IqMmNUny7iuwHWMMh1G2LEOqSKxH+CL/4Y",
+	"ExOy+wMbXcjxDcvrkeZKFuo6YbfXf715cvvp+c+Xv5wfiQ+L5+MfkoPJO/V0+mf6ZPWGDYtv+ef8+N9+",
+	"/tvy2agFpVc5LnaUgsKjp4OLqcVGaxP9ecHvvIh8OJwRKgiQHY1YiYWbSnkzgGtlBTbDMCKfI3IQkff6",
+	"tPhBDyhQPELGwpVYG3eYHxz8+pg9+/YvH4++VNGWfzwcvDgdvPvztx8/fRn87adfn379547UspdMkDkX",
+	"Rc4st+yci9xY7ztcflRxXxtWr2Nr7hYbrmXbmYMWxlTNZJEmZMQwWwahRajeiDFbxAJ4SoP+S3NDjA54",
+	"ZWA0uWN2hWe5KhYtDg2NYdtdLPPm2O/7xt4E7MTw3OQ256IdaKB54aKYz2m2CsAGMgGQ7sbHUwv3Z0um",
+	"cjLhmWpPbv3GFhiyAOeZuIBw8MCd5oInT67nmcGz+/L+9eAJ4aAhJ5xlENedkI/nJwSfhFaZh+HvtVf8",
+	"PcIUrkfavbw9VLpsbuQPVBjRsDbU6/ZWMud5fr/LatoMAfEGDmSObQ6RfqFFj5SH8zinC5LLyOnEjC0Y",
+	"zVXr6fWxTeuz62rpiJS6ChVmsg49SKtg/D3N2efJK57ls4BI/fWvf/3r4OPHwevXMYSH2y9i8hj/jssj",
+	"pQFQnNJbZsF+aE7mxXhWc5W8eD4cDI8GB4ehuB9P+w8HL3769ehrb4B/HXp/9f/U/9M/h9MJWN7R4/ra",
+	"vhIaRAcmG5IVyNOBVO8iywA10QMAva+cWGDaNcw0u4x2vB6YpHTaAb8NiCDfpjQYrNH6kvKdLIIs02ZF",
+	"wzYGsYBcaTtkWgks9C4a51mNJfVgODx8cnT89Nkmi3+jfmeZkgIOiF7WbFnBEYjp+hkNeeVqyGXvXw+e",
+	"W5BJ0nsbkY9gIH0XkdOIfOrDEgIQ5uqKePtAKPe11nx/MHhiHPZyQsY0Y6QnigzyO/Qr/RODCA1LWA8/",
+	"FwRQbqvNO/rhtwdY0hPrzkq+TsKhLmUonIzsbQ3VFeJrfF+/2pVd0Rh2cWwDbLLc0dv4gH8bovKWi27O",
+	"8plMWtJgf8SHtxN3BxIiJiwDIrjdLhv9IXON9niiy/K3HZqrXfHCf8YUAP0A8lb/S9UMktv1fwG+rnrW",
+	"NY+3oPWt1HiGr1W/M1XWHoT6K9+djte++owtKzu2G9REZ4rqdeyU4XbmpP8JYStn7HuuKGEQKkqODo8O",
+	"ayndw2FXB+JmoQwKX7mNrGkFpAassXt/fhPq4JTfstoO9+fTT8FH5zxJ0tpA/OW7958+bdW8pj22NldU",
+	"sF/G91XrEYPo3Q632ikVb/GlYFAz5Do3+Y4a8M2B/8s8YSkdF+CKMi5sxKosBJSOFkV5l3a8/aYq6IBp",
+	"iNLmLcCMUiouuTEzM07TNyIJOi2cD/lLJgk8qYVbIQx6whJ0aPkgx0g7OaFpCtx4k4wxG25XLKYZTSBA",
+	"sHoDtEipgAh+xYCXgwoiISxbZj4Rn66+0VmyPW9Ivx7MQr3MCkaWM55i5F2lN1wR/d9clSMQMgdr8wNz",
+	"4FVZHeWoFFonb00C/wbyg1u7CPDxdc+AqbDhlk4Pv3kCEm8hmx+OTFxBco3WZnrK72a0UHX5NdJ4Da8F",
+	"Q4qNRK7X7A/1I+XOLtCgvHbqN1Tpi0zClznLFhlXLbLWbd8bTvqeOggwdNlhmVryBGgb0A3EdwP9YWAe",
+	"AV+sdLnWFa82XfBrYL+M9pZsNJMS7vssarANJ75OuUJR8CyA8pl1Z7ddxX5eefMoeRHG8Ot6eTLl45Cz",
+	"Y3wj5BLQaZIznKLmIE84g4JxS/z3KmfTWwaJFqQnBfnmzaU+EkDwLNTfENe5C5YtVvc91tYg+8Uo5WoG",
+	"d4jYKA5AN2PLwmZi8QUwMLin91tFF/C2tIgO53gjORg8ZmO6cp6n4dzBzqehaM/0vdG7YH6PiEyT7l5E",
+	"lCs7Dduu+HCMoHcVeOTqZHpt7oJvi005LQWzCYSrlNwu44gS/PA5/belCG+xDFwLype8tP5av1qPUMAe",
+	"6tTVbXmwfrsCqZo+7QEdj7UtkcsSBXg5k1t1TXufaLXnhoAglHaOVv5uzZ3RW0aEzB++WZ3oWNvm9Tvf",
+	"iHulKkt75XC0SRy83aSR65sEZKBKlbNMa+CJiwrpoaNuJJMVRA/57elbvuZd9HabFYUC3bx+vtgKX9Oc",
+	"hu5H4Kl91674JaFm/3Md1wZxpeH3WIAbR9xWaIJkhVy6TbBi6D3phNwZGLcW4/XmttOV2A9oTb1GmL7Q",
+	"nVhiJmD7BlWds6/RHrNtcRdPtVnbbntiERG2ImCARsGgAuwMAdGWE7IuLfvlyHnWTS3WRSarMNRjd0uq",
+	"k6y5Zt7ncqzMlmxtWRhcBv1yeW23aSXcT5gjHOGyNi+70DdI/OFoXgCmD7s51uxUB8xbVCk5u8sj8pFm",
+	"N4lciv01p9SwDbJqOagB9KjxjIqpRR/gyt92KzzNHtRrw5KBzmwdqIst2bRotruxPyGUxOX6KVUeJJRh",
+	"41Uoo3bTWtdNUjxMlPvbx47d65ZG3Ts9ug1Hha1mq7vcDKOxnHZbBDv1qYJCvKWLtoJNPdit6QGs44OH",
+	"xDruDBITjo0JuEeEFAOLBkvYHR3ntdSEiNCczKXKyVP3yyKl4zr32+FRVVMcDasX8H/46U9w4f6H3tXV",
+	"Pv7VcO3+xaUXnxeiqyKl+XjGGsC8dljSrXHDN1EMsLtFSvnWsM/zQrwxT36N9gzF+gU3NxQPqoIs3Pqu",
+	"iZjtbLvy7TUz6Qfrm6QJg5gySMaO0RuNeKOPFFlxliZ4vbz/0PQJ+PP3zefybicxF0dl9x8Hrgg3ytcz",
+	"OQ5uQKqMzN3RhDovfMMJ/uooNG2I7ZHQ/qFv6s1qaiKfqM6RZ54pGwe2zo1vNUC57Kqj0snZpG2H8el4",
+	"zBa73phOMxZwS38sVE5GjGjb+cSnSoXnnbfh50ICAkHOsrkKe1UDrIdzuqL/Op4xMdCr/JdNbIcVsOqj",
+	"Flb9etz7R7qi5GyGd39doP7ryNLGKQED1jwZr2wCwNa7iISrRUpXBILlAe8UTMExWdApM8RUofBVOh6v",
+	"AWn/09vjF2+Grx42EyDj1hz3Kjp4e/jiybO9lqNly4hsq5sH7i9Fmadb7bAhoV3nx1qs5xxthdzZgC5Y",
+	"tj+IrjOmKftI78KqODfQx5u3G+whgBuH2U1zxD12CIHuieZxuyiy2xBL7ylR8IsWLExqVgspEr2Iga2Q",
+	"5/vktRHBhOYUwhhPiJCEJwEetVaJLf4S0PZMKpUNVd/tkP5z0TWxrCZMDf7LloAB0V4+o+Lmr7L4iKQU",
+	"YRFruCipHztNUox/82D2kbKb6zV6wxgWAj+Ffv2USMWYpen9XCXQgPuVsINli06qMETyQyHKdAMYq4x1",
+	"E8iYkHk70XJwBu8b94uEZQhjk7uPS6oIuA5YAqkrO2UjAqXFrZ2PhoCMlKocUXMQ+hBfAcetITTcTRa8",
+	"BNimnnuPPHTXu9H3tPEQ+kLhewhH9w/g3waVpoq5BXP4nwBL2wz+0sLO9nJXS5PbrXvPnoZF1YCpVpWn",
+	"6rpqhlfz56eyIDx1F1XU51bta2HTficsrFvJx+zLFkSDKoYBrmm3lCF/CkFNEj6ZsMwsrHLNscSUAOde",
+	"Uyd+1a9SuD95MdwJH6EDtsg6Vki1vw6frExzj8iMppMBu9U6Dc8sY0Mi1X19+EgaXUBAGrGrHgCrasv0",
+	"VyfRRsEYNIvuWE9Wcr50bafBlyhH4Mv568GHNx8HBwfHezvgQrXXLT42gwebsI64pJrBFDagJtTHJLQw",
+	"WymOXagpW4lLS1rJOi19TV7w4J8YpASuzJa8CWZQEDpSTOT9NrLWncRyMzbIqSAUQfB9hD+zV0LbHynz",
+	"UwSdou4FLm6ZyGW2akR7aAXIYOUNJ2mrDJwblrF1zp5GGwleeKQITzCvMUav0z5PgB9bH/oM4Vsml4r0",
+	"8GdIjSSxBdC6xsBAS0jXb9HfGvpWd5Cvuw7nuYtcjm8u71pGdVUbZqraOvblVV/9cs5ZCZh0m3Oapqtr",
+	"u+S91e/MBt9oqMZE+mWtjWgzUNSpqF17lGnTilBzCUJ6eM9IyZ8vPn8ycRYRUVKf5xM+5eDMTqXK+/vk",
+	"vbgSGXoLVePlCenNZcYIFWrJMkWOhsP+ia2aM0XGUtyyLIcDQS5tCvcjdSVc5jXkwZNioXfeF/UU+IPD",
+	"/eNqAvwA719+PYgOjr+6S5hfD6IXXxsuYrZdHomOF0brfSaCzi2e6ISzNOnvh3qx6Vpp0PpeyfeAddgF",
+	"bljD1Tz245EiNwyAIigBEQR+qRM9Qz8XzHIfIWp9dstq2XoTKZPrnwuaWiChsmd08MtP+j/DwYvrn34d",
+	"Rk9ehBELPDddIBYLadi0vqLmA7HeENIDBsXjYUQSrnIuxnn/BFL3KHi8zXYkMSp4tWDVfNOOvK4+ATg8",
+	"bK9tG63YgE/Rc7LKJRxYEZhYJn+qislxixa190euj2suFzimGc25mD5SBJ4nvcSgphz3T8xvbrwRsqLK",
+	"2exvw4dt7Pn/CUeoLe/c8RWtY+3ZTj4CT2iR5mqfxJA6qRAqxggfFQlZMfVYSG9cevoAhXJ8QuIVU/Hj",
+	"WMi4f3Il4jmjAnhcqzrm0OgUg6asBTjjo8LQmELFcCzDaYHE1T60w0wKFcmV+PTl4oTEYmGa+OnLBenp",
+	"IZGAXPLiH3//3wdDgPxQJGF5Rse5zBQZ/uPv//spXFpCsY5y1ei1/gmJc3YHiNJgzrG7vOxrRISH4xDB",
+	"ZQSkJcSQfRFjd8ZFpmRmrkPjD1zcxAZSph8CkMSaQ5G3F04jKcwHsY+a+yVsVZhkBGevWVs2++k92fEn",
+	"5p5FNd1TaAmp5VnvH7bCbhSLYJ6YnelwuxZUKX7b1GonPg1XymOZsRoQ8NbYNXzJL9trReQ3OLR6N9zI",
+	"gJhuiOpu42QLFrrdWw9PVd1ErciOfhv15xbQJvVn6TcDkQz6dANFEA7006BjYrDacE7Jwf5+bLeUuLpN",
+	"oALynh3u7x8Mte5TAIB0jaozhsOinJDY7PjxCYnnRZpz94Buhh4p/ZTd0iuP61GPCb0SxqzVW5gx1g6j",
+	"4XDoATehIr4WMiaUmH2xxggNvdzDZRTtVRqrNzmvaXuRnXAss8YAbQtqkSbtT8a5fc//8hM0xv8GYaTO",
+	"bEP8nz7qNgZ/ucTm+l/9lalPEpKo/1KYS4j1m+NFTsV2hLLT8sldb2+A4tojXlzXNRC63BZX+Le4z4Fh",
+	"arrHUUzk94ovZtktH7MzQPh4tWjSt63uGKCh5d1CTu/Oad5cKIRjhBUqXA+0qu4SH93xXoCmPPlO5Bj6",
+	"sTU4rTF54AKY6rUOODgBMg0wjTDuBO2FpUUgmdMbZIZmyzL9Txsrt5IneAWecnEDB7gOcdkgZ1ZSKwka",
+	"daKXtQmvTNTakqgMkp0zN0NO/iJ/1XaJDSqFe9uVxE58s654yzXrh995B+SjYXPs2878jHf4e+hYtOnK",
+	"zHlODIdJ6aMlmSwg2zx4XXBCXAQquAoBuUcbn1XP5vMnw7Y3bZXKW6Gn1M0EpMr1AtOqHu1a3NkX34Vt",
+	"x68yWBtF6FsjEC4HWAJExIgha0wp/NAkgcTTE8gTtkNV3VFNAa32U68Nb/G1ynevykZUvr9wLap8fW6b",
+	"Vy2YrT342jXcH4ndouxqC64ch1cZ5YolRM1klpOMjyICNLZJd2/BvRdtPXxoYS4OnJOsh668I3uyjXwP",
+	"ZM0vBst+Dd/sIHpR8ewdNXn2fP0QdH3zhYk+TCK8a8DvFGF3XOUn5IYtcqAQ57dM7BQosFHLrC/gpqtX",
+	"c4eCkOhcgD5R++TU6RC4uXf3JlwRyKlniRv/E9i7kNQSj7xOHVWT544e5GYlrGi6a5dGhbLrEqoblGXH",
+	"h9Vebrs56mJ37mhQ2j6uJ4CUjsWDkM25bjPWDCJ8giBwnBYoIECreXpUMUJ56R3qQ9MfyeGQ/EvVdX2I",
+	"glARjm0DV7U763S+dySj+XqTegfDw2PyR3Iw3D88rrdC/9a5Fda6LdXNk+G/ECMgRLFxkTF0vGr76ISM",
+	"aAosrUnByDOk+DfJu/oZkIZAFtlwq1m7vuQhvCKhqzI4moypICPmPNYOnxaqtQxu2owmv0jBTrRxQVeE",
+	"phmjyQqZcL37iFpKy/Dw6WD4ZHA4rAdj7bVKGwW74SHN18Y13y6ZTs2oVny9WNu+cf+ExHbYjKdxLAW4",
+	"kiLC5/PCcFnKjMQJG+t+JLEeQP32lcDhX1ATPcdEYi9F47LlMYjI5jkBQHtFYsRBTuKqk8HdFOKg2AbD",
+	"gGGbHIRy/T4Q32hrA+EQvjbVeV9dYDneN6dlI/xXy/Z4376xTbNTdemOiNWpOpPzRWEgakqs65eGTZkL",
+	"ZrYorkjdzjZ7W5ONfSXQyK5oLmRS5hnEuPXsZllufSeWqg9Ym4b9E9coXz2qKxHXBTuua8kTktM7XWFc",
+	"Crx7yGxnGF9HFmmh/IquBNZ0gsOw8RSxT+Lc41PUO/0dHefpquz0H+od+MOVyOldZO4QcAWW78fVNVm2",
+	"WRcWrbcmTNVYFtoOMy/gxPBHeL2kF0+ftjwX2YEI0NG1P1zl9C7w/rPnB8/avR5uwNPDZ0etSqj7xitd",
+	"Co6V1+RaaGNlckLK9ZxRCxHSJelnU9jvIpMjRuaMqkIrY264RKc0Z0u6eqTIOJXjm34Hhg8mlGyA58Lf",
+	"HoF21UcFmr5PDOUAV7bO6qYH7Rs8W9uwtx6Q2mSRmfG0yWTAAR46G1Vv+8r8wH3yVmYkkTJTJf/RmGYZ",
+	"NxaJyvV+Y4HsoXzkXB7LLEF6+gPSkwsmYGMbkh6GlfTJckZz0HjaxqGrWnbrk+fN4RTHbc5cdbHFSbM0",
+	"KDAOZgg3yOE5M1S6gTAmkbC7puMcvKzPQCbJ2W7IJkqF9CAqddivg4WEsDldnkY5OJ+kETRUkKVkAaxL",
+	"KXnkykjXi6u98KnUEurXrJhC3Ai5FNdYSwx0ERtqBMelL/H9iMRcYPyZLSS6EiBT13Ou5jQfz4wNBCKV",
+	"SKYgEmLCc4tHjgtJn9ewuOtJgahxGNWSz6ggx1fCMUTMGE3cVgibuVvckd6q5LVMteEl0wRQ16idE5gt",
+	"9YhkLGdCD0G/ahJVRwNCIitdM4LkOgZPmNaCBoSaq8bSWpkb1ExdV7zYHjAKwhmVUm9mupSnDUL/XRCQ",
+	"On5rrsrP8O4+Z3NA7isyO1kqIvHC7tz6kVkx54k2m8rftSKwV+6gB+DJK6E1jH2sOvhv96K9M0BLsna6",
+	"LqMMT/tpKxa36daOIAlWPFqfme0WVjkqHwy3nJVrE+hq3TBPqgwPCV2LhaIT7JtE5TKzpi9XAD9Y0UXH",
+	"L0LKKCkWKR/TPATq6oq2Rz1TRc8RkxsFApNP8zhyTDWMZilnGbRCbxL5EjxHZtOUgqExvDKoI1pPzOoe",
+	"umE4vLukKuwyd6Xa3xak6R+PysHxam6YP6X4VFxSddNWKOsb9hyAP0KIaTlVN48UAqf1YoTgiGHzpeV+",
+	"BGqS5vYp+71+8sSZ8VKwEIiWn+r0cJB9X4MDBcGou4aT6yNOW7eYHNOmBK4y9FqLNJ0yYp+ux1/r0WwV",
+	"b5zKrZbbB5mfs0nrJIqdouIv6zkwfoR8VMulUQ2pNG3SZu7pszUTWeY1eNP1U7Pc1OLRd9H+sMlczGQW",
+	"2BHP9G9eOh9SVBn2Mog+J3hknsliOjMHbpoxIotc5RQRz3t47eq2w6pJaNq07q/v5sZdW0e18NBtOD5Y",
+	"W8NIcwzS6XJc82l8trSbL9ipe/xrtEez8Qzi04PXGFr9TmUDjtnY54UPRO5KlVv5RxwUJ+8wyI/IXN5y",
+	"MR1QvJ+DF1REzMcEfZsWs1Ih5ZeJtZ6T3pLx6cy4mwzfVz9IwRuKC1T5mdQSkQcOb2/1EJv8FMM7lkLi",
+	"GIUW6q1Ty6kWvJQrDHDXpzv9I0tABtAiw9sbqsgvLJMPBymc8ZyPafrBocRvZKypPt0hfTBJFHfEbeuz",
+	"+/7164v3JNUPWK2dcDVDvpfs1l27UaWYUoge6bTWs20ufC6mGUu4Fa62i5Iv2Hv3ZpAwjN69ghNFh9S0",
+	"OV2dSZEb/KOmy8ZHisilIHO6GozxaUzM1gcZlqBdwXNFVDEamKvIR5BogLj9i3z2IJxZcy46d7ARzk0U",
+	"eebA5TaV9sk9WEIzbe0FsEp4L5z56qSNL3DG0skHPmHvZJFtiJ5qBidii47YIJVF3lowv/PeCpa6M1r2",
+	"ZjBVZAHt+VDEUrDIciHQCswrVTeYLtEPx1KDBm87pxuYX92O4odKuU3I1lNK0ZrCqyoHO42VZVqlOSq3",
+	"qYCo1TaD+hR3iaeqb64bYsXbrO4vGVNMWBbYDdR8RvveyjEdFSnNVqWySVgGedxoE70ksVFNKiZ8ApoH",
+	"tjdfC10J+wzheUSY3gut+6ryljbPc5oDFjThiphn9LnI8DXYtycZY+ZSrGHQPKXdzfLpkBxutVwjM73M",
+	"POX8SBH9wn6wJBM7GwCjKYNl2jPyd0CEyzM+/6teIF6UQ9uK2mOkhZGa6kBlP7WYzXaHzPVcHG0fv8SA",
+	"cj/VlvRinPAYbsm1JIKz01H4m5xDZU7n5XReiV5sR7r2srnzBb3zSBGkA6oe2t212VLuX4m4Pgsx6SEv",
+	"vBTpqm8uJglL+ChleGWtC1gawECbgZq8NEEA5ioUX7sS5j2jqYwhCYmYIvFxTxQptBWqBq5A8kfy5gt5",
+	"THq6geQxORgOg8k2XRaNEfV6qNnOor+BN/c3XAeNte68KNqvhl0dUk4PLWcyZSRhEy44Jpgx2AC+fHcZ",
+	"imle9zD5h7iOV2L3P2zc8xRBekMC+af/+Pt/kWckY1O9xfUjAvx1LCF0qveqHJLUiowN5jLhE84SYB9V",
+	"lpw8z+gKtMo+OR1hNDjQYUGuqDmhRIYrWkhbGMmK1EbmqN//ABNwLQQggquHmpY0zuH1EMSCT2k2ZSon",
+	"AEuJmu3ngi9g25/JNFEuYqkEOz0hFN/LiGD6gKyIWqQ8x1Rw9nNBU2JgLvfXj1idD0Hl+BwNNx+JHn54",
+	"1FwbYm58ljLLZ3pZgv0THBh8oxwZE+GbSwBz9CyVjvnJ3U9rpU+zy5GtZClfO4C59fH82dOtLIne2awr",
+	"6vTaya2GJd8VZrvT8cb0P2wleceb9ZOMrxSaNwwLL1+C3Xfxr+7iUIJXXq3uh/3eniCoPPfZQdsIzQ6j",
+	"ssPZwAHL/hagsedSzgmyIXck12zk7fx4/on4BM7dSTsDQzfJmJrtelELL1/KmzoJZ5Zf/9vPT26H88NP",
+	"z8Z/zv66fD66PLj5cqQ+JC8m7+jT4o08nv6NH4q/3D37flnLVDg47AarW2lGWD6mXOW7Xkg4KdnIaQgP",
+	"BQXhVFDyjZyzX7qiB0d7Mpt+Ch5Kz2A9KCCh9Jkg4Vzvs9uBz5FlkTZzKHkyHCR0VWWJ3Abq27HJC6rU",
+	"UmZbNeUntvxiH23QlHYxuiLDc7swV0U1NSdF3sLu/+y4EE1BvynH9E0tCapkYgwCpy9YxrezBGPDv+Cz",
+	"mH+/qMC0K54jF5bLouoAabkDRTU2wMNjNAkgpjtVj5mdp+a5/eJGocPp6IMc0xQis8H6HKeF4rcIww9h",
+	"tvUI7fUz0SRDavutmae5bPFYne4zAzL2XG7q9xZ6rgyeqtFzQXSBzIiZbIIPgf/WofWTXvzNm0vyWGZT",
+	"9fhXmU3fJ18f44Pq8a/4x/vkK16M1jU+/tgO/PReghgwpKFvE9tLbIshWnP4a1D0YMkT+8AOmVtr+4vp",
+	"9Jpot5i8/xGusJAAhbjC6iL0e3GFrYnuPo6cc10FIqwWi0ze3hNC+kGQrLvvDnq1f6iEu2xdO5MinfD7",
+	"NvU3QTzwZqkRv5qxhCU7wm63Br+uAPUZUqUQdy4+hREjVfRnFyBsgaJ7uRwsZL9yz9qRcuo3gIf2RvzB",
+	"waE7iuXDUqPU1kWtPZ4cOfTmNcSENSFoC9fs6ZPqatuO2OzNx1t8MUzQ2wS7OSlf2hV60xPalnibWVW5",
+	"tpS33xhr02/UBqTNuspZp5Gkiq1DJKejjZr1FVWdcJjbhsW0vzvZ5TbQvtO19UVLBOnQNDng43Uqokpz",
+	"6oMblRPTYlp3iTf9DQb74W+CGodvy6BUgilD7NZrv3enoAhtYLuqijWz2V/ctcZu6Xo7OF2rwyvIuk4E",
+	"fXFshtT1ylhPY5BpwPdyTsUNS9CvQq6K4fAJIzSZc2E/zKmg0/I3LtSCjXPpvrjlbMmyExKrnE4mkIbp",
+	"0Egp+HRoyilk4pfvQkbTosh9/k9oAnCvzTlyU0HF4Ec27+1Fe1hdtdflk8FON1IpZjJlGxqOOKqCzhHl",
+	"JnbNiLs3G+rYpflFHtwjMKC8IYj1N/P48E5xYKbxTWFgzWF47C7/PMYQrjFrsIT1Q6RnsfAm/Jb1iSxf",
+	"cndRxjUCXhFyOWMrCGSdyEJAJC0lI0wKvhKK0Ww8e0koXoNCegOUiIEO5hZ6wpZkxWimyJyukJNsoqcU",
+	"U5LNu4ressRgKlyJXCaYJzpj4xuT7CYkSaWYAg2FUpgLOUd4LrzjFhISMVQf6tCfBcPghlZj/7pgp8GI",
+	"0Ew38L5ktgpQyMJHot/YyjbeVOyG15LILgk7QOty1Cm4zZPdjsHpkJrDtiMKmufcjpwU7HSSs+wj5iM2",
+	"wBhTdaM1VVIwzBTQUuQyB5i3BErISkwTLVMojo62QopMMzpmjQ15bQp+MqxhIw+fby25DSrTJVU3FpAp",
+	"5Xp/ei3H9yIa/v/Ye7vlxnFsTfRVcDwTkVI3LUv+yay0o2PG5cysdFf+uNPOrq5dqjAhEpLQpgAVQVpW",
+	"VVfEvpoHmHNx3mBf72fY5036SU5gLQAEKVKiZGf13nO6IzrLkkgQBBYWFtbP99VBVHOZtjCgdF+u7LUb",
+	"MajNr+pqKtGR2nzJdUTF+itu2GzegOlG0wnLbuikbf4Qm80/UTHZKJQ37kKfxu0xLJHYyJoltiNNp9v/",
+	"6kUTeToho87UXqX4uIp6rS9TeNQ+14SbPmjeAreMSjkdvlJn9unNBTk5OT4hKXN6AHYkyIr+9Onzu9dY",
+	"Yx9AcE3mGXl1c31z/ummGxD2MKeAj1HaOoeiAH4BN1NodW54SsI3n17/6Q+vzi/ffX/29fdvP37+9Ifn",
+	"waAfDI6DwVdnX3///vLD55vXf+iHPeJpYr0FD8WCJsk+lFdD4EKdQuoh7I6umhvAyzDap+b69ffHMl3Q",
+	"NAZQoCmdz5lQ2lqb5dGUJDRj6VAYkHls+q/5bA5pVYenR31CM9I/Oj3qd8+Kh9lWsGoUnjXWXRvR6M5/",
+	"zFBIEbHAUB+kKoNu94ZiKM5xkKFwa5wrW/9w3O+TDiVhzDLKExUSJjJtQmhjEuYwJBN+b+kUsMS6C2Uk",
+	"p8NSUfucpsrMIfyZAmg7XB44NAUzkQEAocC8XL+++Pjh1bvvQyJTkiumhiL8+vvX59c3rz+FiKIWXn64",
+	"ef3pz+fvwP5F7JjBmckljSlPlv4lEbX8/TPGMt0AtKjnHZ4R2hkPSQeSVsA/Xtw/lbktA5zxWPDJNNPv",
+	"EU3RwtLvB5cMBUKfp4wAKPE8QUaESRR3iuYCcnjcBU4PfF3djXffn9nf/3BoRXIQYq+HAu25M+I6Z4r/",
+	"cVYtEoDNzAPcqpp+DEW1I3pP7Xb1kAKegZD+RmyW06GxG+H19dijEMV0ORSdYlEFUMGsTUYsKDIyqtBQ",
+	"jLXkmgC4WEIhaQIdhT5L5R4TEJ4NBSq7Au7g5fOykSxT78dBv99HrUg63lW4OrGGrdsj50OB9rGUkKir",
+	"500a3WFL2Lx++IuCKrJgSVJlPmmpQ2oQIJ/Khq3xasLcJC7uigvaHxVnXuFc0czpzFUomM3oIg3mLe4/",
+	"tbtnLopg3Fb7Zkt6wgCvtUinq79uR8pPmzuK7vwakPYCgszBwdhyV72IDjIZAIzEmwBBegKbRa4CYrLt",
+	"Aq0/2d//9d/8Mp9iFFuee9O8bUjBwt27ILF18et+3sIJsPD/m96iywcsxmBvQRX8NqUiluPx5hgmup5z",
+	"E3JAmHwYb5iidaKzW6Z2WLxJCDmdisBXb0J7fF2iz4SSEGYFwFzcq7p77FSFAQnhpcOhMD9Zz2JIOhb3",
+	"JhfPFGSUIn2IfshEW3WUhLgRhmck1MNqwEFgOEOS0TtmQPSHAn6YsZjTb9kyrKsUsD+2mmr7Ao+orJcj",
+	"VpcO+iWqDSxQT9XUrD0rvGlzTjDgLW98ConNeanVBbLduti4GuDXJqF/mCcm5XoLeX8rF54IuvIVpACm",
+	"0RRLfasRnCya/mmHeIhJEq8v7oz07trw21imLKKqbTKLvfzKk+F2KR1Fb1eyI2xjhuIJnwC6wNIk2uLh",
+	"AAyFlAOCAb4W0JSaBq5YeqG/7G2zzEosoJWGtipQg/T0G/neS6NvIJt6AzvkNo0/pqrUDUSRau33ohCe",
+	"oCJ/Ne/UsEI+yEUTJlBh+rR3PWpTsvUp+oaqu41xVq8Xtv2GV/HCLzviK9OMNeFYyzgHeB9jGoK9m+ZC",
+	"PTObmz4weAEjVBGrMLX9o82GYl2+TU0yWQOwDKSWIcyePgxHUlvyTVThj7Gmq7kXO3dxos+8mSQdfe6F",
+	"ryFToLs97WhBoI0Duz4/o0GMmnB65wkVgsXk7//rf5N5yuZz8zcXt/NUTlKmFHyeygSUnP47Bjxj68CY",
+	"yXtmggh3fI4n0gCu0UemMRcmodnsk+aBsNXA4xAkzj5MW4z4KP3CUrDafMTriIpzh0e44j1yCbx+0rXu",
+	"4ZyleuxtdZmK8OXRDRkQxOvKpIMBW/XVNdXuu0c+UwDulpr5CMsrZsKya16/PBI6wmq74uqPc1Z4sGpd",
+	"wyybylLu8jevb/aCvauP1/Cfz/Dv+c3F271g79Xrd69vXtenNNNsuvm99FV6kBJkzDAwW8AK+vnTu6Ao",
+	"X5/TlM4YUNlhoJdwUR4HzHLtD14ejo/o8X6/3+/vv9D/fKX/6Rf/GxwAiEyLSynduJLMBNqxduNnBqBu",
+	"6WhJe52muDu2syzw8tUUUWUc5WsTdSIqPrkyk1U6NlpXSvGj6afVAhdSWDu2Gim2Er+ixDqUhObLW/ul",
+	"PnZMLFEqz8hoSXjcxfJnd6M+jID/DNRegPXcI1v3XfgYB/0+pkzJMcFEZ7jhfxQIVn8I6ykG10SIt0zw",
+	"35AipV/ejqEN26wWjnxHk7t9Lkiku1EPWKlfbLvcLCy1bZWdZTwrJnvfBQvxoU0i/MkvXaqnkcsFzbMp",
+	"Exlg98UgKh7CbQrYXYpPxD4X4KwE5sn5HJypKVP5jBGeoXTo5fRMDUWY0cmFjO1hFpLaw4CwaCrRjaaY",
+	"yOomHa4sj3sbZVG7o2MXyo19++JP7w//8uevN6oMe3dgutQ8wEomeUOSdNTAk+ucQ7hFPVOQyUFoksBC",
+	"MbiPdnfiwuCryTHJFRvniWBK9cg3sKyogSGI6JyOeIJcziM25ULvbxNFOmBmBiW80kROwMWENlUuMtUl",
+	"CRXxFgF6byuuidJHTaroO4OqgC+i95I7IRfW+4ivTFJwrAu5WN2LYUdsrZJ1J/W+azVjQ0mwteDM47ki",
+	"NPO2Nc+LCjjPfMZMncPCYmwbhYmBOYuC2JDwWwiQKuueNkNe1fV1RmOtsDozoy4mP0G6GqHXP1zYa5Ov",
+	"7BbrZuu6WIvrj1B4mYsQt8/ixeshgderQSkq3/XEVTc/RbCdEYsxfmOIEDI62YlgqBmxxiTx6AswPOJG",
+	"3Y1200ZDDveeskKsHaHpDZ3cYIi+jtHUOGn9XWlNBc6CjT6nFQN3mmVzdXpwQOfznpK56pmfDvTmc7Cz",
+	"knYPKyw9I0eFRgqcWm5S6b7CaJC/VnCqyav6E3g13AIaHhih/PK3jcdqeMQNbxI5aKz0lPDt29P37ysH",
+	"k/7RaX+V2evwRwCXP/2hv3+Cf/73vVZl1u8pF7ZctVYR8BnTb1ipyZ2xlEf04GLKIzqR7TKqjOS5Fv1B",
+	"90endppZlKc8W7oIVB2dwtNmHs4bQDcTrtXT5ZV1JxiEfIPGCBBdVefLUa/fGwyOei/aLHdrA1eCINqg",
+	"u+UiBHYd5VDlIKhow/9o0WG17xmxt9yOKU9YrO9cpFJM3CWkQ7OhMJYiVD2aPAaDZeeug6JBhLLunpEw",
+	"kdGdbi+TksyoWBL9AGB8wl/QvrEllOiIpVkxcmcktE3fYqtxeEZCU4d+m7JcsduYZYBHHQIqqNBWazwU",
+	"5hqSyTuGAzAHFLfMAtXYY441gEnK7uUds8PB4luZZ/g0LGpfoRMyowY60h8/lNE7ky5d7j7UYtT13rSC",
+	"j4Wr7FMrTETuobV41OcTI/Z14Jggfs8U+axYug9XGiJ4I5KAxuMSV08Ghx6FM7D0lRF8997Ln3mS0IOT",
+	"Xp90+BWNz8jF1Wfy8ZoMXtwek4TfMfKeRvqLv3R3K3EGSgtzMOLzPf8l61e/JRb4ojnJbDxm0OJ7+nBj",
+	"g1KrI57P5ywlwMXvqBjAAfvXPDZM/R2fEMKg9FnDFH00XWP0cDBAobHyLBwP2iiLostcrOlyIhe/QZeP",
+	"jlp12Zp4O5pD7CHKHRDKWusbXua1u9y/18s0LeiWTmqpCh1HSB2xxYs6OTJEI6/YPY/Y07Jrt3KQwHu7",
+	"dFaqMo+jaPON77wbMLlwjWA50hO5EKWF0fmPf3/jBEZMWQr2Uo1X/plqdXSZrZXvUjd8YX/qbjR7mTC2",
+	"/tgModLxcscF8iTp78ZYq4pyaT04Fe4CH6svUF7v3jx6klWnxuq0cc369fxqvqD7WmKbJPyqylgvbO4Z",
+	"BOcfgzCdwtEgpGBd0pE5gGCm2lQIEDgT2GPknIkAkzOrL4ZVqdWproLSM4slsdpJ+JHwDB7CYr9XHt4m",
+	"sJzoSUSEYkt5OWfCxc/xbbs7na+reC2eR+vWnyA9GrdAklMP40Lv6l9yIVOVGQovJcmYprDgz8jAsoRL",
+	"03VvX30BNF312Xl21TSl55m9k/gz2paGrZ7Vt3isedHAzWuzgH6Dq/JCijGfbJtNFcFdUCQd4uTemlUe",
+	"khjWuUL2rChlTDSDmIiMpfc0uWaRFHXoAW/lgshxZvxtlnzL4KSgiY7sSc+cSdIjNpv+eZln9blPlHv0",
+	"vETGUbdt1yOQVHrcPL7f1h7BnBO4xM+nTjEbzch1SDrOwOKChG8wTfkiDJAQmwvyH//+JrCGlwHXHIoS",
+	"gxjIVTcgoeWjCknHEVUFJJGTifGA6Yu0kOsLkKlKP80wcwSAbzVnwrBVlZ9Zq3RKJyHvtfaCPdsXs17L",
+	"55fypath4BXLooG8N2PeKmN6ZWttbTZwjzIYlmMLFbmF9d+mPtm8h9xET3hp2QhBH1XZx5RWUKj8+wTn",
+	"Ci4B0sJuLavghnBpK4ZA1/kaAIA8umNNNCPmR3Qx+ML9wziVs4BkshsQmcQMyiK1muyEJzMTSRpMwzPC",
+	"ZvPMViHQRdhtTcTguvw19KEucFGLM9U4yT43WiMN4qaX0+8Aq8++GdTtLrhiO7yZZ2qvFpL7oaqWrblb",
+	"HCFf64SaL7pWatktL9Fz4vrscBEKgC9vzgInp2vF28hKg5OwSb6fGV8a6Vh51+djmoD3hkhBPt9cbEG5",
+	"ihBd/kmh9nQ5ow8VHvWX9ekjtMYY/WTYhTNJDsk8oZHWLE6RYIWJQ0d3sg2+uAVLIWVErGib49rwxYxX",
+	"ECqPvmqnlUyJuu4/vq0dmrVT6O0Suyt0p5t316YbOukvT4cJRhd7wd6Jlt7BtLxJwpdNe6Ncw2JZ3T+a",
+	"aCsdXaUTAtKp7jTdXoWqskJTuZmdEju8K+q64VREzPXO1ecbbRKC7Np6d86SGIrigTpRpijaJGHjDAxv",
+	"rkiUMJqyOBiKVSOGpCzLUwE5fYMTQ94Ih8QQMqHSnG1IX1lJU3MlnYWF5jvRbLVRZ4VBtltYtPq59bWf",
+	"FYfYqoIqgqKF9clhk+oUP/knutWaoK2da42l2NqshxJwNwSzXGVady5LxyLS8U65XWu78cykLyB6AVQ8",
+	"cmHuKK7hCgu7XMnT4GRtSflgs+dudVgLPm25EIQXKeM4wh2IrwPz/Pn1xeVlAJkCcy2p3YDkgv+UMzJn",
+	"qW3nrBgRqEYpLHrMstqNQ9sP8w2HD4eD/eHw4cXrH3//31t6Hlffu+HU5726PaSZZKIz/10g18JEWFpy",
+	"R27vtFzvdJzyyVTbYwieAjPkacczpymCBk8fCW37IaHzecJZrfOvlsn7uMTkfVjP5L3JXZnIxSP7b5r/",
+	"Yv3f7OfcsoJ8HTBpsRBbi1Stp7RFCviKAqWr6eGP0aD1SMxbeVHrbQ6lGjLWIqaUQxCvbrZ//O6GdF7H",
+	"r67PTXZUeMeB6/yeJjzW26OpQO6RayYg0S88z7OpTA0i9in5Wu+0Bnsp8h6HYExhLX8Te5jzlKnLmj4Z",
+	"5wvJRcYTzEy0XMB3TBBzZ0lXvuw3UCWX0dMrJEdz+lPO7Ise9UlMlyogiotJwkiuWI+8fjDszDQj4dXH",
+	"6xtyQPNsemAarn+1XG0u7vmsanxQ/kxVOu8PmHlCvRBkF3rvtBh+XwbnLdkO0TKRjWZLIs1mr00jCh8t",
+	"Fb8lRcMTCsPTV9OSW1ucuPpYVzDnnt0HflCmiqIPGxJKGRZFQKI0FwbxANMskS5KoDamCs0Sa4VYVXfc",
+	"X6t3f/j9j6h5f++07u8bNO7j4fESP+rixmiTJO1IMr8d6G1JdFepfNuzzDfz+l6zDLDx3nGVYQ3Nbi+m",
+	"VqDzDHf05lJQc2tD71xtz2P7tRYZxhUQbdO5KU3ZOy7uVveXrF67XgPxpRQRO8NETG0PTqma6lVzx+ZZ",
+	"j+hGuZiYrJxUZkC4wDMDKpKyey5z4MonVKgFSxU57h9rpaCbrXhBf/rqX7Kjd4v+6C93A/Hy+/mhOrn/",
+	"9CL/43H05vn01VfsvD/7MJBXhz9dH9WurTRpQjceJTzSS/9Onw0VE3FAwl8WbHSbp8mvB+A9Ofjp4BcY",
+	"h19D0vkplxkcAELzI/d+NMzkyI4XHqg8vWdL73f8ouribc6tNE9/1NtXxCCHZMuskevDycL+4RNKwy6T",
+	"smAjMtfGWyf85frj5+vb715/ffv50zs7K1youRtbSy2mj2DKlK3cD+qu7OpzGlcq18JZiGXvaUYuPkeb",
+	"3hRwPF10ogG7sN7ebIBhwB5eIkhkc3ibCp7xn6EWzF5peRBMmQI1bkW9bnrkFVfzhC5JTDMK8w8nZR4r",
+	"+O+MzUYsJUBGolaDic1Fr14SP0cGBlMUqLf0yPDJxiZTSeu/OE9Y3K2DYWxV9MqFiwy4Pa3KiZKmmJJw",
+	"vmb8iqsA2sawuObKRuggYieY/u+MK4zThQ5dFdF4QqGv6PbW0ZPXp721h39P5Wye1eMyFuKxYcNjtk7P",
+	"tOb1zmErrIxanWjWMO5dRzJt+SoFR2ULaihbbb5uGy3WiKlORzqOlv0xw7JOlFbx3qosY+smuY1DpXgF",
+	"bVq5Krm24iHzLJJ1qeqQuqtFdkx5ov8rZHYLYxNj8DkXuJ+zuIRaq2/T6xA5iYqbIOZj76jP/2iS1Cpc",
+	"gZVBc572RNG+jRmANhLosAjboA2uw02q4zf40IRE287KK+a2IDTI2Gye0Mama6qOPph8fP9GV7vuYIRQ",
+	"7L0V6UcMzGryRN5TpOu2ILCTGnzt8BueuJRNGlcMd+nVzebMbDZ1mCiJ1qrbMN6PUrp5ZQEvTPQ1XKr1",
+	"MfSwcUYBTmr9r9cADLYVerJS+Xa5ze1UBgy9B4S6xRHP3NzIaZJrM6B2DOaUx9tM0pwuZ1vRvqLQXeFt",
+	"tUuy5aqDN/SWnMxo0r7nlSWIslaSH19aqrLhhjDwUsfKZB5ef/xRDcorwRtAT5CaF6sdt1XfI6DGbDNz",
+	"BQrC2vWFD3yPFxsB2Tmb1e9lCUeAr3/tP+WyzjI9J3ACfAL1REsnhc3y650svoymitlcKp55jN81MTUt",
+	"k69FvJW2+iIqcJIzhU6l+p5u6aAq5rxJgymW3vOIXUxpOmFfzxtgsdqpEniQp0jowyeaNTeasXSmagfP",
+	"L8+rOYrQjIETxhyGLs8/nBdFi5h6rKZyoS8Brr+yY2JjlZ9ROe1e9wYvxcQMHn8WWYU8tulkds9E3s5o",
+	"bc+Qu7Xy9QW/VMOIvSvJY+AR8K4o6RUxKk3/yip0Q2yloDR8ga9FNuiyeuqfktD8spvd4Jq3loPvoK8p",
+	"LX/ASazFGd9uS0W3+VXKtzHz6hOx/YFYoZrxnlC8QKm3tYPPJ0KOx7VEIAx4YqGwck4zjlxWMWcZQkec",
+	"kVB/AI92aEIRBlQCQxELqkx1nyV0qfGtsIjHj2M4M03UU1e3uluvgw9tT53unTdCvrkL/buettZqltYv",
+	"CSGbXFZ2LtJngKLNav03ZrrblgQ9NRueEcrtmPBWn2VvakVqvpZfoxgPHPLyfPoy4WlTy2fndaPKUFeI",
+	"buCthIpQrlm2r/CeBvZYhRf1TMtAHqt7yjNOBbGsSESmJGV/hVJghDjHDuJKRyXQI99NJTHtBEMBq5oK",
+	"U9KNbm0BJmfKHB4an4h9OR7XUtGarqmDXziw0Nbkutkx8MNcHpOT7XKtO6ay2uqyqIFzKPbUWauw7rYL",
+	"A95y62VUE29w+rdl+smKL8X2pCzMZTEuwAHt2G+WvX8I+W2N+Ndx31YWwG9FfVtddz1v1FZZz+ZMmHrA",
+	"Bun2EvLcpasJrwbCqOqi3brAPKbLK21RrsWcMQYiQbpv5JXCzHRcSuSczPUnBAFlIkYeBZM6abPY01wA",
+	"gH/meA9alya8wl7WnYFa7pyPgxlZi3Njr2uJMOJG3K8CrV94enm+4yprnhyTA6KPTbbyY8aosInLll8b",
+	"TbUJFSaHqnSo+mGvFUDij8FOvEM+R4GbtOuMjsfoPdgt9QBid6We4DflJMCT450Rl/QG6JjwOplDWQnI",
+	"aEnmUyhYTaHIlqVKiipeBV1ScoGC9RjiIOhbrWxkVMQ0jesT9LE69IHFgBavoM9jOuPJ8pTMqFIknIQB",
+	"Ce/gX/mz/jcZhWfkXib5jJFwBlEU+CdTc/jPSP93KMIoh8/j5Bbvm2f635/g3wlNQtL5fE2iXGVyRtNl",
+	"9wxTnkjIaDTFOOPPTIQ9ojsOeI5AqQN9G4pIinuWAlgkdn8MsM7qjNAolUrhhZwpS5WCwILUXAdiDnlc",
+	"MYsSmjJVLh7UmvRO/yN/1qffkZ4cwHnSEqzm+t8R/CfK9b/wjnoDBVbUDJIm9aX6VaDi8OdqbUI9PS0c",
+	"2b+jyZ3prwFm3iHfpq3hXQ8C3CBHGbPatVaOYrpE5U7JjImcjCRNY+TjQ7xGPYFzDsigoyUxtbw9o+VC",
+	"Ewy3F3IxFK4s3UOWemYR8rSi9O4BhsNMkhGbcNEjH0qAeaDdDNUMMMjofpo5X5/mwDZ7EN458Kfa3SPJ",
+	"BUhBfdH2Fo3Xp0tgKwF0tHneIHm3LinAFmGv3VPhblOw/bRwH9h0MwzqW5lhbuOCJgkI1FYIEDaYil1v",
+	"HJ73TOT1Mg2CbLZFiyzl5LxTiDnqmW5diohbMevhWb3VpYdYXFmo6poNhwHVau2K0Fu8PntxQUK7sjaw",
+	"ttXU7Fj0itL7m2dBUoutNinGwlAUMKx9iZZRwrqnJEQGg8sYtgQ9K6Da3ZIP5845FZIOrFerF7TiANeV",
+	"AkqUSIqMcqFMae4MEAT0N+FQrN54niQsnTDhysLd264j1dkQ/q4Imp3a0mytC6bDJH9M60qY2wREXCik",
+	"ZpnQdCRT8MoZO1XttUzvx0c3drf++PCbmNKVqvSS+x+qlLZ0+LcxuhvHwaNwqQkmTprZP7+DWkHLlaa4",
+	"MMVKFbiADtVnn8QWeCCLLSWTFAMcdFLJKh002quef7mpaLj87GfKB5mtwynYzf3KmpFozkv4wAUUjdU0",
+	"rlrLVvnWqC/hKDo3YjEUOhEwD/V9FlKXZ1NtFDhslBQ+WWiUhnf0upF4aLqbS3g8e8UVPwb+Ky+QlGQd",
+	"RGsrwCmvBG0rdKoW6WEWzW4bFKltSvmhePlNbenzdvVLXpW+6bU3XYFXKf1GfyqWcCFbjYhPTrLr9YWM",
+	"7s7jv+bqN612WalVbmAQodCz2VZOQyiV2WyqZp/YeHNdTYAQ/81lNdzW05APMjOlX4lEO2ar+po2PEM1",
+	"pF/rbnsv79kM2ODg6q1qX/DaC6mKvJPyAMHXUJartzgLwpKyiPF5psDw0QpRKyqTFWPszrOiCIgrxJSK",
+	"7aGJ3jOQAw6wWBFzVLaVqt7BVy9fBqsBSJ+vGv+3nrN6uwIfh5lhRn/DevpNyn0qy7fCjb2JpPiRR+9g",
+	"XZVQ0bPZEyEJ12Cv+eqBx7g7hUgr1OMxQG/xTAHLxpPTIj2IhhNJwuIJS5HaY5HyLGMCfMsg8hha1upE",
+	"f8ronV4gwBurmBb+ROsZvI9h0U4qF7DMEpltgXqjh//mQbQj0HDzCfsMvFnjnOqjdcKj7KkoYCwzyMa3",
+	"uZ7KNKMTdC5simmck+P+S4z6Y5HhzOjCUxJyofLxmEeciewWfg0dq0doPncWAN5CFUlopOcIIH5TBmgK",
+	"QzGVC+Sl5orQe8php++eIT4RicwQKT3PBnYKHIaAE3YZs9lcZkxEy/1v2VJLRq5Yl8SSCAnUH3aokQKl",
+	"noRI7E9BxY6BCd1sR9Qz3gxyOnARab0VFMjVIGGWvsoWiqXaCOVqKKYsiYnMM6UPyMhEnJ2u6PLAlV9I",
+	"gdoeXaL3NOWo7OdSWbxsgKsQrBsMRVnf644/U3pyuJjsW+0fSZX5brRaEJH7id6cNklOsYH9GuwBB/YV",
+	"TeuH1PTFjqz3fNKhSVJwI3QLPm1D7UQSPVPNrou26RIZmzVm721dLoyXr2kv23KfeSdrQ1XzDQPqxqeC",
+	"7D8mimWt4RQGJyU8hZdNeAo/7UDNmTLQyleS19e2PKpDW2wprcC+/BCJPYE0mGiuQPv//X+IWS8BSQ2W",
+	"1ZQm4312z4RlLYuYKB+gW6Z1OavJia+3oZQsqZJM1hlWIJOBW9ult0NBq0yWt6YbN6x3MqtzJscNSbII",
+	"EIDk4dWMyY0nTneYeHLTf7VAW2LyQ4Q0H0W/N5Wkl/bSVbPM7mbbLKDfHPXgCrkIiqCJ3d4NJy2c1lpZ",
+	"fNuvuVaHhmIY1+FEWiNtFVRD+GZkj3wCD1vKiGDgsUYyBEx60q8OMF7FhgxmCRFsgXe/ptGU3DE2t4RY",
+	"en81qY1uPwYCs4Rm1nL1n4R1xlyf0pcNiF4ybQpKQFXqYirJjMboTsJGd4LN2ubUYNTI+TjbnOZYshN4",
+	"++368unCSzcPjmJv10Wy9XBK8ZaKuNUI+et9t03Wuiw2nOPwQjzLATU4SeTE+x5wd7WteWttzQpxD5Ta",
+	"PDbFE86QLabsGi/ccfe2PpatxLPtlm8b37DnnxHBJshfCmUKcFxKGNUmeWlg958fHe1gHrhzpTMKLB9J",
+	"rea0+9qqdeAGq2IXlNZ5Waad2LkZDYyyatDHVdK5L0qD8uW5Opvh3V6xScqYIm/oNGViyvQBkUJy7Iwm",
+	"BB/egifly0C3/Sfo3E4sp1uY+k9BHeEWVDmDoD4O4OgbtiBpqBEqL+czTpdgf5rhGKeM/cyQrR7WYTZl",
+	"FfDy5qG7zufzZHnNssxCQ1TYT+9Z+gl9y17ZXNXnM8/TaEqV9bIZZzTwXGf0jhHjdbMMTeC9NzXWdGKy",
+	"ASCBC4GIyJxGd+psKGYy9cFzXvbIebKgS0VsOX0BJehTeAXayEK7S7eK9AmdQV93AOKVFgbeDdBglXAO",
+	"xPR5SWifNwmt3RDfJHTSsEH8/V//zRJ3YX/gpWEkgGFMj0U5pHcCbvQWvvaN7vZyB9fMI7qSbIhgnFCA",
+	"4QdjHzuOrTj00pWJxOjRSMo7h1L293/9t6cb6spqrHututmoXWT5HDkTdHNLI+Pt2D3PSWpJjPWGjvWy",
+	"EDpJErnYz+dkxpSiE9bO+Q3L5f6xSslrpc3rPipNdiXXyCQD4LIkE1mNTlNB/+fU5Z/s35n8EwsE5Y9S",
+	"U+ZtDWQ4jHFls2AkzQXJFiy5Z2Qq1ZxnNCH2gVh2IvMkRpY3vbnNpJXbLKVLkP4KBt5JvwX+5+rGdS4o",
+	"+UbO2M/bg4nKtIFAwk+7Rk8uTiicPEcAqWo4DhUTWhcjBTDPSEfvEyRjD2B43kNgQ96xmOTzSrpxfaJQ",
+	"9Q1qKmXnPCqPwFXKI4izyJQMDjHFfCMgcKuMJCsl+NBCGOpFP71nyxpfVCIVU48pHvxytqdoch/Dul3B",
+	"3ll/GMQ7GggY5lIotqbM/BG8vi3r9WB6vFrxKRV338v8fbG+vygDmLPmiqH16vCckKx2rDp8W5l48NKX",
+	"4p5nDWcep2xb5FCBC/IxgrylVLYAofJI/jfLCWDWflaNJdNfGpTPB0QsQxq2k6TMoNwigl7xOkFVXRXj",
+	"4k9bs4A0miU71bRuXllV7KcVifefu67bu5gXj9fHq3vwFZYrkhmjCRkzFo9odLf9fvw4reuXL7XODKmv",
+	"0MKtHQYZQqHAdyI9fnkqSjbC/oLH9oadHL9PpsOLObnRP5KlzP8v8r3MU3fAm7JkTvQXxlrrrZgK/ZbW",
+	"Qa0mr/ZpnfiqPMlqTsO7i0GBsrdxC65oOb3gABtdWeBHrJvs7bVghStvT0X3m9+9KDGtRkaSpRYuw79i",
+	"RFCf7u1pXJ0Rl3UhBSMdiSlqUKMZ2sUddosD/aBPJJ4sEy7ulA+mF6d07BhbzC5cqWc1P5UFIth72Ndt",
+	"7N/TFExf3Zj/Zq9Mw/53H7El/6sL88BiXNw8bKnVzNs23/XLrytJNGaARktip4zcseUZYTSa2twq+8sz",
+	"RfQQkI5ijIRW3m6W8zK8pp3nKniU6V2dQNzQSXMAd617nk4u9GVf1EJO6AiTdJo8heSwlX7b3bzNaDph",
+	"2aNuvoGvN47mTXHxr8Hego0+N0ELW6BnoHYhHX0WZA8ZUrL+6RPRs9c9LQFAR1Qc/KK//zVsi9qsb/n2",
+	"xZ/eH/7lz1+3M5BMsNx7aW/4/LQFmFT3iptqmq2g1dUO0MkzhcMAWWAxOyVf+bzwckwuUhndjWUaP8N8",
+	"raNDQpP5lI5YRjoxn3CTTxtR8CIMRcIyuNfmVl0G5F1APsJFnwvOHFNe6u/DCsK8EFpjI5iloWiYBXNk",
+	"l5CmOOmRy4zwmImMj7nWtQTHDZ4JROWZVrspg0tocjoUQDd3b3LMBGOxvkshwQYmo2FwWE353O4ppXLu",
+	"inPUm+qK3+58/+0fv33/4Wr/5s/7//LjL1/9WusdLQtwPeuofq0JUu9kNJoC51uPhFowAHmkqfScdEIr",
+	"R4AipKeMx93eUISueMJUg5lc91sb9YJ255xF0LDHM5Vi8mI5MR7zG0bLofAe2FEZBVAFnzGoGxCZohuG",
+	"TgoRdDUzUkHSH4TFFGEPXGUAi4KjMsLCV3BHgQiHsCZC0sHMbtw/kiVyhsWYfYiZ8KXqZP2Vz01dcFe7",
+	"AShvp/6VNVOo7uqzJbKpfv1MklgWfdFvQE3xrct+ZPdajKGyiWYEwCrAMRVLwXrEURAPRTblacaYQKI0",
+	"zL8As3fOIr3bUXVHUrnAfHaIduA1CxQkg1iIgj9iise2cruyMSvFJ4Jt1L/n9jpIg9DSieCNMaeXcUMq",
+	"ssHFnk9lJlWZXrOUSrw527liLTpY8Ee5rWwjO6Je7QIMUkZh24yTlbPzjdH5V3ARYLegaG264bW97tdg",
+	"b5LSiG0mgaPjjKUkhP6Elm4YZXDEIqk1NYKc92rR2ya5Fr/mvZrFBC95RgBoWZEO4B3pByC+UVE03OrA",
+	"8Y1uzZTY7Ahu0ipphqo7lzVTi3B/YYXMDKHJe1oZLL9ODgbklYxq1xW8mbKjZhIp9Dg9bkXhGm0AToLf",
+	"nArjKfn86d2jp0iP3ZVuubY7KZdpixQfaMReWzK5qi/yXh9b0BjQsquNgVD3/daA8yOTfv2MmFYVdrfW",
+	"O2cvuY6oWH/FDZvN6694+gQhqu6KDCG854s6seGBHtypthDa3IOGkYU3d9Wqa29zF/og7sVG/k5OyKJ8",
+	"ElpLXr42w8Giv1sMSdC4npR6/pWSIFRFpyIFlbVeu7F6qUNl6ErX26DYw92Y+wPpzXxF35c30vKO6G0n",
+	"RrdtPoaou1cy2pH3KHb6bhdApMP+JgQCbL6p39XkkkivSQMTVkjNbSIn4I3TW5ugODYYccZr5ynTs6ro",
+	"mIFUFMwqxomDl0WJVPhXTZbK6vNq7VCni1ZgSjIm3BnDvg+f0Qk7mMMz8e+/zlnxYcFGc/dhwse1gIA7",
+	"2DtjnrDW0ZIZinxLnL+fWX2grjayUcTmR8uMoZ2sWHrPYtJxljkeBwGZDQ6JlXjwwf0A8Rc3A3v1B2Zb",
+	"3HzpeHCA22uba19uVFt2DIOSIJjxspGZzcv4ytt+Vy3CPJ1YkmKwALnqkXNiu4HfwemGW0Nn3ZaLAHdD",
+	"AQWIPFua/BFlODyxI6ckTOQiJFyMZUBC/Zr5zJxop3wyDcmCpgIK5ULLBxIS+1f5TJjIxR5KWz7bC/b0",
+	"7T6LSGkxuqtq1+C124WbxA3GIqIzhkWWHe8AN+b3+hDPJ1yo7ikJZ1TkgPWFFJUgQN2AhKnMMy5YOBSd",
+	"0CryENEZ8Bd90TSP44SFpHoJfq+voHnMs1tD2rFy4VCYX/SlhjcYZme1Sfi6cszGvmtliF3SwwpP1puT",
+	"/2AHMICtlwe7uLl+tBt88sYXj0yjeIw+9w8oKuNJgp9Df/sLK6cae5CxdE1D0SniDDwiaS4ESwPkrTuz",
+	"IQCE2DECDZNGIirIiBG3m5IOMkGdEerWg2BDAUlvqTbjQ73Bht2eTxAF1Og4IlpacsD/wFM/Fl0U5Sfm",
+	"MjhZsJhnLIbGY2aos4TMiGv4zH+IDRIjShH0XuvDOKULQUZLU1EK6IflGTdhhxjhF/Gt9CqyLbcIUphp",
+	"vXFWYq1DTOnRBOrxKc9OzaIC1x+kOmZ0Qjqhbjh0viag5ebZGQm5kVnwxkB6Oc/YUOirAutcIjxTLBnD",
+	"z4X7S09r1fulR9RzTlECPqmuFrflUFjMK91knYvO7TNAPGzeQdGMK/Bowi8RFW2Q1nbGFNqcRJxVDIeW",
+	"DrQNAXTchIp0k9p9x7f81xqONRUcBcO2gacJCBdRkit+z6AYOV7J6S7t7r9oW/KNzeSecaH/PjpCRpt1",
+	"U4G3rT+qFM80eedb3VHd4fXtAT63aRg99KW1A+m9PpaP7L2x1Q0WSebX6gvbOhMrIPqOi1p70bRTDx1t",
+	"JokKwh5olK3NrjeQNqV8+uEwdtn0+PdRy1zZJF9bFeeN35tNaEy1cgU+7xblAo8pD/A6+U7WhCe1sdGK",
+	"c2PChG5ny9CkyFh6j6R1m47oRS8v7V3I5Mdl/FrU+GkAxdGBGRNEayZhJkNYx59vLkiHPURJHrO424i4",
+	"VccdyGV8ndVCclaeCTiR8FQ9ju657R+GJk779IjyQF0jAlMDpdyWbek7IHmshTjUwKxAYYUEA1julUfR",
+	"n0VPJsoyVYzFhrX2Tk5e+yBolSCFNhZ39FzFeQrbVKOT+422zEOYdN3nkGSShEzE+KGTycLQSsCppLCW",
+	"dDHlCXCWTiQEKrsgKAsfxK607A9f1LnGzYOa8IZTD5ttRKM7/QjAXNNnCQqyutRnLn3isGzn1Y7tjku3",
+	"pavc7gm+C6MOAGxdlso7OfHEopCJH9fWk+nByueAU8Nn3JUX/zWPJyxGbmqV9VrhwTWWhSEm1+IJniHF",
+	"ROo/a73Ac0bv6h++kJ40BOQ//v1NZVt53oid21bETAlRulIhvT6j0sRF22HxlFc9xFTrWQEqDLtOupkg",
+	"Qprjjj5ZWDBx407Q22+iX2gJv3bXTElDOhCPS+x7qdVldq0WM7iqXswENtbBGU1mBm2zVrz0Nlu7vk60",
+	"Qh7gv9O9YO94Wj5uDaZ7bdfa63uWLqEl+2FQ/jT1PujnrHTw2sEctq9WHeXRHctUfSxdr2K7neCpyUhn",
+	"JYQM6tYsgnYwMtDTd3LyNTy+boctzjmtUs7t1TtuTU43NoELu9+h0Cyh8zmkGTivxJqYevsVWOjYmgHx",
+	"QTv/ITCbNQnAMI3PlNkHMxnTJelA4eRCoG424KGQU2le4Jnq9nZLnn5azE5VrmrdSXKa0Tsd0nn1ISU8",
+	"T19uy2f7DcW7dt2WRHezDvsHIiOvgh5/YIvb72V693SoxzUbWhvGeEwHsuP4TJn9C3c0QHojUwD5IrDv",
+	"rAKmf4ksmFXCjsKNyTPS8QxM3VHAw3Dmca5YCvuv8TzWrrjyO9TXC37K+c+1ZSuqJflbZSrNfWu8Ty7T",
+	"pp3F08wNBxReE37PBKGZHTzDDrNFlH0bP2utPdYWR7LsLqrJ4fL8HRm9q74WeDvM64rY25HXT/u4cHCV",
+	"0YtfrkNJ2sLntL7JdU6hwO/cj5tMRTPUXgKATQ5YF1o3tHb+4Ncqlimb1eYUJTJPCezmLh1URSljokde",
+	"sTHNk4yEMU3vSsz8+gtIOZhMK4EX88uqm6kRYv5ckB1Q5r0ylufHG6uNblK6vJiy6K4u5HMXniGLQcIj",
+	"fUqHIIYpBs643qUCE1wJTJiHWp46Qg3jgcFJ6J6RUOUjlfEsz1isj/wOZDllNsHUwWrCMUnAXSkb5xD3",
+	"6ZR/hlstXnrRdGBgGsbjrj8v8s7wbujbsbjM9gVr5XLVsM71CBkWuEYCwyyly15sL4Kokv5qHwFgYaSM",
+	"SwMiUe7KOn4O1HkbnYoekcdvx4qJr7LL5uDubCCrLMgr4IVrF6o/Ef8QNr9VUagj8ysLw2/F5VcRwZ4b",
+	"Mc62Lo5sUXcDzTYXj1de0dRkNIelUrp8i9hzr0WWLrete9rCqBgtv2RqXkpdZWL1/GC3Lpo1DsFlxmbb",
+	"zpXV3Zu6hUp+Xbk/wmjVUoYsC4IyD/jYR8oHG9VGZAU4Rq1aL2erbkyStQw9rRSSeYZqOgsU2wU2S1Z3",
+	"ne05Sl0P3ckFZ6EYwqYJfseF5a3aLv5quIRCt9Rv9dYSkhj4qtTqPiJTrVqdV2GddHz0LtWSPpULvbov",
+	"ZG02uTN99EIpl3E1cZJk1sJaK6NwkbFDVX0JviHPS+lSWcYn5ShnkTGQdAZ//9f/+6Tvl18xGk0DEnOV",
+	"cRFlXUs3iZw2SDep7/XMuh9+DCtEk8fkOwawdJcXn0uEkiXslo3mVrk8e20yJY5DdT7saAalGW6St2uW",
+	"GPju3fJFtQldfcva2uhi2T4qu3RNvXrDGmxea02ZTD/lLGcx+fv/+t+EKsVmo8R8gkXMYtIZLQkVmJSD",
+	"HJkkm1K0eu0daRducfttOd/HndWtaIJJaqqyTBNL3zrFPmGSMfbIKhWGLMfWmNh0KC1efEeixpWz8aYe",
+	"bTRvTJNN03QDhuG2G76lU2sd/bUEbHU7zghLGWq8Nua4UHcyq2yGLvGoIMB2/HycAd6cOxKp+gKInTiQ",
+	"n+C0oPv3QTaQhRk89/q3QhA9Rai6K+FajdhSGgA6ePlTIvIsxZXAZzxTwVCMpYwVySQxeQYBUfl8ngDC",
+	"M5bCZvmIAY4GRiUAbSIGLhogNiCdN28vP5EPumXdXWAHV0MR0TQFe2VWhd77Ye9axjyfnTp0wEMySelM",
+	"a9XX2ItTckHVlC10syU1v9FsgRdtn4xgLfOalgwI81ZtlYzn3cux3PNaPxhM1poHzlLRAOyA/En3nC0u",
+	"Ei4gh7jX5P1TT3C8NVd/qCVL3qpHqcSEn0eBDm99jgj2MvbQ7Dq8fPXq+tKQL5RXKuodmiRyEeCWBEwf",
+	"sAAN2VJNZr/xAn5hNFOjp4pTv+8LsBRMEnJiRszy/8PpyWl+K60ltw4KjecotItpG8Asi9JdO9533FCy",
+	"eODtZxUiM4NjrQISAro1+K4cznUX05kr+NZVHpmS98qgnMK7WgB4PeIpFWrM0lte+iRzIAE1ENmmIubW",
+	"sLrsBXvQE2jL70HZW9kIsF3gYdfvFotUGuigVMudBSLl8SkJixEK7dDcJhK4vKEvQMBq8F1vQdnfmjcH",
+	"ulYQJwXKPjwDjPBEZrdYl4XF9x39GGS6gdueqW5gVgWH42lYjF+IGPijJVlMeTQdCgiuzCcpQtjTjEzo",
+	"PTPnAwszixRxmBmOKNoWC5MwmiacpT4ZDuEik3jPUBgsFbkQdRXiLRW0yxwu4C4L/q32GcJ1Uv8ZOANY",
+	"vIMTYguU/Hb+Igcb3ugxqqePPyfKoK/Dic4A1fiI7GEXQRfg5xXWddIJI6qAE3hEQS7/26BPIiqAtve8",
+	"cldEBST9G+73TJbZmDw04T4RdGazCpDJScRkJLMpnlqrMBi6E2VX/vHms+VnMaPzOYstTMkak7mGw8Gk",
+	"PSDZVOG8lzGz52UMSObmKS4maT5mQG01NWm4j7bJo1qsFXTqxIx0spTPZiwOTEKaHjAAw0AjlD14vCEG",
+	"nRTIRIQUlQDK+4+vLt5+rLWZeW32THW00BLWvWr94k2WHySYXDMm6vLIPjjYNRwCM+72VCmWFgnYEJ3F",
+	"Zo/fLWLdpjBfC1pRmO/3fLdn4hs9voUdoSZkhGebWneiQXJTuDPYEc6sPNpVUW9UGeNGnQOPeV3h/KXY",
+	"n8q8cGYpeMTSqgx4hpCL+uZVU82W7ZWt21JyxvS2NKMAV35GQvs7RO8WQBzfmUul+ChZeku6ZIzYVvfs",
+	"eNd6ItRSmY3EKxf/eHH+rj5A/pA1RcYfzFlNb7QiS5a4kN152y48b0XLmI/17EQ0HcnpMk7bJGI7an5E",
+	"j9Idci9Rlo3yOi2Jvmd4+oaqNV5X5KB2ZwPb9BU4dts6cSq51ohlMzcESjS1dDzxGaEj+M7A3dwxNjdo",
+	"ExCe7xHnaLaedQSSmsoESIX0byYXk3QkwnPaxgB+HxuL0ZGquj1yoZ8Mef56hENnHilbdGAeCFhS+sCS",
+	"Gcd98SCDvyHYAqxvfbQx7eO+OQO+ezcmg9V4lvW4r1XKMOLonXckvG3UIN5oFeFqrs3rh7kkC5okI0nT",
+	"eFtMav90WbS5uY6Z0lZxjQbxuxT3TOiDk7YGd5NCjx5Qz5xeGCwwYmX1mkwQvxHk6xQhb7B5FKqCcoEr",
+	"EiWMpiyGEt27XBtnasqS8Ts+Zq/oUqFlp00VDtWgYFjBiYKmwLIJH9yyDLtnJMScu9DJE8nkUOjtAUGi",
+	"ClPOmnpIlSUtaT6YclOqzFnAHDZJ57j/sttAomXSdWuDKuAPg8fXOghLJtw6idSTdu4u/jXY0y/yeQfu",
+	"oohmbGJ8UVtKrV0HW6Lfuslq7YW6MndUwyv9mtIeX15M55DJ4uj5SYnZYlC7z97lq1P3GXH4arDtSEdb",
+	"pftcKCb0qfWeGeSe7TJ0XDys1Wjo17eztwVyh41j2vn2RKZ5j3oPWA5PvUf12mh0h0HYfmQu3D0rpjcM",
+	"8k85M6OlVyC4+zYzJH6SCXObBSrqRwTA+i361ayzwQH+jiNNeNtZ2TTSUOAbN1QYtOWIu5Io/ysc9/dM",
+	"xDK9dO6DapQFg3CoNQlejDrX5uNBEbrdq+Cn3mO2vY/p5Dc3uVqI+yilm82Qr/VF+Br1dkgN1wYZ5v3+",
+	"4XNyQTNmKli20tfNI3nNsy9gvYbGYazq7FOScCzP2DSctpHWquOVcVOXluvgcHWD2XHT83Pp14YF7HXr",
+	"Br5clbC77VbUdLS030iHlhKZa2y3s6Gos7nA5un2yHmBgaoy4N4qoE6f3px6Is69ljVAb6o1N9vct5Nc",
+	"1W/x8NbNe7pJlNxdbOxhUJpVW4JOrSo/1Wa5Ns3yG90FMqe5YspmYnCmSAcSKo2nBg7ugK2C7ksg2JVZ",
+	"kbmBfLjdMxAUkjKVz1CpzEpeBfO+q1KED1vtHSSoGnzlTNowAbgoAYwhWZLwh+He74Z7P4YIiwKBBmiu",
+	"knv0u1IkukWaKzwbAp5ljbU2w6beCDJIXy0e+jlNmvRSImkMWHsbxQpdcxUiaK2rDUgOJOKEY54wi7QM",
+	"NlcI88onQtYmVevr64IFVx++Ccgfr15/E5Dv2OhKz803l28IILSBb9e4nk7Ie/41PM9+89Xg5SGZ8weW",
+	"KCIFQBHHbCg6R0fB4MWL4Hm/b3/l4E3vBojA5UGjgaN6OWcmPpVmzxQJLxBQbB8w9V1YojcU13/+RutR",
+	"k6hOOngmRS8hwbcyJ05n/Iy4oGDKr/EoNDB/mL5KcAiqqVzgaVePS498Zzw4NhQCo8XVyvnnmQq0YA8F",
+	"Vk0ADDoKOTyjY5DBMSKNEQQlZ9gDhWhEADKkNxi093iqqi/ZKmET5v/HRtF0SH+eeNYL0Maxbf1gxdI1",
+	"PEyPYrPbFWCgQGqvV2fpcpUSDorRCnKY1hGQ9+5ZdXGQ9fx2LfIM7FCYPc9/s7rZ+DNNeAwv9TpNscy6",
+	"XVkBXl5TTMAyyrc4m4LNaxvbgLFpmq4pFNBvAmekujpxCLB/yPVAlIf2zbv9w/7Lo0EravZ15MhSZDTa",
+	"6GLCHl6Yi78sbQejsTaZrbenAAmp8+7MOKaQOVLV4vIGetTVNlYF903K1BTKgK5SGedR7ftAqoPtZcuN",
+	"nt3FtDbVCxp7vapJMFfvf45thzwVsnHen5IDryyKhdyUel6ZvOrs+EO2E+1xWQp3pCb1a/sErR3ZjVSj",
+	"O5TKv6JF8W71QLCxufl0pWb79wNyMjgkJycnpD/o91fzDjYXyjeML/p5tkztbaWpqs7oLTRXNfBa8i6Z",
+	"KJaQcOYtc00r0oEzAqbSgVOn26r+YVfNWNVflUOuPiCPWLZgzGTGAjmIiIvisE6/ubOHQcn7vYnVeUU7",
+	"rlqOOILPFDEtmXRdLpBwen1vnpKBup0W3pom19PRNbBBqJDRCjaeSmQsQ9lpbRl5mr04ub1odVbbQfM/",
+	"Vj/V+Ria9a1NLWuPYfN4+g8v+4DNICdzTEW0DMhgcIKZlk+I0bVFItycRnfXBmB7Pauf8bGbe2wYbyVZ",
+	"bPUJwACaloobfAislEds1dg5PjxpZ+uYaJjHf/np1f671+/3B4OTvaewIVx4YIdyY7jE3R4UCYW611WQ",
+	"fzcV3giXxscfy0eYGxDn2GlLtAtk41azi/CX2cfbLIaGeA1E/EvBGF8bKpYkCusvF3TZiq2+7RppjC/5",
+	"C2ZdAzZiWloyNRwt9mf9BiSTZJR7lbEdlU8mhvUS9mHc/xKuMqUPyoRn3R45Nx4kKezIDAXcjohcpdHj",
+	"qnjkKZnROwOL4HUEHOvK87E+I+OETioJpU3iUtYBFbeb/o3IsSHWRFRE2MlLO3eDvljduDft2rXR9ZJd",
+	"gcmohvhOD5eRrA4likVYcWQxIVx08Prbz14i7ssK30BZZz2GLL6iYTbqlDo18R1N7rJpKvPJtIZ04oud",
+	"k9sEQryuVTOdGtyLm5Hi4LJ3XGHwPGPzLc6/RXeuM1brRHrKM6uFKTQvZnu7zRbg9Rg5V3cp9G/ay7dh",
+	"9bCoSqVDXm1Jr37Jb1k1+ed5f00C5+ZGHXiQv9ie1wJPv/SAp4+bUJqXpSIxNyYrRaj4Kq1mprn4BxUJ",
+	"cDayOdL+nZIQpiYkndDM0SnEksJuQMIlU7dC6t+WTME3eqT0Z/hvNxiKUMBRN4SCFi9+qi+CwQqDFaTr",
+	"Mz/QqgwglG4daE70nUYiwgqHhAUqwH4Via7CemPK9E3QXG16b1UfVNC0qhQ8+thxax/u+HjWtbpb/fIj",
+	"VdmWZ8LHKbqqI8IEUGIIc7El8kzS5A4jWruqxUp+UfsK+4rqg15vWD6fDAn4jsXnHn11I0k1LLyCoLqU",
+	"BaJ/e6ZcIRY2t8vYGQW9KaFwC35rf5DyOuzt4tV37+yORb/bVa+mW9og5pavHwu740i2xO08lZOUKYUw",
+	"XpiEXl+DUL/UwF9TDOAzBZKjgNpEL7wFS5nH+5ILYl7iMetwJRfV9vwx9S6ukR2H1xuFlhLg3fGhXSlf",
+	"vFd9zmorXmWwK6CwJpZdGr4olRGj/VEoD+yGpQhzs4uO+na7bcYzKyxPa22+I/KzklhGOZQRd0Jg/0TW",
+	"VqD/DLuY1oLYNVOsCNp62u/YsjGRWZ+eTDKzN0vVtOWVvdFn6z7f/xe6/3N//+Vtb//H3//3et+UnM2z",
+	"FfyczVtumXsU0ryajrfVAh+23HMPDvyJ3CQlVqAawP/8YXLCBxiAMHFxRddofbKgirhL7TQD790vMp1c",
+	"xr8eePfsp7lQB7+kubjUArCa3gK/PLWq31Y1VPF5cnFZt/JND9oO+T8E5q9x7uvQ/mpn/7cC/asXvZ4Z",
+	"TSw4ejzemKtduh3Jqcm7Kr4b6+8sDllNkubjkMjOE5Y2w4HBUQXrhQDXWXkYXnAGI1JU+x+QEF65+pt+",
+	"j1bhPN2tt1TEcjxu6tgcokyQJTM1V7pQncIX/G26ap61Dk7N66s2O1L0XbpuY+aVYq7fOyKsmdvXgqxN",
+	"Up4kQO2aIwboo1HWDmuqgLaBo6vBsoLxLAlnRSTaQ7R9R1VmuaUq0wP1ZHppLwShC7oknRA9jGb9JQ51",
+	"PgwKj6fBGHHAJOAaCLMHcRmD9wHr44dC5tk8N+R+3vzrran8TFDj5pEIuabtNf3IVOsaoC80RvIzNRQW",
+	"7gS0WxfIFfUPxDxPb3tCiwPWywVEScJtkqyQprQjdVng+Bj4bSiKtzKoIgpziCEp0/WBRFJlNm98zoVg",
+	"sYV+vGeAAU+QZWAuU6+4dChsLQuOYVynyXauotvec2tu2dGs3zpauTGOg4NiyGEQhMCf2Z2s0KTEztBc",
+	"gGDO9npBLKgy+OjjVM6euju7MoxYj+rGC9vWS/kxX3vP11RtFStGCKLNpo7K2Ce81IE41kNl3bglZtZT",
+	"x1tiZm09Q17QrjczMHGtcPmdGVsXeCvpKExP9pTKini6p27vcdgCDRv0apN/oaqJrcbsSEO/k8jME+Yy",
+	"Sm5LICAv2rFFlBPUZkPUzyH+4QuANu3MTXy1e2rWobmG3jPgbtVXnVWVva+Vh4AtVKt5SUXxujQhvR+I",
+	"ScpiwA2cAt8jtLJkWRXZ7/nRUYuchbWIZIlP4+KCeagUAnec8RaIt5wdZFlpsXo1tG45OlYCbw58bV+O",
+	"KBkBazQdPrk17phk55IndAJssg9zjgkL8p6lxQoCpDA+02ePVBocD8hQm3FBLRx+lqcC713lzveeserA",
+	"rxzAateGPb6gYWhPNadAeEGjjPzx+uOHwqa5Y0uF5dXcJFP1yJ9ZysfLoQgf9hVL9dFjX/GJMHET/b7G",
+	"aE3pwpRcGJycOU2VqV6b1ZaU1ZIkG1cgmDXEYIHEAfn05oIcHR29tJyZ0GdbIjLjScJNXHqu5UaB+fsZ",
+	"EgFIBxAu9UYbo5GmD4JhVy8KDAFgXVGA4GRkRpeEpimwmaPhhiNRCmYf9g+f7/eP9vuHN/2Xp/3+ab//",
+	"L63p5eJa58ZlrAye2iRPaErOry5JzCD7AMBQ0BSjZMwWZEyjTGG5l5rSuT6vzpmIlWWMwNEDSC7w3cPn",
+	"Z4roJyPPBu16lXqFrLszdw15l6uyCghNlERwGOO/8qQDrgvJlNGVUYODY88su+YoesOznynC48AvRq6I",
+	"tS1Vxp4a+pbiizFDRItVDxAKQNg91futnAiuGDD5YjuGe2+eyogB2flIW2o4HVjEZhjnmTaQgZtDS10I",
+	"f4ZV/bkJT4T1+/3nbTJ2oO/1w7VSO4JvUi4e2SHLy3pS8NGAr9/oVllRUOdZxowjcpUjz59CvWljh/UK",
+	"FQwYR+z1vRo1Au3WM0I6fZJimAzdgUxkJWpRxITeHcHLcSbW7PJv5YLoYcddHPtKMinvgO7P01y2QNPl",
+	"7TQ81udatSU09SQC9mljyhO924+xIFLLIWABCWbsPEP7EpBQv7HWeijGXwGOi6mnTLWwz6WIWUxO+v3Q",
+	"Wp5SEJVHemm0Mj1baRjSCRcoPb2MqQyrNvVfXvFpd0vdAq1fblQwSL0JCgb7U5SvZlrnaTssKYmkAosJ",
+	"MCgrDM6Np8F2Ri+K5ZYRwDoerxBbCk/JgnKgaMCDXMzVnGbRlKVnJDQoUeFpab1wRXLA9AMnhQH906qe",
+	"pUOhMukD42VF2oZeZlqXpjGLu2ck9Al7HGjovYscs5gcPjycDUWIshqeAsoeFqLKPIvkjPXIq6LwGGqL",
+	"GQpllnLrRFgBeTcvVQF2x4c0xDHrAd5uvE4/U+Ttzc0VwWvPiLGic5HqzRZY+/VA8RmLdefNOkFcOPu+",
+	"PT9x7+Tly+2WfqNyvvTVNEqDJ0dBSVmWOL6cArNaZY1GL2qe69DajeWGW3FEM5rISc7QGDGmglnbKiTK",
+	"qCBropknKBJN6VyrIGxnKLzHoHMt/N1KLffKQ3twFZS3ZnqGRsyQpiRLwkSWLstS8zsDywME9z/lMmO3",
+	"NIrYPDNsAOYXLu4lj9jtnMK4z2XCo2Vvno8SrqZw6UKmdwiq20uZksk9aqQyWVGworJSps9rpZa0qS3H",
+	"417MIh6zSpTHC4Lol5jQCUC698Zc0IT/jBK+hYY0g3/t6bZ1JQR1EAG4n8blhQq4AfGTIfEXMACeP7v6",
+	"ctWBe0xZ/wp2KOVJnrILSOquGQjYbc1KU0RxC2GWUJXZvXKcJ17xEODx6f2lr41Lai8qb3Eb03rb1mpS",
+	"lRVG2RqbCfrrOmmtCcsXb9Sap/sdae9uVhSAOzaoX0/f2lUOvTOdcjq4tLfonlaUcsxjwKRANTwUJgT/",
+	"lclqVg0vZZ9TseUP+8eP0eIO8qFYo9Msm6vTgwNQgr011egHSoLmbmG164e4VePVVFTkoDQBFSH31+ma",
+	"jeGGqawpcu+bc6d4dgQ9bKIaYNy5IGNQZ/rrAzrNYNPnmbKHOp5keMyssKt4N+4SVK/cv+Gl/zGx88qg",
+	"14bMvWH/zSLl/lT3vJH6jNK+1rBiIp5LLjJAqAxhOYTk86d3xhE9RXha2FMB7AU2y4jQOE714VyhUHVM",
+	"evBQ0AnlQPGKdkJx6ukGDh8VkBXQsTGnSi1kCpDb45ROYD8ln1jMUxZlymLaDMVYJolcOLtz9wVcyoM9",
+	"/mpjwNUWLXqTPENPI5AILHBrn+Z6CaccIryYuCXK1kBWzznwnUzvoPq0DtYcqf7r07WB65nj9oCUz+Br",
+	"Dwgfa1t+pwABkjQ07lHmadbE0nPmKJt234YeXwe5La/+rufDecpl2iLG5eb0yt4A617JJNdd/tA2pvak",
+	"2atPRAPp3s3jcOFZwn4DYpUy6zw+daXe0Y64d9iqjHzgFlZTjUs5BdMtito9aWWqPT2RyMUeFrDkM+Br",
+	"mUzhmTzjEU3qqwRse5/MImva3ldPPHCGJ26QiL7EONxLq7Y2JU+md/tYS33wy8L2oSEnr7K6apw7pT5o",
+	"RSFqn+quO/jFa9M880kT/oo32t4y8W9ukMa1kmFn8h9js9TKU63lUnOG/q0MmBph7pXGsOmYEuqdLwS+",
+	"wtDLnjffuMZIh5JCCyDFvn2N7hkxrci0rpGC+7DEuY20+uWMfc/3sJ7K0L3XTUoFsv7sVlayuqmUx+eT",
+	"eUmE6YPe9aogKG2KgTaUKrR88bbsifqJLMq1Or0Gjno0h+b8W7Y8z7NprRusDM8G0bw7tgzQ8yqIPgSm",
+	"YxoxwsSECzicWiZMpELokXPjfPIPSkPx9t0Lcv7qhnAx0WemTnj18bqqyWicHUyTF2HXBjVNchd4x5hQ",
+	"uT7oSutftaeuoUAYDW7OuVy/CsbxbH3m6d7DPp3zfczwto4RGAmkd6QpS+2Y4Kc3Vrv98bubvWAlDx+M",
+	"b8WUyWmh4PggmbxjWknrpmRqhvGUfA0tApTuUXR+cfH6+vr25uO3rz/AN1AHeE8THpPBCZlxkWeQJ/tx",
+	"lOlDgD5PapOUpGzCVcbSgCRyon9IScoAsgPfG5QV+KngccWLauMe7b17HrEb3ceG+QcWLKCf11c+My8U",
+	"QJqmQFB7msFFXEzcHJrU3gP9Pe46DVOAF+5Do3Xz4HXwT3ltckBDD23E9Cd9V2CZf8l3bHQtgVrf7JuQ",
+	"HHuwUP8D7voDTsir13++vHhdmZChWExZysgolQvFUmXx/RXLTIxYoaQrpadDGwYxjbKyEEJ3igFoeG+9",
+	"ULkYS0NEYYGADIiUvux/6kOXj8aF7V3LHFeoyudziejDlSRRfUWaC1xCMYWNwh7pAn0snfOMJoaqczzm",
+	"ELAHl7FN853lScb3AY8RV5xM1ak+SKYsosoQcZazr1RgszcTaS9AnCQuJkGJ9hZXNRljePrtuxeBXs3q",
+	"zvB7+ljBcqICm0WOUWzFJ/q8Zt3ycK6maSb03AzFUPy3/0a+gcKYobiZckXmHgylS1Ao0kycQkFqhx+w",
+	"qObHzkEsI2VLbD69Pn/1/nVvFnehaGMojFMbExZiOdNLFrM8DOim4QOSIuMiZ4pQ45szyoN0inWNdjRg",
+	"hWZMy6CNLxS9nQPFUAQJLIupcxC4vhM1pSlTp+SHtzc3V0DIoo0LLoV7E9fYgVYM+94V+rUC8gNEUgBL",
+	"oeYe+HEffoTLh+IHHrPZXGZMRMvV670fTfNzOuECOrt6dfGbbTzVI4KUlKuX6x/38UfbOEtnHAZWGRnJ",
+	"2FCoSM5ZzdOKi/XtPYIYlhgnJDaggVi/Jp4YYhuhFbCLYvSGYp+cJ4mW7Sm6XFKWUIAOM4lswBby+dM7",
+	"u70Z6HyUyPDgfhACbgd/sEDXiYtZEtIJJxJyG3sH0SwGP0zYdcAVNEO30+nBAdw4lSo7/ar/VV+32tNd",
+	"g5wpTKQGxHQ6Y8kFVaxHLmP86vPny1eqR274jKmMzub4bSWFCdrCcUI54YqEvwwx/DbcOyXDPVSrhmsM",
+	"NepwLyBDY6pcyJjBhXAZFxleoi+I7E+mDZXps/atEvSO3UZUudZ+DU/1mITw1FD3Qev8OZPzhKHaoksD",
+	"Lw3UkTErLtIGF50pTLPUhjPAaupehWdklFIRTYm2KohLlxnTJCEjGt3ZiTQufY9rbSlzEgMbFrkTctHt",
+	"AacfjWNFQgPIGeIs/vALAGAHlozt1x/1/n/cPzRXjxkmqaGizAXNs6mWMK2VY6IiKshxf2Au1h9xes/B",
+	"Ms3TyFBTxhKy4jPCHrjKIPZYJNI4m8039wIPBeUY2vxUrD0bIT8+fGnVW/iJZely/xzyhcymSDomItGF",
+	"Br6DuBruPRkF8YfIPL2nHNwo+kgxpjzR+iwgcLzIaJp1kejH6jTbr5P+ETwcpr70dMOXqqc5tI+69Z4T",
+	"nlqiMjjFG7qAAMLwUIWSZsmyB+2auP1tLvREihCgwR3plE0+0a0kUmUmdBjJ2YxnGQAvpGzObGqrTd8x",
+	"nXY5GuFloRb3v2XL0Ooeewdms8aMxgBK1xmcEKhuNxWNAXneJ8oaOrppbV+jbd01aTBGxxQskyAXJ/0j",
+	"q7tKVupQvNY7WDHooCog2yd82C80pZHL4gv9BPBbm8y+4pcC6G8oUpnA3CccUngtGY59GjB2FdlS5JNM",
+	"mCIpFXdDPQnWeGaExjMu7IcZFXRS/MaFmrMok1oKMzoed+0P95wtWNojH+3jFJnAahotyTyxINmQLKo/",
+	"7tsleEYo/m5d7hBZwx+9xXJoU1G1Erb3wiCfkwJYGFTSiDWAWXcMTrkK9TZUnglFIb8Vk1l5xvZhOwvJ",
+	"VC6IyiO9Fr3HaAMH/XGneglCuy59xWgIXxMgdwI5h//u295hg0QxhvsorhgTpzAiZ5tTDnwbX+a0OBLy",
+	"jD1TxXM7oDAdJLuhPPWv7uqGPT0UEKoIH2shs0FQo9B0rxA5a4okE9gx24lnkCrB4SS1T0KZTqqDUAtI",
+	"TmDdAVtF05hMWKa7dnSGY0BjRWYUHHR2fswN+/pHA/UCW6mcM5vUPgts8giQ4TnRx8leTJfYbSGF0V3I",
+	"bl/qajGs2hLe58JkmYJZvM8FHFIDG2uyISoVwBAXJyh9tIOcm65VDDadZSjOBcHlZwKLIxAHyCO6di0C",
+	"Rz8yKtQe613eTECuUr33xEPxWmQsnadcMSvvGBjFSRFe+hp1TyTQeOg2YS/W+Uxpu+pU9/9vdiv6G1Z/",
+	"kb8Nxd/29/fh//rnMDIQ+hlA6P+NhHQ+Tzgm9x/8VUkRErxwJTv4b15aKiT8Va/zcsz/RhK5YKm2WsiU",
+	"PZC3788v9q/fnh+ePLe5ACldOIU/kvEyIHdsqU80Dp+s/IqKRSnL9EP1icakyRv7i8doY0Hn8E8YfvyT",
+	"mq/03qitJ9JB1yYJKw5SIL3jsbaWkO/apBgGJv8cFpuCnPRs6na5danfQM8C2d5zm7QOjZudwJjVfnYV",
+	"pDL+znTMSNbvXM6VHTv7GJTafZPx71YAKmmb6F+k+QeVPP/AmjORFCqjWiz4jGGlQcqVFKe4zPUUc8xP",
+	"QlNaG2IxH48RwNawNoCxyBM8Qd6xpVUyZubQhefoPajSbaNzRZ8RtdqGI2G4mCoW3drjgD0oxGhV2bnS",
+	"jY+YyvbZeCzTrEQ/IUXEQN+loOiEJDTP5IxmPEKjR2s350Oe0vmcCegN6FFuMtKQzNAQ2gKtRCH/xuSB",
+	"WPI+8ePhYLy43BQ0N7VCP4PsyMOHBwSWBF3r1nltuJoQF7DW69twPoyYC7GbZHaZ4CFrJaxuI+oulK7b",
+	"9KLpeJrR6sfmCWH8StUtv7CcehIG+A161UNblqSf0JRTaYj9/SSVsDmNCjaYujCTWSmA93FQZK2FZj9E",
+	"HlyXyuXLDGfgyaqrFDkjIc1CUlt1gsdQMDctjjTuT2u0PfYO86AVVHnQSpLFmnR5aLyx4sG8p7OmRzLm",
+	"emXLJNaqFPwr6AU86pOYLhXUGRvpRDtcrxMOZRFe1h9u5k7ElTGkXdoWKsasqKmwG+a1HtOEC9gyyTzl",
+	"Aiw8OsEv9SuGvyzY6DZPk18P9KHt4JeMTvSZ89fwDF0tIPUGupJGqVSqtN/raYSMhfm8yCQxh0/QYDXD",
+	"VXlQHQWlcqmqZbNB2+4FJ0aPXKOvTeZZYGiTVk5n+lRa7Fx6RJyOHorQdkOfRHXnQi9jfTFl5jQKlg4k",
+	"VtEJGnqqC0XgmXl13SxwRAG3DLjesOv7XGiVpu+DMeF4+qWkYIJEz2zCIyawUtb4Ua9SOU85y5CvBZLb",
+	"XEKM73k9yFg682P1zgMLUMJQ37p3ujfo9Xt9KHWZM0HnfO9076jX7x0hvfMUojAHvQVLkn04YR78dXGn",
+	"en81dXoT1lBmAJvOd2xEvmVLcs0yk1oExW96AEoxCNUj4EY3LOG2TE4rsTse4+Hkyh3UToH1nnRQfZrS",
+	"HzfBl/He6d43LPvj4s5EqRDCTXfzsN+3bmsblq3YUqVEwV/2dHchaEuTyd7p3uv41fU5RPPv4dPhycng",
+	"JWDK6Ye+iPvR8eiQvaSD8VF08pX+IVvune59/PZKz5SCsBif7AV7D3rgBz99f/79tw8X6fjP17cvbpbf",
+	"/entx8mLaXR/Ref8fZIuLim9it5+/iSRCwVtoE3B3z9+9+01eulXJ0Vv8YplEGY97h83NeXG7OCDzN7I",
+	"HGGejvvPW92AATXIOvGDenunP/wY7Kl8NtOCe7p3hZsfCAQs0Xu0iEpysRfsZXSiIP+KYbTZP93vne6h",
+	"EOgh9Q6be6d7wtIKHtA8mx5ADAqyraTK6kKmWZ4KraGMn1svzkUqtfUzo1BREOuDFnzj0teMk8kphuP+",
+	"oDcUb/RWZaqBzFJ3rg9T8uKajBKIK1xeWZiqIqRGEkTMMBEsiGF4P58aV7pLGAbHjr6HxQFsCIV2S/lk",
+	"mrlue46zw5eYnFt2T/XIR9Bvl1fOtiHUMLz3yLlNuUaXMWy1peIU+5yh4IoYgwaU4pymNElYQiY5mjsm",
+	"SMUeImZstTFSygkwvRDDU2t8dCsrPSk4YkNxeYU1pInWtjAOaEke9YtBp2awSOf48CUZsaUUcbdHruz8",
+	"oR8IvNRY8UkzQocCLOo5uBNScPRxY4HQBO0JeBtKRnmqwCBxD1xQfXzQ/9fidGaypaUkM/0+NGVDYQsd",
+	"bY0QVGyE5kB2O8rVMuwGfpEPLxyJNV5ErwJtKJwTFQzWnvGRuQI1jInDNgV+DCQmQRY2LCLCLZdmdk+1",
+	"a9cYGNvr4Xew7IAFm85YBoiQDSkwxSUHnrcRQo4/YgoBU9nXMl5up8FdXHIj75iV271TKP/Y52I/kjJh",
+	"6f6cCj3sL/daK2F4b5vd8Ws5B8KyMe+8MWHqNTMasL4j9tKDa3Pdr637XtyxGqBFs4pDgaiJK+vmPtGM",
+	"veOzZsQGc+1BceGvQXHX/hVU97S+2VwOHTzGkVu/K31NYzcZ+pbB5ls+QyRDplDhs+Pup+96ufkuT9wv",
+	"pBgnHHPJjgdHm++9oktg/JPyHU0n+MzBSZvXM1F4hkSWN8s53nx4uFWHv2XLT0wftfHmFm97I+V7KpZm",
+	"PsA+Pem3eNNrVJFf52q51q7QMkpsVLvYad3qLiwKu4QeY1RIJL9osiru5Z05nBv6Z0BvgiwYkwqi+4Y7",
+	"uUkNUSo3Wd2FwWBPDENhkYMP+8e15xBoY0EVZui4s0hEk0QrekXHDNPC5ozqHeLct7ZcFb7phMro0qT6",
+	"YF0loMkiDgfp2B23sEm6DRuEcYB5b238TMVhp2n30OP7j9w+TLfhdLJ3updmt3/56ei+Pzv88CL6Y/r9",
+	"4qvRzeDu6li9i1+O39Ln+Wt5MvkXfij+9PDiz4v2+8UnfMxWO8ZxDcqaO/YaE38H3fhPNbdJzW2jrj4X",
+	"Qd3NWguF/cnUE5YON57QIScQtSRW7eRpqg8jhSNlZTlrK7bseGk4fL9ne4+2cHJDKbvWvAHe2fa2jbm8",
+	"9nBcebHf2FJ4lFA5MVp9j1YCpVgy3ihOhX3ctN9d4HkKNLsRpuLQqZjxgQq2IFIA9T5ujyYnLM9URgFI",
+	"oLJZyDHGdkBg0YVuT+t42cqZvfp0z+nXx3O39egPBa2c1d1R3ZyB6g7rcGgDl0IXo0ZFqkf5iFY+AM4r",
+	"B099gq49D2LTLZafSx7lKQRGzZmublVeQHTkqjCD/nGbqpmeq80HrmBPsIV3XZbS5X7CBdun2X5MF2L/",
+	"+LD9Llsegv/zjmeeYwMShs5WVsjeP09M/z8+Mblt4sJGSqu7xTO13UGp1cZhtPmafUMKlc82HJQ6iotJ",
+	"Amq5W9kF9I5i85NNeFywxVCUGgDnIT4oDswhJiYdE3LrYn2C3pBidzJzgaIeucJeYf5P4cWzDdpbsA46",
+	"UbKyuW0+2wUIYTEUPPNS+IrzXCTnXPc3lYi/jC+aakkiMcuKAPFTHsDMscSqnH8exP7r7g3n/io5W7vS",
+	"uHJy/U8/3z93rd/mAPz6waTv0Io0Yta6J7xPeUS2xSxr9iZITtW7TM3xwx08voPojEwnBk2+kv0ISwqz",
+	"XF1UbigimiS6SYVJixj3Ikf9/ZguIfUwSzlNegQYsJXJ8WIkoortc6GYQBBjyAR/V6TpHpnSO5s7PGep",
+	"d3TRn6YyT89woCFLyr+edI77/QCYRVcCSkXkDMrMoVKrCJyRjXGzMxs0G4pypKxHzis582TdOarp3DQU",
+	"lUDa9gGrT0YgPuPR+b9C3MqkhZwLSr6RM/YzQocictzeW3cr+dbc+sShLjtiW22Zg/8KWybkL5kgKSb3",
+	"uJCrWbpc2aq+lZDYOwO/vWmzc9f5G+VvvL1qLZm4/hbew/90LuR/HvYeHR67MEWbzlf0lNupfeh+gR7Y",
+	"6H5eOXhCYr9NOEjkJNCbvkuQPC2yLDqh/vOWi7AbVBNthsL9emtQTg2QNm30Deq9a152nXQDSKVxKZVS",
+	"DgVsPSYXVncCc210Hyo36x/tV7fGFaMvo8VxsWTiDEVhieMJshOaC27hgHeLBzx4F8hPN55Kc17tBviN",
+	"zDM7OCy+lXkWdv2aXH+PD63hgz1zmUKFnaDvQ4tnAuhckErCC9YHLtApm6VUKFrKdTdJ85liybhHvmXz",
+	"jLzEU7a2IPT44A4PdSe2GC5PlUzDM7SMBHvIoHYYCyX0cy0E+jsu7oryvTBlyR+Ge/r64V74xB7Td1xl",
+	"10YgX1tgv+0sAqukN154Ae9vTIbdMxZ/QMD/KnL+iUHOhzTFDdDo/X5/fKivnUM7R71+bzA46r2w1LmQ",
+	"wqjXF6Y0pucT6Njee/kzTxJ6cNLrkw6/ovEZubj6TD5ek8GL22OS8DtG3tNIf/GXLgxJXU+PTweH2/R0",
+	"0KanRhM8rsM/+hZFK5TTkuysQpzWndGh5h9L/EWmqiYFF3c1aDhYe5ynCZYPnpHSmnCIndpmThmZyZR5",
+	"zRevVIVt+c9/6P5SIbPVxLcn8YUimgfwmB+Y9Xzwyx1b/rp2m8RKHTkGOJuZEQ8oUbYFcQh2AXmSenOA",
+	"YsDy6RP8f8ig/jlNwqHwm4uoyro9cg7JwfBDUd4Izfot+SXXUERjXgSZ13QLiBduNkJLiIa1pPrEG01Z",
+	"DBp4ImVMOuGF/mb/QooslckpmevTYsYCMqMP+3TC/nA0ODl63tcnUj6b5TD1UPN1Od7/IAXbf0+zaBqa",
+	"LFb9+uHrGzoJXUePoDa8vCmEOHQAEIV/ukAj1pLMcOcpn+ChsNiHhAmbMs+/1hMNZuPqfrE6wabDMICR",
+	"nC+9ycXqtTIC/3Dv5fir53H/q8FXXx1HL+LnJy/p4ZhR2o9OTmjcH5zQo9H4eDwYHY76o68OD6N4cBI/",
+	"jwYno/6436f9r4Z7TZA3pUEtKQcPO2rQ94jDnbbYvG/BqB78rozE2/HHG0S9W3quA20bcYH1Ditqqu7U",
+	"Bi1WtGdJ0mrUaCvRK89Fm1vW6thgT09+A2GdGZXrt+f7hyfPAwJY6fEXkYb1u8BRXaoRLv4acQVfF9rY",
+	"PfJBQtVnZSr+K7z0b7f1/QZlGE/msv1lFZXrhx9/LR0wz+3Ggo5b2PW8/dNAItXsn/hL0w66reUN+he9",
+	"cMXmu9Dipz/isw5SRmMuJqrZ/XtOFBNK71c0Ywu6NLWBwBSYyhFTz4htJCD5nGSSDIJ+v6+VOU0S9IGK",
+	"Jfo/gUIb29GHJ2pwfMdjAM0YJznA9+i2R/l4DB5hr0TQnMHM4ww2DhwHsYej5VCE7CFjqaDJZRz2yCfT",
+	"MzD87vQ5bLQkHbw8gPrJLoCEQ3tSMHv6xEMvRcQQ3Em7Q2EPtxaZpJRHQyiJczyYABKB7aUpxoU6jxEz",
+	"9IA+sMZQhCn7K55uidvFuYjZg3G2U4VgL/YcqzwKCsxqhVaNPaK/8rJ79GVmyIFLFfDKkOkxxIG4NeMf",
+	"GnRlQH41qaww4HjZM+UmGoaT3dMkpxYchM+YnWJTpJpCMENbGFIC+p/oFvgnrsmQPeiTL5fiPabQhnCp",
+	"IqEHJnbrLgpJJ9Tt3QJ2pTm4D0VY4mWAE7WBQPQxydABkaYsQpAnqu5InDOUUBMTANQgLkzvxzIdCkCO",
+	"ERMzLgAHbWfJEppggjWjd57IacnVb0stywFizwvnuR+Kv+bxxFiDBgkDBbnjJ5BZQVLIreWqjHCFdGEu",
+	"TEPoIuDpUMwTGjE7MQHJRQJJzlO2RHAkBMuDYhgzsrASbUzBlsM44CuF9d0pM94PwCeaYVeoIC/AuQGD",
+	"d4p4EPAoijhwumujPIM4CvYUZGt1cdrEs5RliNFF5izlYCZff/x8ffvp9fmryw/f6D9uXn+4ufz44fb9",
+	"xw83b6/DgBwek5kU2RQEt1h+JhsCkSVgLbpC05hFfEYTeBVUVnh18VqoyAr1xtVQ2AQ6qwSK1XdeGNGF",
+	"WV16ol1wZj0CxNWxwfept8/Lq1cuRIGf2MoYv5IqewVX2dH+B+cw2O2mxk8zOC4YDnGgwMKUI7b/whJy",
+	"nu69sVSbe6d7R1/1TmodKbqpwcamLvymei/at6Q10P6gaMjA4tq2BttUq9p5+aIJF3OaZslyY/Co6IvK",
+	"k2yLGNLKjSuHku/sZo+L5bdNw2th+b2R6YjHMRP/TIH4TVMgWtjT1wytIKu+CkeUXo7bG9Ke+euI7Gq9",
+	"T4DwhloeIRJSxgTAvyDOGuARAnizKWJFTXutG9WGpXcwtBYDAHyO+SR3BDSriFYAVKS3mFEKdgwmKepT",
+	"diZj2AdimjEbD0DILlOz+zOklaNlaDG3sCI5zYoSbOc4u+MiJh0PDFY3kqoADUGFyE9TKmI5HgPp64Im",
+	"CRwkDHactVFiuoRnAAqFyPWl8F//2iylS6TABLRGl8hsxtXWTklt0Wakg2mDY8h6QYRCEzQpO76IgWIp",
+	"MD/Am3RqysHNLm1t97hSV3zUP8ZWhTmmE88hxRVRGUTM0NC/Z6nJZkSZYA969ZuUC5becEh8QYPJHhVM",
+	"YYm2LQBbyQCymeAWcgRQctjv98g5Jk2OWRZNAc0YHYmUjFMQCECAcdS7jVDJNTGgsjlRwhFbY03AGaYm",
+	"HVSbQANCEbKowQHoLYTtPIAWrJOteFXOcLIMIQvMDdcnHeNoqfhHTuLjwXH/kI6i49EhffF89PLF4GX8",
+	"cjDoD15EJy8P/0EuwE37tF404DzduFW/t1fiIP8KjH24Njfe+5290tzbepv3p7Wphkj/uKvjUch9cJCH",
+	"pw4zZs5SKwZ4GIZqTC0gJq+Yz1iDT9K2tpMD8hpXvnmaTEvCGRB/zWtFAGhfOwnhjp5HXCRTarLTjHYr",
+	"SACtDhNVhdnkktx+kr7EsN94m0ont1q7W8zDFxjj/4NjfNv5Lb2ImtHcj/VZFqYWsg2syTKlSYIAr4Wp",
+	"VVCnUbH0MvX9dA0ZYyoPwMzOAMerRyyYjaF0LTEPAClCp6AXBk2jCNVradp1FhPehSUTiE5VVF+gXYRl",
+	"4YBJ07f132c2yaaor5Cp86pAqqnpsUX4dcA5x0MRXhmiBrhGr+uxzAXk7wD4DnztexSe64Wf0khvrc4l",
+	"CO0n8ykdsYwc9/u9obDtIgAMWoQJRRBfUK0RnZNOianBtecbp6dknDJGDgMyTyU5PAmGWhANLijJhcFR",
+	"7a5i7VqY3VPT/C2mvhQWKnRbZXRpCve9Xq84UxxVPnY4ZeDtMsm0epLR9EaUWd2qnCtI2DVO26HQVzoL",
+	"SqFn7/9j792W20a2tMFXWcF/Okx2QzRJSZZNRcf8KtmuUpVlaUv2rn3gLiMJJMlsgZksZFIy6zDxX03M",
+	"9cxE9BvMdT9D95v0k0zkWpkASJESKZGS7MJNlQUiE3lc5/UtFJsKUcTNBkQJE0OKH3Y4OlOhxEGxyiph",
+	"EOzna8xMBr49kxR5Y1DuPuQg+QQgeT2R0Q7Lrc6hivnjpjLaAbQrez/86XjndIVMxJk5bNj8Qb3dIhed",
+	"0mvLy0PUgKSiRQLR4tIswSyx+bJTTZawJdBKZWN1nr+Vz5qrZ/PJ/vlJKvMJyWRWUrxdmU9Hs+J4eGfa",
+	"O42dpTcaKw4s2mHPIG4m/PXSsPR0goSXzcmxBynnP5nbJyKie7t0dHvUsJCXgvIZ9XOqAr9YRvpeCXkd",
+	"Az0XhvK+nmlIVcIDB1aP9otMfNJk5chCvjpyKtHfQ/ZmPXJio9WdxjaV8roiFPADCa7mQoAnPMjsBSr1",
+	"t6AjZ1NJd/anMNgcRnv++6slQlhJfpvK43SitpnM5Zh0n46y9XlUjmlcBqeQl59eRX9qdf+yN/xhtKM/",
+	"NC//9lKebV/99QX/rvFv73bZ27jV/yhOft77y8XynHV2rhvlrA8NUUIBzNmJl/yqiNby1L0KDxLo8gfI",
+	"I1lP3CstG1VJLBCGHG4Vz9Ud4lwdjvDtEMG+YlWMcRlWkQugO5Zxgr58h7Mdq2g85NJgZY3vz0/e3wkM",
+	"+GTE5cFIfK9xjvfDBPbF7+6GqjxFB+YX/Zwq1ZyVx5xLEHBep0ewXW9kK/Uk0H2xgt3B6dEznY3Rjw+q",
+	"dhtr64D29UdtwobJ+o7afU7YX+1IVjphfuzlCVvjCfvrwfG79Zyw9KbowCw5XC6QSfMUbys435jmfTes",
+	"NRrBSdp/VJlOLk42Xt4k4mey0URilfZvFdjsai4vr9Hbc+9O8UzcOz34WpYu1U4Q8e8lqNPXKJ/librF",
+	"Y1SgaUia7iCeFUpu3Mgz58RlBBSUQfGeCZNQNcJSNKRgga81p12xs6EwcyBhQ0sfTtJ+CFUqdEeppqNa",
+	"Hc6F4YAjbk99fetKxHzfqzqFknQdWahJl3IWY50NpRyYknOSusgVZ9FnoxEFsSwKPnGTpNRZO8tFHB+J",
+	"7j01yEekR2WSw/yLd2bP0crXzp3q/OYVq+p5iWvmUtrNXzmx4cTeXGTXo/FcDE4KvUH7AMOwdHdpI5Wo",
+	"carrcJow6arqOsd5d5JXyw4cmDTVibbdHJweXb/FVMyS7jHKNfam33KBfeHHBUUlfaXCefftI9a58lfu",
+	"jmIKrgO+F0WUA/w/3r7a226+sMJTKtz+/4/G270XL97YnVks12CtztYLOGSGkzN9afuOn8lGLVMPSleo",
+	"CFn8mPTlqVqjHkN4WQ8ZpHO6OiHMCENlPr2blUGes9g8HyR7LlD7bpRwfu6WvSNcY63hy5YvYK0Jf5HB",
+	"QOmRMCx5pkFIw9MesxKD7AuZVUB3BWGp7H+7Iw9ef/jpAKtZD4UJgP5sEQYG5mvRk5fuRkA15kPVT9lo",
+	"ICIdwFgK8zxVavi8y+MAUDfsC66DjowFN1RYjYIwqKNtiIWOBvZUBDBKxhrwPcw00pQSwzScvD4HzftD",
+	"rAEnpG2bT1alHSkknJwd/3TSaMJzODl+/dNJY7sOB++a+RBgyDB5TZt0HFkhLna/cVeZ3n6ECr+5tbEj",
+	"6chLFbHuOGHpxNeF85khQ2YpZSG9hWkIx3LIRiMehxg5knJLU9GVctBoUSaK/edLhHxGy+SIGQw3qJ7+",
+	"ubnVgvAotPwJ7F87uzXSsXF3KBgMY0Y1Bs/gHjlIUdcJM9hw26WLM7hiqRSy33aVkjkVYh+wSwzGSLGK",
+	"roi3tGETVyAZa5hitXYsVIaYMH6tc5AUpM6UkeT0ftDskmP5WcyJV5JDl8W+aUfSyCnFCuVSM6BQZBkD",
+	"t70ic7TNuDTpBCPbUkw30CFFY1NhojwP3hUGDzuyGrrxhAGE+kLgBgQQZgl79o8sCa/ma3u7sQVwNWAG",
+	"h4dzoW4DO80LDAB2kdjudXsZROLDcq9ddL9WYS0fasquwPDPpg4HWS9Cd6RAj11PkIDiMh0xranA/aB6",
+	"fP7d1nYtyH7ssUgkwkzol52ai1/GyD4QcUfi82aj1i48napniEHKBGQnfbknc6UyioHVmi2d0IRsoMyA",
+	"cg47EmlLszgTqntHczGTqTwzf0xUCm5bXJC60NfgA1lHFjZsqsi1u3EEtjBDyah+JsILxVj9I6GT/Fbw",
+	"xBWPdPdHG5W669q1TM9SKCELIVZtoHWD5qtXAf57G4eBq2wf4kENKOfy+Ow9VE+PXm9t1+DFTkD3Dglg",
+	"AJYCUoQ/j+HFDjUD+/Iu9NhQJJMA+uLSFUcZijhOSJbVHdlqNPD9qRWmy5wo2eepy3UTGmbzSpnLJfV1",
+	"vKneGE9iqAqq8UuX0KRjaRc5S/+L1DiJiZ5hI18FDolKbb9wXwmZ0O0q0zDWY2fZO8z9z20kcqdHHnBj",
+	"znZjQDobia0LPgldht4UwDEqsvFQSCpVnyHfTzmhcUxbUz3bTxYLYIZHLpDPjSfcB6k6MveWIzoWhu8X",
+	"Gh2MzcD+7G6gl13Del4r3bvRmcMRcVU7p2FJdho7EKLOkEf7YeQ9Utks+tHHHo5YqjkWqbVHDvMCChQ0",
+	"L2rXqsM3WGLV17CnvGxKovzu3d6nb05e//XTu6Pjow8hVHfg+BtLX2LeY+PE7MNOc9vXigtcDohK8lLF",
+	"zQamRXpCtg9dx+hUD1jXDrhZ+BlPBIoSV5wb0CNlstGpniXoM4tSPEGYLeuRNYO8Hipl1mKGaSou+Zw6",
+	"cx4W093GPOXDx+TB9ZC8f/7nAz2HfiDlEAaqb872avV//mc4FqkZwCFVJQ7gbMBG2u6XSuEwUZc8TTjr",
+	"4dJbsYz23ZJ4K4YJqQ1WmQ8PXVVzK7S2wZ72XKEZJHtbl61/4elemB/3fEWJbNkzYmn5u3enmCOCEZ4I",
+	"ltP43Ogi6Wh8bkb2L6toJlabpODMOJPtMlQxf2x/HmPR5UzI9MiuJNXfNM4q0gokIHh6eyodXivkh9tt",
+	"1+Hg8AeKq/TsjtbFHonvz0/e4153aVGJAXnxzvE4XJXDMyQlx+ffuTBLYlcuU8AVt9ZXKHA5Nvl8B/77",
+	"//x/8f7sPn9RIzL+CsKDwx9+IhwpKsiOSFI/HRz+kFcZdEN9pjvSyjMxJyXeCimY8nx8fkDDOj4/2LJE",
+	"4iCEqjvJjoRl/CvI39yG8LV/3M6B1bOaxWEtgPDgTQhVxyIL8Q9EzxG6PTw4w9LURPFxYgdbLTp82cgL",
+	"/B68EEAilmW7B29I8j6zi/rm7MwvuuPgb87Otl76eBv6sqtxXIgtCrx8RELztEyUkQI2xJPncrxUOtzP",
+	"cQU9pSQYJ19uv7rTaAaw09gJLHkKLJGz/3lVoxpdc/3iobDSgTmIjd0IjBAnSyvuxhzjp+MBNbIQeWtu",
+	"uyPDKBFSRCwJoXqaKuzmTRb5PNcjeoTf/i7Zu7dfKpgPHmm8ZOXElykSQepX4Etevjnbo9tU9azKxyUv",
+	"vM+1fWBUwxgbFsA2HNnISAYmtvUlCk+WldNq5Ekat4PYMeazsZD85MlY9In5gEjjsYgrC5Kw7mAe0+Qs",
+	"viHeNjMbHbljhWGsS5uPsgORm72CyqLlnwaJstSo0T0+/+63n/6PTocMb7+9OT06/O27g7NvTs7+fPTm",
+	"x98sc6f/tBqtF43tRqvxcrvRbP32m1Pafzp4/eHTQaP52/H5t3bVm7+d/taq79abnfT06PVvzd9+azYa",
+	"re2d3Rd7P/3003fHhz8dn/322+uTNz99f/D+TSc9/XPzt+ZvR7/t/PjTTrP100EntSNpRp20suwafJfs",
+	"vUn3NmPwQylkyb1bOcH9u2TvWsvl9m5m1/Jdmt0/v2vNne1Gc/tf7A799ptlS7h1hz/Yf29d37rj84Pf",
+	"Dg6yPb3jZsxJfM5ot3MbZSLpjBYsM2gf7Vi3Ikh3yaHA6TMulOExetr+THvxAnNuF5MkS1juZVNdOdJc",
+	"kHLwiY3Epws+KYSYz6gN12LLm/ePLX+vCowVqguVjpoTLpbRfzrS613Va5pPzduf3KwzcH+/7K2lLLlW",
+	"Yjjzd/s+pumVd2teKsC0crWpFIBZW4WvRkrRL880rmzGMN0LCB/Qy3iqLjMErjV2QnA2zcdNDbDnUPzA",
+	"J1n6ZPBrpctZytP5CZXEMbz1/eD1BxSVYsHNFqmwXlwr+BS8oDnHr5BJs+hXGCVMbjkJtdLO213zOdg/",
+	"Fjgdsu/fiICRMQKnUsUeg4AGZDUyZ9ctwpUvsprmSBje6tnGN4nweN2bSZZMtAHJeUwG9xQfZ2Nx9tBc",
+	"n6GkBt8nlt6/KABvB1PYaZxw5CKV5lisRWjujlyIzQ1LQnPX4QDyfYi941dzbvVHmUw85Je9+s9yE/rc",
+	"aJGDcSxmlZhZLQXuoKS8EyiRHufn8EashhM77NyL5C21dgr1RxT5g5vH6bRlMVf7nR63l6IWjM21nxle",
+	"AReiNQ8WYunhuTsyPSSv0S8YkmuzitB34pr8vgQq+8PCtzsMjJwo3QKBgS9+SJlIZkT5pdDJ84N/hpRg",
+	"NYDy7MJuCqK8+IGnAmDwwBLgFxQuZem/ZfRTBq/l+HpG4O/C1+8aPHVdHkDIp4WSwAH+PFuRRI0QUYHr",
+	"gv8AZd3uBEKStMMgA1K/EDKeYYtWK8z4IsyyxVurZUB1iufeGGtJjmr7sYWskCa5FBd0CFnI+YUDzICq",
+	"WwIICZ50mpI7lMC5TA+XamkijuM8pzaL+EvGmZ9pN9inx6LdInoXIJ6PqUFOA9QuGA6WuljAkF/szB3L",
+	"0+N6+fW7kee5E3oHboctV2Nx+bHZCIPLu38q7O2rZlOWwLk1L/Al92CJcN6N8h1M47CzUcklv3MgXLCE",
+	"b+WGcLlDij5ikvgaoWFXtRpyTI7jLMmgn13Qg6OvOSwixKlC3LIcH+8MJ0XQM67PrHiy/eC1MBZC+3HO",
+	"fGEodwqET9tnQ96RKiKUrIjnuD+SEt28eSnlZHchTPN9V0K00LAILmwZaBq76B37fS0SDBizbWsOkpt6",
+	"IKjta4yWuCl34cEhVIXUIx4Zlac3zK02iTtOxGktCVz3p8LLEeEVnAf+/fn1Fe2PAbijH5dRw/e2Zz5+",
+	"5pI71dmFX4beTt+f5c14BfJ5pdILsiw+FgU9cXQCq+OSjdPFGi+C8yeCiAmhI8GJnFnVcTR0RZWMvyPP",
+	"dEeiJlGl8kxW7NNtrNNbhxNL0EY8pVfbwDSBfVE5+lm0tcLwkJ63ECVthqCNeGql2iMiY0JJXSRqAbBE",
+	"MBT8e70gI3EL0lORAvyo0ouTNH7ssrp+cY+WKzDH9yg3RJERvDIQ/UFlNdKXTXxTCR8Z6V5yTqxZCSrE",
+	"fA9MpS3HSRJUXPGIg1kA+EaOSn+deifqiqfQZ/qCG0i4sbJAOgQmUlcQ907LvVztv3i3MWdrcB1VMraD",
+	"fK8M99NzStvSip8L/87Xx+momR7rc/PP+IiJtA0/Uh1loDrKVgDa2fvP/3hbCSouO2bxyi59nPIrtICb",
+	"Fm62F7LscHlMdAjVTBJg7Edbq7qFy0NWHjL0Io0Ts6l8dsfYc2b+GDnuX6Nc+IWnw5+gTnpdtLouY2bk",
+	"YB7gxzWpZnlRk8Lxb/MWZ0H902ERATAqu+RgvNUFj6fNyfsue8m2tJ24+snLJN7OekJdvI5e6AndXJ4u",
+	"2pExTEBX7l/KGJfMJ08vYB6NVznzWLJqcGx5U8K0+ajnkswdX/LGmVjfjER0PUcQK0fUkD3wnvhsT44a",
+	"608Xe38atj7fpV4wrdsyRsoPdEb0A6vLpf9rkWHRBZFNmRY9vbgtRXbG5eUvb2XtcAFzddYCWDj0xklC",
+	"BAzxeV3WlFSGO3tfETIcvVWEG14He9/RtG2Fzi38SciOxJGTQS/lQACfGECTTDzWOcZIvv5wPZpGSF/l",
+	"vZAL9aWRQ6f/0sV+AghNN1KyFaGaaFabQmvCN9dL8S/4ZJpI/7n76sMvZzvy3ehl9GPc7H2nX/S/Z9uT",
+	"N7wx/kGcmN2//Py3q6XZgERNoHJuqIAeRmBNQKqrfV+yxWFfJ3TBqFgiXRY8fMH1G3J6cj4vi3aQ7BXu",
+	"R3Y96guZ0Wo7G3tOtJDzFIG8N6wJeDr6CGrAV8bvShSu+6Bw5aHuG+bwCzUPugHIwRNOhdvmXk5MJtPe",
+	"B0dsfKfRpHwzLH1qSc+lIhtxFjFvW8744r40douzytntDPdZ6pK5vNSS0DyBwDK7mQ969YKNuo2uX+xx",
+	"LMxWovq32BSuUntjhgzr30zhcmURWNO2hukwtauBgipBh2ewA6mvDFSjSHVyh2e3qYYopQR/kHKtxikq",
+	"BAOHyYCmF0dJrseoEXLencLGoRpORc7UVgoILxIWjHEnrJSIpalwuCroQiMQB2F4Rxo1jgY8hqpPT6E0",
+	"IET8ddmj10iU24/qdRuPMNqjFNIiFOobZIuvA7ji3YFSFzqg6hlDNhoJ2ddUVYAmNZ/4WfWqEECPExRZ",
+	"1rAPHNzPnhcxFAwFH9lZeSRF3DUHkigMX2jQscv9TvWXCg30n+66ILzZg1co9zInHG+3+yLa2otf8q1X",
+	"vUZzi/IxX75i3WhRCDiLjErXEo83tZj2TvmFgCoFxfhlmYlsJDXFHr7FQyTorEXVFFcdoWXtKVCZfhzq",
+	"9TqAmb7U/NAouFfmDc/e5vnLFzPDt2zfK69hVqn95sG9vHVwRt1paE8qxDEzZuI6TR0XPL1oIYyXvwYY",
+	"8tmm6hPZQh1IBt+qIf/FsjE2R2XeXU1l5pgGMsJ+tuuNerO5Xd/L0ReROOz0mlGLveKN7l68He2yl/xF",
+	"rxm3osrqvjBjNQazfIu72FctGXtjWcJqgaDuTG8sErTQfxkK+pAZCyh/QYKMLZMsMRXhtjSFTYaERg5S",
+	"9DlV2tOrgDT7tq5Knw4sG7YEog6H9AS6PFGy71H8CGZkusphJsEslkFs2yEiDlURiOjnsaKatDIvtD2s",
+	"BdAdG7JlXZc4XDgTaZz4/lrzHWawpRdINh6+1S3OyibaR+AjXZEkQvYP4jjlWlfalWarAe/YBYfzgaUm",
+	"r9MADgciYn0FR+/gReNFE0Mx1HDEJJo0LAly8LUnqRG/wI88ji2VWcrHhmWyUM+asP8ZDbjcUraTuh/j",
+	"sgwmajRy5nXMJgwOKfJvNFDSPvuXJmw3W7C7uwuN5k5rcZBDPro7MIXpE7AaY3CXbFOMoWQID+nCmyWd",
+	"xew1D/L8NGC/54PdxrEG5quzVhmMeKqVJGwMd/mpLGvXap6OVtfqcDKr3ravWeCsmrzABDfXPOjvVAhV",
+	"enAjHSYT68w9fExf2UYp7O3kcwWSuLxfZ2p1N+mzK9nTDezpbtu1sPIq/rph99usNFpG45XutPu702a5",
+	"7XLMdpq7LOs+m3+CN58iMp4bbeOKtZvs/mIZeoMeu6oaCoPu/xHVbCN8YlerI+EspZLoa2C6hO5/jemW",
+	"PHMtPLNR8swnzjNLBvallMpdbzWTR2E8pGvd5ORFw9yEik6QvwTx7W8Ig0DEkCkMLfrK7Them7Oi0US+",
+	"BCMabf7RClRtGTIqY134/cVWc+dDYyf/vW/JyKEa2yE2dxrLU9VmTlUtQf3v//X/EJG/IiKPyHQj72K8",
+	"Sw7SzLC3P7S282FnSUlCWq43WYZqB5VLLsd2wJaNYeWsU3YpElQ47m6kwwO2ovPmsjTRfXUmOn55Dwvd",
+	"etw2i+xw36B1jUkaI8WQOF4T0ASonA1FZNQznCiPH4Vwj6G7auE+hL5gNUfo1I7U3GThwRQvTGF85ILB",
+	"ujBMSoXVN/S8atZrMNLRPXxMG93qBHxl6vykKO4N5HRVARk3b6Nh+yVzfTzmeqfTsEhbQhr2UAZGIuql",
+	"fbG0L67Tvsgv16blLUgMnnuAF+l6J9LfqntpXd9yM8uL72eCKmn2V0azSwq6LpryLTd3JCibUT3W6IHA",
+	"ueQOiII2MmQTGKpLPqWNBBCiloHVQ+2nE45qiUo7MoyYjHiS8HhWaaFyWKiyZJANPs8RuyP8KAZ5I6c8",
+	"UaIxouW7uAbC5jMcqgh8tQFXSE5OS83k6WsmJZcruVypJ/yR3TgPKN8LealEdEO9mCP3wmwpGO/OTyau",
+	"5ivxvRV8PBQsrZ+BH8Mjxkr7WS6VDYYJQDhbLLPvBr8aFHvUaC1IDsKOV8/9eoJB3Syx4tMh+QkbC/jO",
+	"zofmbru57fnO5Qq8rLmCE387TzGK+UhpzHlIhOS0y2xoeZkbaqu1t7vXmqXQr6lZANuNfyogNKN0B0YZ",
+	"luCiybE9/PbivP/zlh3Y2+2Dna3GIY5gxMTM9Hc/NF/knMb+PjOIEeVI3zDMucua9bv9txVWaacSVIbc",
+	"DJR9P2JpvMSYU97jiD5daVf+LDTz5Xx3WjstXBF/oJe+FRmXtp+2p90u7sykL5WIc5TBO7jf3I1fzfFW",
+	"vOyl6+2rcb2JnPo/QeebSBJ9XcGkVG1PgLDCfOgoW+gnBF1sa1/07Mq/g9cp3AfWkWFPSJbMazRN3mAo",
+	"5FhTZr3rJVs5GLBLDl3OJdhLW4cTySERl7wjq1IZsNe1ln3Bl2uzBBkhnv2H9jOfH0b1O9h7P/EAGGge",
+	"KRm7rgv9MezMvoGzyT51NRAJJcfPDBnBi4xIEkSTdQnyBNaf8J7B9AC7EhnU9E7j1Sbcjp4OPabj8Rpj",
+	"XJFkr1AwGSe70Vj9KanjRh75hxQ9CJS3IGg0pmSMe/Frj/B7O79e8cAs0pjdXQ7wDj+UT8/TvNKrV3r1",
+	"1unVExkneEC9/3bPXsZJfZ1wTy2QxzlyuzbPX84O7xl+XiqfpfL5QMrneplZaQDemJtzJQr7qI7OJQn3",
+	"8/yCPk51ICqzq4F5rkD1ebTJSq75Uw0H2SuJ5eGpVfEILc3R6oKm1bDcoiNT17tTzPbxMyK2upq9ghlr",
+	"Kqpo8KMzq2TdplbX5Bp+4alyRc69BtiRoe3QW5ndGtfdC5/ot55IM6P0r45HBL4T+8+cRPwe1uFQSarH",
+	"ZjoyZ5UpB+RYiIPLgdlzacSQB6BxUBOImHRo+eqSpyM2AaP63Ax4uh61k7bKt3HQi4+qds5lKOvlAMuS",
+	"5gIS5cMopqVEUkokX4pE4uvZc0/BS0271LS/HE2bGF8uojyCgv1cD1j6aEVwj4UVQQqSzzMNo3E3EREk",
+	"Ql4EEP56xbufxmniBvpcPP/VqAsuUZ5hmMiNZWux9mKqDDPkxO9IfK1NxCHll0KNNXZakMl2ssq5cDAt",
+	"txWSeuxn43VGwJ3bHjdiZL+PWQKXy3KG7t4Po9a7z6/+dLXzJn3xYdL8KLZPRrsH+uXrXuPbQev7i513",
+	"v7z4S/Ty/bASVMZpUmlXBsaMdPv5czYa1bUaa5/Lnm3aSr0uzSRwJdHFuYBN2P0mRGScXrEsRKnOfhXV",
+	"b/EIPA1b5XNLQR6Lkv5ZiVjPqrbkqxwwq6fmxlFLygDL2l4JzWv7aDpFyqiNGmks+iZk38cJS3415c+0",
+	"b6N71KqFXQJKXw9htHN4cnSx9No9ntcOL9RtasXM+rdWBDK5RdEoSgUlw/gKGIYlMo/GL/AqLI5o/RP+",
+	"fHs8K4VjLxvPSnEruiOnyxbMgzB54NhWmu/yka0+gYYmtHJca3NBXKun1F98XCuFIzE08dxYArqYQ+B4",
+	"yClPI/zMdmODvKs1xapmwslSJjSPrYSeGkhFN4BRYkef87ueUjEGATFpqEJ0c6eBpq1IjJDH0LQN+4xX",
+	"3yHCFhnIzsvtRqMRVMZSmNNUZJx9e2e3cb3KwvmIpReoZF4JabUIpk0+nC6/5Cnr83sO6VVz7ohezBvQ",
+	"mSXegMRY5wNJubRMe2YYN42ixxI9M4zW/GE0dxtzxnHS621pzrSSEAsdYb5NLpbkT4oDWm1VtlqNuePB",
+	"xxhWy6W56WBrYgWHA5b2+Tcj17QgXmhvcvl8xgy90Wy0doOK4enQvmDFIx+cp3k0Th1BjZnh+5kXJx5z",
+	"2IOYTQp1OArJ/DgnTcQ+D3DMJZmpYfo1t4tuhzruFpdkd48eG/bZn5GX2Efxpb1d++z35fKHWCLij9Ig",
+	"Hp1/p9XAzKKUeF7zDhHMSNdXi1/OSXoZvfzVRC//7Pn704tdfp2yntFZUK8rPuUEqw959V3b+9hKU1S3",
+	"iZQrqGrOIcRj/gGvd1hrWxWak/akOzK1u8FjGLCkt2W79SUgIoQm8hc7AHf9IcL7H4Bhn0GRm9gRR+yY",
+	"Ypp8WWAR8Y7MWmAItP3ZERgrGXoSTKPCf2qQvM+ysuhDNsEYZsMuiGL5MWHNiitodGR1p9GobSK0mAjE",
+	"Y3p41yL1bECSmWGIm5ZSbvncOkSQWZFjo/LFLfMpyA7zZYMNywKL+O3S1gq8OJuMBShViFKF+OOpENTT",
+	"rQpDbIWGUmO4VWNYiZotsrx6sBIrpOHCP1RsB0mtZWRHGdmxzhyKn53I+2BW5tvzJ0j1ybInnKoTOx3G",
+	"ahGWPrrXRkwbfC3MSUCIdA2qrrYwEjDCTnhGdUjhFyV5jeroQsg/j6ykEq4tJcOrEffz8JUiTynylFbT",
+	"0mr6VGWg0u28sbSbFZjyk0cX9DgKBWuhvZD4r5RndkyBmOfE4N/EYgrOHMOFrphGvt+RVSwfH9kOY4Qh",
+	"cAy8BkN2Yb8Bkl9B6A59GEDKzTiV9hsIZIhSO/mSLzE8KQs0qmKEpkpiF5c3JySz1qbQyzy60yg7LjKC",
+	"2g+771IV/2kECuFiQLOglgJQuyuBSwGdEDqmHcJwrA1ow6jUv2ZDvgnAw1xkKQ2XpeGyNFyuDWyylOJL",
+	"Kb6U4peW4ktT5jJifKsU40v41DXCpz6OEfA58cbHzsRH7SKvxJrL7NXuBLBmZQBCukrqtXau1ECXE6p5",
+	"MU49IKRygi73LxSR0IOZ1Hns6pP/6KLkeResHnTkdO48BqE6R4RVhQqWUduFkKjcIEkRZuJzI/zX9oso",
+	"eUFHeq2qoFRR8n0OF4Cej1ihmuWg5WaUnJ5KM1VlUZWLuygsdGGfTqjGHerRLp9BZlivRxN+KOH01wqb",
+	"kzXSmi4OSxLCnNqul4Jh6Brr9ewsSxm3lHFLGXeBjOvpZSnmPoy1epo/lfJu6Ty/JyyCK7KZM88Hl5yd",
+	"oPbUROdMfpwrkS7K6J2ylHekL2G6ZhDh1zS2DciPpXmwFJ1K0elhzIOOwJSi08OIThlBL0WnryXRfEaK",
+	"8ZLEg4swTwTgyYcn3Azv9HMG7xS4JKX0IgsAhtDStRCqBcvfUF1yTZUOs8KJGHzgSifWboaJgkUoUR05",
+	"HyaqEGpQiI5we/xgqFFPRKjymFE/v/yb2X531ej+5aIpX/111NK7l2d74+93orcvBq9f8oPG8H1TnbZ+",
+	"Pt9eFjLq5+erdFoiRpV0+c6IUQ/glOFSjxfDfnxA/EojEJ1JSBioseZQZfFQGEtoLFWwdMXKjigGxbUA",
+	"uhOE8QjACoEBpAprvcbQ5XEbjs/eBx0p2ZAHFKKtetAVqRkE4PMfArD948Qc3C9LEp72uaSQMfpLcB1A",
+	"LLjVMGNLDRH9uJewvgY9jgbANIzlkI1GPIZIxZzCxrM1iT1ECYKRKELyyCBI9kGyIQWg2b87Uo2NFjH3",
+	"79geirFha4IqOUyEFBFL5hBeOE2YhB5nZpzyNoRR/uppqvC1N9LwdJQKzReGp9N2Lw1r4gLm/RFYEdeE",
+	"KozOwzVxVUpXhDVZNEo5TrXdK3veoHr65+bWNoyUkMYeroilPAD+mUUmmYCLIKxNz2TnxwXjtD1OjXLI",
+	"Pr/jsm8GVuNoPH3wFWyRX/J5n/RvPneH4/ffV0ZVOKXzce4o2UrwCi7zXI83BrEwdXyfCtZCayn7qcfX",
+	"Roff046BXmLhzo1KeUzax0eZchavN4T6jLO4cJ6KjNMRywXR057sItscJUxuOTpbaedN1wz/MIcVp0b0",
+	"3D1ezJK/mZBffhKAVkpmaFxQZVbn0AZ2G41aHd6KxH6vDSER2zCAcKx5Sv+6EDIO5+J0deQsUFfOG/VN",
+	"+VFMTlxvSF3nYGtNT3BFJvREeQ/NeOHwdrsvoq29+CXfetVrNLda2zu7L/ZevmLdKF7EcnCP1jU8u8/T",
+	"Q+spFX9ywsWCIaBBcOkq3cVd/cG2/H0NeGELTODNRqHcOkan6BOZvbKztYJZO95r2He1HvPY97Gd9VEw",
+	"XRcWK4OdfHu81WptN7cajVcv71Z0nYyZOAeS1xcY/Yozdkdj6eNl339PW3ogGXyrhvyXyh1Ak6a2eBnu",
+	"btWGlOtxUlZmXzuC0SwRzVjc9A+PDmN0kJHG6TFTGRf7TarG6hgQ5rhgQVQWRVxrMAqEqRHi0YinQsUi",
+	"gnQsJU8RSVh3JINwqutPCRtpHgJLeGrA+SXxS9uNKTN/mNEOUtLI+KYkWH1VyYhjqdWOrPbwdkKIPdYd",
+	"UQpr+w7uCGPfhIYwSoUhZQzlT0G5Sv7zzxwPRaM9WJoCjqZ05NQEFtrj1HCUCCYjPkcxXARoNHVpHzVK",
+	"biGhfhTiuxoV/f1OfHCTODgla9wYa7zTXt/GADcLDTJF9UtkkPUEN30lQUrRDAtYWlSY5TormJOvH8eb",
+	"cD5u4X5LKpdo2Jye6v28RyWJ/bJIbEnx1oxCcFfC8aShCISBKoOUS37FEiu2O5SAXBloY3giCvtUfjIe",
+	"c6cc+JQW28JeFVeDRHYkljVBzcMpHs6orRLKnIkSpbmurUe2dyn716jdekTzV6Vo/sB849WXyDdQjy2Z",
+	"xh8z5/XRc1cdPX8c+dY5g57Hghv9/NdIxfz35+k44TfHUOAbvkYKBS0Qk7hUEeuOE5ZO2hj20VepsG+m",
+	"QEG3lhsl6orHAbloNIx4CkPOkgAM/2zGKYfq0evX50eQ8Eue1AJ4f3oSQMx7bJwYQPtuBtDtn+pxVxth",
+	"xoYTIDc3ropyX1xy6UZLxbkkhyoCjGM1aT+ajYcvzJPxXwtuzsYUQn1Pj3iBZucHK9soBysypvB8mvFh",
+	"tjk+Ctr9cOaCo7PnbpELz/++XED+P4KK3YpKu5Koq09axWI8xMh7u+84VHx03K+0Ky8aiHAiRyqLCs83",
+	"9SyL1162aNetEce//740Ec63aREBpjUu3e2PLeyjv5zh/X+mwaRssoWY/Km7ZJ6e2l8wQnid3nOV9u+j",
+	"EMw6G+YT1WnX59S1QsfniJlB7ve01LwyKxSucuzJ9Xk7IJpbcaKzVwOV8DqcOXpvxxKTO6RLCQkq7TMp",
+	"fkFq9kzX4U9jPuYxGBFdcKenRAMeXXDnyNAm01ToC+QJESlI/tlAn0tHWBeqJJsj4+ezZPzOWGN3J7I3",
+	"EdS7E9HV6eOmNJGSw5Uc7ovncH8kNJ5zNLrdhw1P0+07MOLFmo7mxgjZX6zffKeu5rAp8B1Aj/OYuFTK",
+	"WdyGsDcQ6XEqzyfa8GEYYOO33x2dgYi5tIobT0Hjjx15NVCaA5Iqsti5UNNnGo7P3kPVEiQYSyMS0NxQ",
+	"tkyhGzMZ8RjC47PQth7rB9BcOvJcGE4R4u2pRdm6EjHfd24MvaA0pl0jQilVAWghIz5VGbMjKbbRTgdf",
+	"7U5AmEXR3m6k534L781Viofh5lji2U8vT13nNJ1LZP1YSjr7RDSJ7MYLiZW7dH7sNhKH6y7Qlr0HXlZf",
+	"o5KxSJI/t0L3DBFrAyMSlpOnAhVCtURoR9Ts1RUG6VcAVwNm0PKCiYOWXDmaFiWcpZpCoL4ZyzhB2hBx",
+	"cWnF/J7h5I5wkMGOamxeoF+MIjyP1txBuH9kMrNuMbwkmF+dYPrlypmHRCzuR6c3KGr6dL0tTNdbKHAe",
+	"uGxAqB68a25t16jApOAGqievz+0DbJ+TS8zBniOikmTqEWw6MrcbQSwosTHlkepLoXlAuRW2T2mSCWjO",
+	"pS+Djkl/A3UFQyYnIOQWpUn6tKOOjFiaTjCmtA4hudH+laYaQiK0y0NXiI6fWFo+Afo5yF5nSRJCV5lB",
+	"MdOwI5dONSwKpWyJ6uw+6cOtJS7StZmB6nVkQTwFnKiDt/QvHfR6HGEvfa1PgzI9NbCf2YdQRdE4TbmM",
+	"uA69t6IjjRjScCTQCZhrEKNt9MIywwE/07iAmFuvrwvhj5B8+U5o89Gd70M83svkv/jEV1Ap7Qgec8pm",
+	"nTJtolllHdkcKuYuieOakTX09zOkyG1nBqoFVsyg5yqF0J7U6cH5dosScsivXByi63q6LZfjoSVOhUfZ",
+	"P1iCtOrLSMf01O1GgWD6sNwhKbPYwWopmdn52kg2ZtZ7mYr51JNNsvz5jA5lrDZyNOyLyrCcL2g4N/59",
+	"gGiuC9u2S2Aa2TuPLUcx0cCy2lQMhw45IWKabwmpudTCiEueTGr7MCJIty0usYtowBA1OtUd6WENwufE",
+	"JPWIRVwTt8mp7fHJ68PvTu7o4Srkt7cajaAyFDLLd79OXhc7uwgc0Gq3iC9dYGPZ6cni5OYJZUPOpA5c",
+	"haAtpKgYwdeRDvDGFy2/LpOgDOJQdaoknDibGZcGoytIaa7tQ8IMRlNobUWqjkRBzmS7ZykWnf8MzPqK",
+	"Tepw7EQLo7Ay+3BkJrjPKC1OgyLafq6Y7siUY/1A2nicnZUvMabChxZeCHtEZB0OqJ3knIRQTIvqWjEI",
+	"ZaEJNwFohcGHwkodPRZheSVlhXqS1xzKtxu+S3vqq61EXPJsAhrswk6crKcyUY93ZHcsErMlJBRlYsX1",
+	"tFCMCcRuMWhRSZItyIeuOj0BgmjVkcLgxHQmheqBGJEInb/6EIaMW8y0twjJfW407DS258l6x2w0xXzv",
+	"4+cU3BB9VVJbUiLNp4ilXTWYxClDcJhEXX3qMWMJb4bkx83y/shjNrKj3Kg30slpt8k8xwWBZZXx543m",
+	"Gj7oFvpiou7AllaQP6gV5JiNnJaIBDyDFnK86fHMIKgdL7R6HNqfQQ84NzoAya+4NhBiIx4fmHDKGEFs",
+	"DzFb54I8zKr7TosnfXxNWEZzq+bOB4agma+KSkRr8fRwITAhQKUU+B/PHaZ9ZXlt+GaFfSzNObV5svqu",
+	"HSKuwu1m8MK7d9B58+ararz55dqU4vuUVN4/AE5CYUcLFN0ylmTy+OgIJyNEsysOE/UAbVRqz6RP+EUR",
+	"mjnxOVNPhsoKCqSVDHhyyV0UIDGDjqwW+EKAIrurg94bW+ZUq8M7KsWaovXfUfrTjx/AcSHCZ0X+Ee4j",
+	"IbMivp0KsQq4ZClGzs9BBCL6zn8gbSaEqpB6xCOjbocscPDTjwdVkC3bTJTYy/a2z2jxO7Ns3FuX4t58",
+	"wRwlzWCLW+XffiqAK5ZcbAm5cjrO8t7BfGk3hUowQ+VXIPKreDmLjeb7N+2Pm863z69HmUD0xYTpPQVs",
+	"V8NSM03wl2FL08R0+TylwjG9Mf++wH4yBZnKdFeZjB0YDgmyFKzian0ozaFnj869hP9vufE0f20y5iNT",
+	"n5IorDk7ZcUL86gZ6Dfdw+d4aR4L7f4Qk9C9xMip7DzKc8CcFeGTl+lCSHjc5ymk6grTDTEamSJxaTdi",
+	"0evxVGeBFR3ZVeqinUmF8K9eFoX//r/+b/yqfQF8XRFgU6YLS1lENICUjxI20c4OPFSXHMXc8agj0dqP",
+	"AJf4qOp/1C4WThgUZi/4yJDAqy55epUKY7isITi+1R/hv/49k6yJ3kmFs+tIoSHhPQNjSYbsGKrdhMkL",
+	"EGTz/oWnCmtl8s+WEgkDDXzGXYzeGxYNaKE8KrQlpfzzCGMfOpJ5kQ8h+XEZEME6WzL7AsU5OyLLqEwN",
+	"REob8oQIDb2E9e3gvH7ZkVkHQuOkMUhknmPFOZZsl/m3zCDleqCSWEM1/PbNh458Tldry0cFhfvQbMA/",
+	"YZv/bbcBY5lw7X0ocQ29FQVDB0Y3DodjJAbtTHXAxKRi5YKpKqLZHHCPr9Q4iYFCk4yKLvAkxC6+o2jx",
+	"6vJEXeEuWJVHSD3u9UQkuDSfsGG4EHThHOe4FJiandsaFZP7czkc0RkmsS/H64oNVuR4003nG9eLm4+n",
+	"FKvNevWwZIi5lLyKHhpbnnX9SFeCCk9TlVbalaPCj+B/JOshOkPa9pJV6Af7xYzNtiut+m4lQIvacgon",
+	"Q3SJXPNdpk0X2yCAeruSdFc4eed2yF5neIOznXP23isDXKpxf+CoRE+lwHKuMZcgOBtK6MhDAGiUUGbA",
+	"U4jcF+vw3jlmr5gGx0PqT0SNwAu5ulRUpHp3USKeu/Jvvz4GgA8G3JNSonqWBaOBHeceYFAlXPAJd6kw",
+	"M0we/424P8ibpwpTX/AJCHTNY2puvA+hF1DaIMdJEkLKqYoPsvgDJwgJM1Bjq8vZnl1MYwEiwYU14FCY",
+	"IXNZNh5kcFboUIZ6c28T+aTO6vCnTEAAIYHJCZU2yLqNlLzkqdH7HZkbCospw9jdM32NOd9YUvEuhrtz",
+	"p8GhPfE+ju68vuBDkKVCgbtWTqUipjlJ8UsSquLkN+o/fyLq7YyNoGTuf8RMVWI9ibvwm7JgxdyO5GZU",
+	"nRkFxzWxfIDqC42YvYOWx0tllqn+05G+DyLLPq79Vo/4vkNc+GzQpfhMw8ezd6gKOS1tymEO1XDKW7hQ",
+	"TXlNowmp4pK8qQjbO6GNe30pR/rURJ1P/ZFd6U/Pc104hDfSXFp4uwV3cVpT69Uc1m5kGwvSLvRf+qwf",
+	"ymcdZ/fXU1X/ZJFEn9/4B/Fan/G+0AaLrYGOUk5xLn1m+BWb5MD+BNpPY/f2M0eLJ9y0YSikfdU+wshR",
+	"FfOOrIanJ+cfYC4XIB3Evh9StheXzuinpAM2s+/VIbRKnOhjtr/DxOlID4pDRW+gqjmHkFbuB/uktg/K",
+	"1bPrCZ7EmmxPRP9dJgqK0r6SjsuG0h2sqemKGcyJZkb10heOY3O4zzOiuxjonJWS68gQQ1Nt3+hiCevg",
+	"F94lNEnUHiiYqzuBUcLkfracQq+BnZDX2FGmx/XI2w3FVFrjKyP9vdJPRZJY2sTGhlesxO5CX69YknQV",
+	"S+NPXVWIe//Oq1vZ75t2uNPSbdTjTof+Vub0nl95DrM8wo1vsKAktP01gLGkW71hn3uRCJQax73B7f+Y",
+	"/ndPQYG547s+LrtId8nc7zFPuOHz2ClZl4oc7MhoV99XGzXScKXSC3SguLQXb2FHG9iPvHuuCAWOXPKU",
+	"FExGYNjZaTT3LZNEe5Pso40TrVVFmDjHpiM2WgPbeI0zzdjGDIFb6nIcOgJYXvR1HX3alA0c/GBxYIk/",
+	"zidLSD/ovC2U0r3/MfyWm0VnsLEZJnuKjHAjfLa0sq0f8XTtF+ER3CKHhYQ7sndZGThw2gj5s0R/TNfC",
+	"aT2E1TMlm4a1KXXtgvOR7kjh2ZCrc2B7kxjK4BU/YV9IMJkk5T1uIjIMW97DPbeqw7G6pCra1D0GcniF",
+	"aRnSUKALcE0tuj+hKK5HZT1aykBdfcdkrHo9naXXFjQX/nmkEKlgwFEzSUR/gNfVaSpvPo9UQUtZmpLM",
+	"2dnNuCIekyA6EM+SMH4dmXh0Zh9aIn8eMW/bulksvyIrD9j3fbq5I37V0D4MocsjNeQavcW1/ZvJZEc6",
+	"OlmHw4SzlOiie80Fo5EHGT/o86ndw3XYdOxX6f1DuwSlfP40hBLcl+woPKMD9wUJJ3NNxadjPeCU5I/o",
+	"ClaOADFkfQ7V7gSGlprABZ/UMATHVbuwt0xJf8sCCgiNMBQHAwMZYmlhmENPpagtAxuNECmRaXCXUhRt",
+	"ws+8SEIgsQiryONrUk1HLhZrMmHmQMJYXkh1JSHECfzAJyEZeSmSI5si/hvDijoShR0zYNOjCqZFG6Su",
+	"BdkGQ02zj6UO7jp09mGCv16vKGRJwgf1BCy+hn82lt/bmwLNFsH+an7JUw4jzuTYuKTtCRFSCSgqUZWT",
+	"foKku6dSF0U8Shg5No0w6NbM0OOwWFfuiXTndAU7L9Pmq5W0vIk3C/iwV6sUuErr6x1ZHEo0dPSBVEAk",
+	"tw8l8o2YSB8r9eKMm3GKyb4vtjI0J3R6BllF8BSaDRgKOSadN0aGE+Q4Qo45RQkTwwz6kfylfp7oHa3D",
+	"sZAmC7h3DHTKxPxMwyjll0KNNYyl3WYcCxaC8jq6E3w9FqXz3aJpIDNIEz/1hUYQTsPKynaEPN4nGzXy",
+	"0QuKLpAdOWXRrsOPAy4zryWyO/chZ4qgPIC+gi6fKFfBapSwPNQHIjbqyGov5RxaAYxSBa3dgJzDCPMD",
+	"Y+ncpLWAwlxyptty0TwZYhD1+YmiezqySoluTAzJk+ys5rW1OVdPaeYOIWjdqQXNOwWc7/3wp+Od07xM",
+	"4ZxyGU1XLmNZPlOc5g34PAHogZV17MH35fXTS566U8dgwPTgq3U0LkGgfYwRBUF9pezx8TnV8fXYlIdi",
+	"Uim/VBf88diU/foMp0DqTVVxMbjRCfUFMtoMbnFJMtOR6LlEcltwTQagpBPSLZsSEbM8aMRljFgThQ2w",
+	"jCUWOmJpjOhFCi3WPljT9jnRkDoHLyYqZ1Jr0QYeONBFRMZzrIbYJL7PMka2Tyh1S3pN4aO8gYmt34xD",
+	"G7VORe0htJSHiEIptZMvnvzSXXoIkzCXfdanHOKFQebvCWUNkdWWwlFD2lDoGYv7JRMkMGSWykLKb4BN",
+	"YHLiPrUAMO1NYez3q1n9918rbBwLgxmFh4ppwxJ4q1QM56zHzQTevTusBMsUtu4JyRJ7PexLVCduyZLW",
+	"O1jSmnKNVgDWiZtFYJ0/NSFS6Uil6FGwU7K0kadCIexkL1XDbOxNqpZtVGE2280KWmys/uzHTwGCy42m",
+	"wZgdTVYj2yG83Voi21LgFePF891fJma8LHm9sXhtPGbF614gV/l51o+PNvZtqsYj7fCSs3GB6hXpF4IH",
+	"MKA7kyX/4Yv/poQE4XHC8gkfxYtzV/Lq2kul2SOBKZzsx7RAL0MR10p2ViY0KwYj5+u6qYDkZZft4RnJ",
+	"V8Ailt3sImO4mRFs1IxSIIhlzPZ6vAZfuPUfLz0WApjhmEszzFmechcx/2Y4tA9TknuA5oMiD8zh0DIC",
+	"RS8RQbizPP8tN1Ns7z7S/GZosHtpZ6vRLNRL/pLF+18rDlzplDCRKu3Ki+36tp04E4lliM3ikAn+Z/oZ",
+	"CSX2PiR83mLuTi1mTDUAm9MLsdTyNZs00+lxpg7/Bwe8ci5TUDF8iJ7x9wVY0mQCPXtYNB4WFKEsi3pb",
+	"HP6IaUsa2g27voYlhR9/vx83zI7cXJY4c/g2wBJLJrUucv8tN/ei9U8Lwm+WgTz3B/WxDPVvU85/uWZq",
+	"yqzwRZ5VJfO6kjxDh8koVgA80Rx2Gq8opfYqtVogRX4TndyHnki5Lip89eyWwq9FNfD3sA4HOWMsjmsK",
+	"D64j3TuZixrDp9BITiV7piYQ2NZzsWruomO+dcNbt5ZZ8uuSX5f8uuTXpbNnRUHBE+RH0gx/HovR0JHp",
+	"uSrhN1SMDDmKpWt1eCsSw1PoTjIsiP2VqumK9J6On2zMKxbLeUxon3/c20W1BAdcjrk1+F6liBVx8UnI",
+	"T5FSCU9nkOTIvDdkF3YqP6hkxC4qQWWoYp5U2pXTva3Gy2Zj6/BDvjI/UiUHyLrTPBXMvv3D6Var1Wzs",
+	"7N6B8G/EgZSdotJ/9Jj+I164zZ7Y5c8e3Wt0ACPBI0xmyEZVBPk5j5gEO26MqTEDLpFKYt3N0LC0z82H",
+	"yYi389ZhAO6HtXuOFhPGB3QcLSIsj01Glhe//DJu0k9UUvN1+HpyGv6Yrh4/itLRUzp62pWDOF6Zqd1f",
+	"fr+9zM11PnYvd01hhvez/pSU8CEpYUmd1mnhfxrC6/0gVM6K6VHZ4J9phwOZwZcISlpzhQLQJoDpUYm6",
+	"4jEp93mEJ0SYnuohTNYj5RJUwjTlKYXUDWXflqS5JM1fBI78oyO4OAL6gELf5Y0B+3NQ4amFh+dNmDaw",
+	"3YCYTXQAKomz+H6EpQiZCQMyZYQiDmtUX6Qj+WcWGTLhQlfFE2BwxbsDpS4g5okgL2vP8omIpangup2X",
+	"Gfn+/OR9kP9p+63Dj9S6I7PmlqEYGCptXA4kgmJw+6MrfSa0xrwibCC4hqpATAyI1ZUMMGeC+upIcovV",
+	"IOUsdtztslAtLVsJJdFcM0pVxLH3AU855UnpC4Ehw0rjKy4XuCMHDBH2cRqWtYXYJSIu227tcweFgZ+E",
+	"KhaJywdH64c1RYCzNBE8RVTzGi0ZApxrw1KjOzIreExd+VJvdfjR1WDxH59pmVdKdjtM7S/4yAr+oZmM",
+	"uA5dZqk3zaPtKvbrVI3UcMi2NLeShHF1zvAL2DVipE8tqTAdSVhALplsGvHfwQdhEt0s+v8+5hv288oy",
+	"uCvewR+D6lERmR7nlCsu1VUbSefQbqP9OgVmu8XQHMUVLNNhN5lOXOgObN1wbcLs4AlXBhpr5hVuTjY7",
+	"GWe/J0IbHs9Xnd7g6yFU1ZV0ggxmstXa9H9tT7OSkUh4XkcU37WC0rib3WKdDa0OpwmTkCVo+xnYr5ym",
+	"Cr/xJsv1XlgVgUZ2m8PEUg4RT51cXxphalkKcl6RluxfO4LZYV3F88IbjcaLBZ4X7HDVmgpzvEJTBFFz",
+	"wNsw58AXx/33CqKl1J1UhEJFX6perx7zSMQ8tjSefx4lmEbeY4nm8yeBH6us7rGwY/asa8g+H1GjZiOo",
+	"DIX0f806M4KKNhNcdrtSleVrTNw/KzLnUzdmRbqzeYeiEdhytZoRNKZprrexAhL0sadUP6K1FPKK1ytQ",
+	"lfiD+KHMQqmpmjNfy31qBfHOE+MFqn5GdT9vjRImtxwVtzqQb3hN5lNp/+5erGuiYm9wD8yXhU6xORLm",
+	"2++OzqDLNK/DB3aBoGf46GwHwm/GMk44SkT29ENoUiY1w2iG0EpBYZeZaBB2JNXX5dJkLDk8ZUY4r9kb",
+	"SXVPU/sHQVhNjqSxah+ZELAa0fuxSYXt+iSNeRp2ZMq1GqeRpe+hMxjUh9wMVBwC4sfQGE4/frCyLjJt",
+	"S9jIIjLMQA8xhAAiLvXYo8/Y5+k44TrwCG9gUiaSAMZyyEYjHm9h6n7K7WkI7I+TLSzB4NFUZOxl6Ew6",
+	"/+7dHly2OlLIPtemjXIRLgHKEMaVu7BvkaGE0EC7E1pvy6ol901QTNnKF5HEy+Oz9160EjGXRvSs/Elr",
+	"j3IhCrLh8ZmVZLIf9EQbPvQybkfC7BEI7WE7TuU5vRgAou2efpytZxIlQoqIJc+z6ro1F4eJAp6lyLb3",
+	"wtCqvuJvOEzlp7G0Y6SSJVjakiUO+zfsitQMXjPD7Qnpc2kPQB1XID87bQgpfiuEUMitUar6KdeaDoFV",
+	"XC55HNJaayfQ0PLbtcCTi2Wf7dmww/R0Py9v6NAOagGEPSGFHtj+bOeRPaVJYv+MhY4GLHXQxcN9CH3z",
+	"vzf+EUJfXHJtex9LYQJIldUeZAxdK/y6etPg/VPPdHGtVGo7HyVsgmiAH98fffjp7OTk+Kdv3ry2w7C9",
+	"4lOwT7fsU8I+5n6F7FbmHWZKzaXQwoAcD7s8pTWdcwXpgJ2/Pzl+8xoOP9jRnH1+r9Khw7fJttnwzyYA",
+	"Id3tYg6Qzo7uUkWsO05YOqlD6A/Leb5llnBcclpSe7cT3LC0UEfAQeMFOFcr3/ecmJL1kvLe2Ph9Qawk",
+	"Hm8JuYV1ZUOwcl2KoOwBdCpSAWEQun47FZwNbpClUVaoR1QOZqX4aBDQzxmU6dBSN0fPrPoFoScPIaoy",
+	"RB7qcMgM7yurugJhK9KgcQewXXdsUAehxlg8mkkkBXE67meIgLg5M2SweOr9AmruTrgdfRpAqOTWQCWx",
+	"1wqF/VJ6gdZdsD/Qgmbxo/aSEV5L7Gjv9ZXkGJEN1TBOWc/gVGhxPUIJwz0XkuR4oSRLQI2NVSNrdQhV",
+	"ypLXgps60aVs3avZGcPgaXucUIut2cWxNDsWfEoHnqZVdgUt6cFhO3I2j2bvF0fAP1vu7abaS8YiPlRS",
+	"W31QRpMPOD738aPXr8+PIOGXPMHRZoaPKzbZh1DavbH0mMLldAAh/xwl45i/VSo+VjHdPEtAlIpPU97j",
+	"KZcRz3+xnWK1QQexUEW63S48KxaJYok9Z8NxwvI33Q9hUDhRaOC3XdvFq+Xn1RWYwmNCdhEHU4UcDYwg",
+	"rJtqaNu9V4ZrVOjxtCyYQYYazGCU/eq+4AaTiAvERRbc7LtjErI5XD9v7jHbsCKVRDli4tlqF4UQYHFM",
+	"VekLRBIHilHEGabmAeLg2K3H709jyDmGYKWBcZpa1uDH6CagkVtTtXeAKu58TlFreW/CaJ70kEt/KHAa",
+	"OwU0xGCM5bj7bzwyITyHcJTxcQbhOJVtq/S2Q+iNk+RjmnjNvTDvjqSJB7aFEwPQVxzOeRn8uwhHGykZ",
+	"C3cjszXuSN/L/57P6F//TsLBb//AgvohiczHZ+9rdXjjhDn82gTIe+RFMpIHWcp9VXzL41uNBpz8EHry",
+	"MJ82UKoHUZJs/agPAkstCplbXhkoSJuFZ9/4WUvulmOEY0RRsSPpkXCb20amgy3rGUVtNZpAMVhxCFUC",
+	"UfKbqVJqaOUBNzVa4I7c+fzZWa2yLt30LJGB8MTbcU78U80mhARsyUjWyMsOuXDmxFQvBsIB4KQzyRYr",
+	"RtPEWKIkIh8WFsx59lzVUMvE2iTo2GtIzXpMJDrIeJxtgH3HnqRO7cZOozFvOpINbWMy8pnUsq43aB/F",
+	"vwI0kvFLNCFpv/NBxg6dCWpK9O7Iavjtm1mRk8XmuXtNh4HTQlBeJq3en0dLxEm9d5F5B2Sp9YTl+/OT",
+	"9xkXZu7g5EBgrVZ2aK9PFjeBGgzZpCMtQ82s3c2g0Wjkio+MQSLEmPt5u+WYCcScj6Bqv0SAkLV9O0Lb",
+	"aMgm0OUwHiHM+ks4/gaqO81t/x5O5zDleGlZotuW8nl9g3QNhKc+OD3CouBzDX9CQvh5i43E1oVHfWag",
+	"Oeq8BUs1wXelKuH1vF6gT75aXCoQqvMqXMwJkaThHsRmBiqMRIHr3N7NqTZjTO3ITLxc3pp6hN9+a/Xq",
+	"+0ZZBvP0alwcUrncJS5wL9L2NhDIPu04XjmwfRkvvNUO/2WembBAd261FX4ovLs8hprdrTN3xbHZbZbL",
+	"Bx/SPX33617bM/fp1SeEzYguzjPEnkj0d+Nb13mtJ/ue1xZ94qvO3CfFLT/pt9Ri+SnPkvjbjlYBYxYx",
+	"j/GlT26gdqWM5alISTD2pnhBPTJ7u5LTUQJOxntpryFqXOiPpsXMvwH0jTZQd22Y24fPa0OU2vZOo7H0",
+	"Qvw5+9IbHMNcC3xRvPBckk4ActeIYSFZOygnR1S9bHHFMuGi5pTejrzOYPd9FQWaPvaKUkpxJaoMfci2",
+	"W8+ZrGhM5IyYsv3t/cd39ClLfMd6zBLA5bUcIbe+rwwtLCQO5RMbiU8X3BJiv2lH9ItnVdc2o7l8vMmi",
+	"LXivIMr4P1TDg7EZ2D+c2crTn7Dm+PpVqmQ/AKfhoxxrhfetInPtSC8vVMOZKfh+rNRAPzhBIVvDB3ZG",
+	"rLxbUplPKIMU9mlaOLm2TTv336ZZ47pXaItRdbiymWTlXnD1N7AAGQbd/fHg/VdlElIZx6tuhW5V5iBj",
+	"a/dgEHO3G3UMb7dY6B7J9VRUqgqA8E6HTyHmIzMgoxLtfmuJffyg1DGTE8c29L39ajwap8JMCFdzJH7g",
+	"E0tpKu2//8NKvF3OUp5mT/4xFTo/GiWTgueoyDJU6lRYp3Q5wzHJyAWXnJfoySVnV3YL16PSrrw8rlxz",
+	"02WqxDwvXdbXspFZ9qA9H3LDYmbYwgCtH7PQjwU+NGB4G10A1fR5QOOjOxACbXgeJoLJ2Go0aIZw75G+",
+	"gKaeNTjShMRahWbAh3V4nyv+KWcxdFl0QfCJdhr7hc3JXiFTx3XtnF4Ln5ae9y1HJe/Yb+Z65PGIjVhX",
+	"JMIIfntgxGHx5d9XqMnjmk3ODTM34gjMebVeKQMSHikg4e6EE0u62guBJGTeAVhEINdBDNccsqBSHjF9",
+	"Q4DrW/8G6o52KAFQEUUZQ8wmMGIE3JPYLxXk/LCXqiHm36oQqomKWIIN0Vcbs8kpS014U1aU/VchQwFQ",
+	"GsRlaGdjmQ9akI15NdCCx4QsCK6DLqHnWWhctOmh5THyCwaAaDdzP287W+bzH0fE9G/+/ssF3zfqfl/P",
+	"98WfsOkBJGMZDRZ82x2tqQEM2ed3XPbtbd5prBkvQrsZ5vcoJxWW7Gc/2Smgy8YBA13imWy2GgsBl4pY",
+	"Srh0hV+38RlNtbAgS2Vd9BD+yEX9/f3XipXxCbGoglhMvvrfMn1FjSYhQqwn56OA4POPOwQp+pu/LM5E",
+	"YXPKjJC1hvj1CjTYc8MLYaIBl48PNHHugzH8KNFjSu6A//p34m/4fyI+UMULaiVwjCDxNUKFqbWBLjLF",
+	"svmLREHzbMjjjqTLpMlEZt9NnVwPQy7Hz3TeaISVXzAOvVD4MxuE7ZL3mRGX3H3Ue/12Go19YNmbrp7a",
+	"gOUF1TBEnMfei+fi64wYcvhFyYJX7Qbou3EiJEsnc5IHl2TNH0eapxlzflTcjCnquyRpfURyubxjwC3u",
+	"RsuE+kuzmNcVWF3J6W7ndL+vvL+38bOSnd0xwfGPWS31nBtg2eFZimNPM4WljXb9sYj5Ym3zW/szxCoa",
+	"u1C7gbrCAEMFDAzTF7UAuhPA0srL1UeiD9q5YQi5r4ZEtZuz31xZOORb94HL+5amd2/8uS5ytMr/gENM",
+	"tIZE9XFYqepyb+0zKQc94EmvDgdddclhpwn/+R9v2zC0f4xSFY8j4yrQJQkMmbCfZzJC1jyXEDc/tFZP",
+	"N+/uocs0Fiyrf3EHmE9fLdtN2PAhLu445Xbyi8hoccB3wKXD7VpWV6DTUlLWNSsKfX9lPM1xD54AGl1/",
+	"ihpZ4fmYpReU/EwVH4eszzWMR5YhcGd0pyrJeCECpC05SerIqjOQ6bAGU2QHqlJJXruVqFmtQtMDiuoS",
+	"qXdHMGMYxr7n4J/U6JkbaHsKUeSZpscLDPxBQSlodKSSFCZvL3noguGxOSk2saIYfOCfhTaLdIgPTGMy",
+	"7ZIYe3Q9H1NP2Dwd3jThXFq0xMXeJApfydPuwNNW2r0bOdeGgfmIapeofCUqX15+iQ7eMqy9wB5WVCVu",
+	"r7FEp/8e8HueDd0P36kkf49M/kqqtNZ6O8tf7icPxEcH5DbJ2xdWR+namQ68CE6vkBMA8znR2DCcU4Z5",
+	"3ysN3jTv8v1I19CGTQKX1IO17GOrVvgIYv+1jqQRVXcaDZgWzFG8vxKaY0Btz8WELpLTa/cW1AkmMKeQ",
+	"pZy9fjm7ZDQlo/nixN/Hhwo8RHq9aSl0MI7j5AaL9vlA9Ay4twKQVOAfPcyIvhGAGlG2bYJ5gEry+5uh",
+	"v3ODWrFmix/m11m75UV7e5GLsXUPF2MjfmUnrIwdbwaQGiuVQp/pC4TGS+U+vHyBxHfAEtEdo4d05ZJc",
+	"TF8sTRl7zco/7mARp5OzrEk8Oy8lyVurTXyQ3V9Ps/yTJ2AV1wWK9gyFSSvVYpK7Sx/I4SbskYVqSKmX",
+	"bdcoDMA9OYoJSZOeB3AhMKwehdgwyLKkMDtMi750Ce/xmPt0MfdFzSZ6RVk2AJcYMD9YhWwY7jo8pgma",
+	"FaoJulXA52PN02nqsdt9EW3txS/51qteo7nV2t7ZfbH38hXrRniq4zGfoYnQbJIAtNV40W407DRToSgs",
+	"ujIQfUsEM9lqRg4E1lVjWsArR/OI3OFslyOwmyeaS8t1tNGPUYTmD8iWVtuUm5nPhs3aju6Wdu3Srt2u",
+	"nCH2GDB39JZiz3fRKfL6k1u+DOsNCOT+DYSQuu7H3Xeqgl5g1kpdOssQjFKB/XHEUyulYw5aVtmZmKW3",
+	"Yt1LOznKus3GXnk6FRvjZiNXYOaVvaUat1lh4JcNzCbKmXQebRilwmAWjwP6uOATV5JByE92Z/M6DQWb",
+	"BVbG+Py20q7sNCsIN2z/vb2N7FkNR+ZaHQa7OSqFLk/UFew0//M/3laCyhUX/YGptLd/D4ojcVDJ8Zi/",
+	"ZhNdaW/7YSWsyxOdj8hO8pMrHpx9lwCD7LYwIXkK2CjxYplDavZfbv0+ZZtJYnAZ/2i8nbdMbnA0IM2k",
+	"yIejI+WX5hz/2d4tjOucSWHELxhALdG+ReQ8H0xz7jLQlyI1HDrw2Gw7PpvivE8wakJ1NU8vGW113nWj",
+	"OE8ciWMt/9hMNc3r96csq/mo6lpOJ8EUKNpy5YSv6W+OTG9ZwuwpxzqTABcnRThSj7gGfKjbEGZEAHU2",
+	"e+9CqFJqsb+IYS2AsEC+8heEfBs+t++9xWCnjgzttQqdruirFtAtCqEa8x4bJwaaBKYY+ssaQi9h/Toc",
+	"GT6ECz4hRjeW4ucx9wkNftnXWeFzzjV7TD2w5EglR7o/R1pa97p++r+ICq2l9FbelYeU3u5+nR61jO48",
+	"DbO0cZQ2jjx2T86TapcWam8vt4Yi7FKWj9ur7WbSHxwvYerI7CVGqfuEBc6VD59IDciSDZZs8OtggyU/",
+	"WmvU5v3I+kPbKtYY45nziKOiVdsFYQ5ZzDFwkzzC/mcz4BO44imnF66EGayzuvICDlIaCEpq/9UbCErJ",
+	"qLwrpWRUSkZ/3BLmj65iL44peE9RyvZsxmN7/13B8hHr+yz3EEU/h14bjVOtEOC2WIO6Voe3BAvZLuJC",
+	"ukI+AYRc9lkfITOP4jDPv+nIG/A88tz2dQUhrBwm/aRwInFwxUAN9IjZsZpruI1ZMblF48GdqaxOsqjU",
+	"3w1IjnxqiL7cTb7/Ky5pjOBN86ZQPFKrLuxypZpvf/EQb0NlDaHsDoEB/z1PuiiIFShEvMLhzTB8qTCq",
+	"8MOVgrGkAqYjRruQiog7gcdKao5rjgbKqOM8KWeJ/Wg1Kv/IP+1YO/H09k7+Q4ETIwtuV94mSqUQp0xI",
+	"DVHCmazjwmVH9Rpr3c0lvuylbybLxsEGy0iSU4eoLcdJElR6QlrZRt8YbFQc26wssqR4uk0n21+WoyWF",
+	"Wg9z9sPKe7+S7Ock4VmBzweBLjfDpnvfUY22pc4kTvVS9QuXqy4ZTZ6WTKUfV4qLLkqclReFiNlvrUqg",
+	"LnnKksRSp5FXCCovtuvbZOkdJ/ZvJ0RnzPIt1q4oHoud/Fi4O1HZrr+slIpFqVgsUixWDcLW/i4VebyX",
+	"KY9W0Ix9m/c3aciL1J7dtUS1rRrNNu0pFfLiukAbUunBcZpQxcF9SHnyr52K5J9NpxJmhaVTLJAJQ5Wi",
+	"6JRPYVZc+L3UvjYUQnePyLkNZz5N6Ws5YDDWCGeZAgdVLAqUWZhTDpEaCR63wf6c5i/yGGvjKpDKdCTB",
+	"C4AwtamU0O4EmCtQm7E4LKxFUAWqV3icqoRbgj4QfUt2KMIuirjWWKbSJztRfB3TDlYYK9NaFlyQxwlg",
+	"2JcLJXyyjMEFc2CEO/IXJXlQADwo9PYMsY2Fimubic971Li8OwseSwoMq2bjrEzzl691MrPsmwwIyzWf",
+	"WWWAxPEp0d89urdg/+gSKI3IiaD0RyZ30p9e6qS/VpI5XZNS5CxFzvWKnNkpfFyRc3Wz1RMJwSsj78rI",
+	"O3sd3TWadgys0R9wa7bhEmB6BQmYEHCNr0KhA0DCh/TVM1WXC0KZg5FKU9v2kiMugH4GREJq64nCu3f0",
+	"XWltLa2tpbW1tLaWom8p+n5Z1tb1i76lMLqxsNtHtm8uGVN7q5j43J99u0Ybju6dn69sCYyeCS5oU3Ix",
+	"0qEY05iBs1RqFFSJFMB//Tv+1XPVnKFqiSg0A7B0FBpejn3ekZ6M1ajEsuNKrM+B9a0MZShD2gULhtAX",
+	"l1zTMyom7lKn0d4qJ/gBHoMncB2JAxyyC24H6F6HqwEz/JJTUQYcSx3e2Fm55tgox9hyshJ9BWfvngDr",
+	"SATgKgBdQZWQtyBk41iYT+7V65BcWa9xnmVtP/xMQ+jYUhh0pE/a3qvV4aMkCZrHxfXXOOw67DRegaX6",
+	"kNHM62K/Qx4pxOaEUM1kjQBYIhhGtvR6wQ3mYfeBdRuIS92i1C1K3aLULUrdotQtSt2i1C0ezdD9BLLE",
+	"3dm8o2ZzXc67s7X6+ZRc9ghZhgeuSlp3QoL5BZ9AdcjTPieuY/WPRFjaIbmuBYSXS9WirXSm7cuxYCBi",
+	"X06iI4sIfjWsBu0qPWMliJ4wqMA4cdwSLKiGJPqFWPMho9w5atN4hDEgOWzTNGrTW/r7swlrdfC7G1ue",
+	"Qpx8Kn475b2x5llBjOpO41Wt3pG31M9gcby4NB1U3WpMl8UoYhBicYza/p1r2F0rWteRt1WtW48+cl70",
+	"Upxlx/U+mMB/WG1ivlB3ByaV7cMmsxZLre+PFbKzWNcoo3dKNeNpqhlCfhqlqp9yrUtFo8yQfRoZsoSz",
+	"7bjnY2gVesDSR/NsHGk9dp6N0bibiAgSIS8g/PbNB6CR4YCf/2rUBZe/h20y7zvSFEPK7dbUwfaDfoA+",
+	"ExJSZRjWoEY4FNuS2o1SfinUWNNHtFEjDVcqvcCWBm326wnbPrcjf0pGeVyESrvyp+Gry+558xf27dvJ",
+	"386bjW7LJF3RvPybaDSOJ81/s8//+uP7xt/+8v0vlpSlSaVdGRgz0u3nz9loVNdqrOuu4+IGrdTx0gQQ",
+	"1/GdkBdbrZICfvWmFtztGS+nu+EPERt4yaVR6WQry+FaGBo4rXpDxAxLVN+qKdqo6MK7AwPoTjChxdXQ",
+	"J2PAWAqjAxixFBJ+yRPtStonCU/7XOoilMDPIVRtB1YUPf/hYy2AMGKG91U6CQMIGYYYhnU4RcPCQrSC",
+	"jqzOwBXcEIZo/1WgbXAuDPpmR7w9NfGtKxHzeSUXOnIWiFAYMEpBFUsyusUSGpB8xHaROMrAmLGTr1Vx",
+	"iWbrgSqZTBahHbh9PMJtXAbwgHy3V1iGtLDaXibXlMJv5VeoRkzzLSE1twMRlzyZ1KYz+nuJGqcLUvZ/",
+	"nkq0G7LP77jsm0Gl3Ww0lgZAwMF6XAF/GqDKP7PIBHDr+OJ0An2lYr1gjL7HNQyVjidUraZWs4sqpH+E",
+	"ukKNJrMPXWUGlJjIunoWI4H0vHlDpc7mJS92rQ7H5BMEO9CUSDV1RhdQTt/i+cyR/v33O2ScFnpYJun0",
+	"AEaszzN8/DLz9OvIPHWngDa1wFOtipNMnnLJhoM4Jpu2wfI9UGAlbXQRdJnGUgkGqlcDFwaU8LiP9oux",
+	"NBqErAX4GDmwZUpCd2RXjfsDKgBspRkQssiseywyKtX+i9lHpvj3yJnoAyo0DIno8WmmThA1aBCpwwHE",
+	"PEqQ9eF4ibflfT/T0GNDkUygKoxlQpc8NZrSY3viM487koZVC4BBPCZa4yZP4gZzA6dK2IIs/yNFLMH+",
+	"nI3e6j1MwlheSHUlcRodqVJgyAG9iwJXxjlmdhoN4uT2BecPmasyneOhmqMu3SZSsBnvSkdOu1f63GjY",
+	"aWwvTpctUrtHrWjohTpsJkzq3N0kV6DVlMmxsQ97Kcf7bo/BRymwDF63EuT8uF2hYtU8Z4Dv+DADdXqH",
+	"ZxEnOGJppV1B4KCUqzTm6akSGAbS3F29ruA/ggoe63ei5+ybrWZQ0RfjSrtyevZ6692b460mdoz3CkdA",
+	"p89+ot7aLUAWsWiAnDb7vfWyvrdbFD40XwWZcc5+bypV9zrjXo1vz7DtFbj1fL3XEsKN5+1NqURl7t49",
+	"LI1LzOSUTRLF4g9KvWNpn39tEPtF2WMZ0aPIRJZH/JtzYm/C00dxwjFgJ05sVDdGNuaV2IJufLPWCzcp",
+	"vZgZOM3w1qmePAUqV9Kc9fkbWHy36/gFA6K76CGUweFqoBIOVc0l3j2WJAEwuouFS+gCfmp1+DDgHZkr",
+	"FxGTVpZ2EDYY5e8/AQOMkFHRBQyExsWleCE440N1iU6GGdHfR+VkmDiuYbuovggNF3xkfGpCNpYnJHd7",
+	"kPdZMvQFis27c8TmVuPrEpvnbNemYoNKhlIKsY/vZqcD/6ByqItYWexIOsrfAckFRsMw3CEeB5DyS3XB",
+	"Y5AqBf55ZG9jAJLAqhGiug4f1AV3sGsSk+gSoSnX7Jbw1Cl0aSiMNcc0U5ovKn9N6/FR81SHUGXxUMiM",
+	"w3TkIp9MthybKn/deFXMY+Ixl0awxAXO8SETCcY/Df/ngKVdlVpxZutCmGjAZebQRreDXWs93furqd6X",
+	"C7trRBR2dylWzPVKFfppHPPOGA/O5E5gk5dZ8NRyYJMjTjmVhYNRUsw1m+LnrHGBFjm9cSExwsv3UGCQ",
+	"pMNrRzzdaOGSJSLGCPw9iNmEwvxTbsY+AxkjTkhArlKlodTSqAvOR474sI4cMD2o1QHPKMrHEvCq+jge",
+	"L8XbDq8vGQrnBAU5ZBO0cXc5sK665BT6Q7cvfaZBXcl9ygoWsabcgq4nh079LwrEUGUyDnB6BH1Jaxx3",
+	"pOsyADZUhBnp1fP2VLh+IRx/B0IUvO34evYEujRpqbIRBR055Eza6eWu8MDK2pQTQYvijfneKp/J6/m3",
+	"Xt2bXmcmVU81HtN+Pk3IK2lcWYmY30BKl5Pi72CJdsu2aTO0353bhGkaV1zkAivOabrtfKE6eyPIsbKQ",
+	"AGzeQu3JZ2mdLq3TK3JiPNgcJWMl+br4703KQGaQjrnHE7npNj3zbHR+qCqxv3HCNXIqNCF5IGPHGYSB",
+	"KzVO4o4csgsOlrBM2iBVV8UTp2PMcnajgBFTRU7qWJy6klC1/MhBfNxSwMZ3rahmy00ahu12ByegJLfd",
+	"IBMtBnohI8zfsFyQJVpBylk0sO9kXFejse1S0TJJx65pXhnXvKZj5SpWluhnObnto9pq7NTuzVNxSNM8",
+	"dYYDLEUYDh2HKInc+szhdmOmL8Ajy+F3BS1yuUZ3jeNfKP6fpnwUwFjzre7E3pQspIU+iNcyHctMjEaR",
+	"1j7jkRhhtmvKR2jxluqqhrZ2Bqev39p3/nb6Do6O2mQ9x8iVjsxeZ1lQjv3ydRx2IBj2zFYM1SxeU0jo",
+	"qiQGJe2XAmDQqVgNwb3QqUAipAOHx9TbCHt5ZlsKlDavX3m60fwHkjJDqGIu7Hzbug8IWhSg8s7nhT2e",
+	"ZJ0ViRrFPQfD4jLH1Nh20Aoq6XhZJJdG826JWeIXe11an5uF1KpKuzLW/FN3snyWAC3n2izYdkWKi1X5",
+	"p9PXb7ea9W347//1/82vtNUVkmFk6rXAWEx7ez5KmJjegcpPfzn46e1JqxG0Gj8dNN4H241gu/HT29eH",
+	"AxFZlj9SBkaC//T2/Ke//O3mMMl5IjndztJuUwrEK7DD01RIA1nWqmeDTrOewwanieLSEnGizGK7+BmP",
+	"uLjkMdi3MDkAUSW0ISFtAlX8wQqSapw9TJg2tak8CyW3Bog9gVKq0yDr8M42dkmzmZjHUg4J7xmwPY5l",
+	"wrWGUMgoGcf8zXBkJv9qyUhYh9DZh7/hPcSaQHOW7d5oGontrYs/AsPsXagysF9P6C/HJRNlnlGRxVpe",
+	"DfIGcz3as0TqYkBuy/eAu6d7zLXf2zVbtXQkbt/Tqx+JI/SxcysMjTWaC4ZmO1vL0OYeIhxvfK2+pXdN",
+	"NBdWhyye0/mDi10N1tsGd2B1rezOZXdGSbD3a2pcHphg3jIVbtMXmLLhSdaNxja8J3dIz3inzGpJGf5u",
+	"lTkZX7ojKCHSunr41XqcPtdYMyI0rZL8OB5ZKYjHDt1o2kkdZGyaeHJ3Yriex746ssi/CIPWnlE88c80",
+	"fDx7B0J7LXCKu0E1nDrTC801r7ndj+sGmynVLYNN6vJEyX6W+YFqLaYIdmRXsTTWoAfqCoSBqq/4XCNs",
+	"JmpAcWbTTiX/Ishxkji0KxzKgoCrRGizGEhqkbcdpcqVlctHqPnrXv1AJAYn9XyEyJxL+Ph7IuGOtVi9",
+	"Uch+ndoS/sjtsga3DF0PWGv3RaVdedV7+SJuvGy+fLkT7cUvdl+xVo8z1oh2d1ncaO6y7W5vp9fstrqN",
+	"7stWK4qbu/GLqLnbbfSscPCyclf1d+dlq7l9B78+7fJKXAPvdsk2vga2MXR3PLdU2r8X2Skd5XuoiIFz",
+	"g3DlGSntqRQczaxGTBv0SiDxt8ekTW+RBiOMhvCCT0JLlrmMOzIcjhMjRiw1z63kuhUzw8I8UJe+4PgC",
+	"VnkMLWUI23D6/tsAvj99820AP/LuqSXN3x69DYAZGCptOnIXjsU35ESx47D8Bd3zVOaSkMETy3yQa+0D",
+	"kxOSfLkVcuH8z9+CE2pjytRjEiKWppOOpNWoTYHy1eFcUcBvtjCUco7dUxiXorxFHI6f0DPdkaEz/W9Z",
+	"Whn6IGIN1bBIY1VkuNnSJuVsiKDsUkmev+wFdyE70nYsonHCUqs04zAcN0W8eFQRnmnbVtmHLuqZgqRV",
+	"6lrEYsilzmp/YhyzZtJyUQMJtzvdhJH4zBPyGdHCw8vmq5bVHhhoEfNsQ2B7O2ju7QUvGg1qhOyeJUlH",
+	"VvdevGz817/vbLcaFJGNSYiW+ut836u08WTV1WyiEV3e7upVqmTfqtkJS/s8xW31O9ORO81tlBg+ZAco",
+	"49LZB3LuD0Xmnx3Afc+kmfHqr45SzqXuSHssuhzcwa/Dj04iEqZ4gPVcTEd7c1xHloDnsSH3lXGmxI5p",
+	"e0NHkkinM4/bTBpKdV5IC8XKUADMPvrrvOSXSUfz5JWP+Km7SSwrmcPnUJFZi7hIrgsTKwZ9Lx+AnU17",
+	"k6VFSwErE7CW3RknVs03qmtDtR7sQm44sgUZ+vNfL/ikDGq5f7nEP6Y5n6hMJm7MFxe7Kp5QLlelXXlx",
+	"XLmbCDnfjuDO7w3xLpgZ5dO08FrBueN3yEwH7JIDylba/eEKLNq/o4Sjp7iK0kXKwaiEAIhS3uMmGtQ2",
+	"yiZpTov1c5QYXXAKcfmpmFA8LQUOOo89vsZPePZYxow8Bf2L9uSWW/VgStjt9ho8PSQgzbmlFOCyyN6H",
+	"2LRWBKQC+z6heSBGXuUqSqwZ3tltLq2OxBSUPE4N0bcID2yexInhJCwa3CgAL3RpLTST0dzv7RooLOKN",
+	"3gH/wTs4CKjpsgkcbkAP7Pz/8kwofv9vD/d6OOs7juD5r2NE6b6Rdb6R8dQVGojR/8/e2y03jmPrgq+C",
+	"0cRESrFpWfJP/sjRMeHKqqzO01mV3mlXV+xpVSQhEpLQpgAVAdqpqsiIczVx5nbf9AtMnIi5O8+w+036",
+	"SSawFkCCsmSTsmQ7s1gXlZbEHxAE1vrW37e65EfM7DQ2ZwqqtSgSMDsspeJSFXmdM1uIYKvPIDBNlR4K",
+	"eS1YCrVn7juCX6EciCKmwDNe7EdizVy8a+wqn0/vKClOrf4HHZrLghs5ooPiMeTYz/eEE4fCU6wBCBDz",
+	"sOtyRKGE+f4pnWbgdl82qvnBU3S2lf9Z2iNPPvXTkvevpT3wtv8kpUKvy+R22eJ3iAfr1qLCSQTs3wh/",
+	"K3TEebLBOglHjMRsJiHD2iZYrpcgQ1EWIeULmHGuzokB8TK4wViwDDPMRMAj2NnA296ULwFRkqgsmhpY",
+	"V4rZRTJLYltfe81jJrA07e4iW5dJXl+y+anvpLZkc/n5trSMyEwrHtuXr4ZilfPu3tIQ66s9abjNeq8H",
+	"rOLyn2OnjAhW3lSDjDVKtvITVgJD25nALrgmOfSPRoPwuizznynQDkFhZfn7b1flUDMmstvptaNFlBhY",
+	"K7JSVYGyLF1JYuQd83JNlKapzTg5KcI3Y6TR3pTPa30SP1qP5ilq5UQ+ZjLkL1uQWPa1FcsJbU2RQSra",
+	"FU2y6gQN5g3/zNilgkqDaowKrNcvVSrEdHFGU2D8yUQ0NS9DplBldsbS1/KKIZPOETSd4RF7Df1oBv2D",
+	"V8dmNiI+rxhNiODGeIbt/LKUpQ+da9hla9DHP2K6aA360MULjz+fQ1InPLdZT1csTXnM3IPoUk7ni00e",
+	"83lr6w/1+ZcN2+2kWr0Xpbe/vi1OsSw+/7KRZ0Rk1f0isFYbrbdlPwpKwrurBXbkRVlLGe0pEgDXAvXI",
+	"wHLojxbE7NWc/tEcHJC35++J3cK2A9fC5hcUjkkb4+8E2ISe2mI3TGIErgq7Q0GJRGaPYrJfGk2htAGP",
+	"D3zm5fw+wDkBAxuxhYSsyFxahh4J89pONVkC1Uh3EcA5/UbaS20mPZOjs66CDbbdozJDLGmQx9IKtcT+",
+	"dkRpDWNAZDvloTA7azUk8BBBAwhqAoIH1bmfa62m2zTrzhMiRNaQfDQ1jZtSUHtgoBJYKSvTetbtPhuP",
+	"GTanWWfn/gwsFqiAgRpLYUqkLRn0gEcHyWDND88UcYICG257uCVPWgW4wwUZy9RxbyVUM6WHInRyIgTn",
+	"Hx1rew1z8U6X/CiXznZQIFQySyM2gIzS0NWB2d4wW7evv2f6OzeBq4HGitSsnRjYZYV5rxK/0xVVoDcH",
+	"nQvpwzVDs0V7FQZWtbyvcFK4FVcektOlq0eDGndNr6ij3i48EaXNVYYe+U83QciSkQ3q8QuDDuaZ3tZA",
+	"RrVRBGzy1qDlUIkdRw2QUN63a9DC8ltq9Pn24plKJhi8W5rlxzTQ1yjJO5szgC7K+eRQf6Pp7lpj5+pw",
+	"N1rIKp8teE4bK6lxm34JJlwjirfbaeOxZe8Wu2iYJ4GSsDGQZEnhWmkY4ZzvTKI0XdgiLT+pA9MhNvBZ",
+	"rs01sKK58R8+Hf9hoxkbzdhoxsbp+DW1DHkgj6ExhvbNHdX+7+afzxszeVZT+ZX8U1blr3dToWQxp8+p",
+	"nm7RS1W5r5dykV10nGI2aRFLHROuO8GSs/SZ2gYOOUf78NviUTcCIg8il2v0hnLP1Cj+RvE3ir9R/H84",
+	"xf8+j7A5rSLHDwADoOHgHjB+rXeKmmOQFWy5GdgbSHbNk183pAhNqBiQs1TCod8JzdJ5yhUj7aPeAQnH",
+	"jOoshd6RMUs/wjhCIgUZp4x1uqSS+xX4XiAoyZX2wMXNFFt42ncwIbW5R81Z3a1yiT49+rQRVVwB9ErX",
+	"MXr0L/rHHqNHKmc3QmAV5bE5NuGCrZp+7KcZkDEV0SIg/f4xQRbx6pdHclUgU3Jg0fKqVjk9dur8x6UG",
+	"n2bEF1LTxGrsl8e9XtASjMUGy7QOj83CE3+mwnwCLlUpYNmZ28Kqiy7PkaW8bz/aJqPQchO/Me/gAJeo",
+	"a7v/a0aF5nrh7gH4SYHXDG4MbfjXtAJ1HUzN36+l0nboRwfHvaB1xUQs07c1OtDZM6pPZnSQn2Wn803K",
+	"1NRMpREN0ErVrF4QArjgRJYkBrCn0ZQqBhNoG9ZtoPTnCdffLP4KA8gNB0019ICNUzo260pLfyG/hG+W",
+	"X/NKmODviA1Y93KZVI95TxaC+4/Av3dQSffPmNAfnGHxpNFPlSym05kReT6W2WKOtbd+PAxiN5x5w7fH",
+	"E+YJFXtWe0PP0lx97zzU68Ga/QkTQBe//SYlr+VsnmlmKd+0JKNs4XXvQ/s/NPov7HZDLcNBwSAYzmka",
+	"ElCmLp8bw+bQlcQcNhS06Mrv4ItHCTdP5d9ZpFlMnNwnbcuOHZD8vQbk3wxWwlf5r//xn4TO56m8YvFQ",
+	"eOpBdQhXQD57be5pYB4DqnozAHNWfrMTdzfOFEmBuDCbm2fHsAxoJuvIGQrbAn2esjFLUxYTFPD4jI4+",
+	"J5JKY+MVcP5Ay/I9esVSI8XA8O2St+BzcdxuFPq1rLpkymw72gBSzRxRItLf4byPZcoiqnR58uF0GLP7",
+	"nWADbwg53XiRJFNMkTacalPkyokP5J//IO5K5h6f5omMzaRTdCKlmSB2YcoU+BmDvHeNimiSTwhPSZSl",
+	"KROaXLEUaA8DorLRnjsaip1TPhuKBWdJrPKHDqAhjWvbrjrwTpWtAsa/l95sOJJ6GhIN5daYwQfMhe51",
+	"msVgbpdPEVwFo275d+aOCqsPco7FV4fYrbPNEgUsip0TIiRMAhAlcq2Z2LotcHtf+moWwfdWeBQa+DHL",
+	"D8rYexWw3gruWYY5ld0aN2ZrlzSDjSHSGCKNIXIfQ6TqtvbMj9UuSxiWBxd3XJTho7uHL8342syMpqSj",
+	"mknklBuStbilXtUw8sHIhtbRrVbOnWmtxZCL5FbQaDldjhNgeKjCXc0sMTnXT8xX+z3TPii7j1ezwRIN",
+	"lmiwxBPBEj6KaPT6F+o+xDTkTfTkozgQN+1+vKyA99kng11upRnKm3dY5avI6/O/knYIHVsjdRUG5KeL",
+	"N3svA/L6w7s3nYF1cAVEXWYB8a4XoLMN//loRBz0MeYRQ9II83VAYpkkNFXYn8Lc8iPsbtJ2PwB9rnWi",
+	"6SkT2Kbwaen672Baa6h7N5nl5rd2Js1E+vOI01jMIsxhUMzVMB2KG3I78LRNMFyrt4et4CAwCi44Ouge",
+	"94KXx91ez1ywfm/d1+d/bSTi41dY4Fr8Iwo3EFj7v5t/LEnwQ2aKAu0nF6y7OvcTR3Wv4ulfzATraLqi",
+	"tRTT1iHOBXumvIBL7l/vBGBR+dGInOHGRnb831wpNp2xoeDiigkt0wX81sFWRwwZ/DU2IESdcZIPwnyb",
+	"MpBUMWlbRWDGAeGUAI8B6QWSfyiUdN1+rKSFH4EfyKJPtA3hujTekyJZDMhR79WTdMtjmnSuEN5xcb9s",
+	"2LK55JkcR71WTRrP0qB2lc7a2KyNzdrYrI3N2viin6oveleW9XcxXwKfoOufkht6323X33ddPbwyKye0",
+	"kilEB7aCjOqybxv4FywcyxmMlgxzcJJjOkvbQhI8A9Na1DPMTVEnJGYJhwIgKWySCFrbsyKPwrymHFYh",
+	"inPv3Nzu0vVhjJE5GAQOFxNkffeoEV+dEOr58F1vTS3x3KBgaHxigO3c89af4/J4zESKXKHYtVJdF9x8",
+	"kF1iPJlrngbwNYDvyQC+0oJ7Xiy4FRCwygAOW1sHim5fbw8qlp4Nd0VERcSSxAfBUSJV6fPqWsL+UTFp",
+	"Vn2UC86Oqu+l6HCnWzWCoYgrySN25pUh4vPV3bSrN2i9becNAjdJyiLGr1h8Zo/qrdltm2wNqIGUmrkH",
+	"ziXy2xqC1A2wWBeegDAXwi83qFQsm0UqG8241v6NKi52XJLHdknWlTo1Cn1z5fnead5bTCrnlMoJrssZ",
+	"Co2x1RhbD5D4g/WPTyzrR2WTCVOQu39ruNGWJiJpwdrCAa4MipepLQHAvPOUWWNJcqFJG+ODPIWagOsp",
+	"E0OBdox/FFek1xl4t/gTsTUJpJ3P74AkUivCPs3NJiEjNpbQRjemC5KwsSYy0x3yb0ORFy60c8kGsmBO",
+	"U81pkiyIk6xWIgR5932ZaaWpiLmYdEp1D8QvexgKjxMVSgYWTJNxloy50etdco7TzGJrCv6JRIwn7faN",
+	"uogO2YdDOs61j7UPayoVuuT7VGZz8/B58LVdkEvkhQ5rSicSqnRgi0ScrCZG3ndObHNEkUFzLyhQKJYK",
+	"ieiM2XwuRdRUXosuCd0VQnLJ2BztZfyuOr1h4Beo3FJYe+4t26+BX7eoAcYZMwZw8YjraoFz/fpgzXTg",
+	"51tAaF3ogU+Ar60kiv72+5Mx5P69MMoOXnZfHNew7w5K1t1NxJlve2vbWSF4ZmSgufamNuCmCPUmytvU",
+	"cLzFBKyH8fydvgbjlXZKQ3jxyJ5lhDmqJKBrZzXssqhzTjWHg3+3f729JeX5lNiDoAxuKjOwGoyKD2wz",
+	"0CRh6YQzFeQFdjFn2iU/u6RoJsBeZimZcqVluhgKaEwJD69KdBi2lDDPrp7JK2asAQUdie1wkNYDy0Nt",
+	"j0yKrTdx2uKiSx52n/P64qxWx68TLnhEk1Wdd84SKkju7A2j4tCbruGVLTa/Z/oMB35/RmI7A3e2n3Q3",
+	"rE6nU5yxUs7YGzfm4v2ypypM3LmWKYs/sEim8U8iZTTeCb3tPF+STkC5lb1GPLk9ssoGi/zftpp2tXYl",
+	"GoMsrotrR/3VmU+5MLxf8tNNcSsTHnG23rw8swdAybvXUBlFJ1QZ0xkXE+K1MMM+mrlwa69rpey6ESvG",
+	"bMkyJqpqrhPmC1qaJDbxCoujbzNZqHA9kTurTRT3RK17s+TQ6FLI64TFExa/RvXSGoxpotgqn/ABeJt7",
+	"Hr8cnvJXfKgaHHOx14KhRqvioAUT2xq0DKS+pmpqVsV6X2G/GKqbeCQHgkhc638n3mXMC/mZqil4AXCx",
+	"HPSIYpEUMVhIFeYD1uLibY0pmGejhKvpist6Y88dqPnRLV/avDFa3a2sbvGsrUHfbO/aD+s8Hea3xGyM",
+	"sZRxt7U+SrD1Gbjx9u6YgdM4VmSSyCvmOouXpuHAMuzVY7OBXbao2j4zZSpLdGMfbJnbZV6Iuhzku6+e",
+	"QA9NXO55yye74siC6QGhscEAWHMMB5y9P78g//rv/3PfySJ0EuKKJlx3HUGdCgmbzbXB8DL1XI2YqcHB",
+	"4YY3Lqu0gFxPeTS1rBm2n7+W3hFrqV3lbJ5wKiJWhdwVu4bZ/fGo+RHbUSCVAbz/4LvkjNiyWrYx0Kev",
+	"mav7bpxwvl0Y77S838mhpu1irVCdt//LUbuvpJPi3InFCvpqWfhWDq6V195tgTVfQ6EecEqqbfMOXUIh",
+	"ZgO6io7CCiK+NMLvrSNKCraxHfM907kCuWe8YJWwRLuyMWEaE+brMWG2qxsbhbU9xhVdU+4/ajur25XJ",
+	"vidOHys1/mKl7lEl3ZNrMSkiduIddzMf3ZwGkY+h8C43Y0J3uuSo98oJC6Ov3GW5Ivk+3VjHnRZ326ax",
+	"tC1leUNaHdxHCGaKLcVxj0fPo70X8Uu292rc6+8dHB4dP3/x8hUdRXFZtNUTbKfld9jIuR0D88fH1t4b",
+	"XyUDtiJzq0vFGeYvrMHcb6RLZ+JFqyALwtte9AH5d1e6cTpET22akpWCERVEMTZAflOUN7b0p/DywEmO",
+	"eHc9aHcSrgh/mMOn9AoSy7bjIMqDFMubVd0b7dcXTBChuRHtuPHFbdLQhrBOBSXfyxn7zTyFBBDPhZqz",
+	"SMu0tgQE9ccg82/lWNBpY+/8DRPkrZZV77t+QjAPp3YGN9euec0PRrP+xfb3MNfalhxXjSB/KMD6M2x4",
+	"VZIR23VYPCqCLezkx4Gvp0Swa+v4z2GqEcGCfdI25bVT5N/8QNPLWF4LYqxcpBsn9l0Z/QGZwmgSGiT6",
+	"LTptaMosdbhRHhEjmdA8uQ2z3tfR/9dc2T4isXRdP8CJnTm0rBUZMX3NmCCaqkswsG83wGtKNDtFO2WT",
+	"/oI8IbZa6Gb1T0Wfx+Fm098EBZqgwFMxXLwQcC1jZTuBgVwT7v9u//q8b3foY9BiOV2IGrCUV3awMmWs",
+	"mLL1CWMz+onPsllr0AcxFLRmXNgv8sQNLjSbsNRyZ63U2T/kJAj4ttZZTGOeMkVClIzdXNyR352sDNzh",
+	"n8MuOR2K4pD88Y2l5wTewKlsI5q5Rs9VQGTqf++WkExiiMxQgYbg0gADwlVBhXVf3X+G99+B8t96sKdJ",
+	"WGuiPU20pzGev24vqBXIhD4YlLDVp7dkVtsjSDuVCVNECgy2JFKmAyLnTEA3ZikvAxJzNe3kjcV4asMm",
+	"KiASrgd1srZd+epUtVoZ0m7sdZuj5k+9/XrOB6uh/Nvv62h3DjzJV5FYA/L57aO8997oBtWY6Kgsq8/b",
+	"XKSbZe3i+6uat+u970ZGbjl1t9iDhZxy3z2J5F0cTFHrdoKOIUKV4hOBZR4GlKfMhmemAMGfKdIetmYL",
+	"PHrYMheAmI+TSWsA+IU5/BZqstVF6c4JZ9f1Y/rftiEGagAbfOJdutOeuJj8pfZk3SXmdu7+svu78X81",
+	"/q9SUmwuvaqoAk9c1oereU7sjmM/2Qql8oEZEaBs0B8HdAJRHgjMR1QI6aI5pH3U69XVFes4xj318BVL",
+	"995XJd2rguDt64BGLt9Ttm6rTNwsqccQj/vW+H40MTlPaLQkJ58pC69Vl3wHaDpTmozM/Nji6xsJT6WT",
+	"QcIamTrEfhbXlizifuL1nOXOhB/snN1DxO5+89tBNmK1Eat/VLF6zjTmNMokVg8kXfMm/HtpdovH9EMm",
+	"FPG4/JSf5akYUydkzBMjP10tcBiQ0AA88y8GFdxfXIqwOvNdl5wb+QjPMQBi+fUUeGf505jx1nOhPqbb",
+	"NLjp4zGWakLMBPrTXh5kLsMO1wzFnL56IPaXGvx7+A7LA5gnVAiIEK2cCMdDX01cfciEZa6/cxzWH1AM",
+	"ZCrzNg3rRoL7qBR/f8fERE8hAr9lVzac4TZUscEhsJWhi/6KJhm6vEdUR1NzSn9t4K/3yuOzNq9u6eXH",
+	"dHFGU6C5y0Q0hbmZJ5QL5LXX0dQj6+sfdY9aQfm28gr2SP+gF5hFwiJalYF5jLFFmdqQS+vopff5jKWv",
+	"zbXNleCuKeWKxRfyBy6+wWZgNgiuIpqwNxRSgwetfvegFbQWnCWxeQSP/71/UHD6XcKarRUJXx7orzfm",
+	"JWURn1dU4RFcE8+wecavpzy6ZILMpSZzzvKf/dB97TRmmaWRufjE9siObaQWN4e3+ovwbb418atzLiK2",
+	"flEVE7o2xl8c/vmXMnVYtfiGL5srk5NkTXxj+/GN/E3A/Hro4tKmxz+BGEeaiZzAz2i/GRPZgIRu+4YE",
+	"ylBCt33DIi05NGs5dFoTNx9po7QDPmDszD7jWnUCzEfCg56p5cwpRebc7KK1iUlZwgVNF6uoAauhFhsj",
+	"Ke2NxwyUVFMunhA96G0kMjeh4l8SdjXJTz5kOwvIOG2/Utl7ur5R9Y2qr6zqafxxKqPH1fM1GELL2n2t",
+	"Nt91GK9szjbBvKYZxYaRP0FovDeVkVm0lRBSGRFs6oDZdwh/Ywf3Wkz13ad5ImPruWHjMcOuyQZYkX/+",
+	"gzhVkOeExHQBjSAIF1oCUhwQJ1IhswQy5uxZzzC1tUBcAZHpUKCyMZfPzzRYCL4+gYw5g/PMVxanGfjk",
+	"bhwQD7QVV37m0FuwDNMC5xwYirzrIJ7TJfmq0QOXq841QRGo4OmI0jxJiBWogU131zIzqtNc2SxXM2YV",
+	"wDBTNoPSLHsCXGMosAUITCq0kriiAuvaMDRgHjeiacqBD0+R0CrvcHcQ83u7ou5yjj0NlAm7DJHNLzuL",
+	"4bopMROxq4CD9aU6e70EDX/2SiNzJvQlx1AergDUhostbg16gfUrNY6jBk1+eY4jc4Jd+LCW7SmtQa8G",
+	"2CxvX5UlK7lUbtlkDSJsEGENlixcbVhkRxfPVHW32ZZAodfqZvu40BXm+427SDuEyr0wICE2BXovQjsB",
+	"mhU9uMQkZTG03UDqXi9U9UwtOxrtr0NhrjFAkJlm4pmDbw4DunpDEOyxS5gwyKmtstEeHlXQPwZEp3xG",
+	"QOQrQosuhnEnAD4CFg+FgUcGj0G3kqJ9GBlRxYiRYQGgUejI447tklMMwLl2YeYhoMQRQR48U6YYERL7",
+	"igV+J+mhAFbKFIKltpH0CXGWK3zlT5c9tWgw7UNBBHTMspeEpJ2zqOwrTcfjWgnZ1hHGn0Ba9ipEYpC7",
+	"M/ff1sjGqKsatax7l4PqALM8xztlXLZt97yWuCu65t7dJXfTac97+RV3q5hDM+6X+uqanfiT16orv/A3",
+	"VDHbdazqlQ9a9TvnlpBi99j7xg7Aflu0E4PWtVY4Lq9ibGnbKmwus9dLR6zo5fzLrlrU1l/pt7axzXs2",
+	"V9wMnrRZ4xnEMnFPAe3YT+j3qGychA0krAkJATItISaoxUJ46OEegEVVG72V1fzGaPFWau336HPbfv7V",
+	"90wvhzHvnz/TRNQaH8jX5gPZRVCt0V7b7oBXMl0fMUVmY2bBFUphP6JpfGvTBWuBu9wZ3zjPYy2FWc61",
+	"teI9P0AeBcqQd8goDBCWAWGfaJR3Bx2KSMrLvXHKmYiTBYm5mid0cUJ8E58qS7kgrwVRLNJLA7h2dLPm",
+	"bqBqT4jSbG4scWg/yozBHqVc84gmNmyEhnmm2N5osRM1CKL5tZnqe6tA98LKOhDmk5jfSqowf2T8MJ/S",
+	"jxOatAatccoY6CxBBfU+M1hX9lPEEgZ3yMSlkNdmzUcojb1jpjKSCapQ9xXXKchM91lGUmTa/yL1r5Bm",
+	"StOIUfFRTVmSjIHSy/3KJpPiQ/mnsZTxx3jh3XnCEqq5d+1JkmkYrZlgysFFd8mveXGEGfon72M298+f",
+	"8eSyfPZMJkmmIu/xZsob4cw8i3lB7os5oyLT3uFzmV4WnxRTqObcZ7nwPuiUXo9YmvrfZcl8iizA7ist",
+	"Z1RL73PK2MfyTa+nDHK88wf5HFSDMfbwwd/cVNo5cZf8xbw/3EvvYCvhapaXP3BxwWbzN+bCz42RPJVJ",
+	"/Gep/e8Pj804quGvwitA1Znz5rUGrRdggS8/y3NzDRQf5hMBPVzd/Kc9r5jHARA95ZNpYcfHPAI48Gv5",
+	"rjrls/8wMOuMpRFs6dbLXhlhBTch5FH3ZWnER92XJCmG8FeWyEz/8/8r7n5VfPPr8mXqAS4P/iXgv5jR",
+	"xWt87+a1m/1XLOtfKgG+dZD0AZBgmolafNorQPIW8hB93Jiy+dziRjaHnXR+zayOumITBmAForxvZBI7",
+	"X7SVs6Bq3Ls2x3xDL5lRc/3nx+S//tebLkTEs9EH1I6wP9btlF738PmKrWK/Ltbe4fMeqbtdDoq1+k2m",
+	"NUvLC8Pew9sDv6xa21tYyStfqJv4H8zkUTJKpIhJKrNPZkZ/nnJ16aZdaRldwqTmW6LE6PbLErJX7JuF",
+	"L7ueb4bqC3iwBtH76r0B9lsG9ohpiyn+WqA9u7q1u8NFDufhQKJ0yugsAGZO11//AWryvru6dy8FOKN4",
+	"2jIyxu/L5VUgHyrKeNATcMJfuDCnZArEG73dpQR7fp7KEfj894wc0jkeetmq7mV5BXqwnlqzdTTmhh+j",
+	"KYsuN6vPcW+nammOm+pGQm21OIf621Q9fem0toJnPmcCqpjDYmVCOoHEmmALLRkUCs+nUkuo6QmvqdIs",
+	"xOfvklNizjYyJUtZqSCoqNmxJslQgH0P7I35fe2ZH9mnKAPFHhKasFSTNrghQvjQtY7jsHNC6FizFCqw",
+	"uZgE/t0x6RWeg8WYQ6r0UJix6Gu5pzSdMBJJCUSuaZYw0u4fAnAj//q//5O86MGf5rZckAMyhdojAb8d",
+	"9f3fjsgMSGE7tqfCKAUnCz4XABc6Y0OBzyHozNwP8QydsArJA6WUgXsUKqG4eMz8gfUid6VYrBG9h2fb",
+	"aWooLPA1Gqzs1vnj6a/PtV/VrVqqUVJNdLeWpRDJ1NoKuIAqqeEtRm/3p1TEcjx+rEZA50wrLwJgnR6o",
+	"jgq9bgdpdfWJ00GW1eiaJslI0jRWRE3lNeF6V6rpzziOp1NEa912FyldkCOSMhovSq4j9mkuq2sj+3g7",
+	"VUZNqL0Jte8+1A7rvgmzNzDiDwEjzqhSFkRoSSgpSIgeFku47fY4UMJVRxoz14ZH4G8uPs5TOUmZUvDZ",
+	"WtzwdywFG5CxTK9pGhOsspzRBVGXfI7x/RNjFtPoMj8A0vKhu4K8Yrb801ymlJLv6BnlFfNxjGUns55R",
+	"FxygM0Z0SoWiUQ5+plxYYGQrHFSUMibUCdwLeESkATwFdNJTJlOG6QeZ2qF9fr6UfnfuyLceDwblct57",
+	"19VhzznT+WM02KfBPl9hmqG/LxoM1GCgrw8D/QCqtoyBMrVTCGSTIPZk6opHVreAsscRPC4ggl0XkVDy",
+	"5iaZ6RUTsUzxbwsZuuSMTphtaB9C+CEExR1GWapkGpJ2+I6Ly5BggUpn0xBrziQN98DkRyVnjotVMeYy",
+	"JeGLZ/apiBTJYk1Y1i8/qt9tCq/f3SEFanFLnPg7b+rezxZua2cPoGCJ+nQLNKelifcJT+9AZpBxVwWO",
+	"v4al19pGL64VlYSJVDUrC2OW8CuWlmvkjqpX80WHpYzA8ut6x2ZSqICMqYgWAen3j0kkM/DYVr08DEVc",
+	"SR6xs5RH7DWmFthaxppVhGacF1LTxF7l5XGvZ/ZWdHnOf4MqwhZ+tKWOEVXMfgNseuZvbxBHB8c9ACeM",
+	"X7H4zB7VM4vtMjNS7MO3e++++2Gv3z+G3CXYAdWHHB1gchb4K/GBYekbAWEugV+52xdv3at7Kg7buHQx",
+	"L1lcLl9cXlHHdkXpGxN8S7Hicd6W1IqHShPTb23Sws3f2lXyKE7JnE4g3X5eVkfL5Y9cXN5UYeEw6/UO",
+	"oyxN4A92QlKW/GnYEuyTHrZCcj2FRFaWMohcz2QKdmPxUMvC8HOD7bZLtFp+qVXLAB+YazXnfygPFwEb",
+	"7hqo6sBOc9aHAkQJ2DIoPwj4rmzpCFzimRoK+xtmMmADbVjvRpSRNi5c0usEBMReTPJk2fySUFDJI0Yy",
+	"kTClSFgIyJBwNRQTfsVEl5wKYksX/LODm+Oj2GbDfh0QKggXFNnQSoemQ8HNA2iZLuzFZGqH/q//5/8l",
+	"PY+0ATFgzDTliSI59YNjflhH73WezefJ4pbWenYib8/KKMmdRyV0WKfrC/3tq7pNFVZdVVNb9tejli3N",
+	"/067/jWArAFkuwdkt3JJPAT02siWup1bAqZx1+yzZd9DQyzR+Ms27jtZwmJVkaOPKTb1mN1NH7GEE3Pi",
+	"fVAJARblXlNFnJjKGWUdCZ8V7gjrVHWfWEVQ9D3Ty4jonn3DGrXbqN0/rB9kq8rYquFGKW6br2IjffHE",
+	"6tpWKKJ9lL2Plb1ymqNHku9Iq/ba1rLP1VyHjFgkZ0yRMFcYYZecigVBf4PZ6MzPR3HFG6tSY7fjHoBx",
+	"7MA9sDVtWpJSx4WybPRro1+3rV/zhdfo18boXGV0PgH7D5bo49t/+yB/H0/r+soWeoFwmiQLz6IsLE+Q",
+	"2FAZqqmAFNJCDYMSCQfOCY91lVwR9mnOIs3iR9bOZnhPWTkvm7qFyDsuK+tGOT+8cu5/ZcoZVlmjmRvN",
+	"/EQ1s1mfN4PkaipT/fDq2e7Gx1LQH/D2ysbCyzF/q5HbtJoWP/F1rSshZUOM0V9zxTp+yoHtpxDCNeY6",
+	"JAmLjeZN5bVyWtfFZ0gbh/fPf8A4ieK/Mdf/YSiWG0B0sM8ZJYnUXXIB19EGLMCj2WyHmIwWQxGaQyIZ",
+	"s5C0re6DzAAtobwFEABLYLkkRZcHO+RnCtgskQWT5MnixFxvKNrhByO9eoe9o71+OPBrTbyO8LkjHZ9B",
+	"7OmpdyVzT68PBNFTqklMFydDYcHSuChxgUwHcz32ac7TBVFTajCS7nTJKRHsGq4Gv5kTBYFnt5/fi9A+",
+	"qOuii+8Vxvhv/ghDNWXJ+B0fs2/pQrmzoMMazrWdnLwhG1xwJq+4mOzRK5Yit4bKHyy/FyjKQTkppH0j",
+	"yNDBZCjIFLE9f2HxuQuQfLVBHknpXIsP9ZSKYpljJzizPLDmBz7j6uOCdYfiAz6QIjSKslmWQMuT/HRz",
+	"YpjviI/uaUKSCc0TYuZlgQuee3EULsjYaFkgHRF2E5jTTizWPTfSKCTwtyJck7bDwJ01YLlLcC/n6Ng8",
+	"JpKayHRCBf/N1XPLK5buudekZcJSAxVJu98j/wf8WJoc2HmdEpwu2qEMhcuKIa+lcD2XUzdjcgxzixNl",
+	"VqNiKaeJUWsBUbBF7cxgi75iZFe2VXPo6YK9v7CF20hmwV+yBc5F/s1Ixot8pNDUkKfKjEdliUail1WD",
+	"P7F72GYTmasE5OjgYEfWgpW5TyfXp1hxeX1QAdDNX29rYO9kg9YjidQ44tioz3d7RmhiVRUKJw8JHvTQ",
+	"m70GYB++6oE/umo/i5tvYlcVapB7WnEej5e7ivzhY5fmxT5R8+3g8cw37w1e9A8HffeSt2vQuTtu2aQr",
+	"D3kDk05/st0zXRnj3Sey/g0KpfIw6NXktVT6dKyhirJ/fNB9/ur4+fFB/8Xhq/5hjYX8fIPORZdI9WT1",
+	"5+bCtOo0vjC6SfyZitg98PGLUsOk4puUUZBn3uA2rausJwdtarsThx9hS3x0o/jst3HCv1+DobPq1UEN",
+	"sFuYL17W0RRLKsLefE1xJf7sg0TkouM6x/u+sWPQiGZNQWaTYFaT28pI5ScQYUCl8NiB/TxWkOuocFAk",
+	"s4H1MU7lb5acm2tEJtCZQgrr03vUIMI5jPtLiiI0Af0moN8kzDVhgz9E2ADF88Oq29T1h7iFC37Jueca",
+	"Lo0W4OYOiHPKua5PgatvS8ETmbcaAm0VSaVVdygsacKAhL+GpG0u1AlIGFHNJjJdhAEJaRpNwWP5YMwJ",
+	"/oPuXfOYnVgqBbWGSyFlFBS9lpK080ZUKUPPeGymCN2z5vDOanIF16GjCquCuwX2lDaTRlwnHmQf0OwT",
+	"EALn+rWFlDWruAh+LdX3zuind0xM9LQ16BthV4Nzwb000jaKZo8LxYSR21csWXTKo2FCY9+hVQNy19nC",
+	"uNzaIW2dZqwDhF9YtNkG92PHTeUJGUk9RY8/HSnLp5wP2PoqV43W3WJVlfRIyoRR8QS5GpDFqtj0hfQp",
+	"6svtz0udEZqGYU3DsDUNw/Kt4PZLvpO9HW8Ev4VTz/tHPfuFNItSFzutAl/afduK8RpMYEWzQpTJO+8U",
+	"dly5U1jdDmDb6P/1yVK8tQ7MeO7oBzbLGeFahzenoqBTswxuS7Rwhz3vkScQkcHjXhfrqH98FLTyaPGf",
+	"ZWY054uDtVRqO2qzlQmzlFn8Fnk/ai4Tr0PWa5SS0EzqLr42r/vUQUVivY06vcCSqcdP4umPhpfkcayf",
+	"KsbM6UxmQvsOyy3SmaQ5qt2gJ40F23sGXmNc9IY5I9PJ9tlNTmMgebWNbdt2g5F+p0veFooAFmKZ68NL",
+	"ayosCCNKKKQL5dktBq1fsVSrAAhD/Pa1xcF4KZ4S2NTPFBnTGU8WmGyyREvi3y8o7kY1iSVTREjtbml+",
+	"hQsakTYUVpiaa8V8PGZgwMGNOFNIkEucACd0JK8YceLfJzLxUrHG5uInefo0L6IOa5yZr7OEC5qucGfe",
+	"aZXdQXE3YVqRo97hOg4UK9QeNSFiFUK6L7C5L1jZBip5dAyyA+Tx+BCjInFu5ZwUPme74p7xLMwVVMnw",
+	"fdOJujEsG8OyMSwbw/JpG5b9ioqnruq5Ja3FaocdEi9ZwN0QLjX5MJsSLqXOfrjbti2bOq3Vduy6qNzt",
+	"9EoXpcam5RhcQbR0MwrX1tOUsT1MP0llkuxlc6KnqcwmU+KZpJ1gKGZ0sWcVMkmg5awL4UF7kdyghE9W",
+	"jn4x0bfvmc4twa1EVBq82+DdBu82eLfBu193IGXbeLdBoY8csrDEaDVw3UPHLKqnMGcra7DnCY2YKjfD",
+	"j9mYC8ivJNdTmWCp8IxeAk+7YNcOTJ6QNBMqIBE06C0QIE2gXS2Z0ZiRS8bmWCzrIKiesgWZcyGAO8VD",
+	"lhigyBSzSUv2W6qhKV/M5nrqpUWXggxzqqdD0Q49ddLtd504Dgdk2MqwnFWxZDwgZygcoVOgE/Dwwf4w",
+	"bHUgrpLnC9mxRFRA7GRKxYSR9lHvVWeDMMYNxPkTCCMPdDbRgyZ68PVHD7ZrTRlBYSxbT0I1BlZjYDUG",
+	"VmNgNQZWY2DdNLBWKozG5vqqPP+7sgwRsXtJYSXLqPNAMYB9q7ceqwL2W5YwbWywfB64sjYTFqwOoNyV",
+	"CiIkSaQwRtCIERrH6LSfMZEpY0b1OmSUabAncysQfPhgPkLh62l+WX3NI7jTlKazhCm1DRMML7/VFLCd",
+	"YN0li7RBuA3CrYlw0QfVANwG4DYA92sFuDe0RANrm4SWyuDWYqGHzmjZd4Xia1NbvoO0DRdIKDhR+Zwt",
+	"Nd9/hFyT28q4/+qe7N640J+jMjJ0v5Trcytpazjkm0UldopVSrPQFIXEMwqwws2Xr1S+Sv8exWl2zs/t",
+	"JFUoVSvPYiMyt1r5RYsA41WxG77YiGo1Sbb/u/2rSroeocC3e00tCzUt0vbaXv5dsIo5I8/nG6dyZuvE",
+	"XO4fZPR1noZIzHPr7O5sPUBQSBfbujGXG3O5CQg19nJjLzcVJqsDQiVl0UDAp5CAJwXzbb6vIB8v+H29",
+	"5UFEZtBViW6qb6mm5lRPi7115UEoP9FmiSaLz7IZkGT1ej0QYfaL3B7iQrMJsAeuQrVGRq23yH/0jG7S",
+	"ntMJi9fzsQVkiY+NnN5esK+YzU2EHiR2LAURgsJeCm0aAe1mfoBgLC6VeNwCfalY2DGs5WHDGajCwwZp",
+	"i9hqpcxvVpGVchWfmGW29F/qWKYzQCxZxuPWSu6zJ0Uuho6I4tCIpZqP7cHqu09zDgOHo/yfqumb+EVv",
+	"ZceGo72ex2wOeNhGATdgEM8UW6LvPB49j/ZexC/Z3qtxr793cHh0/PzFy1d0FMX2+B/xBZ4KSr6XM/Yb",
+	"zCIXas4i7Vw4ti9NAYueH3YPAVoiioxho44pT+yfPNfI+SG39cAdc2jRoqwMcfeuOLN9IIxdHhs2NTFz",
+	"SnmywVxqNpsby8LOzw9S6GmyIOYNEUXHTCNemFOlzEP3PsO2FG/yRwG3FiLmHGXbB634YIe91sbTkcrZ",
+	"XOfOSGs0GBFGR8BXDCIPoM4mc0PVZdVn6Nvjzx2XrZklmDqFNtDfckj9A+WC/MVqybqjMlc094EFG0vB",
+	"WoPDl72gFRsz+qh/gHZia/DKaBd8Z/0jfGetwavP+MKNWM1S9t0nowtw9R8GrWuqNNjio8UHS/P/t99b",
+	"ibQLNqf+l1csnacyzuB1LRHqv3p+ZCQZnnXgnaXmkid0wpaO7798cWSeCU84LP948PLwpcEgN602I08u",
+	"ei+LvVXN6orB0LFSKFcvCjcWlwBxx6mc+XsY3qz0vjm0lMAeZ+smb7G2H9WovqqeUxQLDbvX1+CsTXPQ",
+	"4yC2+6YCxC5TC2+bjOt726NOESpIsZ/skNFAALjYDq0H03wy2BP3SwisrzZ2ZOtbED8ORX6K/SYMPBh5",
+	"ArgSmrExpQxS9SAmdi8LcUuHAwLykhhhGRAjHYOhQNkI2sGIxhPiiUXCcrl4QjyI4Lp2GLAbyZSpEziX",
+	"OLV+QkCCIncX9La7oimHpmrXsH1cZ7kTUgZd2I4P2qf9hc01ocpr/tf+b+fvf+wEJGUCO7FRRehQnH37",
+	"howWJPz+uwviDAN0d8/jcdglb6C/X4i/dOfZKOFqymLyO37zNg7QpxwQfBOfw7WJWwbawGNUSd1y5F1z",
+	"bKP5eORdT0DIV3WH+HO2K8anpSMb1N+g/gb1N6i/Qf1PUSE4rF8H22+dgamAFI3rvWrCmgdgyrlrX3YO",
+	"moP54O6flxukr7dFluFjjX4nuPYMht5zGHqt1/sMWuqxWVA0Lb7RYFuR0GzwsNsNtQyNSaEzmpBM0Qkj",
+	"fwIYz8UEG0aRfys6F//bUOiUCjVmKbD//ut//CcpvpCZhm+iRKr89MCCfWAaLl2XK39w2D+LWGNHMJoy",
+	"pV2/dLSdcMwBBgz9e+TfuAsQ/3xmjJoxMU9K2nQoCu5gKVgnWNl8EK5iFCeMXCpGRkxfM7T8ib6Wtk/a",
+	"M6L5zFg+espkygAADIWbR3Ms/p030R4t/Ic2qosUWgRrTEBRu8BoisX8aGYhMQE0IufzIh2M/PMfREU0",
+	"YR1ncv2pYG/GLxI5mZi7ew+BD9AtjLI/uWXwr//xn9Ah2z0QvFS4Tpf8OwY8OXOU0n4X9LzXvLHoHOs0",
+	"o9GUuDipGWpxwq0d0M0UBWRKk/Eeg67mEBu2gwXVmI8YP8FiLEadfzkUMHb47LfaT7i4BNYFgi041cCb",
+	"l2B5SeAX8ILcgsmnVnWH4meup2YDwNrwlqLjrwAHgNc4b+N2eavb5H3PoMPnX510uGFqbjfesz6oVyH+",
+	"UwylMBHW3BBgSKXbmV1T+XYv19xOy3vd7P59BVGqvTYLp3qnuqB03rL19fLi4MCzvpZw3UGphSBuJ0gH",
+	"aQUtb3O1Bs8hQmtv1Bq0XnZfHG/Qy9ccb60s7FBo7g+77OKTeBuDCq3UsPgXhPM4mH6vFbgWvNAt0I4u",
+	"zWpc88Bc0xMg5jqQH7QkU1qDY5iLXPG9Fbb1YP7Ne0ia8zJqSm147VVgeRio7xR669D7WEx7bpNAE8RC",
+	"lrUGR/mP7+Sk+oMetn75XExfrcXWb5XPW5Ey87xYbLVNTbm8SaGhIbolbi7GdS9m7RQW01Y9N6ckVdda",
+	"IOBVbOyCnTUx3FUOz+uSW7rwzwN0BqS8zU6Gm4Yb1loEnhtjL5GTtTbBz1OqCSVTRhM9dT58mRIIBIxl",
+	"Wt1WIG3oPcdFlGQxi4OhoJrMzCy+OiAxXajOAHhVlZaA6JxBTdoyJUaxzmdM6A5iKC/GoJhQZhwIlii4",
+	"1YbCXCnkQrP0iiYGE2GCUEBmjApL/QU5RAaI/tf/ehOQURZdMl0AeEg5x4eZ8VjwydSYEkOBz9RxMZQ8",
+	"xIGp7WY2EjpH7IZOkYKdFuyRwJgVAYmzNO+bMuMig5wf5JallxZDQt6sS57/exYbIE4nlAulA9t12Yw3",
+	"TRl2+9NUXT4DayqSMzYg2A7W2FFyKHIXq2ubfj012BjtAyEx3IJGije7QGumpbzsknOYaHPDGTPWiHtB",
+	"QwGtGfWUCfsyoFfjidkR+PHaIlxavFT/nRJsNJ1QW+EEpX7YdWUsk8RYVSGKinBAwmUgFJJ2zMY0S3Qn",
+	"IKFmn/R+pK5C0jYWUiqvYVHZhTEU+JZzEt/87QVojjmzxK5l8x35DcJdEUsSheRvio6ZWftDoebmwmrK",
+	"mFYQgCuNbh6Pjd1I5ikXIOVILKMMVnGXnNrFf9DrBb1eL19+XAwFTRLSVna6//kP7zdvWXUGMJ/APpBI",
+	"aEFjtLrZmca8HUNTm0jSVBmz3u4EmF9cwbaHvtmaAaFurdoL6ikVbl9ifxxBbEWAv63wnie57BubJbyq",
+	"V49MzapUPGb2WJRvsU1Ssz28VYBXPKqY2la2bIZilW1zUSzmd3LypK2bsuR9A8mHhTQNctFZTsJ7EEto",
+	"qUM43c7I7mk03RjXN7i5r3msp0UdJaqEgIT9aWjklpUW5bH2p2vG6BZ7qyrsKy+4t+70z1tgz7im6ezU",
+	"7Foh1/un3QlLA6nBebfixCWxVjI+W20zz2ffvinE2+q8zpGrob3xIltObJcvbI4LnMoIrKLHfz7yOKA6",
+	"mHHxcRwYnW7+oZ8+joP8hTMRs/gj1YFTtR+tng2Miv04DkC/fsRL2L/hCkaNfrS6M9eaH0cL7wPVgVGZ",
+	"eKinLz+Oh8IOIPiZJpd7XJBIyoSl+cd5KkcsqGKpBiu6/+9B8/Xg8GVwdNB9ERw9D573giAIDg+Do775",
+	"IxiKQqltewj9F8UQzH/lX4+Oil8PYGw4KsgXORWUfMj4b8FScPe4OOdbKVMyocrsYS1TceIcnGQmrzCL",
+	"2u7oaLrHRXD4CkT+LflTq0yuRE4ae2t7dtDFEmA0UCS3hjwTyMKZh8u0Wmv63Npm4r1wRnlQyh7aONke",
+	"SkNtpOeeLr4m6aRJOmmSTpqkkybp5GtIOmkgyPaSKnS9fIrdII7NKTbKOcd3cGpAOLiUw1yyve4PVM7i",
+	"cT2ssn2DsNk4D7JxTvPsAmVe1xe5d37NuOL6Vn6tD95BS4Ra5A1PzOXzMoqAhGj5h11yRidMra/7Je2l",
+	"ut8NqWhotWphVxn8jPgPTaRIFutKfL25qVnnW7pHd6s1vCtuXHogcHJzZYMXa++NkK26Ss7vYMHeE60n",
+	"pvN5Kq9uN0kiKiIAyuYgkSXJWjYW5zVy+RsuZ7Ui6BkZGDXOkjEv360abuuN+6UUkRFV7CcvqSG/8DdU",
+	"MZv0UPXKBxskkPiMG95He3eX+GHTLiLzrXmfgrGYxZ5VfLjXOyw4XN7IlFxkTMV0AWls4teMaTJP2dxs",
+	"OQz7svdpbIxfMw2/1LdolLNO3NoASqDRjOvVb7zv3riWdd83EJGsJjQpFuBGJZf59qtSd3lK5nQCQfVl",
+	"MdTUYH75NZglrVQpQ+KBazFPBcZLBU2IrZqDcKrSMroEgnd5xTA/QAp2M2GhSAbRkth4aACB3TBO6ViH",
+	"fi6p0WdQ9ImZ17RIeDVggUJSbJGTG0lxxVINdZpc+3mzQ0HFQk+5mBCWKFZqKQbR/hTQhBkNF5ObWAXx",
+	"A7MujpC081yPfaXpeHwjm9R7kTZ8u76Gsdj9j1nIuKkGLFTYPVXONnVL/Qy5+sqgdt1l/p53WXzpQySL",
+	"fhpA9IcERCBNl9EQvpHtYp981XzewOBY58+A0ftidOeFaIXmbarRGvr0ugmvIFHB0eqr80oArgwuapSv",
+	"La/Y28O2+dFFyiVI24BcTylmUeYy1qA0KDByWY9ONhFphJPC7enyQHkN7vVaCAm8rv583i9G3LgPGm35",
+	"1N0HW1ShJeXZaLOtNwivLeifbnTAdpbDPfBYneUgWSqlwmqp0A4nHBBK8j1ZUmQjhsnx7tA4tOz4UCBq",
+	"iwH8lPV5Kv/OInMZcFd0yalYEEzJBsZ8v5LU9Rpfpd0q1pRW0XGnOPStuwEaRdkoykZRNory6RQb7riB",
+	"Fa7LzTRzlSrDCgoUZeJT0Z84GlCfYK4FnhaVKXEbebVGzcV7uLGSrOg0PyFUFIORglnOxbKSrelah9F/",
+	"2Tq1dNDzG627Gi37NWvZfCU0arZRs09JzaJkfVxH574VJ4+laH+QV65HhbEiBxD/Zi5oHRBKQkdZ8lFm",
+	"OswbtFlGpDwYHtgmGo6Ydyjws8w0aWPJSUwSaRmfEjbWllfLvwMXoSvnVHTG7PGoK2OmNBf2XlQD/RQe",
+	"FUkok08SwgUoXbgehQT4LnkPj0oTMmfpHkTify0Iqtq20tp8/0xZYipbNzoYCvAmcyi0V5pC2USnS5YE",
+	"QAE0ctUQQiF0OKep5jRJFh+LX0gmNE+QU2AoYDwcWb66BHLkfATRlinJL1K4tDul23PP2T1AcHPNFTOQ",
+	"ZijCD+UjhdT55cMuOYdMBzWF3FDtv1cfGIGTHX4zB9KJJWyewdqxiQYnkGKD9eTedPnpCQ+Ui/AGJ+Op",
+	"JCMUSML89bYGUihpfvB6VdNfNyfAi9J/vi/4q4p1Dl3Jt30HT98X4yGli/5B3eqVurjRIbcGO96CHfNJ",
+	"e3zsqD+JnAFNppWuzcyk09JFjy76h8Vo6dXktVQaSv3NOzp60X158Lz38vmr4+fHBwfVV0f0fIPVYSut",
+	"fP1uVvAmiVOyMj3YCyOvxZ+piN1T98oLdS9nZnPFaUsDrL2YQKHVFV02PTQtJ7Su4mpb/eL8Srm9o4Pj",
+	"nkFqT3LpvNzC0uFig5VzcN+V41aKt3rWLx4uvsi1A0vnl01sVwsDZkatrzFjx8Uhg2V8ZWmDLIfUMvvt",
+	"dWpEcWP8NqlFdSxuuyQf2eRGIPFUXNs4msK1XZiTOeDZud+6noF1DuN6sh7pJlX4j2wx5Jum8TY3Cvcp",
+	"eZtRaj6y6tNyby4fS/N9a9SbCtCF7Ls5y0rH9x7arF7ogVBK2wVSz3nKxixNWUyumIhlOhiK3HVNuCIj",
+	"mU2mRq+l5g+/DcHymbYoiwvbUm9Oo0tFUrNKmVGQoB+5VkMxT3nE0Ads84cdPC5h5xSbB7CYABnuNV2o",
+	"LjnFkV1Dtwgo85pSRYQshgPdoDW/Yh1/YKUar1zbn5TXEtLSLrl4kdIzSRmNF+ZmQ7GU/RyUGg6QH9GZ",
+	"ay5jET7Qve40a8wTgBfyzNcG6vGBxbw8HiBUWoEsoJtDLaQRs4RfsbSsM49qmO2HJdywxNsJvPkBGVMR",
+	"LQLS7x9jImGNy8NQxJXkETszS96aoxbb1EQVZpwXUuck7C+Pez3zaqPLc/4bs1jDfPzJAxb4jbKk9nNv",
+	"EMYmtmT+Vyw+s0cZaKQus9agdfbh27133/2w1+8bsIIb6W31IUcHCGoAvOADw2Z5xxU4K/Ard/virXuL",
+	"/W0N8Lebqqjlyb6l4unYLkk7UZV5/l1Y5Mvx8DfI/J7IvJpg+hpyMjfB70vK6240n2MHtPyXdHOD9b9U",
+	"rH+RpWIJnXGh5fIL3m1Kp8w0Cq91bEn2ADJaADlBQKRNlUgWRI6R8sAgNnJagbhIIrEQ46namJkMyIzc",
+	"sGsTGdkTy3Tf2+B6r856tAVaIED/jiJ9pV7sXxz0agenIXpSMKJSpfhEMIS4shZmGQHBYpwxiML8gEzb",
+	"rUEvaE1SGrH8i8NeESbyeLMT4OZH2+hbGVVWK6MXZmPMUy5TVIJTPpmuYJW3n9XZVGqZc566b88jKpaP",
+	"vGCzuftO03TC9AWtyI7aYy8sS+sHKiYwmzP66U1r0DoyOnrGhfn78BDix1zDinwnJ+S6RNft0yqj0sYF",
+	"+PrGr8r2IhnLLCVTmYEIEeyTfh9FWZoyEQFY8VQaKfjEnw+gmZT/28t1vx0S16Rp1W/93i2/le9ndkSa",
+	"wYO/+fDdv//p29O37/7j5Jv/+PP7nz786XnQ7wX9o6D/8uSb//jh7Y8/XXz3p95miDjVqgxy1mp5f/ts",
+	"wnCEYqYKuxEo+1wqNbp8u/RChZ7IuQzdV49PLERSZjYktB+dsugy4UoPABG4fUrMrsjxHyw9zLuU+VYm",
+	"M3oJnWq0hI4/aijaIUakB+75Q5uPiAy5PCJpJgRL7anQ5Ac6OMmxFR2oYNzpz5R3PzUUNh3SiBRycIQi",
+	"JiDSDAa66+BZMGxvnNdTqpnrDiUygArA6QW6Tp0QSgS7HoripkDJRWNGqIarW6IkM1ZIh8wYCZdUTJgH",
+	"pP0xG3ACM6mnVA9FRIWQmowYMYCu5DfLkxgxNYC0FWMkBOEUDoiA8eN1uZiA36xIaHz1fCi8eTI/9nu9",
+	"np1bSmK66JzYl2geDd45kraevT+/IPt4IHxtjjcf1/nULsyht7nU8km8lYrJiqnHzHwsY5kGfHyN4OOx",
+	"lHt18xw3wk55qhrM3mybBrM/FGavufPvQOa75uKymLQeD5cd+h/ereehkXL63NfCsJWjtAo2jAcPazsB",
+	"byfV8rZDQagFNoAHeu/VbyB/znumeTWattG0jab9UjVt4wLbciecOurjURm7gtY8W9mwY57QyDqq3DIh",
+	"b7WynhUhNVkwjf20oR527KskojRPEqIlNJYOiJwzEUA+lRFvnaGgKSMpw6aS0Ak6oUK43tpFKbNg14U7",
+	"DtTASeE28+/nMqlGbJKJYCig4SXBVl4Bqk6KNwf/EY2hf3aaiT0hr8EzdMnmukt+kFdQG5tr3YI/HPnE",
+	"uSIpG4MPq33U63UG4NBDPxqRgtV0Ht1Uyj/B5vf1cuPkaXToH8nJ00DPZts00LOBnn88z8t9vCdbcoBM",
+	"za58cAfIvkVij0a2A0FZKZgHKp8VWPeatCECvDr6CWhVyOtOQDIRA7bzY7ByjPUJ8lpgKa/ZIXEGBOg+",
+	"gk0ZyQQdj4E6tkt+lumlAtIfKggX5egw0VLeG2l+yITdVD/K68dP6C8moySUSO/VADg/ctFp+/gu6WSr",
+	"Ad7PmYDgvpSXrWAzTU21ptF0xoSGHZaXvpW6Vdv8aPfVN4tbU6bLCKS0+PAss6r0HQ/OrniM84Pn3EQP",
+	"dRKo1yMN6IRsYcBThR2b8gW0CsGGX9UhOVClLtUO+9QgIQDwY1fqzyVEU+QsmoedIzfA1oFSde2diR/l",
+	"9Qfskr5GhXsyDs1zKzAbd9IfPYzyIROeC8VmEu0OSqiIiv3fNZ28ljH7fEsTWiWTK6NqyTzlAtKl6YRA",
+	"q2Q6n4OTSpHw92s2+pilyfJ1w45r+YbbHt1KQwEa7pPG69iU50RGNIEG+phIxmesk6eUIf8dutYimiQs",
+	"hSTphBGaJPIa4zk/cz2VmSaUXNGEx0QxmCFk/XC5U32PAC6igkCxImzI0A07IDhJIXZ1ZUMxkvEiIKOF",
+	"ZoAu4I+cse96ysDXJVNw8WGa2oSwT1xpFRAliZstcz/F7CNliqVD4co5jVI2Isg8cMpUNmP5ELvkFH5m",
+	"sTnAnEaupzIvjnTp7Eg1OBQynVDBf8OmfhOmzUMfnZhhxBJepD0eCzcx6T2WcC0uoiSLmXsEm5UVIEEe",
+	"FQsD9gBdwQNCiSZc05wLj2vm4JoqkjJt1FaN3sJDsaKUEtYeaLX7ACU4A7bBml3qjts3tzp3+6Wa0Den",
+	"wECz22re3eo3O8Gtfbe08+Vs1/hOVYEZ7k118EU1+YBFQShsDYHyyBOT5tva8QLzbQazwoQ2q4jFeyoH",
+	"U7uLJpi3cYEyZ1UjEMWEkqm6NdLt73azX/EUVwWDosM9buy2fqnGJT8HBQhPhwKEwp2dxE+K7No5nRgR",
+	"/tOHd0Ys2bzbUp/xoWiHpZ62naoh+BWS4R1X+txOTpXKmtIT8iLX9LEqa4JbR4ld7I1BVtT6c0UmVLNr",
+	"uqg77jheM257vW+Z2XD1H+BJNSFHEV9sl9ulPBxn1tCSnK9UMoFn1+sHbUe2q1bQ/vWbltAPVbOhcgGU",
+	"6x77zaNXbHxgE6400HmQeSpHjIzYlCM9NQ7yo939IYlh/+cJ+fZ7C/0GJGU05mKiEFvaX4m5rQINY8D1",
+	"aEFC9glbT7+NQ9LOBP81wyILe0aA1MuwduklEx2jmTw7eyhwXEZ9/D2LJy6srYCohKTgYW2HMy4u2Gz+",
+	"JtwPZ/QT/hlg52hz2HJP62eqc0LoUMRSpvZ9mcFO5TVJJNCOEKXpQoEZY0bknq/EPnJjzgJzzRDlfmiJ",
+	"zKCyojSByFayos92SnJ3BTTdLofKh+Ko1zshtJi51WeuQt9W8ZYsgDaOgmtjGmRa8ZjZz2VQYN+46pjn",
+	"PuodrXOVor5QRknHM2uwrAHwmBloBeZj1m4Ui7M1aMGG2HvRCm5owMrq9KYb8KaLCm6zUZQJ1ktNHoAo",
+	"qh5lwheyqxoCTxXfqYl/ZNdOndYc/TpDC2+84zRoK+ebbsQNZWht6xUVs5HATizejR5Kgre6h89fpbd1",
+	"IMYDA6/7MNVMaaf6c0cF+2QMP6R/MOJtkjKluuT9KqUyFGWtAsoQtIW0vrJCRQVlB93RPQzD75nO1c1W",
+	"rIk7RdjPNJ3tSIY1kmXLnWFrbLknn19q0SwS/GH1b0mvh53AKxLOEqawiBnlj2XYJW+1Gooc4ruI1MqN",
+	"DkjZFj9bPA5biCk/9fRTLja2gB8xrdPb0BvDP/s8edz3oBc8DCh0Vkpr0DrqrQGJpD2i0LeGJePO14IY",
+	"e18KYrTZW43U/eLw3HZ0AwqZhwZk+07o3urcxzMgNjoxsvhvoRG1YUBCLcPOwKZpOpzWDlN6beS+RELZ",
+	"470ZyDsgeNibyiwloyy6ZHoo2jSBgCKRgvx08boDYn/GBZ9ls4DMGEW5PKOfzDddcuEnh9KUmcH81/96",
+	"U3BlZILrsotIMaG7MFDXgkwRLSExDIII8CRQKkBiuiAjNpYpg+ONklFzKsBH41wrL4YipgtVPORhn9gv",
+	"jmdhxzzj4fPn7qv+NLR+jF5AqDJ/2hsioUZ+r21gzQ/uVd4RijjXNNUBBlkVv1qKQHjEfT0/8XqF5948",
+	"yWp3vVnKe5rPWJWgw3ciDoyuv3U0h3eORsstjAXeKmnbldIJiHmr0HauPw3LQ+tP1wwkLcKw9VTDOzkp",
+	"hXDvH4owmy1Z3KnN/gyHvZOT2toMz1mp0BI5abTYFttXF1I4LTb6E7cgbuoePhFyPF6vbr7lzEB3M2oV",
+	"GIzPlMYmmCUmxdGCYEJfgP5qaOmoOcj6taHmoSj4FEm12DJpl6LHa4LFrxMueESTFZm75CyhgowZ6KwB",
+	"CaPi0LNUwmHfCc3SecoVWx9kdtNWJcpsZw+98Fxhb5Oy7JozYIJfF0nGVMnKkgAHd45nrYsql1glcYRP",
+	"L/QNg7QLafNxAkXyqnHaK38VQW5vI98e5XYHbhLjxnPrBbm9l7aTILd3/acS5D6oZPTMmMD+QumTV5gV",
+	"Ju5cy5TFH1gk0/gn8B3tILYeG20EKZFW+jp968T4GoXrFAJo3XlCxZ7VAK1BceoDBeGxRYqtkBkT6sk3",
+	"zAG3j2kbb4xlape4UbI0d9WxGA7jmlMB7IhDYQ+7ZGyubMAXSmgU4TZqfW20sb2f0dHFjVbGjdsQeK8a",
+	"H/Zc9SdQtwPXtfXidmxYy27V3VD4bTnW+AV3qsttJNqKtccMRZs3YSnoq9dQWH77D0zQBN8lzHa8UPMp",
+	"nXBKNPtk5uaEzBNGFSORFGOezshcaqoUz2ZIdt2FR3e6sHpxTzU8UprknYaXHYy6Swee4XG5OvtcE1qt",
+	"M7Hs/e1i33W02SryRwg3f2X67Q8Rpn4CKjxvDuapHaPenEKvps/LamETjb7WCr47Jm53Njl1Cg00OJq8",
+	"FZTk3eHsnaq775kudN09DY68hcldwvZbFvGYxVsXtk7INpLvC0f2NgpfwvZPGtrf19mGkZ6YRVxZPPAo",
+	"jQphX0IqcAm2gCBhYKJAtYYddTfGfRwSdmWsh3ZMNR3kP7+Nw2AowhxFhgEJPUxrPtrEWPODffSw0yUw",
+	"DHN3wVhsb5nGIWkXhs5Q5JZOh0Qpi5nQnCZEYlorilg15fMyR3sqEzYARCwzTTAOZQUwxoAOg6EwD+OY",
+	"AeS1YKkn2x0Rln1yci9rJU+XgqcrnmJJrA/FBnIdX+WTMGPyRe33uLJ2ylludRyQibNFWIxGi2DzaSoT",
+	"OVl0q5sWpQffaR7Co6s7twi/PLVXffVEMoY4Zq4JgxZLU5m6JY50ciVF4YmNNPaFBlkpM3LiAaitGxz1",
+	"Diu/n+9gJGspeBLgs9NSkkReQ6x9STYl0G11lQRoTJ2nl5F7ivudgPft7yzSmyGUnRgrmtWr/cRE2xql",
+	"n3k47l512hgo05AJs4Uq7SqhDXPURnENXbnXEU7Mw4rfL64Ezr71PBoOnx+/YVEcK2ettym5xEbjAaFk",
+	"KtWca5qYv6+YyFinyHp/e/rjKbBOkN+kYCceHwVmxsZ0MRRzmmrbFUfO5plmMeECUmlPBcnEpZDXoriI",
+	"37KnS35AHbG672De7QepkNbtS9s8keuVGbTmewJzOygJh71rHrOTgvphdedDyxVxeJsDXT9uEx4bz/2B",
+	"ckGK/vFmvs10m1c/YymP6P7rKY/oRNZ3Xmu228KoSjQUNSko8PC1Umzn/mnNmlqoLXEY/TFBWN5CwrJx",
+	"3KVPPCl4U6fIdLIOTe3/jr6JO+qhoE3s+ypu3uqFS3fDKHDaavZQVDfbljENULq99qjayn6srMFzzORa",
+	"W3uEHKdo1mJ75QLkyBQyuBEaAaNXAsXowGSS0IjFWKbUqQtn1hUEuV2yqe+KLs7MWGECGRTtANVwkS82",
+	"Shm9HFOlHetva9DqPR8c9mAq7SlHpVOSTERT7/B+3/xcHH7QM6fnh8dcCCAwzI9/UT6+d1C6vOCTqT+a",
+	"A/i5BjlhMXW7LeN5YNmTV+88vAx6soTIX0EpzhZgwDqvipbR5S3qf28KrTWgNSubkX/+o6DfaM+oZimn",
+	"iVkDRdFjwuIJSzuBY98w5z1TZEQVg7IYx3kIx0qtyFQmMRZgBuSKJhnakJGZLcfCYq8xg84ae/SKAYVI",
+	"JJV2RyBIeQtNWkeLoUCXTzhiibw+o+mfzHYOvRQxbOeKnH/SPqV3KdKmSZI/KpKAwLUcJdicpiRhVyzB",
+	"tMxqbfSxgz64m9ZlfA9FvZTvlWhqtUsK3nTdxvuwPp5ogrR7PTWHN+qty4tOipLRLQ3RLLOaw6Nrh2cu",
+	"tpWh4eL31jMplrPdBAVl0E12ONsNZsUI3XZblZM8kjJhVDzZRHKz0N+ZKajgcPWO3cTtmp9ekzbNnIev",
+	"aWdp5Q1n2t2IooqD4HQmM6F9QLFNPzMsBCmIUVs+MMjm82TxcA7n1Whin8Z/z9APvV0/9s8pqFJrY82o",
+	"WFiwQRIuGIAF6+XmAo7SKRUKaWQHJGUR43NjkiH+CA0YeS2Vfm3GEQLGge/CwAINH3qswxwdbExmjh7R",
+	"hIqIqWAo4MZjlhohq68Z7jKf2BlQRUC4Upl1p0cyTZllvCX/nlGhuea2uhjZjiEUPqPJUOB+VEggs8iL",
+	"jRGiRVJcMTA9w4gqFgYkZDSamn/lb+G//vv/7ARAwuZc9R40A4ixR05hPi04EmxCoW3ErzimBbmWWRID",
+	"bR2hvp5wMKptY8BGJ8QG4j1THVQ2Q0HIbwxyO/KMEhJyobLxmEecCf0RVlBYUHWYR/Io3wCmua2RD8ky",
+	"MhMipJ6aV4HUrcSaxAa8Xadcaya65vm+s2XisB7IRDIzk1B5nUiN/TXM6sHxjxYkTKQGZrvUfepGMmYh",
+	"ads+DYSPiWDXncCMAdj34FK2bQeR18KVA0yYMLiMmfcdM9IOPxz0Dp73DntHe/1wQG6h/54yc3G7GsWe",
+	"nnrXMvfywSvWNNBFx+MqmvPUjh3+Zuq9cFSB9towIVdmnZmb/pu/+kMg43jHx+xbulDuPCEF65J3sPfk",
+	"GObMzbh9AYrO8mFjfhWOQ03NskboUXqMLnkPfEgzecVmaAHEYBygyLvOGc0Tqc2F2zc2n7+ROrB7piyJ",
+	"iyxVIzSkhnVwKnADmjcNmVgSZlJDI5fCnjE2ymhBGE0Tbp4NnyEwPwoikxi5oWAxncDRZmBupPaBzbNb",
+	"qV0eCEmo0qT95rs37ztd8h28mhjv2bbnYnm+uaiWMV04u8quk9+kYPicAjLA4IniAca0mb2eQw5jXUrm",
+	"wsk2Vy7me0YXuLf1lM1I+5oqbf9GU+Xs/fkF2Yev9xI5UUBcbGRG6ITeRy7CpSm1S0sVEwoslrhYzPrK",
+	"z5WZDq04dwTuBGnlYQ1pKS/BsoQsaiCTh8sZw86uJzfjUSqVJ2xhlEe9nn2MmGnKE7OUncywEmJAaBG5",
+	"BMnats+SS1jzMkdST+Fn1QH6S1LIR7v2r1Np1i2fYJ4dPjBVyFspx1jEB1wOz51kJ0hoFBTiw/KD5XtI",
+	"po6C3qPBLHNmGmHoJsEulblZYxL6KeA6NeeDJpPCXJqKBc7BCPaWk4xmnOXttdZjCcCjSsOgU8AGa2zR",
+	"B4ycwhKDm1qrqrJlltTiFRrZc7SX5/Xu4Kh3uNfvvwCjygpjj2TioGcgmVtP5gdw71J4ipZ9O62gZZZf",
+	"a9AyWt5+yuFMa9B/+eqVmaF67EnVnZDmDeLL3K0DtbjPzJ5yt2nmHf95kyeyZ670sNL8iFy5WhCayusC",
+	"ZzS+1yL2WzsR8iYi9DIi33o/EvdjObnxVdDK/ZqFITVoHXSPbT/OXW94uzWTUd0F6MLfa7Muf5SaMIE9",
+	"UkCrYwMSp8BJexWettx3IX5CSiSnMyJ7xy750WlCurSO/6BheLA37SznAKmKue0rxXqe+H39Sdye5IjC",
+	"pkxJ4piv8kWQO4tyOwq0Pdfwbq2TneoAAZazbelYg58/WPYA5g7y/IACzRgMlqW2fxeNtEy75A1PgG19",
+	"tMDeGcGSGReQS2Bft22NSNuSUeVUUMjoVZAxddb71213jsoOdrJT//qFeX11fexGcTxRF/vT9F9/Ad5/",
+	"AAOuv4pZ7eVhgpW2ZhxAnFlVaVx8En8xx986DgpYHncvDMjsujUEZ/2Holsrhmf55+4a2ctdUa890WDE",
+	"hVUFd+NdOHLTQMTFJ1EvDOHB3SYK8TV0bgFvkvUQmVf7xCIKBpvk6bZ3EIQuNRdxTqSVpSHgqJbCedI6",
+	"UCoC/lOj523NiCNurxrWvz+I8LmL62OJwt/15ACFbT/d1mnGOsh/776Cxr2dNYNfH27G028PNm9FGJff",
+	"SQWZXD5hM9HsX6NqlY43g42Q3HbMtSxaHlFK3lXos9xiqR2nC4z5Bbanc0DGKWO/mT9GNO0UoVOv7YWj",
+	"uRwKj8Mdqe6NOQbdrlypuDG8SyGoCjXj1Z3GthhlaUs8pvvYktvnfbd9XnvbWtt9Pjy8pV/3jryzKyds",
+	"t4U8Sy+npoys5yZbOvNWSbjrap9lfNJU/jQ11xuX+ywJ7l36Glet2lurgJbGtuuKoJX1QDc0wHah3VOS",
+	"Wo0E2XbF0Qab68m3PfLTdLURIlBZdOKnB2BHT4qNQzFN/g7wVuYnJackZmBp2SQde13MpbdtRqNL2LhT",
+	"bmZ5AXkEmEYjJDRIwjTyewNBW7WzQgzsAMf1quI4UoMUdOUT7DqC3si4BiU9rYKmBwM6cPieYlrf2V1o",
+	"2UcIpxJ36gD91JREMhMaUtSeKXJFU05FBBxI44ROJiyugXHIHQQVs9UMGS7kaaQ38LtJGRDFzTAwBQ6G",
+	"iKnDdlBktCDId3wTVMFznrsZur+8KV/vTnFTPryGtFk+cU3zSPy9ETZbBlRL22MjNGXX9Z5ZyM7Pu4q9",
+	"4B5+slUI6pxpVXU3D4i8YikJ3U9vEjo5Y2nEhA5dcGEk5eVQ5PmfZnffPMlWGXCB6RekPZJ62qkNiUh9",
+	"TpuhWEVqsw5b3ZQGG0KrGw/fGhwc93pBa8VUtgat49a9dv7WUVMjxZqS7u0jIOSN2ER43g5/1pC8ZOkV",
+	"W6xHPef4ezmZrEYpM37xjNj7FIUqNwQTkYIp0hYSi6Z2mZy1jpHPzkVdXfKw2R8woiiRiqlT3RqILEmC",
+	"lq0yOtVLbRFfedkwlWIIMeQ+WRv2zLZDmTGakDFj8YhCKi0IDYxz/u331iVbADOpjD/+mtGEa7P45qmc",
+	"zc1o/iyvIaPQaEFzzP/ZWpbERg7ShP1AP7UGx3kM07wbMYFZxRukLJKzGYPEp9LVE37JkgVA2YXMzErM",
+	"DyUySx2ZXfnGEE7ObybmyrvTmF7JLEVCBYxwwb77xqM4eWe5S75FUpJfvCH9POXRFKcs5jEMyYyQjJjS",
+	"t41BcTFJ2MdoKnnEvNHgo0BWaX6PU1eNwRLFbruoZp90ab29NmCmNegfbNI0GbqmDczOAXNsSsXlf8js",
+	"B6YUnTDQQ1Rcmif+38h/mJl3PqIpS+b+qzDIwtKQrF+xUJlQMyIOG7hmxTRu+iZN6auIwOcSvFCW+M2j",
+	"B94xggOxdxjSAPyiuSQl7UujHjPBf83YiQ2sW9pZKQhKheLwgDiZCYcMhRQEJaaC2l3sN+nC88SoC6hP",
+	"4zNXK0rF5Z6RTTPcvXepdCDbxOE4uk2n0bXr1+UpfNI+6h3m5PGrVP0tdg1cd4Vhs55kE/f9Y0b7lxVy",
+	"o0G/Ng36mOqyhq1odsKu0jhWLfQGeTb7pg7y7D194Flvs611yMCvu84tQmXZZBQ1XMLbSC5yOOpu9FzC",
+	"ajVibd5yvTWVCDfPvdmB3QPdx93S6LxG53393pbtKr1GFW1LOH/PdD3J/OQT0nDoz5RlxXbOCt9HEdx0",
+	"UICkz0Vhl7wXESN0KNxUYl9uteRVcR1CMKbSPuq96gxIJOcLbySEC6UZjaFVOJYm4GlDgedtxVPhYqe5",
+	"QmocDY3y+EM5GhrQ1eybBnQ1oKvJld16ruxD2u37XFxxXdQ5P0aD5h+40IokXFwqIwwLLDcgIaTrhYQK",
+	"KRYzmQEZsAI6KykYUPimLOJzkPpthKBsRnmCBLEpG7OUAbZMGblkcw1RrGWCgMBSaaqpvBau27IZTweb",
+	"SBo5t5cp/M7WOUjBhkJlI/syTkhomf1OdUiYsK1a8aHaR70jZGMByk8aaYgDQpiteMKYhPmzqHDrAbW3",
+	"3ot+zNhaPk2+HH1V0vzFNMDgrHL/IOWMHPWRG9G+V7N6PvxI+r3eweHR8fMXFnKZF/aTYjl2qSaXvRna",
+	"Xczlb7+3YIE6IFRhOqoCoYMCCFWaqxszFbS0vGRmS/7518OfZy//r7R/8en4L1evzkYHPy6ev4uOvle9",
+	"N/GL/0YPf2Iv3/P+h+vjfzf4KkuT1qA11XquBvv7dD7vKpmprn1oK3D2a11044SR4i1W5lAwm/SEMBpN",
+	"CUwA4SqXBRFrnP6N0/+pO/1h0TOCZ8Q3aAt3iB9SprJEr085PWNp7sEJME0eFbzTnMBqH/5tnMpZQLTs",
+	"hKQdszHNEj0gNEnAwwPVLUbZo3UTGGtFoIqPudIpH2WOGdnmzYBW/PHsHKkNfzw7JyqSKSNtY5JIICuc",
+	"cZEpEjOdAouhAprpuTRgpBMUqa3GInGGQTlxNsgzWc3QIAWtnMWagw1hruFy1MwFVWdL0ZAPdvrvoA06",
+	"96b7SZLD+QOsQg93VGVsXwM9nPmz7L7AtWjgiDGK/fVvju1DUP6gNegHrUP4/1FrcBS0jluD55+D1b4P",
+	"s5tag9ZR9+D4Lk/ITWeHN5zezeH0YDg4qH6vNTiAsfVgbD0YWw/G1g9az+H/L+D/L+HIV63BYT5m351i",
+	"B/yy24cWgXOFcsftZDh5TpXiV2bGD/GZJO6NY7MkZMpag8Pe5809M0uOmGIWXgUtFFhmTIULxgzJOl/M",
+	"60B/jPd4vg+nsmtmrSfGeylBHbcMyCZYZSCg9Q2Hx+FF/2Bw6DYdeGus20Jmc1gtibxiyaILy/5Op05t",
+	"DyVKuzVAzuqiJvv3C4+S4ct2r/Ppx8luR0jQ++RxfSulQB0wIJoxxWSWJZrnno2AhL9fs9HHLE3cI+z/",
+	"DgbR5/CERDRJsGsjoRPKxVCkUlNL+QJdb+cpu+IyQ1eOzwKDWcUR63SJZ2NjpyNmnkRbI2wrTo9z82zb",
+	"TCK+j+p+QgZ1ZVFr5g+E5i328gmsqZXWciMH72nDPr45aaRG7ol+ppy4MC9+h3YlXrc6YYM5PnANmfJS",
+	"xpvcVHkBI5yxVNswFK6rB/xo+3VTTWzp4v0LES/oNlgW3OTcWpUMt9qAfPSCTqo6y8w4mmb3t9YtzVMu",
+	"oOSGlit9Iyoev3IJAQE1g8OWdNhORNN0wnRgTB4YPjF2H/uErgJz/L9/wMPlmITXbPRTmoRD0fYBQ0TF",
+	"/u/mmM9hp0su4IIKW5gNXJ/Gdog3ehuHRm14bc14bLuUkDlnERsKOSbs14zPsb9FuormFJ9s5Jr20RFL",
+	"MJDiSqWShbehqeW6aocYSA4hupPPA1dESHNUlLKYCc1pMjAQVCZXFvYIxmLlOFqmfJ43LPPl0joIY7Zm",
+	"naCN2ZKP2i/LzOZN5qsDWNDmFV6gsMjfUV2y0gs62SlBqaaTKvKyBnUDHr1OKu44TGCkSBMjaGIEWygM",
+	"8PTT3eqpkF61cFxeFBCzhGm2Gs9pOnmmUPoqLefKE7dtMxxljUhjQ3a65LWMbX9cDNenMEH3F7jfwhBR",
+	"4C4JnUqL+bUVSs3G3B7hlOYpQ5SyjSX6wO4fTdXlLZaM+ZUokBEAXOKMneoQfCgCcdCcTlhcgyzFNeAa",
+	"DIUDNwEJMf/N/EUVdJQ235M2jI7Yr2LMuKHa2UoxTxnmp6QEWiTPpeKAtvSULYZiKpN4QIat2YLAhYat",
+	"TkBCdxDe+JILHAA0CgsxmGYe8w10/dqHvy9kSNp5AzAyMutOQX9SOyGB62bqJmgsU2iI+uHNa3J4ePiq",
+	"U425RmLLDMZTdZsxR8XCXmxNqw54b7X7c8AkPcFmX7AIYIK5pZItD9LmTK4cBOZVVodN6vIcT7l9NOUl",
+	"yR3UXr0SiVmIa+b1ePQ82nsRv2R7r8a9/h6mu7x8RUdRvOaRig2ytbm98TRu+HUXw2hd/7Ji021t0Osb",
+	"mHktIT4mcrKVVmZUXd7aywzHZBtzc0Vkyid8af5SmWku1rVWQwlUb6niKbePKc7YzTj6TBo7aE0k/YC4",
+	"aPVe7/mg11szYCskK4/4WyMaKw/Wj6zfMdqDw8Hxq8Hxq7tGeyE3GevT4+ByEsB8b5/uve2FHUkJvauL",
+	"7VZx234OWlRrGk3NTIM58DY2SuOXoGUex6DO2CuJcF99s7i1SqJ/ceDlPZTeOp4F6rL8NvtHS2uPXfEY",
+	"kwLxnElKI/YDF5mGiHmvatZhb2ykk2XVvikjEmqwv03xT7i4ZPG3MsJZqDKHL7BSgcsUG2NP+WS6oh7D",
+	"flZnU6llfj/37bmBjUtHXrDZPK/mqFtXgBLClz34VcWLRC9WFSeAUwU8ttWuwl7c0mZGr3DOmLfzgYoJ",
+	"LPEZ/eT3rrF85+YorkEUvJMTcl32/Xivd5P0TCNc67F55dipieZ/8S0HLXh2phx+fvwGWmRGRUYTGB9p",
+	"W4tlYL8NO93c+LC2iJqz6JlCU6QdrpWwYYfIdCicpXKSR8PN6rOttvNLoqHwmxSsS0JfaIXW5Wyd5hd0",
+	"AgYcJVGWpkzoodB04kiJwb8uU/PRsW6ekDDf9Pm1fAkYYhjX6T4yy5QmI5aTCg8F2KA0ipgqajPsjTxA",
+	"7g3hhKCYJ5OMx0zll3SpkNiQ4jsaTaE8I1M0IVwRSo56PSLoDIqGp4yMOUtu8e2oyxXOncA1tTBv03ak",
+	"6a71r6vLR3Ww+4BjI2hRRc2X1frzXq6qZ5SbgVIB6HgLmnnGYp7N7tbNm6lcp5W+ZVB6aTucz0acyCsU",
+	"ifVCD+pyl6xaDZZcWnQbYMmlBbplHFlvtZaB5BK6RCRpv9wYSqLCKSFJnMx1OBF/9TCd/WJLGwXB2rpg",
+	"l7rcebRLXTbhri2Fu76SsJVGjX0XgvQQQo2IVb7cbss/ApCYt0udGxGhSBu+MPvspw/vFPrSFUuvYO/N",
+	"OgEcW8JEzwjsUqxR4VoNhVMYlkZlYzf190xbXHO/rMWHVGBV9MKr1hfhMsHXC0CyosYbvfDAzesbZjZJ",
+	"5ARQ5hNyxsCqR9p6XE82EYTP6ITt/33OzK3W0Hv0Xw2OX9i3MOYJs2sL/Qvdv88nUNsBS6Pa876CItbf",
+	"WGvQf3nY6x25zNn9qz7u8Luv0evb7V9levfx8fcrDe1z47t6mr6r7YGgBpxslxmtoo5/WtUeBXrYdwrp",
+	"0co9aHppcAUJzdYMiUxJaKaNxSGilzCWgoUFiHFKDVMh1SXil1VeqKEIVUTFaxmz8P9n71uX28ixNF8F",
+	"y5kNU70pmpKscpmOjR21L1Xu9kVtubp6ulnhBDNBEsMkwAKQolkOR+yveYDZH/sa+wy7bzJPsnHOAfJC",
+	"kVJSMiXbxV+2knnB5eCc79wjr1dQPGhhj2KFOQqddWVQJJuPtRU+yDQEfnojDV18TAU16l9HlhgMV9yx",
+	"THBL9emRDTPCEyKl4G/WPn1z9o5Vt4O49R6+HGfWV3X7V2FgK9lD3GE/wyikZUhwagSrODdajSo5LYWt",
+	"SjrWFufCLPpqZvQgE9OQ7YLxC3EqHJeZjX1KsdKUcCdtMAMi2DupSX3tGy1XrXfWySxjgb7KFfT9++Ni",
+	"I3Xu3gzxoR4DGRFHFOIOBGEZr831vfiQ5AYOVcx4Joxj7TmmHA5hhViM1zpemFMMih3ruQ01Ush02Vc+",
+	"LxKYbjbQ3KQWw7VwrDBbzogIicSkZTzL9FykPVg+WGhuAB7HgFDiEhbHcPv7QL80QBmixERa0Gzoa5ti",
+	"TRXDEq4SkWUirWzYIxYnXiuKH2N0sZvrsJ5FXjRuG7xlLtWKaBFC2+LPNF2MX7EzkTht7lvHh8MNDZF+",
+	"M+/cFKm0Q5uB1oaNuJ0Ix5KxSCYiJScJnfpWr/Xnh395fvjq0d9OT1pRFWDCS3IlAe09b0UtbHgHUvn7",
+	"zvEG8bXV9dhmLbq7NM8to+HvPRquaTJNI1luQ9f52CoZSmnmQlQKa76CLPjoRWMU+OkCGQ352Ag1FkhM",
+	"SEDRpaS1c1zfFfgHbvs7Bv8RipudCvC7t096zu21F4JjBf+8WpepY4prmCzvpzq5jdp9V5aC9mCnZusk",
+	"V2/FsYyXg8O4piMEDzG9hnpes3Z4ApdVaebjmy3mj8EjCL6Dv5tXC1pU4fqGnuSLYO2MTKtPYa1vALXS",
+	"DYXIRuwKBvetAqddjNwuRm5nZ/x9d4G+8xq9L6WaeHmU6iSfLhXa245L8n5wudyNSfGEjGyW8WB1q1oN",
+	"YywhM+PG3R9qM91PuePevAiyHJ1CIdAN7mLxUGYijoKBoa+Er4fLLUPTET1DkXLeoocuob0eO339Q8T+",
+	"dPrsh4j9LAanTBv2w4vnbAh0FdIEBBssnLAR4yMjhFQjH8MGv6QiybCQBRz9iHFmBE9hm30iFZptpto6",
+	"9v3Bo0M2kx9EhrYuztAeB+Dg6Cg6ePgw+q7bhWnxLIv6Kjx1zF7JP7L2g4Mjxgf6XOwVFqpLLVMdduJf",
+	"cNgNXmUCk9u2QJ2kKVAliYStWqBWkMkSuAC6qPsCG/PPn2aYqxtmstWGiTuf5+U+z01kHtHdGsGHX721",
+	"MKMwyY9+K3ZxR7s0++thBJKXQVquRgcDnS72MWW11Wt996q1BaPABXq+JBf/rZjq84qER1HKK/5AXxsF",
+	"pVj7QfcROkrId9MrwACzji9WFbb9vDIrZOuXYmuXs393p/xz5fsDAV5+Zq5xPqL1oXz4oXuWwCJrS2dZ",
+	"nJusyPOAD+9RDzEv8n3RCWoiZm8aoreGdpcNMgQw/lADIa12gazDBPZWJwAPpOKYrnkhu2mVwMU3Lgnc",
+	"JwD99+GwGJ2tSLuaGXnOnYjYlH/Y5yPx348Ojo++63a7EZPTaY4kFtdzTJs8skvNup2gG6+dND11dxl2",
+	"E112imW6aVI9omhMaZ5xNy6tRAGJr+r51TTB/tIIISPIinpn6jx+vTTYU2kFX2mhHedWGCziMR9rstqP",
+	"OXDmWgZYRT7vheoMfbWcDVa5i7WrFUIutdOv1Zj7qqoy39Sc/9Zvw53HXlzLYt5MxarOcecW2LkFdm6B",
+	"nVtgp718S7EHgcNvOTvK8MW+k8lEuMvrM/t7KCbYp7Vj84qy2FmupIuY0XqKsnkg0g4LXVvhRFJS1Ku3",
+	"ry3js5nghsp3UYwr4M8nmVQy4VncwM5Qsy502BkgEZxrDzv2UCr6acYVGwo8mz0WJ+H9rH1qND78TDlh",
+	"ZkZasa4ymOGLd359rqgPFppSf/6KYNfHqyuhNezbPYu1djOWXigPVjYEWVcaiGMrkwaj8nduMqqUL9Cb",
+	"VB9T5nvcrh7O4pQbd+mIpvzDS6FGbtzqHXcb183yNF8tpZYvFXz7NRe5SD9TNTXDF1dVU4NxqNxg7Doc",
+	"uPpoHvy8ZiQYZrlmQQ66K1bklxtXNa+gyJKrVVhJpwz5/MfHFs8yYUaCuhvPBFe5Qx43EOjMwjBaz9wD",
+	"kFkJA49q7RWR/pYoOpBLSVSpFC6kvWHQa6bn7632aeR+BV/qOfPXYHHG0joNU4KxXzKCwaIRD8BO1wX4",
+	"8UTVPDtQ4PO+VA/MYyySCaCoSTmBP/KJSFmiiaFwSz2nfvEtORuitKR7gGpq+IDNB9ZJlzs8A6FVd8al",
+	"YkYmovapluWOL5jleUKWNy6VZZW93mwgR/hyilFr9sQhrujUKGqXeUCrrjSC+xayd5RWzUYwwKf9I69p",
+	"5k+1iNifOIJfEISIJQ9bN+hvXfAXHyiNJ3xlv+oq3X365TqdAgpR17hhQDjJtwpWDxv5ngDfvw3y4PdS",
+	"icnwQmpVAaPhiww0skbG9lnG1b4HTa1eK4Cmz1226VIoen8kFA7s2qa0tUayNyrQrW/tSABVKjbWuRXB",
+	"T0WmLUyFE8rmdi9i4gNsG3t9+iY8ZaMispUafKu0xC8UHes/lXBjpI+l9Q/fs8yKTCSYoYT9ESiOBftj",
+	"MjyxZT8TFFGPfUAs/MakDXE21LPJuqWXFxKVtePAbX2t4VxNlJ6rmAWZ2mP+kveEzLi1gNctGxoh9mhi",
+	"Ujhm8kxY1k64EyMNM4qoPC+18AQIF2FvidyIvQ57o5jfSImRNuFzlFxHk/AsHDUIXAApYPRhHUoBg4Og",
+	"bDJcLawwJdJq/Tf0ZSqqsVBoZ65XbBfjKTW+Y1aqRLCRcOG4RCyVNhlzMxJpcf89Ruy3QILciNJqGa36",
+	"1YhBLjNXhiwR+UTFTTNuXXiwrHfudJ6M1xc8f1JqLsvmz+2oPj/483ep+nOLptRmQG4zKdvYWFNdjK0F",
+	"Ya/HzJiySr7JtAKaP7YKSsRWkB4Ot3oPDqOWncjZTKSvZxq7U+bKExj2yPTwodU7+vTpuotg88ytggX1",
+	"we5wwZaNX7uonJJXkWeqAoHIWAVCqRkYqvPa64Chy0ENtYwsZP5d5/Xwuvy6Zz3o8IK4RBLUfNaWMk0M",
+	"hzCHc8GmQuXBKVgin5OLkr6aXl8E7ZJuuCZ5/jHjBVCryszLPIV3YiY8E2glPCs39gaCLujAzVxBoI5v",
+	"kEdUG+XtC7JSZayJsZ3pZ2f62Zl+Ppvp59NG/CAYfC4z8Oxw3LeP4z5Td2+q9BTwhK2KxFuxRjUBYP58",
+	"3U2Mlkcx//nv/8G4tWI6yPxfwZgD/09FJs+FQUOHEsw6MaMul05OQ5S2GwszR0DCYv9s2XdTJFqlgHAs",
+	"dtMF+SnNlIcQLjTlAK4pRG8Py+jIoS/aAy/JrTAYKlaO0xUsoQLOQoGfogQPS7hSmnLCi0e1KWYI48fq",
+	"62GWcahJBJvVKS932DO0d2EA8bjsdu67L8HOAiExmxghGtX0uU04GHx/d2c0KSRJsQ2tT5v7Inc4cYcT",
+	"dzhxhxN3OHGHE78Ie98ryify8ANj3ItAm7sBmedCpdpcHkBXrYdzzzL/CBssqCy4b/PJYo6GtbjDTjFV",
+	"vnmj0EuyluB/61xG1XHtz2UqHoc26GsabxrBU4CJTmvWDtOgquiVej2ro+n+6heqSadNWgjWBqCBqQhS",
+	"hUso3ffCGtZCoCjwa2UfSHx4VfrRQOtMcPXFtq9LEp0r9zqHXWn1Ws9f7h92Hx2BaPFz8rNGgZngO8WU",
+	"ywxj4xT/l6ERdgynoRNeWyzKU644e5vL31pY/lvBtf92wI4PDtnx8THrHnS7cHDXRNwfHJcopmF8dgLD",
+	"zgRP38mpeMoXFv1TU6nemFSYJ1h1o3d43O12izE+D8Nnp0anOUIGDXfT4/9oTTWGio9zOO34yzM/ffzD",
+	"rlyAlQKyOqVrtEEj8t6sEVqFiHet0L72AJzzgr8FQTTLTTLmFpa7QdKd57j7wGPDqV4SQdqMttArLU0t",
+	"4374Pawe7blOxDxXiRgeJib24WxFDM4w2iMiNpVKTvOpvwELEuP/Ur6wHXaCAq4o5IsxGw3Svc7y2Sxb",
+	"XBXwcEF6resJ5o/mnXYFu3s+fveMt7HSQRv2Qs3yLTXy2knVO5Gqm+3/OoWTONWWS8h4br7rVbVTUa/b",
+	"2Oo8iJ1GeKAq+VqrJf863bPocHXXlWJpPPcsdfm0rM0HVijHNN7Ns3Dd8YkIwa0U62n3SrCg0L/hX8bG",
+	"3N4qZPgJuVgBGXYS/8uU+N2dxP/9SfydHP59hRQQL751UXpfTmFK+1gR9s4KurBUWmfkIHcoUkmtpiK1",
+	"3LInZ3/tXVWldSiz1UVaKd+kr+gGZ0U2hHfGTnxw9xN7HnfYE53lU4U2aoLOKJwjlnAr9qWyQlkJfDNb",
+	"UF8fxbha0CB7LLaTPI76Kq5MKY5YPOPJJGZt+IdZ+ZvY89fe50o6vMHIRMAdmIeSTB6z+MFh5xh++ueD",
+	"6PDoQee461su9VVAFdmCxdKJaRyxKXfYOMppxhWT6lwop0PWzGDBsCgtwQxt2Nmff2LtixPa67CfpRvr",
+	"3PUVV/7dLMEFwbWj5umKienMLVgisgyLzuo59TzyQxgbnY/GFVzkg2G9LWSssxTL2EpnYSQd9pdcO2x6",
+	"BRgpYomeTjnlzSPjHhjBJ5iQ/CvcaOGbP717vv891grz9DHlZoKPPHn78jk+11dCpZSfwpGR+EyTE2ad",
+	"yROXG54xYYw2rM1ZELt+uqFVFnwLiaVaNvDJ2V8jps+FYcfs1R+xRz38cdiNut1uXxk9t3u12F8Y19yg",
+	"I8GH/HbYmxDLwgRPxmER46I3VZszJeawQEAsXuDEmJ3VV7CB4oO0jpaJ09qxVA6Hwlh8QPl8hBj/8JsT",
+	"s7bStB1YZBhdDDEuQuwbv/rurqKvFGIG/AA5q4H+siwcrMDOqOX+Oc9kCrPwKw6oRODxwFZlhivLMSqq",
+	"01cvkMuExvgWiBLXGFO6QkG6YqW2jXtpNCSHf0DG92UUDkaO10nseXMwQVPBSZQBLFErcLd61T07yaMK",
+	"m4qA7UQFU4qQI0VAKn3TV6dvn+6/fPZq/+DgOOq3Xooppu8NuUoWETs4OGaIMvut6CACvhL1W/8M/Kvb",
+	"b0V0M7zkcqv8Z4e+RW7QQdRCEretXhdfCnoXdbV1Ytow/CBF7CkB5B5GLZ27RFPdY/+VCBa01WtVVqoV",
+	"tYgBvmj+mYSCMeAg4cCLc4xjLw4y/RVSmrrNE5qANohMrkhnKrhSKtMdAN0ZgjZAr0RfABQq2O0SDHtl",
+	"9eCb49rgyFwZqfCjnlfRihVZZpcwlO2BJI5YgeBI3GDxH+SULCC3COAWwppvN5bhBS7npmLyTqIIaiaO",
+	"qw0RdcJYJ+c2sFgc+vjDTaQMkNEZFsRvhT9/oig3kK1wxYihMJWaP0iC3v7x4PC4u1oYXWm1KORVY3PM",
+	"teMFgISuEzNAp3EXOPAtBA7w0m4uPUf5IiMIbmrQSFPLxqtkzAVVnQp0o5AB2VJpM4d/Yp1sUN4Src6F",
+	"cVjAFhS2AbeCbmmDvlnmSTxmHLX9yqcLPXzJv8Digq34RsssyQQ35OEYZqEVNg3hnmU1bwVl0bZD5xjs",
+	"aR1eh7IRbti71bgHZDF3G/tQlT7NRcsXIS429WDAoLcYt7CT49uV45vv9uU+C2JntxSqEGYbgP5OTu+0",
+	"1eY9A9K0QCJItdv0tsx5NvEG8n2TqzKCYaViesJMrlhhlvXS+iatOn4uv/82V60be5dpRGVuVaUMqRMz",
+	"kKC9ViZHY2cRRvnG/KdGDwTTKtSKckYwOxbZsFV9DtZKqlqP9A1Sv9LvDq6XX2RW9Tw7KFmrv2WTvvZF",
+	"1pLNB1SLy0+UVo5W8c9UOJ0yyCIy/8LQqSj7pLqUICj0dObQdqFTRpcRNA25skyr1kURvPSdagXvytea",
+	"VWIP4ym2qBjPz+vrhDcY0ge3buaUjVb50EnouOA0MwJYS+0DmC2B2mlY8hV7eljsabhpk12tnOUXDUmy",
+	"W3/s9VJzAdj6TJI0aiaOl87zGpFMJu+dFfdzll8C9bWylcCpK4Kj8suX1njml2ZC6X5NMtxBgN2J100H",
+	"C6oFMBGLiLwSXg2dSJWiXMSflRCpJfVX8WlwLhJ/qSnE1Eiur9DmA1iEydSuauDeYSesYAwoian6oi1c",
+	"lD6p/yS0myntrX1VMbjyFD5AlayFpIx7ey/0hW2HDqleL/diEb5nHV9gcxlStakGQF/hg0XxzHqOXVR3",
+	"PJONAZvWogc71eRZJe/xRSQxE2aozfQFNbSTWtlqe7uI8UxyrAk+HEaX9pavMqaCkG6iS98+0rgWEw5z",
+	"3Wp/mh3q2gh1SfV+ZvTICGt3uOtOcBe9sYay6NIOQ/1ObAt3HlL5ViTapDXIFvhoY9h2UTo2zpZfjbHo",
+	"RNxVpOUZft0GuNHz7t8iFA5xVeGCwMUSaUQt7rCk5VhbweJUOC4zG1N4ISC0vspVuJ/e0o6R7XbIJTcR",
+	"C3LJxXsd9pzKIFUWqFOiro8mVy/SiNX4RMRIwHyKO31Fk8BoMoofk2vSJT4TtMHPXTCjfAYnww4R7Oww",
+	"OzvMzg6zwxBXt7m7e68ByYGb2IA+D5hYH9WGoZ5pScwW23aUEV7IphyKcG8wwQ61ZAdJsO6c73ZrWZsv",
+	"mTj6qh5TZgVmQmor9qKivM91/RQvpa1KWNu6cRzYSo/x4buD7qYpaMQ6fI9TTfyiTIi7yECC5GvY5JRz",
+	"IJSdRLoVibTSjV4limsEt1XItmk/qZ1Q2Epw2bzOQO7UMH9JrttoiUv3KGba603WW7wp8YoRiUcYWR0y",
+	"yykxrg28e4m/62FfAS+vTHnPM31vPNfDYCCXLhjQ43BSYuDjPkt9r8Niz8hin/015RNh4bmLX47YfCyT",
+	"sX8jtVpHgVHesrbnj57OMskVJsNd2fScor2qZ+4uw712UuHrlwrXs/lvYOo/uFYO0w647Eh0E+ByDSq+",
+	"Cp5sNZKvKpV3lYd2neArxYTmNeneEMYtg4lradaXx+a9UTVkBUhJKukznD9HfF7rM+W/7mTHTnbcsezY",
+	"MfOtxZ19AzFnId4sV3fWoObMcQMcA6OuvAm05imGVUelmlrFDLWhshfItahDrp5JkUbMapZxJwwTqXSW",
+	"pZop7fo+i99/IVepMGzOF1vzUsJ8tuGkvG5Tlu30qF0xzW0qY6WXdRcPtRO8u3ioW9ULK+kyOzjx+9YN",
+	"ke1fFwbdyO1qndjP9Gi90/VnuIXBLRFTYi6sY0NprKva8QEWYCgNwAoMUj8Xho8AQlgXeqJQ3Dsa06UT",
+	"06ivKn2DqSNePDR6GjOpkiy38lxELHY6ZuKD/3t1ZPoKr62QxvaVVtlim0VL1rh5rRMvYUWbdEdxY2lD",
+	"JzxY41oTlKbCdVWbFC+gqxwSiAQbmOW5hF+Wi0FE60cYUl83GBqnRmUrhuaTjj/H0ADTWud9/NKyGVZE",
+	"xf6IJlf3LNO5m+Vuw6Ena4eOsXufYeSw1aG4o7S+GF19lHamZcZHYt1I8JFWcwlonXhLz1w6KO6YNowP",
+	"Ae/j2OBk1kdWSdDuVi0vK0YJ53n1coHOvg/v3mzNBmKojbhyZN9fOTKnrzWuL6ogED4xL/jNGhIIN98v",
+	"OVO9Z1zDMAB6eLMKN/NCeOzq23wbIQhhPyvwxFK++J2HHlA8vGXW6WSCRVvnivE5p7K28/Giw36mkqWc",
+	"xTiTmGUiHQmDVQERwKSrEExfYTDCDFCHdljyXjFgbT28FThKCr9gAtvzZ8/fEGsXH2YYdJ5pZwkz7XXY",
+	"M3+RBplwxQair3A0aYe9IubGMeZbKzbGWqhlSRsWS2Xz4VAmUij3Hl8SR1iJFVSjtQVGL3TQLewvV4ci",
+	"+HN/l8aW5mVKCHUE7WuT9p4+gPyVztJFxAY8mZSRg1ja5NecKycdnIXvim6ndUG9qVXEd/oEIN1cma3v",
+	"y7asQzXZ0li0tD592giR0CMrtfGC1WxdIQ8q0E4VX1LFN3DMUTfli8yp5QvVtnqtF5UfWfiRLHhP8PEH",
+	"3UdwAX6ALxZyqNc67BxvVKzo+lzAn8hssAEln8GQgzXiGc52BU2/1o4JhbZ34v1DYL7YFH0KK9Jew9pR",
+	"b6W/9lDAhNzp0CW7w14T24cjg6LACdX5Pde/ealHxD6agJQVfWQ3s5w0caoHVnYD2wK60gtZ/JmUhjtm",
+	"7Dte+/lyQXmK9kO/tncHz6/tPhWDsdaTjbov23xQ3GEjprO0Yp4semf4yuYezknDMm4dS0Umz4VZPO4r",
+	"Jc7R2oGVLERihLPronnprOq5Emavw04zrphvON1jcZhCzNqnRuNRfqacMDMjrdjr9NUVRY755bbNkXCg",
+	"BBx1sO78CstjWMEbs4faul7JI85qd1/HtkADr76naapBbaS7xvVfipmANrS+O1WHRqDUdXFugS0tdXSf",
+	"lxR+G+10PUEOBNac+fHdu9MzJlQ601Jhw3pS/MU5vLdUFh3P9Cj31Ww09hchEPePfusP/dYvcaev3lW6",
+	"jbCEGyN92z0rR+jkJDYUMa0S8diHaBCbyiSZCp4S/4IH0XOOH6H0CCU+OBpWh52oGqehGrm+pO1ht75D",
+	"WP2HDcRCq5T8IDDOn96+pJT53AoWj52bWfKg4EWlHaMFwYiSmZHn3ImIZVrPSIk2MFNhzkXKeJoaYS25",
+	"flLGbWi7ojOYGly0TLoe42wMAxQqhcWQinHme7dI3IsXp+cPwttCw6KhNtO+iqUS7j13WsW+SY5l7fjw",
+	"4Kj7sPvdg6OjOGJx98PDYecgRhtiGCdw31k+yGRSvDfUCfCQuq+4ZUOdG5aKRE555odksYkRDOk7lkkn",
+	"DM9glP+WpyORsgG5KeoDdgz4fGop3oX3FdYZwO/5xYiAdOrjEb7iUtunw/viANz5JJQg0NBJNuApbFxf",
+	"VWsnERlWixvA6sa5yeKvTd55IwgN4E5tU3T8gavxTBjXqXRPkSOlh8MOkEsqUmB2uclavRaeod79+7h4",
+	"nTE3A20AjO1PSAmxoS/ffatzu7FliBZlq4ahohHNFdDgib/v04ZzSFdCgqshQFT6o4mDMjvWc0X+IuCl",
+	"2zYm+RNxB6akbwyNXNcE5XfgPbKU90Zw7C1UWqGW5WHCQSaei6pQXAdfloxVjWl6rU1oWaWpVbJfls5f",
+	"t0lnA+aScscH3NZAJiolAWPCsoWbYAMBgwwAR+BmA+Ign3q6DwKzLPNSEEl4+H1e+URJI7X3S8sqdz1m",
+	"RjizALZiHL67ShTH3SPcZGWfc5khZl0e909vX96zhG4SnWcp84PPtAaZns9WDNcS6L5ktIFir3z7Ywaj",
+	"R+Swauyfh6Qro0Bgs3ooTOk5a3P29PUZG9JyRXgTp6dq1R37Css77vVYDIsSY2fBFesSd9gbKiK5ZgN7",
+	"fRWv2n5AOYbF3lbwPlcTpecKG1RWy0wUKISGRyQHiK7TV2+RMih0IsY/9k/gjxhkkVapJSBTET+Vm1Zo",
+	"H/QQy5WTmQfKKCTYlC+I3p2RIq17wKdSyWk+xU5rXoGWyomRwN26UPGD9BvsgFlRbDym2brCttYIVNhU",
+	"U5EJJ1b5eqf6POhMFS5JHUydLdAwG0vrtFnUFKbAZouodTaUStrx4776NRc58BAlKAg+NXo28302vyJ8",
+	"/BTXrcTHS3ivkQh/4ln2DsbcvXUXqJ3xGql/sfaU5pkr3CXji2f7ia9F7LzxwVcFRqbEhhhLisaVGcfS",
+	"xe2Yeqn0GEamx3u+v6vNp6LgA1IA931Gphpk3TpJcsPmY2zTWuch0tK7U+QAIJL8W0RKmTDU1Ig0jL4q",
+	"KhBTRgyo30rMaegDsQjVCDOBRiJUneAr1cLOqIPvfW1Mhnp6V5nMDdsKUWpBUwxS+/y2qhNfsIdvZA7f",
+	"xG12PY13Z/O+kZZ5hw31dxrRTiPaaURflkZE0KMAF7eOuC5XiO6XYOZSL3l1zPcsmbWMSAA+lW+oZ/P0",
+	"SogV+Q4U6MbB3vzwLDx1jy7nNsLmj5kOLSmcE9MZtt+dhFhbJh3S8JKrCgDVRMwcEFBfHXVZyhdfs7O9",
+	"nNp1mwffPAOgThWXYpPKcK/vp/cvWZzQtjd11VeQ+A6zfCntapdYxQUu8bUrmVcwVCfsndWq98fIYrnB",
+	"wM46MKLY67ptEMss/ljdpBfpp3gPeBVlDtZMXw5dXFFfzcfcYbAAcPKq3oxsEi54xZcCC0jZ9c5o7y8u",
+	"oqc8c79n+8pDgV5RTxcetguVjI1WOqc0eYdVFLkl8VC4+EmCEHopeup+31ceCOx12Es5EejID+JEOka1",
+	"XSyLM25dyXfiiK6coTTy+ZweMT3RuXJx1FdkCWR8NsOWv5Jqwhd2wUxaB6o6CanyOkzJySxjnB12u2ws",
+	"jJ+wn31fyeJlA50uvjbh9U4Uwutuq/xXZVcDVzKMu5A4m2rVF0TWahEVKC8Ykf2W7+TV77ksugCuyIAv",
+	"F0ziLhQBbSb7WEh3PfZ/XQH0rD3jI5Guz3uP2FLee0jT74XCuHALENgMSI3+JPgfr0/D76tKHn7ZIM7e",
+	"rHK6NpM3NPUNc+q/0HT6YlU3H6F4uGaElZ36DMMEcqO6zV7YSa8S1serZ5gysXLFqDZPY0Yd9phk+heY",
+	"bU0FhTJhXFlBJ8m0rda/aVCg8KLUyfRcGDbidiIcy0B0z7mZMi4Nk1QUoLK1zWmkWbGd4y6W/pHaUGrj",
+	"WIY6jTrLYZCvMS/Sl/e5ftUn/4JQsMkTjpMO6eip1sUKOG1Ua0u17AORbVrJfpe7/g0EpZcsrSK/i7P1",
+	"JZTOL4fIQJ9jMykSzFspRom6E5rqShGCsm4vwixvFT9m4TSHUvcWhHM8FanMp/G26vP52NPigN1lSO5t",
+	"sdiLbHMtP9s0hjes41aL/+1k2RcjyzaGSXdbxK5URnZJ87v6dVSbkfGK/GooYW9Sum6ZBi/NwC4GdqNS",
+	"5hXpdsPuljvW++2y3h0z/My1wTflKl9YYvsSo7ofqPdu3E6kJbD//Pf/YHGlbLK/4tMP05i1yXJYP8G+",
+	"BAm94/6F5/sqTrhKRJaJNO6wE7VgVKsEw1epjTHWE9dDBuPNMpExCuQeGj1FTxhamfB/c6lsh73FEUk1",
+	"YkNphO2rGBb0PTHzMFz2cR5OZ9lMOWIVjvdpa5rPO8OVxTYZX4b2s8xzWz8QQzRilvHER8cEBhoW8Bps",
+	"sJz3tmIvL5WUNW5+VArGb1Z2rtzHrZRhXyKNa8nXo5183Skb21E2XlEuxJaVDTvmRtyX9z86PRHq06UB",
+	"d1Kda5kIxi26jZOMapwJQdUMBoarNAqXQwiGi1gmlbARm5E3l+InBjwDEdrpq6fSzjK+wLhNRrWsTxTz",
+	"cZgRMxokJQb3nmtsuYkjLSI4MDWKTwV70H3QYS9LP93BYZcKMFgsaemH9eIU/5pKlTvBeGK0taECQSbV",
+	"ZIULj36NWVtplhiRCuUkz6iNCI3Fx0n89PYlSH8KG5nxgcykW+ytik74QbgzWPj0BS3pxpL0SfH+dzCC",
+	"G/t8Prb8hjyhNP9u1MLtpLSFBF/R+qfnx4+edf9YOr9+LHL6mS8sRh0WpCfhfzp4fvjo6CGcCVp+3+Pg",
+	"FV9w9oTqkCGN+Otw6T//5/96Y5z8jc1FimUxjACOQHGpeDP1fKmw4u/2D47eHVaEo7Q2X2bWD94dHPeQ",
+	"X/+97ImVipm20rWiFtIo+b6mOlfOr8Ph4cPjh4fRhZgmfCxiR93/WlRE0coZnoDEcDzDDaHCGa1e68Xr",
+	"v+6D6Hp+dPJgv/uke4T7LdOlj4QDsn4YU+HGGpt8cJP6l9Snefzu4Lua6yjIObgVOAiMrvbW5gUAaxS7",
+	"Rnp5HrFkmXvLnSA35hWmufLGT1H51P6pzmSyaPywv/36vqXbEW6HDYTbO61fcbXwo7M3Fi8iyQl//eOX",
+	"FYXVUBqkYRMrAod44CppQz9ckDBKq7qEUXbWUMgEueW7srCBGEtVjA65dI96OgEbikBwiIjZRBv4x8u8",
+	"iA0lltWxoXNyX9FZKAukJdoYgTlZjNNTHfZaM5naiCkdQj/ElMvMrhVKRpzrCfXVR1GwLJGAKPdD+EhN",
+	"EDWXNGbtO1Zb8MJJDSt5Y0MeLHEN+baiVlhf6tNfLOVJ4oqKkwoVFelkwjOf9lZUIH431yxXiKrZDHsO",
+	"DZnxojC06HmGoYowTC6VMCzjA1S6cUvTUH9GhC8+0VnKxjpL0bP8S9Sa8g9nQBa+lvFMGC/JvjvqHNGi",
+	"5Bn8PeQyQy813XzU+b58MU3QO95hqsWEQPMrREm9UZGq2AF9eB3yYGsv6XVETQkGItNz9uDg//6f52gF",
+	"ubCA/oPwsvd+4FevaTkI/8gmiwxrGZSjC4sMJ7GQ61KxssRoIXuAQ2WCtgvWKePlI1q5cbZgQ61TZvlQ",
+	"uEVrY4lU0PmWVKrfnTg4C3JgiRffXCJcEdmGeT3I5pGd1sOw/jJ9dD44O/iN//B88fezg+7g0GUDeXD+",
+	"d9ntvloc/Btc/9efX3f//rc//RbCtWbcjavtMCbiYmuzWhoV//BSqJEbt3oH3W7UmkpV/H0xquyXUsD9",
+	"2ki6/Zprt1aBchdLf67RqVDyWRJ9Nuqrc6FyEbERZoklABwLrQsBH/wrzNRG7JxnMpWOmgVQqBu7XAPr",
+	"Ky/toiDrGulirB2DpH6vtHs/hJMR7y2rZ1QJr682Uc9Y+8HhIx/uWU2127tdve0vsI9fgNZGtf+wU7KX",
+	"NrektnnN6TSI1KOu186eqXRJN3vwrvug1M22oe8h3WNGRKt38KBb1ebqR/CPhksrUsriZUYOIobCKC1V",
+	"QhBE9TYIBw+6yPc+UEIycYyqHvXg+6Mu8IpcSXcK8tZfP3pw3L0YeHo242aSYSFzqYASOXZe9p8fCOrI",
+	"seEQHh2sHMF3qwbwFk4jQ7ljyw8boUBvXfps9aseftQ0yNWfPTjurvjum+Fw31IvtFRa5FIVTby8Uh3A",
+	"5bPeP+yu/D5eRmxCYu/JmJuR+OPM/1RBJlYoEmofAKfjHQfdw2OAKQbwXgs0fE/rDKWlr9gBnPdxsGKx",
+	"NBfsISZ5lq2bfJ5pBw3LU/EbiL9e62QqjEz4/SdjmfCRDhq5zxLB7yzp/LU5hAWGFe5iI8rqehw/pMuO",
+	"fwgE8D2+o3rTw+PvSetHUfCTcjKrQPtDIDQUJ61e6yWfCGQTp/xcZnQkz4UhQX+wIUwjlrkGoaFc3BkN",
+	"vmajwa9eJH42k0GBqO6TlENX8kpnL1BQgEi+GK4rwBa6XAFuAX6IGB8ZIXzbV7iKB521Y7zeY8Bk4oiJ",
+	"zAKK6e71qNYwvWogQIeyNXtfVMk+jMNFkcaRT0PhTgBY7OAb3tPwRBqTm9dXM44/4vMv0og+BP8pj+wn",
+	"TETxyNGX9ArviVgqEpB2CMpCK6ZKK6W+asf0aQBi6NDeewx64Wtm5TTPHFcCcxpp3SJyTudJIkRqa4Dt",
+	"sIslgsWSOZ3g25cK2OjwfFbMFt2qmxvJMsg+NEVhytWC/wvgtn0N0CnU0S0RXonUGjPpU1x8Wq+teror",
+	"iPVji6+w0R96VLdqLjt0u0O3O3TbFN0GKbFDuHePcMNe7KDu7QR/fG0FpL8kYE/7sB1oTyu3LxWgisV6",
+	"TB/anHI2FdbykcBiXMB0zgCvOsGnj5nScK6AszIlRCrSDjvx2Pewe0gWVf8lJm1fWaeN92zMZZYxrAkM",
+	"91MLC8RXNdB7vCJ2ZKxzU6LavqqX/Kr2FWmAbvfWt304o6V64VfqTrs/eODJFf+XSxo5tKKW36xWr/Wz",
+	"YCZXzM1Fdi7YWNuZdDxj4RnaBCwQl2FJFJaKqQ7RFM7wBVqwOyWwO1Gc/aCn4jdYLzNaC/Wcnsmk1WuB",
+	"zMSAWm3YwSHVDNnAt1Rb/Y0Q8eGGbV+bRTamj9BxgRVmLgQidh9tHIi4PMFEyNUlQ976b37lMmsngr4m",
+	"EfREK8cTx/w0mTbM8qxWqetGUsici0Ujjx3des8ydIBHDKeNbaQwjBH0UalGUSGdaMYpdqVq7FgLhhuy",
+	"crSxZSp92Fdpkoqlhg/dXsW28+Ax44wixf3NmLWAPby5dUw621fwO1q75FRE7MFBl7Vjuvk9PbrOLdcw",
+	"aLKvvgy3HJkvznBmX0I05We2U2grbJkYVtAgTm4iFl6zf/9rzmEW1fCOH/UcO+bCMsI9/2Ol+5tn4hX/",
+	"0OodFz5uWF41QnMXfcCIRE+nQqXLbwfxnS2w3MNC50BExa0MoJKX+PUPB3WbPqZmtvKlIT/XwBQwbiV0",
+	"Z/xH649G8MmQ7Akvc5WMW1HrqVRKGOABZVDNWCZjNhU8Y6lMcUgIMAbCusvGAMckE++TMYU3FqOhqbha",
+	"4M6JWlAvYpFZcdlLnfjgroiScWOuJv+q81cFcnoHV2Dg/4X9KyxgOPJjkc2qK9qp5CyccodHFec9FCId",
+	"8GSyqfXPH5+19bjh153m2qTedoOR/eDjYb4kqesTnL3oAc6+DXl73+YDTzGX637kixj4L/ngFYxuw0LW",
+	"1nk3j+eGPV+rORzG4pdCyYv6SvBkzLDQNuga0tniLpDxi5mgvgpcjUTEiBlYxqehCLAOXXjhZJfdtKJu",
+	"t9tXyZij98dQAKkX9GwiFvYxpQjOJfmVlpsUgngtRjsRABQYMaT93FLMa19Rzcn6olAzyyDSvXvofZhv",
+	"TFWp9y4ghRJGHHQL+d9X6908X0LWxBmSzeeV9LfszaFVp4e8WPHMVeczlNOZPhcZctlSDPaCnIvqYh7E",
+	"dSmWe482aOaPy3dWkNFWXD10zC+kzR29OzjsHQXvxk3E34bTvVzH1Sb96nXcr8Auu4lk3GnQN4nhxdO3",
+	"xO8/gzivf/JjayC4EeYkd2MYQfBLrQ7vPTU6zUNKQr1LLJ/JjtV52RT2/KB10ct2wjKd8IzRJ1g7Hmm0",
+	"MnbuJ9MU+8jGe7VX9+7fxyfG2rre993vu/jeX4pluAg9RtI6EjoR9qnelyryEsuIoRF2HDJK8GeR7kvF",
+	"citMxVRpheeqF92ElfheG/lEFNQWw1ulYbOMq8rbtBnZFa86QyndDgbVqLCx2oihf8vuFfWtpUELAPsN",
+	"0AMF9i/YjBtnO/Xqn6s+9AoTYWzEjM6EpboDVLWZjCCleLePmVTn0nHfyrN4NeXS2CsWhJ2cvkC0hNYU",
+	"u7BOTBl2saANsY+Z0zByNxakcBZeNd+A+seXD9nJ03dMqpGwDm0uEZujRuhRDeIMoWxeHR6fyX347orx",
+	"oe8uT6VjmR5hkTrEmPi26hvgllWbVOs8rodL/dWxaF2tNyo1JQyUsdzfj4ikUqQX+wwUoyjK7a6eh+/h",
+	"Xrb5cnp1F9geQ5gslKNS4bBop2/O3jFe1jgfCRhm2Y7dSzMyi+l0wej7A8wjwDf4KtWWJWM+wzLtA30u",
+	"COnVJ7DvWzNenMapAXpIGRxf1v7LW5boFAhdKzLwV6ph+BB3bfhIsFDkyzcjN0W5Dc5swpWiV1YPQ8JX",
+	"nd9n5caNOXmdWA3hRpdka1Ve75nsxQ/8zLNsoLlJbcSmQuUs/OEMX+xnEtB/YgQe+InUdkIrboWyWLXA",
+	"iTlf2B4zyMiEd3f1VaLVUI5y7+ni6VQqzMlGRQnZBKfAkX0gjhTXFalQMZ7DPw6QXnHSpGF6rkLWWzv+",
+	"sJ8KkE77eIFq92P3e7qXyp3AQMeCYwv8DPnRGJcSq0D+LAZnOpkIVyMIeutKgi4TriI2zqdlWkOqtWEz",
+	"owfChuTBy5anshw4WMoax9RBC/vmWYt/dsVcI+r1gv37Mz0iCvON8YOiCuepr3BQ92xQL/VMKOyLV0ke",
+	"ey8+JDkGIPhC1jAbCtxjWCXE1taHJrZqfV5M+UhYls8AHokUWSrREmsn3GIHVO5pCeY4EYu9GsdOJV/D",
+	"R2be2ER8lA1pEYH3nh8i+/VeQF/vpvD9wdE1Q54IJtRIKmF7uPIoK23UV85wZYcoakJLBNxPaROMDYHD",
+	"m2XCjIL/MJXChfrNUz6bEUtDB/G5Tvggzzg2AeqrXNHv+0DXzGDQR2AFgRL24XXSSa5I8OvhEDh25SO1",
+	"pU8yqTAxb4VQC3orz/ymMe5814I2Z1ZmlPhTJcqI8bCw9yxTuTOSMq+kncBvsE6oo3P6u0IzrKCZCEnQ",
+	"AWfNqcctehb2etgIQqTY6CHqK+oXr5WHMQ6I0gMJNi84kG+fAcQHa6V0rpJS1sY4s46vROO7edRWiKa+",
+	"hogKqih8vT1aauwhSYGoaM10ErgCctJAeEhWpSQv2+FjmiZLxiLBnNyqmahc24s0REefubkGKGy1oldE",
+	"hfytTQsGDONdMbG3IpEzH9fLfCARIKZ8sG/oJ3inQQ5bH0airbOPWbJIMoGM378EjkFf6XNhjEyFfQzn",
+	"WMD5tY+Bx3k4DSDYspFQQBFw2MMCieHQpzijMPl//7t4vuB2A+6SMUtIyvgcaaxWFQXAgHybq1QPh/hV",
+	"MYsA8e4PiN+GiVDqaP2QeKJasVRPfGS0F4/F13wMNHApPZ3ljvCD+MATZDhwgw9LKZq3eAELwyF/FA0r",
+	"YEMqR4252qTlw51Y72ovCrnuNMlQgaF+zv1AV6I7UK4Q12GUZngLUprtlabJqIqLWRttZlHVwqcNU9rt",
+	"RT5X1WJbueBJtF59o23lVcsbLUIZB1MXDjS8VSgDwAsPR/6eRX1AAhNN0S46EBaojSVaT6Qa9eg8AA9B",
+	"02fJeTI9shFLMsFRkiHUKBEYPgU7C2gyzQXDr6LkJ5r3ecE0C3EuU6ESgSwy4Spis7F2Grh+X7mquOew",
+	"WGKvw05KYy/wRepiC5wDICd8JoTsE/fErwI7s/DKGB55T7944XolS6wzAm5XYu23oB8TbRfLxtpcsbfP",
+	"n7Dj4wfHyOMCLPbfKvSzPYKWUz4ROCnfhhCWELv5GlijiqQ2OncYEbwCLWsqXWbDvIYZYKN2AB6wvRHI",
+	"17H/KH0v4QpDoywpuMzpx/T9sc5SYShj1Y3FtApow6dWDOOHXKaCpTrJqQBQ+xU3kxQkEDFuRCq1ESBp",
+	"O115/wjesVINHsuhY+M8TTNgvGNti3IOfvfpnZV3+ZvXCCapgA+BspVwx0Hra5NYqSjTuZIO4bNhmTgX",
+	"ma0xQrsXBcWjryqaB+6208mEZSIdCVPKLa32x8EGMNWgmOxzCpUmwRCBVPcjQJG+iADS54AixkJ4xjPn",
+	"1tGRXGIDs1m2WDHbvwqVamMrlgecaERoZx+XnMnpTBucbG6SMUdeVSh6pA1iAAQeRE8DUV9RfXebj0bV",
+	"eAm6igeiNkT/7tVcFs2iUvgahYjNgn4cRCxrY3iE9RoLMkg79gdeTqc5Wi/3fNtG4JYTpee4C2TK8Txj",
+	"qE0iIsQatq7gz/wgViHtMk0+VDdAhl8U4KLiJDWv1ZS1fUsuoi1PqaGoRkSctKhhUilVgsS8FwUhUBZF",
+	"CZVNfK6+b3SGpguhRnwkpkVb8L4aGZ3PamOEu4dGiN8EjQ87OQyl4pn8TaS13ao8tkpFLhXwgHlDp6lq",
+	"v5U2wUqpWCiuGbGi0KU2rCixWdVKysJna7hMWmW5wDc9q4tYiISBsaAaHYRTSf0IosKgq2YVnk3c2Oh8",
+	"NF7JgZAsE2GcHHp3iGVtrGgBhzoTJqL6FtQqyZRaTMR+PHny5HSvsCh6ZaEoUZPxma1SYf0jl2ke1pMB",
+	"voyTzc6HKM3HOhNF4CxAS8AUwkidYtfbP529eY0jOn36vCpn6H3rdMLiyBWVsMKkJtQdHhd2pBCXWUsm",
+	"1bqN0HE0zX7YL+xYoTRm0DLW+4xPVNmjN2hduPki7V2iLSmmh0OyqqA2hpeQwwKtZBqOUX1raU8Qg6zR",
+	"0fCIokf0adXSVrOwefMR9TuWIYFQGxb/Ie70Vd1siJ1UkHZCp6uLzfceg1RebWbDJrTnwsjhQno3NmwE",
+	"LsYqPyuuHcUgp8/OKUN6MzcrPvUjGgSbuFjPwmjCIzfysV4sifrgoNftdg6PsSoqd7xWcfXq0Nuk+6i1",
+	"qs5PaarBakGwwpjXM+cGWM7GhUs/+ZSwsAUF0TersSq63e53FBvd8Jvdg+Yu1JMLRNHEZfy3v63tCFoG",
+	"6yNNS8W+D/2yH1ciKS31nwTlRI4UiFGq47PqzWUlZq/GtlGtCtrT8mf24KV8uTVmh73AdqGgShSdti9z",
+	"tC3v1VLPvGDL/uyd84rUYq/CvscSf+sZJAsPFIU85xw0PjPBclEy/YpZVpiar054yuW3y7l8rngzznWA",
+	"hZBwUZo+ctRaTgA9xIzHgjmtJrzmTOpwa0zqyToy2PEq4lXrtu7WeVa9HMKlXKta2AGUqJKP4UuCf3cg",
+	"EmJNZW2Gb4ChYU7piZ/7jqUFlubLZDR74LAxQ1uiyuYs7WDrLG0FIeyY2hJTu7B9t8XWSvtKp7CYXKqq",
+	"Lptl7gV1HTFZ1erytTKwcm7Pw2y+XfZVzLUpSxJVZW8l9TTmPQfdrfGeZ+v2cMd5iPOs2bnbYjtok150",
+	"CtPbZTCK7g0Gc2QzS1ZymPe8MIJ/xayHpnoaZvfNsh2aZ1OW86Ba2uSown4uUFFz2HO0NdZzumoPd2yH",
+	"2M6KHbstlkMopRnLCT6H4GmoIJwiUuUrZjM0nW+fzdA8m7IZTnX0yzZDN7CCXyC25pzp4dY409tV277j",
+	"TMSZVuzYbXEmOKt6OOykIpHp5YypjPPks5nR56GTx7+JhCxMReaaj0jEcNGvmFX5tXlKS/PNcirYek9M",
+	"YWPhVymc75nZ3NvnY/iaPoL9QmiRmz4y2IgzAmOtcMZlYm/OGL/fGmM8W0FkO75IfPHift0WW3SGLzpF",
+	"xs9lXLFMMPER1xX3YPGCr5gJwvyKkX+7PHCpVdMR/rY45Qaez3zdlGuxt+YoboCVSYCImn7hYZW7LdFs",
+	"c+Z2vDXm9u4i8ex4G/G2C7t1W6ytEpbXKRDbZRxuRBGClefQ7u43jM2FESX0+4o5XWWCZ2E63656mqum",
+	"TCa9Ri/pylo2/UxS5WWribQ5S3u0NZb281oq2XE24mzr9u7WGBzd0XHCXlIt6QwZj8oWbLBgMaZp39dm",
+	"ZO9/RLr5dD986P5HmX66Dy+LI+BnyMF8OaHihRGbj7kT58JUGlsMZeaEwfVLuIL1GxRPDZA5XotbtmWx",
+	"H1PukjFlZsV/wLKBd8tB6QXvhHXfLOOsblDTfv8HNdZWJc/m/srtxUr8vLxrO0bmGVl9p26Nf2kzeY/p",
+	"Hp2Q2XFpVESZOFgmiqAWGp7+mjGZNhO0Qr31c/l2oyHCLjbFS99dB5aF5Wz6keMa51pBmM0h2YPtMbDV",
+	"RLJjY56Nrdy22+Fmnz79/wAAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

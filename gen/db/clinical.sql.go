@@ -318,6 +318,18 @@ func (q *Queries) GetClinicalCode(ctx context.Context, arg GetClinicalCodeParams
 	return i, err
 }
 
+const getClinicalSettings = `-- name: GetClinicalSettings :one
+SELECT coalesce((SELECT s.fhir_mrn_system FROM clinical_settings s WHERE s.org_id = $1), '')::text AS fhir_mrn_system
+`
+
+// ” when the organization has set nothing.
+func (q *Queries) GetClinicalSettings(ctx context.Context, orgID uuid.UUID) (string, error) {
+	row := q.db.QueryRow(ctx, getClinicalSettings, orgID)
+	var fhir_mrn_system string
+	err := row.Scan(&fhir_mrn_system)
+	return fhir_mrn_system, err
+}
+
 const getPatient = `-- name: GetPatient :one
 SELECT id, org_id, site_id, mrn, mrn_source, mrn_authority, family_name, given_name, middle_name, birth_date, sex, encounter_id, unit, room, bed, admitted_at, allergies, diet_orders, diet_order_ids, allergies_hash, diet_orders_hash, created_at, updated_at FROM patients WHERE org_id = $1 AND id = $2
 `
@@ -1214,12 +1226,13 @@ const patientsByMRN = `-- name: PatientsByMRN :many
 SELECT p.id, p.mrn, p.mrn_source, p.mrn_authority, p.family_name, p.given_name, p.middle_name, p.birth_date,
        p.sex, p.encounter_id, p.unit, p.room, p.bed, p.admitted_at, p.allergies_hash, p.diet_orders_hash,
        (CASE WHEN p.mrn = ANY ($1::text[]) THEN p.diet_orders END)::json AS diet_orders, p.diet_order_ids,
+       (CASE WHEN p.mrn = ANY ($2::text[]) THEN p.allergies END)::json AS allergies,
        coalesce(e.visit_number, '')::text AS visit_number,
        coalesce(e.patient_class, '')::text AS patient_class,
        coalesce(e.admitted_at, '0001-01-01 00:00:00+00')::timestamptz AS encounter_admitted_at -- zero: none
-FROM unnest($2::text[]) AS k(mrn)
+FROM unnest($3::text[]) AS k(mrn)
 CROSS JOIN LATERAL (
-    SELECT id, org_id, site_id, mrn, mrn_source, mrn_authority, family_name, given_name, middle_name, birth_date, sex, encounter_id, unit, room, bed, admitted_at, allergies, diet_orders, diet_order_ids, allergies_hash, diet_orders_hash, created_at, updated_at FROM patients x WHERE x.org_id = $3 AND x.site_id = $4 AND x.mrn = k.mrn LIMIT 1
+    SELECT id, org_id, site_id, mrn, mrn_source, mrn_authority, family_name, given_name, middle_name, birth_date, sex, encounter_id, unit, room, bed, admitted_at, allergies, diet_orders, diet_order_ids, allergies_hash, diet_orders_hash, created_at, updated_at FROM patients x WHERE x.org_id = $4 AND x.site_id = $5 AND x.mrn = k.mrn LIMIT 1
 ) AS p
 LEFT JOIN LATERAL (
     SELECT y.visit_number, y.patient_class, y.admitted_at FROM encounters y WHERE y.id = p.encounter_id LIMIT 1
@@ -1227,10 +1240,11 @@ LEFT JOIN LATERAL (
 `
 
 type PatientsByMRNParams struct {
-	FullMrns []string
-	Mrns     []string
-	OrgID    uuid.UUID
-	SiteID   uuid.UUID
+	FullMrns    []string
+	AllergyMrns []string
+	Mrns        []string
+	OrgID       uuid.UUID
+	SiteID      uuid.UUID
 }
 
 type PatientsByMRNRow struct {
@@ -1252,6 +1266,7 @@ type PatientsByMRNRow struct {
 	DietOrdersHash      int64
 	DietOrders          []byte
 	DietOrderIds        string
+	Allergies           []byte
 	VisitNumber         string
 	PatientClass        string
 	EncounterAdmittedAt time.Time
@@ -1262,10 +1277,13 @@ type PatientsByMRNRow struct {
 // ConsumedControlIDs and for the same reason: the row without its allergies (AL1 lists replace
 // them whole, never merge, so they are not read) and the open encounter. Diet orders come whole
 // only for the patients of order messages (full_mrns), which change them one by one; for the
-// others the ids of their orders suffice, to tell a new order from a restated one.
+// others the ids of their orders suffice, to tell a new order from a restated one. Allergies
+// come only for the patients of FHIR AllergyIntolerance and NutritionOrder entries
+// (allergy_mrns), which add or remove one allergy at a time.
 func (q *Queries) PatientsByMRN(ctx context.Context, arg PatientsByMRNParams) ([]PatientsByMRNRow, error) {
 	rows, err := q.db.Query(ctx, patientsByMRN,
 		arg.FullMrns,
+		arg.AllergyMrns,
 		arg.Mrns,
 		arg.OrgID,
 		arg.SiteID,
@@ -1296,6 +1314,7 @@ func (q *Queries) PatientsByMRN(ctx context.Context, arg PatientsByMRNParams) ([
 			&i.DietOrdersHash,
 			&i.DietOrders,
 			&i.DietOrderIds,
+			&i.Allergies,
 			&i.VisitNumber,
 			&i.PatientClass,
 			&i.EncounterAdmittedAt,
@@ -1446,6 +1465,22 @@ func (q *Queries) SetPatientDietOrders(ctx context.Context, arg SetPatientDietOr
 		arg.OrgID,
 		arg.ID,
 	)
+	return err
+}
+
+const upsertClinicalSettings = `-- name: UpsertClinicalSettings :exec
+INSERT INTO clinical_settings (org_id, fhir_mrn_system, updated_at) VALUES ($1, $2, $3)
+ON CONFLICT (org_id) DO UPDATE SET fhir_mrn_system = excluded.fhir_mrn_system, updated_at = excluded.updated_at
+`
+
+type UpsertClinicalSettingsParams struct {
+	OrgID         uuid.UUID
+	FhirMrnSystem string
+	Now           time.Time
+}
+
+func (q *Queries) UpsertClinicalSettings(ctx context.Context, arg UpsertClinicalSettingsParams) error {
+	_, err := q.db.Exec(ctx, upsertClinicalSettings, arg.OrgID, arg.FhirMrnSystem, arg.Now)
 	return err
 }
 

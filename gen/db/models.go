@@ -175,6 +175,12 @@ type ClinicalCode struct {
 	MappedBy    *uuid.UUID
 }
 
+type ClinicalSetting struct {
+	OrgID         uuid.UUID
+	FhirMrnSystem string
+	UpdatedAt     time.Time
+}
+
 type Count struct {
 	ID          uuid.UUID
 	OrgID       uuid.UUID

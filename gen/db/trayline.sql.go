@@ -523,7 +523,7 @@ func (q *Queries) TrayPatientFacts(ctx context.Context, arg TrayPatientFactsPara
 }
 
 const trayPatients = `-- name: TrayPatients :many
-SELECT id, mrn, family_name, given_name FROM patients WHERE org_id = $1 AND id = ANY ($2::uuid[])
+SELECT id, mrn, family_name, given_name, diet_orders FROM patients WHERE org_id = $1 AND id = ANY ($2::uuid[])
 `
 
 type TrayPatientsParams struct {
@@ -536,9 +536,11 @@ type TrayPatientsRow struct {
 	Mrn        string
 	FamilyName string
 	GivenName  string
+	DietOrders []byte
 }
 
-// Names and MRNs of patients, for members with viewClinical.
+// Names and MRNs of patients, for members with viewClinical, and their diet orders, whose limits
+// and exclusions every ticket shows.
 func (q *Queries) TrayPatients(ctx context.Context, arg TrayPatientsParams) ([]TrayPatientsRow, error) {
 	rows, err := q.db.Query(ctx, trayPatients, arg.OrgID, arg.Ids)
 	if err != nil {
@@ -553,6 +555,7 @@ func (q *Queries) TrayPatients(ctx context.Context, arg TrayPatientsParams) ([]T
 			&i.Mrn,
 			&i.FamilyName,
 			&i.GivenName,
+			&i.DietOrders,
 		); err != nil {
 			return nil, err
 		}

@@ -1624,6 +1624,153 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orgs/{orgId}/fhir": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Apply a FHIR R4 transaction or batch Bundle to the census
+         * @description The organization's FHIR base. Takes a FHIR R4 `Bundle` of type `transaction` or `batch`
+         *     whose entries are `Patient`, `Encounter`, `AllergyIntolerance` and `NutritionOrder`
+         *     resources (`request.method` `POST` or `PUT`), and applies them to the site's census with
+         *     the rules, message trail, unmapped-code review, tray-line checks and webhooks of the HL7 v2
+         *     ingest: a patient admitted by HL7 and updated by FHIR is one patient.
+         *
+         *     - `Patient`: the MRN is the identifier whose `type` is `MR` (or whose `system` is the
+         *       organization's `fhirMrnSystem`, see `PUT /orgs/{orgId}/clinical/settings`), else the first
+         *       identifier (flagged `mrn_untyped`); official name, `birthDate`, `gender`.
+         *     - `Encounter`: `status` `in-progress` or `arrived` admits the patient (or transfers them
+         *       when the location changes), `finished` or `cancelled` discharges them; `location[0]` gives
+         *       unit, room and bed from the Location's identifier or display as `UNIT^ROOM^BED` or
+         *       `UNIT ROOM-BED`. The encounter's `identifier` is the visit number.
+         *     - `AllergyIntolerance`: the SNOMED CT or RxNorm code, else the text, into the allergen
+         *       vocabulary. `clinicalStatus` `inactive` or `resolved` removes the allergy,
+         *       `verificationStatus` `refuted` or `entered-in-error` ignores it, "no known allergy" codes
+         *       are recorded as such, codes nothing matches are kept `unmapped` for review. Category
+         *       `medication` is kept but not mapped, as an HL7 drug allergy.
+         *     - `NutritionOrder`: `status` `active` sets the order, `on-hold` keeps it marked on hold,
+         *       `completed`, `revoked` and `entered-in-error` end it (`draft` is ignored, with an
+         *       informational outcome). `oralDiet.type` codes
+         *       (SNOMED CT, or text only) map to diets with the organization's mappings and the
+         *       unmapped-code review; `oralDiet.texture` and `fluidConsistencyType` map to IDDSI levels
+         *       the same way; `nutrient` limits, `excludeFoodModifier`, `foodPreferenceModifier`,
+         *       supplements (`type: supplement`) and enteral formulas (`type: enteral`, not mapped to a
+         *       diet) are kept on the order and shown on tray tickets (`dietNotes`); a
+         *       `foodPreferenceModifier` becomes a preference order mapped like a diet; an
+         *       `allergyIntolerance` reference that is not an entry of the bundle adds its display as a
+         *       food allergy. A new oral diet replaces the patient's current diet; an order sent again
+         *       (same identifier) replaces itself.
+         *
+         *     The patient is named by `subject` / `patient`: a `urn:uuid:` fullUrl of an entry of the
+         *     bundle, a `Patient/{id}` of an entry of the bundle, or a conditional reference
+         *     `Patient?identifier=[system|]value` (the MRN). Entries of any other resource type are
+         *     answered `200 OK` with an informational outcome and ignored.
+         *
+         *     The answer is a `transaction-response` or `batch-response` Bundle, one entry per request
+         *     entry in order: `response.status` `201 Created` (a new patient or order), `200 OK`, or a
+         *     4xx with `response.outcome` an `OperationOutcome` saying why; `response.location` is the
+         *     census patient. A batch applies each entry alone. A transaction is all or nothing: when an
+         *     entry fails, nothing is applied and the answer is a 400 `OperationOutcome` naming the entry.
+         *     Every entry, whatever its outcome, is kept in the message trail
+         *     (`GET /orgs/{orgId}/adt/messages`, type `FHIR <resourceType>`).
+         *
+         *     A body that is JSON but not a Bundle answers 422 with an `OperationOutcome`. A bundle may
+         *     hold at most 1,000 entries and nest at most 32 levels deep (422 beyond); bodies may be up to
+         *     8 MB (413 beyond).
+         *
+         *     Credentials: as the HL7 ingest, an API key of this organization in `x-api-key`, or a session
+         *     with the admin role. `siteId` must be a site of the organization (404 `Site not found`).
+         *
+         *     Permission: `ingestAdt` (admin and up, or the organization's API key). Plan feature:
+         *     `clinical` (Pro and Enterprise).
+         */
+        post: operations["ingestFhir"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/fhir/metadata": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read the FHIR CapabilityStatement
+         * @description What the organization's FHIR base accepts: the `transaction` and `batch` interactions, and
+         *     `create` and `update` of `Patient`, `Encounter`, `AllergyIntolerance` and `NutritionOrder`
+         *     inside them. Nothing is read back over FHIR; the census is read with `GET /orgs/{orgId}/census`.
+         *
+         *     Permission: `ingestAdt` (admin and up, or the organization's API key). Plan feature:
+         *     `clinical` (Pro and Enterprise).
+         */
+        get: operations["getFhirMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/clinical/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read clinical intake settings
+         * @description How the organization's clinical feeds are read: `fhirMrnSystem`, the FHIR identifier system
+         *     whose value is a Patient's MRN (null until set: the identifier typed `MR` is used).
+         *
+         *     Permission: `viewClinical` (manager and up). Plan feature: `clinical` (Pro and Enterprise).
+         *     Site scope: organization-wide; members limited to some sites read it too, since their sites'
+         *     census is read by it.
+         */
+        get: operations["getClinicalSettings"];
+        /**
+         * Change clinical intake settings
+         * @description Sets `fhirMrnSystem`: a FHIR Patient's identifier of this system is its MRN, whatever its
+         *     type (null clears it). Bundles received after the change read it.
+         *
+         *     Permission: `manageClinical` (manager and up). Plan feature: `clinical` (Pro and Enterprise).
+         */
+        put: operations["updateClinicalSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orgs/{orgId}/census": {
         parameters: {
             query?: never;
@@ -8954,6 +9101,95 @@ export interface components {
              */
             raw: string;
         };
+        /**
+         * @description A FHIR R4 resource in its JSON form; the operation takes a `Bundle` of type `transaction` or
+         *     `batch`. Only the members the census reads are read; the rest are accepted and ignored.
+         */
+        FhirResource: {
+            /** @example Bundle */
+            resourceType: string;
+            /** @example transaction */
+            type?: string;
+            entry?: {
+                [key: string]: unknown;
+            }[];
+        } & {
+            [key: string]: unknown;
+        };
+        OperationOutcomeIssue: {
+            /** @enum {string} */
+            severity: "fatal" | "error" | "warning" | "information";
+            /**
+             * @description FHIR issue type, e.g. `invalid`, `not-found`, `not-supported`, `informational`.
+             * @example not-found
+             */
+            code: string;
+            diagnostics?: string;
+            expression?: string[];
+        };
+        OperationOutcome: {
+            /** @enum {string} */
+            resourceType: "OperationOutcome";
+            issue: components["schemas"]["OperationOutcomeIssue"][];
+        };
+        FhirResponseEntry: {
+            /** @description The request entry's fullUrl, when it had one. */
+            fullUrl?: string;
+            response: {
+                /** @example 201 Created */
+                status: string;
+                /**
+                 * @description The census patient the entry changed.
+                 * @example /v1/orgs/0192f3a4-0000-7000-8000-000000000001/patients/0192f3a4-0000-7000-8000-0000000000b1
+                 */
+                location?: string;
+                outcome?: components["schemas"]["OperationOutcome"];
+            };
+        };
+        FhirResponseBundle: {
+            /** @enum {string} */
+            resourceType: "Bundle";
+            /** Format: uuid */
+            id?: string;
+            /** @enum {string} */
+            type: "transaction-response" | "batch-response";
+            entry: components["schemas"]["FhirResponseEntry"][];
+        };
+        CapabilityStatement: {
+            /** @enum {string} */
+            resourceType: "CapabilityStatement";
+            status: string;
+            date: string;
+            kind: string;
+            software?: {
+                name: string;
+            };
+            fhirVersion: string;
+            format: string[];
+            rest: {
+                mode: string;
+                documentation?: string;
+                interaction: {
+                    code: string;
+                }[];
+                resource: {
+                    type: string;
+                    documentation?: string;
+                    interaction: {
+                        code: string;
+                    }[];
+                    conditionalCreate?: boolean;
+                    conditionalUpdate?: boolean;
+                }[];
+            }[];
+        };
+        ClinicalSettings: {
+            /**
+             * @description The FHIR identifier system whose value is a Patient's MRN; null when the identifier typed `MR` is used.
+             * @example urn:oid:1.2.840.114350.1.13.1.1
+             */
+            fhirMrnSystem: string | null;
+        };
         PersonName: {
             /** @example DOE */
             family: string;
@@ -9031,6 +9267,14 @@ export interface components {
             diets: components["schemas"]["Diet"][];
             mappedBy?: components["schemas"]["MappedBy"];
         };
+        NutrientLimit: {
+            /** @example Sodium */
+            nutrient: string;
+            /** @example 2 */
+            amount: number;
+            /** @example grams */
+            unit: string;
+        };
         /** @description One ODS segment with the order it belongs to. */
         DietOrder: {
             /**
@@ -9040,10 +9284,11 @@ export interface components {
              */
             id: string;
             /**
-             * @description ODS-1 (`diet`, `supplement`, `preference`; `unknown` when not sent).
+             * @description ODS-1 (`diet`, `supplement`, `preference`; `unknown` when not sent); `enteral` for a FHIR
+             *     NutritionOrder's enteral formula, which is shown but never mapped to a diet.
              * @enum {string}
              */
-            type: "diet" | "supplement" | "preference" | "unknown";
+            type: "diet" | "supplement" | "preference" | "unknown" | "enteral";
             codes: components["schemas"]["DietCode"][];
             /** @description The union of the codes' mapped diets. */
             diets: components["schemas"]["Diet"][];
@@ -9067,16 +9312,36 @@ export interface components {
             /** Format: date-time */
             startAt?: string | null;
             /**
-             * @description `adt` when the ODS rode on an ADT message, `order` for ORM / OMD.
+             * @description `adt` when the ODS rode on an ADT message, `order` for ORM / OMD, `fhir` for a FHIR NutritionOrder.
              * @enum {string}
              */
-            source: "adt" | "order";
+            source: "adt" | "order" | "fhir";
             /**
              * Format: date-time
              * @description When Sous received the message that created the order. ADT messages restate the current
              *     diet, and an order they restate carries the time of the latest one.
              */
             orderedAt: string;
+            /**
+             * @description A FHIR NutritionOrder's status: `active`, or `on-hold` (kept and shown, the kitchen
+             *     waits). Absent for HL7 orders, which are active.
+             * @enum {string}
+             */
+            status?: "active" | "on-hold";
+            /** @description Nutrient limits of a FHIR NutritionOrder (`oralDiet.nutrient`), shown on tray tickets. */
+            nutrients?: components["schemas"]["NutrientLimit"][];
+            /**
+             * @description Foods to leave off the tray (`excludeFoodModifier`), as sent.
+             * @example [
+             *       "Cashew Nut"
+             *     ]
+             */
+            exclusions?: string[];
+            /**
+             * @description The supplement's or enteral formula's product name.
+             * @example Ensure Pudding 4 oz container
+             */
+            product?: string;
         };
         /**
          * @description - `unmapped_allergen`, `unmapped_diet`: a code awaits review (see the unmapped-codes endpoints).
@@ -9326,6 +9591,16 @@ export interface components {
             items: components["schemas"]["TrayItem"][];
             /** @description An item conflicts with the patient's current diets or allergens. */
             conflict: boolean;
+            /**
+             * @description What the patient's current diet orders ask of the tray beyond its diets: nutrient limits,
+             *     foods to exclude, supplements and tube feedings, an order on hold (FHIR NutritionOrders
+             *     carry them).
+             * @example [
+             *       "Sodium: at most 2 grams",
+             *       "Exclude: Cashew Nut"
+             *     ]
+             */
+            dietNotes?: string[];
             notes: string;
             status: components["schemas"]["TrayStatus"];
             history: components["schemas"]["TrayHistoryEntry"][];
@@ -16569,6 +16844,241 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    ingestFhir: {
+        parameters: {
+            query: {
+                /**
+                 * @description The site whose census the bundle updates.
+                 * @example 0192f3a4-0000-7000-8000-0000000000aa
+                 */
+                siteId: string;
+            };
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/fhir+json": components["schemas"]["FhirResource"];
+                "application/json": components["schemas"]["FhirResource"];
+            };
+        };
+        responses: {
+            /** @description One response entry per request entry, in order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/fhir+json": components["schemas"]["FhirResponseBundle"];
+                };
+            };
+            /**
+             * @description A transaction with an entry that cannot be applied (nothing was applied), as an
+             *     `OperationOutcome`; or a request that fails validation (a missing `siteId`, a string
+             *     holding NUL), as the usual error.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/fhir+json": components["schemas"]["OperationOutcome"];
+                    /**
+                     * @example {
+                     *       "error": "Request validation failed: siteId: must be a valid uuid",
+                     *       "statusCode": 400,
+                     *       "code": "validation_failed",
+                     *       "details": [
+                     *         {
+                     *           "field": "siteId",
+                     *           "message": "must be a valid uuid"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /**
+             * @description No credential (`Authentication required`), or a wrong, revoked or other-organization
+             *     API key (`Invalid API key`), or an invalid session.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid API key",
+                     *       "statusCode": 401,
+                     *       "code": "invalid_api_key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            /** @description The organization is not the caller's, or `siteId` is not one of its sites. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Site not found",
+                     *       "statusCode": 404,
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The body is not a `transaction` or `batch` Bundle, or is beyond the entry or depth limit. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/fhir+json": components["schemas"]["OperationOutcome"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getFhirMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CapabilityStatement. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/fhir+json": components["schemas"]["CapabilityStatement"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getClinicalSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClinicalSettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateClinicalSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ClinicalSettings"];
+            };
+        };
+        responses: {
+            /** @description The settings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClinicalSettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

@@ -30,6 +30,7 @@ type prepared struct {
 	adt       *hl7.ADT
 	action    hl7.Action
 	warnings  []string
+	fhir      *fhirEntry // set for an entry of a FHIR bundle (fhirprep.go), whose adt is built from it
 }
 
 func prepare(batch *hl7.Batch, adts *[]hl7.ADT) []prepared {
@@ -195,7 +196,10 @@ type patientState struct {
 	ordersSet    bool
 	allergies    []allergyDoc
 	allergiesSet bool
-	enc          *encounterState // the open encounter, nil when not in house
+	// storedAllergies is the stored list, loaded only for the patients of FHIR entries that add
+	// or remove one allergy (decoded by allergiesOf).
+	storedAllergies []byte
+	enc             *encounterState // the open encounter, nil when not in house
 }
 
 type encounterState struct {
@@ -318,6 +322,8 @@ func (c *census) step(p *prepared) step {
 	switch {
 	case p.reject != "":
 		return step{outcome: outRejected, reason: p.reject}
+	case p.fhir != nil:
+		return c.fhirStep(p)
 	case p.controlID != "" && c.consumed[p.key()]:
 		return step{outcome: outDuplicate, reason: fmt.Sprintf("control id %s from this sending application and facility was already processed", p.controlID)}
 	case p.action == hl7.ActionUnsupported:

@@ -56,6 +56,18 @@ type dietOrderDoc struct {
 	StartAt        *time.Time    `json:"startAt,omitempty"`
 	Source         string        `json:"source"`
 	OrderedAt      time.Time     `json:"orderedAt"`
+	// FHIR NutritionOrder details (fhirapply.go).
+	Status     string        `json:"status,omitempty"`
+	Nutrients  []nutrientDoc `json:"nutrients,omitempty"`
+	Exclusions []string      `json:"exclusions,omitempty"`
+	Product    string        `json:"product,omitempty"`
+}
+
+// nutrientDoc is a nutrient limit of a FHIR oral diet.
+type nutrientDoc struct {
+	Nutrient string  `json:"nutrient"`
+	Amount   float64 `json:"amount"`
+	Unit     string  `json:"unit"`
 }
 
 // Who mapped a value.
@@ -122,6 +134,25 @@ func toAPIDietOrder(d dietOrderDoc) api.DietOrder {
 	if d.Placer != "" {
 		p := d.Placer
 		out.PlacerOrderNumber = &p
+	}
+	if d.Status != "" {
+		st := api.DietOrderStatus(d.Status)
+		out.Status = &st
+	}
+	if len(d.Nutrients) > 0 {
+		ns := make([]api.NutrientLimit, 0, len(d.Nutrients))
+		for _, n := range d.Nutrients {
+			ns = append(ns, api.NutrientLimit{Nutrient: n.Nutrient, Amount: float32(n.Amount), Unit: n.Unit})
+		}
+		out.Nutrients = &ns
+	}
+	if len(d.Exclusions) > 0 {
+		ex := slices.Clone(d.Exclusions)
+		out.Exclusions = &ex
+	}
+	if d.Product != "" {
+		pr := d.Product
+		out.Product = &pr
 	}
 	for _, c := range d.Codes {
 		code := api.DietCode{Code: c.Code, Text: c.Text, System: c.System, Status: api.MatchStatus(c.Status), Diets: make([]api.Diet, 0, len(c.Diets))}

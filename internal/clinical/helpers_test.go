@@ -111,6 +111,14 @@ type dietOrder struct {
 	Placer       *string    `json:"placerOrderNumber"`
 	StartAt      *time.Time `json:"startAt"`
 	Source       string     `json:"source"`
+	Status       string     `json:"status"`
+	Nutrients    []struct {
+		Nutrient string  `json:"nutrient"`
+		Amount   float64 `json:"amount"`
+		Unit     string  `json:"unit"`
+	} `json:"nutrients"`
+	Exclusions []string `json:"exclusions"`
+	Product    string   `json:"product"`
 }
 
 type patient struct {

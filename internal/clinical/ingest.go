@@ -75,7 +75,7 @@ func (h *Handlers) IngestHl7(ctx context.Context, req api.IngestHl7RequestObject
 	loc := h.location(site.Timezone)
 	var results []api.Hl7MessageResult
 	err = pg.InTx(ctx, h.pool, func(tx pgx.Tx) error {
-		if results, err = h.ingest(ctx, tx, t, loc, msgs); err != nil {
+		if results, err = h.ingestBody(ctx, tx, t, loc, msgs, false); err != nil {
 			return err
 		}
 		return runCensusHook(ctx, tx, req.OrgId, results)
@@ -129,7 +129,10 @@ func firstReason(b *hl7.Batch) string {
 	return "it could not be read"
 }
 
-func (h *Handlers) ingest(ctx context.Context, tx pgx.Tx, t target, loc *time.Location, msgs []prepared) ([]api.Hl7MessageResult, error) {
+// ingestBody applies prepared messages (HL7 messages, or the entries of a FHIR bundle) to the
+// census. atomic (a FHIR transaction) applies all or none: when one is rejected, every other is
+// rejected too, the trail keeps them all, and the census is left as it was.
+func (h *Handlers) ingestBody(ctx context.Context, tx pgx.Tx, t target, loc *time.Location, msgs []prepared, atomic bool) ([]api.Hl7MessageResult, error) {
 	q := db.New(tx)
 	start := time.Now()
 	if err := q.LockClinicalOrg(ctx, t.orgID); err != nil {
@@ -157,6 +160,9 @@ func (h *Handlers) ingest(ctx context.Context, tx pgx.Tx, t target, loc *time.Lo
 	}
 	apply.End()
 	h.logUnreadable(ctx, c)
+	if atomic && firstFailed(msgs, results) >= 0 {
+		c = rejectAll(loc, t.now, maps, msgs, results, "")
+	}
 	applied := time.Now()
 	wctx, write := phase(ctx, "hl7 write")
 	werr := c.write(wctx, tx, t, "ingest", func(b *pgx.Batch) error {
@@ -179,6 +185,13 @@ func (h *Handlers) ingest(ctx context.Context, tx pgx.Tx, t target, loc *time.Lo
 		"err", werr.Error(), "messages", len(msgs), "request_id", reqinfo.RequestID(ctx))
 	if _, err := tx.Exec(ctx, "ROLLBACK TO SAVEPOINT ingest"); err != nil {
 		return nil, err
+	}
+	if atomic {
+		c = rejectAll(loc, t.now, maps, msgs, results, "the transaction could not be stored (the server logged the cause under this request's id)")
+		if err := c.write(ctx, tx, t, "ingest", nil); err != nil {
+			return nil, err
+		}
+		return results, audit.RecordSite(ctx, q, t.orgID, t.siteID, t.siteID, t.now)
 	}
 	for i := range msgs {
 		if results[i], err = h.ingestOne(ctx, tx, t, loc, maps, &msgs[i]); err != nil {
@@ -249,7 +262,8 @@ func (c *census) load(ctx context.Context, q *db.Queries, t target, msgs []prepa
 	var keys db.ConsumedControlIDsParams
 	mrns := make([]string, 0, len(msgs))
 	seen := make(map[string]bool, len(msgs))
-	var full []string // patients of order messages need their stored diet orders
+	var full []string     // patients of order messages need their stored diet orders
+	var allergic []string // and those of FHIR allergy and nutrition entries their allergies
 	for i := range msgs {
 		p := &msgs[i]
 		if p.reject != "" {
@@ -267,6 +281,9 @@ func (c *census) load(ctx context.Context, q *db.Queries, t target, msgs []prepa
 			}
 			if p.action == hl7.ActionDietOrder {
 				full = append(full, mrn)
+			}
+			if p.fhir != nil && p.fhir.needsAllergies() {
+				allergic = append(allergic, mrn)
 			}
 		}
 	}
@@ -286,7 +303,10 @@ func (c *census) load(ctx context.Context, q *db.Queries, t target, msgs []prepa
 	if full == nil {
 		full = []string{}
 	}
-	rows, err := q.PatientsByMRN(ctx, db.PatientsByMRNParams{OrgID: t.orgID, SiteID: t.siteID, Mrns: mrns, FullMrns: full})
+	if allergic == nil {
+		allergic = []string{}
+	}
+	rows, err := q.PatientsByMRN(ctx, db.PatientsByMRNParams{OrgID: t.orgID, SiteID: t.siteID, Mrns: mrns, FullMrns: full, AllergyMrns: allergic})
 	if err != nil {
 		return err
 	}
@@ -297,7 +317,7 @@ func (c *census) load(ctx context.Context, q *db.Queries, t target, msgs []prepa
 				GivenName: r.GivenName, MiddleName: r.MiddleName, BirthDate: r.BirthDate, Sex: r.Sex,
 				EncounterID: r.EncounterID, Unit: r.Unit, Room: r.Room, Bed: r.Bed, AdmittedAt: r.AdmittedAt,
 			},
-			storedOrders: r.DietOrders, orderIDs: r.DietOrderIds,
+			storedOrders: r.DietOrders, orderIDs: r.DietOrderIds, storedAllergies: r.Allergies,
 			exists: true, allergiesHash: r.AllergiesHash, ordersHash: r.DietOrdersHash,
 		}
 		ps.stored = ps.row
@@ -314,4 +334,33 @@ func (c *census) load(ctx context.Context, q *db.Queries, t target, msgs []prepa
 		c.patients[r.Mrn] = ps
 	}
 	return nil
+}
+
+// rejectAll rejects every message of an atomic body in a new census (whose trail is all it
+// writes): the first that failed keeps its reason (or why, when given), the others name it.
+func rejectAll(loc *time.Location, now time.Time, maps orgMappings, msgs []prepared, results []api.Hl7MessageResult, why string) *census {
+	failed := firstFailed(msgs, results)
+	if failed < 0 {
+		failed = 0
+	}
+	if why == "" {
+		why = reasonOf(results[failed])
+	}
+	c := newCensus(loc, now, maps)
+	for i := range msgs {
+		p := &msgs[i]
+		if i == failed {
+			p.reject = why
+			if p.fhir != nil && p.fhir.status < 400 {
+				p.fhir.status, p.fhir.issueCode = 422, "processing"
+			}
+		} else {
+			p.reject = fmt.Sprintf("not applied: entry %d of the transaction failed", failed)
+			if p.fhir != nil {
+				p.fhir.bystander = true
+			}
+		}
+		results[i] = c.apply(p)
+	}
+	return c
 }

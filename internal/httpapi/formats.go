@@ -3,6 +3,7 @@ package httpapi
 import (
 	"errors"
 	"io"
+	"mime"
 	"net/http"
 	"net/mail"
 	"regexp"
@@ -12,9 +13,11 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/labstack/echo/v4"
 
 	"github.com/sous-app/sous/internal/clinical"
 	"github.com/sous-app/sous/internal/clock"
+	"github.com/sous-app/sous/internal/reqinfo"
 )
 
 var formatsOnce sync.Once
@@ -79,4 +82,23 @@ func textBody(body io.Reader, _ http.Header, _ *openapi3.SchemaRef, _ openapi3fi
 		return nil, err
 	}
 	return string(b), nil
+}
+
+// bindStructuredJSON lets a handler bind a body sent as a structured-syntax JSON media type
+// (RFC 6839, such as FHIR's application/fhir+json): once the request is validated against its
+// own media type, the body is handed on as application/json, the only JSON type Echo's binder
+// reads. A structured-syntax body is also recorded as sent (reqinfo.Body), so that its handler
+// decodes it once, with its own types, instead of re-encoding what the binder built.
+func bindStructuredJSON(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		req := c.Request()
+		if mt, _, err := mime.ParseMediaType(req.Header.Get(echo.HeaderContentType)); err == nil &&
+			mt != echo.MIMEApplicationJSON && strings.HasSuffix(mt, "+json") {
+			req.Header.Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
+			if raw, ok := c.Get(rawBodyKey).(*rawBody); ok && raw.eof {
+				c.SetRequest(req.WithContext(reqinfo.WithBody(req.Context(), raw.buf.Bytes())))
+			}
+		}
+		return next(c)
+	}
 }

@@ -248,6 +248,7 @@ func New(d Deps) (http.Handler, error) {
 		}),
 		// NUL and invalid UTF-8 in any string: 400 naming the field, not a 500 from PostgreSQL.
 		refuseHostileStrings(ops, headerParams(&routing)),
+		bindStructuredJSON,
 		policy(ops, authorizer),
 		idempotent(ops, idempotency.NewStore(d.Pool, d.Clock), d.Logger),
 	)

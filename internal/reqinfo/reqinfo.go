@@ -91,3 +91,17 @@ func URL(ctx context.Context) *url.URL {
 	}
 	return &url.URL{}
 }
+
+type bodyKey struct{}
+
+// WithBody records a JSON request body as the client sent it, once validated, for handlers that
+// read it with their own decoder rather than through the generated types (the FHIR ingest).
+func WithBody(ctx context.Context, body []byte) context.Context {
+	return context.WithValue(ctx, bodyKey{}, body)
+}
+
+// Body is the request body WithBody recorded, or nil.
+func Body(ctx context.Context) []byte {
+	b, _ := ctx.Value(bodyKey{}).([]byte)
+	return b
+}

@@ -139,6 +139,7 @@ type ticket struct {
 	Texture     *int                          `json:"texture"`
 	Items       []trayItem                    `json:"items"`
 	Conflict    bool                          `json:"conflict"`
+	DietNotes   []string                      `json:"dietNotes"`
 	Status      string                        `json:"status"`
 	History     []struct {
 		Status string `json:"status"`

@@ -10,6 +10,7 @@ package trayline
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"time"
 
@@ -187,6 +188,11 @@ func ticketToAPI(t db.TrayTicket, names map[uuid.UUID]db.TrayPatientsRow) (api.T
 		out.History = append(out.History, api.TrayHistoryEntry{Status: api.TrayStatus(h.Status), At: h.At, By: h.By})
 	}
 	if p, ok := names[t.PatientID]; ok {
+		if notes := dietNotes(p.DietOrders); len(notes) > 0 {
+			out.DietNotes = &notes
+		}
+	}
+	if p, ok := names[t.PatientID]; ok && p.Mrn != "" {
 		name := strings.TrimSpace(p.FamilyName + ", " + p.GivenName)
 		name = strings.Trim(name, ", ")
 		mrn := p.Mrn
@@ -197,15 +203,60 @@ func ticketToAPI(t db.TrayTicket, names map[uuid.UUID]db.TrayPatientsRow) (api.T
 
 func patientNames(ctx context.Context, q *db.Queries, a authz.Access, ids []uuid.UUID) (map[uuid.UUID]db.TrayPatientsRow, error) {
 	out := map[uuid.UUID]db.TrayPatientsRow{}
-	if !canSeeNames(a) || len(ids) == 0 {
+	if len(ids) == 0 {
 		return out, nil
 	}
 	rows, err := q.TrayPatients(ctx, db.TrayPatientsParams{OrgID: a.OrgID, Ids: ids})
 	if err != nil {
 		return nil, err
 	}
+	see := canSeeNames(a)
 	for _, r := range rows {
+		if !see { // the diet orders only
+			r.Mrn, r.FamilyName, r.GivenName = "", "", ""
+		}
 		out[r.ID] = r
 	}
 	return out, nil
+}
+
+// noteDoc is what a ticket's diet notes read of a census diet order.
+type noteDoc struct {
+	Type      string `json:"type"`
+	Status    string `json:"status"`
+	Product   string `json:"product"`
+	Nutrients []struct {
+		Nutrient string  `json:"nutrient"`
+		Amount   float64 `json:"amount"`
+		Unit     string  `json:"unit"`
+	} `json:"nutrients"`
+	Exclusions []string `json:"exclusions"`
+}
+
+// dietNotes lists what the diet orders ask of the tray beyond its diets, in order.
+func dietNotes(raw []byte) []string {
+	var orders []noteDoc
+	if json.Unmarshal(raw, &orders) != nil {
+		return nil
+	}
+	var out []string
+	for _, o := range orders {
+		if o.Status == "on-hold" {
+			out = append(out, "On hold: the "+o.Type+" order")
+		}
+		for _, n := range o.Nutrients {
+			out = append(out, n.Nutrient+": at most "+strconv.FormatFloat(n.Amount, 'f', -1, 64)+" "+n.Unit)
+		}
+		if len(o.Exclusions) > 0 {
+			out = append(out, "Exclude: "+strings.Join(o.Exclusions, ", "))
+		}
+		switch {
+		case o.Product == "":
+		case o.Type == "supplement":
+			out = append(out, "Supplement: "+strings.TrimSpace(o.Product))
+		case o.Type == "enteral":
+			out = append(out, "Tube feeding: "+strings.TrimSpace(o.Product))
+		}
+	}
+	return out
 }
