@@ -82,6 +82,8 @@ func (p *Pages) Register(e *echo.Echo) {
 	e.GET("/share/insp/:token", p.inspectionPage)
 	e.GET("/survey/:token", p.surveyPage)
 	e.POST("/survey/:token", p.submitSurvey)
+	e.GET("/scan/:code", p.scanApp)
+	e.GET("/board", p.boardApp)
 }
 
 // pageCSP is every page's policy: scripts, styles, images, fetches and sockets only from this
