@@ -46,7 +46,7 @@ func TestSurveyPageShowsEveryQuestionType(t *testing.T) {
 	p := get(t, o.env, "/survey/"+token, "").expect(t, http.StatusOK)
 	p.noIDs(t, o)
 	p.contains(t, "Harborview Kitchens", "Patient meal feedback", "Main Kitchen",
-		`type="radio" id="q0-4" name="a_food" value="5"`, // rating 1..5
+		`type="radio" id="q0-4" name="a_food" value="5"`,        // rating 1..5
 		`type="radio" id="q1-10" name="a_recommend" value="10"`, // NPS 0..10
 		`type="radio" id="q2-2" name="a_meal" value="Dinner"`,
 		`type="checkbox" id="q3-1" name="a_extras" value="Salad"`,
