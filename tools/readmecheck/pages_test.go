@@ -407,7 +407,7 @@ func TestBrowserSignedOutScanGoesThroughSignIn(t *testing.T) {
 	review(t, ctx, "scan-target")
 }
 
-func TestBrowserBoardPairsCastsSurvivesARestartAndUnpairs(t *testing.T) {
+func TestBrowserBoardPairsCastsSurvivesAnOutageAndUnpairs(t *testing.T) {
 	b := newBrowser(t)
 	srv := hostedPages(t)
 	o := newOwner(t, srv, "Harborview Kitchens")
@@ -433,22 +433,38 @@ func TestBrowserBoardPairsCastsSurvivesARestartAndUnpairs(t *testing.T) {
 	review(t, ctx, "board-wallboard")
 
 	// A cast appears within 2 s (the WebSocket hint makes the board refetch at once).
-	castText := func() string { return eval[string](t, ctx, `document.getElementById("cast").hidden ? "" : document.getElementById("cast-text").textContent`) }
+	castText := func() string {
+		return eval[string](t, ctx, `document.getElementById("cast").hidden ? "" : document.getElementById("cast-text").textContent`)
+	}
 	sent := time.Now()
 	o.do(t, "POST", "devices/"+device+"/cast", map[string]any{"type": "message", "title": "Allergen alert", "text": "Table 12: severe peanut allergy."}, nil)
 	waitFor(t, 2*time.Second, "the cast", func() bool { return castText() == "Table 12: severe peanut allergy." })
 	t.Logf("cast shown %v after the request was sent", time.Since(sent).Round(time.Millisecond))
 	review(t, ctx, "board-cast")
 
-	// The server restarts: the board keeps the last state, then catches up.
-	if err := srv.Restart(t.Context()); err != nil {
+	// The server goes down and restarts: the board keeps the last state on screen, shows the
+	// offline banner once no poll has succeeded for 40 s (polls run every 10 s, so 30 to 40 s
+	// after the last answer), and catches up when the server is back.
+	offline := func() bool { return eval[bool](t, ctx, `!document.getElementById("offline").hidden`) }
+	srv.Down()
+	down := time.Now()
+	if offline() || castText() != "Table 12: severe peanut allergy." {
+		t.Fatal("the board dropped its state when the server stopped")
+	}
+	waitFor(t, 50*time.Second, "the offline banner", offline)
+	if d := time.Since(down); d < 29*time.Second {
+		t.Fatalf("offline banner %v after the server stopped", d)
+	}
+	t.Logf("offline banner %v after the server stopped", time.Since(down).Round(time.Second))
+	if castText() != "Table 12: severe peanut allergy." || eval[string](t, ctx, `document.getElementById("board-title").textContent`) != "Hot line · Main Kitchen" {
+		t.Fatal("the board lost its state while offline")
+	}
+	review(t, ctx, "board-offline")
+	if err := srv.Up(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	if castText() != "Table 12: severe peanut allergy." {
-		t.Fatal("the board lost its state during the restart")
-	}
 	o.do(t, "POST", "devices/"+device+"/cast", map[string]any{"type": "message", "title": "Service", "text": "Doors open at 6."}, nil)
-	waitFor(t, 45*time.Second, "catching up after the restart", func() bool { return castText() == "Doors open at 6." })
+	waitFor(t, 45*time.Second, "catching up after the restart", func() bool { return castText() == "Doors open at 6." && !offline() })
 
 	// Revoked: back to pairing, the token forgotten.
 	o.do(t, "POST", "devices/"+device+"/revoke", nil, nil)

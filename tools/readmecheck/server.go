@@ -95,12 +95,12 @@ func (s *Server) run(ctx context.Context) error {
 	return nil
 }
 
-// Restart stops the server as Ctrl-C would and starts it again on the same address and
-// database, as an operator's restart or a deploy does.
-func (s *Server) Restart(ctx context.Context) error {
-	s.terminate()
-	return s.run(ctx)
-}
+// Down stops the server as Ctrl-C would, keeping its address and database for Up: an outage,
+// or the first half of an operator's restart.
+func (s *Server) Down() { s.terminate() }
+
+// Up starts the server again after Down, on the same address and database.
+func (s *Server) Up(ctx context.Context) error { return s.run(ctx) }
 
 func (s *Server) waitReady(ctx context.Context) error {
 	ready := strings.TrimSuffix(s.API, "/v1") + "/readyz"
