@@ -103,15 +103,15 @@ func (p *Pages) acceptQuote(c echo.Context) error {
 	if form.Email != "" {
 		body["email"] = form.Email
 	}
-	if err := p.d.Validate("PublicAcceptRequest", body); err != nil {
-		for _, f := range []string{"name", "email"} {
-			if strings.Contains(err.Error(), `"`+f+`"`) {
-				form.Errors[f] = fieldMessage(f)
-			}
+	bad, err := p.d.Validate("PublicAcceptRequest", body)
+	if err != nil {
+		return p.fail(c, err)
+	}
+	for _, f := range bad {
+		if f != "email" && f != "agree" {
+			f = "name" // the only other field the form sends
 		}
-		if len(form.Errors) == 0 {
-			form.Errors["name"] = fieldMessage("name")
-		}
+		form.Errors[f] = fieldMessage(f)
 	}
 	if strings.TrimSpace(form.Name) == "" {
 		form.Errors["name"] = fieldMessage("name")

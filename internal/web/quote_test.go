@@ -61,6 +61,9 @@ func TestQuoteFormAcceptsOnceAndShowsTheAcceptance(t *testing.T) {
 	} {
 		p := post(t, o.env, path, "", c.form).expect(t, http.StatusBadRequest)
 		p.contains(t, `id="`+c.field+`"`, `aria-invalid="true"`)
+		if n := strings.Count(p.body, `<p class="error"`); n != 1 {
+			t.Fatalf("%v: %d field errors, want 1 (%s)", c.form, n, c.field)
+		}
 		if n := c.form.Get("email"); n != "" {
 			p.contains(t, `value="`+n+`"`)
 		}

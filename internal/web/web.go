@@ -49,8 +49,9 @@ type Deps struct {
 	Clock       clock.Clock
 	Logger      *slog.Logger
 	// Validate checks a request body against a named schema of the published contract, so a
-	// form is held to exactly the rules of the API operation it stands for.
-	Validate func(schema string, value any) error
+	// form is held to exactly the rules of the API operation it stands for. It returns the
+	// top-level fields that fail ("" for a failure of the whole body).
+	Validate func(schema string, value any) ([]string, error)
 }
 
 // Pages serves the hosted pages.
