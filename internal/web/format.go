@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -27,12 +28,21 @@ func money(cents int64) string {
 	return fmt.Sprintf("%s$%s.%02d", sign, whole, abs%100)
 }
 
+// zones caches loaded time zones: time.LoadLocation reads and parses the zone's file on every
+// call. Only names that load are kept, so the cache is bounded by the IANA database (~600).
+var zones sync.Map
+
 // zone loads an IANA zone; an unknown one (never stored, but the page must not fail) is UTC.
 func zone(name string) *time.Location {
-	if loc, err := time.LoadLocation(name); err == nil {
-		return loc
+	if loc, ok := zones.Load(name); ok {
+		return loc.(*time.Location)
 	}
-	return time.UTC
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		return time.UTC
+	}
+	zones.Store(name, loc)
+	return loc
 }
 
 func longDate(t time.Time) string { return t.Format("Monday, January 2, 2006") }
