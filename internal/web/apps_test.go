@@ -2,8 +2,10 @@ package web_test
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sous-app/sous/internal/config"
 	"github.com/sous-app/sous/internal/httpapi/apitest"
@@ -70,4 +72,23 @@ func TestPagesShareThePublicLimits(t *testing.T) {
 	env.Call(http.MethodGet, "/v1"+path).FromIP(ip).Do().Expect(http.StatusTooManyRequests)
 	// Another client is not affected.
 	get(t, env, path, "").expect(t, http.StatusNotFound)
+}
+
+// The database out of reach: a page answers 503 with Retry-After, as the API does, never a 500.
+func TestPagesAnswer503WhenTheDatabaseIsDown(t *testing.T) {
+	t.Parallel()
+	env, proxy, _ := apitest.NewBehindProxy(t, pagesOn, func(c *config.Config) { c.RequestTimeout = 700 * time.Millisecond })
+	owner, id := env.NewOwner("Harborview Kitchens")
+	o := &org{env: env, owner: owner, id: id, site: env.Site(owner.AccessToken, id, "Main Kitchen")}
+	_, token := o.quote(o.event(), "2026-03-20")
+	get(t, env, "/share/q/"+token, "").expect(t, http.StatusOK)
+	proxy.Close()
+	for _, path := range []string{"/share/q/" + token, "/survey/" + token} {
+		p := get(t, env, path, "").expect(t, http.StatusServiceUnavailable)
+		if p.header.Get("Retry-After") == "" {
+			t.Fatalf("%s: no Retry-After", path)
+		}
+		p.contains(t, "Temporarily unavailable")
+	}
+	post(t, env, "/share/q/"+token, "", url.Values{"name": {"Maya"}, "agree": {"yes"}}).expect(t, http.StatusServiceUnavailable)
 }
