@@ -473,3 +473,29 @@ func TestBrowserBoardPairsCastsSurvivesAnOutageAndUnpairs(t *testing.T) {
 		t.Fatal("the revoked token is still kept")
 	}
 }
+
+// Menu boards and tray-line screens render their kinds' state (here a site with no menu and no
+// trays yet), in the brand's colours.
+func TestBrowserBoardKinds(t *testing.T) {
+	b := newBrowser(t)
+	srv := hostedPages(t)
+	o := newOwner(t, srv, "Harborview Kitchens")
+	callAt(t, srv.API, o.token, "PUT", "/orgs/"+o.org, map[string]any{"brand": map[string]any{"primary": "#0B3D2E", "accent": "#F2C14E"}}, nil)
+	for kind, want := range map[string]string{"menu_board": ".menu h2", "tray_line": ".trays h2"} {
+		device := o.create(t, "devices", map[string]any{"name": kind, "kind": kind, "siteId": o.site})
+		var pair struct {
+			Code string `json:"code"`
+		}
+		o.do(t, "POST", "devices/"+device+"/pair", nil, &pair)
+		ctx := b.tab()
+		act(t, ctx, chromedp.Navigate(srv.base()+"/board"), chromedp.WaitVisible(chromedp.ID("code")),
+			chromedp.SendKeys(chromedp.ID("code"), pair.Code), chromedp.Click(chromedp.CSS("#pairing button")),
+			chromedp.WaitVisible(chromedp.CSS(want)))
+		got := eval[map[string]string](t, ctx, `({kind: document.body.dataset.kind, heading: document.querySelector("`+want+`").textContent,
+			brand: getComputedStyle(document.documentElement).getPropertyValue("--brand").trim()})`)
+		if got["kind"] != kind || got["heading"] == "" || !strings.EqualFold(got["brand"], "#0B3D2E") {
+			t.Fatalf("%s: %v", kind, got)
+		}
+		review(t, ctx, "board-"+strings.ReplaceAll(kind, "_", "-"))
+	}
+}

@@ -286,7 +286,8 @@ function handoffs(list) {
 const money = (cents) => "$" + (cents / 100).toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 
 function menu(m) {
-  const title = m && m.dayPart ? m.dayPart.name || "Menu" : "Menu";
+  let title = m && m.dayPart && m.dayPart.name ? m.dayPart.name[0].toUpperCase() + m.dayPart.name.slice(1) : "Menu";
+  if (m && m.dayPart && !m.inProgress) title += " (next)";
   const s = section(title, "menu");
   const items = (m && m.items) || [];
   if (!items.length) {
