@@ -282,7 +282,7 @@ func New(d Deps) (http.Handler, error) {
 	if d.Config.HostedPages {
 		pages, err := web.New(web.Deps{
 			Quotes: server.cateringHandlers, Surveys: server.surveysHandlers, Inspections: server.recordsHandlers,
-			Clock: d.Clock, Logger: d.Logger, Validate: schemaValidator(doc),
+			Logger: d.Logger, Validate: schemaValidator(doc),
 		})
 		if err != nil {
 			return nil, err

@@ -64,12 +64,10 @@ func (p *Pages) fail(c echo.Context, err error) error {
 }
 
 func (p *Pages) logError(c echo.Context, err error) {
-	if p.d.Logger != nil && !errors.Is(err, errQuiet) {
+	if p.d.Logger != nil {
 		p.d.Logger.ErrorContext(c.Request().Context(), "hosted page failed", "path", c.Path(), "error", err)
 	}
 }
-
-var errQuiet = errors.New("quiet")
 
 // errUnexpected is a domain answering a response the page does not know: a bug.
 var errUnexpected = errors.New("web: unexpected response from the domain")

@@ -75,7 +75,7 @@ func (p *Pages) invoicePage(c echo.Context) error {
 	}
 	v.PDF = c.Request().URL.Path + ".pdf"
 	b := inv.Brand
-	return p.render(c, http.StatusOK, "invoice", Page{Title: v.Title, BrandName: b.Name, BrandPrimary: b.Primary, BrandAcct: b.Accent, Print: true}, v)
+	return p.render(c, http.StatusOK, "invoice", Page{Title: v.Title, BrandName: b.Name, BrandPrimary: b.Primary, BrandAccent: b.Accent, Print: true}, v)
 }
 
 // sendPDF answers a document as a download, under the pages' headers (never cached).

@@ -82,7 +82,7 @@ func (p *Pages) sharedQuote(c echo.Context) (api.SharedQuote, error) {
 
 func (p *Pages) renderQuote(c echo.Context, status int, v quoteView) error {
 	b := v.Q.Brand
-	return p.render(c, status, "quote", Page{Title: "Quote for " + v.Q.EventName, BrandName: b.Name, BrandPrimary: b.Primary, BrandAcct: b.Accent, Print: true}, v)
+	return p.render(c, status, "quote", Page{Title: "Quote for " + v.Q.EventName, BrandName: b.Name, BrandPrimary: b.Primary, BrandAccent: b.Accent, Print: true}, v)
 }
 
 // acceptQuote is the form's POST: the rule of POST /v1/share/q/{token}/accept (the body

@@ -95,12 +95,12 @@ func (p *Pages) surveyPage(c echo.Context) error {
 
 func (p *Pages) surveyUsed(c echo.Context, s api.PublicSurvey) error {
 	b := s.Brand
-	return p.render(c, http.StatusConflict, "error", Page{Title: errUsed.Heading, BrandName: b.Name, BrandPrimary: b.Primary, BrandAcct: b.Accent}, errUsed)
+	return p.render(c, http.StatusConflict, "error", Page{Title: errUsed.Heading, BrandName: b.Name, BrandPrimary: b.Primary, BrandAccent: b.Accent}, errUsed)
 }
 
 func (p *Pages) renderSurvey(c echo.Context, status int, v surveyView) error {
 	b := v.S.Brand
-	return p.render(c, status, "survey", Page{Title: v.S.Title, BrandName: b.Name, BrandPrimary: b.Primary, BrandAcct: b.Accent}, v)
+	return p.render(c, status, "survey", Page{Title: v.S.Title, BrandName: b.Name, BrandPrimary: b.Primary, BrandAccent: b.Accent}, v)
 }
 
 // submitSurvey is the form's POST: the answers, typed per question, go to the same submission
@@ -152,7 +152,7 @@ func (p *Pages) submitSurvey(c echo.Context) error {
 		return p.fail(c, apierr.Internal(errUnexpected))
 	}
 	b := s.Brand
-	return p.render(c, http.StatusOK, "thanks", Page{Title: "Thank you", BrandName: b.Name, BrandPrimary: b.Primary, BrandAcct: b.Accent},
+	return p.render(c, http.StatusOK, "thanks", Page{Title: "Thank you", BrandName: b.Name, BrandPrimary: b.Primary, BrandAccent: b.Accent},
 		struct{ Title, Message string }{s.Title, receipt.Body.ThankYouMessage})
 }
 

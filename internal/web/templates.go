@@ -69,8 +69,8 @@ func parseTemplates(a *assets) (*templates, error) {
 type Page struct {
 	Title string
 	// Brand is the organization's display brand; empty on pages that know none.
-	BrandName               string
-	BrandPrimary, BrandAcct string
+	BrandName                 string
+	BrandPrimary, BrandAccent string
 	// Styles and Scripts are asset names the page adds to the layout's.
 	Styles, Scripts []string
 	// Print adds the print stylesheet.

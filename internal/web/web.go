@@ -18,7 +18,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/sous-app/sous/gen/api"
-	"github.com/sous-app/sous/internal/clock"
 )
 
 // Quotes is what the pages need of catering: the shared quote, its acceptance and the shared
@@ -46,7 +45,6 @@ type Deps struct {
 	Quotes      Quotes
 	Surveys     Surveys
 	Inspections Inspections
-	Clock       clock.Clock
 	Logger      *slog.Logger
 	// Validate checks a request body against a named schema of the published contract, so a
 	// form is held to exactly the rules of the API operation it stands for. It returns the
