@@ -186,9 +186,10 @@ SELECT * FROM catering_payments WHERE org_id = @org_id AND invoice_id = ANY (@in
 
 -- name: GetSharedInvoice :one
 SELECT sqlc.embed(i), e.name AS event_name, e.starts_at, c.name AS client_name,
-       o.name AS org_name, o.brand_primary, o.brand_accent
+       o.name AS org_name, o.brand_primary, o.brand_accent, st.timezone
 FROM catering_invoices i
 JOIN catering_events e ON e.org_id = i.org_id AND e.id = i.event_id
 JOIN catering_clients c ON c.org_id = e.org_id AND c.id = e.client_id
+JOIN sites st ON st.org_id = e.org_id AND st.id = e.site_id
 JOIN orgs o ON o.id = i.org_id
 WHERE i.org_id = @org_id AND i.id = @id;

@@ -661,10 +661,11 @@ func (q *Queries) GetCateringQuoteForUpdate(ctx context.Context, arg GetCatering
 
 const getSharedInvoice = `-- name: GetSharedInvoice :one
 SELECT i.id, i.org_id, i.quote_id, i.event_id, i.kind, i.status, i.lines, i.total_cents, i.paid_cents, i.number, i.created_at, i.paid_at, i.voided_at, e.name AS event_name, e.starts_at, c.name AS client_name,
-       o.name AS org_name, o.brand_primary, o.brand_accent
+       o.name AS org_name, o.brand_primary, o.brand_accent, st.timezone
 FROM catering_invoices i
 JOIN catering_events e ON e.org_id = i.org_id AND e.id = i.event_id
 JOIN catering_clients c ON c.org_id = e.org_id AND c.id = e.client_id
+JOIN sites st ON st.org_id = e.org_id AND st.id = e.site_id
 JOIN orgs o ON o.id = i.org_id
 WHERE i.org_id = $1 AND i.id = $2
 `
@@ -682,6 +683,7 @@ type GetSharedInvoiceRow struct {
 	OrgName         string
 	BrandPrimary    string
 	BrandAccent     string
+	Timezone        string
 }
 
 func (q *Queries) GetSharedInvoice(ctx context.Context, arg GetSharedInvoiceParams) (GetSharedInvoiceRow, error) {
@@ -707,6 +709,7 @@ func (q *Queries) GetSharedInvoice(ctx context.Context, arg GetSharedInvoicePara
 		&i.OrgName,
 		&i.BrandPrimary,
 		&i.BrandAccent,
+		&i.Timezone,
 	)
 	return i, err
 }

@@ -103,22 +103,32 @@ func (h *Handlers) AcceptSharedQuote(ctx context.Context, req api.AcceptSharedQu
 }
 
 func (h *Handlers) GetSharedInvoice(ctx context.Context, req api.GetSharedInvoiceRequestObject) (api.GetSharedInvoiceResponseObject, error) {
-	t, err := h.resolver.Resolve(ctx, capability.Invoice, req.Token)
+	out, _, err := h.SharedInvoice(ctx, req.Token)
 	if err != nil {
 		return nil, err
+	}
+	return api.GetSharedInvoice200JSONResponse{Body: out}, nil
+}
+
+// SharedInvoice is the invoice a public link opens, with the event site's IANA time zone for
+// showing its dates (the hosted page prints them in that zone).
+func (h *Handlers) SharedInvoice(ctx context.Context, token string) (api.SharedInvoice, string, error) {
+	t, err := h.resolver.Resolve(ctx, capability.Invoice, token)
+	if err != nil {
+		return api.SharedInvoice{}, "", err
 	}
 	q := db.New(h.pool)
 	row, err := q.GetSharedInvoice(ctx, db.GetSharedInvoiceParams{OrgID: t.OrgID, ID: t.ID})
 	if pg.IsNoRows(err) || (err == nil && row.CateringInvoice.Status == invoiceVoid) {
-		return nil, capability.ErrNotFound
+		return api.SharedInvoice{}, "", capability.ErrNotFound
 	}
 	if err != nil {
-		return nil, err
+		return api.SharedInvoice{}, "", err
 	}
 	inv := row.CateringInvoice
 	payments, err := q.ListCateringPayments(ctx, db.ListCateringPaymentsParams{OrgID: t.OrgID, InvoiceID: inv.ID})
 	if err != nil {
-		return nil, err
+		return api.SharedInvoice{}, "", err
 	}
 	out := api.SharedInvoice{
 		Brand:      api.PublicBrand{Name: row.OrgName, Primary: row.BrandPrimary, Accent: row.BrandAccent},
@@ -127,10 +137,10 @@ func (h *Handlers) GetSharedInvoice(ctx context.Context, req api.GetSharedInvoic
 		BalanceCents: inv.TotalCents - inv.PaidCents, Payments: make([]api.SharedPayment, 0, len(payments)), IssuedAt: inv.CreatedAt,
 	}
 	if err := json.Unmarshal(inv.Lines, &out.Lines); err != nil {
-		return nil, err
+		return api.SharedInvoice{}, "", err
 	}
 	for _, p := range payments {
 		out.Payments = append(out.Payments, api.SharedPayment{AmountCents: p.AmountCents, Method: api.PaymentMethod(p.Method), PaidAt: p.PaidAt})
 	}
-	return api.GetSharedInvoice200JSONResponse{Body: out}, nil
+	return out, row.Timezone, nil
 }

@@ -50,9 +50,12 @@ type Config struct {
 	// TrustedProxies are the peers whose X-Forwarded-For is believed when finding the client IP.
 	TrustedProxies      []netip.Prefix
 	WebhookAllowPrivate bool
-	LogLevel            slog.Level
-	AccessLog           bool
-	BodyLimit           string
+	// HostedPages serves the share, survey, scan and board pages at the server's root
+	// (SOUS_HOSTED_PAGES); off when an operator's own web app answers SOUS_WEB_URL.
+	HostedPages bool
+	LogLevel    slog.Level
+	AccessLog   bool
+	BodyLimit   string
 	// HL7BodyLimit is the body limit of the HL7 ingest endpoint, whose batches run larger.
 	HL7BodyLimit string
 	// RequestTimeout is every request's deadline (SOUS_REQUEST_TIMEOUT); it reaches the
@@ -174,6 +177,9 @@ func FromEnv(lookup func(string) (string, bool)) (Config, error) {
 	}
 	if c.WebhookAllowPrivate, err = strconv.ParseBool(get("SOUS_WEBHOOK_ALLOW_PRIVATE", "false")); err != nil {
 		return c, bad("SOUS_WEBHOOK_ALLOW_PRIVATE", errors.New("not a boolean (true or false)"))
+	}
+	if c.HostedPages, err = strconv.ParseBool(get("SOUS_HOSTED_PAGES", "true")); err != nil {
+		return c, bad("SOUS_HOSTED_PAGES", errors.New("not a boolean (true or false)"))
 	}
 	if c.AccessLog, err = strconv.ParseBool(get("SOUS_ACCESS_LOG", "true")); err != nil {
 		return c, bad("SOUS_ACCESS_LOG", errors.New("not a boolean (true or false)"))

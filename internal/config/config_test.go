@@ -33,6 +33,7 @@ func TestFromEnvRefusesMalformedSettings(t *testing.T) {
 		{"SOUS_PPROF_ADDR", "localhost"},
 		{"SOUS_WEBHOOK_ALLOW_PRIVATE", "yes please"},
 		{"SOUS_ACCESS_LOG", "on-ish"},
+		{"SOUS_HOSTED_PAGES", "maybe"},
 		{"SOUS_LOG_LEVEL", "loud"},
 		{"DATABASE_URL", "postgres://u:secret@host:notaport/db"},
 		{"SOUS_REGISTER_RATE", "lots"},
@@ -88,8 +89,11 @@ func TestFromEnvDefaultsAndPublicURL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.BodyLimit != "512K" || cfg.HL7BodyLimit != "8MB" || len(cfg.TrustedProxies) != 2 {
+	if cfg.BodyLimit != "512K" || cfg.HL7BodyLimit != "8MB" || len(cfg.TrustedProxies) != 2 || !cfg.HostedPages {
 		t.Fatalf("%+v", cfg)
+	}
+	if cfg, err := config.FromEnv(env(map[string]string{"SOUS_HOSTED_PAGES": "false"})); err != nil || cfg.HostedPages {
+		t.Fatalf("SOUS_HOSTED_PAGES=false: %+v %v", cfg, err)
 	}
 }
 

@@ -47,6 +47,7 @@ import (
 	"github.com/sous-app/sous/internal/surveys"
 	"github.com/sous-app/sous/internal/tasks"
 	"github.com/sous-app/sous/internal/trayline"
+	"github.com/sous-app/sous/internal/web"
 	"github.com/sous-app/sous/internal/webhooks"
 	"github.com/sous-app/sous/internal/webhooks/delivery"
 )
@@ -299,6 +300,16 @@ func New(d Deps) (http.Handler, error) {
 	})
 	registerHealth(e, ready, d.Logger)
 	registerDocs(e)
+	if d.Config.HostedPages {
+		pages, err := web.New(web.Deps{
+			Quotes: server.cateringHandlers, Surveys: server.surveysHandlers, Inspections: server.recordsHandlers,
+			Logger: d.Logger, Validate: schemaValidator(doc),
+		})
+		if err != nil {
+			return nil, err
+		}
+		pages.Register(e)
+	}
 	obs.addRoutes(e.Routes())
 	return securityHeaders(headAsGet(e)), nil
 }

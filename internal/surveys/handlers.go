@@ -373,24 +373,35 @@ func closed(s db.Survey, now time.Time) bool {
 var errClosed = apierr.Gone("This survey is closed").WithCode(apierr.CodeSurveyClosed)
 
 func (h *Handlers) GetPublicSurvey(ctx context.Context, req api.GetPublicSurveyRequestObject) (api.GetPublicSurveyResponseObject, error) {
-	t, err := h.resolver.Resolve(ctx, capability.Survey, req.Token)
+	out, _, err := h.PublicSurvey(ctx, req.Token)
 	if err != nil {
 		return nil, err
+	}
+	return api.GetPublicSurvey200JSONResponse{Body: out}, nil
+}
+
+// PublicSurvey is the survey a public link opens, and whether the link is a single-use
+// invitation already answered (the hosted page says so before the guest fills it in; the
+// submission would answer 409).
+func (h *Handlers) PublicSurvey(ctx context.Context, token string) (api.PublicSurvey, bool, error) {
+	t, err := h.resolver.Resolve(ctx, capability.Survey, token)
+	if err != nil {
+		return api.PublicSurvey{}, false, err
 	}
 	row, err := db.New(h.pool).GetPublicSurvey(ctx, db.GetPublicSurveyParams{OrgID: t.OrgID, ID: t.ID})
 	if pg.IsNoRows(err) || (err == nil && row.Survey.Status == "draft") {
-		return nil, capability.ErrNotFound
+		return api.PublicSurvey{}, false, capability.ErrNotFound
 	}
 	if err != nil {
-		return nil, err
+		return api.PublicSurvey{}, false, err
 	}
 	s := row.Survey
 	if closed(s, h.clock.Now()) {
-		return nil, errClosed
+		return api.PublicSurvey{}, false, errClosed
 	}
 	qs, err := questionsOf(s)
 	if err != nil {
-		return nil, err
+		return api.PublicSurvey{}, false, err
 	}
 	out := api.PublicSurvey{
 		Brand: api.PublicBrand{Name: row.OrgName, Primary: row.BrandPrimary, Accent: row.BrandAccent},
@@ -400,7 +411,7 @@ func (h *Handlers) GetPublicSurvey(ctx context.Context, req api.GetPublicSurveyR
 	for i, q := range qs {
 		out.Questions[i] = api.PublicQuestion(q)
 	}
-	return api.GetPublicSurvey200JSONResponse{Body: out}, nil
+	return out, row.SingleUse && row.UsedAt != nil, nil
 }
 
 // SubmitPublicSurvey records one submission. A single-use invitation is locked, so of N

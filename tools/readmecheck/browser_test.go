@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/url"
 	"os/exec"
@@ -155,8 +156,13 @@ func seedForBrowser(t *testing.T) (email, password string) {
 
 func call(t *testing.T, token, method, path string, body, out any) {
 	t.Helper()
+	callAt(t, srv.API, token, method, path, body, out)
+}
+
+func callAt(t *testing.T, api, token, method, path string, body, out any) {
+	t.Helper()
 	b, _ := json.Marshal(body)
-	req, err := http.NewRequestWithContext(t.Context(), method, srv.API+path, strings.NewReader(string(b)))
+	req, err := http.NewRequestWithContext(t.Context(), method, api+path, strings.NewReader(string(b)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +176,8 @@ func call(t *testing.T, token, method, path string, body, out any) {
 	}
 	defer res.Body.Close()
 	if res.StatusCode/100 != 2 {
-		t.Fatalf("%s %s: %d", method, path, res.StatusCode)
+		msg, _ := io.ReadAll(res.Body)
+		t.Fatalf("%s %s: %d %s", method, path, res.StatusCode, msg)
 	}
 	if out != nil {
 		if err := json.NewDecoder(res.Body).Decode(out); err != nil {

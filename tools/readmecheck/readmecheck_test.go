@@ -43,6 +43,7 @@ func TestMain(m *testing.M) {
 			return 1
 		}
 		defer srv.Stop()
+		defer stopHostedPages()
 		return m.Run()
 	}())
 }

@@ -26,6 +26,8 @@ type Server struct {
 	cmd  *exec.Cmd
 	drop func()
 	log  *os.File
+	bin  string
+	env  []string
 }
 
 // Options configure the started server.
@@ -33,6 +35,7 @@ type Options struct {
 	Repo        string   // the repository root
 	WorkDir     string   // a scratch directory (binary, data directory, log)
 	CORSOrigins []string // SOUS_CORS_ORIGINS
+	Env         []string // more settings, NAME=value
 }
 
 // Start builds cmd/sous and serves it on a free loopback port. With TEST_DATABASE_URL set it
@@ -58,6 +61,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		"SOUS_REGISTER_RATE=1000/h",
 		"SOUS_CORS_ORIGINS="+strings.Join(o.CORSOrigins, ","),
 	)
+	env = append(env, o.Env...)
 	if admin := os.Getenv("TEST_DATABASE_URL"); admin != "" {
 		dbURL, drop, err := createDatabase(ctx, admin)
 		if err != nil {
@@ -71,17 +75,32 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	if s.log, err = os.Create(filepath.Join(o.WorkDir, "server.log")); err != nil {
 		return nil, err
 	}
-	s.cmd = exec.Command(bin)
-	s.cmd.Env, s.cmd.Stdout, s.cmd.Stderr = env, s.log, s.log
-	if err := s.cmd.Start(); err != nil {
-		return nil, err
-	}
-	if err := s.waitReady(ctx); err != nil {
+	s.bin, s.env = bin, env
+	if err := s.run(ctx); err != nil {
 		s.Stop()
-		return nil, fmt.Errorf("%w; server log:\n%s", err, s.Log())
+		return nil, err
 	}
 	return s, nil
 }
+
+func (s *Server) run(ctx context.Context) error {
+	s.cmd = exec.Command(s.bin)
+	s.cmd.Env, s.cmd.Stdout, s.cmd.Stderr = s.env, s.log, s.log
+	if err := s.cmd.Start(); err != nil {
+		return err
+	}
+	if err := s.waitReady(ctx); err != nil {
+		return fmt.Errorf("%w; server log:\n%s", err, s.Log())
+	}
+	return nil
+}
+
+// Down stops the server as Ctrl-C would, keeping its address and database for Up: an outage,
+// or the first half of an operator's restart.
+func (s *Server) Down() { s.terminate() }
+
+// Up starts the server again after Down, on the same address and database.
+func (s *Server) Up(ctx context.Context) error { return s.run(ctx) }
 
 func (s *Server) waitReady(ctx context.Context) error {
 	ready := strings.TrimSuffix(s.API, "/v1") + "/readyz"
@@ -117,6 +136,14 @@ func (s *Server) Log() string {
 // Stop stops the server as Ctrl-C would (it drains and stops its private cluster), then drops
 // the throwaway database.
 func (s *Server) Stop() {
+	s.terminate()
+	if s.log != nil {
+		s.log.Close()
+	}
+	s.drop()
+}
+
+func (s *Server) terminate() {
 	if s.cmd != nil && s.cmd.Process != nil {
 		_ = s.cmd.Process.Signal(syscall.SIGTERM)
 		for i := 0; i < 300 && s.cmd.ProcessState == nil; i++ {
@@ -126,10 +153,6 @@ func (s *Server) Stop() {
 			time.Sleep(100 * time.Millisecond)
 		}
 	}
-	if s.log != nil {
-		s.log.Close()
-	}
-	s.drop()
 }
 
 func freeAddr() (string, error) {

@@ -1,0 +1,150 @@
+package web
+
+import (
+	"bytes"
+
+	"github.com/go-pdf/fpdf"
+)
+
+// The PDFs carry the same numbers as the pages (they are drawn from the same view), on A4 in
+// the core fonts (text translated to their code page, so accented names print), uncompressed so
+// their text stays searchable.
+
+type doc struct {
+	pdf *fpdf.Fpdf
+	tr  func(string) string
+}
+
+func newDoc(title string) *doc {
+	pdf := fpdf.New("P", "mm", "A4", "")
+	pdf.SetCompression(false)
+	pdf.SetCreator("Sous", true)
+	pdf.SetTitle(title, true)
+	pdf.SetAutoPageBreak(true, 15)
+	pdf.AddPage()
+	return &doc{pdf: pdf, tr: pdf.UnicodeTranslatorFromDescriptor("")}
+}
+
+func (d *doc) title(eyebrow, s string) {
+	d.pdf.SetFont("Helvetica", "", 9)
+	d.pdf.CellFormat(0, 5, d.tr(eyebrow), "", 1, "L", false, 0, "")
+	d.pdf.SetFont("Helvetica", "B", 16)
+	d.pdf.MultiCell(0, 8, d.tr(s), "", "L", false)
+	d.pdf.Ln(2)
+}
+
+func (d *doc) fact(label, value string) {
+	d.pdf.SetFont("Helvetica", "", 10)
+	d.pdf.CellFormat(45, 6, d.tr(label), "", 0, "L", false, 0, "")
+	d.pdf.SetFont("Helvetica", "B", 10)
+	d.pdf.MultiCell(0, 6, d.tr(value), "", "L", false)
+}
+
+func (d *doc) heading(s string) {
+	d.pdf.Ln(3)
+	d.pdf.SetFont("Helvetica", "B", 12)
+	d.pdf.CellFormat(0, 7, d.tr(s), "B", 1, "L", false, 0, "")
+	d.pdf.Ln(1)
+}
+
+// row writes cells of the widths; the first is wrapped if long, the others right-aligned when
+// right is set.
+func (d *doc) row(widths []float64, cells []string, bold, right bool) {
+	style := ""
+	if bold {
+		style = "B"
+	}
+	d.pdf.SetFont("Helvetica", style, 9)
+	for i, w := range widths {
+		align := "L"
+		if right && i > 0 {
+			align = "R"
+		}
+		text := d.tr(cells[i])
+		// Keep a long description on one line by shortening it; the page shows it whole.
+		for d.pdf.GetStringWidth(text) > w-2 && len(text) > 4 {
+			text = text[:len(text)-4] + "..."
+		}
+		d.pdf.CellFormat(w, 6, text, "B", 0, align, false, 0, "")
+	}
+	d.pdf.Ln(-1)
+}
+
+func (d *doc) text(s string) {
+	d.pdf.SetFont("Helvetica", "", 9)
+	d.pdf.MultiCell(0, 5, d.tr(s), "", "L", false)
+}
+
+func (d *doc) bytes() ([]byte, error) {
+	var buf bytes.Buffer
+	if err := d.pdf.Output(&buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func invoicePDF(v invoiceView) ([]byte, error) {
+	d := newDoc(v.Title)
+	d.title(v.I.Brand.Name+" · "+v.I.EventName, v.Title)
+	d.fact("Billed to", v.I.ClientName)
+	d.fact("Issued", v.Issued)
+	d.fact("Event", v.EventStarts)
+	d.fact("Status", string(v.I.Status))
+	d.heading("Lines")
+	w := []float64{140, 40}
+	d.row(w, []string{"Description", "Amount"}, true, true)
+	for _, l := range v.Lines {
+		d.row(w, []string{l.Description, l.Amount}, false, true)
+	}
+	d.row(w, []string{"Total", v.Total}, true, true)
+	d.row(w, []string{"Paid", v.Paid}, false, true)
+	d.row(w, []string{"Balance", v.Balance}, true, true)
+	d.heading("Payments")
+	if len(v.Payments) == 0 {
+		d.text("No payments yet.")
+	}
+	pw := []float64{80, 60, 40}
+	for _, p := range v.Payments {
+		d.row(pw, []string{p.Date, p.Method, p.Amount}, false, true)
+	}
+	return d.bytes()
+}
+
+func inspectionPDF(v inspectionView) ([]byte, error) {
+	d := newDoc("Inspection report")
+	d.title("Inspection report", v.Title)
+	d.fact("Site", v.In.SiteName)
+	d.fact("Date", v.Date)
+	d.fact("Result", v.Result)
+	if v.Score != "" {
+		d.fact("Score", v.Score)
+	}
+	d.heading("Findings")
+	if len(v.Findings) == 0 {
+		d.text("No findings.")
+	}
+	for _, f := range v.Findings {
+		crit := ""
+		if f.Critical {
+			crit = "CRITICAL: "
+		}
+		line := crit + f.Section + " - " + f.Prompt
+		if f.Note != "" {
+			line += " (" + f.Note + ")"
+		}
+		d.text(line + "\n" + f.Action)
+		d.pdf.Ln(1)
+	}
+	w := []float64{145, 35}
+	for _, s := range v.Sections {
+		d.heading(s.Title)
+		for _, it := range s.Items {
+			p := it.Prompt
+			if it.Critical {
+				p += " (critical)"
+			}
+			d.row(w, []string{p, it.OutcomeLabel}, false, false)
+		}
+	}
+	return d.bytes()
+}
