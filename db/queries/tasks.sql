@@ -194,7 +194,9 @@ SELECT r.* FROM routines r
 WHERE r.org_id = @org_id
   AND (cardinality(@scope::uuid[]) = 0 OR r.site_id = ANY (@scope::uuid[]))
   AND (sqlc.narg(site_id)::uuid IS NULL OR r.site_id = sqlc.narg(site_id))
-ORDER BY r.name, r.id;
+  AND (sqlc.narg(cursor_name)::text IS NULL OR (r.name, r.id) > (sqlc.narg(cursor_name)::text, sqlc.narg(cursor_id)::uuid))
+ORDER BY r.name, r.id
+LIMIT @max_rows;
 
 -- name: ActiveRoutines :many
 -- The runner's walk over active routines, by id, a batch at a time.

@@ -1269,17 +1269,29 @@ SELECT r.id, r.org_id, r.site_id, r.name, r.rrule, r.starts_on, r.active, r.item
 WHERE r.org_id = $1
   AND (cardinality($2::uuid[]) = 0 OR r.site_id = ANY ($2::uuid[]))
   AND ($3::uuid IS NULL OR r.site_id = $3)
+  AND ($4::text IS NULL OR (r.name, r.id) > ($4::text, $5::uuid))
 ORDER BY r.name, r.id
+LIMIT $6
 `
 
 type ListRoutinesParams struct {
-	OrgID  uuid.UUID
-	Scope  []uuid.UUID
-	SiteID *uuid.UUID
+	OrgID      uuid.UUID
+	Scope      []uuid.UUID
+	SiteID     *uuid.UUID
+	CursorName *string
+	CursorID   *uuid.UUID
+	MaxRows    int32
 }
 
 func (q *Queries) ListRoutines(ctx context.Context, arg ListRoutinesParams) ([]Routine, error) {
-	rows, err := q.db.Query(ctx, listRoutines, arg.OrgID, arg.Scope, arg.SiteID)
+	rows, err := q.db.Query(ctx, listRoutines,
+		arg.OrgID,
+		arg.Scope,
+		arg.SiteID,
+		arg.CursorName,
+		arg.CursorID,
+		arg.MaxRows,
+	)
 	if err != nil {
 		return nil, err
 	}

@@ -5425,6 +5425,7 @@ export interface paths {
         /**
          * List routines
          * @description Routines by name, optionally of one site. A member limited to some sites sees only theirs.
+         *     Pages with `limit` and `cursor` (`Link` header).
          *
          *     Permission: `viewOrg` (any member).
          */
@@ -27103,6 +27104,16 @@ export interface operations {
                  * @example 0192f3a4-0000-7000-8000-0000000000aa
                  */
                 siteId?: string;
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
             path: {
@@ -27119,6 +27130,8 @@ export interface operations {
             /** @description The routines. */
             200: {
                 headers: {
+                    /** @description `<url>; rel="next"` when there are more. */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {

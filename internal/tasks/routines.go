@@ -20,6 +20,7 @@ import (
 	"github.com/sous-app/sous/internal/apierr"
 	"github.com/sous-app/sous/internal/audit"
 	"github.com/sous-app/sous/internal/authz"
+	"github.com/sous-app/sous/internal/paging"
 	"github.com/sous-app/sous/internal/clock"
 	"github.com/sous-app/sous/internal/periodic"
 	"github.com/sous-app/sous/internal/pg"
@@ -227,14 +228,24 @@ func (h *Handlers) ListRoutines(ctx context.Context, req api.ListRoutinesRequest
 			return nil, err
 		}
 	}
+	limit := paging.Limit(req.Params.Limit)
+	p := db.ListRoutinesParams{OrgID: a.OrgID, Scope: a.SiteScope(), SiteID: req.Params.SiteId, MaxRows: paging.Fetch(limit)}
+	if req.Params.Cursor != nil {
+		var c routineCursor
+		if err := paging.DecodeCursor(*req.Params.Cursor, &c, func() bool { return c.ID != uuid.Nil }); err != nil {
+			return nil, err
+		}
+		p.CursorName, p.CursorID = &c.Name, &c.ID
+	}
 	q := db.New(h.pool)
-	rows, err := q.ListRoutines(ctx, db.ListRoutinesParams{OrgID: a.OrgID, Scope: a.SiteScope(), SiteID: req.Params.SiteId})
+	rows, err := q.ListRoutines(ctx, p)
 	if err != nil {
 		return nil, err
 	}
 	zones := map[uuid.UUID]string{}
 	now := h.clock.Now()
-	out := make(api.ListRoutines200JSONResponse, 0, len(rows))
+	out := api.ListRoutines200JSONResponse{Body: make([]api.Routine, 0, len(rows))}
+	rows, out.Headers.Link = paging.Page(ctx, rows, limit, func(last db.Routine) any { return routineCursor{Name: last.Name, ID: last.ID} })
 	for _, r := range rows {
 		z, ok := zones[r.SiteID]
 		if !ok {
@@ -243,9 +254,15 @@ func (h *Handlers) ListRoutines(ctx context.Context, req api.ListRoutinesRequest
 			}
 			zones[r.SiteID] = z
 		}
-		out = append(out, routineToAPI(r, z, now))
+		out.Body = append(out.Body, routineToAPI(r, z, now))
 	}
 	return out, nil
+}
+
+// routineCursor is the position of a page of routines: their order is by name, then id.
+type routineCursor struct {
+	Name string    `json:"n"`
+	ID   uuid.UUID `json:"i"`
 }
 
 // RunRoutineNow makes one occurrence's tasks at once, keyed by its own instant.
