@@ -20,8 +20,8 @@ import (
 	"github.com/sous-app/sous/internal/apierr"
 	"github.com/sous-app/sous/internal/audit"
 	"github.com/sous-app/sous/internal/authz"
-	"github.com/sous-app/sous/internal/paging"
 	"github.com/sous-app/sous/internal/clock"
+	"github.com/sous-app/sous/internal/paging"
 	"github.com/sous-app/sous/internal/periodic"
 	"github.com/sous-app/sous/internal/pg"
 )
