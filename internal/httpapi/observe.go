@@ -44,8 +44,10 @@ type observer struct {
 	routes    map[string]*[len(methods)]*routeObs
 	unmatched [len(methods) + 1]*routeObs // per method, the last for methods outside the list
 	tracing   bool
-	tracer    trace.Tracer
-	prop      propagation.TextMapPropagator
+	// sampleRoots: a request without trace context may still be sampled here.
+	sampleRoots bool
+	tracer      trace.Tracer
+	prop        propagation.TextMapPropagator
 }
 
 // methods are the request methods a label may name; any other is _OTHER, as the OpenTelemetry
@@ -135,6 +137,7 @@ func newObserver(doc *openapi3.T, tracingOn bool) *observer {
 		}
 	}
 	if tracingOn {
+		o.sampleRoots = !tracing.RootsNeverSampled()
 		o.tracer = tracing.Tracer()
 		o.prop = otel.GetTextMapPropagator()
 	}
@@ -203,7 +206,9 @@ func (o *observer) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 		r := o.lookup(req.Method, c.Path())
 		metrics.HTTPActiveRequests.Inc()
 		var span trace.Span
-		if o.tracing {
+		// No trace context and a sampler that never records a trace begun here: no span (see
+		// tracing.RootsNeverSampled).
+		if o.tracing && (o.sampleRoots || req.Header[traceparentHeader] != nil || req.Header[baggageHeader] != nil) {
 			ctx := req.Context()
 			// Only a request that carries trace context pays for reading it (the carrier's
 			// lookups canonicalise, and allocate, each header name).

@@ -12,7 +12,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -32,7 +34,19 @@ const instrumentation = "github.com/sous-app/sous"
 const DefaultServiceName = "sous"
 
 // Tracer is the server's tracer, from whatever provider is global (the no-op one when off).
-func Tracer() trace.Tracer { return otel.Tracer(instrumentation) }
+// While RootsNeverSampled, a span asked for outside any trace is not started at all.
+func Tracer() trace.Tracer { return rootAwareTracer{otel.Tracer(instrumentation)} }
+
+// rootAwareTracer skips the spans that could only be roots of traces the sampler drops: the SDK
+// would give each new ids, record nothing and still hand its context to a webhook's receiver.
+type rootAwareTracer struct{ trace.Tracer }
+
+func (t rootAwareTracer) Start(ctx context.Context, name string, opts ...trace.SpanStartOption) (context.Context, trace.Span) {
+	if rootsNeverSampled.Load() && !trace.SpanContextFromContext(ctx).IsValid() {
+		return ctx, trace.SpanFromContext(ctx)
+	}
+	return t.Tracer.Start(ctx, name, opts...)
+}
 
 // samplers are the OTEL_TRACES_SAMPLER values the SDK reads (the jaeger and xray ones need
 // packages that are not built in).
@@ -103,12 +117,42 @@ func Setup(ctx context.Context, lookup func(string) (string, bool)) (shutdown fu
 	// always-on, so a caller's sampled traceparent is continued and an unsampled one is not.
 	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
 	Install(tp)
+	SetRootsNeverSampled(neverSamplesRoots(lookup))
 	return tp.Shutdown, true, nil
+}
+
+// rootsNeverSampled: the configured sampler never records a trace that starts in this process.
+var rootsNeverSampled atomic.Bool
+
+// SetRootsNeverSampled records whether the sampler can record a trace begun here (Setup reads it
+// from OTEL_TRACES_SAMPLER; tests set it beside the provider they install).
+func SetRootsNeverSampled(never bool) { rootsNeverSampled.Store(never) }
+
+// RootsNeverSampled reports that no trace begun in this process can be recorded: the sampler is
+// always_off, parentbased_always_off, or a trace-id ratio of 0 (tracing kept configured so that a
+// caller's sampled traceparent is still followed). A request that brings no trace context then
+// needs no span at all: the SDK would make one that records nothing and is seen by no one, and
+// starting it was most of what unsampled tracing cost a request.
+func RootsNeverSampled() bool { return rootsNeverSampled.Load() }
+
+// neverSamplesRoots reads OTEL_TRACES_SAMPLER and _ARG as the SDK does (an argument that does not
+// parse is the SDK's default ratio, 1).
+func neverSamplesRoots(lookup func(string) (string, bool)) bool {
+	get := func(k string) string { v, _ := lookup(k); return strings.TrimSpace(v) }
+	switch get("OTEL_TRACES_SAMPLER") {
+	case "always_off", "parentbased_always_off":
+		return true
+	case "traceidratio", "parentbased_traceidratio":
+		ratio, err := strconv.ParseFloat(get("OTEL_TRACES_SAMPLER_ARG"), 64)
+		return err == nil && ratio <= 0
+	}
+	return false
 }
 
 // Install makes tp the global provider with the W3C trace-context and baggage propagators
 // (tests install one over an in-memory exporter).
 func Install(tp trace.TracerProvider) {
+	SetRootsNeverSampled(false)
 	otel.SetTracerProvider(tp)
 	otel.SetTextMapPropagator(propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{}))
 }
