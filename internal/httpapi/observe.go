@@ -44,10 +44,8 @@ type observer struct {
 	routes    map[string]*[len(methods)]*routeObs
 	unmatched [len(methods) + 1]*routeObs // per method, the last for methods outside the list
 	tracing   bool
-	// sampleRoots: a request without trace context may still be sampled here.
-	sampleRoots bool
-	tracer      trace.Tracer
-	prop        propagation.TextMapPropagator
+	tracer    trace.Tracer
+	prop      propagation.TextMapPropagator
 }
 
 // methods are the request methods a label may name; any other is _OTHER, as the OpenTelemetry
@@ -137,7 +135,6 @@ func newObserver(doc *openapi3.T, tracingOn bool) *observer {
 		}
 	}
 	if tracingOn {
-		o.sampleRoots = !tracing.RootsNeverSampled()
 		o.tracer = tracing.Tracer()
 		o.prop = otel.GetTextMapPropagator()
 	}
@@ -206,9 +203,7 @@ func (o *observer) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 		r := o.lookup(req.Method, c.Path())
 		metrics.HTTPActiveRequests.Inc()
 		var span trace.Span
-		// No trace context and a sampler that never records a trace begun here: no span (see
-		// tracing.RootsNeverSampled).
-		if o.tracing && (o.sampleRoots || req.Header[traceparentHeader] != nil || req.Header[baggageHeader] != nil) {
+		if o.tracing {
 			ctx := req.Context()
 			// Only a request that carries trace context pays for reading it (the carrier's
 			// lookups canonicalise, and allocate, each header name).
@@ -226,7 +221,11 @@ func (o *observer) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 					semconv.NetworkProtocolVersion(protocolVersion(req)),
 				)
 			}
-			c.SetRequest(req.WithContext(ctx))
+			// A tracer that started nothing (tracing.RootsNeverSampled, no trace context) hands
+			// the context back as it was: the request is not copied for it.
+			if ctx != req.Context() {
+				c.SetRequest(req.WithContext(ctx))
+			}
 		}
 		err := next(c)
 		if err != nil {
