@@ -14,11 +14,12 @@ WHERE id = @id
 RETURNING *;
 
 -- name: GetMembershipWithOrg :one
--- The one query behind every organization-scoped request: membership and plan together.
-SELECT m.role, m.site_ids, m.credentials, o.plan_tier, o.trial_ends_at
+-- The one query behind every organization-scoped request: membership and plan together, and
+-- the version of the organization's sites (which says whether a list kept in memory is current).
+SELECT m.role, m.site_ids, m.credentials, o.plan_tier, o.trial_ends_at, o.sites_version
 FROM memberships m
 JOIN orgs o ON o.id = m.org_id
 WHERE m.org_id = @org_id AND m.user_id = @user_id;
 
 -- name: GetOrgPlan :one
-SELECT plan_tier, trial_ends_at FROM orgs WHERE id = @id;
+SELECT plan_tier, trial_ends_at, sites_version FROM orgs WHERE id = @id;

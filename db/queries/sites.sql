@@ -4,10 +4,10 @@ VALUES (@id, @org_id, @name, @timezone, @day_parts, @now, @now)
 RETURNING *;
 
 -- name: ListSites :many
--- scope empty means every site.
+-- Every site of the organization: the list is kept in memory at orgs.sites_version, and a member
+-- limited to some sites is shown theirs from it (internal/orgs/sites_cache.go).
 SELECT * FROM sites
 WHERE org_id = @org_id
-  AND (cardinality(@scope::uuid[]) = 0 OR id = ANY (@scope::uuid[]))
 ORDER BY name, id;
 
 -- name: GetSite :one

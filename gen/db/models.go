@@ -580,6 +580,7 @@ type Org struct {
 	BrandAccent  string
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
+	SitesVersion int64
 }
 
 type Patient struct {

@@ -13,7 +13,7 @@ import (
 )
 
 const getMembershipWithOrg = `-- name: GetMembershipWithOrg :one
-SELECT m.role, m.site_ids, m.credentials, o.plan_tier, o.trial_ends_at
+SELECT m.role, m.site_ids, m.credentials, o.plan_tier, o.trial_ends_at, o.sites_version
 FROM memberships m
 JOIN orgs o ON o.id = m.org_id
 WHERE m.org_id = $1 AND m.user_id = $2
@@ -25,14 +25,16 @@ type GetMembershipWithOrgParams struct {
 }
 
 type GetMembershipWithOrgRow struct {
-	Role        string
-	SiteIds     []uuid.UUID
-	Credentials []string
-	PlanTier    string
-	TrialEndsAt *time.Time
+	Role         string
+	SiteIds      []uuid.UUID
+	Credentials  []string
+	PlanTier     string
+	TrialEndsAt  *time.Time
+	SitesVersion int64
 }
 
-// The one query behind every organization-scoped request: membership and plan together.
+// The one query behind every organization-scoped request: membership and plan together, and
+// the version of the organization's sites (which says whether a list kept in memory is current).
 func (q *Queries) GetMembershipWithOrg(ctx context.Context, arg GetMembershipWithOrgParams) (GetMembershipWithOrgRow, error) {
 	row := q.db.QueryRow(ctx, getMembershipWithOrg, arg.OrgID, arg.UserID)
 	var i GetMembershipWithOrgRow
@@ -42,12 +44,13 @@ func (q *Queries) GetMembershipWithOrg(ctx context.Context, arg GetMembershipWit
 		&i.Credentials,
 		&i.PlanTier,
 		&i.TrialEndsAt,
+		&i.SitesVersion,
 	)
 	return i, err
 }
 
 const getOrg = `-- name: GetOrg :one
-SELECT id, name, plan_tier, trial_ends_at, brand_primary, brand_accent, created_at, updated_at FROM orgs WHERE id = $1
+SELECT id, name, plan_tier, trial_ends_at, brand_primary, brand_accent, created_at, updated_at, sites_version FROM orgs WHERE id = $1
 `
 
 func (q *Queries) GetOrg(ctx context.Context, id uuid.UUID) (Org, error) {
@@ -62,23 +65,25 @@ func (q *Queries) GetOrg(ctx context.Context, id uuid.UUID) (Org, error) {
 		&i.BrandAccent,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.SitesVersion,
 	)
 	return i, err
 }
 
 const getOrgPlan = `-- name: GetOrgPlan :one
-SELECT plan_tier, trial_ends_at FROM orgs WHERE id = $1
+SELECT plan_tier, trial_ends_at, sites_version FROM orgs WHERE id = $1
 `
 
 type GetOrgPlanRow struct {
-	PlanTier    string
-	TrialEndsAt *time.Time
+	PlanTier     string
+	TrialEndsAt  *time.Time
+	SitesVersion int64
 }
 
 func (q *Queries) GetOrgPlan(ctx context.Context, id uuid.UUID) (GetOrgPlanRow, error) {
 	row := q.db.QueryRow(ctx, getOrgPlan, id)
 	var i GetOrgPlanRow
-	err := row.Scan(&i.PlanTier, &i.TrialEndsAt)
+	err := row.Scan(&i.PlanTier, &i.TrialEndsAt, &i.SitesVersion)
 	return i, err
 }
 
@@ -86,7 +91,7 @@ const setOrgPlan = `-- name: SetOrgPlan :one
 UPDATE orgs
 SET plan_tier = $1, trial_ends_at = $2, updated_at = $3
 WHERE id = $4
-RETURNING id, name, plan_tier, trial_ends_at, brand_primary, brand_accent, created_at, updated_at
+RETURNING id, name, plan_tier, trial_ends_at, brand_primary, brand_accent, created_at, updated_at, sites_version
 `
 
 type SetOrgPlanParams struct {
@@ -113,6 +118,7 @@ func (q *Queries) SetOrgPlan(ctx context.Context, arg SetOrgPlanParams) (Org, er
 		&i.BrandAccent,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.SitesVersion,
 	)
 	return i, err
 }
@@ -121,7 +127,7 @@ const updateOrg = `-- name: UpdateOrg :one
 UPDATE orgs
 SET name = $1, brand_primary = $2, brand_accent = $3, updated_at = $4
 WHERE id = $5
-RETURNING id, name, plan_tier, trial_ends_at, brand_primary, brand_accent, created_at, updated_at
+RETURNING id, name, plan_tier, trial_ends_at, brand_primary, brand_accent, created_at, updated_at, sites_version
 `
 
 type UpdateOrgParams struct {
@@ -150,6 +156,7 @@ func (q *Queries) UpdateOrg(ctx context.Context, arg UpdateOrgParams) (Org, erro
 		&i.BrandAccent,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.SitesVersion,
 	)
 	return i, err
 }

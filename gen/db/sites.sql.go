@@ -92,18 +92,13 @@ func (q *Queries) GetSite(ctx context.Context, arg GetSiteParams) (Site, error) 
 const listSites = `-- name: ListSites :many
 SELECT id, org_id, name, timezone, day_parts, created_at, updated_at FROM sites
 WHERE org_id = $1
-  AND (cardinality($2::uuid[]) = 0 OR id = ANY ($2::uuid[]))
 ORDER BY name, id
 `
 
-type ListSitesParams struct {
-	OrgID uuid.UUID
-	Scope []uuid.UUID
-}
-
-// scope empty means every site.
-func (q *Queries) ListSites(ctx context.Context, arg ListSitesParams) ([]Site, error) {
-	rows, err := q.db.Query(ctx, listSites, arg.OrgID, arg.Scope)
+// Every site of the organization: the list is kept in memory at orgs.sites_version, and a member
+// limited to some sites is shown theirs from it (internal/orgs/sites_cache.go).
+func (q *Queries) ListSites(ctx context.Context, orgID uuid.UUID) ([]Site, error) {
+	rows, err := q.db.Query(ctx, listSites, orgID)
 	if err != nil {
 		return nil, err
 	}

@@ -21,6 +21,9 @@ type Access struct {
 	SiteIDs     []uuid.UUID
 	Credentials []string
 	Plan        plans.Plan
+	// SitesVersion is orgs.sites_version as the authorizing read saw it: a list of the
+	// organization's sites kept in memory at this version is current for this request.
+	SitesVersion int64
 }
 
 type accessKey struct{}

@@ -47,6 +47,7 @@ func (z *Authorizer) Authorize(ctx context.Context, p principal.Principal, orgID
 			return ctx, err
 		}
 		a.Role, a.SiteIDs, a.Credentials = Role(m.Role), m.SiteIds, m.Credentials
+		a.SitesVersion = m.SitesVersion
 		a.Plan = plans.Effective(m.PlanTier, m.TrialEndsAt, z.clock.Now())
 		if !a.Role.AtLeast(min) {
 			return ctx, apierr.Forbidden(fmt.Sprintf("This action needs the %s role or higher", min))
@@ -62,6 +63,7 @@ func (z *Authorizer) Authorize(ctx context.Context, p principal.Principal, orgID
 			return ctx, err
 		}
 		a.Plan = plans.Effective(o.PlanTier, o.TrialEndsAt, z.clock.Now())
+		a.SitesVersion = o.SitesVersion
 	default:
 		return ctx, apierr.Unauthenticated("Authentication required")
 	}

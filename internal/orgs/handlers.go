@@ -14,8 +14,10 @@ type Handlers struct {
 	// lookups serves the plan-stable reads (the sites list) on cached generic plans.
 	lookups *pg.Lookups
 	clock   clock.Clock
+	// sites keeps each organization's sites list at its version (sites_cache.go).
+	sites *sitesCache
 }
 
 func NewHandlers(pool *pgxpool.Pool, lookups *pg.Lookups, c clock.Clock) *Handlers {
-	return &Handlers{pool: pool, lookups: lookups, clock: c}
+	return &Handlers{pool: pool, lookups: lookups, clock: c, sites: newSitesCache()}
 }

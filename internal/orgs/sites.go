@@ -40,13 +40,24 @@ func (h *Handlers) ListSites(ctx context.Context, req api.ListSitesRequestObject
 	if err != nil {
 		return nil, err
 	}
-	rows, err := h.lookups.Queries().ListSites(ctx, db.ListSitesParams{OrgID: req.OrgId, Scope: a.SiteScope()})
-	if err != nil {
-		return nil, err
+	e, ok := h.sites.get(req.OrgId, a.SitesVersion)
+	if !ok {
+		rows, err := h.lookups.Queries().ListSites(ctx, req.OrgId)
+		if err != nil {
+			return nil, err
+		}
+		if e, err = h.sites.load(req.OrgId, a.SitesVersion, rows); err != nil {
+			return nil, err
+		}
 	}
-	out := make(api.ListSites200JSONResponse, 0, len(rows))
-	for _, s := range rows {
-		out = append(out, toAPISite(s))
+	if !a.Scoped() {
+		return encodedSites(e.body), nil
+	}
+	out := make(api.ListSites200JSONResponse, 0, len(a.SiteIDs))
+	for _, s := range e.sites {
+		if a.CanSeeSite(s.Id) {
+			out = append(out, s)
+		}
 	}
 	return out, nil
 }

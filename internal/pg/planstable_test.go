@@ -14,7 +14,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/sous-app/sous/db/migrations"
-	"github.com/sous-app/sous/gen/db"
 	"github.com/sous-app/sous/internal/pg"
 	"github.com/sous-app/sous/internal/pg/pgtest"
 )
@@ -316,7 +315,7 @@ func TestLookupsPlanOnlyListedStatementsGenerically(t *testing.T) {
 		if _, err := q.GetUser(ctx, uuid.New()); !pg.IsNoRows(err) {
 			t.Fatalf("GetUser: %v", err)
 		}
-		if sites, err := q.ListSites(ctx, db.ListSitesParams{OrgID: uuid.New(), Scope: []uuid.UUID{}}); err != nil || len(sites) != 0 {
+		if sites, err := q.ListSites(ctx, uuid.New()); err != nil || len(sites) != 0 {
 			t.Fatalf("ListSites: %v, %v", sites, err)
 		}
 	}
