@@ -59,7 +59,7 @@ func (h *Handlers) IngestFhir(ctx context.Context, req api.IngestFhirRequestObje
 	msgs := prepareBundle(bundle, mrnSystem)
 	atomic := bundle.Type == fhir.Transaction
 
-	unlock, err := h.locks.lock(ctx, req.OrgId)
+	lk, unlock, err := h.lockBody(ctx, req.OrgId, site.ID, msgs)
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +68,7 @@ func (h *Handlers) IngestFhir(ctx context.Context, req api.IngestFhirRequestObje
 	loc := h.location(site.Timezone)
 	var results []api.Hl7MessageResult
 	err = pg.InTx(ctx, h.pool, func(tx pgx.Tx) error {
-		if results, err = h.ingestBody(ctx, tx, t, loc, msgs, atomic); err != nil {
+		if results, err = h.ingestBody(ctx, tx, t, lk, loc, msgs, atomic); err != nil {
 			return err
 		}
 		return runCensusHook(ctx, tx, req.OrgId, results)

@@ -64,7 +64,7 @@ func (h *Handlers) IngestHl7(ctx context.Context, req api.IngestHl7RequestObject
 
 	queued := time.Now()
 	_, wait := phase(ctx, "hl7 wait for census lock")
-	unlock, err := h.locks.lock(ctx, req.OrgId)
+	lk, unlock, err := h.lockBody(ctx, req.OrgId, site.ID, msgs)
 	wait.End()
 	if err != nil {
 		return nil, err
@@ -75,7 +75,7 @@ func (h *Handlers) IngestHl7(ctx context.Context, req api.IngestHl7RequestObject
 	loc := h.location(site.Timezone)
 	var results []api.Hl7MessageResult
 	err = pg.InTx(ctx, h.pool, func(tx pgx.Tx) error {
-		if results, err = h.ingestBody(ctx, tx, t, loc, msgs, false); err != nil {
+		if results, err = h.ingestBody(ctx, tx, t, lk, loc, msgs, false); err != nil {
 			return err
 		}
 		return runCensusHook(ctx, tx, req.OrgId, results)
@@ -132,11 +132,14 @@ func firstReason(b *hl7.Batch) string {
 // ingestBody applies prepared messages (HL7 messages, or the entries of a FHIR bundle) to the
 // census. atomic (a FHIR transaction) applies all or none: when one is rejected, every other is
 // rejected too, the trail keeps them all, and the census is left as it was.
-func (h *Handlers) ingestBody(ctx context.Context, tx pgx.Tx, t target, loc *time.Location, msgs []prepared, atomic bool) ([]api.Hl7MessageResult, error) {
+func (h *Handlers) ingestBody(ctx context.Context, tx pgx.Tx, t target, lk bodyLock, loc *time.Location, msgs []prepared, atomic bool) ([]api.Hl7MessageResult, error) {
 	q := db.New(tx)
 	start := time.Now()
-	if err := q.LockClinicalOrg(ctx, t.orgID); err != nil {
+	if err := lockInTx(ctx, q, t.orgID, lk); err != nil {
 		return nil, err
+	}
+	if hook := testHookLocked.Load(); hook != nil {
+		(*hook)(msgs)
 	}
 	locked := time.Now()
 	lctx, load := phase(ctx, "hl7 load")

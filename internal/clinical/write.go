@@ -1,10 +1,12 @@
 package clinical
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"hash/fnv"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -165,6 +167,12 @@ func (c *census) queueWrites(ctx context.Context, b *pgx.Batch, t target) error 
 		for _, k := range c.codeOrder {
 			rows = append(rows, c.codes[k])
 		}
+		// Concurrent bodies (of other patients) count the same codes: each upsert locks its
+		// rows until commit, in the order given, so one order for all keeps two bodies from
+		// each waiting for a row the other holds.
+		slices.SortFunc(rows, func(a, b *codeRow) int {
+			return cmp.Or(strings.Compare(a.Kind, b.Kind), strings.Compare(a.Code, b.Code))
+		})
 		raw, err := json.Marshal(rows)
 		if err != nil {
 			return err
