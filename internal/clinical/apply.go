@@ -221,6 +221,9 @@ type census struct {
 	trail           []trailRow
 	codes           map[mappingKey]*codeRow
 	codeOrder       []mappingKey
+	// deferCodes leaves the code occurrences out of write, for writeCodes: their rows are
+	// shared by every body of the organization, and are best locked just before the commit.
+	deferCodes bool
 	// unreadable lists the stored documents that could not be decoded, for the log; the
 	// messages that needed them were rejected.
 	unreadable []error

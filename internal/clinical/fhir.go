@@ -68,10 +68,10 @@ func (h *Handlers) IngestFhir(ctx context.Context, req api.IngestFhirRequestObje
 	loc := h.location(site.Timezone)
 	var results []api.Hl7MessageResult
 	err = pg.InTx(ctx, h.pool, func(tx pgx.Tx) error {
-		if results, err = h.ingestBody(ctx, tx, t, lk, loc, msgs, atomic); err != nil {
-			return err
-		}
-		return runCensusHook(ctx, tx, req.OrgId, results)
+		results, err = h.ingestBody(ctx, tx, t, lk, loc, msgs, atomic, func(r []api.Hl7MessageResult) error {
+			return runCensusHook(ctx, tx, req.OrgId, r)
+		})
+		return err
 	})
 	if err != nil {
 		return nil, err
