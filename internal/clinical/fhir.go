@@ -21,7 +21,7 @@ import (
 )
 
 // IngestFhir applies a FHIR R4 transaction or batch Bundle to a site's census, through the
-// census of the HL7 ingest (fhirprep.go, fhirapply.go): the same lock, rules, trail, code review
+// census of the HL7 ingest (fhirprep.go, fhirapply.go): the same locks, rules, trail, code review
 // and tray-line hook.
 func (h *Handlers) IngestFhir(ctx context.Context, req api.IngestFhirRequestObject) (api.IngestFhirResponseObject, error) {
 	a, err := access(ctx)

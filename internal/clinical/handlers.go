@@ -3,7 +3,9 @@
 // vocabulary does not know, and registered-dietitian sign-off of diet orders.
 //
 // Parsing and vocabulary mapping are internal/hl7's; this package decides what each message does
-// to the census (apply.go) and writes a whole batch in a few statements (write.go).
+// to the census (apply.go) and writes a whole batch in a few statements (write.go). Bodies lock
+// the patients and control ids they touch, so that bodies of other patients run concurrently and
+// one patient's messages apply in arrival order (locks.go).
 package clinical
 
 import (
