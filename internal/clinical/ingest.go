@@ -143,6 +143,9 @@ func (h *Handlers) ingestBody(ctx context.Context, tx pgx.Tx, t target, lk bodyL
 	if err := lockInTx(ctx, q, t.orgID, lk); err != nil {
 		return nil, err
 	}
+	// Received when applied: a body of another replica that held one of these patients before
+	// this one is then received before it too, so the trail's times follow each patient's order.
+	t.now = h.clock.Now()
 	if hook := testHookLocked.Load(); hook != nil {
 		(*hook)(msgs)
 	}
