@@ -233,3 +233,27 @@ func TestMappingConcurrentWithIngest(t *testing.T) {
 		t.Fatalf("mapped %+v", c)
 	}
 }
+
+// TestIngestLargeBodyLocksTheOrganization: a body needing more locks than one body may take
+// (here 130 patients and 130 control ids) locks its whole organization instead; it applies, and
+// so do the bodies of other patients sent with it.
+func TestIngestLargeBodyLocksTheOrganization(t *testing.T) {
+	t.Parallel()
+	h := newHospital(t)
+	const large = 130
+	msgs := make([]string, large)
+	for i := range large {
+		msgs[i] = visit{Event: "A01", Control: fmt.Sprintf("BIG-%d", i), MRN: fmt.Sprintf("38%07d", i), Unit: "4W", Room: fmt.Sprint(400 + i), Bed: "A"}.epic()
+	}
+	big := h.ingestAsync(time.Minute, msgs...)
+	small := h.ingestAsync(time.Minute, visit{Event: "A01", Control: "SMALL-1", MRN: "389999999", Unit: "5E", Room: "501", Bed: "A"}.epic())
+	if r := (<-big).ok(t); slices.ContainsFunc(r.outcomes(), func(o string) bool { return o != "applied" }) || len(r.Results) != large {
+		t.Fatalf("large body %v", r.outcomes())
+	}
+	if r := (<-small).ok(t); r.Results[0].Outcome != "applied" {
+		t.Fatalf("small body %v", r.outcomes())
+	}
+	if n := count(h.env, `SELECT count(*) FROM patients WHERE org_id = $1 AND encounter_id IS NOT NULL`, h.orgID); n != large+1 {
+		t.Fatalf("%d in house", n)
+	}
+}

@@ -2,13 +2,16 @@ package clinical
 
 import (
 	"context"
+	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 	"testing"
 
 	"github.com/google/uuid"
 
 	"github.com/sous-app/sous/internal/apierr"
+	"github.com/sous-app/sous/internal/hl7"
 )
 
 // waitingOf is how many requests of the organization are queued, not granted.
@@ -147,5 +150,49 @@ func TestCensusLocksOrder(t *testing.T) {
 	}
 	if len(l.orgs) != 0 {
 		t.Fatalf("%d organizations left", len(l.orgs))
+	}
+}
+
+// TestBodyKeys: a body locks each patient (by site and MRN) and each control id (by sender)
+// once, sorted; a message the parser rejected locks nothing; the same MRN at another site is
+// another patient; a body needing more than maxBodyKeys locks its organization.
+func TestBodyKeys(t *testing.T) {
+	org, site, other := uuid.New(), uuid.New(), uuid.New()
+	msg := func(control, mrn, reject string) prepared {
+		return prepared{controlID: control, sender: sender{"EPIC", "HMC"}, reject: reject,
+			adt: &hl7.ADT{Patient: hl7.Patient{MRN: mrn, MRNSource: hl7.MRNSourcePID3MR}}}
+	}
+	tests := []struct {
+		name  string
+		msgs  []prepared
+		keys  int
+		whole bool
+	}{
+		{"two messages of one patient", []prepared{msg("C1", "1", ""), msg("C2", "1", "")}, 3, false},
+		{"a resend in the body", []prepared{msg("C1", "1", ""), msg("C1", "1", "")}, 2, false},
+		{"rejected by the parser", []prepared{msg("C1", "1", "unreadable")}, 0, false},
+		{"no control id", []prepared{msg("", "1", ""), msg("", "2", "")}, 2, false},
+		{"too many", func() []prepared {
+			var out []prepared
+			for i := range maxBodyKeys/2 + 1 {
+				out = append(out, msg(fmt.Sprint("C", i), fmt.Sprint(i), ""))
+			}
+			return out
+		}(), 0, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			lk := bodyKeys(org, site, tc.msgs)
+			if len(lk.keys) != tc.keys || lk.whole != tc.whole || !slices.IsSorted(lk.keys) {
+				t.Fatalf("keys %v whole %v", lk.keys, lk.whole)
+			}
+		})
+	}
+	one := []prepared{msg("", "1", "")}
+	if bodyKeys(org, site, one).keys[0] == bodyKeys(org, other, one).keys[0] {
+		t.Fatal("one MRN at two sites is one key")
+	}
+	if bodyKeys(org, site, one).keys[0] == bodyKeys(uuid.New(), site, one).keys[0] {
+		t.Fatal("one MRN in two organizations is one key")
 	}
 }
