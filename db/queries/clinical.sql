@@ -1,9 +1,21 @@
 -- HL7 ingest ------------------------------------------------------------------------------------
 
 -- name: LockClinicalOrg :exec
--- Serializes census writers of one organization (ingest, code mapping) across replicas, so that
--- messages apply in order and control ids are checked and consumed atomically.
+-- Excludes every other census writer of the organization across replicas, until the transaction
+-- ends: what rewrites patients across the census (a code mapping re-applied) or a body too large
+-- to lock patient by patient. Ingests hold the same key shared (LockClinicalKeys).
 SELECT pg_advisory_xact_lock(hashtextextended('sous.clinical:' || cast(@org_id::uuid AS text), 0));
+
+-- name: LockClinicalKeys :exec
+-- The locks of one ingest body across replicas, until the transaction ends, in one round trip:
+-- the organization shared (LockClinicalOrg excludes it), then the body's patient and control-id
+-- keys, exclusively. keys must be sorted (unnest returns them in array order), so that bodies of
+-- different replicas sharing keys take them in one order and cannot deadlock.
+SELECT count(*) FROM (
+    SELECT pg_advisory_xact_lock_shared(hashtextextended('sous.clinical:' || cast(@org_id::uuid AS text), 0))
+    UNION ALL
+    SELECT pg_advisory_xact_lock(k) FROM unnest(@keys::bigint[]) AS k
+) AS l;
 
 -- name: ConsumedControlIDs :many
 -- Which of the batch's (sending application, sending facility, control id) keys an applied or

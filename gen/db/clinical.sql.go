@@ -1067,14 +1067,37 @@ func (q *Queries) ListSignoffs(ctx context.Context, arg ListSignoffsParams) ([]L
 	return items, nil
 }
 
+const lockClinicalKeys = `-- name: LockClinicalKeys :exec
+SELECT count(*) FROM (
+    SELECT pg_advisory_xact_lock_shared(hashtextextended('sous.clinical:' || cast($1::uuid AS text), 0))
+    UNION ALL
+    SELECT pg_advisory_xact_lock(k) FROM unnest($2::bigint[]) AS k
+) AS l
+`
+
+type LockClinicalKeysParams struct {
+	OrgID uuid.UUID
+	Keys  []int64
+}
+
+// The locks of one ingest body across replicas, until the transaction ends, in one round trip:
+// the organization shared (LockClinicalOrg excludes it), then the body's patient and control-id
+// keys, exclusively. keys must be sorted (unnest returns them in array order), so that bodies of
+// different replicas sharing keys take them in one order and cannot deadlock.
+func (q *Queries) LockClinicalKeys(ctx context.Context, arg LockClinicalKeysParams) error {
+	_, err := q.db.Exec(ctx, lockClinicalKeys, arg.OrgID, arg.Keys)
+	return err
+}
+
 const lockClinicalOrg = `-- name: LockClinicalOrg :exec
 
 SELECT pg_advisory_xact_lock(hashtextextended('sous.clinical:' || cast($1::uuid AS text), 0))
 `
 
 // HL7 ingest ------------------------------------------------------------------------------------
-// Serializes census writers of one organization (ingest, code mapping) across replicas, so that
-// messages apply in order and control ids are checked and consumed atomically.
+// Excludes every other census writer of the organization across replicas, until the transaction
+// ends: what rewrites patients across the census (a code mapping re-applied) or a body too large
+// to lock patient by patient. Ingests hold the same key shared (LockClinicalKeys).
 func (q *Queries) LockClinicalOrg(ctx context.Context, orgID uuid.UUID) error {
 	_, err := q.db.Exec(ctx, lockClinicalOrg, orgID)
 	return err

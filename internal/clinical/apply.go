@@ -13,10 +13,11 @@ import (
 )
 
 // The ingest works in two steps. prepare parses and extracts every message of the body without
-// touching the database. Then, holding the organization's census lock, a census is loaded with
-// the stored state of the body's patients, and apply runs each message against it in order, in
-// memory, deciding its outcome and recording the rows to write. The rows are written together
-// (see write.go), which is what makes a batch of a hundred messages a handful of statements.
+// touching the database. Then, holding the census locks of the body's patients and control ids
+// (locks.go), a census is loaded with the stored state of those patients, and apply runs each
+// message against it in order, in memory, deciding its outcome and recording the rows to write.
+// The rows are written together (see write.go), which is what makes a batch of a hundred
+// messages a handful of statements.
 
 // prepared is one message of a body, parsed and extracted.
 type prepared struct {
@@ -221,6 +222,9 @@ type census struct {
 	trail           []trailRow
 	codes           map[mappingKey]*codeRow
 	codeOrder       []mappingKey
+	// deferCodes leaves the code occurrences out of write, for writeCodes: their rows are
+	// shared by every body of the organization, and are best locked just before the commit.
+	deferCodes bool
 	// unreadable lists the stored documents that could not be decoded, for the log; the
 	// messages that needed them were rejected.
 	unreadable []error

@@ -131,7 +131,8 @@ func countPatients(ctx context.Context, q *db.Queries, orgID uuid.UUID, scope []
 }
 
 // MapUnmappedCode records an organization mapping and re-applies it to the in-house patients
-// carrying the code, under the census lock so that no ingest interleaves. A mapping changes
+// carrying the code, holding the organization's census exclusively (every ingest holds it
+// shared, see locks.go) so that no ingest interleaves. A mapping changes
 // patients of every site, so the operation is organization-wide (x-site-scope org): the policy
 // refuses members limited to some sites before this runs.
 func (h *Handlers) MapUnmappedCode(ctx context.Context, req api.MapUnmappedCodeRequestObject) (api.MapUnmappedCodeResponseObject, error) {
@@ -162,7 +163,7 @@ func (h *Handlers) MapUnmappedCode(ctx context.Context, req api.MapUnmappedCodeR
 		}
 	}
 
-	unlock, err := h.locks.lock(ctx, req.OrgId)
+	unlock, err := h.locks.lock(ctx, req.OrgId, nil, true)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package clinical
 import (
 	"context"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -28,3 +29,28 @@ func ExpireTrails(ctx context.Context, pool *pgxpool.Pool, now time.Time, slice 
 // BatchFallbacks is how many bodies were applied message by message because their batch write
 // failed.
 func BatchFallbacks() int64 { return batchFallbacks.Load() }
+
+// HoldIngestOf holds every body carrying a message for mrn once it holds its locks in the
+// database, before it loads the census, until release is called; held receives once per body
+// held.
+func HoldIngestOf(mrn string) (held <-chan struct{}, release func()) {
+	ch := make(chan struct{}, 16)
+	gate := make(chan struct{})
+	hook := func(msgs []prepared) {
+		for i := range msgs {
+			if a := msgs[i].adt; a != nil && a.Patient.MRN == mrn {
+				ch <- struct{}{}
+				<-gate
+				return
+			}
+		}
+	}
+	testHookLocked.Store(&hook)
+	var once sync.Once
+	return ch, func() {
+		once.Do(func() {
+			testHookLocked.Store(nil)
+			close(gate)
+		})
+	}
+}

@@ -21,7 +21,7 @@ import (
 )
 
 // IngestFhir applies a FHIR R4 transaction or batch Bundle to a site's census, through the
-// census of the HL7 ingest (fhirprep.go, fhirapply.go): the same lock, rules, trail, code review
+// census of the HL7 ingest (fhirprep.go, fhirapply.go): the same locks, rules, trail, code review
 // and tray-line hook.
 func (h *Handlers) IngestFhir(ctx context.Context, req api.IngestFhirRequestObject) (api.IngestFhirResponseObject, error) {
 	a, err := access(ctx)
@@ -59,7 +59,7 @@ func (h *Handlers) IngestFhir(ctx context.Context, req api.IngestFhirRequestObje
 	msgs := prepareBundle(bundle, mrnSystem)
 	atomic := bundle.Type == fhir.Transaction
 
-	unlock, err := h.locks.lock(ctx, req.OrgId)
+	lk, unlock, err := h.lockBody(ctx, req.OrgId, site.ID, msgs)
 	if err != nil {
 		return nil, err
 	}
@@ -68,10 +68,10 @@ func (h *Handlers) IngestFhir(ctx context.Context, req api.IngestFhirRequestObje
 	loc := h.location(site.Timezone)
 	var results []api.Hl7MessageResult
 	err = pg.InTx(ctx, h.pool, func(tx pgx.Tx) error {
-		if results, err = h.ingestBody(ctx, tx, t, loc, msgs, atomic); err != nil {
-			return err
-		}
-		return runCensusHook(ctx, tx, req.OrgId, results)
+		results, err = h.ingestBody(ctx, tx, t, lk, loc, msgs, atomic, func(r []api.Hl7MessageResult) error {
+			return runCensusHook(ctx, tx, req.OrgId, r)
+		})
+		return err
 	})
 	if err != nil {
 		return nil, err

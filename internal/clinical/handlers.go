@@ -3,7 +3,9 @@
 // vocabulary does not know, and registered-dietitian sign-off of diet orders.
 //
 // Parsing and vocabulary mapping are internal/hl7's; this package decides what each message does
-// to the census (apply.go) and writes a whole batch in a few statements (write.go).
+// to the census (apply.go) and writes a whole batch in a few statements (write.go). Bodies lock
+// the patients and control ids they touch, so that bodies of other patients run concurrently and
+// one patient's messages apply in arrival order (locks.go).
 package clinical
 
 import (
@@ -19,7 +21,6 @@ import (
 	"github.com/sous-app/sous/internal/apierr"
 	"github.com/sous-app/sous/internal/authz"
 	"github.com/sous-app/sous/internal/clock"
-	"github.com/sous-app/sous/internal/metrics"
 	"github.com/sous-app/sous/internal/pg"
 )
 
@@ -28,7 +29,7 @@ type Handlers struct {
 	pool   *pgxpool.Pool
 	clock  clock.Clock
 	logger *slog.Logger
-	locks  orgLocks
+	locks  censusLocks
 	zones  sync.Map // IANA name → *time.Location
 }
 
@@ -36,7 +37,7 @@ func NewHandlers(pool *pgxpool.Pool, c clock.Clock, logger *slog.Logger) *Handle
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &Handlers{pool: pool, clock: c, logger: logger, locks: orgLocks{m: map[uuid.UUID]*orgLock{}}}
+	return &Handlers{pool: pool, clock: c, logger: logger, locks: newCensusLocks()}
 }
 
 func access(ctx context.Context) (authz.Access, error) { return authz.MustFromContext(ctx) }
@@ -69,53 +70,4 @@ func (h *Handlers) site(ctx context.Context, a authz.Access, orgID, siteID uuid.
 	}
 	s, err := db.New(h.pool).GetSite(ctx, db.GetSiteParams{OrgID: orgID, ID: siteID})
 	return s, notFound(err, "Site")
-}
-
-// orgLocks serializes this replica's census writers per organization before they take a
-// database connection; the advisory lock (LockClinicalOrg) does the same across replicas. Waiting
-// here rather than on the advisory lock keeps queued requests from holding pooled connections.
-type orgLocks struct {
-	mu sync.Mutex
-	m  map[uuid.UUID]*orgLock
-}
-
-type orgLock struct {
-	ch   chan struct{} // holds a token while locked
-	refs int
-}
-
-// maxWaiting bounds the census writers of one organization queued on this replica: beyond it an
-// ingest answers 429 at once instead of holding its body in memory until the client gives up.
-// Interface engines send one batch at a time per connection, so only a burst of retries or a
-// runaway client gets there.
-const maxWaiting = 64
-
-func (l *orgLocks) lock(ctx context.Context, id uuid.UUID) (func(), error) {
-	l.mu.Lock()
-	e := l.m[id]
-	if e == nil {
-		e = &orgLock{ch: make(chan struct{}, 1)}
-		l.m[id] = e
-	}
-	if e.refs > maxWaiting {
-		l.mu.Unlock()
-		metrics.RateLimitedBy("census_writers")
-		return nil, apierr.RateLimited(time.Second)
-	}
-	e.refs++
-	l.mu.Unlock()
-	release := func() {
-		l.mu.Lock()
-		if e.refs--; e.refs == 0 {
-			delete(l.m, id)
-		}
-		l.mu.Unlock()
-	}
-	select {
-	case e.ch <- struct{}{}:
-		return func() { <-e.ch; release() }, nil
-	case <-ctx.Done():
-		release()
-		return nil, ctx.Err()
-	}
 }

@@ -64,7 +64,7 @@ func (h *Handlers) IngestHl7(ctx context.Context, req api.IngestHl7RequestObject
 
 	queued := time.Now()
 	_, wait := phase(ctx, "hl7 wait for census lock")
-	unlock, err := h.locks.lock(ctx, req.OrgId)
+	lk, unlock, err := h.lockBody(ctx, req.OrgId, site.ID, msgs)
 	wait.End()
 	if err != nil {
 		return nil, err
@@ -75,10 +75,10 @@ func (h *Handlers) IngestHl7(ctx context.Context, req api.IngestHl7RequestObject
 	loc := h.location(site.Timezone)
 	var results []api.Hl7MessageResult
 	err = pg.InTx(ctx, h.pool, func(tx pgx.Tx) error {
-		if results, err = h.ingestBody(ctx, tx, t, loc, msgs, false); err != nil {
-			return err
-		}
-		return runCensusHook(ctx, tx, req.OrgId, results)
+		results, err = h.ingestBody(ctx, tx, t, lk, loc, msgs, false, func(r []api.Hl7MessageResult) error {
+			return runCensusHook(ctx, tx, req.OrgId, r)
+		})
+		return err
 	})
 	if err != nil {
 		return nil, err
@@ -131,12 +131,23 @@ func firstReason(b *hl7.Batch) string {
 
 // ingestBody applies prepared messages (HL7 messages, or the entries of a FHIR bundle) to the
 // census. atomic (a FHIR transaction) applies all or none: when one is rejected, every other is
-// rejected too, the trail keeps them all, and the census is left as it was.
-func (h *Handlers) ingestBody(ctx context.Context, tx pgx.Tx, t target, loc *time.Location, msgs []prepared, atomic bool) ([]api.Hl7MessageResult, error) {
+// rejected too, the trail keeps them all, and the census is left as it was. then (the census
+// hook; nil: none) runs once the census is written, before the code occurrences are.
+func (h *Handlers) ingestBody(ctx context.Context, tx pgx.Tx, t target, lk bodyLock, loc *time.Location, msgs []prepared, atomic bool,
+	then func([]api.Hl7MessageResult) error) ([]api.Hl7MessageResult, error) {
+	if then == nil {
+		then = func([]api.Hl7MessageResult) error { return nil }
+	}
 	q := db.New(tx)
 	start := time.Now()
-	if err := q.LockClinicalOrg(ctx, t.orgID); err != nil {
+	if err := lockInTx(ctx, q, t.orgID, lk); err != nil {
 		return nil, err
+	}
+	// Received when applied: a body of another replica that held one of these patients before
+	// this one is then received before it too, so the trail's times follow each patient's order.
+	t.now = h.clock.Now()
+	if hook := testHookLocked.Load(); hook != nil {
+		(*hook)(msgs)
 	}
 	locked := time.Now()
 	lctx, load := phase(ctx, "hl7 load")
@@ -165,6 +176,7 @@ func (h *Handlers) ingestBody(ctx context.Context, tx pgx.Tx, t target, loc *tim
 	}
 	applied := time.Now()
 	wctx, write := phase(ctx, "hl7 write")
+	c.deferCodes = true
 	werr := c.write(wctx, tx, t, "ingest", func(b *pgx.Batch) error {
 		return audit.RecordSite(wctx, db.New(queue{b}), t.orgID, t.siteID, t.siteID, t.now)
 	})
@@ -173,7 +185,10 @@ func (h *Handlers) ingestBody(ctx context.Context, tx pgx.Tx, t target, loc *tim
 		h.logger.DebugContext(ctx, "hl7 ingest", "messages", len(msgs), "patients", c.patientsWritten,
 			"encounters", len(c.encounters), "lock", locked.Sub(start), "load", loaded.Sub(locked),
 			"apply", applied.Sub(loaded), "write", time.Since(applied))
-		return results, nil
+		if err := then(results); err != nil {
+			return nil, err
+		}
+		return results, c.writeCodes(ctx, tx, t)
 	}
 	// A database that is down or read-only refuses every message alike: that is a 503 for the
 	// whole body, not a rejection of each message.
@@ -191,7 +206,10 @@ func (h *Handlers) ingestBody(ctx context.Context, tx pgx.Tx, t target, loc *tim
 		if err := c.write(ctx, tx, t, "ingest", nil); err != nil {
 			return nil, err
 		}
-		return results, audit.RecordSite(ctx, q, t.orgID, t.siteID, t.siteID, t.now)
+		if err := audit.RecordSite(ctx, q, t.orgID, t.siteID, t.siteID, t.now); err != nil {
+			return nil, err
+		}
+		return results, then(results)
 	}
 	for i := range msgs {
 		if results[i], err = h.ingestOne(ctx, tx, t, loc, maps, &msgs[i]); err != nil {
@@ -201,7 +219,7 @@ func (h *Handlers) ingestBody(ctx context.Context, tx pgx.Tx, t target, loc *tim
 	if err := audit.RecordSite(ctx, q, t.orgID, t.siteID, t.siteID, t.now); err != nil {
 		return nil, err
 	}
-	return results, nil
+	return results, then(results)
 }
 
 // ingestOne applies one message in its own savepoint, against state reloaded from the database

@@ -232,7 +232,7 @@ func ingestPlanBody(t *testing.T, pool *pgxpool.Pool, orgID, siteID uuid.UUID, s
 		t.Fatal(err)
 	}
 	defer func() { _ = tx.Rollback(ctx) }()
-	res, err := h.ingestBody(ctx, tx, targetOf(ctx, orgID, siteID, h.clock.Now()), loc, msgs, false)
+	res, err := h.ingestBody(ctx, tx, targetOf(ctx, orgID, siteID, h.clock.Now()), bodyKeys(orgID, siteID, msgs), loc, msgs, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,10 +1,12 @@
 package clinical
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"hash/fnv"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -160,16 +162,8 @@ func (c *census) queueWrites(ctx context.Context, b *pgx.Batch, t target) error 
 			return err
 		}
 	}
-	if len(c.codeOrder) > 0 {
-		rows := make([]*codeRow, 0, len(c.codeOrder))
-		for _, k := range c.codeOrder {
-			rows = append(rows, c.codes[k])
-		}
-		raw, err := json.Marshal(rows)
-		if err != nil {
-			return err
-		}
-		if err := q.RecordCodeOccurrences(ctx, db.RecordCodeOccurrencesParams{OrgID: t.orgID, Rows: raw, Now: t.now}); err != nil {
+	if len(c.codeOrder) > 0 && !c.deferCodes {
+		if err := c.queueCodes(ctx, q, t); err != nil {
 			return err
 		}
 	}
@@ -177,6 +171,34 @@ func (c *census) queueWrites(ctx context.Context, b *pgx.Batch, t target) error 
 		b.Queue("SELECT 1 / 0")
 	}
 	return nil
+}
+
+// writeCodes records the code occurrences that write left for last (deferCodes).
+func (c *census) writeCodes(ctx context.Context, tx pgx.Tx, t target) error {
+	if len(c.codeOrder) == 0 {
+		return nil
+	}
+	return c.queueCodes(ctx, db.New(tx), t)
+}
+
+// queueCodes upserts the census's unmapped codes with how many messages carried each.
+func (c *census) queueCodes(ctx context.Context, q *db.Queries, t target) error {
+	rows := make([]*codeRow, 0, len(c.codeOrder))
+	for _, k := range c.codeOrder {
+		rows = append(rows, c.codes[k])
+	}
+	// Concurrent bodies (of other patients) count the same codes: each upsert locks its
+	// rows until commit, in the order given, so one order for all keeps two bodies from
+	// each waiting for a row the other holds. (And the ingest upserts them last, right
+	// before its commit, so that the next body waits for those rows as little as can be.)
+	slices.SortFunc(rows, func(a, b *codeRow) int {
+		return cmp.Or(strings.Compare(a.Kind, b.Kind), strings.Compare(a.Code, b.Code))
+	})
+	raw, err := json.Marshal(rows)
+	if err != nil {
+		return err
+	}
+	return q.RecordCodeOccurrences(ctx, db.RecordCodeOccurrencesParams{OrgID: t.orgID, Rows: raw, Now: t.now})
 }
 
 // write sends the census in a savepoint, all in one pipelined batch: SAVEPOINT, the census's

@@ -66,7 +66,7 @@ var (
 	}, []string{"outcome"})
 	HL7BatchDuration = prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name:    "sous_hl7_batch_duration_seconds",
-		Help:    "Duration of one HL7 ingest body, from parse to commit (waiting for the organization's census lock included).",
+		Help:    "Duration of one HL7 ingest body, from parse to commit (waiting for the census locks of its patients included).",
 		Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60},
 	})
 

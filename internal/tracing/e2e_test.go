@@ -177,7 +177,7 @@ func TestRequestTraceContinuesTheCallersTrace(t *testing.T) {
 			phases[s.Name()] = true
 		}
 	}
-	for _, want := range []string{"POST /v1/orgs/{orgId}/adt/hl7", "hl7 parse", "hl7 wait for census lock", "hl7 load", "hl7 apply", "hl7 write", "LockClinicalOrg"} {
+	for _, want := range []string{"POST /v1/orgs/{orgId}/adt/hl7", "hl7 parse", "hl7 wait for census lock", "hl7 load", "hl7 apply", "hl7 write", "LockClinicalKeys"} {
 		if !phases[want] {
 			t.Errorf("no span %q in the HL7 request's trace: %v", want, phases)
 		}

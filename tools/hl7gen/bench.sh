@@ -8,7 +8,9 @@
 # $BENCH/server-NAME.log), registers an organization with a site and an API key, writes $BODIES
 # (default 3200) bodies of 100 messages with `hl7gen -mix stay`, and runs $BENCH/loadgen with
 # LOADGEN-ARGS on them. `analyzed` first fills the census with 300 bodies at 15/s and runs
-# VACUUM ANALYZE; `cold` does neither, as on a user's first hour. Build the binaries first:
+# VACUUM ANALYZE; `cold` does neither, as on a user's first hour. SITES=n (default 1) creates n
+# sites and sends each its own feed of $BODIES/n bodies, interleaved: feeds of different sites
+# share no patient, so their bodies may be applied concurrently. Build the binaries first:
 #
 #   go build -o $BENCH/sous ./cmd/sous && go build -C tools -o $BENCH/loadgen ./loadgen && go build -C tools -o $BENCH/hl7gen ./hl7gen
 set -e
@@ -24,12 +26,29 @@ for _ in $(seq 100); do curl -sf $B/.well-known/jwks.json >/dev/null && break; s
 R=$(curl -s $B/auth/register -H 'content-type: application/json' \
   -d "{\"name\":\"Bench\",\"email\":\"bench-$NAME@example.com\",\"password\":\"walk-in-cooler-pantry-9\",\"orgName\":\"Bench General\"}")
 TOK=$(echo "$R" | jq -r .accessToken); ORG=$(echo "$R" | jq -r '.user.memberships[0].orgId')
-SITE=$(curl -s $B/orgs/$ORG/sites -H "authorization: Bearer $TOK" -H 'content-type: application/json' \
-  -d '{"name":"Main campus","timezone":"America/Chicago"}' | jq -r .id)
+site() {
+  curl -s $B/orgs/$ORG/sites -H "authorization: Bearer $TOK" -H 'content-type: application/json' \
+    -d "{\"name\":\"$1\",\"timezone\":\"America/Chicago\"}" | jq -r .id
+}
+SITE=$(site "Main campus")
 KEY=$(curl -s $B/orgs/$ORG/api-keys -H "authorization: Bearer $TOK" -H 'content-type: application/json' \
   -d '{"name":"bench engine"}' | jq -r .key)
 rm -rf $D/b-$NAME
-$D/hl7gen -org $ORG -site $SITE -base http://127.0.0.1:$PORT -mix stay -bodies ${BODIES:-3200} -prefix R -out $D/b-$NAME >/dev/null
+SITES=${SITES:-1}
+if [ "$SITES" -le 1 ]; then
+  $D/hl7gen -org $ORG -site $SITE -base http://127.0.0.1:$PORT -mix stay -bodies ${BODIES:-3200} -prefix R -out $D/b-$NAME >/dev/null
+else
+  lists=()
+  for i in $(seq $SITES); do
+    [ $i -gt 1 ] && SITE=$(site "Campus $i")
+    $D/hl7gen -org $ORG -site $SITE -base http://127.0.0.1:$PORT -mix stay -bodies $(( ${BODIES:-3200} / SITES )) \
+      -prefix R$i -out $D/b-$NAME/s$i >/dev/null
+    # one target a line (its lines joined by tabs), for paste to interleave
+    awk 'BEGIN { RS = "" } { gsub("\n", "\t"); print }' $D/b-$NAME/s$i/targets.txt > $D/b-$NAME/s$i/lines
+    lists+=($D/b-$NAME/s$i/lines)
+  done
+  paste -d '\n' "${lists[@]}" | awk '{ gsub("\t", "\n"); print; print "" }' > $D/b-$NAME/targets.txt
+fi
 if [ "$MODE" = analyzed ]; then
   rm -rf $D/w-$NAME
   $D/hl7gen -org $ORG -site $SITE -base http://127.0.0.1:$PORT -mix stay -bodies 300 -prefix W -out $D/w-$NAME >/dev/null
