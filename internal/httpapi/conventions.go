@@ -13,7 +13,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/sous-app/sous/internal/apierr"
-	"github.com/sous-app/sous/internal/ratelimit"
 )
 
 // The HTTP conventions every operation follows, read from the spec like x-permission is, so a
@@ -144,27 +143,6 @@ func challenge(c echo.Context, ops operations) {
 		v += `, error="invalid_token"`
 	}
 	c.Response().Header().Set(echo.HeaderWWWAuthenticate, v)
-}
-
-// rateLimitHeaders gives each request a ratelimit.Quota and writes what the limiter recorded in
-// it as RateLimit-Policy and RateLimit, on success and on 429 alike.
-func rateLimitHeaders() echo.MiddlewareFunc {
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			ctx, q := ratelimit.WithQuota(c.Request().Context())
-			c.SetRequest(c.Request().WithContext(ctx))
-			res := c.Response()
-			res.Before(func() {
-				if p := q.Policy(); p != "" {
-					res.Header().Set("RateLimit-Policy", p)
-				}
-				if s := q.State(); s != "" {
-					res.Header().Set("RateLimit", s)
-				}
-			})
-			return next(c)
-		}
-	}
 }
 
 // location sets Location on the 201 of an operation with x-location, filling the template's

@@ -12,34 +12,75 @@ import (
 	"github.com/sous-app/sous/internal/apierr"
 	"github.com/sous-app/sous/internal/config"
 	"github.com/sous-app/sous/internal/pg"
+	"github.com/sous-app/sous/internal/ratelimit"
+	"github.com/sous-app/sous/internal/reqinfo"
 )
 
-// deadline gives every request a deadline that reaches the database through the request's
-// context: during an outage a request answers 503 in bounded time instead of waiting as long as
-// the client does (and piling up goroutines and pooled connections). The HL7 ingest, whose
-// batches take longer, has its own. A WebSocket lives for hours, so its upgrade has none.
-func deadline(general, hl7 time.Duration, hl7Route, socketRoute string) echo.MiddlewareFunc {
-	if general <= 0 {
-		general = config.DefaultRequestTimeout
+// scopeConfig is what requestScope needs: the deadlines, the routes with their own, and the
+// public URL links are made from.
+type scopeConfig struct {
+	general, hl7          time.Duration
+	hl7Route, socketRoute string
+	publicURL             string
+}
+
+// requestScope gives the request the context every later layer and the handler work in, in one
+// copy of the request (each http.Request.WithContext is one, and the chain made four):
+//
+//   - a deadline that reaches the database: during an outage a request answers 503 in bounded
+//     time instead of waiting as long as the client does (and piling up goroutines and pooled
+//     connections). The HL7 ingest, whose batches take longer, has its own; a WebSocket lives
+//     for hours, so its upgrade has none.
+//   - the facts domain code reads (reqinfo): client IP and request id (rate limits, audit rows),
+//     the configured public URL as the origin of absolute links (the Host header is the
+//     client's to choose, so it never reaches a link), Accept, User-Agent and the URL.
+//   - a ratelimit.Quota, whose record is written as RateLimit-Policy and RateLimit on success and
+//     on 429 alike.
+func requestScope(cfg scopeConfig) echo.MiddlewareFunc {
+	if cfg.general <= 0 {
+		cfg.general = config.DefaultRequestTimeout
 	}
-	if hl7 <= 0 {
-		hl7 = config.DefaultHL7RequestTimeout
+	if cfg.hl7 <= 0 {
+		cfg.hl7 = config.DefaultHL7RequestTimeout
 	}
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			req := c.Request()
-			timeout := general
+			ctx := req.Context()
+			timed := true
+			timeout := cfg.general
 			switch {
-			case c.Path() == socketRoute || isUpgrade(req):
-				return next(c)
-			case c.Path() == hl7Route:
-				timeout = hl7
+			case c.Path() == cfg.socketRoute || isUpgrade(req):
+				timed = false
+			case c.Path() == cfg.hl7Route:
+				timeout = cfg.hl7
 			}
-			ctx, cancel := context.WithTimeout(req.Context(), timeout)
-			defer cancel()
+			if timed {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, timeout)
+				defer cancel()
+			}
+			res := c.Response()
+			ctx = reqinfo.WithFacts(ctx, &reqinfo.Facts{
+				ClientIP:  c.RealIP(),
+				RequestID: res.Header().Get(echo.HeaderXRequestID),
+				Origin:    cfg.publicURL,
+				Accept:    req.Header.Get(echo.HeaderAccept),
+				UserAgent: req.UserAgent(),
+				URL:       req.URL,
+			})
+			ctx, q := ratelimit.WithQuota(ctx)
 			c.SetRequest(req.WithContext(ctx))
+			res.Before(func() {
+				if p := q.Policy(); p != "" {
+					res.Header().Set("RateLimit-Policy", p)
+				}
+				if s := q.State(); s != "" {
+					res.Header().Set("RateLimit", s)
+				}
+			})
 			err := next(c)
-			if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			if timed && err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 				// Whatever failed, it failed because time ran out; a cause that lost the
 				// deadline from its chain must not turn that into a 500.
 				if e, ok := apierr.As(err); !ok || e.Kind == apierr.KindInternal {

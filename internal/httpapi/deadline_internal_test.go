@@ -24,7 +24,7 @@ import (
 func TestDeadlines(t *testing.T) {
 	t.Parallel()
 	e := echo.New()
-	e.Use(deadline(15*time.Second, 60*time.Second, "/v1/orgs/:orgId/adt/hl7", "/v1/board/ws"))
+	e.Use(requestScope(scopeConfig{general: 15 * time.Second, hl7: 60 * time.Second, hl7Route: "/v1/orgs/:orgId/adt/hl7", socketRoute: "/v1/board/ws"}))
 	var left time.Duration
 	var has bool
 	h := func(c echo.Context) error {
@@ -67,7 +67,7 @@ func TestExpiredDeadlineAnswers503(t *testing.T) {
 	t.Parallel()
 	e := echo.New()
 	e.HTTPErrorHandler = errorRenderer(slog.New(slog.NewTextHandler(io.Discard, nil)), operations{})
-	e.Use(deadline(time.Millisecond, time.Millisecond, "", ""))
+	e.Use(requestScope(scopeConfig{general: time.Millisecond, hl7: time.Millisecond}))
 	e.GET("/v1/slow", func(c echo.Context) error {
 		<-c.Request().Context().Done()
 		// The cause was formatted with %v, so the deadline is no longer in its chain.

@@ -13,8 +13,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
-
-	"github.com/sous-app/sous/internal/reqinfo"
 )
 
 // requestID tags each request with X-Request-Id (the client's, when it sent a sane one).
@@ -37,24 +35,6 @@ func recoverPanics(logger *slog.Logger) echo.MiddlewareFunc {
 			return err
 		},
 	})
-}
-
-// requestContext copies the client IP and request id into the request's context, where domain
-// code (rate limits, audit rows) reads them, with the configured public URL as the origin of
-// absolute links: the Host header is the client's to choose, so it never reaches a link.
-func requestContext(publicURL string) echo.MiddlewareFunc {
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			ctx := reqinfo.WithClientIP(c.Request().Context(), c.RealIP())
-			ctx = reqinfo.WithRequestID(ctx, c.Response().Header().Get(echo.HeaderXRequestID))
-			ctx = reqinfo.WithOrigin(ctx, publicURL)
-			ctx = reqinfo.WithAccept(ctx, c.Request().Header.Get(echo.HeaderAccept))
-			ctx = reqinfo.WithUserAgent(ctx, c.Request().UserAgent())
-			ctx = reqinfo.WithURL(ctx, c.Request().URL)
-			c.SetRequest(c.Request().WithContext(ctx))
-			return next(c)
-		}
-	}
 }
 
 // ipExtractor believes X-Forwarded-For only from trusted proxies; otherwise the peer address

@@ -224,12 +224,14 @@ func New(d Deps) (http.Handler, error) {
 		accessLog(d.AccessLog),
 		recoverPanics(d.Logger),
 		cors(d.Config.CORSOrigins),
-		deadline(d.Config.RequestTimeout, d.Config.HL7RequestTimeout, ops.route("ingestHl7"), BasePath+"/board/ws"),
+		// The deadline, the request's facts and its rate-limit quota, in one copy of the request.
+		requestScope(scopeConfig{
+			general: d.Config.RequestTimeout, hl7: d.Config.HL7RequestTimeout,
+			hl7Route: ops.route("ingestHl7"), socketRoute: BasePath + "/board/ws", publicURL: publicURL,
+		}),
 		// Body limits: the server's, an operation's x-body-limit, the HL7 ingest's SOUS_HL7_BODY_LIMIT.
 		limits.middleware,
-		requestContext(publicURL),
 		hashIdempotentBody(ops),
-		rateLimitHeaders(),
 		negotiate(ops),
 		location(ops),
 		// Keeps the JSON body's bytes as sent for refuseHostileStrings (the validator may re-encode it).

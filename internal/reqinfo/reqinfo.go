@@ -7,32 +7,63 @@ import (
 	"net/url"
 )
 
-type key int
+// Facts are what the HTTP layer learns of a request before any handler runs. The server stores
+// them once per request (WithFacts), one context value instead of one per fact: every layer
+// that adds a value lengthens the chain each later lookup walks.
+type Facts struct {
+	// ClientIP is the client's address as the HTTP layer determined it.
+	ClientIP string
+	// RequestID is the X-Request-Id the response carries.
+	RequestID string
+	// Origin is the server's public base URL ("https://api.example.com", from SOUS_PUBLIC_URL),
+	// the origin of the absolute links it returns (pagination). It is configured, never read
+	// from the request's Host header, which the client chooses.
+	Origin string
+	// Accept is the request's Accept header, for the operations that answer in more than one
+	// media type (the HL7 ingest's ACKs).
+	Accept string
+	// UserAgent is the request's User-Agent header as sent (see UserAgent for its stored form).
+	UserAgent string
+	// URL is the request's URL (path and query as the client sent them), from which the next
+	// page's link of a list is built.
+	URL *url.URL
+}
 
-const (
-	clientIPKey key = iota
-	requestIDKey
-)
+type factsKey struct{}
+
+// WithFacts records the request's facts; f must not change afterwards.
+func WithFacts(ctx context.Context, f *Facts) context.Context {
+	return context.WithValue(ctx, factsKey{}, f)
+}
+
+func facts(ctx context.Context) *Facts {
+	f, _ := ctx.Value(factsKey{}).(*Facts)
+	if f == nil {
+		return &Facts{}
+	}
+	return f
+}
+
+// with records ctx's facts with one changed, for callers outside a request (tests, jobs).
+func with(ctx context.Context, set func(*Facts)) context.Context {
+	f := *facts(ctx)
+	set(&f)
+	return WithFacts(ctx, &f)
+}
 
 // WithClientIP records the client's address as the HTTP layer determined it.
 func WithClientIP(ctx context.Context, ip string) context.Context {
-	return context.WithValue(ctx, clientIPKey, ip)
+	return with(ctx, func(f *Facts) { f.ClientIP = ip })
 }
 
 // ClientIP is the client's address, or "" outside a request.
-func ClientIP(ctx context.Context) string {
-	ip, _ := ctx.Value(clientIPKey).(string)
-	return ip
-}
+func ClientIP(ctx context.Context) string { return facts(ctx).ClientIP }
 
 func WithRequestID(ctx context.Context, id string) context.Context {
-	return context.WithValue(ctx, requestIDKey, id)
+	return with(ctx, func(f *Facts) { f.RequestID = id })
 }
 
-func RequestID(ctx context.Context) string {
-	id, _ := ctx.Value(requestIDKey).(string)
-	return id
-}
+func RequestID(ctx context.Context) string { return facts(ctx).RequestID }
 
 type operationKey struct{}
 
@@ -47,46 +78,30 @@ func Operation(ctx context.Context) string {
 	return op
 }
 
-type originKey struct{}
-
-// WithOrigin records the server's public base URL ("https://api.example.com", from
-// SOUS_PUBLIC_URL), the origin of the absolute links it returns (pagination). It is configured,
-// never read from the request's Host header, which the client chooses.
+// WithOrigin records the server's public base URL (see Facts.Origin).
 func WithOrigin(ctx context.Context, origin string) context.Context {
-	return context.WithValue(ctx, originKey{}, origin)
+	return with(ctx, func(f *Facts) { f.Origin = origin })
 }
 
 // Origin is the public base URL, or "" outside a request.
-func Origin(ctx context.Context) string {
-	o, _ := ctx.Value(originKey{}).(string)
-	return o
-}
+func Origin(ctx context.Context) string { return facts(ctx).Origin }
 
-type acceptKey struct{}
-
-// WithAccept records the request's Accept header, for the operations that answer in more than
-// one media type (the HL7 ingest's ACKs).
+// WithAccept records the request's Accept header.
 func WithAccept(ctx context.Context, accept string) context.Context {
-	return context.WithValue(ctx, acceptKey{}, accept)
+	return with(ctx, func(f *Facts) { f.Accept = accept })
 }
 
 // Accept is the request's Accept header, or "" outside a request or when none was sent.
-func Accept(ctx context.Context) string {
-	a, _ := ctx.Value(acceptKey{}).(string)
-	return a
-}
+func Accept(ctx context.Context) string { return facts(ctx).Accept }
 
-type urlKey struct{}
-
-// WithURL records the request's URL (path and query as the client sent them), from which the
-// next page's link of a list is built.
+// WithURL records the request's URL.
 func WithURL(ctx context.Context, u *url.URL) context.Context {
-	return context.WithValue(ctx, urlKey{}, u)
+	return with(ctx, func(f *Facts) { f.URL = u })
 }
 
 // URL is the request's URL, or an empty one outside a request.
 func URL(ctx context.Context) *url.URL {
-	if u, ok := ctx.Value(urlKey{}).(*url.URL); ok {
+	if u := facts(ctx).URL; u != nil {
 		return u
 	}
 	return &url.URL{}
