@@ -3,6 +3,7 @@ package logbuf
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"testing"
@@ -94,4 +95,81 @@ func TestARecordLargerThanTheBufferGoesThrough(t *testing.T) {
 	if got := out.buf.String(); got != "small\n"+big {
 		t.Fatalf("order lost: %d bytes", len(got))
 	}
+}
+
+// blockingWriter holds every write until released.
+type blockingWriter struct {
+	countingWriter
+	release chan struct{}
+}
+
+func (b *blockingWriter) Write(p []byte) (int, error) {
+	<-b.release
+	return b.countingWriter.Write(p)
+}
+
+// A stalled output (a log collector that stopped reading) does not stall the requests that log:
+// lines are taken while a write is held, up to the queue's bound, and all arrive in order once
+// the output moves again.
+func TestAStalledOutputDoesNotBlockWriters(t *testing.T) {
+	t.Parallel()
+	out := &blockingWriter{release: make(chan struct{})}
+	w := New(out, time.Hour)
+	line := strings.Repeat("q", 1000) + "\n"
+	// Enough for several full buffers, fewer than the queue holds: none of these may wait.
+	n := (queueLen / 2) * size / len(line)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range n {
+			fmt.Fprintf(w, "%06d%s", i, line)
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("writers waited on a stalled output")
+	}
+	close(out.release)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	i := 0
+	for l := range strings.Lines(out.buf.String()) {
+		if !strings.HasPrefix(l, fmt.Sprintf("%06d", i)) {
+			t.Fatalf("line %d is %.10q", i, l)
+		}
+		i++
+	}
+	if i != n {
+		t.Fatalf("%d lines, want %d", i, n)
+	}
+}
+
+func TestFlushWaitsForTheOutputAndReportsItsError(t *testing.T) {
+	t.Parallel()
+	out := &failingWriter{}
+	w := New(out, time.Hour)
+	fmt.Fprintln(w, "one")
+	if err := w.Flush(); err == nil || out.lines != "one\n" {
+		t.Fatalf("Flush = %v, written %q", err, out.lines)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatalf("a second Flush reports the same error again: %v", err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// After Close a line goes straight through.
+	fmt.Fprintln(w, "late")
+	if out.lines != "one\nlate\n" {
+		t.Fatalf("written %q", out.lines)
+	}
+}
+
+type failingWriter struct{ lines string }
+
+func (f *failingWriter) Write(p []byte) (int, error) {
+	f.lines += string(p)
+	return len(p), io.ErrShortWrite
 }
