@@ -105,16 +105,21 @@ func (w *Writer) Flush() error {
 }
 
 // Close stops the interval, writes what is left and stops the output goroutine; later writes go
-// straight to the output.
+// straight to the output. What is buffered is handed off under the same lock that marks the
+// Writer closed, so no line written before Close returns is left behind.
 func (w *Writer) Close() error {
-	err := w.Flush()
 	w.mu.Lock()
-	if !w.closed {
-		w.closed = true
-		close(w.stop)
-		close(w.queue)
+	if w.closed {
+		w.mu.Unlock()
+		return nil
 	}
+	ack := make(chan error, 1)
+	w.handOffLocked(ack)
+	w.closed = true
+	close(w.stop)
+	close(w.queue)
 	w.mu.Unlock()
+	err := <-ack
 	<-w.done
 	return err
 }

@@ -173,3 +173,32 @@ func (f *failingWriter) Write(p []byte) (int, error) {
 	f.lines += string(p)
 	return len(p), io.ErrShortWrite
 }
+
+// Lines written while Close runs are either written before it returns or go straight through
+// after it: none is lost between the last flush and the Writer closing.
+func TestCloseLosesNoLineWrittenMeanwhile(t *testing.T) {
+	t.Parallel()
+	for range 50 {
+		out := &countingWriter{}
+		w := New(out, time.Hour)
+		var wg sync.WaitGroup
+		const n = 200
+		for g := range 4 {
+			wg.Go(func() {
+				for i := range n {
+					fmt.Fprintf(w, "g%d %d\n", g, i)
+				}
+			})
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		wg.Wait()
+		out.mu.Lock()
+		lines := strings.Count(out.buf.String(), "\n")
+		out.mu.Unlock()
+		if lines != 4*n {
+			t.Fatalf("%d lines written, want %d", lines, 4*n)
+		}
+	}
+}
