@@ -184,79 +184,59 @@ func uniqueIndexProblem(ctx context.Context, conn *pgx.Conn, n planNode) (string
 	return "", nil
 }
 
-// TestPlanStableQueriesAreUniqueLookups holds the list in PlanStable to its promise: every
-// statement on it is a read of one row and plans, generically on empty tables, as unique-index
-// lookups only.
-func TestPlanStableQueriesAreUniqueLookups(t *testing.T) {
-	t.Parallel()
-	queries := generatedQueries(t)
-	pool := migratedPool(t, "")
-	conn, err := pool.Acquire(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Release()
-	for name := range pg.PlanStable {
+// violationsFunc plans a statement generically on empty tables and says what is wrong with it.
+type violationsFunc func(ctx context.Context, conn *pgx.Conn, sql string) ([]string, error)
+
+// checkListed holds a reviewed list to its promise: every statement on it is a generated query
+// of the given kind (":one" or ":many"), a plain SELECT, on no other list, and passes check.
+func checkListed(t *testing.T, conn *pgx.Conn, queries map[string]string, list, other map[string]bool, kind string, check violationsFunc) {
+	t.Helper()
+	for name := range list {
 		sql, ok := queries[name]
 		if !ok {
 			t.Errorf("%s: no such generated query", name)
 			continue
 		}
-		if head := strings.SplitN(sql, "\n", 2)[0]; !strings.HasSuffix(head, " :one") {
-			t.Errorf("%s: %q is not a :one query (Lookups runs only QueryRow with a generic plan)", name, head)
+		if head := strings.SplitN(sql, "\n", 2)[0]; !strings.HasSuffix(head, " "+kind) {
+			t.Errorf("%s: %q is not a %s query (Lookups runs QueryRow for :one and Query for :many)", name, head, kind)
 		}
 		if body := strings.TrimSpace(stripComments(sql)); !strings.HasPrefix(strings.ToUpper(body), "SELECT ") {
 			t.Errorf("%s: not a plain SELECT: %.60s", name, body)
 		}
-		problems, err := uniqueLookupViolations(t.Context(), conn.Conn(), sql)
+		problems, err := check(t.Context(), conn, sql)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		for _, p := range problems {
 			t.Errorf("%s: %s", name, p)
 		}
+		if other[name] {
+			t.Errorf("%s is in both lists", name)
+		}
 	}
+}
+
+// TestPlanStableQueriesAreUniqueLookups holds the list in PlanStable to its promise: every
+// statement on it is a read of one row and plans, generically on empty tables, as unique-index
+// lookups only.
+func TestPlanStableQueriesAreUniqueLookups(t *testing.T) {
+	t.Parallel()
+	conn := migratedConn(t)
+	checkListed(t, conn, generatedQueries(t), pg.PlanStable, pg.PlanStableTenantSlice, ":one", uniqueLookupViolations)
 }
 
 // TestPlanStableTenantSlicesReadByOrgIndexes holds PlanStableTenantSlice to its promise.
 func TestPlanStableTenantSlicesReadByOrgIndexes(t *testing.T) {
 	t.Parallel()
 	queries := generatedQueries(t)
-	pool := migratedPool(t, "")
-	conn, err := pool.Acquire(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Release()
-	for name := range pg.PlanStableTenantSlice {
-		sql, ok := queries[name]
-		if !ok {
-			t.Errorf("%s: no such generated query", name)
-			continue
-		}
-		if head := strings.SplitN(sql, "\n", 2)[0]; !strings.HasSuffix(head, " :many") {
-			t.Errorf("%s: %q is not a :many query (Lookups runs only Query for slices)", name, head)
-		}
-		if body := strings.TrimSpace(stripComments(sql)); !strings.HasPrefix(strings.ToUpper(body), "SELECT ") {
-			t.Errorf("%s: not a plain SELECT: %.60s", name, body)
-		}
-		problems, err := tenantSliceViolations(t.Context(), conn.Conn(), sql)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		for _, p := range problems {
-			t.Errorf("%s: %s", name, p)
-		}
-		if pg.PlanStable[name] {
-			t.Errorf("%s is in both lists", name)
-		}
-	}
+	conn := migratedConn(t)
+	checkListed(t, conn, queries, pg.PlanStableTenantSlice, pg.PlanStable, ":many", tenantSliceViolations)
 	// The check refuses reads not bound to one organization.
 	for _, name := range []string{
 		"GetUserWithMemberships", // memberships by user_id
 		"GetUserByEmail",         // users by lower(email)
 	} {
-		problems, err := tenantSliceViolations(t.Context(), conn.Conn(), queries[name])
+		problems, err := tenantSliceViolations(t.Context(), conn, queries[name])
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -270,18 +250,13 @@ func TestPlanStableTenantSlicesReadByOrgIndexes(t *testing.T) {
 func TestUniqueLookupCheckRefusesSizeDependentStatements(t *testing.T) {
 	t.Parallel()
 	queries := generatedQueries(t)
-	pool := migratedPool(t, "")
-	conn, err := pool.Acquire(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Release()
+	conn := migratedConn(t)
 	for _, name := range []string{
 		"GetUserWithMemberships", // memberships by user_id: a non-unique index
 		"ListSites",              // an organization's sites: a range
 		"GetUserByEmail",         // unique, but on lower(email): an expression the check does not vouch for
 	} {
-		problems, err := uniqueLookupViolations(t.Context(), conn.Conn(), queries[name])
+		problems, err := uniqueLookupViolations(t.Context(), conn, queries[name])
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -372,4 +347,15 @@ func stripComments(sql string) string {
 		}
 	}
 	return b.String()
+}
+
+// migratedConn is one connection of a freshly migrated database, for planning statements on it.
+func migratedConn(t *testing.T) *pgx.Conn {
+	t.Helper()
+	conn, err := migratedPool(t, "").Acquire(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(conn.Release)
+	return conn.Conn()
 }
