@@ -5,10 +5,11 @@ import (
 	"strconv"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/sous-app/sous/internal/jsonenc"
 )
 
 // accessLog writes one JSON line per request to w, after the error renderer has set the status;
@@ -33,13 +34,13 @@ func accessLog(w io.Writer) echo.MiddlewareFunc {
 			b = append(b, `{"time":"`...)
 			b = time.Now().UTC().AppendFormat(b, time.RFC3339Nano)
 			b = append(b, `","level":"INFO","msg":"request","method":`...)
-			b = appendJSONString(b, req.Method)
+			b = jsonenc.AppendStringKeepHTML(b, req.Method)
 			b = append(b, `,"path":`...)
-			b = appendJSONString(b, req.URL.Path)
+			b = jsonenc.AppendStringKeepHTML(b, req.URL.Path)
 			b = append(b, `,"query":`...)
-			b = appendJSONString(b, redactQuery(req.URL.RawQuery))
+			b = jsonenc.AppendStringKeepHTML(b, redactQuery(req.URL.RawQuery))
 			b = append(b, `,"route":`...)
-			b = appendJSONString(b, c.Path())
+			b = jsonenc.AppendStringKeepHTML(b, c.Path())
 			b = append(b, `,"status":`...)
 			b = strconv.AppendInt(b, int64(res.Status), 10)
 			b = append(b, `,"bytes":`...)
@@ -47,9 +48,9 @@ func accessLog(w io.Writer) echo.MiddlewareFunc {
 			b = append(b, `,"ms":`...)
 			b = strconv.AppendFloat(b, float64(time.Since(start).Microseconds())/1000, 'f', -1, 64)
 			b = append(b, `,"ip":`...)
-			b = appendJSONString(b, c.RealIP())
+			b = jsonenc.AppendStringKeepHTML(b, c.RealIP())
 			b = append(b, `,"request_id":`...)
-			b = appendJSONString(b, res.Header().Get(echo.HeaderXRequestID))
+			b = jsonenc.AppendStringKeepHTML(b, res.Header().Get(echo.HeaderXRequestID))
 			// The request's span, when tracing made one: a line leads to its trace and back (as
 			// tracing.LogHandler stamps the process's other lines).
 			if sc := trace.SpanContextFromContext(req.Context()); sc.IsValid() {
@@ -69,56 +70,3 @@ func accessLog(w io.Writer) echo.MiddlewareFunc {
 }
 
 var lineBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
-
-const hexDigits = "0123456789abcdef"
-
-// appendJSONString appends s as a JSON string as slog's JSON handler does: quotes, backslashes,
-// control characters, U+2028 and U+2029 escaped, each invalid UTF-8 byte (a client's path may
-// hold any bytes) written as \ufffd, HTML characters left alone.
-func appendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}

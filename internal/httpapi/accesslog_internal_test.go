@@ -11,6 +11,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/sous-app/sous/internal/jsonenc"
 )
 
 func TestRedactQuery(t *testing.T) {
@@ -51,15 +53,15 @@ func TestAccessLogRedactsTheDeviceToken(t *testing.T) {
 func TestAccessLogLineIsJSON(t *testing.T) {
 	t.Parallel()
 	for _, s := range []string{
-		"", "/v1/orgs/abc/sites", `quote " and \ backslash`, "tab\tnew\nline\r", "\x00\x01\x1f\x7f",
+		"", "/v1/orgs/abc/sites", `quote " and \ backslash`, "tab\tnew\nline\r", "\x00\x01\b\f\x1f\x7f",
 		"<script>&amp;", "caf\u00e9 \u2028 \u2029 \U0001F600", "bad \xff\xfe utf8 \xc3", "%2F%00",
 	} {
 		var want bytes.Buffer
 		enc := json.NewEncoder(&want)
 		enc.SetEscapeHTML(false)
 		_ = enc.Encode(s)
-		if got := appendJSONString(nil, s); string(got) != strings.TrimSuffix(want.String(), "\n") {
-			t.Errorf("appendJSONString(%q) = %s, want %s", s, got, want.String())
+		if got := jsonenc.AppendStringKeepHTML(nil, s); string(got) != strings.TrimSuffix(want.String(), "\n") {
+			t.Errorf("AppendStringKeepHTML(%q) = %s, want %s", s, got, want.String())
 		}
 	}
 	var buf bytes.Buffer

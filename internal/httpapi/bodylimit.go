@@ -14,11 +14,11 @@ import (
 // operation's own (x-body-limit in the spec, or the HL7 ingest's SOUS_HL7_BODY_LIMIT).
 type bodyLimits struct {
 	def   int64
-	perOp map[string]int64 // by opKey
+	perOp map[routeKey]int64
 }
 
 func newBodyLimits(ops operations, def, hl7 string) (*bodyLimits, error) {
-	l := &bodyLimits{perOp: map[string]int64{}}
+	l := &bodyLimits{perOp: map[routeKey]int64{}}
 	var err error
 	if l.def, err = config.ParseSize(def); err != nil {
 		return nil, fmt.Errorf("body limit %q: %w", def, err)

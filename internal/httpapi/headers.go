@@ -14,13 +14,23 @@ const (
 	defaultCSP = "default-src 'none'; frame-ancestors 'none'"
 )
 
-// securityHeaders sets the default headers on every response of next.
+// The default headers' values, made once: every response shares them, which saves three
+// allocations a request. Sharing is safe because header values are only ever replaced (Set) or
+// appended to (Add, which copies a full one-element slice), never written in place.
+var (
+	nosniffValue      = []string{"nosniff"}
+	cacheControlValue = []string{defaultCacheControl}
+	cspValue          = []string{defaultCSP}
+)
+
+// securityHeaders sets the default headers on every response of next. The keys are written in
+// canonical form, as Header.Set would.
 func securityHeaders(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("Cache-Control", defaultCacheControl)
-		h.Set("Content-Security-Policy", defaultCSP)
+		h["X-Content-Type-Options"] = nosniffValue
+		h["Cache-Control"] = cacheControlValue
+		h["Content-Security-Policy"] = cspValue
 		next.ServeHTTP(w, r)
 	})
 }

@@ -47,7 +47,7 @@ func stringProblem(s string) string {
 
 // headerParams lists, per operation (opKey), the request headers the spec gives it: its header
 // parameters and the headers of its security schemes.
-func headerParams(doc *openapi3.T) map[string][]string {
+func headerParams(doc *openapi3.T) map[routeKey][]string {
 	schemeHeaders := map[string]string{}
 	if doc.Components != nil {
 		for name, ref := range doc.Components.SecuritySchemes {
@@ -56,7 +56,7 @@ func headerParams(doc *openapi3.T) map[string][]string {
 			}
 		}
 	}
-	out := map[string][]string{}
+	out := map[routeKey][]string{}
 	for path, item := range doc.Paths.Map() {
 		for method, op := range item.Operations() {
 			var names []string
@@ -84,7 +84,7 @@ func headerParams(doc *openapi3.T) map[string][]string {
 }
 
 // refuseHostileStrings is the middleware; headers is headerParams of the spec.
-func refuseHostileStrings(ops operations, headers map[string][]string) echo.MiddlewareFunc {
+func refuseHostileStrings(ops operations, headers map[routeKey][]string) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			key := opKey(c.Request().Method, c.Path())

@@ -19,9 +19,11 @@ import (
 func requestID() echo.MiddlewareFunc {
 	return middleware.RequestIDWithConfig(middleware.RequestIDConfig{
 		Generator: func() string {
-			b := make([]byte, 12)
-			_, _ = rand.Read(b)
-			return hex.EncodeToString(b)
+			var b [12]byte
+			_, _ = rand.Read(b[:])
+			var out [24]byte
+			hex.Encode(out[:], b[:])
+			return string(out[:])
 		},
 	})
 }

@@ -52,16 +52,20 @@ type operation struct {
 
 // operations finds the spec operation of a request from Echo's matched route, which Echo has
 // already resolved, so no second routing pass is needed.
-type operations map[string]*operation
+type operations map[routeKey]*operation
 
-func opKey(method, echoPath string) string { return method + " " + echoPath }
+// routeKey is an operation's method and Echo route path. A struct rather than the two joined
+// into one string: every request looks operations up several times, and a lookup by struct
+// allocates nothing.
+type routeKey struct{ method, path string }
+
+func opKey(method, echoPath string) routeKey { return routeKey{method, echoPath} }
 
 // route returns the Echo route path of the operation with the given id ("" when absent).
 func (ops operations) route(operationID string) string {
 	for key, o := range ops {
 		if o.ID == operationID {
-			_, path, _ := strings.Cut(key, " ")
-			return path
+			return key.path
 		}
 	}
 	return ""

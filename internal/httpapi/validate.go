@@ -12,7 +12,7 @@ import (
 
 // specRoutes is every operation of the spec as the request validator needs it, keyed like
 // operations: by method and Echo route path.
-type specRoutes map[string]*routers.Route
+type specRoutes map[routeKey]*routers.Route
 
 func indexRoutes(doc *openapi3.T) specRoutes {
 	var server *openapi3.Server

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -33,6 +34,9 @@ type fence struct {
 	mu    sync.Mutex
 	conns map[*watchedConn]struct{}
 	hosts map[string]*hostState
+	// fencedHosts counts the hosts fenced now (changed under mu), so that handing out a pooled
+	// connection, on every query, costs one atomic load while no server is fenced.
+	fencedHosts atomic.Int32
 }
 
 // hostState is what the fence knows of one server address.
@@ -167,6 +171,13 @@ func (f *fence) probe(network, addr string) {
 	ok := f.answers(network, addr, f.timeout)
 	f.mu.Lock()
 	h := f.hosts[addr]
+	if h.fenced != !ok {
+		if ok {
+			f.fencedHosts.Add(-1)
+		} else {
+			f.fencedHosts.Add(1)
+		}
+	}
 	h.probing, h.fenced = false, !ok
 	var doomed []*watchedConn
 	if !ok {
@@ -197,9 +208,14 @@ func (f *fence) beforeClose(c *pgx.Conn) {
 
 // prepareConn keeps the pool from handing out a connection to a fenced server: the fence closed
 // its socket, and it would fail the request that took it.
-func (f *fence) prepareConn(c *pgx.Conn) bool {
-	nc := c.PgConn().Conn()
-	return nc == nil || !f.fenced(nc.RemoteAddr().String())
+func (f *fence) prepareConn(c *pgx.Conn) bool { return f.usable(c.PgConn().Conn()) }
+
+// usable reports whether nc's server is not fenced.
+func (f *fence) usable(nc net.Conn) bool {
+	if nc == nil || f.fencedHosts.Load() == 0 {
+		return true
+	}
+	return !f.fenced(nc.RemoteAddr().String())
 }
 
 // sslRequest is the protocol's SSLRequest message: length 8, code 80877103.

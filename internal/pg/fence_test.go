@@ -180,6 +180,13 @@ func TestFenceSuspectsAServerThatLeavesARequestUnanswered(t *testing.T) {
 	if err := f.allow(t.Context(), "tcp", "db2:5432"); err != nil {
 		t.Fatalf("dial to another server: %v", err)
 	}
+	// The pool hands out no pooled connection to it either, and still does to another server.
+	if f.usable(remoteAt("db1:5432")) {
+		t.Fatal("a pooled connection to the fenced server is handed out")
+	}
+	if !f.usable(remoteAt("db2:5432")) {
+		t.Fatal("a pooled connection to another server is held back")
+	}
 	// Once it answers a probe again, the next dial gets through.
 	p.set("db1:5432", true)
 	if err := f.allow(t.Context(), "tcp", "db1:5432"); err != nil {
@@ -188,7 +195,25 @@ func TestFenceSuspectsAServerThatLeavesARequestUnanswered(t *testing.T) {
 	if f.fenced("db1:5432") {
 		t.Fatal("still fenced")
 	}
+	if !f.usable(remoteAt("db1:5432")) {
+		t.Fatal("a pooled connection to the server that answers again is held back")
+	}
 }
+
+// remoteAt is a connection whose server is at addr (only RemoteAddr is used).
+func remoteAt(addr string) net.Conn { return addrConn{addr: addr} }
+
+type addrConn struct {
+	net.Conn
+	addr string
+}
+
+func (c addrConn) RemoteAddr() net.Addr { return fakeAddr(c.addr) }
+
+type fakeAddr string
+
+func (a fakeAddr) Network() string { return "tcp" }
+func (a fakeAddr) String() string  { return string(a) }
 
 func TestFenceLeavesAnsweringServersAlone(t *testing.T) {
 	for _, tc := range []struct {
