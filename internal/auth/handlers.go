@@ -8,6 +8,7 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 
 	"github.com/sous-app/sous/gen/api"
+	"github.com/sous-app/sous/gen/db"
 	"github.com/sous-app/sous/internal/apierr"
 	"github.com/sous-app/sous/internal/principal"
 )
@@ -75,7 +76,7 @@ func (h *Handlers) GetMe(ctx context.Context, _ api.GetMeRequestObject) (api.Get
 	if err != nil {
 		return nil, err
 	}
-	return api.GetMe200JSONResponse(ToAPIUser(u)), nil
+	return meResponse{u}, nil
 }
 
 func (h *Handlers) GetJwks(ctx context.Context, _ api.GetJwksRequestObject) (api.GetJwksResponseObject, error) {
@@ -111,8 +112,12 @@ func toAPISession(s Session) api.Session {
 
 // ToAPIUser is the spec's User with memberships.
 func ToAPIUser(u UserView) api.User {
-	ms := make([]api.Membership, 0, len(u.Memberships))
-	for _, m := range u.Memberships {
+	return api.User{Id: u.ID, Email: openapi_types.Email(u.Email), Name: u.Name, Memberships: toAPIMemberships(u.Memberships)}
+}
+
+func toAPIMemberships(rows []db.ListMembershipsForUserRow) []api.Membership {
+	ms := make([]api.Membership, 0, len(rows))
+	for _, m := range rows {
 		ms = append(ms, api.Membership{
 			OrgId:       m.OrgID,
 			OrgName:     m.OrgName,
@@ -121,7 +126,7 @@ func ToAPIUser(u UserView) api.User {
 			Credentials: m.Credentials,
 		})
 	}
-	return api.User{Id: u.ID, Email: openapi_types.Email(u.Email), Name: u.Name, Memberships: ms}
+	return ms
 }
 
 // Authenticate verifies an access token for the HTTP layer.

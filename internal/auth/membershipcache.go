@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"encoding/json"
 	"sync"
 
 	"github.com/google/uuid"
@@ -24,9 +25,12 @@ type membershipCache struct {
 type cachedMemberships struct {
 	version     int64
 	memberships []db.ListMembershipsForUserRow
+	// encoded is memberships as the JSON array GET /auth/me writes, made once per version
+	// instead of reflected over on every call.
+	encoded []byte
 }
 
-// membershipCacheSize bounds the cache: a few hundred bytes a user.
+// membershipCacheSize bounds the cache: a few hundred bytes a user (twice that with the encoding).
 const membershipCacheSize = 100_000
 
 func newMembershipCache(max int) *membershipCache {
@@ -34,23 +38,28 @@ func newMembershipCache(max int) *membershipCache {
 }
 
 // get returns the user's memberships if they were read at version.
-func (c *membershipCache) get(userID uuid.UUID, version int64) ([]db.ListMembershipsForUserRow, bool) {
+func (c *membershipCache) get(userID uuid.UUID, version int64) (cachedMemberships, bool) {
 	c.mu.RLock()
 	e, ok := c.entries[userID]
 	c.mu.RUnlock()
 	if !ok || e.version != version {
-		return nil, false
+		return cachedMemberships{}, false
 	}
-	return e.memberships, true
+	return e, true
 }
 
-// put remembers memberships read at version. Full, it starts over rather than track recency: the
-// cost is one join per active user.
-func (c *membershipCache) put(userID uuid.UUID, version int64, ms []db.ListMembershipsForUserRow) {
+// put remembers memberships read at version, with their encoding, which it returns. Full, it
+// starts over rather than track recency: the cost is one join per active user.
+func (c *membershipCache) put(userID uuid.UUID, version int64, ms []db.ListMembershipsForUserRow) ([]byte, error) {
+	encoded, err := json.Marshal(toAPIMemberships(ms))
+	if err != nil {
+		return nil, err
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, ok := c.entries[userID]; !ok && len(c.entries) >= c.max {
 		clear(c.entries)
 	}
-	c.entries[userID] = cachedMemberships{version: version, memberships: ms}
+	c.entries[userID] = cachedMemberships{version: version, memberships: ms, encoded: encoded}
+	return encoded, nil
 }

@@ -157,6 +157,9 @@ type UserView struct {
 	Email       string
 	Name        string
 	Memberships []db.ListMembershipsForUserRow
+	// membershipsJSON, when set, is Memberships as GET /auth/me writes them, kept with them in
+	// the memberships cache (see meResponse).
+	membershipsJSON []byte
 }
 
 var (
@@ -382,8 +385,8 @@ func (s *Service) Me(ctx context.Context, userID uuid.UUID) (UserView, error) {
 		return UserView{}, err
 	}
 	view := UserView{ID: u.ID, Email: u.Email, Name: u.Name}
-	if ms, ok := s.memberships.get(userID, u.MembershipsVersion); ok {
-		view.Memberships = ms
+	if e, ok := s.memberships.get(userID, u.MembershipsVersion); ok {
+		view.Memberships, view.membershipsJSON = e.memberships, e.encoded
 		return view, nil
 	}
 	row, err := db.New(s.pool).GetUserWithMemberships(ctx, userID)
@@ -397,7 +400,10 @@ func (s *Service) Me(ctx context.Context, userID uuid.UUID) (UserView, error) {
 	if err := json.Unmarshal(row.Memberships, &view.Memberships); err != nil {
 		return UserView{}, err
 	}
-	s.memberships.put(userID, row.MembershipsVersion, view.Memberships)
+	view.membershipsJSON, err = s.memberships.put(userID, row.MembershipsVersion, view.Memberships)
+	if err != nil {
+		return UserView{}, err
+	}
 	return view, nil
 }
 
