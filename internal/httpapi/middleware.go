@@ -15,6 +15,21 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 )
 
+// builtOnce composes the middleware, first outermost, around whichever handler the router found
+// for the request, once at start-up. Echo v4 composes what Use is given anew for every request:
+// a closure per middleware per request, sixteen allocations on every call before any of them
+// did its work. The composed chain ends by calling the request's routed handler (c.Handler(),
+// which is also what Echo would have passed as next), so routing, 404 and 405 are unchanged.
+// Every middleware given here must keep its per-request state inside the handler it returns,
+// never in the closure that wraps next, since that one now serves every request.
+func builtOnce(middleware ...echo.MiddlewareFunc) echo.MiddlewareFunc {
+	chain := func(c echo.Context) error { return c.Handler()(c) }
+	for i := len(middleware) - 1; i >= 0; i-- {
+		chain = middleware[i](chain)
+	}
+	return func(echo.HandlerFunc) echo.HandlerFunc { return chain }
+}
+
 // requestID tags each request with X-Request-Id (the client's, when it sent a sane one).
 func requestID() echo.MiddlewareFunc {
 	return middleware.RequestIDWithConfig(middleware.RequestIDConfig{

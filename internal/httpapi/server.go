@@ -218,7 +218,7 @@ func New(d Deps) (http.Handler, error) {
 	e.IPExtractor = ipExtractor(d.Config.TrustedProxies)
 
 	obs := newObserver(&routing, d.Tracing) // metrics and traces (observe.go)
-	e.Use(
+	e.Use(builtOnce(
 		obs.middleware,
 		requestID(),
 		accessLog(d.AccessLog),
@@ -254,7 +254,7 @@ func New(d Deps) (http.Handler, error) {
 		bindStructuredJSON,
 		policy(ops, authorizer),
 		idempotent(ops, idempotency.NewStore(d.Pool, d.Clock), d.Logger),
-	)
+	))
 
 	// Test deliveries are sent by the request; the dispatcher that sends every other delivery
 	// runs beside the server (cmd/sous serve), on every replica.

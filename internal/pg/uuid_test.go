@@ -42,3 +42,44 @@ func TestUUIDEncodesAsBytes(t *testing.T) {
 		}
 	}
 }
+
+// Scanning a uuid's bytes into uuid.UUID and *uuid.UUID gives what pgx's own plan (through
+// uuid.UUID's sql.Scanner) gives: the value, NULL leaving a uuid.UUID as it was and making a
+// *uuid.UUID nil, an error for a malformed value; the text format goes the way it always did.
+func TestUUIDScansAsPgxDoes(t *testing.T) {
+	ours, theirs := pgtype.NewMap(), pgtype.NewMap()
+	registerUUIDPlans(ours)
+	u := uuid.MustParse("0192f3a4-5b6c-7d8e-9f01-23456789abcd")
+	before := uuid.MustParse("00000000-0000-7000-8000-00000000beef")
+	for _, tc := range []struct {
+		name   string
+		format int16
+		src    []byte
+	}{
+		{"binary", pgtype.BinaryFormatCode, u[:]},
+		{"NULL", pgtype.BinaryFormatCode, nil},
+		{"short", pgtype.BinaryFormatCode, u[:15]},
+		{"text", pgtype.TextFormatCode, []byte(u.String())},
+	} {
+		scan := func(m *pgtype.Map) (uuid.UUID, *uuid.UUID, error, error) {
+			v, p := before, &before
+			errV := m.Scan(pgtype.UUIDOID, tc.format, tc.src, &v)
+			errP := m.Scan(pgtype.UUIDOID, tc.format, tc.src, &p)
+			return v, p, errV, errP
+		}
+		v1, p1, errV1, errP1 := scan(ours)
+		v2, p2, errV2, errP2 := scan(theirs)
+		if (errV1 == nil) != (errV2 == nil) || (errP1 == nil) != (errP2 == nil) {
+			t.Fatalf("%s: errors %v %v, pgx's %v %v", tc.name, errV1, errP1, errV2, errP2)
+		}
+		if errV1 == nil && v1 != v2 {
+			t.Errorf("%s: uuid.UUID %v, pgx's %v", tc.name, v1, v2)
+		}
+		if errP1 == nil && ((p1 == nil) != (p2 == nil) || p1 != nil && *p1 != *p2) {
+			t.Errorf("%s: *uuid.UUID %v, pgx's %v", tc.name, p1, p2)
+		}
+	}
+	if _, ok := ours.PlanScan(pgtype.UUIDOID, pgtype.BinaryFormatCode, new(uuid.UUID)).(scanUUID); !ok {
+		t.Fatal("uuid.UUID is not scanned by scanUUID")
+	}
+}
