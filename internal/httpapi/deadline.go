@@ -22,6 +22,7 @@ type scopeConfig struct {
 	general, hl7          time.Duration
 	hl7Route, socketRoute string
 	publicURL             string
+	ops                   operations
 }
 
 // requestScope gives the request the context every later layer and the handler work in, in one
@@ -31,7 +32,8 @@ type scopeConfig struct {
 //     time instead of waiting as long as the client does (and piling up goroutines and pooled
 //     connections). The HL7 ingest, whose batches take longer, has its own; a WebSocket lives
 //     for hours, so its upgrade has none.
-//   - the facts domain code reads (reqinfo): client IP and request id (rate limits, audit rows),
+//   - the facts domain code reads (reqinfo): client IP, request id and operation (rate limits,
+//     audit rows),
 //     the configured public URL as the origin of absolute links (the Host header is the
 //     client's to choose, so it never reaches a link), Accept, User-Agent and the URL.
 //   - a ratelimit.Quota, whose record is written as RateLimit-Policy and RateLimit on success and
@@ -61,14 +63,18 @@ func requestScope(cfg scopeConfig) echo.MiddlewareFunc {
 				defer cancel()
 			}
 			res := c.Response()
-			ctx = reqinfo.WithFacts(ctx, &reqinfo.Facts{
+			facts := &reqinfo.Facts{
 				ClientIP:  c.RealIP(),
 				RequestID: res.Header().Get(echo.HeaderXRequestID),
 				Origin:    cfg.publicURL,
 				Accept:    req.Header.Get(echo.HeaderAccept),
 				UserAgent: req.UserAgent(),
 				URL:       req.URL,
-			})
+			}
+			if op := cfg.ops[opKey(req.Method, c.Path())]; op != nil {
+				facts.Operation = op.ID
+			}
+			ctx = reqinfo.WithFacts(ctx, facts)
 			ctx, q := ratelimit.WithQuota(ctx)
 			c.SetRequest(req.WithContext(ctx))
 			res.Before(func() {

@@ -11,7 +11,6 @@ import (
 	"github.com/sous-app/sous/internal/apierr"
 	"github.com/sous-app/sous/internal/authz"
 	"github.com/sous-app/sous/internal/principal"
-	"github.com/sous-app/sous/internal/reqinfo"
 )
 
 // OrgAuthorizer decides whether the principal may perform an organization-scoped operation:
@@ -54,7 +53,7 @@ func policy(ops operations, authz OrgAuthorizer) echo.MiddlewareFunc {
 			if op == nil {
 				return next(c)
 			}
-			ctx := reqinfo.WithOperation(c.Request().Context(), op.ID)
+			ctx := c.Request().Context()
 			p, authenticated := c.Get(principalKey).(principal.Principal)
 			if authenticated {
 				ctx = principal.With(ctx, p)

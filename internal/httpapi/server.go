@@ -227,7 +227,7 @@ func New(d Deps) (http.Handler, error) {
 		// The deadline, the request's facts and its rate-limit quota, in one copy of the request.
 		requestScope(scopeConfig{
 			general: d.Config.RequestTimeout, hl7: d.Config.HL7RequestTimeout,
-			hl7Route: ops.route("ingestHl7"), socketRoute: BasePath + "/board/ws", publicURL: publicURL,
+			hl7Route: ops.route("ingestHl7"), socketRoute: BasePath + "/board/ws", publicURL: publicURL, ops: ops,
 		}),
 		// Body limits: the server's, an operation's x-body-limit, the HL7 ingest's SOUS_HL7_BODY_LIMIT.
 		limits.middleware,

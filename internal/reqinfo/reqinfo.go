@@ -27,6 +27,9 @@ type Facts struct {
 	// URL is the request's URL (path and query as the client sent them), from which the next
 	// page's link of a list is built.
 	URL *url.URL
+	// Operation is the operationId of the spec operation the request was routed to ("" for a
+	// path outside the spec), which audit rows record.
+	Operation string
 }
 
 type factsKey struct{}
@@ -65,18 +68,8 @@ func WithRequestID(ctx context.Context, id string) context.Context {
 
 func RequestID(ctx context.Context) string { return facts(ctx).RequestID }
 
-type operationKey struct{}
-
-// WithOperation records the spec operation being served; audit rows name it as their action.
-func WithOperation(ctx context.Context, operationID string) context.Context {
-	return context.WithValue(ctx, operationKey{}, operationID)
-}
-
-// Operation is the operationId of the request, or "" outside one.
-func Operation(ctx context.Context) string {
-	op, _ := ctx.Value(operationKey{}).(string)
-	return op
-}
+// Operation is the operationId of the request's spec operation ("" outside the spec).
+func Operation(ctx context.Context) string { return facts(ctx).Operation }
 
 // WithOrigin records the server's public base URL (see Facts.Origin).
 func WithOrigin(ctx context.Context, origin string) context.Context {
