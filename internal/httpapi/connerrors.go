@@ -49,8 +49,16 @@ func (c *jsonErrorConn) CloseWrite() error {
 
 var netHTTPError = regexp.MustCompile(`\AHTTP/1\.1 ([1-5][0-9]{2}) [^\r\n]*\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n([^\r\n]*)\z`)
 
+// netHTTPErrorHeader is what follows the status line of net/http's own refusal.
+var netHTTPErrorHeader = []byte("\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n")
+
 func (c *jsonErrorConn) Write(p []byte) (int, error) {
 	if !bytes.HasPrefix(p, []byte("HTTP/1.1 ")) || len(p) > 1024 {
+		return c.Conn.Write(p)
+	}
+	// Rule out the handlers' answers, whose first header is never Content-Type, before the
+	// regular expression: otherwise every small response would run it.
+	if eol := bytes.Index(p, []byte("\r\n")); eol < 0 || !bytes.HasPrefix(p[eol:], netHTTPErrorHeader) {
 		return c.Conn.Write(p)
 	}
 	m := netHTTPError.FindSubmatch(p)
