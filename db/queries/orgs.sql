@@ -13,13 +13,13 @@ SET plan_tier = @plan_tier, trial_ends_at = sqlc.narg(trial_ends_at), updated_at
 WHERE id = @id
 RETURNING *;
 
--- name: GetMembershipWithOrg :one
--- The one query behind every organization-scoped request: membership and plan together, and
--- the version of the organization's sites (which says whether a list kept in memory is current).
-SELECT m.role, m.site_ids, m.credentials, o.plan_tier, o.trial_ends_at, o.sites_version
-FROM memberships m
-JOIN orgs o ON o.id = m.org_id
-WHERE m.org_id = @org_id AND m.user_id = @user_id;
-
 -- name: GetOrgPlan :one
-SELECT plan_tier, trial_ends_at, sites_version FROM orgs WHERE id = @id;
+-- The one query behind every organization-scoped request: the plan, and the versions that say
+-- whether what a server keeps in memory is current: the organization's memberships (authz) and
+-- its sites (the sites list). A plan-stable lookup: see PlanStable in internal/pg.
+SELECT plan_tier, trial_ends_at, sites_version, members_version FROM orgs WHERE id = @id;
+
+-- name: GetMembershipAccess :one
+-- A membership as the authorization needs it, read when it is not known at the organization's
+-- current members_version.
+SELECT role, site_ids, credentials FROM memberships WHERE org_id = @org_id AND user_id = @user_id;

@@ -71,7 +71,7 @@ func (q *Queries) CreateMembership(ctx context.Context, arg CreateMembershipPara
 const createOrg = `-- name: CreateOrg :one
 INSERT INTO orgs (id, name, plan_tier, trial_ends_at, created_at, updated_at)
 VALUES ($1, $2, $3, $4, $5, $5)
-RETURNING id, name, plan_tier, trial_ends_at, brand_primary, brand_accent, created_at, updated_at, sites_version
+RETURNING id, name, plan_tier, trial_ends_at, brand_primary, brand_accent, created_at, updated_at, sites_version, members_version
 `
 
 type CreateOrgParams struct {
@@ -101,6 +101,7 @@ func (q *Queries) CreateOrg(ctx context.Context, arg CreateOrgParams) (Org, erro
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.SitesVersion,
+		&i.MembersVersion,
 	)
 	return i, err
 }

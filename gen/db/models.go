@@ -572,15 +572,16 @@ type OrderListLine struct {
 }
 
 type Org struct {
-	ID           uuid.UUID
-	Name         string
-	PlanTier     string
-	TrialEndsAt  *time.Time
-	BrandPrimary string
-	BrandAccent  string
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
-	SitesVersion int64
+	ID             uuid.UUID
+	Name           string
+	PlanTier       string
+	TrialEndsAt    *time.Time
+	BrandPrimary   string
+	BrandAccent    string
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+	SitesVersion   int64
+	MembersVersion int64
 }
 
 type Patient struct {

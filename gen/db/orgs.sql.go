@@ -12,45 +12,32 @@ import (
 	"github.com/google/uuid"
 )
 
-const getMembershipWithOrg = `-- name: GetMembershipWithOrg :one
-SELECT m.role, m.site_ids, m.credentials, o.plan_tier, o.trial_ends_at, o.sites_version
-FROM memberships m
-JOIN orgs o ON o.id = m.org_id
-WHERE m.org_id = $1 AND m.user_id = $2
+const getMembershipAccess = `-- name: GetMembershipAccess :one
+SELECT role, site_ids, credentials FROM memberships WHERE org_id = $1 AND user_id = $2
 `
 
-type GetMembershipWithOrgParams struct {
+type GetMembershipAccessParams struct {
 	OrgID  uuid.UUID
 	UserID uuid.UUID
 }
 
-type GetMembershipWithOrgRow struct {
-	Role         string
-	SiteIds      []uuid.UUID
-	Credentials  []string
-	PlanTier     string
-	TrialEndsAt  *time.Time
-	SitesVersion int64
+type GetMembershipAccessRow struct {
+	Role        string
+	SiteIds     []uuid.UUID
+	Credentials []string
 }
 
-// The one query behind every organization-scoped request: membership and plan together, and
-// the version of the organization's sites (which says whether a list kept in memory is current).
-func (q *Queries) GetMembershipWithOrg(ctx context.Context, arg GetMembershipWithOrgParams) (GetMembershipWithOrgRow, error) {
-	row := q.db.QueryRow(ctx, getMembershipWithOrg, arg.OrgID, arg.UserID)
-	var i GetMembershipWithOrgRow
-	err := row.Scan(
-		&i.Role,
-		&i.SiteIds,
-		&i.Credentials,
-		&i.PlanTier,
-		&i.TrialEndsAt,
-		&i.SitesVersion,
-	)
+// A membership as the authorization needs it, read when it is not known at the organization's
+// current members_version.
+func (q *Queries) GetMembershipAccess(ctx context.Context, arg GetMembershipAccessParams) (GetMembershipAccessRow, error) {
+	row := q.db.QueryRow(ctx, getMembershipAccess, arg.OrgID, arg.UserID)
+	var i GetMembershipAccessRow
+	err := row.Scan(&i.Role, &i.SiteIds, &i.Credentials)
 	return i, err
 }
 
 const getOrg = `-- name: GetOrg :one
-SELECT id, name, plan_tier, trial_ends_at, brand_primary, brand_accent, created_at, updated_at, sites_version FROM orgs WHERE id = $1
+SELECT id, name, plan_tier, trial_ends_at, brand_primary, brand_accent, created_at, updated_at, sites_version, members_version FROM orgs WHERE id = $1
 `
 
 func (q *Queries) GetOrg(ctx context.Context, id uuid.UUID) (Org, error) {
@@ -66,24 +53,34 @@ func (q *Queries) GetOrg(ctx context.Context, id uuid.UUID) (Org, error) {
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.SitesVersion,
+		&i.MembersVersion,
 	)
 	return i, err
 }
 
 const getOrgPlan = `-- name: GetOrgPlan :one
-SELECT plan_tier, trial_ends_at, sites_version FROM orgs WHERE id = $1
+SELECT plan_tier, trial_ends_at, sites_version, members_version FROM orgs WHERE id = $1
 `
 
 type GetOrgPlanRow struct {
-	PlanTier     string
-	TrialEndsAt  *time.Time
-	SitesVersion int64
+	PlanTier       string
+	TrialEndsAt    *time.Time
+	SitesVersion   int64
+	MembersVersion int64
 }
 
+// The one query behind every organization-scoped request: the plan, and the versions that say
+// whether what a server keeps in memory is current: the organization's memberships (authz) and
+// its sites (the sites list). A plan-stable lookup: see PlanStable in internal/pg.
 func (q *Queries) GetOrgPlan(ctx context.Context, id uuid.UUID) (GetOrgPlanRow, error) {
 	row := q.db.QueryRow(ctx, getOrgPlan, id)
 	var i GetOrgPlanRow
-	err := row.Scan(&i.PlanTier, &i.TrialEndsAt, &i.SitesVersion)
+	err := row.Scan(
+		&i.PlanTier,
+		&i.TrialEndsAt,
+		&i.SitesVersion,
+		&i.MembersVersion,
+	)
 	return i, err
 }
 
@@ -91,7 +88,7 @@ const setOrgPlan = `-- name: SetOrgPlan :one
 UPDATE orgs
 SET plan_tier = $1, trial_ends_at = $2, updated_at = $3
 WHERE id = $4
-RETURNING id, name, plan_tier, trial_ends_at, brand_primary, brand_accent, created_at, updated_at, sites_version
+RETURNING id, name, plan_tier, trial_ends_at, brand_primary, brand_accent, created_at, updated_at, sites_version, members_version
 `
 
 type SetOrgPlanParams struct {
@@ -119,6 +116,7 @@ func (q *Queries) SetOrgPlan(ctx context.Context, arg SetOrgPlanParams) (Org, er
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.SitesVersion,
+		&i.MembersVersion,
 	)
 	return i, err
 }
@@ -127,7 +125,7 @@ const updateOrg = `-- name: UpdateOrg :one
 UPDATE orgs
 SET name = $1, brand_primary = $2, brand_accent = $3, updated_at = $4
 WHERE id = $5
-RETURNING id, name, plan_tier, trial_ends_at, brand_primary, brand_accent, created_at, updated_at, sites_version
+RETURNING id, name, plan_tier, trial_ends_at, brand_primary, brand_accent, created_at, updated_at, sites_version, members_version
 `
 
 type UpdateOrgParams struct {
@@ -157,6 +155,7 @@ func (q *Queries) UpdateOrg(ctx context.Context, arg UpdateOrgParams) (Org, erro
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.SitesVersion,
+		&i.MembersVersion,
 	)
 	return i, err
 }

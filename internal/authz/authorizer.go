@@ -22,10 +22,11 @@ var errNoAccess = errors.New("authz: no access in context (operation missing x-p
 type Authorizer struct {
 	lookups *pg.Lookups
 	clock   clock.Clock
+	members *memberCache
 }
 
 func NewAuthorizer(lookups *pg.Lookups, c clock.Clock) *Authorizer {
-	return &Authorizer{lookups: lookups, clock: c}
+	return &Authorizer{lookups: lookups, clock: c, members: newMemberCache(memberCacheSize)}
 }
 
 // Authorize checks the principal against the operation's permission and plan feature.
@@ -34,43 +35,66 @@ func (z *Authorizer) Authorize(ctx context.Context, p principal.Principal, orgID
 	if !ok {
 		return ctx, apierr.Internal(fmt.Errorf("authz: permission %q is not in the table", permission))
 	}
-	// Lookups: both statements are primary-key reads, planned once per connection.
-	q := z.lookups.Queries()
 	a := Access{OrgID: orgID, Principal: p}
 	switch p.Kind {
 	case principal.User:
-		m, err := q.GetMembershipWithOrg(ctx, db.GetMembershipWithOrgParams{OrgID: orgID, UserID: p.UserID})
-		if pg.IsNoRows(err) {
-			return ctx, apierr.NotFound("Organization")
-		}
-		if err != nil {
-			return ctx, err
-		}
-		a.Role, a.SiteIDs, a.Credentials = Role(m.Role), m.SiteIds, m.Credentials
-		a.SitesVersion = m.SitesVersion
-		a.Plan = plans.Effective(m.PlanTier, m.TrialEndsAt, z.clock.Now())
-		if !a.Role.AtLeast(min) {
-			return ctx, apierr.Forbidden(fmt.Sprintf("This action needs the %s role or higher", min))
-		}
 	case principal.APIKey, principal.Device:
 		// The authenticator already bound the credential to this organization; what it may call
 		// is fixed by the operations whose security lists its scheme.
 		if p.OrgID != orgID {
 			return ctx, apierr.NotFound("Organization")
 		}
-		o, err := q.GetOrgPlan(ctx, orgID)
+	default:
+		return ctx, apierr.Unauthenticated("Authentication required")
+	}
+	// Lookups: primary-key reads, planned once per connection. The organization's row is read on
+	// every request; a member's row only when it is not known at the row's members_version.
+	q := z.lookups.Queries()
+	o, err := q.GetOrgPlan(ctx, orgID)
+	if pg.IsNoRows(err) {
+		return ctx, apierr.NotFound("Organization")
+	}
+	if err != nil {
+		return ctx, err
+	}
+	a.Plan = plans.Effective(o.PlanTier, o.TrialEndsAt, z.clock.Now())
+	a.SitesVersion = o.SitesVersion
+	if p.Kind == principal.User {
+		m, err := z.member(ctx, q, orgID, p.UserID, o.MembersVersion)
 		if err != nil {
 			return ctx, err
 		}
-		a.Plan = plans.Effective(o.PlanTier, o.TrialEndsAt, z.clock.Now())
-		a.SitesVersion = o.SitesVersion
-	default:
-		return ctx, apierr.Unauthenticated("Authentication required")
+		if !m.found {
+			return ctx, apierr.NotFound("Organization")
+		}
+		a.Role, a.SiteIDs, a.Credentials = m.role, m.siteIDs, m.credentials
+		if !a.Role.AtLeast(min) {
+			return ctx, apierr.Forbidden(fmt.Sprintf("This action needs the %s role or higher", min))
+		}
 	}
 	if planFeature != "" && !a.Plan.Has(plans.Feature(planFeature)) {
 		return ctx, PlanRequired(plans.Feature(planFeature), a.Plan)
 	}
 	return WithAccess(ctx, a), nil
+}
+
+// member is the user's membership of the organization at its members_version: from memory, or
+// read (after the version, so never older than it) and kept.
+func (z *Authorizer) member(ctx context.Context, q *db.Queries, orgID, userID uuid.UUID, version int64) (cachedMember, error) {
+	if m, ok := z.members.get(orgID, userID, version); ok {
+		return m, nil
+	}
+	row, err := q.GetMembershipAccess(ctx, db.GetMembershipAccessParams{OrgID: orgID, UserID: userID})
+	m := cachedMember{version: version}
+	switch {
+	case pg.IsNoRows(err):
+	case err != nil:
+		return cachedMember{}, err
+	default:
+		m.found, m.role, m.siteIDs, m.credentials = true, Role(row.Role), row.SiteIds, row.Credentials
+	}
+	z.members.put(orgID, userID, m)
+	return m, nil
 }
 
 // PlanRequired is the 402 for a feature or limit the plan lacks.

@@ -23,11 +23,11 @@ import (
 // an index scan on a unique index with every key column bound by equality. Everything not listed
 // stays planned for its parameters on every run (see applySessionDefaults).
 var PlanStable = map[string]bool{
-	// Every organization-scoped request with a user session: memberships by (org_id, user_id),
-	// its organization by id.
-	"GetMembershipWithOrg": true,
-	// Organization-scoped requests with an API key or a device token.
+	// Every organization-scoped request: the organization by id.
 	"GetOrgPlan": true,
+	// An organization-scoped request with a user session whose membership is not in memory at
+	// the organization's members_version: memberships by (org_id, user_id).
+	"GetMembershipAccess": true,
 	// GET /auth/me: the user by id, with the version of their memberships.
 	"GetUserMembershipVersion": true,
 }
