@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -59,9 +60,14 @@ type firstByteConn struct {
 	mu       sync.Mutex
 	received bool
 	asked    time.Time // the read deadline the user set
+	// done is received, for the reads after the first byte, which then take no lock.
+	done atomic.Bool
 }
 
 func (c *firstByteConn) Read(b []byte) (int, error) {
+	if c.done.Load() {
+		return c.Conn.Read(b)
+	}
 	c.mu.Lock()
 	if !c.received {
 		_ = c.Conn.SetReadDeadline(c.bounded(c.asked))
@@ -73,6 +79,7 @@ func (c *firstByteConn) Read(b []byte) (int, error) {
 		if !c.received {
 			c.received = true
 			_ = c.Conn.SetReadDeadline(c.asked)
+			c.done.Store(true)
 		}
 		c.mu.Unlock()
 	}

@@ -22,8 +22,12 @@ type watchedConn struct {
 	mu      sync.Mutex
 	waiting bool      // written to since the last byte received
 	since   time.Time // when it started waiting
-	timer   timer     // fires stallAfter after since, while waiting
-	closed  bool
+	// timer, while armed, fires at most stallAfter after since. It is armed by the first write
+	// after it last found the connection idle, and only check (its own firing) re-arms or
+	// disarms it: a query costs no timer operation while others keep the connection busy.
+	timer  timer
+	armed  bool
+	closed bool
 }
 
 // watch registers c, a new connection to addr, with the fence.
@@ -41,7 +45,10 @@ func (c *watchedConn) Write(b []byte) (int, error) {
 	c.mu.Lock()
 	if !c.waiting && !c.closed {
 		c.waiting, c.since = true, c.f.clock.Now()
-		c.timer.Reset(stallAfter)
+		if !c.armed {
+			c.armed = true
+			c.timer.Reset(stallAfter)
+		}
 	}
 	c.mu.Unlock()
 	return c.Conn.Write(b)
@@ -51,20 +58,19 @@ func (c *watchedConn) Read(b []byte) (int, error) {
 	n, err := c.Conn.Read(b)
 	if n > 0 {
 		c.mu.Lock()
-		if c.waiting {
-			c.waiting = false
-			c.timer.Stop()
-		}
+		c.waiting = false
 		c.mu.Unlock()
 	}
 	return n, err
 }
 
 // check runs when the timer fires: if the connection has waited stallAfter for an answer, its
-// server is suspected, and the connection is looked at again stallAfter later.
+// server is suspected, and the connection is looked at again stallAfter later; if it waits on a
+// newer request, the timer is set for that one's stallAfter; idle, the timer is left disarmed.
 func (c *watchedConn) check() {
 	c.mu.Lock()
 	if !c.waiting || c.closed {
+		c.armed = false
 		c.mu.Unlock()
 		return
 	}
