@@ -26,17 +26,19 @@ type Access struct {
 	SitesVersion int64
 }
 
-type accessKey struct{}
+// AccessKey is the context key of the request's Access. The HTTP layer's own context type answers
+// it from the access it holds once authorized (see WithAccess for everyone else).
+type AccessKey struct{}
 
 // WithAccess stores a in ctx.
 func WithAccess(ctx context.Context, a Access) context.Context {
-	return context.WithValue(ctx, accessKey{}, a)
+	return context.WithValue(ctx, AccessKey{}, a)
 }
 
 // FromContext returns the request's Access. Handlers of organization-scoped operations can rely
 // on it: the policy middleware refuses the request before the handler otherwise.
 func FromContext(ctx context.Context) (Access, bool) {
-	a, ok := ctx.Value(accessKey{}).(Access)
+	a, ok := ctx.Value(AccessKey{}).(Access)
 	return a, ok
 }
 

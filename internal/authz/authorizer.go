@@ -29,11 +29,12 @@ func NewAuthorizer(lookups *pg.Lookups, c clock.Clock) *Authorizer {
 	return &Authorizer{lookups: lookups, clock: c, members: newMemberCache(memberCacheSize)}
 }
 
-// Authorize checks the principal against the operation's permission and plan feature.
-func (z *Authorizer) Authorize(ctx context.Context, p principal.Principal, orgID uuid.UUID, permission, planFeature string) (context.Context, error) {
+// Authorize checks the principal against the operation's permission and plan feature, and
+// returns what it learnt for the handler (see WithAccess).
+func (z *Authorizer) Authorize(ctx context.Context, p principal.Principal, orgID uuid.UUID, permission, planFeature string) (Access, error) {
 	min, ok := MinRole(Permission(permission))
 	if !ok {
-		return ctx, apierr.Internal(fmt.Errorf("authz: permission %q is not in the table", permission))
+		return Access{}, apierr.Internal(fmt.Errorf("authz: permission %q is not in the table", permission))
 	}
 	a := Access{OrgID: orgID, Principal: p}
 	switch p.Kind {
@@ -42,40 +43,40 @@ func (z *Authorizer) Authorize(ctx context.Context, p principal.Principal, orgID
 		// The authenticator already bound the credential to this organization; what it may call
 		// is fixed by the operations whose security lists its scheme.
 		if p.OrgID != orgID {
-			return ctx, apierr.NotFound("Organization")
+			return Access{}, apierr.NotFound("Organization")
 		}
 	default:
-		return ctx, apierr.Unauthenticated("Authentication required")
+		return Access{}, apierr.Unauthenticated("Authentication required")
 	}
 	// Lookups: primary-key reads, planned once per connection. The organization's row is read on
 	// every request; a member's row only when it is not known at the row's members_version.
 	q := z.lookups.Queries()
 	o, err := q.GetOrgPlan(ctx, orgID)
 	if pg.IsNoRows(err) {
-		return ctx, apierr.NotFound("Organization")
+		return Access{}, apierr.NotFound("Organization")
 	}
 	if err != nil {
-		return ctx, err
+		return Access{}, err
 	}
 	a.Plan = plans.Effective(o.PlanTier, o.TrialEndsAt, z.clock.Now())
 	a.SitesVersion = o.SitesVersion
 	if p.Kind == principal.User {
 		m, err := z.member(ctx, q, orgID, p.UserID, o.MembersVersion)
 		if err != nil {
-			return ctx, err
+			return Access{}, err
 		}
 		if !m.found {
-			return ctx, apierr.NotFound("Organization")
+			return Access{}, apierr.NotFound("Organization")
 		}
 		a.Role, a.SiteIDs, a.Credentials = m.role, m.siteIDs, m.credentials
 		if !a.Role.AtLeast(min) {
-			return ctx, apierr.Forbidden(fmt.Sprintf("This action needs the %s role or higher", min))
+			return Access{}, apierr.Forbidden(fmt.Sprintf("This action needs the %s role or higher", min))
 		}
 	}
 	if planFeature != "" && !a.Plan.Has(plans.Feature(planFeature)) {
-		return ctx, PlanRequired(plans.Feature(planFeature), a.Plan)
+		return Access{}, PlanRequired(plans.Feature(planFeature), a.Plan)
 	}
-	return WithAccess(ctx, a), nil
+	return a, nil
 }
 
 // member is the user's membership of the organization at its members_version: from memory, or

@@ -25,8 +25,6 @@ type Authenticators struct {
 // *apierr.Error, so when every alternative fails this way the answer is "Authentication required".
 var errNoCredential = errors.New("credential not presented")
 
-const principalKey = "sous.principal"
-
 // authenticate is the validator's AuthenticationFunc: kin-openapi calls it for each scheme of
 // the operation's security requirements, in order, until one is satisfied.
 func (a Authenticators) authenticate(ctx context.Context, in *openapi3filter.AuthenticationInput) error {
@@ -84,9 +82,16 @@ func (a Authenticators) authenticate(ctx context.Context, in *openapi3filter.Aut
 	if err != nil {
 		return err
 	}
-	if c != nil {
-		c.Set(principalKey, p)
+	// The validator calls this with a context of its own; the principal is left in the request's
+	// scope, where the policy and the handler find it.
+	if c == nil {
+		return apierr.Internal(errors.New("authenticate: no request to authenticate"))
 	}
+	s := scopeOf(c.Request().Context())
+	if s == nil {
+		return apierr.Internal(errors.New("authenticate: the request has no scope (requestScope must come first)"))
+	}
+	s.principal = p
 	return nil
 }
 

@@ -12,7 +12,6 @@ import (
 	"github.com/sous-app/sous/internal/apierr"
 	"github.com/sous-app/sous/internal/config"
 	"github.com/sous-app/sous/internal/pg"
-	"github.com/sous-app/sous/internal/ratelimit"
 	"github.com/sous-app/sous/internal/reqinfo"
 )
 
@@ -25,8 +24,9 @@ type scopeConfig struct {
 	ops                   operations
 }
 
-// requestScope gives the request the context every later layer and the handler work in, in one
-// copy of the request (each http.Request.WithContext is one, and the chain made four):
+// requestScope gives the request the context every later layer and the handler work in (a
+// scope), in one copy of the request (each http.Request.WithContext is one, and the chain made
+// four):
 //
 //   - a deadline that reaches the database: during an outage a request answers 503 in bounded
 //     time instead of waiting as long as the client does (and piling up goroutines and pooled
@@ -63,19 +63,19 @@ func requestScope(cfg scopeConfig) echo.MiddlewareFunc {
 				defer cancel()
 			}
 			res := c.Response()
-			facts := &reqinfo.Facts{
+			s := &scope{Context: ctx, facts: reqinfo.Facts{
 				ClientIP:  c.RealIP(),
 				RequestID: res.Header().Get(echo.HeaderXRequestID),
 				Origin:    cfg.publicURL,
 				Accept:    req.Header.Get(echo.HeaderAccept),
 				UserAgent: req.UserAgent(),
 				URL:       req.URL,
-			}
+			}}
 			if op := cfg.ops[opKey(req.Method, c.Path())]; op != nil {
-				facts.Operation = op.ID
+				s.facts.Operation = op.ID
 			}
-			ctx = reqinfo.WithFacts(ctx, facts)
-			ctx, q := ratelimit.WithQuota(ctx)
+			q := &s.quota
+			ctx = s
 			c.SetRequest(req.WithContext(ctx))
 			res.Before(func() {
 				if p := q.Policy(); p != "" {

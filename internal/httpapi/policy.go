@@ -15,10 +15,10 @@ import (
 
 // OrgAuthorizer decides whether the principal may perform an organization-scoped operation:
 // membership (404 when absent, so ids do not leak across tenants), the permission's minimum role
-// (403) and the plan feature (402). It returns ctx enriched with what it learned (the
-// membership, the plan) for the handler.
+// (403) and the plan feature (402). It returns what it learned (the membership, the plan) for
+// the handler.
 type OrgAuthorizer interface {
-	Authorize(ctx context.Context, p principal.Principal, orgID uuid.UUID, permission, planFeature string) (context.Context, error)
+	Authorize(ctx context.Context, p principal.Principal, orgID uuid.UUID, permission, planFeature string) (authz.Access, error)
 }
 
 // checkSiteScope refuses a membership limited to some sites an organization-wide operation
@@ -45,19 +45,20 @@ func checkSiteScope(ctx context.Context, op *operation, method string) error {
 }
 
 // policy applies the operation's x-permission and x-plan-feature after the validator has
-// authenticated the caller, and hands the principal to the handler through the context.
-func policy(ops operations, authz OrgAuthorizer) echo.MiddlewareFunc {
+// authenticated the caller, and leaves the principal and the access in the request's scope for
+// the handler.
+func policy(ops operations, authorizer OrgAuthorizer) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			op := ops[opKey(c.Request().Method, c.Path())]
 			if op == nil {
 				return next(c)
 			}
-			ctx := c.Request().Context()
-			p, authenticated := c.Get(principalKey).(principal.Principal)
-			if authenticated {
-				ctx = principal.With(ctx, p)
+			s := scopeOf(c.Request().Context())
+			if s == nil {
+				return apierr.Internal(fmt.Errorf("operation %s reached policy without a request scope", op.ID))
 			}
+			p, authenticated := s.principal.(principal.Principal)
 			switch {
 			case op.Permission == PermissionPublic:
 			case !authenticated:
@@ -75,17 +76,18 @@ func policy(ops operations, authz OrgAuthorizer) echo.MiddlewareFunc {
 				if err != nil {
 					return apierr.NotFound("Organization")
 				}
-				if authz == nil {
+				if authorizer == nil {
 					return apierr.Internal(fmt.Errorf("operation %s needs an organization authorizer", op.ID))
 				}
-				if ctx, err = authz.Authorize(ctx, p, orgID, op.Permission, op.PlanFeature); err != nil {
+				a, err := authorizer.Authorize(s, p, orgID, op.Permission, op.PlanFeature)
+				if err != nil {
 					return err
 				}
-				if err := checkSiteScope(ctx, op, c.Request().Method); err != nil {
+				s.access = a
+				if err := checkSiteScope(s, op, c.Request().Method); err != nil {
 					return err
 				}
 			}
-			c.SetRequest(c.Request().WithContext(ctx))
 			return next(c)
 		}
 	}

@@ -30,15 +30,17 @@ type Principal struct {
 	Loaded any
 }
 
-type ctxKey struct{}
+// ContextKey is the context key of the request's Principal. The HTTP layer's own context type
+// answers it from the principal it holds once authenticated (see With for everyone else).
+type ContextKey struct{}
 
 // WithPrincipal stores the authenticated caller in ctx.
 func With(ctx context.Context, p Principal) context.Context {
-	return context.WithValue(ctx, ctxKey{}, p)
+	return context.WithValue(ctx, ContextKey{}, p)
 }
 
 // PrincipalFrom returns the authenticated caller, if any.
 func From(ctx context.Context) (Principal, bool) {
-	p, ok := ctx.Value(ctxKey{}).(Principal)
+	p, ok := ctx.Value(ContextKey{}).(Principal)
 	return p, ok
 }

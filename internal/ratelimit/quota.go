@@ -17,16 +17,18 @@ type Quota struct {
 	set       bool
 }
 
-type quotaKey struct{}
+// QuotaKey is the context key of the request's *Quota. The HTTP layer's own context type answers
+// it from a Quota it holds in place (see WithQuota for everyone else).
+type QuotaKey struct{}
 
 // WithQuota returns ctx carrying an empty Quota the Limiter will fill in.
 func WithQuota(ctx context.Context) (context.Context, *Quota) {
 	q := &Quota{}
-	return context.WithValue(ctx, quotaKey{}, q), q
+	return context.WithValue(ctx, QuotaKey{}, q), q
 }
 
 func note(ctx context.Context, r Rule, remaining int, reset time.Duration, known bool) {
-	q, _ := ctx.Value(quotaKey{}).(*Quota)
+	q, _ := ctx.Value(QuotaKey{}).(*Quota)
 	if q == nil || r.Limit == 0 {
 		return
 	}

@@ -32,15 +32,17 @@ type Facts struct {
 	Operation string
 }
 
-type factsKey struct{}
+// FactsKey is the context key of the request's *Facts. The HTTP layer's own context type answers
+// it from facts it holds in place (see WithFacts for everyone else).
+type FactsKey struct{}
 
 // WithFacts records the request's facts; f must not change afterwards.
 func WithFacts(ctx context.Context, f *Facts) context.Context {
-	return context.WithValue(ctx, factsKey{}, f)
+	return context.WithValue(ctx, FactsKey{}, f)
 }
 
 func facts(ctx context.Context) *Facts {
-	f, _ := ctx.Value(factsKey{}).(*Facts)
+	f, _ := ctx.Value(FactsKey{}).(*Facts)
 	if f == nil {
 		return &Facts{}
 	}
