@@ -112,6 +112,7 @@ func PoolConfig(url string, o Options) (*pgxpool.Config, error) {
 		if err := registerUUID(ctx, c); err != nil {
 			return err
 		}
+		registerTimestamptzPlans(c.TypeMap())
 		return registerDecimal(ctx, c)
 	}
 	cfg.PrepareConn = func(_ context.Context, c *pgx.Conn) (bool, error) {

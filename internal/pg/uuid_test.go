@@ -1,7 +1,10 @@
 package pg
 
 import (
+	"encoding/binary"
+	"math"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -81,5 +84,52 @@ func TestUUIDScansAsPgxDoes(t *testing.T) {
 	}
 	if _, ok := ours.PlanScan(pgtype.UUIDOID, pgtype.BinaryFormatCode, new(uuid.UUID)).(scanUUID); !ok {
 		t.Fatal("uuid.UUID is not scanned by scanUUID")
+	}
+}
+
+// Scanning a timestamptz's bytes into time.Time and *time.Time gives what pgx's own plans give:
+// the instant in the local zone, NULL an error or nil, infinities and values out of pgx's range
+// errors, a malformed value an error; the text format goes the way it always did.
+func TestTimestamptzScansAsPgxDoes(t *testing.T) {
+	ours, theirs := pgtype.NewMap(), pgtype.NewMap()
+	registerTimestamptzPlans(ours)
+	enc := func(us int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(us)) }
+	cases := map[string][]byte{
+		"NULL": nil, "short": {1, 2, 3}, "infinity": enc(math.MaxInt64), "-infinity": enc(math.MinInt64),
+		"text": []byte("2026-11-27 09:30:00.123456+00"),
+	}
+	for name, us := range map[string]int64{
+		"2000-01-01": 0, "now": 848_050_200_123_456, "before 2000": -1_234_567_890_123, "odd micros": -1,
+		"oldest": -211_813_488_000_000_000, "before the oldest": -211_813_488_000_000_001,
+		"newest": 9_223_371_331_199_999_999, "past the newest": 9_223_371_331_200_000_000,
+	} {
+		cases[name] = enc(us)
+	}
+	before := time.Date(1999, 1, 2, 3, 4, 5, 0, time.UTC)
+	for name, src := range cases {
+		format := int16(pgtype.BinaryFormatCode)
+		if name == "text" {
+			format = pgtype.TextFormatCode
+		}
+		scan := func(m *pgtype.Map) (time.Time, *time.Time, error, error) {
+			v, p := before, &before
+			errV := m.Scan(pgtype.TimestamptzOID, format, src, &v)
+			errP := m.Scan(pgtype.TimestamptzOID, format, src, &p)
+			return v, p, errV, errP
+		}
+		v1, p1, errV1, errP1 := scan(ours)
+		v2, p2, errV2, errP2 := scan(theirs)
+		if (errV1 == nil) != (errV2 == nil) || (errP1 == nil) != (errP2 == nil) {
+			t.Fatalf("%s: errors %v %v, pgx's %v %v", name, errV1, errP1, errV2, errP2)
+		}
+		if errV1 == nil && (!v1.Equal(v2) || v1.Location() != v2.Location()) {
+			t.Errorf("%s: time.Time %v, pgx's %v", name, v1, v2)
+		}
+		if errP1 == nil && ((p1 == nil) != (p2 == nil) || p1 != nil && (!p1.Equal(*p2) || p1.Location() != p2.Location())) {
+			t.Errorf("%s: *time.Time %v, pgx's %v", name, p1, p2)
+		}
+	}
+	if _, ok := ours.PlanScan(pgtype.TimestamptzOID, pgtype.BinaryFormatCode, new(*time.Time)).(scanNullableTime); !ok {
+		t.Fatal("*time.Time is not scanned by scanNullableTime")
 	}
 }
