@@ -2,6 +2,7 @@ package pg
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -11,10 +12,10 @@ import (
 
 // registerTimestamptzPlans makes pgx scan a timestamptz column into a time.Time (or a *time.Time,
 // nullable) straight from its 8 bytes. Left alone, pgx plans each such column anew for every
-// query through reflection (a pointer-to-pointer plan around a wrapper type), three allocations
-// and a tenth of a microsecond per column per query: a twentieth of the authorization's read,
-// whose trial end is one. The decoding is pgx's own (TimestamptzCodec's binary plan with no scan
-// location); TestTimestamptzScansAsPgxDoes holds the two together on every edge.
+// query through reflection (a pointer-to-pointer plan around a wrapper type, three allocations):
+// about a microsecond of the authorization's read, whose trial end is one. The decoding is pgx's
+// own (TimestamptzCodec's binary plan with no scan location); TestTimestamptzScansAsPgxDoes holds
+// the two together on every edge.
 func registerTimestamptzPlans(m *pgtype.Map) {
 	t, ok := m.TypeForOID(pgtype.TimestamptzOID)
 	if !ok {
@@ -23,51 +24,9 @@ func registerTimestamptzPlans(m *pgtype.Map) {
 	if c, ok := t.Codec.(*pgtype.TimestamptzCodec); !ok || c.ScanLocation != nil {
 		return // a codec configured otherwise keeps its own plans
 	}
-	m.RegisterType(&pgtype.Type{Name: t.Name, OID: t.OID, Codec: timestamptzCodec{t.Codec}})
-}
-
-type timestamptzCodec struct{ pgtype.Codec }
-
-func (c timestamptzCodec) PlanScan(m *pgtype.Map, oid uint32, format int16, target any) pgtype.ScanPlan {
-	if format == pgtype.BinaryFormatCode {
-		switch target.(type) {
-		case *time.Time:
-			return scanTime{}
-		case **time.Time:
-			return scanNullableTime{}
-		}
-	}
-	return c.Codec.PlanScan(m, oid, format, target)
-}
-
-type scanTime struct{}
-
-func (scanTime) Scan(src []byte, dst any) error {
-	if src == nil {
-		return fmt.Errorf("cannot scan NULL into *time.Time")
-	}
-	t, err := decodeTimestamptz(src)
-	if err != nil {
-		return err
-	}
-	*dst.(*time.Time) = t
-	return nil
-}
-
-type scanNullableTime struct{}
-
-func (scanNullableTime) Scan(src []byte, dst any) error {
-	p := dst.(**time.Time)
-	if src == nil {
-		*p = nil
-		return nil
-	}
-	t, err := decodeTimestamptz(src)
-	if err != nil {
-		return err
-	}
-	*p = &t
-	return nil
+	scanFromBytes(m, pgtype.TimestamptzOID, decodeTimestamptz, func(*time.Time) error {
+		return errors.New("cannot scan NULL into *time.Time")
+	})
 }
 
 const microsecFromUnixEpochToY2K = 946_684_800 * 1_000_000

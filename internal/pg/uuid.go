@@ -24,55 +24,15 @@ func registerUUID(_ context.Context, conn *pgx.Conn) error {
 
 func registerUUIDPlans(m *pgtype.Map) {
 	m.TryWrapEncodePlanFuncs = append([]pgtype.TryWrapEncodePlanFunc{tryWrapUUIDEncodePlan}, m.TryWrapEncodePlanFuncs...)
-	if t, ok := m.TypeForOID(pgtype.UUIDOID); ok {
-		m.RegisterType(&pgtype.Type{Name: t.Name, OID: t.OID, Codec: uuidCodec{t.Codec}})
-	}
+	// NULL leaves a uuid.UUID as it was, as its Scan does.
+	scanFromBytes(m, pgtype.UUIDOID, decodeUUID, func(*uuid.UUID) error { return nil })
 }
 
-// uuidCodec is pgx's own uuid codec but for scanning its binary form into uuid.UUID.
-type uuidCodec struct{ pgtype.Codec }
-
-func (c uuidCodec) PlanScan(m *pgtype.Map, oid uint32, format int16, target any) pgtype.ScanPlan {
-	if format == pgtype.BinaryFormatCode {
-		switch target.(type) {
-		case *uuid.UUID:
-			return scanUUID{}
-		case **uuid.UUID:
-			return scanNullableUUID{}
-		}
-	}
-	return c.Codec.PlanScan(m, oid, format, target)
-}
-
-// scanUUID leaves the target as it is on NULL, as uuid.UUID's Scan does.
-type scanUUID struct{}
-
-func (scanUUID) Scan(src []byte, dst any) error {
-	if src == nil {
-		return nil
-	}
+func decodeUUID(src []byte) (uuid.UUID, error) {
 	if len(src) != 16 {
-		return fmt.Errorf("invalid length for UUID: %v", len(src))
+		return uuid.UUID{}, fmt.Errorf("invalid length for UUID: %v", len(src))
 	}
-	*dst.(*uuid.UUID) = uuid.UUID(src)
-	return nil
-}
-
-// scanNullableUUID sets the target to nil on NULL, as pgx does for a pointer target.
-type scanNullableUUID struct{}
-
-func (scanNullableUUID) Scan(src []byte, dst any) error {
-	p := dst.(**uuid.UUID)
-	if src == nil {
-		*p = nil
-		return nil
-	}
-	if len(src) != 16 {
-		return fmt.Errorf("invalid length for UUID: %v", len(src))
-	}
-	u := uuid.UUID(src)
-	*p = &u
-	return nil
+	return uuid.UUID(src), nil
 }
 
 func tryWrapUUIDEncodePlan(value any) (pgtype.WrappedEncodePlanNextSetter, any, bool) {

@@ -82,8 +82,8 @@ func TestUUIDScansAsPgxDoes(t *testing.T) {
 			t.Errorf("%s: *uuid.UUID %v, pgx's %v", tc.name, p1, p2)
 		}
 	}
-	if _, ok := ours.PlanScan(pgtype.UUIDOID, pgtype.BinaryFormatCode, new(uuid.UUID)).(scanUUID); !ok {
-		t.Fatal("uuid.UUID is not scanned by scanUUID")
+	if _, ok := ours.PlanScan(pgtype.UUIDOID, pgtype.BinaryFormatCode, new(uuid.UUID)).(valuePlan[uuid.UUID]); !ok {
+		t.Fatal("uuid.UUID is not scanned from its bytes")
 	}
 }
 
@@ -129,7 +129,7 @@ func TestTimestamptzScansAsPgxDoes(t *testing.T) {
 			t.Errorf("%s: *time.Time %v, pgx's %v", name, p1, p2)
 		}
 	}
-	if _, ok := ours.PlanScan(pgtype.TimestamptzOID, pgtype.BinaryFormatCode, new(*time.Time)).(scanNullableTime); !ok {
-		t.Fatal("*time.Time is not scanned by scanNullableTime")
+	if _, ok := ours.PlanScan(pgtype.TimestamptzOID, pgtype.BinaryFormatCode, new(*time.Time)).(pointerPlan[time.Time]); !ok {
+		t.Fatal("*time.Time is not scanned from its bytes")
 	}
 }
