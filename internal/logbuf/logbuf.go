@@ -92,22 +92,16 @@ func (w *Writer) handOffLocked(ack chan error) {
 
 // Flush writes what is buffered, waits until it is written, and reports the first write error
 // seen since the last Flush.
-func (w *Writer) Flush() error {
-	w.mu.Lock()
-	if w.closed {
-		w.mu.Unlock()
-		return nil
-	}
-	ack := make(chan error, 1)
-	w.handOffLocked(ack)
-	w.mu.Unlock()
-	return <-ack
-}
+func (w *Writer) Flush() error { return w.finish(false) }
 
 // Close stops the interval, writes what is left and stops the output goroutine; later writes go
-// straight to the output. What is buffered is handed off under the same lock that marks the
-// Writer closed, so no line written before Close returns is left behind.
-func (w *Writer) Close() error {
+// straight to the output.
+func (w *Writer) Close() error { return w.finish(true) }
+
+// finish hands off what is buffered and waits until it is written; closing, it also marks the
+// Writer closed and stops its goroutines, under the same lock as the hand-off, so no line written
+// before Close returns is left behind.
+func (w *Writer) finish(closing bool) error {
 	w.mu.Lock()
 	if w.closed {
 		w.mu.Unlock()
@@ -115,12 +109,16 @@ func (w *Writer) Close() error {
 	}
 	ack := make(chan error, 1)
 	w.handOffLocked(ack)
-	w.closed = true
-	close(w.stop)
-	close(w.queue)
+	if closing {
+		w.closed = true
+		close(w.stop)
+		close(w.queue)
+	}
 	w.mu.Unlock()
 	err := <-ack
-	<-w.done
+	if closing {
+		<-w.done
+	}
 	return err
 }
 
