@@ -47,10 +47,18 @@ func accessLog(w io.Writer) echo.MiddlewareFunc {
 			b = strconv.AppendInt(b, res.Size, 10)
 			b = append(b, `,"ms":`...)
 			b = strconv.AppendFloat(b, float64(time.Since(start).Microseconds())/1000, 'f', -1, 64)
+			// The client's address and the request id as requestScope recorded them, rather than
+			// worked out again (behind proxies the address is a walk of X-Forwarded-For).
+			ip, requestID := "", ""
+			if s := scopeOf(req.Context()); s != nil {
+				ip, requestID = s.facts.ClientIP, s.facts.RequestID
+			} else {
+				ip, requestID = c.RealIP(), res.Header().Get(echo.HeaderXRequestID)
+			}
 			b = append(b, `,"ip":`...)
-			b = jsonenc.AppendStringKeepHTML(b, c.RealIP())
+			b = jsonenc.AppendStringKeepHTML(b, ip)
 			b = append(b, `,"request_id":`...)
-			b = jsonenc.AppendStringKeepHTML(b, res.Header().Get(echo.HeaderXRequestID))
+			b = jsonenc.AppendStringKeepHTML(b, requestID)
 			// The request's span, when tracing made one: a line leads to its trace and back (as
 			// tracing.LogHandler stamps the process's other lines).
 			if sc := trace.SpanContextFromContext(req.Context()); sc.IsValid() {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -112,5 +113,31 @@ func TestAccessLogLineCarriesTheTrace(t *testing.T) {
 	}
 	if line["trace_id"] != tid.String() || line["span_id"] != sid.String() {
 		t.Fatalf("line %s", buf.String())
+	}
+}
+
+// Inside the server's chain the line takes the client's address and the request id from the
+// request's scope: the address behind a trusted proxy, the id the response carries.
+func TestAccessLogTakesTheScopesFacts(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	e := echo.New()
+	e.IPExtractor = ipExtractor([]netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")})
+	e.Use(requestID(), accessLog(&buf), requestScope(scopeConfig{}))
+	e.GET("/x", func(c echo.Context) error { return c.NoContent(http.StatusNoContent) })
+	req := httptest.NewRequest(http.MethodGet, "/x", nil)
+	req.RemoteAddr = "127.0.0.1:50000"
+	req.Header.Set("X-Forwarded-For", "203.0.113.9")
+	rec := httptest.NewRecorder()
+	e.ServeHTTP(rec, req)
+	var line struct {
+		IP        string `json:"ip"`
+		RequestID string `json:"request_id"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &line); err != nil {
+		t.Fatalf("%v: %s", err, buf.String())
+	}
+	if line.IP != "203.0.113.9" || line.RequestID == "" || line.RequestID != rec.Header().Get(echo.HeaderXRequestID) {
+		t.Fatalf("line %+v, response id %q", line, rec.Header().Get(echo.HeaderXRequestID))
 	}
 }
