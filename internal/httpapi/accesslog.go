@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"io"
+	"net/http"
 	"strconv"
 	"sync"
 	"time"
@@ -13,11 +14,11 @@ import (
 )
 
 // accessLog writes one JSON line per request to w, after the error renderer has set the status;
-// nil w turns it off. The line has the shape of the process's slog JSON records (time, level,
+// nil w turns it off; traced says whether requests may have spans (the lines name them). The line has the shape of the process's slog JSON records (time, level,
 // msg, then the fields) so one parser reads both, but is appended by hand into a pooled buffer:
 // slog's reflection-driven encoder cost as much as the rest of an authenticated read's
 // middleware together. w is expected to batch writes (logbuf).
-func accessLog(w io.Writer) echo.MiddlewareFunc {
+func accessLog(w io.Writer, traced bool) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		if w == nil {
 			return next
@@ -46,7 +47,7 @@ func accessLog(w io.Writer) echo.MiddlewareFunc {
 			b = append(b, `,"bytes":`...)
 			b = strconv.AppendInt(b, res.Size, 10)
 			b = append(b, `,"ms":`...)
-			b = strconv.AppendFloat(b, float64(time.Since(start).Microseconds())/1000, 'f', -1, 64)
+			b = appendMillis(b, time.Since(start).Microseconds())
 			// The client's address and the request id as requestScope recorded them, rather than
 			// worked out again (behind proxies the address is a walk of X-Forwarded-For).
 			ip, requestID := "", ""
@@ -61,7 +62,8 @@ func accessLog(w io.Writer) echo.MiddlewareFunc {
 			b = jsonenc.AppendStringKeepHTML(b, requestID)
 			// The request's span, when tracing made one: a line leads to its trace and back (as
 			// tracing.LogHandler stamps the process's other lines).
-			if sc := trace.SpanContextFromContext(req.Context()); sc.IsValid() {
+			// Looking for one walks the whole context chain, so only when there can be one.
+			if sc := spanOf(traced, req); sc.IsValid() {
 				b = append(b, `,"trace_id":"`...)
 				b = append(b, sc.TraceID().String()...)
 				b = append(b, `","span_id":"`...)
@@ -75,6 +77,33 @@ func accessLog(w io.Writer) echo.MiddlewareFunc {
 			return nil
 		}
 	}
+}
+
+// appendMillis appends µs as milliseconds, as strconv.AppendFloat(b, µs/1000, 'f', -1, 64)
+// does (the shortest form: "12", "12.5", "0.034") without its general float formatting.
+func appendMillis(b []byte, us int64) []byte {
+	if us < 0 {
+		b = append(b, '-')
+		us = -us
+	}
+	b = strconv.AppendInt(b, us/1000, 10)
+	frac := us % 1000
+	if frac == 0 {
+		return b
+	}
+	digits := [4]byte{'.', byte('0' + frac/100), byte('0' + frac/10%10), byte('0' + frac%10)}
+	n := 4
+	for digits[n-1] == '0' {
+		n--
+	}
+	return append(b, digits[:n]...)
+}
+
+func spanOf(traced bool, req *http.Request) trace.SpanContext {
+	if !traced {
+		return trace.SpanContext{}
+	}
+	return trace.SpanContextFromContext(req.Context())
 }
 
 var lineBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}

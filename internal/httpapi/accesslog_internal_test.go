@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -38,7 +39,7 @@ func TestAccessLogRedactsTheDeviceToken(t *testing.T) {
 	t.Parallel()
 	var buf bytes.Buffer
 	e := echo.New()
-	e.Use(accessLog(&buf))
+	e.Use(accessLog(&buf, false))
 	e.GET("/v1/board/ws", func(c echo.Context) error { return c.NoContent(http.StatusUnauthorized) })
 	rec := httptest.NewRecorder()
 	e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/v1/board/ws?token=sous_dev_SECRET&v=2", nil))
@@ -67,7 +68,7 @@ func TestAccessLogLineIsJSON(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	e := echo.New()
-	e.Use(accessLog(&buf))
+	e.Use(accessLog(&buf, false))
 	e.GET("/*", func(c echo.Context) error { return c.String(http.StatusTeapot, "short and stout") })
 	e.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/a%22b%FF?x=%3C1%3E&token=t", nil))
 	var line map[string]any
@@ -104,7 +105,7 @@ func TestAccessLogLineCarriesTheTrace(t *testing.T) {
 			return next(c)
 		}
 	})
-	e.Use(accessLog(&buf))
+	e.Use(accessLog(&buf, true))
 	e.GET("/", func(c echo.Context) error { return c.NoContent(http.StatusNoContent) })
 	e.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/", nil))
 	var line map[string]any
@@ -123,7 +124,7 @@ func TestAccessLogTakesTheScopesFacts(t *testing.T) {
 	var buf bytes.Buffer
 	e := echo.New()
 	e.IPExtractor = ipExtractor([]netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")})
-	e.Use(requestID(), accessLog(&buf), requestScope(scopeConfig{}))
+	e.Use(requestID(), accessLog(&buf, false), requestScope(scopeConfig{}))
 	e.GET("/x", func(c echo.Context) error { return c.NoContent(http.StatusNoContent) })
 	req := httptest.NewRequest(http.MethodGet, "/x", nil)
 	req.RemoteAddr = "127.0.0.1:50000"
@@ -139,5 +140,22 @@ func TestAccessLogTakesTheScopesFacts(t *testing.T) {
 	}
 	if line.IP != "203.0.113.9" || line.RequestID == "" || line.RequestID != rec.Header().Get(echo.HeaderXRequestID) {
 		t.Fatalf("line %+v, response id %q", line, rec.Header().Get(echo.HeaderXRequestID))
+	}
+}
+
+// TestAppendMillisIsTheFloatForm: the "ms" field reads as it did when formatted as a float.
+func TestAppendMillisIsTheFloatForm(t *testing.T) {
+	t.Parallel()
+	check := func(us int64) {
+		got := string(appendMillis(nil, us))
+		if want := strconv.FormatFloat(float64(us)/1000, 'f', -1, 64); got != want {
+			t.Fatalf("%d µs: %q, want %q", us, got, want)
+		}
+	}
+	for us := int64(-2001); us <= 200_000; us++ {
+		check(us)
+	}
+	for _, us := range []int64{999_999_999, 1_000_000_001, 86_400_000_000, 1 << 40} { // up to 12 days; far beyond, the float itself drops digits
+		check(us)
 	}
 }

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
 	echomw "github.com/oapi-codegen/echo-middleware"
 
 	"github.com/sous-app/sous/internal/apierr"
@@ -29,14 +31,32 @@ var errNoCredential = errors.New("credential not presented")
 // the operation's security requirements, in order, until one is satisfied.
 func (a Authenticators) authenticate(ctx context.Context, in *openapi3filter.AuthenticationInput) error {
 	c := echomw.GetEchoContext(ctx)
-	req := in.RequestValidationInput.Request
+	if c == nil {
+		return apierr.Internal(errors.New("authenticate: no request to authenticate"))
+	}
+	var security openapi3.SecurityRequirements
+	if route := in.RequestValidationInput.Route; route != nil && route.Operation != nil && route.Operation.Security != nil {
+		security = *route.Operation.Security
+	}
+	return a.scheme(c, in.SecuritySchemeName, security, in.RequestValidationInput.PathParams["orgId"])
+}
+
+// scheme checks the credential of one security scheme of the request in c and, when it holds,
+// leaves its principal in the request's scope, where the policy and the handler find it.
+// security is the operation's requirements; orgID its orgId path parameter (unescaped), if any.
+//
+// The credential is checked in the request's context, under its deadline: the validator calls
+// with a context of its own, made from context.Background.
+func (a Authenticators) scheme(c echo.Context, name string, security openapi3.SecurityRequirements, orgID string) error {
+	req := c.Request()
+	ctx := req.Context()
 	var (
 		p   principal.Principal
 		err error
 	)
-	switch in.SecuritySchemeName {
+	switch name {
 	case "bearerAuth":
-		if req.Header.Get("x-api-key") != "" && acceptsScheme(in, "apiKeyAuth") {
+		if req.Header.Get("x-api-key") != "" && lists(security, "apiKeyAuth") {
 			// The alternatives are tried in order, so the key was presented and refused: a session
 			// must not rescue a wrong or revoked key.
 			return apierr.Unauthenticated("Invalid API key").WithCode(apierr.CodeInvalidAPIKey)
@@ -58,15 +78,15 @@ func (a Authenticators) authenticate(ctx context.Context, in *openapi3filter.Aut
 		if key == "" {
 			return errNoCredential
 		}
-		orgID, perr := uuid.Parse(in.RequestValidationInput.PathParams["orgId"])
+		id, perr := uuid.Parse(orgID)
 		if a.APIKey == nil || perr != nil {
 			return apierr.Unauthenticated("Invalid API key").WithCode(apierr.CodeInvalidAPIKey)
 		}
-		p, err = a.APIKey(ctx, key, orgID)
+		p, err = a.APIKey(ctx, key, id)
 	case "deviceTokenAuth", "deviceTokenQuery":
 		// The header everywhere; the query only on the WebSocket, where browsers cannot set one.
 		token := req.Header.Get("x-device-token")
-		if in.SecuritySchemeName == "deviceTokenQuery" {
+		if name == "deviceTokenQuery" {
 			token = req.URL.Query().Get("token")
 		}
 		if token == "" {
@@ -82,12 +102,7 @@ func (a Authenticators) authenticate(ctx context.Context, in *openapi3filter.Aut
 	if err != nil {
 		return err
 	}
-	// The validator calls this with a context of its own; the principal is left in the request's
-	// scope, where the policy and the handler find it.
-	if c == nil {
-		return apierr.Internal(errors.New("authenticate: no request to authenticate"))
-	}
-	s := scopeOf(c.Request().Context())
+	s := scopeOf(ctx)
 	if s == nil {
 		return apierr.Internal(errors.New("authenticate: the request has no scope (requestScope must come first)"))
 	}
@@ -95,13 +110,9 @@ func (a Authenticators) authenticate(ctx context.Context, in *openapi3filter.Aut
 	return nil
 }
 
-// acceptsScheme reports whether the operation being authenticated lists the security scheme.
-func acceptsScheme(in *openapi3filter.AuthenticationInput, scheme string) bool {
-	route := in.RequestValidationInput.Route
-	if route == nil || route.Operation == nil || route.Operation.Security == nil {
-		return false
-	}
-	for _, req := range *route.Operation.Security {
+// lists reports whether the operation's security requirements name the scheme.
+func lists(security openapi3.SecurityRequirements, scheme string) bool {
+	for _, req := range security {
 		if _, ok := req[scheme]; ok {
 			return true
 		}

@@ -64,7 +64,7 @@ func mediaOf(doc *openapi3.T, op *openapi3.Operation) media {
 func negotiate(ops operations) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			op := ops[opKey(c.Request().Method, c.Path())]
+			op := ops.of(c)
 			if op == nil {
 				return next(c)
 			}
@@ -134,7 +134,7 @@ func mediaMatches(rng, offered string) bool {
 // challenge sets WWW-Authenticate on a 401 of an operation that takes a session (RFC 6750):
 // with error="invalid_token" when a bearer token was presented and refused.
 func challenge(c echo.Context, ops operations) {
-	op := ops[opKey(c.Request().Method, c.Path())]
+	op := ops.of(c)
 	if op == nil || !op.Bearer {
 		return
 	}
@@ -151,7 +151,7 @@ func challenge(c echo.Context, ops operations) {
 func location(ops operations) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			op := ops[opKey(c.Request().Method, c.Path())]
+			op := ops.of(c)
 			if op == nil || op.Location == "" {
 				return next(c)
 			}

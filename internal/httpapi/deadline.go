@@ -71,8 +71,11 @@ func requestScope(cfg scopeConfig) echo.MiddlewareFunc {
 				UserAgent: req.UserAgent(),
 				URL:       req.URL,
 			}}
-			if op := cfg.ops[opKey(req.Method, c.Path())]; op != nil {
-				s.facts.Operation = op.ID
+			if cfg.ops != nil {
+				s.op, s.opKnown = cfg.ops[opKey(req.Method, c.Path())], true
+				if s.op != nil {
+					s.facts.Operation = s.op.ID
+				}
 			}
 			q := &s.quota
 			ctx = s

@@ -132,7 +132,7 @@ func errorRenderer(logger *slog.Logger, ops operations) echo.HTTPErrorHandler {
 			}
 		}
 		if status == http.StatusUnauthorized && body.Scan == nil {
-			if op := ops[opKey(c.Request().Method, c.Path())]; op != nil && op.ScanRef {
+			if op := ops.of(c); op != nil && op.ScanRef {
 				body.Scan = &scanRef{TagCode: c.Param("tagCode"), OrgID: c.Param("orgId")}
 			}
 		}

@@ -87,8 +87,7 @@ func headerParams(doc *openapi3.T) map[routeKey][]string {
 func refuseHostileStrings(ops operations, headers map[routeKey][]string) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			key := opKey(c.Request().Method, c.Path())
-			if ops[key] == nil {
+			if ops.of(c) == nil {
 				return next(c)
 			}
 			var details []apierr.FieldError
@@ -108,25 +107,27 @@ func refuseHostileStrings(ops operations, headers map[routeKey][]string) echo.Mi
 				}
 				add(name, p)
 			}
-			query := req.URL.Query()
-			names := make([]string, 0, len(query))
-			for name := range query {
-				names = append(names, name)
-			}
-			sort.Strings(names)
-			for _, name := range names {
-				if p := stringProblem(name); p != "" {
-					add("query", p)
-					continue
+			if req.URL.RawQuery != "" {
+				query := req.URL.Query()
+				names := make([]string, 0, len(query))
+				for name := range query {
+					names = append(names, name)
 				}
-				for _, v := range query[name] {
-					if p := stringProblem(v); p != "" {
-						add(name, p)
-						break
+				sort.Strings(names)
+				for _, name := range names {
+					if p := stringProblem(name); p != "" {
+						add("query", p)
+						continue
+					}
+					for _, v := range query[name] {
+						if p := stringProblem(v); p != "" {
+							add(name, p)
+							break
+						}
 					}
 				}
 			}
-			for _, name := range headers[key] {
+			for _, name := range headers[opKey(req.Method, c.Path())] {
 				for _, v := range req.Header.Values(name) {
 					if p := stringProblem(v); p != "" {
 						add(name, p)
@@ -189,7 +190,7 @@ func keepRawJSON(ops operations) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			req := c.Request()
-			if ops[opKey(req.Method, c.Path())] != nil && req.Body != nil && req.Body != http.NoBody && isJSON(req.Header.Get(echo.HeaderContentType)) {
+			if ops.of(c) != nil && req.Body != nil && req.Body != http.NoBody && isJSON(req.Header.Get(echo.HeaderContentType)) {
 				raw := &rawBody{ReadCloser: req.Body}
 				req.Body = raw
 				c.Set(rawBodyKey, raw)

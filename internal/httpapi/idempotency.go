@@ -54,7 +54,7 @@ func hashIdempotentBody(ops operations) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			req := c.Request()
-			if op := ops[opKey(req.Method, c.Path())]; op != nil && op.Idempotent && req.Header.Get(IdempotencyKeyHeader) != "" {
+			if op := ops.of(c); op != nil && op.Idempotent && req.Header.Get(IdempotencyKeyHeader) != "" {
 				hb := &hashingBody{ReadCloser: req.Body, h: sha256.New()}
 				req.Body = hb
 				c.Set(bodyHashKey, hb)
@@ -74,7 +74,7 @@ func idempotent(ops operations, store *idempotency.Store, logger *slog.Logger) e
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) (err error) {
 			req := c.Request()
-			op := ops[opKey(req.Method, c.Path())]
+			op := ops.of(c)
 			key := req.Header.Get(IdempotencyKeyHeader)
 			if op == nil || !op.Idempotent || key == "" {
 				return next(c)

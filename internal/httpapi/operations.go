@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"github.com/labstack/echo/v4"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -60,6 +61,16 @@ type operations map[routeKey]*operation
 type routeKey struct{ method, path string }
 
 func opKey(method, echoPath string) routeKey { return routeKey{method, echoPath} }
+
+// of returns the operation of the request in c (nil for a route outside the spec). requestScope
+// looks it up once and keeps it in the request's scope, where the layers after it read it
+// instead of hashing the method and route again, each of them.
+func (ops operations) of(c echo.Context) *operation {
+	if s := scopeOf(c.Request().Context()); s != nil && s.opKnown {
+		return s.op
+	}
+	return ops[opKey(c.Request().Method, c.Path())]
+}
 
 // route returns the Echo route path of the operation with the given id ("" when absent).
 func (ops operations) route(operationID string) string {

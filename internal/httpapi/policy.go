@@ -50,7 +50,7 @@ func checkSiteScope(ctx context.Context, op *operation, method string) error {
 func policy(ops operations, authorizer OrgAuthorizer) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			op := ops[opKey(c.Request().Method, c.Path())]
+			op := ops.of(c)
 			if op == nil {
 				return next(c)
 			}

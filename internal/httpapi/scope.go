@@ -24,6 +24,9 @@ type scope struct {
 	// interface value on every lookup instead of boxing a copy each time.
 	principal any
 	access    any
+	// op is the request's operation of the spec (nil outside it) once opKnown (operations.of).
+	op      *operation
+	opKnown bool
 }
 
 type scopeKey struct{}

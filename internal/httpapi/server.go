@@ -221,7 +221,7 @@ func New(d Deps) (http.Handler, error) {
 	e.Use(builtOnce(
 		obs.middleware,
 		requestID(),
-		accessLog(d.AccessLog),
+		accessLog(d.AccessLog, d.Tracing),
 		recoverPanics(d.Logger),
 		cors(d.Config.CORSOrigins),
 		// The deadline, the request's facts and its rate-limit quota, in one copy of the request.
@@ -240,7 +240,7 @@ func New(d Deps) (http.Handler, error) {
 			SilenceServersWarning: true,
 			// Routes outside the spec (health, docs) and unknown paths skip validation: Echo
 			// answers those 404 or 405 itself, and the renderer makes them JSON.
-			Skipper: func(c echo.Context) bool { return ops[opKey(c.Request().Method, c.Path())] == nil },
+			Skipper: func(c echo.Context) bool { return ops.of(c) == nil },
 			Options: openapi3filter.Options{
 				MultiError:         true,
 				AuthenticationFunc: authn.authenticate,
@@ -248,7 +248,7 @@ func New(d Deps) (http.Handler, error) {
 			MultiErrorHandler: func(me openapi3.MultiError) *echo.HTTPError {
 				return &echo.HTTPError{Code: http.StatusBadRequest, Message: "request validation failed", Internal: me}
 			},
-		}),
+		}, authn),
 		// NUL and invalid UTF-8 in any string: 400 naming the field, not a 500 from PostgreSQL.
 		refuseHostileStrings(ops, headerParams(&routing)),
 		bindStructuredJSON,

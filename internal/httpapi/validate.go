@@ -64,13 +64,33 @@ func (r *echoRouted) FindRoute(req *http.Request) (*routers.Route, map[string]st
 }
 
 // validateRequests validates each request of an operation of the spec against it, as
-// echomw.OapiRequestValidatorWithOptions does, with the route Echo matched.
-func validateRequests(doc *openapi3.T, options *echomw.Options) echo.MiddlewareFunc {
+// echomw.OapiRequestValidatorWithOptions does, with the route Echo matched. The requests of a
+// plainRoute that it can check (most reads by id) are checked there, the same way for less;
+// that needs the validator's errors collected (MultiError), as the server's options have them.
+func validateRequests(doc *openapi3.T, options *echomw.Options, authn Authenticators) echo.MiddlewareFunc {
 	routes := indexRoutes(doc)
+	var plain map[routeKey]*plainRoute
+	if options.Options.MultiError && options.MultiErrorHandler != nil {
+		plain = plainRoutes(routes)
+	}
+	return validateWith(routes, plain, options, authn)
+}
+
+// validateWith is validateRequests with the plain routes given (none: every request to the
+// validator).
+func validateWith(routes specRoutes, plain map[routeKey]*plainRoute, options *echomw.Options, authn Authenticators) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			if options.Skipper != nil && options.Skipper(c) {
 				return next(c)
+			}
+			if p := plain[opKey(c.Request().Method, c.Path())]; p != nil {
+				if done, err := p.validate(c, authn, options.MultiErrorHandler); done {
+					if err != nil {
+						return err
+					}
+					return next(c)
+				}
 			}
 			r := routedPool.Get().(*echoRouted)
 			r.c, r.routes = c, routes
