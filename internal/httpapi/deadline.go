@@ -45,32 +45,38 @@ func requestScope(cfg scopeConfig) echo.MiddlewareFunc {
 	if cfg.hl7 <= 0 {
 		cfg.hl7 = config.DefaultHL7RequestTimeout
 	}
+	general, hl7 := newDeadlineQueue(cfg.general), newDeadlineQueue(cfg.hl7)
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			req := c.Request()
-			ctx := req.Context()
-			timed := true
-			timeout := cfg.general
+			s := &scope{}
+			queue := general
 			switch {
 			case c.Path() == cfg.socketRoute || isUpgrade(req):
-				timed = false
+				queue = nil
 			case c.Path() == cfg.hl7Route:
-				timeout = cfg.hl7
+				queue = hl7
 			}
-			if timed {
-				var cancel context.CancelFunc
-				ctx, cancel = context.WithTimeout(ctx, timeout)
-				defer cancel()
+			if queue != nil {
+				ctx, cancel := context.WithCancelCause(req.Context())
+				s.Context = ctx
+				queue.join(s, cancel)
+				defer func() {
+					queue.leave(s)
+					cancel(context.Canceled)
+				}()
+			} else {
+				s.Context = req.Context()
 			}
 			res := c.Response()
-			s := &scope{Context: ctx, facts: reqinfo.Facts{
+			s.facts = reqinfo.Facts{
 				ClientIP:  c.RealIP(),
 				RequestID: res.Header().Get(echo.HeaderXRequestID),
 				Origin:    cfg.publicURL,
 				Accept:    req.Header.Get(echo.HeaderAccept),
 				UserAgent: req.UserAgent(),
 				URL:       req.URL,
-			}}
+			}
 			if cfg.ops != nil {
 				s.op, s.opKnown = cfg.ops[opKey(req.Method, c.Path())], true
 				if s.op != nil {
@@ -78,7 +84,7 @@ func requestScope(cfg scopeConfig) echo.MiddlewareFunc {
 				}
 			}
 			q := &s.quota
-			ctx = s
+			var ctx context.Context = s
 			c.SetRequest(req.WithContext(ctx))
 			res.Before(func() {
 				if p := q.Policy(); p != "" {
@@ -89,7 +95,7 @@ func requestScope(cfg scopeConfig) echo.MiddlewareFunc {
 				}
 			})
 			err := next(c)
-			if timed && err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			if queue != nil && err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 				// Whatever failed, it failed because time ran out; a cause that lost the
 				// deadline from its chain must not turn that into a 500.
 				if e, ok := apierr.As(err); !ok || e.Kind == apierr.KindInternal {

@@ -2,6 +2,8 @@ package httpapi
 
 import (
 	"context"
+	"errors"
+	"time"
 
 	"github.com/sous-app/sous/internal/authz"
 	"github.com/sous-app/sous/internal/principal"
@@ -27,6 +29,32 @@ type scope struct {
 	// op is the request's operation of the spec (nil outside it) once opKnown (operations.of).
 	op      *operation
 	opKnown bool
+
+	// The request's deadline, when it has one (a deadlineQueue's member; nil prev and next
+	// and zero deadline otherwise). Context is then canceled with cause DeadlineExceeded.
+	deadline   time.Time
+	cancel     context.CancelCauseFunc
+	prev, next *scope
+	queued     bool
+}
+
+// Deadline is the queue's deadline, or the parent's when that is earlier (or the only one).
+func (s *scope) Deadline() (time.Time, bool) {
+	d, ok := s.Context.Deadline()
+	if s.deadline.IsZero() || ok && d.Before(s.deadline) {
+		return d, ok
+	}
+	return s.deadline, true
+}
+
+// Err is DeadlineExceeded once the queue ended the request for its deadline, as a context with a
+// deadline of its own answers.
+func (s *scope) Err() error {
+	err := s.Context.Err()
+	if err != nil && !s.deadline.IsZero() && errors.Is(context.Cause(s.Context), context.DeadlineExceeded) {
+		return context.DeadlineExceeded
+	}
+	return err
 }
 
 type scopeKey struct{}

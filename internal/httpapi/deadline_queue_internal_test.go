@@ -1,0 +1,143 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+)
+
+// joined makes a scope of parent in q, as requestScope does.
+func joined(q *deadlineQueue, parent context.Context) (*scope, func()) {
+	ctx, cancel := context.WithCancelCause(parent)
+	s := &scope{Context: ctx}
+	q.join(s, cancel)
+	return s, func() { q.leave(s); cancel(context.Canceled) }
+}
+
+// TestDeadlineQueueEndsRequestsAsATimeoutWould: a request past its deadline is done with
+// DeadlineExceeded, the deadline it reports is the one that ended it, what waits on a context
+// made from it is woken (with the deadline as the cause), and a request that ended in time
+// leaves nothing behind.
+func TestDeadlineQueueEndsRequestsAsATimeoutWould(t *testing.T) {
+	t.Parallel()
+	q := newDeadlineQueue(20 * time.Millisecond)
+	start := time.Now()
+	s, done := joined(q, context.Background())
+	defer done()
+	d, ok := s.Deadline()
+	if !ok || d.Before(start.Add(20*time.Millisecond)) || d.After(time.Now().Add(20*time.Millisecond)) {
+		t.Fatalf("deadline %v (%v), want 20ms after %v", d, ok, start)
+	}
+	child, cancelChild := context.WithCancel(s)
+	defer cancelChild()
+	woken := make(chan struct{})
+	stop := context.AfterFunc(s, func() { close(woken) })
+	defer stop()
+
+	<-s.Done()
+	if time.Now().Before(d) {
+		t.Fatalf("ended %v before its deadline", d.Sub(time.Now()))
+	}
+	if !errors.Is(s.Err(), context.DeadlineExceeded) {
+		t.Fatalf("Err %v, want DeadlineExceeded", s.Err())
+	}
+	<-child.Done()
+	<-woken
+	if !errors.Is(context.Cause(child), context.DeadlineExceeded) || !errors.Is(context.Cause(s), context.DeadlineExceeded) {
+		t.Fatalf("causes %v, %v; want DeadlineExceeded", context.Cause(child), context.Cause(s))
+	}
+	if n := q.len(); n != 0 {
+		t.Fatalf("%d left in the queue", n)
+	}
+
+	quick, end := joined(q, context.Background())
+	end()
+	if n := q.len(); n != 0 || quick.Err() != context.Canceled {
+		t.Fatalf("%d left in the queue, Err %v; want 0 and Canceled", n, quick.Err())
+	}
+}
+
+// TestDeadlineQueueKeepsTheClientsCancel: a client that went away ends the request with
+// Canceled, not a deadline, even when the deadline passes afterwards; an earlier deadline of the
+// parent's is the one reported.
+func TestDeadlineQueueKeepsTheClientsCancel(t *testing.T) {
+	t.Parallel()
+	q := newDeadlineQueue(time.Hour)
+	parent, leave := context.WithCancel(context.Background())
+	s, done := joined(q, parent)
+	defer done()
+	leave()
+	<-s.Done()
+	if s.Err() != context.Canceled {
+		t.Fatalf("Err %v, want Canceled", s.Err())
+	}
+	// Its deadline passes (moved into the past rather than waited for): ending it changes nothing.
+	q.mu.Lock()
+	s.deadline = time.Now().Add(-time.Millisecond)
+	q.mu.Unlock()
+	q.expire()
+	if q.len() != 0 || s.Err() != context.Canceled {
+		t.Fatalf("Err %v after the deadline, want Canceled", s.Err())
+	}
+
+	early := time.Now().Add(time.Millisecond)
+	parent2, cancel2 := context.WithDeadline(context.Background(), early)
+	defer cancel2()
+	s2, done2 := joined(q, parent2)
+	defer done2()
+	if d, _ := s2.Deadline(); !d.Equal(early) {
+		t.Fatalf("deadline %v, want the parent's %v", d, early)
+	}
+	<-s2.Done()
+	if !errors.Is(s2.Err(), context.DeadlineExceeded) {
+		t.Fatalf("Err %v, want the parent's DeadlineExceeded", s2.Err())
+	}
+}
+
+// TestDeadlineQueueUnderConcurrentRequests: 64 requests at once, every other one ending in time;
+// every one that stayed is ended by its deadline, none ends before it, and the queue ends empty.
+func TestDeadlineQueueUnderConcurrentRequests(t *testing.T) {
+	t.Parallel()
+	q := newDeadlineQueue(30 * time.Millisecond)
+	const n = 64
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		timedOut int
+	)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s, done := joined(q, context.Background())
+			defer done()
+			if i%2 == 0 {
+				return // ended in time
+			}
+			<-s.Done()
+			d, _ := s.Deadline()
+			if time.Now().Before(d) {
+				t.Errorf("ended %v before its deadline", time.Until(d))
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if errors.Is(s.Err(), context.DeadlineExceeded) {
+				timedOut++
+			}
+		}()
+	}
+	wg.Wait()
+	if timedOut != n/2 {
+		t.Fatalf("%d ended by their deadline, want %d", timedOut, n/2)
+	}
+	if left := q.len(); left != 0 {
+		t.Fatalf("%d left in the queue", left)
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.head != nil || q.tail != nil {
+		t.Fatal("queue ends not cleared")
+	}
+}
