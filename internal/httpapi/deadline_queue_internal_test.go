@@ -38,7 +38,7 @@ func TestDeadlineQueueEndsRequestsAsATimeoutWould(t *testing.T) {
 
 	<-s.Done()
 	if time.Now().Before(d) {
-		t.Fatalf("ended %v before its deadline", d.Sub(time.Now()))
+		t.Fatalf("ended %v before its deadline", time.Until(d))
 	}
 	if !errors.Is(s.Err(), context.DeadlineExceeded) {
 		t.Fatalf("Err %v, want DeadlineExceeded", s.Err())
