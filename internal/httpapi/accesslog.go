@@ -14,10 +14,11 @@ import (
 )
 
 // accessLog writes one JSON line per request to w, after the error renderer has set the status;
-// nil w turns it off; traced says whether requests may have spans (the lines name them). The line has the shape of the process's slog JSON records (time, level,
-// msg, then the fields) so one parser reads both, but is appended by hand into a pooled buffer:
-// slog's reflection-driven encoder cost as much as the rest of an authenticated read's
-// middleware together. w is expected to batch writes (logbuf).
+// nil w turns it off. traced says whether requests may have spans, which the lines then name.
+// The line has the shape of the process's slog JSON records (time, level, msg, then the fields)
+// so one parser reads both, but is appended by hand into a pooled buffer: slog's
+// reflection-driven encoder cost as much as the rest of an authenticated read's middleware
+// together. w is expected to batch writes (logbuf).
 func accessLog(w io.Writer, traced bool) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		if w == nil {
@@ -99,6 +100,7 @@ func appendMillis(b []byte, us int64) []byte {
 	return append(b, digits[:n]...)
 }
 
+// spanOf is the request's span context, when tracing is on.
 func spanOf(traced bool, req *http.Request) trace.SpanContext {
 	if !traced {
 		return trace.SpanContext{}

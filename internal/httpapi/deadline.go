@@ -31,7 +31,8 @@ type scopeConfig struct {
 //   - a deadline that reaches the database: during an outage a request answers 503 in bounded
 //     time instead of waiting as long as the client does (and piling up goroutines and pooled
 //     connections). The HL7 ingest, whose batches take longer, has its own; a WebSocket lives
-//     for hours, so its upgrade has none.
+//     for hours, so its upgrade has none. Each timeout's requests wait in a deadlineQueue,
+//     which ends them from one timer.
 //   - the facts domain code reads (reqinfo): client IP, request id and operation (rate limits,
 //     audit rows),
 //     the configured public URL as the origin of absolute links (the Host header is the

@@ -1,10 +1,10 @@
 package httpapi
 
 import (
-	"github.com/labstack/echo/v4"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/labstack/echo/v4"
 )
 
 // BasePath prefixes every operation of the spec.

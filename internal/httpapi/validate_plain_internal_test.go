@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -41,7 +42,7 @@ func TestPlainRoutesAreTheReadsById(t *testing.T) {
 		if op.RequestBody != nil {
 			t.Errorf("%v has a body and is plain", key)
 		}
-		for _, ref := range append(p.route.PathItem.Parameters, op.Parameters...) {
+		for _, ref := range slices.Concat(p.route.PathItem.Parameters, op.Parameters) {
 			if param := ref.Value; param.In == openapi3.ParameterInHeader || param.In == openapi3.ParameterInQuery && hasDefault(param.Schema.Value) {
 				t.Errorf("%v: parameter %s in %s and plain", key, param.Name, param.In)
 			}
