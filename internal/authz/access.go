@@ -27,13 +27,8 @@ type Access struct {
 }
 
 // AccessKey is the context key of the request's Access. The HTTP layer's own context type answers
-// it from the access it holds once authorized (see WithAccess for everyone else).
+// it from the access it holds once authorized (the policy middleware).
 type AccessKey struct{}
-
-// WithAccess stores a in ctx.
-func WithAccess(ctx context.Context, a Access) context.Context {
-	return context.WithValue(ctx, AccessKey{}, a)
-}
 
 // FromContext returns the request's Access. Handlers of organization-scoped operations can rely
 // on it: the policy middleware refuses the request before the handler otherwise.

@@ -30,7 +30,8 @@ func NewAuthorizer(lookups *pg.Lookups, c clock.Clock) *Authorizer {
 }
 
 // Authorize checks the principal against the operation's permission and plan feature, and
-// returns what it learnt for the handler (see WithAccess).
+// returns what it learnt, which the policy middleware leaves in the request's context for the
+// handler (FromContext).
 func (z *Authorizer) Authorize(ctx context.Context, p principal.Principal, orgID uuid.UUID, permission, planFeature string) (Access, error) {
 	min, ok := MinRole(Permission(permission))
 	if !ok {

@@ -8,7 +8,7 @@ import (
 
 // Quota is what a request learned about the limit it is subject to, for the IETF httpapi
 // RateLimit-Policy and RateLimit response headers. The HTTP layer puts an empty one in each
-// request's context (WithQuota); the Limiter fills it in as it checks and records.
+// request's context; the Limiter fills it in as it checks and records.
 type Quota struct {
 	rule      Rule
 	remaining int
@@ -18,14 +18,8 @@ type Quota struct {
 }
 
 // QuotaKey is the context key of the request's *Quota. The HTTP layer's own context type answers
-// it from a Quota it holds in place (see WithQuota for everyone else).
+// it from a Quota it holds in place; without one, the Limiter records nothing.
 type QuotaKey struct{}
-
-// WithQuota returns ctx carrying an empty Quota the Limiter will fill in.
-func WithQuota(ctx context.Context) (context.Context, *Quota) {
-	q := &Quota{}
-	return context.WithValue(ctx, QuotaKey{}, q), q
-}
 
 func note(ctx context.Context, r Rule, remaining int, reset time.Duration, known bool) {
 	q, _ := ctx.Value(QuotaKey{}).(*Quota)
