@@ -99,7 +99,9 @@ func serve(ctx context.Context, args []string) error {
 		return err
 	}
 	defer pool.Close()
-	lookups, err := pg.OpenLookups(pool, dbOpts.Pooler)
+	// A lookup (the authorization read, /auth/me) is bounded on the server by the request's
+	// deadline; see pg.Lookups.
+	lookups, err := pg.OpenLookups(pool, dbOpts.Pooler, cfg.RequestTimeout)
 	if err != nil {
 		return err
 	}

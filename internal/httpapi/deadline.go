@@ -50,7 +50,7 @@ func requestScope(cfg scopeConfig) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			req := c.Request()
-			s := &scope{}
+			s := &scope{parent: req.Context()}
 			queue := general
 			switch {
 			case c.Path() == cfg.socketRoute || isUpgrade(req):
@@ -58,16 +58,10 @@ func requestScope(cfg scopeConfig) echo.MiddlewareFunc {
 			case c.Path() == cfg.hl7Route:
 				queue = hl7
 			}
+			defer s.end() // after leaving the queue
 			if queue != nil {
-				ctx, cancel := context.WithCancelCause(req.Context())
-				s.Context = ctx
-				queue.join(s, cancel)
-				defer func() {
-					queue.leave(s)
-					cancel(context.Canceled)
-				}()
-			} else {
-				s.Context = req.Context()
+				queue.join(s)
+				defer queue.leave(s)
 			}
 			res := c.Response()
 			s.facts = reqinfo.Facts{

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"context"
 	"sync"
 	"time"
 )
@@ -15,11 +14,11 @@ import (
 // is moved only when it fires (once per timeout when requests finish in time) or when a request
 // joins an empty queue.
 //
-// A request's context is a cancelable one (context.WithCancelCause) that the queue cancels with
-// the cause context.DeadlineExceeded; its scope reports that as its Err and its Deadline as the
-// queue set it, so the request and whatever it waits on see an ordinary deadline. (A context
-// made from the request's answers context.Canceled with that cause, as a child of any context
-// canceled with a cause does.)
+// The queue ends a request through its scope (scope.expire), whose context is then canceled
+// with the cause context.DeadlineExceeded; the scope reports that as its Err and its Deadline
+// as the queue set it, so the request and whatever it waits on see an ordinary deadline. (A
+// context made from the request's answers context.Canceled with that cause, as a child of any
+// context canceled with a cause does.)
 type deadlineQueue struct {
 	timeout time.Duration
 
@@ -36,10 +35,9 @@ func newDeadlineQueue(timeout time.Duration) *deadlineQueue {
 	return q
 }
 
-// join gives s its deadline and cancel, ending it with context.DeadlineExceeded when the
-// deadline passes; leave must follow when the request ends.
-func (q *deadlineQueue) join(s *scope, cancel context.CancelCauseFunc) {
-	s.cancel = cancel
+// join gives s its deadline, ending it with context.DeadlineExceeded when the deadline passes;
+// leave must follow when the request ends.
+func (q *deadlineQueue) join(s *scope) {
 	q.mu.Lock()
 	// Taken under the lock, so deadlines rise from head to tail.
 	s.deadline = time.Now().Add(q.timeout)
@@ -83,12 +81,12 @@ func (q *deadlineQueue) unlink(s *scope) {
 
 // expire ends every request whose deadline has passed and arms the timer for the next one.
 func (q *deadlineQueue) expire() {
-	var expired []context.CancelCauseFunc
+	var expired []*scope
 	q.mu.Lock()
 	now := time.Now()
 	for q.head != nil && !q.head.deadline.After(now) {
 		s := q.head
-		expired = append(expired, s.cancel)
+		expired = append(expired, s)
 		q.unlink(s)
 	}
 	if q.head != nil {
@@ -97,8 +95,8 @@ func (q *deadlineQueue) expire() {
 		q.armed = false
 	}
 	q.mu.Unlock()
-	for _, cancel := range expired {
-		cancel(context.DeadlineExceeded)
+	for _, s := range expired {
+		s.expire()
 	}
 }
 

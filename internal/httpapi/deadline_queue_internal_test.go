@@ -10,10 +10,9 @@ import (
 
 // joined makes a scope of parent in q, as requestScope does.
 func joined(q *deadlineQueue, parent context.Context) (*scope, func()) {
-	ctx, cancel := context.WithCancelCause(parent)
-	s := &scope{Context: ctx}
-	q.join(s, cancel)
-	return s, func() { q.leave(s); cancel(context.Canceled) }
+	s := &scope{parent: parent}
+	q.join(s)
+	return s, func() { q.leave(s); s.end() }
 }
 
 // TestDeadlineQueueEndsRequestsAsATimeoutWould: a request past its deadline is done with
@@ -139,5 +138,76 @@ func TestDeadlineQueueUnderConcurrentRequests(t *testing.T) {
 	defer q.mu.Unlock()
 	if q.head != nil || q.tail != nil {
 		t.Fatal("queue ends not cleared")
+	}
+}
+
+// A request's cancelable context is made only when something asks for Done, or when its
+// deadline passes first; made late, it answers as if it had been there all along.
+func TestScopeMakesItsCancelationWhenAsked(t *testing.T) {
+	t.Parallel()
+	q := newDeadlineQueue(time.Hour)
+
+	// Never asked: nothing is made, and the ended request answers Canceled.
+	quiet, end := joined(q, context.Background())
+	if quiet.Err() != nil {
+		t.Fatalf("Err %v before anything happened", quiet.Err())
+	}
+	end()
+	if quiet.inner.Load() != nil || quiet.Err() != context.Canceled {
+		t.Fatalf("made %v, Err %v; want nothing made and Canceled", quiet.inner.Load() != nil, quiet.Err())
+	}
+	select {
+	case <-quiet.Done(): // asked after the end: already closed
+	default:
+		t.Fatal("Done asked after the end is not closed")
+	}
+
+	// Its deadline passes while nothing asked: made then, canceled with the deadline.
+	late, end2 := joined(q, context.Background())
+	defer end2()
+	q.mu.Lock()
+	late.deadline = time.Now().Add(-time.Millisecond)
+	q.mu.Unlock()
+	q.expire()
+	<-late.Done()
+	if late.Err() != context.DeadlineExceeded || !errors.Is(context.Cause(late), context.DeadlineExceeded) {
+		t.Fatalf("Err %v, cause %v; want DeadlineExceeded", late.Err(), context.Cause(late))
+	}
+
+	// The client leaves while nothing asked: Canceled at once, and when asked later.
+	parent, leave := context.WithCancel(context.Background())
+	gone, end3 := joined(q, parent)
+	defer end3()
+	leave()
+	if gone.Err() != context.Canceled {
+		t.Fatalf("Err %v after the client left, want Canceled", gone.Err())
+	}
+	<-gone.Done()
+	if !errors.Is(context.Cause(gone), context.Canceled) {
+		t.Fatalf("cause %v, want Canceled", context.Cause(gone))
+	}
+
+	// Asked by many at once: one context, registered with the parent once.
+	busy, end4 := joined(q, context.Background())
+	var wg sync.WaitGroup
+	chans := make(chan (<-chan struct{}), 32)
+	for range 32 {
+		wg.Go(func() { chans <- busy.Done() })
+	}
+	wg.Wait()
+	close(chans)
+	first := <-chans
+	for ch := range chans {
+		if ch != first {
+			t.Fatal("Done answered different channels")
+		}
+	}
+	child, cancelChild := context.WithCancel(busy)
+	defer cancelChild()
+	end4()
+	<-child.Done()
+	// quiet and busy left when they ended, late when it expired; gone has not ended yet.
+	if n := q.len(); n != 1 {
+		t.Fatalf("%d in the queue, want 1", n)
 	}
 }

@@ -10,3 +10,6 @@ import (
 func LookupConn(ctx context.Context, l *Lookups) (*pgxpool.Conn, error) {
 	return l.generic.Acquire(ctx)
 }
+
+// LookupSlotsTaken is how many of the lookup pool's slots are held (tests: none once done).
+func LookupSlotsTaken(l *Lookups) int { return len(l.slots) }

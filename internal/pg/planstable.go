@@ -3,7 +3,9 @@ package pg
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -50,9 +52,26 @@ var PlanStableTenantSlice = map[string]bool{
 // a read gets. Every other statement goes to the main pool, whose sessions plan each run for its
 // parameters (see applySessionDefaults), so a size-dependent statement can never reach a session
 // that keeps generic plans.
+//
+// A lookup on the generic-plan pool is bounded on the server rather than through its context:
+// its sessions' statement_timeout (a wait for a lock included) is the bound OpenLookups is
+// given, and a server that stops answering is fenced within seconds, which closes the
+// connection under it (see fence). Its context still bounds the wait for a connection and is
+// checked before the statement is sent, but is not watched while the statement runs: pgx
+// watches a cancelable context by registering a callback on it and unregistering it after,
+// per statement, which cost an authenticated read more than any one of its middleware layers,
+// for a statement that reads one row by its key and answers in microseconds.
 type Lookups struct {
 	main    *pgxpool.Pool
 	generic *pgxpool.Pool
+	// unwatched: lookups on generic run without watching their context (generic is a pool of
+	// its own whose sessions carry the bound).
+	unwatched bool
+	// slots holds a place for each of generic's connections. An unwatched lookup takes one,
+	// waiting under its context if none is free, before it asks the pool, which then never
+	// makes it wait: the pool's own wait would ask the context for its Done channel, and
+	// a request's context makes one (and registers it with its parent) only when asked.
+	slots chan struct{}
 }
 
 // OpenLookups opens the generic-plan pool beside main: the same server, credentials, dialer
@@ -62,21 +81,34 @@ type Lookups struct {
 // of it the sites list lost a third of its throughput at 32 concurrent clients. Close it before
 // main.
 //
+// bound, when positive, is each lookup's statement_timeout on the server (a request's deadline:
+// a lookup that waits on a lock taken by a migration ends then, and its request answers 503, as
+// it would have at its deadline); lookups are then not watched through their context (see
+// Lookups). With no bound they are, as every other statement is.
+//
 // Behind a transaction pooler (pooler: see Options.Pooler) no session keeps anything between
 // transactions, a plan included, and the pooler refuses settings in the startup message: there
-// every statement goes to main.
-func OpenLookups(main *pgxpool.Pool, pooler bool) (*Lookups, error) {
+// every statement goes to main, watched through its context.
+func OpenLookups(main *pgxpool.Pool, pooler bool, bound time.Duration) (*Lookups, error) {
 	if pooler {
 		return &Lookups{main: main, generic: main}, nil
 	}
 	cfg := main.Config()
 	cfg.ConnConfig.RuntimeParams["plan_cache_mode"] = "force_generic_plan"
+	if bound > 0 {
+		ms := strconv.FormatInt(bound.Milliseconds(), 10)
+		cfg.ConnConfig.RuntimeParams["statement_timeout"] = ms
+	}
 	cfg.MinConns = 0
 	generic, err := pgxpool.NewWithConfig(context.Background(), cfg)
 	if err != nil {
 		return nil, fmt.Errorf("pg: create lookup pool: %w", err)
 	}
-	return &Lookups{main: main, generic: generic}, nil
+	l := &Lookups{main: main, generic: generic}
+	if bound > 0 {
+		l.unwatched, l.slots = true, make(chan struct{}, cfg.MaxConns)
+	}
+	return l, nil
 }
 
 // Close closes the generic-plan pool (not main).
@@ -107,18 +139,105 @@ func (d lookupDB) Exec(ctx context.Context, sql string, args ...any) (pgconn.Com
 }
 
 func (d lookupDB) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
-	if PlanStableTenantSlice[QueryName(sql)] {
+	if !PlanStableTenantSlice[QueryName(sql)] {
+		return d.l.main.Query(ctx, sql, args...)
+	}
+	if !d.l.unwatched {
 		return d.l.generic.Query(ctx, sql, args...)
 	}
-	return d.l.main.Query(ctx, sql, args...)
+	c, err := d.l.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := c.Query(context.WithoutCancel(ctx), sql, args...)
+	if err != nil {
+		d.l.release(c)
+		return nil, err
+	}
+	return &releasingRows{Rows: rows, l: d.l, c: c}, nil
 }
 
 // QueryRow sends a listed statement to the generic-plan pool, anything else to the main pool.
 func (d lookupDB) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
-	if PlanStable[QueryName(sql)] {
+	if !PlanStable[QueryName(sql)] {
+		return d.l.main.QueryRow(ctx, sql, args...)
+	}
+	if !d.l.unwatched {
 		return d.l.generic.QueryRow(ctx, sql, args...)
 	}
-	return d.l.main.QueryRow(ctx, sql, args...)
+	c, err := d.l.acquire(ctx)
+	if err != nil {
+		return errRow{err}
+	}
+	return &releasingRow{row: c.QueryRow(context.WithoutCancel(ctx), sql, args...), l: d.l, c: c}
+}
+
+// acquire takes a slot and then a connection of the generic pool for an unwatched lookup: ctx
+// bounds the wait for a slot, and a ctx already done sends nothing. release gives both back.
+func (l *Lookups) acquire(ctx context.Context) (*pgxpool.Conn, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	select {
+	case l.slots <- struct{}{}:
+	default:
+		select {
+		case l.slots <- struct{}{}:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	// With a slot, a connection is idle or may be opened (bounded by the connect timeout).
+	c, err := l.generic.Acquire(context.WithoutCancel(ctx))
+	if err != nil {
+		<-l.slots
+		return nil, err
+	}
+	return c, nil
+}
+
+func (l *Lookups) release(c *pgxpool.Conn) {
+	c.Release()
+	<-l.slots
+}
+
+// releasingRow gives its connection back once scanned, as pgxpool's own rows do.
+type releasingRow struct {
+	row pgx.Row
+	l   *Lookups
+	c   *pgxpool.Conn
+}
+
+func (r *releasingRow) Scan(dest ...any) error {
+	defer r.l.release(r.c)
+	return r.row.Scan(dest...)
+}
+
+type errRow struct{ err error }
+
+func (r errRow) Scan(...any) error { return r.err }
+
+// releasingRows gives its connection back when closed (Next closes them at the end).
+type releasingRows struct {
+	pgx.Rows
+	l *Lookups
+	c *pgxpool.Conn
+}
+
+func (r *releasingRows) Next() bool {
+	if r.Rows.Next() {
+		return true
+	}
+	r.Close()
+	return false
+}
+
+func (r *releasingRows) Close() {
+	r.Rows.Close()
+	if r.c != nil {
+		r.l.release(r.c)
+		r.c = nil
+	}
 }
 
 // QueryName is the name sqlc gives a generated statement: "-- name: GetOrgPlan :one" at its head.

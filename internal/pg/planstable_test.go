@@ -277,7 +277,7 @@ func TestLookupsPlanOnlyListedStatementsGenerically(t *testing.T) {
 	t.Parallel()
 	pool := migratedPool(t, "pool_max_conns=1")
 	ctx := t.Context()
-	lookups, err := pg.OpenLookups(pool, false)
+	lookups, err := pg.OpenLookups(pool, false, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ package apitest
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
@@ -185,7 +186,7 @@ func (e *Env) serve(pool *pgxpool.Pool) {
 		logger = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
 	hub := realtime.NewHub(pool, logger)
-	lookups, err := pg.OpenLookups(pool, false)
+	lookups, err := pg.OpenLookups(pool, false, cmp.Or(e.Config.RequestTimeout, config.DefaultRequestTimeout))
 	if err != nil {
 		t.Fatal(err)
 	}
