@@ -96,7 +96,8 @@ func OpenLookups(main *pgxpool.Pool, pooler bool, bound time.Duration) (*Lookups
 	cfg := main.Config()
 	cfg.ConnConfig.RuntimeParams["plan_cache_mode"] = "force_generic_plan"
 	if bound > 0 {
-		ms := strconv.FormatInt(bound.Milliseconds(), 10)
+		// At least 1 ms: 0 would turn the bound off.
+		ms := strconv.FormatInt(max(bound.Milliseconds(), 1), 10)
 		cfg.ConnConfig.RuntimeParams["statement_timeout"] = ms
 	}
 	cfg.MinConns = 0
