@@ -41,10 +41,10 @@ type scope struct {
 
 	// inner is the cancelable context the scope answers Done, Err and Cause from, made the
 	// first time anything asks for Done (a statement watching it, a child context, a wait), or
-	// when the deadline passes first. Most reads never wait on their context (lookups are
-	// bounded on the server, see pg.Lookups): for them nothing is made, registered with the
-	// parent and unregistered again. expired and ended say what inner is to be canceled with
-	// when it is made late.
+	// when the deadline passes first. A read whose only statements are lookups (bounded on the
+	// server, see pg.Lookups) asks only when it must wait for a lookup connection: otherwise
+	// nothing is made, registered with the parent and unregistered again. expired and ended
+	// say what inner is to be canceled with when it is made late.
 	inner          atomic.Pointer[cancelable]
 	makeInner      sync.Mutex
 	expired, ended atomic.Bool

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -12,7 +13,8 @@ import (
 	"github.com/sous-app/sous/internal/pg"
 )
 
-// openBoundLookups opens Lookups on a migrated database with the given bound and pool size.
+// openBoundLookups opens Lookups on a migrated database with the given bound (0: none) and pool
+// size.
 func openBoundLookups(t *testing.T, maxConns string, bound time.Duration) (*pg.Lookups, func(context.Context) error) {
 	t.Helper()
 	pool := migratedPool(t, "pool_max_conns="+maxConns)
@@ -70,9 +72,7 @@ func TestUnwatchedLookupsAreBoundedOnTheServer(t *testing.T) {
 	if _, err := q.ListSites(done, uuid.New()); !errors.Is(err, context.Canceled) {
 		t.Fatalf("list with a canceled context: %v, want Canceled", err)
 	}
-	if n := pg.LookupSlotsTaken(lookups); n != 0 {
-		t.Fatalf("%d slots held after the lookups ended", n)
-	}
+	expectNoSlotHeld(t, lookups)
 }
 
 // With every connection of the lookup pool busy, a lookup waits for one under its context: its
@@ -108,9 +108,7 @@ func TestUnwatchedLookupsWaitForAConnectionUnderTheirContext(t *testing.T) {
 	if err := <-holding; !pg.IsNoRows(err) {
 		t.Fatalf("the lookup behind the lock: %v", err)
 	}
-	if n := pg.LookupSlotsTaken(lookups); n != 0 {
-		t.Fatalf("%d slots held after the lookups ended", n)
-	}
+	expectNoSlotHeld(t, lookups)
 }
 
 // 32 lookups and lists at once on 2 connections all run, and leave no slot held.
@@ -138,7 +136,44 @@ func TestUnwatchedLookupsUnderConcurrency(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	if n := pg.LookupSlotsTaken(lookups); n != 0 {
+	expectNoSlotHeld(t, lookups)
+}
+
+// expectNoSlotHeld fails t unless every lookup gave its slot back.
+func expectNoSlotHeld(t *testing.T, l *pg.Lookups) {
+	t.Helper()
+	if n := pg.LookupSlotsTaken(l); n != 0 {
 		t.Fatalf("%d slots held after the lookups ended", n)
+	}
+}
+
+// doneAsked counts the calls of Done: a context a lookup must not watch.
+type doneAsked struct {
+	context.Context
+	n atomic.Int32
+}
+
+func (c *doneAsked) Done() <-chan struct{} {
+	c.n.Add(1)
+	return c.Context.Done()
+}
+
+// A lookup with a connection free never asks its context for Done (what lets a request's
+// context stay unmade, see httpapi's scope); without a bound it is watched as before.
+func TestUnwatchedLookupsNeverAskForDone(t *testing.T) {
+	t.Parallel()
+	for _, bound := range []time.Duration{10 * time.Second, 0} {
+		lookups, _ := openBoundLookups(t, "2", bound)
+		q := lookups.Queries()
+		ctx := &doneAsked{Context: t.Context()}
+		if _, err := q.GetOrgPlan(ctx, uuid.New()); !pg.IsNoRows(err) {
+			t.Fatalf("GetOrgPlan: %v", err)
+		}
+		if _, err := q.ListSites(ctx, uuid.New()); err != nil {
+			t.Fatalf("ListSites: %v", err)
+		}
+		if asked := ctx.n.Load(); (bound > 0) != (asked == 0) {
+			t.Fatalf("bound %v: Done asked %d times", bound, asked)
+		}
 	}
 }

@@ -64,13 +64,11 @@ var PlanStableTenantSlice = map[string]bool{
 type Lookups struct {
 	main    *pgxpool.Pool
 	generic *pgxpool.Pool
-	// unwatched: lookups on generic run without watching their context (generic is a pool of
-	// its own whose sessions carry the bound).
-	unwatched bool
-	// slots holds a place for each of generic's connections. An unwatched lookup takes one,
-	// waiting under its context if none is free, before it asks the pool, which then never
-	// makes it wait: the pool's own wait would ask the context for its Done channel, and
-	// a request's context makes one (and registers it with its parent) only when asked.
+	// slots, when not nil, holds a place for each of generic's connections, and lookups run
+	// unwatched (generic is a pool of its own whose sessions carry the bound). A lookup takes a
+	// slot, waiting under its context if none is free, before it asks the pool, which then never
+	// makes it wait: the pool's own wait would ask the context for its Done channel, and a
+	// request's context makes one (and registers it with its parent) only when asked.
 	slots chan struct{}
 }
 
@@ -107,7 +105,7 @@ func OpenLookups(main *pgxpool.Pool, pooler bool, bound time.Duration) (*Lookups
 	}
 	l := &Lookups{main: main, generic: generic}
 	if bound > 0 {
-		l.unwatched, l.slots = true, make(chan struct{}, cfg.MaxConns)
+		l.slots = make(chan struct{}, cfg.MaxConns)
 	}
 	return l, nil
 }
@@ -143,7 +141,7 @@ func (d lookupDB) Query(ctx context.Context, sql string, args ...any) (pgx.Rows,
 	if !PlanStableTenantSlice[QueryName(sql)] {
 		return d.l.main.Query(ctx, sql, args...)
 	}
-	if !d.l.unwatched {
+	if d.l.slots == nil {
 		return d.l.generic.Query(ctx, sql, args...)
 	}
 	c, err := d.l.acquire(ctx)
@@ -163,7 +161,7 @@ func (d lookupDB) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 	if !PlanStable[QueryName(sql)] {
 		return d.l.main.QueryRow(ctx, sql, args...)
 	}
-	if !d.l.unwatched {
+	if d.l.slots == nil {
 		return d.l.generic.QueryRow(ctx, sql, args...)
 	}
 	c, err := d.l.acquire(ctx)
