@@ -5,7 +5,7 @@ package docs
 import "embed"
 
 // Pages holds every Markdown page under docs/, by its path below docs/ (guides/stock.md,
-// reference/error-codes.md, benchmarks.md…).
+// reference/error-codes.md, benchmarks.md, benchmarks/history.md…).
 //
-//go:embed *.md guides/*.md reference/*.md operations/*.md
+//go:embed *.md guides/*.md reference/*.md operations/*.md benchmarks/*.md
 var Pages embed.FS

@@ -171,7 +171,7 @@ func applySessionDefaults(cfg *pgconn.Config, connString string, o Options) {
 	// analysed. On a new database that moment is when the tables are nearly empty, where every
 	// index that starts with org_id costs the same: a probe by (org_id, site_id, mrn) was frozen
 	// onto the (org_id, id) key and read the organization's whole table for every MRN, seconds a
-	// statement once the census had grown (docs/benchmarks.md, "Plans frozen on empty tables").
+	// statement once the census had grown (docs/benchmarks/history.md, "Plans frozen on empty tables").
 	// Planning every execution for its parameters and the tables' current size costs tens of
 	// microseconds a statement and never goes stale. The exceptions are the unique-index lookups
 	// listed in PlanStable, which Lookups runs with a generic plan set for their own transaction.
