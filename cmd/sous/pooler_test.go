@@ -26,7 +26,9 @@ import (
 
 // TestBinaryThroughPgBouncer runs one replica through PgBouncer in transaction mode, as
 // docs/operations/scaling.md says to: DATABASE_URL names the pooler, SOUS_DATABASE_DIRECT_URL
-// the database (migrations, LISTEN). The pooler has two server connections, so consecutive
+// the database (migrations, LISTEN). PgBouncer runs the configuration printed in that page,
+// read from it, with only the installation's names, ports and paths replaced (localizeIni).
+// The pooler has two server connections, so consecutive
 // transactions of one client land on different sessions: a server-side prepared statement, a
 // session setting or a session lock relied on across them would fail here. CI installs Debian's
 // pgbouncer (.ci/run); without it the test is skipped.
@@ -171,8 +173,81 @@ func toInt(v any) int64 {
 	return -1
 }
 
-// startPgBouncer runs pgbouncer in transaction mode, with two server connections, in front of
-// direct's database, and returns the pooled URL and the admin console's.
+// docPgBouncerIni is the PgBouncer configuration of docs/operations/scaling.md: the ```ini
+// block after its marker comment, as an operator would paste it.
+func docPgBouncerIni(t *testing.T) string {
+	t.Helper()
+	return docBlock(t, "scaling.md", "<!-- pgbouncer.ini: read and run by TestBinaryThroughPgBouncer (cmd/sous) -->")
+}
+
+// docBlock is the fenced code block that follows marker (on the next line) in the operations
+// page name, without its fences.
+func docBlock(t *testing.T, name, marker string) string {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "..", "docs", "operations", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(raw), marker+"\n```")
+	if !ok {
+		t.Fatalf("%s has no code block right after the marker %q", name, marker)
+	}
+	_, rest, _ = strings.Cut(rest, "\n") // the fence's language
+	block, _, ok := strings.Cut(rest, "```")
+	if !ok {
+		t.Fatalf("%s: the block after %q does not end", name, marker)
+	}
+	return block
+}
+
+// localizeIni replaces, in the doc's configuration, only the values that name an installation:
+// each key of set (a "key = value" line of a section), and each key=value of the line of
+// database db. Every one must be found exactly once, so a change to the doc that drops one
+// fails here rather than running something else.
+func localizeIni(t *testing.T, ini, db string, dbParams, set map[string]string) string {
+	t.Helper()
+	seen := map[string]int{}
+	lines := strings.Split(ini, "\n")
+	for i, l := range lines {
+		key, val, ok := strings.Cut(l, "=")
+		if !ok || strings.HasPrefix(strings.TrimSpace(l), ";") || strings.HasPrefix(strings.TrimSpace(l), "#") {
+			continue
+		}
+		key = strings.TrimSpace(key)
+		if v, ok := set[key]; ok {
+			lines[i] = key + " = " + v
+			seen[key]++
+			continue
+		}
+		if key != db {
+			continue
+		}
+		fields := strings.Fields(val)
+		for j, f := range fields {
+			k, _, _ := strings.Cut(f, "=")
+			if v, ok := dbParams[k]; ok {
+				fields[j] = k + "=" + v
+				seen[db+"."+k]++
+			}
+		}
+		lines[i] = key + " = " + strings.Join(fields, " ")
+	}
+	for k := range set {
+		if seen[k] != 1 {
+			t.Fatalf("the doc's pgbouncer.ini sets %s %d times, want once:\n%s", k, seen[k], ini)
+		}
+	}
+	for k := range dbParams {
+		if seen[db+"."+k] != 1 {
+			t.Fatalf("the doc's pgbouncer.ini names %s's %s %d times, want once:\n%s", db, k, seen[db+"."+k], ini)
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// startPgBouncer runs the PgBouncer configuration of docs/operations/scaling.md, with two server
+// connections, in front of direct's database, and returns the pooled URL and the admin
+// console's. Clients authenticate with a password from the userlist file, as the doc says.
 func startPgBouncer(t *testing.T, bin, direct string) (pooled, admin string) {
 	t.Helper()
 	u, err := url.Parse(direct)
@@ -180,7 +255,11 @@ func startPgBouncer(t *testing.T, bin, direct string) (pooled, admin string) {
 		t.Fatal(err)
 	}
 	host, port, _ := net.SplitHostPort(u.Host)
-	pass, _ := u.User.Password()
+	// The password clients give PgBouncer; PgBouncer gives the same one to PostgreSQL if it asks.
+	pass, ok := u.User.Password()
+	if !ok {
+		pass = "pooler-test-password"
+	}
 	dir, err := os.MkdirTemp("", "pgbouncer-")
 	if err != nil {
 		t.Fatal(err)
@@ -193,27 +272,16 @@ func startPgBouncer(t *testing.T, bin, direct string) (pooled, admin string) {
 	}
 	listen := l.Addr().(*net.TCPAddr).Port
 	l.Close()
-	db := strings.TrimPrefix(u.Path, "/")
-	serverLine := fmt.Sprintf("sous = host=%s port=%s dbname=%s user=%s", host, port, db, u.User.Username())
-	if pass != "" {
-		serverLine += " password=" + pass
-	}
-	ini := fmt.Sprintf(`[databases]
-%s
-
-[pgbouncer]
-listen_addr = 127.0.0.1
-listen_port = %d
-unix_socket_dir =
-auth_type = trust
-auth_file = %s
-admin_users = %s
-pool_mode = transaction
-default_pool_size = 2
-max_client_conn = 500
-server_reset_query =
-`, serverLine, listen, filepath.Join(dir, "userlist.txt"), u.User.Username())
-	for name, body := range map[string]string{"pgbouncer.ini": ini, "userlist.txt": fmt.Sprintf("%q \"\"\n", u.User.Username())} {
+	userlist := filepath.Join(dir, "userlist.txt")
+	ini := localizeIni(t, docPgBouncerIni(t), "sous",
+		map[string]string{"host": host, "port": port, "dbname": strings.TrimPrefix(u.Path, "/")},
+		map[string]string{
+			"listen_port":       fmt.Sprint(listen),
+			"auth_file":         userlist,
+			"stats_users":       u.User.Username(),
+			"default_pool_size": "2",
+		})
+	for name, body := range map[string]string{"pgbouncer.ini": ini, "userlist.txt": fmt.Sprintf("%q %q\n", u.User.Username(), pass)} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -228,16 +296,23 @@ server_reset_query =
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
+		<-exited
 	})
-	base := fmt.Sprintf("postgres://%s@127.0.0.1:%d/", url.PathEscape(u.User.Username()), listen)
+	base := fmt.Sprintf("postgres://%s@127.0.0.1:%d/", url.UserPassword(u.User.Username(), pass), listen)
 	for i := 0; ; i++ {
 		c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", listen), time.Second)
 		if err == nil {
 			c.Close()
 			break
+		}
+		select {
+		case <-exited:
+			t.Fatalf("pgbouncer exited on the doc's configuration:\n%s\n%s", ini, out.String())
+		default:
 		}
 		if i == 100 {
 			t.Fatalf("pgbouncer did not listen: %s", out.String())

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -119,6 +120,9 @@ func eventually(t *testing.T, what string, cond func() (bool, string)) {
 	t.Fatalf("%s: never true; last seen %s", what, last)
 }
 
+// groupInterval matches a rule group's own evaluation interval in a rules file.
+var groupInterval = regexp.MustCompile(`(?m)^(\s+interval: )\S+$`)
+
 func freeAddr(t *testing.T) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -149,7 +153,22 @@ func TestPrometheusScrapesTheServer(t *testing.T) {
 	api := "http://" + addr + "/v1/"
 
 	dir := t.TempDir()
-	cfg := fmt.Sprintf("global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nscrape_configs:\n  - job_name: sous\n    static_configs:\n      - targets: ['%s']\n", metricsAddr)
+	// The rules of docs/operations/monitoring as they are, evaluated every second rather than
+	// at their groups' intervals, so the test need not wait 30 s for a recording.
+	var ruleFiles []string
+	for _, name := range []string{"alerts.yml", "slo.yml"} {
+		raw, err := os.ReadFile(filepath.Join("..", "..", "docs", "operations", "monitoring", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, groupInterval.ReplaceAll(raw, []byte("${1}1s")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ruleFiles = append(ruleFiles, path)
+	}
+	cfg := fmt.Sprintf("global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nrule_files: ['%s']\nscrape_configs:\n  - job_name: sous\n    static_configs:\n      - targets: ['%s']\n",
+		strings.Join(ruleFiles, "', '"), metricsAddr)
 	if err := os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -294,6 +313,24 @@ func TestPrometheusScrapesTheServer(t *testing.T) {
 		m := num(t, max[0]["__value__"])
 		return m >= 1 && total >= 1 && total <= m && num(t, acq[0]["__value__"]) > 0, fmt.Sprint(max, conns, acq)
 	})
+	// The availability SLO on a healthy server (no 5xx answered, so no 5xx series exists) is
+	// exactly 1 for every main route that had traffic, not "no data".
+	eventually(t, "availability SLO of a healthy server", func() (bool, string) {
+		s := promQuery(t, base, `sous:slo_availability:ratio_rate5m`)
+		got := map[string]string{}
+		for _, x := range s {
+			got[x["operation"]] = x["__value__"]
+		}
+		for _, op := range []string{"login", "getMe", "ingestHl7", "testWebhook"} {
+			if got[op] != "1" {
+				return false, fmt.Sprint(got)
+			}
+		}
+		return len(got) == 4, fmt.Sprint(got)
+	})
+	if s := promQuery(t, base, `http_server_request_duration_seconds_count{http_response_status_code=~"5.."}`); len(s) != 0 {
+		t.Fatalf("the server answered 5xx: %v", s)
+	}
 	eventually(t, "build info", func() (bool, string) {
 		s := promQuery(t, base, `sous_build_info{job="sous"}`)
 		return len(s) == 1 && s[0]["goversion"] != "", fmt.Sprint(s)

@@ -1,47 +1,78 @@
 #!/usr/bin/env bash
-# Point-in-time restore with pgBackRest, end to end, as docs/operations/backups.md describes it:
+# Point-in-time restore with pgBackRest, end to end, as docs/operations/backups.md describes it,
+# on Debian's layout of PostgreSQL (clusters made by pg_createcluster: data in
+# /var/lib/postgresql/<major>/<name>, configuration in /etc/postgresql/<major>/<name>, run with
+# pg_ctlcluster):
 #
-#   1. a PostgreSQL cluster with WAL archiving to a pgBackRest repository, served by `sous serve`;
+#   1. a cluster made with pg_createcluster, configured with the page's conf.d block and the
+#      page's pgbackrest.conf (read from the page; only the repository path, the data path and
+#      the port are changed), WAL archiving to the repository, served by `sous serve`;
 #   2. writes through the API (sites A…), a full backup, more writes (sites B…);
 #   3. the time is noted; more writes (sites C…) are acknowledged after it;
 #   4. a table is dropped by hand (the disaster: sites, and everything hanging from it);
-#   5. the cluster is restored into a new data directory to the noted time, promoted, and served
-#      by `sous serve --no-migrate` (the migrations came back with the data; nothing is re-run);
-#   6. every write acknowledged before the time is there, none of those after.
+#   5. a new cluster is made with pg_createcluster, emptied, restored into to the noted time
+#      with the page's commands, started with pg_ctlcluster, and served by
+#      `sous serve --no-migrate` (the migrations came back with the data; nothing is re-run);
+#   6. every write acknowledged before the time is there, none of those after;
+#   7. both clusters are dropped.
 #
-# Installs pgBackRest from Debian's package when missing (needs root or passwordless sudo). Run
-# as root, the clusters run as the postgres user (initdb refuses root).
+# Needs root (pg_createcluster writes /etc/postgresql) and Debian's postgresql-common; installs
+# pgBackRest from Debian's package when missing. pgBackRest reads the test's own configuration
+# file through PGBACKREST_CONFIG (set in the clusters' `environment` files too, so archive_command
+# and restore_command see it); /etc/pgbackrest.conf is left alone.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+doc=docs/operations/backups.md
 
 log() { printf '== pitr: %s\n' "$*" >&2; }
 fail() { printf 'pitr: FAILED: %s\n' "$*" >&2; exit 1; }
 
-sudo_=""
-[ "$(id -u)" -eq 0 ] || sudo_=sudo
+[ "$(id -u)" -eq 0 ] || fail "run as root (pg_createcluster and pg_ctlcluster manage /etc/postgresql)"
+command -v pg_createcluster >/dev/null || fail "Debian's postgresql-common is needed (pg_createcluster)"
 if ! command -v pgbackrest >/dev/null; then
-	$sudo_ apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive $sudo_ apt-get install -y -qq --no-install-recommends pgbackrest >/dev/null
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends pgbackrest >/dev/null
 fi
 for c in curl jq; do command -v "$c" >/dev/null || fail "$c is needed"; done
 major=$(ls /usr/lib/postgresql | sort -n | tail -1)
-pgbin=/usr/lib/postgresql/$major/bin
+as_pg=(runuser -u postgres --)
 
-# Everything lives in one directory the postgres user owns; removed at the end.
+# doc_block MARKER: the fenced block right after the marker comment in the page.
+doc_block() {
+	awk -v marker="$1" '
+		found == 0 && index($0, marker) == 1 { found = 1; next }
+		found == 1 { if ($0 !~ /^```/) exit 2; found = 2; next }
+		found == 2 && /^```/ { exit 0 }
+		found == 2 { print }
+		END { if (found != 2) exit 2 }' "$doc" || fail "$doc: no block after $1"
+}
+# set_key KEY VALUE: replaces the value of KEY=… in stdin (exactly one line must match).
+set_key() {
+	local out
+	out=$(awk -v k="$1" -v v="$2" 'BEGIN { n = 0 } index($0, k "=") == 1 { print k "=" v; n++; next } { print } END { if (n != 1) exit 3 }') ||
+		fail "$doc: pgbackrest.conf sets $1 other than once"
+	printf '%s\n' "$out"
+}
+
+# Everything the test writes lives in one directory the postgres user owns; removed at the end
+# with both clusters.
 work=$(mktemp -d /tmp/sous-pitr.XXXXXX)
 chmod 755 "$work"
-as_pg=()
-if [ "$(id -u)" -eq 0 ]; then
-	chown postgres:postgres "$work"
-	as_pg=(runuser -u postgres --)
-elif [ "$(id -un)" != postgres ]; then
-	as_pg=()
-fi
+chown postgres:postgres "$work"
+suffix=$(basename "$work" | tr -dc 'a-zA-Z0-9' | tr 'A-Z' 'a-z')
+cluster=sous_pitr_$suffix
+restored=${cluster}_restored
 pids=()
 cleanup() {
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	for d in "$work/pg" "$work/restored"; do
-		[ -f "$d/postmaster.pid" ] && "${as_pg[@]}" "$pgbin/pg_ctl" -D "$d" -m immediate stop >/dev/null 2>&1 || true
+	for c in "$cluster" "$restored"; do
+		if pg_lsclusters -h "$major" "$c" >/dev/null 2>&1; then
+			pg_ctlcluster "$major" "$c" stop -m immediate >/dev/null 2>&1 || true
+			pg_dropcluster "$major" "$c" >/dev/null 2>&1 || true
+		fi
+		# pg_dropcluster leaves files it did not make: the conf.d file written here.
+		rm -f "/etc/postgresql/$major/$c/conf.d/pgbackrest.conf"
+		rmdir "/etc/postgresql/$major/$c/conf.d" "/etc/postgresql/$major/$c" 2>/dev/null || true
 	done
 	rm -rf "$work"
 }
@@ -70,45 +101,33 @@ api2_port=$(free_port)
 
 log "building sous"
 go build -o "$work/sous" ./cmd/sous
+chmod 755 "$work/sous"
 
-log "a cluster with WAL archiving to a pgBackRest repository (PostgreSQL $major)"
-conf=$work/pgbackrest.conf
-"${as_pg[@]}" mkdir -p "$work/repo" "$work/log" "$work/lock" "$work/sock"
-"${as_pg[@]}" tee "$conf" >/dev/null <<EOF
-[global]
-repo1-path=$work/repo
-repo1-retention-full=2
-log-path=$work/log
-lock-path=$work/lock
-log-level-console=warn
-start-fast=y
-
-[sous]
-pg1-path=$work/pg
-pg1-port=$port
-pg1-socket-path=$work/sock
-EOF
-"${as_pg[@]}" "$pgbin/initdb" -D "$work/pg" -U postgres -A trust >/dev/null
-"${as_pg[@]}" tee -a "$work/pg/postgresql.conf" >/dev/null <<EOF
-port = $port
-listen_addresses = '127.0.0.1'
-unix_socket_directories = '$work/sock'
-wal_level = replica
-archive_mode = on
-archive_command = 'pgbackrest --config=$conf --stanza=sous archive-push %p'
-max_wal_senders = 3
-EOF
-"${as_pg[@]}" "$pgbin/pg_ctl" -D "$work/pg" -l "$work/pg.log" -w start >/dev/null
-psql_() { "${as_pg[@]}" psql -X -q -h "$work/sock" -p "$1" -U postgres -d sous -Atc "$2"; }
-"${as_pg[@]}" psql -X -q -h "$work/sock" -p "$port" -U postgres -d postgres -c 'CREATE DATABASE sous' >/dev/null
-"${as_pg[@]}" pgbackrest --config="$conf" --stanza=sous stanza-create
-"${as_pg[@]}" pgbackrest --config="$conf" --stanza=sous check
+log "cluster $major/$cluster (pg_createcluster), archiving as the page configures it"
+export PGBACKREST_CONFIG=$work/pgbackrest.conf
+"${as_pg[@]}" mkdir -p "$work/repo"
+doc_block '<!-- pgbackrest.conf: read and used by task pitr' |
+	set_key repo1-path "$work/repo" |
+	set_key pg1-path "/var/lib/postgresql/$major/$cluster" |
+	set_key pg1-port "$port" |
+	"${as_pg[@]}" tee "$PGBACKREST_CONFIG" >/dev/null
+pg_createcluster "$major" "$cluster" --port "$port" >/dev/null
+[ -f "/etc/postgresql/$major/$cluster/postgresql.conf" ] || fail "pg_createcluster made no /etc/postgresql/$major/$cluster"
+doc_block '<!-- postgresql conf.d: read and used by task pitr' >"/etc/postgresql/$major/$cluster/conf.d/pgbackrest.conf"
+echo "PGBACKREST_CONFIG = '$PGBACKREST_CONFIG'" >>"/etc/postgresql/$major/$cluster/environment"
+pg_ctlcluster "$major" "$cluster" start
+psql_() { "${as_pg[@]}" psql -X -q -p "$1" -d sous -Atc "$2"; }
+# Sous's own role, with a password: Debian's pg_hba.conf asks for one over TCP.
+dbpass=$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')
+"${as_pg[@]}" psql -X -q -p "$port" -d postgres -c "CREATE ROLE sous LOGIN PASSWORD '$dbpass'" -c 'CREATE DATABASE sous OWNER sous' >/dev/null
+"${as_pg[@]}" pgbackrest --stanza=sous stanza-create
+"${as_pg[@]}" pgbackrest --stanza=sous check
 
 # start_sous PORT DBPORT [ARGS]: serves in the background and waits until it is ready.
 start_sous() {
 	local p=$1 db=$2
 	shift 2
-	DATABASE_URL="postgres://postgres@127.0.0.1:$db/sous?sslmode=disable" SOUS_ADDR="127.0.0.1:$p" \
+	DATABASE_URL="postgres://sous:$dbpass@127.0.0.1:$db/sous?sslmode=disable" SOUS_ADDR="127.0.0.1:$p" \
 		SOUS_DATA_DIR="$work/data-$p" SOUS_ACCESS_LOG=false SOUS_SHUTDOWN_GRACE=0s \
 		"$work/sous" serve "$@" >"$work/sous-$p.log" 2>&1 &
 	pids+=($!)
@@ -137,10 +156,10 @@ site() { # creates a site through the API; succeeds only on 201 (the write ackno
 for n in A1 A2 A3; do site "$n"; done
 
 log "full backup"
-"${as_pg[@]}" pgbackrest --config="$conf" --stanza=sous --type=full backup
+"${as_pg[@]}" pgbackrest --stanza=sous --type=full backup
 # The restore names this backup: pgBackRest records a backup's stop time to the second, so one
 # that ended within the second before the target would not be picked by time alone.
-label=$("${as_pg[@]}" pgbackrest --config="$conf" --stanza=sous --output=json info | jq -r '.[0].backup[-1].label')
+label=$("${as_pg[@]}" pgbackrest --stanza=sous --output=json info | jq -r '.[0].backup[-1].label')
 for n in B1 B2 B3; do site "$n"; done
 
 # The noted time: the database's clock, after every B was acknowledged, before any C.
@@ -152,27 +171,31 @@ log "the disaster: DROP TABLE sites CASCADE"
 psql_ "$port" 'SET client_min_messages = warning; DROP TABLE sites CASCADE'
 # The drop's WAL must reach the repository for recovery to find a commit past the target:
 # check switches to a new WAL segment and waits until the last one is archived.
-"${as_pg[@]}" pgbackrest --config="$conf" --stanza=sous check
+"${as_pg[@]}" pgbackrest --stanza=sous check
 kill "${pids[0]}"
 wait "${pids[0]}" 2>/dev/null || true
 pids=()
-"${as_pg[@]}" "$pgbin/pg_ctl" -D "$work/pg" -m fast -w stop >/dev/null
+# The damaged cluster is stopped here only so that it cannot archive anything more; its files
+# stay until the end, as the page says to keep them.
+pg_ctlcluster "$major" "$cluster" stop
 
-log "restore into a new cluster to the noted time"
-"${as_pg[@]}" mkdir -m 700 "$work/restored"
-"${as_pg[@]}" pgbackrest --config="$conf" --stanza=sous --pg1-path="$work/restored" \
+log "restore into a new cluster $major/$restored to the noted time"
+pg_createcluster "$major" "$restored" --port "$port2" >/dev/null
+rm -rf "/var/lib/postgresql/$major/$restored"/*
+cp "/etc/postgresql/$major/$cluster/conf.d/pgbackrest.conf" "/etc/postgresql/$major/$restored/conf.d/"
+echo "PGBACKREST_CONFIG = '$PGBACKREST_CONFIG'" >>"/etc/postgresql/$major/$restored/environment"
+# The stanza now names the new cluster (archive-push refuses WAL from another data directory).
+conf=$(set_key pg1-path "/var/lib/postgresql/$major/$restored" <"$PGBACKREST_CONFIG" | set_key pg1-port "$port2")
+printf '%s\n' "$conf" | "${as_pg[@]}" tee "$PGBACKREST_CONFIG" >/dev/null
+"${as_pg[@]}" pgbackrest --stanza=sous \
 	--set="$label" --type=time --target="$target" --target-action=promote restore
-# The restored cluster listens elsewhere (the old one's files are left for forensics) and
-# archives into the same repository, on its new timeline.
-"${as_pg[@]}" tee -a "$work/restored/postgresql.auto.conf" >/dev/null <<EOF
-port = $port2
-EOF
-"${as_pg[@]}" "$pgbin/pg_ctl" -D "$work/restored" -l "$work/restored.log" -w -t 120 start >/dev/null
+pg_ctlcluster "$major" "$restored" start
 for _ in $(seq 1 600); do
 	[ "$(psql_ "$port2" 'SELECT pg_is_in_recovery()' 2>/dev/null)" = f ] && break
 	sleep 0.1
 done
-[ "$(psql_ "$port2" 'SELECT pg_is_in_recovery()')" = f ] || { tail -20 "$work/restored.log" >&2; fail "the restored cluster never left recovery"; }
+[ "$(psql_ "$port2" 'SELECT pg_is_in_recovery()')" = f ] ||
+	{ tail -20 "/var/log/postgresql/postgresql-$major-$restored.log" >&2; fail "the restored cluster never left recovery"; }
 versions=$(psql_ "$port2" 'SELECT count(*) FROM goose_db_version')
 
 log "sous serve --no-migrate on the restored cluster"
@@ -189,6 +212,8 @@ for n in C1 C2; do
 	grep -qw "$n" <<<"$names" && fail "site $n, acknowledged after the noted time, is present"
 done
 [ "$(psql_ "$port2" 'SELECT count(*) FROM goose_db_version')" = "$versions" ] || fail "serving the restore ran migrations"
-# And it takes writes again.
+# And it takes writes again, and archives them on its new timeline.
 site D1
+"${as_pg[@]}" pgbackrest --stanza=sous check ||
+	{ tail -20 "/var/log/postgresql/postgresql-$major-$restored.log" >&2; fail "the restored cluster does not archive"; }
 log "OK: every write acknowledged before $target is back, none after"
