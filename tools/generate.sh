@@ -22,7 +22,7 @@ npx_ openapi-typescript ../gen/openapi.yaml --output ../gen/ts/schema.d.ts >/dev
 
 # 4b. The npm package @sous/api-client (gen/ts): the thin client of tools/ts/client compiled
 #     against those types, and a package.json whose version is the spec's info.version.
-rm -rf gen/ts/src gen/ts/dist
+rm -rf gen/ts/src gen/ts/dist gen/ts/.cjs
 spec_version=$(sed -n 's/^  version: *//p' gen/openapi.yaml | head -n 1)
 fetch_version=$(node -p 'require("./tools/node_modules/openapi-fetch/package.json").version')
 cat > gen/ts/package.json <<JSON
@@ -32,12 +32,19 @@ cat > gen/ts/package.json <<JSON
   "description": "Typed client for the Sous API: the contract's TypeScript types and a thin client on openapi-fetch.",
   "license": "UNLICENSED",
   "type": "module",
-  "main": "./dist/index.js",
-  "types": "./dist/index.d.ts",
+  "main": "./dist/index.cjs",
+  "module": "./dist/index.js",
+  "types": "./dist/index.d.cts",
   "exports": {
     ".": {
-      "types": "./dist/index.d.ts",
-      "import": "./dist/index.js"
+      "import": {
+        "types": "./dist/index.d.ts",
+        "default": "./dist/index.js"
+      },
+      "require": {
+        "types": "./dist/index.d.cts",
+        "default": "./dist/index.cjs"
+      }
     },
     "./schema": {
       "types": "./schema.d.ts"
@@ -51,10 +58,16 @@ cat > gen/ts/package.json <<JSON
   }
 }
 JSON
-# Compiled after package.json exists: its "type": "module" makes tsc emit ES modules.
-mkdir -p gen/ts/src
+# Compiled after package.json exists: its "type": "module" makes tsc emit ES modules
+# (dist/index.js, dist/index.d.ts). The same source compiled as a .cts file is the CommonJS
+# entry (dist/index.cjs, dist/index.d.cts), for projects that require() it: a project `npm init`
+# makes is CommonJS. openapi-fetch ships both forms too, so each entry loads its own.
+mkdir -p gen/ts/src gen/ts/.cjs
 cp tools/ts/client/index.ts gen/ts/src/index.ts
 npx_ tsc -p ts/client/tsconfig.build.json
+cp tools/ts/client/index.ts gen/ts/.cjs/index.cts
+npx_ tsc -p ts/client/tsconfig.cjs.json
+rm -rf gen/ts/.cjs
 
 # 5. Static assets the server embeds: the bundle and the API reference page's script.
 mkdir -p gen/docs

@@ -48,7 +48,10 @@ func adminPlan(ctx context.Context, databaseURL string, args []string, out io.Wr
 	orgFlag := fs.String("org", "", "organization id")
 	tierFlag := fs.String("tier", "", "free, pro or enterprise")
 	trialFlag := fs.String("trial-ends", "", "RFC 3339 time the tier lasts until (optional)")
-	if err := fs.Parse(args); err != nil {
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(out, adminUsage)
+		return nil
+	} else if err != nil {
 		return fmt.Errorf("%w\n\n%s", err, adminUsage)
 	}
 	if databaseURL == "" {

@@ -19,7 +19,13 @@ import (
 // line with the given message (every line is read, so the server never blocks on its pipe).
 func startLogged(t *testing.T, env ...string) (cmd *exec.Cmd, waitLog func(msg string) map[string]any, exited <-chan error) {
 	t.Helper()
-	cmd = exec.Command(sousBinary(t), "serve")
+	return startBinaryLogged(t, sousBinary(t), env...)
+}
+
+// startBinaryLogged is startLogged with a binary of the test's own.
+func startBinaryLogged(t *testing.T, bin string, env ...string) (cmd *exec.Cmd, waitLog func(msg string) map[string]any, exited <-chan error) {
+	t.Helper()
+	cmd = exec.Command(bin, "serve")
 	cmd.Env = append(os.Environ(), env...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

@@ -21,6 +21,8 @@ import (
 // for the operator's monitoring, not the API's clients). The address is bound now, so a busy
 // port stops the start; the returned function closes it.
 func serveMetrics(addr string, lookups *pg.Lookups, pool *pgxpool.Pool, logger *slog.Logger) (func(), error) {
+	b := readBuild()
+	metrics.SetBuild(b.Version, b.Revision)
 	unregisterPool, err := metrics.RegisterPool(lookups.Pools()...)
 	if err != nil {
 		return nil, err

@@ -48,10 +48,15 @@ const accessLogFlush = 200 * time.Millisecond
 // readiness grace, SOUS_SHUTDOWN_GRACE, is over).
 const shutdownGrace = 20 * time.Second
 
+// serveFlags declares serve's flags: whether to skip the migrations.
+func serveFlags(fs *flag.FlagSet) (noMigrate *bool) {
+	return fs.Bool("no-migrate", false, "do not apply migrations on start (they must already be current)")
+}
+
 func serve(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	noMigrate := fs.Bool("no-migrate", false, "do not apply migrations on start (they must already be current)")
-	if err := fs.Parse(args); err != nil {
+	noMigrate := serveFlags(fs)
+	if done, err := parseFlags(fs, args); done || err != nil {
 		return err
 	}
 	cfg, logger, err := setup()
@@ -126,6 +131,7 @@ func serve(ctx context.Context, args []string) error {
 	// 1001 (http.Server.Shutdown does not wait for hijacked connections), so devices reconnect
 	// to a replica that stays.
 	hub := realtime.NewHub(pool, logger)
+	hub.SetLimits(realtime.Limits(cfg.Sockets))
 	if listen != nil {
 		hub.ListenVia(listen)
 	}
@@ -276,8 +282,7 @@ func serve(ctx context.Context, args []string) error {
 }
 
 func migrate(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
-	if err := fs.Parse(args); err != nil {
+	if done, err := parseFlags(flag.NewFlagSet("migrate", flag.ContinueOnError), args); done || err != nil {
 		return err
 	}
 	cfg, logger, err := setup()

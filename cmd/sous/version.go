@@ -1,8 +1,16 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"os/exec"
+	"path/filepath"
+	"runtime"
 	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
 )
 
 // version is the release this binary is, set at release builds with
@@ -10,8 +18,9 @@ import (
 // build from a checkout).
 var version = ""
 
-// build is what the binary knows of its own making: the version, and the source revision Go's
-// build stamps from the checkout it was built in (go build records it; go run does not).
+// build is what the binary knows of its own making: the version, and the source revision. go
+// build stamps the revision from the checkout it builds in; go run (the README's way) stamps
+// nothing, so then the checkout the binary was compiled from is asked (see gitBuild).
 type build struct {
 	Version  string
 	Revision string // the commit, "" when unknown
@@ -19,7 +28,21 @@ type build struct {
 	Modified bool   // the checkout had uncommitted changes
 }
 
-func readBuild() build {
+// readBuild is the build, worked out once per process.
+var readBuild = sync.OnceValue(func() build {
+	b := stampedBuild()
+	// Only a build from a checkout (module version "(devel)") is asked about: a binary built
+	// from the module cache names its version already.
+	if info, ok := debug.ReadBuildInfo(); b.Revision == "" && ok && (info.Main.Version == "(devel)" || info.Main.Version == "") {
+		if g, ok := gitBuild(sourceDir()); ok {
+			b.Revision, b.Time, b.Modified = g.Revision, g.Time, g.Modified
+		}
+	}
+	return b
+})
+
+// stampedBuild is what Go recorded in the binary.
+func stampedBuild() build {
 	b := build{Version: version}
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
@@ -44,11 +67,59 @@ func readBuild() build {
 	return b
 }
 
+// sourceDir is the directory this file was compiled from ("" when the build trimmed paths): a
+// binary that go run has just built from a checkout runs beside that checkout, whatever the
+// working directory.
+func sourceDir() string {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok || !filepath.IsAbs(file) {
+		return ""
+	}
+	return filepath.Dir(file)
+}
+
+// gitBuild asks git, when it is installed and dir is inside a work tree, for the commit checked
+// out there, its time and whether the tree has uncommitted changes: what go build would have
+// stamped. Each question has a short deadline; any failure means "unknown".
+func gitBuild(dir string) (build, bool) {
+	if dir == "" {
+		return build{}, false
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		return build{}, false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	git := func(args ...string) (string, error) {
+		cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir, "-c", "log.showsignature=false"}, args...)...)
+		out, err := cmd.Output()
+		return strings.TrimSpace(string(out)), err
+	}
+	head, err := git("show", "-s", "--format=%H %ct", "HEAD")
+	if err != nil {
+		return build{}, false
+	}
+	rev, unix, ok := strings.Cut(head, " ")
+	if !ok || len(rev) < 40 {
+		return build{}, false
+	}
+	b := build{Revision: rev}
+	if secs, err := strconv.ParseInt(unix, 10, 64); err == nil {
+		b.Time = time.Unix(secs, 0).UTC().Format(time.RFC3339)
+	}
+	status, err := git("status", "--porcelain")
+	if err != nil {
+		return build{}, false
+	}
+	b.Modified = status != ""
+	return b, true
+}
+
 // String is the line `sous version` prints: "sous (devel), revision 1a2b3c… (2026-11-27T03:00:00Z, modified)".
 func (b build) String() string {
 	s := "sous " + b.Version
 	if b.Revision == "" {
-		return s + ", revision unknown (built without version control information, e.g. by go run)"
+		return s + ", revision unknown (built without version control information, away from its checkout)"
 	}
 	s += ", revision " + b.Revision
 	switch {

@@ -33,9 +33,12 @@ ORDER BY name, id
 LIMIT @max_rows;
 
 -- name: GatewaySensors :many
--- The sensors of a gateway that readings name, with what judging them needs.
-SELECT * FROM sensor_views
-WHERE org_id = @org_id AND gateway_device_id = @gateway_device_id AND external_id = ANY (@external_ids::text[]);
+-- The sensors of a gateway that readings name, with what judging them needs. Only those at the
+-- gateway's site: a database from before migration 0074 may hold sensors a gateway left behind
+-- when it moved, whose site's readings it must not write.
+SELECT * FROM sensor_views v
+WHERE v.org_id = @org_id AND v.gateway_device_id = @gateway_device_id AND v.external_id = ANY (@external_ids::text[])
+  AND EXISTS (SELECT 1 FROM devices d WHERE d.org_id = v.org_id AND d.id = v.gateway_device_id AND d.site_id = v.site_id);
 
 -- name: LockSensorStates :many
 -- In id order, so calls storing readings of the same sensors never wait on each other in a cycle.
@@ -57,12 +60,14 @@ LIMIT @max_rows;
 
 -- name: SaveSensorStates :exec
 -- Saves where the judging of several sensors stands, one statement for a whole call: @states is
--- a JSON array of {sensor_id, phase, last_at, last_value, out_since, in_since, peak, excursion_id}.
+-- a JSON array of {sensor_id, phase, last_at, last_value, out_since, in_since, peak, excursion_id,
+-- fault_run, fault_since, fault_at}.
 UPDATE sensor_states st
 SET phase = u.phase, last_at = u.last_at, last_value = u.last_value, out_since = u.out_since, in_since = u.in_since,
-    peak = u.peak, excursion_id = u.excursion_id
+    peak = u.peak, excursion_id = u.excursion_id, fault_run = u.fault_run, fault_since = u.fault_since, fault_at = u.fault_at
 FROM jsonb_to_recordset(@states::jsonb) AS u(sensor_id uuid, phase text, last_at timestamptz, last_value numeric,
-                                             out_since timestamptz, in_since timestamptz, peak numeric, excursion_id uuid)
+                                             out_since timestamptz, in_since timestamptz, peak numeric, excursion_id uuid,
+                                             fault_run integer, fault_since timestamptz, fault_at timestamptz)
 WHERE st.sensor_id = u.sensor_id;
 
 -- name: InsertExcursion :one

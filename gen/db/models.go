@@ -752,6 +752,21 @@ type RateLock struct {
 	LockedUntil time.Time
 }
 
+type RealtimeReplica struct {
+	ID         uuid.UUID
+	LeaseUntil time.Time
+}
+
+type RealtimeSocket struct {
+	OrgID     uuid.UUID
+	ID        uuid.UUID
+	ReplicaID uuid.UUID
+	DeviceID  uuid.UUID
+	ClientKey string
+	Seq       *int64
+	OpenedAt  time.Time
+}
+
 type Recipe struct {
 	ID             uuid.UUID
 	OrgID          uuid.UUID
@@ -876,6 +891,7 @@ type Sensor struct {
 	Active            bool
 	CreatedAt         time.Time
 	UpdatedAt         time.Time
+	GatewayKind       string
 }
 
 type SensorExcursion struct {
@@ -912,6 +928,9 @@ type SensorState struct {
 	InSince     *time.Time
 	Peak        *decimal.Decimal
 	ExcursionID *uuid.UUID
+	FaultRun    int32
+	FaultSince  *time.Time
+	FaultAt     *time.Time
 }
 
 type SensorView struct {

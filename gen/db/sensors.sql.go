@@ -185,8 +185,9 @@ func (q *Queries) ExcursionsAfter(ctx context.Context, arg ExcursionsAfterParams
 }
 
 const gatewaySensors = `-- name: GatewaySensors :many
-SELECT id, org_id, site_id, gateway_device_id, external_id, name, kind, storage_location_id, equipment_id, min_temp_f, max_temp_f, location_min_temp_f, location_max_temp_f, excursion_minutes, active, created_at, updated_at, last_at, last_value, excursion_kind, excursion_started_at, excursion_peak, excursion_alert_id, location_name, equipment_name, timezone FROM sensor_views
-WHERE org_id = $1 AND gateway_device_id = $2 AND external_id = ANY ($3::text[])
+SELECT id, org_id, site_id, gateway_device_id, external_id, name, kind, storage_location_id, equipment_id, min_temp_f, max_temp_f, location_min_temp_f, location_max_temp_f, excursion_minutes, active, created_at, updated_at, last_at, last_value, excursion_kind, excursion_started_at, excursion_peak, excursion_alert_id, location_name, equipment_name, timezone FROM sensor_views v
+WHERE v.org_id = $1 AND v.gateway_device_id = $2 AND v.external_id = ANY ($3::text[])
+  AND EXISTS (SELECT 1 FROM devices d WHERE d.org_id = v.org_id AND d.id = v.gateway_device_id AND d.site_id = v.site_id)
 `
 
 type GatewaySensorsParams struct {
@@ -195,7 +196,9 @@ type GatewaySensorsParams struct {
 	ExternalIds     []string
 }
 
-// The sensors of a gateway that readings name, with what judging them needs.
+// The sensors of a gateway that readings name, with what judging them needs. Only those at the
+// gateway's site: a database from before migration 0074 may hold sensors a gateway left behind
+// when it moved, whose site's readings it must not write.
 func (q *Queries) GatewaySensors(ctx context.Context, arg GatewaySensorsParams) ([]SensorView, error) {
 	rows, err := q.db.Query(ctx, gatewaySensors, arg.OrgID, arg.GatewayDeviceID, arg.ExternalIds)
 	if err != nil {
@@ -244,7 +247,7 @@ func (q *Queries) GatewaySensors(ctx context.Context, arg GatewaySensorsParams) 
 }
 
 const getSensorForUpdate = `-- name: GetSensorForUpdate :one
-SELECT id, org_id, site_id, gateway_device_id, external_id, name, kind, storage_location_id, equipment_id, min_temp_f, max_temp_f, excursion_minutes, active, created_at, updated_at FROM sensors WHERE org_id = $1 AND id = $2 FOR UPDATE
+SELECT id, org_id, site_id, gateway_device_id, external_id, name, kind, storage_location_id, equipment_id, min_temp_f, max_temp_f, excursion_minutes, active, created_at, updated_at, gateway_kind FROM sensors WHERE org_id = $1 AND id = $2 FOR UPDATE
 `
 
 type GetSensorForUpdateParams struct {
@@ -271,6 +274,7 @@ func (q *Queries) GetSensorForUpdate(ctx context.Context, arg GetSensorForUpdate
 		&i.Active,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.GatewayKind,
 	)
 	return i, err
 }
@@ -483,7 +487,7 @@ func (q *Queries) ListSensorViews(ctx context.Context, arg ListSensorViewsParams
 }
 
 const lockSensorStates = `-- name: LockSensorStates :many
-SELECT sensor_id, org_id, phase, last_at, last_value, out_since, in_since, peak, excursion_id FROM sensor_states WHERE org_id = $1 AND sensor_id = ANY ($2::uuid[]) ORDER BY sensor_id FOR UPDATE
+SELECT sensor_id, org_id, phase, last_at, last_value, out_since, in_since, peak, excursion_id, fault_run, fault_since, fault_at FROM sensor_states WHERE org_id = $1 AND sensor_id = ANY ($2::uuid[]) ORDER BY sensor_id FOR UPDATE
 `
 
 type LockSensorStatesParams struct {
@@ -511,6 +515,9 @@ func (q *Queries) LockSensorStates(ctx context.Context, arg LockSensorStatesPara
 			&i.InSince,
 			&i.Peak,
 			&i.ExcursionID,
+			&i.FaultRun,
+			&i.FaultSince,
+			&i.FaultAt,
 		); err != nil {
 			return nil, err
 		}
@@ -668,14 +675,16 @@ func (q *Queries) RecoveredSilentSensors(ctx context.Context, maxRows int32) ([]
 const saveSensorStates = `-- name: SaveSensorStates :exec
 UPDATE sensor_states st
 SET phase = u.phase, last_at = u.last_at, last_value = u.last_value, out_since = u.out_since, in_since = u.in_since,
-    peak = u.peak, excursion_id = u.excursion_id
+    peak = u.peak, excursion_id = u.excursion_id, fault_run = u.fault_run, fault_since = u.fault_since, fault_at = u.fault_at
 FROM jsonb_to_recordset($1::jsonb) AS u(sensor_id uuid, phase text, last_at timestamptz, last_value numeric,
-                                             out_since timestamptz, in_since timestamptz, peak numeric, excursion_id uuid)
+                                             out_since timestamptz, in_since timestamptz, peak numeric, excursion_id uuid,
+                                             fault_run integer, fault_since timestamptz, fault_at timestamptz)
 WHERE st.sensor_id = u.sensor_id
 `
 
 // Saves where the judging of several sensors stands, one statement for a whole call: @states is
-// a JSON array of {sensor_id, phase, last_at, last_value, out_since, in_since, peak, excursion_id}.
+// a JSON array of {sensor_id, phase, last_at, last_value, out_since, in_since, peak, excursion_id,
+// fault_run, fault_since, fault_at}.
 func (q *Queries) SaveSensorStates(ctx context.Context, states []byte) error {
 	_, err := q.db.Exec(ctx, saveSensorStates, states)
 	return err

@@ -1014,7 +1014,14 @@ export interface paths {
          * Update a device
          * @description Changes the name, kind, site or configuration (see `UpdateDeviceRequest`). The device keeps
          *     its token, and a connected screen is told to refetch its state at once. Moving a device
-         *     to a site outside a site-scoped member's sites answers 404 `Site not found`.
+         *     to a site outside a site-scoped member's sites answers 404 `Site not found` (a site-scoped
+         *     member must have both the device's site and the new one).
+         *
+         *     A sensor gateway with sensors (active or not) keeps its site and kind: 409
+         *     `gateway_has_sensors`. Its sensors, their readings and their excursions belong to the site
+         *     the readings were taken at, and a kind other than `sensor_gateway` would silence them. To
+         *     move the hardware, move its sensors to another gateway of the site first
+         *     (`PUT /sensors/{id}`), or register a new gateway at the new site with sensors of its own.
          *
          *     Permission: `manageDevices` (admin and up).
          */
@@ -1240,6 +1247,11 @@ export interface paths {
          *     judged for their sensor (the current reading sent before the buffer) are judged in their
          *     place in time, unless they fall where an excursion was already recorded, which is not
          *     rewritten, or more than 7 days back: then they are logged but not judged.
+         *
+         *     A physically impossible value (see `ReadingRejection`) is rejected as `implausible`: a
+         *     fault of the probe, neither stored nor judged. Three in a row from one sensor (in time
+         *     order, a resent one counted once) open `sensor_fault` about it, and its next plausible
+         *     reading ends the run and closes the alert.
          *
          *     Readings are kept for the retention period (`SOUS_READINGS_RETENTION_MONTHS`, 24 months).
          *     A reading with a value that is not a decimal, or a call with more than 1,000 readings, is
@@ -1511,6 +1523,16 @@ export interface paths {
          *     server is going away: reconnect (with backoff), then refetch the state. A device must
          *     keep working on polling alone whenever the socket is down.
          *
+         *     Sockets are limited, counted over every server (see the rate-limits reference): a device
+         *     holds at most 2 (a screen needs one; two cover a reload overlapping the old connection).
+         *     A third connection of the same device wins, and the device's oldest socket closes with
+         *     status 4001 (`replaced by a newer connection`): do not reconnect it at once (that would
+         *     only close the other in turn); keep polling and try again after minutes. An
+         *     organization's devices and one client address have caps of their own: past them the
+         *     upgrade answers 429 `socket_limit_reached` with `Retry-After`. A server that holds as
+         *     many sockets as it can answers 503 `socket_capacity_reached` with `Retry-After` before
+         *     upgrading; another server may have room. Refused upgrades close the connection.
+         *
          *     Permission: `device` (the device's own token, in the query).
          */
         get: operations["connectBoardSocket"];
@@ -1686,8 +1708,13 @@ export interface paths {
          *     (`GET /orgs/{orgId}/adt/messages`, type `FHIR <resourceType>`).
          *
          *     A body that is JSON but not a Bundle answers 422 with an `OperationOutcome`. A bundle may
-         *     hold at most 1,000 entries and nest at most 32 levels deep (422 beyond); bodies may be up to
+         *     hold at most 1,000 entries (and no array in it more than 1,000 items), 250,000 values in all,
+         *     and nest at most 32 levels deep: beyond, it answers 422 with an `OperationOutcome` of code
+         *     `too-costly`, counted as the body is read, before any of it is decoded. Bodies may be up to
          *     8 MB (413 beyond).
+         *
+         *     `application/json` is taken and answered as `application/fhir+json` is (as FHIR servers
+         *     do), in `Content-Type` and `Accept` alike.
          *
          *     Credentials: as the HL7 ingest, an API key of this organization in `x-api-key`, or a session
          *     with the admin role. `siteId` must be a site of the organization (404 `Site not found`).
@@ -6899,6 +6926,11 @@ export interface paths {
          *     bucket and per excursion, times in the site's time zone, cells made safe for
          *     spreadsheets) or `application/pdf` (a printable document). At most 200,000 buckets in
          *     all (sensors × buckets in the period): a longer log is 400, asking for a coarser interval.
+         *     JSON and CSV are streamed as they are written; the PDF is sent whole.
+         *
+         *     A heavy log (more than 20,000 buckets: a month at 15 minutes for 7 sensors, say) is made
+         *     at most 2 at a time per organization, over every server; another waits its turn up to
+         *     5 seconds, then answers 429 `reports_busy` with `Retry-After`. Lighter logs never wait.
          *
          *     `from` after `to`, a period longer than 92 days, or an unknown `interval` is 400; a site of
          *     another organization, or outside a site-scoped member's sites, is 404.
@@ -7174,6 +7206,8 @@ export interface components {
          *     - `service_unavailable` (503): The server cannot answer now; retry after `Retry-After` seconds.
          *     - `internal_error` (500): A bug; the server logged it under the response's `X-Request-Id`.
          *     - `service_busy` (503): Too many password checks are waiting on this server (they are deliberately costly and run a few at a time), or this client address already has its share of them waiting; nothing was done; retry after `Retry-After` seconds.
+         *     - `socket_limit_reached` (429): The device WebSocket would go beyond the sockets one organization, or one client address, may hold over all servers; retry after `Retry-After` seconds (polling `GET /device/state` keeps working).
+         *     - `socket_capacity_reached` (503): This server holds as many device WebSockets as it can; retry after `Retry-After` seconds, possibly reaching another server (polling keeps working).
          *     - `malformed_request` (400): The request could not be read as HTTP at all (a malformed header, say), before any operation is known.
          *     - `headers_too_large` (431): The request's header fields are too large to read.
          *     - `unsupported_protocol` (501, 505): An HTTP version or transfer encoding the server does not speak.
@@ -7215,10 +7249,12 @@ export interface components {
          *     - `survey_closed` (410): The survey is closed or past its closing time and takes no more answers.
          *     - `survey_already_answered` (409): This single-use survey link has already been used.
          *     - `survey_has_responses` (409): The survey has responses, so its questions cannot change: copy it instead.
+         *     - `gateway_has_sensors` (409): The sensor gateway has sensors, so it cannot move to another site or change kind: its sensors and their readings belong to the site they were taken at. Move the sensors to another gateway of the site first, or register a new gateway at the new site.
+         *     - `reports_busy` (429): Too many large reports of this organization are being made at once (the heaviest temperature logs run a few at a time per organization, over every server) and this one waited its turn too long; nothing was done; retry after `Retry-After` seconds, or ask for a coarser interval or a shorter period.
          * @example not_found
          * @enum {string}
          */
-        ErrorCode: "validation_failed" | "unauthenticated" | "plan_required" | "forbidden" | "not_found" | "conflict" | "unprocessable" | "rate_limited" | "payload_too_large" | "method_not_allowed" | "not_acceptable" | "unsupported_media_type" | "service_unavailable" | "internal_error" | "service_busy" | "malformed_request" | "headers_too_large" | "unsupported_protocol" | "database_unavailable" | "outcome_unknown" | "invalid_api_key" | "invalid_device_token" | "invalid_token" | "token_expired" | "invalid_credentials" | "account_locked" | "invalid_refresh_token" | "refresh_token_reused" | "email_taken" | "invitation_not_found" | "invitation_expired" | "invitation_email_mismatch" | "already_member" | "role_too_high" | "site_scope_exceeded" | "last_owner" | "credential_required" | "device_limit_reached" | "webhook_limit_reached" | "pairing_code_not_found" | "tag_not_found" | "link_not_found" | "signoff_pending" | "signoff_decided" | "too_many_messages" | "no_hl7_message" | "idempotency_key_reused" | "idempotency_key_in_use" | "insufficient_stock" | "gone" | "quote_not_open" | "contract_immutable" | "invoice_not_open" | "survey_closed" | "survey_already_answered" | "survey_has_responses";
+        ErrorCode: "validation_failed" | "unauthenticated" | "plan_required" | "forbidden" | "not_found" | "conflict" | "unprocessable" | "rate_limited" | "payload_too_large" | "method_not_allowed" | "not_acceptable" | "unsupported_media_type" | "service_unavailable" | "internal_error" | "service_busy" | "socket_limit_reached" | "socket_capacity_reached" | "malformed_request" | "headers_too_large" | "unsupported_protocol" | "database_unavailable" | "outcome_unknown" | "invalid_api_key" | "invalid_device_token" | "invalid_token" | "token_expired" | "invalid_credentials" | "account_locked" | "invalid_refresh_token" | "refresh_token_reused" | "email_taken" | "invitation_not_found" | "invitation_expired" | "invitation_email_mismatch" | "already_member" | "role_too_high" | "site_scope_exceeded" | "last_owner" | "credential_required" | "device_limit_reached" | "webhook_limit_reached" | "pairing_code_not_found" | "tag_not_found" | "link_not_found" | "signoff_pending" | "signoff_decided" | "too_many_messages" | "no_hl7_message" | "idempotency_key_reused" | "idempotency_key_in_use" | "insufficient_stock" | "gone" | "quote_not_open" | "contract_immutable" | "invoice_not_open" | "survey_closed" | "survey_already_answered" | "survey_has_responses" | "gateway_has_sensors" | "reports_busy";
         /** @description The body of every error response. */
         Error: {
             /**
@@ -7851,7 +7887,7 @@ export interface components {
              */
             siteId: string | null;
             /**
-             * @description What opened the alert, for example `temperature_excursion`, `door_open`, `sensor_offline`, `lot_expiring`, `certification_lapse`, `nutrition_risk`, `task_missed`.
+             * @description What opened the alert, for example `temperature_excursion`, `door_open`, `sensor_offline`, `sensor_fault`, `lot_expiring`, `certification_lapse`, `nutrition_risk`, `task_missed`.
              * @example temperature_excursion
              */
             kind: string;
@@ -8710,11 +8746,15 @@ export interface components {
             /**
              * @description `unknown_sensor` (no sensor of this gateway has that `externalId`), `inactive_sensor`,
              *     `unit_mismatch` (the unit does not fit the sensor's kind), `in_future` (more than 5
-             *     minutes ahead of the server's clock), `too_old` (older than the readings' retention).
+             *     minutes ahead of the server's clock), `too_old` (older than the readings' retention),
+             *     `implausible` (a value no sensor can read: a temperature at or below absolute zero,
+             *     −273.15 °C / −459.67 °F, or above 1000 °C / 1832 °F; a humidity below 0 or above 100
+             *     percent). An implausible reading is a fault of the probe, not of what it measures: it is
+             *     not stored and opens no excursion; three in a row from one sensor open `sensor_fault`.
              * @example unknown_sensor
              * @enum {string}
              */
-            reason: "unknown_sensor" | "inactive_sensor" | "unit_mismatch" | "in_future" | "too_old";
+            reason: "unknown_sensor" | "inactive_sensor" | "unit_mismatch" | "in_future" | "too_old" | "implausible";
             /** @example No sensor of this gateway has externalId "probe-9" */
             message: string;
         };
@@ -9666,7 +9706,9 @@ export interface components {
              *     `excursionMinutes`; subject a sensor), `tray_late` (a tray-line ticket not delivered 45 minutes after
              *     its meal's start; subject a tray ticket), `certification_lapse` (a staff certification 30
              *     days before it expires, `info`, and again when it expires, `warning`, or `critical` when it
-             *     was the site's only valid food manager certification; subject a certification); later kinds
+             *     was the site's only valid food manager certification; subject a certification),
+             *     `sensor_fault` (a sensor that sent 3 physically impossible readings in a row, refused as
+             *     `implausible`; subject a sensor; it closes with the sensor's next plausible reading); later kinds
              *     such as `lot_expiring` arrive with their capabilities.
              * @example sensor_offline
              */
@@ -9674,7 +9716,7 @@ export interface components {
             severity: components["schemas"]["AlertSeverity"];
             /** @example Sensor gateway "Walk-in probes" has not been heard from since 14:02 */
             message: string;
-            /** @description What the alert is about; `id` is dereferenced through the regular API (a device for a gateway's `sensor_offline`, a sensor for a probe's, a patient for `nutrition_risk`, a task for `task_missed` and a task's `temperature_excursion`, a sensor for a sensor's `temperature_excursion` and `door_open`). */
+            /** @description What the alert is about; `id` is dereferenced through the regular API (a device for a gateway's `sensor_offline`, a sensor for a probe's, a patient for `nutrition_risk`, a task for `task_missed` and a task's `temperature_excursion`, a sensor for a sensor's `temperature_excursion`, `door_open` and `sensor_fault`). */
             subject: {
                 /** @example device */
                 type: string;
@@ -13410,7 +13452,9 @@ export interface components {
          *     deadline passed while waiting on it): `code` is `database_unavailable`. Nothing was changed;
          *     retry after the seconds in `Retry-After`. `code` is `outcome_unknown` when the connection was
          *     lost while the change was being committed: it may or may not have been applied, and repeating
-         *     the request with the same `Idempotency-Key` is safe.
+         *     the request with the same `Idempotency-Key` is safe. `code` is `service_unavailable` when the
+         *     request's deadline passed before its handler began (its body took the time): not the
+         *     database's doing, and nothing was changed.
          */
         ServiceUnavailable: {
             headers: {
@@ -13520,6 +13564,45 @@ export interface components {
                 "application/json": components["schemas"]["PlanError"];
             };
         };
+        /**
+         * @description The organization's devices, or this client address (an IPv4 address, an IPv6 /64), already
+         *     hold as many WebSockets as they may, counted over every server: `code` is
+         *     `socket_limit_reached`. Nothing was opened; retry after the number of seconds in
+         *     `Retry-After`, and keep polling `GET /device/state` meanwhile.
+         */
+        SocketLimitReached: {
+            headers: {
+                /** @description Seconds until the upgrade may be retried. */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "This organization already holds 2000 device sockets, its limit; retry after the time in Retry-After (polling GET /device/state keeps working)",
+                 *       "statusCode": 429,
+                 *       "code": "socket_limit_reached"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description This server holds as many device WebSockets as it can (`socket_capacity_reached`: its
+         *     ceiling keeps file descriptors for everything else it serves; another server may have room),
+         *     or the database is unavailable (`database_unavailable`). Nothing was opened; retry after the
+         *     number of seconds in `Retry-After`, and keep polling `GET /device/state` meanwhile.
+         */
+        SocketUnavailable: {
+            headers: {
+                /** @description Seconds until the upgrade may be retried. */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The body is well-formed but holds nothing that can be processed. */
         Unprocessable: {
             headers: {
@@ -13613,6 +13696,29 @@ export interface components {
                  *     }
                  */
                 "application/json": components["schemas"]["ValidationError"];
+            };
+        };
+        /**
+         * @description The organization already has as many heavy reports in the making as it may (counted over
+         *     every server), and this one waited for its turn as long as it may: `code` is `reports_busy`.
+         *     Nothing was done; retry after the number of seconds in `Retry-After`, or ask for a coarser
+         *     interval or a shorter period (a light report never waits).
+         */
+        ReportsBusy: {
+            headers: {
+                /** @description Seconds until the report may be asked for again. */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "This organization already has 2 large temperature logs in the making; retry after the time in Retry-After, or ask for a coarser interval or a shorter period",
+                 *       "statusCode": 429,
+                 *       "code": "reports_busy"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
             };
         };
     };
@@ -15733,6 +15839,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             503: components["responses"]["ServiceUnavailable"];
@@ -16677,7 +16784,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            503: components["responses"]["ServiceUnavailable"];
+            429: components["responses"]["SocketLimitReached"];
+            503: components["responses"]["SocketUnavailable"];
         };
     };
     ingestHl7: {
@@ -16965,7 +17073,10 @@ export interface operations {
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The body is not a `transaction` or `batch` Bundle, or is beyond the entry or depth limit. */
+            /**
+             * @description The body is not a `transaction` or `batch` Bundle (`invalid`, `not-supported`), or is
+             *     beyond the entry, item, value or depth limit (`too-costly`).
+             */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -32318,6 +32429,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["ReportsBusy"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

@@ -23,6 +23,9 @@ const (
 	KindSensorOffline        = "sensor_offline"
 	KindTemperatureExcursion = "temperature_excursion"
 	KindTaskMissed           = "task_missed"
+	// KindSensorFault is a sensor that sent FaultRun physically impossible readings in a row
+	// (subject a sensor); its next plausible reading closes it.
+	KindSensorFault = "sensor_fault"
 )
 
 // Severities, as the spec's DeviceAlert lists them.

@@ -24,6 +24,10 @@ const (
 	// Dependencies.
 	CodeServiceBusy = "service_busy"
 
+	// Device WebSockets (internal/realtime's limits).
+	CodeSocketLimitReached    = "socket_limit_reached"
+	CodeSocketCapacityReached = "socket_capacity_reached"
+
 	// Requests net/http could not read as HTTP (internal/httpapi/connerrors.go).
 	CodeMalformedRequest    = "malformed_request"
 	CodeHeadersTooLarge     = "headers_too_large"
@@ -71,6 +75,12 @@ const (
 	CodeSurveyClosed          = "survey_closed"
 	CodeSurveyAlreadyAnswered = "survey_already_answered"
 	CodeSurveyHasResponses    = "survey_has_responses"
+
+	// Devices.
+	CodeGatewayHasSensors = "gateway_has_sensors"
+
+	// Reports (internal/sensors' bound on heavy temperature logs).
+	CodeReportsBusy = "reports_busy"
 )
 
 // Codes lists every code above, in the spec enum's order.
@@ -79,7 +89,7 @@ var Codes = []string{
 	CodeConflict, CodeUnprocessable, CodeRateLimited, CodePayloadTooLarge, CodeMethodNotAllowed,
 	CodeNotAcceptable, CodeUnsupportedMedia,
 	CodeServiceUnavailable, CodeInternalError,
-	CodeServiceBusy, CodeMalformedRequest, CodeHeadersTooLarge, CodeUnsupportedProtocol,
+	CodeServiceBusy, CodeSocketLimitReached, CodeSocketCapacityReached, CodeMalformedRequest, CodeHeadersTooLarge, CodeUnsupportedProtocol,
 	CodeDatabaseUnavailable, CodeOutcomeUnknown,
 	CodeInvalidAPIKey, CodeInvalidDeviceToken, CodeInvalidToken, CodeTokenExpired,
 	CodeInvalidCredentials, CodeAccountLocked, CodeInvalidRefreshToken, CodeRefreshTokenReused,
@@ -91,4 +101,6 @@ var Codes = []string{
 	CodeInsufficientStock,
 	CodeGone, CodeQuoteNotOpen, CodeContractImmutable, CodeInvoiceNotOpen, CodeSurveyClosed,
 	CodeSurveyAlreadyAnswered, CodeSurveyHasResponses,
+	CodeGatewayHasSensors,
+	CodeReportsBusy,
 }

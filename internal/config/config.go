@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -79,7 +80,20 @@ type Config struct {
 	// ShutdownGrace is how long the server keeps serving after SIGTERM, answering /readyz 503,
 	// so a load balancer stops sending before the listener closes (SOUS_SHUTDOWN_GRACE).
 	ShutdownGrace time.Duration
+	// Sockets bound the device WebSockets (SOUS_SOCKETS_PER_DEVICE, SOUS_SOCKETS_PER_ORG,
+	// SOUS_SOCKETS_PER_ADDRESS, SOUS_SOCKET_CEILING); 0 is internal/realtime's default.
+	Sockets SocketLimits
 }
+
+// SocketLimits are the caps on device WebSockets: per device, organization and client address
+// over every replica, and Ceiling on one replica (0: derived from the open-file limit).
+type SocketLimits struct {
+	PerDevice, PerOrg, PerAddress, Ceiling int
+}
+
+// fdReserve is the least number of open files a configured socket ceiling must leave below the
+// process's limit, for the listener, requests, the database pool and files.
+const fdReserve = 64
 
 // DefaultShutdownGrace outlasts two failed probes of a load balancer checking every 2 seconds.
 const DefaultShutdownGrace = 5 * time.Second
@@ -207,10 +221,40 @@ func FromEnv(lookup func(string) (string, bool)) (Config, error) {
 		c.ReadingsRetentionMonths < 1 || c.ReadingsRetentionMonths > 1200 {
 		return c, bad("SOUS_READINGS_RETENTION_MONTHS", errors.New("not a whole number of months from 1 to 1200"))
 	}
+	for _, n := range []struct {
+		name string
+		dst  *int
+	}{
+		{"SOUS_SOCKETS_PER_DEVICE", &c.Sockets.PerDevice},
+		{"SOUS_SOCKETS_PER_ORG", &c.Sockets.PerOrg},
+		{"SOUS_SOCKETS_PER_ADDRESS", &c.Sockets.PerAddress},
+		{"SOUS_SOCKET_CEILING", &c.Sockets.Ceiling},
+	} {
+		if v := get(n.name, ""); v != "" {
+			if *n.dst, err = strconv.Atoi(v); err != nil || *n.dst < 1 || *n.dst > 1_000_000 {
+				return c, bad(n.name, errors.New("not a whole number from 1 to 1000000"))
+			}
+		}
+	}
+	if c.Sockets.Ceiling > 0 {
+		if limit := openFileLimit(); limit > 0 && uint64(c.Sockets.Ceiling)+fdReserve > limit {
+			return c, bad("SOUS_SOCKET_CEILING", fmt.Errorf("leaves fewer than %d of the %d open files this process may have to everything else; lower it or raise the limit (ulimit -n)", fdReserve, limit))
+		}
+	}
 	if err = c.LogLevel.UnmarshalText([]byte(get("SOUS_LOG_LEVEL", "info"))); err != nil {
 		return c, bad("SOUS_LOG_LEVEL", errors.New("not a level (debug, info, warn or error)"))
 	}
 	return c, nil
+}
+
+// openFileLimit is the soft limit on open files (0 if unknown); Go raises it to the hard limit
+// at start.
+func openFileLimit() uint64 {
+	var rl syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl); err != nil {
+		return 0
+	}
+	return rl.Cur
 }
 
 // Env is FromEnv over the process environment.

@@ -47,6 +47,11 @@ func TestFromEnvRefusesMalformedSettings(t *testing.T) {
 		{"SOUS_SHUTDOWN_GRACE", "-1s"},
 		{"SOUS_SHUTDOWN_GRACE", "a while"},
 		{"SOUS_SHUTDOWN_GRACE", "1h"},
+		{"SOUS_SOCKETS_PER_DEVICE", "0"},
+		{"SOUS_SOCKETS_PER_DEVICE", "two"},
+		{"SOUS_SOCKETS_PER_ORG", "-5"},
+		{"SOUS_SOCKETS_PER_ADDRESS", "1.5"},
+		{"SOUS_SOCKET_CEILING", "2000000"},
 	}
 	for _, c := range cases {
 		t.Run(c.name+"="+c.value, func(t *testing.T) {
@@ -136,5 +141,26 @@ func TestFromEnvMetricsAndGrace(t *testing.T) {
 	}
 	if cfg.MetricsAddr != "127.0.0.1:9464" || cfg.ShutdownGrace != 0 {
 		t.Fatalf("set: metrics %q, grace %v", cfg.MetricsAddr, cfg.ShutdownGrace)
+	}
+}
+
+// The socket limits are read as given; unset, they are 0 (internal/realtime's defaults, the
+// ceiling derived from the open-file limit).
+func TestFromEnvSocketLimits(t *testing.T) {
+	cfg, err := config.FromEnv(env(map[string]string{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Sockets != (config.SocketLimits{}) {
+		t.Fatalf("defaults %+v, want zeros", cfg.Sockets)
+	}
+	cfg, err = config.FromEnv(env(map[string]string{
+		"SOUS_SOCKETS_PER_DEVICE": "1", "SOUS_SOCKETS_PER_ORG": "300", "SOUS_SOCKETS_PER_ADDRESS": "40", "SOUS_SOCKET_CEILING": "100",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (config.SocketLimits{PerDevice: 1, PerOrg: 300, PerAddress: 40, Ceiling: 100}); cfg.Sockets != want {
+		t.Fatalf("limits %+v, want %+v", cfg.Sockets, want)
 	}
 }

@@ -173,7 +173,7 @@ func (h *Handlers) UpdateDevice(ctx context.Context, req api.UpdateDeviceRequest
 		params.Kind, params.SiteID = string(kind), site.ID
 		params.Config, _ = json.Marshal(cfg)
 		if row, err = q.UpdateDevice(ctx, params); err != nil {
-			return err
+			return gatewayHasSensors(err)
 		}
 		if err := realtime.Notify(ctx, tx, row.ID); err != nil {
 			return err
@@ -214,6 +214,19 @@ func (h *Handlers) DeleteDevice(ctx context.Context, req api.DeleteDeviceRequest
 		return nil, err
 	}
 	return api.DeleteDevice204Response{}, nil
+}
+
+// gatewayHasSensors turns the database's refusal to move a sensor gateway with sensors, or to
+// change its kind, into a 409. The sensors' key on their gateway's site and kind refuses it
+// (migration 0074): a sensor, its readings and its excursions belong to the site the readings
+// were taken at, and a sensor registered while the gateway moves waits for the move and fails,
+// so no check here could race it.
+func gatewayHasSensors(err error) error {
+	if pg.IsForeignKeyViolation(err, "sensors_gateway_site_fkey") {
+		return apierr.Conflict("The sensor gateway has sensors, which stay at its site with their readings: " +
+			"move them to another gateway of the site first, or register a new gateway at the new site").WithCode(apierr.CodeGatewayHasSensors)
+	}
+	return err
 }
 
 func deviceName(s string) (string, error) {

@@ -3,6 +3,7 @@ package devices
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/sous-app/sous/internal/apierr"
 	"github.com/sous-app/sous/internal/principal"
 	"github.com/sous-app/sous/internal/realtime"
+	"github.com/sous-app/sous/internal/reqinfo"
 )
 
 // ServeSocket serves GET /v1/board/ws. The request pipeline has already authenticated the token
@@ -55,16 +57,45 @@ func (h *Handlers) ServeSocket(w http.ResponseWriter, r *http.Request) error {
 		}
 		return at.Sub(now)
 	}
-	err := realtime.ServeSocket(w, r, h.hub, p.DeviceID, p.OrgID, realtime.SocketOptions{Admit: admit, NextChange: nextChange})
+	err := realtime.ServeSocket(w, r, h.hub, p.DeviceID, p.OrgID, realtime.SocketOptions{
+		Admit: admit, NextChange: nextChange, ClientKey: reqinfo.ClientKey(r.Context()),
+	})
+	if limit, ok := realtime.AsRefused(err); ok {
+		// The refused client's connection is closed after the answer rather than kept alive: a
+		// replica at its limits needs the descriptor more than the client needs the reuse.
+		w.Header().Set("Connection", "close")
+		return socketRefusal(limit)
+	}
 	switch {
 	case refused != nil:
 		return refused
-	case err == nil, errors.Is(err, realtime.ErrRevoked):
+	case err == nil, errors.Is(err, realtime.ErrRevoked), errors.Is(err, realtime.ErrReplaced):
+	case errors.Is(err, realtime.ErrLedger):
+		// Refused before the upgrade: the renderer answers, 503 for a database outage.
+		return err
 	default:
 		// The device vanished or stopped answering pings; it reconnects or polls.
 		h.logger.InfoContext(r.Context(), "device socket ended", "device_id", p.DeviceID, "err", err.Error())
 	}
 	return nil
+}
+
+// socketRefusal is the answer to an upgrade a socket limit refused: 503 when this replica is at
+// its ceiling (another replica may have room), 429 when the organization or the client address
+// holds its cap of sockets over all replicas.
+func socketRefusal(e *realtime.RefusedError) *apierr.Error {
+	if e.Reason == realtime.ReasonCeiling {
+		return apierr.Unavailable(apierr.CodeSocketCapacityReached,
+			"This server holds as many device sockets as it can; retry after the time in Retry-After (polling GET /device/state keeps working)",
+			e.RetryAfter)
+	}
+	who := "organization"
+	if e.Reason == realtime.ReasonAddress {
+		who = "client address"
+	}
+	err := apierr.RateLimited(e.RetryAfter).WithCode(apierr.CodeSocketLimitReached)
+	err.Message = fmt.Sprintf("This %s already holds %d device sockets, its limit; retry after the time in Retry-After (polling GET /device/state keeps working)", who, e.Limit)
+	return err
 }
 
 // headerHasToken reports whether a comma-separated header holds token, case-insensitively.

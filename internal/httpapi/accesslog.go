@@ -15,11 +15,12 @@ import (
 
 // accessLog writes one JSON line per request to w, after the error renderer has set the status;
 // nil w turns it off. traced says whether requests may have spans, which the lines then name.
+// The path is written as red redacts it (nil: as sent), the query with secretParams redacted.
 // The line has the shape of the process's slog JSON records (time, level, msg, then the fields)
 // so one parser reads both, but is appended by hand into a pooled buffer: slog's
 // reflection-driven encoder cost as much as the rest of an authenticated read's middleware
 // together. w is expected to batch writes (logbuf).
-func accessLog(w io.Writer, traced bool) echo.MiddlewareFunc {
+func accessLog(w io.Writer, traced bool, red *pathRedactor) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		if w == nil {
 			return next
@@ -38,11 +39,12 @@ func accessLog(w io.Writer, traced bool) echo.MiddlewareFunc {
 			b = append(b, `","level":"INFO","msg":"request","method":`...)
 			b = jsonenc.AppendStringKeepHTML(b, req.Method)
 			b = append(b, `,"path":`...)
-			b = jsonenc.AppendStringKeepHTML(b, req.URL.Path)
+			route := c.Path()
+			b = jsonenc.AppendStringKeepHTML(b, red.path(route, req.URL.Path))
 			b = append(b, `,"query":`...)
 			b = jsonenc.AppendStringKeepHTML(b, redactQuery(req.URL.RawQuery))
 			b = append(b, `,"route":`...)
-			b = jsonenc.AppendStringKeepHTML(b, c.Path())
+			b = jsonenc.AppendStringKeepHTML(b, route)
 			b = append(b, `,"status":`...)
 			b = strconv.AppendInt(b, int64(res.Status), 10)
 			b = append(b, `,"bytes":`...)

@@ -39,7 +39,7 @@ func TestAccessLogRedactsTheDeviceToken(t *testing.T) {
 	t.Parallel()
 	var buf bytes.Buffer
 	e := echo.New()
-	e.Use(accessLog(&buf, false))
+	e.Use(accessLog(&buf, false, nil))
 	e.GET("/v1/board/ws", func(c echo.Context) error { return c.NoContent(http.StatusUnauthorized) })
 	rec := httptest.NewRecorder()
 	e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/v1/board/ws?token=sous_dev_SECRET&v=2", nil))
@@ -68,7 +68,7 @@ func TestAccessLogLineIsJSON(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	e := echo.New()
-	e.Use(accessLog(&buf, false))
+	e.Use(accessLog(&buf, false, nil))
 	e.GET("/*", func(c echo.Context) error { return c.String(http.StatusTeapot, "short and stout") })
 	e.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/a%22b%FF?x=%3C1%3E&token=t", nil))
 	var line map[string]any
@@ -105,7 +105,7 @@ func TestAccessLogLineCarriesTheTrace(t *testing.T) {
 			return next(c)
 		}
 	})
-	e.Use(accessLog(&buf, true))
+	e.Use(accessLog(&buf, true, nil))
 	e.GET("/", func(c echo.Context) error { return c.NoContent(http.StatusNoContent) })
 	e.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/", nil))
 	var line map[string]any
@@ -124,7 +124,7 @@ func TestAccessLogTakesTheScopesFacts(t *testing.T) {
 	var buf bytes.Buffer
 	e := echo.New()
 	e.IPExtractor = ipExtractor([]netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")})
-	e.Use(requestID(), accessLog(&buf, false), requestScope(scopeConfig{}))
+	e.Use(requestID(), accessLog(&buf, false, nil), requestScope(scopeConfig{}))
 	e.GET("/x", func(c echo.Context) error { return c.NoContent(http.StatusNoContent) })
 	req := httptest.NewRequest(http.MethodGet, "/x", nil)
 	req.RemoteAddr = "127.0.0.1:50000"

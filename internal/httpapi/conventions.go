@@ -126,6 +126,11 @@ func mediaMatches(rng, offered string) bool {
 	if rng == "*/*" || rng == offered {
 		return true
 	}
+	// FHIR servers answer application/json as they answer application/fhir+json (FHIR R4
+	// http.html#mime-type): the FHIR endpoints' clients ask for either.
+	if rng == echo.MIMEApplicationJSON && offered == fhirJSON {
+		return true
+	}
 	rt, rs, _ := strings.Cut(rng, "/")
 	ot, _, _ := strings.Cut(offered, "/")
 	return rs == "*" && rt == ot

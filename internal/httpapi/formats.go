@@ -33,6 +33,8 @@ func DefineFormats() {
 		openapi3filter.RegisterBodyDecoder(clinical.ER7MediaType, textBody)
 		// CSV uploads (order guides) are parsed by their handler, which reports rows and lines.
 		openapi3filter.RegisterBodyDecoder("text/csv", textBody)
+		// FHIR bodies are validated for what their schema checks, the rest left to the domain.
+		openapi3filter.RegisterBodyDecoder(fhirJSON, prunedJSON)
 	})
 }
 

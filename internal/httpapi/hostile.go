@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"mime"
-	"net/http"
 	"net/url"
 	"slices"
 	"sort"
@@ -167,37 +166,12 @@ func refuseHostileStrings(ops operations, headers map[routeKey][]string) echo.Mi
 // rawBodyKey holds, in the Echo context, the *rawBody of a JSON request.
 const rawBodyKey = "sous.rawBody"
 
-// rawBody keeps the bytes of a request body as they are read, so the hostile-strings check sees
-// what the client sent even when the validator re-encoded the body after filling in defaults.
+// rawBody holds the bytes of a JSON request body as sent (readJSONBody reads it), so the
+// hostile-strings check sees what the client sent even when the validator re-encoded the body
+// after filling in defaults.
 type rawBody struct {
-	io.ReadCloser
 	buf bytes.Buffer
 	eof bool // every byte has been read (and kept)
-}
-
-func (r *rawBody) Read(p []byte) (int, error) {
-	n, err := r.ReadCloser.Read(p)
-	r.buf.Write(p[:n])
-	if err == io.EOF {
-		r.eof = true
-	}
-	return n, err
-}
-
-// keepRawJSON wraps the JSON body of an operation of the spec in a rawBody, ahead of the
-// validator; refuseHostileStrings reads it.
-func keepRawJSON(ops operations) echo.MiddlewareFunc {
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			req := c.Request()
-			if ops.of(c) != nil && req.Body != nil && req.Body != http.NoBody && isJSON(req.Header.Get(echo.HeaderContentType)) {
-				raw := &rawBody{ReadCloser: req.Body}
-				req.Body = raw
-				c.Set(rawBodyKey, raw)
-			}
-			return next(c)
-		}
-	}
 }
 
 func isJSON(contentType string) bool {
@@ -212,7 +186,7 @@ func isJSON(contentType string) bool {
 func jsonStringProblems(body []byte) []apierr.FieldError {
 	// Nearly every body is clean: raw NUL cannot occur in valid JSON, so a body that is UTF-8
 	// and has no \u0000 escape needs no walk. (A literal "\\u0000" merely takes the slow path.)
-	if utf8.Valid(body) && !bytes.Contains(body, []byte(`\u0000`)) {
+	if utf8.Valid(body) && !bytes.Contains(body, []byte(`\u0000`)) && !bytes.Contains(body, []byte(`\ud`)) && !bytes.Contains(body, []byte(`\uD`)) {
 		return nil
 	}
 	type frame struct {
@@ -278,7 +252,7 @@ func jsonStringProblems(body []byte) []apierr.FieldError {
 			}
 		case string:
 			problem := ""
-			if !utf8.Valid(body[before:after]) {
+			if !utf8.Valid(body[before:after]) || loneSurrogate(body[before:after]) {
 				problem = msgNotUTF8
 			} else if strings.IndexByte(t, 0) >= 0 {
 				problem = msgNUL
@@ -298,6 +272,48 @@ func jsonStringProblems(body []byte) []apierr.FieldError {
 			consumed()
 		}
 	}
+}
+
+// loneSurrogate reports whether a JSON string token, as sent, escapes half of a UTF-16
+// surrogate pair without the other half ("\ud800"). Go's decoder turns one into U+FFFD, which
+// would store text the client never sent; it is no more text than a raw invalid byte is.
+func loneSurrogate(tok []byte) bool {
+	for i := 0; i+1 < len(tok); i++ {
+		if tok[i] != '\\' {
+			continue
+		}
+		if tok[i+1] != 'u' {
+			i++ // an escape of one character, the backslash itself included
+			continue
+		}
+		r, ok := hex4(tok, i+2)
+		switch {
+		case !ok:
+			return false // not JSON: the validator says so
+		case r >= 0xDC00 && r <= 0xDFFF: // a low half with no high half before it
+			return true
+		case r >= 0xD800 && r <= 0xDBFF:
+			if i+11 >= len(tok) || tok[i+6] != '\\' || tok[i+7] != 'u' {
+				return true
+			}
+			if lo, ok := hex4(tok, i+8); !ok || lo < 0xDC00 || lo > 0xDFFF {
+				return true
+			}
+			i += 11
+			continue
+		}
+		i += 5
+	}
+	return false
+}
+
+// hex4 reads four hexadecimal digits at tok[at:].
+func hex4(tok []byte, at int) (rune, bool) {
+	if at+4 > len(tok) {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(string(tok[at:at+4]), 16, 32)
+	return rune(v), err == nil
 }
 
 // fromUnstorableText is the backstop: PostgreSQL refused a string of the request that the

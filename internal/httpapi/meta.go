@@ -3,12 +3,10 @@ package httpapi
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"io/fs"
 	"net/http"
 	"strings"
 
-	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
 
 	"github.com/sous-app/sous/docs"
@@ -21,8 +19,8 @@ type metaHandlers struct {
 	specJSON []byte
 }
 
-func newMetaHandlers(doc *openapi3.T) (*metaHandlers, error) {
-	j, err := json.Marshal(doc)
+func newMetaHandlers() (*metaHandlers, error) {
+	j, err := sharedSpecJSON()
 	if err != nil {
 		return nil, err
 	}

@@ -44,8 +44,11 @@ type observer struct {
 	routes    map[string]*[len(methods)]*routeObs
 	unmatched [len(methods) + 1]*routeObs // per method, the last for methods outside the list
 	tracing   bool
-	tracer    trace.Tracer
-	prop      propagation.TextMapPropagator
+	// redact writes the span's url.path without secret segments (the span's name and http.route
+	// are the route template).
+	redact *pathRedactor
+	tracer trace.Tracer
+	prop   propagation.TextMapPropagator
 }
 
 // methods are the request methods a label may name; any other is _OTHER, as the OpenTelemetry
@@ -213,7 +216,7 @@ func (o *observer) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 			ctx, span = o.tracer.Start(ctx, r.spanName, r.startOpts...)
 			if span.IsRecording() {
 				span.SetAttributes(
-					semconv.URLPath(req.URL.Path),
+					semconv.URLPath(o.redact.path(c.Path(), req.URL.Path)),
 					semconv.URLScheme(scheme(req)),
 					semconv.ServerAddress(req.Host),
 					semconv.ClientAddress(c.RealIP()),

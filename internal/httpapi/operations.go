@@ -49,6 +49,13 @@ type operation struct {
 	// answered from the first response (idempotency.go).
 	Idempotent bool
 	media      // what it takes, what it answers, where a 201 points (conventions.go)
+	// jsonLimits bound the shape of its JSON body (x-json-limits over the defaults, jsonlimits.go);
+	// bodySchemas is its body's schema per JSON media type, which the walk follows.
+	jsonLimits    jsonLimits
+	jsonLimitsErr error
+	bodySchemas   map[string]*openapi3.Schema
+	// fhirOutcome: its 422 is a FHIR OperationOutcome, so a body over its limits answers that.
+	fhirOutcome bool
 }
 
 // operations finds the spec operation of a request from Echo's matched route, which Echo has
@@ -99,6 +106,11 @@ func indexOperations(doc *openapi3.T) operations {
 			}
 			o.SiteLimitedRead = boolExt(op.Extensions, "x-site-limited-read")
 			o.media = mediaOf(doc, op)
+			o.jsonLimits, o.jsonLimitsErr = jsonLimitsOf(op)
+			o.bodySchemas = bodySchemas(op)
+			if r := op.Responses.Value("422"); r != nil && r.Value != nil && r.Value.Content.Get(fhirJSON) != nil {
+				o.fhirOutcome = true
+			}
 			ops[opKey(method, echoPath(path))] = o
 		}
 	}

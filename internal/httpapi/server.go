@@ -156,17 +156,22 @@ func LoadSpec() (*openapi3.T, error) {
 // New builds the API's HTTP handler: the Echo router and its middleware, behind headAsGet.
 func New(d Deps) (http.Handler, error) {
 	DefineFormats()
-	doc, err := LoadSpec()
+	doc, err := SharedSpec()
 	if err != nil {
 		return nil, err
 	}
-	meta, err := newMetaHandlers(doc)
+	meta, err := newMetaHandlers()
 	if err != nil {
 		return nil, err
 	}
 	routing := *doc
 	routing.Servers = openapi3.Servers{{URL: BasePath}}
 	ops := indexOperations(&routing)
+	for _, op := range ops {
+		if op.jsonLimitsErr != nil {
+			return nil, op.jsonLimitsErr
+		}
+	}
 
 	hl7Limit := d.Config.HL7BodyLimit
 	if hl7Limit == "" {
@@ -218,10 +223,13 @@ func New(d Deps) (http.Handler, error) {
 	e.IPExtractor = ipExtractor(d.Config.TrustedProxies)
 
 	obs := newObserver(&routing, d.Tracing) // metrics and traces (observe.go)
+	// Paths in logs and spans hide secret segments (capability tokens, tag codes).
+	redactor := newPathRedactor(&routing)
+	obs.redact = redactor
 	e.Use(builtOnce(
 		obs.middleware,
 		requestID(),
-		accessLog(d.AccessLog, d.Tracing),
+		accessLog(d.AccessLog, d.Tracing, redactor),
 		recoverPanics(d.Logger),
 		cors(d.Config.CORSOrigins),
 		// The deadline, the request's facts and its rate-limit quota, in one copy of the request.
@@ -234,8 +242,9 @@ func New(d Deps) (http.Handler, error) {
 		hashIdempotentBody(ops),
 		negotiate(ops),
 		location(ops),
-		// Keeps the JSON body's bytes as sent for refuseHostileStrings (the validator may re-encode it).
-		keepRawJSON(ops),
+		// Reads a JSON body whole, keeps its bytes as sent for refuseHostileStrings (the validator
+		// may re-encode it), and refuses a shape over its limits before anything decodes it.
+		readJSONBody(ops),
 		validateRequests(&routing, &echomw.Options{
 			SilenceServersWarning: true,
 			// Routes outside the spec (health, docs) and unknown paths skip validation: Echo
@@ -252,6 +261,9 @@ func New(d Deps) (http.Handler, error) {
 		// NUL and invalid UTF-8 in any string: 400 naming the field, not a 500 from PostgreSQL.
 		refuseHostileStrings(ops, headerParams(&routing)),
 		bindStructuredJSON,
+		// A deadline spent reading and checking the body is not the database's doing: 503
+		// service_unavailable, before the policy's lookups would blame it.
+		outOfTime,
 		policy(ops, authorizer),
 		idempotent(ops, idempotency.NewStore(d.Pool, d.Clock), d.Logger),
 	))
@@ -313,5 +325,6 @@ func New(d Deps) (http.Handler, error) {
 		pages.Register(e)
 	}
 	obs.addRoutes(e.Routes())
+	redactor.addRoutes(e.Routes())
 	return securityHeaders(headAsGet(e)), nil
 }

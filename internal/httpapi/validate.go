@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -79,6 +80,11 @@ func validateRequests(doc *openapi3.T, options *echomw.Options, authn Authentica
 // validateWith is validateRequests with the plain routes given (none: every request to the
 // validator).
 func validateWith(routes specRoutes, plain map[routeKey]*plainRoute, options *echomw.Options, authn Authenticators) echo.MiddlewareFunc {
+	// A structured-syntax JSON body (application/fhir+json) is decoded pruned (prunedJSON): the
+	// strict handler binds the value validated, which is cheap, instead of decoding the body a
+	// second time into its generic members; the handler reads the body as sent (reqinfo.Body).
+	structured := *options
+	structured.Options.KeepValidatedValue = true
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			if options.Skipper != nil && options.Skipper(c) {
@@ -94,7 +100,11 @@ func validateWith(routes specRoutes, plain map[routeKey]*plainRoute, options *ec
 			}
 			r := routedPool.Get().(*echoRouted)
 			r.c, r.routes = c, routes
-			if err := echomw.ValidateRequestFromContext(c, r, options); err != nil {
+			opts := options
+			if mt, _, _ := strings.Cut(c.Request().Header.Get(echo.HeaderContentType), ";"); strings.HasSuffix(strings.TrimSpace(mt), "+json") {
+				opts = &structured
+			}
+			if err := echomw.ValidateRequestFromContext(c, r, opts); err != nil {
 				return err
 			}
 			r.c = nil

@@ -26,6 +26,17 @@ var Registry = prometheus.NewRegistry()
 // Outcomes of an HL7 message, as the ingest reports them.
 var HL7Outcomes = []string{"applied", "duplicate", "skipped", "rejected"}
 
+// Outcomes of a sensor reading a gateway sends (sous_sensor_readings_total{outcome}): stored,
+// stored before, or rejected for one of the spec's ReadingRejection reasons.
+const (
+	ReadingAccepted  = "accepted"
+	ReadingDuplicate = "duplicate"
+)
+
+// ReadingRejections are the reasons a reading is rejected, as the spec's ReadingRejection lists
+// them (a test in internal/sensors holds the two together).
+var ReadingRejections = []string{"unknown_sensor", "inactive_sensor", "unit_mismatch", "in_future", "too_old", "implausible"}
+
 // Results of a webhook delivery attempt.
 const (
 	WebhookDelivered   = "delivered"   // the receiver answered 2xx
@@ -44,6 +55,21 @@ const (
 var RateLimits = []string{
 	"register", "signin_fail", "signin_ip", "device_pair", "support_inquiry",
 	"capability_link", "capability_link_write", "census_writers",
+}
+
+// SocketLimitScopes label sous_realtime_socket_limit; SocketRefusalReasons label
+// sous_realtime_socket_refusals_total (the reasons of internal/realtime, which a test holds in
+// step).
+var (
+	SocketLimitScopes    = []string{"device", "org", "address", "replica"}
+	SocketRefusalReasons = []string{"ceiling", "org", "address"}
+)
+
+// SetRealtimeLimits publishes the device WebSocket limits in force.
+func SetRealtimeLimits(perDevice, perOrg, perAddress, ceiling int) {
+	for i, v := range []int{perDevice, perOrg, perAddress, ceiling} {
+		RealtimeSocketLimit.WithLabelValues(SocketLimitScopes[i]).Set(float64(v))
+	}
 }
 
 // Buckets for request latencies: an API answers in milliseconds, and its deadline is seconds.
@@ -69,6 +95,11 @@ var (
 		Help:    "Duration of one HL7 ingest body, from parse to commit (waiting for the census locks of its patients included).",
 		Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60},
 	})
+
+	SensorReadings = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "sous_sensor_readings_total",
+		Help: "Sensor readings sent by gateways, by outcome (accepted, duplicate, or the reason it was rejected: unknown_sensor, inactive_sensor, unit_mismatch, in_future, too_old, implausible).",
+	}, []string{"outcome"})
 
 	WebhookDeliveries = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "sous_webhook_deliveries_total",
@@ -110,6 +141,18 @@ var (
 		Name: "sous_realtime_hints_total",
 		Help: "Realtime hints handed to device WebSockets on this replica.",
 	})
+	RealtimeSocketLimit = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "sous_realtime_socket_limit",
+		Help: "Limits on device WebSockets, by scope: device, org and address (caps over every replica), replica (this replica's ceiling).",
+	}, []string{"scope"})
+	RealtimeSocketRefusals = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "sous_realtime_socket_refusals_total",
+		Help: "Device WebSocket upgrades refused by this replica, by reason: ceiling (503), org or address cap (429).",
+	}, []string{"reason"})
+	RealtimeSocketsReplaced = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "sous_realtime_sockets_replaced_total",
+		Help: "Device WebSockets closed with 4001 because a newer connection of the same device went beyond its cap.",
+	})
 
 	PeriodicRuns = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "sous_periodic_runs_total",
@@ -143,9 +186,11 @@ var registered = []prometheus.Collector{
 	collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	HTTPRequestDuration, HTTPActiveRequests,
 	HL7Messages, HL7BatchDuration,
+	SensorReadings,
 	WebhookDeliveries, WebhookDeliveryDuration,
 	PasswordHashWaiting, PasswordHashWait, PasswordHashRefused,
 	RateLimited, IdempotentReplays, RealtimeConnections, RealtimeHints,
+	RealtimeSocketLimit, RealtimeSocketRefusals, RealtimeSocketsReplaced,
 	PeriodicRuns, PeriodicLastSuccess,
 	StockPostings, StockPostingSize,
 	buildInfo,
@@ -157,14 +202,38 @@ func init() {
 	for _, o := range HL7Outcomes {
 		HL7Messages.WithLabelValues(o)
 	}
+	for _, o := range append([]string{ReadingAccepted, ReadingDuplicate}, ReadingRejections...) {
+		SensorReadings.WithLabelValues(o)
+	}
 	for _, r := range []string{WebhookDelivered, WebhookFailed, WebhookUnreachable} {
 		WebhookDeliveries.WithLabelValues(r)
 	}
 	for _, l := range RateLimits {
 		RateLimited.WithLabelValues(l)
 	}
+	for _, s := range SocketLimitScopes {
+		RealtimeSocketLimit.WithLabelValues(s)
+	}
+	for _, r := range SocketRefusalReasons {
+		RealtimeSocketRefusals.WithLabelValues(r)
+	}
 	version, revision := buildVersion()
 	buildInfo.WithLabelValues(version, revision, runtime.Version()).Set(1)
+}
+
+// SetBuild names the running build in sous_build_info: the server calls it at start with what
+// it learned of its making (the revision included when the binary carries none and its checkout
+// was asked). Values set at link time win; an empty value keeps what the binary carries.
+func SetBuild(version, revision string) {
+	v, r := buildVersion()
+	if Version == "" && version != "" {
+		v = version
+	}
+	if Revision == "" && revision != "" {
+		r = revision
+	}
+	buildInfo.Reset()
+	buildInfo.WithLabelValues(v, r, runtime.Version()).Set(1)
 }
 
 // Version and Revision may be set at link time (-ldflags "-X …"); otherwise they come from the
@@ -202,6 +271,18 @@ func RateLimitedBy(limit string) {
 		}
 	}
 	RateLimited.WithLabelValues("other").Inc()
+}
+
+// SensorReadingRejected counts one reading rejected for reason. A reason outside
+// ReadingRejections is counted as "other", so a new reason can never open an unbounded label.
+func SensorReadingRejected(reason string) {
+	for _, r := range ReadingRejections {
+		if r == reason {
+			SensorReadings.WithLabelValues(r).Inc()
+			return
+		}
+	}
+	SensorReadings.WithLabelValues("other").Inc()
 }
 
 // PeriodicJob pre-creates the series of one background job, so that a job that has never

@@ -35,6 +35,31 @@ func TestIsUniqueViolation(t *testing.T) {
 	}
 }
 
+func TestIsForeignKeyViolation(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.New(t)
+	ctx := t.Context()
+	if _, err := pool.Exec(ctx, `
+		CREATE TABLE gateways (site int NOT NULL, id int NOT NULL, PRIMARY KEY (site, id));
+		CREATE TABLE probes (site int NOT NULL, gateway int NOT NULL,
+			CONSTRAINT probes_gateway_fkey FOREIGN KEY (site, gateway) REFERENCES gateways (site, id));
+		INSERT INTO gateways VALUES (1, 1); INSERT INTO probes VALUES (1, 1)`); err != nil {
+		t.Fatal(err)
+	}
+	// Both sides: a row referring to no key, and a referenced key changed under its rows.
+	_, err := pool.Exec(ctx, "INSERT INTO probes VALUES (2, 1)")
+	if !pg.IsForeignKeyViolation(fmt.Errorf("create probe: %w", err), "probes_gateway_fkey") {
+		t.Fatalf("insert: %v not classified", err)
+	}
+	_, err = pool.Exec(ctx, "UPDATE gateways SET site = 2")
+	if !pg.IsForeignKeyViolation(err, "probes_gateway_fkey") || pg.IsForeignKeyViolation(err, "other_fkey") {
+		t.Fatalf("update: %v misclassified", err)
+	}
+	if pg.IsForeignKeyViolation(nil, "probes_gateway_fkey") {
+		t.Fatal("nil classified as a foreign key violation")
+	}
+}
+
 func TestIsNoRows(t *testing.T) {
 	t.Parallel()
 	pool := pgtest.New(t)

@@ -24,6 +24,7 @@ var referenceTables = map[string]string{
 	"rate_locks":        "per client address and bucket, before any organization is known",
 	"support_inquiries": "sent with no credential, from no organization",
 	"goose_db_version":  "the schema's migration record",
+	"realtime_replicas": "a server's lease on the device sockets it holds, of every organization",
 }
 
 // keyedByUniqueIndex are tenant tables without a primary key, whose rows are keyed by a unique

@@ -45,10 +45,26 @@
 //
 // A notification's payload is a comma-separated list of tokens, each a device
 // id (hint that device), "org:" followed by an organization id (hint all its
-// devices) or "revoke:" followed by a device id (close that device's sockets
-// with StatusRevoked). Batches stay far below PostgreSQL's 8000-byte limit.
+// devices), "revoke:" followed by a device id (close that device's sockets
+// with StatusRevoked) or "replace:" followed by a socket id (close that one
+// socket with StatusReplaced). Batches stay far below PostgreSQL's 8000-byte
+// limit.
 // Tokens a replica does not understand are logged and skipped, so new kinds
 // can be rolled out replica by replica.
+//
+// # Limits
+//
+// A socket holds a file descriptor, goroutines and buffers for hours, so
+// their number is bounded (Hub.SetLimits, see limits.go): a ceiling per
+// replica, checked first and below the process's open-file limit so that the
+// replica can still accept every other request; and caps per device, per
+// organization and per client address, counted over every replica in the
+// realtime_sockets table (ledger.go), where each replica enters its sockets
+// under a lease it renews, so that a crashed replica's sockets stop counting
+// within one lease. Past the per-device cap the newest connection wins: the
+// device's oldest socket, on whichever replica, is closed with StatusReplaced
+// (through a "replace:" token sent in the admitting transaction). Past the
+// other caps and the ceiling the upgrade is refused with a *RefusedError.
 //
 // # Revocation
 //

@@ -49,6 +49,12 @@ type Hub struct {
 	mu      sync.RWMutex
 	devices map[uuid.UUID]map[*subscriber]struct{}
 	orgs    map[uuid.UUID]map[*subscriber]struct{}
+	sockets map[uuid.UUID]*subscriber // by socket id, for replacement
+
+	// slots hold this replica's sockets against its ceiling; ledger, once SetLimits is called,
+	// holds them against the caps shared by every replica (nil: none).
+	slots  slots
+	ledger *ledger
 
 	running   atomic.Bool
 	ready     chan struct{}
@@ -58,9 +64,11 @@ type Hub struct {
 }
 
 type subscriber struct {
-	device, org uuid.UUID
-	ch          chan struct{}
-	removed     bool // under Hub.mu; set when revoked or cancelled
+	id, device, org uuid.UUID
+	ch              chan struct{}
+	removed         bool // under Hub.mu; set when revoked, replaced or cancelled
+	// replaced, set under Hub.mu before ch is closed, tells a replacement from a revocation.
+	replaced bool
 }
 
 // ListenVia makes the hub listen through a connection of cfg rather than one configured like
@@ -76,15 +84,32 @@ func NewHub(pool *pgxpool.Pool, logger *slog.Logger) *Hub {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &Hub{
+	h := &Hub{
 		pool:    pool,
 		logger:  logger,
 		devices: make(map[uuid.UUID]map[*subscriber]struct{}),
 		orgs:    make(map[uuid.UUID]map[*subscriber]struct{}),
+		sockets: make(map[uuid.UUID]*subscriber),
 		ready:   make(chan struct{}),
 		stopped: make(chan struct{}),
 	}
+	h.slots.ceiling.Store(int64(DerivedCeiling()))
+	return h
 }
+
+// SetLimits bounds the sockets this hub serves (zero fields take their defaults) and counts
+// them in the database's socket ledger (migration realtime_sockets), so that the caps per
+// device, organization and client address hold across replicas. Call it before Run and before
+// any socket; without it a hub only keeps to the ceiling derived from the file limit.
+func (h *Hub) SetLimits(l Limits) {
+	l = l.withDefaults()
+	h.slots.ceiling.Store(int64(l.Ceiling))
+	h.ledger = newLedger(h.pool, h.logger, l)
+	metrics.SetRealtimeLimits(l.PerDevice, l.PerOrg, l.PerAddress, l.Ceiling)
+}
+
+// Ceiling is the most sockets this hub serves at once.
+func (h *Hub) Ceiling() int { return int(h.slots.ceiling.Load()) }
 
 // Ready is closed once the hub listens for the first time. From then on, a
 // subscriber hears of every change committed after it subscribed, a
@@ -98,15 +123,22 @@ func (h *Hub) Ready() <-chan struct{} { return h.ready }
 // device is revoked (DisconnectDevice). cancel must be called when the
 // subscriber goes away; it may be called more than once.
 func (h *Hub) Subscribe(deviceID, orgID uuid.UUID) (hints <-chan struct{}, cancel func()) {
-	s := &subscriber{device: deviceID, org: orgID, ch: make(chan struct{}, 1)}
+	s, cancel := h.subscribe(uuid.New(), deviceID, orgID)
+	return s.ch, cancel
+}
+
+// subscribe is Subscribe for socket id, whose subscriber tells why its channel closed.
+func (h *Hub) subscribe(id, deviceID, orgID uuid.UUID) (*subscriber, func()) {
+	s := &subscriber{id: id, device: deviceID, org: orgID, ch: make(chan struct{}, 1)}
 	h.mu.Lock()
 	add(h.devices, deviceID, s)
 	if orgID != uuid.Nil {
 		add(h.orgs, orgID, s)
 	}
+	h.sockets[id] = s
 	h.mu.Unlock()
 	metrics.RealtimeConnections.Inc()
-	return s.ch, func() {
+	return s, func() {
 		h.mu.Lock()
 		h.removeLocked(s)
 		h.mu.Unlock()
@@ -136,6 +168,7 @@ func (h *Hub) removeLocked(s *subscriber) {
 	}
 	s.removed = true
 	metrics.RealtimeConnections.Dec()
+	delete(h.sockets, s.id)
 	remove(h.devices, s.device, s)
 	if s.org != uuid.Nil {
 		remove(h.orgs, s.org, s)
@@ -154,6 +187,11 @@ func (h *Hub) Run(ctx context.Context) error {
 		return errors.New("realtime: Hub.Run called twice")
 	}
 	defer close(h.stopped)
+	if h.ledger != nil {
+		var wg sync.WaitGroup
+		defer wg.Wait()
+		wg.Go(func() { h.ledger.run(ctx) })
+	}
 
 	backoff := minBackoff
 	for {
@@ -243,7 +281,7 @@ func (h *Hub) dispatch(payload string) {
 	if len(bad) > 0 {
 		h.logger.Warn("realtime: ignoring unknown hint tokens", "tokens", bad)
 	}
-	revoke := false
+	closing := false
 	h.mu.RLock()
 	for _, ht := range hints {
 		switch ht.kind {
@@ -251,22 +289,28 @@ func (h *Hub) dispatch(payload string) {
 			pokeAll(h.devices[ht.id])
 		case hintOrg:
 			pokeAll(h.orgs[ht.id])
-		case hintRevoke:
-			revoke = true
+		case hintRevoke, hintReplace:
+			closing = true
 		}
 	}
 	h.mu.RUnlock()
-	if !revoke {
+	if !closing {
 		return
 	}
 	h.mu.Lock()
 	for _, ht := range hints {
-		if ht.kind != hintRevoke {
-			continue
-		}
-		for s := range h.devices[ht.id] {
-			h.removeLocked(s)
-			close(s.ch)
+		switch ht.kind {
+		case hintRevoke:
+			for s := range h.devices[ht.id] {
+				h.removeLocked(s)
+				close(s.ch)
+			}
+		case hintReplace:
+			if s := h.sockets[ht.id]; s != nil {
+				s.replaced = true
+				h.removeLocked(s)
+				close(s.ch)
+			}
 		}
 	}
 	h.mu.Unlock()

@@ -24,12 +24,13 @@ type Execer interface {
 // Payload prefixes. A bare UUID names a device, which keeps the common
 // payload as short as possible.
 const (
-	orgPrefix    = "org:"
-	revokePrefix = "revoke:"
+	orgPrefix     = "org:"
+	revokePrefix  = "revoke:"
+	replacePrefix = "replace:"
 )
 
-// tokensPerPayload keeps a batched payload (at most 44 bytes a token,
-// separator included) near 4.4 kB, comfortably below PostgreSQL's limit of
+// tokensPerPayload keeps a batched payload (at most 45 bytes a token,
+// separator included) near 4.5 kB, comfortably below PostgreSQL's limit of
 // 8000 bytes, whatever the mix of token kinds.
 const tokensPerPayload = 100
 
@@ -57,6 +58,17 @@ func DisconnectDevice(ctx context.Context, tx Execer, deviceIDs ...uuid.UUID) er
 	tokens := make([]string, len(deviceIDs))
 	for i, id := range deviceIDs {
 		tokens[i] = revokePrefix + id.String()
+	}
+	return send(ctx, tx, tokens)
+}
+
+// ReplaceSockets closes, once tx commits, the given sockets (by the ids the ledger knows them
+// by) with StatusReplaced, on whichever replica holds them: a newer connection of their device
+// took their place.
+func ReplaceSockets(ctx context.Context, tx Execer, socketIDs ...uuid.UUID) error {
+	tokens := make([]string, len(socketIDs))
+	for i, id := range socketIDs {
+		tokens[i] = replacePrefix + id.String()
 	}
 	return send(ctx, tx, tokens)
 }
@@ -114,6 +126,7 @@ const (
 	hintDevice hintKind = iota
 	hintOrg
 	hintRevoke
+	hintReplace
 )
 
 // parsePayload returns the hints of a payload and the tokens it could not
@@ -126,6 +139,8 @@ func parsePayload(payload string) (hints []hint, bad []string) {
 			kind, rest = hintOrg, s
 		} else if s, ok := strings.CutPrefix(token, revokePrefix); ok {
 			kind, rest = hintRevoke, s
+		} else if s, ok := strings.CutPrefix(token, replacePrefix); ok {
+			kind, rest = hintReplace, s
 		}
 		id, err := uuid.Parse(rest)
 		if err != nil || len(rest) != 36 {

@@ -10,6 +10,8 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/google/uuid"
+
+	"github.com/sous-app/sous/internal/metrics"
 )
 
 // StatusRevoked closes the sockets of an unpaired device. It lies in the
@@ -20,6 +22,14 @@ const StatusRevoked websocket.StatusCode = 4401
 // ErrRevoked is what ServeSocket returns when it closed the socket because
 // the device was revoked.
 var ErrRevoked = errors.New("realtime: device revoked")
+
+// ErrReplaced is what ServeSocket returns when it closed the socket with StatusReplaced: a
+// newer connection of the device took its place beyond Limits.PerDevice.
+var ErrReplaced = errors.New("realtime: socket replaced by a newer connection of its device")
+
+// ErrLedger wraps the error of a socket ledger that could not be reached (see SetLimits): the
+// upgrade was refused, nothing was written, and the database's error is in the chain.
+var ErrLedger = errors.New("realtime: socket ledger")
 
 // SocketOptions tune ServeSocket. The zero value is ready to use.
 type SocketOptions struct {
@@ -57,6 +67,9 @@ type SocketOptions struct {
 	// least minWake apart, so a clock that does not move (or an answer that
 	// does not advance) cannot make the socket spin.
 	NextChange func(ctx context.Context) time.Duration
+	// ClientKey is the client as per-address caps count it (reqinfo.ClientKey: an IPv4
+	// address, an IPv6 /64); empty leaves the socket out of Limits.PerAddress.
+	ClientKey string
 }
 
 // minWake is the least time between two frames sent because time passed.
@@ -90,17 +103,46 @@ func (o SocketOptions) withDefaults() SocketOptions {
 // ServeSocket returns when the device goes away (nil), when the request's
 // context ends or the hub stops (nil, after closing with 1001 so the device
 // reconnects, possibly to another replica), when the device is revoked
-// (ErrRevoked, after closing with StatusRevoked), or on failure. If the
-// upgrade itself fails, an HTTP error has already been written.
+// (ErrRevoked, after closing with StatusRevoked), when a newer connection of
+// the device replaced it (ErrReplaced, after closing with StatusReplaced), or
+// on failure. If the upgrade itself fails, an HTTP error has already been
+// written.
+//
+// Before upgrading it keeps to the hub's limits (see SetLimits), writing
+// nothing when one refuses: a *RefusedError when the replica's ceiling or the
+// organization's or client address's cap is reached, or the database's error
+// wrapped in ErrLedger when the ledger cannot be reached. The ceiling is checked first and costs
+// no database work, so a replica at its ceiling still has descriptors, a
+// goroutine and a pooled connection for everything else it serves.
 func ServeSocket(w http.ResponseWriter, r *http.Request, hub *Hub, deviceID, orgID uuid.UUID, opts SocketOptions) error {
 	opts = opts.withDefaults()
 
-	hints, unsubscribe := hub.Subscribe(deviceID, orgID)
+	if !hub.slots.take() {
+		metrics.RealtimeSocketRefusals.WithLabelValues(ReasonCeiling).Inc()
+		return &RefusedError{Reason: ReasonCeiling, Limit: hub.Ceiling(), RetryAfter: CeilingRetryAfter}
+	}
+	defer hub.slots.give()
+
+	id := uuid.Must(uuid.NewV7())
+	sub, unsubscribe := hub.subscribe(id, deviceID, orgID)
 	defer unsubscribe()
+	hints := sub.ch
 	if opts.Admit != nil {
 		if err := opts.Admit(r.Context()); err != nil {
 			return err
 		}
+	}
+	// Entered in the ledger only once subscribed: a newer socket may replace this one as soon
+	// as its row is visible, and the replacement must find the subscription.
+	if hub.ledger != nil {
+		if err := hub.ledger.admit(r.Context(), id, orgID, deviceID, opts.ClientKey); err != nil {
+			if refused, ok := AsRefused(err); ok {
+				metrics.RealtimeSocketRefusals.WithLabelValues(refused.Reason).Inc()
+				return err
+			}
+			return fmt.Errorf("%w: %w", ErrLedger, err)
+		}
+		defer hub.ledger.release(id)
 	}
 
 	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{
@@ -168,6 +210,10 @@ func ServeSocket(w http.ResponseWriter, r *http.Request, hub *Hub, deviceID, org
 			_ = conn.Close(websocket.StatusGoingAway, "server shutting down")
 			return nil
 		case _, ok := <-hints:
+			if !ok && sub.replaced { // set before the close, which this receive follows
+				_ = conn.Close(StatusReplaced, "replaced by a newer connection")
+				return ErrReplaced
+			}
 			if !ok {
 				_ = conn.Close(StatusRevoked, "device unpaired")
 				return ErrRevoked

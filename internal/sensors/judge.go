@@ -101,7 +101,8 @@ func judge(ctx context.Context, tx pgx.Tx, now time.Time, v db.SensorView, st db
 		OutSince: s.outSince, InSince: s.inSince, Peak: s.peak, ExcursionID: s.excursionID}, nil
 }
 
-// savedState is a sensor's judging state as SaveSensorStates takes it (JSON; decimals as strings).
+// savedState is a sensor's judging state, and its fault run, as SaveSensorStates takes it
+// (JSON; decimals as strings).
 type savedState struct {
 	SensorID    uuid.UUID        `json:"sensor_id"`
 	Phase       string           `json:"phase"`
@@ -111,6 +112,16 @@ type savedState struct {
 	InSince     *time.Time       `json:"in_since"`
 	Peak        *decimal.Decimal `json:"peak"`
 	ExcursionID *uuid.UUID       `json:"excursion_id"`
+	FaultRun    int32            `json:"fault_run"`
+	FaultSince  *time.Time       `json:"fault_since"`
+	FaultAt     *time.Time       `json:"fault_at"`
+}
+
+// unjudged is the state st saved as it stands: for a sensor whose fault run moved while
+// judging did not (its readings this call were all implausible).
+func unjudged(st db.SensorState) *savedState {
+	return &savedState{SensorID: st.SensorID, Phase: st.Phase, LastAt: st.LastAt, LastValue: st.LastValue,
+		OutSince: st.OutSince, InSince: st.InSince, Peak: st.Peak, ExcursionID: st.ExcursionID}
 }
 
 const (

@@ -16,6 +16,7 @@ import (
 	"github.com/sous-app/sous/gen/db"
 	"github.com/sous-app/sous/internal/alerts"
 	"github.com/sous-app/sous/internal/apierr"
+	"github.com/sous-app/sous/internal/metrics"
 	"github.com/sous-app/sous/internal/pg"
 	"github.com/sous-app/sous/internal/principal"
 )
@@ -76,6 +77,7 @@ func (h *Handlers) PostDeviceReadings(ctx context.Context, req api.PostDeviceRea
 	out := api.PostDeviceReadings200JSONResponse{Rejected: []api.ReadingRejection{}}
 	cands := make([]candidate, 0, len(in))
 	seen := make(map[candidate]bool, len(in))
+	bad := map[uuid.UUID][]faultReading{} // implausible readings by sensor: refused, but counted as faults
 	oldest := retentionCutoff(now, h.retention)
 	for i, r := range in {
 		v, known := byName[r.Sensor]
@@ -104,6 +106,11 @@ func (h *Handlers) PostDeviceReadings(ctx context.Context, req api.PostDeviceRea
 		if err != nil {
 			return nil, apierr.InvalidField(fmt.Sprintf("readings[%d].value", i), "is not a decimal number")
 		}
+		if why := implausible(r.Unit, value); why != "" {
+			reject(api.Implausible, why)
+			bad[v.ID] = append(bad[v.ID], faultReading{at: at, sent: sentText(r.Unit, value)})
+			continue
+		}
 		c := candidate{sensorID: v.ID, at: at, value: stored(r.Unit, value)}
 		key := candidate{sensorID: c.sensorID, at: c.at}
 		if seen[key] {
@@ -113,8 +120,12 @@ func (h *Handlers) PostDeviceReadings(ctx context.Context, req api.PostDeviceRea
 		seen[key] = true
 		cands = append(cands, c)
 	}
-	if len(cands) == 0 {
-		return out, pg.InTx(ctx, h.pool, func(tx pgx.Tx) error { return contact(ctx, tx, now, p) })
+	if len(cands) == 0 && len(bad) == 0 {
+		if err := pg.InTx(ctx, h.pool, func(tx pgx.Tx) error { return contact(ctx, tx, now, p) }); err != nil {
+			return nil, err
+		}
+		countReadings(out)
+		return out, nil
 	}
 	// Readings in (sensor, time) order: calls storing overlapping readings meet them in the same order.
 	slices.SortFunc(cands, func(a, b candidate) int {
@@ -124,13 +135,19 @@ func (h *Handlers) PostDeviceReadings(ctx context.Context, req api.PostDeviceRea
 		return nil, err
 	}
 	params := db.InsertReadingsParams{OrgID: p.OrgID, Now: now}
-	var ids []uuid.UUID
+	var ids []uuid.UUID // the sensors whose readings are stored (heard from)
 	for _, c := range cands {
 		params.SensorIds = append(params.SensorIds, c.sensorID)
 		params.Ats = append(params.Ats, c.at)
 		params.Vals = append(params.Vals, c.value.String())
 		if len(ids) == 0 || ids[len(ids)-1] != c.sensorID {
 			ids = append(ids, c.sensorID)
+		}
+	}
+	locked := slices.Clone(ids) // and those whose fault run moves (LockSensorStates locks in id order)
+	for id := range bad {
+		if !slices.Contains(ids, id) {
+			locked = append(locked, id)
 		}
 	}
 	byID := make(map[uuid.UUID]db.SensorView, len(views))
@@ -140,13 +157,15 @@ func (h *Handlers) PostDeviceReadings(ctx context.Context, req api.PostDeviceRea
 	var inserted int
 	err = pg.InTx(ctx, h.pool, func(tx pgx.Tx) error {
 		q := db.New(tx)
-		states, err := q.LockSensorStates(ctx, db.LockSensorStatesParams{OrgID: p.OrgID, SensorIds: ids})
+		states, err := q.LockSensorStates(ctx, db.LockSensorStatesParams{OrgID: p.OrgID, SensorIds: locked})
 		if err != nil {
 			return err
 		}
-		rows, err := q.InsertReadings(ctx, params)
-		if err != nil {
-			return err
+		var rows []db.InsertReadingsRow
+		if len(cands) > 0 {
+			if rows, err = q.InsertReadings(ctx, params); err != nil {
+				return err
+			}
 		}
 		inserted = len(rows)
 		// This call's readings of each sensor, in time order.
@@ -168,7 +187,15 @@ func (h *Handlers) PostDeviceReadings(ctx context.Context, req api.PostDeviceRea
 			if err != nil {
 				return err
 			}
+			f, faulted, err := countFaults(ctx, tx, now, byID[st.SensorID], st, bad[st.SensorID], fresh[st.SensorID])
+			if err != nil {
+				return err
+			}
+			if s == nil && faulted {
+				s = unjudged(st)
+			}
 			if s != nil {
+				s.FaultRun, s.FaultSince, s.FaultAt = f.run, f.since, f.at
 				saved = append(saved, *s)
 			}
 		}
@@ -188,7 +215,18 @@ func (h *Handlers) PostDeviceReadings(ctx context.Context, req api.PostDeviceRea
 	}
 	out.Accepted = inserted
 	out.Duplicates += len(cands) - inserted
+	countReadings(out)
 	return out, nil
+}
+
+// countReadings counts a call's readings in sous_sensor_readings_total once it is answered:
+// accepted, duplicates, and each rejection by its reason.
+func countReadings(out api.PostDeviceReadings200JSONResponse) {
+	metrics.SensorReadings.WithLabelValues(metrics.ReadingAccepted).Add(float64(out.Accepted))
+	metrics.SensorReadings.WithLabelValues(metrics.ReadingDuplicate).Add(float64(out.Duplicates))
+	for _, r := range out.Rejected {
+		metrics.SensorReadingRejected(string(r.Reason))
+	}
 }
 
 // requireGateway refuses readings from a device that is not a sensor gateway.

@@ -97,6 +97,21 @@ func (h *Handlers) GetTemperatureLog(ctx context.Context, req api.GetTemperature
 		return nil, apierr.InvalidField("interval", fmt.Sprintf("%d sensors × %d buckets of %s is more than %d: ask for a coarser interval or a shorter period",
 			len(views), perSensor, interval, maxLogBuckets))
 	}
+	// A heavy log waits for one of the organization's slots, held until its body is written.
+	release := func() {}
+	if n := perSensor * len(views); n > heavyLogBuckets {
+		slot, err := h.heavySlot(ctx, a.OrgID)
+		if err != nil {
+			return nil, err
+		}
+		release = slot.release
+		defer func() {
+			if release != nil {
+				release()
+			}
+		}()
+		q = db.New(slot.tx)
+	}
 	log := api.TemperatureLog{
 		Site: api.TemperatureLogSite{Id: site.ID, Name: site.Name, Timezone: site.Timezone},
 		From: p.From, To: p.To, PeriodStart: start.UTC(), PeriodEnd: end.UTC(), Interval: interval,
@@ -105,21 +120,19 @@ func (h *Handlers) GetTemperatureLog(ctx context.Context, req api.GetTemperature
 	if err := h.fillLog(ctx, q, a.OrgID, views, width, &log); err != nil {
 		return nil, err
 	}
-	switch preferredMedia(reqinfo.Accept(ctx)) {
-	case mediaCSV:
-		b, err := logCSV(log, loc)
-		if err != nil {
-			return nil, err
-		}
-		return api.GetTemperatureLog200TextcsvResponse{Body: bytes.NewReader(b), ContentLength: int64(len(b))}, nil
-	case mediaPDF:
+	media := preferredMedia(reqinfo.Accept(ctx))
+	if media == mediaPDF {
 		b, err := logPDF(log, loc)
 		if err != nil {
 			return nil, err
 		}
 		return api.GetTemperatureLog200ApplicationpdfResponse{Body: bytes.NewReader(b), ContentLength: int64(len(b))}, nil
 	}
-	return api.GetTemperatureLog200JSONResponse(log), nil
+	// JSON and CSV are written to the client from the log as they are encoded; the slot, if any,
+	// is the response's to release once written.
+	res := &streamedLog{log: log, loc: loc, media: media, release: release}
+	release = nil
+	return res, nil
 }
 
 // fillLog reads the sensors' buckets, excursions and corrective tasks into log, three queries in all.

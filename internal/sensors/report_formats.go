@@ -3,6 +3,7 @@ package sensors
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"strconv"
 	"time"
 
@@ -17,15 +18,15 @@ var logCSVHeader = []string{"type", "location", "sensor", "sensor_id", "at", "mi
 
 // logCSV writes the log as one row per reading bucket and per excursion (its corrective task on
 // the same row), times in the site's time zone with their offset.
-func logCSV(log api.TemperatureLog, loc *time.Location) ([]byte, error) {
-	var buf bytes.Buffer
-	w := csvout.NewWriter(&buf)
+// It writes to out as it goes (csvout buffers a few kilobytes), so the body is never whole in memory.
+func writeLogCSV(out io.Writer, log api.TemperatureLog, loc *time.Location) error {
+	w := csvout.NewWriter(out)
 	header := make([]csvout.Cell, len(logCSVHeader))
 	for i, h := range logCSVHeader {
 		header[i] = csvout.Text(h)
 	}
 	if err := w.Row(header...); err != nil {
-		return nil, err
+		return err
 	}
 	at := func(t *time.Time) csvout.Cell {
 		if t == nil {
@@ -46,7 +47,7 @@ func logCSV(log api.TemperatureLog, loc *time.Location) ([]byte, error) {
 		for _, b := range s.Buckets {
 			if err := w.Row(csvout.Text("reading"), where, name, id, at(&b.At), csvout.Number(b.Min), csvout.Number(b.Mean), csvout.Number(b.Max),
 				csvout.Number(strconv.Itoa(b.Count)), empty, empty, empty, opt(s.MinTempF), opt(s.MaxTempF), empty, empty, empty, empty, empty); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		for _, e := range s.Excursions {
@@ -65,14 +66,11 @@ func logCSV(log api.TemperatureLog, loc *time.Location) ([]byte, error) {
 			}
 			if err := w.Row(csvout.Text("excursion"), where, name, id, at(&e.StartedAt), empty, empty, empty, empty, at(e.EndedAt),
 				csvout.Number(strconv.Itoa(e.DurationMinutes)), csvout.Number(e.Peak), opt(e.MinTempF), opt(e.MaxTempF), status, by, done, note, temp); err != nil {
-				return nil, err
+				return err
 			}
 		}
 	}
-	if err := w.Flush(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return w.Flush()
 }
 
 // place is where a sensor is: its storage location, else its equipment, else "".
@@ -179,11 +177,7 @@ func logPDF(log api.TemperatureLog, loc *time.Location) ([]byte, error) {
 			text(9, "", "No readings in the period.")
 			continue
 		}
-		w := []float64{40, 25, 25, 25, 25}
-		row(w, []string{"From", "Min °F", "Mean °F", "Max °F", "Readings"}, true)
-		for _, b := range s.Buckets {
-			row(w, []string{local(b.At), b.Min, b.Mean, b.Max, strconv.Itoa(b.Count)}, false)
-		}
+		bucketColumns(pdf, s.Buckets, loc)
 	}
 	var buf bytes.Buffer
 	if err := pdf.Output(&buf); err != nil {

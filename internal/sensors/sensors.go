@@ -94,7 +94,7 @@ func (h *Handlers) CreateSensor(ctx context.Context, req api.CreateSensorRequest
 			Name: in.Name, Kind: in.Kind, StorageLocationID: in.StorageLocationID, EquipmentID: in.EquipmentID,
 			MinTempF: in.MinTempF, MaxTempF: in.MaxTempF, ExcursionMinutes: in.ExcursionMinutes, Active: in.Active, Now: now,
 		}); err != nil {
-			return externalIDTaken(err, in.ExternalID)
+			return sensorWriteError(err, in.ExternalID)
 		}
 		if err := q.CreateSensorState(ctx, db.CreateSensorStateParams{SensorID: id, OrgID: a.OrgID}); err != nil {
 			return err
@@ -140,7 +140,7 @@ func (h *Handlers) UpdateSensor(ctx context.Context, req api.UpdateSensorRequest
 			Name: in.Name, Kind: in.Kind, StorageLocationID: in.StorageLocationID, EquipmentID: in.EquipmentID,
 			MinTempF: in.MinTempF, MaxTempF: in.MaxTempF, ExcursionMinutes: in.ExcursionMinutes, Active: in.Active, Now: now,
 		}); err != nil {
-			return externalIDTaken(err, in.ExternalID)
+			return sensorWriteError(err, in.ExternalID)
 		}
 		if err := audit.RecordSite(ctx, q, a.OrgID, in.SiteID, cur.ID, now); err != nil {
 			return err
@@ -154,9 +154,15 @@ func (h *Handlers) UpdateSensor(ctx context.Context, req api.UpdateSensorRequest
 	return api.UpdateSensor200JSONResponse(toAPI(v)), nil
 }
 
-func externalIDTaken(err error, externalID string) error {
+// sensorWriteError maps what the database refuses of a sensor write to the API's errors.
+func sensorWriteError(err error, externalID string) error {
 	if _, ok := pg.IsUniqueViolation(err); ok {
 		return apierr.Conflict(fmt.Sprintf("A sensor of this gateway already has externalId %q", externalID))
+	}
+	// The gateway moved to another site (or changed kind) after checkRequest read it: the
+	// sensors' key on their gateway's site refuses the write, as checkRequest would have.
+	if pg.IsForeignKeyViolation(err, "sensors_gateway_site_fkey") {
+		return apierr.InvalidField("siteId", "must be the gateway's site")
 	}
 	return err
 }

@@ -69,7 +69,7 @@ func SweepMissed(ctx context.Context, pool *pgxpool.Pool, now time.Time) error {
 	}
 }
 
-// AlertHook makes the follow-up task of a sensor alert: when sensor_offline,
+// AlertHook makes the follow-up task of a sensor alert: when sensor_offline, sensor_fault,
 // temperature_excursion or door_open opens at a site, a task (source sensor_alert, priority high, kind
 // maintenance, sourceId the alert) is made once, due an hour later. Completing the task
 // resolves nothing else; the alert closes by its own rules. It holds no state.
@@ -81,7 +81,9 @@ const SensorAlertDue = time.Hour
 var _ alerts.OpenHook = AlertHook{}
 
 func (AlertHook) AlertOpened(ctx context.Context, tx pgx.Tx, now time.Time, a alerts.Opened) error {
-	if a.Kind != alerts.KindSensorOffline && a.Kind != alerts.KindTemperatureExcursion && a.Kind != alerts.KindDoorOpen {
+	switch a.Kind {
+	case alerts.KindSensorOffline, alerts.KindSensorFault, alerts.KindTemperatureExcursion, alerts.KindDoorOpen:
+	default:
 		return nil
 	}
 	due := now.Add(SensorAlertDue)

@@ -17,7 +17,7 @@ import (
 var tagCodeRe = regexp.MustCompile(`^[0-9A-Za-z -]{1,40}$`)
 
 func (p *Pages) scanApp(c echo.Context) error {
-	if !tagCodeRe.MatchString(c.Param("code")) {
+	if !tagCodeRe.MatchString(c.Param("tagCode")) {
 		return p.notFound(c)
 	}
 	return p.render(c, http.StatusOK, "scan", Page{Title: "Scan", Styles: []string{"app.css"}, Scripts: []string{"scan.js"}}, nil)

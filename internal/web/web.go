@@ -81,7 +81,8 @@ func (p *Pages) Register(e *echo.Echo) {
 	e.GET("/share/insp/:token", p.inspectionPage)
 	e.GET("/survey/:token", p.surveyPage)
 	e.POST("/survey/:token", p.submitSurvey)
-	e.GET("/scan/:code", p.scanApp)
+	// :tagCode, the contract's name for a printed code, so logs and traces redact it as they do the API's.
+	e.GET("/scan/:tagCode", p.scanApp)
 	e.GET("/board", p.boardApp)
 }
 

@@ -55,7 +55,15 @@ func RunWalkthroughs(ctx context.Context, repo, api string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The walk-throughs save what they download (a PDF, a CSV) in the current directory, as a
+	// reader's shell would: here that is a scratch directory, so a run changes no tracked file.
+	dir, err := os.MkdirTemp("", "readmecheck-walkthrough")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
 	cmd := exec.CommandContext(ctx, "bash", "-euo", "pipefail", "-c", Script(blocks))
+	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "API="+api)
 	out, err := cmd.CombinedOutput()
 	if err != nil {

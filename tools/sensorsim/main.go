@@ -138,12 +138,28 @@ func (c *client) do(ctx context.Context, method, path string, header http.Header
 	defer res.Body.Close()
 	raw, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
 	if res.StatusCode >= 300 {
-		return fmt.Errorf("%s %s: %d %s", method, path, res.StatusCode, raw)
+		e := &statusError{method: method, path: path, status: res.StatusCode, body: raw}
+		if secs, err := strconv.Atoi(res.Header.Get("Retry-After")); err == nil && secs >= 0 {
+			e.retryAfter = time.Duration(secs) * time.Second
+		}
+		return e
 	}
 	if out != nil {
 		return json.Unmarshal(raw, out)
 	}
 	return nil
+}
+
+// statusError is an answer other than 2xx, with its Retry-After.
+type statusError struct {
+	method, path string
+	status       int
+	body         []byte
+	retryAfter   time.Duration
+}
+
+func (e *statusError) Error() string {
+	return fmt.Sprintf("%s %s: %d %s", e.method, e.path, e.status, e.body)
 }
 
 // gateway is one simulated gateway: its token, probes, door, and the readings it buffers while

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 )
@@ -87,7 +88,7 @@ func setUp(ctx context.Context, c *client, o *options) ([]*gateway, error) {
 			DeviceToken string `json:"deviceToken"`
 		}
 		from := http.Header{"X-Forwarded-For": {fmt.Sprintf("10.77.%d.%d", (g>>8)&0xff, g&0xff)}}
-		if err := gatewayClient.do(ctx, http.MethodPost, "/v1/devices/pair", from, map[string]string{"code": code.Code}, &claim); err != nil {
+		if err := claimCode(ctx, from, code.Code, &claim); err != nil {
 			return nil, err
 		}
 		gw.token = claim.DeviceToken
@@ -111,4 +112,24 @@ func setUp(ctx context.Context, c *client, o *options) ([]*gateway, error) {
 		fleet[g] = gw
 	}
 	return fleet, nil
+}
+
+// claimCode claims a pairing code as the gateway does. Claims are limited per client address
+// (10 a minute unless the server believes X-Forwarded-For): on a 429 it waits the Retry-After
+// and claims again, so a fleet pairs at the pace the server allows rather than failing.
+func claimCode(ctx context.Context, from http.Header, code string, claim any) error {
+	for {
+		err := gatewayClient.do(ctx, http.MethodPost, "/v1/devices/pair", from, map[string]string{"code": code}, claim)
+		var se *statusError
+		if !errors.As(err, &se) || se.status != http.StatusTooManyRequests {
+			return err
+		}
+		wait := min(max(se.retryAfter, time.Second), 2*time.Minute)
+		fmt.Fprintf(os.Stderr, "sensorsim: pairing is limited per client address (set SOUS_TRUSTED_PROXIES=127.0.0.1/32 on the server to lift it); waiting %s\n", wait)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+	}
 }

@@ -19,6 +19,7 @@ import (
 	"net/netip"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -62,6 +63,9 @@ type Env struct {
 	hooks  *hooks
 	// tracing makes the server's request spans (NewTraced).
 	tracing bool
+	// logs, when set, receives the server's access log and every line of its logger, at every
+	// level (NewObserved).
+	logs io.Writer
 }
 
 // Tuning sets the server's password work for a test.
@@ -146,10 +150,10 @@ func NewBehindProxy(t testing.TB, opts ...Option) (env *Env, proxy *pgtest.Proxy
 
 func newEnv(t testing.TB, pool *pgxpool.Pool, tuning Tuning, opts ...Option) *Env {
 	t.Helper()
-	return newEnvTraced(t, pool, tuning, false, opts...)
+	return newEnvTraced(t, pool, tuning, false, nil, opts...)
 }
 
-func newEnvTraced(t testing.TB, pool *pgxpool.Pool, tuning Tuning, tracing bool, opts ...Option) *Env {
+func newEnvTraced(t testing.TB, pool *pgxpool.Pool, tuning Tuning, tracing bool, logs io.Writer, opts ...Option) *Env {
 	t.Helper()
 	if tuning.HashParams == nil {
 		tuning.HashParams = &cheapHash
@@ -171,7 +175,7 @@ func newEnvTraced(t testing.TB, pool *pgxpool.Pool, tuning Tuning, tracing bool,
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := &Env{T: t, Pool: pool, Clock: clock.NewFake(Epoch), Config: cfg, router: specRouter(t), key: key, tuning: tuning, hooks: &hooks{}, tracing: tracing}
+	env := &Env{T: t, Pool: pool, Clock: clock.NewFake(Epoch), Config: cfg, router: specRouter(t), key: key, tuning: tuning, hooks: &hooks{}, tracing: tracing, logs: logs}
 	env.serve(pool)
 	env.nextIP.Store(1)
 	return env
@@ -185,7 +189,13 @@ func (e *Env) serve(pool *pgxpool.Pool) {
 	if testing.Verbose() {
 		logger = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
+	var accessLog io.Writer
+	if e.logs != nil {
+		logger = slog.New(slog.NewJSONHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		accessLog = e.logs
+	}
 	hub := realtime.NewHub(pool, logger)
+	hub.SetLimits(realtime.Limits(e.Config.Sockets))
 	lookups, err := pg.OpenLookups(pool, false, cmp.Or(e.Config.RequestTimeout, config.DefaultRequestTimeout))
 	if err != nil {
 		t.Fatal(err)
@@ -199,7 +209,7 @@ func (e *Env) serve(pool *pgxpool.Pool) {
 		cfg.PublicURL = "http://" + srv.Listener.Addr().String()
 	}
 	h, err := httpapi.New(httpapi.Deps{
-		Config: cfg, Logger: logger, Pool: pool, Lookups: lookups, Clock: e.Clock, SigningKey: e.key, Hub: hub,
+		Config: cfg, Logger: logger, AccessLog: accessLog, Pool: pool, Lookups: lookups, Clock: e.Clock, SigningKey: e.key, Hub: hub,
 		HashParams: e.tuning.HashParams, HashSlots: e.tuning.HashSlots, OnPasswordVerify: e.verified,
 		HashQueueLimit: e.tuning.QueueLimit, HashQueueShare: e.tuning.QueueShare, OnPasswordQueued: e.queued,
 		WebhookResolver: testResolver{}, Tracing: e.tracing,
@@ -244,20 +254,31 @@ func (w testWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// specRouter finds a request's operation in the spec, for validating responses. It is built
+// once per test binary: it only reads the spec.
 func specRouter(t testing.TB) routers.Router {
-	httpapi.DefineFormats()
-	doc, err := httpapi.LoadSpec()
-	if err != nil {
-		t.Fatal(err)
+	specRouterOnce.Do(func() {
+		httpapi.DefineFormats()
+		doc, err := httpapi.SharedSpec()
+		if err != nil {
+			specRouterErr = err
+			return
+		}
+		routing := *doc
+		routing.Servers = openapi3.Servers{{URL: httpapi.BasePath}}
+		specRouterVal, specRouterErr = gorillamux.NewRouter(&routing)
+	})
+	if specRouterErr != nil {
+		t.Fatal(specRouterErr)
 	}
-	routing := *doc
-	routing.Servers = openapi3.Servers{{URL: httpapi.BasePath}}
-	r, err := gorillamux.NewRouter(&routing)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
+	return specRouterVal
 }
+
+var (
+	specRouterOnce sync.Once
+	specRouterVal  routers.Router
+	specRouterErr  error
+)
 
 // NewIP returns a client address no other request of this Env has used.
 func (e *Env) NewIP() string {
@@ -506,7 +527,7 @@ func (e *Env) queued() {
 
 // With returns a copy of the Env that reports to t, for subtests sharing one server.
 func (e *Env) With(t testing.TB) *Env {
-	c := &Env{T: t, URL: e.URL, Pool: e.Pool, Clock: e.Clock, Config: e.Config, Hub: e.Hub, router: e.router, client: e.client, key: e.key, tuning: e.tuning, hooks: e.hooks}
+	c := &Env{T: t, URL: e.URL, Pool: e.Pool, Clock: e.Clock, Config: e.Config, Hub: e.Hub, router: e.router, client: e.client, key: e.key, tuning: e.tuning, hooks: e.hooks, logs: e.logs}
 	c.nextIP.Store(e.nextIP.Add(1000))
 	return c
 }

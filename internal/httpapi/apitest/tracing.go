@@ -2,6 +2,7 @@ package apitest
 
 import (
 	"context"
+	"io"
 	"testing"
 	"time"
 
@@ -15,6 +16,14 @@ import (
 // global tracer provider (the test installs one, e.g. over an in-memory exporter).
 func NewTraced(t testing.TB, opts ...Option) *Env {
 	t.Helper()
+	return NewObserved(t, nil, opts...)
+}
+
+// NewObserved is NewTraced with the server's access log and every line of its logger (at every
+// level, as JSON) written to logs, for a test that reads what an operator would (nil: no logs).
+// logs must be safe for concurrent writes.
+func NewObserved(t testing.TB, logs io.Writer, opts ...Option) *Env {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	pool, err := pg.ConnectWith(ctx, pgtest.NewURL(t), pg.Options{
@@ -24,5 +33,5 @@ func NewTraced(t testing.TB, opts ...Option) *Env {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	return newEnvTraced(t, pool, Tuning{}, true, opts...)
+	return newEnvTraced(t, pool, Tuning{}, true, logs, opts...)
 }

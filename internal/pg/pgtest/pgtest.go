@@ -24,6 +24,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -54,6 +55,7 @@ type env struct {
 	template string
 	strategy string // CREATE DATABASE clause choosing how to copy the template
 	stop     func(context.Context) error
+	supply   *supply // the tests' databases, cloned ahead and dropped behind
 }
 
 var (
@@ -115,13 +117,14 @@ func teardown() error {
 	if shared == nil {
 		return nil
 	}
+	dropErr := shared.supply.close()
 	shared.admin.Close()
 	if shared.stop == nil {
-		return nil
+		return dropErr
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	return shared.stop(ctx)
+	return errors.Join(dropErr, shared.stop(ctx))
 }
 
 func getEnv(t testing.TB) *env {
@@ -178,7 +181,9 @@ func prepare(ctx context.Context, srv *server) (*env, error) {
 		admin.Close()
 		return nil, fmt.Errorf("%s: %w", srv.provider, err)
 	}
-	return &env{provider: srv.provider, url: srv.url, admin: admin, template: tmpl, strategy: strategy, stop: srv.stop}, nil
+	e := &env{provider: srv.provider, url: srv.url, admin: admin, template: tmpl, strategy: strategy, stop: srv.stop}
+	e.supply = newSupply(e)
+	return e, nil
 }
 
 // cloneStrategy picks how CREATE DATABASE copies the template. Since
@@ -205,22 +210,11 @@ func cloneStrategy(ctx context.Context, admin *pgxpool.Pool) (string, error) {
 func NewURL(t testing.TB) string {
 	t.Helper()
 	e := getEnv(t)
-	name := "sous_test_" + randomHex(8)
-
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	create := fmt.Sprintf("CREATE DATABASE %s TEMPLATE %s%s", ident(name), ident(e.template), e.strategy)
-	if _, err := e.admin.Exec(ctx, create); err != nil {
-		t.Fatalf("pgtest: %s: %v", create, err)
+	name, err := e.supply.take(t.Context())
+	if err != nil {
+		t.Fatalf("pgtest: %v", err)
 	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		drop := fmt.Sprintf("DROP DATABASE IF EXISTS %s WITH (FORCE)", ident(name))
-		if _, err := e.admin.Exec(ctx, drop); err != nil {
-			t.Errorf("pgtest: %s: %v", drop, err)
-		}
-	})
+	t.Cleanup(func() { e.supply.release(name) })
 	return withDatabase(e.url, name)
 }
 

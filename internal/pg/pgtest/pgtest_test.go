@@ -64,6 +64,7 @@ func TestParallelTestsGetIsolatedDatabases(t *testing.T) {
 		}
 	})
 
+	shared.supply.settle()
 	seen := map[string]bool{}
 	for _, name := range names {
 		if seen[name] {
@@ -91,6 +92,7 @@ func TestNewURLDatabaseIsDroppedEvenWithOpenConnections(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+	shared.supply.settle()
 	if name == "" || !databaseGone(t, name) {
 		t.Fatalf("database %q not dropped", name)
 	}

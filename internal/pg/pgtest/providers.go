@@ -215,3 +215,31 @@ func processAlive(pid int) bool {
 	// the error is not ErrProcessDone and we err on the side of alive.
 	return !errors.Is(p.Signal(syscall.Signal(0)), os.ErrProcessDone)
 }
+
+// Server is a PostgreSQL server started for a whole test run (see the withpg command), shared
+// by every test binary through TEST_DATABASE_URL.
+type Server struct{ s *server }
+
+// StartServer starts a throwaway server as a test binary would start its own: a container where
+// a Docker daemon answers, else a private cluster from the local server binaries.
+func StartServer(ctx context.Context) (*Server, error) {
+	s, err := startServer(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &Server{s}, nil
+}
+
+// URL is an admin-capable URL of the server, for TEST_DATABASE_URL.
+func (s *Server) URL() string { return s.s.url }
+
+// Provider says where the server came from ("docker", "local", "TEST_DATABASE_URL").
+func (s *Server) Provider() string { return s.s.provider }
+
+// Stop stops the server and removes its files, if it is ours to stop.
+func (s *Server) Stop(ctx context.Context) error {
+	if s.s.stop == nil {
+		return nil
+	}
+	return s.s.stop(ctx)
+}

@@ -3,11 +3,16 @@
 // localStorage. Paired, it renders GET /v1/device/state by the device's kind, polling with
 // If-None-Match and refetching on every WebSocket frame (frames carry no data). It keeps the last
 // state on screen through any outage, shows an offline banner once no poll has succeeded for
-// 40 s, and goes back to pairing when the token is refused (the device was revoked).
+// 40 s, and goes back to pairing when the token is refused (the device was revoked). A socket
+// replaced by a newer one of the same token (close code 4001) is retried only after 10 minutes,
+// so screens sharing a token do not take turns closing each other's sockets.
 const API = "/v1";
 const KEY = "sous.deviceToken";
 const POLL_MS = 10000;
 const OFFLINE_MS = 40000;
+// The server closes a socket with 4001 when a newer connection of the same device replaced it.
+const REPLACED = 4001;
+const REPLACED_RETRY_MS = 10 * 60 * 1000;
 const $ = (id) => document.getElementById(id);
 
 let token = localStorage.getItem(KEY);
@@ -139,11 +144,17 @@ function connect(gen) {
     poll(gen); // catch up on anything missed while disconnected
   };
   ws.onmessage = () => poll(gen);
-  ws.onclose = () => {
+  ws.onclose = (ev) => {
     if (gen !== generation) return;
     socket = null;
-    reconnectTimer = setTimeout(() => connect(gen), backoff);
-    backoff = Math.min(backoff * 2, 30000);
+    if (ev.code === REPLACED) {
+      // Another screen with this token holds its place: reconnecting now would only close that
+      // one in turn. Poll meanwhile, and try again much later, in case that screen has gone.
+      reconnectTimer = setTimeout(() => connect(gen), REPLACED_RETRY_MS);
+    } else {
+      reconnectTimer = setTimeout(() => connect(gen), backoff);
+      backoff = Math.min(backoff * 2, 30000);
+    }
     poll(gen);
   };
 }

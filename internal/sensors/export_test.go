@@ -1,0 +1,25 @@
+package sensors
+
+import (
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+)
+
+// SetHeavyLogWait makes heavy logs wait d for a slot (0 restores the default).
+func SetHeavyLogWait(d time.Duration) { heavyWait.Store(int64(d)) }
+
+// OnHeavyLogHeld calls fn while a heavy log holds its slot (nil removes it).
+func OnHeavyLogHeld(fn func(orgID uuid.UUID)) {
+	if fn == nil {
+		heavyHeld.Store(nil)
+		return
+	}
+	heavyHeld.Store(&fn)
+}
+
+// HeavyLogs reads sous_heavy_reports_total for outcome.
+func HeavyLogs(outcome string) float64 {
+	return testutil.ToFloat64(heavyReports.WithLabelValues(outcome))
+}
