@@ -26,7 +26,7 @@ import (
 // refuse each other's tokens.
 func TestSigningKeyOfTheDocsIsSharedAndRotated(t *testing.T) {
 	if _, err := exec.LookPath("openssl"); err != nil {
-		t.Skip("openssl is not installed")
+		missingTool(t, "openssl", "apt-get install openssl")
 	}
 	t.Parallel()
 	command := strings.TrimSpace(docBlock(t, "high-availability.md", "<!-- signing key: run by TestSigningKeyOfTheDocsIsSharedAndRotated (cmd/sous) -->"))
@@ -106,7 +106,7 @@ func TestProbesWhenTheDatabaseIsLost(t *testing.T) {
 		}
 	}
 	if bin == "" {
-		t.Log("haproxy is not installed (apt-get install haproxy; CI installs it): the page's configuration is not checked")
+		missingTool(t, "haproxy", "apt-get install haproxy")
 	} else {
 		cfg := filepath.Join(t.TempDir(), "haproxy.cfg")
 		if err := os.WriteFile(cfg, []byte(docBlock(t, "high-availability.md", "<!-- haproxy: checked by TestProbesWhenTheDatabaseIsLost (cmd/sous) with haproxy -c -->")), 0o644); err != nil {

@@ -37,7 +37,7 @@ func TestBinaryThroughPgBouncer(t *testing.T) {
 	bouncer, err := exec.LookPath("pgbouncer")
 	if err != nil {
 		if _, err := os.Stat("/usr/sbin/pgbouncer"); err != nil {
-			t.Skip("pgbouncer is not installed (apt-get install pgbouncer); CI installs it")
+			missingTool(t, "pgbouncer", "apt-get install pgbouncer")
 		}
 		bouncer = "/usr/sbin/pgbouncer"
 	}

@@ -142,7 +142,7 @@ func freeAddr(t *testing.T) string {
 func TestPrometheusScrapesTheServer(t *testing.T) {
 	promBin, err := exec.LookPath("prometheus")
 	if err != nil {
-		t.Skip("prometheus is not installed (apt-get install prometheus)")
+		missingTool(t, "prometheus", "apt-get install prometheus")
 	}
 	t.Parallel()
 	_, waitLog, _ := startLogged(t, "DATABASE_URL="+pgtest.NewURL(t), "SOUS_ADDR=127.0.0.1:0",

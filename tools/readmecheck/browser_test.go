@@ -83,7 +83,7 @@ type pageResult struct {
 func TestBrowserOnAnotherOriginUsesTheAPI(t *testing.T) {
 	exe := chromium()
 	if exe == "" {
-		t.Skip("chromium is not installed (apt-get install chromium); CI installs it")
+		missingTool(t, "chromium", "apt-get install chromium")
 	}
 	email, password := seedForBrowser(t)
 

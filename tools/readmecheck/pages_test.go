@@ -70,7 +70,7 @@ func newBrowser(t *testing.T) *browser {
 	t.Helper()
 	exe := chromium()
 	if exe == "" {
-		t.Skip("chromium is not installed (apt-get install chromium); CI installs it")
+		missingTool(t, "chromium", "apt-get install chromium")
 	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.Flag("disable-dev-shm-usage", true))
 	alloc, cancel := chromedp.NewExecAllocator(t.Context(), opts...)
