@@ -4,7 +4,8 @@
 #     spec bundler), from the lockfile, when tools/node_modules does not match it;
 #   - the Debian packages the tests run for real: jq (the walk-throughs), chromium (the browser
 #     tests), pgbouncer (one replica through a transaction pooler), prometheus (the scrape test and
-#     promtool's rule tests). As root they are installed with apt-get; otherwise the script names
+#     promtool's rule tests), haproxy (the load balancer configuration of the high-availability
+#     page), openssl (its signing-key command). As root they are installed with apt-get; otherwise the script names
 #     what to install and stops.
 # Go, Node with npm and the PostgreSQL server binaries are the machine's (see the README).
 set -euo pipefail
@@ -21,6 +22,8 @@ need jq || missing+=(jq)
 need chromium || need chromium-browser || need google-chrome || missing+=(chromium)
 need pgbouncer || missing+=(pgbouncer)
 { need prometheus && need promtool; } || missing+=(prometheus)
+need haproxy || missing+=(haproxy)
+need openssl || missing+=(openssl)
 if [ ${#missing[@]} -gt 0 ]; then
 	if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
 		echo "test-deps: installing ${missing[*]} (apt-get)" >&2
