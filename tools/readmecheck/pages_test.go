@@ -309,8 +309,15 @@ func TestBrowserQuoteIsAcceptedOnceWhenSubmittedTwice(t *testing.T) {
 		t.Fatalf("quote %s", q.Status)
 	}
 	waitFor(t, 30*time.Second, "the webhook", func() bool { return rcv.count() >= 1 })
-	// The dispatcher polls every 5 s when not woken: two of its rounds find nothing more.
-	time.Sleep(11 * time.Second)
+	// Four clicks made one acceptance: the event feed holds one catering.quote_accepted, and a
+	// delivery is at most once per event, so no later round of the dispatcher can send another.
+	var events []struct {
+		Type string `json:"type"`
+	}
+	o.do(t, "GET", "events?types=catering.quote_accepted", nil, &events)
+	if len(events) != 1 {
+		t.Fatalf("%d catering.quote_accepted events: %+v", len(events), events)
+	}
 	if n := rcv.count(); n != 1 {
 		t.Fatalf("%d deliveries: %v", n, rcv.hits)
 	}
