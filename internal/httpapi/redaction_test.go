@@ -204,12 +204,12 @@ func TestSecretsStayOutOfLogsAndTraces(t *testing.T) {
 		var texts []string
 		texts = append(texts, sp.Name, sp.Status.Description)
 		for _, a := range sp.Attributes {
-			texts = append(texts, string(a.Key)+"="+a.Value.Emit())
+			texts = append(texts, string(a.Key)+"="+a.Value.String())
 		}
 		for _, ev := range sp.Events {
 			texts = append(texts, ev.Name)
 			for _, a := range ev.Attributes {
-				texts = append(texts, string(a.Key)+"="+a.Value.Emit())
+				texts = append(texts, string(a.Key)+"="+a.Value.String())
 			}
 		}
 		all := strings.Join(texts, " ")

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -85,6 +86,14 @@ func validateWith(routes specRoutes, plain map[routeKey]*plainRoute, options *ec
 	// second time into its generic members; the handler reads the body as sent (reqinfo.Body).
 	structured := *options
 	structured.Options.KeepValidatedValue = true
+	// A body that is not JSON (a multipart upload, a CSV guide, raw HL7) is read by its handler,
+	// which checks everything its schema states (the part file, a siteId that is a UUID) and more.
+	// The validator would read it whole three times over (for the authenticators, for the body,
+	// for each part) and decode its parts into strings: some 5× the body held at once before the
+	// handler reads it (issue 40, N1). So it validates such a request without its body, which it
+	// never sees: a body that is absent is still the validator's to refuse.
+	streamed := *options
+	streamed.Options.ExcludeRequestBody = true
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			if options.Skipper != nil && options.Skipper(c) {
@@ -104,7 +113,16 @@ func validateWith(routes specRoutes, plain map[routeKey]*plainRoute, options *ec
 			if mt, _, _ := strings.Cut(c.Request().Header.Get(echo.HeaderContentType), ";"); strings.HasSuffix(strings.TrimSpace(mt), "+json") {
 				opts = &structured
 			}
-			if err := echomw.ValidateRequestFromContext(c, r, opts); err != nil {
+			req := c.Request()
+			var hidden io.ReadCloser // the body the validator does not see, given back after it
+			if body := req.Body; body != nil && body != http.NoBody && req.ContentLength != 0 && !isJSON(req.Header.Get(echo.HeaderContentType)) {
+				hidden, req.Body, opts = body, http.NoBody, &streamed
+			}
+			err := echomw.ValidateRequestFromContext(c, r, opts)
+			if hidden != nil {
+				req.Body = hidden
+			}
+			if err != nil {
 				return err
 			}
 			r.c = nil

@@ -31,3 +31,17 @@ func (e *Env) Image(token string, orgID, site uuid.UUID) uuid.UUID {
 		Do().Expect(http.StatusCreated).Decode(&out)
 	return out.Key
 }
+
+// LargestImage is a multipart upload whose part "file" is a valid PNG of exactly size bytes (a
+// 1×1 image followed by padding its decoder never reads), the largest an upload takes at
+// size = 5 MiB, and returns its content type and body.
+func LargestImage(size int) (contentType string, body []byte) {
+	var buf bytes.Buffer
+	buf.Grow(size + 512)
+	w := multipart.NewWriter(&buf)
+	part, _ := w.CreateFormFile("file", "walk-in.png")
+	_, _ = part.Write(pixelPNG)
+	_, _ = part.Write(make([]byte, size-len(pixelPNG)))
+	_ = w.Close()
+	return w.FormDataContentType(), buf.Bytes()
+}

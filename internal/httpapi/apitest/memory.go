@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"sync"
+	"testing"
 	"time"
 )
 
@@ -54,4 +55,43 @@ func MeasureMemory(work func()) Memory {
 	peak = max(peak, read())
 	runtime.ReadMemStats(&after)
 	return Memory{PeakGrowth: peak - base, Allocated: after.TotalAlloc - before.TotalAlloc}
+}
+
+// MaxBodyMemory is the documented bound of a request body's memory (docs/reference/http-conventions.md):
+// while bodies are read, checked and handled, the heap grows by at most this multiple of their
+// bytes as sent. The ingests and imports whose handlers build a result per message or row have
+// their own, larger bounds in the same table.
+const MaxBodyMemory = 6
+
+// BodiesMemory sends reqs at once and measures the heap while the server answers them (their
+// responses are read, not yet validated, so that the test's own decoding stays out of the
+// measure); then it expects each answer to be want and to match the spec. It logs what the
+// bodies cost and fails the test when the heap's peak grew by more than bound times the bytes
+// sent. Call it from a test that is not parallel.
+func BodiesMemory(t testing.TB, bound float64, want int, reqs ...*Request) Memory {
+	t.Helper()
+	var sent, largest int
+	for _, r := range reqs {
+		sent += len(r.body)
+		largest = max(largest, len(r.body))
+	}
+	res := make([]*Response, len(reqs))
+	mem := MeasureMemory(func() {
+		var wg sync.WaitGroup
+		for i, r := range reqs {
+			wg.Go(func() { res[i] = r.Send() })
+		}
+		wg.Wait()
+	})
+	for i, r := range reqs {
+		r.Check(res[i]).Expect(want)
+	}
+	ratio := float64(mem.PeakGrowth) / float64(sent)
+	t.Logf("%d × %.2f MB: heap peak +%.1f MB (%.2f× what was sent), allocated %.1f MB (%.2f×)", len(reqs), float64(largest)/(1<<20),
+		float64(mem.PeakGrowth)/(1<<20), ratio, float64(mem.Allocated)/(1<<20), float64(mem.Allocated)/float64(sent))
+	if ratio > bound {
+		t.Errorf("heap peak grew %.1f MB for %.1f MB sent: %.1f×, more than %g× (docs/reference/http-conventions.md)",
+			float64(mem.PeakGrowth)/(1<<20), float64(sent)/(1<<20), ratio, bound)
+	}
+	return mem
 }
