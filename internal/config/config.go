@@ -59,6 +59,10 @@ type Config struct {
 	BodyLimit   string
 	// HL7BodyLimit is the body limit of the HL7 ingest endpoint, whose batches run larger.
 	HL7BodyLimit string
+	// BodyMemory (SOUS_BODY_MEMORY) is the memory the bodies over the default limit may hold at
+	// once on a replica (each weighs its bytes times its operation's documented multiple);
+	// empty: half the process's soft memory limit.
+	BodyMemory string
 	// RequestTimeout is every request's deadline (SOUS_REQUEST_TIMEOUT); it reaches the
 	// database through the request's context. WebSocket upgrades have none.
 	RequestTimeout time.Duration
@@ -127,6 +131,7 @@ func FromEnv(lookup func(string) (string, bool)) (Config, error) {
 		DataDir:           get("SOUS_DATA_DIR", ".sous"),
 		BodyLimit:         get("SOUS_BODY_LIMIT", "1M"),
 		HL7BodyLimit:      get("SOUS_HL7_BODY_LIMIT", DefaultHL7BodyLimit),
+		BodyMemory:        get("SOUS_BODY_MEMORY", ""),
 		PprofAddr:         get("SOUS_PPROF_ADDR", ""),
 		MetricsAddr:       get("SOUS_METRICS_ADDR", ""),
 	}
@@ -185,6 +190,11 @@ func FromEnv(lookup func(string) (string, bool)) (Config, error) {
 	}
 	if _, err = ParseSize(c.HL7BodyLimit); err != nil {
 		return c, bad("SOUS_HL7_BODY_LIMIT", err)
+	}
+	if c.BodyMemory != "" {
+		if _, err = ParseSize(c.BodyMemory); err != nil {
+			return c, bad("SOUS_BODY_MEMORY", err)
+		}
 	}
 	if c.TrustedProxies, err = parsePrefixes(get("SOUS_TRUSTED_PROXIES", "")); err != nil {
 		return c, bad("SOUS_TRUSTED_PROXIES", err)

@@ -167,6 +167,10 @@ func newEnvTraced(t testing.TB, pool *pgxpool.Pool, tuning Tuning, tracing bool,
 		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")},
 		AccessLog:      false,
 		BodyLimit:      "1M",
+		// Room for eight of the largest bodies at once (8 × 4 MB × 36 for HL7), so the
+		// body-memory tests measure what eight bodies cost together rather than the budget's
+		// queue; the budget itself is tested in internal/httpapi.
+		BodyMemory: "1200M",
 	}
 	for _, o := range opts {
 		o(&cfg)
