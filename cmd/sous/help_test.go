@@ -36,7 +36,7 @@ func TestHelpListsTheCommands(t *testing.T) {
 		if code != 0 || errOut != "" {
 			t.Fatalf("sous %s: exit %d, stderr %q", strings.Join(args, " "), code, errOut)
 		}
-		for _, name := range []string{"serve", "migrate", "version", "admin", "help"} {
+		for _, name := range []string{"serve", "migrate", "version", "admin", "foods", "help"} {
 			c, ok := findCommand(name)
 			if !ok {
 				t.Fatalf("no command %s in the table", name)
@@ -78,6 +78,9 @@ func TestEveryCommandHasHelp(t *testing.T) {
 	if out, _, code := runBinary(t, "admin", "plan", "--help"); code != 0 || !strings.Contains(out, "--tier") {
 		t.Errorf("sous admin plan --help: exit %d:\n%s", code, out)
 	}
+	if out, _, code := runBinary(t, "foods", "import", "--help"); code != 0 || !strings.Contains(out, "--sr28") {
+		t.Errorf("sous foods import --help: exit %d:\n%s", code, out)
+	}
 }
 
 // A command or flag that does not exist fails (exit 1) and shows the usage on stderr.
@@ -91,6 +94,8 @@ func TestUnknownCommandsAndFlagsFail(t *testing.T) {
 		{[]string{"help", "bogus"}, `no command "bogus"`},
 		{[]string{"serve", "--bogus"}, "usage: sous serve"},
 		{[]string{"version", "extra"}, "usage: sous version"},
+		{[]string{"foods", "import"}, "--sr28 must name the directory"},
+		{[]string{"foods", "bogus"}, `unknown foods command "bogus"`},
 	} {
 		out, errOut, code := runBinary(t, c.args...)
 		if code != 1 || out != "" || !strings.Contains(errOut, c.want) {

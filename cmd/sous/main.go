@@ -4,6 +4,7 @@
 //	sous migrate                  apply database migrations and exit
 //	sous version                  print the version and source revision
 //	sous admin plan …             change an organization's plan (see sous admin help)
+//	sous foods import --sr28 DIR  import USDA's Standard Reference (see sous foods help)
 //	sous help [command]           list the commands, or one command's usage and flags
 package main
 
@@ -52,6 +53,8 @@ var commands = []command{
 		flags: func(*flag.FlagSet) {}},
 	{name: "admin", args: "plan --org <id> --tier <free|pro|enterprise> [--trial-ends <RFC3339>]",
 		summary: "operator commands: change an organization's plan (sous admin help)"},
+	{name: "foods", args: "import --sr28 <dir>",
+		summary: "operator commands: import USDA's Standard Reference foods (sous foods help)"},
 	{name: "help", args: "[command]", summary: "list the commands, or print one command's usage and flags",
 		detail: "Lists the commands; with a command's name, prints its usage, description and flags, as\n" +
 			"`sous <command> --help` does. `sous --help` and `sous -h` list the commands too.",
@@ -72,6 +75,8 @@ func run(ctx context.Context, args []string) error {
 		return migrate(ctx, args)
 	case "admin":
 		return admin(ctx, args)
+	case "foods":
+		return foodsCommand(ctx, args)
 	case "version":
 		if done, err := parseFlags(flag.NewFlagSet("version", flag.ContinueOnError), args); done || err != nil {
 			return err
@@ -118,6 +123,9 @@ func usage() string {
 func commandHelp(name string) (string, bool) {
 	if name == "admin" {
 		return adminUsage + "\n", true
+	}
+	if name == "foods" {
+		return foodsUsage + "\n", true
 	}
 	for _, c := range commands {
 		if c.name != name || c.flags == nil {

@@ -448,3 +448,10 @@ FROM lots l
 WHERE l.org_id = @org_id AND l.site_id = @site_id AND l.item_id = ANY (@item_ids::uuid[])
   AND starts_with(l.code, @prefix::text) AND substring(l.code FROM length(@prefix::text) + 1) ~ '^[1-9][0-9]{0,8}$'
 GROUP BY l.item_id;
+
+-- name: SetInventoryItemFood :exec
+-- The item's link to its food and how its units weigh (nutrition analysis), written with the
+-- rest of the item on create and update.
+UPDATE inventory_items
+SET food_id = @food_id, grams_per = @grams_per, edible = @edible, added_sugar = @added_sugar
+WHERE org_id = @org_id AND id = @id;

@@ -898,6 +898,7 @@ const (
 	ErrorCodeInvitationExpired       ErrorCode = "invitation_expired"
 	ErrorCodeInvitationNotFound      ErrorCode = "invitation_not_found"
 	ErrorCodeInvoiceNotOpen          ErrorCode = "invoice_not_open"
+	ErrorCodeLabelIncomplete         ErrorCode = "label_incomplete"
 	ErrorCodeLastOwner               ErrorCode = "last_owner"
 	ErrorCodeLinkNotFound            ErrorCode = "link_not_found"
 	ErrorCodeMalformedRequest        ErrorCode = "malformed_request"
@@ -987,6 +988,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeInvitationNotFound:
 		return true
 	case ErrorCodeInvoiceNotOpen:
+		return true
+	case ErrorCodeLabelIncomplete:
 		return true
 	case ErrorCodeLastOwner:
 		return true
@@ -1150,6 +1153,24 @@ func (e FhirResponseBundleType) Valid() bool {
 	case BatchResponse:
 		return true
 	case TransactionResponse:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FoodSource.
+const (
+	FoodSourceOrg  FoodSource = "org"
+	FoodSourceUsda FoodSource = "usda"
+)
+
+// Valid indicates whether the value is a known member of the FoodSource enum.
+func (e FoodSource) Valid() bool {
+	switch e {
+	case FoodSourceOrg:
+		return true
+	case FoodSourceUsda:
 		return true
 	default:
 		return false
@@ -1339,6 +1360,24 @@ func (e InvoiceStatus) Valid() bool {
 	}
 }
 
+// Defines values for ItemEdible.
+const (
+	AsPurchased   ItemEdible = "as_purchased"
+	EdiblePortion ItemEdible = "edible_portion"
+)
+
+// Valid indicates whether the value is a known member of the ItemEdible enum.
+func (e ItemEdible) Valid() bool {
+	switch e {
+	case AsPurchased:
+		return true
+	case EdiblePortion:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for LabelsRequestFormat.
 const (
 	Pdf LabelsRequestFormat = "pdf"
@@ -1380,15 +1419,18 @@ func (e LabelsRequestSize) Valid() bool {
 
 // Defines values for LabelsRequestTemplate.
 const (
-	LabelsRequestTemplateAllergen LabelsRequestTemplate = "allergen"
-	LabelsRequestTemplatePrep     LabelsRequestTemplate = "prep"
-	LabelsRequestTemplateUseBy    LabelsRequestTemplate = "use_by"
+	LabelsRequestTemplateAllergen  LabelsRequestTemplate = "allergen"
+	LabelsRequestTemplateNutrition LabelsRequestTemplate = "nutrition"
+	LabelsRequestTemplatePrep      LabelsRequestTemplate = "prep"
+	LabelsRequestTemplateUseBy     LabelsRequestTemplate = "use_by"
 )
 
 // Valid indicates whether the value is a known member of the LabelsRequestTemplate enum.
 func (e LabelsRequestTemplate) Valid() bool {
 	switch e {
 	case LabelsRequestTemplateAllergen:
+		return true
+	case LabelsRequestTemplateNutrition:
 		return true
 	case LabelsRequestTemplatePrep:
 		return true
@@ -1507,6 +1549,105 @@ func (e MovementReason) Valid() bool {
 	case MovementReasonTransferIn:
 		return true
 	case MovementReasonTransferOut:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for NutrientKey.
+const (
+	AddedSugarsG  NutrientKey = "addedSugarsG"
+	CalciumMg     NutrientKey = "calciumMg"
+	CarbohydrateG NutrientKey = "carbohydrateG"
+	CholesterolMg NutrientKey = "cholesterolMg"
+	EnergyKcal    NutrientKey = "energyKcal"
+	FatG          NutrientKey = "fatG"
+	FiberG        NutrientKey = "fiberG"
+	IronMg        NutrientKey = "ironMg"
+	PhosphorusMg  NutrientKey = "phosphorusMg"
+	PotassiumMg   NutrientKey = "potassiumMg"
+	ProteinG      NutrientKey = "proteinG"
+	SaturatedFatG NutrientKey = "saturatedFatG"
+	SodiumMg      NutrientKey = "sodiumMg"
+	SugarsG       NutrientKey = "sugarsG"
+	TransFatG     NutrientKey = "transFatG"
+	VitaminDMcg   NutrientKey = "vitaminDMcg"
+)
+
+// Valid indicates whether the value is a known member of the NutrientKey enum.
+func (e NutrientKey) Valid() bool {
+	switch e {
+	case AddedSugarsG:
+		return true
+	case CalciumMg:
+		return true
+	case CarbohydrateG:
+		return true
+	case CholesterolMg:
+		return true
+	case EnergyKcal:
+		return true
+	case FatG:
+		return true
+	case FiberG:
+		return true
+	case IronMg:
+		return true
+	case PhosphorusMg:
+		return true
+	case PotassiumMg:
+		return true
+	case ProteinG:
+		return true
+	case SaturatedFatG:
+		return true
+	case SodiumMg:
+		return true
+	case SugarsG:
+		return true
+	case TransFatG:
+		return true
+	case VitaminDMcg:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for NutrientMissingReason.
+const (
+	NoConversion NutrientMissingReason = "no_conversion"
+	NoFood       NutrientMissingReason = "no_food"
+	NotAnalysed  NutrientMissingReason = "not_analysed"
+)
+
+// Valid indicates whether the value is a known member of the NutrientMissingReason enum.
+func (e NutrientMissingReason) Valid() bool {
+	switch e {
+	case NoConversion:
+		return true
+	case NoFood:
+		return true
+	case NotAnalysed:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for NutrientValueSource.
+const (
+	Computed NutrientValueSource = "computed"
+	Stated   NutrientValueSource = "stated"
+)
+
+// Valid indicates whether the value is a known member of the NutrientValueSource enum.
+func (e NutrientValueSource) Valid() bool {
+	switch e {
+	case Computed:
+		return true
+	case Stated:
 		return true
 	default:
 		return false
@@ -4453,6 +4594,9 @@ type CreateInventoryItemRequest struct {
 	// Active Defaults to true.
 	Active *bool `json:"active,omitempty"`
 
+	// AddedSugar The item is itself an added sugar (sugar, syrup, honey); its sugars count as added sugars. Defaults to false.
+	AddedSugar *bool `json:"addedSugar,omitempty"`
+
 	// Allergens Allergen statements of the item, keyed by the clinical census's `Allergen` vocabulary (FDA
 	// nine, EU fourteen and the hospital extras), so tray checks and recipe roll-ups speak one
 	// language. An allergen left out is not stated (read it as `unknown`).
@@ -4467,11 +4611,29 @@ type CreateInventoryItemRequest struct {
 	//
 	//
 	// Example: lb
-	BaseUnit      StandardUnit `json:"baseUnit"`
-	Category      string       `json:"category"`
-	Name          string       `json:"name"`
-	ParLevels     *[]ParLevel  `json:"parLevels,omitempty"`
-	ShelfLifeDays *int         `json:"shelfLifeDays,omitempty"`
+	BaseUnit StandardUnit `json:"baseUnit"`
+	Category string       `json:"category"`
+
+	// Edible What recipe quantities of the item weigh: the edible portion (the default), or the item as
+	// purchased, of which nutrition analysis counts only the edible share (the recipe line's
+	// `trimYieldPercent` when it states one, else what the food's refuse leaves).
+	Edible *ItemEdible `json:"edible,omitempty"`
+
+	// FoodId The food the item is, for nutrition analysis: a USDA food or one of the organization's
+	// (`GET /foods`). An id of no such food answers 400 naming `foodId`.
+	FoodId *openapi_types.UUID `json:"foodId,omitempty"`
+
+	// GramsPer Grams one unit of the item weighs, by unit (a standard unit or one the item declares), for
+	// units that are not mass units: `{"each": "150"}`. A unit that converts to one given here
+	// weighs through it (a `case` of 12 `each` weighs 1800 g). Mass units weigh by definition;
+	// volume and count units otherwise weigh through the household measures of the item's food.
+	//
+	//
+	// Example: {"each":"150"}
+	GramsPer      *ItemGramsPer `json:"gramsPer,omitempty"`
+	Name          string        `json:"name"`
+	ParLevels     *[]ParLevel   `json:"parLevels,omitempty"`
+	ShelfLifeDays *int          `json:"shelfLifeDays,omitempty"`
 
 	// Sku Unique in the organization (case-insensitively).
 	Sku   *string     `json:"sku,omitempty"`
@@ -5426,6 +5588,7 @@ type Error struct {
 	// - `survey_has_responses` (409): The survey has responses, so its questions cannot change: copy it instead.
 	// - `gateway_has_sensors` (409): The sensor gateway has sensors, so it cannot move to another site or change kind: its sensors and their readings belong to the site they were taken at. Move the sensors to another gateway of the site first, or register a new gateway at the new site.
 	// - `reports_busy` (429): Too many large reports of this organization are being made at once (the heaviest temperature logs run a few at a time per organization, over every server) and this one waited its turn too long; nothing was done; retry after `Retry-After` seconds, or ask for a coarser interval or a shorter period.
+	// - `label_incomplete` (409): The Nutrition Facts label cannot be printed: a nutrient, the serving weight or a major allergen's status is unknown; the message names what is missing (the recipe's nutrition analysis lists it).
 	//
 	//
 	// Example: not_found
@@ -5505,6 +5668,7 @@ type Error struct {
 // - `survey_has_responses` (409): The survey has responses, so its questions cannot change: copy it instead.
 // - `gateway_has_sensors` (409): The sensor gateway has sensors, so it cannot move to another site or change kind: its sensors and their readings belong to the site they were taken at. Move the sensors to another gateway of the site first, or register a new gateway at the new site.
 // - `reports_busy` (429): Too many large reports of this organization are being made at once (the heaviest temperature logs run a few at a time per organization, over every server) and this one waited its turn too long; nothing was done; retry after `Retry-After` seconds, or ask for a coarser interval or a shorter period.
+// - `label_incomplete` (409): The Nutrition Facts label cannot be printed: a nutrient, the serving weight or a major allergen's status is unknown; the message names what is missing (the recipe's nutrition analysis lists it).
 //
 // Example: not_found
 type ErrorCode string
@@ -5619,6 +5783,137 @@ type Finding struct {
 	// TaskStatus The corrective task's status (open, done, missed, cancelled).
 	TaskStatus *string `json:"taskStatus"`
 }
+
+// Food A food of the search: USDA's or the organization's. USDA foods' ids are UUID v5 derived
+// from their NDB number (stable across re-imports); organization foods' ids are UUID v7.
+type Food struct {
+	// FoodGroup USDA's food group (USDA foods only).
+	//
+	// Example: Dairy and Egg Products
+	FoodGroup *string            `json:"foodGroup,omitempty"`
+	Id        openapi_types.UUID `json:"id"`
+	Name      string             `json:"name"`
+
+	// NdbNo USDA's NDB number (USDA foods only).
+	//
+	// Example: 01001
+	NdbNo    *string       `json:"ndbNo,omitempty"`
+	Portions []FoodPortion `json:"portions"`
+
+	// Source Where a food comes from: `usda`, USDA's Standard Reference (SR28, read-only reference data
+	// shared by every organization, loaded by an operator with `sous foods import`); `org`, the
+	// organization's own food from a supplier's spec sheet.
+	//
+	//
+	// Example: usda
+	Source FoodSource `json:"source"`
+}
+
+// FoodDetail A food with its nutrients per 100 g (unknown ones `null`). An organization food also
+// carries its allergen statements and added sugars as entered, and, when it was entered per
+// serving, `perServing` and `servingGrams` as the sheet gave them (`per100g` is then computed
+// from them, to 6 decimal places).
+type FoodDetail struct {
+	// Allergens Allergen statements of the item, keyed by the clinical census's `Allergen` vocabulary (FDA
+	// nine, EU fourteen and the hospital extras), so tray checks and recipe roll-ups speak one
+	// language. An allergen left out is not stated (read it as `unknown`).
+	//
+	//
+	// Example: {"peanuts":"free","sesame":"unknown","wheat":"contains"}
+	Allergens *ItemAllergens `json:"allergens,omitempty"`
+	CreatedAt *time.Time     `json:"createdAt,omitempty"`
+
+	// FoodGroup Example: Dairy and Egg Products
+	FoodGroup *string            `json:"foodGroup,omitempty"`
+	Id        openapi_types.UUID `json:"id"`
+	Name      string             `json:"name"`
+
+	// NdbNo Example: 01001
+	NdbNo *string `json:"ndbNo,omitempty"`
+
+	// Per100g Nutrients of a Nutrition Facts label and a diet order, by fixed keys, each in the unit its
+	// name ends with. USDA foods carry SR28's values (nutrient numbers 208, 204, 606, 605, 601,
+	// 307, 205, 291, 269, 203, 328, 301, 303, 306, 305); SR has no added sugars, so `addedSugarsG`
+	// is `null` for USDA foods.
+	Per100g Nutrients `json:"per100g"`
+
+	// PerServing Nutrients of a Nutrition Facts label and a diet order, by fixed keys, each in the unit its
+	// name ends with. USDA foods carry SR28's values (nutrient numbers 208, 204, 606, 605, 601,
+	// 307, 205, 291, 269, 203, 328, 301, 303, 306, 305); SR has no added sugars, so `addedSugarsG`
+	// is `null` for USDA foods.
+	PerServing *Nutrients    `json:"perServing,omitempty"`
+	Portions   []FoodPortion `json:"portions"`
+
+	// ServingGrams Example: 28
+	ServingGrams *string `json:"servingGrams,omitempty"`
+
+	// Source Where a food comes from: `usda`, USDA's Standard Reference (SR28, read-only reference data
+	// shared by every organization, loaded by an operator with `sous foods import`); `org`, the
+	// organization's own food from a supplier's spec sheet.
+	//
+	//
+	// Example: usda
+	Source    FoodSource `json:"source"`
+	UpdatedAt *time.Time `json:"updatedAt,omitempty"`
+}
+
+// FoodPortion A household measure of the food and what it weighs (`1` `medium (3" dia)` = `182` g).
+type FoodPortion struct {
+	// Amount How many of the measure (a positive decimal string).
+	//
+	// Example: 1
+	Amount string `json:"amount"`
+
+	// Grams What that amount weighs, in grams (a positive decimal string).
+	//
+	// Example: 182
+	Grams string `json:"grams"`
+
+	// Measure Example: medium (3" dia)
+	Measure string `json:"measure"`
+}
+
+// FoodRequest A food from a supplier's spec sheet: nutrients either `per100g`, or `perServing` with
+// `servingGrams` (exactly one of the two). `addedSugarsG`, when given outside the nutrients,
+// is per 100 g, or per serving with `perServing`.
+type FoodRequest struct {
+	// AddedSugarsG An exact decimal string (at most 6 decimal places), not negative, at most 1,000,000 per
+	// 100 g; `null` or left out: unknown.
+	//
+	//
+	// Example: 12.5
+	AddedSugarsG *NutrientInput `json:"addedSugarsG,omitempty"`
+
+	// Allergens Allergen statements of the item, keyed by the clinical census's `Allergen` vocabulary (FDA
+	// nine, EU fourteen and the hospital extras), so tray checks and recipe roll-ups speak one
+	// language. An allergen left out is not stated (read it as `unknown`).
+	//
+	//
+	// Example: {"peanuts":"free","sesame":"unknown","wheat":"contains"}
+	Allergens *ItemAllergens `json:"allergens,omitempty"`
+	Name      string         `json:"name"`
+
+	// Per100g Nutrients as a spec sheet gives them, by the keys of `Nutrients`; a key left out or `null`
+	// is unknown. Fat, carbohydrate and protein together cannot exceed 100 g per 100 g.
+	Per100g *NutrientsInput `json:"per100g,omitempty"`
+
+	// PerServing Nutrients as a spec sheet gives them, by the keys of `Nutrients`; a key left out or `null`
+	// is unknown. Fat, carbohydrate and protein together cannot exceed 100 g per 100 g.
+	PerServing *NutrientsInput `json:"perServing,omitempty"`
+	Portions   *[]FoodPortion  `json:"portions,omitempty"`
+
+	// ServingGrams The serving's weight in grams, with `perServing` (a positive decimal string).
+	//
+	// Example: 28
+	ServingGrams *string `json:"servingGrams,omitempty"`
+}
+
+// FoodSource Where a food comes from: `usda`, USDA's Standard Reference (SR28, read-only reference data
+// shared by every organization, loaded by an operator with `sous foods import`); `org`, the
+// organization's own food from a supplier's spec sheet.
+//
+// Example: usda
+type FoodSource string
 
 // Forecast defines model for Forecast.
 type Forecast struct {
@@ -6169,6 +6464,9 @@ type InspectionTemplateRequest struct {
 type InventoryItem struct {
 	Active bool `json:"active"`
 
+	// AddedSugar The item is itself an added sugar (sugar, syrup, honey); its sugars count as added sugars.
+	AddedSugar bool `json:"addedSugar"`
+
 	// Allergens Allergen statements of the item, keyed by the clinical census's `Allergen` vocabulary (FDA
 	// nine, EU fourteen and the hospital extras), so tray checks and recipe roll-ups speak one
 	// language. An allergen left out is not stated (read it as `unknown`).
@@ -6186,9 +6484,26 @@ type InventoryItem struct {
 	BaseUnit StandardUnit `json:"baseUnit"`
 
 	// Category Example: dry goods
-	Category  string             `json:"category"`
-	CreatedAt time.Time          `json:"createdAt"`
-	Id        openapi_types.UUID `json:"id"`
+	Category  string    `json:"category"`
+	CreatedAt time.Time `json:"createdAt"`
+
+	// Edible What recipe quantities of the item weigh: the edible portion (the default), or the item as
+	// purchased, of which nutrition analysis counts only the edible share (the recipe line's
+	// `trimYieldPercent` when it states one, else what the food's refuse leaves).
+	Edible ItemEdible `json:"edible"`
+
+	// FoodId The food the item is (a USDA food or one of the organization's), for nutrition analysis; null when linked to none.
+	FoodId *openapi_types.UUID `json:"foodId"`
+
+	// GramsPer Grams one unit of the item weighs, by unit (a standard unit or one the item declares), for
+	// units that are not mass units: `{"each": "150"}`. A unit that converts to one given here
+	// weighs through it (a `case` of 12 `each` weighs 1800 g). Mass units weigh by definition;
+	// volume and count units otherwise weigh through the household measures of the item's food.
+	//
+	//
+	// Example: {"each":"150"}
+	GramsPer ItemGramsPer       `json:"gramsPer"`
+	Id       openapi_types.UUID `json:"id"`
 
 	// Name Example: All-purpose flour
 	Name string `json:"name"`
@@ -6452,6 +6767,19 @@ type ItemAllergens struct {
 	Wheat *AllergenPresence `json:"wheat,omitempty"`
 }
 
+// ItemEdible What recipe quantities of the item weigh: the edible portion (the default), or the item as
+// purchased, of which nutrition analysis counts only the edible share (the recipe line's
+// `trimYieldPercent` when it states one, else what the food's refuse leaves).
+type ItemEdible string
+
+// ItemGramsPer Grams one unit of the item weighs, by unit (a standard unit or one the item declares), for
+// units that are not mass units: `{"each": "150"}`. A unit that converts to one given here
+// weighs through it (a `case` of 12 `each` weighs 1800 g). Mass units weigh by definition;
+// volume and count units otherwise weigh through the household measures of the item's food.
+//
+// Example: {"each":"150"}
+type ItemGramsPer map[string]PositiveQuantityInput
+
 // ItemUnit A unit the item declares, with how many base units one of it holds. A standard unit of
 // another family may be declared (`each` at 0.25 for an item kept in `lb`); the other units of
 // that family then convert through it (`dozen` = 12 × 0.25 lb).
@@ -6514,8 +6842,12 @@ type LabelsRequest struct {
 		RecipeId *openapi_types.UUID `json:"recipeId,omitempty"`
 		RunId    *openapi_types.UUID `json:"runId,omitempty"`
 	} `json:"items"`
-	SiteId   openapi_types.UUID    `json:"siteId"`
-	Size     *LabelsRequestSize    `json:"size,omitempty"`
+	SiteId openapi_types.UUID `json:"siteId"`
+	Size   *LabelsRequestSize `json:"size,omitempty"`
+
+	// Template `prep`, `use_by` and `allergen` labels print on the chosen size; `nutrition` prints each
+	// recipe's Nutrition Facts panel (one page per label, sized to the panel; PDF only, and
+	// only for a recipe whose label is complete: else 409 `label_incomplete`).
 	Template LabelsRequestTemplate `json:"template"`
 }
 
@@ -6525,7 +6857,9 @@ type LabelsRequestFormat string
 // LabelsRequestSize defines model for LabelsRequest.Size.
 type LabelsRequestSize string
 
-// LabelsRequestTemplate defines model for LabelsRequest.Template.
+// LabelsRequestTemplate `prep`, `use_by` and `allergen` labels print on the chosen size; `nutrition` prints each
+// recipe's Nutrition Facts panel (one page per label, sized to the panel; PDF only, and
+// only for a recipe whose label is complete: else 409 `label_incomplete`).
 type LabelsRequestTemplate string
 
 // LocalTime A local wall-clock time, `HH:MM` (24-hour), in the site's time zone.
@@ -6893,6 +7227,22 @@ type MovementReason string
 // Example: walk-in-cooler-pantry-9
 type NewPassword = string
 
+// NutrientAmount An exact decimal string in the unit the key names (`G` grams, `Mg` milligrams, `Mcg`
+// micrograms, `Kcal` kilocalories); `null` when unknown (not analysed, or not on the sheet),
+// never 0 for unknown.
+//
+// Example: 81.11
+type NutrientAmount = string
+
+// NutrientInput An exact decimal string (at most 6 decimal places), not negative, at most 1,000,000 per
+// 100 g; `null` or left out: unknown.
+//
+// Example: 12.5
+type NutrientInput = string
+
+// NutrientKey A nutrient of the fixed set, named with the unit its value is in.
+type NutrientKey string
+
 // NutrientLimit defines model for NutrientLimit.
 type NutrientLimit struct {
 	// Amount Example: 2
@@ -6905,8 +7255,414 @@ type NutrientLimit struct {
 	Unit string `json:"unit"`
 }
 
-// Nutrition Nutrients per portion, as stated.
+// NutrientMissing One ingredient whose contribution a value lacks, and why: `no_food` (its item names no food),
+// `no_conversion` (its quantity cannot be weighed: the unit is no mass unit, the item declares
+// no `gramsPer` for it and no household measure of its food matches) or `not_analysed` (its
+// food has no value for the nutrient; USDA states no added sugars).
+type NutrientMissing struct {
+	// Id The id of the ingredient's inventory item (or sub-recipe).
+	Id         *string               `json:"id,omitempty"`
+	Ingredient string                `json:"ingredient"`
+	Reason     NutrientMissingReason `json:"reason"`
+
+	// Via The sub-recipes the ingredient is reached through, outermost first; absent for a line of the recipe itself.
+	Via *[]string `json:"via,omitempty"`
+}
+
+// NutrientMissingReason defines model for NutrientMissing.Reason.
+type NutrientMissingReason string
+
+// NutrientValue A nutrient amount with its state. Complete: `value` is the amount. Not complete: `value` is
+// the sum of what is known (a lower bound, never to be read as the amount) and `missing` lists
+// every ingredient whose contribution is unknown. `source` is `stated` where the recipe states
+// the value (it overrides the computed one), else `computed`.
+type NutrientValue struct {
+	Complete bool                `json:"complete"`
+	Missing  *[]NutrientMissing  `json:"missing,omitempty"`
+	Source   NutrientValueSource `json:"source"`
+
+	// Value An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Value Quantity `json:"value"`
+}
+
+// NutrientValueSource defines model for NutrientValue.Source.
+type NutrientValueSource string
+
+// NutrientValues Every nutrient of the fixed set with its value and state.
+type NutrientValues struct {
+	// AddedSugarsG A nutrient amount with its state. Complete: `value` is the amount. Not complete: `value` is
+	// the sum of what is known (a lower bound, never to be read as the amount) and `missing` lists
+	// every ingredient whose contribution is unknown. `source` is `stated` where the recipe states
+	// the value (it overrides the computed one), else `computed`.
+	AddedSugarsG NutrientValue `json:"addedSugarsG"`
+
+	// CalciumMg A nutrient amount with its state. Complete: `value` is the amount. Not complete: `value` is
+	// the sum of what is known (a lower bound, never to be read as the amount) and `missing` lists
+	// every ingredient whose contribution is unknown. `source` is `stated` where the recipe states
+	// the value (it overrides the computed one), else `computed`.
+	CalciumMg NutrientValue `json:"calciumMg"`
+
+	// CarbohydrateG A nutrient amount with its state. Complete: `value` is the amount. Not complete: `value` is
+	// the sum of what is known (a lower bound, never to be read as the amount) and `missing` lists
+	// every ingredient whose contribution is unknown. `source` is `stated` where the recipe states
+	// the value (it overrides the computed one), else `computed`.
+	CarbohydrateG NutrientValue `json:"carbohydrateG"`
+
+	// CholesterolMg A nutrient amount with its state. Complete: `value` is the amount. Not complete: `value` is
+	// the sum of what is known (a lower bound, never to be read as the amount) and `missing` lists
+	// every ingredient whose contribution is unknown. `source` is `stated` where the recipe states
+	// the value (it overrides the computed one), else `computed`.
+	CholesterolMg NutrientValue `json:"cholesterolMg"`
+
+	// EnergyKcal A nutrient amount with its state. Complete: `value` is the amount. Not complete: `value` is
+	// the sum of what is known (a lower bound, never to be read as the amount) and `missing` lists
+	// every ingredient whose contribution is unknown. `source` is `stated` where the recipe states
+	// the value (it overrides the computed one), else `computed`.
+	EnergyKcal NutrientValue `json:"energyKcal"`
+
+	// FatG A nutrient amount with its state. Complete: `value` is the amount. Not complete: `value` is
+	// the sum of what is known (a lower bound, never to be read as the amount) and `missing` lists
+	// every ingredient whose contribution is unknown. `source` is `stated` where the recipe states
+	// the value (it overrides the computed one), else `computed`.
+	FatG NutrientValue `json:"fatG"`
+
+	// FiberG A nutrient amount with its state. Complete: `value` is the amount. Not complete: `value` is
+	// the sum of what is known (a lower bound, never to be read as the amount) and `missing` lists
+	// every ingredient whose contribution is unknown. `source` is `stated` where the recipe states
+	// the value (it overrides the computed one), else `computed`.
+	FiberG NutrientValue `json:"fiberG"`
+
+	// IronMg A nutrient amount with its state. Complete: `value` is the amount. Not complete: `value` is
+	// the sum of what is known (a lower bound, never to be read as the amount) and `missing` lists
+	// every ingredient whose contribution is unknown. `source` is `stated` where the recipe states
+	// the value (it overrides the computed one), else `computed`.
+	IronMg NutrientValue `json:"ironMg"`
+
+	// PhosphorusMg A nutrient amount with its state. Complete: `value` is the amount. Not complete: `value` is
+	// the sum of what is known (a lower bound, never to be read as the amount) and `missing` lists
+	// every ingredient whose contribution is unknown. `source` is `stated` where the recipe states
+	// the value (it overrides the computed one), else `computed`.
+	PhosphorusMg NutrientValue `json:"phosphorusMg"`
+
+	// PotassiumMg A nutrient amount with its state. Complete: `value` is the amount. Not complete: `value` is
+	// the sum of what is known (a lower bound, never to be read as the amount) and `missing` lists
+	// every ingredient whose contribution is unknown. `source` is `stated` where the recipe states
+	// the value (it overrides the computed one), else `computed`.
+	PotassiumMg NutrientValue `json:"potassiumMg"`
+
+	// ProteinG A nutrient amount with its state. Complete: `value` is the amount. Not complete: `value` is
+	// the sum of what is known (a lower bound, never to be read as the amount) and `missing` lists
+	// every ingredient whose contribution is unknown. `source` is `stated` where the recipe states
+	// the value (it overrides the computed one), else `computed`.
+	ProteinG NutrientValue `json:"proteinG"`
+
+	// SaturatedFatG A nutrient amount with its state. Complete: `value` is the amount. Not complete: `value` is
+	// the sum of what is known (a lower bound, never to be read as the amount) and `missing` lists
+	// every ingredient whose contribution is unknown. `source` is `stated` where the recipe states
+	// the value (it overrides the computed one), else `computed`.
+	SaturatedFatG NutrientValue `json:"saturatedFatG"`
+
+	// SodiumMg A nutrient amount with its state. Complete: `value` is the amount. Not complete: `value` is
+	// the sum of what is known (a lower bound, never to be read as the amount) and `missing` lists
+	// every ingredient whose contribution is unknown. `source` is `stated` where the recipe states
+	// the value (it overrides the computed one), else `computed`.
+	SodiumMg NutrientValue `json:"sodiumMg"`
+
+	// SugarsG A nutrient amount with its state. Complete: `value` is the amount. Not complete: `value` is
+	// the sum of what is known (a lower bound, never to be read as the amount) and `missing` lists
+	// every ingredient whose contribution is unknown. `source` is `stated` where the recipe states
+	// the value (it overrides the computed one), else `computed`.
+	SugarsG NutrientValue `json:"sugarsG"`
+
+	// TransFatG A nutrient amount with its state. Complete: `value` is the amount. Not complete: `value` is
+	// the sum of what is known (a lower bound, never to be read as the amount) and `missing` lists
+	// every ingredient whose contribution is unknown. `source` is `stated` where the recipe states
+	// the value (it overrides the computed one), else `computed`.
+	TransFatG NutrientValue `json:"transFatG"`
+
+	// VitaminDMcg A nutrient amount with its state. Complete: `value` is the amount. Not complete: `value` is
+	// the sum of what is known (a lower bound, never to be read as the amount) and `missing` lists
+	// every ingredient whose contribution is unknown. `source` is `stated` where the recipe states
+	// the value (it overrides the computed one), else `computed`.
+	VitaminDMcg NutrientValue `json:"vitaminDMcg"`
+}
+
+// Nutrients Nutrients of a Nutrition Facts label and a diet order, by fixed keys, each in the unit its
+// name ends with. USDA foods carry SR28's values (nutrient numbers 208, 204, 606, 605, 601,
+// 307, 205, 291, 269, 203, 328, 301, 303, 306, 305); SR has no added sugars, so `addedSugarsG`
+// is `null` for USDA foods.
+type Nutrients struct {
+	// AddedSugarsG An exact decimal string in the unit the key names (`G` grams, `Mg` milligrams, `Mcg`
+	// micrograms, `Kcal` kilocalories); `null` when unknown (not analysed, or not on the sheet),
+	// never 0 for unknown.
+	//
+	//
+	// Example: 81.11
+	AddedSugarsG *NutrientAmount `json:"addedSugarsG"`
+
+	// CalciumMg An exact decimal string in the unit the key names (`G` grams, `Mg` milligrams, `Mcg`
+	// micrograms, `Kcal` kilocalories); `null` when unknown (not analysed, or not on the sheet),
+	// never 0 for unknown.
+	//
+	//
+	// Example: 81.11
+	CalciumMg *NutrientAmount `json:"calciumMg"`
+
+	// CarbohydrateG An exact decimal string in the unit the key names (`G` grams, `Mg` milligrams, `Mcg`
+	// micrograms, `Kcal` kilocalories); `null` when unknown (not analysed, or not on the sheet),
+	// never 0 for unknown.
+	//
+	//
+	// Example: 81.11
+	CarbohydrateG *NutrientAmount `json:"carbohydrateG"`
+
+	// CholesterolMg An exact decimal string in the unit the key names (`G` grams, `Mg` milligrams, `Mcg`
+	// micrograms, `Kcal` kilocalories); `null` when unknown (not analysed, or not on the sheet),
+	// never 0 for unknown.
+	//
+	//
+	// Example: 81.11
+	CholesterolMg *NutrientAmount `json:"cholesterolMg"`
+
+	// EnergyKcal An exact decimal string in the unit the key names (`G` grams, `Mg` milligrams, `Mcg`
+	// micrograms, `Kcal` kilocalories); `null` when unknown (not analysed, or not on the sheet),
+	// never 0 for unknown.
+	//
+	//
+	// Example: 81.11
+	EnergyKcal *NutrientAmount `json:"energyKcal"`
+
+	// FatG An exact decimal string in the unit the key names (`G` grams, `Mg` milligrams, `Mcg`
+	// micrograms, `Kcal` kilocalories); `null` when unknown (not analysed, or not on the sheet),
+	// never 0 for unknown.
+	//
+	//
+	// Example: 81.11
+	FatG *NutrientAmount `json:"fatG"`
+
+	// FiberG An exact decimal string in the unit the key names (`G` grams, `Mg` milligrams, `Mcg`
+	// micrograms, `Kcal` kilocalories); `null` when unknown (not analysed, or not on the sheet),
+	// never 0 for unknown.
+	//
+	//
+	// Example: 81.11
+	FiberG *NutrientAmount `json:"fiberG"`
+
+	// IronMg An exact decimal string in the unit the key names (`G` grams, `Mg` milligrams, `Mcg`
+	// micrograms, `Kcal` kilocalories); `null` when unknown (not analysed, or not on the sheet),
+	// never 0 for unknown.
+	//
+	//
+	// Example: 81.11
+	IronMg *NutrientAmount `json:"ironMg"`
+
+	// PhosphorusMg An exact decimal string in the unit the key names (`G` grams, `Mg` milligrams, `Mcg`
+	// micrograms, `Kcal` kilocalories); `null` when unknown (not analysed, or not on the sheet),
+	// never 0 for unknown.
+	//
+	//
+	// Example: 81.11
+	PhosphorusMg *NutrientAmount `json:"phosphorusMg"`
+
+	// PotassiumMg An exact decimal string in the unit the key names (`G` grams, `Mg` milligrams, `Mcg`
+	// micrograms, `Kcal` kilocalories); `null` when unknown (not analysed, or not on the sheet),
+	// never 0 for unknown.
+	//
+	//
+	// Example: 81.11
+	PotassiumMg *NutrientAmount `json:"potassiumMg"`
+
+	// ProteinG An exact decimal string in the unit the key names (`G` grams, `Mg` milligrams, `Mcg`
+	// micrograms, `Kcal` kilocalories); `null` when unknown (not analysed, or not on the sheet),
+	// never 0 for unknown.
+	//
+	//
+	// Example: 81.11
+	ProteinG *NutrientAmount `json:"proteinG"`
+
+	// SaturatedFatG An exact decimal string in the unit the key names (`G` grams, `Mg` milligrams, `Mcg`
+	// micrograms, `Kcal` kilocalories); `null` when unknown (not analysed, or not on the sheet),
+	// never 0 for unknown.
+	//
+	//
+	// Example: 81.11
+	SaturatedFatG *NutrientAmount `json:"saturatedFatG"`
+
+	// SodiumMg An exact decimal string in the unit the key names (`G` grams, `Mg` milligrams, `Mcg`
+	// micrograms, `Kcal` kilocalories); `null` when unknown (not analysed, or not on the sheet),
+	// never 0 for unknown.
+	//
+	//
+	// Example: 81.11
+	SodiumMg *NutrientAmount `json:"sodiumMg"`
+
+	// SugarsG An exact decimal string in the unit the key names (`G` grams, `Mg` milligrams, `Mcg`
+	// micrograms, `Kcal` kilocalories); `null` when unknown (not analysed, or not on the sheet),
+	// never 0 for unknown.
+	//
+	//
+	// Example: 81.11
+	SugarsG *NutrientAmount `json:"sugarsG"`
+
+	// TransFatG An exact decimal string in the unit the key names (`G` grams, `Mg` milligrams, `Mcg`
+	// micrograms, `Kcal` kilocalories); `null` when unknown (not analysed, or not on the sheet),
+	// never 0 for unknown.
+	//
+	//
+	// Example: 81.11
+	TransFatG *NutrientAmount `json:"transFatG"`
+
+	// VitaminDMcg An exact decimal string in the unit the key names (`G` grams, `Mg` milligrams, `Mcg`
+	// micrograms, `Kcal` kilocalories); `null` when unknown (not analysed, or not on the sheet),
+	// never 0 for unknown.
+	//
+	//
+	// Example: 81.11
+	VitaminDMcg *NutrientAmount `json:"vitaminDMcg"`
+}
+
+// NutrientsInput Nutrients as a spec sheet gives them, by the keys of `Nutrients`; a key left out or `null`
+// is unknown. Fat, carbohydrate and protein together cannot exceed 100 g per 100 g.
+type NutrientsInput struct {
+	// AddedSugarsG An exact decimal string (at most 6 decimal places), not negative, at most 1,000,000 per
+	// 100 g; `null` or left out: unknown.
+	//
+	//
+	// Example: 12.5
+	AddedSugarsG *NutrientInput `json:"addedSugarsG,omitempty"`
+
+	// CalciumMg An exact decimal string (at most 6 decimal places), not negative, at most 1,000,000 per
+	// 100 g; `null` or left out: unknown.
+	//
+	//
+	// Example: 12.5
+	CalciumMg *NutrientInput `json:"calciumMg,omitempty"`
+
+	// CarbohydrateG An exact decimal string (at most 6 decimal places), not negative, at most 1,000,000 per
+	// 100 g; `null` or left out: unknown.
+	//
+	//
+	// Example: 12.5
+	CarbohydrateG *NutrientInput `json:"carbohydrateG,omitempty"`
+
+	// CholesterolMg An exact decimal string (at most 6 decimal places), not negative, at most 1,000,000 per
+	// 100 g; `null` or left out: unknown.
+	//
+	//
+	// Example: 12.5
+	CholesterolMg *NutrientInput `json:"cholesterolMg,omitempty"`
+
+	// EnergyKcal An exact decimal string (at most 6 decimal places), not negative, at most 1,000,000 per
+	// 100 g; `null` or left out: unknown.
+	//
+	//
+	// Example: 12.5
+	EnergyKcal *NutrientInput `json:"energyKcal,omitempty"`
+
+	// FatG An exact decimal string (at most 6 decimal places), not negative, at most 1,000,000 per
+	// 100 g; `null` or left out: unknown.
+	//
+	//
+	// Example: 12.5
+	FatG *NutrientInput `json:"fatG,omitempty"`
+
+	// FiberG An exact decimal string (at most 6 decimal places), not negative, at most 1,000,000 per
+	// 100 g; `null` or left out: unknown.
+	//
+	//
+	// Example: 12.5
+	FiberG *NutrientInput `json:"fiberG,omitempty"`
+
+	// IronMg An exact decimal string (at most 6 decimal places), not negative, at most 1,000,000 per
+	// 100 g; `null` or left out: unknown.
+	//
+	//
+	// Example: 12.5
+	IronMg *NutrientInput `json:"ironMg,omitempty"`
+
+	// PhosphorusMg An exact decimal string (at most 6 decimal places), not negative, at most 1,000,000 per
+	// 100 g; `null` or left out: unknown.
+	//
+	//
+	// Example: 12.5
+	PhosphorusMg *NutrientInput `json:"phosphorusMg,omitempty"`
+
+	// PotassiumMg An exact decimal string (at most 6 decimal places), not negative, at most 1,000,000 per
+	// 100 g; `null` or left out: unknown.
+	//
+	//
+	// Example: 12.5
+	PotassiumMg *NutrientInput `json:"potassiumMg,omitempty"`
+
+	// ProteinG An exact decimal string (at most 6 decimal places), not negative, at most 1,000,000 per
+	// 100 g; `null` or left out: unknown.
+	//
+	//
+	// Example: 12.5
+	ProteinG *NutrientInput `json:"proteinG,omitempty"`
+
+	// SaturatedFatG An exact decimal string (at most 6 decimal places), not negative, at most 1,000,000 per
+	// 100 g; `null` or left out: unknown.
+	//
+	//
+	// Example: 12.5
+	SaturatedFatG *NutrientInput `json:"saturatedFatG,omitempty"`
+
+	// SodiumMg An exact decimal string (at most 6 decimal places), not negative, at most 1,000,000 per
+	// 100 g; `null` or left out: unknown.
+	//
+	//
+	// Example: 12.5
+	SodiumMg *NutrientInput `json:"sodiumMg,omitempty"`
+
+	// SugarsG An exact decimal string (at most 6 decimal places), not negative, at most 1,000,000 per
+	// 100 g; `null` or left out: unknown.
+	//
+	//
+	// Example: 12.5
+	SugarsG *NutrientInput `json:"sugarsG,omitempty"`
+
+	// TransFatG An exact decimal string (at most 6 decimal places), not negative, at most 1,000,000 per
+	// 100 g; `null` or left out: unknown.
+	//
+	//
+	// Example: 12.5
+	TransFatG *NutrientInput `json:"transFatG,omitempty"`
+
+	// VitaminDMcg An exact decimal string (at most 6 decimal places), not negative, at most 1,000,000 per
+	// 100 g; `null` or left out: unknown.
+	//
+	//
+	// Example: 12.5
+	VitaminDMcg *NutrientInput `json:"vitaminDMcg,omitempty"`
+}
+
+// Nutrition Nutrients per portion. The flat fields are the values stated on the recipe, as written;
+// `perPortion` is every nutrient computed now from the ingredients' current foods, a stated
+// value overriding the computed one (`source: stated`): the one set of numbers the tray line,
+// labels and menus read. `GET /recipes/{id}/nutrition` adds per 100 g and the label.
 type Nutrition struct {
+	// AddedSugarsG An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	AddedSugarsG *Quantity `json:"addedSugarsG,omitempty"`
+
+	// CalciumMg An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	CalciumMg *Quantity `json:"calciumMg,omitempty"`
+
 	// CarbohydrateChoices An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
 	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
 	// base unit keep up to 9.
@@ -6914,6 +7670,46 @@ type Nutrition struct {
 	//
 	// Example: 12.5
 	CarbohydrateChoices *Quantity `json:"carbohydrateChoices,omitempty"`
+
+	// CarbohydrateG An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	CarbohydrateG *Quantity `json:"carbohydrateG,omitempty"`
+
+	// CholesterolMg An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	CholesterolMg *Quantity `json:"cholesterolMg,omitempty"`
+
+	// EnergyKcal An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	EnergyKcal *Quantity `json:"energyKcal,omitempty"`
+
+	// FatG An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	FatG *Quantity `json:"fatG,omitempty"`
+
+	// FiberG An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	FiberG *Quantity `json:"fiberG,omitempty"`
 
 	// FluidMl An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
 	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
@@ -6923,6 +7719,49 @@ type Nutrition struct {
 	// Example: 12.5
 	FluidMl *Quantity `json:"fluidMl,omitempty"`
 
+	// IronMg An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	IronMg *Quantity `json:"ironMg,omitempty"`
+
+	// PerPortion Every nutrient of the fixed set with its value and state.
+	PerPortion *NutrientValues `json:"perPortion,omitempty"`
+
+	// PhosphorusMg An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	PhosphorusMg *Quantity `json:"phosphorusMg,omitempty"`
+
+	// PotassiumMg An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	PotassiumMg *Quantity `json:"potassiumMg,omitempty"`
+
+	// ProteinG An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	ProteinG *Quantity `json:"proteinG,omitempty"`
+
+	// SaturatedFatG An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	SaturatedFatG *Quantity `json:"saturatedFatG,omitempty"`
+
 	// SodiumMg An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
 	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
 	// base unit keep up to 9.
@@ -6930,24 +7769,179 @@ type Nutrition struct {
 	//
 	// Example: 12.5
 	SodiumMg *Quantity `json:"sodiumMg,omitempty"`
+
+	// SugarsG An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	SugarsG *Quantity `json:"sugarsG,omitempty"`
+
+	// TransFatG An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	TransFatG *Quantity `json:"transFatG,omitempty"`
+
+	// VitaminDMcg An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	VitaminDMcg *Quantity `json:"vitaminDMcg,omitempty"`
 }
 
-// NutritionInput Nutrients per portion the tray line's diet limits read; each is optional (a limit ignores a nutrient the recipe does not state).
+// NutritionInput Nutrients per portion stated on the recipe; each is optional. A stated nutrient (`sodiumMg`
+// and the other keys of the fixed set) overrides the value computed from the ingredients,
+// here and wherever the recipe is a sub-recipe (`source: stated`). `carbohydrateChoices` and
+// `fluidMl` are only ever stated.
 type NutritionInput struct {
+	// AddedSugarsG A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	AddedSugarsG *PositiveQuantityInput `json:"addedSugarsG,omitempty"`
+
+	// CalciumMg A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	CalciumMg *PositiveQuantityInput `json:"calciumMg,omitempty"`
+
 	// CarbohydrateChoices A non-negative exact decimal string, at most 6 decimal places.
 	//
 	// Example: 24
 	CarbohydrateChoices *PositiveQuantityInput `json:"carbohydrateChoices,omitempty"`
+
+	// CarbohydrateG A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	CarbohydrateG *PositiveQuantityInput `json:"carbohydrateG,omitempty"`
+
+	// CholesterolMg A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	CholesterolMg *PositiveQuantityInput `json:"cholesterolMg,omitempty"`
+
+	// EnergyKcal A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	EnergyKcal *PositiveQuantityInput `json:"energyKcal,omitempty"`
+
+	// FatG A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	FatG *PositiveQuantityInput `json:"fatG,omitempty"`
+
+	// FiberG A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	FiberG *PositiveQuantityInput `json:"fiberG,omitempty"`
 
 	// FluidMl A non-negative exact decimal string, at most 6 decimal places.
 	//
 	// Example: 24
 	FluidMl *PositiveQuantityInput `json:"fluidMl,omitempty"`
 
+	// IronMg A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	IronMg *PositiveQuantityInput `json:"ironMg,omitempty"`
+
+	// PhosphorusMg A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	PhosphorusMg *PositiveQuantityInput `json:"phosphorusMg,omitempty"`
+
+	// PotassiumMg A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	PotassiumMg *PositiveQuantityInput `json:"potassiumMg,omitempty"`
+
+	// ProteinG A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	ProteinG *PositiveQuantityInput `json:"proteinG,omitempty"`
+
+	// SaturatedFatG A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	SaturatedFatG *PositiveQuantityInput `json:"saturatedFatG,omitempty"`
+
 	// SodiumMg A non-negative exact decimal string, at most 6 decimal places.
 	//
 	// Example: 24
 	SodiumMg *PositiveQuantityInput `json:"sodiumMg,omitempty"`
+
+	// SugarsG A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	SugarsG *PositiveQuantityInput `json:"sugarsG,omitempty"`
+
+	// TransFatG A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	TransFatG *PositiveQuantityInput `json:"transFatG,omitempty"`
+
+	// VitaminDMcg A non-negative exact decimal string, at most 6 decimal places.
+	//
+	// Example: 24
+	VitaminDMcg *PositiveQuantityInput `json:"vitaminDMcg,omitempty"`
+}
+
+// NutritionLabel A Nutrition Facts panel's content (21 CFR 101.9, 2016 Daily Values): the serving in
+// household and metric units, calories and the nutrients in panel order, and the
+// "Contains:" statement of the nine US major allergens from the recipe's derived allergens.
+// Not `complete` while a nutrient, the serving weight or a major allergen's status is unknown;
+// such a label is not printed (`Accept: application/pdf` answers 409 `label_incomplete`).
+type NutritionLabel struct {
+	// AllergensUnknown Major allergens whose status is not known.
+	AllergensUnknown *[]string `json:"allergensUnknown,omitempty"`
+
+	// Calories One nutrient as the Nutrition Facts panel declares it, rounded by 21 CFR 101.9(c).
+	Calories NutritionLabelLine `json:"calories"`
+	Complete bool               `json:"complete"`
+
+	// Contains The major allergens the recipe contains, by their label names in statutory order.
+	Contains  []string             `json:"contains"`
+	Missing   *[]NutrientMissing   `json:"missing,omitempty"`
+	Name      string               `json:"name"`
+	Nutrients []NutritionLabelLine `json:"nutrients"`
+
+	// ServingGrams The rounded metric serving; absent when unknown.
+	ServingGrams *string `json:"servingGrams,omitempty"`
+
+	// ServingSize Example: 1 portion (227g)
+	ServingSize          string  `json:"servingSize"`
+	ServingsPerContainer *string `json:"servingsPerContainer,omitempty"`
+}
+
+// NutritionLabelLine One nutrient as the Nutrition Facts panel declares it, rounded by 21 CFR 101.9(c).
+type NutritionLabelLine struct {
+	Complete bool `json:"complete"`
+
+	// DailyValuePercent The %DV as printed; absent where the panel shows none or the amount is unknown.
+	DailyValuePercent *int `json:"dailyValuePercent,omitempty"`
+
+	// Declared The rounded amount (the bound of a "less than"); absent when unknown.
+	//
+	// Example: 8
+	Declared *string            `json:"declared,omitempty"`
+	LessThan *bool              `json:"lessThan,omitempty"`
+	Missing  *[]NutrientMissing `json:"missing,omitempty"`
+
+	// Name Example: Total Fat
+	Name string `json:"name"`
+
+	// Nutrient A nutrient of the fixed set, named with the unit its value is in.
+	Nutrient NutrientKey `json:"nutrient"`
+
+	// Text The declaration as printed ("8g", "Less than 1g", "160mg"), or "unknown".
+	//
+	// Example: 8g
+	Text string `json:"text"`
 }
 
 // OperationOutcome defines model for OperationOutcome.
@@ -7584,6 +8578,7 @@ type PlanError struct {
 	// - `survey_has_responses` (409): The survey has responses, so its questions cannot change: copy it instead.
 	// - `gateway_has_sensors` (409): The sensor gateway has sensors, so it cannot move to another site or change kind: its sensors and their readings belong to the site they were taken at. Move the sensors to another gateway of the site first, or register a new gateway at the new site.
 	// - `reports_busy` (429): Too many large reports of this organization are being made at once (the heaviest temperature logs run a few at a time per organization, over every server) and this one waited its turn too long; nothing was done; retry after `Retry-After` seconds, or ask for a coarser interval or a shorter period.
+	// - `label_incomplete` (409): The Nutrition Facts label cannot be printed: a nutrient, the serving weight or a major allergen's status is unknown; the message names what is missing (the recipe's nutrition analysis lists it).
 	//
 	//
 	// Example: not_found
@@ -8346,7 +9341,10 @@ type Recipe struct {
 	MinBatch *Quantity `json:"minBatch,omitempty"`
 	Name     string    `json:"name"`
 
-	// Nutrition Nutrients per portion, as stated.
+	// Nutrition Nutrients per portion. The flat fields are the values stated on the recipe, as written;
+	// `perPortion` is every nutrient computed now from the ingredients' current foods, a stated
+	// value overriding the computed one (`source: stated`): the one set of numbers the tray line,
+	// labels and menus read. `GET /recipes/{id}/nutrition` adds per 100 g and the label.
 	Nutrition *Nutrition `json:"nutrition,omitempty"`
 
 	// Portion A quantity with its unit.
@@ -8363,6 +9361,9 @@ type Recipe struct {
 
 	// Yield A quantity with its unit.
 	Yield Amount `json:"yield"`
+
+	// YieldGrams The cooked weight of one yield in grams, when stated.
+	YieldGrams *Quantity `json:"yieldGrams,omitempty"`
 }
 
 // RecipeAllergens Every allergen of the vocabulary with its derived status: `contains` if any item at any depth
@@ -8429,6 +9430,47 @@ type RecipeIngredientInput struct {
 	Unit Unit `json:"unit"`
 }
 
+// RecipeNutrition A recipe's nutrients computed now from its ingredients' current foods, sub-recipes at any
+// depth. Per 100 g divides by the cooked `yieldGrams` the recipe states, else by the sum of
+// its ingredients' edible grams. Exact decimals (divisions keep 9 places).
+type RecipeNutrition struct {
+	// Label A Nutrition Facts panel's content (21 CFR 101.9, 2016 Daily Values): the serving in
+	// household and metric units, calories and the nutrients in panel order, and the
+	// "Contains:" statement of the nine US major allergens from the recipe's derived allergens.
+	// Not `complete` while a nutrient, the serving weight or a major allergen's status is unknown;
+	// such a label is not printed (`Accept: application/pdf` answers 409 `label_incomplete`).
+	Label NutritionLabel `json:"label"`
+	Name  string         `json:"name"`
+
+	// Per100g Every nutrient of the fixed set with its value and state.
+	Per100g NutrientValues `json:"per100g"`
+
+	// PerPortion Every nutrient of the fixed set with its value and state.
+	PerPortion NutrientValues `json:"perPortion"`
+
+	// Portion A quantity with its unit.
+	Portion Amount `json:"portion"`
+
+	// PortionGrams A nutrient amount with its state. Complete: `value` is the amount. Not complete: `value` is
+	// the sum of what is known (a lower bound, never to be read as the amount) and `missing` lists
+	// every ingredient whose contribution is unknown. `source` is `stated` where the recipe states
+	// the value (it overrides the computed one), else `computed`.
+	PortionGrams NutrientValue `json:"portionGrams"`
+
+	// Portions An exact decimal quantity as a string (never a JSON number, so no digit is lost). In
+	// requests at most 6 decimal places (more answers 400); quantities converted into an item's
+	// base unit keep up to 9.
+	//
+	//
+	// Example: 12.5
+	Portions Quantity           `json:"portions"`
+	RecipeId openapi_types.UUID `json:"recipeId"`
+	Version  int                `json:"version"`
+
+	// YieldGrams One yield's weight (stated when the recipe states its cooked weight).
+	YieldGrams NutrientValue `json:"yieldGrams"`
+}
+
 // RecipeRequest A recipe's whole definition; every PUT makes a new version.
 type RecipeRequest struct {
 	Category string `json:"category"`
@@ -8451,7 +9493,10 @@ type RecipeRequest struct {
 	MinBatch *PositiveQuantityInput `json:"minBatch,omitempty"`
 	Name     string                 `json:"name"`
 
-	// Nutrition Nutrients per portion the tray line's diet limits read; each is optional (a limit ignores a nutrient the recipe does not state).
+	// Nutrition Nutrients per portion stated on the recipe; each is optional. A stated nutrient (`sodiumMg`
+	// and the other keys of the fixed set) overrides the value computed from the ingredients,
+	// here and wherever the recipe is a sub-recipe (`source: stated`). `carbohydrateChoices` and
+	// `fluidMl` are only ever stated.
 	Nutrition *NutritionInput `json:"nutrition,omitempty"`
 
 	// Portion A positive quantity with a standard unit (a recipe's yield, portion or needed amount).
@@ -8462,6 +9507,10 @@ type RecipeRequest struct {
 
 	// Yield A positive quantity with a standard unit (a recipe's yield, portion or needed amount).
 	Yield AmountInput `json:"yield"`
+
+	// YieldGrams The cooked weight of one yield in grams, when weighed: nutrients per 100 g are then of
+	// the cooked dish. Left out, per 100 g divides by the ingredients' edible grams.
+	YieldGrams *PositiveQuantityInput `json:"yieldGrams,omitempty"`
 }
 
 // RecipeVersionSummary defines model for RecipeVersionSummary.
@@ -8969,6 +10018,7 @@ type ScanError struct {
 	// - `survey_has_responses` (409): The survey has responses, so its questions cannot change: copy it instead.
 	// - `gateway_has_sensors` (409): The sensor gateway has sensors, so it cannot move to another site or change kind: its sensors and their readings belong to the site they were taken at. Move the sensors to another gateway of the site first, or register a new gateway at the new site.
 	// - `reports_busy` (429): Too many large reports of this organization are being made at once (the heaviest temperature logs run a few at a time per organization, over every server) and this one waited its turn too long; nothing was done; retry after `Retry-After` seconds, or ask for a coarser interval or a shorter period.
+	// - `label_incomplete` (409): The Nutrition Facts label cannot be printed: a nutrient, the serving weight or a major allergen's status is unknown; the message names what is missing (the recipe's nutrition analysis lists it).
 	//
 	//
 	// Example: not_found
@@ -9878,6 +10928,7 @@ type StockConflictError struct {
 	// - `survey_has_responses` (409): The survey has responses, so its questions cannot change: copy it instead.
 	// - `gateway_has_sensors` (409): The sensor gateway has sensors, so it cannot move to another site or change kind: its sensors and their readings belong to the site they were taken at. Move the sensors to another gateway of the site first, or register a new gateway at the new site.
 	// - `reports_busy` (429): Too many large reports of this organization are being made at once (the heaviest temperature logs run a few at a time per organization, over every server) and this one waited its turn too long; nothing was done; retry after `Retry-After` seconds, or ask for a coarser interval or a shorter period.
+	// - `label_incomplete` (409): The Nutrition Facts label cannot be printed: a nutrient, the serving weight or a major allergen's status is unknown; the message names what is missing (the recipe's nutrition analysis lists it).
 	//
 	//
 	// Example: not_found
@@ -10845,6 +11896,9 @@ type UpdateInventoryItemRequest struct {
 	// Active Defaults to true.
 	Active *bool `json:"active,omitempty"`
 
+	// AddedSugar The item is itself an added sugar (sugar, syrup, honey); its sugars count as added sugars. Defaults to false.
+	AddedSugar *bool `json:"addedSugar,omitempty"`
+
 	// Allergens Allergen statements of the item, keyed by the clinical census's `Allergen` vocabulary (FDA
 	// nine, EU fourteen and the hospital extras), so tray checks and recipe roll-ups speak one
 	// language. An allergen left out is not stated (read it as `unknown`).
@@ -10859,11 +11913,29 @@ type UpdateInventoryItemRequest struct {
 	//
 	//
 	// Example: lb
-	BaseUnit      StandardUnit `json:"baseUnit"`
-	Category      string       `json:"category"`
-	Name          string       `json:"name"`
-	ParLevels     *[]ParLevel  `json:"parLevels,omitempty"`
-	ShelfLifeDays *int         `json:"shelfLifeDays,omitempty"`
+	BaseUnit StandardUnit `json:"baseUnit"`
+	Category string       `json:"category"`
+
+	// Edible What recipe quantities of the item weigh: the edible portion (the default), or the item as
+	// purchased, of which nutrition analysis counts only the edible share (the recipe line's
+	// `trimYieldPercent` when it states one, else what the food's refuse leaves).
+	Edible *ItemEdible `json:"edible,omitempty"`
+
+	// FoodId The food the item is, for nutrition analysis: a USDA food or one of the organization's
+	// (`GET /foods`). An id of no such food answers 400 naming `foodId`.
+	FoodId *openapi_types.UUID `json:"foodId,omitempty"`
+
+	// GramsPer Grams one unit of the item weighs, by unit (a standard unit or one the item declares), for
+	// units that are not mass units: `{"each": "150"}`. A unit that converts to one given here
+	// weighs through it (a `case` of 12 `each` weighs 1800 g). Mass units weigh by definition;
+	// volume and count units otherwise weigh through the household measures of the item's food.
+	//
+	//
+	// Example: {"each":"150"}
+	GramsPer      *ItemGramsPer `json:"gramsPer,omitempty"`
+	Name          string        `json:"name"`
+	ParLevels     *[]ParLevel   `json:"parLevels,omitempty"`
+	ShelfLifeDays *int          `json:"shelfLifeDays,omitempty"`
 
 	// Sku Unique in the organization (case-insensitively).
 	Sku   *string     `json:"sku,omitempty"`
@@ -11051,6 +12123,7 @@ type ValidationError struct {
 	// - `survey_has_responses` (409): The survey has responses, so its questions cannot change: copy it instead.
 	// - `gateway_has_sensors` (409): The sensor gateway has sensors, so it cannot move to another site or change kind: its sensors and their readings belong to the site they were taken at. Move the sensors to another gateway of the site first, or register a new gateway at the new site.
 	// - `reports_busy` (429): Too many large reports of this organization are being made at once (the heaviest temperature logs run a few at a time per organization, over every server) and this one waited its turn too long; nothing was done; retry after `Retry-After` seconds, or ask for a coarser interval or a shorter period.
+	// - `label_incomplete` (409): The Nutrition Facts label cannot be printed: a nutrient, the serving weight or a major allergen's status is unknown; the message names what is missing (the recipe's nutrition analysis lists it).
 	//
 	//
 	// Example: not_found
@@ -11698,6 +12771,9 @@ type IdempotencyConflict = Error
 
 // IdempotencyKeyReused The body of every error response.
 type IdempotencyKeyReused = Error
+
+// LabelIncomplete The body of every error response.
+type LabelIncomplete = Error
 
 // NotAcceptable The body of every error response.
 type NotAcceptable = Error
@@ -12440,6 +13516,35 @@ type IngestFhirParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// ListFoodsParams defines parameters for ListFoods.
+type ListFoodsParams struct {
+	// Q Words of the food's name; the list is ranked by relevance to them.
+	Q *string `form:"q,omitempty" json:"q,omitempty"`
+
+	// Source Only USDA's foods or only the organization's.
+	Source *FoodSource `form:"source,omitempty" json:"source,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque cursor from the `Link` header of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateFoodParams defines parameters for CreateFood.
+type CreateFoodParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListForecastsParams defines parameters for ListForecasts.
 type ListForecastsParams struct {
 	// SiteId Only this site.
@@ -13069,6 +14174,12 @@ type ArchiveRecipeParams struct {
 	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
 	// 429s are not kept, so a retry runs again.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// GetRecipeNutritionParams defines parameters for GetRecipeNutrition.
+type GetRecipeNutritionParams struct {
+	// Version The version to analyse; the current one when absent.
+	Version *int `form:"version,omitempty" json:"version,omitempty"`
 }
 
 // ListReportsParams defines parameters for ListReports.
@@ -14036,6 +15147,12 @@ type IngestFhirApplicationFhirPlusJSONRequestBody = FhirResource
 
 // IngestFhirJSONRequestBody defines body for IngestFhir for application/json ContentType.
 type IngestFhirJSONRequestBody = FhirResource
+
+// CreateFoodJSONRequestBody defines body for CreateFood for application/json ContentType.
+type CreateFoodJSONRequestBody = FoodRequest
+
+// UpdateFoodJSONRequestBody defines body for UpdateFood for application/json ContentType.
+type UpdateFoodJSONRequestBody = FoodRequest
 
 // UpsertForecastJSONRequestBody defines body for UpsertForecast for application/json ContentType.
 type UpsertForecastJSONRequestBody = ForecastRequest
@@ -15364,6 +16481,21 @@ type ServerInterface interface {
 	// GetFhirMetadata Read the FHIR CapabilityStatement
 	// (GET /orgs/{orgId}/fhir/metadata)
 	GetFhirMetadata(ctx echo.Context, orgId OrgId) error
+	// ListFoods Search foods
+	// (GET /orgs/{orgId}/foods)
+	ListFoods(ctx echo.Context, orgId OrgId, params ListFoodsParams) error
+	// CreateFood Create an organization food
+	// (POST /orgs/{orgId}/foods)
+	CreateFood(ctx echo.Context, orgId OrgId, params CreateFoodParams) error
+	// DeleteFood Remove an organization food
+	// (DELETE /orgs/{orgId}/foods/{id})
+	DeleteFood(ctx echo.Context, orgId OrgId, id Id) error
+	// GetFood Read a food with its nutrients
+	// (GET /orgs/{orgId}/foods/{id})
+	GetFood(ctx echo.Context, orgId OrgId, id Id) error
+	// UpdateFood Update an organization food
+	// (PUT /orgs/{orgId}/foods/{id})
+	UpdateFood(ctx echo.Context, orgId OrgId, id Id) error
 	// ListForecasts List forecasts
 	// (GET /orgs/{orgId}/forecasts)
 	ListForecasts(ctx echo.Context, orgId OrgId, params ListForecastsParams) error
@@ -15604,6 +16736,9 @@ type ServerInterface interface {
 	// ArchiveRecipe Archive a recipe
 	// (POST /orgs/{orgId}/recipes/{id}/archive)
 	ArchiveRecipe(ctx echo.Context, orgId OrgId, id Id, params ArchiveRecipeParams) error
+	// GetRecipeNutrition Analyse a recipe's nutrients and its Nutrition Facts label
+	// (GET /orgs/{orgId}/recipes/{id}/nutrition)
+	GetRecipeNutrition(ctx echo.Context, orgId OrgId, id Id, params GetRecipeNutritionParams) error
 	// ListRecipeVersions List a recipe's versions
 	// (GET /orgs/{orgId}/recipes/{id}/versions)
 	ListRecipeVersions(ctx echo.Context, orgId OrgId, id Id) error
@@ -18518,6 +19653,160 @@ func (w *ServerInterfaceWrapper) GetFhirMetadata(ctx echo.Context) error {
 	return err
 }
 
+// ListFoods converts echo context to params.
+func (w *ServerInterfaceWrapper) ListFoods(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListFoodsParams
+	// ------------- Optional query parameter "q" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "q", ctx.QueryParams(), &params.Q, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter q: %s", err))
+	}
+
+	// ------------- Optional query parameter "source" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "source", ctx.QueryParams(), &params.Source, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter source: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListFoods(ctx, orgId, params)
+	return err
+}
+
+// CreateFood converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateFood(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateFoodParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateFood(ctx, orgId, params)
+	return err
+}
+
+// DeleteFood converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteFood(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteFood(ctx, orgId, id)
+	return err
+}
+
+// GetFood converts echo context to params.
+func (w *ServerInterfaceWrapper) GetFood(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetFood(ctx, orgId, id)
+	return err
+}
+
+// UpdateFood converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateFood(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateFood(ctx, orgId, id)
+	return err
+}
+
 // ListForecasts converts echo context to params.
 func (w *ServerInterfaceWrapper) ListForecasts(ctx echo.Context) error {
 	var err error
@@ -21160,6 +22449,39 @@ func (w *ServerInterfaceWrapper) ArchiveRecipe(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ArchiveRecipe(ctx, orgId, id, params)
+	return err
+}
+
+// GetRecipeNutrition converts echo context to params.
+func (w *ServerInterfaceWrapper) GetRecipeNutrition(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetRecipeNutritionParams
+	// ------------- Optional query parameter "version" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "version", ctx.QueryParams(), &params.Version, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter version: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetRecipeNutrition(ctx, orgId, id, params)
 	return err
 }
 
@@ -24760,6 +26082,11 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.PUT(options.BaseURL+"/orgs/:orgId/inventory-items/:id", wrapper.UpdateInventoryItem, options.OperationMiddlewares["updateInventoryItem"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/storage-locations", wrapper.ListStorageLocations, options.OperationMiddlewares["listStorageLocations"]...)
 	router.POST(options.BaseURL+"/orgs/:orgId/storage-locations", wrapper.CreateStorageLocation, options.OperationMiddlewares["createStorageLocation"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/foods", wrapper.ListFoods, options.OperationMiddlewares["listFoods"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/foods", wrapper.CreateFood, options.OperationMiddlewares["createFood"]...)
+	router.DELETE(options.BaseURL+"/orgs/:orgId/foods/:id", wrapper.DeleteFood, options.OperationMiddlewares["deleteFood"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/foods/:id", wrapper.GetFood, options.OperationMiddlewares["getFood"]...)
+	router.PUT(options.BaseURL+"/orgs/:orgId/foods/:id", wrapper.UpdateFood, options.OperationMiddlewares["updateFood"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/storage-locations/:id", wrapper.GetStorageLocation, options.OperationMiddlewares["getStorageLocation"]...)
 	router.PUT(options.BaseURL+"/orgs/:orgId/storage-locations/:id", wrapper.UpdateStorageLocation, options.OperationMiddlewares["updateStorageLocation"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/stock", wrapper.ListStock, options.OperationMiddlewares["listStock"]...)
@@ -24805,6 +26132,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/orgs/:orgId/recipes/:id/versions", wrapper.ListRecipeVersions, options.OperationMiddlewares["listRecipeVersions"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/recipes/:id/versions/:version", wrapper.GetRecipeVersion, options.OperationMiddlewares["getRecipeVersion"]...)
 	router.POST(options.BaseURL+"/orgs/:orgId/recipes/:id/archive", wrapper.ArchiveRecipe, options.OperationMiddlewares["archiveRecipe"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/recipes/:id/nutrition", wrapper.GetRecipeNutrition, options.OperationMiddlewares["getRecipeNutrition"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/menus", wrapper.ListMenus, options.OperationMiddlewares["listMenus"]...)
 	router.POST(options.BaseURL+"/orgs/:orgId/menus", wrapper.CreateMenu, options.OperationMiddlewares["createMenu"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/menus/effective", wrapper.GetEffectiveMenu, options.OperationMiddlewares["getEffectiveMenu"]...)
@@ -24955,6 +26283,8 @@ type GoneJSONResponse Error
 type IdempotencyConflictJSONResponse Error
 
 type IdempotencyKeyReusedJSONResponse Error
+
+type LabelIncompleteJSONResponse Error
 
 type NoContentResponse struct {
 }
@@ -36883,6 +38213,662 @@ func (response GetFhirMetadata503JSONResponse) VisitGetFhirMetadataResponse(w ht
 	return err
 }
 
+type ListFoodsRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params ListFoodsParams
+}
+
+type ListFoodsResponseObject interface {
+	VisitListFoodsResponse(w http.ResponseWriter) error
+}
+
+type ListFoods200ResponseHeaders struct {
+	Link *string
+}
+
+type ListFoods200JSONResponse struct {
+	Body    []Food
+	Headers ListFoods200ResponseHeaders
+}
+
+func (response ListFoods200JSONResponse) VisitListFoodsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListFoods400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListFoods400JSONResponse) VisitListFoodsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListFoods401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListFoods401JSONResponse) VisitListFoodsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListFoods403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListFoods403JSONResponse) VisitListFoodsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListFoods404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListFoods404JSONResponse) VisitListFoodsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListFoods406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListFoods406JSONResponse) VisitListFoodsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListFoods503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListFoods503JSONResponse) VisitListFoodsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFoodRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Params CreateFoodParams
+	Body   *CreateFoodJSONRequestBody
+}
+
+type CreateFoodResponseObject interface {
+	VisitCreateFoodResponse(w http.ResponseWriter) error
+}
+
+type CreateFood201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateFood201JSONResponse struct {
+	Body    FoodDetail
+	Headers CreateFood201ResponseHeaders
+}
+
+func (response CreateFood201JSONResponse) VisitCreateFoodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFood400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateFood400JSONResponse) VisitCreateFoodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFood401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateFood401JSONResponse) VisitCreateFoodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFood403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateFood403JSONResponse) VisitCreateFoodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFood404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateFood404JSONResponse) VisitCreateFoodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFood406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response CreateFood406JSONResponse) VisitCreateFoodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFood413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateFood413JSONResponse) VisitCreateFoodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFood415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateFood415JSONResponse) VisitCreateFoodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFood422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response CreateFood422JSONResponse) VisitCreateFoodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFood503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateFood503JSONResponse) VisitCreateFoodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteFoodRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type DeleteFoodResponseObject interface {
+	VisitDeleteFoodResponse(w http.ResponseWriter) error
+}
+
+type DeleteFood204Response = NoContentResponse
+
+func (response DeleteFood204Response) VisitDeleteFoodResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteFood400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteFood400JSONResponse) VisitDeleteFoodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteFood401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteFood401JSONResponse) VisitDeleteFoodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteFood403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteFood403JSONResponse) VisitDeleteFoodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteFood404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteFood404JSONResponse) VisitDeleteFoodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteFood406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response DeleteFood406JSONResponse) VisitDeleteFoodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteFood503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteFood503JSONResponse) VisitDeleteFoodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFoodRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+}
+
+type GetFoodResponseObject interface {
+	VisitGetFoodResponse(w http.ResponseWriter) error
+}
+
+type GetFood200JSONResponse FoodDetail
+
+func (response GetFood200JSONResponse) VisitGetFoodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFood400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetFood400JSONResponse) VisitGetFoodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFood401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetFood401JSONResponse) VisitGetFoodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFood403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetFood403JSONResponse) VisitGetFoodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFood404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetFood404JSONResponse) VisitGetFoodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFood406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetFood406JSONResponse) VisitGetFoodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFood503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetFood503JSONResponse) VisitGetFoodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateFoodRequestObject struct {
+	OrgId OrgId `json:"orgId"`
+	Id    Id    `json:"id"`
+	Body  *UpdateFoodJSONRequestBody
+}
+
+type UpdateFoodResponseObject interface {
+	VisitUpdateFoodResponse(w http.ResponseWriter) error
+}
+
+type UpdateFood200JSONResponse FoodDetail
+
+func (response UpdateFood200JSONResponse) VisitUpdateFoodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateFood400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateFood400JSONResponse) VisitUpdateFoodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateFood401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateFood401JSONResponse) VisitUpdateFoodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateFood403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateFood403JSONResponse) VisitUpdateFoodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateFood404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateFood404JSONResponse) VisitUpdateFoodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateFood406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateFood406JSONResponse) VisitUpdateFoodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateFood413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateFood413JSONResponse) VisitUpdateFoodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateFood415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateFood415JSONResponse) VisitUpdateFoodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateFood503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateFood503JSONResponse) VisitUpdateFoodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListForecastsRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Params ListForecastsParams
@@ -48408,6 +50394,154 @@ func (response ArchiveRecipe422JSONResponse) VisitArchiveRecipeResponse(w http.R
 type ArchiveRecipe503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response ArchiveRecipe503JSONResponse) VisitArchiveRecipeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecipeNutritionRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params GetRecipeNutritionParams
+}
+
+type GetRecipeNutritionResponseObject interface {
+	VisitGetRecipeNutritionResponse(w http.ResponseWriter) error
+}
+
+type GetRecipeNutrition200JSONResponse RecipeNutrition
+
+func (response GetRecipeNutrition200JSONResponse) VisitGetRecipeNutritionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecipeNutrition200ApplicationpdfResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response GetRecipeNutrition200ApplicationpdfResponse) VisitGetRecipeNutritionResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/pdf")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetRecipeNutrition400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetRecipeNutrition400JSONResponse) VisitGetRecipeNutritionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecipeNutrition401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetRecipeNutrition401JSONResponse) VisitGetRecipeNutritionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecipeNutrition403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetRecipeNutrition403JSONResponse) VisitGetRecipeNutritionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecipeNutrition404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetRecipeNutrition404JSONResponse) VisitGetRecipeNutritionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecipeNutrition406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetRecipeNutrition406JSONResponse) VisitGetRecipeNutritionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecipeNutrition409JSONResponse struct{ LabelIncompleteJSONResponse }
+
+func (response GetRecipeNutrition409JSONResponse) VisitGetRecipeNutritionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecipeNutrition503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetRecipeNutrition503JSONResponse) VisitGetRecipeNutritionResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -63135,6 +65269,21 @@ type StrictServerInterface interface {
 	// GetFhirMetadata Read the FHIR CapabilityStatement
 	// (GET /orgs/{orgId}/fhir/metadata)
 	GetFhirMetadata(ctx context.Context, request GetFhirMetadataRequestObject) (GetFhirMetadataResponseObject, error)
+	// ListFoods Search foods
+	// (GET /orgs/{orgId}/foods)
+	ListFoods(ctx context.Context, request ListFoodsRequestObject) (ListFoodsResponseObject, error)
+	// CreateFood Create an organization food
+	// (POST /orgs/{orgId}/foods)
+	CreateFood(ctx context.Context, request CreateFoodRequestObject) (CreateFoodResponseObject, error)
+	// DeleteFood Remove an organization food
+	// (DELETE /orgs/{orgId}/foods/{id})
+	DeleteFood(ctx context.Context, request DeleteFoodRequestObject) (DeleteFoodResponseObject, error)
+	// GetFood Read a food with its nutrients
+	// (GET /orgs/{orgId}/foods/{id})
+	GetFood(ctx context.Context, request GetFoodRequestObject) (GetFoodResponseObject, error)
+	// UpdateFood Update an organization food
+	// (PUT /orgs/{orgId}/foods/{id})
+	UpdateFood(ctx context.Context, request UpdateFoodRequestObject) (UpdateFoodResponseObject, error)
 	// ListForecasts List forecasts
 	// (GET /orgs/{orgId}/forecasts)
 	ListForecasts(ctx context.Context, request ListForecastsRequestObject) (ListForecastsResponseObject, error)
@@ -63375,6 +65524,9 @@ type StrictServerInterface interface {
 	// ArchiveRecipe Archive a recipe
 	// (POST /orgs/{orgId}/recipes/{id}/archive)
 	ArchiveRecipe(ctx context.Context, request ArchiveRecipeRequestObject) (ArchiveRecipeResponseObject, error)
+	// GetRecipeNutrition Analyse a recipe's nutrients and its Nutrition Facts label
+	// (GET /orgs/{orgId}/recipes/{id}/nutrition)
+	GetRecipeNutrition(ctx context.Context, request GetRecipeNutritionRequestObject) (GetRecipeNutritionResponseObject, error)
 	// ListRecipeVersions List a recipe's versions
 	// (GET /orgs/{orgId}/recipes/{id}/versions)
 	ListRecipeVersions(ctx context.Context, request ListRecipeVersionsRequestObject) (ListRecipeVersionsResponseObject, error)
@@ -66690,6 +68842,182 @@ func (sh *strictHandler) GetFhirMetadata(ctx echo.Context, orgId OrgId) error {
 	return nil
 }
 
+// ListFoods operation middleware
+func (sh *strictHandler) ListFoods(ctx echo.Context, orgId OrgId, params ListFoodsParams) error {
+	var request ListFoodsRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListFoods(ctx.Request().Context(), request.(ListFoodsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListFoods")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListFoodsResponseObject); ok {
+		return validResponse.VisitListFoodsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateFood operation middleware
+func (sh *strictHandler) CreateFood(ctx echo.Context, orgId OrgId, params CreateFoodParams) error {
+	var request CreateFoodRequestObject
+
+	request.OrgId = orgId
+	request.Params = params
+
+	var body CreateFoodJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateFood(ctx.Request().Context(), request.(CreateFoodRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateFood")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateFoodResponseObject); ok {
+		return validResponse.VisitCreateFoodResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteFood operation middleware
+func (sh *strictHandler) DeleteFood(ctx echo.Context, orgId OrgId, id Id) error {
+	var request DeleteFoodRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteFood(ctx.Request().Context(), request.(DeleteFoodRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteFood")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteFoodResponseObject); ok {
+		return validResponse.VisitDeleteFoodResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetFood operation middleware
+func (sh *strictHandler) GetFood(ctx echo.Context, orgId OrgId, id Id) error {
+	var request GetFoodRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetFood(ctx.Request().Context(), request.(GetFoodRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetFood")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetFoodResponseObject); ok {
+		return validResponse.VisitGetFoodResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateFood operation middleware
+func (sh *strictHandler) UpdateFood(ctx echo.Context, orgId OrgId, id Id) error {
+	var request UpdateFoodRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+
+	var body UpdateFoodJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateFood(ctx.Request().Context(), request.(UpdateFoodRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateFood")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateFoodResponseObject); ok {
+		return validResponse.VisitUpdateFoodResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListForecasts operation middleware
 func (sh *strictHandler) ListForecasts(ctx echo.Context, orgId OrgId, params ListForecastsParams) error {
 	var request ListForecastsRequestObject
@@ -69564,6 +71892,33 @@ func (sh *strictHandler) ArchiveRecipe(ctx echo.Context, orgId OrgId, id Id, par
 		return err
 	} else if validResponse, ok := response.(ArchiveRecipeResponseObject); ok {
 		return validResponse.VisitArchiveRecipeResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetRecipeNutrition operation middleware
+func (sh *strictHandler) GetRecipeNutrition(ctx echo.Context, orgId OrgId, id Id, params GetRecipeNutritionParams) error {
+	var request GetRecipeNutritionRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetRecipeNutrition(ctx.Request().Context(), request.(GetRecipeNutritionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetRecipeNutrition")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetRecipeNutritionResponseObject); ok {
+		return validResponse.VisitGetRecipeNutritionResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -73129,2334 +75484,2471 @@ func (sh *strictHandler) SubmitPublicSurvey(ctx echo.Context, token CapabilityTo
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P3bcuM48iCMvwpCuxFl70oqSpbssismdt22a8rdPrXt6uqDyxZEQhLaFMACQKvU7frFXv6v//sU390+",
-	"w35vsk/yBRIACVKULMnuntmZnoueskjikMhM5Dl/r4V8nHBGmJK1vd9r5AseJzGBf+/HRCj9jwccp0T/",
-	"g0a1vVrQ2m0PtnCnEQRB0NjR/3mj/xNk/yOtWr12T5l+WxImubjjg0FMGanVa2MiJR6S2l7tCh6hIVZk",
-	"gqfopvYRx/cNylAieJ/ImxoaYYkYV6hPCEMjgkWEBoKPkaQsJKjV2QvatXqNJ4SRaF/V9mrtoL3dCLYa",
-	"Qfu6Hey12ntB8HOtXhNE8vjBvMPSOM5/+WbqfpHkgQiqprW92gQLRtmwVq9JqsjxcpvGWL+vsEplbQ/W",
-	"pP9O+7+SUK0Au1DDTk0TDaCIPNCQ1L5+/Vo3hyG90/jlr+P4Rx3Hp6/12gFOcJ/GVFFDLDIdj7HQy/04",
-	"wgqpEUHv3h9foj6WBOEwJImStXpOShFWpAChWr02GFHxAxGSclbbq3WaQVPPPuBijFVt75caTpKYhlhR",
-	"zl7rd//rr5Lrbfm/w0+fsvOmTCrMQmKhnoqQXJvdZBuYXimsyJgwZV5SgFsRD1P9G4xa26t9k7IoJhLx",
-	"AdLgQEpgJnGonyIuUB+rcISwIAgWQyKkOAAhJEym5rMRQfoAEcNjEqH+FJnjbNbqNcoUEWY0mD3kkV6j",
-	"N0ntaz37GSarff1Ur43ND5KIByK8PdpBWET1tzg+EATgrURK6v6DD0nkPZizjNB87a0gNZ/pJVjkuMCK",
-	"ahB+/aR/lHygJljASevtavLiqax99XBSz/Og0aleOwAgFdHonBGUmEERZWjEU0lyBPrl9xqOxlSpWUpr",
-	"dfbaXUtpOI6JGBImNfokBLNUSY0d5ndAXT3SnLdCrMiQw2oGnEe1utv+znZ7t9sOgjeageAkMYRbe+Ah",
-	"7qexXr8+CgNIGHSf4WQ0jfEXqongPX0gMIFH5PBP4tOsGVj/MpWKjDUID641NZIvescXsE44FH/9xWVH",
-	"Ih16yw62W2/KS7vEclRai8Yqoc/XWw3j6s7SWT8m/qoufzw7vzz1F8ZoSOOYMsCPPtF0uF+rA8mfD76h",
-	"Qo1qe7XW7pugEXQaLU35ESXqXEREyAzvpI+BBwfvz+1rsOiQM0mlIkzdhVj0+WgawYI/zT+PBXA9ujg+",
-	"ODw+8oB7kI2PDrzxUetNEKD7EMc+MbT/frbvLy7mkzvJI5qOX2w9bTQUeIzsqBqsT4KiXlrHsgx/B9iR",
-	"VCLNceSMo5CzkDClh46QnBBiSITrQ6ukwS194WkaTGIcEgGne5aO+0TkV5zQF8oFEZRHMM83tXrtpFav",
-	"HQJCWk5Ww5Ey8BIqvzHdnUSJWg8ehIU81fzueAUpYhDjIcxiyPXOUN50Bfj2WwDf98DOLNsdC33DtIKg",
-	"vdXpbusDMDzz99oAj2msUefw/KhWrw3pA9Gvfrt/pv8c0yiKNRS+/3B8dqaZq+BcI1AHiEqSL7W92rs1",
-	"5IaUUX2gnY/638DqF5ywEQdiymiI4yuiFGXDEi8/vTyTcDnqO5BGhCk6oERk1+KIy4QqHL+S6PTyDFlC",
-	"8KQFfdufCnblKCQVbI/TaK/VbDffdIJmq9XZ6gbNVrO1pf9jLhV9vAcxl+SSyDRWxSXto1A/ihBgAZpQ",
-	"NUKcEfSABbUCQzY7vAL/gE9mQBHsBYG9cMwbQO0ZrLv97bCxE70hjd1B0GqYQ36zi/uhuVI0Fs4MGrzR",
-	"8LWDwv1b9UpQemWViZdD2EGgEVYLy4Yha3nug0GPuJ8vv7ZX26rVa+RLQkL7Z7NrCWao/x7gWGoJQ5Hx",
-	"cpiIzcTcyHXLfdO33yj9uuETn1PMlLnWNE24P7/BmvxgzRbZQ5zLFwdGHWxst7v6F4sRe7VG0OwCt8mX",
-	"BdxgqYV9cmRdO+VMjRqEWeSro4nRNJ4j4RvE0zzAgvzEHFmQb+CH0tYyIrkaEbKYPCyd5uvMaeMvkviL",
-	"JP65SaKA5hVahlaOkQQa8PWLHLMN2HI8tn//i2Cp2U2OpubvDEvNn/9XIakZIUdS/fc/J4qCXcYIUAYP",
-	"ylyYkQmSaV+GgiZgawBBhSqJJAkFUXUkR3zCEC+JLFa5dgr/HDzczfGQPBjY/VLDMRGqaT+BzQ0ZHwya",
-	"EQlpRCINkQGmcSrIgZGLgvpKlrgYS3VIYvpAxDSnLv3rlQWLUw/0Bmt7tclIkvDux89bD7vXv1122Eny",
-	"JvwYtQbv5fbwW7w1PSJB+h09V937ne/H7S8/aOxORVzbq42USuTe69cjzu9lc6TVAfFAyaRxT1U4Ikw2",
-	"rb33tQTrRH4Ox+yBOtvP7InQ7Gl+Horfk+LN+DTQQ0FAGMYxQF4AcMkYU714icf/fcGSzdVCBZHFGXYL",
-	"M6xi5oNdrcaKBAf9Y4wZHoIBylDCcuSlaeFTvWYAt6env9sNv2/3f9wZf5d05HXr4ec37HJr8tM2eR/8",
-	"etLF76L28AM9/7zz4z2c1aHByCuDoKWDYggnieAPJEKCaAgWrI/myxmxpbvXcZCzrywLDWI/kZSzMw62",
-	"zQuusJQ0HaM2GmoFekDFmEQGZRhJRoLHfDht+vYPo26UrB+XR2f7J76FQRCG46JGa/5I3JRrWh5Ozg9g",
-	"Jmt2uNTzoPZwjM4w/N93RV17uXU8w/KwwMKwtdd1Vr4KC0Pt/PKwsbvbatUq7Ay+cQGG980LJSU3o6SC",
-	"wcE7seNVdrfcu9FurdIoYNDKHIqe32BSNJXJCA8pRvrUUkHeoiQmWBKHcig7DRTTMVUa4axl9XgFo8Xa",
-	"l5yjQ+OAmGO07e61HKSzl5bnRIYbwJ0y44/YR5F5QiIEt1wdYaRvMBJpjb8Oav/nlKSwQs++rBQZJ8oX",
-	"AaNUANc/zS4pIgTPDFowuubcpRvTPlkW2FvLY8pgC2QjvfYKFazjHE76KDTqZLuU3k0LFmR/r+VRWntB",
-	"0NxqAVP0APAmCFoZAGqKjglPFcIDRQR6I2s5OMoCxUrAaK8AjPZCYLRKwDAo4AEjeBISGkObQXsGEjtz",
-	"EOFZO2+tsPPWwp0HpZ1n9OBtvh10QA49BCffCZUzBoEJjuM+xyJCmEUIozFhKYIfimoTlrnKpBnQUA/E",
-	"BfWcaTFmkQxxAn6EEZ84566RVvUv7zGL+GCQ/2a+hVtnKGisbx2JU2PyVyMCEnqExb3mzUtIXsty4m7u",
-	"Os72f9fnIyvHXhHCZiDe2ttyuGZVh/dcIa2J5TAEFkz1EdgNmr+qltxxp7eqEbfacJtDAVwYlacV4ekF",
-	"FtmD4uElXCiBqcrOLnM+5cd3IWhIsl/c+cR0OFJPHFB7xQPazg9II+Sdg65/OmYX9ixOeL8/LSKvOwlr",
-	"kMmPwioiLwd4szsgtKMHF3OSE9n1hJsrStYRjyMiFRpQIVXpXpqP1hFWGNQ/TVDLrnlReMQLhCF8nc8P",
-	"lzlkEgSBPmQuhkvOGbSMV3SWE7bae1tBs+tDysnsRTllVeku2lpZporauW697Cet5wB/VipZFvxvVga/",
-	"RvD3PBXx9IQPZ3F8xFPj/MEo5DwmwsTY1OFBPPU1tX4a3htto+JE254qbWwR24HWe77U9mpbIEQTrE92",
-	"602z3QKHGfy10+xWY8jWgvE6AVhv8xGDLW9E0IsGArxvc1YoCI6Ma0wrIBDxk1qW2hoBqWnaW8Ubqfh8",
-	"dcVax96BaHzMhkSq/WhM1ayWHI2plJkpI4uMsLc86BmgJKENSYZjzZyQJAk2nuD+FDEyASvjpn9seVjV",
-	"6dX7x9v/uLm5SYOgvf14dHF88Ph+//Kb88sfjo8+3lZ68G6Pr84fr84/XJn/6C0GW0E7eLMVtNqNYDsI",
-	"Hh/3D69v94PW7f7h9d1+0Ho8vfo7IN/jxWO72W22Hh8f908ez44eHz+cHR+cHx6hD9fvGm9u2NEPZ4/6",
-	"A39UPeDjt1enx9fvb81/vz1/f+a90u4GwQ27OD58bD0+ZkrZ7e3t+9MDs7M5rkjz8Pjq/Pb08j9a7a1G",
-	"p9vQasvt7e3V1f7t1dXj4+H50e23+2dHt+DGvb29vT15fGztvgmCTqv9+O7x8bHV3kKn+8dn6Or69vbq",
-	"aP/6+uTo9uP+7e6bVtC5/XC1//i40Q62N7vdbiNowWZOHx9/0OCAhd6wix9aj63H48fOx9tOq327r9d9",
-	"e3urB73tPB6ZOTq3+9fXR2eHt/snxwf6t9Ojw0f9qPLx8Zk3w+O8/5VBuH+iF/Ju//Yd5xEywsP09v3J",
-	"TtBq7zxmgTW3Jrzl9urg+vHqh9srcLfb1948euE0/wHBNGbc9uPh/u2hSIez4wbbLT2mi0y5NUErj6fn",
-	"j5dYjm7Y+eHV4+HjN/9x8h+HjwcH789vn4wAuXVRGv/R/vvZ/m0hQiN79lgdOXGzutE4J+Nqb7YJQOMD",
-	"NOCpQJb8ChF3ieAhkVILOh3gP2ls+WpEFJgcjdnY3IU2uAo4IVOCx7BUR2S1NeMnZo0awFoy47eThVc0",
-	"Tnyt13iqQg4Cng3Ay002llMAy8+3WrGtdrbCbrertwnmI0GwBJhEVIYjLIYEDbhAKbtnfMIgYCF/vbAS",
-	"eU+tga2wkq2nV1KY1z5HNELusYk7VSOqeTHT1wrygiCBdQ9wCNGNaIIlwrG+faYox4HCQqPUfEueAlq2",
-	"ptOr94020jgAk2u44FARYcI84EZhw+IkgvxqPEzZHFpOALTWEgoX02MwQvp4fULGnMk6uicJRAEmPGWR",
-	"rKM+T4cjpW8fiLGEGFMWoVSaK0n/SHA4mu8R8ULmfq+FVAnjMeRMYco02bgwwL3aQBCidzLjQMvD7BLB",
-	"oxRMwC+meho3mtNZAAwgYooT8kBiQ7cJFiCYALIAIV1wCrJeq7s6g/mkVTcSD07ogBziqazttVv1mrxP",
-	"a3u1i8vDxsnRaaMFA2vZwqxggEMF5p+g2e7m6wXYa8zJnrffNHe8F8Bpp2d8WkktI0iFykTh54KONP+w",
-	"h3GqCCse9mREQBbMflp83JGYoiHnkXzZA2/n8NmP40aSioRLggYxT0Xp7GfPamu76w7r3cllY/+i0Q2q",
-	"jwp+t/P08XDJY6ivSEF/EczqBLPUQWjV6oSrGSN3zCFMJ4ada16pJhw5j7esmztBoxISJCT0wTqiwGYL",
-	"H4OzqWDJM96nk3Yn2Gq0Wju5x/GcectrB0ufEYEzWjeWwEBwncgCL5hgq2OVv1XHaRfHaQdwXt4v3Q4o",
-	"iA66FR6O9U15GRV5YceXTrRutIonYyM2ljyR9oon0n72iWwVIdmdhWTwx8NRk9Ep+D8PAJxlYgqdj01D",
-	"GxlPKdCQII1CiocgWZ5CQdwuB+WbQzs9P1wylN04UgdYQcAFFdXG5mA3TyuyNjzwUC4wT3dy87TZVhWE",
-	"g8Ibq4QE8DBMhSAM7L+tTibNy/3BwEYYbYFwa4B4zeHv5X3SpzyiAw39ArS0mHBKjO+3eJQaRxoy5Pr8",
-	"NGioorgcpzE/CAMz/EQQxq+cssX3l7vTGUZ/52Py2wvFTaSyrHs95SE1AJIrQuiXfxsQAU8gLP2GYxFd",
-	"GWdZEVS52wBhhVrBXqdreYWiY1JHfaImhDDUFwTfD7BUwDLilJV0EevvMtk6uQemKinOZt0ZPfFP8s88",
-	"1/kyz9XytV4bZY49vXn9rLCh32sEhoP0gnwkB0GI0tCPNQeDlbILwYeCSFmIp4Xhv4LVGozIArPIKIGh",
-	"MYb/p3fd3aPgGy0hCmqP9z+13rV3t3b0sM5vl6E1+s6itX5qpFebJfepbtPvrumYlBjp9l6n611VK+Rd",
-	"wnXlAg8xZW5+zQfpmPzGGdDLmAga4tcHIxriITeZsqfG9nMtrM5e1JWcZciFdCt4rSj2VRpGVnHCUxaR",
-	"L7W9VpU5pco8IvDkSUtxtT24lZuCt5wJuO1MwDfCGmyz+Y3B9vb08vHx8vzo9vL44P3+5eGNcObR7tFt",
-	"txXcfrOq2WeBuOJdt4J8Tok0dq3OoBW28S4J+jvRVtjFb8j2oBW1Q+MIiCgb7ucGHZsTlj97Z407Gkcz",
-	"CK0hEFXYpVYwAa4SnWBRIqi0AVbY7tYIUFofi5b3KmQoVfIBAEo5Q75vvc9xy5ne/zWQxTr5zsjkMLug",
-	"KqNF6kiQoRZwhRWgGVdoShSyXndfEvt3DB0pBCcsDBT548MTcpPbGZmYegjlcwVHLZgX8nwg68Sto1/T",
-	"aJhbYM2vryQSmA2fGZ0OugN9IKf4yzUZJ+8gybHwgDL3YAvSbj6nNBlbDuJSHMLUFhco/XBKWapAX+nq",
-	"XxURDBtuB9ttaCZl60IYbF/WYb98ukahSoUi44QIrFLICNfYcmmcx27l4wwM9u9s9wV0KlSwWCuEkws8",
-	"JCcrKfhBGC6NZVztm8IKZTSz5QRQwqXSfCPmrIBBVMqilYqyBxxTE7uBh4xLRUOtT16PCOrzaIrGqVSo",
-	"TxBGZsaFlRzqwKWwW0YxEMaE+n39NFNS4hwOjXJ2bi80vcdzMZzxuXMxxIz+Zpw1nEH+wIXgSAmK40L0",
-	"w6qC68vxL9+cWiUHQ9g1ZEcMCGCqSR5J6N09mYJRnfQh7wJSAE12sPP33cVUmvxxCEiWJhDnwegk7e5X",
-	"LeRCFHciuL54NFiOWORnOnQaQauwLXgJSERzFZCELyzjnBfHaDjp2zx9A1GZ5dPEUzQyFRm8rIFMFfvr",
-	"pvonDWm0h3Rtk0okT+VdRB7ufrrfejh783lxAtGPn3+e7PRrOe5UyzZmYx4imcgZp1shjR1IcUTVrHRj",
-	"/r8qZtTVS7B2rmvcjwlqtTVOYmTqDSDjlbRBOtMmOogJZka5NgE7w5g/EAmaiv5iipIYK9IEtVHF1rUE",
-	"9gAERohcrHMRO1//Ctv9J8dxwE5zL80gprk1neoGKAH324CIkrD9f2v5nBcqm5NVpvnmeZVpLo/+XszM",
-	"GuodvFjhl0szHjqcqXPizbRsgtWb5ROstq5bO3vd3QUJVnqdjW53e/sZGVZb1603czKs5mx1raij7CO5",
-	"dOEoDzec+cdTuVYR6cf8AYqLySwwoWxdwU+uY3++DaZQ8SWv21Kw5BQ5AC4fwXZ+BPm2Z6ZrtTr5dF1/",
-	"uu4RHJdlPgcxlhq7j+e/Xa89UElVhkp5GKEJo/2TiuyMBbtySJrQaOtuLJ5feqf7MqV3AEqVV4FPmXAV",
-	"GCNPdRKsTX1FE0wVZUOQC3C1G8xLibXOiDwBNv8hT2+1v/2VuPpX4uq/auJqYkjrD85btaYdWRXXe8ql",
-	"Qi5xACl8T1gdAnsEkZDJyhmxRG0Mc2pEsgqmESemXukIP9g0VzpOuJTUVPDzzHEhScAz392u58GgWhev",
-	"52GbUHHVWPE7Lb9w6hlHJnfB+JSozFYwwhLl5jR0Y81puzc138FiXSp3ZpAsEyKzvu3CbWan7rb9qRtb",
-	"QRCg//2/3mktCUw2ff5AEO5DcgVBvxHB0Uaj091tbu/o9+qo0d7Zara66H//r4PNt6BZwdIHOI2VM/sU",
-	"7W/ZQuk4iXHqwFda5Y6NZr0KMbuiFa5j48hGMsQMNDqqCFJ4iLBCWwg3x03Pk1w2lrpQm+xKHxIFk2h9",
-	"pk9iY3xiWY1RSFRRI66x/u8gTyYYZNvXXAzl62WsP6/1OMu8CllG3tIiEhNFrvHQW9wlURTKv1GNxUN/",
-	"eYdHJ0fXR2utUOGl3oyMWKElGrgdfl/LGQuHc1jhoIcH1vkbbO0FwXqeWx9YIaEP+rqOeHi/au5Vvabw",
-	"0MQ01Trvf9y9+LkN+oQWYdXLeKDXdBwB1L+CYfBDoTwLTpKm5KlXjSXE7HW2eKAqILaqtGQ/gczlLHEu",
-	"UMZN5kUF/+V2WMHtUJEs59lLsmSzDNq1rTcQZ/kv4amovwzq2NOfRR37YD3UCUqoo5EfIkL/cMxpezGH",
-	"HEhtCZQp5SfawuQOa4I1UMbO/U+FMZ+AZUlZUT9qIIgcIWkflqQwKZ3hmky/HfX/HtJz+u27n48ur7+/",
-	"OpbHY5X8fHC8ffxrdH/699Pgp1+/jc8/Hn35+dezX8+uh/Tk4NuA/Livv/nuh9b3dPB9k0y/jcn7fXr+",
-	"69HW+fX3rbNfv++eHu7L43E8ig6Ot0+vw+7Z4Yf22eH+5PRgQvGPZ78d/8pp2N5thdNjeczOWj9RPeX+",
-	"l/Prb8en7aPg5PoHejY+VWft7zs/XwXdn3/d/3JyffwbjPPbsPvTx29//fng291m2I5Zf/wuiH78Ns5D",
-	"lI9ZbW83CLRcBbBwOxYKanwF4/bZTvit+Gnypn/dur/oyJNod/Aeb6dHvDv8mbbZ9192fpjUTHQfRIwt",
-	"HYhIo+XjWMcmWHJEE1kRA/lp5VuZi+HZIm+ajXfkE1aKdoSC6jMBkuDgskp/VeV0mxVWLn31y1+K/l+K",
-	"/l+K/p+v6MONUKEWghoIUNK6W0RAD0URnqIEi2JGwRJSh42jNbRpI2mDQiRtFpnsRdMG2yaadsXgW/d6",
-	"OygoPRFlLEdY/f62Hu7r8nS2bvCrgXBFgiCosuWI9nVguRRg/vCN1heuvzt//bC9pXBhhT308wGvVBN9",
-	"I+iQRq8kuhZ4ik5MGZlFuwHKUDy8349+TaUaz/g19QmGWJqYZZvfluWwUaa4SWAryFILkoaW21cYrMNR",
-	"1JfcUGPS/JYTNhatFz8MD7hU+wMF18b2djPotls7W7utraCzfK24aK3cOyvfA7gT9bzCvsvmB3L2HrPI",
-	"7be7A2l1fnrYjk20s2a5fHErXwD2jv19JaSw9yzO0fWrn1pm/q2PrPK0/ELFWzu7b6zVUBOAy1SdzYAv",
-	"BVzWUZ/EfKKviKKBw6BK5bzwxQUWWa+fFTFBv39Wyq5dDxnMN2dFLc6YcQyyyJXTT1fEsJl8UHBfZrnB",
-	"5ccvkS1cxBAfCdrtnd2cCV5/YXImXhCiHW1pRYxyfC+Ytp7Fb7yi5S/Gb9rr8xsT3vmP4DadMrdpbBVc",
-	"AHZhfzynab8op2m0gNMAkvlmj4rgyCI5rh+zTVc4M3vs2azjkr11XDKzsjnM4w8JtiqBbLa8rJgiqbhw",
-	"5ucy7H75A4Hn2+BAdV7SeHbo1vxHFZb8N0UXIDGvXv+Muuc/q6Aum+PxT12wv7I+cBuqKvpV/NtB5xl1",
-	"+H0gVti3RgTHajQtwNN6wzGNjS7/HMfPvzBwVyHO7gw8/svsjrdWcxkstWNTbtrfcVDeLxGJ21kz5OPX",
-	"Lt/AbtNQYpLE0+qeZNe5uaVgZXFtQ97FeGgvz24QeG2U9IMLImw+RisAdL3G5SwP8O1zhnDpTkW2O+pY",
-	"6/v3mb7vNRsDsfe7ne9P2z/+8E3tReOidzyffJEbovY66i44lXN/lfnbZsNk/qza0i7fbNMWpJWlCkzQ",
-	"hL5pGcrmsFEFM8VrPA/4/GY8mZl2lbz3ud769YG42hfXnld9Dad6/S9UM6imGcV17vmeKVirhWIxNtoX",
-	"45zN6OKzRWtnCsHW6rUhYdBUdSac0+8GBQ14H3DsasIm4BE4smbW/BOvQot55cqa7/xD814ywRCy4jJc",
-	"WF/3zQr1dfNiuG+qi+vuLiquu50P1mk3dwqDffJ848s4y11WwoolsLOK/s613t6p1wirahOzu9dZzZpo",
-	"cuBnwyzucg//01IsZ0MOnnWXCEzwvYMdmG8rV9race4hLO/NBaOpQFW2KM8u/Oylb6ZeD+d9htFlSn+r",
-	"VZVWmbt3UxYzSknFhFuueJF1HR1yaMEu74lCigv2FtliG2gMrXxsV21BcDiyvbecEycyKaJ6m6s4jfyg",
-	"Fwj7HgnCRgR0bMDxquCW3drXr35HsSrlYkWlJIt8WbkM9NqRDFDB7o+sS3JGJnc/cZPdVSpWba54ItW+",
-	"abgxIz0RqVzjlqk9czD5C5SFqxYM/gvadmQeEa9nR6vVntO0w8qRTb2CVXt2dFbgCJ2FPTu6S/XsCACK",
-	"Xpf46oSwugYgFXmt7zrCpVxCZ7vAIqI49Jy32NY0Np5ZH+aEKT3NL7/XBmkcm0s3FWwvTWm0tzMIcCvs",
-	"thtbuLvd6ETdbmM3CnAj6LdIJ+wOWtgWuYUqF6ZkuI0IvfhwnXVws4lu/y1vGvy3J3r/5pU5ICuD5Ja3",
-	"PhVqZCM4CzleQ83lRW2vNiBjbANF3HSwP7ls32FnsgPZCnh1LoqeXvpxDFo62Xv9WhExpsz0ARvFO00u",
-	"hq8PeERMp+PXD+1G0A62jJDiuI+3wSwy5Bc/YYWTPGHll9q3GPji9yllzBbFqu3V+GBAQ4rjqjz2rJc/",
-	"lHBd62zb8872/Co/3COXl1U+qdDkEGWgOz69WAN2W439UEEk7NeZE3WwLKUe5fzcq2sI2TFUJjGeQnIV",
-	"6rTajf0aXABG+gKyq5DA3phEroZzsJcBnQPAu8coaySuphXEGvxKQmWKLw8IFNZbmc6+wkk+eR62avox",
-	"U/oKg96Z5YPJUjp/MTmdn/LkfqeoV+G+lTlXPkPLnGi+okZWSwBoIrTFG2en9JNM89Oz6Z+zC5GMj0nU",
-	"pGzAX8tQ2dEFVXou4wkY0eEoD0x55onM4EIV8Jc6tbNU6WVyZsKzSicWYUVmK5M5hc5i5nyGZ6HjGrRn",
-	"OhRzkza4SY7N2dPZeaPbbbdMDAFT5lJ1QUxc4BhyWbVQqceAx1pcH7sm61beGgrsF3Vuf63Xxqb0o6g+",
-	"8K3d3Z12ANVF8/O+cjFfS5y3XrBh379Ujv9me7u1GwC48glO+MRdkLbw5hIzadz6g9CohA1+Gz5Dg18r",
-	"GL6twZI5nLySKLWShPHOdE0rS2teDZXJiEuCJAk5ixDICEjfUVKLHDY/XYtzfVOFJU9S4nG0sMIL46ox",
-	"4CmbrfFiJmmhjYyfbu4hyzhRBly0Cmh3s4QiZvdg6+WZZb/Vz0aUDU11/axqGfmSCBf2+4sFaxO+/6X1",
-	"qemg3nRM/dMz6sp4Z3JJZMKZJLMGzpAwmUoUjjCzNf+04mR29PKiXL4KTy96/dBaIaXHFYt9vWzIn8Pu",
-	"dtBCro3Es+WWf+xGAnT+neP9f61k9nA/rdbWeHle18h2qQnsAxtn9aErPFB5cWjssqsrgq2XrAL9Z5R4",
-	"dpXDXMi1rR27VLnm7CRStm6BZn3nfZCz9ZlTSYS+MxCfMAkevEJ1LK2WmtRJ8xA8AHyAsGbAxQiFf/k8",
-	"gPqcSswrrKBdWEEhXvO9lfFQJkK8SBXmOdkL9dpHV1SnstJyH4f3DT5ojHgqyaqllmbrK88pu7SThz39",
-	"48suLVv9+U8tyvQCFZfmV1OaqQf9D67XvJNX4frz6jV/xGJcVWvz2iuwabJbrTfZd0bVEWUgo3p+hH+e",
-	"MpsremF2nvaROJ9Hd4HPo5P1Wf2XybXtLMy17XT+dXJtgSCkmnXDXtEvLvhfJty27s4LZZZ7DVUje2t7",
-	"r505Ic0rq/S2WO6cB63ndLlZI9TVnq7xoJ3yOJrW4f50Oit02yoEtW57f36DwSDcKgbVA4zx0NS/CGlC",
-	"jMhgphIpy+ddI0diWQEiCrpgsTYH63d0s5E5rTc7HR9lKuT0iX6EYl4MD/kLX/598aVeOP7Pav7xt1ue",
-	"R/yPO34/UN7AyD9c98vs0Z2QgXLRKFIRPEYTEscIKxTGvHyErUJge/Uh8gciPGGpeJQ1LbXcE4YeSMxT",
-	"9f/+P7XsYP/AdKpjlw+besflH2mn1TYpNCOCI9vdxo9uj4gXjAtC1YfLkwzTzaGizDIHNjyjJq5q3Vi6",
-	"Xg5AIhyRMTQgH3Axhvs+FbSRW4LzqilKQCvNr/XaJVbkhNomzsV9fRxhpVWWWKOE3dznlCuMNo6Prt+h",
-	"kVIJTijqZWP0NvdQT/Ssax18DBIJrUMzaCfKItRT8PiGGWOuRClTNPbGpvoLCCOP6og0h03Uu6m5cv83",
-	"tbfib+236m9b20HQa0LP2xy2c94rgGYBBC54TMNp9flyZy59JZ+AQcMM06ujSOCBalCiBg37WkNgRcDn",
-	"3bCYtbl3w/TeE/jolQSzdh31PpeAuAHlpCBCVtZBJ5R0yLTEFfPwXm5qPZJPbHXW3sR8PaEs4pMbRpk1",
-	"nctKiH7+29bbyRIQzd97AqIfP37cT9WIMGUawM5A9JzlAJVIaTxT+J6AcgyW7j3U+4ZgQQQSBMfjv91A",
-	"0eWbWq9ulPUe2LX/duNKtN9Bqe2bWg9NRoRZkJp6ZhDgY+tw27fryCR9RYjrCR74PYnQxuW7A7S90w02",
-	"y0CoXEkdzVnCQtiAj0bgMVGWqxzgBPehk4YtWVGFfGH2kt0KdLlP0n5MQ63+3qONzpbXL3eziT6OOHkg",
-	"AjwgElGFxniKUmmKuelP3iLMbpgtk1ZHgivNtOoZOLjIgGTmxExOiJCoE3TKAPr85me1dTIJ+j/et9ju",
-	"T0lbdh8ud9JvO+G77dHhG7IfjM9a/KL9+QpSvaChFFaeGg8zWO++Xwk5B+QYfzkhbKhGEKEyw8jqtS8N",
-	"QSIcKluqvV47SIVVf0u4l+DPKUEhPHY9jwnqnVB230OGLB23SwR5oDyVKMHDEh8n02+h2Mnxr8eT019/",
-	"UqeHp+r08NsPp4f326eH+9unh9/gYxa4/X5OCXhHXK9as7gVdvi1Xjt6IEy9hwVW4wmEFVkOgrP8zj6P",
-	"NGPpwdNecRflTARYq4FBvtgvDVtLomHCmRad0+yqj6Pqxbrr8ZVENCquaolAp0E1IkGzhvmry+/FlEaV",
-	"1+FxRMYJV4SF0+9IxV1wiu+J9FkzknhAkOJIECWmaONKCZroTUky1mJRqKnxikAgVMqoRj2QNNAGRh8+",
-	"HB+ih84mSojQXFpBZCgyjoO3kJWpx8wqOUg8JuiemLiq7Ae3kA3jyq8jDZI6Aoyrw+lv3jA9BmWo3YHI",
-	"Yuk8kSJlCA8xZXswHvgLkPNYoA1joq+jnhN+enZAc0snMZ6SyAwO31vq6WVQVI1L+9Ye0ofRa6JrfyPW",
-	"8hrRAcgoKtuM5TY3rNNuox7NT+XunkzvBEkliXpv0WREY1JYuvmcSiQVjWO9QS161FEn2L1hMwNRdpdK",
-	"0kMbBtJyxIWKp5tN9B2Zmrbj0CU80SzB9yBs6F9SSURdM0o4vjC2ZdIjQaQx25rKieaaJixKOGXK2HbB",
-	"z+A4eH4VbjbRO3vJoz4ZcChvSG5Y9obej0QbnSDQO2rp/7T1f7b0fzqObflL3YT5jHXSXFkSbXS/fIHf",
-	"NXh3zT41Nui91pHkGebBbIAfZZbfHQRhi+ySxpuo3W90Bju4sYu7O42tsD0IyHa/FXXa8/iJR2MNTWTz",
-	"uGC3C+Ym93eril7niK4XeKhB/1uRaXeDam7sohDzZdgkHvPJGH+h43QMOTuwIvNXvh5NuUMibD/MiOJK",
-	"1qERn47xUDMHjfsb2d2TJjHHEaASBu+DZtdjO1Bvc1XmSFrVzPGeTJ/JHc+NU6hSQPZwDli6vz8JLZs8",
-	"r9fKewrm7Mm4qZ63q6sQs2tX37JqbwoPX0mUCArSZMgj0kQnRGlRC2hHEByBgaNBmSRMUkUfSDw1/bHP",
-	"6+gY/nGi7+SgjlrwV6t5w/bZFJl1GBnYhLQwDtlIG5MRViDDUQXsZAxcN2P7mt5NlV4D13rhVrhhnaDl",
-	"3RwhZl7USt6k28rbZfL20neqxDULrCUFtu3OE3RcIb1d0SEDQ/Y8eeeET4jQMEcj8gW9P90/aFy93293",
-	"tx0TFHiSXQf6zqprorMNyg1MvDRPuK9DQVTzhv1ABB1MtczMNfT1q+QLDhXqTxXJq8TUHYdOsJBwxYR8",
-	"nGA4TQjZZ1JhpqD0bhm8W4PtsEWC/i7uRp1wh7wZtHGrH4S70RuyM9jG3X4n3IrapDUI8G7/TbgTbZPu",
-	"oIO3+u2wFQXkaUlNOvgtPKQEayTWI93+EjR2cWPw6fftztf/XE0m1tBSRSGSqvUEOTDJVKCYteo8j7A/",
-	"2HySqhUbonklTazA3IU/YYybXbjNYXnOwr/m4UKgI+5DGOM15ydYDJ3fVtk4P5w3aXz9qzTmqWwfWZxb",
-	"yhLBQyIlNnWmbZJCbZ8hEySJyJeQkEiiVn42TS1lgL6o55UmxM5KEhrXU1MAywiJhnt22u2v/lb/syCD",
-	"2l7tP73W73MGgTrmqXx9ZELTvkJ/Jf948kXpCY0kmE2o5eaQS1VH2AjS+h+KKxxvoglP4wglWFZu44ZV",
-	"7OOekAQ0pVCvDW1cHu0fnh7V0U3tG56ySCLOEIPqevKmtlkM0TMRcJEm7q/12jc4uszDalc+IbAhwEt3",
-	"A2w9URFRmMYmRGRASRxpvXNseuvm9crzJnQwBoI3nBxqMt3sadv1oXwuZObaMx/tocVjlc46CJY+6x+y",
-	"Geee+rWnU1GJxjjWdGIsEXqV0lt2E5155zARVCnCmvoUDjgbxDRc7wxC93GRQEIIAHUXB5UOKrG+96eI",
-	"fIHGc2Xg7D6fEHyQuLXJ/AIzQVYKQToP7N54mTOZeGUAJDFmdxnjyqGgFzIQhCD9wiuJTASJyd5BG22r",
-	"DuJwBF/Z3n2QYKTfu8vk6wKA2llHPj10bWlwXcR4PhZdYAo3sGEFQ476ZMqtXFRcfIgTLaISgtp1lAiO",
-	"2t06IkwRkQgqCUoZLJtEmwDad1z0aRQZE93KgB1kX/tApdLq+ogB7wV2F40pQ4LHWqRGIzoceRHXDnRb",
-	"L4NbuUD+SpopN7hAeTiYETg5RzGfZAptposCWP4OQShrQESm4oFM78CpFJWhYh7q2bPnBQC0gpcBQEzZ",
-	"/avZ6QAMCdaMSJnfQESnY2K0aQVGIMbR2BToAVMFgMNTbZ/FiartFD5fyhhDzpZKenVuBOkTvX4rAZDo",
-	"LSpYO/4ozgVsKZPGrbUPGUowuG4uUNB7N+aZZjbBGJFv1dj2QQPqlTbcm7tje0UXjXuXYER6keMx9qgy",
-	"FpfPQ99V+r25Vq8/QpjSJzELKMgwsPfXwiUBVp/xgxxCxeEPOYPEBVCx7MtqH5JpQdRcB7qMqzucD5FD",
-	"9YwrlD/YM1if28ach2JmljKCb78QWM0+M6cBuOA0X2AZ2vtuQzDoQHtgiTa+vTo/A5Y65lIVLIAGVc+4",
-	"egd5KesC0GW1ONid++ZLxhVyLxRB03kpqcWSe5aKA1IS9EImMYfGQ9zFWxdsR4BDF3gacxw9S+VJzBh3",
-	"ivM7EPxrs4IwNHGGC86+ULxltl5WhIPZnJ5lbMO/EVec2ux6TJi6zBTHF5TgfuKpAAEoPxHKwjiNCPJ6",
-	"KueSm/djSWp7GTmtwmRYvTqw7ZtlWQMpvGdEz1zsBABekoQLJb9J5XQt4Anz/V1fD1Bi5sUEAss6R1ii",
-	"tkEev78Tivkwc7+N8T1lQ3fnmnqb+nctTuh3LvXvDagVaTYo761dL+RYgHHCFnAx24dbm4DTgfIZAm6/",
-	"0OU9d7tYq2ZsqnnewxRZiBX3Cr5H43HeMLlzEZjSbpiJYzeq96YzWFKThDHBWtiGrUPv7FQwPZBmFvmA",
-	"e6inzwpu+p5/XL3mDfN1wgjupTLMjSavmbOLPqEM9bwT6FUfgXHOzTsDtIFRTIcjZcGBYJ+wIWmDCbw4",
-	"Im+22ev0aiYoxg6pgan1cnlvYWS8MkXfySLPBES68FRRRv4kS4UQaUwKlgr4xUIHcoTkHjo+uz66/GH/",
-	"5G9tI4N889P78w+Xf2uhEDP7asgpC2lECrYMGGsPPXfIfxqTRt3VI7GZUwg2hsccnANwoyq0IQm5YT3Y",
-	"dC/TyPRfmhEOtCS3Od82chVi9oHhVI24oL+tecGkMIAL7fGvGC/kBzyV+SUkQ9PUf+2eY3lhrfJ5tZY+",
-	"L737uSd1xq3By/lDwE0NF3aIhaDW519yo2z09A9Nu85eHZm/YZu9TSS5MTviJAHUk8QaIsDkrEaCp8NR",
-	"5iDWzFAQmY5JNtVbZO64TOOZjIgVmOCOhNEVHloTlBUdr4wLYLVbUNq8fmyiWPEDprET4Ev1De1Lekt6",
-	"EX3i7mC9LHMjRw3OitXLLPa4j+9Sb4qinSkbn2o2mL21WGntBlv6UGVx697COTfXVoKlnHARoXBEwnvp",
-	"mthWLNWONSsMZLZjKpF+aIYCfdMOLpe67au28AKX97ydYkGylr2cmXvXbmRDjcjUxIKgAZkgDP0q6ZiY",
-	"TCAh6AOObxjUW8jdjFBnSANhkMZwL8KQma4OBjiIMYH08OxOt14z/XdEcBRTRjbrenDzfSmMwhc99Cdy",
-	"pPeRBaOSlBREAv/Qek10boA/B6X2UK8KH3tog4sb1uMmMf7Oxsj1NiGoKk/HyxVPcN4aIgBBRbNp1LN0",
-	"6BFTb/OFpJTnCxXmkKxUoRdASbSiNDG7v383dmMx5INBkIpKCZwxYgtYgCgrFYpS6+/Xj8el6ld22SXM",
-	"K63YG9VWrsv2kM1i4qIkfgDVI7e1wYlzAf/nuviiPiHM1ZtookuSEFtOtmRitJdQRfjOH8DG5h+NFre1",
-	"9KRVijpYByFpz/zT4gKSCrOoP60jJyOZrbySN8xxHeCQJLKw8lgjVZsFplLJJIpilnUFvr1hZWKeS8L+",
-	"DGVWA1HMFkd8FLph3ul6p6qXYEyeBqcUifacCrbotOtW6tAnTtnQ2FarT73a2IoHpFnFfwvs1G1GA8ee",
-	"AiofgncrjDCLYiJQnwwxQxv6J2enuc/u0s29XAJy56OH5RCJoXc1x1O7OttUHJDDLREOmLLhqtySh/dE",
-	"gWvu0nrK1nKbwDDGo3aXu9yWMFVAIHg7CALnADNDyToAHQZcSmxBGwmPYw3Zvx9do9dmsNfG2G+86RMu",
-	"tDi0+WfYJjJ/nqyjOSLEBmbo+OKh437Q6KF/2Eavtzv6UjcQumEaRJl94yPpmyMDkwcISGM8rSPfoIF8",
-	"e4bHMm5Yr+qcSjyDJ4TlzpjF1/8NK1kpNIZraCN3GL2Z0+ihMcEMeMVz5YU0GQockWfKCwCSf2NxweDE",
-	"AU5wSNXU4wL+FnKpnEotiIMHkkD7AUAJg5NV+orBuNAOP4852MENO3DIXuQI1twGCugfyRBeTFR4YltF",
-	"UjY707p7NcB6+uaUN8wB3WxhoG9cNy8Xnh5gCJrEGieUWYd8m7k27Lo04cDtKzgfZ+rOAhGnWujYXIqD",
-	"3LBl7Jz/N3IQyAq8JCEX0QemKXltHyPYcxmO7wxx5ERybB8UQuZnEPcF4g/2Ta8cLX7p/fixbiYapMDB",
-	"Ii0I5d6RiECVKGhUCJo0D9MxJLvdMDnCCfEwJcFCURyDvDbiE/bWj38DT4XJz04h6CUiJYEZUec+v+b8",
-	"FLOptR3L9VwsWNl4oCJrclYLl/DokJoytBsEDo3/CIliH+k1WYdSKa/Sysmyafjdajp6iV78PNuqhdp3",
-	"X+cv+rmpjTw5damP7evgFPvzTQP/GCvzmobhuZhxSqUJ7LYZnn5OpFczq3TQHz9+bJSzXxcdWTlZ1gLQ",
-	"j9d9yYjfMw4B6wSumfcnO67q1V6WKwi2NsaRJMOxDS8UoBqDQnh69f6PClOByamEggMN6ynpp8pe6k6f",
-	"A2ObvsH7xAvwqQHQZJokXCgSQRbOdVY2e2XYZQPdQdTGHWB5DkRvJi+sY89Y+J8KP2l1Xz6s4JVEPRuj",
-	"09Db7rkEP85IMRDFBq9t9MrLBH/SDZuJR6l0J92YGq52nRCkDrEwx+yBmkpgnocRRxGUfsPxhdAjK6oF",
-	"etdwwvvpd5sI7B9KjbKHu93w+3b/x53xd0lHXrcefn7DLrcmP22T98GvJ138LmoPP9Dzzzs/3psWCYU8",
-	"2qcyyPI4/V/s9FnJ3ho3JVW/1u32oIJyRZ0EnvUPyAoZmMZ9kxFhbxFL49iyWPeeZhr6Z0PfJkOgCAqs",
-	"CrkCEVakoaXvWkX6jK1S+PvMkDNvmiwFH76neIrRgS0rVn79geLZ/fZiyu57hmEYXbue51GDgT6yKeY9",
-	"qfBg0NuzMo6m52mWsAQZF0xfI7/U9OuGTgYDD/52IfXal4Z+s/GABeRI6U/yE/mB4hPzfeG3KzNY+YwB",
-	"AtCt1Gyv+rTvGZ/EJBoSzQJPiWmv/3v5iPLXoMzLnONa+lBmHphKiRUP0iyz5eksGH/zWXaKhQJMUC9v",
-	"pBIkUGJwVoDgY2LYAziNTC8tyGUDGRZrbmEi9s8ZMXUKkQnaY5BVq8UPmhXldPWVN7CrD4LyWqLW7Enz",
-	"ATJxGP6yKtcmeE21pCuNnyvLTrJFO29YVixQ2jH193U0oIJI1CvkxFvrJTVzSKM2QZSwdE9kvokbFsYE",
-	"C81eBZE8fiDRN9Me0P8m8nL1kH2qtVGjWRURiy5ztK7sW2XZFqMaGqUC9oOueYSnqGdawdzxwSCmjPTQ",
-	"BkYJBpHGPEG2YB2SNNa3v9ZzW8ENG5tad/XsjLBVr9/aqCyoJggiAuOgsWik0F9vaSlZg8mO/EraoJY8",
-	"qkZ6Jm03v43u8Sc0KzQx2L2sWvydoPLebsSUAqcMmRKfnCHwBpxdnOtVwuHcsJh+TmlkVPidtkmIf+tN",
-	"Y4fZrKOewvL+bky1iAEzOFpC+oGNNQbkg/0JHJIbZpQE0MpSYzDxB9cf2h1U1iOEaWD0rF2SDc69YQ6q",
-	"PFWSRsZaLkwIdXECeyYGXq+kOw6pv3SnAR+6cKsb1itXNexVQL6OehHX2JMQs1D9l0McgEPM2RBUJMzm",
-	"jfu2clwl8PQuBqODBoDA0wb4BxQN74mySq9tV4M6XWTx0ahkN0zvaExw/EoaebUAcoGndhw9U6jpbGBF",
-	"n7sYJ9LMCZcPKjxFW8ENi/BU5v4JqwHIOupRNuDWkALRWBmryF+ZYMEoG5qwsp5r/ZAxFc2KpM+iAFuN",
-	"sjHg3FUpFsVV+XsrPNis3zBH4JC/bvZljge4stTksYWS0VTqhcRTRMcJl5JqbSDDEsoQRoJP6i6oCGF9",
-	"knScxDiFdysOEdiu44yZ68hhICNfFMo+d1NtvkX6yAXSnEzeMJmGI4Ql6sVc3QEUNfBMBALJRqUir4ij",
-	"lfNScm2Rw1XxzSwizZeDrors76ZY0lLe1KxepIwHbUSwiIzYI6m+naBEaNVshhXvryDOubvjOTJFfv8s",
-	"yn+FItnuVUSVlVXzW1Hjre+MtJc1cFIjzlElSTzQwlz5vnpyjXmfgsVqEMgeV+7lr3nNtyXuSJl1kHl6",
-	"BvPq10KDnIq7NbtUwUTf56l6i3o0Ap0rIll4WJSFeBm7yjCNsUD7F8fAOI1p2kSZ5hdj+XquZ+RlXwVk",
-	"fCXrXuML/aB8G9btRWAeFm4x05NL/6Tnq76DZqbN6HjuB/7FALdbgQ9BvYe1ZBzX+yonVFu++kldzqjs",
-	"NKoQZ0uv0iivI2ilKg85c36RI0aGVx55F+i2QIBz5Wnbf+AQqyo1qyiI7iHsVU3DsUVBM/0seLMiyS8r",
-	"R5rac/YwlsKGegVSF5GjXuL3c+7oegWWF1C7mMI/r9rzQi5UhMA7f6v2tveu9Pw+L85s36ic64kaCh5v",
-	"CTkLiWDSsmQNdt/x3ZhoCdAUpV+D+ZYowGHLAjJ4ComPHpyNLY7PBxAJvojjfjQJJq5pN7R3LWJwZKni",
-	"Sb7tU9HXrOfi75lxoVjk7NNTsHBFzmD+2V1/qgxVck0lwYbJB2UtsplB68rDNrdAjVq1uoc3DrH09Evh",
-	"lX9/eQNrAvRYUXE4+7B6rI9c3EO3p/XseIUS7pWl6rIm2zaWE+ClpXdHBRnNZrdsFZrPrD4RlC8jU2Qb",
-	"vHAffM0aK8wkOdqW7khxdFO7JFph3kM3NTTgtupmf1rYhL0wms80R/pQrCY/0/9hdsX7Rn1wnWIckK94",
-	"KtEDD3FfyyJTY8L7cIXeHe6jMf6VC8S0zrXRG9MY2CsZAqMbUDnqaeUiFKlUOCSY3ckRiWPzQGtvhNyx",
-	"VGmtsWc6W8A/JyOCgcFLPjV8X+Ix6W3W85wGu7SjD68/fHfDBjwVihBWt+ZTrJDrE5d1FY2pBKPLeAzq",
-	"UoiFJjyX588laaKeViu+ZFZwDOC4Yf0UXKc0svH8tsUGqDjWVqSVRatRWCLSsNB/DjXl6Q0Dgc7CQWOj",
-	"A4PpKmD/BUDQrJRDYAiAoFavDeNUAQWO9VhCY3NIYlOYLE4TaEQ85nGcytA0bYyTETUlV0IuGPxfyG3n",
-	"QSXwpE8EfKz4GCvNUEKqBMgo93RCa/VaHzPMsH4w4iHXINLr5EJvr0/IAJ5APeZavYbjZITvhjiGZqYx",
-	"VmZBEqDAeXQXTU2XAUW+FBlLvvMK3mIQ8gJqs1Yb002Kgz4LqshY34MKU2arI9jv6xB3Lggx1gxQr41h",
-	"EOrYMT5hvnnZjaGXLgiBjgcmtLawcO+1OSufVtWyJWj/pJW5y7A0WjbI2RKZ1kZV8lnWxOl3KNS9hI5i",
-	"qT2TimtYCAyMK++hmTN/6KVZr0UiHQIoHqjgTC8RjnRMZViEw8yWw8qCaPsnrcYWyns7ZhvesC5jMk7U",
-	"tFTgzW+cOauOZ+2jFgPg1L0HbNJUzpAF3eCX2j7DyWga4y9U6j1lgJ2jV+QQlBX3sunUA2QYQZ99gBu0",
-	"FFwEt+VUzlOswpGnctrOVwWTxMF1pUoEXYX8F7MOpIvvkwxL7NnaobLJC0pPDmFP2cmxtvI+yvptLhQV",
-	"yleVqx9vDDxUSZQyqmZJJi88vxiy37v3vroK74vfh6L9ZVhlk9kx5u/3mCXp6ptOuCkTWNo9NpHrWEQA",
-	"BGNzDk1F2SklcVRHCRdgg+EmUIhEtlrW5voQu7CLcZAzW1oSfFd2weuDMaG2YGbZvWZaDc2oZRqiNhZH",
-	"kAdbmraZo3+f85hgYJReE4ZlrW9LGiZiLNUH6YYuFSfEUiGZhiGRcpDGWsCou2QNY7i2Wh0d2ITUVJpL",
-	"4nkOxJwjHCU0NInjAxwSRNgQBLtE8GizWmwmA/qlOIbkqby73/l+3P7yJGuhnlPRjlUAUT1v15wfSSUy",
-	"SEmHjMxxs4OEhuU9XP9c1HNLc1bPjwtLWxAcrpf0tK99Fn7nCWEmn4LfV8LLTrGkhWVdfy0sbBGY1mM+",
-	"1vi70TPr6lnnpNsU2ujl++ttvjX1L+Mp4qxYUPf3AhxqS7Xg/FoG/h8IylmwpRFVR6YxbRW7mdfeI7O7",
-	"HUdOYZkIqojrp2Bw+ooqUrIF5Q+q9oJDxSviCqo50JNcwJnxnPiiIaUJL6F3pvRvZjm19/2nBaxkFga2",
-	"iq9+wWVV7V8co3syNVRnRs9aWDhnmHGS2gzllQ1T1gpFqxVg/PJsnSZFRtAOtppBs9Xaau4s53YBc4lB",
-	"0KcdIMuYAwHRkOJpOCKRZw3ErMIgaLFyMqLhyHgTbZE3W6XdZqzoESWxUd0rI5rCYkjmmnZoNFP0y4aN",
-	"1TNXkoCId8tOnme6hE+wvWEgVBu7TkPZOj2zJk1q/ilVYdU3WjI/0Br5akavgkq3SGK6BIluP3v9q1bN",
-	"VTj6fg0BFz4kvo6TheLWc4X2RXRMa5SE+OInRzoovp21Ii2RaxUJRnh6gU2w0azURRlZfjv6EE8oI1Xb",
-	"GePpgQHPi0DHtM/6vUpSEJmiuuyhrqPpCEwlia75KWWAwNXEqTUGmy4a84mrOWL0CxvWjQCljP0NS2TG",
-	"Nf1wq2VsM8CS17ff/ev3eY9/IFmzz1mktv3BlvH9hjgm77JLdllIruhdLi50VTPAZco8I4AiSRG7n7Zb",
-	"pH3DTuTsgR/hcIRk2m8YqCJbQ4FPoB+UqToDMILjnRjfNpVQCcLE74F1rVmrL09uV2bgqqUur4uDlFcV",
-	"ufDRhSKIFEqGmb5yWdliMOT2pyZp2MDfZKxxFkI3nyQhWoOOUxt1MyLxAMV0QDbnKl+Lbx+DjB4NFDC8",
-	"jM/ePWSZX2ZZKSvKOWcvXw5FvK4gfMclHT4VkMS34dR9i6fHD2d4feUt6fopl6Xo0LrfFh3ze/LlgMdc",
-	"WI+NyX5c9pPSEbjv627uuav9kLg7aJVb/U/Z0MyC88Zg0Mp8bNcw4yKtZqODERWzTNR7bjF9FU7j1IvK",
-	"UCMt5rl8C6d/VG3hU3WoUnEppU3a3Lb5nBbsHLn6NmccZ85+wkaq36rCoBn5oXq4HBwLl8Ic/hnntTeQ",
-	"b7zKX8tRd/a1f1IAucid5cJ0vBU+PXhpjLFrRmIBv+pw9ZrkAzXBgswCZU5s/rJ2mlwIeOIe8WnIuxbs",
-	"NWHVYJ+sMyK2BPSpkolY+XdFlicvUhGOsC2PvFxARy5BzURIvAPvHBlL4/adjHjsbvDM+o0lStykaOPo",
-	"Ar1GStCxMXpvQiGqnr4YTSjFjLr07DVeZ21esiVByA0jRh6GaSMqkxjPcQLCa/6WXAlJfm/qaEEUHYS/",
-	"gmnfKslQXWWAxzSe1tEWpJ9C5BNTKKJDaowmuT2i1eyi+8oYENftdwmxdW7CyVwt5vOfAOsCbqANEgGs",
-	"rP5kqvCvpGpo/PlJo88FEcvc4S/iN7I28DninCfEOVyaR7dOkF6NdF9OP56LI2spp6uc27pq2+rK0yoa",
-	"ycN8nXSGl2e6gMWGh4xnz+JFUZgvSu7VuCErPE42+RMlqRwZdU5zLhkKiKWBvH+bgWhDt7NIb8Ky1Foq",
-	"ofvc0/6SECfVtvIeNLjrgeXRWvuG9IGwIg+75owOR8rUfFZzQtr0SlZx29ksXyeEzl+XiXpynfjy9N3i",
-	"GuH566R6beO5Tf78idbq2/ckdcDcH0T81CYnYGWFIiM21pyAPpnvvp473E2LX5NCNSqVh9ycbWAOyXOv",
-	"YSWvLdxfL7m/ORaf+WzO4F9pp+Yj/zytiSPEIrJVXiBfWWOgxqQ9iNCvo56mSP3/liT1P0HEgPA2e9f0",
-	"ILlnKEhENSvooY3sM0e/+t8gjtRRz3Ly3mYd9YBuITbYatYwbq5b29KNM1TtM8gFe10VpcKlUMoFlJQm",
-	"tlGMVTNfQ/mAVhtiM5GJk0Em7suF6TXRgVZQkE20xCxy4XZ5CU1N/qRZuaTqSMzimuZzGGepNRGZi/IK",
-	"Fl+P0vCTOUqLZVHzuPSyobMlYVljo4SIUqgpkG/ZmOR6+rRMjkVWVagH4Oq9RY4F2FezHqLu9Rtm3rcM",
-	"XH/h0Mt+4hCx10T7CEp5Q7dxW85IL8nrBB5UJa96l8Nilr9SaOwipvsdmZpFGr5W1QbXcfo/hif71PvH",
-	"kecfR37eSXSXOImMOBcQnDdka5khn02O86hwjkDgqGoPYejfAinsLEIa2E1HR5BzY7rzksgilynue3F+",
-	"dY1eczGUr3+Het9fzXXY26zfMJMVh+7JtJnR1x7C/h1V1wRu/6ZQwgvMs+VURxSmMWVYTG9YlvI4hRbN",
-	"WcUeZvKt7UgmMCZlEdroBJ3NUiRzlscEW8nM08Uo2PytmVM6wIrofx9A1YdZY0mfQimxfdsvcBkXODRN",
-	"ZdPl3l09mGv5yhj0mapzMrKt0J6cKQVb3grbWBBr5cBXzxpDmnXUy2fhQ89fQjXZ+Me8XgbILCp4Nox2",
-	"gE7wPUFXIy4IOhR1dDCiIR5ydHyCtoPtVquCKa2CSvlcB5pCbtIgaG+jc6Hob+gjiaLqC+jJGTJs8qgF",
-	"T/F/D0eENbTs+FvTPfH4etay0+9t3qk/t1jLitdnhp/5aP+1hbZabdTtdlHQgn7t3pidYNVIjLlGUIdP",
-	"WYpYSWAANFvSOLAOD2CRXOX9oUb3AxfKPOuAfi6nWM2/LNRKi1/O61w4kdz/vDJnqtceCEuXYXtVPCw7",
-	"eM8vavlatvHs+Arn4ub1LOWrszfY/HrcbSWUfR7+ZeTa0hQ5xl9s6T0QIOt5Lb6gXoGqsxxEM4//8z/+",
-	"p2GFE8MKoad5YoOmVmQrT4awbdiyO5uuchu0zYcMPw3/t8b+QMcE/cYZVEQl3mOv2wRXRL4yxTGomi6V",
-	"DPgnk09GCzm49TX3QMkEXeAHGs9AeCtYmcuuTzRP0kKeQFo2LDE9/7TnipjZCmfUZP6AWYRDsSSIs9DH",
-	"SKW1gQgc5mWUvA9dIbQbtiGJcgmUxuIEbbaRJAr6PJpkQaaHswVxeqaaCmYhiWMS9YpSrl0sGFu5KR6Z",
-	"L8SKTDAMaPB2jKIInA+xRCGyChAeZ99XPPzerari2YG/0Mrn+dqrHufb8c72mD1wGpILTOdVGgjtm01q",
-	"Xr1LMIWKA8g9QfYJWNXGWNyTCOmXZnNOgGzncYRsOEPcYIq0A2uBUS5F1faLZb1AXOH4QJPvnHBVOz+8",
-	"V89awRcMBZ03bRBBnzD8u637SywsYBEFeqf0D0mln4ctVRn1lfjyZ2XWVyNr04clkNi+5TBP4TxwiTvH",
-	"jwzW2w4CrqijRwfwtguw7pMQ235djsU8nyAyFjngAm3YLheuS6d5b3MpOoGBXohK8vqWL0kmboVLE0nh",
-	"YP+hZDKLYgsJpYhkfzqplHDcEAthMpXvYjycPfIG6qXM5OXeuXhB4/KwP0aUKEMqPCIIQ69LJIyoAxYy",
-	"KPpu327olyQiLEo4ZaYpZgP1jN3Sjj+F0byqBTYh0mWkutd75luW8N5e5rjsT9GYp2pkn3FY3h30K+vt",
-	"5eUA9YA8hdKFlCgEz80nY8HuUqaBHNnCpqeXZ6713oAKqdDF8WEh77luGj2btjvwJTq9LEoiMyAEr68H",
-	"QZdxmwFBy3IJ1//196BlxnyBRVGlPN6szc4vpVOhfK+hT5vydudsqWj+ZfNupExJtOSYLhRxIaH6+/5O",
-	"f6D1odRVcl0hN2eFGmPlXnwRnrreuLbCn1Zy9lAP1BiosJFVudvQ6EkZ2goQlBzUBJyB2qTo9aASUtRD",
-	"Gyb/15Wa3PSLHcDQNXtMRmo1n1UGX66h8i+dgWdePVsqgg6+z8rTZt/NFiSyR+hhjI+R6xkEZlClVEbh",
-	"zvakcqUvbFlGL5i6Vq+NcBgmtXoNPGWVsC7Ms2ZhHZ/2Zq8Aw6oA62w1DFeR0xSV3CgiY6Z2z4a//zPQ",
-	"aNmHtLrxIQ+CGPE4IgJa0Ujb5oKqt7aAlquJCnRi6h5CktpSYlZODgurLJoq9lQZOgeBSkqXFK4Xu4xQ",
-	"N6+cc5lIKmmjEvWhM9qF7RW6pjEMCjQrN0jRADIxVTQbIecxEY0EMyWmjd2yh7DdedLSxMjEn2IRXp15",
-	"r87YT0qrLQ5cCaMY0/EFBmZ6wCOyJpQqq6mYho4RsSFaFh1wNKasiQ6wJHUkExwS48GNsBwR08qVDhl0",
-	"j9no7dx/bow7iWnAt/Pd96edi165/Ar8WjburVaMam7c90FMGQ1xfEWUomxYEVg+GFFxKthVVuJkFgbv",
-	"3h9f+kVlTIayJhxJELS6Mr7uC1P08pXUApofwwamhPx7I5D1Ti8BLK66gic2CbbHabTXarabbzpBs9Xq",
-	"bHWDZqvZ2tL/edInvprNrgiASiDyiHxXWYaxl8nfoBCa8jtZDg+EHxFlnp0fXjW2QLatI5kmSUzGzoSa",
-	"5F2rQRj3BQbvDgMhsiBfzhUrgRAG87MI5uA5mI8UNGTbUIKOxySqozSBWvBYkk3TnUiRLyo/V0mAX0OV",
-	"IcZhnOJpnp1fnF9+t/Yt5GBfGWtxxlHCxT1qIEFiOqQ8lR40a0smsPv1dqrP3xj2rrG8X4+/uNDtov0+",
-	"qI6vZQf2lLy3tzuVsSdZFc2nwHjtvVqd0sSlmmNigJ+hIYAJuJfFGHmqyBjaNpqo8YiEdIxjZJaJNjCg",
-	"jn55G8V9hBVqvdndNQaKG6bZ4k1tq7Xd7N7UeuZXmCrub5o+72P+AOEfD0TgITCae5IozYxb7WyyJNZs",
-	"uFxsGoat1WsJVooIvZXbxn/7JWjsfvq9VW+9+bpxc9PM/mx/3fxv/7mamKT6AQvq+ouUnU1cwtWTLu8l",
-	"9T5ZTbgfCD5eSr5bMdLc2+G8iHNuaq6ssk//k9X2uYJ6p/hSAAET1kqAuDZflFlGJszBWcD8M8Cp2Hq9",
-	"jCgVaJAHmNvVfppDp4WzqiqVkuJ4leB880VG/RkwKVPbnVqV69KufZVJVsiA0a/OTUKHRiji+gs7juaY",
-	"QwUJCU2sd1JgJgean8BnSPCJdG1iC6nTS9a6niGIFRMt9MJWqjYAOcxzNhppfmzTrKHfWsqklcqynj6p",
-	"tFwTbu4R4YJA8rB58DwQeMOtsiXvs1Vwzh2lPGYrzeY+O0/XSjKqcEopMn4l84uwMkZaP1hwp+Y3W8Pd",
-	"bCGXCtkK9hIKxeS3YX7pbhTv15Iu0Q6CyjgQ7/padv/um1WOaIKlWmkS+GDlGU740NLEurhbtm8Z3uRx",
-	"niwDyJG5R71FVCxhWM4bHV+tFQnFQck7lTK2FDlyBcEUAFc+qhKLzFhIEXhP3S3X2YVZdbusRLfrkfva",
-	"+Lf8B+U6688AejU4U6YOYi7JJZFpXBVc5+KIFgslKVNXI0Jg0EGMh0MCiYEVbOU9n5hWrSBJgC3CftBc",
-	"COQftBK/gFUZJZ8PtG6L3EcSJVyqUmnEJWEdukix2QWU9jgXsk76qWiMMMEy7wVvcg8UGZsuaLEtSbln",
-	"0n5jrtBGL+bqOOpt1pErW2g8UTFXda+R9A2z7NmNAaEwbiLonqeHg9ZILoFYn1sT7We9aaEJjxlEvxZi",
-	"IaiJqbphfc7vvaRrhXqhEw57aKNHviQE4nVshW4HO3sMIO9QJc1hvfW6IkHd7RumsYGlcVyVF2J6t69a",
-	"T7Reswt8+hzqztXiXWW4CJW3eQbXN1iSXr6Dzcqsx0qtrlvQ6nbnKXUOltXovuggltjIyy/XUsQ84rR4",
-	"QCXiD1pa4DZBoZRkk5hUay8Lp7RRH4GQGgkiRzyOFhQG9ApdrCDfO/JZ+vU5GueTbsJ1sqF9FPxjktI1",
-	"13uK3doThRcjJxVWSYqAcJUceA50Krj/7CIcT/s//7//P3Kk8g9A/HlimodADj2qsrcLR1nPeZxH/jkH",
-	"K8hjDxXX0fybyFzOlaah5/UJMyOYWlsrI3/o213mVOqSIwKdLidEEMep33r3FGRtCL9pHHAMV4tszMeE",
-	"qWWrc62VH2A/WRMGy5aLXtFc5qSPCp04R81nKSiV+SWcqVGDsMicVB1Z913tpQIknpZCbTT1whZdNt7Z",
-	"B4SPjHOCAPJzrueE41GAO6T5RDivwY4ZYon2OtUBxHrsc/N6LtDbGF5Ys6mQvqZfYNXa4Ctlbi6dAgT7",
-	"gN2t6z59mtXAOyARbnChRRUIztqElufMBJXb+2WQqrTk3l/IIkokV+qBrDjcme4lmUnmroQviOhmeXI1",
-	"e9gYfzk2L7uzcH/OJ+e1MzhWCz5Ylhrno8MhFKZYFx/YgD5pGjUzHMC7WVODZXyC5sMsJGWGht47JSzr",
-	"Jb16zvO86JV9gzgVWexZjBhgO/htbcssmXlLqXAln0c0gRQNqkhDhjwh0eZbBNFJEyoJ6gQd1LvSM2nC",
-	"gKTh3qrp8RivHLNiscW1lzMwmI8jR2yITRf29fAEpxG1hYQquvbrhxLqnhAhTUzdgIrxW9NbSJEvRi9c",
-	"kaLWJMSECMqfxMwcIBfm/QyTVpQGctbSfYK1VJ+gm7SewTjbwvzjPGYyMYWt1ox/y3Y/L+TK9ILXK0L5",
-	"yzbTxM0N1Y/ZEMKvNjgjLv4LKGlzySQUGIyLD8uFfyVE6DFNBFj2MRI8hmr6IzocEdfPYr3YsHpNo0iU",
-	"xiR6ZxD+5T2hZAw1I9a5LrxvPUmusORFaPNAmOJiqlF0TUYwp5uM39xPi/jVNa6Xru2uF1iq7L6m2ctr",
-	"6bXixbIu/8HihDyQeHk15cJ+UcFOZipsjkg8OKEDcoin0i7OJK5ubXcLiaytKjuCvE9nj+4Do59T4mS6",
-	"4kUZYkkalEHJRX3w8bTMybefDjnUSv7y0NDbd6eXQ6MdLMdOveZcGcosJAiqnhFHHAoCwXJ4hdM+yL6Z",
-	"USYBVJ9TYves6cgvl7DwPoOXNEx4/KQ17JLHJJPjvFuv1H6Jjqlh+YxMfGnIcFRpeKp8a1rVQSB9H4LL",
-	"xgQzCQ4IeGFdUb09QwBV8Cln/NgqEQCG+Qd/LoYvpQe+x6LPBaTsfGdytOUzG5Y+of5d8JiGa6qx3mEv",
-	"5KLw2gmVqlCo6DmbMoMs2JUtW/uMdrk2c2teVL8zJWYZXnXrZIohXd5XN8u++vZ2I9hqBJ2K8P4nLVur",
-	"mawKYDihLKfT5QXN+vwoxpfM13kgLOJr9ePKvvREmAVGI8CPS5Jwsab2Um7plPWhkpUJJstpEGZBnvag",
-	"dcNC30vTrgqHYaluwNO666UFFsQj9/RbvToSZACdGeA3O2pv9WwHs85sl1aHXAT4zyk1vcXWg/5A8PFJ",
-	"wZFUkWZSMv7M2n4UD+9RyMdEIj3gUpL8aqTnbXR9woNWkues3P3KMpCtdRiII+Z8vHdcoOuUyAhPIbyJ",
-	"fU6JgsYcMzfPC9O84i90kkNOjN7oMrNN4fY1sncKcZ4nvr+psNglOEzK1qs1eZT39YN0Q9eryNSLzIud",
-	"GrXU1V+vz+lCsUpjp1KhqbW7Js3tXPrs1qerlaxeq2XQimrds5uxlpvPZFucj1pXdMj4YLCmWEOJAnFg",
-	"2bL0S6cwJCYNaJ0rPP+0XljgIhioNY3UFuHlYqtDXxB8P8BSoWB7Lwj+z//4n61gbyuoozhl4Qi1WvbH",
-	"zt5WYNLAKGNEoNb23pZ+0A72gmDpJk2HlgiLzoX2Ut5BTJlTFVa3iio6Jr/ZGnQL80jce3MU5WycBSdm",
-	"WLljov8Ig9EyTobSMp23YYy/XJNx8m6FhJt38B1la31X3fLTGle8aOFljCp/psPpCfHvGq+pKce4TyrK",
-	"q18IaqL9mG1DPHyLREHc1X8kY8JseeaelSjunETR0x/JLPiv5/pT9tAGZij7Wr9lblwoiOajm1YG3Wu2",
-	"02opPPujcdgjk2+L2i/nlvoIudSYFfYJUn7VNhF1sZtvPV3AAMDkphsgagggqiSJB1lN6z5BfExVOe5z",
-	"rmi3sB2pefpKIhrt5ajsLWnDHaLNPZyRAwdc3LCKXW5YNDDlyaBvu0Sl8E3rnqvD3jCSIWZZ/WwIyPRf",
-	"1PKlXUSODGXM2rC1h/Of3jp89NZAlbxhsFMXcQd9ey3YLU4hwPTNJtqvOsTSvA4pNeZSBWl1Bth9E5hq",
-	"8uf7JLal2bE0h51YsrGRlsrmjhipWZrGwCRCWMzpRjvnuK+XKBh9jYfX+cszdp380SImsm4+JvYamS9s",
-	"Klro5P21JKKXJOVKYShKyf6TguEhvPS1XhsKHJJTaEI/Xy5BW4Fl7Fm1yTdPFptc5srT8HT3XEzZPYkO",
-	"efgM12W7wtWQCMrFEqK/XsuFe7eAHPOgAgc9rwkqfCwvRtzkC85/5SrEbPEb+oaufmMVjdfgNx5Wxxho",
-	"evY13A0u9N+MG4ejTfKyDNpyLuizOaLqLTLmAqsX+hvrLceyyTi5xGy4VFKxefGlzLmZFGFGc+QznwV8",
-	"tCkt67GBPyFmefbOi8E0IfiEITzB07ce4/YsGfoywPeEIcrQu6N356YgFtowFUMiPYo0FWWWcz9XqG+t",
-	"ao71Aso5lvzJHD04uUvz6mq0s3b7r9wq7Btwsqji2QBiu5MF6GfK1q0ZLvFQHQEOpfNAJAC5EvLOHkhd",
-	"3/nE2oR6v9zU/stN7VPPaxgBwxXkzV9qUEGnaWMrwS4OFoNmREIamaDIpfRSu09YGeTHlaLfFtkvq92P",
-	"qYiXnPSDiGdr64i4VncAXHA8XNw/y/Oz4mWfSWRLYvKyl2G2D/9GfBGG66+4/qQ3LTKxri9SqG7J0Oz7",
-	"qp4yUE0rjWN0T6augZoWbE20AZVahE04k+StV7gY3ROSSITRCMtRUS+TPJV39zvfj9tffujvXv922WEn",
-	"yZvwY9QavJfbw2/x1vSIBOl39Fx1f/z882Stto3lO16QMYXSKWpk9ZJ7MoWYQLufkNQR7AVHDbc7cLMY",
-	"hQVs3ZRBgxQiUO9LAye0cU+mvWY1rpEB/VINy3syfWVvExSOMBQ5FtJBljIUU6kkkhxhWKQWN/omyXzI",
-	"6Ez9Hg+cK/XL0Gdt4ZWt148SX4CYecjF8jVHvW9my41C07W5RYntd0hLyVo5JKGAuj45Jmp9fD72oSsC",
-	"mp+1G9wwGJNA7Vpu67napAurUeaTytfmea9c7oSyh7vd8Pt2/8ed8XdJR163Hn5+wy63Jj9tk/fBrydd",
-	"/C5qDz/Q8887P94/HRIGAKiobpoD3TLoq7Rf4JPzLHUVPZTXqG+ZXZprX1xllWSAaZwKkhX1X6xILZtS",
-	"gqVy1WyfkwKkx8lTGzKdr7u7W9T4ns72Mkg6rx7fkFE2rELkMkttoiMQN7KCtjaF9Yb1vjQ0rtOQNPR4",
-	"YMO0BVtjPiEC6gCNyBf0/nT/oHH1fr/d3XZajsATUxn3nkyd6qKnvWEGFK8k6k8VkcauYxrRmid11JuM",
-	"JAnvesiwDERZGKcRiTabSM8gMIv4GPWpmikQZD788fPWwxNM390NleKoKHWdGSmVyL3XrzXiyeYoC+Rp",
-	"2GYL0vWhea0Z5XIcsiDwZGdZd9Q1g28FxCmh+BIs1YWSVVxbieADIiVIUCiPVEMjEkeuU4CJ6nKFuCUf",
-	"ExTaQnRQsklCIobdJBJkiEUUEylvGB9A1O0e6omop59QqYjWdyJKFFUUszrqRUr04AeiaIgUCUeMhuZR",
-	"GI17KDSVK+1XWEyRrQlav2G9cEQG/iv67zrqQYHQHnq/f3Bw0cifQs1jiQdETVFMcFSsIQyJBZESGqTR",
-	"WP93RAZZtdFCxpGo5BIHgkKFAQiKkys6iK+zzpqvJArtSCiGoTTZ/u//9Q6sh1qfvwtHJLzv2UrmPFWS",
-	"RuA4H0NMtkT4hvW8emJ35EuYmiacpgznHoRlT1Av5Pz+1DozevqEYwjyTAQfCiJl3b034nH0nqvs1Rtm",
-	"3tW/a1Yz4gptYPg//ZOpIGhbpZlAa3gG29msI9znD8SMesDj6NS6YewKbpgbNuRxVNn40Fv2qj6Y8qTr",
-	"fO+BYrXPq4q1Hea++pXC85+0AJ7wEMfX1NyTsz5G8HmWyy8+7bNQdq1LzjwnowFGgeYplVzrEFTa57nE",
-	"LWvyw61wkgj+AMqzIL+apOFPz3CPlzaXTVm9JX2ZVmhbtsv0U/0YbeflFVOx1hTMltXnVs7vgouMELY/",
-	"R3YxHZRfSaRfRDhVI30jhXr9cMUQqerOPzcG07otTUoHiJEHqF1pWtSuJ6EtmX9WESZRbc++FimxfNVr",
-	"EG0qFGOokQxF7U1TaOoyFxEeYsqkUSSTGLNX0n0a4mSz2i5ulvAc8fTJIs/eFqwDjLJyWylTPXeKEiyU",
-	"RBE02VT+yUple6E+bRt8wfaNxSy4jJSyk/PgV8BS03t4pSLnBuP3oT3rDLnfV5aehQIr+u4mpgeXMfUV",
-	"xFuF5f3dmEpJ5jQrN71EC7hbclF7IgECEQKZ8dBGlBLU6uwFwWZlIJXtDOGzUsoGHKooCVtRy8ksRUkp",
-	"f75U8dZspnxD8yF8kHHDBXzEnHNqYnnr1tciRzjR7yRE4zBnqKfn///Ye7vlNnIkX/xVENpzQmRMUaZk",
-	"yR9STMzKsj32tGV7JHf3mR32qkAWSGJVBNiFKlHsbkfM5V7vudg32Ot9ht03mSf5BzIBFKqIIouUuvd/",
-	"cSZi2iJZhc9EIpHI/P1iwzhbaqy4e+q8tBi5NxDg2+EiUfvEqLiIxN9b3YBtQk8uILc4raEOyLk2k/Mi",
-	"EywxSESG91kfjeYZQ4ovF4Yw5mnKEsIFmkBSsDbcK9WWgDNk3fOXTBSvtnj+S0aXH7hgLR//hkt12/LZ",
-	"ayaUzP5Ic7YAFnd454fadOPFxFYc9oiI7IkBzE5FJ+H8nzZMZOwm8WYopxByMhDel2M5jSMS14bSvDtj",
-	"oriB5/Qz1eEzj+QZXd7oPQYo7L0hM7/f6m/024ERMo8o+OVmgj/F9lxfipec42Cd2YAP/A0vpkw2s5W8",
-	"A/Ie4kZAR7CkshvpgUKyZnEr5EIMBJQT6d0sk4agBRJ9LM5YAeDCGRWTCqE5EXQGex+QKehmdmKcpYNB",
-	"0e8/HcGX8CeLuwcDcU70UCLNtp4yE/IX413pkNnYWo91we1DNV/Bz3tqKhegoZ3MmGhRwImYZDzVR3RF",
-	"i5wBOkSDCvqmWZt7eyVX9vSMVzXKQBVoJWTyYU3XMZxpMcW4EtwqrU/mdCAG4heYAPKLnp5fyrd+qT5K",
-	"fhmIX3q9XuX/+uW6JP9ChnR025PjHvL2GKdGqbV0JStr4hcfp1TvxJmKDL9DRKZUJHI8xjaQ2iohv5Bx",
-	"JkVe1viEWDdT1chqWzHpGGIJPXCubjkek+HSCnTXtMVbiuQXT5p0XSuL9xfDCg4cBk6SgN1eFKbAcuGS",
-	"X8hUqjnPaUr0t9gbNcoYE7r4+rrH0vWT5MeCFcwUiCtdTydLx9YBR+BbXUpFNZgGytlMCmNtgY8PS6op",
-	"BPILMX+SjKV0CSvPMwfwcUU6QppWd3WFQYWzpmLPnVKRNLAUPEGA/d1OBqJu4kCCpSbVLdgCfg/qZkW1",
-	"8BWTBZfndU5z1sTfgtpPL8Q5G5lLkU6MS1YrW5lN9D8msybWFh98hhsAfbjVn7RxCFq7FEz9NcpkDK4o",
-	"FMm4CwCONF3QJcDa680eQdHndJlKmhCa0HkZfQiKdiBKKVWEpkrCEl+iLMfRiqwpFEpd9cpaVsR3CqnY",
-	"QFSgNWPKtdYORsxhwBgOVcgPQ40GrQ/wpzkTxGVQ0dQjfymjYMDW+uObOrm/GbpuRGZS5chKBhuUGAjB",
-	"FkzleLcVEZrjI0f9SNtwXj/RyrPbSanrgaJCq3uXkGoxOrB37cK6PfM+cAGxzXk+CYtngMzKna8a0g6P",
-	"2rAKJc4FsSGxwQLGgL/LCHBDO/eVr5OdAjZC7ObEnPv0BhshgIo/O+/sIgFTRU/QKYkB6VYvIfQjwtrD",
-	"IvSf40zO9L9C4rKk9grNzeE6A3FlO68FOdz3JrJnvvsXJcXBFV1cmgPJV9RdrYZR7yqAL55NWj3/KTPX",
-	"u3ZEQ8HRK1uvFIHFfuqLD4CJ69UHogV31FobzTM2nyMYoD6AoNMXQDKMAxbRMnGezPTFesc1VDACCYid",
-	"dc2SbjlxAxHbtJfqLLrcp8hLfIpM0lN1lhFdDNWwALWMtrdu32tGE9x7q77ozjGZQnxN7rvUARWBpHzM",
-	"sOlqKrOcZd0D8gY1gUBlMBCgDn87WSr3kwbHC/yuT7KpHN2SzrdfLroeYQuYfQuKkQVnBsP2Dm5ZzP1N",
-	"/OYLncRNeuPL4clp//i0f/JPrSG6IGm1jTRf6wer1CYBNfLN6j7VqdmpXTAwKhKdgl/JKzgC+3/OMoLX",
-	"aAOxat9EekxKvF/DKCvMr/CFueKkud5o9JiCSP3Xf77tRmCS0wlc8JtbS3RBqsiY7Qz2Uwy69/CjsHi9",
-	"DPUh6ICcIwaCFTkSkriNg1shgQnA+WcG/aPuj6zbC+XIetZoZ8zT3AqR1QCA0aHnInjGglEpL45YapCR",
-	"BbuHyIghm3ABE6DLiUgm5QyGbagVkKMHJzkf3bJckZSN4W7rdCBi/A71SKkSrL7QJel/hwweSDjTO70+",
-	"TSagb/S0anvC8TspUE45u4dLbdJ5//r19XuSsjuWms0JLqpYol+CGdHF+coMitTmH1zEgXajSqu07kBA",
-	"QooespSP8viAfJTEZMKZMECZkcurj8qe0bFzZAT8cGTKRW7MUpig30oRrVxlwP6PO1dk89SNYeGpLOce",
-	"9basyNqFnvEQ9OLxUATDuaGMRSG7loUid3JEh0VKs+UB+YKzhm7mjItbkk/56FbojUufJ725VAPRiXmS",
-	"KH4DXJJPY5LyHwuecMUS8ve//Qfxf30ON9S6lqj6PRvFhFG11EI8mrLF2UCY36H+m35MYKV7BeIPxzFh",
-	"93nGZgwMaj667VZvnJGA1tQK4JaMZjfYRq2NizQtP42kUNoeF/nNiGZDOV0mGU7HiGYJpyMoSgApQSoX",
-	"N0omvJiZD3OZU6Xw8yQtciZuxhlj5tcxze1fHBk/p3wyvZlnMmeASDpOC57cZEzvAXaOBSvyDAgVdM13",
-	"bMJygNzFDxR5OlNozq1UUyg2paNcKmbrTijPlvaDKHL7Z14M2c2YsQQ9xzKj6U3JsqaXgzep1Y/H1Y8n",
-	"1Y/Pqh+f1z6ykfvCTG3t82Ht81Ht89Pa5+PqqbV5ClfPr5zlljkszPpWFntx8e5T0NzXirB1cBWsxsBG",
-	"gqTHrzaGtV7a51qj0F7SfDS1KLTRnnKkhR6A6uf3F6/fv/kSzmyoE8hduPElF974ksMX/T65Rb6OFtSL",
-	"pmjXIg/kFoe0SZntFPiBL4HhMmM0xZgoVcwQ/Z2a7WFfAeuB6kbOeS2KPONAKoM7k3ezVr9hLsfiYir5",
-	"iO2e7A+a4DLd+X3USpeTHQv4unbkPxVbg3NtPzQ+THzL0fBfaTsA5TtNfYYY8oDvRTDy6fU1UWwCWY0O",
-	"7BtzTnjuQTIGZEUmbDudAVoqoDec9lk90hTCA/2AGvcJqhnY+1X7DPsGncXuR2mhLKpFtQFvpUzAP5Ey",
-	"esfAU+yM304MbyZMP3QpE2A41aYjVcCJWUvIuKBqyhbkY5FXci82ooHzJARtTIepHyqg9OnE5AnB35jH",
-	"GSE9YkaQvDnC+xYKOOIJU12IOQcu0gnl4mwgFJ+IHvhkgEpT95znLRNAuVB5hladqqjav+59lPrUP2Ii",
-	"zyA4Qy2YUY3tx8FpsNXh+Gh+shFwckwoUtfCL/qpTzg2sTYPtCAc2OL0hNmYV5xXc6ZoLVe2dlArQb44",
-	"XfcajGwwW02uT2KiKMHQRt+LiSUol+UBOX/9xT4D4blwrvduIAYC2WYhu1kYwcinbOke9thn0F1oFpg5",
-	"y0pRT/tde8hHKYMx/uhowmua5uqidwTbEbTGyp0in64u//lT/5A8IZ8uX//zp/7TgzbRJ+YE0eAFcebf",
-	"PhygmMhZRlNd+6xIaemFhDNW1dnxRih9YvhcJHCYPybyJy27OeUCrNJAvAPcuyBuV0A4LxlNladT6Xye",
-	"coNV9On1de+oa/3LDuawpjle7UV7H/aivdfbLRhUASHm4iSPS6eQVv+ZTJiWfyp80YJrjYRlhsX46hLn",
-	"KCLxeMrNt8F1VmExToBLDbafCBiXw8BlOc3yB4UjOSuyfkIMNNA4mAt1SmJ0AMXgBIyl6E1lmsSkA1Sz",
-	"ev2AcojMLQs4nwZiQXmuus43owfi3YfnRrLt9S3c4EDh1YOcC9w2lQXHIzd59LVF9Pq6d0g6yC0dkbgU",
-	"dHCVOvrj+IzE5so9ts7XHFZc94zEZjn4EzgQKwNUWzS2Vy5LaVjkJojO7Ma5JBS25Gp3DVN15UhWIWo2",
-	"DYVXoMrAgIRiteCRyBgh1oSobUMry9MtC18tN5noV0XK1Lb4AmkqFyy5QNhYXrOPVkMIw3LtFrEp7sq4",
-	"k7ZMyN9Uurny3rH0kBHX1giDgy+CFJfD4qWspO50tKm00prXHZ43JPmrYqhynhc5u9oGQOyhQYVG+NF3",
-	"syoagfl1XQ/Mzlo53Q1qDjIJ9OvaAABcG72AawFBpIwHosKC8qZc5QSarzyivPDFb2BJ1PEpIfp/5B4h",
-	"5qVVcKPumcmOqw9dHJVpBMBlr/dvxtHL7gq0StvG1Fl8Z8KrFt+W6Dw1QpA2yzg0AmW/h0u8clhMaQ5a",
-	"FqOubHN3xUAOgoCH1EAgSIk617Q0mWHgfJ2wXLlNBgYdThUpYuN2INrDssUrC9Pkhciw8ZjBlgjBMpjs",
-	"DlOjxdGZKRDaMKUKrxHRWp11d4eCDh20fJVUWyboSMarDyAFULnvPcbYazM6BisJHN/JWSmUmMjCc+gi",
-	"yLCQhCrFIKzW3CjYuwBVAXp5vgnkZVt96SnL2lnKzOFwSWayyKdna6ddSDgzhWPMwzo3IFgZQxZ/Ql33",
-	"QYxyNtN1TpgwwSHtwDxXdaRF4qmbhshiRhYZz3MmABvJhviM+T1ThOengOUcETWn+jyttX5Evv1yQfQp",
-	"WZ+xVkMvBgJi2ztxeXGK8dKn/X4PsATj7gEx+lqZnF886+nOaem4entBnj59+rKetthYYjU157hfId8b",
-	"DJKfj7/29D9H9p+/ki8/4F+n+E/H/jsYHAwGye+6f+j+ofNPv/z1d73qc90gTeUbu4gvTbTDVnCMLYFK",
-	"3UpvdS7XLdHLPein1r89PoZow4nre3PXW2rBkZwxgB12um1fkdFylLLIqEeQJnnHsowniAAiJCpBDil+",
-	"Y5mNmH/Qgre1WWvegXz6Chxj2dAFY7fhozOUQvTvrh1kTNNU13mwmdy3DmXqjG2csZAB88ayEdQWpyAA",
-	"vU9okmRMqTPLSJiQVbjD6hGeCvqPa3JvfR1i0f393K2T45B8C2TOygJp7gnGSG+TMjXE9J/ALYwaTWk2",
-	"eVhqTsuErJm8gwNZGIgmWxpXReLcUcZHxOxYRESmiYuxa+0wuzT1hham2WouUqoCzfr83WHviHTeEy7M",
-	"gxF5Q9gMLupHy4h8IrLI3U9//9t/dIOIGJmUs+D4N1P/29heGxDigoYg9wxsEjHS5rOdwGDFd1zxvMlF",
-	"pnt3+NIEFVgPcouDsF9obQQjXzpr4lViHenRQJn0hSK4WB11U2AdlJRej0H/OeaCpvyn32QllBRUj0be",
-	"+Yg0YhkQA7R/E4kEdiYgW/EjNtFruhkK7jGPmY+3htPMu2+tzqIbt6oobZObVw7pW1vCa5rTgEu1pDQ7",
-	"cJXFkPmyQnm2oIq4ZzAfEhsKB20RinIu31ZPfvap1r4GYN/rVGzbgflW3m45JgCx0h58xwCzWMiKAAJP",
-	"Yga5nbhX58YCxfjyGpqdzU5GLCbC1gTQcKJgJqGBRgFEEzkmYck4qI7kZ6catmTBaGU1I+7lhsdqfYfC",
-	"4dX1MnDlVFPN4jUnKnd89xYAr8j/OJM/MeFsYUHwlLdCJV7dapAO/TOy2gON0qadYEx5WjG6fGAfpzgc",
-	"EtC6h6r6tH4lrk3M/GG71piLhIuJ2tSQtlhzWwxTxlSRbtxrfLpIeH43vsKP4b2yvhH4/fWSsiulRJWR",
-	"L/vseuSN6g+boh+/RrDFvfWmoRYWYH4xuSMjmWXGhZVTdQsqXsicJJDinltxdy6M1TmdU0jVDs53LnOa",
-	"vl0jEo3jVd0ULQSQqcstiai+nGq9r7cgqBEsmOBvChBo8im3RGzduAZm9Ja1WiwzmaCzsDVSROj22KAt",
-	"PSarzqPYXkFcfzM6tu+uAzVk1S1sLCs5D2PiCngVMbK+s6Dp7Q0XNwhrEAGF8E9wdr1jItIHtunNjI6m",
-	"XDA4Ma4hGX62+R4g3YHNyFLc6hY7pAzSQUPQvNBzLOZxO9RfK8R1iNBmId745K5E5k7EN9bwq1NQvMmy",
-	"EOm0nhlrsRlIXf1giXwXDH3baKLqMmzEGwvXfE6mxYyKXsZoAjFdxtdyQN7niixkBlEoM7o0If9neLUF",
-	"BwVIWai6vj75ZKuOP3yvMV7CRg2vDse7L18+myAJCBaL9CkFA5HGMiOjFKNJwWsNVzyKYQiSHsdKo477",
-	"xxv9hjg6lVbhzX7zLIabfq7bPExZRMyaLkdWF+fiYQ0s3gG5MB0ZZlTguOZTriIT2qCHGdoWHwzER7bA",
-	"uDl7w0OTBC54HL4B1qGmskgT/cCUiiQteRi8MT0YiIHokfiOpjyB6brB7TgmneN+v3tKEOMNdCK0VpHy",
-	"2TMSJyzXX8YmTYTR0RTvaw+IvcLRZoi52jiAygpRwUiCqg67p+Sj9OD8wLGlDRe46nF5uSSRDK2anN6y",
-	"U8CNRLSRHonnKRU3dj6h2CPTA5/9d18BPBFJ6egWb1rGDBOudB8SrfRi802M5Y5lNuRJwgSU+dSU6Rj2",
-	"LUu3h0XIFcmlJKlcuKl2XcAyhcxvkFVfl3nsRhpd1WU3gQFDl+6RklOBOVh+r7BUl8KjC31ZK9TiGBHs",
-	"D/Yd17OdmHkmR3rlD1Omiziy4wdaiSuyYCmG4mhpKiwlrr1w9cBmgclkpNckFp3RnN2YDCUoWTfunECo",
-	"O3xtA9LOSMbybEnoOGcZia/0h965/hATxUYSs870ZGMG+k0u5U1Kswk0+PBprcHwCyAci+osWIxbLGzG",
-	"8qlMbvSkmJtvGMETU9qc5lOcCRWZqxL9vJulckqxVDt+/WemgPgcEXMtVrIJWPAukcuWAVxDwilEySo7",
-	"M6qY6zMuS27gxxv9I/T4xOvxviLxhRQ5E3nvCzzAUYpwIfnd18tHnbmpW1mkJmDpphD0jvLU9OjESX85",
-	"z7p8xEghQi5az5/WwZmg6Q0qNl12H2RiWEwquMWpnEwYYBUXBq2auR1Rd/j/9IzN1nufxNXGDwu1LFst",
-	"JZlRsST65KG3NMSKURAht6AcLnvt3bKpuwPRqvqBhKV8qAePpUsykipPlxCXlxWCUDJmCwKhCdqu7Rqn",
-	"PFdmf7KXR4SmehtYQgABmFtTXbSJIrBtqE6KPry1HlMlR7csx3V2k2ll7K22EmKKfM+G1/AoWcAeMZFk",
-	"yJZSJIayErMZQTg9FeNUcrVXEexDAKGJ6R9paoavzWImnblMU91bNDSxhU9AUcUGs9pAznUrnRzROR3x",
-	"fOn100pnOX8GtE7hxNd7D7/wXAtxi5ZGZC6V4sN0SaBKyDU3mtiKi+1LqN0zmqLmvDH7aXCPHcGE6DUF",
-	"+OY00W2EHZtCnBPpUOJKMuokIoouu5ElUdJdLRc6VwSMAmwEvqCqWvPpYbUR+8rqKYM4oqUU9jP9BlJC",
-	"ABJtTTPNM5nLkUxhKg4jcgIK9Fxg+7VAwFEjI3lGhRqzDO7wktrW4bY+NWf0FmtJaE6HVDWrI/uA7m4h",
-	"YH7Q/irB63W9XA+aLPLWK0oW+UjOdL0mjNWrcySFYAbVQNp7amwFGlEmM2IkZzOe66V96m25sGpkBv/o",
-	"3k7pHSNDxgSZ0QSWPHW0WNBYSOqmgsTvEzaby5yJ0bL3DVvG5YhBFr3RPFSxU3Jyf+/wq/Qk6odu2Tzv",
-	"Wh0MxtwNnfObW12SscRgyyrh/GHnz6SY6OG8k7d6DLOgFbKvqgXjirsBrMhK6WYpIohkWXwF4wz0XyEQ",
-	"41D/lDDwrJ0S/RUmi1SrW61H78dKlfW4pQM5aRMsV6viQmF83kSK0qz064Aibgz7TXMdWrWbh04Juzdz",
-	"jXvWOGNqaoEzDay+NoWfmJ/i2rSUBqVyFX4PgGUYkyAzt5fhi4Y9+ybV6s3T/HbnM2IJ6TVcKGObcmXK",
-	"M95vrspoByyJFCLnaXWdVJtqehCYgWq3YXnCUorsMBE44YJYBQe+UvRNxgpVG/9qDVpo7D5rx1+fjhSh",
-	"ZJ6xES1QLUK0IKC4I5g4GdMZT5dIeNHcGhipG2BGckb2OViTeuRL3HgbNuJaoo3HskQuVO50aEmtcLN6",
-	"LPgoyZyBz9PnfZhCkBi3Utdxg4oGaGVUuyu1+FJsjx5e4XZiOs9JQpeqe0qoujVh+oItTFpOrUgYlxlX",
-	"4BioHJS8khcmKc0/xVTia0pLHXjvkh4XsDStYjHjeYMA75Vjjl3BdsipQYF3BvbKaUkf3GAnnPJJtclm",
-	"2RrrKKMCoyVzWYymZcF6siHaV4sRhlXm/sHQ7bqK5+wGmFNu2P0IyNFC1aElo3xbzJWli1B689d/9KCs",
-	"xLTDzG9KVX4jF6I2LJWuYP5gfTQcARgVBAogHQRAt4rNeKOA+s0cNJ1qqh643X5sYKWBCg4iKsvDcQnQ",
-	"b87gHYjkdEl/iL1vKjI7yIpJ6472BmoYd4me2TnwSIncNfoN0rFH+lPil2hrWeBlcKCalwEPgll9eguH",
-	"wFiT16gFzRRElEdJ4g6sPONicjOSCbsJH//NI+i/KXdFT1Fa4dZK0OxLdBLWGog2U/L4BXrA0alm5IeL",
-	"24Z2aVt7yFOeL4FwxiD222NKqXwyqc32pGImmMZb4x3h0W+MSqsMMWJoYHaad1CiTjKsIqwWZajEKkW5",
-	"N/zdwCKpo2pEKHW7t8sbvUHe2GzGii/h3Yfn6E/A08RMW2Qu7RH0lT4UWQN+RpfWHXAzTZ/bIivulLJE",
-	"uKIjc5opBt7By+t3vXEGfijrgkVNW9p82lLztkFX6KpdCPaTsmwmlCR8DPlOuWtsBx0ZEXo4AP83WXbD",
-	"VXJxUyhWbnqukHLPW22CPorlPE3JkGlRMf4lvbeiAQ6QVunSbieqGI/5SJ8ub4CF0NX2UeaECVlMpoae",
-	"0AC3OfeaDRg7A7Ja/abhrzPBrlF519HR76Uy78IBXj9gEb2IO1yscV9qCxHkwx7dDAum46oVCbpdSCrF",
-	"RAuzKxTe/7GQOSoAvYwqYgs/VfYws5tHWqGmXFSWVESUNMdXc14MPw5ehsQ5CPOMjvIbPpsVpZ+q2gBY",
-	"NKaoU4+P2b6MqdtYq+8/5OJOatUa7Jv5EZifKYeG3UmewL6ql8GcLiG0CHrlHZPc4YbO51ZQVJHdseXN",
-	"KJVmEbi5wF8A3w1+NDYyQtPqr+CwyWeYfg5OMIhoxnMzHJQqVVh7A3+raBkt2lxMUtYrlKsY1OPUUzpw",
-	"oiu1tSl2StWN9WGpqubCcqa0JDxSZqIVgfUG1DWV0T8lIzlfwkT5ZqVBIYXKDFZqtSpEELMYq1O0zfRj",
-	"NcmagWVTWmxwSygzO0MIrwz+LIPIatYVzywamTLua3tQtsj8S7IApEwgGqX5Abm0RpQtyqvWNtRH5DSw",
-	"mqDRkarH2Kj2YYNqrL/SL9gjxVxmubL+wdopCb0c5hmsjavq9qnP0qjR9GGdwOXTiCEOypTRO671oo/l",
-	"lsqJCvkKAUOl5mTTZ3hjcIFHxOopji65BeU5Q9buvMiEuWjY0W8IQ1da9yOpd6KMgHP2jqYIim1wBwnG",
-	"OlbzaldujiCgt3LBsweZ+eXNDN4b440K0u3d2PtBe38BhXiXEXvRnn+DAOEjNfc/wPPWvfim+NIrDwWH",
-	"fOlljq7vY4LIFd9P7T2mhQdyC1Z9ruXXdS8l3OTX/IB70d6KW67WTutZM3GAdVfYXrRXc1RBwyvOHe8b",
-	"3yvjfW0/Vzwd3u+eOwKIv3xfg/dY5bwOkU+r53ctQOVBGl9eOQJXv660J3zqhERW/3wIUeXeGc+Ek9SO",
-	"YoY8A89OGDVSP9vsWSDalXkOnhwMM8eqta9H17fX95DnvPJFzUT2vrGkuXqKagYrCLpvbwKqV8hmDPyA",
-	"lh1GadUMsL1oT9s7QE7smy24VmumBM5NxQSAlHtvsy4/13fW8pfK5qgbsLqPubBq1OFVyLLKaK9k0Nio",
-	"3FUEooqGh7DbyMeWRouduiOeC7KF2BkHZdLBuIuBiGsRxnEXgW8QnxLKN/C/CddNmXFBTeLCjM7nur0W",
-	"rtoRKDeEeACws+HEfGPihbXq1Z0+sFOira5mcGd8+D0++5ny1XJQAKxduKmkP+unz83DtqxgBHT7yGpb",
-	"zFymfLQ8mBfDlKtpcxGf4bnP9jH7OkrO5tcxqnjl9TqFdRPgKT6GrGDuZUhTNZLT/O6XjC5f24fsqwua",
-	"3ubTTJ+BDlQxxHyaNZQq9uFr+6wrSGa3NwjhkzEl07s1xZT81fgglvHVxSEtMXjWRKl/bcv4skZKNjGu",
-	"NIrqpheD0rDppcYB2Mw4U5vATa+sruFNbwTlcyNhTUAsNw5CozBterNxEQNHDvz5JQgxcy4sU6RBXKM5",
-	"TeWkYKQDTCMV/5o7x+MrY8aAbAXiJ9AP0K2kqDZotCadGVA44UW0sryjFf77Fd2zqk+aVnrUmEDi5ZzW",
-	"qgtsfzwBwJtmAhgTwa43QdzTkhaZELrepmDTtbSe5moMMauRTaxVYKmlO1z5QRb5p/GVPpiGW+OfyvRB",
-	"yVKRQivhvZh06IZGY0MbSO3UiIpmDNTVNAQ62SXYFF9bE57odWC1NWM6zZiYsqY8UzsjyOJKOmAHnZEL",
-	"lioOoZjijmXg7VLkgvz3v5OXT07I78jTo3Cmq01otUvw7V60dxHM1wMCps3ZGPiYyx31urM6FLVXPQEJ",
-	"DdvbNSPzmk0yxhQpn4kIFWgkwpXHjKaGFboaEHt8uFeBQuj9YTBIfj6Mji3Owc+H0dOv3T8EQQ3eTjls",
-	"Pzarvz2LmEEduzouAws5Xn3+6frTRwjkOwvFhRFK4leFSFIWgwJezhlwtAhFkS6GyGwg4iFc9R2QTxZb",
-	"BU9dxlnIhCoQ4h9jDxDs30Rv5QaXzFxWgs90IiT6KQPJhHm2rKQ77Y4pjtlFMBh26ynnCTu9twYJzSM3",
-	"LMdj42Kt1BiUOpxjOPOYRqys2dVRWLf1+iW+gTcbUT03KtuVATPL2LR0HXKcfdQbrZ493O1FeyBC5Rc/",
-	"bDWQDnwNR2bTuL6x41dThUWafpulTXoQ7zighn1FzMMmO57nZEoTYihuQsOG3Vqp095FNCT549KxeDeY",
-	"uJhnNvg+qeqWJ3eHmKfbP3x5NH5Kj3v9fr/fe67/80L/p1/+7/CJKbTN08PDUKeMo2mT+H2yGuWTeb6a",
-	"wu1ByRySiyZ7pZ5fge9v1PABcfIkgrM0cQkYNVHQv4XnRI7HJgoD4cjgYjKRwEoIl2dcGN/2UCZLF8k0",
-	"pxmdsRyu8FdRPi3uRztmVMsZSDEEvxo4sTmXFvq2nqPUJNc9Svac41YNAuHtgIjQ7oWczb5hyzDIoTEZ",
-	"26C6zuZ5Q6KcozgKGHLqtskGrudmdsx2HENi/o1JCgUwTfjhfRKjx9/8Esy22tgRXdV1AyJpoFUOj5R0",
-	"tIEbwSVCZAh3Pb6Tbgts3FAqXz2FltnN086aG3pPfMy8ueGt9MpP8QsKtMyYJTfbBmJd3rGsIe95h6XQ",
-	"GlkqKWn1d8YQ2Qqcyo5PE0DV/1iypxkhOyCRnRLbwW1yOyud3E4QLO3XNmj5WXtkz5V9y7wZlRWv69Bu",
-	"uaqlcNfAlu7niJWID0SkT3JJDsEUIB0Tk+aR4XYr0ID43CZ8wF1WQg1QbkOa56r8/wrT3UgV8evP/QYM",
-	"zQenrjYtvKAcFumYp+kHLtgGiuvgaKf6vXbKxQbo7E7B4XfWVOwVu6Z3epFxxRFlYpf1pmsLLDfTRIPB",
-	"DiEWQi4AyBGyKPVr+wqIx84M2K0FizU/ySKHPG1tlNqetEY/W5m7TbIVQrT8I0JiMvCQf+C7aqQhVXxj",
-	"g10dr+Dpr5GDntmVWnQbSMV5yvNXy++YSELp03oUFTFI3mS4JHfwYIRQMgAg2tFWEmaGQRqu/goHw2Q8",
-	"IOvzAYF+6ilNMjo2WVjzIhtNqbLY/XOWmRossPCCVpOdKyaZZ3YjCE9gwF5sHrAmjVGC9ERmJn9YIypX",
-	"hVC7Scm2e0eI49c4qlSJ/Fsh+D2DDCuXj6cnD1deEybzcX9rfN/H0dCbh9gC6GxjGdhb5pDdmzGto5p+",
-	"LER7o7Nkg70qRMjqLIRxdIQrM9ZeCwya8iLEvuMXXvbJdGDdoH7J6PI3EtyajJ20wLZ45F2/xUDsIl72",
-	"/Lj2YBX+Ud3y+ZwlHyvA+r5MCMjNYKHjtyHntBGZEA4KlKFJGAXJk6/6lq1fcmyfGRsWPM1LAF3jt4P4",
-	"4ozdAY9OSRIqBVPdFuC1IaEth87vamVYgnNW8BAd31Amy8fCx2wL8soSTh+OAfkYQJI5z9PwTdyjHGGx",
-	"+AgH2eu4Dx/Z/uwKM/h+po8E5Zpr1NpuYz8MyTUEMFbdr8FDGkKVqXCQFP4IJkhCc0oyY7OOeWp5odqa",
-	"oNC3K7kowdtWLmrkItCM16ZevFxyQbeQNyISMkypuAUbWRGqeGIu/22XnwaXvL/jrB+dQkCsYZsB9xTJ",
-	"ugfrJ0Hd6Wjj3lW2w81sOXWNonSlp6MuQS3XcNPCaV4Fa5qx0znB6K0asxXNbhO5EDWULOuQWKuKqiW9",
-	"n0FKTzFPJU1s2gym6cJLu7NdrFVlAXguSPbTcj3RowVYlTKzBF0ys+QnCL9SJuft2sAgWYib7q2AtupR",
-	"Cr42bBYHufhUXiu5OJ1tV0DwIrKmZVaFP2ezJq89F3dM5EDLog9scHctFxA2Yqo2hJQbx1qro4YbRrkA",
-	"anjBbBqhoXIAjeorN24eO6wqtKOQ6ml5S1cffZg9qkIXk99Pl24AIIvbjgBAASBSWfV2a57xESODPToc",
-	"DfYsEg0VhM4gVVpBLq0ih0cHJ/3gofu2qJ5WP1+97n14c9k7PDwJoprDkfj9mvk0h2aYTCNdETHCpfvh",
-	"pKsdw0fdp7SHbS5HPyTw75BefDcNaK+wKseDfgOumrmn2opCKHDjqosJdoTdX8g0jCY3kqksMj278T9c",
-	"Xf3xj69e1RDi/uHw7dHLp8+rUTH/8Nd+7+V57y3tjX/4+dnXYDDMu/T5+Sh8dY7sQGKFLyDhySmJLQJ9",
-	"TDrn/cNuZAJaxizLzJdH+ksjDfDFi240EHGJVg9fPu0avv4b4++JSceSR8rMskdC6BxAdnx6fV2jULct",
-	"wXhB24SKmivrNJRytrJauJ9XUmCg3mTPV0fp3Yfn5O7IxgEJCrd/Doel8+bqeffUEvEqYu68YSe8uCKd",
-	"D2/Bxrq40n/4ETxcDIQJllDdCILjZzxnmYJURGr8YuDZNPOyryDb9RAK1H8d4TBtOOu+S5+/FxOmGu1h",
-	"vUaauKMAfwDPTC7wz6XydnJ2n1vIFdTAmcp10yLCxB1L5Zy5kalyPm08dLjE18CEyAXmnXk5xSbZYMrS",
-	"hHRKGipILBQmGIQLEht7D8E43dXL4dZWPZaIfN6GdNPsQuhxND4yC6rYyrx/lz6/xMKaDPyasinHaL0h",
-	"6xc8klkS4IBwGmJDA40q+WqyWWT6PnnQ5atI2P3qCPd7Q6pYQuYS7xHscFoFZdaijTWyo7w6h7NMNMW8",
-	"ttnt36XPvY3eRAK19IBndBHeU20naEke7AxVMWLkZR9ARBDfCEGfieL6l9g+f57HpJPRBeTFczUQ80zm",
-	"eBc5ZTSF4BpsIJeie2BBDV1weAZiAEhXbG54PwPBWNauCfxk29He72Emq0FeFOrNc70TNUV6aZX3lHRQ",
-	"C88YMHsRnkSEpYohJpHgdyxTNCU8cfS8FR7VA/I9z6cDEZsK39IRwDTEoFRjJ9Sxl8V9y1wKbVJg+xhC",
-	"4dVpvt58fn8R5hquVBbu2nHk4Muwp1yFu1Cp8t351atPV9+9f/P9A29sbPzhNkEHnhzYtRycytUR8PWH",
-	"i0q0qxIXzyZNFt7MEF+1xcLGAl7j47uqhDDdr7/KIRQYHJ56Ul9GhB1MDkh8/vrLP5/3D+PKDPMAml11",
-	"ts1rm2Pd6wNqhqVhTL2zZLUnPRIb4zA+9T22xuonHUh39nBIFqjV9AeHYILmQ3yKcJQqlxKxUB0KqiSJ",
-	"dNC4B6h3YqK0ElxMl6RDS3omTLsWA0Ecdu/l1ceICKn/1RvD5/eve08jBPd1+cCV6bBAOXYtx6eAUIQP",
-	"ON800vEbc46Wwkw6sDoxx3xs5Bm/PO7qdhl0D1OCEXPCE3zmsN+tY6yA7S0zZ2c5kDE/v/JMF21HzB66",
-	"TG4+IrOYGbIdWcVF7FAyzBBzzaAgUhObaXA3AJqF50pXNZSFSLpRtRjb2I5HmwkxcFKbq2ZXKdE1dK1d",
-	"wD3wCtGF4wvNU44o2t7QcQvXJ1QxM0Ae1EbjldOry57RJYHEXcJrjNam9eUtgF4XVghAm+FA1o4M7q2Q",
-	"ZV3RIqGkrPrZSluk8SwTcYQU5pAio7ceWD8msDfG22+fRdVMKv5OaD4QKbMMZuX660ZknhaKxM5WgdIj",
-	"A6zos50iHeFUFopFJHbccAgJe40DFHkbHt7R/EtlvI2REpv5C5IIP9CyXN0nD/sYAcATOLuOtBZIWWJY",
-	"athoKpmqas3L6z9CLHdoDr2Ot/MBokVZFn7Y7x89PT559jwY++1Najiud0uj0tlkZQOqutHTimRt0wqB",
-	"/O8XwMO+KrppCux8MO8gYAihXrPEAUdeSHInR3RYpDRbkpxlM+vta3320a24YuPQSXBBMxGmc/mOpgUz",
-	"WPYhdSeIgVgwXLB//9t/dL2EGlDDuDy3OZuG4nreFUkwA+U3in19LD495wl4kCEJYccNjnr9I0I5o2JQ",
-	"ZMhGep908d1TGMp4S4rotefkDZGy2Ouy4ZtipHGyS6faFu5IqgClcaOVeW6ec5FmiaVCXksTDQ+B84TL",
-	"rEX03xeqbj/bZx/7BgOb3DyAuzl0aYDKa+3O4k/WxkumRwi3bV5U9bu2Xy0uJTTmeCVev0usZ/OkDacZ",
-	"NO7hbk1bjRfX38FtS8XrP+SCZssWaTUN95zopASbahfB8DKAgv7bnN3np2AuOVrcjCh2xzKakqHZrsi1",
-	"58e1TtyIfHirH764+vD2jFx++PB5IMYZnSHdes5UhO87n6cinbfvrp+80v//cv3k7ZdrPC1Q8u2Xt70X",
-	"8FIPh3RGs1tCMzYQuUwhXCg5IOeAvmWbqXKIuqO5ubeML6/fxdat2soDXEpV+OaUdKZSzXlO065lRsNj",
-	"nrfTK3Pts/1Fj5PNdYlUJTNdwDmJIfStl3xZ1jm8GTIqHoXvzxXyarkTYdkO1sEmltCtOArbxT2bFLfA",
-	"ICIHZIAQmWbgaqQlYaRHJFnCrtGhLIDvC8+zCoD4ZzJjYZiA7VLgZPatarLqW1DJ3V+PZBZCfWB8MoUc",
-	"Rsm1njAUB4x0qunsbVK+vL1hc4pdSQZZbZDS7SRPiG0y+e9/14Z/RDJ9gmcJmdJ03GN3DED34biIDW3V",
-	"wAfwSmqFWqQseYs3nu3kW7UbdUYzwZLdxlx5bKBhtIsUWfztgwTBiw30ojuTl8l5Jr4hYa2PO+WAXTNn",
-	"mjwgl6xMFG5ZKz7vcXo+DgXoY2e1ea1bIQ6tqMLVZV+TQI9vWpUsm3ZrKQ8BKICeBghzkqLmq7OX+huC",
-	"p2q3iV9c2by25FXEVN4a+WFjZm/Fdg1apCsMp77vYipzeblToOqGkH+rBfxsuU2pch58y9uNm1qJWQJv",
-	"3udtRqMmqnqs10/hDgmUfha4yXFxT9aDRgw7hX0Fw3RmgEdSVVD7yoahxvqdmCymNGd3hhsKRju85SYF",
-	"e02XwZDSpTIkF3kgW9tu/olPEQXN44okBeyW0DfyvJoV+fTZyaZ5NiJebc+3gv9YMLDYzT281RYbuUC9",
-	"eJq/nvf+ifZ+6vde3hz0fvjd/1rHXttO0WoJ+Ea/gTK/pWA2myFvZUZimLgYxlWRjhVN3fuMdc8IxZkF",
-	"JOEFmAEGeRFpCS3Qdz0rdVNcxIyLLbtRwgPUw7A2HFwWsO1XlsJhiL5dd2O/yg5m+t7pG68ofEzO4Bho",
-	"Rgz4fWAV4I/dNSPR3xiFfFtNx2+kMg3IRjDChQq3YCzi5ymJtTq+wTXciVE3x93IiULH/GFykWMrQDEE",
-	"ZnkaUj/qK8w4glADG7rEBYn1PMcHB7qMt1CHHjp87z6Pz2pDV7lpca30NlQfXcuo3FD0acWURETTHR1F",
-	"5amxfimDGdk2q/CWLYEL1FDyZWye0pEHhL+vyDxjd1wWkFsYGekRMjf8l7eMzRG9W+1gAJZnVH9PDMUX",
-	"N8Rpfamregk+jZTA81ovQIcStFwn/I6JOkHyUb/FdmcHdL1Ql/fy1VaCsMZEqy0UX4h1cQbTGfHolqob",
-	"2ojOgXSO2t3roCZphhJ9L9Km/w8tTgCr1vd2orUdZETNHKhPNCgZG1b+KweVY3vXT2AJf2LH2NnRYGXf",
-	"zDM5MQA6bvo2LOUvZi/+LVnmG6nbtch8Lk/TgdQ5tqWPudVp7lEORoYn2+9C5TyzyznDTs6OAda7kYvX",
-	"JsFt7y/6of194Y7/+AqEz+WY1yHv9Jmcj6awY5Znctgc1XZb+mPNffWSYc36rs2xmV7XiPDEmRQLe7hY",
-	"vR+5Y+HzGjV3ups7lbPZuXv4K6Sps28NJOVasNycioRmCTz7FfFhJxJB5Lwb62xJJlImai/6LVMqrah6",
-	"4VRp2psX2VwqRsapLLK9oKhmH9gdS1XQ0UlS+A1CgdGX7tjODPeCNsSUnNkkJcXAttBVwhf7QMPebW05",
-	"fDbNCXqMpiwdf+Bjd2grk/j0uaphY6xkDdcySN5+uOqdf+5BvsnGfbUQPG8wUFxMOzzj8Z2M6Sg3tCUQ",
-	"ME0Vg2faW1I5m1lx+zV1LiaqOIH21oTtuC8q9bnwF19kF+l2+tpyODwS2FxJTdFW1V24d0JjjdB8fgMa",
-	"wfqQmUKdB8zEa3BUQ/wzkrDw3HEgHtQhNx6qEIAXw97erMos8CMuptIQMFaIGVvlsGUy3XjTf6WfeZxM",
-	"7ZDw2jmAptQyqj1uknIkqjJZztR6mWx9RqshaCEYSwwhWDGhQorlTJ+zUi5ulWXPBoqoORzNRnzOjSTU",
-	"MboKtCT8LD+38Z/UvRqbNeEaGQVCIEMmOmWmreb0eNw/bhTTFpctpn/t1+SVfSUAR1SxOxoq9y4bxCRl",
-	"36oQtLxP2wWTgZjHem4AbR3pYDvH/Ze4aIMw3yu3wra+BsmSfBRCYqApFSN2YQfJDTQX+bPjYA7ILres",
-	"d+1D8lrqmnZuQ+i19Rc6HKyWhii8/IELFlLPmCobmtyEq3lKlyaZNtK7b82VWiGCrURWvv/4XQ8hkQ5f",
-	"Hr19en4cNqD4g67Z9fvbTLglxmuPr4MvhIYNGA8e+RIO5sm7gZM5Tbfp353kyUMCF0L7hO1nKftOZIzs",
-	"ehdoKJiVlvuzFFVXqTch1c3FyIXXoTWqwDpKrVMiYZAchtdsNK3GbJc/Vrse7d33dAG9O5pBCpEuyavg",
-	"tXvP+/Itll825YNJTa8dvCBJ281jiV/x4sXR0UnUZmIrK9O3wk27IvK0/78dwYdhk9poxPqlRpVmrhnu",
-	"3ZwBOyg5b4Gtxs7bXFlk2ez43e5uH4hUyvga57y/OD1xM9Rcht5EC2xV4szv7cUNq/iEr1W++4x1VL77",
-	"DirUDayczLeztlxIt17IDMPcjDAh4estW2LWMQx0ygU4YTEWbF+R2BYQ++HenbevzwdCcMEi8uZbMpZF",
-	"ljMTNw5YDCa0jLD7PKOqi3SlGV1iCp0yiQUjPmckk2naK+aKqDmjt9rAGIiUiklBJ+wAWONtF1I2zglE",
-	"D6EnHrqUkA5EfvMcEulNKHzcraXp/bw3Z1QUep3ujTOGHheFtEwlG+BiykC0tMBRjm6QOofLfEpvJnRj",
-	"tpkdt88ZU8AlAx4VQQXd6U2GkDTbvjdiKcuWO7055aNbJnZ7VY6kdf1u/TLPs80bavBNOZKiyHd7Ndut",
-	"p1mhcjpiVNzoo3865mq6SzlsMtnltV2rG0uZ3CTLneZnwlKa851Ga5IW+W4SdcsXfJf3tBDe7/RiMd+t",
-	"jzOe3u70nkzTQo12EvyZ2kl6Zlp2s2SXV50u3eFVme00QFZb7/Cm3EkBqjyjiyHLdlOfqkjnU27ubrd9",
-	"OZcziiC0W7+ZMXaz69SY3W/bF0O5Uc5Bu6W1Am5gZ51YD7KKMCx/akFAnMcYHRIY4TKVaaIOyDlR5kIC",
-	"C5PjgbDk2GM64+kS0kWHnn+6EzM6msaE5qR/cHRi8o1tpMA8BxSRdBibRDIsy1Q/HgjIRTNFA5axIf4i",
-	"hp5ON64TJ/InbUX9nhwekf/+d6woHXZD+ZPoH98ZX331zmNEFave/h9veZtsHOKmZSEz+k/ff7OJc6pu",
-	"Sk2qrXyTvL4+Dzuu7+pPHp2cHL4M+1zCYBO3ee1C6tM3n4Mpkqo2dopPQs/db8ZNuAXMg1ueNI3X9eqJ",
-	"8pYt2/sw9JBv8ghDgaH6v+FS3V5IMeaTLVdpPIK3gPUsvtXFxASJn9Wqk5YnKfvCZ0wW+TWyqYcuAOAH",
-	"WOTavqcEwFt9lCGohmQsLzIBF0fApJ/TLCdqlDEmDshrE134sl/xV73sV0INq17h4H2wzDgT5b3Lerz1",
-	"8lE9E1O2eY/6Ag+temRWxsmWV21RaC4/0CFLd4yZsufp8tw7T8Z70d5P8zQY4bEld0RdwWeF8MHESSfO",
-	"CvE+ibvIom8OhZ3YUj3EEZlnbA56WshFN4Kzo9sJUuj5mruB5vuAEPpTa2IKAMPeJWsPG7aetOJwY4TQ",
-	"NmkC/CdWCbfYO7o/9KKp8NPx/dFetEeP9TmGhaP0ci+gx4lKxuZ7oDRvhkvvwnMzR12JjI8d8MpfF7P0",
-	"QY5oqtdJyKud6h/JgqZpb5TK0S3J+YxFJH737vTyMiado+PeVBZZ1+F26UbsK3iM/GQI6rws/8PTfr8K",
-	"vtf5a//wh7/2ey9/+OXor/3e0x+6p3/t907wq2Do8Ac54TtyYrjbVQ+YQtB/nNJsKLM7zha9W56Ppkyo",
-	"A/tENcLv5LhVTM7CwIOV1SxoetvjojeSMmVZb05Fni17L+vYsUfH2xkR9mLSVRqe4byZF7Zs4oej4/7T",
-	"3uHh8zWXzZ9Es5QkNGdVVgNRpCmafiSVuduMoKzlQYD64bEy8Etw1c0IqYYSMYhQ15tq1ThnGbGPkY57",
-	"AcxjLiZEaIuZZsy509qHoXyQ+QfLyRi8N2nHP1PjgdoaVWwbvq2t45fWpiaZmTJ8wr6c1XCx3FA48t1y",
-	"5hqE/oPHdhnmwXxkGqByGuoorWV9G9h/PsjcYGVvZQPo5QWR2AoARkjHXD/OmYGd1XKsB72rj3MwsPPc",
-	"4OBAWDAfE8EW5lQYu1mIB6Jjz234UyUgJyYTlisLhgeThWrgdwSeIykfm1w/tzbOkLpYq4CBMLsGcCN4",
-	"HF+IL6d1Ray7E6MZA20GrCxz+ARYYj1OYkJULke3XZO3A/pmIOAUq4hcCGw8JRPDJpHAMEUkvhoU/f7T",
-	"UaX18BXr4S8CP8WkE18d9Y+e9Z/2j3uHBiXK7Hag/wYisQA/Xsy76OVTr1Y9T4bvHGw1OOgmdGmMMIiG",
-	"MOqRfNJ9HIiZvDO3DPrEiIPHVa77bGYdxyh07F2v5P18ns372pod4MuU6bbs27ZHMAGhPaFqDlgaoKN+",
-	"KxqglcVySeeIeLNL1Mwf+R0jsYsni2GjuuUiKb80mFIJZ3nld/1FDDcpCDuXcpUb3C6Do5NP2UDASkQo",
-	"N21bGL5pBE+3ydtjQ9hq7A7SiYXMbwxQ2hAQXEJwUP7dVauNxjqZNmQNgnL9sWDmd70Lf0Uk4PZVveYs",
-	"36maNveeer7x0rN+Km+6jLwEfKZQdNr3UwlZ3Alme5EZnc+5mJySuLyYixElCxhXelpb6UlRpHP98dPl",
-	"m9fk4gsCOkVkJthMCj6Cm7iByNm9VnWxH/QR63VhKiGKld6s+PO3XwiSKf8ss8n75OsTe2/4xAJM9aCe",
-	"Jz/rf77G1UShsrlwsi1rrN6uVh5bWd+XDsfKSNin8d7pX9fPxrce+tXe16i+zWbMAEN9kQHWA9ED2DQL",
-	"paYMaAbKNgdiMw+TTWHeuEVNh+tVruxwtuC38RuzKic/wAjko2kTby0kk8FkJ+SOpgUz6eq6+6ckxj9i",
-	"kkut30tQuRqi1xmJ7YTGEXpCxzIbCNQQpKMYOmeqs06YSDBlX4tUTUGYYoZF7qCldQlexcPlQAhIGQMQ",
-	"yKyY6KFl4o5nUuithaZm1JFAGrvpaS0FSgtN3YraGgijt7Bdgt3gXTEuGsVEwjJ7qQz5lOai2QJWGqzD",
-	"zsdvzmu5b9j9vRJgDZPLvY7DF7bGqqC7N1aFnCWchg5DImci/xLEIX0rCwEClzEKpoZlSdhXCFyDzEtw",
-	"D69Ha0K5UDkkB9sQACZy5xvv+olXfEYn7Mkcohzw73+Zs/LDgg3n7sOEj6vd9F9+jAQA3Sfr6Q7E8Vp6",
-	"EtN1/WREvKBij4EBLjQnB9i0jYe6YCryRzqz2YMzA1Y9oipXpBMDKco3bBkjHhAXJP7jmy/kyVDSLEHK",
-	"lCdmRp/8fMuWX+NWccZqSo9OngVYFuWCZSOqGJmye3L97rx3dPLMQZNrAaj2/uX4xbOk/+LwxYvj0fPk",
-	"2clLejRmlPZHJyc06R+e0KfD8fH4cHg07A9fHB2NksOT5Nno8GTYH/f7FCgRt8ceQt0JI6CImsqFN3Qd",
-	"KVI8G6BjV5ERFWTIYEAJ1/tUeVIXA4FvmQ4upjKtxi5GUL4gUrjy5Nhjg4FJ0SaRMXgSBsltAwHNGC5N",
-	"Ygc6p30WGVAAW4PMlN44f2BerczL8Yujw6ct8499fWBqcPLhrRPvHLse6+6S2bDRlZSDXyt/YBsP1+Zc",
-	"g3+RXGynTAJpQoKSP8oZ++kRg/xrgfBgjaOBTdMUM4MegoAIfthsF6d0YeFTjKC0zCBw49wsRWrK5xsl",
-	"qZZglckxg/BymhLvSTyrTPQZDVKrXLCatooV+LgyNqFZkjIFi1y33mJvZwkeicBEU3wienI8ro52OfdZ",
-	"q8EG2zeASqEw/Usb4QnJmMG4nNN8qreDquH897/9R9xtpe9lNvm4IqTv3EIh35iF8tuK6xlehi+4YgY4",
-	"zk465rxpjbrIIAdOlrSyJgdO/9NTIzln5TipR4QAxQkqh26DPIeFWBS78cNulZi1HKXse8ZuVTg5eQs/",
-	"cnvNrLtmk9NXEgea8qjlHcsynrDtqvlk3no44FWWG5fORrDOx8WkshuobUFlzuzI+8OzTZqfHqJX2hZ6",
-	"+G38jIniBuyqNVfyHo5pPVh4QZfOIOPK8T9Xb2xNyI3nUnTPQcRzaaGlqVwoc6yQo9vyjl7/XsOjOOm3",
-	"MJ92v5rXnaoEUdewjUzDYl1x3IomXJf4OdND/CjFPSB2oIQ19tpU73L7aAItj69pDv4uDCralsq5CSd3",
-	"02WkzOCK5DPLLvRS2jkCCkj1mtNrfHCAvmHAXA8RsEVkQOPcuDICHV03DbtdHm+/GVSnfDW1cH3iaeON",
-	"vdtndhaiB8uJf+G4QTQeGhQCDzcCJS4Yuw1v8fqXhC5b0LUHBcqrdwvp+n8LfLdZttMYAi1hty5ZS1sI",
-	"ETnUh4HSWqiCkxxtCkny5KLmkL7+RMyPuo5LKfQmnEvynFwX+u9KRc/X11MTMehfWXf0QCXmzL9tpawl",
-	"Lvtj2b0rC21DLJIuaTflXDX4txCH3boa0OgNaGO7Afv8OjZ8U8BYK1s8OF/mbvpRqBDpFue7IQvHJG8k",
-	"vQkyr8youTSxd+0H4TO/nIXBek1IzAbgt9xAlkACqYlhgTKxO37j14311RqiZAiCgF6oU8NzOM9j0klY",
-	"yu8YIDfOzQYQQcw+0MWSWLfmQipMaI0jLAEveOgdy+iEdSMSyzkTXExuTF5yTDpY3xguSByiM7AIZQZw",
-	"P1jhQNRq9Glxb2ShmyzYBDhi0cdf/spFTDq2zC4ZsnzBdMULORBlaJZ3mIpIzJUqdHNzessEIlkqdkZc",
-	"FRGJLfSq1MUzBNRQfCJq11JmSGGy7Asen+4Nr3ySBTD66dr1IaE6fNW7nLLgFfH6yBafvZjC6qwfHukd",
-	"6ujkGRlNaUZHOcsU8LjBajO8n1mRMnVALuRsJjGldJgxCizaNnBQAa+ZPlKmXOVdJFPI2LhQlpD+uN+v",
-	"EzW2Cmo8OnlWVXdHoT4WORyhPvAZz5uywuvAJKYUk2AP6AxYStWldy0TXszWxbKVz04yOlMbFaerxyaC",
-	"2wUdWrfQtVbwiLULMFMJgmIZ0wAv3OBCNRChTbOhnC6TjObsYirtObqtHT9OC55cptu8omBoLydbBcY1",
-	"j1A7y7nFMCF0cUaXECK2r9BJDUhiCq5xz5ASmisi51iRln94gPCJkBkEkdl5tgFufM5IIpmXK919lFlo",
-	"NMpbTknj+23np6GA0GR9AvhZLoXHdlk7J4O+a2tR1ct7D28H3JrWn20v6a1KXmnQxkD5SklWP//Qoq/v",
-	"bc/CUXa1sIF3768IlA10mfbaxHCpxREEcvRg77QfHNGm/sLjHqZpjcbevRkkVeJ0IqTK+ShMQsbu5xne",
-	"BlUmaePtDLD8mChYO/hjmtNUNy3LgB3AsMwBFpZrfovUBVu0iQNeOxnqiulRaqBan9L5nAkgdzTLVj+8",
-	"rwxuoA04ZRmXCWhTF5wZWMr6z7FhLFVv7uccWr9S8UXlOZLSuYIQJYim0Z88QOinhpdajiOvJfsQ41O5",
-	"qVnTlJYng0rE5sYzX6voO78VFntkm+Bx1ZohUj/a4PWp5//UhiYqL19dId7Fg4HhKQcnJGx12S8RUQNz",
-	"Y0xkD4i1PedR2HeFCM4NV1crB9a6NtrMybSWzyhQZYm93G7y5lsMxQO4cfhjEa7UXa9+fwM8Kkakqqwl",
-	"IX4TO6ptRGyFIqTJl1TKjnvJSUxUF8Z1p3d9IHnrTXxt/zK/kI4cA6y4lh3HbFZjqjD4MQlkwuRWpxqg",
-	"syZB9Tg6Vi9vzNi934qtagsJdWQKDyfp3IkbS79axppuhzVWjk3UKKuOQsENs2tupfI2oqks7ELDTDZe",
-	"bj+YiBFKbtNEYEQNeJCBKDUpWH3jHy6JoXUP3OZKEbDnXmvZ1qXwGTsIA48VLKw/bY5noECEZx0ybSHM",
-	"uF7M4bLxt4BXC77H9J6cI10BLMNwMQCw1eJGBBwWMA6m9a4FpozgnJTcFG/uR0Wmwml1PmPGDbMPxoSm",
-	"LMv1gQzMt8p8hTuzoCpvCFaFn0gqJ5NGS1Ba4h6swjqzIOEvk0kxMq4TofYHQhb5vMgJTfktM8muEsKm",
-	"TXogMkpHGBkOEdNwvkzlRDflgHws0hTjdbgwDUGus4EwKfnYYswWwUPAAbmQKid3NONUjLxcLoOYqk8L",
-	"6ZKMppQDX8XCloxumrpKqSGALks/YsOqTuWkGsX1MnzNY4tZt31/r3tnavwa7cEwBUD+jiBPe+MV4mpk",
-	"vwI3HLS4Unob1bHSz8PjIF5kQ5tfHB3v0ObVpkblnKy2OqAfLdey2mtaeVWztbbfR02nG7uugmewLGHZ",
-	"Bx5ivR1SxTcf9u37r+DpHcPUM/TDb77FapkBvBVArOtCE0QsZKs8jBF1XmSjKVUM6nognPV2d0nzlOev",
-	"lt8xkSBaTiBGpyE/Jk4yOs5j0mEJhySpriE2M+MBuVDwV6wVWMZo0tMK0c+GgCL23BCGMRNkq7mvwsGG",
-	"qH5GaZGwBByEah/VeTVg/MVJK2X02IFxIN7Qz8gsqvq8bMSQrYtPU+icL6xrl/sru7hLwqAMQ2zZiCpd",
-	"0FDm0+qNBj6yMjHV9RPIuTdAVRDvuzQJyXq7Qzc/JCsD1b0eJwc7YbJtHYrVKYkFY4kWts6cZgQG8nQg",
-	"9N9//9d/Ix0p3um9+3dECmgRfAuTgncmLOmeEds/8zom/tjvSiNhXxFdmb11GgjogC4Qtmnd2Hkm/wUV",
-	"8RnRQ4VlpTSbsAyu1qA5cUTiOc1i+AKaFZ+R2OaLx2ZMBqKDfSOFgMBsveJY0oWXR7cqJr8nI8bTjn2R",
-	"PCH6h669FbsDMTJopbWbuAGAGejH/TzlfUVm8o6LSc8cL8lImyadWmnA8cVHkPFtUIZgKKZUHw/dXSJZ",
-	"stxc62n5/eJkV7ccukD++99JpV2hJNgazu+jYUegZgi5FxlcC8KasXlgkPo7LJYKwzshI70Dq9LDXvKG",
-	"yKPLG8piMs27DSzN7REs9KOrgewf2EyGY9erY155q7XKQwHc5qoIJXy7N2AJbBWKRke31yYfyEOdaQeP",
-	"Prr9duU+0MC8tXpbbdfSrTq2GxCIp822utVD+ppWRDXV4UqHTdesbiVXXjg+Omknb7iCdnS1mJcbV1TL",
-	"Auwa2wEX3qGcuLXqIkDMSnILJDIbp5X++jxWkFAqPfNGqdJkS7pTRTB3S8UTfSvH9Slb0RmlllxrNnwy",
-	"dtzKYUH654hW1vaKWbwFL4H/WosUF1vjSoWNfb0uJhOm7EbUYNAg0xqyyOI1NFSFXOwAa6KNE4ii4bnZ",
-	"MgXrRn6aJNpAaGQoV2kre8hYICwhvyebjZ+zgTA2xu+JtZlcCWdmkzZmhnkQjQyrR5yxMc/YmGUZS/xd",
-	"MLSd/78db9cd78/e5rAqfGDLNYhFRCipkv/XAFpeHDw/abv/XQcTcb9MTRMU/wn8p1bbbKp76127/Sbt",
-	"BxG1YkJ5QDz86miEDGaIXaGj20riom3RZpoltzS3sw9AAX3W+uf/l3ZFI0O1J78IlgGgxEZHulOPPoNU",
-	"RSpsntTNg4D8hnSYSclyYY/eSUefAYQ0WjKfGqbgLc2OQDpIgwnhLIdmm6EUEGtfVGbfM0NqJgWaDs3G",
-	"wp9LY8TaDp78r6jeFlvoHzNZBBKcy+1uS1+dtzmH7o0euC34hmnTUvfgFayg+KfD8A65CxRC1U716Ccz",
-	"pqZwNP0MTovt2Y2aLMuK38mfohYTHYqkCEb1mAVmHUCAA5QxmrRnMtzCBYrd21nGUHo3GZnO2QdB4bbK",
-	"8JhNAr72rIVh8Qoe+o2pYFumz89TuvHK6HMa4LvzqURxFExhmxA4PlXTXFexncDVBXAmhCsCUb0sKdNr",
-	"45SKRI3oHJAA5zLLM8pzCwon1a2q4Pq4p01Wj3646h71n1gZn89Ud/g1pBuvTn/ivl8Lw4ZPASGW/uuL",
-	"NOQzIVpZ/cC+8rAhSpAXvLME71bG1FwKZTikFMvuWAa8/YpQvfVNuwfkmomE8HwgqCJTRvXpIr7vYQ29",
-	"XLchRqxDqkj8B/ji9zExIbvfs+G1HN2yvB5prmShbhJ2d/OX26d3H1/8+OWnq2PxYf5i9H1yOH6nnk3+",
-	"RJ8u37B+8Q3/lJ/8nx//afF82ILSqxwXO0pB4dHTwcXEYqO1if685vdeRD4czggVBMiOhqzEwk2lvO3B",
-	"tbICm6EfkU8ROYzIe31a/KAHFCgeIWNhIFbGHeYHB78+Zs+/+fPl8ecq2vJfj3ovz3vv/vTN5cfPvX/6",
-	"4ednX//XltSyX5ggMy6KnFlu2RkXubHed7j8qOK+Nqxex9a8XWy4lm1nDloYUzWVRZqQIcNsGYQWoXoj",
-	"xmwRC+ApDfovzQ0xOuCVgdHkjtkVnuWqWLQ4NDSGbW9jmTfHfj809iZgJ4bnJrc5F+1AA80L18VsRrNl",
-	"ADaQCYB0Nz6eWrg/WzCVkzHPVHty6ze2wJAFOMvENYSDB+405zx5ejPLDJ7d5/eve08JBw055iyDuO6E",
-	"XF6dEXwSWmUehr9XXvH3CFO4Hmn38uZQ6bK5kT9QYUTD2lCv2lvJjOf5wy6raTMExBs4kDm2OUT6hRbt",
-	"Kw/ncUbnJJeR04kZmzOaq9bT62Ob1mfX1bIlUuoyVJjJOvQgrYLx9zRnn8aveJZPAyL1l7/85S+9y8ve",
-	"69cxhIfbL2LyBP+OyyOlAVCc0DtmwX5oTmbFaFpzlbx80e/1j3uHR6G4H0/793svf/j5+Gunh38deX91",
-	"/9D9w/8KpxOwfEuP62v7SmgQHZhsSFYgTwdSvYssA9REDwD0oXJigWlXMNPsMtrxemCc0skW+G1ABPk2",
-	"pcFgjdaXlO9kEWSZNisatjGIBeRK2yGTSmChd9E4y2osqYf9/tHT45Nnz9dZ/Gv1O8uUFHBA9LJmywqO",
-	"QUxXz2jIK1dDLnv/uvfCgkySztuIXIKB9G1EziPysQtLCECYqyvi7SOh3Nda891h76lx2MsxGdGMkY4o",
-	"Msjv0K90zwwiNCxhPfxcEEC5rTbv+PtfH2BJT6w7K/k6CYe6lKFwMrK3NVRXiK/xff1qV3ZFY9jFsQmw",
-	"yXJHb+ID/nWIylsuuhnLpzJpSYN9iQ9vJu4OJESMWQZEcLtdNvpD5hrt8USX5W86NFe74oX/jCgA+gHk",
-	"rf6Xqikkt+v/Anxd9axrHm9B61up8QJfq35nqqw9CPVXvjsfrXz1CVtWdmw3qImtKapXsVP6m5mT/ieE",
-	"rZyx77iihEGoKDk+Oj6qpXT3+9s6ENcLZVD4ym1kRSsgNWCN3fvTm1AHJ/yO1Xa4P51/DD4640mS1gbi",
-	"z9++//hxo+Y17bG1uaKC/TK+r1qPGETvbnGrnVLxFl8KBjVDrnOT76gB3xz4v8wTltJxDq4o48JGrMpC",
-	"QOloUZR3aSebb6qCDpiGKG3eAswopeILN2Zmxmn6RiRBp4XzIX/OJIEntXArhEFPWIIOLR/kGGknxzRN",
-	"gRtvnDFmw+2K+SSjCQQIVm+A5ikVEMGvGPByUEEkhGXLzCfi09U3Oks25w3p14NZqF+ygpHFlKcYeVfp",
-	"DVdE/zdX5QiEzMHa/MAceFVWRzkqhdbJW5PAv4H84NYuAnx81TNgKmy4pdPDb56AxFvI5ocjE1eQXKO1",
-	"mZ7y+yktVF1+jTTewGvBkGIjkas1+0O9r9zZBRqU1079hip9nkn4MmfZPOOqRda67XvDSd9TBwGGLjss",
-	"E0ueAG0DuoH4vqc/9Mwj4IuVLte64tWmc34D7JfR3oINp1LCfZ9FDbbhxDcpVygKngVQPrPq7Lar2M8r",
-	"bx4lL8IYfl0tT6Z8FHJ2jG6FXAA6TXKBU9Qc5AlnUDBuif9e5Wx6xyDRgnSkIH9880UfCSB4FupviOvc",
-	"BcsWq/sOa2uQ/WKYcjWFO0RsFAegm5FlYTOx+AIYGNzTB62iC3hbWkSHc7yWHAweszFdOc/TcO7g1qeh",
-	"aM/0vdG7YH6PiEyT7b2IKFd2GjZd8eEYQe8q8MjVyfTavA2+LTblvBTMJhCuUnK3GUeU4MfP6b8rRXiD",
-	"ZeBaUL7kpfXX+tV6hAL20FZd3ZQH67crkKrp0x7Q0UjbErksUYAXU7lR17T3iVZ7bggIQmnnaOXv1twp",
-	"vWNEyPzxm7UVHWvbvH7nG3GvVGVprxyONomDd+s0cn2TgAxUqXKWaQ08dlEhHXTUDWWyhOghvz1dy9e8",
-	"i95us6JQoJvXz2db4Wua09D9CDx14NoVnxJq9j/XcW0QVxr+gAW4dsRthSZIVsiF2wQrht7TrZA7A+PW",
-	"Yrze3G11JfY9WlOvEaYvdCeWmAnYvEFV5+xrtMdsW9zFU23WNtueWESErQgYoFEwqAA7Q0C05ZisSstB",
-	"OXKedVOLdZHJMgz1uL0ltZWsuWY+5HKszJZsbVkYXAb9cnltt24lPEyYIxzhsjYvu9A3SPzhaF4Apg+7",
-	"OdbsVAfMW1QpObvPI3JJs9tELsTBilOq3wZZtRzUAHrUaErFxKIPcOVvuxWeZg/qtWHJQGc2DtT1hmxa",
-	"NNvd2J8RSuJy/ZQqDxLKsPEqlFG7bq3rJikeJsr99WPHHnRLox6cHt2Go8JWs9FdbobRWE67LYKd+lRB",
-	"Id7QRVvBuh7s1vQA1vHhY2Idbw0SE46NCbhHhBQ9iwZL2D0d5bXUhIjQnMykyskz98s8paM699vRcVVT",
-	"HPerF/C/++EPcOH+u85gcIB/NVy7f3bpxVeF2FaR0nw0ZQ1gXjss6da44esoBtj9PKV8Y9jnVSHemCe/",
-	"RnuGYv2amxuKR1VBFm5910TMdrZd+faKmfS99U3ShEFMGSRjx+iNRrzRfUWWnKUJXi8fPDZ9Av78XfO5",
-	"fLuTmIujsvuPA1eEG+WbqRwFNyBVRubuaEJdFb7hBH9tKTRtiO2R0P6xb+rNamoin6jOkWeeKRsHtsqN",
-	"bzVAueyqo7KVs0nbDqPz0YjNd70xnWQs4Ja+LFROhoxo2/nMp0qF55234cdCAgJBzrKZCntVA6yHM7qk",
-	"/ziaMtHTq/yndWyHFbDq4xZW/Wrc+yVdUnIxxbu/baD+68jSxikBA9Y8Ga9sAsDGu4iEq3lKlwSC5QHv",
-	"FEzBEZnTCTPEVKHwVToarQBp/8Pbk5dv+q8eNxMg49Yc9yo6fHv08unzvZajZcuIbKubB+7PRZmnW+2w",
-	"IaFd5cear+YcbYTcWYMuWLY/iK4zoim7pPdhVZwb6OP12w32EMCNw+ymOeIeO4RA90TzuF0X2V2Ipfec",
-	"KPhFCxYmNau5FIlexMBWyPMD8tqIYEJzCmGMZ0RIwpMAj1qrxBZ/CWh7JpXKhqrvdkj/sdg2sawmTA3+",
-	"y5aAAdFePqXi9i+yuERSirCINVyU1I+dJinGv3kw+0jZzdUavWEMC4GfQr96SqRixNL0Ya4SaMDDStjB",
-	"skUnVRgi+bEQZbYDGKuMdRPImJB5O9FycAbvG/eLhGUIY5O7jwuqCLgOWAKpKztlIwKlxZ2dj4aAjJSq",
-	"HFFzEPoQXwHHrSE03E0WvATYpp57jzx217ej72njIfSFwvcQDh8ewL8JKk0VMwvm8D8BlrYe/KWFne3l",
-	"rpYmt1v3nj0Ni6oBU60qT9V11Qyv5s9PZUF46i6qqM+N2tfCpv1GWFh3ko/Y5w2IBlUMA1zTbilD/hSC",
-	"miR8PGaZWVjlmmOJKQHOvaZO/KpbpXB/+rK/Ez7CFtgiq1gh1f46fLIyzT0iU5qOe+xO6zQ8s4wMidT2",
-	"68NH0tgGBKQRu+oRsKo2TH91Em0UjEGz2B7ryUrO523bafAlyhH4fPW69+HNZe/w8GRvB1yo9rrFx2bw",
-	"YBNWEZdUM5jCGtSE+piEFmYrxbELNWUrcWlJK1mnpa/JCx78E4OUwJXZktfBDApCh4qJvNtG1rYnsVyP",
-	"DXIuCEUQfB/hz+yV0PZ9ZX6KoFPUvcDFHRO5zJaNaA+tABmsvOEkbZSBK8MytsrZ02gjwQv7ivAE8xpj",
-	"9Dod8AT4sfWhzxC+ZXKhSMeQ8+t2kNgCaN1gYKAlpGvHzz+vHzq2A/m63+I8d53L0e2X+5ZRXdWGmao2",
-	"jn151Ve/nHNWAibd5pym6fLGLnlv9TuzwTcaqjGRflkrI9oMFHUuatceZdq0ItRcgpAO3jNS8qfrTx9N",
-	"nEVElNTn+YRPODizU6ny7gF5LwYiQ2+harw8IZ2ZzBihQi1Ypshxv989s1VzpshIijuW5XAgyKVN4d5X",
-	"A+EyryEPnhRzvfO+rKfAHx4dnFQT4Ht4//LzYXR48tVdwvx8GL382nARs+nySGx5YbTaZyLozOKJjjlL",
-	"k+5BqBfrrpV6re+VfA/YFrvALWu4msd+7CtyywAoghIQQeCXOtMz9GPBLPcRotZnd6yWrTeWMrn5saCp",
-	"BRIqe0Z7P/2g/9Pvvbz54ed+9PRlGLHAc9MFYrGQhk3rK2o+EOsNIR1gUDzpRyThKudilHfPIHWPgsfb",
-	"bEcSo4KXc1bNN92S19UnAIeH7bVtoxUb8Cl6Tla5gAMrAhPL5A9VMTlp0aL2/sjVcc3lHMc0ozkXk31F",
-	"4HnSSQxqykn3zPzmxhshK6qczf42fNTGnv+fcITa8q4cX9Eq1p7t5D54Qos0VwckhtRJhVAxRvioSMiS",
-	"qSdCeuPS0QcolOMzEi+Zip/EQsbds4GIZ4wK4HGt6pgjo1MMmrIW4IwPC0NjChXDsQynBRJXu9AOMylU",
-	"JAPx8fP1GYnF3DTx4+dr0tFDIgG55OXf//Z/D/sA+aFIwvKMjnKZKdL/+9/+7zO4tIRiHeWq0WvdMxLn",
-	"7B4QpcGcY/d52deICA/HIYLLCEhLiCH7IsbujIpMycxch8YfuLiNDaRMNwQgiTWHIm+vnUZSmA9iHzX3",
-	"S9iqMMkIzl6ztmz203uy40/MA4tquqfQElLLsz44aoXdKObBPDE70+F2zalS/K6p1U58Gq6URzJjNSDg",
-	"jbFr+JJftteKyG9waPWuuZEBMV0T1d3GyRYsdLO3Hp6quolakR39OurPLaB16s/SbwYiGfTpBoogHOin",
-	"QcfEYLXhnJLDg4PYbilxdZtABeQ92z84OOxr3acAAOkGVWcMh0U5JrHZ8eMzEs+KNOfuAd0MPVL6Kbul",
-	"Vx7Xox4TOhDGrNVbmDHWjqJ+v+8BN6EivhEyJpSYfbHGCA293MNlFO1VGqs3Oa9pe5GdcCyzxgBtC2qR",
-	"Ju1PxpV9z//yIzTG/wZhpC5sQ/yfLnUbg798web6X/2FqY8Skqj/XJhLiNWb43lOxWaEsvPyyV1vb4Di",
-	"2iNeXNU1ELrcFlf417jPgWFqusdRTOQPii9m2R0fsQtA+Hg1b9K3re4YoKHl3UJO769o3lwohGOEFSpc",
-	"D7Sq7gs+uuO9AE158q3IMfRjY3BaY/LANTDVax1weAZkGmAaYdwJ2gsLi0Ayo7fIDM0WZfqfNlbuJE/w",
-	"Cjzl4hYOcFvEZYOcWUmtJGjUiV5WJrwyUStLojJIds7cDDn5i/xVu01sUCncm64kduKbdcVbrlk//M47",
-	"IB/3m2PfduZnvMffQ8eidVdmznNiOExKHy3JZAHZ5sHrgjPiIlDBVQjIPdr4rHo2Xzztt71pq1TeCj2l",
-	"biYgVa4XmFb1aNfizj77Lmw7fpXBWitC3xiBcDnAEiAihgxZY0rhhyYJJJ4eQ56wHarqjmoKaLWfem14",
-	"i69VvntVNqLy/bVrUeXrK9u8asFs5cHXruH+SOwWZVdbcOU4vMooVywhaiqznGR8GBGgsU229xY8eNHW",
-	"w4fm5uLAOck66Mo7tifbyPdA1vxisOxX8M0Oo5cVz95xk2fP1w9B1zefm+jDJMK7BvxOEXbPVX5Gbtk8",
-	"BwpxfsfEToECa7XM6gJuuno1dygIic4F6BN1QM6dDoGbe3dvwhWBnHqWuPE/g70LSS3xyOvUUTV57vhR",
-	"blbCimZ77dKoUHZdQnWDsux4v9rLTTdH29idOxqUto+rCSClY/EwZHOu2ow1gwifIAgcpwUKCNBqnh5V",
-	"DFFeOkf60PR7ctQn/7vquj5CQagIx6aBq9qddTrfe5LRfLVJncP+0Qn5PTnsHxyd1Fuhf9u6Fda6LdXN",
-	"0/7/JkZAiGKjImPoeNX20RkZ0hRYWpOCkedI8W+Sd/UzIA2BLLL+RrN2dclDeEVCl2VwNBlRQYbMeawd",
-	"Pi1UaxnctBlNfpKCnWnjgi4JTTNGkyUy4Xr3EbWUlv7Rs17/ae+oXw/G2muVNgp2w2Oar41rvl0ynZpS",
-	"rfg6sbZ94+4Zie2wGU/jSApwJUWEz2aF4bKUGYkTNtL9SGI9gPrtgcDhn1MTPcdEYi9F47LlMYjI+jkB",
-	"QHtFYsRBTuKqk8HdFOKg2AbDgGGbHIRy/T4Q32hrA+EQvjbVeV9dYzneN+dlI/xXy/Z4376xTbNT9cUd",
-	"EatTdSFn88JA1JRY16eGTZkLZrYorkjdzjZ7W5ONPRBoZFc0FzIp8wxi3Dp2syy3vjNL1QesTf3umWuU",
-	"rx7VQMR1wY7rWvKM5PReVxiXAu8eMtsZxteReVoov6KBwJrOcBjWniIOSJx7fIp6p7+nozxdlp3+Xb0D",
-	"vxuInN5H5g4BV2D5flxdk2WbdWHRamvCVI1loe0w8wJODH+EV0t6+exZy3ORHYgAHV37w1VO7wPvP39x",
-	"+Lzd6+EGPDt6ftyqhLpvvNKl4Fh5Ta6FNlYmJ6Rcrxi1ECHbJP2sC/udZ3LIyIxRVWhlzA2X6ITmbEGX",
-	"+4qMUjm67W7B8MGEkg3wXPjbPmhXfVSg6fvEUA5wZeusbnrQvt7zlQ174wGpTRaZGU+bTAYc4KGzUfW2",
-	"r8wPPCBvZUYSKTNV8h+NaJZxY5GoXO83FsgeykfO5ZHMEqSnPyQdOWcCNrY+6WBYSZcspjQHjadtHLqs",
-	"Zbc+fdEcTnHS5sxVF1ucNEuDAuNghnCNHF4xQ6UbCGMSCbtvOs7By/oMZJKc7YZsolRIB6JS+906WEgI",
-	"m9PlaZSD81EaQUMFWUoWwLqUkkcGRrpeDvbCp1JLqF+zYgpxK+RC3GAtMdBFrKkRHJe+xHcjEnOB8We2",
-	"kGggQKZuZlzNaD6aGhsIRCqRTEEkxJjnFo8cF5I+r2FxN+MCUeMwqiWfUkFOBsIxREwZTdxWCJu5W9yR",
-	"3qrkjUy14SXTBFDXqJ0TmC21TzKWM6GHoKvbymfzlBaKD1NdJTWyXQ6ENoT1u6eEEo8Uv0K+SIdKpkXO",
-	"yE8sk9FA/P1f/+3o+dODwxPyX/95QZ6Qv//rvx2fvDx49pz813++BYBpOpR3jGh73Txy+OLpkf5VG4LT",
-	"YsYTbYcYI6HywkDMcdvsHpBzQbzm2y7qhUkJ3oM5ykQ5ZBGMvBzDktTL0ShLdUogzmog9O8ql5kB+9bL",
-	"WU8XYfejIsPwm3yaMYZROZlcYNi1Njat2MyZIDF+uIEm1OzOqshB3GlFfsxqddIDTxiRgG0Gpld/W3a8",
-	"ap+u1LBGs9fV88vNMbqgD6JS0ZjFVS7hNXrm2yAGePzWRCdcYLiEL2VYjYpIPLfGkn7ESUj5ux55G+UA",
-	"qheeHAit1O1j1al4uxftXQBAlT0a6TLKiMAfNsKfm27tiEthV2RrN4W1GireicP+BvdEbQJdrWvmSZUR",
-	"OaGbyFBAiH3Trh84bXAFiI8V9X/yMqT/k2Ke8hHNQzi6rmh7ujZVdBwXvFl8MPk0jyNHDsRolnKWQSu0",
-	"FskX4KwzdooUDM8fSwP0ohXEtO4U7Ycj6kt2yG3mrtxpN8XF+ifScnC8mhvmTyk+EV+oum0rlHUbaQZY",
-	"KyGQupyq232FWHWdGFFPYrB3aGkCgMaluX3Kfq+fPHMnJylYCLfMzy57PJTEr8GBgvjfXSP49amyrSdS",
-	"jmhTzlwZ7a5Fmk4YsU/XQ971aLYK8U7lRmP5g8yv2Lh13spOiQhf6mlHflJCVEtfUg3ZS20ylR7oJjcT",
-	"WaaSeNP1Q7Pc1FIAdtH+sMlcT2UW2BEv9G9eBiWyghnCOAj4J+ilmMpiMjU+DpoxIotc5RRB5jt40+22",
-	"w6oVbtq0ekWyned8ZR3VInI3QSdhbQ0jzTEuapsTss+ctKHdfM7O3eNfoz2ajaaQEhC8OdLqdyIboONG",
-	"PhV/IFhaqtzKP0LPOHmHQd4nM3nHxaRH8UoUXlARMR8TdCdbmFCFLGsmvH1GOgvGJ1Pj4TMUa90g63Eo",
-	"FFPlF1JLRB44L7/VQ2xSggzVWwq5ehRaqLdOLada8FKuMKdAH6j1jywBGUCLDC/MqILzweOhOGc85yOa",
-	"fnDA/GtJgqpPb5GxmSSKO6681dl9//r19XuS6ges1k64miLFTnbnbjqpUkwpBOx0Wuv5plsTLiYZS7gV",
-	"rraLks/Ze/dmkKON3r+C88UW2YAzuryQIjeQU033u/uKyIUgM7rsjfBpzIXXxxqWoF3Bc0VUMeyZ2999",
-	"yO1AqoR5Pn0UmrIZF1t3sBFBTxR55vD81pX20T1YomFt7AUQeXgvXPjqpI37dcrS8Qc+Zu9kka0JWGvG",
-	"g2LzLeFYKou8tWB+670VLHVngPL1+LVIvNrx0Z+lYJGln6AVZF2qbjFDpRsOXwcN3nZO15Dtuh3Fj05z",
-	"m5Ctp5SiFYVXVQ52GivLtMosVW5TAVGrbQb1Kd4mhK2+ua4Jz2+zuj9nTDFhiXfXsCEa7XsnR3RYpDRb",
-	"lsomYRmkzqNNdEpio5pUTPgYNA9sb74WGgj7DOF5RJjeC63HsPKWNs9zmgP8NuGKmGf0uchQZNi3xxlj",
-	"xh/UMGie0t7O8tkiH99quYDFjr2Rmaec9xXRLxwESzLhygH8nzI+qa3y3QqEL8/47C96gXiBJW0rag9L",
-	"FwbHqmPD/dBiNtsdMlfTn7R9fIox/H52M+nEOOExBCZoSQT/sjUpbZqnMqfzcjoHohPbka69bK7ZQe/s",
-	"K4IMTNVDu7upXMiDgYjrsxCTDlLxS5Euu+YumLAEvLMQJVC6XxWxSb/JqYm7MLfP+NpAmPeMpjKGJOS+",
-	"isSHmlGk0Fao6rkCye/Jm8/kCenoBpIn5LDfD+Y3bbNojKjXo/t2Fv01VMW/4jporHXnRdF+NezqkHJ6",
-	"aDGVKSMJG3PBMaePwQbw+dsvoTDyVQ+Tf4jb8hby4YeNB54iSKdPIOX373/7D/KcZGyit7huRIAykCWE",
-	"TvRelUNeYJGx3kwmfMxZAoSvyvLB5xldglY5IOdDDMAHBjJIzzUnlMjQc4v/j71/XW4kR/JE8VfBX7tm",
-	"SfZQFCWl8iJZ265KmVmprryoU8qurimWKcAIkEQrCLACEWKyqstsPu0D7P/DeYP9vM+w503mSY7BHUAg",
-	"gggySCmrZ87pMZvqFOOGi8Ph7nD//aR9GcmK1CZDqd/fgQmEFgKozFWnpiVzdng9BOH3U5pNmMoJIIGi",
-	"Zvu54HPY9qcyTZRLEivxZc8IxecyIph2kBVR85TnWH3Pfi5oSgyyaH/VxdraCSrH5+lgvUv0+MOjZtoQ",
-	"c+OzkFk+1csS7J/gwOAT5ciYpOpcAn6mZ6lsWRK+vbdWxjS3cdlKYvgVB8ytjxfPn20kpvR8s22Bvlc8",
-	"txp8/7bI5lu5N6b/YSvJc29WPRlfKTRvGBbRv+QX2Ca+uktACR75ZvkwuP32nEyl32cHbS0aPozKDr6B",
-	"w/L9Gji9n6ScESSg3pLPtJEq9f2nD8TnzN6eJzUwdOOMqemuB7Xw8I28q/OeZvntX38+vh/Mjj48j/+U",
-	"/bB4Mbo5vLt6qt4lL8dv6bPitTyZ/Cs/En/+8vwvi1pxyOHRdkjGlWaE5WPCVb7rgYSTkrU0knBTUBDO",
-	"BSXfyhn7ZVvA5t6ezCYfgk7pBawHBbyfPvkm+PU+oSDEHFnW02YOJceD/YQuq8Scm3CUt2zynCq1kNlG",
-	"TfmBLa7srQ2a0i5G98rw3M7NUVFNzUmRt7D7Pzr6SfOir0rrfVerOyvJL4NY9XOW8c3EzNjwK7wXIQ/m",
-	"FWR8xXOkH3OFa1ugiO7ACo4N8CAwTc2N6U41YmbnqXlur9wobOEdvZMxTSEZHqzPOC0Uv0fmA8hsrifF",
-	"r/pE40zOWhX75rLFbXWG1Qz473O5rt8bGNEyuKvGiAbZBTIjZrIJ3gTxW0eQQDrRt69vyIHMJurgV5lN",
-	"LpPfDvBGdfAr/uMy+Q0PRusaHy+2w5t9kCAGDGno29j2EttiuO0c5B28en/BE3vDDsVyK/uL6fSKaLeY",
-	"vH8IPVtIgEL0bHUR+r3o2VZEt48j50JXgQyr+TyT9w9E7X4U8PDtdwe92t9V0l02rp1xkY75Q5v6VUAm",
-	"vFlqhAxnLGHJjkjnrfHGK9iIhscqRFeMd2HGSBVw2+VkW2zuTi7357JbOWfdkuXrKyByeyP+6HjcW4rl",
-	"47LR1NZFrT2eHDnA7BWQihUhaIuQ7emT6mrbDJLtzccbfDDMidyEdDouH9oV7dQT2pYQp1lVubaUt68M",
-	"b+o3ag24aV3lrDJ3UsVWUanT0VrN+g1VW0Fft02LaX92sstpoH1m29YXLUG7Q9PksKZX2Z8qzakPbq+c",
-	"mBbTuku+6VcY7Mc/CWocvg2DUkmmDBGKr1zfnvUjtIHtqipWzGZ/cdcau6Hr7RCMrQ6vgBk7EfTFsRnF",
-	"2HvHahmDTAOxl09U3LEE4ypkWAwGx4zQZMaF/WNGBZ2U17hQcxbn0v1wz9mCZWckUjkdj6Hy1QHAUojp",
-	"0JRTAD8on4UisnmR+5Sr0ASgu5txpAODD0Mc2Ty319vDz1V7Xd4Z7HQje2UmU7am4QhdK+gMgYUi14xo",
-	"+2bDN3ZpfpEH9whMKG9IYv1qER++VR6YaXxTGlhzGh77kn+MMYUrZg2WsL6JdCz84Jjfsy6R5UPuLMqE",
-	"RiAqQm6mbAmJrGNZCMikpWSEddhDoRjN4ukpoXgMCuUN8EZMdDCn0GO2IEtGM0VmdIk0cGM9pVgFbp5V",
-	"9J4lBsZiKHKZYGnulMV3pr5QSJJKMQHmD6Ww/HSGiGh4xi0kFGKoLnxD/y0YJje0GvtXBTsPZoRmuoEP",
-	"5Q9WAPwWdom+spVtoqnYDa8lPbsk7ACtytFWyW2e7G6ZnA6lOWwziKO5z+3IScHOxznL3mMJaANyNFV3",
-	"WlMlBcNKAS1FrnKAeUugRAnFytyyhOLp040oLpOMxqyxIa/Mi48HNTjqwYuNb24DhHVD1Z3FwEq53p9e",
-	"yfhB3M4hVHAusxYGlG7Llb13I+y3uaquphIDqc23XMdUrL/jhs3mDTB6NJuw/IZO2uYPsdn8ExWTjUJ5",
-	"4270mfMeQsyJL1mzxHZkRnX7X1g0kRoVMupM7VWGn6up13CZwoP2uSao+sPmLXDLUymnw1fqzD69uSAn",
-	"J09PSMacHoAdCbKiP336/O41ln734HBNFjl5dXN9c/7pptsj7MucAiRJZescihJrB8JMkdW50SmJ3nx6",
-	"/ec/vjq/fPfD2Tc/vP34+dMfn/UOB73Dp73DF2ff/PD+8sPnm9d/HER94mlivQUPxYKm6T5UtMPBhTqF",
-	"1EPYHV0BPeDF4Wmfmuvu749ltqBZAjhMUzqH2m2qyKyIpySlOcuGwuD646v/VszmkFZ1dHo8IDQng+PT",
-	"40H3rPyYfQtWjcK3xrppIxrf+Z8ZCili1jNsE5nKodn9oRiKcxxkKNwaF8rWPzwdDEiHkihhOeWpiggT",
-	"uTYhtDEJcxiRCb+3DBZYYt2FMpLTYQVHYE4zZeYQ/pkBTj7c3nMAFmYie4A9A/Ny/fri44dX736IiMxI",
-	"oZgaiuibH16fX9+8/hQhcF10+eHm9ae/nL8D+xcr8Q/PTC5pQnm69G+JqTDAPjPGcv0CeKOed/hGZGc8",
-	"Ih1IWoH4ePn8VBa2DHDGE8En01z3I56ihaX7B7cMBaLNZ4wADvQ8RRKKSZx0ytf1yNHTLtCoYHd1M979",
-	"cGav//HIiuRhhK0eCrTnzohrnMFbwFm14As2Mw+gwgLtGIp6Q/Se2u3qIQUICSH9jdgspyNjN0L39dij",
-	"ECV0ORSdclEBcAKYjFhQZGRUoaGYaMk1B+BiCYWkKTQU2iyV+0yP8HwoUNmVCBMvn1WNZJl5FwGnAbQi",
-	"6Xh34erEGrZun5wPBdrHUkKirp43aXSHLWHz2uEvCqrIgqVpnWympQ4JgG4+lg0biGrC3KTu3BUXtD8q",
-	"zrzCuaK505mr6DubAV0azFvcf4K7ZyHKw7it9s2WjJA9vNeCy65e3QZv3JzyhRuK4fwALn6J+uYQeGy5",
-	"q15EB7nsAYzEm56F/jC5Z6pHTLYdoIGwf/+3/+WX+ZSj2NLvzYq2RwqWYcAdEtsQv27nLXiAZfzftBZD",
-	"PmAx9vYWVMG1KRWJHI83n2Fi6LkwRw7ITADjDVO0TnR2y9SOyp5EkNOpCPz0JrLu6xJjJpREMCuAn+O6",
-	"6p6xUxX1SASdjobCXLKRxYh0LNRQIZ4oyChFxhb9kYm26iiJcCOMzkikh9WAg8BwRiSnd8zwFgwFXJix",
-	"hNPv2DIKVQrYi62m2nbgAZX1csRC6aBfo9rAYiPVTc2gr/CmjZ9gwFve+Kwdm/NS6wtku3WxcTXA1Sah",
-	"/zJPTcr1FvL+Vi48EXTlK8i6TOMplvrWT3DyePrnHc5DTJJ4uLgz1rtrw7WxzFhMVdtkFnv7lSfD7VI6",
-	"ytauZEfYlxlWLfwC6ALLTGmLh3tgKGQcEAywW8AMa15wxbIL/WN/m2VWIV6tvWirAjVIT7+R7700+gZ+",
-	"rzewQ27z8odUlbqBKFOt/VaUwtOryV+gTw0r5INcNGEClaZP+9CjNiVbe9E3VN1tPGf1WmHf39AV7/hl",
-	"R0hrmrMm6HCZFADvY0xDsHezQqgnZnPTDoN3YIQqYhUZeHC82VAM5dsEkskagGUgtQyRDbUzHEttyTex",
-	"sz/Emq7nXuzcxIn2eXNJOtrvhZ8hU6C7PdNryVmOA7s+P6NBjJqgkecpFYIl5N//x/8k84zN5+bfXNzO",
-	"MznJmFLw91SmoOT0vxOAkLYBjJm8Z+YQ4Y7P0SPtwT3aZRpzYRKazT5pPghbDXwOIePsx7TFiJ/SHZaC",
-	"BfMRr2Mqzh0E5Er0yCXw+knXuoVzlumxt9VlKsbOYxiyRxCvK5cOBmw1VtdUu+8++UQBuFtm5iOqrpgJ",
-	"y695eHmkdITVduXdH+esjGAFQ8Msn8pK7vK3r2/2entXH6/hfz7Df89vLt7u9fZevX73+uZ1OKWZ5tPN",
-	"/dJ36UFKkaTEwGwBEevnT+96Zfn6nGZ0xoA9EA96CRfVccAs18Hhy6PxMX26PxgMBvvP9X9e6P8Myv87",
-	"PAAQmRa3UrpxJZkJtGPtxs8MQGjpaEl7nWW4O7azLPD21RRRZQLlaxN1Yio+uTKTVQY8Giql+Mm002qB",
-	"CymsHVs/KbYSv6LEOpRE5sdb+6N2OyaWm5bnZLQkPOli+bN7UDsjED8DtdfDeu6RrfsuY4yHgwGmTMkx",
-	"wURneOC/lQhWf4zCrI5rToi3TPDfkCKlO2/H0B7brBaOfE/Tu30uSKybEQas1B3bLjcLS21bZWeZyIrJ",
-	"3neHhfjRJhH+5JcuhZn7CkGLfMpEDth9CYiKByqcAXaX4hOxzwUEK4Hscz43kKuqmDHCc5QOvZyeqKGI",
-	"cjq5kIl1ZiGpPeoRFk8lhtEUE3lo0uHO6ri3URbBHR2bUH3Zd8///P7or3/5ZqPKsE/3TJOaBxgwZcNJ",
-	"0nEDNbELDuEW9URBJgehaQoLxeA+2t2JC4OvJsekUGxcpIIp1SffwrKiBoYgpnM64inSZ4/YlAu9v00U",
-	"6YCZ2avglaZyAiEmtKkKkasuSalItjig97biwCl93KSKvjeoCtgRvZfcCbmw0UfsMskgsC7kYnUvhh2x",
-	"tUrWjdT7rtWMDSXB1oIzn+eK0Nzb1rwoKkBr8xkzdQ4LC2tuFCYezFkUxIaE31KAVFX3tBnyuq4PGY1B",
-	"YXVmRuhMfoIMQUKvf7ix3yZf2S3WzdZ1uRbXu1B4mzshbp/Fi/dDAq9Xg1JWvuuJq29+iuB7RizB8xvD",
-	"PZHTyU6cTs2INSaJR9+AxyNu1N1oN2005GjvMSvE2nHI3tDJDR7Rh0hkTZDW35XWVOAs2OhzVjNwp3k+",
-	"V6cHB3Q+7ytZqL65dKA3n4OdlbT7WGnpGTkqNVLPqeUmle4rjAb5awWnmr4Ke+D14xbQ8EDC5Ze/bXSr",
-	"4RM3vEnk4GWVr0Rv356+f19zTAbHp4NVMrWjnwDP//THwf4J/vO/7rUqs35PubDlqkFFwGdM97BWkztj",
-	"GY/pwcWUx3Qi22VUGclzb/QH3R+d4DSzuMh4vnQnUCEGi8fNPJw3gG6mXKunyysbTjCkBAaNESC66sGX",
-	"4/6gf3h43H/eZrlbG7h2CKINulsuIiA0Ug5VDg4V7fE/WnRY7XtG7CO3Y8pTlugnF5kUE3cL6dB8KIyl",
-	"CFWPJo/BYNm5+6BoEKGsu2ckSmV8p9+XS0lmVCyJ/gCQbOEVtG9sCSUGYmlejtwZieyrb/GtSXRGIlOH",
-	"fpuxQrHbhOWARx0BKqjQVmsyFOYekss7hgMwBxS33ALVWDfHGsAkY/fyjtnhYMmtLHL8Gha1rzA4mVED",
-	"HemPH8ronUmXrjYfajFCrTdvwc/CXfarNfIn99EgHvX5xIh9CBwTxO+JIp8Vy/bhTsO9b0QS0Hhc4urJ",
-	"4ZHHmg3EiFUE37338heepvTgpD8gHX5FkzNycfWZfLwmh89vn5KU3zHynsb6h792dytxBhYR4xjx+Z7f",
-	"yfDqt8QCXzUnmY3HDN74nn65sYdSqyNezOcsIymf8dyxX0AA9m9FMkG43I7PwWFQ+qxhijGarjF6OBig",
-	"8LLqLDw9bKMsyiZzsabJqVz8Dk0+Pm7VZGvi7WgOOdKMjdY3dOa1u91/1ss0LRmuToLskI6WJURs8Twk",
-	"R4bb5RW75zF7XELzVgES6LdLZ6Uq92ihNj/4znsAkwvXCJbjmZELUVkYnf/zv984gRFTloG9FIjKP1Gt",
-	"XJfZWvmuNMMX9sduRnOUCc/WH5ohVHEvd1wgj5L+boy1uihX1oNT4e7gY7UD1fXuzaMnWSE1FtLGgfXr",
-	"xdV8Qfe1xDZJ+HWVsV7Y3DcIzj8ewnTKQIOQgnVJRxYAgplpUwFZioASDEh9epicWe8YVqXWp7oOSs8s",
-	"lsRqI+Ei4Tl8hCV+qzy8TWA50ZOICMWWZXTOhDs/x952d/Kv63gtXkTr1p8gPRq3QJIThnGhd+FOLmSm",
-	"csMspSQZ0wwW/Bk5tMTs0jTd21efAzNaODvPrpqm9DzLBOXPaFvmuzCRcvlZ09Gem9dmAf0WV+WFFGM+",
-	"2TabKoanoEjaEkqZVR6RBNa5QsKyOGNMNIOYiJxl9zS9ZrEUIfSAt3JB5Dg38TbLd2ZwUtBER/akJ84k",
-	"6RObTf+sSm37zOcmPn5WIeMIbdthBJJai5vH97ugC+aCwBVKRHWK2WhGriPScQYWFyR6g2nKF1EPOci5",
-	"QK4yY3gZcM2hqJC2gVx1eySyfFQR6Tiiqh5J5WRiImD6Ji3k+gZkqtJfM8wcPcC3mjNh2Kqq3wwqnYon",
-	"5HVrr7dn22LWa9V/qd66egy8Ylk08CXnzFtlTK9sra3NBu6xNMNybKEit7D+29Qnm37ITYyQl5YAEvRR",
-	"nX1MaQWFyn9AcK7gFuCJ7AaJHDccl7YiZXSNDwAAFPEda6IZMRcxxOAL94/jTM56JJfdHpFpwqAsUqvJ",
-	"TnQyMydJh9PojLDZPLdVCHQRdVsTMbgmfwNtCB1cBHGmGifZ50ZrZJ7c1DndB1h9tmdQt7vgiu3QM8/U",
-	"Xi0k94+qWr7NPeII+Von1HzVtRIkFL3EyIlrs8NFKAG+vDnrOTldK95GVhqChE3y/cTE0kjHyrv2j2kK",
-	"0RsiBfl8c7EFyy1CdPmeQtC7nNEvNer6l+H0ERowRj8ZQudckiMyT2msNYtTJFhh4tDRnWxDLG7BMkgZ",
-	"ESva5mnw+GLGawiVxy/aaSVToq7bj721Q7N2Cr1dYneF7nTz7tp0QyP95ekwwehir7d3oqX3cFrdJOHH",
-	"pr1RrmGxrO8fTbSVjq7SCQHp1Heabr9GVVmjqdzMTokN3hV13XAqIuZ65+rzjTYJQXZtvTtnKbDCghWk",
-	"7Rm4TFI2zsHw5orEKaMZS3pDsWrEkIzlRSYgp+/wxJA3gpMYQSZUVrAN6SsraWqupLO00Pwgmq026qyQ",
-	"9nZLi1Z/N1z7WQuIrSqo8lC0tD45bFKd8pLv0a3WBG0dXGssxdZmPZSAuyGYFSrXunNZcYtIx/Nyu9Z2",
-	"47lJX0D0Aqh45MI8Ud7DFRZ2uZKnw5O1JeWHmyN3q8NaUpjLhSC8TBnHEe7A+TqQ/Z9fX1xe9iBTYK4l",
-	"tdsjheA/F4zMWWbfc1aOCFSjlBY9ZlntRlvuH/MNh1+ODveHwy/PX//0L/+1ZeRxtd8NXp/XdeukmWSi",
-	"M78vkGthTlhackduH7RcH3Sc8slU22MIngIz5GnHM6cpeg2RPhLZ90eEzucpZ8HgX5A8/WmFPP0oTJ6+",
-	"KVyZysUD229e/9XavznOuWUF+Tpg0nIhthapYKS0RQr4igKlq+nhD9GgYSTmraKoYZtDqYaMtZgp5RDE",
-	"65vtn76/IZ3Xyavrc5MdFd1xoJe/pylP9PZoKpD75JoJSPSLzot8KjODiH1KvtE7rcFeir3PIRhTFORv",
-	"Yl/mPGPqMtAmE3whhch5ipmJlgv4jglinqzoypeDBqrkKnp6jeRoTn8umO3o8YAkdKl6RHExSRkpFOuT",
-	"118MOzPNSXT18fqGHNAinx6YF4e7VqjNxT2fVSAG5c9UrfH+gJkvhIUgv9B7p8Xw+zo4b+l2iJapbDRb",
-	"Umk2e20aUfgTlhhXjhQNPRSG3lfTkltbnLj6WVcw5749AH5QpsqiD3sklDEsioBEaS4M4gGmWSJdlEBt",
-	"TBWaJdYKsaru6WCt3v3xX35CzfsvTuv+S4PGfTg8Xuqfurgx2iRJO5LMbwd6WxHdVSrf9izzzby+1ywH",
-	"bLx3XOVYQ7Nbx9QKdJ7hjt5cCmoebWidq+15aLvWIsO4AqJtGjelGXvHxd3q/pKHtes1EF9KEbMzTMTU",
-	"9uCUqqleNXdsnveJfikXE5OVk8kcCBd4bkBFMnbPZQFc+YQKtWCZIk8HT7VS0K+tRUF/fvGv+fG7xWD0",
-	"17tD8fKH+ZE6uf/0vPjT0/jNs+mrF+x8MPtwKK+Ofr4+Dq6tLG1CNx6lPNZL/077hoqJpEeiXxdsdFtk",
-	"6W8HED05+PngVxiH3yLS+bmQOTgAkbnIvYuGmRzZ8aIDVWT3bOldxx/qId7m3Erz9Qf1viYGBSRb5o1c",
-	"H04W9o8eURp2mZQFG5G5Nt460a/XHz9f337/+pvbz5/e2VnhQs3d2FpqMe2CKVO2cn8YurOr/TSuVKGF",
-	"sxTL/uOMXHKONr0p4Hi804kG7MKwvdkAw4AtvESQyObjbSp4zn+BWjB7p+VBMGUK1IQV9brpk1dczVO6",
-	"JAnNKcw/eMo8UfC/MzYbsYwAGYlaPUxsLnr1kvg5MjCYokC9pceGTzYxmUpa/yVFypJuCIaxVdErF+5k",
-	"wO1pdU6ULMOUhPM141feBdA2hsW1UPaEDk7sBNP/O+MKz+kih66KaDyR0Hd0++voycNpb+3h3zM5m+dh",
-	"XMZSPDZseMzW6Zm3ea1z2AoroxYSzQDj3nUss5ZdKTkqW1BD2WrzddtouUZMdTrScbRsjxmWdaK0ivdW",
-	"ZxlbN8ltAiplF7Rp5ark2oqHLPJYhlLVIXVXi+yY8lT/r5D5LYxNgofPhcD9nCUV1Fr9mF6HyElUPgRn",
-	"PvaJcP5Hk6TW4QqsDBp/2hNF2xszAG0k0GERtkEbXIebFOI3+NCERNvOyivntiQ0yNlsntLGVweqjj6Y",
-	"fHz/QVe77mCEUOy9FemfGJjV5Im8p0jXbUFgJzXE2uEaelzKJo0rhrv06mZzZjabECZKqrXqNoz3o4xu",
-	"XlnACxN/A7dqfQwtbJxRgJNaf/UagMG2Qk9Wqtgut7mdyoCh94BQt3DxzMONnCaFNgOCYzCnPNlmkuZ0",
-	"OduK9hWF7gofCy7JlqsOeugtOZnTtH3La0sQZa0iP7601GXDDWHPSx2rknl47fFHtVddCd4AeoLUvFjt",
-	"uK3GHgE1ZpuZK1EQ1q4v/OB7vNkIyM7ZrH4rKzgCfH23/1zIkGV6TsADfAT1RCuewmb59TyLr6OpEjaX",
-	"iuce43fgTE3L5GuRbKWtvooKnBRMYVAp3NItA1TlnDdpMMWyex6ziynNJuybeQMsVjtVAh/yFAn98onm",
-	"zS/NWTZTwcHzy/MCrgjNGQRhjDN0ef7hvCxaxNRjNZULfQtw/VUDExur/IzKadfdG7wVEzN48lnkNfLY",
-	"Js/snomindHaniF3a+XrC36lhhFbV5HHnkfAu6KkV8SoMv0rq9ANsZWCyvD1fC2yQZeFqX8qQvPrbnaD",
-	"e721HPwAfaC0/AtOYhBnfLstFcPmVxnfxswLJ2L7A7FCNeN9oexApbXBwecTIcfjIBEIA55YKKyc05wj",
-	"l1XCWY7QEWck0n9ARDsyRxEGVAKPIhZUmeo+S+gSiK2wmCcPYzgzrwhTV7d6Wq+DD229TtfnjZBv7kb/",
-	"qcettZpl4SUhZFPIys5F9gRQtFkwfmOmu21J0GOz4Rmh3I4Jb/Vb9qFWpOZr+TXK8cAhr86nLxOeNrV8",
-	"dl4z6gx1pej2vJVQE8o1y/YVPtPAHqvwpr55M5DH6pbynFNBLCsSkRnJ2N+gFBghzrGBuNJRCfTJ91NJ",
-	"zHt6QwGrmgpT0o1hbQEmZ8YcHhqfiH05HgepaE3T1MGvHFhoA7ludgz8Yy6Pyck2ORiOqa22UBY1cA4l",
-	"njprday77cKAXm69jALnDU7/tkw/WYml2JZUhbkqxiU4oB37zbL3DyG/DYh/iPu2tgB+L+rb+rrre6O2",
-	"yno2Z8LUAzZIt5eQ525dTXg1EEb1EO3WBeYJXV5pi3It5owxEAnSfSOvFGam41Ii52Su/0IQUCYS5FEw",
-	"qZM2iz0rBAD45473oHVpwitsZcgHarlzPgxmZC3Ojb2vJcKIG3G/CjS88PTyfMdV3jw5JgdEu0228mPG",
-	"qLCJy5ZfG021CRUmh6riVP241wog8afeTrxDPkeBm7TrnI7HGD3YLfUAzu4qLcFfqkmAJ093RlzSG6Bj",
-	"wuvkDmWlR0ZLMp9CwWoGRbYsU1LU8SrokpILFKyHEAdB24KykVOR0CwJJ+hjdegXlgBavII2j+mMp8tT",
-	"MqNKkWgS9Uh0B/+Vv+j/pqPojNzLtJgxEs3gFAX+k6s5/M9I/+9QRHEBf4/TW3xunuv//gz/ndA0Ip3P",
-	"1yQuVC5nNFt2zzDliUSMxlM8Z/yFiahPdMMBzxEodaBtQxFLcc8yAIvE5o8B1lmdERpnUim8kTNlqVIQ",
-	"WJCa+0DMIY8rYXFKM6aqxYNak97p/8hftPc70pMDOE9agtVc/3cE/xMX+r/QR72BAitqDkmT+lbdFag4",
-	"/KVemxCmpwWX/Xua3pn2GmDmHfJt2hreYRDgBjnKmdWuQTlK6BKVOyUzJgoykjRLkI8P8Rr1BM45IIOO",
-	"lsTU8vaNlovMYbi9kYuhcGXpHrLUE4uQpxWl9wwwHOaSjNiEiz75UAHMA+1mqGaAQUa308z5+jQHtjmC",
-	"8M6BPwV3j7QQIAXhou0tXh5Ol8C39KChzfMGybuhpABbhL12T4WnTcH248J94KubYVDfyhxzGxc0TUGg",
-	"tkKAsIep2PTG4XnPRBGWaRBksy1aZCkn551SzFHPdEMpIm7FrIdn9VaXHmJxZaGqAxsOA6rV4IrQW7z2",
-	"vbggkV1ZG1jbAjU7Fr2i0n/zLUhqsdUm5VgYigKGtS/xMk5Z95REyGBwmcCWoGcFVLtb8tHcBaci0oH1",
-	"avWCVhwQulJAiRJLkVMulCnNnQGCgP4lGorVB8/TlGUTJlxZuOvtOlKdDcffNUGzU1uZrXWH6TDJH7NQ",
-	"CXObAxF3FBJYJjQbyQyicsZOVXst0/vx043NDbsPv4spXatKr4T/oUppy4B/G6O7cRw8CpfAYeKkmf3z",
-	"e6gVtFxpigtTrFSDC+hQ7fuktsADWWwpmWR4wEEntazSw0Z71YsvNxUNV7/9RPkgsyGcgt3Cr6wZiea8",
-	"gg9cQtFYTeOqtWyVb0B9CUfRuRGLodSJgHmon7OQujyfaqPAYaNk8JeFRmnoo9eM1EPT3VzC49krrvix",
-	"53d5gaQk6yBaWwFOeSVoW6FTtUgPs2h226BIbVPKD8XLb4Klz9vVL3lV+qbV3nT1vErpN/qvcgmXstWI",
-	"+OQkO6wvZHx3nvytUL9rtctKrXIDgwiFls22ChpCqcxmUzX/xMab62p6CPHfXFbDbT0N+SBzU/qVSrRj",
-	"tqqvacMzFCD9WvfYe3nPZsAGB3dvVfuC915IVeadVAcIfoayXL3FWRCWjMWMz3MFho9WiFpRmawYY3ee",
-	"lUVAXCGmVGKdJnrPQA44wGLFzFHZ1qp6D1+8fNlbPYD0+arx/9ZzVm9X4OMwM8zob1hPv0u5T2351rix",
-	"N5EUP9D17q2rEipbNnskJOEA9pqvHniCu1OEtEJ9ngD0Fs8VsGw8Oi3SF9HgkaQsmbAMqT0WGc9zJiC2",
-	"DCKPR8tanei/cnqnFwjwxiqmhT/VegafY1i0k8kFLLNU5lug3ujhv/ki2hFouPmEfQZ61jin2rVOeZw/",
-	"FgWMZQbZ2JvrqcxyOsHgwqYzjXPydPAST/2xyHBmdOEpibhQxXjMY85EfgtXI8fqEZm/OwsAb6GKpDTW",
-	"cwQQvxkDNIWhmMoF8lJzReg95bDTd88Qn4jEZoiUnmcDOwUBQ8AJu0zYbC5zJuLl/ndsqSWjUKxLEkmE",
-	"BOoPO9RIgRImIRL7U1CxY2BCN9sR9Yw3g5wOXERab/VK5GqQMEtfZQvFMm2EcjUUU5YmRBa50g4yMhHn",
-	"pyu6vOfKL6RAbY8h0XuacVT2c6ksXjbAVQjW7Q1FVd/rhj9RenK4mOxb7R9LlfthtCCIyP1Eb06bJKfc",
-	"wH7r7QEH9hXNwkNq2mJH1vs+6dA0LbkRuiWftqF2IqmeqebQRdt0iZzNGrP3ti4XxtvXvC/fcp95J4NH",
-	"VfMNA+rGp4bsPyaK5a3hFA5PKngKL5vwFH7egZozY6CVryQP17Y8qEFbbCmtwL78IxLrgTSYaK5A+//+",
-	"v4hZLz2SGSyrKU3H++yeCctaFjNRdaBbpnU5q8mJr7ehVCypikyGDCuQyZ5b25XeoaDVJstb040b1juZ",
-	"h4LJSUOSLAIEIHl4PWNyo8fpnIlHN/1XC7QlJj/ESPNRtntTSXplL101y+xuts0C+t1RD66Qi6A8NLHb",
-	"u+GkBW+tlcW3/Zpr5TSUw7gOJ9IaaaugGsI3I/vkE0TYMkYEg4g1kiFg0pPuOsB4lRsymCVEsAU+/ZrG",
-	"U3LH2NwSYun91aQ2uv0YCMxSmlvL1f8S1hlz7aUvGxC9ZNZ0KAFVqYupJDOaYDgJX7oTbNY2XoNRI+fj",
-	"fHOaY8VO4O2368vHO166+eIo9nZdJFsPpxRvqUhajZC/3nfbZG3IYoMfhzeiLwfU4CSVE+93wN3Vtuat",
-	"tTVrxD1QavPQFE/wIVtM2TXeuOPubWMsW4ln2y3fvnzDnn9GBJsgfymUKYC7lDKqTfLKwO4/Oz7ewTxw",
-	"fqUzCiwfSVBz2n1t1Tpwg1WzCyrrvCrTTuzcjPaMsmrQx3XSua9Kg/L1uTqb4d1esUnGmCJv6DRjYsq0",
-	"g0ghOXZGU4Ifb8GT8nWg2/4DNG4nltMtTP3HoI5wC6qaQRA+B3D0DVuQNASEysv5TLIl2J9mOMYZY78w",
-	"ZKuHdZhPWQ28vHnorov5PF1eszy30BA19tN7ln3C2LJXNleP+cyLLJ5SZaNsJhgNPNc5vWPERN0sQxNE",
-	"702NNZ2YbABI4EIgIjKn8Z06G4qZzHzwnJd9cp4u6FIRW05fQgn6FF49bWSh3aXfivQJncOBbgCcV1oY",
-	"eDdAh6uEcyCmzypC+6xJaO2G+Calk4YN4t//7X9Z4i5sD3QaRgIYxvRYVI/0TiCM3iLWvjHcXm3gmnnE",
-	"UJI9IhinFGD4wdjHhuNbHHrpykTi6dFIyjuHUvbv//a/Hm+oa6sx1K3QbAQXWTFHzgT9uqWR8Xbsnuck",
-	"syTGekPHelk4OklTudgv5mTGlKIT1i74Dcvl/qFKyXtLm+4+KE12JdfIJAPgsiQTWT+dpoL+96nLP9m/",
-	"M/knFgjKH6WmzNsAZDiMcW2zYCQrBMkXLL1nZCrVnOc0JfaDWHYiizRBlje9uc2klds8o0uQ/hoG3smg",
-	"Bf7n6sZ1Lij5Vs7YL9uDicqsgUDCT7vGSC5OKHieI4BUNRyHigmti5ECmOeko/cJkrMvYHjew8GGvGMJ",
-	"Kea1dONwolC9B4FK2TmPqyNwlfEYzllkRg6PMMV8IyBwq4wkKyX40VIYwqKf3bNlIBaVSsXUQ4oHv57t",
-	"KZrCx7BuV7B31juD+EQDAcNcCsXWlJk/gNe3Zb0eTI9XKz6l4u4HWbwv1/dXZQBz1lw5tF4dnhOS1YbV",
-	"h28rEw86fSnued7g8zhl2yKHCkKQDxHkLaWyBQiVR/K/WU4As/azaiyZ/tqgfD4gYhXSsJ0k5QblFhH0",
-	"yu706uqqHBd/2poFpNEs2ammdfPKqmM/rUi8/911zd7FvHi4Pl7dg6+wXJHMGE3JmLFkROO77ffjh2ld",
-	"v3ypdWZIuEILt3YYZDgKBb4T6fHLU1GxEfYXPLEP7BT4fTQdXs7Jjb5IlrL4/5EfZJE5B2/K0jnRPxhr",
-	"rb9iKgxaWgdBTV5v0zrxVUWaB7zh3cWgRNnbuAXXtJxecICNrizwI9ZN9vdasMJVt6ey+c19L0tM6ycj",
-	"6VILl+FfMSKovXvrjasz4rIupGCkIzFFDWo0I7u4o27p0B8OiETPMuXiTvlgeklGx46xxezCtXpWc6kq",
-	"EL29L/v6Hfv3NAPTV7/M79kr82L/t4/4Jv+nC/PBclzcPGyp1Uxvm5/69beVJBozQKMlsVNG7tjyjDAa",
-	"T21ulb3yRBE9BKSjGCORlbeb5bwKr2nnuQ4eZVoXEogbOmk+wF0bnqeTC33bV7WQUzrCJJ2mSCE5aqXf",
-	"djdvc5pNWP6gh2/g542jeVPe/Ftvb8FGn5ughS3QM1C7kI72BdmXHClZ//yJ6NnrnlYAoGMqDn7Vv/8W",
-	"tUVt1o989/zP74/++pdv2hlI5rDc67Q3fH7aAkyq6+KmmmYraKHaATp5onAYIAssYafkhc8LL8fkIpPx",
-	"3VhmyRPM1zo+IjSdT+mI5aST8Ak3+bQxhSjCUKQsh2dtbtVlj7zrkY9w0+eSM8eUl/r7sIJjXjhaYyOY",
-	"paFomAXjsktIU5z0yWVOeMJEzsdc61qC4wbfBKLyXKvdjMEtND0dCqCbuzc5ZoKxRD+lkGADk9HwcFhN",
-	"+dzuKZVy7lpw1JvqWtzufP/tn757/+Fq/+Yv+//6068vfgtGR6sCHGYd1d2aIPVOTuMpcL71SaQFA5BH",
-	"mkrPSSeycgQoQnrKeNLtD0XkiidMNZjJdb+1p17w3jlnMbzY45nKMHmxmhiP+Q2j5VB4H+yonAKogs8Y",
-	"1O0RmWEYhk5KEXQ1M1JB0h8ciynCvnCVAywKjsoIC18hHAUiHMGaiEgHM7tx/0iXyBmWYPYhZsJXqpP1",
-	"Tz43dcld7Qagup36dwamUN2FsyXyqe5+Lkkiy7boHlBTfOuyH9m9FmOobKI5AbAKCEwlUrA+cRTEQ5FP",
-	"eZYzJpAoDfMvwOyds1jvdlTdkUwuMJ8dTjvwngUKkkEsRMEfMcUTW7ld25iV4hPBNurfc3sfpEFo6UTw",
-	"xoTTy6QhFdngYs+nMpeqSq9ZSSXenO1csxYdLPiDwlb2JTuiXu0CDFJFYduMk1Ww842n86/gJsBuQdHa",
-	"9MBre99vvb1JRmO2mQSOjnOWkQjaE1m6YZTBEYul1tQIct4PordNCi1+zXs1Swje8oQA0LIiHcA70h9A",
-	"fKOyaLiVw/GtfpspsdkR3KRV0gxVdy5rJohwf2GFzAyhyXtaGSy/Tg4G5JWMg+sKeqbsqJlECj1OD1tR",
-	"uEYbgJPgmlNhPCOfP7178BTpsbvSbw42J+Mya5HiAy+x91ZMrnpH3mu3BY0BLbvaGIh0228NOD8y6Ydn",
-	"xLxVYXOD0Tl7y3VMxfo7bthsHr7j8ROEqLorM4Twma8axIYPenCn2kJo8wwaRhbe3FWrrn3M3eiDuJcb",
-	"+Ts5IYuqJ7SWvHxthoNFf7cYkqBxPSn14isVQaiLTk0Kams9uLF6qUNV6ErX2l65h7sx9wfSm/mavq9u",
-	"pNUd0dtOjG7b7Iaou1cy3pH3KHH6bhdApKPBJgQCfH1Tu+vJJbFekwYmrJSa21ROIBqntzZBcWzwxBnv",
-	"nWdMz6qiYwZSUTKrmCAO3hanUuG/Alkqq98L2qFOF63AlORMOB/D9ofP6IQdzOGb+O+/zVn5x4KN5u6P",
-	"CR8HAQF3sHfGPGWtT0tmKPItcf5+YeGDuuDJRnk2P1rmDO1kxbJ7lpCOs8zRHQRkNnASa+fBB/eHiL+4",
-	"GdhrcGi2xc23jg8PcHttc+/LjWrLjmGvIghmvOzJzOZlfOVtv6sWYZFNLEkxWIBc9ck5sc3A38C74dbQ",
-	"WbflIsDdUEABIs+XJn9EGQ5PbMgpiVK5iAgXY9kjke5mMTMe7ZRPphFZ0ExAoVxk+UAiYv9V9QlTudhD",
-	"aStme709/bjPIlJZjO6u4Bq8drtwk7jBWMR0xrDIsuM5cGN+r514PuFCdU9JNKOiAKwvpKgEAer2SJTJ",
-	"IueCRUPRiawijxCdAa/om6ZFkqQsIvVb8Hd9By0Snt8a0o6VG4fCXNG3Gt5gmJ3VV8LPNTcb266VITZJ",
-	"Dyt8WW9O/ocdwAC+vTrY5cPh0W6IyZtYPDKNoht97jsoKudpin9H/vYX1bwa68hYuqah6JTnDDwmWSEE",
-	"y3rIW3dmjwAQYscINEwaiakgI0bcbko6yAR1RqhbD4INBSS9ZdqMj/QGG3X7PkEUUKPjiGhpKQD/A71+",
-	"LLooy0/MbeBZsITnLIGXJ8xQZwmZE/fiM/8j9pAYUYqg9VofJhldCDJamopSQD+szrg5dkgQfhF7pVeR",
-	"fXOLQwozrTfOSgwGxJQeTaAen/L81CwqCP1BqmNOJ6QT6RdHLtYEtNw8PyMRNzIL0RhIL+c5Gwp9V88G",
-	"lwjPFUvHcLkMf+lprUe/9Ih6wSlKICbV1eK2HAqLeaVfGQrRuX0GiIdNHxTNuYKIJlyJqWiDtLYzptDm",
-	"JOK8Zji0DKBtOEDHTahMNwnuO77lv9ZwDFRwlAzbBp6mR7iI00LxewbFyMlKTndld/9V25JvbCb3jAv9",
-	"7+NjZLRZNxX42HpXpfymyTvf6on6Dq8f7+F3m4bRQ19aO5Be97F8ZO+NrW6wSDK/1Tts60ysgOgnLoL2",
-	"onlPGDraTBIVhH2hcb42u95A2lTy6YfDxGXT47+PW+bKpsXaqjhv/N5sQmMKyhXEvFuUCzykPMBr5DsZ",
-	"OJ7UxkYrzo0JE/o9Wx5Nipxl90hat8lFL1t5aZ9CJj8uk9ciEKcBFEcHZkwQrZlEuYxgHX++uSAd9iVO",
-	"i4Ql3UbErRB3IJfJdR6E5Kx9E3Ai4at6HN13238MTZz26RHVgbpGBKYGSrkt36WfgOSxFuIQgFmBwgoJ",
-	"BrDcq46iP4ueTFRlqhyLDWvtnZy89kHQaocU2ljcMXKVFBlsU41B7jfaMo9g0nWbI5JLEjGR4B+dXJaG",
-	"VgpBJYW1pIspT4GzdCLhoLILgrLwQewqy/7oeSg0bj7UhDecedhsIxrf6U8A5pr2JSjI6lL7XNrjsGzn",
-	"9Ybtjku3Zajc7gl+CCMEALYuS+WdnHhiUcrET2vryfRgFXPAqeEz7sqL/1YkE5YgN7XK+63w4BrLwhCT",
-	"a/EI35BiIvU/g1HgOaN34Y8vpCcNPfJ//veb2rbyrBE7t62ImRKibKVCen1GpTkXbYfFU131cKYaZgWo",
-	"Mew66WaCCGncHe1ZWDBxE07Q22+qO7SEq901U9KQDsSTCvteZnWZXavlDK6qFzOBjXVwRpOZQdusFS+9",
-	"zdaurxOtkA/xv9O93t7TadXdOpzutV1rr+9ZtoQ32T8Oq39NvT/0d1YaeO1gDttXq46K+I7lKnyWrlex",
-	"3U7QazLSWTtCBnVrFkE7GBlo6Ts5+QY+H9phSz+nVcq5vXvHrcnpxiZwYXcdCs1SOp9DmoGLSqw5U2+/",
-	"AksdGxgQH7TzHwKzGUgAhml8osw+mMuELkkHCicXAnWzAQ+FnErTgSeq298tefpxMTtVtap1J8lpRu90",
-	"SOf1j1TwPH25rfr2G4p37bqtiO5mHfYPREZeBT3+wBa3P8js7vFQjwMbWhvGeEwHsuP4RJn9C3c0QHoj",
-	"UwD5IrDvrAKmf40smFXCjjKMyXPS8QxM3VDAw3DmcaFYBvuviTwGV1y1D+F6wU8F/yVYtqJakr/VptI8",
-	"tyb65DJt2lk8zdxwQOE14fdMEJrbwTPsMFucsm8TZw3aY21xJKvhokAOlxfvyOldvVsQ7TDdFYm3I6+f",
-	"9nEZ4KqiF79ch5K0Rcxp/SvXBYV6fuN+2mQqmqH2EgBscsC6o3VDa+cPflCxTNksmFOUyiIjsJu7dFAV",
-	"Z4yJPnnFxrRIcxIlNLurMPPrHyDlYDKtHbyYK6thpkaI+XNBdkCZ98pYnj3dWG10k9HlxZTFd6Ejn7vo",
-	"DFkMUh5rLx0OMUwxcM71LtUzhys9c8xDLU8doYbxwOAkdM9IpIqRynle5CzRLr8DWc6YTTB1sJrgJgl4",
-	"KmPjAs59OtXL8KjFSy9f3TMwDeNx158XeWd4N/TjWFxm24K1coVqWOd6hAwLXCOBYZ7RZT+xN8Gpkv5p",
-	"HwFgYaRMSANOotydIX4O1Hkbg4oekcfvx4qJXdllc3BPNpBVluQV0OHgQvUn4h/C5rcqCiEyv6ow/F5c",
-	"fjUR7LsR42zr4sgWdTfw2ubi8VoXTU1G87FURpdvEXvutciz5bZ1T1sYFaPl10zNy6irTKz7D3bronnj",
-	"EFzmbLbtXFndvalZqOTXlfsjjFaQMmRZEpR5wMc+Uj7YqPZEVkBg1Kr1arbqxiRZy9DTSiGZb6gmX6Dc",
-	"LvC1ZHXX2Z6j1LXQeS44C+UQNk3wOy4sb9V256+GSyhyS/1Wby0RSYCvSq3uIzLTqtVFFdZJx0fvVi3p",
-	"U7nQq/tCBrPJnemjF0q1jKuJkyS3FtZaGYWbjB2qwiX4hjwvo0tlGZ+Uo5xFxkDSOfz3f/v/nwz88itG",
-	"42mPJFzlXMR519JNIqcN0k3qZz2z7sefohrR5FPyPQNYusuLzxVCyQp2y0Zzq1qevTaZEsehPh92NHuV",
-	"GW6St2uWGvju3fJFtQld72WwNrpctg/KLl1Tr96wBpvXWlMm088FK1hC/v1//E9ClWKzUWr+gkXMEtIZ",
-	"LQkVmJSDHJkkn1K0eu0TWRcecfttNd/H+epWNMEkNVVZ5hVL3zrFNmGSMbbIKhWGLMfWmNjklJYd35Go",
-	"ccU33tSijeaNeWXTNN2AYbjthm/p1Fqf/loCttCOM8JShkDUxrgLIc+sthm6xKOSANvx83EGeHPOJVLh",
-	"AoidOJAfwVvQ7fsgG8jCDJ57uFcIoqcIVXcVXKsRW0oDQAedPyWiyDNcCXzGc9UbirGUiSK5JCbPoEdU",
-	"MZ+ngPCMpbB5MWKAo4GnEoA2kQAXDRAbkM6bt5efyAf9Zt1cYAdXQxHTLAN7ZVaH3vtx71omvJidOnTA",
-	"IzLJ6Exr1dfYilNyQdWULfRrK2p+o9kCHW2fjGAt88CbDAjzVu+qGM+7l2O577X+MJisgQ/OMtEA7ID8",
-	"SfecLS5SLiCHuN8U/VOP4N6auz8EyZK3alEmMeHnQaDDW/sRvb2cfWkOHV6+enV9acgXqisV9Q5NU7no",
-	"4ZYETB+wAA3ZUiCz30QBvzKaqdFTpdfvxwIsBZOEnJgRs/z/4D05zW+ltRLWQaHxAoV2MW0DmGVRuoPj",
-	"fccNJYsH3n5WIzIzONaqRyJAt4bYlcO57mI6cw3fus4jU4leGZRT6KsFgNcjnlGhxiy75ZW/ZAEkoAYi",
-	"21TE3BpWl73eHrQE3uW3oBqtbATYLvGww7vFIpMGOijTcmeBSHlySqJyhCI7NLepBC5vaAsQsBp811tQ",
-	"9rem50DXCuKkQNlHZ4ARnsr8FuuysPi+oz+DTDfw2BPV7ZlVwcE9jcrxixADf7QkiymPp0MBhyvzSYYQ",
-	"9jQnE3rPjH9gYWaRIg4zwxFF22JhEkazlLPMJ8MhXOQSnxkKg6UiFyJUId5SQbvM4RLusuTfap8hHJL6",
-	"z8AZwJIdghBboOS3ixc52PDGiFGYPv6cKIO+Dh6dAarxEdmjLoIuwOUV1nXSiWKqgBN4REEu/8vhgMRU",
-	"AG3vee2pmApI+jfc77mssjF5aMIDIujMZhUgk5NIyEjmU/Ra6zAYuhHVUP7Tzb7lZzGj8zlLLEzJGpM5",
-	"wOFg0h6QbKoM3suEWX8ZDyQL8xV3Jmn+zIHaamrScB9sk8dBrBUM6iSMdPKMz2Ys6ZmEND1gAIaBRij7",
-	"4vGGGHRSIBMRUtQOUN5/fHXx9mPQZubB7Jn6aKElrFvVuuNNlh8kmFwzJkJ5ZB8c7BoOgRl361WKpUUC",
-	"NkRnidnjdzuxblOYrwWtLMz3W77bN7FHD3/DjlATMkbfJhhONEhuCncGO8K5lUe7KsJGlTFu1DnwmIcK",
-	"5y/F/lQWZTBLwSeWVmXAN4RchF+vmmq2bKts3ZaSM6a3pRkFuPIzEtnrcHq3AOL4zlwqxUfp0lvSFWPE",
-	"vnXPjncwEqGWymwkXrn4x4vzd+ED8i9508n4F+Or6Y1W5OkSF7Lzt+3C81a0TPhYz05Ms5GcLpOsTSK2",
-	"o+ZH9CjdINeJqmxU12lF9D3D0zdUrfG6IgfBnQ1s01cQ2G0bxKnlWiOWzdwQKNHM0vEkZ4SO4DcDd3PH",
-	"2NygTcDxfJ+4QLONrCOQ1FSmQCqkr5lcTNKRCM9pXwbw+/iyBAOpqtsnF/rLkOevRzhy5pGyRQfmg4Al",
-	"pR2W3ATuyw8Z/A3BFmB9a9fGvB/3zRnw3bsxOVw9z7IR97VKGUYco/OOhLeNGsQHrSJczbV5/WUuyYKm",
-	"6UjSLNkWk9r3Lst3bq5jprTVuUaD+F2Keya046Stwd2k0KMH1DOnFwbrGbGyek2miN8I8nWKkDf4ehSq",
-	"knKBKxKnjGYsgRLdu0IbZ2rK0vE7Pmav6FKhZadNFQ7VoGBYgUdBM2DZhD/csoy6ZyTCnLvIyRPJ5VDo",
-	"7QFBokpTzpp6SJUlLWk+mHJTqowvYJxN0nk6eNltINEy6brBQxWIh8HngwHCigm3TiL1pJ27m3/r7emO",
-	"fN6BuyimOZuYWNSWUmvXwZbot26yWkehrswT9eOVQaC0x5cX0zhksjh+dlJhtjgM7rN3xerUfUYcvgC2",
-	"Heloq3SfC8WE9lrvmUHu2S5Dx52HtRoN3X07e1sgd9hzTDvfnsg071HvAcvhsfeofhuN7jAI24/MhXtm",
-	"xfSGQf65YGa09AqEcN9mhsRPMmVus0BF/YADsEGLdjXrbAiAv+NIE952VjaNNBT4Jg0VBm054q4kyv8K",
-	"x/09E4nMLl34oH7KgodwqDUJ3ow61+bjQRG63avgUv8h297HbPK7m1wtxH2U0c1myDf6JuxG2A4JcG2Q",
-	"YTEYHD0jFzRnpoJlK33dPJLXPP8K1mtkAsYqZJ+SlGN5xqbhtC9prTpemTB1ZbkeHq1uMDtuen4u/dpj",
-	"AXvfuoGvViXsbruVNR0t7TfSoZVE5oDtdjYUIZsLbJ5un5yXGKgqB+6tEur08c2pR+Lca1kD9KZec7PN",
-	"czvJVXiLh1437+kmUXJ3sbHOoDSrtgKdWld+qs1ybZrlN7oJZE4LxZTNxOBMkQ4kVJpIDTjugK2C4Usg",
-	"2JV5mbmBfLjdMxAUkjFVzFCpzCpRBdPfVSnCj622DhJUDb5yLu0xAYQoAYwhXZLox+HeH4Z7P0UIiwIH",
-	"DfC6Wu7RHyon0S3SXOHbcOBZ1VhrM2zCRpBB+mrx0c9Z2qSXUkkTwNrbKFYYmqsRQWtdbUByIBEnGvOU",
-	"WaRlsLkimFc+ETKYVK3vDx0WXH34tkf+dPX62x75no2u9Nx8e/mGAEIbxHZN6OmEvOffwPfsLy8OXx6R",
-	"Of/CUkWkACjihA1F5/i4d/j8ee/ZYGCvcoimd3uIwOVBo0Ggejln5nwqy58oEl0goNg+YOq7Y4n+UFz/",
-	"5VutR02iOumgT4pRQoK9Mh6nM35GXFAw5ddEFBqYP0xbJQQE1VQu0NvV49In35sIjj0KgdHiasX/eaJ6",
-	"WrCHAqsmAAYdhRy+0THI4HgijScISs6wBQrRiABkSG8waO/xTNU72SphE+b/p0bRdEh/nniGBWjj2Lb+",
-	"sGLZGh6mB7HZ7QowUCK1h9VZtlylhINitJIcpvUJyHv3rdA5yHp+uxZ5BnYozJ7n9yw0G3+hKU+gU6+z",
-	"DMus25UV4O2BYgKWU76Fbwo2r33ZBoxN8+pAoYDuCfhIoTpxOGD/UOiBqA7tm3f7R4OXx4etqNnXkSNL",
-	"kdN4Y4gJW3hhbv66tB2MJtpkttGeEiQkFN2ZcUwhc6Sq5e0N9Kir71gV3DcZU1MoA7rKZFLEwf5AqoNt",
-	"ZcuNnt0lNJjqBS97vapJMFfvv49tgzwVsnHeH5MDryqKpdxUWl6bvPrs+EO2E+1xVQp3pCb1a/sEDY7s",
-	"RqrRHUrlX9GyeLfuEGx83Xy6UrP9L4fk5PCInJyckMHhYLCad7C5UL5hfDHOs2VqbytNVQ9Gb6G56gev",
-	"leiSOcUSEnzeKte0Ih3wETCVDoI63Vb1D7tqxrr+qjm52kEesXzBmMmMBXIQkZTFYZ1Bc2OPepXo9yZW",
-	"5xXtuGo54gg+UcS8yaTrcoGE0+tb85gM1O208NY0uZ6ODsAGoUJGK9hEKpGxDGWntWXkafbSc3veylfb",
-	"QfM/VD+FYgzN+tamlrXHsHk4/YeXfcBmkJM5piJe9sjh4QlmWj4iRtcWiXBzGt9dG4Dt9ax+JsZunrHH",
-	"eCvJYqtfAAbQrFLc4ENgZTxmq8bO06OTdraOOQ3z+C8/vdp/9/r9/uHhyd5j2BDueGCHcmO4xT3eKxMK",
-	"davrIP9uKrwRroyPP5YPMDfgnGOnLdEukI1bzS7CX2Ufb7MYGs5r4MS/chjja0PF0lRh/eWCLlux1bdd",
-	"I43nS/6CWfcCe2JaWTIBjhZ7WfeA5JKMCq8ytqOKycSwXsI+jPtfylWutKNMeN7tk3MTQZLCjsxQwOOI",
-	"yFUZPa7KT56SGb0zsAheQyCwrrwY6xMyTumkllDaJC5VHVALu+lrRI4NsSaiIsJOXtm5G/TF6sa9adcO",
-	"nq5X7ApMRjXEd3q4jGR1KFEsxoojiwnhTgevv/vsJeK+rPENVHXWQ8jiaxpmo04JqYnvaXqXTzNZTKYB",
-	"0omv5ie3OQjxmlbPdGoIL25GioPb3nGFh+c5m2/h/5bNuc5ZMIj0mD6rhSk0HbOt3WYL8FqMnKu7FPo3",
-	"7eXbsHpYVKWKkxcs6dWd/I7Vk3+eDdYkcG5+qQMP8hfbsyDw9EsPePppE0rzslIk5sZkpQgVu9JqZpqL",
-	"f1CRAGcjmyPt3ymJYGoi0onMHJ3CWVLU7ZFoydStkPrakin4RY+U/hv+t9sbikiAqxtBQYt3fqpvgsGK",
-	"eitI12f+QasygFD67UBzop80EhHVOCQsUAG2q0x0FTYaU6VvgtcF03vr+qCGplWn4NFux639uOPjWffW",
-	"3eqXH6jKtvQJH6bo6oEIc4CSwDEXWyLPJE3v8ERrV7VYyy9qX2FfU33Q6g3L55MhAd+x+Nyjr24kqYaF",
-	"VxJUV7JA9LUnyhVi4et2GTujoDclFG7Bb+0PUhHC3i67vntjdyz63a56NdvSBjGPfPNQ2B1HsiVu55mc",
-	"ZEwphPHCJPRwDUJ4qUG8phzAJwokRwG1iV54C5Yxj/elEMR04iHrcCUX1bb8IfUu7iU7Dq83Ci0lwHvi",
-	"Q7tSvmSv/p3Vt3iVwa6AwppYdmn4olRFjPZHoTqwG5YizM0uOuq77bYZz6ywPK3BfEfkZyWJjAsoI+5E",
-	"wP6JrK1A/xl1Ma0FsWumWBG09bTfsWVjIrP2nkwyszdL9bTllb3RZ+s+3/9Xuv/LYP/lbX//p3/5r+HY",
-	"lJzN8xX8nM1bbpV7FNK8mtzbeoEPW+65D/f8idwkJVagGsD//GFywgcYgDBxSU3XaH2yoIq4W+00A+/d",
-	"rzKbXCa/HXjP7GeFUAe/ZoW41AKwmt4CVx5b1W+rGur4PIW4DK1804K2Q/4PgflrnPsQ2l9w9n8v0L+w",
-	"6PXNaGLB0cPxxlzt0u1ITk3eVfnbWP9mccgCSZoPQyI7T1nWDAcGrgrWCwGus/IwvMAHI1LU298jEXS5",
-	"fk33o9Vxnm7WWyoSOR43NWwOp0yQJTM1d7qjOoUd/H2aar61Dk7Na6s2OzKMXbpmY+aVYq7dOyKsmcfX",
-	"gqxNMp6mQO1aIAbog1HWjgJVQNvA0QWwrGA8K8JZE4n2EG3fU5Vbbqna9EA9mV7aC0Hogi5JJ8IIo1l/",
-	"qUOdj3plxNNgjDhgEggNRPkXcZlA9AHr44dCFvm8MOR+3vzrran6TVDj5pMIuabtNf3JTOsaoC80RvIT",
-	"NRQW7gS0WxfIFfUFYr6ntz2hxQHr5XpEScJtkqyQprQjc1ng+Bm4NhRlrwyqiMIcYkjKdG0gsVS5zRuf",
-	"cyFYYqEf7xlgwBNkGZjLzCsuHQpby4JjmIQ02c5VdNtHbs0jO5r1W59WbjzHwUEx5DAIQuDP7E5WaFph",
-	"Z2guQDC+vV4QC6oMPvo4k7PHbs6uDCM2orrxxrb1Uv6Zr33mG6q2OitGCKLNpo7K2Se81YE4hqGybtwS",
-	"M+up4y0xs7aeIC9o15sZmLhWuPzOjA0dvFV0FKYne0plRTzdV7ePOGyBhg16tSm+UNfEVmN2pKHfSWXu",
-	"CXMVJbclEJB32rHFKSeozYZTP4f4hx0AbdqZm/PV7qlZh+Yees+Au1XfdVZX9r5WHgK2UFDzkpridWlC",
-	"ej8Qk4wlgBs4Bb5HeMuS5XVkv2fHxy1yFtYikqU+jYs7zEOl0HPujLdAvOXsIMsqi9WroXXL0bESeHPg",
-	"a/vqiZIRsEbT4ZNb445Jdi55SifAJvtlzjFhQd6zrFxBgBTGZ9r3yKTB8YAMtRkX1MLh50Um8NlV7nzv",
-	"G6sB/JoDFlwb1n1Bw9B6NadAeEHjnPzp+uOH0qa5Y0uF5dXcJFP1yV9YxsfLoYi+7CuWaddjX/GJMOcm",
-	"ur/GaM3owpRcGJycOc2UqV6bBUvKgiTJJhQIZg0xWCBJj3x6c0GOj49fWs5MaLMtEZnxNOXmXHqu5UaB",
-	"+fsZEgFIBxAu9UaboJGmHcGoqxcFHgFgXVEPwcnIjC4JzTJgM0fDDUeicph9NDh6tj843h8c3Qxeng4G",
-	"p4PBv7aml0uCwY3LRBk8tUmR0oycX12ShEH2AYChoClGyZgtyJjGucJyLzWlc+2vzplIlGWMwNEDSC6I",
-	"3cPfTxTRX0aeDdr1KvVKWXc+d4C8y1VZ9QhNlURwGBO/8qQD7ovIlNGVUQPHsW+WXfMpesO3nyjCk55f",
-	"jFwTa1uqjC019C3lD2OGiBarESAUgKh7qvdbORFcMWDyxfcY7r15JmMGZOcjbanhdGARm2GcZ9pABm4O",
-	"LXUR/DOq689NeCJsMBg8a5OxA20PD9dK7Qj2pFo8skOWl42k4KcBX78xrLKioM7znJlA5CpHnj+FetPG",
-	"BusVKhgwjtj7+wE1Au8NM0I6fZLhMRmGA5nIK9SiiAm9O4KX40wM7PJv5YLoYcddHNtKcinvgO7P01y2",
-	"QNPl7TR81udatSU0YRIB+7Ux5ane7cdYEKnlELCABDN2nqF96ZFI91hrPRTjF4DjYuopMy3scykSlpCT",
-	"wSCylqcURBWxXhqtTM9WGoZ0ogVKTz9nKseqTf0vr/i0u6VugbdfblQwSL0JCgbbU5av5lrnaTssrYik",
-	"AosJMChrDM6N3mA7oxfFcssTwBCPV4Rvik7JgnKgaEBHLuFqTvN4yrIzEhmUqOi0sl64IgVg+kGQwoD+",
-	"aVXPsqFQufSB8fIybUMvM61Ls4Ql3TMS+YQ9DjT03p0cs4QcfflyNhQRymp0Cih7WIgqizyWM9Ynr8rC",
-	"Y6gtZiiUecZtEGEF5N10qgbsjh9pOMcMA7zdeI1+osjbm5srgveeEWNFFyLTmy2w9uuB4jOW6MabdYK4",
-	"cLa/fT9x7+Tly+2WfqNyvvTVNEqDJ0e9irKscHw5BWa1yhqNXtY8h9DajeWGW3FMc5rKScHQGDGmglnb",
-	"KiLKqCBropkvKBJP6VyrIHzPUHifweBa9IeVWu6Vj/bhLihvzfUMjZghTUmXhIk8W1al5g8GlgcI7n8u",
-	"ZM5uaRyzeW7YAMwVLu4lj9ntnMK4z2XK42V/XoxSrqZw60Jmdwiq28+Ykuk9aqQqWVFvRWVlTPtrlTdp",
-	"U1uOx/2ExTxhtVMe7xBEd2JCJwDp3h9zQVP+C0r4FhrSDP61p9vWlRCEIAJwP02qCxVwA5JHQ+IvYQC8",
-	"eHa9c/WBe0hZ/wp2KOVpkbELSOoODATstmalKaK4hTBLqcrtXjkuUq94CPD49P4y0MYltTdVt7iNab1t",
-	"azWpykujbI3NBO11jbTWhOWLN2rN0/2OtHc3KwrAHRvUr6dv7SqH1plGOR1c2Vt0S2tKOeEJYFKgGh4K",
-	"cwT/wmQ1q4ZO2e/UbPmjwdOHaHEH+VCu0Wmez9XpwQEowf6aavQDJUFzt7Da9UfcqvFqKmpyUJmAmpD7",
-	"63TNxnDDVN50cu+bc6foO4IeNqcaYNy5Q8ZeyPTXDjrNYdPnubJOHU9zdDNr7Creg7scqtee39Dpf8zZ",
-	"eW3Qg0fm3rD/bifl/lT3vZH6jNK+1rBiIplLLnJAqIxgOUTk86d3JhA9RXha2FMB7AU2y5jQJMm0c65Q",
-	"qDomPXgo6IRyoHhFO6H0ero9h48KyAoY2JhTpRYyA8jtcUYnsJ+STyzhGYtzZTFthmIs01QunN25+wKu",
-	"5ME+fbHxwNUWLXqTPMNII5AILHBrnxZ6CWccTngxcUtUrYE8zDnwvczuoPo0BGuOVP/hdG3geua4PSDl",
-	"M8Tae4SPtS2/0wEBkjQ07lHma9bE0nPmKJt234YeXge5La/+rv7hPOMya3HG5eb0yj4A617JtNBN/tD2",
-	"TO1Rs1cfiQbS9c3jcOF5yn4HYpUq6zx+daXe0Y6452zVRr7nFlZTjUs1BdMtiuCetDLVnp5I5WIPC1iK",
-	"GfC1TKbwTZ7zmKbhKgH7vk9mkTVt76seD/jwxA0S0beYgHtl1QZT8mR2t4+11Ae/LmwbGnLyaqsrENyp",
-	"tEErChH8qrvv4Ffvneabj5rwV/Zoe8vEf7hBGtdKhp3Jf4zNEpSnoOUS8KF/LwMmIMz9yhg2uSmR3vki",
-	"4CuMvOx584t7GelQUmoBpNi33eieEfMWmYVeUnIfVji3kVa/mrHvxR7WUxm6ft1kVCDrz25lJaubSnV8",
-	"PplOIkwftK5fB0FpUwy0oVShZcfbsifqL7K40Or0Gjjq0Rya8+/Y8rzIp8EwWBWeDU7z7tiyh5FXQbQT",
-	"mI1pzAgTEy7AObVMmEiF0CfnJvjkO0pDETOhCgWnWQqDqW/fPSfnr24IFxPtRXWiq4/Xdd1Gk/xgmj6P",
-	"ui7UBpR+I6rYUASfGE95ZtLRVlWlvngwYznFs9QzIqSN1lofbigQlIMbr5nrgcFTQVvtebr3ZZ/O+T7m",
-	"i9swC4wrkkXSjGV2hPGvN1ZX/un7m73eSlY/mPKKKZMhQyGMQnJ5x7TK16+SmZmUU/INvBGAeY/j84uL",
-	"19fXtzcfv3v9AX6BqsJ7mvKEHJ6QGRdFDlm3H0e5dim0d6oNXJKxCVc5y3oklRN9ISMZAwAQ7DeoPoh6",
-	"wefKjmpXAa3Hex6zG93GBmkCTi0gs9d3PjEd6kHSp0CIfJrDTVxM3PybROED/TvuYQ1TgDfuw0tD8+A1",
-	"8M9FMNWgoYX2/PVn/VTP8giT79noWgJRv9mFIdX2YKH+Gzz1R5yQV6//cnnxujYhQ7GYsoyRUSYXimXK",
-	"sgUolpsTZ4XrRik9HdrMSGicV4UQmlMOQEO/9bLnYiwNrYWFFTKQVPq2/65dOB/bC993LQtc76qYzyVi",
-	"GddSTvUdWSHwwD+hsO1YB7Gnndw5z2lqiD/HYw7H/xCAtknDsyLN+T6gO+KKk5k61W5pxmKqDK1nNZdL",
-	"9WwuaCrtDYi6xMWkVyHRdToGDrvfvnve06tZ3Rm2UB95WE5Uz+ak45m44hPt/dkgP3jpNMuFnpuhGIr/",
-	"8l/It1BmMxQ3U67I3AO1dOkOZdKKUyhIFPEjluj81DlIZKxswc6n1+ev3r/uz5IulIAMhQmRY/pDImd6",
-	"yWLOiIHwNOxCUuRcFEwRaiJ9RnmQTrmu0SoH5NGcaRm0KrRs7RwIi2JIh1lMXbjBtZ2oKc2YOiU/vr25",
-	"uQJ6F22qcClcT9zLDrRi2Pfu0N3qkR/hXAaQGQLPwMV9uAi3D8WPPGGzucyZiJer93sXzevndMIFNHb1",
-	"7vKafXmmRwQJLldv1xf38aJ9OctmHAZWGRnJ2VCoWM5Z4GvlzfrxPkFETDx1JPZ4BJGDzelkhO+IrIBd",
-	"lKM3FPvkPE21bE8xgJOxlAIQmUmLA+6Rz5/e2QwgA8SPEhkd3B9GgALCv1jY7NSdgBLSiSYSMiX7B/Es",
-	"gagObLJYRktzDGKdHhzAg1Op8tMXgxcD/da+bhpkYGFaNuCv0xlLL6hifXKZ4E+fP1++Un1yw2dM5XQ2",
-	"x19rCVHwLhwnlBOuSPTrEA/zhnunZLiHatUwl6FGHe71yNAYPhcyYXAj3MZFjrfoG2J7ybxD5dpzv1WC",
-	"3rHbWJsQ5m2/Rad6TCL4aqTboHX+nMl5ylBt0aUBqwYiyoSVN2nzjc4UJm1qMxxAOnWrojMyyqiIp0Rb",
-	"FcQl34xpmpIRje/sRJoDAo+5bSkLkgC3FrkTctHtA0MgTRJFIgPvGeEs/vgrwGn3LLXbbz/p/f/p4Mjc",
-	"PWaY8oaKshC0yKdawrRWToiKqSBPB4fmZv0nTu852LlFFhuiy0RCjn1O2BeucjjJLNNynAXoG489D1Pl",
-	"KbzzU7n27Hn706OXVr1Fn1ieLffPIfvIbIqkY843uvCC7+GUDveenIL4wzk/vaccgjLaQRlTnmp91iPg",
-	"rOQ0y7tIG2R1mm3XyeAYPg5TX/m6YV/V0xzZT91634lOLe0ZxAQM+UAPDvWhpiXL02Uf3muyAG4LoSdS",
-	"RAA07iisbCqLfksqVW4OImM5m/E8BxiHjM2ZTZS1yUCm0S7jI7os1eL+d2wZWd1jn8Dc2ITRBCDuOocn",
-	"BGrlTX1kjzwbEGUNHf1qbZujXd41STVGx5SclSAXJ4Njq7sqVupQvNY7WDnooCogdyj6sl9qSiOX5Q/6",
-	"CxAFN3mC5ZUSNnAoMpnC3KccEoIttY79GvB/lblX5JNMmSIZFXdDPQnWeGaEJjMu7B8zKuikvMaFmrM4",
-	"l1oKczoed+2Fe84WLOuTj/ZzikxgNY2WZJ5ayG1IPdV/7tsleEYoXrcBfDinw4veYjmyia1aCdtnYZDP",
-	"SQlTDCppxBqgsTsG9VxFehuqzoSikC2LqbE8Z/uwnUVkKhdEFbFei95ntIGD0b1TvQThvS4ZxmgIXxMg",
-	"EwM5h//dt63DFxLFGO6juGLMqYcROfs65aC8sTOnpYPJc/ZEld/tgMJ0AO+GQNW/u6tf7OmhHqGK8LEW",
-	"MnukahSabhXicE2RsgIbZhvxBBIvOHhS+ySS2aQ+CEF4cwLrDrgvmsZkwnLdtOMzHAOaKDKjEO6z82Me",
-	"2NcXDXAMbKVyzmyK/Kxn/WOg1nOij5O9mC6x2UIKo7uQK7/S1HJYtSW8z4XJWQWzeJ8LcFJ79uTKHnip",
-	"Hgxx6UFp1w4yeLpWMdjkmKE4FwSXnzmmHIE4QFbStXsjMP4jP0PQwXdZOD1ylem9JxmK1yJn2Tzjill5",
-	"x2NWnBThJcNR90UCL4/cJuydnD5R2q461e3/u92K/o61ZOTvQ/H3/f19+H99OYoNIH8OgPx/JxGdz1OO",
-	"pQIHf1NSRARvXMk1/ruX5Arpg/X7vIz1v5NULlimrRYyZV/I2/fnF/vXb8+PTp7ZzIKMLpzCH8lk2SN3",
-	"bKk9God2Vu2iYnHGcv1R7dGYpHtjf/EEbSxoHP4Thh//Sc1Pem/U1hPpYKCURLVwK1Do8URbS8iebRIW",
-	"eyabHRabggz3fOp2uXWJ5ED2Arnjc5sCDy83O4Exq/1cLUiM/INpmJGsP7gMLjt29jMotfumfsCtAFTS",
-	"tmygLBro1aoGetaciaVQOdViwWcM6xYyrqQ4xWWup5hjthOa0toQS/h4jHC4hgMCjEWeogd5x5ZWyZiZ",
-	"w4CgIwuhSr8bgyvaR9RqG1zCaDFVLL617oB1FBK0quxc6ZePmMr32Xgss7xCZiFFzEDfZaDohCS0yOWM",
-	"5jxGo0drNxeRntL5nAloDehRbvLbkBrR0OMCSUUp/8bkgZPpfeKfroPx4jJd0NzUCv0Mci2PvnxBmErQ",
-	"tW6dBw+/CXHH33p9GwaJEXMH9iY1XqboZK0c0tvzeXcwr9/pnc2jN6PVj806wtMwFVp+UTWRJerhLxij",
-	"j2yRk/5CU4YmBkUjP+Ulak7Kgg0mdGhlVgqghxyUOXCR2Q+RVdclhvkywxlEskJ1J2ckonlEgjUs6IaC",
-	"uWlRqXF/WqPtsXWYVa2gZoTWUjbWJN/DyxvrJ0w/nTU9kgnXK1umiValEF/BKODxgCR0qaBq2Ugn2uF6",
-	"nXAosvByCHEzdyKujCHtksBQMeZlhYbdMK/1mKZcwJZJ5hkXYOHRCf6ouxj9umCj2yJLfzvQTtvBrzmd",
-	"aJ/zt+gMQy0g9QYIk8aZVKqy3+tphPyH+bzMSzHOJ2iwwHDVPhQitFQu8bVqNmjbvWTY6JNrjLXJIu8Z",
-	"EqYV70x7peXOpUfE6eihiGwztCeqGxd5+e+LKTPeKFg6kKZFJ2joqS6UlOem6/q1wDgFTDUQesOm73Oh",
-	"VZp+DsaEo/dLSckriZHZlMdMYN2tiaNeZXKecZYj+wukyrn0Gj/yepCzbOaf/LsILAATQ7Xs3uneYX/Q",
-	"H0DhzJwJOud7p3vH/UH/GMmip3Cmc9BfsDTdBw/z4G+LO9X/m6n6m7CGogXYdL5nI/IdW5JrlptEJSil",
-	"0wNQOYNQfQJhdMM5bovutBK74wk6J1fOUTsFDn3SQfVpConcBF8me6d737L8T4s7c+aFgHC6mUeDgQ1b",
-	"20Pemi1VSTv8dU83F46AaTrZO917nby6PofcgHv46+jk5PAlINTpjz5PBvHT0RF7SQ/Hx/HJC30hX+6d",
-	"7n387krPlIJDNj7Z6+190QN/+PMP5z989+UiG//l+vb5zfL7P7/9OHk+je+v6Jy/T7PFJaVX8dvPnyQy",
-	"q6ANtOko+U/ff3eNUfrVSdFbvGI5HNo+HTxtepUbs4MPMn8jCwSNejp41uoBPJ6DHBb/iHDv9Mefenuq",
-	"mM204J7uXeHmBwIBS/QeLaKKXOz19nI6UZDNxfDs2vfu9073UAj0kHrO5t7pnrAkhQe0yKcHcAYFuVtS",
-	"5aED2LzIhNZQJs6tF+cik9r6mVGoT0i0owW/uGQ4E2RyiuHp4LA/FG/0VmVqi8xSd6EPU0DjXhmncK5w",
-	"eWVBr8ojNZIi/oY5wYIzDO/yqQmlu/RjCOzoZ1jSgw2h1G4Zn0xz12wvcHb0ElN9q+GpPvkI+u3yytk2",
-	"hBq++D45twncGDKGrbZS6mK/MxRcEWPQgFKc04ymKUvJpEBzxxxSsS8xM7baGAnqBJheiAiqNT6GlZWe",
-	"FByxobi8worUVGtbGAe0JI8H5aBTM1ik8/ToJRmxpRRJt0+u7PxhHAii1Fg/SnNChwIs6jmEEzII9HFj",
-	"gdAU7QnoDSWjIlNgkLgPLqh2H/T/a3E6M7nXUpKZ7g/N2FDYsklbcQT1H5FxyG5HhVpG3Z5fMsTLQGIg",
-	"iujVsw2FC6KCwdo3MTJX7oYn7LBNQRwDaU6Q0w1LknDLpbndU+3aNQbG9nr4HSw74NSmM5YDvmRDQk15",
-	"y4EXbYQjx58wIYGp/BuZLLfT4O5cciOLmZXbvVMoJtnnYj+WMmXZ/pwKPewv91orYei3zRX5rZpRYbmd",
-	"d96YMJGbGQ0Yboi99eDa3Pdb67aXT6we0KJZxaHc1Jwr69d9ojl7x2fN+A/m3oPyxt965VP7V1Ar1Pph",
-	"czs08CmO3Ppd6RuauMnQjxxufuQznGTIDOqFdtz99FMvNz/lifuFFOOUY2ba08Pjzc9e0SXwB0r5jmYT",
-	"/ObhSZvumVN4hrSYN8s5Pnx0tFWDv2PLT0y72vhwi97eSPmeiqWZD7BPTwYtenqNKvKbQi3X2hVaRok9",
-	"1S53Wre6S4vCLqGHGBUSqTSarIp7eWecc0MmDVhQkAVjUkF023AnN6khShUmR7w0GKzHMBQWh/ho8DTo",
-	"h8A7FlRhho7zRWKaplrRKzpmmGQ2Z1TvEOe+teVq+k0jVE6XJtUHqzQBmxZRPUjH7rilTdJt2CBMAMzr",
-	"tYkzlc5O0+6hx/cfuX2YZoN3sne6l+W3f/35+H4wO/rwPP5T9sPixejm8O7qqXqXvBy/pc+K1/Jk8q/8",
-	"SPz5y/O/LNrvF5/wM1vtGE8DmG3O7TUm/g668Z9qbpOa20ZdfS4PdTdrLRT2R1NPWIjc6KFDTiBqSawB",
-	"KrJMOyNlIGVlOWsrthp4aXC+37O9B1s4hSGoXWveAItte9vG3B50jmsd+50thQcJlROj1X60EijF0vFG",
-	"cSrt46b97gL9KdDsRphKp1MxEwMVbEGkACJ/3B5NTliRq5wCLEFts5BjPNsBgcUQuvXW8bYVn73+dS/o",
-	"N0C/20b0h4LWfHXnqhsfKOSsg9MGIYUunhqVqR5VF63qAM5rjqf2oIP+IL66xfJzyaM8g4NR49OFVuUF",
-	"nI5clWbQP25TNdNztdnh6u0JtvDuyzO63E+5YPs030/oQuw/PWq/y1aH4P997pkX2ICEobOVFbL3T4/p",
-	"/8Mek9smLuxJaX23eKK2c5RabRxGm6/ZN6RQxWyDo9RRXExSUMvd2i6gdxSbn2yOxwVbDEXlBRA8xA8l",
-	"PePEJKRjjty6WJ+gN6TEeWbuoKhPrrBVmP9TRvHsC+0jWFWdKlnb3Db7dj0ExBgKnnspfKU/F8s51+3N",
-	"JKI5Y0czLUkkYXl5QPyYDphxS6zK+acj9p93bzj3V8nZ2pXGlZPrf8b5/rlr/T4O8OsvJn2H1qQRs9Y9",
-	"4X1MF9kWs6zZmyA5Ve8yAffDOR7fw+mMzCYGm76W/QhLCrNc3ancUMQ0TfUrFSYt4rkXOR7sJ3QJqYd5",
-	"xmnaJ8CnrUyOFyMxVWyfC8UEQiJDJvi7Mk332JTe2dzhOcs810X/NZVFdoYDDVlS/v2k83Qw6AFP6cqB",
-	"UnlyBkXrUKlVHpyRjedmZ/bQbCiqJ2V9cl7LmSfr/Kgmv2koagdp2x9YfTIC8Rld5/8M51YmLeRcUPKt",
-	"nLFfEIgUcej23rpHyXfm0Uc+6rIjttWWefifYcuE/CVzSIrJPe7I1SxdrmxV38qR2DsD5r1ps3P3+Rvl",
-	"77y9ai2ZuvaW0cP/cCHkfzp7Dz4euzBFmy5W9Jjbqf3ofolF2Bh+XnE8IbHfJhykctLTm75LkDwtsyw6",
-	"kf7nLRdRt1dPtBkKd/XWYKYaWG7aGBvUe9e8Gjrp9iCVxqVUSjkUsPWYXFjdCMy10W2oPawv2p9uTShG",
-	"30ZLd7Fi4gxFaYmjB9mJzA234ODdooMHfYH8dBOpNP5qt4e/yCK3g8OSW1nkUdevyfX3+MgaPtgylylU",
-	"2gn6ObR4JoD1BakkvOSQ4AKDsnlGhaKVXHeTNJ8rlo775Ds2z8lL9LK1BaHHB3d4qDuxxXBFpmQWnaFl",
-	"JNiXHGqHsVBCf9cCqr/j4q4s34sylv5xuKfvH+5FjxwxfcdVfm0E8rWFCdzOIrBKeuONF9B/YzLsnrH4",
-	"I9IH1HH4TwwOP6QpbgBaHwwG4yN97xzec9wf9A8Pj/vPLREvpDDq9YUpjdn5BBq2917+wtOUHpz0B6TD",
-	"r2hyRi6uPpOP1+Tw+e1TkvI7Rt7TWP/w1y4MSailT08Pj7Zp6WGblhpN8LAG/+RbFK0wUyuyswqYGvLR",
-	"oeYfS/xFruomBRd3AWwdrD0ushTLB89IZU04/E9tM2eMzGTGvNeXXaqDwPzHd7q/1pHZauLbo8RCEc0D",
-	"WNEPzHo++PWOLX9bu01ipY4cAzjOzIgHlCjbgjgEu4A8Sb05QDFg1fuE+B/ysX/O0mgo/NfFVOXdPjmH",
-	"5GC4UJY3wmv9N/kl11BEYzqCPG76DYg+bjZCS6+GtaTa442nLAENPJEyIZ3oQv+yfyFFnsn0lMy1t5iz",
-	"HpnRL/t0wv54fHhy/GygPVI+mxUw9VDzdTne/yAF239P83gamSxW3f3o9Q2dRK6hx1AbXt0UIhw6gJvC",
-	"f7qDRqwlmeHOU/XgobDYh4SJmjLPv9ETDWbj6n6xOsGmwTCAsZwvvcnF6rUqnv9w7+X4xbNk8OLwxYun",
-	"8fPk2clLejRmlA7ikxOaDA5P6PFo/HR8ODoaDUYvjo7i5PAkeRYfnowG48GADl4M95ogbyqDWlEOHhLV",
-	"4cCjIXfaYvO+BaN68Icqrm/HH28Q9W7luw4CbsQF1jusqKmQ1wZvrGnPiqQF1Ggr0avORZtH1urY3p6e",
-	"/Ab6OzMq12/P949OnvUIIK8nX0Ua1u8Cx6FUI1z8AXGFWBfa2H3yQULVZ20q/jN0+vfb+n6HMoxHC9n+",
-	"uorK9eNPv1UczHO7sWDgFnY9b/80kEiB/ROvNO2g21reoH8xClduvgstfvpP/NZBxmjCxUQ1h3/PiWJC",
-	"6f2K5mxBl6Y2EHgHMzli6gmxL+mRYk5ySQ57g8FAK3OaphgDFUuMfwIhN75HO0/UoAKPxwCaMU4LgO/R",
-	"7x4V4zFEhL0SQeODmc8ZbBxwB7GFo+VQROxLzjJB08sk6pNPpmVg+N1pP2y0JB28vQf1k12AHIf3ScGs",
-	"94lOL0XEENxJu0NhnVuLTFLJoyGUJAU6JoBEYFtpinGhzmPEDNmgD6wxFFHG/obeLXG7OBcJ+2KC7VQh",
-	"2Iv1Y5VHaIFZrfBWY4/on7zsHn2bGXJgZv1/2Hu75TZyLV3wVRA8c8Jkd4omKcmyqeiYo5LtKu2yLG1J",
-	"3rV/uMsJZoIkWkmABSAlsao8MVcTcz0zEec1zjN0v0k/yQTWAjKTFCmREinKrrypspJIJH7X//oW4JVh",
-	"3cgQF+KzW//QYTUDjqwLZYUFx2YvdLbRsJzsiiYp9eAgfMj8FrskVQXODCthSAnof6KW459kXYbsxmq+",
-	"XIpjDKENoakmYQFM7HPWKCTV0Pb3GZAwneLeEeFElQfQqB2gYhGTDA0QSrEIQZ6oviRxyvCEOp8AoAZx",
-	"4Ubfk6ojADlG9N26ALi03yVfHgUDrBm9LBw5e3LtbKmvmYBI9iKz3HfEv6dx30mDDgkDD3K1GEDmD5LG",
-	"Sl1ZlhHekBrshesITQRcdcQooRHzGxOQVCQQ5DxgYwRHQrA8SIZxKws30fsUfDpMBnylMb9bMWf9AHyi",
-	"IQ6FCrIHxg1YvDbiQcCnKOLA2aF1UwN+FBypA1sZDcaa2wM7Jnw4klrzbsIcCgSmBbnVPIMLYve/htk6",
-	"eF/stQv5cJTQFF4N24R2BJa2djcEaFRABOMo0xupWEyEVH4k5GKgGJ4BouQ1xiZAfrPbC7eIHeEynwD0",
-	"CKsUMLxoAMQZsRrihfhbBcMICe3a++CRqeyhQduOH7NdVNxgoKuuXKcLt4MDZzyKOqzabZLmw/UUM4hs",
-	"RkZMcVAuzk8+nX8+e3fw9ujj9/YfF+8+XhydfPx8fPLx4ofzMCCtHTKUwgzguudEy8WQ4E4ABcvSc2MW",
-	"8SFN4AAgicfW+WFA8p8zBa47wocdetKZ06yDXPXIlZGJL/oFdVQMgMF2HCrSbK1mkubJa5GjTi6kwpxK",
-	"bd5CK7/aG4788Ex6hnWruZNXmcSFArlcdtnWni+K2q689+VOK+3K9uv67kzzk+2qeW9Xh8Wu6nuL92Tp",
-	"9lYz78hBE/u+msvk+Pp9WWuYyogqk4zvdbnlY9FpYpbwvN168ZYq95MXkfCyPG3w4gLy8nupujyOmSgD",
-	"R540cGQBLeScoezoyVduvrPXcXn1o6A0ZMUEZ9rsABcPqTwCSyjGBIDmIDodoDgCgLbj8Uhpz22nVhwv",
-	"qNNezgJY1B7vp1kRoNs4YADvZFlMV4H0h6GdhgXEyBj4QEwN814UBDpzmc6/QjA+ytMeqQzzuJXJE9cz",
-	"c+MlFzGpFiB0bSdKB8ikNeJlDaiIZa8HhXevaZKA+uUQ97xkF9MxfAOwO0Rqm8L/i22NomMsQwoYl1n4",
-	"t1tXn3EmrR5gSBWDLXsQK4S4js7VNGkuJA7AJkdKARtc2yXROy7tNZ54Kht7u7GDvQpn3CAFMx7XRBvw",
-	"M6J6dMWUiwHFM8Fu7O13gSpMXXAIF0Ix0ytYLh3HyhYgNDkYO+cSxDoNlLQajTo5wFDTHjPRADCg0fxK",
-	"SU/BgQDcnKz88VyA6Rmes0lxYgJ97Q5pAjS/GUG0VgRqEopAT3PMpoWLsJzd1EOcslu2qH3cLFcUB/aG",
-	"W/3QmaemrEq78U5zp9Gi3Win26J7r7pv9ppv4jfNZqO5F+2+aW3IcHofn7aXBkzO97LqY98SF/kLVE3E",
-	"u3nvuz/5lu7dhdl8cVvnZV7ZHx9qrhVyC9wKYTtD2hkx5Y8BmhAgh9UeEBeNzYdsjiXX9/Ygs+053nz3",
-	"NakmDmdAinfeEgLASHvQIXygvRYvyYC6mD5H3fJCjJ6GiWmCOc+Qu/wmrWPZLwpMpZp6ql3L92ENa/wN",
-	"e0aXs/YW/JCOcj/W0puLWlij4Y7YXJokCIubi1p5+ToqxoX8hmKQi4wxAArAeYeAflYnHgLIldWdqNcA",
-	"pSSqeYlnoDSaUHuXBnnpEHwLE00Q0yvPWUG5CJPpAcmn4bPm931oUp6VIlVmi4IAXTdij4ucwQ3tdER4",
-	"6spbQBt7r3syFRD1BJBF8LhoUXhlL76ikWWtmSEV+k9GA9plhuw0GvWO8P0ibA5KhAlF6GMgrREdkepE",
-	"fYusv6Jw2iY9xRhpBWSkJGntBh17EB2aKkmFQ5+t3UYo9uDEbdf9ZwwYyiVUGLY2dOzgDgqjvmVM8evp",
-	"BqwY2AhdCLLdZBS9EZvX9ipHGsKcnam7I2zLTILSaJ4CsakQe91skCihfIhR1w59aCIAOyhWukXkhv18",
-	"janJIMunUknvDGXeJ3lpAYTdvJ3+aYflVudQxmyzCaB2AO3K3o9/Pt45XSJ/c2oOazZ/YG/3yEWn2Gxx",
-	"eQhfQKlonkA0v6BNME1svu4EnQVsCbhS2Vidv3Tps+aqAH22f34W0nwGMpmVdW9XZtPRrEAh3Jn2TmNn",
-	"4Y2GOg3zdtgziLsJf700LD2f0OpFM5nsQcr5T+Ysi5Do3i8d3R9rzcUVxyxQ/RIr8c+Xkf4kubiNHJ8L",
-	"Q3lfLzRRMmGBg/gH+0UmPmm0cmSBch0xAY/ggY6zHhmy0epOYxsLoF0jdvqBIK5SRQAnPMjsBVL5W9AR",
-	"0wm4O/sTyHUO2T7//c0Cgb8ov01kvzpR24xncky8T0fZ+myUYxqX98rF1ec30Z9b3b/uDX8c7eiL5tXf",
-	"X4uz7eu/vWI/NP79wy59H7f6n/jJL3t/vVycs07Pda2c9amBXTDsOzvxgl0XMW6eu1fhScKD/gDZN6uJ",
-	"FsZlw0qVBcKQg9TCuXpAdLBDX74fWNnX+YohmsUqcgHppiJOIALCoZPHMkqHTBioR/Kn85OPD4JQPhkx",
-	"cTDif9Iwx8chKfuSgQ/Dop6gA7MLr06Uy85KlM4kCDCv0yOyXW9kK/UsMJGh7t/B6dELnY3Rj49U7TbW",
-	"VgGI7I/amA6T1R21x5ywv9mRLHXC/NjLE7bCE/a3g+MPqzlh6q6YyiylXsyRSfPEeCs435kc/zCEOhzB",
-	"iepvVKYT81O0FzeJ+JmsNf1aqv69AptdzcXlNWw98+4Uz8Sjk6pv5TZjxQkefymhsL5F+SxPby4eowJN",
-	"A9L0APGsUKjkTp45Iy4jwKAMjJJNqCBVwy1FAwoW+Ap92pWIG3IzA0g3tPThRPVDUsXygJigO6rVyTk3",
-	"jMCI2xNf37rmMdv3qk6hkF9HFCr5KUZjqE4ipYOgck5SF7niLPp0NMIglnnBJ26SmHBsZzmP4wPRfaQG",
-	"uUF6VKaGzL54Z/YcLX3t3KnOb16xFqGXuKYupd38pdNBTuzNBXY9Smcil2LoDdgHKATzu0sbyUSmStfJ",
-	"aUKFq0XsHOfdcV5jPHAQ3Fhd23ZzcHp0+xZjCVC8xyDX2Jt+zwX25TLnlOL09R1n3bdPUB3MX7kHiimw",
-	"DtAuijBz+r+9f7O33XxlhSfF3f7/t8b7vVev3tmdmS/XQIXT1itySA1DZ/rC9h0/k7Vapp6UrmDptniT",
-	"9OW5WqM2IbyshgziOV2eEGaEoTKb3k3LIC9pbF4Okj0XqP0wSjg7483eEaahQvNVy5f91pgZQslA6hE3",
-	"NHmhCReGqR61EoPoc5HVjXdldCMmdKrbHXHw9uLnA6gBPuQmIPhnC5FDIMsNn7x2N4JUYzaUfUVHAx7p",
-	"gKSCm5dKyuHLLosDArphnzMddETMmcFydBiEgR1tk5jraGBPRUBGSaoJtIMEFo2JRFSTk7fnRLP+ECrn",
-	"cWHfzScrVUdwQU7Ojn8+aTTJS3Jy/Pbnk8Z2nRx8aOZDIEMKKX/aqDSyQlzsfmOunr/9CJbLc2tjR9IR",
-	"VzKi3TShauyr6fnMkCG1lLKQ3kI1CVMxpKMRi0OIHFHM0lRwpRw0WpiJYv/5GoCywTI5ogbCDaqnf2lu",
-	"tUh4FFr+ROxfO7s11LFhdzAYDGJGNQTPwB45IFbXCTXw4rZLsqfkmirBRb/t6kszLF8/oFcQjKGg9jCP",
-	"t7ShY5fpBJVfocY9lHcDJB2/1jm0DFBnzONyej/R9IpB0V5AEpCCkS6N/asdgSPP84TA0+QKuTLbKzBH",
-	"+xoTRo0hsk1BuoEOMRobk5py9ABXTj3siGroxhMGJNSXHDYgIGGW5mj/yFIXa74iuhtbQK4H1MDwYC7Y",
-	"bWCneQkBwC4S2zW3l4EnPiz31kX3axXW8qEqek0MuzF1cpD1wnVHcPDY9TgKKC4/FNKaCtyPVI/Pf9ja",
-	"rgXZjz0a8YSbMf6yU3PxyxDZR3jcEfC82ai1C08nqkBCkDLC/wlfJMtcy4xiQI1rSyc04kFIM8AEso4A",
-	"2tIszgSrBeJczHgiO88fE6mI2xYXpM71LdBF2hGFDZsoDe5uHEJUTFEyrDoKiW4x1ExJ8CS/5yxxWWru",
-	"/kBGHS5D1zI9S6G4KIRYtQmuG2m+eRPAv7dhGLDK9iEc1AAzVY/PPpLq6dHbre0aebUT4L0DAhgQSwEx",
-	"wp/F5NUOvkZs413So0OejAPS51eupMyQx3GCsqzuiFajAe0nVhgvcyJFnymX68Y1mc7GpS4D11c/xypt",
-	"LIlJlWNlZLyERqXCLnKWNBnJNImRnsFLvnYeEJXafuG+Ip6j21WqSapTZ9k7zP3PbSByp0cepmTGdkNA",
-	"Oh3xrUs2Dl2G3gQsNCiy8ZALLPCf1QuYcELDmLYmerafLJYNDY9cIJ8bT7hPhOyI3FsOmGIQvl946SA1",
-	"A/uzu4Fedg3reYV570anDn3F1TqdBHPZaeyQEHSGPNoPIu+BymbRjz72cESVZlDa1x45yAsoUNC8FGCr",
-	"Tr6DwrS+8j9ms2MS5Q8f9j5/d/L2b58/HB0fXYSkukOOv7P0JWaQ6LlPdprbvsJe4HJAZJIXeG42IC3S",
-	"E7J90nWMTvZcjmiz8DOcCBAlrhkzRI+kyUYne5agTy1K8QRBjrHHIw3yKrKYjwx5uYpfsRnV+TyYqLuN",
-	"ecqHj8kjt0Py/uVfDvQM+gGUgxtSfXe2V6v/y7+QY67MgBxiLeeAnA3oSNv9koocJvKKqYTRHiy9Fctw",
-	"3y2Jt2IYF9pAbf7w0NWCt0Jrm9jTnis0g2Rv66r1r0zthflxz1cUyZY9I5aWf/hwCjkiEOEJEEONm0YX",
-	"SEfjphnZv6yimVhtEoMz40y2y7DY/LH9JYVS1ZmQ6fFwUaq/a5xVoBVAQOD09qQa3ip/CNtt1+Hg8EeM",
-	"q/TsDtfFHok/nZ98hL3u4qIiA/LineNxsCqHZ0BKjs9/cGGWyK5cpoArCa6vQeBybPLlDvmv/+v/g/uz",
-	"+/JVDcn4GxIeHP74M6JvYRl7wN/6+eDwx7w2oxvqC90RVp6JGSrxVkiBRPHj8wMc1vH5wZYlEgchqbqT",
-	"7EhYxr+CvOU2Cd/6x+0cjj6r9BzWAhIevAtJ1bHIQvwD0nMAvA8PzqCgN1J8mNjBVgsPXzbyAr8nXghA",
-	"Ecuy3YN3KHmf2UV9d3bmF91x8HdnZ1uvfbwNftlVhi7EFgVePkKheVImykgBHcLJczleUg33czRGTykR",
-	"/MqZOiypbAZkp7ETWPIUWCJn//OmhpXNZvrFQ26lA3MQG7sRECGOllbYjRnGT8cDamgh8tbcdkeEUcIF",
-	"j2gSkuqpktDNuyzyeaZH9Ai+/UOy92i/VDAbctN4ycqJLxMkAtWvwBcKfXe2h7ep6lmVj0uee59r+4Ri",
-	"5Wd4sQBR4shGRjIgsa0vQHiyrBxXI0/SuB/6j1KfjQXkJ0/Gwk/MhpFKUx5X5iRhPcA8ptFZfEe8bWY2",
-	"OnLHCsJYFzYfZQciN3sFlXnLPwmtZalRo3t8/sPvP/8fnQ4a3n5/d3p0+PsPB2ffnZz95ejdT79b5o7/",
-	"aTVarxrbjVbj9Xaj2fr9d6e0/3zw9uLzQaP5+/H593bVm7+f/t6q79abHXV69Pb35u+/NxuN1vbO7qu9",
-	"n3/++Yfjw5+Pz37//e3Ju5//dPDxXUed/qX5e/P3o993fvp5p9n6+aCj7EiaUUdVFl2DH5K9d2pvPQY/",
-	"kEIW3LulE9x/SPZuvbnY3k3tWr5L0/vnd625s91obv+r3aHff7dsCbbu8Ef7763bW3d8fvD7wUG2pw/c",
-	"jBmJzxntdm6jTCSd0oJFBoikHeuWCIQvGClw+owLZSiWnra/0F68gJzb+STJEpZH2VSXjjTnqBx8piP+",
-	"+ZKNCyHmU2rDrdjy5uNjyz/KAmMl1blKR80JF4voPx3h9a7qLc2n5u1PbtZZSQS/7K2FLLlWYjjzd/sx",
-	"pumld2tWKsCkcrWuFIBpW4Wv4YrRLy80rGzGMF0DgA/oZTxVlxkCt152QnA2zc2mBthzyH9k4yx9Mvit",
-	"0mVUMTU7oRI5hre+H7y9AFEp5sxsoQrrxbWCT8ELmjP8Cpk0C36FUULFlpNQK+38vVs+B/vHHKdD9v07",
-	"ETAyRuBUqthjEOCArEbm7LpFkPd5VtMcCcNbPdvQEgmP172poMlYGyIYi9HgruBxNhZnD831GUxq8H12",
-	"hLPOerjyYAJxjiH6XiRVjmBbBDTviLmI5mRBQPM6OSD5PsTe8asZs/qjSMYeKM1e/Re5CX1mtMhBGvNp",
-	"JWZaSyEPUFI+cJBIj/NzeCdWw4kddu5F8pZaO4X6BkX+4O5xOm2Zz9R+J8ftpag5Y3PvTw2vgAvRmgUL",
-	"sfDw3B2ZHJLX6OcMyb2zjNB34l75sgCW/dOC3jsMjJwo3QOBAQ0vFOXJlCi/EKZ7fvDPgBIsB+ueXdh1",
-	"AbsXP/BcAAyeWAL8isKlLP23jH7C4LUYX88I/EP4+kODp27LAwD5NFcSOICfp+u4AEykFEwX/Acg63bH",
-	"JERJOwwy+PlLLuIptmi1wowvkmm2eG+NEVKd4Ll3xlqio9p+bC4rxEkuxAUdQhZwfu4AM0jVLQEJEdR1",
-	"kpI7lMCZTA+WamEiDuM8x3fm8ZeMM7/QbrDPj0W7RfQuQDgfE4OchPWdMxwoEDKHIb/amTmW58f18ut3",
-	"J89zJ/QB3A7eXI7F5cdmLQwu7/65sLdvmk1ZAufWvMCX3IMFwnnXyncgjcPORiZX7MGBcMECvpU7wuUO",
-	"MfqICuRriCFe1XLIIDmO0SQDzHZBD46+5rCIJFYScMtyfLwzmBRCz7g+s5LT9oO3wlgQ7cc587nB3CnC",
-	"fdo+BQTnCFGyIpbj/ghMdPPmJcXQ7oJI8Puu8GrhxSK4sGWgKnbRO/b7micQMGbfrTkgc+whB3CeYLTI",
-	"TZkLDw5JlQs9YpGReXrDzBqdsONInFaSwPV4KrwYEV7CeeDbz65KaX8MiDv6cRk1/Gh75uYzl9ypzi78",
-	"IvR28v4sbsYrkM9rqS7RsrgpCnri6ATUFEYbp4s1nlcEAQkiJISOOENyZlXH0dCVosow41/ojgBNoopF",
-	"razYp9tQ3bhOTixBGzGFTduEagT7wiL+02hrheEBPW8BStoUQRsxZaXaIyRjXApdJGoBoQmnIPj3ekFG",
-	"4uakpwIF+EmqyxMVb7oYsV/co8XK8rE9zA2RaASvDHh/UFmO9GUTX1fCR0a6F5wTbVaCCjLfA1NpizRJ",
-	"gooruXEwDQDfyFHpb1PvRF4zRfpUXzJDEmasLKCGhHLlygg/aLkXq5gY7zZmbA2so0xSO8iP0jA/Pae0",
-	"Laz4ufDvfH2cjprpsT43/4yNKFdt8hNWnyZYfdoKQDt7//G/3leCisuOmb+yCx+n/ArN4aaFm+2FLDtc",
-	"FiMdAjUTBRj70daybuHykJWHDLxIaWLWlc/uGHvOzDeR4/4tyoVfeTr8Ceikt0Wr2zJmRg5mAX7ckmoW",
-	"FzUxHP8+b3EW1D8ZFhEQisWqHIy3vGTxpDl532Uv2TdtJ67q9CKJt9OeUBevo+d6QteXpwt2ZAgT0JXH",
-	"F4CGJfPJ03OYR+NNzjwWrLUcW96UUG0+6Zkkc8eXvHEm1ncjHt3OEYTKETVgD6zHb+zJkan+fLn352Hr",
-	"5iFVlnHdFjFSXuAZ0U+sLpf+r3mGRRdENmFa9PTivhTZKZeXv7yVlcMFzNRZC2DhpJcmCRIwwOd1WVNC",
-	"GubsfUXIcPBWIW54ndj7DqZtK3RuwU9cdASMHA16ihEE+IQAmmTssc4hRvLtxe1oGi58bfxCLtTXRg6d",
-	"/osX+xkgNN1JyZaEasJZrQutCVquluJfsvEkkf5L983Fr2c74sPodfRT3Oz9oF/1/0S3x+9YI/2Rn5jd",
-	"v/7y9+uF2YAATaBybrCAHkRgjYmQ1/u+ZIvDvk7wgmGJSbwscPiC2zfk9OR8VhbtINkr3I/setTnMqPl",
-	"djb2nGgu5ykCea9ZE/B0dANqwDfG70oUrsegcOWh7mvm8HM1D7wBwMEThoXbZl5OSCbT3geHbHyn0cR8",
-	"MygYa0nPlUQbcRYxb9+c8sV9bewWZpWz2ynus9Alc3mpJaF5BoFldjOf9OoFa3Ub3b7YaczNViL799gU",
-	"rpW9MUMK9W8mcLmyCKxJW8NkmNr1QJIqQodnsAPKVwaqYaQ6usOz21QDlFKEP1BMy1SBQjBwmAxgenGU",
-	"5HaMGiLnPShsnFTDiciZ2lIB4UXCAjHuiJUSUaW4w1UBFxqCOHDDOsLINBqwmFR9egqmAQHir8sevUWi",
-	"3H5Ub9t4uNEepRAXoVDfIFt8HZBr1h1IeakDrJ4xpKMRF32NVQVwUrOJn1WvCgH0MEGeZQ37wMH97HkR",
-	"Q8Fg8JGdlUdShF1zIIncsLkGHbvcH2R/odBA/+muC8KbPniFci8zwvF2u6+irb34Ndt602s0tzAf8/Ub",
-	"2o3mhYDTyEi1kni8icW0d8ovBKliUIxflqnIRlRT7OGbP0SEzppXTXHZEVrWrgjtGeZyEG7XAcz0peZF",
-	"o+BemTU8e5tnL19MDduyfS+9hll9+7sH9/rewRn5oKE9qxDHzJgJ6zRxXOD0goUwXvwaQMhnG6tPZAt1",
-	"ICj5Xg7Zr5aN0Rkq8+5yKjODNJAR9LNdb9Sbze36Xo6+CMRhp9eMWvQNa3T34u1ol75mr3rNuBVVlveF",
-	"GasxmMXfeIh91ZKxd5YlLBcI6s702iJBC/2XoaBPmbEA8hdJgLFlkiWkItyXprDOkNDIQYq+xEp7ehmQ",
-	"Zv+uq9KnA8uGLYGok0N8QroskaLvUfwQZmSyymEmwcyXQey7Q0AcqgIQ0S+pxJq0Ii+0PawFpJsatGXd",
-	"ljhcOBNqnNB+pfkOU9jScyQbD9/qFmdpE+0G+EiXJwkX/YM4VkzrSrvSbDXIB3rJyPnAUpO3KiCHAx7R",
-	"viRHH8irxqsmhGLI4YgKMGlYEuTga0+U4b+Sn1gcWyqzkI8NymSBnjWm/yMaMLElbSd1P8ZFGUzUaOTM",
-	"65iOKTnEyL/RQAr77F+bZLvZIru7u6TR3GnND3LIR/cApjB5ApZjDO6SrYsxlAzhKV1406SzmL3mQZ6f",
-	"B+z3bLDbONaE+uqsVUpGTGkpEBvDXX4sy9q1mqej1bU6OZlWb9u3LHBWTZ5jgptpHvR3KiRVfHAnHUYT",
-	"69Q93KSvbK0U9n7yuQRJXNyvM7G66/TZlezpDvb0sO2aW3kVfl2z+21aGi2j8Up32uPdadPcdjFmO8ld",
-	"FnWfzT7B608RSWdG27hi7Sa7v1CG3oDHriqH3ID7f4Q12xCf2NXqSBhVWBJ9BUwX0f1vMd2SZ66EZzZK",
-	"nvnMeWbJwL6WUrmrrWayEcaDutZdTl4wzI2x6AT6SwDf/o4wCEAMmcDQwq/cj+O1PisaTuRrMKLh5h8t",
-	"QdUWIaMi1oXfX201dy4aO/nvfUtGDmVqh9jcaSxOVZs5VbUE9b/+z/8Xifw1EnlApht5F+NDcpCmhr19",
-	"0drOh50lJXFhud54EaodVK6YSO2ALRuDylmn9IonoHA83EgHB2xJ581VaaL75kx07OoRFrrVuG3m2eG+",
-	"A+saFThGjCFxvCbACWA5G4zIqGc4UR4/CuAeQ3fVwn0S+oLVDKBTO0Izk4UHY7wwhvGhCwbqwlAhJFTf",
-	"0LOqWa/ASIf3cJM2uuUJ+NLU+VlR3DvI6bICMmzeWsP2S+a6Oeb6oNMwT1sCGvZUBkYk6qV9sbQvrtK+",
-	"yK5WpuXNSQyeeYDn6Xonwt+qR2ld3zMzzYsfZ4IqafY3RrNLCroqmvI9Mw8kKOtRPVbogYC55A6IgjYy",
-	"pGMylFdsQhsJSAhaBlQPtZ9OGKglUnVEGFERsSRh8bTSguWwQGXJIBt8niN0h/hRlOQvOeUJE40BLd/F",
-	"NSA2n2GkCsBXa3CF5OS01Eyev2ZScrmSy5V6wh/ZjfOE8j0XV5JHd9SLOXINpkvBeHd+MnY1X5HvLeHj",
-	"wWBp/YL4MWwwVtrPcqFsMEgAgtlCmX03+OWg2KNGa05yEHS8fO7XMwzqpokVnw7RT9iYw3d2Lpq77ea2",
-	"5ztXS/Cy5hJO/O08xShmI6kh5yHhguEu06HlZW6ordbe7l5rmkK/xdcCst347wWEZpDuiJGGJrBoIrWH",
-	"316cj3/ZsgN7v32ws9U4hBGMKJ+a/u5F81XOaezvU4MYYY70HcOcuaxZv9t/X2KVdipBZcjMQNr2EVXx",
-	"AmNWrMcAfbrSrvyFa+rL+e60dlqwIv5AL3wrMi5tP21Pu13cqUlfSR7nKIMPcL+5G7+c46142UvX2zfj",
-	"euM59X+GzjeeJPq2gomp2p4AQYX50FG20E+IdOFd29CzK98GrlO4T2hHhD0uaDLrpUnyRoZcpBoz610v",
-	"2cqRAb1ipMuYIPbS1smJYCThV6wjqkIaYq9rLfuCL9dmCTJAPPsP7Wc+P4jqd7D3fuIBoUSzSIrYdV3o",
-	"j0JntgXMJvvU9YAnmBw/NWQALzI8SQBN1iXII1h/wnoG0gPsSmRQ0zuNN+twO3o6tEnH4y3GuCTJXqJg",
-	"Mkx2rbH6E1LHnTzyDyl6IChvQdBoTMgYj+LXHuH3fn695IGZpzG7uxzAHX4qn56neaVXr/TqrdKrxzNO",
-	"8IR6//2evYyT+jrhnloAj3PkdmWev5wdPjL8vFQ+S+XziZTP1TKz0gC8NjfnUhR2o47OBQn3y/yCbqY6",
-	"EJbZ1YR6roD1ebTJSq75U00OsiaJ5eHKqniIluZodUHTalhu0RHK9e4Us334DI+trmavYMaaiioa+cmZ",
-	"VbJuldU1mSa/MiVdkXOvAXZEaDv0Vma3xnXX4DP+1uMqM0r/5nhE4Dux/8xJxJewTg6lwHpspiNyVqkY",
-	"AY4FOLiMUHsuDR+ygGgY1JhEVDi0fHnF1IiOiZF9ZgZMrUbtxK3y7zjoxY2qnTMZymo5wKKkuYBE+TSK",
-	"aSmRlBLJ1yKR+Hr2zFPwUtMuNe2vR9NGxpeLKBtQsF/qAVUbK4J7zK0IUpB8XmgySrsJj0jCxWVAwt+u",
-	"WfdzqhI30Jf85W9GXjIB8gyFRG4oWwu1F5U01KATvyOgWRuJg2JXXKYaOi3IZDtZ5VxyMCm3FZJ67Gfj",
-	"VUbAndse12Jkf4xZApbLcobu3o+j1oebN3++3nmnXl2Mm5/49slo90C/fttrfD9o/ely58Ovr/4avf44",
-	"rASVVCWVdmVgzEi3X76ko1Fdy1T7XPZs05bqdWEmASsJLs45bMLuNyIiw/SKZSFKdfabqH4LR+B52Cpf",
-	"WgqyKUr6F8ljPa3aoq9yQK2emhtHLSkjUNb2mmtW2wfTKVBGbeRIQ9E3Lvo+Tliw6wl/pm0N7lGrFnYR",
-	"KH01hNHO4dnRxdJrtzmvHVyo+9SKqfVvLQlkco+iUZQKSobxDTAMS2Q2xi/gKsyPaP0z/Hx/PCuGYy8a",
-	"z4pxK7ojJssWzIIweeLYVpzv4pGtPoEGJ7R0XGtzTlyrp9RffVwrhiNRMPHcWQK6mEPgeMgpUxF8Zrux",
-	"Rt7VmmBVU+FkinLNYiuhK0MU7wZklNjR5/yuJ2UMQUBUGKwQ3dxpgGkr4iPgMThtQ2/g6jtE2CID2Xm9",
-	"3Wg0gkoquDlVPOPs2zu7jdtVFs5HVF2CknnNhdUiqDb5cLrsiinaZ48c0pvmzBG9mjWgM0u8CRBjnQ9E",
-	"MWGZ9tQw7hpFjyZ6ahit2cNo7jZmjOOk19vSjGopSMx1BPk2uViSPykOaLlV2Wo1Zo4HHkNYLRPmroOt",
-	"kRUcDqjqs+9G7tWCeKG9yeXmjBps0Wy0doOKYWpoG1jxyAfnaRalyhHUmBq2n3lx4pSRPRLTcaEORyGZ",
-	"H+akkdjnAY65JDMxTL/mdtHtUNNucUl29/CxoTf+jLyGPoqN9nbtsy+L5Q/RhMefhAE8Ot+m1YDMIoU8",
-	"r/mACGag68vFL+ckvYxe/mail3/x/P35xS6/VbRndBbU64pPOcHqIq++a3tPrTSFdZtQuSJVzRgJ4Zhf",
-	"wPUOa22rQjPUnnRHKLsbLCYDmvS2bLe+BEQE0ET+YgfEXX8Swf0PiKE3RKKb2BFH6BhjmnxZYB6xjsje",
-	"gBBo+7MjMFYy9CQYRwX/1ESwPs3Kog/pGGKYDb1EiuXHBDUrrkmjI6o7jUZtHaHFSCA26eFdidSzBklm",
-	"iiGuW0q553OrEEGmRY61yhf3zKcgO8yWDdYsC8zjtwtbK+DirDMWoFQhShXij6dCYE/3KgyxFRpKjeFe",
-	"jWEpajbP8urBSqyQBgv/VLEdKLWWkR1lZMcqcyh+cSLvk1mZ78+fQNUny55wqk7sdBirRVj66JqNqDbQ",
-	"LMxJQAh0jVRdbWEgYIid8ALrkJJfpWA1rKNLQnYzspJKuLKUDK9GPM7DV4o8pchTWk1Lq+lzlYFKt/Pa",
-	"0m6WYMrPHl3Q4ygUrIX2QsK/FMvsmBwwz5HBv4v5BJw5hAtdUw18vyOqUD4+sh3GAEPgGHiNDOml/QYR",
-	"7JqE7tCHAVHMpErYbwCQIUjt6Eu+gvCkLNCoChGaMoldXN6MkMxaG0Mv8+hOI+240AhqP+y+i1X8JxEo",
-	"uIsBzYJaCkDtrgQuBnSS0DHtkAxTbYg2FEv9azpk6wA8zEWW0nBZGi5Lw+XKwCZLKb6U4kspfmEpvjRl",
-	"LiLGt0oxvoRPXSF86maMgC+RN246Ex+0i7wSay6zV7tjAjUrA8KFq6Rea+dKDekyRDUvxqkHiFSO0OW+",
-	"QREJPZhKnYeuPvuPzkued8HqQUdM5s5DEKpzRFhVqGAZtV1wAcoNkBRuxj43wn9tv4iSF3SE16oKShUm",
-	"3+dwAeD5iCWoWQ5abkrJ6UmVqSrzqlw8RGHBC/t8QjUeUI928QwyQ3s9nPBTCae/VeiMrJHWZHFYlBBm",
-	"1Ha94hRC12ivZ2dZyriljFvKuHNkXE8vSzH3aazVk/yplHdL5/kjYRFckc2ceT655OwEtecmOmfy40yJ",
-	"dF5G74SlvCN8CdMVgwi/xbGtQX4szYOl6FSKTk9jHnQEphSdnkZ0ygh6KTp9K4nmU1KMlySeXIR5JgBP",
-	"PjzhbninXzJ4p8AlKanLLACYhJauhaRasPwN5RXTWOkwK5wIwQeudGLtbpgoMg8lqiNmw0QVQg0K0RFu",
-	"j58MNeqZCFUeM+qX13832x+uG92/XjbFm7+NWnr36mwv/dNO9P7V4O1rdtAYfmzK09Yv59uLQkb98nKZ",
-	"TkvEqJIuPxgx6gmcMkzodD7sxwXgVxoO6ExckIFMNSNVGg+5sYTGUgVLV6zsCGJQXAtIdwwwHgGxQmBA",
-	"lIRarzHpsrhNjs8+Bh0h6JAFGKIte6TLlRkExOc/BMT2DxNzcL80SZjqM4EhY/gXZzogMWdWw4wtNQT0",
-	"415C+5roNBoQqkkqhnQ0YjGJZMwwbDxbk9hDlAAYiUQkjwyCZJ8IOsQANPt3R8jUaB4z38b2UIwNWxFU",
-	"yWHCBY9oMoPwktOECtJj1KSKtUkY5U1PlYRm74RhaqS4ZnPD03G7F4Y1cQHz/ggsiWuCFUZn4Zq4KqVL",
-	"wprMG6VIlbZ7Zc8bqZ7+pbm1TUaSC2MPV0QVCwi7oZFJxsRFENYmZ7Lz05xx2h4nRjmkNx+Y6JuB1Tga",
-	"zx98Bd7IL/msT/qWL93h+PJlaVSFUzwf546SLQWv4DLPdbo2iIWJ4/tcsBZaC9lPPb42OPyedwz0Agt3",
-	"bqRiMWofn4RiNF5tCPUZo3HhPBUZpyOWc6KnPdkFtjlKqNhydLbSzl9dMfzDDFasDO+5ezyfJX83Rr/8",
-	"OCBaSpGhcZEqtTqHNmS30ajVyXue2O+1SYjENgxImGqm8F+XXMThTJyujpgG6sp5o74rP4qKsesNqOsM",
-	"bK3JCS7JhJ4p78EZzx3ebvdVtLUXv2Zbb3qN5lZre2f31d7rN7QbxfNYDuzRqoZn93lyaD0p489OuJgz",
-	"BDAILlylu7irP9o3v6wAL2yOCbzZKJRbh+gUfSKyJjtbS5i1472Gbat1ymLfx3bWR8F0XVisDHby/fFW",
-	"q7Xd3Go03rx+WNF1NGbCHFBen2P0K87YHY2Fj5dt/xG39EBQ8r0csl8rDwBNmtjiRbi7VRsU02lSVmZf",
-	"OYLRNBHNWNzkDxuHMTrISOPkmLGMi/0mVmN1DAhyXKAgKo0ipjUxknBTQ8SjEVNcxjwiKhWCKUAS1h1B",
-	"STjR9eeEjjQLCU2YMsT5JeFL240JM3+Y0Q5U0tD4JgWx+qoUEYNSqx1R7cHtJCH0WHdEKaztO7gjiH3j",
-	"moSR4gaVMZA/OeYq+c+/cDwUjPbE0hTiaEpHTExgrj1ODkcJpyJiMxTDeYBGE5d2o1Fycwn1RojvclT0",
-	"y4P44DpxcErWuDbW+KC9vo8BrhcaZILql8ggqwlu+kaClKIpFrCwqDDNdZYwJ98+jnfhfNzD/RZULsGw",
-	"OTnVx3mPShL7dZHYkuKtGIXgoYTjWUMRcEOqlCgm2DVNrNjuUAJyZaAN4Ykg7GP5yThlTjnwKS32DXtV",
-	"XA0S0RFQ1gQ0D6d4OKO2TDBzJkqkZrq2GtnepezfonarEc3flKL5E/ONN18j3wA9tmQaf8yc143nrjp6",
-	"vhn51jmDXsacGf3yt0jG7MtLlSbs7hgKaOFrpGDQAjKJKxnRbppQNW5D2EdfKm5bKoJBt5YbJfKaxQG6",
-	"aDQZMUWGjCYBMezGpIqR6tHbt+dHJGFXLKkF5OPpSUBi1qNpYgjYdzOAbv9Up11tuEkNQ0BuZlwV5T6/",
-	"YsKNFotzCUaqADAO1aT9aNYevjBLxn/LmTlLMYT6kR7xAs3OD1a2UQ5WJMXwfJzxYbY5Pgra/XDmgqOz",
-	"526RC8//sVhA/j+Dit2KSruSyOvPWsY8HULkvd13GCo8Ou5X2pVXDUA4ESOZRYXnm3qWxWsvWrTr3ojj",
-	"L18WJsL5Ns0jwLjGpbt908I++Msp3P8XmhhFx1uAya/cJfP01P4CEcKr9J5L1X+MQjDtbJhNVCddnxPX",
-	"ChyfI2oGud/TUvPKtFC4zLFH1+f9gGhuxZHOXg9kwurkzNF7O5YY3SFdTEiQqk8F/xWo2QtdJ39OWcpi",
-	"Ynh0yZyeEg1YdMmcI0ObTFPBL6AnhCsi2I0hfSYcYZ2rkqyPjJ9Pk/EHY409nMjeRVAfTkSXp4/r0kRK",
-	"DldyuK+ew/2R0HjOwej2GDY8SbcfwIjnazqaGcNFf75+84O8nsGmiO+A9BiLkUspRuM2CXsDro6VOB9r",
-	"w4ZhAC+//+HojPCYCau4MUU0/NgR1wOpGQFShRY7F2r6QpPjs4+kagkSSYXhCdHMYLZMoRszHrGYhMdn",
-	"oX071U+guXTEOTcMI8TbE4uydc1jtu/cGHpOaUy7RohSKgOiuYjYRGXMjsDYRjsdaNodE27mRXu7kZ77",
-	"LXw0Vykehrtjiac/vTh1nfHqTCLrx1LS2WeiSWQ3nguo3KXzY7eWOFx3gbbsPfCy+gqVjHmS/LkVuqeI",
-	"WJtQJGE5eSpQIVBLuHZEzV5dboB+BeR6QA1YXiBx0JIrR9OihFGlMQTqu1TECdCGiPErK+b3DEN3hIMM",
-	"dlRj/QL9fBThWbTmAcL9hsnMqsXwkmB+c4Lp1ytnHiKxeBydXqOo6dP1tiBdb67AeeCyAUn14ENza7uG",
-	"BSY5M6R68vbcPoD3c3IJOdgzRFSUTD2CTUfkdiMSc0xsVCySfcE1CzC3wvYpTDImmjHhy6BD0t9AXpMh",
-	"FWPCxRamSfq0o46IqFJjiCmtkxDdaP+GUw1JwrXLQ5eAjp9YWj4m+HOQNadJEpKuNINipmFHLJxqWBRK",
-	"6QLV2X3Sh1tLWKRbMyOy1xEF8ZTARB28pW900OsxgL30tT4NyPT4gv3MPgllFKVKMRExHXpvRUcYPsTh",
-	"CIInYKZBDLfRC8sUBvxCwwJCbr2+LYRvIPnyA9fmkzvfh3C8F8l/8YmvRCrcETjmmM06YdoEs8oqsjlk",
-	"zFwSxy0ja+jvZ4iR284MVAusmIHPpSKhPamTg/PvzUvIQb9ycYiu68l3mUiHljgVHmX/oAnQqq8jHdNT",
-	"tzsFgsnD8oCkzGIHy6VkZudrLdmYWe9lKuZzTzbJ8uczOpSx2sjRsK8qw3K2oOHc+I8BorktbNsuCdXA",
-	"3llsOYqJBpbVKj4cOuSEiGq2xYVmQnPDr1gyru2TEUK6bTEBXUQDCqjRSneEhzUIXyKT1CMaMY3cJqe2",
-	"xydvD384eaCHq5Df3mo0gsqQiyzf/TZ5ne/sQnBAq90CvnSBjWWnJ4uTmyWUDRkVOnAVgraAokIEX0c4",
-	"wBtftPy2TAIyiEPVqaJw4mxmTBiIrkClubZPEmogmkJrK1J1BAhyJts9S7Hw/Gdg1td0XCfHTrQwEiqz",
-	"D0dmDPsM0uIkKKLt55rqjlAM6gfixsPsrHwJMRU+tPCS2yMi6uQA3xOMoRAKaVFdKwaBLDRmJiBaQvAh",
-	"t1JHj0ZQXklaoR7lNYfy7Ybv0p76civhVyybgCZ2YcdO1pOZqMc6opvyxGxxQYoysWR6UiiGBGK3GLio",
-	"KMkW5ENXnR4BQbTsCG5gYjqTQvWAj1CEzps+hSHjHjPtPUJynxlNdhrbs2S9YzqaYL6P8XNyZpC+SqEt",
-	"KRHmc0RVVw7GsaIADpPI6889aizhzZD8mFncH3lMR3aUa/VGOjntPpnnuCCwLDP+/KWZhg+8hb6YqDuw",
-	"pRXkD2oFOaYjpyUCAc+ghRxv2pwZBLTjuVaPQ/sz0QPGjA6IYNdMGxLCSyw+MOGEMQLZHmC2zgR5mFb3",
-	"nRaP+viKsIxmVs2dDQyBM18WlQjX4vnhQkBCgFQY+B/PHKZtsrg2fLfCngpzju88W33XDhFW4X4zeKHt",
-	"A3Te/PVlNd78cq1L8X1OKu8fACehsKMFim4ZSzLePDrCyQjQ7IrDBD1AG6nsmfQJvyBCUyc+Z+rJUFpB",
-	"AbWSAUuumIsCRGbQEdUCXwhAZHd10HupZU61OvmApVgVWP8dpT/9dEEcF0J8VuAf4T4QMivi26kgqyBX",
-	"VEHk/AxEIKTv7EfUZkJS5UKPWGTk/ZAFDn56c1AF2bJNRYm9bm/7jBa/M4vGvXUx7s0XzJHCDLaYVf7t",
-	"pwJyTZPLLS6WTsdZ3DuYL+26UAmmqPwSRH4ZL2fxpdn+TfvjuvPt8+tRJhB9NWF6zwHb1VBlJgn+Imxp",
-	"kpgunqdUOKZ35t8X2E+mIGOZ7ioVsQPDQUEWg1VcrQ+pGenZo/Mo4f97ZjzNX5mMuWHqUxKFFWenLHlh",
-	"NpqBftc9fAmXZlNo94eQhO4lRoZl50GeI9RZET57mS4kCYv7TBElryHdEKKRMRIXdyPmvR5TOgus6Iiu",
-	"lJftTCok/+ZlUfJf//f/A1+1DYivK0LohOnCUhYeDYhio4SOtbMDD+UVAzE3HXUEWPsB4BIeVf2P2sXC",
-	"cQPC7CUbGRR45RVT14obw0QNwPGt/kj+839mkjXSOyFhdh3BNUlYz5BUoCE7JtVuQsUl4Wjz/pUpCbUy",
-	"2Y2lRNyQBjxjLkbvHY0GuFAeFdqSUnYzgtiHjqBe5ANIflgGQLDOlsw2wDhnR2QplqkhkdQGPSFck15C",
-	"+3ZwXr/siKwDrmHSECQyy7HiHEu2y/xbZqCYHsgk1qQafv/uoiNe4tXa8lFB4T5pNsh/h3f+t90GSUXC",
-	"tPehxDXwVhQMHRDdOBymQAzameoAiUnFygUTVUSzOcAeX8s0iQmGJhkZXcJJiF18R9Hi1WWJvIZdsCoP",
-	"Fzrt9XjEmTCf4cVwLujCOcxxITA1O7cVKiaP53IwojNIYl+M1xVfWJLjTb4627he3Hw4pVBt1quHJUPM",
-	"peRl9NDY8qzbR7oSVJhSUlXalaPCj8T/iNZDcIa07SWr4A/2ixmbbVda9d1KABa1xRROCugSuea7yDtd",
-	"eAcA1NuVpLvEyTu3Q/Y6wzuY7Yyz91EawoRM+wNHJXpSEZpzjZkEwdlQQkceAgJGCWkGTJHIfbFOPjrH",
-	"7DXVxPGQ+jNRI+BCLi8VFaneQ5SIl67822+bAPCBgHtUSmTPsmAwsMPcAwiqJJdszFwqzBSTh38D7g/w",
-	"5onC1JdsTDi45iE1N94noRdQ2kSkSRISxbCKD7D4AycIcTOQqdXlbM8uprEAkeDCGmAo1KC5LBsPMDgr",
-	"dEiDvbnWSD6xszr5cyYgEC4IFWMsbZB1G0lxxZTR+x2RGwqLKcPQ3Qt9iznfWVLxIYa7c6fBgT3xMY7u",
-	"vL7gU5ClQoG7Vk6lIqoZSvELEqri5NfqP38m6u2UjaBk7n/ETFVkPYm78OuyYMXMjuRuVJ0pBce9YvkA",
-	"1hcaUXsHLY8X0ixS/acjfB9Iln1c+70e8X2HuHBjwKX4QpNPZx9AFXJa2oTDnFTDCW/hXDXlLY4mxIpL",
-	"4q4ibB+4Nq75Qo70iYk6n/qGXenPz3NdOIR30lxceLsFD3Fa49vLOazdyNYWpF3ov/RZP5XPOs7ur6eq",
-	"/sk8iT6/8U/itT5jfa4NFFsjOlIM41z61LBrOs6B/RG0H8fu7WeOFo+ZaZMhF7apfQSRozJmHVENT0/O",
-	"L8hMLoA6iG0fYrYXE87oJ4UDNrPt6iS0ShzvQ7a/w8TpCA+Kg0VvSFUzRkJcuR/tk9o+ka6eXY+zJNZo",
-	"e0L67zJRQJT2lXRcNpTuQE1NV8xgRjQzqJe+cBydwX1eIN2FQOeslFxHhBCaavsGF0tYJ37hXUKTAO0B",
-	"g7m6YzJKqNjPlpPrFbAT9Bo7yrRZj7zdUEilNb4y0j8qfcWTxNImmhpWsRK7C329pknSlVTFn7uyEPf+",
-	"g1e3st/X7XDHpVurxx0P/b3M6SO79hxmcYQb/8KcktD214CkAm/1mn3uRSJQahyPBrf/Y/rfPQUl1B3f",
-	"1XHZebpL5n6PWcIMm8VO0bpU5GBHRrv6vtrIkSbXUl2CA8WlvXgLO9jAfmLdc4kocOiSx6RgNAKTnZ1G",
-	"c98ySbA3iT7YOMFaVYSJc2w6oqMVsI23MNOMbUwRuIUux6EjgOVFX9XRx01Zw8EP5geW+ON8soD0A87b",
-	"Qindxx/D75mZdwYb62Gyp8AI18JnSyvb6hFPV34RNuAWOSwk3KG9y8rAgdNG0J/F+yleC6f1IFbPhGwa",
-	"1ibUtUvGRrojuGdDrs6B7U1AKINX/LhtkEAyiWI9ZiI0DFvewzy3qpNjeYVVtLF7COTwCtMipKFAF8i0",
-	"WkSqE692xK1SclkoBH7d9ZrBYQt2TaRgaH47IJoJXVBnwdiHzzSp0sjwK+ZsiTVcJpyw79GufpvsNN50",
-	"ROj6+Dyg+rPrIkTe7v4KnHqpGI0xExPHxBVhN1GqNLh0uszybZ/qioXIzYDlb10zxUBbFYQav1V2IAR9",
-	"mmZABQnxm5/doEIXYKF5why83LBOLmRHWGkEvjSgKr6GutnwiOfjxpxX7NwvlHdh2YWAJCRQ5j9dkJfu",
-	"JRCEnLdV5XKYXf6C7cDvCPQzsfiyhyLPtVgBbyhegcpqFNOBvP6Bilj2ejrLqC4oq+xmJAGcYsBAGU14",
-	"fwAU2imn725GsqCYLsw8Zlzm9XifNskDHW5ryQv/oB4nPORPrbW9jKi3f96tul2jJZDY9hmdRgZZDe3D",
-	"kHRZJIdMQ0RBbf9uVtoRjpfWyWHCqELe6Zq5gEWMMoAP+px793AVdj/7VWx/aJeg1OGeh+AK+5IdhRd4",
-	"4L4iAXamO+E01QOGQBCAwGEFGMKHtM9ItTsmQ0tNyCUb1yBMy1VEsbdMCn/LAgwajiBcC4JHKeCtQShM",
-	"TyqwqBA6GgGaJtXEXUoupuRCEFsRSBigN1l8S/LtiPmibybwHgiSikshrwUJYQI/snGIjgCM9smmCP8G",
-	"SaojQOYBYa04qmBS/AXqWpB/IRw5+5hykOih8yEgRHrRi7AC6kC1uZDPwCtg2I2xAoK9KaTZQmhoza6s",
-	"ODxiVKTGJfaPkZAKArIVitn9BEh3TyoXaT5KKDq/DTfg+s4QBqGgW+6tdud0CV8A1eabFc28GyALCrJX",
-	"q5TQSgv9A1kcSDR49AmaCYDcPpXIN6JcbSo954yZVEFC+KutDPELHONBVjVekWaDDLlI0S4SA8MJcqwp",
-	"x5yihPJhBg+KPnU/T/Cg18kxFyZLynAMdMIN8UKTkWJXXKaapMJuM4wFioV5O44TfD1eqfPvo13EOy2Q",
-	"n3rFHiBXrKxsR8jifVTqgY9eYgSK6IgJr0ed/DRgIvNsA7tzH3LmKjRl9CXpsrF0Zp1RQvNwMBLRUUdU",
-	"e4ox0grISEnS2g0wgACgoEgqnCu9FmAoVM50Wy7iK0OVwj4/YwRYR1QxGZLyIUYbOM9KbWUO+FOcuUOR",
-	"WnX6SfNBSQl7P/75eOc0L2U5o6RK05VUWZTPFKd5B4ZTQPTAyjr24GPEnWbqiil36igZUD34Zp3RCxBo",
-	"H4eGgXLfKHvcPKc6vh2/9FRMSrEreck2x6bs16c4BVBvrJwMAbBOqC+Q0WZwj9uamo4A7zaafXP3dUCk",
-	"cEK6ZVM8opYHjZiIAY+ksAGWscRcR1TFgHAlwavhA3ptn2OdGZ8hmT2TWot+ksABcwJ6omM1yCahPc0Y",
-	"2T4iGS7oWSefxB1MbPVmHNyoVSpqT6GlPEWkUqmdfPXkF+/SU5iEmejTPuaZz01E+IhIfOD4WghrD2hD",
-	"oWcoAJmgvxHNUlnawR3QGlSM3afmgOq9K4z9cXXN//FbhaYxN5B1eiipNjQh76WMyTntMTMmHz4cVoJF",
-	"ip/3uKCJvR62EdYSXLDs+Q6UPcd8tCXAl+JmEXzpz00SSTWSCjwKdkqWNjLFJUCT9pQcZmNvYkV1Iwuz",
-	"2W5WwGJj9Wc/fgwiXWw0DUrtaLI66g4F8N4y6pYCL5lTkO/+InkFZVn0tcX0wzErXvcCucrPs948It33",
-	"SqYj7TC1s3ER2SvSLwCYoATvTJYgCg3/XXJBuMeSyyd8FM/Pb8orsC8ExQAEpnCyN2mBXoQirpTsLE1o",
-	"lgxYz9d1XUHriy7b0zOSb4BFLLrZRcZwNyNYqxmlQBDLuP7VeA2+cus/XHooFjHFMRdmmNM85SFi/t2Q",
-	"eRcTknsA5oMiD8wh8zIChY2QIDxYnv+emQm29xhpfj002DXa2Wo0CzW1v2bx/reKA+A6RdysSrvyaru+",
-	"bSdOeWIZYrM4ZISImnyGQom9DwmbtZi7E4sZY53I5uRCLLR8zSbOdHKcymFEwYCXzncLKoYNwTP+sQBd",
-	"m4xJzx4WDYcFRCjLot4Xhz+i2pKGdsOur6FJ4ccvj+OG2ZGbyRKnDt8aWGLJpFZF7r9n5lG0/nnBPE4z",
-	"kJf+oG7KUP9eMfbrLVNTZoUv8qwqmtelYBmCUEaxAsISzchO4w2mXV8rqwVidgDSyX3S44rposJXz24p",
-	"+a2oBn4J6+QgZ4zFcU1gBnaEa5O5qCF8CozkWNZpYgKBfXsmntFDdMz3bnir1jJLfl3y65Jfl/y6dPYs",
-	"KSh4grwhzfCXlI+GjkzPVAm/G+cZYJau1cl7nhimSHec4YXsL1VxmatHOn6yMS9ZUGmT8E//fLSLagEO",
-	"uBhza7C9ShFP5PIzF58jKROmptAG0bw3pJd2Kj/KZEQvK0FlKGOWVNqV072txutmY+vwIl+Zn7DaB8m6",
-	"00xxalv/eLrVajUbO7sPIPxrcSBlp6j0H23Sf8QKt9kTu/zZxr1GB2TEWQTJDNmoikBQ5xEVxI4bYmrM",
-	"gAmgklCbNTRU9Zm5GI9YO387DIj7YeWeo/mE8QkdR/MIy6bJyOLil1/GdfqJSmq+Cl9PTsM36erxoygd",
-	"PaWjp105iOOlmdrj5ff7SyHd5mOPctcUZvg4609JCZ+SEpbUaZUW/uchvD4OZuesmB6VDf6FdlihGcQN",
-	"N0VsFLAJQHpUIq9ZjMp9HuFJIkhP9TA3q5FyESphkvKUQuqasm9L0lyS5q8C+WXjCC6OgD6h0Hd1Z8D+",
-	"jMoB+IYHskqoNmS7QWI61gGRSZzF9wMsRUhNGKApI+RxWMMaNB3Bbmhk0IRLujIeE0quWXcg5SWJWcLR",
-	"y9qzfCKiSnGm23kpmj+dn3wM8j9tv3XyE77dEdnrlqEYMpTauBxIAMVg9kdXHo9rDXlF8AJnmlQ5YGKQ",
-	"WF6LAHImsK+OQLdYDcDEHHe7KlTUy1ZCCjDXjJSMGPQ+YIphnpS+5BAyLDU0cbnAHTGgUIUBpmFZWwhd",
-	"Aiq37dY+d1AY8ElShUKC+eBw/aDuDGFUJZwpQL6v4ZIBCL42VBndEVlRbOzKlwOsk59cnR7/8ak382ra",
-	"bofx/Us2soJ/aMYjpkOXWepN82C7iv06VSM5HNItzawkYVwtPPgCdA04+hNLyk1HIBaQSyabrArh4IMg",
-	"iW66QsQ+5Bv28+pDsCvewR8T2UNkuB5jmCsu5HUbSOfQbqP9OgZmu8XQDMQVKOViNxlPXOgObN0wbcLs",
-	"4HFXKhzqKhZuTjY7EWe/J1wbFs9Wnd5B85BU5bVwggxkstXa+H9tT7MUEU9YXmsW2lpBKe1mt1hnQ6uT",
-	"04QKkiVo+xnYr5wqCd94l+V6z62cgSO7z2FiKQePJ06uL58xsSwFOa9IS/ZvHcHssC7jeWGNRuPVHM8L",
-	"dLhs3Y0ZXqEJgqgZgdsw48AXx/2PCqCl1J1UBEJFX8herx6ziMcstjSe3YwSSCPv0USz2ZOAj1WW91jY",
-	"MXvWNaQ3R/hSsxFUhlz4v6adGUFFmzEsu12pyuJ1SB6fFZnzqTuzIt3ZfEBhEXhzuboiOKZJrre2IiP4",
-	"sedUY6S1EPKK1ytAlfiD+KHMXKmpmjNfy31qBfHOE+M5qn5GdW+2RgkVW46KWx3Iv3hL5pOq/3Av1i1R",
-	"sTd4BObLXKfYDAnz/Q9HZ6RLNauTC3oJoGfw6GyHhN+lIk4YSET29JPQKCo0hWiG0EpBYZeaaBB2BNZg",
-	"ZsJkLDk8pYY7r9k7gbVxlf0DIazGR8JYtQ9NCFCx6mNqFLddn6iYqbAjFNMyVZGl76EzGNSHzAxkHBLA",
-	"j8ExnH66sLIuMG1L2NAiMiyC077QJGJCpx59BqBq04TpwCO8EaMoTwKSiiEdjVi8Ban7itnTENgfx1tQ",
-	"psOjqYjYy9CZdP7Dhz1y1eoILvpMmzbIRbAEIEMYVxLFtkJDCcKHdse43pZVC+ZfATFlK19EFC+Pzz56",
-	"0YrHTBjes/Inrj3IhSDIhsdnVpLJftBjbdjQy7gdQaaPQGgP27ES59gwIIDIDDi5k2U3Ey54RJOXWQXm",
-	"movDBAEPAXZJcWhVXxU6HCrxORV2jFjWBsqf0sThQ4ddrszgLTXMnpA+E/YA1GEF8rPTJiHGb4Uk5GJr",
-	"pGRfMa3xEFjF5YrFIa61dgINLr9dCzi5UBrcng07TE/38xKYDu2gFpCwxwXXA9uf7TyypzRJ7J8x19GA",
-	"KgdvPdwnoX/9H41/hqTPr5i2vaeCm4AoabUHEZOuFX5dTXLi/VMvdHGtpLKdjxI6BjTATx+PLn4+Ozk5",
-	"/vm7d2/tMGyv8JTYp1v2KeJjM79CdivzDjOl5oprbohIh12mcE1nXEE8YOcfT47fvSWHF3Y0ZzcfpRo6",
-	"fJtsmw27MQHhwt0u6gDp7OiuZES7aULVuE5Cf1jO8y1DpGpcUnu3E9gwVag14aDxApirle97TkzJelGs",
-	"lxq/L4CVxOItLrag9nBIrFynALg/IJ2KkAQxCF2/nQrMBjbI0igr1AMqB7VSfDQI8OcMynRoqZujZ1b9",
-	"IqEnDyGoMkge6uSQGtaXVnUliK2Ig4YdgPe6qQEdBF+GAuNUACmIVdrPEAFhc6bIYPHU+wXUzJ1wO3oV",
-	"kFCKrYFM4jBD/yZDqi7BukvsD7igWfyovWSI1xI72nt7JRlEZJNqGCvaMzAVXFyPUEJhz7lAOZ5LQRMi",
-	"U2PVyFqdhFLR5C1npo50KVv3anbGIHjaHifQYmt2cSzNjjmb0IEnaZVdwSIsOd612zR7vzgCdmO5t5tq",
-	"L0l5fCiFtvqgiMYXMD738aO3b8+PSMKuWAKjzQwf13S8T0Jh98bSYwyX0wEJ2U2UpDF7L2V8LGO8eZaA",
-	"SBmfKtZjiomI5b/YTqEipYNYqALdbheeFQuJ0cSes2Ga0Lyl+yEMCicKDPy2a7t4tfy8uiJkcEzQLuJg",
-	"qoCjEcMR66Ya2vc+SsM0KPRwWubMIEMNpmSU/eq+4AaT8EvARebM7LtjEtIZXD9/3WO2QdUyAXJEht7e",
-	"BSGE0DhGWPsCkYSBQhRxhql5gNj5duXs9ycx5BxDsNJAqpRlDX6MbgIauHWfchh0FXY+p6i1vDduNEt6",
-	"wKUvCpzGTgEMMRBjmXb/nUUmJC9JOMr4OCVhqkTbKr3tkPTSJPmkEq+5F+bdETjxwL7hxACEq5/RmPi2",
-	"AEcbSRFzdyOzNe4I38v/ns/o3/6BwsHv/7yiScpCFJmPzz7W6uSdE+bga2MH2+9FMpQHqWIdgWhKlse3",
-	"Gg1y8mPoycNs2oCpHkhJsvXDPhAstShkbnlloCBtFp5952ctmFuOEYwRRMWOwEfcbW4bmA68Wc8oaqvR",
-	"JBiDhVUb7OHxmykVvmjlATc1XOCO2Lm5cVarrEs3PUtkSHji7Tgn/qmmY0QCtmQke8nLDrlw5sRULwaS",
-	"AwKTziRbqCqOE6OJFIB8WFgw59lz1SAsE2ujoGOvIb7WozzRQcbj7AvQd5xVnyjuxk6jMWs6gg7ty2jk",
-	"M8qyrndgH4W/AjCSsSswIWm/80HGDp0JakL07ohq+P27aZGTxuala6bDwGkhIC+jVu/PoyXiqN6HvmgG",
-	"WGo9YfnT+cnHjAtTd3ByILBWKzu0tycLm4AvDOm4IyxDzazdzaDRaGSKTxWCrSUBewZB2AkwKACCMrYF",
-	"A0ktIK3dBvwNNw/LqSdJYO9TTATAlLlPbLccQyIxY6O2A5QMJooT3TkBe4WxlGVopNyKpDbJOAwQGQyl",
-	"n8w1wDWY3QMHUo1XH3wD3H7fdhPXyXcyttMd0jHpMpKOACD+NTn+jlR3mttuhDVnYZ8yNuFZx8ogVmXz",
-	"5MMKvcW2Vin51+yFKnWqKgIr6o6IZc3KoSR0mO5byMiBx6OxISTUsiIYxqFiQPVoott+wlb+QmUN8L0P",
-	"To+g8v5My6n90M0WHfGtSw+bTYlmYDQomPoR/0zJhNXzopw+e21+PU5SnVVGZkaMKQ73IDZTWGsoS90W",
-	"l9ycalPW6I7I5PPFzdFH8O33A64eHaYazDJMYHkV0FkdFSywf1SX15AJMOl5XzozYJEwhuwkT9tZC4T7",
-	"XmPrRaHt4iB0drfOHI2E1+4z/T75kB4Z/LDqtT1zn15+QvAaMpZZluwTAQED0Oq2sOL5phdWikEFy87c",
-	"ZxUuPun3+MbiU55mMfcdrQJIL4BGQ6PPbqB2pYwVSoCSQPBS8YJ6aPt2JaejiDwN99JeQ1BZwaGPi5l/",
-	"g+A32gS7a5OZffjEQID5be80GgsvxF+yL72DMcx0YRTlM8+l8QSAeBJRqNZsB+UEsaoXzq5pJp3VnNWg",
-	"I24z+H1fhgKnD72CmFdciSoFJ7zt1nMmq1sgOUOpxv728dMH/JQlvqlOaUJgeS1HyN0XS2MzcwFD+UxH",
-	"/PMls4TYb9oR/uJZ1a3NaC4esDNvCz5KEmX8n1TDg9QM7B/O7ufpjysERsm1kqIfEGciAUXAaj9bReba",
-	"EV5eqIZTU/D9WKkBf3CCQraGT+zNWXq3hDSfQQYp7NOkcHJrm3Yev03T3glvESiGJcLKZpKVa+AKmPii",
-	"d7r+x6uPsCyTENI4XnUv9q00BxlbewSDmLndXudAtWyef8nra9XQXagwIKGQZitbEnfluO6IAt6+Z6qG",
-	"DQPUs8DKzkZmgAY8Ui1qRDV/P1sLnIELKY+pGDuWox/t1GRRqrgZI6jpiP/IxpZKVdr/+KeVlruMKqay",
-	"J/+cyFsYjZJxwW1XZDdSOfuBW0FntUf5uuAP9doA+kPtrmzBAlXaldfH4Ou0hwifOeDkkR3LdivwHv9m",
-	"o9EIKqjNVtqtXSt+f7nlXc0UmFnO1WwUiwbU2eP9csgMjamhc+Pqfsoidua4PgkFGuDi3iZPIeiT7hhy",
-	"ML16dA8qYqtHgfXItUMtBRTuFfg/uYAypFgG82Nur7EKOunS6BJRL+009gvbmjVBC9Vtowo2C5+Xdvk9",
-	"A9Xy2G/marSAiI5olyfccHZ/PMthsfGXJUopudfG54aaO+EfZjStV8o4kg3FkTyc5EK1ZnshgITMOgDz",
-	"SOsqiOGKI02kYhHVd8Qlv/ctQGO1QwkI1r4UMYnpmIwo4i0l9ksF7SLsKTmEtGkZkmoiI5rAi+Bij+n4",
-	"lCoT3pXMZv9VSCwhIIPCMrSzsczGmsjGvBzWxCaRJoLbWFkQMMA1LNrk0PLUhjkDAJCimZ+3nS3y+U8j",
-	"FBfu/v7rOd838nFfz/fFn7DJASSpiAZzvu2O1sQAhvTmAxN9e5t3GiuG+dBuhvk9ykmFJfvZT3YKICE5",
-	"PKcrOJPNVmMuTlYRAguWrvDrNjzDqRYWZKFkmR6gVjnR7R+/VawYjUBTFYDQ8kUbF+krajQRyGM1qToF",
-	"4KV/PiC21N/8ReFBCptTJvKsNDKzV6DBnhtechMNmNg8Psi5j6HxowRHNzoh/vN/In+D/yPxIVW4oFYC",
-	"h8AfX9qVm1qb4EXGEER/kTDXgQ5Z3BF4mTQa5mxb5eR6MmQifaHzl0ZQsAfSBwr1WrNB2C5Zn0LBf/yo",
-	"d9buNBr7hGYtXRm8Ac3r4EFkP4u989WFRRo+ZORXKQrO0DsQC9OEC6rGM3I+F2TNn0aaqYw5bxTuZIL6",
-	"LkhaN0guF3dHuMVda3VXf2nm87oCqys53f2c7svS+3sfPyvZ2QPzUv+YRW7PmSE0OzwLcexJprCw0a6f",
-	"8pjN1za/tz+TWEapi5AcyGuIC5WEEkP1ZS0g3TGBitiLlbXCD9q5QeS/L2KFJbez31w1P+Bbj0E5/B6n",
-	"92jYwC5wtMp/I4eQH08S2YdhKdll3tpnFCN6wJJenRx05RUjO03yH//rfZsM7R8jJeM0Mq5wYJKQIeX2",
-	"81REwJpnEuLmRWt5lIDuHjhqY06zsiUPQGf1Rc7dhA0bwuKmitnJzyOjxQE/AE4QtmtRXQFPS0lZV6wo",
-	"9P2V8TTHPXgGIIL9CWpkhedjqi4xZx0LdQ5pn2mSjixDYM7ojsWt4UIEQFtyktQRVWcg02GNTJAdUhVS",
-	"sNq9RM1qFRofYCwZV94dQY2hkLKQY7biSy/cQNsTQDAvND6eY+APCkpBoyOkwOwGe8lDl8MAr6NiE0tM",
-	"nSDshmszT4e4oBpyoBeERsTruUk9Yf10eN2Ec2HREhZ7neCJJU97AE9bavfu5FxrxlNEql2CKZZginnV",
-	"LDx4i7D2AntYUpW4vzQWnv5HoCZ6NvQ4WK6S/G2Y/JVUaaVlkha/3M8ePxEPyH2St6+HD9K1Mx14ERyb",
-	"oBMA0nDB2DCcUT173ysN3jTv0jRR19CGjgOXiyU1JD6yOItb9l/rCBxRdafRIJOCOYj311wzCOPtuUjU",
-	"eXJ67dGCOqI75hSylLNXL2eXjKZkNF+d+Lt5hMdDoNfrlkIHaRwnd1i0zwe8Z4hrFRDBrpk26GEG0JSA",
-	"yBEmSSeQfSgFe7wZ+gc3qCVL7fhhfpsld161t+e5GFuPcDE24jd2wtLY8Wa4trGUivSpvgREQyX2yetX",
-	"QHwHNOHdFDykS1dSo/pyYcrYa1b++QCLOJ6cRU3i2XkpSd5KbeKD7P56muWfPAOruC5QtBcgTFqpFrAJ",
-	"XOJBjhJijyyphpjw2XYvhQFxT45iBEDF5wG55BBWD0JsGGS5WZCTpnlfOJyCOGU+Sc19UdOxXlKWDYhL",
-	"DJgdrII2DHcdNmmCpoUikG4V4HmqmZqkHrvdV9HWXvyabb3pNZpbre2d3Vd7r9/QbgSnOk7ZFE0kzSYK",
-	"QFuNV+1Gw05TcYlh0ZUB71simMlWU3IgoV2Z4gJeO5qH5A5muxiBXT/RXFiuw43eRO2gPyBbWm5T7mY+",
-	"azZrO7pb2rVLu3a7cgaQcYS6o7cQe36ITpGXDd3y1XPvAI73LQD567Yfd9+pCnqOWUu5dJYhMVIG9scR",
-	"U1ZKhxy0rCA3MktvxXqUdnKUdZuNvfJ8Cm3GzUauwMyqVoylibN6zq8bkE2UM+k82jBS3EAWj4MXuWRj",
-	"V0mDi892Z/PyGgWbBRQ0uXlfaVd2mhVAibb/3t4G9iyHI3OrfIbdHKlIlyXymuw0/+N/va8ElWvG+wNT",
-	"aW9/CYojcQjXccre0rGutLf9sBLaZYnOR2Qn+dnVfM6+izhPdlsoF0wReCnxYpkD2PZfbn2ZsM0kMXE4",
-	"A2C8nbVMbnA4IE0Fz4ejI+mX5hz+2d4tjOucCm74rxBALcC+heQ8H0xz5jLglyI5HDrM32w7bkxx3icQ",
-	"NSG7mqkriludd90ozhNG4ljLP9dTBPX2/SmroW5UXcvpJDEFirZYFehb+psj01uWMHvKscokwPlJEY7U",
-	"A5oCG+o2CTMiADqbvXchqWJqsb+IYS0gYYF85Q24eB++tO3eQ7BTR4T2WoVOV/TFJvAWhaQasx5NE0Oa",
-	"iIEZ+ssakl5C+3VyZNiQXLIxMrpU8F9S5hMa/LKvsjDrjGu2ST2w5EglR3o8R1pY97p9+r+Kwrql9Fbe",
-	"laeU3h5+nTZa/XiWhlnaOEobRx67J2ZJtQsLtfdXyQMRdiHLx/1FkjPpjxwvYOrI7CVGyseEBc6UD59J",
-	"6c6SDZZs8NtggyU/WmnU5uPI+lPbKlYY45nziKOiVdsFYQ5pzCBwEz3C/mczYGNyzRTDBtfcDFZZFHsO",
-	"BykNBCW1/+YNBKVkVN6VUjIqJaM/buX5javY82MKPmKUsj2bcWrvv6szP6J9n+Uegujn0GujVGkJALfF",
-	"0uG1OnmPsJDtIi6kq78UkJCJPu0DZOZRHOb5Nx1xB55Hntu+qiCEpcOknxVOJAyuGKgBHjE7VnMLtzGr",
-	"AThvPLAzleVJFlZovAPJkU0M0RfZyfd/ySWNAbxp1hSKR2rZhV2swvb9DQ/hNlRWEMruEBjg37Oki4JY",
-	"AULEGxjeFMMXEqIKL64lSQXWnR1R3AXFI+YEHiupOa45Gkgjj/OknAX2o9Wo/DP/tGPtyNPbO/kPBU4M",
-	"LLhdeZ9IqUisKBeaRAmjog4Llx3VW6x1N5f4skbfjReNgw0WkSQnDlFbpEkSVHpcWNlG3xlsVBzbtCyy",
-	"oHi6jSfbX5ajBYVaD3P249J7v5Ts5yThaYHPB4EuNsOma++oRttSZxSnekr+ysSyS4aTxyWT6tNScdFF",
-	"ibPyqhAx+71VCeQVUzRJLHUaeYWg8mq7vo2W3jSxfzshOmOW76FiRvFY7OTHwt2Jynb9daVULErFYp5i",
-	"sWwQtvZ3qcjjvUx5tIRm7N/5eJeGPE/t2V1JVNuy0WyTnlIuLm8LtCFWjExVgoUi94liyb91KoLdmE4l",
-	"zOqBK6hrCmUb6xPiw7S48KXUvtYUQveIyLk1Zz5N6Gs5YDCUdqeZAkeqUIooszArRiI54ixuE/uzyhuy",
-	"GEoaSyKk6QiEFyDc1CZSQrtjQl1d4YzFQTkvhCqQvcJjJRMocjPgfUt2MMIuipjWUKPTJzthfB3VDlYY",
-	"CgpbFlyQxxFg2Fd5RXyyjMEFM2CEO+JXKVhQADwo9PYCsI25jGvric/baFzegwWPBQWGZbNxlqb5i9c6",
-	"mVr2dQaE5ZrPtDKA4viE6O8ePVqw37gEiiNyIij+kcmd+KeXOvGvpWRO90opcpYi52pFzuwUblbkXN5s",
-	"9UxC8MrIuzLyzl5Hd40mHQMr9Afcm224AJheQQJGBFzjq1DogADhA/rqmarLBcHMwUgqZd+9YoALoF8Q",
-	"JCG11UThPTr6rrS2ltbW0tpaWltL0bcUfb8ua+vqRd9SGF1b2O2G7ZsLxtTeKya+9GffrtGao3tn5ytb",
-	"AqOnggvamFwMdCiGNGbCqBIaBFUkBeQ//yf81XPVnEnVElHSDIilo6Th5diXHeHJWA1LLDuuRPuM0L6V",
-	"oQxmSLtgwZD0+RXT+AxLmLvUabC3ijF8gMXEE7iOgAEO6SWzA3TNyfWAGnbFsCgDjKVO3tlZudfhpRxj",
-	"y8lK+BWYvXtCaEcAAFcB6IpUEXmLhDSNufnsmt6G5Mp6jfMsa/vhF5qEji2FQUf4pO29Wp18EihBs7i4",
-	"/hqGXSc7jTfEUn2S0czbYr9DHinE5oSkmskaAaEJpxDZ0usFd5iH3QdWbSAudYtStyh1i1K3KHWLUrco",
-	"dYtSt9iYofsZZIm7s/lAzea2nPdga/XLCblsA1mGB65KWneMgvklG5PqkKk+Q65j9Y+EW9ohmK4FiJeL",
-	"1aKtdKZt45hTwmNfTqIjigh+NagG7So9QyWIHjegwDhx3BIsUg1R9Auh5kNGuXPUpnQEMSA5bNMkatN7",
-	"/PvGhLU68bsbW56CnHwifluxXqpZVhCjutN4U6t3xD31M2gczy9NR6puNSbLYhQxCKE4Rm3/wTXsbhWt",
-	"64j7qtatRh85L3opzrLj+hhM4D+sNjFbqHsAk8r2YZ1Zi6XW98cK2Zmva5TRO6Wa8TzVDC4+j5TsK6Z1",
-	"qWiUGbLPI0MWcbYd99yEVqEHVG3Ms3Gkdeo8G6O0m/CIJFxckvD7dxcERwYDfvmbkZdMfAnbaN53pCkm",
-	"itmtqRPbD/gB+pQLoqShUIMa4FDsm/jeSLErLlONH9FGjjS5luoS3jRgs19N2Pa5HflzMsrDIlTalT8P",
-	"31x1z5u/0u/fj/9+3mx0Wybp8ubV33mjcTxu/rt9/refPjb+/tc//WpJmUoq7crAmJFuv3xJR6O6lqmu",
-	"u46LG7RUxwsTQFjHD1xcbrVKCvjNm1pgt6e8nO6GP0Vs4BUTRqrxVpbDNTc0cFL1JhE1NJF9q6ZoI6NL",
-	"7w4MSHcMCS2uhj4aA1LBjQ7IiCqSsCuWaFfSPkmY6jOhi1ACv4Skajuwouj5j59qAQkjalhfqnEYkJBC",
-	"iGFYJ6dgWJiLVtAR1Sm4gjvCEO2/CrSNnHMDvtkRa09MfOuax2xWyYWOmAYi5IYYKUkVSjK6xeKaAPmI",
-	"7SIxkIEhYydfq+ISTdcDlSIZz0M7cPt4BNu4COAB+m6voQxpYbW9TK4xhd/Kr6QaUc22uNDMDoRfsWRc",
-	"m8zo7yUyVXNS9n+ZSLQb0psPTPTNoNJuNhoLAyDAYD2ugD8NpMpuaGQCcu/4YjUmfSljPWeMvscVDBWP",
-	"J6laTa1mF5UL/wh0hRpOZp90pRlgYiLt6mmMBNTzZg0VO5uVvNi1OhwVzxDsQGMi1cQZnUM5/Rsvp470",
-	"ly8PyDgt9LBI0ukBGdE+y/Dxy8zTbyPz1J0C3NQCT7UqTjJ+ziUbDuIYbdoGyveQAitpg4ugSzWUSjCk",
-	"ej1wYUAJi/tgv0iF0YSLWgCPgQNbpsR1R3Rl2h9gAWArzRAuisy6RyMjlfZfzD4ywb9HzkQfYKFhkvAe",
-	"m2TqCFEDBpE6OSAxixJgfTBe5G153y806dEhT8akyo1lQldMGY3psT1+w+KOwGHVAkJJnCKtcZNHcYO6",
-	"gWMlbI6W/5FElmB/zkZv9R4qSCouhbwWMI2OkIpQ4IDeRQEr4xwzO40GcnLbwPlDZqpM53CoZqhL94kU",
-	"dMq70hGT7pU+M5rsNLbnp8sWqd1GKxp6oQ5e40Y5dzfKFWA1pSI19mFPMbjv9hh8EhzK4HUrQc6P2xUs",
-	"Vs1yBviBDTNQpw9wFmGCI6oq7QoABykmVczUqeQQBtLcXb6u4D+DChzrD7zn7JutZlDRl2mlXTk9e7v1",
-	"4d3xVhM6hnsFI8DTZz9Rb+0WIItoNABOm/3eel3f2y0KH5otg8w4Y7/Xlap7m3Evx7en2PYS3Hq23msJ",
-	"4drz9iZUojJ37xGWxgVmckrHiaTxhZQfqOqzbw1ivyh7LCJ6FJnI4oh/M07sXXj6IE44BuzEibXqxsDG",
-	"vBJb0I3v1nrJXUovZAZOMrxVqifPgcqVNGd1/gYaP+w6fsWA6C56CGRwcj2QCSNVzQTcPZokAaF4FwuX",
-	"0AX81OrkYsA6IlcuIiqsLO0gbCDK33+CDCBCRkaXZMA1LC7GC5EzNpRX4GSYEv19VE6GieNebBfVF67J",
-	"JRsZn5qQjeUZyd0e5H2aDH2FYvPuDLG51fi2xOYZ27Wu2KCSoZRC7Obd7Hjgn1QOdREr8x1JR3kbIhiH",
-	"aBgKO8TigCh2JS9ZTIRUhN2M7G0MiECwaoCorpMLeckc7JqAJLqEa8w1uyc8dQJdmhTGmmOaSc3mlb/G",
-	"9fikmdIhqdJ4yEXGYTpink8mW451lb9uvCnmMbGYCcNp4gLn2JDyBOKfhv9jQFVXKivObF1yEw2YyBza",
-	"4Hawa60ne38z0ftiYXeNCMPurviSuV5Kgp/GMe+M8cBMHgQ2eZUFTy0GNjlimFNZOBglxVyxKX7GGhdo",
-	"kdMb5xIjuHxPBQaJOrx2xNONllzRhMcQgb9HYjrGMH/FTOozkCHiBAXkKlYaUpZGXTI2csSHdsSA6kGt",
-	"TuCMgnwsCFxVH8fjpXjb4e0lA+EcoSCHdAw27i4jtCuvGIb+4O1TLzSR12Ifs4J5rDG3oOvJoVP/iwIx",
-	"qVIRBzA9hL7ENY47wnUZEDqUiBnp1fP2RLh+IRx/h4QgeNvx9ewJdGnSQmYjCjpiyKiw08td4YGVtTEn",
-	"AhfFG/O9VT6T1/NvvXk0vc5Mqp5qbNJ+PknIKyquLEXM7yCli0nxD7BEu2Vbtxna7859wjSOKy5ygSXn",
-	"NPnubKE6axHkWFlAANZvofbks7ROl9bpJTkxHGwGkrEUbFX89y5lIDNIx8zjidx1m154Njo7VBXZX5ow",
-	"DZwKTEgeyNhxBm7ItUyTuCOG9JIRS1jGbSJkV8Zjp2NMc3YjCUWmCpz0/2fv7ZbbRrL8wVfJ5cY/TEZD",
-	"NKkPf1DRsaFy2W5P22WN5er69zSrjSSQJNECM1mZCcmsioqYq43Z27npF9iYiL2bZ5h+k36SjTwnE0hQ",
-	"pARQpCS74BuLJD4Sicxzfufrd6yKE5ectI0+shQfNzSwcZcW2LPlOgvDXPYQHkBwZi4DStRP9AJFWBxh",
-	"tCBNlSCS0Whqjsm1rgJn24XAaeJWXeNz5Vrzio1VmFh5oZ/R5OYa7f3eYefWOhWGVNapSxqgkmB4YTVE",
-	"I+S25w43L6a8Ae4Zh29KWmRrjTbN418L/08lmwckU2xvtDA7JU9pwRvCtpQZz2E0QFrzHYuSOVS7SjYH",
-	"jzcXlx3wtVNy+u0rc8y/nb4lb94M0HsOmStDnh9O86Qcc+erPOwEadhzXzFp5/maCScjkcZEcHOngFAy",
-	"bBkLwR4wbJE04ZYcHkpvI7jKI3NmAmjz6pbHHc3+iCgzJG2ohV3tW3cJQesSVN66urD7Q9Z5k6h5PLY0",
-	"LLZyTGTmAvtBS2ZVmVx6/c0Ks5KfzXbZ/9z3Sqtag1am2KfRonqVAE7n1jzYZkb8yWr9r9NvX+31uwfk",
-	"n//+X6s7bY0STiEz9UpiLJS9PZ6nNCm/gdZf//fJX1+93+8F+72/nvS+Cw56wUHvr6++fTFNIqPy50KT",
-	"ecL++ursr//7365Pk1wFyXF3Nn6bBhDXUIenMuGa5FWrTg1ay3qFGiwLxcqIOBV6vV/8A4tYcsFiYo6C",
-	"4gBglVAaQdqCtOEHAyRFln+ZUqU7pToLwfemwD0BKNVakF3y1pxsi2ZzmEclIykba2KumPGUKUXChEdp",
-	"FrOXs7le/N6IkbBLQusf/oaNgWsC3Fnm8lrhSMzVRvAjoVC9S9qUmLun+MlqyVToR9hksVN0g7zGXQ/+",
-	"rETaHJCb6j3I5uUeK/33Zs7qto6E1/fw+kfCCF3uXI2h0V5/zdDMxbYytJWLCMYbX+lv6UIT/bXdIf11",
-	"unpwse3BetPgToytle+5fM8ITsz+Ko3LEROsmiZvN32BJRtOZF3rbIN9skF5xluh6xVluL3V1GR86YGg",
-	"FEVr/fSr7QR9rqhmYGiqU/yYzQ0KYrFlNyoHqYNcTaNOHi00U6vU15D7+gs5aM0ahRX/SJHvP7wliXJW",
-	"YEm7kXZYWtNr3TXfMvM+rjpsSqZbTps0Yqngk7zyA8xaKBEc8pGgMlZETcUlSTRpu47PHeRmwhMwz6wc",
-	"VHIHEp6lqWW7gqGsSbhKE6XXE0mti7YDqqxtXN5Dz1976EcUMfBQj+fAzFkhxj9OUmZVi7EbEz7p4rnI",
-	"P3Iz1mBGoasp3T960hq0no+fPYl7z/rPnh1GT+MnR8/p/phR2ouOjmjc6x/Rg9H4cNwf7Y96o2f7+1Hc",
-	"P4qfRP2jUW9swMGz1qbm7+Gz/f7BBnF9fMu1tAbs7UZtfA1qY2b3eOGpNJ/X+Smt5LurjIEzDXTluSgd",
-	"C0mszGxHVGmISoDwN8tkgEehBZNoRcJztgiNWGY8HvJwlqU6mVOpHxvkuhdTTcMiURfvYPUCdHkMjWQI",
-	"B+T0u9cB+ZfTl68D8gMbnRrR/PrNq4BQTWZC6SE/Iu+SbzCIYsZh9AuE57HNJTKDp0b5gNY6JpQvEPky",
-	"A3LJ2Z9eEwtqY6zUo5xEVMrFkONsdEqkfF1yJjDhN58YLDmHy2Mal8C6RRiOe6BHashD6/rfM7IydEnE",
-	"irRDX8aKSDO9p7RkdAak7FxwVhzsgHvCh9xcOImylEpjNMMwrDYFvngwER4pc64wX9qsZ0ySFtKeEScz",
-	"xlXe+xPymBXlRotqkjLzpvtknnxmKcaMcOLJs/7zfWM9UKKSmOUvhBwcBP2nT4MnvR6eBOqepumQt58+",
-	"edb7x98PD/Z7mJENRYhG+qvivbfxxaNXV9GFAnZ581YvpeATY2anVE6YhNfq3syQH/YPADF8zBdQrqXz",
-	"GxTan/jKP1+Ax05JU+3MXxVJxrgacrMsRozYhd8lP1hElGh/AauVnI5m59gLGQFe5IbcFuOUYEfZ3zDk",
-	"COlUHnFbKkNpr0ppwVwZTIA5hnidQ345OlqFV76HW22GWGq5w1dIkWWPeJJeBRM1k76rJ2Dnj73L1qIN",
-	"wMoBVtU3Y2HVaqe60tjrwUzkjjNbQKE//uWcLZqkltu3S/xtuvNRyuRwYzVcHIl4gbVcrUHrybvWZhBy",
-	"tR/Brt9r8l2gMsqVacG2ImdW34EyndILRgBbKfvBNlg0n6OUQaS4DehCMqJFigREko2ZjqadnapJfKb1",
-	"9jkgRpucglq+lBMKq8XToKvU47dwC6cem5yRh2B/4Tu5YVfdmRF2s78GVg8CpBW7FBNc1vn7gJvWQEBs",
-	"sO8KmqfJ3JlcPmLN+c5uCmkNOZSgFHlqwL6FfGCrECekk9Boei0AXhvSWusmw2e/dWjAm8RrowPuhhsE",
-	"CPDUqgUcdkB3HPz/8lwo7v3fnO51d953GMHjXzJg6b5Wdb7kcWkLTZN5l3yHmZ3G5pSgWosiAbPDJOXn",
-	"qsjrnNlCBFt9BoFpqvSQi0vOJNSeue8IfoVyIIqYAs94sR+JNXPxrrGrfD65oaRYWv0POjSXBVdyRAfF",
-	"Y4ixn+8JJw65p1gDECDmYdfliEIJ8+1TOs3A7b5sVPOdp+hsK/+ztEcefOqnJe9fS3vgbf+JpFyvy+R2",
-	"2eI3iAfr1qLcSQTs3wh/K3TEebLBOglHjMRsJiDD2iZYrpcgQ14WIeULmHGuzokB8TK4wliwDDPMRMAj",
-	"2NnA216VLwFRgqgsmhpYV4rZRSJLY1tfe5nEjGNp2s1Fti6TvL5k81PfSW3J5vLzbWkZEZlWSWxfvhry",
-	"Vc67W0tDrK/2pOE2673usIrLf46dMiJYeVMNMtYo2cpPWAkMbWcCu+Ca5NDfGg3Ci7LMf6RAOwSFleXv",
-	"v12VQ80Yz66n144WUWpgLc9KVQXKsnSlqZF3zMs1UZpKm3FyXIRvxkijvSmf1/okfrQezVPUyom8z2TI",
-	"H7cgsexrK5YT2po8g1S0C5pm1QkazBv+gbFzBZUG1RgVWK9fqlSI6eKUSmD8yXg0NS9DSKgyO2Xyhbhg",
-	"yKRzCE1nkoi9gH40g/7+8yMzG1EyrxhNiODGeIbt/LKUpQ+da9h5a9DHP2K6aA360MULjz+bQ1InPLdZ",
-	"TxdMyiRm7kF0Kafz6SaP+aS19Yf69ccN2+1Ird7z0ttf3xanWBa//riRZ4Rn1f0isFYbrbdlPwpKwpur",
-	"BXbkRVlLGe0pEgDXHPXIwHLojxbE7NWc/tEcHJA3Z++J3cK2A9fC5hcUjkkb4+8E2ISe2mI3TGIErgq7",
-	"Q0GJRGaPYrKfjKZQ2oDHBz7zcn4f4JyAgY3YQkBWZC4tQ4+EeW2nmiyFaqSbCOCcfiPtpTaTnsnRWVfB",
-	"BtvuXpkhljTIfWmFWmJ/O6K0hjHAs53yUJidtRoSeIigAQQ1AcGd6txfa62m6zTrzhMieNaQfDQ1jZtS",
-	"UHtgoBJYKSvTetbtYzYeM2xOs87O/QFYLFABAzWWwpRIWzLoAY8OksGaHx4p4gQFNtz2cEuetApwJ+Fk",
-	"LKTj3kqpZkoPeejkRAjOPzrW9hrm4p0u+U4sne2gQKhEJiM2gIzS0NWB2d4wW7evXzP90k3gaqCxIjVr",
-	"JwZ2WWHeqsTvZEUV6NVB50L6YM3QbNFehYFVLe8rnBRuxZWH5HTp6tGgxl3TK+qwtwtPRGlzlaFH/tNV",
-	"ELJkZIN6/MKgg3mmNzWQUW0UAZu8NWg5VGLHUQMklPftGrSw/JYafb69eKYSKQbvlmb5Pg30NUryxuYM",
-	"oItyPjnU32i6u9bYuTrcjRayymcLntPGSmrcpl+CCdeI4u122rhv2bvFLhrmSaAkbAwkWYK7VhpGOOc7",
-	"kyhNF7ZIy0/qwHSIDXyWa3MNrGhu/IcPx3/YaMZGMzaasXE6fk0tQ+7IY2iMocfmjurxL+a/Xzdm8qym",
-	"8iv5p6zKX++mQsliTp9TPd2il6pyXy/lIrvoOMVs0iKWOiaJ7gRLztJHahs45Aztw2+LR90IiNyJXK7R",
-	"G8o9U6P4G8XfKP5G8f/mFP/7PMLmtIoY3wEMgIaDe8D4td4pao5BVrDlZmCvINk1T37dkCI0pXxATqWA",
-	"Q19yzeRcJoqR9mFvn4RjRnUmoXdkzOQnGEdIBCdjyVinSyq5X4HvBYKSidIeuLiaYgtP+xYmpDb3qDmr",
-	"u1Uu0YdHnzaiKlEAveQ6Ro/+x/6Rx+ghxexKCKyiPDbHpglnq6Yf+2kGZEx5tAhIv39EkEW8+uWRXBXI",
-	"lBxYtLyqVU6PnTr/bqnBpxnxR6FpajX2s6NeL2hxxmKDZVoHR2bh8T9Qbj4Bl6rgsOzMbWHVRednyFLe",
-	"tx9tk1FouYnfmHewj0vUtd3/KaNcJ3rh7gH4SYHXDG4MbfjXtAJ1HUzN3y+E0nboh/tHvaB1wXgs5Jsa",
-	"HejsGdUnM9rPz7LT+UoyNTVTaUQDtFI1qxeEAC44nqWpAewymlLFYAJtw7oNlP48TfQ3iz/BAHLDQVMN",
-	"PWBjScdmXWnhL+Rn8M3ya14JE/wdsQHrXi6T6jHviUJw/xb49/Yr6f4Z4/qDMyweNPqpksV0MjMiz8cy",
-	"W8yx9taPh0HshjNv+Pp4wjylfM9qb+hZmqvvnYd6PVjzeMI40MVvv0nJCzGbZ5pZyjctyChbeN370P4P",
-	"jf4Lu91Qi3BQMAiGcypDAsrU5XNj2By6kpjDhpwWXfkdfPEo4eZS/I1FmsXEyX3StuzYAcnfa0B+Z7AS",
-	"vsp//sd/EjqfS3HB4iH31IPqkEQB+eyluaeBeQyo6s0AzFn5zY7d3RKmiATiwmxunh3DMqCZrCNnyG0L",
-	"9LlkYyYliwkKeHxGR58TCaWx8Qo4f6Bl+R69YNJIMTB8u+QN+FwctxuFfi2rLimZbUcbQKqZI0pE+juc",
-	"97GQLKJKlycfTocxu98JNvCGkNOVF0kyxRRpw6k2Ra6c+ED+8XfirmTu8XmeithMOkUnksw4sQtTSOBn",
-	"DPLeNSqiaT4hiSRRJiXjmlwwCbSHAVHZaM8dDcXOMpkN+SJhaazyhw6gIY1r26468E6VrQLGv5febDgS",
-	"ehoSDeXWmMEHzIXudZrFYG6XTxFcBaNu+XfmjgqrD3KOxecH2K2zzVIFLIqdY8IFTAIQJSZaM751W+D6",
-	"vvTVLILXVngUGvg+yw/K2HsVsN4K7lmGOZXdGldma5c0g40h0hgijSFyG0Ok6rb2zI/VLksYlgcXd1yU",
-	"4aO7uy/N+NrMjKako5pJ5JQbkrW4pV7VMPLByIbW0bVWzo1prcWQi+RW0Gg5XY4TYHiowl3NLDF5oh+Y",
-	"r/Y10z4ou41Xs8ESDZZosMQDwRI+imj0+hfqPsQ05E305L04EDftfrysgB+zzwa7XEszlDfvsMpXkRdn",
-	"fyLtEDq2RuoiDMj3H1/tPQvIiw9vX3UG1sEVEHWeBcS7XoDONvzvkxFx0Mc4iRiSRpivAxKLNKVSYX8K",
-	"c8tPsLtJ2/0A9LnWiaanjGObwoel61/CtNZQ924yy81v7UyaifTnEaexmEWYw6CYq6Ec8ityO/C0TTBc",
-	"q7eHrWA/MAouONzvHvWCZ0fdXs9csH5v3Rdnf2ok4v1XWOBa/C0KNxBYj38x/1mS4LvMFAXaz4Sz7urc",
-	"TxzVrYqnfzQTrKPpitZSTFuHeMLZI+UFXHL/eicAi8qPRuQMNzay4//mSrHpjA15wi8Y10Iu4LcOtjpi",
-	"yOCvsQEh6ozjfBDmW8lAUsWkbRWBGQeEUwI8BqQXSP4hV8J1+7GSFn4EfiCLPtE2hOvSeE/wdDEgh73n",
-	"D9Itj2nSuUJ4m/DbZcOWzSXP5DjstWrSeJYGtat01sZmbWzWxmZtbNbGF/1QfdG7sqxfxskS+ARd/5Dc",
-	"0I/ddv1l19XDK7NyQiuZQnRgK8ioLvu2gX/BwrGcwWjJMAcnOaaztC0kwTMwrUU9wtwUdUxiliZQACS4",
-	"TRJBa3tW5FGY15TDKkRx7p2b2527PowxMgeDwEn4BFnfPWrE58eEej5811tTCzw3KBgaHxhgO/O89We4",
-	"PO4zkSJXKHatVNcFVx9klxhP5JqnAXwN4HswgK+04J4UC24FBKwygIPW1oGi29fbg4qlZ8NdEVEesTT1",
-	"QXCUClX6vLqWsH9YTJpVH+WCs8Pqeyk62OlWjWAo/EIkETv1yhDx+epu2tUbtN628waBm0SyiCUXLD61",
-	"R/XW7LZNtgbUQArN3APnEvlNDUHqBlisC09AmAvhlxtUKpbNIpWNZonW/o0qLnZckkd2SdaVOjUKfXPl",
-	"+d5p3mtMKueUygmuyxkKjbHVGFt3kPiD9Y8PLOtHZZMJU5C7f2240ZYmImnB2sKBRBkUL6QtAcC8c8ms",
-	"sSQSrkkb44OJhJqAyynjQ452jH9UokivM/Bu8XtiaxJIO5/fAUmFVoR9nptNQkZsLKCNbkwXJGVjTUSm",
-	"O+R3Q54XLrRzyQayYE6lTmiaLoiTrFYiBHn3fZFppSmPEz7plOoeiF/2MOQeJyqUDCyYJuMsHSdGr3fJ",
-	"GU4zi60p+HsSsSRtt6/URXTIYzik41z7WPuwplKhS15Lkc3Nw+fB13ZBLpEXOqwpnUip0oEtEnGymhh5",
-	"3zm2zRF5Bs29oEChWCokojNm87kUUVNxybskdFcIyTljc7SX8bvq9IaBX6ByTWHtmbdsvwZ+3aIGGGfM",
-	"GMDFI66rBc71650104GfrwGhdaEHPgG+tpIo+ssvD8aQ+9fCKNt/1n16VMO+2y9Zd1cRZ77trW1nheCp",
-	"kYHm2pvagJsi1Ksob1PD8RoTsB7G83f6GoxX2ikN4cU9e5YR5qiSgK6d1bDLos451Qkc/Iv96801Kc8n",
-	"xB4EZXBTkYHVYFR8YJuBpimTk4SpIC+wixOmXfKzS4pmHOxlJsk0UVrIxZBDY0p4eFWiw7ClhHl29Uxc",
-	"MGMNKOhIbIeDtB5YHmp7ZFJsvYnTFhdd8rD7nNcXZ7U6fpEmPIlouqrzzmlKOcmdvWFUHHrVNbyyxeZr",
-	"pk9x4LdnJLYzcGP7SXfD6nQ6xRkr5Yy9cWMu3i57qsLEnWkhWfyBRULG33PJaLwTett5viSdgHIre414",
-	"cntklQ0W+b9tNe1q7Uo0BllcF9eO+qszn3JheLvkp6viVqRJlLD15uWpPQBK3r2Gyig6ocqYzhI+IV4L",
-	"M+yjmQu39rpWyq4bsWLMlixjoqpOdMp8QUvT1CZeYXH0dSYL5a4ncme1ieKeqHVrlhwanXNxmbJ4wuIX",
-	"qF5agzFNFVvlE94Hb3PP45fDU/6ED1WDYy72WjDUaFUctGBiW4OWgdSXVE3NqljvK+wXQ3UTj+RAEIlr",
-	"/Z/Eu4x5IT9QNQUvAC6W/R5RLBI8BgupwnzAWly8qTEF82yUJmq64rLe2HMHan50y5c2r4xWdyurWzxr",
-	"a9A327v2wzpPh/ktNRtjLETcba2PEmx9Bq68vRtm4CSOFZmk4oK5zuKladi3DHv12Gxgly2qts+UTGWp",
-	"buyDLXO7zAtRl4N899UD6KGJyz1v+WRXHFkwPSA0NhgAa47hgNP3Zx/JP//9vx47WYROQlzRJNFdR1Cn",
-	"QsJmc20wvJCeqxEzNRJwuOGNyyotIJfTJJpa1gzbz18L74i11K5iNk8TyiNWhdwVu4bZ/XGv+RHbUSCV",
-	"Abz/4LvkjNiyWrYx0Ievmav7bpxwvl4Y77S838mhpu1irVCdt//LUbuvpJPi3InFCvpqWfhWDq6V1951",
-	"gTVfQ6EecEqqbfMOXUIhZgO6io7CCiK+NMLvrSNKcLaxHfOa6VyB3DJesEpYol3ZmDCNCfP1mDDb1Y2N",
-	"wtoe44quKffvtZ3V9crksSdO7ys1/uNK3aNKuifXYoJH7Ng77mo+ujkNIh9D7l1uxrjudMlh77kTFkZf",
-	"ucsmiuT7dGMdd1LcbZvG0raU5RVptX8bIZgpthTHPRo9ifaexs/Y3vNxr7+3f3B49OTps+d0FMVl0VZP",
-	"sJ2U32Ej53YMzO8fW3tvfJUM2IrMrS4VZ5i/sAZzvxIunSkpWgVZEN72og/Iv7vSjdMhemrTlKwUjCgn",
-	"irEB8puivLGlP4WXB05yxLvrQbuTcEX4wxw+pReQWLYdB1EepFjerOrWaL++YIIIzZVox5UvrpOGNoR1",
-	"wil5LWbsZ/MUAkB8wtWcRVrI2hIQ1B+DzL+VY0Gnjb3zN4yTN1pUve/6CcE8nNoZ3Il2zWveGc36R9vf",
-	"w1xrW3JcNYL8rgDrD7DhVUlGbNdhca8ItrCT7we+nhDOLq3jP4epRgRz9lnblNdOkX/zjsrzWFxyYqxc",
-	"pBsn9l0Z/QGZwmgSGiT6LTptqGSWOtwoj4iRjOskvQ6z3tbR/6dc2d4jsXRdP8CxnTm0rBUZMX3JGCea",
-	"qnMwsK83wGtKNDtFO2WT/oI8IbZa6Gr1T0Wfx8Fm098EBZqgwEMxXLwQcC1jZTuBgVwTPv7F/vXrY7tD",
-	"74MWy+lC1IClvLL9lSljxZStTxib0c/JLJu1Bn0QQ0FrlnD7RZ64kXDNJkxa7qyVOvtdToKAb2udxTRO",
-	"JFMkRMnYzcUd+cXJysAd/mvYJSdDXhySP76x9JzAGziVbURzotFzFRAh/e/dEhJpDJEZytEQXBpgQBJV",
-	"UGHdVvef4v13oPy3HuxpEtaaaE8T7WmM56/bC2oFMqF3BiVs9ek1mdX2CNKWImWKCI7BllQIOSBizjh0",
-	"YxbiPCBxoqadvLFYIm3YRAVEwPWgTta2K1+dqlYrQ9qNvW5z1Pypt1/PeWc1lH/5ZR3tzr4n+SoSa0A+",
-	"v32U994b3aAaEx2VZfV5nYt0s6xdfH9V83a9993IyC2n7hZ7sJBT7rsHkbyLgylq3Y7RMUSoUsmEY5mH",
-	"AeWS2fDMFCD4I0Xaw9ZsgUcPW+YCEPNxMmkNAP9oDr+Gmmx1Ubpzwtl1fZ/+t22IgRrABp94l+60By4m",
-	"f6w9WTeJuZ27v+z+bvxfjf+rlBSbS68qqsATl/Xhap4Tu+PYT7ZCqXxgRgQoG/THAR1DlAcC8xHlXLho",
-	"Dmkf9np1dcU6jnFPPXzF0r33VUn3qiB4+zqgkcu3lK3bKhM3S+o+xONja3zfm5icpzRakpOPlIXXqkte",
-	"AprOlCYjMz+2+PpKwlPpZJCwRqYOsZ/FpSWLuJ14PWO5M+GdnbNbiNjdb347yEasNmL1typWz5jGnEaR",
-	"xuqOpGvehH9PZtd4TD9kXBGPy0/5WZ6KMXVMxklq5KerBQ4DEhqAZ/7HoIL7KxE8rM581yVnRj7CcwyA",
-	"WH49Bd5p/jRmvPVcqPfpNg2u+niMpZoSM4H+tJcHmcuwgzVDMaevHoj9pQb/Hr7D8gDmKeUcIkQrJ8Lx",
-	"0FcTVx8ybpnrbxyH9QcUA5mKvE3DupHgPirF398yPtFTiMBv2ZUNZ7gNVWxwCGxl6KK/oGmGLu8R1dHU",
-	"nNJfG/jrPff4rM2rW3r5MV2cUgk0dxmPpjA385QmHHntdTT1yPr6h93DVlC+rbiAPdLf7wVmkbCIVmVg",
-	"HmNsUUgbcmkdPvM+nzL5wlzbXAnuKmmiWPxRvEv4N9gMzAbBVURT9opCavCg1e/ut4LWImFpbB7B43/v",
-	"7xecfuewZmtFwpcH+tOVeZEsSuYVVXgE18QzbJ7xi2kSnTNO5kKTecLyn/3Qfe00ZpHJyFx8YntkxzZS",
-	"i5vDW/1F+DbfmvjVWcIjtn5RFRO6NsZfHP7rj2XqsGrxDV82VyYnyZr4xvbjG/mbgPn10MW5TY9/ADEO",
-	"mfGcwM9ovxnj2YCEbvuGBMpQQrd9wyItOTRrOXRaEzcfaaO0Az5g7Mw+S7TqBJiPhAc9UsuZU4rME7OL",
-	"1iYmZWnCqVysogashlpsjKS0N+4zUFJNuXhCdL+3kcjchIp/SdjVJD/5kO0sIOO0/Upl7+n6RtU3qr6y",
-	"qqfxp6mI7lfP12AILWv3tdp812G8sjnbBPOaZhQbRv44ofHeVERm0VZCSGVEsKkD5rFD+Bs7uNdiqpef",
-	"56mIreeGjccMuyYbYEX+8XfiVEGeExLTBTSCIAnXApDigDiRCpklkDFnz3qEqa0F4gqIkEOOysZcPj/T",
-	"YCH4+hgy5gzOM19ZnGbgk7txQDzQVlz5kUNvwTJMC5xzYMjzroN4Tpfkq0YPXK56ogmKQAVPR5RO0pRY",
-	"gRrYdHctMqM6zZXNcjVjVgEMU7IZlGbZE+AaQ44tQGBSoZXEBeVY14ahAfO4EZUyAT48RUKrvMPdQczX",
-	"dkXd5Bx7GCgTdhkimx93FsN1U2ImYlcBB+tLdfZ6CRr+4JVG5kzoS46hPFwBqA0XW9wa9ALrV2ocRw2a",
-	"/PIcR+YEu/BhLdtTWoNeDbBZ3r4qS1dyqVyzyRpE2CDCGixZuNqwyI4uHqnqbrMtgUKv1c32caErzPcb",
-	"d5F2CJV7YUBCbAr0nod2AjQrenDxiWQxtN1A6l4vVPVILTsa7a9Dbq4xQJApM/7IwTeHAV29IQj22CVM",
-	"GOTUVtloD48q6B8DomUyIyDyFaFFF8O4EwAfAYuH3MAjg8egW0nRPoyMqGLEyLAA0Ch05HHHdskJBuBc",
-	"uzDzEFDiiCAPnilTjHCBfcUCv5P0kAMrpYRgqW0kfUyc5Qpf+dNlTy0aTPtQEAEds+wlIWnnLCqPlabj",
-	"ca2EbOsISx5AWvYqRGKQuzP339TIxqirGrWoe5f96gCzPMc7ZVy2bfe8lrgruube3CV302nPe/kVd6uY",
-	"QzPul/rqmp34vdeqK7/wN1Qx23Ws6pX3W/U755aQYvfI+8YOwH5btBOD1rVWOC6vYmxp2ypsLrPXS0es",
-	"6OX8465a1NZf6de2sc17NlfcDJ60WeMZxDJxTwHt2E/o96hsnIQNJKwJCQEyLSEmqMVCeOjhHoBFVRu9",
-	"ldX8xmjxWmrt9+hz237+1Wuml8OYt8+faSJqjQ/ka/OB7CKo1mivbXfAK5mu95giszGz4Aql8DiiMr62",
-	"6YK1wF3ujG+c57GWwixPtLXiPT9AHgXKkHfIKAwQlgFhn2mUdwcd8kiI872xTBiP0wWJEzVP6eKY+CY+",
-	"VZZyQVxyoliklwZw6ehmzd1A1R4TpdncWOLQfpQZgz2SiU4imtqwERrmmWJ7o8VO1CCI5hdmqm+tAt0L",
-	"K+tAmE9ifiupwvyR8cN8Sj9NaNoatMaSMdBZnHLqfWawruyniKUM7pDxcy4uzZqPUBp7x0xFJFJUoe6r",
-	"REuQme6ziATPtP+F9K8gM6VpxCj/pKYsTcdA6eV+ZZNJ8aH801iI+FO88O48YSnViXftSZppGK2ZYJqA",
-	"i+48uUyKI8zQP3sfs7l//ixJz8tnz0SaZiryHm+mvBHOzLOYF+S+mDPKM+0dPhfyvPikmEI15z6LhfdB",
-	"S3o5YlL632XpfIoswO4rLWZUC++zZOxT+aaXUwY53vmD/BpUgzH28MFf3FTaOXGX/NG8P9xLb2Er4WoW",
-	"5+8S/pHN5q/MhZ8YI3kq0vgPQvvfHxyZcVTDX4VXgKpT581rDVpPwQJffpYn5hooPswnAnq4uvlPe14x",
-	"jwMgeppMpoUdHycRwIGfynfVMpn92cCsUyYj2NKtZ70ywgquQsjD7rPSiA+7z0haDOFPLBWZ/sf/V9z9",
-	"ovjmp+XL1ANcHvxLwX8xo4sX+N7Nazf7r1jWP1YCfOsg6R0gQZnxWnzaK0DyFvIQfdwo2XxucSObw046",
-	"u2RWR12wCQOwAlHeVyKNnS/ayllQNe5dm2O+oefMqLn+kyPyP//9qgsR8Wz0AbUj7I91O6XXPXiyYqvY",
-	"r4u1d/CkR+pul/1irX6Tac1keWHYe3h74MdVa3sLK3nlC3UT/85MHiWjVPCYSJF9NjP6wzRR527alRbR",
-	"OUxqviVKjG4/LiF7xb5Z+LLryWaovoAHaxC9r94bYL9lYI+YtpjirwXas4truzt8zOE8HEiUlozOAmDm",
-	"dP3176Am7+XFrXspwBnF05aRMX5fLq8C+VBRxoOegBP+mHBzSqZAvNHrXUqw5+dSjMDnv2fkkM7x0LNW",
-	"dS/Lc9CD9dSaraMxN/wUTVl0vll9jns7VUtz3FQ3EmqrxTnU36bq4UuntRU88znjUMUcFisT0gkE1gRb",
-	"aMmgUHg+FVpATU94SZVmIT5/l5wQc7aRKZlkpYKgombHmiRDDvY9sDfm97VnfmKfowwUe0hoyqQmbXBD",
-	"hPChax3HYeeY0LFmEiqwEz4J/Ltj0is8B4sxh1TpITdj0ZdiT2k6YSQSAohcZZYy0u4fAHAj//y//5M8",
-	"7cGf5rYJJ/tkCrVHHH477Pu/HZIZkMJ2bE+FkQQnCz4XABc6Y0OOz8HpzNwP8QydsArJA6WUgVsUKqG4",
-	"uM/8gfUid6VYrBG9h2fbaWooLPA1Gqzs1vnt6a9fa7+qa7VUo6Sa6G4tSyES0toKuIAqqeEtRm8fTymP",
-	"xXh8X42AzphWXgTAOj1QHRV63Q7S6upjp4Msq9ElTdORoDJWRE3FJUn0rlTTH3AcD6eI1rrtPkq6IIdE",
-	"MhovSq4j9nkuqmsj+3g7VUZNqL0Jte8+1A7rvgmzNzDiNwEjTqlSFkRoQSgpSIjuFku47XY/UMJVRxoz",
-	"14ZH4O+Ef5pLMZFMKfhsLW74OxacDchYyEsqY4JVljO6IOo8mWN8/9iYxTQ6zw+AtHzoriAumC3/NJcp",
-	"peQ7ekZxwXwcY9nJrGfUBQfojBEtKVc0ysHPNOEWGNkKBxVJxrg6hnsBj4gwgKeATnrKhGSYfpCpHdrn",
-	"Z0vpd2eOfOv+YFAu5713XR32nDGdP0aDfRrs8xWmGfr7osFADQb6+jDQO1C1ZQyUqZ1CIJsEsSekKx5Z",
-	"3QLKHkfwuIBwdllEQsmrq2SmF4zHQuLfFjJ0ySmdMNvQPoTwQwiKO4wyqYQMSTt8m/DzkGCBSmfTEGvO",
-	"JA33wORHJWaOi1Ux5jIl4YtH9qmI4OliTVjWLz+q320Kr9/dIQVqcUuc+Btv6t7PFm5rZw+gYIn6dAs0",
-	"p6WJ9wlPb0BmkHFXBY6/gKXX2kYvrhWVhKlQNSsLY5YmF0yWa+QOq1fzRQeljMDy63rLZoKrgIwpjxYB",
-	"6fePSCQy8NhWvTwMhV+IJGKnMonYC0wtsLWMNasIzTg/Ck1Te5VnR72e2VvR+VnyM1QRtvCjLXWMqGL2",
-	"G2DTM397gzjcP+oBOGHJBYtP7VE9s9jOMyPFPny79/blu71+/whyl2AHVB9ytI/JWeCvxAeGpW8EhLkE",
-	"fuVuX7x1r+6pOGzj0sW8ZHG5fHF5RR3ZFaWvTPA1xYpHeVtSKx4qTUy/tUkLN39rV8mjOCFzOoF0+3lZ",
-	"HS2XPyb8/KoKC4dZr3cQZTKFP9gxkSz9/bDF2Wc9bIXkcgqJrEwyiFzPhAS7sXioZWH4a4Pttku0Wn6p",
-	"VcsA75hrNed/KA8XARvuGqjqwE5z1ocCRAnYMig/CPiubOkIXOKRGnL7G2YyYANtWO9GlJE2LlzS6wQE",
-	"xF5M8mTZ/JJQUJlEjGQ8ZUqRsBCQIUnUkE+SC8a75IQTW7rgnx1cHR/FNhv264BQThJOkQ2tdKgc8sQ8",
-	"gBZyYS8mpB36P/+f/5f0PNIGxIAx0zRJFcmpHxzzwzp6r7NsPk8X17TWsxN5fVZGSe7cK6HDOl1f6G9f",
-	"1W2qsOqqmtqyvx61bGn+d9r1rwFkDSDbPSC7lkviLqDXRrbU9dwSMI27Zp8t+x4aYonGX7Zx38kSFquK",
-	"HH1MsanH7Gb6iCWcmBPvg0oIsCj3kirixFTOKOtI+KxwR1inqvvEKoKi10wvI6Jb9g1r1G6jdn+zfpCt",
-	"KmOrhhuluG2+io30xQOra1uhiB6j7L2v7JWTHD2SfEdatde2ln2u5jpkxCIxY4qEucIIu+SELwj6G8xG",
-	"Z34+iiveWJUaux33AIxjB+6BrWnTkpQ6KpRlo18b/bpt/ZovvEa/NkbnKqPzAdh/sETv3/57DPL3/rSu",
-	"r2yhF0hC03ThWZSF5QkSGypDNeWQQlqoYVAi4cA54bGuMlGEfZ6zSLP4nrWzGd5DVs7Lpm4h8o7KyrpR",
-	"znevnPtfmXKGVdZo5kYzP1DNbNbn1SC5mgqp71492914Xwr6A95e2Vh4OeZvNXKbVtPix76udSWkbIgx",
-	"+stEsY6fcmD7KYRwjbkOScpio3mluFRO67r4DGnj8P7xdxgnUcnPzPV/GPLlBhAd7HNGSSp0l3yE62gD",
-	"FuDRbLZDTEaLIQ/NIZGIWUjaVvdBZoAWUN4CCIClsFzSosuDHfIjBWyWyIJJ8mRxYq435O3wg5FevYPe",
-	"4V4/HPi1Jl5H+NyRjs/A9/TUu5K5p9cHgugp1SSmi+Mht2BpXJS4QKaDuR77PE/kgqgpNRhJd7rkhHB2",
-	"CVeD38yJnMCz28/veWgf1HXRxfcKY/ydP8JQTVk6fpuM2bd0odxZ0GEN59pOTt6QDS44ExcJn+zRCyaR",
-	"W0PlD5bfCxTloJwU0r4SZOhgMhRkitiev7D43AVIvtogj6R0rsWHekp5scyxE5xZHljzA59x9SWcdYf8",
-	"Az6QIjSKslmWQsuT/HRzYpjviE/uaUKScZ2kxMzLAhd84sVREk7GRssC6Qi3m8Ccdmyx7pmRRiGBvxVJ",
-	"NGk7DNxZA5a7BPdyjo7NYyKpiZATypOfXT23uGByz70mLVImDVQk7X6P/C/4sTQ5sPM6JThdtEMZcpcV",
-	"Q14I7nouSzdjYgxzixNlVqNiMqGpUWsBUbBF7cxgi75iZBe2VXPo6YK9P7KF20hmwZ+zBc5F/s1IxIt8",
-	"pNDUMJHKjEdlqUail1WDP7Z72GYTmasE5HB/f0fWgpW5DyfXp1hxeX1QAdDNX29qYO90g9YjqdA44tio",
-	"z7d7RmhiVRUKJw8J7vfQm70GYB8874E/umo/i6tvYlcVapB7WnEej5a7ivzmY5fmxT5Q823//sw37w1+",
-	"7B8M+u4lb9egc3fcsklXHvIGJp3+bLtnujLGm09k/SsUSuVh0IvJC6H0yVhDFWX/aL/75PnRk6P9/tOD",
-	"5/2DGgv5yQadi86R6snqz82FadVpfGp0E/8D5bF74KOnpYZJxTeSUZBn3uA2rausJwdtarsTh59gS3xy",
-	"o/jVb+OEf78AQ2fVq4MaYLcwnz6roymWVIS9+ZriSvzZB4nIRZfoHO/7xo5BI5o1BZlNgllNbisjlR9A",
-	"hAGVwn0H9vNYQa6jwkGRzAbWx1iKny05d6IRmUBnCsGtT+9egwhnMO4vKYrQBPSbgH6TMNeEDX4TYQMU",
-	"z3erbqXrD3ENF/ySc881XBotwM0dEOeUc12fAlffJsETmbcaAm0VCaVVd8gtacKAhD+FpG0u1AlIGFHN",
-	"JkIuwoCEVEZT8FjeGXOC/6B7l0nMji2VglrDpSAZBUWvhSDtvBGVZOgZj80UoXvWHN5ZTa7gOnRUYVVw",
-	"t8Ce0mbSiOvEg+wDmn0GQuBcv7aQsmYVF8FPpfreGf38lvGJnrYGfSPsanAuuJdG2kbR7CVcMW7k9gVL",
-	"F53yaBjX2Hdo1YDcdbYwLrd2SFvLjHWA8AuLNtvgfuy4qTwmI6Gn6PGnI2X5lPMBW1/lqtG6W6yqkh4J",
-	"kTLKHyBXA7JYFZu+kD5Ffbn9eakzQtMwrGkYtqZhWL4V3H7Jd7K3443gt3DqSf+wZ78QZlHqYqdV4Eu7",
-	"bVuxpAYTWNGsEGXyzjuFHVXuFFa3A9g2+n99thRvrX0znhv6gc1yRrjWwdWpKOjULIPbEi3cQc975AlE",
-	"ZPC4F8U66h8dBq08WvwHkRnN+XR/LZXajtpsZdwsZRa/Qd6PmsvE65D1AqUkNJO6ia/N6z61X5FYb6NO",
-	"L7Bk6vGTePqj4SW5H+unijFzMhMZ177Dcot0JjJHtRv0pLFge8/Aa4yLXjFnhJxsn93kJAaSV9vYtm03",
-	"GOl3uuRNoQhgIZa5Pry0psKCMKKEQrpQnt1i0PoFk1oFQBjit68tDsZLJZLApn6kyJjOknSBySZLtCT+",
-	"/YLiblSTWDBFuNDuluZXuKARaUNuham5VpyMxwwMOLhRwhQS5BInwAkdiQtGnPj3iUy8VKyxufhxnj6d",
-	"FFGHNc7MF1macCpXuDNvtMpuoLibMK3IYe9gHQeKFWr3mhCxCiHdFtjcFqxsA5XcOwbZAfK4f4hRkTi3",
-	"ck5KMme74p7xLMwVVMnwfdOJujEsG8OyMSwbw/JhG5b9ioqnruq5Jq3FaocdEi9ZwN0QLjX5MJsSLkln",
-	"P9xs25ZNndZqO3ZdVO56eqWPpcam5RhcQbR0NQrX1lPJ2B6mn0iRpnvZnOipFNlkSjyTtBMM+Ywu9qxC",
-	"Jim0nHUhPGgvkhuU8MnK0S8m+vaa6dwS3EpEpcG7Dd5t8G6Ddxu8+3UHUraNdxsUes8hC0uMVgPX3XXM",
-	"onoKc7ayBnue0oipcjP8mI0TDvmV5HIqUiwVntFz4Gnn7NKByWMiM64CEkGD3gIB0hTa1ZIZjRk5Z2yO",
-	"xbIOguopW5B5wjlwp3jIEgMUmWI2acl+SzU05YvZXE+9tOhSkGFO9XTI26GnTrr9rhPH4YAMWxmWsyqW",
-	"jgfkFIUjdAp0Ah4+2B+GrQ7EVfJ8ITuWiHKInUwpnzDSPuw972wQxriCOL8HYeSBziZ60EQPvv7owXat",
-	"KSMojGXrSajGwGoMrMbAagysxsBqDKyrBtZKhdHYXF+V539XliEidi8prGQZde4oBvDY6q37qoD9lqVM",
-	"Gxssn4dEWZsJC1YHUO5KOeGCpIIbI2jECI1jdNrPGM+UMaN6HTLKNNiTuRUIPnwwH6Hw9SS/rL5MIrjT",
-	"lMpZypTahgmGl99qCthOsO6SRdog3Abh1kS46INqAG4DcBuA+7UC3CtaooG1TUJLZXBrsdBdZ7Q8doXi",
-	"a1NbXkLahgskFJyoyZwtNd+/h1yT68q4/+Se7Na40J+jMjJ0v5Trcytpazjkm0UldopVSrPQFIXEMwqw",
-	"ws2Xr1S+Sv8WxWl2zs/sJFUoVSvPYiMyt1r5RYsA40WxG77YiGo1Sfb4F/tXlXQ9QoFv95JaFmpapO21",
-	"vfy7YBVzRp7PN5ZiZuvEXO4fZPR1HoZIzHPr7O5s3UFQSBfbujGXG3O5CQg19nJjLzcVJqsDQiVl0UDA",
-	"h5CAJzjzbb6vIB8v+GW95UF4ZtBViW6qb6mm5lRPi7114UEoP9FmiSYrmWUzIMnq9XogwuwXuT2UcM0m",
-	"wB64CtUaGbXeIv/OM7pJe04nLF7PxxaQJT42cnJ9wb5iNjcRepDYsRRECAp7KbRpBLSb+QGcsbhU4nEN",
-	"9KV8YcewlocNZ6AKDxukLWKrlTK/WUVWylV8YpbZ0n+pYyFngFiyLIlbK7nPHhS5GDoiikMjJnUytger",
-	"l5/nCQwcjvJ/qqZv4qe9lR0bDvd6HrM54GEbBdyAQTxTbIm+82j0JNp7Gj9je8/Hvf7e/sHh0ZOnz57T",
-	"URTb47/DF3jCKXktZuxnmMWEqzmLtHPh2L40BSx6ctA9AGiJKDKGjTqmSWr/THKNnB9yXQ/ccQItWpSV",
-	"Ie7eFWe2D4Sxy2PDpiZmTmmSbjCXms3mxrKw8/NOcD1NF8S8IaLomGnEC3OqlHno3q+wLfmr/FHArYWI",
-	"OUfZ9kErPthBr7XxdEgxm+vcGWmNBiPC6Aj4ikHkAdTZZG6oOq/6DH17/JnjsjWzBFOn0Ab6Sw6p39GE",
-	"kz9aLVl3VOaK5j6wYGPBWWtw8KwXtGJjRh/299FObA2eG+2C76x/iO+sNXj+K75wI1YzyV5+NroAV/9B",
-	"0LqkSoMtPlp8sDT/f/mllQq7YHPqf3HB5FyKOIPXtUSo//zJoZFkeNa+d5aaiySlE7Z0fP/Z00PzTHjC",
-	"QfnH/WcHzwwGuWq1GXnysfes2FvVrK4YDB0rhXL1onBjJQIg7liKmb+H4c0K75sDSwnscbZu8hZr+1GN",
-	"6qvqOUWx0LB7fQ3OWpmDHgex3TcVIHaZWnjbZFyvbY86RSgnxX6yQ0YDAeBiO7QeTPPJYE/cLyGwvtrY",
-	"ka1vQfw45Pkp9psw8GDkMeBKaMbGlDJI1YOY2L0sxC0dDgjIS2KEZUCMdAyGHGUjaAcjGo+JJxYJy+Xi",
-	"MfEgguvaYcBuJCRTx3AucWr9mIAERe4u6G13QWUCTdUuYfu4znLHpAy6sB0ftE/7I5trQpXX/K/9L2fv",
-	"v+sERDKOndioInTIT799RUYLEr5++ZE4wwDd3fN4HHbJK+jvF+Iv3Xk2ShM1ZTH5Bb95EwfoUw4Ivolf",
-	"w7WJWwbawGNUSd1y5F1zbKN5f+RdD0DIV3WH+HO2K8anpSMb1N+g/gb1N6i/Qf0PUSE4rF8H22+dgamA",
-	"FI3rvWrCmgdgyrlrX3YOmoP54O6flxukr7dFluFjjX4nuPYMht5zGHqt1/sUWuqxWVA0Lb7SYFuR0Gzw",
-	"sNsNtQiNSaEzmpJM0QkjvwcYn/AJNowivys6F/9uyLWkXI2ZBPbff/7Hf5LiC5Fp+CZKhcpPDyzYB6bh",
-	"0nUT5Q8O+2cRa+xwRiVT2vVLR9sJxxxgwNC/R/6NuwDxz2fGqBkT86SkTYe84A4WnHWClc0H4SpGccLI",
-	"hWJkxPQlQ8uf6Eth+6Q9IjqZGctHT5mQDADAkLt5NMfi33kT7dHCf2ijukihRbDGBBS1C4xKLOZHMwuJ",
-	"CaAReTIv0sHIP/5OVERT1nEm1+8L9mb8IhWTibm79xD4AN3CKPu9Wwb//I//hA7Z7oHgpcJ1uuRfMeCZ",
-	"MEcp7XdBz3vNG4vOsU4zGk2Ji5OaoRYnXNsB3UxRQKY0He8x6GoOsWE7WFCN+YjxEyzGYtT5l0MOY4fP",
-	"fqv9NOHnwLpAsAWnGnjzEiwvCfwCXpBbMPnUqu6Q/5DoqdkAsDa8pej4K8AB4DXO27hd3uo2ea8ZdPj8",
-	"k5MOV0zN7cZ71gf1KsR/iqEUJsKaGwIMqXQ7s2sq3+7Zmttpcaub3b6vIEq1F2bhVO9UF5TOW7a+nn3c",
-	"3/esryVct19qIYjbCdJBWkHL21ytwROI0NobtQatZ92nRxv08jXHWysLOxSa+8Mu+/iZv4lBhVZqWPwj",
-	"wnkcTL/XClwLXugWaEcnsxrX3DfX9ASIuQ7kBy3JlNbgCOYiV3xvuG09mH/zHpLmvIyaUhteexVYHgbq",
-	"O4XeOvA+FtOe2yTQBLGQZa3BYf7jWzGp/qAHrR9/Laav1mLrt8rnrUiZeVIsttqmpljepNDQEN0SVxfj",
-	"uhezdgqLaauem1OSqmstEPAqNnbBzpoY7iqH50XJLV345wE6A1LeZifDTcMNay0Cz42xl4rJWpvghynV",
-	"hJIpo6meOh++kAQCAWMhq9sKpA295xIepVnM4mDIqSYzM4vP90lMF6ozAF5VpQUgOmdQk7aQxCjW+Yxx",
-	"3UEM5cUYFOPKjAPBEgW32pCbK4UJ10xe0NRgIkwQCsiMUW6pvyCHyADR//nvVwEZZdE50wWAh5RzfJhZ",
-	"EvNkMjWmxJDjM3VcDCUPcWBqu5mNlM4Ru6FTpGCnBXskMGZFQOJM5n1TZgnPIOcHuWXpucWQkDfrkuf/",
-	"lsUGiNMJTbjSge26bMYrJcNuf5qq80dgTUVixgYE28EaO0oMee5idW3TL6cGG6N9wAWGW9BI8WYXaM20",
-	"EOddcgYTbW44Y8YacS9oyKE1o54ybl8G9Go8NjsCP15ahEuLl+q/U4KNplNqK5yg1A+7roxFmhqrKkRR",
-	"EQ5IuAyEQtKO2Zhmqe4EJNTss34cqYuQtI2FJMUlLCq7MIYc33JO4pu/vQDNMWeW2LVsviM/Q7grYmmq",
-	"kPxN0TEza3/I1dxcWE0Z0woCcKXRzeOxsRvJXCYcpByJRZTBKu6SE7v493u9oNfr5csv4UNO05S0lZ3u",
-	"f/zd+81bVp0BzCewD6QCWtAYrW52pjFvx9DUJhJUKmPW253QHfJ/OXv/HTz/i7M/IX+wlozOMB4Gr9t8",
-	"abvZgHlKTr99ZS6vzLuC2CK8phMjFS4WcPP2TMBioZzsl57HDHImuJ4aI6R/5JY6DO+pXR8qIIouOuYW",
-	"Zn4LwbAPLHn4FuZX+v+A4LHBSiYvmDzOGwVdUtw4iuhMcpLNiRZDfkQUiwSP0SLjhU21/9zF99SnUaYW",
-	"oU32+8C0XOydjDWTYZe8NSIAJ1sRbm4M94G5QKFAqDkU/AUBoW7723cEk2NFHbYc4sQWWfiSCl/jca5O",
-	"xkYqrGp/JKTZ6CqJmT0WVUZs8/5sW3QV4BUPK2YLlo3FIV9lLn4s5MNbMXnQBmNZmb2CfM5CQQW5Nirn",
-	"Nd6JcbnUdJ1uZ2S3tEOvjOsblJeXSaynRWkqatmAhP1paFSBFcDlsfana8boFnurKpIuL7g37vRft0BI",
-	"cknlDDY4F+td/u6EpYHUoBFcceKSpijZ8622E7u5xlidKjtyZclXXmTLacLyhc1xgdPCgcVO+N+nJA6o",
-	"DmYJ/zQODEwy/9HPn8ZB/sIZj1n8ierAoZdPVp4HBrV8GgcAWT7hJezfcAWDTD5ZOJIDkU+jhfeB6sCg",
-	"EDzUgyCfxkNuBxD8QNPzvYSTSIiUyfzjXIoRC6oY/8FSJ3tjb+5BP/vg4FlwuN99Ghw+CZ70giAIDg6C",
-	"w775IxjyAidsewj9p8UQzL/yr4eHxa/7MDYcFaTgnHBKPmTJz8FSvPyoOOdbISSZUGX2sBaSHzufMZmJ",
-	"C0xMtzs6mu4lPDh4DiL/mpS0VVZsKiaNCYsWaQUT1qbef5OpxfbM0Y9LuN2Astwo9SxRi7juLuFtrQV6",
-	"bbeP99z5RoJSEtfGNQ9QoWsDbrf0tDa5P03uT5P70+T+NLk/X0PuTwNbtpfbouultewGcWzOdFJO/b6B",
-	"2gSi8qVU8pK9dnugchqP62GV7RuRzca5k41zkid5KPO6vsi981OWqERfS3P2wTtoideMvEpSc/m8miUg",
-	"IXoLwi45pROm1pdfk/ZS+fWGjEC0WtG2K9B+RPyHJoKni3WV1t7c1Cy3Lt2ju9VS6hU3Lj0QxBoSZWNI",
-	"a++NkK26Ss7vYMHeAy3rpvO5FBfXmyQR5REAZXMQz9J0LSmO8zS5NBqXOlwR9IwMjBpn6Tgp360abuuN",
-	"+6VMnRFV7HsvtyS/8DdUMZt7UvXK+xvk8fjEJ95He3eXf2OzXyLzrXmfnLGYxZ5VfLDXOyiodF4JST5m",
-	"TMV0AdmE/KeMaTKXbG62HEbf2XsZG+PXTMOP9S0a5awTtzaAmWk0S/TqN953b1yLuu8b+GBW88oUC3Cj",
-	"ytd8+1Upfz0hczqB3IZlMdSUwn75pbAlrVQpUeWOS2JPOIatOU2JLV6EsLHSIjoHnn1xwTBNQ3B2NW+k",
-	"yMnRwkWGA4ivh7GkYx36Kb1Gn0HtLSbA0yLv2IAFCrnJRWp0JPgFkxrKZRPtpy8POeULPU34hLBUsVJn",
-	"N0i6kIAmzGgSPrmKVRA/MOviCEk7T7l5rDQdj68k9Xov0oZ815eSFrv/PutJN9WAhQq7pcrZpm6pn6hY",
-	"XxnULn/N3/Mua2B9iGTRTwOIfpOACKTpMhrCN7Jd7JOvml83MDjW+TNg9L4Y3Xk9YKF5m6LAhsW+bt4x",
-	"SFRwtPrqvBKAK4OLGlWEyyv2+rBtfnSR+QrSNiCXU4rJrLmMNSgN6rxc8qmTTUQY4aRwe7p03KQGBX4t",
-	"hAReV38+bxcjbtwHjbZ86O6DLarQkvJstNnW+7TXFvQPNzpgG/zhHrivBn+QLCUpt1oqtMMJB4SSfE+W",
-	"FNmIYY2COzQObZMCqNO1NRl+5cBcir+xyFwG3BVdcsIXBNO4oXGBX9DrWr6v0m4VS3ur6LgTHPrW3QCN",
-	"omwUZaMoG0X5cGo+d9xHDNflZpq5SrFnBQWKMvGh6E8cDahPMNcCT4sKSdxGXq1Rc/EebqwkKzrNjwnl",
-	"xWAEZ5b6sqxka7rWYfRftk4tHfTkSge1Rst+zVo2XwmNmm3U7ENSsyhZ79fR+diKk/tStO/EhWsVYqzI",
-	"AcS/mQtaB4SS0DHHfBKZDvM+eZaYKg+GB7aXieNHHnL8LDJN2lhyEpNUWOKtlI21pTfz75Dw0JWAKjpj",
-	"9njUlTFTOuH2XlQDCxgeFQlgK0hTknBQunA9CgnwXfIeHpWmZM7kHkTifyp4wtq24N18/0hZfjBbazoY",
-	"cvAmJ8B3oDSFsolOlywJgAJo5KohhOLpcE6lTmiaLj4Vv5CM6yTFqvIhh/EkSLbWJZAj5yOItpAkv0jh",
-	"0u6Ubp94zu4BgpvLRDEDaYY8/FA+kgudXz7skjPIdFBTyA3V/nv1gRE42eE3cyCdWN7sGawdm2hwTIoC",
-	"fW+6/PSEO8pFeIWT8VCSEQokYf56UwMplDQ/eL2q6a+rE+BF6X+9LfirinUOXJm4fQcP3xfjIaWP/f26",
-	"1St1caNDbg12vAY75pN2/9hRf+Y5EZ2Qla7NzKTT0kUPP/YPitHSi8kLoTTQA5h3dPi0+2z/Se/Zk+dH",
-	"T47296uvjujJBqvDVlr5+t2s4E0Sp0RllranRl7zP1Aeu6fulRfqXk6Q54rTlgZYezGBQqsrumx6qCwn",
-	"tK6izFv94vxKub3D/aOeQWoPcuk828LSSfgGK2f/tivHrRRv9axfPAn/ItcOLJ0fN7FdLQyYGbW+xowd",
-	"F4cMlvGVpRqyVF7LJMSWvakxfpvUohoWt12S92xyI5B4KK5tHE3h2i7MyRzw7NxvXc/AOoNxPViPdJMq",
-	"/Fu2GPJN03ibG4X7kLzNKDXvWfVpsTcX96X5vjXqTQXoQvbdnGWl43sPbVYvtKIope0CW+dcsjGTksXk",
-	"gvFYyMGQ565rkigyEtlkavSaNH/43SCWz7RFWQm3nQ3nNDpXRJpVyoyCBP2YaDXkc5lEDH3ANn/YweMS",
-	"dpbYw4HFBDiJL+lCdckJjuwSmnZAmdeUKsJFMRxoyq2TC9bxB1aq8cq1/XF5LSE78JKLF2lAU8lovDA3",
-	"G/Kl7Oeg1PeBfIfOXHMZi/CByHSnWWOeAPwoTn1toO4fWMzL4wFCpRXIAppq1EIaMUuTCybLOvOwhtl+",
-	"UMINS1yf0L4gIGPKo0VA+v0jTCSscXkYCr8QScROzZK35qjFNjVRhRnnR6FzLvxnR72eebXR+VnyM7NY",
-	"w3z83gMW+I2yvQXm3iCMTWx7Klyw+NQeZaCROs9ag9bph2/33r58t9fvG7CCG+lN9SFH+whqALzgA8Nm",
-	"eZsocFbgV+72xVv3FvubGuBvN1VRy5N9TcXTkV2SdqIqt1twYZEvx8PfIPNbIvNqgulryMncBL8vKa+b",
-	"0XyOHdDyX9LNDdb/UrH+x0zyJXSWcC2WX/BuUzpFplF4rWNLsgeQ0QLICQIibKpEuiBijJQHBrGRkwrE",
-	"RQKJhVgiVXfIt8iodC2XGdAfuQetTX1kTyyTim+DUb4WT9ID5CYCE8Rxu69Uzv2P+73aEXII4RS0rFSp",
-	"ZMIZ4mxRCziNgOUxzhiEgt4hRXhr0AtaE0kjln9x0CtiVR7hdwpNBdBA+1ZElXXb6KnZnXOZCImaeJpM",
-	"pivo8O1ndToVWuTEq+7bs4jy5SM/stncfaepnDD9kVakaO2xp5Yq9gPlE5jNGf38qjVoHRqgMEu4+fvg",
-	"AILYiYZF/lZMyGWJZ9zndkbkgGv6xZVflW2JMRaZJFORgRzj7LN+H0WZlIxHgJg8vUoKIvQnA2gs5v/2",
-	"bN1vB8Q17Fr1W793zW/l+5kdITN48FcfXv7r7789efP2z8ff/PkP77//8PsnQb8X9A+D/rPjb/787s13",
-	"3398+fveZrBcalVGWmuhhr99NqFZQslVhWIJEIcn6BpipS+eWKnQdzmLo/vq/imViGRGCkD/2ymLztNE",
-	"6QFgIScciNmKOfKF9Y4ZpyKXH2RGz6FVkhbQckoNeTvEWPzAPX9oMzGRGziJiMw4Z9KeCl2moIWYGFt5",
-	"hVrNnf5IefdTQ24TQc0qJ/uHKNcCIsxgoL0TngXD9sZ5OaWaufZkPAOQBGxmoGDVMaGEs8shL24Ke4bG",
-	"jFANV7cUUWaskAiaMRIu6bUwD8X7YzawDGZST6ke8ohyLjQZMWKgbMljmKdvYlIEaSvGSAgSMRzYPkN4",
-	"3YRPwGNYpHI+fzLk3jyZH/u9Xs/OLSUxXXSO7Us0jwbvHOlqT9+ffSSP8UD42hxvPq7zJn40h17nTMwn",
-	"8VoSKisb7zPnswygGsTzNSKe+0IU1R0TuBF2ytDVGArNtmkMhbsyFGru/BvMgV2zkFlMWo+BzA79N+/Q",
-	"9NBIOXHwa+EWy1FaBRvGg4e13Z/X04l526GgEgMbwAO9t+q0kD/nLRPcGk3baNpG036pmrZxgW25B1Ad",
-	"9XGvXGVBa56tbFUyT2lkHVVumZA3WlnPCheaLJjGhu5QCTz2VRJROklTogV0Ng+ImDMeQCaZEW+dIaeS",
-	"EcmwBSe0Ik8p5665e1HEzdll4Y4DNXBcuM38+7kcshGbZDwYcmgPSrCJWYCqk+LNwX9EY2jgLjO+x8Ul",
-	"eIbO2Vx3yTtxAVXBudYtmNORST1RRLIx+LDah71eZwAOPfSjEcFZTefRVaX8PWx+Xy83Tp5Gh/6WnDwN",
-	"9Gy2TQM9G+j52/O83MZ7siUHyNTsyjt3gDy2SOzeaIYgKCs480DlowLrXpI2RIBXRz8BrXJx2QlIxmPA",
-	"dn4MVoyxMkNccixiNjskzoD63UewkpGM0/EYSHO75AchzxXQHVFOEl6ODhMtxK2R5oeM2031nbi8/1KG",
-	"YjJKQon0ng+A7SQXnbaD8ZJOthrg/ZxxCO4Lcd4KNtPUVGsaTWeMa9hhedFfqU+3zQx3X32zuDZZvIxA",
-	"SosPzzKrSt/w4OwiiXF+8Jyr6KFO6vh6pAE9oC0MeKiwY1OmhFYh2PCrOvQOqtSf22GfGvQLAH7sSv2h",
-	"hGiK3EvzsHNkRdg6UKquvTP+nbj8gP3h16hwT8aheW4FZuNO+q2HUT5k3HOh2Eyi3UEJFVH++BdNJy9E",
-	"zH69pv2uEumFUbVkLhMOieJ0QqBJNJ3PwUmlSPjLJRt9ymS6fN2w45rd4bZHt9KQg4b7rPE6NnU7FRFN",
-	"SYxMCDHRyYx18pQyZP5D11pE05RJSPZOGaFpKi4xnvNDoqci04SSC5omMVEMZgj5TlzuVN+jvosoJ1Cm",
-	"CRsydMMOCE5SiP1s2ZCPRLwIyGihGaAL+CPnKrycMvB1CQkuPkxTmxD2OVFaBUQJ4mbL3E8x+0iZYnLI",
-	"XSGrUcpGBJkHlkxlM5YPsUtO4GcWmwPMaeRyKvKyUJfIjySLQy7khPLkZ2xnOGHaPPThsRlGLOBF2uOx",
-	"ZBXT/WMB10p4lGYxc49gs7ICpAakfGHAHqAreEAoToVrmnPhcc0cXFJFJNNGbdXoqjzkK4pIYe2BVrsN",
-	"UIIzYBus2aXuuMfmVmduv1QT+uYUGGh2XbW/W/1mJ7i175Z2vpztGt+pKjDDvaoOvqj2JrAoCIWtwVEe",
-	"eWLSfFs7XmC+zWBWGNdmFbF4T+VganfRBPM2PqLMWdUCRTGuhFTXRrr93W72K57i6n9QdLjHjd3WL1X3",
-	"5OegAEnkkINQuLGH+nGRXTunEyPCv//w1oglm3dbqgca8nZYSjqvXCC0QjK8TZQ+s5NTpUKo9IRJkWt6",
-	"jxVC14wS+/cbg6xgOUgUmVDNLumi7rjjeM247fW+ZWbDfeElTijii+1yvZSH48waWpLzleo08Ox6nbDt",
-	"yHZVq+Ffv6nZuKuaDZULoFz32G/uvWLjA5skSgORCZlLMWJkxKYJEnPjID/Z3R+SGPZ/npBvv7fQb0Ak",
-	"o3HCJwqxpf2VmNsq0DAGXI8WJGSfsen2mzgk7YwnP2VYZGHPCJB0GtYuPWe8YzSTZ2cPOY7LqI+/ZfHE",
-	"hbUVULQQCR7WdjhL+Ec2m78KH4cz+hn/DLBntjlsuZv3I9U5JnTIYyGkfV9msFNxSVIBhCtEabpQYMaY",
-	"EbnnK/GuXJmzwFwzRLkfWgo3qKwoTSDytKzoMC5J7q6AduPlUPmQH/Z6x4QWM7f6zFXo2yrekgXQxlEk",
-	"2pgGmVZJzOznMiiwb1x1zHMf9g7XuUpRXyijpOOZNVjWAHjMDLQC8z5rN4rF2Rq0YEPsPW0FVzRgZXV6",
-	"1Q141UUFt9koygTrpSYDQhRVjzLhC9lVDYGnim/UxN+xS6dOa45+naGFN95xGrSV800f5oYstbb1iorZ",
-	"SGAnFm9GDyXBW93D56/S63ov44GB13eZaqa0U/25o4J9NoYfEl8Y8TaRTKkueb9KqQx5WauAMgRtIayv",
-	"rFBRQdlBd3gLw/A107m62Yo1caMI+4HK2Y5kWCNZttwTt8aWe/D5pRbNIrUhVv+W9HrYCbwi4SxlCouY",
-	"Uf5YbmHyRqshzyG+i0it3OiAlG3xs8XjsIWY8lNPP+diYwv4EdM6vQ29Mfyzz5PHffd7wd2AQmeltAat",
-	"w94akEjaIwode1g67nwtiLH3pSBGm73VSN0vDs9tRzegkLlrQPbYCd1rnft4BsRGJ0YW/yU0ojYMSKhF",
-	"2BnYNE2H09qhpJdG7guk0j3am4G8A4KHvanIJBll0TnTQ96mKQQUieDk+48vOiD2ZwlPZtksIDNGUS7P",
-	"6GfzTZd89JNDqWRmMP/z368KroyMJ7rsIlKM6y4M1DVfU0QLSAyDIAI8CZQKkJguyIiNhWRwvFEyak45",
-	"+Gica+XpkMd0oYqHPOgT+8XRLOyYZzx48sR91Z+G1o/RCwhV5k97QyTUyO+1Daz5wb3KG0IRZ5pKHWCQ",
-	"VSUXSxEIj7Kw5yder/DcmydZ7a43S3lPJzNWJejwkseB0fXXjubgxtFosYWxwFslbbtSOgExbxUa7vWn",
-	"YXlo/emagcgiDFtPNbwVk1II9/ahCLPZ0sWN2uwPcNhbMamtzfCclQotFZNGi22xcXchhWWx0R+4BXFV",
-	"9yQTLsbj9erm24QZ6G5GrQKD8ZnS2P6zxCE5WhBM6AvQXw3NLHUCsn5tqHnICyZJUi22XI1N8kWa8CSi",
-	"6YrMXXKaUk7GDHTWgIRRceipFHDYS66ZnMtEsfVBZjdtVaLMdvbQC58o7OpSll1zBhz46yLJmCpZWRLg",
-	"4M7wrHVR5RI7Jo7w4YW+YZB2IW0+TiCHXjVOe+WvIsjtbeTro9zuwE1i3HhuvSC399J2EuT2rv9Qgtz7",
-	"lYyeGePYWUk+eIVZYeLOtJAs/sAiIePvwXe0g9h6bLQRpERa6ev0rRPjaxSuUwigdecp5XtWA7QGxal3",
-	"FITH5jC2QmZMqCffMAfcPqZtOTIW0i5xo2Rp7qpjMRyW6IRyYEcccnvYOWNzZQO+UEKjSGKj1pdGG9v7",
-	"GR1d3Ghl3LgNgfeq8WHPVX8MdTtwXVsvbseGtexW3Q2535BkjV9wp7rcRqKtWLvPULR5E5Z8v3oNhWX2",
-	"/8A4TfFdwmzHCzWf0klCiWafzdwck3nKqGIkEnycyBmZC02VSrIZ0nx34dGdLqxe3FMNj5QmeafhZQej",
-	"btKBp3hcrs5+rQmt1plY9v52se862mwV+T2Em78y/fabCFM/ABWet0Xz1I5Rb06hV9PnZbWwiUZfawXf",
-	"HBO3O5ucOIUGGhxN3gpK8uZw9k7V3WumC113S4Mjb95yk7D9lkVJzOKtC1snZBvJ94UjexuFL2H7Bw3t",
-	"b+tsw0hPzKJEWTxwLy0aYV9CKnAJtoAgYWCiQLWGHXU3xn0cEnZhrId2TDUd5D+/icNgyMMcRYYBCT1M",
-	"az7axFjzg330sNMlMAxzd85YbG8p45C0C0NnyHNLp0MiyWLGdUJTIjCtFUWsmibzMke7FCkbACIWmSYY",
-	"h7ICGGNAB8GQm4dxzADikjPpyXZHhGWfnNzKWsnTpeDpiqdYEutDvoFcx1f5IMyYfFH73b2snXKaWx37",
-	"ZOJsERaj0cLZfCpFKiaLbnXTovTgO81DuHd15xbhl6f2qq+eSMQQx8w1YdBiUgrpljjSyZUUhSc2ZOwL",
-	"DbJSZuTEA1BbNzjsHVR+Py9hJGspeFLgs9NCkFRcQqx9STal0Gd2lQRoTJ2Hl5F7gvudgPftbyzSmyGU",
-	"nRgrmtWr/cRE2xqln3k47lZ12hgo05AJs4Uq7SqhDXPURnENXbnBEk7M3YrfL64Ezr71PBoOn++/YVEc",
-	"K2ettyk5xxbrAaFkKtQ80TQ1f18wnrFOkfX+5uS7E2CdID8Lzo49PgrMjI3pYsjnVGrbFUfM5plmMUk4",
-	"pNKecJLxcy4ueXERv2VPl7xDHbG642Le7QepkNbtS9s2MtErM2jN9wTmdlASDnuXScyOC+qH1T0fLVfE",
-	"wXUOdH2/TXhsPPcdTTgpOueb+TbTbV79jMkkoo9fTJOITkR957Vmuy2MqkRDUZOCAg9fK8V27p/WrKmF",
-	"2hKH0W8ThOUtJCwbx036xJOCV3WKkJN1aOrxL+ibuKEeChrkvq/i5q1euHQzjAKnrWZ3RXWzbRnTAKXr",
-	"a4+qrez7yho8w0yutbVHyHGKZi02li5AjpCQwY3QCBi9UihGByaTlEYsxjKlTl04s64gyO2STX1XdHFq",
-	"xgoTyKBoB6iGi3yxkWT0fEyVdqy/rUGr92Rw0IOptKcclk5JMx5NvcP7ffNzcfh+z5yeHx4nnAOBYX78",
-	"0/Lxvf3S5Xkymfqj2Yefa5ATFlO32zKeO5Y9efXO3cugB0uI/BWU4mwBBqzzqmgRnV+j/vem0FoDWrOy",
-	"GfnH3wv6jfaMaiYTmpo1UBQ9piyeMNkJHPuGOe+RIiOqGJTFOM5DOFZoRaYijbEAMyAXNM3QhozMbDkW",
-	"FnuNGXTW2KMXDChEIqG0OwJByhto0jpaDDm6fMIRS8XlKZW/N9s59FLEsJ0rcv4J+5TepUibpmn+qEgC",
-	"AtdylGBzKknKLliKaZldcnK9MQl+JjgX3U3rMr6HvF7K90o0tdolBW+6SuK2nyIN6+OBJki711NzeKPe",
-	"urzotCgZ3dIQzTKrOTy6dnjmYlsZGi5+bz2TYjnbTVBQBl1lh7PdYFaM0G23VTnJIyFSRvmDTSQ3C/2t",
-	"mYIKDlfv2E3crvnpNWnTzHn4mpo+9/eIKKo4CE5mIuPaBxTb9DPDQhCcGLXlA4NsPk8Xd+dwXo0mHtP4",
-	"bxn6obfrx/5Bgiq1NtaM8oUFGyRNOAOwYL3cCYejtKRcIY3sgEgWsWRuTDLEH6EBIy+E0i/MOELAOPBd",
-	"GFig4UOPdZijg43JzNEjmlIeMRUMOdx4zKQRsvqS4S7ziZ0BVQQkUSqz7vRISMks4y3514xynejEVhcj",
-	"2zGEwmc0HXLcjwoJZBZ5sTFCtEjwCwamZxhRxcKAhIxGU/O/+Dn857//VycAEjbnqvegGUCMPXIC82nB",
-	"EWcTCm0jfsIxLcilyNIYaOsI9fWEg1FtGwM2OiE2EO+R6qCyGXJCfmaQ25FnlJAw4Sobj5MoYVx/ghUU",
-	"FlQd5pE8yjeAaW5r5EOyjMyEcKGn5lUgdSuxJrEBb5cy0Zrxrnm+l7ZMHNYDmQhmZhIqr1Ohsb+GWT04",
-	"/tGChKnQwGwn3aduJGIWkrbt00CSMeHsshOYMQD7HlzKtu0g4pK7coAJ4waXMfO+Y0ba4Yf93v6T3kHv",
-	"cK8fDsg19N9TZi5uVyPf01PvWuZePnjFmga66HhcRfNE2rHD30y9544q0F4bJuTCrDNz09/5qz8EMo63",
-	"yZh9SxfKnccFZ13yFvaeGMOcuRm3L0DRWT5szK/CcaipWdYIPUqP0SXvgQ9pJi7YDC2AGIwDFHmXOaN5",
-	"KrS5cPvK5vM3Ugd2z5SlcZGlaoSG0LAOTjhuQPOmIRNLwExqaORS2DPGRhktCKMyTcyz4TME5kdORBoj",
-	"NxQspmM42gzMjdQ+sHl2K7XLAyEpVZq0X7189b7TJS/h1cR4z7Y9F8vzzUW1iOnC2VV2nfwsOMPn5JAB",
-	"Bk8UDzCmzez1HHIY61IyF062uXIx3zO6wL2tp2xG2pdUafs3miqn788+ksfw9V4qJgqIi43MCJ3Q+5Tw",
-	"cGlK7dJSxYQCiyUuFrO+8nNFpkMrzh2BO0FaeVhDWohzsCwhixrI5OFyxrCz68nNeCSF8oQtjPKw17OP",
-	"ETNNk9QsZSczrIQYEFpELkGytu2z5BLWvMyR0FP4WXWA/pIU8tGu/UspzLpNJphnhw9MFfJWijEW8QGX",
-	"wxMn2QkSGgWF+LD8YPkeEtJR0Hs0mGXOTCMM3STYpTI3a0xAPwVcp+Z80GSCm0tTvsA5GMHecpLRjLO8",
-	"vdZ6LAF4VGkYdALYYI0teoeRU1hicFNrVVW2zNJavEIje4728rze7h/2Dvb6/adgVFlh7JFM7PcMJHPr",
-	"yfwA7l0KT9Gyb6cVtMzyaw1aRsvbTzmcaQ36z54/NzNUjz2puhPSvEF8mbt1oBb3mdlTbjbNvON/3eSJ",
-	"7JkrPaw0PyJXrhaESnFZ4IzG91rEfmsnQl5FhF5G5BvvR+J+LCc3Pg9auV+zMKQGrf3uke3HuesNb7dm",
-	"Oqq7AF34e23W5XdCE8axRwpodWxA4hQ4aa/C05b7LsRPSInkdEZk79gl3zlNSJfW8W80DA/2pp3lHCBV",
-	"Mbd9pVjPE/9Yf+bXJzmisClTkjjmq3wR5M6i3I4CbZ9oeLfWyU51gADL2bZ0rMHPHyx7AHMHeX5AgWYM",
-	"Bsuk7d9FIy1kl7xKUmBbHy2wd0awZMYF5BzY121bI9K2ZFQ5FRQyehVkTJ31/nXbnaOyg53s1L/+0by+",
-	"uj52ozgeqIv9YfqvvwDvP4AB11/FrPbyMMFKWzMOIM6sqjQ+fuZ/NMdfOw4KWB53LwzI7Lo1BGf9u6Jb",
-	"K4Zn+eduGtmzXVGvPdBgxEerCm7Gu3DkpoGIj595vTCEB3ebKMTX0LkFvEnWQ2Re7QOLKBhskqfb3kAQ",
-	"utRcxDmRVpaGgKNacOdJ60CpCPhPjZ63NSOOuL1qWP/2IMLnLq6PJQp/14MDFLb9dFvLjHWQ/959BY17",
-	"O2sGvz7cjKdfH2zeijAuv5MKMrl8wmai2b9G1SodbwYbIbntmGtZtNyjlLyp0Ge5xVI7lguM+QW2p3NA",
-	"xpKxn80fIyo7RejUa3vhaC6H3ONwR6p7Y45BtytXKm4M71IIqkLNeHWnsS1GWdoS9+k+tuT2ed9tn9fe",
-	"ttZ2nw8OrunXvSPv7MoJ220hz9LLqSkj67nJls68VhLuutpnGZ80lT9NzfXG5T5LgnuXvsZVq/baKqCl",
-	"se26ImhlPdAVDbBdaPeQpFYjQbZdcbTB5nrwbY/8NF1thAhUFh376QHY0ZNi41BMk78BvJX5SckJiRlY",
-	"WjZJx14Xc+ltm9HoHDbuNDGzvIA8Akyj4QIaJGEa+a2BoK3aWSEGdoDjelVxHKlBCrryCXYdQW9kXIOS",
-	"HlZB050BHTh8TzGtb+wutOwjhFOJO3WAfmpKIpFxDSlqjxS5oDKhPAIOpHFKJxMW18A45AaCitlqhgwX",
-	"8jTSG/jdhAiISswwMAUOhoipw3ZQZLQgyHd8FVTBc565Gbq9vClf70ZxUz68hrRZPnFN80j8vRE2WwZU",
-	"S9tjIzRl1/WeWcjOz7uKveAWfrJVCOqMaVV1Nw+IuGCShO6nVymdnDIZMa5DF1wYCXE+5Hn+p9ndV0+y",
-	"VQYJx/QL0h4JPe3UhkSkPqfNkK8itVmHra5Kgw2h1ZWHbw32j3q9oLViKluD1lHrVjt/66ipkWJNSff2",
-	"ERDyRmwiPK+HP2tIXjJ5wRbrUc8Z/l5OJqtRyoxfPCL2PkWhyhXBRARnirS5wKKpXSZnrWPks3NRV5fc",
-	"bfYHjChKhWLqRLcGPEvToGWrjE70UlvE5142TKUYQgy5T9aGPbXtUGaMpmTMWDyikEoLQgPjnH/5pXXO",
-	"FsBMKuJPP2U0TbRZfHMpZnMzmj+IS8goNFrQHPN/tZYlsZGDNGXv6OfW4CiPYZp3wycwq3gDySIxmzFI",
-	"fCpdPU3OWboAKLsQmVmJ+aFEZNKR2ZVvDOHk/GZ8rrw7jemFyCQSKmCEC/bdNx7FyVvLXfItkpL86A3p",
-	"h2kSTXHK4iSGIZkRkhFT+roxqIRPUvYpmookYt5o8FEgqzS/x4mrxmCpYtddVLPPurTeXhgw0xr09zdp",
-	"mgxd0wZm54A5NqX8/M8ie8eUohMGeojyc/PE/wf5s5l55yOasnTuvwqDLCwNyfoVC5UJNSPisIFrVkzj",
-	"pm/SlL6KCHwuwQtlid/ce+AdIzgQe4chDcAvmktS0j436jHjyU8ZO7aBdUs7KzhBqVAcHhAnM+GQIRec",
-	"oMRUULuL/SZdeJ4YdQH1acnM1YpSfr5nZNMMd+9NKh3INnE4jm7TaXTt+nV5Cp+0D3sHOXn8KlV/jV0D",
-	"111h2Kwn2cR9f5/R/mWF3GjQr02D3qe6rGErmp2wqzSOVQu9QZ7NvqmDPHsPH3jW22xrHTLw665zi1BZ",
-	"NhlFDZfwNpKLHI66GT2XsFqNWJu3XK9NJcLNc2t2YPdAt3G3NDqv0Xlfv7dlu0qvUUXbEs6vma4nmR98",
-	"QhoO/ZGyrNjOWeH7KIKrDgqQ9Lko7JL3PGKEDrmbSuzLrZa8Kq5DCMZU2oe9550BicR84Y2EJFxpRmNo",
-	"FY6lCXjakON5W/FUuNhprpAaR0OjPH5TjoYGdDX7pgFdDehqcmW3nit7l3b744RfJLqoc76PBs3vEq4V",
-	"SRN+rowwLLDcgISQrhcSygVfzEQGZMAK6KwEZ0DhK1mUzEHqtxGCshlNUiSIlWzMJANsKRk5Z3MNUaxl",
-	"goDAUmmqqbjkrtuyGU8Hm0gaObeXKfzO1jkIzoZcZSP7Mo5JaJn9TnRIGLetWvGh2oe9Q2RjAcpPGmmI",
-	"A0KYrXjCmIT5s6hw6wG1N96Lvs/YWj5Nvhx9XtL8xTTA4Kxy/yDEjBz2kRvRvlezej58R/q93v7B4dGT",
-	"pxZymRf2vWI5dqkml70Z2l3M5S+/tGCBOiBUYTqqAqH9AghVmqsrMxW0tDhnZkv+4aeDH2bP/k32P34+",
-	"+uPF89PR/neLJ2+jw9eq9yp++i/04Hv27H3S/3B59K8GX2UybQ1aU63navD4MZ3Pu0pkqmsf2gqcx7Uu",
-	"unHCSPEWK3MomE16TBiNpgQmgCQqlwURa5z+jdP/oTv9YdEzgmfEV2gLd4gfJFNZqtennJ4ymXtwAkyT",
-	"RwXvNCew2od/GUsxC4gWnZC0YzamWaoHhKYpeHigusUoe7RuAmOtcFTxcaK0TEaZY0a2eTOgFb87PUNq",
-	"w+9Oz4iKhGSkbUwSAWSFs4RnisRMS2AxVEAzPRcGjHSCIrXVWCTOMCgnzgZ5JqsZGqSglbNYc7DBzTVc",
-	"jpq5oOpsKRrywU7/DbRBZ/8/e2+63EaypAu+SgzuHRPYkwTBTQtkY9M8UqmOuqUqHpHV1d0HZcpAZgCI",
-	"g0QEKiKSFEoms/l1H+DOj3mNeYaZN+knGXP3iFxAAExwlVT4UyUmconFw/3zvbLcX2VxuOoAm5SHO2oy",
-	"tu+hPBz8s26+IFoEOAJKcZX+4d59dMoftHr7UesQ/3vU6h1FreNW7+mXaLntA05Tq9c66hwcX2cJuWrs",
-	"qAyne3U4XRwODWq/2+od4Ni6OLYujq2LY9uPWk/xv8/wv8/xzhet3mEx5qo5xQ/4eWcfWwTOLPGdcJLx",
-	"4Rm3Vl7Aih/SnDSdjWMgCW1Eq3fY/XJzy8yCIaZchRdRixgWjKk0wcCQvPEFtoPsMZXpVW04jU0zKy0x",
-	"lU2JNjHLIG9CKkMG7a4YPA7P9w96h+HQobXGmy10PkNqyfSFyOYdJPtrjTobWyiJ260Acl4WbaN/v3Ev",
-	"GW122M6v30+2HiFh75PHta3UHHVYARHGlLJpnjlZWDYiFn++FIOPucnCFPY+o0L0JX7JEp5l1LWR8RGX",
-	"qq+MdtyXfMGutzMjLqTOyZRTrQJDUcWJ2Omwio5NnY4EzMR5JexOjB5nMLe7DCK+jej+ihTqxqwW1g+Z",
-	"5hp9+SXS1FJtecsHb6nDPr46CVyjsEQ/sYFdwMbfo15J721esAHuj0JDpiKV8WptqiKBEZ9YyG3oq9DV",
-	"A3/0/bq5Yz518faJiOf8LqoshMVZm5WMn7pB8dFzPmpqLINxbJvdr81bmhmpMOWG1zN9E64eP3OJAAGH",
-	"wVFLOmon4rgZCReByoPDZ6D3iU9kKoD7//aBbtdDFl+KwS8mi/uqXQUMCVd7n+GeL/FOh53jCy21MOuF",
-	"Po3tmD70No1BbFTamsnUdylhMykS0Vd6yMTvuZxRfwuzrMwpzWwQmvbxgcjIkRJSpbJ55UBzX+uqHZMj",
-	"OUbvTrEO0jKl4a7EiFQoJ3nWAwiqswsPe5QQqQ01WsZyVjQsq/KlVRAGjuYmThs4ko/aLwtW82rlqwMk",
-	"aNjCc2IWxR5tWqz0nI/utUCp46Mm/HKD0g109yqueM9uAuAiWx/B1kdwB4kBFfl0vXgquddGOK5ICkhF",
-	"JpxYjuccHz2xxH2t0zNbYbdtGI71SiTokDsd9kqnvj8uuesNLtDtGe5rHCIx3AWm04iYX3mmtD2Yd1dw",
-	"ykkjCKXcBYk+sPnHcTtZo8nAr8wij0DgkubixMVoQ1GEg2Z8JNINiqWEBly9vgrgJmIxxb/Bv7jFjtJw",
-	"nbVxdMxfSinihrugK6XSCIpPMQxbJM+0lYi23FjM+2qss7TH+q3pnOGL+q2diMXhJvrwRCoaADYKi8mZ",
-	"BtN8g12/9vDf5zpm7aIBGBsA3VnsT+oXJArdTMMCDbXBhqgf3rxih4eHL3aaVa7R1DJDSGPXKXNczf3L",
-	"VrTqwH3buD8HLtJX2OwLiQAXWPpSsvVB+pjJpYOguMrmsMlOzuiR9aOpk6QMUHs5JTIgxBXrejx4muw+",
-	"S5+L3RfD7v4uhbs8f8EHSbpiSuUBubO1vTKbMPxNiWGwqn9ZeejubNCrG5hVWkJ8zPToTlqZcTtZ28uM",
-	"xuQbc0vLtJEjubB+RudOqlWt1YgDbUaq9Mj6MaW5uOpHn2rQg1Z40g9Y8Fbvdp/2ut0VA/ZMsvGIXwNr",
-	"bDzYqmf9mtEeHPaOX/SOX1w32nN9k7F+fTW4AgeA6352P/te2InW2Lu6PG4Nj+2XqMWd48kYVhrVgbcp",
-	"CI3fohZMB1BnWkmJCJf+Ml+bJbF/flCJe6jtOj2F4rK+m/tHC7QnLmRKQYH0zMjwRLyXKnfoMe82jTrs",
-	"DoE7+araV3lExgH7+xD/TKqJSF/rhFahyRo+o0wFqQ01xh7L0XhJPob/256OtdPF98LVM4CNC3eei+ms",
-	"yObYNK+AOESV99Clhi9Jni1LTkCjClpsm71FPFvTZsYtMc7A7nzgaoQkPuWfqr1rfL1zuEs6ZAXv9Ihd",
-	"1m0/le29SXgmMNfNqnkV2Gnrzf/mWw568BxUOfr78RtosSlXOc9wfKztNZaevxrvdArlw+sidiaSJ5ZU",
-	"kXa8ksPGO0ybvgqaysvCGw7U51ttF68kReEPrUSHxVWmFXuTszean/MRKnCcJbkxQrm+cnwUihKjfV0b",
-	"+DNU3XzJ4uLQF++qcsCY3LhB9rFpbh0biKKocF+hDsqTRNgyN8N/qALIK0N4yYjNs1EuU2GLV4ZQSGpI",
-	"8QNPxpiekVueMWkZZ0fdLlN8iknDY8GGUmRrbDt2ssS4E4WmFrCbviNNZ6V93U4e1cBeBRw3ghZNxHxd",
-	"rD/tFqJ6yiUMlCtEx3cgmacilfn0etl8M5EbpNJrgamXvsP5dCCZviCWuJnrwU7us6rWFksuEN0NsOQC",
-	"gd4xjtyMWutAcgFdEpL0F28MJUng1JAkLeYqnEi/VjCdv3BHB4XA2ipnl53cu7fLTrburjtyd30nbitH",
-	"Evs6BFlBCBt4rApyWxd/hCCxaJc6AxZhWRsvwDn75cM7S7Z0K8wFnr3pToT31jDRE4anlHJUpLN9FQSG",
-	"L6NyYzP1j8J5XHO7qMWHFGBN5MKL1jdhMqHtRSDZUOINnlXAzasrajbL9AhR5ldkjEGqp7L1RE8+EERO",
-	"+Ujs/WMm4FMrynvsv+gdP/O7MJSZ8LRF9oXOP2YjzO1A0mg23xeYxPqHaPX2nx92u0chcnbvYp9O+PXv",
-	"6O77499kefdo+nuNhvZla7v6Om1XdweCtuDkbiujNZTxX1e2R4ke9oJAerR0D24mgCtYDEczZtqwGJZN",
-	"pDGhlzjVSsQliAlCjUIh7YTwyzIrVF/FNuHqlU5FHHm9guJBC3sUK8xR6KwrgyLZ5Vhb4YNMQ+CnN9LQ",
-	"xZdUUKP+dWSJwXDFHcsEt1SfHtkwIzwhUgr+Zu3Tn8/OWXU7iFvv4MtxZn1Vt38VBraSPcQd9iuMQlqG",
-	"BKdGsIqXRqtRJaelsFVJx9riQph5X82MHmRiGrJdMH4hToXjMrOxTylWmhLupA1mQAR7JzWpr32j5ar1",
-	"zjqZZSzQV7mCvn9/XGykzt3PQ3yox0BGxBGFuANBWMZrc/0oPiW5gUMVM54J41j7ElMOh7BCLMZrHS/M",
-	"KQbFjvWlDTVSyHTZVz4vEphuNtDcpBbDtXCsMFvOiAiJxKRlPMv0pUh7sHyw0NwAPI4BocQlLI7h9o+B",
-	"fmmAMkSJibSg2dDXNsWaKoYlXCUiy0Ra2bAXLE68VhS/xOhid6nDehZ50bht8JZLqZZEixDaFv9K08X4",
-	"FTsTidNmzzo+HG5oiPSb+eimSKUd2gy0NmzE7UQ4loxFMhEpOUno1Ld6rX999rc3B+9f/PvpSSuqAkx4",
-	"Sa4koL03raiFDe9AKj/vHG8QX1tdj/usRfeY5rlFNPzco+GaJtM0kuUhdJ3PrZKhlGYuRKWw5kvIgo/e",
-	"NkaBX66Q0ZCPjVBjgcSEBBStJa2t4/qxwD9w2z8x+I9Q3GxVgD+9fdJzbq+9EBwr+Of1ukwdU9zAZLmX",
-	"6uQhavddWwrag52arZNcvRXHMl4ODuOajhA8xPQa6nnN2uEJXFalmY9vtpg/Bo8g+A7+bl4taFGF6xt6",
-	"kq+CtTMyrb6Gtb4F1Eo3FCIbsSsY3PcKnLYxctsYua2d8c/dBfrRa/S+k2ri5VGqk3y6UGjvflySe8Hl",
-	"8jgmxRMyslnGg9WtajWMsYTMjBu3N9Rmuptyx715EWQ5OoVCoBvcxeKhzEQcBQNDXwlfD5dbhqYjeoYi",
-	"5bxFD11COz12+tOPEfuX0x9+jNivYnDKtGE/vn3DhkBXIU1AsMHcCRsxPjJCSDXyMWzwSyqSDAtZwNGP",
-	"GGdG8BS22SdSodlmqq1jz/dfHLCZ/CQytHVxhvY4AAeHh9H+s2fR024XpsWzLOqr8NQxey//wtpH+4eM",
-	"D/SF2CksVGstUx124l9w0A1eZQKT922BOklToEoSCfdqgVpCJgvgAuii7gtszD9/mWGubpjJvTZM3Po8",
-	"1/s8N5F5RHcrBB9+9cHCjMIkP/ut2MYdbdPsb4YRSF4GabkcHQx0Ot/FlNVWr/X0fesejAJX6HlNLv4H",
-	"MdUXFQmPopRX/IG+NgpKsfZR9wU6Ssh30yvAALOOz5cVtr1bmRWy9Uuxtc3Zf7xTflf5/kCA68/MDc5H",
-	"tDqUDz/0xBJYZG3pLItzkxV5HvDhHeoh5kW+LzpBTcTsbUP0VtDuokGGAMY/1UBIq10g6zCBneUJwAOp",
-	"OKZrXsluWiZw8Y0LAvcVQP9dOCxGZ0vSrmZGXnAnIjbln3b5SPzvh/vHh0+73W7E5HSaI4nF9RzTJo9s",
-	"U7MeJujGaydNT91jht1E606xTDdNqkcUjSnNM+7GpZUoIPFlPb+aJtivjRAygqyoj6bO49dLgz2VVvCV",
-	"FtpxboXBIh6XY01W+zEHzlzLAKvI551QnaGvFrPBKnexdrVCyFo7/UqNua+qKvNtzfkf/DY8euzFjSzm",
-	"zVSs6hy3boGtW2DrFti6Bbbay/cUexA4/D1nRxk+33UymQi3vj6zv4dign1aOzavKIud5Uq6iBmtpyib",
-	"ByLtsNC1FU4kJUW9//CTZXw2E9xQ+S6KcQX8+SqTSiY8ixvYGWrWhQ47AySCc+1hxx5KRT/NuGJDgWez",
-	"x+IkvJ+1T43Gh39QTpiZkVasqgxm+Pzcr8819cFCU+q7rwh2c7y6FFrDvj2xWGs3Y+mV8mBlQ5BVpYE4",
-	"tjJpMCp/5yajSvkcvUn1MWW+x+3y4cxPuXFrRzTln94JNXLjVu+427hulqf5aim1fKHg2++5yEV6R9XU",
-	"DJ9fV00NxqFyg7HrcODqozn6dcVIMMxyxYLsd5esyG+3rmpeQZElV6uwkk4Z8vn3zy2eZcKMBHU3ngmu",
-	"coc8biDQmYVhtJ65ByCzFAYe1torIv0tUHQgl5KoUilcSHvDoNdMX3602qeR+xV8py+ZvwaLM5bWaZgS",
-	"jH3NCAbzRjwAO10X4McTVfPsQIHP+1I9MI+xSCaAoiblBP7CJyJliSaGwi31nPrNt+RsiNKS7j6qqeED",
-	"Nh9YJ13u8AyEVt0Zl4oZmYjap1qWOz5nlucJWd64VJZV9nqzgRziyylGrdkTB7iiU6OoXeY+rbrSCO5b",
-	"yN5RWjUbwQCf9o/8RDN/rUXE/oUj+AVBiFjyoHWL/tYFf/GB0njCl/arrtLdl99u0imgEHWNGwaEk/yg",
-	"YPWgke8J8P2HIA/+LJWYDC+kVhUwGj7PQCNrZGyfZVztetDU6rUCaLrrsk1roejeSCgc2I1NaSuNZD+r",
-	"QLe+tSMBVKnYWOdWBD8VmbYwFU4om9udiIlPsG3sp9Ofw1M2KiJbqcG3Skv8QtGx/lMJN0b6WFr/8BPL",
-	"rMhEghlK2B+B4liwPybDE1v2M0ER9dIHxMJvTNoQZ0M9m6xbeHkhUVk7DtzW1xrO1UTpSxWzIFN7zF/y",
-	"npAZtxbwumVDI8QOTUwKx0yeCcvaCXdipGFGEZXnpRaeAOEi7C2RG7HTYT8r5jdSYqRN+Bwl19EkPAtH",
-	"DQIXQAoYfViHUsDgICibDFcLK0yJtFr/DX2ZimosFNqZ6xXbxXhKje+YlSoRbCRcOC4RS6VNxtyMRFrc",
-	"/4QR+y2QIDeitFpGy341YpDLzJUhS0Q+UXHTjFsXHizrnTudJ+PVBc9flZrLovnzflSfH/35W6v+PKAp",
-	"tRmQ20zKNjbWVBfj3oKwV2NmTFkl32RaAc2fWwUlYitID4dbvaODqGUncjYT6U8zjd0pc+UJDHtkevjQ",
-	"6h1++XLTRbB55pbBgvpgt7jgno1f26ickleRZ6oCgchYBUKpGRiq89qbgKH1oIZaRhYy/7Hzenhdfj2x",
-	"HnR4QVwiCWo+a0uZJoZDmMOFYFOh8uAULJHPyVVJX02vL4J2STdckTz/kvECqFVl5jpP4aOYCc8EWgnP",
-	"yo29haALOnAzVxCo4xvkEdVG+fCCrFQZa2Jsa/rZmn62pp87M/182YgfBIPPOgPPFsd9/zjujrp7U6Wn",
-	"gCdsVSQ+iDWqCQDz5+txYrQ8ivmv//E/GbdWTAeZ/ysYc+DfqcjkhTBo6FCCWSdm1OXSyWmI0nZjYS4R",
-	"kLDYP1v23RSJVikgHIvddEF+SjPlIYQLTTmAawrR28MyOnLoi/bAS3IrDIaKleN0BUuogLNQ4KcowcMS",
-	"rpSmnPDiUW2KGcL4sfp6mGUcahLBZnXKyx32A9q7MIB4XHY7992XYGeBkJhNjBCNavo8JBwMvr/HM5oU",
-	"kqTYhtaXzX2RW5y4xYlbnLjFiVucuMWJX4W97z3lE3n4gTHuRaDN44DMC6FSbdYH0FXr4TyxzD/CBnMq",
-	"C+7bfLKYo2Et7rBTTJVv3ih0TdYS/GuVy6g6rt1LmYqXoQ36isabRvAUYKLTmrXDNKgqeqVez/Joun/z",
-	"C9Wk0yYtBGsD0MBUBKnCJZTuO2ENayFQFPi1tA8kPrws/WigdSa4+mrb1yWJzpX7KYddafVab97tHnRf",
-	"HIJo8XPys0aBmeA7xZTLDGPjFP/noRF2DKehE15bLMprrjj7kMs/Wlj+W8G1/22fHe8fsOPjY9bd73bh",
-	"4K6IuN8/LlFMw/jsBIadCZ6ey6l4zecW/VNTqX42qTCvsOpG7+C42+0WY3wThs9OjU5zhAwa7qbH/96a",
-	"agwVH+dw2vGXH/z08Q+7dAGWCsjqlG7QBo3Ie7NGaBUi3rZC+9YDcC4K/hYE0Sw3yZhbWO4GSXee4+4C",
-	"jw2nekEEaTO6h15paWoZ98PvYfVoz3Ui5rlKxPAwMbELZyticIbRHhGxqVRymk/9DViQGP+V8rntsBMU",
-	"cEUhX4zZaJDudZbPZtn8uoCHK9JrVU8wfzQftSvY4/Pxx2e8jZUO2rC3apbfUyOvrVR9FKm62f6vUjiJ",
-	"U91zCRnPzbe9qrYq6k0bW10EsdMID1QlX2u55F+lexYdrh67UiyN54mlLp+WtfnACuWYxrt5Fq47PhEh",
-	"uJViPe1OCRYU+jf8y9iY2weFDL8gFysgw1bif50Sv7uV+H8+ib+Vw3+ukALixQ8uSvfkFKa0ixVhH62g",
-	"C0uldUYOcocildRqKlLLLXt19m+966q0DmW2vEgr5Zv0Fd3grMiG8M7YiU9uL7EXcYe90lk+VWijJuiM",
-	"wjliCbdiVyorlJXAN7M59fVRjKs5DbLHYjvJ46iv4sqU4ojFM55MYtaG/zEr/xA7/trHXEmHNxiZCLgD",
-	"81CSyUsWHx10juGn/74fHRwedY67vuVSXwVUkc1ZLJ2YxhGbcoeNo5xmXDGpLoRyOmTNDOYMi9ISzNCG",
-	"nf3rL6x9dUI7HfardGOdu77iyr+bJbgguHbUPF0xMZ25OUtElmHRWX1JPY/8EMZG56NxBRf5YFhvCxnr",
-	"LMUyttJZGEmH/S3XDpteAUaKWKKnU05588i4B0bwCSYk/w43WvjmL+dvdp9jrTBPH1NuJvjIqw/v3uBz",
-	"fSVUSvkpHBmJzzQ5YdaZPHG54RkTxmjD2pwFseunG1plwbeQWKplA1+d/VvE9IUw7Ji9/wv2qIc/DrpR",
-	"t9vtK6Mv7U4t9hfGdWnQkeBDfjvs5xDLwgRPxmER46I3VZszJS5hgYBYvMCJMTurr2ADxSdpHS0Tp7Vj",
-	"qRwOhbH4gPL5CDH+4TcnZm2laTuwyDC6GGJchNg3fvXdXUVfKcQM+AFyVgP9ZVk4WIGdUcv9C57JFGbh",
-	"VxxQicDjga3KDFeWY1RUp6/eIpcJjfEtECWuMaZ0hYJ0xUrdN+6l0ZAc/hEZ39dROBg5XiexF83BBE0F",
-	"J1EGsEStwN3qVffsJI8qbCoCthMVTClCjhQBqfRNX51+eL377of3u/v7x1G/9U5MMX1vyFUyj9j+/jFD",
-	"lNlvRfsR8JWo3/rvwL+6/VZEN8NL1lvl7xz6FrlB+1ELSdy2el18Kehd1NXWiWnD8IMUsacEkHsQtXTu",
-	"Ek11j/1XIljQVq9VWalW1CIG+Lb5ZxIKxoCDhAMvzjGOvTjI9FdIaeo2T2gC2iAyuSadqeBKqUy3AHRr",
-	"CNoAvRJ9AVCoYLc1GPba6sG3x7XBkbk0UuGv+rKKVqzIMruAoWwPJHHECgRH4gaL/yCnZAG5RQC3ENZ8",
-	"v7EMb3E5NxWTjxJFUDNxXG+IqBPGKjm3gcXiwMcfbiJlgIzOsCB+K/z5C0W5gWyFK0YMhanU/EES9PaP",
-	"o4Pj7nJhdK3VopBXjc0xN44XABK6ScwAncZt4MD3EDjAS7u59Bzlq4wguK1BI00tGy+TMVdUdSrQjUIG",
-	"ZEulzRz+iXWyQXlLtLoQxmEBW1DYBtwKuqUN+maZJ/GScdT2K58u9PAF/wKLC7biGy2zJBPckIdjmIVW",
-	"2DSEJ5bVvBWURdsOnWOwp3V4HcpGuGHnQeMekMU8buxDVfo0Fy1fhbjY1IMBg77HuIWtHL9fOb75bq/3",
-	"WRA7e6BQhTDbAPS3cnqrrTbvGZCmBRJBqr1Pb8slzybeQL5rclVGMCxVTE+YyRUrzLJeWt+mVcev5fc/",
-	"5Kp1a+8yjajMraqUIXViBhK018rkaOwswijfmP/U6IFgWoVaUc4IZsciG7aqz8FaSVXrkb5B6lf6dP9m",
-	"+UVmWc+z/ZK1+ls26WtfZC3ZfEC1uPxEaeVoFf+VCqdTBllE5l8YOhVln1SXEgSFns4c2i50yugygqYh",
-	"V5Zp1boqghe+U63gXflas0rsYTzFFhXj+XV1nfAGQ/rkVs2cstEqHzoJHRecZkYAa6l9ALMlUDsNS75k",
-	"Tw+KPQ03bbKrlbP8tiFJduuP/bTQXAC2PpMkjZqJ44XzvEIkk8l7a8W9y/JLoL5WthI4dUVwVH752hrP",
-	"/NZMKO3VJMMjBNideN10MKdaABMxj8gr4dXQiVQpykX8WQmRWlJ/FZ8G5yLxl5pCTI3k+gptPoBFmEzt",
-	"sgbuHXbCCsaAkpiqL9rCRemT+k9Cu5nS3tpXFYMrT+EDVMlaSMq4t09CX9h26JDq9XIvFuF71vE5Npch",
-	"VZtqAPQVPlgUz6zn2EV1xzPZGLBpLXqwU02eVfIeX0USM2GG2kzfUkM7qZWttreLGM8kx5rgw2G0trd8",
-	"lTEVhHQbXfrhkcaNmHCY6732p9miro1Ql1QfZ0aPjLB2i7seBXfRG2soiy5tMdSfxLbw6CGVH0SiTVqD",
-	"bIGPNoZtV6Vj42z55RiLTsRjRVqe4ddtgBs97/4tQuEQVxUuCFwskUbU4g5LWo61FSxOheMyszGFFwJC",
-	"66tchfvpLe0Y2W6HXHITMSeXXLzTYW+oDFJlgTol6vpscvU2jViNT0SMBMyXuNNXNAmMJqP4MbkiXeKO",
-	"oA1+7ooZ5Q6cDFtEsLXDbO0wWzvMFkNc3+bu8b0GJAduYwO6GzCxOqoNQz3Tkpgttu0oI7yQTTkU4d5g",
-	"gh1qyQ6SYN053+3WsjZfMHH0VT2mzArMhNRW7ERFeZ+b+ineSVuVsLZ16ziwpR7jg/P97qYpaMQ6fI9T",
-	"TfyiTIi7ykCC5GvY5JRzIJStRHoQibTUjV4lihsEt1XItmk/qa1QuJfgsss6A3lUw/yaXLfRApfuUcy0",
-	"15ust3hT4hUjEo8wsjpkllNiXBt49wJ/18O+Al5emfKOZ/reeK6HwUAuXTCgx+GkxMDHfZb6TofFnpHF",
-	"PvtryifCwnNXvxyxy7FMxv6N1GodBUZ5y8qeP3o6yyRXmAx3bdNzivaqnrnHDPfaSoVvXyrczOa/gal/",
-	"/0Y5TFvgsiXRTYDLDaj4Onhyr5F8Vam8rTy07QRfKSZ0WZPuDWHcIpi4kWa9PjbvZ1VDVoCUpJI+w/ku",
-	"4vNad5T/upUdW9nxyLJjy8zvLe7sO4g5C/FmuXq0BjVnjhvgGBh15U2gNU8xrDoq1dQqZqgNlb1ArkUd",
-	"cvVMijRiVrOMO2GYSKWzLNVMadf3Wfz+C7lKhWGXfH5vXkqYz304KW/alOV+etQumeZ9KmOll3UbD7UV",
-	"vNt4qAfVCyvpMls48efWDZHt3xQG3crtap3YzfRotdP1V7iFwS0RU+JSWMeG0lhXteMDLMBQGoAVGKR+",
-	"IQwfAYSwLvREobh3NKZLJ6ZRX1X6BlNHvHho9DRmUiVZbuWFiFjsdMzEJ//38sj0JV5bIY3tK62y+X0W",
-	"LVnh5rVOvIMVbdIdxY2lDZ3wYI1rTVCaCtdlbVK8gK5ySCASbGCW5xJ+WSwGEa0eYUh93WBonBqVLRma",
-	"Tzq+i6EBprXO+/ilZTOsiIr9EU2unlimczfL3YZDT1YOHWP37mDksNWhuKO0vhhdfZR2pmXGR2LVSPCR",
-	"VnMJaJ34QM+sHRR3TBvGh4D3cWxwMusjqyRod6uWlyWjhPO8fLlAZ9+Fd2+2ZgMx1EZcO7Ln147M6RuN",
-	"66sqCIRPXBb8ZgUJhJv3Ss5U7xnXMAyAHt6sws1lITy29W2+jxCEsJ8VeGIpX/zRQw8oHt4y63QywaKt",
-	"l4rxS05lbS/H8w77lUqWchbjTGKWiXQkDFYFRACTLkMwfYXBCDNAHdphyXvFgLX18FbgKCn8gglsb354",
-	"8zOxdvFphkHnmXaWMNNOh/3gL9IgE67YQPQVjibtsPfE3DjGfGvFxlgLtSxpw2KpbD4cykQK5T7iS+II",
-	"K7GCarSywOiVDrqF/eX6UAR/7h/T2NK8TAmhjqB9bdLe0weQv9dZOo/YgCeTMnIQS5v8nnPlpIOz8LTo",
-	"dloX1JtaRXynTwDSzZXZ+r7cl3WoJlsai5bWly8bIRJ6ZKk2XrCae1fIgwq0VcUXVPENHHPUTfkqc2r5",
-	"QrWtXutt5UcWfiQL3it8/Kj7Ai7AD/DFQg71Wged442KFd2cC/gTmQ02oOQzGHKwRvyAs11C0z9px4RC",
-	"2zvx/iEwX2yKPoUVaa9g7ai30l87KGBC7nTokt1hPxHbhyODosAJ1fkz1795p0fEPpqAlCV9ZDeznDRx",
-	"qgdWdgvbArrSC1l8R0rDIzP2La+9u1xQnqL90K/t48HzG7tPxWCs9WSj7ss2HxR32IjpLK2YJ4veGb6y",
-	"uYdz0rCMW8dSkckLYeYv+0qJC7R2YCULkRjh7KpoXjqr+lIJs9NhpxlXzDec7rE4TCFm7VOj8Sj/oJww",
-	"MyOt2On01TVFjvl62+ZIOFACDjtYd36J5TGs4K3ZQ21dr+URZ7W7b2JboIFX39M01aA20m3j+q/FTEAb",
-	"Wt+dqkMjUOqqOLfAlhY6ul+WFP4Q7XQ9QQ4E1pz56/n56RkTKp1pqbBhPSn+4gLeWyqLjmd6lPtqNhr7",
-	"ixCI+3u/9U/91m9xp6/OK91GWMKNkb7tnpUjdHISG4qYVol46UM0iE1lkkwFr4l/wYPoOcePUHqEEp8c",
-	"DavDTlSN01CNXF/S9qBb3yGs/sMGYq5VSn4QGOcvH95RynxuBYvHzs0seVDwotKO0YJgRMnMyAvuRMQy",
-	"rWekRBuYqTAXImU8TY2wllw/KeM2tF3RGUwNLlomXY9xNoYBCpXCYkjFOPO9WyTuxdvTi6PwttCwaKjN",
-	"tK9iqYT7yJ1WsW+SY1k7Ptg/7D7rPj06PIwjFnc/PRt29mO0IYZxAved5YNMJsV7Q50AD6n7ils21Llh",
-	"qUjklGd+SBabGMGQnrJMOmF4BqP8R56ORMoG5KaoD9gx4POppXgX3ldYZwC/5xcjAtKpj0f4ikttnw7v",
-	"iwNw55NQgkBDJ9mAp7BxfVWtnURkWC1uAKsb5yaLvzV5540gNIBHtU3R8QeuxjNhXKfSPUWOlB4OO0Au",
-	"qUiB2eUma/VaeIZ6e3u4eJ0xNwNtAIztTkgJsaEv357Vud3YMkSLcq+GoaIRzTXQ4JW/78uGc0iXQoLr",
-	"IUBU+qOJgzI71peK/EXAS+/bmORPxCOYkr4zNHJTE5TfgY/IUj4awbG3UGmFWpSHCQeZeCGqQnEVfFkw",
-	"VjWm6ZU2oUWVplbJflE6f9smnQ2YS8odH3BbA5molASMCcsWboINBAwyAByBmw2Ig3zq6S4IzLLMS0Ek",
-	"4eGPeeUTJY3U3i8tq9z1khnhzBzYinH47ipRHHcPcZOVfcNlhph1cdy/fHj3xBK6SXSepcwPPtMaZHo+",
-	"WzJcS6B7zWgDxV779pcMRo/IYdnY74akK6NAYLN8KEzpS9bm7PVPZ2xIyxXhTZyeqlV37Css77jTYzEs",
-	"SoydBZesS9xhP1MRyRUb2OureNn2A8oxLPa2go+5mih9qbBBZbXMRIFCaHhEcoDoOn31ASmDQidi/GP3",
-	"BP6IQRZplVoCMhXxU7lpifZBD7FcOZl5oIxCgk35nOjdGSnSugd8KpWc5lPstOYVaKmcGAncrSsVP0i/",
-	"wQ6YFcXGY5p7V9hWGoEKm2oqMuHEMl/vVF8EnanCJamDqbMFGmZjaZ0285rCFNhsEbXOhlJJO37ZV7/n",
-	"IgceogQFwadGz2a+z+Y3hI9f47qV+HgB7zUS4a88y97CmMe37gK1M14j9a/WntI8c4W7ZHz1bL/ytYid",
-	"Nz74qsDIlNgQY0nRuDLjWLq4HVMvlR7DyPR4x/d3tflUFHxACuC+P5CpBlm3TpLcsMsxtmmt8xBp6d0p",
-	"cgAQSf4tIqVMGGpqRBpGXxUViCkjBtRvJS5p6AMxD9UIM4FGIlSd4CvVws6og+98a0yGenpXmcwt2wpR",
-	"akFTDFL7/H1VJ75iD9/IHL6J2+xmGu/W5n0rLfMRG+pvNaKtRrTViL4ujYigRwEuHhxxrVeI9kows9ZL",
-	"Xh3zE0tmLSMSgE/lG+rZPL0SYkW+AwW6cbA3PzwLTz2hy7mNsPljpkNLCufEdIbtdych1pZJhzS84KoC",
-	"QDURMwcE1FeHXZby+bfsbC+ndtPmwbfPAKhTxVpsUhnuzf30/iXzE9r2pq76ChLfYpavpV3tAqu4wiW+",
-	"dSXzGobqhH20WvX+GFksNxjYWQdGFHtdtw1imcWfq5v0Nv0S7wCvoszBmunLoYsr6qvLMXcYLACcvKo3",
-	"I5uEC17xpcACUna9M9r7i4voKc/cn9i+8lCgV9TThYftXCVjo5XOKU3eYRVFbkk8FC5+kiCEXoqeus/7",
-	"ygOBnQ57JycCHflBnEjHqLaLZXHGrSv5ThzRlTOURj6f0yOmVzpXLo76iiyBjM9m2PJXUk34wi6YSetA",
-	"VSchVV6HKTmZZYyzg26XjYXxE/az7ytZvGyg0/m3JrzORSG8HrfKf1V2NXAlw7gLibOpVn1FZC0XUYHy",
-	"ghHZb/lWXv2Zy6IL4IoM+HLBJB5DEdBmsouFdFdj/58qgJ61Z3wk0tV57xFbyHsPafq9UBgXbgECmwGp",
-	"0Z8E/+PVafh9VcnDLxvE2dtVTtdm8jNNfcOc+q80nb5Y1c1HKJ6tGGFlp+5gmEBuVLfZCzvpVcL6ePUM",
-	"UyaWrhjV5mnMqMMek0z/CrOtqaBQJowrK+gkmbbV+jcNChRelTqZvhSGjbidCMcyEN2X3EwZl4ZJKgpQ",
-	"2drmNNKs2M5xF0v/SG0otXEsQ51GneUwyJ8wL9KX97l51Sf/glCwyROOkw7p6LXWxQo4bVTrnmrZByLb",
-	"tJL9Nnf9OwhKL1laRX4XZ+trKJ1fDpGBPsdmUiSYt1KMEnUnNNWVIgRl3U6EWd4qfsnCaQ6l7i0I53gq",
-	"UplP4/uqz+djT4sD9pghuQ/FYq+yzZX8bNMY3rCO91r8byvLvhpZtjFMetwidqUysk2a39avo9qMjFfk",
-	"V0MJe5vSdYs0uDYDuxjYrUqZV6TbLbtbblnv98t6t8zwjmuDb8pVvrLE9gVGtReo93HcTqQlsP/6H/+T",
-	"xZWyyf6KTz9MY9Ymy2H9BPsSJPSOvSvP91WccJWILBNp3GEnas6oVgmGr1IbY6wnrocMxptlImMUyD00",
-	"eoqeMLQy4b8upbId9gFHJNWIDaURtq9iWNCPxMzDcNnny3A6y2bKEatwvC/3pvmcG64stsn4OrSfRZ7b",
-	"+pEYohGzjCc+OiYw0LCAN2CD5bzvK/ZyraSscfPDUjB+t7Jz6T7eSxn2BdK4kXw93MrXrbJxP8rGe8qF",
-	"uGdlw465EXty77PTE6G+rA24k+pCy0QwbtFtnGRU40wIqmYwMFylUbgcQjBcxDKphI3YjLy5FD8x4BmI",
-	"0E5fvZZ2lvE5xm0yqmV9opiPw4yY0SApMbj3QmPLTRxpEcGBqVF8KthR96jD3pV+uv2DLhVgsFjS0g/r",
-	"7Sn+NZUqd4LxxGhrQwWCTKrJEhce/RqzttIsMSIVykmeURsRGouPk/jlwzuQ/hQ2MuMDmUk331kWnfCj",
-	"cGew8OlbWtKNJemr4v3nMIJb+3w+t/yGvKI0/27Uwu2ktIUEX9H6b2+OX/zQ/Uvp/PprkdPPfGEx6rAg",
-	"PQn/t/03By8On8GZoOX3PQ7e8zlnr6gOGdKIvw6X/uv//L9+Nk7+wS5FimUxjACOQHGpeDP1fKmw4qe7",
-	"+4fnBxXhKK3NF5n10fn+cQ/59X+WPbFSMdNWulbUQhol39dU58r5dTg4eHb87CC6EtOEj0XssPu/FhVR",
-	"tHKGJyAxHM9wQ6hwRqvXevvTv+2C6HpzeHK0233VPcT9lunCR8IBWT2MqXBjjU0+uEn9S+rTPD7ff1pz",
-	"HQU5B7cCB4HR1d7avABgjWJXSC/PIxYscx+4E+TGvMY0V974JSqf2j3VmUzmjR/2t9/ct/Qwwu2ggXA7",
-	"1/o9V3M/Ontr8SKSnPDX339bUlgNpUEaNrEicIgHLpM29MMVCaO0qksYZWcNhUyQW74rCxuIsVTF6JBL",
-	"96inE7ChCASHiJhNtIH/eZkXsaHEsjo2dE7uKzoLZYG0RBsjMCeLcXqqw37STKY2YkqH0A8x5TKzK4WS",
-	"ERd6Qn31URQsSiQgyt0QPlITRM0ljVn5juUWvHBSw0re2pAHS1xDvq2oFdaX+vQXS3mSuKLipEJFRTqZ",
-	"8MynvRUViM8vNcsVomo2w55DQ2a8KAwten7AUEUYJpdKGJbxASrduKVpqD8jwhdf6SxlY52l6Fn+LWpN",
-	"+aczIAtfy3gmjJdkTw87h7QoeQZ/D7nM0EtNNx92npcvpgl6xztMtZgQaH6FKKk3KlIVO6APr0MebO2a",
-	"XkfUlGAgMn3Jjvb/3//nDVpBriyg/yC87KMf+PVrWg7CP7LJIsNaBuXoyiLDSSzkulSsLDFayB7gUJmg",
-	"7YJ1ynj5iFZunM3ZUOuUWT4Ubt7aWCIVdH5PKtWfThycBTmwwItvLxGuiWzDvB5k88hO62FYf5u+uBic",
-	"7f/Bf3wz/8+z/e7gwGUDuX/xn7LbfT/f/wdc/49ff+r+57//yx8hXGvG3bjaDmMirrY2q6VR8U/vhBq5",
-	"cau33+1GralUxd9XospgjkakPHHeDPRbKfB+byTtfs+1W6lQuaulQFfoWCgJLYlCG/XVhVC5iNgIs8YS",
-	"AJKFFoYAEP4vzNRG7IJnMpWOmgdQ6Btbr5H1lZd+UZB9jXQz1o5Bcn9U2n0cwkmJdxbVNaqM11ebqGus",
-	"fXTwwod/VlPvdh5Wj/sb7ONXoMVRLUDsnOylzwOpcV6TOg0i9rDrtbUfVLqgqx2dd49KXe0+9D+ke8yQ",
-	"aPX2j7pV7a5+BP9iuLQipaxeZuQgYiic0lJFBMFUb4uwf9RFPviJEpSJg1T1qqPnh13gHbmS7hTkr79+",
-	"eHTcvRqIejbjZpJhYXOpgBI5dmL2nx8I6tCx4RBe7C8dwdNlA/gAp5GhHLLlh41QoMcufLb6VQ9Hahrl",
-	"8s/uH3eXfPfn4XDXUm+0VFrkUhXNvLxSHcD6We8edJd+Hy8jViEx+GrMzUj8ZeZ/qiAVKxQJuU+A2/GO",
-	"/e7BMcAWA/ivBRq/p3WG0tNX8ADO+zJYtViaC/YMkz7LVk4+77SDhuap+APEYa91MhVGJnzv1VgmfKSD",
-	"hu6zRvA7CzaA2hzCAsMKd7ExZXU9jp/RZcc/BQJ4ju+o3vTs+DlZAVAU/KKczCpQ/wAIDcVJq9d6xycC",
-	"2cQpv5AZHckLYUjw728I24hlrkBsKBe3RoRv2YjwuxeJd2ZCKBDVHkk5dC0vdf4CBQWI5IvjugJsoQsW",
-	"4Bbgh4jxkRHCt4GFq3jQWTvG6z0GTCaOmMgsoJjuTo9qD9OrBgJ0Kluz/0WVbMQ4XBRpHPm0FO4EgMcO",
-	"vuEjDU+kMbl9fXXj+DM+/zaN6EPwj/LIfsHEFI8cfYmv8J6IpSIBaYegLLRmqrRW6qt2TJ8GIIYO7p2X",
-	"oCf+xKyc5pnjSmCOI61bRM7qPEmESG0NsB10sWSwWDCvE3z7WgEbHZ47xWzRg7q9kSyD7EPTFKZgzfk/",
-	"A27b1QCdQl3dEuGVSK0xkz7Fxaf1ulfPdwWxfm7xJTb7A4/qls1li2636HaLbpui2yAltgj38RFu2Ist",
-	"1H2YYJBvraD01wTsaR/uB9rTyu1KBahivhrTh7annE2FtXwksDgXMJ0zwKtO8OlLpjScK+CsTAmRirTD",
-	"Tjz2PegekEXVf4lJ21fWaeM9HZcyyxjWCIb7qaUF4qsa6D1eEksy1rkpUW1f1UuAVfuMNEC3O6vbQJzR",
-	"Ur31K/Wo3SA88OSK//Oaxg6tqOU3q9Vr/SqYyRVzlyK7EGys7Uw6nrHwDG0CFozLsEQKS8VUh+gKZ/gc",
-	"LdidEtidKM5+1FPxB6yXGa2Eek7PZNLqtUBmYoCtNmz/gGqIbOBrqq3+Roj4YMM2sM0iHdMX6MjAijNX",
-	"AhO7LzYOTFycYCLk8hIiH/w3v3GZtRVB35IIeqWV44ljfppMG2Z5VqvcdSspZC7EvJHHjm59Yhk6xCOG",
-	"08a2UhjWCPqoVKOokE404xS7VDV2rAXDDVk52thClT7sqzZJxVLDh26nYts5esk4o8hxfzNmMWBPb24d",
-	"k872FfyO1i45FRE72u+ydkw3f6RHV7nlGgZR9tXX4ZYj88UZzuxriK68YzuFtsKWiWIFDeLkJmLuNfuP",
-	"v+ccZlEN9/irvsQOurCMcM//sdQdzjPxnn9q9Y4LnzcsL/q8wweMSPR0KlS6+HYQ39kcyz/MdQ5EVNzK",
-	"ACp5iV//cFC36WNqZitfGvILDUwB41hCt8a/t/5iBJ8MyZ7wLlfJuBW1XkulhAEeUAbZjGUyZlPBM5bK",
-	"FIeEAGMgrFs3BjgmmfiYjCncsRgNTcXVAnlO1Jx6E4vMinUvdeKTuyZqxo25mvyHzt8XyOkcrsDA/xf2",
-	"H7CA4ciPRTarrminksNwyh0eVZz3UIh0wJPJptY/f3xW1ueGX7eaa5P62w1G9qOPj/mapK5PePaiBzj7",
-	"fcjbPZsPPMWs1/3IFzHwX/LBKxjthoWtrfNuHs8Ne752cziMxS+Fkhf1leDJmGHhbdA1pLPFXSDj5zNB",
-	"fRa4GomIETOwjE9DUWAduvLCyS67a0XdbrevkjFH74+hgFIv6NlEzO1LShm8lORXWmxaCOK1GO1EAFBg",
-	"xJB2c0sxsH1FNSjri0LNLYNI9+6hj2G+MVWp3rmCFEoYsd8t5H9frXbzfA1ZFGdINncr6R/Ym0OrTg95",
-	"seKZq85nKKczfSEy5LKlGOwFORfVxTyI61Is915s0Nwfl++sIKN7cfXQMb+SRnd4vn/QOwzejduIvw2n",
-	"u17H1Sb95nXcb8Auu4lk3GrQt4npxdO3wO/vQJzXP/m5NRDcCHOSuzGMIPillof7nhqd5iFFod41ls9k",
-	"x+q8bBJ7sd+66mU7YZlOeMboE6wdjzRaGTt7yTTFvrLxTu3Vvb09fGKsres97z7v4nt/K5bhKvQYSetI",
-	"6ETYt3pXqshLLCOGRthxyDDBn0W6KxXLrTAVU6UVnqtedRNW4ntt5BNTUFsMb5WGzTKuKm/TZmSXvOoM",
-	"pXQ7GFSjwsZqI4b+LbtT1LuWBi0A7A9ADxToP2czbpzt1KuBLvvQe0yMsREzOhOW6hBQFWcygpTi3b5k",
-	"Ul1Ix31rz+LVlFtjr1kQdnL6FtESWlPs3DoxZdjVgjbEvmROw8jdWJDCWXjVfEPqv757xk5enzOpRsI6",
-	"tLlE7BI1Qo9qEGcIZfPq8PhM7sJ3l4wPfXd5Kh3L9AiL1iHGxLdV3wC3LNukWidyPVzot45F7Gq9UqlJ",
-	"YaCMxX5/RCSVor3Yd6AYRVF+d/k8fE/3su2X08u7wvYYwmShHJUOh0U7/fnsnPGy5vlIwDDL9uxempFZ",
-	"TKdzRt8fYF4BvsFXrbYsGfMZlm0f6AtBSK8+gV3fqvHqNE4N0EPK4Piy9t8+sESnQOhakYG/Uh3Dh7hr",
-	"w0eChaJfvjm5KcpvcGYTrhS9snoYEr7s/P5QbtyYk9eJ1RButCZ7q/J6z2SvfuBXnmUDzU1qIzYVKmfh",
-	"D2f4fDeTgP4TI/DAT6S2E1pxK5TFKgZOXPK57TGDjEx4d1dfJVoN5Sj3ni6eTqXCHG1UlJBNcAoc2QXi",
-	"SHFdkQoV4zn8zwHSK06aNExfqpAF144/7aYCpNMuXqBa/tgNn+6l8icw0LHg2BI/Q340xqXEqpC/isGZ",
-	"TibC1QiC3rqUoMsErIiN82mZ1pBqbdjM6IGwIZlw3fJUlgMHS1nkmEpoYd88a/HPLplrRL1fsJ9/pkdE",
-	"Yb5RflBU4Tz1FQ7qiQ3qpZ4JhX3yKslkH8WnJMcABF/YGmZDgXsMq4bY2vrQxJatz9spHwnL8hnAI5Ei",
-	"SyVaYu2EW+yIyj0twRwnYr5T49ip5Cv4yMwbm4iPsiEtIvDeiwNkv94L6OvfFL4/OLpmyBPBhBpJJWwP",
-	"Vx5lpY36yhmu7BBFTWiRgPspbYKxIXB4s0yYUfAfplK4UM95ymczYmnoIL7QCR/kGcemQH2VK/p9F+ia",
-	"GQz6CKwgUMIuvE46yRUJfj0cAseufKS29EkmFSbqLRFqQW/lmd80xp3vYtDmzMqMEn+qRBkxHhb2iWUq",
-	"d0ZSJpa0E/gN1gl1dE5/V2iGFTQTIQk64Kw59bxFz8JODxtDiBQbP0R9Rf3jtfIwxgFReiDBLgsO5Ntp",
-	"APHBWimdq6SUtTHOrOMr0/juHrUVoqmvIKKCKgpfb4+WGntKUiAqWjOdBK6AnDQQHpJVKcnL9viYtsmS",
-	"sUgwR7dqJirX9ioN0dFn7lIDFLZa0SuiQv7WpgUDhvEumdgHkciZj+tlPpAIEFM+2DX0E7zTIIetDyPR",
-	"1tmXLJknmUDG718Cx6Cv9IUwRqbCvoRzLOD82pfA4zycBhBs2UgooAg47GGBxHDoU55RmPx//3fxfMHt",
-	"BtwlY5aQlPE501i9KgqAAfk2V6keDvGrYhYB4t0dEL8NE6FU0voh8US1ZKle+choLx6Lr/kYaOBSejrL",
-	"HeEH8YknyHDgBh+WUjRz8QIWhkP+KBpWwIZUnhpzt0nLhzux/tVOFHLfaZKhIkP9nPuBLkV3oFwhrsMo",
-	"zfAWpDTbK02TURUXszbazKKqhU8bprTbiXzuqsU2c8GTaL36RtvKq5Y3WoQyDqYuHGh4y1AGgBcejvwT",
-	"i/qABCaaol10ICxQG0u0nkg16tF5AB6Cps+S82R6ZCOWZIKjJEOoUSIwfAp2FtBkmguGX0XJTzTv84Rp",
-	"FuJCpkIlAllkwlXEZmPtNHD9vnJVcc9hscROh52Uxl7gi9TVFjgHQE74TAjZJ+6JXwV2ZuGVMTzykX7x",
-	"wvVallhnBNwuxdofQD8m2i6WjbW5Yh/evGLHx0fHyOMCLPbfKvSzHYKWUz4ROCnflhCWELv7GlijiqQ2",
-	"OncYEbwELWsqZWbDvIYZYKN2AB6wvRHI17H/KH0v4QpDoywpuMzpl/T9sc5SYShj1Y3FtApow6eWDOPH",
-	"XKaCpTrJqSBQ+z03kxQkEDFuRCq1ESBpO115/wjesVQNHsuhY+M8TTNgvGNti/IOfvfpnZV3+ZtXCCap",
-	"gA+BspVwx0Hra5NYqSjTuZIO4bNhmbgQma0xQrsTBcWjryqaB+6208mEZSIdCVPKLa12x8EGMNWgmOxy",
-	"CpUmwRCBVPcjQJE+jwDS54AixkJ4xnPJraMjucAGZrNsvmS2/yZUqo2tWB5wohGhnV1ccianM21wsrlJ",
-	"xhx5VaHokTaIARB4ED0NRH1F9d5tPhpV4yXoKh6I2hD9u5dzWTSLSuFrFiI2C/pxELGsjeER1mssyCDt",
-	"2B94OZ3maL3c8W0cgVtOlL7EXSBTjucZQ20SESHWsHUFf+YHsQxpl2nzodoBMvyiIBcVK6l5raas7Vt0",
-	"EW15Sg1FNiLipEVNk0rpEiTmnSgIgbJISqh04nP3feMzNF0INeIjMS3ahPfVyOh8Vhsj3D00QvwhaHzY",
-	"2WEoFc/kHyKt7VblsWUqcqmAB8wbOk9V+6+0CVZKxUKxzYgVhS+1YUXJzapWUhZCW8Fl0irLBb7pWV3E",
-	"QiQMjAXV6CCcSupHEBUGXTWr8Gzixkbno/FSDoRkmQjj5NC7QyxrY4ULONSZMBHVu6DWSabUYiL215NX",
-	"r053CouiVxaKkjUZn9kqFdY/sk7zsJ4M8GWcbHY+ROlyrDNRBM4CtARMIYzUKXbB/Zezn3/CEZ2+flOV",
-	"M/S+VTphceSKylhhUhPqFo8LO1KIy6wlk2rdRug4mmY/7RZ2rFAqM2gZq33GJ6rs2Ru0Ltx8kfbWaEuK",
-	"6eGQrCqojeEl5LBAK5mGY1TfWtoTxCArdDQ8ougRfV21tNUsbN58RP2PZUgg1IbF/xR3+qpuNsTOKkg7",
-	"ofPV1WZ8L0EqLzezYVPaC2HkcC69Gxs2AhdjmZ8V145ikNMfLihDejM3Kz71VzQINnGxnoXRhEdu5WO9",
-	"WiL1aL/X7XYOjrFKKne8VoH1+tDbpPuitazuT2mqwepBsMKY13PJDbCcjQuZfvEpYWELCqJvVnNVdLvd",
-	"pxQb3fCb3f3mLtSTK0TRxGX87/++skNoGayPNC0Vex76Z7+sRFJa6kcJyokcKRCjVNdn2ZvLysxejW2j",
-	"WhW0p8XP7MBL+WKrzA57i+1DQZUoOm+vc7Qt7tVCD71gy77zTnpFarFXYT9iyb/VDJKFB4rCnpccND4z",
-	"wfJRMv2GWVaYmq9WeMrl98u5fK54M861j4WRcFGaPnLYWkwAPcCMx4I5LSe85kzq4N6Y1KtVZLDlVcSr",
-	"Vm3dg/OsejmEtVyrWtgBlKiSj+FLgn93IBJiTWVthu+AoWFO6Ymf+5alBZbmy2Q0e+CgMUNboMrmLG3/",
-	"3lnaEkLYMrUFpnZl+x6KrZX2lU5hMVmrqi6aZZ4EdR0xWdXq8q0ysHJub8Jsvl/2Vcy1KUsSVWVvKfU0",
-	"5j373XvjPT+s2sMt5yHOs2LnHortoE163ilMb+tgFN0bDObIZhas5DDvy8II/g2zHprqaZjdd8t2aJ5N",
-	"Wc5RtbTJYYX9XKGi5rDn8N5Yz+myPdyyHWI7S3bsoVgOoZRmLCf4HIKnoYJwikiVb5jN0HS+fzZD82zK",
-	"ZjjV1S/bDt3CCn6F2Jpzpmf3xpk+LNv2LWcizrRkxx6KM8FZ1cNhJxWJTNczpjLOk89mRl+Ezh7/EAlZ",
-	"mIrMNR+RiOGi3zCr8mvzmpbmu+VUsPWemMLGwq9SON9Ds7m3z8fwNX0E+4fQIjd9ZLARZwTGWuGMi8Te",
-	"nDE+vzfGeLaEyLZ8kfji1f16KLboDJ93ioyfdVyxTDDxEdcV92Dxgm+YCcL8ipF/vzxwoXXTIf42P+UG",
-	"ns983ZQbsbfmKG6AlUmAiJp+4VmVuy3QbHPmdnxvzO38KvFseRvxtiu79VCsrRKW1ykQ2zoON6IIwcpz",
-	"aHf3G8YuhREl9PuGOV1lgmdhOt+vepqrpkwmvUFv6cpaNv1MUuVly4m0OUt7cW8s7deVVLLlbMTZVu3d",
-	"gzE4uqPjhF1TLekMGY/K5mwwZzGmae9pM7J7n5FuvuyFD+19lumXPXhZHAE/Qw7mywkVL4zY5Zg7cSFM",
-	"pbHFUGZOGFy/hCtYv0Hx1ACZ4424ZVsW+zHlLhlTZlb8T1g28HE5KL3gXFj33TLO6gY17f+/X2NtVfJs",
-	"7q+8v1iJXxd3bcvIPCOr79SD8S9tJh8x3aMTMjvWRkWUiYNloghqoeHpbxmTaTNBK9QHP5fvNxoi7GJT",
-	"vPT0JrAsLGfTjxzXONcSwmwOyY7uj4EtJ5ItG/NsbOm2PQw3+/Ll/w8AAP//",
+	"7L3ZciM5EiD4K7CYMStpJ8gMXrrS2maUkrJSVbpKUtaplAhGgCRKQYAJIMRkpdS2j/u8+xX7Nt8w+yfz",
+	"JWtwAHExKJGUsiq7u/qhOsWIwOFwd/jtn72Qj8acEaakt/PZI5/waBwT+PduTITS/7jDcUL0P2jk7XhB",
+	"Y7vZb+F2LQiCoLap/7Ol/xOk/yMNz/duKdNvS8IkFze8348pI57vjYiUeEC8He8CHqEBVmSCp+jK+wnH",
+	"tzXK0FjwHpFXHhpiiRhXqEcIQ0OCRYT6go+QpCwkqNHeCZqe7/ExYSTaVd6O1wyaG7WgVQual81gp9Hc",
+	"CYJfPd8TRPL4zrzDkjjOfnkzdb9IckcEVVNvx5tgwSgbeL4nqSKHi20aY/2+wiqR3g6sSf+d9H4noVoC",
+	"dqGGnZqONYAickdD4j08PPjmMGTuNH77+zj+quP48OB7e3iMezSmihpikclohIVe7k9DrJAaEvT23eE5",
+	"6mFJEA5DMlbS8zNSirAiBQh5vtcfUvEjEZJy5u147XpQ17P3uRhh5e385uHxOKYhVpSzV/rd//a75Hpb",
+	"+d/hpw/peVMmFWYhsVBPREguzW7SDUwvFFZkRJgyLynArYiHif4NRvV2vDcJi2IiEe8jDQ6kBGYSh/op",
+	"4gL1sAqHCAuCYDEkQooDEELCZGI+GxKkDxAxPCIR6k2ROc6653uUKSLMaDB7yCO9xtwk3oOf/gyTeQ8f",
+	"fG9kfpBE3BGR26MdhEVUf4vjPUEA3kokxM8/eD+Ocg/mLCM0X+dWkJjP9BIscpxhRTUIHz7oHyXvqwkW",
+	"cNJ6u5q8eCK9hxxO6nnuNDr53h4AqYhGp4ygsRkUUYaGPJEkQ6DfPns4GlGlZimt0d5pdiyl4TgmYkCY",
+	"1OgzJpglSmrsML8D6uqR5rwVYkUGHFbT5zzyfLf9zY3mdqcZBFuageDx2BCud8dD3EtivX59FAaQMOgu",
+	"w+PhNMafqCaCd/SOwAQ5Iod/kjzNmoH1L1OpyEiDcO9SUyP5pHd8BuuEQ8mvv7jsSCSD3LKDjcZWeWnn",
+	"WA5La9FYJfT55lbDuLqxdNaLSX5V5z+fnJ4f5xfGaEjjmDLAjx7RdLjr+UDyp/03VKiht+M1treCWtCu",
+	"NTTlR5SoUxERIVO8k3kM3Nt7d2pfg0WHnEkqFWHqJsSix4fTCBb8Yf55PALXg7PDvf3Dgxxw99Lx0V5u",
+	"fNTYCgJ0G+I4TwzNb09284uL+eRG8ogmoxdbTxMNBB4hO6oG65Og8EvrWJThbwI7kkokGY6ccBRyFhKm",
+	"9NARkhNCDIlwfWiVNNjSF56mwXGMQyLgdE+SUY+I7IoT+kI5I4LyCOZ54/neked7+4CQlpN5OFIGXkJl",
+	"N6a7kyhRq8GDsJAnmt8dLiFF9GM8gFkMud4YypsuAd9eA+D7DtiZZbsjoW+YRhA0W+3Ohj4AwzM/e308",
+	"orFGnf3TA8/3BvSO6Fe/2z3Rf45oFMUaCj+8Pzw50cxVcK4RqA1EJcknb8d7u4LckDCqD7T9k/43sPpH",
+	"TtiIAzFlNMTxBVGKskGJlx+fn0i4HPUdSCPCFO1TItJrccjlmCocfyPR8fkJsoSQkxb0bX8s2IWjkESw",
+	"HU6jnUa9Wd9qB/VGo93qBPVGvdHS/zGXij7evZhLck5kEqviknZRqB9FCLAATagaIs4IusOCWoEhnR1e",
+	"gX/AJzOgCHaCwF445g2g9hTWnd5GWNuMtkhtux80auaQt7ZxLzRXisbCmUGDLQ1fOyjcv1WvBKVXlpl4",
+	"MYTtBxphtbBsGLKW594b9Ih72fK9Ha/l+R75NCah/bPesQQz0H/3cSy1hKHIaDFMxGZibuS6xb7p2W+U",
+	"ft3wiY8JZspca5om3J9vsCY/WLNF9hBn8sWeUQdrG82O/sVixI5XC+od4DbZsoAbLLSwD46svWPO1LBG",
+	"mEU+H02MpvEcCd8gnuYBFuRH5siCbAM/lraWEsnFkJDHycPSabbOjDb+Jom/SeLrJokCmldoGVo5RhJo",
+	"IK9fZJhtwJbhsf373wRLzW4yNDV/p1hq/vyXQlIzQoak+u+vE0XBLmMEKIMHZS7MyATJpCdDQcdgawBB",
+	"hSqJJAkFUT6SQz5hiJdEFqtcO4V/Dh5uZ3hI7gzsfvNwTISq209gcwPG+/16REIakUhDpI9pnAiyZ+Si",
+	"wF/KEhdjqfZJTO+ImGbUpX+9sGBx6oHeoLfjTYaShDc/f2zdbV/+cd5mR+Ot8Keo0X8nNwbf4db0gATJ",
+	"9/RUdW43fxg1P/2osTsRsbfjDZUay51Xr4ac38r6UKsD4o6SSe2WqnBImKxbe+8rCdaJ7BwO2R11tp/Z",
+	"E6Hp0+w8FL8lxZvxaaCHgoAwjGOAvADgkhGmevESj/7HI0s2VwsVRBZn2C7MsIyZD3a1HCsSHPSPEWZ4",
+	"AAYoQwmLkZemhQ++ZwC3o6e/2Q5/aPZ+3hx9P27Ly8bdr1vsvDX5ZYO8C34/6uC3UXPwnp5+3Pz5Fs5q",
+	"32DkhUHQ0kExhMdjwe9IhATRECxYH82XM2JLZ6ftIGdfWRQaxH4iKWcnHGybZ1xhKWkyQk000Ap0n4oR",
+	"iQzKMDIeCh7zwbSet38YdaNk/Tg/ONk9ylsYBGE4Lmq05o+xm3JFy8PR6R7MZM0O53oe1ByM0AmG//u+",
+	"qGsvto5nWB4esTC0djrOyldhYfBOz/dr29uNhldhZ8gbF2D4vHmhpOSmlFQwOORO7HCZ3S32brTtVRoF",
+	"DFqZQ9HzG0yKpnI8xAOKkT61RJDXaBwTLIlDOZSeBorpiCqNcNayeriE0WLlS87RoXFAzDHadnYaDtLp",
+	"S4tzIsMN4E6Z8Ufsosg8IRGCW85HGOkbjERa4/dB7f+YkARWmLMvK0VGY5UXAaNEANc/Ti8pIgRPDVow",
+	"uubcpRvTPlkU2K3FMaXfAtlIr71CBWs7h5M+Co066S5l7qYFC3J+r+VRGjtBUG81gCnmALAVBI0UAJ6i",
+	"I8IThXBfEYG2pJeBoyxQLAWM5hLAaD4KjEYJGAYFcsAInoSExtB60JyBxOYcRHjWzhtL7Lzx6M6D0s5T",
+	"eshtvhm0QQ7dByffEZUzBoEJjuMexyJCmEUIoxFhCYIfimoTlpnKpBnQQA/EBc0502LMIhniMfgRhnzi",
+	"nLtGWtW/vMMs4v1+9pv5Fm6dgaCxvnUkTozJXw0JSOgRFreaNy8geS3KiTuZ6zjd/02PD60ce0EIm4F4",
+	"Y6flcM2qDu+4QloTy2AILJjqI7AbNH9VLbntTm9ZI2614TaDArgwKk8rwtMzLNIHxcMbc6EEpio9u9T5",
+	"lB3fmaAhSX9x5xPTwVA9cUDNJQ9oIzsgjZA3Drr50zG7sGdxxHu9aRF53UlYg0x2FFYReTnAm90BoR3c",
+	"uZiTjMguJ9xcUdJHPI6IVKhPhVSle2k+WkdYYVD/NEEtuubHwiNeIAzhYT4/XOSQSRAE+pC5GCw4Z9Aw",
+	"XtFZTtho7rSCeicPKSezF+WUZaW7qLW0TBU1M9160U8azwH+rFSyKPi3lga/RvC3HKTtPH6/v9jf/UYi",
+	"iWNFItRLlJYVAMNRnwt05dmfzAtXno/UkDAwPXMxwIz+AUzoG4n4hBWIos959K3gydjb8fYxFVO4pA4G",
+	"A3QmeJSEEHwC++30grDZb5NaC3catU7UCWvbuN2oBWGj38JbpNkDpcFyizewIN+uSP8e9U44wCEAo5Xm",
+	"hvZi+uzhkbGIePrJQOCRFn87EGWEZSL0gGOs0FrjykPyo48ar1pXHhrSwXDdoGzV9412vVkYQvXkeP7r",
+	"zeZm4e0wGXsPeY0nkRGGzxdisX2zzUpw+ChMYq1xRGjtHRZ3ml8B8NcXAkyjXbGtom42MKj0jicinh7x",
+	"wSy7HPLE+BExCjmPiTDhWj48iKd5pb+XhLdGca1gDs2cVcasdSPQKvQnb8drbZuFaibR2qo3G+B7hb82",
+	"651qZtN6ZLx2UO8URgxauREBBn0Bjtw5KxQER8bLqnVZCB5L7O3cGALX1mx8Gce24vM1X2tofQta1iEb",
+	"EKl2oxFVswaXaESlTK1iaZCNFRhBZQV9G61JMhjpew5JMsYmqKA3RYxMwGC9nj+2LELv+OLd/fU/r66u",
+	"kiBobtwfnB3u3b/bPX9zev7j4cFP15XO4OvDi9P7i9P3F+Y/eotBK2gGW62g0awFG0Fwf7+7f3m9GzSu",
+	"d/cvb3aDxv3xxbfAx+7P7pv1Tr1xf3+/e3R/cnB///7kcO90/wC9v3xb27piBz+e3OsP8qPqAe+/uzg+",
+	"vHx3bf773em7k9wrzU4QXLGzw/37xv19qt9fX1+/O94zO5vj1TYPDy9Or4/P/9lotmrtTk1rwNfX1xcX",
+	"u9cXF/f3+6cH19/tnhxcQ0TA9fX19dH9fWN7Kwjajeb92/v7+0azhY53D0/QxeX19cXB7uXl0cH1T7vX",
+	"21uNoH39/mL3/n6tGWysdzqdmuZx9/f3x/f3P2pwwEKv2NmPjfvG/eF9+6frdqN5vavXfX19rQe9bt8f",
+	"mDna17uXlwcn+9e7R4d7+rfjg/17/ajy8eFJbob7ef8rg3D3SC/k7e61vmmQkUOn1++ONoNGc/M+jdG6",
+	"NpFS1xd7l/cXP15fQOSGfW3rPheZ9U+IyzLjNu/3d6/3RTKYHTfYaOgxXZDTtYl/uj8+vT/HcnjFTvcv",
+	"7vfv3/zz6J/793t7706vnwwmunYBP/9sfnuye10I9kmf3VcH4Vwt73/IyLg6MMLEMvI+6vNEIEt+heDN",
+	"seAhkVLLzG3gP0ls+WpEFFivjQfCiFU2Tg84IVOCx7BUR2TeiqE4s/YxYC2pH8WpVUvauR58jycq5HDd",
+	"2VjOzPpnOQWw/GyrFdtqpivsdDp6myBUCIIlwCSiMhxiMSAg9yTslvEJg9iX7PXCSuQttbbawkpaT6+k",
+	"MK99jmiE3GMTwqyGVPNipq8VlIunBdbdxyEEyqIJlgjH+vaZogwHCguNEvMteQpo6ZqOL97VmkjjAEyu",
+	"4YJDRYSJGIIbhQ2Kkwjyu3FWpnNoOQHQWgu7XEwPwZ6dx+sjMuJM+uiWjCGgdMwTFkkf9XgyGCp9+0C4",
+	"LoQrswgl0lxJ+keCw+F85xqOIhJdJAMsUg0yF5D52QupEsYfzZnClGlKckGmO15fEKI3N+OezYI4xyDB",
+	"Em8xP15Ee+CTwfJmnIhwiCXASQvIgBYbuBG1+gGpdXpbYa1Dmri2HbYbtc0o6DXJRn8LN1pOSDsDh8TD",
+	"oto4zouKBt6gFokjckdiwyDGGkxeOwCsBIo949SIhp3lOZmWFock7h/RPtnHU+ntNBu+J28Tb8c7O9+v",
+	"HR0c1xowsBZizAr6OFRgsgzqzU62XjhkjaLp8+ZWfTP3Ajia9YxPG1bKmFih5lP4uaDXL4VVgzhRhBWx",
+	"ajIkIIemPz2OV5GYogEoacthlvnHjRXwc7hlzCWrYU4zA/RuHNfGiRhzSVA/5okoIdHsobc2Ou7U3x6d",
+	"13bPap2g+szhdztPDw8WPE//+TT/dZO4wf4dr7Pl/SdR+0KHrxXQI65mvEoxh7i4GHaubxQ14ciFmEjf",
+	"3JwafZEgIaF31vMLThL4GLy7BdO5cfceNdtBq9ZobGYu/lOWW14zWNg+SuCMVg3eMRBcJZQnF73TalsV",
+	"edlxmsVxmgGcV+6XThvUaAfdCpfi6rbzlExzcf7nTgGpNYonY0OkFjyR5pIn0nz2ibSKkOzMQjL48nDU",
+	"ZHQMAQd7AM4yMYXOqa2hjUxoAtCQILVCTpUgaWJQQSkpZ8GYQzs+3V8wd8RELvSxgggnKqq9O8F2lsdn",
+	"jeYQEvCIP6id+YPMtqogHBTeWCYGh4dhIgRh4HBptFOdR+72+zakrwUqgAHiJYe/Fw8COeYR7WvoF6Cl",
+	"ZZxjYoItikepcaQmQ67PT4OGKorLgVHzo54ww09EPf3OKXv8gnRyBMPoWz4if7xQoFIiyxrqUyEJBkBy",
+	"SQj99h8DIuAJhCVvOBbRhfFOF0GV+ekQVqgR7LQ7llcoOiI+6hE1IYShniD4to+lApYRJ6yksVkHs0mP",
+	"y1yeVVmoNs3VaNN/kkP0ud7Oeb7NB98bpp50vXn9rLChzx6B4SCfJxvJQRDCovRjzcFgpexM8IEgUhYC",
+	"2GH4B3ATgaldYBYZVTk03qf/8razfRC80RKioPZ4/0vjbXO7tamHdY7yFK3R9xat9VMjHtu01A++zXe9",
+	"pCNSYqQbO+1O7qpaItEZrisX6Yspc/NrPkhH5A/OgF5GRNAQv9ob0hAPuElNPzYWskthLRtFRc/Zz1wO",
+	"hYLXimJfpflomagXyiLyydtpVBmdqoxIAk+etKdXW80bmcG85QzlTWcovxLWrJ3Ob8za18fn9/fnpwfX",
+	"54d773bP96+EMyJ3Dq47jeD6zbLGsUfEldx1K8jHhEhj/Wv3G2ETb5Ogtxm1wg7eIhv9RtQMjbskomyw",
+	"m5m9bBJm9uytNYFpHE0htIJAVGG9W8JQukw4kEWJoNJSWmHhXCEicHUsWtz3kqJUyVMCKOXcHXkfR4Zb",
+	"zkHx74Es1qt+Qib76QVVGZ7lI0EGWsAVVoBmXKEpUciGueQlsf/EWK1CNNCjkVlfPh4osxeekIkpQFI+",
+	"V3Bng3khS8Czrm4f/Z5Eg8xObX79RiKB2eCZ6SCgO9A7cow/XZLR+C1kFRceUOYetCDP7WNCxyPLQVxO",
+	"UZjYah6lH44pSxToKx39qyKCYcPtYLs1zaRsIRaD7YtGyCyeH1UoC6PIaEwEVgmUYNDYcm5c7G7loxQM",
+	"9u909wV0KpSMWSlmmgs8IEdLKfhBGC6MZVztmkomZTSz9TvQmEul+UbMWQGDqJRFKxVldzimJlgKDxiX",
+	"ioZan7wcEtTj0RSNEqlQjyCMzIyPlk7xgUtht4xi5JmJrX34MFPD5RQOjXJ2ai80vcdTMZiJTMhHDyHO",
+	"IGHnTHCkBMVxIUZkWcH15fhX3pxaJQdDngOkI/UJYKrJ1hrTm1syBfM/6UGiE+TcmnR85xW9iak0BRsg",
+	"A0CayLc7o5M0Ow9ayIW0ibHg+uLRYDlgUT61qF0LGoVtwUtAIpqrPFjQv+U8ehz8fc4jRJi5n8ZEIMjP",
+	"gMDCKlvOZ29E49uSKf2loN4P8o6HvSGJIix8JIdYjPX/CRJF1dFNRDSCABAt8wXIb/WUYNmPQ5qMjlP2",
+	"kTed6Jca9c2tziYEQIVDHhN9W/M4e58wIgbT7/UJ7nit7WYd3tZsto+VHqDVrDfaza2OZpR92iPi29QM",
+	"KTjLBhoPuRwPuUhk7jeXDpL7SXBFKNMjg5VcagTTEH5rpms26jAbBCBCXIL+1tto51YmHQhsgQ5N5eZz",
+	"m49JFR5Rtn8cDlzigQbjhT39FSFpQqmeBmKjEWTQ235xqG1WAG2jCKzGVrAqlJ4OpQOHTkXQnwHuty42",
+	"cMsrhdcteG+cWYloXkaAEZFeZ4mQiMo0MzWeoqGpbZTLv0ttLH+LoF9pcoA9pEubnil5Im8icnfzy23r",
+	"7mTr4+OpuD9//HWy2cvhTrXSYjaWQyQTOOiMJkhjB1IcUTWrtpj/r8q+cJWHrAH7EvdighpNjZMYmco9",
+	"yERg2BjFaR3txQQzYzUz8YqDmN8RCSYI/cUUjWOsSB3sQSq2fmq4pBBYFzN9zQUsPvydAPOV4zhgpxE4",
+	"ZxDTiMPOJgMoAcy6T0RJi/5XLUT3QgXo0hpvb55X4+384NtijvNA7+DFSqidm/HQ/kzFsNxMi6Yqby2e",
+	"qty6bGzudLYfSVXW66x1Ohsbz8hVbl02tubkKs/Z6kpBl+lHcuESjDnccHbdnC1lGV19xO+gTKdMw6XK",
+	"ZlP85Dp25xtXC7XTsgpoBRNtkQPg8hFsZEeQbXtmugbI/Xa6Tn66zgEcl2U+ezGWGrsP57+t5UVJVYpK",
+	"WRS1ySL4k8rVjQS7cEg6plHrZiSeX8Su8zJF7ABKlVdBnjLhKjDW2+pyEraIBJpgqigbgFyAq/3bueIS",
+	"1suYlZLIfsgKRdjf/i4B8XcJiH/XEhBjQ1pfuAKEtdnKqrSGYy4VcnlTSOFbwnyI2BNEQk0IzoglamNx",
+	"V0OS1gKPODGVv4f4zhaMoKMxl5KaWrg5O3tIxhBy09nws1h46e00/SxqHWqXG/dcu5EvQX7CkUndMs5i",
+	"KtMVDLFEmZ0cXVk7+faVl/ecWl/pjRkkTQRLzerbJu/PTN1p5qeutYIgQP/rf77VWhLYYnv8jiDcg9wy",
+	"gv4ggqO1WruzXd/Y1O/5qNbcbNUbHfS//ufe+mvQrGDpfZzEytlzi4b1dKF0NI5x4sBXWuWmDeY/JyEd",
+	"k5NECTpbiOkUqxHB8Q4a0fgWpHOOldbccDyVkJpIGcMjzrTecWtixxg3xsc1ya1Ox/TgWs7vJaZmOZRI",
+	"iGzuDYpxeCsRVes+CjnXo0wIHQyVfS1/8jHuEZOCgWPuipCEfDSOiSZZ60py2QyLV683obqUDQSJjKLi",
+	"7dmd5QHK+A1oBg9ZvbI9txDfc9v0dvJGsZTHW7QxCmtpxanVdec375jGt3Cr/Im7sOec24S7F/9C0F5y",
+	"hWP0FqsibMG6WAHVv3i1F84uObviosny61v6pZa3Z5edWU2/viXvZabo4qKLNuonFm4k7QjTeAplW8+I",
+	"MP6oDkiPMQbLiddo5mK2Lpz4lT9gZ39O52s0g9HgKzhZIKG9YgBuHloFO//Xd8z7lCgspugt7YHwmGcD",
+	"xrPwFVITwNw4WEpoYr0SX9+ad8EBV7Xmgrfo61v4mXEOFdeceoy+vvX+aBxPaL+44rw/6itktsY9WGYd",
+	"zmf49S34UPASSljP41eIwKkCX0ThnB90dtEVPkdILrE/XtA/9NANFCZjtNbsBIP1XPRvJuvNda//VTBJ",
+	"jQV6+qQg+3sQF51zVH+Na9zo1DvttllowYH+NS620alvbTXNaouO/a9xte36FmRN5sMNvkqoBp16ZwOW",
+	"asIgvsZFNuvbjQBO3sVnfJ2rDJqQDGGjRr5KrlTf2oDciUIsy1eJmM1mfXsbAFoIsvkq19raqG81NmxS",
+	"io3++Tq5UjMw6yyFJX2VUK032puAAFm81Kw2nI5Qtr55beBq8msWEpr1jS1zT+RCvr5aaaYQhfZ1creN",
+	"lpZnTAzhmS1F8be4+FIEudGy18e/gLjY2q5vBhv/ItJio1lv/itIi82NVt3cyV+vsLhZb25ufO2yYqce",
+	"dL52WbFZb3T+NWTFVrBZN7f9Vy8qttrNulFlvm5JsRHUO2ad/wKSYrO+ZVTY1QTFRjP46iXFjfpms/m3",
+	"oPhiqkVHCzJZFoVeZq70TSPXSSwZe9l71n65DHY1O4FXSNfwTLflkI4XDJsJg44ez/VAb/jelJI4WmUt",
+	"QRCY8gQXIWYXtKK0hin0gWSIGQTGU0WQwgOEFWohXB/Vc5U2ysmkaTaKi4wcEAWT+C4Swjsd29Ld0vw+",
+	"ImrINRS+hbDcMYYQ4VdcDOSrRbLjXulxFnkV42LQZkQ0yC7xILe4c6Io9KOlUu85v7z9g6ODy4OVVqjw",
+	"Qm9GJjoz5MyYzz+vVKwCDme/ooAJPLDFMYLWThCsVtkiD6yQ0DvKBiji4e2yxeB9T+GBqfnktd/9vH32",
+	"axPCsrEYmK6jz6/QsWJiPUD9ARIn3xf6xeHxuC55kmsPF2L2Kl08UBXELFX1ScmXIXeVrzkXKA3Kmlfy",
+	"8e+07CXSsitKrufSTtKS5TlxbAvq0P1bZHL7L4M69vRnUcc+WA11ghLqaOSHinlfHHOauZpsHEhtAZQp",
+	"VbmHjpwlIWdJlLFzf1UY8wFYlpQVDS37gsghkvZhKZhVSpf/R6bfDXvfhvSUfvf214Pzyx8uDuXhSI1/",
+	"3TvcOPw9uj3+9jj45ffv4tOfDj79+vvJ7yeXA3q0911Aft7V33z/Y+MH2v+hTqbfxeTdLj39/aB1evlD",
+	"4+T3HzrH+7vycBQPo73DjePLsHOy/755sr87Od6bUPzzyR+Hv3MaNrcb4fRQHrKTxi9UT7n76fTyu9Fx",
+	"8yA4uvyRnoyO1Unzh/avF0Hn1993Px1dHv4B4/wx6Pzy03e//7r33XY9bMasN3obRD9/F2clHA+Zt7Md",
+	"BFpSA1i4HQsFTUeDUfNkM/xO/DLZ6l02bs/a8ija7r/DG8kB7wx+pU32w6fNHyeeqX4GFbUWLtRGo8Xr",
+	"/I1MMbkhHcuKGnEflr6VuRicPFZtwNaD4xNWqgb3IR+ekxaQM7KmyZ2oaLJsI8BnenH+9ne+xN/5En/n",
+	"S/z5+RJwI1SohaAGApS07hYRCOdHEZ6iMRbFiqsLSB22zqChTVtpMChUGkwrN+aqDQYbptrgksUJ3evN",
+	"oKD0RJSxDGHBu6GHe1iczlYtDmggXFH9HVTZcsXPVWC5EGC++Eb9R9ffmb9+2N5CuLDEHnq5kGhVR28E",
+	"HdDoG4kuBZ6iI9PX7rHdAGUoHt7uRr8nUo1m0sP1CYZYmpqOtv53WuObMsVNge+CLPVIUWW6oGloFY6i",
+	"PmWGGlMGfTFh47H14rvBHpdqt6/g2tjYqAedZmOztd1oBe3Fm9dGK9Umt/I9gHusPH+l8uQxX5CNm/rp",
+	"nL3DLHL77WxCyZl8+exNW4jc2iazxS19Adg79vNSSGHvWZyh60O+9Lb5tz6yytMCHN0ziTWtze0tk3wF",
+	"BOAq+c/2USkVpPNRj8R8oq+IooHDoErlvPDFGRZOh10WE/T7J6XuA6shg/nmpKjFGTOOQRa5dHn+JTFs",
+	"pl4+ZIGnvRPKj1+im0IRQ/JI0GxubmdM8PITkzMFvaAanO31jFGG7wXT1rP4zVammb8Yv2muzm9M+bu/",
+	"gtu0y9ym1ipkUtqFfXlO03xRTlNrAKcBJMubPSpqTBXJcfWalnSJM7PHns46KtlbRyUzK5vDPL5IzZoS",
+	"yGb73YspkooLZ34uw+63Lwi8vA0OVOcFjWf7bs1fqtP1fyi6AIklPRkKOq6iL5l/VkFdLg14AQOzbWj9",
+	"20yb53Ln4Q8+NN9PBNkzteyC5bwDMZZq3/Swn87r9F9vQptnqFGVtbj3vaTg6IF6mfVHbHSvJE+kIboc",
+	"oCrsW0OCYzWcFuBpiwpgGhfKW67k+Pk3Bu4yxNmZgcf/Mbvj1nIug4V23GqUdxyU90vE2O2sHvLRK1eP",
+	"1W7TUOJ4HE8viFKmfW9Bq8zMLQUryx0WFLOQvI3xwF6enSAI/MKDND/YawSArpe4XAUXfPucIVy6UxE2",
+	"pQ9GWt+/TfX9zMpjxN7vN384bv784xvvRcvLbeZ88kVuiJqrqLvgVM78VeZvWy049Wd5C7t8001bkFa2",
+	"cjFBE/qmZSidw0YVzDT3ynnA54FxKzPTLtMXZK63fnUgLvfFZc6rvoJT3f8b1QyqaUZxmXm+Z9qea6FY",
+	"jIz2xThnM7r4bOvzmXbinu8NCCOiqipWkKskR5ki4s5U0B2axEzKowNrZs0+yXWwMq9cWPNd/tByL5lg",
+	"CFlxGT7apX1riS7tWUv1reoW7duPtWjfyAZrN+ubhcE+5HzjizjLXXFHIhamKn0TR4kpbp661pubvkdY",
+	"VOEL2N5pL2dNND1CZsMsbjIP/9NSLGcDDp511yiB4FsHOzDfVq60sencQ1je5oPaZl5uBtmFn770Zqq/",
+	"ybkfzxP6h1fVemru3k1z5SghFRO2XHM36zra51ygAZa3RCHFBXuNbDMiNOJ3riUdQYLgcFiDdP/UiROZ",
+	"Evp6m8s4jfJBL1A9bygIGxLQsQHHq4Jbtr2HB42XcapGzyoXSyolaeQLkOoyVSJXjmSAYM4v2bfphExu",
+	"fuGmSK7iRY4IVzyRalfpE5gJ61JEKhRZMdGeOZj8BUqrfhUM/jBKBQUEWY+qlMKlt9NoNH3b6cDxjzsj",
+	"0Vk5sq5X4ETfRRGqvQRHaIOdiSSPr1maNm2eBYXRQVIlIAAoZg0e5tTV9TUAqYDyuhB34iNcKsnsbBdY",
+	"RBSHOectTqtz0VGxLjRhSk/z22evn8SxuXQTwXaShEY7m/0AN8JOs9bCnY1aO+p0attRgGtBr0HaYaff",
+	"wLZVOnQBgr4DLiL07L0W14ywb+sF/3cKsRd9SsQ/9BScRjuNerO+1Q7qjUa71QnqjXqjpf+TdS6C4pYk",
+	"s7z1qFBDG8FZKJU70FxeeDten4ywDRRx08H+0uiDJ+ZOTXYgW7lAbNca8zwfx6Clk51XrxQRI8p4zAfT",
+	"+jDerHMxeLXHI3IB7726a9aCZtAyQkqWQZBuMI0M+S1f95OTrO7nb953GPjiDwllzDYN9HY83u/TkOK4",
+	"qs+HK9L8AP25Vzrb5ryzPb3IDvfAlbctn1RoSrGmoDs8PlsBdq3abqggEvZh5kQdLEsVXDN+nuv7CkVG",
+	"qRzHeAo1alG70aztenABGOkLyK5CAtsy9XBrzsFeBnQGgNw9Rllt7Hr+QazB7yRUpoV/n0Dj0aXp7AFO",
+	"8snzMBXWp4dM6StM67ozB5NWxv7NlMb+kDU/cYp6Fe5bmXPpM7TMiWYrqqW9VoAmQtvcdnbKfK3u7PRs",
+	"Fe3ZhUjGRySqU9bnr2So7OiCKj2X8QQM6WCYBaY880RmcKEK+AudWlqx0YRnlU4sworMdm50Cp3FzPkM",
+	"z0JnyOWYKhynOhRzk9a4qTGesaeT01qn02yYGAKmzKXqgpi4wDGUBNdCZVrlJtdn47OTt0yvjXTY5oPv",
+	"jUxrXFF94K3t7c1mAN2Xs/NOi7QtcN56wYZ9/1Y5/tbGRmM7AHBlExzxibsgbWPiBWbSuPWF0KiEDTm+",
+	"YmnwoYLh2x5VqcMp1zLKK0kYbzGNZ1uT5HtMTYZcEiRJyBk0HhJTpO8oqUUOW+Zfi3M906Uqq/XK4+jR",
+	"DliMq1qfJ2y2B5aZpIHWUn66voMs40QpcNEyoN1O67IyuwfbT9Qs+7V+NqRsgCZYoqyrI/k0Fi7s9zcL",
+	"1jp8/1vjQ91Bve6Y+odn9N3Knck5kWPOJJk1cIaEyUSicIiZ7YmqFSezo5cX5bJV5PSiV3eNJVJ6XDPt",
+	"V4uG/DnsbgYNtGet9M+WW/7ajQTo9HvH+/9eyezhLhGwa/FyQV5XS3epCew9G6X98ys8UFnzfOyK1FcE",
+	"Wy/YJf/PaIHvOiu6kGvbW3uhdvbpSSRs1Qb2+s57LyNc0bEOvb/Y34Va0a/NTYL62HQWv3NVEtGEgH/d",
+	"lZuGuiPIJBYjRsAsUOx5pYf7VvBkrDUiTIXRcA8GA3RmLErS6eqdXhA2+22i2UKj1ok6YW0btxu1IGz0",
+	"W3iLNHuNXK/AN4lSRPhI4tjYIFjUO+GAjibQf24xPddRLS1F4jWhI91Mi7VgY7bHmteEoKNCk7VNCIqy",
+	"Tda2GnVYpivOAP3cXBUEPahmbcWKA2b+Qma//SnrtBbUt6o61HUa9dbGVrk9XaEvndtILq/aa9Wbm1te",
+	"KY/ZK6Xxzu261jZW5rTtmurJcTEjOZERNsRrc0PyWJZIIrR0gviESfAVFxolavQwSbrmIfiaeB9hfdUX",
+	"Y2H+7TNO/PLsngBdb4kVNAsrKEQGv7PaBMqKzaersWnShfUsZpeclyfjez+5LlgXxphWRIseDm9rvF8b",
+	"8kSSZXujYdtJDJj7Y33SNrMAu7++T1pUkcac6xH413RRe4EWafPbnz343jBdnKWllRrQPtIx1pQeiRJr",
+	"if3NFmclYlb/Nuhg2uZ9UQt8lhwBdCBGVV2vL3Otrk0etY1byLs9fUQZaEM5j9XX0/B6SX/f5tPeOOdd",
+	"6zziXWvvBE3XvvHfJKu7/WhWd7v975PVDQQh1azD/4J+cmkmcszB3JFvWY0leZ8LwZ2D7I2NnWbq7jav",
+	"LJ4ttug59xur5HQ8I6janq7x1R7zOJr6cH8660iIJSmGT2/k/nyDpa0Rkw+pBhjjAUlrtxiRwUwlEpbN",
+	"u0I2zqICRBR0wDdiDpZgyOvKB1A3tjbbeZSp0Agn+hGKeTEQ6W98+c/FF79w/B/V/ONvNnKxF1/u+PMp",
+	"GQZG+cN1v8we3RHpKxf3JBXBIzQhcYywQmHMy0fYKKRQVB8ivyMiJywVj9LTUsstYeiOxDxR/9//66UH",
+	"+wUT9w5d5nWSO678kbYbTZOsNSTY9FX97OXzKCKSC/sGoer9+VGK6eZQUWoDBmuxUROXtaMtXJkJIBEO",
+	"yQgbi4gYwX2fCFrLfA5ZfR4ltFQAvcCwIkfg75/Z109DrLTKEmuUsJv7mHCF0drhweVbNFRqjMcUddMx",
+	"uus7qCu6NogDvFkSCa1DM8pMKGdXweMrZtwGEiVM0Tg3NtVfQMJC5CNSH9RR98oTZEClIuLKey3+0Xyt",
+	"/tHaCIJu/YoVYDvnvQJoHoHAGY9pOK0+X+4M89/IJ2BQM8N0fRQJ3Fc1SlS/Zl+rCawIRFfULGat71wx",
+	"vfcxfPSNBAeKj7ofS0Bcg/5vEIstfdAJJR0wLXHFPLyV61qP5BPbTrk7MV9PKIv45IpRZp00shKiH//R",
+	"ej1ZAKLZe09A9KefftpN1JAwBU36ZiF6yjKASqQ0nil8S0A5Bp/KDuq+IVgQgQTB8egfV9Al/crr+kZZ",
+	"74IH5R9XHmV3OKbRDfTGv/K6aDIkzILUNCCEUDLbON++7SOTXhghrie4gwZ0a+dv99DGZidYLwOhciU+",
+	"mrOER2ED3kCBR0RZrrKHx7hHY6qmtjhKFfKF6Ut2K7yPMBonvZiG0IUPrbVbKBxigUM98Hod/TTkYCod",
+	"8jiSiCo0wlOUSNN9UX/yGmF2xWx7ER8JDnXu/BQcXKRAMnNiJidESNQO2mUAfdz6VbWOJkHv59sG2/5l",
+	"3JSdu/PN5Lt2+HZjuL9FdoPRSYOfNT9emAqEWkHCKqfGwww2jiTfujwD5Ah/OiJsoIYQCzXDyHzvU02Q",
+	"CIfKfPrge3uJsOpvCffG+GNCUAiPUV/wEcCke0TZbRcZsnTcbizIHeWJRGM8KPFxMv0Oyuoc/n44Of79",
+	"F3W8f6yO9797f7x/u3G8v7txvP8GH7LA7fdjQsAPZzdsZveW2OGD7x3cEabewQKr8QQC2CwHwWkmcY9H",
+	"mrF04Wm3uItyzgus1cAgW+ynmq1aUjOBc4+d0+yqD6Pqxbrr8RuJaFRc1QIhdf1qRKLRo6vL7sUE3qxa",
+	"LRmNuSIsnH5PKu6CY3xLZJ41I4n7BCmOBFFiitYulKBjvSlJRlosCjU1XhAIuUsY1agHkgZaw+j9+8N9",
+	"dNdeR2MiNJdWEIOMjIvqNeT/6jHTmiESjwi6Jca/kf7gFrJmgkZ8pEHiI8A4H05//YrpMShDzTbEsEvn",
+	"8xYJQ3iAKduB8cAzhZxvDK0ZZ5CPuk746doBzS09jvGURGZw+N5STzeFoqqd27d2kD6Mbh1d5jdiLa8R",
+	"7YOMotLNWG5zxdrNJurS7FRubsn0RpBEkqj7Gk2GNCaFpZvPqURS0TjWG9Sih4/awfYVmxmIsptEki5a",
+	"M5CWQy5UPF2vo+/JVCIs9CrHSp9P0YOwpn9JJBG+ZpRwfGEMAQ84igSRxmxranSaa5qwaMwpU8a2C34G",
+	"x8Gzq3C9jt7aSx71SJ9DIU1yxdI39H4kWmsHgd5RQ/+nqf/T0v9pO7aVX+o6zGesk+bKkmit8+kT/K7B",
+	"u232qbFB79VHkqeYB7MBfpRZfqcfhA2yTWpbUbNXa/c3cW0bdzZrrbDZD8hGrxG1m/P4SY7GaprI5nHB",
+	"TgfMTe7vRhW9zhFdz/BAg/6PItPuBNXc2MW7Zsuw6WLmkxH+REfJCLLDYEXmr2w9mnIHRMCCjklEcSXr",
+	"0IhPR3igmYPG/bX07knGMccRoBIG74Nm1yM7UHd9WeZIGtXM8RZg/RzueGqcQpUCcg7ngKXn9yeJ+Eai",
+	"nNdr6T0Fc/Zk3FTP29VFiNmlq6RatTeFB99INBYUpMmQR6SOjojSohbQjiA4AgNHjTJJmKSK3pF46gPp",
+	"nfroEP5xpO/kwEcN+KtRv2K7bIrMOowMbIKnGIe8t7XJECuQ4agCdjICrpuyfU3vpq22gatfuBWuWDto",
+	"5G6OELNcfJT+nScqk7fL5J1LFKsS1yywFhTYNtpP0HGF9HZBBwwM2fPknSM+IULDHA3JJ/TueHevdvFu",
+	"t9nZcExQ4El6Heg7y9dER6IcTHIJxXBfh4Ko+hX7kQjan2qZmWvo61fJJxwq1JsqktUj8h2HHmMh4YoJ",
+	"+WiM4TQhOYRJhZmCIs9l8Lb6G2GDBL1t3Ina4SbZ6jdxoxeE29EW2exv4E6vHbaiJmn0A7zd2wo3ow3S",
+	"6bdxq9cMG1FAnpbUpIPfo4c0xhqJ9UjXvwW1bVzrf/i80X74r9VkYg0tVRQiqVpNkAOTTAWKWavO8wj7",
+	"vc1cqlqxIZpvpIkVmLvwJ4xxswu32VLPWfhDFpgGOuIuhEhccn6ExcD5bZWNKIWIRCOcvfpdGvNUuo80",
+	"ojJhY8FDIiU2jeFtOoy3y5AJwEDkU0hIJFEjO5u6ljJAX9TzStvH3UgStiC8TGO3DPdsN5sP+a3+V0H6",
+	"3o73X17p9zmDkDDzVL46MEGQervF48kWpSc0kmA6oZabQy6Vj7ARpPU/FFc4XkcTnsQRGmNZuY0rVrGP",
+	"W0LGoCmFem1o7fxgd//4wEdX3huesEgizhCDOo7yylsvBoOaWMtIE/eD773B0XkWwL30CYENAV666WPr",
+	"iYqIwjQ2ISJ9SuJI650QkOKnPv4db5RoDkcMPGiE4A0nh5qcSnvadn0omwuZuXbMRzvo8bFKZx0EC5/1",
+	"j+mMc0/9MqdTUYlGONZ0YiwRepUyt+w6Osmdw0RQpQir61PY46wf03C1Mwjdx0UCCSHU2F0cVDqoxPre",
+	"nyLyiUo1C5zt5xNCHiRubTK7wEw4n0KQOAa7N17mVCZeGgDjGLOblHFlUNAL6QtCkH7hG4lMBInJE0Nr",
+	"TasO4nAIX/WJzbG0kSY3qXxdAFDT9xQ1yViCQLDKYuA6i/F8LDrDFG5gwwoGHPXIlFu5qLj4EI+1iEoI",
+	"avpoLDhqdnxEmCJiLKgkKGGwbBKtA2jfctGjUWRMdEsDtp9+nQcqlVbXRwx4L7C7aEQZEjzWIjUa0sEw",
+	"F9vvQNd6GdzKBPJvpJlyjQuUhYMZgZNzFPNJqtCmuiiA5VsIQlkBIjIRd2R6A06lqAwV81DPnj4vAKAR",
+	"vAwAYspuv5mdDsAwxpoRKfMbiOh0RIw2rcAIxDgamVJQYKoAcORU22dxomo7RZ4vpYwhY0slvTozgvSI",
+	"Xr+VAEj0GhWsHV+KcwFbSqVxa+1DhhIMrpsLFPTetXmmmXUwRmRbNbZ90IC6pQ135+7YXtFF4945GJFe",
+	"5HiMPaqMxeXz0HeVfm+u1etLCFP6JGYBBbks9v56dEmA1Ue4R+JDlvXIWQFkUCDkhmaDFG8XeIxCzBgH",
+	"AcQq2zvIpY5JZH0VwIjOsJAxmaI1261o/UshcRq3it5iffnOXSdOV+qn8iVcRIQOhsqYdkb4dy6umMsU",
+	"0JwH1qzx1u1uDSoG2UhUYxCYWD+sbfn0Gsb/7uL0xEbJU4liLYIgqtYtpp/wveyAirva5wySmkAprpuX",
+	"1S4k2oNysMrhMq5ucDZEdrQnXKHswY7hU5k10/mUZmYpn+bGCxGC2Wfq5gGnqebkLGVUeUcvmOCQVs8k",
+	"WgOAa9wbcakKNlsHcvUWctZWBaDLeHOwO80bnDW6uReKoGm/lJxpGXSapgdyrUbcHok5G2hJwEXIF6x9",
+	"gENneBpzHD1LSR2bMW4U5zegqnmzqotGWiOS2BeKckHrZYVumM1pxsaa/wdxhevNrkeEqfNU1X9BmfsX",
+	"nggQWbMToSyMk4ggV/+sIGvnfizJ2S8jWVcYeatXB94Ysyxr0ob3jLKQKQoAwHMy5kLJN4mcrgQ8Yb6/",
+	"6ekBStdvMeXDXnZDLFHTIA/KhcuimA9Sh+kI3wKbNVKSqcWrf9cCoH7nXP9egzqyZoPy1lpiQ44FmJNs",
+	"cSezfZCzCLiJKJ8h4OYL3VRzt4u1Ms2mmufdTZGFWHGv4C02MQJrJq82AuPnFTOZB8ZYsu5MzNSkzUyw",
+	"Vo9g61pOVolgeiDNLLIBd1BXnxXIZt38cXXrVyyvxUdwL5Vhbmwvmjm7eCHKUDd3At3qIzDu1HlngNYw",
+	"iuFeNiuyeWV6Q9KGf+Qiv3KzzV6nFzNhTHZIDcwe0SuzMDJ+tKK36zFfEsQm8URRRv4k25IQSUwKtiX4",
+	"xUIH8gflDjo8uTw4/3H36B9NIzW++eXd6fvzfzS0VGRfDTllIY1IwfoEY+2g5w751RihfFeryGZVItgY",
+	"HnFw58CNqtCaJOSKdWHT3VSH1n9pRtjXsvf6fGvWRYjZe4YTNeSC/rHiBZPAAC4YK3/F5IK0wLecXUIy",
+	"xMykBa3YjzArulc+r8bC56V3P/ekTrg1UToPFgQWwIUdYiGojdIoOb7WuvqHul1n10fmb9hmdx1JbgzF",
+	"eDwG1JPEmo7ASaCGgieDYerS18xQEJmMSDrVa2TuuFRHnQyJFZjgjoTRFR5Yo6EVHS+M02a5W1Damh/Y",
+	"xB3jO0xjJ8CXap/al3Jqi72D9bLMjRzVOCtWNrTY4z6+SXJTFHW3dHxQY9K3HjczdIKWPlRZ3Hpu4Zyb",
+	"a2uMpZxwEaFwSMJbiWwKdsVS7VizwkBq7acS6YdmKLAQ2MHlQrd91RZe4PKet1MsiNst4szcu3YjWkuc",
+	"mugd1CcThBXCsGKTuyUEvcPxFYNaLJljGGqQaSD0kxjuRRgyta6AyRSigqB0RHqnWz+n/jsiOIopI+u+",
+	"Htx8Xwp8yYse+hM51PtIw4dJQgoiQf7QunV0aoA/B6V2ULcKH7toTevVXW6KZtxYXbq7DmFwWQJlpniC",
+	"u90QAQgqmk2jrqXDHDF1119ISnm+UGEOyUoVegGUREtKE7P7+09jNxZD3hsEqaiiwhkjtrgNiLJSoSix",
+	"ERr68ahUGc8uu4R5pRXnRrVVLdM9pLOYSDaJ71ILj7GOwolzAf8HxXPwHUE9QpirRVNH52RMbKnpklHY",
+	"XkIVAVdfgI3NPxotbmvpSasUPthzIc3S/NPiApIKs6g39ZGTkcxWvpFXzHEd4JAksrDKsUaq1gtMpZJJ",
+	"FMUs67x9fcXKxDyXhPMzlFkNxJ1bHMmj0BXLnW7uVPUSjJHa4BTYEK0K9thp+1bq0CdO2cBYw6tPvdo8",
+	"jvukXsV/C+zUbUYDx54CKh9C7lYYYhbFRKAeGWCG1vRPzk5zm96l6zuZBOTORw/LIXZG72qOb315tqk4",
+	"IIdbIhwwZYNluSUPb4kCZ+q59W2u5OiCYYwP9CZzki5gqoDQ/WYQBM5laYaSPgAdBlxIbEFrYx7HGrLf",
+	"HlyiV2awV8Y9Y+IfJlxocWj9z7BNpB5Y6aM5IsQaZujw7K7tftDooX/YQK822vpSNxC6YhpEqX3jJ9Iz",
+	"RwYmDxCQRnjqo7xBA+XtGTmWccW6VedU4hl8TFjmPnv8+r9iJSuFxnANbeQOoztzGl00IpgBr3iuvJCM",
+	"BwJH5JnyAoDkP1hcMDixh8c4pGqa4wL5LWRSOZVaEAefMYHWJIASBier9BWDcaEdfh5zsIMbduCQvcgR",
+	"rLkNFNAvyRBeTFR4YltFUjY707p7NcC6+uaUV8wB3Wyhr29cNy8XOT3AEDSJNU4osw75OnVt2HVpwoHb",
+	"V3A+StWdR0ScaqFjfSEOcsUWsXP+K3IQyOM8JyEX0XumKXllHyPYcxmObwxxZERyaB8UkhxmEPcFIkZ2",
+	"TR8tLX7p/eSjE038ToGDRVoQyrwjEYEKctDEFDRpHiYjSE+8YnKIxySHKWMsFMUxyGtDPmGv8xGL4Kkw",
+	"GfUJhClFpCQwI+oCHi45P8Zsam3HcjUXC1Y2gqvImpzVwqWoOqSmDG0HgUPjLyFR7CK9JutQKmXCWjlZ",
+	"1g2/W05HL9FLPjO6aqH23VfZi/ls4lqWTrzQx/Z1cIr9+aaBv8bKvKJheC5mHJsICd8l+uazWHNVzkoH",
+	"/dNPP9XK+cqPHVk5vdkCMB9h/ZIx2iccUgwIXDPvjjZddMhOmt0JtjbGkSSDkQ0IFaAag0J4fPHuSwUW",
+	"weRUQomImvWU9BJlL3Wnz4GxTd/gEC/jQrI8AJpMxmMuFIkgb+oyLam/NOzSgW4gauMGsDwDYm6mXFjH",
+	"jrHwPxV+0ui8fFjBNxJ1bYxOTW+761IyOSPFQBQbbrjWLS8T/ElXbCYepdKddGXqO9t1QloBxMIcsjtq",
+	"arflPIw4iiDoCcdnQo+sqBboXTOa3E+fbep2/lA8yu5utsMfmr2fN0ffj9vysnH36xY7b01+2SDvgt+P",
+	"Ovht1By8p6cfN3++Ne1TCpnPT+X8ZZkVv9np03LeHjfllh98uz2orl5R2YKnvUXS0hOmqedkSNhrxJI4",
+	"tizWvaeZhv7Z0LfJ6SiCAqtCdkeEFalp6durSHiydSU/zww586bJK8nD9xhPMdqzheDKr99RPLvfbkzZ",
+	"bdcwDKNr+1nmOxjoI1sUoCsV7ve7O1bG0fQ8TVPMIEeG6WvkN0+/buik38/B3y7E9z7V9Ju1OywgiE1/",
+	"kp3IjxQfme8Lv12YwcpnDBCATsZme9Wnfcv4JCbRgGgWeAzrhRSn4hFlr0FhnjnHtfChzDwwtS0rHiRp",
+	"LtLTeUv5zaf5RBYKMIFf3kglSKAo5KwAwUfEsAdwGpk+e5B9CDIs1tzC5FicMmIqSyITtMcgD1qLHzQt",
+	"o+pqr69hV9EFZXWGrdmTZgOk4jD8ZVWudfCaaklXGj9Xmk9my6xesbS8o7Rj6u991KeCSNQtVDGw1ktq",
+	"5pBGbYK4bumeyGwTVyyMCRaavQoieXxHojfTLtD/OsplVyL7VGujRrMqIhZd5Ghdob7KQjtGNTRKBewH",
+	"XfIIT1HXtIm64f1+TBnpojWMxhhEGvME2RKDSNJY3/5az20EV2xkqhP66Rlhq16/tlFZUP8RRATGQWPR",
+	"SKG/bmkpWYPJjvyNtEEtWVSNzJm03fw2uic/oVmhiZrvpp0kbgSVt3Yjpk0AZcgUZeUMgTfg5OxUrxIO",
+	"54rF9GNCI6PCbzZNCYPXuWnsMOs+6iosb29GVIsYMIOjJaQf2OhwQD7Yn8AhuWJGSQCtLDEGk/zg+kO7",
+	"g8oKkjANjJ62UrPh1FfMQZUnStLIWMuFCXovTmDPxMDrG+mOQ+ov3WnAhy7c6op1y3UouxWQ91E34hp7",
+	"xsQsVP/lEAfgEHM2ABUJs3njvq4cVwk8vYnB6KABIPC0Bv4BRcNboqzSa1tZoXYHWXw0KtkV0zsaERyb",
+	"KGihCiAXeGrH0TOFms76VvS5ifFYmjnh8kGFp6gVXLEIT2Xmn7AagPRRl7I+t4YUiMZKWUX2ygQLRtnA",
+	"hJV1XVuYlKloViTzLAqw1Sgbfc5dXWlRXFV+b4UH6/4VcwQOFQfMvszxAFeWmjxaaDycSr2QeIroaMyl",
+	"pFobSLGEMoSR4BPfBRUhrE+SjsYxTuDdikMEtus4Y+o6chjIyCeF0s/dVOuvkT5ygTQnk1dMJuEQYYm6",
+	"MVc3AEUNPBOBQNJRqchqGGnlvJQOXeRwVXwzjUjLy0EXRfZ3VSxCKq88qxcp40EbEiwiI/ZIqm8nKOpa",
+	"NZthxbtLiHPu7niOTJHdP49lLENZc/cqosrKqtmtqPE274y0lzVwUiPOUSVJ3NfCXPm+enKNWQ+Tx9Ug",
+	"kD0u3MsPWZW+Be5ImXaXenoG8+pDoXlWxd2aXqpgou/xRL1GXRqBzhWRNDwsSkO8jF1lkMRYoN2zQ2Cc",
+	"xjRtokyzi7F8PfspedlXARm/kX6uKY5+UL4NfXsRmIeFW8z069M/6fmq76CZaVM6nvtB/mKA263Ah6BC",
+	"x0oyjuuLlxGqLTj+pC5nVHYaVYizpVdplFV+tFJVDjkzfpEhRopXOfIu0G2BAOfK07Y3yT5WVWpWURDd",
+	"QThX5w7HFgXN9LPgTctav6wcaaoF2sNYCBv8CqQuIodf4vdz7mi/AssLqF0sujCvPvejXKgIgbf5rdrb",
+	"PnelZ/d5cWb7RuVcT1S9yPGWkLOQCCYtS9Zgzzu+axMtAZo2Aisw3xIFOGx5hAyeQuKDO2dji+PTPkSC",
+	"P8ZxfzIJJq6hP7R+LmJwZKniSb6dp6KHtB/r59S4UCxL9+EpWLiydDD/7K4/VIYquYazYMPk/bIWWU+h",
+	"dZHDNrdAjVqen8Mbh1h6+oXwKn9/5QbWBJhjRcXh7MPqsX7i4hY6wa1mxysU3a8sLpg24LexnAAvLb07",
+	"KkhpNr1lq9B8ZvVjQfkiMkW6wTP3wUPaCmMmydHU74JQoCvvnGiFeQddeajPbZ3U3rSwCXth1J9pjsxD",
+	"sZr8TOrn7IpNVyTkckMdkC94ItEdD3FPyyJTY8J7f4He7u+adFLEtM611h3RGNgrGQCj61M57GrlIhSJ",
+	"VDgkmN3IIYlj80Brb4TcsERprbFrepHAPydDgoHBSz41fF/iEemu+1lOg13awftX77+/Yn2eCEUI8635",
+	"FCvkekimHYdNemrIRyNQl0IsNOG5ygxckjrqarXiU2oFxwCOK9ZLwHVKIxvPb5uigIpjbUVaWbQahSUi",
+	"DQv952AAXZLkEAh0Fg7QssiCwfSBsP8CIEDLIwgMARB4vjeIEwUUONJjCY3NIYlNKbk4GUOT8hGP40SG",
+	"pqFrPB5SUyQn5ILB/4XcdiVVAk96RMDHio+w0gwlpEqAjHJLJ9TzvR5mmGHTIyrkGkTQxkno7fUI6cMT",
+	"qKDt+R6Ox0N8M8AxNDqOsTILkgAFzqObaGr6QijyqchYsp1X8BaDkGdQTbfamG5SHPRZUEVG+h5UmDJb",
+	"z8J+70PcuSDEWDNAvTaGQag8yPiE5c3Lbgy9dEEI9KgwobWFhedem7PyaVX1YYJ2jxqpuwxLo2WDnC2R",
+	"aXtWJZ+lDd4+Q2n1BXQUS+2pVOxhITAwrqy/bsb8oc+u70UiGQAo7qjgTC8RjnREZViEw8yWw8oSdrtH",
+	"jVoLZX1f0w2vWZcxGY3VtFSSL99Ud1YdT1vLPQ6AY/cesElT60QWdIPfvF2Gx8NpjD9RqfeUAnaOXpFB",
+	"UFbcy6a3EpBhRIQhlxGFdqOPwW0xlfMYq3CYUzltV7yCSWLvslIlgj5Q+RfT7sSP3ycpltiztUOlkxeU",
+	"ngzCOWUnw9rK+yjtxfuoqFC+qlzFf2PgoVCcgapZkslaBTwO2R/cew+uJv/j70ObhTKs0snsGPP3e8jG",
+	"yfKbHnNT2LG0e2wi17GIAAjG5hyaGsBTSuLIR7bhHSSBEQIlfmEd66tD7MwuxkHObGlB8F3YBa8OxjG1",
+	"JU7L7jXTHGpGLdMQtbE4gtzZYsL1DP17nMcEA6PMtc1Y1Pq2oGEixlK9l27oUjlJLBWSSRgSKftJrAUM",
+	"3yVrGMO11epo3yakJtJcEs9zIGYc4WBMQ5M43schQYQNQLAbC1PdpEJsJn36qTiG5Im8ud38YdT89CRr",
+	"oTmnoh2rACI/a+WeHUklMkhJB4zMcbODhIblLVz/XPiZpTmtwMiFpS0IDtdLetrXPgu/0zFhJp+C31bC",
+	"y06xoIVlVX8tLOwxMK3GfKzxd61r1tW1zkm3KbTWzfbXXX9tKpbGU8RZsQTy5wIcvIXa8z6Ugf8FQTkL",
+	"tiSi6sA0ra5iN/MasqR2t8PIKSwTQRVxHTAMTl9QRUq2oOxB1V5wqHhFXEE1B3qSCzgznhNfNKQ04Y3p",
+	"jSnWnFpO7X3/4RFWMgsDW3dZv+CyqnbPDtEtmRqqM6OnTUecM8w4SW2G8tKGKWuFotUKMH55tk7HRUbQ",
+	"DFr1oN5otOqbi7ldwFxiEPRpB8gi5kBANKR4Eg5JlLMGYlZhELRYORnScGi8ibYsn62rbzNW9IiS2Kju",
+	"pRFNYTEgc007NJop02bDxvzUlSQg4t2yk+eZLuETbG8YCNXGrjdUus6cWZOOvfwpVWHVGy2Z72mNfDmj",
+	"V0Gle0xiOgeJbjd9/UGr5ioc/rCCgAsfkryOk4bi+plC+yI6pjVKQnzxkyPtFd9Om8eWyLWKBCM8PcMm",
+	"2GhW6qKMLL4dfYhHlJGq7YzwdM+A50WgYxqefa6SFESqqC56qKtoOgJTSaJLfkwZIHA1cWqNwaaLxnzi",
+	"ao4Y/cKGdSNAKWN/wxKZcU0H42oZ2wyw4PWd79f2ed7jH0nannUWqW1Ht0V8vyGOydv0kl0Ukkt6l4sL",
+	"XdYMcJ6wnBFAkXERu5+2WyQ9w07k7IEf4HCIZNKrGagiW0OBT6CDl6k6AzCC450Y3zaVUAnCxO+Bda3u",
+	"+YuT24UZuGqpi+viIOVVRS785EIRRAIlw0wnwLTQNBhye1OTNGyrIULGGmch9F8aj4nWoOPERt0MSdxH",
+	"Me2T9bnK1+O3j0HGHA0UMLyMz7l7yDK/1LJSVpQzzl6+HIp4XUH4jks6fCogSd6G4+ctnjl+OMPrK29J",
+	"1wG7LEWH1v322DG/I5/2eMyF9diY7MdFPykdgfved3PPXe37sbuDlrnV/5QNzSw4a+UGzedHdg0zLtJq",
+	"NtofUjHLRHPPLaYvw2mcelEZaqTFPJdv4fSPqi18qA5VKi6ltEmb2zaf04KdI1Pf5ozjzNlP2Ej1W1UY",
+	"NCM/VA+XgePRpTCHf8Z5nRsob7zKXstQd/a1rxRALnJnsTCd3AqfHrw0xsi1j7GAX3Y435O8ryZYkFmg",
+	"zInNX9ROkwkBT9wjeRrKXQv2mrBqcJ6sUyK2BPShkolY+XdJlifPEhEOsS1ovVhARyZBzURIvAXvHBlJ",
+	"4/adDHnsbvDU+o0lGrtJ0drBGXqFlKAjY/Reh0JUXX0xmlCKGXXp2Wu8TBvzpEuCkBtGjDwM00ZUjmM8",
+	"xwkIr+W35EpI8ltTRwui6CD8FUz7VkmG6ip9PKLx1EctSD+FyCemUEQH1BhNMntEo95Bt5UxIK4/8wJi",
+	"69yEk7lazMc/AdYF3EBrJAJYWf3J9E1YStXQ+POLRp8zIha5w1/Eb2Rt4HPEuZwQ53BpHt06QXo50n05",
+	"/XgujqyknC5zbquqbcsrT8toJHfzddIZXp7qAhYb7lKePYsXRWG+KLlX44as8DjZ5E80TuTQqHOac8lQ",
+	"QCwN5P3bDEQbup1GehOWptZSCf0Cn/aXhHhcbSvvQkvCLlgerbVvQO8IK/KwS87oYKhMzWc1J6RNr2QZ",
+	"t53N8nVC6Px1magn1zsxS98trhGevxpXr200ty1jfqKVOi0+SR0w93sRP7XJCVhZociIjTUnoE9mu/cz",
+	"h7tpymxSqIal8pDrsy3nIXnuFazklYX7qwX3N8fiM5/NGfwr7dR8lD9Pa+IIsYhslRfIV9YYqDFpByL0",
+	"fdTVFKn/35Kk/ieIGBDeZu+aLiT3DASJoFdEF62lnzn61f8GccRHXcvJu+s+6gLdQmyw1axh3Ey3tqUb",
+	"Z6g6zyAf2euyKBUuhFIuoKQ0sY1irJr5EsoHNJoQm4lMnAwycV8uTK+O9rSCgmyiJWaRC7fLSmhq8if1",
+	"yiVVR2IW1zSfwzhLrYnIfCyv4PHrURp+MkdpsSxqHpdeNHS2JCxrbJQQUQo1BbItG5NcV5+WybFIqwp1",
+	"AVzd18ixAPtq2vXVvX7FzPuWgesvHHrZTxwidutoF0Epb+gPb8sZ6SXlercHVcmrucvhcZa/VGjsY0z3",
+	"ezI1izR8rapxseP0X4Yn56n3y5HnlyO/3El0FjiJlDgfIbjckI1Fhnw2Oc6jwjkCgaOqHYShfwuksLMI",
+	"aWDXHR1Bzo3pp0wii1ymuO/Z6cUlesXFQL76DPW+H8x12F33r5jJikO3ZFpP6WsH4fwd5WsCt39TKOEF",
+	"5tlyqiMKk5gyLKZXLE15nEJT7bRiDzP51nYkExiTsAittYP2eimSOc1jgq2k5uliFGz21swp7WFF9L/3",
+	"oOrDrLGkR6GU2K7t8LiICxza3LLpYu8uH8y1eGUM+kzVeTy0zeuenCkBW94S23gk1sqBz09beZp1+OWz",
+	"yEMvv4Rqsskf82oZILOokLNhNAN0hG8JuhhyQdC+8NHekIZ4wNHhEdoINhqNCqa0DCplc+1pCrlKgqC5",
+	"gU6Fon+gn0gUVV9AT86QYlOOWvAU/49wSFhNy45/1N2THF9Pm6zmu9G3/ecWa1ny+kzxMxvtvzVQq9FE",
+	"nU4HBQ3osJ8bsx0sG4kx1wjq8ClNESsJDIBmCxoHVuEBLJLLvD/Q6L7nQplnHdDP5RTL+ZeFWmrxi3md",
+	"CyeS+Z+X5ky+d0dYsgjbq+Jh6cHn/KKWr6UbT4+vcC5u3pylfHn2BptfjbsthbLPw7+UXBuaIkf4ky29",
+	"BwKkn9XiC/wKVJ3lIJp5/O//8/8xrHBiWCF0oR/boKkl2cqTIWxrtuzOuqvcprTuABl+Gv6vjf2Bjgj6",
+	"gzOoiEpyj3PdJrgi8htTHIOq6ULJgH8y+aS0kIFbX3N3lEzQGb6j8QyEW8HSXHZ1onmSFrIE0rJhien5",
+	"p11XxMxWOKMm8wfMIhyKJUGchT5GKq0NROAwK6OU+9AVQrtia5Iol0BpLE7QGB1JoqDPo0kWZHo4WxCn",
+	"a6qpYBaSOCZRtyjl2sWCsZWb4pHZQqzIBMOABm/HKIrA2RALFCKrAOFh+n3Fwx/cqiqe7eUXWvk8W3vV",
+	"42w7ubM9ZHechuQM03mVBkL7Zp2aV2/GmELFAeSeIPsErGojLG5JhPRLszknQLbzOEI6nCFuMEXagbXA",
+	"KBeiavvFol4grnC8p8l3TriqnR/e89Pm/QVDQXurCSLoE4Z/t/X8EgsLeIwCc6f0l6TSz8OWqoz6Snz5",
+	"szLrq5G1noclkNiu5TBP4TxwiRvHjwzW2w4Crqhjjg7gbRdg3SMhtv26HIt5PkGkLLLPBVqzXS5cl07z",
+	"3vpCdAIDvRCVZPUtX5JM3AoXJpLCwf6lZDKLYo8SShHJ/nRSKeG4IRbCZCLfxngwe+Q11E2Yycu9cfGC",
+	"xuVhf4woUYZUeEQQhl6XSBhRByxkUPTdvl3TL0lEWDTmlJmmmDXUNXZLO/4URstVLbAJkS4j1b3eNd+y",
+	"Me/upI7L3hSNeKKG9hmH5d1Av7LuTlYOUA/IEyhdSIlC8Nx8MhLsJmEayJEtbHp8fuJa7/WpkAqdHe4X",
+	"8p590+jZtN2BL9HxeVESmQEheH1zEHQZtykQtCw35vq/+T1omTFbYFFUKY83a7PLl9KpUL5X0KdNebtT",
+	"tlA0/6J5N1ImJFpwTBeK+Cih5vf9vf5A60OJq+S6RG7OEjXGyr34Ijx1vXFthT+t5OygLqgxUGEjrXK3",
+	"ptGTMtQKEJQc1AScgtqk6HWhElLURWsm/9eVmlzPFzuAoT17TEZqNZ9VBl+uoPIvnIFnXj1ZKIIOvk/L",
+	"06bfzRYkskeYw5g8Rq5mEJhBlVIZhRvbk8qVvrBlGXPB1J7vDXEYjj3fA09ZJawL86xYWCdPe7NXgGFV",
+	"gHW2GoaryGmKSq4VkTFVu2fD378GGi37kJY3PmRBEEMeR0RAKxpp21xQ9doW0HI1UYFOTN1DSFJbSMzK",
+	"yOHRKoumij1Vhs5BoJLSJYXrxS4i1M0r51wmkkraqER96Ix2ZnuFrmgMgwLNyg1SNIBMTBXNWsh5TERt",
+	"jJkS09p22UPYbD9paWJkkp/iMbw6yb06Yz8prbY4cCWMYkxHZxiY6R6PyIpQqqymYho6RsSGaFl0wNGI",
+	"sjraw5L4SI5xSIwHN8JySEwrVzpg0D1mrbt5+7E2ao9NA77N7384bp91y+VX4NeycW+5YlRz4773Yspo",
+	"iOMLohRlg4rA8v6QimPBLtISJ7MwePvu8DxfVMZkKGvCkQRBqyvj6z4zRS+/kVpAy8ewgSkh+94IZN3j",
+	"cwCLq66QE5sE2+E02mnUm/WtdlBvNNqtTlBv1Bst/Z8nfeLL2eyKAKgEIo/I95VlGLup/A0KoSm/k+bw",
+	"QPgRUebZ6f5FrQWyrY9kMh7HZORMqOOsazUI43mBIXeHgRBZkC/nipVACP35WQRz8BzMRwoasq0pQUcj",
+	"EvkoGUMteCzJuulOpMgnlZ2rJMCvocoQ4zBO8TRPTs9Oz79f+RZysK+MtTjhaMzFLaohQWI6oDyROWh6",
+	"Cyaw5+vtVJ+/MexdYnm7Gn9xodtF+31QHV/L9uwp5d7eaFfGnqRVNJ8C42Xu1eqUJi7VHBMD/AwNAUzA",
+	"vSzGyFNFRtC20USNRySkIxwjs0y0hgF19MsbKO4hrFBja3vbGCiumGaLV16rsVHvXHld8ytMFffWTZ/3",
+	"Eb+D8I87IvAAGM0tGSvNjBvNdLJxrNlwudg0DOv53hgrRYTeynXtv/8W1LY/fG74ja2Htaurevpn82H9",
+	"v//XamKS6kcsqOsvUnY2cQlXT7K4lzT3yXLCfV/w0ULy3ZKR5rkdzos456bmyjL7zH+y3D6XUO8UXwgg",
+	"YMJaChCX5osyy0iFOTgLmH8GOBVb98uIUoEGWYC5Xe2HOXRaOKuqUikJjpcJzjdfpNSfApMytdH2qlyX",
+	"du3LTLJEBox+dW4SOjRCEZef2GE0xxwqSEjo2HonBWayr/kJfIYEn0jXJraQOr1gresZglgy0UIvbKlq",
+	"A5DDPGejkebHNs0a+q0lTFqpLO3pk0jLNeHmHhIuCCQPmwfPA0FuuGW2lPtsGZxzRykP2VKzuc9Ok5WS",
+	"jCqcUoqMvpHZRVgZI60fPHKnZjdbzd1sIZcK2Qr2EgrFZLdhdumuFe/Xki7RDILKOJDc9bXo/t03yxzR",
+	"BEu11CTwwdIzHPGBpYlVcbds3zK8Kcd50gwgR+Y56i2iYgnDMt7o+KpXJBQHpdyplLGlyJErCKYAuPJR",
+	"lVhkykKKwHvqbrlML8yq22Upul2N3FfGv8U/KNdZfwbQq8GZMLUXc0nOiUziquA6F0f0uFCSMHUxJAQG",
+	"7cd4MCCQGFjBVt7xiWnVCpIE2CLsB/VHgfyjVuIfYVVGyed9rdsi95FEYy5VqTTigrAOXaTY7AJKe5wL",
+	"WSf9VDRGmGCZ9YI3uQeKjEwXtNiWpNwxab8xV2itG3N1GHXXfeTKFhpPVMyVn2skfcUse3ZjQCiMmwi6",
+	"5+nhoDWSSyDW51ZHu2lvWmjCYwbRr4VYCGpiqq5Yj/PbXNK1Qt3QCYddtNYln8YE4nVshW4HO3sMIO9Q",
+	"Jc1hvc51RYK621dMYwNL4rgqL8T0bl+2nqjv2QU+fQ6+c7XkrjJchMrrLIPrDZakm+1gvTLrsVKr6xS0",
+	"uu15Sp2DZTW6P3YQC2zk5ZdrKWIecVo8oBLxOy0tcJugUEqyGZtU61wWTmmjeQRCaiiIHPI4eqQwYK7Q",
+	"xRLyvSOfhV+fo3E+6SZcJRs6j4JfJildc72n2K09UXgxclJhlaQICFfJgedAp4L7zy7C8bT//X/938iR",
+	"yl+A+PPEtBwCOfSoyt4uHKWf8bgc+WccrCCP3VVcR/NvInM5V5qGntcnzIxgam0tjfxh3u4yp1KXHBLo",
+	"dDkhgjhO/Tp3T0HWhsg3jQOO4WqRjfiIMLVoda6V8gPsJyvCYNFy0Uuay5z0UaETZ6j5LAWlMr+EMzWs",
+	"ERaZk/KRdd95LxUg8bQUaqOpH23RZeOd84DII+OcIIDsnP2McHIU4A5pPhHOa7BjhligvU51ALEe+9S8",
+	"ngn0NoYX1mwqpK/oF1i2NvhSmZsLpwDBPmB3q7pPn2Y18A5IhGtcaFEFgrPWoeU5M0Hl9n7pJyopufcf",
+	"ZRElkiv1QFYc7kz3kkwlc1fCF0R0szy5nD1shD8dmpfdWbg/55PzyhkcywUfLEqN89FhHwpTrIoPrE+f",
+	"NI2aGfbg3bSpwSI+QfNhGpIyQ0PvnBKW9pJePud5XvTKrkGciiz2NEYMsB38trZllky9pVS4ks9DOoYU",
+	"DapITYZ8TKL11wiikyZUEtQO2qh7oWfShAFJw91l0+MxXjpmxWKLay9nYDAfRw7YAJsu7KvhCU4iagsJ",
+	"VXTt1w8l1D0hQpqYuj4Vo9emt5Ain4xeuCRFrUiIYyIofxIzM4CcmfdTTFpSGshYS+cJ1lJ9gm5SP4Vx",
+	"uoX5x3nI5NgUtlox/i3d/byQK9MLXq8IZS/bTBM3N1Q/ZgMIv1rjjLj4L6Ck9QWTUGAwLt4vFv41JkKP",
+	"aSLA0o+R4DFU0x/SwZC4fharxYb5nkaRKIlJ9NYg/Mt7QskIakascl3kvs1JcoUlP4Y2d4QpLqYaRVdk",
+	"BHO6yeSb+2kRv7rGNY4iEl0kAyzmO2w0szXdkBFmCL5AUn+C1uD/fCSnIhn7aMgZma6bzEd4Yk1YCMv8",
+	"Z7KO8ouDXc1Z3aKV5zX4SnXnVzTK5RqOLXntmbp+i6z0wLz5YKJu5xEZ5Ayo7AxMi9q0VSzCDMdTSeUO",
+	"wuj9xb5tjWhrO1aWirlia91vDy7RK/2m7K7X0S6zbQ0YR9Ck3CQqZIVwEMMjygaoa1bare6sMJvqK/BI",
+	"nhGxCDS+de8+44bB4ojckXhxRfTMflFxYczUUB2SuH9E+2QfT6VdnElNbm10CqnKjSpLkbxNZs/3PaMf",
+	"E+Kk9qIoFGJJapRBUU1N2vG0fFdvPB1UmjDby2AhaOjtOwrIoNEMFrswc+3XUrJ7lOVR9YxI8VAQCIfE",
+	"S5z2XvrNjLkAQPUxIXbPmlPmC2I8KrHASxom/Gm6P+cxSSX1nFxTarBFR9Rc6oxM8vKuuTOluTXla9OM",
+	"EFIlehA+OCKYSXAxwQurKmPNGQKogk85p8vWAQEwzD/4UzF4KU3/HRY9LiAp63uThS+f2ZL2CQX/jMc0",
+	"XNFQkTvsR28ieO2ISlUoRfWcTZlBHtmVLUz8jIbINjdvXt6GMxanOXy+dSPGUBAhb1AoR2M0N2pBqxa0",
+	"KxI4nrRdLmeULIDhiLKMThdXJfz5caovmZF1R1jEV+q4ln6ZE1IfMQsCfpyTMRcr6qflpl1ppzFZmUK0",
+	"mI5oFpTTD7X2X+hsahqS4TAsVYZ42jpxboEFUlZXv9X1kSB96L0Bv9lRu8vns5h1pru0VoLHAP8xoaZ7",
+	"3GrQ7ws+Oiq4CisSiUrmvVnrnuLhLQr5iEikB1xIV1uO9HIbXZ3woFnoKSv3N7MMpLUKA3HEnI33lov/",
+	"n72/W24jx/JF8VdBaP93mPx3UqZk+UuKid4qyy57yrI9kqtrpps1SjATJNFMAqxEpmhWlSPm8lyfczFv",
+	"sK/3M+x5k3mSE1gLQCKTSDJJq3ufOGd3RJdFMoHEx8LCwsJavx/5XDKV0jUEsIlfSlYA9crGzvPAa76Q",
+	"DzSTU8nQM2Bz7xGa/4D8rFok73v/RrHW2A4aphSHoYm+rpgbIaHUslEhImgFZ4uOB4uwH7XwjOxD3dWA",
+	"EjuYF6uVm/abyW33AyU/iBRqz6PxN9PtNumFXBfbReuWT4WcTA40azgrwBzoSjzQOUlliYleh2zhVdGo",
+	"1sBtY1AceA1hBF5t9yuNc0bnE6oKMnx2Phz+57/9XyfD8yfDiGSlSGbk5MR8eXb+ZIiJflwIlpOTZ+dP",
+	"9A+nw/PhsDMN15VZhPXro9NO97+UC3tU2N/vXfAF+9WgDG7NFLLPtRyUXT1bZgxVuVWi/ytcgl2ukRrN",
+	"tPdJC/rlM1ss3+yRUvUGynFxULkwqatxrnjx4F2cKn/PK8Ud5t9neuBJOaNjFgDQ/5RzjOcUhmh6ekHy",
+	"mrmrPywXTBgA7thYFHfWooh1IeXCO2PLQBqTHhXEldZP4Y4LkHe+uOnDoH3McOk2AvB/wpAMghnV5PTh",
+	"Lh5/gmx5Kmr9BCs/1E3CbXTuhXcWwAFA9AEcRD0ClV8cUcvHjMgFL5qRva2m3VbCWfz1kSI8Pa9E2WtS",
+	"z06iyS7dsAMnMh+JQC97RgwQgA6Y+RVpBOiaC9gI+kaJSqhwjmEIufUf1PalaUQlDE3J6hl06eqrCyuP",
+	"Xht4oUYCempjKoGZ2Qy7kSkCkt4/JpehSWy81wqlllxeQOIkDvYYQ48RIWHMMgO+TxVO9tIsGxNLW5js",
+	"ILSaFVI/s5TQnHX0iuOEfu4ACf6ZTj9XD2/4daqftimRQzNuqUdVv5U2tsbV/rVhojcs5aAxlJbscqdh",
+	"eAUP4aVCwq65KAvWbpeQJ0Oj2B2e6IudcKJdtjw9nnafy7iYs/RKJt9wOX0auGpY5lzmHUx/3ZZP9tma",
+	"cLSNypZLNlNYfZpJzAhtf+Q2oWL7E3qHDj+xz4kX5ZtOw1Ekej37J9yezO0VFi9Y36TxGQVtNBcwqc54",
+	"cUHQXWDOhX7H4m4qmy2WN1RMO6WN44MP5c51VgTWZpdPuwr4ySQtHaYG/g5R6Zt7XgauiVyuBKErur7w",
+	"FLfnydCbAZ0zQbggb16/+YiQZ6SHmDCprkUhZlC3AIPA8e0krLEe4HBOldyZhQkzd4OP7rd2DiZ4q7zC",
+	"vgPHxY1vhoibnmwRPwQmPDAg5j4c4w/giGASgF0JmYX3LNJ7PjM+ofgvo6P//+jo59ijBIHqavbmX44A",
+	"I+nYRM+CXxw8BscpS3iKYa+dzqWmn9AyyIBsxDdu81+Grx/LPOv40h/zbBM9Kc+OIjuAW6ZH5vNvuvnZ",
+	"c7N3FllHSe66Gbp++Dvigyhcv8XRztu0FKOZHwSKsGPw/TzEGgSxI2WWkTlbW4o8bdhitAFX2oRdSqHY",
+	"hQdNTeaMLRWhZEbVrH4uU7JUd/Pn/7Q4/fKn8cvPv96ciffLF8lP6cnkrXo2/Uf6ZP2aDcsf+Mfi6T//",
+	"8ufVQcSczT0+ZwsO4DjFzJxL5mwNUZ+mPwmLCPSFpgPbO7hmwQML+Lq5AAoclpP4y4Au+WDO1vFxWNbY",
+	"hH8Jj+WcrR+Z3YQkMwow1rmyI8sFybgqFFGSUGikNjfGCCMwFXwDockbzr0YUfRcm/Fy7fXzALYIZhVy",
+	"0R1V1iuzCSgLtHqtsNOmHNFWsj4csiQH5KZKEvV5vF36yC2Dk5/xG4wE1MkAnVgaxF6TVmNOlNVL1WP8",
+	"PW4C2nBxf/cy+afT8T8/X/ywPFOfT+7//ELcPFn9yzP2dvjX90/pm/R0+iP/+Mvzf57vDvqDAQjg11aD",
+	"bhT0bTmu6ck2T12AJfsABFO3aR68cTWPJBPKszJnjrZh+0Gqa9IQVYXFK/6WJC9dT5W84s58T1++rJ/4",
+	"dufzoZC2IS5OBRfTkCA3VeoxeQ3mhoMsNknKIxF/GWhZ5wkb6PrAh2kgeTO5YjkgPc3YF/L2+vLV4Pbt",
+	"5enTZ/aUk9MVYh/P2doeXfRrRwKH4pEi43XBFPp1kGoYf4lIvJopltzFBFUG4SLJypSl/WOi35BTkcoF",
+	"GfNiAwIKC/7zL0/udyh9uzcEzdG8wSs0K4qlOn/8WAueOp65QJ6BodNQlmnosVaU3TRkzeBxcxnZ1bUh",
+	"bzXBaYh4B5VqQ8kC29YylxOmFFhQpIpUIzOWpZYLAqO6LNS6kgtGEgM1CKBcClJtTCdJzqY0TzOm1EjI",
+	"CcRVn5M4T2P9C1cF0+edlLOCF5yKiMRpkcfwBSt4QgqWzARP8KckXcQkQWxSU4rma2JQX6ORiJMZm/iP",
+	"6M8RiQECNiZvL1+9+jSofoVgUUUnrFiTjNG0jhINqSNpkeshTRf6vzM2cXiytZyyPKglXuUcMCQgKE7t",
+	"eUH82XGnPlIkMTWRDKrSy/Z//o834D3U5/m7ZMaSeWyw6mVZKJ7CxfkCou4VoSMRe4hxd+xLUiLNKgKt",
+	"nkPg/YrEiZTza3OZEesZziDIc5nLac6UiuxzM5mlb2XhHh0JfFZ/r1XNTBakR+Ef/RViRBoyPAylh9+g",
+	"O/2I0LG8Z1jrK5ml1+YaxrRgJGy1iczSILWl1+x972CaLz2kvDcU+xUPwfFdVXf1eyVg7PQAvpcJzT5z",
+	"3Cc37xjhzrMJsLn7zqIwbe345pacFagF6HGCWusKjrTfdiVuVJMfbkWXy1zew+E5Z3/FtPCfv+F6vNE5",
+	"98pwl/RmGjhtGR7xXYybhlt7z2S7Aw2zrue5vTP4YCNjTFy22C7Ikf1IEf0goWUx0ztSotsPWwxTRWTv",
+	"5xbgWjfgs3xCBLsHdFIkIT7MQuuYYRgIkwj7sz/nJTN61aMARwxqCijYQFuAtN/c5qYSOqVcKDxILjMq",
+	"HilbNKHLftgvjk34FvN0J4y31wVzAcZFkzgM8ZHXZEnzQpEUaFQLf2ZVYdhud/sGH5Cgs57n6JaSmzlv",
+	"/GpSiuzSe8HYo8RfAgHvxnKfB8GFAUJH790MU2jQ1Vczbwuq5ncLrhRroaNHttia7DauqD2TgIAJQbA+",
+	"0ktLRk7OzofDfjCQynB/+KqUi4kEnKzcYKZZm6VuKVW/d4LndW+qOtQ+wq+cNtyiR3CeS4zljcxdi5rR",
+	"pX5mybQMS0Fi/f7YcApXGivunzsvLUbujQT4drhI1SNiVFxE4p+sbsA2oScXsHmc1lDH5FKbyUWZC5Ya",
+	"rCnD7K2PRsucIYmbC0OY8CxjKeECTSApWBd2nXpLwBmy7flrJsrv9nj+c07X77lgHR//gUs17/jsLRNK",
+	"5t/Tgq2Apx/K/NyYbryYaDUFULOFMK89MYDZqekknP/zlomM3STejeUMQk5GwvtyImdxROLGUJqyCybK",
+	"O3hOP1MfPvNIkdP1nd5jYn2m8YbM/D7X3+jSgREyjyj45W6KP8X2XF+Jl1ziYF3YgA/8DS+mTL66lbxj",
+	"8g7iRkBHsLS2G+mBQjpuMRdyJUYC6on0bpZLQ8EDiT4WSa4E+OiciikLZeohs49uZi/GWToelcPhkwS+",
+	"hD9Z3D8eiUuihxKJ1PWUmZC/GO9Kx8zPIzS8Gm4favgKfjtSM7kCDe1kxkSLAhLINOeZPqIrWhYM8D9a",
+	"VNAP7drc2yu5sqdnvKpRBoxCKyGT8Wy6juFMqxnGleBWaX0y5yMxEr/DBJDf9fT8XpX6vf4o+X0kfh8M",
+	"BrX/68JNSf6djGkyH8jJAJmZjFOj0lr6JRtr4ncfiVbvxLmKDINHRGZUpHIywTaQxiohv5NJLkVRvfEx",
+	"sW6mupHV9cWkZ6hD9MC5d8vJhIzXVqD7pi3eUiS/e9Kk37WxeH83vO/AUuEk6ZHCclhhtXDJ72Qm1ZIX",
+	"NCP6W+yNSnLGhK6+ue6xdv0k+aVkJTMV4krX08myiXXAEfhW11JTDaaBcrGQwlhb4OPDmhoKgfxOzJ8k",
+	"Zxldw8rzzAF8XJGekKbVff3CoMLZ8mLPnVKTNLAUPEGA/d1OBuKq4kCCpSbVHGwBvwdNs6Je+YbJgsvz",
+	"tqAFa2PoQe2nF+KSJeZSpBfjktXKVuZT/Y/JrIm1xQef4QZAH271J20cgtauBFN/jTIZgysKRTLuA0Qn",
+	"zVZ0DcQFerNH2PslXWeSpoSmdFlFH4KiHYlKShWhmZKwxNcoy3G0IWsKhVK/emMtK+I7hVRsQEjQmjH1",
+	"WmsHI+YwYAyHKuSHoUaDNgf445IJ4jKoaObR+1RRMGBrQXq3zKfq8W8yn75Lvz42Q9ePyEKqAnnnYIMS",
+	"IyHYiqkC77YiQgt85HQYaRvO6ydaeXY7qXQ9kJBode8SUi0KC/auW1i3Z94HLiD2Oc+nYfEM0JW581VL",
+	"2uFpF96o1LkgdiQ2WEgg8HcZAW5p5yPl62SngI0Quzkx5z69wUYIkePPzlu7SMBU0RN0TmLAMtZLCP2I",
+	"sPawCv3nJJcL/a+QuCypvUJzc7jNQNzYzhtBDl8GUzkw3/1VSXF8Q1fX5kDyFXVXp2HUuwogyOfTTs9/",
+	"zM31rh3RUHD0xtYrRWCxn/viA3DxevWBaMEdtdZGy5wtlwj3qA8g6PQFGBTjgEU8VJwnM32x3nEN2Y9A",
+	"imlnXbO0X03cSMQ27aU+iy73KfISnyKT9FSfZcSPQzUsQC2j7a3bd8Vointv3RfdOyMziK8pfJc6oCKQ",
+	"jE8YNl3NZF6wvH9MXqMmEKgMRgLU4d9Plqr9pMXxAr/rk2wmkznp/fj5Vd+j5AGzb0UxsuDCoBTfwy2L",
+	"ub+JX3+m07hNb3w+eXo+PDsfPv1zZxA2SFrtIs23+sE6eU1AjfywuU/1GnZqHwyMmkRn4FfyKo7A/l+y",
+	"nOA12khs2jeRHpMK0dlwBgvzK3xhrjhpoTcaPaYgUv/zf7zpR2CS0ylc8JtbS3RBqsiY7Qz2Uwy69xDC",
+	"sHq9DPUh6JhcIgaCFTkSkridg1uj+QkQNuQG/aPpj2zaC9XIetZob8KzwgqR1QCA0aHnInjGglGpLo5Y",
+	"ZrCvBfsCkRFjNuUCJkDXE5FcygUM21grIEcATwqezFmhSMYmcLd1PhIxfod6pFIJVl/omvS/YwYPpJzp",
+	"nV6fJlPQN3patT3hGLwUKKeCfYFLbdJ7d3V1+45k7J5lZnOCiyqW6kIwI7o6X5lBldr8g4s40G5UaZXW",
+	"HwlISNFDlvGkiI/JB0lMJpwJA5Q5ub75oOwZHTtHEmAAJDMuCmOWwgT9vRTRxlUG7P+4c0U2T90YFp7K",
+	"cu5Rb8uKrF3oGQ9BLx4PRTBcGlJgFLJbWSpyLxM6LjOar4/JZ5w1dDPnXMxJMePJXOiNS58nvbkE/CCe",
+	"porfAVvok5hk/JeSp1yxlPznv/134v/6HG6o9Vui+vcsiQmjaq2FOJmx1cVImN/h/XfDmMBK9yrEH85i",
+	"wr4UOVswMKh5Mu/Xb5yRYti8FeBLGc3vsI1aG5dZVn1KpFDaHhfFXULzsZyt0xynI6F5ymkCVQmgncjk",
+	"6k7JlJcL82EpC6oUfp5mZcHE3SRnzPw6oYX9iyOn64xPZ3fLXBYMMGcnWcnTu5zpPcDOsWBlkQNlhn7z",
+	"PZuyAkCV8QNFJtYMmjOXagbVZjQppGL23Snl+dp+EGVh/yzKMbubMJai51jmNLurePT0cvAmtf7xrP7x",
+	"af3js/rH542PLHFfmKltfD5pfD5tfH7S+HxWP7W2T+Hm+ZWzwnLDhXn9qmpfvXr7MWjua0XYObgKVmNg",
+	"I0Fa6+92hrVe2+c64wxf0yKZWZzh6Eg5WkoPIvfTu1dX715/Dmc2NCkCX7nxJa+88SUnL4ZDMkdGlg7k",
+	"mqZq1yIPxhiHtE2ZHRT4gYXAcFkwmmFMlCoXiO9PzfbwSAGsmupHznkNyGpAG4Q7k3ez1rxhrsbi1Uzy",
+	"hB2e7A+a4Do7uDxqpevpgRV83TryH8u9wbn2HxqfCKDjaPhFug5AVaatzxBDHvC9CEY+Xt0SxaaQ1ejg",
+	"3DHnhBce6GZAVmTK9tMZoKUCesNpn80jTSk80A944yOCagb2ftU9w75FZ7EvSVYqi2pRb8AbKVPwT2SM",
+	"3jPwFDvjtxdDyZTph65lChy22nSkClhPGwkZr6iasRX5UBa13IudeO88DYFX03HmhwoofToxeULwN+Zx",
+	"RkiAmROk547wvoUCUnzKVB9izoFtdkq5uBgJxadiAD4ZIEvVPedFxwRQLlSRo1Wnaqr2L0cfpD71J0wU",
+	"OQRnqBUzqrH7ODgNtjkcH8xPNgJOTghFcuIPFlDyI45NrM0DLQjHtjo9YTbmFefVnCk6y5V9O6iVICOg",
+	"fvcWFHQwW02uT2qiKMHQRt+LiSWoluUxubz6bJ+B8Fw413s3ECOBfMKQ3SyMYBQztnYPe/xC6C40C8yc",
+	"ZaVopv1uPeSjlMEYf3BE8A1Nc/NqcArbEbTGyp0iH2+u//Xj8IQ8Jh+vr/714/DJcZfoE3OCaPGCOPPv",
+	"ERygmChYTjP99kWZ0coLCWesurPjtVD6xPCpTOEwf0bkr1p2C8oFWKWBeAe4d0HcroBwXjOaKU+n0uUy",
+	"4war6OPV7eC0b/3LDuawoTm+O4qO3h9FR1f7LRhUASFu6rSIK6eQVv+5TBkB1FVftOBaI2W54am+ucY5",
+	"ikg8mXHzbXCd1XiqU2DLg+0nAk7tMHBZQfPim8KRnBXZPCEGGmgczKU6JzE6gGJwAsZSDGYyS2PSAzJh",
+	"vX5AOUTmlgWcTyOxorxQfeeb0QPx9v1zI9n2+hZucKDy+kHOBW6blwXHozB59I1FdHU7OCE9ZA+PSFwJ",
+	"OrhKHcF1fEFic+UeW+drASuuf0Fisxz8CRyJjQFqLBrbK5elNC4LE0RnduNCEgpbcr27hou8diSrUXGb",
+	"hkIReGVgQEKxWvBIZIwQa0I0tqGN5emWha+W20z0mzJjal98gSyTK5a+QthY3rCPNkMIw3LtFrGp7sa4",
+	"k/ZMyN9Vu7nyPrD2kBHX1QiDgy+CFFfD4qWsZO50tKu2yprXHV62JPmrcqwKXpQFu9kHQOxbgwqN8KPv",
+	"ZlM0AvPruh6Yna1yehjUHGQS6OLaAABcG72AGwFBpIoHosKC8mZcFQSarzwqxPDFb2BJNPEpIfo/cY8Q",
+	"U2gT3Kh/YbLjmkMXR1UawYIWiW4OYRy97K5Cq7RtTJ3Fdya8bvHtic7ToHzpsoxDI1D1e7zGK4fVjBag",
+	"ZTHqyjb3UAzkIAh4SA0EgpSoc01LkxkGztcpK5TbZGDQ4VSRITZuD6I9LNK7sjBNXogMm0wYbIkQLIPJ",
+	"7jA1WhydmQKhDTOq8BoRrdVF/3Ao6NBBy1dJjWWCjmS8+gDaB1X43mOMvTajY7CSwPGdXlRCiYksvIAu",
+	"ggwLSahSDMJqzY2CvQtQNaCX57tAXvbVl56ybJylzByO12Qhy2J2sXXahYQzUzjGPKxzA4KVMzhAKEJd",
+	"90GMCrbQ75wyYYJDuoF5bupIi8TTNA2Rp46scl4UTAA2kg3xmfAvTBFenAOWc0TUkurztNb6Efnx8yui",
+	"T8n6jLUZejESENvei6uLU4yXPh8OB4AlGPePidHXyuT84llPd05Lx82bV+TJkycvm2mLrTXWU3POhjV6",
+	"xdEo/e3s60D/c2r/+Qv5/DP+dY7/9Oy/o9HxaJT+of/H/h97f/79L38Y1J/rB4lIX9tFfG2iHfaCY+wI",
+	"VOpWeqdzuW6JXu5BP7X+7eExRFtOXD+Zu95KCyZywQB22Om2R4ok6yRjkVGPIE3ynuU5TxEBREhUghxS",
+	"/CYyT5h/0ILS2qw1ZSCfvgbHWDV0xdg8fHSGWoj+3bWDTGiW6Xce76ZvbkKZOmMbZyxkwLy2bASNxSkI",
+	"QO8TmqY5U+rCck6mZBPusH6Ep4L+ty25t74Osej+fu7W07OQfAvkRssDae4pxkjvkzI1xvSfwC2MSmY0",
+	"n35bak7HhKyFvIcDWRiIJl8bV0Xq3FHGR8TsWEREZqmLsevsMLs27w0tTLPVvMqoCjTr059OBqek945w",
+	"YR6MyGvCFnBRn6wj8pHIsnA//ee//fd+EBEjl3IRHH8LMBRYGCa21waEuKAhyD0Dm0Qk2ny2Exh88T1X",
+	"vGhzkenenbw0QQXWg9zhIOxX2hjByJfOhnhVWEd6NFAmfaEILlZHzhVYBxVp20MQvE64oBn/9e+yEiqS",
+	"sQejZ31AorgciAG6l0QigYMp5jb8iG0Eqm6GgnvMQ+bjbWGt8+5b67Poxq0uSvvk5lVD+sbWcEULGnCp",
+	"VqR1x+5lMWS+bJDaragi7hnMh8SGwkFbhKKcq9Lq8W8+md7XAOx7k2xvPzDfWumOYwIQK93Bdwwwi4Ws",
+	"CCDwpGaQu4l7fW4sUIwvr6HZ2e1kxGoibE0ADScKZhIaaBRANJETEpaM4/pIfnKqYU8WjE5WM+Je7nis",
+	"0XeoHIpul4Ebp5oaFq85Ubnju7cAeE3+J7n8lQlnCwuCp7wNsvj6VoOE959Ynpip3rkTTCjPakaXD+zj",
+	"FIdDAtr2UF2fNq/EtYlZfNuuNeEi5WKqdjWkK9bcHsOUM1VmO/canxAUnj+MkfJDeK9sbgR+f72k7Fot",
+	"UW3kqz67Hnmj+vOu6MevEWxxb7xpaIQFmF9M7kgi89y4sAqq5qDihSxICinuhRV358LYnNMlhVTt4HwX",
+	"sqDZmy0i0Tpe9U3RQgCZd7klETWXU6P3zRYENYIFE/y7AgSafMo9EVt3roEFnbNOi2UhU3QWdkaKCN0e",
+	"G7Slh2TVeRDbK4jrb0bH9t11oIGsuoeNZSXn25i4Al5FjKzvrWg2v+PiDmENIiCJ/hXOrvdMRPrANrtb",
+	"0GTGBYMT4xYa6We77wGyA9iMLImxbrFDyiCGzdQUGDie+rgb6q8V4iZEaLsQ73zyUKp6J+I73/A3p6B4",
+	"neeyhQzYWmwGUlc/WCHfBUPfdpqoug4b8cbCb74ks3JBxSBnNIWYLuNrOSbvCkVWMocolAVdm5D/C7za",
+	"goMCpCzUXV8ffbJVxxB/1BovYaOGN4fj7efPn0yQBASLRfqUgoFIE5mTJMNoUvBawxWPYhiCpMex1qiz",
+	"4dlOvyGOTq1VeLPfPovhpl/qNo8zFhGzpquR1dW5eFgDi3dMXpmOjHMqcFyLGVeRCW3Qwwxti49H4gNb",
+	"YdycveEB2ucLD98A36FmssxS/cCMijSreBi8MT0eiZEYkPieZjyF6brD7TgmvbPhsH9OEOMNdCK0VpHq",
+	"2QsSp6zQX8YmTYTRZIb3tcfEXuFoM8RcbRzDy0pRw0iCV530z8kH6cH5RZZlGa56XF4uSSVDq6agc3YO",
+	"uJGINjIg8TKj4s7OJ1R7anpQ52gGeCKS0WSONy0ThglXug+pVnqx+SbGeicyH/M0ZQLqfGLqTCA155Fy",
+	"POweFiFXpJCSZHLlptp1AesUsriDVQF1nrmRRld11U1gwNC1e7TzVGAOlt8rrNWl8OhKXzYqtThGBPuD",
+	"fcf1bCdmmctEr/xxxnQVp3b8QCtxRVYsw1AcLU2lpcS1F64e2CwwmSR6TWLVOS3YnclQgpp14y4JhLrD",
+	"1zYg7YLkrMjXhE4KlpP4Rn8YXOoPMVEskZh1picbM9DvCinvMppPocEnTxoNhl8A4VjUZ8Fi3GJlC1bM",
+	"ZHqnJ8XcfMMIPjW1LWkxw5lQkbkq0c+7WaqmFGu14zd8ZiqILxEx12Ilm4AF4dOI25YBXEPKKUTJKjsz",
+	"qlzqMy5L7+DHO/0j9Pip1+NHisSvpCiYKAaf4QGOUoQLye++Xj7qwk3dxiI1AUt3paD3lGemR0+d9Ffz",
+	"rOtHjBQi5Krz/GkdnAua3aFi03UPQSbG5bSGW5zJ6ZQBVnFp0KqZ2xF1h/95YGy2AXKne40fl2pdtVpK",
+	"sqBiTfTJQ29piBWjIEJuRTlc9tq7ZfPuHkSr6gdSlvGxHjyWrUkiVZGtIS4vLwWhZMJWBEITtF3bN055",
+	"rsz+ZC+PCM30NrCGAAIwt2a6ahNFYNtQnxR9eOs8pkomc1bgOrvLtTL2VlsFMUV+YuNbeJSsYI+YSjJm",
+	"aylSQ1mJ2YwgnJ6KcSq53qsI9iGA0MT0jywzw9dlMZPeUmYZ0N+DoYktfAyKKjaY1QZyrl/rZEKXNOHF",
+	"2uunlc5q/gxoncKJb/YefuGFFuIOLY3IUirFx9mawCsh19xoYisuti+hdi9ohprzzuynwT02gQnRawrw",
+	"zWmq2wg7NoU4J9KjxNVk1ElEFF33I0uipLtaLXSuCBgF2AgsoOpa88lJvRGPlNVTBnFESynsZ7oEUkIA",
+	"Em1DMy1zWchEZjAVJxF5Cgr0UmD7tUDAUSMnRU6FmrAc7vDSxtbhtj61ZHSOb0lpQcdUtasj+4Dubilg",
+	"ftD+qsDr9Xu5HjRZFp1XlCyLRC70e00Yq/fORArBDKqBtPfU2Ao0okxmRCIXC17opX3ubbmwamQO/+je",
+	"zug9I2PGBFnQFJY8dbRY0FhI6qaCxO9StljKgolkPfiBreNqxCCL3mgeqtg5efrli8Ov0pOoH5qzZdG3",
+	"OhiMuTu65HdzXZOxxGDLquD8YefPpZjq4byXcz2GedAKeaTqFeOKuwOsyFrtZikiiGRVfQ3jDPRfKRDj",
+	"UP+UMvCsnRP9FSaL1F+3+R69HytVvcctHchJm2K9WhWXCuPzplJUZqX/DqjizrDftL9Dq3bz0DlhX8xc",
+	"4541yZmaWeBMA6uvTeHH5qe4MS2VQancC38CwDKMSZC528uwoGHPvsu0evM0v935jFhCeg0XytimXJn6",
+	"jPebqyraAWsipSh4Vl8n9aaaHgRmoN5tWJ6wlCI7TAROuCBWwYGvVX2Xs1I1xr/+Bi00dp+1469PR4pQ",
+	"ssxZQktUixAtCCjuCCZOJnTBszUSXrS3BkbqDpiRnJF9CdakHvkKN96GjbiWaOOxqpELVTgdWlEr3G0e",
+	"Cz5IsmTg8/R5H2YQJMat1PXcoKIBWhvV/sZbfCm2Rw+vcjsxveckpWvVPydUzU2YvmArk5bTqBLGZcEV",
+	"OAZqByWv5pVJSvNPMbX4mspSB967dMAFLE2rWMx43iHAe+2YY1ewHXJqUOCdgb1xWtIHN9gJZ3xab7JZ",
+	"tsY6yqnAaMlClsmsqlhPNkT7ajHCsMrCPxi6XVfxgt0Bc8od+5IAOVrodWjJKN8Wc3XpKpTe/PUfA6gr",
+	"Ne0w85tRVdzJlWgMS60rmD/YHA1HAEYFgQpIDwHQrWIz3iigfjMHTaea6gdutx8bWGmggoOIyupwXAH0",
+	"mzN4DyI5XdIfYu+bF5kdZMOkdUd7AzWMu8TA7Bx4pETuGl2C9OyR/pz4Ndq3rPAyOPCalwEPgll9eguH",
+	"wFiT16gFzVRElEdJ4g6sPOdiepfIlN2Fj//mEfTfVLuipyitcGslaPYlOg1rDUSbqXj8Aj3g6FQz8sPF",
+	"vKVd2tYe84wXayCcMYj99phSKZ9carM9rZkJpvHWeEd49Duj0mpDjBgamJ3mHZSokwyrCOtVGSqxWlWu",
+	"hL8bWCR1VI0IpW73dnmnN8g7m81Y8yW8ff8c/Ql4mlhoi8ylPYK+0ocia8Av6Nq6A+5m2XNbZc2dUtUI",
+	"V3RkSXPFwDt4fft2MMnBD2VdsKhpK5tPW2reNugq3bQLwX5Sls2EkpRPIN+pcI3toSMjQg8H4P+m6374",
+	"lVzclYpVm56rpNrzNpugj2IFzzIyZlpUjH9J761ogAOkVba224kqJxOe6NPlHbAQurd9kAVhQpbTmaEn",
+	"NMBtzr1mA8YugKxWlzT8dSbYNaruOnq6XCaLPhzg9QMW0Yu4w8UW96W2EEE+7NHNsGA6rlqRotuFZFJM",
+	"tTC7SqH8L6UsUAHoZVQTW/iptoeZ3TzSCjXjorakIqKkOb6a82L4cfAypM5BWOQ0Ke74YlFWfqp6A2DR",
+	"mKrOPT5mWxhTt/Gtvv+Qi3upVWuwb+ZHYH6mHBp2L3kK+6peBku6htAi6JV3THKHG7pcWkFRZX7P1ndJ",
+	"Js0icHOBvwC+G/xobGSEptVfwWGTLzD9HJxgENGM52Y4KNVeYe0N/K2mZbRoczHN2KBU7sWgHmee0oET",
+	"XaWtTbUzqu6sD0vVNRfWM6MV4ZEyE60IrDegrqmN/jlJ5HINE+WblQaFFF5msFLrr0IEMYuxOkPbTD/W",
+	"kKwFWDaVxQa3hDK3M4TwyuDPMoisZl3x3KKRKeO+tgdli8y/JitAygSiUVock2trRNmqvNfahvqInAZW",
+	"EzQ6UvUYG9U+bFCN9Ve6gD1SLGVeKOsfbJyS0MthnsG3cVXfPvVZGjWaPqwTuHxKGOKgzBi951ov+lhu",
+	"mZyqkK8QMFQaTjZ9hjcGF3hErJ7i6JJbUV4wZO0uylyYi4YD/YYwdJV1n0i9E+UEnLP3NENQbIM7SDDW",
+	"0VqbY5bdcWHjXWqS5bJ4yRuaOObvSk8Z1u9zPVcGtiByLiDoAePTWYFvX9C/guGDOGguZ9o7Sl7U0ApQ",
+	"7yMetQK2ADBSasiKwjWQCpqtFVcGTJcXDbyrjZsxCFiuXWAdAfJAdfOE9+J4Y4R0gnf2/tPez0Al3mXL",
+	"UXTk35BAeEzjegPgh5u3FKb66tYBKg7dFVQ5yL4PDSJzfD+895heHJA7selTrr5uemEhUqHh5zyKjjbc",
+	"jo12Ws+hiXNsuvqOoqOGIw4aXnNeed/4Xifva/u55snxfvfcLUBs5vtSvMdq/giI7Nr0T2gBqhwFWHjj",
+	"iF//utae8KkaEnX98y9EzXtnWBMu0zhqGnIQPBtiVEzz7HZkgXY35jl4MjLMI5unGT26/nnkCHnca180",
+	"jgDeN5YUWE9RwyAHQfftaUAtC9nEgR/QcsUotIaBeRQdaXsOyJd9swzXasNUwrmpmTgAKeAZI9XnpuVQ",
+	"/VLb/HUDNvdpFzau7DJs6ts6SlttAjaShmwg8iboUm1Tg0jjyIfTxkMKdadaF1cM4UIOvaWHoSYjETeC",
+	"quM+Yv0gJCfUbxCPU66bsuCCmlyNBV0udXstQrfjjG6JagEsa0MD+tqESGttrDt9bGdJG5rteNb48Dt8",
+	"9hPlm/WgTFhTeFdN/6SfvjQP27qCQd/dg8ltNUuZ8WR9vCzHGVez9io+wXOf7GO2OArT7uIYSL1RvMna",
+	"3Ybxio8hEZorDJm5RnLay37O6frKPmSLrmg2L2a5PvYdq3KMKURbWGTsw7f2WVeRzOd3iFqUMyWz+y3V",
+	"VJTd+CDW8dWFXq0xXtgE5n/tSnKzRUp2kcy0iuqugkFp2FWodQB2k+w0JnBXkc01vKtEUD53cvQExHLn",
+	"ILQK066SrYsYaIHgz89BVJ1LYckxDcgcLWgmpyUjPTBmay5F57rAIhPGgF8GQkbQ9dGvZeW2aLQ2nRlQ",
+	"OOFFtLG8ow3K/w3ds6lP2lZ61Joz46XZNl4X2P54Chg/7Zw3ZlPVmyDuaWmH5A/93rb42q1MpuY2EGG6",
+	"kUCtUyytZXjc+EGWxcfJjT6Lh1vjH0T12dCyr0IroVxMenRHo7GhLTx+KqGiHfZ1M/OCTg+Jr8ViWyIy",
+	"vQ5stmZCZzkTM9aWWmtnBIlrSQ/soAvyimWKQ/SpuGc5OPgUeUX+49/Jy8dPyR/Ik9Nwcq/N4bVL8M1R",
+	"dPQqmKIInFO7E1DwMZcu63VncygaRT0BCQ3bmy0jc8WmOWOKVM9EhAo0EuGWZ0EzQ4RdjwE+OzmqoT8M",
+	"/jgapb+dRGcW2uG3k+jJ1/4fgzgOb2Ycth8LZNCdOM0Ard2cVbGUHG97//H24weIXbwIhcIRSuLvSpFm",
+	"LAYFvF4yoKURiiJDDpH5SMRjuN08Jh8tnAwexIx/lAlVIqsBhlsgv4EJWCsMFJu5nwU38VRIdM0G8ieL",
+	"fF3L8DocRh0TqmAw7NZTzRN2+mgL+JvH51iNx87FWntjUOpwjuEYZBqxsWY3R2Hb1uvX+BpKtgKZ7lS2",
+	"GwNmlrFp6TawPPuoN1oDe947io5AhKovft5rIB3eHI7MrnF9bcevoQrLLPsxz9r0IF7rwBseKWIeNoAA",
+	"vCAzmhLD6hMaNuzWxjvt9UsLrgEuHQvxg7maRW7zDdK6bnl8f4KpycOTl6eTJ/RsMBwOh4Pn+j8v9H+G",
+	"1f9OHptKuzw9Pgl1yviedonfR6tRPprn61nrHnrOCXnVZq80U0qw/E4NHxAnTyI4y1KXc9IQBf1beE7k",
+	"ZGICTxCBDe5iUwlEjHBfyIVx549lunbBW0ua0wUrIGphE9jUQp10I4O1NIkUsw7qsSK704ehb9tpWU0+",
+	"4YMkDDo62SD23wEgEN0KFGzxA1uHcR2NydgFyHaxLFpyAx2rU8CQU/M2G7iZjtoz23EMWAR3Jg8W8EPh",
+	"h3dpjJcc5pdggtnOjuhX3baAsAZaVV0n9LSBG8G9SWQ4hj2Kl34HOOBQ9mIza5jZzdPOmht6T3zMvLnh",
+	"rfXKz2oMCrTskMPftJkmUqbuXo3RPJmdkx9vry4RuLjYyKA5hl+hmHpEuDF3fvzx3RW5f0pSlvN7lo6E",
+	"TafnOflw9Z0Nk+lhbhShSS6VNpcGfAG+zv5F3SEZrP55yFrST36fy3K5OemmG9DDqX6E9Kq2Q85Yv66h",
+	"rijPMbb/9XRKDHWZ+oYE4dasW5GOP8jWFvsjtr3Fw5PhMLhxWday7haUlOknLLQdy3lXJbf4ZDij16Jx",
+	"mTRJ18o2cb6CJLPDhBqCU7T5X1FPLFlOToZDUkUuaXNGkViv77h/TC7FphwCkeVIWJc30GqZK0nMqoLg",
+	"BYQ6T1OWElVOaQ4ZBoAnrLUJFWllRa2qX3SLRsLcfUYkXrL8Fj8gt25sfvo+pwsVO3zAGWMFmZqAvgXp",
+	"6XInw+E0NvEaAvwaZeGvxEVECkmeuZMbIh72W/BSkXlqJwxDwRaX7uEDYZb8Bfy/dC12WVY4zl0R+ZUp",
+	"Y+Z0v2IPvYI9SWpYpS+2Ywl2XfEPlfbfpiSq4W9TF7b7++oLIHeGPKYFowC/b3ZEXP8VyTWGJyjSi09i",
+	"Ei9YyssF6T0ZHZGU035M/oHEJy9OY4ImTGNVLSy2S/31b+UKo0/MO20TepQsDa9Mw93S2AROtmJv/mU4",
+	"ePnzH3qj0TH+1eJ3mVq5CDpKaUGw+WYAAHUUiuzRzBenD9FQMzyN00JjJhqIijtBAhpyaKaqepkdnzbB",
+	"Owz72mxUoKEpkkZwDPlesgS1/Lm3exkoaafskTHA3zL0ljcSjU2jZ691vZTTYiX7xySG/eoWtqvvY7NB",
+	"Tfk9E85RXKNuikaCe5sovH9pcuAgdgdgsb0GBTcX751dFaIjZDp8ZzoQO2Jfhe9aeoDWr8p+o+r30bZ3",
+	"bwRhElcupo+Ujcayiz3anOLu6x+2mS3L/w+Dn//YSQc0FivMbNvCvG1HxM0ZobgAE7lgCpbhOYlLldI4",
+	"smeg24KKlOYpubGEEaR3e3P6wk8vdFwSkAU4Ehh1S8ZrCyNeC/LLJE3xV2pZxy0atz4OK2Ps48Eo7l9Y",
+	"anfgOG+gGWgDdqcKqUe16e4ZoszaZZr5ftMfL3NmScL3oSqT9yxvwQ87wEjsjNCc0vUnmofdGby7V2Wf",
+	"pYfj0wb0/L8MNMmMkB2QyE6J7eA+GEm1Tu4nCL4u68o6l3dnyNhwhpqSO8+W2KHDMJ8q4W6AFn9ZIucA",
+	"PhCRoT5ynYB/mfRMbpdNyj0bDvs1iH18bhfO/iEroaF0d2x5m/L/N5juVsrFv/3c7+Ci+GYIqLaFF5TD",
+	"MpvwLHvPBcMR2G+0M12um3KxiS6HU1n6nTUv9qrd0ju9yLjiiNZ4yHrTbwssN9NEw2UGqQpCruBoAmhE",
+	"utgjBQTeF4Y0xpKumJ+0las3eG282p50RhHfmLtdshVihvgeqSUYhF2954dqpDFVfGeD3Tu+g6e/Rg7C",
+	"NcTv0OTe+1ZqgmXGi+/Wf2IiDcGQ6VFUxDBiaePoHh6M0JsFRBy9Ii8NwgrAWemvcDAMcgBwyPSPCfRT",
+	"T2ma04lBM1mWeTKjynLg6VMLvsGeqla0DhpW8/N7dzmFbBmwF7sHrE1jVGC3kZnJn7eIyk0p1GFSsu/e",
+	"oUKhwxj9oCoGHeWn5VwAUonDtdGThyuvjdvobLg3T87DaOjdQ2yBaPexDGzocsjuzZnWUW0/lnuc9z45",
+	"+vqbMujsK4W5PQ+/zFh7HbBcq+g6W8avvOqT6cC2Qf2c0/XfSXAbMva0A0bkA+/6HQbiEPGyl5JbD1bh",
+	"H9WcL5cs/VAjqPNlQgDGAQvd6XKDmWQyGyGt8peSlTWSibB8NbdsXcgy3JKcjUueFRURjQkGgTzdnN0D",
+	"H63rNNzV9DuQwISEtho6v6u1YQnOWclDtPZjma4fimeiK1kKSzn9di6FhyBkKHiRhe9SHuQIi9VHOMhe",
+	"x30ahu5nV5jBd+BNqdZcq9Z2G/tJSK4hUa5+exI8pCHktwpn3uCPYIKktKAkNzbrhGeWX7mrCQp9u5Gr",
+	"CgR9I/pPrgLNuDLvxYhFl7wK+AsiJeOMijnYyIpQxVNW9+Q9CS55f8fZPjqlgJy2LgPuKZJtDzZPgrrT",
+	"0c69q2qHm9lq6lpF6UZPR1OCOq7htoXTvgq2NOOgc4LRWw2GaJrPU7kSDbRp65DYqorqNb1bADRGuTRe",
+	"TnBrItwVFDqcNXKrKgu4sAE0R8v1VI8WcD7I3BJdy9ySiCKMaQVyc2gDg6Sbbrq/5S6qpg3bxUGuPlax",
+	"ii75Y98VEIxubWiZTeEv2KItFIyLeyYKoDfVBzYIiJYrCIEwryaF7JQDodVRS9iqXD1SoK5s1IyhRASN",
+	"6is3bh47qSu005Dq6Rj62Rx9mD2qQtGuP83WbgAghd2OAEDqIeJ3/cpkmfOEkdERHSejI4voSoW9i1WA",
+	"SaXIyenx02Hw0D0v66fVTzdXg/evrwcnJ0+D7GBwJH63ZT7NoRkm00hXRIxw6X446erGlNn0KR1hm6vR",
+	"Dwn8WypSOZkcpgFtXGTteDBswSc3sQR7UfEGwnh1NcGOsC+vZBZGZU9kJstcz278X25uvv/+u+8aSOv/",
+	"5eTN6csnz+upFv/lL8PBy8vBGzqY/Pzbs6/BC/S32fPLJByPjSy7YoN3L+XpOYktk1tMepfDk35ksiQm",
+	"LM/Nl6f6SyMN8MWLfjQSccX6Bl8+0U+lnBV3xt8Tk97Hm+t//Tg80SL08frqXz8On0A+FkBffry6bUAz",
+	"2JZgEpptQk3NVe801Oz2ZY0cMq+mwEC9zp8HAjbePyf3pza5RFC4+nR4pr3XN8/750SxKcaFmUBq2Alf",
+	"3ZDe+zdgY7260X/4aSFcjISJwFf9CDKuF7xguQJIH3elSJOZnZdHClCjTqBC/dcpDtOOs+7b7Pk7MWWq",
+	"1R7Wa6QtFgRw/PDM5IIEHCRWr2BfCgtdiho4V4VuWkSYuGeZXDI3MnXu5J2HDgcgtSWCxsPmMhnsM5al",
+	"pFfROQNAjzAZBlyQ2Nh7SGrhrl5O9rbqsUZt1JtGOGJe9DgaH5klJ+hk3r/Nnl9jZW0GfkPZVGO03ZD1",
+	"K05knga4FJ2G2NFAo0q+GtQEmb1Lv+nyVaTsy+YIDwdjqlhqIg2QtcRHfjFr0Saw2FHenMNFLtoSKbvs",
+	"9m+z595Gb9JLOnrAc7oK76m2EwD8lDAOpN3GUBUJIy+HAMaJOMFInkQU17/E9vnLIia9nK4AX46rkVjm",
+	"ssC7yBmjGWRsYAO5FP1jSw7gMo5zEANAjGZLEzEQyPCxdk3gJ9uO7n4PM1kt8qJQb17qnagtfUirvCek",
+	"h1p4wYAhm/A0IixTDLF9Bb9nuaIZ4WnfDqqlikeKU/KTDZqCF76hCcAdmvhbJ9Sxh4Y2Zy5YLy2xfQwh",
+	"5Zt02a8/vXsVNMzqLwt37SxyMODYU67CXai98u3lzXcfb/707vVP33hjY5Pa9gk68OTAruXgVG6OgK8/",
+	"XKqbXZW4eHZpsvBmlroQ8h0LGyswEeeHqoQimODvr3LILwWHp57UlxFhx9NjEl9eff7Xy+FJXJthHkCF",
+	"r8+2KbY7gbo5oGZYWsbUO0vWezIgsTEO43PfY2usftID4C4Pz3OFWk1/cEigaD7E50jroAopkVPEsYlI",
+	"kkpHMXOMeicmSivB1WxNerSiOUb4MjESxHHgXN98iIiQ+l+9MXx6dzV4EiFJjsOdqk2HBZy1azk+B6Rf",
+	"fMD5phVdADgdmHO0EmbSg9WJWG0TI8/45Vlft8ugZJoajJgTnuIzJ8N+E6sUbG+ZOzvLgXX74V8Xumo7",
+	"YvbQZTDuEOHUzJDtyCa/QI+ScY7Y5YZNgJqEP4NfCRCnvFD6VWNZirQf1auxje1h+h9sh5BYJbW5anaV",
+	"Cv1Nv7UP+IFeJbpyLNA+5chG5Q0dt7D3QpULA4hJbYpXNb267gVdEwCIIrwRC2daX90C6HVhhQC0GQ5k",
+	"48jgSoUs65oWCSF9NM9W2iKNF7mIIxLbhHPYemD9mGzRGG+/KzpTN6n4O6HFSGTMMoFX668fkWVWKhI7",
+	"WyW2ySg8Y8SbNkPrD6HwEYkdxzpSq9ziAEXehod3NH+tjbcxUmIzf8H432+0LDf3yZMhRgDwFM6uidYC",
+	"GUsN2ytLZpKputa8vv0eEoRDc+h1vJsPEC1KL859ODx9cvb02fNgQrE3qeFk0T2NSmeTVQ2o60ZPK5Kt",
+	"TSvFguo5fiXT0OnPRlPDvIOAIRVZwxKHXAEhyb1M6LjMaL4mBcsX1tvX+eyjW3HDJqGT4IrmIkyL+iea",
+	"lcxwwoXUnSAGyo9oyxT5+T2UBlDDuDz3OZuG4nrelmkQ1uDvFPv6ULz0zhPwTYYk5LK2OOr1jyapDilj",
+	"yZglep90ScMzGMq4v59rfus5eUekLPa6aviuxFuc7Mqptoc7kipgO9hpZV6a51ykWVqyy500yVfwEDhP",
+	"uMw7RP99pmr+yT770DcY2OT2ATzMoUuT/XIlapO185LpAcJt2xdV867tbxaXEhpzvBJv3iU2ISKyltMM",
+	"Gvdwt6atxle3f4LblprXf8wFzdcdsBpa7jnRSQk21SGC4cFKBP23BftSnIO5ZPcubXKze5bTjIzNdkVu",
+	"PT+udeJG5P0b/fCrm/dvLsj1+/efRmKS04W2xMfrgqkIyzufpyK9N29vH3+n///59vGbz7d4WqDkx89v",
+	"Bi+g0ACHdEHzOaE5G4lCZhAulB6TS0Cxts1UBUTd0cLcW8bXt29j61bt5AGupCp8c0p6M6mWvKBZ3zKM",
+	"4zHP2+mVufbZ/6LHyeY2dI6K4T3gnMQQ+s5LvqrrEkqGjIoH4c13lXy3Poj4+wDroILJO5Bs3Of67xb3",
+	"bHBTAoM4yeWvLOCo05pRG4qUOCg/UjW8gi+nY1lCmi2eZxUQ2i1kzsLYc/vhqsj8R9Vm1XegZP9ym8g8",
+	"lEkGKXLgm+aAMYBUgYz0Atlwu3na7d6wG7fFkOVvNEjpdpLHxDaZ/Me/a8M/Irk+wbOUzGg2GbB7BuR1",
+	"cFzEhnZqYO7cbN1WXHVzoX9Ly4ylb/DGs5t8q26jzmguWHrYmBtoFtUOoZjRAjh0zYMGh8FQGLgzeYX4",
+	"YuIbUtb5uFMN2C1LWlP49wi3d0A4Hd+KzxskRd3frsa9efxDG7zCw2a1ea1rvLuhCjeXfUMC3Rh5AhC5",
+	"raU6BKAAehqgWnpuNTjNV99H6huCp2r3iV/c2Lz2s4LmiA/lmZrPhlsQRmu2a9AixQuoFt/FTBby+qBA",
+	"1R0h/1YL+Nlyu1LlPEzQNzs3tQoIE0p+KbqMRkNU9Vhvn8IDEih9aDGT49IOJ4Asj7YIhuksAOSyrqAe",
+	"KRuGGusyMeBbsHvDsQyjHd5y05Jd0XUwpHStDFlkEYAAs5t/6lMtQ/O4ImkJuyX0jTyvZ0U+efZ01zwb",
+	"EW9AKQn+S8nAYjf38FZbNKIcn22cZv2k9MvBn+ng1+Hg5d3x4Oc/BONp5lyk3RWtloAfdAmU+T0Fs90M",
+	"eSNzEsPExTCuivSsaOre56x/QSjOLDDyrMAMMHD+SO9vCbOaWam74iIWXOzZjQpzrhmGtePggngEtaVw",
+	"EoXCDgu2eFRn2TZ97w2NVxQ+phdwDDQjBjy5sArwx/6WkRjujEKe1zHeQEx2a4cfjDRtRrhQ4RaMZZY4",
+	"J7FWx3e4hnsx6ua4HzlR6Jk/TC5ybAUohsAsT0PqR32FGUcQamBDl7ggsZ7n+PhY1/EG3qGHDst9KeKL",
+	"xtDVblpcK70N1YdsNio3FH1aMyWROeNAR1F1amxeymBGts0qnLP1BdwkILV9zhAqy62PR4osc3bPZQm5",
+	"hZGRHiELCENIgQMcwe/UAQZgdUb198RQfHFLnNbnpqqX4NPICDyv9QJ0KPXwXvrHG4g5u7c7O6Dbhbq6",
+	"l6+3EoQ1BggbFF+IdXEG0wXxaIvrG1pCl0DeTu3uddyQNMDI1rKmTf+fO5wANq3v/URrP8iIhjnQnGhQ",
+	"Mjas/G8cVI7t3T6BFaamHWNnR4OVfbfM5dSgsrrp27GUP5u9+EEuSL4VAE6LzKfqNB1InWN7+pg7neYe",
+	"5GBkMdK8LtTOM4ecM+zkHBhgfSDQUn0S3Pb+Yhja31fu+I9FIHwOWeOAjHk148kMdszqTA6bo9pvS3+o",
+	"ua9fMmxZ3yFsI68R4YkzKRb2cLF5P3LPwue1CourZRcx9gYvFMsmsCdWCJekB/9ERK3zchmRmRRs3b9A",
+	"OkiEwERmdKpqwJjhg8XhyF5jqtiPhnJhKxmMgXKCZ78i/8lUIki6d3mer8lUylQdPZB/NuXjjHXp1Gt8",
+	"0kBitrnnAe6p8OamRytEXr0APJS3OlpUPwLLd5MA8YLoDRKtgYyLOeTkEGGA3vd2lQJS2Cd0VOzq8/f2",
+	"2f3VuBcDl2WDZZkvpWJkkskyDyJ30vw9u2eZCnqnSQa/IZodXIA4qndDzKiHRMmFzSxTDAxC/Ur44lGF",
+	"ztstg980J+jmm7Fs8p5P3Em7yrzUh+GWCailejfSft68vxlcfhpAktDO+SsFL1qsSpeIAM94ZK8TmhSG",
+	"sxWi3Kli8Ex387dgC7sw/5YbJWYXuaXvaQ/bcV9UmnPhqym3TD2Jd8u9plojq4P3244tFeQDAdRXDJdd",
+	"d7JXrkxoVhDO329AK8A/Elyqy8Ap4BbuISC8HblqDT6yjWt+UAsQ6DXt5dymdJeK5WQ1k/By4zCzk9Ap",
+	"RTGXuzX9jUQd/wCJ+CExt3MATWkkzHsUp9VI1GWymqntMqkOAzx9bRBMwS6ICRVSrBf6GK23HWV3L2DS",
+	"XsLJO+FLbiShCcFmsHT9JE5n1z1tOq1268wtMgq8yeix1EKBbTXOgbPhWauYdrhLM/3rviZvbJEA2lTN",
+	"rGx5uXeXJKYZ+1GF6Oh8dnOYDORJ0nMDDG1KQdjz2fAlLtogNdjGpb99X4tkSZ6EgDZoRkXCXtlBcgPN",
+	"RfHsLJjic4iRdt894rKjrunmFYZeW3ewgznreM6Awu+5YCH1jJnQoclNuVpmdG1ypSO9Tzc85b7dWA+c",
+	"fffhTwNEvDp5efrmyeVZ2NTi3xRFocvvM+FLul7stYg+YYHQsAFL4gPfscI8eRessqDZPv27lzz9lriU",
+	"0D5h+1nJvhMZI7ve/SgKZq3l/ixF9VXqTUh9czFy4XVoiyqwfnDrc0oZ5P7hLSrN6iH51Y/1rkdHXwa6",
+	"gsE9zSFDTNfkveDKlfO+fIP1V015b5AHQnDubh4reJIXL05Pn0ZdJra2MmvkB9iuiDwZ/ldHCmpIqXea",
+	"u36tUa2ZW4b7MF/PAUrOW2CbqRE2FRoewqQS2+3+/nFmlYxvuXvxF6cnbobh21CiaoGtS5z5vbu44Ss+",
+	"YrHad5/wHbXv/gQv1A2seTv2hJcPsJQYYdJqMiJztsakchjojAvwsWOo3yNFYltB7Efz995cXY6E4IJF",
+	"5PWPZCLLvGAmLQCgNkzkIGFfipyqPqTmFDldY4akMnkjCV8yksssG5RLQKumc21gjERGxbSkUwZkLI5o",
+	"JWOTgkBwGF60QJdS0oPAfg4+pthkOsT9Rhbmb0dLRkWp1+nRJGfoUFNI5WzKHEVHqxkD0dICRzm6lpq0",
+	"KMsZvZvSncmEdtw+5UwB/yx4qQQV9KCSDBGH9i2XsIzl64NKzngyZ+KwojKR1rO/d2Fe5Ls31GBJmUhR",
+	"FocVzQ/raV6qgiaMijs1Y1k24Wp2SD1sOj2k2KGvm0iZ3qXrg+ZnyjJa8INGa5qVxWESNecrfkg5LYRf",
+	"DipYLg/r44Jn84PKySwrVXKQ4C/UQdKz0LKbp4cUdbr0gKIyP2iArLY+oKQ8SAGqIqerMcsPU5+qzJYz",
+	"bq7m9y1cyAVFjOG9S+aM3R06NWb327dgKPXNu8vwL/KMa/TOYLMfRSF0GWMX/FIhe3sGC976YVIzVkZM",
+	"ZWgqWgRox0cKhagaCYv+nEa6Prwc3LwHwesq5NnzX4JRRD2Dk6Hbh/DhIxEXOV/8C2dZaq4uY5e3DwaK",
+	"iQ8BOIqVpZzXGhji7ybgX2H03tGwWetzY6iounN9CF+t+5cprWbigZj89YmC14AzqBS82JwgFWmTEn7r",
+	"UaIsgQo+jB4+V8BcKJi7qZHAewXkm8oZWHoLqhDDXZ2T+LfREaPJbHR0TkZHJ0+Ho6Ov8TG5xMpN2ieQ",
+	"tSsb2450RjOWs5Ew5F3FLJfldEawgXFCFTJ/n5ySWNceW5avkxfDIZn2j8m1awP+pDuYsgkX3GTi38us",
+	"XGBKNN554sOymLF8xZW5sHZvRju5wTlWk3XDW7lhyer2HZ3rrhsHoD+9XuRsfTna69G9uKnMmDZmylAA",
+	"zSzkkrvqUfbmkRdEd0vpeWnM/mQkqIBBIRO64NkakvPH3sVSz8wALcjw+PSpQXewcVlLoCKKs3Fs0nax",
+	"LvP6yUiACJiqDQ8iiENtzuNU/qoPNf+gZ/w//h1flI2DVIh4sXXwytm8rNTStsmDtE/sjrnJMi0LnWr/",
+	"8acfdtHGN08203orX6dXt5fhe6T75pOnT5+evAy7QMPQPvOicef+8YdPwYR01Rg7xaeh577sRqmZA8LM",
+	"nKdt43W76eCZs3V3l6Ie8l0XNFBh6P0/cKnmr6SY8OmeqzROoBSor3iuq4lJyu55goEuTZDajH3mCybL",
+	"4pYlUoRSss0PsMj1cZsSgMr2Md3gNSRnRZkLULMQ8FHQvCAqyRkTx+TKxHK/HNbcxy+HtcDu+iVNMPpG",
+	"AjMa7YIY8dF7VM/EjO02GT/DQ5sO0o1xsvXVWxSay/d0zLIDI1Ste6tyQy3TyVF09OsyC276ezL1NBV8",
+	"XgqfuoH04rwU79IYEFqotXV6sSXWiSOyzNkS9LSQqz7Q2lY7QQY933JV1349F8La60wDBNQDh+RIY8O2",
+	"UwSd7IzH3Ccpi//asIlPv5x4Zh9+Ovtyqi2+sztgbwtOfOGFTzajanO2jCMSl4rdjS2KGXWOPJwkssy5",
+	"KDAPg5FkJhUTRLfugsTOLo7xKQWQkyOBM/JIkQ/OcH5Dk0KRJRUsIz1gWaFTBje38JoIqkxtUAg8d0E+",
+	"Xb0BCxukZyTA2J74AocJx1ADAaMcQ0rP0Yw+G74kMfx4x4X9LW6Gm+dseQQbyN147UVtwCWHaX1gYFv5",
+	"WXBivXHfFjn7XiY00/ojdPmW6R/JimbZIMlkMicFX7CIxG/fnl9fx6R3ejaYyTLvO/RI3YhHCh4jv5qQ",
+	"LA9r5uR8OKxDwPb+Mjz5GdgTfz/9y3Dw5Of++V+Gg6f4VTCB5b2c8gOZmVwQiAePJOh/m9F8LPN7zlaD",
+	"OS+SGRPq2D5RjzN/etYpMnRlQCqr16xoNh9wMUikzFg+WFJR5OvByyaC+enZfsaVjZ9wLw3PcIhEQKYN",
+	"c+X96dnwyeDk5PmWmJiPol1KUlqwOrcOxOnhYslk4TZpqGt9HCAgeigcmAriezdOt0RYtCBO6mCm9RFo",
+	"CGnR01wBODZwMYXQQzj/Wa9/97i697J4b+oLX+92Y0FrsBHujW25D+vj3qGrWxNkzUxFKI++nDXQGd1Q",
+	"mCb4M9ci9G5kN4TfFn1gMrpqGppY4dX7dnDQvZeFYWzYyzbSywvygRTAXJGeiZJYMgN+ruVYD3pfH3Nh",
+	"YJeFQWOD5BQ+IYKtLGGum4V4JHr2PGs4X/0Iw5hMWaEsJCtMFqqBPxB4jmR8YjLO3dqAXCVUASNhdg1g",
+	"6PGYJhHlVOuKWHcnxt0W2gyIjeZQDuD4epzElKhCJvO+yR4FfTMScLpH2lloPCVTw2mUwjBFJL4ZlcPh",
+	"k6TWeviKDfAXgZ9i0otvToenz4ZPhmeDE4NVaHY70H8jkVqYOc8rIgbFzHurnifjVwMbFhwAKV0b4xSC",
+	"tox6JB91H0diIe/NZag+SePgcVXoPptZxzEKuQO2K3k/q3T3vrZlB/g8Y7otj2zbI5iA0J7QoFg2ZHSn",
+	"w05kdBuL5ZouEXftkOC+7/k9q0xNFcNGNed1+xPM0ZSzova7/iKGC18EP824Kgx6pPEGAvsxrEQEFNW2",
+	"BUNqfqTwsBAiE+P7NXYH6cVCFncGrnOcOVOx6QDxrtg7bTTWF74jdx2U6y8lM7/rXfgr4tF3f9UVZ8VB",
+	"r+kSnqHnG2Mzmt6KtpiJa0AJDAXR/jSTgCWSYs4xWdDlkovpOYmr+AFksibA+zXQ2kpPiiK92w8fr19f",
+	"kVefEVYwIgvBFlLwROE5oWBfCkOG7WLTYr0uzEuIYpWXL/7042fyWOZT9fg3mU/fpV8f2/CGxxbmcADv",
+	"efyb/udrXD8/VM1Fqmz3xnoQSO2xjfV97dAUjYR9nByd/2X7bPzoYTAefY2a22zODDzhZxng3hED8Clb",
+	"QE9lTlIo23CXknvIoArRSyx3B0SBcGWHswPLmt+YTTn5GUagSGZVbE0gpRkmOyX3NCuZAU3R3T8nMf4R",
+	"68MjLUgFbdrAlbwgsZ3QOEIPMVwkoIYgPcXQaVWfdcJEisAxWqQaCsJUMy4LR3Cga/BePF6PhIDEZYAi",
+	"zsupHlom7nkuhd5aaGZGfR2hLwU0V6W1FCgtNHVramskjN7Cdgl2hyEtuGgUEynLbewLZPWbeBgLm2wQ",
+	"d3sffrhsHImx+0cVzCdCnHgdhy/sG+uC7kpsCjlLOQ0dhkTBRPE5iIb9RpYCBC5nFEwNy9XzSCF8GvL/",
+	"QbiQHq0p5UIV1QVakgFerb0z6Pvpv3xBp+zxEoKx8O+/Lln1YcXGS/dhyif1bvqFHyL3S/fJ3gAE0g0s",
+	"SZbpun4yIl7ug8cDBHEX02Ns2s5DXRAQ4wNd2Bz2haFMSKgqFOnFQM31A1vHiErHBYm/f/2ZPB5LmqdI",
+	"3PXYzOjj3+Zs/TXulA6hZvT06bMA169csTyhipEZ+0Ju314OTp8+cwQZWgDqvX85efEsHb44efHiLHme",
+	"Pnv6kp5OGKXD5OlTmg5PntIn48nZ5GR8Oh6OX5yeJunJ0/RZcvJ0PJwMhxSIefdHwEPdCSOgiJrJlTd0",
+	"PXBagdsbHN6KJFSQMYMBJVzvU9VJXYwEljIdXM1kVg+xjqB+QaRw9cmJx0kGk6JNImPwpAxSrI3vbLw2",
+	"mWrotPe5zEAB7J2/V3kp/YH5bmNezl6cnjzpiILh6wPzBicf3jrxzrHbEVevmY1u38iM+lulOe3j4dqd",
+	"EvVXycV+yiSQ9ygo+V4u2K8PmIvUyNcBaxwNbJplmOr4LTi84JPND3HWlxbEywhKx0QnN87tUqRmfLlT",
+	"khoZo7mcMMiCoRnxnsSzylSf0SBX1MXUaqtYgY8rZ1OapxlTsMh16y0DRJ7ikQhMNMWnYiAnk/poV3Of",
+	"dxpssH0D2EgKvfLaCE9JzgzS8pIWM70d1A3n//y3/x73O+l7mU8/bAjpW7dQyA9mofx9xfXCi8JA+FI7",
+	"6ZjEqzXqKucYrOPIzU1Sr/5noBK5ZNU4qQcEosYJqoZuhzyHhViUh7GU75U/uk4y9hNjcxWGyNjDj9xd",
+	"M+uuWYiUjfymNjQPec/ynKdsv9d8NKW+HXYxL4xLZydk9MMiI9oN1LagNmd25P3h2ScbWQ/Rd9oW+vYo",
+	"hQUT5R3YVVtCFTw07WZOw4qunUHGFUnpmiwNvGx1k+2BIBiXonsOEjMqCy3L5EqZY4VM5lXsgv69gYr0",
+	"dNjBfDo8ZEF3qpbr0UDYMw2L9YvrZJC1pnigGrrGT7ke4gep7htiKipwfa9NzS53j7LQ8nhFC/B3YbDV",
+	"fhqwHa1912UkhmSqTyx/pZfSwZFhQO3angXoQ9QMDQ/zdqCaPSImWufG1RHo6LZpOOzyeP/NoD7lmxnQ",
+	"2/PjW2/s3T5zsBB9s5z4F447RONbg2Xg4Va43hVj8/AWr39J6Tr0YxeB8t67h3T97wV+2CzbaQxBZ7G5",
+	"yynVFkJETvRhoLIW6hBZp7tCtTy5aDikbz8S86N+x7UUehMuJHlObkv9d+1Fz7e/pyFi0L/q3dE3KjFn",
+	"/u0rZR3ZQR7K7t1YaDtikXRNhynnusG/hzgc1tWARm/BvDwMXu5vY8O3BYx1ssWD82Xuph+EkJfucb4b",
+	"s3Cs9k7qtSD/14KaSxN7134cPvPLRRgy3oTE7IAfLQyyEmTImBgWqBO74zd+21jfbKHrhyAI6IU6N2y7",
+	"yyImvZRl/J4BfvDSbAAR5DIAaTmJdWteSYV593GENeAFD71nOZ2yfkRiuWSCi+mdgU+ISQ/fN4ELEscr",
+	"AFx2uaF9Cb5wJBpv9MnZ72SpmyzYFJjK0cdf/cpFTHq2zj4Zs2LF9ItXciSq0CzvMBWRmCtV6uYWdM4E",
+	"4ikrdkHcKyISWwBwqatniPuj+FQ0rqXMkMJk2QIeq/sdr32SJfDK6rfrQ0J9+Op3OVXFG+L1ga0+eTGF",
+	"9Vk/OdU71OnTZySZ0ZwmBcsVsInCajPs03mZMXVMXsnFQmLm+zhnNJmxlNjAQQDmG+sjZcZV0UdKH8z5",
+	"MjxCZ8Nhky64U1Dj6dNndXV3GupjWcAR6nJho6830BbYF5oUpE6YYaNOXe7PnK3xxEx68fcxAaSziMTX",
+	"05gseJZx90UyjUdiwZNc2q9+SGgWkzmHwBV9oMPL1jLLTJacZSbsCVmYJDzI0Msh78sEJ0MQdD8aCUSX",
+	"Hvqchs3he3FyfHKymVzTPLL7+O7Dwcuf/9AbjY7xr/4fgxGydjSdJdptMHtaFUpVkGfuF4SS7keIFm3W",
+	"S0TsgyeR3vSGwyFZsnwkToZDMnWDJnMX9HXeNgQnp8dP9xuBPwx+/uOew/BD6H7xEjMqmXCumAn/wlKi",
+	"WBEZXGxHhAvixQtlLv6BedS/xWWC5dO1FiBIdCq+15spLUqI+XqDn0EpmL+TmcyYKlgus+upflamvFzA",
+	"nwnNx3K2TnXR7+GuacxyqA/ASL+vQfXBR6BO50L/ec8LuuDi6jrBqrLEVstzKeCPpSyoUvbr5Uyq5Uzm",
+	"pbqeBiP37RC+5wtetIHKNHHNTC0Gn+erCWJnjQePbqHX22JMq2dhke40aNx7LI6M3WhD+6nt2jUH2Pg9",
+	"fYQfBSNcTHOWgggZ1jG9gfNxiWm6RloymswVhvetZutzEgt5N5EyjZEJHkIrUWUJCUmUAHUv5B3mAirc",
+	"kvSjNnDUYyiGPE2WnntiCvW4LNRoMyVyJIQksQWBxEscXkADhdzM8yQmihIAW5EWVUHKDQaiGD2ITRwJ",
+	"eGpGoRHYfxvhZifnAvFfTcKxkDWw3WC0G2+5+OapS0F1M/FIr00DMIzd7smcqHI8wHNW/ziMtGjLBw08",
+	"j7XWrHgzhxCD4k2UDVIxgxJcUvcYgBK4x3eNVI1O6Um1G7aJGYu0WmU5aOEJz1VxQegYgCBNvD2vXMom",
+	"UQVRkfdkiq15pKpRcmOybWUBve3eocxOLeMSRi1scvYKBlaMSbCJQcBiYoAO8flj8gGItjcfGgnYoMsF",
+	"JtVTGFazpVOSyRXLkTU8MtQQhXRcvNR/hTFJF6g4Yoh1UCOBkQzblQJXbickMd7PQftjDJICS8PkLZpZ",
+	"w3WCbccF1eMFcdciBmtrsSwLlhIptDELiUex/bIlMBjHJ4yzvahUYqdTcVOVhi6loK/+ErLtM8htbavF",
+	"ytBBcfdYusL5P3IN2Sm3++YnvobZb7UpKjHGSYR4/MLQ+zQ2VX9/7zjyuNS++pv+/iV9y2Pv0jWTZt/S",
+	"ngG1b1Ewt/YuhFbVvsWMFbVvsZqVtXdhz2Dbu6w1DfctWDde9y5tzdm9Cx4o9JVtvW9J32Ler2wzEe//",
+	"ZUeATa24r0J05ZBMrZmGiwmzyCpcRXkDFgsqzTlbqwiSeWunfLAyIROG2cT/44pRQBmP1u3N6YtHRtcq",
+	"0nNqGc8kipwOX0TkdHgWkWfDZ/o/T/V/TqKReDJ8rn95GpHTlycROX32Un98EpEnpy8i8mR4ov+jP+py",
+	"T4ZP+xfk9sZavL4pC0CCsT9T8UjorR5Px9pMq5odTPI4YB8w/pNDNgK/6AE7gVf8kK2gKr7/XlCV3Wcz",
+	"8ErttRtU5fbbDqpyh+wHXun9NwSv8J47QlXyoC3BK77nnuCVPHQF7L0rVEUP2BZs4f/v7Qvd7rvbNgeq",
+	"CCVqyRJ0nQIAFpxqFpGFetU7AcRiuVLxBaHg63U4q+CP0IoVdKw7Y72hRUT8gYMdx4wLKeSUgaffOFTY",
+	"l4SxlIAbE1Jn4a+H0s3uznBv1eyVPEAzV6UPUcyu9P562RXdRy1XhfbSyq7Yfkq5Cn84QCdXhfdXyV7c",
+	"xX4a2RU8SCFXpffUx1XBA4V+b23sSh6gjE3Zr21qqxNnYpvG0orBRGocE+C4ymhBJpxlKXKyOleNsrlv",
+	"5nIIXTqQNLXKeVEwcTES8ZLln7A6cAWxuiPB+XaEXJFJLhcN36B6RJIyz9HzJ1MVEWreOhLoajC+Ipu5",
+	"5juLSM84oc5NmbiPrmTgzmDgxrAmM3AS53QNrsVoJAw0D6Y0ixI8lOmxScUyfszHv/H062MPooemqao0",
+	"q0uWh7q+Vc/6MWmdVWy9UKVdX82kjUM9pPh+jd1HL/sFu6tkv1QXbVx7vpMirpXISp5e79Wobmq7Fnbo",
+	"ls1eJ3e1r7avvbO7oq9HSHbT8X6ZvdR7rWBHzV4rs/8K66zP/UJ7qPKaT7ddi3+b8emp8qCqvjD+B0Xk",
+	"Eis3KKGgkK2K1koUxzweCavSEKHEmq41X3C/4b5HNe30ckjJRyMBFwN4i8hyx31v73bAinYXSAG9fkzi",
+	"gH6LEa0gNis2hv0L8oqQHBsKf6tibo057aylt9Swt8ruVNc39GkfZd5aS3fN3lpFFzXfXriTzm8v3m0D",
+	"aC3fbTdoj2XeQ723V9Jd128Jqu6m+Fsr2GsXaK+l45bQXsE3LvTOm0VrDXvsHC11bN1GAAZ176vqILTk",
+	"I0VM+jjpnZ6QV29uyMnw5BjcyCfPyBXl2ZqgKWKMbcXyewxmG4kq/AIN6yLnCQJGR8TGpTmzWbiNjAuD",
+	"a2m86OaJkRgdvTIEMeejo4pZx+5JggtGfrwlC/pXmTv6GlXtQQ5GM2U5AGS5Z45H4oMs8J4ZQC3JasYz",
+	"RqhrVlTrHXJgI75I/XWP8JxUKu96/GIkVJnMCK2QNYUsEOITcLcvgXzpnBhAED0Lj5fpJPZgxLYgb7bA",
+	"Kf1o6HU2g4cb44NX+1WrddvQ5bRHeAVsgDCjnSxYJ6eWQ2/7Jb4jBgoGmzQn3LMlbEHrf+MGH9VEKXE0",
+	"lUqIsAFx26/Pf4PggtbkWuHfXXV/28ZIb0QzoEwDtUB4fHNZipS5FWwKuCAdP6A0GJFkCtwacAsvYrIi",
+	"kTg9fT7tbymMeSQwmZgY1Amo3X+zJ6H+YHrC5UnhzzsVrGWm2zPOrooIQjkNI/ra8DbCi8gN/3hNfB3c",
+	"S/rHe8bCpFpfg7qu0f035/u/Xv1JN8/oJ3+ejUMIG6lmcqUQMNSExZkoJ89p3cK9h+hB26XNVAbcHxDK",
+	"hHevoyMAcChmVIyO+q1C6EUmB5FSmVKfZ1T83WKGNiFEPsuCZuQNDcbJ+1GmXd78A8ODLPtSbKMPR9jX",
+	"am5Jb3T0Yjo6isjo6L0dVnJivjl5NlxMR0dI6jKyfG2jo8b4TveJZTULExq6Y719XDJs8MeySOQiwAOJ",
+	"2QhdZ6lZ3zsoHZgrizZhIbRslNdGg3bCWNdqstkTXfr6zvYsjIHZAPV6++6GQN1EV2xBTbi4pxlP4wii",
+	"WweQ2WI/qHKpVS8gt8VcYKISaLF6OvqRKxmS0pTTqZCq4El4u2RfljlitdQmaee2qvSB3WDU2sGf0ALu",
+	"HVmey/woOlrRXCDxo9f8DsDitmqD0rt1MtQN06MUyk+iBZnR5ZIJrakKY3Loh7UBCIgmFg6W5Vym4Cd3",
+	"0KkBva3/nBjbT73+suS5UUD1F7+qPUcyulSwM8AS1Z/AOkU64SdDJHeXk8hrySNA4KuZOVua0jFvr4an",
+	"ujMjsxM2pt8KS2C6D7RzV6wjfLQlJ7vJWtAYmqiCRnKVeLAghsu3GpyQsDVlnwu1xFyswNyYBDZv996J",
+	"iWFVbBrOLJ9QnrX9tplOGjY29gTmE6m251pe6XrfcfKWewxFzhRQP+wizbVNuMHn9xM8y1PQTaJq/fVE",
+	"p1ZLVBvpqs+uR96odhGxJVUqPOcbLB1WdlwhJzFRUxi35dbKJRNvvIlv7F/mF9LTFp5YA+NC34WcY27i",
+	"PSMFVXN7QE0Bp76wOtWwpbcJqjaxjf9x09ozY9eVg35vCc3lYhnOxdhHrKiahx/dKfa6aIUEux9heTU2",
+	"Uausmg5G1TC75tZe3kU0leVubJnJ1tNx56HcmjfepYm6R6GDsv6apCVrbvzjNZFo1AWwlqQI2HNXUmAt",
+	"HMsETlAlC+vPMDMNVEgnBcvJmGkLQR9w0AzZrAJ/C7iN4HsT7M+zzC3DcDXA0t0BrwRyGmAcTOtdC0wd",
+	"wTlhC7DRypy9/pKUkK8UmJPYe+6O2QdjQjOgKZRovtXmK9yZFVVFC5Qs/EQyOZ22WoLSXnDhK2yquYne",
+	"SsvEJDYL9WgkZFksy4LQjM+ZoaKBg6Il78BcpQgv2iCZB671MjnVTTkmH8osw1svLkxDFIACjIQhEsMW",
+	"I5Y7HgKOySupCnJPc05F4jEtmGwkfVrI1iSZUS4eIQcBFkUH5EaKa03Gx+sqy79lVWdyWsdYfBkGYbHV",
+	"bNu+f9K9M2+0OTcOCsa94OQU2KV2Avxs4m4ryIyDFtdq76I6Nvp5chbqaFubX5yeHdDmzaZG1Zxstjqg",
+	"H9WR1XptK69utjb2+6jtdGPXVfAMlqcsf89VIFF3TBXffdi35b+Dpw8Ekc4RJWM3xkxHfh4u9sBGdF1o",
+	"89yCw3prj3baBpbZFt5lgD0PB5jdB+llmfHiu/WfmEhlHrbLVAt6fZzmdFLEpMdSDhQGfVKKgpv7IpYC",
+	"UwH8FZtk03SgFaKf5Q5VHLkhDDO9yU5zD+rZrdZAZq9IsjJlKcSaqUeozutwzi+edlJGDw1bCeIN/YzM",
+	"omrOi5sEK7u17gbEpw3Y0hfWrcv9O7u4HZ8czREAlyVU6YrGspjV8UbwkY2Jqa+fACOWySUHNN51VEEk",
+	"2ChBXpCELhhcIDpSOMOF47h3z0ksGEsha3xJcwIDeT4S+u///D/+T9KT4q3eu/9ApIAWwbcwKYhowtL+",
+	"BbH9M8UNWbX5rjISHimiX2bDcEYCOqArhG1aN3aZy7+iIr4geqjOTVBiPmU5AN9Ac+KIxEuax/AFNCu+",
+	"ILFNyo/NmIxED/tGSgFed73iWNqHwslcxeQfSMJ41nPZ/I+J/qFvr2TvQYxgzKImMs9IIG2htoQKHy50",
+	"Ie+5mA7M8ZIk2jTpNWp7BC7shHmXEjAUmLvkkH7ImtkMZy2/n53s6pZDF8h//DuptSt0p1oTnN8ejtkN",
+	"NUPIvYih/LBmbKwrEPOMy7VC8FVIiu/BqvQYY70hQhZvCH0ay3I6K3y4AE/N7sEvpx/dhJl+zxYyjCxd",
+	"H/Naqc4qDwVwn8A8lPD9SsAS2CsMkibzwIVmpz2XJvMfN1BBDDl1p9Jqv5bu1bHDaPo8bbZXrOa87LSg",
+	"NkFUsnEb2IpbybUCZ6dPu8kbrqADXS2mcOuK6liBXWP7+Wp4jYPQrVWHz2ZWklsgkdk4rfQ357HGU1jr",
+	"mTdKtSbjhNavvb2l4om+lePmlG3ojEpLbjUbPho7buOwIP1zRCdre8Ms7m6xf/KLdQCgt2/ceGFrX2/L",
+	"6ZQpuxG1GDQUIpPGLJMrQGnIGbyKAO0SYMho4wRuzHlhtkwA2/BITNAGQiNDuZd2soeMBcJS8g9kt/Fz",
+	"MRLGxvgHYm0mV8OF2aSNmWEeRCPD6hFnbCxzNmF5zlJ/Fwxi8PzvHe/AHe+fvM1hU/jAlmsRi4jQBkRb",
+	"gz7xxfHzp133v9sgTc7nmWmC4r8yjCJEbbPr3Xvv2t03aR9KrMPU77lX13GON0cjZDBDmgBN5jVaEdui",
+	"lo75LbRLcz/7ABTQJ61//h9pVwRO7Rvy61AbHEGUO/XoM0hdpMLmSdM8CMhvSIcZwgQHSuqddPQZQEij",
+	"JYsZE0G6mD3tiHYTwlkO7TZDJSDWvqjNvmeGNEwKNB3ajYV/qowRazt48r+hejtsod/nsgzQD1Xb3Z6+",
+	"Om9zDt0bfeO24BumbUvdIz+zguKfDsM75CFEZXU7tZL7NzlTMziafgKnBdtb+tosy5rfyZ+iDhMdiqQI",
+	"RvWYBWYdQMDSCamgTU7fh2Afx+4dLGMovbuMTOfsgzhD+8rwmE0Dvva8g2HxHTx0mIu9o6tEHEputczo",
+	"ziujT/qZ4GnKRCviKJjKdvHjfayT0Gwyr4KrC8gGCVcEolxZWpHfxBkVqUroEni6lzIvcsoLS9ks1VzV",
+	"WDfd0wZzXz9cd4/6T2yMzyeqO3wFZECb05+677eSJONTENmr//os50y0haHqBx4pj7mtomDEO0vwbuVM",
+	"LaVQDB1/iuX3kIDIlopQvfXN+sfklomU8GIkqCIzRvXpIv4ywDcMCt2GGJNHqCLxH+GLf4htTuRPbHwr",
+	"kzkrmii+SpbqLmX3d/8yf3L/4cUvn3+9ORPvly+Sn9KTyVv1bPqP9Mn6NRuWP/CPxdN//uXPq+fj3TQv",
+	"3rjYUQoKj54OLqaWubhL9Oct/+LhZWO2CxWEZssZHRuwPq3+MynnA7hWVmAzDCPyMSInEXmnT4vv9YBy",
+	"Mc0Y4IkbfEl/3GF+cPCbY/b8h3+6Pvt0VAc3Ph28vBy8/ccfrj98Gvz559+eff3/bYkcvAyZYUyQBRdl",
+	"wZQJXlhwURjr/YDLDxg+/43hCcjfs/u986e0bDtzkAo00dRMlllKxgyx7JH4j+qNGLHcXXqtGMxATguy",
+	"mvFkhmzCJvvJnKecIboZRNLh0NCairaPZd6eUfetsTcBOzE8N4WNie9G6W0K3JaLBc3XAVJvJhJQv3ng",
+	"APWBrZgFpK3Flm1742tbYTBbKBe3Djq0cae55OmTu0Vu2KY/vbsaPCEcNOSEsxziulNyfXNB8ElolXkY",
+	"/t4o4u8RpnI90q7w7lDpqrmRP1BhvvHGUG/aW+mCF8W3XVbTdoI2RCy1D5gklcKAKFcs7Au6JIWMnE7M",
+	"2ZLRQnWeXsuXFppd95bOBh3Wtg5VZjhBPMLZYPw9LdjHyXc8L2YBkfqXf/mXfxlcXw+urmIID7dfxOQx",
+	"/h1XR0pDbz6l98xScdKCLMpk1nCVvHwxHAzPBienR7vB/X87+9ob4F+n3l/9P7Zg3KecFXt6XK9skdAg",
+	"/t/M/d1yGzmWLgzfCj7t2SFyOkVTkmWXreiYrZLtKnXbLrUlV01Ns0IJMUESoyTASmSKYlVURB/t2Mez",
+	"D747mOO5hnnvpK/kDawFIJFJJJlJydVvH7hLzD/8LCwsrJ/n0e9rlBXAaQQMGYM449PzP1ZOdLOCjMZ2",
+	"Ge0YHpikdNqBXZkJVah3KQ0ma7QOUn4rCxVQWWdmRRuwdT2AStsh00pioV9VlYlatGw4PDp+fvLi5SaL",
+	"f6N+Z5mSAg6IHqdN+YHnIKaBksKHAK/wxZuDrywFPOm9i8gHMJA+R+QsIh+xCIrNF/mquiLePfIUGHZB",
+	"XX5/eHBsHPZyQsY0Y6QnigzqO/Qj/VNsDC5hPfxcIN59tXnPf/jy9Kd6Yt1ZyddJONSlDIWpgrytobpC",
+	"fI3v61e7sisawy6ObXSql3TVwPIEJ7Eu3H9f7rg7Z/lMbj13m658wJvBfcw7tQbcQUyMdw02+kPmGu2a",
+	"4b9/26G52hUfWZ0C3fZ4xsZ3UMKrZkA9pf8FWJrqWdfcXm17tPdwoN93cE8zqPvWL6588Rwfq/5mPlm7",
+	"Eb5f+e1svPbTd9iysmO7EcHVRNLLBP3q6OgkasNsWCU3DLLG/SOErZyx77mihEGqKHl+9PyoRrg0HHZ1",
+	"IG4WyqDwldvImlaY0DlPV9Umv/nubaiDU37Pajvcn84+Bm+d8yRJawPxl88XHz9u1bymPfZr7lXBfhnf",
+	"V61HDLJ3O0S1Uyre4UPBpGY+57lq8h2psA9sTsXKUlADl9qtNtg5ZG+CCxuZ5AsBb0eLooylnWyPVAUd",
+	"MA1Z2rwF1WhKxTU3ZmbGafpWJEGnhfMhX2aSwJ2I7a2NByhrB4eWzKZU8F+wHDvXj0xomip98J9kjNl0",
+	"u2IxzWgCCYLVCNAipQIy+BXLyS14HCSkZcvMc/fD5xudJdvrhvTjwSrU66xgBiFlrTdcEf1vrsoRCJmD",
+	"tfmBOfA+WR3lqBRaJ29NAv8W6oNbuwjw9nXPgPlgQ5ROD7+5AwpvdZPwyMQVMegBMOUPM1qouvwaabyB",
+	"x4IpxUYi17/sD/W+cmcXaFBeO/VrSUJnEfyYs2yRcdWiat32veGk76mDABOZHZYp4MrdrrBtPcUYiR8O",
+	"9B8H5hbwxUpXa13xatMFv7ljKwU8s7czKSHeN065MAVmcFC7AbaamgVQ3rPu7Lar2K8rbx4lL8MYrq6/",
+	"T6Z8HHJ2jO+EXAJ3ZHKOU9Sc5AlnUDBuif9c5WxqKJlITwryzdtrfSSA5Fn4fkNe5w7Wqfnc94YAKiz7",
+	"xW3K1QxiiNgoDjSUY2aUlMnFFwDk5+4etMouaGke48lj68Z1BbfZnK6c52m4drDzaSjaM31v9C6Y6xGR",
+	"adLdi4hyZadhK5UVjBH0rhyatcn02tyUpB9UqdCUs1IwmyhyS8ntMo4owU9f039fivAWy8C1oHzIK+uv",
+	"9av1CAXsoU5d3VYH67crUKrJTPya5zNCx2NAdpEux54sZ3KrrmnvE632HL8dLDtHK3+35s7oPSNC5k/f",
+	"rC5FS7xtXb/zjbhHqrK0Vw5Hm8LB+00aub5JQAWqVDnLtAaeuKyQHjrqbmWyguwhvz19YopDd9HbbVYU",
+	"CnTz+rm0H3xDcxqKj8BdA9eu+DWhZv9zHdcGcaXhj1iAG0fcftAkyQq5dJtgxdA77sSrHxi3FuP19r5T",
+	"SOwHtKbeIIl2KCaWmAnYvkFV5+y3aI/ZtrjAU23Wttue+IoIWxEwQKNgUgF2hoBoywlZl5ZBOXKedVPL",
+	"dZHJKkzE3t2S6iRrrpmPCY6V1ZKtLQuDywCYqC5st2klPE6YIxzh8mtedaFvkPjD0bwATB92c6zZqQ6Y",
+	"t6hScvaQR+QDze4SAyhXdUpZt5ojAg/NSDmoAfSo8YyKqUUf4Mrfdr1PHcKHNi8Z6MzWgbraUk2LZrsb",
+	"+1NCSVyun1LlQUEZNl6FKmo3rXXdJOUIK+oYLV86d+xRURr16PLojSEUEzyxn9nqLjfDaCyn3RbBTn2a",
+	"04cLvPnIk8xwF+0HNvVgt6bbKa2ulO0r8ouBxIRzY0JE7VIcWO75IHN9SUhfZ66vFUw8X+ear3DLt6aW",
+	"v3TlxZ8K0VWRIod2GIxmhyWdGPyarVX3CV1d0ixvgh1MKd+a9vmpEG/Nnb9FezOZJgAVayIUT6qCDMyt",
+	"2rUQs51tVz69Zib9YH2TNGGQUwbF2DF6ox0u9oqzNMHw8gBDNvpCSxWJN39sUrZ4+fvmc3m3k9gaBbMD",
+	"V4SI8s1MjoMbkCozc3c0oT4VvuEE/9VRaGzIf9NXoPDhySP1ZjW5ea3MWn2OPPNM2TwwryLUhPKtBiiX",
+	"XXVUOjmbtO0wRjT0HSOm04wF3NIfCpWTW0a07XyK3o4UUZj1/c7b8HMhAYEgZ9lchb2qbE55Wg3czemK",
+	"/q/xjIkDvcp/GdgrXtwFn6oakSfPW1j163nvH+iKkvMZxv5qgdKN218YIRsHrHkyvrYFAFtjEQlXi5Su",
+	"CCTLA94pmIJjsqBTpiDJm4TSV+nYAjiWnfwf705evR1+/bSVABm35rj3ocN3R6+OX+61HC37jsi2unng",
+	"/lKUdbrVDt+x8EELaXlUN6jcDeiCZfuD6DpjmrIP9CGsinMDfbx5u8EeArhxfcB0J81rPIRAd0fzuF0V",
+	"2T1bhUwnBVe0YGFRs1pIkehFrBggpQ/IGyOCCc0ppDGeEiEJT9S61LUqbPGXgLZnUqlsqvpuh/Sfi66F",
+	"ZTVhavBftgQMiPbyGRV3P8riA1OKTsM7dVOgpH7sNEUxfuTB7CNlN9e/6A1jWAj8Evr1UyIVY5amj3OV",
+	"QAMe94YdLFt0UoUhkp8KUaYbwFhlrJtAxoTM24mWgzO4aNwvEpYhjE3u/lxSRcB1YMjCdqpGzNiY8Xs7",
+	"Hw0JGSlVOaLmIPQhPgKO2yJ9RJqEVwDb1HPvlqfuehebuZ2H0BcK30N4+/gE/m1QaaqYWzCHfwRY2mbw",
+	"lxZ2tle7Wprcbt179jQsqgZMtao8VddVM7yaPz+VBeGpu6iiPrdqXwub9jthYd1LPmaXWxANqhgGuKbd",
+	"Uqa5AzVJ+GTCMp+A0ODPmTf0kJMQvok/9StC9vz41XAnfIQO2CLrWCHV/jp8srLMPSIzmk4O2L3WaXhm",
+	"0WbobuvDR9LoAgLSiF31BFhVW6a/Ook2C8agWXTHerKSc9m1nQZfohyBy09vDt6//XBweHiytwMuVHvd",
+	"4mMzeLAJ64hLqhlMYQNqQn1MQguzleJox2VaL2RsMQ0b+AmbZeeyLi948E8MUgJXZkveBDMoDNVQv42s",
+	"rSdie6Hg4QZ4hwZskDNBKILg+wh/Zq+Etu8rcymCTlH3ABf3TADBWRPaQytABitvOElbZeCTFqNFIFOI",
+	"N9pI8MC+IjzBukZD+zrgSax7qg99kKyQkUwuFenhZSiNJLEF0LrBxEDztrjfor819K3uIF8PHc5zV7kc",
+	"310/tMzqqjbMfGrr2JehvnpwzlkJWHSbc5qmqxu75L3V78wG32io5kT671ob0WagqDNRC3uUZdPA+wuv",
+	"ID2MM1Lyp6vvPpo8i4goqc/zCZ9ycGanUuX9AbkQI5Ght1A1Bk9Iby6Bc9gSKg77p/bTnAHN5T3LcjgQ",
+	"5NKWcO+rkXCV11AHT4qF3nlf1UvgD48GJ9UC+AOMv/x6GB2e/OaCML8eRq9+awjEbAseiY4Bo/U+E0Hn",
+	"Fk8USP77g1AvNoWVDlrHlXwPWIdd4I41hOaxH/uK3DEAigCSaEi2luJUz9DPBbPcR4han92zWrXeRMrk",
+	"5ueCphZIqOwZPfjlJ/3P8ODVzU+/DqPjV2HEAs9NF8jFQt5mpKrDP4j1hpDekRadk2FEEq5yLsZ5/xRK",
+	"9yh4vM12hGTb+rPVetNOzl4/UHuCN9uwbaMVG/Apek5WuYQDKwITy+RfqmJy0qJF7f2R6+OaywWOaUZz",
+	"Lqb7isD9pJcY1JST/qm55sYbISsG1d3Y24aP2tjz/whHqH3fJ8dXtI61Zzu5D57QIs3VgMRQOqkQKsYI",
+	"HxUJWTH1TEhvXHr6AIVyfEriFVPxs1jIuH86EvGcURHrca3qmCOjUwyashbgjN8WOfBp9ODDcCzDaYHC",
+	"1T60w0wKULN/vLw6JbFYmCZ+vLwiPT0kEpBLXv39b//3cAiQH4okLM/oOJeZIsO//+3/voCgJbzWcdAb",
+	"vdY/JXHOHgBRGsw59pCXfY2I8HAcIghGQFlCDNUXMXZnXGRKZiYcGr/n4i42kDJhjl34cijz9sppJIX1",
+	"IPZWE1/CVoVJRnD2mrVls5/ekx1/Yh75qqY4hZaQWp314KgVdqNYBOvE7EyH27WgSvH7plY78WkIKY9l",
+	"xmpAwFtz1/Ah/91eKyK/waHVuyEiA2K6Iau7jZMt+NLt3npDuOl/oRXZ0ZdRf24BbVJ/ln4zkMmgTzfw",
+	"CsLVaxKjjonBasM5JYeDQWy3lLi6TaAC8u4dDgaHQ637FAAg3aDqjOGwKCckNjt+fErieZHm3N2gm6FH",
+	"St9lt/TK7XrUY0JHwpi1egszxtpRNBwOPeAmVMQ3QsaEErMvGiPTGPHYyz1cRtFepbF6k/OaVjKs4jur",
+	"lrt7UYsyaX8yPtnn/B8/QmP8XxBG6tw2xL/0QbcxeOUam+v/9CNTHyUUUf+lMEGI9cjxIqdiO0LZWXnn",
+	"rtGbhVQ894gX13UNpC63xRX+EvEcGKZmmm+RPyq/mGX3fMzOAeHj60WTvm0VY4CGlrGFnD58onnzSyEd",
+	"I6xQITzQ6nPXeOuOcQGa8uSzyDH1Y2tyWmPxwFVOMzykHp4CmQaYRph3gvbC0iKQzOkd0wdiwZZl+Z82",
+	"Vu4lTzAEnnJxBwe4DnnZIGdWUisFGnWil7UJr0zU2pKoDJKdMzdDTv4if9V2yQ0qhXtbSGInvln3ess1",
+	"66ffeQfk58Pm3Led+Rkf8HroWLQpZOY8J4bDpPTROhL1YLjglLgMVHAVAnKPNj6rns2vjodtI22Vj7dC",
+	"T6mbCUiV6yWmVT3atbyzS9+FbcevMlgbRejPRiBcDbAEiIhbhqwxpfBDkwQST0+gTtgOVXVHNS9otZ96",
+	"bXiHj1V++7psROX3K9eiys+fbPOqL2ZrN75xDfdHYrcsu9qCK8fh64xyxRKiZjLLScZvIwI0tkl3b8Gj",
+	"F209fWhhAgfOSdZDV95ze7KNfA9kzS8Gy34N3+wwelXx7D1v8uz5+iHo+uYLk32YRBhrwN8UYQ9c5afk",
+	"ji1yoBDn90zslCiwUcusL+Cm0KuJoSAkOhegT9SAnDkdApF7FzfhikBNPUvc+J/C3oWklnjkdeqoWjz3",
+	"/EkiK2FF0127NCqUXZdQ3aAsOz6s9nJb5KiL3bmjQWn7uF4AUjoWD0M257rNWDOI8A6CwHFaoIAArebp",
+	"UcUtykvvSB+a/kiOhuR/Vl3XRygIFeHYNnBVu7NO5/tAMpqvN6l3ODw6IX8kh8PB0Um9Ffpa51ZY67ZU",
+	"N8fD/0mMgBDFxkXG0PGq7aNTcktTYGlNCkZeIsW/Kd7V94A0BKrIhlvN2vUlD+kVCV2VydFkTAW5Zc5j",
+	"7fBp4bOWwU2b0eQXKdipNi7oitA0YzRZIROuF4+olbQMj14cDI8Pjob1ZKy9VmWjYDc8pfnauObbFdOp",
+	"GdWKrxdr2zfun5LYDpvxNI6lAFdSRPh8XhguS5mROGFj3Y8k1gOonx4JHP4FNdlzTCQ2KBqXLY9BRDbP",
+	"CQDaKxIjDnISV50MLlKIg2IbDAOGbXIQyvV4ID7R1gbCIXxjPuf9dIXv8X45KxvhP1q2x/v1rW2anapr",
+	"d0SsTtW5nC8KA1FTYl2/NmzKXDCzRXFF6na22duabOyRQCO7ormQSZlnkOPWs5tlufWdWqo+YG0a9k9d",
+	"o3z1qEYirgt2XNeSpySnD/qDcSnw7iaznWF+HVmkhfI/NBL4pVMcho2niAGJc49PUe/0D3Scp6uy03+o",
+	"d+API5HTh8jEEHAFls/H1TVZtlm/LFpvTZiqsXxpO8y8gBPDH+H1N7168aLlucgORICOrv3hKqcPgedf",
+	"fnX4st3j4Qa8OHr5vNUb6r7xSpeCY+U1uZbaWJmckHL9xKiFCOlS9LMp7XeRyVtG5oyqQitjbrhEpzRn",
+	"S7raV2ScyvFdvwPDBxNKNsBz4bV90K76qEDTi8RQDnBlv1nd9KB9By/XNuytB6Q2VWRmPG0xGXCAh85G",
+	"1WhfWR84IO9kRhIpM1XyH41plnFjkahc7zcWyB7ej5zLY5klSE9/SHpywQRsbEPSw7SSPlnOaA4aT9s4",
+	"dFWrbj3+qjmd4qTNmasutjhplgYFxsEM4QY5/MQMlW4gjUkk7KHpOAcP6zOQKXK2G7LJUiE9yEod9utg",
+	"ISFsTlenUQ7OR2kEDRVkKVkA61JKHhkZ6Xo12gufSi2hfs2KKcSdkEtxg1+JgS5iwxfBcelLfD8iMReY",
+	"f2ZfEo0EyNTNnKs5zcczYwOBSCWSKciEmPDc4pHjQtLnNXzdzaRA1DjMaslnVJCTkXAMETNGE7cVwmbu",
+	"Fnektyp5I1NteMk0AdQ1aucEZkvtk4zlTOgh6Ou28vkipYXit6n+JDWyXQ6ENoT1s68JJR4pfoV8kd4q",
+	"mRY5I7+wTEYj8ff/8x9HL48Hhyfkv//rnDwjf/8///H85NXgxUvy3//1DgCm6a28Z0Tb6+aWw6+Oj/RV",
+	"bQjOijlPtB1ijITKAyOxwG2zPyBngnjNt13UC5MSjIM5ykR5yyIYeTmBJamXo1GW6jWBPKuR0NdVLjMD",
+	"9q2Xs54uwh7GRYbpN/ksYwyzcjK5xLRrbWxasVkwQWL84waaULM7qyIHeacV+TGr1UkP3GFEArYZmF79",
+	"a9nxqn269oUNmr2unl9tz9EFfRCVisYsrnIJb9Azn4MY4PE7k51wjukSvpThZ1RE4oU1lvQtTkLK63rk",
+	"bZYDqF64cyS0Ure3Vafi3V60dw4AVfZopN9RZgT+tBX+3HRrR1wKuyJbuyms1VDxThwOt7gnahPovrph",
+	"nlSZkROKRIYSQuyTdv3AaYMrQHysqP+TVyH9nxSLlI9pHsLRda+2p2vziZ7jgjeLDyaf5nHkyIEYzVLO",
+	"MmiF1iL5Epx1xk6RguH5Y2WAXrSCmNWdosNwRn3JDtll7sqddlterH8iLQfH+3LD/CnFp+Kaqru2Qlm3",
+	"keaAtRICqcuputtXiFXXixH1JAZ7h5YmAGhcmtu77O/6zlN3cpKChXDL/Oqyp0NJ/C04UJD/u2sGvz5V",
+	"tvVEyjFtqpkrs921SNMpI/buesq7Hs1WKd6p3Gosv5f5JzZpXbeyUyHCdb3syC9KiGrlS6qheqlNpdIj",
+	"3eRmIstSEm+6fmqWm1oJwC7aHzaZq5nMAjviub7mVVAiK5ghjIOEf4JeipkspjPj46AZI7LIVU4RZL6H",
+	"kW63HVatcNOm9RBJN8/52jqqZeRug07CrzWMNMe8qC4nZJ85aUu7+YKdudt/i/ZoNp5BSUAwcqTV71Q2",
+	"QMeNfSr+QLK0VLmVf4SecfIOg7xP5vKei+kBxZAoPKAiYv5M0J1sYUIVsqyZ9PY56S0Zn86Mh89QrPWD",
+	"rMehVEyVn0stEXngvPxOD7EpCTJUbynU6lFood46tZxqwUu5wpoCfaDWF1kCMoAWGQbMqILzwdOhOGc8",
+	"52OavnfA/BtJgqp3d6jYTBLFHVfe+uxevHlzdUFSfYPV2glXM6TYye5dpJMqxZRCwE6ntV5ui5pwMc1Y",
+	"wq1wtV2UfMEu3JNBjjb68DWcLzpUA87p6lyK3EBONcV39xWRS0HmdHUwxruxFl4fa1iCdgXPFVHF7YGJ",
+	"/u5DbQdSJSzy2ZPQlM256NzBRgQ9UeSZw/Pb9LaP7sYSDWtrL4DIw3vg3FcnbdyvM5ZO3vMJ+1YW2YaE",
+	"tWY8KLboCMdSWeStBfOz91TwrTsDlG/Gr0Xi1Z6P/iwFiyz9BK0g61J1hxUq/XD6Omjw9nMKt3+T0bl6",
+	"EoAz3E+kbiLq/erGwgWZ6m8ZnQNuy2SwkfTX7Wx+lpzbDG1/S2leU7xVJWXFqaIuqgxX5XYZEPnaplQX",
+	"tS6pdPVNfkOZQBstc5kxxYQlAN7Aymh2gXs5prdFSrNVqfQSlkEJP9pmr0lsVKSKCZ+ABoRt1teGI2Hv",
+	"ITyPCNN7svVcVp7SxwQ933Mt31wRc48+nxmqDvv0JGPM+KUaBs3bPLpZYB1wAay2DZwcsDcy8zaJfUX0",
+	"A4Pgm0zadACHqMyTarsJdAIDzDM+/1EvEC/Bpe2H2sPjhUG66hh1P7WYzXaH3fUyLG2nv8ZaAr/KmvRi",
+	"nPAYEiS0JIKf25q2ttxUGS9BOZ0j0YvtSNceNuF+0Dv7iiATVNV54CKmSzkYibg+CzHpwX4EhXF9E5Mm",
+	"LAEvMWQrlG5gRWzxcfLa5H+YKDg+NhLmOaOpjEELNbgi8SFvFCm0NawO3AvJH8nbS/KM9HQDyTNyOBwG",
+	"66y6LBoj6vUsw51FfwNl8hdcB41f3XlRtF8NH31jrpNrrNRE+hWQgDy26RXCRgO07Hob4r4zOSZSJiry",
+	"7V6j50cCzV5yyTItI2RKEn7PE6Zs0obZ8ePSmIhJiWiKal8Z7W7zPABjaCTWmmPEGcyEAXnrV1or0tMf",
+	"xrI+qAJ/ZZNGQ2Kb0ls8FLWyiN/D3Zus7AXLDofDaas3MpF/T9OCKfPgZTtbO/Dsjka6M+laf25XgNxO",
+	"C/F+E/DsLrZorQs/hXYHq6qNRdpDs7OkcauIKSyQignbHwSiFC5BvjRKLTilM0TdaFa6VpuiiniUQhYZ",
+	"8W3WE7s60J2WWM5kykjCJlxwrEFmYChefr4Olb2se8R9p1PHrInHO0ce6fUgvSEBiIK//+0/yUuSsak2",
+	"hfsRAYpTlhA61TZtDnXMRcYO5jLhE84SIKhWxEDI5RldgfUxIGe3WDAEjIkAJ2A8Kvqww8czIqR9GcmK",
+	"1CZvqt/f4RJwhQZQ5KtOmJZM/+F9M3hMTGk2ZSongFyMFtDPBV/A8WAmU70XmXyNEg/7lFB8LiOCsUTb",
+	"QGqR8hzRQtjPBU2JQUIerLuEOjttyvF5Ptzswnn64VFzfWBz47OUWT7TyxLOScGBwSfKkTFFILkEvF9v",
+	"Z+sIYdHdu1TGYLrsXu6pdYeRWx9fvXyxlUjX8yV1JSZY8zTV6Ea6MjF0cse4/u+yD3YRrfYOGrhFnzxK",
+	"i3LhjECKqe4C7DjPDNSKdkDes0lOZJFH3hM1s7HZ7huJplOl5w5a9/z4yrF547RMLCUvTJe42C6BAHjk",
+	"69XjaFLac+mtmSSbWUxgVHbwpTgM9i+Br/5Jyjl5frgDD3UjxfWHTx+1HB4dPz958XInfuvA0E0ypma7",
+	"JtjAw9fyrs5XneU3//rz8f1wfvTx5fhP2Y/Lr26vD+8un6v3yavJt/RF8VaeTP+NH4m/PLz8flkr6js8",
+	"6oZAX2lGWD6mXOW7BpKdlGyk/4WbgoJwJij5Rs7ZL12B9qM9mU0/Bp1457AeFPA1+6TJ4Af1iWAhVsSy",
+	"SJt7lBwPDxK6qhIqb8O/79jkBVVqKbOtO8ZHtry0tzZoSrsY3SvDc7swIf6ampMib+En+c7RBpsX7RYq",
+	"bRnqvKvVC5ekxUGOkQXL+HZCfWz4Jd6LUDWLCqOJ4jnSRrqC4w7oz90485ElBBrgQRebWknTnWqEwc5T",
+	"89xeulHocEp8L8c0hSImsMLHaaH4PTLWQEVKvZhp/Ww4yeS8FUhDLlvcVmfG1i+HRzf0ewuTZQZ31Zgs",
+	"IStMZsRMNsGbIO7miG1IL/7m7TV5JrOpevarzKYXyW/P8Eb17Ff8j4vkN0xoqWt8vNgOJ/xRghg4UEDf",
+	"JraX2BbDSeqgSuHVB0ue2Bt2KHJe219Mp9dEu8Xk/UNoNUMCFKLVrIvQ70WruSa6Axw55+oPZMYuFpm8",
+	"fyTbwpOQPnTfHfRqf19JU9y6diZFOuGPbeoXAQfyZqmR6oGxhCU7MlS05omoYNoa/sEQzTzehZl+VaIE",
+	"V0tjORV6uTxYyH4lP6YjO+MXYFLwRvzJeRQ6iuXTsojV1kWtPZ4cOaKDNXChNSFoy2zg6ZPqattObuDN",
+	"xzt8MMxl34RQPSkf2hWl2hPaltDUWVW5tpS3LwxL7TdqAyh1XeWsMy5TxdbZBNLbjZr1a6o6URa0TWds",
+	"H2veJXvCPtO19UVLsoXQNDmOgHXWvkpz6oMblRPTYlp3qRP4AoP99JHzxuHbMiiVJPgAyudi7Xp3tqbQ",
+	"Brarqlgzm/3FXWvslq63Q563OrwCQu9E0BfHZvR57x3r5WcyDfhePlFxxxL0q5BRMRweM0KTORf2jzkV",
+	"dFpe40It2DiX7od7zpYsOyWxyulkAogFDribgk+HppwCaE35LBT/Lorcp8qGJgBN6ZwjjSN8GPzI5rm9",
+	"aA8/V+11eWew042sw5lM2YaGI+S4oHMEhItdM+LuzYZv7NL8Ig/uEVgI1FB88MU8PrxT/q5pfFP6bnP6",
+	"NHvIvxtjHsyYNVjC+ibSs7CxE37P+kSWD7mYnHGNgFeEXM/YCuIkE1kIqICg5BbxM0ZCMZqNZ68JxXAw",
+	"lKXBGzExzETjJ2xJVoxmiszpCuk7J3pKEb3DPKvoPUsM/NBI5DJBSIUZG9+ZunAhSSrFFBiblELYgDki",
+	"WWKsX0gooFN9+Ib+WzDMqmk19m8KdhbM5M90Ax/L+64AsDN8JPrCVrbxpmI3vJZEdknYAVqXo07JwJ7s",
+	"diwqgpJKth1819znduSkYGeTnGUfsHS/AfGfqjutqZKCYYWXliJX8cW8JVCiOyOiQln69vz5VvStaUbH",
+	"rLEhb8yLj4c1GoHhV1vf3AbA8JqqO4tdmHK9P72R40dx8ofYHLjMWhhQui2X9t6tdA3mqrqcSXSkNt9y",
+	"NaZi8x3XbL5ogD+l2ZTl13TaNt+SzRefqJhuFcprd6PPePoYQmV8yYYltiOjtdv/wqKJlNaQgWxqZjP8",
+	"XE29hsvLHrXPNVGMHDZvgR2jUk6Hr9UHf3p3Tk5Onp+QjDk9ADsSVLN8+vT5/VuE7IgguCaLnLy5vro+",
+	"+3Tdjwh7WFCAkqpsnSNRYqSBmym2Ojd+TeJ3n97+5Y9vzi7e/3j69Y/ffvf50x9fRIfD6PB5dPjV6dc/",
+	"frj4+Pn67R+H8YB4mlhvwSOxpGl6AEgkELhQryHvAXZHB3wCOJ8Y7VML3f2DicyWNEsAP29GF4C5QRWZ",
+	"F+MZSWnOspEwfCz46n8v5gtILzt6fTwkNCfD49fHw/5p+TH7Fqz2h29NdNNu6fjO/8xISDFmkWEJylQO",
+	"zR6MxEic4SBDwe2kULZu7flwSHqUxAnLKU9VTJjItQmhjUmYw5hM+b1lHkJojD5kerweVfBfFjRTZg7h",
+	"PzPgN4HbIwc8ZCYyAswwmJert+fffXzz/seYyIwUiqmRiL/+8e3Z1fXbTzECjsYXH6/ffvr+7D3Yv4ig",
+	"cnhqcu8TytOVf8uYCgPINmcs1y+AN+p5h2/EdsZj0oPkHfCPl8/PZGHLt+c8EZDvkkEECyws3T+4ZSSQ",
+	"JSRjBPD7FymSB03HSa98XUSOnveB/gq7q5vx/sdTe/2PR1YkD2Ns9UigPXdKXOMMTg7OqgXNsRmKAPEY",
+	"aMdI1Bui99R+Xw8pQP8I6W/EZjkdGbvRpX2jECV0NRK9clEB4A2YjDYjluJLwVBMtOSaALhYAQBACg2F",
+	"NkvlPhMRno8EKrsSGejVi6qRLDPvIuDrgFYkPe8uXJ1Ye9wfkLORQPtYSihs0PMmje6wpcdeO/xFQRVZ",
+	"sjStk4S11CEBsOSnsmEDXk2Ym9TFXXFB+6PizCucK5o7nbmOmrYdiKvBvMX9J7h7FqIMxnXaN1sy+UZ4",
+	"rwUFX7/ahSfCRPnCDUV3foDPpETrdMhpFqZAL6JnuYwA/uddZCGbbIp3REzWIaA4sb//7T/98sxyFFue",
+	"e7OibUjBMsO4ILF18et23sAJsPT/m9aiywcsxmhvSRVcm1GRyMlkewwTXc+FCTkgowyMN0zRJtHZLWM9",
+	"LnsSQ26rIvDTu9geX1foM6EkhlkB3DPXVfeMnao4IjF0Oh4Jc8l6FmPSsxBxhdhXkFmLTFv6I1Nt1VES",
+	"40YYn5JYD6sBdYLhjElO75jhmxkJuDBnCad/Zqs4VKJiL7aa6rbFGRsQUeQtC6XFfonqLItpVzc1g2eF",
+	"d23OCQZ0653PtrQ9P7e+QLqti62rAa42Cf3DIjWp5x3k/Vu59ETQlfshWz4dzxCioR7Bycezv+wQDzHJ",
+	"8uF6nLHeXRuuTWTGxlS1TWaxt196MvzoYnP7MsOGiF8AXWAZhW1tTwSGQsYBeQa7BYze5gWXLDvXPw52",
+	"rYGqv6hT/RSk6V/LD145QQMv4zvYIbu8vBMaQE206+VLe9VWlMIT1eQv0KeGFfJRLpuw3ErTp73rUZuS",
+	"rU/R11TdbY2zeq2w72/oihd+2ZGKgOasifJBJgXAshnTEOzdrBBq32xu+sDgBYxQRawjug+PtxuKoXyb",
+	"QDJZAyAYpJYhIq0+DI+ltuT1C1tF2TtY0/Xci52bONVn3lySnj73ws+QKdDvztDtbGozsJvzMxrEqAnS",
+	"fpFSIVhC/v6//4MsMrZYmP/m4maRyWnGlIK/ZzIFJaf/OwHof+vAmMt7ZoIId3yBJ9II7tFHpgkXJqHZ",
+	"7JPmg7DVwOcQ6tN+TFuM+CndYSlYMB/xakzFmYPuXfMeuQReP+lat3DBMj32tspOjbHz6IaMCOIs5tLB",
+	"N6776powV9wn9xWAcmZmPuLqipmy/IqHl4crKy7v/m7BSg9W0DXM8pms5C5/8/Z6L9q7/O4K/u8z/Ht2",
+	"ff7tXrT35u37t9dvwynNNJ9t75e+Sw9SiuRSBh4RCLQ/f3oflXAfC5rROQPWVwz0Ei6q44BZrsPDV0eT",
+	"Y/r8YDgcDg9e6n++0v8My/8dPgPwrxa3Urp1JZkJtGPtxs8MQGjpaEl7m2W4O7azLPD29RRRZRzlGxN1",
+	"xlR8cmUm68ylNFRK8ZNpp9UC51JYO7YeKbYSv6bEepTE5scb+6M+dkwtpzjPye2K8KSPcBHuQX0YAf8Z",
+	"qL0I8S9uLU5G6WM8HA4xZUpOCCY6wwP/UiIP/jEOs/FuiBB3TPDfkiKlO2/H0IZt1gtHfqDp3QEXZKyb",
+	"EQYa1h3rlpuFJcetsrOMZ8Vk77tgIX60SYQ/+aVLYcbVQtAinzGRA+ZqAqLigcFngLmo+FQccAHOSiBp",
+	"XiwMVLYq5ozwHKVDL6d9NRJxTqfnMrGHWUhqjyPCxjOJbjTFRB6adLizOu5tlEVwR8cmVF/255d/+XD0",
+	"r99/vVVl2Kcj06TmAQYs8HCS9LiBUt45h3CL2leQyUFomsJCMXi9dnfiwuBiygkpFJsUqWBKDcg3sKyo",
+	"gW0Z0wW95SnXHye3bMaF3t+mivTAzIwqONOpnIKLCW2qQuSqT1Iqkg4Bem8rDkTpx02q6AeDQoMd0XvJ",
+	"nZBL633ELpMMHOtCLtf3YtgRW6tk3Ui971rN2FAabS0483muCM29bc3zogIlAp8zU+fgIB+MwsTAnEWv",
+	"bUj4LQVIVXVPmyGv6/qQ0RgUVmdmhGLyU2R2E3r9w42DNvnKbrFut67Ltbj5CIW3uQhx+yxevB8SeL0a",
+	"lBIBQE9cffNTBN9zyxKM35g64pxOd+Lia0b4Mkk8+gYMj7hRd6PdtNGQo72nrBBrx/19TafXGKIPkX8b",
+	"J62/K22owFmy289ZzcCd5flCvX72jC4WAyULNTCXnunN59nOStp9rLT0jByVGilyarlJpfsKo0H+WsFg",
+	"p2/CJ/B6uAU0PJAn+uVvW4/V8Ilr3iRy8LLKV+Jvv3394UPtYDI8fj1cJ8E8+gl4WF7/dXhwgv/5T3ut",
+	"yqw/UC5suWpQEfA50z2s1eTOWcbH9Nn5jI/pVLbLqDKS597oD7o/OsFpZuMi4/nKRaBCzENPm3m4aABL",
+	"TrlWTxeX1p1gyGQMYAJAGtadL8eD4eDw8Hjwss1ytzZwLQiiDbobLmIgolMODRSCijb8jxYdVvueEvvI",
+	"zYTylCX6yWUmxdTdQno0HwljKULVo8ljMIBg7j4oGkQKgv4piVM5vtPvy6UkcypWRH8AyBHxCto3toQS",
+	"HbE0L0fulMT21Tf41iQ+JbGpQ7/JWKHYTcJy4BGIAc1ZaKs1GQlzD8nlHcMBWADqZW4Be+wxxxrAJGP3",
+	"8o7Z4WDJjSxy/BoWta8x75lRAx3pjx/K6J1Jl642H2oxQq03b8HPwl32qzXSPvfRII/A2dSIfQjUGMRv",
+	"X5HPimUHcCeZMZqwzIKs6l9c4urJ4RGwwNExHPvv2CKvIq/vfZC/8DSlz04GQ9LjlzQ5JeeXn8l3V+Tw",
+	"5c1zkvI7Rj7Qsf7hX/u7lTgD+5M5GPHFnt/J8Oq3hDBfNCeZTSYM3viBPlzboNT6iBeLBctIyuc8d6xF",
+	"4ID99yKZIsx5z+dOMrh31jBFH03fGD0cDFB4WXUWnh+2URZlk7nY0ORULn+HJh8ft2qyNfF2NIcc2dFW",
+	"6xs689bd7j/rZZqWzIQnQVZfR6cVIiR6GZIjw8n1ht3zcVt39lM6SKDfLp2Vqtyj89v+4HvvAUwu3CBY",
+	"jh9MLkVlYfT++7/eOYERM5aBvRTwyu+rVkeX+Ub5rjTDF/anbkazlwlj64/NEKocL3dcIE+S/m6Mtboo",
+	"V9aDU+Eu8LHegep69+bRk6yQGgtp48D69fxqvqD7WqJLEn5dZWwWNvcNgvOPQZhe6WgQUrA+6ckCQLYy",
+	"bSoguxxQOQIZW4TJmfWOYVVqfarrZCLMYkmsNxIuEp7DR1jit8rDJwZ2Kj2JiCxv2aEXTLj4Ofa2v9P5",
+	"uo7X4nm0bvwJ0qNxA+RmYRgXehfu5FJmKjeMgEqSCc1gwZ+SQwS0gGGuWTfPXwKjZTg7z66apvQ8y+Dn",
+	"z2hbxtIwAX75WdPRyM1rs4B+g6vyXIoJn3bNphrDU1AkbYkAzSqPSQLrXCHR5DhjTDSDmIicZfc0vWJj",
+	"KULoAd/KJZGT3PjbLE+lwUlBEx1Z7/adSTIgNpv+RZWS/IXPKX/8okKiFNq2wwgktRY3j++fg0cw5wSu",
+	"UNmq15iNZuQ6Jj1nYHFB4neYpnweR2Bq69+AY9IYXgZkFOHznGIBuepHJLY8gjHpOYLBiKRyOjUeMH2T",
+	"FnJ9AzIM6q8ZRqUI8K0WTBiWweo3g0qnchLyurUX7dm2mPVaPb9Ub10PA69ZFg089znzVhnTK1tra7OB",
+	"e+z6sBxbqMgO1n+b+mTTD7mNyffCEveCPqqzRiqtoFD5DwnOFdwC/L79IAHvlnBpKzJd1/gAAEAxvmNN",
+	"9FDmIroYfOH+6yST84jksh8RmSYMyiK1muzFJ3MTSTqcxaeEzRe5rUKgy7jfmkDHNflraEMocBHEmWqc",
+	"ZJ/TspExeFvndB9g9dmeQd3ukiu2Q888U3u9kNwPVbV8m3vEEam2Tqj5omslSAR9gZ4T12aHi1ACfHlz",
+	"Fjk53SjeRlYanIRN8r1vfGmkZ+Vdn49pCt4bIgX5fH3egZ0cIbr8k0LwdDmnD9XjxPGrcPoIDRijnwwR",
+	"fy7JkcHBPy0VCVaYODYJJ9vgi1uyDFJGxJq2eR4MX8x5DaHy+Kt2WsmUqOv2Y2/t0GycQm+X2F2hO928",
+	"uzbd0kh/eTpMMLrci/ZOtPQezqqbJPzYtDfKDezD9f2jiW7Y0Qw7ISC9+k7TH9Qohmv0wttZhbHBu6LP",
+	"Gy5cxJ7vXX6+1iYhyK6td+csBTZvsIK0PQOXSWrwhAlXZJwymrEkGol1I4ZkLC8yATl9hyeGdBcOiTFk",
+	"QmUF25K+spam5ko6SwvNd6LZaqPeGtl6v7Ro9XfDtZ81h9i6giqDoqX1yWGT6pWX/BPdek1QZ+daYym2",
+	"NuuhBNwNwbxQudadq8qxiPS8U27f2m48N+kLiF4AFY9cmCfKe7jCwi5X8nR4srGk/HC75259WM2RxHiN",
+	"eJkyjiPcg/i6Hi1ydnV+cRFBpsAC2EYiUgj+c8EA2tq857QcEahGKS16zLKqatrSfbgZotwP841GD0eH",
+	"B6PRw8u3P/3hn1p6Htf73XDq87puD2kmmejU7wvkWpgIS0vO3+5Oy81OxxmfzrQ9huApMEOedjx1miJq",
+	"8PSR2L4/JnSxSDkLOv+8oT/4F4ip/noYPf+tNxoN7F9Hv/X/5Z/2OrsrU7l8ZPvN679Y+7f7OTtWkG8C",
+	"Ji0XYmuRCnpKW6SArylQup4e/hgNGkZi7uRFDdscSjVkrI2ZUg5BvL7Z/umHa9J7m7y5OjPZUfEdT+J+",
+	"RO5pyhO9PZoK5AG5YgIS/eKzIp/JzCBivyZf653WYC+Nvc8hGFMc5LtjDwueMXURaJNxvpBC5DzFzETL",
+	"4X7HBDFPVnTlq2EDxX0VPb1G+7OgPxfMdvR4SBK6UhFRXExTRgrFBuTtg2HVpzmJL7+7uibPaJHPnpkX",
+	"h7tWqO3FPZ9VwAflz1St8f6AmS+EhSA/13unxfD7MjhvaTdEy1Q2mi2pNJu9No0o/AlLjCtHIoknFIan",
+	"r6Ylt7E4cf2zrmDOfXsIvM5MlUUfNiSUMSyKgERpLgziAaZZIr2eQG1MFZol1gqxqu75cKPe/esffkLN",
+	"+wendf/QoHEfD4+X+lEXN0bbJEntVqzUDfS2IrrrFOwbIEta87FfsRyw8d5zlWMNzW4dU2vQeYbzf3sp",
+	"qHm0oXWutuex7dqIDOMKiLo0bkYz9p6Lu/X9JQ9r1ysgLJZizE4xEVPbgzOqZnrV3LFFPiD6pVxMTVZO",
+	"Ji23mgEVydg9l4WCYBQVaskyRZ4Pn2uloF9b84L+/NW/5cfvl8Pbf707FK9+XBypk/tPL4s/PR+/ezF7",
+	"8xU7G84/HsrLo5+vjoNrK0ub0I1vUz7WS/9Onw0VE0lE4l+X7PamyNLfnoH35NnPz36FcfgtJr2fC5nD",
+	"ASA2F7l3kYt7yfX5ALzwz1SR3bOVdx1/qLt4m3Mrzdcf1fuaGBSQbJk3cn04WTg4ekJp2GVSluyWLLTx",
+	"1ot/vfru89XND2+/vvn86b2dFS7Uwo2tpVjTRzBlylbuD0N39vU5jStVaOEsxXLwNCOXnKFNbwo4ni46",
+	"0YBdGLY3G2AYsIUXCBLZHN6mguf8F6gFs3daHgRTpkCNW1GvmwF5w9UipSuS0JzC/MNJmScK/n/O5rcs",
+	"I0BGotaDic1Fr14SP0cGBlMUqLf0seHfTkymktZ/SZGypB+CYWxV9MqFiwy4Pa3OiZJlmJJwtmH8yrsA",
+	"2sawXhfKRuggYieY/v85Vxinix26KqLxxELf0R/sbWBODKe9tYd/z+R8kYdxGUvx2LLhMVunZ97mtc5h",
+	"K6yNWkg0A8yDV2OZtexKyenbghrKVptv2kbLNWKq05GOo2V7zLBsEqV1vLc6y9imSW7jUCm7oE0rVyXX",
+	"VjxkkY9lKFUdUne1yE4oT/X/C5nfwNgkGHwuBO7nLKmg1urH9DpETqLyIYj52CfC+R9NklqHK7AyaM7T",
+	"nija3pgBaCOBDouwDdrgJtykEL/BxyYk2nZWXjm3JaFBzuaLlDa+OlB19NHk4/sPutp1ByOEYu+tSD9i",
+	"YFaTJ/KeIt20BYGd1OBrh2t44lI2aVwx3KXXN5tTs9mEMFFSrVXPLVWq2wK4yF883wv5FG4zun1lAS/M",
+	"+Gu4VetjaGHjjAKc1OarVwAM1gk9WamiW25zO5UBQ+8BoXY44pmHGzlNCm0GhGm1KU+6TNKCruad6G9R",
+	"6C7xseCSbLnqoIfekpM5Tdu3vLYEUdYq8uNLS1023BBGXupYlczDa48/qlF1JXgD6AlS82K147buewTU",
+	"mC4zV6IgbFxf+MEPeLMRkJ2zWf1WVnAE+OZu/6WQIcv0jMAJ8AnUE62cFLbLr3ey+DKaKmELqXh+WVpT",
+	"gZialsm3Iumkrb6ICpwWTKFTKdzSjg6qcs6bNJhi2T0fs/MZzabs60UDLFY7VQIf8hQJffhE8+aX5iyb",
+	"q+Dg+eV5gaMIzRk4Ycxh6OLs41lZtIipx2oml/oW4PqrOia2VvkZldOuu9d4KyZm8OSzyGvksU0ns3sm",
+	"inZGa3uG3M7K1xf8Sg0jtq4ij5FHwLumpNfEqDL9a6vQDbGVgsrwRb4W2aLLwtQ/FaH5dTe7wb3eWg6+",
+	"gz5QWv6AkxjEGe+2paLb/DLjXcy8cCK2PxBrVDPeF8oOVFobHHw+FXIyCRKBMOCJhcLKBc05clklnOUI",
+	"HXFKYv0HeLRjE4owoBIYilhSZar7LKFLwLfCxjx5HMOZeUWYurrV03odfGx76nR93gr55m70n3raWqt5",
+	"Fl4SQja5rOxcZPuAos2C/hsz3W1Lgp6aDc8IZTcmvPVv2YdakZpv5NcoxwOHvDqfvkx42tTy2XnNqDPU",
+	"laIbeSuhJpQblu0bfKaBPVbhTQPzZiCP1S3lOaeCWFYkIjOSsX+HUmCEOMcG4kpHJTAgP8wkMe+JRgJW",
+	"NRWmpBvd2gJMzow5PDQ+FQdyMglS0ZqmqWe/cmChDeS62THww1wek5NtctAdU1ttoSxq4BxKPHXWKqzb",
+	"dWFALzsvo0C8wenflukna74U25KqMFfFuAQHtGO/Xfb+IeS3AfEPcd/WFsDvRX1bX3cDb9TWWc8WTJh6",
+	"wAbp9hLy3K3rCa8Gwqjuou1cYJ7Q1aW2KDdizhgDkSDdN/JKYWY6LiVyRhb6LwQBZSJBHgWTOmmz2LNC",
+	"AIB/7ngPWpcmvMFWhs5ALXfOx8GMbMS5sfe1RBhxI+5XgYYXnl6e77nKmyfH5IDoY5Ot/JgzKmzisuXX",
+	"RlNtSoXJoaocqv661wog8adoJ94hn6PATdpVTicT9B7slnoAsbtKS/CXahLgyfOdEZf0BuiY8Hq5Q1mJ",
+	"yO2KLGZQsJpBkS3LlBR1vAq6ouQcBesxxEHQtqBs5FQkNEvCCfpYHfrAEkCLV9DmCZ3zdPWazKlSJJ7G",
+	"EYnv4F/5i/43vY1Pyb1Mizkj8RyiKPBPrhbwf7f6/0ciHhfw9yS9wecWuf73Z/h3StOY9D5fkXGhcjmn",
+	"2ap/iilPJGZ0PMM44y9MxAOiGw54jkCpA20bibEU9ywDsEhs/gRgndUpoeNMKoU3cqYsVQoCC1JzH4g5",
+	"5HElbJzSjKlq8aDWpHf6H/mLPv3e6skBnCctwWqh/72F/xsX+l/oo95AgRU1h6RJfavuClQc/lKvTQjT",
+	"08KR/Qea3pn2GmDmHfJt2hreYRDgBjnKmdWuQTlK6AqVOyVzJgpyK2mWIB8f4jXqCVxwQAa9XRFTyzsw",
+	"Wi42wXB7Ixcj4crSPWSpfYuQpxWl9wwwHOaS3LIpFwPysQKYB9rNUM0Ag4xup5nzzWkObLsH4b0Dfwru",
+	"HmkhQArCRdsdXh5Ol8C3RNDQ5nmD5N1QUoAtwt64p8LTpmD7aeE+8NXNMKjfyhxzG5c0TUGgOiFA2GAq",
+	"Nr1xeD4wUYRlGgTZbIsWWcrJea8Uc9Qz/VCKiFsxm+FZvdWlh1hcWqjqwIbDgGo1uCL0Fq/PXlyQ2K6s",
+	"LaxtgZodi15R6b/5FiS12GqTciwMRQHD2pfxapyy/msSI4PBRQJbgp4VUO1uyccL55yKSQ/Wq9ULWnGA",
+	"60oBJcpYipxyoUxp7hwQBPQv8UisP3iWpiybMuHKwl1vN5HqbAl/1wTNTm1ltjYF02GSv8tCJcxtAiIu",
+	"FBJYJjS7lRl45YydqvZapvfjpxubGz4+/C6mdK0qveL+hyqljg7/NkZ34zh4FC6BYOK0mf3zB6gVtFxp",
+	"igtTrFSDC+hRffZJbYEHsthSMs0wwEGntazSw0Z71fMvNxUNV7+9r3yQ2RBOwW7uV9aMRHNWwQcuoWis",
+	"pnHVWrbKN6C+hKPo3IrFUOpEwDzUz1lIXZ7PtFHgsFEy+MtCozT00WtG6qHpbi/h8ewVV/wY+V1eIinJ",
+	"JojWVoBTXglaJ3SqFulhFs2uC4pUl1J+KF5+Fyx97la/5FXpm1Z70xV5ldLv9F/lEi5lqxHxyUl2WF/I",
+	"8d1Z8u+F+l2rXdZqlRsYRCi0bN7JaQilMttN1fwTm2yvq4kQ4r+5rIbbehryUeam9CuVaMd0qq9pwzMU",
+	"IP3a9NgHec/mwAYHd3eqfcF7z6Uq806qAwQ/Q1mu3uIsCEvGxowvcgWGj1aIWlGZrBhjd56WRUBcIaZU",
+	"Yg9N9J6BHHCAxRozR2Vbq+o9/OrVq2g9AOnzVeP/NnNWdyvwcZgZZvS3rKffpdyntnxr3NjbSIofefSO",
+	"NlUJlS2bPxGScAB7zVcPPMHdKUZaoQFPAHqL5wpYNp6cFulBNJxIUpZMWYbUHsuM5zkT4FsGkcfQslYn",
+	"+q+c3ukFAryximnhT7WewecYFu1kcgnLLJV5B9QbPfzXD6IdgYabT9hnoGeNc6qP1ikf509FAWOZQbb2",
+	"5moms5xO0bmwLaZxRp4PX2HUH4sM50YXviYxF6qYTPiYM5HfwNXYsXrE5u/eEsBbqCIpHes5AojfjAGa",
+	"wkjM5BJ5qbki9J5y2On7p4hPRMZmiJSeZwM7BQ5DwAm7SNh8IXMmxquDP7OVloxCsT5JJBESqD/sUCMF",
+	"SpiESBzMQMVOgAndbEfUM94McjpwEWm9FZXI1SBhlr7KFopl2gjlaiRmLE2ILHKlD8jIRJy/XtPlkSu/",
+	"kAK1PbpE72nGUdkvpLJ42QBXIVg/GomqvtcN31d6criYHljtP5Yq991oQRCR+6nenLZJTrmB/RbtAQf2",
+	"Jc3CQ2raYkfW+z7p0TQtuRH6JZ+2oXYiqZ6pZtdF23SJnM0bs/c6lwvj7Rvel3fcZ97LYKhqsWVA3fjU",
+	"kP0nRLG8NZzC4UkFT+FVE57CzztQc2YMtPKl5OHalkc1qMOW0grsyw+R2BNIg4nmCrT/n/8/MeslIpnB",
+	"sprRdHLA7pmwrGVjJqoH6JZpXc5qcuLrbSgVS6oikyHDCmQycmu70jsUtNpkeWu6ccN6L/OQMzlpSJJF",
+	"gAAkD69nTG49cbrDxJOb/usF2hKTH8ZI81G2e1tJemUvXTfL7G7WZQH97qgHl8hFUAZN7PZuOGnhtNbK",
+	"4uu+5lodGsph3IQTaY20dVAN4ZuRA/IJPGwZI4KBxxrJEDDpSXcdYLzKDRnMEiLYEp9+S8czcsfYwhJi",
+	"6f3VpDa6/RgIzFKaW8vV/xLWGXN9Sl81IHrJrCkoAVWpy5kkc5qgOwlfuhNsVpdTg1EjZ5N8e5pjxU7g",
+	"7bfri6cLL10/OIq9XRdJ5+GU4lsqklYj5K/33TZZ67LYco7DG/EsB9TgJJVT73fA3dW25o21NWvEPVBq",
+	"89gUTzhDtpiyK7xxx93b+lg6iWfbLd++fMuef0oEmyJ/KZQpwHEpZVSb5JWBPXhxfLyDeeDOlc4osHwk",
+	"Qc1p97V168ANVs0uqKzzqkw7sXMzGhll1aCP66RzX5QG5ctzdTbDu71h04wxRd7RWcbEjOkDIoXk2DlN",
+	"CX68BU/Kl4Fu+/9A43ZiOe1g6j8FdYRbUNUMgnAcwNE3dCBpCAiVl/OZZCuwP81wTDLGfmHIVg/rMJ+x",
+	"Gnh589BdFYtFurpieW6hIWrsp/cs+4S+Za9sru7zWRTZeEaV9bIZZzTwXOf0jhHjdbMMTeC9NzXWdGqy",
+	"ASCBC4GIyIKO79TpSMxl5oPnvBqQs3RJV4rYcvoSStCn8Iq0kYV2l34r0if0Doe6ARCvtDDwboAO1wnn",
+	"QExfVIT2RZPQ2g3xXUqnDRvE3//2n5a4C9sDnYaRAIYxPRbVkN4JuNFb+Nq3uturDdwwj+hKsiGCSUoB",
+	"hh+MfWw4vsWhl65NJEaPbqW8cyhlf//bfz7dUNdWY6hbodkILrJigZwJ+nUrI+Pt2D3PSGZJjPWGjvWy",
+	"EDpJU7k8KBZkzpSiU9bO+Q3L5f6xSsl7S5vuPipNdi3XyCQD4LIkU1mPTlNB/9fM5Z8c3Jn8EwsE5Y9S",
+	"U+ZtADIcxri2WTCSFYLkS5beMzKTasFzmhL7QSw7kUWaIMub3tzm0sptntEVSH8NA+9k2AL/c33jOhOU",
+	"fCPn7JfuYKIyayCQ8NOu0ZOLEwonz1uAVDUch4oJrYuRApjnpKf3CZKzBzA87yGwIe9YQopFLd04nChU",
+	"70GgUnbBx9URuMz4GOIsMiOHR5hivhUQuFVGkpUS/GgpDGHRz+7ZKuCLSqVi6jHFg1/O9hRN7mNYt2vY",
+	"O5sPg/hEAwHDQgrFNpSZP4LXt2W9HkyPVys+o+LuR1l8KNf3F2UAc9ZcObReHZ4TkvWG1Yevk4kHnb4Q",
+	"9zxvOPM4ZdsihwpckI8R5I5S2QKEyiP53y4ngFn7WTWWTH9pUD4fELEKadhOknKDcosIemV3orq6KsfF",
+	"n7ZmAWk0S3aqad2+surYT2sS7393U7N3MS8er4/X9+BLLFckc0ZTMmEsuaXju+778eO0rl++1DozJFyh",
+	"hVs7DDKEQoHvRHr88lRUbISDJU/sAzs5fp9Mh5dzcq0vkpUs/n/kR1lk7oA3Y+mC6B+MtTZYMxWGLa2D",
+	"oCavt2mT+KoizQOn4d3FoETZ27oF17ScXnCAja4s8CPWTQ72WrDCVbensvnNfS9LTOuRkXSlhcvwrxgR",
+	"1Kd7expXp8RlXUjBSE9iihrUaMZ2ccf98kB/OCQST5YpF3fKB9NLMjpxjC1mF67Vs5pLVYGI9h4O9DsO",
+	"7mkGpq9+md+zN+bF/m/f4Zv8n87NB8txcfPQUauZ3jY/9etva0k0ZoBuV8ROGbljq1PC6Hhmc6vslX1F",
+	"9BCQnmKMxFberleLKrymnec6eJRpXUggrum0OYC70T1Pp+f6ti9qIaf0FpN0mjyF5KiVftvdvM1pNmX5",
+	"ox6+hp+3juZ1efNv0d6S3X5ugha2QM9A7UJ6+izIHnKkZP3LJ6Jnr/+6AgA9puLZr/r33+K2qM36kT+/",
+	"/MuHo3/9/ut2BpIJlnud9obPT1uASXVd3FbTbAUtVDtAp/sKhwGywBL2mnzl88LLCTnP5PhuIrNkH/O1",
+	"jo8ITRczesty0kv4lJt82jEFL8JIpCyHZ21u1UVE3kfkO7jpc8mZY8pL/X1YQZgXQmvsFmZpJBpmwRzZ",
+	"JaQpTgfkIic8YSLnE651LcFxg28CUXmu1W7G4Baavh4JoJu7NzlmgrFEP6WQYAOT0TA4rGZ8YfeUSjl3",
+	"zTnqTXXNb3d28O2f/vzh4+XB9fcH//bTr1/9FvSOVgU4zDqquzVF6p2cjmfA+TYgsRYMQB5pKj0nvdjK",
+	"EaAI6SnjSX8wErErnjDVYCbX/cZGveC9C87G8GKPZyrD5MVqYjzmN9yuRsL7YE/lFEAVfMagfkRkhm4Y",
+	"Oi1F0NXMSAVJfxAWU4Q9cJUDLAqOyi0WvoI7CkQ4hjURkx5mduP+ka6QMyzB7EPMhK9UJ+uffG7qkrva",
+	"DUB1O/XvDEyhugtnS+Qz3f1ckkSWbdE9oKb41mU/snstxlDZRHMCYBXgmEqkYAPiKIhHIp/xLGdMIFEa",
+	"5l+A2btgY73bUXVHMrnEfHaIduA9SxQkg1iIgn/LFE9s5XZtY1aKTwXbqn/P7H2QBqGlE8EbE04vkoZU",
+	"ZIOLvZjJXKoqvWYllXh7tnPNWnSw4I9yW9mX7Ih6tQswSBWFbTtOVsHOtkbn38BNgN2CorXtgbf2vt+i",
+	"vWlGx2w7CRyd5CwjMbQntnTDKIO3bCy1pkaQ80EQvW1aaPFr3qtZQvCWfQJAy4r0AO9IfwDxjcqi4VYH",
+	"jm/020yJzY7gJq2SZqi6c1kzQYT7cytkZghN3tPaYPl1cjAgb+Q4uK6gZ8qOmkmk0OP0uBWFa7QBOAmu",
+	"ORXGM/L50/tHT5Eeu0v95mBzMi6zFik+8BJ7b8Xkqnfkgz62oDGgZVcbA7Fu+40B50cm/fCMmLcqbG7Q",
+	"O2dvuRpTsfmOazZfhO94+gQhqu7KDCF85os6seGDHtypthDaPIOGkYU3d9WqGx9zN/og7uVG/l5OybJ6",
+	"EtpIXr4xw8Giv1sMSdC4npR6/pWKINRFpyYFtbUe3Fi91KEqdKVrbVTu4W7M/YH0Zr6m76sbaXVH9LYT",
+	"o9u2H0PU3Rs53pH3KHH6bhdApKPhNgQCfH1Tu+vJJWO9Jg1MWCk1N6mcgjdOb22C4thgxBnvXWRMz6qi",
+	"EwZSUTKrGCcO3jZOpcL/CmSprH8vaIc6XbQGU5Iz4c4Ytj98Tqfs2QK+if/97wtW/rFktwv3x5RPgoCA",
+	"O9g7E56y1tGSOYp8S5y/X1g4UBeMbJSx+dtVztBOViy7ZwnpOcscj4OAzAaHxFo8+Nn9IeIvbgf2Gh6a",
+	"bXH7rZPDZ7i9trn31Va1ZccwqgiCGS8bmdm+jC+97XfdIiyyqSUpBguQqwE5I7YZ+Bucbrg1dDZtuQhw",
+	"NxJQgMjzlckfUYbDExvymsSpXMaEi4mMSKy7WczNiXbGp7OYLGkmoFAutnwgMbH/VT0TpnK5h9JWzPei",
+	"Pf24zyJSWYzuruAavHK7cJO4wViM6ZxhkWXPO8BN+L0+xPMpF6r/msRzKgrA+kKKShCgfkTiTBY5Fywe",
+	"iV5sFXmM6Ax4Rd80K5IkZTGp34K/6ztokfD8xpB2rN04EuaKvtXwBsPsrL8Sfq4ds7HtWhlik/Swwpf1",
+	"5uR/2AEM4Nurg10+HB7tBp+88cUj0ygeo8/8A4rKeZri37G//cW1U409yFi6ppHolXEGPiZZIQTLIuSt",
+	"O7UhAITYMQINk0bGVJBbRtxuSnrIBHVKqFsPgo0EJL1l2oyP9QYb9wc+QRRQo+OIaGkpAP8DT/1YdFGW",
+	"n5jb4GTBEp6zBF6eMEOdJWRO3ItP/Y/YIDGiFEHrtT5MMroU5HZlKkoB/bA64ybskCD8IvZKryL75hZB",
+	"CjOt185KDDrElB5NoB6f8fy1WVTg+oNUx5xOSS/WL46drwlouXl+SmJuZBa8MZBeznM2EvquyDqXCM8V",
+	"SydwuXR/6Wmte7/0iHrOKUrAJ9XX4rYaCYt5pV8ZctG5fQaIh00fFM25Ao8mXBlT0QZpbWdMoe1JxHnN",
+	"cGjpQNsSQMdNqEw3Ce47vuW/0XAMVHCUDNsGniYiXIzTQvF7BsXIyVpOd2V3/1Xbku9sJvecC/3fx8fI",
+	"aLNpKvCxzUeV8psm77zTE/UdXj8e4XebhtFDX9o4kF73sXxk752tbrBIMr/VO2zrTKyA6CfOg/aieU8Y",
+	"OtpMEhWEPdBxvjG73kDaVPLpR6PEZdPjfx+3zJVNi41Vcd74vduGxhSUK/B5tygXeEx5gNfI9zIQntTG",
+	"RivOjSkT+j0dQ5MiZ9k9ktZtO6KXrbywTyGTH5fJWxHw0wCKowMzJojWTOJcxrCOP1+fkx57GKdFwpJ+",
+	"I+JWiDuQy+QqD0Jy1r4JOJHwVT2O7rvtP4YmTvv0iOpAXSECUwOlXMd36ScgeayFOARgVqCwQoIBLPeq",
+	"o+jPoicTVZkqx2LLWnsvp299ELRakEIbizt6rpIig22q0cn9TlvmMUy6bnNMckliJhL8o5fL0tBKwamk",
+	"sJZ0OeMpcJZOJQQq+yAoSx/ErrLsj16GXOPmQ014w5mHzXZLx3f6E4C5ps8SFGR1pc9c+sRh2c7rDdsd",
+	"l66jq9zuCb4LIwQAtilL5b2cemJRysRPG+vJ9GAVC8Cp4XPuyov/vUimLEFuapUPWuHBNZaFISbX8gm+",
+	"IcVU6v8MeoEXjN6FP76UnjRE5L//611tW3nRiJ3bVsRMCVG2ViG9OaPSxEXbYfFUVz3EVMOsADWGXSfd",
+	"TBAhzXFHnywsmLhxJ+jtN9UdWsHV/oYpaUgH4kmFfS+zusyu1XIG19WLmcDGOjijycygbdeKF95ma9fX",
+	"iVbIh/jvbC/aez6rHrcOZ3tt19rbe5at4E32j8PqXzPvD/2dtQZeOZjD9tWqt8X4juUqHEvXq9huJ3hq",
+	"MtJZCyGDujWLoB2MDLT0vZx+DZ8P7bDlOadVyrm9e8etyenGJnBhdx0KzVK6WECagfNKbIipt1+BpY4N",
+	"DIgP2vkPgdkMJADDNO4rsw/mMqEr0oPCyaVA3WzAQyGn0nRgX/UHuyVPPy1mp6pWte4kOc3onQ7pvP6R",
+	"Cp6nL7fVs/2W4l27biuiu12H/QORkddBjz+y5c2PMrt7OtTjwIbWhjEe04HsOO4rs3/hjgZIb2QGIF8E",
+	"9p11wPQvkQWzTthRujF5TnqegakbCngYzjwuFMtg/zWex+CKq/YhXC/4qeC/BMtWVEvyt9pUmuc2eJ9c",
+	"pk07i6eZGw4ovKb8nglCczt4hh2mQ5S9i581aI+1xZGsuosCOVyevyOnd/VugbfDdFck3o68edonpYOr",
+	"il78ahNKUgef0+ZXbnIKRX7jftpmKpqh9hIAbHLAptC6obXzBz+oWGZsHswpSmWREdjNXTqoGmeMiQF5",
+	"wya0SHMSJzS7qzDz6x8g5WA6qwVezJV1N1MjxPyZIDugzHtlLC+eb602us7o6nzGxnehkM9dfIosBikf",
+	"61M6BDFMMXDO9S4VmeBKZMI81PLUEWoYDwxOQv+UxKq4VTnPi5wl+sjvQJYzZhNMHawmHJMEPJWxSQFx",
+	"n171Mjxq8dLLV0cGpmEy6fvzIu8M74Z+HIvLbFuwVq5QDetcj5BhgWskMMwzuhok9iaIKumfDhAAFkbK",
+	"uDQgEuXuDPFzoM7b6lT0iDx+P1ZM7Moum4N7soGssiSvgA4HF6o/Ef8QNr91UQiR+VWF4ffi8quJ4MCN",
+	"GGediyNb1N3Aa5uLx2tdNDUZzWGpjK6+Rey5tyLPVl3rnjoYFberL5mal1FXmVg/P9iti+aNQ3CRs3nX",
+	"ubK6e1uzUMlvKvdHGK0gZciqJCjzgI99pHywUW1EVoBj1Kr1arbq1iRZy9DTSiGZb6ims0C5XeBryfqu",
+	"052j1LXQnVxwFsohbJrg91xY3qpu8VfDJRS7pX6jt5aYJMBXpdb3EZlp1eq8Cpuk4zvvVi3pM7nUq/tc",
+	"BrPJnemjF0q1jKuJkyS3FtZGGYWbjB2qwiX4hjwvoytlGZ+Uo5xFxkDSO/z73/7vydAvv2J0PItIwlXO",
+	"xTjvW7pJ5LRBukn9rGfW/fWnuEY0+Zz8wACW7uL8c4VQsoLdstXcqpZnb0ymxHGoz4cdzagyw03ydsVS",
+	"A9+9W76oNqHrvQzWRpfL9lHZpRvq1RvWYPNaa8pk+rlgBUvI3//3fxCqFJvfpuYvWMQsIb3bFaECk3KQ",
+	"I5PkM4pWr30i68Mjbr+t5vu4s7oVTTBJTVWWecXKt06xTZhkjC2ySoUhy7E1JrYdSsuO70jUuHY23tai",
+	"reaNeWXTNF2DYdh1w7d0aq2jv5aALbTj3GIpQ8BrY44LoZNZbTN0iUclAbbj5+MM8ObckUiFCyB24kB+",
+	"gtOCbt9H2UAWZvDcw71CED1FqLqr4FrdspU0AHTQ+ddEFHmGK4HPea6ikZhImSiSS2LyDCKiisUiBYRn",
+	"LIXNi1sGOBoYlQC0iQS4aIDYgPTefXvxiXzUb9bNBXZwNRJjmmVgr8zr0Ht/3buSCS/mrx064BGZZnSu",
+	"tepbbMVrck7VjC31aytqfqvZAh1tn4xgLfPAmwwIc6d3VYzn3cux3PdafxhM1sAH55loAHZA/qR7zpbn",
+	"KReQQzxo8v6pJzjemrs/BsmSO7Uok5jw8yjQ4c7niGgvZw/NrsOLN2+uLgz5QnWlot6haSqXEW5JwPQB",
+	"C9CQLQUy+40X8AujmRo9VZ76fV+ApWCSkBNzyyz/P5yenOa30lpx66DQeI5Cu5i6AGZZlO7geN9xQ8ni",
+	"gbef1ojMDI61ikgM6Nbgu3I4131MZ67hW9d5ZCreK4NyCn21APB6xDMq1IRlN7zylyyABNRAZJuKmBvD",
+	"6rIX7UFL4F1+C6reykaA7RIPO7xbLDNpoIMyLXcWiJQnr0lcjlBsh+YmlcDlDW0BAlaD73oDyv7G9Bzo",
+	"WkGcFCj7+BQwwlOZ32BdFhbf9/RnkOkGHttX/cisCg7H07gcvxgx8G9XZDnj49lIQHBlMc0Qwp7mZErv",
+	"mTkfWJhZpIjDzHBE0bZYmITRLOUs88lwCBe5xGdGwmCpyKUIVYi3VNAuc7iEuyz5t9pnCIek/jNwBrBk",
+	"BydEB5T8dv4iBxve6DEK08efEWXQ1+FEZ4BqfET2uI+gC3B5jXWd9OIxVcAJfEtBLv/H4ZCMqQDa3rPa",
+	"U2MqIOnfcL/nssrG5KEJD4mgc5tVgExOIiG3Mp/hqbUOg6EbUXXlP99+tvws5nSxYImFKdlgMgc4HEza",
+	"A5JNlc57mTB7XsaAZGG+4mKS5s8cqK1mJg330Tb5OIi1gk6dhJFenvH5nCWRSUjTAwZgGGiEsgePN8Sg",
+	"kwKZiJCiFkD58N2b82+/C9rMPJg9Ux8ttIR1q1p3vMnygwSTK8ZEKI/so4NdwyEw425PlWJlkYAN0Vli",
+	"9vjdItZtCvO1oJWF+X7Ld/sm9ujxb9gRakKO8WwTdCcaJDeFO4Md4dzKo10VYaPKGDfqDHjMQ4XzF+Jg",
+	"JovSmaXgEyurMuAbQi7Dr1dNNVu2VbZuS8k509vSnAJc+SmJ7XWI3i2BOL63kErx23TlLemKMWLfumfH",
+	"O+iJUCtlNhKvXPy787P34QD5Q94UGX8wZzW90Yo8XeFCdudtu/C8FS0TPtGzM6bZrZytkqxNIraj5kf0",
+	"KN0g14mqbFTXaUX0PcPTN1St8bomB8GdDWzTN+DYbevEqeVaI5bNwhAo0czS8SSnhN7Cbwbu5o6xhUGb",
+	"gPD8gDhHs/WsI5DUTKZAKqSvmVxM0pMIz2lfBvD7+LIEHamqPyDn+suQ569HOHbmkbJFB+aDgCWlDyy5",
+	"cdyXHzL4G4ItwfrWRxvzftw358B378bkcD2eZT3uG5UyjDh65x0Jbxs1iA9aRbiea/P2YSHJkqbpraRZ",
+	"0hWT2j9dlu/cXsdMaau4RoP4XYh7JvTBSVuDu0mhRw+oZ04vDBYZsbJ6TaaI3wjy9Rohb/D1KFQl5QJX",
+	"ZJwymrEESnTvCm2cqRlLJ+/5hL2hK4WWnTZVOFSDgmEFJwqaAcsm/OGWZdw/JTHm3MVOnkguR0JvDwgS",
+	"VZpy1tRDqixpSfPBlJtRZc4C5rBJes+Hr/oNJFomXTcYVAF/GHw+6CCkScKSq2K6iYzRAJOxFO04/QRR",
+	"+hHSg/+LiFplxSIiMynYqn+KUGL6ijKUDFT5jykXFYHGwUw3tM43MDetFy1SZ+7m36I9Pcyfd2BWGtOc",
+	"TY2nrOOaYglvwX+nW/oW79TWmZRJE16uvlZKBFcRWGrC+iYJFTRdKa5eE0o+X705wwcMammgkHVfaTEH",
+	"7B9wlMZQAEs4uB4g32U8w3cEDhkxtjRGCdx6JAMX6OV2djA9Gt/Yez1N1xHf2C3H1n7GS/NEPYA2DBRv",
+	"+RrBNA65So5fnFS4Sw6DltRdsT6/nxFpMYBeSHr63HHAhWJCcb20DTZTtxwsF/FsNRq6+3YFdMBmsZFq",
+	"u2a8ZddshXwAtI6ntkIGbfZshzLZfmTO3TNrhysY5J8LZkZL61hw6G7XAZ9kypw5gFvxI0Kcwxbtat6V",
+	"IcTxniMRfNtZ2TbSUMKdNNSQtGUBvJQo/5YN0I3YPROJzC6cg6geR8MwK+6LBG9GHWozLgFmwFojcGnw",
+	"GMPmu2z6uxvVLcT9NqPbDc2v9U3YjbClGWBTIaNiODx6Qc5pzkyNUid93TySVzz/AueT2IQEVOgEQlKO",
+	"BTjbhtO+pLXqeGMCEZXleni0vsHsuOn51RIbAz/2vk0DX6072d06L6t2WlropEcrqeoB6/x0JEJWNVi1",
+	"2oYpUW5VDuxqJZjt0xvMT8Sq2LLK6129qqrLczvJVXiLh1437+kmFXZ3sbHHfWlWbQUct678VJvl2jTL",
+	"73QTyIIWiimba8OZIj1ImTW+OHDNAHoOOqiBQlnmZW4OMh73T0FQSMZUMUelMq/4jUx/16UIP7beOkhB",
+	"NgjaubSBIHBCA9xGuiLxX0d7/zza+ylG4BsIJcHratll/1zJNWiRyAzfhpB2VWNtzKEKG0EGy63FRz9n",
+	"aZNeSiVNAE1xq1ih87VG9a11tYFBglSreMJTZrG0weaKYV75VMhg2ry+PxQOuvz4TUT+dPn2m4j8wG4v",
+	"9dx8c/GOAAYfeO+Nc/GEfOBfw/fsL18dvjoiC/7AUkX0AY4onrCR6B0fR4cvX0YvhkN7lUO8pB8hxpoH",
+	"fgehiNWCmQhklu8rEp8jZNwBsCa4wNNgJK6+/0brUVOKQHrodUA/MMFe9WsnulsuKJjyG3xGDdwupq0S",
+	"XL5qJpd4etXjMiA/GB+dDXbBaHEVOKXCOXcksC4GgO5RyOEbPYP9jjkHGCNSco4tUIg3BTBS5SGYZ6rf",
+	"6thaU30w/z81iqbDcvTEMyxAW8e29YcVyzYwbT2Kr3BXCIkSiz+szrLVOukflBuW9D+tY1wf3LdCka7N",
+	"DIYtMknsUJg9z+9ZaDa+pylPoFNvswwL6dsVjuDtgXIRllPe4WwKNq992RYUVfPqQCmI7gmckUJIAOC+",
+	"+1jogagO7bv3B0fDV8eHrcj3N9FfS5HT8VY3Hbbw3Nz8ZYlZGE20yWy9PSUMTMi7M+eYJOhoc8vbGwhw",
+	"19+xLrjvMqZmUOh1mcmkGAf7A8kstpUtN3p2l9BgMh+87O26JsFszP81sQ3yVMjWeX9KlsOqKJZyU2l5",
+	"bfLqs+MP2U7E1lUp3JF81q/eFDQ4slvJZHcAQ3hDy/Ls+oFg6+sWs7Wq/D8ckpPDI3JyckKGh8PhembJ",
+	"diiEhvFFP0/H5O1Wmqru0O+gueqh9Yp3ycQphYQzb5VNXJEenBEwWRKcOv1WFS67asa6/qodcvUB+Zbl",
+	"S8ZM7jPQv4ikLP/rDZsbexRVvN/beLvXtOO65YgjuK+IeZNJyOYCKcU3t+YpOcbbaeHORMiejg4AQ6FC",
+	"RivYeCqRkw5lp7Vl5Gn28uT2stVZbQfN/1j9FPIxNOtbmzzYHqXo8QQvXn4Jm0PW7YSK8Soih4cnGNN8",
+	"QhS2DqmOCzq+uzIQ6pt5G42P3TxjQ6Fr6YDrXwCO16xSvuKDnGV8zNaNnedHJ+1sHRMN8xhOP705eP/2",
+	"w8Hh4cneU9gQLjywQ0E53OIej8qUUd3qOo2DmwpvhCvj44/lI8wNiHPstCXaBbJ1q9lF+Kv88m0WQ0O8",
+	"BrIMKsEYXxsqlqYKK2yXdDVoE3tuu0Ya40v+gtn0AhsxrSyZAAuPvax7QHJJbguv9rmniunU8JrCPoz7",
+	"X8pVrvRBmfC8PyBnxoMkhR2ZkYDHEXOtMnpclZ98Teb0zgBfeA0Bx7ryfKz7ZJLSaS1luElcqjqg5nbT",
+	"14icGOpUxL2Enbyyczfoi/WNe9uuHYyuV+wKTDc21IZ6uIxk9ShRbIw1ZRb1w0UHr/782cuCeFVjlKjq",
+	"rE5pIk1J6ahhtuqUkJr4gaZ3+SyTxXQWoBX5YufkNoEQr2n1XLYG9+J2LEC47T1XGDzP2aLD+bdszlXO",
+	"gk6kpzyzWiBK0zHb2i5bgNdiZNXdBcqhaS/vwtticbMqh7xg0bbu5J9ZPYHqxXBDiu72lzp4KH+xvQhC",
+	"i7/yoMWfN+FwryplgG5M1sqMsSutZqa5vAsVCbBysgUSO74mMUxNTHqxmaPXEEuK+xGJV0zdCKmvrZiC",
+	"X/RI6b/h//vRSMQCjroxlCx58VN9EwxWHK1hmZ/6gVZlIL/024HIRj9pJCKusYRYKApsV5nKLKw3pkrQ",
+	"Ba8LJnDX9UENL61OsqSPHTf2445xadNbd6tQf6Qq63gmfJyiqzsiTAAlgTAXWyGTKE3vMKK1q1qs5Re1",
+	"x1CoqT5o9Zbl88nQvO8IL+ARlDfSkMPCKynIK1kg+tq+cqV2+Lpdxs4o6G0JhR0YzP1BKkLo6mXXd2/s",
+	"jmXd3eqTs442iHnk68cCKzkaNXGzyOQ0Y0ohUBuWGYSrTMJLDfw15QDuK5AcBeQ1euEtWcY8Zp9CENOJ",
+	"x6zDtVxU2/LHVDS5l+w4vN4otJQA74mP7Yo1k736d9bf4tV+uxIZa2LZpeGLUhUT3B+F6sBuWYowN7vo",
+	"qD9322Y8s8Iy8QbzHZGBlyRyXEChuMnxRl5eIHiN+5jWguhEM6z56jztd2zVmMisT08mmdmbpXra8tre",
+	"6POxnx38Gz34ZXjw6mZw8NMf/insm5LzRb6GkLR9y62yy0KaV9Pxtl7CxVZ77sORP5HbpMQKVAO8oz9M",
+	"TvgA5REmLqnpGq1PllQRd6udZmA2/FVm04vkt2feMwdZIdSzX7NCXGgBWE9vgStPreq7qoY6AlMhLkIr",
+	"37Sg7ZD/Q4AcG+c+hOcYnP3fC9YxLHoDM5pYUvZ4RDlXnXZzK2cm76r8baJ/s0hzgSTNx2HNnaUsawZ8",
+	"g6MKVoQBcrfyUNrgDEakqLc/IjF0uX5N96NVOE8361sqEjmZNDVsAVEmyJKZmTtdqE5hB3+fpppvbQLM",
+	"89qqzY4MfZeu2Zh5pZhr944YeubxjTB604ynKZD3Fojy+mgcvaNAFVAXwMEAWhmMZ0U4ayLRHoTvB6py",
+	"yx5Wmx6oGNRLeykIXdIV6cXoYTTrL3W8AnFUejwNioyDngHXQJw/iIsEvA+IgDASssgXhaFv9OZfb03V",
+	"b4IaN59EUD1tr+lPZlrXAEGlMZL31UhYQBvQbn2gz9QXiPme3vaEFgesiIyIkoTbJFkhTWlH5rLA8TNw",
+	"bSTKXhncGIU5xJCU6dpAxlLlNm98wYVgiQX3vGeA8k+QR2IhM698eCRsLQuOYRLSZDtXInb33JpHdjTr",
+	"O0crt8ZxcFAM/Q/CTPgzu5MVmlb4N5oLEMzZXi+IJVUGAX+SyflTN2dXDhnrUd16Y9t6KT/ma5/5mqpO",
+	"sWIEmdpu6qicfcJbHUxnGAzt2i0xs5563hIza2sfmV/73szAxLViXnBmbCjwVtFRmJ7sKZU18XRf7e5x",
+	"6IB3Dnq1yb9Q18RWY/akIVhKZe4JcxUHuSXUkxft6BDlBLXZEPVzmI7YAdCmvYWJr/Zfm3Vo7qH3DNh5",
+	"9V2ndWXva+URoEcFNS+pKV6XJqT3AzHNWALIkDNg9IS3rFhex258cXzcImdhI+Zc6hP1uGAeKoXIHWe8",
+	"BeItZwdKV1msXg2tW46Od8KbA1/bVyNKRsAaTYdPbo07ruCF5CmdAl/ww4JjwoK8Z1m5ggALjs/12SOT",
+	"BqkFMtTmXFBLeJAXmcBnra++jJl631h34NcOYMG1YY8vaBjaU81roDSh45z86eq7j6VNc8dWCsuruUmm",
+	"GpDvWcYnq5GIHw4Uy/TR40DxqTBxE91fY7RmdGlKLgwS0oJmylSvzYMlZUEabOMKBLOGGLSXJCKf3p2T",
+	"4+PjV5YVFdpsS0TmPE25iUsvtNwoMH8/QyIA6QGGqd5oEzTS9EEw7utFgSEArCuKEH6OzOmK0CwDvno0",
+	"3HAkKsHso+HRi4Ph8cHw6Hr46vVw+Ho4/LfWBIJJ0LlxkSiDmDctUpqRs8sLkjDIPgC4GzTFKJmwJZnQ",
+	"ca6w3EvN6EKfVxdMJMpyguDoAega+O7h731F9JeRSYX2vUq9UtbdmTtAz+aqrCJCUyUR/sf4rzzpgPti",
+	"MmN0bdTg4Dgwy645it7w7X1FeBL5xcg1sbalythSQ9BT/jBhiFmy7gFCAYj7r/V+K6eCKwZczfgew664",
+	"yOSYAZ39rbbUcDqwiA3NWv1+w76ipS6G/4zr+nMbYgwbDocv2mTsQNvDw7VWO4I9qRaP7JDlZT0p+Glg",
+	"UGh0q6wpqLM8Z8YRuc6C6E+h3rSxwXqFCgacMvb+QUCNwHvDnJ9On2QYJkN3IBN5hTwWUb93x2hzrJiB",
+	"Xf5buSR62HEXx7aSXMo7IHT0NJct0HR5Ow2f9dl0bQlNmCbCfm1Ceap3+wkWRGo5BLQnwYydZ4h9IhLr",
+	"Hmuth2L8FSD1mHrKTAv7QoqEJeRkOIyt5SkFUcVYL41WpmcrDUN68RKlZ5AzlWPVpv4vr/i031G3wNsv",
+	"tioYJFcFBYPtKctXc63ztB2WVkRSgcUEKKM1ju7G02A7oxfFsmMEMMTUFuOb4tdkSTmQcOBBLuFqQfPx",
+	"jGWnJDY4YPHrynrhihSA2ghOCgPrqFU9y0ZC5dKHPszLtA29zLQuzRKW9E9J7FMyOVjYexc5Zgk5eng4",
+	"HYkYZTV+DTiKWIgqi3ws52xA3pSFx1BbzFAo84xbJ8IajL/pVA26Hz/SEMcMQ/hde43eV+Tb6+tLgvee",
+	"EmNFFyLTm62WfvD+8DlLdOPNOkHkP9vfgZ+4d/LqVbel36icL3w1jdLgyVFUUZYVFjenwKxW2aDRy5rn",
+	"EB6/sdxwKx7TnKZyWjA0RoypYNa2iokyKsiaaOYLioxndKFVEL5nJLzPoHMt/ue1Wu61jw7gLihvzfUM",
+	"3TJDi5OuCBN5tqpKzT8bWB4tC4OfC5mzGzoes0Vu+B7MFS7uJR+zmwWFcV/IlI9Xg0Vxm3I1g1uXMrtD",
+	"2ORBxpRM71EjVemoojWVlTF9Xqu8SZvacjIZJGzME1aL8nhBEN2JKZ0CaP9gwgVN+S8o4R00pBn8K0+3",
+	"bSohCEEE4H6aVBcq4AYkT8a1UMIAeP7seufqA/eYsv41dFjK0yJj55DUHRgI2G3NSlNEcQtSl1KV271y",
+	"UqRe8RAgLur9ZaiNS2pvqm5xW9N629ZqUvX/sve2y23k2N/YraD4z1Mm92lSJEVZNlX/yqORPWONLUsj",
+	"yePdHe6owW6QxKoJcABQFGfsVD6l8jlJVW4j15Dcyf9KUjgH6BeKlEi9e4Yfdsdio9F4Pe/nd0wmlF0j",
+	"M8F400F6aQLL58XMkbUc7U/LMt9OigL4zgXkN0dv/S2H0blBpTS4wFvsSGeIcsxjwKRAMtwRzgX/ykU1",
+	"6wWT8t+ZkeWb9dZdqHgK+ZDd0YExI93e2AAiWLsmG31DS6DcS0jt9iPprcnlVMycg8IGzBzy/D29hjGc",
+	"Mm0Wee7z4lwbdUegw86rAcJd6mQM5on+VkGnBpg+N9ordTwxqGbO1M/JvXgbp/rM+zdM+ml85zOLPtdl",
+	"nlv2R/OU57e6llupT3jarxWsmIhHkgsDGKQhXIeQfDr+4AzRAwQgBp4KYC/ALCNC41hZ5VzjoSq78OCO",
+	"oH3KoYgvygmZ1lMJUgRcQFZAw8aIaj2RChAhe4r2gZ+SYxZzxSKjPaZNR/RkkshJKnfe/gIX4mBbr250",
+	"uPqkxdwmD9HSCGUiJsjaB2N7hRUHDy8GbomiNGDmV5X4LNU5ZJ/OA65naqEChdW8ObIHLOoNtvaA8J6V",
+	"5W/lIMAyHAt5lPuaF7HsnqVFuW7Phu6eB3lVYslVoF/KW7hkXqPiUi3h40r39Mi/APdey2Rsh/xxWZ/a",
+	"vUav3lOhz3RuuSo93CTsEUrn5HfVf/VKvqNf8ZyyNbPyQXqxFuW4FEMw00sxlydd2eocnUjkpIQJLOMh",
+	"VOTpD+Cb3PCIJvOzBHx/x+6SLWLvVzUe0OFJukjENnEG98KtnRuSJ9V5FXOpN/6Y+DEsiMmbuV1zjDuF",
+	"MVhCIeZ+NW238UeuT/fNew34y2a0umSSf3nBabz2ZPidfBqZZe55miu5zNGhH0uAmXOYa4U1XKSmhJbz",
+	"hVCRMsxFz7tf0s5ImZKMCliBAg1udhqVHeJ6kWpeJ1l1y0JV9RGz5KYYsZ+zPVxfrDKd16miAus63S6t",
+	"5CpTKa7PsZskwvTB6GqzICjLJAPdkKqw5MSXrY9pv8iisSWnJ/YcO3FoxN+z6e7YDOaawYrwbODNO2dT",
+	"hCOnglglUPVoxAgTfS5AOfW1TrHYRY3sOuNTXlHqiIgJPdbgzdJoTH33YZvsvjklXPStFlUOjw5PZmkb",
+	"jc3GINkOK6mpDYo2dqlmHTH3jd6AKxeOdpVU2ocbQ2Yo+lJ3iJDeWut1uI5AUA7utGZuFwa9gj7bs126",
+	"rNIRr2K8uDezwLpiOVCqmPIrjH9972nlj59PS8GVqH4Q5TXTLkKGghmFGHnOLMm3XUnlNqVNvoMeAZh3",
+	"M9rd23t7cnJ2evj+7Uf4BbIKL2jCY9LYIkMuxgaibg+7xqoUVju1Ai5RrM+1YSogiezbB4ooBgAgOG8g",
+	"fWD1gs9lE7WqAkqPFzxip3aMC04TVE1jsQv9feEmFEDQp8AiCNRAIy766f67QOEN+zvysAVbgA2r0Om8",
+	"fcgN8Kfx3FCDBSP0/tff7FuBrxRNPrPuiYzOWZp1AaG2GxP9P8Nb/4kb8ubtz/t7b2c2pCMmA6YY6So5",
+	"0UxpXw9CM+M8zhrvjdZ2O6yYEdPIFA8hDCdbgAXztteei550hUs8rJCDpLLN/odV4fLYXtjfiRzjfdfj",
+	"0UgilvFMyKltocYCHf4xBbbjFcTAKrkjbmjiSrv2ehzc/2CA9kHDw3FieBXQHfHGSaXbVi1VLKLaFW4t",
+	"xnLpwMeCJtI3QNQlLvpBoUxySmPA2f3uw3Zgb7M+d/Vg88jDsq8DH5OOPnHN+1b780Z+0NKpMsLuTUd0",
+	"xH/8B/kB0mw64nTANRnlQC3TcIcsaCUlKFgK5BdM0flXeSOWkfYJO8dvd98cvK0N4wqkgHSEM5Fj+EMs",
+	"h/bKYsyIg/B09aOkMFyMmSbUWfoc8SDl7F6jVA7Io4bZM+hJaDbaEZSkiiAcZjJIzQ3p2IkeUMV0m/zy",
+	"7vT0CAr4WFGFS5HOJO1swxKGaq6FnVZAfgG/DCAzzHkHHlbhITTviF94zIYjaZiIplfb5x667ke0zwUM",
+	"9mrr7JnvXNkVwRKmV5vbh1V86DtnashhYbU7I4Z1hI7kiM35WtbYvl4jiIiJXkfi3SOIHOy8kyH2EfoD",
+	"tpetXkdUyW6S2LM9QAOOYgkFIDIXFgfVZT4df/ARQA6IH09kuHHRCAEFhF962Owk9YASUg77EiIlaxvR",
+	"MAarDjBZTKOlBo1Y7Y0NeHEgtWm/qr+q215rdmgQgYVh2YC/Tocs2aOa1ch+jD99+rT/RtfIKR8ybehw",
+	"hL/OBERBX7hOeE64JuEfHXTmdUpt0ikhWXW16ZCidkoB6TjBZ0/GDBpCMy4MNrENIv/I9aGN1dzPtKDn",
+	"7CyyIoTr7WvYtmsSwldDOwZL80dMjhKGZItOHVg1lBqNWdbIim90qDFo04rhANJpRxXukK6iIhoQK1WQ",
+	"NPimR5OEdGl07jfSOQhytfmmckxiqJ5GzoWcVGpQnoXGsSahg/cMcRd/+QPgtANfvO/rvyz/b9WbrnWP",
+	"YcgbEsqxoGMzsCfMUuWY6IgK0qo3XGP7J27vLsi5YxW5UqaxhBh7Q9gl1wY8mVlYTioB5oXHIIep0oI+",
+	"j7O75/3treZrT97CY2bUtLoL0UeOKZKy829UoIPP4KVD3mMoHH/w89MLysEoYxWUHuWJpWcBAWXFUGUq",
+	"WBjK0zQ/rq36Jnwctr7wdVdf125z6D91lvtO2PaF7cAm4IoPBODUh5wWZZJpDfp1UQBnY2E3UoQANJ4W",
+	"KfOhLLaXRGrjHJGRHA65MQDjoNiI+UBZHwzkBp1GfIT7GVmsvmfT0NMe/wbGxsaMxgBxV25sEciVd/mR",
+	"AXlZJ9oLOrZrK5ujXF5xQTWOxmRVSeFcbNU3Pe0qSKkd8dZysGzRgVRA7FB4Wc0opTuX2Q/2C2AFd3GC",
+	"2ZMMNrAjlExg7xMOAcG+tI7/GlR4y2KvyLFMmCaKivOO3QQvPDNC4yEX/o8hFbSfPeNCj1hkpD2FhvZ6",
+	"Ff/ggrMJUzVy6D+nSR9uU3dKRomH3IbQU/tn1V/BHULxuTfgg58OH+YuS9MHtloi7N+FRd4lGUwxkKQu",
+	"WwCNXXao51D3aWYnNIVoWQyN5YZVgZ2FZCAnWBaK5j9jBRy07rXtFYR+02AYRyHylAArMZBd+G/Vjw47",
+	"JJox5KN4Y5zXwx05351OobxxMu1MweSGvdDZd8tAMFOAd1e9Kt+6YjvO0aGAUE14zx4y71J1BM2OCnG4",
+	"BliyAgfmB/ECAi84aFJVEkrVn12EufDmUAwNa18sWpM+M3Zomzu4BjTWZEjB3Of3x71QtQ8dcAywUjli",
+	"PkR+GHj9GIonpkcfN3symOKwhRSOdgFFLA41W1YrCVe5cDGrIBZXuQAlNfCeK+/w0gEscaZBWdUOIngq",
+	"njD44JiO2BUEr59zU3bhOEBU0knao52Sq88wV8FPo3ACcqQs74k74q0wTI0U18yfd3Sz4qaIXDAcTb9I",
+	"oPMwZcI5z+kLbeWqth3/F8+KvmAuGfnSEV+q1Sr8zz4OIwfIbwCQ/wsJ6WiUcEwV2Pi3liIk2PBKrPGX",
+	"XJArhA/OtstFrH8hiZwwZaUWMmCX5N3B7l715N1uc+uljyxQdJIS/K6MpwE5Z1Or0aRoZ8UpahYpZuxH",
+	"rUbjgu6d/MVjlLFgcPhPWH78J3U/Wd5opSdSRkMpCWfMrVAkkcdWWsL66C5gMXDR7HDZNES4m0HK5a4L",
+	"JIdiLxA7PvIh8NC54wROrM7HakFg5N/cwNzJ+lsaweXXzn8GT23V5Q+kNwCJtE8byJIGgpmsgcCLM5EU",
+	"2lB7LPiQYd6C4lqKNl5zu8Uco51QlLaCWMx7PYTDdTUgQFjkCWqQ52zqiYzbOTQIpsVCqLZ9o3HF6oiW",
+	"bINKGE4GmkVnXh3wikKMUpXfK9t5l2lTZb2eVKZQzEKKiAG9U0DohCR0bOSQGh6h0GOpW2qRHtDRiAkY",
+	"DdBR7uLbsPilK4AMRSqy8+9EHvBMV0neuw7CSxrpguKmJeg7EGvZvLxEmEqgtek9n+v8JiR1f9v77SpI",
+	"dFnqsHeh8TJBJeuKk97751PHvO0z55tHbcaSHx91hN4wPe/6hcVAljDAX9BGH/okJ/uFRRGaaBQN8yEv",
+	"4eKgLGAw85xW7qYAeshGFgMXOn6IdZPTwLD8meEMLFnz8k52SEhNSObmsKAaCuKmR6VG/nQNtcfRYVS1",
+	"hpwROhOycU3wPXS+MH/CzTOVprsy5vZmyyS2pBTsK2gF3KyTmE6hCKc/nSiH23vCIckiF0OIzDw94toJ",
+	"0mkQGBJGk2VoeIZ5Ytc04QJYJhkpLkDCo3380U4x/GPCumdjlXzdsErbxh+G9q3O+TXcQVMLnHoHhEkj",
+	"JbUu8Hu7jRD/MBplcSlO+QQKNme5Zj40r6ClTgNfi2KDld2zChs1coK2Njk2gSvCdEU7s1ppxrnsiqQ0",
+	"uiNCPwyridrBhbn498mAOW0UJB0I06J9FPR0BVLKjZu67RYqTkGlGjC94dCrXFiSZt+DNeGo/VKS1ZVE",
+	"y2zCIyYw79bZUY+UHCnODFZ/gVC5NLwmb3ndMEwN857/1AILwMSQLVtqlxq1eq0OiTMjJuiIl9qlzVq9",
+	"tonlwAfg09moTViSVEHD3Pj35FzX/u2y/vpsQdICMJ3PrEvesyk5YcYFKkEqnV2Agg9C1wiY0V1VeZ90",
+	"Z4nYOY9ROTlKFTUrYFolE8mnSyRKN3g/LrVLPzDz4+Tc+bwQEM4Os1mve7O1d/LOyFKFsMM/Sna44AKm",
+	"Sb/ULr2N35zsQmzABfzV3NpqvAaEOvvR7bgetbpN9po2epvR1iv7wExL7dLh+yO7UxqcbLxfCkqXduEb",
+	"v/1j9x/vL/dU7+eTs+3T6eef3h32twfRxREd8YNETfYpPYrefTqWWFkFZaCbXMk/fn5/glb6q5tiWbxm",
+	"Bpy2rXprUVfpmm18lOZ7OUbQqFb95VIvoHsOYljyLsJS+5d/BSU9Hg7twW2XjpD5wYGAK3qBElHhXJSC",
+	"kqF9DdFcDH3Xee2+1C7hIbBLmlM2S+2S8EUKN+jYDDbABwWxW1KbeQ5YM1bCUihn57aXc6KklX6GFPIT",
+	"YqtowS9pMJwzMqWEoVVv1Drie8uqXG6Ru+qp6cMl0KRdRgn4FfaPPOhV5lIjCeJvOA8W+DByj9vOlJ6G",
+	"H4Nhx77D4gAYQkbdFO8PTDrsnOGs+RpDfYvmqRo5BPq2f5TKNoT2eiyy0hPZ9QHcaDIGVltIdfHf6Qiu",
+	"iRNogCiOqKJJwhLSH6O445xU7DJiTlbrYYE6AaIXIoJaio9mZW03BVesI/aPMCM1sdQW1gElyc16tujU",
+	"LRYpt5qvSZdNpYgrNXLk9w/tQGClxvxRagjtCJCoR2BOUGDo404CoQnKEzAbSrpjpUEgST84oVZ9sP+z",
+	"x2nHxV5LSYZ2PlSxjvBpkz7jCPI/QqeQnXXHehpWgnzKEM8MiXOsiLl8to5IjaggsNacjSxNd0MPO7Ap",
+	"sGNgmROs6YYpSchyqfE81d9dJ2CsToc/wLWDmtp0yAzgSy4IqMmabOSsjeBy/BcGJDBtvpPxdDUKnvol",
+	"b6xi5s9tqQ3JJFUuqpGUCVPVERV22V+XlibCMG8fK/K1GFHhazvfmjFhIDdzFHD+QHzTjRPX7uvSY8/e",
+	"uOqgRbGKQ7qp8yvb7o6pYR/4cDH+g2u7kTX8GmRvVY8gV2jpl11zGGALV+56rvQdjdPNsK80bn7lE3gy",
+	"pIJ8oVtyP/vW65vfyh33PSl6CcfItFZj8+Z3j+gU6gdK+YGqPn6zsbXM9JwXnmFZzNPpCF9uNlca8Hs2",
+	"PWZW1caXl5jtqZQHVEzdfoB8ulVfYqYnSCK/G+vptXKFPaPEe7UzTpve7kyi8FfoLkKFxFIai6SKC3nu",
+	"lHNXTBqwoCAKxoWC2LEhJ3ehIVqPXYx4JjB4jaEjPA5xs96aq4dAHxOqMUIn1UUimiSW0GvaYxhkNmLU",
+	"cojdvLSV5vS7QWhDpy7UB7M0AZsWUT1I2XPcTCapLGAQzgCWm7WzM2XKziLuYdf3KdmHGzZoJ6V2SZmz",
+	"v/+2eVEfNj9uRz+qf0xedU8b50ct/SF+3XtHX47fyq3+P3lT/HS5/fNkeX5xjJ9ZiWO05mC2pWqvE/Fv",
+	"QRvXZO4mMrcKufqUOXVvplp42O+NPGEi8kINHWICkUpiDtBYKauMZIaUK9fZSrFFw8sC5fuAle4s4Yxd",
+	"gdprxRuoYru8bOOaz1WOZyb2yJLCnQ5VeoyuzmOpA6VZ0rvxOGXy8SJ+t4f6FFB2d5gypVMzZwMVbEKk",
+	"gEL+yB5dTNjYaEMBlmCGWcge+nbgwKIJ3Wvr2OyKzj779ZzRr456t7fodwSd0dVTVd3pQPOUdVDawKRQ",
+	"Qa9RFupRVNGKCuBoRvG0GvRcfRC7XuL6pcGjXIFj1Ol0827lHnhHjjIx6OmYqtueo5sVrqAk2CTXzig6",
+	"rSZcsCo11ZhORLXVXJ7LFpfgz6ee5QwbEDC0c+WGlNYa019YY0rZxJ73lM5yixd6NUVpKcbhqPk1fEMK",
+	"PR7eoCiVNRf9BMhyZYYLWI7i45Ode1ywSUcUOgDjIX4oDpwSE5Oyc7lVMD/BMqQ41cxSR1GNHOGoMP4n",
+	"s+L5Dv0rmFWdaDnD3G7W7QIExOgIbnIhfJk+F8kRt+NVEtGccaLKniQSM5M5iO9TAXNqiSc5a0Xs2+UN",
+	"u/lbsnPtTeM6PddrO9+aaz2OAvz20oXv0JnTiFHrucN7nyqyT2a5hjdBcKrlMnPUj1Tx+AzeGan6Dpt+",
+	"JvoRrhRGuaZeuY6IaJLYLjUGLaLfi2zWqzGdQuihUZwmNQL1tLWL8WIkoppVudBMICQyRIJ/yMJ0N13q",
+	"nY8dHjGVU13sXwM5Vju40BAllW9Pyq16PYA6pVccSpnnDJLWIVMrc5yRG/1mO95p1hFFT1mN7M7EzJPr",
+	"9KhFelNHzDjSVndYHbsD8QlV52/Bb+XCQnYFJT/IIfsdgUgRh670Ln2VvHev3rOry6/YSiyz8S2wTIhf",
+	"ck5SDO5JXa7u6nLts/quuMQ+ODDvm5hd2i7PKB+ZvVoqmaTjzayHz86EvFb27uwe23NJm6mt6D7Zqf9o",
+	"NcMiXGh+vqJ4QmC/DzhIZD+wTD8NkGxnURbl0P7zjIuwEswG2nRE+vTMYaY6WG660DZoedeoaDqpBBBK",
+	"k4ZUStkRwHpcLKwdBMba2DHMvGwf+p/OnCnGNqOZulgQcToik8RRgyyHrsEZKHhnqODBXCA+3Vkqnb5a",
+	"CfAXOTZ+cVh8JscmrORzcvM8PvSCD44sjRTK5AT7Hko8fcD6glASntWQ4AKNskZRoWkh1t0FzRvNkl6N",
+	"vGcjQ16jlm0lCLs+yOEh78Qnw42VlircQclIsEsDucOYKGG/6wHVP3BxnqXvhYol/9kp2fadUnjPFtMP",
+	"XJsTdyDfepjA1SQCT6RvbLgH83ciw+0jFn/B8gGzOPxbDocfwhRvAFqv1+u9pm07gn42a/Vao7FZ2/aF",
+	"eCGE0d4vDGlUu30YWOlA/s6ThG5s1eqkzI9ovEP2jj6RwxPS2D5rkYSfM3JAI/vD3yuwJPNG2mo3mquM",
+	"tLHMSB0luNuA/5WXKJbCTC2cnauAqfN0dMj5xxR/YfSsSMHF+RxsHcw9HqsE0wd3SOFOpPifVmZWjAyl",
+	"YrnusynNgsA8f6X7oVxmVwPf7sUWimgeUBV9w93njT/O2fTrtWwSM3VkD8Bxhu54QIqyT4hDsAuIk7TM",
+	"AZIBi9on2P+wHvsnlYQdke8uotpUamQXgoPhQZbeCN3me8qnXEMSjZsI1nGzPSD6uGOEvrwa5pJajTca",
+	"sBgocF/KmJTDPftLdU8Ko2TSJiOrLRoWkCG9rNI++8/Nxtbmy7rVSPlwOIath5yv/V71oxSsekBNNAhd",
+	"FKudfvj2lPbDdKCbkBteZAohLh3ATeE/U0cj5pIMkfMUNXhILM5DwoSLIs+/sxsNYuNVfnF1g92AYQEj",
+	"OZrmNhez14p4/p3S696rl3H9VePVq1a0Hb/cek2bPUZpPdraonG9sUU3u71Wr9FtduvdV81mFDe24pdR",
+	"Y6tb79XrtP6qU1oEeVNY1AJxyCFRNeq5MuQptbiZb8GqbvytiOtbzq83HPVK4bspBFyXC8x3uEKm5mlt",
+	"0OMM9SyctDlkdKmjV9yLZV65lsYGJbv5C8rfuVU5ebdbbW69DAggr8cPchqu5wKb80KN8PLPOa5g60IZ",
+	"u0Y+Ssj6nNmKb2HSj8f6HiEN495Mtn9cReX65V9fCwrmrmcsaLgFrpfjnw4SaQ7/xCeLOOiqkjfQX7TC",
+	"Zcx3Yo+f/RO/taEYjbno68Xm312imdCWX1HDJnTqcgOh7qCSXaZfEN9JQMYjYiRpBPV63RJzmiRoAxVT",
+	"tH9CQW7sxypP1KEC93oAmtFLxgDfY/vujns9sAjnUgSdDuY+57BxQB3EEXanHRGyS8OUoMl+HNbIsRsZ",
+	"CH7nVg/rTkkZmweQP1kByHHoTwrmtU9UeikihiAnrXSEV249MkkhjoZQEo9RMQEkAj9Kl4wLeR5d5ooN",
+	"5oE1OiJU7N+o3ZKUi3MRs0tnbKcawV68HqtzBS0wqhV6dfKI/SkX3WObuSWHyqyAV4Z1I0NciDO3/qHD",
+	"agYcWRfKCguOzV7odKNhOdkFTcbUg4PwIfNb7JJUFTgzrIQhJaD/iUqGf5J2GbJLq/lyKQ4whDaEppqE",
+	"OTCxs7RRSMqh7e8MkDCd4t4RYaHKA2jUDlAxj0mGBgilWIQgT1Sfk3jM8IQ6nwCgBnHhRt+TqiMAOUb0",
+	"3boAuLTfJV8eBQOsGT3PHTl7cu1sqa+ZgEj2IrXcd8S/x3HfSYMOCQMPcjkfQOYPksZKXWmWEd6QCuyF",
+	"6whNBFx1xCihEfMbE5CxSCDIecCmCI6EYHmQDONWFm6i9yn4dJgU+EpjfrdizvoB+ERDHAoVZBuMG7B4",
+	"bcSDgE9RxIGzQ+uODfhRcKQObGU0mGpuD+yU8OFIas27CXMoEJgW5FbzGC6I3f8KZuvgfbHXLuTDUULH",
+	"8GrYJrQjsLS1uyFAowIiGEeZ3kjFYiKk8iMhpwPF8AwQJScYmwD5zW4v3CJ2hMt8AtAjrFLA8KIBEGfE",
+	"KogX4m8VDCMktGvvg0emsocGbTt+zHZRcYOBrrpynS7cDg6c8SjqsGpXSZoP11PMILIZGTHFQbk4Ofx0",
+	"cnb8dvfN/scf7D9O33483T/8eHZw+PH03UkYkGaLDKUwA7juGdFyMSS4E0DB0vTcmEV8SBM4AEjisXV2",
+	"GJD8Z0yB647wYYeedGY0azdTPTJlpPBFv6COigEwWMuhIs3Xaoo0T05Ehjq5lApzJLV5A638aj9x5Idn",
+	"0nOsW41WVmUSFwrkctll1W1fFLVd+t6XOy21S5uvaltzzU+2q8aNXe3lu6ptL9+TpdvVRtaRgyb2fTVW",
+	"yfH1+/KgYSojqkwyvdHllo1FjxOzguftyotXVLnPXkTCy/K4wYtLyMvfS9XlcczEOnDkUQNHltBCThjK",
+	"jp58ZeY7ex1XVz9ySkNaTHCuzQ5w8ZDKI7CEYkwAaA6i0wGKIwBoOx6PlPbEdmrF8Zw67eUsgEXt8f44",
+	"LQJ0FQcM4J0si+kqkP4wtNOwgBgZAx+IqWHei4JAZy7T+XcIxkd52iOVYR63MlniempuPOciJuUchK7t",
+	"ROkAmbRGvKwBFbHs9aDw7oQmCahfDnHPS3YxncI3ALtDjG1T+G++rVF0imVIAeMyDf926+ozzqTVAwwp",
+	"Y7BlD2KFENfRuZqK5kLiAGwypBSwwbVdEr3j0l7jiWeysTfrLexVOOMGyZnxuCbagJ8R1aMLplwMKJ4J",
+	"dmlvvwtUYeqUQ7gQiplewXLpOFa2AKHJwdg5lyDWaaCkWa/XyC6GmvaYiQaAAY3mV0p6Cg4E4Oak5Y8X",
+	"AkzP8ZwVxYkC+to10gRofnOCaK0I1CAUgZ4WmE1zF2E1u6mHOGVXbFE7uFmuKA7sDbf6oTNPzViVtuJW",
+	"o1Vv0m7U6jbp9svu6+3G6/h1o1FvbEdbr5tPZDi9iU/bSwMm5xtZ9YFviYv8Faom4t288d3PvqV7d2k2",
+	"n9/WRZlX9uFtzbVCVsGtELZTpJ0RU/4YoAkBcljtAXHR2HzIFlhyfW+3Mtue4M13X5OqcDgDkr/zlhAA",
+	"RtqtDuEt7bV4SQbUxfQ56pYVYvQ0TMwSzEWG3NU36SGW/TTHVMpjT7Ur2T48wBr/iT2jq1l7c35IR7nv",
+	"aunNRC2s0XBNbC5NEoTFzUStrHwdFdNcfkM+yEXGGAAF4LxDQD+rEQ8B5MrqFuo1QCmJclbiGSiNJtTe",
+	"pUFWOgTfwkQTxPTKclZQLsJkekDyqfus+R0fmpRlpUiV2qIgQNeN2OMip3BDrY4Ij1x5C2hj73VPjgVE",
+	"PQFkEfyctyi8tBdf0ciy1tSQCv0nowHtMkNa9XqtI3y/CJuDEmFCEfoYSGtER6RcqG+R9pcXTtukpxgj",
+	"zYCMlCTNraBjD6JDUyVj4dBnK1cRij04cdt1f4YBQ5mECsPWhk4d3EFu1FeMKX493YAVAxuhC0G2m4yi",
+	"N2Lz2l7lSEOYszN1d4RtmUpQGs1TIDblYq8bdRIllA8x6tqhDxUCsIN8pVtEbtjJ1piaFLJ8JpX02lDm",
+	"HZKVFkDYzavpn3ZYbnX2ZMyeNgHUDqBd2n7/00HraIX8zZk5PLD5A3u7QS46wmbLy0P4AkpFiwSixQVt",
+	"glli820n6CxhS8CVSsfq/KUrnzVXBejM/nkmpDkDMpmWdW+X5tPRtEAh3Jl2q95aeqOhTsOiHfYM4nrC",
+	"X1sblp5PaPWymUz2IGX8J3WWRUh0b5aObo615uKCYxao3sBK/ItlpB8lF1eR4zNhKOvrhSZKJixwEP9g",
+	"v0jFJ41WjjRQriMK8Age6DjtkSEbLbfqm1gAbYLY6buCuEoVAZzwILUXSOVvQUfMJuC2dgrIdQ7ZPnv+",
+	"eonAX5TfCtmvTtQ207kcE+/Tfro+T8oxjct75eLi7HX0U7P79+3h+1FLnzYu/vlKHG9O/vGSvav/+8MW",
+	"/T5u9j/xw9+2/36+PGedneuDctbHBnbBsO/0xAs2yWPcPHevwqOEB/0Fsm/uJ1oYlw0rVeYIQwZSC+fq",
+	"FtHBDn35ZmBlX+crhmgWq8gFpDsWcQIREA6dPJbReMiEgXokP54cfrwVhPLhiIndEf9RwxzvhqTsSwbe",
+	"Dou6QAfmF14tlMtOS5TOJQgwr6N9slmrpyv1LDCRoe7f7tH+C52O0Y+PlO02Vu4DENkftSkdJvd31O5y",
+	"wv5hR7LSCfNjX5+wezxh/9g9+HA/J0xdF1OZptSLBTJplhhvBedrk+Nvh1CHIzhU/SeV6cTiFO3lTSJ+",
+	"Jg+afi1V/0aBza7m8vIatp57d/Jn4s5J1Vdym7HiBI+/rqGw/ozyWZbenD9GOZoGpOkW4lmuUMm1PHNO",
+	"XEaAQRkYJZtQQcqGW4oGFCzwFfq0KxE35GYOkG5o6cOh6oekjOUBMUF3VKmRE24YgRG3C1+vTnjMdryq",
+	"kyvk1xG5Sn6K0Riqk0jpIKick9RFrjiLPh2NMIhlUfCJmyQmHNtZLuL4QHTvqEE+IT1ap4bMv3jH9hyt",
+	"fO3cqc5uXr4WoZe4Zi6l3fyV00EO7c0Fdj0az0UuxdAbsA9QCOZ3lzaSiRwrXSNHCRWuFrFznHenWY3x",
+	"wEFwY3Vt283u0f7VW4wlQPEeg1xjb/oNF9iXy1xQitPXd5x33z5BdTB/5W4ppsA6QLsowszp//j+9fZm",
+	"46UVnhR3+/8f9e+3X758a3dmsVwDFU6bL8keNQyd6Uvbd/xMHtQy9ah0BUu3xU9JX56rNeophJf7IYN4",
+	"TlcnhClhKM2nd7MyyAaNzcYg2XaB2rejhPMz3uwdYRoqNF80fdlvjZkhlAykHnFDkxeacGGY6lErMYg+",
+	"F2ndeFdGN2JCj3W7I3bfnP66CzXAh9wEBP9sInIIZLnhL6/cjSDlmA1lX9HRgEc6IGPBzYaScrjRZXFA",
+	"QDfsc6aDjog5M1iODoMwsKNNEnMdDeypCMgoGWsC7SCBRWMiEdXk8M0J0aw/hMp5XNh3s8lK1RFckMPj",
+	"g18P6w2yQQ4P3vx6WN+skd0PjWwIZEgh5U8bNY6sEBe7Z8zV87cfwXJ5bm3sSDriQka0O06omvpqej4z",
+	"ZEgtpcylt1BNwrEY0tGIxSFEjihmaSq4UnbrTcxEsf98BUDZYJkcUQPhBuWjnxvVJgn3Q8ufiP2rtVVB",
+	"HRt2B4PBIGZUQ/AM7JEDYnWdUAMvbroke0omVAku+m1XX5ph+foBvYBgDAW1h3lc1YZOXaYTVH6FGvdQ",
+	"3g2QdPxaZ9AyQJ0xj8vp/UTTCwZFewFJQApGujT2r3YEjjzLEwJPkyvkymyvwBzta0wYNYXINgXpBjrE",
+	"aGxMasrQA1w59bAjyqEbTxiQUJ9z2ICAhGmao/0jTV2s+IrobmwBmQyogeHBXLDbwE7zHAKAXSS2a24v",
+	"A098WO6Vi+7XKqxkQ1V0Qgy7NDWym/bCdUdw8Nj1OAooLj8U0ppy3I+UD07eVTcrQfqwRyOecDPFJ62K",
+	"i1+GyD7C446A3xv1Sjv3a6EKJAQpI/yf8EWyzESmFANqXFs6oREPQpoBJpB1BNCWRn4mWC0Q52Kmhew8",
+	"f0ykIm5bXJA611dAF2lH5DasUBrc3TiEqJihZFh1FBLdYqiZkuBJ/p6zxGWpufsDGXW4DF3L9CyF4iIX",
+	"YtUmuG6k8fp1AP/ehGHAKtsf4aAGmKl6cPyRlI/231Q3K+RlK8B7BwQwIJYCYoQ/i8nLFr5GbOMt0qND",
+	"nkwD0ucXrqTMkMdxgrKs7ohmvQ7tCyuMlzmRos+Uy3Xjmsxm41KXgeurn2OVNpbEpMyxMjJeQqPGwi5y",
+	"mjQZyXESIz2Dl3ztPCAqlZ3cfUU8R7erVJOxHjvL3l7mf24DkTva9zAlc7YbAtLpiFfP2TR0GXoFWGhQ",
+	"ZOMhF1jgP60XUHBCw5iqhZ7tJ/NlQ8N9F8jnxhPuECE7IvOWA6YYhO/nXtodm4F97G6gl13DWlZh3rvR",
+	"qUNfcbVOi2AurXqLhKAzZNF+EHkPVDaNfvSxhyOqNIPSvvbIQV5AjoJmpQCbNfIdFKb1lf8xmx2TKN99",
+	"2D777vDNP84+7B/sn4ak3CIH31n6EjNI9Nwhrcamr7AXuBwQmWQFnht1SIv0hGyHdB2jkz2XI9rIPYYT",
+	"AaLEhDFD9EiadHSyZwn6zKLkTxDkGHs80iCrIov5yJCXq/gFm1Odz4OJutuYpXz4mDxyNSTvb3/b1XPo",
+	"B1AObkj57fF2pfa3v5EDrsyA7GEt54AcD+hI2/2Siuwl8oKphNEeLL0Vy3DfLYm3YhgX2kBt/nDP1YK3",
+	"Qmub2NOeKTSDZLt60fzvTG2H2XHPVhTJlj0jlpZ/+HAEOSIQ4QkQQ/XLehdIR/2yEdm/rKKZWG0SgzPj",
+	"VLZLsdj8sf1tDKWqUyHT4+GiVH/dOMtAK4CAwOntSTW8Uv4Qttuuw+7ee4yr9OwO18UeiR9PDj/CXndx",
+	"UZEBefHO8ThYlb1jICUHJ+9cmCWyK5cp4EqC6wkIXI5NbrTIf/1v/xfcn62NlxUk469JuLv3/ldE38Iy",
+	"9oC/9evu3vusNqMb6gvdEVaeiRkq8VZIgUTxg5NdHNbByW7VEondkJTdSXYkLOVfQdZyk4Rv/M/tDI4+",
+	"rfQcVgIS7r4NSdmxyFz8A9JzALwPd4+hoDdSfJjYbrWJhy8deY7fEy8EoIhl2e7uW5S8j+2ivj0+9ovu",
+	"OPjb4+PqKx9vg192laFzsUWBl49QaC7KRCkpoEM4eS7HS6rhTobG6Cklgl85U4cllY2AtOqtwJKnwBI5",
+	"+3+vK1jZbK5fPORWOjC7sbEbARHiaGmF3Zhj/HQ8oIIWIm/NbXdEGCVc8IgmISkfKQndvE0jn+d6RPfh",
+	"2++S7Tv7pYL5kJvGS1ZOfCmQCFS/Al8o9O3xNt6msmdVPi554X2u7BCKlZ/hxRxEiSMbKcmAxLa+AOHJ",
+	"snJcjSxJ42boP0p9NhaQnywZCz8xH0ZqPOZxaUES1i3MYxqdxdfE26Zmo313rCCMdWnzUXogMrNXUFq0",
+	"/EVoLUuN6t2Dk3dffv1fOh00vH15e7S/9+Xd7vF3h8c/77/9/MUyd/y/Zr35sr5Zb9ZfbdYbzS9fnNL+",
+	"6+6b07PdeuPLwckPdtUbX46+NGtbtUZHHe2/+dL48qVRrzc3W1svt3/99dd3B3u/Hhx/+fLm8O2vP+5+",
+	"fNtRRz83vjS+7H9pff611Wj+uttRdiSNqKNKy67Bu2T7rdp+GIMfSCFL7t3KCe7vku0rby63dzO7lu3S",
+	"7P75XWu0NuuNzf9ud+jLF8uWYOv23tt/V69u3cHJ7pfd3XRPb7kZcxKfU9rt3EapSDqjBYsUEEk71i0R",
+	"CF8wkuP0KRdKUSw9bX+hvXgBObeLSZIlLHeyqa4cac5ROTijI352zqa5EPMZteFKbHnj7rHlH2WOsZLy",
+	"QqWj4oSLZfSfjvB6V/mK5lPx9ic367Qkgl/25lKWXCsxHPu7fRfT9Mq7NS8VoKhcPVQKwKytwtdwxeiX",
+	"FxpWNmWYrgHAB/RSnqrXGQJXXnZCcDrNp00NsOeQv2fTNH0y+KPUZVQxNT+hEjmGt77vvjkFUSnmzFRR",
+	"hfXiWs6n4AXNOX6FVJoFv8IooaLqJNRSO3vvis/B/rHA6ZB+/1oEjJQROJUq9hgEOCCrkTm7bh7kfZHV",
+	"NEPC8FbPNrREwuN1bypoMtWGCMZiNLgr+Dkdi7OHZvoMJjX4PjvCWWc9XHlQQJxjiL4XSZUh2OYBzTti",
+	"IaI5WRLQvEZ2SbYPsXf8asas/iiSqQdKs1f/RWZCnxstsjuO+awSM6ulkFsoKR84SKQH2Tm8Fqvh0A47",
+	"8yJ5S62dQu0JRf7g+nE6bZnP1X6L4/ZS1IKxufdnhpfDhWjOg4VYenjujhSH5DX6BUNy76wi9B26V74u",
+	"gWX/uKD3DgMjI0o3QGBAw1NFeTIjyi+F6Z4d/GOgBKvBuqcX9qGA3fMfeC4ABo8sAX5D4VKW/ltGXzB4",
+	"LcfXUwJ/G75+2+Cpq/IAQD4tlAR24fFsHReAiZSC6Zz/AGTd7pSEKGmHQQo/f85FPMMWrVaY8kUyyxZv",
+	"rDFCygWee22sJTqq7ccWskKc5FJc0CFkAefnDjCDlN0SkBBBXYuU3KEEzmV6sFRLE3EY5wm+s4i/pJz5",
+	"hXaDfX4s2i2idwHC+SgMsgjru2A4UCBkAUN+2Zo7lufH9bLrdy3Pcyf0FtwO3lyNxWXH5kEYXNb9c2Fv",
+	"f2o2ZQmcW/McX3I/LBHO+6B8B9I47GxkcsFuHQgXLOFbuSZcbg+jj6hAvoYY4mUthwyS4xhNUsBsF/Tg",
+	"6GsGi0hiJQG3LMPHO4ZJIfSM6zMtOW0/eCWMBdF+nDOfG8ydItyn7VNAcI4QJStiGe6PwEQ3b15SDO0u",
+	"iAS/4wqv5l7MgwtbBqpiF71jv695AgFj9t2KAzLHHjIA5wKjRW7KXHhwSMpc6BGLjMzSG+bW6IQdR+J0",
+	"Lwlcd6fCyxHhFZwHvv38qpT2YUDc0Y/XUcN3tmc+feaSO9XphV+G3hbvz/JmvBz5nEh1jpbFp6Kgh45O",
+	"QE1htHG6WONFRRCQIEJC6IgzJGdWdRwNXSmqFDP+he4I0CTKWNTKin26DdWNa+TQErQRU9i0TahGsC8s",
+	"4j+LtpYbHtDzJqCkzRC0EVNWqt1HMsal0HmiFhCacAqCf68XpCRuQXoqUIDPUp0fqvipixH7xd1friwf",
+	"28bcEIlG8NKA9wel1UhfOvGHSvhISfeSc6KNUlBC5rtrSm0xTpKg5Epu7M4CwNczVPqr1DuRE6ZIn+pz",
+	"ZkjCjJUF1JBQrlwZ4Vst93IVE+Ot+pytgXWUydgO8qM0zE/PKW1LK34u/DtbH6ejpnqsz80/ZiPKVZt8",
+	"xurTBKtPWwGotf3//j/fl4KSy45ZvLJLH6fsCi3gprmb7YUsO1wWIx0CNRMFGPvR5qpu4fUhWx8y8CKN",
+	"E/NQ+eyOsWfM/Cly3P+McuE3ng5/CDrpVdHqqoyZkoN5gB9XpJrlRU0Mx7/JW5wG9RfDIgJCsViVg/GW",
+	"5ywumpN3XPaSfdN24qpOL5N4O+sJdfE6eqEn9OHydMGODGECunT3AtCwZD55egHzqL/OmMeStZZjy5sS",
+	"qs0nPZdktnzJG2difTvi0dUcQagcUQH2wHr80p4cOdZn59s/DZuXt6myjOu2jJHyFM+IfmR1ee3/WmRY",
+	"dEFkBdOipxc3pcjOuLz85S3dO1zAXJ01BxZOeuMkQQIG+Lwua0pIw5y9Lw8ZDt4qxA2vEXvfwbRthc4q",
+	"POKiI2DkaNBTjCDAJwTQJFOPdQ4xkm9Or0bTcOFr4+dyob41cuj0X7zYzwCh6VpKtiJUE87qodCaoOX9",
+	"UvxzNi0S6Z+7r09/P26JD6NX0ee40XunX/Z/pJvTt6w+fs8Pzdbff/vnZGk2IEATKJ0YLKAHEVhTIuRk",
+	"x5dscdjXCV4wLDGJlwUOX3D1hhwdnszLoh0k27n7kV6P2kJmtNrOxp4TLeQ8eSDvB9YEPB19AjXgT8bv",
+	"1ihcd0HhykLdH5jDL9Q88AYAB08YFm6bezkhmUx7Hxyy8Va9gflmUDDWkp4LiTbiNGLevjnji/vW2C3M",
+	"KmO3M9xnqUvm8lLXhOYZBJbZzXzUqxc8qNvo6sUex9xUE9m/waYwUfbGDCnUvyngcqURWEVbQzFMbTKQ",
+	"pIzQ4SnsgPKVgSoYqY7u8PQ2VQClFOEPFNNyrEAhGDhMBjC9OEpyNUYNkfNuFTZOymEhcqayUkB4nrBA",
+	"jDtipURUKe5wVcCFhiAO3LCOMHIcDVhMyj49BdOAAPHXZY9eIVFuP8pXbTzcaI9SiIuQq2+QLr4OyIR1",
+	"B1Ke6wCrZwzpaMRFX2NVAZzUfOJn1atcAD1MkKdZwz5wcCf9PY+hYDD4yM7KIynCrjmQRG7YQoOOXe4P",
+	"sr9UaKD/dNcF4c0evFy5lznheFvdl1F1O37Fqq979UYV8zFfvabdaFEIOI2MVPcSj1dYTHun/EKQMgbF",
+	"+GWZiWxENcUevsVDROisRdUUVx2hZe2K0J5hLgfhah3AVF9qnNZz7pV5w7O3ef7yxdSwqu175TVM69tf",
+	"P7hXNw7OyFsN7VmFOKbGTFinwnGB0wsWwnj5awAhn22sPpEu1K6g5Ac5ZL9bNkbnqMxbq6nMDNJARtDP",
+	"Zq1eazQ2a9sZ+iIQh1avETXpa1bvbseb0RZ9xV72GnEzKq3uCzNWYzDLv3Eb+6olY28tS1gtENSd6QeL",
+	"BM31vw4FfcyMBZC/SAKMLZUsIRXhpjSFhwwJjRyk6AZW2tOrgDT7d12VPh1YNmwJRI3s4S+kyxIp+h7F",
+	"D2FGilUOUwlmsQxi3x0C4lAZgIh+G0usSSuyQtvDSkC6Y4O2rKsShwtnQo0T2t9rvsMMtvQCycbDt7rF",
+	"WdlE+wR8pMuThIv+bhwrpnWpXWo06+QDPWfkZGCpyRsVkL0Bj2hfkv0P5GX9ZQNCMeRwRAWYNCwJcvC1",
+	"h8rw38lnFseWyizlY4MyWaBnTen/iAZMVKXtpObHuCyDier1jHkd0Cklexj5NxpIYX/77w2y2WiSra0t",
+	"Um+0mouDHLLR3YIpFE/AaozBXbKHYgxrhvCYLrxZ0pnPXvMgz88D9ns+2G0ca0J9ddYyJSOmtBSIjeEu",
+	"P5Zl7VrN09HqSo0czqq37SsWOKsmLzDBzTUP+jsVkjL+cC0dRhPrzD18Sl/Zg1LYm8nnCiRxeb9OYXUf",
+	"0me3Zk/XsKfbbdfCyqvw9IHdb7PS6Doab+1Ou7s7bZbbLsdsi9xlWffZ/BP88Cki47nRNq5Yu0nvL5Sh",
+	"N+CxK8shN+D+H2HNNsQndrU6EkYVlkS/B6aL6P5XmO6aZ94Lz6yveeYz55lrBvatlMq932omT8J4UNe6",
+	"zskLhrkpFp1Afwng218TBgGIIQUMLfzKzTheD2dFw4l8C0Y03Pz9FajaMmRUxDr3/GW10Tqtt7LnfUtG",
+	"9uTYDrHRqi9PVRsZVbUE9b/+1/8TifwEiTwg0428i/E2OUgzw948bW5mw06TkriwXG+6DNUOShdMjO2A",
+	"LRuDyllH9IInoHDc3kgHB2xF583F2kT3pzPRsYs7WOjux22zyA73HVjXqMAxYgyJ4zUBTgDL2WBERi3F",
+	"ifL4UQD3GLqrFu6Q0BesZgCd2hGamTQ8GOOFMYwPXTBQF4YKIaH6hp5XzfoejHR4D5/SRrc6AV+ZOj8r",
+	"insNOV1VQIbNe9Cw/TVzfTrmeqvTsEhbAhr2WAZGJOpr++Lavnif9kV2cW9a3oLE4LkHeJGudyj8rbqT",
+	"1vUDM7O8+G4mqDXN/pPR7DUFvS+a8gMztyQoD6N63KMHAuaSOSBy2siQTslQXrCCNhKQELQMqB5qP50w",
+	"UEuk6ogwoiJiScLiWaUFy2GBypJCNvg8R+gO8aMoyV5yyhMmGgNavotrQGw+w0gZgK8ewBWSkdO1ZvL8",
+	"NZM1l1tzubWe8Fd24zyifM/FheTRNfVi9l2D2VIw3p2fTF3NV+R7K/h4MFhavyB+DE8YK+1nuVQ2GCQA",
+	"wWyhzL4b/GpQ7FG9uSA5CDpePffrGQZ108SKT3voJ6wv4Dut08ZWu7Hp+c7FCryssYITfzNLMYrZSGrI",
+	"eUi4YLjLdGh5mRtqs7m9td2cpdBv8LWAbNb/Ww6hGaQ7YqShCSyaGNvDby/Ox5+rdmDfb+62qvU9GMGI",
+	"8pnpb502Xmacxj6fGcQIc6SvGebcZU373fznCqvUKgWlITMDadtHVMVLjFmxHgP06VK79DPX1JfzbTVb",
+	"TVgRf6CXvhUpl7aftqfdLu7MpC8kjzOUwVu439yNX83xlr/sa9fbn8b1xjPq/wydbzxJ9FUFE1O1PQGC",
+	"CvOho2yhnxDpwru2oWdXvg1cp3CH0I4Ie1zQZN5LRfJGhlyMNWbWu17SlSMDesFIlzFB7KWtkUPBSMIv",
+	"WEeUhTTEXtdK+gVfrs0SZIB49h/aSX1+ENXvYO/9xANCiWaRFLHrOtcfhc5sC5hN+qnJgCeYHD8zZAAv",
+	"MjxJAE3WJcgjWH/CegbSA+xKpFDTrfrrh3A7ejr0lI7HK4xxRZK9QsFkmOyDxuoXpI5reeRfUvRAUN6c",
+	"oFEvyBh34tce4fdmfr3igVmkMbu7HMAdfiyfnqd5a6/e2qt3n149nnKCR9T7b/bspZzU1wn31AJ4nCO3",
+	"9+b5y9jhHcPP18rnWvl8JOXzfpnZ2gD8YG7OlSjskzo6lyTcG9kFfZrqQFhmVxPquQLW59EmLbnmTzXZ",
+	"TZsklocrq+IhWpqj1TlNq265RUco17tTzHbgMzy2upq9gilryqto5LMzq6TdKqtrMk1+Z0q6IudeA+yI",
+	"0HborcxujWuuwRk+63GVGqX/cDwi8J3Yf2Yk4mtYI3tSYD020xEZq1SMAMcCHFxGqD2Xhg9ZQDQMakoi",
+	"KhxavrxgakSnxMg+MwOm7kftxK3y7zjoxSdVO+cylPvlAMuS5hwS5eMopmuJZC2RfCsSia9nzzwFX2va",
+	"a03729G0kfFlIsoTKNgbekDVkxXBPeBWBMlJPi80GY27CY9IwsV5QMI/Jqx7NlaJG+gG3/jDyHMmQJ6h",
+	"kMgNZWuh9qKShhp04ncENGsjcVDsgsuxhk5zMlkrrZxLdotyWy6px342vs8IuBPb44MY2e9iloDlspyh",
+	"u/1+1Pxw+fqnSeutenk6bXzim4ejrV396k2v/sOg+eN568PvL/8evfo4LAWlsUpK7dLAmJFub2zQ0aim",
+	"5Vj7XPZ001bqdWkmASsJLs4FbMLuNyIiw/TyZSHW6uyfovotHIHnYavcsBTkqSjpz5LHela1RV/lgFo9",
+	"NTOOWlJGoKzthGtW2QHTKVBGbeRIQ9E3Lvo+TliwScGfaVuDe9SqhV0ESr8fwmjn8Ozo4tpr93ReO7hQ",
+	"N6kVM+vfXBHI5AZFIy8VrBnGn4BhWCLzZPwCrsLiiNaf4PHN8awYjr1sPCvGreiOKJYtmAdh8sixrTjf",
+	"5SNbfQINTmjluNbGgrhWT6m/+bhWDEeiYOK5tgR0PofA8ZAjpiL4zGb9AXlXs8CqZsLJFOWaxVZCV4Yo",
+	"3g3IKLGjz/hdT8oYgoCoMFghutGqg2kr4iPgMThtQy/h6jtE2DwDab3arNfrQWksuDlSPOXsm62t+tUq",
+	"Cycjqs5ByZxwYbUIqk02nC67YIr22R2H9Loxd0Qv5w3o2BJvAsRYZwNRTFimPTOM60bRo4meGUZz/jAa",
+	"W/U54zjs9aqaUS0FibmOIN8mE0uyX/IDWm1Vqs363PHAzxBWy4S57mBrZAV7A6r67LuRezUnXmhvcrk8",
+	"pgZbNOrNraBkmBraBlY88sF5mkVj5QhqTA3bSb048ZiRbRLTaa4ORy6ZH+akkdhnAY6ZJFMYpl9zu+h2",
+	"qONufkm2tvFnQy/9GXkFfeQbbW/Z374ulz9EEx5/Egbw6HybZh0yixTyvMYtIpiBrq8Wv5yR9HX08p8m",
+	"evk3z9+fX+zyG0V7RqdBva74lBOsTrPqu7b3sZWmsG4TKlekrBkjIRzzU7jeYaVtVWiG2pPuCGV3g8Vk",
+	"QJNe1XbrS0BEAE3kL3ZA3PUnEdz/gBh6SSS6iR1xhI4xpsmXBeYR64j0DQiBto8dgbGSoSfBOCr4pyaC",
+	"9WlaFn1IpxDDbOg5Uiw/JqhZMSH1jii36vXKQ4QWI4F4Sg/vvUg9DyDJzDDEh5ZSbvjcfYggsyLHg8oX",
+	"N8wnJzvMlw0eWBZYxG+XtlbAxXnIWIC1CrFWIf56KgT2dKPCEFuhYa0x3KgxrETNFllePViJFdJg4R8r",
+	"tgOl1nVkxzqy4z5zKH5zIu+jWZlvzp9A1SfNnnCqTux0GKtFWPromo2oNtAszEhACHSNlF1tYSBgiJ3w",
+	"AuuQkt+lYBWso0tCdjmykkp4bykZXo24m4dvLfKsRZ611XRtNX2uMtDa7fxgaTcrMOVnjy7ocRRy1kJ7",
+	"IeFfiqV2TA6Y58jg38a8AGcO4UITqoHvd0QZysdHtsMYYAgcA6+QIT233yCCTUjoDn0YEMXMWAn7DQAy",
+	"BKkdfckXEJ6UBhqVIUJTJrGLy5sTkllpY+hlFt1ppB0XGkHth913sYp/EYGCuxjQNKglB9TuSuBiQCcJ",
+	"HdMOyXCsDdGGYql/TYfsIQAPM5FlbbhcGy7Xhst7A5tcS/FrKX4txS8txa9NmcuI8c21GL+GT71H+NSn",
+	"MQJuIG986kx80C6ySqyZzF7uTgnUrAwIF66SeqWdKTWkyxDVPB+nHiBSOUKX+wZ5JPRgJnUeujrzH12U",
+	"PO+C1YOOKObOQxCqc0RYVShnGbVdcAHKDZAUbqY+N8J/bSePkhd0hNeqckoVJt9ncAHg+YglqFkOWm5G",
+	"yelJlaoqi6pc3EZhwQv7fEI1blGPdvkMMkN7PZzwYwmnf5TonKyRZrE4LEoIc2q7XnAKoWu017OzXMu4",
+	"axl3LeMukHE9vVyLuY9jrS7yp7W8u3ae3xEWwRXZzJjno0vOTlB7bqJzKj/OlUgXZfQWLOUd4UuY3jOI",
+	"8Bsc2wPIj2vz4Fp0WotOj2MedARmLTo9juiUEvS16PRnSTSfkWK8JPHoIswzAXjy4QnXwzv9lsI7BS5J",
+	"SZ2nAcAktHQtJOWc5W8oL5jGSodp4UQIPnClEyvXw0SRRShRHTEfJioXapCLjnB7/GioUc9EqPKYUb+9",
+	"+qfZ/DCpd/9+3hCv/zFq6q2L4+3xj63o+5eDN6/Ybn34sSGPmr+dbC4LGfXbxiqdrhGj1nT51ohRj+CU",
+	"YUKPF8N+nAJ+peGAzsQFGcixZqRM4yE3ltBYqmDpipUdQQyKKwHpTgHGIyBWCAyIklDrNSZdFrfJwfHH",
+	"oCMEHbIAQ7Rlj3S5MoOA+PyHgNj+YWIO7pcmCVN9JjBkDP/iTAck5sxqmLGlhoB+3EtoXxM9jgaEajIW",
+	"QzoasZhEMmYYNp6uSewhSgCMRCKSRwpBskMEHWIAmv27I+TYaB4z38b2kI8Nuyeokr2ECx7RZA7hJUcJ",
+	"FaTHqBkr1iZhlDU9UhKavRWGqZHimi0MT8ftXhrWxAXM+yOwIq4JVhidh2viqpSuCGuyaJRirLTdK3ve",
+	"SPno50Z1k4wkF8YerogqFhB2SSOTTImLIKwUZ9L6vGCctsfCKIf08gMTfTOwGkf9+YOvwBvZJZ/3Sd9y",
+	"wx2Or19XRlU4wvNx4ijZSvAKLvNcjx8MYqFwfJ8L1kJzKfupx9cGh9/zjoFeYuFOjFQsRu3jk1CMxvcb",
+	"Qn3MaJw7T3nG6YjlguhpT3aBbY4SKqqOzpba2av3DP8whxUrw3vuHi9myd9N0S8/DYiWUqRoXKRMrc6h",
+	"Ddmq1ys18j1P7PfaJERiGwYkHGum8F/nXMThXJyujpgF6sp4o74uP4qKqesNqOscbK3iBFdkQs+U9+CM",
+	"Fw5vq/syqm7Hr1j1da/eqDY3W1svt1+9pt0oXsRyYI/ua3h2n4tD60kZnznhYsEQwCC4dJXu/K6+t29+",
+	"vQe8sAUm8EY9V24dolP0oUibtKormLXj7bptq/WYxb6PzbSPnOk6t1gp7OT3B9Vmc7NRrddfv7pd0XU0",
+	"ZsIcUF5fYPTLz9gdjaWPl23/Ebd0V1Dygxyy30u3AE0qbPEy3N2qDYrpcbKuzH7vCEazRDRlccUHTw5j",
+	"tJuSxuKYsYyL/SZWY3UMCHJcoCAqjSKmNTGScFNBxKMRU1zGPCJqLARTgCSsO4KSsND1WUJHmoWEJkwZ",
+	"4vyS8KXNesHMH6a0A5U0NL5JQay+KkXEoNRqR5R7cDtJCD3WHFEKKzsO7ghi37gmYaS4QWUM5E+OuUr+",
+	"8y8cDwWjPbE0hTia0hGFCSy0x8nhKOFURGyOYrgI0KhwaZ80Sm4hoX4S4rsaFf16Kz74kDg4a9b4YKzx",
+	"Vnt9EwN8WGiQAtVfI4PcT3DTnyRIKZphAUuLCrNcZwVz8tXjeB3Oxw3cb0nlEgybxanezXu0JrHfFold",
+	"U7x7RiG4LeF41lAE3JAyJYoJNqGJFdsdSkCmDLQhPBGEfSw/GY+ZUw58Sot9w14VV4NEdASUNQHNwyke",
+	"zqgtE8yciRKpma7cj2zvUvavULv7Ec1fr0XzR+Ybr79FvgF67Jpp/DVzXp88d9XR86eRb50zaCPmzOiN",
+	"PyIZs68bapyw62MooIWvkYJBC8gkLmREu+OEqmkbwj76UnHbUhEMurXcKJETFgfootFkxBQZMpoExLBL",
+	"M1aMlPffvDnZJwm7YEklIB+PDgMSsx4dJ4aAfTcF6Pa/6nFXG27GhiEgNzOuinKfXzDhRovFuQQjZQAY",
+	"h2rSfjQPHr4wT8Z/w5k5HmMI9R094jmanR2sdKMcrMgYw/Nxxnvp5vgoaPfg2AVHp7+7Rc79/styAfn/",
+	"Ckp2K0rtUiInZ1rGfDyEyHu77zBU+OmgX2qXXtYB4USMZBoVnm3qcRqvvWzRrhsjjr9+XZoIZ9u0iADj",
+	"Gq/d7U8t7IO/nML9f6GJUXRaBUx+5S6Zp6f2CUQI36f3XKr+XRSCWWfDfKJadH0WrhU4PkfUDDK/p6Xm",
+	"pVmhcJVjj67PmwHR3IojnZ0MZMJq5NjRezuWGN0hXUxIkKpPBf8dqNkLXSM/jdmYxcTw6Jw5PSUasOic",
+	"OUeGNqmmgl9ATwhXRLBLQ/pMOMK6UCV5ODJ+MkvGb401dnsiex1BvT0RXZ0+PpQmsuZwaw73zXO4vxIa",
+	"zwkY3e7Chot0+xaMeLGmo5kxXPQX6zfv5GQOmyK+A9JjLEYupRiN2yTsDbg6UOJkqg0bhgG8/P27/WPC",
+	"Yyas4sYU0fCwIyYDqRkBUoUWOxdq+kKTg+OPpGwJEhkLwxOimcFsmVw3ZjpiMQkPjkP79lg/gubSESfc",
+	"MIwQbxcWpTrhMdtxbgy9oDSmXSNEKZUB0VxErFAZsyMwttFOB5p2p4SbRdHebqQnfgvvzFXyh+H6WOLZ",
+	"Ty9PXee8OpfI+rGs6ewz0STSG88FVO7S2bF7kDhcd4Gq9h54Wf0elYxFkvyJFbpniFibUCRhGXnKUSFQ",
+	"S7h2RM1eXW6AfgVkMqAGLC+QOGjJlaNpUcKo0hgC9d1YxAnQhojxCyvm9wxDd4SDDHZU4+EF+sUowvNo",
+	"zS2E+ycmM/cthq8J5p9OMP125cw9JBZ3o9MPKGr6dL0qpOstFDh3XTYgKe9+aFQ3K1hgkjNDyodvTuwP",
+	"8H5GLiEHe46IipKpR7DpiMxuRGKOiY2KRbIvuGYB5lbYPoVJpkQzJnwZdEj6G8gJGVIxJVxUMU3Spx11",
+	"RESVmkJMaY2E6Eb7T5xqSBKuXR66BHT8xNLyKcHHQdqcJklIutIM8pmGHbF0qmFeKKVLVGf3SR9uLWGR",
+	"rsyMyF5H5MRTAhN18Ja+0W6vxwD20tf6NCDT4wv2MzsklFE0VoqJiOnQeys6wvAhDkcQPAFzDWK4jV5Y",
+	"pjDgFxoWEHLr9VUh/AmSLz9wbT65870Hx3uZ/Bef+Eqkwh2BY47ZrAXTJphV7iObQ8bMJXFcMbKG/n6G",
+	"GLntzECVwIoZ+LtUJLQntTg4/96ihBz0K+eH6LouvsvEeGiJU+6n9B80AVr1baRjeup2rUBQPCy3SMrM",
+	"d7BaSmZ6vh4kGzPtfZ2K+dyTTdL8+ZQOpaw2cjTsm8qwnC9oODf+XYBorgrbtktCNbB3FluOYqKBZbWK",
+	"D4cOOSGimlW50ExobvgFS6aVHTJCSLcqE9BFNKCAGq10R3hYg3ADmaQe0Yhp5DYZtT04fLP37vCWHq5c",
+	"fnuzXg9KQy7SfPer5HWxswvBAa12C/jSOTaWnp40Tm6eUDZkVOjAVQiqAkWFCL6OcIA3vmj5VZkEZBCH",
+	"qlNG4cTZzJgwEF2BSnNlhyTUQDSF1lak6ggQ5Ey6e5Zi4flPwawndFojB060MBIqsw9HZgr7DNJiERTR",
+	"9jOhuiMUg/qBuPEwOytfQkyFDy085/aIiBrZxfcEYyiEQlpU14pBIAtNmQmIlhB8yK3U0aMRlFeSVqhH",
+	"ec2hfLvhu7Snvqwm/IKlE9DELuzUyXoyFfVYR3THPDFVLkheJpZMF4ViSCB2i4GLipJsTj501ekREETL",
+	"juAGJqZTKVQP+AhF6KzpYxgybjDT3iAk95nRpFXfnCfrHdBRgfnexc/JmUH6KoW2pESYs4iqrhxMY0UB",
+	"HCaRk7MeNZbwpkh+zCzvjzygIzvKB/VGOjntJpnnICewrDL+7KW5hg+8hb6YqDuwayvIX9QKckBHTksE",
+	"Ap5CCzne9HRmENCOF1o99uxjogeMGR0QwSZMGxLCSyzeNWHBGIFsDzBb54I8zKr7TotHffyesIzmVs2d",
+	"DwyBM18VlQjX4vnhQkBCgFQY+B/PHaZtsrw2fL3CPhbmBN95tvquHSKsws1m8FzbW+i82eurarzZ5Xoo",
+	"xfc5qbx/AZyE3I7mKLplLMn06dERDkeAZpcfJugB2khlz6RP+AURmjrxOVVPhtIKCqiVDFhywVwUIDKD",
+	"jijn+EIAIrurg94bW+ZUqZEPWIpVgfXfUfqjT6fEcSHEZwX+Ee4AIbMivp0KsgpyQRVEzs9BBEL6zt6j",
+	"NhOSMhd6xCIjb4YscPDTTwdVkC7bTJTYq/amz2jxO7Ns3FsX4958wRwpzKDKrPJvPxWQCU3Oq1ysnI6z",
+	"vHcwW9qHQiWYofIrEPlVvJz5l+b7N+3Dh863z67HOoHomwnTew7YroYqUyT4y7ClIjFdPk8pd0yvzb/P",
+	"sZ9UQcYy3WUqYgeGg4IsBqu4Wh9SM9KzR+dOwv8PzHiaf28y5hNTnzVRuOfslBUvzJNmoF93Dzfg0jwV",
+	"2v0eJKF7iZFh2XmQ5wh1VoQzL9OFJGFxnymi5ATSDSEaGSNxcTdi3usxpdPAio7oSnneTqVC8p9eFiX/",
+	"9b//H/BV24D4uiKEFkwXlrLwaEAUGyV0qp0deCgvGIi541FHgLUfAC7hp7J/qF0sHDcgzJ6zkUGBV14w",
+	"NVHcGCYqAI5v9Ufy//3fqWSN9E5ImF1HcE0S1jNkLNCQHZNyN6HinHC0ef/OlIRamezSUiJuSB1+Yy5G",
+	"7y2NBrhQHhXaklJ2OYLYh46gXuQDSH5YBkCwTpfMNsA4Z0dkKZapIZHUBj0hXJNeQvt2cF6/7Ii0A65h",
+	"0hAkMs+x4hxLtsvsW2agmB7IJNakHP7w9rQjNvBqVX1UULhDGnXy3+Cd/2mrTsYiYdr7UOIKeCtyhg6I",
+	"bhwOx0AM2qnqAIlJ+coFhSqi6RxgjydynMQEQ5OMjM7hJMQuviNv8eqyRE5gF6zKw4Ue93o84kyYM3gx",
+	"XAi6cAJzXApMzc7tHhWTu3M5GNExJLEvx+vyL6zI8Yqvzjeu5zcfTilUm/Xq4ZohZlLyKnpobHnW1SNd",
+	"CkpMKalK7dJ+7iHxD9F6CM6Qtr1kJXxgv5iy2XapWdsqBWBRW07hpIAukWm+y7zThXcAQL1dSrornLwT",
+	"O2SvM7yF2c45ex+lIUzIcX/gqERPKkIzrjGXIDgbSujIQ0DAKCHNgCkSuS/WyEfnmJ1QTRwPqT0TNQIu",
+	"5OpSUZ7q3UaJ2HDl3/54CgAfCLhHpUT2LAsGAzvMPYCgSnLOpsylwswwefg34P4Aby4Upj5nU8LBNQ+p",
+	"ufEOCb2A0iZinCQhUQyr+ACL33WCEDcDOba6nO3ZxTTmIBJcWAMMhRo0l6XjAQZnhQ5psDfXGskndlYj",
+	"P6UCAuGCUDHF0gZpt5EUF0wZvdMRmaEwnzIM3b3QV5jztSUVb2O4O3EaHNgT7+LozuoLPgZZyhW4a2ZU",
+	"KqKaoRS/JKHKT/5B/efPRL2dsRGsmftfMVMVWU/iLvxDWbBiZkdyParOjILjXrF8AOsLjai9g5bHC2mW",
+	"qf7TEb4PJMs+rv1Gj/iOQ1y4NOBSfKHJp+MPoAo5La3gMCflsOAtXKimvMHRhFhxSVxXhO0D18Y1X8qR",
+	"Xpio86k/sSv9+Xmuc4fwWpqLC2+34DZOa3x7NYe1G9mDBWnn+l/7rB/LZx2n99dTVf/LIok+u/GP4rU+",
+	"Zn2uDRRbIzpSDONc+tSwCZ1mwP4I2o9j9/YzR4unzLTJkAvb1P4EkaMyZh1RDo8OT07JXC6AOohtH2K2",
+	"FxPO6CeFAzaz7WoktEoc70O2v8PE6QgPioNFb0hZM0ZCXLn39pfKDpGunl2PsyTWaHtC+u8yUUCU9pV0",
+	"XDaU7kBNTVfMYE40M6iXvnAcncN9XiDdhUDntJRcR4QQmmr7BhdLWCN+4V1CkwDtAYO5ulMySqjYSZeT",
+	"63tgJ+g1dpTpaT3ydkMhldb4yki/lPqKJ4mlTXRsWMlK7C70dUKTpCupis+6Mhf3/s6rW+nzh3a449I9",
+	"qMcdD/2NzOkjm3gOszzCjX9hQUlo+zQgY4G3+oF97nkisNY47gxu/9f0v3sKSqg7vvfHZRfpLqn7PWYJ",
+	"M2weO0XrUp6D7Rvt6vtqI0eaTKQ6BweKS3vxFnawgX1m3ROJKHDoksekYDQCk1ar3tixTBLsTaIPNk6w",
+	"VuVh4hybjujoHtjGG5hpyjZmCNxSl2PPEcD1Rb+vo4+b8gAHP1gcWOKP8+ES0g84b3OldO9+DH9gZtEZ",
+	"rD8Mkz0CRvggfHZtZbt/xNN7vwhP4BbZyyXcob3LysCB00bQn8X7Y7wWTutBrJ6CbBpWCuraOWMj3RHc",
+	"syFX58D2JiCUwSt+3DZIIJlEsR4zERqGLe9hnlvVyIG8wCra2D0EcniFaRnSkKMLZFYtIuXCqx1xpZRc",
+	"GgqBX3e9pnDYgk2IFAzNb7tEM6Fz6iwY+/A3Tco0MvyCOVtiBZcJJ+x7tKvfJq36644IXR9nA6rPXBch",
+	"8nb3V+DUS8VojJmYOCauCLuMxkqDS6fLLN/2qa5YiNwMWPbWhCkG2qog1PitsgMh6NM0AypIiN88c4MK",
+	"XYCF5glz8HLDGjmVHWGlEfjSgKp4AnWz4SeejRtzXrFzv1DehWUXApKQQJn/dEo23EsgCDlvq8rkMLv8",
+	"OduB3xHop7D4sociz0TcA2/IX4HS/SimAzl5R0Usez2dZlTnlFV2OZIATjFgoIwmvD8ACu2U07eXI5lT",
+	"TJdmHnMu88N4n56SBzrc1jUv/It6nPCQP7bWthFRb/+8XnWboCWQ2PYpnUYGWQ7tjyHpskgOmYaIgsrO",
+	"9ay0IxwvrZG9hFGFvNM1cwGLGGUAH/Q59+7H+7D72a9i+z27BGsd7nkIrrAv6VF4gQfuGxJg57oTjsZ6",
+	"wBAIAhA4rABD+JD2GSl3p2RoqQk5Z9MKhGm5iij2lknhb1mAQcMRhGtB8CgFvDUIhelJBRYVQkcjQNOk",
+	"mrhLycWMXAhiKwIJA/Qmi69Ivh2xWPRNBd5dQcbiXMiJICFM4D2bhugIwGifdIrwb5CkOgJkHhDW8qMK",
+	"iuIvUNec/AvhyOnHlINED50PASHS816Ee6AOVJtT+Qy8AoZdGisg2JtCGk2EhtbsworDI0bF2LjE/ikS",
+	"UkFAtkIxu58A6e5J5SLNRwlF57fhBlzfKcIgFHTLvNXunK7gC6Da/GlFM+8GSIOC7NVaS2hrC/0tWRxI",
+	"NHj0CZoJgNw+lsg3olw9VXrOMTNjBQnhL6sp4hc4xoO0arwijToZcjFGu0gMDCfIsKYcc4oSyocpPCj6",
+	"1P08wYNeIwdcmDQpwzHQghvihSYjxS64HGsyFnabYSxQLMzbcZzg6/FKnX8f7SLeaYH81Cv2ALliZWU7",
+	"QhbvoFIPfPQcI1BERxS8HjXyecBE6tkGduc+5MxVaMroS9JlU+nMOqOEZuFgJKKjjij3FGOkGZCRkqS5",
+	"FWAAAUBBkbFwrvRKgKFQGdNtuoivFFUK+zzDCLCOKGMyJOVDjDZwnpXKvTngj3DmDkXqvtNPGrdKSth+",
+	"/9NB6ygrZTmnpErDlVRZls/kp3kNhlNA9MDKOvbgY8SdZuqCKXfqKBlQPfjTOqOXINA+Dg0D5f6k7PHp",
+	"OdXB1filx2JSil3Ic/Z0bMp+fYZTAPXGyskQAOuE+hwZbQQ3uK2p6QjwbqPZN3NfB0QKJ6RbNsUjannQ",
+	"iIkY8EhyG2AZS8x1RFUMCFcSvBo+oNf2OdWp8RmS2VOpNe8nCRwwJ6AnOlaDbBLa05SR7SCS4ZKedfJJ",
+	"XMPE7t+Mgxt1n4raY2gpjxGptNZOvnnyi3fpMUzCTPRpH/PMFyYifEQkPnB8LYW1B7Qh1zMUgEzQ34hm",
+	"qTTt4BpoDSqm7lMLQPXe5sZ+t7rmv/xRouOYG8g63ZNUG5qQ76WMyQntMTMlHz7slYJlip/3uKCJvR62",
+	"EdYSXLLseQvKnmM+2grgS3EjD770U4NEUo2kAo+CnZKljUxxCdCkPSWH6dgbWFHdyNxsNhslsNhY/dmP",
+	"H4NIlxtNnVI7mrSOukMBvLGMuqXAK+YUZLu/TF7Buiz6g8X0wzHLX/ccucrOs356RLoflByPtMPUTsdF",
+	"ZC9PvwBgghK8M2mCKDT8t+SCcI8ll014P16c35RVYF8KigEITO5kP6UFehmKeK9kZ2VCs2LAerauDxW0",
+	"vuyyPT4j+ROwiGU3O88YrmcED2pGyRHEdVz//XgNvnHrP1x6KBYxwzGXZpizPOU2Yv71kHmnBck9APNB",
+	"ngdmkHkpgcJGSBBuLc//wEyB7d1Fmn8YGuwatar1Rq6m9rcs3v9RcgBcR4ibVWqXXm7WNu3EKU8sQ2zk",
+	"h4wQUcXfUCix9yFh8xZzq7CYMdaJbBQXYqnlazRwpsVxKocRBQNeOd8tKBk2BM/4xxx0bTIlPXtYNBwW",
+	"EKEsi/o+P/wR1ZY0tOt2fQ1Ncg+/3o0bpkduLkucOXwPwBLXTOq+yP0PzNyJ1j8vmMdZBrLhD+pTGeq/",
+	"V4z9fsXUlFrh8zyrjOZ1KViKIJRSrICwRDPSqr/GtOuJslogZgcgndwhPa6Yzit8tfSWkj/yauDXsEZ2",
+	"M8aYH1cBM7AjXJvURQ3hU2Akx7JOhQkE9u25eEa30TG/d8O7by1zza/X/HrNr9f8eu3sWVFQ8AT5iTTD",
+	"38Z8NHRkeq5K+N00ywCzdK1GvueJYYp0pyleyM5KFZe5uqPjJx3zigWVnhL+6V93dlEtwQGXY251tl3K",
+	"44mcn3FxFkmZMDWDNojmvSE9t1N5L5MRPS8FpaGMWVJql462q/VXjXp17zRbmc9Y7YOk3WmmOLWt3x9V",
+	"m81GvbV1C8L/IA6k9BSt/UdP6T9iudvsiV3225N7jXbJiLMIkhnSUeWBoE4iKogdN8TUmAETQCWhNmto",
+	"qOozczodsXb2dhgQ9+DePUeLCeMjOo4WEZanJiPLi19+GR/ST7Sm5vfh68lo+FO6evwo1o6etaOnXdqN",
+	"45WZ2t3l95tLIV3lY3dy1+RmeDfrz5oSPiYlXFOn+7TwPw/h9W4wO8f59Kh08C+0wwpNIW64yWOjgE0A",
+	"0qMSOWExKvdZhCeJID3Vw9zcj5SLUAlFyrMWUh8o+3ZNmtek+ZtAfnlyBBdHQB9R6Lu4NmB/TuUAfMMD",
+	"WSVUG7JZJzGd6oDIJE7j+wGWIqQmDNCUEfI4rGANmo5glzQyaMIlXRlPCSUT1h1IeU5ilnD0svYsn4io",
+	"UpzpdlaK5seTw49B9qftt0Y+49sdkb5uGYohQ6mNy4EEUAxmH7ryeFxryCuCFzjTpMwBE4PEciICyJnA",
+	"vjoC3WIVABNz3O0iV1EvXQkpwFwzUjJi0PuAKYZ5UvqcQ8iw1NDE5QJ3xIBCFQaYhmVtIXQJqNy2W/u7",
+	"g8KAT5IyFBLMBofrB3VnCKMq4UwB8n0FlwxA8LWhyuiOSItiY1e+HGCNfHZ1evzHZ97Mqmm7Hcb3z9nI",
+	"Cv6hmY6YDl1mqTfNg+0q9utUjuRwSKuaWUnCuFp48AXoGnD0C0vKTUcgFpBLJitWhXDwQZBEN1shYgfy",
+	"DftZ9SHYFe/gj4nsITJcjzHMFRdy0gbSObTbaL+OgdluMTQDcQVKudhNxhMXugNbM0ybMD143JUKh7qK",
+	"uZuTzk7E6fOEa8Pi+arTW2gekrKcCCfIQCZbpY3/1fY0SxHxhGW1ZqGtFZTG3fQW63RoNXKUUEHSBG0/",
+	"A/uVIyXhG2/TXO+FlTNwZDc5TCzl4HHh5PryGYVlycl5eVqyc+UIpod1Fc8Lq9frLxd4XqDDVetuzPEK",
+	"FQiiZgRuw5wDnx/3LyVAS6k5qQiEir6QvV4tZhGPWWxpPLscJZBG3qOJZvMnAR8rre6xsGP2rGtIL/fx",
+	"pUY9KA258H/NOjOCkjZTWHa7UqXl65DcPSsy41PXZkW6s3mLwiLw5mp1RXBMRa73YEVG8GPPqcZIcynk",
+	"Fa9XgCrxF/FDmYVSUzljvpb7VHLinSfGC1T9lOpeVkcJFVVHxa0O5F+8IvNJ1b+9F+uKqNgb3AHzZaFT",
+	"bI6E+f27/WPSpZrVyCk9B9Az+Om4RcLvxiJOGEhE9vST0CgqNIVohtBKQWGXmmgQdgTWYGbCpCw5PKKG",
+	"O6/ZW4G1cZX9AyGspvvCWLUPTQhQserj2Chuuz5UMVNhRyim5VhFlr6HzmBQGzIzkHFIAD8Gx3D06dTK",
+	"usC0LWFDi8gwD077QpOICT326DMAVTtOmA48whsxivIkIGMxpKMRi6uQuq+YPQ2BfTitQpkOj6YiYi9D",
+	"p9L5uw/b5KLZEVz0mTZtkItgCUCGMK4kim2FhhKED+1Ocb0tqxbMvwJiSjVbRBQvD44/etGKx0wY3rPy",
+	"J649yIUgyIYHx1aSSR/oqTZs6GXcjiCzRyC0h+1AiRNsGBBAZAac3GLZzYQLHtFkI63AXHFxmCDgIcAu",
+	"yQ+t7KtCh0MlzsbCjhHL2kD5U5o4fOiwy5UZvKGG2RPSZ8IegBqsQHZ22iTE+K2QhFxUR0r2FdMaD4FV",
+	"XC5YHOJaayfQ4PLbtYCTC6XB7dmww/R0PyuB6dAOKgEJe1xwPbD92c4je0qTxP4Zcx0NqHLw1sMdEvrX",
+	"f6n/KyR9fsG07X0suAmIklZ7EDHpWuHX1SQn3j/1QufXSirb+SihU0AD/PRx//TX48PDg1+/e/vGDsP2",
+	"Cr8S+2vV/or42MyvkN3KrMNUqbngmhsixsMuU7imc64gHrCTj4cHb9+QvVM7muPLj1INHb5Nus2GXZqA",
+	"cOFuF3WAdHZ0FzKi3XFC1bRGQn9YTrItQ6RqXFJ7txPYMJWrNeGg8QKYq5Xve05MSXtRrDc2fl8AK4nF",
+	"VS6qUHs4JFauUwDcH5BOSUiCGISu304JZgMbZGmUFeoBlYNaKT4aBPg4hTIdWurm6JlVv0joyUMIqgyS",
+	"hxrZo4b1pVVdCWIr4qBhB+C97tiADoIvQ4FxKoAUxGrcTxEBYXNmyGD+1PsF1MydcDt6FZBQiupAJnGY",
+	"on+TIVXnYN0l9gEuaBo/ai8Z4rXEjvZeXUkGEdmkHMaK9gxMBRfXI5RQ2HMuUI7nUtCEyLGxamSlRkKp",
+	"aPKGM1NDupSuezk9YxA8bY8TaLEVuziWZsecFXTgIq2yK5iHJce7dpVm7+RHwC4t93ZT7SVjHu9Joa0+",
+	"KKLpKYzPfXz/zZuTfZKwC5bAaFPDx4ROd0go7N5YeozhcjogIbuMknHMvpcyPpAx3jxLQKSMjxTrMcX+",
+	"f/bebrmNHMkffRUE/7FhMqZEk5Rky1RMnKN2Wx5v222t5e7e/w49LrAKJDEqAuwCSjK7jyP26sSe272Z",
+	"FzixEedun2HnTeZJTiATqEJRpFSkSEvtLt9YJOsDn5m/TGT+UkSs+MU8FCpSWoqFJsjtvvedX0iMJmad",
+	"TbOEFlfaH8LAW1Hg4DePNoPXKtarLUIGywT9IpamCjQa0Ry5bpqhue97qZkCgx5Wy4oe5KzBlMzyX+0b",
+	"bGMSfgG8yJzpY7tMQrpE6xe3O842qFomAEfk7O1DACGExjHS2ntCEhoKUcQ5p+YJcuebkTPvL3PIWYVg",
+	"0ECWpkY1uDbaDijQ1mPKodFNmPlCoraKp3GtWDICLf3e0zSmC+CIgRjLbPhXFumQPCbhLNfjlIRZKvrG",
+	"6O2HZJQlyQ9p4ix3r98DgR0PzB0WBiBd/ZKLibsW6GgjKWJud2Q+xgPhnvJ/FD36458RHPxfHy5pkrEQ",
+	"IfObd9+32uSFBXPwtrml7XeQDPEgTdlAIJuS0fG9Toe8/S504mG5bMBUD5Qk+fjhM5As1QeZe84Y8NCm",
+	"9903rteC2eGYQRsBKg4EfsXt5PZB6cCd7Vyi9jpdgjFYWLXBLB43mTLFGw0esF3DAR6Ig0+frNcqf6Tt",
+	"nhEyJHzr/Dhv3beKzpEJ2IiR/CaHHQpwZmGqg4HkhECnc2QLVcWxYzSRApgPvQGzJ3u2GoRRYn0EOmYb",
+	"4m0jyhMV5DrO3ADPjvPqE/5sHHQ6y7oj6NTcjE4+nRrV9QL8o/ApACcZuwQXknIzH+Tq0LqgStB7IJrh",
+	"yxeLkJPG+rG9TIWBtUIAL6NV79ajEeJo3oeuaAZ4ap1g+efzt9/nWpjahVMQgfV6+aK93lmYBLxhSucD",
+	"YRRq7u3uBp1OJzd8mhBsLQn4MwjSToBDARiU8VpwkLQC0jvswGfYeVhOPUkCs59iIoCmzL5iv2cVEokZ",
+	"m/UtoWRQKk50YwfMFsZSlqGWci+SSifzMEBmMEQ/+dEAV+B2DyxJNW59OBvg5v3mMXGbfCNj090pnZMh",
+	"I9kMCOKPyJtvSPOgu29b2LIe9gVnE651rAxiTDYnPgzo9a81Rskf8hua1JqqSKyoBiKWLYNDSWg53fdQ",
+	"kYOOR2dDSKhRRdCM5ykDqUcT1XcdNvgLjTXg9z45ewWV95d6Ts2LPu3RGd+7cLTZlCgGTgPP1Y/8Z6lM",
+	"WLsoyumy11bX4yTNZWVklsSYYnNPYr3AtYZY6jpcsn1qLXijByLH59Xd0a/g3acTnt45TDVY5pjA8ipg",
+	"s1op6Kl/NJd3kAlQPnlfOzOgShhDvpIX/aye4L7V2freu7Y6CZ2ZrXdWRsJtt7l+v3iT7hj8sO2xfWdf",
+	"vX6H4DZULMs82W8FBAzAVdfBitObDqz4QQXr9txlFVbv9CneUb3LiyrmtqXlkfQCaTRc9NE21IyUNqAE",
+	"JAkEL/kb1FHb9xuFHEXmadiXZhuCyQoH+jiYxTsIvqNP8HF9svQZLjEQaH77B51O5YH4MX/TC2jD0iMM",
+	"H585LY0rAOBJRKFas2mUBWJNB86uaI7OWtZrMBDXFfyxK0OB3YenAszzR6JJ4RDePNZpJmNboDhDVGN+",
+	"+/6H1/gqI3wzldGEwPAajVAcX6zNzcwFNOUjnfGPF8wIYjdpr/AXp6quTUa3esDOqin4XpIo1/+kGZ5k",
+	"emI+WL+fkz+2EBglV6kU44BYFwkYAsb62fOV60A4vNAMF7rgnmNQA/5ggUI+hl/4NGft2RJSfwQM4s1T",
+	"GZxcm6aDu0/T4umE8wj4YYkwsjmyshfYAiau6J1q//7qI6yrJITUVlfdyn0r9Umu1u6gIJZOt7M50Cxb",
+	"db7k7LVmaDdUGJBQSL2XD4ndclwNhMe375SqZtMA7SzwsrOZnqADjzR9i6jl9mevwhp4L+UbKuZW5ag7",
+	"H2qyKEu5niOp6Yx/x+ZGSjX6f/5g0PKQ0ZSl+TcfSnkLs1ky947tfHUjU+s/sCNovfaIr73zUGcN4Hmo",
+	"mZU9GKBGv3H0Bs46zSLC7yxx8sy0Zb8XuBP/bqfTCRpozTb6vUMDvz9fO13NDZhlh6t5K6oG1Jnl/XjK",
+	"NI2ppivj6n7KI3ZWHH0SCjLAxr2VVyHYk3YZcnC9OnYPKmJjR4H3yF6HVgoY3Fs4/+QCypBiGczvC3+N",
+	"MdDJkEYXyHppunHsTWt+CXqorjtV8LLwYVmXLxmYlm/cZG7HCojojA55wjVnt8ezPPcv/rxGKSV72/xc",
+	"U30j/cOSS9uNOo7knuJINhe5UK3ZbAgQIcsWwCrRug1huOVIEynj1THJP5x/e/JIkXNNRUzTmLzLz2zg",
+	"PtK03mWCu1mmZEIV4VNUyyC7WsVZ3YL8kFcCH4OGr2AQpIkBsiT8OQxISsUFHqekLGGXFA6LJOG6D0cn",
+	"e3B8CMe0AzFLMkV0yscpnRLFpzyhZnoDoiQJh5nWLCWKJuDqH3ERK2I6RzrdTqdLBo1v4IrAXjJo2MBq",
+	"8FEOhJ7PJGmaxxRPaRGleZLYh3F9nMfAQtuHc8u7EaKzo4jZzX2A+kq2B+KMjl3kbYgFfFAhRFmqZBqS",
+	"Zikat3VT9p/5y8vEIQDaYd30S8J774rH7NgmCiqP/GMgPPYP0CKQPiSXM3qcwtq5JTj1J5nGeZCMme5H",
+	"eEqGOsvMOGis5TMNyq/k9CvN5Arv3s+lyL0p/fSaibHZyD2DUapFmtqVj8scqiTaUOvyIi43LlPxSo8j",
+	"erwqe5WkjM9zv13V2M/bL3wOi2obUaK54LhRqeIS2SBG1Ny4XogoNGhXMaEPKRj0qw7qPGc0jSY4mZ4a",
+	"xc8VMjOtLNszwss59bepQFcSjsSxIhTDEWzWCAR1cEwSmLGIqAljuk9cFIki4Yyl3U5njAdK5hMMjxiH",
+	"rkyews8vUzpV4TGZyEwxOIA0CtbYIcd5CBaWioWwkmNC45jFRGVjmiqMihhTzS8ZmsGBUWnWIDYmBJxM",
+	"wmnkzHzqdMg4ICOqyR9IRNOhnMxj4ML7A5mlUjOjrC/dhf4tQ6knEKomGId4AWMIuT6iUvP6aL1ttifm",
+	"WiHJFePjiV+jqYMMVrn5A5X40mWZHJiX9R3X0YSJJXmpt2lDx4U1EMvJsMZMmwbtr6JxAYl1r9T/ZtLP",
+	"Yc5fNvqNTiNouMUBwnDKkwuDLKXQlAvlVfp/PmFxTA36mdB0Zv5LGayg5p9oesmUJt9Sns5byA5oJxAN",
+	"rGJ5wDvbh0YhCmPifhdBNme32wGuQ21+f2aegGvIfHxqpKpBvFSz+BQveWK+kzHPpm/G5vajDmxWu94R",
+	"rU+RJLHRbQQNg/cUvGcfjguosgA6myG/lLeFGv1G76h6CqiZ0V2RyeQ69FYV+jYdozJcq93fwqHKKkvU",
+	"vHjH9CogsWtqldyz/Hutnpvz55d8+yMUlrep95JMX2EKLzdpc2KVmCVMs2X8CUXgMWwHtAcR8BeHchif",
+	"HPdt/Sseuzqs5KBz8JCU0LfQT6uEFuRSpRVuA2nq3brFDHOzdna59oPVvEHmsYEzY5c6cL1akwUmzeGc",
+	"WYvua4O/BoIKmsyVQQUYX+jiiwtw24IEFJElEJ8MEYCdB+KveMn08r2xrt0rrTqurLYDcAtUuucHd+H2",
+	"dX29q7e3q2nsLL3rG+gB2qxb5Bmy/jswNaE+JCNNZXNFaJJA5AgGkOYxkUVaVf4V5N4BNQAcnxnDDmKZ",
+	"lypgvP83oICR5igXMpsacbuw2IwBvsxc67aPFs21/Wf7hbm232t3yxZb77Bsnj052F9TWO2K+OghGFS1",
+	"kL0nQ2dLBXxhB39hWyVlEVU30AKduisAmplHBsQ2MyYxnZMZxXIniRHlXnBfOErlFFiLZUiaxk5P4EbI",
+	"cI3p/IymOtwUnbm2rDoYcr1ai+r9Poneg+ulaiBflysYtHLTCmaxFQ2AGiFLX28eVuX1P8zw/Ovm9x+t",
+	"eL+Wd3t7MS9uhZUbkGQimqx4t11aq87gDjpbZtm3gt/bR8WORtFsfzJdAK+3LadyCWuy2+usLFPjV6CB",
+	"ofN+3YfvsKvegFTiqhtB0Rh7DvbnXz3vZgMq2KQs4rOKvHdRp4t+zu0w5Xl1Tz5sdGyHg12Vnd+bnFp5",
+	"bpUYZeTJYKe6Lqxyund6/nOXwu5aCXmmmAP097+hfoP/UfiQZmEopDYNF7lNW32CGxkZQNxGQqoxOmXx",
+	"QOBmUhgXb65NbVgdmTKRPVLFTUapwdPa5ESQTCB7QN4I80h3joYvLSyRjrEc3JUDAe+aUOWo55BYi8Uu",
+	"99Gykmg+ZeQXKbxcxBsKhmUJFzSd32bUrFbNP8wUS3PlfK9nVSXpW1G03qO4XMNSwMHdsZVjZ3ClrvNU",
+	"Xa3pbtd0n9ee39v0Wa3ONqSF/X2ekp0zDS7FXDLfrrHLSqFyzPw44zFbbW2+ND+TWEaZJSiZyCugZZGE",
+	"Ek3VRQsiGzXXCZAP3F4+DF9o+gbEWzy1PxrdVfxGsNon6K27FBl7id27c9WuIWi0xv8iz4GemiRyDM1K",
+	"5ZC5YHudMqImLBm1yclQXjJy0CX/89+nfQKnPrNUxlmEEaQRTRIypdy8nooIVPNSQdx931ufpHv4FAIf",
+	"Yk6xHuKHjYojwpRCLU/osGZTGNwsZabzq8So3+ANqnnBdFW1FXC11JJ1y4bC2G0ZJ3PsFw+ghte4JI0M",
+	"eH5D0wukjMajlykET2czoxCYPY85e3v+njyGDRGAbClE0kA0rYNMhS1SEjukKaRgrVuFmrEqFH6BQc08",
+	"ddlAVGsKjGFFyUS86ZFtaL9Uh+GRwq+DVcezXhTcQEiB5GJmk4eWQgxuR8MmlshcRtgnrvQqG+I9VUBB",
+	"XLEyGW7P+7QTdi+Hdy04K0NLGOxd1i6rddoGOm2t2btRc+043g6ldh1wV9cyK4LucOFVUe2eeljTlLi5",
+	"glmx+u9QtMypobtVxanF3z2Lv1oqbbOG2Rqb+8GXL8MFchvytpFEiK6t68BBcLwEDwEgzxKcDVOv5IW7",
+	"5tgZDc41b6MY0dZQms4Dm7EqFbOJNI42yL1tILBFzYNOh5SBOcD7K64YxEKNLBHMKpzeujNQx5iFQkLW",
+	"OHv7OLtWNLWi+e2FYd17ONVzkNe7RqGTLI6TGzza5xM+0sReFRDBrpjSeMIMKf4BkTPkKE6A/FMKdnc3",
+	"9J9so9YKf3qkXDPvMxDqw51956vKTz7p7686Yuzd4YixEz8zHZbatDcvKxlLmZIxVRdQUCwVx+ToCQjf",
+	"CU34MIMT0nUPEjVVF5Ul46jb+LCBRxxXTlWXeL5eapG3VZ/4JN+/Tma5bx6AV1x5Eu0RgEmDaoEa3PJ+",
+	"FST9ZsmSpqUg6dubwsCRkryKsf4gfh+QCw6sVgBiwyCnRgRKSMXHwtKExxlzHJH2jYrO1ZpYNiCWl2t5",
+	"sAr6MOx2uNe06sjLPMZRgO8zxdKy9DgcPon2nsZHbO/ZqNPd6+0fHD55evSMDiNY1XHGFmQi6XYRAO11",
+	"nvQ7HQi15xJZiRoTPjZCMMdWCziQ0KHMcACvrMxDcQe9rSZgdy80K+M6nOhdur9rtZSrpfUm5Wbls2O3",
+	"tpW7tV+79mv3G++gYhOhdulVUs+b2BRcqBnDEiTGlk2ovsHAeO+uALKg6+e4y/JWyWLaqi1ZJwPz44yl",
+	"BqUDBaRth7LK0nmx7mSdvMofm7e9sTPUv7ZPIgbCEGvAvJFCT5I5ZlsqOmJ6DmBAqTOWRtC0ow6Q+RVK",
+	"uog2jFKugUTPJlVesLktZM/FRzOzRXV7z2fRgDKtp41+46DbgCKt5u/9fcyEm870ter1ZnJkSoYskVfk",
+	"oPs//33aCBpIZdPo738O/JbYArNxxr6lc9Xo77tmJXTIElW0yHQSSNL992KZFZsQyFICNyUOltn6tu7N",
+	"vc8l30wSE0vzDc7bZcNkG4cNUlTwojkqkm5ozuHP/qHXrnMquOa/QAC1AP8WivOiMd2lw4BviuR0apNn",
+	"8+n4pP1+v0U+oaFi6SXFqS4e3fH7CS2xquXDyuDP7l2ilq7vn6r2WspUltTBods21wo5SbQn0Zxy8MTo",
+	"Q6YQO3eiHsjM2VT1SZgLAbDZzL4LSRO5It1GDFsBCT3xVVzAxWn42Fx3CsFOAxGabRVaW9HVesddFJJm",
+	"zEY0SzTptiwBpd2sIRkldNwmrzSbkgs2R0WXCf5zxlxCgxv2lckLcjpLONIdV40+WrLN7tMOrDVSrZHu",
+	"rpEq217XV/99GMc1eqv3yoNGb5tvp9sw2k7dGssszNrHUfs4fMK8Jai2MqhdRF1V+ShWr8tV7o+3wkN/",
+	"5E0FV0fuL9FS3iUscCk+vFvoRq0GazVYq8HaVbG7qM27ifXfMHVcoSNe+V5tG4Q5pTGDwE08EXY/6wmb",
+	"kyuWMrzgiuvJdjwMGDa5QoPUDoJa2n/1DoIaGdV7pUZGNTL64gwf9x6XbGHJ/ZvYq2MKvscoZbM248zs",
+	"f6xG1pzRsctyX1YrLCALtcLIKdJC9n1eSKzca/5iYkzHUDPmVRwW+TeruG+Bz6PIbd9WEMLaYdIPiicS",
+	"GucHasCJGLckyeWmmvWasNWFy3BmGuuLrHO8cTWTIys1EfKYuCLF/K85pDGQNy3rgr+k1h3YB1XkDOM9",
+	"kYEB/l6GLjxYASDiGTRvQeELCVGF768kyQSoKzKjOAspj5gFPAapWa05m0gt3xRJORXmo9dpfChebVU7",
+	"6vT+QfGDp4lBBfcbp4mUKYlTyoUiUcKoaMPA5Uv1mmo9LBBfftE386pxsEEVJFlaRH2RJUnQGHFhsI26",
+	"MdjIb9siFqkIT/dxZbvN8qoiqHU0Z9+tPfdrYT+LhBcBnwsCrdbDrr3eSo2+kc4Ip0ap/IWJdYcMO49D",
+	"JtMf1oqL9hEn1H5yEbMvjUkgL1lKk6SNNOZoEDSe7Lf30dObJeazBdG5sjyFgvX+sjgoloXdE419oD6v",
+	"DYvasFhuWKwbhK3cXvJ1vMOUr9awjN09399kIa8yew63EtW2bjRbXXLzawqhu0Pk3I4zn0r2WkEYbMtt",
+	"uo1DmlyrwoVsllMkZ5zFfWJ+TosLWWyujCWWN0J6AcJ1q5QSOpwTilTCJFdxpOnKhECsXv51KhNmBPqE",
+	"j43YwQi7KGJKQa0il+yE8XVUWVrhkS2gLTw8jgTDXIzzDCnSzBVcsIRGeCB+kYIFHuGB97RHwG3MZdza",
+	"TXzevcblbQw8KgKGdbNx1pb5lV1Ui8O+y4CwwvJZNAYQjpegv/3qzsD+3hEotshCUPyQ40786FAnfloL",
+	"c9pbashZQ87tQs58Fd4v5FzfbfVAQvDqyLs68s5sR7uNygcDWzwPuDXbsAKZnoeA8+KDVlcHBAQfyFen",
+	"VG0uCGYORjJNzb2XDHgB1COCIqS1nSi8O0ff1d7W2ttae1trb2sNfWvo+9vytm4f+tZgdGdht/fs36wY",
+	"U3srTHzs1r4Zox1H9y7PVzYCRi0EF/QxuRjkUAxpzITRVCgAqigKyN//Bp9GqSWPahohSroBMXKUdByO",
+	"fTwQToy1juE1VivRMSN0bDCUxgxpGywYkjG/ZAq/C42sD23qNPhbxRxewGLiBNxAQAOn9IKZBtrLydWE",
+	"aiheDz5W8/42eWF6ZW+HmwqOLYuV8C3Qe/sNoQMBBFwe0RVpIvMWCWkWc/3RXnqdkit/alxkWZsXP1Ik",
+	"tGopDAbCJW0/bbXJDwIRNIv98VfQ7DY56DwjRuqTXGZeh/2WecSLzQlJM8caAaEJpxDZMhoFN7iH7Qu2",
+	"7SCubYvatqhti9q2qG2L2raobYvatrg3R/cDyBK3a3NDy+Y6ztvYW/24hMvuIcvwxFZJG84RmF+wOWlO",
+	"WTpmqHWM/ZFwIzsEU60A+XKxWrRBZ8pcHHNKeOzKSQyEz+DXgmrQttIzVIIYcQ0GjIXjRmCRZojQL4Sa",
+	"D7nkLlibshnEgBS0TWXWplP8/EmHrTZxsxsbnYKavBS/nbJRplheEKN50HnWag/ELfUzaByvLk1HmnY0",
+	"ymUxfA5CKI7ROt64ht21onUDcVvVuu3YI+f+KcW7fLnehRP4d2tNLAd1GyipfB52mbVYW32/r5Cd1bZG",
+	"Hb1TmxkP08zg4uMsleOUKVUbGnWG7MPIkEWebas978OqUBOa3tvJxiulMnuyMcuGCY9IwsUFCV++eE+w",
+	"ZdDgx79qecHE57CP7n0rmmKSMjM1bWKeA+cAY8oFSaWmUIMa6FDMnXjfLGWXXGYKX6K0nClyJdMLuFOD",
+	"z347YdvnpuUPySkPg9DoN/5l+uxyeN79hb48nf/bebcz7OlkyLuX/8Y7nTfz7l/N9//7p+87//av//yL",
+	"EWVp0ug3JlrPVP/xYzqbtZXMVNs+2J+gtR5cWQDCOL7m4mKvV0vAr97VArO9cMppd/iXiA28ZELLdL6X",
+	"53CtDA0sm94kopomcmzMFKVldOGOAwMynENCi62hj86ATHCtAjKjKUnYJUuULWmfJCwdM6F8KoGfQ9I0",
+	"DzBQ9Py7H1oBCSOq2Vim8zAgIYUQw7BNzsCxsJKtYCCaC3QFN4Qhmr882UbOuYaz2Rnrlzq+d8Vjtqzk",
+	"wkAsEhFyTbSUpAklGe1gcUVAfMRmkBhgYMjYKcbKH6LFeqBSJPNVbAd2Hl/BNFYhPMCz2ysoQ+qNtsPk",
+	"ClP4DX4lzYgqtseFYqYh/JIl81Y5o3+UyCxdkbL/cynRbko/vWZirCeNfrfTqUyAAI11vAJuNZAm+0Qj",
+	"HZBb2xenczKWMlYr2uieuIWm4vIkTWOptcygcuG+AluhhZ05JkOpJ5iYSIdqkSMB7bxlTcWHLUteHBob",
+	"jooHSHagMJGqtEZXSE53x+OFJf358wYZp94TqiSdnpAZHbOcH7/OPP06Mk/tKsBJ9XSqMXGS+UMu2XAS",
+	"x+jT1lC+h3iqpA9HBEOqoFSCJs2riQ0DSlg8Bv9FJrQiXLQC+Bo0sFFKXA3EUGbjCRYANmiGcOEr6xGN",
+	"tEyVe2P+kpL+nlkXfYCFhknCR6ys1JGiBhwibXJCYhYloPqgvajbimc/UmREpzyZkybXRgldslQrTI8d",
+	"8U8sHghsVisglMQZyhrbeYQb1DYcK2Fz9PzPJKoE83PeemP3UEEycSHklYBuDIRMCQUN6I4oYGTswcxB",
+	"p4Oa3Fxgz0OWmkznsKiWmEu3QQq6cLoyEOXjlTHTihx09leny/rS7l4rGjpQB7dxndrjbsQV4DWlItPm",
+	"y1HKYL+bZfCD4FAGb9gICn3cb2CxaqPwWMyHoM2p+jjL0mhCFbgJR1LGMBBPaDfeH3XY3uHwKNo7ZD26",
+	"9yw66O49jTvDHnsyOqLd/UKRvmbTnBzqNaxpGKgZTRv9BhAQpUymMUvPJIdwku7h+vUJPwQN2B6v+cj6",
+	"SXvdoKEuska/cfbu273XL97sdeHBsD+hBbiKzSvavUOP+ohGE9DY+e+9o/bTQx/EKLYOw+OSdbOrlN/r",
+	"AGA9/b+g/tfQ+svtZyNQd57/VzKt6hzAO3gsK/TkjM4TSeP3Ur6m6Zh9bVT9PoapAmF8ZVSdOXDJir2J",
+	"lx9giVXkFpbs1MYGdeiMYc/Gvtl6JjcZz5BhWFac2zRzHoKUq2XO9s4taLzZdvwNE6vbKCTA8uRqIhNG",
+	"mooJ2Hs0SQJCcS96m9AGDrXa5P2EDURhpERUGExuqXAgW8C9gkwg0kZGF2TCFQwuxh2Rd2wqL+GwYsGE",
+	"cNE9ObeOvbHvm0FckQs20y7FIW/LA8Lvjix+UQw9MPhdBTYfLoHNvc7XBZuXTNeuYoxqhVKD2Ps/rscF",
+	"/0VxqI18WX0g9aq4hgjGIaqGwgyxOCApu5QXLCZCpoR9mpndGBCBpNdAdd0m7+UFs/RtApLxEq4wZ+2W",
+	"MNcSSzXx2lpwo0nFVpXRxvH4QbFUhaRJ4ykXuYYZiFVnO/lw7KqMdueZnw/FYiY0p4kNwGNTyhOIo5r+",
+	"nxOaDmVq4MzeBdfRhIn8YByOL8xYq/LTn5WeXi18rxNh+N4lXzNnLJXgIbLKO1c80JONSCsv8yCsaqSV",
+	"M4a5md7CqCXmll36S8bYk0XWblwpjGDzfSlSSbThlRWetrXkkiY8hkj+pySmc0wXSJnOXCYzRK4gQG5i",
+	"xaLUyKgLxmZW+NCBmFA1abUJrFHAx4LAVnXxQA7FmwdeHzIA50gpOaVz8JUPGaFDeckwhAh3X/pIEXkl",
+	"jjG7mMcKcxSGThxa898HxKRJRRxA95BCE8c4Hgj7yIDQqUTuSWee90th/15Y/wEJAXib9o3MCrTp1kLm",
+	"LQoGYsqoMN0rjtQDg7UxtwIHxR0KOO9+jteLdz27s7zOXapOatynH74syBtp3FhLmN8gSquh+A080XbY",
+	"du2GdrNzG5jGdsW+FlizT+V7l4Pq/Iqg4NwCAbB7D7UTn7V3uvZOr6mJYWEzQMZSsG3p35uMgdwhHTPH",
+	"S3LTbnrk1OjykFdUf1nCFGgqcCE5QmSrGbgmVzJL4oGY0gtGjGCZ94mQQxnPrY2xqNm1JBSVKmhSq+Lk",
+	"lSBNo48sVcgthXDcoyXWfrnJwjCPPYAOSMHMY0CJ+gFjoAiLK4wWpImSJGU0mphrcq2rwNl2KXGYhFXX",
+	"2K9ca16zsQoTK08YNJrcPKPZ6xy07qxToUllnbqgASoJhudWQ9RCbnvucDMx5Q1wzzh8U/Ijm7O0aT7A",
+	"Svh/lrJZQDLF9oZzs1Py0Bh8IWzLNBM5jAZIa75jEZ9B1mzKZuDxFvKqBb52Ss6+PTXX/NvZa/LqVR+9",
+	"5xABMxD55TQP7jFvvs7nTpDOPfcVk2Ye98kFGcokJlKYNwWEkkHDWAj2gkGDJFxYknlI4Y3gKY/MnRzQ",
+	"5vUtjzuafYcoMyRNyKld7lt3gUWrAl1eu/yy+0PWebGpWTyydC42A01m5gG9oJFmVRlhOt3NErz4L2a7",
+	"9D51vRStRr+RKfZxOK+ebYDDuTUPthkRf7Aa/3T27elet71P/vHv/7W8YteQCwoRrtcCbCF97vEsobw8",
+	"A42//OvJX07f9jpBr/OXk873wX4n2O/85fTb5xMeGZU/k5rMOPvL6flf/vXfbg63XAbJcXfWfpsaEK+h",
+	"Ds9SLjTJs1+dGrSW9RI1WBaKlRFxIvVqv/g7FjF+yWJiroIkA2CnUBpB2pw04QcDJGWWf5lQpVulfA0p",
+	"9ibAYQEo1VqQbfLa3GyTb3OYR1NGEjbSxDwxEwlTioRcREkWsxfTmZ7/0YiRsE1C6x/+ho2AswLcWebx",
+	"WmFLzNOG8COhkAVMmpSYtyf4yWrJROpHWKyxVVSVvMFdD/4sntoYkNvyRsjmaSNL/fdmzNYtQQnT9/Dq",
+	"UEILXezcGk2jne6KppmHbaVpSxcRtDe+VifTHU10V1aZ9Nfp8sbFtpbrbY07MbZWvufyPSMFMfur1C5H",
+	"cLBsmLzd9BtM/XAi60ZnG+yTDdI8Xku9XnKH21t1bsdv/SAoQdG6fvjVdg59rqlmYHpaJ4kymxkUxGLL",
+	"klQ+pA5yNY06eTjXTC1TXwPh6y/ksjVrFFb8I0V+ePeacOWswJJ2I82wtKZXumu+ZWY+rjtsSqZbTr80",
+	"ZIkU4zyDBMxaSDUciKGkaayImsgrwjVpusrRLeR4whswzqx8qOQuJCJLEsuaBU1ZEXCVcKVXE1KtOm0H",
+	"VLm2cXkPtYPtpe9RxECnHs+A4bPCGf+IJ8yqFmM3cjFu473IY3I71mBGoasJ7R0+afQbz0ZHT+LOUffo",
+	"6CB6Gj85fEZ7I0ZpJzo8pHGne0j3h6ODUXfYG3aGR71eFHcP4ydR93DYGRlwcNTY1Pw9OOp19zc418dZ",
+	"XktrwN6u1cbXoDamdo8XnkrzeZWf0kq+LxUxcK6B9jwXpSOZEiszmxFVGk4lQPibZdLHq9CC4VqR8ILN",
+	"QyOWmYgHIpxmieYzmurHBrnuxVTTsAjUxTdYvQDVIkMjGcI+Ofv+ZUD++ezFy4D8xIZnRjS/fHUaEKrJ",
+	"VCo9EIfkDf8GD1FMO4x+geN5LJeJDOOJUT6gtY4JFXNEvsyAXHL+40tiQW2MGX9UkIim6XwgcDRaJXK/",
+	"NjmXGPCbDwymrsPjMYxLYv4jNMd16JEaiNC6/veMrAxdELEizdCXsTLSTO8pnTI6BXJ3IQUrLnbAnYuB",
+	"MA/mUZbQ1BjN0AyrTYF3HkyER8rcK82XNuoZg6Rlau+I+ZQJldcQhThmRYXRopokzMx0l8z4J5bgmREO",
+	"PDnqPusZ64ESxWOWTwjZ3w+6T58GTzodvAnUPU2SgWg+fXLU+fvfDvZ7HYzIhmRGI/1VMe9NnHj06io6",
+	"V8BSb2b1KpVibMzshKZjlsK0upkZiIPuPiCG9/kCyrV0/oJC+xNf+ecL8Ngpaaqd+auilDGhBsIsiyEj",
+	"duG3yU8WEXHtL2C1lBvS7Bz7ICPAi9iQu2KcEuwo+xsGAiGdyk/cFtJQmstCWjBWBgNgjuG8ziG/HB0t",
+	"wys/wKs2QyxrucOXSJFFjzhProOJNYO+qwdg593eZYnSGmDlAKvqzFhYtdyprjTWjDADuePIFlDoj3+9",
+	"YPM6qOXuZRd/n+58lDI53FgOF4cynmMuV6PfePKmsRmEXO5HsOv3hngXyIxyaVqwrci51XegTCf0khHA",
+	"Vsp+sIUazecoYXBS3AR0kTKiZYJERikbMR1NWjtVk9in1fY5IEYbnIJavhQTCqvF06DL1OO38AqnHuuY",
+	"kYdgf+Gc3LKrvpgRdru/BlYPAqQluxQDXFb5+4Dj1kBALNTvEponfOZMLh+x5rxptx1pDQSkoBRxasDi",
+	"hbxiyxAnhJPQaHIjAF55pLXSTYZ9v/PRgDeIN54OuBducECAt1ZN4LAN+sKH/789F4qb/9vDvb6c9x1a",
+	"8PjXDNi+b1SdL0Rc2kITPmuT7zGy09icKajWIknA7LCUigtVxHVObSKCzT6Dg2mq9EDIK8FSyD1z3xH8",
+	"CuVAFDEFnvFiPxJr5uJbY5f5fHJLSnFq9T/o0FwWXIsR7RfdkCM/3hNuHAhPsQYgQExnV8WIQgrz3UM6",
+	"TcPtvqxV8xcP0dlW/Gdpjzz40E9bBGAl7YG3/ccpFXpVJLeLFr9FPFi3FhVOImAdSPhboSPOkw3WSThk",
+	"JGZTCRHWNsBytQQZiLIIKT/AtHN5TAyIl/41xoJFmGEGArpgRwNfe12+BERJorJoYmBd6cwuklkS2/za",
+	"Kx4zgalptyfZukjy9SWbH/pO1pZsLj7fppYRmWnFYzv5aiCWOe/uLA0xv9qThtvM9/qCWVx+P3bKiGDl",
+	"TTXIuEbKVn7DUmBoKxzYBVcHh/7eaBCel2X+IwXaISisLH//7SodaspEdjNNdzSPEgNrRVbKKlCWpStJ",
+	"jLxjXqyJ0jS1ESfHxfHNCOm4N+XzWh3Ej9aj6cVaMZH3GQz5YQsSy05bsZzQ1hQZhKJd0iSrTtBgZvgn",
+	"xi4UZBpUY1RgnW4pUyGm8zOaAuNPJqKJmQyZQpbZGUufy0uGTDoHULyGR+w51LXpd3vPDs1oRHxW8TQh",
+	"ghfjHbaCzEKUPlTAYReNfhf/iOm80e9CNTC8/nwGQZ3Qb7OeLlma8pi5juhSTOfTTbr5pLH1Tn3+sGHZ",
+	"nlSrt6I0+6vL6xTL4vOHjTwjIqvuF4G1Wmu9LftRUBLeni2wIy/KSuppT5EAuBaoR/qWi384J2av5vSP",
+	"5uKAvDp/S+wWtpW85ja+oHBM2jP+VoDF7KlNdsMgRuCqsDsUlEhk9igG+6XRBFIb8PrAZ3DO3wOcE9Cw",
+	"IZtLiIrMpWXokTmvrHiTJZCNdBsBnNNvpLlQrtIzOVqrMthg290rM8SCBrkvrbCW2N+OKF3DGBDZTnko",
+	"zM5aDgk8RFADgjUBwRfVuZ/XWk03adadB0SIrCb5qHMaN6Wg9sBAJbBSVqbrWbeP2WjEsMjNKjv3J2Cx",
+	"QAUM1FgKQyJtyqAHPFpIBmt+eKSIExRYuNvDLXnQKsAdLshIpo57K6GaKT0QoZMTITj/6EjbZ5iHt9rk",
+	"e7lwt4MCoZJZGrE+RJSGLg/M1pjZun39kukXbgCXA40loVk7MbDLCvNOKX4nS7JArzc6F9L7K5pmk/Yq",
+	"NKxqel/hpHArrtwkp0uXtwY17oqaUwedXXgiSpurDD3yn66DkAUjG9Tjbww6mD69WgMZrY0iYJM3+g2H",
+	"Smw71gAJ5X27Ai0szlKtz7d3nqlkgod3C6N8nwb6CiV5a3EG0EU5nxzqbzTdXYntXB3uRgtZ5bMFz2lt",
+	"JdVu09+CCVeL4u1W2rhv2bvFKhqmJ5ASNgKSLClcKQ0jnPOdSZSmc5uk5Qd1YDjEBj7LlbEGVjTX/sOH",
+	"4z+sNWOtGWvNWDsdv6aSIV/IY2iMocfmjerxr+a/zxszeVZT+ZX8U1blr3ZToWQxt8+onmzRS1W5rpdy",
+	"J7voOMVo0uIsdUS4bgULztJHahs45Bztw2+Lrm4ERL6IXF6jNpTrU634a8VfK/5a8f/uFP/b/ITNaRU5",
+	"+gIwAAoO7gHj12qnqLkGWcEWi4GdQrBrHvy6IUVoQkWfnKUSLn0hNEtnKVeMNA86PRKOGNVZCrUjY5Z+",
+	"hHaERAoyShlrtUkl9yvwvcChJFfaAxfXQ2yht69hQNbmHjV3tbfKJfrw6NOGVHEF0CtdxejRfd899Bg9",
+	"Ujm9dgRWUR6baxMu2LLhx3qaARlREc0D0u0eEmQRr/54JFcFMiUHFi2vapXbY6fOv18o8Gla/F5qmliN",
+	"fXTY6QQNwVhssExj/9AsPPEnKswn4FKVApadeS2suujiHFnKu/ajLTIKJTfxGzMHPVyiruz+zxkVmuu5",
+	"ewfgJwVeM3gxlOFfUQrUVTA1fz+XStumH/QOO0HjkolYpq/WqEBn76g+mFEvv8sO52nK1MQMpRENUErV",
+	"rF4QArjgRJYkBrCn0YQqBgNoC9ZtoPRnCdffzH+EBuSGg6YaasDGKR2ZdaWlv5CP4JvFaV4KE/wdsQHr",
+	"Xi6T1mPek4Xg/j3w7/Uq6f4pE/qdMyweNPqpEsV0MjUiz8cyW4yx9taPh0HshjMzfPN5wiyhYs9qb6hZ",
+	"mqvvnR/1erDm8ZgJoIvffpGS53I6yzSzlG9akmE296r3of0fGv0XttuhlmG/YBAMZzQNCShTF8+Nx+ZQ",
+	"lcRcNhC0qMrv4ItHCTdL5V9ZpFlMnNwnTcuOHZB8XgPyB4OVcCr/8R//SehslspLFg+Epx5Ui3AF5LNX",
+	"5p0G5jGgqjcNMHflLzt2b+NMkRSIC7OZ6Tsey4Bmso6cgbAl0GcpG7E0ZTFBAY99dPQ5kVQaC6+A8wdK",
+	"lu/RS5YaKQaGb5u8Ap+L43ajUK9l2SNTZsvRBhBq5ogSkf4Ox30kUxZRpcuDD7dDm93vBAt4w5HTtYkk",
+	"mWKKNOFWGyJXDnwgf/8bcU8y7/g0S2RsBp2iEynNBLELU6bAzxjktWtURJN8QHhKoixNmdDkkqVAexgQ",
+	"lQ333NWQ7Jzy6UDMOUtilXc6gII0rmy7asGcKpsFjH8vzGw4lHoSEg3p1hjBB8yFbjrNYjCvy4cInoKn",
+	"bvl35o0Ksw9yjsVn+1its8kSBSyKrWMiJAwCECVyrZnYui1wc136ahbBSys8Cg18n+kHZey9DFhvBfcs",
+	"wpzKbo1ro7VLmsHaEKkNkdoQuYshUnVbe+bHcpclNMuDiztOyvDR3ZdPzfjazIw6paOaSeSUG5K1uKVe",
+	"1TDywciG1tGNVs6tYa1Fk4vgVtBoOV2OE2B4qcJdzSwxOdcPzFf7kmkflN3Fq1ljiRpL1FjigWAJH0XU",
+	"ev036j7EMORN9OS9OBA3rX68qIAfs08Gu9xIM5QX77DKV5Hn5z+SZggVWyN1GQbkh/ene0cBef7u9Wmr",
+	"bx1cAVEXWUC85wXobMP/PhoRB3WMecSQNMJ8HZBYJglNFdanMK/8CLubNN0PQJ9rnWh6wgSWKXxYuv4F",
+	"DOsa6t4NZrn4rR1JM5D+OOIwFqMIYxgUYzVIB+Ka3A48bRMMVurtQSPoBUbBBQe99mEnODpsdzrmgevX",
+	"1n1+/mMtEe8/wwLX4u9RuIHAevyr+c+SBH/JSFGg/eSCtZfHfmKr7pQ8/cEMsI4mS0pLMW0d4lywR8o7",
+	"cMn9660ALCr/NCJnuLEnO/5vLhWbTtlAcHHJhJbpHH5rYakjhgz+GgsQos44zhthvk0ZSKqYNK0iMO2A",
+	"45QArwHpBZJ/IJR01X6spIUfgR/Iok+0DeG5NN6TIpn3yUHn2YN0y2OYdK4QXnNxt2jYsrnkmRwHncaa",
+	"NJ6lRu0qnLW2WWubtbZZa5u19kU/VF/0rizrFzFfAJ+g6x+SG/qx266/7jp7eGlUTmglU4gObAUR1WXf",
+	"NvAvWDiWMxgtGObgJMdwlqaFJHgHhrWoRxiboo5JzBIOCUBS2CARtLanRRyFmaYcViGKc3NuXnfh6jDG",
+	"yBwMAoeLMbK+e9SIz44J9Xz4rramlnhvUDA0PjDAdu55689xedxnIEWuUOxaqa4LrndklxhP5pqnBnw1",
+	"4HswgK+04J4UC24JBKzSgP3G1oGi29fbg4qlvuGuiKiIWJL4IDhKpCp9Xp5L2D0oBs2qj3LC2UH1vRTt",
+	"73SrRtAUcSl5xM68NETs37qbdvkGXW/beY3ATZKyiPFLFp/ZqzordtsmWwNyIKVmrsO5RH61hiB1DSzW",
+	"hScgzIPwyw0yFctmkcqGU661/6KKix2X5KFdkutKnTUSfXPl+dZp3htMKueUygmuyxEKtbFVG1tfIPAH",
+	"8x8fWNSPysZjpiB2/8bjRpuaiKQFKxMHuDIoXqY2BQDjzlNmjSXJhSZNPB/kKeQEXE2YGAi0Y/yruCKd",
+	"Vt97xR+JzUkgzXx8+ySRWhH2aWY2CRmykYQyujGdk4SNNJGZbpE/DESeuNDMJRvIghlNNadJMidOslqJ",
+	"EOTV92WmlaYi5mLcKuU9ED/tYSA8TlRIGZgzTUZZMuJGr7fJOQ4zi60p+EcSMZ40m9fyIlrkMVzScq59",
+	"zH1YkanQJi9Tmc1M5/PD12ZBLpEnOqxInUio0oFNEnGymhh53zq2xRFFBsW9IEGhWCokolNm47kUURN5",
+	"JdokdE8IyQVjM7SX8bvq9IaBn6ByQ2LtubdsvwZ+3SIHGEfMGMBFF1flAuf69YsV04GfbwCh60IP7AFO",
+	"W0kU/fnXB2PI/UthlPWO2k8P17DveiXr7jrizLe9te2sEDwzMtA8e1MbcFOEeh3lbWo43mACrofx/J2+",
+	"AuOVdkpNeHHPnmWEOaokoNeOathlUueMag4X/2r/enVDyPMJsRdBGtxEZmA1GBUf2GKgScLSMWcqyBPs",
+	"Ys60C352QdFMgL3MUjLhSst0PhBQmBI6r0p0GDaVMI+unspLZqwBBRWJbXOQ1gPTQ22NTIqlN3HY4qJK",
+	"Hlaf8+riLFfHzxMueESTZZV3zhIqSO7sDaPi0uuu4aUlNl8yfYYNvzsjsR2BW8tPuhdWp9Mp7lgqZ+yL",
+	"a3PxbtFTFQbuXMuUxe9YJNP4B5EyGu+E3naWL0knoNzKXiGe3B5ZZoNF/m9bDbtauRKNQRavi2uH3eWR",
+	"T7kwvFvw03VxKxMecbbavDyzF0DKu1dQGUUnZBnTKRdj4pUwwzqauXBrriql7KoRK8ZsyjIGqmquE+YL",
+	"WpokNvAKk6NvMlmocDWRW8tNFNejxp1Zcmh0IeRVwuIxi5+jemn0RzRRbJlPuAfe5o7HL4e3/IidWoNj",
+	"LvZKMKxRqjhowMA2+g0Dqa+omphVsdpX2C2a6gYeyYHgJK7xv4j3GDMhP1E1AS8ALpZehygWSRGDhVRh",
+	"PGAtzl+tMQSzbJhwNVnyWK/tuQM1v7rhS5tTo9XdymoXfW30u2Z7r91Z5+kwvyVmY4ykjNuN1acEWx+B",
+	"a7N3ywicxLEi40ReMldZvDQMPcuwtx6bDeyyedXymSlTWaJr+2DL3C6zQtTlIN999QBqaOJyz0s+2RVH",
+	"5kz3CY0NBsCcY7jg7O35e/KPf/+vx04WoZMQVzThuu0I6lRI2HSmDYaXqedqxEgNDg43fHFZpQXkasKj",
+	"iWXNsPX8tfSuWEntKqezhFMRsSrkrlg1zO6Pe42P2I4CqQzg/Y7vkjNiy2rZnoE+fM1c3XfjhPPNwnin",
+	"6f1ODtVlF9c6qvP2f/nU7iuppDhzYrGCvloUvpUP18pr76aDNV9DoR5wSqpp4w5dQCFGA7qMjsIKIr40",
+	"wu+tI0oKtrEd85LpXIHc8bxgmbBEu7I2YWoT5usxYbarG2uFtT3GFb2m3L/XclY3K5PHnji9r9D490t1",
+	"jyrpnlyLSRGxY++66/Ho5jY4+RgI73FTJnSrTQ46z5ywMPrKPZYrku/TjXXcSfG2bRpL21KW16RV7y5C",
+	"MFNs4Rz3cPgk2nsaH7G9Z6NOd6+3f3D45OnRMzqM4rJoW0+wnZTnsJZzOwbm94+tvRlfJgO2InOrS8Up",
+	"xi+swNyn0oUz8aJUkAXhTe/0Afl3l7pxWkRPbJiSlYIRFUQx1kd+U5Q3NvWn8PLATY54dzVodxKuOP4w",
+	"l0/oJQSWbcdBlB9SLG5WdWe0v75gghOaa6cd1764SRraI6wTQclLOWW/mF5IAPFcqBmLtEzXloCg/hhE",
+	"/i1tCzpt7Ju/YYK80rLqe1cPCMbhrB3BzbUrXvPGaNbvbH0P86xtyXFVC/IvBVh/gg2vSjJiuw6Le0Ww",
+	"hZ18P/D1hAh2ZR3/OUw1IliwT9qGvLaK+Js3NL2I5ZUgxspFunFi58roD4gURpPQINFv0WlDU2apw43y",
+	"iBjJhObJTZj1ro7+H3Nle4/E0uv6AY7tyKFlrciQ6SvGBNFUXYCBfbMBvqZEs0O0Uzbp35AnxGYLXc/+",
+	"qejz2N9s+OtDgfpQ4KEYLt4R8FrGynYOBnJN+PhX+9fnx3aH3gctltOFqAFLcWW9pSFjxZCtDhib0k98",
+	"mk0b/S6IoaAx5cJ+kQducKHZmKWWO2upzn6TkyDgbK2ymEY8ZYqEKBnbubgjvzpZGbjLP4dtcjIQxSV5",
+	"942l5wRe36lsI5q5Rs9VQGTqf++WkExiOJmhAg3BhQYGhKuCCuuuuv8M378D5b/1w546YK0+7alPe2rj",
+	"+ev2glqBTOgXgxI2+/SGyGp7BWmmMmGKSIGHLYmUaZ/IGRNQjVnKi4DEXE1aeWExntpjExUQCc+DPFlb",
+	"rnx5qNpaEdKu7esWR817vf18zi+WQ/nnX1fR7vQ8yVeRWAPi+W1X3nozukE2Jjoqy+rzJhfpZlG7OH9V",
+	"43a9+a5l5JZDd4s9WMgp992DCN7FxhS5bsfoGCJUKT4WmOZhQHnK7PHMBCD4I0Wag8Z0jlcPGuYBcObj",
+	"ZNIKAP7eXH4DNdnypHTnhLPr+j79b9sQA2sAG+zxLt1pD1xMflh7sG4Tczt3f9n9Xfu/av9XKSg2l15V",
+	"VIEnLteHq3lM7I7PfrIlSuUdMyJA2UN/bNAxnPLAwXxEhZDuNIc0DzqddXXFKo5xTz18xdK981VJ96og",
+	"ePs6oJbLd5St20oTN0vqPsTjY2t835uYnCU0WpCTj5SF16pNXgCazpQmQzM+Nvn6WsBT6WaQsEamDrCe",
+	"xZUli7ibeD1nuTPhjR2zO4jY3W9+28harNZi9fcqVs+ZxphGmcTqC0nXvAj/Xprd4DF9lwlFPC4/5Ud5",
+	"KsbUMRnxxMhPlwscBiQ0AM/8j4cK7i8uRVid+a5Nzo18hH70gVh+NQXeWd4b0971XKj36TYNrvt4jKWa",
+	"EDOA/rCXG5nLsP0VTTG3L2+I/WUN/j2cw3IDZgkVAk6Ilg6E46GvJq7eZcIy19/aDusPKBoykXmZhlUt",
+	"wX1UOn9/zcRYT+AEfsuubLjDbahig8PBVoYu+kuaZOjyHlIdTcwt3ZUHf51nHp+1mbqFyY/p/IymQHOX",
+	"iWgCYzNLKBfIa6+jiUfW1z1oHzSC8mvlJeyRbq8TmEXCIlqVgXmEZ4sytUcujYMj7/MZS5+bZ5snwVtT",
+	"yhWL38s3XHyDxcDsIbiKaMJOKYQG9xvddq8RNOacJbHpgsf/3u0VnH4XsGbXOglfbOjP18YlZRGfVVTh",
+	"ETwT77Bxxs8nPLpggsykJjPO8p/9o/u1w5hllkbm4WNbIzu2J7W4ObzVXxzf5lsTvzrnImKrF1UxoCvP",
+	"+IvLP38oU4dVO9/wZXNlcpKsPt/Y/vlGPhMwvh66uLDh8Q/gjCPNRE7gZ7TflImsT0K3fUMCaSih275h",
+	"EZYcmrUcOq2Jm480UdoBHzBWZp9yrVoBxiPhRY/UYuSUIjNudtHKwKQs4YKm82XUgNVQiz0jKe2N+zwo",
+	"qaZcPCHa62wkMjeh4l8QdmuSn7zLdnYg47T9UmXv6fpa1deqvrKqp/HHiYzuV8+vwRBa1u4rtfmuj/HK",
+	"5mx9mFcXo9jw5E8QGu9NZGQWbSWEVEYEmzpgHjuEv7GDeyWmevFplsjYem7YaMSwarIBVuTvfyNOFeQx",
+	"ITGdQyEIwoWWgBT7xIlUiCyBiDl71yMMbS0QV0BkOhCobMzj8zsNFoKvjyFizuA885XFaQY+uRcHxANt",
+	"xZMfOfQWLMK0wDkHBiKvOoj3tEm+anTfxapzTVAEKugdUZonCbECNbDh7lpmRnWaJ5vlatqsAmhmyqaQ",
+	"mmVvgGcMBJYAgUGFUhKXVGBeGx4NmO5GNE058OEpElrlHe4OYr60K+o259jDQJmwyxDZfNjZGa4bEjMQ",
+	"uzpwsL5UZ6+XoOFPXmpkzoS+4BjKjysAteFiixv9TmD9SrXjqEaTvz3HkbnBLnxYy/aWRr+zBtgsb1+V",
+	"JUu5VG7YZDUirBHhGixZuNowyY7OH6nqbrMtgUKv1M32caFLzPcLd5FmCJl7YUBCLAr0VoR2ADQranCJ",
+	"ccpiKLuB1L3eUdUjtehotL8OhHlGH0FmmolHDr45DOjyDUGwxy5gwiCnpsqGe3hVQf8YEJ3yKQGRrwgt",
+	"qhjGrQD4CFg8EAYeGTwG1UqK8mFkSBUjRoYFgEahIo+7tk1O8ADOlQsznYAURwR50KdMMSIk1hUL/ErS",
+	"AwGslCkcltpC0sfEWa7wlT9c9taiwLQPBRHQMcteEpJmzqLyWGk6Gq0VkG0dYfwBhGUvQyQGuTtz/9Ua",
+	"0RjrqkYt131LrzrALI/xThmXbdk9ryTukqq5t1fJ3XTY81p+xdsqxtCMuqW6umYn/uCV6sof/A1VzFYd",
+	"q/rkXmP9yrklpNg+9L6xDbDfFuXEoHStFY6LqxhL2jYKm8vs9dIVS2o5f9hVidr1V/qNZWzzms0VN4Mn",
+	"bVZ4BjFN3FNAO/YT+jUqaydhDQnXhIQAmRYQE+RiITz0cA/AoqqF3spqfmO0eCO19lv0uW0//uol04vH",
+	"mHePn6lP1GofyNfmA9nFoVqtvbZdAa9kut5jiMzGzIJLlMLjiKbxjUUXrAXuYmd84zw/aynMcq6tFe/5",
+	"AfJToAx5h4zCAGEZEPaJRnl10IGIpLzYG6WciTiZk5irWULnx8Q38amylAvyShDFIr3QgCtHN2veBqr2",
+	"mCjNZsYSh/KjzBjsUco1j2hij43QMM8U2xvOd6IGQTQ/N0N9ZxXoJqysA2E8ifmtpArzLuOH2YR+HNOk",
+	"0W+MUsZAZwkqqPeZwbqynyKWMHhDJi6EvDJrPkJp7F0zkZFMUIW6r7hOQWa6zzKSItP+F6n/hDRTmkaM",
+	"io9qwpJkBJRe7lc2Hhcfyj+NpIw/xnPvzWOWUM29Z4+TTENrzQBTDi66C37FiytM0z95H7OZf/+UJxfl",
+	"u6cySTIVed2bKq+FU9MXM0HuixmjItPe5TOZXhSfFFOo5txnOfc+6JReDVma+t9lyWyCLMDuKy2nVEvv",
+	"c8rYx/JLryYMYrzzjnwOqsEYe3n/z24o7Zi4R34w84d76TVsJVzN8uINF+/ZdHZqHvzEGMkTmcR/ktr/",
+	"fv/QtKMa/iq8AlSdOW9eo994Chb4Yl+emGeg+DCfCOjh6uY/7XjJPA6A6AkfTwo7PuYRwIGfy2/VKZ/+",
+	"bwOzzlgawZZuHHXKCCu4DiEP2kelFh+0j0hSNOFHlshM//3/K95+WXzz8+Jj1gNcHvxLwH8xpfPnOO9m",
+	"2s3+K5b1h0qAbxUk/QJIMM3EWnzaS0DyFuIQfdyYstnM4kY2g510fsWsjrpkYwZgBU55T2USO1+0lbOg",
+	"atxcm2u+oRfMqLnuk0PyP/992oYT8Wz4DrUj7I9VO6XT3n+yZKvYr4u1t/+kQ9bdLr1irX6Tac3S8sKw",
+	"7/D2wIdla3sLK3nphLqBf2MGj5JhIkVMUpl9MiP604SrCzfsSsvoAgY13xIlRrcPC8hesW/mvux6shmq",
+	"L+DBCkTvq/ca2G8Z2COmLYb4a4H27PLG6g7vczgPFxKlU0anATBzuvr6XyAn78XlnWspwB1Fb8vIGL8v",
+	"p1eBfKgo40FPwA3fcWFuyRSIN3qzSwn2/CyVQ/D57xk5pHM8dNSo7mV5BnpwPbVm82jMCz9GExZdbJaf",
+	"42anamqOG+paQm01OYf621Q9fOm0MoNnNmMCspjDYmVCOIHEnGALLRkkCs8mUkvI6QmvqNIsxP63yQkx",
+	"dxuZkqWslBBU5OxYk2QgwL4H9sb8vfbOj+xTlIFiDwlNWKpJE9wQIXxoW8dx2DomdKRZChnYXIwD/+0Y",
+	"9Ar9YDHGkCo9EKYt+kruKU3HjERSApFrmiWMNLv7ANzIP/7v/yRPO/CneS0XpEcmkHsk4LeDrv/bAZkC",
+	"KWzL1lQYpuBkwX4BcKFTNhDYD0Gn5n2IZ+iYVQgeKIUM3CFRCcXFfcYPrBa5S8XiGqf30LedhobCAl+h",
+	"wcpund+f/vq89lTdqKVqJVWf7q5lKUQytbYCLqBKaniLp7ePJ1TEcjS6r0JA50wr7wTAOj1QHRV63TbS",
+	"6upjp4Msq9EVTZKhpGmsiJrIK8L1rlTTn7AdDyeJ1rrt3qd0Tg5Iymg8L7mO2KeZrK6NbPd2qozqo/b6",
+	"qH33R+2w7utj9hpG/C5gxBlVyoIILQklBQnRl8USbrvdD5Rw2ZHGzLXHI/A3Fx9nqRynTCn4bC1u+DuW",
+	"gvXJSKZXNI0JZllO6ZyoCz7D8/1jYxbT6CK/AMLyobqCvGQ2/dM8phSS7+gZ5SXzcYxlJ7OeUXc4QKeM",
+	"6JQKRaMc/Ey4sMDIZjioKGVMqGN4F/CISAN4CuikJ0ymDMMPMrVD+/x8Ifzu3JFv3R8MyuW8N9fVYc85",
+	"03k3auxTY5+vMMzQ3xc1Bqox0NeHgd6Aqi1joEztFALZIIg9mbrkkeUloOx1BK8LiGBXxUkoOb1OZnrJ",
+	"RCxT/NtChjY5o2NmC9qHcPwQguIOoyxVMg1JM3zNxUVIMEGltekRa84kDe/A4Eclp46LVTHmIiXhi0e2",
+	"V0SKZL7iWNZPP1q/2hQ+v71DCtTilTjwt77Uzc8WXmtHD6Bgifp0CzSnpYH3CU9vQWYQcVcFjj+HpdfY",
+	"Ri2uJZmEiVRrZhbGLOGXLC3nyB1Uz+aL9ksRgeXpes2mUqiAjKiI5gHpdg9JJDPw2FZ9PDRFXEoesbOU",
+	"R+w5hhbYXMY1swhNO99LTRP7lKPDTsfsrejinP8CWYQN/GhTHSOqmP0G2PTM314jDnqHHQAnjF+y+Mxe",
+	"1TGL7SIzUuzdt3uvX7zZ63YPIXYJdkD1Jkc9DM4CfyV2GJa+ERDmEfiVe30x617eU3HZxqmLecriYvri",
+	"4oo6tCtKXxvgG5IVD/OypFY8VBqYbmOTEm7+1q4SR3FCZnQM4fazsjpaTH/k4uK6CgsHWaezH2VpAn+w",
+	"Y5Ky5I+DhmCf9KARkqsJBLKylMHJ9VSmYDcWnVoUhp9rbLddotXypFZNA/zCXKs5/0O5uQjYcNdAVgdW",
+	"mrM+FCBKwJJB+UXAd2VTR+ARj9RA2N8wkgELaMN6N6KMNHHhkk4rICD2YpIHy+aPhIRKHjGSiYQpRcJC",
+	"QIaEq4EY80sm2uREEJu64N8dXG8fxTIb9uuAUEG4oMiGVro0HQhuOqBlOrcPk6lt+j/+n/+XdDzSBsSA",
+	"MdOUJ4rk1A+O+WEVvdd5Npsl8xtK69mBvDkqoyR37pXQYZWuL/S3r+o2VVjrqpq1Zf961LKl8d9p1b8a",
+	"kNWAbPeA7EYuiS8BvTaypW7mloBh3DX7bNn3UBNL1P6yjetOlrBYVeToY4pNPWa300cs4MSceB9UQoBJ",
+	"uVdUESemckZZR8JnhTvCOlXdJ1YRFL1kehER3bFuWK12a7X7u/WDbFUZWzVcK8Vt81VspC8eWF7bEkX0",
+	"GGXvfUWvnOTokeQ70qq9prXsczXXIkMWySlTJMwVRtgmJ2JO0N9gNjrz41Fc8say0NjtuAegHTtwD2xN",
+	"m5ak1GGhLGv9WuvXbevXfOHV+rU2OpcZnQ/A/oMlev/232OQv/endX1lC7VAOE2SuWdRFpYnSGzIDNVU",
+	"QAhpoYZBiYR954THvEquCPs0Y5Fm8T1rZ9O8h6ycF03dQuQdlpV1rZy/vHLufmXKGVZZrZlrzfxANbNZ",
+	"n9cPydVEpvrLq2e7G+9LQb/D1yt7Fl4+87cauUmrafFjX9e6FFI2wDP6K65Yyw85sPUUQnjGTIckYbHR",
+	"vKm8Uk7ruvMZ0sTm/f1v0E6i+C/M1X8YiMUCEC2sc0ZJInWbvIfnaAMWoGs22iEmw/lAhOaSSMYsJE2r",
+	"+yAyQEtIbwEEwBJYLklR5cE2+ZECNktkwSR5sDgxzxuIZvjOSK/Ofudgrxv2/VwTryJ87kjHPog9PfGe",
+	"ZN7p1YEgekI1ien8eCAsWBoVKS4Q6WCexz7NeDonakINRtKtNjkhgl3B0+A3c6Mg0Hf7+a0IbUddFV2c",
+	"V2jjH/wWhmrCktFrPmLf0rlyd0GFNRxrOzh5QTZ44FRecjHeo5csRW4NlXcsfxcoyn45KKR57ZChhcFQ",
+	"EClia/7C4nMPIPlqgziS0r0WH+oJFcUyx0pwZnlgzg98xtXHBWsPxDvskCI0irJplkDJk/x2c2OY74iP",
+	"rjchyYTmCTHjMscFz71zFC7IyGhZIB0RdhOY244t1j030igk8LciXJOmw8CtFWC5TXAv5+jYdBNJTWQ6",
+	"poL/4vK55SVL99w0aZmw1EBF0ux2yD/Bj6XBgZ3XKsHpohzKQLioGPJcCldzOXUjJkcwtjhQZjUqlnKa",
+	"GLUWEAVb1I4MlugrWnZpSzWHni7Y+47N3UYyC/6CzXEs8m+GMp7nLYWihjxVpj0qSzQSvSxr/LHdwzaa",
+	"yDwlIAe93o6sBStzH06sT7Hi8vygAqCbv16tgb2TDUqPJFJji2OjPl/vGaGJWVUonDwk2OugN3sFwN5/",
+	"1gF/dNV6FtdnYlcZahB7WnEcDxerivzuzy7NxD5Q8613f+abN4Pvu/v9rpvk7Rp07o1bNunKTd7ApNOf",
+	"bPVMl8Z4+42se41CqdwMejl+LpU+GWnIouwe9tpPnh0+Oex1n+4/6+6vsZCfbFC56AKpnqz+3FyYVh3G",
+	"p0Y3iT9REbsOHz4tFUwqvkkZBXnmNW7TvMr15KANbXfi8CNsiY+uFZ/9Mk7493MwdJZNHeQAu4X59Ggd",
+	"TbGgIuzLVyRX4s8+SEQuOq5zvO8bOwaNaFYnZNYBZmtyWxmp/ABOGFAp3PfBfn5WkOuosF8Es4H1MUrl",
+	"L5acm2tEJlCZQgrr07vXQ4RzaPdv6RShPtCvD/TrgLn62OB3cWyA4vnLqtvU1Ye4gQt+wbnnCi4N5+Dm",
+	"DohzyrmqT4HLb0vBE5mXGgJtFUmlVXsgLGlCn4Q/h6RpHtQKSBhRzcYynYcBCWkaTcBj+cWYE/yO7l3x",
+	"mB1bKgW1gkshZRQUvZaSNPNCVClDz3hshgjds+by1nJyBVehowqrgnsF1pQ2g0ZcJR5kH9DsExAC5/q1",
+	"gZQ1y7gIfi7l907pp9dMjPWk0e8aYbcG54KbNNI0imaPC8WEkduXLJm3yq1hQmPdoWUNcs/ZQrvc2iFN",
+	"nWasBYRfmLTZBPdjyw3lMRlKPUGPPx0qy6ecN9j6Kpe11r1iWZb0UMqEUfEAuRqQxarY9IX0KfLL7c8L",
+	"lRHqgmF1wbAVBcPyreD2S76TvR1vBL+FU0+6Bx37hTSLUhc7rQJf2l3LivE1mMCKYoUok3deKeywcqWw",
+	"dSuAbaP+1ydL8dbomfbcUg9smjPCNfavD0VBp2YZ3BZo4fY7XpfHcCKD1z0v1lH38CBo5KfFf5KZ0ZxP",
+	"eyup1HZUZisTZimz+BXyfqy5TLwKWc9RSkIxqdv42rzqU72KxHobVXqBJbMeP4mnP2pekvuxfqoYMydT",
+	"mQntOyy3SGeS5qh2g5o0FmzvGXiN56LXzBmZjrfPbnISA8mrLWzbtBuMdFtt8qpQBLAQy1wfXlhTYUEY",
+	"UUIhXCiPbjFo/ZKlWgVAGOKXry0uxkfxlMCmfqTIiE55MsdgkwVaEv99QfE2qkksmSJCavdK8ys80Ii0",
+	"gbDC1Dwr5qMRAwMOXsSZQoJc4gQ4oUN5yYgT/z6RiReKNTIPP87Dp3lx6rDCmfk8S7ig6RJ35q1W2S0U",
+	"d2OmFTno7K/iQLFC7V4DIpYhpLsCm7uClW2gknvHIDtAHvcPMSoS51aOSeEztivuGc/CXEKVDN/Xlahr",
+	"w7I2LGvDsjYsH7Zh2a2oeNZVPTeEtVjtsEPiJQu4a8KlOh5mU8Kl1NkPt9u2ZVOnsdyOXXUqdzO90vtS",
+	"YdPyGVxBtHT9FK6pJyljexh+ksok2ctmRE9SmY0nxDNJW8FATOl8zypkkkDJWXeEB+VFcoMSPlk5+ps5",
+	"fXvJdG4JbuVEpca7Nd6t8W6Nd2u8+3UfpGwb79Yo9J6PLCwx2hq47kufWVQPYc6W5mDPEhoxVS6GH7MR",
+	"FxBfSa4mMsFU4Sm9AJ52wa4cmDwmaSZUQCIo0FsgQJpAuVoypTEjF4zNMFnWQVA9YXMy40IAd4qHLPGA",
+	"IlPMBi3Zb6mGonwxm+mJFxZdOmSYUT0ZiGboqZN2t+3Ecdgng0aG6ayKJaM+OUPhCJUCnYCHD/aHQaMF",
+	"5yp5vJBtS0QFnJ1MqBgz0jzoPGttcIxxDXH+AMLIA5316UF9evD1nx5s15oygsJYtp6Eqg2s2sCqDaza",
+	"wKoNrNrAum5gLVUYtc31VXn+d2UZImL3gsJKllHrC50BPLZ6674yYL9lCdPGBsvHgStrM2HCah/SXakg",
+	"QpJECmMEDRmhcYxO+ykTmTJmVKdFhpkGezK3AsGHD+YjJL6e5I/VVzyCN01oOk2YUtswwfDxWw0B2wnW",
+	"XbBIa4RbI9w1ES76oGqAWwPcGuB+rQD3mpaoYW0d0FIZ3Fos9KUjWh6LTKfcCZrbY1vgcsi88KJM8qiT",
+	"bqdDxgExI5BpFhMhr8golVMw+Tyl8SiPkTEIQw1Ek1r/fgzf2A/KxoxYnJspBLjGhpQiYkWCQ/5CKPou",
+	"Uxa3Aj98hlA9EPmBRlDwSH7vek9OaaQVCRM6ZElImr0ueX76jnQ73fYzkpo9wMU4IL1O9wn5lvJkTn40",
+	"CFAFRJmZFWNgqSVcDMREZooZNYtnOEynPIJkEBWQQcOqBtUfNHBoFo6BFiKE8KjjBQyDG3syoYpQEgIG",
+	"xez7qwmDHBQOzLdhZPFDeIxFct1n4OdMuILZICEsJDEOocrbQBQTZJ6TAAcvPnxOmqGQH83UhAExf2Im",
+	"i1mG+IX+SAVN5kBZGljOHUWghaZFUiRzLDDH1QChbsHu76r/pozGwNDTAQ5b11sIjsppWu1akJcsTXls",
+	"j9Hy+ZcCuHiRe6xvbw1bbXLmVie0ZmTvkhcsJjFXkzy3zT0f7lQkBA3yMqVTFSJDKYq3PvFtiVk8CktE",
+	"pLOUCxCBxjgFVHZtpc2oYAnhQmlG42NCCaw8NMQ4kpWSfNqMpWuHI0D+U7vorhgfT7RNEaJ/Nf/blfNI",
+	"EeRbccPbAuJVAy9M41jcH4iDzjO74j8WayQMYOqmTCk6Zu7Az84dsUsGqXr/+fzt9y4Dya4qjQs2dIuD",
+	"2GVhTUx3HllQK4Mhb15Y3q427WqRzqK1VtFBDEtz55VWLW8tzu2GILZ8sm9jkngPaMue0Uo3WMe4PG3f",
+	"zZ5dxYnQW86H4DDQAnkDn2ZToG7odDoARO0XeUKpWRhj4LS5uzFdUizLlKO7+PHimK0LyMp3LmzM0mlt",
+	"45/Ovj3d67b3yT/+/b9KozOS6RTst6FTpdeSWYNqetEsP9zLTZlaVWOlxjWhESxICxAKrRo5VkaOr81A",
+	"v8pl1xbhGO7EHI5dm2IjshZlOkz7bzlk5Wao6ITwSqSIMGWpjA+IYFdMaeTovo+w5JsYf350Pbuz1PPH",
+	"qOxEdL+UqVwqOXbgkm/mlYjMlvlXCqdCYRybJVHh5YtPKj+lewceAzvm53aQKrAalEexlpFbJQnwBN1l",
+	"sRu+ckn2+Ff7V5XMDoMnOVbIproMZ5seeA2Wkazlhp0z+TxsC6ZG62GIxBzB/pgjyJ3HD+liW9cnK/XJ",
+	"Sh07VB+t1EcrdTLy8tihkrKoIeBDyNWQgvk231eQuhHc5KYTmUFXJS9c13rhZlRPljnhyjHZd3DKLUG1",
+	"Rkattsi/94xu0pzRMYtXU/cGZIG6l5zczO2kmPW/Q7k625aCM0th2a0mjYChPb9AMBaXsoFvgL5UzG0b",
+	"VlL24ghUoeyFDBesylemwq1IYL7M1WpJ0Jf6ErOMx42lNLkPiocWHRHFpRFLNR/Zi9WLTzMODYer/J+q",
+	"6Zv4aWdpca+DvY5XBAfwsA0Y26DYTKbYAtP74fBJtPc0PmJ7z0ad7l5v/+DwydOjZ3QYxfb673ECTwQl",
+	"L+WU/QKjyIWasUg7F44tYVjAoif77X2AlogiY9ioI8oT+yfPNXJ+yTWOeq8C84jDwaKyMsS9u+LIdqG2",
+	"wGLbsP6dGVPKkw3GUrPpzFgWdnzeSKEnyRzPZRUdMY14YUaVMp3ufIZtKU7zroBbCxFzjrJtRyt2bL/T",
+	"2Hg4Ujmd6dwZaY0GI8LoEEpbgMgDqLPJ2FB1UbUPXXv9uSt7YEYJhk6hDfTnHFK/oVyQ76yWXLdV5onm",
+	"PbBgYylYo79/1AkasTGjD7o9tBMb/WdGu+CcdQ9wzhr9Z59xwo1YzVL24pPRBbj694PGFVUabPHh/J2t",
+	"CPXnXxuJtAs2rxIlL1k6S2WcRfbQy6+99OzJgZFkeFfPu0vNJE/omC1c3z16emD6hDfsl3/sHe0fGQxy",
+	"3Woz8uR956jYW9WsrhgMHSuFcvWicGNxCRB3lMqpv4dhZqX3zb6tHuHR+28yi2v7UY3qq+o5RbFQE8F+",
+	"Dc7aNAc9DmK7bypA7HIVim3ztr605YwVoYIU+8k2GQ0EgIvN0HowzSeDPXG/hFAgwJ4d2VRoxI8Q2IG3",
+	"2G/CwIORx4AroW4vU8ogVQ9iYqHbELd02CcgL4kRlgEx0jEYCJSNoB2MaDwmnlgkLJeLx8SDCK7AmwG7",
+	"kUyZOoZ7iVPrxwQkKNK8QhnkS5pyqL97BdvHFSE+JmXQhZWbodLud3BwrLw60c1/Pn/7fSsgKRNYtJcq",
+	"Qgfi7NtTMpyT8OWL98QZBujunsWjsE1OoRR0iL+0Z9kw4WrCYvIrfvMqDtCnHBCcic/hyhh/A22gG1Wi",
+	"/B3P6wwrrt8fz+sDEPJV3SH+mO2KHHThyhr116i/Rv016q9R/0NUCA7rr4Ptt07WWUCK2vVeNULNAzDl",
+	"NIffdrqCg/ng7rfI7nZbZBE+rlEaD9eewdB7DkOv9HqfQSQ8mwYI+52H+pEiZnEnoAcUCc0GD9vtUMvQ",
+	"mBQ6ownJIOj5jwDjMbMgE5r8wVV5VuQPA6FTKtSIpRBE/4//+E9SfCEzDd9EiVT57YEF+1CUovRcrvzG",
+	"YalVYo0dwWjKFJ54KU3RdsI2Y9ho6R35N+4BxL+fGaNmRExPSZMORFFmQgpm4/UX61TDU4zihJZLxciQ",
+	"6Stmw+T1lbQldR8RzafG8tETJlMGAGAg3Diaa/FvZ+oYG8XrtFFdpNAimI4MitodjKbI+4RmFnJYDYQ9",
+	"EXSBPOTvfyMqoglrOZPrj0WhD/wikeOxebvXCexAuzDK/uiWwT/+4z8HwusQTCo8p03+BQ88OXPVR/I3",
+	"PVJkSBWDZA9j0bkCJYxGE+LOSU1TixsGYiovuRjvWcwJ4ULuoNMMUUAmNBntsUsmcJ5cY0E15i3GT7AY",
+	"i1bnXw4EtB0+t8kL05yEQyqIuACCLoIZE6rvjUuwuCTwC5ggt2DyoVXtgfiJ64nZALA2vKXoqM7AAeDV",
+	"WN64svLyisovGRSD/9FJh2um5nbPe1Yf6lU4/ymaUpgIK14IMKTS68yuqfy6oxWv0/JOL7t7CWqUas/N",
+	"wqle1Dgo3bdofR297/U862sB1/VK1aZxO0E4SCNoeJur0X8CJ7T2RY1+46j99LCxfsVoc721srCYtXk/",
+	"7LL3n8SrGFTo7Y9iXaNfrTpp9BvdTsMWbp5B8FTPti7N1nhmzzzTEyDmORAftCBTGv1DGItc8b0Stkp1",
+	"/s1bCJrzImqSof3bC6eB5WGgvlPoELdTknAw7LlNAvWyC1nW6B/kP76W4+od3W98+FwM31qLrdso37ck",
+	"ZOZJsdjWNjXl4iaF2tfolri+GFdNzMohLIatemxOSaqutEDAq1jbBTurd72rGJ7nJbd04Z8H6AxIeZtF",
+	"rzc9blhpEXhujL1EjlfaBD9NqCaUTBhN9MT58GVK4CBgJNPqtgJpQpliLqIki1kcDATVZGpG8VmPxHSu",
+	"Wn1IhlZaAqJzBjVpypQYxTqbMqFbiKG8MwbFhDLtQLAEeYtqIMyTQi40Sy9pYjARBggFZMqosCyxEENk",
+	"gOj//PdpQIZZdMF0AeAh5Bw7M+WxwITR0UBgn1ruDCU/4sDQdjMaCZ3ZfFZwihSFDMAeCYxZEZA4S/MS",
+	"e1MuMoj5wYRwemExJMTNuuD5v2axAeJ0TLlQukgWjmSaMiwMram6eATWVCSnNo83U8aOkoM82Qui2G3y",
+	"swjsMYyQeNyCRoo3usCAq6W8aJNzGGjzwikz1oiboIGAKt56woSdDCjrfWx2BH68sgiXFpPqzyk8UZGE",
+	"2gwnYIXA9NiRTBJjVdlMwLBPwkUgFJJmzEY0S3QrIKFmn/TjSF2GpGkspFRewaKyC2MgcJbzzPt89gI0",
+	"x5xZYtey+Y78AsddEUsShTzBio6YWfsDoWaQfD1hTCs4gAuv5Tc3qZeoGMsog1XcJid28fc6naDT6eTL",
+	"j4uBoElCmsoO99//5v3mLatWH8YTiKoSCQnaRqubnWnM2xEkN0eSpsqY9XYntAfCZh/H5Pn5j1hqQqeM",
+	"TvE8DKbbfGkLH2JK7dm3p0ARYOYKzhZhmk6MVLicw8ubUwmLhQrSK/XHNHIqhZ4YI6R76JY6NO+pXR8q",
+	"IIrOIdHajG8hGHpAqIyzMLtWKhIEjz2sZOklS4/zmpJXFDeOIjpLBclmRMuBOCSKRVLEaJGJwqbqPXPn",
+	"e+rjMFPz0Ab7vWM6ne+djDRLwzZ5bUQADrYiwrwY3oOJ2yAUCDWXgr8gINRtfztHMDhW1GF1SpGn8HuS",
+	"CqfxOFcnIyMVllXKlKnZ6IrHzF6LKiO2cX+PMGRPBfjEg4rRgmVjcSCWmYvvC/nwWo4ftMFYVmanEM9Z",
+	"KKgg10bluMYvYlyWm/aabqdld7RDr7XrG5SXVzzWkyI1FbVsQMLuJDSqwArgclu7kxVtdIu9URVJlxfc",
+	"K3f7NtLtr2g6hQ0uZIWU+4WVX90WWHLjjQn3TSd2c42xZtp90HCasPxgc13gtHBgsRP+95HHAdXBlIuP",
+	"o8DAJPMf/fRxFOQTzkTM4o9UBw69fLTyPDCo5eMoAMjyER9h/4YnGGTy0cKRHIh8HM69D1QHBoXgpR4E",
+	"+TgaCNuA4CeaXOxxQSIpE5bmH2epHLKgivEf+EfLB2hv7nUO+51OsH8UHPTaT4ODJ8GTThAEwf5+cNA1",
+	"fwQDUeCEbTeh+7RogvlX/vXgoPi1B23DVkEIzomg5F3GfwkWzssPi3u+lTIlY6rMHtYyFcfOZ0ym8hID",
+	"0+2OjiZ7XAT7zwbi5pC0ZVZsIse1CYsWaQUT1obef5Op+fbM0fcLuN2Astwo9SxRi7i+XMDbSgv0xsJw",
+	"b4XzjQSlIK6Ncx4gQ9ceuN3R01rH/tSxP3XsTx37U8f+fA2xPzVs2V5si14vrGU3iGNzppNy6Pct1CZw",
+	"Kl8KJS/Za3cHKmfxaD2ssn0jst44X2TjnORBHspM129y7/ycccX1jTRn77yLFnjNyClPzOPzbJaAhOgt",
+	"CNvkjI6ZWp1+TZoL6dcbMgLRaknbLkH7EfE7DUytqzKtvbFZM9269I72VlOpl7y41CE4a+CODXXluxGy",
+	"VVfJ+Rss2Hugad10Nkvl5c0mSURFBEDZXCSyJFlJiuM8TS6MxoUOVwQ9QwOjRlky4uW3VcNtnVG3FKkz",
+	"pIr94MWW5A/+hipmY0+qPrm3QRyPT3zifbRvd/E3NvolMt+a+RSMxSz2rOL9vc5+QaVzKlPyPmMqpnOI",
+	"JhQ/Z0yTWcpmZsvh6Tt7m8bG+DXD8GF9i0Y568StDWBmGk65Xj7jXTfjWq4738AHs5xXpliAG2W+5tuv",
+	"SvrrCZnRMcQ2LIqhOhX2t58KW9JKlQJVvnBK7InAY2tBE2KTF+HYWGkZXUBJJnnJMExDCnY9bqSIyQGK",
+	"aDhDDeB8PYxTOtKhH9Jr9Bnk3mIAPC3ijg1YoBCbXIRGI427hnRZrv3wZeDLR352lihWKgIMQRcpoAnL",
+	"4X4dqyB+YNbFEZJmHnLzWGk6Gl0L6vUm0h75rk4lLXb/feaTbqoBCxV2R5WzTd2yfqDi+spg7fTXfJ53",
+	"mQPrQySLfmpA9LsERCBNF9EQzsh2sU++aj5vYHCs8mdA630xuvN8wELz1kmBdcGjdeOOQaKCo9VX55UA",
+	"XBlcrJFFuLhibz62za8uIl9B2gZYDuWKKpLLWIPSIM/LBZ862USkEU4Kt6cLx+V6rUIm1RESeF398bzb",
+	"GXHtPqi15UN3H2xRhZaUZ63NtkoTu5Ggf7inA7YWNO6B+6oFDcFSKRVWS4W2OWGfUJLvyZIiGzLMUXCX",
+	"xqEtUgB5ujYnw88cmKXyrywyjwF3RZuciDnBMG4oXOAn9LpiYcu0W8XU3io67gSbvnU3QK0oa0VZK8pa",
+	"UT6cnM8dl5zFdbmZZq6S7FlBgaJMfCj6E1sD6hPMtcDTojIlbiMv16i5eA83VpIVneZQ1TVvjBTMUl+W",
+	"leyarnVo/W9bp5YuenKtglqtZb9mLZuvhFrN1mr2IalZlKz36+h8bMXJfSnaN/8/e2+23EaurQm/ymp2",
+	"/2GyO0VRkwcqTvTRtsu1fbYHbUt1qvfZrHCCmSCJzSTAApCiWRWO6Kt+gP4v+g3+636G7jc5T/IH1gJy",
+	"oEiJ1GDJLt5UWckckEhgrW9N31IXoVWIsyK7GP/mIWgdAYM4MMd8UrmNy9boRExVBMMj38sk8CP3JP2t",
+	"cgtNKjlJIVOeeCvjA+vpzapPEDIOJaCGTbg/n3Rlyo0V0j+LWWQBo7MShWwFWQZCotLF+zFMgG/DB3xV",
+	"lsGU6x2MxP9a8oQ1fcG7O/7EeH4wX2va7cnQXFvl1liGZROtNiwIgBJoFKohxuLpeMq0FSzL5p/KXyCX",
+	"VmRUVd6TOB5BZGttwBy5KoJoKg3FTUqXdqv2eFFxdncJ3MyE4Q7S9GT8sX6mVLa4fdyGM8x0MCPMDbXV",
+	"71oFRkVXfjyRDT1v9gTXjk80OIayQL8yXdX0hK+Ui/CaJuOxJCOUSML9680GSKGm+dHrtZ7+ujwBlSj9",
+	"l9uCv3WxzkEoEzdFs/FH7oupIKXzvf1Nq1c2xY0BuW2x4xXYsZi0h8eO9rMsiOiUXuve3E06q9308Hzv",
+	"oBwtuxi+VMYiPYD7RofP2s/3n3aeP31x9PRof3/91ZE8vcHq8JVWVf3uVvBNEqfU2ixtz5y8ln9mMg1v",
+	"3akv1J2CIC8Upy0McOPFhAptU9Hl00N1PaF1GWXe8g9XrZTbOdw/6jik9iiXzvM7WDpC3mDl7N925YSV",
+	"Ulk9qxePkN/k2sGl88tNbFcPAyZOra8wYwflKd1FfOWphjyV1yIJsWdv2hq/29SiDSxuvyQf2OQmIPFY",
+	"XNs0mtK1XZqTBeC5d7/1ZgbWGY7r0Xqkt6nCf2SLodg0W2/zVuE+Jm8zSc0HVn1W7UzVQ2m+V069mYhc",
+	"yFU3Z13pVL2HPqsXW1HU0naRrXOq+YBrzVO44DJVutuThesahIG+yocjp9e0+0e1G8Tilb4oS0jf2XDK",
+	"krEB7VYpdwoS9aOwpienWiScfMA+fzjA4xp21tTDgaeAnMQzNjdtOKGRzbBpB5Z5jZgBqcrhYFNuKy54",
+	"qzqwWo1Xoe2P62uJ2IEXXLxEA5ppztK5e1hPLmQ/R7W+D/CenLnuNh7hI5HpvWaNVQTguTqtagPz8MBi",
+	"Wh8PEiotQRbYVGMjpJHyTFxwXdeZhxuY7Qc13LDA9YntCyIYMJnMI9jbO6JEwg1uj0ORF0ok/NQteW+O",
+	"emyzIapw4zxXtuDCf37U6bhPm4zPxG/cYw33508VYEFHjO8tMK0MwtnEvqfCBU9P/VkOGplx3ug2Tj++",
+	"2nn7w7udvT0HVmgjvVl/yMk+gRoEL/TCuFneCoPOCjoUHl9+9cpif7MB+LufqqjFyb6i4unIL0k/UWu3",
+	"WwhhkW/Hw79F5rdE5usJpu8hJ/Mm+H1BeV2P5gvsQJb/gm7eYv1vFeuf51ouoDMhrVr8wPeb0qlyS8Jr",
+	"FVuSPwH6cyQniED5VIlsDmpAlAcOscHJGsRFioiFuNCm3ZN3yKh0JZcZ0h+FF92Y+shfWCcVvwtG+Y14",
+	"kh4hNxGaIIHbfaly3jvf72wcIccQTknLyowRQ8kJZ6uNgFMfWR7TnGMo6B1RhDe6nagx1CzhxYGDThmr",
+	"qhB+Z9hUgAy0VypZW7f1n7ndOdVCadLEIzEcLaHD93+b05GyqiBeDUfPEiYXzzznk2k4ZpkecnvO1qRo",
+	"7fBnnir2I5NDnM0J+/y60W0cOqAwEdL9++AAg9jC4iJ/q4Ywq/GMV7mdCTnQmn556VfjW2IMVK5hpHKU",
+	"Y5J/th+SJNeaywQRU0WvQkmE/rSLjcWqvz1f9dsBhIZdy37b61zxW/15bkfoHF/89ccf/vpPr07evP3b",
+	"8Z/+9ucPP338p6fRXifaO4z2nh//6W/v3rz/6fyHf+rcDJZra+pIayXUqG6fm9AskeRah2IJEUdF0G2J",
+	"lb55YqVS3xUsjuHQw1MqgeZOCmD/2xFPxpkwtotYKAgHcFuxQL643injVBXyAyZsjK2SrMKWU6YnmzHF",
+	"4rvh/WOfiUncwCIBnUvJtb8Uu0xhCzE18PKKtFq4/ImpPM/0pE8Edasc9g9JrkWg3GCwvRNdhcOujHM2",
+	"YpaH9mQyR5CEbGaoYM0xMJB81pPlQ3HPsJQDs3h3TxHlxoqJoDmHeEGvxUUovjpmB8twJu2I2Z5MmJTK",
+	"Qp+Dg7I1j2GRvklJEdA0nEOMEjHu+j5DdF8hh+gxLFM5Xzztyco8uR/3Op2On1sGKZu3jv1HdK+G35zo",
+	"ak8/nJ3DLp2Ih9357s9V3sRzd+pVzsRiEq8kofKy8SFzPusAaot4vkfE81CIYn3HBG2Ee2Xo2hoK222z",
+	"NRS+lqGw4c6/xhy4bxYyj0k3YyDzQ//DOzQraKSeOPi9cIsVKG0NG6YCDzd2f15NJ1bZDiWVGNoAFdB7",
+	"q04LxXveMsFtq2m3mnarab9VTbt1gd1xD6BN1MeDcpVFjWm+tFXJNGOJd1SFZQJvrPGeFakszLmlhu5Y",
+	"CTyoqiQwVmQZWIWdzSNQUy4jzCRz4q3Vk0xz0JxacGIr8oxJGZq7l0Xcks9KdxyqgePSbVZ9Xsgh6/Nh",
+	"LqOexPagQE3MIlKdjB6O/iOWYgN3ncsdqWboGRrzqW3DO3WBVcGF1i2Z04lJXRjQfIA+rOZhp9PqokOP",
+	"/GigJN/QeXRZKf+Em7+ql7dOnq0O/SM5ebbQc7ttttBzCz3/eJ6X23hP7sgBMnK78qs7QHY9EnswmiEM",
+	"yirJK6DySYl1Z9DECPDy6CeiValmrQhymSK2q8Zg1YAqM9RMUhGz2yFpjtTvVQSrOeSSDQZImtuGn5Ue",
+	"G6Q7YhKErEeHwSp1a6T5MZd+U71Xs4cvZSgnoyaUoPOii2wnhej0HYwXdLLXAB+mXGJwX6lxI7qZpmbW",
+	"smQ04dLiDiuK/mp9un1meDj0p/mVyeJ1BFJbfHSVW1X2mhfnFyKl+aFrLqOHTVLHVyMN7AHtYcBjhR03",
+	"ZUpolIKNDm1C72Bq/bkD9tmAfgHBj1+pP9cQTZl76V52SqwIdw6U1tfeuXyvZh+pP/wKFV6RcWSee4G5",
+	"dSf90cMoH3NZcaH4TKL7gxImYXL3d8uGL1XKv1zRfteo7MKpWphqITFRnA0Bm0Sz6RSdVAbi32e8/ynX",
+	"2eJ941ZodkfbntxKPYka7rOl+/jU7UwlLIOUmBBSsGLCW0VKGTH/kWstYVnGNSZ7ZxxYlqkZxXN+Fnak",
+	"cgsMLlgmUjAcZ4j4TkLu1F6F+i5hErBMEzdkHIYdAU1STP1seU/2VTqPoD+3HNEF/qPgKpyNOPq6lEYX",
+	"H6WpDYF/FsaaCIyCMFvueYb7V8oN1z0ZClmdUnYiyL2w5iaf8GKIbTjBn3nqTnCXwWykirLQkMhPJIs9",
+	"qfSQSfEbtTMccute+vDYDSNV+CH9+VSySun+qcJ7CZlkecrDK/isrIioAZmcO7CH6ApfEItT8Z7uWnxd",
+	"NwczZkBz69TWBl2Ve3JJESmuPdRqtwFKeAVugxW7NJy36x51FvbLekLfXYIDza+q9g+r3+2EsPbD0i6W",
+	"s1/j96oK3HAvq4Nvqr0JLgpguDUkyaOKmHRHN44XuKM5zgqX1q0inu6YAkzdXzTBfY1zkjnLWqAYLo3S",
+	"5spId3W3u/1Kl4T6HxId4XXTsPVr1T3FNSRAhO5JFArX9lA/LrNrp2zoRPhPH986seTzbmv1QD3ZjGtJ",
+	"52sXCC2RDG+FsWd+ctapEKq9oShzTR+wQuiKUVL/fmeQlSwHwsCQWT5j803HnaYrxu3v94q7DfeNlziR",
+	"iC+3y9VSHs9za2hBzq9Vp0FXb9YJ24/svmo1qvff1mx8rZoNUwigQvf4Iw9esfGRD4WxSGQCU636HPp8",
+	"JIiYmwb5ye/+GFLc/0VCvj/uoV8XNGepkEND2NL/Cu6xBjWMA9f9OcT8MzXdfpPG0Myl+DWnIgt/RUSk",
+	"07h22ZjLltNMFTu7J2lcTn38I0+HIaxtkKIFNHpYm/FEyHM+mb6Od+MJ+0z/jKhntjttsZv3E9M6BtaT",
+	"qVLafy832JGaQaaQcAWMZXODZowbUXi/Gu/KpTmL3D1jkvuxp3DDyoraBBJPy5IO4xoKdwW2G6+Hynvy",
+	"sNM5BlbO3PIrl6Fvr3hrFkCTRiGsMw1ya0TK/d91UOC/uGm59z7sHK5ylZK+ME5JpxNvsKwA8JQZ6AXm",
+	"Q9ZulIuz0W3ghth51oguacC11ellN+BlFxU+5kZRJlwvGzIgJMn6USb6IPdVQ1BRxddq4vd8FtTphqNf",
+	"ZWjRg+85DdrL+W0f5i1Z6sbWKylmJ4GDWLwePdQE7/oevuoqvar3Mp0YVfouM8uNDaq/cFTwz87wI+IL",
+	"J96GmhvThg/LlEpP1rUKKkPUFsr7ykoVFdUddIe3MAx/5LZQN3diTVwrwn5menJPMmwrWe64J+4GW+7R",
+	"55d6NEvUhlT9W9PrcSuqFAnnGTdUxEzyx3MLwxtrerKA+CEitXSjI1L2xc8ej+MW4qaaevq5EBt3gB8p",
+	"rbOyoW8M//z7FHHf/U70dUBhsFIa3cZhZwVIhGafYcceng1a3wti7HwriNFnb22l7jeH5+5GN5CQ+dqA",
+	"bDcI3Sud+3QFxkaHThb/PXaiNo4gtipudX2aZsBpzVizmZP7iqh0j3YmKO+Q4GFnpHIN/TwZc9uTTZZh",
+	"QBGUhJ/OX7ZQ7E+EFJN8EsGEM5LLE/bZHWnDeTU5lGnuBvN//vfrkisjl8LWXUSGS9vGgYbmawaswsQw",
+	"DCLgm2CpAKRsDn0+UJrj+U7JmCmT6KMJrpVnPZmyuSlf8mAP/IGjSdxy73jw9Gk4tDeKvR+jEwEz7p/+",
+	"gUSoUTzrLrDmx/AprwlFnFmmbURBViMuFiIQFcrCTjXxeonn3r3Jcne9W8o7Vkz4OkGHH2QaOV1/5WgO",
+	"rh2NVXcwFvyq0PQrpRWB+6rYcG9vFNeHtjdaMRBdhmE3Uw1v1bAWwr19KMJttmx+rTb7M572Vg031mZ0",
+	"zVKFlqnhVovdYePuUgrrcqM/cgvisu4RQ6kGg9Xq5pXgDrq7UZvIYXxuLLX/rHFI9udACX0R+auxmaUV",
+	"KOtXhpp7smSShPViy+uxSb7MhBQJy5Zk7sJpxiQMOOqsLsRJeeqpVnjaD9JyPdXC8NVB5jBt60SZ/eyR",
+	"F14Y6upSl11Tjhz4qyLJlCq5tiSgwZ3RVauiyjV2TBrh4wt94yD9Qrr5OJEcetk4/Z2/iyB3ZSNfHeUO",
+	"J94kxk3Xbhbkrny0ewlyV+7/WILc+2sZPRMuqbOSfvQKc42JO7NK8/QjT5ROf0Lf0T3E1lOnjTAl0kvf",
+	"oG+DGF+hcINCQK07zZjc8Rqg0S0v/UpBeGoO4ytkBsAq8o1ywP1r+pYjA6X9EndKlhWuOp7iacIKJpEd",
+	"sSf9aWPOp8YHfLGExoDwUeuZ08b+eU5Hlw9aGjduYuB93fhwxVV/jHU7eF9fL+7HRrXsXt31ZLUhyQq/",
+	"4L3qch+J9mLtIUPR7kt48v31ayg8s/9HLllG3xJnO52b6YgNBQPLP7u5OYZpxpnhkCg5EHoCU2WZMSKf",
+	"EM13G1896ML1i3vWwyO1Sb7X8HKAUdfpwFM6r1BnXzaEVqtMLP98v9jvO9rsFfkDhJu/M/32hwhTPwIV",
+	"XrRFq6gdp96CQl9Pn9fVwk00+kor+PqYuN/ZcBIUGmpwMnnXUJLXh7PvVd39yG2p625pcBTNW64Ttq94",
+	"IlKe3rmwDUJ2K/m+cWTvo/A1bP+oof1tnW0U6Ul5IozHAw/SohH3JaYC12ALChKOJgpWa/hRt1PaxzHw",
+	"C2c9NFNmWbf4+U0aRz0ZFygyjiCuYFr3p0+MdT/4V49bbcBhuKdLzlP/SJ3G0CwNnZ4sLJ0WJJqnXFrB",
+	"MlCU1koi1ozEtM7RrlXGu4iIVW6B4lBeAFMM6CDqSfcygRlAzSTXFdkeiLD8m8OtrJUiXQrfrnyLBbHe",
+	"kzeQ6/QpH4UZUyzqancvb6ecFlbHPgyDLcJTMlokn460ytRw3l7ftKi9+L3mITy4uguL8NtTe+uvnkSl",
+	"GMcsNGHU4ForHZY40cnVFEVFbOi0KjRgqcwoiAewtq572DlY+/v8gCNZScGTIZ+dVQoyNcNY+4JsyrDP",
+	"7DIJsDV1Hl9G7gntd0Dv2z94Ym+GUO7FWLF8s9pPSrTdoPSzCMfdqk6bAmUWM2HuoEp7ndCGO+tGcQ27",
+	"doMlmpivK36/uRI4/9WLaDj+/fANi9LUBGu9yWBMLdYjYDBSZiosy9y/L7jMeavMen9z8v4EWSfgNyX5",
+	"cYWPgjJjUzbvySnT1nfFUZNpbnkKQmIq7YmEXI6lmsnyJtWWPW14RzpiecfFotsPUSGt2pe+baSwSzNo",
+	"3XHAue3WhMPOTKT8uKR+WN7z0XNFHFzlQLcP24THx3PfMSGh7Jzv5ttNt/v0E65FwnZfjkTChmpz57Xl",
+	"91sYtRYNxYYUFHT6Sil27/5py7e1UHfEYfTHBGFFCwnPxnGdPqlIwcs6RenhKjS1+zv5Jq6ph8IGuR/W",
+	"cfOuX7h0PYxCp63lX4vq5q5lzBYoXV17tN7KfqiswTPK5FpZe0Qcp2TWUmPpEuQojRncBI2Q0SvDYnRk",
+	"MslYwlMqU2ptCmdWFQSFXXJT3xWbn7qx4gRyLNpBquEyX6yvORsPmLGB9bfRbXSedg86OJX+ksPaJVku",
+	"k1Hl9L0993N5+n7HXV6cngopkcCwOP9Z/fzOfu32UgxH1dHs488bkBOWU3e/ZTxfWfYU1TtfXwY9WkLk",
+	"76AU5w5gwCqvilXJ+Ar1vzPC1hrYmpVP4P/+r5J+ozlhlmvBMrcGyqLHjKdDrltRYN9w1z0x0GeGY1lM",
+	"4DzEc5U1MFJZSgWYEVywLCcbMnGzFVhY/D0m2Fljh11wpBBJlLHhDAIpb7BJa3/ek+Tyifs8U7NTpv/J",
+	"bee4kiJG7VyJ80/5t6zcCposy4pXJRIQvFegBJsyDRm/4BmlZbbh5GpjEv1MeC25m1ZlfPfkZinfS9HU",
+	"cpcUful1ErerKdK4Ph5pgnT4PBsOr99ZlRedlSWjdzREt8w2HB5bOTx3szsZGi3+ynqGcjn7TVBSBl1m",
+	"h/PdYJaMMGy3ZTnJfaUyzuSjTSR3C/2tm4I1HK6Vc2/idi0u35A2zV1Hn2nb5/4BEcU6DoKTicqlrQKK",
+	"u/Qz40JQEpzaqgKDfDrN5l/P4bwcTeyy9B85+aHv1o/9s0ZV6m2sCZNzDzYgE5IjWPBebiHxLKuZNEQj",
+	"2wXNEy6mziQj/BE7MPJSGfvSjSNGjIPH4sgDjSr0WIU5WtSYzJ3dZxmTCTdRT+KDB1w7IWtnnHZZldgZ",
+	"UUUEwpjcu9MTpTX3jLfw15xJK6zw1cXEdoyh8AnLepL2oyECmXlRbEwQLVHygqPpGSfM8DiCmLNk5P6v",
+	"fov//b//f60ISdiCq74CzRBi7MAJzqcHR5IPGbaN+JXGNIeZyrMUaeuAVfVEgFFNHwN2OiF1EO+JaZGy",
+	"6UmA3zjmdhQZJRALafLBQCSCS/sJV1BcUnW4V6pQviFMC1ujGJJnZAaQyo7cpyDqVvAmsQNvMy2s5bLt",
+	"3u8HXyaO6wGGiruZxMrrTFnqr+FWD42/P4c4UxaZ7XT4q52olMfQ9H0aQAxA8lkrcmNA9j28lW/bAWom",
+	"QznAkEuHy7j73imHZvxxv7P/tHPQOdzZi7twBf33iLub+9Uod+yoci/3rCp4pZoGNm9VuIqmQvux47+5",
+	"+SADVaC/N07IhVtn7qH/pbr6YyTjeCsG/BWbm3CdVJK34S3uPTXAOQsz7j+AYZNi2JRfReMwI7esCXrU",
+	"XqMNH5APaaIu+IQsgBSNAxJ5s4LRPFPW3bh5afNVN1ILd8+IZ2mZpeqEhrK4Dk4kbUD3pTETS+FMWmzk",
+	"Utozzkbpz4EznQn3bvQOkftRgspS4obCxXSMZ7uBhZH6F3bv7qV2fSCQMWOh+fqH1x9abfgBP01Kz2z6",
+	"a6k8393UqpTNg13l18lvSnJ6T4kZYPhGaZdi2tzfLyCHga0lc9FkuzuX8z1hc9rbdsQn0JwxY/2/yVQ5",
+	"/XB2Drt4eCdTQ4PExU5mxEHofRIyXphSv7RMOaHIYkmLxa2v4lqV29iL80DgDkQrj2vIKjVGyxKzqJFM",
+	"Hm/nDDu/nsKMJ1qZirDFUR52Ov41Um6ZyNxSDjLDS4gusDJyiZK16d+lkLDuY/aVHeHPpoX0l1DKR7/2",
+	"Z1q5dSuGlGdHL8wM8VaqARXxIZfD0yDZgQiNolJ8eH6wYg8pHSjoKzSYdc5MJwzDJPilMnVrTGE/BVqn",
+	"7nrUZEq6WzM5pzno494KktGNs769VnosEXis0zDoBLHBClv0K0ZOcYnhQ71VtbZllm3EK9T319hKntfb",
+	"/cPOwc7e3jM0qrwwrpBM7HccJAvryf2A7l2Gb9HwX6cRNdzya3QbTsv7vwo40+juPX/xws3QZuxJ6zsh",
+	"3Rekj3m/DtTyORN/yfWmWeX8Lzd5I3/lUg8rK84olKsHoVrNSpyx9b2Wsd+NEyEvI8JKRuSbyo8Qfqwn",
+	"N76IGoVfszSkuo399pHvx3nfG95vzay/6QIM4e+VWZfvlQUuqUcKanVqQBIUODSX4WnPfRfTX0SJFHRG",
+	"4p/YhvdBE7KFdfwHDcOjvelnuQBI65jbVaW4mSd+136WVyc5krCpU5IE5qtiERTOosKOQm0vLH5b72Rn",
+	"NiKAFWxbNrDo548WPYCFg7w4oUQzDoPl2vfvYolVug2vRYZs6/059c6IFsy4CMbIvu7bGkHTk1EVVFDE",
+	"6FWSMbVW+9d9d461Hexwr/71c/f5NvWxO8XxSF3sj9N//Q14/xEMhP4qbrXXh4lW2opxIHHmukrj/LP8",
+	"izv/ynEwxPK0e3FAbtetIDjb+1p0a+XwPP/cdSN7fl/Ua480GHHuVcH1eBfPvGkg4vyz3CwMUYG72yjE",
+	"99C5Bb1J3kPkPu0jiyg4bFKk215DELrQXCQ4kZaWhqCjWsngSWthqQj6T52e9zUjgbh93bD+7UFElbt4",
+	"cyxR+rseHaDw7aebVue8Rfz34RA27m2tGPzqcDNdfnWw+U6Ecf2brCGT6xfcTDRX77FulU5lBrdC8q5j",
+	"rnXR8oBS8rpCn8UWS81UzynmF/mezhEMNOe/uX/0mW6VodNK24tAc9mTFQ53orp35hh2uwql4s7wroWg",
+	"1qgZX99p7ItRFrbEQ7qPPbl90Xe7ymvvW2uHvw8OrujXfU/e2aUTdr+FPAsfZ0MZuZmbbOHKKyXhfVf7",
+	"LOKTbeXPtub6xuU+C4L7Pn2Ny1btlVVAC2O774qgpfVAlzTA3UK7xyS1thLkriuObrC5Hn3bo2qarnVC",
+	"BCuLjqvpAdTRk1HjUEqTvwa81flJ4QRSjpaWT9Lx96Vcet9mNBnjxh0JN8tzzCOgNBqpsEESpZHfGgj6",
+	"qp0lYuAecFxnXRwHG5CCLn2D+46gb2XcFiU9roKmrwZ08PQdw629trvQoo8QL4VwaZf81AwSlUuLKWpP",
+	"DFwwLZhMkANpkLHhkKcbYBy4hqBispwhI4Q8nfRGfjelIjDCDYNS4HCIlDrsBwX9ORDf8WVQhe95Fmbo",
+	"9vKmfr9rxU399A2kzeKFK5pH0u9bYXPHgGphe9wITfl1veMWcvDzLmMvuIWfbBmCOuPWrLubu6AuuIY4",
+	"/PQ6Y8NTrhMubRyCC32lxj1Z5H+63X35Il9lICSlX0Czr+yotTEkgs05bXpyGanNKmx1WRrcEFpdevlG",
+	"d/+o04kaS6ay0W0cNW618+8cNW2l2Lak++4REPFG3ER4Xg1/VpC85PqCz1ejnjP6vZ5MtkEpMx14Av45",
+	"ZaHKJcEESnIDTamoaOo+k7NWMfL5udhUl3zd7A8cUZIpw82JbXRlnmVRw1cZndiFtogvKtkwa8UQUsx9",
+	"8jbsqW+HMuEsgwHnaZ9hKi0KDYpz/v33xpjPkZlUpZ9+zVkmrFt8U60mUzeaP6sZZhQ6LejO+a+NRUns",
+	"5CDL+Dv2udE9KmKY7tvIIc4qPUDzRE0mHBOfanfPxJhnc4Syc5W7lVicCirXgcyu/mAMJxcPk1NTedKA",
+	"XahcE6ECRbhw3/2pQnHy1nOXvCJSkl8qQ/p5JJIRTVkqUhySGyH0ubFXjcEIOcz4p2SkRMIro6FXwazS",
+	"4hknoRqDZ4ZfdVPLP9vaenvpwEyju7d/k6bJ2DWt63YOmmMjJsd/U/k7bgwbctRDTI7dG/8H+Jub+eAj",
+	"GvFsWv0UDll4GpLVKxYrEzaMiOMG3rBimjb9Nk3pu4jAFxK8VJZ05MED7xTBwdg7DqmLftFCkkJz7NRj",
+	"LsWvOT/2gXVPO6skkFQoT48gyEw8pSeVBJKYBmt3qd9kCM+DUxdYnyYmoVaUyfGOk00T2r3XqXQk26Th",
+	"BLrNoNFt6NdVUfjQPOwcFOTxy1T9FXYN3neJYbOaZJP2/UNG+xcV8laDfm8a9CHV5Qa2otsJ95XGsWyh",
+	"b5Hndt9sgjw7jx94brbZVjpk8Nf7zi0iZbnNKNpyCd9FclHAUdej5xpW2yDWVlmuV6YS0ea5NTtweKHb",
+	"uFu2Om+r875/b8vdKr2tKror4fwjt5tJ5kefkEZDf2I8K3ZwVlR9FNFlBwVK+kIUtuGDTDiwngxTSX25",
+	"zYJXJXQIoZhK87DzotWFRE3nlZGAkMZylmKrcCpNoMt6kq67E09FiJ0WCmnraNgqjz+Uo2ELurb7Zgu6",
+	"tqBrmyt757myX9Nu3xXyQtiyzvkhGjS/E9IayIQcGycMSyzXhRjT9WJgUsn5ROVIBmyQzkpJjhS+midi",
+	"ilK/SRCUT5jIiCBW8wHXHLGl5jDmU4tRrEWCgMhTaZqRmsnQbdmNp0VNJJ2c28kNHfN1DkrynjR533+M",
+	"Y4g9s9+JjYFL36qVXqp52DkkNhak/GSJxTgghtnKN0whLt7FxHceUHtT+dAPGVsrpqkqR1/UNH85DTg4",
+	"r9w/KjWBwz3iRvTf1a2ej+9hr9PZPzg8evrMQy73wX4yvMAu68nlygzdX8zl7783cIEGILTGdKwLhPZL",
+	"ILTWXF2aqahh1Zi7LfnnXw9+njz/N713/vnoLxcvTvv77+dP3yaHP5rO6/TZv7CDn/jzD2Lv4+zorw5f",
+	"5TprdBsja6emu7vLptO2Ublp+5f2Amd3o5veOGGk/Iprcyi4TXoMnCUjwAkAYQpZkPCt03/r9H/sTn9c",
+	"9BzoivQSbeE94gfNTZ7Z1Smnp1wXHpyI0uRJwQfNiaz28d8HWk0isKoVQzPlA5Zntgssy9DDg9UtTtmT",
+	"dRM5a0WSik+FsVr088CM7PNmUCu+Pz0jasP3p2dgEqU5NJ1JopCscCJkbiDlViOLoUGa6alyYKQVlamt",
+	"ziIJhkE9cTYqMlnd0DAFrZ7FWoAN6e4RctTcDU3rjqIhH/30X0MbdFaZ7kdJDlcd4Dr0cIfrjO17oIdz",
+	"/6y7L2gtOjjijOLq+nfn7mFQfr/R3YsaB/jfw0b3MGocNbpPv0TLfR9uNzW6jcP2/tF1npDLzo7KcDqX",
+	"h9PB4dCg9jqN7j6OrYNj6+DYOji2vajxFP/7DP/7HM980egeFGOuulP8gJ+397BF4NSQ3Ak7GS+eMmPE",
+	"hZvxA3onRXvjyC0JpXmje9D5cnPPzIIjppyFF1GDBJYbU+mCcUPyzhf3OcgfU3m9qg9nbdfMSk9M5aNE",
+	"m7hlUDbhKkMBbS85PA7O9/a7B2HTobfGuy1UPsXVkqkLns3buOyvdeps7KEkabcCyHldtM3+/cajZPSx",
+	"w+d8/HGyqxES9j55WN9KLVCHDIhuTClM8syKwrMRQfz7jPc/5ToLr7D7OxpEX+JjSFiWUddGYEMmZE9q",
+	"ZZmnfMGut1PNL4TKyZVTZYGhrOKEt9pQsbGp0xF3b2K9EXYnTo8z9253mUR8G9X9iAzqtUWtmz8UmlfY",
+	"y8e4ppZay1s5eEsb9uHNSSc1Ck/0ExPEhfvw92hX0n3XJ2xw50ehIVNRyniZm6ooYMQrFmobejJ09cAf",
+	"fb9uZsGXLt6+EPGc3QXLQpicK6uS8VE3IB89Z8N1nWVuHNtm91fWLU21kFhyw+qVvgmTD1+5RICAucFR",
+	"SzpqJ2KZHnIbOZMHhw/O7uOfyVXgzv/rRzpdDSCe8f5POot7slkFDAmTu7+7c77ErTac4w0NtTDrhj6N",
+	"zZge9CaNndqotDUTqe9SAlPBE96TagD811xMqb+FXkZzSm/WD037WJ9nFEgJpVLZvLKhmee6asYUSI4x",
+	"ulPMgzAglTsr0Tzl0gqWdR0EVdmFhz2S89QEjpaRmBYNy6pyaRWEcVtzk6CN25IP2i/LzeZl5qt9XNDu",
+	"E56TsCi+0aZkpedseK8EpZYN15GXG1A30NmrpOI9hwmcFNnGCLYxgjsoDKjop+vVUym9NsJxRVFAyjNu",
+	"+XI8Z9nwiSHpa6yamoq4bbrhGG9EOhuy1YaXKvX9cSlcr3GCbi9wX+EQSeAuCJ21FvNLL5S2G/PuCKes",
+	"0JxQyl0s0a/s/rHMjK+wZNyvYFBGIHBJc35iY/ShSMJBUzbk6QZkKaEBV7cnA7iJIKb8N/cvZrCjtDsO",
+	"TRwd+EMpZdwwG2ylVGhO+SkasEXyVBmBaMuO+LwnRypLu9BrTOaAN+o1WhHE4SR68FhIGgA2CospmOZe",
+	"8zV2/drFf5+rGJpFAzDou3VnsD+pn5AodDMNEzRQGhuifnz9Eg4ODl601mOuUdQygwttrjLmmJz7m61o",
+	"1YHfbeP+HDhJj7DZFy4CnGDhqWTrg/Q5k0sHQXmV68MmMz6jS64eTX1JigC1l69EcAtxxbwe9Z8mO8/S",
+	"53znxaCzt0PpLs9fsH6SrnilcoPc2dxeepsw/E0XQ39V/7Jy093ZoFc3MKu0hPiUqeGdtDJjZnxlLzMa",
+	"k2/MLQwoLYZiYf60yq2Qq1qrkQTabKnSJVePKc355Tj6RDk7aEUkfR9CtHqn87Tb6awYsBeSa4/4lRON",
+	"aw+2Glm/ZrT7B92jF92jF9eN9lzdZKyPj4MrSAB33L/dB98LO1EKe1eX223NbfslajBrWTJyM43mwJvU",
+	"KY1fooZ7HYc600pJRDj0p/mVVRJ75/uVvIfaV6erUF3Wv+be4cLa4xcipaRAumaoWcLfCZlbjJh31s06",
+	"7AycdPKs2pdlRMYc9vcp/pmQY56+UgnNwjpz+IwqFYTS1Bh7JIajJfUY/m9zOlJWFc8LR88cbFw485xP",
+	"pkU1x6Z1BSQhqrKHDq15k+TZsuIEdKqgx3a9u/BnV7SZsUucM+7rfGRyiEt8wj5Xe9d4vnN3lrAoCt6q",
+	"Iczqvp/K571JeqYTrpuxeRXYaRvN/+ZbDnrwHEw5+vvhG2jBhMmcZTg+aHqLpeuPxq12YXx4W8RMefLE",
+	"kCnSjFdK2LgFSvdksFSOi2i4W32+1XZxSzIUflOStyGuCq3Yu5y90/ycDdGAY5DkWnNpe9KyYSAlRv+6",
+	"0u7PwLp5DHGx6Yt7VSVgTGHcoPtgkhsLfV6QCvck2qAsSbgpazP8gyqAvDKEYyAxD8NcpNwUtwypkNSQ",
+	"4geWjLA8IzcsA2GAwWGnA5JNsGh4xGEgeHaFb8eMlzh3otDUwn1N35GmvdK/bsYP6mCvAo4bQYt11Hxd",
+	"rT/tFKp6woQbKJOIju9AM094KvLJ9br5Zio3aKVXHEsvfYfzSV+AuiCRuFnowYzvk1VriyUXFt0NsOTC",
+	"Ar1jHLnZaq0DyQV0SUjSH7wxlCSFU0OSNJmrcCL9WsF0/sAdbRQCa6uCXWZ879EuM96Gu+4o3PWdhK0s",
+	"aezrEGQFIWwQsSqW21X5RwgSi3apUyciDDTxgNtnP318a8iXbri+wL03aUV4bg0TPQHcpVSjIqzpyaAw",
+	"PI3Kjd3UP3Lrcc3tsha/pgJbRy+8aHwTLhP6vAgk19R4/WcVcPPykpkNmRoiynxEzhhc9URbT+vJJ4KI",
+	"CRvy3X9MuXvUCnqPvRfdo2f+KwxExv3aIv9C+x/TIdZ24NJY731fYBHrb7zR3Xt+0OkchszZ3Ys92uHX",
+	"36Oz57f/OtO7S6+/u9bQvmx9V4/Td3V3IGgLTu6WGW1NHf+4qj1K9LAbFNKDlXswPXa4AmK3NWNQGmI3",
+	"bTyNCb3EqZI8LkFMUGqUCmnGhF+WeaF6MjYJky9VyuPI2xWUD1r4o6BwR2GwrkyKhNlIGe6TTEPip3fS",
+	"0MFjItSoPx1FYnBcMQsZZ4b46VEMA+EJnlLyNzRPP5ydQ/VzkLRu4c3xzXqy7v8qHGyleIjb8LMbhTCA",
+	"C04O3SzOtJLDSk1L4asSFpr8gut5T0616md8EqpdMH8hTrllIjOxLymWigruhAluQAR7JzWtr3yj5ar3",
+	"zliRZRDWVzmDvn9/XHxIldsPA7yoC05HxBGluLsFYYDV3vUT/5zk2m2qGFjGtYXmDEsOB26GIMZjba/M",
+	"KQfFjNTMBI4Ucl32pK+LdEI36yumU4PpWjhW97YMaBHSEhMGWJapGU+7bvrcRDPt4HHsEEpcwuLYnf4p",
+	"rF8aoAhZYjwt1mzoa5sip4qGhMmEZxlPKx/sBcSJt4riY8wutjMV5rOoi8bP5u4yE3JJtgihbf4Xel3M",
+	"XzFTnlild41lg8GGjkj/MR/cFSmVRZ+BUhqGzIy5hWTEkzFPKUhCu77Rbfzl2V9f77978d9OTxpRFWC6",
+	"m+RSOLT3uhE1sOGd08rP20cb5NdW5+M+uege0j23iIafezRcs2TWzWT5GrbO741SoJRuLkSlbs6XLAs2",
+	"fLM2CvxyaRkN2EhzOeK4mHABRVcurW3g+qHAv5O2f2DwH6G62ZoAf3j/pJfc3nohOFbIz+ttmTqmuIHL",
+	"cjdVydfg7ruWCtqDnZqvk0K9lcAyHg4B45qNECLEdBvqeQ3NcAVOq1Tg85sN1o+5SxB8h3g3qxJaVOH6",
+	"hpHky2DtjFyrr9xc3wJqpRsqkY3ElRvc9wqctjly2xy5rZ/xj90F+sE5et8KOfb6KFVJPlkg2rufkORu",
+	"CLk8jEvxhJxsBljwulW9hjFSyEyZtrsDpSc7KbPMuxedLsegUEh0c2dBPBAZj6PgYOhJ7vlwmQF0HdE1",
+	"lCnnPXoYEmp14fT9jxH8y+kPP0bwM++fgtLw45vXMHDrKpQJcOjPLTcRsKHmXMihz2Fzv6Q8yZDIwm39",
+	"CBhozlL3mX0hFbptJspYeL73Yh+m4jPP0NfFAP1xDhwcHER7z55FTzsd91osy6KeDFcdwTvxJ2ge7h0A",
+	"66sL3io8VFd6ptpw4m+w3wlRZQKT9+2BOklTtypJJdyrB2rJMlkAF25d1GOBa8vPn6ZYqxve5F4bJm5j",
+	"nlfHPDfRebTuVig+fOpXSzMKL/m7/xTbvKNtmf3NMALpy6Atl6ODvkrnO1iy2ug2nr5r3INT4NJ6vqIW",
+	"/yOfqIuKhkdVyirxQM+Nglqsedh5gYESit10CzAAxrL5MmLbu9VZoVq/VFvbmv2H2+V3Ve/vFuDVe+YG",
+	"+yNancqHD3piCCxCU1gDca6zos7DPbhFPcS8yvekE9REzNw2RW/F2l10yBDA+M81ENJoFsg6vEBreQFw",
+	"X0iG5ZqXqpuWKVy844LCfemg/47bLFplS8quplpcMMsjmLDPO2zI/+lg7+jgaafTiUBMJjkusbheY7rO",
+	"JdvSrK+TdOOtk3V33UOm3URX7WKRblpUjygaS5qnzI5KL1FA4st6fq1bYH9lhpDm5EV9MHMen1467Ila",
+	"wTMtNOPccI0kHrORIq/9iDnJXKsAq+jnVmBn6MnFarDKWdCsMoRc6adfaTH3ZNVkvq07/6P/DA+ee3Ej",
+	"j/l6Jlb1HbdhgW1YYBsW2IYFttbL95R7ECT8PVdHaTbfsSIZc3s1P7M/h3KCfVk7Nq8oyc5yKWwEWqkJ",
+	"6uY+T9sQura6HUlFUe8+vjfAplPONNF3UY6rw58vMyFFwrJ4DT9DzbvQhjOHRPBdu9ixh0rRTzMmYcBx",
+	"b3YhTsL9oXmqFV78g7RcT7UwfBUzmGbzcz8/1/CDhabUd88IdnO8uhRau+/2xCDXbgbpJXqwsiHIKmog",
+	"hq1M1hiVP3OTUaVsjtGk+pgy3+N2+XDmp0zbK0c0YZ/fcjm0o0b3qLM2b5Zf81UqtXyB8O3XnOc8vSM2",
+	"Nc3m17GpuXHIXGPuuttw9dEc/rxiJJhmuWJC9jpLZuSXW7OaV1BkKdUqoqRdpnz+/fcGyzKuh5y6G085",
+	"k7lFGdfnGMzCNFov3AOQWQoDD2rtFXH9LazosFzKRZUKbkPZGya9Zmr2yShfRu5n8K2agT/mJmckjFXu",
+	"ldzYrxhBf76WDMBO1wX48Ytq/epAjtd7qh73HiOejB2KGpcv8Cc25ikkigQKM9Rz6hffknNNlJZ09tBM",
+	"DQ8wed9YYXOLeyC06s6YkKBFwmuPahhm2RwMyxPyvDEhDVS+9WYDOcCbU47aelfs44xOtKR2mXs061Ih",
+	"uG+geEdttd4I+ni1v+Q9vfkrxSP4F4bg1ylCxJL7jVv0ty7ki0+Uxh2+tF91dd19+eUmnQIKVbd2w4Cw",
+	"k78qWN1fK/bk8P3HoA/+KExMmhVaqwoYNZtnziJby9k+zZjc8aCp0W0E0HTXtE1XQtHdIZc4sBu70lY6",
+	"yT7IsG59a0cCqELCSOWGhzgVubawFI5Lk5tWBPyz+2zw/vRDuMpERWYrNfiWaYlfKDvWPyphWgufS+sv",
+	"fmLA8IwnWKGE/REojwX7YwLu2LKfCaqoY58Q634DYUKeDfVsMnbh5oVGhWYcpK3nGs7lWKqZjCHo1C74",
+	"Qz4SMmXGOLxuYKA5b9GLCW5B5xk30EyY5UPl3igiel5q4ekgXIS9JXLNW234IMF/SIGZNuFxVFxHL+FF",
+	"OFoQOAGCu9GHeSgVDA6CqslwtpBhiqdV/jeMZUriWCisM9stPhewlBrfgREy4TDkNmyXCFJhkhHTQ54W",
+	"5z8BEr8FEmSal17LaNmvmvdzkdkyZYmWT1ScNGXGhgtLvnOr8mS0mvD8ZWm5LLo/78f0+dHvvyvNn6/o",
+	"Sl0PyG2mZdd21lQn496SsFdjZixZpdhkWgHNvzeKlYitID0cbnQP96OGGYvplKfvpwq7U+bSLzDskenh",
+	"Q6N78OXLTSfB5JldBgvqg93ignt2fm2zckpZRZGpCgQiZ5VTSuuBobqsvQkYuhrUUMvIQuc/dF0Pq+uv",
+	"J8aDDq+ISyRBzWdNqdP4YODe4YLDhMs8BAVL5HNyWdNXy+uLpF2yDVcUzx8DK4BaVWdeFSl8EDfhGUcv",
+	"4Vn5YW+h6IINvF4oyJnjG9QR1Ub59RVZaTLW1NjW9bN1/WxdP3fm+vmykTwIDp+rHDxbHPf947g76u5N",
+	"TE8BT5iqSvwq3qh1AJjfXw+To+VRzL//j/8JzBg+6Wf+r+DMcf9OeSYuuEZHh+RgLJ9Sl0srJiFL2464",
+	"niEggdhfW/bd5ImSqUM4BrvpOv0p9ISFFC505ThcU6jeLtLoiIEn7XE3yQ3XmCpWjtMWIqECzgLBT0HB",
+	"AwmTUlFNeHGp0sUbuvEj+3p4yzhwErmP1S4Pt+EH9HdhAvGo7Hbuuy+5L+sWEphEc74Wp8/XhIMh9vdw",
+	"TpNCkxSfofFl81jkFiduceIWJ25x4hYnbnHio/D3vaN6Ig8/MMe9SLR5GJB5wWWq9NUJdFU+nCcG/CXQ",
+	"nxMtuG/zCTFDx1rchlMslV+/UegVVUvuX6tCRtVx7cxEyo9DG/QVjTc1Z6mDiVYpaIbXIFb0Cl/P8my6",
+	"f/UTtU6nTZoIaDqggaUIQoZDqN1bYQ5rKVCU+LW0DyRevKz8qK9Uxpl8tO3rkkTl0r7P3VdpdBuv3+7s",
+	"d14cONXi38m/NSrMBO/JJ0xkmBsn2T8PNDcjtxva4bbFpLxiksHHXPzWQPpv6Y79lz042tuHo6Mj6Ox1",
+	"Om7jrsi43zsqUcya+dmJG3bGWXouJvwVmxuMT02E/KBTrl8i60Z3/6jT6RRjfB2GD6dapTlCBuXOpsv/",
+	"3pgoTBUf5W634y8/+NfHP8zSCViqIKuvdIM2aLS8N2uEVlnE21Zo33oCzkUh34IimuY6GTHjpnuNojsv",
+	"cXecjA27ekEFKT28h15paWqA+eF3kT3aS50IvFSJADcT8B23tyJwexj9ERFMhBSTfOJPQEJi/FfK5qYN",
+	"J6jgCiJfzNlYo9zrLJ9Os/l1CQ+XtNeqnmB+az5oV7CHl+MPL3jXNjrog72R0/yeGnltteqDaNXNvv8q",
+	"g5Mk1T1TyHhpvu1VtTVRb9rY6iKonbXwQFXzNZZr/lW2Z9Hh6qGZYmk8Twx1+TTQZH3DpQWFZ7MsHLds",
+	"zENyK+V6mlYJFiTGN/zNYMTMV4UMP6EUKyDDVuM/To3f2Wr8P57G3+rhP1ZKAcnir65Kd8XEvdIOMsI+",
+	"GKELpMJYLfq5RZVKZjWR1DIDL8/+tXsdS+tAZMtJWqnepCfpBGt4NnD3jC3/bHcTcxG34aXK8olEHzVB",
+	"Z1TOESTM8B0hDZdGOLmZzamvjwQm5zTILsRmnMdRT8aVV4ojiKcsGcfQdP8DI37jLX/sUy6FxRO0SLg7",
+	"A+tQkvExxIf77SP303/ai/YPDttHHd9yqScDqsjmEAvLJ3EEE2axcZRVwCQIecGlVaFqpj8HJKUlmKE0",
+	"nP3lJ2hefqFWG34WdqRy25NM+ntDghOCc0fN0yXwydTOIeFZhqSzakY9j/wQRlrlw1EFF/lkWO8LGaks",
+	"RRpbYY0bSRv+miuLTa8cRoogUZMJo7p5FNx9zdkYC5J/dSca98yfzl/vPEeuML8+JkyP8ZKXH9++xut6",
+	"ksuU6lMYChJfaXICxuo8sblmGXCtlYYmg6B2/euGVlnuWbhYqrSBL8/+NQJ1wTUcwbs/YY9698d+J+p0",
+	"Oj2p1cy0arm/blwzjYEEn/Lbhg8hlwU4S0ZhEuOiN1WTgeQzN0FusXiFE2N1Vk+6D8g/C2NpmhjNHaRi",
+	"MODa4AXS1yPE+If/ODE0paLPgSTDGGKIcRJi3/jVd3flPSkRM+ADKFjt1l+WhY0VxBm13L9gmUjdW/gZ",
+	"d6iE4/bAVmWaScMwK6rdk29QyoTG+MYtSpxjLOkKhHTFTN037qXRkB7+EQXf4yAORonXTszF+mCCXgVf",
+	"okxgiRpButVZ98w4jypiKnJiJyqEUoQSKXJLpad78vTjq523P7zb2ds7inqNt3yC5XsDJpN5BHt7R4Ao",
+	"s9eI9iInV6Je4z85+dXpNSI62d3kaq/8nUPfojZoL2rgEjeNbgdv6uwu6mpr+WTN9IMUsadwIHc/aqjc",
+	"Jop4j/1TIjehjW6jMlONqEEC8M36j0koGcNtJBx4sY9x7MVGpr9CSVNn/YImtzZomVxTzlRIpVSkWwC6",
+	"dQRtgF5pfTmgUMFuV2DYa9mDb49rQyBzaabCn9WsilYMzzKzgKFM12niCAoER+oGyX9QUkJAbpGDWwhr",
+	"vt9chjc4nZuqyQfJIqi5OK53RNQXxio9t4HHYt/nH26iZdwyOkNC/Eb48yfKcnO61R3RfMB1hfMHl6D3",
+	"fxzuH3WWK6NrvRaFvlrbHXPjfAG3hG6SM0C7cZs48D0kDrDSby68RHmUGQS3dWikqYHRMh1zyVQngm5U",
+	"Mk63VNrM4Z/Ik+2Mt0TJC64tEtg6g63PDKdTms7eLOskjoGhtV95dGGHL8QXIC7Eim+0DEnGmaYIxyAL",
+	"rbBpCE8M1KIVVEXbDJ1jsKd1uB3qRndC66vmPaCIedjch6r2WV+1PAp1sWkEww36HvMWtnr8fvX45l/7",
+	"6pgFibOvlKoQ3jYA/a2e3lqr6/cMSNMCieCqvc9oy4xlY+8g39G5LDMYlhqmJ6BzCYVb1mvr27Tq+Ll8",
+	"/sdcNm4dXaYRlbVVFRpSy6dOg3YbmRiOrEEY5Rvzn2rV56Bk4IqymoMZ8WzQqF7n5krIWo/0DUq/0qd7",
+	"N6sv0st6nu2VotWfsklf+6JqyeR94uLyL0ozR7P4FyJOpwqyiNy/buhEyj6uTqVTFGoytei7UCnQYQRN",
+	"AyYNKNm4rIIXnlNl8K48bT0m9jCe4hMV4/l5NU/4GkP6bFe9OVWjVR50EjouWAWaO9FSewBWS6B1GqZ8",
+	"yTfdL75pOGmTr1rZy2/WXJKd+mXvF5oLuE+fCdJG66njhf28QiWTy3vrxb1L+iVnvlY+pZPUFcVR+eWx",
+	"NZ75ZT2ltFvTDA+QYHfibdP+nLgAxnweUVTCm6FjIVPUi/iz5Dw1ZP5KNgnBRZIvNYOYGsn1JPp8HBYB",
+	"kZplDdzbcAKFYEBNTOyLpghR+qL+k9BupvS39mTF4cpS9wBisuaCKu7Nk9AXthk6pHq73KtF9zxj2Ryb",
+	"y5CpTRwAPYkXFuSZ9Rq7qB54Jh8DNq3FCHaqKLJK0ePLSGLK9UDpyRtqaCeUNNX2dhGwTDDkBB8Moit7",
+	"y1cFU7GQbmNLf32kcSMhHN71XvvTbFHXRqhLyE9TrYaaG7PFXQ+Cu+iONZRFh7YY6g/iW3jwlMqPPFE6",
+	"rUG2IEfXhm2XtePa1fLLMRbtiIfKtDzDp5sAN7o+/FukwiGuKkIQOFk8jajFHVJajpThEKfcMpGZmNIL",
+	"HULryVyG8+kuzRjFbptCcmM+p5Bc3GrDa6JBqkxQu0Rdv+tcvkkjqMmJCEjBfInbPUkvgdlklD8mVpRL",
+	"3BG0wcddcqPcQZBhiwi2fpitH2brh9liiOvb3D181ID0wG18QHcDJlZntWGqZ1ouZoNtO8oMLxRTFlW4",
+	"d5hgh1rygyTIO+e73RposgUXR0/Wc8oMx0pIZXgrKuh9bhqneCtMVcOaxq3zwJZGjPfP9zqblqCR6PA9",
+	"ThXJi7Ig7rIACZpvzSanjLmFstVIX0UjLQ2jVxfFDZLbKst23X5SW6VwL8lls7oAeVDH/BW1bsMFKd2l",
+	"nGlvNxnv8abCK6AlHmFmdagsp8K4ppPdC/JdDXrSyfLKK7e80PfOczUIDnJhgwM9DjsldnLcV6m32hB7",
+	"QRb76q8JG3Pjrrv85AhmI5GM/B2p1ToqjPKUlT1/1GSaCSaxGO7apueU7VXdcw+Z7rXVCt++VriZz38D",
+	"V//ejWqYtsBlu0Q3AS43WMXXwZN7zeSrauUt89C2E3yFTGhW0+5rwrhFMHEjy/rq3LwPsoasHFISUvgK",
+	"57vIz2vcUf3rVndsdccD646tML+3vLPvIOcs5Jvl8sEa1JxZpp3EwKwr7wKtRYrdrKNRTa1iBkoT7QVK",
+	"LeqQq6aCpxEYBRmzXANPhTWQKpDK9nwVv39CLlOuYcbm9xaldO9zH0HKmzZluZ8etUte8z6NsTLKus2H",
+	"2irebT7UV7ULK+UyWzjxx7YNUezfFAbdKuxqLN/J1HB10PVndwq4UyKQfMaNhYHQxlb9+A4WYCqNgxWY",
+	"pH7BNRs6CGFs6IlCee/oTBeWT6KerPQNpo548UCrSQxCJlluxAWPILYqBv7Z/708M31J1JYLbXpSyWx+",
+	"n6QlK8K8xvK3bkbX6Y5iR8KETnhujmtNUNZVrsvapHgFXZWQbpFgA7M8F+6XRTKIaPUIQ+nrBkNj1Khs",
+	"ydB80fFdDM1hWmN9jF8YmCIjKvZH1Ll8YkDldprbDYeerBw65u7dwcjdpw7kjsJ4Mrr6KM1UiYwN+aqR",
+	"4CWN9TWgsfwjXXPloJgFpYENHN7HsbmdWR9ZpUC7U/W8LBml28/Lp8vZ7Dvu3pvNWZ8PlObXjuz5tSOz",
+	"6kbjelSEQHjFrJA3K5ZAOHm3lEz1nnFrpgHQxZsx3MwK5bHlt/k+UhDC96zAE0P14g+eekD58AaMVckY",
+	"SVtnEtiMEa3tbDRvw89EWcogxjeJIePpkGtkBUQAky5DMD2JyQhThzqURcp7CU60dfFUJ1FS9wsWsL3+",
+	"4fUHEu388xSTzjNlDWGmVht+8AdpkAmT0Oc9iaNJ2/COhBvDnG8lYYRcqCWlDcRCmnwwEIng0n7Cm8QR",
+	"MrE602glweilDrqF/+X6VAS/7x/S2bI+TQmhjmB9bdLe0yeQv1NZOo+gz5JxmTmI1Ca/5kxaYd1eeFp0",
+	"O60r6k29Ir7TpwPS6xuz9e9yX96hmm5ZW7U0vnzZCJHQJUut8ULU3LtBHkygrSm+YIpvEJijbsqXhVPD",
+	"E9U2uo03lR8h/EgevJd4+WHnhTvgfnBPLPRQt7HfPtqIrOjmUsDvyKy/wUo+c0MO3ogf8G2XrOn3ygKX",
+	"6Hsn2T9wwhebok/cjDRXiHa0W+mvFiqYUDsdumS34T2JfbdlUBVYLtt/ZP6bt2pI4mMdkLKkj+xmnpN1",
+	"gupBlN3Ct4Ch9EIX35HR8MCCfStr764WlKXoP/Rz+3Dw/MbhU94fKTXeqPuyyfvFGSYClaUV92TRO8Mz",
+	"m3s4JzRkzFhIeSYuuJ4f96TkF+jtQCYLnmhuzapsXtqraia5brXhNGMSfMPpLsThFWJonmqFW/kHabme",
+	"amF4q92T15Acs6t9m0NunRFw0Ebe+SWexzCDtxYPtXm9Vkac1c6+iW+BBl69z7qlBrWRbhvXPxY3AX3Q",
+	"+tepBjTCSl2V5xbE0kJH91m5wr9GO12/IPscOWf+fH5+egZcplMlJDasJ8OfX7j7lsaiZZka5p7NRmF/",
+	"EQJxf+81/nOv8Uvc7snzSrcRSJjWwrfdM2KIQU4SQxEomfBjn6JBYioT5Cp4RfLLXYiRc3wIlUdI/tnS",
+	"sNpwImuShjhyPaXtfqf+hZD9B/p8rmRKcRA3zp8+vqWS+dxwiEfWTg1FUPCgVBZoQjCjZKrFBbM8gkyp",
+	"KRnR2r0p1xc8BZammhtDoZ8UmAltV1TmXs0dNCBsFxiM3AC5TN1kCAkMfO8Wgd/izenFYbhbaFg0UHrS",
+	"k7GQ3H5iVsnYN8kx0Iz39w46zzpPDw8O4gjizudng/ZejD7EME4nfad5PxNJcd/AE+AhdU8yAwOVa0h5",
+	"IiYs80My2MTIDekpZMJyzTI3yn/k6ZCn0KcwRX3AFpycTw3lu7CeRJ4BfJ6fjMgtnfp4uGdcavpyeE8O",
+	"wKwvQgkKDYNkfZa6D9eTVe4kWoZVcgM3u3Gus/hb03feCUIDeFDfFG1/J9VYxrVtV7qniKFUg0HbLZeU",
+	"p07Y5TprdBu4h7q7uzh57RHTfaUdGNsZkxFiQl++XaNys7FniCblXh1DRSOaa6DBS3/elw3fIV0KCa6H",
+	"AFEZjyYJCmakZpLiRU6W3rczye+IB3AlfWdo5KYuKP8FPqFI+aQ5w95CpRdqUR8mzOnEC15Viqvgy4Kz",
+	"au01vdIntGjS1JjsF7Xzt+3S2UC4pMyyPjM1kIlGScCYbtrCSe4DOgzSdzgCP7ZDHBRTT3ecwixpXopF",
+	"Ei7+lFceUa6R2v2FgcpZx6C51XMnVrTFe1cXxVHnAD+yNK+ZyBCzLo77p49vnxhCN4nKsxT84DOlnE7P",
+	"p0uGawh0XzHasGKvvfsxuNEjclg29rtZ0pVRILBZPhSQagZNBq/en8GApivCkxhdVWN37Emkd2x1IXaT",
+	"EmNnwSXzErfhA5FIrviA3Z6Ml31+h3I0xN5X8CmXY6lmEhtUVmkmChRCw6Ml5xBduyc/4sqg1IkY/9g5",
+	"cX/EThcpmRoCMhX1UzlpifVBF0Eurcg8UEYlARM2p/VuteBpPQI+EVJM8gl2WvMGtJCWDzl+rUuMH2Tf",
+	"YAfMimHjMc29G2wrnUCFTzXlGbd8Wax3oi6CzVSRktTB1JoCDcNIGKv0vGYwBTFbZK3DQEhhRsc9+WvO",
+	"cydDJKck+FSr6dT32fyG8PErnLcSHy/gvbVU+Esvsrcw5uG9u261A6st9UfrT1m/coXZZHR5b7/0XMTW",
+	"Ox88KzAKJRhgLik6V6YMqYubMfVS6QJmpsct39/V5BNeyAHBnfT9gVw1KLpVkuQaZiNs01qXIcLQvVOU",
+	"AE4l+bvwlCphqKkRWRg9WTAQU0WMM78ln9HQ+3we2Agzjk4iNJ3cU6rEzmiDt741IUM9vatC5pZthai0",
+	"YF0MUnv8fbETX/KHb+QO3yRsdjOLd+vzvpWV+YAN9bcW0dYi2lpEj8siIuhRgIuvjriuNoh2SzBzZZS8",
+	"OuYnhtxamicOPpV3qFfzdEuIFfkOFBjGwd787lp31RM6nJsImz9mKrSksJZPpth+dxxybUFYXMMLoSoH",
+	"qMZ8at0C6smDDqRs/i0H28tXu2nz4NtXANRXxZXYpDLcm8fp/U3mJ/TZ1w3VV5D4FrM8lna1C6LikpT4",
+	"1o3MawSq5ebBuOr9NjJINxjEWduNKPa2btOpZYh/r36kN+mXuOVkFVUO1lxfFkNcUU/ORsxisoCT5FW7",
+	"GcWkO+ANX0osIGPXB6N9vLjInvLC/YnpSQ8FugWfrrvYzGUy0kqqnMrkLbIoMkPqoQjxkwYh9FL01H3e",
+	"kx4ItNrwVow5BvKDOhEWiNvFQJwxY0u5E0d05Ay1ka/n9IjppcqljaOeJE8gsOkUW/4K4oQv/IKZMNaZ",
+	"6qSkyuPulazIMmCw3+nAiGv/wv7te1IUN+urdP6tKa9zXiivh2X5r+quNULJbtyFxtnUqr6ksparqLDy",
+	"ghPZf/Ktvvoj06JzJxXByeVCSDyEIaD0eAeJdFdj//cVQA/NKRvydHXdewQLde+hTL8biHHdKW6BTd1S",
+	"oz8J/sery/B7slKHXzaIM7djTld6/IFefcOa+kdaTl/M6uYj5M9WjLDype5gmG65EW+zV3bCm4T18aop",
+	"lkwsnTHi5llbUIdvTDr9EVZbE6FQxrUtGXSSTJkq/80aBIWXtU6mZlzDkJkxt5A51T1jegJMaBBEClD5",
+	"tOuvkfXIdo46SP0jlKbSxpEIPI0qy90g32NdpKf3uTnrk79BIGzyC8cKi+volVLFDFilZeOeuOzDItuU",
+	"yX5bu/4dJKWXIq2iv4u99Rio88shgrPnYCp4gnUrxSjRdkJXXalCUNe1IqzylvExhN0cqO6NU87xhKci",
+	"n8T3xc/nc0+LDfaQKblfS8ReFpsr5dmmObxhHu+V/G+ryx6NLtsYJj0siV1pjGyL5rf8dcTNCKyiv9bU",
+	"sLehrltcg1dWYBcDuxWVeUW73bK75Vb0fr+idysM75gbfFOp8sgK2xcE1W5YvQ8TdiIrAf79f/xPiCu0",
+	"yf6ILz9MY2iS57C+gz0FCd1j99L1PRknTCY8y3gat+FEzoG4SjB9ldoYI5+4GoAbb5bxDCiRe6DVBCNh",
+	"6GXCf82ENG34iCMScggDobnpydhN6CcS5mG48Pss7M6ymXIEFYn35d4sn3PNpME2GY/D+lmUuY0fSSBq",
+	"Ps1Y4rNjggANE3gDMVi+933lXl6pKWvS/KBUjN+t7lz6He+Fhn1hadxIvx5s9evW2LgfY+Md1ULcs7Fh",
+	"RkzzXbH7u1VjLr9cmXAn5IUSCQdmMGycZMRxxjmxGfQ1k2kUDocUDBtBJiQ3EUwpmkv5E32WORXa7slX",
+	"wkwzNse8TSAu6xMJPg8zAq2cpsTk3guFLTdxpEUGB5ZGsQmHw85hG96Wcbq9/Q4RMBiktPTDenOKf02E",
+	"zC0HlmhlTGAgyIQcLwnh0a8xNKWCRPOUSytYRm1EaCw+T+Knj2+d9qe0kSnri0zYeWtZdsKP3J65iU/f",
+	"0JRurElfFvc/dyO4dczn94b/IC+pzL8TNfBzUtlCgrdo/MfXRy9+6PypDH79uajpB08sRh0WhF/C/3Hv",
+	"9f6Lg2duT9D0+x4H79icwUviIcM14o+7Q//+3//fD9qK32DGU6TF0NxJBMpLxZOp50tFFD/d2Ts4368o",
+	"R2FMviisD8/3jroor/+t7ImV8qkywjaiBq5Rin1NVC6tn4f9/WdHz/ajSzlNeFkEB53/p2BEUdJqljiN",
+	"YVmGH4SIMxrdxpv3/7rjVNfrg5PDnc7LzgF+b5EuPCRskNXDmHA7Utjkg+nU36T+mkfne09roaOg59yp",
+	"ToK40dXuuj4BYG3FrtBeXkYseOY+MsspjHmNa6488UtUXrVzqjKRzNe+2J9+89jS11Fu+2sot3Ol3jE5",
+	"96Mzt1YvPMkJf/39lyXEaqgN0vARKwqHZOAybUM/XNIwUsm6hpFmuqaSCXrLd2WBPh8JWYwOpXSXejo5",
+	"MRQ5xcEjMInS7n9e50UwEEirY0Ln5J6kvVASpCVKa441WcDoqja8VyBSE4FUIfWDT5jIzEqlpPmFGlNf",
+	"fVQFixrJLcqdkD5SU0Traxq98h7LPXhhp4aZvLUjz01xDfk2okaYX+rTX0zlSWILxkmJhoqwImGZL3sr",
+	"GIjPZwpyiagapthzaADaq8LQoucHTFV0w2RCcg0Z66PRjZ80DfwzPDzxpcpSGKksxcjyL1Fjwj6fuWXh",
+	"uYynXHtN9vSgfUCTkmfu7wETGUap6eSD9vPyxvSCPvDuXrV4IWf5Faqk3qhIVvyAPr0OZbAxV/Q6oqYE",
+	"fZ6pGRzu/Z///Rq9IJcm0D/Q3eyTH/j1c1oOwl+yySS7uQzG0aVJdjux0OtCQkkxWugeJ6EyTp/LzVPG",
+	"ykuUtKNsDgOlUjBswO28sbFGKtb5PZlUfzh1cBb0wIIsvr1GuCazDet6UMyjOK2nYf118uKif7b3G/vx",
+	"9fzfzvY6/X2b9cXexb+JTufdfO8f7vjffn7f+bf/9i+/hXStKbOjajuMMb/c2qxWRsU+v+VyaEeN7l6n",
+	"EzUmQhZ/X8oqc++oecoS691Av5QK79e1tN2vubIrDSp7mQp0hY2FmtCQKjRRT15wmfMIhlg1ljggWVhh",
+	"CADd/7memAguWCZSYal5AKW+wdUWWU967RcF3beWbQbN2GnuT1LZTwO3U+LWorlGzHg9uYm5Bs3D/Rc+",
+	"/bNaetf6unbcX913fARWHHEBYudkr32+khnnLanToGIPOt5a+0GmC7ba4XnnsLTV7sP+w3WPFRKN7t5h",
+	"p2rd1bfgnzQThqdU1Qta9CNA5ZSWJqJTTPW2CHuHHZSDn6lAmSRI1a46fH7QcbIjl8KeOv3rjx8cHnUu",
+	"J6KeTZkeZ0hsLqRbiQw7MfvH9zl16NhwCC/2lo7g6bIBfHS7EVAPmfLBmktnxy48tvpUD0dqFuXyx+4d",
+	"dZY898NgsGOoN1oqDEqpimVeHqkO4Oq33tnvLH0+HkasQmrw5YjpIf/T1P9UQSqGS1Jynx1uxzP2OvtH",
+	"DrZoh/8azuL3ax1Qe3oGDyd5j4NXC9KcwzMs+ixbOfm60zY6mif8N6cOu42TCdciYbsvRyJhQxUsdF81",
+	"gs9Z8AHU3iFMsJvhDjamrM7H0TM6bNnnsACe4z2qJz07ek5eAFQFP0krsgrU33cLDdVJo9t4y8YcxcQp",
+	"uxAZbckLrknx720I20hkrkBsqBe3ToRv2Ynwq1eJd+ZCKBDVLmk5DC0vDf66FRQgkifHtQXYwhCsg1sO",
+	"P0TAhppz3wbWHcWNDs0Yj3fBCZk4Ap4Zh2I6rS5xD9Ot+tzZVKbm/4sq1YhxOMjTOPJlKcxyBx7beIdP",
+	"NDyexhT29ezG8e94/Zs0oge5f5Rb9gsWpnjk6Cm+wn0iSHnitB2CstCaqdJaqSebMT3aATEMcLeOnZ34",
+	"HoyY5JllkmONI81bRMHqPEk4T00NsO13kDKYL7jXCb49VsBGm+dOMVv0VcPeuCyD7kPXFJZgzdk/O9y2",
+	"oxx0Cry6JcIrkdraQvoUJ5/m614j3xXE+nuDLfHZ73tUt+xdtuh2i2636HZddBu0xBbhPjzCDd9iC3W/",
+	"TjLIt0Yo/ZiAPX2H+4H2NHM7QjpUMV+N6UPbUwYTbgwbciTnckLnzOFVy9nkGKRy+8pJVpCcpzxtw4nH",
+	"vvudffKo+ieBMD1prNI+0jETWQbIEezOp5YWiK9qoPdoSS7JSOW6RLU9WacAq/YZWQPdtla3gTijqXrj",
+	"Z+pBu0F44Mkk++crGjs0oob/WI1u42cOOpdgZzy74DBSZiosyyBcQx8BCeMypEiBlE9UyK6wms3Rg90u",
+	"gd2JZPCjmvDf3Hzp4UqoZ9VUJI1uw+lMTLBVGvb2iUNkg1hTbfY3QsT7G7aBXS/TMX2BgQxknLmUmNh5",
+	"sXFi4uILJlwspxD56J/5jeusrQr6llTQSyUtSyz41wSlwbCsxtx1Ky2kL/h8rYgdnfrEAAbEI8DXxrZS",
+	"mNbo7FEhh1GhneiNU+xStXZgLThuyMvRxBaq9GDP2iQkpJoNbKvi2zk8BgaUOe5PxioG7OnNjAVhTU+6",
+	"39HbJSY8gsO9DjRjOvkTXboqLLdmEmVPPo6wHLkvzvDNHkN25R37KZThpiwUK9YgvtyYz71l/+nXnLm3",
+	"qKZ7/FnNsIOum0Z3zn9dGg5nGX/HPje6R0XM200vxrzDAzRP1GTCZbp4d6e+sznSP8xV7hZRcSo4qOQ1",
+	"fv3Bwdymh8mpqTxpwC6UEwqYxxK6Nf698SfN2XhA/oS3uUxGjajxSkjJtZMBZZLNSCQjmHCWQSpSHBIC",
+	"jD439qoxuG2S8U/JiNIdi9HQq9haIs+JnFNvYp4ZftVNLf9sr8masSMmx39T+bsCOZ27I27g/wH+5iYw",
+	"bPkRz6bVGW1XahhOmcWtiu894Dzts2S8qffPb5+V/Nzu163lug7/9hoj+9HnxzwmresLnr3qcZL9PvTt",
+	"rsn7fsVcbftRLKLvn+STVzDbDYmtjfVhHi8Nu567OWzG4pfCyIt6krNkBEi87WwNYU1xltPx8ymnPgtM",
+	"DnkEJAwMsEkgBVahK6/b2WV3rajT6fRkMmIY/dGUUOoVPYz53BxTyeBMUFxpsWmhU6/FaMfcAQUggbST",
+	"G8qB7UnioKxPCjW3DCrdh4c+hfeNiaW6dQkplDBir1Po/55cHeZ5DFUUZ7hs7lbTf+VoDs06XeTViheu",
+	"Kp+ins7UBc9QypZqsBv0XFRX805dl2q5+2KD5v44fWfFMrqXUA9t80tldAfne/vdgxDduI362/B1r7Zx",
+	"lU6/eRv3G/DLbqIZtxb0bXJ6cfctyPs7UOf1R/7e6HOmuT7J7ciNIMSllqf7nmqV5qFEod41lk1F26i8",
+	"bBJ7sde4HGU7gUwlLAN6BDTjoUIvY3s3maTYVzZu1W7d3d3FK0bK2O7zzvMO3veXYhouQ4+hMJaUToR9",
+	"q3eEjLzG0nyguRmFChP8mac7QkJuuK64Kg33UvVymLCS32siX5iC1mK4q9AwzZis3E3poVlyqzPU0s3g",
+	"UI0KH6uJAONbplXwXQuNHgD4zaEHSvSfw5Rpa9p1NtBlD3qHhTEmAq0yboiHgFicyQlSqndzDEJeCMt8",
+	"a8/i1lRbY66ZEDg5fYNoCb0pZm4snwB2taAPYo7BKjdyO+JkcBZRNd+Q+s9vn8HJq3MQcsiNRZ9LBDO0",
+	"CD2qQZzBpcmrw2NTseOeu2R8GLvLU2EhU0MkrUOMiXer3sGdsuwj1TqRq8FCv3Uksav1SqUmhWFlLPb7",
+	"o0VSIe3FvgPFKAr63eXv4Xu6l22/rFreFbYLCJO5tEQd7ibt9MPZObCS83zI3TDL9uxem5FbTKVzoOf3",
+	"sa4A7+BZqw0kIzZF2va+uuCE9OovsONbNV5+jVPt1kMKbvtC868fIVGpW+hKkoO/wo7hU9yVZkMOgfTL",
+	"NyfXBf0GA5MwKemW1c2QsGX794fyw40YRZ2ghnCjK6q3Krf3QvbyA35mWdZXTKcmggmXOYQ/rGbznUw4",
+	"9J9ojht+LJQZ04wbLg2yGFg+Y3PTBY2CjPtwV08mSg7EMPeRLpZOhMQabTSUUEwwShzZcYsjxXnFVSiB",
+	"5e5/1iG9YqcJDWomQxVcM/68k3KnnXbwAHH5Yzd8OpfoT9xAR5xhS/wM5dEIpxJZIX/m/TOVjLmtLQi6",
+	"69IFXRZgRTDKJ2VZQ6qUhqlWfW5CMeFV01OZDhwsVZFjKaFx382LFn/tkneNqPcL9vPP1JBWmG+UHwxV",
+	"t596Egf1xATzUk25xD55lWKyT/xzkmMCgie2dm9DiXuArCGmNj/0Ysvm582EDbmBfOrgEU9RpNJagmbC",
+	"DHZEZX4tuXcc83mrJrFTwVbIkal3NpEchQFNopO9F/sofn0U0PPfFLE/t3X1gCUcuBwKyU0XZx51pYl6",
+	"0momzQBVTWiRgN9TmARzQ9zmzTKuhyF+mApuA5/zhE2nJNIwQHyhEtbPM4ZNgXoyl/T7jlvXoDHpI4iC",
+	"sBJ23O2EFUyS4leDgZPYlYfUpj7JhMRCvSVKLditLPMfDZj1XQyaDIzIqPCnuigjYGFinxiQudWCKrGE",
+	"Gbvf3Dyhjc7o78qagWLNRLgErZOsOfW8xchCq4uNIXiKjR+inqT+8Up6GGPdovRAAmaFBPLtNNzic3Ml",
+	"VS6TUtfG+GZtz0zju3vUZohefcUiKlZFEevt0lRjT0lKREVvphVOKqAkDQsPl1Wpycv2+Fi2CcmIJ1ij",
+	"W3UTlXN7eQ3R1gc7Uw4KGyXpFlGhf2uv5QbsxrvkxV4rlZoKksPP6FRZF346e3XyxMCZZTJlOoWPfMA1",
+	"lwmH5tnH/ecRDDPVZ5kDmf44ho2Y7ElygygNYuIsFv++sYO76NM3/gffJHRJHZn72nRmSIfuof2TCa7N",
+	"EzBTnoAZcZwJw5nG/npWDbkdcd2GM87h74Pqu+Hr9CQ9l+tfmrupSpy14ge/i2e3J2mrNnV4dMm8feSJ",
+	"mPp8aPAJWG4oeX9H00/uW2jUTPXPlyhjzTEk8yTjqDD9TZz46El1wbUWKTfHTv5xJ/fMsdMN3gxxxoOB",
+	"IZdugp2QDAuLDwa+VByV8P/9X8X1hZboM5uMICHt7GvNkfUrCkAL9R2TqRoM8Kl8GjlLYadPeiq8CJXg",
+	"1oWL34xLpuqlzyj3sKJ4ms8dd9JdTaa5JdzFP7MEBTV+WUrnKZrgeGDihkNxPBpWwNRE64017+QdcWci",
+	"b1grCpwB9JKByaIuH/1Al6JiZ5QiHsbs1nAX6/dK4dKNqvYENNHXGFU9o0qDVLYV+Zpfg+35QgTWeLOX",
+	"PiureixpEsr8obpSpeEtQ2cO9LEgKp8YtKOEUz4p+pP73LjVBolSYyGHXZIjTvaiy7iU2JkamgiSjDNE",
+	"AAjRSuSKV7kv61B4mnPApyJiojXv66vpLfiFSEmQEJiNYDpSVjlt2ZO2CpOYmyzeasNJ6SR3+oS6ATuJ",
+	"66C6e0wodSCtg091asC4W8bukk/0iwcl16qSugBlZrxCCuSa1nYxbdBkEj6+fglHR4dHqBuCOeGfVdi1",
+	"LYLkEzbm+FK+naObQuyKjHKpgnC0yi1mUi+xMhRRwJnwXoPMYcpmAGzu80YOl4z8Q+l5CZOYUmbIMQBW",
+	"HdPzRypLuaZKXzvik6ohEB61ZBg/5iLlkKokJyKl5jumx6mT5aTwEOHVRoBL26rK/YfuHkvdByMxsDDK",
+	"0zRzgnekTEGL4b8+3bNyL3/yCoUupJNDzkhNmGXOWm6SOq44IXIpLJodGjJ+wTNTE4SmFQWDrScrFht+",
+	"bauSMWQ8HXJd6nsld0bBdzJRzqDbYZRiToohcmjIjwCh0DxyplDu0BeqO0pDY8bSllwQA9NpNl/ytv/K",
+	"Zap0Vc/ji0aEEndwyoOujmCa62TEUFYVBjJZ0Zg4ghvRr4GoJ4kn3+TDYTXPhI7ihqgN0d97uZRFd7Lg",
+	"nusRMW3wKwQVC01MKzHe0kMBaUZ+w4vJJEevb8u3v3TScizVDL+CxxkkMwZKJzxCjGbqjpGpH8QyC6Wk",
+	"GwgsESjwCyIzInmpRfsm0PStzWht+ZUayEkikqQFF0yF8gUXcysKSqAklwkMMZ7zwDeMQ5cPl0M25JOi",
+	"vXpPDrXKp7UxurMHmvPfOI0PO2IMhGSZ+I2nta9VuWyZa6F0XARbIXTsqvataRIcFxICSWkEBWGo0lBQ",
+	"lVatuZJAboWUSasi18lNL+oiCBlEbizofgjKqVz9CKLCoKvuKJaN7UirfDhaKoFwWSZcWzHwYSQDTWQG",
+	"cZs64zoinhBqOaVL6y+CP5+8fHlawl1vZBVUPxmbmuoqrD/kKovN+GWAN2Pk6/SpXbORyniRcOygpcMU",
+	"/P9n73x6WzWCAP5VUC5NoxRjO/9zippEbQ+tFUdKDpVibNYutQsRpnatyN+92pndZYGFTpzCE4jre1nw",
+	"7Ix/3pnZmYn80IPpwb+Mf/sVPtHo/lH/ncHnFfnS6iunOopJoZY4ZR82dhHAuWy9xlB0OrYauxDS/ucH",
+	"Ff+TLUald1aca78LklnH0lsF5TPvpsTLDKxwPsdoFHix8E9AWG4rq5B/jdKqRZ3AGaTAt4WvKGSS7/UI",
+	"ZSoyKcJuODfal4WXYWRNTib270E63AoTacB25MSw/BDDW/6rbA5PwjDfDYv8+c4X6X+uCNgMU34a9g7v",
+	"bnsPG6ws/1x6Glb9BIFUSmp6LD+NXPKl3HS+texZ/8Zx7ME5dJd1YzfVufa/ryzPnOsjU7+kJMQFXZf4",
+	"DkM91NaNOHI+3QB2L0rppAqU0dN61TLHcS7wTjnxnU6fnnq+yxkFJdX++lo4WTUpcgCb9gPrSs4dv9Vu",
+	"oK5xjid3TvxFwH9GsR+S6clJR2vhxh6DWyW9p+xrvucPdbMjRm3rZxi7yl0JNbG8LEGZ1VVm9qDMAfzv",
+	"EwhVSbZwYd+gVWIxIC25QDVE3brc44uW0HbL9xqMLCma6PI4cv32kkvU2NPI1YeGUrAp1CXDo2zh7AAq",
+	"RRWczIZHh9SgMkj9WGQGHauQVUWqq51Z6TYSpdTSG2JwJyrhGDxE5sWnbIZoSnpatABoUIt7J2TvkCaR",
+	"JtqL0BYMyEDLWCUdaf3KkWYwhA5qGajl1FcX1pL4iq0iJqWuajYs85101+FMpkddmgqwRLZHKU178aVk",
+	"pSKJ6c6e0XrI7Ok7lbHnoUiHHXmQPAWaqws7EJPe2Sr0VnaMwr+VAXPATCZKzuXeqiB4g9GDoo6kdK3F",
+	"DspJRc6Z3hJmqOEnZ0X0Y8+wMvSMTDrssIPYMWisLuTgKYWGHJlzkJkG7YSjbqo0GDMoTvsxg3JSMePi",
+	"PIJkXNMXouA5Y6OT6bIyMj2Z1N6RCclk0FhdZOLf1XA+tz02871yMCX3Y9339yjcyIkof7IZRphUxZ+4",
+	"yQnXbBuMKrE397g1rSUVV70wJqlY/r8+i8XsUXq2T9zhoy6BuSu4ydQl00+RkYNVI2PW2OlgvKoMjGOD",
+	"kXVcRC7m9VUXFuPI3dmqUqqMiklhjriprqUH1QMaDEEun/rk7WVgZuTVEP5vN3Ijvn4l+s0chDf6KW4K",
+	"HV24EVHfcKnTLWOzdLidVwa357zxdGxDtuW0VRfatGt5tjqxlRFugTcEtXUQdxcKs7YsYsnRr8Gk0wQc",
+	"S3Ha657+HVAh4x0wk1vbS+prZjrLzEZKR9p1ZUh7KbSSjmxItiLd1QY4/As7ZuuSLlNjAE+w2lnTnTWB",
+	"8vZeGC3WvQ+wm31Pvqj34Xv7Hn/Y5JTzDAgm2jCpB55a2z/cmG1YpA0EmfurmEWwfzM34Ps3VaumAMeD",
+	"aHnsK3385cZQq8dFOIF2i9+WoPiAZ7aOWwtOXUFEvLB+Cm26edLzldXdlXjJaq0DmQBZWlO18SuMlm9Q",
+	"7mHLyo7SWxFJ4WBSKAJeqFzd5DNZGC0hCvUkZGnvbQipRep56eKQY5ncTupLzlPkMhgm/Uh2Vh3AzEbS",
+	"YUxgzKi2emi23/8bAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -257,7 +257,7 @@ const createInventoryItem = `-- name: CreateInventoryItem :one
 
 INSERT INTO inventory_items (id, org_id, name, sku, category, base_unit, units, shelf_life_days, allergens, active, created_at, updated_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11)
-RETURNING id, org_id, name, sku, category, base_unit, units, shelf_life_days, allergens, active, created_at, updated_at
+RETURNING id, org_id, name, sku, category, base_unit, units, shelf_life_days, allergens, active, created_at, updated_at, food_id, grams_per, edible, added_sugar
 `
 
 type CreateInventoryItemParams struct {
@@ -304,6 +304,10 @@ func (q *Queries) CreateInventoryItem(ctx context.Context, arg CreateInventoryIt
 		&i.Active,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.FoodID,
+		&i.GramsPer,
+		&i.Edible,
+		&i.AddedSugar,
 	)
 	return i, err
 }
@@ -964,7 +968,7 @@ func (q *Queries) GetCountForUpdate(ctx context.Context, arg GetCountForUpdatePa
 }
 
 const getInventoryItem = `-- name: GetInventoryItem :one
-SELECT id, org_id, name, sku, category, base_unit, units, shelf_life_days, allergens, active, created_at, updated_at FROM inventory_items WHERE org_id = $1 AND id = $2
+SELECT id, org_id, name, sku, category, base_unit, units, shelf_life_days, allergens, active, created_at, updated_at, food_id, grams_per, edible, added_sugar FROM inventory_items WHERE org_id = $1 AND id = $2
 `
 
 type GetInventoryItemParams struct {
@@ -988,12 +992,16 @@ func (q *Queries) GetInventoryItem(ctx context.Context, arg GetInventoryItemPara
 		&i.Active,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.FoodID,
+		&i.GramsPer,
+		&i.Edible,
+		&i.AddedSugar,
 	)
 	return i, err
 }
 
 const getInventoryItemForUpdate = `-- name: GetInventoryItemForUpdate :one
-SELECT id, org_id, name, sku, category, base_unit, units, shelf_life_days, allergens, active, created_at, updated_at FROM inventory_items WHERE org_id = $1 AND id = $2 FOR UPDATE
+SELECT id, org_id, name, sku, category, base_unit, units, shelf_life_days, allergens, active, created_at, updated_at, food_id, grams_per, edible, added_sugar FROM inventory_items WHERE org_id = $1 AND id = $2 FOR UPDATE
 `
 
 type GetInventoryItemForUpdateParams struct {
@@ -1017,12 +1025,16 @@ func (q *Queries) GetInventoryItemForUpdate(ctx context.Context, arg GetInventor
 		&i.Active,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.FoodID,
+		&i.GramsPer,
+		&i.Edible,
+		&i.AddedSugar,
 	)
 	return i, err
 }
 
 const getInventoryItems = `-- name: GetInventoryItems :many
-SELECT id, org_id, name, sku, category, base_unit, units, shelf_life_days, allergens, active, created_at, updated_at FROM inventory_items WHERE org_id = $1 AND id = ANY ($2::uuid[])
+SELECT id, org_id, name, sku, category, base_unit, units, shelf_life_days, allergens, active, created_at, updated_at, food_id, grams_per, edible, added_sugar FROM inventory_items WHERE org_id = $1 AND id = ANY ($2::uuid[])
 `
 
 type GetInventoryItemsParams struct {
@@ -1052,6 +1064,10 @@ func (q *Queries) GetInventoryItems(ctx context.Context, arg GetInventoryItemsPa
 			&i.Active,
 			&i.CreatedAt,
 			&i.UpdatedAt,
+			&i.FoodID,
+			&i.GramsPer,
+			&i.Edible,
+			&i.AddedSugar,
 		); err != nil {
 			return nil, err
 		}
@@ -1457,7 +1473,7 @@ func (q *Queries) ListCounts(ctx context.Context, arg ListCountsParams) ([]Count
 }
 
 const listInventoryItems = `-- name: ListInventoryItems :many
-SELECT id, org_id, name, sku, category, base_unit, units, shelf_life_days, allergens, active, created_at, updated_at FROM inventory_items
+SELECT id, org_id, name, sku, category, base_unit, units, shelf_life_days, allergens, active, created_at, updated_at, food_id, grams_per, edible, added_sugar FROM inventory_items
 WHERE org_id = $1
   AND ($2::text IS NULL OR strpos(lower(name), lower($2)) > 0 OR strpos(lower(coalesce(sku, '')), lower($2)) > 0)
   AND ($3::text IS NULL OR lower(category) = lower($3))
@@ -1508,6 +1524,10 @@ func (q *Queries) ListInventoryItems(ctx context.Context, arg ListInventoryItems
 			&i.Active,
 			&i.CreatedAt,
 			&i.UpdatedAt,
+			&i.FoodID,
+			&i.GramsPer,
+			&i.Edible,
+			&i.AddedSugar,
 		); err != nil {
 			return nil, err
 		}
@@ -2127,6 +2147,35 @@ func (q *Queries) SetCountLineResult(ctx context.Context, arg SetCountLineResult
 	return err
 }
 
+const setInventoryItemFood = `-- name: SetInventoryItemFood :exec
+UPDATE inventory_items
+SET food_id = $1, grams_per = $2, edible = $3, added_sugar = $4
+WHERE org_id = $5 AND id = $6
+`
+
+type SetInventoryItemFoodParams struct {
+	FoodID     *uuid.UUID
+	GramsPer   []byte
+	Edible     string
+	AddedSugar bool
+	OrgID      uuid.UUID
+	ID         uuid.UUID
+}
+
+// The item's link to its food and how its units weigh (nutrition analysis), written with the
+// rest of the item on create and update.
+func (q *Queries) SetInventoryItemFood(ctx context.Context, arg SetInventoryItemFoodParams) error {
+	_, err := q.db.Exec(ctx, setInventoryItemFood,
+		arg.FoodID,
+		arg.GramsPer,
+		arg.Edible,
+		arg.AddedSugar,
+		arg.OrgID,
+		arg.ID,
+	)
+	return err
+}
+
 const stockItemsPage = `-- name: StockItemsPage :many
 SELECT id, name, base_unit, lower(name)::text AS sort_name FROM inventory_items
 WHERE org_id = $1
@@ -2275,7 +2324,7 @@ UPDATE inventory_items
 SET name = $1, sku = $2, category = $3, base_unit = $4, units = $5,
     shelf_life_days = $6, allergens = $7, active = $8, updated_at = $9
 WHERE org_id = $10 AND id = $11
-RETURNING id, org_id, name, sku, category, base_unit, units, shelf_life_days, allergens, active, created_at, updated_at
+RETURNING id, org_id, name, sku, category, base_unit, units, shelf_life_days, allergens, active, created_at, updated_at, food_id, grams_per, edible, added_sugar
 `
 
 type UpdateInventoryItemParams struct {
@@ -2320,6 +2369,10 @@ func (q *Queries) UpdateInventoryItem(ctx context.Context, arg UpdateInventoryIt
 		&i.Active,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.FoodID,
+		&i.GramsPer,
+		&i.Edible,
+		&i.AddedSugar,
 	)
 	return i, err
 }

@@ -458,6 +458,10 @@ type InventoryItem struct {
 	Active        bool
 	CreatedAt     time.Time
 	UpdatedAt     time.Time
+	FoodID        *uuid.UUID
+	GramsPer      []byte
+	Edible        string
+	AddedSugar    bool
 }
 
 type InventoryParLevel struct {
@@ -582,6 +586,26 @@ type Org struct {
 	UpdatedAt      time.Time
 	SitesVersion   int64
 	MembersVersion int64
+}
+
+type OrgFood struct {
+	OrgID      uuid.UUID
+	ID         uuid.UUID
+	Name       string
+	PerServing bool
+	BasisGrams decimal.Decimal
+	Portions   []byte
+	Allergens  []byte
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+	Search     interface{}
+}
+
+type OrgFoodNutrient struct {
+	OrgID    uuid.UUID
+	FoodID   uuid.UUID
+	Nutrient string
+	Amount   decimal.Decimal
 }
 
 type Patient struct {
@@ -1226,6 +1250,44 @@ type TrayTicket struct {
 	LateAt      *time.Time
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
+}
+
+type UsdaFood struct {
+	NdbNo      string
+	ID         uuid.UUID
+	FoodGroup  string
+	Name       string
+	ShortName  string
+	CommonName *string
+	Search     interface{}
+}
+
+type UsdaFoodGroup struct {
+	Code string
+	Name string
+}
+
+type UsdaNutrientDef struct {
+	NutrNo  string
+	Units   string
+	Tagname string
+	Name    string
+	NumDec  int32
+	SrOrder int32
+}
+
+type UsdaNutrientValue struct {
+	NdbNo  string
+	NutrNo string
+	Value  decimal.Decimal
+}
+
+type UsdaWeight struct {
+	NdbNo   string
+	Seq     int32
+	Amount  decimal.Decimal
+	Measure string
+	Grams   decimal.Decimal
 }
 
 type User struct {

@@ -2398,6 +2398,100 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orgs/{orgId}/foods": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Search foods
+         * @description USDA's Standard Reference foods (when an operator has imported them) and the
+         *     organization's own foods, in one list. With `q`, ranked by relevance to it: full-text match
+         *     plus trigram similarity, so `butter salted` finds USDA 01001 "Butter, salted" first and a
+         *     typo (`buter salted`) still finds it; without `q`, by name. `source` keeps one of the two.
+         *     Pages with `limit` and `cursor` (`Link` header).
+         *
+         *     Permission: `viewOrg` (viewer and up). Site scope: organization-wide; members limited to
+         *     some sites read it too.
+         */
+        get: operations["listFoods"];
+        put?: never;
+        /**
+         * Create an organization food
+         * @description Adds a food from a supplier's spec sheet: nutrients `per100g`, or `perServing` with
+         *     `servingGrams`; household portions; allergen statements; added sugars. A negative value, a
+         *     value over 1,000,000 per 100 g, fat + carbohydrate + protein over 100 g per 100 g, both or
+         *     neither of `per100g` and `perServing`, or a portion of no weight answers 400 and nothing is
+         *     stored.
+         *
+         *     Permission: `manageKitchen` (manager and up). Site scope: organization-wide; a member
+         *     limited to some sites gets 403.
+         */
+        post: operations["createFood"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/foods/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a food with its nutrients
+         * @description One food, USDA's or the organization's, with its nutrients per 100 g; a nutrient not
+         *     analysed (or not on the spec sheet) is `null`, never 0.
+         *
+         *     Permission: `viewOrg` (viewer and up). Site scope: organization-wide; members limited to
+         *     some sites read it too.
+         */
+        get: operations["getFood"];
+        /**
+         * Update an organization food
+         * @description Replaces the food's state whole (send it all, as read, with the changes), with the rules of
+         *     creating one. USDA foods cannot be changed: their ids answer 404.
+         *
+         *     Permission: `manageKitchen` (manager and up). Site scope: organization-wide; a member
+         *     limited to some sites gets 403.
+         */
+        put: operations["updateFood"];
+        post?: never;
+        /**
+         * Remove an organization food
+         * @description Removes the food. USDA foods cannot be removed: their ids answer 404.
+         *
+         *     Permission: `manageKitchen` (manager and up). Site scope: organization-wide; a member
+         *     limited to some sites gets 403.
+         */
+        delete: operations["deleteFood"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orgs/{orgId}/storage-locations/{id}": {
         parameters: {
             query?: never;
@@ -3661,6 +3755,53 @@ export interface paths {
          *     Permission: `manageCulinary` (manager and up).
          */
         post: operations["archiveRecipe"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/recipes/{id}/nutrition": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Analyse a recipe's nutrients and its Nutrition Facts label
+         * @description The recipe's nutrients per portion and per 100 g, computed now from its ingredients' current foods
+         *     (a changed food changes every recipe using it at once; nothing computed is stored), sub-recipes at
+         *     any depth, with the Nutrition Facts `label` (21 CFR 101.9 rounding, 2016 Daily Values, serving size in
+         *     household and metric units, "Contains:" from the recipe's derived allergens).
+         *
+         *     Every nutrient has a `value` and whether it is `complete`; an incomplete one lists in `missing` each
+         *     ingredient it lacks and why (`no_food`, `no_conversion`, `not_analysed`), and its value is only what is
+         *     known: nothing unknown reads as 0. A nutrient stated on the recipe overrides the computed one
+         *     (`source: stated`). Per 100 g is of the cooked dish when the recipe states `yieldGrams`.
+         *
+         *     `Accept: application/pdf` answers the printable vertical Nutrition Facts panel instead; a label that is
+         *     not complete (a nutrient, the serving weight or a major allergen's status unknown) is not printed:
+         *     409 `label_incomplete`, its message naming what is missing (the JSON answer lists it).
+         *
+         *     `version` analyses that version of the recipe (its sub-recipes at their current versions).
+         *
+         *     Permission: `viewOrg` (viewer and up), as reading the recipe. Site scope: organization-wide; members limited to some sites read it too.
+         */
+        get: operations["getRecipeNutrition"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -7251,10 +7392,11 @@ export interface components {
          *     - `survey_has_responses` (409): The survey has responses, so its questions cannot change: copy it instead.
          *     - `gateway_has_sensors` (409): The sensor gateway has sensors, so it cannot move to another site or change kind: its sensors and their readings belong to the site they were taken at. Move the sensors to another gateway of the site first, or register a new gateway at the new site.
          *     - `reports_busy` (429): Too many large reports of this organization are being made at once (the heaviest temperature logs run a few at a time per organization, over every server) and this one waited its turn too long; nothing was done; retry after `Retry-After` seconds, or ask for a coarser interval or a shorter period.
+         *     - `label_incomplete` (409): The Nutrition Facts label cannot be printed: a nutrient, the serving weight or a major allergen's status is unknown; the message names what is missing (the recipe's nutrition analysis lists it).
          * @example not_found
          * @enum {string}
          */
-        ErrorCode: "validation_failed" | "unauthenticated" | "plan_required" | "forbidden" | "not_found" | "conflict" | "unprocessable" | "rate_limited" | "payload_too_large" | "method_not_allowed" | "not_acceptable" | "unsupported_media_type" | "service_unavailable" | "internal_error" | "service_busy" | "socket_limit_reached" | "socket_capacity_reached" | "malformed_request" | "headers_too_large" | "unsupported_protocol" | "database_unavailable" | "outcome_unknown" | "invalid_api_key" | "invalid_device_token" | "invalid_token" | "token_expired" | "invalid_credentials" | "account_locked" | "invalid_refresh_token" | "refresh_token_reused" | "email_taken" | "invitation_not_found" | "invitation_expired" | "invitation_email_mismatch" | "already_member" | "role_too_high" | "site_scope_exceeded" | "last_owner" | "credential_required" | "device_limit_reached" | "webhook_limit_reached" | "pairing_code_not_found" | "tag_not_found" | "link_not_found" | "signoff_pending" | "signoff_decided" | "too_many_messages" | "no_hl7_message" | "idempotency_key_reused" | "idempotency_key_in_use" | "insufficient_stock" | "gone" | "quote_not_open" | "contract_immutable" | "invoice_not_open" | "survey_closed" | "survey_already_answered" | "survey_has_responses" | "gateway_has_sensors" | "reports_busy";
+        ErrorCode: "validation_failed" | "unauthenticated" | "plan_required" | "forbidden" | "not_found" | "conflict" | "unprocessable" | "rate_limited" | "payload_too_large" | "method_not_allowed" | "not_acceptable" | "unsupported_media_type" | "service_unavailable" | "internal_error" | "service_busy" | "socket_limit_reached" | "socket_capacity_reached" | "malformed_request" | "headers_too_large" | "unsupported_protocol" | "database_unavailable" | "outcome_unknown" | "invalid_api_key" | "invalid_device_token" | "invalid_token" | "token_expired" | "invalid_credentials" | "account_locked" | "invalid_refresh_token" | "refresh_token_reused" | "email_taken" | "invitation_not_found" | "invitation_expired" | "invitation_email_mismatch" | "already_member" | "role_too_high" | "site_scope_exceeded" | "last_owner" | "credential_required" | "device_limit_reached" | "webhook_limit_reached" | "pairing_code_not_found" | "tag_not_found" | "link_not_found" | "signoff_pending" | "signoff_decided" | "too_many_messages" | "no_hl7_message" | "idempotency_key_reused" | "idempotency_key_in_use" | "insufficient_stock" | "gone" | "quote_not_open" | "contract_immutable" | "invoice_not_open" | "survey_closed" | "survey_already_answered" | "survey_has_responses" | "gateway_has_sensors" | "reports_busy" | "label_incomplete";
         /** @description The body of every error response. */
         Error: {
             /**
@@ -9842,6 +9984,26 @@ export interface components {
             food_dye?: components["schemas"]["AllergenPresence"];
             latex?: components["schemas"]["AllergenPresence"];
         };
+        /**
+         * @description Grams one unit of the item weighs, by unit (a standard unit or one the item declares), for
+         *     units that are not mass units: `{"each": "150"}`. A unit that converts to one given here
+         *     weighs through it (a `case` of 12 `each` weighs 1800 g). Mass units weigh by definition;
+         *     volume and count units otherwise weigh through the household measures of the item's food.
+         * @example {
+         *       "each": "150"
+         *     }
+         */
+        ItemGramsPer: {
+            [key: string]: components["schemas"]["PositiveQuantityInput"];
+        };
+        /**
+         * @description What recipe quantities of the item weigh: the edible portion (the default), or the item as
+         *     purchased, of which nutrition analysis counts only the edible share (the recipe line's
+         *     `trimYieldPercent` when it states one, else what the food's refuse leaves).
+         * @default edible_portion
+         * @enum {string}
+         */
+        ItemEdible: "edible_portion" | "as_purchased";
         InventoryItem: {
             /** Format: uuid */
             id: string;
@@ -9859,6 +10021,15 @@ export interface components {
             /** @example 365 */
             shelfLifeDays: number | null;
             allergens: components["schemas"]["ItemAllergens"];
+            /**
+             * Format: uuid
+             * @description The food the item is (a USDA food or one of the organization's), for nutrition analysis; null when linked to none.
+             */
+            foodId: string | null;
+            gramsPer: components["schemas"]["ItemGramsPer"];
+            edible: components["schemas"]["ItemEdible"];
+            /** @description The item is itself an added sugar (sugar, syrup, honey); its sugars count as added sugars. */
+            addedSugar: boolean;
             active: boolean;
             /** Format: date-time */
             createdAt: string;
@@ -9875,6 +10046,16 @@ export interface components {
             parLevels?: components["schemas"]["ParLevel"][];
             shelfLifeDays?: number;
             allergens?: components["schemas"]["ItemAllergens"];
+            /**
+             * Format: uuid
+             * @description The food the item is, for nutrition analysis: a USDA food or one of the organization's
+             *     (`GET /foods`). An id of no such food answers 400 naming `foodId`.
+             */
+            foodId?: string;
+            gramsPer?: components["schemas"]["ItemGramsPer"];
+            edible?: components["schemas"]["ItemEdible"];
+            /** @description The item is itself an added sugar (sugar, syrup, honey); its sugars count as added sugars. Defaults to false. */
+            addedSugar?: boolean;
             /** @description Defaults to true. */
             active?: boolean;
         };
@@ -9893,6 +10074,16 @@ export interface components {
             parLevels?: components["schemas"]["ParLevel"][];
             shelfLifeDays?: number;
             allergens?: components["schemas"]["ItemAllergens"];
+            /**
+             * Format: uuid
+             * @description The food the item is, for nutrition analysis: a USDA food or one of the organization's
+             *     (`GET /foods`). An id of no such food answers 400 naming `foodId`.
+             */
+            foodId?: string;
+            gramsPer?: components["schemas"]["ItemGramsPer"];
+            edible?: components["schemas"]["ItemEdible"];
+            /** @description The item is itself an added sugar (sugar, syrup, honey); its sugars count as added sugars. Defaults to false. */
+            addedSugar?: boolean;
             /** @description Defaults to true. */
             active?: boolean;
         };
@@ -9935,6 +10126,153 @@ export interface components {
             maxTempF?: components["schemas"]["TemperatureF"];
             /** @description Defaults to true. */
             active?: boolean;
+        };
+        /**
+         * @description Where a food comes from: `usda`, USDA's Standard Reference (SR28, read-only reference data
+         *     shared by every organization, loaded by an operator with `sous foods import`); `org`, the
+         *     organization's own food from a supplier's spec sheet.
+         * @example usda
+         * @enum {string}
+         */
+        FoodSource: "usda" | "org";
+        /** @description A household measure of the food and what it weighs (`1` `medium (3" dia)` = `182` g). */
+        FoodPortion: {
+            /**
+             * @description How many of the measure (a positive decimal string).
+             * @example 1
+             */
+            amount: string;
+            /** @example medium (3" dia) */
+            measure: string;
+            /**
+             * @description What that amount weighs, in grams (a positive decimal string).
+             * @example 182
+             */
+            grams: string;
+        };
+        /**
+         * @description A food of the search: USDA's or the organization's. USDA foods' ids are UUID v5 derived
+         *     from their NDB number (stable across re-imports); organization foods' ids are UUID v7.
+         */
+        Food: {
+            /** Format: uuid */
+            id: string;
+            source: components["schemas"]["FoodSource"];
+            /**
+             * @description USDA's NDB number (USDA foods only).
+             * @example 01001
+             */
+            ndbNo?: string;
+            name: string;
+            /**
+             * @description USDA's food group (USDA foods only).
+             * @example Dairy and Egg Products
+             */
+            foodGroup?: string;
+            portions: components["schemas"]["FoodPortion"][];
+        };
+        /**
+         * @description An exact decimal string (at most 6 decimal places), not negative, at most 1,000,000 per
+         *     100 g; `null` or left out: unknown.
+         * @example 12.5
+         */
+        NutrientInput: string | null;
+        /**
+         * @description Nutrients as a spec sheet gives them, by the keys of `Nutrients`; a key left out or `null`
+         *     is unknown. Fat, carbohydrate and protein together cannot exceed 100 g per 100 g.
+         */
+        NutrientsInput: {
+            energyKcal?: components["schemas"]["NutrientInput"];
+            fatG?: components["schemas"]["NutrientInput"];
+            saturatedFatG?: components["schemas"]["NutrientInput"];
+            transFatG?: components["schemas"]["NutrientInput"];
+            cholesterolMg?: components["schemas"]["NutrientInput"];
+            sodiumMg?: components["schemas"]["NutrientInput"];
+            carbohydrateG?: components["schemas"]["NutrientInput"];
+            fiberG?: components["schemas"]["NutrientInput"];
+            sugarsG?: components["schemas"]["NutrientInput"];
+            addedSugarsG?: components["schemas"]["NutrientInput"];
+            proteinG?: components["schemas"]["NutrientInput"];
+            vitaminDMcg?: components["schemas"]["NutrientInput"];
+            calciumMg?: components["schemas"]["NutrientInput"];
+            ironMg?: components["schemas"]["NutrientInput"];
+            potassiumMg?: components["schemas"]["NutrientInput"];
+            phosphorusMg?: components["schemas"]["NutrientInput"];
+        };
+        /**
+         * @description A food from a supplier's spec sheet: nutrients either `per100g`, or `perServing` with
+         *     `servingGrams` (exactly one of the two). `addedSugarsG`, when given outside the nutrients,
+         *     is per 100 g, or per serving with `perServing`.
+         */
+        FoodRequest: {
+            name: string;
+            per100g?: components["schemas"]["NutrientsInput"];
+            perServing?: components["schemas"]["NutrientsInput"];
+            /**
+             * @description The serving's weight in grams, with `perServing` (a positive decimal string).
+             * @example 28
+             */
+            servingGrams?: string;
+            portions?: components["schemas"]["FoodPortion"][];
+            allergens?: components["schemas"]["ItemAllergens"];
+            addedSugarsG?: components["schemas"]["NutrientInput"];
+        };
+        /**
+         * @description An exact decimal string in the unit the key names (`G` grams, `Mg` milligrams, `Mcg`
+         *     micrograms, `Kcal` kilocalories); `null` when unknown (not analysed, or not on the sheet),
+         *     never 0 for unknown.
+         * @example 81.11
+         */
+        NutrientAmount: string | null;
+        /**
+         * @description Nutrients of a Nutrition Facts label and a diet order, by fixed keys, each in the unit its
+         *     name ends with. USDA foods carry SR28's values (nutrient numbers 208, 204, 606, 605, 601,
+         *     307, 205, 291, 269, 203, 328, 301, 303, 306, 305); SR has no added sugars, so `addedSugarsG`
+         *     is `null` for USDA foods.
+         */
+        Nutrients: {
+            energyKcal: components["schemas"]["NutrientAmount"];
+            fatG: components["schemas"]["NutrientAmount"];
+            saturatedFatG: components["schemas"]["NutrientAmount"];
+            transFatG: components["schemas"]["NutrientAmount"];
+            cholesterolMg: components["schemas"]["NutrientAmount"];
+            sodiumMg: components["schemas"]["NutrientAmount"];
+            carbohydrateG: components["schemas"]["NutrientAmount"];
+            fiberG: components["schemas"]["NutrientAmount"];
+            sugarsG: components["schemas"]["NutrientAmount"];
+            addedSugarsG: components["schemas"]["NutrientAmount"];
+            proteinG: components["schemas"]["NutrientAmount"];
+            vitaminDMcg: components["schemas"]["NutrientAmount"];
+            calciumMg: components["schemas"]["NutrientAmount"];
+            ironMg: components["schemas"]["NutrientAmount"];
+            potassiumMg: components["schemas"]["NutrientAmount"];
+            phosphorusMg: components["schemas"]["NutrientAmount"];
+        };
+        /**
+         * @description A food with its nutrients per 100 g (unknown ones `null`). An organization food also
+         *     carries its allergen statements and added sugars as entered, and, when it was entered per
+         *     serving, `perServing` and `servingGrams` as the sheet gave them (`per100g` is then computed
+         *     from them, to 6 decimal places).
+         */
+        FoodDetail: {
+            /** Format: uuid */
+            id: string;
+            source: components["schemas"]["FoodSource"];
+            /** @example 01001 */
+            ndbNo?: string;
+            name: string;
+            /** @example Dairy and Egg Products */
+            foodGroup?: string;
+            portions: components["schemas"]["FoodPortion"][];
+            per100g: components["schemas"]["Nutrients"];
+            perServing?: components["schemas"]["Nutrients"];
+            /** @example 28 */
+            servingGrams?: string;
+            allergens?: components["schemas"]["ItemAllergens"];
+            /** Format: date-time */
+            createdAt?: string;
+            /** Format: date-time */
+            updatedAt?: string;
         };
         /**
          * @description The location's new state, replacing the old one whole (a temperature left out is cleared;
@@ -10853,11 +11191,79 @@ export interface components {
             trimYieldPercent?: components["schemas"]["Quantity"];
             note?: string;
         };
-        /** @description Nutrients per portion, as stated. */
+        /**
+         * @description One ingredient whose contribution a value lacks, and why: `no_food` (its item names no food),
+         *     `no_conversion` (its quantity cannot be weighed: the unit is no mass unit, the item declares
+         *     no `gramsPer` for it and no household measure of its food matches) or `not_analysed` (its
+         *     food has no value for the nutrient; USDA states no added sugars).
+         */
+        NutrientMissing: {
+            /** @description The id of the ingredient's inventory item (or sub-recipe). */
+            id?: string;
+            ingredient: string;
+            /** @enum {string} */
+            reason: "no_food" | "no_conversion" | "not_analysed";
+            /** @description The sub-recipes the ingredient is reached through, outermost first; absent for a line of the recipe itself. */
+            via?: string[];
+        };
+        /**
+         * @description A nutrient amount with its state. Complete: `value` is the amount. Not complete: `value` is
+         *     the sum of what is known (a lower bound, never to be read as the amount) and `missing` lists
+         *     every ingredient whose contribution is unknown. `source` is `stated` where the recipe states
+         *     the value (it overrides the computed one), else `computed`.
+         */
+        NutrientValue: {
+            value: components["schemas"]["Quantity"];
+            complete: boolean;
+            /** @enum {string} */
+            source: "computed" | "stated";
+            missing?: components["schemas"]["NutrientMissing"][];
+        };
+        /** @description Every nutrient of the fixed set with its value and state. */
+        NutrientValues: {
+            energyKcal: components["schemas"]["NutrientValue"];
+            fatG: components["schemas"]["NutrientValue"];
+            saturatedFatG: components["schemas"]["NutrientValue"];
+            transFatG: components["schemas"]["NutrientValue"];
+            cholesterolMg: components["schemas"]["NutrientValue"];
+            sodiumMg: components["schemas"]["NutrientValue"];
+            carbohydrateG: components["schemas"]["NutrientValue"];
+            fiberG: components["schemas"]["NutrientValue"];
+            sugarsG: components["schemas"]["NutrientValue"];
+            addedSugarsG: components["schemas"]["NutrientValue"];
+            proteinG: components["schemas"]["NutrientValue"];
+            vitaminDMcg: components["schemas"]["NutrientValue"];
+            calciumMg: components["schemas"]["NutrientValue"];
+            ironMg: components["schemas"]["NutrientValue"];
+            potassiumMg: components["schemas"]["NutrientValue"];
+            phosphorusMg: components["schemas"]["NutrientValue"];
+        };
+        /**
+         * @description Nutrients per portion. The flat fields are the values stated on the recipe, as written;
+         *     `perPortion` is every nutrient computed now from the ingredients' current foods, a stated
+         *     value overriding the computed one (`source: stated`): the one set of numbers the tray line,
+         *     labels and menus read. `GET /recipes/{id}/nutrition` adds per 100 g and the label.
+         */
         Nutrition: {
             sodiumMg?: components["schemas"]["Quantity"];
             carbohydrateChoices?: components["schemas"]["Quantity"];
             fluidMl?: components["schemas"]["Quantity"];
+            energyKcal?: components["schemas"]["Quantity"];
+            fatG?: components["schemas"]["Quantity"];
+            saturatedFatG?: components["schemas"]["Quantity"];
+            transFatG?: components["schemas"]["Quantity"];
+            cholesterolMg?: components["schemas"]["Quantity"];
+            carbohydrateG?: components["schemas"]["Quantity"];
+            fiberG?: components["schemas"]["Quantity"];
+            sugarsG?: components["schemas"]["Quantity"];
+            addedSugarsG?: components["schemas"]["Quantity"];
+            proteinG?: components["schemas"]["Quantity"];
+            vitaminDMcg?: components["schemas"]["Quantity"];
+            calciumMg?: components["schemas"]["Quantity"];
+            ironMg?: components["schemas"]["Quantity"];
+            potassiumMg?: components["schemas"]["Quantity"];
+            phosphorusMg?: components["schemas"]["Quantity"];
+            perPortion?: components["schemas"]["NutrientValues"];
         };
         /**
          * @description Every allergen of the vocabulary with its derived status: `contains` if any item at any depth
@@ -10891,6 +11297,8 @@ export interface components {
             /** @description The recipe's own may-contain list united with its sub-recipes', at any depth. */
             mayContain: components["schemas"]["Allergen"][];
             nutrition?: components["schemas"]["Nutrition"];
+            /** @description The cooked weight of one yield in grams, when stated. */
+            yieldGrams?: components["schemas"]["Quantity"];
             /** @description The IDDSI level of the dish as served, when assessed. */
             iddsiLevel?: number;
             allergens: components["schemas"]["RecipeAllergens"];
@@ -10930,11 +11338,31 @@ export interface components {
             trimYieldPercent?: components["schemas"]["PositiveQuantityInput"];
             note?: string;
         };
-        /** @description Nutrients per portion the tray line's diet limits read; each is optional (a limit ignores a nutrient the recipe does not state). */
+        /**
+         * @description Nutrients per portion stated on the recipe; each is optional. A stated nutrient (`sodiumMg`
+         *     and the other keys of the fixed set) overrides the value computed from the ingredients,
+         *     here and wherever the recipe is a sub-recipe (`source: stated`). `carbohydrateChoices` and
+         *     `fluidMl` are only ever stated.
+         */
         NutritionInput: {
             sodiumMg?: components["schemas"]["PositiveQuantityInput"];
             carbohydrateChoices?: components["schemas"]["PositiveQuantityInput"];
             fluidMl?: components["schemas"]["PositiveQuantityInput"];
+            energyKcal?: components["schemas"]["PositiveQuantityInput"];
+            fatG?: components["schemas"]["PositiveQuantityInput"];
+            saturatedFatG?: components["schemas"]["PositiveQuantityInput"];
+            transFatG?: components["schemas"]["PositiveQuantityInput"];
+            cholesterolMg?: components["schemas"]["PositiveQuantityInput"];
+            carbohydrateG?: components["schemas"]["PositiveQuantityInput"];
+            fiberG?: components["schemas"]["PositiveQuantityInput"];
+            sugarsG?: components["schemas"]["PositiveQuantityInput"];
+            addedSugarsG?: components["schemas"]["PositiveQuantityInput"];
+            proteinG?: components["schemas"]["PositiveQuantityInput"];
+            vitaminDMcg?: components["schemas"]["PositiveQuantityInput"];
+            calciumMg?: components["schemas"]["PositiveQuantityInput"];
+            ironMg?: components["schemas"]["PositiveQuantityInput"];
+            potassiumMg?: components["schemas"]["PositiveQuantityInput"];
+            phosphorusMg?: components["schemas"]["PositiveQuantityInput"];
         };
         /** @description A recipe's whole definition; every PUT makes a new version. */
         RecipeRequest: {
@@ -10953,6 +11381,11 @@ export interface components {
             steps?: string[];
             mayContain?: components["schemas"]["Allergen"][];
             nutrition?: components["schemas"]["NutritionInput"];
+            /**
+             * @description The cooked weight of one yield in grams, when weighed: nutrients per 100 g are then of
+             *     the cooked dish. Left out, per 100 g divides by the ingredients' edible grams.
+             */
+            yieldGrams?: components["schemas"]["PositiveQuantityInput"];
             /** @description The IDDSI level of the dish as served (0 thin … 7 regular), checked against texture-modified diets on the tray line. Absent means not assessed, which no texture rule accepts. */
             iddsiLevel?: number;
         };
@@ -10963,6 +11396,74 @@ export interface components {
             createdBy?: string;
             /** Format: date-time */
             createdAt: string;
+        };
+        /**
+         * @description A nutrient of the fixed set, named with the unit its value is in.
+         * @enum {string}
+         */
+        NutrientKey: "energyKcal" | "fatG" | "saturatedFatG" | "transFatG" | "cholesterolMg" | "sodiumMg" | "carbohydrateG" | "fiberG" | "sugarsG" | "addedSugarsG" | "proteinG" | "vitaminDMcg" | "calciumMg" | "ironMg" | "potassiumMg" | "phosphorusMg";
+        /** @description One nutrient as the Nutrition Facts panel declares it, rounded by 21 CFR 101.9(c). */
+        NutritionLabelLine: {
+            nutrient: components["schemas"]["NutrientKey"];
+            /** @example Total Fat */
+            name: string;
+            /**
+             * @description The declaration as printed ("8g", "Less than 1g", "160mg"), or "unknown".
+             * @example 8g
+             */
+            text: string;
+            /**
+             * @description The rounded amount (the bound of a "less than"); absent when unknown.
+             * @example 8
+             */
+            declared?: string;
+            lessThan?: boolean;
+            /** @description The %DV as printed; absent where the panel shows none or the amount is unknown. */
+            dailyValuePercent?: number;
+            complete: boolean;
+            missing?: components["schemas"]["NutrientMissing"][];
+        };
+        /**
+         * @description A Nutrition Facts panel's content (21 CFR 101.9, 2016 Daily Values): the serving in
+         *     household and metric units, calories and the nutrients in panel order, and the
+         *     "Contains:" statement of the nine US major allergens from the recipe's derived allergens.
+         *     Not `complete` while a nutrient, the serving weight or a major allergen's status is unknown;
+         *     such a label is not printed (`Accept: application/pdf` answers 409 `label_incomplete`).
+         */
+        NutritionLabel: {
+            name: string;
+            /** @example 1 portion (227g) */
+            servingSize: string;
+            /** @description The rounded metric serving; absent when unknown. */
+            servingGrams?: string;
+            servingsPerContainer?: string;
+            calories: components["schemas"]["NutritionLabelLine"];
+            nutrients: components["schemas"]["NutritionLabelLine"][];
+            /** @description The major allergens the recipe contains, by their label names in statutory order. */
+            contains: string[];
+            /** @description Major allergens whose status is not known. */
+            allergensUnknown?: string[];
+            complete: boolean;
+            missing?: components["schemas"]["NutrientMissing"][];
+        };
+        /**
+         * @description A recipe's nutrients computed now from its ingredients' current foods, sub-recipes at any
+         *     depth. Per 100 g divides by the cooked `yieldGrams` the recipe states, else by the sum of
+         *     its ingredients' edible grams. Exact decimals (divisions keep 9 places).
+         */
+        RecipeNutrition: {
+            /** Format: uuid */
+            recipeId: string;
+            version: number;
+            name: string;
+            portion: components["schemas"]["Amount"];
+            portions: components["schemas"]["Quantity"];
+            /** @description One yield's weight (stated when the recipe states its cooked weight). */
+            yieldGrams: components["schemas"]["NutrientValue"];
+            portionGrams: components["schemas"]["NutrientValue"];
+            perPortion: components["schemas"]["NutrientValues"];
+            per100g: components["schemas"]["NutrientValues"];
+            label: components["schemas"]["NutritionLabel"];
         };
         MenuItem: {
             week?: number;
@@ -11293,8 +11794,13 @@ export interface components {
             siteId: string;
             /** @enum {string} */
             format: "pdf" | "zpl";
-            /** @enum {string} */
-            template: "prep" | "use_by" | "allergen";
+            /**
+             * @description `prep`, `use_by` and `allergen` labels print on the chosen size; `nutrition` prints each
+             *     recipe's Nutrition Facts panel (one page per label, sized to the panel; PDF only, and
+             *     only for a recipe whose label is complete: else 409 `label_incomplete`).
+             * @enum {string}
+             */
+            template: "prep" | "use_by" | "allergen" | "nutrition";
             /**
              * @default 2x1
              * @enum {string}
@@ -13652,6 +14158,25 @@ export interface components {
                  *       "error": "An amount exceeds 10000000000.00, the largest the server computes",
                  *       "statusCode": 422,
                  *       "code": "unprocessable"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description The Nutrition Facts label cannot be printed: a nutrient, the serving weight or a major
+         *     allergen's status is unknown (the message names what is missing; the JSON analysis lists it).
+         */
+        LabelIncomplete: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "The label cannot be printed: nutrients unknown for Parsley (no_food)",
+                 *       "statusCode": 409,
+                 *       "code": "label_incomplete"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
@@ -18207,7 +18732,9 @@ export interface operations {
                  *       "allergens": {
                  *         "citrus": "contains",
                  *         "peanuts": "free"
-                 *       }
+                 *       },
+                 *       "foodId": "6a1d3f0e-5b8c-5e2a-9c41-7d0b2e6f8a13",
+                 *       "edible": "as_purchased"
                  *     }
                  */
                 "application/json": components["schemas"]["CreateInventoryItemRequest"];
@@ -18451,6 +18978,264 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listFoods: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Words of the food's name; the list is ranked by relevance to them.
+                 * @example butter salted
+                 */
+                q?: string;
+                /**
+                 * @description Only USDA's foods or only the organization's.
+                 * @example usda
+                 */
+                source?: components["schemas"]["FoodSource"];
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque cursor from the `Link` header of the previous page.
+                 * @example eyJhdCI6IjIwMjYtMDMtMDJUMDk6MDA6MDBaIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of foods. */
+            200: {
+                headers: {
+                    /** @description `<url>; rel="next"` when there are more. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Food"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createFood: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Cheddar, sharp, shredded (Harvest Dairy)",
+                 *       "perServing": {
+                 *         "energyKcal": "110",
+                 *         "fatG": "9",
+                 *         "saturatedFatG": "6",
+                 *         "sodiumMg": "180",
+                 *         "carbohydrateG": "0.5",
+                 *         "proteinG": "7"
+                 *       },
+                 *       "servingGrams": "28",
+                 *       "portions": [
+                 *         {
+                 *           "amount": "1",
+                 *           "measure": "cup",
+                 *           "grams": "113"
+                 *         }
+                 *       ],
+                 *       "allergens": {
+                 *         "milk": "contains"
+                 *       },
+                 *       "addedSugarsG": "0"
+                 *     }
+                 */
+                "application/json": components["schemas"]["FoodRequest"];
+            };
+        };
+        responses: {
+            /** @description The food. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FoodDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getFood: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The food. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FoodDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateFood: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Cheddar, sharp, shredded (Harvest Dairy)",
+                 *       "per100g": {
+                 *         "energyKcal": "393",
+                 *         "fatG": "32.1",
+                 *         "sodiumMg": "643",
+                 *         "carbohydrateG": "1.8",
+                 *         "proteinG": "25"
+                 *       },
+                 *       "allergens": {
+                 *         "milk": "contains"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["FoodRequest"];
+            };
+        };
+        responses: {
+            /** @description The food. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FoodDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteFood: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["NoContent"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -21823,6 +22608,52 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getRecipeNutrition: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The version to analyse; the current one when absent.
+                 * @example 2
+                 */
+                version?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The recipe's nutrients and label (or, with `Accept application/pdf`, the printable panel). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecipeNutrition"];
+                    /** @example %PDF-1.3 … */
+                    "application/pdf": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["LabelIncomplete"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

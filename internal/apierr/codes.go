@@ -81,6 +81,9 @@ const (
 
 	// Reports (internal/sensors' bound on heavy temperature logs).
 	CodeReportsBusy = "reports_busy"
+
+	// Nutrition labels: a panel is printed only when everything on it is known.
+	CodeLabelIncomplete = "label_incomplete"
 )
 
 // Codes lists every code above, in the spec enum's order.
@@ -103,4 +106,5 @@ var Codes = []string{
 	CodeSurveyAlreadyAnswered, CodeSurveyHasResponses,
 	CodeGatewayHasSensors,
 	CodeReportsBusy,
+	CodeLabelIncomplete,
 }

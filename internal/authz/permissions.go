@@ -31,6 +31,9 @@ const (
 	ManageClinical Permission = "manageClinical"
 	// ManageCulinary lets managers create and change recipes, menus, forecasts and production runs.
 	ManageCulinary Permission = "manageCulinary"
+	// ManageKitchen lets managers create, change and remove the organization's own foods (from
+	// suppliers' spec sheets) that nutrition analysis reads beside USDA's.
+	ManageKitchen Permission = "manageKitchen"
 	// OperateKitchen lets inspectors (staff) record production events, complete tasks, log temperatures,
 	// resolve alerts, count stock and log waste.
 	OperateKitchen Permission = "operateKitchen"
@@ -116,6 +119,7 @@ var Table = []Definition{
 	{ViewClinical, Manager, "read the census, patients, allergens and diet orders"},
 	{ManageClinical, Manager, "map unmapped diet and allergen codes; submit diet reviews (deciding one also needs the rd credential)"},
 	{ManageCulinary, Manager, "create and change recipes, menus, forecasts and production runs"},
+	{ManageKitchen, Manager, "create, change and remove the organization's own foods (suppliers' spec sheets: nutrients, portions, allergens)"},
 	{ManageTasks, Manager, "create tasks, reassign them and link guides; manage routines, positions, guides and huddles"},
 	{ManageSupply, Manager, "manage inventory items, storage locations, stock adjustments, closing counts, supply settings, vendors, purchasing and order lists"},
 	{ManageTags, Manager, "create and retire printed scan tags for sites, equipment and storage locations"},

@@ -33,6 +33,7 @@ import (
 	"github.com/sous-app/sous/internal/clock"
 	"github.com/sous-app/sous/internal/config"
 	"github.com/sous-app/sous/internal/devices"
+	"github.com/sous-app/sous/internal/foods"
 	"github.com/sous-app/sous/internal/idempotency"
 	"github.com/sous-app/sous/internal/inventory"
 	"github.com/sous-app/sous/internal/kitchen"
@@ -75,6 +76,7 @@ type Server struct {
 	*tasksHandlers
 	*recordsHandlers
 	*sensorsHandlers
+	*foodsHandlers
 	*metaHandlers
 }
 
@@ -98,6 +100,7 @@ type (
 	kitchenHandlers    = kitchen.Handlers
 	traylineHandlers   = trayline.Handlers
 	sensorsHandlers    = sensors.Handlers
+	foodsHandlers      = foods.Handlers
 )
 
 var _ api.StrictServerInterface = (*Server)(nil)
@@ -181,6 +184,13 @@ func New(d Deps) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
+	var bodyMemory int64
+	if d.Config.BodyMemory != "" {
+		if bodyMemory, err = config.ParseSize(d.Config.BodyMemory); err != nil {
+			return nil, fmt.Errorf("body memory %q: %w", d.Config.BodyMemory, err)
+		}
+	}
+	budget := newBodyBudget(ops, limits, bodyMemory)
 	publicURL := d.Config.PublicURL
 	if publicURL == "" {
 		publicURL = config.DefaultPublicURL(d.Config.Addr)
@@ -239,6 +249,9 @@ func New(d Deps) (http.Handler, error) {
 		}),
 		// Body limits: the server's, an operation's x-body-limit, the HL7 ingest's SOUS_HL7_BODY_LIMIT.
 		limits.middleware,
+		// The large bodies (uploads, imports, ingests) share a memory budget: past it they wait,
+		// then 503 service_busy, instead of together taking more memory than the replica has.
+		budget.middleware,
 		hashIdempotentBody(ops),
 		negotiate(ops),
 		location(ops),
@@ -303,6 +316,7 @@ func New(d Deps) (http.Handler, error) {
 		kitchenHandlers:    kitchen.NewHandlers(d.Pool, d.Clock),
 		traylineHandlers:   trayline.NewHandlers(d.Pool, d.Clock),
 		sensorsHandlers:    sensors.NewHandlers(d.Pool, d.Clock, d.Config.ReadingsRetentionMonths),
+		foodsHandlers:      foods.NewHandlers(d.Pool, d.Clock),
 		metaHandlers:       meta,
 	}
 	api.RegisterHandlersWithBaseURL(e, api.NewStrictHandler(server, nil), BasePath)

@@ -156,6 +156,10 @@ var walkFixtures = map[string]walkFixture{
 		fx.body = w.itemBody()
 		return fx
 	},
+	// Foods: an organization food (USDA's need an import, which the walk does not run).
+	"getFood":              foodFixture,
+	"updateFood":           foodFixture,
+	"deleteFood":           foodFixture,
 	"listStorageLocations": func(w *walker) walkCall { return walkCall{ids: []string{w.location()}} },
 	"getStorageLocation":   locationFixture,
 	"updateStorageLocation": func(w *walker) walkCall {
@@ -169,6 +173,7 @@ var walkFixtures = map[string]walkFixture{
 	"getRecipe":          recipeFixture,
 	"listRecipeVersions": recipeFixture,
 	"getRecipeVersion":   recipeFixture,
+	"getRecipeNutrition": recipeFixture,
 	"archiveRecipe":      recipeFixture,
 	"updateRecipe":       func(w *walker) walkCall { fx := recipeFixture(w); fx.body = w.recipeBody(); return fx },
 	"listMenus":          func(w *walker) walkCall { return walkCall{ids: []string{w.menu()}} },

@@ -201,6 +201,10 @@ func (h *Handlers) CreateInventoryItem(ctx context.Context, req api.CreateInvent
 		if err != nil {
 			return err
 		}
+		food, err := readFoodLink(ctx, q, req.OrgId, in.units, b.FoodId, b.GramsPer, b.Edible, b.AddedSugar)
+		if err != nil {
+			return err
+		}
 		row, err := q.CreateInventoryItem(ctx, db.CreateInventoryItemParams{
 			ID: uuid.Must(uuid.NewV7()), OrgID: req.OrgId, Name: in.name, Sku: in.sku, Category: in.category,
 			BaseUnit: in.units.Base, Units: in.unitsJSON(), ShelfLifeDays: in.shelfLife, Allergens: in.allergens, Active: in.active, Now: now,
@@ -212,6 +216,9 @@ func (h *Handlers) CreateInventoryItem(ctx context.Context, req api.CreateInvent
 			return err
 		}
 		if err := writePars(ctx, q, req.OrgId, row.ID, in.pars); err != nil {
+			return err
+		}
+		if err := food.write(ctx, q, req.OrgId, row.ID); err != nil {
 			return err
 		}
 		if item, err = GetItem(ctx, q, req.OrgId, row.ID); err != nil {
@@ -243,6 +250,10 @@ func (h *Handlers) UpdateInventoryItem(ctx context.Context, req api.UpdateInvent
 		if err != nil {
 			return err
 		}
+		food, err := readFoodLink(ctx, q, req.OrgId, in.units, b.FoodId, b.GramsPer, b.Edible, b.AddedSugar)
+		if err != nil {
+			return err
+		}
 		if in.units.Base != cur.BaseUnit {
 			used, err := q.ItemHasHistory(ctx, db.ItemHasHistoryParams{OrgID: req.OrgId, ItemID: req.Id})
 			if err != nil {
@@ -263,6 +274,9 @@ func (h *Handlers) UpdateInventoryItem(ctx context.Context, req api.UpdateInvent
 			return err
 		}
 		if err := writePars(ctx, q, req.OrgId, req.Id, in.pars); err != nil {
+			return err
+		}
+		if err := food.write(ctx, q, req.OrgId, req.Id); err != nil {
 			return err
 		}
 		if item, err = GetItem(ctx, q, req.OrgId, req.Id); err != nil {
@@ -297,6 +311,7 @@ func itemToAPI(it Item, a authz.Access) api.InventoryItem {
 	}
 	raw, _ := json.Marshal(it.Allergens)
 	_ = json.Unmarshal(raw, &out.Allergens)
+	it.Food.toAPI(&out)
 	return out
 }
 

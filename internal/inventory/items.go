@@ -35,7 +35,9 @@ type Item struct {
 	ParLevels []ParLevel
 	// Costs holds, by site, the on-hand and moving-average cost of the item there; a site where
 	// the item was never stocked is absent.
-	Costs     map[uuid.UUID]SiteCost
+	Costs map[uuid.UUID]SiteCost
+	// Food is the item's link to its food for nutrition analysis.
+	Food      FoodLink
 	CreatedAt time.Time
 	UpdatedAt time.Time
 }
@@ -158,6 +160,11 @@ func fromRow(r db.InventoryItem) (Item, error) {
 	for _, u := range units {
 		it.Units.Declared = append(it.Units.Declared, quantity.NamedUnit{Name: u.Name, Factor: u.Factor})
 	}
+	food, err := foodLinkFromRow(r)
+	if err != nil {
+		return Item{}, err
+	}
+	it.Food = food
 	return it, nil
 }
 

@@ -12,14 +12,17 @@ import (
 // kitchen is an organization with one site (America/Chicago; breakfast, lunch and dinner) and
 // its owner. The fake clock starts Monday 2 March 2026, 03:00 at the site.
 type kitchen struct {
-	t     *testing.T
+	t     testing.TB
 	env   *apitest.Env
 	owner apitest.Session
 	org   uuid.UUID
 	site  uuid.UUID
 }
 
-func newKitchen(t *testing.T) *kitchen {
+func newKitchen(t *testing.T) *kitchen { return newBenchKitchen(t) }
+
+// newBenchKitchen is newKitchen for a test or a benchmark.
+func newBenchKitchen(t testing.TB) *kitchen {
 	env := apitest.New(t)
 	owner, org := env.NewOwner("Harborview Kitchens")
 	site := env.Site(owner.AccessToken, org, "Main Kitchen")

@@ -17,6 +17,7 @@ import (
 	"github.com/sous-app/sous/internal/apierr"
 	"github.com/sous-app/sous/internal/audit"
 	"github.com/sous-app/sous/internal/authz"
+	"github.com/sous-app/sous/internal/nutrition"
 	"github.com/sous-app/sous/internal/pg"
 )
 
@@ -186,7 +187,12 @@ func (h *Handlers) CreateLabels(ctx context.Context, req api.CreateLabelsRequest
 		size = string(*b.Size)
 	}
 	now := h.clock.Now()
+	panels := b.Template == api.LabelsRequestTemplateNutrition
+	if panels && b.Format != api.Pdf {
+		return nil, apierr.InvalidField("format", "nutrition labels print as pdf only (the Nutrition Facts panel's type and bars)")
+	}
 	var labels []Label
+	var facts []nutrition.Label
 	err = pg.InTx(ctx, h.pool, func(tx pgx.Tx) error {
 		q := db.New(tx)
 		site, err := loadSite(ctx, q, a, b.SiteId)
@@ -234,6 +240,20 @@ func (h *Handlers) CreateLabels(ctx context.Context, req api.CreateLabelsRequest
 					return err
 				}
 			}
+			if panels {
+				l, err := panel(ctx, q, a.OrgID, t)
+				if err != nil {
+					return err
+				}
+				if !l.Complete || len(l.AllergensUnknown) > 0 {
+					ie := &nutrition.IncompleteLabelError{Missing: l.Missing, AllergensUnknown: l.AllergensUnknown}
+					return apierr.Conflict(field + ": " + ie.Error()).WithCode(apierr.CodeLabelIncomplete)
+				}
+				for c := 0; c < it.Count; c++ {
+					facts = append(facts, l)
+				}
+				continue
+			}
 			body := t.Recipes[t.Root].Body
 			l := Label{Template: string(b.Template), Name: body.Name, PreparedAt: prepared.In(site.Zone), Initials: who, Count: it.Count,
 				Contains: Contains(t.RollUpAllergens(t.Root)), MayContain: t.MayContain(t.Root)}
@@ -247,6 +267,13 @@ func (h *Handlers) CreateLabels(ctx context.Context, req api.CreateLabelsRequest
 	})
 	if err != nil {
 		return nil, err
+	}
+	if panels {
+		var buf bytes.Buffer
+		if err := nutrition.RenderLabelsPDF(&buf, facts); err != nil {
+			return nil, labelError(err)
+		}
+		return api.CreateLabels200ApplicationpdfResponse{Body: &buf, ContentLength: int64(buf.Len())}, nil
 	}
 	if b.Format == api.Zpl {
 		return api.CreateLabels200TextResponse(RenderZPL(labels, size)), nil

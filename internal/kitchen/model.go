@@ -8,6 +8,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/sous-app/sous/internal/inventory"
+	"github.com/sous-app/sous/internal/nutrition"
 	"github.com/sous-app/sous/internal/quantity"
 )
 
@@ -52,6 +53,8 @@ type Body struct {
 	MayContain     []string         `json:"mayContain"`
 	Nutrition      *Nutrition       `json:"nutrition,omitempty"`
 	IDDSILevel     *int             `json:"iddsiLevel,omitempty"`
+	// YieldGrams is the cooked weight of one yield, when weighed (nutrients per 100 g of the dish).
+	YieldGrams *decimal.Decimal `json:"yieldGrams,omitempty"`
 }
 
 // Nutrition is what a portion carries of the nutrients the tray line's diet limits read; a nil
@@ -60,6 +63,9 @@ type Nutrition struct {
 	SodiumMg            *decimal.Decimal `json:"sodiumMg,omitempty"`
 	CarbohydrateChoices *decimal.Decimal `json:"carbohydrateChoices,omitempty"`
 	FluidMl             *decimal.Decimal `json:"fluidMl,omitempty"`
+	// Stated are the other nutrients stated per portion, by nutrition key (energyKcal, …): each
+	// overrides the computed value, as SodiumMg does.
+	Stated map[string]decimal.Decimal `json:"stated,omitempty"`
 }
 
 // SubRecipeIDs lists the recipes the body uses directly, once each, in order.
@@ -89,6 +95,8 @@ type Tree struct {
 	Root    uuid.UUID
 	Recipes map[uuid.UUID]Version
 	Items   map[uuid.UUID]inventory.Item
+	// Foods are the items' foods by id, for nutrition analysis; nil until loadFoods reads them.
+	Foods map[uuid.UUID]nutrition.Food
 }
 
 // Pins gives the version of every recipe of the tree.

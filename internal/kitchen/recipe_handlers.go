@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/shopspring/decimal"
 
 	"github.com/sous-app/sous/gen/api"
 	"github.com/sous-app/sous/gen/db"
@@ -39,8 +38,10 @@ func readRecipeRequest(b *api.RecipeRequest) recipeInput {
 	}
 	if n := b.Nutrition; n != nil {
 		in.Nutrition.Sodium, in.Nutrition.Carbs, in.Nutrition.Fluid = (*string)(n.SodiumMg), (*string)(n.CarbohydrateChoices), (*string)(n.FluidMl)
+		in.Nutrition.Stated = statedInput(n)
 	}
 	in.IDDSILevel = b.IddsiLevel
+	in.YieldGrams = (*string)(b.YieldGrams)
 	for _, l := range b.Ingredients {
 		in.Ingredients = append(in.Ingredients, ingredientInput{ItemID: l.ItemId, RecipeID: l.RecipeId, Quantity: string(l.Quantity),
 			Unit: string(l.Unit), Trim: (*string)(l.TrimYieldPercent), Note: l.Note})
@@ -258,6 +259,9 @@ func (h *Handlers) ListRecipes(ctx context.Context, req api.ListRecipesRequestOb
 		if err != nil {
 			return nil, err
 		}
+		if err := forest.loadFoods(ctx, q, a.OrgID); err != nil {
+			return nil, err
+		}
 		for _, id := range ids {
 			r, err := recipeToAPI(forest, id, byID[id], uuid.Nil)
 			if err != nil {
@@ -291,6 +295,9 @@ func readRecipe(ctx context.Context, q *db.Queries, orgID, id uuid.UUID, version
 	if err != nil {
 		return api.Recipe{}, err
 	}
+	if err := t.loadFoods(ctx, q, orgID); err != nil {
+		return api.Recipe{}, err
+	}
 	return recipeToAPI(t, id, head, site)
 }
 
@@ -313,15 +320,16 @@ func recipeToAPI(t Tree, id uuid.UUID, head db.GetRecipesRow, site uuid.UUID) (a
 		out.MinBatch = &s
 	}
 	out.IddsiLevel = b.IDDSILevel
-	if n := b.Nutrition; n != nil {
-		q := func(d *decimal.Decimal) *api.Quantity {
-			if d == nil {
-				return nil
-			}
-			s := api.Quantity(quantity.Format(*d))
-			return &s
+	if b.Nutrition != nil || t.Foods != nil {
+		n, err := nutritionToAPI(t, id)
+		if err != nil {
+			return api.Recipe{}, err
 		}
-		out.Nutrition = &api.Nutrition{SodiumMg: q(n.SodiumMg), CarbohydrateChoices: q(n.CarbohydrateChoices), FluidMl: q(n.FluidMl)}
+		out.Nutrition = n
+	}
+	if b.YieldGrams != nil {
+		s := api.Quantity(quantity.Format(*b.YieldGrams))
+		out.YieldGrams = &s
 	}
 	if b.MaxBatch != nil {
 		s := api.Quantity(quantity.Format(*b.MaxBatch))

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/google/uuid"
@@ -196,8 +197,13 @@ type recipeInput struct {
 	Ingredients    []ingredientInput
 	Steps          []string
 	MayContain     []string
-	Nutrition      struct{ Sodium, Carbs, Fluid *string }
-	IDDSILevel     *int
+	Nutrition      struct {
+		Sodium, Carbs, Fluid *string
+		// Stated are the other nutrients stated per portion, by key.
+		Stated map[string]string
+	}
+	YieldGrams *string
+	IDDSILevel *int
 }
 
 type ingredientInput struct {
@@ -233,6 +239,16 @@ func buildBody(ctx context.Context, q *db.Queries, orgID, self uuid.UUID, in rec
 		return b, err
 	}
 	b.IDDSILevel = in.IDDSILevel
+	if in.YieldGrams != nil {
+		g, err := parsePositive("yieldGrams", *in.YieldGrams)
+		if err != nil {
+			return b, err
+		}
+		if !g.IsPositive() {
+			return b, apierr.InvalidField("yieldGrams", "must be more than 0")
+		}
+		b.YieldGrams = &g
+	}
 	if b.Yield.Quantity, err = parsePositive("yield.quantity", in.Yield.Quantity); err != nil {
 		return b, err
 	}
@@ -359,6 +375,9 @@ func buildBody(ctx context.Context, q *db.Queries, orgID, self uuid.UUID, in rec
 			}
 		}
 	}
+	if err := checkGrams(ctx, q, orgID, b, items); err != nil {
+		return b, err
+	}
 	return b, nil
 }
 
@@ -428,7 +447,22 @@ func buildNutrition(in recipeInput) (*Nutrition, error) {
 		}
 		*f.out = &d
 	}
-	if n.SodiumMg == nil && n.CarbohydrateChoices == nil && n.FluidMl == nil {
+	keys := make([]string, 0, len(in.Nutrition.Stated))
+	for k := range in.Nutrition.Stated {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		d, err := parseQty("nutrition."+k, in.Nutrition.Stated[k])
+		if err != nil {
+			return nil, err
+		}
+		if n.Stated == nil {
+			n.Stated = map[string]decimal.Decimal{}
+		}
+		n.Stated[k] = d
+	}
+	if n.SodiumMg == nil && n.CarbohydrateChoices == nil && n.FluidMl == nil && n.Stated == nil {
 		return nil, nil
 	}
 	return &n, nil

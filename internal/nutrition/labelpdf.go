@@ -51,20 +51,40 @@ var pdfEpoch = time.Unix(0, 0).UTC()
 // major allergen's status unknown, is refused with an *IncompleteLabelError: a printed panel
 // is read as fact, and "unknown" has no place on it.
 func RenderLabelPDF(w io.Writer, l Label) error {
-	if !l.Complete || len(l.AllergensUnknown) > 0 {
-		return &IncompleteLabelError{Missing: l.Missing, AllergensUnknown: l.AllergensUnknown}
+	return RenderLabelsPDF(w, []Label{l})
+}
+
+// RenderLabelsPDF writes several panels as one PDF, a page each, in order (a labels batch):
+// every label must be complete, as RenderLabelPDF requires; the first that is not is refused
+// with its *IncompleteLabelError and nothing is written.
+func RenderLabelsPDF(w io.Writer, labels []Label) error {
+	if len(labels) == 0 {
+		return &IncompleteLabelError{}
+	}
+	for _, l := range labels {
+		if !l.Complete || len(l.AllergensUnknown) > 0 {
+			return &IncompleteLabelError{Missing: l.Missing, AllergensUnknown: l.AllergensUnknown}
+		}
 	}
 	pdf := fpdf.NewCustom(&fpdf.InitType{UnitStr: "mm", Size: fpdf.SizeType{Wd: panelWidth + 2*panelPad + 2, Ht: 150}})
 	pdf.SetCompression(false)
 	pdf.SetCatalogSort(true) // fonts in a fixed order: one label, one byte sequence
 	pdf.SetCreationDate(pdfEpoch)
 	pdf.SetModificationDate(pdfEpoch)
-	pdf.SetTitle("Nutrition Facts: "+l.Name, true)
+	pdf.SetTitle("Nutrition Facts: "+labels[0].Name, true)
 	pdf.SetCreator("Sous", true)
 	pdf.SetMargins(0, 0, 0)
 	pdf.SetAutoPageBreak(false, 0)
-	pdf.AddPage()
 	tr := pdf.UnicodeTranslatorFromDescriptor("")
+	for _, l := range labels {
+		pdf.AddPage()
+		drawPanel(pdf, tr, l)
+	}
+	return pdf.Output(w)
+}
+
+// drawPanel draws one label's panel on the current page.
+func drawPanel(pdf *fpdf.Fpdf, tr func(string) string, l Label) {
 	x0, y0 := 1+panelPad, 1+panelPad
 	inner := panelWidth - 2*panelPad
 	pdf.SetXY(x0, y0)
@@ -158,7 +178,6 @@ func RenderLabelPDF(w io.Writer, l Label) error {
 		pdf.SetFont("Helvetica", "B", 8)
 		pdf.MultiCell(panelWidth, 3.6, tr(c), "", "L", false)
 	}
-	return pdf.Output(w)
 }
 
 // servingsText is the servings line: "1 serving per container", "about 8 servings per container".

@@ -25,6 +25,13 @@ var referenceTables = map[string]string{
 	"support_inquiries": "sent with no credential, from no organization",
 	"goose_db_version":  "the schema's migration record",
 	"realtime_replicas": "a server's lease on the device sockets it holds, of every organization",
+	// USDA's Standard Reference: global read-only reference data every organization searches,
+	// loaded only by `sous foods import` (docs/reference/foods.md); a copy beside every shard.
+	"usda_food_groups":     "USDA SR28 food groups, read by every organization",
+	"usda_nutrient_defs":   "USDA SR28 nutrient definitions, read by every organization",
+	"usda_foods":           "USDA SR28 foods, read by every organization",
+	"usda_nutrient_values": "USDA SR28 nutrient values, read by every organization",
+	"usda_weights":         "USDA SR28 household measures, read by every organization",
 }
 
 // keyedByUniqueIndex are tenant tables without a primary key, whose rows are keyed by a unique

@@ -1,0 +1,100 @@
+-- name: SearchFoods :many
+-- USDA's Standard Reference foods (global, no org_id: every organization reads them) and the
+-- organization's own foods matching q: its words (stemmed), or trigram word similarity ≥ 0.6 so
+-- that "buter salted" still finds "Butter, salted". Bounded: of each source, the 100 best
+-- full-text matches (by rank) and the 100 nearest trigram matches (by the GiST index) are the
+-- candidates, at most 400 foods, ranked by full-text rank plus the trigram similarity of the
+-- whole name and of its best-matching words. Keyset-paged on (score desc, lower(name), id).
+WITH usda AS (
+    (SELECT f.ndb_no FROM usda_foods f
+     WHERE coalesce(sqlc.narg(source)::text, 'usda') = 'usda' AND f.search @@ websearch_to_tsquery('english', @q::text)
+     ORDER BY ts_rank(f.search, websearch_to_tsquery('english', @q::text)) DESC LIMIT 100)
+    UNION
+    (SELECT f.ndb_no FROM usda_foods f
+     WHERE coalesce(sqlc.narg(source)::text, 'usda') = 'usda' AND @q::text <% f.name
+     ORDER BY @q::text <<-> f.name LIMIT 100)
+), org AS (
+    (SELECT o.id FROM org_foods o
+     WHERE coalesce(sqlc.narg(source)::text, 'org') = 'org' AND o.org_id = @org_id AND o.search @@ websearch_to_tsquery('english', @q::text)
+     ORDER BY ts_rank(o.search, websearch_to_tsquery('english', @q::text)) DESC LIMIT 100)
+    UNION
+    (SELECT o.id FROM org_foods o
+     WHERE coalesce(sqlc.narg(source)::text, 'org') = 'org' AND o.org_id = @org_id AND @q::text <% o.name
+     ORDER BY @q::text <<-> o.name LIMIT 100)
+)
+SELECT source, id, ndb_no, name, food_group, score FROM (
+    SELECT 'usda'::text AS source, f.id, f.ndb_no::text AS ndb_no, f.name, g.name::text AS food_group,
+           (ts_rank(f.search, websearch_to_tsquery('english', @q::text)) + similarity(f.name, @q::text) + word_similarity(@q::text, f.name))::float8 AS score
+    FROM usda u JOIN usda_foods f ON f.ndb_no = u.ndb_no JOIN usda_food_groups g ON g.code = f.food_group
+    UNION ALL
+    SELECT 'org'::text, o.id, ''::text, o.name, ''::text,
+           (ts_rank(o.search, websearch_to_tsquery('english', @q::text)) + similarity(o.name, @q::text) + word_similarity(@q::text, o.name))::float8
+    FROM org c JOIN org_foods o ON o.org_id = @org_id AND o.id = c.id
+) m
+WHERE sqlc.narg(cursor_score)::float8 IS NULL
+   OR m.score < sqlc.narg(cursor_score)::float8
+   OR (m.score = sqlc.narg(cursor_score)::float8 AND (lower(m.name), m.id) > (sqlc.narg(cursor_name)::text, sqlc.narg(cursor_id)::uuid))
+ORDER BY m.score DESC, lower(m.name), m.id
+LIMIT @max_rows;
+
+-- name: ListFoods :many
+-- USDA and the organization's foods by name, keyset-paged on (lower(name), id). (The SR28
+-- import, COPY into staging tables, is in internal/foods, outside sqlc.)
+SELECT source, id, ndb_no, name, food_group FROM (
+    SELECT 'usda'::text AS source, f.id, f.ndb_no::text AS ndb_no, f.name, g.name::text AS food_group
+    FROM usda_foods f JOIN usda_food_groups g ON g.code = f.food_group
+    WHERE coalesce(sqlc.narg(source)::text, 'usda') = 'usda'
+      AND (sqlc.narg(cursor_name)::text IS NULL OR (lower(f.name), f.id) > (sqlc.narg(cursor_name)::text, sqlc.narg(cursor_id)::uuid))
+    UNION ALL
+    SELECT 'org'::text, o.id, ''::text, o.name, ''::text
+    FROM org_foods o
+    WHERE o.org_id = @org_id AND coalesce(sqlc.narg(source)::text, 'org') = 'org'
+      AND (sqlc.narg(cursor_name)::text IS NULL OR (lower(o.name), o.id) > (sqlc.narg(cursor_name)::text, sqlc.narg(cursor_id)::uuid))
+) m
+ORDER BY lower(m.name), m.id
+LIMIT @max_rows;
+
+-- name: UsdaWeightsOf :many
+SELECT ndb_no, seq, amount, measure, grams FROM usda_weights WHERE ndb_no = ANY (@ndb_nos::text[]) ORDER BY ndb_no, seq;
+
+-- name: OrgFoodPortionsOf :many
+SELECT id, portions FROM org_foods WHERE org_id = @org_id AND id = ANY (@ids::uuid[]);
+
+-- name: GetUsdaFood :one
+SELECT f.id, f.ndb_no, f.name, g.name::text AS food_group
+FROM usda_foods f JOIN usda_food_groups g ON g.code = f.food_group
+WHERE f.id = @id;
+
+-- name: UsdaNutrientValuesOf :many
+-- The food's values of the nutrients asked for; a nutrient with no row was not analysed.
+SELECT nutr_no, value FROM usda_nutrient_values WHERE ndb_no = @ndb_no AND nutr_no = ANY (@nutr_nos::text[]);
+
+-- name: GetOrgFood :one
+SELECT * FROM org_foods WHERE org_id = @org_id AND id = @id;
+
+-- name: GetOrgFoodForUpdate :one
+SELECT * FROM org_foods WHERE org_id = @org_id AND id = @id FOR UPDATE;
+
+-- name: OrgFoodNutrients :many
+SELECT nutrient, amount FROM org_food_nutrients WHERE org_id = @org_id AND food_id = @food_id;
+
+-- name: CreateOrgFood :one
+INSERT INTO org_foods (org_id, id, name, per_serving, basis_grams, portions, allergens, created_at, updated_at)
+VALUES (@org_id, @id, @name, @per_serving, @basis_grams, @portions, @allergens, @now, @now)
+RETURNING *;
+
+-- name: UpdateOrgFood :one
+UPDATE org_foods SET name = @name, per_serving = @per_serving, basis_grams = @basis_grams, portions = @portions,
+    allergens = @allergens, updated_at = @now
+WHERE org_id = @org_id AND id = @id
+RETURNING *;
+
+-- name: DeleteOrgFood :execrows
+DELETE FROM org_foods WHERE org_id = @org_id AND id = @id;
+
+-- name: DeleteOrgFoodNutrients :exec
+DELETE FROM org_food_nutrients WHERE org_id = @org_id AND food_id = @food_id;
+
+-- name: InsertOrgFoodNutrients :exec
+INSERT INTO org_food_nutrients (org_id, food_id, nutrient, amount)
+SELECT @org_id, @food_id, unnest(@nutrients::text[]), unnest(@amounts::numeric[]);

@@ -1,0 +1,107 @@
+package kitchen_test
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// BenchmarkRecipeNutrition measures GET /recipes/{id}/nutrition over the real server and
+// database for a recipe of 40 ingredients under 3 levels of sub-recipes (12 items and a sauce;
+// the sauce 10 items and a base; the base 9 items and a stock; the stock 9 items), each item
+// linked to its own food and weighed three ways (grams, a cup through the food's measure, an
+// each through the item's gramsPer). Open loop at 200 requests a second, latency counted from
+// each request's scheduled start; reports p50, p99 and max in ms. Run it with a request count:
+//
+//	go test ./internal/kitchen -run '^$' -bench RecipeNutrition -benchtime 2000x
+func BenchmarkRecipeNutrition(b *testing.B) {
+	k := newBenchKitchen(b)
+	item := func(i int) ingredient {
+		food := k.food(fmt.Sprintf("Food %d", i), oats, map[string]string{"amount": "1", "measure": "cup", "grams": "80"})
+		switch i % 3 {
+		case 0:
+			return itemLine(k.foodItem(fmt.Sprintf("Item %d", i), "kg", &food, nineFree(), nil), "100", "g")
+		case 1:
+			return itemLine(k.foodItem(fmt.Sprintf("Item %d", i), "l", &food, nineFree(), nil), "2", "cup")
+		}
+		id := k.foodItem(fmt.Sprintf("Item %d", i), "each", &food, nineFree(), map[string]any{"gramsPer": map[string]string{"each": "120"}})
+		return itemLine(id, "3", "each")
+	}
+	n := 0
+	lines := func(count int) []ingredient {
+		var out []ingredient
+		for range count {
+			out = append(out, item(n))
+			n++
+		}
+		return out
+	}
+	stock := k.recipe(recipeBody("Stock", amount{"4", "l"}, amount{"250", "ml"}, lines(9)...))
+	base := k.recipe(recipeBody("Base", amount{"3", "l"}, amount{"250", "ml"}, append(lines(9), subLine(stock.ID, "1", "l"))...))
+	sauce := k.recipe(recipeBody("Sauce", amount{"2", "l"}, amount{"250", "ml"}, append(lines(10), subLine(base.ID, "500", "ml"))...))
+	top := k.recipe(recipeBody("Plate", amount{"10", "each"}, amount{"1", "each"}, append(lines(12), subLine(sauce.ID, "1", "l"))...))
+	if n != 40 {
+		b.Fatalf("%d ingredients", n)
+	}
+
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: 10 * time.Second}
+	url := k.env.URL + "/v1/orgs/" + k.org.String() + "/recipes/" + top.ID.String() + "/nutrition"
+	do := func(id uuid.UUID) error {
+		req, _ := http.NewRequestWithContext(b.Context(), http.MethodGet, url, nil)
+		req.Header.Set("Authorization", "Bearer "+k.owner.AccessToken)
+		res, err := client.Do(req)
+		if err != nil {
+			return err
+		}
+		defer res.Body.Close()
+		_, _ = io.Copy(io.Discard, res.Body)
+		if res.StatusCode != http.StatusOK {
+			return fmt.Errorf("%s: %d", id, res.StatusCode)
+		}
+		return nil
+	}
+	for range 20 { // warm the connections and caches
+		if err := do(top.ID); err != nil {
+			b.Fatal(err)
+		}
+	}
+	const rate = 200
+	interval := time.Second / rate
+	latencies := make([]time.Duration, b.N)
+	var wg sync.WaitGroup
+	var failed sync.Once
+	var failure error
+	b.ResetTimer()
+	start := time.Now()
+	for i := range b.N {
+		at := start.Add(time.Duration(i) * interval)
+		time.Sleep(time.Until(at)) // pacing the load generator, not waiting on the system under test
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := do(top.ID); err != nil {
+				failed.Do(func() { failure = err })
+			}
+			latencies[i] = time.Since(at)
+		}()
+	}
+	wg.Wait()
+	b.StopTimer()
+	if failure != nil {
+		b.Fatal(failure)
+	}
+	slices.Sort(latencies)
+	pct := func(p float64) float64 {
+		return float64(latencies[min(len(latencies)-1, int(p*float64(len(latencies))))].Microseconds()) / 1000
+	}
+	b.ReportMetric(pct(0.50), "p50-ms")
+	b.ReportMetric(pct(0.99), "p99-ms")
+	b.ReportMetric(pct(1), "max-ms")
+	b.ReportMetric(0, "ns/op")
+}
