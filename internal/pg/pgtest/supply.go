@@ -108,28 +108,24 @@ func (s *supply) drop(name string) {
 // close stops making clones ahead, drops the unused ones and waits for every drop.
 func (s *supply) close() error {
 	close(s.stop)
-	for {
-		select {
-		case name := <-s.ready:
-			s.drop(name)
-			continue
-		default:
-		}
-		break
-	}
+	s.dropReady()
 	s.bg.Wait()
 	s.drops.Wait()
 	// makeAhead may have put one more in before it saw stop.
+	s.dropReady()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.dropErr
+}
+
+// dropReady drops the clones made ahead that no test took.
+func (s *supply) dropReady() {
 	for {
 		select {
 		case name := <-s.ready:
 			s.drop(name)
-			continue
 		default:
+			return
 		}
-		break
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.dropErr
 }
