@@ -248,30 +248,9 @@ func TestSocketCapsPerOrganizationAndAddress(t *testing.T) {
 		_, tokens[i] = a.PairDevice(k.owner.AccessToken, k.orgID, k.siteID, "kiosk")
 	}
 	<-b.Hub.Ready()
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	opened, refused := 0, 0
-	for i, tok := range tokens {
-		env := a
-		if i%2 == 1 {
-			env = b
-		}
-		wg.Go(func() {
-			conn, res := dialFrom(t, env, tok, a.NewIP())
-			mu.Lock()
-			defer mu.Unlock()
-			switch {
-			case conn != nil:
-				opened++
-			case res != nil && res.StatusCode == http.StatusTooManyRequests:
-				expectRetryAfter(t, res.Header)
-				refused++
-			default:
-				t.Errorf("upgrade answered %v", res)
-			}
-		})
-	}
-	wg.Wait()
+	opened, refused := dialAll(t, tokens, http.StatusTooManyRequests, func(i int) (*apitest.Env, string) {
+		return []*apitest.Env{a, b}[i%2], a.NewIP()
+	})
 	if opened != perOrg || refused != len(tokens)-perOrg {
 		t.Fatalf("organization: %d opened, %d refused; want %d and %d", opened, refused, perOrg, len(tokens)-perOrg)
 	}
@@ -288,27 +267,9 @@ func TestSocketCapsPerOrganizationAndAddress(t *testing.T) {
 		_, tok := a.PairDevice(o.owner.AccessToken, o.orgID, o.siteID, "kiosk")
 		behindNAT = append(behindNAT, tok)
 	}
-	opened, refused = 0, 0
-	for i, tok := range behindNAT {
-		env := a
-		if i%2 == 1 {
-			env = b
-		}
-		wg.Go(func() {
-			conn, res := dialFrom(t, env, tok, ip)
-			mu.Lock()
-			defer mu.Unlock()
-			switch {
-			case conn != nil:
-				opened++
-			case res != nil && res.StatusCode == http.StatusTooManyRequests:
-				refused++
-			default:
-				t.Errorf("upgrade answered %v", res)
-			}
-		})
-	}
-	wg.Wait()
+	opened, refused = dialAll(t, behindNAT, http.StatusTooManyRequests, func(i int) (*apitest.Env, string) {
+		return []*apitest.Env{a, b}[i%2], ip
+	})
 	if opened != perAddress || refused != len(behindNAT)-perAddress {
 		t.Fatalf("address: %d opened, %d refused; want %d and %d", opened, refused, perAddress, len(behindNAT)-perAddress)
 	}
@@ -329,26 +290,9 @@ func TestSocketCeilingLeavesRoomForTheServer(t *testing.T) {
 	}
 	<-env.Hub.Ready()
 
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	opened, refused := 0, 0
-	for _, tok := range tokens {
-		wg.Go(func() {
-			conn, res := dialFrom(t, env, tok, env.NewIP())
-			mu.Lock()
-			defer mu.Unlock()
-			switch {
-			case conn != nil:
-				opened++
-			case res != nil && res.StatusCode == http.StatusServiceUnavailable:
-				expectRetryAfter(t, res.Header)
-				refused++
-			default:
-				t.Errorf("upgrade answered %v", res)
-			}
-		})
-	}
-	wg.Wait()
+	opened, refused := dialAll(t, tokens, http.StatusServiceUnavailable, func(int) (*apitest.Env, string) {
+		return env, env.NewIP()
+	})
 	if opened != ceiling || refused != len(tokens)-ceiling {
 		t.Fatalf("%d opened, %d refused; want %d and %d", opened, refused, ceiling, len(tokens)-ceiling)
 	}
@@ -361,4 +305,32 @@ func TestSocketCeilingLeavesRoomForTheServer(t *testing.T) {
 	s := env.SignIn(k.owner.User.Email)
 	env.Call(http.MethodGet, orgPath(k.orgID, "devices")).Token(s.AccessToken).Do().Expect(http.StatusOK)
 	getState(env, tokens[0]) // and polling, the devices' fallback
+}
+
+// dialAll opens a board socket for every token at once, the i-th through the replica and from
+// the address at(i) gives, and counts the sockets opened and the upgrades refused with status
+// (each with Retry-After); any other answer fails the test.
+func dialAll(t *testing.T, tokens []string, status int, at func(i int) (*apitest.Env, string)) (opened, refused int) {
+	t.Helper()
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for i, tok := range tokens {
+		env, ip := at(i)
+		wg.Go(func() {
+			conn, res := dialFrom(t, env, tok, ip)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case conn != nil:
+				opened++
+			case res != nil && res.StatusCode == status:
+				expectRetryAfter(t, res.Header)
+				refused++
+			default:
+				t.Errorf("upgrade answered %v", res)
+			}
+		})
+	}
+	wg.Wait()
+	return opened, refused
 }
