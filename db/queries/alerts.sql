@@ -1,7 +1,7 @@
 -- name: OpenAlert :one
 -- Opens the alert unless one is already open for the same kind and subject: then no row.
-INSERT INTO alerts (id, org_id, site_id, kind, severity, message, subject_type, subject_id, occurrence, opened_at)
-VALUES (@id, @org_id, @site_id, @kind, @severity, @message, @subject_type, @subject_id, @occurrence, @now)
+INSERT INTO alerts (id, org_id, site_id, kind, severity, message, subject_type, subject_id, occurrence, opened_at, cause)
+VALUES (@id, @org_id, @site_id, @kind, @severity, @message, @subject_type, @subject_id, @occurrence, @now, @cause)
 ON CONFLICT (org_id, kind, subject_id) WHERE resolved_at IS NULL DO NOTHING
 RETURNING *;
 

@@ -337,7 +337,7 @@ SELECT count(*)::int AS n FROM slice;
 SELECT p.id, p.org_id, p.site_id, p.mrn, p.family_name, p.given_name, p.unit, p.room, p.bed, p.diet_orders,
        -- The epoch stands for "never".
        coalesce((SELECT max(a.occurrence) FROM alerts a
-                 WHERE a.org_id = p.org_id AND a.kind = 'nutrition_risk' AND a.subject_id = p.id),
+                 WHERE a.org_id = p.org_id AND a.kind = 'nutrition_risk' AND a.cause = '' AND a.subject_id = p.id),
                 'epoch'::timestamptz)::timestamptz AS last_occurrence,
        EXISTS (SELECT 1 FROM alerts a
                WHERE a.org_id = p.org_id AND a.kind = 'nutrition_risk' AND a.subject_id = p.id AND a.resolved_at IS NULL) AS alert_open
@@ -350,11 +350,12 @@ LIMIT @max_rows;
 
 -- name: OpenNutritionRiskAlerts :many
 -- Open nutrition_risk alerts with their patient's stay and diet orders (NULLs once the patient
--- is gone), for closing those whose condition has cleared.
+-- is gone), for closing those whose condition has cleared: the NPO cause's only (a nutrient-limit
+-- alert is the tray line's).
 SELECT a.org_id, a.subject_id, p.encounter_id, p.diet_orders
 FROM alerts a
 LEFT JOIN patients p ON p.org_id = a.org_id AND p.id = a.subject_id
-WHERE a.kind = 'nutrition_risk' AND a.resolved_at IS NULL
+WHERE a.kind = 'nutrition_risk' AND a.cause = '' AND a.resolved_at IS NULL
   AND (sqlc.narg(after_id)::uuid IS NULL OR a.subject_id > sqlc.narg(after_id)::uuid)
 ORDER BY a.subject_id
 LIMIT @max_rows;

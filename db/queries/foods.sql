@@ -1,34 +1,51 @@
 -- name: SearchFoods :many
 -- USDA's Standard Reference foods (global, no org_id: every organization reads them) and the
--- organization's own foods matching q: its words (stemmed), or trigram word similarity ≥ 0.6 so
--- that "buter salted" still finds "Butter, salted". Bounded: of each source, the 100 best
--- full-text matches (by rank) and the 100 nearest trigram matches (by the GiST index) are the
--- candidates, at most 400 foods, ranked by full-text rank plus the trigram similarity of the
--- whole name and of its best-matching words. Keyset-paged on (score desc, lower(name), id).
-WITH usda AS (
-    (SELECT f.ndb_no FROM usda_foods f
-     WHERE coalesce(sqlc.narg(source)::text, 'usda') = 'usda' AND f.search @@ websearch_to_tsquery('english', @q::text)
-     ORDER BY ts_rank(f.search, websearch_to_tsquery('english', @q::text)) DESC LIMIT 100)
+-- organization's own foods matching q: its words (stemmed), or, when those find fewer than 20
+-- foods, trigram word similarity ≥ 0.6, so that "buter salted" still finds "Butter, salted".
+-- Bounded: of each source, the 50 best full-text matches (by rank) and the 20 nearest trigram
+-- matches (by the GiST index) are the candidates, at most 140 foods. Score: a food its words
+-- match ranks above one found by trigrams only, by full-text rank divided by the name's length
+-- (so "Butter, salted" leads "Butter, whipped, with salt"), trigram-only ones by word
+-- similarity; a name that starts with the first word of q gets half a point more ("apple"
+-- finds "Apples, raw, with skin" before "Strudel, apple"). Keyset-paged on (score desc,
+-- lower(name), id). Run with a generic plan (search.go says why).
+WITH usda_words AS (
+    SELECT f.ndb_no FROM usda_foods f
+    WHERE coalesce(sqlc.narg(source)::text, 'usda') = 'usda' AND f.search @@ websearch_to_tsquery('english', @q::text)
+    ORDER BY ts_rank(f.search, websearch_to_tsquery('english', @q::text)) DESC LIMIT 50
+), org_words AS (
+    SELECT o.id FROM org_foods o
+    WHERE coalesce(sqlc.narg(source)::text, 'org') = 'org' AND o.org_id = @org_id AND o.search @@ websearch_to_tsquery('english', @q::text)
+    ORDER BY ts_rank(o.search, websearch_to_tsquery('english', @q::text)) DESC LIMIT 50
+), few AS (
+    -- The trigram search costs more than the full-text one: it is for words that find little.
+    SELECT (SELECT count(*) FROM usda_words) + (SELECT count(*) FROM org_words) < 20 AS yes
+), usda AS (
+    SELECT ndb_no FROM usda_words
     UNION
     (SELECT f.ndb_no FROM usda_foods f
-     WHERE coalesce(sqlc.narg(source)::text, 'usda') = 'usda' AND @q::text <% f.name
-     ORDER BY @q::text <<-> f.name LIMIT 100)
+     WHERE (SELECT yes FROM few) AND coalesce(sqlc.narg(source)::text, 'usda') = 'usda' AND @q::text <% f.name
+     ORDER BY @q::text <<-> f.name LIMIT 20)
 ), org AS (
-    (SELECT o.id FROM org_foods o
-     WHERE coalesce(sqlc.narg(source)::text, 'org') = 'org' AND o.org_id = @org_id AND o.search @@ websearch_to_tsquery('english', @q::text)
-     ORDER BY ts_rank(o.search, websearch_to_tsquery('english', @q::text)) DESC LIMIT 100)
+    SELECT id FROM org_words
     UNION
     (SELECT o.id FROM org_foods o
-     WHERE coalesce(sqlc.narg(source)::text, 'org') = 'org' AND o.org_id = @org_id AND @q::text <% o.name
-     ORDER BY @q::text <<-> o.name LIMIT 100)
+     WHERE (SELECT yes FROM few) AND coalesce(sqlc.narg(source)::text, 'org') = 'org' AND o.org_id = @org_id AND @q::text <% o.name
+     ORDER BY @q::text <<-> o.name LIMIT 20)
 )
 SELECT source, id, ndb_no, name, food_group, score FROM (
     SELECT 'usda'::text AS source, f.id, f.ndb_no::text AS ndb_no, f.name, g.name::text AS food_group,
-           (ts_rank(f.search, websearch_to_tsquery('english', @q::text)) + similarity(f.name, @q::text) + word_similarity(@q::text, f.name))::float8 AS score
+           (CASE WHEN f.search @@ websearch_to_tsquery('english', @q::text)
+                 THEN 1 + ts_rank(f.search, websearch_to_tsquery('english', @q::text), 2)
+                 ELSE word_similarity(@q::text, f.name) END
+            + CASE WHEN starts_with(lower(f.name), lower(substring(@q::text from '^\W*(\w+)'))) THEN 0.5 ELSE 0 END)::float8 AS score
     FROM usda u JOIN usda_foods f ON f.ndb_no = u.ndb_no JOIN usda_food_groups g ON g.code = f.food_group
     UNION ALL
     SELECT 'org'::text, o.id, ''::text, o.name, ''::text,
-           (ts_rank(o.search, websearch_to_tsquery('english', @q::text)) + similarity(o.name, @q::text) + word_similarity(@q::text, o.name))::float8
+           (CASE WHEN o.search @@ websearch_to_tsquery('english', @q::text)
+                 THEN 1 + ts_rank(o.search, websearch_to_tsquery('english', @q::text), 2)
+                 ELSE word_similarity(@q::text, o.name) END
+            + CASE WHEN starts_with(lower(o.name), lower(substring(@q::text from '^\W*(\w+)'))) THEN 0.5 ELSE 0 END)::float8
     FROM org c JOIN org_foods o ON o.org_id = @org_id AND o.id = c.id
 ) m
 WHERE sqlc.narg(cursor_score)::float8 IS NULL

@@ -110,3 +110,16 @@ SELECT pg_advisory_xact_lock(hashtextextended(@key::text, 0));
 -- name: TrayRevision :one
 -- The revision of a site's tray queue (tray_revisions); 0 before its first ticket.
 SELECT coalesce((SELECT revision FROM tray_revisions WHERE org_id = @org_id AND site_id = @site_id), 0)::bigint AS revision;
+
+-- name: PatientDayItems :many
+-- The items of the patients' trays of a local date (every day part, cancelled ones left out), for
+-- the nutrients of their planned day.
+SELECT patient_id, day_part, items FROM tray_tickets
+WHERE org_id = @org_id AND date = @date AND patient_id = ANY (@patient_ids::uuid[]) AND status <> 'cancelled';
+
+-- name: NutrientRiskOccurred :many
+-- The patients among these who already had a nutrient-limit nutrition_risk alert for the planned
+-- day (occurrence), open or resolved: the alert opens once a day.
+SELECT DISTINCT subject_id FROM alerts
+WHERE org_id = @org_id AND kind = 'nutrition_risk' AND cause = 'nutrient_limit' AND occurrence = @occurrence
+  AND subject_id = ANY (@patient_ids::uuid[]);

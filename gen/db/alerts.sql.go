@@ -115,7 +115,7 @@ func (q *Queries) CountAlertsOpened(ctx context.Context, arg CountAlertsOpenedPa
 }
 
 const getAlertForUpdate = `-- name: GetAlertForUpdate :one
-SELECT id, org_id, site_id, kind, severity, message, subject_type, subject_id, occurrence, opened_at, resolved_at, resolved_by FROM alerts WHERE org_id = $1 AND id = $2 FOR UPDATE
+SELECT id, org_id, site_id, kind, severity, message, subject_type, subject_id, occurrence, opened_at, resolved_at, resolved_by, cause FROM alerts WHERE org_id = $1 AND id = $2 FOR UPDATE
 `
 
 type GetAlertForUpdateParams struct {
@@ -139,12 +139,13 @@ func (q *Queries) GetAlertForUpdate(ctx context.Context, arg GetAlertForUpdatePa
 		&i.OpenedAt,
 		&i.ResolvedAt,
 		&i.ResolvedBy,
+		&i.Cause,
 	)
 	return i, err
 }
 
 const listAlerts = `-- name: ListAlerts :many
-SELECT id, org_id, site_id, kind, severity, message, subject_type, subject_id, occurrence, opened_at, resolved_at, resolved_by FROM alerts
+SELECT id, org_id, site_id, kind, severity, message, subject_type, subject_id, occurrence, opened_at, resolved_at, resolved_by, cause FROM alerts
 WHERE org_id = $1
   AND (cardinality($2::uuid[]) = 0 OR site_id = ANY ($2::uuid[]))
   AND ($3::uuid IS NULL OR site_id = $3)
@@ -198,6 +199,7 @@ func (q *Queries) ListAlerts(ctx context.Context, arg ListAlertsParams) ([]Alert
 			&i.OpenedAt,
 			&i.ResolvedAt,
 			&i.ResolvedBy,
+			&i.Cause,
 		); err != nil {
 			return nil, err
 		}
@@ -210,10 +212,10 @@ func (q *Queries) ListAlerts(ctx context.Context, arg ListAlertsParams) ([]Alert
 }
 
 const openAlert = `-- name: OpenAlert :one
-INSERT INTO alerts (id, org_id, site_id, kind, severity, message, subject_type, subject_id, occurrence, opened_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+INSERT INTO alerts (id, org_id, site_id, kind, severity, message, subject_type, subject_id, occurrence, opened_at, cause)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
 ON CONFLICT (org_id, kind, subject_id) WHERE resolved_at IS NULL DO NOTHING
-RETURNING id, org_id, site_id, kind, severity, message, subject_type, subject_id, occurrence, opened_at, resolved_at, resolved_by
+RETURNING id, org_id, site_id, kind, severity, message, subject_type, subject_id, occurrence, opened_at, resolved_at, resolved_by, cause
 `
 
 type OpenAlertParams struct {
@@ -227,6 +229,7 @@ type OpenAlertParams struct {
 	SubjectID   uuid.UUID
 	Occurrence  time.Time
 	Now         time.Time
+	Cause       string
 }
 
 // Opens the alert unless one is already open for the same kind and subject: then no row.
@@ -242,6 +245,7 @@ func (q *Queries) OpenAlert(ctx context.Context, arg OpenAlertParams) (Alert, er
 		arg.SubjectID,
 		arg.Occurrence,
 		arg.Now,
+		arg.Cause,
 	)
 	var i Alert
 	err := row.Scan(
@@ -257,6 +261,7 @@ func (q *Queries) OpenAlert(ctx context.Context, arg OpenAlertParams) (Alert, er
 		&i.OpenedAt,
 		&i.ResolvedAt,
 		&i.ResolvedBy,
+		&i.Cause,
 	)
 	return i, err
 }
@@ -314,7 +319,7 @@ func (q *Queries) RecoveredSensorAlerts(ctx context.Context, arg RecoveredSensor
 const resolveAlert = `-- name: ResolveAlert :one
 UPDATE alerts SET resolved_at = $1::timestamptz, resolved_by = $2::uuid
 WHERE org_id = $3 AND id = $4 AND resolved_at IS NULL
-RETURNING id, org_id, site_id, kind, severity, message, subject_type, subject_id, occurrence, opened_at, resolved_at, resolved_by
+RETURNING id, org_id, site_id, kind, severity, message, subject_type, subject_id, occurrence, opened_at, resolved_at, resolved_by, cause
 `
 
 type ResolveAlertParams struct {
@@ -345,6 +350,7 @@ func (q *Queries) ResolveAlert(ctx context.Context, arg ResolveAlertParams) (Ale
 		&i.OpenedAt,
 		&i.ResolvedAt,
 		&i.ResolvedBy,
+		&i.Cause,
 	)
 	return i, err
 }

@@ -25,6 +25,7 @@ type Alert struct {
 	OpenedAt    time.Time
 	ResolvedAt  *time.Time
 	ResolvedBy  *uuid.UUID
+	Cause       string
 }
 
 type ApiKey struct {

@@ -330,6 +330,79 @@ func (q *Queries) MealTickets(ctx context.Context, arg MealTicketsParams) ([]Tra
 	return items, nil
 }
 
+const nutrientRiskOccurred = `-- name: NutrientRiskOccurred :many
+SELECT DISTINCT subject_id FROM alerts
+WHERE org_id = $1 AND kind = 'nutrition_risk' AND cause = 'nutrient_limit' AND occurrence = $2
+  AND subject_id = ANY ($3::uuid[])
+`
+
+type NutrientRiskOccurredParams struct {
+	OrgID      uuid.UUID
+	Occurrence time.Time
+	PatientIds []uuid.UUID
+}
+
+// The patients among these who already had a nutrient-limit nutrition_risk alert for the planned
+// day (occurrence), open or resolved: the alert opens once a day.
+func (q *Queries) NutrientRiskOccurred(ctx context.Context, arg NutrientRiskOccurredParams) ([]uuid.UUID, error) {
+	rows, err := q.db.Query(ctx, nutrientRiskOccurred, arg.OrgID, arg.Occurrence, arg.PatientIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []uuid.UUID{}
+	for rows.Next() {
+		var subject_id uuid.UUID
+		if err := rows.Scan(&subject_id); err != nil {
+			return nil, err
+		}
+		items = append(items, subject_id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const patientDayItems = `-- name: PatientDayItems :many
+SELECT patient_id, day_part, items FROM tray_tickets
+WHERE org_id = $1 AND date = $2 AND patient_id = ANY ($3::uuid[]) AND status <> 'cancelled'
+`
+
+type PatientDayItemsParams struct {
+	OrgID      uuid.UUID
+	Date       pgtype.Date
+	PatientIds []uuid.UUID
+}
+
+type PatientDayItemsRow struct {
+	PatientID uuid.UUID
+	DayPart   string
+	Items     []byte
+}
+
+// The items of the patients' trays of a local date (every day part, cancelled ones left out), for
+// the nutrients of their planned day.
+func (q *Queries) PatientDayItems(ctx context.Context, arg PatientDayItemsParams) ([]PatientDayItemsRow, error) {
+	rows, err := q.db.Query(ctx, patientDayItems, arg.OrgID, arg.Date, arg.PatientIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []PatientDayItemsRow{}
+	for rows.Next() {
+		var i PatientDayItemsRow
+		if err := rows.Scan(&i.PatientID, &i.DayPart, &i.Items); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const queuedTicketsOfPatients = `-- name: QueuedTicketsOfPatients :many
 SELECT id, org_id, site_id, date, day_part, patient_id, unit, room, bed, diets, allergens, texture, items, selected, conflict, notes, status, assembled_by, checked_by, history, starts_at, late_at, created_at, updated_at FROM tray_tickets WHERE org_id = $1 AND patient_id = ANY ($2::uuid[]) AND status = 'queued'
 ORDER BY id FOR UPDATE

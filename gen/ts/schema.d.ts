@@ -3872,6 +3872,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orgs/{orgId}/menus/effective/nutrition": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Summarize the effective menu's nutrients
+         * @description The daily nutrient summary of what a site serves on a date: per day part and for the day, each item's nutrients (one
+         *     portion) and the totals, and per diet × texture the totals of what that diet may eat. Nutrients are computed now from
+         *     the recipes' ingredients; an unknown value is never read as 0 (`complete: false`).
+         *
+         *     Permission: `viewOrg` (viewer and up). Site scope: per site.
+         */
+        get: operations["getEffectiveMenuNutrition"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orgs/{orgId}/menus/{id}": {
         parameters: {
             query?: never;
@@ -9668,10 +9698,41 @@ export interface components {
             /** @description In-house patients whose allergies or diet orders were updated by this mapping. */
             reappliedTo: number;
         };
+        /**
+         * @description What a limit sums over; `meal` is one tray, `day` every tray of the patient's local date.
+         * @enum {string}
+         */
+        NutrientLimitPer: "meal" | "day";
+        DietNutrientLimit: {
+            min?: components["schemas"]["Quantity"];
+            max?: components["schemas"]["Quantity"];
+            per: components["schemas"]["NutrientLimitPer"];
+        };
+        /** @description The diet's limits by nutrient (absent when it sets none). */
+        DietNutrientLimits: {
+            energyKcal?: components["schemas"]["DietNutrientLimit"];
+            fatG?: components["schemas"]["DietNutrientLimit"];
+            saturatedFatG?: components["schemas"]["DietNutrientLimit"];
+            transFatG?: components["schemas"]["DietNutrientLimit"];
+            cholesterolMg?: components["schemas"]["DietNutrientLimit"];
+            sodiumMg?: components["schemas"]["DietNutrientLimit"];
+            carbohydrateG?: components["schemas"]["DietNutrientLimit"];
+            fiberG?: components["schemas"]["DietNutrientLimit"];
+            sugarsG?: components["schemas"]["DietNutrientLimit"];
+            addedSugarsG?: components["schemas"]["DietNutrientLimit"];
+            proteinG?: components["schemas"]["DietNutrientLimit"];
+            vitaminDMcg?: components["schemas"]["DietNutrientLimit"];
+            calciumMg?: components["schemas"]["DietNutrientLimit"];
+            ironMg?: components["schemas"]["DietNutrientLimit"];
+            potassiumMg?: components["schemas"]["DietNutrientLimit"];
+            phosphorusMg?: components["schemas"]["DietNutrientLimit"];
+            fluidMl?: components["schemas"]["DietNutrientLimit"];
+        };
         DietLimitsOut: {
             sodiumMg?: components["schemas"]["Quantity"];
             carbohydrateChoices?: components["schemas"]["Quantity"];
             fluidMl?: components["schemas"]["Quantity"];
+            nutrients?: components["schemas"]["DietNutrientLimits"];
         };
         DietRules: {
             diet: components["schemas"]["Diet"];
@@ -9691,11 +9752,55 @@ export interface components {
          * @example 24
          */
         PositiveQuantityInput: string;
+        /**
+         * @description A bound on one nutrient: at least `min`, at most `max` (one or both), summed over a meal (the
+         *     tray's items) or a day (every tray of the patient's local date).
+         */
+        DietNutrientLimitInput: {
+            min?: components["schemas"]["PositiveQuantityInput"];
+            max?: components["schemas"]["PositiveQuantityInput"];
+            per: components["schemas"]["NutrientLimitPer"];
+        };
+        /**
+         * @description Limits on any nutrient of the fixed set (computed from the recipes' ingredients, stated values
+         *     overriding), and on `fluidMl` (from what recipes state), keyed by nutrient. A value the check
+         *     needs but cannot know makes the item's check `unknown`, never `ok`.
+         * @example {
+         *       "potassiumMg": {
+         *         "max": "2000",
+         *         "per": "day"
+         *       },
+         *       "phosphorusMg": {
+         *         "max": "1000",
+         *         "per": "day"
+         *       }
+         *     }
+         */
+        DietNutrientLimitsInput: {
+            energyKcal?: components["schemas"]["DietNutrientLimitInput"];
+            fatG?: components["schemas"]["DietNutrientLimitInput"];
+            saturatedFatG?: components["schemas"]["DietNutrientLimitInput"];
+            transFatG?: components["schemas"]["DietNutrientLimitInput"];
+            cholesterolMg?: components["schemas"]["DietNutrientLimitInput"];
+            sodiumMg?: components["schemas"]["DietNutrientLimitInput"];
+            carbohydrateG?: components["schemas"]["DietNutrientLimitInput"];
+            fiberG?: components["schemas"]["DietNutrientLimitInput"];
+            sugarsG?: components["schemas"]["DietNutrientLimitInput"];
+            addedSugarsG?: components["schemas"]["DietNutrientLimitInput"];
+            proteinG?: components["schemas"]["DietNutrientLimitInput"];
+            vitaminDMcg?: components["schemas"]["DietNutrientLimitInput"];
+            calciumMg?: components["schemas"]["DietNutrientLimitInput"];
+            ironMg?: components["schemas"]["DietNutrientLimitInput"];
+            potassiumMg?: components["schemas"]["DietNutrientLimitInput"];
+            phosphorusMg?: components["schemas"]["DietNutrientLimitInput"];
+            fluidMl?: components["schemas"]["DietNutrientLimitInput"];
+        };
         /** @description Limits per meal (the sum over a ticket's items), for the nutrients recipes state. */
         DietLimits: {
             sodiumMg?: components["schemas"]["PositiveQuantityInput"];
             carbohydrateChoices?: components["schemas"]["PositiveQuantityInput"];
             fluidMl?: components["schemas"]["PositiveQuantityInput"];
+            nutrients?: components["schemas"]["DietNutrientLimitsInput"];
         };
         /** @description The rules of one diet. Every field is optional; an absent list allows everything. */
         DietRulesRequest: {
@@ -9726,10 +9831,10 @@ export interface components {
             name: string;
         };
         /**
-         * @description `ok`; `conflict` (kept on the ticket, marked, after a diet or allergen change); `substituted` (this item replaced a conflicting one); `refused` (a conflicting item with no substitute, left off).
+         * @description `ok`; `conflict` (kept on the ticket, marked, after a diet or allergen change, or an item that would break a nutrient limit with no substitute that fits); `substituted` (this item replaced a conflicting one); `refused` (a conflicting item with no substitute, left off); `unknown` (a nutrient a limit needs is not known for the item: never passed, see the ticket's `nutrientChecks`).
          * @enum {string}
          */
-        TrayCheck: "ok" | "conflict" | "substituted" | "refused";
+        TrayCheck: "ok" | "conflict" | "substituted" | "refused" | "unknown";
         TrayItem: {
             /** Format: uuid */
             recipeId: string;
@@ -9742,6 +9847,63 @@ export interface components {
              * @description The conflicting recipe this item replaced.
              */
             replaces?: string;
+            /**
+             * @description Why, as stable codes, one per entry of `reasons` in order (absent on tickets generated before
+             *     codes were kept): `nutrient_limit` (the item would break a nutrient limit of the patient's
+             *     diets or diet orders), `nutrient_unknown` (a value such a limit needs is not known), `allergen`,
+             *     `archived`, `npo`, `texture`, `not_allowed` or `stated_limit` (the per-meal `sodiumMg`,
+             *     `carbohydrateChoices`, `fluidMl`).
+             */
+            reasonCodes?: ("nutrient_limit" | "nutrient_unknown" | "allergen" | "archived" | "npo" | "texture" | "not_allowed" | "stated_limit")[];
+        };
+        /** @description A sum of nutrient values. Not complete, `value` is what is known of it (a lower bound, never the amount). */
+        NutrientTotal: {
+            value: components["schemas"]["Quantity"];
+            complete: boolean;
+        };
+        /** @description Every nutrient of the fixed set, and `fluidMl` (stated on recipes), summed. */
+        NutrientTotals: {
+            energyKcal: components["schemas"]["NutrientTotal"];
+            fatG: components["schemas"]["NutrientTotal"];
+            saturatedFatG: components["schemas"]["NutrientTotal"];
+            transFatG: components["schemas"]["NutrientTotal"];
+            cholesterolMg: components["schemas"]["NutrientTotal"];
+            sodiumMg: components["schemas"]["NutrientTotal"];
+            carbohydrateG: components["schemas"]["NutrientTotal"];
+            fiberG: components["schemas"]["NutrientTotal"];
+            sugarsG: components["schemas"]["NutrientTotal"];
+            addedSugarsG: components["schemas"]["NutrientTotal"];
+            proteinG: components["schemas"]["NutrientTotal"];
+            vitaminDMcg: components["schemas"]["NutrientTotal"];
+            calciumMg: components["schemas"]["NutrientTotal"];
+            ironMg: components["schemas"]["NutrientTotal"];
+            potassiumMg: components["schemas"]["NutrientTotal"];
+            phosphorusMg: components["schemas"]["NutrientTotal"];
+            fluidMl: components["schemas"]["NutrientTotal"];
+        };
+        /**
+         * @description One nutrient limit the tray is held to, and where the tray (per meal) or the patient's planned
+         *     day (per day) stands: `ok`, `over` (above `max`), `under` (below `min`; for a per-day limit,
+         *     until the day's trays are planned) or `unknown` (a value it needs is not known: never `ok`).
+         */
+        TrayNutrientCheck: {
+            /**
+             * @description A nutrient key of the fixed set, or `fluidMl`.
+             * @example potassiumMg
+             */
+            nutrient: string;
+            per: components["schemas"]["NutrientLimitPer"];
+            min?: components["schemas"]["Quantity"];
+            max?: components["schemas"]["Quantity"];
+            /**
+             * @description The diet whose rules set the limit, or `order` for the patient's own limit from a diet order (a FHIR NutritionOrder's nutrient).
+             * @example renal
+             */
+            source: string;
+            total: components["schemas"]["Quantity"];
+            complete: boolean;
+            /** @enum {string} */
+            status: "ok" | "over" | "under" | "unknown";
         };
         TrayHistoryEntry: {
             status: components["schemas"]["TrayStatus"];
@@ -9784,6 +9946,12 @@ export interface components {
              *     ]
              */
             dietNotes?: string[];
+            nutrients?: components["schemas"]["NutrientTotals"];
+            daySoFar?: components["schemas"]["NutrientTotals"];
+            /** @description Every nutrient limit of the patient's diets and diet orders, and where the tray or the planned day stands. */
+            nutrientChecks?: components["schemas"]["TrayNutrientCheck"][];
+            /** @description The nutrients a limit needs whose value is not known for the tray or the planned day (their checks are `unknown`). */
+            unknownNutrients?: string[];
             notes: string;
             status: components["schemas"]["TrayStatus"];
             history: components["schemas"]["TrayHistoryEntry"][];
@@ -11533,6 +11701,53 @@ export interface components {
             /** @description The cycle week the date falls in. */
             week?: number;
             items: components["schemas"]["MenuItem"][];
+        };
+        MenuItemNutrition: {
+            /** Format: uuid */
+            recipeId: string;
+            recipeName: string;
+            portionsPerCover: components["schemas"]["Quantity"];
+            /** @description One portion. */
+            nutrients: components["schemas"]["NutrientTotals"];
+        };
+        MenuDayPartNutrition: {
+            dayPart: string;
+            items: components["schemas"]["MenuItemNutrition"][];
+            totals: components["schemas"]["NutrientTotals"];
+        };
+        MenuDietNutrition: {
+            /** @description A diet of the vocabulary with rules in the organization (and `regular`). */
+            diet: string;
+            /** @description The IDDSI food level the row is limited to (absent, the diet's own texture or none). */
+            texture?: number;
+            dayParts: {
+                dayPart: string;
+                /** @description The items the diet may eat. */
+                recipeIds: string[];
+                totals: components["schemas"]["NutrientTotals"];
+            }[];
+            day: components["schemas"]["NutrientTotals"];
+        };
+        /**
+         * @description The daily nutrient summary of a site's effective menu: one portion of each item, per day part
+         *     and for the day, and per diet × texture the totals of the items that diet may eat (its
+         *     allowed categories and recipes, its texture, archived recipes left out). Nutrients are
+         *     computed from the recipes' ingredients (stated values overriding), `fluidMl` from what recipes
+         *     state; an unknown value is carried into every total it is part of (`complete: false`).
+         */
+        EffectiveMenuNutrition: {
+            /** Format: uuid */
+            siteId: string;
+            /** Format: date */
+            date: string;
+            /** Format: uuid */
+            menuId?: string;
+            /** @enum {string} */
+            source: "cycle" | "override" | "none";
+            week?: number;
+            dayParts: components["schemas"]["MenuDayPartNutrition"][];
+            day: components["schemas"]["NutrientTotals"];
+            diets: components["schemas"]["MenuDietNutrition"][];
         };
         MenuDateItemInput: {
             dayPart: string;
@@ -13960,7 +14175,9 @@ export interface components {
          *     lost while the change was being committed: it may or may not have been applied, and repeating
          *     the request with the same `Idempotency-Key` is safe. `code` is `service_unavailable` when the
          *     request's deadline passed before its handler began (its body took the time): not the
-         *     database's doing, and nothing was changed.
+         *     database's doing, and nothing was changed. `code` is `service_busy` on an operation that takes
+         *     bodies over the 1 MB default (uploads, imports, the HL7 and FHIR ingests) when the replica's
+         *     memory for such bodies stayed full for 5 seconds: nothing was read or changed.
          */
         ServiceUnavailable: {
             headers: {
@@ -17986,7 +18203,21 @@ export interface operations {
                 /**
                  * @example {
                  *       "limits": {
-                 *         "sodiumMg": "600"
+                 *         "sodiumMg": "600",
+                 *         "nutrients": {
+                 *           "potassiumMg": {
+                 *             "max": "2000",
+                 *             "per": "day"
+                 *           },
+                 *           "phosphorusMg": {
+                 *             "max": "1000",
+                 *             "per": "day"
+                 *           },
+                 *           "fluidMl": {
+                 *             "max": "1500",
+                 *             "per": "day"
+                 *           }
+                 *         }
                  *       },
                  *       "defaultRecipeIds": [
                  *         "0192f3a4-0000-7000-8000-000000000c01"
@@ -22806,6 +23037,49 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EffectiveMenu"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getEffectiveMenuNutrition: {
+        parameters: {
+            query: {
+                /**
+                 * @description The site.
+                 * @example 0192f3a4-0000-7000-8000-0000000000aa
+                 */
+                siteId: string;
+                /**
+                 * @description A local date of the site.
+                 * @example 2026-03-03
+                 */
+                date: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The menu's nutrient summary. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EffectiveMenuNutrition"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -46,6 +46,9 @@ type Alert struct {
 	SubjectType   string
 	SubjectID     uuid.UUID
 	Occurrence    time.Time
+	// Cause tells apart the causes of a kind that has several ('' is the kind's first): each
+	// detector closes only the alerts of its own cause.
+	Cause string
 }
 
 // Open opens the alert in tx unless the same condition is already open, and reports whether it
@@ -60,7 +63,7 @@ func OpenID(ctx context.Context, tx pgx.Tx, now time.Time, a Alert) (uuid.UUID, 
 	q := db.New(tx)
 	row, err := q.OpenAlert(ctx, db.OpenAlertParams{
 		ID: uuid.Must(uuid.NewV7()), OrgID: a.OrgID, SiteID: a.SiteID, Kind: a.Kind, Severity: a.Severity,
-		Message: a.Message, SubjectType: a.SubjectType, SubjectID: a.SubjectID, Occurrence: a.Occurrence, Now: now,
+		Message: a.Message, SubjectType: a.SubjectType, SubjectID: a.SubjectID, Occurrence: a.Occurrence, Now: now, Cause: a.Cause,
 	})
 	if pg.IsNoRows(err) {
 		return uuid.Nil, false, nil // already open

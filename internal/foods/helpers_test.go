@@ -17,19 +17,20 @@ import (
 )
 
 // sr28Dir is where USDA's SR28 files are: $SOUS_SR28_DIR, else ../shared/usda/sr28 beside the
-// repository. Absent, the test is skipped, unless SOUS_TEST_REQUIRE_TOOLS asks for every test
-// to run (the README's test command), when it fails.
+// repository. They are the user's data, never the project's (nothing installs them), so where
+// they are absent the test is skipped, saying where to put them; when SOUS_SR28_DIR names a
+// directory without them, the test fails.
 func sr28Dir(t testing.TB) string {
 	t.Helper()
-	dir := os.Getenv("SOUS_SR28_DIR")
-	if dir == "" {
+	dir, named := os.LookupEnv("SOUS_SR28_DIR")
+	if !named || dir == "" {
 		_, file, _, _ := runtime.Caller(0)
-		dir = filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "usda", "sr28")
+		dir, named = filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "usda", "sr28"), false
 	}
 	if _, err := os.Stat(filepath.Join(dir, "FOOD_DES.txt")); err != nil {
 		msg := "USDA SR28 files not found in " + dir + ": put USDA's SR28 ASCII files (FOOD_DES.txt, NUT_DATA.txt or .txt.gz, " +
 			"NUTR_DEF.txt, WEIGHT.txt, FD_GROUP.txt) in ../shared/usda/sr28 beside the repository, or set SOUS_SR28_DIR"
-		if os.Getenv("SOUS_TEST_REQUIRE_TOOLS") != "" {
+		if named {
 			t.Fatal(msg)
 		}
 		t.Skip(msg)

@@ -296,6 +296,7 @@ func New(d Deps) (http.Handler, error) {
 	public.SetEquipmentLookup(records.EquipmentLookup{})
 	// Census changes move and re-check queued tray tickets (trayline), told by clinical through a hook.
 	clinical.SetCensusHook(trayline.CensusHook{Clock: d.Clock})
+	kitchen.SetDietHook(trayline.MenuDiets{})
 	inv := inventory.NewHandlers(d.Pool, d.Clock)
 	server := &Server{
 		authHandlers:       auth.NewHandlers(authSvc),

@@ -2,6 +2,7 @@ package kitchen
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/google/uuid"
@@ -9,6 +10,7 @@ import (
 	"github.com/sous-app/sous/gen/db"
 	"github.com/sous-app/sous/internal/apierr"
 	"github.com/sous-app/sous/internal/authz"
+	"github.com/sous-app/sous/internal/nutrition"
 )
 
 // What the tray line reads of the kitchen: a meal's start, the effective menu's recipes and
@@ -23,6 +25,10 @@ type RecipeFacts struct {
 	Allergens  map[string]string // every allergen of the vocabulary: contains, unknown or free
 	Nutrition  *Nutrition
 	IDDSILevel *int
+	// Nutrients are one portion's nutrients computed from the ingredients' foods now (stated
+	// values overriding), the same numbers as the recipe's nutrition analysis; every one unknown
+	// (not_analysed) when the recipe cannot be analysed.
+	Nutrients nutrition.Set
 }
 
 // ReadRecipeFacts reads the recipes among ids that are the organization's (others are left out)
@@ -44,10 +50,28 @@ func ReadRecipeFacts(ctx context.Context, q *db.Queries, orgID uuid.UUID, ids []
 	if err != nil {
 		return out, err
 	}
+	if err := t.loadFoods(ctx, q, orgID); err != nil {
+		return out, err
+	}
+	memo := map[uuid.UUID]*nutrition.Recipe{}
 	for _, id := range roots {
 		v := t.Recipes[id]
-		out[id] = RecipeFacts{ID: id, Name: v.Body.Name, Category: v.Body.Category, Archived: v.Archived,
+		f := RecipeFacts{ID: id, Name: v.Body.Name, Category: v.Body.Category, Archived: v.Archived,
 			Allergens: t.RollUpAllergens(id), Nutrition: v.Body.Nutrition, IDDSILevel: v.Body.IDDSILevel}
+		// One memo across the roots: a sub-recipe shared by several menu items is built once.
+		if an, err := nutrition.Analyze(t.nutritionRecipe(id, memo)); err == nil {
+			f.Nutrients = an.PerPortion
+		} else {
+			var de *nutrition.DepthError
+			if !errors.As(err, &de) {
+				return out, err
+			}
+			// Too deep to analyse: unknown, never zero.
+			for _, n := range nutrition.Nutrients {
+				f.Nutrients[n] = nutrition.Unknown(nutrition.Missing{ID: id.String(), Ingredient: v.Body.Name, Reason: nutrition.NotAnalysed})
+			}
+		}
+		out[id] = f
 	}
 	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -61,6 +62,8 @@ func (c CensusHook) PatientsChanged(ctx context.Context, tx pgx.Tx, orgID uuid.U
 		return err
 	}
 	now := c.Clock.Now()
+	ports := portionsOf(facts)
+	days := map[time.Time]dayTrays{} // by date, read for the patients held to a per-day limit
 	var sites []uuid.UUID
 	for _, t := range tickets {
 		p, ok := byID[t.PatientID]
@@ -68,7 +71,18 @@ func (c CensusHook) PatientsChanged(ctx context.Context, tx pgx.Tx, orgID uuid.U
 			continue // discharged or moved away: the next generation cancels the ticket
 		}
 		pt := patientOf(p.Allergies, p.DietOrders)
-		checked, conflict := recheck(pt, rules, facts, items[t.ID])
+		m := meal{p: pt, rules: rules, limits: limitsOf(pt, rules), facts: facts, portions: ports, dayOther: kitchen.NoTotals()}
+		if needsDay(m.limits) {
+			d, ok := days[t.Date.Time]
+			if !ok {
+				if d, err = readDayTrays(ctx, q, orgID, t.Date.Time, ids); err != nil {
+					return err
+				}
+				days[t.Date.Time] = d
+			}
+			m.dayOther = d.others(t.PatientID, t.DayPart)
+		}
+		checked, conflict := m.recheck(items[t.ID])
 		raw, err := json.Marshal(checked)
 		if err != nil {
 			return err

@@ -13,11 +13,13 @@ import (
 	"github.com/sous-app/sous/internal/quantity"
 )
 
-// Limits are a diet's limits per meal; nil is no limit.
+// Limits are a diet's limits: the stated per-meal three (nil is no limit) and any nutrient's.
 type Limits struct {
 	SodiumMg            *decimal.Decimal `json:"sodiumMg,omitempty"`
 	CarbohydrateChoices *decimal.Decimal `json:"carbohydrateChoices,omitempty"`
 	FluidMl             *decimal.Decimal `json:"fluidMl,omitempty"`
+	// Nutrients bound any nutrient of the fixed set, or fluid, per meal or per day, by key.
+	Nutrients map[string]NutrientLimit `json:"nutrients,omitempty"`
 }
 
 // Rules are one diet's rules as stored (diet_rules.rules).
@@ -38,6 +40,9 @@ func (r Rules) restricts() bool { return r.AllowedCategories != nil || r.Allowed
 type Patient struct {
 	Allergens []string
 	Diets     []string
+	// Orders are the patient's own nutrient limits, from their diet orders (a FHIR
+	// NutritionOrder's nutrient modifiers), by key.
+	Orders map[string]NutrientLimit
 }
 
 // Totals are the nutrients of a meal's items so far.
@@ -107,28 +112,56 @@ func Texture(p Patient, rules map[string]Rules) (int, bool) {
 // assessed IDDSI level never passes a texture limit), and the limits per meal for the nutrients
 // the recipe states.
 func Check(p Patient, rules map[string]Rules, r kitchen.RecipeFacts, before Totals) []string {
-	var reasons []string
+	rs := checkCoded(p, rules, r, before)
+	if rs == nil {
+		return nil
+	}
+	out := make([]string, len(rs))
+	for i, x := range rs {
+		out[i] = x.Text
+	}
+	return out
+}
+
+// reason is why an item conflicts, with its stable code (TrayItem.reasonCodes).
+type reason struct{ Code, Text string }
+
+// Reason codes.
+const (
+	codeAllergen        = "allergen"
+	codeArchived        = "archived"
+	codeNPO             = "npo"
+	codeTexture         = "texture"
+	codeNotAllowed      = "not_allowed"
+	codeStatedLimit     = "stated_limit"
+	codeNutrientLimit   = "nutrient_limit"
+	codeNutrientUnknown = "nutrient_unknown"
+)
+
+// checkCoded is Check with each reason's code.
+func checkCoded(p Patient, rules map[string]Rules, r kitchen.RecipeFacts, before Totals) []reason {
+	var reasons []reason
 	for _, a := range p.Allergens {
 		switch r.Allergens[a] {
 		case inventory.AllergenFree:
 		case inventory.AllergenContains:
-			reasons = append(reasons, fmt.Sprintf("%s contains %s", r.Name, a))
+			reasons = append(reasons, reason{codeAllergen, fmt.Sprintf("%s contains %s", r.Name, a)})
 		default:
-			reasons = append(reasons, fmt.Sprintf("%s is not known to be free of %s", r.Name, a))
+			reasons = append(reasons, reason{codeAllergen, fmt.Sprintf("%s is not known to be free of %s", r.Name, a)})
 		}
 	}
 	if r.Archived {
-		reasons = append(reasons, fmt.Sprintf("%s is archived", r.Name))
+		reasons = append(reasons, reason{codeArchived, fmt.Sprintf("%s is archived", r.Name)})
 	}
 	if NPO(p, rules) {
-		reasons = append(reasons, "the patient is NPO (nothing by mouth)")
+		reasons = append(reasons, reason{codeNPO, "the patient is NPO (nothing by mouth)"})
 	}
 	if level, limited := Texture(p, rules); limited {
 		switch {
 		case r.IDDSILevel == nil:
-			reasons = append(reasons, fmt.Sprintf("%s has no assessed IDDSI level; the diet allows level %d at most", r.Name, level))
+			reasons = append(reasons, reason{codeTexture, fmt.Sprintf("%s has no assessed IDDSI level; the diet allows level %d at most", r.Name, level)})
 		case *r.IDDSILevel > level:
-			reasons = append(reasons, fmt.Sprintf("%s is IDDSI level %d; the diet allows level %d at most", r.Name, *r.IDDSILevel, level))
+			reasons = append(reasons, reason{codeTexture, fmt.Sprintf("%s is IDDSI level %d; the diet allows level %d at most", r.Name, *r.IDDSILevel, level)})
 		}
 	}
 	after := before.add(r.Nutrition)
@@ -139,7 +172,7 @@ func Check(p Patient, rules map[string]Rules, r kitchen.RecipeFacts, before Tota
 		}
 		if rr.restricts() && !slices.Contains(rr.AllowedRecipeIDs, r.ID) &&
 			!slices.ContainsFunc(rr.AllowedCategories, func(c string) bool { return strings.EqualFold(strings.TrimSpace(c), r.Category) }) {
-			reasons = append(reasons, fmt.Sprintf("%s (%s) is not allowed on the %s diet", r.Name, r.Category, d))
+			reasons = append(reasons, reason{codeNotAllowed, fmt.Sprintf("%s (%s) is not allowed on the %s diet", r.Name, r.Category, d)})
 		}
 		if r.Nutrition == nil {
 			continue
@@ -154,8 +187,8 @@ func Check(p Patient, rules map[string]Rules, r kitchen.RecipeFacts, before Tota
 			{"fluid", "ml", rr.Limits.FluidMl, r.Nutrition.FluidMl, after.FluidMl},
 		} {
 			if l.limit != nil && l.item != nil && l.total.GreaterThan(*l.limit) {
-				reasons = append(reasons, fmt.Sprintf("%s brings the meal's %s to %s %s, over the %s diet's %s %s", r.Name, l.name,
-					quantity.Format(l.total), l.unit, d, quantity.Format(*l.limit), l.unit))
+				reasons = append(reasons, reason{codeStatedLimit, fmt.Sprintf("%s brings the meal's %s to %s %s, over the %s diet's %s %s", r.Name, l.name,
+					quantity.Format(l.total), l.unit, d, quantity.Format(*l.limit), l.unit)})
 			}
 		}
 	}

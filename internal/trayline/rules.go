@@ -41,6 +41,13 @@ func rulesToAPI(diet string, r Rules, row *db.DietRule) api.DietRules {
 		return &s
 	}
 	out.Limits = api.DietLimitsOut{SodiumMg: q(r.Limits.SodiumMg), CarbohydrateChoices: q(r.Limits.CarbohydrateChoices), FluidMl: q(r.Limits.FluidMl)}
+	if len(r.Limits.Nutrients) > 0 {
+		// Stored and written alike (decimal strings by key); one JSON round trip makes the API type.
+		var n api.DietNutrientLimits
+		if raw, err := json.Marshal(r.Limits.Nutrients); err == nil && json.Unmarshal(raw, &n) == nil {
+			out.Limits.Nutrients = &n
+		}
+	}
 	if row != nil {
 		at := row.UpdatedAt
 		out.UpdatedAt = &at
@@ -113,6 +120,11 @@ func (h *Handlers) SetDietRules(ctx context.Context, req api.SetDietRulesRequest
 		}
 		if r.Limits.FluidMl, err = parseLimit("limits.fluidMl", l.FluidMl); err != nil {
 			return nil, err
+		}
+		if l.Nutrients != nil {
+			if r.Limits.Nutrients, err = readNutrientLimits(l.Nutrients); err != nil {
+				return nil, err
+			}
 		}
 	}
 	// Every recipe named must be the organization's.

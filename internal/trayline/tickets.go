@@ -64,50 +64,129 @@ func substitutesFor(p Patient, rules map[string]Rules) []uuid.UUID {
 	return out
 }
 
+// portions are the recipes' portions as totals, and as items store them, computed once per
+// generation however many trays use them.
+type portions map[uuid.UUID]struct {
+	totals  kitchen.Totals
+	compact kitchen.Compact
+}
+
+func portionsOf(facts map[uuid.UUID]kitchen.RecipeFacts) portions {
+	out := make(portions, len(facts))
+	for id, f := range facts {
+		t := kitchen.PortionTotals(f)
+		out[id] = struct {
+			totals  kitchen.Totals
+			compact kitchen.Compact
+		}{t, t.Compact()}
+	}
+	return out
+}
+
+// meal is what the checks of one tray read: the patient, their rules and nutrient limits, the
+// recipes, and the rest of the patient's planned day.
+type meal struct {
+	p        Patient
+	rules    map[string]Rules
+	limits   []limit
+	facts    map[uuid.UUID]kitchen.RecipeFacts
+	portions portions
+	dayOther kitchen.Totals
+}
+
+// check checks one recipe served after the items so far (tot: the served items' stated sums,
+// nut: their nutrients): the reasons it conflicts, and the reasons a nutrient it needs is unknown.
+func (m meal) check(f kitchen.RecipeFacts, tot Totals, nut kitchen.Totals) (conflicts, unknowns []reason) {
+	conflicts = checkCoded(m.p, m.rules, f, tot)
+	nc, nu := nutrientReasons(m.limits, f.Name, m.portions[f.ID].totals, nut, m.dayOther)
+	return append(conflicts, nc...), nu
+}
+
+func texts(rs []reason) ([]string, []string) {
+	t, c := make([]string, len(rs)), make([]string, len(rs))
+	for i, r := range rs {
+		t[i], c[i] = r.Text, r.Code
+	}
+	return t, c
+}
+
+// onlyNutrients says whether every reason is a nutrient limit: such an item stays on the ticket
+// as a conflict for someone to decide, rather than being left off.
+func onlyNutrients(rs []reason) bool {
+	for _, r := range rs {
+		if r.Code != codeNutrientLimit {
+			return false
+		}
+	}
+	return len(rs) > 0
+}
+
 // buildItems checks candidates in order (the meal's totals growing with every item served).
-// A conflicting item is replaced by the first substitute that passes, marked `substituted`
-// with the reasons, or else kept as `refused` (not served). Unknown recipes are left out.
-func buildItems(p Patient, rules map[string]Rules, facts map[uuid.UUID]kitchen.RecipeFacts, candidates []uuid.UUID) []Item {
+// A conflicting item is replaced by the first substitute that passes (no conflict, no unknown),
+// marked `substituted` with the reasons; else an item that only breaks a nutrient limit is kept
+// as `conflict`, and any other is kept as `refused` (not served). An item a nutrient limit needs
+// an unknown value of is `unknown`. Unknown recipes are left out. It reports whether any item
+// conflicts.
+func (m meal) buildItems(candidates []uuid.UUID) ([]Item, bool) {
 	items := []Item{}
 	var tot Totals
-	subs := substitutesFor(p, rules)
+	nut := kitchen.NoTotals()
+	subs := substitutesFor(m.p, m.rules)
+	conflict := false
+	serve := func(it Item, f kitchen.RecipeFacts) {
+		it.Nutrients = m.portions[f.ID].compact
+		items = append(items, it)
+		tot = tot.add(f.Nutrition)
+		nut = nut.Plus(m.portions[f.ID].totals)
+	}
 	for _, id := range candidates {
-		f, ok := facts[id]
+		f, ok := m.facts[id]
 		if !ok {
 			continue
 		}
-		reasons := Check(p, rules, f, tot)
+		reasons, unknowns := m.check(f, tot, nut)
 		if len(reasons) == 0 {
-			items = append(items, Item{RecipeID: id, Name: f.Name, Check: checkOK, Reasons: []string{}})
-			tot = tot.add(f.Nutrition)
+			check := checkOK
+			if len(unknowns) > 0 {
+				check = checkUnknown
+			}
+			r, c := texts(unknowns)
+			serve(Item{RecipeID: id, Name: f.Name, Check: check, Reasons: r, Codes: c}, f)
 			continue
 		}
 		replaced := false
 		for _, sid := range subs {
-			sf, ok := facts[sid]
+			sf, ok := m.facts[sid]
 			if !ok || slices.ContainsFunc(items, func(it Item) bool { return it.RecipeID == sid }) {
 				continue
 			}
-			if len(Check(p, rules, sf, tot)) == 0 {
+			if sc, su := m.check(sf, tot, nut); len(sc) == 0 && len(su) == 0 {
 				orig := id
-				items = append(items, Item{RecipeID: sid, Name: sf.Name, Check: checkSubstituted, Reasons: reasons, Replaces: &orig})
-				tot = tot.add(sf.Nutrition)
+				r, c := texts(reasons)
+				serve(Item{RecipeID: sid, Name: sf.Name, Check: checkSubstituted, Reasons: r, Codes: c, Replaces: &orig}, sf)
 				replaced = true
 				break
 			}
 		}
-		if !replaced {
-			items = append(items, Item{RecipeID: id, Name: f.Name, Check: checkRefused, Reasons: reasons})
+		if replaced {
+			continue
 		}
+		r, c := texts(reasons)
+		check := checkRefused
+		if onlyNutrients(reasons) {
+			check, conflict = checkConflict, true
+		}
+		items = append(items, Item{RecipeID: id, Name: f.Name, Check: check, Reasons: r, Codes: c, Nutrients: m.portions[id].compact})
 	}
-	return items
+	return items, conflict
 }
 
 // recheck checks a queued ticket's items again (after a diet or allergen change): an item that
 // now conflicts is marked `conflict` with the reasons; nothing is replaced. It reports whether
 // any item conflicts.
-func recheck(p Patient, rules map[string]Rules, facts map[uuid.UUID]kitchen.RecipeFacts, items []Item) ([]Item, bool) {
+func (m meal) recheck(items []Item) ([]Item, bool) {
 	var tot Totals
+	nut := kitchen.NoTotals()
 	conflict := false
 	out := make([]Item, 0, len(items))
 	for _, it := range items {
@@ -115,19 +194,27 @@ func recheck(p Patient, rules map[string]Rules, facts map[uuid.UUID]kitchen.Reci
 			out = append(out, it)
 			continue
 		}
-		f, ok := facts[it.RecipeID]
+		f, ok := m.facts[it.RecipeID]
 		if !ok {
 			out = append(out, it)
 			continue
 		}
-		reasons := Check(p, rules, f, tot)
+		reasons, unknowns := m.check(f, tot, nut)
+		it.Nutrients = m.portions[f.ID].compact
 		switch {
 		case len(reasons) > 0:
-			it.Check, it.Reasons, conflict = checkConflict, reasons, true
-		case it.Check == checkConflict:
-			it.Check, it.Reasons = checkOK, []string{}
+			it.Check, conflict = checkConflict, true
+			it.Reasons, it.Codes = texts(reasons)
+		case len(unknowns) > 0 && it.Check != checkSubstituted:
+			it.Check = checkUnknown
+			it.Reasons, it.Codes = texts(unknowns)
+		case it.Check == checkConflict || it.Check == checkUnknown:
+			it.Check, it.Reasons, it.Codes = checkOK, []string{}, nil
 		}
-		tot = tot.add(f.Nutrition)
+		tot = tot.add(f.Nutrition) // as before nutrient limits: the stated sums count every item
+		if it.Check != checkConflict {
+			nut = nut.Plus(m.portions[f.ID].totals)
+		}
 		out = append(out, it)
 	}
 	return out, conflict
@@ -263,9 +350,26 @@ func (h *Handlers) generate(ctx context.Context, a authz.Access, siteID uuid.UUI
 		var rows []upsertRow
 		var cancel []uuid.UUID
 		inHouse := make(map[uuid.UUID]bool, len(census))
-		for _, c := range census {
+		pats := make([]Patient, len(census))
+		lims := make([][]limit, len(census))
+		var dayIDs []uuid.UUID
+		for i, c := range census {
+			pats[i] = patientOf(c.Allergies, c.DietOrders)
+			lims[i] = limitsOf(pats[i], rules)
+			if needsDay(lims[i]) {
+				dayIDs = append(dayIDs, c.ID)
+			}
+		}
+		// Only patients held to a per-day limit need the rest of their day.
+		day, err := readDayTrays(ctx, q, a.OrgID, date, dayIDs)
+		if err != nil {
+			return err
+		}
+		ports := portionsOf(facts)
+		var risks []risk
+		for i, c := range census {
 			inHouse[c.ID] = true
-			p := patientOf(c.Allergies, c.DietOrders)
+			p := pats[i]
 			t, has := byPatient[c.ID]
 			if has && t.Status != statusQueued && t.Status != statusCancelled {
 				res.Untouched++
@@ -282,9 +386,14 @@ func (h *Handlers) generate(ctx context.Context, a authz.Access, siteID uuid.UUI
 			if has && t.Selected {
 				candidates = selections[t.ID]
 			}
-			items := buildItems(p, rules, facts, candidates)
+			m := meal{p: p, rules: rules, limits: lims[i], facts: facts, portions: ports, dayOther: day.others(c.ID, dayPart)}
+			items, conflict := m.buildItems(candidates)
+			if r, ok := dayRisk(m, items); ok {
+				r.patient, r.unit, r.room, r.bed = c.ID, c.Unit, c.Room, c.Bed
+				risks = append(risks, r)
+			}
 			row := upsertRow{ID: uuid.Must(uuid.NewV7()), PatientID: c.ID, Unit: c.Unit, Room: c.Room, Bed: c.Bed, Diets: p.Diets,
-				Allergens: p.Allergens, Texture: texture(p, rules), Items: items, History: hist}
+				Allergens: p.Allergens, Texture: texture(p, rules), Items: items, Conflict: conflict, History: hist}
 			if has {
 				row.ID = t.ID
 				res.Updated++
@@ -323,6 +432,9 @@ func (h *Handlers) generate(ctx context.Context, a authz.Access, siteID uuid.UUI
 				return err
 			}
 		}
+		if err := openDayRisks(ctx, tx, now, a.OrgID, siteID, startsAt, risks); err != nil {
+			return err
+		}
 		if err := audit.RecordSite(ctx, q, a.OrgID, siteID, uuid.Nil, now); err != nil {
 			return err
 		}
@@ -352,17 +464,13 @@ func (h *Handlers) ListTrayTickets(ctx context.Context, req api.ListTrayTicketsR
 	if err != nil {
 		return nil, err
 	}
-	ids := make([]uuid.UUID, 0, len(rows))
-	for _, r := range rows {
-		ids = append(ids, r.PatientID)
-	}
-	names, err := patientNames(ctx, q, a, ids)
+	view, err := viewOf(ctx, q, a, rows)
 	if err != nil {
 		return nil, err
 	}
 	out := make(api.ListTrayTickets200JSONResponse, 0, len(rows))
 	for _, r := range rows {
-		t, err := ticketToAPI(r, names)
+		t, err := ticketToAPI(r, view)
 		if err != nil {
 			return nil, err
 		}
@@ -382,11 +490,11 @@ func lockTicket(ctx context.Context, q *db.Queries, a authz.Access, id uuid.UUID
 }
 
 func (h *Handlers) respond(ctx context.Context, a authz.Access, t db.TrayTicket) (api.TrayTicket, error) {
-	names, err := patientNames(ctx, db.New(h.pool), a, []uuid.UUID{t.PatientID})
+	view, err := viewOf(ctx, db.New(h.pool), a, []db.TrayTicket{t})
 	if err != nil {
 		return api.TrayTicket{}, err
 	}
-	return ticketToAPI(t, names)
+	return ticketToAPI(t, view)
 }
 
 func (h *Handlers) SetTraySelections(ctx context.Context, req api.SetTraySelectionsRequestObject) (api.SetTraySelectionsResponseObject, error) {
@@ -430,18 +538,36 @@ func (h *Handlers) SetTraySelections(ctx context.Context, req api.SetTraySelecti
 		if err != nil {
 			return err
 		}
+		m := meal{p: p, rules: rules, limits: limitsOf(p, rules), facts: facts, portions: portionsOf(facts), dayOther: kitchen.NoTotals()}
+		if needsDay(m.limits) {
+			day, err := readDayTrays(ctx, q, a.OrgID, t.Date.Time, []uuid.UUID{t.PatientID})
+			if err != nil {
+				return err
+			}
+			m.dayOther = day.others(t.PatientID, t.DayPart)
+		}
 		var tot Totals
+		nut := kitchen.NoTotals()
 		items := []Item{}
 		for i, id := range req.Body.RecipeIds {
 			f, ok := facts[id]
 			if !ok {
 				return apierr.InvalidField(fmt.Sprintf("recipeIds[%d]", i), "is no recipe of the organization")
 			}
-			if reasons := Check(p, rules, f, tot); len(reasons) > 0 {
-				return apierr.InvalidField(fmt.Sprintf("recipeIds[%d]", i), "conflicts with the patient: "+strings.Join(reasons, "; "))
+			reasons, unknowns := m.check(f, tot, nut)
+			if len(reasons) > 0 {
+				r, _ := texts(reasons)
+				return apierr.InvalidField(fmt.Sprintf("recipeIds[%d]", i), "conflicts with the patient: "+strings.Join(r, "; "))
 			}
 			tot = tot.add(f.Nutrition)
-			items = append(items, Item{RecipeID: id, Name: f.Name, Check: checkOK, Reasons: []string{}})
+			nut = nut.Plus(m.portions[id].totals)
+			// A selection a limit cannot judge is taken, marked unknown: never passed as ok.
+			it := Item{RecipeID: id, Name: f.Name, Check: checkOK, Reasons: []string{}, Nutrients: m.portions[id].compact}
+			if len(unknowns) > 0 {
+				it.Check = checkUnknown
+				it.Reasons, it.Codes = texts(unknowns)
+			}
+			items = append(items, it)
 		}
 		raw, err := json.Marshal(items)
 		if err != nil {

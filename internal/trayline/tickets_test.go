@@ -283,8 +283,8 @@ func TestTrayLinePlanAndRules(t *testing.T) {
 	// Recipes carry nutrition per portion and an IDDSI level, versioned with the recipe.
 	soup := h.recipe("Broth", "soup", h.item("Bones", map[string]string{}), map[string]any{"nutrition": map[string]string{"sodiumMg": "480.5", "fluidMl": "250"}, "iddsiLevel": 0})
 	var rec struct {
-		Nutrition  map[string]string `json:"nutrition"`
-		IddsiLevel *int              `json:"iddsiLevel"`
+		Nutrition  map[string]any `json:"nutrition"` // perPortion is an object
+		IddsiLevel *int           `json:"iddsiLevel"`
 	}
 	h.call(http.MethodGet, "recipes/"+soup.String()).Do().Expect(http.StatusOK).Decode(&rec)
 	if rec.Nutrition["sodiumMg"] != "480.5" || rec.Nutrition["fluidMl"] != "250" || rec.IddsiLevel == nil || *rec.IddsiLevel != 0 {

@@ -18,11 +18,13 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	openapi_types "github.com/oapi-codegen/runtime/types"
+	"github.com/shopspring/decimal"
 
 	"github.com/sous-app/sous/gen/api"
 	"github.com/sous-app/sous/gen/db"
 	"github.com/sous-app/sous/internal/authz"
 	"github.com/sous-app/sous/internal/clock"
+	"github.com/sous-app/sous/internal/kitchen"
 	"github.com/sous-app/sous/internal/principal"
 	"github.com/sous-app/sous/internal/realtime"
 )
@@ -44,6 +46,11 @@ type Item struct {
 	Check    string     `json:"check"`
 	Reasons  []string   `json:"reasons"`
 	Replaces *uuid.UUID `json:"replaces,omitempty"`
+	// Codes are the reasons' codes, in order (none on items stored before codes were kept).
+	Codes []string `json:"codes,omitempty"`
+	// Nutrients are one portion of the item's nutrients and fluid when it was checked, so the
+	// ticket's totals and the patient's day read what the check read.
+	Nutrients kitchen.Compact `json:"nutrients,omitempty"`
 }
 
 // Item checks.
@@ -52,6 +59,7 @@ const (
 	checkConflict    = "conflict"
 	checkSubstituted = "substituted"
 	checkRefused     = "refused"
+	checkUnknown     = "unknown"
 )
 
 type historyEntry struct {
@@ -68,6 +76,12 @@ type dietOrderDoc struct {
 	Codes []struct {
 		Diets []string `json:"diets"`
 	} `json:"codes"`
+	Status    string `json:"status"`
+	Nutrients []struct {
+		Nutrient string          `json:"nutrient"`
+		Amount   decimal.Decimal `json:"amount"` // read exactly from the stored JSON number
+		Unit     string          `json:"unit"`
+	} `json:"nutrients"`
 }
 
 // patientOf reads a patient's allergens and diets from the census documents, each once, in order.
@@ -87,6 +101,23 @@ func patientOf(allergies, dietOrders []byte) Patient {
 		}
 	}
 	for _, d := range ds {
+		// An order on hold asks nothing of today's trays (its notes still show it).
+		for _, n := range d.Nutrients {
+			if d.Status == "on-hold" {
+				break
+			}
+			key, l, ok := orderLimit(n.Nutrient, n.Amount, n.Unit)
+			if !ok {
+				continue
+			}
+			if p.Orders == nil {
+				p.Orders = map[string]NutrientLimit{}
+			}
+			// Two orders limiting one nutrient: the lower maximum holds.
+			if have, ok := p.Orders[key]; !ok || l.Max.LessThan(*have.Max) {
+				p.Orders[key] = l
+			}
+		}
 		for _, c := range d.Codes {
 			for _, x := range c.Diets {
 				if !seen["d:"+x] {
@@ -152,7 +183,43 @@ func hintSite(ctx context.Context, tx pgx.Tx, orgID, siteID uuid.UUID) error {
 	return realtime.Notify(ctx, tx, ids...)
 }
 
-func ticketToAPI(t db.TrayTicket, names map[uuid.UUID]db.TrayPatientsRow) (api.TrayTicket, error) {
+// ticketView is what ticketToAPI reads beyond the ticket: the patients, the diets' rules and
+// the patients' trays of the day.
+type ticketView struct {
+	names map[uuid.UUID]db.TrayPatientsRow
+	rules map[string]Rules
+	days  map[time.Time]dayTrays
+}
+
+// viewOf reads what the tickets' answers need.
+func viewOf(ctx context.Context, q *db.Queries, a authz.Access, tickets []db.TrayTicket) (ticketView, error) {
+	v := ticketView{days: map[time.Time]dayTrays{}}
+	ids := make([]uuid.UUID, 0, len(tickets))
+	byDate := map[time.Time][]uuid.UUID{}
+	for _, t := range tickets {
+		ids = append(ids, t.PatientID)
+		byDate[t.Date.Time] = append(byDate[t.Date.Time], t.PatientID)
+	}
+	var err error
+	if v.names, err = patientNames(ctx, q, a, ids); err != nil {
+		return v, err
+	}
+	if len(tickets) == 0 {
+		return v, nil
+	}
+	if v.rules, err = loadRules(ctx, q, a.OrgID); err != nil {
+		return v, err
+	}
+	for d, ps := range byDate {
+		if v.days[d], err = readDayTrays(ctx, q, a.OrgID, d, ps); err != nil {
+			return v, err
+		}
+	}
+	return v, nil
+}
+
+func ticketToAPI(t db.TrayTicket, view ticketView) (api.TrayTicket, error) {
+	names := view.names
 	out := api.TrayTicket{
 		Id: t.ID, SiteId: t.SiteID, Date: openapi_types.Date{Time: t.Date.Time}, DayPart: t.DayPart, PatientId: t.PatientID,
 		Unit: t.Unit, Room: t.Room, Bed: t.Bed, Diets: make([]api.TrayDiet, 0, len(t.Diets)), Allergens: make([]api.Allergen, 0, len(t.Allergens)),
@@ -178,7 +245,38 @@ func ticketToAPI(t db.TrayTicket, names map[uuid.UUID]db.TrayPatientsRow) (api.T
 		if r == nil {
 			r = []string{}
 		}
-		out.Items = append(out.Items, api.TrayItem{RecipeId: it.RecipeID, Name: it.Name, Check: api.TrayCheck(it.Check), Reasons: r, Replaces: it.Replaces})
+		ti := api.TrayItem{RecipeId: it.RecipeID, Name: it.Name, Check: api.TrayCheck(it.Check), Reasons: r, Replaces: it.Replaces}
+		if len(it.Codes) == len(r) && len(r) > 0 {
+			codes := make([]api.TrayItemReasonCodes, len(it.Codes))
+			for i, c := range it.Codes {
+				codes[i] = api.TrayItemReasonCodes(c)
+			}
+			ti.ReasonCodes = &codes
+		}
+		out.Items = append(out.Items, ti)
+	}
+	// The tray's totals (its items as planned) and the patient's planned day through every
+	// day part's tray, this one as it stands; each limit judged on them.
+	tray := sumItems(items, planned)
+	day := view.days[t.Date.Time].others(t.PatientID, t.DayPart).Plus(tray)
+	p := Patient{Diets: t.Diets}
+	if row, ok := names[t.PatientID]; ok {
+		p.Orders = patientOf(nil, row.DietOrders).Orders
+	}
+	checks, unknown := limitChecks(limitsOf(p, view.rules), tray, day)
+	if unknown == nil {
+		unknown = []string{}
+	}
+	for _, c := range []struct {
+		from, to any
+	}{{tray, &out.Nutrients}, {day, &out.DaySoFar}, {checks, &out.NutrientChecks}, {unknown, &out.UnknownNutrients}} {
+		raw, err := json.Marshal(c.from)
+		if err != nil {
+			return out, err
+		}
+		if err := json.Unmarshal(raw, c.to); err != nil {
+			return out, err
+		}
 	}
 	var hist []historyEntry
 	if err := json.Unmarshal(t.History, &hist); err != nil {
