@@ -26,6 +26,7 @@ var GuideOrder = []string{
 	"clinical-hl7.md",
 	"clinical-fhir.md",
 	"tray-line.md",
+	"nutrition.md",
 	"webhooks.md",
 	"hosted-pages.md",
 }

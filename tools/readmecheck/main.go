@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 )
 
 func main() {
@@ -30,27 +31,54 @@ func main() {
 
 func run(repo, api string) error {
 	ctx := context.Background()
+	var srv *Server
 	if api == "" {
 		work, err := os.MkdirTemp("", "readmecheck")
 		if err != nil {
 			return err
 		}
 		defer os.RemoveAll(work)
-		srv, err := Start(ctx, Options{Repo: repo, WorkDir: work})
+		srv, err = Start(ctx, Options{Repo: repo, WorkDir: work})
 		if err != nil {
 			return err
 		}
 		defer srv.Stop()
 		api = srv.API
 	}
-	out, err := RunWalkthroughs(ctx, repo, api)
+	env, err := WalkthroughEnv(repo, srv)
+	if err != nil {
+		return err
+	}
+	out, err := RunWalkthroughs(ctx, repo, api, env...)
 	os.Stdout.Write(out)
 	return err
 }
 
+// WalkthroughEnv is what the walk-throughs are told besides API, for the nutrition guide's
+// import of USDA's files (`sous foods import`): SR28, where the files are ($SOUS_SR28_DIR, else
+// ../shared/usda/sr28 beside the repository; the guide skips the import when they are absent),
+// and, for a server started here, SOUS (the binary it serves) and DATABASE_URL (its database;
+// empty for a private cluster, which the running server alone may use, so the import is skipped).
+// Against a server of the caller's (srv nil), SOUS and DATABASE_URL are the caller's own.
+func WalkthroughEnv(repo string, srv *Server) ([]string, error) {
+	sr28 := os.Getenv("SOUS_SR28_DIR")
+	if sr28 == "" {
+		sr28 = filepath.Join(repo, "..", "shared", "usda", "sr28")
+	}
+	sr28, err := filepath.Abs(sr28)
+	if err != nil {
+		return nil, err
+	}
+	env := []string{"SR28=" + sr28}
+	if srv != nil {
+		env = append(env, "SOUS="+srv.Binary(), "DATABASE_URL="+srv.DatabaseURL)
+	}
+	return env, nil
+}
+
 // RunWalkthroughs runs the marked blocks of the README and the guides against api, as one
-// script, and returns its combined output.
-func RunWalkthroughs(ctx context.Context, repo, api string) ([]byte, error) {
+// script, and returns its combined output. env is added to the script's environment.
+func RunWalkthroughs(ctx context.Context, repo, api string, env ...string) ([]byte, error) {
 	blocks, err := Blocks(repo)
 	if err != nil {
 		return nil, err
@@ -64,7 +92,7 @@ func RunWalkthroughs(ctx context.Context, repo, api string) ([]byte, error) {
 	defer os.RemoveAll(dir)
 	cmd := exec.CommandContext(ctx, "bash", "-euo", "pipefail", "-c", Script(blocks))
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "API="+api)
+	cmd.Env = append(append(os.Environ(), env...), "API="+api)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return out, fmt.Errorf("the walk-through failed (the last '==' line above says where): %w", err)

@@ -51,7 +51,11 @@ func TestMain(m *testing.M) {
 // TestWalkthroughs runs the README's first session and every guide after it, as a reader who
 // pastes them one after another would.
 func TestWalkthroughs(t *testing.T) {
-	out, err := RunWalkthroughs(t.Context(), repo, srv.API)
+	env, err := WalkthroughEnv(repo, srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := RunWalkthroughs(t.Context(), repo, srv.API, env...)
 	if err != nil {
 		t.Fatalf("%v\n%s\nserver log:\n%s", err, out, srv.Log())
 	}

@@ -22,7 +22,11 @@ import (
 
 // Server is a `sous serve` started for the checks, on a database of its own.
 type Server struct {
-	API  string // base URL with /v1
+	API string // base URL with /v1
+	// DatabaseURL is the database it serves when TEST_DATABASE_URL made one; empty when it runs
+	// its private cluster (which only it may use while it runs).
+	DatabaseURL string
+
 	cmd  *exec.Cmd
 	drop func()
 	log  *os.File
@@ -67,7 +71,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.drop = drop
+		s.drop, s.DatabaseURL = drop, dbURL
 		env = append(env, "DATABASE_URL="+dbURL)
 	} else {
 		env = append(env, "DATABASE_URL=")
@@ -126,6 +130,9 @@ func (s *Server) waitReady(ctx context.Context) error {
 	}
 	return errors.New("sous was not ready within 2 minutes")
 }
+
+// Binary is the path of the sous it built and serves.
+func (s *Server) Binary() string { return s.bin }
 
 // Log returns what the server wrote.
 func (s *Server) Log() string {
