@@ -1,6 +1,6 @@
 -- name: SearchFoods :many
 -- USDA's Standard Reference foods (global, no org_id: every organization reads them) and the
--- organization's own foods matching q: its words (stemmed), or, when those find fewer than 20
+-- organization's own foods matching q: its words (stemmed), or, when those find fewer than 5
 -- foods, trigram word similarity ≥ 0.6, so that "buter salted" still finds "Butter, salted".
 -- Bounded: of each source, the 50 best full-text matches (by rank) and the 20 nearest trigram
 -- matches (by the GiST index) are the candidates, at most 140 foods. Score: a food its words
@@ -19,7 +19,7 @@ WITH usda_words AS (
     ORDER BY ts_rank(o.search, websearch_to_tsquery('english', @q::text)) DESC LIMIT 50
 ), few AS (
     -- The trigram search costs more than the full-text one: it is for words that find little.
-    SELECT (SELECT count(*) FROM usda_words) + (SELECT count(*) FROM org_words) < 20 AS yes
+    SELECT (SELECT count(*) FROM usda_words) + (SELECT count(*) FROM org_words) < 5 AS yes
 ), usda AS (
     SELECT ndb_no FROM usda_words
     UNION
@@ -33,7 +33,7 @@ WITH usda_words AS (
      WHERE (SELECT yes FROM few) AND coalesce(sqlc.narg(source)::text, 'org') = 'org' AND o.org_id = @org_id AND @q::text <% o.name
      ORDER BY @q::text <<-> o.name LIMIT 20)
 )
-SELECT source, id, ndb_no, name, food_group, score FROM (
+SELECT source, id, ndb_no, name, food_group, score, lower(name)::text AS sort_name FROM (
     SELECT 'usda'::text AS source, f.id, f.ndb_no::text AS ndb_no, f.name, g.name::text AS food_group,
            (CASE WHEN f.search @@ websearch_to_tsquery('english', @q::text)
                  THEN 1 + ts_rank(f.search, websearch_to_tsquery('english', @q::text), 2)
@@ -55,19 +55,24 @@ ORDER BY m.score DESC, lower(m.name), m.id
 LIMIT @max_rows;
 
 -- name: ListFoods :many
--- USDA and the organization's foods by name, keyset-paged on (lower(name), id). (The SR28
--- import, COPY into staging tables, is in internal/foods, outside sqlc.)
-SELECT source, id, ndb_no, name, food_group FROM (
-    SELECT 'usda'::text AS source, f.id, f.ndb_no::text AS ndb_no, f.name, g.name::text AS food_group
-    FROM usda_foods f JOIN usda_food_groups g ON g.code = f.food_group
-    WHERE coalesce(sqlc.narg(source)::text, 'usda') = 'usda'
-      AND (sqlc.narg(cursor_name)::text IS NULL OR (lower(f.name), f.id) > (sqlc.narg(cursor_name)::text, sqlc.narg(cursor_id)::uuid))
+-- USDA and the organization's foods by name, keyset-paged on (lower(name), id): each source's
+-- page read in index order, then the two merged. (The SR28 import, COPY into staging tables,
+-- is in internal/foods, outside sqlc.)
+SELECT m.source, m.id, m.ndb_no, m.name, coalesce(g.name, '')::text AS food_group, lower(m.name)::text AS sort_name FROM (
+    (SELECT 'usda'::text AS source, f.id, f.ndb_no::text AS ndb_no, f.name, f.food_group
+     FROM usda_foods f
+     WHERE coalesce(sqlc.narg(source)::text, 'usda') = 'usda'
+       AND (sqlc.narg(cursor_name)::text IS NULL OR (lower(f.name), f.id) > (sqlc.narg(cursor_name)::text, sqlc.narg(cursor_id)::uuid))
+     ORDER BY lower(f.name), f.id
+     LIMIT @max_rows)
     UNION ALL
-    SELECT 'org'::text, o.id, ''::text, o.name, ''::text
-    FROM org_foods o
-    WHERE o.org_id = @org_id AND coalesce(sqlc.narg(source)::text, 'org') = 'org'
-      AND (sqlc.narg(cursor_name)::text IS NULL OR (lower(o.name), o.id) > (sqlc.narg(cursor_name)::text, sqlc.narg(cursor_id)::uuid))
-) m
+    (SELECT 'org'::text, o.id, ''::text, o.name, ''::text
+     FROM org_foods o
+     WHERE o.org_id = @org_id AND coalesce(sqlc.narg(source)::text, 'org') = 'org'
+       AND (sqlc.narg(cursor_name)::text IS NULL OR (lower(o.name), o.id) > (sqlc.narg(cursor_name)::text, sqlc.narg(cursor_id)::uuid))
+     ORDER BY lower(o.name), o.id
+     LIMIT @max_rows)
+) m LEFT JOIN usda_food_groups g ON g.code = m.food_group
 ORDER BY lower(m.name), m.id
 LIMIT @max_rows;
 

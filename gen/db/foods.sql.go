@@ -190,27 +190,31 @@ func (q *Queries) InsertOrgFoodNutrients(ctx context.Context, arg InsertOrgFoodN
 }
 
 const listFoods = `-- name: ListFoods :many
-SELECT source, id, ndb_no, name, food_group FROM (
-    SELECT 'usda'::text AS source, f.id, f.ndb_no::text AS ndb_no, f.name, g.name::text AS food_group
-    FROM usda_foods f JOIN usda_food_groups g ON g.code = f.food_group
-    WHERE coalesce($1::text, 'usda') = 'usda'
-      AND ($2::text IS NULL OR (lower(f.name), f.id) > ($2::text, $3::uuid))
+SELECT m.source, m.id, m.ndb_no, m.name, coalesce(g.name, '')::text AS food_group, lower(m.name)::text AS sort_name FROM (
+    (SELECT 'usda'::text AS source, f.id, f.ndb_no::text AS ndb_no, f.name, f.food_group
+     FROM usda_foods f
+     WHERE coalesce($1::text, 'usda') = 'usda'
+       AND ($2::text IS NULL OR (lower(f.name), f.id) > ($2::text, $3::uuid))
+     ORDER BY lower(f.name), f.id
+     LIMIT $4)
     UNION ALL
-    SELECT 'org'::text, o.id, ''::text, o.name, ''::text
-    FROM org_foods o
-    WHERE o.org_id = $4 AND coalesce($1::text, 'org') = 'org'
-      AND ($2::text IS NULL OR (lower(o.name), o.id) > ($2::text, $3::uuid))
-) m
+    (SELECT 'org'::text, o.id, ''::text, o.name, ''::text
+     FROM org_foods o
+     WHERE o.org_id = $5 AND coalesce($1::text, 'org') = 'org'
+       AND ($2::text IS NULL OR (lower(o.name), o.id) > ($2::text, $3::uuid))
+     ORDER BY lower(o.name), o.id
+     LIMIT $4)
+) m LEFT JOIN usda_food_groups g ON g.code = m.food_group
 ORDER BY lower(m.name), m.id
-LIMIT $5
+LIMIT $4
 `
 
 type ListFoodsParams struct {
 	Source     *string
 	CursorName *string
 	CursorID   *uuid.UUID
-	OrgID      uuid.UUID
 	MaxRows    int32
+	OrgID      uuid.UUID
 }
 
 type ListFoodsRow struct {
@@ -219,17 +223,19 @@ type ListFoodsRow struct {
 	NdbNo     string
 	Name      string
 	FoodGroup string
+	SortName  string
 }
 
-// USDA and the organization's foods by name, keyset-paged on (lower(name), id). (The SR28
-// import, COPY into staging tables, is in internal/foods, outside sqlc.)
+// USDA and the organization's foods by name, keyset-paged on (lower(name), id): each source's
+// page read in index order, then the two merged. (The SR28 import, COPY into staging tables,
+// is in internal/foods, outside sqlc.)
 func (q *Queries) ListFoods(ctx context.Context, arg ListFoodsParams) ([]ListFoodsRow, error) {
 	rows, err := q.db.Query(ctx, listFoods,
 		arg.Source,
 		arg.CursorName,
 		arg.CursorID,
-		arg.OrgID,
 		arg.MaxRows,
+		arg.OrgID,
 	)
 	if err != nil {
 		return nil, err
@@ -244,6 +250,7 @@ func (q *Queries) ListFoods(ctx context.Context, arg ListFoodsParams) ([]ListFoo
 			&i.NdbNo,
 			&i.Name,
 			&i.FoodGroup,
+			&i.SortName,
 		); err != nil {
 			return nil, err
 		}
@@ -334,7 +341,7 @@ WITH usda_words AS (
     ORDER BY ts_rank(o.search, websearch_to_tsquery('english', $1::text)) DESC LIMIT 50
 ), few AS (
     -- The trigram search costs more than the full-text one: it is for words that find little.
-    SELECT (SELECT count(*) FROM usda_words) + (SELECT count(*) FROM org_words) < 20 AS yes
+    SELECT (SELECT count(*) FROM usda_words) + (SELECT count(*) FROM org_words) < 5 AS yes
 ), usda AS (
     SELECT ndb_no FROM usda_words
     UNION
@@ -348,7 +355,7 @@ WITH usda_words AS (
      WHERE (SELECT yes FROM few) AND coalesce($7::text, 'org') = 'org' AND o.org_id = $2 AND $1::text <% o.name
      ORDER BY $1::text <<-> o.name LIMIT 20)
 )
-SELECT source, id, ndb_no, name, food_group, score FROM (
+SELECT source, id, ndb_no, name, food_group, score, lower(name)::text AS sort_name FROM (
     SELECT 'usda'::text AS source, f.id, f.ndb_no::text AS ndb_no, f.name, g.name::text AS food_group,
            (CASE WHEN f.search @@ websearch_to_tsquery('english', $1::text)
                  THEN 1 + ts_rank(f.search, websearch_to_tsquery('english', $1::text), 2)
@@ -387,10 +394,11 @@ type SearchFoodsRow struct {
 	Name      string
 	FoodGroup string
 	Score     float64
+	SortName  string
 }
 
 // USDA's Standard Reference foods (global, no org_id: every organization reads them) and the
-// organization's own foods matching q: its words (stemmed), or, when those find fewer than 20
+// organization's own foods matching q: its words (stemmed), or, when those find fewer than 5
 // foods, trigram word similarity ≥ 0.6, so that "buter salted" still finds "Butter, salted".
 // Bounded: of each source, the 50 best full-text matches (by rank) and the 20 nearest trigram
 // matches (by the GiST index) are the candidates, at most 140 foods. Score: a food its words
@@ -423,6 +431,7 @@ func (q *Queries) SearchFoods(ctx context.Context, arg SearchFoodsParams) ([]Sea
 			&i.Name,
 			&i.FoodGroup,
 			&i.Score,
+			&i.SortName,
 		); err != nil {
 			return nil, err
 		}

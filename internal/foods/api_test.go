@@ -204,6 +204,10 @@ func TestFoodSearch(t *testing.T) {
 	if got := k.search("q=apples"); len(got) == 0 || got[0].NdbNo != "09003" {
 		t.Errorf("q=apples: %+v", got)
 	}
+	// Words that make no full-text query (punctuation, stop words, quotes) are still a search.
+	for _, q := range []string{"!!!", "the", `"butter`, "'; DROP TABLE org_foods; --", "-butter", "butter OR"} {
+		k.search("q=" + url.QueryEscape(q))
+	}
 	if got := k.search("q=zzzzqqq"); len(got) != 0 {
 		t.Errorf("nonsense found %+v", got)
 	}
