@@ -113,7 +113,11 @@ func PoolConfig(url string, o Options) (*pgxpool.Config, error) {
 			return err
 		}
 		registerTimestamptzPlans(c.TypeMap())
-		return registerDecimal(ctx, c)
+		if err := registerDecimal(ctx, c); err != nil {
+			return err
+		}
+		registerNumericPlans(c.TypeMap())
+		return nil
 	}
 	cfg.PrepareConn = func(_ context.Context, c *pgx.Conn) (bool, error) {
 		return f.prepareConn(c), nil

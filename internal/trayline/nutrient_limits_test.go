@@ -81,8 +81,14 @@ func (h *hospital) patient(mrn string, diets ...string) uuid.UUID {
 // dayMenu serves breakfast and lunch on 2 March 2026 (a Monday: week 1, weekday 1).
 func (h *hospital) dayMenu(breakfast, lunch []uuid.UUID) {
 	h.t.Helper()
+	h.dayPartsMenu(map[string][]uuid.UUID{"breakfast": breakfast, "lunch": lunch})
+}
+
+// dayPartsMenu serves recipes by day part on 2 March 2026, each day part's in the order given.
+func (h *hospital) dayPartsMenu(parts map[string][]uuid.UUID) {
+	h.t.Helper()
 	var items []map[string]any
-	for dp, ids := range map[string][]uuid.UUID{"breakfast": breakfast, "lunch": lunch} {
+	for dp, ids := range parts {
 		for _, r := range ids {
 			items = append(items, map[string]any{"week": 1, "weekday": 1, "dayPart": dp, "recipeId": r, "portionsPerCover": "1"})
 		}
@@ -277,6 +283,156 @@ func TestFHIRSodiumOrderFlowsToTrayCheck(t *testing.T) {
 	if len(l.Checks) != 1 || l.Checks[0].Source != "order" || l.Checks[0].Status != "unknown" || len(l.UnknownNutrients) != 1 || l.UnknownNutrients[0] != "sodiumMg" {
 		t.Fatalf("checks %+v unknown %v", l.Checks, l.UnknownNutrients)
 	}
+}
+
+// Cardiac: sodium ≤ 2,000 mg a day, computed from foods (a portion is 100 g at the food's
+// sodium per 100 g). Breakfast: oatmeal 300 mg. Lunch: turkey sandwich 1,100 mg. The day so far:
+// 300 + 1,100 = 1,400 ≤ 2,000. Dinner: green beans 1,400 + 200 = 1,600, within; baked ham
+// 1,600 + 800 = 2,400 > 2,000, conflict (nutrient_limit); steamed fish, judged after the items
+// served (the ham is not): 1,600 + 400 = 2,000, not over 2,000, passes.
+func TestCardiacSodiumDayLimit(t *testing.T) {
+	t.Parallel()
+	h := newHospital(t)
+	sodium := func(name, mg string) uuid.UUID {
+		return h.foodRecipe(name, map[string]string{"sodiumMg": mg}, map[string]any{"iddsiLevel": 7})
+	}
+	oatmeal, sandwich := sodium("Oatmeal", "300"), sodium("Turkey sandwich", "1100")
+	beans, ham, fish := sodium("Green beans", "200"), sodium("Baked ham", "800"), sodium("Steamed fish", "400")
+	h.dayPartsMenu(map[string][]uuid.UUID{"breakfast": {oatmeal}, "lunch": {sandwich}, "dinner": {beans, ham, fish}})
+	h.call(http.MethodPut, "clinical/diets/cardiac/rules").JSON(map[string]any{"limits": map[string]any{"nutrients": map[string]any{
+		"sodiumMg": map[string]string{"max": "2000", "per": "day"}}}}).Do().Expect(http.StatusOK)
+	h.patient("H1", "cardiac")
+	h.generate("breakfast")
+	h.generate("lunch")
+	// Breakfast and lunch within: the day so far 300 + 1,100 = 1,400 mg.
+	b := h.nutrientTickets("breakfast")[0]
+	if itemChecks(b)["Oatmeal"] != "ok" || b.Conflict || b.Nutrients["sodiumMg"].Value != "300" {
+		t.Fatalf("breakfast %+v", b)
+	}
+	l := h.nutrientTickets("lunch")[0]
+	if itemChecks(l)["Turkey sandwich"] != "ok" || l.Conflict || l.DaySoFar["sodiumMg"].Value != "1400" || !l.DaySoFar["sodiumMg"].Complete {
+		t.Fatalf("lunch %+v", l)
+	}
+	if len(l.Checks) != 1 || l.Checks[0].Nutrient != "sodiumMg" || l.Checks[0].Per != "day" || l.Checks[0].Source != "cardiac" ||
+		l.Checks[0].Total != "1400" || l.Checks[0].Status != "ok" {
+		t.Fatalf("lunch checks %+v", l.Checks)
+	}
+	h.generate("dinner")
+	d := h.nutrientTickets("dinner")[0]
+	c := itemChecks(d)
+	if c["Green beans"] != "ok" || c["Baked ham"] != "conflict" || c["Steamed fish"] != "ok" || !d.Conflict {
+		t.Fatalf("dinner %+v", d)
+	}
+	hamItem := d.Items[1]
+	if len(hamItem.ReasonCodes) != 1 || hamItem.ReasonCodes[0] != "nutrient_limit" || hamItem.Reasons[0] !=
+		"Baked ham brings the day's sodium to 2400 mg, over the cardiac diet's 2000 mg a day" {
+		t.Fatalf("ham %+v", hamItem)
+	}
+	// The tray as planned keeps the ham until someone acts: 200 + 800 + 400 = 1,400 mg; the day
+	// 1,400 + 1,400 = 2,800 mg, over.
+	if d.Nutrients["sodiumMg"].Value != "1400" || d.DaySoFar["sodiumMg"].Value != "2800" || !d.DaySoFar["sodiumMg"].Complete {
+		t.Fatalf("dinner totals %+v / %+v", d.Nutrients["sodiumMg"], d.DaySoFar["sodiumMg"])
+	}
+	if len(d.Checks) != 1 || d.Checks[0].Total != "2800" || d.Checks[0].Status != "over" || len(d.UnknownNutrients) != 0 {
+		t.Fatalf("dinner checks %+v unknown %v", d.Checks, d.UnknownNutrients)
+	}
+	h.status(h.owner, d.ID, "assembled").ExpectCode(http.StatusConflict, "conflict")
+	// Selecting the ham again is refused: 1,400 + 800 = 2,200 > 2,000.
+	h.call(http.MethodPut, "tray-tickets/"+d.ID.String()+"/selections").JSON(map[string]any{"recipeIds": []uuid.UUID{ham}}).Do().
+		ExpectCode(http.StatusBadRequest, "validation_failed")
+	// Beans and fish: 1,400 + 200 + 400 = 2,000 mg, at the limit and not over it.
+	h.call(http.MethodPut, "tray-tickets/"+d.ID.String()+"/selections").JSON(map[string]any{"recipeIds": []uuid.UUID{beans, fish}}).Do().Expect(http.StatusOK)
+	d = h.nutrientTickets("dinner")[0]
+	if c := itemChecks(d); len(c) != 2 || c["Green beans"] != "ok" || c["Steamed fish"] != "ok" || d.Conflict {
+		t.Fatalf("selected %+v", d)
+	}
+	if d.Nutrients["sodiumMg"].Value != "600" || d.DaySoFar["sodiumMg"].Value != "2000" || d.Checks[0].Total != "2000" || d.Checks[0].Status != "ok" {
+		t.Fatalf("selected totals %+v / %+v / %+v", d.Nutrients["sodiumMg"], d.DaySoFar["sodiumMg"], d.Checks)
+	}
+	h.status(h.owner, d.ID, "assembled").Expect(http.StatusOK)
+}
+
+// Fluid restriction: fluid ≤ 1,500 ml a day, from what recipes state (fluidMl per portion).
+// Breakfast: orange juice 250 ml, dry toast 0 ml. Lunch: broth 500 ml. The day so far:
+// 250 + 0 + 500 = 750 ml. Dinner: orange juice 750 + 250 = 1,000, within; dry toast 1,000 + 0,
+// within; milkshake 1,000 + 800 = 1,800 > 1,500, conflict; beef stew states no fluid: unknown,
+// never ok.
+func TestFluidRestrictionDayLimit(t *testing.T) {
+	t.Parallel()
+	h := newHospital(t)
+	base := h.item("Base", map[string]string{})
+	fluid := func(name string, ml *string) uuid.UUID {
+		extra := map[string]any{"iddsiLevel": 7}
+		if ml != nil {
+			extra["nutrition"] = map[string]string{"fluidMl": *ml}
+		}
+		return h.recipe(name, "entree", base, extra)
+	}
+	ml := func(s string) *string { return &s }
+	juice, toast, broth := fluid("Orange juice", ml("250")), fluid("Dry toast", ml("0")), fluid("Broth", ml("500"))
+	shake, stew := fluid("Milkshake", ml("800")), fluid("Beef stew", nil)
+	h.dayPartsMenu(map[string][]uuid.UUID{"breakfast": {juice, toast}, "lunch": {broth}, "dinner": {juice, toast, shake, stew}})
+	h.call(http.MethodPut, "clinical/diets/fluid_restriction/rules").JSON(map[string]any{"limits": map[string]any{"nutrients": map[string]any{
+		"fluidMl": map[string]string{"max": "1500", "per": "day"}}}}).Do().Expect(http.StatusOK)
+	h.patient("F1", "fluid_restriction")
+	h.generate("breakfast")
+	h.generate("lunch")
+	b := h.nutrientTickets("breakfast")[0]
+	if c := itemChecks(b); c["Orange juice"] != "ok" || c["Dry toast"] != "ok" || b.Nutrients["fluidMl"].Value != "250" || !b.Nutrients["fluidMl"].Complete {
+		t.Fatalf("breakfast %+v", b)
+	}
+	l := h.nutrientTickets("lunch")[0]
+	if itemChecks(l)["Broth"] != "ok" || l.Conflict || l.DaySoFar["fluidMl"].Value != "750" || !l.DaySoFar["fluidMl"].Complete ||
+		len(l.Checks) != 1 || l.Checks[0].Nutrient != "fluidMl" || l.Checks[0].Status != "ok" {
+		t.Fatalf("lunch %+v", l)
+	}
+	h.generate("dinner")
+	d := h.nutrientTickets("dinner")[0]
+	c := itemChecks(d)
+	if c["Orange juice"] != "ok" || c["Dry toast"] != "ok" || c["Milkshake"] != "conflict" || c["Beef stew"] != "unknown" || !d.Conflict {
+		t.Fatalf("dinner %+v", d)
+	}
+	if it := d.Items[2]; len(it.ReasonCodes) != 1 || it.ReasonCodes[0] != "nutrient_limit" ||
+		it.Reasons[0] != "Milkshake brings the day's fluid to 1800 ml, over the fluid_restriction diet's 1500 ml a day" {
+		t.Fatalf("milkshake %+v", it)
+	}
+	if it := d.Items[3]; len(it.ReasonCodes) != 1 || it.ReasonCodes[0] != "nutrient_unknown" ||
+		it.Reasons[0] != "Beef stew's fluid is not known; the fluid_restriction diet allows 1500 ml a day at most" {
+		t.Fatalf("stew %+v", it)
+	}
+	// The tray as planned: 250 + 0 + 800 + unknown = at least 1,050 ml; the day at least
+	// 750 + 1,050 = 1,800 ml: over whatever the stew holds.
+	if f := d.Nutrients["fluidMl"]; f.Value != "1050" || f.Complete {
+		t.Fatalf("dinner fluid %+v", f)
+	}
+	if f := d.DaySoFar["fluidMl"]; f.Value != "1800" || f.Complete {
+		t.Fatalf("day fluid %+v", f)
+	}
+	if len(d.Checks) != 1 || d.Checks[0].Total != "1800" || d.Checks[0].Complete || d.Checks[0].Status != "over" {
+		t.Fatalf("dinner checks %+v", d.Checks)
+	}
+	// Juice, stew and toast: the stew is taken but unknown, never ok; the toast states 0 ml and
+	// passes even after it. The day: 750 + 250 + unknown + 0 = at least 1,000 ml, unknown.
+	h.call(http.MethodPut, "tray-tickets/"+d.ID.String()+"/selections").JSON(map[string]any{"recipeIds": []uuid.UUID{juice, stew, toast}}).Do().Expect(http.StatusOK)
+	d = h.nutrientTickets("dinner")[0]
+	if c := itemChecks(d); len(c) != 3 || c["Orange juice"] != "ok" || c["Beef stew"] != "unknown" || c["Dry toast"] != "ok" || d.Conflict {
+		t.Fatalf("selected %+v", d)
+	}
+	if f := d.DaySoFar["fluidMl"]; f.Value != "1000" || f.Complete {
+		t.Fatalf("selected day fluid %+v", f)
+	}
+	if len(d.Checks) != 1 || d.Checks[0].Status != "unknown" || len(d.UnknownNutrients) != 1 || d.UnknownNutrients[0] != "fluidMl" {
+		t.Fatalf("selected checks %+v unknown %v", d.Checks, d.UnknownNutrients)
+	}
+	// Juice and toast only: 750 + 250 + 0 = 1,000 ml, known and within.
+	h.call(http.MethodPut, "tray-tickets/"+d.ID.String()+"/selections").JSON(map[string]any{"recipeIds": []uuid.UUID{juice, toast}}).Do().Expect(http.StatusOK)
+	d = h.nutrientTickets("dinner")[0]
+	if f := d.DaySoFar["fluidMl"]; f.Value != "1000" || !f.Complete || d.Checks[0].Status != "ok" || len(d.UnknownNutrients) != 0 {
+		t.Fatalf("within %+v / %+v / %v", f, d.Checks, d.UnknownNutrients)
+	}
+	// Selecting the milkshake is refused: 750 + 800 = 1,550 > 1,500.
+	h.call(http.MethodPut, "tray-tickets/"+d.ID.String()+"/selections").JSON(map[string]any{"recipeIds": []uuid.UUID{shake}}).Do().
+		ExpectCode(http.StatusBadRequest, "validation_failed")
 }
 
 // A planned day over a per-day limit opens nutrition_risk about the patient once: eight
