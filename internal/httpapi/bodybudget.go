@@ -41,11 +41,12 @@ const bodyBudgetWait = 5 * time.Second
 type bodyBudget struct {
 	sem   *semaphore.Weighted
 	size  int64
-	wait  time.Duration      // bodyBudgetWait
-	def   int64              // the server's default body limit
-	limit map[routeKey]int64 // the large operations' body limits
-	mult  map[routeKey]int64
+	wait  time.Duration // bodyBudgetWait
+	large map[routeKey]largeBody
 }
+
+// largeBody is an operation whose body limit is above the server's default.
+type largeBody struct{ limit, mult int64 }
 
 // newBodyBudget sizes the budget: size when given (SOUS_BODY_MEMORY), else half the process's
 // soft memory limit (GOMEMLIMIT, or the one `sous serve` sets), else 1 GiB.
@@ -56,34 +57,33 @@ func newBodyBudget(ops operations, limits *bodyLimits, size int64) *bodyBudget {
 			size = soft / 2
 		}
 	}
-	b := &bodyBudget{sem: semaphore.NewWeighted(size), size: size, wait: bodyBudgetWait, def: limits.def,
-		limit: map[routeKey]int64{}, mult: map[routeKey]int64{}}
+	b := &bodyBudget{sem: semaphore.NewWeighted(size), size: size, wait: bodyBudgetWait, large: map[routeKey]largeBody{}}
 	for key, n := range limits.perOp {
 		if n <= limits.def {
 			continue
 		}
-		b.limit[key] = n
-		b.mult[key] = defaultBodyMemoryMultiple
+		l := largeBody{limit: n, mult: defaultBodyMemoryMultiple}
 		if op := ops[key]; op != nil {
 			if m, ok := bodyMemoryMultiple[op.ID]; ok {
-				b.mult[key] = m
+				l.mult = m
 			}
 		}
+		b.large[key] = l
 	}
 	return b
 }
 
 // weight is what a request's body holds of the budget; 0 for a body that is not weighed.
 func (b *bodyBudget) weight(key routeKey, declared int64) int64 {
-	limit, ok := b.limit[key]
+	l, ok := b.large[key]
 	if !ok {
 		return 0
 	}
-	n := limit
-	if declared >= 0 && declared < limit {
+	n := l.limit
+	if declared >= 0 && declared < l.limit {
 		n = declared
 	}
-	return min(n*b.mult[key], b.size)
+	return min(n*l.mult, b.size)
 }
 
 func (b *bodyBudget) middleware(next echo.HandlerFunc) echo.HandlerFunc {

@@ -138,7 +138,7 @@ func bindStructuredJSON(next echo.HandlerFunc) echo.HandlerFunc {
 		if mt, _, err := mime.ParseMediaType(req.Header.Get(echo.HeaderContentType)); err == nil &&
 			mt != echo.MIMEApplicationJSON && strings.HasSuffix(mt, "+json") {
 			req.Header.Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
-			if raw, ok := c.Get(rawBodyKey).(*rawBody); ok && raw.eof {
+			if raw, ok := c.Get(rawBodyKey).(*rawBody); ok {
 				c.SetRequest(req.WithContext(reqinfo.WithBody(req.Context(), raw.buf.Bytes())))
 			}
 		}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"io"
 	"mime"
 	"net/url"
 	"slices"
@@ -134,22 +133,11 @@ func refuseHostileStrings(ops operations, headers map[routeKey][]string) echo.Mi
 					}
 				}
 			}
-			if isJSON(req.Header.Get(echo.HeaderContentType)) && req.Body != nil {
-				// The bytes as the client sent them: the validator may have replaced the body
-				// with its own re-encoding (to fill in defaults), in which invalid UTF-8 is gone.
-				if raw, ok := c.Get(rawBodyKey).(*rawBody); ok && raw.eof {
-					details = append(details, jsonStringProblems(raw.buf.Bytes())...)
-				} else {
-					buf := bytes.NewBuffer(make([]byte, 0, max(req.ContentLength, 0)+bytes.MinRead))
-					_, err := buf.ReadFrom(req.Body)
-					body := buf.Bytes()
-					if err != nil {
-						return err // the body limit's 413, or the client went away
-					}
-					_ = req.Body.Close()
-					req.Body = io.NopCloser(bytes.NewReader(body))
-					details = append(details, jsonStringProblems(body)...)
-				}
+			// The bytes as the client sent them (readJSONBody keeps them): the validator may have
+			// replaced the body with its own re-encoding (to fill in defaults), in which invalid
+			// UTF-8 is gone.
+			if raw, ok := c.Get(rawBodyKey).(*rawBody); ok {
+				details = append(details, jsonStringProblems(raw.buf.Bytes())...)
 			}
 			if len(details) == 0 {
 				return next(c)
@@ -171,12 +159,17 @@ const rawBodyKey = "sous.rawBody"
 // after filling in defaults.
 type rawBody struct {
 	buf bytes.Buffer
-	eof bool // every byte has been read (and kept)
 }
 
 func isJSON(contentType string) bool {
+	_, ok := jsonMediaType(contentType)
+	return ok
+}
+
+// jsonMediaType is the media type of contentType (lower case) and whether it is JSON.
+func jsonMediaType(contentType string) (string, bool) {
 	mt, _, err := mime.ParseMediaType(contentType)
-	return err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json"))
+	return mt, err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json"))
 }
 
 // jsonStringProblems finds every key and string value of a JSON document that is not valid

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"strconv"
 	"strings"
@@ -89,7 +88,11 @@ func readJSONBody(ops operations) echo.MiddlewareFunc {
 		return func(c echo.Context) error {
 			req := c.Request()
 			op := ops.of(c)
-			if op == nil || req.Body == nil || req.Body == http.NoBody || !isJSON(req.Header.Get(echo.HeaderContentType)) {
+			if op == nil || req.Body == nil || req.Body == http.NoBody {
+				return next(c)
+			}
+			mt, ok := jsonMediaType(req.Header.Get(echo.HeaderContentType))
+			if !ok {
 				return next(c)
 			}
 			raw := &rawBody{}
@@ -98,11 +101,8 @@ func readJSONBody(ops operations) echo.MiddlewareFunc {
 				return err // the body limit's 413, or the client went away
 			}
 			_ = req.Body.Close()
-			raw.eof = true
 			req.Body = io.NopCloser(bytes.NewReader(raw.buf.Bytes()))
 			c.Set(rawBodyKey, raw)
-			mt, _, _ := mime.ParseMediaType(req.Header.Get(echo.HeaderContentType))
-			mt = strings.ToLower(mt)
 			if se := scanJSON(raw.buf.Bytes(), op.jsonLimits, op.bodySchemas[mt]); se != nil {
 				if se.costly && op.fhirOutcome {
 					outcome, err := json.Marshal(fhir.Outcome("error", "too-costly", se.field+": "+se.message))

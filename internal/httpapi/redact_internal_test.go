@@ -10,7 +10,7 @@ import (
 // operations that need no credential) and its segments from the route Echo matched.
 func TestPathRedactor(t *testing.T) {
 	t.Parallel()
-	doc, err := LoadSpec()
+	doc, err := SharedSpec()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestPathRedactor(t *testing.T) {
 
 // The common way, a route without secrets, allocates nothing.
 func TestPathRedactorAllocatesNothingForPlainRoutes(t *testing.T) {
-	doc, err := LoadSpec()
+	doc, err := SharedSpec()
 	if err != nil {
 		t.Fatal(err)
 	}
