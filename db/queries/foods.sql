@@ -94,9 +94,6 @@ SELECT nutr_no, value FROM usda_nutrient_values WHERE ndb_no = @ndb_no AND nutr_
 -- name: GetOrgFood :one
 SELECT * FROM org_foods WHERE org_id = @org_id AND id = @id;
 
--- name: GetOrgFoodForUpdate :one
-SELECT * FROM org_foods WHERE org_id = @org_id AND id = @id FOR UPDATE;
-
 -- name: OrgFoodNutrients :many
 SELECT nutrient, amount FROM org_food_nutrients WHERE org_id = @org_id AND food_id = @food_id;
 

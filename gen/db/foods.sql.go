@@ -115,33 +115,6 @@ func (q *Queries) GetOrgFood(ctx context.Context, arg GetOrgFoodParams) (OrgFood
 	return i, err
 }
 
-const getOrgFoodForUpdate = `-- name: GetOrgFoodForUpdate :one
-SELECT org_id, id, name, per_serving, basis_grams, portions, allergens, created_at, updated_at, search FROM org_foods WHERE org_id = $1 AND id = $2 FOR UPDATE
-`
-
-type GetOrgFoodForUpdateParams struct {
-	OrgID uuid.UUID
-	ID    uuid.UUID
-}
-
-func (q *Queries) GetOrgFoodForUpdate(ctx context.Context, arg GetOrgFoodForUpdateParams) (OrgFood, error) {
-	row := q.db.QueryRow(ctx, getOrgFoodForUpdate, arg.OrgID, arg.ID)
-	var i OrgFood
-	err := row.Scan(
-		&i.OrgID,
-		&i.ID,
-		&i.Name,
-		&i.PerServing,
-		&i.BasisGrams,
-		&i.Portions,
-		&i.Allergens,
-		&i.CreatedAt,
-		&i.UpdatedAt,
-		&i.Search,
-	)
-	return i, err
-}
-
 const getUsdaFood = `-- name: GetUsdaFood :one
 SELECT f.id, f.ndb_no, f.name, g.name::text AS food_group
 FROM usda_foods f JOIN usda_food_groups g ON g.code = f.food_group

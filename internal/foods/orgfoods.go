@@ -229,14 +229,13 @@ func (h *Handlers) UpdateFood(ctx context.Context, req api.UpdateFoodRequestObje
 	var out api.FoodDetail
 	err = pg.InTx(ctx, h.pool, func(tx pgx.Tx) error {
 		q := db.New(tx)
-		// A USDA food's id is not an organization food: 404, as for any other id.
-		if _, err := q.GetOrgFoodForUpdate(ctx, db.GetOrgFoodForUpdateParams{OrgID: req.OrgId, ID: req.Id}); pg.IsNoRows(err) {
-			return errFoodNotFound
-		} else if err != nil {
-			return err
-		}
+		// The update locks the row; no row (a USDA food's id is not an organization food either)
+		// is 404, as for any other id.
 		row, err := q.UpdateOrgFood(ctx, db.UpdateOrgFoodParams{OrgID: req.OrgId, ID: req.Id, Name: in.name,
 			PerServing: in.perServing, BasisGrams: in.basis, Portions: in.portions, Allergens: in.allergens, Now: now})
+		if pg.IsNoRows(err) {
+			return errFoodNotFound
+		}
 		if err != nil {
 			return err
 		}

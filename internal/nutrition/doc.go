@@ -47,5 +47,6 @@
 // the nine major allergens; RenderLabelPDF prints the standard vertical panel. The rules and
 // choices are in the repository's reference page on nutrition labels.
 //
-// Validate and ParseAmounts bound what a food or recipe may state per 100 g.
+// What a food may state (its bounds per 100 g) is checked where foods are written, in
+// internal/foods, which also takes sheets stated per serving.
 package nutrition
