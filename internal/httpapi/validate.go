@@ -110,12 +110,14 @@ func validateWith(routes specRoutes, plain map[routeKey]*plainRoute, options *ec
 			r := routedPool.Get().(*echoRouted)
 			r.c, r.routes = c, routes
 			opts := options
-			if mt, _, _ := strings.Cut(c.Request().Header.Get(echo.HeaderContentType), ";"); strings.HasSuffix(strings.TrimSpace(mt), "+json") {
+			req := c.Request()
+			// Parsed once: media types are case-insensitive, so Application/FHIR+JSON is structured too.
+			mt, json := jsonMediaType(req.Header.Get(echo.HeaderContentType))
+			if strings.HasSuffix(mt, "+json") {
 				opts = &structured
 			}
-			req := c.Request()
 			var hidden io.ReadCloser // the body the validator does not see, given back after it
-			if body := req.Body; body != nil && body != http.NoBody && req.ContentLength != 0 && !isJSON(req.Header.Get(echo.HeaderContentType)) {
+			if body := req.Body; body != nil && body != http.NoBody && req.ContentLength != 0 && !json {
 				hidden, req.Body, opts = body, http.NoBody, &streamed
 			}
 			err := echomw.ValidateRequestFromContext(c, r, opts)

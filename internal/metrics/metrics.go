@@ -202,7 +202,7 @@ func init() {
 	for _, o := range HL7Outcomes {
 		HL7Messages.WithLabelValues(o)
 	}
-	for _, o := range append([]string{ReadingAccepted, ReadingDuplicate}, ReadingRejections...) {
+	for _, o := range append([]string{ReadingAccepted, ReadingDuplicate, "other"}, ReadingRejections...) {
 		SensorReadings.WithLabelValues(o)
 	}
 	for _, r := range []string{WebhookDelivered, WebhookFailed, WebhookUnreachable} {

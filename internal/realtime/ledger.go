@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -45,6 +46,10 @@ type ledger struct {
 	logger  *slog.Logger
 	replica uuid.UUID
 	limits  Limits
+	// leased is set once a renewal committed and cleared when an admission or a heartbeat
+	// fails: admissions renew the lease (entering the replica's row first) only while it is
+	// clear, rather than each updating the one replica row and so taking turns on its lock.
+	leased atomic.Bool
 
 	mu    sync.Mutex
 	local map[uuid.UUID]ledgerEntry // the sockets this replica entered
@@ -76,10 +81,13 @@ func (l *ledger) admit(ctx context.Context, id, org, device uuid.UUID, client st
 	ctx, cancel := context.WithTimeout(ctx, ledgerTimeout)
 	defer cancel()
 	var replaced int
+	renewed := !l.leased.Load()
 	err := pg.InTx(ctx, l.pool, func(tx pgx.Tx) error {
 		q := db.New(tx)
-		if err := l.renew(ctx, q); err != nil {
-			return err
+		if renewed {
+			if err := l.renew(ctx, q); err != nil {
+				return err
+			}
 		}
 		if err := q.LockRealtimeKey(ctx, "org:"+org.String()); err != nil {
 			return err
@@ -137,7 +145,13 @@ func (l *ledger) admit(ctx context.Context, id, org, device uuid.UUID, client st
 		})
 	})
 	if err != nil {
+		if _, refused := AsRefused(err); !refused {
+			l.leased.Store(false)
+		}
 		return err
+	}
+	if renewed {
+		l.leased.Store(true)
 	}
 	metrics.RealtimeSocketsReplaced.Add(float64(replaced))
 	l.mu.Lock()
@@ -225,8 +239,10 @@ func (l *ledger) heartbeat(ctx context.Context) error {
 		return q.PruneRealtimeReplicas(ctx, pruneGrace.Seconds())
 	})
 	if err != nil {
+		l.leased.Store(false)
 		return fmt.Errorf("realtime: ledger heartbeat: %w", err)
 	}
+	l.leased.Store(true)
 	if len(retry) > 0 {
 		l.mu.Lock()
 		l.unremoved = slices.DeleteFunc(l.unremoved, func(k socketKey) bool { return slices.Contains(retry, k) })
