@@ -7101,7 +7101,9 @@ export interface paths {
          *
          *     A heavy log (more than 20,000 buckets: a month at 15 minutes for 7 sensors, say) is made
          *     at most 2 at a time per organization, over every server; another waits its turn up to
-         *     5 seconds, then answers 429 `reports_busy` with `Retry-After`. Lighter logs never wait.
+         *     5 seconds, then answers 429 `reports_busy` with `Retry-After`. A server lets at most 4
+         *     heavy logs wait at once, of every organization (each waits holding a database
+         *     connection); past that a heavy log answers 429 at once. Lighter logs never wait.
          *
          *     `from` after `to`, a period longer than 92 days, or an unknown `interval` is 400; a site of
          *     another organization, or outside a site-scoped member's sites, is 404.
@@ -14442,7 +14444,8 @@ export interface components {
         };
         /**
          * @description The organization already has as many heavy reports in the making as it may (counted over
-         *     every server), and this one waited for its turn as long as it may: `code` is `reports_busy`.
+         *     every server), and this one waited for its turn as long as it may, or found no place to wait
+         *     (a server lets only a few heavy reports wait at once): `code` is `reports_busy`.
          *     Nothing was done; retry after the number of seconds in `Retry-After`, or ask for a coarser
          *     interval or a shorter period (a light report never waits).
          */

@@ -23,3 +23,9 @@ func OnHeavyLogHeld(fn func(orgID uuid.UUID)) {
 func HeavyLogs(outcome string) float64 {
 	return testutil.ToFloat64(heavyReports.WithLabelValues(outcome))
 }
+
+// HeavyLogsWaiting reads sous_heavy_reports_waiting.
+func HeavyLogsWaiting() float64 { return testutil.ToFloat64(heavyReportsWaiting) }
+
+// HeavyLogWaiters is how many heavy logs may wait for a slot on a replica.
+const HeavyLogWaiters = heavyLogWaiters

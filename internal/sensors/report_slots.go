@@ -32,7 +32,23 @@ const (
 	heavyLogWait    = 5 * time.Second
 	// heavyLogRetryAfter is the Retry-After of a refusal: about one heavy log's time.
 	heavyLogRetryAfter = 5 * time.Second
+	// heavyLogWaiters bounds the heavy logs of all organizations waiting for a slot on this
+	// replica: each waits holding a pooled connection, so a burst of them must not empty the pool
+	// that every other request needs. Past it a log is refused at once, as after the wait.
+	heavyLogWaiters = 4
 )
+
+// heavyWaitSeats are the places to wait for a slot (heavyLogWaiters).
+var heavyWaitSeats = make(chan struct{}, heavyLogWaiters)
+
+// busy is the refusal of a heavy log that found no slot.
+func busy() error {
+	heavyReports.WithLabelValues(heavyRefused).Inc()
+	e := apierr.RateLimited(heavyLogRetryAfter).WithCode(apierr.CodeReportsBusy)
+	e.Message = fmt.Sprintf("This organization already has %d large temperature logs in the making; "+
+		"retry after the time in Retry-After, or ask for a coarser interval or a shorter period", heavyLogSlots)
+	return e
+}
 
 // heavyWait overrides heavyLogWait in tests (0: the constant).
 var heavyWait atomic.Int64
@@ -124,19 +140,22 @@ func (h *Handlers) heavySlot(ctx context.Context, orgID uuid.UUID) (*slot, error
 	if v := heavyWait.Load(); v > 0 {
 		wait = time.Duration(v)
 	}
-	heavyReportsWaiting.Inc()
+	heavyReportsWaiting.Inc() // before the seat, so the gauge never reads less than the seats taken
+	select {
+	case heavyWaitSeats <- struct{}{}:
+	default:
+		heavyReportsWaiting.Dec()
+		return fail(busy())
+	}
 	_, err = tx.Exec(ctx, fmt.Sprintf("SET LOCAL lock_timeout = %d", max(wait.Milliseconds(), 1)))
 	if err == nil {
 		_, err = tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, slotKey(orgID, rand.IntN(heavyLogSlots)))
 	}
 	heavyReportsWaiting.Dec()
+	<-heavyWaitSeats
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "55P03" { // lock_not_available: the wait ran out
-		heavyReports.WithLabelValues(heavyRefused).Inc()
-		e := apierr.RateLimited(heavyLogRetryAfter).WithCode(apierr.CodeReportsBusy)
-		e.Message = fmt.Sprintf("This organization already has %d large temperature logs in the making; "+
-			"retry after the time in Retry-After, or ask for a coarser interval or a shorter period", heavyLogSlots)
-		return fail(e)
+		return fail(busy())
 	}
 	if err != nil {
 		return fail(err)

@@ -82,3 +82,48 @@ func TestHeavyTemperatureLogsAreBoundedPerOrganization(t *testing.T) {
 	// With the slots free again, a heavy log is answered at once.
 	env.Call(http.MethodGet, heavy(k)).Token(token).Header("Accept", "application/pdf").Do().Expect(http.StatusOK)
 }
+
+// Heavy logs waiting for a slot each hold a pooled connection, so only heavyLogWaiters of them
+// wait on a replica: with both slots held and every seat taken, the next heavy log is refused at
+// once instead of waiting, while the waiters get their slots when the holders finish.
+func TestHeavyTemperatureLogWaitersAreBounded(t *testing.T) {
+	env := apitest.New(t)
+	k := heavyKitchen(t, env, "Waiting room")
+	heavy := k.logPath("2026-03-01", "2026-03-31", "15m")
+
+	sensors.SetHeavyLogWait(time.Minute) // the waiters wait for the holders, not for a clock
+	held := make(chan struct{}, 16)
+	release := make(chan struct{})
+	sensors.OnHeavyLogHeld(func(org uuid.UUID) {
+		if org == k.org {
+			held <- struct{}{}
+			<-release
+		}
+	})
+	t.Cleanup(func() { sensors.OnHeavyLogHeld(nil); sensors.SetHeavyLogWait(0) })
+
+	extra := 2
+	n := 2 + sensors.HeavyLogWaiters + extra
+	token := k.token()
+	results := make(chan *apitest.Response, n)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() { results <- env.Call(http.MethodGet, heavy).Token(token).Do() })
+	}
+	<-held
+	<-held
+	// Nothing can finish before release but the requests that found no seat.
+	for range extra {
+		(<-results).ExpectCode(http.StatusTooManyRequests, "reports_busy")
+	}
+	must(t, sensors.HeavyLogsWaiting() == float64(sensors.HeavyLogWaiters), "%v waiting, want %d", sensors.HeavyLogsWaiting(), sensors.HeavyLogWaiters)
+	close(release)
+	wg.Wait()
+	close(results)
+	won := 0
+	for res := range results {
+		res.Expect(http.StatusOK)
+		won++
+	}
+	must(t, won == 2+sensors.HeavyLogWaiters, "won %d", won)
+}
