@@ -73,3 +73,10 @@ WHERE org_id = @org_id AND site_id = @site_id AND kind = @kind AND opened_at >= 
 UPDATE alerts SET resolved_at = @now::timestamptz, message = @message
 WHERE org_id = @org_id AND id = @id AND resolved_at IS NULL
 RETURNING id, site_id;
+
+-- name: CloseAlertOccurrence :many
+-- Closes the open alert of a kind and cause about a subject that opened for this occurrence
+-- (its condition cleared), leaving the kind's other causes alone.
+UPDATE alerts SET resolved_at = @now::timestamptz
+WHERE org_id = @org_id AND kind = @kind AND cause = @cause AND subject_id = @subject_id AND occurrence = @occurrence AND resolved_at IS NULL
+RETURNING id, site_id;

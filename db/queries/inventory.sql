@@ -455,3 +455,10 @@ GROUP BY l.item_id;
 UPDATE inventory_items
 SET food_id = @food_id, grams_per = @grams_per, edible = @edible, added_sugar = @added_sugar
 WHERE org_id = @org_id AND id = @id;
+
+-- name: ScanOpenCount :one
+-- The newest open count sheet counting a storage location, for a scan of its tag.
+SELECT * FROM counts
+WHERE org_id = @org_id AND site_id = @site_id AND status = 'open' AND @location_id::uuid = ANY (location_ids)
+ORDER BY counted_at DESC, id DESC
+LIMIT 1;

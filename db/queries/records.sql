@@ -351,3 +351,14 @@ WHERE org_id = @org_id
   AND (sqlc.narg(cursor_at)::timestamptz IS NULL OR (created_at, id) < (sqlc.narg(cursor_at), sqlc.narg(cursor_id)::uuid))
 ORDER BY created_at DESC, id DESC
 LIMIT @max_rows;
+
+-- name: ScanOpenWorkOrders :many
+-- A scanned piece of equipment's work orders not yet resolved or cancelled, newest first.
+SELECT * FROM work_orders
+WHERE org_id = @org_id AND equipment_id = @equipment_id AND status IN ('open', 'in_progress')
+ORDER BY created_at DESC, id DESC
+LIMIT @max_rows;
+
+-- name: RecordsSharedBrand :one
+-- The organization's name and display colours, for a shared report.
+SELECT name, brand_primary, brand_accent FROM orgs WHERE id = @org_id;

@@ -207,3 +207,12 @@ WHERE a.kind = 'sensor_offline' AND a.subject_type = 'sensor' AND a.resolved_at 
   AND (s.id IS NULL OR NOT s.active OR s.site_id <> a.site_id OR d.token_hash IS NULL
        OR st.last_at > a.occurrence)
 LIMIT @max_rows;
+
+-- name: ScanTemperatureSensors :many
+-- The active temperature sensors in a storage location or a piece of equipment, the latest
+-- reading first (sensors that never reported last).
+SELECT * FROM sensor_views
+WHERE org_id = @org_id AND kind = 'temperature' AND active
+  AND (storage_location_id = sqlc.narg(storage_location_id)::uuid OR equipment_id = sqlc.narg(equipment_id)::uuid)
+ORDER BY last_at DESC NULLS LAST, name, id
+LIMIT 5;

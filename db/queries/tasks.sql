@@ -293,3 +293,20 @@ SELECT t.id, t.source_id AS alert_id, t.status, t.due_at, t.completed_at, t.comp
 FROM tasks t
 LEFT JOIN users u ON u.id = t.completed_by
 WHERE t.org_id = @org_id AND t.source = 'sensor_alert' AND t.source_id = ANY (@alert_ids::uuid[]);
+
+-- name: ScanTargetTasks :many
+-- The open and missed tasks a scanned tag is for, due by @due_to, by due time: tasks whose
+-- target is the tag's target (its target by id, or the tag itself), or, for equipment and
+-- locations described by a label, a tag of the same site with the same label (as completion
+-- judges a scan).
+SELECT * FROM task_views t
+WHERE t.org_id = @org_id
+  AND t.status IN ('open', 'missed')
+  AND t.due_at <= @due_to::timestamptz
+  AND t.target_type = @target_type::text
+  AND (t.target_id = @target_id::uuid
+       OR (@target_type::text <> 'site' AND t.target_id = @tag_id::uuid)
+       OR (@target_type::text <> 'site' AND sqlc.narg(label)::text IS NOT NULL AND lower(t.target_name) = lower(sqlc.narg(label)::text)
+           AND t.site_id = sqlc.narg(site_id)::uuid))
+ORDER BY t.due_at, t.id
+LIMIT @max_rows;

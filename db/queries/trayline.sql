@@ -117,9 +117,49 @@ SELECT coalesce((SELECT revision FROM tray_revisions WHERE org_id = @org_id AND 
 SELECT patient_id, day_part, items FROM tray_tickets
 WHERE org_id = @org_id AND date = @date AND patient_id = ANY (@patient_ids::uuid[]) AND status <> 'cancelled';
 
--- name: NutrientRiskOccurred :many
--- The patients among these who already had a nutrient-limit nutrition_risk alert for the planned
--- day (occurrence), open or resolved: the alert opens once a day.
-SELECT DISTINCT subject_id FROM alerts
-WHERE org_id = @org_id AND kind = 'nutrition_risk' AND cause = 'nutrient_limit' AND occurrence = @occurrence
-  AND subject_id = ANY (@patient_ids::uuid[]);
+-- name: LockPatientDays :exec
+-- Serializes everything that plans or judges these patients' days (keys sorted by the caller,
+-- so two holders of several never wait on each other in a circle), until the transaction ends.
+SELECT count(pg_advisory_xact_lock(hashtextextended(k, 0)))
+FROM unnest(@keys::text[]) WITH ORDINALITY AS u (k, n);
+
+-- name: DayBreaches :many
+-- The breaches of these patients' days (pairs by position), and whether the nutrition_risk
+-- alert of each has ever opened (open or resolved).
+SELECT b.patient_id, b.date, b.site_id, b.since,
+       EXISTS (SELECT 1 FROM alerts a
+               WHERE a.org_id = b.org_id AND a.kind = 'nutrition_risk' AND a.cause = 'nutrient_limit'
+                 AND a.subject_id = b.patient_id AND a.occurrence = b.since) AS alerted
+FROM nutrient_day_breaches b
+WHERE b.org_id = @org_id
+  AND (b.patient_id, b.date) IN (SELECT unnest(@patient_ids::uuid[]), unnest(@dates::date[]));
+
+-- name: BreachedPatientsOn :many
+-- The patients whose day of a date at a site is over a limit (a generation judges them again
+-- even when they left the census or their limit).
+SELECT patient_id FROM nutrient_day_breaches WHERE org_id = @org_id AND site_id = @site_id AND date = @date;
+
+-- name: BreachedDaysOf :many
+-- The breached days of these patients (a census change judges them again).
+SELECT patient_id, date FROM nutrient_day_breaches WHERE org_id = @org_id AND patient_id = ANY (@patient_ids::uuid[]);
+
+-- name: DaysToJudgeForDiet :many
+-- What a diet's rules changing may change: the days of queued tickets of patients on the diet,
+-- and every breached day of the organization.
+SELECT t.patient_id, t.date FROM tray_tickets t
+WHERE t.org_id = @org_id AND t.status = 'queued' AND @diet::text = ANY (t.diets)
+UNION
+SELECT b.patient_id, b.date FROM nutrient_day_breaches b WHERE b.org_id = @org_id;
+
+-- name: BeginDayBreach :exec
+INSERT INTO nutrient_day_breaches (org_id, patient_id, date, site_id, since)
+VALUES (@org_id, @patient_id, @date, @site_id, @since)
+ON CONFLICT (org_id, patient_id, date) DO NOTHING;
+
+-- name: EndDayBreach :one
+DELETE FROM nutrient_day_breaches WHERE org_id = @org_id AND patient_id = @patient_id AND date = @date
+RETURNING since;
+
+-- name: TrayTicketDay :one
+-- The patient and date of a ticket (neither ever changes), read before its day is locked.
+SELECT patient_id, date FROM tray_tickets WHERE org_id = @org_id AND id = @id;

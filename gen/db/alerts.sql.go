@@ -12,6 +12,55 @@ import (
 	"github.com/google/uuid"
 )
 
+const closeAlertOccurrence = `-- name: CloseAlertOccurrence :many
+UPDATE alerts SET resolved_at = $1::timestamptz
+WHERE org_id = $2 AND kind = $3 AND cause = $4 AND subject_id = $5 AND occurrence = $6 AND resolved_at IS NULL
+RETURNING id, site_id
+`
+
+type CloseAlertOccurrenceParams struct {
+	Now        time.Time
+	OrgID      uuid.UUID
+	Kind       string
+	Cause      string
+	SubjectID  uuid.UUID
+	Occurrence time.Time
+}
+
+type CloseAlertOccurrenceRow struct {
+	ID     uuid.UUID
+	SiteID uuid.UUID
+}
+
+// Closes the open alert of a kind and cause about a subject that opened for this occurrence
+// (its condition cleared), leaving the kind's other causes alone.
+func (q *Queries) CloseAlertOccurrence(ctx context.Context, arg CloseAlertOccurrenceParams) ([]CloseAlertOccurrenceRow, error) {
+	rows, err := q.db.Query(ctx, closeAlertOccurrence,
+		arg.Now,
+		arg.OrgID,
+		arg.Kind,
+		arg.Cause,
+		arg.SubjectID,
+		arg.Occurrence,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []CloseAlertOccurrenceRow{}
+	for rows.Next() {
+		var i CloseAlertOccurrenceRow
+		if err := rows.Scan(&i.ID, &i.SiteID); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const closeAlertWithMessage = `-- name: CloseAlertWithMessage :one
 UPDATE alerts SET resolved_at = $1::timestamptz, message = $2
 WHERE org_id = $3 AND id = $4 AND resolved_at IS NULL

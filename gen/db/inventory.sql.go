@@ -2114,6 +2114,39 @@ func (q *Queries) ParStockOfSite(ctx context.Context, arg ParStockOfSiteParams) 
 	return items, nil
 }
 
+const scanOpenCount = `-- name: ScanOpenCount :one
+SELECT id, org_id, site_id, name, location_ids, counted_at, status, created_by, created_at, closed_at, closed_by FROM counts
+WHERE org_id = $1 AND site_id = $2 AND status = 'open' AND $3::uuid = ANY (location_ids)
+ORDER BY counted_at DESC, id DESC
+LIMIT 1
+`
+
+type ScanOpenCountParams struct {
+	OrgID      uuid.UUID
+	SiteID     uuid.UUID
+	LocationID uuid.UUID
+}
+
+// The newest open count sheet counting a storage location, for a scan of its tag.
+func (q *Queries) ScanOpenCount(ctx context.Context, arg ScanOpenCountParams) (Count, error) {
+	row := q.db.QueryRow(ctx, scanOpenCount, arg.OrgID, arg.SiteID, arg.LocationID)
+	var i Count
+	err := row.Scan(
+		&i.ID,
+		&i.OrgID,
+		&i.SiteID,
+		&i.Name,
+		&i.LocationIds,
+		&i.CountedAt,
+		&i.Status,
+		&i.CreatedBy,
+		&i.CreatedAt,
+		&i.ClosedAt,
+		&i.ClosedBy,
+	)
+	return i, err
+}
+
 const setCountLineResult = `-- name: SetCountLineResult :exec
 UPDATE count_lines SET expected = $1, variance = $2, value_cents = $3, flagged = $4
 WHERE org_id = $5 AND count_id = $6 AND item_id = $7 AND location_id = $8

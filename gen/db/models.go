@@ -542,6 +542,14 @@ type MenuDateOverride struct {
 	UpdatedAt time.Time
 }
 
+type NutrientDayBreach struct {
+	OrgID     uuid.UUID
+	PatientID uuid.UUID
+	Date      pgtype.Date
+	SiteID    uuid.UUID
+	Since     time.Time
+}
+
 type OrderList struct {
 	ID            uuid.UUID
 	OrgID         uuid.UUID

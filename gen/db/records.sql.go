@@ -2219,6 +2219,24 @@ func (q *Queries) RecordsMember(ctx context.Context, arg RecordsMemberParams) (R
 	return i, err
 }
 
+const recordsSharedBrand = `-- name: RecordsSharedBrand :one
+SELECT name, brand_primary, brand_accent FROM orgs WHERE id = $1
+`
+
+type RecordsSharedBrandRow struct {
+	Name         string
+	BrandPrimary string
+	BrandAccent  string
+}
+
+// The organization's name and display colours, for a shared report.
+func (q *Queries) RecordsSharedBrand(ctx context.Context, orgID uuid.UUID) (RecordsSharedBrandRow, error) {
+	row := q.db.QueryRow(ctx, recordsSharedBrand, orgID)
+	var i RecordsSharedBrandRow
+	err := row.Scan(&i.Name, &i.BrandPrimary, &i.BrandAccent)
+	return i, err
+}
+
 const recordsSite = `-- name: RecordsSite :one
 SELECT id, name, timezone FROM sites WHERE org_id = $1 AND id = $2
 `
@@ -2376,6 +2394,57 @@ func (q *Queries) ReportInspections(ctx context.Context, arg ReportInspectionsPa
 			&i.CompletedBy,
 			&i.CreatedAt,
 			&i.UpdatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const scanOpenWorkOrders = `-- name: ScanOpenWorkOrders :many
+SELECT id, org_id, site_id, equipment_id, title, description, priority, status, resolution_note, alert_id, created_by, created_at, updated_at, started_at, closed_at, closed_by FROM work_orders
+WHERE org_id = $1 AND equipment_id = $2 AND status IN ('open', 'in_progress')
+ORDER BY created_at DESC, id DESC
+LIMIT $3
+`
+
+type ScanOpenWorkOrdersParams struct {
+	OrgID       uuid.UUID
+	EquipmentID uuid.UUID
+	MaxRows     int32
+}
+
+// A scanned piece of equipment's work orders not yet resolved or cancelled, newest first.
+func (q *Queries) ScanOpenWorkOrders(ctx context.Context, arg ScanOpenWorkOrdersParams) ([]WorkOrder, error) {
+	rows, err := q.db.Query(ctx, scanOpenWorkOrders, arg.OrgID, arg.EquipmentID, arg.MaxRows)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []WorkOrder{}
+	for rows.Next() {
+		var i WorkOrder
+		if err := rows.Scan(
+			&i.ID,
+			&i.OrgID,
+			&i.SiteID,
+			&i.EquipmentID,
+			&i.Title,
+			&i.Description,
+			&i.Priority,
+			&i.Status,
+			&i.ResolutionNote,
+			&i.AlertID,
+			&i.CreatedBy,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.StartedAt,
+			&i.ClosedAt,
+			&i.ClosedBy,
 		); err != nil {
 			return nil, err
 		}

@@ -690,6 +690,69 @@ func (q *Queries) SaveSensorStates(ctx context.Context, states []byte) error {
 	return err
 }
 
+const scanTemperatureSensors = `-- name: ScanTemperatureSensors :many
+SELECT id, org_id, site_id, gateway_device_id, external_id, name, kind, storage_location_id, equipment_id, min_temp_f, max_temp_f, location_min_temp_f, location_max_temp_f, excursion_minutes, active, created_at, updated_at, last_at, last_value, excursion_kind, excursion_started_at, excursion_peak, excursion_alert_id, location_name, equipment_name, timezone FROM sensor_views
+WHERE org_id = $1 AND kind = 'temperature' AND active
+  AND (storage_location_id = $2::uuid OR equipment_id = $3::uuid)
+ORDER BY last_at DESC NULLS LAST, name, id
+LIMIT 5
+`
+
+type ScanTemperatureSensorsParams struct {
+	OrgID             uuid.UUID
+	StorageLocationID *uuid.UUID
+	EquipmentID       *uuid.UUID
+}
+
+// The active temperature sensors in a storage location or a piece of equipment, the latest
+// reading first (sensors that never reported last).
+func (q *Queries) ScanTemperatureSensors(ctx context.Context, arg ScanTemperatureSensorsParams) ([]SensorView, error) {
+	rows, err := q.db.Query(ctx, scanTemperatureSensors, arg.OrgID, arg.StorageLocationID, arg.EquipmentID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []SensorView{}
+	for rows.Next() {
+		var i SensorView
+		if err := rows.Scan(
+			&i.ID,
+			&i.OrgID,
+			&i.SiteID,
+			&i.GatewayDeviceID,
+			&i.ExternalID,
+			&i.Name,
+			&i.Kind,
+			&i.StorageLocationID,
+			&i.EquipmentID,
+			&i.MinTempF,
+			&i.MaxTempF,
+			&i.LocationMinTempF,
+			&i.LocationMaxTempF,
+			&i.ExcursionMinutes,
+			&i.Active,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.LastAt,
+			&i.LastValue,
+			&i.ExcursionKind,
+			&i.ExcursionStartedAt,
+			&i.ExcursionPeak,
+			&i.ExcursionAlertID,
+			&i.LocationName,
+			&i.EquipmentName,
+			&i.Timezone,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const sensorRawReadings = `-- name: SensorRawReadings :many
 SELECT at, value FROM sensor_readings
 WHERE sensor_id = $1 AND at >= $2 AND at < $3

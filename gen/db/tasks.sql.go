@@ -1727,6 +1727,100 @@ func (q *Queries) RenamePosition(ctx context.Context, arg RenamePositionParams) 
 	return i, err
 }
 
+const scanTargetTasks = `-- name: ScanTargetTasks :many
+SELECT id, org_id, site_id, title, description, kind, priority, status, required, requires_scan, requires_photo, requires_temp, temp_min_f, temp_max_f, target_type, target_id, target_name, linked_doc_ids, assignee_user_id, assignee_position_id, due_at, grace_minutes, missed_after, source, source_id, occurrence, completed_at, completed_by, evidence, late, missed_at, created_at, timezone, assignee_name, photo_ids FROM task_views t
+WHERE t.org_id = $1
+  AND t.status IN ('open', 'missed')
+  AND t.due_at <= $2::timestamptz
+  AND t.target_type = $3::text
+  AND (t.target_id = $4::uuid
+       OR ($3::text <> 'site' AND t.target_id = $5::uuid)
+       OR ($3::text <> 'site' AND $6::text IS NOT NULL AND lower(t.target_name) = lower($6::text)
+           AND t.site_id = $7::uuid))
+ORDER BY t.due_at, t.id
+LIMIT $8
+`
+
+type ScanTargetTasksParams struct {
+	OrgID      uuid.UUID
+	DueTo      time.Time
+	TargetType string
+	TargetID   uuid.UUID
+	TagID      uuid.UUID
+	Label      *string
+	SiteID     *uuid.UUID
+	MaxRows    int32
+}
+
+// The open and missed tasks a scanned tag is for, due by @due_to, by due time: tasks whose
+// target is the tag's target (its target by id, or the tag itself), or, for equipment and
+// locations described by a label, a tag of the same site with the same label (as completion
+// judges a scan).
+func (q *Queries) ScanTargetTasks(ctx context.Context, arg ScanTargetTasksParams) ([]TaskView, error) {
+	rows, err := q.db.Query(ctx, scanTargetTasks,
+		arg.OrgID,
+		arg.DueTo,
+		arg.TargetType,
+		arg.TargetID,
+		arg.TagID,
+		arg.Label,
+		arg.SiteID,
+		arg.MaxRows,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []TaskView{}
+	for rows.Next() {
+		var i TaskView
+		if err := rows.Scan(
+			&i.ID,
+			&i.OrgID,
+			&i.SiteID,
+			&i.Title,
+			&i.Description,
+			&i.Kind,
+			&i.Priority,
+			&i.Status,
+			&i.Required,
+			&i.RequiresScan,
+			&i.RequiresPhoto,
+			&i.RequiresTemp,
+			&i.TempMinF,
+			&i.TempMaxF,
+			&i.TargetType,
+			&i.TargetID,
+			&i.TargetName,
+			&i.LinkedDocIds,
+			&i.AssigneeUserID,
+			&i.AssigneePositionID,
+			&i.DueAt,
+			&i.GraceMinutes,
+			&i.MissedAfter,
+			&i.Source,
+			&i.SourceID,
+			&i.Occurrence,
+			&i.CompletedAt,
+			&i.CompletedBy,
+			&i.Evidence,
+			&i.Late,
+			&i.MissedAt,
+			&i.CreatedAt,
+			&i.Timezone,
+			&i.AssigneeName,
+			&i.PhotoIds,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const sensorAlertTaskOutcomes = `-- name: SensorAlertTaskOutcomes :many
 SELECT t.id, t.source_id AS alert_id, t.status, t.due_at, t.completed_at, t.completed_by, u.name AS completed_by_name, t.evidence
 FROM tasks t

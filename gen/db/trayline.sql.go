@@ -13,6 +13,98 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
+const beginDayBreach = `-- name: BeginDayBreach :exec
+INSERT INTO nutrient_day_breaches (org_id, patient_id, date, site_id, since)
+VALUES ($1, $2, $3, $4, $5)
+ON CONFLICT (org_id, patient_id, date) DO NOTHING
+`
+
+type BeginDayBreachParams struct {
+	OrgID     uuid.UUID
+	PatientID uuid.UUID
+	Date      pgtype.Date
+	SiteID    uuid.UUID
+	Since     time.Time
+}
+
+func (q *Queries) BeginDayBreach(ctx context.Context, arg BeginDayBreachParams) error {
+	_, err := q.db.Exec(ctx, beginDayBreach,
+		arg.OrgID,
+		arg.PatientID,
+		arg.Date,
+		arg.SiteID,
+		arg.Since,
+	)
+	return err
+}
+
+const breachedDaysOf = `-- name: BreachedDaysOf :many
+SELECT patient_id, date FROM nutrient_day_breaches WHERE org_id = $1 AND patient_id = ANY ($2::uuid[])
+`
+
+type BreachedDaysOfParams struct {
+	OrgID      uuid.UUID
+	PatientIds []uuid.UUID
+}
+
+type BreachedDaysOfRow struct {
+	PatientID uuid.UUID
+	Date      pgtype.Date
+}
+
+// The breached days of these patients (a census change judges them again).
+func (q *Queries) BreachedDaysOf(ctx context.Context, arg BreachedDaysOfParams) ([]BreachedDaysOfRow, error) {
+	rows, err := q.db.Query(ctx, breachedDaysOf, arg.OrgID, arg.PatientIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []BreachedDaysOfRow{}
+	for rows.Next() {
+		var i BreachedDaysOfRow
+		if err := rows.Scan(&i.PatientID, &i.Date); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const breachedPatientsOn = `-- name: BreachedPatientsOn :many
+SELECT patient_id FROM nutrient_day_breaches WHERE org_id = $1 AND site_id = $2 AND date = $3
+`
+
+type BreachedPatientsOnParams struct {
+	OrgID  uuid.UUID
+	SiteID uuid.UUID
+	Date   pgtype.Date
+}
+
+// The patients whose day of a date at a site is over a limit (a generation judges them again
+// even when they left the census or their limit).
+func (q *Queries) BreachedPatientsOn(ctx context.Context, arg BreachedPatientsOnParams) ([]uuid.UUID, error) {
+	rows, err := q.db.Query(ctx, breachedPatientsOn, arg.OrgID, arg.SiteID, arg.Date)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []uuid.UUID{}
+	for rows.Next() {
+		var patient_id uuid.UUID
+		if err := rows.Scan(&patient_id); err != nil {
+			return nil, err
+		}
+		items = append(items, patient_id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const cancelTrayTickets = `-- name: CancelTrayTickets :execrows
 UPDATE tray_tickets
 SET status = 'cancelled', history = history || jsonb_build_array(jsonb_build_object('status', 'cancelled', 'at', $1::timestamptz, 'by', $2::uuid)),
@@ -38,6 +130,115 @@ func (q *Queries) CancelTrayTickets(ctx context.Context, arg CancelTrayTicketsPa
 		return 0, err
 	}
 	return result.RowsAffected(), nil
+}
+
+const dayBreaches = `-- name: DayBreaches :many
+SELECT b.patient_id, b.date, b.site_id, b.since,
+       EXISTS (SELECT 1 FROM alerts a
+               WHERE a.org_id = b.org_id AND a.kind = 'nutrition_risk' AND a.cause = 'nutrient_limit'
+                 AND a.subject_id = b.patient_id AND a.occurrence = b.since) AS alerted
+FROM nutrient_day_breaches b
+WHERE b.org_id = $1
+  AND (b.patient_id, b.date) IN (SELECT unnest($2::uuid[]), unnest($3::date[]))
+`
+
+type DayBreachesParams struct {
+	OrgID      uuid.UUID
+	PatientIds []uuid.UUID
+	Dates      []pgtype.Date
+}
+
+type DayBreachesRow struct {
+	PatientID uuid.UUID
+	Date      pgtype.Date
+	SiteID    uuid.UUID
+	Since     time.Time
+	Alerted   bool
+}
+
+// The breaches of these patients' days (pairs by position), and whether the nutrition_risk
+// alert of each has ever opened (open or resolved).
+func (q *Queries) DayBreaches(ctx context.Context, arg DayBreachesParams) ([]DayBreachesRow, error) {
+	rows, err := q.db.Query(ctx, dayBreaches, arg.OrgID, arg.PatientIds, arg.Dates)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []DayBreachesRow{}
+	for rows.Next() {
+		var i DayBreachesRow
+		if err := rows.Scan(
+			&i.PatientID,
+			&i.Date,
+			&i.SiteID,
+			&i.Since,
+			&i.Alerted,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const daysToJudgeForDiet = `-- name: DaysToJudgeForDiet :many
+SELECT t.patient_id, t.date FROM tray_tickets t
+WHERE t.org_id = $1 AND t.status = 'queued' AND $2::text = ANY (t.diets)
+UNION
+SELECT b.patient_id, b.date FROM nutrient_day_breaches b WHERE b.org_id = $1
+`
+
+type DaysToJudgeForDietParams struct {
+	OrgID uuid.UUID
+	Diet  string
+}
+
+type DaysToJudgeForDietRow struct {
+	PatientID uuid.UUID
+	Date      pgtype.Date
+}
+
+// What a diet's rules changing may change: the days of queued tickets of patients on the diet,
+// and every breached day of the organization.
+func (q *Queries) DaysToJudgeForDiet(ctx context.Context, arg DaysToJudgeForDietParams) ([]DaysToJudgeForDietRow, error) {
+	rows, err := q.db.Query(ctx, daysToJudgeForDiet, arg.OrgID, arg.Diet)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []DaysToJudgeForDietRow{}
+	for rows.Next() {
+		var i DaysToJudgeForDietRow
+		if err := rows.Scan(&i.PatientID, &i.Date); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const endDayBreach = `-- name: EndDayBreach :one
+DELETE FROM nutrient_day_breaches WHERE org_id = $1 AND patient_id = $2 AND date = $3
+RETURNING since
+`
+
+type EndDayBreachParams struct {
+	OrgID     uuid.UUID
+	PatientID uuid.UUID
+	Date      pgtype.Date
+}
+
+func (q *Queries) EndDayBreach(ctx context.Context, arg EndDayBreachParams) (time.Time, error) {
+	row := q.db.QueryRow(ctx, endDayBreach, arg.OrgID, arg.PatientID, arg.Date)
+	var since time.Time
+	err := row.Scan(&since)
+	return since, err
 }
 
 const getDietRules = `-- name: GetDietRules :one
@@ -202,6 +403,18 @@ func (q *Queries) ListTrayTickets(ctx context.Context, arg ListTrayTicketsParams
 	return items, nil
 }
 
+const lockPatientDays = `-- name: LockPatientDays :exec
+SELECT count(pg_advisory_xact_lock(hashtextextended(k, 0)))
+FROM unnest($1::text[]) WITH ORDINALITY AS u (k, n)
+`
+
+// Serializes everything that plans or judges these patients' days (keys sorted by the caller,
+// so two holders of several never wait on each other in a circle), until the transaction ends.
+func (q *Queries) LockPatientDays(ctx context.Context, keys []string) error {
+	_, err := q.db.Exec(ctx, lockPatientDays, keys)
+	return err
+}
+
 const lockTrayMeal = `-- name: LockTrayMeal :exec
 SELECT pg_advisory_xact_lock(hashtextextended($1::text, 0))
 `
@@ -323,40 +536,6 @@ func (q *Queries) MealTickets(ctx context.Context, arg MealTicketsParams) ([]Tra
 			return nil, err
 		}
 		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const nutrientRiskOccurred = `-- name: NutrientRiskOccurred :many
-SELECT DISTINCT subject_id FROM alerts
-WHERE org_id = $1 AND kind = 'nutrition_risk' AND cause = 'nutrient_limit' AND occurrence = $2
-  AND subject_id = ANY ($3::uuid[])
-`
-
-type NutrientRiskOccurredParams struct {
-	OrgID      uuid.UUID
-	Occurrence time.Time
-	PatientIds []uuid.UUID
-}
-
-// The patients among these who already had a nutrient-limit nutrition_risk alert for the planned
-// day (occurrence), open or resolved: the alert opens once a day.
-func (q *Queries) NutrientRiskOccurred(ctx context.Context, arg NutrientRiskOccurredParams) ([]uuid.UUID, error) {
-	rows, err := q.db.Query(ctx, nutrientRiskOccurred, arg.OrgID, arg.Occurrence, arg.PatientIds)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []uuid.UUID{}
-	for rows.Next() {
-		var subject_id uuid.UUID
-		if err := rows.Scan(&subject_id); err != nil {
-			return nil, err
-		}
-		items = append(items, subject_id)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
@@ -769,6 +948,28 @@ func (q *Queries) TrayScreenTickets(ctx context.Context, arg TrayScreenTicketsPa
 		return nil, err
 	}
 	return items, nil
+}
+
+const trayTicketDay = `-- name: TrayTicketDay :one
+SELECT patient_id, date FROM tray_tickets WHERE org_id = $1 AND id = $2
+`
+
+type TrayTicketDayParams struct {
+	OrgID uuid.UUID
+	ID    uuid.UUID
+}
+
+type TrayTicketDayRow struct {
+	PatientID uuid.UUID
+	Date      pgtype.Date
+}
+
+// The patient and date of a ticket (neither ever changes), read before its day is locked.
+func (q *Queries) TrayTicketDay(ctx context.Context, arg TrayTicketDayParams) (TrayTicketDayRow, error) {
+	row := q.db.QueryRow(ctx, trayTicketDay, arg.OrgID, arg.ID)
+	var i TrayTicketDayRow
+	err := row.Scan(&i.PatientID, &i.Date)
+	return i, err
 }
 
 const updateTrayTicket = `-- name: UpdateTrayTicket :one

@@ -902,7 +902,11 @@ export interface paths {
         /**
          * Resolve a scanned tag
          * @description Resolves a printed tag (the app opens `{web_url}/scan/{tagCode}`) to its target, with
-         *     context (the site's local date and time) and the actions the caller's role allows.
+         *     context and the actions the caller's role allows, in one call: what a person standing at
+         *     the tag needs. The context holds the site's local date and time; the tasks due here today
+         *     (open and missed, overdue included); for a storage location its stock, its live
+         *     temperature when a sensor is in it, and the open count sheet counting it; for equipment
+         *     named by id its open work orders (and its live temperature).
          *
          *     Without a valid session it answers 401 with the scan reference `{tagCode, orgId}` in the
          *     body, byte for byte the same whether or not the tag exists, so the app can send the user
@@ -6418,7 +6422,7 @@ export interface paths {
         };
         /**
          * Shared inspection report
-         * @description The inspection report behind a share link: site name, date, score, sections, findings and the
+         * @description The inspection report behind a share link: the organization (`brand`), site name, date, score, sections, findings and the
          *     status of their corrective actions. No ids, no member emails. An unknown, rotated or revoked
          *     token is the same 404. Rate-limited per client IP.
          *
@@ -8336,6 +8340,297 @@ export interface components {
             active: boolean;
             stock: components["schemas"]["StockLevel"][];
         };
+        /**
+         * @example temperature_log
+         * @enum {string}
+         */
+        TaskKind: "cleaning" | "temperature_log" | "maintenance" | "receiving" | "prep" | "safety" | "inspection" | "opening" | "closing" | "other";
+        /**
+         * @description A moment written as the spec fixes it: date, space, time, UTC offset, in the site's time
+         *     zone (`2026-03-02 14:00:00-06:00`). Requests accept that form or RFC 3339.
+         * @example 2026-03-02 14:00:00-06:00
+         */
+        DueAt: string;
+        /**
+         * @description How urgent the task is. A required task that is missed opens a `task_missed` alert whose
+         *     severity follows the priority: `low` info, `medium` and `high` warning, `critical` critical.
+         * @example medium
+         * @enum {string}
+         */
+        TaskPriority: "low" | "medium" | "high" | "critical";
+        /**
+         * @description `open` until done. An open task still open `graceMinutes` after `dueAt` becomes `missed`
+         *     (the periodic runner, once); `open` and `missed` tasks can be completed (`done`; a missed one
+         *     is marked `late`). `cancelled`: a routine's future task removed when the routine was edited
+         *     is deleted, not cancelled; `cancelled` is kept for tasks withdrawn by other means.
+         * @example open
+         * @enum {string}
+         */
+        TaskStatus: "open" | "done" | "missed" | "cancelled";
+        /**
+         * @description Where the task came from (the spec's five origins): `manual` (POST /tasks), `routine`
+         *     (`sourceId` the routine), `huddle` (`sourceId` the huddle), `audit_finding` (`sourceId` the
+         *     finding), `sensor_alert` (`sourceId` the alert).
+         * @example routine
+         * @enum {string}
+         */
+        TaskSource: "manual" | "routine" | "huddle" | "audit_finding" | "sensor_alert";
+        /** @description Who the task is for, with the member's or position's name. */
+        Assignee: {
+            /** Format: uuid */
+            userId?: string;
+            /** Format: uuid */
+            positionId?: string;
+            /** @example Opening cook */
+            name: string;
+        } | null;
+        /**
+         * @description What a scan must hit: the target of a tag (`type` as tags name it; `id` the site for site
+         *     tags, the tag itself for equipment and storage locations described by a label). Any
+         *     current tag of the organization with the same target satisfies the scan.
+         */
+        TaskTarget: {
+            /** @enum {string} */
+            type: "site" | "equipment" | "storage_location";
+            /** Format: uuid */
+            id: string;
+            /** @example Walk-in cooler */
+            name: string;
+        } | null;
+        /**
+         * @description Degrees Fahrenheit, an exact decimal string.
+         * @example 41
+         */
+        Fahrenheit: string;
+        /**
+         * @description The acceptable reading, inclusive, in degrees Fahrenheit.
+         * @example {
+         *       "minF": "33",
+         *       "maxF": "41"
+         *     }
+         */
+        TempRange: {
+            minF: components["schemas"]["Fahrenheit"];
+            maxF: components["schemas"]["Fahrenheit"];
+        } | null;
+        /** @description What the completion carried. */
+        Evidence: {
+            scan?: {
+                /** Format: uuid */
+                tagId: string;
+                code: string;
+            };
+            temperature?: {
+                value: string;
+                /** @enum {string} */
+                unit: "F" | "C";
+                /** @description The reading in °F (exact; Celsius converted as C × 9/5 + 32). */
+                fahrenheit: string;
+            };
+            note?: string;
+            /** @description The temperature was outside `tempRange` (a `temperature_excursion` alert opened). */
+            outOfRange: boolean;
+            /**
+             * Format: uuid
+             * @description The `temperature_excursion` alert the reading opened.
+             */
+            alertId?: string;
+        } | null;
+        TaskPhoto: {
+            /** Format: uuid */
+            mediaId: string;
+            /** @enum {string} */
+            contentType: "image/png" | "image/jpeg" | "image/webp" | "image/gif";
+            size: number;
+            filename?: string | null;
+            /**
+             * @description Where the bytes are served (with the member's session).
+             * @example /v1/orgs/0192f3a4-0000-7000-8000-000000000001/tasks/0192f3a4-0000-7000-8000-0000000000f1/photos/0192f3a4-0000-7000-8000-0000000000f9
+             */
+            url: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        GuideRef: {
+            /** Format: uuid */
+            id: string;
+            title: string;
+        };
+        /**
+         * @description One thing to do at a site by a time, with the evidence that proves it done. The first
+         *     thirteen fields are the spec's task row; the others are what a client needs besides.
+         */
+        Task: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            siteId: string;
+            /** @example Log walk-in cooler temperature */
+            title: string;
+            kind: components["schemas"]["TaskKind"];
+            dueAt: components["schemas"]["DueAt"];
+            priority: components["schemas"]["TaskPriority"];
+            status: components["schemas"]["TaskStatus"];
+            requiresScan: boolean;
+            requiresPhoto: boolean;
+            requiresTemp: boolean;
+            /** @description Guides linked to the task. */
+            linkedDocIds: string[];
+            /** @description The task's photos, oldest first. */
+            attachmentMediaIds: string[];
+            source: components["schemas"]["TaskSource"];
+            description: string | null;
+            /** @description Missing it opens a `task_missed` alert. */
+            required: boolean;
+            assignee: components["schemas"]["Assignee"];
+            target: components["schemas"]["TaskTarget"];
+            tempRange: components["schemas"]["TempRange"];
+            /** Format: uuid */
+            sourceId: string | null;
+            /** @description How long after `dueAt` an open task becomes missed. */
+            graceMinutes: number;
+            /** Format: date-time */
+            completedAt: string | null;
+            /** Format: uuid */
+            completedBy: string | null;
+            evidence: components["schemas"]["Evidence"];
+            /** @description Completed after it was missed. */
+            late: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description The photos with their URLs (GET /tasks/{id} only). */
+            photos?: components["schemas"]["TaskPhoto"][];
+            /** @description The linked guides' titles (GET /tasks/{id} only). */
+            guides?: components["schemas"]["GuideRef"][];
+        };
+        /**
+         * @description The live temperature where the tag is: the latest reading of the temperature sensor in the
+         *     storage location (or the equipment) that reported last, judged by its range. Absent when no
+         *     active temperature sensor there has reported.
+         */
+        ScanTemperature: {
+            /** @example Walk-in probe */
+            sensorName: string;
+            /**
+             * @description The reading in °F, an exact decimal string.
+             * @example 38.5
+             */
+            valueF: string;
+            /**
+             * Format: date-time
+             * @description When it was read.
+             */
+            at: string;
+            /**
+             * @description The lowest acceptable reading (°F); null is no limit.
+             * @example 33
+             */
+            minF: string | null;
+            /**
+             * @description The highest acceptable reading (°F); null is no limit.
+             * @example 41
+             */
+            maxF: string | null;
+            /** @description The reading is within the range. */
+            inRange: boolean;
+            /** @description An excursion is in progress (out of range for the sensor's excursion minutes). */
+            excursion?: boolean;
+        };
+        /**
+         * @description A standard unit (see `StandardUnit`) or a unit the item declares (`case`, `bag`, `#10 can`).
+         *     A unit the item cannot convert to its base unit answers 400 naming the item and both units.
+         * @example case
+         */
+        Unit: string;
+        /**
+         * @description What was counted of an item at a location: in a lot (`lotId`), or, without a lot, everything
+         *     at the location not counted by a lot line of the sheet. After the close the line carries the
+         *     book quantity at `countedAt` (`expected`), the variance posted and its value; before it those
+         *     are null.
+         */
+        CountLine: {
+            /** Format: uuid */
+            itemId: string;
+            /** Format: uuid */
+            locationId: string;
+            /** Format: uuid */
+            lotId: string | null;
+            quantity: components["schemas"]["Quantity"];
+            unit: components["schemas"]["Unit"];
+            quantityBase: components["schemas"]["Quantity"];
+            baseUnit: components["schemas"]["StandardUnit"];
+            /** @description The book quantity at `countedAt`, in the base unit (after the close). */
+            expected: string | null;
+            /** @description What was counted, in the base unit (after the close; `quantityBase` before it). */
+            counted: string | null;
+            /** @description counted − expected, in the base unit (after the close). */
+            variance: string | null;
+            /**
+             * Format: int64
+             * @description The variance valued at the average cost at the close.
+             */
+            valueCents: number | null;
+            /** @description The variance is over both the organization's percentage of the book quantity and its value threshold. */
+            flagged: boolean | null;
+        };
+        /**
+         * @description The open count sheet counting this storage location (the newest, when several do), with its
+         *     lines for this location only. Set lines with `setCountLines`; close with `closeCount`.
+         */
+        ScanCount: {
+            /** Format: uuid */
+            id: string;
+            /** @example Morning count, walk-in */
+            name: string;
+            /** Format: date-time */
+            countedAt: string;
+            lines: components["schemas"]["CountLine"][];
+        };
+        /** @enum {string} */
+        WorkOrderPriority: "low" | "medium" | "high" | "critical";
+        /**
+         * @description `open` → `in_progress` → `resolved` (a resolution note required); `open` or `in_progress` → `cancelled`.
+         * @enum {string}
+         */
+        WorkOrderStatus: "open" | "in_progress" | "resolved" | "cancelled";
+        WorkOrder: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            siteId: string;
+            /** Format: uuid */
+            equipmentId: string;
+            title: string;
+            description: string;
+            priority: components["schemas"]["WorkOrderPriority"];
+            status: components["schemas"]["WorkOrderStatus"];
+            resolutionNote: string | null;
+            /**
+             * Format: uuid
+             * @description The alert it was opened from, if any.
+             */
+            alertId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** Format: date-time */
+            startedAt: string | null;
+            /**
+             * Format: date-time
+             * @description When it was resolved or cancelled.
+             */
+            closedAt: string | null;
+        };
+        /** @description A scanned piece of equipment (an `equipment` tag naming it by id) and its work orders not yet closed. */
+        ScanEquipmentContext: {
+            /** Format: uuid */
+            id: string;
+            /** @example Walk-in cooler */
+            name: string;
+            /** @description Its `open` and `in_progress` work orders, newest first, at most 20. */
+            workOrders: components["schemas"]["WorkOrder"][];
+        };
         /** @description An operation the caller may perform on the scanned target, ready to call. */
         ScanAction: {
             /**
@@ -8381,10 +8676,25 @@ export interface components {
                 /** @description The site the target is at, with its local date and time; null when the tag names no site. */
                 site: components["schemas"]["ScanSiteContext"] | null;
                 storageLocation?: components["schemas"]["ScanLocationContext"];
+                /**
+                 * @description The work due here: the open and missed tasks whose target is the tag's target
+                 *     (`TaskTarget`: a scan of this tag satisfies their `requiresScan`), due by the end of
+                 *     today at the site (overdue ones included), by `dueAt`, at most 50. Absent for a tag
+                 *     placed at no site.
+                 */
+                tasks?: components["schemas"]["Task"][];
+                temperature?: components["schemas"]["ScanTemperature"];
+                count?: components["schemas"]["ScanCount"];
+                equipment?: components["schemas"]["ScanEquipmentContext"];
             };
             /**
-             * @description What the caller's role allows on this target, in order of usefulness. Grows as the
-             *     capabilities behind tags (tasks, temperature logs, stock counts) land.
+             * @description What the caller's role allows on this target, in order of usefulness, each an operation
+             *     of this API with its path filled in: on a storage location `listStock`, `createCount`,
+             *     `setCountLines` and `closeCount` (the open sheet in `context.count`), `createWasteLog`,
+             *     `adjustStock`, `updateStorageLocation`; on equipment named by id `createWorkOrder`; for
+             *     each task in `context.tasks` `completeTask` and `addTaskPhoto`; on any tag `getSite`,
+             *     `updateSite` (site tags) and `deleteTag`. An app shows a control for an action listed
+             *     and none for one that is not.
              */
             actions: components["schemas"]["ScanAction"][];
         };
@@ -10462,12 +10772,6 @@ export interface components {
          */
         QuantityInput: string;
         /**
-         * @description A standard unit (see `StandardUnit`) or a unit the item declares (`case`, `bag`, `#10 can`).
-         *     A unit the item cannot convert to its base unit answers 400 naming the item and both units.
-         * @example case
-         */
-        Unit: string;
-        /**
          * @description A lot by its code (unique per item and site). A receipt creates it if new, with `expiresOn`
          *     (an item with `shelfLifeDays` gets the received date + shelf life when left out); an expiry
          *     in the past answers 400. Without `code` a receipt (or another line adding stock) makes a lot
@@ -10646,37 +10950,6 @@ export interface components {
          * @enum {string}
          */
         CountStatus: "open" | "closed";
-        /**
-         * @description What was counted of an item at a location: in a lot (`lotId`), or, without a lot, everything
-         *     at the location not counted by a lot line of the sheet. After the close the line carries the
-         *     book quantity at `countedAt` (`expected`), the variance posted and its value; before it those
-         *     are null.
-         */
-        CountLine: {
-            /** Format: uuid */
-            itemId: string;
-            /** Format: uuid */
-            locationId: string;
-            /** Format: uuid */
-            lotId: string | null;
-            quantity: components["schemas"]["Quantity"];
-            unit: components["schemas"]["Unit"];
-            quantityBase: components["schemas"]["Quantity"];
-            baseUnit: components["schemas"]["StandardUnit"];
-            /** @description The book quantity at `countedAt`, in the base unit (after the close). */
-            expected: string | null;
-            /** @description What was counted, in the base unit (after the close; `quantityBase` before it). */
-            counted: string | null;
-            /** @description counted − expected, in the base unit (after the close). */
-            variance: string | null;
-            /**
-             * Format: int64
-             * @description The variance valued at the average cost at the close.
-             */
-            valueCents: number | null;
-            /** @description The variance is over both the organization's percentage of the book quantity and its value threshold. */
-            flagged: boolean | null;
-        };
         CountSheet: {
             /** Format: uuid */
             id: string;
@@ -12735,169 +13008,6 @@ export interface components {
             submittedAt: string;
         };
         /**
-         * @description `open` until done. An open task still open `graceMinutes` after `dueAt` becomes `missed`
-         *     (the periodic runner, once); `open` and `missed` tasks can be completed (`done`; a missed one
-         *     is marked `late`). `cancelled`: a routine's future task removed when the routine was edited
-         *     is deleted, not cancelled; `cancelled` is kept for tasks withdrawn by other means.
-         * @example open
-         * @enum {string}
-         */
-        TaskStatus: "open" | "done" | "missed" | "cancelled";
-        /**
-         * @example temperature_log
-         * @enum {string}
-         */
-        TaskKind: "cleaning" | "temperature_log" | "maintenance" | "receiving" | "prep" | "safety" | "inspection" | "opening" | "closing" | "other";
-        /**
-         * @description Where the task came from (the spec's five origins): `manual` (POST /tasks), `routine`
-         *     (`sourceId` the routine), `huddle` (`sourceId` the huddle), `audit_finding` (`sourceId` the
-         *     finding), `sensor_alert` (`sourceId` the alert).
-         * @example routine
-         * @enum {string}
-         */
-        TaskSource: "manual" | "routine" | "huddle" | "audit_finding" | "sensor_alert";
-        /**
-         * @description A moment written as the spec fixes it: date, space, time, UTC offset, in the site's time
-         *     zone (`2026-03-02 14:00:00-06:00`). Requests accept that form or RFC 3339.
-         * @example 2026-03-02 14:00:00-06:00
-         */
-        DueAt: string;
-        /**
-         * @description How urgent the task is. A required task that is missed opens a `task_missed` alert whose
-         *     severity follows the priority: `low` info, `medium` and `high` warning, `critical` critical.
-         * @example medium
-         * @enum {string}
-         */
-        TaskPriority: "low" | "medium" | "high" | "critical";
-        /** @description Who the task is for, with the member's or position's name. */
-        Assignee: {
-            /** Format: uuid */
-            userId?: string;
-            /** Format: uuid */
-            positionId?: string;
-            /** @example Opening cook */
-            name: string;
-        } | null;
-        /**
-         * @description What a scan must hit: the target of a tag (`type` as tags name it; `id` the site for site
-         *     tags, the tag itself for equipment and storage locations described by a label). Any
-         *     current tag of the organization with the same target satisfies the scan.
-         */
-        TaskTarget: {
-            /** @enum {string} */
-            type: "site" | "equipment" | "storage_location";
-            /** Format: uuid */
-            id: string;
-            /** @example Walk-in cooler */
-            name: string;
-        } | null;
-        /**
-         * @description Degrees Fahrenheit, an exact decimal string.
-         * @example 41
-         */
-        Fahrenheit: string;
-        /**
-         * @description The acceptable reading, inclusive, in degrees Fahrenheit.
-         * @example {
-         *       "minF": "33",
-         *       "maxF": "41"
-         *     }
-         */
-        TempRange: {
-            minF: components["schemas"]["Fahrenheit"];
-            maxF: components["schemas"]["Fahrenheit"];
-        } | null;
-        /** @description What the completion carried. */
-        Evidence: {
-            scan?: {
-                /** Format: uuid */
-                tagId: string;
-                code: string;
-            };
-            temperature?: {
-                value: string;
-                /** @enum {string} */
-                unit: "F" | "C";
-                /** @description The reading in °F (exact; Celsius converted as C × 9/5 + 32). */
-                fahrenheit: string;
-            };
-            note?: string;
-            /** @description The temperature was outside `tempRange` (a `temperature_excursion` alert opened). */
-            outOfRange: boolean;
-            /**
-             * Format: uuid
-             * @description The `temperature_excursion` alert the reading opened.
-             */
-            alertId?: string;
-        } | null;
-        TaskPhoto: {
-            /** Format: uuid */
-            mediaId: string;
-            /** @enum {string} */
-            contentType: "image/png" | "image/jpeg" | "image/webp" | "image/gif";
-            size: number;
-            filename?: string | null;
-            /**
-             * @description Where the bytes are served (with the member's session).
-             * @example /v1/orgs/0192f3a4-0000-7000-8000-000000000001/tasks/0192f3a4-0000-7000-8000-0000000000f1/photos/0192f3a4-0000-7000-8000-0000000000f9
-             */
-            url: string;
-            /** Format: date-time */
-            createdAt: string;
-        };
-        GuideRef: {
-            /** Format: uuid */
-            id: string;
-            title: string;
-        };
-        /**
-         * @description One thing to do at a site by a time, with the evidence that proves it done. The first
-         *     thirteen fields are the spec's task row; the others are what a client needs besides.
-         */
-        Task: {
-            /** Format: uuid */
-            id: string;
-            /** Format: uuid */
-            siteId: string;
-            /** @example Log walk-in cooler temperature */
-            title: string;
-            kind: components["schemas"]["TaskKind"];
-            dueAt: components["schemas"]["DueAt"];
-            priority: components["schemas"]["TaskPriority"];
-            status: components["schemas"]["TaskStatus"];
-            requiresScan: boolean;
-            requiresPhoto: boolean;
-            requiresTemp: boolean;
-            /** @description Guides linked to the task. */
-            linkedDocIds: string[];
-            /** @description The task's photos, oldest first. */
-            attachmentMediaIds: string[];
-            source: components["schemas"]["TaskSource"];
-            description: string | null;
-            /** @description Missing it opens a `task_missed` alert. */
-            required: boolean;
-            assignee: components["schemas"]["Assignee"];
-            target: components["schemas"]["TaskTarget"];
-            tempRange: components["schemas"]["TempRange"];
-            /** Format: uuid */
-            sourceId: string | null;
-            /** @description How long after `dueAt` an open task becomes missed. */
-            graceMinutes: number;
-            /** Format: date-time */
-            completedAt: string | null;
-            /** Format: uuid */
-            completedBy: string | null;
-            evidence: components["schemas"]["Evidence"];
-            /** @description Completed after it was missed. */
-            late: boolean;
-            /** Format: date-time */
-            createdAt: string;
-            /** @description The photos with their URLs (GET /tasks/{id} only). */
-            photos?: components["schemas"]["TaskPhoto"][];
-            /** @description The linked guides' titles (GET /tasks/{id} only). */
-            guides?: components["schemas"]["GuideRef"][];
-        };
-        /**
          * @description A member (`userId`) or a position (`positionId`); exactly one.
          * @example {
          *       "positionId": "0192f3a4-0000-7000-8000-0000000000b1"
@@ -13352,6 +13462,8 @@ export interface components {
         };
         /** @description The sanitized inspection report behind a share link. Display data only, no ids, no member emails. */
         SharedInspection: {
+            /** @description The organization behind the report (its name and display colours), as the shared quote and invoice carry it. */
+            brand?: components["schemas"]["PublicBrand"];
             siteName: string;
             templateName: string;
             /**
@@ -13471,42 +13583,6 @@ export interface components {
              * @description The storage location of its site it stands in (`GET /storage-locations`).
              */
             locationId?: string;
-        };
-        /**
-         * @description `open` → `in_progress` → `resolved` (a resolution note required); `open` or `in_progress` → `cancelled`.
-         * @enum {string}
-         */
-        WorkOrderStatus: "open" | "in_progress" | "resolved" | "cancelled";
-        /** @enum {string} */
-        WorkOrderPriority: "low" | "medium" | "high" | "critical";
-        WorkOrder: {
-            /** Format: uuid */
-            id: string;
-            /** Format: uuid */
-            siteId: string;
-            /** Format: uuid */
-            equipmentId: string;
-            title: string;
-            description: string;
-            priority: components["schemas"]["WorkOrderPriority"];
-            status: components["schemas"]["WorkOrderStatus"];
-            resolutionNote: string | null;
-            /**
-             * Format: uuid
-             * @description The alert it was opened from, if any.
-             */
-            alertId: string | null;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-            /** Format: date-time */
-            startedAt: string | null;
-            /**
-             * Format: date-time
-             * @description When it was resolved or cancelled.
-             */
-            closedAt: string | null;
         };
         CreateWorkOrderRequest: {
             /** Format: uuid */
@@ -14567,6 +14643,14 @@ export interface components {
          * @example Bearer realm="sous", error="invalid_token"
          */
         WWWAuthenticate: string;
+        /**
+         * @description On a CSV or PDF answer: `attachment` with the file name to save it under (RFC 6266), dated and
+         *     in ASCII letters, digits, dashes and a dot only: what the document is, then its local date, or
+         *     its first and last dates joined by `-to-`, e.g.
+         *     `attachment; filename="temperature-log-2026-11-01-to-2026-11-28.pdf"`. Not sent with JSON.
+         * @example attachment; filename="temperature-log-2026-11-01-to-2026-11-28.pdf"
+         */
+        ContentDisposition: string;
     };
     pathItems: never;
 }
@@ -22875,6 +22959,7 @@ export interface operations {
             /** @description The recipe's nutrients and label (or, with `Accept application/pdf`, the printable panel). */
             200: {
                 headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24003,6 +24088,7 @@ export interface operations {
             /** @description The labels. */
             200: {
                 headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24565,6 +24651,7 @@ export interface operations {
             /** @description The CSV. */
             200: {
                 headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31270,6 +31357,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "brand": {
+                     *         "name": "Harborview Kitchens",
+                     *         "primary": "#1F2937",
+                     *         "accent": "#F59E0B"
+                     *       },
                      *       "siteName": "Main Kitchen",
                      *       "templateName": "Monthly food safety",
                      *       "date": "2026-03-02",
@@ -33519,6 +33611,7 @@ export interface operations {
             /** @description The log. */
             200: {
                 headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -33773,6 +33866,7 @@ export interface operations {
             /** @description The result. */
             200: {
                 headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
                     [name: string]: unknown;
                 };
                 content: {

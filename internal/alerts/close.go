@@ -27,3 +27,20 @@ func CloseWith(ctx context.Context, tx pgx.Tx, now time.Time, orgID, alertID uui
 	}
 	return true, hintSite(ctx, tx, orgID, row.SiteID)
 }
+
+// CloseOccurrence closes the open alert of kind and cause about subject that opened for this
+// occurrence (its condition cleared by itself), and hints its site's screens. The kind's other
+// causes, and an alert a member already resolved, are left as they are.
+func CloseOccurrence(ctx context.Context, tx pgx.Tx, now time.Time, orgID uuid.UUID, kind, cause string, subject uuid.UUID, occurrence time.Time) error {
+	rows, err := db.New(tx).CloseAlertOccurrence(ctx, db.CloseAlertOccurrenceParams{
+		OrgID: orgID, Kind: kind, Cause: cause, SubjectID: subject, Occurrence: occurrence, Now: now})
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if err := hintSite(ctx, tx, orgID, r.SiteID); err != nil {
+			return err
+		}
+	}
+	return nil
+}

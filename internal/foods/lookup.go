@@ -20,21 +20,40 @@ import (
 // USDA's reference tables keep no refuse percentage, so a USDA food's RefusePercent is zero:
 // an item written as purchased then counts whole unless its recipe line states a trim yield.
 func Profiles(ctx context.Context, q *db.Queries, orgID uuid.UUID, ids []uuid.UUID) (map[uuid.UUID]nutrition.Food, error) {
-	out := make(map[uuid.UUID]nutrition.Food, len(ids))
 	if len(ids) == 0 {
-		return out, nil
+		return map[uuid.UUID]nutrition.Food{}, nil
 	}
 	heads, err := q.FoodProfileHeads(ctx, db.FoodProfileHeadsParams{OrgID: orgID, Ids: ids})
+	if err != nil || len(heads) == 0 {
+		return map[uuid.UUID]nutrition.Food{}, err
+	}
+	values, err := q.FoodProfileValues(ctx, db.FoodProfileValuesParams{OrgID: orgID, Ids: ids, NutrNos: srNumbers})
 	if err != nil {
 		return nil, err
 	}
-	if len(heads) == 0 {
-		return out, nil
-	}
-	basis := make(map[uuid.UUID]decimal.Decimal, len(heads))
-	usda := false
+	var weights []db.FoodProfileWeightsRow
 	for _, h := range heads {
-		f := nutrition.Food{Name: h.Name, Per100g: nutrition.Amounts{}}
+		if h.Source != "org" {
+			if weights, err = q.FoodProfileWeights(ctx, ids); err != nil {
+				return nil, err
+			}
+			break
+		}
+	}
+	return AssembleProfiles(heads, values, weights)
+}
+
+// SRNumbers are the SR nutrient numbers a profile reads (the values query's nutr_nos).
+func SRNumbers() []string { return srNumbers }
+
+// AssembleProfiles builds profiles from the rows of the three profile reads (FoodProfileHeads,
+// FoodProfileValues, FoodProfileWeights), however they were read: the kitchen reads them in the
+// same statement as a recipe's tree.
+func AssembleProfiles(heads []db.FoodProfileHeadsRow, values []db.FoodProfileValuesRow, weights []db.FoodProfileWeightsRow) (map[uuid.UUID]nutrition.Food, error) {
+	out := make(map[uuid.UUID]nutrition.Food, len(heads))
+	basis := make(map[uuid.UUID]decimal.Decimal, len(heads))
+	for _, h := range heads {
+		f := nutrition.Food{Name: h.Name, Per100g: make(nutrition.Amounts, len(Nutrients))}
 		if h.Source == "org" {
 			var ps []storedPortion
 			if err := json.Unmarshal(h.Portions, &ps); err != nil {
@@ -47,15 +66,9 @@ func Profiles(ctx context.Context, q *db.Queries, orgID uuid.UUID, ids []uuid.UU
 				}
 				f.Measures = append(f.Measures, m)
 			}
-		} else {
-			usda = true
 		}
 		out[h.ID] = f
 		basis[h.ID] = h.BasisGrams
-	}
-	values, err := q.FoodProfileValues(ctx, db.FoodProfileValuesParams{OrgID: orgID, Ids: ids, NutrNos: srNumbers})
-	if err != nil {
-		return nil, err
 	}
 	for _, v := range values {
 		f, ok := out[v.FoodID]
@@ -73,16 +86,13 @@ func Profiles(ctx context.Context, q *db.Queries, orgID uuid.UUID, ids []uuid.UU
 		// The same per-100 g figure GET /foods/{id} shows for a per-serving spec sheet.
 		f.Per100g[n] = per100(v.Amount, basis[v.FoodID])
 	}
-	if usda {
-		weights, err := q.FoodProfileWeights(ctx, ids)
-		if err != nil {
-			return nil, err
+	for _, w := range weights {
+		f, ok := out[w.FoodID]
+		if !ok {
+			continue
 		}
-		for _, w := range weights {
-			f := out[w.FoodID]
-			f.Measures = append(f.Measures, nutrition.Measure{Amount: w.Amount, Description: w.Measure, Grams: w.Grams})
-			out[w.FoodID] = f
-		}
+		f.Measures = append(f.Measures, nutrition.Measure{Amount: w.Amount, Description: w.Measure, Grams: w.Grams})
+		out[w.FoodID] = f
 	}
 	return out, nil
 }

@@ -320,6 +320,9 @@ func New(d Deps) (http.Handler, error) {
 		foodsHandlers:      foods.NewHandlers(d.Pool, d.Clock),
 		metaHandlers:       meta,
 	}
+	// A scan answers the work at its tag: tasks, work orders, the live temperature, the open count.
+	server.publicHandlers.WithFloor(public.Floor{Tasks: server.tasksHandlers, Equipment: server.recordsHandlers,
+		Temperatures: server.sensorsHandlers, Counts: server.inventoryHandlers})
 	api.RegisterHandlersWithBaseURL(e, api.NewStrictHandler(server, nil), BasePath)
 	// The WebSocket upgrade is in the spec (so the validator authenticates its query token and
 	// the policy requires a device) but not in the generated router: a strict handler cannot

@@ -15,6 +15,7 @@ import (
 	"github.com/sous-app/sous/gen/api"
 	"github.com/sous-app/sous/gen/db"
 	"github.com/sous-app/sous/internal/apierr"
+	"github.com/sous-app/sous/internal/attachment"
 	"github.com/sous-app/sous/internal/audit"
 	"github.com/sous-app/sous/internal/authz"
 	"github.com/sous-app/sous/internal/nutrition"
@@ -193,12 +194,15 @@ func (h *Handlers) CreateLabels(ctx context.Context, req api.CreateLabelsRequest
 	}
 	var labels []Label
 	var facts []nutrition.Label
+	var disposition string // the sheet's file name, dated in the site's zone
 	err = pg.InTx(ctx, h.pool, func(tx pgx.Tx) error {
 		q := db.New(tx)
 		site, err := loadSite(ctx, q, a, b.SiteId)
 		if err != nil {
 			return err
 		}
+		local := now.In(site.Zone)
+		disposition = attachment.Disposition(string(b.Template)+" labels", local, local, "pdf")
 		who := "API"
 		if u := a.UserID(); u != uuid.Nil {
 			if user, err := q.GetUser(ctx, u); err == nil {
@@ -273,14 +277,16 @@ func (h *Handlers) CreateLabels(ctx context.Context, req api.CreateLabelsRequest
 		if err := nutrition.RenderLabelsPDF(&buf, facts); err != nil {
 			return nil, labelError(err)
 		}
-		return api.CreateLabels200ApplicationpdfResponse{Body: &buf, ContentLength: int64(buf.Len())}, nil
+		return api.CreateLabels200ApplicationpdfResponse{Body: &buf, ContentLength: int64(buf.Len()),
+			Headers: api.CreateLabels200ResponseHeaders{ContentDisposition: &disposition}}, nil
 	}
 	if b.Format == api.Zpl {
-		return api.CreateLabels200TextResponse(RenderZPL(labels, size)), nil
+		return api.CreateLabels200TextResponse{Body: RenderZPL(labels, size)}, nil
 	}
 	doc, err := RenderPDF(labels, size, now)
 	if err != nil {
 		return nil, err
 	}
-	return api.CreateLabels200ApplicationpdfResponse{Body: bytes.NewReader(doc), ContentLength: int64(len(doc))}, nil
+	return api.CreateLabels200ApplicationpdfResponse{Body: bytes.NewReader(doc), ContentLength: int64(len(doc)),
+		Headers: api.CreateLabels200ResponseHeaders{ContentDisposition: &disposition}}, nil
 }

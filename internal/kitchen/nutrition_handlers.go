@@ -15,6 +15,7 @@ import (
 	"github.com/sous-app/sous/gen/api"
 	"github.com/sous-app/sous/gen/db"
 	"github.com/sous-app/sous/internal/apierr"
+	"github.com/sous-app/sous/internal/attachment"
 	"github.com/sous-app/sous/internal/authz"
 	"github.com/sous-app/sous/internal/nutrition"
 	"github.com/sous-app/sous/internal/quantity"
@@ -32,22 +33,9 @@ func (h *Handlers) GetRecipeNutrition(ctx context.Context, req api.GetRecipeNutr
 	if req.Params.Version != nil {
 		version = *req.Params.Version
 	}
-	q := db.New(h.pool)
-	rows, err := q.GetRecipes(ctx, db.GetRecipesParams{OrgID: a.OrgID, Ids: []uuid.UUID{req.Id}})
+	// The recipe, its sub-recipes, items and foods in one round trip.
+	t, err := loadNutritionTree(ctx, db.New(h.pool), a.OrgID, req.Id, version)
 	if err != nil {
-		return nil, err
-	}
-	if len(rows) == 0 {
-		return nil, errRecipeNotFound
-	}
-	if version > int(rows[0].CurrentVersion) {
-		return nil, apierr.NotFound("Recipe version")
-	}
-	t, err := loadTree(ctx, q, a.OrgID, req.Id, version, nil)
-	if err != nil {
-		return nil, err
-	}
-	if err := t.loadFoods(ctx, q, a.OrgID); err != nil {
 		return nil, err
 	}
 	an, err := t.analyse(req.Id)
@@ -60,7 +48,11 @@ func (h *Handlers) GetRecipeNutrition(ctx context.Context, req api.GetRecipeNutr
 		if err := nutrition.RenderLabelPDF(&buf, label); err != nil {
 			return nil, labelError(err)
 		}
-		return api.GetRecipeNutrition200ApplicationpdfResponse{Body: &buf, ContentLength: int64(buf.Len())}, nil
+		// Dated the day it was analysed (UTC): the panel is the recipe's foods as of now.
+		now := h.clock.Now().UTC()
+		disposition := attachment.Disposition("nutrition facts "+label.Name, now, now, "pdf")
+		return api.GetRecipeNutrition200ApplicationpdfResponse{Body: &buf, ContentLength: int64(buf.Len()),
+			Headers: api.GetRecipeNutrition200ResponseHeaders{ContentDisposition: &disposition}}, nil
 	}
 	v := t.Recipes[req.Id]
 	out := api.RecipeNutrition{RecipeId: req.Id, Version: v.Version, Name: v.Body.Name, Portion: amountToAPI(v.Body.Portion),
@@ -76,7 +68,7 @@ func (h *Handlers) GetRecipeNutrition(ctx context.Context, req api.GetRecipeNutr
 			return nil, err
 		}
 	}
-	return api.GetRecipeNutrition200JSONResponse(out), nil
+	return api.GetRecipeNutrition200JSONResponse{Body: out}, nil
 }
 
 // convert writes one of the nutrition package's values as its API type: the package's JSON is

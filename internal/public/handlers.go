@@ -6,6 +6,7 @@ package public
 
 import (
 	"context"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -24,6 +25,32 @@ type Handlers struct {
 	webURL  string
 	// locations resolves storage locations for their tags; nil: tags cannot name one by id.
 	locations StorageLocations
+	// floor answers what a scan shows of the work at the target; nil: none of it.
+	floor Floor
+}
+
+// Floor is what a scan needs of the domains behind the work done at a tag: the tasks due there
+// (tasks), a piece of equipment's open work orders (records), the live temperature (sensors)
+// and the open count sheet of a storage location (inventory).
+type Floor struct {
+	Tasks interface {
+		ScanTasks(ctx context.Context, orgID, tagID uuid.UUID, targetType string, targetID *uuid.UUID, siteID uuid.UUID, label *string, dueTo time.Time) ([]api.Task, error)
+	}
+	Equipment interface {
+		ScanEquipment(ctx context.Context, a authz.Access, orgID, id uuid.UUID) (*api.ScanEquipmentContext, bool, error)
+	}
+	Temperatures interface {
+		ScanTemperature(ctx context.Context, orgID uuid.UUID, storageLocationID, equipmentID *uuid.UUID) (*api.ScanTemperature, error)
+	}
+	Counts interface {
+		ScanCount(ctx context.Context, orgID, siteID, locationID uuid.UUID) (*api.ScanCount, error)
+	}
+}
+
+// WithFloor lets scans answer the work at the target; a nil member leaves its part out.
+func (h *Handlers) WithFloor(f Floor) *Handlers {
+	h.floor = f
+	return h
 }
 
 // StorageLocations is what tags and scans need of the inventory domain: the site and name of a

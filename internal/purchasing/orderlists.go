@@ -16,6 +16,7 @@ import (
 	"github.com/sous-app/sous/gen/api"
 	"github.com/sous-app/sous/gen/db"
 	"github.com/sous-app/sous/internal/apierr"
+	"github.com/sous-app/sous/internal/attachment"
 	"github.com/sous-app/sous/internal/audit"
 	"github.com/sous-app/sous/internal/authz"
 	"github.com/sous-app/sous/internal/csvout"
@@ -515,7 +516,9 @@ func (h *Handlers) ExportOrderList(ctx context.Context, req api.ExportOrderListR
 	if err := w.Flush(); err != nil {
 		return nil, err
 	}
-	return api.ExportOrderList200TextcsvResponse{Body: &buf, ContentLength: int64(buf.Len())}, nil
+	disposition := attachment.Disposition("order list", list.FromDate.Time, list.ToDate.Time, "csv")
+	return api.ExportOrderList200TextcsvResponse{Body: &buf, ContentLength: int64(buf.Len()),
+		Headers: api.ExportOrderList200ResponseHeaders{ContentDisposition: &disposition}}, nil
 }
 
 // dollars writes cents as a dollar amount with two places.

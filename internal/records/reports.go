@@ -17,6 +17,7 @@ import (
 	"github.com/sous-app/sous/gen/db"
 	"github.com/sous-app/sous/internal/alerts"
 	"github.com/sous-app/sous/internal/apierr"
+	"github.com/sous-app/sous/internal/attachment"
 	"github.com/sous-app/sous/internal/audit"
 	"github.com/sous-app/sous/internal/authz"
 	"github.com/sous-app/sous/internal/events"
@@ -117,7 +118,9 @@ func (h *Handlers) GetReportPdf(ctx context.Context, req api.GetReportPdfRequest
 	if err != nil {
 		return nil, err
 	}
-	return api.GetReportPdf200ApplicationpdfResponse{Body: bytes.NewReader(doc), ContentLength: int64(len(doc))}, nil
+	disposition := attachment.Disposition(string(rep.Kind)+" report", rep.Period.From.Time, rep.Period.To.Time, "pdf")
+	return api.GetReportPdf200ApplicationpdfResponse{Body: bytes.NewReader(doc), ContentLength: int64(len(doc)),
+		Headers: api.GetReportPdf200ResponseHeaders{ContentDisposition: &disposition}}, nil
 }
 
 func (h *Handlers) CreateReport(ctx context.Context, req api.CreateReportRequestObject) (api.CreateReportResponseObject, error) {

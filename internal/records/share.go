@@ -83,6 +83,10 @@ func (h *Handlers) GetSharedInspection(ctx context.Context, req api.GetSharedIns
 	if err != nil {
 		return nil, err
 	}
+	org, err := q.RecordsSharedBrand(ctx, t.OrgID)
+	if err != nil {
+		return nil, err
+	}
 	secs, err := sectionsOf(in.Sections)
 	if err != nil {
 		return nil, err
@@ -97,6 +101,7 @@ func (h *Handlers) GetSharedInspection(ctx context.Context, req api.GetSharedIns
 		when = *in.CompletedAt
 	}
 	out := api.GetSharedInspection200JSONResponse{
+		Brand:    &api.PublicBrand{Name: clean(org.Name), Primary: org.BrandPrimary, Accent: org.BrandAccent},
 		SiteName: clean(s.Name), TemplateName: clean(in.TemplateName), Date: openapi_types.Date{Time: localDate(when, s.Timezone)},
 		Status: api.InspectionStatus(in.Status), Score: decString(in.Score), MaxScore: decString(in.MaxScore), Percent: decString(in.Percent),
 	}

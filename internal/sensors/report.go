@@ -15,6 +15,7 @@ import (
 	"github.com/sous-app/sous/gen/api"
 	"github.com/sous-app/sous/gen/db"
 	"github.com/sous-app/sous/internal/apierr"
+	"github.com/sous-app/sous/internal/attachment"
 	"github.com/sous-app/sous/internal/pg"
 	"github.com/sous-app/sous/internal/quantity"
 	"github.com/sous-app/sous/internal/reqinfo"
@@ -122,11 +123,17 @@ func (h *Handlers) GetTemperatureLog(ctx context.Context, req api.GetTemperature
 	}
 	media := preferredMedia(reqinfo.Accept(ctx))
 	if media == mediaPDF {
-		b, err := logPDF(log, loc)
+		org, err := q.GetOrg(ctx, a.OrgID)
 		if err != nil {
 			return nil, err
 		}
-		return api.GetTemperatureLog200ApplicationpdfResponse{Body: bytes.NewReader(b), ContentLength: int64(len(b))}, nil
+		b, err := logPDF(org.Name, log, loc)
+		if err != nil {
+			return nil, err
+		}
+		disposition := logDisposition(log, "pdf")
+		return api.GetTemperatureLog200ApplicationpdfResponse{Body: bytes.NewReader(b), ContentLength: int64(len(b)),
+			Headers: api.GetTemperatureLog200ResponseHeaders{ContentDisposition: &disposition}}, nil
 	}
 	// JSON and CSV are written to the client from the log as they are encoded; the slot, if any,
 	// is the response's to release once written.
@@ -256,6 +263,12 @@ func specificity(rng, offered string) int {
 		return 0
 	}
 	return -1
+}
+
+// logDisposition names the log's file by its local dates:
+// temperature-log-2026-03-01-to-2026-03-31.csv, or temperature-log-2026-03-02.pdf for one day.
+func logDisposition(log api.TemperatureLog, ext string) string {
+	return attachment.Disposition("temperature log", log.From.Time, log.To.Time, ext)
 }
 
 // localDate is a report date as a time for formatting.

@@ -97,15 +97,24 @@ func rangeText(lo, hi *string) string {
 }
 
 // logPDF renders the log as a printable document (A4, core fonts; text translated to the
-// fonts' code page): per sensor, its excursions with their corrective action, then its readings.
-func logPDF(log api.TemperatureLog, loc *time.Location) ([]byte, error) {
+// fonts' code page): per sensor, a chart of its readings against its range, its excursions with
+// their corrective action, then its readings, out-of-range values marked. Every page carries the
+// organization and the site in its heading and "Page N of M" at its foot; a sensor's tables that
+// run onto another page start it with the sensor's name, "(continued)", and their heading row.
+func logPDF(org string, log api.TemperatureLog, loc *time.Location) ([]byte, error) {
 	pdf := fpdf.New("P", "mm", "A4", "")
 	pdf.SetCreator("Sous", true)
 	pdf.SetTitle("Temperature log", true)
+	pdf.SetAuthor(org, true)
 	pdf.SetCreationDate(log.GeneratedAt)
 	pdf.SetModificationDate(log.GeneratedAt)
 	pdf.SetAutoPageBreak(true, 15)
+	pdf.AliasNbPages("")
 	tr := pdf.UnicodeTranslatorFromDescriptor("")
+	left, _, right, _ := pdf.GetMargins()
+	pageW, pageH := pdf.GetPageSize()
+	_, bottom := pdf.GetAutoPageBreak()
+	width := logIntervals[log.Interval]
 	local := func(t time.Time) string { return t.In(loc).Format("2006-01-02 15:04") }
 	row := func(widths []float64, cells []string, bold bool) {
 		style := ""
@@ -122,31 +131,76 @@ func logPDF(log api.TemperatureLog, loc *time.Location) ([]byte, error) {
 		pdf.SetFont("Helvetica", style, size)
 		pdf.MultiCell(0, 5, tr(s), "", "L", false)
 	}
+	period := fmt.Sprintf("%s to %s", localDate(log.From), localDate(log.To))
+
+	// continued, when set, heads a page that a sensor's tables run onto.
+	var continued func()
+	pdf.SetHeaderFunc(func() {
+		pdf.SetFont("Helvetica", "B", 8)
+		pdf.CellFormat((pageW-left-right)/2, 4, tr(org), "", 0, "L", false, 0, "")
+		pdf.SetFont("Helvetica", "", 8)
+		pdf.CellFormat(0, 4, tr("Temperature log · "+log.Site.Name+" · "+period), "", 1, "R", false, 0, "")
+		pdf.SetDrawColor(150, 150, 150)
+		pdf.Line(left, pdf.GetY()+0.5, pageW-right, pdf.GetY()+0.5)
+		pdf.SetDrawColor(0, 0, 0)
+		pdf.SetY(pdf.GetY() + 2.5)
+		if continued != nil {
+			continued()
+		}
+	})
+	pdf.SetFooterFunc(func() {
+		pdf.SetY(-11)
+		pdf.SetFont("Helvetica", "", 7.5)
+		pdf.CellFormat((pageW-left-right)*0.7, 4, tr(org+" · "+log.Site.Name+" · generated "+log.GeneratedAt.Format("2006-01-02 15:04")+" UTC"), "", 0, "L", false, 0, "")
+		pdf.CellFormat(0, 4, fmt.Sprintf("Page %d of {nb}", pdf.PageNo()), "", 0, "R", false, 0, "")
+	})
 
 	pdf.AddPage()
 	pdf.SetFont("Helvetica", "B", 18)
 	pdf.CellFormat(0, 10, tr("Temperature log"), "", 1, "L", false, 0, "")
+	text(10, "", "Organization: "+org)
 	text(10, "", fmt.Sprintf("Site: %s (%s)", log.Site.Name, log.Site.Timezone))
-	text(10, "", fmt.Sprintf("Period %s to %s · readings per %s (min / mean / max °F) · generated %s UTC",
-		localDate(log.From), localDate(log.To), log.Interval, log.GeneratedAt.Format("2006-01-02 15:04")))
+	text(10, "", fmt.Sprintf("Period %s · readings per %s (min / mean / max °F) · generated %s UTC",
+		period, log.Interval, log.GeneratedAt.Format("2006-01-02 15:04")))
+	text(8, "I", "Values outside a sensor's range are in bold on a red ground in its table; its chart shades the time they span.")
 	if len(log.Sensors) == 0 {
 		pdf.Ln(4)
 		text(10, "", "The site has no temperature sensors.")
 	}
 	for _, s := range log.Sensors {
-		pdf.Ln(4)
 		title := s.Name
 		if p := place(s); p != "" {
 			title = p + " · " + s.Name
 		}
-		pdf.SetFont("Helvetica", "B", 12)
-		pdf.CellFormat(0, 7, tr(title), "B", 1, "L", false, 0, "")
+		// The title, the range, the chart and a few rows start a sensor together.
+		need := 4 + 7 + 5 + 20.0
+		if len(s.Buckets) > 0 {
+			need += chartBlockMM
+		}
+		continued = nil
+		if pdf.GetY()+need > pageH-bottom {
+			pdf.AddPage()
+		} else {
+			pdf.Ln(4)
+		}
+		heading := func(suffix string) {
+			pdf.SetFont("Helvetica", "B", 12)
+			pdf.CellFormat(0, 7, tr(title+suffix), "B", 1, "L", false, 0, "")
+		}
+		heading("")
 		text(9, "", "Range: "+rangeText(s.MinTempF, s.MaxTempF))
+		var flags []uint8
+		if len(s.Buckets) > 0 {
+			pdf.Ln(1)
+			flags = chart(pdf, tr, s, log, width, loc)
+		}
 		if len(s.Excursions) == 0 {
 			text(9, "", "No excursions in the period.")
 		} else {
 			w := []float64{32, 32, 18, 16, 30, 62}
-			row(w, []string{"Out of range from", "Back in range", "Minutes", "Peak °F", "Limits", "Corrective task"}, true)
+			head := []string{"Out of range from", "Back in range", "Minutes", "Peak °F", "Limits", "Corrective task"}
+			continued = func() { heading(" (continued)"); row(w, head, true) }
+			row(w, head, true)
 			for _, e := range s.Excursions {
 				ended := "ongoing"
 				if e.EndedAt != nil {
@@ -172,13 +226,16 @@ func logPDF(log api.TemperatureLog, loc *time.Location) ([]byte, error) {
 				}
 			}
 		}
+		// The readings' table repeats its heading row at the top of every column itself.
+		continued = func() { heading(" (continued)"); pdf.Ln(1) }
 		pdf.Ln(2)
 		if len(s.Buckets) == 0 {
 			text(9, "", "No readings in the period.")
 			continue
 		}
-		bucketColumns(pdf, s.Buckets, loc)
+		bucketColumns(pdf, s.Buckets, flags, loc)
 	}
+	continued = nil
 	var buf bytes.Buffer
 	if err := pdf.Output(&buf); err != nil {
 		return nil, err

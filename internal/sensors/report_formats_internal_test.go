@@ -28,7 +28,7 @@ func monthLog() api.TemperatureLog {
 // The PDF of a month: every bucket a row, and a document a reader opens.
 func TestMonthPDF(t *testing.T) {
 	loc, _ := time.LoadLocation("America/Chicago")
-	b, err := logPDF(monthLog(), loc)
+	b, err := logPDF("Harbor Foods", monthLog(), loc)
 	if err != nil || !bytes.HasPrefix(b, []byte("%PDF-")) || !bytes.Contains(b, []byte("%%EOF")) {
 		t.Fatalf("pdf: %v, %d bytes", err, len(b))
 	}
@@ -38,7 +38,7 @@ func BenchmarkMonthPDF(b *testing.B) {
 	loc, _ := time.LoadLocation("America/Chicago")
 	log := monthLog()
 	for b.Loop() {
-		if _, err := logPDF(log, loc); err != nil {
+		if _, err := logPDF("Harbor Foods", log, loc); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -71,7 +71,7 @@ func BenchmarkTemperatureLogPDF92Days(b *testing.B) {
 	log := quarterLog()
 	b.ReportAllocs()
 	for b.Loop() {
-		out, err := logPDF(log, loc)
+		out, err := logPDF("Harbor Foods", log, loc)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -25,10 +25,17 @@ const (
 // bucketHeader names the fields of a row, in appendBucketRow's widths.
 var bucketHeader = string(appendRight(appendRight(appendRight(appendRight([]byte("From (local)    "), "Min", 7), "Mean", 7), "Max", 7), "N", 6))
 
+// Where a row's values sit, in characters from its start (bucketHeader's widths): each ends its field.
+var valueEnds = [3]int{16 + 7, 16 + 14, 16 + 21}
+
 // bucketColumns writes buckets from the current position, filling each column down to the page's
 // bottom margin before the next and starting pages as needed; the last page's rows are spread
 // evenly over the columns. It leaves the position under the tallest column.
-func bucketColumns(pdf *fpdf.Fpdf, buckets []api.SensorLogBucket, loc *time.Location) {
+//
+// flags (one per bucket, or nil) marks the values out of the sensor's range: such a value is left
+// blank in its row and written over a red ground in bold (Courier-Bold has Courier's widths, so
+// it sits in the row's place), which a photocopy keeps. Rows in range cost what they did.
+func bucketColumns(pdf *fpdf.Fpdf, buckets []api.SensorLogBucket, flags []uint8, loc *time.Location) {
 	k := pdf.GetConversionRatio() // points per mm
 	left, _, right, _ := pdf.GetMargins()
 	pageW, pageH := pdf.GetPageSize()
@@ -37,6 +44,12 @@ func bucketColumns(pdf *fpdf.Fpdf, buckets []api.SensorLogBucket, loc *time.Loca
 	lead := bucketLeading / k // mm
 	row := make([]byte, 0, 64)
 	text := make([]byte, 0, 64*1024)
+	charW := 0.6 * bucketFont // pt
+	type marked struct {
+		x, y  float64 // pt, the value's baseline start
+		value string
+	}
+	var marks []marked
 	for len(buckets) > 0 {
 		y := pdf.GetY()
 		perColumn := int((pageH - bottom - y - lead) / lead) // rows under the header
@@ -67,8 +80,22 @@ func bucketColumns(pdf *fpdf.Fpdf, buckets []api.SensorLogBucket, loc *time.Loca
 			text = append(text, ' ')
 			text = strconv.AppendFloat(text, (pageH-y-lead)*k-bucketFont, 'f', 2, 64)
 			text = append(text, " Td\n"...)
+			marks = marks[:0]
 			for i, b := range buckets[:take] {
 				row = appendBucketRow(row[:0], b, loc)
+				if flags != nil && flags[i] != 0 {
+					baseline := (pageH-y-lead)*k - bucketFont - float64(i)*bucketLeading
+					for v, value := range [3]string{b.Min, b.Mean, b.Max} {
+						if flags[i]&(1<<v) == 0 {
+							continue
+						}
+						from := valueEnds[v] - len(value)
+						for c := max(from, 0); c < valueEnds[v]; c++ {
+							row[c] = ' '
+						}
+						marks = append(marks, marked{x*k + float64(from)*charW, baseline, value})
+					}
+				}
 				text = append(text, '(')
 				text = append(text, row...)
 				if i == 0 {
@@ -79,6 +106,38 @@ func bucketColumns(pdf *fpdf.Fpdf, buckets []api.SensorLogBucket, loc *time.Loca
 			}
 			text = append(text, "ET\n"...)
 			pdf.RawWriteStr(string(text))
+			if len(marks) > 0 {
+				// The grounds, then the values in bold over them.
+				text = append(text[:0], "q "+colourCell+" rg\n"...)
+				for _, m := range marks {
+					text = strconv.AppendFloat(text, m.x-0.6, 'f', 2, 64)
+					text = append(text, ' ')
+					text = strconv.AppendFloat(text, m.y-2, 'f', 2, 64)
+					text = append(text, ' ')
+					text = strconv.AppendFloat(text, float64(len(m.value))*charW+1.2, 'f', 2, 64)
+					text = append(text, ' ')
+					text = strconv.AppendFloat(text, bucketLeading, 'f', 2, 64)
+					text = append(text, " re\n"...)
+				}
+				text = append(text, "f Q\n"...)
+				pdf.RawWriteStr(string(text))
+				pdf.SetFont("Courier", "B", bucketFont)
+				text = append(text[:0], "BT\n"...)
+				for _, m := range marks {
+					text = append(text, "1 0 0 1 "...)
+					text = strconv.AppendFloat(text, m.x, 'f', 2, 64)
+					text = append(text, ' ')
+					text = strconv.AppendFloat(text, m.y, 'f', 2, 64)
+					text = append(text, " Tm ("...)
+					text = append(text, m.value...)
+					text = append(text, ") Tj\n"...)
+				}
+				text = append(text, "ET\n"...)
+				pdf.RawWriteStr(string(text))
+			}
+			if flags != nil {
+				flags = flags[take:]
+			}
 			buckets, onPage = buckets[take:], onPage-take
 			rows = max(rows, take)
 		}

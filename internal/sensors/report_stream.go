@@ -25,6 +25,7 @@ func (s *streamedLog) VisitGetTemperatureLogResponse(w http.ResponseWriter) erro
 	defer s.release()
 	if s.media == mediaCSV {
 		w.Header().Set("Content-Type", mediaCSV)
+		w.Header().Set("Content-Disposition", logDisposition(s.log, "csv"))
 		w.WriteHeader(http.StatusOK)
 		return writeLogCSV(w, s.log, s.loc)
 	}

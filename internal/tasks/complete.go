@@ -167,8 +167,12 @@ func hits(tag db.FindTagByCodeRow, t db.Task) bool {
 	if tag.TargetType == "site" {
 		return tag.TargetID != nil && *tag.TargetID == *t.TargetID
 	}
-	// Equipment and storage locations are described by a label until they have a table: the
-	// task's own tag, or another tag at the same site with the same label.
+	// Equipment and storage locations named by id: any current tag naming the same one.
+	if tag.TargetID != nil && *tag.TargetID == *t.TargetID {
+		return true
+	}
+	// Described by a label: the task's own tag, or another tag at the same site with the same
+	// label.
 	if tag.ID == *t.TargetID {
 		return true
 	}

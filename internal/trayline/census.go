@@ -24,8 +24,29 @@ type CensusHook struct{ Clock clock.Clock }
 func (c CensusHook) PatientsChanged(ctx context.Context, tx pgx.Tx, orgID uuid.UUID, patientIDs []uuid.UUID) error {
 	q := db.New(tx)
 	tickets, err := q.QueuedTicketsOfPatients(ctx, db.QueuedTicketsOfPatientsParams{OrgID: orgID, PatientIds: patientIDs})
-	if err != nil || len(tickets) == 0 {
+	if err != nil {
 		return err
+	}
+	// Their planned days are judged again after the re-check: a diet order that changes a
+	// limit, or a discharge, may end a breach or begin one.
+	breached, err := q.BreachedDaysOf(ctx, db.BreachedDaysOfParams{OrgID: orgID, PatientIds: patientIDs})
+	if err != nil || (len(tickets) == 0 && len(breached) == 0) {
+		return err
+	}
+	var judge []dayKey
+	for _, t := range tickets {
+		judge = append(judge, dayKeyOf(t.PatientID, t.Date))
+	}
+	for _, b := range breached {
+		judge = append(judge, dayKeyOf(b.PatientID, b.Date))
+	}
+	judge = uniqueDays(judge)
+	if err := lockDays(ctx, q, orgID, judge); err != nil {
+		return err
+	}
+	now := c.Clock.Now()
+	if len(tickets) == 0 {
+		return judgeDays(ctx, tx, now, orgID, judge)
 	}
 	ids := make([]uuid.UUID, 0, len(tickets))
 	for _, t := range tickets {
@@ -61,7 +82,6 @@ func (c CensusHook) PatientsChanged(ctx context.Context, tx pgx.Tx, orgID uuid.U
 	if err != nil {
 		return err
 	}
-	now := c.Clock.Now()
 	ports := portionsOf(facts)
 	days := map[time.Time]dayTrays{} // by date, read for the patients held to a per-day limit
 	var sites []uuid.UUID
@@ -100,5 +120,16 @@ func (c CensusHook) PatientsChanged(ctx context.Context, tx pgx.Tx, orgID uuid.U
 			return err
 		}
 	}
-	return nil
+	return judgeDays(ctx, tx, now, orgID, judge)
+}
+
+// uniqueDays leaves each day once, in order.
+func uniqueDays(days []dayKey) []dayKey {
+	out := days[:0:0]
+	for _, d := range days {
+		if !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
 }

@@ -172,6 +172,22 @@ func (h *Handlers) SetDietRules(ctx context.Context, req api.SetDietRulesRequest
 		if row, err = q.UpsertDietRules(ctx, db.UpsertDietRulesParams{OrgID: a.OrgID, Diet: string(req.Code), Rules: raw, UpdatedBy: by, UpdatedAt: now}); err != nil {
 			return err
 		}
+		// A changed limit may end planned days' breaches or begin some: the queued days of the
+		// diet's patients and every breached day are judged again under the new rules.
+		judge, err := q.DaysToJudgeForDiet(ctx, db.DaysToJudgeForDietParams{OrgID: a.OrgID, Diet: string(req.Code)})
+		if err != nil {
+			return err
+		}
+		days := make([]dayKey, len(judge))
+		for i, d := range judge {
+			days[i] = dayKeyOf(d.PatientID, d.Date)
+		}
+		if err := lockDays(ctx, q, a.OrgID, days); err != nil {
+			return err
+		}
+		if err := judgeDays(ctx, tx, now, a.OrgID, days); err != nil {
+			return err
+		}
 		return audit.Record(ctx, q, a.OrgID, uuid.Nil, now)
 	})
 	if err != nil {

@@ -360,13 +360,26 @@ func (h *Handlers) generate(ctx context.Context, a authz.Access, siteID uuid.UUI
 				dayIDs = append(dayIDs, c.ID)
 			}
 		}
+		// Patients whose day was over when last judged are judged again, whatever happens to
+		// them here (cancelled, left the census, limit gone).
+		breached, err := q.BreachedPatientsOn(ctx, db.BreachedPatientsOnParams{OrgID: a.OrgID, SiteID: siteID, Date: pgd})
+		if err != nil {
+			return err
+		}
+		lock := make([]dayKey, 0, len(dayIDs)+len(breached))
+		for _, id := range append(slices.Clone(dayIDs), breached...) {
+			lock = append(lock, dayKey{id, date})
+		}
+		if err := lockDays(ctx, q, a.OrgID, lock); err != nil {
+			return err
+		}
 		// Only patients held to a per-day limit need the rest of their day.
 		day, err := readDayTrays(ctx, q, a.OrgID, date, dayIDs)
 		if err != nil {
 			return err
 		}
 		ports := portionsOf(facts)
-		var risks []risk
+		var judged []judgement
 		for i, c := range census {
 			inHouse[c.ID] = true
 			p := pats[i]
@@ -388,9 +401,10 @@ func (h *Handlers) generate(ctx context.Context, a authz.Access, siteID uuid.UUI
 			}
 			m := meal{p: p, rules: rules, limits: lims[i], facts: facts, portions: ports, dayOther: day.others(c.ID, dayPart)}
 			items, conflict := m.buildItems(candidates)
-			if r, ok := dayRisk(m, items); ok {
-				r.patient, r.unit, r.room, r.bed = c.ID, c.Unit, c.Room, c.Bed
-				risks = append(risks, r)
+			if needsDay(m.limits) || slices.Contains(breached, c.ID) {
+				what, over := dayRisk(m, items)
+				judged = append(judged, judgement{dayKey: dayKey{c.ID, date}, site: siteID, over: over,
+					r: risk{unit: c.Unit, room: c.Room, bed: c.Bed, what: what}})
 			}
 			row := upsertRow{ID: uuid.Must(uuid.NewV7()), PatientID: c.ID, Unit: c.Unit, Room: c.Room, Bed: c.Bed, Diets: p.Diets,
 				Allergens: p.Allergens, Texture: texture(p, rules), Items: items, Conflict: conflict, History: hist}
@@ -432,7 +446,18 @@ func (h *Handlers) generate(ctx context.Context, a authz.Access, siteID uuid.UUI
 				return err
 			}
 		}
-		if err := openDayRisks(ctx, tx, now, a.OrgID, siteID, startsAt, risks); err != nil {
+		if err := settleDays(ctx, tx, now, a.OrgID, judged); err != nil {
+			return err
+		}
+		// The breached patients this generation did not plan (cancelled, discharged, NPO, or a
+		// tray already past queued) are judged from what is stored.
+		var rest []dayKey
+		for _, id := range breached {
+			if !slices.ContainsFunc(judged, func(j judgement) bool { return j.patient == id }) {
+				rest = append(rest, dayKey{id, date})
+			}
+		}
+		if err := judgeDays(ctx, tx, now, a.OrgID, rest); err != nil {
 			return err
 		}
 		if err := audit.RecordSite(ctx, q, a.OrgID, siteID, uuid.Nil, now); err != nil {
@@ -506,6 +531,19 @@ func (h *Handlers) SetTraySelections(ctx context.Context, req api.SetTraySelecti
 	var out db.TrayTicket
 	err = pg.InTx(ctx, h.pool, func(tx pgx.Tx) error {
 		q := db.New(tx)
+		// The patient's day is locked before the ticket (as a generation does), so the per-day
+		// check reads the other trays of the day as no one else is changing them.
+		td, err := q.TrayTicketDay(ctx, db.TrayTicketDayParams{OrgID: a.OrgID, ID: req.Id})
+		if pg.IsNoRows(err) {
+			return errTicketNotFound
+		}
+		if err != nil {
+			return err
+		}
+		day := dayKeyOf(td.PatientID, td.Date)
+		if err := lockDays(ctx, q, a.OrgID, []dayKey{day}); err != nil {
+			return err
+		}
 		t, err := lockTicket(ctx, q, a, req.Id)
 		if err != nil {
 			return err
@@ -579,6 +617,13 @@ func (h *Handlers) SetTraySelections(ctx context.Context, req api.SetTraySelecti
 		}
 		if out, err = q.UpdateTrayTicket(ctx, db.UpdateTrayTicketParams{OrgID: a.OrgID, ID: t.ID, Items: raw, Selected: true, Conflict: false,
 			Notes: notes, Status: t.Status, AssembledBy: t.AssembledBy, CheckedBy: t.CheckedBy, History: t.History, UpdatedAt: now}); err != nil {
+			return err
+		}
+		// Changed selections may bring the day back within its limits (an item kept as a
+		// conflict taken off): judge it now.
+		what, over := dayRisk(m, items)
+		if err := settleDays(ctx, tx, now, a.OrgID, []judgement{{dayKey: day, site: t.SiteID, over: over,
+			r: risk{unit: t.Unit, room: t.Room, bed: t.Bed, what: what}}}); err != nil {
 			return err
 		}
 		if err := audit.RecordSite(ctx, q, a.OrgID, t.SiteID, t.ID, now); err != nil {

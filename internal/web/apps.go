@@ -20,9 +20,13 @@ func (p *Pages) scanApp(c echo.Context) error {
 	if !tagCodeRe.MatchString(c.Param("tagCode")) {
 		return p.notFound(c)
 	}
-	return p.render(c, http.StatusOK, "scan", Page{Title: "Scan", Styles: []string{"app.css"}, Scripts: []string{"scan.js"}}, nil)
+	return p.render(c, http.StatusOK, "scan", Page{
+		Title: p.tr(c, "floor.page_title"), Styles: []string{"app.css", "floor.css"}, Scripts: []string{"scan.js"}, Messages: []string{"floor"},
+	}, nil)
 }
 
 func (p *Pages) boardApp(c echo.Context) error {
-	return p.render(c, http.StatusOK, "board", Page{Title: "Board", Styles: []string{"app.css", "board.css"}, Scripts: []string{"board.js"}}, nil)
+	return p.render(c, http.StatusOK, "board", Page{
+		Title: p.tr(c, "board.page_title"), Styles: []string{"app.css", "board.css"}, Scripts: []string{"board.js"}, Messages: []string{"board"},
+	}, nil)
 }

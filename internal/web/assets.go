@@ -111,6 +111,14 @@ func (p *Pages) serveAsset(c echo.Context) error {
 	return c.Blob(http.StatusOK, a.contentType, a.body)
 }
 
+// favicon answers /favicon.ico, where browsers and bookmarks look without a page's link (the
+// pages link the SVG under its hashed name). The name is fixed, so it is kept a day, not a year.
+func (p *Pages) favicon(c echo.Context) error {
+	a := p.assets.byHashed[p.assets.byName["favicon.ico"]]
+	c.Response().Header().Set("Cache-Control", "public, max-age=86400")
+	return c.Blob(http.StatusOK, a.contentType, a.body)
+}
+
 // brandStylesheet sets the brand's colours and, for text drawn on them, black or white,
 // whichever contrasts more (WCAG relative luminance).
 func brandStylesheet(primary, accent string) string {

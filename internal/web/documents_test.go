@@ -21,7 +21,7 @@ func TestInvoicePageAndPDFShowTheSameNumbers(t *testing.T) {
 	p := get(t, o.env, "/share/i/"+token, "").expect(t, http.StatusOK)
 	p.noIDs(t, o)
 	p.contains(t, "Deposit invoice", "Maya Chen", "Chen–Ortiz wedding reception", "Thursday, March 5, 2026", "Card",
-		"$2,275.72", "$1,000.00", "$1,275.72", "Balance due: $1,275.72", `href="/share/i/`+token+`.pdf"`, `media="print"`)
+		"$2,275.72", "$1,000.00", "$1,275.72", "Balance due: $1,275.72", "Partly paid", `href="/share/i/`+token+`.pdf?lang=en"`, `media="print"`)
 	if strings.Contains(p.body, "Visa 4242") {
 		t.Fatal("the page shows the payment's internal reference")
 	}
@@ -35,7 +35,7 @@ func TestInvoicePageAndPDFShowTheSameNumbers(t *testing.T) {
 	if !bytes.HasPrefix(b, []byte("%PDF-")) {
 		t.Fatal("not a PDF")
 	}
-	for _, want := range []string{"$2,275.72", "$1,000.00", "$1,275.72", "Maya Chen", "Thursday, March 5, 2026"} {
+	for _, want := range []string{"$2,275.72", "$1,000.00", "$1,275.72", "Maya Chen", "Thursday, March 5, 2026", "Partly paid", "Harborview Kitchens"} {
 		if !bytes.Contains(b, []byte(want)) {
 			t.Fatalf("the PDF lacks %q", want)
 		}
@@ -64,14 +64,39 @@ func TestInspectionPageAndPDF(t *testing.T) {
 	p := get(t, o.env, "/share/insp/"+token, "").expect(t, http.StatusOK)
 	p.noIDs(t, o)
 	p.contains(t, "Monthly food safety", "Main Kitchen", "Monday, March 2, 2026", "PASS", "Cold holding", "Sanitation",
-		"Containers labelled", "Undated rice", "Corrective action open", "Walk-in at or below 41°F", `href="/share/insp/`+token+`.pdf"`)
+		"Containers labelled", "Undated rice", "Corrective action open", "Walk-in at or below 41°F", `href="/share/insp/`+token+`.pdf?lang=en"`,
+		// The establishment, as the quote and invoice carry it: the organization (in the brand bar
+		// and the facts) and the site.
+		`<p class="brand-name">Harborview Kitchens</p>`, "<dd>Harborview Kitchens</dd>")
 	res := get(t, o.env, "/share/insp/"+token+".pdf", "")
 	if res.status != http.StatusOK || res.header.Get("Content-Type") != "application/pdf" {
 		t.Fatalf("pdf: %d %v", res.status, res.header)
 	}
-	for _, want := range []string{"%PDF-", "Monthly food safety", "Containers labelled", "Corrective action open", "PASS"} {
+	for _, want := range []string{"%PDF-", "Monthly food safety", "Containers labelled", "Corrective action open", "PASS", "Harborview Kitchens", "Main Kitchen"} {
 		if !strings.Contains(res.body, want) {
 			t.Fatalf("the PDF lacks %q", want)
+		}
+	}
+}
+
+// The same report in Spanish: the page and its PDF (which follows the page's language).
+func TestInspectionInSpanish(t *testing.T) {
+	t.Parallel()
+	o := newOrg(t, "Harborview Kitchens")
+	tmpl := o.create("inspection-templates", map[string]any{"name": "Inspección mensual", "passPercent": 60, "sections": []map[string]any{
+		{"title": "Frío", "items": []map[string]any{{"key": "labels", "prompt": "Recipientes etiquetados", "kind": "pass_fail", "weight": 2}}},
+	}})
+	in := o.create("inspections", map[string]any{"templateId": tmpl, "siteId": o.site, "scheduledFor": "2026-03-02T14:00:00Z"})
+	o.call(http.MethodPut, "inspections/"+in+"/responses").JSON(map[string]any{"answers": []map[string]any{{"key": "labels", "passed": false}}}).Do().Expect(http.StatusOK)
+	o.call(http.MethodPost, "inspections/"+in+"/complete").Do().Expect(http.StatusOK)
+	token := o.share("inspections/" + in + "/share")
+	p := getLang(t, o.env, "/share/insp/"+token, "es-MX,es;q=0.9").expect(t, http.StatusOK)
+	p.contains(t, `<html lang="es">`, "Informe de inspección", "lunes, 2 de marzo de 2026", "NO APROBADA", "No cumple",
+		"Acción correctiva abierta", "<dt>Organización</dt><dd>Harborview Kitchens</dd>", `.pdf?lang=es"`)
+	res := get(t, o.env, "/share/insp/"+token+".pdf?lang=es", "")
+	for _, want := range []string{"%PDF-", "Harborview Kitchens", "NO APROBADA", "Hallazgos"} {
+		if !strings.Contains(res.body, want) {
+			t.Fatalf("the Spanish PDF lacks %q", want)
 		}
 	}
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/sous-app/sous/internal/pg"
 )
 
-// problem is what an error page says.
+// problem is what an error page says: the catalog's keys of its heading and text.
 type problem struct {
 	Heading string
 	Text    string
@@ -20,17 +20,24 @@ type problem struct {
 var (
 	// Every token that opens nothing (unknown, rotated, revoked, expired, another kind) is the
 	// same page, whatever the kind of link: a page must not tell which tokens once worked.
-	errNotValid = problem{"This link is not valid", "The link may have been replaced by a newer one or withdrawn. Ask whoever sent it for a new link."}
-	errClosed   = problem{"This survey is closed", "It no longer takes answers. Thank you for your interest."}
-	errUsed     = problem{"This survey link has already been used", "Each invitation takes one set of answers, and this one has been answered. Thank you."}
-	errLimited  = problem{"Too many requests", "Please wait a minute, then try again."}
-	errDown     = problem{"Temporarily unavailable", "We cannot show this page right now. Please try again in a moment."}
-	errInternal = problem{"Something went wrong", "We could not show this page. Please try again later."}
-	errBadInput = problem{"The form could not be read", "It contained characters that cannot be accepted. Please go back and try again."}
+	errNotValid = problem{"common.err_not_valid_heading", "common.err_not_valid_text"}
+	errClosed   = problem{"common.err_closed_heading", "common.err_closed_text"}
+	errUsed     = problem{"common.err_used_heading", "common.err_used_text"}
+	errLimited  = problem{"common.err_limited_heading", "common.err_limited_text"}
+	errDown     = problem{"common.err_down_heading", "common.err_down_text"}
+	errInternal = problem{"common.err_internal_heading", "common.err_internal_text"}
+	errBadInput = problem{"common.err_bad_input_heading", "common.err_bad_input_text"}
 )
 
 func (p *Pages) errorPage(c echo.Context, status int, pr problem) error {
-	return p.render(c, status, "error", Page{Title: pr.Heading}, pr)
+	return p.errorPageAs(c, status, Page{}, pr)
+}
+
+// errorPageAs is an error page under a page's brand.
+func (p *Pages) errorPageAs(c echo.Context, status int, pg Page, pr problem) error {
+	text := problem{Heading: p.tr(c, pr.Heading), Text: p.tr(c, pr.Text)}
+	pg.Title = text.Heading
+	return p.render(c, status, "error", pg, text)
 }
 
 func (p *Pages) notFound(c echo.Context) error {

@@ -14,9 +14,12 @@ type inspectionView struct {
 	In                 api.SharedInspection
 	Title, Date, Score string
 	Result             string
-	Sections           []inspSection
-	Findings           []inspFinding
-	PDF                string
+	// Org is the organization behind the report (its display name), when the domain gives it.
+	Org      string
+	Sections []inspSection
+	Findings []inspFinding
+	PDF      string
+	m        msg
 }
 
 type inspSection struct {
@@ -34,26 +37,38 @@ type inspFinding struct {
 	Critical                      bool
 }
 
-var outcomeLabels = map[string]string{"pass": "Pass", "fail": "Fail", "not_scored": "Not scored", "unanswered": "Not answered"}
+var outcomeLabels = map[string]string{"pass": "inspection.outcome_pass", "fail": "inspection.outcome_fail", "not_scored": "inspection.outcome_not_scored", "unanswered": "inspection.outcome_unanswered"}
 
-var actionLabels = map[string]string{"open": "Corrective action open", "done": "Corrected", "missed": "Corrective action missed", "cancelled": "Corrective action cancelled", "none": "No corrective action"}
+var actionLabels = map[string]string{"open": "inspection.action_open", "done": "inspection.action_done", "missed": "inspection.action_missed", "cancelled": "inspection.action_cancelled", "none": "inspection.action_none"}
 
-func newInspectionView(in api.SharedInspection) inspectionView {
-	v := inspectionView{In: in, Title: in.TemplateName + " — " + in.SiteName, Date: longDate(in.Date.Time)}
+// label is a message for an enum value the page knows, else the value itself.
+func (m msg) label(keys map[string]string, value string) string {
+	if key, ok := keys[value]; ok {
+		return m.t(key)
+	}
+	return value
+}
+
+func newInspectionView(m msg, in api.SharedInspection) inspectionView {
+	v := inspectionView{In: in, Title: m.t("inspection.title", "template", in.TemplateName, "site", in.SiteName), Date: longDateIn(m.lang, in.Date.Time), m: m}
+	if in.Brand != nil {
+		v.Org = in.Brand.Name
+	}
 	switch in.Status {
 	case api.InspectionStatusCompleted:
 		if in.Result != nil {
-			v.Result = strings.ToUpper(string(*in.Result))
+			v.Result = m.label(map[string]string{"pass": "inspection.result_pass", "fail": "inspection.result_fail"}, string(*in.Result))
 		}
 	case api.InspectionStatusInProgress:
-		v.Result = "In progress"
+		v.Result = m.t("inspection.in_progress")
 	default:
-		v.Result = "Scheduled"
+		v.Result = m.t("inspection.scheduled")
 	}
 	if in.Score != nil && in.MaxScore != nil {
-		v.Score = *in.Score + " of " + *in.MaxScore
 		if in.Percent != nil {
-			v.Score += " (" + *in.Percent + "%)"
+			v.Score = m.t("inspection.score_value_percent", "score", *in.Score, "max", *in.MaxScore, "percent", *in.Percent)
+		} else {
+			v.Score = m.t("inspection.score_value", "score", *in.Score, "max", *in.MaxScore)
 		}
 	}
 	for _, s := range in.Sections {
@@ -64,11 +79,7 @@ func newInspectionView(in api.SharedInspection) inspectionView {
 				note = *it.Note
 			}
 			o := string(it.Outcome)
-			label := outcomeLabels[o]
-			if label == "" {
-				label = o
-			}
-			sec.Items = append(sec.Items, inspItem{Prompt: it.Prompt, Outcome: o, OutcomeLabel: label, Note: note, Critical: it.Critical})
+			sec.Items = append(sec.Items, inspItem{Prompt: it.Prompt, Outcome: o, OutcomeLabel: m.label(outcomeLabels, o), Note: note, Critical: it.Critical})
 		}
 		v.Sections = append(v.Sections, sec)
 	}
@@ -77,11 +88,7 @@ func newInspectionView(in api.SharedInspection) inspectionView {
 		if f.Note != nil {
 			note = *f.Note
 		}
-		a := actionLabels[f.CorrectiveAction]
-		if a == "" {
-			a = f.CorrectiveAction
-		}
-		v.Findings = append(v.Findings, inspFinding{Section: f.Section, Prompt: f.Prompt, Note: note, Action: a, Critical: f.Critical})
+		v.Findings = append(v.Findings, inspFinding{Section: f.Section, Prompt: f.Prompt, Note: note, Action: m.label(actionLabels, f.CorrectiveAction), Critical: f.Critical})
 	}
 	return v
 }
@@ -97,7 +104,7 @@ func (p *Pages) inspectionPage(c echo.Context) error {
 	if !isOK {
 		return p.fail(c, apierr.Internal(errUnexpected))
 	}
-	v := newInspectionView(api.SharedInspection(ok))
+	v := newInspectionView(p.msgs(c), api.SharedInspection(ok))
 	if pdf {
 		b, err := inspectionPDF(v)
 		if err != nil {
@@ -105,6 +112,10 @@ func (p *Pages) inspectionPage(c echo.Context) error {
 		}
 		return p.sendPDF(c, "inspection-"+v.In.Date.Format("2006-01-02")+".pdf", b)
 	}
-	v.PDF = c.Request().URL.Path + ".pdf"
-	return p.render(c, http.StatusOK, "inspection", Page{Title: "Inspection report", Print: true}, v)
+	v.PDF = pdfLink(c)
+	pg := Page{Title: v.m.t("inspection.report"), Print: true}
+	if b := v.In.Brand; b != nil {
+		pg.BrandName, pg.BrandPrimary, pg.BrandAccent = b.Name, b.Primary, b.Accent
+	}
+	return p.render(c, http.StatusOK, "inspection", pg, v)
 }

@@ -12,10 +12,13 @@ import (
 type invoiceView struct {
 	I                          api.SharedInvoice
 	Title, Issued, EventStarts string
-	Lines                      []invoiceLine
-	Payments                   []invoicePayment
-	Total, Paid, Balance       string
-	PDF                        string
+	// Status is the invoice's state as people say it ("Paid in full", "Partly paid").
+	Status               string
+	Lines                []invoiceLine
+	Payments             []invoicePayment
+	Total, Paid, Balance string
+	PDF                  string
+	m                    msg
 }
 
 type invoiceLine struct{ Description, Amount string }
@@ -23,36 +26,51 @@ type invoiceLine struct{ Description, Amount string }
 type invoicePayment struct{ Date, Method, Amount string }
 
 var paymentMethods = map[api.PaymentMethod]string{
-	api.PaymentMethodAch: "Bank transfer (ACH)", api.PaymentMethodCard: "Card", api.PaymentMethodCash: "Cash",
-	api.PaymentMethodCheck: "Check", api.PaymentMethodOther: "Other",
+	api.PaymentMethodAch: "invoice.method_ach", api.PaymentMethodCard: "invoice.method_card", api.PaymentMethodCash: "invoice.method_cash",
+	api.PaymentMethodCheck: "invoice.method_check", api.PaymentMethodOther: "invoice.method_other",
 }
 
-func invoiceTitle(i api.SharedInvoice) string {
-	kind := "Invoice"
+func invoiceTitle(m msg, i api.SharedInvoice) string {
 	switch i.Kind {
 	case api.InvoiceKindDeposit:
-		kind = "Deposit invoice"
+		return m.t("invoice.title_deposit", "number", i.Number)
 	case api.InvoiceKindFinal:
-		kind = "Final invoice"
+		return m.t("invoice.title_final", "number", i.Number)
 	}
-	return kind + " " + i.Number
+	return m.t("invoice.title", "number", i.Number)
 }
 
-func newInvoiceView(i api.SharedInvoice, tz string) invoiceView {
+// invoiceStatusKey names the invoice's state as a client says it: the enum holds open, paid
+// and void; an open invoice with a payment on it is partly paid.
+func invoiceStatusKey(i api.SharedInvoice) string {
+	switch i.Status {
+	case api.InvoiceStatusPaid:
+		return "invoice.status_paid"
+	case api.InvoiceStatusVoid:
+		return "invoice.status_void"
+	}
+	if i.PaidCents > 0 {
+		return "invoice.status_partly_paid"
+	}
+	return "invoice.status_unpaid"
+}
+
+func newInvoiceView(m msg, i api.SharedInvoice, tz string) invoiceView {
 	loc := zone(tz)
 	v := invoiceView{
-		I: i, Title: invoiceTitle(i), Issued: longDate(i.IssuedAt.In(loc)), EventStarts: dateTime(i.EventStartsAt.In(loc)),
-		Total: money(i.TotalCents), Paid: money(i.PaidCents), Balance: money(i.BalanceCents),
+		I: i, Title: invoiceTitle(m, i), Status: m.t(invoiceStatusKey(i)),
+		Issued: longDateIn(m.lang, i.IssuedAt.In(loc)), EventStarts: dateTimeIn(m.lang, i.EventStartsAt.In(loc)),
+		Total: money(i.TotalCents), Paid: money(i.PaidCents), Balance: money(i.BalanceCents), m: m,
 	}
 	for _, l := range i.Lines {
 		v.Lines = append(v.Lines, invoiceLine{Description: l.Description, Amount: money(l.AmountCents)})
 	}
 	for _, pm := range i.Payments {
-		m := paymentMethods[pm.Method]
-		if m == "" {
-			m = string(pm.Method)
+		method := string(pm.Method)
+		if key, ok := paymentMethods[pm.Method]; ok {
+			method = m.t(key)
 		}
-		v.Payments = append(v.Payments, invoicePayment{Date: longDate(pm.PaidAt.In(loc)), Method: m, Amount: money(pm.AmountCents)})
+		v.Payments = append(v.Payments, invoicePayment{Date: longDateIn(m.lang, pm.PaidAt.In(loc)), Method: method, Amount: money(pm.AmountCents)})
 	}
 	return v
 }
@@ -65,7 +83,7 @@ func (p *Pages) invoicePage(c echo.Context) error {
 	if err != nil {
 		return p.fail(c, err)
 	}
-	v := newInvoiceView(inv, tz)
+	v := newInvoiceView(p.msgs(c), inv, tz)
 	if pdf {
 		b, err := invoicePDF(v)
 		if err != nil {
@@ -73,9 +91,14 @@ func (p *Pages) invoicePage(c echo.Context) error {
 		}
 		return p.sendPDF(c, "invoice-"+inv.Number+".pdf", b)
 	}
-	v.PDF = c.Request().URL.Path + ".pdf"
+	v.PDF = pdfLink(c)
 	b := inv.Brand
 	return p.render(c, http.StatusOK, "invoice", Page{Title: v.Title, BrandName: b.Name, BrandPrimary: b.Primary, BrandAccent: b.Accent, Print: true}, v)
+}
+
+// pdfLink is the page's PDF in the page's language.
+func pdfLink(c echo.Context) string {
+	return c.Request().URL.Path + ".pdf?lang=" + langOf(c)
 }
 
 // sendPDF answers a document as a download, under the pages' headers (never cached).

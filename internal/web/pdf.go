@@ -84,24 +84,25 @@ func (d *doc) bytes() ([]byte, error) {
 }
 
 func invoicePDF(v invoiceView) ([]byte, error) {
+	t := v.m.t
 	d := newDoc(v.Title)
 	d.title(v.I.Brand.Name+" · "+v.I.EventName, v.Title)
-	d.fact("Billed to", v.I.ClientName)
-	d.fact("Issued", v.Issued)
-	d.fact("Event", v.EventStarts)
-	d.fact("Status", string(v.I.Status))
-	d.heading("Lines")
+	d.fact(t("invoice.billed_to"), v.I.ClientName)
+	d.fact(t("invoice.issued"), v.Issued)
+	d.fact(t("invoice.event"), v.EventStarts)
+	d.fact(t("invoice.status"), v.Status)
+	d.heading(t("invoice.lines"))
 	w := []float64{140, 40}
-	d.row(w, []string{"Description", "Amount"}, true, true)
+	d.row(w, []string{t("invoice.col_description"), t("invoice.col_amount")}, true, true)
 	for _, l := range v.Lines {
 		d.row(w, []string{l.Description, l.Amount}, false, true)
 	}
-	d.row(w, []string{"Total", v.Total}, true, true)
-	d.row(w, []string{"Paid", v.Paid}, false, true)
-	d.row(w, []string{"Balance", v.Balance}, true, true)
-	d.heading("Payments")
+	d.row(w, []string{t("invoice.total"), v.Total}, true, true)
+	d.row(w, []string{t("invoice.paid"), v.Paid}, false, true)
+	d.row(w, []string{t("invoice.balance"), v.Balance}, true, true)
+	d.heading(t("invoice.payments"))
 	if len(v.Payments) == 0 {
-		d.text("No payments yet.")
+		d.text(t("invoice.no_payments"))
 	}
 	pw := []float64{80, 60, 40}
 	for _, p := range v.Payments {
@@ -111,22 +112,30 @@ func invoicePDF(v invoiceView) ([]byte, error) {
 }
 
 func inspectionPDF(v inspectionView) ([]byte, error) {
-	d := newDoc("Inspection report")
-	d.title("Inspection report", v.Title)
-	d.fact("Site", v.In.SiteName)
-	d.fact("Date", v.Date)
-	d.fact("Result", v.Result)
-	if v.Score != "" {
-		d.fact("Score", v.Score)
+	t := v.m.t
+	d := newDoc(t("inspection.report"))
+	eyebrow := t("inspection.report")
+	if v.Org != "" {
+		eyebrow = v.Org + " · " + eyebrow
 	}
-	d.heading("Findings")
+	d.title(eyebrow, v.Title)
+	if v.Org != "" {
+		d.fact(t("inspection.organization"), v.Org)
+	}
+	d.fact(t("inspection.site"), v.In.SiteName)
+	d.fact(t("inspection.date"), v.Date)
+	d.fact(t("inspection.result"), v.Result)
+	if v.Score != "" {
+		d.fact(t("inspection.score"), v.Score)
+	}
+	d.heading(t("inspection.findings"))
 	if len(v.Findings) == 0 {
-		d.text("No findings.")
+		d.text(t("inspection.no_findings"))
 	}
 	for _, f := range v.Findings {
 		crit := ""
 		if f.Critical {
-			crit = "CRITICAL: "
+			crit = t("inspection.critical_prefix") + " "
 		}
 		line := crit + f.Section + " - " + f.Prompt
 		if f.Note != "" {
@@ -141,7 +150,7 @@ func inspectionPDF(v inspectionView) ([]byte, error) {
 		for _, it := range s.Items {
 			p := it.Prompt
 			if it.Critical {
-				p += " (critical)"
+				p += " (" + t("inspection.critical_tag") + ")"
 			}
 			d.row(w, []string{p, it.OutcomeLabel}, false, false)
 		}

@@ -18,6 +18,7 @@ type quoteLine struct {
 
 type quoteView struct {
 	Q                                      api.SharedQuote
+	Status                                 string
 	Starts, Ends, ValidUntil               string
 	Lines                                  []quoteLine
 	Subtotal, Service, Tax, Total, Deposit string
@@ -33,31 +34,61 @@ type acceptForm struct {
 	Name, Email string
 	Agree       bool
 	Errors      map[string]string
+	// List is the errors in the form's order, for the summary above it.
+	List []fieldError
 }
 
-func (p *Pages) quoteView(q api.SharedQuote) quoteView {
+type fieldError struct{ Field, Message string }
+
+// formFields are the accept form's fields in their order on the page.
+var formFields = []string{"name", "email", "agree"}
+
+func (p *Pages) quoteView(c echo.Context, q api.SharedQuote) quoteView {
+	lang := langOf(c)
 	loc := zone(q.Timezone)
 	v := quoteView{
-		Q: q, Starts: dateTime(q.EventStartsAt.In(loc)), Ends: clockTime(q.EventEndsAt.In(loc)),
-		ValidUntil: longDate(q.ValidUntil.Time),
+		Q: q, Status: p.tr(c, "quote.status_"+quoteStatus(q.Status)),
+		Starts: dateTimeIn(lang, q.EventStartsAt.In(loc)), Ends: clockTimeIn(lang, q.EventEndsAt.In(loc)),
+		ValidUntil: longDateIn(lang, q.ValidUntil.Time),
 		Subtotal:   money(q.Totals.SubtotalCents), Service: money(q.Totals.ServiceChargeCents), Tax: money(q.Totals.TaxCents),
 		Total: money(q.Totals.TotalCents), Deposit: money(q.Totals.DepositCents),
 		Open: q.Status == api.QuoteStatusSent,
 	}
 	if s, e := q.EventStartsAt.In(loc), q.EventEndsAt.In(loc); s.YearDay() != e.YearDay() || s.Year() != e.Year() {
-		v.Ends = dateTime(e)
+		v.Ends = dateTimeIn(lang, e)
 	}
 	for _, l := range q.Lines {
 		unit := money(l.UnitPriceCents)
 		if l.Kind == "discount" {
 			unit = "−" + unit
 		}
-		v.Lines = append(v.Lines, quoteLine{Kind: string(l.Kind), Description: l.Description, Quantity: l.Quantity, UnitPrice: unit, Total: money(l.TotalCents)})
+		v.Lines = append(v.Lines, quoteLine{Kind: p.lineKind(c, l.Kind), Description: l.Description, Quantity: l.Quantity, UnitPrice: unit, Total: money(l.TotalCents)})
 	}
 	if q.Acceptance != nil {
-		v.Accepted = "Accepted by " + q.Acceptance.Name + " on " + dateTime(q.Acceptance.At.In(loc))
+		v.Accepted = p.tr(c, "quote.accepted_by", "name", q.Acceptance.Name, "date", dateTimeIn(lang, q.Acceptance.At.In(loc)))
 	}
 	return v
+}
+
+// quoteStatus is the status's message suffix; a status the page does not know reads as a draft.
+func quoteStatus(s api.QuoteStatus) string {
+	switch s {
+	case api.QuoteStatusSent, api.QuoteStatusAccepted, api.QuoteStatusDeclined, api.QuoteStatusExpired:
+		return string(s)
+	}
+	return "draft"
+}
+
+var lineKinds = map[api.QuoteLineKind]string{
+	api.QuoteLineKindFood: "quote.kind_food", api.QuoteLineKindBeverage: "quote.kind_beverage", api.QuoteLineKindRental: "quote.kind_rental",
+	api.QuoteLineKindService: "quote.kind_service", api.QuoteLineKindFee: "quote.kind_fee", api.QuoteLineKindDiscount: "quote.kind_discount",
+}
+
+func (p *Pages) lineKind(c echo.Context, k api.QuoteLineKind) string {
+	if key, ok := lineKinds[k]; ok {
+		return p.tr(c, key)
+	}
+	return string(k)
 }
 
 func (p *Pages) quotePage(c echo.Context) error {
@@ -65,7 +96,7 @@ func (p *Pages) quotePage(c echo.Context) error {
 	if err != nil {
 		return p.fail(c, err)
 	}
-	return p.renderQuote(c, http.StatusOK, p.quoteView(q))
+	return p.renderQuote(c, http.StatusOK, p.quoteView(c, q))
 }
 
 func (p *Pages) sharedQuote(c echo.Context) (api.SharedQuote, error) {
@@ -82,7 +113,12 @@ func (p *Pages) sharedQuote(c echo.Context) (api.SharedQuote, error) {
 
 func (p *Pages) renderQuote(c echo.Context, status int, v quoteView) error {
 	b := v.Q.Brand
-	return p.render(c, status, "quote", Page{Title: "Quote for " + v.Q.EventName, BrandName: b.Name, BrandPrimary: b.Primary, BrandAccent: b.Accent, Print: true}, v)
+	pg := Page{Title: p.tr(c, "quote.page_title", "event", v.Q.EventName), BrandName: b.Name, BrandPrimary: b.Primary, BrandAccent: b.Accent, Print: true}
+	if len(v.Form.Errors) > 0 {
+		// After a refused submit the summary of what to correct is brought into view and focused.
+		pg.Scripts = []string{"forms.js"}
+	}
+	return p.render(c, status, "quote", pg, v)
 }
 
 // acceptQuote is the form's POST: the rule of POST /v1/share/q/{token}/accept (the body
@@ -111,13 +147,13 @@ func (p *Pages) acceptQuote(c echo.Context) error {
 		if f != "email" && f != "agree" {
 			f = "name" // the only other field the form sends
 		}
-		form.Errors[f] = fieldMessage(f)
+		form.Errors[f] = p.fieldMessage(c, f)
 	}
 	if strings.TrimSpace(form.Name) == "" {
-		form.Errors["name"] = fieldMessage("name")
+		form.Errors["name"] = p.fieldMessage(c, "name")
 	}
 	if !form.Agree {
-		form.Errors["agree"] = "Tick the box to agree to the terms."
+		form.Errors["agree"] = p.fieldMessage(c, "agree")
 	}
 	req := api.AcceptSharedQuoteRequestObject{Token: token, Body: &api.AcceptSharedQuoteJSONRequestBody{Name: form.Name, Agree: form.Agree}}
 	if form.Email != "" {
@@ -135,7 +171,11 @@ func (p *Pages) acceptQuote(c echo.Context) error {
 		}
 		if e.Kind == apierr.KindInvalid {
 			for _, d := range e.Details {
-				form.Errors[d.Field] = fieldMessage(d.Field)
+				f := d.Field
+				if f != "email" && f != "agree" {
+					f = "name"
+				}
+				form.Errors[f] = p.fieldMessage(c, f)
 			}
 		}
 	}
@@ -148,26 +188,31 @@ func (p *Pages) acceptQuote(c echo.Context) error {
 	if q.Status == api.QuoteStatusAccepted {
 		return c.Redirect(http.StatusSeeOther, c.Request().URL.Path)
 	}
-	v := p.quoteView(q)
+	v := p.quoteView(c, q)
+	for _, f := range formFields {
+		if m, ok := form.Errors[f]; ok {
+			form.List = append(form.List, fieldError{Field: f, Message: m})
+		}
+	}
 	v.Form = form
 	status := http.StatusBadRequest
 	if !v.Open {
 		status = http.StatusConflict
-		v.Notice = "This quote can no longer be accepted."
+		v.Notice = p.tr(c, "quote.no_longer_open")
 	}
 	return p.renderQuote(c, status, v)
 }
 
-func fieldMessage(field string) string {
+func (p *Pages) fieldMessage(c echo.Context, field string) string {
 	switch field {
 	case "name":
-		return "Enter your name (at most 200 characters)."
+		return p.tr(c, "quote.error_name")
 	case "email":
-		return "Enter a valid email address, or leave it empty."
+		return p.tr(c, "quote.error_email")
 	case "agree":
-		return "Tick the box to agree to the terms."
+		return p.tr(c, "quote.error_agree")
 	}
-	return "Check this field."
+	return p.tr(c, "quote.error_field")
 }
 
 // hostile reports bytes the API refuses in any string (NUL, invalid UTF-8): a 400, never a

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
@@ -18,6 +19,17 @@ type surveyView struct {
 	HasErrors bool
 }
 
+// Errors are the questions needing attention, in their order, for the summary above the form.
+func (v surveyView) Errors() []fieldError {
+	var out []fieldError
+	for _, q := range v.Questions {
+		if q.Error != "" {
+			out = append(out, fieldError{Field: q.Anchor, Message: q.Prompt + ": " + q.Error})
+		}
+	}
+	return out
+}
+
 type surveyQuestion struct {
 	ID, Name, Prompt, Type string
 	Required               bool
@@ -26,6 +38,8 @@ type surveyQuestion struct {
 	Low, High string
 	Text      string
 	Error     string
+	// Anchor is the id of the question's first control, where the summary's link goes.
+	Anchor string
 }
 
 type choice struct {
@@ -37,7 +51,7 @@ type choice struct {
 // other field of the form can collide with an answer.
 func fieldName(key string) string { return "a_" + key }
 
-func newSurveyView(s api.PublicSurvey, form map[string][]string, errs map[string]string) surveyView {
+func newSurveyView(m msg, s api.PublicSurvey, form map[string][]string, errs map[string]string) surveyView {
 	v := surveyView{S: s, HasErrors: len(errs) > 0}
 	for i, q := range s.Questions {
 		sq := surveyQuestion{
@@ -57,15 +71,15 @@ func newSurveyView(s api.PublicSurvey, form map[string][]string, errs map[string
 			for n := 1; n <= top; n++ {
 				add(strconv.Itoa(n), strconv.Itoa(n))
 			}
-			sq.Low, sq.High = "1 = poor", strconv.Itoa(top)+" = excellent"
+			sq.Low, sq.High = m.t("survey.rating_low"), m.t("survey.rating_high", "max", top)
 		case api.QuestionTypeNps:
 			for n := 0; n <= 10; n++ {
 				add(strconv.Itoa(n), strconv.Itoa(n))
 			}
-			sq.Low, sq.High = "0 = not at all likely", "10 = extremely likely"
+			sq.Low, sq.High = m.t("survey.nps_low"), m.t("survey.nps_high")
 		case api.QuestionTypeYesNo:
-			add("yes", "Yes")
-			add("no", "No")
+			add("yes", m.t("survey.yes"))
+			add("no", m.t("survey.no"))
 		case api.QuestionTypeSingleChoice, api.QuestionTypeMultiChoice:
 			if q.Options != nil {
 				for _, o := range *q.Options {
@@ -76,6 +90,10 @@ func newSurveyView(s api.PublicSurvey, form map[string][]string, errs map[string
 			if len(sent) > 0 {
 				sq.Text = sent[0]
 			}
+		}
+		sq.Anchor = sq.ID
+		if q.Type != api.QuestionTypeText && len(sq.Choices) > 0 {
+			sq.Anchor = sq.Choices[0].ID
 		}
 		v.Questions = append(v.Questions, sq)
 	}
@@ -90,17 +108,21 @@ func (p *Pages) surveyPage(c echo.Context) error {
 	if used {
 		return p.surveyUsed(c, s)
 	}
-	return p.renderSurvey(c, http.StatusOK, newSurveyView(s, nil, nil))
+	return p.renderSurvey(c, http.StatusOK, newSurveyView(p.msgs(c), s, nil, nil))
 }
 
 func (p *Pages) surveyUsed(c echo.Context, s api.PublicSurvey) error {
 	b := s.Brand
-	return p.render(c, http.StatusConflict, "error", Page{Title: errUsed.Heading, BrandName: b.Name, BrandPrimary: b.Primary, BrandAccent: b.Accent}, errUsed)
+	return p.errorPageAs(c, http.StatusConflict, Page{BrandName: b.Name, BrandPrimary: b.Primary, BrandAccent: b.Accent}, errUsed)
 }
 
 func (p *Pages) renderSurvey(c echo.Context, status int, v surveyView) error {
 	b := v.S.Brand
-	return p.render(c, status, "survey", Page{Title: v.S.Title, BrandName: b.Name, BrandPrimary: b.Primary, BrandAccent: b.Accent}, v)
+	pg := Page{Title: v.S.Title, BrandName: b.Name, BrandPrimary: b.Primary, BrandAccent: b.Accent}
+	if v.HasErrors {
+		pg.Scripts = []string{"forms.js"}
+	}
+	return p.render(c, status, "survey", pg, v)
 }
 
 // submitSurvey is the form's POST: the answers, typed per question, go to the same submission
@@ -139,9 +161,10 @@ func (p *Pages) submitSurvey(c echo.Context) error {
 			errs := map[string]string{}
 			for _, d := range e.Details {
 				key := strings.TrimPrefix(d.Field, "answers.")
-				errs[key] = answerMessage(d.Message)
+				k, kv := answerMessage(d.Message)
+				errs[key] = p.msgs(c).t(k, kv...)
 			}
-			return p.renderSurvey(c, http.StatusBadRequest, newSurveyView(s, form, errs))
+			return p.renderSurvey(c, http.StatusBadRequest, newSurveyView(p.msgs(c), s, form, errs))
 		case ok && e.Kind == apierr.KindConflict:
 			return p.surveyUsed(c, s)
 		}
@@ -152,7 +175,7 @@ func (p *Pages) submitSurvey(c echo.Context) error {
 		return p.fail(c, apierr.Internal(errUnexpected))
 	}
 	b := s.Brand
-	return p.render(c, http.StatusOK, "thanks", Page{Title: "Thank you", BrandName: b.Name, BrandPrimary: b.Primary, BrandAccent: b.Accent},
+	return p.render(c, http.StatusOK, "thanks", Page{Title: p.tr(c, "survey.thanks_title"), BrandName: b.Name, BrandPrimary: b.Primary, BrandAccent: b.Accent},
 		struct{ Title, Message string }{s.Title, receipt.Body.ThankYouMessage})
 }
 
@@ -195,18 +218,22 @@ func answerOf(q api.PublicQuestion, values []string) (any, bool) {
 	return first, true
 }
 
-// answerMessage turns the submission's field message into a sentence for the page.
-func answerMessage(m string) string {
-	switch m {
-	case "is required":
-		return "Please answer this question."
-	case "must be true or false":
-		return "Choose yes or no."
-	case "must be an array of options", "must be distinct options of the question", "must be one of the options":
-		return "Choose among the options given."
+// answerMessage names the catalog's sentence for the submission's field message, with its
+// arguments.
+func answerMessage(m string) (string, []any) {
+	switch {
+	case m == "is required":
+		return "survey.error_required", nil
+	case m == "must be true or false":
+		return "survey.error_yes_no", nil
+	case m == "must be an array of options", m == "must be distinct options of the question", m == "must be one of the options":
+		return "survey.error_options", nil
+	case strings.HasPrefix(m, "must be a whole number"):
+		return "survey.error_range", nil
 	}
-	if m == "" {
-		return "Please check this answer."
+	var n int
+	if _, err := fmt.Sscanf(m, "must be at most %d characters", &n); err == nil {
+		return "survey.error_too_long", []any{"max", n}
 	}
-	return "The answer " + m + "."
+	return "survey.error_check", nil
 }

@@ -75,12 +75,21 @@ type Page struct {
 	Styles, Scripts []string
 	// Print adds the print stylesheet.
 	Print bool
+	// Lang is the page's language, "en" or "es"; render sets it from the request when empty.
+	Lang string
+	// Messages are the catalog's namespaces the page's script needs at run time; the layout
+	// embeds them, with "common", for i18n.js.
+	Messages []string
 }
 
 // view is a page's data: the layout's and the page's own.
 type view struct {
 	Page
 	Data any
+	// Toggle is the language toggle's links; Script the embedded messages (nil without Messages).
+	Toggle []langLink
+	Script map[string]any
+	cat    *catalog
 }
 
 // render writes a page with its status and headers. The page is executed into a buffer first,
@@ -90,11 +99,19 @@ func (p *Pages) render(c echo.Context, status int, name string, pg Page, data an
 	if !ok {
 		return fmt.Errorf("web: no page %q", name)
 	}
+	if pg.Lang == "" {
+		pg.Lang = langOf(c)
+	}
+	v := view{Page: pg, Data: data, Toggle: langLinks(c.Request(), pg.Lang), cat: p.cat}
+	if len(pg.Messages) > 0 {
+		v.Script = p.cat.script(pg.Lang, pg.Messages)
+	}
 	var buf bytes.Buffer
-	if err := t.ExecuteTemplate(&buf, "layout.html", view{Page: pg, Data: data}); err != nil {
+	if err := t.ExecuteTemplate(&buf, "layout.html", v); err != nil {
 		p.logError(c, err)
 		if name == "error" {
-			return c.String(http.StatusInternalServerError, "Something went wrong")
+			pageHeaders(c.Response())
+			return c.String(http.StatusInternalServerError, p.cat.must(pg.Lang, "common.err_internal_heading"))
 		}
 		return p.errorPage(c, http.StatusInternalServerError, errInternal)
 	}

@@ -57,6 +57,9 @@ type Pages struct {
 	d      Deps
 	assets *assets
 	tmpl   *templates
+	cat    *catalog
+	// guideSet is the guides, rendered on first use (guides.go).
+	guideSet guideSet
 }
 
 // New parses the embedded templates and hashes the embedded assets.
@@ -69,12 +72,17 @@ func New(d Deps) (*Pages, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Pages{d: d, assets: a, tmpl: t}, nil
+	cat, err := loadCatalog(messagesFS)
+	if err != nil {
+		return nil, err
+	}
+	return &Pages{d: d, assets: a, tmpl: t, cat: cat}, nil
 }
 
 // Register adds the pages' routes to e, at the root.
 func (p *Pages) Register(e *echo.Echo) {
 	e.GET(assetPrefix+"*", p.serveAsset)
+	e.GET("/favicon.ico", p.favicon)
 	e.GET("/share/q/:token", p.quotePage)
 	e.POST("/share/q/:token", p.acceptQuote)
 	e.GET("/share/i/:token", p.invoicePage)
@@ -84,6 +92,7 @@ func (p *Pages) Register(e *echo.Echo) {
 	// :tagCode, the contract's name for a printed code, so logs and traces redact it as they do the API's.
 	e.GET("/scan/:tagCode", p.scanApp)
 	e.GET("/board", p.boardApp)
+	p.registerGuides(e)
 }
 
 // pageCSP is every page's policy: scripts, styles, images, fetches and sockets only from this
@@ -92,9 +101,11 @@ func (p *Pages) Register(e *echo.Echo) {
 const pageCSP = "default-src 'self'; img-src 'self' blob:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
 // pageHeaders are set on every page: nothing is cached (a page shows a client's quote or
-// answers a token), no referrer leaks the token in the URL to a link's target.
+// answers a token), no referrer leaks the token in the URL to a link's target; the answer
+// depends on the language asked for (the header, or the cookie the toggle keeps).
 func pageHeaders(w http.ResponseWriter) {
 	h := w.Header()
+	h.Set("Vary", "Accept-Language, Cookie")
 	h.Set("Content-Security-Policy", pageCSP)
 	h.Set("Cache-Control", "no-store")
 	h.Set("Referrer-Policy", "no-referrer")

@@ -6,6 +6,11 @@
 // 40 s, and goes back to pairing when the token is refused (the device was revoked). A socket
 // replaced by a newer one of the same token (close code 4001) is retried only after 10 minutes,
 // so screens sharing a token do not take turns closing each other's sockets.
+//
+// Every string it shows comes from the message catalog (English and Spanish): the language is the
+// one kept on this screen by the toggle, else the browser's, and a toggle re-renders in place.
+// The device's `theme` (config.theme, dark by default) colours the screen once paired.
+const { t, locale, onLangChange } = window.i18n;
 const API = "/v1";
 const KEY = "sous.deviceToken";
 const POLL_MS = 10000;
@@ -37,6 +42,10 @@ function el(tag, cls, text) {
 
 // --- pairing
 
+// showPairing shows the pairing form with an error (a catalog key), kept so a change of
+// language translates it too.
+let pairError = null;
+
 function showPairing(message) {
   generation++;
   clearTimeout(pollTimer);
@@ -48,12 +57,15 @@ function showPairing(message) {
   }
   state = null;
   etag = null;
+  document.documentElement.removeAttribute("data-theme");
+  document.title = t("board.page_title");
   $("screen").hidden = true;
   $("offline").hidden = true;
   $("pairing").hidden = false;
+  pairError = message || null;
   const err = $("pair-error");
   err.hidden = !message;
-  err.textContent = message || "";
+  err.textContent = message ? t(message) : "";
   $("code").focus();
 }
 
@@ -63,7 +75,7 @@ const normalize = (s) => s.replace(/[\s-]/g, "").toUpperCase();
 $("pairing").addEventListener("submit", async (ev) => {
   ev.preventDefault();
   const code = normalize($("code").value);
-  if (code.length !== 6) return showPairing("The code has 6 characters.");
+  if (code.length !== 6) return showPairing("board.pair_err_length");
   const button = $("pairing").querySelector("button");
   button.disabled = true;
   try {
@@ -78,11 +90,11 @@ $("pairing").addEventListener("submit", async (ev) => {
       $("code").value = "";
       return start();
     }
-    if (res.status === 402) return showPairing("The organization's plan allows no more screens.");
-    if (res.status === 429) return showPairing("Too many attempts. Wait a minute, then try again.");
-    showPairing("That code is not valid or has expired. Ask for a new one.");
+    if (res.status === 402) return showPairing("board.pair_err_plan");
+    if (res.status === 429) return showPairing("board.pair_err_rate");
+    showPairing("board.pair_err_invalid");
   } catch {
-    showPairing("No connection. Check the network, then try again.");
+    showPairing("board.pair_err_network");
   } finally {
     button.disabled = false;
   }
@@ -109,7 +121,7 @@ async function poll(gen) {
     if (res.status === 401) {
       localStorage.removeItem(KEY);
       token = null;
-      return showPairing("This screen was unpaired. Enter a new code to pair it again.");
+      return showPairing("board.unpaired");
     }
     if (res.status === 200) {
       etag = res.headers.get("etag");
@@ -178,16 +190,16 @@ function elapsed(ms) {
 
 // tick updates every timer from the server's clock, between polls.
 function tick() {
-  for (const t of document.querySelectorAll("[data-since]")) t.textContent = elapsed(serverNow() - Date.parse(t.dataset.since));
-  for (const t of document.querySelectorAll("[data-deadline]")) {
-    const left = Date.parse(t.dataset.deadline) - serverNow();
-    t.textContent = left > 0 ? elapsed(left) + " left" : "discard — over hold time";
-    t.classList.toggle("late", left <= 0);
+  for (const s of document.querySelectorAll("[data-since]")) s.textContent = elapsed(serverNow() - Date.parse(s.dataset.since));
+  for (const d of document.querySelectorAll("[data-deadline]")) {
+    const left = Date.parse(d.dataset.deadline) - serverNow();
+    d.textContent = left > 0 ? t("board.time_left", { time: elapsed(left) }) : t("board.over_hold");
+    d.classList.toggle("late", left <= 0);
   }
   if (state) {
     const tz = state.site && state.site.timezone;
     try {
-      $("board-clock").textContent = new Date(serverNow()).toLocaleTimeString("en-US", { timeZone: tz, hour: "numeric", minute: "2-digit" });
+      $("board-clock").textContent = new Date(serverNow()).toLocaleTimeString(locale(), { timeZone: tz, hour: "numeric", minute: "2-digit" });
     } catch {
       $("board-clock").textContent = "";
     }
@@ -220,12 +232,19 @@ function section(title, cls) {
   return s;
 }
 
+// theme applies the device's colour scheme: dark unless its config says light.
+function theme(device) {
+  const th = device && device.config && device.config.theme === "light" ? "light" : "dark";
+  document.documentElement.dataset.theme = th;
+}
+
 function render() {
   if (!state) return;
+  theme(state.device);
   brand(state.org);
   $("screen").hidden = false;
   $("board-title").textContent = state.device.name + " · " + state.site.name;
-  document.title = state.device.name + " · Board";
+  document.title = t("board.doc_title", { device: state.device.name });
   document.body.dataset.kind = state.device.kind;
   const content = $("content");
   content.replaceChildren();
@@ -243,27 +262,37 @@ function render() {
       content.append(trays(state.trays || []));
       break;
     default:
-      content.append(el("p", "muted", "This screen has nothing to show for its kind."));
+      content.append(el("p", "muted", t("board.nothing_for_kind")));
   }
   cast(state.cast);
   tick();
 }
 
-const statusLabels = { prepped: "Prepped", in_progress: "In progress", holding: "Holding", planned: "Planned", done: "Done" };
+const runStatuses = ["prepped", "in_progress", "holding", "planned", "done"];
+const trayStatuses = ["queued", "assembled", "checked", "delivered", "cancelled"];
+const itemChecks = ["conflict", "substituted", "refused", "unknown"];
+const known = (list, v, prefix) => (list.includes(v) ? t(prefix + v) : v);
+
+const num = (v) => {
+  const n = Number(v);
+  return Number.isFinite(n) ? n.toLocaleString(locale(), { maximumFractionDigits: 3 }) : String(v);
+};
+const listOf = (xs) => xs.join(", ");
 
 function production(runs) {
-  const s = section("Production", "production");
+  const s = section(t("board.production"), "production");
   if (!runs.length) {
-    s.append(el("p", "muted", "No production running."));
+    s.append(el("p", "muted", t("board.no_production")));
     return s;
   }
   const ul = el("ul", "timers");
   for (const r of runs) {
     const li = el("li", "timer status-" + r.status);
     li.append(el("strong", "recipe", r.recipe));
-    li.append(el("span", "qty", r.quantity + " " + r.unit + (r.portions ? " · " + r.portions + " portions" : "")));
+    const portions = r.portions ? " · " + t(Number(r.portions) === 1 ? "board.portions_one" : "board.portions_other", { n: num(r.portions) }) : "";
+    li.append(el("span", "qty", num(r.quantity) + " " + r.unit + portions));
     if (r.station) li.append(el("span", "station", r.station));
-    li.append(el("span", "run-status", statusLabels[r.status] || r.status));
+    li.append(el("span", "run-status", known(runStatuses, r.status, "board.status_")));
     const since = el("span", "elapsed");
     since.dataset.since = r.since;
     li.append(since);
@@ -278,31 +307,46 @@ function production(runs) {
   return s;
 }
 
+// alerts shows each alert once: the same kind with the same message (one check missed on
+// several days, one probe alerting twice) is one line with how many times it is open. The list
+// comes most severe first, so a line keeps the most severe of its alerts.
 function alerts(list) {
-  const s = section("Alerts", "alerts");
+  const s = section(t("board.alerts"), "alerts");
   const ul = el("ul");
-  for (const a of list) ul.append(el("li", "alert severity-" + a.severity, a.message));
+  const lines = new Map();
+  for (const a of list) {
+    const key = a.kind + "\u0000" + a.message;
+    const line = lines.get(key);
+    if (line) line.count++;
+    else lines.set(key, { alert: a, count: 1 });
+  }
+  for (const { alert: a, count } of lines.values()) {
+    const li = el("li", "alert severity-" + a.severity);
+    li.append(el("span", "alert-message", a.message));
+    if (count > 1) li.append(el("span", "alert-count", t("board.alert_times", { n: num(count) })));
+    ul.append(li);
+  }
   s.append(ul);
   return s;
 }
 
 function handoffs(list) {
-  const s = section("Handoffs", "handoffs");
+  const s = section(t("board.handoffs"), "handoffs");
   const ul = el("ul");
-  for (const h of list) ul.append(el("li", null, h.recipe + " → " + h.station + (h.from ? " (from " + h.from + ")" : "") + (h.note ? ": " + h.note : "")));
+  for (const h of list) ul.append(el("li", null, h.recipe + " → " + h.station + (h.from ? " (" + t("board.handoff_from", { station: h.from }) + ")" : "") + (h.note ? ": " + h.note : "")));
   s.append(ul);
   return s;
 }
 
-const money = (cents) => "$" + (cents / 100).toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+const money = (cents) => (cents / 100).toLocaleString(locale(), { style: "currency", currency: "USD" });
 
 function menu(m) {
-  let title = m && m.dayPart && m.dayPart.name ? m.dayPart.name[0].toUpperCase() + m.dayPart.name.slice(1) : "Menu";
-  if (m && m.dayPart && !m.inProgress) title += " (next)";
+  let title = m && m.dayPart && m.dayPart.name ? m.dayPart.name[0].toUpperCase() + m.dayPart.name.slice(1) : t("board.menu");
+  if (m && m.dayPart && !m.inProgress) title = t("board.menu_next", { name: title });
   const s = section(title, "menu");
   const items = (m && m.items) || [];
   if (!items.length) {
-    s.append(el("p", "muted", "No menu for now."));
+    s.append(el("p", "muted", t("board.no_menu")));
     return s;
   }
   const ul = el("ul", "menu-items");
@@ -312,8 +356,8 @@ function menu(m) {
     if (typeof it.priceCents === "number") li.append(el("span", "price", money(it.priceCents)));
     const contains = it.contains || [];
     const may = it.mayContain || [];
-    if (contains.length) li.append(el("span", "allergens", "Contains: " + contains.join(", ")));
-    if (may.length) li.append(el("span", "allergens may", "May contain: " + may.join(", ")));
+    if (contains.length) li.append(el("span", "allergens", t("board.contains", { list: listOf(contains) })));
+    if (may.length) li.append(el("span", "allergens may", t("board.may_contain", { list: listOf(may) })));
     ul.append(li);
   }
   s.append(ul);
@@ -321,33 +365,33 @@ function menu(m) {
 }
 
 function trays(list) {
-  const s = section("Tray line", "trays");
+  const s = section(t("board.tray_line"), "trays");
   if (!list.length) {
-    s.append(el("p", "muted", "No trays in the queue."));
+    s.append(el("p", "muted", t("board.no_trays")));
     return s;
   }
   const table = el("table", "tray-table");
   const head = el("tr");
-  for (const h of ["Where", "Diet", "Allergens", "Items", "Status"]) {
-    const th = el("th", null, h);
+  for (const key of ["board.col_where", "board.col_diet", "board.col_allergens", "board.col_items", "board.col_status"]) {
+    const th = el("th", null, t(key));
     th.scope = "col";
     head.append(th);
   }
   table.append(el("thead"));
   table.tHead.append(head);
   const body = el("tbody");
-  for (const t of list) {
-    const tr = el("tr", t.conflict ? "conflict" : null);
-    tr.append(el("td", null, t.unit + " " + t.room + (t.bed ? "-" + t.bed : "")));
-    tr.append(el("td", null, (t.diets || []).map((d) => d.name || d.code).join(", ") + (t.texture ? " · IDDSI " + t.texture : "")));
-    tr.append(el("td", "allergens", (t.allergens || []).join(", ")));
+  for (const tk of list) {
+    const tr = el("tr", tk.conflict ? "conflict" : null);
+    tr.append(el("td", null, tk.unit + " " + tk.room + (tk.bed ? "-" + tk.bed : "")));
+    tr.append(el("td", null, (tk.diets || []).map((d) => d.name || d.code).join(", ") + (tk.texture ? " · IDDSI " + tk.texture : "")));
+    tr.append(el("td", "allergens", (tk.allergens || []).join(", ")));
     const items = el("td");
-    for (const i of t.items || []) {
-      const flag = i.check && i.check !== "ok" ? " ⚠ " + i.check + ((i.reasons || []).length ? ": " + i.reasons.join("; ") : "") : "";
+    for (const i of tk.items || []) {
+      const flag = i.check && i.check !== "ok" ? " ⚠ " + known(itemChecks, i.check, "board.check_") + ((i.reasons || []).length ? ": " + i.reasons.join("; ") : "") : "";
       items.append(el("div", flag ? "flagged" : null, i.name + flag));
     }
     tr.append(items);
-    tr.append(el("td", null, (t.conflict ? "Check! " : "") + t.status));
+    tr.append(el("td", null, (tk.conflict ? t("board.tray_check") + " " : "") + known(trayStatuses, tk.status, "board.tray_")));
     body.append(tr);
   }
   table.append(body);
@@ -370,13 +414,21 @@ function cast(c) {
   recipe.hidden = c.type !== "recipe";
   recipe.replaceChildren();
   if (c.type === "recipe" && c.recipe) {
+    // Each line is its quantity (the card's display form, "4 kg", else quantity and unit) and
+    // the ingredient's name.
     const r = c.recipe;
     const ing = el("ul", "ingredients");
-    for (const i of r.ingredients || []) ing.append(el("li", null, i.display || i.quantity + " " + i.unit + " " + i.name));
+    for (const i of r.ingredients || []) {
+      const li = el("li", "ingredient");
+      li.append(el("span", "ing-qty", i.display || num(i.quantity) + " " + i.unit), " ", el("span", "ing-name", i.name || ""));
+      ing.append(li);
+    }
     const steps = el("ol", "steps");
     for (const st of r.steps || []) steps.append(el("li", null, typeof st === "string" ? st : st.text || ""));
-    recipe.append(ing, steps);
-    if ((r.contains || []).length) recipe.append(el("p", "allergens", "Contains: " + r.contains.join(", ")));
+    if (ing.childElementCount) recipe.append(el("h3", null, t("board.ingredients")), ing);
+    if (steps.childElementCount) recipe.append(el("h3", null, t("board.steps")), steps);
+    if ((r.contains || []).length) recipe.append(el("p", "allergens", t("board.contains", { list: listOf(r.contains) })));
+    if ((r.mayContain || []).length) recipe.append(el("p", "allergens may", t("board.may_contain", { list: listOf(r.mayContain) })));
   }
 }
 
@@ -391,11 +443,22 @@ async function loadImage(c, img) {
     if (castImageURL) URL.revokeObjectURL(castImageURL);
     castImageURL = url;
     img.src = url;
-    img.alt = c.caption || "Image shown on this screen";
+    img.alt = c.caption || t("board.image_alt");
   } catch {
     castImageKey = null; // retry on the next state
   }
 }
+
+// A change of language re-renders the screen (or the pairing form's error) in place; the
+// server-written strings are re-translated by i18n.js.
+onLangChange(() => {
+  if (state) render();
+  else if (!$("pairing").hidden) {
+    document.title = t("board.page_title");
+    const err = $("pair-error");
+    if (pairError) err.textContent = t(pairError);
+  }
+});
 
 if (token) start();
 else showPairing();

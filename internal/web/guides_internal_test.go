@@ -1,0 +1,48 @@
+package web
+
+import (
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+// What a guide cannot put on the page: raw HTML, a script link, another host's image, a link to
+// a file the server does not publish. Table alignment is an attribute, not a style the policy
+// would refuse.
+func TestGuideRenderingIsSafe(t *testing.T) {
+	t.Parallel()
+	fsys := fstest.MapFS{
+		"guides/a.md": {Data: []byte("# A guide\n\n<script>alert(1)</script>\n\n<b onclick=\"x()\">bold</b> and " +
+			"[js](javascript:alert(1)) and ![pixel](https://tracker.example/p.png) and [repo](../../go.mod) and " +
+			"[b](b.md#part-two) and [ref](../reference/x.md) and [gone](missing.md) and [web](https://example.com/)\n\n" +
+			"| left | right |\n|:---|---:|\n| 1 | 2 |\n\n```sh\ncurl -fsS \"$API/orgs\" | jq '.[] | {id}' <<< x\n```\n")},
+		"guides/b.md":      {Data: []byte("# B\n\n## Part two\n\n## Part two\n")},
+		"reference/x.md":   {Data: []byte("# X\n")},
+		"guides/notes.txt": {Data: []byte("not a guide")},
+	}
+	all, err := renderGuides(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != 2 || all["a.md"].Title != "A guide" || all["b.md"].Title != "B" {
+		t.Fatalf("guides: %v", all)
+	}
+	a := string(all["a.md"].Body)
+	for _, bad := range []string{"<script", "onclick", "javascript:", "<img", "tracker.example", "go.mod\"", "missing.md", "style="} {
+		if strings.Contains(a, bad) {
+			t.Errorf("the page has %q:\n%s", bad, a)
+		}
+	}
+	for _, want := range []string{
+		`<h1 id="a-guide">A guide</h1>`, "pixel", ">repo<", ">gone<", `<a href="/docs/guides/b.md#part-two">b</a>`,
+		`<a href="/docs/reference/x.md">ref</a>`, `<a href="https://example.com/">web</a>`, `<th align="right">right</th>`,
+		`<pre><code class="language-sh">curl -fsS &quot;$API/orgs&quot; | jq &#39;.[] | {id}&#39; &lt;&lt;&lt; x`,
+	} {
+		if !strings.Contains(a, want) {
+			t.Errorf("the page lacks %q:\n%s", want, a)
+		}
+	}
+	if b := string(all["b.md"].Body); !strings.Contains(b, `id="part-two"`) || !strings.Contains(b, `id="part-two-1"`) {
+		t.Errorf("heading ids: %s", b)
+	}
+}
