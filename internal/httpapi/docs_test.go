@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sous-app/sous/gen"
+	"github.com/sous-app/sous/internal/config"
 	"github.com/sous-app/sous/internal/httpapi/apitest"
 )
 
@@ -49,6 +50,44 @@ func TestTheReferenceLinksToPagesTheServerPublishes(t *testing.T) {
 		t.Errorf("stock guide: %.60q", page)
 	}
 	for _, path := range []string{"/docs/guides/nope.md", "/docs/docs.go", "/docs/guides/..%2F..%2Fgo.mod", "/docs/x/stock.md", "/docs/guides"} {
+		res, err := http.Get(env.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusNotFound {
+			t.Errorf("GET %s: %d, want 404", path, res.StatusCode)
+		}
+	}
+}
+
+// With the hosted pages on, the guides the spec links to are HTML pages (their Markdown one
+// parameter away), and the other pages under /docs are still Markdown text.
+func TestTheGuidesArePagesWithTheHostedPages(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t, func(c *config.Config) { c.HostedPages = true })
+	for path, want := range map[string]string{
+		"/docs/guides/README.md":             "text/html; charset=UTF-8",
+		"/docs/guides/":                      "text/html; charset=UTF-8",
+		"/docs/guides/stock.md":              "text/html; charset=UTF-8",
+		"/docs/guides/stock.md?raw=1":        "text/plain; charset=utf-8",
+		"/docs/reference/error-codes.md":     "text/plain; charset=utf-8",
+		"/docs/benchmarks.md":                "text/plain; charset=utf-8",
+		"/docs/operations/reference-data.md": "text/plain; charset=utf-8",
+	} {
+		res, err := http.Get(env.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK || res.Header.Get("Content-Type") != want {
+			t.Errorf("GET %s: %d %s, want %s", path, res.StatusCode, res.Header.Get("Content-Type"), want)
+		}
+	}
+	if page := get(t, env.URL+"/docs/guides/stock.md?raw=1"); !strings.HasPrefix(page, "# Stock and the ledger\n") {
+		t.Errorf("stock guide's Markdown: %.60q", page)
+	}
+	for _, path := range []string{"/docs/guides/nope.md", "/docs/guides/..%2F..%2Fgo.mod", "/docs/x/stock.md", "/docs/docs.go"} {
 		res, err := http.Get(env.URL + path)
 		if err != nil {
 			t.Fatal(err)

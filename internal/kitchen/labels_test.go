@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // pdfText reads the text of an uncompressed PDF back, in order, each piece with the base font
@@ -52,6 +53,10 @@ func TestLabels(t *testing.T) {
 		"items": []map[string]any{{"runId": r.ID, "count": 2}, {"recipeId": p.veloute.ID, "count": 1}}}).Do().Expect(http.StatusOK)
 	if ct := res.Header.Get("Content-Type"); ct != "application/pdf" {
 		t.Fatalf("content type %q", ct)
+	}
+	chicago, _ := time.LoadLocation("America/Chicago") // the site's zone
+	if cd, want := res.Header.Get("Content-Disposition"), `attachment; filename="use-by-labels-`+k.env.Clock.Now().In(chicago).Format(time.DateOnly)+`.pdf"`; cd != want {
+		t.Errorf("Content-Disposition %q, want %q", cd, want)
 	}
 	text := pdfText(t, res.Body)
 	var lines []string

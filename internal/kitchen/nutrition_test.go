@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
@@ -210,6 +211,9 @@ func TestRecipeNutritionFromItemsToLabel(t *testing.T) {
 	pdf := k.call(http.MethodGet, "recipes/"+oatmeal.ID.String()+"/nutrition").Header("Accept", "application/pdf").Do().Expect(http.StatusOK)
 	if ct := pdf.Header.Get("Content-Type"); ct != "application/pdf" || !bytes.HasPrefix(pdf.Body, []byte("%PDF")) || !bytes.Contains(pdf.Body, []byte("Nutrition Facts")) {
 		t.Errorf("PDF: %s, %d bytes", ct, len(pdf.Body))
+	}
+	if cd, want := pdf.Header.Get("Content-Disposition"), `attachment; filename="nutrition-facts-oatmeal-`+k.env.Clock.Now().UTC().Format(time.DateOnly)+`.pdf"`; cd != want {
+		t.Errorf("Content-Disposition %q, want %q", cd, want)
 	}
 	// The labels batch prints the panel, a page per label.
 	batch := k.call(http.MethodPost, "labels").JSON(map[string]any{"siteId": k.site, "format": "pdf", "template": "nutrition",

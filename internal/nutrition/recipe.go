@@ -220,8 +220,9 @@ func foodLine(l *Line) (Set, Value) {
 		return unknownSet(miss), Known(g)
 	}
 	var c Set
+	perGram := g.Shift(-2) // grams ÷ 100, once for every nutrient
 	for _, n := range Nutrients {
-		c[n] = l.Food.contribution(n, g, miss)
+		c[n] = l.Food.contribution(n, perGram, miss)
 	}
 	if l.AddedSugar {
 		c[AddedSugarsG] = c[SugarsG]
@@ -229,14 +230,15 @@ func foodLine(l *Line) (Set, Value) {
 	return c, Known(g)
 }
 
-// contribution is grams × per100g ÷ 100 of one nutrient, or unknown (not_analysed).
-func (f *Food) contribution(n Nutrient, grams decimal.Decimal, miss Missing) Value {
+// contribution is hundredGrams × per100g of one nutrient (hundredGrams: the grams ÷ 100), or
+// unknown (not_analysed).
+func (f *Food) contribution(n Nutrient, hundredGrams decimal.Decimal, miss Missing) Value {
 	v, ok := f.Per100g[n]
 	if !ok {
 		miss.Reason = NotAnalysed
 		return Unknown(miss)
 	}
-	return Known(grams.Mul(v).Shift(-2))
+	return Known(hundredGrams.Mul(v))
 }
 
 // edibleShare is the share of a line's grams that is edible (see Line.Edible).

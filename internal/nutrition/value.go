@@ -83,9 +83,25 @@ func zero() Value { return Known(decimal.Zero) }
 // Plus is the sum of two values: complete only if both are; the missing lists are united.
 // The source is computed: a sum is never stated.
 func (v Value) Plus(w Value) Value {
-	out := Value{Amount: v.Amount.Add(w.Amount), Complete: v.Complete && w.Complete, Source: Computed}
+	out := Value{Amount: v.Amount, Complete: v.Complete && w.Complete, Source: Computed}
+	// Adding zero (an unknown's amount, an empty sum) would allocate a new decimal for nothing.
+	switch {
+	case v.Amount.IsZero():
+		out.Amount = w.Amount
+	case !w.Amount.IsZero():
+		out.Amount = v.Amount.Add(w.Amount)
+	}
 	if !out.Complete {
-		out.Missing = appendMissing(appendMissing(nil, v.Missing...), w.Missing...)
+		// The lists are shared, never written in place (Via copies): capped, so that an append
+		// to one copies it rather than writing into the other's spare capacity.
+		switch {
+		case len(w.Missing) == 0:
+			out.Missing = v.Missing[:len(v.Missing):len(v.Missing)]
+		case len(v.Missing) == 0:
+			out.Missing = appendMissing(nil, w.Missing...)
+		default:
+			out.Missing = appendMissing(v.Missing[:len(v.Missing):len(v.Missing)], w.Missing...)
+		}
 	}
 	return out
 }

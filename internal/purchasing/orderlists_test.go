@@ -86,6 +86,9 @@ func TestOrderListsParBasis(t *testing.T) {
 
 	// Export.
 	res := b.call(http.MethodGet, path+"/export").Do().Expect(http.StatusOK)
+	if cd := res.Header.Get("Content-Disposition"); cd != `attachment; filename="order-list-2026-03-02-to-2026-03-08.csv"` {
+		t.Errorf("Content-Disposition %q", cd)
+	}
 	csv := string(res.Body)
 	if !strings.HasPrefix(csv, "vendor,sku,description,packs,pack_unit,price,line_total\r\n") || !strings.Contains(csv, "Sysco,SY-LEM,,2,case,57.50,115.00\r\n") ||
 		!strings.Contains(csv, "Sysco,SY-LIM,,2,lb,15.00,30.00\r\n") || strings.Contains(csv, "KIW") {

@@ -200,6 +200,9 @@ func TestSharedInspectionIsSanitizedAndRotates(t *testing.T) {
 		}
 	})
 	var shared struct {
+		Brand struct {
+			Name, Primary, Accent string
+		} `json:"brand"`
 		SiteName string `json:"siteName"`
 		Date     string `json:"date"`
 		Percent  string `json:"percent"`
@@ -208,7 +211,8 @@ func TestSharedInspectionIsSanitizedAndRotates(t *testing.T) {
 		} `json:"findings"`
 	}
 	res.Decode(&shared)
-	if shared.SiteName != "Main Kitchen" || shared.Percent != "63.3" || len(shared.Findings) != 1 || shared.Findings[0].CorrectiveAction != "open" {
+	// The establishment, as the shared quote and invoice carry it: the organization and the site.
+	if shared.Brand.Name != "Harborview Kitchens" || shared.Brand.Primary == "" || shared.SiteName != "Main Kitchen" || shared.Percent != "63.3" || len(shared.Findings) != 1 || shared.Findings[0].CorrectiveAction != "open" {
 		t.Fatalf("shared %s", res.Body)
 	}
 	// Reissue rotates: the old token is the same 404 as an unknown one.

@@ -101,6 +101,9 @@ func TestOperationsReportJSONAndPDF(t *testing.T) {
 	if !bytes.HasPrefix(res.Body, []byte("%PDF-")) || res.Header.Get("Content-Type") != "application/pdf" {
 		t.Fatalf("pdf %q %q", res.Header.Get("Content-Type"), res.Body[:min(20, len(res.Body))])
 	}
+	if cd, want := res.Header.Get("Content-Disposition"), `attachment; filename="operations-report-`+day(-1)+"-to-"+day(1)+`.pdf"`; cd != want {
+		t.Errorf("Content-Disposition %q, want %q", cd, want)
+	}
 	// A site-limited member sees the site report of their site, not the account report.
 	limited := k.env.Member(k.org, "manager", k.site)
 	k.call(http.MethodGet, "reports/"+acct.ID.String(), limited.AccessToken).Do().ExpectError(http.StatusNotFound, "Report not found")

@@ -1,6 +1,7 @@
 package sensors
 
 import (
+	"testing"
 	"time"
 
 	"github.com/google/uuid"
@@ -29,3 +30,12 @@ func HeavyLogsWaiting() float64 { return testutil.ToFloat64(heavyReportsWaiting)
 
 // HeavyLogWaiters is how many heavy logs may wait for a slot on a replica.
 const HeavyLogWaiters = heavyLogWaiters
+
+// PDFPageTexts are the strings each page of a PDF the package wrote shows, page by page.
+func PDFPageTexts(t testing.TB, b []byte) [][]string {
+	var out [][]string
+	for _, p := range readPDF(t, b) {
+		out = append(out, p.texts())
+	}
+	return out
+}

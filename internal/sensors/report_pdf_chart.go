@@ -24,6 +24,7 @@ import (
 const (
 	chartHeightMM = 36.0                  // the plot
 	chartAxisMM   = 12.0                  // left of the plot: the degrees
+	chartLimitsMM = 10.0                  // right of the plot: the limits
 	chartBlockMM  = 4 + chartHeightMM + 9 // legend above, times and their title below
 )
 
@@ -169,7 +170,7 @@ func chart(pdf *fpdf.Fpdf, tr func(string) string, s api.TemperatureLogSensor, l
 	left, _, right, _ := pdf.GetMargins()
 	pageW, pageH := pdf.GetPageSize()
 	top := pdf.GetY()
-	px, pw := left+chartAxisMM, pageW-right-left-chartAxisMM
+	px, pw := left+chartAxisMM, pageW-right-left-chartAxisMM-chartLimitsMM
 	py := top + 4 // the legend's line above
 	l, ranged := limitsOf(s)
 	d := gather(s.Buckets, width, log.PeriodStart, log.PeriodEnd, px, pw, int(pw*k), l, ranged)
@@ -263,6 +264,19 @@ func chart(pdf *fpdf.Fpdf, tr func(string) string, s api.TemperatureLogSensor, l
 		pdf.Text(px-1-pdf.GetStringWidth(s), yOf(v)+0.8, s)
 	}
 	pdf.Text(left, py-0.8, tr("°F"))
+	if ranged {
+		pdf.SetTextColor(51, 102, 51)
+		for _, lim := range []struct {
+			name string
+			v    float64
+			text *string
+		}{{"max ", l.hi, s.MaxTempF}, {"min ", l.lo, s.MinTempF}} {
+			if !math.IsInf(lim.v, 0) {
+				pdf.Text(px+pw+1, yOf(lim.v)+0.8, lim.name+*lim.text)
+			}
+		}
+		pdf.SetTextColor(0, 0, 0)
+	}
 	for _, t := range xTicks {
 		x := xOf(t.at) - pdf.GetStringWidth(t.label)/2
 		pdf.Text(min(max(x, px), px+pw-pdf.GetStringWidth(t.label)), py+chartHeightMM+3, t.label)
@@ -359,12 +373,13 @@ func legend(pdf *fpdf.Fpdf, tr func(string) string, x, y float64, s api.Temperat
 	if ranged {
 		swatch(217, 26, 26, "out of range (shaded over its time)")
 	}
-	pdf.SetFillColor(255, 255, 255)
+	// Back to black: the tables' rows are written straight into the page and take the fill colour.
+	pdf.SetFillColor(0, 0, 0)
 }
 
-// niceTicks are about five round values between lo and hi, and the decimals to write them with.
+// niceTicks are about seven round values between lo and hi, and the decimals to write them with.
 func niceTicks(lo, hi float64) ([]float64, int) {
-	raw := (hi - lo) / 5
+	raw := (hi - lo) / 7
 	mag := math.Pow(10, math.Floor(math.Log10(raw)))
 	step := mag * 10
 	for _, m := range []float64{1, 2, 2.5, 5, 10} {

@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/sous-app/sous/internal/httpapi/apitest"
+	"github.com/sous-app/sous/internal/sensors"
 )
 
 type logBucket struct {
@@ -150,6 +152,7 @@ func TestTemperatureLogShowsTheExcursionAndItsCorrection(t *testing.T) {
 	// CSV: the same numbers, times in Chicago (UTC−6 in March before the 8th).
 	raw := env.Call(http.MethodGet, k.logPath("2026-03-02", "2026-03-02", "")).Token(k.token()).Header("Accept", "text/csv").Do().Expect(http.StatusOK)
 	must(t, strings.HasPrefix(raw.Header.Get("Content-Type"), "text/csv"), "content type %q", raw.Header.Get("Content-Type"))
+	must(t, raw.Header.Get("Content-Disposition") == `attachment; filename="temperature-log-2026-03-02.csv"`, "csv: %q", raw.Header.Get("Content-Disposition"))
 	rows, err := csv.NewReader(bytes.NewReader(raw.Body)).ReadAll()
 	must(t, err == nil && len(rows) == 1+2+1, "csv rows: %v %v", err, rows)
 	must(t, strings.Join(rows[1][:9], ",") == "reading,Walk-in cooler,Probe probe-7,"+s.ID.String()+",2026-03-02T03:00:00-06:00,38,"+wantMean+",46,60", "reading row: %v", rows[1])
@@ -160,6 +163,17 @@ func TestTemperatureLogShowsTheExcursionAndItsCorrection(t *testing.T) {
 
 	pdf := env.Call(http.MethodGet, k.logPath("2026-03-02", "2026-03-02", "")).Token(k.token()).Header("Accept", "application/pdf").Do().Expect(http.StatusOK)
 	must(t, pdf.Header.Get("Content-Type") == "application/pdf" && bytes.HasPrefix(pdf.Body, []byte("%PDF-")), "pdf: %q", pdf.Header.Get("Content-Type"))
+	must(t, pdf.Header.Get("Content-Disposition") == `attachment; filename="temperature-log-2026-03-02.pdf"`, "pdf: %q", pdf.Header.Get("Content-Disposition"))
+	pages := sensors.PDFPageTexts(t, pdf.Body)
+	must(t, len(pages) == 1 && slices.Contains(pages[0], "Inspected") && slices.Contains(pages[0], "Page 1 of 1") &&
+		slices.Contains(pages[0], "Walk-in cooler · Probe probe-7"), "pdf text: %q", pages)
+	// The first hour's maximum (46) and mean (41.33) are out of the cooler's 33–41 °F: in bold.
+	must(t, slices.Contains(pages[0], "46") && slices.Contains(pages[0], wantMean), "pdf marks: %q", pages)
+	// A month: its file is named by its first and last dates; JSON names none.
+	month := env.Call(http.MethodGet, k.logPath("2026-03-01", "2026-03-31", "")).Token(k.token()).Header("Accept", "application/pdf").Do().Expect(http.StatusOK)
+	must(t, month.Header.Get("Content-Disposition") == `attachment; filename="temperature-log-2026-03-01-to-2026-03-31.pdf"`, "month: %q", month.Header.Get("Content-Disposition"))
+	js := env.Call(http.MethodGet, k.logPath("2026-03-02", "2026-03-02", "")).Token(k.token()).Do().Expect(http.StatusOK)
+	must(t, js.Header.Get("Content-Disposition") == "", "json: %q", js.Header.Get("Content-Disposition"))
 
 	// Accept ranks: CSV preferred by weight, JSON by default and on */*.
 	for accept, want := range map[string]string{

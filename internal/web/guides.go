@@ -17,6 +17,7 @@ import (
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 
@@ -68,15 +69,17 @@ func renderGuides(fsys fs.FS) (map[string]*guide, error) {
 		return nil, err
 	}
 	md := goldmark.New(
+		// GitHub's Markdown, with table alignment as an attribute rather than a style.
 		goldmark.WithExtensions(
-			extension.GFM,
 			extension.NewTable(extension.WithTableCellAlignMethod(extension.TableCellAlignAttribute)),
+			extension.Strikethrough, extension.Linkify, extension.TaskList,
 		),
 		goldmark.WithParserOptions(
 			parser.WithAutoHeadingID(),
 			parser.WithASTTransformers(util.Prioritized(&docLinks{fsys: fsys}, 100)),
 		),
-		// No html.WithUnsafe: raw HTML is written as a comment, and javascript: links lose their href.
+		// No html.WithUnsafe, and raw HTML (the guides' <!-- readme-run --> markers) writes nothing.
+		goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(noRawHTML{}, 100))),
 	)
 	out := map[string]*guide{}
 	for _, n := range names {
@@ -205,6 +208,15 @@ func (d *docLinks) resolve(dest string) (string, bool) {
 		href += "#" + u.Fragment
 	}
 	return href, true
+}
+
+// noRawHTML renders a Markdown's raw HTML, block or inline, as nothing.
+type noRawHTML struct{}
+
+func (noRawHTML) RegisterFuncs(r renderer.NodeRendererFuncRegisterer) {
+	skip := func(util.BufWriter, []byte, ast.Node, bool) (ast.WalkStatus, error) { return ast.WalkSkipChildren, nil }
+	r.Register(ast.KindHTMLBlock, skip)
+	r.Register(ast.KindRawHTML, skip)
 }
 
 // guideView is what the guide template shows.

@@ -28,15 +28,15 @@ func TestGuideRenderingIsSafe(t *testing.T) {
 		t.Fatalf("guides: %v", all)
 	}
 	a := string(all["a.md"].Body)
-	for _, bad := range []string{"<script", "onclick", "javascript:", "<img", "tracker.example", "go.mod\"", "missing.md", "style="} {
+	for _, bad := range []string{"<script", "alert(1)", "onclick", "<b", "<!--", "javascript:", "<img", "tracker.example", "go.mod\"", "missing.md", "style="} {
 		if strings.Contains(a, bad) {
 			t.Errorf("the page has %q:\n%s", bad, a)
 		}
 	}
 	for _, want := range []string{
-		`<h1 id="a-guide">A guide</h1>`, "pixel", ">repo<", ">gone<", `<a href="/docs/guides/b.md#part-two">b</a>`,
+		`<h1 id="a-guide">A guide</h1>`, "<p>bold and js and pixel and repo and ", " and gone and ", `<a href="/docs/guides/b.md#part-two">b</a>`,
 		`<a href="/docs/reference/x.md">ref</a>`, `<a href="https://example.com/">web</a>`, `<th align="right">right</th>`,
-		`<pre><code class="language-sh">curl -fsS &quot;$API/orgs&quot; | jq &#39;.[] | {id}&#39; &lt;&lt;&lt; x`,
+		`<pre><code class="language-sh">curl -fsS &quot;$API/orgs&quot; | jq '.[] | {id}' &lt;&lt;&lt; x`,
 	} {
 		if !strings.Contains(a, want) {
 			t.Errorf("the page lacks %q:\n%s", want, a)

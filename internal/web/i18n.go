@@ -216,7 +216,9 @@ func acceptLang(h string) string {
 }
 
 // langLink is one of the toggle's links: the page itself with ?lang= (other query parameters
-// kept), so the toggle works without a script; i18n.js keeps the choice on the phone too.
+// kept), so the toggle works without a script; i18n.js keeps the choice on the phone too. The
+// link is relative (only the query), so it never repeats the path's token and a page is the
+// same whatever link it answers.
 type langLink struct {
 	Lang, Label, Href string
 	Current           bool
@@ -234,7 +236,7 @@ func langLinks(r *http.Request, current string) []langLink {
 		if l == langES {
 			label = "Español"
 		}
-		out = append(out, langLink{Lang: l, Label: label, Href: r.URL.Path + "?" + q.Encode(), Current: l == current})
+		out = append(out, langLink{Lang: l, Label: label, Href: "?" + q.Encode(), Current: l == current})
 	}
 	return out
 }

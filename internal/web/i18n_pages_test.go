@@ -113,3 +113,35 @@ func TestFavicon(t *testing.T) {
 		t.Fatalf("/favicon.ico: %d %v", ico.status, ico.header)
 	}
 }
+
+// A survey answered in Spanish: the page, its scale ends, and the messages of a refused form.
+func TestSurveyInSpanish(t *testing.T) {
+	t.Parallel()
+	o := newOrg(t, "Harborview Kitchens")
+	token := o.share("surveys/" + o.survey("open", nil) + "/share")
+	path := "/survey/" + token
+	getLang(t, o.env, path, "es").expect(t, http.StatusOK).contains(t, `<html lang="es">`, "1 = malo", "5 = excelente", "0 = nada probable",
+		"Enviar respuestas", "son obligatorias.", `value="yes"> Sí</label>`)
+	p := sendWith(t, o.env, http.MethodPost, path, url.Values{"a_recommend": {"11"}}, http.Header{"Accept-Language": {"es"}}).expect(t, http.StatusBadRequest)
+	p.contains(t, `id="error-summary"`, "Algunas respuestas requieren su atención:", `<p class="error" id="q0-error">Responda esta pregunta.</p>`,
+		`<p class="error" id="q1-error">La respuesta debe ser un número entero del 0 al 10.</p>`, `<a href="#q0-0">How was the food?: Responda esta pregunta.</a>`)
+}
+
+// An invoice in Spanish: its title, status in words, dates and payment method.
+func TestInvoiceInSpanish(t *testing.T) {
+	t.Parallel()
+	o := newOrg(t, "Harborview Kitchens")
+	quote, _ := o.quote(o.event(), "2026-03-20")
+	o.call(http.MethodPost, "catering/quotes/"+quote+"/accept").JSON(map[string]any{"name": "Maya Chen"}).Do().Expect(http.StatusOK)
+	inv := o.create("catering/invoices", map[string]any{"quoteId": quote, "kind": "deposit"})
+	o.call(http.MethodPost, "catering/invoices/"+inv+"/payments").
+		JSON(map[string]any{"amountCents": 100000, "method": "card", "paidAt": "2026-03-05T16:00:00Z"}).Do().Expect(http.StatusCreated)
+	token := o.share("catering/invoices/" + inv + "/share")
+	p := getLang(t, o.env, "/share/i/"+token, "es-US").expect(t, http.StatusOK)
+	p.contains(t, `<html lang="es">`, "Factura de anticipo", "Saldo pendiente: $1,275.72", "Pagada en parte", "jueves, 5 de marzo de 2026", "Tarjeta",
+		"Descargar PDF", `.pdf?lang=es"`)
+	pdf := get(t, o.env, "/share/i/"+token+".pdf?lang=es", "")
+	if pdf.status != http.StatusOK || !strings.Contains(pdf.body, "Pagada en parte") || !strings.Contains(pdf.body, "Facturado a") {
+		t.Fatalf("the Spanish PDF: %d", pdf.status)
+	}
+}

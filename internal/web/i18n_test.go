@@ -93,7 +93,7 @@ var (
 	dataI18nRe   = regexp.MustCompile(`data-i18n="([^"{}]+)"`)
 	dataAttrRe   = regexp.MustCompile(`data-i18n-attr="([^"{}]+)"`)
 	jsKeyRe      = regexp.MustCompile("\\bt\\(\\s*[\"'`]([a-z][a-z0-9_]*\\.[a-z0-9_]+)[\"'`]")
-	goKeyRe      = regexp.MustCompile(`"((?:common|floor|board|guides|quote|invoice|inspection|survey)\.[a-z][a-z0-9_]*)"`)
+	goKeyRe      = regexp.MustCompile(`"((?:common|floor|board|guides|quote|invoice|inspection|survey)\.[a-z][a-z0-9_]*[a-z0-9])"`)
 	fileSuffixRe = regexp.MustCompile(`\.(?:js|css|html|json|pdf|svg|ico|png|md|txt|csv)$`)
 )
 

@@ -228,10 +228,11 @@ func answerMessage(m string) (string, []any) {
 		return "survey.error_yes_no", nil
 	case m == "must be an array of options", m == "must be distinct options of the question", m == "must be one of the options":
 		return "survey.error_options", nil
-	case strings.HasPrefix(m, "must be a whole number"):
-		return "survey.error_range", nil
 	}
-	var n int
+	var n, lo int
+	if _, err := fmt.Sscanf(m, "must be a whole number from %d to %d", &lo, &n); err == nil {
+		return "survey.error_range", []any{"min", lo, "max", n}
+	}
 	if _, err := fmt.Sscanf(m, "must be at most %d characters", &n); err == nil {
 		return "survey.error_too_long", []any{"max", n}
 	}
