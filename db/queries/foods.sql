@@ -3,7 +3,8 @@
 -- organization's own foods matching q: its words (stemmed), or, when those find fewer than 5
 -- foods, trigram word similarity ≥ 0.6, so that "buter salted" still finds "Butter, salted".
 -- Bounded: of each source, the 50 best full-text matches (by rank) and the 20 nearest trigram
--- matches (by the GiST index) are the candidates, at most 140 foods. Score: a food its words
+-- matches (the names the GIN trigram index finds, by word similarity) are the candidates, at
+-- most 140 foods. Score: a food its words
 -- match ranks above one found by trigrams only, by full-text rank divided by the name's length
 -- (so "Butter, salted" leads "Butter, whipped, with salt"), trigram-only ones by word
 -- similarity; a name that starts with the first word of q gets half a point more ("apple"

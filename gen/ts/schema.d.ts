@@ -13460,9 +13460,8 @@ export interface components {
             /** @description Shown once; only its hash is kept. */
             token: string;
         };
-        /** @description The sanitized inspection report behind a share link. Display data only, no ids, no member emails. */
+        /** @description The sanitized inspection report behind a share link. Display data only, no ids, no member emails. `brand` is the organization behind it (its name and display colours), as the shared quote and invoice carry it. */
         SharedInspection: {
-            /** @description The organization behind the report (its name and display colours), as the shared quote and invoice carry it. */
             brand?: components["schemas"]["PublicBrand"];
             siteName: string;
             templateName: string;

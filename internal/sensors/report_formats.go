@@ -109,7 +109,6 @@ func logPDF(org string, log api.TemperatureLog, loc *time.Location) ([]byte, err
 	pdf.SetCreationDate(log.GeneratedAt)
 	pdf.SetModificationDate(log.GeneratedAt)
 	pdf.SetAutoPageBreak(true, 15)
-	pdf.AliasNbPages("")
 	tr := pdf.UnicodeTranslatorFromDescriptor("")
 	left, _, right, _ := pdf.GetMargins()
 	pageW, pageH := pdf.GetPageSize()
@@ -147,12 +146,6 @@ func logPDF(org string, log api.TemperatureLog, loc *time.Location) ([]byte, err
 		if continued != nil {
 			continued()
 		}
-	})
-	pdf.SetFooterFunc(func() {
-		pdf.SetY(-11)
-		pdf.SetFont("Helvetica", "", 7.5)
-		pdf.CellFormat((pageW-left-right)*0.7, 4, tr(org+" · "+log.Site.Name+" · generated "+log.GeneratedAt.Format("2006-01-02 15:04")+" UTC"), "", 0, "L", false, 0, "")
-		pdf.CellFormat(0, 4, fmt.Sprintf("Page %d of {nb}", pdf.PageNo()), "", 0, "R", false, 0, "")
 	})
 
 	pdf.AddPage()
@@ -236,6 +229,18 @@ func logPDF(org string, log api.TemperatureLog, loc *time.Location) ([]byte, err
 		bucketColumns(pdf, s.Buckets, flags, loc)
 	}
 	continued = nil
+	// Each page's foot, once the pages are counted: written into the finished pages rather than
+	// through fpdf's page-count alias, which copies every page's content to replace it (a quarter
+	// at 5 minutes is 700 pages).
+	pdf.SetAutoPageBreak(false, 0)
+	foot := tr(org + " · " + log.Site.Name + " · generated " + log.GeneratedAt.Format("2006-01-02 15:04") + " UTC")
+	for n, pages := 1, pdf.PageCount(); n <= pages; n++ {
+		pdf.SetPage(n)
+		pdf.SetY(pageH - 11)
+		pdf.SetFont("Helvetica", "", 7.5)
+		pdf.CellFormat((pageW-left-right)*0.7, 4, foot, "", 0, "L", false, 0, "")
+		pdf.CellFormat(0, 4, fmt.Sprintf("Page %d of %d", n, pages), "", 0, "R", false, 0, "")
+	}
 	var buf bytes.Buffer
 	if err := pdf.Output(&buf); err != nil {
 		return nil, err

@@ -5,21 +5,25 @@ package web
 //   - Strings live in messages/<namespace>.json, a flat object key -> {"en": "...", "es": "..."};
 //     the full key is "<namespace>.<key>" (lower case, digits, underscores), e.g. "floor.count_save".
 //     Placeholders are {name}, the same in both languages; plurals are separate keys (_one/_other).
+//     A file that does not parse, or a message lacking a language, stops New (and every test).
 //   - Templates: {{.T "quote.accept_heading"}} or, with arguments as name/value pairs,
 //     {{.T "quote.total_for" "name" .Data.Name}}. Inside {{with}} or {{range}} write $.T. An
-//     unknown key fails the page (a 500 the tests catch), never shows a key.
-//   - Go: p.tr(c, "quote.page_title", "event", name) in a handler (the request's language), or
-//     p.cat.text(lang, key, ...) when the language is already known; langOf(c) is that language.
+//     unknown key fails the page (a 500 the tests catch); it never shows a key.
+//   - Go: p.tr(c, "quote.page_title", "event", name) in a handler (the request's language);
+//     p.msgs(c) is the catalog in that language as a value (m.t(key, ...)) for views and PDFs;
+//     langOf(c) is the language itself ("en" or "es"). render sets Page.Lang when left empty.
 //   - Page.Messages lists the namespaces the page's script needs at run time; the layout then
 //     embeds them (with "common") as JSON in <script type="application/json" id="sous-messages">.
 //     i18n.js is loaded on every page before the page's own scripts; a script reads
 //     const { t, lang, locale, setLang, onLangChange, translate } = window.i18n;
 //     Elements written with data-i18n="ns.key" (text) or data-i18n-attr="placeholder:ns.key;aria-label:ns.key"
-//     are re-translated in place when the toggle changes the language (on pages with Messages).
+//     are re-translated in place when the toggle changes the language (on pages with Messages;
+//     on pages without, the toggle is a link that renders the page again in the language).
 //   - Numbers, money and dates: Intl with locale() ("en-US" or "es-US": a US kitchen's Spanish,
-//     $1,234.50 and 10.5 in both), in Go the format.go helpers with the language.
-//   - TestCatalog* (i18n_test.go) check both languages, the placeholders, every key used in
-//     templates, scripts and Go, and that no template shows English outside .T.
+//     $1,234.50 and 10.5 in both), in Go longDateIn/clockTimeIn/dateTimeIn(lang, t) and money.
+//   - TestCatalog* and TestTemplatesShowNoTextOutsideTheCatalog (i18n_test.go) check both
+//     languages, the placeholders, every literal key used in templates, scripts (t("ns.key"))
+//     and Go, and that no template shows text outside .T ("Sous" is the one exception).
 
 import (
 	"embed"
@@ -258,7 +262,7 @@ func (p *Pages) tr(c echo.Context, key string, kv ...any) string {
 }
 
 // Dates and times for a language. Spanish follows the United States' Spanish (es-US): the
-// weekday and month in lower case, "6:00 p. m.", money as in English ($1,234.50).
+// weekday and month in lower case, "6:00 p.m." (as Intl writes es-US), money as in English ($1,234.50).
 
 var (
 	esWeekdays = [...]string{"domingo", "lunes", "martes", "miércoles", "jueves", "viernes", "sábado"}
@@ -274,9 +278,9 @@ func longDateIn(lang string, t time.Time) string {
 
 func clockTimeIn(lang string, t time.Time) string {
 	if lang == langES {
-		ampm := "a. m."
+		ampm := "a.m."
 		if t.Hour() >= 12 {
-			ampm = "p. m."
+			ampm = "p.m."
 		}
 		return t.Format("3:04") + " " + ampm + " " + t.Format("MST")
 	}

@@ -61,7 +61,7 @@ func TestQuotePageInSpanish(t *testing.T) {
 		t.Fatalf("Vary %q", v)
 	}
 	p.contains(t, `<html lang="es">`, "Cotización para Chen–Ortiz wedding reception", "En espera de su aceptación", "Preparada para",
-		"sábado, 13 de junio de 2026, 6:00 p. m. CDT", "11:00 p. m. CDT", "viernes, 20 de marzo de 2026", "Cargo por servicio (20%)",
+		"sábado, 13 de junio de 2026, 6:00 p.m. CDT", "11:00 p.m. CDT", "viernes, 20 de marzo de 2026", "Cargo por servicio (20%)",
 		"Anticipo a pagar (30%)", "Comida", "Aceptar cotización", `hreflang="en"`, `lang="es" data-lang="es" aria-current="true"`, "$7,585.72")
 	if strings.Contains(p.body, "Awaiting your acceptance") || strings.Contains(p.body, "Saturday") {
 		t.Fatal("English on the Spanish page")

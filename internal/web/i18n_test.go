@@ -332,13 +332,13 @@ func TestDatesInSpanish(t *testing.T) {
 	at := time.Date(2026, 6, 13, 23, 0, 0, 0, time.UTC).In(loc)
 	for _, c := range []struct{ lang, want string }{
 		{"en", "Saturday, June 13, 2026, 6:00 PM CDT"},
-		{"es", "sábado, 13 de junio de 2026, 6:00 p. m. CDT"},
+		{"es", "sábado, 13 de junio de 2026, 6:00 p.m. CDT"},
 	} {
 		if got := dateTimeIn(c.lang, at); got != c.want {
 			t.Errorf("%s: %q, want %q", c.lang, got, c.want)
 		}
 	}
-	if got := clockTimeIn("es", at.Add(-12*time.Hour)); got != "6:00 a. m. CDT" {
+	if got := clockTimeIn("es", at.Add(-12*time.Hour)); got != "6:00 a.m. CDT" {
 		t.Errorf("morning: %q", got)
 	}
 }

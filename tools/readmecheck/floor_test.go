@@ -122,12 +122,12 @@ func signedIn(t *testing.T, b *browser, srv *Server, code, email, password strin
 	t.Helper()
 	ctx := b.tab()
 	act(t, ctx, chromedp.Navigate(srv.base()+"/scan/"+code), chromedp.WaitVisible(chromedp.ID("email")))
-	if eval[bool](t, ctx, `!document.getElementById("signout").hidden`) {
+	if eval[bool](t, ctx, `document.getElementById("signout").checkVisibility()`) {
 		t.Fatal("Sign out shows while signed out")
 	}
 	act(t, ctx, chromedp.SendKeys(chromedp.ID("email"), email), chromedp.SendKeys(chromedp.ID("password"), password),
 		chromedp.Click(chromedp.CSS("#signin button")), chromedp.WaitVisible(chromedp.ID("target")))
-	if eval[bool](t, ctx, `document.getElementById("signout").hidden`) {
+	if !eval[bool](t, ctx, `document.getElementById("signout").checkVisibility()`) {
 		t.Fatal("no Sign out once signed in")
 	}
 	return ctx
@@ -372,12 +372,18 @@ func TestBrowserFloorMorningRound(t *testing.T) {
 		t.Fatalf("tasks heading in Spanish: %q", got)
 	}
 	review(t, ctx, "floor-es")
-	// A new tab of the same phone opens in Spanish, sign-in included.
-	sctx := b.tab()
-	act(t, sctx, chromedp.Navigate(srv.base()+"/scan/"+k.tag), chromedp.WaitVisible(chromedp.ID("email")))
-	assertNoEnglish(t, sctx, "floor-signin-es")
-	review(t, sctx, "floor-signin-es")
-	act(t, sctx, chromedp.SendKeys(chromedp.ID("email"), cook.email), chromedp.SendKeys(chromedp.ID("password"), cook.password),
+	// The choice is kept on the phone: the page opens again in Spanish, and so does sign-in.
+	act(t, ctx, chromedp.Reload(), chromedp.WaitVisible(chromedp.ID("target")))
+	assertNoEnglish(t, ctx, "floor-target-es")
+	act(t, ctx, chromedp.Click(chromedp.ID("signout")), chromedp.WaitVisible(chromedp.ID("email")))
+	if eval[bool](t, ctx, `document.getElementById("signout").checkVisibility()`) {
+		t.Fatal("Sign out shows after signing out")
+	}
+	assertNoEnglish(t, ctx, "floor-signin-es")
+	review(t, ctx, "floor-signin-es")
+	act(t, ctx, chromedp.SendKeys(chromedp.ID("email"), cook.email), chromedp.SendKeys(chromedp.ID("password"), cook.password),
 		chromedp.Click(chromedp.CSS("#signin button")), chromedp.WaitVisible(chromedp.ID("target")))
-	assertNoEnglish(t, sctx, "floor-target-es")
+	if got := eval[string](t, ctx, `location.pathname + " " + document.getElementById("target-name").textContent`); got != "/scan/"+k.tag+" Walk-in cooler" {
+		t.Fatalf("back to the tag after signing in again: %q", got)
+	}
 }
