@@ -620,6 +620,9 @@ async function saveCountLine(path, locationId, stock, input, status) {
   }
 }
 
+// Enter in a count field saves it (its change event); the form itself never submits.
+$("count-form").addEventListener("submit", (ev) => ev.preventDefault());
+
 $("count-start").addEventListener("click", async () => {
   const action = may("createCount");
   const button = $("count-start");
