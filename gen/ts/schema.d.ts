@@ -7103,6 +7103,14 @@ export interface paths {
          *     all (sensors × buckets in the period): a longer log is 400, asking for a coarser interval.
          *     JSON and CSV are streamed as they are written; the PDF is sent whole.
          *
+         *     The PDF gives each sensor a chart of its readings (lowest to highest and the mean, at most a
+         *     point per printed column, so a short spike stays visible) against its range shaded, the
+         *     out-of-range stretches in red, times in the site's zone; then its excursions and its
+         *     readings, each value out of range in bold on a red ground. Every page carries the
+         *     organization and "Page N of M"; a table that runs onto another page repeats the sensor's
+         *     name, "(continued)", and its heading row. CSV and PDF answers come as a download named by
+         *     the dates (`Content-Disposition`), e.g. `temperature-log-2026-03-01-to-2026-03-31.pdf`.
+         *
          *     A heavy log (more than 20,000 buckets: a month at 15 minutes for 7 sensors, say) is made
          *     at most 2 at a time per organization, over every server; another waits its turn up to
          *     5 seconds, then answers 429 `reports_busy` with `Retry-After`. A server lets at most 4
@@ -9060,6 +9068,16 @@ export interface components {
              */
             timezone: string;
         };
+        /**
+         * @description What the alert is about, as `Alert.subject` says (a sensor, a task, a device, …): a screen
+         *     shows the open alerts of one subject as one line. Always present in this server's answers.
+         */
+        DeviceAlertSubject: {
+            /** @example task */
+            type: string;
+            /** Format: uuid */
+            id: string;
+        };
         DeviceAlert: {
             /**
              * @description What opened the alert.
@@ -9073,6 +9091,7 @@ export interface components {
             severity: "info" | "warning" | "critical";
             /** @example Walk-in cooler temperature check missed (due 14:00) */
             message: string;
+            subject?: components["schemas"]["DeviceAlertSubject"];
         };
         /**
          * @description The day part a menu board shows: the one pinned by `config.dayPart`, else the one in

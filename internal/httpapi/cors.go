@@ -18,8 +18,8 @@ var (
 	// and conditional polling (If-None-Match with a device's ETag).
 	corsAllowHeaders = []string{"authorization", "content-type", "idempotency-key", "x-api-key", "x-device-token", "if-none-match"}
 	// The response headers a script must read: paging, back-off, caching, tracing, where a
-	// created resource lives, replays, and the rate-limit quota.
-	corsExposeHeaders = []string{"Link", "Retry-After", "ETag", "X-Request-Id", "Location", "Idempotent-Replayed", "RateLimit", "RateLimit-Policy"}
+	// created resource lives, replays, the rate-limit quota, and a download's file name.
+	corsExposeHeaders = []string{"Link", "Retry-After", "ETag", "X-Request-Id", "Location", "Idempotent-Replayed", "RateLimit", "RateLimit-Policy", "Content-Disposition"}
 )
 
 // corsMaxAge lets a browser reuse a preflight for 10 minutes (Chromium caps it at 2 hours).

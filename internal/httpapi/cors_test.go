@@ -67,7 +67,7 @@ func TestCORSExposesHeadersOnResponsesAndErrors(t *testing.T) {
 			t.Errorf("%s: Allow-Origin %q", name, got)
 		}
 		exposed := headerList(res.Header, "Access-Control-Expose-Headers")
-		for _, want := range []string{"link", "retry-after", "etag", "x-request-id", "location", "idempotent-replayed", "ratelimit", "ratelimit-policy"} {
+		for _, want := range []string{"link", "retry-after", "etag", "x-request-id", "location", "idempotent-replayed", "ratelimit", "ratelimit-policy", "content-disposition"} {
 			if !slices.Contains(exposed, want) {
 				t.Errorf("%s: Expose-Headers %q lacks %s", name, exposed, want)
 			}

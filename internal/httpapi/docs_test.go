@@ -61,8 +61,8 @@ func TestTheReferenceLinksToPagesTheServerPublishes(t *testing.T) {
 	}
 }
 
-// With the hosted pages on, the guides the spec links to are HTML pages (their Markdown one
-// parameter away), and the other pages under /docs are still Markdown text.
+// With the hosted pages on, the guides the spec links to and the other pages under /docs are
+// HTML pages, their Markdown one parameter away.
 func TestTheGuidesArePagesWithTheHostedPages(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t, func(c *config.Config) { c.HostedPages = true })
@@ -71,9 +71,12 @@ func TestTheGuidesArePagesWithTheHostedPages(t *testing.T) {
 		"/docs/guides/":                      "text/html; charset=UTF-8",
 		"/docs/guides/stock.md":              "text/html; charset=UTF-8",
 		"/docs/guides/stock.md?raw=1":        "text/plain; charset=utf-8",
-		"/docs/reference/error-codes.md":     "text/plain; charset=utf-8",
-		"/docs/benchmarks.md":                "text/plain; charset=utf-8",
-		"/docs/operations/reference-data.md": "text/plain; charset=utf-8",
+		"/docs/reference/error-codes.md":           "text/html; charset=UTF-8",
+		"/docs/reference/error-codes.md?raw=1":     "text/plain; charset=utf-8",
+		"/docs/benchmarks.md":                      "text/html; charset=UTF-8",
+		"/docs/benchmarks.md?raw=1":                "text/plain; charset=utf-8",
+		"/docs/operations/reference-data.md":       "text/html; charset=UTF-8",
+		"/docs/operations/reference-data.md?raw=1": "text/plain; charset=utf-8",
 	} {
 		res, err := http.Get(env.URL + path)
 		if err != nil {

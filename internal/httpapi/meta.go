@@ -65,9 +65,10 @@ const docsPage = `<!DOCTYPE html>
 
 // registerDocs serves /docs from assets compiled into the binary: the API reference, and the
 // guides, reference and operations pages it links to (as Markdown, shown as text). With the
-// hosted pages on, the guides are pages instead (/docs/guides/ and /docs/guides/{name}.md,
-// served by internal/web, whose routes are more specific than these); their Markdown stays at
-// the same URLs with ?raw=1. A browser opening the server's root is sent to the reference.
+// hosted pages on, those are HTML pages instead (/docs/guides/, /docs/guides/{name}.md and every
+// other page at its path, served by internal/web, whose routes are more specific than these);
+// their Markdown stays at the same URLs with ?raw=1. A browser opening the server's root is sent
+// to the reference.
 func registerDocs(e *echo.Echo) {
 	e.GET("/", func(c echo.Context) error { return c.Redirect(http.StatusFound, "/docs") })
 	e.GET("/docs/:page", servePage)

@@ -8,8 +8,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/google/uuid"
 )
 
 // BenchmarkRecipeNutrition measures GET /recipes/{id}/nutrition over the real server and
@@ -21,6 +19,45 @@ import (
 //
 //	go test ./internal/kitchen -run '^$' -bench RecipeNutrition -benchtime 2000x
 func BenchmarkRecipeNutrition(b *testing.B) {
+	do := nutritionServer(b)
+	const rate = 200
+	interval := time.Second / rate
+	latencies := make([]time.Duration, b.N)
+	var wg sync.WaitGroup
+	var failed sync.Once
+	var failure error
+	b.ResetTimer()
+	start := time.Now()
+	for i := range b.N {
+		at := start.Add(time.Duration(i) * interval)
+		time.Sleep(time.Until(at)) // pacing the load generator, not waiting on the system under test
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := do(); err != nil {
+				failed.Do(func() { failure = err })
+			}
+			latencies[i] = time.Since(at)
+		}()
+	}
+	wg.Wait()
+	b.StopTimer()
+	if failure != nil {
+		b.Fatal(failure)
+	}
+	slices.Sort(latencies)
+	pct := func(p float64) float64 {
+		return float64(latencies[min(len(latencies)-1, int(p*float64(len(latencies))))].Microseconds()) / 1000
+	}
+	b.ReportMetric(pct(0.50), "p50-ms")
+	b.ReportMetric(pct(0.99), "p99-ms")
+	b.ReportMetric(pct(1), "max-ms")
+	b.ReportMetric(0, "ns/op")
+}
+
+// nutritionServer is the real server and database with BenchmarkRecipeNutrition's recipe; do
+// analyses it once through GET /recipes/{id}/nutrition.
+func nutritionServer(b *testing.B) (do func() error) {
 	k := newBenchKitchen(b)
 	item := func(i int) ingredient {
 		food := k.food(fmt.Sprintf("Food %d", i), oats, map[string]string{"amount": "1", "measure": "cup", "grams": "80"})
@@ -52,7 +89,7 @@ func BenchmarkRecipeNutrition(b *testing.B) {
 
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: 10 * time.Second}
 	url := k.env.URL + "/v1/orgs/" + k.org.String() + "/recipes/" + top.ID.String() + "/nutrition"
-	do := func(id uuid.UUID) error {
+	do = func() error {
 		req, _ := http.NewRequestWithContext(b.Context(), http.MethodGet, url, nil)
 		req.Header.Set("Authorization", "Bearer "+k.owner.AccessToken)
 		res, err := client.Do(req)
@@ -62,40 +99,34 @@ func BenchmarkRecipeNutrition(b *testing.B) {
 		defer res.Body.Close()
 		_, _ = io.Copy(io.Discard, res.Body)
 		if res.StatusCode != http.StatusOK {
-			return fmt.Errorf("%s: %d", id, res.StatusCode)
+			return fmt.Errorf("%s: %d", top.ID, res.StatusCode)
 		}
 		return nil
 	}
 	for range 20 { // warm the connections and caches
-		if err := do(top.ID); err != nil {
+		if err := do(); err != nil {
 			b.Fatal(err)
 		}
 	}
-	const rate = 200
-	interval := time.Second / rate
+	return do
+}
+
+// BenchmarkRecipeNutritionSerial analyses the same recipe one request after another: each
+// one's service time, with nothing queued before it (what a loaded machine can still compare).
+//
+//	go test ./internal/kitchen -run '^$' -bench RecipeNutritionSerial -benchtime 500x
+func BenchmarkRecipeNutritionSerial(b *testing.B) {
+	do := nutritionServer(b)
 	latencies := make([]time.Duration, b.N)
-	var wg sync.WaitGroup
-	var failed sync.Once
-	var failure error
 	b.ResetTimer()
-	start := time.Now()
 	for i := range b.N {
-		at := start.Add(time.Duration(i) * interval)
-		time.Sleep(time.Until(at)) // pacing the load generator, not waiting on the system under test
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := do(top.ID); err != nil {
-				failed.Do(func() { failure = err })
-			}
-			latencies[i] = time.Since(at)
-		}()
+		t := time.Now()
+		if err := do(); err != nil {
+			b.Fatal(err)
+		}
+		latencies[i] = time.Since(t)
 	}
-	wg.Wait()
 	b.StopTimer()
-	if failure != nil {
-		b.Fatal(failure)
-	}
 	slices.Sort(latencies)
 	pct := func(p float64) float64 {
 		return float64(latencies[min(len(latencies)-1, int(p*float64(len(latencies))))].Microseconds()) / 1000

@@ -24,29 +24,34 @@ import (
 	"github.com/sous-app/sous/docs"
 )
 
-// The guides (docs/guides/*.md, embedded by package docs) are served as pages at
-// /docs/guides/<name>.md, their index (the guides' README) at /docs/guides/, in the hosted pages'
-// layout. The Markdown is rendered once, on the first request: headings get ids (as GitHub makes
-// them, so the guides' own #anchors work), raw HTML in the Markdown is dropped (the pages' policy
-// allows no inline script or style, and a guide is text), table alignment is an attribute, not a
-// style. Links are resolved where they point: another guide to its page, another page of the
-// docs (the reference, the benchmarks) to where the server publishes it, and a file outside the
-// docs (the repository's README) is left as its text, since the server has nothing to show
-// there. The guides themselves are written in English; the page around them is translated.
-// ?raw=1 (or Accept: text/markdown) answers the Markdown as it is, as these URLs did before.
+// The Markdown pages of the docs (docs/**/*.md, embedded by package docs) are served as pages in
+// the hosted pages' layout, at the URLs they always had: the guides at /docs/guides/<name>.md,
+// their index (the guides' README) at /docs/guides/, the reference, operations and benchmark
+// pages at /docs/<section>/<name>.md and /docs/<name>.md. The Markdown is rendered once, on the
+// first request: headings get ids (as GitHub makes them, so the pages' own #anchors work), raw
+// HTML in the Markdown is dropped (the pages' policy allows no inline script or style, and a page
+// of the docs is text), table alignment is an attribute, not a style. Links are resolved where
+// they point: another page of the docs to where the server publishes it, and a file outside the
+// docs (the repository's README, a dashboard's JSON) is left as its text, since the server has
+// nothing to show there. The docs themselves are written in English; the page around them is
+// translated. ?raw=1 (or Accept: text/markdown) answers the Markdown as it is, as these URLs did
+// before.
 
 const guidesURL = "/docs/guides/"
 
-// guideIndex is the guide the index shows: the guides' README, which lists them in order.
-const guideIndex = "README.md"
+// guideIndex is the page the guides' index shows: the guides' README, which lists them in order.
+const guideIndex = "guides/README.md"
 
-// guide is one rendered guide.
+// guide is one rendered page of the docs.
 type guide struct {
-	Name  string // stock.md
+	Name  string // its path below docs/: guides/stock.md, reference/cors.md, benchmarks.md
 	Title string // its first heading
 	Body  template.HTML
 	raw   []byte
 }
+
+// Guide reports whether the page is one of the guides (the rest is reference and operations).
+func (g *guide) Guide() bool { return strings.HasPrefix(g.Name, "guides/") }
 
 type guideSet struct {
 	once   sync.Once
@@ -54,8 +59,8 @@ type guideSet struct {
 	byName map[string]*guide
 }
 
-// guides renders every guide on first use; an error (a guide that does not render) is kept and
-// answered as a 500 for every guide, which the tests catch.
+// guides renders every page on first use; an error (a page that does not render) is kept and
+// answered as a 500 for every page, which the tests catch.
 func (p *Pages) guides() (map[string]*guide, error) {
 	p.guideSet.once.Do(func() {
 		p.guideSet.byName, p.guideSet.err = renderGuides(docs.Pages)
@@ -63,8 +68,26 @@ func (p *Pages) guides() (map[string]*guide, error) {
 	return p.guideSet.byName, p.guideSet.err
 }
 
+// docPages lists the Markdown pages of fsys, by their path.
+func docPages(fsys fs.FS) ([]string, error) {
+	var names []string
+	err := fs.WalkDir(fsys, ".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && strings.HasSuffix(name, ".md") {
+			names = append(names, name)
+		}
+		return nil
+	})
+	return names, err
+}
+
+// pageDir keys the directory of the page being parsed, against which its relative links resolve.
+var pageDir = parser.NewContextKey()
+
 func renderGuides(fsys fs.FS) (map[string]*guide, error) {
-	names, err := fs.Glob(fsys, "guides/*.md")
+	names, err := docPages(fsys)
 	if err != nil {
 		return nil, err
 	}
@@ -88,13 +111,13 @@ func renderGuides(fsys fs.FS) (map[string]*guide, error) {
 			return nil, err
 		}
 		ctx := parser.NewContext()
+		ctx.Set(pageDir, path.Dir(n))
 		doc := md.Parser().Parse(text.NewReader(src), parser.WithContext(ctx))
 		var buf bytes.Buffer
 		if err := md.Renderer().Render(&buf, src, doc); err != nil {
-			return nil, fmt.Errorf("web: guide %s: %w", n, err)
+			return nil, fmt.Errorf("web: docs page %s: %w", n, err)
 		}
-		name := path.Base(n)
-		out[name] = &guide{Name: name, Title: firstHeading(doc, src, name), Body: template.HTML(buf.String()), raw: src}
+		out[n] = &guide{Name: n, Title: firstHeading(doc, src, path.Base(n)), Body: template.HTML(buf.String()), raw: src}
 	}
 	return out, nil
 }
@@ -142,12 +165,16 @@ func plainText(n ast.Node, src []byte) string {
 	return strings.TrimSpace(b.String())
 }
 
-// docLinks points every relative link of a guide at the page the server publishes for it, and
+// docLinks points every relative link of a page at the page the server publishes for it, and
 // unlinks what the server does not publish. Images become their text: the docs embed none, and
 // the pages' policy would block another host's.
 type docLinks struct{ fsys fs.FS }
 
-func (d *docLinks) Transform(doc *ast.Document, _ text.Reader, _ parser.Context) {
+func (d *docLinks) Transform(doc *ast.Document, _ text.Reader, pc parser.Context) {
+	dir, _ := pc.Get(pageDir).(string)
+	if dir == "" {
+		dir = "."
+	}
 	var unlink []ast.Node
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
@@ -155,7 +182,7 @@ func (d *docLinks) Transform(doc *ast.Document, _ text.Reader, _ parser.Context)
 		}
 		switch l := n.(type) {
 		case *ast.Link:
-			if href, ok := d.resolve(string(l.Destination)); ok {
+			if href, ok := d.resolve(dir, string(l.Destination)); ok {
 				l.Destination = []byte(href)
 			} else {
 				unlink = append(unlink, l)
@@ -176,9 +203,9 @@ func (d *docLinks) Transform(doc *ast.Document, _ text.Reader, _ parser.Context)
 	}
 }
 
-// resolve answers where a link of a guide goes, or false when it goes nowhere the server
+// resolve answers where a link of a page in dir goes, or false when it goes nowhere the server
 // publishes. Links with a scheme (https:, mailto:) and anchors of the page are kept as written.
-func (d *docLinks) resolve(dest string) (string, bool) {
+func (d *docLinks) resolve(dir, dest string) (string, bool) {
 	if dest == "" || strings.HasPrefix(dest, "#") {
 		return dest, true
 	}
@@ -193,21 +220,26 @@ func (d *docLinks) resolve(dest string) (string, bool) {
 		// A path of the server (/docs, /v1/openapi.yaml) is kept as written.
 		return dest, true
 	}
-	target := path.Join("guides", u.Path)
+	target := path.Join(dir, u.Path)
 	if !fs.ValidPath(target) || !strings.HasSuffix(target, ".md") {
 		return "", false
 	}
 	if _, err := fs.Stat(d.fsys, target); err != nil {
 		return "", false
 	}
-	href := "/docs/" + target
-	if target == "guides/"+guideIndex {
-		href = guidesURL
-	}
+	href := docURL(target)
 	if u.Fragment != "" {
 		href += "#" + u.Fragment
 	}
 	return href, true
+}
+
+// docURL is where the server publishes a page of the docs.
+func docURL(name string) string {
+	if name == guideIndex {
+		return guidesURL
+	}
+	return "/docs/" + name
 }
 
 // noRawHTML renders a Markdown's raw HTML, block or inline, as nothing.
@@ -230,7 +262,7 @@ func (p *Pages) guidesIndex(c echo.Context) error {
 }
 
 func (p *Pages) guidePage(c echo.Context) error {
-	return p.serveGuide(c, c.Param("page"))
+	return p.serveGuide(c, "guides/"+c.Param("page"))
 }
 
 func (p *Pages) serveGuide(c echo.Context, name string) error {
@@ -253,9 +285,14 @@ func (p *Pages) serveGuide(c echo.Context, name string) error {
 		}
 		return c.Blob(http.StatusOK, ct, g.raw)
 	}
-	title := p.tr(c, "guides.page_title", "title", g.Title)
-	if name == guideIndex {
+	var title string
+	switch {
+	case name == guideIndex:
 		title = p.tr(c, "guides.index_title")
+	case g.Guide():
+		title = p.tr(c, "guides.page_title", "title", g.Title)
+	default:
+		title = p.tr(c, "guides.doc_title", "title", g.Title)
 	}
 	return p.render(c, http.StatusOK, "guide", Page{Title: title, Styles: []string{"guides.css"}}, guideView{guide: g, Index: name == guideIndex})
 }
@@ -285,11 +322,24 @@ func wantsMarkdown(r *http.Request) bool {
 	return md && !html
 }
 
-// registerGuides adds the guides' routes: the index, each guide, and the index without its slash.
+// registerGuides adds the docs' routes: the guides' index, each guide, the index without its
+// slash, and each other page of the docs at its own path. Those paths are more specific than the
+// API server's /docs/:page and /docs/:section/:page, which answer the rest (the API reference,
+// and 404 for what the docs do not have).
 func (p *Pages) registerGuides(e *echo.Echo) {
 	e.GET(guidesURL, p.guidesIndex)
 	e.GET(strings.TrimSuffix(guidesURL, "/"), func(c echo.Context) error {
 		return c.Redirect(http.StatusMovedPermanently, guidesURL)
 	})
 	e.GET(guidesURL+":page", p.guidePage)
+	names, err := docPages(docs.Pages)
+	if err != nil {
+		panic(fmt.Sprintf("web: the embedded docs: %v", err)) // embedded files: a bug, seen at once
+	}
+	for _, n := range names {
+		if strings.HasPrefix(n, "guides/") {
+			continue
+		}
+		e.GET("/docs/"+n, func(c echo.Context) error { return p.serveGuide(c, n) })
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -17,14 +18,31 @@ var (
 	idRe   = regexp.MustCompile(`\sid="([^"]+)"`)
 )
 
-// Every guide is a page in the hosted pages' layout; every link in it goes to a page that
-// answers, an anchor to an element that exists; the index lists every guide.
+// Every page of the docs (the guides, the reference, operations and benchmark pages) is a page
+// in the hosted pages' layout; every link in it goes to a page that answers, an anchor to an
+// element that exists; the index lists every guide.
 func TestGuidesArePagesWithWorkingLinks(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t, pagesOn)
 	names, err := fs.Glob(docs.Pages, "guides/*.md")
 	if err != nil || len(names) < 10 {
 		t.Fatalf("guides: %v %v", names, err)
+	}
+	top, err := fs.Glob(docs.Pages, "*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	others, err := fs.Glob(docs.Pages, "*/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range others {
+		if !strings.HasPrefix(n, "guides/") {
+			top = append(top, n)
+		}
+	}
+	if len(top) < 15 {
+		t.Fatalf("the other pages of the docs: %v", top)
 	}
 	pages := map[string]page{} // by path
 	ids := func(p string) map[string]bool {
@@ -35,7 +53,7 @@ func TestGuidesArePagesWithWorkingLinks(t *testing.T) {
 		return out
 	}
 	paths := []string{"/docs/guides/"}
-	for _, n := range names {
+	for _, n := range append(slices.Clone(names), top...) {
 		paths = append(paths, "/docs/"+n)
 	}
 	for _, p := range paths {
@@ -77,13 +95,13 @@ func TestGuidesArePagesWithWorkingLinks(t *testing.T) {
 				}
 				pages[target] = res
 			}
-			if frag != "" && strings.HasPrefix(target, "/docs/guides/") && !ids(target)[frag] {
+			if frag != "" && (target == "/docs/guides/" || strings.HasSuffix(target, ".md")) && !ids(target)[frag] {
 				t.Errorf("%s: link %s: no element %q there", p, href, frag)
 			}
 			checked++
 		}
 	}
-	if checked < 40 {
+	if checked < 100 {
 		t.Errorf("only %d links checked", checked)
 	}
 	// The guides' own cross-references, and where a link outside the docs went.
@@ -98,6 +116,12 @@ func TestGuidesArePagesWithWorkingLinks(t *testing.T) {
 	}
 	// Code blocks and tables render as such.
 	pages["/docs/guides/devices.md"].contains(t, "<pre><code", "<table>", "<th>")
+	// The reference is a page too, named as documentation, its links resolved from its folder.
+	alerts := pages["/docs/reference/alerts.md"]
+	alerts.contains(t, "· Sous documentation</title>", `<article class="card guide" lang="en">`)
+	if strings.Contains(alerts.body, `href="../`) || strings.Contains(pages["/docs/benchmarks.md"].body, `href="benchmarks/`) {
+		t.Errorf("a relative link was left as written")
+	}
 }
 
 // The Markdown stays available at the same URLs, for scripts and for anyone who wants it.
@@ -119,6 +143,27 @@ func TestGuidesMarkdownAndLanguage(t *testing.T) {
 		t.Fatalf("Accept: text/markdown: %d %s", res.StatusCode, res.Header.Get("Content-Type"))
 	}
 	get(t, env, "/docs/guides/README.md?raw=1", "").contains(t, "# Guides")
+	for _, p := range []string{"/docs/reference/error-codes.md", "/docs/benchmarks.md", "/docs/operations/reference-data.md"} {
+		src, err := fs.ReadFile(docs.Pages, strings.TrimPrefix(p, "/docs/"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw := get(t, env, p+"?raw=1", "")
+		if raw.status != http.StatusOK || raw.header.Get("Content-Type") != "text/plain; charset=utf-8" || raw.body != string(src) {
+			t.Errorf("%s?raw=1: %d %s %.40q", p, raw.status, raw.header.Get("Content-Type"), raw.body)
+		}
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, env.URL+p, nil)
+		req.Header.Set("Accept", "text/markdown")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK || res.Header.Get("Content-Type") != "text/markdown; charset=utf-8" {
+			t.Errorf("%s, Accept: text/markdown: %d %s", p, res.StatusCode, res.Header.Get("Content-Type"))
+		}
+	}
+	get(t, env, "/docs/reference/cors.md?lang=es", "").expect(t, http.StatusOK).contains(t, `<html lang="es">`, "Esta página está escrita en inglés.")
 
 	es := get(t, env, "/docs/guides/stock.md?lang=es", "").expect(t, http.StatusOK)
 	es.contains(t, `<html lang="es">`, "Las guías están escritas en inglés.", "Todas las guías", `<article class="card guide" lang="en">`)

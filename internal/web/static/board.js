@@ -9,7 +9,8 @@
 //
 // Every string it shows comes from the message catalog (English and Spanish): the language is the
 // one kept on this screen by the toggle, else the browser's, and a toggle re-renders in place.
-// The device's `theme` (config.theme, dark by default) colours the screen once paired.
+// The device's `theme` (config.theme, dark by default) colours the screen once paired. A kitchen
+// wallboard also shows the site's live temperatures, and its alerts one line per subject.
 const { t, locale, onLangChange } = window.i18n;
 const API = "/v1";
 const KEY = "sous.deviceToken";
@@ -191,6 +192,7 @@ function elapsed(ms) {
 // tick updates every timer from the server's clock, between polls.
 function tick() {
   for (const s of document.querySelectorAll("[data-since]")) s.textContent = elapsed(serverNow() - Date.parse(s.dataset.since));
+  for (const a of document.querySelectorAll("[data-read]")) a.textContent = age(a.dataset.read);
   for (const d of document.querySelectorAll("[data-deadline]")) {
     const left = Date.parse(d.dataset.deadline) - serverNow();
     d.textContent = left > 0 ? t("board.time_left", { time: elapsed(left) }) : t("board.over_hold");
@@ -253,6 +255,7 @@ function render() {
     case "wallboard_foh":
       content.append(production(state.production || []));
       if ((state.alerts || []).length) content.append(alerts(state.alerts));
+      if ((state.temperatures || []).length) content.append(temperatures(state.temperatures));
       if ((state.handoffs || []).length) content.append(handoffs(state.handoffs));
       break;
     case "menu_board":
@@ -307,15 +310,16 @@ function production(runs) {
   return s;
 }
 
-// alerts shows each alert once: the same kind with the same message (one check missed on
-// several days, one probe alerting twice) is one line with how many times it is open. The list
-// comes most severe first, so a line keeps the most severe of its alerts.
+// alerts shows each subject once: the open alerts about one thing (a probe out of range and
+// reading the impossible, say) are one line, with how many alerts it has. An alert without a
+// subject (an older server) is its own line unless its kind and message repeat. The list comes
+// most severe first, so a line shows the most severe of its alerts.
 function alerts(list) {
   const s = section(t("board.alerts"), "alerts");
   const ul = el("ul");
   const lines = new Map();
   for (const a of list) {
-    const key = a.kind + "\u0000" + a.message;
+    const key = a.subject && a.subject.id ? a.subject.type + "\u0000" + a.subject.id : a.kind + "\u0000" + a.message;
     const line = lines.get(key);
     if (line) line.count++;
     else lines.set(key, { alert: a, count: 1 });
@@ -323,11 +327,75 @@ function alerts(list) {
   for (const { alert: a, count } of lines.values()) {
     const li = el("li", "alert severity-" + a.severity);
     li.append(el("span", "alert-message", a.message));
-    if (count > 1) li.append(el("span", "alert-count", t("board.alert_times", { n: num(count) })));
+    if (count > 1) li.append(el("span", "alert-count", t("board.alert_count", { n: num(count) })));
     ul.append(li);
   }
   s.append(ul);
   return s;
+}
+
+// temperatures shows each probe of the site with its latest reading, when it was read (the age
+// kept current by tick) and whether it is in range. Out of range is said in words with a mark,
+// not by colour alone, and the line stands out by its frame as well.
+function temperatures(list) {
+  const s = section(t("board.temperatures"), "temperatures");
+  const ul = el("ul", "temps");
+  for (const r of list) {
+    const out = r.inRange === false;
+    const li = el("li", "temp" + (out ? " out" : r.inRange === true ? " in" : ""));
+    li.dataset.sensor = r.sensorId;
+    const where = el("div", "temp-where");
+    where.append(el("strong", "temp-place", r.location || r.sensor));
+    if (r.location) where.append(el("span", "temp-sensor", r.sensor));
+    li.append(where);
+    if (r.valueF === null || r.valueF === undefined) {
+      li.append(el("span", "temp-none", t("board.temp_no_reading")));
+    } else {
+      li.append(el("span", "temp-value", t("board.temp_value", { value: num(r.valueF) })));
+      // The mark is said by the words beside it, so a screen reader reads the words alone.
+      const status = el("span", "temp-status");
+      const mark = el("span", "temp-mark", out ? "⚠" : r.inRange === true ? "✓" : "");
+      mark.setAttribute("aria-hidden", "true");
+      status.append(mark, el("span", "temp-state", t(out ? "board.temp_out_of_range" : r.inRange === true ? "board.temp_in_range" : "board.temp_no_range")));
+      li.append(status);
+      const when = el("span", "temp-when");
+      when.append(el("span", "temp-at", t("board.temp_at", { time: clock(r.at) })), " · ");
+      const age = el("span", "temp-age");
+      age.dataset.read = r.at;
+      when.append(age);
+      li.append(when);
+    }
+    const range = rangeText(r.minTempF, r.maxTempF);
+    if (range) li.append(el("span", "temp-range", range));
+    if (r.excursion) li.append(el("span", "temp-excursion", t("board.temp_excursion")));
+    ul.append(li);
+  }
+  s.append(ul);
+  return s;
+}
+
+function rangeText(min, max) {
+  const has = (v) => v !== null && v !== undefined && v !== "";
+  if (has(min) && has(max)) return t("board.temp_range", { min: num(min), max: num(max) });
+  if (has(min)) return t("board.temp_range_min", { min: num(min) });
+  if (has(max)) return t("board.temp_range_max", { max: num(max) });
+  return "";
+}
+
+// clock is an instant as the site's local time of day.
+function clock(at) {
+  const tz = state && state.site && state.site.timezone;
+  try {
+    return new Date(at).toLocaleTimeString(locale(), { timeZone: tz, hour: "numeric", minute: "2-digit" });
+  } catch {
+    return new Date(at).toLocaleTimeString(locale(), { hour: "numeric", minute: "2-digit" });
+  }
+}
+
+function age(at) {
+  const m = Math.max(0, Math.floor((serverNow() - Date.parse(at)) / 60000));
+  if (m === 0) return t("board.temp_age_now");
+  return t(m === 1 ? "board.temp_age_one" : "board.temp_age_other", { n: num(m) });
 }
 
 function handoffs(list) {
