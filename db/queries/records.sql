@@ -221,6 +221,29 @@ UPDATE work_orders SET status = @to_status, updated_at = @now,
 WHERE org_id = @org_id AND id = @id AND status = @from_status
 RETURNING *;
 
+-- name: LockWorkOrder :one
+-- The work order, locked while a photo is attached or removed, so the count and the state hold.
+SELECT * FROM work_orders WHERE org_id = @org_id AND id = @id FOR UPDATE;
+
+-- name: CountWorkOrderPhotos :one
+SELECT count(*) FROM work_order_photos WHERE org_id = @org_id AND work_order_id = @work_order_id;
+
+-- name: InsertWorkOrderPhoto :one
+INSERT INTO work_order_photos (id, org_id, work_order_id, content_type, size, sha256, filename, data, created_by, created_at)
+VALUES (@id, @org_id, @work_order_id, @content_type, @size, @sha256, @filename, @data, sqlc.narg(created_by), @now)
+RETURNING id, content_type, size, filename, created_at;
+
+-- name: ListWorkOrderPhotos :many
+SELECT id, content_type, size, filename, created_at FROM work_order_photos
+WHERE org_id = @org_id AND work_order_id = @work_order_id ORDER BY created_at, id;
+
+-- name: GetWorkOrderPhotoContent :one
+SELECT ph.content_type, ph.data, w.site_id FROM work_order_photos ph
+JOIN work_orders w ON w.org_id = ph.org_id AND w.id = ph.work_order_id
+WHERE ph.org_id = @org_id AND ph.work_order_id = @work_order_id AND ph.id = @id;
+
+-- name: DeleteWorkOrderPhoto :execrows
+DELETE FROM work_order_photos WHERE org_id = @org_id AND work_order_id = @work_order_id AND id = @id;
 
 -- name: HasAcknowledged :one
 SELECT EXISTS (SELECT 1 FROM policy_acknowledgements WHERE policy_id = @policy_id AND version = @version AND user_id = @user_id);

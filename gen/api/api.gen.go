@@ -3448,6 +3448,30 @@ func (e Weekday) Valid() bool {
 	}
 }
 
+// Defines values for WorkOrderPhotoContentType.
+const (
+	WorkOrderPhotoContentTypeImagegif  WorkOrderPhotoContentType = "image/gif"
+	WorkOrderPhotoContentTypeImagejpeg WorkOrderPhotoContentType = "image/jpeg"
+	WorkOrderPhotoContentTypeImagepng  WorkOrderPhotoContentType = "image/png"
+	WorkOrderPhotoContentTypeImagewebp WorkOrderPhotoContentType = "image/webp"
+)
+
+// Valid indicates whether the value is a known member of the WorkOrderPhotoContentType enum.
+func (e WorkOrderPhotoContentType) Valid() bool {
+	switch e {
+	case WorkOrderPhotoContentTypeImagegif:
+		return true
+	case WorkOrderPhotoContentTypeImagejpeg:
+		return true
+	case WorkOrderPhotoContentTypeImagepng:
+		return true
+	case WorkOrderPhotoContentTypeImagewebp:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for WorkOrderPriority.
 const (
 	WorkOrderPriorityCritical WorkOrderPriority = "critical"
@@ -12593,6 +12617,11 @@ type UploadTaskPhotoRequest struct {
 	File openapi_types.File `json:"file"`
 }
 
+// UploadWorkOrderPhotoRequest defines model for UploadWorkOrderPhotoRequest.
+type UploadWorkOrderPhotoRequest struct {
+	File openapi_types.File `json:"file"`
+}
+
 // User defines model for User.
 type User struct {
 	// Email Example: ana@harborview-kitchens.example
@@ -13194,11 +13223,14 @@ type WorkOrder struct {
 	AlertId *openapi_types.UUID `json:"alertId"`
 
 	// ClosedAt When it was resolved or cancelled.
-	ClosedAt       *time.Time         `json:"closedAt"`
-	CreatedAt      time.Time          `json:"createdAt"`
-	Description    string             `json:"description"`
-	EquipmentId    openapi_types.UUID `json:"equipmentId"`
-	Id             openapi_types.UUID `json:"id"`
+	ClosedAt    *time.Time         `json:"closedAt"`
+	CreatedAt   time.Time          `json:"createdAt"`
+	Description string             `json:"description"`
+	EquipmentId openapi_types.UUID `json:"equipmentId"`
+	Id          openapi_types.UUID `json:"id"`
+
+	// Photos The photos attached to it, oldest first, with the URLs that serve them (GET /work-orders/{id} only).
+	Photos         *[]WorkOrderPhoto  `json:"photos,omitempty"`
 	Priority       WorkOrderPriority  `json:"priority"`
 	ResolutionNote *string            `json:"resolutionNote"`
 	SiteId         openapi_types.UUID `json:"siteId"`
@@ -13209,6 +13241,25 @@ type WorkOrder struct {
 	Title     string          `json:"title"`
 	UpdatedAt time.Time       `json:"updatedAt"`
 }
+
+// WorkOrderPhoto defines model for WorkOrderPhoto.
+type WorkOrderPhoto struct {
+	ContentType WorkOrderPhotoContentType `json:"contentType"`
+	CreatedAt   time.Time                 `json:"createdAt"`
+	Filename    *string                   `json:"filename,omitempty"`
+	MediaId     openapi_types.UUID        `json:"mediaId"`
+
+	// Size Bytes.
+	Size int `json:"size"`
+
+	// Url Where the bytes are served (with the member's session).
+	//
+	// Example: /v1/orgs/0192f3a4-0000-7000-8000-000000000001/work-orders/0192f3a4-0000-7000-8000-000000000d50/photos/0192f3a4-0000-7000-8000-000000000d51
+	Url string `json:"url"`
+}
+
+// WorkOrderPhotoContentType defines model for WorkOrderPhoto.ContentType.
+type WorkOrderPhotoContentType string
 
 // WorkOrderPriority defines model for WorkOrderPriority.
 type WorkOrderPriority string
@@ -15538,6 +15589,20 @@ type CreateWorkOrderParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// AddWorkOrderPhotoParams defines parameters for AddWorkOrderPhoto.
+type AddWorkOrderPhotoParams struct {
+	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+	// intended action; a retry with the same key and the same request (method, path, query, body)
+	// within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+	// with the header `Idempotent-Replayed: true`. The same key with a different request answers
+	// 422 `idempotency_key_reused`; while the first request is still running, 409
+	// `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+	// client address for the sign-in endpoints and other public operations). Failures before the
+	// operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+	// 429s are not kept, so a retry runs again.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // TransitionWorkOrderParams defines parameters for TransitionWorkOrder.
 type TransitionWorkOrderParams struct {
 	// IdempotencyKey Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
@@ -15929,6 +15994,9 @@ type UpdateWebhookJSONRequestBody = UpdateWebhookRequest
 
 // CreateWorkOrderJSONRequestBody defines body for CreateWorkOrder for application/json ContentType.
 type CreateWorkOrderJSONRequestBody = CreateWorkOrderRequest
+
+// AddWorkOrderPhotoMultipartRequestBody defines body for AddWorkOrderPhoto for multipart/form-data ContentType.
+type AddWorkOrderPhotoMultipartRequestBody = UploadWorkOrderPhotoRequest
 
 // TransitionWorkOrderJSONRequestBody defines body for TransitionWorkOrder for application/json ContentType.
 type TransitionWorkOrderJSONRequestBody = WorkOrderTransitionRequest
@@ -17575,6 +17643,15 @@ type ServerInterface interface {
 	// GetWorkOrder Get a work order
 	// (GET /orgs/{orgId}/work-orders/{id})
 	GetWorkOrder(ctx echo.Context, orgId OrgId, id Id) error
+	// AddWorkOrderPhoto Attach a photo to a work order
+	// (POST /orgs/{orgId}/work-orders/{id}/photos)
+	AddWorkOrderPhoto(ctx echo.Context, orgId OrgId, id Id, params AddWorkOrderPhotoParams) error
+	// DeleteWorkOrderPhoto Remove a photo from a work order
+	// (DELETE /orgs/{orgId}/work-orders/{id}/photos/{mediaId})
+	DeleteWorkOrderPhoto(ctx echo.Context, orgId OrgId, id Id, mediaId openapi_types.UUID) error
+	// GetWorkOrderPhoto A work order photo
+	// (GET /orgs/{orgId}/work-orders/{id}/photos/{mediaId})
+	GetWorkOrderPhoto(ctx echo.Context, orgId OrgId, id Id, mediaId openapi_types.UUID) error
 	// TransitionWorkOrder Move a work order
 	// (POST /orgs/{orgId}/work-orders/{id}/status)
 	TransitionWorkOrder(ctx echo.Context, orgId OrgId, id Id, params TransitionWorkOrderParams) error
@@ -26332,6 +26409,114 @@ func (w *ServerInterfaceWrapper) GetWorkOrder(ctx echo.Context) error {
 	return err
 }
 
+// AddWorkOrderPhoto converts echo context to params.
+func (w *ServerInterfaceWrapper) AddWorkOrderPhoto(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params AddWorkOrderPhotoParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.AddWorkOrderPhoto(ctx, orgId, id, params)
+	return err
+}
+
+// DeleteWorkOrderPhoto converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteWorkOrderPhoto(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// ------------- Path parameter "mediaId" -------------
+	var mediaId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "mediaId", ctx.Param("mediaId"), &mediaId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter mediaId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteWorkOrderPhoto(ctx, orgId, id, mediaId)
+	return err
+}
+
+// GetWorkOrderPhoto converts echo context to params.
+func (w *ServerInterfaceWrapper) GetWorkOrderPhoto(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "orgId" -------------
+	var orgId OrgId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "orgId", ctx.Param("orgId"), &orgId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orgId: %s", err))
+	}
+
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// ------------- Path parameter "mediaId" -------------
+	var mediaId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "mediaId", ctx.Param("mediaId"), &mediaId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter mediaId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetWorkOrderPhoto(ctx, orgId, id, mediaId)
+	return err
+}
+
 // TransitionWorkOrder converts echo context to params.
 func (w *ServerInterfaceWrapper) TransitionWorkOrder(ctx echo.Context) error {
 	var err error
@@ -26837,6 +27022,9 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/orgs/:orgId/work-orders", wrapper.CreateWorkOrder, options.OperationMiddlewares["createWorkOrder"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/work-orders/:id", wrapper.GetWorkOrder, options.OperationMiddlewares["getWorkOrder"]...)
 	router.POST(options.BaseURL+"/orgs/:orgId/work-orders/:id/status", wrapper.TransitionWorkOrder, options.OperationMiddlewares["transitionWorkOrder"]...)
+	router.POST(options.BaseURL+"/orgs/:orgId/work-orders/:id/photos", wrapper.AddWorkOrderPhoto, options.OperationMiddlewares["addWorkOrderPhoto"]...)
+	router.DELETE(options.BaseURL+"/orgs/:orgId/work-orders/:id/photos/:mediaId", wrapper.DeleteWorkOrderPhoto, options.OperationMiddlewares["deleteWorkOrderPhoto"]...)
+	router.GET(options.BaseURL+"/orgs/:orgId/work-orders/:id/photos/:mediaId", wrapper.GetWorkOrderPhoto, options.OperationMiddlewares["getWorkOrderPhoto"]...)
 	router.POST(options.BaseURL+"/orgs/:orgId/alerts/:id/work-order", wrapper.CreateAlertWorkOrder, options.OperationMiddlewares["createAlertWorkOrder"]...)
 	router.GET(options.BaseURL+"/orgs/:orgId/walkthroughs", wrapper.ListWalkthroughs, options.OperationMiddlewares["listWalkthroughs"]...)
 	router.POST(options.BaseURL+"/orgs/:orgId/walkthroughs", wrapper.CreateWalkthrough, options.OperationMiddlewares["createWalkthrough"]...)
@@ -64622,6 +64810,445 @@ func (response GetWorkOrder503JSONResponse) VisitGetWorkOrderResponse(w http.Res
 	return err
 }
 
+type AddWorkOrderPhotoRequestObject struct {
+	OrgId  OrgId `json:"orgId"`
+	Id     Id    `json:"id"`
+	Params AddWorkOrderPhotoParams
+	Body   *multipart.Reader
+}
+
+type AddWorkOrderPhotoResponseObject interface {
+	VisitAddWorkOrderPhotoResponse(w http.ResponseWriter) error
+}
+
+type AddWorkOrderPhoto201ResponseHeaders struct {
+	Location *string
+}
+
+type AddWorkOrderPhoto201JSONResponse struct {
+	Body    WorkOrderPhoto
+	Headers AddWorkOrderPhoto201ResponseHeaders
+}
+
+func (response AddWorkOrderPhoto201JSONResponse) VisitAddWorkOrderPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddWorkOrderPhoto400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response AddWorkOrderPhoto400JSONResponse) VisitAddWorkOrderPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddWorkOrderPhoto401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response AddWorkOrderPhoto401JSONResponse) VisitAddWorkOrderPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddWorkOrderPhoto403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response AddWorkOrderPhoto403JSONResponse) VisitAddWorkOrderPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddWorkOrderPhoto404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response AddWorkOrderPhoto404JSONResponse) VisitAddWorkOrderPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddWorkOrderPhoto406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response AddWorkOrderPhoto406JSONResponse) VisitAddWorkOrderPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddWorkOrderPhoto409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response AddWorkOrderPhoto409JSONResponse) VisitAddWorkOrderPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddWorkOrderPhoto413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response AddWorkOrderPhoto413JSONResponse) VisitAddWorkOrderPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddWorkOrderPhoto415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response AddWorkOrderPhoto415JSONResponse) VisitAddWorkOrderPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddWorkOrderPhoto422JSONResponse struct {
+	IdempotencyKeyReusedJSONResponse
+}
+
+func (response AddWorkOrderPhoto422JSONResponse) VisitAddWorkOrderPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddWorkOrderPhoto503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response AddWorkOrderPhoto503JSONResponse) VisitAddWorkOrderPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteWorkOrderPhotoRequestObject struct {
+	OrgId   OrgId              `json:"orgId"`
+	Id      Id                 `json:"id"`
+	MediaId openapi_types.UUID `json:"mediaId"`
+}
+
+type DeleteWorkOrderPhotoResponseObject interface {
+	VisitDeleteWorkOrderPhotoResponse(w http.ResponseWriter) error
+}
+
+type DeleteWorkOrderPhoto204Response = NoContentResponse
+
+func (response DeleteWorkOrderPhoto204Response) VisitDeleteWorkOrderPhotoResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteWorkOrderPhoto400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteWorkOrderPhoto400JSONResponse) VisitDeleteWorkOrderPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteWorkOrderPhoto401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteWorkOrderPhoto401JSONResponse) VisitDeleteWorkOrderPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteWorkOrderPhoto403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteWorkOrderPhoto403JSONResponse) VisitDeleteWorkOrderPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteWorkOrderPhoto404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteWorkOrderPhoto404JSONResponse) VisitDeleteWorkOrderPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteWorkOrderPhoto406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response DeleteWorkOrderPhoto406JSONResponse) VisitDeleteWorkOrderPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteWorkOrderPhoto409JSONResponse struct {
+	IdempotencyConflictJSONResponse
+}
+
+func (response DeleteWorkOrderPhoto409JSONResponse) VisitDeleteWorkOrderPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteWorkOrderPhoto503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteWorkOrderPhoto503JSONResponse) VisitDeleteWorkOrderPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWorkOrderPhotoRequestObject struct {
+	OrgId   OrgId              `json:"orgId"`
+	Id      Id                 `json:"id"`
+	MediaId openapi_types.UUID `json:"mediaId"`
+}
+
+type GetWorkOrderPhotoResponseObject interface {
+	VisitGetWorkOrderPhotoResponse(w http.ResponseWriter) error
+}
+
+type GetWorkOrderPhoto200ResponseHeaders struct {
+	CacheControl *string
+}
+
+type GetWorkOrderPhoto200ImageResponse struct {
+	Body          io.Reader
+	Headers       GetWorkOrderPhoto200ResponseHeaders
+	ContentType   string
+	ContentLength int64
+}
+
+func (response GetWorkOrderPhoto200ImageResponse) VisitGetWorkOrderPhotoResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", response.ContentType)
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetWorkOrderPhoto400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetWorkOrderPhoto400JSONResponse) VisitGetWorkOrderPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWorkOrderPhoto401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetWorkOrderPhoto401JSONResponse) VisitGetWorkOrderPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWorkOrderPhoto403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetWorkOrderPhoto403JSONResponse) VisitGetWorkOrderPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWorkOrderPhoto404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetWorkOrderPhoto404JSONResponse) VisitGetWorkOrderPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWorkOrderPhoto406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetWorkOrderPhoto406JSONResponse) VisitGetWorkOrderPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWorkOrderPhoto503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetWorkOrderPhoto503JSONResponse) VisitGetWorkOrderPhotoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type TransitionWorkOrderRequestObject struct {
 	OrgId  OrgId `json:"orgId"`
 	Id     Id    `json:"id"`
@@ -66590,6 +67217,15 @@ type StrictServerInterface interface {
 	// GetWorkOrder Get a work order
 	// (GET /orgs/{orgId}/work-orders/{id})
 	GetWorkOrder(ctx context.Context, request GetWorkOrderRequestObject) (GetWorkOrderResponseObject, error)
+	// AddWorkOrderPhoto Attach a photo to a work order
+	// (POST /orgs/{orgId}/work-orders/{id}/photos)
+	AddWorkOrderPhoto(ctx context.Context, request AddWorkOrderPhotoRequestObject) (AddWorkOrderPhotoResponseObject, error)
+	// DeleteWorkOrderPhoto Remove a photo from a work order
+	// (DELETE /orgs/{orgId}/work-orders/{id}/photos/{mediaId})
+	DeleteWorkOrderPhoto(ctx context.Context, request DeleteWorkOrderPhotoRequestObject) (DeleteWorkOrderPhotoResponseObject, error)
+	// GetWorkOrderPhoto A work order photo
+	// (GET /orgs/{orgId}/work-orders/{id}/photos/{mediaId})
+	GetWorkOrderPhoto(ctx context.Context, request GetWorkOrderPhotoRequestObject) (GetWorkOrderPhotoResponseObject, error)
 	// TransitionWorkOrder Move a work order
 	// (POST /orgs/{orgId}/work-orders/{id}/status)
 	TransitionWorkOrder(ctx context.Context, request TransitionWorkOrderRequestObject) (TransitionWorkOrderResponseObject, error)
@@ -75996,6 +76632,93 @@ func (sh *strictHandler) GetWorkOrder(ctx echo.Context, orgId OrgId, id Id) erro
 	return nil
 }
 
+// AddWorkOrderPhoto operation middleware
+func (sh *strictHandler) AddWorkOrderPhoto(ctx echo.Context, orgId OrgId, id Id, params AddWorkOrderPhotoParams) error {
+	var request AddWorkOrderPhotoRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.Params = params
+
+	if reader, err := ctx.Request().MultipartReader(); err != nil {
+		return err
+	} else {
+		request.Body = reader
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.AddWorkOrderPhoto(ctx.Request().Context(), request.(AddWorkOrderPhotoRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "AddWorkOrderPhoto")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(AddWorkOrderPhotoResponseObject); ok {
+		return validResponse.VisitAddWorkOrderPhotoResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteWorkOrderPhoto operation middleware
+func (sh *strictHandler) DeleteWorkOrderPhoto(ctx echo.Context, orgId OrgId, id Id, mediaId openapi_types.UUID) error {
+	var request DeleteWorkOrderPhotoRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.MediaId = mediaId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteWorkOrderPhoto(ctx.Request().Context(), request.(DeleteWorkOrderPhotoRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteWorkOrderPhoto")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteWorkOrderPhotoResponseObject); ok {
+		return validResponse.VisitDeleteWorkOrderPhotoResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetWorkOrderPhoto operation middleware
+func (sh *strictHandler) GetWorkOrderPhoto(ctx echo.Context, orgId OrgId, id Id, mediaId openapi_types.UUID) error {
+	var request GetWorkOrderPhotoRequestObject
+
+	request.OrgId = orgId
+	request.Id = id
+	request.MediaId = mediaId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetWorkOrderPhoto(ctx.Request().Context(), request.(GetWorkOrderPhotoRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetWorkOrderPhoto")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetWorkOrderPhotoResponseObject); ok {
+		return validResponse.VisitGetWorkOrderPhotoResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // TransitionWorkOrder operation middleware
 func (sh *strictHandler) TransitionWorkOrder(ctx echo.Context, orgId OrgId, id Id, params TransitionWorkOrderParams) error {
 	var request TransitionWorkOrderRequestObject
@@ -77524,1324 +78247,1340 @@ var swaggerSpec = []string{
 	"bXX93SB+b8UtE/rgpK3B/aTQ41fWMwdRC5ERK6vXZIoA2CBfLxAzEKtHoSo5q7gi45TRjCWAcTIvtHGm",
 	"ZiydvOMT9oquFVp22lThAKcBhhWcKGgGNOXwwS3LuH9GYkxaiJ08kVwOhd4eEGWzNOWsqYdcoxKxOY0p",
 	"N4OIHH0WMIdN0jsdPO83sJCafKfg3Tu4OOH1QW8xTRKWXBXTbWzWBtmVpWjH6SeI0o+Q3v+fvX9bbiPH",
-	"+gXxV0Hw2ztM9pekSOpkUfHFf6tkV1lly1JLcrm7i11KMBMk0UoCrARSNKvsf8zVxFzPTMS8xjzDzJvs",
-	"J5nAWkAeyKRI6mC5qnnRXRYTicRxnddvwX88oqZxMvbIUAo2rR0iFqt5omxNK6ryr6nUeQ6Dg51eMLq8",
-	"gHnXfTFH6iht/MWrmGX+cI/SlAHVbGCNn2veKRbyFQoIm5G+xpZGOpMyXFRwwDzLTgRXHkhqwpmbCRU0",
-	"miquOoSSD5evjvAFC/teggTyQpljDuCJYPv2AUGEcDA9QJRvMMQ+SpQMH0fq4wlcqpKBVft8ud/XrMYP",
-	"rm2O0q1ZICK9jiubjs/tG7NxFs2S7Pc8RbCDw2Jv23u7heJvrVJJ6iaZ398PCFVdAv9MqkbvqHOhmFDc",
-	"XG0LbrleEHsaGLPSapjpuxuwBridC2hydyZ37RZLIacAd/bYUkhjFZ6dwnSvvjLH6TtzyhUs8q8Js6tl",
-	"aCxYpJfTgAsZsVQcQFb8AH93c4VxLebK4LV6x5V+x8XKsuGylQYMnHBBgMuqZZTPJZ5/F+KQrtgtE6GM",
-	"T1ID0axTFX3uyBcJNkYa6lJWAKfJSSPwqPEQweYsHnx1oXqF496L6XJB8zvTCKdRLmmWlKMj3aTZbO+R",
-	"Y6qZTfJei14vXslLrp9AP/GtS0CVaSAk4pjBvGw5XScrk45X1hFRuK6tdonf7X5ML59ueqfnyrW7a+GL",
-	"ibv3l86ztOcVJXRSpYVcvxLp/LAryqRqkGqNDJOVCVAaAveyagCPLzA/UlnqFdPkv59NS1/nvXudq3IW",
-	"D7NezNNtFs79j41T96W9tYXqArPET61yXRft8vdmCGRME8WUC7ziTJEqZOtYWxyYZgB+EA3UhpwYXS2N",
-	"VyKRoX21QzgoJGYqGSFRGRXsRna+86cIP1YaOSC0LUGipXMEgREa8MqiKfF/7lb+0q38EyMb0ZUE3c0E",
-	"If+lED6yQg4VfBt88kWKdWdAXbkQZMFwV/johzhaRJciSUOAo156rND4WlxJoNUWRxLi7vw+j5grRgIy",
-	"lw/7ygdClmbsmfZl7qDz9z945Mfz1z945CPrnZu9+eHkewIgxmC9t8bFXXLKv4PvuV9etg7aZMw/sUgR",
-	"o8ARxUPWFdXtba+1v+/tNZvuKQd/Sc2zXvoMPRhcEdMxsx7IGDIljxFztw5lp1LHU6MrLn/6wdBRmw9J",
-	"qmh1QDswwVnVZjS6HhcURPk7bEYLiuPZsUow+aqhnKD2atalQT5aG51zdsFqcVWipYKe2xWYWAyVgvCQ",
-	"wzeqtngOhjKgj0jJEY5AIWAn4HBmSjCPVW0ltXWG9MH+/3Ph0UzBsHPHs/wALV3blT+sWHxHqdIHFXy+",
-	"LwZXVsxoYSDUXNVkwGvI6ieu7OM6Tb9VGr50ZwnoFSJJ3FJYnpefWdlu/EQjHsKkXscxIhGtlrOKzUsy",
-	"VZmmfA3dFGRe19kSGHrbdUkWqpkJ6EhlUEpgvnufmIUoLu337+rt5sF2axUn2F2ITIEUmgZLzXQ4wmPb",
-	"+Gkr2zEaGpHZWXsyHL0y686IY9znsePnWXOsW55+jwu9t1Pqa5s/uN/HTA0hx/w8lmESlM4HglncKFdk",
-	"9OwmpKXxmdDZ63lKglGJ/6PvBpQjIUv3/THLRBePYnZuCiOf2bzZ3ckvWQ5caPUgruIpvGf1/jz8haCl",
-	"K7u0Gv890KRe0QzfZlYhWNrdeDgHa/SfLbLbapPd3V3SbDWb85Ely7GkFqwv2nnWjORfiVLNGvTXoFyz",
-	"rvWCdcn6KYUEnddFm7ng9CroCBjtCUad2kqJkPeljLP0a0bJNQpyj+kJYzacHerniTBDHqg2Fw+27RWs",
-	"3znbd3Ml6jgvOeIKvlDE9mRj7LkgAehjd45mAYlNh9jK1cZYNtbVqPCaNpoCjS5B1kSCjFKwtVRiUV88",
-	"OytLRjnKnmlu+yvpaveg/A+lT2U2hsX01gUPrg7z+PAKebn4EjaCqNs+FcHUI63WLvo0HxHGdo1QxzEN",
-	"bi5tDZpVUz7NO84VOhcOOP8FKJIfF3KZ8iixMQ/YvLCz095dTdax3rBcifiLV/V3r0/rrdZu5TFkiNQ9",
-	"cA8sG2iSvu5lIaNm1LN1sNKtyK1wYX3ya/kAcQP8HPdiie6CLGU19zn8hVT2VXgpX+CvgSiDgjMmTw0V",
-	"iyKFQAwTOm2s4nte9Y4s9C/lL8xdHTiPaeHKlJQxdI/NDIiWpJfkIDKqKhkMbGF44MPI/yKutDKKMuG6",
-	"1iBH1oIkhVuZroDXEbS2sHpcZZ/skBG9sXBfuYGAYV3lbKwvSD+ig5mQ4UXHpUgDZsxu5hmRfVt7HoHD",
-	"gZMXOPcCejHPuJdx7VLvekGuwHBjWxvaLJc9WVVKFAswTdBhnaXewcu3H3JREAczSd9FmrVWmMiioHSk",
-	"MEtpShmZ+EijGz2MZTIYltRlezI9eRVHSG5os7FsC8yLy8GUodk7rtB5rtl4Df03G86lZuMnS0nKO02y",
-	"ibnRrsMCciM+guN4HxSpRbx8ncJ3Dni0oOSVZvCbSb5lswFUe807QnSXd5ria+Yv215pbZaDXG2WnUWF",
-	"TKaFzM50TeZyznEqK+3M4vQuJCRQ1pyNMfuuQ3zYGp9UfbtHHfAlAXTJlKlrIc2zKVPwi1kp8zf8t+Z1",
-	"hS9A1UXYqZz/1DSCxfK9uWIwh3lHq7KYqaZ3qARo3rQnwp8ps+YQi3BcWSizcNaYYoVT6K40gHuWHswA",
-	"zs5WqTRqx7X7eFqy8q5e7wdX8EBStqZO+DBCN2uIsA6UENxcbIql2Gl0gx6t+5LFmfii1QE1ZkgfjHrJ",
-	"9blgaiyFYvfEmrBsuiwQCPl3b4oX74ZNDwHeqRgFYp69UGmqHXZ3n7WzBHpZQOHMgrnhL1ukpKw8TTb1",
-	"+w/2npn66yVYx2vKIPaV7x6K6ZjWoRXX41gOYqYUosVimkF5lkn5VQN7TbaALxScHAXV/8zFA4zDrDRi",
-	"IoidxEPu4Vwsqhv5QzKa0k7uuby5VVjxBOTeeL9asmZYmf3OfC+53O80RcaJWO5q5I9SsahKfhWKC7vk",
-	"KsLe3IdGvV2PzeTEii9eZZDwsNT9fkTgEQllkECiuI3xhl+xQr5fw7AWBLEbYs7X2tt+w6YLA5mN9mSD",
-	"mXO7NBu2PMcbc+Lbz0f1f9D6b836wXWj/s///G/ltik5Gus5IL3lLLdYnh/CvBapt7MpXGxaST/s5Tdy",
-	"2SlxB2oBsnR+mdLDBwDTsHHhDK0x9GRCFUmbum2G0tC/y3hwEn7Zyr1TjxOhtn6PE3FiDsB8eAs8eWxS",
-	"vy5pmIXjSsRJ2c23I1h1yZ8FQ3rh3pdBSZfu/tdClC4/eg27mphS9nDg0TQ77bonhzbuKvutb35zgKQl",
-	"QZoPgyQ9ili8GBcUVBXMCIPSJyoH5gk6GJFidvwe8WHKs8/MPFZy55lhvaEilP3+ooGNwcsEUTJD2zJ1",
-	"1Smc4NcZqv3WXbiqubEasSNG22U6bIy8Uiwd9z2hVu3rd6KtDmIeRYZI0AQB5h8Mt9ouyQJaB5e2BLoO",
-	"1rNwOGeOxOpYrR+p0q786sz2QMagudoTQeiETknVRwujvX9RWpjJ9zKLp0WRSaFnwDTg60/iJATrAyIg",
-	"dIVM9Dix9a9z+29YU/GbQMbtJxFh0chr5pOxoTVQ4dsKyS9UVzhAG6BuNag/bh4Q+z3D9hBRFTIiPaIk",
-	"AK9CkKyQNrUjTqPA8TPwrCuyWVncGIUxxBCUmY6BBFJpFzc+5gB1ZDGgbxmUSSJYiGss41z6cFe4XBZc",
-	"w7CMkt07E3F9y6195Z5i/dreyqV+HFwUWz8RYSbyO3svKTQqFDBbnIBgdXtzISZU2RJC/ViOHns49y3C",
-	"5yyqSxuumi+V9/m6d76jai1fMYJMLRd1lGYX2DTFbC1Hc7tKr5i9T9XcFbN36wWWzq/ldgY2bqXSVakY",
-	"W+Z4K9AoDE/OEZW545l+dX2LwxqlVoCuLrIvzFJiRzGrriJDJHXuMBcB11aEesp5O9bwcgLZXOD1S2E6",
-	"cQJATatj61+tdew9tG3oLYsBUkYqfThL7PNUuQvoUaWUl8wQ3jRMyPADMYhZCMiLQyiJDr1MmZ6F49zb",
-	"3l4hZuFOzLkoX+kwdeYhUfBSdSZ3QXLXOQWlK1zWXA5teh3Twl25PchT+6JHyR6whaLDRXrHnTaixpJH",
-	"dMBgccYcAxbkLYuzGwRYcHxkdI9YWqQWiFAbcUFd1SWdxALfdbb6zGea+8a8AX9GASu9G059QcHQaTUd",
-	"qAlHA01+vDx7n8k0N2yqML2a22CqBvmJxbw/7Qr/U12x2KgedcUHwvpNzHyt0BrTiU25sEhIYxorm702",
-	"Kk0p02V3wpoCQawhFu0l9MjF98dke3v7wJWVhzG7FJERjyJu/dJjc24UiL8fIBCAVAGW1jDaEIU0owj6",
-	"NXMp0AWAeUUews+REZ0SGsf8lrkCy7gSBWd2u9neqze36832VfOg02x2ms1/rFyBOSw1bpyEyiLmDZKI",
-	"xuTo/ISEDKIPAO4GRTFK+mxC+jTQCtO91JCOjb46ZiJUrqgarh6AroHtHv5+oYj5Mpaio7Vcpl521lOd",
-	"u6S+bZpl5REaKYnwP9Z+lTsd0M4nQ0bnVg0Ux4a9dou96Au+/UIRHnr5ZOSZY+1SlXGktsJh9kOfIWbJ",
-	"vAUID4Bf6xh+KweCK0aocP3Y8tTjWAZMKRYaQZxr3A5MYkOx1vRvy9eZU+fDP/1Z+rkMMYY1m829VSJ2",
-	"YOzlyzWXO4IzKSaP3CPKy1lS8NNQvGmhWWWOQB1pzawhcr4MRn4LDdPGAZsbKhhU0nPtGyVkBPotL5qe",
-	"0pMY3WRoDmRCF6rvIwT8/THa0rLiJVz+jZwQs+zIxXGsREt5AxWxc5TLJWimcTsLPpuL42Euhaa8mpD7",
-	"Wp/yyHD7PiZEmnMIaE+CWTnPljP0iG9mbKgeHuOXgNRj8yljc9jHUoQsJLvNpu8kTymISgJzNVYSPVei",
-	"MKTqT/D0NDRT2tajMPuXJZ/W1qQt0PvJUgKDBaiAwOB4svRVbWiekcOiwpFUIDEByihWYlquDa4m9OKx",
-	"XNMDWFbq1see/A6ZUA61mlCRC7kaUx0MWXxIfIsD5ncK94UrAmU3IAyvamEdDalncVcoLfPQhzoL2zDX",
-	"zNDSOGRh7ZD4+WqQKSzsbeo5ZiFpf/p02BU+nlW/AziKmIgqEx3IEWuQV1niMeQWMzyUOubOiDBX08FO",
-	"aqaOA35kgR+zHMLvKjfoF4q8ubo6J9j2kFgpOhGxYbZQEc4sFB+x0Aze3hNE/nPzbeQD93YPDta7+guJ",
-	"80meTONpyJ0jr0AsC2VwUwLmqModFD3LeS4rzmAlN2TFAdU0koOEoTBiRQV7t5VPlCVBTkSzX1AkGNKx",
-	"IUHYT1fkPoPGNf8vc7nccx9tQCtIb9Vmh3rMVk+Lplikr3hq/mJhecxZaPyaSM2uaRCwsbbFP+wTLm4l",
-	"D9j1mMK6j2XEg2ljnPQirobQdCLjG4RNbsRMyQiLyc1UwvTmSFbMjL5W6MmI2rLfb4Qs4CGb8fLknCBm",
-	"EgM6gDoMjT4XNOK/4Qlfg0Laxb/M0ba7UgjKIAKQn4bFiwq4AeGjFd7IYABy9uzZyc0u3EPS+ufQYSmP",
-	"kpgdQ1B3yUIAt7U3TRHFHUhdRJV2vLKfRLnkIUBcNPylaYRL6hoVWdzSsN5VczWp0plQdofMBONNB+mk",
-	"CazcGzJL1nK0H9A47y9FAXznAvKbo7fulsPo7KBSGlzgLWakM0Q55CFgUiAZ7grrgn9po5rVgkm578zI",
-	"8u3mzkOoeAr5kN3RodZj1dnaAiLYuCMbfUtJoNwrSO3mI+mtyeVUzJyDwgbMHPL8Pb2DMVwxpRd57vPi",
-	"XIfYGqjR1Hk1QLhLnYxemehvFHSqgelzrZxSxyONauZMMaXci/dxqs+8v2TSz+M7n1n0Upd5btm/mqc8",
-	"v9WN3Ep9wNN+p2DFRDiWXGjAIPXhOvjkw8U7a4geIgAx8FQAewFmGRAahrFRzhUeqqoND+4KOqBcEKqt",
-	"nJBpPTUvRcAFZAU0bIypUhMZAyJkP6YD4KfkgoU8ZoFWDtOmK/oSy8DOavdrX+BCHOzOy6UOV5e0mNvk",
-	"EVoaoUwEVqbVw8Rc4ZiDhxcDt0RRGtDlVSU+yvgGsk/LgOtZvFCBgoeEI3uQYyZYCLZ2j/C+keXv5SDA",
-	"MhwLeZT9mhOxzJ6lFdruz4Yengc5L7H8mvDxaPVSPysy8nHMZbyCjyvd03P3Atx7JaPEDPn9qj61R41e",
-	"faQa4+nccmWGuI7Ks2Uet3ROflfdV+fyHd2K55StmZX30ou1KMelGIKZXopSnjS31Tk6EclJBRNYkhFU",
-	"5BkM4Ztc84BG5VkCrr8Le8kWsfd5jQd0eJIuEjFNrMG9cGtLQ/JkfFPHXOqt3yduDAti8mZuV4lxpzAG",
-	"QyhE6VfTdlu/5/q033zUgL9sRutLJvmXF5zGO0+G28nnkVlKz1Op5FKiQ38tAabkMDcKa7hITfEN5/Oh",
-	"PKmfi563v6SdkSolGRUwAgUa3Mw0aofE9iLjsk6yUqf5UhDmjYo3E7Gfsz3cXbk0nddVTAXWdbpfWsk8",
-	"Uymuz4WdJML0wegasyAoqyQDLUlVWHHiqxZLNV9kQWLI6aU5x1YcGvO3bHqU6GGpGawIzwbevBs2RThy",
-	"KohRAuM+DRhhYsAFKKeu8C0Wu2iQI2t8yitKXREwoRIF3iyFxtQ37/bJ0asrwsXAaFFV//zscpa20VBv",
-	"DaN9v5aa2qAOZ48q1hWlb/SHPLbhaPOk0jzcGjFN0Zd6SIR01lqnw3UFgnJwqzVzszDoFXTZnp3Kpzod",
-	"8zrGizszC6wr1oalMYvdCuNf3zta+ePHq4o3F9UPorxiykbIUDCjEC1vmCH5pisZ203pkO+gRwDm3Q6O",
-	"jo9fX15eX529ff0efoGswlsa8ZC0dsmIi0RD1O1ZTxuVwminUAk7ZgOuNIs9EsmBeRCTmAEACM4bSB9Y",
-	"veBz2USNqoDS4y0P2JUZ44LTBFXTWGhDf1/YCXkQ9CmwCALV0IiLQbr/NlB4y/xuiwyWbwE2rEOnZfuQ",
-	"G+Bfk9JQgwUjdP7XX81bXloj8SPrXcrghqVZFxBquzVR/z94679wQ169/unk+PXMhnQFVvnsxXKiWKxc",
-	"PQjFtPU4K7w3SpntMGJGSANdPIQwnGwBFszbXHsu+tIWLnGwQhaSyjT7H0aFy2N7YX+XMsH7rpLxWCKW",
-	"8UzIqWkRJ0K58vmG7TgF0TNK7phrGtkSp/0+B/c/GKBd0PAoiTSvA7oj3jgZq45RS2MWUGVLpBZjuZTn",
-	"YkEj6Rog6hIXA69QMzulMeDsfvNu3zO3Wd3YEr955GE5UJ6LSUefuOIDo/05Iz9o6TTWwuxNV3TFf/wH",
-	"+QHSbLriasgVGedALdNwhyxoJSUoWArkZ0zR+Wd1K5SBcgk7F6+PXp2+bozCGqSAdIU1kWP4QyhH5spi",
-	"zIiF8LT1o6TQXCRMEWotfZZ4kGp2r1EqB+RRzcwZdCQ0G+0YSlIFEA4zGabmhnTsRA1pzFSH/Pzm6uoc",
-	"CvgYUYVLkc4k7WzLEIZ6roWZlkd+Br8MIDOUvAMP6/AQmnfFzzxko7HUTATT+fa5h7b7MR1wAYOdb509",
-	"c53HZkWwBut8c/Owjg9d5ywecVhYZc+IZl2hAjlmJV/LGpvXGwQRMdHrSJx7BJGDrXfSxz58d8COs9Xr",
-	"ijo5iiJztodowIlZRAGIzIbFQXWZDxfvXASQBeLHE+lv3bZ8QAHhnxxsdpR6QAmp+gMJkZKNrWAUglUH",
-	"mCym0VKNRqzO1ha8OJRKd142XzZNrw0zNIjAwrBswF+nIxYdU8Ua5CTEnz58OHmlGuSKj5jSdDTGX2cC",
-	"oqAvXCc8J1wR//cuOvO6lQ7pVpCs2tp0SFG7FY90reBzLEMGDaEZFxqbmAaBe2T7UNpo7tdK0Bt2HRgR",
-	"wvb2xe+YNfHhq74Zg6H5YybHEUOyRacWrBpKjYYsa2TENzpSGLRpxHAA6TSj8g9JL6YiGBIjVZA0+KZP",
-	"o4j0aHDjNtI6CHK1+aYyIaFM6/TWGlCehYahIr6F9/RxF3/+HeC0PVe878s/Df/fabZt6z7DkDcklImg",
-	"iR6aE2aockhUQAXZabZsY/Mnbu8RyLlJHNhSpqFkWDaYfeJKgyczC8tJJcC88OjlMFV2oM+L7O45f/tO",
-	"+8CRN/+C6XhaP4LoI8sUSdX6N2rQwUfw0iHv0RSOP/j56S3lYJQxCkqf8sjQM4+AsqJprGtYGMrRNDeu",
-	"3eY2fBy2vvB1W1/XbLPvPnWd+47fcYXtwCZgiw944NSHnJZYR9MG9GujAK5d1WQAGk+LlLlQFtNLJJW2",
-	"jshAjkZca4BxiNmYuUBZFwxkB51GfPgnGVmsv2VT39Ee9wbGxoaMhgBxV23tEsiVt/mRHtlrEuUEHdO1",
-	"kc1RLq/ZoBpLY7KqpHAudpvbjnYVpNSueG04WLboQCogdsj/VM8opT2X2Q/mC1ht+nDmSQYb2BWxjGDv",
-	"Iw4Bwa60jvsaVHjLYq/IhYyYIjEVN12zCU54ZoSGIy7cHyMq6CB7xoUas0BLcwo17fdr7sEtZxMWN8iZ",
-	"+5wiA7hNvSnUzkbIbQg9NX/W3RU8JBSfOwM++OnwYe6ytF1gqyHC7l1Y5COSwRQDSeqxBdDYVYt6DnWf",
-	"ZnZCUYiWxdBYrlkd2JlPhnKCZaFo/jNGwEHrXsdcQeg3DYaxFCJPCbASAzmC/9bd6LBDohhDPoo3xno9",
-	"7JFz3akUyhsn08kUTK7ZC5V9twoEMwV4t9Wr8q1rpuMcHfIIVYT3zSFzLlVL0MyoEIdriCUrcGBuEC8g",
-	"8IKDJlUnvowHs4tQCm8OxdCw9sWiNRkwbYa2fYhrQENFRhTMfW5/7At189ACxwArlWPmQuRHntOPoXhi",
-	"evRxsyfDKQ5bSGFpF1DE4lCzZTWScJ0LG7MKYnGdC1BSPee5cg4v5cESZxqUUe0ggqfmCIMLjumKI0Hw",
-	"+lk3ZQ+OA0QlXaY9minZ+gylCn4aheOR89jwnrArXgvN4nHMFXPnHd2suCkiFwxH0y8S6NxPmXDOc/pC",
-	"GbmqY8b/2bGiz7Z8/ueu+Fyv1+F/5rEfWEB+DYD8n4lPx+OIY6rA1r+UFD7BhnOxxp9zQa4QPjjbLhex",
-	"/plEcsJiI7WQIftE3pweHdcv3xy1d/dcZEFMJynB78lw6pEbNjUaTYp2VpyiYkHMtPmo0Whs0L2Vv3iI",
-	"MhYMDv8Jy4//pPYnwxuN9ESqaCgl/oy5FYok8tBIS1gf3QYsejaaHS6bggh3PUy53F2B5FDsBWLHxy4E",
-	"Hjq3nMCK1flYLQiM/IsdmD1Zf0kjuNzauc/gqa3b/IH0BiCRdmkDWdKAN5M14DlxJpBCaWqOBR8xzFuI",
-	"uZKig9fcbDHHaCcUpY0gFvJ+H+FwbQ0IEBZ5hBrkDZs6ImN3Dg2CabEQqkzfaFwxOqIh26AS+pOhYsG1",
-	"UwecohCiVOX2ynTeY0rXWb8vY10oZiFFwIDexUDohCQ00XJENQ9Q6DHULbVID+l4zASMBugot/FtWPzS",
-	"FkCGIhXZ+bciD3im6yTvXQfhJY10QXHTEPRDiLVsf/qEMJVAa9N7Xur8JiR1f5v7bStI9FjqsLeh8TJC",
-	"JWvOSe/886lj3vSZ882jNmPIj4s6Qm+YKrt+fjGQxffwF7TR+y7JyXxhUYQmGkX9fMiLvzgoCxhMmdPK",
-	"3hRAD9nKYuB8yw+xbnIaGJY/M5yBJass7+SQ+FT7pDSHBdVQEDcdKjXypzuoPY4Oo6oV5IzQmZCNO4Lv",
-	"ofOF+RN2nqk03ZMhNzdbRqEhpWBfQSvgdpOEdApFON3pRDnc3BMOSRa5GEJk5ukRV1aQToPAkDDqLEPD",
-	"McxLs6YRF8AyyTjmAiQ8OsAfzRT93yesd53E0Zcto7Rt/a7pwOicX/xDNLXAqbdAmDSIpVIFfm+2EeIf",
-	"xuMsLsUqn0DBSpZr5kNlBS1VGvhaFBuM7J5V2GiQS7S1yUR7tgjTnHZmtNKMc5kVSWl0V/huGEYTNYPz",
-	"c/HvkyGz2ihIOhCmRQco6KkapJRrO3XTLVScgko1YHrDode5MCTNvAdrwlH7pSSrK4mW2YgHTGDerbWj",
-	"nsdyHHOmsfoLhMql4TV5y+uWZvEo7/lPLbAATAzZspVOpdVoNpqQODNmgo55pVPZbjQb21gOfAg+na3G",
-	"hEVRHTTMrX9NblTjXzbrb8AWJC0A0/nIeuQtm5JLpm2gEqTSmQUo+CBUg4AZ3VaVd0l3hojd8BCVk/NU",
-	"UTMCplEykXzaRKJ0g0/CSqfyA9M/Tm6szwsB4cww282mM1s7J++MLFUIO/y9YoYLLmAaDSqdyuvw1eUR",
-	"xAbcwl/t3d3WASDUmY/uh81gp9dmB7TV3w52X5oHelrpVM7enpudUuBk44OKV/lkFr7169+P/v7203Hc",
-	"/+nyev9q+vGvb84G+8Pg9pyO+WkUT04oPQ/efLiQWFkFZaBlruQfP769RCv9/KYYFq+YBqftTnNnUVfp",
-	"mm29l/p7mSBo1E5zb6UX0D0HMSx5F2Gl8/M/vYpKRiNzcDuVc2R+cCDgit6iRFQ4FxWvoulAQTQXQ991",
-	"XruvdCp4CMyS5pTNSqciXJHCLZro4Rb4oCB2Sypd5oDVSSwMhbJ2bnM5J7E00s+IQn5CaBQt+CUNhrNG",
-	"ppQw7DRbja743rAqm1tkr3pq+rAJNGmXQQR+hZNzB3qVudRIhPgb1oMFPozc4441pafhx2DYMe+w0AOG",
-	"kFG3mA+GOh12znDWPsBQ36J5qkHOgL6dnKeyDaH9PguM9ESOXAA3moyB1RZSXdx3uoIrYgUaIIpjGtMo",
-	"YhEZJCjuWCcV+xQwK6v1sUCdANELEUENxUezsjKbgivWFSfnmJEaGWoL64CS5HYzW3RqF4tUd9oHpMem",
-	"UoS1Bjl3+4d2ILBSY/4o1YR2BUjUYzAnxGDo41YCoRHKEzAbSnpJrEAgST84oUZ9MP8zx+nQxl5LSUZm",
-	"PjRmXeHSJl3GEeR/+FYhu+4laurXvHzKEM8MiSVWxFw+W1ekRlQQWBvWRpamu6GHHdgU2DGwzAnWdMOU",
-	"JGS5VDue6u6uFTDWp8Pv4NpBTW06YhrwJRcE1GRNtnLWRnA5/hMDEpjS38lwuh4FT/2SS6uYuXNb6UAy",
-	"SZ2LeiBlxOL6mAqz7AeVlYkwzNvFinwpRlS42s73ZkwYyM0sBSwfiGu6dWnbfVl57Nkb8w5aFKs4pJta",
-	"v7Lp7oJq9o6PFuM/2LZbWcMvXvZW/RxyhVZ+2TaHAe7gyt3Nlb6jYboZ5pXW8lc+gCdDxpAvdE/uZ946",
-	"WP5W7rgfS9GPOEam7bS2l797TqdQP1DKdzQe4Ddbu6tMz3rhGZbFvJqO8eV2e60Bv2XTC2ZUbXx5hdle",
-	"SXlKxdTuB8inu80VZnqJJPK7RE3vlCvMGSXOq51x2vR2ZxKFu0IPESokltJYJFXcyhurnNti0oAFBVEw",
-	"NhTEjA05uQ0NUSqxMeKZwOA0hq5wOMTt5k6pHgJ9TKjCCJ1UFwloFBlCr2ifYZDZmFHDIY7y0laa028H",
-	"oTSd2lAfzNIEbFpE9SBVx3EzmaS2gEFYA1hu1tbOlCk7i7iHWd/nZB922KCdVDqVWF//7dft2+ao/X4/",
-	"+DH+++Rl76p1c76j3oUH/Td0L3ktdwf/4G3x10/7P01W5xcX+Jm1OMZOCWZbqvZaEf8etHFD5paRuXXI",
-	"1YfMqbucauFhfzTyhInICzV0iAlEKok5QEkcG2UkM6TMXWcjxRYNLwuU71NWebCEk9gCtXeKN1DFdnXZ",
-	"xjYvVY5nJvaVJYUHHar0GM3PY6UDpVjUX3qcMvl4Eb87Rn0KKLs9TJnSqZi1gQo2IVJAIX9kjzYmLNFK",
-	"U4AlmGEWso++HTiwaEJ32jo2m9PZZ7+eM/o1Ue92Fv2uoDO6eqqqWx2oTFkHpQ1MCjX0GmWhHkUVragA",
-	"jmcUT6NBl+qD2PUK1y8NHuUxOEatTld2K4/BO3KeiUHPx1Tt9pwvV7i8imCTXDsd02k94oLVqa6HdCLq",
-	"O+3VuWxxCf586lnOsAEBQ4dzN6Sy0Zj+jTWmlE0cO0/pLLd4odZTlFZiHJaa38E3pFDJaImiVFVcDCIg",
-	"y7UZLmA4iotPtu5xwSZdUegAjIf4odCzSkxIqtblVsP8BMOQwlQzSx1FDXKOo8L4n8yK5zp0r2BWdaTk",
-	"DHNbrtt5CIjRFVznQvgyfS6QY27GG0tEc8aJxuYkkZDpzEH8mAqYVUscydkoYn9c3nCUvyWHd940rtJz",
-	"vbHzbbjW11GAX3+y4Tt05jRi1Hru8D6miuySWe7gTRCcarhMifqRKh4fwTsj44HFpp+JfoQrhVGuqVeu",
-	"KwIaRaZLhUGL6Pci2816SKcQeqhjTqMGgXraysZ4MRJQxepcKCYQEhkiwd9lYbrbNvXOxQ6PWZxTXcxf",
-	"Q5nEh7jQECWVb0+qO82mB3VK5xxKmecMktYhUytznJGlfrND5zTriqKnrEGOZmLmyV161CK9qStmHGnr",
-	"O6wu7IH4gKrzH8FvZcNCjgQlP8gR+w2BSBGHrvImfZW8ta8+sqvLrdhaLLP1R2CZEL9knaQY3JO6XO3V",
-	"5cpl9c25xN5ZMO9lzC5tl2eUX5m9GioZpePNrIffnAl5o+w92D12bJM2U1vRY7JT99F6hkW40Pw8p3hC",
-	"YL8LOIjkwDNMPw2Q7GRRFlXf/POaC7/mzQbadEX69NpiplpYbrrQNmh417hoOql5EEqThlRK2RXAemws",
-	"rBkExtqYMcy8bB66n66tKcY0o5m6WBBxuiKTxFGDrPq2wTUoeNeo4MFcID7dWiqtvlrz8BeZaLc4LLyW",
-	"ifZr+ZzcPI/3neCDI0sjhTI5wbyHEs8AsL4glIRnNSS4QKOsjqlQtBDrboPmtWJRv0HesrEmB6hlGwnC",
-	"rA9yeMg7cclwSaxk7B+iZCTYJw25w5goYb7rANXfcXGTpe/5MYv+q1sx7bsV/5Etpu+40pf2QL52MIHr",
-	"SQSOSC9teAzztyLD/SMWf8byAbM4/LsWhx/CFJcArTebzX7btB1DP9uNZqPV2m7su0K8EMJo7heGNMZH",
-	"AxhY5VT+xqOIbu02mqTKz2l4SI7PP5CzS9Lav94hEb9h5JQG5oe/1WBJyka602m11xlpa5WRWkrwsAH/",
-	"My9RrISZWjg784CpZTo65Pxjir/Qalak4OKmBFsHc4+TOML0wUNSuBMp/qeRmWNGRjJmue6zKc2CwHz7",
-	"SvdTuczmA98exRaKaB5QFX3L3uet32/Y9MudbBIzdWQfwHFG9nhAirJLiEOwC4iTNMwBkgGL2ifY/7Ae",
-	"+4c48rsi311Ala41yBEEB8ODLL0Rus33lE+5hiQaOxGs42Z6QPRxywhdeTXMJTUabzBkIVDggZQhqfrH",
-	"5pf6sRQ6llGHjI22qJlHRvRTnQ7Yf223drf3mkYj5aNRAlsPOV8n/fp7KVj9lOpg6NsoVjN9//UVHfjp",
-	"QLchN7zIFHxcOoCbwn+mjkbMJRkh5ylq8JBYnIeE8RdFnn9nNhrExnl+Mb/BdsCwgIEcT3Obi9lrRTz/",
-	"buWg/3IvbL5svXy5E+yHe7sHtN1nlDaD3V0aNlu7dLvX3+m3eu1es/ey3Q7C1m64F7R2e81+s0mbL7uV",
-	"RZA3hUUtEIccElWrmStDnlKL5XwLVnXrL0Vc32p+veGo1wrfTSHgelxgvsMcmSrT2qDHGepZOGklZHSl",
-	"o1fci1VeuZPGehWz+QvK39lVuXxzVG/v7nkEkNfDJzkNd3OB7bJQI7z8JccVbF0oYzfIewlZnzNb8UeY",
-	"9NdjfV8hDePRTLa/z6Ny/fzPLwUF88gxFjTcAtfL8U8LiVTCP/HJIg66ruQN9BetcBnznZjjZ/7Eb23F",
-	"jIZcDNRi8+8RUUwow6+oZhM6tbmBUHcwlj2mXhDXiUeSMdGStLxms2mIOY0itIGKKdo/oSA39mOUJ2pR",
-	"gft9AM3oRwnA95i+e0m/DxbhXIqg1cHs5yw2DqiDOMLetCt89kmzWNDoJPQb5MKODAS/G6OH9aakis09",
-	"yJ+sAeQ49CcFc9onKr0UEUOQk9a6wim3DpmkEEdDKAkTVEwAicCN0ibjQp5Hj9lig3lgja7wY/Yv1G5J",
-	"ysW5CNkna2ynCsFenB6rcgUtMKoVerXyiPkpF91jmtklh8qsgFeGdSN9XIhru/6+xWoGHFkbygoLjs1e",
-	"qHSjYTnZLY0S6sBB+Ii5LbZJqjE4M4yEISWg/4lahn+SdumzT0bz5VKcYgitD00V8XNgYtdpI59UfdPf",
-	"NSBhWsW9K/xClQfQqC2gYh6TDA0QccwCBHmi6oaECcMTan0CgBrEhR19X8ZdAcgxYmDXBcCl3S658igY",
-	"YM3oTe7ImZNrZktdzQREshep5b4r/pWEAysNWiQMPMjVfACZO0gKK3WlWUZ4Q2qwF7YjNBHwuCvGEQ2Y",
-	"2xiPJCKCIOchmyI4EoLlQTKMXVm4ic6n4NJhUuArhfndMbPWD8AnGuFQqCD7YNyAxesgHgR8iiIOnBla",
-	"L9HgR8GRWrCV8XCquDmwU8JHY6kU70XMokBgWpBdzQu4IGb/a5itg/fFXDufj8YRTeBVv0NoV2Bpa3tD",
-	"gEZ5RDCOMr2WMQuJkLEbCbkaxgzPAInlBGMTIL/Z7oVdxK6wmU8AeoRVChheNADiDFgN8ULcrYJh+IT2",
-	"zH1wyFTm0KBtx43ZLCpuMNBVW67ThtvBgdMORR1WbZ6kuXC9mGlENiNjFnNQLi7PPlxeX7w+enXy/gfz",
-	"j6vX769Ozt5fn569v3pz6XukvUNGUughXPeMaNkYEtwJoGBpem7IAj6iERwAJPHYOjsMSP4zpsBVV7iw",
-	"Q0c6M5p1lKkemTJS+KJbUEvFABhsx6IilWs1RZonJyJDnVxJhTmXSr+CVm61nznywzHpEutWayerMokL",
-	"BXK57LH6viuK2ql878qdVjqV7ZeN3VLzk+mqtbSr43xXjf3VezJ0u97KOrLQxK6v1jo5vm5fnjRMZUxj",
-	"HU2Xutyysagk0mt43uZenFPlPjoRCS/L1w1eXEFe/l7GPR6GTGwCR75q4MgKWsglQ9nRka/MfGeu4/rq",
-	"R05pSIsJltrsABcPqTwCS8SMCQDNQXQ6QHEEAG3L45HSXppOjTieU6ednAWwqH0+SNIiQPM4YADvZFhM",
-	"LwbpD0M7NfOIliHwgZBq5rwoCHRmM51/g2B8lKcdUhnmccc6S1xPzY03XISkmoPQNZ3EykMmrRAva0hF",
-	"KPt9KLw7oVEE6pdF3HOSXUin8A3A7hCJaQr/zbfVMZ1iGVLAuEzDv+26uowzafQATaoYbNmHWCHEdbSu",
-	"pqK5kFgAmwwpBWxwHZtEb7m003jCmWzs7eYO9iqscYPkzHhcEaXBz4jq0S2LbQwongn2ydx+G6jC4isO",
-	"4UIoZjoFy6bjGNkChCYLY2ddglingZJ2s9kgRxhq2mc6GAIGNJpfKenHcCAANyctf7wQYLrEc1YUJwro",
-	"a3dIE6D5lQTRGhGoRSgCPS0wm+Yuwnp2UwdxyuZsUYe4WbYoDuwNN/qhNU/NWJV2w53WTrNNe8FOr033",
-	"93oH+62D8KDVarb2g92D9jMZTpfxaXNpwOS8lFWfupa4yF+gaiLezaXvfnQt7bsrs/n8ti7KvDIP72uu",
-	"FbIObgW/kyLtjFnsjgGaECCH1RwQG43NR2yBJdf1di+z7SXefPs1GRcOp0fyd94QAsBIu9chvKe9Fi/J",
-	"kNqYPkvdskKMjoaJWYK5yJC7/iY9xbJf5ZhKNXFUu5btwxOs8Z/YM7qetTfnh7SU+6GW3kzUwhoNd8Tm",
-	"0ihCWNxM1MrK11ExzeU35INcZIgBUADOOwL0swZxEEC2rG6hXgOUkqhmJZ6B0ihCzV0aZqVD8C1MNEFM",
-	"ryxnBeUiTKYHJJ+my5o/dKFJWVaKjFNbFATo2hE7XOQUbminK/xzW94C2ph73ZeJgKgngCyCn/MWhT1z",
-	"8WMaGNaaGlKh/2g8pD2myU6z2egK1y/C5qBEGFGEPgbSGtAxqRbqW6T95YXTDunHjJG2R8axJO1dr2sO",
-	"okVTJYmw6LO1eYRiB07csd1fY8BQJqHCsJWmUwt3kBv1nDHFracdcMzARmhDkM0mo+iN2LymVzlWEOZs",
-	"Td1dYVqmEpRC8xSITbnY61aTBBHlI4y6tuhDhQBsL1/pFpEbDrM1pjqFLJ9JJb0zlPmQZKUFEHZzPv3T",
-	"DMuuzrEM2fMmgJoBdCr7b/96unO+Rv7mzBye2PyBvS2Ri86x2eryEL6AUtEigWhxQRtvltj8sRN0VrAl",
-	"4EqlY7X+0rXPmq0CdG3+vBZSXwOZTMu6dyrldDQtUAh3prPT3Fl5o6FOw6IddgzibsLf2BiWvp3Q6lUz",
-	"mcxByvhP6iwLkOgul46Wx1pzccsxC1RtYSX+xTLSj5KLeeT4TBjK+nqhSCwj5lmIf7BfpOKTQitHGijX",
-	"FQV4BAd0nPbIkI1Wd5rbWABtgtjpR4LYShUenHAvtRfI2N2CrphNwN05LCDXWWT77PnBCoG/KL8Vsl+t",
-	"qK2npRwT79NJuj7PyjG1zXvl4vb6IPhru/e3/dHb8Y66at3+46W42J78fY+9af7r3S79PmwPPvCzX/f/",
-	"drM6Z52d65Ny1q8N7IJh3+mJF2ySx7j51r0KXyU86N8g++ZxooVx2bBSZY4wZCC1cK7uER1s0ZeXAyu7",
-	"Ol8hRLMYRc4jvUSEEURAWHTyUAbJiAkN9Uh+vDx7fy8I5bMxE0dj/qOCOT4MSdmVDLwfFnWBDpQXXi2U",
-	"y05LlJYSBJjX+QnZbjTTlfomMJGh7t/R+ckLlY7RjY9UzTbWHgMQ2R21KR1Fj3fUHnLC/m5GstYJc2Pf",
-	"nLBHPGF/Pzp99zgnLL4rpjJNqRcLZNIsMd4Izncmx98PoQ5HcBYPnlWmE4tTtFc3ibiZPGn6tYwHSwU2",
-	"s5qry2vYuvTu5M/Eg5Oq53KbseIED79soLD+jPJZlt6cP0Y5mgak6R7iWa5QyZ08syQuw8OgDIySjagg",
-	"Vc0NRQMK5rkKfcqWiBtxXQKk6xv6cBYPfFLF8oCYoDuuNcgl14zAiDuFr9cnPGSHTtXJFfLrilwlv5jR",
-	"EKqTSGkhqKyT1EauWIs+HY8xiGVR8ImdJCYcm1ku4vhAdB+oQT4jPdqkhpRfvAtzjta+dvZUZzcvX4vQ",
-	"SVwzl9Js/trpIGfm5gK7HielyKUYegP2AQrB/PbSBjKSSawa5DyiwtYito7z3jSrMe5ZCG6srm26OTo/",
-	"mb/FWAIU7zHINeamL7nArlzmglKcrr5j2X37ANXB3JW7p5gC6wDtggAzp//j+4P97daeEZ5ibvf/P5rf",
-	"7+/tvTY7s1iugQqn7T1yTDVDZ/rK9h03kye1TH1VuoKl28LnpC/fqjXqOYSXxyGDeE7XJ4QpYaiU07tZ",
-	"GWSLhnprGO3bQO37UcLyjDdzR5iCCs23bVf2W2FmCCVDqcZc0+iFIlxoFvepkRjEgIu0brwtoxswoRLV",
-	"6YqjV1e/HEEN8BHXHsE/24gcAllu+MtLeyNINWQjOYjpeMgD5ZFEcL0VSzna6rHQI6AbDjhTXleEnGks",
-	"R4dBGNjRNgm5CobmVHhkHCWKQDtIYFGYSEQVOXt1SRQbjKByHhfm3WyyMu4KLsjZxekvZ80W2SJnp69+",
-	"OWtuN8jRu1Y2BDKikPKndJwERogL7TNm6/mbj2C5PLs2ZiRdcSsD2ksiGk9dNT2XGTKihlLm0luoIn4i",
-	"RnQ8ZqEPkSMxMzQVXClHzTZmoph/vgSgbLBMjqmGcIPq+U+tepv4J77hT8T8tbNbQx0bdgeDwSBmVEHw",
-	"DOyRBWK1nVANL27bJHtKJjQWXAw6tr40w/L1Q3oLwRgx1B7mYV1pOrWZTlD5FWrcQ3k3QNJxa51BywB1",
-	"xjwuq/cTRW8ZFO0FJAEpGOnR0L3aFTjyLE8IPE22kCszvQJzNK8xoeMpRLbFkG6gfIzGxqSmDD3AllP3",
-	"u6Lq2/H4HvHVDYcN8IifpjmaP9LUxZqriG7H5pHJkGoYHswFu/XMNG8gANhGYtvm5jLwyIXlzl10t1Z+",
-	"LRtqTCdEs0+6QY7SXrjqCg4euz5HAcXmh0JaU477kerp5Zv6ds1LH/ZpwCOup/hkp2bjlyGyj/CwK+D3",
-	"VrPWyf1aqAIJQcoI/ydckSw9kSnFgBrXhk4oxIOQeogJZF0BtKWVnwlWC8S56GkhO88dExkTuy02SJ2r",
-	"OdBF2hW5DSuUBrc3DiEqZigZVh2FRLcQaqZEeJK/5yyyWWr2/kBGHS5DzzA9Q6G4yIVYdQiuG2kdHHjw",
-	"720YBqyy+REOqoeZqqcX70n1/ORVfbtG9nY8vHdAAD1iKCBG+LOQ7O3ga8Q03iV9OuLR1CMDfmtLyox4",
-	"GEYoy6quaDeb0L6wwniZIykGLLa5blyR2WxcajNwXfVzrNLGopBUOVZGxkuo40SYRU6TJgOZRCHSM3jJ",
-	"1c4DolI7zN1XxHO0u0oVSVRiLXvHmf+5A0Tu/MTBlJRsNwSk0zGv37CpbzP0CrDQoMiGIy6wwH9aL6Dg",
-	"hIYx1Qs9m0/my4b6JzaQz47HPyRCdkXmLQdMMQjfz710lOiheWxvoJNd/UZWYd650alFX7G1TotgLjvN",
-	"HeKDzpBF+0HkPVDZNPrRxR6OaawYlPY1Rw7yAnIUNCsF2G6Q76Awrav8j9nsmET55t3+9Xdnr/5+/e7k",
-	"9OTKJ9UdcvqdoS8hg0TPQ7LT2nYV9jybAyKjrMBzqwlpkY6QHZKeZXSyb3NEW7nHcCJAlJgwpokaS52O",
-	"TvYNQZ9ZlPwJghxjh0fqZVVkMR8Z8nJjfstKqvM5MFF7G7OUDxeTR+ZD8v7ylyNVQj+AcnBNqq8v9muN",
-	"v/yFnPJYD8kx1nL2yMWQjpXZLxmT40jesjhitA9Lb8Qy3HdD4o0YxoXSUJvfP7a14I3Q2iHmtGcKzTDa",
-	"r9+2/5PF+3523LMVRbJlzoih5e/enUOOCER4AsRQ81OzB6Sj+akVmL+MohkZbRKDM8NUtkux2Nyx/TWB",
-	"UtWpkOnwcFGqv2ucVaAVQEDg9PZlPJorfwjbbdbh6PgtxlU6dofrYo7Ej5dn72Gve7ioyICceGd5HKzK",
-	"8QWQktPLNzbMEtmVzRSwJcHVBAQuyya3dsj//F//T7g/u1t7NSTjB8Q/On77C6JvYRl7wN/65ej4bVab",
-	"0Q71heoKI8+EDJV4I6RAovjp5REO6/TyqG6IxJFPqvYkWxKW8i8va7lN/Ffu504GR59WevZrHvGPXvuk",
-	"allkLv4B6TkA3vtHF1DQGyk+TOyo3sbDl448x++JEwJQxDJs9+g1St4XZlFfX1y4Rbcc/PXFRf2li7fB",
-	"L9vK0LnYIs/JRyg0F2WilBTQEZw8m+Ml49FhhsboKCWCX1lThyGVLY/sNHc8Q548Q+TM/x3UsLJZqV/c",
-	"50Y60EehNhsBEeJoaYXdKDF+Wh5QQwuRs+Z2usIPIi54QCOfVM9jCd28TiOfSz2iJ/DtN9H+g/1SXjnk",
-	"pnaSlRVfCiQC1S/PFQp9fbGPt6nqWJWLS154n2uHhGLlZ3gxB1FiyUZKMiCxbSBAeDKsHFcjS9JYDv1H",
-	"qcvGAvKTJWPhJ8phpJKEh5UFSVj3MI8pdBbfEW+bmo1O7LGCMNaVzUfpgcjMXl5l0fIXobUMNWr2Ti/f",
-	"fP7l/9/touHt8+vzk+PPb44uvju7+Onk9cfPhrnj/7Wb7b3mdrPdfLndbLU/f7ZK+y9Hr66uj5qtz6eX",
-	"P5hVb30+/9xu7DZa3fj85NXn1ufPrWazvb2zu7f/yy+/vDk9/uX04vPnV2evf/nx6P3rbnz+U+tz6/PJ",
-	"552Pv+y02r8cdWMzklbQjSurrsGbaP91vP80Bj+QQlbcu7UT3N9E+3NvrrZ3M7uW7dLs/rlda+1sN1vb",
-	"/2l26PNnw5Zg647fmn/X57fu9PLo89FRuqf33IySxOeUdlu3USqSzmjBIgVEUpZ1SwTCF4zkOH3KhVIU",
-	"S0fbXygnXkDO7WKSZAjLg2yqa0eac1QOrumYX9+waS7EfEZtmIstbz08tvy9zDFWUl2odNSscLGK/tMV",
-	"Tu+qzmk+NWd/srNOSyK4ZW+vZMk1EsOFu9sPMU2vvVtlqQBF5eqpUgBmbRWuhitGv7xQsLIpw7QNAD6g",
-	"n/JUtckQmHvZCsHpNJ83NcCcQ/6WTdP0Se/3So/RmMXlCZXIMZz1/ejVFYhKIWe6jiqsE9dyPgUnaJb4",
-	"FVJpFvwK44iKupVQK53svTmfg/ljgdMh/f6dCBgpI7AqVegwCHBARiOzdt08yPsiq2mGhOGsnh1oiYTH",
-	"6d5U0GiqNBGMhWhwj+HndCzWHprpM5jU4PrsCmuddXDlXgFxjiH6XiDjDME2D2jeFQsRzcmKgOYNckSy",
-	"fQid41cxZvRHEU0dUJq5+i8yE3pptMhREvJZJWZWSyH3UFLecZBIT7NzeCdWw5kZduZFcpZaM4XGM4r8",
-	"3t3jtNoyL9V+i+N2UtSCsdn3Z4aXw4Vol8FCrDw8e0eKQ3Ia/YIh2XfWEfrO7CtfVsCy/7qg9xYDIyNK",
-	"SyAwoOFVTHk0I8qvhOmeHfwLoATrwbqnF/apgN3zH/hWAAy+sgT4BwqXMvTfMPqCwWs1vp4S+Pvw9fsG",
-	"T83LAwD5tFASOILHs3VcACZSCqZy/gOQdXtT4qOk7Xsp/PwNF+EMWzRaYcoXySxbXFpjhFQLPPfOWEt0",
-	"VJuPLWSFOMmVuKBFyALOzy1gBqnaJSA+groWKblFCSxlerBUKxNxGOclvrOIv6Sc+YWyg/32WLRdROcC",
-	"hPNRGGQR1nfBcKBAyAKGvLdTOpZvj+tl1+9OnmdP6D24Hby5HovLjs2TMLis+2+Fvf2p2ZQhcHbNc3zJ",
-	"/rBCOO+T8h1I4zCzkdEtu3cgnLeCb+WOcLljjD6iAvkaYohXlRwxSI5jNEoBs23Qg6WvGSwiCWMJuGUZ",
-	"Pt4FTAqhZ2yfaclp88G5MBZE+7HOfK4xd4pwl7ZPAcE5QJSsgGW4PwIT3Zx5KWZod0Ek+ENbeDX3Yh5c",
-	"2DDQOLTRO+b7ikcQMGberVkgc+whA3AuMFrkpsyGB/ukyoUas0DLLL2htEYn7DgSp0dJ4Ho4FV6NCK/h",
-	"PHDty6tSmocesUc/3EQNP9ie+fyZS/ZUpxd+FXpbvD+rm/Fy5HMi4xu0LD4XBT2zdAJqCqON08YaLyqC",
-	"gAQREkLHnCE5M6rjeGRLUaWY8S9UV4AmUcWiVkbsUx2obtwgZ4agjVmMTTuEKgT7wiL+s2hrueEBPW8D",
-	"StoMQRuz2Ei1J0jGuBQqT9Q8QiNOQfDv972UxC1ITwUK8FHGN2dx+NzFiN3inqxWlo/tY26IRCN4ZcgH",
-	"w8p6pC+d+FMlfKSke8U50VbFqyDzPdKVjkiiyKvYkhtHswDwzQyVfp56R3LCYjKg6oZpEjFtZIF4RCiP",
-	"bRnhey33ahUTw91mydbAOsooMYN8LzVz07NK28qKnw3/ztbH6qipHuty8y/YmPK4Qz5i9WmC1aeNALSz",
-	"///8399XvIrNjlm8sisfp+wKLeCmuZvthCwzXBYiHQI1EwUY89H2um7hzSHbHDLwIiWRfqp8dsvYM2b+",
-	"HDnuf0a58A+eDn8GOum8aDUvY6bkoAzwY06qWV3UxHD8Zd7iNKi/GBbhEYrFqiyMt7xhYdGcfGizl8yb",
-	"phNbdXqVxNtZT6iN11ELPaFPl6cLdmQIE1CVhxeAhiVzydMLmEfzIGMeK9ZaDg1viqjSH1QpydxxJW+s",
-	"ifX1mAfzOYJQOaIG7IH1+SdzcmSirm/2/zpqf7pPlWVct1WMlFd4RtRXVpc3/q9FhkUbRFYwLTp6sSxF",
-	"dsbl5S5v5dHhAkp11hxYOOknUYQEDPB5bdaUkJpZe18eMhy8VYgb3iDmvoNp2widdXjERVfAyNGgFzOC",
-	"AJ8QQBNNHdY5xEi+upqPpuHC1cbP5UL90cih1X/xYn8DCE13UrI1oZpwVk+F1gQtH5fi37BpkUj/1Du4",
-	"+u1iR7wbvww+hq3+G7U3+JFuT1+zZvKWn+ndv/36j8nKbECAJlC51FhADyKwpkTIyaEr2WKxryO8YFhi",
-	"Ei8LHD5v/oacn12WZdEOo/3c/UivR2MhM1pvZ0PHiRZynjyQ9xNrAo6OPoMa8CfjdxsUroegcGWh7k/M",
-	"4RdqHngDgINHDAu3lV5OSCZTzgeHbHyn2cJ8MygYa0jPrUQbcRoxb96c8cX90dgtzCpjtzPcZ6VLZvNS",
-	"N4TmGwgsM5v5Va+e96Ruo/mLnYRc1yM5WGJTmMTmxowo1L8p4HKlEVhFW0MxTG0ylKSK0OEp7EDsKgPV",
-	"MFId3eHpbaoBSinCH8RMySQGhWBoMRnA9GIpyXyMGiLn3StsnFT9QuRMba2A8DxhgRh3xEoJaBxzi6sC",
-	"LjQEceCadYWWSTBkIam69BRMAwLEX5s9Okei7H5U5208XCuHUoiLkKtvkC6+8siE9YZS3igPq2eM6HjM",
-	"xUBhVQGcVDnxM+pVLoAeJsjTrGEXOHiY/p7HUNAYfGRm5ZAUYdcsSCLXbKFBxyz3OzlYKTTQfbpng/Bm",
-	"D16u3EtJON5uby+o74cvWf2g32zVMR/z5QHtBYtCwGmgZfwo8XiFxTR3yi0EqWJQjFuWmchGVFPM4Vs8",
-	"RITOWlRNcd0RGtYeE9rXzOYgzNcBTPWl1lUz514pG565zeXLF1LN6qbvtdcwrW9/9+BeLh2clvca2jcV",
-	"4pgaM2GdCscFTi9YCMPVrwGEfHaw+kS6UEeCkh/kiP1m2BgtUZl311OZGaSBjKGf7Uaz0WptN/Yz9EUg",
-	"Djv9VtCmB6zZ2w+3g136ku31W2E7qKzvC9NGY9Crv3Ef+6ohY68NS1gvENSe6SeLBM31vwkF/ZoZCyB/",
-	"kQgYWypZQirCsjSFpwwJDSyk6BZW2lPrgDS7d22VPuUZNmwIRIMc4y+kxyIpBg7FD2FGilUOUwlmsQxi",
-	"3h0B4lAVgIh+TSTWpBVZoe1RzSO9RKMta17isOFMqHFC+0fNd5jBll4g2Tj4Vrs4a5ton4GP9HgUcTE4",
-	"CsOYKVXpVFrtJnlHbxi5HBpq8ir2yPGQB3Qgyck7stfca0EohhyNqQCThiFBFr72LNb8N/KRhaGhMiv5",
-	"2KBMFuhZU/o/giETdWk6abgxrspggmYzY16ndErJMUb+jYdSmN/+s0W2W22yu7tLmq2d9uIgh2x092AK",
-	"xROwHmOwl+ypGMOGIXxNF94s6cxnrzmQ528D9rsc7DYMFaGuOmuVkjGLlRSIjWEvP5Zl7RnN09LqWoOc",
-	"zaq3nTkLnFGTF5jgSs2D7k75pIo/3EmH0cQ6cw+f01f2pBR2OflcgySu7tcprO5T+uw27OkO9nS/7VpY",
-	"eRWePrH7bVYa3UTjbdxpD3enzXLb1Zhtkbus6j4rP8FPnyKSlEbb2GLtOr2/UIZeg8euKkdcg/t/jDXb",
-	"EJ/Y1uqIGI2xJPojMF1E959juhue+Sg8s7nhmd84z9wwsD9KqdzHrWbyLIwHda27nLxgmJti0Qn0lwC+",
-	"/R1hEIAYUsDQwq8sx/F6OisaTuSPYETDzT9Zg6qtQkZFqHLP9+qtnavmTvZ8YMjIsUzMEFs7zdWpaiuj",
-	"qoag/s//5f9AIj9BIg/IdGPnYrxPDtLMsLev2tvZsNOkJC4M15uuQrW9yi0TiRmwYWNQOeuc3vIIFI77",
-	"G+nggK3pvLndmOj+dCY6dvsAC93juG0W2eG+A+saFThGjCGxvMbDCWA5G4zIaKQ4UQ4/CuAefXvV/EPi",
-	"u4LVDKBTu0IxnYYHY7wwhvGhCwbqwlAhJFTfUGXVrB/BSIf38DltdOsT8LWp8zdFce8gp+sKyLB5Txq2",
-	"v2Guz8dc73UaFmlLQMO+loERifrGvrixLz6mfZHdPpqWtyAxuPQAL9L1zoS7VQ/Sun5gepYXP8wEtaHZ",
-	"fzKavaGgj0VTfmD6ngTlaVSPR/RAwFwyB0ROGxnRKRnJW1bQRjzig5YB1UPNpyMGaomMu8IPqAhYFLFw",
-	"VmnBcligsqSQDS7PEbpD/ChKspes8oSJxoCWb+MaEJtPM1IF4KsncIVk5HSjmXz7msmGy2243EZP+Hd2",
-	"43xF+Z6LW8mDO+rFnNgGs6VgnDs/mtqar8j31vDxYLC0ekHcGJ4xVtrNcqVsMEgAgtlCmX07+PWg2INm",
-	"e0FyEHS8fu7XNxjUTSMjPh2jn7C5gO/sXLV2O61tx3du1+BlrTWc+NtZilHIxlJBzkPEBcNdpiPDy+xQ",
-	"2+393f32LIV+ha95ZLv533MIzSDdES01jWDRRGIOv7k473+qm4F9v320U28ewwjGlM9Mf/eqtZdxGvN8",
-	"ZhBjzJG+Y5ily5r2u/2PNVZpp+JVRkwPpWkf0DhcYcwx6zNAn650Kj9xRV053532ThtWxB3olW9FyqXN",
-	"p81pN4s7M+lbycMMZfAe7jd749dzvOUv+8b19qdxvfGM+n+DzjceRWpewcRUbUeAoMK8bymb7yZEevCu",
-	"aejYlWsD18k/JLQr/D4XNCp7qUjeyIiLRGFmve0lXTkypLeM9BgTxFzaBjkTjET8lnVFVUhNzHWtpV9w",
-	"5doMQQaIZ/ehw9TnB1H9FvbeTdwjlCgWSBHarnP9UejMtIDZpJ+aDHmEyfEzQwbwIs2jCNBkbYI8gvVH",
-	"rK8hPcCsRAo1vdM8eAq3o6NDz+l4nGOMa5LsNQomw2SfNFa/IHXcySP/LUUPBOXNCRrNgozxIH7tEH6X",
-	"8+s1D8wijdneZQ/u8Nfy6Tmat/Hqbbx6j+nV4ykn+Ip6/3LPXspJXZ1wRy2Ax1ly+2iev4wdPjD8fKN8",
-	"bpTPr6R8Pi4z2xiAn8zNuRaFfVZH54qEeyu7oM9THQjL7CpCHVfA+jxKpyXX3KkmR2mTyPDw2Kh4iJZm",
-	"aXVO02oabtEVse3dKmaH8BkeGl3NXMGUNeVVNPLRmlXSbmOjazJFfmOxtEXOnQbYFb7p0FmZ7Ro3bINr",
-	"fNbncWqU/t3yCM91Yv6ZkYgvfoMcS4H12HRXZKwyZgQ4FuDgMkLNudR8xDyiYFBTElBh0fLlLYvHdEq0",
-	"HDA9ZPHjqJ24Ve4dC734rGpnKUN5XA6wKmnOIVF+HcV0I5FsJJI/ikTi6tkzR8E3mvZG0/7jaNrI+DIR",
-	"5RkU7C01pPGzFcE95UYEyUk+LxQZJ72IByTi4sYj/u8T1rtO4sgOdItv/a7lDRMgz1BI5IaytVB7MZaa",
-	"anTidwU06yBxiNktl4mCTnMy2U5aOZccFeW2XFKP+Wz4mBFwl6bHJzGyP8QsActlOENv/+24/e7TwV8n",
-	"O6/jvatp6wPfPhvvHqmXr/rNH4btH2923v2297fg5ftRxaskcVTpVIZaj1Vna4uOxw0lE+Vy2dNNW6vX",
-	"lZkErCS4OBewCbPfiIgM08uXhdios3+K6rdwBL4NW+WWoSDPRUl/kjxUs6ot+iqH1OipmXHUkDICZW0n",
-	"XLHaIZhOgTIqLccKir5xMXBxwoJNCv5M0xrco0Yt7CFQ+uMQRjOHb44ubrx2z+e1gwu1TK2YWf/2mkAm",
-	"SxSNvFSwYRh/AoZhiMyz8Qu4CosjWv8Kj5fHs2I49qrxrBi3orqiWLagDMLkK8e24nxXj2x1CTQ4obXj",
-	"WlsL4lodpf7Dx7ViOBIFE8+dJaDzOQSWh5yzOIDPbDefkHe1C6xqJpwsplyx0EjosSYx73lkHJnRZ/yu",
-	"L2UIQUBUaKwQ3dppgmkr4GPgMThtTT/B1beIsHkGsvNyu9lsepVEcH0e85Szb+/sNuerLFyOaXwDSuaE",
-	"C6NFUKWz4fTYLYvpgD1wSAet0hHtlQ3owhBvAsRYZQOJmTBMe2YYd42iTyM1M4x2+TBau82ScZz1+3XF",
-	"qJKChFwFkG+TiSXZL/kBrbcq9XazdDzwM4TVMqHvOtgKWcHxkMYD9t3YvpoTL5QzuXy6oBpbtJrtXa+i",
-	"WTwyDYx45ILzFAuS2BLUkGp2mHpxwoSRfRLSaa4ORy6ZH+akkNhnAY6ZJFMYpltzs+hmqEkvvyS7+/iz",
-	"pp/cGXkJfeQb7e+a376slj9EIx5+EBrw6FybdhMyi2Lkea17RDADXV8vfjkj6Zvo5T9N9PKvjr9/e7HL",
-	"r2La1yoN6rXFp6xgdZVV3zW9J0aawrpNqFyRqmKM+HDMr+B6+7WOUaEZak+qK2KzGywkQxr166ZbVwIi",
-	"AGgid7E9Yq8/CeD+e0TTT0Sim9gSR+gYY5pcWWAesK5I34AQaPPYEhgjGToSjKOCfyoi2ICmZdFHdAox",
-	"zJreIMVyY4KaFRPS7IrqTrNZe4rQYiQQz+nhfRSp5wkkmRmG+NRSypLPPYYIMityPKl8sWQ+OdmhXDZ4",
-	"YllgEb9d2VoBF+cpYwE2KsRGhfj3UyGwp6UKQ2iEho3GsFRjWIuaLbK8OrASI6TBwn+t2A6UWjeRHZvI",
-	"jsfMofjVirxfzcq8PH8CVZ80e8KqOqHVYYwWYeijbTamSkMzPyMBPtA1UrW1hYGAIXbCC6xDSn6TgtWw",
-	"ji7x2aexkVT8R0vJcGrEwzx8G5FnI/JsrKYbq+m3KgNt3M5PlnazBlP+5tEFHY5CzlpoLiT8K2apHZMD",
-	"5jky+NchL8CZQ7jQhCrg+11RhfLxgekwBBgCy8BrZERvzDeIYBPi20PveyRmOomF+QYAGYLUjr7kWwhP",
-	"SgONqhChKaPQxuWVhGTWOhh6mUV3amnGhUZQ82H7XaziX0Sg4DYGNA1qyQG12xK4GNBJfMu0fTJKlCZK",
-	"Uyz1r+iIPQXgYSaybAyXG8PlxnD5aGCTGyl+I8VvpPiVpfiNKXMVMb69EeM38KmPCJ/6PEbALeSNz52J",
-	"D9pFVok1k9mrvSmBmpUe4cJWUq91MqWG9Biimufj1D1EKkfoctcgj4TuzaTOQ1fX7qOLkudtsLrXFcXc",
-	"eQhCtY4IowrlLKOmCy5AuQGSwvXU5Ua4rx3mUfK8rnBaVU6pwuT7DC4APB+hBDXLQsvNKDl9GaeqyqIq",
-	"F/dRWPDCfjuhGveoR7t6Bpmm/T5O+GsJp79XaEnWSLtYHBYlhJLarrecQuga7ffNLDcy7kbG3ci4C2Rc",
-	"Ry83Yu7XsVYX+dNG3t04zx8Ii2CLbGbM86tLzlZQ+9ZE51R+LJVIF2X0FizlXeFKmD4yiPArHNsTyI8b",
-	"8+BGdNqITl/HPGgJzEZ0+jqiU0rQN6LTnyXRfEaKcZLEVxdhvhGAJxeecDe8068pvJNnk5TimzQAmPiG",
-	"rvmkmrP8jeQtU1jpMC2cCMEHtnRi7W6YKLIIJaorymGicqEGuegIu8dfDTXqGxGqHGbUry//obffTZq9",
-	"v920xMHfx221e3uxn/y4E3y/N3z1kh01R+9b8rz96+X2qpBRv26t0+kGMWpDl++NGPUVnDJMqGQx7McV",
-	"4FdqDuhMXJChTBQjVRqOuDaExlAFQ1eM7AhiUFjzSG8KMB4eMUKgR2IJtV5D0mNhh5xevPe6QtAR8zBE",
-	"W/ZJj8d66BGX/+AR0z9MzML90ihi8YAJDBnDvzhTHgk5MxpmaKghoB/3IzpQRCXBkFBFEjGi4zELSSBD",
-	"hmHj6ZqEDqIEwEgkInmkECSHRNARBqCZv7tCJlrxkLk2pod8bNgjQZUcR1zwgEYlhJecR1SQPqM6iVmH",
-	"+EHW9DyW0Oy10Cwex1yxheHpuN0rw5rYgHl3BNbENcEKo2W4JrZK6ZqwJotGKZJYmb0y541Uz39q1bfJ",
-	"WHKhzeEKaMw8wj7RQEdTYiMIa8WZ7HxcME7TY2GUI/rpHRMDPTQaR/PbB1+BN7JLXvZJ13LLHo4vX9ZG",
-	"VTjH83FpKdla8Ao281wlTwaxUDi+3wrWQnsl+6nD1waH37cdA73Cwl1qGbMQtY8PImY0fNwQ6gtGw9x5",
-	"yjNOSywXRE87sgtscxxRUbd0ttLJXn1k+IcSVhxr3rf3eDFL/m6KfvmpR5SUIkXjIlVqdA6lyW6zWWuQ",
-	"73lkvtchPhJb3yN+oliM/7rhIvRLcbq6YhaoK+ON6q78KCqmtjegriXYWsUJrsmEvlHegzNeOLzd3l5Q",
-	"3w9fsvpBv9mqt7d3dvf2Xx7QXhAuYjmwR481PLPPxaH1pQyvrXCxYAhgEFy5Snd+V9+aN788Al7YAhN4",
-	"q5krtw7RKepMpE126muYtcP9pmmrVMJC18d22kfOdJ1brBR28vvTeru93ao3mwcv71d0HY2ZMAeU1xcY",
-	"/fIztkdj5eNl2r/HLT0SlPwgR+y3yj1AkwpbvAp3N2pDzFQSbSqzPzqC0SwRTVlc8cGzwxgdpaSxOGYs",
-	"42K+idVYLQOCHBcoiEqDgClFtCRc1xDxaMxiLkMekDgRgsWAJKy6ghK/0PV1RMeK+YRGLNbE+iXhS9vN",
-	"gpnfT2kHKmlofJOCGH1VioBBqdWuqPbhdhIfemxYouTXDi3cEcS+cUX8IOYalTGQPznmKrnPv7A8FIz2",
-	"xNAUYmlKVxQmsNAeJ0fjiFMRsBLFcBGgUeHSPmuU3EJC/SzEdz0q+uVefPApcXA2rPHJWOO99noZA3xa",
-	"aJAC1d8ggzxOcNOfJEgpmGEBK4sKs1xnDXPy/HG8C+djCfdbUbkEw2Zxqg/zHm1I7B+LxG4o3iOjENyX",
-	"cHzTUARckyolMRNsQiMjtluUgEwZ6EB4Igj7WH4yTJhVDlxKi3nDXBVbg0R0BZQ1Ac3DKh7WqC0jzJwJ",
-	"IqmYqj2ObG9T9ueo3eOI5gcb0fwr842DPyLfAD12wzT+PXNenz131dLz55FvrTNoK+RMq63fAxmyL1tx",
-	"ErG7YyighauRgkELyCRuZUB7SUTjaQfCPgYy5qZlTDDo1nCjSE5Y6KGLRpExi8mI0cgjmn3SScxI9eTV",
-	"q8sTErFbFtU88v78zCMh69Mk0gTsuylAt/tVJT2luU40Q0Bupm0V5QG/ZcKOFotzCUaqADAO1aTdaJ48",
-	"fKFMxn/Fmb5IMIT6gR7xHM3ODla6URZWJMHwfJzxcbo5LgraPriwwdHp73aRc7//vFpA/j+9itmKSqcS",
-	"ycm1kiFPRhB5b/Ydhgo/nQ4qncpeExBOxFimUeHZpl6k8dqrFu1aGnH85cvKRDjbpkUEGNd4425/bmEf",
-	"/OUU7v8LRXRMp3XA5I/tJXP01DyBCOHH9J7LePAQhWDW2VBOVIuuz8K1AsfnmOph5vc01LwyKxSuc+zR",
-	"9bkcEM2uONLZyVBGrEEuLL03YwnRHdLDhAQZD6jgvwE1e6Ea5K8JS1hINA9umNVTgiELbph1ZCidair4",
-	"BfSE8JgI9kmTAROWsC5USZ6OjF/OkvF7Y43dn8hmBFUkOuaYfPF7pR8lPDyNbJRXpVNp7TaNsD0G2Tmk",
-	"ENc0Hko1Hso4UYYMpy2bJS2lpkpZeu0atucamgs5R9bvT8rXp9JPpQ9t+OyGz/7h+ey/EybQJZj+HiIM",
-	"FLnHPcSBxfqWYlpzMVisZb2RkxJmSVwHpM9YiLwyZjTsEL8/5PFpLC6nSrOR78HL3785uSA8ZMKojywm",
-	"Ch52xWQoFSNAqtBuaANeXyhyevGeVA1BIonQPCKKaczZyXWjp2MWEv/0wjdvJ+or6E9dcck1wzj1TmFR",
-	"6hMeskPrTFELCnSaNUKsVOkRxUXACvU5uwIjLM10oGlvSrheFHNuR3rptvDBXCV/GO6OaJ799OrUteTV",
-	"UiLrxrKhs9+IPpPeeC6gfpjKjt2TRAPbC1Q398BpDI+o6izSJy6N6D9DxDqEIgnLyFOOCoFyxJUlaubq",
-	"cg30yyOTIdVg/4H0RUOuLE0LIkZjhYFY3yUijIA2BIzfGmWjrxk6RSxwsaUaT69WLMYyLqM191AxnpnM",
-	"PLYYviGYfzrB9I8rZx4jsXgYnX5CUdMlDdYhaXChwHlkcxJJ9ehdq75dwzKXnGlSPXt1aX6A9zNyCZng",
-	"JSIqSqYOR6crMusVCTmmV8YskAPBFfMww8P0KXQ0JYox4YqxQ+rhUE7IiIop4aKOyZou+akrAhrHU4hs",
-	"bRAfnXn/hVP1ScSVzYaXgNEfGVo+JfjYS5vTKPJJT+phPt+xK1ZOeMwLpXSFGvEu9cSuJSzS3MyI7HdF",
-	"TjwlMFELsukaHfX7DMA3XcVRDTI9vmA+c0h8GQRJHDMRMOU7n0lXaD7C4QiCJ6DULIfb6IRlCgN+oWAB",
-	"IcNfzQvhz5AC+o4r/cGe72M43qtk4bj0WyJj3BE45phTWzCwglnlMXJKZMhsKsmcqdd399PH+HFrBqp5",
-	"RszA32VMfHNSi4Nz7y1KC0Lvdn6Ituviu0wkI0Occj+l/6AR0Ko/RlKoo253CgTFw3KP1NB8B+slhqbn",
-	"60lyQtPeNwmh33rKS5rFn9KhlNUGlob9ofI8ywUNG0zwEDiceWHbdEmoAvbOQsNRdDA0rDbmo5HFbwio",
-	"YnUuFBOKa37LomntkIwRWK7OBHQRDClgV8eqKxy4gr+FTFKNacAUcpuM2p6evTp+c3ZPP1suy77dbHqV",
-	"ERdp1v08eV3sckOIQqPdAsp1jo2lpyeN1isTykaMCuXZOkV1oKgQR9gVFnbHlU6fl0lABrHYPlUUTqzN",
-	"jAkNMR6oNNcOSUQ1xHQoZUSqrgBBTqe7ZygWnv8UUntCpw1yakULLaE+/Gisp7DPIC0WoRlNPxOquiJm",
-	"UMUQNx5mZ+RLiOxwAY433BwR0SBH+J5gDIVQSM7qGTEIZKEp0x5REkIguZE6+jSAIk/SCPUor1mscTt8",
-	"m3w1kPWI37J0AoqYhZ1aWU+moh7ril7CI13nguRlYslUUSiGNGa7GLioKMnm5ENbIx9hSZTsCq5hYiqV",
-	"QtWQj1GEzpp+DUPGEjPtEiF5wLQiO83tMlnvlI4LzPch3lbONNJXKZQhJUJfBzTuyeE0jClA1ERyct2n",
-	"2hDeFE+Q6dX9kad0bEb5pN5IK6ctk3lOcwLLOuPPXio1fOAtdCVN7YHdWEH+Ta0gp3RstUQg4CnAkeVN",
-	"z2cGAe14odXj2DwmasiYVh4RbMKUJj68xMIj7ReMEcj2ADm2FGpiVt23Wjzq44+EqFRau7ccngJnvi42",
-	"Eq7Ft4dOAWkJMsb0g7B0mKbJ6trw3Qp7IvQlvvPN6rtmiLAKy83gubb30Hmz19fVeLPL9VSK77ek8v4b",
-	"oDXkdjRH0Q1jiabPj9FwNgZMvfwwQQ9QWsbmTLq0YxChqRWfU/VkJI2ggFrJkEW3zMYiIjPoimqOL3gg",
-	"sttq7P3EMKdag7zDgrAxWP8tpT//cEUsF0KUWOAf/iEQMiPim6kgqyC3NIb4/RJcIqTv7C1qMz6pcqHG",
-	"LNByOXCCBcF+PsCEdNlmosRedrZdXo3bmVXj3noY9+bK9kihh3VmlH/zKY9MaHRT52LtpKDVvYPZ0j4V",
-	"NsIMlV+DyK/j5cy/VO7fNA+fOus/ux6bNKY/TJjet4Awq2msiwR/FbZUJKarZ0vljumdKAA59pMqyFgs",
-	"vEpFaCF5UJDFYBVbcUQqRvrm6DxI+P+BaUfzH03GfGbqsyEKj5wjs+aFedY8+Lvu4RZcmufC3D+GVHgn",
-	"MTIsfg/yHKHWinDtZDqfRCwcsJjEcgJJjxCNjJG4uBsh7/dZrNLAiq7oSXnTSaVC8l9OFiX/83/73+Gr",
-	"pgFx1U0ILZguDGXhwZDEbBzRqbJ24JG8ZSDmJuOuAGs/wGzCT1X3UNlYOK5BmL1hY40Cr7xl8STmWjNR",
-	"A4h+oz+S//f/SiVrpHdCwuy6gisSsb4miUBDdkiqvYiKG8LR5v0biyVU7GSfDCXimjThN2Zj9F7TYIgL",
-	"5bCpDSlln8YQ+9AV1Il8UBgAlgFwtNMlMw0wztkSWYrFckgglUZPCFekH9GBGZzTL7si7YArmDQEiZQ5",
-	"VqxjyXSZfUsPY6aGMgoVqfo/vL7qii28WnUXFeQfklaT/Hd457/tNkkiIqacDyWsgbciZ+iA6MbRKAFi",
-	"0ElVB0iPytdPKNQyTecAezyRSRQSDE3SMriBkxDa+I68xavHIjmBXTAqDxcq6fd5wJnQ1/CivxD64RLm",
-	"uBKkm5nbIyomD+dyMKILSKVfjdflX1iT4xVfLTeu5zcfTinUvHXq4YYhZlLyOnpoaHjW/JGueBUWxzKu",
-	"dConuYfEPUTrIThDOuaSVfCB+WLKZjuVdmO34oFFbTWFkwLGRab5rvJOD94BGPdOJeqtcfIuzZCdzvAa",
-	"Zlty9t5LTZiQyWBoqURfxoRmXKOUIFgbim/Jg0fAKCH1kMUksF9skPfWMTuhilge0vhG1Ai4kOtLRXmq",
-	"dx8lYssWofv9OWCEIOAelRLZNywYDOwwdw+CKskNmzKbCjPD5OHfgD4EvLlQHvuGTQkH1zwkCIeHxHcC",
-	"SoeIJIp8EjOsJQQs/sgKQlwPZWJ0OdOzjWnMATXYsAYYCtVoLkvHAwzOCB1SY2+2NZJP7KxB/poKCIQL",
-	"QsUUCyyk3QZS3LJYq8OuyAyF+cRl6O6FmmPOdxZ2vI/h7tJqcGBPfIijO6ty+DXIUq7MXjujUgFVDKX4",
-	"FQlVfvJP6j//RtTbGRvBhrn/O2aqIuuJ7IV/KgtWyMxI7sb2mVFw7CuGD2CVozE1d9DweCH1KjWIusL1",
-	"gWTZxbUv9YgfWtyHTxpcii8U+XDxDlQhq6UVHOak6he8hQvVlFc4Gh/rPom7SsG940rb5is50gsTtT71",
-	"Z3alf3ue69whvJPm4sKbLbiP0xrfXs9hbUf2ZEHauf43Puuv5bMO0/vrqKr7ZZFEn934r+K1vmADrjSU",
-	"fCMqiBnGuQyoZhM6zcoLYOkAHLuzn1laPGW6Q0ZcmKbmJ4gclSHriqp/fnZ5RUq5AOogpr2P2V5MWKOf",
-	"FBZezbRrEN8ocXwA2f4WmacrHDQPlt4hVcUY8XHl3ppfaodE2qp6fc6iUKHtCem/zUQBUdrV87HZUKoL",
-	"lT1tSYWSaGZQL135OlrCfV4g3YVA57SgXVf4EJpq+gYXi98gbuFtQpMA7QGDuXpTMo6oOEyXk6tHYCfo",
-	"NbaU6Xk98mZDIZVWu/pMP1cGMY8iQ5toolnFSOw29HVCo6gnaRxe92Qu7v2NU7fS50/tcMele1KPOx76",
-	"pczpPZs4DrM6wo17YUFhavPUI4nAW/3EPvc8EdhoHA+G2P/39L87CkqoPb6Px2UX6S6p+z1kEdOsjJ2i",
-	"dSnPwU60slWGlZZjRSYyvgEHik17cRZ2sIF9ZL1LiVh06JLHpGA0ApOdnWbr0DBJsDeJAdg4wVqVB6uz",
-	"bDqg40dgG69gpinbmCFwK12OY0sANxf9sY4+bsoTHHxvcWCJO85nK0g/4LzNFfR9+DH8gelFZ7D5NEz2",
-	"/P9j79+W28i1NVH4VRDs6DAZK0WTOvhAxYr/d/k0vcoHLcs1q3tNejrBTJDEUhLgBJCSWbUroq927H3b",
-	"N/MFdnTEvutnWPNN1pPswBhAJpIipaREWipXXtlK5gGJBMb4xukboAh3omcbL9v2eVe3vhHuICzyPCi4",
-	"Q3+XxcCRs0YwnsUnOW4LZ/UgV08Fm8adirl2xthcDwX3ash1W7B3E5DK4A0/bk/IoJhEsTEzCTqGre5h",
-	"Xlt1yTt5jr288faQyOENpjqiIZALZNksIu3KpUNxqaFdkQqBT3d3LUi5BbsgUjB0vz0jmgkdmLPg7MNj",
-	"mrRpYvg5c77EDk4TvrC/o539ATnsPR2K2N3jy5TqL+4WMep291fkzEvFaIqVmDgmrgj7muRKQ0hnxKze",
-	"9qWu2A7dTFl51QVTDKxVQajxn8oOhGBM00ypIDE+84sbVOwSLDTPmKOXm3XJJzkUFo3Ak6ZUpRfQvRsO",
-	"8XLcWPOKN/cT5UNYdiKgCAmM+Z8+kYfuIgBCLtqqShxmpz/wHfgvAvepTL4cI+S5EFvQDeEWaG3HMJ3K",
-	"iz9RkcrxWBcV1YGxyr7OJZBTTBkYoxmfTEFCO+P05de5DAzT2spjxWbeTfTpLnWg421tdOEfNOKEi/xb",
-	"W20PE+r9n1ebbhfoCST2/EJOo4Jsx/ZgTEYskTOmIaOgc3y1Kh0Kp0u75HnGqELd6U5zCYuYZQAP9DX3",
-	"7uA2/H72qXj+czsFjQ13P4ArfJdiKTzABfc7ArArwwknuZ4yJIIABg4LYAif0Qkj7dGCzKw0IWds0YE0",
-	"LdeXxe4yKfwuizBpOIF0LUgepcC3BqkwY6nAo0LofA5smlQTtym5WMKFAFuRSBioN1l6CfkOxXroWwDe",
-	"Z4Lk4kzIC0FieIEf2SLGQABm+xSvCP8HJDUUgHkArIWjiqrwF6RrgH8hHbl4mHKU6LGLISBFehhF2IJ0",
-	"oNp8kvcgKmDYV2MBgt0ppL+P1NCanVs4PGdU5MYV9i9QkAoC2Aph9iQD0T2WymWazzOKwW/DDYS+C4ZB",
-	"aCtXRqvdOt0gFkC1+W6hmQ8DFElBdms1CK3x0N9QxQGiwaVP0E0A4vZbQb455equynM+MpMrKAh/tFcw",
-	"fkFgPCp61yvS75EZFzn6RVJQOFHJNeWUU5JRPivoQTGm7t8TIuhd8o4LUxRlOAVaCUM80GSu2DmXuSa5",
-	"sJ8ZxgIty7wfxwFfz1fq4vvoF/FBC9Sn3rAHyhWLle0IWXqMRj3o0TPMQBFDUYl6dMnPUyaKyDaoO/cg",
-	"565CV8ZEkhFbSOfWmWe0TAcjCZ0PRXusGCP7EZkrSfaPIkwgACookgsXSu9EmApVKt19l/FVsErhPb9g",
-	"BthQtLEYkvIZZhu4yEpnawH4E3xzxyK17fKT/o2KEh7/+K/vDk/KhporWqr0XUuVunomfM0rOJwioqcW",
-	"69iFjxl3mqlzptyqo2RK9fS7DUbXENA+Dw0T5b5T9Xj3murd5fylb6WkFDuXZ+zu1JR9+pKmAOmN/Zsh",
-	"AdaB+kCM9qNrwtbUDAVEt9HtW4avIyKFA+lWTfGEWh00ZyIFPpLgA1jFknKdUJUCw5WEqIZP6LX3XOjC",
-	"+QzF7AVqDeMkkSPmBPZEp2pQTcL5tFBkx8hkWDOyTn4SVyix7btx8ENt01D7FlbKt8hUaqyT3734xb30",
-	"LVzCTEzoBOvM1xYivEcmPgh81eLaA9kQ3BnaUGYYb0S3VFF2cAW1BhUL96g1pHovg7Hfrrv6X35t0Tzl",
-	"BqpOn0uqDc3IKylTckrHzCzI27fPW1GdFuxjLmhmt4c9CXsJ1my+fgjN17EebQPypbQfki/9a58kUs2l",
-	"goiCfSXsCMklUJOOlZwVY+9jX3cjg7c56LfAY2PtZz9+TCKtN5oepXY0RTd3xwJ4bTN3K4E3rCkov36d",
-	"uoKmOfvOcvphmYXbPRBX5XrWd89I91rJfK4dp3YxLiLHofwCgglKcM8UBaJw4r9LLgj3XHLlC79J19c3",
-	"lX3ga1ExgIAJVvZdeqDrSMStip2NBc2GCevlvO4qab3utH17RfIdqIi6HztUDFcrgp26UQKB2OT1bydq",
-	"8Dv3/sOmh2YRSxqztsJc1ik3gflXU+Z9qiD3CNwHoQ4sKfMKAYUnoUC4MZ5/zUxF7d0Gze9GBruTDvd6",
-	"/aCn9u8Z3v/acgRcJ8ib1Rq0Hh10D+yLU55ZhdgPh4wUUdVjCErsfsjYqsk8qkxmin0i+9WJqDV9/T6+",
-	"aXWcynFEwYA3rneLWobNIDL+PqCuzRZkbBeLhsUCEMqqqFfh8OdUW9Ew6Nn5NTQLfvztdtqwWHIrVeLS",
-	"4tuBSmyU1LbE/WtmbiXr7xfN47ICeegX6l056l8pxn655GoqvPChzmqje10KVjAIFRIrIizTjBz2nmLZ",
-	"9YWyViBWB6CcPCZjrpgODb5usUvJr6EZ+FvcJc9KxRiOq8IZOBTunCJEDelT4CTHtk6VF4js1Sv5jG5i",
-	"Y75yw9u2ldno60ZfN/q60ddNsGdDoOAF8h1Zhn/L+XzmxPRKk/CHRVkBZuVal7zimWGKjBYFX8jxRh2X",
-	"ubpl4KcY84YNle6S/unzrUNUNTRgPeXWY49bIZ/I2RcuviRSZkwtsQ2ie29Gz+yr/CizOT1rRa2ZTFnW",
-	"GrROHu/1nvR7e88/lTPzM3b7IMXtNFOc2rN/PNnb3+/3Do9uIPh3EkAqVlETP7rL+BELdrMXduWxO48a",
-	"PSNzzhIoZihGFRJBnSZUEDtuyKkxUyZASkJv1thQNWHm02LOBuXVcUTcD1uPHK0XjN8wcLROsNy1GKkP",
-	"v/w07jJO1EjzbcR6Shl+l6EeP4om0NMEegatZ2m6sVK7PX6/vhXSZT12q3BN8Ia38/40kvBbSsJGOm3T",
-	"w38/wOvtaHY+huVRxeAfaMcVWlDccBNyo4BPAMqjMnnBUjTuywxPkkB5qqe52Q7KRaqEquRpQOqOqm8b",
-	"0dyI5t8F88udM7g4AfoNQd/5lQn7KzoH4BWeyCqj2pCDHknpQkdEZmmR3w+0FDE1cYSujJincQd70AwF",
-	"+0oTgy5cMpLpglBywUZTKc9IyjKOUdax1RMJVYozPShb0fzL6Yf3UfmnvW+X/IxXD0VxuVUohsykNq4G",
-	"EkgxmP3RtcfjWkNdEVzAmSZtDpwYJJUXIoKaCbzXUGBYrANkYk67nQcd9YqZkALcNXMlEwZ3nzLFsE5K",
-	"n3FIGZYaTnG1wEMxpdCFAV7DqrYYbgms3Pa29rijwoBHkjY0EiwHh/MHfWcIoyrjTAHzfQenDEjwtaHK",
-	"6KEommLjrXw7wC752fXp8Q9furLspu2+MF5/xuYW+MdmMWc6dpWl3jUPvqvUz1M7kbMZ3dPMIgnjeuHB",
-	"E+DWwKNfmVJuhgK5gFwxWbUrhKMPgiK65Q4Rx1BvOCm7D8FX8QH+lMgxMsONGcNacSEvBiA6Z/Yz2qdj",
-	"YrabDM0ArkArF/uRccXFbsF2DdMmLhYed63Coa9isHOKtxNp8XvGtWHpatPpJZwek7a8EA7IQCVbZ4D/",
-	"aruapUh4xspes3CuBUr5qNjFuhhal5xkVJCiQNu/gX3KiZLwjJdFrffazhk4susCJlZy8LSycn37jMq0",
-	"BDgvlCXHl5ZgsVg3ibywXq/3aE3kBW64ad+NFVGhikDUjMBuWLHgw3H/pQVsKV2HigBUTIQcj7spS3jK",
-	"Uivj2dd5BmXkY5pptvol4GGtzSMWdsxedc3o1zd4Ub8XtWZc+L+WgxlRS5sFTLudqVb9PiS3r4os9dSV",
-	"VZFubd6gsQhcuVlfERxTVevtrMkIPuw+9RjZr8W84u0KMCX+IHEosxY1tUvla7VPJ4B3XhivMfULqft1",
-	"b55RseekuLWB/IWXMJ9Uk5tHsS5BxfH0Fpwva4NiKxDmqz+9+UhGVLMu+UTPgPQMDn08JPEPuUgzBojI",
-	"rn4SG0WFppDNEFsUFI+oSabxUGAPZiZMoZLjE2q4i5q9FNgbV9k/kMJq8UYYa/ahCwE6Vr3PjeL21h9U",
-	"ylQ8FIppmavEyvfYOQy6M2amMo0J8MfgGE5++mSxLihtK9jQIzILyWkfaJIwoXPPPgNUtXnGdOQZ3ohR",
-	"lGcRycWMzucs3YPSfcXsaojsj4s9aNPh2VRE6jF0gc7/9PYxOd8fCi4mTJsB4CKYAsAQxrVEsWehowTp",
-	"Q0cLnG+rqgXzlwBM2SsnEeHlu4/vPbTiKROGjy3+xLkHXAhANn730SKZ4ge90IbNPMYdCrK8BGK72N4p",
-	"cYonRgQYmYEnt9p2M+OCJzR7WHRg7rg8TAB4SLBLwqG1fVfoeKbEl1zYMWJbG2h/SjPHDx2PuDLTF9Qw",
-	"u0ImTNgF0IUZKNfOgMSYvxWTmIu9uZITxbTGRWANl3OWxjjX2gEanH47F7ByoTW4XRt2mF7uly0wHdtB",
-	"JyLxmAuup/Z+9uaJXaVZZv9MuU6mVDl669kxif3lf+l9jsmEnzNt754LbiKipLUeREpGFvy6nuTEx6ce",
-	"6HCupLI3n2d0AWyAP71/8+mvHz98ePfXH16+sMOwd4WjxB7ds0eRH5v5GbKfsrxhYdScc80NEflsxBTO",
-	"6YotiAvs9P2Hdy9fkOef7Gg+fn0v1czx2xSf2bCvJiJcuN1FHSGdHd25TOgoz6hadEnsF8tp+cmQqRqn",
-	"1O7tDD6YCnpNOGq8CN7V4vuxgynFXRQb58Z/F+BKYukeF3vQezgmFtcpIO6PyLAlJEEOQnffYQveBj6Q",
-	"lVEW1AMrB7UoPplG+HNBZTqz0s3JM2t+kdiLhxhMGRQPXfKcGjaR1nQlyK2Ig4YvANeNcgM2CF4MDcap",
-	"AFGQqnxSMALCx1kSg+Gq9xOomVvhdvQqIrEUe1OZpXHB/k1mVJ2Bd5fYH3BCi/xRu8mQryV1svfyTDLI",
-	"yCbtOFV0bOBVcHI9QwmFb84F4nguBc2IzI01IztdEktFsxecmS7KpWLe28Uag+Rpu5zAiu3YybEyO+Ws",
-	"YgNXZZWdwZCWHPfaZZl9HI6AfbXa273qOMt5+lwKbe1BkSw+wfjcw9+8eHH6hmTsnGUw2sLxcUEXxyQW",
-	"9ttYeYzpcjoiMfuaZHnKXkmZvpMp7jwrQKRMTxQbM8VEwspf7E2hI6WjWGiD3B4Ex8JGYjSz62yWZ7Q8",
-	"0/0QR8GKAge/vbWdvE65Xl0TMlgm6BdxNFWg0YjhyHXTju1176VhGgx6WC1r3qBgDaZkXvzqnuAGk/Ez",
-	"4EXmzBy7ZRLTFVq/vNxztkHXMgE4omBvHwEIITRNkdY+EJIwUMgiLjg1nyF3vp05+/wqh5xTCBYN5EpZ",
-	"1eDH6F5Ag7aeUA6DbsOXLyVqp7wbN5plY9DSnwJNY18BHDGQY5mP/p0lJiYPSTwv9Dglca7EwBq9g5iM",
-	"8yz7SWXecg/eeyjwxSN7hYMBSFe/4mTizwU62kSKlLsdWczxUPi7/P/KN/rnvyA4+D8+n9MsZzFC5ncf",
-	"33e65KUDc/C0haPt95AM8SBVbCiQTcnq+P1ej3z4MfbiYbVswFIPlCTF/OE9kCw1BJl73hgI0GZw7Af/",
-	"1oK56ZjDGAEqDgUe4u7jDkDpwJXdQqLu9/oEc7Cwa4NdPP5jSoUXWjzgXg0neCgOv351Xqvilu71rJAh",
-	"8Qfvx/ngj2q6QCZgK0aKizx2KMGZg6keBpJnBF66QLbQVRxfjGZSAPNhMGEusue6QVglNkCgY7chXjam",
-	"PNNRoePsBXDvtOg+EX6Nw15v1esIOrMXo5PPKKu6XoJ/FP6KwEnGzsGFpP2Xjwp16FxQFeg9FO349ctl",
-	"yElT89CdpuPIWSGAl9Gq9+vRCnE072PfNAM8tV6w/Mvph/eFFqZu4ZREYPv7xaK9/LLwEfCCGV0MhVWo",
-	"hbe7H/V6vcLwaUOytSTgzyBIOwEOBWBQxnPBQdKJyP5RD/6GnYft1LMssvspJQJoytwjDvadQiIpY/OB",
-	"I5SMKs2JrnwBu4WxlWVspNxLpDbZIo6QGQzRTxEa4Brc7pEjqcatD7EBbp9vb5N2yQ8yta87owsyYiSf",
-	"A0H8E/LuB9I+7B+4EXach33J2YRrHTuDWJPNiw8LesNzrVHyT8UFbepMVSRW1EORyo7FoSR2nO57qMhB",
-	"x6OzISbUqiIYxnPFQOrRTA/8C1v8hcYa8Hs/O3kDnfdXek7tg77u0TnfO/O02ZRoBk6DwNWP/GdKZqxb",
-	"NuX01Wvr+3GS9qo2MityTHG4z1KzxLWGWOoyXHLv1FnyRg9Fgc/ru6PfwLNfTbm6dZpqtMoxge1VwGZ1",
-	"UjBQ/2gu76ASoBp537gyoE4aQ7GSl/2sgeC+1tn6KTi3Pgmd/VofnYyEy65z/X7zId0y+WHbc/vRPXrz",
-	"F4LLULGs8mR/EJAwAGddBiteb3qwEiYVbPrmvqqw/ku/wivqv/KyirluaQUkvUAaDSd9cQO1M2UsKAFJ",
-	"AslL4Qb11PaDVilHkXka9qXdhmCyQkAfJ7N8BsFnDAjebkBW3sMXBgLN7+Cw16s9EX8unvQSxrAyhBHi",
-	"M6+lcQUAPEkodGu2g3JArO3B2QUt0FnHeQ2G4rKCP/ZtKPD14a4A88KZaFMIwtvbes1kbQsUZ4hq7G/v",
-	"f3qLj7LCN9c5zQhMr9UIZfhiY25mLmAoX+icfzljVhD7j/YGf/Gq6tLH6NdP2Fn3Cd5LkhT6n7TjZ7mZ",
-	"2j+c38/LH9cIjJILJcUkIs5FAoaAtX72QuU6FB4vtOOlV/D3sagBf3BAoZjDbxzN2fhrCWm+AAYJvlMV",
-	"nFz6TIe3/0zL0QnvEQjTEmFmC2TlTnANTHzTO9394/VH2FRJCGmcrrqW+1aaZ4Vau4WCWPm5vc2BZtm6",
-	"+JK319qx21BxRGIhzV4xJW7LcT0UAd++V6qGzSK0s8DLzuZmig480g4too7fn/s11sAnKd9RsXAqR986",
-	"qMmSXHGzQFLTOf+RLayUag3+8tmi5RGjiqniyOdK3cJ8ni2CsF2obqRy/gM3g85rj/g6iId6awDjofar",
-	"7MEEtQatJ+8g1mkXER5zxMlzO5aD/chH/Pu9Xi9qoTXbGuwfWfj926XoamHArAquFqOom1Bnl/fDGTM0",
-	"pYauzav7ucjYWRP6JBRkgMt7q65CsCfdMuTgevXsHlSk1o4C75E7D60UMLi3EP/kAtqQYhvM96W/xhro",
-	"ZESTM2S9tK9xHHzW4hT0UF12quBp8f2yLl8zMC3f+Y+5HSsgoXM64hk3nF2fz/I8PPm3DVopucsWp4aa",
-	"K+kfVpzabTV5JHeUR3JzkQvdmu2GABGyagGsE63bEIZbzjSRMl2fk/zT6YtnDzQ5NVSkVKXkYxGzgetI",
-	"23mXCe5mqciUasJnqJZBdnXKWN2S/JAXAm+Dhq9gkKSJCbIk/lscEUXFGYZTFMvYOYVgkSTcDCB0sgfh",
-	"QwjTDsU8yzUxik8UnRHNZzyj9vNGREsSj3JjmCKaZuDqH3ORamJfjvT6vV6fDFs/wBmRO2XYconV4KMc",
-	"CrOYS9K2tynv0iHa8CxzN+PmuMiBhbGPFo53I0ZnR5mzW/gAzYXsDsUJnfjM2xgb+KBCSHKlpYpJu5KN",
-	"27mq+s/+L6jEIQDaYd0MKsJ774Kn7NgVCuqA/GMoAvYP0CJQPiRXM3q8grVzTXLqz1KlRZKM/dwPMEqG",
-	"Ost+cdBYq780KL+K06/yJdd49/5Wydyb0a9vmZjYjbxvMUq9TFO38nGZQ5dEl2pdXcTVweU6XetxRI9X",
-	"ba+SlOlp4berm/t5/YnPYVFtI0u0EBxXKlVcIjfIEbUXbpYiCgPaVU7ofUoG/a6TOk8ZVckUP2agRvHv",
-	"GpWZTpbtWeHlnfrbVKBrCUfSVBOK6QiuagSSOjgWCcxZQvSUMTMgPotEk3jOVL/Xm2BAyf4F0yMmsW+T",
-	"p/Hv14rOdHxMpjLXDAKQVsFaO+S4SMHCVrGQVnJMaJqylOh8QpXGrIgJNfycoRkcWZXmDGJrQkBkEqKR",
-	"c/tXr0cmERlTQ/6JJFSN5HSRAhfeP5G5koZZZX3uTwwvGUkzhVQ1wTjkC1hDyL8jKrXgHZ23zb2JPVdI",
-	"csH4ZBr2aOohg1Vh/kAnPrWqkgPrsn7kJpkysaIu9Tpt6LmwhmI1GdaEGTugg3U0LiCx7pT63370U/jm",
-	"r1uDVq8VtfziAGE449mZRZZSGMqFDjr9P5+yNKUW/Uypmtt/FIMV1P4TVedMG/KCcrXoIDug+4BoYJXL",
-	"A57ZPbIKUVgT98cEqjn7/R5wHRr7+1N7B1xD9s/HVqpaxEsNS1/hKY/sMZnyfPZuYi9/0oPN6tY7ovUZ",
-	"kiS2+q2oZfGehuccQLiAageg8znySwVbqDVo7T+pXwJqv+iuyGQKHXqtCv2gJqgMNxr3CwiqrLNE7YN3",
-	"TK8CEruhVmk6726De78SFxijoL0OGlT0wRozerU5XJCypCxjhq3iXiiTlmEroS2JxkIZ0MPc5nTgemfx",
-	"1PdwJYe9w/ukwF7AezoFtiTTau0Ol4TT7PQtVqfbtbPLtR+t5xyyt428CbzS+Rv0qSzxbAEF7Vr0hy12",
-	"GwoqaLbQFlFgbqLPTS6BcQeKV0SeQW4zZA/27omv4zUzq/fGpjazdKq8tsqPwKVQ65qf/InbxwnNrt7e",
-	"rqaptxIvb6B7aO9ukaPI+f7ATIXekoy0taszoVkGWSeYfFrkU5YlWcUhqNsDWgEIvVmjEPKgVypgvP53",
-	"oICRIqkQMjc1AHdh7VnjfZWp1+8+WTb1Dp4elKbewX63X7X29o+qpt2jw4MNhdWuSJPugzHWCNk7MnS2",
-	"1PwXdvA3tlUUS6i+glLolT8DoJm9ZUTcMFOS0gWZU2yVkllRHiQGxmMlZ8B4LGPStjZ+BhdCdWxKFydU",
-	"mfim6MyPZV1Qyb/VRjTxd0kSH11ucwO1vlzDpFWHVrKSrRkA9BdZ+Xh7szqP/2mOsbOrn/9kzfONvN3T",
-	"y+/iV1h1AFkukumaZ7ultS5+d9jbMkO/E/zBPip3NIpm95N9BfCYu1Ys57Am+/u9tS1uwu41MHXBrwdw",
-	"DF81mJBaPHdjaDjjYmh/+TXwjLag+41iCZ/X5MxLen30kW6HZS/omfL5RiE/nOy6zP7Bx2mU51ZJVcaB",
-	"DPaq68wppzun9j/15e9+lFCjivVD//g76jf4F4UPaZeGgnIlvMiL2hkQ3MjIHuI3EtKU0RlLhwI3k8ac",
-	"enuucil5ZMZE/kCXF1mlBnfrkmeC5AKZB4pB2Fv6GBw+tLREetZy8GcOBTxrSrWnrUNSLpb6uknHaGL4",
-	"jJFfpAjqGK9oNpZnXFC1uM6oWa+af5prpgrlfKdxror0rSla71BcbmAp4OTu2MpxX3CtrgtUXaPprtd0",
-	"v238fa/TZ406uyGl7B8zSnbKDLgUC8l8vcauKoXa+faTnKdsvbX52v5MUpnkjtxkKi+A0kUSSgzVZx3I",
-	"ijTcZEBccH3rMXygfTcg7eLK/Wh1V/kbwU6hoLdu06DsNb7erTt+jUCjtf4LeQ7U1iSTExiWkiPmE/WN",
-	"YkRPWTbukmcjec7IYZ/8x/9+NSAQ9ZkrmeYJZp8mNMvIjHL7eCoSUM0rBXH/0/7mBN+jx5A0kXKKvRQ/",
-	"36ixInxS6AMKL2zYDCY3V8y+/DoxGg74Bp3A4HPVtRVwtTSSdcuGwsRvGS9z3IF70P9rUpFGFjy/o+oM",
-	"6aYx9DKDxOt8bhUCc/GYkw+nn8hD2BARyJZSJA1F2znIdNwhFbFD2kIK1rlWqFmrQuMBTIjmylcSUWMo",
-	"sI2V7RbxogduoINKD4cHGg9H68KzQQbdUEiBxGR2k8eOfgwuR8Mmlch6RthXrs06G+IT1UBfXLOrGW7P",
-	"u7QTdi+Hdy04a0NLmOxd9j1rdNoNdNpGX+9KzbXjXD2U2k2yXtMHrUy6w4VXR7UH6mFDU+Lq7mfl6r9F",
-	"wzOvhm7XUacRf3cs/hqptM3+Zxts7nvf+gwXyHXI22USIbp2rgMPwfEUDAJAjSY4G2ZBuwx/zrE3Grxr",
-	"3mUxoq2hDV1ErtpVauaKcDzlkH/aUOCI2oe9HqkCc4D3F1wzyIUaOxKZdTi9c2ugjjkLpYRscPb2cXaj",
-	"aBpF8/tLw7rzdKrnIK93jUKneZpmV3i0T6d8bIg7KyKCXTBtMMIM9AARkXPkN86AOFQKdns39J/coDZK",
-	"f3qg/TDvMhHq86195+taVz4aHKwLMe7fIsTYS5/aF5bGjrdoSZlKqciE6jNoRqbEMXnyCITvlGZ8lEOE",
-	"dNNAoqH6rLZkHPdbn2/gEceVU9clXqyXRuRt1Sc+Lfavl1n+yD3wiutAoj0AMGlRLdCKO86wkuDfLlnS",
-	"dvQlA3dRHHlCkzcp9i7E4xE548CIBSA2jgpaRaCT1HwiHMV4mjPPL+meqOlCb4hlI+I4vVYnq6APw22H",
-	"Oy3JToKqZZwFOJ5rpqrS42j0KNl7nD5he0/Hvf7e/sHh0aPHT57SUQKrOs3Zkkwk/T4CoL3eo0GvB6n2",
-	"XCKjUWvKJ1YIFthqCQcSOpI5TuCFk3ko7uBt6wnY3QvN2rgOP/Qu3d+NWirU0mYf5Wrls2O3tpO7jV+7",
-	"8WsPWh+h2xOhbunVUs83sSm40HOG7UusLZtRc4WB8cmfAURDl+O4q+pWyXLZqmt3JyP745wpi9KBPtKN",
-	"Qztl6b1Yt7JO3hS3Lcbe2hnq39gnkQLZiDNg3klhptkCqy01HTOzADCg9QlTCQztSQ+IAEslXWYbJoob",
-	"IOBzRZVnbOGa4HPxxX7ZsjN+4LNoQYvXV61B67Dfggav9v8HB1gJN5ubS53v7ceRioxYJi/IYf8//ver",
-	"VtRCGpzW4OC3KByJa06b5uwFXejW4MAPK6MjlulyRPYlgWA9fC62aHEFgUwRuCjzsMz1xvVP3v+t4pvJ",
-	"UuIowsF5u2qa3OBwQJoKXg5HJ9JPzSn8d3AUjOuUCm74L5BALcC/heK8HEx/5TTgkxI5m7ni2eJzfDXh",
-	"e39ALqKRZuqc4qcub90L3xNG4lTL57XJn/3bZC1d3j917TXFdJ41yaHbNtdKOUlMING8cgjE6H2mHzv1",
-	"oh6I0NlMD0hcCAGw2ey+i0kbeSb9Row7EYkD8VWewMWr+KE97xUkOw1FbLdV7GxF3yced1FM2ikb0zwz",
-	"pN9x5JVus8ZknNFJl7wxbEbO2AIVXS7433LmCxr8tK8tXpCzecaRKrlu9tGKbXaXdmCjkRqNdHuNVNv2",
-	"urz678I4btBbs1fuNXq7+Xa6DqPt1K2xysJsfByNjyMkzFuBamuD2mXUVZePYv26XOf++CAC9Efe1XB1",
-	"FP4SI+Vt0gJX4sPbpW40arBRg40abFwVu8vavJ1Y/x1Tx5U64k3o1XZJmDOaMkjcxIiw/9lM2YJcMMXw",
-	"hAtuptvxMGDa5BoN0jgIGmn/3TsIGmTU7JUGGTXI6JszfNx5XrKDJXdvYq/PKXiPWcp2baa53f/Yyaw9",
-	"pxNf5b6qz1hElvqMkVdICzkIeSGx66/9HxMTOoF+M2/SuKy/Wcd9C3weZW37tpIQNk6Tvlc8kTC4MFED",
-	"ImLckSRXh2rXa8bWNz3DL9PaXGSd4oXrmRxZZYhQx8Q1Kb//hlOaAnnTqlcIl9SmE3uvGqRhvicyMMD/",
-	"V6GLAFYAiHgKw1tS+EJCVuGnC0lyAeqKzCl+BcUT5gCPRWpOa86n0sh3ZVFOje+x32t9Lh/tVDvq9MFh",
-	"+UOgiUEFD1qvMikVSRXlQpMkY1R0YeKKpXpJtR6ViK846YdF3TzYqA6SrCyigcizLGqNubDYRl+ZbBSO",
-	"bRmL1ISnB7iy/WZ5UxPUepqzHzf+9hthP4eElwGfTwKt94Z9d76TGgMrnRFOjZX8hYlNpwxfHqdMqp82",
-	"yosOESf0jfIZs6+tSSDPmaJZ1kUaczQIWo8Ougfo6c0z+7cD0YWyfAXN7sNlcVguC7cnWgdAfd4YFo1h",
-	"sdqw2DQJW/u9FOp4jynfbGAZ+2veX2UhrzN7jraS1bZpNlvTrvN7SqG7RebcjiufKvZaSRjsWnX6jUPa",
-	"3OjShWyXUyLnnKUDYn9W5YkstWemEtsbIb0A4aZTKQkdLQhFKmFSqDjS9m1CIFevOKxkxqxAn/KJFTuY",
-	"YZckTGvoVeSLnTC/jmpHKzx2zbdFgMeRYJiLSVEhRdqFgotW0AgPxS9SsCggPAju9gC4jblMO7vJz7vT",
-	"vLwbA4+agGHTapyNZX5tF9XytO8yIay0fJaNAYTjFejvDt0a2N85AsUROQiKfxS4E//0qBP/2ghzuksa",
-	"yNlAzu1CzmIV3i3k3NxtdU9S8JrMuybzzm5Ht42qgYEtxgOurTasQaYXIOCi+aDT1REBwQfy1StVVwuC",
-	"lYOJVMpee86AF0A/IChCOtvJwrt19l3jbW28rY23tfG2NtC3gb6/L2/r9qFvA0Z3lnZ7x/7Nmjm118LE",
-	"h37t2znacXbv6nplK2D0UnLBAIuLQQ6lUMZMGFVCA1BFUUD+8Xf4a6wceVTbClHSj4iVo6TncezDofBi",
-	"rHMMj3FaiU4YoROLoQxWSLtkwZhM+DnTeCy2sj52pdPgbxULeABLiRdwQwEDnNEzZgfoTicXU2qgeT34",
-	"WO3zu+SlfSt3OVxUcmw5rIRPgbd3RwgdCiDgCoiuSBuZt0hM85SbL+7Uy5RcxV3TssraPviBJrFTS3E0",
-	"FL5o+3GnS34SiKBZGs6/hmF3yWHvKbFSnxQy8zLsd8wjQW5OTNoF1ogIzTiFzJbxOLrCPewesG0HcWNb",
-	"NLZFY1s0tkVjWzS2RWNbNLbFnTm670GVuFubN7RsLuO8G3urH1Zw2R1UGT5zXdJGCwTmZ2xB2jOmJgy1",
-	"jrU/Mm5lh2C6EyFfLnaLtuhM25NTTglPfTuJoQgZ/DrQDdp1eoZOEGNuwIBxcNwKLNKOEfrF0POhkNwl",
-	"a1M+hxyQkrapytr0Cv/+auJOl/ivm1qdgpq8kr+t2DjXrGiI0T7sPe10h+Ka/hk0Tde3piNtNxvVthgh",
-	"ByE0x+gc37iH3aWmdUNxXde67dgjp2GU4mOxXG/DCfyHtSZWg7obKKniO+yyarGx+v5YKTvrbY0me6cx",
-	"M+6nmcHFl7mSE8W0bgyNpkL2flTIIs+20553YVXoKVV3Ftl4o3XuIhvzfJTxhGRcnJH49ctPBEcGA374",
-	"q5FnTPwWD9C970RTShSzn6ZL7H0gDjChXBAlDYUe1ECHYq/E6+aKnXOZa3yINnKuyYVUZ3ClAZ/9dtK2",
-	"T+3I75NTHiahNWj96+zp+ei0/wt9/Wrxb6f93mjfZCPeP/833uu9W/T/3R7/7z+/7/3bf/uXX6woU1lr",
-	"0JoaM9eDhw/pfN7VMtddd+PwA21049oCEObxLRdne/uNBPzuXS3wtZeinG6Hf4vcwHMmjFSLvaKGa21q",
-	"YNX0Jgk1NJMTa6ZoI5MzHw6MyGgBBS2uhz46A3LBjY7InCqSsXOWadfSPsuYmjChQyqBv8WkbW9goejp",
-	"jz91IhIn1LCJVIs4IjGFFMO4S07AsbCWrWAo2kt0BVekIdr/BbKNnHIDsdk5G1RefO+Cp2xVy4WhWCYi",
-	"5IYYKUkbWjK6yeKagPhI7SQxwMBQsVPOVThFy/1ApcgW69gO3Hd8A5+xDuEBxm4voA1pMNsek2ss4bf4",
-	"lbQTqtkeF5rZgfBzli061Yr+cSZztaZk/2+VQrsZ/fqWiYmZtgb9Xq82AQIM1vMK+NVA2uwrTUxErh1f",
-	"qhZkImWq14zR33ELQ8XlSdrWUuvYSeXCHwJboYMvc0xG0kyxMJGO9DJHAtp5q4aKN1tVvDiyNhwV95Ds",
-	"QGMhVWWNrpGc/oqHS0v6t99uUHEa3KFO0ekzMqcTVvDjN5Wn30flqVsF+FEDnWpNnGxxn1s2PEtT9Gkb",
-	"aN9DAlUygBDBiGpolWBI+2Lq0oAylk7Af5ELowkXnQgOgwa2SonroRjJfDLFBsAWzRAuQmU9pomRSvsn",
-	"Fg+p6O+5c9FH2GiYZHzMqkodKWrAIdIlz0jKkgxUH4wXdVt57weajOmMZwvS5sYqoXOmjMby2DH/ytKh",
-	"wGF1IkJJmqOscS+PcIO6gWMnbI6e/7lElWB/LkZv7R4qSC7OhLwQ8BpDIRWhoAF9iAJmxgVmDns91OT2",
-	"BBcPWWkyncKiWmEuXQcp6FJ0ZSiq4ZUJM5oc9g7Wl8uG0u5OOxp6UAeXcaNcuBtxBXhNqciNPThWDPa7",
-	"XQY/CQ5t8EatqNTHgxY2q7YKj6V8BNqc6i/zXCVTqsFNOJYyhYl4RPvpwbjH9o5GT5K9I7ZP954mh/29",
-	"x2lvtM8ejZ/Q/kGpSN+yWUEO9RbWNEzUnKrWoAUERIpJlTJ1Ijmkk/SPNu9P+DlqwfZ4y8fOT7rfj1r6",
-	"LG8NWicfX+y9fflurw83hv0JI8BVbB/R3T8KqI9oMgWNXfy+/6T7+CgEMZptwvC4Yt3squT3MgDYTP8v",
-	"qf8NtP5q+9kK1J3X/1VMq6YG8BYeyxpvckIXmaTpJynfUjVh3xtVf4hh6kCYUBnVZw5csWKv4uUHWOIU",
-	"uYMlO7WxQR16Yziwsa+2nslVxjNUGFYV5zbNnPsg5RqZs724BU1vth1/x8TqLgsJsDy5mMqMkbZmAvYe",
-	"zbKIUNyLwSZ0iUOdLvk0ZUNRGikJFRaTOyocqBbwjyBTyLSRyRmZcg2Ti3lH5CObyXMIViyZED67p+DW",
-	"cRcOQjOIa3LG5saXOBRjuUf43ZPFL4uhewa/68DmoxWweb/3fcHmFZ9rVzlGjUJpQOzdh+txwX9THOoy",
-	"X9YHpN6U5xDBOGTVUPhCLI2IYufyjKVESEXY17ndjRERSHoNVNdd8kmeMUffJqAYL+Maa9auSXOtsFST",
-	"YKwlN5rUbF0bbZyPnzRTOiZtms64KDTMUKyL7RTTsas22r2nYT0US5kwnGYuAY/NKM8gj2r2/59SNZLK",
-	"wpm9M26SKRNFYBzCF3audfXuTyt3r5e+10swfe+cb1gzpiR4iJzyLhQPvMmNSCvPiySseqSVc4a1mcHC",
-	"aCTmll36K+Y4kEXOblwrjGDzfStSSbThtROebrTknGY8hUz+xySlCywXUMzkvpIZMlcQILexY5GyMuqM",
-	"sbkTPnQoplRPO10CaxTwsSCwVX0+kEfx9oaXpwzAOVJKzugCfOUjRuhInjNMIcLdpx5oIi/EMVYX81Rj",
-	"jcLIi0Nn/oeAmLSpSCN4PaTQxDlOh8LdMiJ0JpF70pvng0raf5DWf0hiAN52fGO7Al25tZDFiKKhmDEq",
-	"7OuVIfXIYm2srcBJ8UEB790v8Hr5rKe3lteFS9VLjbv0w1cFeUulrY2E+RWitB6Kv4En2k3brt3Q/utc",
-	"B6ZxXGmoBTZ8p+q1q0F1cUZUcm6BANi9h9qLz8Y73XinN9TEsLAZIGMp2Lb071XGQOGQTpnnJblqNz3w",
-	"anR1yiuqvzxjGjQVuJA8IbLTDNyQC5ln6VDM6BkjVrAsBkTIkUwXzsZY1uxGEopKFTSpU3HyQpC21UeO",
-	"KuSaRjj+1hJ7v1xlYdjbHsILSMHsbUCJhgljoAjLM6wWpJmWRDGaTO05hdbV4Gw7lzhNwqlrfK9Ca16y",
-	"sUoTqygYtJrc3qO93zvs3FqnwpCqOnVJA9QSDM+dhmiE3Pbc4fbDVDfAHePwm5IfuZqlm9YDrIX/J4rN",
-	"I5Jrtjda2J1SpMbgA2FbqlwUMBogrT3GEj6HqlnF5uDxFvKiA752Sk5evLLn/NvJW/LmzQC955ABMxTF",
-	"6bRI7rFPvsznTpDOvfAVk3aR98kFGcksJVLYJ0WEkmHLWgjuhGGLZFw4knko4U3gLg/slRzQ5uUtjzua",
-	"/YgoMyZtqKld7Vv3iUXrEl3e+vqyu0PWRbOpeTp2dC6uAk3m9gb7UUvldRlhev2bFXjxX+x22f/aD0q0",
-	"WoNWrtmX0aJ+tQFO59Y82HZGwslq/deTF6/2+t0D8p//43+t7tg14oJChuulBFson3s4zyivfoHWX//b",
-	"s7+++rDfi/Z7f33Wex8d9KKD3l9fvXg+5YlV+XNpyJyzv746/et/+7er0y1XQXLcnUvw2ymQvRdcY1LZ",
-	"9UjcXRJe0eR3Nih7Ax17orgwpCip9brVmesrdGtV0taG2Zk0653tH1nC+DlLiT0LKheA8kIbRH4L0oYf",
-	"LDqVeXEwo9p0KkUgUuxNgRgDoK8zS7vkrb3YVfQW2JEqRjI2NsTeMRcZ05rEXCRZnrKXs7lZ/LOVTXGX",
-	"xM7p/AMbAxEG+Mjs7Y3Gkdi7jeBHQqG0mLQpsU/P8C+nejNpHmAHyE7ZqvKKGAA4ybhyiSXXFaOQm9ei",
-	"rAwK2DnbtK8lfL7719wSRugT8jYYGu311wzN3mwrQ1u5iGC86aXmmz7e0V/bujJcp6sHl7oGsdcN7pk1",
-	"4Io9V+wZKYjdX5VxedaEVdMU7KbfYT2JF1lXevBgn9ygduStNJtVjPi91RSM/N6jSxmK1s1zurYTSbqk",
-	"moE+apPKzHxuURBLHfVSNfIdFWoadfJoYZhepb6GItRfSJBr1yis+Aea/PTxLeHam5YV7UbacWVNr/UB",
-	"vWD2e1z2AlXswYLTacQyKSZFWQrYylC/OBQjSVWqiZ7KC8INaft21B0kjsILMHmtGqnyJxKRZ5mj4oKh",
-	"rMniyrg261mu1oXwAVVubLHeQUNid+onFDHwUg/nQBtaI3FgzDPmVIs1RrmYdPFaJEe5Hmswq9D1lO4f",
-	"PWoNWk/HTx6lvSf9J08Ok8fpo6OndH/MKO0lR0c07fWP6MFofDjuj/ZHvdGT/f0k7R+lj5L+0ag3tuDg",
-	"SeumNvXhk/3+wQ2SBfArb6Q1YG83auN7UBszt8dL96f9e53z00m+b5WGcGqAS70QpWOpiJOZ7YRqA6EO",
-	"EP52mQzwLLRguNEkPmOL2IplJtKhiGd5ZvicKvPQIte9lBoal9m/+ASnF6AFZWwlQzwgJ+9fR+RfTl6+",
-	"jsjPbHRiRfPrN68iQg2ZSW2G4oi84z9gZMaOw+oXiPljD06kLc+s8gGtdUyoWCDyZRbkktM/vyYO1KZY",
-	"RkgFSahSi6HA2ehUGAO75FRiFnExMVgPD7fH3DCJRZUwHP9CD/RQxN4dZGVl7DOTNWnHoYyViWFmTxvF",
-	"6AwY44UUrDzZA3cuhsLemCd5RpU1mmEYTpsCmT2YCA+0vVbagy6VGjOvpXJXpHzGhC4ak0JytKbCalFD",
-	"Mma/dJ/M+VeWYSAKJ5486T/dt9YDJZqnrPgg5OAg6j9+HD3q9fAiUPc0y4ai/fjRk94//n54sN/DNG+o",
-	"kLTSX5ffvY0fHl3Fmi40UN/br3qhpJhYMzujasIUfFb/ZYbisH8AiOFTsYAKLV08oNT+JFT+xQI89kqa",
-	"Gm/+6kQxJvRQ2GUxYsQt/C752SEibsIFrFcSTtqd425kBXiZcHJbjFOBHVV/w1AgpNNFGG+ptqW9Kk8G",
-	"E3Awq+YYgoAe+RXoaBVe+QkedTPEspGPfYUUWXaz8+wymNgwk7x+Vnfx2rvse9oArAJg1f0yDlat9tRr",
-	"g40o7ETuOF0GFPrDX8/YosmUuX0vxz+mOx+lTAE3VsPFkUwXWCDWGrQevWvdDEKu9iO49XtFEg2UW/na",
-	"L9hW5NTpO1CmU3rOCGAr7f5w3R/t30nGIPzcBnShGDEyQ3YkxcbMJNPOTtUkvtN6+xwQo8t4QS1fSTSF",
-	"1RJo0FXq8QU8wqvHJhHlPthf+E2u2VXfzAi73l8DqwcB0opdilkz6/x9QJxrISB2//dV0lM+9yZXiFgL",
-	"MrbrQlpDAXUtZfIbUIMhWdkqxAk5KjSZXgmA14a01rrJ8N1vHRoIJvHK6IB/4A0CBHhp3aoQN6BvXAny",
-	"+3Oh+O9/fQ7Zt/O+wwge/poDhfiVqvOlSCtbaMrnXfIe00WtzalAtZaVB3aHKSrOdJksOnPVDa6kDQLT",
-	"VJuhkBeCKSho88cIHkI5kCRMg2e83I/Embn41NSXUz+7pk5ZOf0POrSQBZcSTwfla8hxmEQKFw5FoFgj",
-	"ECD2ZdclnkJd9O3zRO3A3b5sVPM3T9HZVlJpZY/c+3xS11lgLZdCsP0nigqzLj3cp6BfIx6cW4sKLxGw",
-	"uST8X6MjLpANzkk4YiRlMwlp2y5rc70EGYqqCKnewI5zdU4MiJfBJRqEZZhhJwJewc0GPvayfImIlkTn",
-	"ydTCukrMLpF5lrqi3QueMoH1btdX7vr09M0lW5hPTzaWbD7p39WrEZkbzVP38fVQrHLe3VoaYtF2IA23",
-	"WUT2DUvDwvfYKc2Ckzf1IOMGdWDFBSuBoWub4BZcUyn8R+NWeF6V+Q80aIeotLLC/berGqsZE/nV3N/J",
-	"IsksrBV5pVRBO+qvLLPyjgW5JtpQ5TJOjsvwzRg5vm9KEra+MgCtR/sWG+VE3mUy5OctSCz32crlhLam",
-	"yCEV7ZxmeX3WB/uFf2bsTEP5Qj2aBtbrV8ofUro4oQpohHKRTO3HkApK106Yei7PGdLzHEJHHJ6w59As",
-	"Z9Dff3pkZyPh85rRhAQejFe4tjRLqf/QVoedtQZ9/E9KF61BH1qM4fmnc0jqhPe26+mcKcVT5l/EVHI6",
-	"H9/kNR+1tv5Sv32+YS8gZfQHUfn663v2lMvit8838oyIvL5fBNZqo/W27EdBSXh9tcCOvChr+awDRQLg",
-	"WqAeGTiC/9GC2L1acErakyPy5vQDcVvYtQdbuPyC0jHpYvydCDvkU1dBh0mMQIDhdigokcTuUUz2U8kU",
-	"Shvw/CikhS6eA0QWMLARW0jIiiykZRwwRK9to5NnUOJ0Hauc12+kvdQDMzA5OuvK4mDb3SndxJIGuSut",
-	"sJHY344o3cAYEPlOyS3szloNCQJE0ACCDQHBN9W5v220mq7SrDtPiBB5wxzS1DTelNc6AAO1wEpVmW5m",
-	"3T5k4zHDzjnr7NyfgRoDFTDwbWlMiXQlgwHw6CDDrP3hgSZeUGA38AC3FEmrAHe4IGOpPKFXRg3TZihi",
-	"LydicP7RsXH3sDfvdMl7uXS1hwKxlrlK2AAySmNfB+Ya12zdvn7NzEs/gauBxorUrJ0Y2FWFeasSv2cr",
-	"qkAvD7oQ0gdrhuaK9moMrG55X+mk8CuuOiSvS1ePBjXumkZWh71deCIqm6sKPYqfLoOQJSMb1OPvDDrY",
-	"d3qzATLaGEXAJm8NWh6VuHFsABKq+3YNWlj+So0+3148U8sMg3dLs3yXBvp1SvKhyI0qKC7WuoVTyrMF",
-	"gXOZMMS9tZWlF1coU1Q0hXVtVdFYeq23cBa8o53399Zg7A+FkwEF+wwx0tBMY4gNbsuZIf/4OzQuzF1j",
-	"TTynGBakMcJ5M7ogjJoueV88hipG7NzlBkl3QIsjIaYj5XlAuJgolsL5x6HDACQbNJ6C4CR0qKCa9Eg7",
-	"9s3xBwQKsuPO7nX0++ITNsp6e8r69sqykA3XRhrDb3hDgR/eYK2dGOwzv4cbFbDFDr/wP/7LKiUQirh7",
-	"qBCubQEExknBWooGHfpy0WAyrLCPdmOWOGtkC6G0xm3WxNF+Dz69RjBvt5/TXYPxLfZqcholZWOgYpTC",
-	"N2yywrnYmUQbunBVu2GWH+bH3SCItTb5zInmJqB0fwJKjWZsNGOjGZso1PfUmOobhZCsMfTQPlE//NX+",
-	"89uN+aLrqfxaPhCn8te7QlCy2Mvn1Ey36wmp1z1S+1QfjKRheUGZXDMm3HSipejZA70NHHKK9uGL8lVv",
-	"BES+iVzeoAOhf6dG8TeKv1H8jeL/wyn+D0XKhdcqcvwNYAC0td0DCsj1TlF7DtJELrecfAXVD0U1xA05",
-	"ozMqBuRESTj1pTBMzRXXjLQPe/skHjNqcgUdilOmvsA4YiIFGSvGOl1Sy/0KBGCQpcK1CcDF5ZoLeNu3",
-	"MCEbk1Hbq7pbJZe+f3yaI6q5Buil1lE89T/1jwKKJyVnl3Iiaspje27GBVs1/di1OSJjKpJFRPr9I4K9",
-	"KurfHtm2gV3Pg0VHtF3n8tSr8/dLbaTtiD9JQzOnsZ8c9XpRSzCWWizTOjiyC0/8iQr7F5BrSwHLzj4W",
-	"Vl1ydoq9MPruT9fKGho74xH7DfZxibYGrUN73d9yKgw3C/8MwE/YpAEebI+tazjt+2Tb/z+X2rihH+4f",
-	"9aLWOROpVG826HPqrqg/mcl+cZWbzleK6amdSisaoGG3Xb0gBHDBiTzLLGBXyZRqBhPo2qLeQOnPM25+",
-	"WPwZBlAYDoYa6DSeKjq268rIcCE/gSPLn3klTAh3xA1oWAuZtBkVqywF9x+BkHW/lu6fMWE+esPiXqOf",
-	"Ommtz2ZW5IVYZotFN8H6CTCI23D2C18dT5hnVOw57Q2dsQv1vfNQbwBrHk6YgP4h22+F9RyTahwHqJFk",
-	"lC+CHrFo/8dW/8XdbmxkPCgpZeM5VTEBZeoLfDCEDr2v7GlDQcmcKpKxc5Z5+BJwhM6V/HeWGJYSL/dJ",
-	"27VLiEjxXSPyTxYr4af8z//rfxI6nyt5ztKhCNSD7hCugY38wj7TwjwGvUvsAOxVxcOO/dM400QBk20+",
-	"t++OYRnQTM6RMxQu42mu2JgpxVKCAh7f0fOpJVIbbO8Fzh95zsVkj54zZaUYGL5d8gZ8Lp7sk0JXsFW3",
-	"VMw1PY8g99gz5yIfKs77WCqWUG2qkw+Xw5j97/aV0zyBkNOlD0lyzTRpw6UuZ7qaBEH+8Xfi72Sf8XWe",
-	"ydROOkUnksoFcQtTKiDsjYoOaTqhWTEhXJEkV4oJQ86ZAh7ciOh8tOfPhqwxxWdDseAsS3Xx0hG0PaOa",
-	"EavTdQe+qXa0EPj/pS8bj6SZxsQA/wamdAOVrf+cdjG41DacIrgLRt2KY/aJGsvRCtLdpwfYE7rNMg20",
-	"up1jIiRMAjDncmOY2LotEDbqv+xaq2cRvHbCo9TAd1mPVsXeq4D1VnDPMsyp7da4NFu75J1tDJHGEGkM",
-	"kdsYInW3dWB+rHZZwrACuLjjKr0Q3X37Wr3vzcxoavzqmUReuSF7l1/qdQ2jEIzc0Dq60sq5Nq21HHKZ",
-	"3Aoarag78AIMT9W4q5nrVMHNPfPVvmYmBGW38Wo2WKLBEg2WuCdYIkQRjV7/nboPMQ35JnryThyIN+2x",
-	"v6yAH7KvFrtcWWBYdHNyyleT56d/Ju0Y+oIn+jyOyE+fXu09icjzj29fdQbOwRURfZZHJLhfhM42/OeL",
-	"FXHQLZ8nDFmE7OGIpDLLqNJYXWgf+QV2N2n7H4BP3TnRzJQJ7Ft7v3T9S5jWDdS9n8xqi3U3k3Yiw3nE",
-	"aSxnEeYwKudqqIbiktyOAm0TDdfq7WEr2o+sgosO97tHvejJUbfXszfcvIP789M/fw/t278zMbsdeYkL",
-	"/I8oMUEKPvzV/uOo6L9l+imQS3PBuqsTSnFUt6r6/Wwn2CTTFQ0MmXFedi7YAx1EcQqnfScCMy0McRQ8",
-	"ai5cFP7ma4jpjA0FF+dMGKkW8FsHG+ox7BNjsM0tKqLjYhD2qGIg/lLSdtrFjgNiNBGeAyIR1MlQaOl7",
-	"yjnxDT8CC52DtGhwwn1puidFthiQw97Te+nrx9zrQsu85eJ2KbZVGyywYw57rQ3JoiuD2lWObGMIN4Zw",
-	"Ywg3hnDj4L6vDu5dmesvU74EPkHX3yff9kO/XX/ddUnyylSf2EmmGL3iGtK0qw5zIHVwcKzgyVuy9sHz",
-	"jjkybQdJ8ArMldEPMOFFH5OUZRyqiqRwmSdows/K5Az7mQpYhSjOf3P7uDPf7TdFfnoQOFxMsLdIQMD7",
-	"9JjQIDDgOzgbiddGJQ/wPQNsp0EI4BSXx11mZxQKxa2V+rrg8ovsEuPJQvM0gK8BfPcG8FUW3KNywa2A",
-	"gHUGcNDaOlD0+3p7ULHybrgrEioSlmUhCE4yqSt/ry5Q7B+Wk+bUR7WK7bD+XkoOdrpVExiKOJc8YSdB",
-	"bSO+36abdvUG3WzbBYPATaJYwvg5S0/cWb01u+0mWwMKK6Vh/oULifxmA0HqB1iui0BA2BvhwRuUP1bN",
-	"Ip2PZtyY8EE1FzsuySO3JDeVOhtUDxfK84PXvFeYVN4pVbRRqKY9NMZWY2x9g2wiLKq8Z6lEOp9MmIaC",
-	"gCtjmK7eEZkQ1lYjcG1RvFSurgCT2RVzxpLkwpA2Bh25gkKDiykTnpc0PItr0usMgkf8M3GFDqRdzO+A",
-	"ZNJowr7O7SYhIzaW0Kw9pQuSsbEhMjcd8k9DUVRDtAvJhlSrVBlOs2xBvGR1EiHC+g6uoc2hoSLlYtKp",
-	"FFOQsJZiKAIyT6hDWDBDxnk25lavd8kpTjNLnSn4zyRhPGu3LxVbdMhDOKXjXftYULGm/KFLXiuZz+3L",
-	"FxHddslYUVRPrKnHyKg2kas88bKaWHnfOXYteEUOLSSh6qFcKiShM+aSxDTRU3khuiT2d4jJGWNztJfx",
-	"WH3OxCisermiWvc0WLbfAzFsWViMM2YN4PIV1xUYF/r1m7Vsg5+vAKGbQg98A/xsFVH0l1/vjSH3r6VR",
-	"tv+k+/hoA/tuv2LdXUacxbZ3tp0TgidWBtp739QGvClCvYzybmo4XmECbobxwp2+BuNVdkrDonHHnmWE",
-	"OboioDfOathlpeicGmAqfvir+9+bK/KonxF3EtTWTWUOVoNV8ZFrOZ1lTE0401FRtQes7C6j2mdaMwH2",
-	"MlNkyrWRajEU0P4YXl5XODZcfWKRsj2T58xaAxr63rvhIFcI1py6TswUGzzjtKVlL1bscRp0X1utjp9n",
-	"XPCEZqv6u51kVJDC2Rsn5amXXcMrGzm/ZuYEB357mmM3A9dSj/sH1ufoKa9YKWfcgxtz8XbZUzUm7tRI",
-	"xdKPLJEq/UkoRtOdcObOiyXpBZRf2WvEk98jq2ywJPxtq2lXa1eiNcjSTXHtqL8686kQhrdLfrosbmXG",
-	"E87Wm5cn7gSoow/a9qPohNJlOuNiQoJGmdituRBu7XUN+33Pe82Yq4PG7FfDTcZCQUuzzCVeYcX1VSYL",
-	"Fb7zfme1ieLfqHVr6h2anAl5kbF0wtLnqF5aA2i+sconvA/e5l5AWoeX/BlfagPiujRo9LNBQ/yoBRPb",
-	"GrQspL6gempXxXpfYb8cqp94ZByCSFzrv5DgNvaD/Ez1FLwAuFj2e0SzRIoULKQa8wFrcfFmgymY56OM",
-	"6+mK2wZjLxyoxdmtUNq8slrdr6xu+a6tQd9u741f1ns67G+Z3RhjKdNua32UYOszcOnrXTMDz9JUk0km",
-	"z5nj59aVadh3tH2bUeTALlvUbdKsmM4z09gHWyaMmZeirgD5/tA96NSMy71oLOhWHFkwMyA0tRgAC5nh",
-	"hJMPp5/If/6P//XQyyJ0EuKKJtx0PeudjgmbzY3F8FIFrkbM1ODgcMMHV1VaRC6mPJk6Kg6aJExrq6nK",
-	"M9byxcrZPONUJKwOYyz2pnT7407zI7ajQGoD+PDFd0lEsWW17GKg918z1/fdeOF8tTDeKWeAl0NNc9+N",
-	"QnXB/q9G7b6Tfr1zLxZr6Ktl4Vs7uFZde1cF1kINhXrAK6m2yzv0CYWYDegrOkoriITSCI87R5QU7MZ2",
-	"zGtmCgVyy3jBKmGJdmVjwjQmzPdjwmxXNzYKa3s0LmZDuX+nPbKuViYPA3F6V6nxn1bqHl3RPYUWkyJh",
-	"x8F5l/PR7WUQ+RiK4HYzJkynSw57T72wsPrK35ZrUuzTG+u4Z+XTtmksbUtZXpJW+7cRgrlmS3Hco9Gj",
-	"ZO9x+oTtPR33+nv7B4dHjx4/eUpHSVoVbZsJtmfVb9jIuR0D87vH1sEXXyUDtiJz60vFGeYvrMHcr6RP",
-	"Z+Jl/yEHwttB9AFJfVe6cTrYfDtA4AkVRDM2QNJUlDeu9Kf08sBFns13PWj3Eq4Mf9jTp/QcEsu24yAq",
-	"ghTLm1XfGu1vLpggQnMp2nHpwFXS0IWwnglKXssZ+8W+hQQQz4Wes8RItbEEBPXHIPNv5VjQaeOe/AMT",
-	"5I2RdZ+7fkIwD2fjDG5ufEecd1az/uiahth7bUuO60aQfyvA+jNseF2REdt1WNwpgi3t5LuBr8+IYBfO",
-	"8V/AVCuCBftqXMprp8y/eUfVWSovBLFWLnKY+wbzVn9ApjCahBaJvkCnDVXM8ZFb5ZEwkgvDs6sw620d",
-	"/X8ulO0dslVv6gc4djOHlrUmI2YuGBPEUH0GBvbVBviGEs1N0U4pqn9HnhBXLXS5+qemz+PgZtPfBAWa",
-	"oMB9MVyCEPBGxsp2AgOFJnz4q/vfbw/dDr0LWiyvC1EDVvLK9lemjJVTtj5hbEa/8lk+aw36IIai1owL",
-	"d6BI3ODCsAlTjjtrpc5+V5Ag4NdaZzGNuWKaxCgZu4W4I796WRn503+Lu+TZUJSnFK9vLT0v8AZeZVvR",
-	"zA16riIiVXjcLyGZpRCZoQINwaUBRoTrkgrrtrr/BJ+/A+W/9WBPk7DWRHuaaE9jPH/fXlAnkAn9ZlDC",
-	"VZ9ekVntziBtJTOmiRQYbMmkVAMi50xAi2cpzyKScj3tFN3KuHJhEx0RCfeDOlnXA311qtpGGdJ+7Jt2",
-	"XC3eevv1nN+shvIvv66j3dkPJF9NYg3I53ev8iH4ojeoxkRHZVV9XuUivVnWrichrpe3G3zvRkZuOXW3",
-	"3IOlnPLH7kXyLg6mrHU7RscQoVrzicAyDwvKFXPhmSlA8AeatIet2QLPHrbsDSDm42XSGgD+yZ5+BTXZ",
-	"6qJ074Rz6/ou/W/bEAMbABt841260+65mPy88WRdJ+Z27v5y+7vxfzX+r0pSbCG96qiCQFxuDleLnNgd",
-	"x37yFUrlI7MiQLugPw7oGKI8EJhPqBDSR3NI+7DX21RXrOMYD9TDdyzde9+VdK8LgrevAxq5fEvZuq0y",
-	"cbuk7kI8PnTG952JyXlGkyU5+UA7eK275CWg6VwbMrLz44qvLyU8VS4GCWtl6hD7WVw4sojbiddTVjgT",
-	"3rk5u4WI3f3md4NsxGojVv+oYvWUGcxplFmqv5F0LTr776n8Co/px1xoEnD56TDLUzOmj8mYZ1Z++lrg",
-	"OCKxBXj2Xwwq+P9xKeL6zHddcmrlI7zHAIjl11PgnRRvY8e7mQv1Lt2m0WUfj7VUM2InMJz26iALGXaw",
-	"Zij28tUDcb9swL+H37A6gHlGhYAI0cqJ8Dz09cTVx1w45vprx+H8AeVAprJo07BuJLiPKvH3t0xMzBQi",
-	"8Ft2ZcMVfkOVGxwCWzm66M9plqPLe0RNMrWX9NcG/npPAz5r++mWPn5KFydUAc1dLpIpzM08o1wgr71J",
-	"pgFZX/+we9iKqo+V57BH+vu9yC4SltC6DMxjjC1K5UIurcMnwd8nTD2397Z3gqcqyjVLP8l3XPyAzcBc",
-	"EFwnNGOvKKQGD1r97n4rai04y1L7CgH/e3+/5PQ7gzW7USR8eaB/uzQviiV8XlOFJ3BPvMLlGT+f8uSM",
-	"CTKXhsw5K34OQ/cbpzHLXCX25hPXeDt1kVrcHMHqL8O3xdbEQ6dcJGz9oiondG2Mvzz9t89V6rB68Y1Q",
-	"NtcmJ8mb+Mb24xvFl4D5DdDFmUuPvwcxDpWLgsDPar8ZE/mAxH77xgTKUGK/feMyLTm2azn2WhM3H2mj",
-	"tAM+YGz3PuNGdyLMR8KTHujlzClN5tzuorWJSXnGBVWLVdSA9VCLi5FU9sZdBkrqKZdAiO73biQyb0LF",
-	"vyTsNiQ/+ZjvLCDjtf1KZR/o+kbVN6q+tqqn6ZepTO5Wz2/AEFrV7mu1+a7DeFVztgnmNc0obhj5E4Sm",
-	"e1OZ2EVbCyFVEcFNHTAPPcK/sYN7LaZ6+XWeydR5bth4zLBrsgVW5B9/J14VFDkhKV1AIwjChZGAFAfE",
-	"i1TILIGMOXfVA0xtLRFXRKQaClQ29vbFlRYLweFjyJizOM8ecjjNwif/4IgEoK288wOP3qJlmBZ558BQ",
-	"FF0H8ZouKVaNGfhcdW4IikANb0e04VlGnECNXLq7kblVnfbOdrnaMesIhqnYDEqz3AVwj6HAFiAwqdBK",
-	"4pwKrGvD0IB93YQqxYEPT5PYKe94dxDztVtR1znH7gfKhF2GyObzzmK4fkrsROwq4OB8qd5er0DDn4PS",
-	"yIIJfckxVIQrALXhYktbg17k/EqN46hBk78/x5G9wC18WMvuktagtwHYrG5fnWcruVSu2GQNImwQ4QYs",
-	"WbjasMiOLh7o+m6zLYHCoNXN9nGhL8wPG3eRdgyVe3FEYmwK9EHEbgIMK3twiYliKbTdQOreIFT1QC87",
-	"Gt2vQ2HvMUCQqXLxwMM3jwF9vSEI9tQnTFjk1Nb5aA/PKukfI2IUnxEQ+ZrQsoth2omAj4ClQ2HhkcVj",
-	"0K2kbB9GRlQzYmVYBGgUOvL4c7vkGQbgfLsw+xJQ4oggD94p14wIiX3ForCT9FAAK6WCYKlrJH1MvOUK",
-	"h8LpcpeWDaZDKIiAjjn2kpi0CxaVh9rQ8XijhGznCOP3IC17FSKxyN2b+282yMbYVDUauelT9usDzOoc",
-	"75Rx2bXdC1riruiae32X3JtOe9HLr3xazRyacb/SV9fuxJ+CVl3FjX+gmrmuY3XvvN/avHNuBSl2j4Ij",
-	"bgDuaNlODFrXOuG4vIqxpW2rtLnsXq+csaKX8+ddtajdfKVf2ca26NlcczME0maNZxDLxAMFtGM/Ydij",
-	"snESNpBwQ0gIkGkJMUEtFsLDAPcALKrb6K2q5m+MFq+k1v6APrft51+9ZmY5jHn7/Jkmotb4QL43H8gu",
-	"gmqN9tp2B7yK6XqHKTI3ZhZcoRQeJlSlVzZdcBa4z50JjfMi1lKa5dw4Kz7wAxRRoBx5h6zCAGEZEfaV",
-	"JkV30KFIpDzbGyvORJotSMr1PKOLYxKa+FQ7ygV5IYhmiVkawIWnm7VPA1V7TLRhc2uJQ/tRZg32RHHD",
-	"E5q5sBEa5rlme6PFTtQgiObndqpvrQL9B6vqQJhPYn+rqMLilfGP+ZR+mdCsNWiNFWOgswQVNPibwbpy",
-	"fyUsY/CEXJwJeWHXfILSODhnKhOZoQr1h7hRIDP93zKRIjfhARXeQeXa0IRR8UVPWZaNgdLL/8omk/KP",
-	"6k9jKdMv6SJ48oRl1PDg3pMsNzBaO8GUg4vujF/w8gw79K/Bn/k8vH7Gs7Pq1TOZZblOgteb6WCEM/su",
-	"9gP5A3NGRW6C0+dSnZV/aaZRzfm/5SL4wyh6MWJKhcfybD5FFmB/yMgZNTL4WzH2pfrQiymDHO/iRX6L",
-	"6sEYd/rgL34q3Zz4W3623w/30lvYSria5dk7Lj6x2fyVvfEjayRPZZb+SZrw+MGRHUc9/FV6Bag+8d68",
-	"1qD1GCzw5Xd5ZO+B4sP+RUAP1zf/aS8o5vEAxEz5ZFra8SlPAA78rfpUo/jsv1uYdcJUAlu69aRXRVjR",
-	"ZQh52H1SGfFh9wnJyiH8mWUyN//4f8unn5dH/rZ8m80AVwD/MvBfzOjiOX53+9nt/iuX9edagG8dJP0G",
-	"SFDlYiM+7RUgeQt5iCFuVGw+d7iRzWEnnV4wp6PO2YQBWIEo7yuZpd4X7eQsqBr/re05P9AzZtVc/9ER",
-	"+Y///aoLEfF89BG1I+yPdTul1z14tGKruMPl2jt41CObbpf9cq3+kBvDVHVhuGcEe+DzqrW9hZW88oP6",
-	"iX9nJ4+SUSZFSpTMv9oZ/XnK9Zmfdm1kcgaTWmyJCqPb5yVkr9kPi1B2PboZqi/hwRpEH6r3BthvGdgj",
-	"pi2n+HuB9uz8yu4Onwo4DycSbRSjswiYOX1//W9Qk/fy/Na9FOCK8m2ryBiPV8urQD7UlPGgJ+CCH7mw",
-	"l+QaxBu92qUEe36u5Ah8/ntWDpkCDz1p1feyPAU9uJlac3U09oFfkilLzm5Wn+O/Tt3SHD/VjYTaanEO",
-	"Dbepvv/SaW0Fz3zOBFQxx+XKhHQCiTXBDloyKBSeT6WRUNMTX1BtWIzv3yXPiL3aypRcsUpBUFmz40yS",
-	"oQD7Htgbi+e6K7+wr0kOij0mNGPKkDa4IWL4o+scx3HnmNCxYQoqsLmYROHTMekV3oOlmEOqzVDYsZgL",
-	"uacNnTCSSAlErirPGGn3DwC4kf/8P/8nedyD/9rHckH2yRRqjwT8dtgPfzskMyCF7bieCiMFThZ8LwAu",
-	"dMaGAt9D0Jl9HuIZOmE1kgcqKQO3KFRCcXGX+QPrRe5KsbhB9B7ebaepobDA12iwqlvnj6e/ftv4U12p",
-	"pRol1UR3N7IUEqmcrYALqJYa3mL09uGUilSOx3fVCOiUGR1EAJzTA9VRqdfdIJ2uPvY6yLEaXdAsG0mq",
-	"Uk30VF4Qbnalmv6E47g/RbTObfdJ0QU5JIrRdFFxHbGvc1lfG7nX26kyakLtTah996F2WPdNmL2BEX8I",
-	"GHFCtXYgwkhCSUlC9G2xhN9udwMlfHWkNXNdeAT+z8WXuZITxbSGv53FDf9PpWADMpbqgqqUYJXljC6I",
-	"PuNzjO8fW7OYJmfFCZCWD90V5Dlz5Z/2NpWUfE/PKM9ZiGMcO5nzjPrgAJ0xYhQVmiYF+Jly4YCRq3DQ",
-	"iWJM6GN4FvCISAt4SuhkpkwqhukHud6hfX66lH536sm37g4GFXI++Nb1Yc8pM8VrNNinwT7fYZphuC8a",
-	"DNRgoO8PA70DVVvFQLneKQRySRB7UvnikdUtoNx5BM+LiGAXZSSUvLpMZnrORCoV/t9Bhi45oRPmGtrH",
-	"EH6IQXHHSa60VDFpx2+5OIsJFqh0bhpiLZik4RmY/KjlzHOxasZ8piQceODeikiRLdaEZcPyo827TeH9",
-	"uzukQC0fiRN/7UP999nCY93sARSsUJ9ugea0MvEh4ek1yAwy7urA8eew9Frb6MW1opIwk3rDysKUZfyc",
-	"qWqN3GH9ar7koJIRWP1cb9lMCh2RMRXJIiL9/hFJZA4e27q3h6GIc8kTdqJ4wp5jaoGrZdywitCO85M0",
-	"NHN3eXLU69m9lZyd8l+girCFf7pSx4Rq5o4Am579fzCIw/2jHoATxs9ZeuLO6tnFdpZbKfbxxd7bl+/2",
-	"+v0jyF2CHVB/yMk+JmeBvxJfGJa+FRD2FnjIP7786kHdU3najUsXi5LF5fLF5RV15FaUuTTBVxQrHhVt",
-	"SZ14qDUx/dZNWriFW7tOHsUzMqcTSLefV9XRcvkjF2eXVVg8zHu9gyRXGfyHHRPFsn8etgT7aoatmFxM",
-	"IZGVKQaR65lUYDeWL7UsDH9rsN12iVarH7VuGeA35lot+B+qw0XAhrsGqjqw05zzoQBRArYMKk4CvitX",
-	"OgK3eKCHwv2GmQzYQBvWuxVlpI0Ll/Q6EQGxl5IiWba4JRRU8oSRXGRMaxKXAjImXA/FhJ8z0SXPBHGl",
-	"C+HV0eXxUWyz4Q5HhArCBUU2tMqpaii4fQEj1cLdTCo39P/8v/8f0gtIGxADpsxQnmlSUD945od19F6n",
-	"+XyeLa5orecm8uqsjIrcuVNCh3W6vtTfoaq7qcLaVNVsLPs3o5atzP9Ou/41gKwBZLsHZFdySXwL6HUj",
-	"W+pqbgmYxl2zz1Z9Dw2xROMvu3HfyQoWq4scQ0xxU4/Z9fQRSzixIN4HlRBhUe4F1cSLqYJR1pPwOeGO",
-	"sE7X94nVBEWvmVlGRLfsG9ao3Ubt/mH9IFtVxk4NN0px23wVN9IX96yubYUieoiy966yV54V6JEUO9Kp",
-	"vbaz7As11yEjlsgZ0yQuFEbcJc/EgqC/wW50Fuaj+OKNVamx23EPwDh24B7YmjatSKmjUlk2+rXRr9vW",
-	"r8XCa/RrY3SuMjrvgf0HS/Tu7b+HIH/vTuuGyhZ6gXCaZYvAoiwtT5DYUBlqqIAU0lINgxKJB94Jj3WV",
-	"XBP2dc4Sw9I71s52ePdZOS+buqXIO6oq60Y5f3vl3P/OlDOsskYzN5r5nmpmuz4vB8n1VCrz7dWz2413",
-	"paA/4uO1i4VXY/5OI7dpPS1+HOpaX0LKhhijv+CadcKUA9dPIYZ7zE1MMpZazavkhfZa18dnSBuH94+/",
-	"wziJ5r8w3/9hKJYbQHSwzxklmTRd8gnuYyxYgFdz2Q4pGS2GIranJDJlMWk73QeZAUZCeQsgAJbBcsnK",
-	"Lg9uyA80sFkiCyYpksWJvd9QtOOPVnr1DnqHe/14ENaaBB3hC0c6voPYM9PgTvaZQR8IYqbUkJQujofC",
-	"gaVxWeICmQ72fuzrnKsF0VNqMZLpdMkzItgF3A1+sxcKAu/u/v4gYveivosuflcY4z+FI4z1lGXjt3zM",
-	"XtCF9ldBhzWcazc5RUM2uOFMnnMx2aPnTCG3hi5erHgWKMpBNSmkfSnI0MFkKMgUcT1/YfH5G5BitUEe",
-	"SeVahw/NlIpymWMnOLs8sOYH/sbVxwXrDsVHfCFNaJLkszyDlifF5fbCuNgRX/zbxCQXhmfEzssCFzwP",
-	"4ihckLHVskA6ItwmsJcdO6x7aqVRTOD/mnBD2h4Dd9aA5S7BvVygY/uaSGoi1YQK/ouv55bnTO35z2Rk",
-	"xpSFiqTd75H/Cj9WJgd2XqcCp8t2KEPhs2LIcyl8z2XlZ0yOYW5xouxq1Exxmlm1FhENW9TNDLboK0d2",
-	"7lo1x4Eu2PuRLfxGsgv+jC1wLoojI5kuipFCU0OutB2PzjODRC+rBn/s9rDLJrJ3icjh/v6OrAUnc+9P",
-	"rk+54or6oBKg2/+92QB7ZzdoPZJJgyNOrfp8u2eFJlZVoXAKkOB+D73ZawD2wdMe+KPr9rO4/CV2VaEG",
-	"uac15/FouavIHz52aT/sPTXf9u/OfAu+4Kf+waDvP/J2DTr/xC2bdNUh38CkM19d90xfxnj9hax/iUKp",
-	"Ogx6PnkutXk2NlBF2T/a7z56evToaL//+OBp/2CDhfzoBp2LzpDqyenPmwvTutP42Oom8ScqUv/CR48r",
-	"DZPKI4pRkGfB4G5aV7mZHHSp7V4cfoEt8cWP4rewjRP+/zkYOqs+HdQA+4X5+MkmmmJJRbiHrymuxJ9D",
-	"kIhcdNwUeD80diwaMawpyGwSzDbktrJS+R5EGFAp3HVgv4gVFDoqHpTJbGB9jJX8xZFzc4PIBDpTSOF8",
-	"encaRDiFcf+eoghNQL8J6DcJc03Y4A8RNkDx/G3VrfL9Ia7ggl9y7vmGS6MFuLkj4p1yvutT5OvbFHgi",
-	"i1ZDoK0SqY3uDoUjTRiQ+G8xadsbdSISJ9SwiVSLOCIxVckUPJbfjDkhfNG9C56yY0eloNdwKShGQdEb",
-	"KUm7aESlGHrGUztF6J61p3dWkyv4Dh11WBX8I7CntJ004jvxIPuAYV+BELjQry2krFnFRfC3Sn3vjH59",
-	"y8TETFuDvhV2G3Au+I9G2lbR7HGhmbBy+5xli051NEwY7Du0akD+PlsYl187pG1UzjpA+IVFm21wP3b8",
-	"VB6TkTRT9PjTkXZ8ysWAna9y1Wj9I1ZVSY+kzBgV95CrAVmsyk1fSp+yvtz9vNQZoWkY1jQMW9MwrNgK",
-	"fr8UOznY8VbwOzj1qH/YcwekXZSm3Gk1+NJu21aMb8AEVjYrRJm8805hR7U7hW3aAWwb/b++Ooq31r4d",
-	"zzX9wGYFI1zr4PJUlHRqjsFtiRbuoBe88gQiMnje83Id9Y8Oo1YRLf6TzK3mfLy/lkptR222cmGXMkvf",
-	"IO/Hhssk6JD1HKUkNJO6jq8t6D61X5NY70adXmDJbMZPEuiPhpfkbqyfOsbMs5nMhQkdllukM1EFqr1B",
-	"TxoHtvcsvMa46CVzRqrJ9tlNnqVA8uoa27bdBiP9Tpe8KRUBLMQq10eQ1lRaEFaUUEgXKrJbLFo/Z8ro",
-	"CAhDwva15cl4K64IbOoHmozpjGcLTDZZoiUJnxeVT6OGpJJpIqTxj7S/wg2tSBsKJ0ztvVI+HjMw4OBB",
-	"nGkkyCVegBM6kueMePEfEpkEqVhje/PjIn2al1GHNc7M53nGBVUr3JnXWmXXUNxNmNHksHewjgPFCbU7",
-	"TYhYhZBuC2xuC1a2gUruHIPsAHncPcSoSZxbOyeFz9muuGcCC3MFVTIcbzpRN4ZlY1g2hmVjWN5vw7Jf",
-	"U/FsqnquSGtx2mGHxEsOcDeES00+zE0Jl5S3H663baumTmu1HbsuKnc1vdKnSmPTagyuJFq6HIVrm6li",
-	"bA/TT5TMsr18TsxUyXwyJYFJ2omGYkYXe04hkwxazvoQHrQXKQxK+MvJ0d9N9O01M4UluJWISoN3G7zb",
-	"4N0G7zZ49/sOpGwb7zYo9I5DFo4YbQNc961jFvVTmPOVNdjzjCZMV5vhp2zMBeRXkoupzLBUeEbPgKdd",
-	"sAsPJo+JyoWOSAINeksESDNoV0tmNGXkjLE5Fst6CGqmbEHmXAjgTgmQJQYocs1c0pI7Sg005UvZ3EyD",
-	"tOhKkGFOzXQo2nGgTrr9rhfH8YAMWzmWs2qWjQfkBIUjdAr0Ah7+cD8MWx2IqxT5Qm4sCRUQO5lSMWGk",
-	"fdh72rlBGOMS4vwJhFEAOpvoQRM9+P6jB9u1pqygsJZtIKEaA6sxsBoDqzGwGgOrMbAuG1grFUZjc31X",
-	"nv9dWYaI2IOksIpl1PlGMYCHTm/dVQXsC5YxY22wYh64djYTFqwOoNyVCiIkyaSwRtCIEZqm6LSfMZFr",
-	"a0b1OmSUG7AnCysQfPhgPkLh67PituaCJ/CkKVWzjGm9DRMMb7/VFLCdYN0li7RBuA3C3RDhog+qAbgN",
-	"wG0A7vcKcC9piQbWNgkttcGtw0LfOqPlociN4l7QXJ/bAqdD5UWQZVJknfR7PTKJiJ2B3LCUCHlBxkrO",
-	"wOQLlMaDIkfGIgw9FG3q/PspHHF/aJcz4nBurhHgWhtSioSVBQ7FA6Hpu1Qs7URh+gyhZiiKgEZU8ki+",
-	"929PXtHEaBJndMSymLT3++T5q4+k3+t3nxJl9wAXk4js9/qPyAvKswX5s0WAOiLaflkxAZZawsVQTGWu",
-	"mVWzGMNhRvEEikF0RIYtpxr0YNjCqVkKAy1lCGGo4yVMg597MqWaUBIDBsXq+4spgxoUDsy3ceLwQ3yM",
-	"TXL938DPmXENX4PEsJDEJIYub0NRfiB7nww4ePHmC9KOhfxiP00cEftfrGSxyxAP/H/svdtyGznWJvoq",
-	"2JyZMDl/iiZ18IGKjr1VPlT7bx/Ulqpr/9OscIKZIIlWEmABSNGsCkfM1cRc//ti3mCu5xlm3qSfZAfW",
-	"AvJAkVSSIi3ZlX3RZSXzgEQCa33r9C3ziQqazIGyNHCcO5rACO2IpEjm2GCO6z5C3Zzd33f/VYzGwNDT",
-	"AQ5b/7aQHJXRtLq1IK+ZUjx2YbTs+0sBXLzIPdZzl4atNjn3qxNGM3RXySsWk5jrcVbb5u8PV2oSggb5",
-	"UdGJDpGhFMVbjxRtiWk8DEtEpFPFBYhAa5wCKrux0qZUsIRwoQ2j8SmhBFYeGmIcyUpJ9tmspeumI0D+",
-	"U7foZoyPxsaVCNF/2P+6lfNIE+Rb8dPbAuJVCy/s4Fjc64vjznO34j/layQM4NNNmNZ0xHzAz3074pYM",
-	"UvX+68WH974Cya0qgws29IuDuGXhTEwfj8yplcGQtw8sb1dXdrVIZ9HaqOkgpqX5eKVTyzvLc1uTxJZ9",
-	"7NuYJC4BbbkYrfSTdYrL07273bOrOBEOl/MheAy0QN7AJ+kEqBs6nQ4AUXcgKyi1C2MEnDZ3N6ZLimWZ",
-	"cvQnP16cs00BWfnKhY1ZitY2/tP5y9cH3fYR+ed//Z+l2RlKNQH7beBV6Y1i1qCaXrTLD/dyUyqnapzU",
-	"uCE0ggVpAUKhtZB0/QLn/OAl11OpeZX8a3dJ8Yq6GLcyHH1rv96bTCDuEOPh9s4w3o11Y+XgoqKAtfQt",
-	"58Gsx59esq+En4h9liqOgAg2Y9og8fd95DqvoxH6m3+zO4vS4hyVPZP+lzI/TCVvEZzyw7wSO9oyp03u",
-	"qcgtbrskKjx88U7lu3TvQI7g5vzCTVIFqoTyLNYycqfMAwVBd53vhu9ckj3+3f2rSrmIBakc225TU8bI",
-	"zQIiDpYxt2XWorcjC4AZ7JfWwxCJGSz+WwZL956UZPJtXYdr6nBNnZBUx2vqeE1d4bw8IamkLGoI+BAK",
-	"QKRgRZvvO6gHCdb5/kRq0VXJtdd1rr0pNeNlnr1yovcdPH1LUK2VUast8vcFo5s0p3TE4tV8wAFZ4AMm",
-	"Z+sJozRzTn3ogefGkhNxaezl1aQR0L5nJwjG4lKJ8RroS8XcjWElDzDOQBUeYCibwVZ/ZX7diqzoy/y3",
-	"jll9qYMyTXncWMq9+6DIbdERkZ8aMWX40J2sX32echg4nFX8qZq+iZ92lnYMOz7oFDrrAB52WWhbdLBJ",
-	"NVugjz8ZPIkOnsbP2MHzYad7cHh0fPLk6bPndBDF7vz3+AHPBCU/ygn7DWaRCz1lkfEuHNcXMYdFT47a",
-	"RwAtEUXGsFGHlCfunzzTyNkpN4jvC22dhxyildrJEP/sijPbhYYFi2PDpnp2TilPtphLwyZTa1m4+Xkn",
-	"hRkncwz2ajpkBvHClGptX7rzBbaleJ29Cri1EDFnKNu9aMUXO+o0tp4OJSdTkzkjndFgRRgdQL8MEHkA",
-	"dbaZG6qvqr5D151/4Xsp2FmCqdNoA/09g9TvKBfkL05Lbjoqe0f7HFiwsRSs0Tt61gkasTWjj7uHaCc2",
-	"es+tdsFv1j3Gb9boPf+CH9yK1VSxV5+tLsDVfxQ0ZlQbsMUH84+uzdTff28k0i3YrPWUvGZqqmScRi6S",
-	"Vmzo9PzJsZVkeNVh4So9lTyhI7ZwfvfZ02P7TnjBUfnHw2dHzywGuWm1WXly2XmW761qVlcMho6TQpl6",
-	"0bixuASIO1RyUtzD8GVl4ciRa0lR6BmwzVfc2I9qVV9VzymKhZpd9ntw1qoM9HiI7Y9UgNjl1ha7JoP9",
-	"0fVI1oQKku8nN2Q0EAAuNkPnwbR/WeyJ+yWErgMuduTqqxE/QrYIXuKOhEEBRp4CroRmwExri1QLEBO7",
-	"54a4pcMeAXlJrLAMiJWOQV+gbATtYEXjKSmIRcIyuXhKChDBd42zYDeSiulTuJZ4tX5KQIIidyz0Vr6m",
-	"ikNT3xlsH9/Z+JSUQRe2g4b2vX+BaLQuNJ9u/uvFh/etgCgmsBMw1YT2xfnL12QwJ+GPry6JNwzQ3T2N",
-	"h2GbvIb+0iH+0p6mg4TrMYvJ73jkTRygTzkg+CW+hCsLByy0gdeoUjrgyWOn2Mb9/shjH4CQr+oOKc7Z",
-	"vhhHF86sUX+N+mvUX6P+GvU/RIXgsf4m2H7nDKA5pKhd71Uz1AoAplw78W3XQHiYD+5+h+xut0UW4eMG",
-	"/fZw7VkMfeAx9Eqv9zmk17NJgLDfe6gfaWIXdwJ6QJPQbvCw3Q6NDK1JYVKakBQyqf8EMB7LFVJhyL/4",
-	"1tGa/EtfGEWFHjIFmfn//O//TvIDMjVwJEqkzi4PHNiHThel+3JdHBz2byXO2BGMKqYx4qUNRdsJx4y5",
-	"qKVnZEf8DUjxemaNmiGxb0qatC/y3hVSMFcEsNj8Gu5iFSeMXGpGBszMmMu9NzPp+vQ+IoZPrOVjxkwq",
-	"BgCgL/w82nPx397UsTZK4aWt6iK5FsEaZ1DUPjCqkEwKzSwkxuoLFxH0iTzk//wPoiOasJY3uf6Udw/B",
-	"A4kcjezTCy+BL9DOjbI/+WXwz//+731ReCH4qHCfNvkrBjw58y1Nsic90mRANYMKEmvR+a4njEZj4uOk",
-	"dqj5BX0xkddcjA4c5oR0IR/otFMUkDFNhgfsmgn8Tn6woBqzEeNfsBjzUWcH+wLGDn+3ySs7nIRDfYm4",
-	"AtYvgmUYuleYl2BxSeAB+EB+wWRTq9t98TM3Y7sBYG0UlqLnTwMHQKFx89btmpe3af6RQYf5v3npcMPU",
-	"3G28Z3VQr0L8Jx9KbiKseCDAkEqPs7um8uOerXickXd62N37WqNUe2EXTvVOyUHpukXr69nl4WHB+lrA",
-	"dYelFta4nSAdpBE0Cpur0XsCEVr3oEav8az99KSxeRtqe76zsrBDtn0+7LLLz+JNDCr09luxrtWvTp00",
-	"eo1up+G6QU8heerQjU6lG9zz0N6zIEDsfSA/aEGmNHonMBeZ4nsjXOvr7MgHSJorZNQkA/fvQjoNLA8L",
-	"9b1Ch7ydkoSDac9sEmjCncuyRu84+/GtHFV/0aPGL1/y6dtosXUb5euWpMw8yRfbxqamXNyk0FAb3RI3",
-	"F+OqD7NyCvNpq56bU5KqKy0Q8CrWdsHemmjvK4fnRcktnfvnAToDUt5lJ+1tww0rLYKCG+MgkaOVNsHP",
-	"Y2oIJWNGEzP2PnypCAQChlJVtxVIE3ofcxElaczioC+oIRM7i88PSUznutWDCmttJCA6b1CTplTEKtbp",
-	"hAnTQgxViDFoJrQdB4IlKIbUfWHvFHJhmLqmicVEmCAUkAmjwlHPQg6RBaL/+3+9Dsggja6YyQE8pJzj",
-	"y0x4LLAKddgX+E4tH0PJQhyY2m5nI6FTVyQLTpG8OwLYI4E1KwISpyrr2zfhIoWcH6wyp1cOQ0LerE+e",
-	"/0caWyBOR5QLbfIK5EgqxbDbtKH66hFYU5GcuOLgVFs7SvazYi/IYncV1SJwYRghMdyCRkphdoFW10h5",
-	"1SYXMNH2gRNmrRH/gfoCWoObMRPuY0Cv8FO7I/DPmUO4NP+oxW8Kd9Qkoa7CCagmsOZ2KJPEWlWuvDDs",
-	"kXARCIWkGbMhTRPTCkho2GfzONLXIWlaC0nJGSwqtzD6Ar9yVs6ffb0AzTFvlri1bI+R3yDcFbEk0Ug+",
-	"rOmQ2bXfF3oKFd1jxoyGAFx4o2i6SQvVj7GMUljFbXLmFv9hpxN0Op1s+XHRFzRJSFO76f4//6PwW2FZ",
-	"tXown8B+lUio+rZa3e5Ma94OoWI6klRpa9a7ndDuC1fSHJMXF3/D/hVGMTrBeBh8bnvQdVPEOt3zl6+B",
-	"d8B+K4gtZp/J/jLi10yjsea+N1AdoOVtV6jflaSZSMirM5KM+WjMXIcP+wi7LcFQgUmhfTGVXBikYMBq",
-	"bhLJJJ2IgGhpV9bYWkV6yq/AzJ9rcs01HySs5XcIPhqMYD2mVuIgYbRMzYEcHrhfjGImGuOHV3DOkmVg",
-	"V8ApLnB70zyq6TehNazxHQOcCKQFsGteDt0guCADmUCVP7WPIiMgXWgT9L1DO9uIKsUxObAvSt097YP6",
-	"jXN70nt7z3f9ht1guKxA8oCBKQXUWGO7zin6D6aMOlsSP4+1nu0GDUi/0bQWBhcpi1v9Ri5Txq6oXMlZ",
-	"G9eJiOFbezMUZABwNMRyJhJJY9jzMRnMwQHg5H8zXFLaC7KzPWrbzVpSQge5z/jAyIPcX9yGSKxdc2d2",
-	"aNdzWPDNiQQBRQU5LO0huzEmUpixXU/dEy9eYUs8dZOgA6LpHBgD7J7OldEhMIPjzp/e6HkKys4FyJm6",
-	"Zuo0m+0ZRWGtiUmVIOmUGNkXJ0SzSIoYvQAit+MPn/uYsv40SPU8dAmmH5lR84OzoWEqBCJzeAxJ7P73",
-	"Yzzui2waNDzYE4YEdm3g+ErLpwmrEoc4lkmM7HoxNXRANbPKQQgMH7VOyZRqV6hFC9NdHLl7Wpu8tWoR",
-	"BZAmwj4YHoIMCaAoCbWvAj60gFCvEp3cgo/n1D+2gRUZV0ZBe6NoO80g1tBqymUtaaWye07zmLlzEUbF",
-	"Lhf2Eaax6gDveFwxg7bsQOmLZS6Uy3wpv5WjB+1EKQO815DjnIO2IENo5Vzfr+JwKQ/tLd3NyO7om7kx",
-	"rh8QQ8x4bMZ5ubaX/2F3HFp45EBJeazd8Yox+sXeqGpdlhfcG3/5LngtZlRNQAAJWYHbYmHlV7ePl1y4",
-	"ltmi6aFIhqI25LcIGh4dlm9szws8Mg2cPYH/+cTjgJpgwsWnYWAxiv0P/fxpGGQfnImYxZ+oCTyi/+T0",
-	"TWCR/KdhADD+E97C/RvuYNH6JwfRM3D+aTAv/EFNYJE5nlrQlp+GGeIIfqbJ1QEXJJIyYSr7c6rkgAVV",
-	"HGJBMd3iGH0wB52TXqcTHD0Ljg/bT4PjJ8GTThAEwdFRcNy1/wj6IsfOux5C92k+BPu/8q/Hx/mvhzA2",
-	"HBWkpZ0JSj6m/LdgIYfkJL/mpZSKjKi2e9hIJU59HIVM5DUWa7gdHY0PuAiOnvfF+jTNZZ6dRI5qlpM9",
-	"lm9V8BW5GpcfUj3fnd/ncsFAttAo8/4UXD4OZn69zNKVrp61bR0/CO+EDErZklsXF0EpvIts3zGkUSfZ",
-	"1Ul2dZJdnWRXJ9l9D0l2NWzZXRKZ2Sx/bD+IY3tKoXKNxS0cQpD+UqrZKBmBdwcq5/FwM6yye8u0enZq",
-	"bUQ8tN14lqVoabsGvskN+WvKcWWspkT4WDhpgZWQvOaJvX1WixaQEP0aYZuc0xHTq8kTSHOBPGFLPi9a",
-	"jXLB0ys8IsWXBvLmVTwJhbnZkCyh9Iz2TokQljy49EIQv+KeIHnlsxEHVtfz2RMcgnygpAx0OlXyer2d",
-	"E1ERAfq2J4k0SVZSWnmfmE+C84n/FZHUwGKzYZoMeflp1cBgZ9gt5dkNqGY/FTLDshv/QDVzmWNV73y4",
-	"RRZekbao8Kd7us+ec7lrkT1qv6dgLGZxwdQ+Ougc5URYr6UilynTMZ1DLrD4NWWGTBWb2i2HuTPsg4qt",
-	"RW2n4ZfNzSTtTR6/NoBXbTDhZvkX7/ovbuSm3xvYnJazQuULcKu69Wz7VSleP8P4rxzeEEN1Ifu3X8he",
-	"0kqV0sy+ckH7mcCkE0ET4kqPIQCvjYyuoEubvGaYZCUFu5n1lWfU5RkNAWTHhLGiQxMWE/KtPoPKeSxf",
-	"oXnVgAULFCoL8sIG7OxgoNidm2LxAbTQwJYNLNGs1BccUqYUoAnX1uEmVkH8wJzfJCTNLGHusTZ0OLyR",
-	"kl/4kC44vboQPN/991kNvq0GzFXYHVXOLnXL5mnGmyuDjYvXs++8zwr2IkRy6KcGRH9IQATSdBEN4RfZ",
-	"LfbJVs2XLQyOVU4SGH1RjO69mjfXvHVJb90DbdOqAZCo4L0tqvNKAK4MLjaoAV5csetjwdnZed46SNsA",
-	"OyTNqCaZjIVsQ4vCfBqvl01EWuGkcXv6ZHpuNuptVB0hgSu3OJ93CzzX7oNaWz5098EOVWhJedbabKck",
-	"z1sJ+ocbHXDt4XEP3Fd7eMjAUlQ4LRW64YQ9Qkm2J0uKbMCwwsifGoeuxQhU2ft6kULBx1TJf7DI3gbc",
-	"FW1yJuYEE86h7UixHN/3D1ym3SoW5lfRcWc49J27AWpFWSvKWlHWivLhVGzvuQs1rsvtNHOVUu0KChRl",
-	"4kPRnzgaUJ9grgUFLSoV8Rt5uUbNxHu4tZKs6DSHRs/ZYKRgjri2rGQ3dK3D6L9tnVo66cmN/oe1lv2e",
-	"tWy2Emo1W6vZh6RmUbLer6PzsRMn96Vo38lr3+jHWpE9iH8zH7QOCCWh5336JFMTZl0uHa1cFgwPXCci",
-	"z27eF/i3TA1pYh1LTBLpaPMSNjSOnLD4BC5CX6yq6YS581FXxkwbLtyzqMESfjgrksA1kiSEC1C6cD8K",
-	"WfVt8gFelSZkytQBROJ/zVn+mo5EwR5/pB27n6uK7fWF77cvU6MNhVqMVpssCIAcaGSqIYQy73BKleE0",
-	"Seaf8l9IKgxPsP69L2A8HKkS2wRy5IoIoikVyW6Su7RbpcfzgrO7h+BmxjWzkKYvwo/lM4U02e3DNrmA",
-	"TAckqvAF5Phdi8AInOzwmz2Rjhzr/QTWjks0OCU51UFhuorpCV8pF+E1TsZDSUbIkYT915sNkEJJ84PX",
-	"q5r+ujkBhSj9l7uCv6pY58gXtOcZ4A/cF1NASpfdw01LYjbFjR651dhxDXbMJu3+saP5LDIaSakq3ZvZ",
-	"Saelmx5fdo/y0dLr0QupDRAZ2G90/LT97PBJ59mT5ydPTg4Pq6+O6MkWq8OVbxX1u13B2yROycoci0+t",
-	"vBZ/piL2b90pL9SDjN7SV7wtDHDjxQQKbVPR5dJDVTmhdRnh5fIPVyy/Ozg+POlYpPYgl86zHSwdLrZY",
-	"OYd3XTl+pRRWz+rFw8U3uXZg6fyyje3qYMDEqvUVZuwwP6W3iK8cKRI3SynEHfdabfzWqUUbWNxuSd6z",
-	"yY1A4qG4tnE0uWs7NyczwLN3v/VmBtYFjOvBeqTrVOE/ssWQbZra21wr3IfkbUapec+qz8iDqbwvzffS",
-	"qjcdoAu56OYsK52i99Bl9UIjmVLarmPdZUOmFIvJNROxVL2+yFzXhGsykOlobPWasv8o9nJZvNIVZXHh",
-	"+pJOaXSlCZDfMqsgQT8Cie5U8YihD9jlD3t4XMLOCjuwsJgAo/iMznWbnOHIZtByB8q8xlQTIfPhQEt9",
-	"w69ZqziwUo1Xpu1Py2sJ2VAXXLxIWJooRuO5fVhfLGQ/B6WuLeQ9OnPtbRzCB0rYvWaNFQTgpTwvagN9",
-	"/8BiWh4PsDQtQRbQEmcjpBGzhF8zVdaZxxuY7Ucl3LDASgrNRwIypCKaB6TbPcFEwg1uD0MR15JH7Nwu",
-	"eWeOOmyzIaqw47yUJutk8eyk07GfNrq64L8xhzXsnz8VgAUe0a4zyLQwCGsTu44o1yw+d2dZaKSv0kav",
-	"cf7x5cHbV+8Oul0LVnAjvak+5OgQQQ2AF3xh2CxvuQZnBR7yj8+/emGxv9kA/O2nKmpxstdUPJ24Jekm",
-	"qnKzFB8W+XY8/DUyvyMyryaYvoeczG3w+4Lyuh3NZ9gBLf8F3Vxj/W8V61+mSiygMy6MXPzA+03plKlB",
-	"4bWKLcmdQAZzgr0WpEuVSOZEDpHywCI2claBuEgisRDjSrf7YoeMSmsJ0oD+yL/oxtRH7sIy/fkuuO83",
-	"4kl6gNxEYIJ4Fvqlyrl7edjZOEIOIZyc65VqzUeCIc6WGwGnAVBHximDUNA7JDNv9DpBY6RoxLIDR508",
-	"VlWgJk+g/QEaaC9lVFm3DZ7a3TlVXCrUxGM+Gi8h7nd/6/OxNDJjc/VHLyIqFs+8ZJOpP2aoGjFzSSvy",
-	"vnbYU8c/+5GKEczmhH5+3eg1ji1QmHBh/310BEFsbmCRv5UjMisxohcJoxE54Jp+ceNX7Zp3DGWqyFim",
-	"IMcE+2w+RFGqFBMRIKaCXiU5ZfuTHrQFLP72bNVvR8S321v2W7ez5rfy8+yOUCm8+OuPr/76p5dnb97+",
-	"2+kP//bnDz99/NOToNsJusdB99npD//27s37ny5f/amzHSxXRpeR1kqoUdw+29AsoeSqQrEEiKMg6Gpi",
-	"pW+eWCnXdxmLoz90/5RKRDErBaB79ZhFVwnXpgdYyAsHYrdihnxhvWPGqczkB5nQK+hwZSQ0jNN90Qwx",
-	"Ft/z7x+6TEwkHOYRUakQTLlLoUccNADMmg2hVvOXP9KF5+m+cImgdpWTw2OUawF0EMLmbHgVDLswztmY",
-	"GuabC4oUQBKwmYGC1aeEEsFmfZE/FPYMjVnenwgoouxYIRE0ZSRc0GthFoovjtnCMphJM6amLyIqhDRk",
-	"wIiFsiWPYZa+iUkRpKkZIyFIxLDnOiLhfbkYgccwT+V8/qQvCvNkf+x2Oh03t5TEdN46dR/Rvhp8c+TA",
-	"Pf9wcUke44lwWEMzMH21ypt4aU9d50zMJnEtCZWTjfeZ81kGUDXi+R4Rz30hiuqOCdwIe2Xoqg2FetvU",
-	"hsLXMhQ23Pm3mAP7ZiFzmHQzBjI39D+8Q7OARsqJg98Lt1iG0irYMAV4uLH7cz2dWGE75FRiYAMUQO+d",
-	"2jdk73nHBLda09aatta036qmrV1gO24stIn6uFeusqAxTZe2KpkmNHKOKr9MyBujnWdFSEPmzBBYwlAJ",
-	"PCyqJKINTxJiJHQ5D4icMhFAJpkVb62+oIoRxbBZKBUxmSZUCPvvEeUiL+IWbJa740ANnOZus+LzfA7Z",
-	"gI1SEfQFNDIl2BktQNVJ8eHgP6IxI4M5Uak4EHIGnqErNjVt8k5eY19vr3ULveCBSZ1rotgQfFjN406n",
-	"1QOHHvrRiBRsQ+fRTaX8E2z+ol6unTy1Dv0jOXlq6Flvmxp61tDzj+d5uYv3ZEcOkLHdlV/dAfLYIbF7",
-	"oxmCoKwUrAAqH+VYd0aaEAFeHv0EtCrkrBWQVMSA7YoxWDnEygw5E1jEbHdInAL1exHBKkZSQYdDIM1t",
-	"k5+lutJAd0QF4aIcHSZGyjsjzY+pcJvqvZzdfylDPhkloUQ6z3vAdpKJTtcWeUEnOw3wYcoEBPelvGoE",
-	"22lqagyNxhMmDOywrOiv1PzbZYb7Qz/M1yaLlxFIafHhVXZVmVtenF3zGOcHr7mJHjZJHV+NNKCxtIMB",
-	"DxV2bMuU0MgFGx7ahN5Bl5p+e+yzAf0CgB+3Un8uIZo899K+7BRZEXYOlKpr71S8l7OP2HR+hQovyDg0",
-	"z53ArN1Jf/QwysdUFFwoLpNof1BCR1Q8/t3Q0QsZsy9r2u9qmVxbVUumigtIFKcjAp2n6XQKTipNwt9n",
-	"bPApVcnifcOWb3aH2x7dSn0BGu5zTkOCxH7oOYtokjAFudwJIzRJ5EwHngbQ/tjDjjCUTJnSUpCcl84x",
-	"CNoRAkkvZpP5h41lEusi3X4iI5qQGLkXYmL4hJ0WsswscoGcSCNjOu+Lpn1ZONP7yOQ1U/YsLqIkjVnc",
-	"OkXwcbOtoJ0CYGMMXGeba9YXBTmDKZiUaCa0VIRDK11ugmyG4NlQ8Ef0mDGD//ZVo8Dw6GVgX1hpGZPB",
-	"nHAUMXDxTKorX9/a9MLHDqQo7zBt/2duxjK1U3xNEx4TzWCpIXGMT0LrFjgEIyoI1LuCZAv99w8IrrYQ",
-	"GwOzvhjIeB6QwdwwGDP8IyN9nI0ZOA2lAl+p/5TsM9dGB0RL4pedfZ5mbmpSzZT98FgRbNGNleX2DRXT",
-	"6YRlQ2yTM/iZxfYEexmZjWVWX+srIpCtsi+kGlHBf8MPOGLGvvTxqR1GLGFHuPOx9hfrJmIJ93ILwr+C",
-	"S28LkGORirldyrhS7AtClS/c014Lr2vnYEY1UcxY/b9Be+q+WFKNC5sY4MFdECdcAfJkhbjz5z22j7rw",
-	"gqea9rSXwEDTdbQJXozYtbsoRDLB4aTJXnWqHe5NvfpN9YmBRWFlToRxBENHBX1jj24ceLFHU5gVJoxd",
-	"RSw+0Bkq3V9Yxn6NS5Q5y3rJoFTVa1MGirvd7le8xBdSoejwrxv7rV8qk8quQQHCVV+AULi1Gf1pnqY8",
-	"pSOrmX76+NbpAPtLqbCqL5phKXu/cqXVEsnwlmtz4SanSqlV6Q15nrR7j6VWa0apmIV6VkfmdBFckxE1",
-	"bEbnm447jleM293vJbMb7huvFUMRn2+X9VIezrNraEHOVyp4was3aynuRravopfi/evil69V/KIzAZTp",
-	"Hnfk3ktfPrIR1wYYYchUyQEjAzbmyHCOg/zkdn9IYtj/WWWDO+6gX48oRq2RohFbul+JfawGDWPB9WBO",
-	"QvYZu5e/iUPSTAX/NcVqFXdFgOzdsHbpFRMtq5kKAL4vchPiH2k88vkBGrhuiAJXdTOccHHJJtPX4eNw",
-	"Qj/jPwNsPu5MlZL98ki3Tgnti1hK5W2UwZyM5YwkEmwQa4XN0dKwI/LvVyKwuTFngb1niHI/dFx4UKJS",
-	"mkAkvFnSqr1g80Df9nLOQV8cdzqnhOYzt/zKZejbKd6SBdDEUXBjTYPUaB4z93cZFLgvrlv2vY87x6t8",
-	"zqgvtFXS8cQZLCsAPKZYOoF5n0Uw+eJs9BqwIQ6eNoIbGrCyOr3pT73p64PHbBWug/WyIZVEFFUP1+EH",
-	"2VcxRkEV36qJ37OZV6cbjn6VoYUP3nM+uZPzdUPrmnV2Y+sVFXPmMquEHkqCt7qrtLhK1zWxxhODQgNr",
-	"apg2XvVnjgr22Rp+yCBixdtIMa3b5MMypdIXZa0CyhC0hXS+slxFBWUH3fEdDMMfmcnUzU6siVtF2M9U",
-	"TfYkw2rJsuPmwhtsuQefqOvQLHJEYhl1Sa+HraBQbZ0mTGM1OMofR9JM3hjdFxnE9971pRsdkLKrInd4",
-	"HLYQ08Uc3s+Z2NgBfsT82MKG3hr+uffJAuiHneDrgEJvpTR6jePOCpBImgMKrY9YMmx9L4ix860gRpcG",
-	"V0vdbw7P7UY3oJD52oDssRe6a537eAWEfEdWFv89tKI2DEhoZNjquXxXj9OaoaIzK/clchKfHExA3gFT",
-	"xsFYpooM0uiKmb5o0gQCikQK8tPlixaI/QkXfJJOAjJh1AWM6Wd7pE0ui1m2VDE7mP/9v17npCOp4Kbs",
-	"ItJMmDYM1Hex08RIyLCDIAK8CdRckJjOyYANpWJwvlUyekoF+Gi8a+VpX8R0rvOXPOoSd+BkErbsOx49",
-	"eeIPdceh82N0AkK1/ad7IDKTZM/aBdb86D/lLaGIC0OVCTDIqvn1QgSiwP3YKWawL/Hc2zdZ7q63S/nA",
-	"8AmrEnR4JeLA6vq1ozm6dTRG7mAs8FVJ062UVkDsV4XOhd1xWB5ad7xiICoPw26mGt7KUSmEe/dQhN1s",
-	"yfxWbfZnOO2tHG2szfCapQotkaNai+2wA3ouhVW+0R+4BXFT9/CRkMPhanXzkjML3e2odWAxPtMG+6iW",
-	"yDgHc4KZkQH6q6ErqOEg61eGmvsip+Qk1WLL1Wg5XyRc8IgmS1KgyXlCBRky0Fk9Ekb5qedKwmmvhGFq",
-	"qrhmq4PMftqqRJnd7KEXnmtsj1OWXVMGKV+rIsmYc1pZEuDgLvCqVVHlEs0ojvDhhb5hkG4hbT9OYNle",
-	"Nk535+8iyF3YyOuj3P7EbWLceO1mQe7CR9tLkLtw/4cS5D6sZPRMmMAWVerBK8wKE3dhpGLxRxZJFf8E",
-	"vqM9xNZjq40gJdJJX69vvRhfoXC9QgCtO02oOHAaoNHLL/1KQXjssuNKjYaEFuQbJtO713S5rUOp3BK3",
-	"SpZmrjoWw2nccCogMbgv3GlXjE21C/hCLZIm3EWtZ1Ybu+dZHZ0/aGncuAmB96rx4YKr/hQKoOC+rvDe",
-	"jQ1JAZy664tiZ5cVfsG96nIXiXZi7T5D0fZLuC4G1YtRXIuEj0zQBL8lzHY819MxHXFKDPts5+aUTBNG",
-	"NeSOD7makKk0VGueTpAvvQ2v7nVh9SqpanikNMl7DS97GHWbDjzH8zJ19mVDaLXKxHLPd4t939Fmp8jv",
-	"Idz8nem3P0SY+gGo8Ky/XEHtWPXmFXo1fV5WC9to9JVW8O0xcbezyZlXaKDB0eStoCRvD2fvVd39yEyu",
-	"6+5ocGRdcG4Tti9ZxGMW71zYeiFbS75vHNm7KHwJ2z9oaH9XZxtGemIWce3wwL30uoR9CanAJdgCgoSB",
-	"iQLVGm7U7Rj3cUjYtbUemjE1tJf9/CYOg74IMxQZBiQsYFr7p0uMtT+4Vw9bbQLDsE+HEkd8pIpD0swN",
-	"nb7ILJ0WiRSLmTCcJkRiWiuKWD3m0zLZvZIJ6wEilqkhGIdyAhhjQEdBX9iX8RQLciaYKsh2zyjm3pzc",
-	"yVrJ0qXg7fK3WBDrfbGFXMdP+SDMmGxRF9ukOTvlPLM6DsnI2yIsRqNFsOlYyUSO5u3qpkXpxfeah3Dv",
-	"6s4vwm9P7VVfPZGMIY6ZacKgwZSSyi9x5OUrKYqC2FBxUWiQpTIjY3CA2rreceeo8vd5BSNZyWWUADGg",
-	"kZIkcgax9gXZlEDD3mUSoDZ1Hl5G7hnudwLet3+wyGyHUPZirBi2We0nJtpuUPqZhePuVKeNgTIDmTA7",
-	"qNKuEtqwZ20V1zCVO1XhxHxd8fvNlcC5r55Fw+Hv++/8FMfaW+tNSq6wV31AKBlLPeWGJvbf10ykrJVn",
-	"vb85e38GZBrkNynYaYFmAzNjgUxjSpVx7YXkZJoaFiPjRZucCZKKKyFnIr9JsfdRm7xDHbG8dWXWNgk5",
-	"pVbtS9d/k5ulGbT2OIG57ZWEw8GMx+w0p35Y3jzTcUUcrXOgm/vtZuTiue8oF+Qv+Fnt8uMTZqfbfvoJ",
-	"Uzyij1+MeURHcnPntWH7LYyqREOxIQUFnr5Siu3dP21YXQu1IzKoPyYIy3pxODaO2/RJQQre1ClSjVah",
-	"qce/o2/ilnoo6DT8oYqbt3rh0u0wCpy2hn0tqptdy5gaKK2vPaq2su8ra/ACM7lW1h4hWSyatdihOwc5",
-	"UkEGN0IjoFhLoBgdmEwSGrEYy5Ram8KZVQVBfpds67ui83M7VphABkU7wNmc54sNFKNXQ6qNp09u9Bqd",
-	"J72jDkylu+S4dEmSimhcOL3btT/npx927OXZ6TEXApggs/Ofls/vHJZuL/hoXBzNIfy8ActjPnX7LeP5",
-	"yrInq975+jLowTJLfwelODuAAau8KkZGV2vU/8EYepRAj1s2If/nf+T0G80JNUxxmtg1kBc9JiweMdUK",
-	"PPuGve6RJgOqGZTFePJIOFcaDYSOWIAZkGuapGhDRna2PAuLu8cEWpQc0GsGFCKR1MafgSDlDXS7HcyR",
-	"O7FNwgFL5Oycqj/Z7RwWUsSwLy5y/kn3loVbkSZNkuxVkQQE7uUpwaZUkYRdswTTMtvkbL0xCX4muBbd",
-	"Tasyvvtis5TvpWhquUsKvnSVxO1iijSsjweaIO0/z4bDG3RW5UUnecnojoZol9mGw6Mrh2dvtpOh4eIv",
-	"rGeSL2e3CXLKoJvscK6tzpIR+u22LCd5IGXCqHiwieR2ob+1U1DB4Vo4dxu3a3b5hrRp9jr8THtLK685",
-	"025HFFUcBGcTmQpTBBS79DPDQpCCWLVVBAbpdJrMv57DeTmaeEzjf6Toh96tH/tnBarU2VgTKuYObJCE",
-	"CwZgwXm5Hc20UVRopJHtEcUixqfWJEP8EVow8kJq88KOIwSMA8fCwAGNIvRYhTla2OHNnj2gCRUR00Ff",
-	"wIOHTFkha2YMd1mRrxpQRUC41qlzp0dSKeYYb8lfUyoMN9xVFyPbMYTCJzTpC9yPGglk5lmxMUK0SIpr",
-	"BqZnGFHNwoCEjEZj+1/5W/jP//o/WwGQsHlXfQGaAcQ4IGcwnw4cCTai0H/jVxzTnMxkmsRAW0doUU94",
-	"GNV0MWCkr06keaRbqGz6gpDfGOR2ZBklJORCp8MhjzgT5hOsoDCn6rCvVKB8A5jmt0Y2JMfITIiQZmw/",
-	"BVK3EmcSW/A2U9wYJtr2/V65MnFYD2QkmZ1JqLxOpMFGJXb1ZPTbYSINMNsp/1c7kjELSdM1vCB8SASb",
-	"tQI7BmDfg1u5/idEzoQvBxgxYXEZs987ZqQZfjzsHD7pHHWOD7phbx2r+ZjZm7vVKA7MuHAv+6wieMWa",
-	"BjpvFbiKply5scO/mf4gPFWguzdMyLVdZ/ah/1Jc/SGQcbzlQ/aSzrW/TkjB2uQt7D05hDnzM+4+gKaT",
-	"bNiYX4Xj0GO7rBF6lF6jTT4AH9JEXrMJWgAxGAco8mYZo3kijb1x88bmK26kFuyeMUviPEvVCg1pYB2c",
-	"CdyA9ktDJpaEmTTQESe3Z6yNMpgTRlXC7bvhOwT2R0FkEiM3FCymUzjbDsyP1L2wfXcntcsDIQnVhjRf",
-	"v3r9odUmr+DTxPjMprsWy/PtTYHB3ttVbp38JgXD9xSQAQZvFPcwps3c/TxyGJpSMhdOtr1zPt8TOse9",
-	"bcZsQpozqo37N5oq5x8uLsljOHyQyJEG4mIrM0Iv9D5xES5MqVtaOp9QYLHExWLXV3atTE3oxLkncCdI",
-	"Kw9ryEh5hV0EVMwUkMnD7axh59aTn/FISV0QtjDK407HvUbMDOWJXcpeZjgJ0SM0j1yCZG26d8kkrP2Y",
-	"A2nG8LNuAf0lyeWjW/szJe265SPMs8MXphp5K+UQi/iAy+GJl+wECY2CXHw4frBsD0nlKegLNJhlzkwr",
-	"DP0kuKUytWtMQmMKXKf2etBkUthbUzHHORjA3vKS0Y6zvL1WeiwBeFTpvHQG2GCFLfoVI6ewxOChzqqq",
-	"bJklG/EKDdw1ppDn9fbwuHN00O0+BaPKCeMCycRhx0Iyv57sD+DepfAWDfd1GkHDLr9Gr2G1vPsrgzON",
-	"XvfZ8+d2hjZjT6ruhLRfED/mfh2o+XMm7pLbTbPC+V+2eSN35VIPK83OyJSrA6FKznKcUfte89jvxomQ",
-	"NxFhISPyTeFH4n8sJzc+DxqZXzM3pHqNw/aJa2y67w3vtmYy2HQB+vD3yqzL99IQJrBHCmh1bEDiFThp",
-	"LsPTjvsuxL+QEsnrjMg9sU3ee01IF9bxHzQMD/amm+UMIFUxt4tKcTNP/GPzWaxPckRhU6Yk8cxX2SLI",
-	"nEWZHQXanhv4ts7JTk2AAMvbtnRowM8fLHoAMwd5dkKOZiwGS5VrhEYjI1WbvOYJsK0P5tg7I1gw4wJy",
-	"BezrrlsTaToyqowKChm9cjKm1mr/uuvOUdnBTvbqX7+0n29TH7tVHA/Uxf4w/dffgPcfwIDvr2JXe3mY",
-	"YKWtGAcQZ1ZVGpefxV/s+WvHQQHL4+6FAdldt4LgrPu16Nby4Tn+udtG9mxf1GsPNBhx6VTB7XgXztw2",
-	"EHH5WWwWhijA3ToK8T10bgFvkvMQ2U/7wCIKFptk6ba3EIQuNBfxTqSlpSHgqJbCe9JaUCoC/lOr513N",
-	"iCdurxrWvzuIKHIXb44lcn/XgwMUro9306iUtZD/3h+CDsitFYNfHW7Gy9cHm3cijMvfpIJMLl+wnWgu",
-	"3qNqlU5hBmshueuYa1m03KOUvK3QZ7HFUjNWc4z5Ba45dkCGirHf7D8GVLXy0Gmh7YWnuSx3uAWqe2uO",
-	"QbcrXypuDe9SCKpCzXh1p7ErRlnYEvfpPnbk9lkD8yKvvetR7v8+OlrT+HxP3tmlE7bfQp6Fj7OhjNzM",
-	"TbZw5VpJuO9qn0V8Ulf+1DXXW5f7LAjuffoal63atVVAC2Pbd0XQ0nqgGxpgt9DuIUmtWoLsuuJoi831",
-	"4NseFdN0jRUiUFl0WkwPwI6eFBuHYpr8LeCtzE9KzkjMwNJySTruvphL79qMRlewccfczvIc8ggwjUZI",
-	"aJCEaeR3BoKuameJGNgDjutUxXFkA1LQpW+w7wh6LeNqlPSwCpq+GtCB0w80M+bW7kKLPkK4lPhLe+in",
-	"piSSqTCQovZIk2uqOBURcCANEzoasXgDjENuIaiYLGfI8CFPK72B303KgGhuh4EpcDBETB12gyKDOUG+",
-	"45ugCt7zws/Q3eVN+X63ipvy6RtIm8ULVzSPxN9rYbNjQLWwPbZCU25dH9iF7P28y9gL7uAnW4agLpjR",
-	"VXdzj8hrpkjof3qd0NE5UxETJvTBhYGUV32R5X/a3X3zIldlwAWmX5DmQJpxa2NIRDbntOmLZaQ2q7DV",
-	"TWmwJbS68fKN3uFJpxM0lkxlo9c4adxp5+8cNdVSrC7p3j0CQt6IbYTnevizguQlVddsvhr1XODv5WSy",
-	"DUqZ8cAj4p6TF6rcEExECqZJU0gsmtpnctYqRj43F5vqkq+b/QEjihKpmT4zjZ5IkyRouCqjM7PQFvF5",
-	"IRumUgwhhtwnZ8Oeu3YoE0YTMmQsHlBIpQWhgXHOv//euGJzYCaV8adfU5pwYxffVMnJ1I7mz3IGGYVW",
-	"C9pz/u/GoiS2cpAm7B393OidZDFM+23ECGYVH6BYJCcTBolPpbsn/Iolc4Cyc5nalZidSmSqPJld+cEQ",
-	"Ts4eJqa68KQhvZapQkIFjHDBvvuhQHHy1nGXvERSkl8KQ/p5zKMxTlnMYxiSHSEZMG3WjUFzMUrYp2gs",
-	"ecQKo8FXgazS7BlnvhqDJZqtu6lhn01pvb2wYKbR6x5u0zQZuqb17M4Bc2xMxdW/yfQd05qOGOghKq7s",
-	"G/9f5N/szHsf0Zgl0+KnsMjC0ZCsXrFQmbBhRBw28IYV07jp6zSl7yICn0nwXFnikXsPvGMEB2LvMKQe",
-	"+EUzSUqaV1Y9poL/mrJTF1h3tLNSEJQK+ekB8TITTukLKQhKTA21u9hv0ofniVUXUJ/GJ75WlIqrAyub",
-	"Jrh7b1PpQLaJw/F0m16jG9+vq6DwSfO4c5SRxy9T9WvsGrjvEsNmNckm7vv7jPYvKuRag35vGvQ+1eUG",
-	"tqLdCftK41i20GvkWe+bTZBn5+EDz80220qHDPy679wiVJZ1RlHNJbyL5CKPo25HzyWstkGsrbBc16YS",
-	"4ea5Mzuwf6G7uFtqnVfrvO/f27JbpVerol0J5x+Z2UwyP/iENBz6I+1Ysb2zouijCG46KEDSZ6KwTT6I",
-	"iBHaF34qsS+3XvCq+A4hGFNpHneet3okktN5YSSEC20YjaFVOJYm4GV9gdftxFPhY6eZQqodDbXy+EM5",
-	"GmrQVe+bGnTVoKvOld15ruzXtNsfc3HNTV7nfB8Nmt9xYTRJuLjSVhjmWK5HQkjXCwkVUswnMgUyYA10",
-	"VlIwoPBVLOJTkPpNhKBsQnmCBLGKDZligC0VI1dsaiCKtUgQEDgqTT2WM+G7LdvxtLCJpJVzB6nGY67O",
-	"QQrWFzoduI9xSkLH7HdmQsKEa9WKL9U87hwjGwtQftLIQBwQwmz5G8YkzN5FhzsPqL0pfOj7jK1l01SU",
-	"o89Lmj+fBhicU+4fpZyQ4y5yI7rvalfPx/ek2+kcHh2fPHnqIJf9YD9plmGXanK5MEP7i7n8/fcGLFAP",
-	"hCpMR1UgdJgDoUpzdWOmgoaRV8xuyT//evTz5Nl/Ud3Lzyd/uX5+Pjh8P3/yNjr+UXdex0//lR79xJ59",
-	"4N2Ps5O/WnyVqqTRa4yNmere48d0Om1rmeq2e2kncB5vdNOtE0byr1iZQ8Fu0lPCaDQmMAGE60wWRKx2",
-	"+tdO/4fu9IdFzwheEd+gLdwjflBMp4lZnXJ6zlTmwQkwTR4VvNecwGof/n2o5CQgRrZC0ozZkKaJ6RGa",
-	"JODhgeoWq+zRugmstSJQxcdcG8UHqWdGdnkzoBXfn18gteH78wuiI6kYaVqTRAJZ4YSLVJOYGQUshhpo",
-	"pqfSgpFWkKe2WovEGwblxNkgy2S1Q4MUtHIWawY2hL2Hz1GzN9StHUVDPrrpv4U26KIw3Q+SHK44wCr0",
-	"cMdVxvY90MPZf5bdF7gWLRyxRnFx/dtzuxCUP2z0ukHjCP7/uNE7Dhonjd6TL8Fy34fdTY1e47h9eHKb",
-	"J+Sms6MwnM7N4XRgODiobqfRO4SxdWBsHRhbB8bWDRpP4P+fwv8/gzOfN3pH2ZiL7hQ34GftLrQInGqU",
-	"O34nw8VTqjW/tjN+hO8kcW+c2CUhFWv0jjpftvfMLDhi8ll4HjRQYNkx5S4YOyTnfLGfA/0xhdcr+nAq",
-	"u2ZWemIKHyXYxC0DsglWGQhoc8PhcXTZPewd+U0H3hrntpDpFFZLIq9ZMm/Dsr/VqbOxhxKl3Qog53RR",
-	"nf37jUfJ8GP7z/nw42TrERL0Prlf30opUAcMiHZMMZmkieGZZyMg4e8zNviUqsS/wuPfwSD6Ep6SiCYJ",
-	"dm0kdES56AslDXWUL9D1dqrYNZcpunKKLDCYVRyxVpsUbGzsdMTsmxhnhO3E6XFh322XScR3Ud0PyKCu",
-	"LGrt/IHQXGMvn8KaWmot13Lwjjbs/ZuTVmpknuhH2osL++H3aFfifasTNtjzA9+QKStlvMlNlRUwwhUL",
-	"tQ194bt6wI+uXzc1xJUu3r0Q8ZLugmXBT87aqmR41Bbko5d0VNVZZsdRN7tfW7c0VVxAyQ0tV/pGVNx/",
-	"5RICAmoHhy3psJ2IoWrETGBNHhg+sXYf+4yuAnv+Xz/i6XJIwhkb/KSSsC+aRcAQUfH4d3vOl7DVJpdw",
-	"Q40tzHq+T2MzxAe9iUOrNgptzXjsupSQKWcR6ws5JOzXlE+xv4VaRnOKbzbwTfvogCUYSPGlUsm8sKGp",
-	"47pqhhhIDiG6k80D10RIe1akWMyE4TTpWQgqk2sHewRjsfYcLWM+zRqWFeXSKghjt+YmQRu7Je+1X5ad",
-	"zZvMV4ewoO0nvERhkX2jTclKL+lorwSlho6qyMsNqBvw7FVScc9hAitF6hhBHSPYQWFAQT/drp5y6bUR",
-	"jsuKAmKWMMOW4zlDR480Sl9t5FQXxG3TDkc7I9LakK02eSFj1x8Xw/UKJujuAvclDBEF7oLQqbSYXzih",
-	"VG/M3RFOGa4YopRdLNGv7P4xVF+tsWTsr0SDjADgEqfszITgQxGIg6Z0xOINyFJ8A65eX3hwE5AQ89/s",
-	"v6iGjtL2OGnC6Ig7FGPGDTXeVoq5Ypifogi0SJ5KzQFtmTGb98VYJnGP9BuTOYEb9RutgIT+JHzwFRc4",
-	"AGgUFmIwzb7ma+j69Rj+fSlD0swagJGBXXca+pO6CQl8N1M/QUOpoCHqx9cvyNHR0fNWNeYaiS0zGFd6",
-	"nTFHxdzdbEWrDvhuG/fngEl6gM2+YBHABHNHJVsepMuZXDoIzKusDpv01QVesn405SXJPdRevhKJXYgr",
-	"5vVk8CQ6eBo/YwfPh53uAaa7PHtOB1G84pXyDbKzub3xNn74my6Gwar+Zfmm29mgVzcwK7SE+JTI0U5a",
-	"mVF9tbaXGY7JNebmmkjFR3xh/pRMDRerWquhBNpsqeIl68cUp+xmHH0irR20IpJ+SHy0+qDzpNfprBiw",
-	"E5KVR/zSisbKgy1G1m8Z7eFR7+R57+T5baO9lNuM9eFxcHkJYI+7t/vgemFHUkLv6ny7Vdy2X4IGNYZG",
-	"YzvTYA68ia3S+CVo2NexqDMulET4Qz/M11ZJdC8PC3kPpa+OV4G6LH/N7vHC2mPXPMakQLxmpGjE3nGR",
-	"GoiYd6pmHXaGVjo5Vu2bMiKhFvu7FP+EiysWv5QRzkKVOXyKlQpcKmyMPeaj8ZJ6DPe3Ph9LI7Pn+aMX",
-	"FjYunHnJJtOsmmPTugKUEEXZg4cq3iR6uqw4AZwq4LGtdhf2dE2bGbPEOWO/zkcqRrDEJ/RzsXeN4zu3",
-	"Z3EDouCtHJFZ2fdT+LzbpGda4boZm1eGnepo/jffctCBZ2/K4d/330CLTKhIaQLjI01nsfTc0bDVzowP",
-	"Z4voKYseaTRFmuFKCRu2iFR94S2V0ywablefa7Wd3RINhd+kYG0SFoVW6FzOzml+SUdgwFESpUoxYfrC",
-	"0JEnJQb/ulT2T8+6eUrCbNNn9ypKwBDDuF73kUmqDRmwjFS4L8AGpVHEdF6b4R5UAOSFIZwSFPNklPKY",
-	"6eyWPhUSG1K8otEYyjNSTRPCNaHkuNMhgk6gaHjMyJCzZI1vR18tce4EvqmF/ZquI017pX9dX92rg70I",
-	"OLaCFlXUfFmtP+lkqnpCuR0oFYCOd6CZJyzm6eR23bydyvVa6SWD0kvX4Xwy4EReo0jcLPSgr/bJqlVj",
-	"yYVFtwWWXFigO8aRm63WMpBcQJeIJN3BraEkKpwSksTJXIUT8dcCpnMHdrRREKytCnbpq71Hu/RVHe7a",
-	"UbjrOwlbGdTYtyHIAkLYIGKVLbd1+UcAErN2qVMrIjRpwgG7z376+FajL10zdQ17b9IK4NwSJnpEYJdi",
-	"jQo3ui+8wnA0Klu7qX9kxuGau2Utfk0FVkUvPG98Ey4T/LwAJCtqvMHTArh5ccPMJokcAcp8QM4YWPVI",
-	"W4/rySWC8Akdscf/mDL7qBX0Ht3nvZOn7isMecLc2kL/Qvsf0xHUdsDSqPa+z6GI9TfW6HWfHXU6xz5z",
-	"9vF1F3f47ffodN32rzK9j/H1H1ca2pfad/UwfVe7A0E1ONktM1pFHf+wqj1y9PDYK6R7K/eg6sriChLa",
-	"rRkSqUhop43FIaKXMJaChTmI8UoNUyH1FeKXZV6ovgh1RMULGbMwcHYF5oNm/iiSuaMgWJcnRZLZWGrm",
-	"kkx94qdz0uDBUyTUKD8dRKJ3XFFDEkY18tODGCaIJ1iMyd+kef7h4pIUPwdK6xbcHN6sL8r+r8zBlouH",
-	"sE1+tqPgmsCCEyM7izMlxahQ05L5qrghTXbN1LwvpkoOEjbx1S6QvxDGzFCe6NCVFAuJBXdcezcggL2z",
-	"ktaXrtFy0XunDU8S4tdXPoOuf3+YfUiZmg9DuKhHrI4IA0xxtwtCE1p610/sc5Qqu6lCQhOmDGnOoORw",
-	"aGeIhHCs7ZQ55qDosZxpz5GCrsu+cHWRVugmA0lVrCFdC8Zq35YSXIS4xLgmNEnkjMU9O312oqmy8Di0",
-	"CCXMYXFoT//k1y8OkPssMRZna9b3tY2BU0WRiIqIJQmLCx/sOQkjZxWFp5BdbGbSz2dWFw2fzd5lxsWS",
-	"bBFE2+wv+LqQv6KnLDJSPdaGDocbOiLdx7x3V6SQBnwGUioyovqKGRKNWXTFYgyS4K5v9Bp/efrX14fv",
-	"nv+/52eNoAgw7U1SwS3ae90IGtDwzmrlZ+2TDfJri/OxTy66+3TPLaLhZw4NlyyZqpksX8PW+b2RC5Tc",
-	"zQWo1M75kmVBR28qo8AvN5bRkI4VE2MGiwkWULB2adWB6/sC/1ba/oHBfwDqpjYB/vD+SSe5nfWCcCyT",
-	"n7fbMmVMsYXL8nEso6/B3XcrFbQDOyVfJ4Z6C4FlOOwDxiUbwUeI8TbY85o0/RUwrUISl9+soX7MXgLg",
-	"28e7aZHQogjXN4wk3wRrF+hafWnn+g5QK95QiWwkruzgvlfgVOfI1TlytZ/xj90F+t45et9yceX0USyj",
-	"dLJAtLefkORjH3K5H5fiGTrZNKHe61b0GoZAITOlyjweSjU5iKmhzr1odTkEhXyimz2LhEOesDDwDoa+",
-	"YI4Pl2oCriO8BjPlnEcPQkKtHjl//2NA/vX81Y8B+ZkNzolU5Mc3r8nQritfJsDIYG6YDggdKca4GLkc",
-	"NvtLzKIEiCzs1g8IJYrR2H5mV0gFbpuJ1IY86z4/JFP+mSXg66IE/HEWHBwdBd2nT4MnnY59LZokQV/4",
-	"q07IO/4DaR53jwgdyGvWyjxUaz1TbXLmbnDY8VFlBJP79kCdxbFdlagS9uqBWrJMFsCFXRflWGBl+fnT",
-	"FGp1/ZvstWFiHfNcH/PcROfhuluh+OCpXy3NyL/k7+5T1HlHdZn9dhgB9aXXlsvRwUDG8wMoWW30Gk/e",
-	"NfbgFLixntfU4n9kE3ld0PCgSmkhHui4UUCLNY87zyFQgrGbXgYGiDZ0vozYdrc6y1fr52qrrtm/v12+",
-	"q3p/uwDX75kt9kewOpUPHvRII1gkTW40CVOVZHUe9sEt7CHmVL4jncAmYvquKXor1u6iQwYBxn8ugZBG",
-	"M0PW/gVaywuAB1xQKNe8Ud20TOHCHRcU7gsL/Q/sZlEyWVJ2NVX8mhoWkAn9fEBH7E9H3ZOjJ51OJyB8",
-	"MklhiYXlGtMql9SlWV8n6cZZJ1V33X2m3QTrdjGPNy2qBxQNJc1Tasa5l8gj8WU9v6oW2K/NEFIMvaj3",
-	"Zs7D03OHPVIrOKaFZphqpoDEYzaW6LUfUyuZSxVgBf3c8uwMfbFYDVY4izSLDCFr/fQrLea+KJrMd3Xn",
-	"f3Sf4d5zL7bymFczsYrvWIcF6rBAHRaowwK19fI95R54Cb/n6ihF5weGR1fMrOdndudgTrAra4fmFTnZ",
-	"WSq4CYiScgK6ecDiNvFdW+2OxKKodx/fa0KnU0YV0ndhjqvFny8SLnhEk7CCn6HkXWiTC4tE4F170LEH",
-	"S9HPEyrIkMHe7JEw8vcnzXMl4eJXwjA1VVyzVcxgis4v3fzcwg/mm1LvnhFse7y6FFrb7/ZIA9duQuIb",
-	"9GB5Q5BV1EAUWplUGJU7c5NRxXQO0aTymBLX43b5cObnVJm1I5rQz2+ZGJlxo3fSqcyb5dZ8kUotXSB8",
-	"+zVlKYt3xKam6Pw2NjU7DpEqyF23G648muOfV4wE0ixXTEi3s2RGfrkzq3kBReZSrSBK2nnK599/b9Ak",
-	"YWrEsLvxlFGRGpBxAwbBLEijdcLdA5mlMPCo1F4R1t/CivbLJV9UMWfGl71B0msiZ5+0dGXkbgbfyhlx",
-	"x+zkjLk20r6SHfuaEQzmlWQAdLrOwI9bVNWrAxlc76h67HuMWXRlUdRV/gI/0CsWk0iiQKEae0794lpy",
-	"VkRpUacLZqp/gE4H2nCTGtgDvlV3Qrkgikes9KiGpobOiaZphJ43yoUmhW+92UCO4OaYo1btikOY0YkS",
-	"2C6zi7MuJID7Boh30FbVRjCAq90l7/HNX0oWkH+lAH6tIgQsedi4Q3/rTL64RGnY4Uv7VRfX3ZdftukU",
-	"kKm6yg0D/E7+qmD1sFLsyeL7j14f/FGYmBTNtFYRMCo6T6xFVsnZPk2oOHCgqdFreNC0a9qmtVD08YgJ",
-	"GNjWrrSVTrIPwq9b19oRASoXZCxTzXycCl1bUArHhE51KyDss/1s5P35B3+VDrLMVmzwLeIcv2B2rHtU",
-	"RJXiLpfWXfxIE80SFkGFEvRHwDwW6I9JYMfm/UxARZ26hFj7G+Ha59lgzyZtFm6eaVTSDL20dVzDqbgS",
-	"ciZC4nVqj7hDLhIypVpbvK7JUDHWwhfjzBCVJkyTZkQNG0n7RgHS82ILTwvhAugtkSrWapMPgrgPySHT",
-	"xj8Oi+vwJZwIBwsCJoAzO3o/D7mCgUFgNRnMFjBMsbjI/waxTIEcC5l1ZnrZ5yI0xsZ3RHMRMTJixm+X",
-	"gMRcR2OqRizOzn9EUPxmSJAqlnstg2W/KjZIeWLylCVcPkF20pRq4y/M+c6NTKPxasLzF7nlsuj+3I/p",
-	"86Pbf2vNn6/oSq0G5DbTspWdNcXJ2FsS9mrMDCWrGJuMC6D590a2EqEVpIPDjd7xYdDQV3w6ZfH7qYTu",
-	"lKlwCwx6ZDr40Ogdffmy7SToNDHLYEF5sDUu2LPzq87KyWUVRqYKEAidVVYpVQNDZVm7DRhaD2qwZWSm",
-	"8++7roeW9dcj7UCHU8Q5ksDmszrXaWw4tO9wzciEidQHBXPkc3ZT0xfL67OkXbQNVxTPnxKaAbWizlwX",
-	"KbwXN+EFAy/hRf5h76DovA1cLRRkzfEN6ohKo/z6iiw3GUtqrHb91K6f2vWzM9fPl43kgXf4rHPw1Dju",
-	"+8dxO+rujUxPHk/ookr8Kt6oKgDM7a/7ydFyKOaf/+3fCdWaTQaJ+8s7c+y/Y5bwa6bA0SEY0YZNscul",
-	"4ROfpW3GTM0AkJDQXZv33WSRFLFFOBq66Vr9ydWE+hQucOVYXJOp3h7Q6PChI+2xN0k1U5Aqlo/TZCKh",
-	"AM48wU9GwUMiKoTEmvDsUqmyN7TjB/Z1/5ah5ySyH6udH26TV+DvggTicd7t3HVfsl/WLiSiI8VYJU6f",
-	"rwkHfezv/pwmmSbJPkPjy+axyBon1jixxok1TqxxYo0TH4S/7x3WEzn4ATnuWaLN/YDMayZiqdYn0BX5",
-	"cB5p4i4hgznSgrs2nySk4FgL2+QcSuWrNwpdU7Vk/7UqZFQc18GMx+zUt0Ff0XhTMRpbmGikJE3/GsiK",
-	"XuDrWZ5N9zc3UVU6beJEkKYFGlCKwIU/BNq95eewlAKFiV9L+0DCxcvKjwZSJoyKB9u+LopkKsz71H6V",
-	"Rq/x+u3BYef5kVUt7p3cW4PCjOCebEJ5Arlxgv4/Q8X02O6Gtr9tNikvqaDkY8p/awD9t7DH/qVLTrqH",
-	"5OTkhHS6nY7duCsy7rsnOYqpmJ8d2WEnjMaXfMJe0rmG+NSEiw8qZuoFsG70Dk86nU42xtd++ORcyTgF",
-	"yCDt2Xj53xsTCani49TudvjllXt9+EMvnYClCrL4Slu0QcPlvVkjtMIirluhfesJONeZfPOKaJqqaEy1",
-	"ne4KRXdO4h5YGet39YIKkmq0h15pcawJdcPvAXu0kzoBcVIlILCZCDuweysgdg+DPyIgEy74JJ24E4CQ",
-	"GP4V07lukzNQcBmRL+RsVCj3ukin02R+W8LDDe21qieY25r32hXs/uX4/QveykYHfrA3YpruqZFXrVXv",
-	"Ratu9v1XGZwoqfZMIeOked2rqjZRt21sde3VTiU8UNR8jeWaf5XtmXW4um+mWBzPI41dPjVp0oFmwhAJ",
-	"Z9PEHzf0ivnkVsz11K0cLAiIb7ibkTHVXxUy/ARSLIMMtcZ/mBq/U2v8P57Gr/XwHyulAGXxV1elj/nE",
-	"vtIBMMLeG6ELibk2ig9SAyoVzWokqaWavLj4W+82ltYhT5aTtGK9SV/gCUazZGjvGRr22TyO9HXYJi9k",
-	"kk4E+KgROoNyDkhENTvgQjOhuZWbyRz7+ghCxRwH2SOhvkrDoC/CwiuFAQmnNLoKSdP+h2j+G2u5Y59S",
-	"wQ2coHjE7BlQhxJdnZLw+LB9Yn/6j93g8Oi4fdJxLZf6wqOKZE5CbtgkDMiEGmgcZSShgnBxzYSRvmpm",
-	"MCdASoswQypy8ZefSPPmC7Xa5GduxjI1fUGFuzeJYEJg7rB5uiBsMjVzErEkAdJZOcOeR24IYyXT0biA",
-	"i1wyrPOFjGUSA40tN9qOpE3+mkoDTa8sRgpIJCcTinXzILgHitErKEj+1Z6o7TN/unx98Ay4wtz6mFB1",
-	"BZe8+Pj2NVzXF0zEWJ9CQZC4SpMzoo1KI5MqmhCmlFSkSYlXu+51fass+yxYLEXawBcXfwuIvGaKnJB3",
-	"P0CPevvHYSfodDp9oeRMt0q5v3ZcMwWBBJfy2yYffC4LYTQa+0kMs95UTUoEm9kJsovFKZwQqrP6wn5A",
-	"9plrg9NEce5IzIdDpjRcIFw9Qgh/uI8TkqaQ+DmAZBhCDCFMQugav7rurqwvBGAGeAAGq+36SxK/sbw4",
-	"w5b71zThsX0LN+MWlTDYHtCqTFGhKWRFtfviDUgZ3xhf20UJcwwlXZ6QLpupfeNeHA3q4R9B8D0M4mCQ",
-	"eO1IX1cHE/gq8BJ5AkvQ8NKtzLqnr9KgIKYCK3aCTCgFIJECu1T6qi/OP748ePvq3UG3exL0G2/ZBMr3",
-	"hlRE84B0uycEUGa/EXQDK1eCfuM/WvnV6TcCPNneZL1XfufQN6sN6gYNWOK60evATa3dhV1tDZtUTD+I",
-	"AXtyC3IPg4ZMTSSR99g9JbAT2ug1CjPVCBooAN9Uf0yEyRh2I8HAs30MY882Mv7lS5o61Qua7NrAZXJL",
-	"OVMmlWIe1wC0dgRtgF5xfVmgUMBuazDsrezBd8e1PpC5NFPhz3JWRCuaJYlewFC6ZzVxQDIEh+oGyH9A",
-	"UhKP3AILtwDWfL+5DG9gOjdVk/eSRVBycdzuiCgvjFV6bgOPxaHLP9xEy9hldAGE+A3/50+Y5WZ1qz2i",
-	"2JCpAucPLEHn/zg+POksV0a3ei0yfVXZHbN1voBdQtvkDOBurBMHvofEAZr7zbmTKA8yg+CuDo041mS8",
-	"TMfcMNWRoBuUjNUthTZz8CfwZFvjLZLimikDBLbWYBtQzfCUprU38zqJU0LB2i88OrPDF+ILJMzEimu0",
-	"TKKEUYURjmHiW2HjEB5pUopWYBVt03eOgZ7W/nagG+0Jra+a9wAi5n5zH4rap7pqeRDqYtMIhh30HvMW",
-	"aj2+Xz2++ddeH7NAcfaVUhX823qgX+vp2lqt3jMgjjMkAqt2n9GWGU2unIP8QKUiz2BYapieEZUKkrll",
-	"nba+S6uOn/Pnf0xF487RZRxRXltVoCE1bGo1aK+R8NHYaIBRrjH/uZIDRqTwXFFGMaLHLBk2itfZueKi",
-	"1CN9g9Kv+El3u/oitaznWTcXre6UTfraZ1VLOh0gF5d7UZw5nMW/IHE6VpAF6P61Q0dS9qviVFpFISdT",
-	"A74LGRM8DKBpSIUmUjRuquCF5xQZvAtPq8bE7seTfaJsPD+v5gmvMKTPZtWbYzVa4UFnvuOCkUQxK1pK",
-	"D4BqCbBO/ZQv+aaH2Tf1J23yVQt7+U3FJdkpX/Z+obmA/fQJR21UTR0v7OcVKhld3rUXd5f0S9Z8LXxK",
-	"K6kLiqPwy0NrPPNLNaX0uKQZ7iHB7szZpoM5cgFcsXmAUQlnhl5xEYNehJ8FY7FG81fQiQ8uonwpGcTY",
-	"SK4vwOdjsQjhsV7WwL1NzkgmGEATI/uizkKUrqj/zLebyf2tfVFwuNLYPgCZrBnHinv9yPeFbfoOqc4u",
-	"d2rRPk8bOofmMmhqIwdAX8CFGXlmucYuKAee0ccATWshgh1LjKxi9PgmkpgyNZRq8gYb2nEpdLG9XUBo",
-	"wilwgg+Hwdre8kXBlC2ku9jSXx9pbCWE/bvutT9Njbo2Ql1cfJoqOVJM6xp33QvuwjuWUBYeqjHUH8S3",
-	"cO8plR9ZJFVcgmxejlaGbTe1Y+Vq+eUYC3fEfWVaXsDTtYcbPRf+zVLhAFdlIQiYLBYH2OIOKC3HUjMS",
-	"xsxQnugQ0wstQuuLVPjz8S7NEMRuG0NyV2yOIbmw1SavkQapMEHtHHX9rlLxJg5ISU4EBBXMl7DdF/gS",
-	"kE2G+WN8RbnEjqANPO6GG2UHQYYaEdR+mNoPU/thagxxe5u7+48aoB64iw9oN2BidVYbpHrG+WLW0LYj",
-	"z/ACMWVAhTuHCXSoRT9IBLxzrtutJk264OLoi3JOmWZQCSk1awUZvc+2cYq3XBc1rG7cOQ9sacT48LLb",
-	"2bQEDUWH63EqUV7kBXE3BYjXfBWbnFJqF0qtkb6KRloaRi8uii2S2wrLtmo/qVop7CW5bFYWIPfqmF9T",
-	"6zZakNI9zJl2dpN2Hm8svCK4xAPIrPaV5VgY17Sye0G+y2FfWFleeOWWE/rOeS6H3kHOjXegh36nhFaO",
-	"uyr1VpuETpCFrvprQq+YttfdfHJAZmMejd0dsdU6KIz8lJU9f+RkmnAqoBju1qbnmO1V3HP3me5Va4Vv",
-	"Xyts5/PfwNXf3aqGqQYu9RLdBLhssYpvgyd7zeQrauWaeajuBF8gE5qVtHtFGLcIJrayrNfn5n0QJWRl",
-	"kRIX3FU47yI/r7Gj+tdad9S64551Ry3M95Z39h3knPl8s1TcW4OaC0OVlRiQdeVcoKVIsZ11MKqxVcxQ",
-	"KqS9AKmFHXLllLM4IFqShBqmCIu50SSWREjTd1X87gmpiJkiMzrfW5TSvs8+gpTbNmXZT4/aJa+5T2Ms",
-	"j7LW+VC14q3zob6qXVgol6nhxB/bNgSxvy0MulPYVRt2kMjR6qDrz/YUYk8JiGAzpg0ZcqVN0Y9vYQGk",
-	"0lhYAUnq10zRkYUQ2vieKJj3Ds50btgk6ItC32DsiBcOlZyEhIsoSTW/ZgEJjQwJ++z+Xp6ZviRqy7jS",
-	"fSFFMt8nacmKMK827K2d0SrdUcyYa98Jz85xqQlKVeW6rE2KU9BFCWkXCTQwS1Nuf1kkgwhWj9CXvm4w",
-	"NIqNypYMzRUd72JoFtNq42L8XJMpMKJCf0SVikeayNRMU7Ph0KOVQ4fcvR2M3H5qT+7ItSOjK49STyVP",
-	"6IitGglc0qiuAbVhH/GatYOihkhF6NDifRib3ZnlkRUKtDtFz8uSUdr9vHy6rM1+YO+92ZwN2FAqduvI",
-	"nt06MiO3GteDIgSCK2aZvFmxBPzJj3PJVO4ZVzENAC/ejOFmlimPmt/m+0hB8N+zAE801ovfe+oB5sNr",
-	"oo2MroC0dSYInVGktZ2N523yM1KWUhLCm4QkYfGIKWAFBAATL0MwfQHJCFOLOqQByntBrGjrwalWosT2",
-	"Fyhge/3q9QcU7ezzFJLOE2k0YqZWm7xyB3GQERVkwPoCRhO3yTsUbhRyvqUgY+BCzSltSMiFTodDHnEm",
-	"zCe4SRgAE6s1jVYSjN7ooJv5X25PRXD7/j6dLdVpShB1eOtrk/aeLoH8nUzieUAGNLrKMweB2uTXlArD",
-	"jd0LT7Jup2VFvalXxHX6tEC6ujFb/i778g6VdEtl1dL48mUjRIKXLLXGM1Gzd4Pcm0C1Kb5gim8QmMNu",
-	"yjeFU8MR1TZ6jTeFH4n/ET14L+Dy485ze8D+YJ+Y6aFe47B9shFZ0fZSwO3IZLDBSr6wQ/beiFfwtkvW",
-	"9HtpCBPge0fZP7TCF5qiT+yMNFeIdrBb8a8WKBhfO+27ZLfJexT7dsuAKjBMtP/I/Ddv5QjFRxWQsqSP",
-	"7GaekypBdS/K7uBbgFB6pot3ZDTcs2CvZe3uakFpDP5DN7f3B8+3Dp+ywVjKq426L+t0kJ2hAyKTuOCe",
-	"zHpnOGZzB+e4IgnVhsQs4ddMzU/7QrBr8HYAkwWLFDN6VTYv7lU5E0y12uQ8oYK4htM9EvpXCEnzXEnY",
-	"yq+EYWqquGatdl/cQnJM1/s2R8xYI+CoDbzzSzyPfgbvLB5K83qrjLgonb2NbwEHXrxP1VKD0kjrxvUP",
-	"xU2AH7T8dYoBDb9SV+W5ebG00NF9lq/wr9FO1y3IAQPOmT9fXp5fECbiqeQCGtaj4c+u7X1zY9HQRI5S",
-	"x2Yjob8Igri/9xv/ud/4JWz3xWWh2wiJqFLctd3TfARBThRDAZEiYqcuRQPFVMLRVfAS5Ze9ECLn8BAs",
-	"jxDss8FhtcmZKEka5Mh1lLaHnfIXAvYfMmBzKWKMg9hx/vTxLZbMp5qRcGzMVGMEBQ4KaQhOCGSUTBW/",
-	"poYFJJFyika0sm/K1DWLCY1jxbTG0E9MqPZtV2RiX80e1ISbHqFkbAfIRGwngwtCievdwuFbvDm/PvZ3",
-	"8w2LhlJN+iLkgplP1EgRuiY5mjTDw+5R52nnyfHRURiQsPP56bDdDcGH6Mdppe80HSQ8yu7reQIcpO4L",
-	"qslQporELOITmrghaWhiZIf0hCTcMEUTO8p/pPGIxWSAYYrygA2xcj7WmO9C+wJ4BuB5bjICu3TK42GO",
-	"canpyuEdOQA1rgjFKzQIkg1obD9cXxS5k3AZFskN7OyGqUrCb03fOScIDuBefVO4/a1UowlTpl3onsJH",
-	"Qg6HbbtcYhZbYZeqpNFrwB7qPX4Mk9ceUzWQyoKxgys0QrTvy/dYy1Rv7BnCSdmrYyhrRHMLNHjhzvuy",
-	"4TvESyHB7RAgyOPRKEGJHsuZwHiRlaX7dia5HXEPrqTvDI1s64JyX+ATiJRPilHoLZR7oRb1YUStTrxm",
-	"RaW4Cr4sOKsqr+mVPqFFk6bEZL+onb9tl84GwiWmhg6oLoFMMEo8xrTT5k+yH9BikIHFEfCxLeLAmHp8",
-	"YBVmTvOSLRJ/8ae08Ih8jZTuzzUpnHVKFDNqbsWKMnDv4qI46RzBRxb6NeUJYNbFcf/08e0jjegmkmkS",
-	"Ezf4REqr09PpkuFqBN1rRutX7K13PyV29IAclo19N0u6MAoANsuHQoSckSYlL99fkCFOVwAnUbyqxO7Y",
-	"F0Dv2OqR0E5KCJ0Fl8xL2CYfkERyxQfs9UW47PNblKNI6HwFn1JxJeRMQIPKIs1EhkJweLjkLKJr98VH",
-	"WBmYOhHCHwdn9o/Q6iIpYo1ApqB+CictsT7wIpIKwxMHlEFJkAmd43o3irO4HAGfcMEn6QQ6rTkDmgvD",
-	"Rgy+1g3GD7RvoANmwbBxmGbvBttKJ1DmU41ZwgxbFuudyGtvMxWkJHYwNTpDw2TMtZFqXjKYvJjNstbJ",
-	"kAuux6d98WvKUitDBMMk+FjJ6dT12fyG8PFLmLccHy/gvUoq/IUT2TWMuX/vrl3thJaW+oP1p1SvXKEm",
-	"Gt/c2y8cF7FxzgfHCgxCiQwhlxScK1MK1MXNEHup9Ahkpoct199VpxOWyQHOrPR9ha4aEN0yilJFZmNo",
-	"01qWIVzjvWOQAFYlubuwGCthsKkRWhh9kTEQY0WMNb8Fm+HQB2zu2QgTBk4iMJ3sU4rEzmCDt741IYM9",
-	"vYtC5o5thbC0oCoGKT1+X+zEN/zhG7nDNwmbbWfx1j7vO1mZ99hQv7aIaouotogelkWE0CMDF18dca03",
-	"iB7nYGZtlLw45kca3VqKRRY+5XcoV/P0cogVuA4UEMaB3vz2WnvVIzyc6gCaPybSt6Qwhk2m0H73yufa",
-	"Em5gDS+EqiygumJTYxdQXxx1SEzn33KwPX+1bZsH370CoLwq1mKTwnC3j9O7m8zP8LNXDdUXkHiNWR5K",
-	"u9oFUXFDSnzrRuYtAtUwfW9c9W4baaAb9OKsbUcUOlu3adUyCX8vfqQ38ZewZWUVVg6WXF8GQlxBX8zG",
-	"1ECygJXkRbsZxKQ94AxfTCxAY9cFo128OMuecsL9ke4LBwV6GZ+uvVjPRTRWUsgUy+QNsChSjeohC/Gj",
-	"BkH0kvXUfdYXDgi02uQtv2IQyPfqhBuC3C6ahAnVJpc7YYBHLkAbuXpOh5heyFSYMOgL9AQSOp1Cy1+O",
-	"nPCZXzDh2lhTHZVUfty+kuFJQig57HTImCn3wu7t+4JnNxvIeP6tKa9Llimv+2X5L+quCqFkO+5M42xq",
-	"Vd9QWctVlF953onsPnmtr/7ItOjMSkVi5XImJO7DEJDq6gCIdFdj//cFQE+aUzpi8eq694As1L37Mv2e",
-	"J8a1p9gFNrVLDf9E+B+uLsPvi0Idft4gTt+NOV2qqw/46hvW1D/QcvpsVjcfIXu6YoSFL7WDYdrlhrzN",
-	"TtlxZxKWxyunUDKxdMaQm6eyoPbfGHX6A6y2RkKhhCmTM+hEidRF/psKBIU3tU4iZ0yREdVXzJDEqu4Z",
-	"VRNCuSIcSQEKn7b6GqlGtnPSAeofLhWWNo6552mUSWoH+R7qIh29z/asT+4GnrDJLRzDDayjl1JmM2Ck",
-	"Eo09cdn7RbYpk31du/4dJKXnIq2gv7O99RCo8/MhEmvPkSlnEdStZKME2wlcdbkKAV3XCqDKW4SnxO9m",
-	"T3WvrXIOJyzm6STcFz+fyz3NNth9puR+LRF7U2yulGeb5vD6edwr+V+tyx6MLtsYJt0viV1ujNRF8zV/",
-	"HXIzElrQXxU17F2o6xbX4NoK7Gxgd6IyL2i3O3a3rEXv9yt6a2G4Y27wTaXKAytsXxBUj/3qvZ+wE1oJ",
-	"5J//7d9JWKBNdkdc+WEckiZ6Dss72FGQ4D0e37i+L8KIioglCYvDNjkTc4JcJZC+im2MgU9cDokdb5Kw",
-	"hGAi91DJCUTCwMsE/5pxodvkI4yIixEZcsV0X4R2Qj+hMPfDJb/P/O7MmykHpCDxvuzN8rlUVGhok/Ew",
-	"rJ9Fmdv4EQWiYtOERi47xgtQP4FbiMH8vfeVe7lWU5ak+VGuGL9b3bn0O+6Fhn1haWylX49q/VobG/sx",
-	"Nt5hLcSejQ09poo95o9/N/KKiS9rE+64uJY8YoRqCBtHCXKcMYZsBgNFRRz4wz4FwwQk4YLpgEwxmov5",
-	"EwOaWBXa7ouXXE8TOoe8TYJc1meCuDzMgChpNSUk915LaLkJI80yOKA0ik4YOe4ct8nbPE7XPewgAYMG",
-	"Sks3rDfn8NeEi9QwQiMltfYMBAkXV0tCePhrSJpCkkixmAnDaYJtRHAsLk/ip49vrfbHtJEpHfCEm3lr",
-	"WXbCj8xc2ImP3+CUbqxJX2T3v7QjuHPM5/eG+yAvsMy/EzTgc2LZQgS3aPyH1yfPX3V+yINff85q+okj",
-	"FsMOC9wt4f/QfX34/Oip3RM4/a7HwTs6p+QF8pDBGnHH7aF//tf/74My/DcyYzHQYihmJQLmpcLJ2POl",
-	"IIqfHHSPLg8LypFrnS4K6+PL7kkP5PV/yXtixWwqNTeNoAFrFGNfE5kK4+bh8PDpydPD4EZOE1wWkKPO",
-	"f8oYUaQwikZWYxiawAdB4oxGr/Hm/d8OrOp6fXR2fNB50TmC783jhYf4DbJ6GBNmxhKafFAVu5uUX/Pk",
-	"svukFDryes6eaiWIHV3prtUJAEsrdoX2cjJiwTP3kRqGYcxbXHP5iV+C/KqDc5nwaF75Ynf69rGlr6Pc",
-	"Disot0sp31Exd6PTd1YvLEoRf/39lyXEaqANYv8RCwoHZeAybYM/3NAwQoqyhhF6WlHJeL3lurKQARtz",
-	"kY0OpLRLVStyCjRDEFjWdIN+T1ZEBVapsIDoSCr7H6cPAzLkQLmjfVflvsB9kpOnRVIpBvVahOJVbfJe",
-	"Eh7rgAjp00LYhPJEr1RYil3LK+y5D2piUVvZBXvgU0tKSqq6FlIr77Hcu+d3sZ/lOzv5dqsn7AcrYexG",
-	"0PBfC+Ri/mHOIpNxWwowibjhEU1cgV3GdXw5kyT9/9m71uU2biz9KlhWbZmaalGkLrFN/djR2HGSqVwU",
-	"07NOMkxJYDfIxrAJMACaMp3yc+xr7DPsvtjWOQfoC9mUW7GlWF79stXsxvXgOxeci0L5nS2xutGUGc90",
-	"QzGgL9EpEibNpRKGZXyC6j0SSBIy3YjQ4zOdJSzVWYJ32L9GnQV/MwIi81mTl8L4tfjiqHdES5xn8PeU",
-	"ywzvw+nlo96TsmGaoL/ih6kWEwIds2Ba9ZJIqmJx9I58iPbWXlNVicofTESmr9jx4H/++wXaW7YW0HcI",
-	"jV34gb9/TctB+E9ussiwlkEN21pkONeFBCEVK5OZFlwOsDATtF2wThkvP9HKpdmaTbVOmOVT4dadG/O+",
-	"4tTckvL2/47xjALH2UD9D+c97/GhwwgiZCgIznWHrx8XT1eT0eAt/+rF+pfRoD85dNlEDla/yH7/u/Xg",
-	"X/D859ff93/56e9vg2PYkru0WnhjLraLqNUCtvibb4WaubQzHPT7UWchVfH3lv8azNGIhMfOG5x+LVnr",
-	"b6346m+5djtVN7eddHSHNod81RJjtdFYrYTKRcRmGJ8Wg8ha6HsoasK/wixsxFY8k4l0VKaAnOzY9brf",
-	"WHleGgVO2koLZN1LkBEulHYXUzgpl3ubiiHl4BurmyiGrHt8+NQ7mlaD/PbuVmP8EfbxE9AXKesg1mj2",
-	"3OeOFEavs50HFnvU93rhlyrZ0AqPX/WPS63wNjRNpHuMxegMB8f9qh5ZP4J/M1xakVD8MDNyEjFkTkmp",
-	"jAJjqhdgGBz3EQffUCg0IUhVgzt+ctQH7MiVdOfAf/3zo+OT/rbL62jJzTzDFOpSASVyrPnsu58IqgVy",
-	"wyE8HTSO4IumAbyE08iQD9myYyMUaMwb3VZ79eJITXdt7nZw0m/o94fpdN9SFbZEWkSpig2gfFIdwPWz",
-	"3j/sN/aPj1FWITb4LOVmJv629D9VJBUrFDG5N6AF4BuD/uEJiC0G5L/OUf/fmad1htzT5woB5D0N9jOW",
-	"5II9xvDSsmiUj3DtoUl7Id4COxx2zhbCyJgfPEtlzGc62AJ8fAr2s2FtqM0hLDCscB9LYFbX4+QxPXb8",
-	"TSCAJ9hG9aXHJ0/I3oCs4B/Kyawi6h8CoSE76Qw73/K5QJg45yuZ0ZFcCUOMf3BDsY0gc4fEhnzxwVxx",
-	"n80Vv3mW+NGMFYVEdUBcDi+xG6+ZgYKCiOTT8LpC2MLLXhC3QH6IGJ8ZIXzBWXiKB511L/H5kAHIXEZM",
-	"ZBakmP7ekLIcU1MTATqVrVkao0rc42V4KJLLyAfAcCdAeOxhCxc0PJFc0gWzz6N8+Tt+/00SUUfwn/LI",
-	"vsMQGC85+mRioZ2IJSIGbodCWSgCVSniNFbdS+oaBDG8St87BT3xe2blIs8cVwKjKWndIroWz+NYiMTW",
-	"BLbDPiYnFhuGfBLfPlWBjQ7PR5XZoju9YEeyDLwPDV0Y7LXmfwW5bV+D6BQy+JYSXimptQbpc1x8Wq9b",
-	"vWOvSKy/d3jD7cChl+qa5vIg3T5Itw/SbVvpNnCJBwn3z5dww148iLp343Zy31JXf0qCPe3D7Yj2tHL7",
-	"UoFUsd4t04cCq5wthLV8JjANGIDOCORVJ/jilCkN5wqQlSkhEpH02JmXfQ/7h2RR9T0xacfKOm38TceV",
-	"zDKG2YjhfSqegfJVTeg9afBaSXVuSql2rOrJxqoVTVpIt3u7C06MaKm+8Sv1p9ad8IInV/yv15SQ6EQd",
-	"v1mdYee1YCZXzF2JbCVYqu1SOp6x8A1tAqamyzAZC0vEQgc/Dmf4Gi3YvVKwO1OcfaUX4i2sl5ntFPWc",
-	"Xsq4M+wAz0RXXm3Y4JCyldzgrqm2+jeSiA9vWHC2nU9l8hQvMjC3zZYLZP/pjV0gNycYC9mcrOSl7/Oe",
-	"86wHFnSfWNAzrRyPHfPTZNowy7NajrAP4kJmJdatbuzo1UeW4YV4xHDaWMAKHShBH5VqFhXciWacYD2s",
-	"1hdrwXBDVo4uFmuljn1+KKlYYvjU7VVsO8enjDPyUfcvY7wEVg/n1jHp7FjB72jtkgsRseNBn3Uv6eUL",
-	"+nTXtVxLd82x+jSu5ch8McKZfQp+nB/ZTqGtsGVIWkGDOLm5WHvN/uK3nMMsqu4eX+srrNULywjv/Efj",
-	"dTjPxHf8TWd4Utx5w/LinXfowIhYLxZCJZutA/vO1phoYq1zIKLiVQaikuf49Y6Duk2dqaWt9DTlKw2g",
-	"gH4soS7kPzt/M4LPp2RP+DZXcdqJOs+lUsIABpRONqmMU7YQPGOJTHBIKGBMhHXXjQGOSSYu4pQcK4vR",
-	"0FRczZHnTK2pCrLIrLiuUSfeuPd4zbiUq/nPOv+ukJxewRMY+L+xn2EBw5FPRbasrmivEi1xzh0eVZz3",
-	"VIhkwuP5Ta1//vjszAQOvz5orm0yfbcY2VfeP+ZT4ro+tNqzHkD22+C3BzafeIq5Xveju4iJ78k7r6C3",
-	"G6bQts5f83g0HPos0eEwFr8USl40VoLHKcMU36BrSGeLt4DHr5eCKjpwNRMRIzCwjC9C+mEd6v/CyS7r",
-	"eEX9fn+s4pTj7Y8h91TP6NlcrO0pBSdeSbpX2iyPCOy1GO1cgKDACJD2c0vetmNF2S7ri0JlNANL99dD",
-	"F2G+l5QPe29LUijFiEG/4P9jtfua51OI1xgh2XxcTn/Htzm06vSRZyseXHW+RD6d6ZXIEGVLNjgMfC6q",
-	"s3lg1yVbHj59dwPlD5ZvVJDRrVz10DHfCtg7ejU4HB6F240PYX83nO71Oq42yb3Xce+BXfYmnPFBg/4Q",
-	"n148fRt4/xHYeb3L3zsTwY0wZ7lLYQThXqrZ3ffc6CQPAQ/1+rR8KXtW52U52tWgs33LdsYyHfOMURes",
-	"eznTaGXsHcSLBCvYXu7Vmh4eHOAXqbZu+KT/pI/t/losw7boMZPWEdOJsEL2vlSR51hGTI2waYhXwZ9F",
-	"si8Vy60wFVOlFR5Vt68JK/69NvJhLqgthlalYcuMq0pr2sxsQ1Mj5NLdYFCNChurjRjeb9m9IrO2NGgB",
-	"YG9BeiBH/zVbcuNsr553tKmj7zDMxkbM6ExYH9mDVEFGkJK921Mm1Uo67ouIFk1TpI59z4Kws/NvUFpC",
-	"a4pdWycWDOtn0IbYU+Y0jNylghTO4lbNl77++tvH7Oz5KybVTFiHNpeIXaFG6KUalDOEsnl1eHwp96Hf",
-	"hvHh3V2eSMcyPcP0eChjYmvVFuCVpk2q1TzX043K7pgurxZBReUQA2VsVhYkIqmkB8YKB8UoikS/zfPw",
-	"1ePLAmNON9efHTIUk4VylKQcFu38h9Erxsvs6jMBwywLwXtuRmYxnawZ9T/BuAJswefHtixO+RITxE/0",
-	"SpCkV5/Avi8KuT2NcwP0kDA4vqz740sW6wQIXSsy8FfycHgXd234TLCQXsyXQTdFog/ObMyVoiarhyHm",
-	"Tef3y3LjUk63Tqwm4UbXxIJVmvcgu93Ba55lE81NYiO2ECpn4Q9n+Ho/kyD9x0bggZ9Lbee04lYoi/kS",
-	"nLjiaztkBoFM+OuusYq1mspZ7m+6eLKQCqPBUVFCmODkOLIPxJHguiIVKsZz+MeBpFecNGmYvlIhpq57",
-	"+WY/EcCd9vEBVQ3Auvv0LiVagYGmgmPx/QzxKMWlxPyTr8VkpOO5cDWCoFYbCboMwIpYmi/KsIZEa8OW",
-	"Rk+EDWGL1y1PZTlwsBSvjoGJFvbNQ4v/tmGuEVWZkTCLTM+IwnxJ/qCownkaKxzUIxvUS70UCivyVYLJ",
-	"LsSbOEcHBJ9CG2ZDjnsM85PY2vrQxJrW55sFnwnL8iWIRyJBSCVaYt2YW6y9yj0twRznYr1XQ+xE8h04",
-	"svTGJsJRNqVFBOxdHSL8+ltAn2mnuPuDo2umPBZMqJlUwg5x5ZFX2misnOHKTpHVhGIMuJ/SxugbAoc3",
-	"y4SZhfvDRAoXMkcv+HJJkIYXxCsd80mecSw/NFa5ot/3ga6ZQaePAAWBEvahOekkV8T49XQKiF3ppLb0",
-	"cSYVBuo1MLWgt/LMbxrjztdL6HJmZUaBP1WijBgPC/vIMpU7IykSS9o5/AbrhDo6p78rNMMKmomQBB0g",
-	"a07VdfFmYW+IJShEgiUmorGiSvVaeTHGAVF6QYJdFQjkC3cA8cFaKZ2ruOS1lzizns+B4+uI1FaIpr6D",
-	"iAqqKO56h7TUWL2SHFHRmukkoAIiaSA8JKuSk5eF+DFsk8WpiDHit2omKtd2m4bo6DN3pUEUtlpRE1HB",
-	"f2vTggHDeBsm9kLrxFYkOdxGYGVD9o/R87NHlo0cVwk3CXsppsIIFQvWHb08fBKxWaYnPAMh0z/HayOu",
-	"xorMINowuQCNxc/3EsRdtOlb/4MvR9oQRwa7TW8Gd+gx6j+ZFMY+YnYpYmZTgSthBTdYyc/pmXCpMD02",
-	"EoL9c1qdG05nrKhfYX7tHiQ6Bm3FD/4A3+4tkr3a0uHThnV7KWK59P7QzDtgwVDyyb6hn2AvDHKm+vbF",
-	"2jp7yuJ1nAlkmL4RgI+x0ithjEyEPQX8E4B79hR4g1dDQHmwbCYULDCAZCAsMZ36wHNkwv/7X8X3BZeY",
-	"cBenLCbu7CPXMb9YFAQt5HdcJXo6xV7FMgJNYX9CfCpMhEJw6+DiD2PDUj3zHuVerCh6877jgO56scwd",
-	"yV3iDY8RqHFnyZ2nKLfjBRMYDt3j0bCCTE0JxDGCnqwj8CZmKNuLQnYCmmTImVHHRz/QRqkYlFKUh9G7",
-	"NbTi/FkpTLpRVZ9gXbQ1RlXLqDZMabcX+Zhfi4UAww2s9WovbSuvWixpEUr/oTpTpeE1SWcg9PEAlY8s",
-	"6lESmE+C9uSJsEBtLNZ6LtVsSDgC2Ism4xKxMz2zEYszwVECQBGtlFzxK9hZkMKTXDDsFSUmonkfX02z",
-	"ECuZEJCQMBuxZaqdBm45Vq4qJnFYLLHXY2elkRz4CdUdBsQFUR26CaEOxHWwV2ADFpq8hE8u6BcvlLyX",
-	"ldQBlNv5DhTIDdF2sWysyxV7+eIZOzk5PkHeENQJ31eh1+6RSL7gc4GT8oUjYQmx/jLiUkXCMTp36End",
-	"oGVoSjZnw7ymGciU3SCwwfZGIJekvlPqL+YKXcosGQaY06fUf6qzRBiK9HWpWFQVgdBVwzC+ymUiWKLj",
-	"nFI2db/jZp4AlhPDQwmvNgIkbacr7c+gjUbzQSqnjqV5kmQAvKm2RZINv/vUZqUt//IOhi4V4BAoqTF3",
-	"HLTlLrHjihEiV9Kh2mFYJlYiszUgtHtRUNjGqqKx4W47Hc9ZJpKZMCW/12o/DbaThQaFbp+Tizkxhgik",
-	"IT8CFIXWEahCOUhfyO7IDY1bR0dyAwaWy2zdMNv/FCrRpsrncaIRSYn7uOSBV0dsmZs45YhVhYJMWjQ6",
-	"juBB9DQQjRVl5Lf5bFb1M6GneCBqQ/RtN6MsmpOl8FklUaYNdoXAYlkX3Uqs1/QQIG3qD7xcLHK0+u75",
-	"QpuAlnOlr3AXvJxBmDHVJhYRymi2bhhZ+kE0aShluoGQJQIBv0iZRiljard9C9b1RdSItjylhuQkESFp",
-	"kVmmkkAGiXkvCkygTGMT8s34nAe+NB2afISa8ZlYFIXcx2pmdL6sjRHenhoh3goaH9bemErFM/lWJLXd",
-	"qnzWZFooDRdBVwi1waoVcrokjkvFQjrUiBWpSbVhRVLUqjZXpqrbgTJJFXIBNz3URSx4EMFY0PwQmFNJ",
-	"/ShEhUFXzVE8m7vU6HyWNiIQkmUsjJNTf41kWRczg8ChzoSJKE8IFbcypfYXsa/Pnj07L8Vdr2QViYMy",
-	"vrRVKqx3cp3GZj0ZYGOcbJ3etesq1ZkoHI5BtASZQhipE6xT/PfRD9/jiM6fv6jyGWpvly5dHLkid1mY",
-	"1Jzq+ePCzhTKZdaSKbpuW3UcTdpv9gv7X0hmGrSz3XftZ6qsqhy0Vdx8kQyv0TIV09MpWaNQi8VHiLBA",
-	"K5mGY1TfWtoTlEF26LZ4RPEm+XnVQlmzTHqzG1WoliHwUht2+ZfL3ljVza1Y+wZpJ9Qm2y6XeApcudk8",
-	"iWWDV8LI6Vr663/YCFyMpvtpXDvy3U6+XFFk+c2up/Grr9GQ2uZqehRGEz75oLvp7SS2x4Nhv987PME8",
-	"ttzxWo7c97ssx/2nnaZ8SaWJC7MuwQpjPNQVNwA5N041+86H0oUtKIi+XVZc0e/3vyCf8pZ99gftr57P",
-	"toiizVX7Tz/trOFaBjkgTUvFnoQK56cVD1RLFUNBOZEzBWyU8iE1tVzmzvZqbBfVqqA9bXazB43yzWKm",
-	"PfYNFngFVaKojX7dBeXmXm1UOQx3AB+91mERku1V2AtMyrgbIFn4oEi9esVB4zNzTLslk3sMWWFqPp/k",
-	"OZefL3L5GPt2yDXAhFK4KG0/OepsBs4eYqRoAU7NhNcepA5vDaSe7SKDB6wirNq1dXeOWfU0EteiVjUh",
-	"BihRJY5hI+FefCJigqYyp8VnAGgYi3vm5/4AaQHSfHqRdh8ctga0DapsD2mDW4e0BkJ4ALUNUNvavruC",
-	"tdK+0issJteqqptmmUdBXUeZrGp1ua8AVs7tRZjN5wtfxVzbQpKoKnuN1NMaewb9W8OeL3ft4QPyEPLs",
-	"2Lm7gh20Sa97hentOjGK3g0Gc4SZDSs5zPuqMILfY+ihqZ6H2X22sEPzbAs5x9WUMEcV+NmiovZiz9Gt",
-	"Qc950x4+wA7BTsOO3RXkkJTSDnLCnUO4aahIOIWnyj2GGZrO5w8zNM+2MMOpHkFZGOoDrOBbxNYemR7f",
-	"GjK9bNr2B2QiZGrYsbtCJjirejrtJSKWyfXAVPrH8uXS6FWor/IvEZOFqYj4856c6GZ7j6HKr81zWprP",
-	"Fqlg6z0xhY2FX6Vwvspp+9s+78PX9hOsu0KL3PaTyY2QEYC1goybxN4eGJ/cGjCOGojsARcJF7f3665g",
-	"0Rm+7hWRUtehYhmY4z3VK9eDRQP3GARhfsXIP18M3Ch5dYS/rc+5ge8zn2/mD8FbeylughldgIja9vC4",
-	"im4bNNse3E5uDdxebRPPA7YRtm3t1l1BW8Utr1dIbNch3Iw8BCvfod3dbxi7EkaUot89RrrKBEdhOp+v",
-	"epqrtiCT/IHq35W1bNtNXMWyZiJtD2lPbw3SXu+kkgdkI2TbtXd3BnD0Rs8Je02WqRECj8rWbLJmlxje",
-	"fqDNzB78jnTz7iB0dPC7TN4dQGOXEeAZIphPw1Q0GLGrlDuxEqZSEGQqMycMrl/MFazfpPhqguD4h9Cy",
-	"K4v9WHCHsXowhb9gusU/F0GpgVfCus8WOKsb1BJexKAGbVXybH9feXu+Eq83d+0ByDyQ1XfqzvBLm/kF",
-	"hnv0QmTHtV4RZeBgGSiCWmj4+j7LZNrM0Qr10s/l8/WGCLvYVl764o+IZWE523ZyUkOuBsJsL5Id3x6A",
-	"NRPJA4x5GGvctrtBs3fv/i8AAP//",
+	"+gXxV0Hw2ztM9pekSEqyLCq++G+V7CqrbFlqSS53d7FLCWaCJFpJgJVAimaV/Y+5mpjrmYmY15hnmHmT",
+	"/SQTWAvIA5kUSR1d1bzoLouJROK4zuu34D8eUdM4GXtkKAWb1g4Qi9U8UbamFVX511TqPIfBwU4vGF1e",
+	"wLztvpgjdZg2/upVzDJ/vENpyoBqNrDGzzXvFAv5CgWEzUjfYEsjnUkZLio4YJ5lJ4IrDyQ14czNhAoa",
+	"TRVXHULJx4vXh/iChX0vQQJ5ocwxB/BEsH37gCBCOJgeIMo3GGIfJUqGjyP18QQuVcnAqn223O9rVuMH",
+	"1zZH6dYsEJFex5VNx2f2jdk4i2ZJ9nueItjBYbG37Ze7heJvrVJJ6jqZ39+PCFVdAv9MqkbvqHOhmFDc",
+	"XG0LbrleEHsaGLPSapjpuxuwBridC2hydyZ37RZLIScAd/bQUkhjFZ6dwnSvvjJH6TtzyhUs8q8Js6tl",
+	"aCxYpJfTgHMZsVQcQFZ8D393c4VxLebK4LV6z5V+z8XKsuGylQYMnHBBgMuqZZTPJJ5/F+KQrtgNE6GM",
+	"j1MD0axTFX3uyBcJNkYa6lJWAKfJSSPwqHEfweY0Hjy5UL3Cce/FdLmg+Z1phNMolzRLytGRbtJstl+S",
+	"I6qZTfJei14vXskLrh9BP/GtS0CVaSAk4pjBvGw5XScrk47X1hFRuK6tdonf7W5ML59ueqvnyrW7beGL",
+	"ibt3l86ztOcVJXRSpYVcvxLp/KAryqRqkGqNDJOVCVAaAveyagAPLzA/UFnqFdPkv59NS1/nvTudq3IW",
+	"D7NezNNtFs7dj41T96W9tYXqArPET61yXRft8vdmCGRME8WUC7ziTJEqZOtYWxyYZgB+EA3UhpwYXS2N",
+	"VyKRoX21AzgoJGYqGSFRGRXsRna+86cIP1YaOSC0LUGipXMEgREa8MqiKfF/7lb+0q38EyMb0ZUE3c0E",
+	"If+lED6yQg4VfBt88kWKdWtAXbkQZMFwV/joxzhaRJciSUOAo156rND4WlxJoNUWRxLi7vw+j5grRgIy",
+	"lw/7ygdClmbsmfZl7qCzDz945MezNz945BPrnZm9+eH4ewIgxmC9t8bFXXLCv4PvuV9etfbbZMw/s0gR",
+	"o8ARxUPWFdXtba+1t+e9bDbdUw7+kppnvfQZejC4IqZjZj2QMWRKHiHmbh3KTqWOp0ZXXPz0g6GjNh+S",
+	"VNHqgHZggrOqzWh0PS4oiPK32IwWFMezY5Vg8lVDOUHt1axLg3yyNjrn7ILV4qpESwU9tyswsRgqBeEh",
+	"h29UbfEcDGVAH5GSIxyBQsBOwOHMlGAeq9pKausM6YP9/+fCo5mCYeeOZ/kBWrq26334k4yvQWp/6q8r",
+	"Ft9SKPVe5abvigCWlVJaGIY1V7MZ0CKy6o0re9hO0m+VBk/dWoB6hTgWtxSW4+ZnVrYbP9GIhzCpN3GM",
+	"OEirZcxi85I8WaYpX0MzBonbdbYEBN92XZIDa2YCGloZkBMYDz8kZiGKS/v9+3q7ub/dWsUFdxseVCCF",
+	"psFSIyGO8Mg2fty6eoyGRmB3tqYMxa/MtjTiGHV65KSJrDlWTU+/x4V+uVPq6Zs/uN/HTA0hw/0slmES",
+	"lM4HQmncKFcUM9h1SEujQ6GzN/OUBGMi/0ffDShHQpbu+0MWqS4exezcFEY+s3mzu5Nfshy00eohZMVT",
+	"uF40TQmVDg2ZLlvZOeKc1x92d+6EZfWaZug6s+rI0u7GwzlQpf9skd1Wm+zu7pJmq9mcj2tZjmS1YH3R",
+	"yrRmHsFKlGrWnbAG5Zp17BdsW9ZLKiRo3C7WzYXGV0FDwVhTMCnVVkrDvCtlnKVfMyq2Uc97TE8Ys8H0",
+	"UL1PhBnuQbW5eLBtr2B7z1nemytRx3m5FVfwhSK2JxvhzwUJQBu8dTQLSGw6xFauMseysa5Ghde0EBVo",
+	"dAmuJxJklMGtnRRLCuPZWVkyylH2TG/cW0lTvAPlvy99KrNwLKa3LnRxdZDJ+9fny0W3sBHE/PapCKYe",
+	"abV20aP6gCC6awRajmlwfWEr4KyacGrecY7YuWDE+S9Aif64kEmVx6iNecDmhZ2d9u5qso71xeUK1J+/",
+	"rr9/c1JvtXYrDyFDpM6JOyDpQJP0dS8LWDWjnq3ClW5FboUL65Nfy3uIG+BluRNLdBdkKau5y+EvJNKv",
+	"wkv5Am8RxDgUXEF5aqhYFCmEgZjQaWMVz/eqd2Shdyt/YW7rwPlrC1empIiie2xmQLQkvSQH0FFVyWBg",
+	"y9IDH0b+F3GllVGUCde1Bjm09isp3Mp0BbyOkLmF1eMq+2SHjOi1BRvLDQTM+ipn4X1B+hEdzAQsLzou",
+	"RRowY/Qzz4js28r3CFsOnLzAuRfQi3nGvYxrl/r2C3IFBjvbytRmuezJqlKiWIBJig5pLfVNXrz7mIvB",
+	"2J9JOS/SrLWCVBaFxCOFWUpTysjEJxpd62Esk8GwpCrco+nJq7hhckObjaRbYNxcDuUMzd5zha57zcZr",
+	"6L/ZcC40Gz9aQlTeZZNNzI12HRaQG/EhHMe7YFgt4uXrlN1zsKcFJa8UP8BM8h2bDd962bwlQHh5pym6",
+	"Z/6yvSytDLOfqwyzs6iMyrSQV5quyVzGO05lpZ1ZnFyGhASKqrMx5v51iA9b45Oqb/eoA54sAE6ZMnUl",
+	"pHk2ZQp+MStl/ob/1ryu8AWough6lfPemkawWL43V4rmIO/mVRax1fQOdQjNm/ZE+DNF3hxeEo4rC6QW",
+	"zhpTrK8K3ZWGj8/Sgxm429kamUbtuHIfTwtm3tbr3cAS7knK1tQJ70foZg0R1n0TgpONTbEQPI2u0Z92",
+	"V7I4E920OpzHDOmDUS+5PudMjaVQ7I5IF5ZNl4UhIf/uTfHiXbPpAYBLFWNQzLMXKk30w+7usnaWQC8L",
+	"Z5xZMDf8ZYuUlBXHyaZ+98HeESdgvfTueE0ZxL7y3X0RJdMquOJqHMtBzJRCrFpMcijPcSm/amCvyRbw",
+	"hYKTo6D2oLl4gLCYFWZMBLGTuM89nIuEdSO/Tz5V2skdlze3CiuegNwbH1ZLFQ0rs9+Z7yWXeZ4m6DgR",
+	"y12N/FEqlnTJr0JxYZdcRdibu9Cod+uxmZxY8dWrDBIeljr/Dwk8IqEMEkhTtxHm8CvW5/drGFSDEHpD",
+	"zDhbe9uv2XRhGLXRnmwodW6XZoOm53hjTnz7+bD+D1r/rVnfv2rU//mf/63cNiVHYz0H47ec5WZHy4wf",
+	"gswWqbezCWRsWkk/7OU3ctkpcQdqAa51fpnSwwfw1rBx4QytMfRkQhVJm7pthsLUv8t4cBx+3cq9U48T",
+	"obZ+jxNxbA7AfHANPHloUr8uaZgFA0vEcdnNtyNYdcmfBcF64d6XAVmX7v5T4VmXH72GXU1MaLs/7Gma",
+	"G3fVk0Mb9ZX91je/OTjUkhDR+wGiHkYsXoxKCqoK5qNB4RWVgxIFHYxIMTt+j/gw5dlnZh4rufPMsN5S",
+	"Ecp+f9HAxuBlgiiZoW2ZuuoUTvBphmq/dRuqa26sRuyI0XaZDhvjvhRLx31HoFf7+q1Yr4OYR5EhEjRB",
+	"ePt7g722S3KQ1kHFLQHOg/UsHM6ZI7E6UuwnqrQr/jqzPZCvaK72RBA6oVNS9dHCaO9flJaF8r3M4mkx",
+	"bFLgGzAN+PqzOA7B+oD4C10hEz1ObPXt3P4b1lT8JpBx+0nEdzTymvlkbGgN1Be3QvIL1RUOTgeoWw2q",
+	"n5sHxH7PsD3Ec4V8TI8oCbCvEKIrpE0sidMYdPwMPOuKbFYWtUZhBDOEhKZjIIFU2kWtjzkALVkE6hsG",
+	"RZoIlgEbyziXvNwVLpMG1zAso2R3zoNc33JrX7mjWL+2t3KpHwcXxVZvRJCL/M7eSQqNCuXTFqc/WN3e",
+	"XIgJVbaAUT+Wo4cezl1LADqL6tKGq2Zr5X2+7p3vqFrLV4wQV8tFHaXZOTZNEWPLseQu0ytm71M1d8Xs",
+	"3XqBhftruZ2BjVupcFYqxpY53go0CoOjc0Rl7nimX13f4rBGoRegq4vsC7OU2FHMqqsHEUmdO8xFuLcV",
+	"gaZy3o41vJxANhd4/VKQUJwAUNPq2PpXax17D20besNiALSRSh/MEvs8Ve4CdlUp5SUzhDcNEzL8QAxi",
+	"FgLu4xAKskMvU6ZnwUBfbm+vELNwK+JdlK+zmDrzkCh4qTqTuyC565xC4hUuay6DN72Oadmw3B7kqX3R",
+	"o2QP2ELR4Ty9404bUWPJIzpgsDhjjgEL8obF2Q0CJDo+MrpHLC1ODESojbigruaTTmKB7zpbfeYzzX1j",
+	"3oA/o4CV3g2nvqBg6LSaDlSko4EmP16cfshkmms2VZjczW0wVYP8xGLen3aF/7muWGxUj7riA2H9Jma+",
+	"VmiN6cQmfFgcpjGNlc2dG5UmtOmyO2FNgSDWEIs1E3rk/Psjsr29ve+K2sOYXYLKiEcRt37psTk3CsTf",
+	"jxAIQKoAimsYbYhCmlEE/Zq5FOgCwKwmD8HvyIhOCY1jfsNceWdciYIzu91sv6w3t+vN9mVzv9NsdprN",
+	"f6xc/zksNW4ch8ri9Q2SiMbk8OyYhAyiDwBsB0UxSvpsQvo00AqTzdSQjo2+OmYiVK6kG64eQL6B7R7+",
+	"fqGI+TIWwqO1XJ5gdtZTnbukum6a4+URGimJ4EPWfpU7HdDOJ0NG51YNFMeGvXaLvegLvv1CER56+VTo",
+	"mWPtEqVxpLa+YvZDnyFiyrwFCA+AX+sYfisHgitGqHD92OLY41gGTCkWGkGca9wOTKFDsdb0b4vnmVPn",
+	"wz/9Wfq5DK+GNZvNl6tE7MDYy5drLncEZ1JMHrlDlJezpOCnoXTUQrPKHIE61JpZQ+R8EY78FhqmjQM2",
+	"N1QwqOPn2jdKyAj0W16yPaUnMbrJ0BzIhC7U/kcA+rsjxKVFzUu4/Fs5IWbZkYvjWImW8hrqcecol0sP",
+	"TeN2Fnw2F8fDXApNeS0j97U+5ZHh9n1MxzTnELCmBLNyni2m6BHfzNhQPTzGrwAnyGZzxuawj6UIWUh2",
+	"m03fSZ5SEJUE5mqsJHquRGFI1Z/g6WloprSthmH2L0t9ra1JW6D346UEBstfAYHB8WTJs9rQPCOHRYUj",
+	"qUBiAoxTrAO1XBtcTejFY7mmB7Cs0K6PPfkdMqEcKkWhIhdyNaY6GLL4gPgWhczvFO4LVwSKfkAYXtWC",
+	"ShpSz+KuUFrmgRd1FrZhrpmhpXHIwtoB8fO1KFNQ2pvUc8xC0v78+aArfDyrfgdQHDENViY6kCPWIK+z",
+	"tGfIbGZ4KHXMnRFhrqKEndRMFQn8yAI/ZjmA4GVu0C8UeXt5eUaw7QGxUnQiYsNsoR6dWSg+YqEZvL0n",
+	"iDvo5tvIB+7t7u+vd/UXEufjPJnG05A7R16BWBaK8KYEzFGVWyh6lnFdVhrCSm7IigOqaSQHCUNhxIoK",
+	"9m4rnyhLgpyIZr+gSDCkY0OCsJ+uyH0GjWv+X+Yyyec+2oBWkFyrzQ71mK3dFk2xRGDx1PzFggKZs9D4",
+	"NZGaXdEgYGNtS4/YJ1zcSB6wqzGFdR/LiAfTxjjpRVwNoelExtcI2tyImZIRlrKbqcPpzZGsmBl9rdCT",
+	"EbVlv98IWcBDNuPlyTlBzCQGdABVIBp9LmjEf8MTvgaFtIt/kaNtt6UQlAEUID8NixcVUAvCByv7kYEQ",
+	"5OzZs5ObXbj7gArMYdNSHiUxO4Kg7pKFAG5rb5oiijuIvIgq7XhlP4lyyUOA92j4S9MIl9Q1KrK4pWG9",
+	"q+ZqUqUzoewWmQnGmw7SSRNYNzhklqzlaD9ggd5digLw0AXkN0dv3S2H0dlBpTS4wFvMSGeIcshDQMRA",
+	"MtwV1gX/ykY1qwWTct+ZkeXbzZ37UPEUcCK7o0Otx6qztQVEsHFLNvqWkkC5V5DazUfSW5PLqZg5B4UN",
+	"mDnk+Xt6C2O4ZEov8tznxbkOsRVYo6nzaoBwlzoZvTLR3yjoVAPT51o5pY5HGtXMmVJOuRfv4lSfeX/J",
+	"pJ/Hdz6z6KUu89yyP5mnPL/VjdxKfcTTfqtgxUQ4llxoQED14Tr45OP5e2uIHiL8MfBUgJoBZhkQGoax",
+	"Uc4VHqqqDQ/uCjqgXBCqrZyQaT01L8XfBWQFNGyMqVITGQMeZT+mA+Cn5JyFPGaBVg5Rpyv6EovQzmr3",
+	"a1/gQhzszqulDleXtJjb5BFaGqFIBdbF1cPEXOGYg4cXA7dEURrQ5TUtUpSOMth8Fi9UoOAh4cge5JgJ",
+	"FoKt3SO8b2T5OzkIsAjIQh5lv+ZELLNnaX24u7Oh++dBzkssvyZ8PFq90NCKjBxCxhfoKvjM8C0aDFF3",
+	"hQKTUWgILTC1nDP74/l7CyEFqh2YbEkVDGVGlq1jWiuExcEFq60enllAfSmTpsYxl/EKnrqsJ/cCUC8l",
+	"o8TM+8OqnsEHjcF9oDrt6dxypZq4jspzfh62/FD+bLqvzmVtuhXPqYwzK++l5GFRpk4xkDS92qWctXho",
+	"5vOzEDjq0lWAcfHKIzpgW2NQ9/Hf/xqz7I8J643TPwa8X6r/3+H293nEXFbD8rIMa6QPKZuPWbzd3001",
+	"UwtKbpUx2E9pUbYMjgtueUiqKQFA2J4XiiimlOGORePa1k0LLebLwdabrQLJWPpCuNvcQmK1StvW0tPt",
+	"FtgrnBK7mE4YXiLNzlGa3CGL5KSC25iMoKjWYAgdcs0DGpWn2rj+zi2nWiQjz5sNwBBG0jtKTBPrtSqw",
+	"vtK41jzlnrgxLAhsnWFRJRbSwhgMtxWlX03bbf2e69N+80GjZrMZrS/e519eQAxvPRluJ59H8C89T6Xi",
+	"f4kh6qm0gJLD3Cis4SJd3zfiow8Vhv1cCor9Je2MVCnJmJCRytFqbaZROyC2FxmXdZJVK85XczFvGAZR",
+	"SHvJGfBuLz6czusypgJLs90tN2tepimuz7mdJCJtwugas0hCq2TULcn3WXHiq9Y7Nl9kQWLI6YU5x1an",
+	"GPN3bHqY6GGpLbmIsAgu8Ws2xYoCVBDD+uI+DRhhYsAFWHhc7WqsV9Mgh9aCm7c2dEXAhEoUuIQVeiTe",
+	"vt8jh68vCRcDIyFX/bPTi1naRkO9NYz2/Fpqr4ZSuj2qWFeUvtEf8tjGdM6TSvNwa8Q0xYCEAyKkc3k4",
+	"Q0hXILINt6YnbhYGXesuZbpT+VynY17HpAsnXcO6YnlnGrPYrTD+9b2jlT9+uqx4c6kxoA9bQeCFIhRs",
+	"kUTLa2ZIvulKxnZTOuQ76BGwtbeDw6OjNxcXV5en7958gF8gNfeGRjwkrV0y4iLRELp+2tNGL5eCYTH7",
+	"mA240iz2SCQH5kFMYgYoOjhvIH1gOobPZRM1+jaqYDc8YJdmjAtOExQ+ZKGNn39hJ+RB5LTAOiZUQyMu",
+	"Bun+22j7LfO7rRNavgXYsA6dlu1DboB/TUrjdRaM0AUx/Gre8tIyp59Y70IG1yxNXYJ49a2J+v/BW/+F",
+	"G/L6zU/HR29mNqQrsFBvL5YTxWLlSroopm3YhsJ7o5TZDiNmhDTQxUMIw8kWYMG8zbXnoi+d1G6xuSyu",
+	"m2n2P5RM8hibtr8LmeB9V8l4LBGOfCZu27SIE4FRMyEFtuOsLB4ZSjXmmka2SnG/zyGGBrw4LvJ+lESa",
+	"1wGgFW+cjFWnK/oyZgFVtspxMSBSeS6gOpKuAUKXcTHwCmXvUxoDESNv3+955jara1ulOw8eLgfKc4kd",
+	"GFii+ECwkDhPGZi6aKyF2Zuu6Ir/+A/yA+SqdcXlkCsyzuHSpjFDWeRXSlCwms/PmOf2z+pWKAPlst7O",
+	"3xy+PnnTGIU1yKPqCutnwhiiUI7MlcXAK4vCa0vASaG5SIxuYc3llniQanavUeQG8GDNzBl0JDQb7Riq",
+	"ygUQUzYZpja7dOxEDWnMVIf8/Pby8gxqcBlRhUuRziTtbMsQhnquhZmWR34G5ybAm5S8Aw/r8BCad8XP",
+	"PGSjsdRMBNP59rmHtvsxHXABg51vnT1zncdmRbCM8nxz87COD13nLB5xWFhlz4hmXaECOWYlX8sam9cb",
+	"BGFl0XVPnI8Rwb+ti9/HPnx3wI6y1euKOjmMInO2h6hCxiyigOZnY0uhQNTH8/cujM7W0sAT6W/dtHyA",
+	"0uGfHfJ9lIYREFL1BxLCjRtbwSgE0ygwWcxFpxotwZ2tLXhxKJXuvGq+appeG2ZoEMaIuQ1QQoGOWHRE",
+	"FWuQ4xB/+vjx+LVqkEs+YkrT0Rh/nYkqhL5wnfCccEX837voEe9WOqRbQbJqy0siRe1WPNK1gs+RDBk0",
+	"hGZcaGxiGgTuke1DadqL2JUS9JpdBUaEsL199TtmTXz4qm/GYGj+mMlxxJBs0anFm4dqwSHLGhnxjY4U",
+	"Rj4bMRyQbs2o/APSi6kIhsRIFSSNYOvTKCI9Gly7jbRetlx5zalMSCjTUtu1BlRYomGoiG8xcn3cxZ9/",
+	"B0R8z9Xf/PpPw/93mm3bus8wbhQJZSJooofmhBmqHBIVUEF2mi3b2PyJ23sIcm4SB7YacSgZVv5mn7nS",
+	"EA6QxbalEmBeePRywEQ70Od5dvdc0MpOe9+RN/+c6XhaP4QQPssUSdU6CWvQwSdwdSPv0RSOPwTL0BvK",
+	"wQZkFJQ+5ZGhZx4BZUXTWNewtpujaW5cu81t+DhsfeHrtkS22Wbffeoq9x2/42pTgk3A1g/xIDIGEsNi",
+	"HU0b0K8Npblyhc+hVkBaZ9DFg5leIqm09eYHcjTiWgMWSszGzEWbu4g6O+g0bMo/zshi/R2b+o72uDcw",
+	"wDxkNAScyGprlwDghE0y9sjLJlFO0DFdG9kc5fKajUyzNCYrLAznYre57WhXQUrtijeGg2WLDqQCAvD8",
+	"z/WMUtpzmf1gvoAF4w9mnmTYm10Rywj2PuIQVe+qY7mvQZHGLICRnMuIKRJTcd01m+CEZ0ZoOOLC/TGi",
+	"gg6yZ1yoMQu0NKdQ036/5h7ccDZhcYOcus8pMoDb1JtC+XtEzYf4bfNn3V3BA0LxufOCgbMbH+YuS9s5",
+	"CQwRdu/CIh+SDOsbSFKPLUC3r9rCBVC6bWYnFIWQc4wv55rVgZ35ZCgnWNmN5j9jBBw03XXMFYR+04gy",
+	"SyHylACLqZBD+G/djQ47JIox5KN4Y6zr0B45151K0fhxMp1MweSavVDZd6tAMNMaDbYAXb51zXSco0Me",
+	"oYrwvjlkLi7BEjQzKgSzG2LVGRyYG8QLiF7ioEnViS/jwewilFYogHqGWL5m0ZoMmDZD2z7ANaChIiMK",
+	"5j63P/aFunlo0ZeAlcoxc3kmI8/px1D/ND36uNmT4RSHLaSwtAsoYnGo2bIaSbjOhQ38BrG4zgUoqZ5z",
+	"/zqvsfJgiTMNyqh2EAZXc4TBRZh1xaEgeP2sr78HxwFC+y7SHs2UbImVUgU/DWXzyFlseE/YFW+EZvE4",
+	"5oq5846xCrgpIhdRStMvEujcT5lwLvzghTJyVceM/4tjRV8wIZN86Yov9Xod/mce+9boXddQU+ML8el4",
+	"HHHMt9n6l5LCJ9hwLmD/Sy5SHGJwZ9vl0j6+kEhOWGykFjJkn8nbk8Oj+sXbw/buSxeeE9NJSvB7Mpx6",
+	"5JpNjUaTQgYWp6hYEDNtPmo0Gpu5YuUvHqKMBYPDf8Ly4z+p/cnwRiM9kSoaSok/Y26FOqc8NNKS0W3S",
+	"qF/PpoTAZVOQJqKHKZe7LRsD6jVBAsbY5ZFA55YTWLE6H/AI0cV/sQOzJ+svaRikWzv3GTy1dZuEk94A",
+	"JNIu9ybLvPFmUm88J84EUihNzbHgI4bJPzFXUnTwmpst5hgyiKK0EcRC3u8jprT1G4GwyCPUIK/Z1BEZ",
+	"u3NoEEzr/VBl+kbjitERDdkGldCfDBULrpw64BSFEKUqt1em8x5Tus76fRnrQj0aKQIG9C4GQickoYmW",
+	"I6p5gEKPoW6pRXpIx2MmYDRAR7kNEsX6tbaGOdSZyc6/FXkgvKNO8iEqILyk4WIobhqCfgABy+3PnxHr",
+	"FWhtes9LI0gISWNI0P8Ocao9lka92PwSGaGSNRfp4oJc0ugW02cuwAW1GUN+XOgeOmNV2fXzi9Fgvoe/",
+	"oI3ed5mC5guLwpzRKOrn48b8xZGNwGDKnFb2pkCswVYWSOpbfoilz9PoyvyZ4QwsWWXJWwfEp9onpYlg",
+	"NuTBiJsO2h350y3UHkeHqQkKEq/oTNzTLRks0PnCJCQ7z1Sa7smQm5tdjNwwo91ukpBOoY6uO50oh5t7",
+	"wiFTKReIi8w8PeLKCtJpJCUSRp2lOTmGeWHWNOICWCYZx1yAhEcH+KOZov/7hPWukjj6umWUtq3fNR0Y",
+	"nfOrf4CmFjj1Fk2WBrFUqsDvzTZCENF4nAV3WeUTKFjJcs18qKwmrUqjx4tig5HdszI1DXKBtjaZaM/W",
+	"UZvTzoxWmnEusyIpje4K3w3DaKJmcH4uiWQyZFYbBUkHYh3pAAU9VQNcBm2nbrqFonFQbApMbzj0OheG",
+	"pJn3YE04ar+UZKVh0TIb8YAJTF63dtSzWI5jzjSWUIIAgTRGLW953dIsHuUDT1ILLKB7Q8p5pVNpNZqN",
+	"JmSfjZmgY17pVLYbzcY2VvQfgk9nqzFhUVQHDXPrX5Nr1fiXTZ0dsAWZP8B0PrEeecem5IJpG+0H+ahm",
+	"AQo+CNUgYEZXtiCYzVw1ROyah6icnKWKmhEwjZKJ5NNm46UbfBxWOpUfmP5xcm19XoiqaIbZbjZzwSbo",
+	"rSrKUoXY3d8rZrjgAqbRoNKpvAlfXxxCbMAN/NXe3W3tA8yj+ehe2Ax2em22T1v97WD3lXmgp5VO5fTd",
+	"mdkpBU42Pqh4lc9m4Vu//v3w7+8+H8X9ny6u9i6nn/769nSwNwxuzuiYn0Tx5JjSs+Dtx3OJ5YlQBlrm",
+	"Sv7x07sLtNLPb4ph8YppcNruNHcWdZWu2dYHqb+XCSKv7TRfrvQCuucgZCbvIqx0fv6nV1HJaGQObqdy",
+	"hswPDgRc0RuUiArnouJVNB0ojAJB33Veu690KngIzJLmlM1KpyJcndEtmujhFvigIOxIKl3mgNVJLAyF",
+	"snZuczknsTTSz4hCkk9oFC34JY0otUamlDDsNFuNrvjesCqboGevemr6sFloaZdBBH6F4zOHHJe51EiE",
+	"IDbWgwU+jNzjjjWlpzH8YNgx77DQA4aQUbeYD4Y6HXbOcNbex3j5onmqQU6Bvh2fpbINof0+C4z0RA5d",
+	"FgSajG3cUS683n2nK7giVqABojimMY0iFpFBguKOdVKxzwGzslofa0wKEL0QVtdQfDQrK7MpuGJdcXyG",
+	"ad2RobawDihJbjezRad2sUh1p71PemwqRVhrkDO3f2gHAis1JmFTTWhXgEQ9BnNCDIY+biUQGqE8AbOh",
+	"pJfECgSS9IMTatQH8z9znA5sAoOUZGTmQ2PWFS732KXtQRKVbxWyq16ipn7Ny+fd8cyQWGJFzCWFdkVq",
+	"RAWBtWFtZGnOKHrYgU2BHQNrBWFZRszrQ5ZLteOp7u5aAWN9Ovwerh2UxacjpgGkdUFATdZkK2dtBJfj",
+	"PzEggSn9nQyn61Hw1C+5tBSgO7eVDmRk1bmoB1JGLK6PqTDLvl9ZmQjDvF2syNdiRIUrz35nxoTZEMxS",
+	"wPKBuKZbF7bd15XHnr0x76BFsYpDzrb1K5vuzqlm7/loMYiKbbuVNfzqZW/VzyDhbuWXbXMY4A6u3O1c",
+	"6TsappthXmktf+UjeDJkDEl3d+R+5q395W/ljvuRFP2IY2TaTmt7+btndAolQKV8T+MBfrO1u8r0rBee",
+	"YWVbCKk0L7fbaw34HZueM6Nq48srzPZSyhMqpnY/QD7dba4w0wskkd8lanqrXGHOKHFe7YzTprc7kyjc",
+	"FbqPUCGxHs0iqeJGXlvl3NaDB0A1iIKxoSBmbMjJbWiIUolNtMgEBqcxdIUD8243d0r1EOhjQhVG6KS6",
+	"SECjyBB6RfsMg8zGjBoOcZiXtlJgDDsIpenUhvpgqjMAPCM0Dqk6jpvJJLUFDMIawHKztnamTNlZxD3M",
+	"+j4n+7DDBu2k0qnE+upvv27fNEftD3vBj/HfJ696l63rsx31Ptzvv6Uvkzdyd/AP3hZ//bz302R1fnGO",
+	"n1mLY+yUAB+maq8V8e9AGzdkbhmZW4dcfcycusupFh72ByNPmL+wUEOHmECkkphIl8SxUUYyQ8rcdTZS",
+	"bNHwskD5PmGVe0s4ia3yfKt4A6WgV5dtbPNS5XhmYk8sKdzrUKXHaH4eKx0oxaL+0uOUyceL+N0R6lNA",
+	"2e1hypROxawNVLAJkYJ5JLbs0caEJVppCtgeM8xC9tG3AwcWTehOW8dmczr77NdzRr8m6t3Oot8VdEZX",
+	"T1V1qwOVKeugtIFJoYZeoyzUo6iiFRXA8YziaTToUn0Qu17h+qXBozwGx6jV6cpu5RF4R84yMej5mKrd",
+	"nrPlCpdXEWySa6djOq1HXLA61fWQTkR9p706ly0uwZ9PPcsZNiBg6GDuhlQ2GtO/scaUsokj5ymd5RYv",
+	"1HqK0kqMw1LzW/iGFCoZLVGUqoqLQQRkuTbDBQxHcfHJ1j0u2KQrCh2A8RA/FHpWiQlJ1brcapifYBhS",
+	"mGpmqaOoQc5wVBj/k1nxXIfuFYQmiJScYW7LdTsPUWW6gutcCF+mzwVyzM14Y4mQ6DjR2JwkEjKdOYgf",
+	"UgGzaokjORtF7I/LGw7zt+Tg1pvGVXquN3a+Ddd6GgX4zWcbvkNnTiNGrecO70OqyC6Z5RbeBMGphsuU",
+	"qB+p4vEJvDMyHtgCDzPRj3ClMMo19cp1RUCjyHSpMGgR/V5ku1kP6RRCD3XMadQgUJRe2RgvRgKqWJ0L",
+	"xQTiikMk+PssTHfbpt652OExi3Oqi/lrKJP4ABcaoqTy7Ul1p9n0oNjvnEMp85xB0jpkamWOM7LUb3bg",
+	"nGZdUfSUNcjhTMw8uU2PWqQ3dcWMI219h9W5PRAfUXX+I/itbFjIoaDkBzlivyGaL4I5Vt6mr5J39tUH",
+	"dnW5FVuLZbb+CCwT4peskxSDe1KXq726XLmsvjmX2HuLiL+M2aXt8ozyidmroZJROt7MevjNmZA3yt69",
+	"3WNHNmkztRU9JDt1H61ngJ4Lzc9ziicE9ruAg0gOPMP00wDJThZlUfXNP6+48GvebKBNV6RPryzwsMW2",
+	"pwttg4Z3jYumk5oHoTRpSKWUXQGsx8bCmkFgrI0Zw8zL5qH76cqaYkwzmqmLBRGnKzJJHDXIqm8bXIGC",
+	"d4UKHswF4tOtpdLqqzUPf5GJdovDwiuZaL+Wz8nN83jfCT44sjRSKJMTzHso8QwAMA9CSXhWiIULNMrq",
+	"mApFC7HuNmheKxb1G+QdG2uyj1q2kSDM+iCHh7wTlwyXxErG/gFKRoJ91pA7jIkS5ruuKsF7Lq6z9D0/",
+	"ZtF/dSumfbfiP7DF9D1X+sIeyDcOa3M9icAR6aUNj2D+VmS4e8Tiz1iDY7aYxa4tZgFhissBn/pt03YM",
+	"/Ww3mo1Wa7ux56pZQwijuV8Y0hgfDmBglRP5G48iurXbaJIqP6PhATk6+0hOL0hr72qHRPyakRMamB/+",
+	"VoMlKRvpTqfVXmekrVVGainB/Qb8z7xEsRJQXuHszOPklenokPOPKf5Cq1mRgovrEmwdzD1O4gjTBw9I",
+	"4U6kILpGZo4ZGcmY5brPpjQLAvPtK92P5TKbD3x7EFsoonkAmNmWvc9bv1+z6ddb2SRm6sg+gOOM7PGA",
+	"FGWXEIdgFxAnaZgDJAMWtU+w//nw5Y9x5HdFvruAKl1rkEMIDoYHWXojdJvvKZ9yDUk0diJYDNH0gBD+",
+	"lhG6GoWYS2o0XkCuNBR4IGVIqv6R+aV+JIWOZdQhY6MtauaREf1cpwP2X9ut3e2XTaOR8tEoga2HnK/j",
+	"fv2DFKx+QnUw9G0Uq5m+/+aSDvx0oNuQG15kCj4uHcBN4T9TRyPmkoyQ8xQ1eEgszkPC+Isiz78zGw1i",
+	"4zy/mN9gO2BYwECOp7nNxey1Im5ft7Lff/UybL5qvXq1E+yFL3f3abvPKG0Gu7s0bLZ26Xavv9Nv9dq9",
+	"Zu9Vux2Erd3wZdDa7TX7zSZtvupWFkHeFBa1QBxySFStZq6Wf0otlvMtBGn8SxEcu5pfbzjqtcJ3Uwi4",
+	"HheY7zBHpsq0NuhxhnoWTloJGV3p6BX3YpVXbqWxXsVs/oIaknZVLt4e1tu7Lz0C5QvCRzkNt3OB7bJQ",
+	"I7z8JccVbF0oYzfIBwlZnzNb8UeY9NOxvidIw3gwk+3v86hcP//za0HBPHSMBQ23wPVy/NNCIpXwT3yy",
+	"iIOuK3kD/UUrXMZ8J+b4mT/xW1sxoyEXA7XY/HtIFBPK8Cuq2YRObW4gFO+MZY+pF8R14pFkTLQkLa/Z",
+	"bBpiTqMIbaBiivZPqGqP/RjliVpo7X4fQDP6UQLwPabvXtLvg0U4lyJodTD7OYuNA+ogjrA37QqffdYs",
+	"FjQ6Dv0GObcjA8Hv2uhhvSmpYnMP8idrgNsP/UnBnPaJSi9FxBDkpLWucMqtQyYpxNEQSsIEFRNAInCj",
+	"tMm4kOfRY7ZiZx5Yoyv8mP0LtVuScnEuQvbZGtupQrAXp8eqXFUYjGqFXq08Yn7KRfeYZnbJobwx4JVh",
+	"8VUfF+LKrr9vAc8BxtiGssKCY7MXKt1oWE52Q6OEOnAQPmJui22SagzODCNhSAnof6KW4Z+kXfrss9F8",
+	"uRQnGELrQ1NF/ByY2FXayCdV3/R3BUiYVnHvCr9QKgU0aguomMckQwNEHLMAQZ6ouiZhwvCEWp8AoAZx",
+	"YUffl3FXAHKMGNh1AYR2t0uuxhAGWDN6nTty5uSa2VJXeATLQYjUct8V/0rCgZUGLRIGHuRqPoDMHSSF",
+	"5e7SLCO8ITXYC9sRmgh43BXjiAbMbYxHEhFBkPOQTREcCcHyIBnGrizcROdTcOkwKfCVwvzumFnrB+AT",
+	"jXAoVJA9MG7A4nUQDwI+RREHzgytl2jwo+BILdjKeDhV3BzYKeGjsVSK9yJmUSAwLciu5jlcELP/NczW",
+	"wftirp3PR+OIJvCq3yG0K7A+vL0hQKM8IhhHmV7LmIVEyNiNhFwOY4ZngMRygrEJkN9s98IuYlfYzCcA",
+	"PcJSHwwvGgBxBqyGeCHuVsEwfEJ75j44ZCpzaNC248ZsFhU3GOiqrXlrw+3gwGlXigBWbZ6kuXC9mGlE",
+	"NiNjFnNQLi5OP15cnb85fH384Qfzj8s3Hy6PTz9cnZx+uHx74XukvUNGUughXPeMaNkYEtwJoGBpem7I",
+	"Aj6iERwAJPHYOjsMSP4zpsBVV7iwQ0c6M5p1mKkemTJS+KJbUEvFABhsx6IilWs1RZonJyJDnVxJhTmT",
+	"Sr+GVm61nznywzHpEutWaycr1YoLBXK57LH6nqss3Kl872oGVzqV7VeN3VLzk+mqtbSro3xXjb3VezJ0",
+	"u97KOrLQxK6v1jo5vm5fHjVMZUxjHU2Xutyysagk0mt43uZenFPlPjkRCS/L0wYvriAvfy/jHg9DJjaB",
+	"I08aOLKCFnLBUHZ05Csz35nruL76kVMa0oqcpTY7wMVDKo/AEjFjAkBzEJ0OUBwBQNvyeKS0F6ZTI47n",
+	"1GknZwEsap8PkrSS1jwOGMA7GRbTi0H6w9BOzTyiZQh8IKSaOS8KAp3ZTOffIBgf5WmHVIZ53LHOEtdT",
+	"c+M1FyGp5iB0TSex8pBJK8TLGlIRyn4fqldPaBSB+mUR95xkF9IpfAOwO0RimsJ/8211TKdYyxcwLtPw",
+	"b7uuLuNMGj1AkyoGW/YhVghxHa2rqWguJBbAJkNKARtcxybRWy7tNJ5wJht7u7mDvQpr3CA5Mx5XRGnw",
+	"M6J6dMNiGwOKZ4J9NrffBqqw+JJDuBCKmU7Bsuk4RrYAocnC2FmXINZpoKTdbDbIIYaa9pkOhoABjeZX",
+	"SvoxHAjAzUlriC8EmC7xnBXFiQL62i3SBGh+JUG0RgRqEYpATwvMprmLsJ7d1EGcsjlb1AFulq0sBXvD",
+	"jX5ozVMzVqXdcKe102zTXrDTa9O9l739vdZ+uN9qNVt7we5++5kMp8v4tLk0YHJeyqpPXEtc5K9QehTv",
+	"5tJ3P7mW9t2V2Xx+WxdlXpmHdzXXClkHt4LfSZF2xix2xwBNCJDDag6IjcbmI7bAkut6u5PZ9gJvvv2a",
+	"jAuH0yP5O28IAWCk3ekQ3tFei5dkSG1Mn6VuWTVTR8PELMFcZMhdf5MeY9kvc0ylmjiqXcv24RHW+E/s",
+	"GV3P2pvzQ1rKfV9LbyZqYY2GW2JzaRQhLG4mamU1IKmY5vIb8kEuMsQAKADnHQH6WYM4CCBbm7pQrwFK",
+	"SVSzOulAaRSh5i4Ns9Ih+BYmmiCmV5azgnIRJtMDkk/TZc0fuNCkLCtFxqktCgJ07YgdLnIKN7TTFf6Z",
+	"LW8Bbcy97stEQNQTQBbBz3mLwktz8WMaGNaaGlKh/2g8pD2myU6z2egK1y/C5qBEGFGEPgbSGtAxqRbq",
+	"W6T95YXTDunHjJG2R8axJO1dr2sOokVTJYmw6LO1eYRiB07csd1fYcBQJqHCsJWmUwt3kBv1nDHFracd",
+	"cMzARmhDkM0mo+iN2LymVzlWEOZsTd1dYVqmEpRC8xSITbnY61aTBBHlI4y6tuhDhQBsL18uGpEbDrI1",
+	"pjqFLJ9JJb01lPmAZKUFEHZzPv3TDMuuzpEM2fMmgJoBdCp77/56snO2Rv7mzBwe2fyBvS2Ri86w2ery",
+	"EL6AUtEigWhxQRtvltj8sRN0VrAl4EqlY7X+0rXPmq0CdGX+vBJSXwGZNIJBHIN9rpyOpvUx4c50dpo7",
+	"K2801GlYtMOOQdxO+Bsbw9K3E1q9aiaTOUgZ/0mdZQES3eXS0fJYay5uOGaBqi0Ku75YRvpRcjGPHJ8J",
+	"Q1lfLxSJZcQ8C/EP9otUfFJo5UgD5bqiAI/ggI7THhmy0epOcxsLoE0QO/1QEFupwoMT7qX2Ahm7W9AV",
+	"swm4OwcF5DqLbJ89318h8Bflt0L2qxW19bSUY+J9Ok7X51k5prZ5r1zcXO0Hf233/rY3ejfeUZetm3+8",
+	"Eufbk7+/ZG+b/3q/S78P24OP/PTXvb9dr85ZZ+f6qJz1qYFdMOw7PfGCTfIYN9+6V+FJwoP+DbJvHiZa",
+	"GJcNK1XmCEMGUgvn6g7RwRZ9eTmwsqvzFUI0i1HkPNJLRBhBBIRFJw9lkIyY0FCP5MeL0w93glA+HTNx",
+	"OOY/Kpjj/ZCUXcnAu2FRF+hAeeHVQnXutERpKUGAeZ0dk+1GM12pbwITGer+HZ4dv1DpGN34SNVsY+0h",
+	"AJHdUZvSUfRwR+0+J+zvZiRrnTA39s0Je8AT9vfDk/cPc8Li22Iq05R6sUAmzRLjjeB8a3L83RDqcASn",
+	"8eBZZTqxOEV7dZOIm8mjpl/LeLBUYDOrubq8hq1L707+TNw7qXoutxkrTvDw6wYK688on2XpzfljlKNp",
+	"QJruIJ7lCpXcyjNL4jI8DMrAKNmIClLV3FA0oGCeq9CnbIm4EdclQLq+oQ+n8cAnVSwPiAm641qDXHDN",
+	"CIy4U/h6fcJDduBUnVwhv67IVfKLGQ2hOomUFoLKOklt5Iq16NPxGINYFgWf2EliwrGZ5SKOD0T3nhrk",
+	"M9KjTWpI+cU7N+do7WtnT3V28/K1CJ3ENXMpzeavnQ5yam4usOtxUopciqE3YB+gEMxvL20gI5nEqkHO",
+	"IipsLWLrOO9NsxrjnoXgxurappvDs+P5W4wlQPEeg1xjbvqSC+zKZS4oxenqO5bdt49QHcxduTuKKbAO",
+	"0C4IMHP6P77f39tuvTTCU8zt/v9H8/u9ly/fmJ1ZLNdAhdP2S3JENUNn+sr2HTeTR7VMPSldwdJt4XPS",
+	"l2/VGvUcwsvDkEE8p+sTwpQwVMrp3awMskVDvTWM9myg9t0oYXnGm7kjTEGF5pu2K/utMDOEkqFUY65p",
+	"9EIRLjSL+9RIDGLARVo33pbRDZhQiep0xeHry18OoQb4iGuP4J9tRA6BLDf85ZW9EaQaspEcxHQ85IHy",
+	"SCK43oqlHG31WOgR0A0HnCmvK0LONJajwyAM7GibhFwFQ3MqPDKOEkWgHSSwKEwkooqcvr4gig1GUDmP",
+	"C/NuNlkZdwUX5PT85JfTZotskdOT17+cNrcb5PB9KxsCGVFI+VM6TgIjxIX2GbP1/M1HsFyeXRszkq64",
+	"kQHtJRGNp66anssMGVFDKXPpLVQRPxEjOh6z0IfIkZgZmgqulMNmGzNRzD9fAVA2WCbHVEO4QfXsp1a9",
+	"Tfxj3/AnYv7a2a2hjg27g8FgEDOqIHgG9sgCsdpOqIYXt22SPSUTGgsuBh1bX5ph+fohvYFgjBhqD/Ow",
+	"rjSd2kwnqPwKNe6hvBsg6bi1zqBlgDpjHpfV+4miNwyK9gKSgBSM9GjoXu0KHHmWJwSeJlvIlZlegTma",
+	"15jQ8RQi22JIN1A+RmNjUlOGHmDLqftdUfXteHyP+OqawwZ4xE/THM0faepizVVEt2PzyGRINQwP5oLd",
+	"emaa1xAAbCOxbXNzGXjkwnLnLrpbK7+WDTWmE6LZZ90gh2kvXHUFB49dn6OAYvNDIa0px/1I9eTibX27",
+	"5qUP+zTgEddTfLJTs/HLENlHeNgV8HurWevkfi1UgYQgZYT/E65Ilp7IlGJAjWtDJxTiQUg9xASyrgDa",
+	"0srPBKsF4lz0tJCd546JjIndFhukztUc6CLtityGFUqD2xuHEBUzlAyrjkKiWwg1UyI8yd9zFtksNXt/",
+	"IKMOl6FnmJ6hUFzkQqw6BNeNtPb3Pfj3NgwDVtn8CAfVw0zVk/MPpHp2/Lq+XSMvdzy8d0AAPWIoIEb4",
+	"s5C83MHXiGm8S/p0xKOpRwb8xpaUGfEwjFCWVV3RbjahfWGF8TJHUgxYbHPduCKz2bjUZuC66udYpY1F",
+	"IalyrIyMl1DHiTCLnCZNBjKJQqRn8JKrnQdEpXaQu6+I52h3lSqSqMRa9o4y/3MHiNzZsYMpKdluCEin",
+	"Y16/ZlPfZugVYKFBkQ1HXGCB/7ReQMEJDWOqF3o2n8yXDfWPbSCfHY9/QITsisxbDphiEL6fe+kw0UPz",
+	"2N5AJ7v6jazCvHOjU4u+YmudFsFcdpo7xAedIYv2g8h7oLJp9KOLPRzTWDEo7WuOHOQF5ChoVgqw3SDf",
+	"QWFaV/kfs9kxifLt+72r705f//3q/fHJ8aVPqjvk5DtDX0IGiZ4HZKe17SrseTYHREZZgedWE9IiHSE7",
+	"ID3L6GTf5oi2co/hRIAoMWFMEzWWOh2d7BuCPrMo+RMEOcYOj9TLqshiPjLk5cb8hpVU53NgovY2Zikf",
+	"LiaPzIfk/eUvh6qEfgDl4JpU35zv1Rp/+Qs54bEekiOs5eyR8yEdK7NfMiZHkbxhccRoH5beiGW474bE",
+	"GzGMC6WhNr9/ZGvBG6G1Q8xpzxSaYbRXv2n/J4v3/Oy4ZyuKZMucEUPL378/gxwRiPAEiKHm52YPSEfz",
+	"cyswfxlFMzLaJAZnhqlsl2KxuWP7awKlqlMh0+HholR/2zirQCuAgMDp7ct4NFf+ELbbrMPh0TuMq3Ts",
+	"DtfFHIkfL04/wF73cFGRATnxzvI4WJWjcyAlJxdvbZglsiubKWBLgqsJCFyWTW7tkP/5v/6fcH92t17W",
+	"kIzvE//w6N0viL6FZewBf+uXw6N3WW1GO9QXqiuMPBMyVOKNkAKJ4icXhzisk4vDuiEShz6p2pNsSVjK",
+	"v7ys5TbxX7ufOxkcfVrp2a95xD9845OqZZG5+Aek5wB47x+eQ0FvpPgwscN6Gw9fOvIcvydOCEARy7Dd",
+	"wzcoeZ+bRX1zfu4W3XLwN+fn9Vcu3ga/bCtD52KLPCcfodBclIlSUkBHcPJsjpeMRwcZGqOjlAh+ZU0d",
+	"hlS2PLLT3PEMefIMkTP/t1/DymalfnGfG+lAH4babAREiKOlFXajxPhpeUANLUTOmtvpCj+IuOABjXxS",
+	"PYsldPMmjXwu9Ygew7ffRnv39kt55ZCb2klWVnwpkAhUvzxXKPTN+R7epqpjVS4ueeF9rh0QipWf4cUc",
+	"RIklGynJgMS2gQDhybByXI0sSWM59B+lLhsLyE+WjIWfKIeRShIeVhYkYd3BPKbQWXxLvG1qNjq2xwrC",
+	"WFc2H6UHIjN7eZVFy1+E1jLUqNk7uXj75Zf/f7eLhrcvb86Oj768PTz/7vT8p+M3n74Y5o7/1262Xza3",
+	"m+3mq+1mq/3li1Xafzl8fXl12Gx9Obn4wax668vZl3Zjt9HqxmfHr7+0vnxpNZvt7Z3dl3u//PLL25Oj",
+	"X07Ov3x5ffrmlx8PP7zpxmc/tb60vhx/2fn0y06r/cthNzYjaQXduLLqGryN9t7Ee49j8AMpZMW9WzvB",
+	"/W20N/fmans3s2vZLs3un9u11s52s7X9n2aHvnwxbAm27uid+Xd9futOLg6/HB6me3rHzShJfE5pt3Ub",
+	"pSLpjBYsUkAkZVm3RCB8wUiO06dcKEWxdLT9hXLiBeTcLiZJhrDcy6a6dqQ5R+Xgio751TWb5kLMZ9SG",
+	"udjy1v1jyz/IHGMl1YVKR80KF6voP13h9K7qnOZTc/YnO+u0JIJb9vZKllwjMZy7u30f0/Tau1WWClBU",
+	"rh4rBWDWVuFquGL0ywsFK5syTNsA4AP6KU9VmwyBuZetEJxO83lTA8w55O/YNE2f9H6v9BiNWVyeUIkc",
+	"w1nfD19fgqgUcqbrqMI6cS3nU3CCZolfIZVmwa8wjqioWwm10snem/M5mD8WOB3S79+KgJEyAqtShQ6D",
+	"AAdkNDJr182DvC+ymmZIGM7q2YGWSHic7k0FjaZKE8FYiAb3GH5Ox2LtoZk+g0kNrs+usNZZB1fuFRDn",
+	"GKLvBTLOEGzzgOZdsRDRnKwIaN4ghyTbh9A5fhVjRn8U0dQBpZmr/yIzoZdGixwmIZ9VYma1FHIHJeU9",
+	"B4n0JDuHt2I1nJphZ14kZ6k1U2g8o8jv3T5Oqy3zUu23OG4nRS0Ym31/Zng5XIh2GSzEysOzd6Q4JKfR",
+	"LxiSfWcdoe/UvvJ1BSz7pwW9txgYGVFaAoEBDS9jyqMZUX4lTPfs4J8DJVgP1j29sI8F7J7/wLcCYPDE",
+	"EuAfKFzK0H/D6AsGr9X4ekrg78LX7xo8NS8PAOTTQkngEB7P1nEBmEgpmMr5D0DW7U2Jj5K276Xw89dc",
+	"hDNs0WiFKV8ks2xxaY0RUi3w3FtjLdFRbT62kBXiJFfighYhCzg/t4AZpGqXgPgI6lqk5BYlsJTpwVKt",
+	"TMRhnBf4ziL+knLmF8oO9ttj0XYRnQsQzkdhkEVY3wXDgQIhCxjyy53SsXx7XC+7frfyPHtC78Dt4M31",
+	"WFx2bB6FwWXdfyvs7U/NpgyBs2ue40v2hxXCeR+V70Aah5mNjG7YnQPhvBV8K7eEyx1h9BEVyNcQQ7yq",
+	"5IhBchyjUQqYbYMeLH3NYBFJGEvALcvw8c5hUgg9Y/tMS06bD86FsSDaj3Xmc425U4S7tH0KCM4BomQF",
+	"LMP9EZjo5sxLMUO7CyLBH9jCq7kX8+DChoHGoY3eMd9XPIKAMfNuzQKZYw8ZgHOB0SI3ZTY82CdVLtSY",
+	"BVpm6Q2lNTphx5E4PUgC1/2p8GpEeA3ngWtfXpXSPPSIPfrhJmr43vbM589csqc6vfCr0Nvi/VndjJcj",
+	"nxMZX6Nl8bko6KmlE1BTGG2cNtZ4UREEJIiQEDrmDMmZUR3HI1uKKsWMf6G6AjSJKha1MmKf6kB14wY5",
+	"NQRtzGJs2iFUIdgXFvGfRVvLDQ/oeRtQ0mYI2pjFRqo9RjLGpVB5ouYRGnEKgn+/76UkbkF6KlCATzK+",
+	"Po3D5y5G7Bb3eLWyfGwPc0MkGsErQz4YVtYjfenEHyvhIyXdK86JtipeBZnvoa50RBJFXsWW3DicBYBv",
+	"Zqj089Q7khMWkwFV10yTiGkjC8QjQnlsywjfablXq5gY7jZLtgbWUUaJGeQHqZmbnlXaVlb8bPh3tj5W",
+	"R031WJebf87GlMcd8gmrTxOsPm0EoJ29/+f//r7iVWx2zOKVXfk4ZVdoATfN3WwnZJnhshDpEKiZKMCY",
+	"j7bXdQtvDtnmkIEXKYn0Y+WzW8aeMfPnyHH/M8qFf/B0+FPQSedFq3kZMyUHZYAfc1LN6qImhuMv8xan",
+	"Qf3FsAiPUCxWZWG85TULi+bkA5u9ZN40ndiq06sk3s56Qm28jlroCX28PF2wI0OYgKrcvwA0LJlLnl7A",
+	"PJr7GfNYsdZyaHhTRJX+qEpJ5o4reWNNrG/GPJjPEYTKETVgD6zPP5uTIxN1db3311H7812qLOO6rWKk",
+	"vMQzop5YXd74vxYZFm0QWcG06OjFshTZGZeXu7yVB4cLKNVZc2DhpJ9EERIwwOe1WVNCambtfXnIcPBW",
+	"IW54g5j7DqZtI3TW4REXXQEjR4NezAgCfEIATTR1WOcQI/n6cj6ahgtXGz+XC/VHI4dW/8WL/Q0gNN1K",
+	"ydaEasJZPRZaE7R8WIp/zaZFIv1Tb//yt/Md8X78KvgUtvpv1cvBj3R7+oY1k3f8VO/+7dd/TFZmAwI0",
+	"gcqFxgJ6EIE1JUJODlzJFot9HeEFwxKTeFng8HnzN+Ts9KIsi3YY7eXuR3o9GguZ0Xo7GzpOtJDz5IG8",
+	"H1kTcHT0GdSAPxm/26Bw3QeFKwt1f2QOv1DzwBsAHDxiWLit9HJCMplyPjhk4zvNFuabQcFYQ3puJNqI",
+	"04h58+aML+6Pxm5hVhm7neE+K10ym5e6ITTfQGCZ2cwnvXreo7qN5i92EnJdj+RgiU1hEpsbM6JQ/6aA",
+	"y5VGYBVtDcUwtclQkipCh6ewA7GrDFTDSHV0h6e3qQYopQh/EDMlkxgUgqHFZADTi6Uk8zFqiJx3p7Bx",
+	"UvULkTO1tQLC84QFYtwRKyWgccwtrgq40BDEgWvWFVomwZCFpOrSUzANCBB/bfboHImy+1Gdt/FwrRxK",
+	"IS5Crr5BuvjKIxPWG0p5rTysnjGi4zEXA4VVBXBS5cTPqFe5AHqYIE+zhl3g4EH6ex5DQWPwkZmVQ1KE",
+	"XbMgiVyzhQYds9zv5WCl0ED36Z4Nwps9eLlyLyXheLu9l0F9L3zF6vv9ZquO+Ziv9mkvWBQCTgMt4weJ",
+	"xyssprlTbiFIFYNi3LLMRDaimmIO3+IhInTWomqK647QsPaY0L5mNgdhvg5gqi+1Lps590rZ8MxtLl++",
+	"kGpWN32vvYZpffvbB/dq6eC0vNPQvqkQx9SYCetUOC5wesFCGK5+DSDks4PVJ9KFOhSU/CBH7DfDxmiJ",
+	"yry7nsrMIA1kDP1sN5qNVmu7sZehLwJx2Om3gjbdZ83eXrgd7NJX7GW/FbaDyvq+MG00Br36G3exrxoy",
+	"9sawhPUCQe2ZfrRI0Fz/m1DQp8xYAPmLRMDYUskSUhGWpSk8ZkhoYCFFt7DSnloHpNm9a6v0Kc+wYUMg",
+	"GuQIfyE9FkkxcCh+CDNSrHKYSjCLZRDz7ggQh6oARPRrIrEmrcgKbY9qHuklGm1Z8xKHDWdCjRPaP2i+",
+	"wwy29ALJxsG32sVZ20T7DHykx6OIi8FhGMZMqUqn0mo3yXt6zcjF0FCT17FHjoY8oANJjt+Tl82XLQjF",
+	"kKMxFWDSMCTIwteexpr/Rj6xMDRUZiUfG5TJAj1rSv9HMGSiLk0nDTfGVRlM0GxmzOuETik5wsi/8VAK",
+	"89t/tsh2q012d3dJs7XTXhzkkI3uDkyheALWYwz2kj0WY9gwhKd04c2Sznz2mgN5/jZgv8vBbsNQEeqq",
+	"s1YpGbNYSYHYGPbyY1nWntE8La2uNcjprHrbmbPAGTV5gQmu1Dzo7pRPqvjDrXQYTawz9/A5fWWPSmGX",
+	"k881SOLqfp3C6j6mz27Dnm5hT3fbroWVV+HpI7vfZqXRTTTexp12f3faLLddjdkWucuq7rPyE/z4KSJJ",
+	"abSNLdau0/sLZeg1eOyqcsQ1uP/HWLMN8YltrY6I0RhLoj8A00V0/zmmu+GZD8Izmxue+Y3zzA0D+6OU",
+	"yn3YaibPwnhQ17rNyQuGuSkWnUB/CeDb3xIGAYghBQwt/MpyHK/Hs6LhRP4IRjTc/OM1qNoqZFSEKvf8",
+	"Zb21c9ncyZ4PDBk5kokZYmunuTpVbWVU1RDU//m//B9I5CdI5AGZbuxcjHfJQZoZ9vZlezsbdpqUxIXh",
+	"etNVqLZXuWEiMQM2bAwqZ53RGx6BwnF3Ix0csDWdNzcbE92fzkTHbu5hoXsYt80iO9x3YF2jAseIMSSW",
+	"13g4ASxngxEZjRQnyuFHAdyjb6+af0B8V7CaAXRqVyim0/BgjBfGMD50wUBdGCqEhOobqqya9QMY6fAe",
+	"PqeNbn0CvjZ1/qYo7i3kdF0BGTbvUcP2N8z1+ZjrnU7DIm0JaNhTGRiRqG/sixv74kPaF9nNg2l5CxKD",
+	"Sw/wIl3vVLhbdS+t6wemZ3nx/UxQG5r9J6PZGwr6UDTlB6bvSFAeR/V4QA8EzCVzQOS0kRGdkpG8YQVt",
+	"xCM+aBlQPdR8OmKglsi4K/yAioBFEQtnlRYshwUqSwrZ4PIcoTvEj6Ike8kqT5hoDGj5Nq4Bsfk0I1UA",
+	"vnoEV0hGTjeaybevmWy43IbLbfSEf2c3zhPK91zcSB7cUi/m2DaYLQXj3PnR1NZ8Rb63ho8Hg6XVC+LG",
+	"8Iyx0m6WK2WDQQIQzBbK7NvBrwfFHjTbC5KDoOP1c7++waBuGhnx6Qj9hM0FfGfnsrXbaW07vnOzBi9r",
+	"reHE385SjEI2lgpyHiIuGO4yHRleZofabu/t7rVnKfRrfM0j283/nkNoBumOaKlpBIsmEnP4zcX58FPd",
+	"DOz77cOdevMIRjCmfGb6u5etlxmnMc9nBjHGHOlbhlm6rGm/2/9YY5V2Kl5lxPRQmvYBjcMVxhyzPgP0",
+	"6Uqn8hNX1JXz3WnvtGFF3IFe+VakXNp82px2s7gzk76RPMxQBu/gfrM3fj3HW/6yb1xvfxrXG8+o/zfo",
+	"fONRpOYVTEzVdgQIKsz7lrL5bkKkB++aho5duTZwnfwDQrvC73NBo7KXiuSNjLhIFGbW217SlSNDesNI",
+	"jzFBzKVtkFPBSMRvWFdUhdTEXNda+gVXrs0QZIB4dh86SH1+ENVvYe/dxD1CiWKBFKHtOtcfhc5MC5hN",
+	"+qnJkEeYHD8zZAAv0jyKAE3WJsgjWH/E+hrSA8xKpFDTO839x3A7Ojr0nI7HOca4Jsleo2AyTPZRY/UL",
+	"UsetPPLfUvRAUN6coNEsyBj34tcO4Xc5v17zwCzSmO1d9uAOP5VPz9G8jVdv49V7SK8eTznBE+r9yz17",
+	"KSd1dcIdtQAeZ8ntg3n+MnZ4z/DzjfK5UT6fSPl8WGa2MQA/mptzLQr7rI7OFQn3VnZBn6c6EJbZVYQ6",
+	"roD1eZROS665U00O0yaR4eGxUfEQLc3S6pym1TTcoiti27tVzA7gMzw0upq5gilryqto5JM1q6TdxkbX",
+	"ZIr8xmJpi5w7DbArfNOhszLbNW7YBlf4rM/j1Cj9u+URnuvE/DMjEV/9BjmSAuux6a7IWGXMCHAswMFl",
+	"hJpzqfmIeUTBoKYkoMKi5csbFo/plGg5YHrI4odRO3Gr3DsWevFZ1c5ShvKwHGBV0pxDonwaxXQjkWwk",
+	"kj+KROLq2TNHwTea9kbT/uNo2sj4MhHlGRTsLTWk8bMVwT3hRgTJST4vFBknvYgHJOLi2iP+7xPWu0ri",
+	"yA50i2/9ruU1EyDPUEjkhrK1UHsxlppqdOJ3BTTrIHGI2Q2XiYJOczLZTlo5lxwW5bZcUo/5bPiQEXAX",
+	"psdHMbLfxywBy2U4Q2/v3bj9/vP+Xyc7b+KXl9PWR759Ot49VK9e95s/DNs/Xu+8/+3l34JXH0YVr5LE",
+	"UaVTGWo9Vp2tLToeN5RMlMtlTzdtrV5XZhKwkuDiXMAmzH4jIjJML18WYqPO/imq38IR+DZslVuGgjwX",
+	"Jf1J8lDNqrboqxxSo6dmxlFDygiUtZ1wxWoHYDoFyqi0HCso+sbFwMUJCzYp+DNNa3CPGrWwh0DpD0MY",
+	"zRy+Obq48do9n9cOLtQytWJm/dtrApksUTTyUsGGYfwJGIYhMs/GL+AqLI5o/Ss8Xh7PiuHYq8azYtyK",
+	"6opi2YIyCJMnjm3F+a4e2eoSaHBCa8e1thbEtTpK/YePa8VwJAomnltLQOdzCCwPOWNxAJ/Zbj4i72oX",
+	"WNVMOFlMuWKhkdBjTWLe88g4MqPP+F1fyhCCgKjQWCG6tdME01bAx8BjcNqafoarbxFh8wxk59V2s9n0",
+	"Kong+izmKWff3tltzldZuBjT+BqUzAkXRougSmfD6bEbFtMBu+eQ9lulI3pZNqBzQ7wJEGOVDSRmwjDt",
+	"mWHcNoo+jdTMMNrlw2jtNkvGcdrv1xWjSgoSchVAvk0mlmS/5Ae03qrU283S8cDPEFbLhL7tYCtkBUdD",
+	"Gg/Yd2P7ak68UM7k8vmcamzRarZ3vYpm8cg0MOKRC85TLEhiS1BDqtlB6sUJE0b2SEinuTocuWR+mJNC",
+	"Yp8FOGaSTGGYbs3NopuhJr38kuzu4c+afnZn5BX0kW+0t2t++7pa/hCNePhRaMCjc23aTcgsipHnte4Q",
+	"wQx0fb345Yykb6KX/zTRy786/v7txS6/jmlfqzSo1xafsoLVZVZ91/SeGGkK6zahckWqijHiwzG/hOvt",
+	"1zpGhWaoPamuiM1usJAMadSvm25dCYgAoIncxfaIvf4kgPvvEU0/E4luYkscoWOMaXJlgXnAuiJ9A0Kg",
+	"zWNLYIxk6Egwjgr+qYhgA5qWRR/RKcQwa3qNFMuNCWpWTEizK6o7zWbtMUKLkUA8p4f3QaSeR5BkZhji",
+	"Y0spSz73ECLIrMjxqPLFkvnkZIdy2eCRZYFF/HZlawVcnMeMBdioEBsV4t9PhcCelioMoREaNhrDUo1h",
+	"LWq2yPLqwEqMkAYL/1SxHSi1biI7NpEdD5lD8asVeZ/Myrw8fwJVnzR7wqo6odVhjBZh6KNtNqZKQzM/",
+	"IwE+0DVStbWFgYAhdsILrENKfpOC1bCOLvHZ57GRVPwHS8lwasT9PHwbkWcj8mysphur6bcqA23czo+W",
+	"drMGU/7m0QUdjkLOWmguJPwrZqkdkwPmOTL4NyEvwJlDuNCEKuD7XVGF8vGB6TAEGALLwGtkRK/NN4hg",
+	"E+LbQ+97JGY6iYX5BgAZgtSOvuQbCE9KA42qEKEpo9DG5ZWEZNY6GHqZRXdqacaFRlDzYftdrOJfRKDg",
+	"NgY0DWrJAbXbErgY0El8y7R9MkqUJkpTLPWv6Ig9BuBhJrJsDJcbw+XGcPlgYJMbKX4jxW+k+JWl+I0p",
+	"cxUxvr0R4zfwqQ8In/o8RsAt5I3PnYkP2kVWiTWT2au9KYGalR7hwlZSr3UypYb0GKKa5+PUPUQqR+hy",
+	"1yCPhO7NpM5DV1fuo4uS522wutcVxdx5CEK1jgijCuUso6YLLkC5AZLC9dTlRrivHeRR8ryucFpVTqnC",
+	"5PsMLgA8H6EENctCy80oOX0Zp6rKoioXd1FY8MJ+O6Ead6hHu3oGmab9Pk74qYTT3yu0JGukXSwOixJC",
+	"SW3XG04hdI32+2aWGxl3I+NuZNwFMq6jlxsx92ms1UX+tJF3N87ze8Ii2CKbGfN8csnZCmrfmuicyo+l",
+	"EumijN6CpbwrXAnTBwYRfo1jewT5cWMe3IhOG9HpacyDlsBsRKenEZ1Sgr4Rnf4sieYzUoyTJJ5chPlG",
+	"AJ5ceMLt8E6/pvBOnk1Siq/TAGDiG7rmk2rO8jeSN0xhpcO0cCIEH9jSibXbYaLIIpSoriiHicqFGuSi",
+	"I+wePxlq1DciVDnMqF9f/UNvv580e3+7bon9v4/bavfmfC/5cSf4/uXw9St22Bx9aMmz9q8X26tCRv26",
+	"tU6nG8SoDV2+M2LUEzhlmFDJYtiPS8Cv1BzQmbggQ5koRqo0HHFtCI2hCoauGNkRxKCw5pHeFGA8PGKE",
+	"QI/EEmq9hqTHwg45Of/gdYWgI+ZhiLbskx6P9dAjLv/BI6Z/mJiF+6VRxOIBExgyhn9xpjwScmY0zNBQ",
+	"Q0A/7kd0oIhKgiGhiiRiRMdjFpJAhgzDxtM1CR1ECYCRSETySCFIDoigIwxAM393hUy04iFzbUwP+diw",
+	"B4IqOYq44AGNSggvOYuoIH1GdRKzDvGDrOlZLKHZG6FZPI65YgvD03G7V4Y1sQHz7gisiWuCFUbLcE1s",
+	"ldI1YU0WjVIksTJ7Zc4bqZ791Kpvk7HkQpvDFdCYeYR9poGOpsRGENaKM9n5tGCcpsfCKEf083smBnpo",
+	"NI7mtw++Am9kl7zsk67llj0cX7+ujapwhufjwlKyteAVbOa5Sh4NYqFwfL8VrIX2SvZTh68NDr9vOwZ6",
+	"hYW70DJmIWofH0XMaPiwIdTnjIa585RnnJZYLoiedmQX2OY4oqJu6Wylk736wPAPJaw41rxv7/Filvzd",
+	"FP3yU48oKUWKxkWq1OgcSpPdZrPWIN/zyHyvQ3wktr5H/ESxGP91zUXol+J0dcUsUFfGG9Vt+VFUTG1v",
+	"QF1LsLWKE1yTCX2jvAdnvHB4u72XQX0vfMXq+/1mq97e3tl9ufdqn/aCcBHLgT16qOGZfS4OrS9leGWF",
+	"iwVDAIPgylW687v6zrz59QHwwhaYwFvNXLl1iE5RpyJtslNfw6wd7jVNW6USFro+ttM+cqbr3GKlsJPf",
+	"n9Tb7e1Wvdncf3W3outozIQ5oLy+wOiXn7E9GisfL9P+A27poaDkBzliv1XuAJpU2OJVuLtRG2KmkmhT",
+	"mf3BEYxmiWjK4ooPnh3G6DAljcUxYxkX802sxmoZEOS4QEFUGgRMKaIl4bqGiEdjFnMZ8oDEiRAsBiRh",
+	"1RWU+IWuryI6VswnNGKxJtYvCV/abhbM/H5KO1BJQ+ObFMToq1IEDEqtdkW1D7eT+NBjwxIlv3Zg4Y4g",
+	"9o0r4gcx16iMgfzJMVfJff6F5aFgtCeGphBLU7qiMIGF9jg5GkecioCVKIaLAI0Kl/ZZo+QWEupnIb7r",
+	"UdGvd+KDj4mDs2GNj8Ya77TXyxjg40KDFKj+BhnkYYKb/iRBSsEMC1hZVJjlOmuYk+eP4204H0u434rK",
+	"JRg2i1O9n/doQ2L/WCR2Q/EeGIXgroTjm4Yi4JpUKYmZYBMaGbHdogRkykAHwhNB2Mfyk2HCrHLgUlrM",
+	"G+aq2BokoiugrAloHlbxsEZtGWHmTBBJxVTtYWR7m7I/R+0eRjTf34jmT8w39v+IfAP02A3T+PfMeX32",
+	"3FVLz59HvrXOoK2QM622fg9kyL5uxUnEbo+hgBauRgoGLSCTuJEB7SURjacdCPsYyJibljHBoFvDjSI5",
+	"YaGHLhpFxiwmI0Yjj2j2WScxI9Xj168vjknEblhU88iHs1OPhKxPk0gTsO+mAN3uV5X0lOY60QwBuZm2",
+	"VZQH/IYJO1osziUYqQLAOFSTdqN59PCFMhn/NWf6PMEQ6nt6xHM0OztY6UZZWJEEw/Nxxkfp5rgoaPvg",
+	"3AZHp7/bRc79/vNqAfn/9CpmKyqdSiQnV0qGPBlB5L3Zdxgq/HQyqHQqL5uAcCLGMo0Kzzb1PI3XXrVo",
+	"19KI469fVybC2TYtIsC4xht3+3ML++Avp3D/XyiiYzqtAyZ/bC+Zo6fmCUQIP6T3XMaD+ygEs86GcqJa",
+	"dH0WrhU4PsdUDzO/p6HmlVmhcJ1jj67P5YBodsWRzk6GMmINcm7pvRlLiO6QHiYkyHhABf8NqNkL1SB/",
+	"TVjCQqJ5cM2snhIMWXDNrCND6VRTwS+gJ4THRLDPmgyYsIR1oUryeGT8YpaM3xlr7O5ENiOoItExx+SL",
+	"3yv9KOHhSWSjvCqdSmu3aYTtMcjOIYW4pvFQqvFQxokyZDht2SxpKTVVytJr17A919BcyDmyfndSvj6V",
+	"fix9aMNnN3z2D89n/50wgS7A9HcfYaDIPe4gDizWtxTTmovBYi3rrZyUMEviOiB9xkLklTGjYYf4/SGP",
+	"T2JxMVWajXwPXv7+7fE54SETRn1kMVHwsCsmQ6kYAVKFdkMb8PpCkZPzD6RqCBJJhOYRUUxjzk6uGz0d",
+	"s5D4J+e+eTtRT6A/dcUF1wzj1DuFRalPeMgOrDNFLSjQadYIsVKlRxQXASvU5+wKjLA004GmvSnhelHM",
+	"uR3phdvCe3OV/GG4PaJ59tOrU9eSV0uJrBvLhs5+I/pMeuO5gPphKjt2jxINbC9Q3dwDpzE8oKqzSJ+4",
+	"MKL/DBHrEIokLCNPOSoEyhFXlqiZq8s10C+PTIZUg/0H0hcNubI0LYgYjRUGYn2XiDAC2hAwfmOUjb5m",
+	"6BSxwMWWajy+WrEYy7iM1txBxXhmMvPQYviGYP7pBNM/rpx5hMTifnT6EUVNlzRYh6TBhQLnoc1JJNXD",
+	"9636dg3LXHKmSfX09YX5Ad7PyCVkgpeIqCiZOhydrsisVyTkmF4Zs0AOBFfMwwwP06fQ0ZQoxoQrxg6p",
+	"h0M5ISMqpoSLOiZruuSnrghoHE8hsrVBfHTm/RdO1ScRVzYbXgJGf2Ro+ZTgYy9tTqPIJz2ph/l8x65Y",
+	"OeExL5TSFWrEu9QTu5awSHMzI7LfFTnxlMBELcima3TY7zMA33QVRzXI9PiC+cwB8WUQJHHMRMCU73wm",
+	"XaH5CIcjCJ6AUrMcbqMTlikM+IWCBYQMfzUvhD9DCuh7rvRHe76P4HivkoXj0m+JjHFH4JhjTm3BwApm",
+	"lYfIKZEhs6kkc6Ze391PH+PHrRmo5hkxA3+XMfHNSS0Ozr23KC0Ivdv5Idqui+8ykYwMccr9lP6DRkCr",
+	"/hhJoY663SoQFA/LHVJD8x2slxianq9HyQlNe98khH7rKS9pFn9Kh1JWG1ga9ofK8ywXNGwwwX3gcOaF",
+	"bdMloQrYOwsNR9HB0LDamI9GFr8hoIrVuVBMKK75DYumtQMyRmC5OhPQRTCkgF0dq65w4Ar+FjJJNaYB",
+	"U8htMmp7cvr66O3pHf1suSz7drPpVUZcpFn38+R1scsNIQqNdgso1zk2lp6eNFqvTCgbMSqUZ+sU1YGi",
+	"QhxhV1jYHVc6fV4mARnEYvtUUTixNjMmNMR4oNJcOyAR1RDToZQRqboCBDmd7p6hWHj+U0jtCZ02yIkV",
+	"LbSE+vCjsZ7CPoO0WIRmNP1MqOqKmEEVQ9x4mJ2RLyGywwU4XnNzRESDHOJ7gjEUQiE5q2fEIJCFpkx7",
+	"REkIgeRG6ujTAIo8SSPUo7xmscbt8G3y1UDWI37D0gkoYhZ2amU9mYp6rCt6CY90nQuSl4klU0WhGNKY",
+	"7WLgoqIkm5MPbY18hCVRsiu4hompVApVQz5GETpr+hSGjCVm2iVC8oBpRXaa22Wy3gkdF5jvfbytnGmk",
+	"r1IoQ0qEvgpo3JPDaRhTgKiJ5OSqT7UhvCmeINOr+yNP6NiM8lG9kVZOWybznOQElnXGn71UavjAW+hK",
+	"mtoDu7GC/JtaQU7o2GqJQMBTgCPLm57PDALa8UKrx5F5TNSQMa08ItiEKU18eImFh9ovGCOQ7QFybCnU",
+	"xKy6b7V41McfCFGptHZvOTwFznxdbCRci28PnQLSEmSM6Qdh6TBNk9W14dsV9kToC3znm9V3zRBhFZab",
+	"wXNt76DzZq+vq/Fml+uxFN9vSeX9N0BryO1ojqIbxhJNnx+j4XQMmHr5YYIeoLSMzZl0accgQlMrPqfq",
+	"yUgaQQG1kiGLbpiNRURm0BXVHF/wQGS31dj7iWFOtQZ5jwVhY7D+W0p/9vGSWC6EKLHAP/wDIGRGxDdT",
+	"QVZBbmgM8fsluERI39k71GZ8UuVCjVmg5XLgBAuC/XyACemyzUSJvepsu7watzOrxr31MO7Nle2RQg/r",
+	"zCj/5lMemdDous7F2klBq3sHs6V9LGyEGSq/BpFfx8uZf6ncv2kePnbWf3Y9NmlMf5gwvW8BYVbTWBcJ",
+	"/ipsqUhMV8+Wyh3TW1EAcuwnVZCxWHiVitBC8qAgi8EqtuKIVIz0zdG5l/D/A9OO5j+YjPnM1GdDFB44",
+	"R2bNC/OsefC33cMtuDTPhbl/BKnwTmJkWPwe5DlCrRXhysl0PolYOGAxieUEkh4hGhkjcXE3Qt7vs1il",
+	"gRVd0ZPyupNKheS/nCxK/uf/9r/DV00D4qqbEFowXRjKwoMhidk4olNl7cAjecNAzE3GXQHWfoDZhJ+q",
+	"7qGysXBcgzB7zcYaBV55w+JJzLVmogYQ/UZ/JP/v/5VK1kjvhITZdQVXJGJ9TRKBhuyQVHsRFdeEo837",
+	"NxZLqNjJPhtKxDVpwm/Mxui9ocEQF8phUxtSyj6PIfahK6gT+aAwACwD4GinS2YaYJyzJbIUi+WQQCqN",
+	"nhCuSD+iAzM4p192RdoBVzBpCBIpc6xYx5LpMvuWHsZMDWUUKlL1f3hz2RVbeLXqLirIPyCtJvnv8M5/",
+	"222SRERMOR9KWANvRc7QAdGNo1ECxKCTqg6QHpWvn1CoZZrOAfZ4IpMoJBiapGVwDSchtPEdeYtXj0Vy",
+	"ArtgVB4uVNLv84Azoa/gRX8h9MMFzHElSDcztwdUTO7P5WBE55BKvxqvy7+wJscrvlpuXM9vPpxSqHnr",
+	"1MMNQ8yk5HX00NDwrPkjXfEqLI5lXOlUjnMPiXuI1kNwhnTMJavgA/PFlM12Ku3GbsUDi9pqCicFjItM",
+	"813lnR68AzDunUrUW+PkXZghO53hDcy25Ox9kJowIZPB0FKJvowJzbhGKUGwNhTfkgePgFFC6iGLSWC/",
+	"2CAfrGN2QhWxPKTxjagRcCHXl4ryVO8uSsSWLUL3+3PACEHAPSolsm9YMBjYYe4eBFWSazZlNhVmhsnD",
+	"vwF9CHhzoTz2NZsSDq55SBAOD4jvBJQOEUkU+SRmWEsIWPyhFYS4HsrE6HKmZxvTmANqsGENMBSq0VyW",
+	"jgcYnBE6pMbebGskn9hZg/w1FRAIF4SKKRZYSLsNpLhhsVYHXZEZCvOJy9DdCzXHnG8t7HgXw92F1eDA",
+	"nngfR3dW5fApyFKuzF47o1IBVQyl+BUJVX7yj+o//0bU2xkbwYa5/ztmqiLrieyFfywLVsjMSG7H9plR",
+	"cOwrhg9glaMxNXfQ8Hgh9So1iLrC9YFk2cW1L/WIH1jch88aXIovFPl4/h5UIaulFRzmpOoXvIUL1ZTX",
+	"OBof6z6J20rBvedK2+YrOdILE7U+9Wd2pX97nuvcIbyV5uLCmy24i9Ma317PYW1H9mhB2rn+Nz7rp/JZ",
+	"h+n9dVTV/bJIos9u/JN4rc/ZgCsNJd+ICmKGcS4DqtmETrPyAlg6AMfu7GeWFk+Z7pARF6ap+QkiR2XI",
+	"uqLqn51eXJJSLoA6iGnvY7YXE9boJ4WFVzPtGsQ3ShwfQLa/RebpCgfNg6V3SFUxRnxcuXfml9oBkbaq",
+	"Xp+zKFRoe0L6bzNRQJR29XxsNpTqQmVPW1KhJJoZ1EtXvo6WcJ8XSHch0DktaNcVPoSmmr7BxeI3iFt4",
+	"m9AkQHvAYK7elIwjKg7S5eTqAdgJeo0tZXpej7zZUEil1a4+08+VQcyjyNAmmmhWMRK7DX2d0P+PvX9b",
+	"biPX1kThV0Gwo8NkrBRN6uADFSv+3+XT9CoftCzXrO416ekEM0ESS0mAE0BKZtWuiL7asfdt38wX2NER",
+	"+66fYc03WU+yA2MAmUiKlJISaalceWUrmQckEhjjG6dvZNlIUpV+Gckg7/1P3twqft91wB2nbqcRd1z0",
+	"1yqn9+zCa5j6DDf+gjWNqe2vEckF7uodx9xDIdBYHLem2P9jxt+9BCXULd/tadl1tksRfk9ZxgxbpU7R",
+	"uxRqsDdGuy7D2si5JhdSnUEAxZW9eA87+MB+ZqNTiVx0GJLHomB0ApPDw17/2CpJ8DeJCfg4wVsVktU5",
+	"NZ3Q+RbUxgt400JtLAm4WpvjuROAzUbf1tLHj7KDhR+tTyzxy/lDDfQDwdugoe/tl+FrZtatwd5ulOwJ",
+	"KMKd6NnGy7Z93tWtb4Q7CIs8Dwru0N9lMXDkrBGMZ/FJjtvCWT3I1VPBpnGnYq6dMTbXQ8G9GnLdFuzd",
+	"BKQyeMOP2xMyKCZRbMxMgo5hq3uY11Zd8k6eYy9vvD0kcniDqY5oCOQCWTaLSLty6VBcamhXpELg091d",
+	"C1JuwS6IFAzdb8+IZkIH5iw4+/CYJm2aGH7OnC+xg9OEL+zvaGd/QA57T4cidvf4MqX6i7tFjLrd/RU5",
+	"81IxmmIlJo6JK8K+JrnSENIZMau3fakrtkM3U1ZedcEUA2tVEGr8p7IDIRjTNFMqSIzP/OIGFbsEC80z",
+	"5ujlZl3ySQ6FRSPwpClV6QV074ZDvBw31rzizf1E+RCWnQgoQgJj/qdP5KG7CICQi7aqEofZ6Q98B/6L",
+	"wH0qky/HCHkuxBZ0Q7gFWtsxTKfy4k9UpHI81kVFdWCssq9zCeQUUwbGaMYnU5DQzjh9+XUuA8O0tvJY",
+	"sZl3E326Sx3oeFsbXfgHjTjhIv/WVtvDhHr/59Wm2wV6Aok9v5DTqCDbsT0YkxFL5IxpyCjoHF+tSofC",
+	"6dIueZ4xqlB3utNcwiJmGcADfc29O7gNv599Kp7/3E5BY8PdD+AK36VYCg9wwf2OAOzKcMJJrqcMiSCA",
+	"gcMCGMJndMJIe7QgMytNyBlbdCBNy/VlsbtMCr/LIkwaTiBdC5JHKfCtQSrMWCrwqBA6nwObJtXEbUou",
+	"lnAhwFYkEgbqTZZeQr5DsR76FoD3mSC5OBPyQpAYXuBHtogxEIDZPsUrwv8BSQ0FYB4Aa+Gooir8Beka",
+	"4F9IRy4ephwleuxiCEiRHkYRtiAdqDaf5D2IChj21ViAYHcK6e8jNbRm5xYOzxkVuXGF/QsUpIIAtkKY",
+	"PclAdI+lcpnm84xi8NtwA6HvgmEQ2sqV0Wq3TjeIBVBtvlto5sMARVKQ3VoNQms89DdUcYBocOkTdBOA",
+	"uP1WkG9Oubqr8pyPzOQKCsIf7RWMXxAYj4re9Yr0e2TGRY5+kRQUTlRyTTnllGSUzwp6UIyp+/eECHqX",
+	"vOPCFEUZToFWwhAPNJkrds5lrkku7GeGsUDLMu/HccDX85W6+D76RXzQAvWpN+yBcsViZTtClh6jUQ96",
+	"9AwzUMRQVKIeXfLzlIkisg3qzj3IuavQlTGRZMQW0rl15hkt08FIQudD0R4rxsh+ROZKkv2jCBMIgAqK",
+	"5MKF0jsRpkKVSnffZXwVrFJ4zy+YATYUbSyGpHyG2QYustLZWgD+BN/csUhtu/ykf6OihMc//uu7w5Oy",
+	"oeaKlip911Klrp4JX/MKDqeI6KnFOnbhY8adZuqcKbfqKJlSPf1ug9E1BLTPQ8NEue9UPd69pnp3OX/p",
+	"Wykpxc7lGbs7NWWfvqQpQHpj/2ZIgHWgPhCj/eiasDU1QwHRbXT7luHriEjhQLpVUzyhVgfNmUiBjyT4",
+	"AFaxpFwnVKXAcCUhquETeu09F7pwPkMxe4FawzhJ5Ig5gT3RqRpUk3A+LRTZMTIZ1oysk5/EFUps+24c",
+	"/FDbNNS+hZXyLTKVGuvkdy9+cS99C5cwExM6wTrztYUI75GJDwJftbj2QDYEd4Y2lBnGG9EtVZQdXEGt",
+	"QcXCPWoNqd7LYOy3667+l19bNE+5garT55JqQzPySsqUnNIxMwvy9u3zVlSnBfuYC5rZ7WFPwl6CNZuv",
+	"H0LzdaxH24B8Ke2H5Ev/2ieJVHOpIKJgXwk7QnIJ1KRjJWfF2PvY193I4G0O+i3w2Fj72Y8fk0jrjaZH",
+	"qR1N0c3dsQBe28zdSuANawrKr1+nrqBpzr6znH5YZuF2D8RVuZ713TPSvVYyn2vHqV2Mi8hxKL+AYIIS",
+	"3DNFgSic+O+SC8I9l1z5wm/S9fVNZR/4WlQMIGCClX2XHug6EnGrYmdjQbNhwno5r7tKWq87bd9ekXwH",
+	"KqLuxw4Vw9WKYKdulEAgNnn924ka/M69/7DpoVnEksasrTCXdcpNYP7VlHmfKsg9AvdBqANLyrxCQOFJ",
+	"KBBujOdfM1NRe7dB87uRwe6kw71eP+ip/XuG97+2HAHXCfJmtQatRwfdA/vilGdWIfbDISNFVPUYghK7",
+	"HzK2ajKPKpOZYp/IfnUiak1fv49vWh2nchxRMOCN692ilmEziIy/D6hrswUZ28WiYbEAhLIq6lU4/DnV",
+	"VjQMenZ+Dc2CH3+7nTYsltxKlbi0+HagEhsltS1x/5qZW8n6+0XzuKxAHvqFeleO+leKsV8uuZoKL3yo",
+	"s9roXpeCFQxChcSKCMs0I4e9p1h2faGsFYjVASgnj8mYK6ZDg69b7FLya2gG/hZ3ybNSMYbjqnAGDoU7",
+	"pwhRQ/oUOMmxrVPlBSJ79Uo+o5vYmK/c8LZtZTb6utHXjb5u9HUT7NkQKHiBfEeW4d9yPp85Mb3SJPxh",
+	"UVaAWbnWJa94Zpgio0XBF3K8Ucdlrm4Z+CnGvGFDpbukf/p86xBVDQ1YT7n12ONWyCdy9oWLL4mUGVNL",
+	"bIPo3pvRM/sqP8psTs9aUWsmU5a1Bq2Tx3u9J/3e3vNP5cz8jN0+SHE7zRSn9uwfT/b29/u9w6MbCP6d",
+	"BJCKVdTEj+4yfsSC3eyFXXnszqNGz8icswSKGYpRhURQpwkVxI4bcmrMlAmQktCbNTZUTZj5tJizQXl1",
+	"HBH3w9YjR+sF4zcMHK0TLHctRurDLz+Nu4wTNdJ8G7GeUobfZajHj6IJ9DSBnkHrWZpurNRuj9+vb4V0",
+	"WY/dKlwTvOHtvD+NJPyWkrCRTtv08N8P8Ho7mp2PYXlUMfgH2nGFFhQ33ITcKOATgPKoTF6wFI37MsOT",
+	"JFCe6mlutoNykSqhKnkakLqj6ttGNDei+XfB/HLnDC5OgH5D0Hd+ZcL+is4BeIUnssqoNuSgR1K60BGR",
+	"WVrk9wMtRUxNHKErI+Zp3MEeNEPBvtLEoAuXjGS6IJRcsNFUyjOSsoxjlHVs9URCleJMD8pWNP9y+uF9",
+	"VP5p79slP+PVQ1FcbhWKITOpjauBBFIMZn907fG41lBXBBdwpkmbAycGSeWFiKBmAu81FBgW6wCZmNNu",
+	"50FHvWImpAB3zVzJhMHdp0wxrJPSZxxShqWGU1wt8FBMKXRhgNewqi2GWwIrt72tPe6oMOCRpA2NBMvB",
+	"4fxB3xnCqMo4U8B838EpAxJ8bagyeiiKpth4K98OsEt+dn16/MOXriy7absvjNefsbkF/rFZzJmOXWWp",
+	"d82D7yr189RO5GxG9zSzSMK4XnjwBLg18OhXppSboUAuIFdMVu0K4eiDoIhuuUPEMdQbTsruQ/BVfIA/",
+	"JXKMzHBjxrBWXMiLAYjOmf2M9umYmO0mQzOAK9DKxX5kXHGxW7Bdw7SJi4XHXatw6KsY7Jzi7URa/J5x",
+	"bVi62nR6CafHpC0vhAMyUMnWGeC/2q5mKRKesbLXLJxrgVI+KnaxLobWJScZFaQo0PZvYJ9yoiQ842VR",
+	"6722cwaO7LqAiZUcPK2sXN8+ozItAc4LZcnxpSVYLNZNIi+s1+s9WhN5gRtu2ndjRVSoIhA1I7AbViz4",
+	"cNx/aQFbStehIgAVEyHH427KEp6y1Mp49nWeQRn5mGaarX4JeFhr84iFHbNXXTP69Q1e1O9FrRkX/q/l",
+	"YEbU0mYB025nqlW/D8ntqyJLPXVlVaRbmzdoLAJXbtZXBMdU1Xo7azKCD7tPPUb2azGveLsCTIk/SBzK",
+	"rEVN7VL5Wu3TCeCdF8ZrTP1C6n7dm2dU7Dkpbm0gf+ElzCfV5OZRrEtQcTy9BefL2qDYCoT56k9vPpIR",
+	"1axLPtEzID2DQx8PSfxDLtKMASKyq5/ERlGhKWQzxBYFxSNqkmk8FNiDmQlTqOT4hBruomYvBfbGVfYP",
+	"pLBavBHGmn3oQoCOVe9zo7i99QeVMhUPhWJa5iqx8j12DoPujJmpTGMC/DE4hpOfPlmsC0rbCjb0iMxC",
+	"ctoHmiRM6NyzzwBVbZ4xHXmGN2IU5VlEcjGj8zlL96B0XzG7GiL742IP2nR4NhWRegxdoPM/vX1MzveH",
+	"gosJ02YAuAimADCEcS1R7FnoKEH60NEC59uqasH8JQBT9spJRHj57uN7D614yoThY4s/ce4BFwKQjd99",
+	"tEim+EEvtGEzj3GHgiwvgdgutndKnOKJEQFGZuDJrbbdzLjgCc0eFh2YOy4PEwAeEuyScGht3xU6ninx",
+	"JRd2jNjWBtqf0szxQ8cjrsz0BTXMrpAJE3YBdGEGyrUzIDHmb8Uk5mJvruREMa1xEVjD5ZylMc61doAG",
+	"p9/OBaxcaA1u14Ydppf7ZQtMx3bQiUg85oLrqb2fvXliV2mW2T9TrpMpVY7eenZMYn/5X3qfYzLh50zb",
+	"u+eCm4goaa0HkZKRBb+uJznx8akHOpwrqezN5xldABvgT+/ffPrrxw8f3v31h5cv7DDsXeEosUf37FHk",
+	"x2Z+huynLG9YGDXnXHNDRD4bMYVzumIL4gI7ff/h3csX5PknO5qPX99LNXP8NsVnNuyriQgXbndRR0hn",
+	"R3cuEzrKM6oWXRL7xXJafjJkqsYptXs7gw+mgl4Tjhovgne1+H7sYEpxF8XGufHfBbiSWLrHxR70Ho6J",
+	"xXUKiPsjMmwJSZCD0N132IK3gQ9kZZQF9cDKQS2KT6YR/lxQmc6sdHPyzJpfJPbiIQZTBsVDlzynhk2k",
+	"NV0JcivioOELwHWj3IANghdDg3EqQBSkKp8UjIDwcZbEYLjq/QRq5la4Hb2KSCzF3lRmaVywf5MZVWfg",
+	"3SX2B5zQIn/UbjLka0md7L08kwwyskk7ThUdG3gVnFzPUELhm3OBOJ5LQTMic2PNyE6XxFLR7AVnpoty",
+	"qZj3drHGIHnaLiewYjt2cqzMTjmr2MBVWWVnMKQlx712WWYfhyNgX632dq86znKePpdCW3tQJItPMD73",
+	"8DcvXpy+IRk7ZxmMtnB8XNDFMYmF/TZWHmO6nI5IzL4mWZ6yV1Km72SKO88KECnTE8XGTDGRsPIXe1Po",
+	"SOkoFtogtwfBsbCRGM3sOpvlGS3PdD/EUbCiwMFvb20nr1OuV9eEDJYJ+kUcTRVoNGI4ct20Y3vde2mY",
+	"BoMeVsuaNyhYgymZF7+6J7jBZPwMeJE5M8dumcR0hdYvL/ecbdC1TACOKNjbRwBCCE1TpLUPhCQMFLKI",
+	"C07NZ8idb2fOPr/KIecUgkUDuVJWNfgxuhfQoK0nlMOg2/DlS4naKe/GjWbZGLT0p0DT2FcARwzkWOaj",
+	"f2eJiclDEs8LPU5JnCsxsEbvICbjPMt+Upm33IP3Hgp88che4WAA0tWvOJn4c4GONpEi5W5HFnM8FP4u",
+	"/7/yjf75LwgO/o/P5zTLWYyQ+d3H950ueenAHDxt4Wj7PSRDPEgVGwpkU7I6fr/XIx9+jL14WC0bsNQD",
+	"JUkxf3gPJEsNQeaeNwYCtBkc+8G/tWBuOuYwRoCKQ4GHuPu4A1A6cGW3kKj7vT7BHCzs2mAXj/+YUuGF",
+	"Fg+4V8MJHorDr1+d16q4pXs9K2RI/MH7cT74o5oukAnYipHiIo8dSnDmYKqHgeQZgZcukC10FccXo5kU",
+	"wHwYTJiL7LluEFaJDRDo2G2Il40pz3RU6Dh7Adw7LbpPhF/jsNdb9TqCzuzF6OQzyqqul+Afhb8icJKx",
+	"c3Ahaf/lo0IdOhdUBXoPRTt+/XIZctLUPHSn6ThyVgjgZbTq/Xq0QhzN+9g3zQBPrRcs/3L64X2hhalb",
+	"OCUR2P5+sWgvvyx8BLxgRhdDYRVq4e3uR71erzB82pBsLQn4MwjSToBDARiU8VxwkHQisn/Ug79h52E7",
+	"9SyL7H5KiQCaMveIg32nkEjK2HzgCCWjSnOiK1/AbmFsZRkbKfcSqU22iCNkBkP0U4QGuAa3e+RIqnHr",
+	"Q2yA2+fb26Rd8oNM7evO6IKMGMnnQBD/hLz7gbQP+wduhB3nYV9yNuFax84g1mTz4sOC3vBca5T8U3FB",
+	"mzpTFYkV9VCksmNxKIkdp/seKnLQ8ehsiAm1qgiG8VwxkHo00wP/whZ/obEG/N7PTt5A5/2VnlP7oK97",
+	"dM73zjxtNiWagdMgcPUj/5mSGeuWTTl99dr6fpykvaqNzIocUxzus9Qsca0hlroMl9w7dZa80UNR4PP6",
+	"7ug38OxXU65unaYarXJMYHsVsFmdFAzUP5rLO6gEqEbeN64MqJPGUKzkZT9rILivdbZ+Cs6tT0Jnv9ZH",
+	"JyPhsutcv998SLdMftj23H50j978heAyVCyrPNkfBCQMwFmXwYrXmx6shEkFm765ryqs/9Kv8Ir6r7ys",
+	"Yq5bWgFJL5BGw0lf3EDtTBkLSkCSQPJSuEE9tf2gVcpRZJ6GfWm3IZisENDHySyfQfAZA4K3G5CV9/CF",
+	"gUDzOzjs9WpPxJ+LJ72EMawMYYT4zGtpXAEATxIK3ZrtoBwQa3twdkELdNZxXoOhuKzgj30bCnx9uCvA",
+	"vHAm2hSC8Pa2XjNZ2wLFGaIa+9v7n97io6zwzXVOMwLTazVCGb7YmJuZCxjKFzrnX86YFcT+o73BX7yq",
+	"uvQx+vUTdtZ9gveSJIX+J+34WW6m9g/n9/PyxzUCo+RCSTGJiHORgCFgrZ+9ULkOhccL7XjpFfx9LGrA",
+	"HxxQKObwG0dzNv5aQpovgEGC71QFJ5c+0+HtP9NydMJ7BMK0RJjZAlm5E1wDE9/0Tnf/eP0RNlUSQhqn",
+	"q67lvpXmWaHWbqEgVn5ub3OgWbYuvuTttXbsNlQckVhIs1dMidtyXA9FwLfvlaphswjtLPCys7mZogOP",
+	"tEOLqOP3536NNfBJyndULJzK0bcOarIkV9wskNR0zn9kCyulWoO/fLZoecSoYqo48rlStzCfZ4sgbBeq",
+	"G6mc/8DNoPPaI74O4qHeGsB4qP0qezBBrUHryTuIddpFhMcccfLcjuVgP/IR/36v14taaM22BvtHFn7/",
+	"dim6Whgwq4KrxSjqJtTZ5f1wxgxNqaFr8+p+LjJ21oQ+CQUZ4PLeqqsQ7Em3DDm4Xj27BxWptaPAe+TO",
+	"QysFDO4txD+5gDak2AbzfemvsQY6GdHkDFkv7WscB5+1OAU9VJedKnhafL+sy9cMTMt3/mNuxwpI6JyO",
+	"eMYNZ9fnszwPT/5tg1ZK7rLFqaHmSvqHFad2W00eyR3lkdxc5EK3ZrshQISsWgDrROs2hOGWM02kTNfn",
+	"JP90+uLZA01ODRUpVSn5WMRs4DrSdt5lgrtZKjKlmvAZqmWQXZ0yVrckP+SFwNug4SsYJGligiyJ/xZH",
+	"RFFxhuEUxTJ2TiFYJAk3Awid7EH4EMK0QzHPck2M4hNFZ0TzGc+o/bwR0ZLEo9wYpoimGbj6x1ykmtiX",
+	"I71+r9cnw9YPcEbkThm2XGI1+CiHwizmkrTtbcq7dIg2PMvczbg5LnJgYeyjhePdiNHZUebsFj5AcyG7",
+	"Q3FCJz7zNsYGPqgQklxpqWLSrmTjdq6q/rP/CypxCIB2WDeDivDeu+ApO3aFgjog/xiKgP0DtAiUD8nV",
+	"jB6vYO1ck5z6s1RpkSRjP/cDjJKhzrJfHDTW6i8Nyq/i9Kt8yTXevb9VMvdm9OtbJiZ2I+9bjFIv09St",
+	"fFzm0CXRpVpXF3F1cLlO13oc0eNV26skZXpa+O3q5n5ef+JzWFTbyBItBMeVShWXyA1yRO2Fm6WIwoB2",
+	"lRN6n5JBv+ukzlNGVTLFjxmoUfy7RmWmk2V7Vnh5p/42FehawpE01YRiOoKrGoGkDo5FAnOWED1lzAyI",
+	"zyLRJJ4z1e/1JhhQsn/B9IhJ7Nvkafz7taIzHR+Tqcw1gwCkVbDWDjkuUrCwVSyklRwTmqYsJTqfUKUx",
+	"K2JCDT9naAZHVqU5g9iaEBCZhGjk3P7V65FJRMbUkH8iCVUjOV2kwIX3T2SupGFWWZ/7E8NLRtJMIVVN",
+	"MA75AtYQ8u+ISi14R+dtc29izxWSXDA+mYY9mnrIYFWYP9CJT62q5MC6rB+5SaZMrKhLvU4bei6soVhN",
+	"hjVhxg7oYB2NC0isO6X+tx/9FL7569ag1WtFLb84QBjOeHZmkaUUhnKhg07/z6csTalFP1Oq5vYfxWAF",
+	"tf9E1TnThrygXC06yA7oPiAaWOXygGd2j6xCFNbE/TGBas5+vwdch8b+/tTeAdeQ/fOxlaoW8VLD0ld4",
+	"yiN7TKY8n72b2Muf9GCzuvWOaH2GJImtfitqWbyn4TkHEC6g2gHofI78UsEWag1a+0/ql4DaL7orMplC",
+	"h16rQj+oCSrDjcb9AoIq6yxR++Ad06uAxG6oVZrOu9vg3q/EBcYoaK+DBhV9sMaMXm0OF6QsKcuYYau4",
+	"F8qkZdhKaEuisVAG9DC3OR243lk89T1cyWHv8D4psBfwnk6BLcm0WrvDJeE0O32L1el27exy7UfrOYfs",
+	"bSNvAq90/gZ9Kks8W0BBuxb9YYvdhoIKmi20RRSYm+hzk0tg3IHiFZFnkNsM2YO9e+LreM3M6r2xqc0s",
+	"nSqvrfIjcCnUuuYnf+L2cUKzq7e3q2nqrcTLG+ge2rtb5Chyvj8wU6G3JCNt7epMaJZB1gkmnxb5lGVJ",
+	"VnEI6vaAVgBCb9YohDzolQoYr/8dKGCkSCqEzE0NwF1Ye9Z4X2Xq9btPlk29g6cHpal3sN/tV629/aOq",
+	"affo8GBDYbUr0qT7YIw1QvaODJ0tNf+FHfyNbRXFEqqvoBR65c8AaGZvGRE3zJSkdEHmFFulZFaUB4mB",
+	"8VjJGTAey5i0rY2fwYVQHZvSxQlVJr4pOvNjWRdU8m+1EU38XZLER5fb3ECtL9cwadWhlaxkawYA/UVW",
+	"Pt7erM7jf5pj7Ozq5z9Z83wjb/f08rv4FVYdQJaLZLrm2W5prYvfHfa2zNDvBH+wj8odjaLZ/WRfATzm",
+	"rhXLOazJ/n5vbYubsHsNTF3w6wEcw1cNJqQWz90YGs64GNpffg08oy3ofqNYwuc1OfOSXh99pNth2Qt6",
+	"pny+UcgPJ7sus3/wcRrluVVSlXEgg73qOnPK6c6p/U99+bsfJdSoYv3QP/6O+g3+ReFD2qWhoFwJL/Ki",
+	"dgYENzKyh/iNhDRldMbSocDNpDGn3p6rXEoemTGRP9DlRVapwd265JkguUDmgWIQ9pY+BocPLS2RnrUc",
+	"/JlDAc+aUu1p65CUi6W+btIxmhg+Y+QXKYI6xiuajeUZF1QtrjNq1qvmn+aaqUI532mcqyJ9a4rWOxSX",
+	"G1gKOLk7tnLcF1yr6wJV12i66zXdbxt/3+v0WaPObkgp+8eMkp0yAy7FQjJfr7GrSqF2vv0k5ylbb22+",
+	"tj+TVCa5IzeZygugdJGEEkP1WQeyIg03GRAXXN96DB9o3w1Iu7hyP1rdVf5GsFMo6K3bNCh7ja93645f",
+	"I9Borf9CngO1NcnkBIal5Ij5RH2jGNFTlo275NlInjNy2Cf/8b9fDQhEfeZKpnmC2acJzTIyo9w+nooE",
+	"VPNKQdz/tL85wffoMSRNpJxiL8XPN2qsCJ8U+oDCCxs2g8nNFbMvv06MhgO+QScw+Fx1bQVcLY1k3bKh",
+	"MPFbxsscd+Ae9P+aVKSRBc/vqDpDumkMvcwg8TqfW4XAXDzm5MPpJ/IQNkQEsqUUSUPRdg4yHXdIReyQ",
+	"tpCCda4Vataq0HgAE6K58pVE1BgKbGNlu0W86IEb6KDSw+GBxsPRuvBskEE3FFIgMZnd5LGjH4PL0bBJ",
+	"JbKeEfaVa7POhvhENdAX1+xqhtvzLu2E3cvhXQvO2tASJnuXfc8anXYDnbbR17tSc+04Vw+ldpOs1/RB",
+	"K5PucOHVUe2BetjQlLi6+1m5+m/R8Myrodt11GnE3x2Lv0YqbbP/2Qab+963PsMFch3ydplEiK6d68BD",
+	"cDwFgwBQownOhlnQLsOfc+yNBu+ad1mMaGtoQxeRq3aVmrkiHE855J82FDii9mGvR6rAHOD9BdcMcqHG",
+	"jkRmHU7v3BqoY85CKSEbnL19nN0omkbR/P7SsO48neo5yOtdo9BpnqbZFR7t0ykfG+LOiohgF0wbjDAD",
+	"PUBE5Bz5jTMgDpWC3d4N/Sc3qI3Snx5oP8y7TIT6fGvf+brWlY8GB+tCjPu3CDH20qf2haWx4y1aUqZS",
+	"KjKh+gyakSlxTJ48AuE7pRkf5RAh3TSQaKg+qy0Zx/3W5xt4xHHl1HWJF+ulEXlb9YlPi/3rZZY/cg+8",
+	"4jqQaA8ATFpUC7TijjOsJPi3S5a0HX3JwF0UR57Q5E2KvQvxeETOODBiAYiNo4JWEegkNZ8IRzGe5szz",
+	"S7onarrQG2LZiDhOr9XJKujDcNvhTkuyk6BqGWcBjueaqar0OBo9SvYep0/Y3tNxr7+3f3B49Ojxk6d0",
+	"lMCqTnO2JBNJv48AaK/3aNDrQao9l8ho1JryiRWCBbZawoGEjmSOE3jhZB6KO3jbegJ290KzNq7DD71L",
+	"93ejlgq1tNlHuVr57Nit7eRu49du/NqD1kfo9kSoW3q11PNNbAou9Jxh+xJry2bUXGFgfPJnANHQ5Tju",
+	"qrpVsly26trdycj+OGfKonSgj3Tj0E5Zei/WrayTN8Vti7G3dob6N/ZJpEA24gyYd1KYabbAaktNx8ws",
+	"AAxofcJUAkN70gMiwFJJl9mGieIGCPhcUeUZW7gm+Fx8sV+27Iwf+Cxa0OL1VWvQOuy3oMGr/f/BAVbC",
+	"zebmUud7+3GkIiOWyQty2P+P//2qFbWQBqc1OPgtCkfimtOmOXtBF7o1OPDDyuiIZbockX1JIFgPn4st",
+	"WlxBIFMELso8LHO9cf2T93+r+GaylDiKcHDerpomNzgckKaCl8PRifRTcwr/HRwF4zqlghv+CyRQC/Bv",
+	"oTgvB9NfOQ34pETOZq54tvgcX0343h+Qi2ikmTqn+KnLW/fC94SRONXyeW3yZ/82WUuX909de00xnWdN",
+	"cui2zbVSThITSDSvHAIxep/px069qAcidDbTAxIXQgBsNrvvYtJGnkm/EeNOROJAfJUncPEqfmjPewXJ",
+	"TkMR220VO1vR94nHXRSTdsrGNM8M6XcceaXbrDEZZ3TSJW8Mm5EztkBFlwv+t5z5ggY/7WuLF+RsnnGk",
+	"Sq6bfbRim92lHdhopEYj3V4j1ba9Lq/+uzCOG/TW7JV7jd5uvp2uw2g7dWussjAbH0fj4wgJ81ag2tqg",
+	"dhl11eWjWL8u17k/PogA/ZF3NVwdhb/ESHmbtMCV+PB2qRuNGmzUYKMGG1fF7rI2byfWf8fUcaWOeBN6",
+	"tV0S5oymDBI3MSLsfzZTtiAXTDE84YKb6XY8DJg2uUaDNA6CRtp/9w6CBhk1e6VBRg0y+uYMH3eel+xg",
+	"yd2b2OtzCt5jlrJdm2lu9z92MmvP6cRXua/qMxaRpT5j5BXSQg5CXkjs+mv/x8SETqDfzJs0Lutv1nHf",
+	"Ap9HWdu+rSSEjdOk7xVPJAwuTNSAiBh3JMnVodr1mrH1Tc/wy7Q2F1mneOF6JkdWGSLUMXFNyu+/4ZSm",
+	"QN606hXCJbXpxN6rBmmY74kMDPD/VegigBUAIp7C8JYUvpCQVfjpQpJcgLoic4pfQfGEOcBjkZrTmvOp",
+	"NPJdWZRT43vs91qfy0c71Y46fXBY/hBoYlDBg9arTEpFUkW50CTJGBVdmLhiqV5SrUcl4itO+mFRNw82",
+	"qoMkK4toIPIsi1pjLiy20VcmG4VjW8YiNeHpAa5sv1ne1AS1nubsx42//UbYzyHhZcDnk0DrvWHfne+k",
+	"xsBKZ4RTYyV/YWLTKcOXxymT6qeN8qJDxAl9o3zG7GtrEshzpmiWdZHGHA2C1qOD7gF6evPM/u1AdKEs",
+	"X0Gz+3BZHJbLwu2J1gFQnzeGRWNYrDYsNk3C1n4vhTreY8o3G1jG/pr3V1nI68yeo61ktW2azda06/ye",
+	"UuhukTm348qnir1WEga7Vp1+45A2N7p0IdvllMg5Z+mA2J9VeSJL7ZmpxPZGSC9AuOlUSkJHC0KRSpgU",
+	"Ko60fZsQyNUrDiuZMSvQp3xixQ5m2CUJ0xp6FfliJ8yvo9rRCo9d820R4HEkGOZiUlRIkXah4KIVNMJD",
+	"8YsULAoID4K7PQBuYy7Tzm7y8+40L+/GwKMmYNi0GmdjmV/bRbU87btMCCstn2VjAOF4Bfq7Q7cG9neO",
+	"QHFEDoLiHwXuxD896sS/NsKc7pIGcjaQc7uQs1iFdws5N3db3ZMUvCbzrsm8s9vRbaNqYGCL8YBrqw1r",
+	"kOkFCLhoPuh0dURA8IF89UrV1YJg5WAilbLXnjPgBdAPCIqQznay8G6dfdd4Wxtva+NtbbytDfRtoO/v",
+	"y9u6fejbgNGdpd3esX+zZk7ttTDxoV/7do52nN27ul7ZChi9lFwwwOJikEMplDETRpXQAFRRFJB//B3+",
+	"GitHHtW2QpT0I2LlKOl5HPtwKLwY6xzDY5xWohNG6MRiKIMV0i5ZMCYTfs40HoutrI9d6TT4W8UCHsBS",
+	"4gXcUMAAZ/SM2QG608nFlBpoXg8+Vvv8Lnlp38pdDheVHFsOK+FT4O3dEUKHAgi4AqIr0kbmLRLTPOXm",
+	"izv1MiVXcde0rLK2D36gSezUUhwNhS/aftzpkp8EImiWhvOvYdhdcth7SqzUJ4XMvAz7HfNIkJsTk3aB",
+	"NSJCM04hs2U8jq5wD7sHbNtB3NgWjW3R2BaNbdHYFo1t0dgWjW1xZ47ue1Al7tbmDS2byzjvxt7qhxVc",
+	"dgdVhs9cl7TRAoH5GVuQ9oypCUOtY+2PjFvZIZjuRMiXi92iLTrT9uSUU8JT305iKEIGvw50g3adnqET",
+	"xJgbMGAcHLcCi7RjhH4x9HwoJHfJ2pTPIQekpG2qsja9wr+/mrjTJf7rplanoCav5G8rNs41KxpitA97",
+	"TzvdobimfwZN0/Wt6UjbzUa1LUbIQQjNMTrHN+5hd6lp3VBc17VuO/bIaRil+Fgs19twAv9hrYnVoO4G",
+	"Sqr4DrusWmysvj9Wys56W6PJ3mnMjPtpZnDxZa7kRDGtG0OjqZC9HxWyyLPttOddWBV6StWdRTbeaJ27",
+	"yMY8H2U8IRkXZyR+/fITwZHBgB/+auQZE7/FA3TvO9GUEsXsp+kSex+IA0woF0RJQ6EHNdCh2Cvxurli",
+	"51zmGh+ijZxrciHVGVxpwGe/nbTtUzvy++SUh0loDVr/Ont6Pjrt/0Jfv1r822m/N9o32Yj3z/+N93rv",
+	"Fv1/t8f/+8/ve//23/7lFyvKVNYatKbGzPXg4UM6n3e1zHXX3Tj8QBvduLYAhHl8y8XZ3n4jAb97Vwt8",
+	"7aUop9vh3yI38JwJI9Vir6jhWpsaWDW9SUINzeTEminayOTMhwMjMlpAQYvroY/OgFxwoyMyp4pk7Jxl",
+	"2rW0zzKmJkzokErgbzFp2xtYKHr640+diMQJNWwi1SKOSEwhxTDukhNwLKxlKxiK9hJdwRVpiPZ/gWwj",
+	"p9xAbHbOBpUX37vgKVvVcmEolokIuSFGStKGloxusrgmID5SO0kMMDBU7JRzFU7Rcj9QKbLFOrYD9x3f",
+	"wGesQ3iAsdsLaEMazLbH5BpL+C1+Je2EarbHhWZ2IPycZYtOtaJ/nMlcrSnZ/1ul0G5Gv75lYmKmrUG/",
+	"16tNgACD9bwCfjWQNvtKExORa8eXqgWZSJnqNWP0d9zCUHF5kra11Dp2Urnwh8BW6ODLHJORNFMsTKQj",
+	"vcyRgHbeqqHizVYVL46sDUfFPSQ70FhIVVmjaySnv+Lh0pL+7bcbVJwGd6hTdPqMzOmEFfz4TeXp91F5",
+	"6lYBftRAp1oTJ1vc55YNz9IUfdoG2veQQJUMIEQwohpaJRjSvpi6NKCMpRPwX+TCaMJFJ4LDoIGtUuJ6",
+	"KEYyn0yxAbBFM4SLUFmPaWKk0v6JxUMq+nvuXPQRNhomGR+zqlJHihpwiHTJM5KyJAPVB+NF3Vbe+4Em",
+	"Yzrj2YK0ubFK6Jwpo7E8dsy/snQocFidiFCS5ihr3Msj3KBu4NgJm6Pnfy5RJdifi9Fbu4cKkoszIS8E",
+	"vMZQSEUoaEAfooCZcYGZw14PNbk9wcVDVppMp7CoVphL10EKuhRdGYpqeGXCjCaHvYP15bKhtLvTjoYe",
+	"1MFl3CgX7kZcAV5TKnJjD44Vg/1ul8FPgkMbvFErKvXxoIXNqq3CYykfgTan+ss8V8mUanATjqVMYSIe",
+	"0X56MO6xvaPRk2TviO3TvafJYX/vcdob7bNH4ye0f1Aq0rdsVpBDvYU1DRM1p6o1aAEBkWJSpUydSA7p",
+	"JP2jzfsTfo5asD3e8rHzk+73o5Y+y1uD1snHF3tvX77b68ONYX/CCHAV20d0948C6iOaTEFjF7/vP+k+",
+	"PgpBjGabMDyuWDe7Kvm9DAA20/9L6n8Drb/afrYCdef1fxXTqqkBvIXHssabnNBFJmn6Scq3VE3Y90bV",
+	"H2KYOhAmVEb1mQNXrNirePkBljhF7mDJTm1sUIfeGA5s7KutZ3KV8QwVhlXFuU0z5z5IuUbmbC9uQdOb",
+	"bcffMbG6y0ICLE8upjJjpK2ZgL1HsywiFPdisAld4lCnSz5N2VCURkpChcXkjgoHqgX8I8gUMm1kckam",
+	"XMPkYt4R+chm8hyCFUsmhM/uKbh13IWD0AzimpyxufElDsVY7hF+92Txy2LonsHvOrD5aAVs3u99X7B5",
+	"xefaVY5Ro1AaEHv34Xpc8N8Uh7rMl/UBqTflOUQwDlk1FL4QSyOi2Lk8YykRUhH2dW53Y0QEkl4D1XWX",
+	"fJJnzNG3CSjGy7jGmrVr0lwrLNUkGGvJjSY1W9dGG+fjJ82UjkmbpjMuCg0zFOtiO8V07KqNdu9pWA/F",
+	"UiYMp5lLwGMzyjPIo5r9/6dUjaSycGbvjJtkykQRGIfwhZ1rXb3708rd66Xv9RJM3zvnG9aMKQkeIqe8",
+	"C8UDb3Ij0srzIgmrHmnlnGFtZrAwGom5ZZf+ijkOZJGzG9cKI9h834pUEm147YSnGy05pxlPIZP/MUnp",
+	"AssFFDO5r2SGzBUEyG3sWKSsjDpjbO6EDx2KKdXTTpfAGgV8LAhsVZ8P5FG8veHlKQNwjpSSM7oAX/mI",
+	"ETqS5wxTiHD3qQeayAtxjNXFPNVYozDy4tCZ/yEgJm0q0gheDyk0cY7ToXC3jAidSeSe9Ob5oJL2H6T1",
+	"H5IYgLcd39iuQFduLWQxomgoZowK+3plSD2yWBtrK3BSfFDAe/cLvF4+6+mt5XXhUvVS4y798FVB3lJp",
+	"ayNhfoUorYfib+CJdtO2aze0/zrXgWkcVxpqgQ3fqXrtalBdnBGVnFsgAHbvofbis/FON97pDTUxLGwG",
+	"yFgKti39e5UxUDikU+Z5Sa7aTQ+8Gl2d8orqL8+YBk0FLiRPiOw0AzfkQuZZOhQzesaIFSyLARFyJNOF",
+	"szGWNbuRhKJSBU3qVJy8EKRt9ZGjCrmmEY6/tcTeL1dZGPa2h/ACUjB7G1CiYcIYKMLyDKsFaaYlUYwm",
+	"U3tOoXU1ONvOJU6TcOoa36vQmpdsrNLEKgoGrSa392jv9w47t9apMKSqTl3SALUEw3OnIRohtz13uP0w",
+	"1Q1wxzj8puRHrmbppvUAa+H/iWLziOSa7Y0WdqcUqTH4QNiWKhcFjAZIa4+xhM+halaxOXi8hbzogK+d",
+	"kpMXr+w5/3bylrx5M0DvOWTADEVxOi2Se+yTL/O5E6RzL3zFpF3kfXJBRjJLiRT2SRGhZNiyFoI7Ydgi",
+	"GReOZB5KeBO4ywN7JQe0eXnL445mPyLKjEkbampX+9Z9YtG6RJe3vr7s7pB10Wxqno4dnYurQJO5vcF+",
+	"1FJ5XUaYXv9mBV78F7td9r/2gxKt1qCVa/ZltKhfbYDTuTUPtp2RcLJa//Xkxau9fveA/Of/+F+rO3aN",
+	"uKCQ4XopwRbK5x7OM8qrX6D11//27K+vPuz3ov3eX5/13kcHveig99dXL55PeWJV/lwaMufsr69O//rf",
+	"/u3qdMtVkBx35xL8dgpk7wXXmFR2PRJ3l4RXNPmdDcreQMeeKC4MKUpqvW515voK3VqVtLVhdibNemf7",
+	"R5Ywfs5SYs+CygWgvNAGkd+CtOEHi05lXhzMqDadShGIFHtTIMYA6OvM0i55ay92Fb0FdqSKkYyNDbF3",
+	"zEXGtCYxF0mWp+zlbG4W/2xlU9wlsXM6/8DGQIQBPjJ7e6NxJPZuI/iRUCgtJm1K7NMz/Mup3kyaB9gB",
+	"slO2qrwiBgBOMq5cYsl1xSjk5rUoK4MCds427WsJn+/+NbeEEfqEvA2GRnv9NUOzN9vK0FYuIhhveqn5",
+	"po939Ne2rgzX6erBpa5B7HWDe2YNuGLPFXtGCmL3V2VcnjVh1TQFu+l3WE/iRdaVHjzYJzeoHXkrzWYV",
+	"I35vNQUjv/foUoaidfOcru1Eki6pZqCP2qQyM59bFMRSR71UjXxHhZpGnTxaGKZXqa+hCPUXEuTaNQor",
+	"/oEmP318S7j2pmVFu5F2XFnTa31AL5j9Hpe9QBV7sOB0GrFMiklRlgK2MtQvDsVIUpVqoqfygnBD2r4d",
+	"dQeJo/ACTF6rRqr8iUTkWeaouGAoa7K4Mq7NepardSF8QJUbW6x30JDYnfoJRQy81MM50IbWSBwY84w5",
+	"1WKNUS4mXbwWyVGuxxrMKnQ9pftHj1qD1tPxk0dp70n/yZPD5HH66Ogp3R8zSnvJ0RFNe/0jejAaH477",
+	"o/1Rb/Rkfz9J+0fpo6R/NOqNLTh40rqpTX34ZL9/cINkAfzKG2kN2NuN2vge1MbM7fHS/Wn/Xuf8dJLv",
+	"W6UhnBrgUi9E6Vgq4mRmO6HaQKgDhL9dJgM8Cy0YbjSJz9gitmKZiXQo4lmeGT6nyjy0yHUvpYbGZfYv",
+	"PsHpBWhBGVvJEA/IyfvXEfmXk5evI/IzG51Y0fz6zauIUENmUpuhOCLv+A8YmbHjsPoFYv7YgxNpyzOr",
+	"fEBrHRMqFoh8mQW55PTPr4kDtSmWEVJBEqrUYihwNjoVxsAuOZWYRVxMDNbDw+0xN0xiUSUMx7/QAz0U",
+	"sXcHWVkZ+8xkTdpxKGNlYpjZ00YxOgPGeCEFK0/2wJ2LobA35kmeUWWNZhiG06ZAZg8mwgNtr5X2oEul",
+	"xsxrqdwVKZ8xoYvGpJAcramwWtSQjNkv3Sdz/pVlGIjCiSdP+k/3rfVAieYpKz4IOTiI+o8fR496PbwI",
+	"1D3NsqFoP370pPePvx8e7PcwzRsqJK301+V3b+OHR1expgsN1Pf2q14oKSbWzM6omjAFn9V/maE47B8A",
+	"YvhULKBCSxcPKLU/CZV/sQCPvZKmxpu/OlGMCT0UdlmMGHELv0t+doiIm3AB65WEk3bnuBtZAV4mnNwW",
+	"41RgR9XfMBQI6XQRxluqbWmvypPBBBzMqjmGIKBHfgU6WoVXfoJH3QyxbORjXyFFlt3sPLsMJjbMJK+f",
+	"1V289i77njYAqwBYdb+Mg1WrPfXaYCMKO5E7TpcBhf7w1zO2aDJlbt/L8Y/pzkcpU8CN1XBxJNMFFoi1",
+	"Bq1H71o3g5Cr/Qhu/V6RRAPlVr72C7YVOXX6DpTplJ4zAthKuz9c90f7d5IxCD+3AV0oRozMkB1JsTEz",
+	"ybSzUzWJ77TePgfE6DJeUMtXEk1htQQadJV6fAGP8OqxSUS5D/YXfpNrdtU3M8Ku99fA6kGAtGKXYtbM",
+	"On8fEOdaCIjd/32V9JTPvckVItaCjO26kNZQQF1LmfwG1GBIVrYKcUKOCk2mVwLgtSGttW4yfPdbhwaC",
+	"SbwyOuAfeIMAAV5atyrEDegbV4L8/lwo/vtfn0P27bzvMIKHv+ZAIX6l6nwp0soWmvJ5l7zHdFFrcypQ",
+	"rWXlgd1hioozXSaLzlx1gytpg8A01WYo5IVgCgra/DGCh1AOJAnT4Bkv9yNxZi4+NfXl1M+uqVNWTv+D",
+	"Di1kwaXE00H5GnIcJpHChUMRKNYIBIh92XWJp1AXffs8UTtwty8b1fzNU3S2lVRa2SP3Pp/UdRZYy6UQ",
+	"bP+JosKsSw/3KejXiAfn1qLCSwRsLgn/1+iIC2SDcxKOGEnZTELatsvaXC9BhqIqQqo3sONcnRMD4mVw",
+	"iQZhGWbYiYBXcLOBj70sXyKiJdF5MrWwrhKzS2Sepa5o94KnTGC92/WVuz49fXPJFubTk40lm0/6d/Vq",
+	"ROZG89R9fD0Uq5x3t5aGWLQdSMNtFpF9w9Kw8D12SrPg5E09yLhBHVhxwUpg6NomuAXXVAr/0bgVnldl",
+	"/gMN2iEqraxw/+2qxmrGRH4193eySDILa0VeKVXQjvory6y8Y0GuiTZUuYyT4zJ8M0aO75uShK2vDEDr",
+	"0b7FRjmRd5kM+XkLEst9tnI5oa0pckhFO6dZXp/1wX7hnxk701C+UI+mgfX6lfKHlC5OqAIaoVwkU/sx",
+	"pILStROmnstzhvQ8h9ARhyfsOTTLGfT3nx7Z2Uj4vGY0IYEH4xWuLc1S6j+01WFnrUEf/5PSRWvQhxZj",
+	"eP7pHJI64b3tejpnSvGU+RcxlZzOxzd5zUetrb/Ub59v2AtIGf1BVL7++p495bL47fONPCMir+8XgbXa",
+	"aL0t+1FQEl5fLbAjL8paPutAkQC4FqhHBo7gf7Qgdq8WnJL25Ii8Of1A3BZ27cEWLr+gdEy6GH8nwg75",
+	"1FXQYRIjEGC4HQpKJLF7FJP9VDKF0gY8PwppoYvnAJEFDGzEFhKyIgtpGQcM0Wvb6OQZlDhdxyrn9Rtp",
+	"L/XADEyOzrqyONh2d0o3saRB7korbCT2tyNKNzAGRL5Tcgu7s1ZDggARNIBgQ0DwTXXubxutpqs0684T",
+	"IkTeMIc0NY035bUOwEAtsFJVpptZtw/ZeMywc846O/dnoMZABQx8WxpTIl3JYAA8Osgwa394oIkXFNgN",
+	"PMAtRdIqwB0uyFgqT+iVUcO0GYrYy4kYnH90bNw97M07XfJeLl3toUCsZa4SNoCM0tjXgbnGNVu3r18z",
+	"89JP4GqgsSI1aycGdlVh3qrE79mKKtDLgy6E9MGaobmivRoDq1veVzop/IqrDsnr0tWjQY27ppHVYW8X",
+	"nojK5qpCj+KnyyBkycgG9fg7gw72nd5sgIw2RhGwyVuDlkclbhwbgITqvl2DFpa/UqPPtxfP1DLD4N3S",
+	"LN+lgX6dknwocqMKiou1buGU8mxB4FwmDHFvbWXpxRXKFBVNYV1bVTSWXustnAXvaOf9vTUY+0PhZEDB",
+	"PkOMNDTTGGKD23JmyD/+Do0Lc9dYE88phgVpjHDejC4Io6ZL3hePoYoRO3e5QdId0OJIiOlIeR4QLiaK",
+	"pXD+cegwAMkGjacgOAkdKqgmPdKOfXP8AYGC7Lizex39vviEjbLenrK+vbIsZMO1kcbwG95Q4Ic3WGsn",
+	"BvvM7+FGBWyxwy/8j/+ySgmEIu4eKoRrWwCBcVKwlqJBh75cNJgMK+yj3ZglzhrZQiitcZs1cbTfg0+v",
+	"Eczb7ed012B8i72anEZJ2RioGKXwDZuscC52JtGGLlzVbpjlh/lxNwhirU0+c6K5CSjdn4BSoxkbzdho",
+	"xiYK9T01pvpGISRrDD20T9QPf7X//HZjvuh6Kr+WD8Sp/PWuEJQs9vI5NdPtekLqdY/UPtUHI2lYXlAm",
+	"14wJN51oKXr2QG8Dh5yiffiifNUbAZFvIpc36EDo36lR/I3ibxR/o/j/cIr/Q5Fy4bWKHH8DGABtbfeA",
+	"AnK9U9SegzSRyy0nX0H1Q1ENcUPO6IyKATlREk59KQxTc8U1I+3D3j6Jx4yaXEGH4pSpLzCOmEhBxoqx",
+	"TpfUcr8CARhkqXBtAnBxueYC3vYtTMjGZNT2qu5WyaXvH5/miGquAXqpdRRP/U/9o4DiScnZpZyImvLY",
+	"nptxwVZNP3ZtjsiYimQRkX7/iGCvivq3R7ZtYNfzYNERbde5PPXq/P1SG2k74k/S0Mxp7CdHvV7UEoyl",
+	"Fsu0Do7swhN/osL+BeTaUsCys4+FVZecnWIvjL7707WyhsbOeMR+g31coq1B69Be97ecCsPNwj8D8BM2",
+	"aYAH22PrGk77Ptn2/8+lNm7oh/tHvah1zkQq1ZsN+py6K+pPZrJfXOWm85Viemqn0ooGaNhtVy8IAVxw",
+	"Is8yC9hVMqWawQS6tqg3UPrzjJsfFn+GARSGg6EGOo2nio7tujIyXMhP4MjyZ14JE8IdcQMa1kImbUbF",
+	"KkvB/UcgZN2vpftnTJiP3rC41+inTlrrs5kVeSGW2WLRTbB+AgziNpz9wlfHE+YZFXtOe0Nn7EJ97zzU",
+	"G8CahxMmoH/I9lthPcekGscBaiQZ5YugRyza/7HVf3G3GxsZD0pK2XhOVUxAmfoCHwyhQ+8re9pQUDKn",
+	"imTsnGUevgQcoXMl/50lhqXEy33Sdu0SIlJ814j8k8VK+Cn/8//6n4TO50qes3QoAvWgO4RrYCO/sM+0",
+	"MI9B7xI7AHtV8bBj/zTONFHAZJvP7btjWAY0k3PkDIXLeJorNmZKsZSggMd39HxqidQG23uB80eeczHZ",
+	"o+dMWSkGhm+XvAGfiyf7pNAVbNUtFXNNzyPIPfbMuciHivM+loolVJvq5MPlMGb/u33lNE8g5HTpQ5Jc",
+	"M03acKnLma4mQZB//J34O9lnfJ1nMrWTTtGJpHJB3MKUCgh7o6JDmk5oVkwIVyTJlWLCkHOmgAc3Ijof",
+	"7fmzIWtM8dlQLDjLUl28dARtz6hmxOp03YFvqh0tBP5/6cvGI2mmMTHAv4Ep3UBl6z+nXQwutQ2nCO6C",
+	"UbfimH2ixnK0gnT36QH2hG6zTAOtbueYCAmTAMy53Bgmtm4LhI36L7vW6lkEr53wKDXwXdajVbH3KmC9",
+	"FdyzDHNquzUuzdYueWcbQ6QxRBpD5DaGSN1tHZgfq12WMKwALu64Si9Ed9++Vu97MzOaGr96JpFXbsje",
+	"5Zd6XcMoBCM3tI6utHKuTWsth1wmt4JGK+oOvADDUzXuauY6VXBzz3y1r5kJQdltvJoNlmiwRIMl7gmW",
+	"CFFEo9d/p+5DTEO+iZ68EwfiTXvsLyvgh+yrxS5XFhgW3Zyc8tXk+emfSTuGvuCJPo8j8tOnV3tPIvL8",
+	"49tXnYFzcEVEn+URCe4XobMN//liRRx0y+cJQxYhezgiqcwyqjRWF9pHfoHdTdr+B+BTd040M2UC+9be",
+	"L13/EqZ1A3XvJ7PaYt3NpJ3IcB5xGstZhDmMyrkaqqG4JLejQNtEw7V6e9iK9iOr4KLD/e5RL3py1O31",
+	"7A037+D+/PTP30P79u9MzG5HXuIC/yNKTJCCD3+1/zgq+m+Zfgrk0lyw7uqEUhzVrap+P9sJNsl0RQND",
+	"ZpyXnQv2QAdRnMJp34nATAtDHAWPmgsXhb/5GmI6Y0PBxTkTRqoF/NbBhnoM+8QYbHOLiui4GIQ9qhiI",
+	"v5S0nXax44AYTYTngEgEdTIUWvqeck58w4/AQucgLRqccF+a7kmRLQbksPf0Xvr6Mfe60DJvubhdim3V",
+	"BgvsmMNea0Oy6MqgdpUj2xjCjSHcGMKNIdw4uO+rg3tX5vrLlC+BT9D198m3/dBv1193XZK8MtUndpIp",
+	"Rq+4hjTtqsMcSB0cHCt48pasffC8Y45M20ESvAJzZfQDTHjRxyRlGYeqIilc5gma8LMyOcN+pgJWIYrz",
+	"39w+7sx3+02Rnx4EDhcT7C0SEPA+PSY0CAz4Ds5G4rVRyQN8zwDbaRACOMXlcZfZGYVCcWulvi64/CK7",
+	"xHiy0DwN4GsA370BfJUF96hccCsgYJ0BHLS2DhT9vt4eVKy8G+6KhIqEZVkIgpNM6srfqwsU+4flpDn1",
+	"Ua1iO6y/l5KDnW7VBIYiziVP2ElQ24jvt+mmXb1BN9t2wSBwkyiWMH7O0hN3Vm/NbrvJ1oDCSmmYf+FC",
+	"Ir/ZQJD6AZbrIhAQ9kZ48Ablj1WzSOejGTcmfFDNxY5L8sgtyU2lzgbVw4Xy/OA17xUmlXdKFW0UqmkP",
+	"jbHVGFvfIJsIiyrvWSqRzicTpqEg4MoYpqt3RCaEtdUIXFsUL5WrK8BkdsWcsSS5MKSNQUeuoNDgYsqE",
+	"5yUNz+Ka9DqD4BH/TFyhA2kX8zsgmTSasK9zu0nIiI0lNGtP6YJkbGyIzE2H/NNQFNUQ7UKyIdUqVYbT",
+	"LFsQL1mdRIiwvoNraHNoqEi5mHQqxRQkrKUYioDME+oQFsyQcZ6NudXrXXKK08xSZwr+M0kYz9rtS8UW",
+	"HfIQTul41z4WVKwpf+iS10rmc/vyRUS3XTJWFNUTa+oxMqpN5CpPvKwmVt53jl0LXpFDC0moeiiXCkno",
+	"jLkkMU30VF6ILon9HWJyxtgc7WU8Vp8zMQqrXq6o1j0Nlu33QAxbFhbjjFkDuHzFdQXGhX79Zi3b4Ocr",
+	"QOim0APfAD9bRRT95dd7Y8j9a2mU7T/pPj7awL7br1h3lxFnse2dbeeE4ImVgfbeN7UBb4pQL6O8mxqO",
+	"V5iAm2G8cKevwXiVndKwaNyxZxlhjq4I6I2zGnZZKTqnBpiKH/7q/vfmijzqZ8SdBLV1U5mD1WBVfORa",
+	"TmcZUxPOdFRU7QEru8uo9pnWTIC9zBSZcm2kWgwFtD+Gl9cVjg1Xn1ikbM/kObPWgIa+9244yBWCNaeu",
+	"EzPFBs84bWnZixV7nAbd11ar4+cZFzyh2ar+bicZFaRw9sZJeepl1/DKRs6vmTnBgd+e5tjNwLXU4/6B",
+	"9Tl6yitWyhn34MZcvF32VI2JOzVSsfQjS6RKfxKK0XQnnLnzYkl6AeVX9hrx5PfIKhssCX/batrV2pVo",
+	"DbJ0U1w76q/OfCqE4e2Sny6LW5nxhLP15uWJOwHq6IO2/Sg6oXSZzriYkKBRJnZrLoRbe13Dft/zXjPm",
+	"6qAx+9Vwk7FQ0NIsc4lXWHF9lclChe+831ltovg3at2aeocmZ0JeZCydsPQ5qpfWAJpvrPIJ74O3uReQ",
+	"1uElf8aX2oC4Lg0a/WzQED9qwcS2Bi0LqS+ontpVsd5X2C+H6iceGYcgEtf6LyS4jf0gP1M9BS8ALpb9",
+	"HtEskSIFC6nGfMBaXLzZYArm+SjjerritsHYCwdqcXYrlDavrFb3K6tbvmtr0Lfbe+OX9Z4O+1tmN8ZY",
+	"yrTbWh8l2PoMXPp618zAszTVZJLJc+b4uXVlGvYdbd9mFDmwyxZ1mzQrpvPMNPbBlglj5qWoK0C+P3QP",
+	"OjXjci8aC7oVRxbMDAhNLQbAQmY44eTD6Sfyn//jfz30sgidhLiiCTddz3qnY8Jmc2MxvFSBqxEzNTg4",
+	"3PDBVZUWkYspT6aOioMmCdPaaqryjLV8sXI2zzgVCavDGIu9Kd3+uNP8iO0okNoAPnzxXRJRbFktuxjo",
+	"/dfM9X03XjhfLYx3yhng5VDT3HejUF2w/6tRu++kX+/ci8Ua+mpZ+NYOrlXX3lWBtVBDoR7wSqrt8g59",
+	"QiFmA/qKjtIKIqE0wuPOESUFu7Ed85qZQoHcMl6wSliiXdmYMI0J8/2YMNvVjY3C2h6Ni9lQ7t9pj6yr",
+	"lcnDQJzeVWr8p5W6R1d0T6HFpEjYcXDe5Xx0exlEPoYiuN2MCdPpksPeUy8srL7yt+WaFPv0xjruWfm0",
+	"bRpL21KWl6TV/m2EYK7ZUhz3aPQo2XucPmF7T8e9/t7+weHRo8dPntJRklZF22aC7Vn1GzZybsfA/O6x",
+	"dfDFV8mArcjc+lJxhvkLazD3K+nTmXjZf8iB8HYQfUBS35VunA423w4QeEIF0YwNkDQV5Y0r/Sm9PHCR",
+	"Z/NdD9q9hCvDH/b0KT2HxLLtOIiKIMXyZtW3RvubCyaI0FyKdlw6cJU0dCGsZ4KS13LGfrFvIQHEc6Hn",
+	"LDFSbSwBQf0xyPxbORZ02rgn/8AEeWNk3eeunxDMw9k4g5sb3xHnndWsP7qmIfZe25LjuhHk3wqw/gwb",
+	"XldkxHYdFneKYEs7+W7g6zMi2IVz/Bcw1Ypgwb4al/LaKfNv3lF1lsoLQayVixzmvsG81R+QKYwmoUWi",
+	"L9BpQxVzfORWeSSM5MLw7CrMeltH/58LZXuHbNWb+gGO3cyhZa3JiJkLxgQxVJ+BgX21Ab6hRHNTtFOK",
+	"6t+RJ8RVC12u/qnp8zi42fQ3QYEmKHBfDJcgBLyRsbKdwEChCR/+6v7320O3Q++CFsvrQtSAlbyy/ZUp",
+	"Y+WUrU8Ym9GvfJbPWoM+iKGoNePCHSgSN7gwbMKU485aqbPfFSQI+LXWWUxjrpgmMUrGbiHuyK9eVkb+",
+	"9N/iLnk2FOUpxetbS88LvIFX2VY0c4Oeq4hIFR73S0hmKURmqEBDcGmAEeG6pMK6re4/wefvQPlvPdjT",
+	"JKw10Z4m2tMYz9+3F9QJZEK/GZRw1adXZFa7M0hbyYxpIgUGWzIp1YDIORPQ4lnKs4ikXE87RbcyrlzY",
+	"REdEwv2gTtb1QF+dqrZRhrQf+6YdV4u33n495zerofzLr+tod/YDyVeTWAPy+d2rfAi+6A2qMdFRWVWf",
+	"V7lIb5a160mI6+XtBt+7kZFbTt0t92App/yxe5G8i4Mpa92O0TFEqNZ8IrDMw4JyxVx4ZgoQ/IEm7WFr",
+	"tsCzhy17A4j5eJm0BoB/sqdfQU22uijdO+Hcur5L/9s2xMAGwAbfeJfutHsuJj9vPFnXibmdu7/c/m78",
+	"X43/q5IUW0ivOqogEJebw9UiJ3bHsZ98hVL5yKwI0C7ojwM6higPBOYTKoT00RzSPuz1NtUV6zjGA/Xw",
+	"HUv33ncl3euC4O3rgEYu31K2bqtM3C6puxCPD53xfWdicp7RZElOPtAOXusueQloOteGjOz8uOLrSwlP",
+	"lYtBwlqZOsR+FheOLOJ24vWUFc6Ed27ObiFid7/53SAbsdqI1T+qWD1lBnMaZZbqbyRdi87+eyq/wmP6",
+	"MReaBFx+Oszy1IzpYzLmmZWfvhY4jkhsAZ79F4MK/n9cirg+812XnFr5CO8xAGL59RR4J8Xb2PFu5kK9",
+	"S7dpdNnHYy3VjNgJDKe9OshChh2sGYq9fPVA3C8b8O/hN6wOYJ5RISBCtHIiPA99PXH1MReOuf7acTh/",
+	"QDmQqSzaNKwbCe6jSvz9LRMTM4UI/JZd2XCF31DlBofAVo4u+nOa5ejyHlGTTO0l/bWBv97TgM/afrql",
+	"j5/SxQlVQHOXi2QKczPPKBfIa2+SaUDW1z/sHrai6mPlOeyR/n4vsouEJbQuA/MYY4tSuZBL6/BJ8PcJ",
+	"U8/tve2d4KmKcs3ST/IdFz9gMzAXBNcJzdgrCqnBg1a/u9+KWgvOstS+QsD/3t8vOf3OYM1uFAlfHujf",
+	"Ls2LYgmf11ThCdwTr3B5xs+nPDljgsylIXPOip/D0P3GacwyV4m9+cQ13k5dpBY3R7D6y/BtsTXx0CkX",
+	"CVu/qMoJXRvjL0//7XOVOqxefCOUzbXJSfImvrH9+EbxJWB+A3Rx5tLj70GMQ+WiIPCz2m/GRD4gsd++",
+	"MYEylNhv37hMS47tWo691sTNR9oo7YAPGNu9z7jRnQjzkfCkB3o5c0qTObe7aG1iUp5xQdViFTVgPdTi",
+	"YiSVvXGXgZJ6yiUQovu9G4nMm1DxLwm7DclPPuY7C8h4bb9S2Qe6vlH1jaqvrepp+mUqk7vV8xswhFa1",
+	"+1ptvuswXtWcbYJ5TTOKG0b+BKHp3lQmdtHWQkhVRHBTB8xDj/Bv7OBei6lefp1nMnWeGzYeM+yabIEV",
+	"+cffiVcFRU5IShfQCIJwYSQgxQHxIhUySyBjzl31AFNbS8QVEamGApWNvX1xpcVCcPgYMuYszrOHHE6z",
+	"8Mk/OCIBaCvv/MCjt2gZpkXeOTAURddBvKZLilVjBj5XnRuCIlDD2xFteJYRJ1Ajl+5uZG5Vp72zXa52",
+	"zDqCYSo2g9IsdwHcYyiwBQhMKrSSOKcC69owNGBfN6FKceDD0yR2yjveHcR87VbUdc6x+4EyYZchsvm8",
+	"sxiunxI7EbsKODhfqrfXK9Dw56A0smBCX3IMFeEKQG242NLWoBc5v1LjOGrQ5O/PcWQvcAsf1rK7pDXo",
+	"bQA2q9tX59lKLpUrNlmDCBtEuAFLFq42LLKjiwe6vttsS6AwaHWzfVzoC/PDxl2kHUPlXhyRGJsCfRCx",
+	"mwDDyh5cYqJYCm03kLo3CFU90MuORvfrUNh7DBBkqlw88PDNY0BfbwiCPfUJExY5tXU+2sOzSvrHiBjF",
+	"ZwREvia07GKYdiLgI2DpUFh4ZPEYdCsp24eREdWMWBkWARqFjjz+3C55hgE43y7MvgSUOCLIg3fKNSNC",
+	"Yl+xKOwkPRTASqkgWOoaSR8Tb7nCoXC63KVlg+kQCiKgY469JCbtgkXloTZ0PN4oIds5wvg9SMtehUgs",
+	"cvfm/psNsjE2VY1GbvqU/foAszrHO2Vcdm33gpa4K7rmXt8l96bTXvTyK59WM4dm3K/01bU78aegVVdx",
+	"4x+oZq7rWN0777c275xbQYrdo+CIG4A7WrYTg9a1Tjgur2JsadsqbS671ytnrOjl/HlXLWo3X+lXtrEt",
+	"ejbX3AyBtFnjGcQy8UAB7dhPGPaobJyEDSTcEBICZFpCTFCLhfAwwD0Ai+o2equq+RujxSuptT+gz237",
+	"+VevmVkOY94+f6aJqDU+kO/NB7KLoFqjvbbdAa9iut5hisyNmQVXKIWHCVXplU0XnAXuc2dC47yItZRm",
+	"OTfOig/8AEUUKEfeIaswQFhGhH2lSdEddCgSKc/2xoozkWYLknI9z+jimIQmPtWOckFeCKJZYpYGcOHp",
+	"Zu3TQNUeE23Y3Fri0H6UWYM9UdzwhGYubISGea7Z3mixEzUIovm5nepbq0D/wao6EOaT2N8qqrB4Zfxj",
+	"PqVfJjRrDVpjxRjoLEEFDf5msK7cXwnLGDwhF2dCXtg1n6A0Ds6ZykRmqEL9IW4UyEz/t0ykyE14QIV3",
+	"ULk2NGFUfNFTlmVjoPTyv7LJpPyj+tNYyvRLugiePGEZNTy49yTLDYzWTjDl4KI74xe8PMMO/WvwZz4P",
+	"r5/x7Kx69UxmWa6T4PVmOhjhzL6L/UD+wJxRkZvg9LlUZ+VfmmlUc/5vuQj+MIpejJhS4bE8m0+RBdgf",
+	"MnJGjQz+Vox9qT70Ysogx7t4kd+iejDGnT74i59KNyf+lp/t98O99Ba2Eq5mefaOi09sNn9lb/zIGslT",
+	"maV/kiY8fnBkx1EPf5VeAapPvDevNWg9Bgt8+V0e2Xug+LB/EdDD9c1/2guKeTwAMVM+mZZ2fMoTgAN/",
+	"qz7VKD777xZmnTCVwJZuPelVEVZ0GUIedp9URnzYfUKycgh/ZpnMzT/+3/Lp5+WRvy3fZjPAFcC/DPwX",
+	"M7p4jt/dfna7/8pl/bkW4FsHSb8BElS52IhPewVI3kIeYogbFZvPHW5kc9hJpxfM6ahzNmEAViDK+0pm",
+	"qfdFOzkLqsZ/a3vOD/SMWTXXf3RE/uN/v+pCRDwffUTtCPtj3U7pdQ8erdgq7nC59g4e9cim22W/XKs/",
+	"5MYwVV0Y7hnBHvi8am1vYSWv/KB+4t/ZyaNklEmREiXzr3ZGf55yfeanXRuZnMGkFluiwuj2eQnZa/bD",
+	"IpRdj26G6kt4sAbRh+q9AfZbBvaIacsp/l6gPTu/srvDpwLOw4lEG8XoLAJmTt9f/xvU5L08v3UvBbii",
+	"fNsqMsbj1fIqkA81ZTzoCbjgRy7sJbkG8UavdinBnp8rOQKf/56VQ6bAQ09a9b0sT0EPbqbWXB2NfeCX",
+	"ZMqSs5vV5/ivU7c0x091I6G2WpxDw22q7790WlvBM58zAVXMcbkyIZ1AYk2wg5YMCoXnU2kk1PTEF1Qb",
+	"FuP7d8kzYq+2MiVXrFIQVNbsOJNkKMC+B/bG4rnuyi/sa5KDYo8JzZgypA1uiBj+6DrHcdw5JnRsmIIK",
+	"bC4mUfh0THqF92Ap5pBqMxR2LOZC7mlDJ4wkUgKRq8ozRtr9AwBu5D//z/9JHvfgv/axXJB9MoXaIwG/",
+	"HfbD3w7JDEhhO66nwkiBkwXfC4ALnbGhwPcQdGafh3iGTliN5IFKysAtCpVQXNxl/sB6kbtSLG4QvYd3",
+	"22lqKCzwNRqs6tb54+mv3zb+VFdqqUZJNdHdjSyFRCpnK+ACqqWGtxi9fTilIpXj8V01AjplRgcRAOf0",
+	"QHVU6nU3SKerj70OcqxGFzTLRpKqVBM9lReEm12ppj/hOO5PEa1z231SdEEOiWI0XVRcR+zrXNbXRu71",
+	"dqqMmlB7E2rffagd1n0TZm9gxB8CRpxQrR2IMJJQUpIQfVss4bfb3UAJXx1pzVwXHoH/c/FlruREMa3h",
+	"b2dxw/9TKdiAjKW6oColWGU5owuiz/gc4/vH1iymyVlxAqTlQ3cFec5c+ae9TSUl39MzynMW4hjHTuY8",
+	"oz44QGeMGEWFpkkBfqZcOGDkKhx0ohgT+hieBTwi0gKeEjqZKZOKYfpBrndon58upd+devKtu4NBhZwP",
+	"vnV92HPKTPEaDfZpsM93mGYY7osGAzUY6PvDQO9A1VYxUK53CoFcEsSeVL54ZHULKHcewfMiIthFGQkl",
+	"ry6TmZ4zkUqF/3eQoUtO6IS5hvYxhB9iUNxxkistVUza8VsuzmKCBSqdm4ZYCyZpeAYmP2o581ysmjGf",
+	"KQkHHri3IlJkizVh2bD8aPNuU3j/7g4pUMtH4sRf+1D/fbbwWDd7AAUr1KdboDmtTHxIeHoNMoOMuzpw",
+	"/DksvdY2enGtqCTMpN6wsjBlGT9nqlojd1i/mi85qGQEVj/XWzaTQkdkTEWyiEi/f0QSmYPHtu7tYSji",
+	"XPKEnSiesOeYWuBqGTesIrTj/CQNzdxdnhz1enZvJWen/BeoImzhn67UMaGauSPApmf/HwzicP+oB+CE",
+	"8XOWnrizenaxneVWin18sff25bu9fv8IcpdgB9QfcrKPyVngr8QXhqVvBYS9BR7yjy+/elD3VJ5249LF",
+	"omRxuXxxeUUduRVlLk3wFcWKR0VbUiceak1Mv3WTFm7h1q6TR/GMzOkE0u3nVXW0XP7IxdllFRYP817v",
+	"IMlVBv9hx0Sx7J+HLcG+mmErJhdTSGRlikHkeiYV2I3lSy0Lw98abLddotXqR61bBviNuVYL/ofqcBGw",
+	"4a6Bqg7sNOd8KECUgC2DipOA78qVjsAtHuihcL9hJgM20Ib1bkUZaePCJb1OREDspaRIli1uCQWVPGEk",
+	"FxnTmsSlgIwJ10Mx4edMdMkzQVzpQnh1dHl8FNtsuMMRoYJwQZENrXKqGgpuX8BItXA3k8oN/T//7/+H",
+	"9ALSBsSAKTOUZ5oU1A+e+WEdvddpPp9niyta67mJvDoroyJ37pTQYZ2uL/V3qOpuqrA2VTUby/7NqGUr",
+	"87/Trn8NIGsA2e4B2ZVcEt8Cet3IlrqaWwKmcdfss1XfQ0Ms0fjLbtx3soLF6iLHEFPc1GN2PX3EEk4s",
+	"iPdBJURYlHtBNfFiqmCU9SR8TrgjrNP1fWI1QdFrZpYR0S37hjVqt1G7f1g/yFaVsVPDjVLcNl/FjfTF",
+	"PatrW6GIHqLsvavslWcFeiTFjnRqr+0s+0LNdciIJXLGNIkLhRF3yTOxIOhvsBudhfkovnhjVWrsdtwD",
+	"MI4duAe2pk0rUuqoVJaNfm3067b1a7HwGv3aGJ2rjM57YP/BEr17++8hyN+707qhsoVeIJxm2SKwKEvL",
+	"EyQ2VIYaKiCFtFTDoETigXfCY10l14R9nbPEsPSOtbMd3n1WzsumbinyjqrKulHO3145978z5QyrrNHM",
+	"jWa+p5rZrs/LQXI9lcp8e/XsduNdKeiP+HjtYuHVmL/TyG1aT4sfh7rWl5CyIcboL7hmnTDlwPVTiOEe",
+	"cxOTjKVW8yp5ob3W9fEZ0sbh/ePvME6i+S/M938YiuUGEB3sc0ZJJk2XfIL7GAsW4NVctkNKRouhiO0p",
+	"iUxZTNpO90FmgJFQ3gIIgGWwXLKyy4Mb8gMNbJbIgkmKZHFi7zcU7fijlV69g97hXj8ehLUmQUf4wpGO",
+	"7yD2zDS4k31m0AeCmCk1JKWL46FwYGlclrhApoO9H/s652pB9JRajGQ6XfKMCHYBd4Pf7IWCwLu7vz+I",
+	"2L2o76KL3xXG+E/hCGM9Zdn4LR+zF3Sh/VXQYQ3n2k1O0ZANbjiT51xM9ug5U8itoYsXK54FinJQTQpp",
+	"XwoydDAZCjJFXM9fWHz+BqRYbZBHUrnW4UMzpaJc5tgJzi4PrPmBv3H1ccG6Q/ERX0gTmiT5LM+g5Ulx",
+	"ub0wLnbEF/82McmF4Rmx87LABc+DOAoXZGy1LJCOCLcJ7GXHDuueWmkUE/i/JtyQtsfAnTVguUtwLxfo",
+	"2L4mkppINaGC/+LrueU5U3v+MxmZMWWhImn3e+S/wo+VyYGd16nA6bIdylD4rBjyXArfc1n5GZNjmFuc",
+	"KLsaNVOcZlatRUTDFnUzgy36ypGdu1bNcaAL9n5kC7+R7II/Ywuci+LISKaLYqTQ1JArbcej88wg0cuq",
+	"wR+7PeyyiexdInK4v78ja8HJ3PuT61OuuKI+qATo9n9vNsDe2Q1aj2TS4IhTqz7f7lmhiVVVKJwCJLjf",
+	"Q2/2GoB98LQH/ui6/Swuf4ldVahB7mnNeTxa7iryh49d2g97T823/bsz34Iv+Kl/MOj7j7xdg84/ccsm",
+	"XXXINzDpzFfXPdOXMV5/IetfolCqDoOeT55LbZ6NDVRR9o/2u4+eHj062u8/PnjaP9hgIT+6QeeiM6R6",
+	"cvrz5sK07jQ+trpJ/ImK1L/w0eNKw6TyiGIU5FkwuJvWVW4mB11quxeHX2BLfPGj+C1s44T/fw6GzqpP",
+	"BzXAfmE+frKJplhSEe7ha4or8ecQJCIXHTcF3g+NHYtGDGsKMpsEsw25raxUvgcRBlQKdx3YL2IFhY6K",
+	"B2UyG1gfYyV/ceTc3CAygc4UUjif3p0GEU5h3L+nKEIT0G8C+k3CXBM2+EOEDVA8f1t1q3x/iCu44Jec",
+	"e77h0mgBbu6IeKec7/oU+fo2BZ7IotUQaKtEaqO7Q+FIEwYk/ltM2vZGnYjECTVsItUijkhMVTIFj+U3",
+	"Y04IX3Tvgqfs2FEp6DVcCopRUPRGStIuGlEphp7x1E4Rumft6Z3V5Aq+Q0cdVgX/COwpbSeN+E48yD5g",
+	"2FcgBC70awspa1ZxEfytUt87o1/fMjEx09agb4XdBpwL/qORtlU0e1xoJqzcPmfZolMdDRMG+w6tGpC/",
+	"zxbG5dcOaRuVsw4QfmHRZhvcjx0/lcdkJM0UPf50pB2fcjFg56tcNVr/iFVV0iMpM0bFPeRqQBarctOX",
+	"0qesL3c/L3VGaBqGNQ3D1jQMK7aC3y/FTg52vBX8Dk496h/23AFpF6Upd1oNvrTbthXjGzCBlc0KUSbv",
+	"vFPYUe1OYZt2ANtG/6+vjuKttW/Hc00/sFnBCNc6uDwVJZ2aY3BbooU76AWvPIGIDJ73vFxH/aPDqFVE",
+	"i/8kc6s5H++vpVLbUZutXNilzNI3yPux4TIJOmQ9RykJzaSu42sLuk/t1yTWu1GnF1gym/GTBPqj4SW5",
+	"G+unjjHzbCZzYUKH5RbpTFSBam/Qk8aB7T0LrzEuesmckWqyfXaTZymQvLrGtm23wUi/0yVvSkUAC7HK",
+	"9RGkNZUWhBUlFNKFiuwWi9bPmTI6AsKQsH1teTLeiisCm/qBJmM649kCk02WaEnC50Xl06ghqWSaCGn8",
+	"I+2vcEMr0obCCVN7r5SPxwwMOHgQZxoJcokX4ISO5DkjXvyHRCZBKtbY3vy4SJ/mZdRhjTPzeZ5xQdUK",
+	"d+a1Vtk1FHcTZjQ57B2s40BxQu1OEyJWIaTbApvbgpVtoJI7xyA7QB53DzFqEufWzknhc7Yr7pnAwlxB",
+	"lQzHm07UjWHZGJaNYdkYlvfbsOzXVDybqp4r0lqcdtgh8ZID3A3hUpMPc1PCJeXth+tt26qp01ptx66L",
+	"yl1Nr/Sp0ti0GoMriZYuR+HaZqoY28P0EyWzbC+fEzNVMp9MSWCSdqKhmNHFnlPIJIOWsz6EB+1FCoMS",
+	"/nJy9HcTfXvNTGEJbiWi0uDdBu82eLfBuw3e/b4DKdvGuw0KveOQhSNG2wDXfeuYRf0U5nxlDfY8ownT",
+	"1Wb4KRtzAfmV5GIqMywVntEz4GkX7MKDyWOicqEjkkCD3hIB0gza1ZIZTRk5Y2yOxbIegpopW5A5FwK4",
+	"UwJkiQGKXDOXtOSOUgNN+VI2N9MgLboSZJhTMx2Kdhyok26/68VxPCDDVo7lrJpl4wE5QeEInQK9gIc/",
+	"3A/DVgfiKkW+kBtLQgXETqZUTBhpH/aedm4QxriEOH8CYRSAziZ60EQPvv/owXatKSsorGUbSKjGwGoM",
+	"rMbAagysxsBqDKzLBtZKhdHYXN+V539XliEi9iAprGIZdb5RDOCh01t3VQH7gmXMWBusmAeunc2EBasD",
+	"KHelgghJMimsETRihKYpOu1nTOTamlG9DhnlBuzJwgoEHz6Yj1D4+qy4rbngCTxpStUsY1pvwwTD2281",
+	"BWwnWHfJIm0QboNwN0S46INqAG4DcBuA+70C3EtaooG1TUJLbXDrsNC3zmh5KHKjuBc01+e2wOlQeRFk",
+	"mRRZJ/1ej0wiYmcgNywlQl6QsZIzMPkCpfGgyJGxCEMPRZs6/34KR9wf2uWMOJybawS41oaUImFlgUPx",
+	"QGj6LhVLO1GYPkOoGYoioBGVPJLv/duTVzQxmsQZHbEsJu39Pnn+6iPp9/4/9v5suY0kWxOFX2X9sP5N",
+	"QO8gCE4aQCs7h6khS1UaWBKz8uxTKFM4IhyAJwPuyHAPQsg0mfVVW1/vm36Dvu5n6P0m9STHfC33GECA",
+	"DJCgSCmjLirFQAweHu5rfWv61l73GaR2Dwg5DmC/t/cYXjCRLODvFgHqALT9snKMLLUg5EBOVKa5VbMU",
+	"w+EmFREWg+gABi2nGnR/0KKpWQoDLWUIUajjJU6Dn3uYMA0MQsSgVH0/n3CsQRHIfBtGDj+Ex9Qk1/+N",
+	"/JyJ0Pg1IMSFJMchdnkbyOID2fskyMFLN19AO5Tqk/00YQD2n1TJYpchHTCfmGTJAilLA8e5owFHaEek",
+	"ZLKgBnNCDwjqFuz+vvtvylmMDD095LD1b4vJUTlNq1sL6oKnqYhdGC3//koiFy9xj/XdpWGnC6d+deJo",
+	"Ru4qdc5jiIWe5LVt/v54pYYQNciPKZvqkBhKSbz1oWxLzOJRWCEinaVCogi0ximisksrbcYkT0BIbTiL",
+	"j4EBrjwyxASRlUL+2ayl66YjIP5Tt+jmXIwnxpUIsV/sf93KeaSB+Fb89HaQeNXCCzs4HvcH8rD3zK34",
+	"T8UaCQP8dFOuNRtzH/Bz3w7ckiGq3r98fP/OVyC5VWVowYZ+cYBbFs7E9PHIgloZDXn7wOp2dWVXy3QW",
+	"nY2aDlJamo9XOrW8tTy3K5LY8o99HZPEGaItF6NVfrKOaXm6d7d7dh0nwv5qPgSPgZbIG8Q0myJ1Q6/X",
+	"QyDqDuQFpXZhjJHT5vbGdEWxrFKO/uTd5TnbFJBVr1zamJVobev/f/ri1c5e9wD+9d/+V2V2Riqdov02",
+	"9Kr0UjFrUE8v2uVHe7mtUqdqnNS4JDSCJWmBQqGzlHT9nOZ854XQM6VFnfxrd0n5iqYYtzYcfWO/3utc",
+	"IG4R49H2zjHepXVj5eCyosC19C3nwVyNP71kXws/CfusVBwBSD7n2hDx933kOl9FI/R3/2a3FqXlOap6",
+	"Jv0vVX6YWt4iPOWHRS12tFVOm8JTUVjcdknUePjynap32bsFOYKb849ukmpQJVRnsZGRW2UeKAm6i2I3",
+	"fOeSbPd396865SIWpApqu81MFSO3S4g4WMXclluL3o4sAWa0XzoPQyTmsPjvOSy986QkU2zrJlzThGua",
+	"hKQmXtPEa5oK59UJSRVl0UDAh1AAoiQv23zfQT1IcJXvT2YWXVVce3vOtTdjZrLKs1dN9L6Fp28FqrUy",
+	"ar1F/q5kdEN7xsY8Xs8HHMASHzCcXE0Ypblz6mMPPDeWgohLUy+vNouQ9j0/QXIeV0qMr4C+TC7cGNby",
+	"ANMM1OEBxrIZavVX5detyYq+yn/rmNVXOiizTMStldy7D4rclhwRxakRT40YuZP1y88zgQPHs8o/1dM3",
+	"8ZPeyo5hhzu9UmcdxMMuC+0GHWwyzZfo44+Gj6OdJ/FTvvNs1Nvb2T84PHr85OkzNoxid/47+oAnksGP",
+	"asp/w1kUUs94ZLwLx/VFLGDR44PuAUJLQpExbtQRE4n7p8g1cn7KJeL7UlvnkcBopXYyxD+75szuYcOC",
+	"5bFRUz07p0wkN5hLw6cza1m4+XmrpJkkCwr2ajbihvDCjGltX7r3BbelfJW/Crq1CDHnKNu9aM0XO+i1",
+	"bjwdqZrOTO6MdEaDFWFsiP0yUOQh1LnJ3DB9Xvcd9tz5H30vBTtLOHWabKB/5JD6LRMS/uq05Kajsne0",
+	"z8EFGyvJW/2Dp72gFVsz+nBvn+zEVv+Z1S70zfYO6Zu1+s++0Ae3YjVL+cvPVhfQ6j8IWnOmDdriw8UH",
+	"12bqH7+3EuUWbN56Sl3wdJaqOItcJK3c0OnZ40Mryeiq/dJVeqZEwsZ86fy9p08O7TvRBQfVH/efHjy1",
+	"GOSy1WblyVnvabG36lldMRo6Tgrl6kXTxhIKIe4oVdPyHsYvq0pHDlxLilLPgJt8xY39qFb11fWcklho",
+	"2GW/B2dtmoMeD7H9kRoQu9raYttksD+6HskamIRiP7khk4GAcLEdOg+m/ctiT9ovIXYdcLEjV19N+BGz",
+	"RegSdyQMSjDyGHElNgPmWlukWoKY1D03pC0d9gHlJVhhGYCVjsFAkmxE7WBF4zGUxCLwXC4eQwki+K5x",
+	"FuxGKuX6GK8Fr9aPASUoccdib+ULlgps6jvH7eM7Gx9DFXRRO2hs3/tXjEbrUvPp9l8+vn/XCSDlkjoB",
+	"Mw1sIE9fvILhAsIfX56BNwzI3T2LR2EXXmF/6ZB+6c6yYSL0hMfwOx15HQfkUw6AvsSXcG3hgIU2+Bp1",
+	"Sgc8eeyM2rjfH3nsAxDydd0h5Tm7K8bRpTMb1N+g/gb1N6i/Qf0PUSF4rL8Jtt86A2gBKRrXe90MtRKA",
+	"qdZOfNs1EB7mo7vfIbvrbZFl+LhBvz1aexZD73gMvdbrfYrp9XwaEOz3HupHGuziTlAPaAjtBg+73dCo",
+	"0JoUJmMJZJhJ/SeE8VSukEkD/+ZbR2v4t4E0KZN6xFPMzP/X//gPKA6ozOCRKFE6vzxwYB87XVTuK3R5",
+	"cNS/FZyxIzlLuaaIlzaMbCcaM+WiVp6RH/E3gPL13Bo1I7BvCm02kEXvCiW5KwJYbn6Nd7GKE0euNIch",
+	"N3Pucu/NXLk+vY/AiKm1fMyEq5QjABhIP4/2XPq3N3WsjVJ6aau6oNAiVOOMitoHRlMikyIzi4ixBtJF",
+	"BH0iD/zn/wQdsYR3vMn1p6J7CB1I1Hhsn156CXqBbmGU/ckvg3/9j/8YyNIL4UfF+3ThbxTwFNy3NMmf",
+	"9EjDkGmOFSTWovNdTziLJuDjpHaoxQUDOVUXQo53HObEdCEf6LRTFMCEJaMdfsElfSc/WFSN+YjpL1yM",
+	"xajzgwOJY8e/u/DSDicRWF8iz5H1C6gMQ/dL8xIsLwk6gB/IL5h8anV3IH8WZmI3AK6N0lL0/GnoACg1",
+	"br5xu+bVbZp/5Nhh/u9eOlwyNbcb71kf1KsR/ymGUpgIax6IMKTW4+yuqf24p2seZ9StHnb7vtYk1Z7b",
+	"hVO/U3JQuW7Z+np6tr9fsr6WcN1+pYU1bSdMB2kFrdLmavUfY4TWPajVbz3tPjlqbd6G2p7vrCzqkG2f",
+	"j7vs7LN8HaMKvf5WfM/qV6dOWv3WXq/lukHPMHlq340uzTa45769Z0mA2PtgftCSTGn1j3AucsX3WrrW",
+	"1/mR95g0V8qoSYbu36V0GlweFup7hY55OxUJh9Oe2yTYhLuQZa3+Yf7jGzWu/6IHrX9+KaZvo8W216pe",
+	"tyJl5nGx2DY2NdXyJsWG2uSWuLwY132YtVNYTFv93JyKVF1rgaBXsbEL7qyJ9l3l8DyvuKUL/zxCZ0TK",
+	"2+ykfdNww1qLoOTG2EnUeK1N8POEGWAw4SwxE+/DVylgIGCk0vq2ArSx97GQUZLFPA4GkhmY2ll8tg8x",
+	"W+hOHyustVGI6LxBDW2VglWssymXpkMYqhRj0FxqOw4CS1gMqQfS3ikU0vD0giUWE1GCUABTzqSjnsUc",
+	"IgtE/8//fhXAMIvOuSkAPKac08tMRSypCnU0kPROHR9DyUMclNpuZyNhM1cki06RojsC2iOBNSsCiLM0",
+	"79s3FTLDnB+qMmfnDkNi3qxPnv8liy0QZ2MmpDZFBXKk0pRTt2nD9PkjtKYiNXXFwZm2dpQa5MVemMXu",
+	"Kqpl4MIwUlG4hYyU0uwira5R6rwLH3Gi7QOn3Foj/gMNJLYGNxMu3cfAXuHHdkfQn3OHcFnxUcvfFO+o",
+	"IWGuwgmpJqjmdqSSxFpVrrww7EO4DIRCaMd8xLLEdAIIDf9sdiN9EULbWkipmuOicgtjIOkr5+X8+dcL",
+	"yBzzZolby/YY/IbhrogniSbyYc1G3K79gdQzrOiecG40BuDCS0XTbVaqfoxVlOEq7sKJW/z7vV7Q6/Xy",
+	"5SfkQLIkgbZ20/2f/7P0W2lZdfo4n8h+lSis+rZa3e5Ma96OsGI6UizV1qx3O6E7kK6kOYbnH/9O/StM",
+	"ytmU4mH4ue1B102R6nRPX7xC3gH7rTC2mH8m+8tYXHBNxpr73kh1QJa3XaF+V0I7UZhXZxRMxHjCXYcP",
+	"+wi7LdFQwUlhAzlTQhqiYKBqbohUkk1lAFrZlTWxVpGeiXM08xcaLoQWw4R3/A6hR6MRrCfMShwijFaZ",
+	"2VGjHfeLSbmJJvThUzxnxTKwK+CYFri9aRHV9JvQGtb0jgFNBNEC2DWvRm4QQsJQJVjlz+yjYIykC10g",
+	"3zu2s41YmgpKDhzISndP+6BB69Se9M7e8+2gZTcYLSuUPGhgKok11tSuc0b+gxlnzpakz2OtZ7tBAxi0",
+	"2tbCEDLjcWfQKmTKxBWVp2repXUiY/zW3gxFGYAcDbGay0SxGPd8DMMFOgCc/G+HK0p7UXZ2x127WStK",
+	"aKfwGe8YtVP4i7sYibVr7sQO7WKBC749VSigmIT9yh6yG2OqpJnY9bR35MUrboknbhJ0AJotkDHA7ulC",
+	"Ge0jMzjt/Nmlnqeo7FyAnKcXPD3OZ3vOSFhrMFkqIZuBUQN5BJpHSsbkBZCFHb//zMeU9adhphehSzD9",
+	"wE262DkZGZ6GSGSOj4HE7n8/xsOBzKdB44M9YUhg1waNr7J82rgqaYgTlcTErhczw4ZMc6scpKTwUecY",
+	"Zky7Qi1Wmu7yyN3TuvDGqkUSQBqkfTA+hBgSUFECs6+CPrQAmFeJTm7hx3Pqn9rAypwro6S9SbQd5xBr",
+	"ZDXlqpa0KrV7TouYu3MJRsUuF/YRpbHqgO54WDODtupAGchVLpSzYim/UeMH7USpArxXmONcgLYgR2jV",
+	"XN+v4nCpDu0N287IbumbuTSuHwhDzEVsJkW5tpf/4d4ktPDIgZLqWPcma8boF3urrnVZXXCv/eXb4LWY",
+	"s3SKAkiqGtwWSyu/vn284sIrmS3aHorkKGpDfoug5dFh9cb2vMAj08DZE/SfTyIOmAmmQn4aBRaj2P+w",
+	"z59GQf7BuYx5/ImZwCP6T07fBBbJfxoFCOM/0S3cv/EOFq1/chA9B+efhovSH8wEFpnTqSVt+WmUI47g",
+	"Z5ac7wgJkVIJT/M/Z6ka8qCOQywop1sckg9mp3fU7/WCg6fB4X73SXD4OHjcC4IgODgIDvfsP4KBLLDz",
+	"toew96QYgv1f9dfDw+LXfRwbjQrT0k4kgw+Z+C1YyiE5Kq55oVQKY6btHjYqlcc+jgJTdUHFGm5HR5Md",
+	"IYODZwN5dZrmKs9OosYNy8kdlm/V8BW5GpcfMr3Ynt/nbMlAttAo9/6UXD4OZn69zNK1rp4r2zq+l94J",
+	"GVSyJW9cXISl8C6yfcuQRpNk1yTZNUl2TZJdk2T3PSTZNbBle0lkZrP8sbtBHDenFKrWWFzDIYTpL5Wa",
+	"jYoReHugchqPNsMq27dM62enNkbEQ9uNJ3mKlrZr4JvckL9mglbGekqED6WTllgJ4ZVI7O3zWrQAQvJr",
+	"hF04ZWOu15MnQHuJPOGGfF6sHuWCp1d4BOWXRvLmdTwJpbnZkCyh8ozuVokQVjy48kIYvxKeIHntswkH",
+	"1tfz+RMcgnygpAxsNkvVxdV2TsRkhOjbniSzJFlLaeV9Yj4Jzif+10RSQ4vNRlkyEtWn1QODvdFeJc9u",
+	"yDT/qZQZlt/4B6a5yxyre+f9G2ThlWmLSn+6p/vsOZe7Ftmj9ntKzmMel0ztg53eQUGE9UqlcJZxHbMF",
+	"5gLLXzNuYJbymd1ylDvD36extajtNPxzczNJe5PHrw3kVRtOhVn9xff8Fzdq0++NbE6rWaGKBXijuvV8",
+	"+9UpXj+h+K8aXRJDTSH7t1/IXtFKtdLMvnJB+4mkpBPJEnClxxiA10ZF59ilTV1wSrJSkl/O+ioy6oqM",
+	"hgCzY8I4ZSMTlhPyrT7DynkqX2FF1YAFCwwrC4rCBursYLDYXZhy8QG20KCWDTzRvNIXHFOmUkQTrq3D",
+	"ZaxC+IE7v0kI7TxhblcbNhpdSskvfUgXnF5fCF7s/vusBr+pBixU2C1VzjZ1y+Zpxpsrg42L1/PvfJcV",
+	"7GWI5NBPA4j+kIAIpekyGqIvsl3sk6+aLzcwONY5SXD0ZTF659W8heZtSnqbHmibVg2gREXvbVmd1wJw",
+	"VXCxQQ3w8oq9Ohacn13kraO0DahD0pxpyGUsZhtaFObTeL1sAmWFk6bt6ZPphdmot1F9hISu3PJ83i7w",
+	"3LgPGm350N0HW1ShFeXZaLOtkjzfSNA/3OiAaw9Pe+C+2sNjBlbKpNNSoRtO2AcG+Z6sKLIhpwojf2oc",
+	"uhYjWGXv60VKBR+zVP3CI3sbdFd04UQugBLOse1IuRzf9w9cpd1qFubX0XEnNPStuwEaRdkoykZRNory",
+	"4VRs33EXalqXN9PMdUq1ayhQkokPRX/SaFB9orkWlLSoSsFv5NUaNRfv4Y2VZE2nOTZ6zgejJHfEtVUl",
+	"u6FrHUf/bevUykmPL/U/bLTs96xl85XQqNlGzT4kNUuS9X4dnbtOnNyXon2rLnyjH2tF9jH+zX3QOgAG",
+	"oed9+qQyE+ZdLh2tXB4MD1wnIs9uPpD0t8oMtKmOJYZEOdq8hI+MIycsP0HI0Berajbl7nzSlTHXRkj3",
+	"LGaohB/PihRyjSQJCIlKF+/HMKu+C+/xVVkCM57uYCT+14Llr+1IFOzxR9qx+7mq2P5A+n77KjPaMKzF",
+	"6HRhSQAUQCNXDSGWeYczlhrBkmTxqfgFMmlEQvXvA4njEUSV2AXMkSsjiLZKIb9J4dLuVB4vSs7uPoGb",
+	"udDcQpqBDD9Uz5TK5LcPu/ARMx2IqMIXkNN3LQMjdLLjb/ZENnas91NcOy7R4BgKqoPSdJXTE75SLsIr",
+	"moyHkoxQIAn7r9cbIIWK5kevVz39dXkCSlH6L7cFf3WxzoEvaC8ywB+4L6aElM729jctidkUN3rk1mDH",
+	"K7BjPmn3jx3NZ5nTSKq01r25nXRWuenh2d5BMVp2MX6utEEiA/uNDp90n+4/7j19/Ozo8dH+fv3VET2+",
+	"wepw5Vtl/W5X8E0Sp1RtjsUnVl7LPzMZ+7fuVRfqTk5v6Svelga48WJChbap6HLpoWk1oXUV4eXqD1cu",
+	"v9s53D/qWaT2IJfO0y0sHSFvsHL2b7ty/EoprZ71i0fIb3Lt4NL5501sVwcDplatrzFjR8Up/WV85UiR",
+	"hFlJIe641xrjt0kt2sDidkvynk1uAhIPxbVNoylc24U5mQOeO/dbb2ZgfcRxPViPdJMq/Ee2GPJN03ib",
+	"G4X7kLzNJDXvWfUZtTNT96X5Xlj1pgNyIZfdnFWlU/YeuqxebCRTSdt1rLt8xNOUx3DBZazS/kDmrmsQ",
+	"GoYqG0+sXkvtP8q9XJavdEVZQrq+pDMWnWtA8ltuFSTqRyTRnaUi4uQDdvnDHh5XsHNKHVh4DMgoPmcL",
+	"3YUTGtkcW+5gmdeEaZCqGA621DfignfKA6vUeOXa/ri6logNdcnFS4SlScpZvLAPG8il7Oeg0rUF3pEz",
+	"197GIXykhL3TrLGSADxTp2VtoO8fWMyq40GWphXIAlvibIQ0Yp6IC55WdebhBmb7QQU3LLGSYvORAEZM",
+	"RosA9vaOKJFwg9vjUOSFEhE/tUvemaMO22yIKuw4z5TJO1k8Per17KeNzj+K37jDGvbPn0rAgo5o1xlk",
+	"VhqEtYldR5QLHp+6syw00udZq986/fBi583Ltzt7exas0EZ6XX/I0T6BGgQv9MK4Wd4Ijc4KOuQfX3z1",
+	"0mJ/vQH4u5uqqOXJvqLi6cgtSTdRtZul+LDIt+Phb5D5LZF5PcH0PeRk3gS/Lymv69F8jh3I8l/SzQ3W",
+	"/1ax/lmWyiV0JqRRyx/4blM6VWZIeK1jS3InwHAB1GtBuVSJZAFqRJQHFrHBSQ3iIkXEQlykujuQW2RU",
+	"upIgDemP/ItuTH3kLqzSn2+D+34jnqQHyE2EJohnoV+pnPfO9nsbR8gxhFNwvTKtxVhywtlqI+A0ROrI",
+	"OOMYCnpLZOatfi9ojVMW8fzAQa+IVZWoyRNsf0AG2gsV1dZtwyd2d85SoVLSxBMxnqwg7nd/69OJMipn",
+	"c/VHP0ZMLp95xqczf8ywdMzNGavJ+9rjTxz/7AcmxzibU/b5VavfOrRAYSqk/ffBAQaxhcFF/kaNYV5h",
+	"RC8TRhNyoDX9/NKv2jXvGKkshYnKUI5J/tm8j6IsTbmMEDGV9CoUlO2P+9gWsPzb03W/HYBvt7fqt73e",
+	"Fb9Vn2d3RJrhi7/68PJvf3px8vrNvx//8O9/fv/Thz89DvZ6wd5hsPf0+Id/f/v63U9nL//UuxksT42u",
+	"Iq21UKO8fW5Cs0SSqw7FEiKOkqBriJW+eWKlQt/lLI7+0P1TKkHKrRTA7tUTHp0nQps+YiEvHMBuxRz5",
+	"4nqnjFOVyw+YsnPscGUUNozTA9kOKRbf9+8fukxMIhwWEaSZlDx1l2KPOGwAmDcbIq3mL3+kS8/TA+kS",
+	"Qe0qh/1DkmsBdhCi5mx0FQ67NM75hBnumwvKDEESspmhgtXHwEDy+UAWD8U9w2Je9CdCiig7VkwEzTiE",
+	"S3otzEPx5TFbWIYzaSbMDGTEpFQGhhwslK14DPP0TUqKgLbmHEKUiGHfdUSi+wo5Ro9hkcr57PFAlubJ",
+	"/rjX6/Xc3DKI2aJz7D6ifTX85sSBe/r+4xns0ol4WGMzMH2+zpt4Zk+9ypmYT+KVJFRONt5nzmcVQDWI",
+	"53tEPPeFKOo7Jmgj3ClDV2MoNNumMRS+lqGw4c6/xhy4axYyh0k3YyBzQ//DOzRLaKSaOPi9cIvlKK2G",
+	"DVOChxu7P6+mEytth4JKDG2AEui9VfuG/D1vmeDWaNpG0zaa9lvVtI0LbMuNhTZRH/fKVRa0ZtnKViWz",
+	"hEXOUeWXCbw22nlWpDKw4AZwCWMl8KiskkAbkSRgFHY5D0DNuAwwk8yKt85AspRDyqlZKJMxzBImpf33",
+	"mAlZFHFLPi/ccagGjgu3Wfl5PodsyMeZDAYSG5kCdUYLSHUyejj6j1jMYbiANJM7Us3RM3TOZ6YLb9UF",
+	"9fX2WrfUCx6Z1IWGlI/Qh9U+7PU6fXTokR8NlOQbOo8uK+WfcPOX9XLj5Gl06B/JydNAz2bbNNCzgZ5/",
+	"PM/LbbwnW3KATOyu/OoOkF2HxO6NZgiDskryEqh8VGDdObQxArw6+oloVap5J4BMxojtyjFYNaLKDDWX",
+	"VMRsd0icIfV7GcGmHDLJRiMkze3Czyo910h3xCQIWY0Og1Hq1kjzQybdpnqn5vdfylBMRkUoQe9ZH9lO",
+	"ctHp2iIv6WSnAd7PuMTgvlLnreBmmpoZw6LJlEuDOywv+qs0/3aZ4f7QD4srk8WrCKSy+Ogqu6rMNS/O",
+	"L0RM80PXXEYPm6SOr0ca2FjawYCHCjtuypTQKgQbHdqE3kFXmn577LMB/QKCH7dSf64gmiL30r7sjFgR",
+	"tg6U6mvvTL5T8w/UdH6NCi/JODLPncBs3El/9DDKh0yWXCguk+juoISOmNz93bDxcxXzL1e039UqubCq",
+	"FmapkJgozsaAnafZbIZOKg3h73M+/JSlyfJ9w45vdkfbntxKA4ka7nNBQ0LEfuQ5i1iS8BRzuRMOLEnU",
+	"XAeeBtD+2KeOMAxmPNVKQsFL5xgE7QiRpJeyyfzDJiqJdZluP1ERSyAm7oUYjJjy41KWmUUumBNpVMwW",
+	"A9m2L4tneh+ZuuCpPUvIKMliHneOCXxcbitopwDZGAPX2eaCD2RJzlAKJgPNpVYpCGylK0yQzxA+Gwv+",
+	"QE84N/RvXzWKDI9eBg6klZYxDBcgSMTgxXOVnvv61rYXPnYgZXlHafs/CzNRmZ3iC5aIGDTHpUbEMT4J",
+	"ba/EIRgxCVjvipIt9N8/AFptITUG5gM5VPEigOHCcBwz/iMnfZxPODoNVYq+Uv8p+WehjQ5AK/DLzj5P",
+	"czc1meap/fBUEWzRjZXl9g1TrrMpz4fYhRP8mcf2BHsZzCcqr6/1FRHEVjmQKh0zKX6jDzjmxr704bEd",
+	"RqxwR7jzqfaX6iZihfdyC8K/gktvC4hjkcmFXcq0UuwLYpUv3tNei69r52DONKTcWP2/QXvqgVxRjYub",
+	"GOHBbRAnXoHyZI248+ft2kd99IKnnva0l+BAs6toE7wYsWt3WYjkgsNJkzvVqXa4l/XqN9UnBheFlTkR",
+	"xREMG5f0jT26ceDFHs1wVrg0dhXxeEfnqPTuwjL2a5yRzFnVS4akqr4yZaC82+1+pUt8IRWJDv+6sd/6",
+	"lTKp/BoSICIdSBQK1zajPy7SlGdsbDXTTx/eOB1gf6kUVg1kO6xk79eutFohGd4IbT66yalTalV5Q1Ek",
+	"7d5jqdUVo0y5hXpWRxZ0EULDmBk+Z4tNxx3Ha8bt7veC2w33jdeKkYgvtsvVUh7Ps2toSc7XKnihqzdr",
+	"Ke5GdldFL+X7N8UvX6v4RecCKNc97si9l7584GOhDTLCwCxVQw5DPhHEcE6D/OR2fwgx7v+8ssEdd9Cv",
+	"Dyln1kjRhC3dr2Afq1HDWHA9XEDIP1P38tdxCO1Mil8zqlZxVwTE3o1rl51z2bGaqQTgB7IwIX7J4rHP",
+	"D9DIdQMpuqrb4VTIMz6dvQp3wyn7TP8MqPm4M1Uq9ssj3TkGNpCxUqm3UYYLmKg5JAptEGuFLcjSsCPy",
+	"71chsLk0Z4G9Z0hyP3RceFiiUplAIrxZ0aq9ZPNg3/ZqzsFAHvZ6x8CKmVt95Sr07RRvxQJo0yiEsaZB",
+	"ZrSIufu7CgrcF9cd+96HvcN1PmfSF9oq6XjqDJY1AJ5SLJ3AvM8imGJxtvot3BA7T1rBJQ1YW51e9qde",
+	"9vXhY24UrsP1siGVRBTVD9fRB7mrYoySKr5WE7/jc69ONxz9OkOLHnzH+eROzjcNrRvW2Y2tV1LMucus",
+	"FnqoCN76rtLyKr2qiTWdGJQaWDPDtfGqP3dU8M/W8CMGESvexinXugvvVymVgaxqFVSGqC2U85UVKiqo",
+	"OugOb2EY/shNrm62Yk1cK8J+Zun0jmRYI1m23Fx4gy334BN1HZoljkgqo67o9bATlKqts4RrqgYn+eNI",
+	"muG10QOZQ3zvXV+50REpuypyh8dxC3FdzuH9nIuNLeBHyo8tbegbwz/3PnkAfb8XfB1Q6K2UVr912FsD",
+	"EqE9ZNj6iCejzveCGHvfCmJ0aXCN1P3m8Nx2dAMJma8NyHa90L3SuU9XYMh3bGXxP0IrasMAQqPCTt/l",
+	"u3qc1g5TNrdyXxEn8dHOFOUdMmXsTFSWwjCLzrkZyDZLMKAISsJPZ887KPanQoppNg1gypkLGLPP9kgX",
+	"zspZtizldjD/53+/KkhHMilM1UWkuTRdHKjvYqfBKMywwyACvgnWXEDMFjDkI5VyPN8qGT1jEn003rXy",
+	"ZCBjttDFSx7sgTtwNA079h0PHj/2h/YmofNj9AJg2v7TPZCYSfJnbQNrfvCf8ppQxEfDUhNQkFWLi6UI",
+	"RIn7sVfOYF/hubdvstpdb5fyjhFTXifo8FLGgdX1V47m4NrRGLWFseBXhbZbKZ0A7FfFzoV7k7A6tL3J",
+	"moGkRRh2M9XwRo0rIdzbhyLsZksW12qzP+Npb9R4Y21G16xUaIkaN1psix3QCymcFhv9gVsQl3WPGEs1",
+	"Gq1XNy8Et9DdjloHFuNzbaiPaoWMc7gAyowMyF+NXUGNQFm/NtQ8kAUlJ9SLLdej5XyeCCkilqxIgYbT",
+	"hEkYcdRZfQij4tTTVOFpL6Xh6SwVmq8PMvtpqxNldrNHXnihqT1OVXbNOKZ8rYskU85pbUlAg/tIV62L",
+	"KldoRmmEDy/0jYN0C+nm40SW7VXjdHf+LoLcpY18dZTbn3iTGDddu1mQu/TR7iTIXbr/Qwly79cyeqZc",
+	"Uouq9MErzBoT99GolMcfeKTS+Cf0Hd1BbD222ghTIp309frWi/E1CtcrBNS6s4TJHacBWv3i0q8UhKcu",
+	"O67UaASsJN8omd69psttHanULXGrZFnuquMxniaMYBITgwfSnXbO+Uy7gC/WImkQLmo9t9rYPc/q6OJB",
+	"K+PGbQy8140Pl1z1x1gAhfd1hfdubEQK4NTdQJY7u6zxC96pLneRaCfW7jMUbb+E62JQvxjFtUj4wCVL",
+	"6FvibMcLPZuwsWBg+Gc7N8cwSzjTmDs+EukUZsowrUU2Jb70Lr6614X1q6Tq4ZHKJN9peNnDqOt04Cmd",
+	"l6uzLxtCq3Umlnu+W+x3HW12ivwews3fmX77Q4SpH4AKz/vLldSOVW9eodfT51W1cBONvtYKvj4m7nY2",
+	"nHiFhhqcTN4aSvL6cPadqrsfuSl03S0NjrwLznXC9gWPRMzjrQtbL2QbyfeNI3sXha9g+wcN7W/rbKNI",
+	"T8wjoR0euJdel7gvMRW4AltQkHA0UbBaw426G9M+DoFfWOuhHTPD+vnPr+MwGMgwR5FhAGEJ09o/XWKs",
+	"/cG9etjpAg7DPh1LHOmRaRxCuzB0BjK3dDoQpTzm0giWgKK0VhKxeiJmVbL7VCW8j4hYZQYoDuUEMMWA",
+	"DoKBtC/jKRbUXPK0JNs9o5h7c7iVtZKnS+HbFW+xJNYH8gZynT7lgzBj8kVdbpPm7JTT3OrYh7G3RXhM",
+	"Rovks0mqEjVedOubFpUXv9M8hHtXd34Rfntqr/7qiVSMccxcEwYtnqYq9UucePkqiqIkNtK4LDRgpczI",
+	"GRywtq5/2Duo/X1e4kjWchklSAxolIJEzTHWviSbEmzYu0oCNKbOw8vIPaH9Duh9+4VH5mYI5U6MFcM3",
+	"q/2kRNsNSj/zcNyt6rQpUGYwE2YLVdp1Qhv2rBvFNUztTlU0MV9X/H5zJXDuq+fRcPz7/js/xbH21nqb",
+	"wTn1qg+AwUTpmTAssf++4DLjnSLr/fXJuxMk04DflOTHJZoNyoxFMo0ZS41rL6Sms8zwmBgvunAiIZPn",
+	"Us1lcZNy76MuvCUdsbp1Zd42iTil1u1L139TmJUZtPY44Nz2K8JhZy5iflxQP6xunum4Ig6ucqCb++1m",
+	"5OK5b5mQ8Ff6rHb5iSm3020//ZSnImK7zyciYmO1ufPa8LstjKpFQ7EhBQWdvlaK3bl/2vCmFmpLZFB/",
+	"TBCW9+JwbBzX6ZOSFLysU1Q6Xoemdn8n38Q19VDYafh9HTdv/cKl62EUOm0N/1pUN9uWMQ1Qurr2qN7K",
+	"vq+swY+UybW29ojIYsmspQ7dBchRKWZwEzRCirUEi9GRySRhEY+pTKmzKZxZVxDkd8lNfVdscWrHihPI",
+	"sWgHOZuLfLFhytn5iGnj6ZNb/Vbvcf+gh1PpLjmsXJJkMpqUTt/bsz8Xp+/37OX56bGQEpkg8/OfVM/v",
+	"7VduL8V4Uh7NPv68ActjMXV3W8bzlWVPXr3z9WXQg2WW/g5KcbYAA9Z5VYyKzq9Q/zsT7FGCPW75FP7z",
+	"fxb0G+0pMzwVLLFroCh6THg85mkn8Owb9rpHGoZMcyyL8eSReK4yGgkdqQAzgAuWZGRDRna2PAuLu8cU",
+	"W5TssAuOFCKR0safQSDlNXa7HS6IO7EL4ZAnan7K0j/Z7RyWUsSoLy5x/in3lqVbQZslSf6qRAKC9/KU",
+	"YDOWQsIveEJpmV04udqYRD8TXkvupnUZ3wO5Wcr3SjS12iWFX7pO4nY5RRrXxwNNkPafZ8PhDXvr8qKT",
+	"omR0S0O0y2zD4bG1w7M328rQaPGX1jMUy9ltgoIy6DI7nGurs2KEfrutykkeKpVwJh9sIrld6G/sFNRw",
+	"uJbOvYnbNb98Q9o0ex19pjtLK284065HFHUcBCdTlUlTBhTb9DPjQlASrNoqA4NsNksWX8/hvBpN7LL4",
+	"l4z80Nv1Y/+coip1NtaUyYUDG5AIyREsOC+3o5k2KZOaaGT7kPKIi5k1yQh/hBaMPFfaPLfjCBHj4LEw",
+	"cECjDD3WYY4OdXizZw9ZwmTEdTCQ+OART62QNXNOu6zMV42oIgChdebc6ZFKU+4Yb+FvGZNGGOGqi4nt",
+	"GEPhU5YMJO1HTQQyi7zYmCBapOQFR9MzjJjmYQAhZ9HE/lf9Fv7rv/2vToAkbN5VX4JmCDF24ATn04Ej",
+	"yccM+2/8SmNawFxlSYy0dcDKesLDqLaLARN9daLMI90hZTOQAL9xzO3IM0ogFFJno5GIBJfmE66gsKDq",
+	"sK9UonxDmOa3Rj4kx8gMIJWZ2E9B1K3gTGIL3uapMIbLrn2/l65MHNcDjBW3M4mV14ky1KjErp6cfjtM",
+	"lEFmu9T/1Y1UzENou4YXIEYg+bwT2DEg+x7eyvU/ATWXvhxgzKXFZdx+75hDO/yw39t/3DvoHe7shf2r",
+	"WM0n3N7crUa5Yyale9lnlcEr1TSwRafEVTQTqRs7/pvr99JTBbp744Rc2HVmH/pv5dUfIhnHGzHiL9hC",
+	"++ukkrwLb3DvqRHOmZ9x9wE0m+bDpvwqGoee2GVN0KPyGl14j3xIU3XBp2QBxGgckMib54zmiTL2xu1L",
+	"m6+8kTq4eyY8iYssVSs0lMF1cCJpA9ovjZlYCmfSYEecwp6xNspwAZylibDvRu8Q2B8lqCQmbihcTMd4",
+	"th2YH6l7YfvuTmpXBwIJ0wbar16+et/pwkv8NDE9s+2upfJ8e1NksPd2lVsnvynJ6T0lZoDhG8V9imlz",
+	"dz+PHEamksxFk23vXMz3lC1ob5sJn0J7zrRx/yZT5fT9xzPYxcM7iRprJC62MiP0Qu+TkOHSlLqlpYsJ",
+	"RRZLWix2feXXqsyETpx7AncgWnlcQ0apc+oikMY8RTJ5vJ017Nx68jMepUqXhC2O8rDXc68Rc8NEYpey",
+	"lxlOQvSBFZFLlKxt9y65hLUfc6jMBH/WHaS/hEI+urU/T5Vdt2JMeXb0wkwTb6UaUREfcjk89pIdiNAo",
+	"KMSH4wfL95BKPQV9iQazyplphaGfBLdUZnaNKWxMQevUXo+aTEl7ayYXNAdD3FteMtpxVrfXWo8lAo86",
+	"nZdOEBussUW/YuQUlxg+1FlVtS2zZCNeoaG7xpTyvN7sH/YOdvb2nqBR5YRxiWRiv2chmV9P9gd07zJ8",
+	"i5b7Oq2gZZdfq9+yWt79lcOZVn/v6bNndoY2Y0+q74S0X5A+5t06UIvnTN0l15tmpfO/3OSN3JUrPaws",
+	"PyNXrg6Epmpe4IzG91rEfjdOhLyMCEsZka9LP4L/sZrc+Cxo5X7NwpDqt/a7R66x6V1veLc1k+GmC9CH",
+	"v9dmXb5TBrikHimo1akBiVfg0F6Fpx33XUh/ESWS1xmRe2IX3nlNyJbW8R80DI/2ppvlHCDVMbfLSnEz",
+	"T/yu+SyvTnIkYVOlJPHMV/kiyJ1FuR2F2l4Y/LbOyc5MQADL27ZsZNDPHyx7AHMHeX5CgWYsBstS1wiN",
+	"RUalXXglEmRbHy6od0awZMYFcI7s665bE7QdGVVOBUWMXgUZU2e9f91156jtYIc79a+f2c+3qY/dKo4H",
+	"6mJ/mP7rb8D7j2DA91exq706TLTS1owDiTPrKo2zz/Kv9vwrx8EQy9PuxQHZXbeG4Gzva9GtFcNz/HPX",
+	"jezpXVGvPdBgxJlTBdfjXTzzpoGIs89yszBECe42UYjvoXMLepOch8h+2gcWUbDYJE+3vYYgdKm5iHci",
+	"rSwNQUe1kt6T1sFSEfSfWj3vakY8cXvdsP7tQUSZu3hzLFH4ux4coHB9vNsmzXiH+O/9IeyA3Fkz+PXh",
+	"Zrr86mDzVoRx9ZvUkMnVC24mmsv3qFulU5rBRkhuO+ZaFS33KCWvK/RZbrHUjtMFxfwC1xw7gFHK+W/2",
+	"H0OWdorQaanthae5rHa4Rap7a45htytfKm4N70oIqkbNeH2nsStGWdoS9+k+duT2eQPzMq+961Hu/z44",
+	"uKLx+R15Z1dO2N0W8ix9nA1l5GZusqUrr5SEd13ts4xPmsqfpub6xuU+S4L7Ln2Nq1btlVVAS2O764qg",
+	"lfVAlzTAdqHdQ5JajQTZdsXRDTbXg297VE7TNVaIYGXRcTk9gDp6MmocSmny14C3Kj8pnEDM0dJySTru",
+	"vpRL79qMRue4cSfCzvIC8wgojUYqbJBEaeS3BoKuameFGLgDHNeri+NgA1LQlW9w1xH0RsY1KOlhFTR9",
+	"NaCDp+9obsy13YWWfYR4KfhL++SnZhCpTBpMUXuk4YKlgskIOZBGCRuPebwBxoFrCCqmqxkyfMjTSm/k",
+	"d1MqAC3sMCgFDodIqcNuUDBcAPEdXwZV+J4f/QzdXt5U73etuKmevoG0Wb5wTfNI+r0RNlsGVEvb40Zo",
+	"yq3rHbuQvZ93FXvBLfxkqxDUR2503d3cB3XBUwj9T68SNj7lacSlCX1wYajU+UDm+Z92d1++yFUZCEnp",
+	"F9AeKjPpbAyJYHNOm4FcRWqzDltdlgY3hFaXXr7V3z/q9YLWiqls9VtHrVvt/K2jpkaKNSXd20dAxBtx",
+	"E+F5NfxZQ/KSpRd8sR71fKTfq8lkG5Qy04FH4J5TFKpcEkygJNfQloqKpu4yOWsdI5+bi011ydfN/sAR",
+	"RYnSXJ+YVl9mSRK0XJXRiVlqi/islA1TK4YQY+6Ts2FPXTuUKWcJjDiPhwxTaVFoUJzzH7+3zvkCmUlV",
+	"/OnXjCXC2MU3S9V0ZkfzZzXHjEKrBe05/1drWRJbOcgS/pZ9bvWP8him/TZyjLNKD0h5pKZTjolPlbsn",
+	"4pwnC4SyC5XZlZifCipLPZld9cEYTs4fJme69KQRu1BZSoQKFOHCffdDieLkjeMueUGkJP8sDenniYgm",
+	"NGWxiHFIdoQw5NpcNQYt5Djhn6KJEhEvjYZeBbNK82ec+GoMnmh+1U0N/2wq6+25BTOt/t7+TZomY9e0",
+	"vt05aI5NmDz/d5W95VqzMUc9xOS5feP/H/y7nXnvI5rwZFb+FBZZOBqS9SsWKxM2jIjjBt6wYpo2fZOm",
+	"9F1E4HMJXihLOnLvgXeK4GDsHYfUR79oLkmhfW7VYybFrxk/doF1RzurJJBUKE4PwMtMPGUglQSSmBpr",
+	"d6nfpA/Pg1UXWJ8mpr5WlMnzHSubprR7r1PpSLZJw/F0m16jG9+vq6TwoX3YO8jJ41ep+ivsGrzvCsNm",
+	"Pckm7fv7jPYvK+RGg35vGvQ+1eUGtqLdCXeVxrFqoTfIs9k3myDP3sMHnptttrUOGfz1rnOLSFk2GUUN",
+	"l/A2kos8jroePVew2gaxttJyvTKViDbPrdmB/Qvdxt3S6LxG533/3pbtKr1GFW1LOP/IzWaS+cEnpNHQ",
+	"H2nHiu2dFWUfRXDZQYGSPheFXXgvIw5sIP1UUl9uveRV8R1CKKbSPuw96/QhUrNFaSQgpDacxdgqnEoT",
+	"6LKBpOu24qnwsdNcITWOhkZ5/KEcDQ3oavZNA7oa0NXkym49V/Zr2u27Ql4IU9Q530eD5rdCGg2JkOfa",
+	"CsMCy/UhxHS9EJhUcjFVGZIBa6SzUpIjhW/KIzFDqd8mCMqnTCREEJvyEU85YsuUwzmfGYxiLRMEBI5K",
+	"U0/UXPpuy3Y8HWoiaeXcTqbpmKtzUJIPpM6G7mMcQ+iY/U5MCFy6Vq30Uu3D3iGxsSDlJ4sMxgExzFa8",
+	"YQxh/i463HpA7XXpQ99nbC2fprIcfVbR/MU04OCccv+g1BQO94gb0X1Xu3o+vIO9Xm//4PDo8RMHuewH",
+	"+0nzHLvUk8ulGbq7mMs/fm/hAvVAqMZ01AVC+wUQqjVXl2YqaBl1zu2W/POvBz9Pn/6/6d7Z56O/Xjw7",
+	"He6/Wzx+Ex3+qHuv4id/YQc/8afvxd6H+dHfLL7K0qTVb02Mmen+7i6bzbpaZbrrXtoJnN2NbnrjhJHi",
+	"K9bmULCb9Bg4iyaAEwBC57Ig4o3Tv3H6P3SnPy56DnRFfIm28A7xQ8p1lpj1KaenPM09OAGlyZOC95oT",
+	"We3Df4xSNQ3AqE4I7ZiPWJaYPrAkQQ8PVrdYZU/WTWCtFUkqPhbapGKYeWZklzeDWvHd6UeiNnx3+hF0",
+	"pFIObWuSKCQrnAqZaYi5SZHFUCPN9ExZMNIJitRWa5F4w6CaOBvkmax2aJiCVs1izcGGtPfwOWr2hrqz",
+	"pWjIBzf919AGfSxN94MkhysPsA493GGdsX0P9HD2n1X3Ba1FC0esUVxe//bcPQzK77f6e0HrAP//sNU/",
+	"DFpHrf7jL8Fq34fdTa1+67C7f3SdJ+Sys6M0nN7l4fRwODSovV6rv49j6+HYeji2Ho5tL2g9xv9/gv//",
+	"FM981uof5GMuu1PcgJ9297BF4EyT3PE7GS+eMa3FhZ3xA3onRXvjyC4JlfJW/6D35eaemSVHTDELz4IW",
+	"CSw7psIFY4fknC/2c5A/pvR6ZR9ObdfMWk9M6aMEm7hlUDbhKkMBbS45PA7O9vb7B37TobfGuS1UNsPV",
+	"kqgLniy6uOyvdeps7KEkabcGyDld1GT/fuNRMvrY/nM+/DjZ1QgJe5/cr2+lEqhDBkQ7phimWWJE7tkI",
+	"IPx9zoefsjTxr7D7OxpEX8JjiFiSUNdGYGMm5ECmyjBH+YJdb2cpvxAqI1dOmQWGsooj3ulCycamTkfc",
+	"volxRthWnB4f7bttM4n4Nqr7ARnUtUWtnT8UmlfYy8e4plZay40cvKUNe//mpJUauSf6kfbiwn74O7Qr",
+	"6b71CRvs+YFvyJSXMl7mpsoLGPGKpdqGgfRdPfBH16+bGXCli7cvRDxj22BZ8JNzZVUyPuoG5KNnbFzX",
+	"WWbH0TS7v7JuaZYKiSU3rFrpGzF5/5VLBAiYHRy1pKN2IoalY24Ca/Lg8MHaffwzuQrs+X/7QKerEYRz",
+	"PvwpTcKBbJcBQ8Tk7u/2nC9hpwtneENNLcz6vk9jO6QHvY5DqzZKbc1E7LqUwEzwiA+kGgH/NRMz6m+R",
+	"rqI5pTcb+qZ9bMgTCqT4UqlkUdrQzHFdtUMKJIcY3cnnQWiQyp4VpTzm0giW9C0EVcmFgz2S81h7jpaJ",
+	"mOUNy8pyaR2EsVtzk6CN3ZL32i/LzuZl5qt9XND2E56RsMi/0aZkpWdsfKcEpYaN68jLDagb6Ox1UvGO",
+	"wwRWijQxgiZGsIXCgJJ+ul49FdJrIxyXFwXEPOGGr8Zzho0faZK+2qiZLonbth2OdkaktSE7XXiuYtcf",
+	"l8L1KU7Q7QXuCxwiCdwloVNrMT93QqnZmNsjnDIi5YRStrFEv7L7xzB9foUlY38FjTICgUuc8RMTog9F",
+	"Eg6asTGPNyBL8Q24+gPpwU0AIeW/2X8xjR2l7XFo4+jAHYop44YZbyvFIuWUn5ICtkieKS0QbZkJXwzk",
+	"RCVxHwat6QLwRoNWJ4DQn0QPPheSBoCNwkIKptnXfIVdv3bx32cqhHbeAAyGdt1p7E/qJiTw3Uz9BI1U",
+	"ig1RP7x6DgcHB8869ZhrFLXM4CLVVxlzTC7czda06sDvtnF/DpykB9jsCxcBTrBwVLLVQbqcyZWDoLzK",
+	"+rBJn3+kS64eTXVJCg+1V69EsAtxzbweDR9HO0/ip3zn2ai3t0PpLk+fsWEUr3mlYoNsbW4vvY0f/qaL",
+	"Ybiuf1mx6bY26PUNzEotIT4laryVVmZMn1/Zy4zG5BpzCw0qFWOxNH+pyoyQ61qrkQTabKnSJVePKc74",
+	"5Tj6VFk7aE0kfR98tHqn97jf660ZsBOStUf8worG2oMtR9avGe3+Qf/oWf/o2XWjPVM3GevD4+DyEsAe",
+	"d2/33vXCjpTC3tXFdqu5bb8ELWYMiyZ2ptEceB1bpfHPoGVfx6LOuFQS4Q/9sLiySmLvbL+U91D56nQV",
+	"qsvq19w7XFp7/ELElBRI14xTFvG3QmYGI+a9ulmHvZGVTo5V+7KMSJjF/i7FPxHynMcvVESzUGcOn1Cl",
+	"glApNcaeiPFkRT2G+1ufTpRR+fP80Y8WNi6decans7yaY9O6ApIQZdlDh2reJHqyqjgBnSrosa13F/7k",
+	"ijYzZoVzxn6dD0yOcYlP2edy7xrHd27PEgZFwRs1hnnV91P6vDdJz7TCdTM2rxw7NdH8b77loAPP3pSj",
+	"v++/gRZMmcxYguODtrNY+u5o2OnmxoezRfSMR480mSLtcK2EDTug0oH0lspxHg23q8+12s5vSYbCb0ry",
+	"LoRloRU6l7Nzmp+xMRpwDKIsTbk0A2nY2JMSo39dpfZPz7p5DGG+6fN7lSVgSGFcr/tgmmkDQ56TCg8k",
+	"2qAsirguajPcg0qAvDSEYyAxD+NMxFznt/SpkNSQ4iWLJliekWmWgNDA4LDXA8mmWDQ84TASPLnCt6PP",
+	"Vzh3At/Uwn5N15Gmu9a/rs/v1cFeBhw3ghZ11HxVrT/u5ap6yoQdKJOIjregmac8Ftn0et18M5XrtdIL",
+	"jqWXrsP5dChAXZBI3Cz0oM/vklWrwZJLi+4GWHJpgW4ZR262WqtAcgldEpJ0B28MJUnhVJAkTeY6nEi/",
+	"ljCdO7CljUJgbV2wS5/febRLnzfhri2Fu76TsJUhjX0dgiwhhA0iVvlyuyr/CEFi3i51ZkWEhjYesPvs",
+	"pw9vNPnSNU8vcO9NOwGeW8FEjwB3KdWoCKMH0isMR6NyYzf1j9w4XHO7rMWvqcDq6IVnrW/CZUKfF4Fk",
+	"TY03fFICN88vmdmQqDGizAfkjMFVT7T1tJ5cIoiYsjHf/WXG7aPW0HvsPesfPXFfYSQS7tYW+Re6v8zG",
+	"WNuBS6Pe+z7DItbfeKu/9/Sg1zv0mbO7F3u0w6+/R2/Pbf8607tLr79ba2hfGt/Vw/RdbQ8ENeBku8xo",
+	"NXX8w6r2KNDDrldI91buwdJziysgtFszBJVCaKeNxyGhlzBWkocFiPFKjVIh9Tnhl1VeqIEMdcTkcxXz",
+	"MHB2BeWD5v4oyN1RGKwrkiJhPlGauyRTn/jpnDR08JgINapPR5HoHVfMQMKZJn56FMNAeILHlPwN7dP3",
+	"H8+g/DlIWnfw5vhmA1n1f+UOtkI8hF342Y5CaMAFJ8d2FuepkuNSTUvuqxIG2vyCp4uBnKVqmPCpr3bB",
+	"/IUw5oaJRIeupFgqKrgT2rsBEeydVLS+co2Wy947bUSSgF9fxQy6/v1h/iFVZt6P8KI+WB0RBpTibheE",
+	"BlZ510/8c5SldlOFwBKeGmjPseRwZGcIQjzWdcqcclD0RM2150gh1+VAurpIK3SToWJprDFdC8dq35YB",
+	"LUJaYkIDSxI153HfTp+daJZaeBxahBIWsDi0p3/y65cGKHyWGI/zNev72sbIqZJCxGTEk4THpQ/2DMLI",
+	"WUXhMWYXm7ny85nXReNns3eZC7kiW4TQNv8rvS7mr+gZj4xKd7Vho9GGjkj3Me/dFSmVQZ+BUimMmT7n",
+	"BqIJj855TEES2vWtfuuvT/72av/ts//n9KQVlAGmvUkmhUV7r1pBCxveWa38tHu0QX5teT7ukovuPt1z",
+	"y2j4qUPDFUumbibL17B1fm8VAqVwcyEqtXO+Ylmw8evaKPDLpWU0YpOUywnHxYQLKLhyaTWB6/sC/1ba",
+	"/oHBf4DqpjEB/vD+SSe5nfVCcCyXn9fbMlVMcQOX5W6soq/B3XctFbQDOxVfJ4V6S4FlPOwDxhUbwUeI",
+	"6TbU8xra/gqcVqnA5TdrrB+zlyD49vFuVia0KMP1DSPJl8HaR3KtvrBzfQuoFW+oRDYSV3Zw3ytwanLk",
+	"mhy5xs/4x+4Cfe8cvW+EPHf6KFZRNl0i2rubkOSuD7ncj0vxhJxsGpj3upW9hiFSyMxYanZHKp3uxMww",
+	"5160uhyDQj7RzZ4F4UgkPAy8g2EguePDZRrQdUTXUKac8+hhSKjTh9N3Pwbwl9OXPwbwMx+egkrhx9ev",
+	"YGTXlS8T4DBcGK4DYOOUcyHHLofN/hLzKEEiC7v1A2CQchbbz+wKqdBtM1XawNO9Z/swE595gr4uBuiP",
+	"s+Dg4CDYe/IkeNzr2ddiSRIMpL/qCN6KH6B9uHcAbKgueCf3UF3pmerCibvBfs9HlQlM3rUH6iSO7aok",
+	"lXCnHqgVy2QJXNh1UY0F1pafP82wVte/yZ02TGxinlfHPDfRebTu1ig+fOpXSzPyL/m7+xRN3lFTZn8z",
+	"jED60mvL1ehgqOLFDpastvqtx29bd+AUuLSer6jF/8Cn6qKk4VGVslI80HGjoBZrH/aeYaCEYjf9HAyA",
+	"Nmyxith2uzrLV+sXaqup2b+/Xb6ten+7AK/eMzfYH8H6VD580CNNYBHawmgIszTJ6zzsgzvUQ8ypfEc6",
+	"QU3E9G1T9Nas3WWHDAGM/1oBIa12jqz9C3RWFwAPhWRYrnmpummVwsU7Linc5xb679jNkqpkRdnVLBUX",
+	"zPAApuzzDhvzPx3sHR087vV6AYjpNMMlFlZrTOtc0pRmfZ2kG2ed1N1195l2E1y1i0W8aVE9omgsaZ4x",
+	"Mym8RB6Jr+r5VbfA/soMoZSTF/XezHl8euGwJ2oFx7TQDjPNUyTxmE8Uee0nzErmSgVYST93PDvDQC5X",
+	"g5XOgnaZIeRKP/1ai3kgyybzbd35H9xnuPfcixt5zOuZWOV3bMICTVigCQs0YYHGevmecg+8hL/j6qiU",
+	"LXaMiM65uZqf2Z1DOcGurB2bVxRkZ5kUJoBUqSnq5iGPu+C7ttodSUVRbz+808BmM85Sou+iHFeLP58n",
+	"QoqIJWENP0PFu9CFjxaJ4Lv2sWMPlaKfJkzCiOPe7EMY+ftD+zRVePFLaXg6S4Xm65jBUrY4c/NzDT+Y",
+	"b0q9fUawm+PVldDafrdHGrl2E4gv0YMVDUHWUQMxbGVSY1TuzE1GFbMFRpOqY0pcj9vVw1mcstRcOaIp",
+	"+/yGy7GZtPpHvdq8WW7Nl6nUsiXCt18znvF4S2xqKVtcx6ZmxyGzFHPX7Yarjubw5zUjwTTLNROy11sx",
+	"I/+8Nat5CUUWUq0kSrpFyuc/fm+xJOHpmFN34xlnMjMo44Ycg1mYRuuEuwcyK2HgQaW9Iq6/pRXtl0ux",
+	"qGLBjS97w6TXRM0/aeXKyN0MvlFzcMfs5EyENsq+kh37FSMYLmrJAOx0nYMft6jqVwdyvN5R9dj3mPDo",
+	"3KKo8+IFfmDnPIZIkUBhmnpO/dO15KyJ0qLeHpqp/gE6G2ojTGZwD/hW3QkTElIR8cqjWpoZtgDNsog8",
+	"b0xIDaVvvdlADvDmlKNW74p9nNFpKqld5h7NulQI7lso3lFb1RvBEK92l7yjN3+heAB/YQh+rSJELLnf",
+	"ukV/61y+uERp3OEr+1WX192Xf96kU0Cu6mo3DPA7+auC1f1asSeL7z94ffBHYWJKWa61yoAxZYvEWmS1",
+	"nO2zhMkdB5pa/ZYHTdumbboSiu6OucSB3diVttZJ9l76detaOxJAFRImKtPcx6nItYWlcFzqTHcC4J/t",
+	"Z4N3p+/9VTrIM1upwbeMC/xC2bHuURFLU+Fyad3FjzRonvAIK5SwPwLlsWB/TMAdW/QzQRV17BJi7W8g",
+	"tM+zoZ5N2izdPNeo0A69tHVcw5k8l2ouQ/A6tQ/ukIuEzJjWFq9rGKWcd+jFBDeQZgnX0I6Y4WNl3ygg",
+	"el5q4WkhXIC9JbKUd7rwXoL7kAIzbfzjqLiOXsKJcLQgcAIEt6P381AoGBwEVZPhbCHDFI/L/G8Yy5TE",
+	"sZBbZ6affy5gMTW+Ay1kxGHMjd8uAcRCRxOWjnmcn/8ISPzmSJClvPBaBqt+TfkwE4kpUpZo+QT5STOm",
+	"jb+w4Ds3Kosm6wnPnxeWy7L7825Mnx/d/rvS/PmKrtR6QG4zLVvbWVOejDtLwl6PmbFklWKTcQk0/97K",
+	"VyK2gnRwuNU/3A9a+lzMZjx+N1PYnTKTboFhj0wHH1r9gy9fbjoJOkvMKlhQHWyDC+7Y+dVk5RSyiiJT",
+	"JQhEziqrlOqBoaqsvQkYuhrUUMvIXOffd10Pq+qvR9qBDqeICyRBzWd1odP4aGTf4YLDlMvMBwUL5HNy",
+	"WdOXy+vzpF2yDdcUzx8Dy4FaWWdeFSm8FzfhR45ewo/Fh72FovM2cL1QkDXHN6gjqozy6yuywmSsqLHG",
+	"9dO4fhrXz9ZcP182kgfe4XOVg6fBcd8/jttSd29ievJ4QpdV4lfxRtUBYG5/3U+OlkMx//rv/wFMaz4d",
+	"Ju4v78yx/455Ii54io4OyUEbPqMul0ZMfZa2mfB0joAEQndt0XeTR0rGFuFo7KZr9adIp8yncKErx+Ka",
+	"XPX2kUZHjBxpj71JpnmKqWLFOE0uEkrgzBP85BQ8EDEpFdWE55eqNH9DO35kX/dvGXpOIvuxusXhLrxE",
+	"fxcmEE+Kbueu+5L9snYhgY5Szmtx+nxNOOhjf/fnNMk1Sf4ZWl82j0U2OLHBiQ1ObHBigxMbnPgg/H1v",
+	"qZ7IwQ/Mcc8Tbe4HZF5wGav06gS6Mh/OIw3uEhguiBbctfmEkKFjLezCKZbK128UekXVkv3XupBReVw7",
+	"cxHzY98GfU3jzZSz2MJEoxS0/WsQK3qJr2d1Nt3f3UTV6bRJEwFtCzSwFEFIfwi1e8fPYSUFihK/VvaB",
+	"xItXlR8NlUo4kw+2fV0UqUyad5n9Kq1+69Wbnf3eswOrWtw7ubdGhRnhPfmUiQRz4yT7v0cp1xO7G7r+",
+	"tvmkvGCSwYdM/NZC+m9pj/3bHhzt7cPR0RH09no9u3HXZNzvHRUopmZ+dmSHnXAWn4kpf8EWGuNTUyHf",
+	"pzFPnyPrRn//qNfr5WN85YcPp6mKM4QMyp5Nl/+jNVWYKj7J7G7HX16618c/9MoJWKkgy690gzZotLw3",
+	"a4RWWsRNK7RvPQHnIpdvXhHNsjSaMG2nu0bRnZO4O1bG+l29pIJUOr6DXmlxrIG54feRPdpJnQCcVAkA",
+	"NxPwHbu3ArB7GP0RAUyFFNNs6k5AQmL8V8wWugsnqOByIl/M2ahR7vUxm82SxXUJD5e017qeYG5r3mtX",
+	"sPuX4/cveGsbHfTBXstZdkeNvBqtei9adbPvv87gJEl1xxQyTpo3vaoaE/Wmja0uvNqphQfKmq+1WvOv",
+	"sz3zDlf3zRRL43mkqcunhjYbai4NKDybJf64YefcJ7dSrqfuFGBBYnzD3QwmTH9VyPATSrEcMjQa/2Fq",
+	"/F6j8f94Gr/Rw3+slAKSxV9dle6KqX2lHWSEvTdCF4iFNqkYZgZVKpnVRFLLNDz/+Pf+dSytI5GsJmml",
+	"epOBpBOM5snI3jM0/LPZjfRF2IXnKsmmEn3UBJ1ROQcQMc13hNRcamHlZrKgvj4SmFzQIPsQ6vMsDAYy",
+	"LL1SGEA4Y9F5CG37H9DiN95xxz5lUhg8IRURt2dgHUp0fgzh4X73yP70X/aC/YPD7lHPtVwaSI8qkgWE",
+	"wvBpGMCUGWwcZRQwCUJecGmUr5oZLgBJaQlmqBQ+/vUnaF9+oU4XfhZmojIzkEy6e0OEE4JzR83TJfDp",
+	"zCwg4kmCpLNqTj2P3BAmqcrGkxIucsmwzhcyUUmMNLbCaDuSLvwtUwabXlmMFECkplNGdfMouIcpZ+dY",
+	"kPyrPVHbZ/509mrnKXKFufUxZek5XvL8w5tXeN1AchlTfQpDQeIqTU5AmzSLTJayBHiaqhTaDLzada/r",
+	"W2XZZ+FiKdMGPv/49wDUBU/hCN7+gD3q7R/7vaDX6w1kqua6U8n9teOapxhIcCm/XXjvc1mAs2jiJzHM",
+	"e1O1GUg+txNkF4tTOCFWZw2k/YD8s9CGponR3EEsRiOearxAunqEEP9wHyeEtlT0OZBkGEMMIU5C6Bq/",
+	"uu6ufCAlYgZ8AAWr7fpLEr+xvDijlvsXLBGxfQs34xaVcNwe2KosZVIzzIrqDuRrlDK+Mb62ixLnGEu6",
+	"PCFdPlN3jXtpNKSHf0TB9zCIg1HidSN9UR9M0KvgSxQJLEHLS7cq654+z4KSmAqs2AlyoRSgRArsUhmk",
+	"A3n64cXOm5dvd/b2joJB6w2fYvneiMloEcDe3hEgyhy0gr3AypVg0PovVn71Bq2ATrY3udorv3Xom9cG",
+	"7QUtXOK61e/hTa3dRV1tDZ/WTD+IEXsKC3L3g5bKTKSI99g9JbAT2uq3SjPVClokAF/Xf0xEyRh2I+HA",
+	"832MY883Mv3lS5p69Qua7NqgZXJNOVMulWIRNwC0cQRtgF5pfVmgUMJuV2DYa9mDb49rfSBzZabCn9W8",
+	"jFY0TxK9hKF032riAHIER+oGyX9QUoJHboGFWwhrvt9chtc4nZuqyXvJIqi4OK53RFQXxjo9t4HHYt/l",
+	"H26iZewy+oiE+C3/50+U5WZ1qz2S8hFPS5w/uASd/+Nw/6i3Whld67XI9VVtd8yN8wXsErpJzgDtxiZx",
+	"4HtIHGCF31w4ifIgMwhu69CIYw2TVTrmkqlOBN2oZKxuKbWZwz+RJ9sab5GSFzw1SGBrDbYh05xOaVt7",
+	"s6iTOAaG1n7p0bkdvhRfgDAXK67RMkQJZylFOEaJb4VNQ3ikoRKtoCratu8cgz2t/e1QN9oTOl817wFF",
+	"zP3mPpS1T33V8iDUxaYRDDvoO8xbaPT43erxzb/21TELEmdfKVXBv60H+o2ebqzV+j0D4jhHIrhq7zLa",
+	"MmfJuXOQ76SZLDIYVhqmJ5BmEnK3rNPWt2nV8XPx/A+ZbN06ukwjKmqrSjSkhs+sBu23EjGeGI0wyjXm",
+	"P03VkIOSnivKpBz0hCejVvk6O1dCVnqkb1D6FT/eu1l9Ubqq59leIVrdKZv0tc+rlnQ2JC4u96I0czSL",
+	"fyXidKogC8j9a4dOpOzn5am0ikJNZwZ9FyoGOoygacSkBiVbl1Xw0nPKDN6lp9VjYvfjyT9RPp6f1/OE",
+	"1xjSZ7PuzakarfSgE99xwShIuRUtlQdgtQRap37KV3zT/fyb+pM2+aqlvfy65pLsVS97t9RcwH76RJA2",
+	"qqeOl/bzGpVMLu/Gi7tN+iVrvpY+pZXUJcVR+uWhNZ75Zz2ltFvRDPeQYHfibNPhgrgAzvkioKiEM0PP",
+	"hYxRL+LPkvNYk/kr2dQHF0m+VAxiaiQ3kOjzsVgERKxXNXDvwgnkggE1MbEv6jxE6Yr6T3y7mcLfOpAl",
+	"hyuL7QOIyZoLqrjXj3xf2LbvkOrscqcW7fO0YQtsLkOmNnEADCRemJNnVmvsgmrgmXwM2LQWI9ixosgq",
+	"RY8vI4kZT0cqnb6mhnZCSV1ubxcASwRDTvDRKLiyt3xZMOUL6Ta29NdHGjcSwv5d77Q/TYO6NkJdQn6a",
+	"pWqccq0b3HUvuIvuWEFZdKjBUH8Q38K9p1R+4JFK4wpk83K0Nmy7rB1rV8uvxli0I+4r0/IjPl17uNF3",
+	"4d88FQ5xVR6CwMnicUAt7pDScqI0hzDmholEh5ReaBHaQGbSn093aYcodrsUkjvnCwrJhZ0uvCIapNIE",
+	"dQvU9XuayddxABU5EQApmC9hdyDpJTCbjPLHxJpyiS1BG3zcJTfKFoIMDSJo/DCNH6bxwzQY4vo2d/cf",
+	"NSA9cBsf0HbAxPqsNkz1jIvFrLFtR5HhhWLKoAp3DhPsUEt+kAh551y3Ww1ttuTiGMhqTpnmWAmpNO8E",
+	"Ob3PTeMUb4Qua1jdunUe2MqI8f7ZXm/TEjQSHa7HqSJ5URTEXRYgXvPVbHLKmF0ojUb6KhppZRi9vChu",
+	"kNxWWrZ1+0k1SuFOksvmVQFyr475K2rdxktSuk85085u0s7jTYVXQEs8wMxqX1lOhXFtK7uX5LsaDaSV",
+	"5aVX7jih75znauQd5MJ4B3rod0po5birUu90IXSCLHTVX1N2zrW97vKTA5hPRDRxd6RW66gwilPW9vxR",
+	"01kimMRiuGubnlO2V3nP3We6V6MVvn2tcDOf/wau/r0b1TA1wKVZopsAlxus4uvgyZ1m8pW1csM81HSC",
+	"L5EJzSvavSaMWwYTN7Ksr87Ney8ryMoiJSGFq3DeRn5ea0v1r43uaHTHPeuORpjfWd7Zd5Bz5vPNMnlv",
+	"DWo+GpZaiYFZV84FWokU21lHo5paxYxUSrQXKLWoQ66aCR4HoBUkzPAUeCyMhliBVGbgqvjdEzIZ8xTm",
+	"bHFnUUr7PncRpLxpU5a76VG74jXv0hgroqxNPlSjeJt8qK9qF5bKZRo48ce2DVHs3xQG3Srsqg3fSdR4",
+	"fdD1Z3sK2FMCkHzOtYGRSLUp+/EtLMBUGgsrMEn9gqdsbCGENr4nCuW9ozNdGD4NBrLUN5g64oWjVE1D",
+	"EDJKMi0ueAChUSHwz+7v1ZnpK6K2XKR6IJVMFndJWrImzKsNf2NntE53FDMR2nfCs3NcaYJSV7muapPi",
+	"FHRZQtpFgg3MskzYX5bJIIL1I/SlrxsMjVGjshVDc0XH2xiaxbTauBi/0DBDRlTsj5hm8pEGlZlZZjYc",
+	"erR26Ji7t4WR20/tyR2FdmR01VHqmRIJG/N1I8FLWvU1oDb8A11z5aCYAZUCG1m8j2OzO7M6slKBdq/s",
+	"eVkxSrufV0+Xtdl37L03m7MhH6mUXzuyp9eOzKgbjetBEQLhFfNc3qxZAv7k3UIyVXvG1UwDoIs3Y7iZ",
+	"58qj4bf5PlIQ/PcswRNN9eL3nnpA+fAatFHROZK2ziWwOSNa2/lk0YWfibKUQYhvEkLC4zFPkRUQAUy8",
+	"CsEMJCYjzCzqUAYp7yVY0dbHU61Eie0vWMD26uWr9yTa+ecZJp0nymjCTJ0uvHQHaZARkzDkA4mjibvw",
+	"loQbw5xvJWGCXKgFpQ2EQupsNBKR4NJ8wpuEATKxWtNoLcHopQ66uf/l+lQEt+/v09lSn6aEUIe3vjZp",
+	"7+kSyN+qJF4EMGTReZE5iNQmv2ZMGmHsXnicdzutKupNvSKu06cF0vWN2ep3uSvvUEW31FYtrS9fNkIk",
+	"dMlKazwXNXdukHsTqDHFl0zxDQJz1E35snBqOaLaVr/1uvQj+B/Jg/ccLz/sPbMH7A/2ibke6rf2u0cb",
+	"kRXdXAq4HZkMN1jJH+2QvTfiJb7tijX9ThngEn3vJPtHVvhiU/SpnZH2GtGOdiv91UEF42unfZfsLrwj",
+	"sW+3DKoCw2X3j8x/80aNSXzUASkr+shu5jmpE1T3ouwWvgUMpee6eEtGwz0L9kbWbq8WlMXoP3Rze3/w",
+	"/MbhUz6cKHW+UfdlnQ3zM3QAKolL7sm8d4ZjNndwTqSQMG0g5om44OnieCAlv0BvBzJZ8CjlRq/L5qW9",
+	"quaSp50unCZMgms43YfQv0II7dNU4VZ+KQ1PZ6nQvNMdyGtIjtnVvs0xN9YIOOgi7/wKz6OfwVuLh8q8",
+	"XisjPlbOvolvgQZevk/dUoPKSJvG9Q/FTUAftPp1ygENv1LX5bl5sbTU0X1erPCv0U7XLcghR86ZP5+d",
+	"nX4ELuOZEhIb1pPhzy/sfQtj0bBEjTPHZqOwvwiBuH8MWv910Ppn2B3Is1K3EYhYmgrXdk+LMQY5SQwF",
+	"oGTEj12KBompRJCr4AXJL3shRs7xIVQeIflnQ8PqwomsSBriyHWUtvu96hdC9h8Y8oWSMcVB7Dh/+vCG",
+	"SuYzzSGcGDPTFEHBg1IZoAnBjJJZKi6Y4QEkSs3IiE7tm/L0gsfA4jjlWlPoJwamfdsVldhXswc1CNMH",
+	"BhM7QC5jOxlCAgPXu0Xgt3h9enHo7+YbFo1UOh3IUEhuPjGjZOia5Ghoh/t7B70nvceHBwdhAGHv85NR",
+	"dy9EH6Ifp5W+s2yYiCi/r+cJcJB6IJmGkcpSiHkkpixxQ9LYxMgO6TEkwvCUJXaUv2TxmMcwpDBFdcAG",
+	"rJyPNeW7sIFEngF8npuMwC6d6ni4Y1xqu3J4Rw7AjCtC8QoNg2RDFtsPN5Bl7iRahmVyAzu7YZYm4bem",
+	"75wThAZwr74p2v5WqrGEp6Zb6p4ixlKNRl27XGIeW2GXpUmr38I91N/dxcnrTlg6VKkFYzvnZIRo35dv",
+	"V6tMb+wZokm5U8dQ3ojmGmjw3J33ZcN3iFdCgushQFDEo0mCgp6ouaR4kZWld+1McjviHlxJ3xkauakL",
+	"yn2BTyhSPqWcYW+hwgu1rA8jZnXiBS8rxXXwZclZVXtNr/UJLZs0FSb7Ze38bbt0NhAuMTNsyHQFZKJR",
+	"4jGmnTZ/kv2AFoMMLY7Aj20RB8XU4x2rMAual3yR+Is/ZaVHFGukcn+hoXTWMaTcpAsrVlKD9y4viqPe",
+	"AX5kqV8xkSBmXR73Tx/ePNKEbiKVJTG4wSdKWZ2ezVYMVxPovmK0fsVee/djsKNH5LBq7NtZ0qVRILBZ",
+	"PRSQag5tBi/efYQRTVeAJzG6qsLuOJBI79jpQ2gnJcTOgivmJezCeyKRXPMB+wMZrvr8FuWkEDpfwadM",
+	"nks1l9igskwzkaMQGh4tOYvougP5AVcGpU6E+MfOif0jtLpIyVgTkCmpn9JJK6wPuggyaUTigDIqCZiy",
+	"Ba13kwoeVyPgUyHFNJtipzVnQAtp+Jjj17rE+EH2DXbALBk2DtPcucG21gmU+1RjnnDDV8V6p+rC20wl",
+	"KUkdTI3O0TBMhDYqXVQMJi9m86x1GAkp9OR4IH/NeGZliOSUBB+najZzfTa/IXz8AuetwMdLeK+WCn/u",
+	"RHYDY+7fu2tXO7DKUn+w/pT6lSvMRJPLe/u54yI2zvngWIFRKMEIc0nRuTJjSF3cDqmXSh8wMz3suP6u",
+	"OpvyXA4IbqXvS3LVoOhWUZSlMJ9gm9aqDBGa7h2jBLAqyd2Fx1QJQ02NyMIYyJyBmCpirPkt+ZyGPuQL",
+	"z0aYcHQSoelkn1ImdkYbvPOtCRnq6V0WMrdsK0SlBXUxSOXxd8VOfMkfvpE7fJOw2c0s3sbnfSsr8x4b",
+	"6jcWUWMRNRbRw7KICHrk4OKrI66rDaLdAsxcGSUvj/mRJrdWyiMLn4o7VKt5+gXEClwHCgzjYG9+e629",
+	"6hEdznSAzR8T5VtSGMOnM2y/e+5zbUEYXMNLoSoLqM75zNgFNJAHPYjZ4lsOthevdtPmwbevAKiuiiux",
+	"SWm4N4/Tu5ssTuiz1w3Vl5B4g1keSrvaJVFxSUp860bmNQLVcH1vXPVuG2mkG/TirGtHFDpbt23VMoS/",
+	"lz/S6/hL2LGyiioHK64vgyGuYCDnE2YwWcBK8rLdjGLSHnCGLyUWkLHrgtEuXpxnTznh/kgPpIMC/ZxP",
+	"116sFzKapEqqjMrkDbIoMk3qIQ/xkwYh9JL31H06kA4IdLrwRpxzDOR7dSIMELeLhjBh2hRyJwzoyEfU",
+	"Rq6e0yGm5yqTJgwGkjyBwGYzbPkriBM+9wsmQhtrqpOSKo7bVzIiSYDBfq8HE566F3ZvP5Aiv9lQxYtv",
+	"TXmd8Vx53S/Lf1l31Qgl23HnGmdTq/qSylqtovzK805k98kbffVHpkXnViqClcu5kLgPQ0Cl5ztIpLse",
+	"+78rAXpoz9iYx+vr3gNYqnv3Zfp9T4xrT7ELbGaXGv1J8D9cX4Y/kKU6/KJBnL4dc7pKz9/Tq29YU/9A",
+	"y+nzWd18hPzJmhGWvtQWhmmXG/E2O2UnnElYHa+aYcnEyhkjbp7agtp/Y9LpD7DamgiFEp6agkEnSpQu",
+	"89/UICi8rHUSNecpjJk+5wYSq7rnLJ0CEykIIgUofdr6a6Qe2c5RD6l/hEqptHEiPE+jSjI7yHdYF+no",
+	"fW7O+uRu4Amb3MIxwuA6eqFUPgNGpbJ1R1z2fpFtymTf1K5/B0nphUgr6e98bz0E6vxiiGDtOZgJHmHd",
+	"Sj5KtJ3QVVeoENR1nQCrvGV4DH43e6p7bZVzOOWxyKbhXfHzudzTfIPdZ0ru1xKxl8XmWnm2aQ6vn8c7",
+	"Jf9rdNmD0WUbw6T7JbErjJGmaL7hryNuRmAl/VVTw96Gum55DV5ZgZ0PrFQh4LqUt30DmZ8+vHG5QViu",
+	"ZI9NO7eiPi9pw1t2w/w+RTV+AGpnRlNx5uKzUzbmu7/MuMVeV7zcnnu5kUi4Mzvpfbq/zOyl2Ay/Juvo",
+	"EdHa/sZb/b2nB73eoa/W2b3Yo5V3/Qz09irLss407NIk7NYaIGLHRr81BOx3QMC+qeh+YOwBS9pg18uW",
+	"+4ntnRhDaTCMtIyvDp6lapjwaRfCaZYYMWOp2bUKcCdmhoVF0A0FoI8y2bMgtDIuDAbSV3/yzywyyQIj",
+	"bEyfe21mldlQsTSme2DGRR9O3/0YwF9OX/4YwM98eAoqhR9fv4KRXX/IZEaJHsOF4ToANk45R0IZP56Y",
+	"RwlLeQxmMeMBMMwls2vJeY+DvHzq6d6zfZiJzzzRZMNqEWNjzoE8OAj2njwJHvd6WLKbJJQCi2w2c4F9",
+	"Nv1djuCt+AHah3sHwIbqgneOPbcZiJzjhlwqGMIcyJSPLKTpQsWKdtW0mAEXMRnxJOEVQrUunBR1X34K",
+	"S3fYirnch/lEYTx2yjBhymOlgcSH0Isjm2n+YGfWX8YVJ3GcC8lTO+C7NbVXrNMlbGIXZlXxbpDBmyi2",
+	"9Dp32nusQRl1UMbGyprW4RqNjY/+ygapf9/f3bdpLNTbW6h/TC4x0uS5HjeqJlYaqnixg8HRVr/1+G3r",
+	"Lk3fy6u9RuWcfyPU/uV3IhNYUEnLagWKPCFKRi6BqJ+niao0tqpvoTvb8TNvohhdyduybvxmKt++Q6Gx",
+	"5eq3NQt2676mYH1qNQ7hkQZEytAWRlPtlsfqxag6VCTmIIcj76EKMb0Vp9KaBb7sWSKU818rSKjVzo0M",
+	"/y6d1UkDQyEZ5bssRydXqXq845Kqf24NoR27o1KVrAib5oxBU/Z5h435nw72jg4e93q9AMR0mhmqYahk",
+	"HdS5pAmtfh3vQcXcmrkl+dD9B8FVW1vEG+bkEKjHHJgZM5MiBcYbBst2zCbpOTVcHd5Rdz+uDoo6w7/+",
+	"+39AWGrD5Y54/BBCmzLRqs5KR2lL99i9dP1AhjnoCLtwIhfkLUDWXAtRDnvPsD+dGoEdb5LwBAjeoJZQ",
+	"klPWEv5rLv4/9r5uuY3jyv9V+o9USmBqAAIgaUngxT80ZdlKWTZDMnHiwEU0ZhpAB4NuuLsHFKRS1b7D",
+	"Xuxr7DPsvsk+ydY5p3s+gAEFSiYjanklcTDT3/073+co22bnOCKpJmwsjbADNYQFvSJpP2d33l0HmH2V",
+	"RIx0qREracTf35kl/dJwZbHs6udhTV9XLze+Jd2vEYuUxz7aKuiKwwJ+hBBZzPuuYnlvtKRUpP6DwnDy",
+	"xZrBa/fxTsr6rR2NjzIlHDyaEh6N13cj4r8m6eKOjdd2yo3Yl/vvnJ4J9f7GAE6pllrGgnGLhuo4pZz5",
+	"QlB2zJHhKonC4xDS4yKWSiVsxBYUHeCNATwFEtoeqBfSLlK+wjhgRrXRThTzcb0RMxooJUr6Sy0T9Ome",
+	"CZVryzHVDp8Ldtg5bLPvC7/vbq9DCT0tlkjxw3p1hn/NpcqcYDw22tqQ0TKValYjBNGvQ9ZUmsVGJEI5",
+	"yVMqS0tj8VLWX86/B+pPYUgLPpKpdKu9umiXb4W7gIVPXtGS3pqSnubtX8IIPtmH+F3Db8gppY3sRA3c",
+	"TkqDEWMTjd+9PHr+TefrgpP8Ls8RyXyieqrYKf0R/l33Ze/5wVO4E7T8vmbma77i7JTy2uMZ8c/h0f/8",
+	"27//aJx8y65FgmlWjQBEoDhnfJlqCJeg+KtW9+CyVyKO0tpsHawPL7tHfcTrn4sa64lYaCtdI2rgGSVf",
+	"6rnOlPPr0Os9PXraizZi5PCziB10fp9n2AVRksdAMRxPcUMoEWuj33j1w19bQLpeHpwctjqnnQPcb5ms",
+	"dRIuyPZhzIWbaiway03iG6lO8+iy+1XFFTnQOXgVEARGV2l194ISlRO7Tdamn9ek7XPuBLnFf0CzXrz4",
+	"Piq+ap3pVMarnT/2r3+8QH0/xK23A3G71Po1Vys/OvvJ5EXEGfFf//ilJlE/UoMkbGKJ4BAG1lEb+mGD",
+	"wiitqhRG2cWORCbQLV/ll43EVKp8dIjSPvSxnKOyOUTAAtEN64cDREVAVETEbKwN/OPpYcTGElM4+9DQ",
+	"qRgouidFMv5YGyMw/w/j9FWb/aCZTGzElA5hRmLOZWq3EiwjlnomkoHyZGKdWsGBbYVQpQqR2p0Kma1t",
+	"1Cvqwi0Oq/zJTmC/LZ2ADavw2GjhpN3yLllhY05il9dKUSgSSSdjnvqETXntrMtrzTKF/DtbYLXsMTOe",
+	"6Ibi0t9gkC1MmkslDEv5KBjlEzxEGL0kQo+nOk3YVKcJakN+iRpz/uYCDpmvwrUQxq/FVwftA1riLIW/",
+	"x1ymqASklw/az4qGaYI+ZASmmk+I1DOzukLequRc5QNDEe2tvaFKN5XTHIlUX7PD7n/950vUt2wsoO8Q",
+	"GrvyA//wmhaD8J/cZpFhLYMYtrHIcK9zDkIqVhTHyakcYGEqaLtgnVJefKKVm6YrNtY6YZaPhVs1bk37",
+	"8ltzR8Lb/znCcxEozhrqfzrt+UBMJmakQYKC4FxVrv55/nw5uui+5d++XP180e2Mei4dye7yZ9npvF51",
+	"/wnP//7TD52f//ant/VKVmz0RhXrnL/5XqiJmzb63U4nasylyv/eULjCHI1IeOy8wumXgrT+uhNd/TXT",
+	"bqvo5jaL2GyR5pCuWiKsNhqopVCZiNgE8x3FwLLm8h6ymvCvMHMbsSVPZSIdlb2koE12s+w3UJ6WRoGS",
+	"7iQFsuYQeIQrpd0VupIN99YFQ6rpMFC3EQxZ87D33Acul5NG7d2vxPhn2MfPQF6kKhYgMgbqc08Co5fZ",
+	"zgKJPeh4ufAblaxJhYeXncNCKrwLSRPPPeb2aPS7h52yHFm9gl8bLq1IKB8dM3IUMSROSSGMAmGqFvTs",
+	"HnYQB99Qaj1CkLIEd/jsoAPYkSnpzoD++ucHh0edTXPSxYKbWUoelApOIreu6H4kqLbsLYfwvFs7gq/q",
+	"BnCOjp1Ih2zRsREKJOa1bsu9enakIrvWd9s96tT0++N43LJU1T+RFlGqpAMonpQHcPOsW71Obf/4GHkV",
+	"IoOnU24m4uuF/6nEqVihiMi9ASkA3+h2ekfAthjg/xoHnd8zf9YZUk+fexaQ9zjoz1iSCfYU05UVRch9",
+	"xrQ2qrTn4i2Qw37jZC6MjPn+6VTGfKKDLsDnO8F+1rQNlTmEBYYVhnlko/J6HD2lx46/CQfgGbZRfunp",
+	"0TPSNyAp+ItyMi2x+j04aEhOGv3G93wmECbO+FKmdCWXwhDh796SbSPI3MKxIV18VFc8ZHXFr54k/mbK",
+	"ipyj2icqh0bsWjMz+tJ4FsmXdXI5s4XGXmC3gH8o+a87jU/xorPmEJ/3GYDMMGIitcDFdPb6VDWLmhoJ",
+	"kKlsRdMYlfJoDcNDkQwjn1CFOwHMYxtbuKLhiWRIBmZfl2v4Dr9/lUTUEfynuLLvMaWK5xx9cvrQToTe",
+	"91IRUxaKipd82AeqOaSugRFDU/reMciJPzAr51nquBKYnYvWLSKzeBbHQiS2wrD1OuhbL9YU+cS+fa4M",
+	"G12e35Rni+7VwI7HMtA+VHRh8qAV/yPwbS0NrFOoCFVweAWntjNIn+Hi03rdqY29xLG+a/Aa60DPc3V1",
+	"c3nkbh+520fudlfuNlCJRw73X8/hhr14ZHUfI1Lq3FU+J8ae9uFuWHtauZZUwFWstvP05xgwYjGbqbV8",
+	"IjCtPIDOBfCrTvD5MVMa7hUgK1NCJBji6XnfXqdHGlXfEwaCWqeNt3RcyzRlWN0K3qdirMhfVZjeoxqv",
+	"lanOTMHVDlQ1eX25Qu4O3O3e9gKmF7RUr/xK/UvrmHrGkyv+xxtKkmK8I25Wo9/4STCTKeauRboUbKrt",
+	"QjqesvANbQKWOkgxuS9LxDyPhXaGr1CD3S4YuxPF2bd6Lt7CepnJVlbP6YWMG/0G0Ex05dWGdXuU/fYW",
+	"tqbK6t+KI+7dbnF389zsJM/RkIG5kjdcIDvPb+0CuT7BWMj65Lfnvs8HTrMeSdBDIkGnWjkeO+anybRh",
+	"lqeVnPOfRIXMUqx2stjRq08sQ4N4xHDaWBAdHShBHpVqEuXUiWacYH31nQ1rQXFDWo6mNph9Hzr2+cal",
+	"YonhY7dX0u0cHjPOyEfdv4zxEloJtuDWMensQMHvqO2ScxGxw26HNYf08hV9us0st6O75kB9HmY5Ul9c",
+	"4Mw+Bz/O31hPoa2wRfad/Azi5GZi5SX7q18zDrMou3t8p6/Ztc+0D+/8/1pzOE/Fa/6m0T/Kbd6wvGjz",
+	"Dh0YEev5XKhkvXUg3+kKE5eudAaHKH+VAavkKX614yBuU2dqYUs9jflSAyigH8siTLTxtRF8NiZ9wveZ",
+	"iqeNqPFCKiVM45eyk81UxlM2FzxliUxwSMhgjIR1N40BrkkqruIpOVbmo6GpuIojz4laUcIRkVpxU6NO",
+	"vHEf8JpxU65mf9fZ65xzuoQnMPD/x/4OCxiu/FSki/KKtkvREmfc4VXFeY+FSEY8nt1W++evz9bKcvDr",
+	"o+S6S+W4HUb2rfeP+Zyork/V50kPIPtd0Nt9m438iblZ9iNbxMj35J1X0NsNS7JZ5808Hg37vupYuIz5",
+	"L7mQFw2U4PGUYck4kDWks/lbQONXC0EVQrmaiIgRGFjG56GclcejiMHNLurCR51OZ6DiKUfrjyH3VE/o",
+	"2Uys7HGRyogddjqeVCbCcZnaIZLXfLQzAYwCI0BqZZa8bQeKqqdUF4XSLQSS7s1DV2G+Q6qvtrfBKRRs",
+	"RLeT0/+B2m7m+RziNS7w2Py2lP6erTm06vSRJyseXHW2QDqd6qVIEWULMtgPdC6qknkg1wVZ7j9/fwvh",
+	"D5bvIj9Gd2LqoWu+EbB3cNnt9Q+CdeNTyN8tp3uzjKtN8uBl3Aegl70NZXyUoD/Fpxdv3xre/wbkvNrl",
+	"u8ZIcCPMSeamMIJgl6p39z0zOslCwAPlNps6t7D9/X2+kG2rs1yXuL/s1uRiOGGpjnlKSXgNaw4nGrWM",
+	"7f14nuzD98O9StP9/X38Yqqt6z/rPOtgu7/ky7DJekykdUR0ImblRLWkijzFMmJshJ2GeBX8WSQtqVhm",
+	"hSmpKq3wqLppJiz599rIh7mgtBhalYYtUq5KrWkzsTVNXSCVbgaFapTrWG3E0L5l9/IkjdKgBoC9Be6B",
+	"HP1XmDvStqt1bOo6eo1hNjZiRqfC+sgePBWkBCnIuz1mUi2lo+m1y9kusIkPLAg7OXuF3BJqU+zKOjFn",
+	"WI+VNsQeM6dh5G4qSODMrWojfMi++/4pO3lxyaSaCOtQ5xKxa5QIPVeDfIZQNisPjy9kC/rdkv2DZ4l0",
+	"LNUTLLeAPCa2Vm4BXqnbpFIRPozP+O7y8uyCCZUstFRUfqESQYUm1fxk5JXnptI6bchtu1xuCitm5qPI",
+	"C0fVz4PaLhWsdzqvhVyuFgicNLDJQjkqegeLdvbjxSUm9/TV+iYChkkmEPjdUzOfZDRZMep/hHEF2IKv",
+	"t2ZZPOULLDg40ktBnF51Ai0aac00zgych4TB9WXNP5+zWCdw0LUiBX8pD4d3cdeGTwQL2QEt+WWZPNEH",
+	"ZzbmSlGT5csQ87r7+02xcVNOVidW4XCjG2LBSs17kN3s4Ceeppij1UZsLlTGwh/O8FUrlcD9x0bghZ9J",
+	"bWe04lYoi/kSnLjmK9tnBoFMeHPXQMVajeUk85YunsylwmhwFJQQJjg5jrTgcCS4rngKFeMZ/OOA08tv",
+	"mjRMX6sQU9ccvmklAqhTCx9QFUqQRfy7lGgFBjoV3MAvKeLRFJcSc8H+JEYXOp4JVzkQ1GrtgS4CsCI2",
+	"zeZFWEOitcFsusKGsMWblqe0HDhYilfHwEQL++ahxX9bM9eIqhZLmEWqJ3TC/pklk5KgCvdpoHBQT2wQ",
+	"L/VCKDiDw1Iw2ZV4E2fogOBLssFsyHGPYX4SW1kfmljd+ryiFL8ZplEVCUIqnSXWjDnIzhoPP5wlmONM",
+	"rPbaa/mJtmVD8somwlE2pkUE7F32EH69FdBn2sltf3B1zZjHggk1kUrYPq480kobDZQzXNkxkppQ3BP3",
+	"U9oYfUPg8qapMJNgP0ykcKES2ZwvFgRpaCBe6piPspRjOeuByhT93oJzzQw6fQQoCCehBc1JJ7kiwq/H",
+	"Y0DsUieVpY9TqTBQr4aoBbmVp37TGHe+/maTMytTCvwpH8qI8bCwTyxTmTOSIrGkncFvsE4oo3P6u3Rm",
+	"WH5mIjyCDpA1wx0my8JeH0uaigRLlkYDZaf6WjGtPBvj4FB6RoJd5wjkC8HC4YO1UjpTcUFrhzizts+B",
+	"4+vSVlaIpr7lEOWnIrf19mmpTYZcBnAqqM10ElABkTQcvJCVOpzAvGwDhm0ynwZ7oMpqomJtN88QXX3m",
+	"rjWwwlYraiLK6W9lWjBgGG/NxF5qndgSJ4fbCKSsz/5y8eLkiWUXjquEm4Sdi7EwQsWCNS/Oe88iNkn1",
+	"iKfAZPrnaDbiaqBIDaINk3OQWPx8h8Duok7f+h+GezlruhZHBrtNbwZ36AHKP6kUxj5hdiFiZqcCV8IK",
+	"buIpXqWJcFNh2uxCCPaPcXluOJ2Bon6F+aW5n+gYpBU/+H18uz1P9ipLh09r1u1cxHLh/aGZd8CCoWSj",
+	"lqGfYC8MUqbq9sXaOnvM4lWcCiSYvhGAj4HSS2GMTIQ9BvwTgHv2GGiDF0NAeLBsIhQssCjSnTMxHvvA",
+	"cyTC//0f+fc5lRhxF09ZTNTZR65jfrEoMFpI77hK9HiMvYpFBJJCa0R0KkyEQnCr4OIvY81SnXqPcs9W",
+	"5L1533FAdz1fZI74LswED9cEd5bcefLM7Z4xgeGQHY+GFXhqKkiHEfSkHYE3MUPZXhSyE9AkQ86MKj76",
+	"gdZyxSCUIj+M3q2hFefvSq7SjcryBGuirjEqa0a1YUq7vcjH/MIIznMLrPVib0gLWtJY0iIU/kNVokrD",
+	"q+POgOnjASqfWJSjJBCfBPXJI2HhtLFY65lUkz7hCGAvqowLxE71xEYsTgVHDgBZtIJzxa9gZ4ELTzLB",
+	"sFfkmOjM+/hqmoVYyoSAhJjZyCerj2BbXZlN4rBYYq/NTgolORYIUNqxBBAXWHXoJoQ6ENXBXoEMWGhy",
+	"CJ9c0S+eKfkgKakCKLezLSiQGTrb+bKxJlfs/OUpOzo6PELaEMQJ31cu1+4RSz7nM4GTIikSl1DH0DCs",
+	"UYnDMTpz6EldI2VoSjZnw7zGKfCUzcCwwfZGwJdMfafUX8wVupRZUgwwp4+p/6lOE2Eo0tdNxbwsCISu",
+	"aobxbSYTwRIdZ5Syqfmam1kCWE4EDzm8ygjwaFNG9ZCNHtqoVR9M5dixaZYkKQDvVNs8yYbffWqz1JZ/",
+	"eQtBlwpwCITUmDsO0nKTyHFJCZEp6VDsMCwVS5HaChDavSgIbANVkthwt52OZywVyUSYgt5r1ZoG3clc",
+	"g0DX4uRiToQhAm7IjwBZoVUEolAG3BeSO3JD49bRlVyDgcUiXdXM9q9CJdqU6TxONCIusYVLHmh1xBaZ",
+	"iaccsSoXkEmKRscRvIj+DES+6AOz2WRS9jOhp3ghKkP0bdejLKqTpfBZJZGnDXqFQGJZE91KrJf0ECDt",
+	"1F/4PF8usRXXU0DLmdLXuAuezyDMGGsTiwh5NFtVjCz8IOoklCLdQMgSgYCfp0yjlDEVa9+cNX1Rfjpb",
+	"/qSG5CQRIWmeWaaUQAYP814UiECRxibkm/E5D0gqIJWPUBM+EXT54JYN1MTobFEZI8cqKUK8paJgVHhk",
+	"LBVP5VuRVHar9FmdaqFQXARZIdSaL1dcbhI7LhUL6VCj+kzsZWmuSFW3BWWSMuQCbnqoi1jwIIKxoPoh",
+	"EKfi9CMTFQZdVkfxdOamRmeTaS0C4bGMhXFy7M1IljUxMwhc6lSYiPKEULF0U0h/Efvu5PT0rGB3vZCV",
+	"Jw5K+cKWT2G1k5skNuuPATbGSdfpXbuupzoVucMxsJbAUwgjdRIxbtmfLn78AUd09uJlmc5Qe9tk6fzK",
+	"5bnLwqRQE0o15+REIV9mLamiq7pVx1Gl/aaV6/9CMtMgnW23tZ8optelVdx8kfRvkDIV0+MxaaNQisVH",
+	"iLBwVlIN16i6tbQnyINskW3xiqIl+UVZQ1nRTHq1GwfqhNXSMfBSGzb8w7A9UFV1K9ZSxrMTat3nZfeH",
+	"rKmvFZrGrRD16smxNgO1FEaOV9Kb/2EjcDHq7NO4duS7nXyzpMjy25mn8avvUJG6i2n6IowmfPJJtunN",
+	"JLaH3X6n0+4dYR5bX9wnz5H7YZfluPO8UZcvqVBxYdYlWGGMh7rmBiDn1qlm3/tQurAF+aHfLSuu6HQ6",
+	"X5FP+Y59dm5RB+dk41DsYmr/2982b2p+KUKQA55pqdgzZkWsVWKPSx6oVpAWXlomJwrIKOVDqmu5yJ3t",
+	"xdgmilVBelrvZg8a5czT4VxFwl6VKoM4I7HHGwyU63sVDJNrNoBNA2V+ialwSspVaywoE1fJBLJhv9Rm",
+	"guPJQ7K9CHuFSRm3AyQLH+SpV685SHxmhmm3ZPKAIStMzeeTPOPyy0UuH2O/G3JR1n5clF0/OWisB872",
+	"MFI0B6f6g7c7SPXuDKROtx2DR6wirNq2dfeOWdU0EjeiVjkhBghRBY5hI8EuPhIxQVOR0+ILADSMxT3x",
+	"c3+EtABpPr3Ibh/0dga0tVO5O6R17xzSag7CI6itgdrG9t0XrBX6lXauMblRVF1XyzwJ4jryZGWty0MF",
+	"sGJuL8Nsvlz4yue6KySJsrBXe3p2xp5u586w55tte/iIPIQ8W3buvmAHddKrdq56u4mNoneDwhxhZk1L",
+	"DvO+zpXgDxh6aKpnYXZfLOzQPHeFnMNySpiDEvxsnKLd2Z6DO4Oes7o9fIQdgp2aHbsvyCEuZTfICTaH",
+	"YGkocTi5p8oDhhmazpcPMzTPXWGGUz2CojDUJ2jBNw7b7sj09M6Q6bxu2x+RiZCpZsfuC5ngrurxuJ2I",
+	"WCY3A1PhH8sXC6OXob7KP0VMGqY84s97cqKb7QOGKr82L2hpvlikgq33hylsLPwqhfNVTne39nkfvl0/",
+	"wbortMi7fjK6FTICsJaQcf2w7w6Mz+4MGC9qDtkjLhIubu7XfcGiM3zVziOlbkLFIjDHe6qXzIN5Aw8Y",
+	"BGF++ci/XAxcK3l1gL+tzriB71Ofb+aj4G13Lm6EGV3gEO3aw9Myuq2d2d3B7ejOwO1y8/A8Yhth28Zu",
+	"3Re0ldzy2jnHdhPCTchDsPQd6t39hrFrYUTB+j1gpCtN8CJM58sVTzO1K8gkH1H9u7SWu3YTl7Gs/pDu",
+	"DmnP7wzSftp6Sh6RjZBt297dG8DRG20n7A1Zpi4QeFS6YqMVG2J4+742E7v/Ds/N+/3Q0f47mbzfh8aG",
+	"EeAZIphPw5Q3GLHrKXdiKUypIMhYpk4YXL+YK1i/Uf7VCMHxo9CyKfP9mHOHsXowhT9gusV/LYJSA5fC",
+	"ui8WOMsbtCO8iG4F2srHc3d75d35Svy0vmuPQOaBrLpT94Zf2syuMNyjHSI7bvSKKAIHi0ARlELD1w+Z",
+	"J9Nmhlqocz+XL9cbIuzirvzSVx/DloXl3LWTowpy1RzM3Vmyw7sDsPpD8ghjHsZqt+1+0Oz9+/8NAAD/",
+	"/w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

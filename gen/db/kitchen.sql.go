@@ -1318,29 +1318,29 @@ food_ids AS (
 SELECT
     coalesce((SELECT rr.current_version FROM recipes rr WHERE rr.org_id = $1 AND rr.id = $2), 0)::int AS root_current,
     (SELECT json_agg(json_build_object('id', recipe_id, 'version', version, 'archived', archived_at IS NOT NULL, 'body', body))
-     FROM versions)::jsonb AS recipes,
+     FROM versions)::json AS recipes,
     coalesce((SELECT json_agg(json_build_object('id', id, 'name', name, 'sku', sku, 'category', category, 'baseUnit', base_unit,
                                                 'units', units, 'shelfLifeDays', shelf_life_days, 'allergens', allergens, 'active', active,
                                                 'createdAt', created_at, 'updatedAt', updated_at, 'foodId', food_id, 'gramsPer', grams_per,
                                                 'edible', edible, 'addedSugar', added_sugar))
-              FROM items), '[]')::jsonb AS items,
+              FROM items), '[]'::json)::json AS items,
     coalesce((SELECT json_agg(h) FROM (
         SELECT 'usda'::text AS source, f.id, f.name, f.ndb_no::text AS ndb_no, 100::numeric AS basis_grams, '[]'::jsonb AS portions
         FROM usda_foods f WHERE f.id IN (SELECT id FROM food_ids)
         UNION ALL
         SELECT 'org'::text, o.id, o.name, ''::text, o.basis_grams, o.portions
-        FROM org_foods o WHERE o.org_id = $1 AND o.id IN (SELECT id FROM food_ids)) h), '[]')::jsonb AS heads,
+        FROM org_foods o WHERE o.org_id = $1 AND o.id IN (SELECT id FROM food_ids)) h), '[]'::json)::json AS heads,
     coalesce((SELECT json_agg(v) FROM (
         SELECT f.id AS food_id, v.nutr_no AS nutrient, v.value AS amount
         FROM usda_foods f JOIN usda_nutrient_values v ON v.ndb_no = f.ndb_no
         WHERE f.id IN (SELECT id FROM food_ids) AND v.nutr_no = ANY ($3::text[])
         UNION ALL
         SELECT n.food_id, n.nutrient, n.amount
-        FROM org_food_nutrients n WHERE n.org_id = $1 AND n.food_id IN (SELECT id FROM food_ids)) v), '[]')::jsonb AS nutrient_values,
+        FROM org_food_nutrients n WHERE n.org_id = $1 AND n.food_id IN (SELECT id FROM food_ids)) v), '[]'::json)::json AS nutrient_values,
     coalesce((SELECT json_agg(w ORDER BY w.food_id, w.seq) FROM (
         SELECT f.id AS food_id, uw.amount, uw.measure, uw.grams, uw.seq
         FROM usda_foods f JOIN usda_weights uw ON uw.ndb_no = f.ndb_no
-        WHERE f.id IN (SELECT id FROM food_ids)) w), '[]')::jsonb AS weights
+        WHERE f.id IN (SELECT id FROM food_ids)) w), '[]'::json)::json AS weights
 `
 
 type RecipeNutritionTreeParams struct {

@@ -1434,3 +1434,16 @@ type WorkOrder struct {
 	ClosedAt       *time.Time
 	ClosedBy       *uuid.UUID
 }
+
+type WorkOrderPhoto struct {
+	ID          uuid.UUID
+	OrgID       uuid.UUID
+	WorkOrderID uuid.UUID
+	ContentType string
+	Size        int32
+	Sha256      []byte
+	Filename    *string
+	Data        []byte
+	CreatedBy   *uuid.UUID
+	CreatedAt   time.Time
+}

@@ -152,6 +152,40 @@ func (q *Queries) CountRecordsSites(ctx context.Context, arg CountRecordsSitesPa
 	return count, err
 }
 
+const countWorkOrderPhotos = `-- name: CountWorkOrderPhotos :one
+SELECT count(*) FROM work_order_photos WHERE org_id = $1 AND work_order_id = $2
+`
+
+type CountWorkOrderPhotosParams struct {
+	OrgID       uuid.UUID
+	WorkOrderID uuid.UUID
+}
+
+func (q *Queries) CountWorkOrderPhotos(ctx context.Context, arg CountWorkOrderPhotosParams) (int64, error) {
+	row := q.db.QueryRow(ctx, countWorkOrderPhotos, arg.OrgID, arg.WorkOrderID)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
+const deleteWorkOrderPhoto = `-- name: DeleteWorkOrderPhoto :execrows
+DELETE FROM work_order_photos WHERE org_id = $1 AND work_order_id = $2 AND id = $3
+`
+
+type DeleteWorkOrderPhotoParams struct {
+	OrgID       uuid.UUID
+	WorkOrderID uuid.UUID
+	ID          uuid.UUID
+}
+
+func (q *Queries) DeleteWorkOrderPhoto(ctx context.Context, arg DeleteWorkOrderPhotoParams) (int64, error) {
+	result, err := q.db.Exec(ctx, deleteWorkOrderPhoto, arg.OrgID, arg.WorkOrderID, arg.ID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const dueCertifications = `-- name: DueCertifications :many
 SELECT c.id, c.org_id, c.site_id, c.user_id, c.kind, c.expires_on, c.warned_for, s.timezone, u.name AS user_name
 FROM certifications c
@@ -892,6 +926,31 @@ func (q *Queries) GetWorkOrderByAlert(ctx context.Context, arg GetWorkOrderByAle
 	return i, err
 }
 
+const getWorkOrderPhotoContent = `-- name: GetWorkOrderPhotoContent :one
+SELECT ph.content_type, ph.data, w.site_id FROM work_order_photos ph
+JOIN work_orders w ON w.org_id = ph.org_id AND w.id = ph.work_order_id
+WHERE ph.org_id = $1 AND ph.work_order_id = $2 AND ph.id = $3
+`
+
+type GetWorkOrderPhotoContentParams struct {
+	OrgID       uuid.UUID
+	WorkOrderID uuid.UUID
+	ID          uuid.UUID
+}
+
+type GetWorkOrderPhotoContentRow struct {
+	ContentType string
+	Data        []byte
+	SiteID      uuid.UUID
+}
+
+func (q *Queries) GetWorkOrderPhotoContent(ctx context.Context, arg GetWorkOrderPhotoContentParams) (GetWorkOrderPhotoContentRow, error) {
+	row := q.db.QueryRow(ctx, getWorkOrderPhotoContent, arg.OrgID, arg.WorkOrderID, arg.ID)
+	var i GetWorkOrderPhotoContentRow
+	err := row.Scan(&i.ContentType, &i.Data, &i.SiteID)
+	return i, err
+}
+
 const hasAcknowledged = `-- name: HasAcknowledged :one
 SELECT EXISTS (SELECT 1 FROM policy_acknowledgements WHERE policy_id = $1 AND version = $2 AND user_id = $3)
 `
@@ -1455,6 +1514,57 @@ func (q *Queries) InsertWorkOrder(ctx context.Context, arg InsertWorkOrderParams
 	return i, err
 }
 
+const insertWorkOrderPhoto = `-- name: InsertWorkOrderPhoto :one
+INSERT INTO work_order_photos (id, org_id, work_order_id, content_type, size, sha256, filename, data, created_by, created_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+RETURNING id, content_type, size, filename, created_at
+`
+
+type InsertWorkOrderPhotoParams struct {
+	ID          uuid.UUID
+	OrgID       uuid.UUID
+	WorkOrderID uuid.UUID
+	ContentType string
+	Size        int32
+	Sha256      []byte
+	Filename    *string
+	Data        []byte
+	CreatedBy   *uuid.UUID
+	Now         time.Time
+}
+
+type InsertWorkOrderPhotoRow struct {
+	ID          uuid.UUID
+	ContentType string
+	Size        int32
+	Filename    *string
+	CreatedAt   time.Time
+}
+
+func (q *Queries) InsertWorkOrderPhoto(ctx context.Context, arg InsertWorkOrderPhotoParams) (InsertWorkOrderPhotoRow, error) {
+	row := q.db.QueryRow(ctx, insertWorkOrderPhoto,
+		arg.ID,
+		arg.OrgID,
+		arg.WorkOrderID,
+		arg.ContentType,
+		arg.Size,
+		arg.Sha256,
+		arg.Filename,
+		arg.Data,
+		arg.CreatedBy,
+		arg.Now,
+	)
+	var i InsertWorkOrderPhotoRow
+	err := row.Scan(
+		&i.ID,
+		&i.ContentType,
+		&i.Size,
+		&i.Filename,
+		&i.CreatedAt,
+	)
+	return i, err
+}
+
 const listCertifications = `-- name: ListCertifications :many
 SELECT c.id, c.org_id, c.site_id, c.user_id, c.kind, c.number, c.issued_on, c.expires_on, c.warned_for, c.lapsed_for, c.created_at, c.updated_at, u.name AS user_name, s.timezone FROM certifications c
 JOIN users u ON u.id = c.user_id JOIN sites s ON s.org_id = c.org_id AND s.id = c.site_id
@@ -1956,6 +2066,50 @@ func (q *Queries) ListWalkthroughs(ctx context.Context, arg ListWalkthroughsPara
 	return items, nil
 }
 
+const listWorkOrderPhotos = `-- name: ListWorkOrderPhotos :many
+SELECT id, content_type, size, filename, created_at FROM work_order_photos
+WHERE org_id = $1 AND work_order_id = $2 ORDER BY created_at, id
+`
+
+type ListWorkOrderPhotosParams struct {
+	OrgID       uuid.UUID
+	WorkOrderID uuid.UUID
+}
+
+type ListWorkOrderPhotosRow struct {
+	ID          uuid.UUID
+	ContentType string
+	Size        int32
+	Filename    *string
+	CreatedAt   time.Time
+}
+
+func (q *Queries) ListWorkOrderPhotos(ctx context.Context, arg ListWorkOrderPhotosParams) ([]ListWorkOrderPhotosRow, error) {
+	rows, err := q.db.Query(ctx, listWorkOrderPhotos, arg.OrgID, arg.WorkOrderID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ListWorkOrderPhotosRow{}
+	for rows.Next() {
+		var i ListWorkOrderPhotosRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.ContentType,
+			&i.Size,
+			&i.Filename,
+			&i.CreatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const listWorkOrders = `-- name: ListWorkOrders :many
 SELECT id, org_id, site_id, equipment_id, title, description, priority, status, resolution_note, alert_id, created_by, created_at, updated_at, started_at, closed_at, closed_by FROM work_orders
 WHERE org_id = $1
@@ -2049,6 +2203,40 @@ func (q *Queries) LockWalkthroughRun(ctx context.Context, arg LockWalkthroughRun
 		&i.StartedAt,
 		&i.SubmittedBy,
 		&i.SubmittedAt,
+	)
+	return i, err
+}
+
+const lockWorkOrder = `-- name: LockWorkOrder :one
+SELECT id, org_id, site_id, equipment_id, title, description, priority, status, resolution_note, alert_id, created_by, created_at, updated_at, started_at, closed_at, closed_by FROM work_orders WHERE org_id = $1 AND id = $2 FOR UPDATE
+`
+
+type LockWorkOrderParams struct {
+	OrgID uuid.UUID
+	ID    uuid.UUID
+}
+
+// The work order, locked while a photo is attached or removed, so the count and the state hold.
+func (q *Queries) LockWorkOrder(ctx context.Context, arg LockWorkOrderParams) (WorkOrder, error) {
+	row := q.db.QueryRow(ctx, lockWorkOrder, arg.OrgID, arg.ID)
+	var i WorkOrder
+	err := row.Scan(
+		&i.ID,
+		&i.OrgID,
+		&i.SiteID,
+		&i.EquipmentID,
+		&i.Title,
+		&i.Description,
+		&i.Priority,
+		&i.Status,
+		&i.ResolutionNote,
+		&i.AlertID,
+		&i.CreatedBy,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.StartedAt,
+		&i.ClosedAt,
+		&i.ClosedBy,
 	)
 	return i, err
 }

@@ -6667,7 +6667,7 @@ export interface paths {
         };
         /**
          * Get a work order
-         * @description One work order.
+         * @description One work order, with its photos (and the URLs that serve them).
          *
          *     Permission: `viewOrg` (any member).
          */
@@ -6710,6 +6710,89 @@ export interface paths {
          */
         post: operations["transitionWorkOrder"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/work-orders/{id}/photos": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Attach a photo to a work order
+         * @description Attaches a photo of the problem. `multipart/form-data` with the image in the part `file`,
+         *     checked exactly as task photos and board images are: PNG, JPEG, WebP or GIF found from the
+         *     bytes, agreeing with the declared type, a readable header, at most 8192 pixels on a side and
+         *     33,177,600 in all (400 otherwise), at most 5 MiB (413 above); nothing is written when it is
+         *     refused. A work order resolved or cancelled answers 409. At most 20 photos a work order.
+         *
+         *     Permission: `performInspections` (inspector, alias staff, and up: whoever may open a work
+         *     order), at the work order's site.
+         */
+        post: operations["addWorkOrderPhoto"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/work-orders/{id}/photos/{mediaId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+                /**
+                 * @description The photo's id.
+                 * @example 0192f3a4-0000-7000-8000-000000000d51
+                 */
+                mediaId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * A work order photo
+         * @description The photo's bytes (its `url` in the work order). The content never changes.
+         *
+         *     Permission: `viewOrg` (any member).
+         */
+        get: operations["getWorkOrderPhoto"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove a photo from a work order
+         * @description Removes a photo from a work order that is not resolved or cancelled (409 once it is: the
+         *     record stays).
+         *
+         *     Permission: `performInspections` (inspector, alias staff, and up), at the work order's site.
+         */
+        delete: operations["deleteWorkOrderPhoto"];
         options?: never;
         head?: never;
         patch?: never;
@@ -8601,6 +8684,22 @@ export interface components {
          * @enum {string}
          */
         WorkOrderStatus: "open" | "in_progress" | "resolved" | "cancelled";
+        WorkOrderPhoto: {
+            /** Format: uuid */
+            mediaId: string;
+            /** @enum {string} */
+            contentType: "image/png" | "image/jpeg" | "image/webp" | "image/gif";
+            /** @description Bytes. */
+            size: number;
+            filename?: string | null;
+            /**
+             * @description Where the bytes are served (with the member's session).
+             * @example /v1/orgs/0192f3a4-0000-7000-8000-000000000001/work-orders/0192f3a4-0000-7000-8000-000000000d50/photos/0192f3a4-0000-7000-8000-000000000d51
+             */
+            url: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
         WorkOrder: {
             /** Format: uuid */
             id: string;
@@ -8629,6 +8728,8 @@ export interface components {
              * @description When it was resolved or cancelled.
              */
             closedAt: string | null;
+            /** @description The photos attached to it, oldest first, with the URLs that serve them (GET /work-orders/{id} only). */
+            photos?: components["schemas"]["WorkOrderPhoto"][];
         };
         /** @description A scanned piece of equipment (an `equipment` tag naming it by id) and its work orders not yet closed. */
         ScanEquipmentContext: {
@@ -13614,6 +13715,10 @@ export interface components {
             status: "in_progress" | "resolved" | "cancelled";
             /** @description Required to resolve. */
             resolutionNote?: string;
+        };
+        UploadWorkOrderPhotoRequest: {
+            /** Format: binary */
+            file: string;
         };
         AlertWorkOrderRequest: {
             /**
@@ -32191,7 +32296,17 @@ export interface operations {
                      *       "createdAt": "2026-03-02T10:00:00Z",
                      *       "updatedAt": "2026-03-02T10:00:00Z",
                      *       "startedAt": null,
-                     *       "closedAt": null
+                     *       "closedAt": null,
+                     *       "photos": [
+                     *         {
+                     *           "mediaId": "0192f3a4-0000-7000-8000-000000000d51",
+                     *           "contentType": "image/jpeg",
+                     *           "size": 183004,
+                     *           "filename": "gasket.jpg",
+                     *           "url": "/v1/orgs/0192f3a4-0000-7000-8000-000000000001/work-orders/0192f3a4-0000-7000-8000-000000000d50/photos/0192f3a4-0000-7000-8000-000000000d51",
+                     *           "createdAt": "2026-03-02T10:01:00Z"
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["WorkOrder"];
@@ -32283,6 +32398,164 @@ export interface operations {
             409: components["responses"]["IdempotencyConflict"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    addWorkOrderPhoto: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (Stripe's semantics). Send a unique value (a UUID v4) per
+                 *     intended action; a retry with the same key and the same request (method, path, query, body)
+                 *     within 24 hours is not run again: the first response (status, `Location`, body) is replayed
+                 *     with the header `Idempotent-Replayed: true`. The same key with a different request answers
+                 *     422 `idempotency_key_reused`; while the first request is still running, 409
+                 *     `idempotency_key_in_use` (retry shortly). Keys are kept per organization (per user, or per
+                 *     client address for the sign-in endpoints and other public operations). Failures before the
+                 *     operation runs (400, 401, 402, 403, 404 of the organization) and server errors (5xx) and
+                 *     429s are not kept, so a retry runs again.
+                 * @example 5f0c1e9e-8d2b-4f7a-9a57-3c2f0e6b1d42
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "file": "gasket.jpg"
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["UploadWorkOrderPhotoRequest"];
+            };
+        };
+        responses: {
+            /** @description The photo. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "mediaId": "0192f3a4-0000-7000-8000-000000000d51",
+                     *       "contentType": "image/jpeg",
+                     *       "size": 183004,
+                     *       "filename": "gasket.jpg",
+                     *       "url": "/v1/orgs/0192f3a4-0000-7000-8000-000000000001/work-orders/0192f3a4-0000-7000-8000-000000000d50/photos/0192f3a4-0000-7000-8000-000000000d51",
+                     *       "createdAt": "2026-03-02T10:01:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WorkOrderPhoto"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWorkOrderPhoto: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+                /**
+                 * @description The photo's id.
+                 * @example 0192f3a4-0000-7000-8000-000000000d51
+                 */
+                mediaId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The image. */
+            200: {
+                headers: {
+                    /**
+                     * @description `private, max-age=31536000, immutable`.
+                     * @example private, max-age=31536000, immutable
+                     */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example (the image's bytes) */
+                    "image/*": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteWorkOrderPhoto: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The organization's id (from the user's memberships).
+                 * @example 0192f3a4-0000-7000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description The resource's id.
+                 * @example 0192f3a4-0000-7000-8000-0000000000ff
+                 */
+                id: components["parameters"]["Id"];
+                /**
+                 * @description The photo's id.
+                 * @example 0192f3a4-0000-7000-8000-000000000d51
+                 */
+                mediaId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["NoContent"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

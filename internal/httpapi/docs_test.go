@@ -67,10 +67,10 @@ func TestTheGuidesArePagesWithTheHostedPages(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t, func(c *config.Config) { c.HostedPages = true })
 	for path, want := range map[string]string{
-		"/docs/guides/README.md":             "text/html; charset=UTF-8",
-		"/docs/guides/":                      "text/html; charset=UTF-8",
-		"/docs/guides/stock.md":              "text/html; charset=UTF-8",
-		"/docs/guides/stock.md?raw=1":        "text/plain; charset=utf-8",
+		"/docs/guides/README.md":                   "text/html; charset=UTF-8",
+		"/docs/guides/":                            "text/html; charset=UTF-8",
+		"/docs/guides/stock.md":                    "text/html; charset=UTF-8",
+		"/docs/guides/stock.md?raw=1":              "text/plain; charset=utf-8",
 		"/docs/reference/error-codes.md":           "text/html; charset=UTF-8",
 		"/docs/reference/error-codes.md?raw=1":     "text/plain; charset=utf-8",
 		"/docs/benchmarks.md":                      "text/html; charset=UTF-8",

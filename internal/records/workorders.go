@@ -110,14 +110,21 @@ func (h *Handlers) GetWorkOrder(ctx context.Context, req api.GetWorkOrderRequest
 	if err != nil {
 		return nil, err
 	}
-	w, err := db.New(h.pool).GetWorkOrder(ctx, db.GetWorkOrderParams{OrgID: a.OrgID, ID: req.Id})
+	q := db.New(h.pool)
+	w, err := q.GetWorkOrder(ctx, db.GetWorkOrderParams{OrgID: a.OrgID, ID: req.Id})
 	if pg.IsNoRows(err) || (err == nil && !a.CanSeeSite(w.SiteID)) {
 		return nil, errWorkOrderNotFound
 	}
 	if err != nil {
 		return nil, err
 	}
-	return api.GetWorkOrder200JSONResponse(workOrderToAPI(w)), nil
+	photos, err := workOrderPhotos(ctx, q, a.OrgID, w.ID)
+	if err != nil {
+		return nil, err
+	}
+	out := workOrderToAPI(w)
+	out.Photos = &photos
+	return api.GetWorkOrder200JSONResponse(out), nil
 }
 
 // TransitionWorkOrder moves a work order by a conditional update from the state it was read in:
