@@ -1290,98 +1290,65 @@ func (q *Queries) MenuOverrides(ctx context.Context, arg MenuOverridesParams) ([
 	return items, nil
 }
 
-const recipeNutritionTree = `-- name: RecipeNutritionTree :one
+const recipeTreeVersions = `-- name: RecipeTreeVersions :many
 WITH RECURSIVE tree AS (
-    SELECT v.recipe_id, v.version, v.body, v.sub_recipe_ids, r.archived_at, 0 AS depth
+    SELECT v.recipe_id, v.version, v.body, v.sub_recipe_ids, r.archived_at, r.current_version AS root_current, 0 AS depth
     FROM recipes r
     JOIN recipe_versions v ON v.org_id = r.org_id AND v.recipe_id = r.id
-     AND v.version = CASE WHEN $4::int > 0 THEN $4::int ELSE r.current_version END
-    WHERE r.org_id = $1 AND r.id = $2
+     AND v.version = CASE WHEN $1::int > 0 THEN $1::int ELSE r.current_version END
+    WHERE r.org_id = $2 AND r.id = $3
   UNION ALL
-    SELECT v.recipe_id, v.version, v.body, v.sub_recipe_ids, r.archived_at, t.depth + 1
+    SELECT v.recipe_id, v.version, v.body, v.sub_recipe_ids, r.archived_at, t.root_current, t.depth + 1
     FROM tree t
-    JOIN recipes r ON r.org_id = $1 AND r.id = ANY (t.sub_recipe_ids)
+    JOIN recipes r ON r.org_id = $2 AND r.id = ANY (t.sub_recipe_ids)
     JOIN recipe_versions v ON v.org_id = r.org_id AND v.recipe_id = r.id AND v.version = r.current_version
     WHERE t.depth < 50
-),
-versions AS (
-    SELECT DISTINCT ON (recipe_id) recipe_id, version, body, archived_at FROM tree ORDER BY recipe_id, depth
-),
-items AS (
-    SELECT i.id, i.org_id, i.name, i.sku, i.category, i.base_unit, i.units, i.shelf_life_days, i.allergens, i.active, i.created_at, i.updated_at, i.food_id, i.grams_per, i.edible, i.added_sugar FROM inventory_items i
-    WHERE i.org_id = $1
-      AND i.id IN (SELECT (e ->> 'itemId')::uuid FROM versions, jsonb_array_elements(versions.body -> 'ingredients') e WHERE e ? 'itemId')
-),
-food_ids AS (
-    SELECT DISTINCT food_id AS id FROM items WHERE food_id IS NOT NULL
 )
-SELECT
-    coalesce((SELECT rr.current_version FROM recipes rr WHERE rr.org_id = $1 AND rr.id = $2), 0)::int AS root_current,
-    (SELECT json_agg(json_build_object('id', recipe_id, 'version', version, 'archived', archived_at IS NOT NULL, 'body', body))
-     FROM versions)::json AS recipes,
-    coalesce((SELECT json_agg(json_build_object('id', id, 'name', name, 'sku', sku, 'category', category, 'baseUnit', base_unit,
-                                                'units', units, 'shelfLifeDays', shelf_life_days, 'allergens', allergens, 'active', active,
-                                                'createdAt', created_at, 'updatedAt', updated_at, 'foodId', food_id, 'gramsPer', grams_per,
-                                                'edible', edible, 'addedSugar', added_sugar))
-              FROM items), '[]'::json)::json AS items,
-    coalesce((SELECT json_agg(h) FROM (
-        SELECT 'usda'::text AS source, f.id, f.name, f.ndb_no::text AS ndb_no, 100::numeric AS basis_grams, '[]'::jsonb AS portions
-        FROM usda_foods f WHERE f.id IN (SELECT id FROM food_ids)
-        UNION ALL
-        SELECT 'org'::text, o.id, o.name, ''::text, o.basis_grams, o.portions
-        FROM org_foods o WHERE o.org_id = $1 AND o.id IN (SELECT id FROM food_ids)) h), '[]'::json)::json AS heads,
-    coalesce((SELECT json_agg(v) FROM (
-        SELECT f.id AS food_id, v.nutr_no AS nutrient, v.value AS amount
-        FROM usda_foods f JOIN usda_nutrient_values v ON v.ndb_no = f.ndb_no
-        WHERE f.id IN (SELECT id FROM food_ids) AND v.nutr_no = ANY ($3::text[])
-        UNION ALL
-        SELECT n.food_id, n.nutrient, n.amount
-        FROM org_food_nutrients n WHERE n.org_id = $1 AND n.food_id IN (SELECT id FROM food_ids)) v), '[]'::json)::json AS nutrient_values,
-    coalesce((SELECT json_agg(w ORDER BY w.food_id, w.seq) FROM (
-        SELECT f.id AS food_id, uw.amount, uw.measure, uw.grams, uw.seq
-        FROM usda_foods f JOIN usda_weights uw ON uw.ndb_no = f.ndb_no
-        WHERE f.id IN (SELECT id FROM food_ids)) w), '[]'::json)::json AS weights
+SELECT DISTINCT ON (recipe_id) recipe_id, version, body, archived_at, root_current FROM tree ORDER BY recipe_id, depth
 `
 
-type RecipeNutritionTreeParams struct {
+type RecipeTreeVersionsParams struct {
+	Version int32
 	OrgID   uuid.UUID
 	RootID  uuid.UUID
-	NutrNos []string
-	Version int32
 }
 
-type RecipeNutritionTreeRow struct {
-	RootCurrent    int32
-	Recipes        []byte
-	Items          []byte
-	Heads          []byte
-	NutrientValues []byte
-	Weights        []byte
+type RecipeTreeVersionsRow struct {
+	RecipeID    uuid.UUID
+	Version     int32
+	Body        []byte
+	ArchivedAt  *time.Time
+	RootCurrent int32
 }
 
-// Everything a recipe's nutrition analysis reads, in one round trip: the recipe (at @version, 0
-// for current) and every sub-recipe at any depth (current versions), the inventory items their
-// lines use, and those items' foods as foods.Profiles reads them (heads, nutrient values of
-// @nutr_nos or the organization's keys, USDA household measures in order; keep the three in step
-// with food_profiles.sql). root_current is 0 when the recipe is none of the organization's;
-// recipes is NULL when it has no such version. A read model only: nothing here is written.
-func (q *Queries) RecipeNutritionTree(ctx context.Context, arg RecipeNutritionTreeParams) (RecipeNutritionTreeRow, error) {
-	row := q.db.QueryRow(ctx, recipeNutritionTree,
-		arg.OrgID,
-		arg.RootID,
-		arg.NutrNos,
-		arg.Version,
-	)
-	var i RecipeNutritionTreeRow
-	err := row.Scan(
-		&i.RootCurrent,
-		&i.Recipes,
-		&i.Items,
-		&i.Heads,
-		&i.NutrientValues,
-		&i.Weights,
-	)
-	return i, err
+// A recipe (at @version, 0 for current) and every sub-recipe at any depth (current versions),
+// in one round trip where loadTree reads a level at a time; a sub-recipe reached twice comes
+// once. root_current is the recipe's current version (every row carries it); no rows when the
+// recipe is none of the organization's or has no such version.
+func (q *Queries) RecipeTreeVersions(ctx context.Context, arg RecipeTreeVersionsParams) ([]RecipeTreeVersionsRow, error) {
+	rows, err := q.db.Query(ctx, recipeTreeVersions, arg.Version, arg.OrgID, arg.RootID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []RecipeTreeVersionsRow{}
+	for rows.Next() {
+		var i RecipeTreeVersionsRow
+		if err := rows.Scan(
+			&i.RecipeID,
+			&i.Version,
+			&i.Body,
+			&i.ArchivedAt,
+			&i.RootCurrent,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const replanRun = `-- name: ReplanRun :one

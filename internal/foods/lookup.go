@@ -40,16 +40,12 @@ func Profiles(ctx context.Context, q *db.Queries, orgID uuid.UUID, ids []uuid.UU
 			break
 		}
 	}
-	return AssembleProfiles(heads, values, weights)
+	return assembleProfiles(heads, values, weights)
 }
 
-// SRNumbers are the SR nutrient numbers a profile reads (the values query's nutr_nos).
-func SRNumbers() []string { return srNumbers }
-
-// AssembleProfiles builds profiles from the rows of the three profile reads (FoodProfileHeads,
-// FoodProfileValues, FoodProfileWeights), however they were read: the kitchen reads them in the
-// same statement as a recipe's tree.
-func AssembleProfiles(heads []db.FoodProfileHeadsRow, values []db.FoodProfileValuesRow, weights []db.FoodProfileWeightsRow) (map[uuid.UUID]nutrition.Food, error) {
+// assembleProfiles builds profiles from the rows of the three profile reads (FoodProfileHeads,
+// FoodProfileValues, FoodProfileWeights).
+func assembleProfiles(heads []db.FoodProfileHeadsRow, values []db.FoodProfileValuesRow, weights []db.FoodProfileWeightsRow) (map[uuid.UUID]nutrition.Food, error) {
 	out := make(map[uuid.UUID]nutrition.Food, len(heads))
 	basis := make(map[uuid.UUID]decimal.Decimal, len(heads))
 	for _, h := range heads {

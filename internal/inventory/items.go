@@ -132,10 +132,6 @@ func assemble(ctx context.Context, q *db.Queries, orgID uuid.UUID, rows []db.Inv
 	return out, nil
 }
 
-// ItemFromRow is an item as its row alone gives it (no par levels, no costs), for a reader that
-// has the row already: the kitchen reads a recipe's items with its tree in one statement.
-func ItemFromRow(r db.InventoryItem) (Item, error) { return fromRow(r) }
-
 // storedUnit is a declared unit as the units column keeps it.
 type storedUnit struct {
 	Name   string          `json:"name"`
