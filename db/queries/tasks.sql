@@ -91,8 +91,13 @@ SELECT id, target_type, target_id, site_id, label FROM tags
 WHERE org_id = @org_id AND upper(code) = upper(@code) AND retired_at IS NULL;
 
 -- name: GetTagTarget :one
-SELECT t.id, t.target_type, t.target_id, t.site_id, coalesce(t.label, s.name)::text AS name
-FROM tags t LEFT JOIN sites s ON s.org_id = t.org_id AND s.id = t.target_id
+-- The target a tag names and what to call it: the tag's label, else the site's, storage
+-- location's or equipment's own name (a tag naming its target by id needs no label).
+SELECT t.id, t.target_type, t.target_id, t.site_id, coalesce(t.label, s.name, l.name, e.name, '')::text AS name
+FROM tags t
+LEFT JOIN sites s ON t.target_type = 'site' AND s.org_id = t.org_id AND s.id = t.target_id
+LEFT JOIN storage_locations l ON t.target_type = 'storage_location' AND l.org_id = t.org_id AND l.id = t.target_id
+LEFT JOIN equipment e ON t.target_type = 'equipment' AND e.org_id = t.org_id AND e.id = t.target_id
 WHERE t.org_id = @org_id AND t.id = @id AND t.retired_at IS NULL;
 
 -- name: MemberSites :one

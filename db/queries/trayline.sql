@@ -151,9 +151,11 @@ WHERE t.org_id = @org_id AND t.status = 'queued' AND @diet::text = ANY (t.diets)
 UNION
 SELECT b.patient_id, b.date FROM nutrient_day_breaches b WHERE b.org_id = @org_id;
 
--- name: BeginDayBreach :exec
+-- name: BeginDayBreaches :exec
+-- Breaches beginning now: patients[i]'s date dates[i] at site sites[i] (one statement for a
+-- generation's many).
 INSERT INTO nutrient_day_breaches (org_id, patient_id, date, site_id, since)
-VALUES (@org_id, @patient_id, @date, @site_id, @since)
+SELECT @org_id::uuid, unnest(@patient_ids::uuid[]), unnest(@dates::date[]), unnest(@site_ids::uuid[]), @since::timestamptz
 ON CONFLICT (org_id, patient_id, date) DO NOTHING;
 
 -- name: EndDayBreach :one

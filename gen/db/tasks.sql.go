@@ -490,8 +490,11 @@ func (q *Queries) GetRoutine(ctx context.Context, arg GetRoutineParams) (Routine
 }
 
 const getTagTarget = `-- name: GetTagTarget :one
-SELECT t.id, t.target_type, t.target_id, t.site_id, coalesce(t.label, s.name)::text AS name
-FROM tags t LEFT JOIN sites s ON s.org_id = t.org_id AND s.id = t.target_id
+SELECT t.id, t.target_type, t.target_id, t.site_id, coalesce(t.label, s.name, l.name, e.name, '')::text AS name
+FROM tags t
+LEFT JOIN sites s ON t.target_type = 'site' AND s.org_id = t.org_id AND s.id = t.target_id
+LEFT JOIN storage_locations l ON t.target_type = 'storage_location' AND l.org_id = t.org_id AND l.id = t.target_id
+LEFT JOIN equipment e ON t.target_type = 'equipment' AND e.org_id = t.org_id AND e.id = t.target_id
 WHERE t.org_id = $1 AND t.id = $2 AND t.retired_at IS NULL
 `
 
@@ -508,6 +511,8 @@ type GetTagTargetRow struct {
 	Name       string
 }
 
+// The target a tag names and what to call it: the tag's label, else the site's, storage
+// location's or equipment's own name (a tag naming its target by id needs no label).
 func (q *Queries) GetTagTarget(ctx context.Context, arg GetTagTargetParams) (GetTagTargetRow, error) {
 	row := q.db.QueryRow(ctx, getTagTarget, arg.OrgID, arg.ID)
 	var i GetTagTargetRow

@@ -13,26 +13,28 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
-const beginDayBreach = `-- name: BeginDayBreach :exec
+const beginDayBreaches = `-- name: BeginDayBreaches :exec
 INSERT INTO nutrient_day_breaches (org_id, patient_id, date, site_id, since)
-VALUES ($1, $2, $3, $4, $5)
+SELECT $1::uuid, unnest($2::uuid[]), unnest($3::date[]), unnest($4::uuid[]), $5::timestamptz
 ON CONFLICT (org_id, patient_id, date) DO NOTHING
 `
 
-type BeginDayBreachParams struct {
-	OrgID     uuid.UUID
-	PatientID uuid.UUID
-	Date      pgtype.Date
-	SiteID    uuid.UUID
-	Since     time.Time
+type BeginDayBreachesParams struct {
+	OrgID      uuid.UUID
+	PatientIds []uuid.UUID
+	Dates      []pgtype.Date
+	SiteIds    []uuid.UUID
+	Since      time.Time
 }
 
-func (q *Queries) BeginDayBreach(ctx context.Context, arg BeginDayBreachParams) error {
-	_, err := q.db.Exec(ctx, beginDayBreach,
+// Breaches beginning now: patients[i]'s date dates[i] at site sites[i] (one statement for a
+// generation's many).
+func (q *Queries) BeginDayBreaches(ctx context.Context, arg BeginDayBreachesParams) error {
+	_, err := q.db.Exec(ctx, beginDayBreaches,
 		arg.OrgID,
-		arg.PatientID,
-		arg.Date,
-		arg.SiteID,
+		arg.PatientIds,
+		arg.Dates,
+		arg.SiteIds,
 		arg.Since,
 	)
 	return err

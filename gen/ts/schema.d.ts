@@ -8773,7 +8773,7 @@ export interface components {
                  */
                 id: string | null;
                 /**
-                 * @description The site's name, or the tag's label.
+                 * @description The site's name, or the tag's label, else the storage location's or equipment's own name.
                  * @example Walk-in cooler 2
                  */
                 name: string;

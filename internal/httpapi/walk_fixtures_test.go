@@ -484,8 +484,11 @@ var walkFixtures = map[string]walkFixture{
 	"createWorkOrder": func(w *walker) walkCall {
 		return walkCall{body: map[string]any{"equipmentId": w.equipment(), "title": "Door gasket torn"}}
 	},
-	"listWorkOrders": func(w *walker) walkCall { return walkCall{ids: []string{w.workOrder()}} },
-	"getWorkOrder":   workOrderFixture,
+	"listWorkOrders":       func(w *walker) walkCall { return walkCall{ids: []string{w.workOrder()}} },
+	"getWorkOrder":         workOrderFixture,
+	"addWorkOrderPhoto":    workOrderFixture,
+	"getWorkOrderPhoto":    workOrderPhotoFixture,
+	"deleteWorkOrderPhoto": workOrderPhotoFixture,
 	"transitionWorkOrder": func(w *walker) walkCall {
 		c := workOrderFixture(w)
 		c.body = map[string]any{"status": "in_progress"}

@@ -1,6 +1,8 @@
 package httpapi_test
 
 import (
+	"bytes"
+	"mime/multipart"
 	"net/http"
 
 	"github.com/google/uuid"
@@ -68,6 +70,20 @@ func (w *walker) workOrder() string {
 func workOrderFixture(w *walker) walkCall {
 	id := w.workOrder()
 	return walkCall{path: map[string]string{"id": id}, ids: []string{id}}
+}
+
+func workOrderPhotoFixture(w *walker) walkCall {
+	id := w.workOrder()
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	part, _ := mw.CreateFormFile("file", "walk.png")
+	_, _ = part.Write(onePixelPNG)
+	_ = mw.Close()
+	var out struct {
+		MediaID string `json:"mediaId"`
+	}
+	w.ownerCall(http.MethodPost, "work-orders/"+id+"/photos").Raw(mw.FormDataContentType(), buf.Bytes()).Do().Expect(http.StatusCreated).Decode(&out)
+	return walkCall{path: map[string]string{"id": id, "mediaId": out.MediaID}, ids: []string{id, out.MediaID}}
 }
 
 func (w *walker) walkthrough() string {

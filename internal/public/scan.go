@@ -73,6 +73,9 @@ func (h *Handlers) ResolveScan(ctx context.Context, req api.ResolveScanRequestOb
 			return nil, err
 		}
 	}
+	if out.Target.Name == "" && out.Context.Equipment != nil {
+		out.Target.Name = out.Context.Equipment.Name // an equipment tag without a label of its own
+	}
 	return out, nil
 }
 

@@ -46,7 +46,7 @@ func TestTaskOnATagWithoutALabel(t *testing.T) {
 			created := k.newTask(map[string]any{"title": "Check " + c.name, "requiresScan": true, "targetTagId": tag.ID})
 			want("created", created)
 			want("read", k.get(created.ID))
-			listed := k.list("siteId=" + k.site.String())
+			listed := k.list("?siteId=" + k.site.String())
 			if len(listed) != 1 {
 				t.Fatalf("listed %d tasks", len(listed))
 			}

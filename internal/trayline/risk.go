@@ -165,16 +165,27 @@ func settleDays(ctx context.Context, tx pgx.Tx, now time.Time, orgID uuid.UUID, 
 	for _, r := range rows {
 		known[dayKey{r.PatientID, r.Date.Time}] = breach{r.Since, r.Alerted}
 	}
+	// The breaches that begin now, in one statement.
+	var begin db.BeginDayBreachesParams
+	for _, d := range days {
+		if _, has := known[d.dayKey]; d.over && !has {
+			begin.PatientIds = append(begin.PatientIds, d.patient)
+			begin.Dates = append(begin.Dates, pgtype.Date{Time: d.date, Valid: true})
+			begin.SiteIds = append(begin.SiteIds, d.site)
+		}
+	}
+	if len(begin.PatientIds) > 0 {
+		begin.OrgID, begin.Since = orgID, now
+		if err := q.BeginDayBreaches(ctx, begin); err != nil {
+			return err
+		}
+	}
 	for _, d := range days {
 		b, has := known[d.dayKey]
-		switch {
-		case d.over && !has:
-			if err := q.BeginDayBreach(ctx, db.BeginDayBreachParams{OrgID: orgID, PatientID: d.patient, Date: pgtype.Date{Time: d.date, Valid: true},
-				SiteID: d.site, Since: now}); err != nil {
-				return err
-			}
+		if d.over && !has {
 			b.since = now
-			fallthrough
+		}
+		switch {
 		case d.over && !b.alerted:
 			if _, err := alerts.Open(ctx, tx, now, alerts.Alert{
 				OrgID: orgID, SiteID: d.site, Kind: kindNutritionRisk, Severity: alerts.Warning, Cause: causeNutrientLimit,

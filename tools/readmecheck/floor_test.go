@@ -218,8 +218,22 @@ func TestBrowserFloorMorningRound(t *testing.T) {
 		t.Fatalf("out of range without a note: %v", got)
 	}
 	review(t, ctx, "floor-task-out-of-range")
+	// The photo control is the page's own: a labelled button reached with the keyboard (Tab from
+	// the unit lands on it, and it shows the focus), then the chosen photo named under it.
+	act(t, ctx, chromedp.Focus(chromedp.ID("task0-unit")), chromedp.KeyEvent("\t"))
+	if got := eval[map[string]any](t, ctx, `(() => { const b = document.getElementById("task0-photo-button"); const r = b.getBoundingClientRect();
+		return {focus: document.activeElement.id, button: b.textContent, tag: b.tagName, for: b.htmlFor, outline: getComputedStyle(b).outlineStyle,
+			height: r.height, name: document.getElementById("task0-photo-name").textContent}; })()`); got["focus"] != "task0-photo" ||
+		got["button"] != "Take a photo" || got["tag"] != "LABEL" || got["for"] != "task0-photo" || got["outline"] != "solid" || got["height"].(float64) < 44 ||
+		got["name"] != "No photo yet." {
+		t.Fatalf("the photo control: %v", got)
+	}
 	note := "Door was left ajar; closed it, moved the milk to the reach-in."
-	act(t, ctx, chromedp.SetUploadFiles(chromedp.ID("task0-photo"), []string{photo(t)}), chromedp.SendKeys(chromedp.ID("task0-note"), note),
+	act(t, ctx, chromedp.SetUploadFiles(chromedp.ID("task0-photo"), []string{photo(t)}))
+	if got := eval[[]string](t, ctx, `[document.getElementById("task0-photo-name").textContent, document.getElementById("task0-photo-button").textContent]`); got[0] != "Photo ready: walk-in.png" || got[1] != "Take another photo" {
+		t.Fatalf("the chosen photo: %q", got)
+	}
+	act(t, ctx, chromedp.SendKeys(chromedp.ID("task0-note"), note),
 		chromedp.Click(chromedp.CSS("#tasks > li:first-child form button[type=submit]")), chromedp.WaitVisible(chromedp.CSS("#tasks > li:first-child .result.done")))
 	var task struct {
 		Status             string   `json:"status"`
@@ -328,14 +342,40 @@ func TestBrowserFloorMorningRound(t *testing.T) {
 	if got := eval[string](t, actx, `document.getElementById("work-orders").textContent`); !strings.Contains(got, "Thermostat sticks") {
 		t.Fatalf("work orders: %q", got)
 	}
+	// With a photo from the camera, on a connection that drops the answer to the photo's upload:
+	// the work order is opened once, and the second tap attaches the photo once.
+	seenPhoto := failFirstResponse(t, actx, "*/work-orders/*/photos")
 	act(t, actx, chromedp.SendKeys(chromedp.ID("problem-title"), "Oil smokes at 350 °F"), chromedp.SendKeys(chromedp.ID("problem-description"), "Started during lunch."),
-		chromedp.Click(chromedp.CSS("#problem-form button[type=submit]")), chromedp.WaitVisible(chromedp.ID("problem-result")))
+		chromedp.SetUploadFiles(chromedp.ID("problem-photo"), []string{photo(t)}),
+		chromedp.Click(chromedp.CSS("#problem-form button[type=submit]")), chromedp.WaitVisible(chromedp.ID("problem-error")))
+	if got := eval[map[string]any](t, actx, `({title: document.getElementById("problem-title").value, error: document.getElementById("problem-error").textContent,
+		photo: document.getElementById("problem-photo").files.length})`); got["title"] != "Oil smokes at 350 °F" || got["photo"].(float64) != 1 ||
+		!strings.HasPrefix(got["error"].(string), "Not sent: no connection.") {
+		t.Fatalf("after the lost answer: %v", got)
+	}
+	act(t, actx, chromedp.Click(chromedp.CSS("#problem-form button[type=submit]")), chromedp.WaitVisible(chromedp.ID("problem-result")))
+	if n := seenPhoto.Load(); n != 2 {
+		t.Fatalf("%d photo uploads reached the network", n)
+	}
+	if got := eval[string](t, actx, `document.getElementById("problem-result").textContent`); got != "Reported with the photo: a work order is open." {
+		t.Fatalf("the problem's result: %q", got)
+	}
 	var orders []struct {
-		Title, Description, Status string
+		ID, Title, Description, Status string
 	}
 	o.do(t, "GET", "work-orders?status=open", nil, &orders)
 	if len(orders) != 2 || orders[0].Title != "Oil smokes at 350 °F" || orders[0].Description != "Started during lunch." {
 		t.Fatalf("work orders as the API has them: %+v", orders)
+	}
+	var reported struct {
+		Photos []struct {
+			ContentType string `json:"contentType"`
+			Filename    string `json:"filename"`
+		} `json:"photos"`
+	}
+	o.do(t, "GET", "work-orders/"+orders[0].ID, nil, &reported)
+	if len(reported.Photos) != 1 || reported.Photos[0].ContentType != "image/png" || reported.Photos[0].Filename != "walk-in.png" {
+		t.Fatalf("the reported work order's photos: %+v", reported.Photos)
 	}
 	review(t, actx, "floor-equipment")
 	act(t, actx, chromedp.Click(chromedp.ID("retire")), chromedp.WaitVisible(chromedp.ID("retire-confirm")))

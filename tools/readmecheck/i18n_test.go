@@ -145,7 +145,21 @@ func assertNoEnglish(t *testing.T, ctx context.Context, name string) {
 			}
 		}
 	}
+	// A file input drawn as the browser draws it shows its own button and "No file chosen" in
+	// the browser's language, out of reach of the catalog (and of the text walk above): a page
+	// shows its own labelled control instead, the input visually hidden.
+	if shown := eval[[]string](t, ctx, fileInputsShownJS); len(shown) > 0 {
+		t.Errorf("%s: file inputs drawn with the browser's own text (\"Choose File\"), not the catalog's: %q", name, shown)
+	}
 }
+
+// fileInputsShownJS lists the file inputs a reader sees drawn by the browser (larger than the
+// 1 px of a visually hidden one).
+const fileInputsShownJS = `[...document.querySelectorAll("input[type=file]")].filter((e) => {
+	if (!e.checkVisibility()) return false;
+	const r = e.getBoundingClientRect();
+	return r.width > 2 && r.height > 2;
+}).map((e) => e.id || e.name || "input")`
 
 func TestEnglishCatalogLoads(t *testing.T) {
 	c, err := loadEnglish()

@@ -350,9 +350,10 @@ function taskForm(task, id, completePath, site) {
   }
   let photo;
   if (canPhoto) {
-    photo = el("input", { id: id + "-photo", type: "file", accept: "image/*", capture: "environment", "aria-describedby": id + "-photo-error" });
     const label = task.requiresPhoto && !(task.attachmentMediaIds || []).length ? "floor.task_photo_required" : "floor.task_photo_optional";
-    form.append(el("div", { class: "field" }, el("label", { for: photo.id, i18n: label }), photo, el("p", { class: "error", id: id + "-photo-error", hidden: true })));
+    const field = photoField(id + "-photo", label);
+    photo = field.input;
+    form.append(field.div);
   }
   const note = el("textarea", { id: id + "-note", maxlength: "2000", "aria-describedby": id + "-note-error" });
   const noteLabel = el("label", { for: note.id, i18n: "floor.task_note" });
@@ -434,6 +435,36 @@ function taskForm(task, id, completePath, site) {
     });
   });
   return form;
+}
+
+// The photo control: a visually hidden file input (the browser's own "Choose File" would speak
+// its language, not the page's), a visible label styled as a button that opens the camera, and
+// the chosen photo's name. The template writes the same markup for the problem form.
+function photoField(id, titleKey) {
+  const input = el("input", { id, class: "visually-hidden", type: "file", accept: "image/*", capture: "environment",
+    "aria-labelledby": id + "-title " + id + "-button", "aria-describedby": id + "-name " + id + "-error" });
+  const div = el("div", { class: "field photo-field" },
+    el("p", { class: "field-title", id: id + "-title", i18n: titleKey }),
+    input,
+    el("label", { for: id, id: id + "-button", class: "button photo-button", i18n: "floor.photo_take" }),
+    el("p", { class: "photo-name", id: id + "-name", i18n: "floor.photo_none" }),
+    el("p", { class: "error", id: id + "-error", hidden: true }));
+  wirePhoto(input);
+  return { div, input };
+}
+
+// wirePhoto names the chosen photo under the button, and the button says it takes another.
+function wirePhoto(input) {
+  const sync = () => {
+    const file = input.files && input.files[0];
+    const button = $(input.id + "-button") || document.querySelector(`label[for="${input.id}"]`);
+    const name = $(input.id + "-name");
+    for (const e of [button, name]) if (e) delete e.dataset.i18n;
+    if (button) tx(button, file ? "floor.photo_retake" : "floor.photo_take");
+    if (name) tx(name, file ? "floor.photo_chosen" : "floor.photo_none", file ? { name: file.name || "photo" } : {});
+  };
+  input.addEventListener("change", sync);
+  input._syncPhoto = sync;
 }
 
 function photoError(status) {
@@ -835,24 +866,45 @@ $("problem-form").addEventListener("submit", async (ev) => {
   const body = { equipmentId: current.context.equipment.id, title, priority: $("problem-priority").value };
   const description = $("problem-description").value.trim();
   if (description) body.description = description;
+  const input = $("problem-photo");
+  const file = input.files[0];
+  // The work order is opened once per submission (its key), then the photo attached to it with
+  // a key of its own (a submission of the work order and the photo): a retry after a lost
+  // answer skips what is done and sends the rest again with the same keys.
   const sub = submission(form, JSON.stringify(body));
   await busy(form, form.querySelector("button[type=submit]"), async () => {
-    const res = await call("POST", may("createWorkOrder").path, { json: body, key: sub.key });
-    if (res.status === 401) return sessionEnded();
-    if (res.status === 201) {
-      form._sub = null;
-      const w = await res.json();
+    let w = sub.done.workOrder;
+    if (!w) {
+      const res = await call("POST", may("createWorkOrder").path, { json: body, key: sub.key });
+      if (res.status === 401) return sessionEnded();
+      if (res.status !== 201) return formError(error, statusError(res.status));
+      w = sub.done.workOrder = await res.json();
       current.context.equipment.workOrders.unshift(w);
       renderEquipment(current.context.equipment);
-      $("problem-title").value = "";
-      $("problem-description").value = "";
-      tx(result, "floor.problem_reported");
-      result.hidden = false;
-      return;
     }
-    formError(error, statusError(res.status));
+    if (file) {
+      const psub = submission(input, JSON.stringify([w.id, file.name, file.size, file.lastModified]));
+      const res = await uploadPhoto(`/orgs/${org}/work-orders/${w.id}/photos`, file, psub);
+      if (res.status === 401) return sessionEnded();
+      if (res.status !== 201) {
+        // The work order stands; the next tap attaches a photo to it, nothing else.
+        input.setAttribute("aria-invalid", "true");
+        tx($("problem-photo-error"), photoError(res.status));
+        $("problem-photo-error").hidden = false;
+        return formError(error, "floor.problem_photo_failed");
+      }
+    }
+    form._sub = null;
+    input._sub = null;
+    $("problem-title").value = "";
+    $("problem-description").value = "";
+    input.value = "";
+    input._syncPhoto();
+    tx(result, file ? "floor.problem_reported_photo" : "floor.problem_reported");
+    result.hidden = false;
   });
 });
+wirePhoto($("problem-photo"));
 
 // Adjust stock here (manager and up).
 
