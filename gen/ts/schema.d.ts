@@ -10441,7 +10441,9 @@ export interface components {
              * @description What opened the alert. Today `sensor_offline` (a paired sensor gateway silent for 10
              *     minutes, subject a device; or a probe with no reading for 3 of its gateway's report
              *     intervals while the gateway reports, subject a sensor) and `nutrition_risk` (a patient in house on only NPO or clear
-             *     liquids for 72 hours; subject a patient), `task_missed` (a required task still open its grace
+             *     liquids for 72 hours; or a patient whose planned day breaks a per-day nutrient limit of
+             *     their diet or order, which closes by itself once the day is within its limits again and
+             *     opens anew if it breaks again; subject a patient), `task_missed` (a required task still open its grace
              *     after its due time; subject a task) and `temperature_excursion` (a task completed with a
              *     reading outside its range, subject a task; or a sensor's readings out of its range for its
              *     `excursionMinutes`, subject a sensor), `door_open` (a door sensor open longer than its

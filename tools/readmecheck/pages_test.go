@@ -23,7 +23,7 @@ import (
 // The hosted pages in a real browser, against a started server of their own (webhooks may be
 // delivered to this machine, and the board test restarts it). Every page is checked with
 // axe-core (zero serious or critical violations), watched for content-security-policy
-// violations, and photographed at 375 px and 1920 px wide for review: the screenshots go to
+// violations, and photographed at 375 px and 1280 px wide for review: the screenshots go to
 // $SOUS_SCREENSHOT_DIR, else a directory under the system's temp directory (logged).
 
 var (
@@ -120,7 +120,7 @@ var (
 )
 
 // review runs axe-core on the page as it is, fails on a serious or critical violation or a CSP
-// violation, and takes the page's screenshots at 375 px and 1920 px.
+// violation, and takes the page's screenshots at 375 px and 1280 px.
 func review(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
 	axeOnce.Do(func() {
@@ -150,7 +150,7 @@ func review(t *testing.T, ctx context.Context, name string) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []int64{375, 1920} {
+	for _, w := range []int64{375, 1280} {
 		act(t, ctx, chromedp.EmulateViewport(w, 900))
 		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)) // 100: PNG
 		if err != nil {
