@@ -21,6 +21,7 @@ import (
 var bodyMemoryMultiple = map[string]int64{
 	"uploadMedia":       6,
 	"addTaskPhoto":      6,
+	"addWorkOrderPhoto": 6,
 	"importVendorGuide": 13,
 	"ingestFhir":        14,
 	"ingestHl7":         36,
