@@ -49,8 +49,6 @@ func longDate(t time.Time) string { return t.Format("Monday, January 2, 2006") }
 
 func clockTime(t time.Time) string { return t.Format("3:04 PM MST") }
 
-func dateTime(t time.Time) string { return longDate(t) + ", " + clockTime(t) }
-
 // percentBps writes basis points as a percent: 1025 is 10.25%, 2000 is 20%.
 func percentBps(bps int) string {
 	s := fmt.Sprintf("%.2f", float64(bps)/100)
