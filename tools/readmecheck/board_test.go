@@ -97,7 +97,8 @@ func TestBrowserBoardRecipeThemeAlertsAndSpanish(t *testing.T) {
 		return len(temps()) == 2 && len(got) > 0 && strings.Contains(strings.Join(got, "|"), "alertas")
 	})
 	probes.check(t, temps(), "es")
-	if got := alertLines(); len(got) != 1 || !strings.Contains(got[0], "Reach-in probe (Reach-in cooler) above 41 °F") || !strings.HasSuffix(got[0], "2 alertas") {
+	if got := alertLines(); len(got) != 1 || !strings.Contains(got[0], "Reach-in probe (Reach-in cooler) above 41 °F") || !strings.HasSuffix(got[0], "2 alertas") ||
+		!strings.HasPrefix(got[0], "Temperatura fuera de rango") {
 		t.Fatalf("alerts %q", got)
 	}
 	if h := eval[string](t, ctx, `document.querySelector(".alerts h2").textContent`); h != "Alertas" {
@@ -110,7 +111,7 @@ func TestBrowserBoardRecipeThemeAlertsAndSpanish(t *testing.T) {
 	act(t, ctx, chromedp.Click(chromedp.CSS(`.lang-toggle [data-lang="en"]`)))
 	waitFor(t, 5*time.Second, "English", func() bool {
 		got := alertLines()
-		return len(got) == 1 && strings.HasSuffix(got[0], "2 alerts")
+		return len(got) == 1 && strings.HasSuffix(got[0], "2 alerts") && strings.HasPrefix(got[0], "Temperature out of range")
 	})
 	probes.check(t, temps(), "en")
 	review(t, ctx, "board-temperatures-en")

@@ -310,6 +310,20 @@ function production(runs) {
   return s;
 }
 
+// ALERT_KINDS names each kind of alert in the catalog; a kind a newer server adds shows its
+// message alone.
+const ALERT_KINDS = {
+  temperature_excursion: "board.alert_kind_temperature_excursion",
+  door_open: "board.alert_kind_door_open",
+  sensor_offline: "board.alert_kind_sensor_offline",
+  sensor_fault: "board.alert_kind_sensor_fault",
+  task_missed: "board.alert_kind_task_missed",
+  nutrition_risk: "board.alert_kind_nutrition_risk",
+  tray_late: "board.alert_kind_tray_late",
+  certification_lapse: "board.alert_kind_certification_lapse",
+  lot_expiring: "board.alert_kind_lot_expiring",
+};
+
 // alerts shows each subject once: the open alerts about one thing (a probe out of range and
 // reading the impossible, say) are one line, with how many alerts it has. An alert without a
 // subject (an older server) is its own line unless its kind and message repeat. The list comes
@@ -326,6 +340,9 @@ function alerts(list) {
   }
   for (const { alert: a, count } of lines.values()) {
     const li = el("li", "alert severity-" + a.severity);
+    // The kind in the screen's language heads the line; the message under it is the server's
+    // own text (with its readings), which is written in English.
+    if (ALERT_KINDS[a.kind]) li.append(el("strong", "alert-kind", t(ALERT_KINDS[a.kind])));
     li.append(el("span", "alert-message", a.message));
     if (count > 1) li.append(el("span", "alert-count", t("board.alert_count", { n: num(count) })));
     ul.append(li);
