@@ -21,8 +21,8 @@ type buyer struct {
 	loc   uuid.UUID
 }
 
-func newBuyer(t *testing.T) *buyer {
-	env := apitest.New(t)
+func newBuyer(t *testing.T, opts ...apitest.Option) *buyer {
+	env := apitest.New(t, opts...)
 	owner, org := env.NewOwner("Harborview Kitchens")
 	site := env.Site(owner.AccessToken, org, "Main Kitchen")
 	b := &buyer{t: t, env: env, owner: owner, org: org, site: site}
