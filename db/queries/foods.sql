@@ -105,7 +105,7 @@ RETURNING *;
 
 -- name: UpdateOrgFood :one
 UPDATE org_foods SET name = @name, per_serving = @per_serving, basis_grams = @basis_grams, portions = @portions,
-    allergens = @allergens, updated_at = @now
+    allergens = @allergens, updated_at = @now, revision = revision + 1
 WHERE org_id = @org_id AND id = @id
 RETURNING *;
 

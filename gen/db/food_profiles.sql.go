@@ -13,11 +13,10 @@ import (
 )
 
 const foodProfileHeads = `-- name: FoodProfileHeads :many
-
-SELECT 'usda'::text AS source, f.id, f.name, f.ndb_no::text AS ndb_no, 100::numeric AS basis_grams, '[]'::jsonb AS portions
-FROM usda_foods f WHERE f.id = ANY ($1::uuid[])
+SELECT 'usda'::text AS source, f.id, r.revision::text AS revision, f.name, f.ndb_no::text AS ndb_no, 100::numeric AS basis_grams, '[]'::jsonb AS portions
+FROM usda_foods f CROSS JOIN usda_release r WHERE f.id = ANY ($1::uuid[])
 UNION ALL
-SELECT 'org'::text, o.id, o.name, ''::text, o.basis_grams, o.portions
+SELECT 'org'::text, o.id, o.revision::text, o.name, ''::text, o.basis_grams, o.portions
 FROM org_foods o WHERE o.org_id = $2 AND o.id = ANY ($1::uuid[])
 `
 
@@ -29,17 +28,17 @@ type FoodProfileHeadsParams struct {
 type FoodProfileHeadsRow struct {
 	Source     string
 	ID         uuid.UUID
+	Revision   string
 	Name       string
 	NdbNo      string
 	BasisGrams decimal.Decimal
 	Portions   []byte
 }
 
-// Food profiles for nutrition analysis (internal/foods/lookup.go): what the nutrition package
-// needs of USDA and organization foods by id, in three reads however many foods a recipe uses.
-// The foods among ids: USDA's (global) and the organization's own. basis_grams is the weight
-// an organization food's amounts are given for (100, or a spec sheet's serving); portions its
-// household measures (USDA's are in usda_weights).
+// The foods among ids: USDA's (global) and the organization's own, each with its revision (see
+// FoodProfileRevisions). basis_grams is the weight an organization food's amounts are given
+// for (100, or a spec sheet's serving); portions its household measures (USDA's are in
+// usda_weights).
 func (q *Queries) FoodProfileHeads(ctx context.Context, arg FoodProfileHeadsParams) ([]FoodProfileHeadsRow, error) {
 	rows, err := q.db.Query(ctx, foodProfileHeads, arg.Ids, arg.OrgID)
 	if err != nil {
@@ -52,6 +51,7 @@ func (q *Queries) FoodProfileHeads(ctx context.Context, arg FoodProfileHeadsPara
 		if err := rows.Scan(
 			&i.Source,
 			&i.ID,
+			&i.Revision,
 			&i.Name,
 			&i.NdbNo,
 			&i.BasisGrams,
@@ -67,31 +67,81 @@ func (q *Queries) FoodProfileHeads(ctx context.Context, arg FoodProfileHeadsPara
 	return items, nil
 }
 
-const foodProfileValues = `-- name: FoodProfileValues :many
-SELECT f.id AS food_id, v.nutr_no AS nutrient, v.value AS amount
-FROM usda_foods f JOIN usda_nutrient_values v ON v.ndb_no = f.ndb_no
-WHERE f.id = ANY ($1::uuid[]) AND v.nutr_no = ANY ($2::text[])
+const foodProfileRevisions = `-- name: FoodProfileRevisions :many
+
+SELECT 'usda'::text AS source, f.id, r.revision::text AS revision
+FROM usda_foods f CROSS JOIN usda_release r WHERE f.id = ANY ($1::uuid[])
 UNION ALL
-SELECT n.food_id, n.nutrient, n.amount
-FROM org_food_nutrients n WHERE n.org_id = $3 AND n.food_id = ANY ($1::uuid[])
+SELECT 'org'::text, o.id, o.revision::text
+FROM org_foods o WHERE o.org_id = $2 AND o.id = ANY ($1::uuid[])
+`
+
+type FoodProfileRevisionsParams struct {
+	Ids   []uuid.UUID
+	OrgID uuid.UUID
+}
+
+type FoodProfileRevisionsRow struct {
+	Source   string
+	ID       uuid.UUID
+	Revision string
+}
+
+// Food profiles for nutrition analysis (internal/foods/lookup.go): what the nutrition package
+// needs of USDA and organization foods by id, in three reads however many foods a recipe uses.
+// Which of ids are foods the organization can use, and the revision of each one's profile:
+// USDA's release (a new one with every import that changes anything) or the organization's
+// food's own count of edits. The profiles themselves are kept in memory by revision.
+func (q *Queries) FoodProfileRevisions(ctx context.Context, arg FoodProfileRevisionsParams) ([]FoodProfileRevisionsRow, error) {
+	rows, err := q.db.Query(ctx, foodProfileRevisions, arg.Ids, arg.OrgID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []FoodProfileRevisionsRow{}
+	for rows.Next() {
+		var i FoodProfileRevisionsRow
+		if err := rows.Scan(&i.Source, &i.ID, &i.Revision); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const foodProfileValues = `-- name: FoodProfileValues :many
+SELECT f.id AS food_id, r.revision::text AS revision, v.nutr_no AS nutrient, v.value AS amount
+FROM usda_foods f CROSS JOIN usda_release r
+LEFT JOIN usda_nutrient_values v ON v.ndb_no = f.ndb_no AND v.nutr_no = ANY ($1::text[])
+WHERE f.id = ANY ($2::uuid[])
+UNION ALL
+SELECT o.id, o.revision::text, n.nutrient, n.amount
+FROM org_foods o LEFT JOIN org_food_nutrients n ON n.org_id = o.org_id AND n.food_id = o.id
+WHERE o.org_id = $3 AND o.id = ANY ($2::uuid[])
 `
 
 type FoodProfileValuesParams struct {
-	Ids     []uuid.UUID
 	NutrNos []string
+	Ids     []uuid.UUID
 	OrgID   uuid.UUID
 }
 
 type FoodProfileValuesRow struct {
 	FoodID   uuid.UUID
-	Nutrient string
-	Amount   decimal.Decimal
+	Revision string
+	Nutrient *string
+	Amount   *decimal.Decimal
 }
 
 // The foods' nutrient amounts: USDA's per 100 g by SR number (the caller keeps the numbers it
 // maps), the organization's per basis_grams by nutrient key. A nutrient with no row is unknown.
+// Every food has at least one row (nutrient NULL when it has none), each with the revision the
+// statement read the food at, so the caller knows what revision the amounts are.
 func (q *Queries) FoodProfileValues(ctx context.Context, arg FoodProfileValuesParams) ([]FoodProfileValuesRow, error) {
-	rows, err := q.db.Query(ctx, foodProfileValues, arg.Ids, arg.NutrNos, arg.OrgID)
+	rows, err := q.db.Query(ctx, foodProfileValues, arg.NutrNos, arg.Ids, arg.OrgID)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +149,12 @@ func (q *Queries) FoodProfileValues(ctx context.Context, arg FoodProfileValuesPa
 	items := []FoodProfileValuesRow{}
 	for rows.Next() {
 		var i FoodProfileValuesRow
-		if err := rows.Scan(&i.FoodID, &i.Nutrient, &i.Amount); err != nil {
+		if err := rows.Scan(
+			&i.FoodID,
+			&i.Revision,
+			&i.Nutrient,
+			&i.Amount,
+		); err != nil {
 			return nil, err
 		}
 		items = append(items, i)
@@ -111,20 +166,22 @@ func (q *Queries) FoodProfileValues(ctx context.Context, arg FoodProfileValuesPa
 }
 
 const foodProfileWeights = `-- name: FoodProfileWeights :many
-SELECT f.id AS food_id, w.amount, w.measure, w.grams
-FROM usda_foods f JOIN usda_weights w ON w.ndb_no = f.ndb_no
+SELECT f.id AS food_id, r.revision::text AS revision, w.amount, w.measure, w.grams
+FROM usda_foods f CROSS JOIN usda_release r LEFT JOIN usda_weights w ON w.ndb_no = f.ndb_no
 WHERE f.id = ANY ($1::uuid[])
 ORDER BY f.id, w.seq
 `
 
 type FoodProfileWeightsRow struct {
-	FoodID  uuid.UUID
-	Amount  decimal.Decimal
-	Measure string
-	Grams   decimal.Decimal
+	FoodID   uuid.UUID
+	Revision string
+	Amount   *decimal.Decimal
+	Measure  *string
+	Grams    *decimal.Decimal
 }
 
-// USDA foods' household measures in USDA's order.
+// USDA foods' household measures in USDA's order, each food with at least one row (measure
+// NULL when it has none) and the release it was read at.
 func (q *Queries) FoodProfileWeights(ctx context.Context, ids []uuid.UUID) ([]FoodProfileWeightsRow, error) {
 	rows, err := q.db.Query(ctx, foodProfileWeights, ids)
 	if err != nil {
@@ -136,6 +193,7 @@ func (q *Queries) FoodProfileWeights(ctx context.Context, ids []uuid.UUID) ([]Fo
 		var i FoodProfileWeightsRow
 		if err := rows.Scan(
 			&i.FoodID,
+			&i.Revision,
 			&i.Amount,
 			&i.Measure,
 			&i.Grams,

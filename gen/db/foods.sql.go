@@ -16,7 +16,7 @@ import (
 const createOrgFood = `-- name: CreateOrgFood :one
 INSERT INTO org_foods (org_id, id, name, per_serving, basis_grams, portions, allergens, created_at, updated_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)
-RETURNING org_id, id, name, per_serving, basis_grams, portions, allergens, created_at, updated_at, search
+RETURNING org_id, id, name, per_serving, basis_grams, portions, allergens, created_at, updated_at, search, revision
 `
 
 type CreateOrgFoodParams struct {
@@ -53,6 +53,7 @@ func (q *Queries) CreateOrgFood(ctx context.Context, arg CreateOrgFoodParams) (O
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.Search,
+		&i.Revision,
 	)
 	return i, err
 }
@@ -89,7 +90,7 @@ func (q *Queries) DeleteOrgFoodNutrients(ctx context.Context, arg DeleteOrgFoodN
 }
 
 const getOrgFood = `-- name: GetOrgFood :one
-SELECT org_id, id, name, per_serving, basis_grams, portions, allergens, created_at, updated_at, search FROM org_foods WHERE org_id = $1 AND id = $2
+SELECT org_id, id, name, per_serving, basis_grams, portions, allergens, created_at, updated_at, search, revision FROM org_foods WHERE org_id = $1 AND id = $2
 `
 
 type GetOrgFoodParams struct {
@@ -111,6 +112,7 @@ func (q *Queries) GetOrgFood(ctx context.Context, arg GetOrgFoodParams) (OrgFood
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.Search,
+		&i.Revision,
 	)
 	return i, err
 }
@@ -419,9 +421,9 @@ func (q *Queries) SearchFoods(ctx context.Context, arg SearchFoodsParams) ([]Sea
 
 const updateOrgFood = `-- name: UpdateOrgFood :one
 UPDATE org_foods SET name = $1, per_serving = $2, basis_grams = $3, portions = $4,
-    allergens = $5, updated_at = $6
+    allergens = $5, updated_at = $6, revision = revision + 1
 WHERE org_id = $7 AND id = $8
-RETURNING org_id, id, name, per_serving, basis_grams, portions, allergens, created_at, updated_at, search
+RETURNING org_id, id, name, per_serving, basis_grams, portions, allergens, created_at, updated_at, search, revision
 `
 
 type UpdateOrgFoodParams struct {
@@ -458,6 +460,7 @@ func (q *Queries) UpdateOrgFood(ctx context.Context, arg UpdateOrgFoodParams) (O
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.Search,
+		&i.Revision,
 	)
 	return i, err
 }

@@ -608,6 +608,7 @@ type OrgFood struct {
 	CreatedAt  time.Time
 	UpdatedAt  time.Time
 	Search     interface{}
+	Revision   int64
 }
 
 type OrgFoodNutrient struct {
@@ -1289,6 +1290,11 @@ type UsdaNutrientValue struct {
 	NdbNo  string
 	NutrNo string
 	Value  decimal.Decimal
+}
+
+type UsdaRelease struct {
+	One      bool
+	Revision uuid.UUID
 }
 
 type UsdaWeight struct {

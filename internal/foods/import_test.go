@@ -8,7 +8,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/uuid"
+
+	"github.com/sous-app/sous/gen/db"
 	"github.com/sous-app/sous/internal/foods"
+	"github.com/sous-app/sous/internal/nutrition"
 )
 
 // The importer reads USDA's format (CRLF, ^ fields, ~ text, Latin-1, a last record without a
@@ -50,6 +54,23 @@ func TestImportFixture(t *testing.T) {
 		t.Errorf("Latin-1 unit read as %q (%v)", units, err)
 	}
 
+	// The profile an analysis reads, now kept in memory at this release's revision.
+	sodium := func() string {
+		t.Helper()
+		p, err := foods.Profiles(t.Context(), db.New(k.env.Pool), k.org, []uuid.UUID{foods.USDAFoodID("01001")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, ok := p[foods.USDAFoodID("01001")].Per100g[nutrition.SodiumMg]
+		if !ok {
+			return "unknown"
+		}
+		return v.String()
+	}
+	if got := sodium(); got != "643" {
+		t.Errorf("profile sodium %s, want 643", got)
+	}
+
 	// The same release again changes nothing, not even a row version.
 	before := k.referenceDigest()
 	if again := k.importDir(dir); again.Changed() {
@@ -77,6 +98,10 @@ func TestImportFixture(t *testing.T) {
 	}
 	if b := k.get(foods.USDAFoodID("01001")); *b.Per100g["sodiumMg"] != "650" {
 		t.Errorf("sodium %s", *b.Per100g["sodiumMg"])
+	}
+	// The import made a new release revision, so the kept profile is read again.
+	if got := sodium(); got != "650" {
+		t.Errorf("profile sodium after the new release %s, want 650", got)
 	}
 	k.call("GET", "foods/"+foods.USDAFoodID("01145").String()).Do().ExpectError(404, "Food not found")
 }

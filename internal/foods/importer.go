@@ -233,6 +233,13 @@ func ImportSR28(ctx context.Context, pool *pgxpool.Pool, dir string, progress io
 				fmt.Fprintf(progress, "%s: %d deleted (%s)\n", a.table, n[0], time.Since(t).Round(time.Millisecond))
 			}
 		}
+		// A new release revision when anything changed: every replica then reads USDA's profiles
+		// again instead of the ones it keeps (see profileCache).
+		if res.Changed() {
+			if _, err := tx.Exec(ctx, "UPDATE usda_release SET revision = gen_random_uuid()"); err != nil {
+				return err
+			}
+		}
 		// Fresh statistics, so the first searches after an import plan with the real sizes.
 		_, err := tx.Exec(ctx, "ANALYZE usda_food_groups, usda_nutrient_defs, usda_foods, usda_nutrient_values, usda_weights")
 		return err

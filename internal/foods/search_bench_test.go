@@ -5,9 +5,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"slices"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -71,48 +68,15 @@ func searchServer(b *testing.B) (search func(q string) error) {
 	return search
 }
 
-// reportLatencies sorts latencies and reports p50, p99 and max in ms.
-func reportLatencies(b *testing.B, latencies []time.Duration) {
-	slices.Sort(latencies)
-	pct := func(p float64) float64 {
-		return float64(latencies[min(len(latencies)-1, int(p*float64(len(latencies))))].Microseconds()) / 1000
-	}
-	b.ReportMetric(pct(0.50), "p50-ms")
-	b.ReportMetric(pct(0.99), "p99-ms")
-	b.ReportMetric(pct(1), "max-ms")
-}
-
 // BenchmarkFoodSearch runs the searches open loop at 200 requests a second (latency counted
-// from each request's scheduled start, so a slow answer delays no measurement) and reports
-// p50, p99 and max in ms, and the requests that failed. Run it with a request count:
+// from each request's scheduled start, so a slow answer delays no measurement), after a first
+// second of the same load reported apart (see apitest.BenchOpenLoop), and reports p50, p99 and
+// max in ms, and the requests that failed. Run it with a request count:
 //
 //	go test ./internal/foods -run '^$' -bench 'FoodSearch$' -benchtime 2000x
 func BenchmarkFoodSearch(b *testing.B) {
 	search := searchServer(b)
-	const rate = 200
-	interval := time.Second / rate
-	latencies := make([]time.Duration, b.N)
-	var wg sync.WaitGroup
-	var failures atomic.Int64
-	b.ResetTimer()
-	start := time.Now()
-	for i := range b.N {
-		at := start.Add(time.Duration(i) * interval)
-		time.Sleep(time.Until(at)) // pacing the load generator, not waiting on the system under test
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := search(benchQueries[i%len(benchQueries)]); err != nil {
-				failures.Add(1)
-			}
-			latencies[i] = time.Since(at)
-		}()
-	}
-	wg.Wait()
-	b.StopTimer()
-	reportLatencies(b, latencies)
-	b.ReportMetric(float64(failures.Load()), "failed")
-	b.ReportMetric(0, "ns/op")
+	apitest.BenchOpenLoop(b, 200, func(i int) error { return search(benchQueries[i%len(benchQueries)]) })
 }
 
 // BenchmarkFoodSearchSerial runs the searches one after another: each one's service time, with
@@ -131,5 +95,5 @@ func BenchmarkFoodSearchSerial(b *testing.B) {
 		latencies[i] = time.Since(t)
 	}
 	b.StopTimer()
-	reportLatencies(b, latencies)
+	apitest.ReportLatencies(b, "", latencies)
 }

@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"slices"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/sous-app/sous/internal/httpapi/apitest"
 )
 
 // BenchmarkRecipeNutrition measures GET /recipes/{id}/nutrition over the real server and
@@ -15,44 +15,13 @@ import (
 // the sauce 10 items and a base; the base 9 items and a stock; the stock 9 items), each item
 // linked to its own food and weighed three ways (grams, a cup through the food's measure, an
 // each through the item's gramsPer). Open loop at 200 requests a second, latency counted from
-// each request's scheduled start; reports p50, p99 and max in ms. Run it with a request count:
+// each request's scheduled start, after a first second of the same load reported apart (see
+// apitest.BenchOpenLoop); reports p50, p99 and max in ms. Run it with a request count:
 //
 //	go test ./internal/kitchen -run '^$' -bench RecipeNutrition -benchtime 2000x
 func BenchmarkRecipeNutrition(b *testing.B) {
 	do := nutritionServer(b)
-	const rate = 200
-	interval := time.Second / rate
-	latencies := make([]time.Duration, b.N)
-	var wg sync.WaitGroup
-	var failed sync.Once
-	var failure error
-	b.ResetTimer()
-	start := time.Now()
-	for i := range b.N {
-		at := start.Add(time.Duration(i) * interval)
-		time.Sleep(time.Until(at)) // pacing the load generator, not waiting on the system under test
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := do(); err != nil {
-				failed.Do(func() { failure = err })
-			}
-			latencies[i] = time.Since(at)
-		}()
-	}
-	wg.Wait()
-	b.StopTimer()
-	if failure != nil {
-		b.Fatal(failure)
-	}
-	slices.Sort(latencies)
-	pct := func(p float64) float64 {
-		return float64(latencies[min(len(latencies)-1, int(p*float64(len(latencies))))].Microseconds()) / 1000
-	}
-	b.ReportMetric(pct(0.50), "p50-ms")
-	b.ReportMetric(pct(0.99), "p99-ms")
-	b.ReportMetric(pct(1), "max-ms")
-	b.ReportMetric(0, "ns/op")
+	apitest.BenchOpenLoop(b, 200, func(int) error { return do() })
 }
 
 // nutritionServer is the real server and database with BenchmarkRecipeNutrition's recipe; do
@@ -127,12 +96,6 @@ func BenchmarkRecipeNutritionSerial(b *testing.B) {
 		latencies[i] = time.Since(t)
 	}
 	b.StopTimer()
-	slices.Sort(latencies)
-	pct := func(p float64) float64 {
-		return float64(latencies[min(len(latencies)-1, int(p*float64(len(latencies))))].Microseconds()) / 1000
-	}
-	b.ReportMetric(pct(0.50), "p50-ms")
-	b.ReportMetric(pct(0.99), "p99-ms")
-	b.ReportMetric(pct(1), "max-ms")
+	apitest.ReportLatencies(b, "", latencies)
 	b.ReportMetric(0, "ns/op")
 }

@@ -47,7 +47,8 @@ func loadNutritionTree(ctx context.Context, q *db.Queries, orgID, root uuid.UUID
 		}
 	}
 	if len(itemIDs) > 0 {
-		if t.Items, err = inventory.GetItems(ctx, q, orgID, itemIDs); err != nil {
+		// Nutrition reads what each item is (units, food, allergens), never its stock.
+		if t.Items, err = inventory.GetItemsBare(ctx, q, orgID, itemIDs); err != nil {
 			return t, err
 		}
 	}

@@ -32,6 +32,7 @@ var referenceTables = map[string]string{
 	"usda_foods":           "USDA SR28 foods, read by every organization",
 	"usda_nutrient_values": "USDA SR28 nutrient values, read by every organization",
 	"usda_weights":         "USDA SR28 household measures, read by every organization",
+	"usda_release":         "the revision of the USDA reference data, one row shared by every organization",
 }
 
 // keyedByUniqueIndex are tenant tables without a primary key, whose rows are keyed by a unique
