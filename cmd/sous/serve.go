@@ -26,6 +26,7 @@ import (
 	"github.com/sous-app/sous/internal/clinical"
 	"github.com/sous-app/sous/internal/clock"
 	"github.com/sous-app/sous/internal/config"
+	"github.com/sous-app/sous/internal/gctune"
 	"github.com/sous-app/sous/internal/httpapi"
 	"github.com/sous-app/sous/internal/idempotency"
 	"github.com/sous-app/sous/internal/inventory"
@@ -63,7 +64,7 @@ func serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	tuneGC()
+	gctune.Apply()
 	// Traces, when the OTEL_* variables ask for them; checked before anything starts.
 	stopTracing, tracingOn, err := tracing.Setup(ctx, os.LookupEnv)
 	if err != nil {

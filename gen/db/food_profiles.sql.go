@@ -88,7 +88,8 @@ type FoodProfileRevisionsRow struct {
 }
 
 // Food profiles for nutrition analysis (internal/foods/lookup.go): what the nutrition package
-// needs of USDA and organization foods by id, in three reads however many foods a recipe uses.
+// needs of USDA and organization foods by id: their revisions in one read however many foods a
+// recipe uses, and for the profiles a replica does not keep at those revisions, three reads more.
 // Which of ids are foods the organization can use, and the revision of each one's profile:
 // USDA's release (a new one with every import that changes anything) or the organization's
 // food's own count of edits. The profiles themselves are kept in memory by revision.

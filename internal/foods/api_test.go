@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
@@ -192,6 +193,26 @@ func TestFoodSearch(t *testing.T) {
 		if len(got) < 2 || got[0].NdbNo != "01001" || got[0].Source != "usda" || got[0].FoodGroup != "Dairy and Egg Products" || len(got[0].Portions) != 2 {
 			t.Errorf("q=%s: %+v", q, got)
 		}
+	}
+	// A search reads each food's household measures with it: the same as the listing reads.
+	k.create(map[string]any{"name": "Oat drink (Harvest Dairy)", "per100g": map[string]any{"fatG": "1.5"},
+		"portions": []map[string]string{{"amount": "0.5", "measure": "cup", "grams": "120"}, {"amount": "1", "measure": "carton", "grams": "250"}}})
+	listed := map[uuid.UUID][]portion{}
+	for _, f := range k.search("limit=500") {
+		listed[f.ID] = f.Portions
+	}
+	for _, q := range []string{"butter", "oat drink", "apples"} {
+		for _, f := range k.search("q=" + url.QueryEscape(q) + "&limit=500") {
+			if !slices.Equal(f.Portions, listed[f.ID]) {
+				t.Errorf("q=%s: %s portions %+v, listed %+v", q, f.Name, f.Portions, listed[f.ID])
+			}
+		}
+	}
+	if got := k.search("q=butter+salted"); len(got) == 0 || len(got[0].Portions) != 2 || got[0].Portions[0] != (portion{"1", `pat (1" sq, 1/3" high)`, "5"}) {
+		t.Errorf("butter's portions in a search: %+v", got)
+	}
+	if got := k.search("q=oat+drink"); len(got) == 0 || len(got[0].Portions) != 2 || got[0].Portions[0] != (portion{"0.5", "cup", "120"}) {
+		t.Errorf("the organization's food's portions in a search: %+v", got)
 	}
 	if got := k.search("q=butter&source=org"); len(got) != 1 || got[0].Source != "org" {
 		t.Errorf("source=org: %+v", got)

@@ -3,10 +3,12 @@ package foods
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/shopspring/decimal"
 
 	"github.com/sous-app/sous/gen/api"
 	"github.com/sous-app/sous/gen/db"
@@ -30,6 +32,9 @@ type foodRow struct {
 	sortName                   string // lower(name), as the database orders it
 	id                         uuid.UUID
 	score                      float64
+	// portions is the food's household measures as the search read them (nil from a listing,
+	// which reads them for its page after).
+	portions []byte
 }
 
 func (h *Handlers) ListFoods(ctx context.Context, req api.ListFoodsRequestObject) (api.ListFoodsResponseObject, error) {
@@ -78,7 +83,8 @@ func (h *Handlers) ListFoods(ctx context.Context, req api.ListFoodsRequestObject
 			return nil, err
 		}
 		for _, r := range found {
-			rows = append(rows, foodRow{source: r.Source, id: r.ID, ndbNo: r.NdbNo, name: r.Name, sortName: r.SortName, group: r.FoodGroup, score: r.Score})
+			rows = append(rows, foodRow{source: r.Source, id: r.ID, ndbNo: r.NdbNo, name: r.Name, sortName: r.SortName, group: r.FoodGroup, score: r.Score,
+				portions: r.Portions})
 		}
 	} else {
 		params := db.ListFoodsParams{OrgID: req.OrgId, Source: source, MaxRows: paging.Fetch(limit)}
@@ -97,12 +103,46 @@ func (h *Handlers) ListFoods(ctx context.Context, req api.ListFoodsRequestObject
 	rows, out.Headers.Link = paging.Page(ctx, rows, limit, func(last foodRow) any {
 		return foodCursor{Search: q != "", Score: last.score, Name: last.sortName, ID: last.id}
 	})
+	if q != "" {
+		for _, r := range rows {
+			portions, err := searchedPortions(r)
+			if err != nil {
+				return nil, err
+			}
+			out.Body = append(out.Body, foodToAPI(r, portions))
+		}
+		return out, nil
+	}
 	portions, err := portionsOf(ctx, queries, req.OrgId, rows)
 	if err != nil {
 		return nil, err
 	}
 	for _, r := range rows {
 		out.Body = append(out.Body, foodToAPI(r, portions[r.id]))
+	}
+	return out, nil
+}
+
+// usdaPortion is a USDA household measure as SearchFoods writes it, amounts as JSON numbers.
+type usdaPortion struct {
+	Amount  decimal.Decimal `json:"amount"`
+	Measure string          `json:"measure"`
+	Grams   decimal.Decimal `json:"grams"`
+}
+
+// searchedPortions is the household measures SearchFoods read with a food: USDA's formatted as
+// portionsOf formats them, an organization's as stored.
+func searchedPortions(r foodRow) ([]api.FoodPortion, error) {
+	if r.source != sourceUSDA {
+		return readPortions(r.portions), nil
+	}
+	var ps []usdaPortion
+	if err := json.Unmarshal(r.portions, &ps); err != nil {
+		return nil, fmt.Errorf("foods: food %s portions: %w", r.id, err)
+	}
+	out := make([]api.FoodPortion, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, api.FoodPortion{Amount: fmtDec(p.Amount), Measure: p.Measure, Grams: fmtDec(p.Grams)})
 	}
 	return out, nil
 }

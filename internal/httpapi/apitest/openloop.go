@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/sous-app/sous/internal/gctune"
 )
 
 // OpenLoop sends n requests at rate a second, each at its scheduled time whatever the ones
@@ -52,9 +54,11 @@ func ReportLatencies(b *testing.B, prefix string, latencies []time.Duration) {
 // load, reported apart as first-p50-ms, first-p99-ms and first-max-ms (the pool's connections
 // opening and each new database session planning its statements for the first time, what a
 // replica's first second after start-up sees), then b.N requests measured as p50-ms, p99-ms and
-// max-ms, with the requests that failed in either.
+// max-ms, with the requests that failed in either. The process's collector is set as a server's
+// (gctune): the server measured shares this process with its load generator.
 func BenchOpenLoop(b *testing.B, rate int, do func(i int) error) {
 	b.Helper()
+	gctune.Apply()
 	first, firstFailed := OpenLoop(rate, rate, do)
 	b.ResetTimer()
 	latencies, failed := OpenLoop(rate, b.N, do)

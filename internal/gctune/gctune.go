@@ -1,4 +1,6 @@
-package main
+// Package gctune sets the garbage collector the way a Sous server runs: the server at start-up,
+// and the benchmarks that measure it in a test process, so they measure the same collector.
+package gctune
 
 import (
 	"os"
@@ -11,19 +13,21 @@ import (
 // doubles: with a live heap of tens of MiB and a request allocating a few KiB, that is a
 // collection every few thousand requests, 15 % of the CPU an authenticated read costs. A request
 // server has memory to spare for CPU, within a bound: the heap may grow to five times what is
-// live (gcPercent), and the soft limit keeps the whole process near memoryLimit, room for
+// live (GCPercent), and the soft limit keeps the whole process near MemoryLimit, room for
 // argon2id's bounded working set (auth.HashMemoryBudget) beside everything else, so a flood of
-// password attempts still fits a small machine. GOGC and GOMEMLIMIT in the environment win.
+// password attempts still fits a small machine.
 const (
-	gcPercent   = 400
-	memoryLimit = 192<<20 + auth.HashMemoryBudget
+	GCPercent   = 400
+	MemoryLimit = 192<<20 + auth.HashMemoryBudget
 )
 
-func tuneGC() {
+// Apply sets GCPercent and MemoryLimit, except where GOGC or GOMEMLIMIT in the environment say
+// otherwise.
+func Apply() {
 	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(gcPercent)
+		debug.SetGCPercent(GCPercent)
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(memoryLimit)
+		debug.SetMemoryLimit(MemoryLimit)
 	}
 }
