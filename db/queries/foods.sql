@@ -23,8 +23,11 @@ WITH terms AS (
     WHERE coalesce(sqlc.narg(source)::text, 'usda') = 'usda' AND f.search @@ (SELECT words FROM terms)
     ORDER BY ts_rank(f.search, (SELECT words FROM terms)) DESC LIMIT 50
 ), org_words AS (
+    -- The organization is checked on each match, never read from an index: the trigram index
+    -- leads with org_id, and a bitmap of all the organization's foods ANDed with the words'
+    -- would cost in proportion to its catalogue, not to the matches (0081, 0085).
     SELECT o.id FROM org_foods o
-    WHERE coalesce(sqlc.narg(source)::text, 'org') = 'org' AND o.org_id = @org_id AND o.search @@ (SELECT words FROM terms)
+    WHERE coalesce(sqlc.narg(source)::text, 'org') = 'org' AND (o.org_id = @org_id) IS TRUE AND o.search @@ (SELECT words FROM terms)
     ORDER BY ts_rank(o.search, (SELECT words FROM terms)) DESC LIMIT 50
 ), few AS (
     -- The trigram search costs more than the full-text one: it is for words that find little.
