@@ -180,3 +180,65 @@ func TestParallelDayChanges(t *testing.T) {
 		t.Fatalf("%d breaches", c)
 	}
 }
+
+// Everything that plans or judges a patient's day takes the day's lock before it reads the day:
+// while another transaction holds that lock the request waits on it (a session of the server is
+// seen waiting on an advisory lock), and it answers once the lock is let go.
+// TestParallelDayChanges shows what the lock is for; this shows each path takes it, which
+// parallel requests alone cannot prove on a machine that happens to run them one at a time.
+func TestDayChangesWaitForThePatientsDay(t *testing.T) {
+	t.Parallel()
+	h := newHospital(t)
+	ctx := t.Context()
+	rice := h.foodRecipe("Plain rice", map[string]string{"potassiumMg": "30"}, map[string]any{"iddsiLevel": 7})
+	h.dayMenu([]uuid.UUID{rice}, []uuid.UUID{rice})
+	h.renalLimit("2000")
+	patient := h.patient("R1", "renal")
+	h.generate("breakfast")
+	breakfast := h.nutrientTickets("breakfast")[0]
+	// The key internal/trayline/risk.go (lockDays) takes for the patient's day.
+	key := "trayday:" + h.org.String() + ":" + patient.String() + ":2026-03-02"
+
+	for _, c := range []struct {
+		name string
+		do   func() int
+	}{
+		{"a selection", func() int { return h.selectRecipes(breakfast.ID, rice) }},
+		{"a generation", func() int {
+			return h.call(http.MethodPost, "tray-tickets/generate").JSON(map[string]any{"siteId": h.site, "date": "2026-03-02", "dayPart": "lunch"}).Do().Status
+		}},
+		{"a diet's new limit", func() int {
+			return h.call(http.MethodPut, "clinical/diets/renal/rules").JSON(map[string]any{"limits": map[string]any{"nutrients": map[string]any{
+				"potassiumMg": map[string]string{"max": "1900", "per": "day"}}}}).Do().Status
+		}},
+	} {
+		tx, err := h.env.Pool.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", key); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan int, 1)
+		go func() { done <- c.do() }()
+		// Until a session of the server waits on an advisory lock, the request must not answer.
+		for waiting := 0; waiting == 0; {
+			select {
+			case code := <-done:
+				_ = tx.Rollback(ctx)
+				t.Fatalf("%s answered %d while the patient's day was locked", c.name, code)
+			default:
+			}
+			if err := h.env.Pool.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
+				WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event = 'advisory'`).Scan(&waiting); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := tx.Rollback(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if code := <-done; code != http.StatusOK {
+			t.Fatalf("%s answered %d once the day was let go", c.name, code)
+		}
+	}
+}
