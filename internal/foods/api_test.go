@@ -270,3 +270,25 @@ func TestFoodSearch(t *testing.T) {
 		}
 	}
 }
+
+// A typo that resembles more names than the trigram path checks (200 of each source) is still
+// answered from names similar enough: 20 of a supplier's 250 foods.
+func TestFoodSearchTypoOfManyNames(t *testing.T) {
+	t.Parallel()
+	k := newKitchen(t)
+	if _, err := k.env.Pool.Exec(t.Context(), `
+		INSERT INTO org_foods (org_id, id, name, per_serving, basis_grams, created_at, updated_at)
+		SELECT $1, gen_random_uuid(), 'Cream cheese (Northfield Creamery ' || i || ')', false, 100, now(), now()
+		FROM generate_series(1, 250) i`, k.org); err != nil {
+		t.Fatal(err)
+	}
+	if got := k.search("q=" + url.QueryEscape("northfeild creamery")); len(got) != 20 {
+		t.Errorf("a typo of a supplier's name found %d foods, want 20", len(got))
+	} else {
+		for _, f := range got {
+			if !strings.Contains(f.Name, "Northfield Creamery") {
+				t.Errorf("a typo of a supplier's name found %q", f.Name)
+			}
+		}
+	}
+}
