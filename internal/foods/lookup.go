@@ -9,6 +9,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/sous-app/sous/gen/db"
+	"github.com/sous-app/sous/internal/metrics"
 	"github.com/sous-app/sous/internal/nutrition"
 )
 
@@ -38,9 +39,11 @@ func Profiles(ctx context.Context, q *db.Queries, orgID uuid.UUID, ids []uuid.UU
 		}
 		missing = append(missing, r.ID)
 	}
+	metrics.FoodProfiles.WithLabelValues(metrics.FoodProfileHit).Add(float64(len(out)))
 	if len(missing) == 0 {
 		return out, nil
 	}
+	metrics.FoodProfiles.WithLabelValues(metrics.FoodProfileMiss).Add(float64(len(missing)))
 	read, err := readProfiles(ctx, q, orgID, missing)
 	if err != nil {
 		return nil, err

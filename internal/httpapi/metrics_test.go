@@ -265,6 +265,8 @@ func TestMetricsAfterABusyRun(t *testing.T) {
 		{"sous_realtime_hints_total", nil},
 		{"sous_periodic_runs_total", map[string]string{"job": "idempotency_expired_keys", "result": "failure"}},
 		{"sous_stock_postings_total", nil},
+		{"sous_food_profiles_total", map[string]string{"result": "hit"}},
+		{"sous_food_profiles_total", map[string]string{"result": "miss"}},
 		{"sous_sensor_readings_total", map[string]string{"outcome": "implausible"}},
 		{"sous_stock_posting_size", nil},
 		{"sous_build_info", nil},

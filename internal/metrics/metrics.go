@@ -173,10 +173,21 @@ var (
 		Buckets: []float64{1, 2, 5, 10, 25, 50, 100, 250, 500, 1000},
 	})
 
+	FoodProfiles = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "sous_food_profiles_total",
+		Help: "Food profiles nutrition analyses asked for, by result: hit (kept in the replica's memory at the food's current revision) or miss (read from the database).",
+	}, []string{"result"})
+
 	buildInfo = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "sous_build_info",
 		Help: "Always 1; the labels name the running build.",
 	}, []string{"version", "revision", "goversion"})
+)
+
+// The results of sous_food_profiles_total.
+const (
+	FoodProfileHit  = "hit"
+	FoodProfileMiss = "miss"
 )
 
 // registered are the collectors of the registry (the pool's and the outbox's join when the
@@ -193,6 +204,7 @@ var registered = []prometheus.Collector{
 	RealtimeSocketLimit, RealtimeSocketRefusals, RealtimeSocketsReplaced,
 	PeriodicRuns, PeriodicLastSuccess,
 	StockPostings, StockPostingSize,
+	FoodProfiles,
 	buildInfo,
 }
 
@@ -210,6 +222,9 @@ func init() {
 	}
 	for _, l := range RateLimits {
 		RateLimited.WithLabelValues(l)
+	}
+	for _, r := range []string{FoodProfileHit, FoodProfileMiss} {
+		FoodProfiles.WithLabelValues(r)
 	}
 	for _, s := range SocketLimitScopes {
 		RealtimeSocketLimit.WithLabelValues(s)
