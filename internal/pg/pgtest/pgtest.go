@@ -204,6 +204,19 @@ func cloneStrategy(ctx context.Context, admin *pgxpool.Pool) (string, error) {
 	return "", nil
 }
 
+// Quiesce waits until the server makes and drops no test database in the background: what a
+// benchmark calls before it measures, so that a clone made ahead for the next test, or the drop
+// of a finished one (each a checkpoint), does not stall the server inside its window. It returns
+// at once in a process that has made no database.
+func Quiesce() {
+	mu.Lock()
+	e := shared
+	mu.Unlock()
+	if e != nil {
+		e.supply.quiet()
+	}
+}
+
 // NewURL creates a database for this test only, cloned from the migrated
 // template, drops it when the test ends, and returns a superuser URL to it.
 // Connections still open at that point are terminated.

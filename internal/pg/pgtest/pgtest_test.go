@@ -211,3 +211,20 @@ func TestWithDatabase(t *testing.T) {
 		}
 	}
 }
+
+// Quiesce returns when nothing is made or dropped behind the tests: a finished test's database
+// is gone and every clone made ahead is ready.
+func TestQuiesceWaitsForTheBackgroundWork(t *testing.T) {
+	var name string
+	t.Run("finished", func(t *testing.T) {
+		pool := New(t)
+		name = currentDatabase(t, pool)
+	})
+	Quiesce()
+	if !databaseGone(t, name) {
+		t.Errorf("database %q still there after Quiesce", name)
+	}
+	if n, c := len(shared.supply.ready), cap(shared.supply.ready); n != c {
+		t.Errorf("%d of %d clones made ahead after Quiesce", n, c)
+	}
+}

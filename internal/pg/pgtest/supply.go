@@ -24,6 +24,10 @@ type supply struct {
 
 	mu      sync.Mutex
 	dropErr error
+	// filled is signalled (under mu) each time makeAhead puts a clone in ready or ends; ended
+	// says it has.
+	filled *sync.Cond
+	ended  bool
 }
 
 // ahead is how many clones wait ready: the tests a binary runs at once (-parallel defaults to
@@ -32,6 +36,7 @@ func ahead() int { return max(2, runtime.GOMAXPROCS(0)) }
 
 func newSupply(e *env) *supply {
 	s := &supply{e: e, ready: make(chan string, ahead()), stop: make(chan struct{})}
+	s.filled = sync.NewCond(&s.mu)
 	s.bg.Add(1)
 	go s.makeAhead()
 	return s
@@ -41,6 +46,7 @@ func newSupply(e *env) *supply {
 // clones on the test's own time and reports the error to that test.
 func (s *supply) makeAhead() {
 	defer s.bg.Done()
+	defer s.signal(true)
 	for {
 		select {
 		case <-s.stop:
@@ -53,11 +59,31 @@ func (s *supply) makeAhead() {
 		}
 		select {
 		case s.ready <- name:
+			s.signal(false)
 		case <-s.stop:
 			s.drop(name)
 			return
 		}
 	}
+}
+
+func (s *supply) signal(end bool) {
+	s.mu.Lock()
+	s.ended = s.ended || end
+	s.filled.Broadcast()
+	s.mu.Unlock()
+}
+
+// quiet waits until the drops of finished tests are done and every clone made ahead is ready,
+// none being made: then no CREATE or DROP DATABASE (each a copy or a removal of files and a
+// checkpoint) runs beside what comes next.
+func (s *supply) quiet() {
+	s.drops.Wait()
+	s.mu.Lock()
+	for len(s.ready) < cap(s.ready) && !s.ended {
+		s.filled.Wait()
+	}
+	s.mu.Unlock()
 }
 
 // take returns a fresh database: one made ahead, or one cloned now.
