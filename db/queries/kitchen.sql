@@ -227,19 +227,18 @@ ORDER BY e.at, e.id;
 -- name: RecipeTreeVersions :many
 -- A recipe (at @version, 0 for current) and every sub-recipe at any depth (current versions),
 -- in one round trip where loadTree reads a level at a time; a sub-recipe reached twice comes
--- once. root_current is the recipe's current version (every row carries it); no rows when the
--- recipe is none of the organization's or has no such version.
+-- once. No rows when the recipe is none of the organization's or has no such version.
 WITH RECURSIVE tree AS (
-    SELECT v.recipe_id, v.version, v.body, v.sub_recipe_ids, r.archived_at, r.current_version AS root_current, 0 AS depth
+    SELECT v.recipe_id, v.version, v.body, v.sub_recipe_ids, r.archived_at, 0 AS depth
     FROM recipes r
     JOIN recipe_versions v ON v.org_id = r.org_id AND v.recipe_id = r.id
      AND v.version = CASE WHEN @version::int > 0 THEN @version::int ELSE r.current_version END
     WHERE r.org_id = @org_id AND r.id = @root_id
   UNION ALL
-    SELECT v.recipe_id, v.version, v.body, v.sub_recipe_ids, r.archived_at, t.root_current, t.depth + 1
+    SELECT v.recipe_id, v.version, v.body, v.sub_recipe_ids, r.archived_at, t.depth + 1
     FROM tree t
     JOIN recipes r ON r.org_id = @org_id AND r.id = ANY (t.sub_recipe_ids)
     JOIN recipe_versions v ON v.org_id = r.org_id AND v.recipe_id = r.id AND v.version = r.current_version
     WHERE t.depth < 50
 )
-SELECT DISTINCT ON (recipe_id) recipe_id, version, body, archived_at, root_current FROM tree ORDER BY recipe_id, depth;
+SELECT DISTINCT ON (recipe_id) recipe_id, version, body, archived_at FROM tree ORDER BY recipe_id, depth;

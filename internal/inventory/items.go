@@ -106,6 +106,11 @@ func GetItemsBare(ctx context.Context, q *db.Queries, orgID uuid.UUID, ids []uui
 	if err != nil {
 		return nil, err
 	}
+	return fromRows(rows)
+}
+
+// fromRows is fromRow of each row, by id.
+func fromRows(rows []db.InventoryItem) (map[uuid.UUID]Item, error) {
 	out := make(map[uuid.UUID]Item, len(rows))
 	for _, r := range rows {
 		it, err := fromRow(r)
@@ -119,17 +124,12 @@ func GetItemsBare(ctx context.Context, q *db.Queries, orgID uuid.UUID, ids []uui
 
 // assemble turns item rows into Items with their par levels and costs.
 func assemble(ctx context.Context, q *db.Queries, orgID uuid.UUID, rows []db.InventoryItem) (map[uuid.UUID]Item, error) {
-	out := make(map[uuid.UUID]Item, len(rows))
-	if len(rows) == 0 {
-		return out, nil
+	out, err := fromRows(rows)
+	if err != nil || len(rows) == 0 {
+		return out, err
 	}
 	ids := make([]uuid.UUID, 0, len(rows))
 	for _, r := range rows {
-		it, err := fromRow(r)
-		if err != nil {
-			return nil, err
-		}
-		out[r.ID] = it
 		ids = append(ids, r.ID)
 	}
 	pars, err := q.ParLevelsOf(ctx, db.ParLevelsOfParams{OrgID: orgID, ItemIds: ids})
