@@ -457,11 +457,12 @@ function photoField(id, titleKey) {
 function wirePhoto(input) {
   const sync = () => {
     const file = input.files && input.files[0];
-    const button = $(input.id + "-button") || document.querySelector(`label[for="${input.id}"]`);
+    const button = $(input.id + "-button");
     const name = $(input.id + "-name");
     for (const e of [button, name]) if (e) delete e.dataset.i18n;
     if (button) tx(button, file ? "floor.photo_retake" : "floor.photo_take");
-    if (name) tx(name, file ? "floor.photo_chosen" : "floor.photo_none", file ? { name: file.name || "photo" } : {});
+    // A photo straight from the camera may come without a name: then no name is shown.
+    if (name) tx(name, !file ? "floor.photo_none" : file.name ? "floor.photo_chosen" : "floor.photo_ready", file && file.name ? { name: file.name } : {});
   };
   input.addEventListener("change", sync);
   input._syncPhoto = sync;
