@@ -30,7 +30,13 @@ import (
 // leaves room for the multipart framing around it.
 const MaxMediaSize = 5 << 20
 
-const mediaCacheControl = "private, max-age=31536000, immutable"
+// MediaCacheControl is how an image stored by its content's hash is cached: privately (it is a
+// tenant's) and for good (its URL changes with its bytes). Board media, task and work order
+// photos answer with it.
+const MediaCacheControl = "private, max-age=31536000, immutable"
+
+// MaxPhotos bounds the photos one task or one work order keeps (each at most MaxMediaSize).
+const MaxPhotos = 20
 
 func (h *Handlers) UploadMedia(ctx context.Context, req api.UploadMediaRequestObject) (api.UploadMediaResponseObject, error) {
 	a, err := access(ctx)
@@ -283,7 +289,7 @@ func (m mediaContent) VisitGetBoardMediaResponse(w http.ResponseWriter) error {
 	h.Set("Content-Type", m.contentType)
 	h.Set("Content-Length", strconv.Itoa(len(m.data)))
 	h.Set("ETag", m.etag)
-	h.Set("Cache-Control", mediaCacheControl)
+	h.Set("Cache-Control", MediaCacheControl)
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Content-Security-Policy", "default-src 'none'; sandbox")
 	w.WriteHeader(http.StatusOK)

@@ -18,9 +18,6 @@ import (
 	"github.com/sous-app/sous/internal/pg"
 )
 
-// maxWorkOrderPhotos bounds the photos of one work order, as a task's are bounded.
-const maxWorkOrderPhotos = 20
-
 var errWorkOrderPhotoNotFound = apierr.NotFound("Photo")
 
 func workOrderPhotoToAPI(org, wo, id uuid.UUID, contentType string, size int32, filename *string, at time.Time) api.WorkOrderPhoto {
@@ -69,8 +66,8 @@ func (h *Handlers) AddWorkOrderPhoto(ctx context.Context, req api.AddWorkOrderPh
 		if err != nil {
 			return err
 		}
-		if n >= maxWorkOrderPhotos {
-			return apierr.InvalidField("file", fmt.Sprintf("the work order has %d photos already, the most it takes", maxWorkOrderPhotos))
+		if n >= devices.MaxPhotos {
+			return apierr.InvalidField("file", fmt.Sprintf("the work order has %d photos already, the most it takes", devices.MaxPhotos))
 		}
 		row, err = q.InsertWorkOrderPhoto(ctx, db.InsertWorkOrderPhotoParams{
 			ID: uuid.Must(uuid.NewV7()), OrgID: a.OrgID, WorkOrderID: w.ID, ContentType: img.ContentType, Size: int32(len(img.Data)),
@@ -101,7 +98,7 @@ func (h *Handlers) GetWorkOrderPhoto(ctx context.Context, req api.GetWorkOrderPh
 	if err != nil {
 		return nil, err
 	}
-	cc := "private, max-age=31536000, immutable"
+	cc := devices.MediaCacheControl
 	return api.GetWorkOrderPhoto200ImageResponse{
 		Body: bytes.NewReader(p.Data), ContentType: p.ContentType, ContentLength: int64(len(p.Data)),
 		Headers: api.GetWorkOrderPhoto200ResponseHeaders{CacheControl: &cc},

@@ -3,16 +3,19 @@ package records_test
 import (
 	"bytes"
 	"encoding/base64"
+	"fmt"
 	"image"
 	"image/png"
 	"mime/multipart"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/sous-app/sous/internal/devices"
 	"github.com/sous-app/sous/internal/httpapi/apitest"
 )
 
@@ -148,5 +151,42 @@ func TestWorkOrderPhotos(t *testing.T) {
 	k.call(http.MethodDelete, "work-orders/"+w.ID.String()+"/photos/"+ph.MediaID.String(), staff.AccessToken).Do().ExpectCode(http.StatusConflict, "conflict")
 	if got := k.workOrderPhotos(w.ID); len(got) != 1 {
 		t.Fatalf("photos of the cancelled work order %+v", got)
+	}
+}
+
+// A work order keeps at most devices.MaxPhotos photos: of parallel uploads past the cap, exactly
+// those that fit are taken, the others refused (400) with nothing written.
+func TestWorkOrderPhotoCap(t *testing.T) {
+	t.Parallel()
+	k := newKitchen(t)
+	var w workOrder
+	k.call(http.MethodPost, "work-orders", k.owner.AccessToken).JSON(map[string]any{"equipmentId": k.equipment(), "title": "Fan noisy"}).
+		Do().Expect(http.StatusCreated).Decode(&w)
+	const n = devices.MaxPhotos + 5
+	codes := make([]int, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		// Each a different image, so none is the same stored photo as another.
+		var img bytes.Buffer
+		if err := png.Encode(&img, image.NewGray(image.Rect(0, 0, 1+i, 1))); err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ct, body := multipartFile(fmt.Sprintf("fan-%d.png", i), "image/png", img.Bytes())
+			codes[i] = k.call(http.MethodPost, "work-orders/"+w.ID.String()+"/photos", k.owner.AccessToken).Raw(ct, body).Do().Status
+		}()
+	}
+	wg.Wait()
+	count := map[int]int{}
+	for _, c := range codes {
+		count[c]++
+	}
+	if count[http.StatusCreated] != devices.MaxPhotos || count[http.StatusBadRequest] != n-devices.MaxPhotos {
+		t.Fatalf("answers %v", count)
+	}
+	if got := k.workOrderPhotos(w.ID); len(got) != devices.MaxPhotos {
+		t.Fatalf("%d photos kept", len(got))
 	}
 }

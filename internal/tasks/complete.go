@@ -272,8 +272,8 @@ func (h *Handlers) AddTaskPhoto(ctx context.Context, req api.AddTaskPhotoRequest
 		if err != nil {
 			return err
 		}
-		if n >= maxPhotos {
-			return apierr.InvalidField("file", fmt.Sprintf("the task has %d photos already, the most it takes", maxPhotos))
+		if n >= devices.MaxPhotos {
+			return apierr.InvalidField("file", fmt.Sprintf("the task has %d photos already, the most it takes", devices.MaxPhotos))
 		}
 		by := a.UserID()
 		row, err = q.InsertTaskPhoto(ctx, db.InsertTaskPhotoParams{
@@ -303,7 +303,7 @@ func (h *Handlers) GetTaskPhoto(ctx context.Context, req api.GetTaskPhotoRequest
 	if err != nil {
 		return nil, err
 	}
-	cc := "private, max-age=31536000, immutable"
+	cc := devices.MediaCacheControl
 	return api.GetTaskPhoto200ImageResponse{
 		Body: bytes.NewReader(p.Data), ContentType: p.ContentType, ContentLength: int64(len(p.Data)),
 		Headers: api.GetTaskPhoto200ResponseHeaders{CacheControl: &cc},

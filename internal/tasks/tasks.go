@@ -38,7 +38,6 @@ import (
 // Defaults the issue fixes.
 const (
 	DefaultGrace   = 30 * time.Minute
-	maxPhotos      = 20
 	sourceManual   = "manual"
 	sourceRoutine  = "routine"
 	sourceHuddle   = "huddle"
