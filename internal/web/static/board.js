@@ -198,14 +198,7 @@ function tick() {
     d.textContent = left > 0 ? t("board.time_left", { time: elapsed(left) }) : t("board.over_hold");
     d.classList.toggle("late", left <= 0);
   }
-  if (state) {
-    const tz = state.site && state.site.timezone;
-    try {
-      $("board-clock").textContent = new Date(serverNow()).toLocaleTimeString(locale(), { timeZone: tz, hour: "numeric", minute: "2-digit" });
-    } catch {
-      $("board-clock").textContent = "";
-    }
-  }
+  if (state) $("board-clock").textContent = clock(serverNow());
 }
 
 function brand(org) {
