@@ -12099,12 +12099,12 @@ export interface components {
             week?: number;
             items: components["schemas"]["MenuItem"][];
         };
+        /** @description A recipe served in the day part, with its nutrients for one portion. */
         MenuItemNutrition: {
             /** Format: uuid */
             recipeId: string;
             recipeName: string;
             portionsPerCover: components["schemas"]["Quantity"];
-            /** @description One portion. */
             nutrients: components["schemas"]["NutrientTotals"];
         };
         MenuDayPartNutrition: {

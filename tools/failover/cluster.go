@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -72,24 +73,52 @@ func newFormation(pgbin string, logf func(string, ...any)) (*formation, error) {
 	return f, nil
 }
 
-// freePorts returns loopback ports nothing listens on now.
+// freePorts returns loopback ports nothing listens on now, outside the kernel's ephemeral range:
+// a port the kernel handed out (":0") is one any outgoing connection may take again in the seconds
+// before the node or the server binds it.
 func freePorts(n int) ([]int, error) {
+	lo, hi := ephemeralRange()
+	spanLo, spanN := 10000, lo-10000
+	if lo <= 12000 {
+		spanLo, spanN = hi+1, 65535-hi
+	}
+	seen := map[int]bool{}
 	var ports []int
-	var lns []net.Listener
-	defer func() {
-		for _, ln := range lns {
-			ln.Close()
+	for tries := 0; len(ports) < n; tries++ {
+		if tries > 1000 {
+			return nil, fmt.Errorf("no free port in %d..%d", spanLo, spanLo+spanN-1)
 		}
-	}()
-	for range n {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		p := spanLo + rand.IntN(spanN)
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
 		if err != nil {
-			return nil, err
+			continue
 		}
-		lns = append(lns, ln)
-		ports = append(ports, ln.Addr().(*net.TCPAddr).Port)
+		ln.Close()
+		ports = append(ports, p)
 	}
 	return ports, nil
+}
+
+// ephemeralRange is the kernel's range for outgoing connections' local ports.
+func ephemeralRange() (lo, hi int) {
+	lo, hi = 32768, 60999
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return lo, hi
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 2 {
+		l, err1 := strconv.Atoi(f[0])
+		h, err2 := strconv.Atoi(f[1])
+		if err1 == nil && err2 == nil && l > 0 && h >= l {
+			return l, h
+		}
+	}
+	return lo, hi
 }
 
 func (f *formation) monitorURL() string {

@@ -78,12 +78,16 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# free_port: a port nothing listens on, distinct from those already taken by this script.
+# free_port: a port nothing listens on, distinct from those already taken by this script, and
+# outside the kernel's ephemeral range: a port chosen inside it can be taken by any outgoing
+# connection (psql, pgBackRest, curl) in the seconds between choosing it and binding it.
 taken=" "
+read -r eph_lo eph_hi </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || { eph_lo=32768 eph_hi=60999; }
+if [ "$eph_lo" -gt 12000 ]; then span_lo=10000 span_n=$((eph_lo - 10000)); else span_lo=$((eph_hi + 1)) span_n=$((65535 - eph_hi)); fi
 free_port() {
 	local p
 	while :; do
-		p=$((20000 + RANDOM % 20000))
+		p=$((span_lo + (RANDOM * 32768 + RANDOM) % span_n))
 		case $taken in *" $p "*) continue ;; esac
 		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
 			echo "$p"
