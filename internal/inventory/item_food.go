@@ -88,9 +88,11 @@ func (l FoodLink) write(ctx context.Context, q *db.Queries, orgID, itemID uuid.U
 func foodLinkFromRow(r db.InventoryItem) (FoodLink, error) {
 	l := FoodLink{FoodID: r.FoodID, GramsPer: map[string]decimal.Decimal{}, Edible: r.Edible, AddedSugar: r.AddedSugar}
 	if len(r.GramsPer) > 0 {
-		if err := json.Unmarshal(r.GramsPer, &l.GramsPer); err != nil {
+		g, err := gramsPerMemo.decode(r.GramsPer)
+		if err != nil {
 			return l, fmt.Errorf("inventory: item %s grams_per: %w", r.ID, err)
 		}
+		l.GramsPer = g
 	}
 	if l.Edible == "" {
 		l.Edible = EdiblePortion

@@ -2,7 +2,6 @@ package inventory
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -158,26 +157,23 @@ type storedUnit struct {
 }
 
 func fromRow(r db.InventoryItem) (Item, error) {
-	var units []storedUnit
-	if err := json.Unmarshal(r.Units, &units); err != nil {
+	units, err := unitsMemo.decode(r.Units)
+	if err != nil {
 		return Item{}, fmt.Errorf("inventory: item %s units: %w", r.ID, err)
 	}
-	allergens := map[string]string{}
-	if err := json.Unmarshal(r.Allergens, &allergens); err != nil {
+	allergens, err := allergensMemo.decode(r.Allergens)
+	if err != nil {
 		return Item{}, fmt.Errorf("inventory: item %s allergens: %w", r.ID, err)
 	}
 	it := Item{
 		ID: r.ID, OrgID: r.OrgID, Name: r.Name, SKU: r.Sku, Category: r.Category,
-		Units:     quantity.Units{Item: r.Name, Base: r.BaseUnit},
+		Units:     quantity.Units{Item: r.Name, Base: r.BaseUnit, Declared: declaredUnits(units)},
 		Allergens: allergens, Active: r.Active, ParLevels: []ParLevel{}, Costs: map[uuid.UUID]SiteCost{},
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
 	}
 	if r.ShelfLifeDays != nil {
 		d := int(*r.ShelfLifeDays)
 		it.ShelfLifeDays = &d
-	}
-	for _, u := range units {
-		it.Units.Declared = append(it.Units.Declared, quantity.NamedUnit{Name: u.Name, Factor: u.Factor})
 	}
 	food, err := foodLinkFromRow(r)
 	if err != nil {

@@ -2,7 +2,6 @@ package inventory
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -37,15 +36,12 @@ func ParStockOfSite(ctx context.Context, q *db.Queries, orgID, siteID uuid.UUID,
 	}
 	out := make([]ParStock, 0, len(rows))
 	for _, r := range rows {
-		var units []storedUnit
-		if err := json.Unmarshal(r.Units, &units); err != nil {
+		units, err := unitsMemo.decode(r.Units)
+		if err != nil {
 			return nil, fmt.Errorf("inventory: item %s units: %w", r.ID, err)
 		}
-		p := ParStock{ItemID: r.ID, Name: r.Name, SKU: r.Sku, Units: quantity.Units{Item: r.Name, Base: r.BaseUnit},
+		p := ParStock{ItemID: r.ID, Name: r.Name, SKU: r.Sku, Units: quantity.Units{Item: r.Name, Base: r.BaseUnit, Declared: declaredUnits(units)},
 			Par: r.Par, ReorderPoint: r.ReorderPoint, Available: r.Available, AvgCostCents: r.AvgCost}
-		for _, u := range units {
-			p.Units.Declared = append(p.Units.Declared, quantity.NamedUnit{Name: u.Name, Factor: u.Factor})
-		}
 		out = append(out, p)
 	}
 	return out, nil
@@ -60,15 +56,12 @@ func ItemStockOfSite(ctx context.Context, q *db.Queries, orgID, siteID uuid.UUID
 	}
 	out := make([]ParStock, 0, len(rows))
 	for _, r := range rows {
-		var units []storedUnit
-		if err := json.Unmarshal(r.Units, &units); err != nil {
+		units, err := unitsMemo.decode(r.Units)
+		if err != nil {
 			return nil, fmt.Errorf("inventory: item %s units: %w", r.ID, err)
 		}
-		p := ParStock{ItemID: r.ID, Name: r.Name, SKU: r.Sku, Units: quantity.Units{Item: r.Name, Base: r.BaseUnit},
+		p := ParStock{ItemID: r.ID, Name: r.Name, SKU: r.Sku, Units: quantity.Units{Item: r.Name, Base: r.BaseUnit, Declared: declaredUnits(units)},
 			Par: r.Par, ReorderPoint: r.ReorderPoint, Available: r.Available, AvgCostCents: r.AvgCost}
-		for _, u := range units {
-			p.Units.Declared = append(p.Units.Declared, quantity.NamedUnit{Name: u.Name, Factor: u.Factor})
-		}
 		out = append(out, p)
 	}
 	return out, nil
