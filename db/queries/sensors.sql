@@ -44,6 +44,20 @@ WHERE v.org_id = @org_id AND v.gateway_device_id = @gateway_device_id AND v.exte
 -- In id order, so calls storing readings of the same sensors never wait on each other in a cycle.
 SELECT * FROM sensor_states WHERE org_id = @org_id AND sensor_id = ANY (@sensor_ids::uuid[]) ORDER BY sensor_id FOR UPDATE;
 
+-- name: SensorHasHistory :one
+-- Whether a sensor has anything recorded at its site: a reading (or had one since dropped by
+-- retention: its state keeps the last) or an excursion.
+SELECT (EXISTS (SELECT 1 FROM sensor_states st WHERE st.org_id = @org_id AND st.sensor_id = @sensor_id AND st.last_at IS NOT NULL)
+    OR EXISTS (SELECT 1 FROM sensor_readings r WHERE r.org_id = @org_id AND r.sensor_id = @sensor_id)
+    OR EXISTS (SELECT 1 FROM sensor_excursions e WHERE e.org_id = @org_id AND e.sensor_id = @sensor_id))::bool AS has;
+
+-- name: GatewayKeepsSensors :one
+-- How many of @sensor_ids are still the gateway's, once their states are locked: a sensor's
+-- move takes its state's lock too, so a move that committed after the gateway's sensors were
+-- read shows here.
+SELECT count(*) FROM sensors
+WHERE org_id = @org_id AND gateway_device_id = @gateway_device_id AND id = ANY (@sensor_ids::uuid[]);
+
 -- name: InsertReadings :many
 -- Stores the readings not stored yet; returns those it stored.
 INSERT INTO sensor_readings (org_id, sensor_id, at, value, received_at)

@@ -184,6 +184,27 @@ func (q *Queries) ExcursionsAfter(ctx context.Context, arg ExcursionsAfterParams
 	return exists, err
 }
 
+const gatewayKeepsSensors = `-- name: GatewayKeepsSensors :one
+SELECT count(*) FROM sensors
+WHERE org_id = $1 AND gateway_device_id = $2 AND id = ANY ($3::uuid[])
+`
+
+type GatewayKeepsSensorsParams struct {
+	OrgID           uuid.UUID
+	GatewayDeviceID uuid.UUID
+	SensorIds       []uuid.UUID
+}
+
+// How many of @sensor_ids are still the gateway's, once their states are locked: a sensor's
+// move takes its state's lock too, so a move that committed after the gateway's sensors were
+// read shows here.
+func (q *Queries) GatewayKeepsSensors(ctx context.Context, arg GatewayKeepsSensorsParams) (int64, error) {
+	row := q.db.QueryRow(ctx, gatewayKeepsSensors, arg.OrgID, arg.GatewayDeviceID, arg.SensorIds)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const gatewaySensors = `-- name: GatewaySensors :many
 SELECT id, org_id, site_id, gateway_device_id, external_id, name, kind, storage_location_id, equipment_id, min_temp_f, max_temp_f, location_min_temp_f, location_max_temp_f, excursion_minutes, active, created_at, updated_at, last_at, last_value, excursion_kind, excursion_started_at, excursion_peak, excursion_alert_id, location_name, equipment_name, timezone FROM sensor_views v
 WHERE v.org_id = $1 AND v.gateway_device_id = $2 AND v.external_id = ANY ($3::text[])
@@ -751,6 +772,26 @@ func (q *Queries) ScanTemperatureSensors(ctx context.Context, arg ScanTemperatur
 		return nil, err
 	}
 	return items, nil
+}
+
+const sensorHasHistory = `-- name: SensorHasHistory :one
+SELECT (EXISTS (SELECT 1 FROM sensor_states st WHERE st.org_id = $1 AND st.sensor_id = $2 AND st.last_at IS NOT NULL)
+    OR EXISTS (SELECT 1 FROM sensor_readings r WHERE r.org_id = $1 AND r.sensor_id = $2)
+    OR EXISTS (SELECT 1 FROM sensor_excursions e WHERE e.org_id = $1 AND e.sensor_id = $2))::bool AS has
+`
+
+type SensorHasHistoryParams struct {
+	OrgID    uuid.UUID
+	SensorID uuid.UUID
+}
+
+// Whether a sensor has anything recorded at its site: a reading (or had one since dropped by
+// retention: its state keeps the last) or an excursion.
+func (q *Queries) SensorHasHistory(ctx context.Context, arg SensorHasHistoryParams) (bool, error) {
+	row := q.db.QueryRow(ctx, sensorHasHistory, arg.OrgID, arg.SensorID)
+	var has bool
+	err := row.Scan(&has)
+	return has, err
 }
 
 const sensorRawReadings = `-- name: SensorRawReadings :many

@@ -1343,6 +1343,11 @@ export interface paths {
          * @description Replaces the sensor whole (see `SensorRequest`), with the rules of registering it. Its
          *     readings and its excursion in progress stay; a new range applies from the next reading.
          *
+         *     A sensor with readings or excursions keeps its site (409 `sensor_has_readings`): they were
+         *     taken there, and the site's temperature log must stay whole. It can move to another
+         *     gateway of the same site; for another site, register a new sensor there. A sensor that
+         *     has never reported moves freely.
+         *
          *     Permission: `manageDevices` (admin and up).
          */
         put: operations["updateSensor"];
@@ -7518,12 +7523,13 @@ export interface components {
          *     - `survey_already_answered` (409): This single-use survey link has already been used.
          *     - `survey_has_responses` (409): The survey has responses, so its questions cannot change: copy it instead.
          *     - `gateway_has_sensors` (409): The sensor gateway has sensors, so it cannot move to another site or change kind: its sensors and their readings belong to the site they were taken at. Move the sensors to another gateway of the site first, or register a new gateway at the new site.
+         *     - `sensor_has_readings` (409): The sensor has readings or excursions, so it cannot move to another site: they belong to the site they were taken at, and its temperature log there stays whole. Register a new sensor at the new site (and set this one `active: false`); a sensor can still move to another gateway of its own site.
          *     - `reports_busy` (429): Too many large reports of this organization are being made at once (the heaviest temperature logs run a few at a time per organization, over every server) and this one waited its turn too long; nothing was done; retry after `Retry-After` seconds, or ask for a coarser interval or a shorter period.
          *     - `label_incomplete` (409): The Nutrition Facts label cannot be printed: a nutrient, the serving weight or a major allergen's status is unknown; the message names what is missing (the recipe's nutrition analysis lists it).
          * @example not_found
          * @enum {string}
          */
-        ErrorCode: "validation_failed" | "unauthenticated" | "plan_required" | "forbidden" | "not_found" | "conflict" | "unprocessable" | "rate_limited" | "payload_too_large" | "method_not_allowed" | "not_acceptable" | "unsupported_media_type" | "service_unavailable" | "internal_error" | "service_busy" | "socket_limit_reached" | "socket_capacity_reached" | "malformed_request" | "headers_too_large" | "unsupported_protocol" | "database_unavailable" | "outcome_unknown" | "invalid_api_key" | "invalid_device_token" | "invalid_token" | "token_expired" | "invalid_credentials" | "account_locked" | "invalid_refresh_token" | "refresh_token_reused" | "email_taken" | "invitation_not_found" | "invitation_expired" | "invitation_email_mismatch" | "already_member" | "role_too_high" | "site_scope_exceeded" | "last_owner" | "credential_required" | "device_limit_reached" | "webhook_limit_reached" | "pairing_code_not_found" | "tag_not_found" | "link_not_found" | "signoff_pending" | "signoff_decided" | "too_many_messages" | "no_hl7_message" | "idempotency_key_reused" | "idempotency_key_in_use" | "insufficient_stock" | "gone" | "quote_not_open" | "contract_immutable" | "invoice_not_open" | "survey_closed" | "survey_already_answered" | "survey_has_responses" | "gateway_has_sensors" | "reports_busy" | "label_incomplete";
+        ErrorCode: "validation_failed" | "unauthenticated" | "plan_required" | "forbidden" | "not_found" | "conflict" | "unprocessable" | "rate_limited" | "payload_too_large" | "method_not_allowed" | "not_acceptable" | "unsupported_media_type" | "service_unavailable" | "internal_error" | "service_busy" | "socket_limit_reached" | "socket_capacity_reached" | "malformed_request" | "headers_too_large" | "unsupported_protocol" | "database_unavailable" | "outcome_unknown" | "invalid_api_key" | "invalid_device_token" | "invalid_token" | "token_expired" | "invalid_credentials" | "account_locked" | "invalid_refresh_token" | "refresh_token_reused" | "email_taken" | "invitation_not_found" | "invitation_expired" | "invitation_email_mismatch" | "already_member" | "role_too_high" | "site_scope_exceeded" | "last_owner" | "credential_required" | "device_limit_reached" | "webhook_limit_reached" | "pairing_code_not_found" | "tag_not_found" | "link_not_found" | "signoff_pending" | "signoff_decided" | "too_many_messages" | "no_hl7_message" | "idempotency_key_reused" | "idempotency_key_in_use" | "insufficient_stock" | "gone" | "quote_not_open" | "contract_immutable" | "invoice_not_open" | "survey_closed" | "survey_already_answered" | "survey_has_responses" | "gateway_has_sensors" | "sensor_has_readings" | "reports_busy" | "label_incomplete";
         /** @description The body of every error response. */
         Error: {
             /**

@@ -78,6 +78,7 @@ const (
 
 	// Devices.
 	CodeGatewayHasSensors = "gateway_has_sensors"
+	CodeSensorHasReadings = "sensor_has_readings"
 
 	// Reports (internal/sensors' bound on heavy temperature logs).
 	CodeReportsBusy = "reports_busy"
@@ -104,7 +105,7 @@ var Codes = []string{
 	CodeInsufficientStock,
 	CodeGone, CodeQuoteNotOpen, CodeContractImmutable, CodeInvoiceNotOpen, CodeSurveyClosed,
 	CodeSurveyAlreadyAnswered, CodeSurveyHasResponses,
-	CodeGatewayHasSensors,
+	CodeGatewayHasSensors, CodeSensorHasReadings,
 	CodeReportsBusy,
 	CodeLabelIncomplete,
 }

@@ -161,6 +161,17 @@ func (h *Handlers) PostDeviceReadings(ctx context.Context, req api.PostDeviceRea
 		if err != nil {
 			return err
 		}
+		// A sensor moved to another gateway (or site) after this call read the gateway's sensors
+		// and before it took their states' locks, which the move takes too: its readings are no
+		// longer this gateway's to store. Rare enough to send the call again rather than sort out
+		// which readings still apply: then they are rejected as unknown_sensor.
+		kept, err := q.GatewayKeepsSensors(ctx, db.GatewayKeepsSensorsParams{OrgID: p.OrgID, GatewayDeviceID: p.DeviceID, SensorIds: locked})
+		if err != nil {
+			return err
+		}
+		if int(kept) != len(locked) {
+			return apierr.Unavailable(apierr.CodeServiceUnavailable, "A sensor of this gateway was moved while its readings were stored; nothing was stored, send them again", time.Second)
+		}
 		var rows []db.InsertReadingsRow
 		if len(cands) > 0 {
 			if rows, err = q.InsertReadings(ctx, params); err != nil {

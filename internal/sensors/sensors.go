@@ -120,6 +120,12 @@ func (h *Handlers) UpdateSensor(ctx context.Context, req api.UpdateSensorRequest
 	var v db.SensorView
 	err = pg.InTx(ctx, h.pool, func(tx pgx.Tx) error {
 		q := db.New(tx)
+		// The sensor's state first, as storing readings takes it (then the sensor's row): readings
+		// being stored for it finish before the move looks for them, and those that come after
+		// find it gone from their gateway (PostDeviceReadings).
+		if _, err := q.LockSensorStates(ctx, db.LockSensorStatesParams{OrgID: a.OrgID, SensorIds: []uuid.UUID{req.Id}}); err != nil {
+			return err
+		}
 		cur, err := q.GetSensorForUpdate(ctx, db.GetSensorForUpdateParams{OrgID: a.OrgID, ID: req.Id})
 		if pg.IsNoRows(err) || (err == nil && !a.CanSeeSite(cur.SiteID)) {
 			return apierr.NotFound("Sensor")
@@ -134,6 +140,19 @@ func (h *Handlers) UpdateSensor(ctx context.Context, req api.UpdateSensorRequest
 		if in.Kind != cur.Kind {
 			// Its readings and its excursion in progress mean something only for its kind.
 			return apierr.InvalidField("kind", "cannot change: register a new sensor for another kind of probe")
+		}
+		if in.SiteID != cur.SiteID {
+			has, err := q.SensorHasHistory(ctx, db.SensorHasHistoryParams{OrgID: a.OrgID, SensorID: cur.ID})
+			if err != nil {
+				return err
+			}
+			if has {
+				// They were taken at its site: moved, they would leave that site's temperature
+				// log and appear in another's.
+				return apierr.Conflict("The sensor has readings, which stay at its site with its excursions: " +
+					"register a new sensor at the new site (and set this one inactive); it can move to another gateway of its own site").
+					WithCode(apierr.CodeSensorHasReadings)
+			}
 		}
 		if _, err := q.UpdateSensor(ctx, db.UpdateSensorParams{
 			OrgID: a.OrgID, ID: cur.ID, SiteID: in.SiteID, GatewayDeviceID: in.GatewayDeviceID, ExternalID: in.ExternalID,
