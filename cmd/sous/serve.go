@@ -208,6 +208,7 @@ func serve(ctx context.Context, args []string) error {
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
 		IdleTimeout:       120 * time.Second,
+		ConnState:         httpapi.ClearWriteDeadlineWhenIdle,
 	}
 	if cfg.PprofAddr != "" {
 		go servePprof(cfg.PprofAddr, logger)

@@ -28,6 +28,7 @@ const DefaultHL7BodyLimit = "4M"
 const (
 	DefaultRequestTimeout    = 15 * time.Second
 	DefaultHL7RequestTimeout = 60 * time.Second
+	DefaultWriteIdleTimeout  = 30 * time.Second
 	DefaultDBConnectTimeout  = 2 * time.Second
 )
 
@@ -68,6 +69,10 @@ type Config struct {
 	RequestTimeout time.Duration
 	// HL7RequestTimeout is the HL7 ingest's deadline: its batches take longer.
 	HL7RequestTimeout time.Duration
+	// WriteIdleTimeout (SOUS_WRITE_IDLE_TIMEOUT) is how long a response may wait on a client
+	// that takes none of it before its connection is closed; a client that keeps reading is
+	// served however long the answer. WebSockets have their own bounds.
+	WriteIdleTimeout time.Duration
 	// DBConnectTimeout bounds each database host's connection attempt when the URL sets no
 	// connect_timeout.
 	DBConnectTimeout time.Duration
@@ -221,6 +226,7 @@ func FromEnv(lookup func(string) (string, bool)) (Config, error) {
 	}{
 		{"SOUS_REQUEST_TIMEOUT", DefaultRequestTimeout, &c.RequestTimeout},
 		{"SOUS_HL7_REQUEST_TIMEOUT", DefaultHL7RequestTimeout, &c.HL7RequestTimeout},
+		{"SOUS_WRITE_IDLE_TIMEOUT", DefaultWriteIdleTimeout, &c.WriteIdleTimeout},
 		{"SOUS_DB_CONNECT_TIMEOUT", DefaultDBConnectTimeout, &c.DBConnectTimeout},
 	} {
 		if *d.dst, err = parseDuration(get(d.name, d.def.String())); err != nil {

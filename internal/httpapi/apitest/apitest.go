@@ -223,6 +223,7 @@ func (e *Env) serve(pool *pgxpool.Pool) {
 		t.Fatal(err)
 	}
 	srv.Config.Handler = h
+	srv.Config.ConnState = httpapi.ClearWriteDeadlineWhenIdle
 	srv.Listener = httpapi.JSONErrorListener(srv.Listener)
 	srv.Start()
 	t.Cleanup(srv.Close)
