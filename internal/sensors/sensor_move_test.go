@@ -17,15 +17,21 @@ func (k *kitchen) readingsOf(id uuid.UUID) int {
 	return k.count(`SELECT count(*) FROM sensor_readings WHERE sensor_id = $1`, id)
 }
 
+// secondSite is another site of the kitchen's organization, with a cooler and a paired gateway.
+func (k *kitchen) secondSite() (site, cooler, gateway uuid.UUID) {
+	k.env.T.Helper()
+	site = k.env.Site(k.token(), k.org, "Commissary")
+	gateway, _ = k.env.PairDevice(k.token(), k.org, site, "sensor_gateway")
+	return site, k.location(site, "Commissary cooler"), gateway
+}
+
 // A sensor with readings keeps its site (409 sensor_has_readings, nothing changed): its readings
 // and excursions were taken there, and the site's temperature log stays whole. It still moves
 // to another gateway of its site, and a sensor that never reported moves anywhere.
 func TestSensorWithReadingsKeepsItsSite(t *testing.T) {
 	env := apitest.New(t)
 	k := newKitchen(t, env, "Sensor move")
-	commissary := env.Site(k.token(), k.org, "Commissary")
-	commCooler := k.location(commissary, "Commissary cooler")
-	commGateway, _ := env.PairDevice(k.token(), k.org, commissary, "sensor_gateway")
+	commissary, commCooler, commGateway := k.secondSite()
 	toCommissary := func(ext string) map[string]any {
 		return k.body(ext, map[string]any{"siteId": commissary, "gatewayDeviceId": commGateway, "storageLocationId": commCooler})
 	}
@@ -68,9 +74,7 @@ func TestSensorWithReadingsKeepsItsSite(t *testing.T) {
 func TestSensorMoveRacingItsReadings(t *testing.T) {
 	env := apitest.New(t)
 	k := newKitchen(t, env, "Race readings")
-	commissary := env.Site(k.token(), k.org, "Commissary")
-	commCooler := k.location(commissary, "Commissary cooler")
-	commGateway, _ := env.PairDevice(k.token(), k.org, commissary, "sensor_gateway")
+	commissary, commCooler, commGateway := k.secondSite()
 	var moved, refused int
 	for i := range 12 {
 		ext := fmt.Sprintf("race-%d", i)
@@ -119,9 +123,7 @@ func TestSensorMoveRacingItsReadings(t *testing.T) {
 func TestReadingsOfASensorMovedMeanwhileAreNotStored(t *testing.T) {
 	env := apitest.New(t)
 	k := newKitchen(t, env, "Moved meanwhile")
-	commissary := env.Site(k.token(), k.org, "Commissary")
-	commCooler := k.location(commissary, "Commissary cooler")
-	commGateway, _ := env.PairDevice(k.token(), k.org, commissary, "sensor_gateway")
+	commissary, commCooler, commGateway := k.secondSite()
 	s := k.sensor("probe-9", nil)
 	rs := series("probe-9", env.Clock.Now().Add(-10*60e9), 5, func(int) string { return "38" })
 	ctx := t.Context()
