@@ -1,11 +1,15 @@
 package httpapi
 
 import (
+	"errors"
 	"net"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/sous-app/sous/internal/metrics"
 )
 
 // writeDeadlines bounds how long a response may wait on a client that takes none of it. A
@@ -17,7 +21,8 @@ import (
 // The connection's write deadline is the request's own deadline plus idle at first (the handler
 // computes before it writes), then idle past each write: a slow client that keeps taking bytes
 // is served however long the answer, one that takes none for idle loses its connection, and the
-// handler's Write fails. WebSocket upgrades keep their own bounds (realtime).
+// handler's Write fails; sous_http_write_stalls_total counts each such answer. WebSocket
+// upgrades keep their own bounds (realtime).
 func writeDeadlines(budget func(c echo.Context) time.Duration, idle time.Duration, socketRoute string) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
@@ -30,17 +35,24 @@ func writeDeadlines(budget func(c echo.Context) time.Duration, idle time.Duratio
 			if rc.SetWriteDeadline(time.Now().Add(budget(c)+idle)) != nil {
 				return next(c) // a writer without a connection (a recorder in a unit test)
 			}
-			res.Writer = &progressWriter{ResponseWriter: res.Writer, rc: rc, idle: idle}
-			return next(c)
+			w := &progressWriter{ResponseWriter: res.Writer, rc: rc, idle: idle}
+			res.Writer = w
+			err := next(c)
+			if w.stalled {
+				metrics.HTTPWriteStalls.Inc()
+			}
+			return err
 		}
 	}
 }
 
-// progressWriter moves the connection's write deadline to idle past each write.
+// progressWriter moves the connection's write deadline to idle past each write, and notes a
+// write the deadline ended.
 type progressWriter struct {
 	http.ResponseWriter
-	rc   *http.ResponseController
-	idle time.Duration
+	rc      *http.ResponseController
+	idle    time.Duration
+	stalled bool
 }
 
 func (w *progressWriter) arm() { _ = w.rc.SetWriteDeadline(time.Now().Add(w.idle)) }
@@ -52,13 +64,23 @@ func (w *progressWriter) WriteHeader(code int) {
 
 func (w *progressWriter) Write(b []byte) (int, error) {
 	w.arm()
-	return w.ResponseWriter.Write(b)
+	n, err := w.ResponseWriter.Write(b)
+	w.note(err)
+	return n, err
 }
 
 // FlushError flushes through to the connection (http.ResponseController calls it).
 func (w *progressWriter) FlushError() error {
 	w.arm()
-	return http.NewResponseController(w.ResponseWriter).Flush()
+	err := http.NewResponseController(w.ResponseWriter).Flush()
+	w.note(err)
+	return err
+}
+
+func (w *progressWriter) note(err error) {
+	if err != nil && errors.Is(err, os.ErrDeadlineExceeded) {
+		w.stalled = true
+	}
 }
 
 // Flush is FlushError for callers that assert http.Flusher.

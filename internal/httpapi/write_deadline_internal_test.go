@@ -7,11 +7,15 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/sous-app/sous/internal/metrics"
 )
 
 // bigBody is what the test handler writes: more than the loopback's socket buffers hold, so a
@@ -66,9 +70,10 @@ func dialSmall(t *testing.T, addr string) net.Conn {
 	return c
 }
 
-// A client that stops reading loses its connection once idle passes without progress, and
-// the handler's writes end with an error instead of blocking for good.
+// A client that stops reading loses its connection once idle passes without progress, the
+// handler's writes end with an error instead of blocking for good, and the stall is counted.
 func TestWriteDeadlineCutsOffAStalledClient(t *testing.T) {
+	stalls := testutil.ToFloat64(metrics.HTTPWriteStalls)
 	addr, done := stallServer(t, 300*time.Millisecond)
 	c := dialSmall(t, addr)
 	if _, err := fmt.Fprintf(c, "GET /big HTTP/1.1\r\nHost: test\r\n\r\n"); err != nil {
@@ -82,6 +87,13 @@ func TestWriteDeadlineCutsOffAStalledClient(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("the handler is still blocked writing to a client that reads nothing")
+	}
+	// Counted once the middleware has the handler's answer, just after done.
+	for deadline := time.Now().Add(10 * time.Second); testutil.ToFloat64(metrics.HTTPWriteStalls) <= stalls; {
+		if time.Now().After(deadline) {
+			t.Fatal("the stall was not counted in sous_http_write_stalls_total")
+		}
+		runtime.Gosched()
 	}
 }
 

@@ -178,6 +178,11 @@ var (
 		Help: "Food profiles nutrition analyses asked for, by result: hit (kept in the replica's memory at the food's current revision) or miss (read from the database).",
 	}, []string{"result"})
 
+	HTTPWriteStalls = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "sous_http_write_stalls_total",
+		Help: "Responses cut off because the client took none of them for SOUS_WRITE_IDLE_TIMEOUT (its connection closed).",
+	})
+
 	buildInfo = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "sous_build_info",
 		Help: "Always 1; the labels name the running build.",
@@ -205,6 +210,7 @@ var registered = []prometheus.Collector{
 	PeriodicRuns, PeriodicLastSuccess,
 	StockPostings, StockPostingSize,
 	FoodProfiles,
+	HTTPWriteStalls,
 	buildInfo,
 }
 
