@@ -3,17 +3,16 @@ package httpapi_test
 import (
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/sous-app/sous/internal/config"
+	"github.com/sous-app/sous/internal/httpapi"
 	"github.com/sous-app/sous/internal/httpapi/apitest"
 	"github.com/sous-app/sous/internal/metrics"
 )
@@ -26,20 +25,7 @@ import (
 func TestStalledClientIsCutOff(t *testing.T) {
 	env := apitest.New(t, func(c *config.Config) { c.WriteIdleTimeout = 200 * time.Millisecond })
 	stalls := testutil.ToFloat64(metrics.HTTPWriteStalls)
-	d := net.Dialer{Control: func(_, _ string, rc syscall.RawConn) error {
-		var serr error
-		if err := rc.Control(func(fd uintptr) {
-			serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096)
-		}); err != nil {
-			return err
-		}
-		return serr
-	}}
-	c, err := d.Dial("tcp", strings.TrimPrefix(env.URL, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := httpapi.DialSmallReceive(t, strings.TrimPrefix(env.URL, "http://"))
 	const asks = 10
 	for range asks {
 		if _, err := fmt.Fprintf(c, "GET /v1/openapi.yaml HTTP/1.1\r\nHost: sous\r\nAccept-Encoding: identity\r\n\r\n"); err != nil {
