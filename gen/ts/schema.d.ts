@@ -1259,7 +1259,10 @@ export interface paths {
          *
          *     Readings are kept for the retention period (`SOUS_READINGS_RETENTION_MONTHS`, 24 months).
          *     A reading with a value that is not a decimal, or a call with more than 1,000 readings, is
-         *     400 and nothing is taken. A token of a device that is not a `sensor_gateway` is 403.
+         *     400 and nothing is taken. A token of a device that is not a `sensor_gateway` is 403. A
+         *     sensor the call names that moved to another gateway while its readings were being stored
+         *     makes the call 503 `service_unavailable` with `Retry-After`, nothing taken: sent again, that
+         *     sensor's readings are `unknown_sensor` and the rest are taken.
          *
          *     Permission: `device` (the gateway's own token in `x-device-token`).
          */
