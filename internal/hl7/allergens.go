@@ -1,6 +1,10 @@
 package hl7
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/sous-app/sous/internal/memo"
+)
 
 // Allergen is the Sous food-allergen vocabulary. The first nine are the US
 // FDA major food allergens; the next six complete the EU/UK list of fourteen;
@@ -136,17 +140,17 @@ func MapAllergen(category AllergyCategory, allergen CodedValue) AllergenMatch {
 		return AllergenMatch{Status: StatusNotApplicable}
 	}
 	key := memoKey{category: category, code: allergen.Code, text: allergen.Text}
-	if m, ok := allergenMemo.get(key); ok {
+	if m, ok := allergenMemo.Get(key); ok {
 		return m
 	}
 	m := mapAllergen(category, allergen)
 	if len(allergen.Code)+len(allergen.Text) <= memoMaxKey {
-		allergenMemo.put(key.clone(), m)
+		allergenMemo.Put(key.clone(), m)
 	}
 	return m
 }
 
-var allergenMemo memo[memoKey, AllergenMatch]
+var allergenMemo memo.Map[memoKey, AllergenMatch]
 
 // memoKey is what a mapping result depends on. The coding system is not
 // part of it: mapping never reads it.

@@ -3,6 +3,8 @@ package hl7
 import (
 	"strconv"
 	"strings"
+
+	"github.com/sous-app/sous/internal/memo"
 )
 
 // Diet is the Sous diet vocabulary. Texture and thickness use IDDSI levels
@@ -86,17 +88,17 @@ func (m DietMatch) Mapped() bool { return m.Status == StatusMapped }
 //     guessing regular could harm.
 func MapDiet(code CodedValue) DietMatch {
 	key := memoKey{code: code.Code, text: code.Text}
-	if m, ok := dietMemo.get(key); ok {
+	if m, ok := dietMemo.Get(key); ok {
 		return m
 	}
 	m := mapDiet(code)
 	if len(code.Code)+len(code.Text) <= memoMaxKey {
-		dietMemo.put(key.clone(), m)
+		dietMemo.Put(key.clone(), m)
 	}
 	return m
 }
 
-var dietMemo memo[memoKey, DietMatch]
+var dietMemo memo.Map[memoKey, DietMatch]
 
 func mapDiet(code CodedValue) DietMatch {
 	var h hits[Diet]

@@ -4,7 +4,8 @@
 // The package does no I/O, and everything in it except a [Parser] value is
 // safe for concurrent use: the API layer hands it a request body and decides
 // what to do with the result. Its only shared state is a bounded cache of
-// mapping results (memo.go), which changes nothing but speed.
+// mapping results (internal/memo, bounded in memo.go), which changes nothing but
+// speed.
 //
 // # Parsing
 //

@@ -1,30 +1,10 @@
 package hl7
 
 import (
-	"fmt"
 	"slices"
 	"sync"
 	"testing"
 )
-
-func TestMemoIsBoundedAndStartsOver(t *testing.T) {
-	var m memo[string, int]
-	for i := range 3 * memoMaxEntries {
-		m.put(fmt.Sprint(i), i)
-		if p := m.snap.Load(); p != nil && len(*p) > memoMaxEntries {
-			t.Fatalf("%d entries", len(*p))
-		}
-	}
-	// Recent entries are kept.
-	last := fmt.Sprint(3*memoMaxEntries - 1)
-	m.put(last, 1) // may still be pending; the next merge publishes it
-	for i := range memoMaxEntries / 8 {
-		m.put(fmt.Sprint("later", i), i)
-	}
-	if _, ok := m.get(fmt.Sprint("later", 0)); !ok {
-		t.Fatal("recent entry missing")
-	}
-}
 
 // TestMappingIsTheSameCachedOrNot maps the same values from many goroutines,
 // cold and warm, and compares with the uncached functions.

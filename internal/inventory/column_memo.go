@@ -3,17 +3,17 @@ package inventory
 import (
 	"encoding/json"
 	"maps"
-	"sync"
 
 	"github.com/shopspring/decimal"
 
+	"github.com/sous-app/sous/internal/memo"
 	"github.com/sous-app/sous/internal/quantity"
 )
 
-// columnMemoMax bounds each memo: an organization's items repeat a few shapes of each column
-// (the nine allergens stated free, a case of 12), so a full memo is one serving many kitchens;
-// it is emptied and fills again.
-const columnMemoMax = 4096
+// columnMaxKey bounds the bytes of a column kept decoded: an organization's items repeat a few
+// short shapes (the nine allergens stated free, a case of 12); a longer column is decoded each
+// time, so the memos hold at most a few megabytes.
+const columnMaxKey = 1024
 
 // columnMemo keeps an item column's JSON decoded, by the column's bytes. Decoding the units,
 // allergens and grams-per columns was most of reading an item, and a recipe analysis reads
@@ -21,33 +21,27 @@ const columnMemoMax = 4096
 // is a new key and nothing kept is ever stale. Callers get their own copy (clone): an Item's
 // maps and slices are the caller's to change.
 type columnMemo[T any] struct {
-	mu    sync.RWMutex
-	m     map[string]T
+	m     memo.Map[string, T]
 	clone func(T) T
 }
 
 func newColumnMemo[T any](clone func(T) T) *columnMemo[T] {
-	return &columnMemo[T]{m: map[string]T{}, clone: clone}
+	return &columnMemo[T]{clone: clone}
 }
 
 // decode is json.Unmarshal of raw into a new T, from the memo when these bytes were decoded
 // before. A column that fails to decode is never kept.
 func (c *columnMemo[T]) decode(raw []byte) (T, error) {
-	c.mu.RLock()
-	v, ok := c.m[string(raw)]
-	c.mu.RUnlock()
-	if ok {
+	if v, ok := c.m.Get(string(raw)); ok {
 		return c.clone(v), nil
 	}
+	var v T
 	if err := json.Unmarshal(raw, &v); err != nil {
 		return v, err
 	}
-	c.mu.Lock()
-	if len(c.m) >= columnMemoMax {
-		clear(c.m)
+	if len(raw) <= columnMaxKey {
+		c.m.Put(string(raw), v)
 	}
-	c.m[string(raw)] = v
-	c.mu.Unlock()
 	return c.clone(v), nil
 }
 
