@@ -12,7 +12,6 @@ import (
 	"log/slog"
 	"net/http"
 	"sync/atomic"
-	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -250,12 +249,7 @@ func New(d Deps) (http.Handler, error) {
 			hl7Route: ops.route("ingestHl7"), socketRoute: BasePath + "/board/ws", publicURL: publicURL, ops: ops,
 		}),
 		// A response waits at most SOUS_WRITE_IDLE_TIMEOUT on a client that takes none of it.
-		writeDeadlines(func(c echo.Context) time.Duration {
-			if c.Path() == ops.route("ingestHl7") {
-				return cmp.Or(d.Config.HL7RequestTimeout, config.DefaultHL7RequestTimeout)
-			}
-			return cmp.Or(d.Config.RequestTimeout, config.DefaultRequestTimeout)
-		}, cmp.Or(d.Config.WriteIdleTimeout, config.DefaultWriteIdleTimeout), BasePath+"/board/ws"),
+		writeDeadlines(cmp.Or(d.Config.WriteIdleTimeout, config.DefaultWriteIdleTimeout)),
 		// Body limits: the server's, an operation's x-body-limit, the HL7 ingest's SOUS_HL7_BODY_LIMIT.
 		limits.middleware,
 		// The large bodies (uploads, imports, ingests) share a memory budget: past it they wait,

@@ -18,21 +18,22 @@ import (
 // for good, holding the answer's memory and, for the heaviest logs, one of its organization's
 // few report slots. A replica's memory could be taken that way by one tenant's stalled clients.
 //
-// The connection's write deadline is the request's own deadline plus idle at first (the handler
-// computes before it writes), then idle past each write: a slow client that keeps taking bytes
-// is served however long the answer, one that takes none for idle loses its connection, and the
-// handler's Write fails; sous_http_write_stalls_total counts each such answer. WebSocket
-// upgrades keep their own bounds (realtime).
-func writeDeadlines(budget func(c echo.Context) time.Duration, idle time.Duration, socketRoute string) echo.MiddlewareFunc {
+// The connection's write deadline is the request's own deadline (requestScope's, read from its
+// context) plus idle at first, since the handler computes before it writes; then idle past each
+// write: a slow client that keeps taking bytes is served however long the answer, one that takes
+// none for idle loses its connection, and the handler's Write fails;
+// sous_http_write_stalls_total counts each such answer. A request without a deadline (a
+// WebSocket upgrade) keeps the bounds of its own (realtime).
+func writeDeadlines(idle time.Duration) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			req := c.Request()
-			if c.Path() == socketRoute || isUpgrade(req) {
+			deadline, ok := c.Request().Context().Deadline()
+			if !ok {
 				return next(c)
 			}
 			res := c.Response()
 			rc := http.NewResponseController(res.Writer)
-			if rc.SetWriteDeadline(time.Now().Add(budget(c)+idle)) != nil {
+			if rc.SetWriteDeadline(deadline.Add(idle)) != nil {
 				return next(c) // a writer without a connection (a recorder in a unit test)
 			}
 			w := &progressWriter{ResponseWriter: res.Writer, rc: rc, idle: idle}

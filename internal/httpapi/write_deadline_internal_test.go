@@ -23,12 +23,12 @@ import (
 const bigBody = 64 << 20
 
 // stallServer serves GET /big (bigBody bytes, 32 KiB a write) and GET /small through
-// writeDeadlines with a budget of 100 ms and idle; big's handler reports what its writes ended
+// requestScope's deadline of 100 ms and writeDeadlines with idle; big's handler reports what its writes ended
 // with on done.
 func stallServer(t *testing.T, idle time.Duration) (addr string, done chan error) {
 	t.Helper()
 	e := echo.New()
-	e.Use(writeDeadlines(func(echo.Context) time.Duration { return 100 * time.Millisecond }, idle, "/v1/board/ws"))
+	e.Use(requestScope(scopeConfig{general: 100 * time.Millisecond, socketRoute: "/v1/board/ws"}), writeDeadlines(idle))
 	done = make(chan error, 1)
 	e.GET("/big", func(c echo.Context) error {
 		c.Response().Header().Set("Content-Type", "application/octet-stream")
@@ -158,10 +158,11 @@ func TestWriteDeadlineClearedOnIdle(t *testing.T) {
 	}
 }
 
-// A WebSocket upgrade keeps no write deadline of this middleware: it lives for hours.
+// A WebSocket upgrade, which requestScope gives no deadline, keeps no write deadline of this
+// middleware: it lives for hours.
 func TestWriteDeadlineLeavesUpgradesAlone(t *testing.T) {
 	e := echo.New()
-	e.Use(writeDeadlines(func(echo.Context) time.Duration { return time.Millisecond }, time.Millisecond, "/v1/board/ws"))
+	e.Use(requestScope(scopeConfig{general: time.Second, socketRoute: "/v1/board/ws"}), writeDeadlines(time.Millisecond))
 	var wrapped bool
 	e.GET("/v1/board/ws", func(c echo.Context) error {
 		_, wrapped = c.Response().Writer.(*progressWriter)
